@@ -1,0 +1,233 @@
+/*
+ * nvbench.h - the public C ABI of libnvbench.
+ *
+ * Conventions that hold for every function below:
+ *  - Functions that can fail return 0 (or a count) on success and a negative
+ *    errno on failure; nvb_strerror() turns it into text.
+ *  - Objects with state are opaque handles with exactly one destroy function.
+ *    Constructors return int and fill an out-parameter.
+ *  - The library keeps no global state: distinct handles may be used from
+ *    distinct threads at the same time. One handle must not be used from two
+ *    threads at once unless its function says so.
+ *  - The library never prints, never calls exit() and never touches signal
+ *    dispositions.
+ *
+ * This header compiles as C99 (-pedantic) and as C++.
+ */
+#ifndef NVBENCH_H
+#define NVBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(NVB_BUILDING_DLL)
+#define NVB_API __declspec(dllexport)
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#define NVB_API __attribute__((visibility("default")))
+#else
+#define NVB_API
+#endif
+
+#define NVB_VERSION_MAJOR 0
+#define NVB_VERSION_MINOR 1
+#define NVB_VERSION_PATCH 0
+
+/* Version of the JSON result schema emitted by nvb_result_json(). */
+#define NVB_SCHEMA_VERSION "nvbench.result/1"
+
+struct nvb_workload;
+struct nvb_result;
+struct nvb_cancel;
+
+/* Direction of an I/O, for the typed result getters. */
+enum nvb_dir { NVB_READ = 0, NVB_WRITE = 1 };
+
+/* ------------------------------------------------------------------ */
+/* Library                                                              */
+/* ------------------------------------------------------------------ */
+
+/* "MAJOR.MINOR.PATCH" of the library actually loaded. Static string. */
+NVB_API const char *nvb_version(void);
+
+/* Text for a negative errno returned by this library (e.g. -EINVAL).
+ * Returns a static string; never NULL. Thread-safe. */
+NVB_API const char *nvb_strerror(int err);
+
+/* Release memory the library handed to the caller (nvb_result_json()). */
+NVB_API void nvb_free(void *p);
+
+/* ------------------------------------------------------------------ */
+/* Engines                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Number of engines this library knows (compiled in or not). */
+NVB_API int nvb_engine_count(void);
+
+/* Name of engine i (0 <= i < nvb_engine_count()), or NULL. Static string. */
+NVB_API const char *nvb_engine_name(int i);
+
+/* Does `engine` work here? Returns 0 when it does, -ENOENT for an unknown
+ * name, -ENOTSUP (or another negative errno) when it does not; in that case
+ * a reason is written to why (NUL-terminated, truncated to why_len) when why
+ * is not NULL. The answer is computed once per process and cached; the call
+ * is thread-safe. */
+NVB_API int nvb_engine_probe(const char *engine, char *why, size_t why_len);
+
+/* ------------------------------------------------------------------ */
+/* Workloads                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Create a workload with default settings (rw=randread, bs=4k, qd=1,
+ * jobs=1, engine=psync, direct=1, runtime=5s, ...: see docs/api.md).
+ * Returns 0, or -EINVAL (out NULL), -ENOMEM. The caller owns *out and
+ * releases it with nvb_workload_free(). */
+NVB_API int nvb_workload_new(struct nvb_workload **out);
+
+/* Release a workload. NULL is allowed. */
+NVB_API void nvb_workload_free(struct nvb_workload *w);
+
+/* Set one key. Values are strings: sizes "4k", "1M", "2G" (binary units),
+ * durations "500ms", "2s", "1m", booleans "0"/"1". Engine-specific keys are
+ * namespaced ("io_uring.sqpoll"). The value is checked at once; on failure
+ * the workload is unchanged and nvb_workload_error() names the key and the
+ * value. Returns 0, -EINVAL (bad value), -ENOENT (unknown key), -ERANGE
+ * (value out of range), -ENOMEM. */
+NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char *value);
+
+/* Current value of a key as a string, written into buf. Returns the length,
+ * -ENOENT for an unknown key, -ENOSPC when buf is too small. */
+NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char *buf, size_t len);
+
+/* Append a target: a regular file, a block device, or a directory in which
+ * the run creates (and afterwards deletes) a scratch file of `size` bytes.
+ * The path is checked at run time, not here. Returns 0, -EINVAL, -ENOMEM. */
+NVB_API int nvb_workload_add_target(struct nvb_workload *w, const char *path);
+
+/* Remove every target. */
+NVB_API void nvb_workload_clear_targets(struct nvb_workload *w);
+
+/* Check the whole workload, including its targets (existence, permission,
+ * block size alignment, the destructive-write guard), without creating or
+ * writing anything. Returns 0 or the negative errno nvb_run() would return;
+ * nvb_workload_error() then says why. */
+NVB_API int nvb_workload_validate(struct nvb_workload *w);
+
+/* Message describing the last failure of nvb_workload_set(),
+ * nvb_workload_add_target() or nvb_workload_validate() on w, naming the key
+ * and the value; "" when there was none. Valid until the next call on w. */
+NVB_API const char *nvb_workload_error(const struct nvb_workload *w);
+
+/* ------------------------------------------------------------------ */
+/* Cancellation                                                         */
+/* ------------------------------------------------------------------ */
+
+/* A cancellation handle: nvb_cancel_request() may be called from any
+ * thread or from a signal handler (it is async-signal-safe: one atomic
+ * store). A run polling the handle stops issuing I/O, drains what is in
+ * flight and returns a partial result marked cancelled. */
+NVB_API int  nvb_cancel_new(struct nvb_cancel **out);
+NVB_API void nvb_cancel_free(struct nvb_cancel *c);
+NVB_API void nvb_cancel_request(struct nvb_cancel *c);
+NVB_API int  nvb_cancel_requested(const struct nvb_cancel *c);
+NVB_API void nvb_cancel_reset(struct nvb_cancel *c);
+
+/* ------------------------------------------------------------------ */
+/* Running                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A live snapshot handed to the progress callback at each interval. */
+struct nvb_progress {
+    size_t   size;          /* sizeof(struct nvb_progress) of the library */
+    double   elapsed_s;     /* since the start of the measured window (negative during ramp) */
+    double   total_s;       /* planned runtime (0 when bounded by io_limit/ios only) */
+    uint64_t ios[2];        /* completed I/Os so far, by enum nvb_dir */
+    uint64_t bytes[2];
+    double   iops[2];       /* over the last interval */
+    double   bw_bytes_s[2]; /* over the last interval */
+    double   lat_mean_ns[2];/* over the last interval, 0 when no I/O */
+    uint64_t errors;
+    double   done_fraction; /* 0..1 estimate of progress */
+};
+
+/* Called on the thread that called nvb_run(). Return nonzero to cancel. */
+typedef int (*nvb_progress_fn)(const struct nvb_progress *p, void *arg);
+
+/* Log callback: the only way the library reports diagnostics as they occur.
+ * level: 0 error, 1 warning, 2 info, 3 debug. */
+typedef void (*nvb_log_fn)(int level, const char *msg, void *arg);
+
+/* Options for one run. Zero-initialise it and set `size` to
+ * sizeof(struct nvb_run_opts) (NVB_RUN_OPTS_INIT does both): the library
+ * reads only the fields that fit in `size`, so the struct can grow. */
+struct nvb_run_opts {
+    size_t            size;
+    nvb_progress_fn   progress;     /* optional */
+    void             *progress_arg;
+    struct nvb_cancel *cancel;      /* optional */
+    nvb_log_fn        log;          /* optional */
+    void             *log_arg;
+};
+#ifdef __cplusplus
+#define NVB_RUN_OPTS_INIT { sizeof(struct nvb_run_opts), 0, 0, 0, 0, 0 }
+#else
+#define NVB_RUN_OPTS_INIT { sizeof(struct nvb_run_opts), 0, 0, 0, 0, 0 }
+#endif
+
+/* Run a workload (opts may be NULL) and return its result in *out.
+ * Blocks the calling thread; worker threads are created and joined inside.
+ * The workload is only read, so one workload may be run from several
+ * threads at once.
+ * Returns 0 when the run completed (I/O errors, if any, are counted in the
+ * result). On failure returns a negative errno: -EINVAL, -ENOENT, -EACCES,
+ * -EPERM (destructive write not allowed), -EBUSY, -ENOTSUP (engine or option
+ * unavailable here), -ENOMEM, -EIO (stopped at an I/O error), -ECANCELED
+ * (cancelled). Even on failure *out is set when a result could be built: it
+ * then carries nvb_result_error() and, for -ECANCELED/-EIO, the partial
+ * figures. The caller frees *out with nvb_result_free() in every case. */
+NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opts,
+                    struct nvb_result **out);
+
+/* ------------------------------------------------------------------ */
+/* Results                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Serialise as JSON (schema NVB_SCHEMA_VERSION, docs/json-schema.md).
+ * *json is NUL-terminated; free it with nvb_free(). Returns 0 or -ENOMEM. */
+NVB_API int nvb_result_json(const struct nvb_result *r, char **json);
+
+/* Release a result. NULL is allowed. */
+NVB_API void nvb_result_free(struct nvb_result *r);
+
+/* The failure that ended the run ("" when none). Valid while r lives. */
+NVB_API const char *nvb_result_error(const struct nvb_result *r);
+/* Negative errno of that failure, 0 when none. */
+NVB_API int nvb_result_errno(const struct nvb_result *r);
+/* 1 when the run was cancelled. */
+NVB_API int nvb_result_cancelled(const struct nvb_result *r);
+
+/* Typed getters for the headline numbers. dir is enum nvb_dir. Values
+ * outside the range give 0. */
+NVB_API double   nvb_result_duration(const struct nvb_result *r);     /* seconds */
+NVB_API uint64_t nvb_result_ios(const struct nvb_result *r, int dir);
+NVB_API uint64_t nvb_result_bytes(const struct nvb_result *r, int dir);
+NVB_API double   nvb_result_iops(const struct nvb_result *r, int dir);
+NVB_API double   nvb_result_bw(const struct nvb_result *r, int dir);  /* bytes/s */
+NVB_API double   nvb_result_lat_mean(const struct nvb_result *r, int dir); /* ns */
+/* Latency percentile in ns (pct in [0,100]); never above the observed max. */
+NVB_API double   nvb_result_lat_pct(const struct nvb_result *r, int dir, double pct);
+NVB_API uint64_t nvb_result_errors(const struct nvb_result *r);
+
+/* Any numeric figure of the JSON by its dotted path, e.g. "read.iops",
+ * "read.lat_ns.p99", "cpu.system_pct", "cpu.cpu_us_per_io",
+ * "per_target.0.write.bytes". Returns 0 and fills *value, or -ENOENT. */
+NVB_API int nvb_result_get(const struct nvb_result *r, const char *path, double *value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NVBENCH_H */

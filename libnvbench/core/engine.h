@@ -1,0 +1,115 @@
+/*
+ * The engine interface (internal).
+ *
+ * One engine = one file = one const struct nvb__engine. An engine never sees
+ * the workload or the result: it gets a narrow context (file descriptors,
+ * queue depth, buffers, its own parsed options) and moves struct nvb__io
+ * slots between "submitted" and "completed". The runner owns the slots, the
+ * buffers, the time stamps and all accounting.
+ */
+#ifndef NVB_CORE_ENGINE_H
+#define NVB_CORE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One I/O slot. The runner fills buf/off/len/target/dir before submit; the
+ * engine sets res (bytes transferred, or -errno) before returning the slot
+ * from reap(). `eng` is scratch space an engine may use (e.g. its iocb). */
+struct nvb__io {
+    void     *buf;
+    uint64_t  off;
+    uint32_t  len;
+    uint32_t  slot;      /* 0..qd-1, stable: index of buf for fixed buffers */
+    uint16_t  target;    /* index into ctx->fds */
+    uint8_t   dir;       /* NVB_READ / NVB_WRITE */
+    uint8_t   flags;
+    int64_t   res;
+    uint64_t  t_sub;     /* runner's submission stamp (ns) */
+    void     *eng;       /* engine-private per-slot data */
+};
+
+enum nvb__opt_type {
+    NVB__OPT_BOOL = 1,      /* 0/1 */
+    NVB__OPT_AUTOBOOL,      /* -1 auto (the engine decides and reports), 0, 1 */
+    NVB__OPT_INT,           /* integer in [min, max] */
+};
+
+/* One engine-specific option ("io_uring.sqpoll" is engine io_uring, name sqpoll). */
+struct nvb__optdef {
+    const char *name;
+    enum nvb__opt_type type;
+    int64_t def, min, max;
+    const char *doc;
+};
+
+#define NVB__ENGINE_MAX_OPTS 16
+#define NVB__USED_MAX 16
+
+/* What the engine actually used, reported in the result ("engine_opts"). */
+struct nvb__used {
+    unsigned n;
+    struct { char key[32]; char val[96]; } kv[NVB__USED_MAX];
+};
+
+struct nvb__engine_ctx {
+    unsigned     qd;           /* slots this job keeps in flight at most */
+    unsigned     nfds;
+    const int   *fds;          /* one per target of this job, opened by the runner */
+    int          direct;       /* fds opened with O_DIRECT */
+    int          writes;       /* the workload issues writes */
+    void *const *bufs;         /* qd buffers of buf_len bytes, page aligned */
+    size_t       buf_len;
+    int          cpu;          /* CPU this job is pinned to, or -1 */
+    const int64_t *opts;       /* values of engine->opts[i], defaults filled in */
+    const unsigned char *opts_set; /* opts_set[i] != 0 when the user set it */
+    struct nvb__used *used;    /* engine records what it used (may be NULL) */
+    char        *why;          /* reason for a failure of setup(), NUL-terminated */
+    size_t       why_len;
+};
+
+enum {
+    NVB__ENG_SYNC = 1,        /* completes every I/O inside submit(): qd is 1 per job */
+    NVB__ENG_NO_FILES = 2,    /* does no I/O on the targets (null) */
+};
+
+struct nvb__engine {
+    const char *name;
+    const char *desc;
+    unsigned    flags;
+    const struct nvb__optdef *opts;  /* terminated by {NULL} */
+    /* Does it work here? 0, or negative errno with a reason in why.
+     * Must be cheap-ish and thread-safe; the registry caches the answer. */
+    int  (*probe)(char *why, size_t why_len);
+    /* Per job thread. Returns 0 and *state, or negative errno + ctx->why. */
+    int  (*setup)(const struct nvb__engine_ctx *ctx, void **state);
+    /* Queue n slots. May defer the system call to reap(). 0 or -errno
+     * (a fatal error: the run stops). Per-I/O failures go to io->res. */
+    int  (*submit)(void *state, struct nvb__io **ios, unsigned n);
+    /* Hand back completed slots into out[0..max). Blocks until at least
+     * `min` are available (min may be 0: never block). Submits anything
+     * deferred by submit(). Returns the count or -errno (fatal). */
+    int  (*reap)(void *state, struct nvb__io **out, unsigned max, unsigned min);
+    void (*teardown)(void *state);
+};
+
+/* Registry (engine.c). */
+const struct nvb__engine *nvb__engine_find(const char *name);
+int nvb__engine_index(const char *name);
+extern const struct nvb__engine *const nvb__engines[]; /* NULL-terminated, const */
+
+/* Engines (one per file). Each is always defined; an engine compiled
+ * without its library has a probe() that says so and a setup() that fails. */
+extern const struct nvb__engine nvb__engine_psync;
+extern const struct nvb__engine nvb__engine_libaio;
+extern const struct nvb__engine nvb__engine_io_uring;
+extern const struct nvb__engine nvb__engine_null;
+
+/* Helpers for engines. */
+void nvb__used_set(struct nvb__used *u, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void nvb__why(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Index of option `name` in engine->opts, or -1. */
+int nvb__engine_opt_index(const struct nvb__engine *e, const char *name);
+
+#endif

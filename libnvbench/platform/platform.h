@@ -1,0 +1,110 @@
+/*
+ * Platform interface (internal). Everything that differs between operating
+ * systems lives behind these functions: threads, clocks, CPU sampling, file
+ * opening and target facts. platform/unix/ implements them for Linux;
+ * platform/win/ will implement them for Windows. Code under core/ and
+ * engines/ must not include OS headers for these concerns.
+ */
+#ifndef NVB_PLATFORM_H
+#define NVB_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- clocks ---- */
+/* Monotonic time in ns (vDSO-backed on Linux: no system call). */
+uint64_t nvb__now_ns(void);
+/* Wall-clock time in ns since the Unix epoch. */
+uint64_t nvb__wall_ns(void);
+/* Sleep for ns (interruptible by nothing; short sleeps may return early). */
+void nvb__sleep_ns(uint64_t ns);
+
+/* ---- threads ---- */
+struct nvb__thread;
+struct nvb__mutex;
+struct nvb__cond;
+int  nvb__thread_start(struct nvb__thread **t, void *(*fn)(void *), void *arg, const char *name);
+void nvb__thread_join(struct nvb__thread *t);
+/* Pin the calling thread to one CPU. 0 or negative errno. */
+int  nvb__thread_pin(int cpu);
+/* Kernel thread id of the calling thread (for the CPU breakdown). */
+long nvb__thread_id(void);
+int  nvb__mutex_new(struct nvb__mutex **m);
+void nvb__mutex_free(struct nvb__mutex *m);
+void nvb__mutex_lock(struct nvb__mutex *m);
+void nvb__mutex_unlock(struct nvb__mutex *m);
+int  nvb__cond_new(struct nvb__cond **c);
+void nvb__cond_free(struct nvb__cond *c);
+void nvb__cond_signal_all(struct nvb__cond *c);
+/* Wait with m held; returns after a signal or when ns elapsed (0 = forever). */
+void nvb__cond_wait(struct nvb__cond *c, struct nvb__mutex *m, uint64_t ns);
+/* Number of online CPUs. */
+int  nvb__ncpus(void);
+
+/* ---- CPU sampling ---- */
+/* System-wide CPU time counters in ns, one row per CPU plus the total. */
+struct nvb__cpu_times {
+    uint64_t user, nice, system, idle, iowait, irq, softirq, steal, guest, guest_nice;
+};
+struct nvb__sys_sample {
+    int ncpu;                     /* rows in cpu[] */
+    struct nvb__cpu_times total;
+    struct nvb__cpu_times *cpu;   /* malloc'd by the sampler; index = CPU number */
+    int *cpu_id;                  /* CPU number of each row */
+};
+/* 0 or negative errno (-ENOTSUP where there is no such facility). */
+int  nvb__sys_sample(struct nvb__sys_sample *s);
+void nvb__sys_sample_free(struct nvb__sys_sample *s);
+
+/* Process CPU (all threads, including kernel threads the process owns such
+ * as io_uring's io-wq and SQPOLL workers). */
+struct nvb__proc_sample {
+    uint64_t user_ns, sys_ns;
+    long     minflt, majflt, nvcsw, nivcsw;
+    long     maxrss_kib;
+};
+int nvb__proc_sample(struct nvb__proc_sample *p);
+
+/* Per-thread CPU of this process. */
+struct nvb__thread_cpu {
+    long     tid;
+    char     name[32];
+    uint64_t user_ns, sys_ns;   /* from the kernel's tick accounting */
+    uint64_t run_ns;            /* precise on-CPU time when available, else user+sys */
+};
+/* Fills a malloc'd array in *out; returns the count or negative errno. */
+int nvb__threads_sample(struct nvb__thread_cpu **out);
+
+/* ---- files and targets ---- */
+enum nvb__target_kind { NVB__T_FILE = 1, NVB__T_BLOCK, NVB__T_DIR, NVB__T_CHAR, NVB__T_OTHER };
+struct nvb__target_info {
+    enum nvb__target_kind kind;
+    uint64_t size;               /* bytes (file size or device capacity) */
+    uint32_t lbs;                /* logical block size / direct I/O alignment */
+    uint32_t pbs;                /* physical block size when known */
+    uint32_t mem_align;          /* buffer alignment for direct I/O */
+    char     dev[64];            /* kernel name of the block device ("loop0"), or "" */
+};
+/* stat-like facts. 0 or negative errno (-ENOENT, -EACCES, ...). */
+int nvb__target_info(const char *path, struct nvb__target_info *ti);
+/* Can this process open path for reading (and writing)? 0 or -errno. */
+int nvb__target_access(const char *path, int write);
+/* Open for I/O. flags: NVB__O_WRITE, NVB__O_DIRECT. fd or -errno. */
+#define NVB__O_WRITE  1
+#define NVB__O_DIRECT 2
+int  nvb__target_open(const char *path, int flags);
+void nvb__target_close(int fd);
+/* Create a uniquely and recognisably named scratch file in dir, sized
+ * `size`. path receives its name. 0 or -errno. */
+int  nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_len);
+int  nvb__scratch_remove(const char *path);
+/* Write the whole region [0,size) of fd through ordinary writes (so reads
+ * later hit allocated blocks, not holes). buf is a page-aligned, bs-sized
+ * buffer to write repeatedly. 0 or -errno. Checks *cancel between chunks. */
+int  nvb__fill_file(int fd, uint64_t size, const void *buf, size_t buf_len, const volatile int *cancel);
+
+/* ---- memory ---- */
+void *nvb__alloc_aligned(size_t align, size_t size);
+void  nvb__free_aligned(void *p);
+
+#endif

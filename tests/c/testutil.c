@@ -1,0 +1,83 @@
+#include "testutil.h"
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *tu_tmpdir(void)
+{
+    const char *d = getenv("NVB_TEST_TMP");
+    if (d && *d) {
+        mkdir(d, 0777);
+        return d;
+    }
+    return "/tmp";
+}
+
+char *tu_scratch(const char *name, uint64_t size)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/%s.%ld", tu_tmpdir(), name, (long)getpid()) < 0)
+        abort();
+    int fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0) {
+        perror(p);
+        abort();
+    }
+    static const size_t chunk = 1 << 20;
+    unsigned char *buf = malloc(chunk);
+    uint64_t x = 0x9e3779b97f4a7c15ull ^ size;
+    for (size_t i = 0; i < chunk; i += 8) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        memcpy(buf + i, &x, 8);
+    }
+    for (uint64_t off = 0; off < size; off += chunk) {
+        size_t n = size - off < chunk ? (size_t)(size - off) : chunk;
+        buf[0] = (unsigned char)(off >> 20); /* blocks differ */
+        if (write(fd, buf, n) != (ssize_t)n) {
+            perror("write");
+            abort();
+        }
+    }
+    free(buf);
+    fsync(fd);
+    close(fd);
+    return p;
+}
+
+char *tu_mkdtemp(const char *prefix)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/%s.XXXXXX", tu_tmpdir(), prefix) < 0)
+        abort();
+    if (!mkdtemp(p)) {
+        perror("mkdtemp");
+        abort();
+    }
+    return p;
+}
+
+void tu_skip(const char *why)
+{
+    fprintf(stderr, "SKIP: %s\n", why);
+    exit(77);
+}
+
+int tu_is_root(void) { return geteuid() == 0; }
+
+int tu_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
