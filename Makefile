@@ -1,0 +1,55 @@
+# Thin wrapper around CMake/CTest for a fresh Debian 12 machine.
+#   make run   installs missing Debian packages, builds, runs the seed matrix
+#   make test  installs missing Debian packages, builds, runs every test
+#              (then the whole suite again under ASan + UBSan)
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+RUNTIME    ?= 1s
+
+# Build and test dependencies, all Debian 12 packages.
+DEB_PKGS := build-essential cmake pkg-config liburing-dev libaio-dev check \
+            fio python3 python3-jsonschema util-linux
+
+.PHONY: all deps build test test-fast run install clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+	  else \
+	    echo "missing Debian packages:$$missing"; \
+	    echo "run as root:  apt-get install -y$$missing"; \
+	    exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j 1
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNVB_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  NVB_SANITIZER=1 ctest --output-on-failure -j 1 -LE no-sanitizer
+
+test-fast: build
+	cd $(BUILD) && ctest --output-on-failure -j 1
+
+run: build
+	./$(BUILD)/examples/c/seed_matrix --runtime $(RUNTIME)
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,97 @@
+/*
+ * run_workload: run one workload and print its JSON result on stdout.
+ *
+ *   run_workload KEY=VALUE... TARGET...
+ *   run_workload engine=io_uring rw=randread bs=4k qd=32 runtime=2s /dev/nvme0n1
+ *
+ * Errors go to stderr with the library's message. Exit status: 0 success,
+ * 2 bad input, 1 run failure, 130 interrupted (SIGINT/SIGTERM: the partial
+ * result is still printed).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nvbench.h>
+
+static struct nvb_cancel *g_cancel;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    nvb_cancel_request(g_cancel); /* async-signal-safe */
+}
+
+static int is_input_error(int rc)
+{
+    return rc == -EINVAL || rc == -ENOENT || rc == -EACCES || rc == -EPERM || rc == -ERANGE ||
+           rc == -ENOTSUP || rc == -EBUSY || rc == -ENAMETOOLONG;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        fprintf(stderr, "usage: %s KEY=VALUE... TARGET...\n", argv[0]);
+        return 2;
+    }
+    struct nvb_workload *w;
+    int rc = nvb_workload_new(&w);
+    if (rc < 0) {
+        fprintf(stderr, "run_workload: %s\n", nvb_strerror(rc));
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        char *eq = strchr(argv[i], '=');
+        if (eq && argv[i][0] != '/' && argv[i][0] != '.') {
+            *eq = 0;
+            rc = nvb_workload_set(w, argv[i], eq + 1);
+            *eq = '=';
+        } else {
+            rc = nvb_workload_add_target(w, argv[i]);
+        }
+        if (rc < 0) {
+            fprintf(stderr, "run_workload: %s\n", nvb_workload_error(w));
+            nvb_workload_free(w);
+            return 2;
+        }
+    }
+    if (nvb_cancel_new(&g_cancel) < 0) {
+        nvb_workload_free(w);
+        return 1;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    struct nvb_run_opts opts = NVB_RUN_OPTS_INIT;
+    opts.cancel = g_cancel;
+    struct nvb_result *r = NULL;
+    rc = nvb_run(w, &opts, &r);
+    int status = 0;
+    if (rc < 0) {
+        fprintf(stderr, "run_workload: %s\n", r ? nvb_result_error(r) : nvb_strerror(rc));
+        status = rc == -ECANCELED ? 130 : is_input_error(rc) ? 2 : 1;
+    }
+    /* A result with figures (complete, cancelled, or stopped at an I/O
+     * error) is printed; a refused workload prints nothing on stdout. */
+    if (r && (rc == 0 || rc == -ECANCELED || nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE) > 0 ||
+              rc == -EIO)) {
+        char *json = NULL;
+        if (nvb_result_json(r, &json) == 0) {
+            fputs(json, stdout);
+            nvb_free(json);
+        } else {
+            fprintf(stderr, "run_workload: out of memory formatting the result\n");
+            status = 1;
+        }
+    }
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    nvb_cancel_free(g_cancel);
+    return status;
+}

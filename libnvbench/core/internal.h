@@ -1,0 +1,199 @@
+/*
+ * Core internals shared by workload.c, runner.c, result.c and json.c.
+ */
+#ifndef NVB_CORE_INTERNAL_H
+#define NVB_CORE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvbench.h"
+#include "core/engine.h"
+#include "core/hist.h"
+
+/* ---- small utilities (util.c) ---- */
+struct nvb__buf {
+    char  *s;
+    size_t len, cap;
+    int    oom;      /* sticky: an append failed */
+};
+void nvb__buf_putn(struct nvb__buf *b, const char *s, size_t n);
+void nvb__buf_puts(struct nvb__buf *b, const char *s);
+void nvb__buf_printf(struct nvb__buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *nvb__strdup(const char *s);
+/* "EIO" for 5; "E<n>" for unknown ones (into buf). */
+const char *nvb__errno_name(int e, char *buf, size_t len);
+
+/* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE ---- */
+int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */
+int nvb__parse_duration(const char *s, uint64_t *ns);     /* "500ms", "2s", "1m", "1h", "250us", "2" (s) */
+int nvb__parse_u64(const char *s, uint64_t *out);
+int nvb__parse_i64(const char *s, int64_t *out);
+int nvb__parse_bool(const char *s, int *out);             /* 0/1/true/false/yes/no/on/off */
+/* CPU list "0-3,6,8-9" into a bitmap of nbits bits. */
+int nvb__parse_cpulist(const char *s, uint64_t *bits, unsigned nbits);
+
+/* ---- workload ---- */
+enum nvb__rw {
+    NVB__RW_READ = 0, NVB__RW_WRITE, NVB__RW_RANDREAD, NVB__RW_RANDWRITE, NVB__RW_RANDRW, NVB__RW_RW,
+};
+enum nvb__tmode { NVB__TM_SHARED = 0, NVB__TM_SPLIT };
+enum nvb__fill { NVB__FILL_RANDOM = 0, NVB__FILL_ZERO };
+
+#define NVB__MAX_CPUS 1024
+#define NVB__MAX_EOPTS 32
+
+struct nvb__eopt {          /* an engine-namespaced option the user set */
+    char    key[64];        /* full key, "io_uring.sqpoll" */
+    int     engine;         /* index in the registry */
+    int     opt;            /* index in that engine's table */
+    int64_t value;
+    char    text[64];       /* as given */
+};
+
+struct nvb_workload {
+    char      engine[32];
+    int       rw;
+    unsigned  rwmix;         /* read percent for mixed workloads */
+    uint64_t  bs;
+    unsigned  qd;
+    unsigned  jobs;
+    uint64_t  size;          /* region per target, 0 = to the end */
+    uint64_t  offset;
+    uint64_t  runtime_ns;
+    int       runtime_set;   /* runtime given explicitly (else io_limit/ios alone bound the run) */
+    uint64_t  ramp_ns;
+    uint64_t  interval_ns;
+    uint64_t  io_limit;      /* bytes over all jobs, 0 = none */
+    uint64_t  ios;           /* I/Os over all jobs, 0 = none */
+    int       direct;
+    int       fill;
+    uint64_t  seed;
+    uint64_t  rate_iops;
+    int       allow_destructive;
+    int       target_mode;
+    int       verify;
+    int       continue_on_error;
+    unsigned  submit_batch;  /* 0 = qd */
+    unsigned  complete_batch;/* 1 */
+    uint64_t  cpus[NVB__MAX_CPUS / 64];
+    unsigned  ncpus_set;
+    char      cpus_text[128];
+    char      name[64];
+    unsigned  neopts;
+    struct nvb__eopt eopts[NVB__MAX_EOPTS];
+    char    **targets;
+    unsigned  ntargets, targets_cap;
+    char      err[512];
+};
+
+const char *nvb__rw_name(int rw);
+static inline int nvb__rw_random(int rw) { return rw == NVB__RW_RANDREAD || rw == NVB__RW_RANDWRITE || rw == NVB__RW_RANDRW; }
+static inline int nvb__rw_writes(int rw) { return rw == NVB__RW_WRITE || rw == NVB__RW_RANDWRITE || rw == NVB__RW_RANDRW || rw == NVB__RW_RW; }
+static inline int nvb__rw_reads(int rw) { return !(rw == NVB__RW_WRITE || rw == NVB__RW_RANDWRITE); }
+/* Set w->err; returns err. */
+int nvb__werr(struct nvb_workload *w, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int nvb__workload_copy(const struct nvb_workload *src, struct nvb_workload **out);
+/* Emits the "workload" object (json.c uses it). */
+void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b);
+
+/* ---- per-direction statistics ---- */
+struct nvb__dstat {
+    uint64_t ios, bytes;
+    struct nvb__hist *hist;  /* NULL when the direction is unused */
+};
+
+#define NVB__ERRNO_SLOTS 256
+struct nvb__tstat {          /* per target */
+    char    *path;           /* as given */
+    char    *file;           /* what was opened (scratch path for directories) */
+    char     kind[8];
+    char     dev[64];
+    uint64_t region_off, region_len;
+    uint32_t lbs;
+    struct nvb__dstat d[2];
+    uint64_t errors;
+};
+
+struct nvb__tsample {        /* one time-series point (an interval) */
+    double   t_s;            /* end of the interval, since the measured start */
+    double   dt_s;
+    uint64_t ios[2], bytes[2];
+    uint64_t lat_sum[2];
+    uint64_t errors;
+    double   system_pct;     /* whole-system busy over the interval, <0 unknown */
+};
+
+struct nvb__thread_row {
+    long  tid;
+    char  name[32];
+    double user_s, sys_s, run_s;
+};
+
+struct nvb_result {
+    struct nvb_workload *wl;     /* a copy of what ran */
+    char     engine[32];
+    struct nvb__used used;
+    unsigned qd_effective;
+    double   duration_s;
+    double   ramp_s;
+    uint64_t start_wall_ns;
+    struct nvb__dstat tot[2];
+    unsigned ntargets;
+    struct nvb__tstat *tg;
+    uint64_t errors;
+    uint64_t short_ios;
+    uint64_t by_errno[NVB__ERRNO_SLOTS];
+    /* CPU */
+    int      cpu_valid;
+    double   system_pct, user_pct, sys_pct, irq_pct, iowait_pct, steal_pct, idle_pct;
+    int      ncpu;
+    double  *cpu_pct;            /* per CPU busy % */
+    int     *cpu_id;
+    double   process_user_s, process_sys_s;
+    long     maxrss_kib, minflt, majflt, nvcsw, nivcsw;
+    unsigned nthreads;
+    struct nvb__thread_row *threads;
+    int      ncpus_online;
+    /* verify */
+    uint64_t verify_checked, verify_mismatches;
+    uint64_t first_mismatch_off[8];
+    unsigned nfirst_mismatch;
+    /* series */
+    unsigned nts, ts_cap;
+    struct nvb__tsample *ts;
+    /* notes */
+    unsigned nwarn, warn_cap;
+    char   **warn;
+    int      cancelled;
+    int      err;
+    char     errmsg[512];
+    double   clock_cost_ns;
+};
+
+struct nvb_result *nvb__result_new(void);
+void nvb__result_warn(struct nvb_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void nvb__result_seterr(struct nvb_result *r, int err, const char *msg);
+int  nvb__result_ts_push(struct nvb_result *r, const struct nvb__tsample *s);
+void nvb__dstat_free(struct nvb__dstat *d);
+/* Derived CPU figures (json.c and getters share them). */
+struct nvb__cpu_derived {
+    double process_cores, cpu_us_per_io, iops_per_core, background_pct;
+};
+void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d);
+
+/* JSON writer with optional numeric path capture (json.c). */
+struct nvb__json {
+    struct nvb__buf *b;     /* NULL: do not write, only look up */
+    int   depth;
+    int   first[32];
+    char  path[256];
+    size_t plen[32];
+    const char *want;       /* dotted path to capture, or NULL */
+    double got;
+    int    found;
+};
+int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j);
+
+#endif

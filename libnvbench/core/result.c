@@ -1,0 +1,541 @@
+/*
+ * Results: the object, its getters and its JSON form. One walk over the
+ * result (result_emit) both writes the JSON and answers nvb_result_get()
+ * path queries, so the two can never disagree.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/internal.h"
+
+struct nvb_result *nvb__result_new(void)
+{
+    struct nvb_result *r = calloc(1, sizeof *r);
+    return r;
+}
+
+void nvb__dstat_free(struct nvb__dstat *d)
+{
+    free(d->hist);
+    d->hist = NULL;
+}
+
+NVB_API void nvb_result_free(struct nvb_result *r)
+{
+    if (!r)
+        return;
+    nvb_workload_free(r->wl);
+    for (int d = 0; d < 2; d++)
+        nvb__dstat_free(&r->tot[d]);
+    for (unsigned t = 0; t < r->ntargets && r->tg; t++) {
+        free(r->tg[t].path);
+        free(r->tg[t].file);
+        for (int d = 0; d < 2; d++)
+            nvb__dstat_free(&r->tg[t].d[d]);
+    }
+    free(r->tg);
+    free(r->cpu_pct);
+    free(r->cpu_id);
+    free(r->threads);
+    free(r->ts);
+    for (unsigned i = 0; i < r->nwarn; i++)
+        free(r->warn[i]);
+    free(r->warn);
+    free(r);
+}
+
+void nvb__result_warn(struct nvb_result *r, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (r->nwarn == r->warn_cap) {
+        unsigned cap = r->warn_cap ? r->warn_cap * 2 : 4;
+        char **w = realloc(r->warn, cap * sizeof *w);
+        if (!w)
+            return;
+        r->warn = w;
+        r->warn_cap = cap;
+    }
+    char *s = nvb__strdup(buf);
+    if (s)
+        r->warn[r->nwarn++] = s;
+}
+
+void nvb__result_seterr(struct nvb_result *r, int err, const char *msg)
+{
+    r->err = err;
+    snprintf(r->errmsg, sizeof r->errmsg, "%s", msg && *msg ? msg : nvb_strerror(err));
+}
+
+int nvb__result_ts_push(struct nvb_result *r, const struct nvb__tsample *s)
+{
+    if (r->nts == r->ts_cap) {
+        unsigned cap = r->ts_cap ? r->ts_cap * 2 : 64;
+        struct nvb__tsample *n = realloc(r->ts, cap * sizeof *n);
+        if (!n)
+            return -ENOMEM;
+        r->ts = n;
+        r->ts_cap = cap;
+    }
+    r->ts[r->nts++] = *s;
+    return 0;
+}
+
+void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d)
+{
+    double cpu_s = r->process_user_s + r->process_sys_s;
+    uint64_t ios = r->tot[0].ios + r->tot[1].ios;
+    double iops = r->duration_s > 0 ? (double)ios / r->duration_s : 0;
+    d->process_cores = r->duration_s > 0 ? cpu_s / r->duration_s : 0;
+    d->cpu_us_per_io = ios ? cpu_s * 1e6 / (double)ios : 0;
+    d->iops_per_core = d->process_cores > 0 ? iops / d->process_cores : 0;
+    /* Share of all CPUs busy with something other than this process. */
+    double ncpu = r->ncpu > 0 ? r->ncpu : (r->ncpus_online > 0 ? r->ncpus_online : 1);
+    double own = 100.0 * d->process_cores / ncpu;
+    double bg = r->system_pct - own;
+    d->background_pct = bg > 0 ? bg : 0;
+}
+
+/* ------------------------------------------------------------ JSON walk */
+
+static void j_comma(struct nvb__json *j)
+{
+    if (j->depth > 0) {
+        if (!j->first[j->depth] && j->b)
+            nvb__buf_putn(j->b, ",", 1);
+        j->first[j->depth] = 0;
+    }
+}
+
+static void j_escape(struct nvb__buf *b, const char *s)
+{
+    nvb__buf_putn(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            nvb__buf_printf(b, "\\%c", *p);
+        else if (*p < 0x20)
+            nvb__buf_printf(b, "\\u%04x", *p);
+        else
+            nvb__buf_putn(b, (const char *)p, 1);
+    }
+    nvb__buf_putn(b, "\"", 1);
+}
+
+static void j_path_push(struct nvb__json *j, const char *key, int idx)
+{
+    size_t n = strlen(j->path);
+    j->plen[j->depth] = n;
+    char comp[64];
+    if (key)
+        snprintf(comp, sizeof comp, "%s", key);
+    else
+        snprintf(comp, sizeof comp, "%d", idx);
+    snprintf(j->path + n, sizeof j->path - n, "%s%s", n ? "." : "", comp);
+}
+
+static void j_path_pop(struct nvb__json *j) { j->path[j->plen[j->depth]] = 0; }
+
+/* key NULL inside arrays */
+static void j_key(struct nvb__json *j, const char *key)
+{
+    j_comma(j);
+    if (key && j->b) {
+        j_escape(j->b, key);
+        nvb__buf_putn(j->b, ":", 1);
+    }
+}
+
+struct jctx {
+    struct nvb__json *j;
+    int idx[32];
+};
+
+static void jo_open(struct jctx *c, const char *key, char ch)
+{
+    struct nvb__json *j = c->j;
+    j_key(j, key);
+    if (j->depth > 0)
+        j_path_push(j, key, key ? 0 : c->idx[j->depth]++);
+    if (j->b)
+        nvb__buf_putn(j->b, &ch, 1);
+    j->depth++;
+    j->first[j->depth] = 1;
+    c->idx[j->depth] = 0;
+}
+
+static void jo_close(struct jctx *c, char ch)
+{
+    struct nvb__json *j = c->j;
+    if (j->b)
+        nvb__buf_putn(j->b, &ch, 1);
+    j->depth--;
+    if (j->depth > 0)
+        j_path_pop(j);
+}
+
+static void jo_num(struct jctx *c, const char *key, double v)
+{
+    struct nvb__json *j = c->j;
+    j_key(j, key);
+    if (j->want) {
+        size_t n = strlen(j->path);
+        j_path_push(j, key, key ? 0 : c->idx[j->depth]);
+        if (!strcmp(j->path, j->want)) {
+            j->got = v;
+            j->found = 1;
+        }
+        j->path[n] = 0;
+    }
+    if (!key)
+        c->idx[j->depth]++;
+    if (!j->b)
+        return;
+    if (!isfinite(v))
+        nvb__buf_puts(j->b, "null");
+    else if (v == floor(v) && fabs(v) < 9e15)
+        nvb__buf_printf(j->b, "%.0f", v);
+    else
+        nvb__buf_printf(j->b, "%.10g", v);
+}
+
+static void jo_u64(struct jctx *c, const char *key, uint64_t v)
+{
+    struct nvb__json *j = c->j;
+    if (j->want || !j->b) {
+        jo_num(c, key, (double)v);
+        return;
+    }
+    j_key(j, key);
+    if (!key)
+        c->idx[j->depth]++;
+    nvb__buf_printf(j->b, "%" PRIu64, v);
+}
+
+static void jo_str(struct jctx *c, const char *key, const char *s)
+{
+    struct nvb__json *j = c->j;
+    j_key(j, key);
+    if (!key)
+        c->idx[j->depth]++;
+    if (j->b)
+        j_escape(j->b, s ? s : "");
+}
+
+static void jo_raw(struct jctx *c, const char *key, const char *raw)
+{
+    struct nvb__json *j = c->j;
+    j_key(j, key);
+    if (!key)
+        c->idx[j->depth]++;
+    if (j->b)
+        nvb__buf_puts(j->b, raw);
+}
+
+static const char *const pct_keys[] = {"p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99", "p99.999"};
+static const double pct_vals[] = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 99.999};
+
+static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat *d, double dur, int with_hist)
+{
+    jo_open(c, key, '{');
+    jo_u64(c, "ios", d->ios);
+    jo_u64(c, "bytes", d->bytes);
+    jo_num(c, "iops", dur > 0 ? (double)d->ios / dur : 0);
+    jo_num(c, "bw_bytes_s", dur > 0 ? (double)d->bytes / dur : 0);
+    jo_num(c, "bw_gib_s", dur > 0 ? (double)d->bytes / dur / 1073741824.0 : 0);
+    const struct nvb__hist *h = d->hist;
+    int have = h && h->count;
+    jo_open(c, "lat_ns", '{');
+    jo_num(c, "min", have ? (double)h->min : 0);
+    jo_num(c, "mean", have ? nvb__hist_mean(h) : 0);
+    jo_num(c, "max", have ? (double)h->max : 0);
+    jo_num(c, "stddev", have ? nvb__hist_stddev(h) : 0);
+    for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
+        jo_num(c, pct_keys[i], have ? nvb__hist_pct(h, pct_vals[i]) : 0);
+    jo_close(c, '}');
+    if (with_hist) {
+        /* Sparse buckets: [index, count] pairs; merging results from JSON
+         * (hosts, repeats) stays exact. */
+        jo_open(c, "lat_hist", '{');
+        jo_u64(c, "sub_bits", NVB__HIST_SUB_BITS);
+        jo_u64(c, "max_bits", NVB__HIST_MAX_BITS);
+        jo_num(c, "rel_error", NVB__HIST_REL_ERROR);
+        jo_u64(c, "count", have ? h->count : 0);
+        jo_u64(c, "sum", have ? h->sum : 0);
+        jo_num(c, "sumsq", have ? h->sumsq : 0);
+        jo_open(c, "buckets", '[');
+        if (have && c->j->b) {
+            for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
+                if (h->buckets[i]) {
+                    j_comma(c->j);
+                    nvb__buf_printf(c->j->b, "[%u,%" PRIu64 "]", i, h->buckets[i]);
+                }
+        }
+        jo_close(c, ']');
+        jo_close(c, '}');
+    }
+    jo_close(c, '}');
+}
+
+int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
+{
+    struct jctx c;
+    memset(&c, 0, sizeof c);
+    c.j = j;
+    j->depth = 0;
+    j->path[0] = 0;
+    jo_open(&c, NULL, '{');
+    jo_str(&c, "schema", NVB_SCHEMA_VERSION);
+    jo_str(&c, "version", nvb_version());
+    jo_str(&c, "engine", r->engine);
+    jo_open(&c, "engine_used", '{');
+    for (unsigned i = 0; i < r->used.n; i++)
+        jo_str(&c, r->used.kv[i].key, r->used.kv[i].val);
+    jo_close(&c, '}');
+    if (j->b && r->wl) {
+        j_key(j, "workload");
+        nvb__workload_json(r->wl, j->b);
+    } else if (j->b) {
+        jo_raw(&c, "workload", "{}");
+    }
+    jo_u64(&c, "qd_effective", r->qd_effective);
+    jo_u64(&c, "start_unix_ns", r->start_wall_ns);
+    {
+        char ts[64] = "";
+        time_t s = (time_t)(r->start_wall_ns / 1000000000ull);
+        struct tm tm;
+        if (r->start_wall_ns && gmtime_r(&s, &tm))
+            strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        jo_str(&c, "start_time", ts);
+    }
+    jo_num(&c, "duration_s", r->duration_s);
+    jo_num(&c, "ramp_s", r->ramp_s);
+    emit_dstat(&c, "read", &r->tot[0], r->duration_s, 1);
+    emit_dstat(&c, "write", &r->tot[1], r->duration_s, 1);
+    uint64_t ios = r->tot[0].ios + r->tot[1].ios, bytes = r->tot[0].bytes + r->tot[1].bytes;
+    jo_open(&c, "total", '{');
+    jo_u64(&c, "ios", ios);
+    jo_u64(&c, "bytes", bytes);
+    jo_num(&c, "iops", r->duration_s > 0 ? (double)ios / r->duration_s : 0);
+    jo_num(&c, "bw_bytes_s", r->duration_s > 0 ? (double)bytes / r->duration_s : 0);
+    jo_close(&c, '}');
+
+    struct nvb__cpu_derived cd;
+    nvb__cpu_derive(r, &cd);
+    jo_open(&c, "cpu", '{');
+    jo_num(&c, "system_pct", r->system_pct);
+    jo_num(&c, "user_pct", r->user_pct);
+    jo_num(&c, "sys_pct", r->sys_pct);
+    jo_num(&c, "irq_pct", r->irq_pct);
+    jo_num(&c, "iowait_pct", r->iowait_pct);
+    jo_num(&c, "steal_pct", r->steal_pct);
+    jo_num(&c, "idle_pct", r->idle_pct);
+    jo_u64(&c, "ncpus", (uint64_t)(r->ncpu > 0 ? r->ncpu : r->ncpus_online));
+    jo_open(&c, "per_cpu_pct", '[');
+    for (int i = 0; i < r->ncpu; i++)
+        jo_num(&c, NULL, r->cpu_pct[i]);
+    jo_close(&c, ']');
+    jo_num(&c, "process_user_s", r->process_user_s);
+    jo_num(&c, "process_sys_s", r->process_sys_s);
+    jo_num(&c, "process_cores", cd.process_cores);
+    jo_num(&c, "cpu_us_per_io", cd.cpu_us_per_io);
+    jo_num(&c, "iops_per_core", cd.iops_per_core);
+    jo_num(&c, "background_pct", cd.background_pct);
+    jo_u64(&c, "maxrss_kib", (uint64_t)(r->maxrss_kib > 0 ? r->maxrss_kib : 0));
+    jo_u64(&c, "voluntary_ctxsw", (uint64_t)(r->nvcsw > 0 ? r->nvcsw : 0));
+    jo_u64(&c, "involuntary_ctxsw", (uint64_t)(r->nivcsw > 0 ? r->nivcsw : 0));
+    jo_open(&c, "threads", '[');
+    for (unsigned i = 0; i < r->nthreads; i++) {
+        const struct nvb__thread_row *t = &r->threads[i];
+        jo_open(&c, NULL, '{');
+        jo_u64(&c, "tid", (uint64_t)t->tid);
+        jo_str(&c, "name", t->name);
+        jo_num(&c, "user_s", t->user_s);
+        jo_num(&c, "sys_s", t->sys_s);
+        jo_num(&c, "cpu_s", t->run_s);
+        jo_close(&c, '}');
+    }
+    jo_close(&c, ']');
+    jo_close(&c, '}');
+
+    jo_open(&c, "errors", '{');
+    jo_u64(&c, "count", r->errors);
+    jo_u64(&c, "short", r->short_ios);
+    jo_open(&c, "by_errno", '{');
+    for (int e = 1; e < NVB__ERRNO_SLOTS; e++)
+        if (r->by_errno[e]) {
+            char nb[16];
+            jo_u64(&c, nvb__errno_name(e, nb, sizeof nb), r->by_errno[e]);
+        }
+    jo_close(&c, '}');
+    jo_close(&c, '}');
+
+    jo_open(&c, "verify", '{');
+    jo_raw(&c, "enabled", r->wl && r->wl->verify ? "true" : "false");
+    jo_u64(&c, "checked", r->verify_checked);
+    jo_u64(&c, "mismatches", r->verify_mismatches);
+    jo_open(&c, "first_mismatches", '[');
+    for (unsigned i = 0; i < r->nfirst_mismatch; i++) {
+        jo_open(&c, NULL, '{');
+        jo_u64(&c, "offset", r->first_mismatch_off[i]);
+        jo_close(&c, '}');
+    }
+    jo_close(&c, ']');
+    jo_close(&c, '}');
+
+    jo_open(&c, "per_target", '[');
+    for (unsigned t = 0; t < r->ntargets; t++) {
+        const struct nvb__tstat *ts = &r->tg[t];
+        jo_open(&c, NULL, '{');
+        jo_str(&c, "path", ts->path);
+        jo_str(&c, "file", ts->file ? ts->file : ts->path);
+        jo_str(&c, "kind", ts->kind);
+        jo_str(&c, "dev", ts->dev);
+        jo_u64(&c, "region_offset", ts->region_off);
+        jo_u64(&c, "region_size", ts->region_len);
+        jo_u64(&c, "logical_block_size", ts->lbs);
+        jo_u64(&c, "errors", ts->errors);
+        emit_dstat(&c, "read", &ts->d[0], r->duration_s, 0);
+        emit_dstat(&c, "write", &ts->d[1], r->duration_s, 0);
+        jo_close(&c, '}');
+    }
+    jo_close(&c, ']');
+
+    jo_open(&c, "timeseries", '[');
+    for (unsigned i = 0; i < r->nts; i++) {
+        const struct nvb__tsample *s = &r->ts[i];
+        jo_open(&c, NULL, '{');
+        jo_num(&c, "t_s", s->t_s);
+        jo_num(&c, "dt_s", s->dt_s);
+        static const char *const dn[2] = {"read", "write"};
+        for (int d = 0; d < 2; d++) {
+            jo_open(&c, dn[d], '{');
+            jo_u64(&c, "ios", s->ios[d]);
+            jo_u64(&c, "bytes", s->bytes[d]);
+            jo_num(&c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
+            jo_num(&c, "bw_bytes_s", s->dt_s > 0 ? (double)s->bytes[d] / s->dt_s : 0);
+            jo_num(&c, "lat_mean_ns", s->ios[d] ? (double)s->lat_sum[d] / (double)s->ios[d] : 0);
+            jo_close(&c, '}');
+        }
+        jo_u64(&c, "errors", s->errors);
+        if (s->system_pct >= 0)
+            jo_num(&c, "system_pct", s->system_pct);
+        else
+            jo_raw(&c, "system_pct", "null");
+        jo_close(&c, '}');
+    }
+    jo_close(&c, ']');
+
+    jo_open(&c, "warnings", '[');
+    for (unsigned i = 0; i < r->nwarn; i++)
+        jo_str(&c, NULL, r->warn[i]);
+    jo_close(&c, ']');
+    jo_raw(&c, "cancelled", r->cancelled ? "true" : "false");
+    if (r->err) {
+        char nb[16];
+        jo_open(&c, "error", '{');
+        jo_num(&c, "errno", -r->err);
+        jo_str(&c, "name", nvb__errno_name(r->err, nb, sizeof nb));
+        jo_str(&c, "message", r->errmsg);
+        jo_close(&c, '}');
+    } else {
+        jo_raw(&c, "error", "null");
+    }
+    jo_num(&c, "clock_cost_ns", r->clock_cost_ns);
+    jo_num(&c, "hist_rel_error", NVB__HIST_REL_ERROR);
+    jo_close(&c, '}');
+    if (j->b && j->b->oom)
+        return -ENOMEM;
+    return 0;
+}
+
+NVB_API int nvb_result_json(const struct nvb_result *r, char **json)
+{
+    if (!r || !json)
+        return -EINVAL;
+    struct nvb__buf b = {0};
+    struct nvb__json j;
+    memset(&j, 0, sizeof j);
+    j.b = &b;
+    int rc = nvb__result_emit(r, &j);
+    if (rc < 0 || b.oom || !b.s) {
+        free(b.s);
+        *json = NULL;
+        return -ENOMEM;
+    }
+    nvb__buf_putn(&b, "\n", 1);
+    *json = b.s;
+    return 0;
+}
+
+NVB_API int nvb_result_get(const struct nvb_result *r, const char *path, double *value)
+{
+    if (!r || !path || !value)
+        return -EINVAL;
+    struct nvb__json j;
+    memset(&j, 0, sizeof j);
+    j.want = path;
+    nvb__result_emit(r, &j);
+    if (!j.found)
+        return -ENOENT;
+    *value = j.got;
+    return 0;
+}
+
+/* ------------------------------------------------------------ getters */
+
+static const struct nvb__dstat *dstat(const struct nvb_result *r, int dir)
+{
+    return (r && (dir == NVB_READ || dir == NVB_WRITE)) ? &r->tot[dir] : NULL;
+}
+
+NVB_API const char *nvb_result_error(const struct nvb_result *r) { return r ? r->errmsg : ""; }
+NVB_API int nvb_result_errno(const struct nvb_result *r) { return r ? r->err : 0; }
+NVB_API int nvb_result_cancelled(const struct nvb_result *r) { return r ? r->cancelled : 0; }
+NVB_API double nvb_result_duration(const struct nvb_result *r) { return r ? r->duration_s : 0; }
+NVB_API uint64_t nvb_result_errors(const struct nvb_result *r) { return r ? r->errors : 0; }
+
+NVB_API uint64_t nvb_result_ios(const struct nvb_result *r, int dir)
+{
+    const struct nvb__dstat *d = dstat(r, dir);
+    return d ? d->ios : 0;
+}
+
+NVB_API uint64_t nvb_result_bytes(const struct nvb_result *r, int dir)
+{
+    const struct nvb__dstat *d = dstat(r, dir);
+    return d ? d->bytes : 0;
+}
+
+NVB_API double nvb_result_iops(const struct nvb_result *r, int dir)
+{
+    const struct nvb__dstat *d = dstat(r, dir);
+    return d && r->duration_s > 0 ? (double)d->ios / r->duration_s : 0;
+}
+
+NVB_API double nvb_result_bw(const struct nvb_result *r, int dir)
+{
+    const struct nvb__dstat *d = dstat(r, dir);
+    return d && r->duration_s > 0 ? (double)d->bytes / r->duration_s : 0;
+}
+
+NVB_API double nvb_result_lat_mean(const struct nvb_result *r, int dir)
+{
+    const struct nvb__dstat *d = dstat(r, dir);
+    return d && d->hist ? nvb__hist_mean(d->hist) : 0;
+}
+
+NVB_API double nvb_result_lat_pct(const struct nvb_result *r, int dir, double pctv)
+{
+    const struct nvb__dstat *d = dstat(r, dir);
+    if (!d || !d->hist || !(pctv >= 0 && pctv <= 100))
+        return 0;
+    return nvb__hist_pct(d->hist, pctv);
+}

@@ -1,0 +1,1352 @@
+/*
+ * The runner: validates a workload into a plan, creates scratch files,
+ * starts one thread per job, runs the measurement loop, samples CPU and the
+ * time series from the calling thread, and merges per-job statistics into
+ * the result.
+ *
+ * The hot loop (job_loop) takes no locks, allocates nothing and makes no
+ * system calls beyond the engine's own and the vDSO clock: one clock read
+ * per submission batch and one per completion batch. Every completion
+ * harvested by one reap() call is stamped with the time that call returned:
+ * those completions were all observed at that instant, so a per-completion
+ * clock read would only add the harvest loop's own time to their latency.
+ * Counters are per job and merged when the jobs have finished; the live
+ * figures the calling thread reads for the time series are single-writer
+ * relaxed atomics.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "platform/platform.h"
+
+#define NS_PER_S 1000000000ull
+#define DEFAULT_SCRATCH_SIZE (1ull << 30)
+#define NULL_REGION (1ull << 30)
+#define MAX_PLAN_WARN 16
+
+struct nvb_cancel {
+    volatile int flag;
+};
+
+/* ---------------------------------------------------------------- plan */
+
+struct ptarget {
+    const char *path;
+    struct nvb__target_info ti;
+    int      scratch;           /* a scratch file is created in the directory path */
+    char     file[4200];        /* what jobs open */
+    uint64_t off, len;
+};
+
+struct plan {
+    const struct nvb__engine *eng;
+    int64_t  eopts[NVB__ENGINE_MAX_OPTS];
+    unsigned char eopts_set[NVB__ENGINE_MAX_OPTS];
+    unsigned nt;
+    struct ptarget *t;
+    unsigned qd, jobs;
+    uint64_t ios_total;         /* 0: bounded by time only */
+    uint64_t runtime_ns;        /* 0: bounded by ios only */
+    int      reads, writes;
+    unsigned nwarn;
+    char     warn[MAX_PLAN_WARN][256];
+    int      ncpus_online;
+};
+
+static void plan_warn(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void plan_warn(struct plan *p, const char *fmt, ...)
+{
+    if (p->nwarn >= MAX_PLAN_WARN)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->warn[p->nwarn++], sizeof p->warn[0], fmt, ap);
+    va_end(ap);
+}
+
+static void plan_free(struct plan *p)
+{
+    free(p->t);
+    p->t = NULL;
+}
+
+static const char *fmt_size(uint64_t v, char *buf, size_t len)
+{
+    static const char *const u[] = {"", "k", "M", "G", "T", "P"};
+    unsigned i = 0;
+    while (i < 5 && v && v % 1024 == 0) {
+        v /= 1024;
+        i++;
+    }
+    snprintf(buf, len, "%" PRIu64 "%s", v, u[i]);
+    return buf;
+}
+
+/* Everything that can be checked without creating or writing anything. */
+static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
+{
+    char b1[32], b2[32];
+    memset(p, 0, sizeof *p);
+    p->ncpus_online = nvb__ncpus();
+#define FAIL(rc, ...) do { snprintf(err, errlen, __VA_ARGS__); plan_free(p); return (rc); } while (0)
+    p->eng = nvb__engine_find(w->engine);
+    if (!p->eng)
+        FAIL(-EINVAL, "unknown engine '%s' for key 'engine'", w->engine);
+    char why[256] = "";
+    int rc = nvb_engine_probe(w->engine, why, sizeof why);
+    if (rc < 0)
+        FAIL(rc, "engine '%s' (key 'engine') is not available here: %s", w->engine, why[0] ? why : nvb_strerror(rc));
+    int ei = nvb__engine_index(w->engine);
+    unsigned nopt = 0;
+    for (; p->eng->opts && p->eng->opts[nopt].name && nopt < NVB__ENGINE_MAX_OPTS; nopt++)
+        p->eopts[nopt] = p->eng->opts[nopt].def;
+    for (unsigned i = 0; i < w->neopts; i++) {
+        const struct nvb__eopt *o = &w->eopts[i];
+        if (o->engine != ei) {
+            plan_warn(p, "option %s=%s ignored: the engine is %s", o->key, o->text, w->engine);
+            continue;
+        }
+        p->eopts[o->opt] = o->value;
+        p->eopts_set[o->opt] = 1;
+    }
+
+    p->reads = nvb__rw_reads(w->rw) && !(w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW ? w->rwmix == 0 : 0);
+    p->writes = nvb__rw_writes(w->rw) && !((w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW) && w->rwmix == 100);
+    p->jobs = w->jobs;
+    p->qd = w->qd;
+    if ((p->eng->flags & NVB__ENG_SYNC) && p->qd > 1) {
+        plan_warn(p, "engine %s is synchronous: qd %u runs as qd 1 per job (use jobs for concurrency)",
+                  p->eng->name, p->qd);
+        p->qd = 1;
+    }
+    if (w->io_limit && w->ios)
+        FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);
+    if (w->io_limit) {
+        if (w->io_limit % w->bs)
+            FAIL(-EINVAL, "io_limit '%s' is not a multiple of bs '%s'", fmt_size(w->io_limit, b1, sizeof b1),
+                 fmt_size(w->bs, b2, sizeof b2));
+        p->ios_total = w->io_limit / w->bs;
+    } else {
+        p->ios_total = w->ios;
+    }
+    p->runtime_ns = (p->ios_total && !w->runtime_set) ? 0 : w->runtime_ns;
+    if (!p->runtime_ns && !p->ios_total)
+        FAIL(-EINVAL, "runtime '0' needs io_limit or ios to bound the run (key 'runtime')");
+    if (w->ncpus_set) {
+        for (unsigned c = 0; c < NVB__MAX_CPUS; c++)
+            if (((w->cpus[c / 64] >> (c % 64)) & 1) && (int)c >= p->ncpus_online)
+                FAIL(-EINVAL, "cpus '%s' names CPU %u, but %d CPUs are online (key 'cpus')", w->cpus_text, c,
+                     p->ncpus_online);
+    }
+    if (w->verify && !(p->eng->flags & NVB__ENG_NO_FILES) && w->bs < 8)
+        FAIL(-EINVAL, "verify=1 needs bs of at least 8 bytes (bs '%" PRIu64 "')", w->bs);
+
+    int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
+    if (!w->ntargets && !null)
+        FAIL(-EINVAL, "no targets: add a regular file, a block device or a directory");
+    p->nt = w->ntargets ? w->ntargets : 1;
+    p->t = calloc(p->nt, sizeof *p->t);
+    if (!p->t)
+        FAIL(-ENOMEM, "out of memory");
+    if (!w->ntargets) { /* null engine without targets: one virtual region */
+        p->t[0].path = "(null)";
+        p->t[0].ti.kind = NVB__T_OTHER;
+        p->t[0].ti.lbs = 1;
+        p->t[0].len = w->size ? w->size : NULL_REGION;
+        p->t[0].off = w->offset;
+        snprintf(p->t[0].file, sizeof p->t[0].file, "(null)");
+    }
+    for (unsigned i = 0; i < w->ntargets; i++) {
+        struct ptarget *t = &p->t[i];
+        t->path = w->targets[i];
+        rc = nvb__target_info(t->path, &t->ti);
+        if (rc == -ENOENT)
+            FAIL(rc, "target '%s' does not exist", t->path);
+        if (rc < 0)
+            FAIL(rc, "target '%s': %s", t->path, nvb_strerror(rc));
+        snprintf(t->file, sizeof t->file, "%s", t->path);
+        if (null) {
+            uint64_t sz = t->ti.kind == NVB__T_FILE || t->ti.kind == NVB__T_BLOCK ? t->ti.size : 0;
+            t->off = w->offset;
+            t->len = w->size ? w->size : (sz > w->offset ? sz - w->offset : NULL_REGION);
+            if (!t->ti.lbs)
+                t->ti.lbs = 1;
+            if (w->bs > t->len)
+                FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
+                     fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
+            continue;
+        }
+        switch (t->ti.kind) {
+        case NVB__T_DIR:
+            rc = nvb__target_access(t->path, 1);
+            if (rc < 0)
+                FAIL(rc, "target directory '%s': cannot create a scratch file there: %s", t->path, nvb_strerror(rc));
+            t->scratch = 1;
+            t->off = 0;
+            t->len = w->size ? w->size : DEFAULT_SCRATCH_SIZE;
+            if (w->offset)
+                plan_warn(p, "offset ignored for directory target '%s': the scratch file is the region", t->path);
+            if (t->ti.lbs < 512)
+                t->ti.lbs = 512;
+            break;
+        case NVB__T_FILE:
+        case NVB__T_BLOCK:
+            rc = nvb__target_access(t->path, p->writes);
+            if (rc < 0)
+                FAIL(rc, "target '%s': no permission to open it for %s: %s", t->path,
+                     p->writes ? "writing" : "reading", nvb_strerror(rc));
+            if (t->ti.kind == NVB__T_BLOCK && p->writes && !w->allow_destructive)
+                FAIL(-EPERM, "target '%s' is a block device: writing (rw=%s) destroys the data on it; "
+                     "set allow_destructive=1 to permit it", t->path, nvb__rw_name(w->rw));
+            if (t->ti.size == 0)
+                FAIL(-EINVAL, "target '%s' is empty (size 0): nothing to %s", t->path, p->writes ? "write" : "read");
+            if (w->offset >= t->ti.size)
+                FAIL(-EINVAL, "offset '%" PRIu64 "' is beyond the end of target '%s' (%" PRIu64 " bytes)",
+                     w->offset, t->path, t->ti.size);
+            t->off = w->offset;
+            t->len = w->size ? w->size : t->ti.size - w->offset;
+            if (t->off + t->len > t->ti.size || t->off + t->len < t->off)
+                FAIL(-EINVAL, "region offset %" PRIu64 " + size %" PRIu64 " exceeds target '%s' (%" PRIu64 " bytes)",
+                     t->off, t->len, t->path, t->ti.size);
+            break;
+        default:
+            FAIL(-EINVAL, "target '%s' is not a regular file, a block device or a directory", t->path);
+        }
+        if (w->direct) {
+            uint32_t lbs = t->ti.lbs ? t->ti.lbs : 512;
+            if (w->bs % lbs)
+                FAIL(-EINVAL, "bs '%s' is not a multiple of the logical block size %u of target '%s' (direct=1)",
+                     fmt_size(w->bs, b1, sizeof b1), lbs, t->path);
+            if (t->off % lbs)
+                FAIL(-EINVAL, "offset '%" PRIu64 "' is not a multiple of the logical block size %u of target '%s' (direct=1)",
+                     t->off, lbs, t->path);
+        }
+        if (w->bs > t->len)
+            FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
+                 fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
+    }
+    if (p->ios_total && p->ios_total < p->jobs)
+        plan_warn(p, "ios %" PRIu64 " is smaller than jobs %u: some jobs issue nothing", p->ios_total, p->jobs);
+#undef FAIL
+    return 0;
+}
+
+NVB_API int nvb_workload_validate(struct nvb_workload *w)
+{
+    if (!w)
+        return -EINVAL;
+    struct plan p;
+    w->err[0] = 0;
+    int rc = plan_build(w, &p, w->err, sizeof w->err);
+    if (rc == 0)
+        plan_free(&p);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- jobs */
+
+struct live {                    /* single writer (the job), read by the runner thread */
+    uint64_t ios[2], bytes[2], lat_sum[2], errors;
+};
+
+struct run;
+
+struct job {
+    struct run *run;
+    unsigned idx;
+    struct nvb__thread *thr;
+    unsigned nt;                 /* targets this job drives */
+    unsigned *tmap;              /* job-local -> plan target */
+    int *fds;
+    struct nvb__tstat *st;       /* per job-local target */
+    uint64_t *seqpos;
+    uint64_t *nblocks;
+    void **bufs;
+    struct nvb__io *ios;
+    struct nvb__io **freel, **batch, **done;
+    void *est;                   /* engine state */
+    struct nvb__used used;
+    int64_t *eopts;
+    uint64_t budget;             /* I/Os this job issues; UINT64_MAX: time-bounded */
+    uint64_t rate_ns;            /* ns between I/Os, 0: none */
+    uint64_t rng;
+    uint64_t by_errno[NVB__ERRNO_SLOTS];
+    uint64_t errors, short_ios;
+    uint64_t verify_checked, verify_mismatches;
+    uint64_t first_mm[8];
+    unsigned nfirst_mm;
+    uint64_t t_end;              /* end of this job's measured window */
+    struct live live;
+    int rc;                      /* setup or fatal error */
+    char why[256];
+    int cpu;
+};
+
+struct run {
+    const struct nvb_workload *w;
+    const struct nvb_run_opts *opts;
+    struct nvb_cancel *cancel;
+    struct plan *p;
+    struct job *jobs;
+    struct nvb__mutex *mu;
+    struct nvb__cond *cv;
+    unsigned nready, ndone;
+    int go;                      /* 1: start, -1: abort */
+    int release;
+    uint64_t go_ns, meas_ns, end_ns;
+    volatile int stop;           /* set by the runner thread or a job on a fatal error */
+    int io_err;                  /* first I/O error when stopping at errors */
+    char io_err_msg[256];
+};
+
+static inline uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t rng_below(uint64_t *s, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
+}
+
+/* Verification pattern: 8-byte words derived from (seed, target, offset),
+ * so the content of a block is known whatever wrote it last. */
+static void pattern_fill(void *buf, uint32_t len, uint64_t seed, uint64_t off)
+{
+    uint64_t s = seed ^ (off * 0xd1b54a32d192ed03ull);
+    uint64_t *p = buf;
+    for (uint32_t i = 0; i < len / 8; i++)
+        p[i] = rng_next(&s);
+}
+
+static int pattern_check(const void *buf, uint32_t len, uint64_t seed, uint64_t off)
+{
+    uint64_t s = seed ^ (off * 0xd1b54a32d192ed03ull);
+    const uint64_t *p = buf;
+    for (uint32_t i = 0; i < len / 8; i++)
+        if (p[i] != rng_next(&s))
+            return 0;
+    return 1;
+}
+
+static inline void live_store(uint64_t *dst, uint64_t v) { __atomic_store_n(dst, v, __ATOMIC_RELAXED); }
+static inline uint64_t live_load(const uint64_t *src) { return __atomic_load_n(src, __ATOMIC_RELAXED); }
+
+static void job_publish(struct job *j, const uint64_t ios[2], const uint64_t bytes[2], const uint64_t lat[2])
+{
+    for (int d = 0; d < 2; d++) {
+        live_store(&j->live.ios[d], ios[d]);
+        live_store(&j->live.bytes[d], bytes[d]);
+        live_store(&j->live.lat_sum[d], lat[d]);
+    }
+    live_store(&j->live.errors, j->errors);
+}
+
+static void job_reset_stats(struct job *j)
+{
+    for (unsigned t = 0; t < j->nt; t++)
+        for (int d = 0; d < 2; d++) {
+            j->st[t].d[d].ios = j->st[t].d[d].bytes = 0;
+            if (j->st[t].d[d].hist)
+                nvb__hist_init(j->st[t].d[d].hist);
+        }
+    j->st[0].errors = 0;
+    memset(j->by_errno, 0, sizeof j->by_errno);
+    j->errors = j->short_ios = 0;
+    j->verify_checked = j->verify_mismatches = 0;
+    j->nfirst_mm = 0;
+    for (unsigned t = 0; t < j->nt; t++)
+        j->st[t].errors = 0;
+}
+
+#define IOF_RAMP 1   /* submitted during ramp: not counted */
+
+static int run_stopping(struct run *r)
+{
+    if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+        return 1;
+    if (r->cancel && __atomic_load_n(&r->cancel->flag, __ATOMIC_RELAXED))
+        return 1;
+    return 0;
+}
+
+static void job_loop(struct job *j)
+{
+    struct run *r = j->run;
+    const struct nvb_workload *w = r->w;
+    const struct nvb__engine *e = r->p->eng;
+    const unsigned qd = r->p->qd;
+    const unsigned sbatch = w->submit_batch && w->submit_batch < qd ? w->submit_batch : qd;
+    const unsigned cbatch = w->complete_batch ? w->complete_batch : 1;
+    const int rnd = nvb__rw_random(w->rw);
+    const int mixed = w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW;
+    const int wdir = nvb__rw_writes(w->rw) && !mixed ? NVB_WRITE : NVB_READ;
+    const unsigned rwmix = w->rwmix;
+    const uint32_t bs = (uint32_t)w->bs;
+    const int verify = w->verify && !(e->flags & NVB__ENG_NO_FILES);
+    const uint64_t seed = w->seed;
+    const uint64_t end_ns = r->end_ns;
+    const uint64_t meas_ns = r->meas_ns;
+    int measuring = meas_ns <= r->go_ns;
+    unsigned nfree = qd, inflight = 0, tnext = 0;
+    uint64_t budget = j->budget, issued = 0;
+    uint64_t ios[2] = {0, 0}, bytes[2] = {0, 0}, lat[2] = {0, 0};
+    uint64_t now = nvb__now_ns(), last_done = now;
+    const uint64_t t0 = now;
+
+    for (;;) {
+        int stopping = run_stopping(r) || (end_ns && now >= end_ns);
+        unsigned n = 0;
+        if (!stopping && budget) {
+            unsigned room = qd - inflight;
+            if (room > sbatch)
+                room = sbatch;
+            if (budget != UINT64_MAX && room > budget)
+                room = (unsigned)budget;
+            if (j->rate_ns) {
+                uint64_t allowed = (now - t0) / j->rate_ns + 1;
+                uint64_t can = allowed > issued ? allowed - issued : 0;
+                if (room > can)
+                    room = (unsigned)can;
+            }
+            while (n < room) {
+                struct nvb__io *io = j->freel[--nfree];
+                unsigned t = tnext;
+                if (++tnext == j->nt)
+                    tnext = 0;
+                uint64_t blk;
+                if (rnd) {
+                    blk = rng_below(&j->rng, j->nblocks[t]);
+                } else {
+                    blk = j->seqpos[t];
+                    if (++j->seqpos[t] == j->nblocks[t])
+                        j->seqpos[t] = 0;
+                }
+                io->off = j->st[t].region_off + blk * bs;
+                io->target = (uint16_t)t;
+                io->dir = (uint8_t)(mixed ? (rng_below(&j->rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
+                io->len = bs;
+                io->flags = measuring ? 0 : IOF_RAMP;
+                io->res = 0;
+                if (verify && io->dir == NVB_WRITE)
+                    pattern_fill(io->buf, bs, seed ^ j->tmap[t], io->off);
+                j->batch[n++] = io;
+            }
+            if (budget != UINT64_MAX && measuring)
+                budget -= n;
+            issued += n;
+        }
+        if (n) {
+            uint64_t ts = nvb__now_ns();
+            for (unsigned i = 0; i < n; i++)
+                j->batch[i]->t_sub = ts;
+            int rc = e->submit(j->est, j->batch, n);
+            if (rc < 0) {
+                j->rc = rc;
+                snprintf(j->why, sizeof j->why, "engine %s: submit failed: %s", e->name, nvb_strerror(rc));
+                __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+                for (unsigned i = 0; i < n; i++)
+                    j->freel[nfree++] = j->batch[i];
+                n = 0;
+                stopping = 1;
+            }
+            inflight += n;
+        }
+        if (!inflight) {
+            if (stopping || !budget)
+                break;
+            if (j->rate_ns) { /* ahead of the rate: sleep to the next slot */
+                uint64_t next = t0 + issued * j->rate_ns;
+                if (end_ns && next > end_ns)
+                    next = end_ns;
+                if (next > now)
+                    nvb__sleep_ns(next - now);
+            }
+            now = nvb__now_ns();
+            continue;
+        }
+        unsigned minw = 0;
+        if (stopping || !budget || inflight >= qd || j->rate_ns || n == 0)
+            minw = cbatch < inflight ? cbatch : inflight;
+        int got = e->reap(j->est, j->done, qd, minw);
+        if (got < 0) {
+            if (got == -EINTR || got == -EAGAIN) {
+                now = nvb__now_ns();
+                continue;
+            }
+            j->rc = got;
+            snprintf(j->why, sizeof j->why, "engine %s: reaping completions failed: %s", e->name, nvb_strerror(got));
+            __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+            break; /* in-flight I/O is abandoned to the engine's teardown */
+        }
+        now = nvb__now_ns();
+        int count = !end_ns || now <= end_ns;
+        for (int i = 0; i < got; i++) {
+            struct nvb__io *io = j->done[i];
+            j->freel[nfree++] = io;
+            if (!count || (io->flags & IOF_RAMP))
+                continue;
+            int d = io->dir;
+            struct nvb__tstat *ts = &j->st[io->target];
+            if (io->res == (int64_t)io->len) {
+                uint64_t l = now - io->t_sub;
+                nvb__hist_add(ts->d[d].hist, l);
+                ts->d[d].ios++;
+                ts->d[d].bytes += io->len;
+                ios[d]++;
+                bytes[d] += io->len;
+                lat[d] += l;
+                if (verify && d == NVB_READ) {
+                    j->verify_checked++;
+                    if (!pattern_check(io->buf, io->len, seed ^ j->tmap[io->target], io->off)) {
+                        if (j->nfirst_mm < 8)
+                            j->first_mm[j->nfirst_mm++] = io->off;
+                        j->verify_mismatches++;
+                    }
+                }
+                last_done = now;
+            } else {
+                int en = io->res < 0 ? (int)-io->res : EIO;
+                if (io->res >= 0)
+                    j->short_ios++;
+                j->errors++;
+                ts->errors++;
+                j->by_errno[en < NVB__ERRNO_SLOTS ? en : NVB__ERRNO_SLOTS - 1]++;
+                last_done = now;
+                if (!w->continue_on_error && !__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+                    __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+                    nvb__mutex_lock(r->mu); /* once per run, not in the steady state */
+                    if (!r->io_err) {
+                        r->io_err = io->res < 0 ? (int)io->res : -EIO;
+                        snprintf(r->io_err_msg, sizeof r->io_err_msg,
+                                 "%s error on target '%s' at offset %" PRIu64 " (%u bytes): %s",
+                                 d == NVB_READ ? "read" : "write", r->p->t[j->tmap[io->target]].path, io->off,
+                                 io->len, io->res < 0 ? nvb_strerror((int)io->res) : "short transfer");
+                    }
+                    nvb__mutex_unlock(r->mu);
+                }
+            }
+        }
+        inflight -= (unsigned)got;
+        job_publish(j, ios, bytes, lat);
+        if (!measuring && now >= meas_ns) {
+            /* ramp over: I/O submitted before now stays flagged and uncounted */
+            measuring = 1;
+            job_reset_stats(j);
+            for (int d = 0; d < 2; d++)
+                ios[d] = bytes[d] = lat[d] = 0;
+        }
+    }
+    if (end_ns && !run_stopping(r) && now >= end_ns)
+        j->t_end = end_ns;
+    else
+        j->t_end = last_done > meas_ns ? last_done : now;
+    if (j->t_end < meas_ns)
+        j->t_end = meas_ns;
+    job_publish(j, ios, bytes, lat);
+}
+
+static void job_release_resources(struct job *j)
+{
+    const struct nvb__engine *e = j->run->p->eng;
+    if (j->est) {
+        e->teardown(j->est);
+        j->est = NULL;
+    }
+    if (j->fds) {
+        for (unsigned t = 0; t < j->nt; t++)
+            if (j->fds[t] >= 0)
+                nvb__target_close(j->fds[t]);
+        free(j->fds);
+        j->fds = NULL;
+    }
+    if (j->bufs) {
+        for (unsigned i = 0; i < j->run->p->qd; i++)
+            nvb__free_aligned(j->bufs[i]);
+        free(j->bufs);
+        j->bufs = NULL;
+    }
+    free(j->ios);
+    free(j->freel);
+    free(j->batch);
+    free(j->done);
+    free(j->seqpos);
+    free(j->nblocks);
+    free(j->eopts);
+    j->ios = NULL;
+    j->freel = j->batch = j->done = NULL;
+    j->seqpos = j->nblocks = NULL;
+    j->eopts = NULL;
+}
+
+static int job_setup(struct job *j)
+{
+    struct run *r = j->run;
+    const struct nvb_workload *w = r->w;
+    struct plan *p = r->p;
+    const struct nvb__engine *e = p->eng;
+    unsigned qd = p->qd;
+    if (j->cpu >= 0) {
+        int rc = nvb__thread_pin(j->cpu);
+        if (rc < 0) {
+            snprintf(j->why, sizeof j->why, "cannot pin job %u to CPU %d (key 'cpus'): %s", j->idx, j->cpu,
+                     nvb_strerror(rc));
+            return rc;
+        }
+    }
+    j->fds = malloc(j->nt * sizeof *j->fds);
+    j->seqpos = calloc(j->nt, sizeof *j->seqpos);
+    j->nblocks = calloc(j->nt, sizeof *j->nblocks);
+    j->bufs = calloc(qd, sizeof *j->bufs);
+    j->ios = calloc(qd, sizeof *j->ios);
+    j->freel = calloc(qd, sizeof *j->freel);
+    j->batch = calloc(qd, sizeof *j->batch);
+    j->done = calloc(qd, sizeof *j->done);
+    j->eopts = calloc(NVB__ENGINE_MAX_OPTS, sizeof *j->eopts);
+    if (!j->fds || !j->seqpos || !j->nblocks || !j->bufs || !j->ios || !j->freel || !j->batch || !j->done || !j->eopts) {
+        snprintf(j->why, sizeof j->why, "out of memory setting up job %u", j->idx);
+        return -ENOMEM;
+    }
+    for (unsigned t = 0; t < j->nt; t++)
+        j->fds[t] = -1;
+    int nofiles = (e->flags & NVB__ENG_NO_FILES) != 0;
+    unsigned jobs_here = 0, rank = 0;
+    for (unsigned t = 0; t < j->nt; t++) {
+        const struct ptarget *pt = &p->t[j->tmap[t]];
+        if (!nofiles) {
+            int fd = nvb__target_open(pt->file, (p->writes ? NVB__O_WRITE : 0) | (w->direct ? NVB__O_DIRECT : 0));
+            if (fd < 0) {
+                snprintf(j->why, sizeof j->why, "cannot open target '%s'%s: %s", pt->path,
+                         w->direct ? " with O_DIRECT (try direct=0)" : "", nvb_strerror(fd));
+                return fd;
+            }
+            j->fds[t] = fd;
+        }
+        j->nblocks[t] = pt->len / w->bs;
+        /* Sequential jobs sharing a target start at staggered offsets. */
+        jobs_here = w->target_mode == NVB__TM_SPLIT ? 1 : p->jobs;
+        rank = w->target_mode == NVB__TM_SPLIT ? 0 : j->idx;
+        j->seqpos[t] = j->nblocks[t] * rank / jobs_here;
+    }
+    size_t align = 4096;
+    for (unsigned t = 0; t < j->nt; t++)
+        if (p->t[j->tmap[t]].ti.mem_align > align)
+            align = p->t[j->tmap[t]].ti.mem_align;
+    uint64_t fs = w->seed ^ (0xa0761d6478bd642full * (j->idx + 1));
+    for (unsigned i = 0; i < qd; i++) {
+        j->bufs[i] = nvb__alloc_aligned(align, (size_t)w->bs);
+        if (!j->bufs[i]) {
+            snprintf(j->why, sizeof j->why, "out of memory allocating %u buffers of %" PRIu64 " bytes (bs x qd)", qd, w->bs);
+            return -ENOMEM;
+        }
+        if (w->fill == NVB__FILL_ZERO) {
+            memset(j->bufs[i], 0, (size_t)w->bs);
+        } else {
+            uint64_t *q = j->bufs[i];
+            for (uint64_t k = 0; k < w->bs / 8; k++)
+                q[k] = rng_next(&fs);
+            memset((char *)j->bufs[i] + (w->bs & ~7ull), 0x5a, (size_t)(w->bs & 7));
+        }
+        j->ios[i].buf = j->bufs[i];
+        j->ios[i].slot = i;
+        j->freel[i] = &j->ios[i];
+    }
+    for (unsigned t = 0; t < j->nt; t++) {
+        j->st[t].region_off = p->t[j->tmap[t]].off;
+        for (int d = 0; d < 2; d++) {
+            if ((d == NVB_READ && !p->reads) || (d == NVB_WRITE && !p->writes))
+                continue;
+            j->st[t].d[d].hist = malloc(sizeof(struct nvb__hist));
+            if (!j->st[t].d[d].hist) {
+                snprintf(j->why, sizeof j->why, "out of memory for latency histograms");
+                return -ENOMEM;
+            }
+            nvb__hist_init(j->st[t].d[d].hist);
+        }
+    }
+    memcpy(j->eopts, p->eopts, sizeof p->eopts);
+    struct nvb__engine_ctx ctx = {
+        .qd = qd, .nfds = nofiles ? 0 : j->nt, .fds = j->fds, .direct = w->direct, .writes = p->writes,
+        .bufs = j->bufs, .buf_len = (size_t)w->bs, .cpu = j->cpu, .opts = j->eopts, .opts_set = p->eopts_set,
+        .used = &j->used, .why = j->why, .why_len = sizeof j->why,
+    };
+    j->why[0] = 0;
+    int rc = e->setup(&ctx, &j->est);
+    if (rc < 0) {
+        char tmp[256];
+        snprintf(tmp, sizeof tmp, "%s", j->why);
+        snprintf(j->why, sizeof j->why, "engine %s: %s", e->name, tmp[0] ? tmp : nvb_strerror(rc));
+        j->est = NULL;
+        return rc;
+    }
+    j->rng = w->seed ^ (0x8bb84b93962eacc9ull * (j->idx + 1));
+    return 0;
+}
+
+static void *job_main(void *arg)
+{
+    struct job *j = arg;
+    struct run *r = j->run;
+    int rc = job_setup(j);
+    nvb__mutex_lock(r->mu);
+    j->rc = rc;
+    r->nready++;
+    nvb__cond_signal_all(r->cv);
+    while (!r->go)
+        nvb__cond_wait(r->cv, r->mu, 0);
+    int go = r->go;
+    nvb__mutex_unlock(r->mu);
+    if (go > 0 && rc == 0)
+        job_loop(j);
+    nvb__mutex_lock(r->mu);
+    r->ndone++;
+    nvb__cond_signal_all(r->cv);
+    /* Stay alive until the runner has sampled per-thread CPU. */
+    while (!r->release)
+        nvb__cond_wait(r->cv, r->mu, 0);
+    nvb__mutex_unlock(r->mu);
+    job_release_resources(j);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- CPU */
+
+static uint64_t ct_busy(const struct nvb__cpu_times *c)
+{
+    /* guest time is already inside user (and guest_nice inside nice) */
+    return c->user + c->nice + c->system + c->irq + c->softirq;
+}
+
+static uint64_t ct_total(const struct nvb__cpu_times *c)
+{
+    return ct_busy(c) + c->idle + c->iowait + c->steal;
+}
+
+static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
+
+static void cpu_fill(struct nvb_result *res, const struct nvb__sys_sample *a, const struct nvb__sys_sample *b)
+{
+    struct nvb__cpu_times d;
+#define DELTA(f) d.f = b->total.f >= a->total.f ? b->total.f - a->total.f : 0
+    DELTA(user); DELTA(nice); DELTA(system); DELTA(idle); DELTA(iowait); DELTA(irq); DELTA(softirq);
+    DELTA(steal); DELTA(guest); DELTA(guest_nice);
+#undef DELTA
+    uint64_t tot = ct_total(&d);
+    res->system_pct = pct(ct_busy(&d), tot);
+    res->user_pct = pct(d.user + d.nice, tot);
+    res->sys_pct = pct(d.system, tot);
+    res->irq_pct = pct(d.irq + d.softirq, tot);
+    res->iowait_pct = pct(d.iowait, tot);
+    res->steal_pct = pct(d.steal, tot);
+    res->idle_pct = pct(d.idle, tot);
+    int n = b->ncpu < a->ncpu ? b->ncpu : a->ncpu;
+    res->cpu_pct = calloc((size_t)(n > 0 ? n : 1), sizeof *res->cpu_pct);
+    res->cpu_id = calloc((size_t)(n > 0 ? n : 1), sizeof *res->cpu_id);
+    if (res->cpu_pct && res->cpu_id) {
+        res->ncpu = n;
+        for (int i = 0; i < n; i++) {
+            struct nvb__cpu_times x = b->cpu[i], y = a->cpu[i];
+            uint64_t bu = ct_busy(&x) - (ct_busy(&y) < ct_busy(&x) ? ct_busy(&y) : ct_busy(&x));
+            uint64_t to = ct_total(&x) - (ct_total(&y) < ct_total(&x) ? ct_total(&y) : ct_total(&x));
+            res->cpu_pct[i] = pct(bu, to);
+            res->cpu_id[i] = b->cpu_id ? b->cpu_id[i] : i;
+        }
+    }
+    res->cpu_valid = 1;
+}
+
+static void threads_fill(struct nvb_result *res, struct nvb__thread_cpu *a, int na, struct nvb__thread_cpu *b, int nb)
+{
+    if (nb <= 0)
+        return;
+    res->threads = calloc((size_t)nb, sizeof *res->threads);
+    if (!res->threads)
+        return;
+    for (int i = 0; i < nb; i++) {
+        struct nvb__thread_row *row = &res->threads[res->nthreads];
+        uint64_t u = b[i].user_ns, s = b[i].sys_ns, rn = b[i].run_ns;
+        for (int k = 0; k < na; k++)
+            if (a[k].tid == b[i].tid) {
+                u = u > a[k].user_ns ? u - a[k].user_ns : 0;
+                s = s > a[k].sys_ns ? s - a[k].sys_ns : 0;
+                rn = rn > a[k].run_ns ? rn - a[k].run_ns : 0;
+                break;
+            }
+        row->tid = b[i].tid;
+        snprintf(row->name, sizeof row->name, "%s", b[i].name);
+        row->user_s = (double)u / 1e9;
+        row->sys_s = (double)s / 1e9;
+        row->run_s = (double)rn / 1e9;
+        res->nthreads++;
+    }
+}
+
+/* ---------------------------------------------------------------- run */
+
+static void ts_sample(struct run *r, struct nvb_result *res, struct live *prev, uint64_t *prev_ns,
+                      struct nvb__sys_sample *prev_sys, int have_sys, struct nvb_progress *pg)
+{
+    struct live cur;
+    memset(&cur, 0, sizeof cur);
+    for (unsigned i = 0; i < r->p->jobs; i++) {
+        struct job *j = &r->jobs[i];
+        for (int d = 0; d < 2; d++) {
+            cur.ios[d] += live_load(&j->live.ios[d]);
+            cur.bytes[d] += live_load(&j->live.bytes[d]);
+            cur.lat_sum[d] += live_load(&j->live.lat_sum[d]);
+        }
+        cur.errors += live_load(&j->live.errors);
+    }
+    uint64_t now = nvb__now_ns();
+    struct nvb__tsample s;
+    memset(&s, 0, sizeof s);
+    s.t_s = (double)((int64_t)now - (int64_t)r->meas_ns) / 1e9;
+    s.dt_s = (double)(now - *prev_ns) / 1e9;
+    for (int d = 0; d < 2; d++) {
+        /* live counters restart at the end of the ramp */
+        s.ios[d] = cur.ios[d] >= prev->ios[d] ? cur.ios[d] - prev->ios[d] : cur.ios[d];
+        s.bytes[d] = cur.bytes[d] >= prev->bytes[d] ? cur.bytes[d] - prev->bytes[d] : cur.bytes[d];
+        s.lat_sum[d] = cur.lat_sum[d] >= prev->lat_sum[d] ? cur.lat_sum[d] - prev->lat_sum[d] : cur.lat_sum[d];
+    }
+    s.errors = cur.errors >= prev->errors ? cur.errors - prev->errors : cur.errors;
+    s.system_pct = -1;
+    if (have_sys) {
+        struct nvb__sys_sample ss;
+        memset(&ss, 0, sizeof ss);
+        if (nvb__sys_sample(&ss) == 0) {
+            struct nvb__cpu_times d;
+#define DELTA(f) d.f = ss.total.f >= prev_sys->total.f ? ss.total.f - prev_sys->total.f : 0
+            DELTA(user); DELTA(nice); DELTA(system); DELTA(idle); DELTA(iowait); DELTA(irq); DELTA(softirq);
+            DELTA(steal); DELTA(guest); DELTA(guest_nice);
+#undef DELTA
+            s.system_pct = pct(ct_busy(&d), ct_total(&d));
+            nvb__sys_sample_free(prev_sys);
+            *prev_sys = ss;
+        }
+    }
+    if (s.t_s > 0)
+        nvb__result_ts_push(res, &s);
+    if (pg) {
+        memset(pg, 0, sizeof *pg);
+        pg->size = sizeof *pg;
+        pg->elapsed_s = s.t_s;
+        pg->total_s = (double)r->p->runtime_ns / 1e9;
+        for (int d = 0; d < 2; d++) {
+            pg->ios[d] = cur.ios[d];
+            pg->bytes[d] = cur.bytes[d];
+            pg->iops[d] = s.dt_s > 0 ? (double)s.ios[d] / s.dt_s : 0;
+            pg->bw_bytes_s[d] = s.dt_s > 0 ? (double)s.bytes[d] / s.dt_s : 0;
+            pg->lat_mean_ns[d] = s.ios[d] ? (double)s.lat_sum[d] / (double)s.ios[d] : 0;
+        }
+        pg->errors = cur.errors;
+        double f = 0;
+        if (r->p->runtime_ns)
+            f = s.t_s / ((double)r->p->runtime_ns / 1e9);
+        if (r->p->ios_total) {
+            double g = (double)(cur.ios[0] + cur.ios[1]) / (double)r->p->ios_total;
+            f = f > g ? f : g;
+        }
+        pg->done_fraction = f < 0 ? 0 : f > 1 ? 1 : f;
+    }
+    *prev = cur;
+    *prev_ns = now;
+}
+
+static int result_from_plan_error(struct nvb_result **out, const struct nvb_workload *w, int rc, const char *msg)
+{
+    if (!out)
+        return rc;
+    struct nvb_result *res = nvb__result_new();
+    if (res) {
+        snprintf(res->engine, sizeof res->engine, "%s", w->engine);
+        nvb__workload_copy(w, &res->wl);
+        nvb__result_seterr(res, rc, msg);
+    }
+    *out = res;
+    return rc;
+}
+
+static void assign_targets(const struct nvb_workload *w, const struct plan *p, struct job *j, unsigned nt_all)
+{
+    if (w->target_mode == NVB__TM_SPLIT) {
+        if (p->jobs >= nt_all) {
+            j->nt = 1;
+            j->tmap[0] = j->idx % nt_all;
+        } else {
+            j->nt = 0;
+            for (unsigned t = j->idx; t < nt_all; t += p->jobs)
+                j->tmap[j->nt++] = t;
+        }
+    } else {
+        j->nt = nt_all;
+        for (unsigned t = 0; t < nt_all; t++)
+            j->tmap[t] = t;
+    }
+}
+
+static void measure_clock_cost(struct nvb_result *res)
+{
+    uint64_t a = nvb__now_ns(), b = a;
+    for (int i = 0; i < 1000; i++)
+        b = nvb__now_ns();
+    res->clock_cost_ns = (double)(b - a) / 1000.0;
+}
+
+NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opts, struct nvb_result **out)
+{
+    if (out)
+        *out = NULL;
+    if (!w || !out)
+        return -EINVAL;
+    struct nvb_run_opts o;
+    memset(&o, 0, sizeof o);
+    if (opts) {
+        size_t n = opts->size < sizeof o ? opts->size : sizeof o;
+        memcpy(&o, opts, n);
+    }
+    struct plan p;
+    char err[512];
+    int rc = plan_build(w, &p, err, sizeof err);
+    if (rc < 0)
+        return result_from_plan_error(out, w, rc, err);
+
+    struct nvb_result *res = nvb__result_new();
+    if (!res) {
+        plan_free(&p);
+        return -ENOMEM;
+    }
+    *out = res;
+    snprintf(res->engine, sizeof res->engine, "%s", w->engine);
+    res->qd_effective = p.qd;
+    res->ncpus_online = p.ncpus_online;
+    if (nvb__workload_copy(w, &res->wl) < 0) {
+        nvb__result_seterr(res, -ENOMEM, "out of memory");
+        plan_free(&p);
+        return -ENOMEM;
+    }
+    for (unsigned i = 0; i < p.nwarn; i++)
+        nvb__result_warn(res, "%s", p.warn[i]);
+    measure_clock_cost(res);
+
+    struct run r;
+    memset(&r, 0, sizeof r);
+    r.w = w;
+    r.opts = &o;
+    r.cancel = o.cancel;
+    r.p = &p;
+    volatile int cancel_fill = 0;
+    struct nvb__sys_sample sys0, sys1, sys_iv;
+    memset(&sys0, 0, sizeof sys0);
+    memset(&sys1, 0, sizeof sys1);
+    memset(&sys_iv, 0, sizeof sys_iv);
+    struct nvb__thread_cpu *th0 = NULL, *th1 = NULL;
+    int nth0 = 0, nth1 = 0;
+    unsigned started = 0;
+
+    /* Scratch files: created only now that everything else checked out. */
+    res->ntargets = p.nt;
+    res->tg = calloc(p.nt, sizeof *res->tg);
+    if (!res->tg) {
+        rc = -ENOMEM;
+        nvb__result_seterr(res, rc, "out of memory");
+        goto out_cleanup;
+    }
+    for (unsigned t = 0; t < p.nt; t++) {
+        struct ptarget *pt = &p.t[t];
+        res->tg[t].path = nvb__strdup(pt->path);
+        res->tg[t].region_off = pt->off;
+        res->tg[t].region_len = pt->len;
+        res->tg[t].lbs = pt->ti.lbs;
+        snprintf(res->tg[t].dev, sizeof res->tg[t].dev, "%s", pt->ti.dev);
+        static const char *const kinds[] = {"?", "file", "block", "dir", "char", "other"};
+        snprintf(res->tg[t].kind, sizeof res->tg[t].kind, "%s",
+                 pt->scratch ? "scratch" : kinds[pt->ti.kind <= NVB__T_OTHER ? pt->ti.kind : 0]);
+        if (!pt->scratch || (p.eng->flags & NVB__ENG_NO_FILES)) {
+            res->tg[t].file = nvb__strdup(pt->file);
+            continue;
+        }
+        rc = nvb__scratch_create(pt->path, pt->len, pt->file, sizeof pt->file);
+        if (rc < 0) {
+            pt->file[0] = 0;
+            snprintf(err, sizeof err, "cannot create a scratch file of %" PRIu64 " bytes in '%s': %s", pt->len,
+                     pt->path, nvb_strerror(rc));
+            nvb__result_seterr(res, rc, err);
+            goto out_cleanup;
+        }
+        res->tg[t].file = nvb__strdup(pt->file);
+        struct nvb__target_info ti;
+        if (nvb__target_info(pt->file, &ti) == 0) {
+            pt->ti.lbs = ti.lbs;
+            pt->ti.mem_align = ti.mem_align;
+            res->tg[t].lbs = ti.lbs;
+            if (w->direct && ti.lbs && w->bs % ti.lbs) {
+                rc = -EINVAL;
+                snprintf(err, sizeof err, "bs '%" PRIu64 "' is not a multiple of the logical block size %u of the "
+                         "scratch file in '%s' (direct=1)", w->bs, ti.lbs, pt->path);
+                nvb__result_seterr(res, rc, err);
+                goto out_cleanup;
+            }
+        }
+        int fd = nvb__target_open(pt->file, NVB__O_WRITE | (w->direct ? NVB__O_DIRECT : 0));
+        if (fd < 0) {
+            rc = fd;
+            snprintf(err, sizeof err, "cannot open scratch file '%s': %s", pt->file, nvb_strerror(rc));
+            nvb__result_seterr(res, rc, err);
+            goto out_cleanup;
+        }
+        size_t flen = 1 << 20;
+        void *fb = nvb__alloc_aligned(4096, flen);
+        if (!fb) {
+            nvb__target_close(fd);
+            rc = -ENOMEM;
+            nvb__result_seterr(res, rc, "out of memory");
+            goto out_cleanup;
+        }
+        uint64_t fs = w->seed ^ 0x5eed;
+        for (size_t k = 0; k < flen / 8; k++)
+            ((uint64_t *)fb)[k] = rng_next(&fs);
+        rc = nvb__fill_file(fd, pt->len, fb, flen, r.cancel ? &r.cancel->flag : &cancel_fill);
+        nvb__free_aligned(fb);
+        nvb__target_close(fd);
+        if (rc < 0) {
+            snprintf(err, sizeof err, "cannot lay out scratch file '%s': %s", pt->file, nvb_strerror(rc));
+            nvb__result_seterr(res, rc, err);
+            if (rc == -ECANCELED)
+                res->cancelled = 1;
+            goto out_cleanup;
+        }
+    }
+
+    if ((rc = nvb__mutex_new(&r.mu)) < 0 || (rc = nvb__cond_new(&r.cv)) < 0) {
+        nvb__result_seterr(res, rc, "cannot create synchronisation objects");
+        goto out_cleanup;
+    }
+    r.jobs = calloc(p.jobs, sizeof *r.jobs);
+    if (!r.jobs) {
+        rc = -ENOMEM;
+        nvb__result_seterr(res, rc, "out of memory");
+        goto out_cleanup;
+    }
+    /* Budgets and rates split exactly over the jobs. */
+    unsigned cpu_list[NVB__MAX_CPUS], ncpu_list = 0;
+    for (unsigned c = 0; c < NVB__MAX_CPUS; c++)
+        if ((w->cpus[c / 64] >> (c % 64)) & 1)
+            cpu_list[ncpu_list++] = c;
+    for (unsigned i = 0; i < p.jobs; i++) {
+        struct job *j = &r.jobs[i];
+        j->run = &r;
+        j->idx = i;
+        j->cpu = ncpu_list ? (int)cpu_list[i % ncpu_list] : -1;
+        j->tmap = calloc(p.nt, sizeof *j->tmap);
+        j->st = calloc(p.nt, sizeof *j->st);
+        if (!j->tmap || !j->st) {
+            rc = -ENOMEM;
+            nvb__result_seterr(res, rc, "out of memory");
+            goto out_cleanup;
+        }
+        assign_targets(w, &p, j, p.nt);
+        if (p.ios_total)
+            j->budget = p.ios_total / p.jobs + (i < p.ios_total % p.jobs ? 1 : 0);
+        else
+            j->budget = UINT64_MAX;
+        if (w->rate_iops) {
+            double per = (double)w->rate_iops / p.jobs;
+            j->rate_ns = per > 0 ? (uint64_t)(1e9 / per) : 0;
+            if (!j->rate_ns)
+                j->rate_ns = 1;
+        }
+    }
+    for (unsigned i = 0; i < p.jobs; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "nvb-job-%u", i);
+        rc = nvb__thread_start(&r.jobs[i].thr, job_main, &r.jobs[i], name);
+        if (rc < 0) {
+            snprintf(err, sizeof err, "cannot start job thread %u of %u: %s", i, p.jobs, nvb_strerror(rc));
+            nvb__result_seterr(res, rc, err);
+            break;
+        }
+        started++;
+    }
+    nvb__mutex_lock(r.mu);
+    while (r.nready < started)
+        nvb__cond_wait(r.cv, r.mu, 0);
+    int setup_rc = rc;
+    for (unsigned i = 0; i < started && setup_rc == 0; i++)
+        if (r.jobs[i].rc < 0) {
+            setup_rc = r.jobs[i].rc;
+            nvb__result_seterr(res, setup_rc, r.jobs[i].why);
+        }
+    if (setup_rc < 0) {
+        r.go = -1;
+        r.release = 1;
+        nvb__cond_signal_all(r.cv);
+        nvb__mutex_unlock(r.mu);
+        rc = setup_rc;
+        goto out_join;
+    }
+    nvb__mutex_unlock(r.mu);
+    for (unsigned i = 0; i < p.jobs; i++)
+        if (r.jobs[i].used.n) {
+            res->used = r.jobs[i].used;
+            break;
+        }
+
+    /* Start: sample, then release the jobs. */
+    int have_sys = nvb__sys_sample(&sys0) == 0;
+    struct nvb__proc_sample pr0, pr1;
+    memset(&pr0, 0, sizeof pr0);
+    memset(&pr1, 0, sizeof pr1);
+    nvb__proc_sample(&pr0);
+    nth0 = nvb__threads_sample(&th0);
+    uint64_t cpu_t0 = nvb__now_ns();
+    res->start_wall_ns = nvb__wall_ns();
+    nvb__mutex_lock(r.mu);
+    r.go_ns = nvb__now_ns();
+    r.meas_ns = r.go_ns + w->ramp_ns;
+    r.end_ns = p.runtime_ns ? r.meas_ns + p.runtime_ns : 0;
+    r.go = 1;
+    nvb__cond_signal_all(r.cv);
+    res->ramp_s = (double)w->ramp_ns / 1e9;
+
+    int ramp_pending = w->ramp_ns > 0;
+    struct live prev;
+    memset(&prev, 0, sizeof prev);
+    uint64_t prev_ns = r.meas_ns, next_tick = r.meas_ns + w->interval_ns;
+    if (have_sys && !ramp_pending) {
+        sys_iv = sys0;
+        sys_iv.cpu = NULL;
+        sys_iv.cpu_id = NULL;
+    }
+    while (r.ndone < p.jobs) {
+        uint64_t now = nvb__now_ns();
+        uint64_t until = ramp_pending ? r.meas_ns : next_tick;
+        if (now < until) {
+            uint64_t wait = until - now;
+            if (wait > 50000000ull && r.cancel)
+                wait = 50000000ull; /* poll a signal handler's cancel request */
+            nvb__cond_wait(r.cv, r.mu, wait);
+            if (r.ndone >= p.jobs)
+                break;
+        }
+        now = nvb__now_ns();
+        if (r.cancel && r.cancel->flag)
+            __atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+        if (ramp_pending && now >= r.meas_ns) {
+            /* The measured window starts here for the CPU figures. */
+            ramp_pending = 0;
+            nvb__mutex_unlock(r.mu);
+            if (have_sys) {
+                nvb__sys_sample_free(&sys0);
+                have_sys = nvb__sys_sample(&sys0) == 0;
+                sys_iv = sys0;
+                sys_iv.cpu = NULL;
+                sys_iv.cpu_id = NULL;
+            }
+            nvb__proc_sample(&pr0);
+            free(th0);
+            th0 = NULL;
+            nth0 = nvb__threads_sample(&th0);
+            cpu_t0 = nvb__now_ns();
+            struct live dummy;
+            memset(&dummy, 0, sizeof dummy);
+            prev = dummy;
+            prev_ns = r.meas_ns;
+            nvb__mutex_lock(r.mu);
+            continue;
+        }
+        if (!ramp_pending && now >= next_tick) {
+            nvb__mutex_unlock(r.mu);
+            struct nvb_progress pg;
+            ts_sample(&r, res, &prev, &prev_ns, &sys_iv, have_sys, o.progress ? &pg : NULL);
+            while (next_tick <= now)
+                next_tick += w->interval_ns;
+            if (o.progress && o.progress(&pg, o.progress_arg))
+                __atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+            nvb__mutex_lock(r.mu);
+        }
+    }
+    nvb__mutex_unlock(r.mu);
+    /* All jobs finished their loops: close the measured window. */
+    uint64_t cpu_t1 = nvb__now_ns();
+    if (have_sys)
+        have_sys = nvb__sys_sample(&sys1) == 0;
+    nvb__proc_sample(&pr1);
+    nth1 = nvb__threads_sample(&th1);
+    if (!ramp_pending) {
+        /* the last, partial interval */
+        ts_sample(&r, res, &prev, &prev_ns, &sys_iv, 0, NULL);
+    }
+    nvb__mutex_lock(r.mu);
+    r.release = 1;
+    nvb__cond_signal_all(r.cv);
+    nvb__mutex_unlock(r.mu);
+
+    if (have_sys)
+        cpu_fill(res, &sys0, &sys1);
+    double win = (double)(cpu_t1 - cpu_t0) / 1e9;
+    res->process_user_s = (double)(pr1.user_ns - (pr0.user_ns < pr1.user_ns ? pr0.user_ns : pr1.user_ns)) / 1e9;
+    res->process_sys_s = (double)(pr1.sys_ns - (pr0.sys_ns < pr1.sys_ns ? pr0.sys_ns : pr1.sys_ns)) / 1e9;
+    res->maxrss_kib = pr1.maxrss_kib;
+    res->minflt = pr1.minflt - pr0.minflt;
+    res->majflt = pr1.majflt - pr0.majflt;
+    res->nvcsw = pr1.nvcsw - pr0.nvcsw;
+    res->nivcsw = pr1.nivcsw - pr0.nivcsw;
+    threads_fill(res, th0, nth0, th1, nth1);
+    (void)win;
+
+out_join:
+    for (unsigned i = 0; i < started; i++)
+        nvb__thread_join(r.jobs[i].thr);
+    if (setup_rc == 0 && started == p.jobs) {
+        /* Merge: per job per target -> per target -> totals (exact sums). */
+        uint64_t t_end = r.meas_ns;
+        for (unsigned i = 0; i < p.jobs; i++) {
+            struct job *j = &r.jobs[i];
+            if (j->t_end > t_end)
+                t_end = j->t_end;
+            for (unsigned t = 0; t < j->nt; t++) {
+                struct nvb__tstat *dst = &res->tg[j->tmap[t]];
+                for (int d = 0; d < 2; d++) {
+                    struct nvb__dstat *s = &j->st[t].d[d];
+                    dst->d[d].ios += s->ios;
+                    dst->d[d].bytes += s->bytes;
+                    if (s->hist) {
+                        if (!dst->d[d].hist) {
+                            dst->d[d].hist = malloc(sizeof(struct nvb__hist));
+                            if (dst->d[d].hist)
+                                nvb__hist_init(dst->d[d].hist);
+                        }
+                        if (dst->d[d].hist)
+                            nvb__hist_merge(dst->d[d].hist, s->hist);
+                    }
+                }
+                dst->errors += j->st[t].errors;
+            }
+            for (int e = 0; e < NVB__ERRNO_SLOTS; e++)
+                res->by_errno[e] += j->by_errno[e];
+            res->errors += j->errors;
+            res->short_ios += j->short_ios;
+            res->verify_checked += j->verify_checked;
+            res->verify_mismatches += j->verify_mismatches;
+            for (unsigned k = 0; k < j->nfirst_mm && res->nfirst_mismatch < 8; k++)
+                res->first_mismatch_off[res->nfirst_mismatch++] = j->first_mm[k];
+            if (j->rc < 0 && !res->err)
+                nvb__result_seterr(res, j->rc, j->why);
+        }
+        res->duration_s = (double)(t_end - r.meas_ns) / 1e9;
+        for (unsigned t = 0; t < p.nt; t++)
+            for (int d = 0; d < 2; d++) {
+                struct nvb__dstat *s = &res->tg[t].d[d];
+                res->tot[d].ios += s->ios;
+                res->tot[d].bytes += s->bytes;
+                if (s->hist) {
+                    if (!res->tot[d].hist) {
+                        res->tot[d].hist = malloc(sizeof(struct nvb__hist));
+                        if (res->tot[d].hist)
+                            nvb__hist_init(res->tot[d].hist);
+                    }
+                    if (res->tot[d].hist)
+                        nvb__hist_merge(res->tot[d].hist, s->hist);
+                }
+            }
+        if (res->cpu_valid && res->steal_pct > 5.0)
+            nvb__result_warn(res, "steal time %.1f%%: the hypervisor took CPU from this machine; figures are noisy",
+                             res->steal_pct);
+        if (res->cpu_valid) {
+            struct nvb__cpu_derived cd;
+            nvb__cpu_derive(res, &cd);
+            if (cd.background_pct > 10.0)
+                nvb__result_warn(res, "the machine was not quiet: %.1f%% of all CPU time was used by other "
+                                 "processes during the run", cd.background_pct);
+        }
+        if (res->short_ios)
+            nvb__result_warn(res, "%" PRIu64 " short transfers counted as errors (EIO)", res->short_ios);
+        if (res->verify_mismatches)
+            nvb__result_warn(res, "verify: %" PRIu64 " of %" PRIu64 " blocks read did not match what was written",
+                             res->verify_mismatches, res->verify_checked);
+        if (r.io_err && !res->err) {
+            nvb__result_seterr(res, r.io_err, r.io_err_msg);
+            rc = r.io_err;
+        }
+        if (r.cancel && r.cancel->flag && !res->err) {
+            res->cancelled = 1;
+            nvb__result_seterr(res, -ECANCELED, "cancelled");
+            rc = -ECANCELED;
+        } else if (r.stop && !res->err && !r.io_err) {
+            /* stopped by the progress callback */
+            res->cancelled = 1;
+            nvb__result_seterr(res, -ECANCELED, "cancelled by the progress callback");
+            rc = -ECANCELED;
+        }
+        if (res->err && rc == 0)
+            rc = res->err;
+    }
+out_cleanup:
+    if (r.jobs) {
+        for (unsigned i = 0; i < p.jobs; i++) {
+            struct job *j = &r.jobs[i];
+            if (i >= started)
+                job_release_resources(j);
+            if (j->st) {
+                for (unsigned t = 0; t < p.nt; t++)
+                    for (int d = 0; d < 2; d++)
+                        free(j->st[t].d[d].hist);
+                free(j->st);
+            }
+            free(j->tmap);
+        }
+        free(r.jobs);
+    }
+    for (unsigned t = 0; t < p.nt; t++)
+        if (p.t[t].scratch && p.t[t].file[0] && strcmp(p.t[t].file, p.t[t].path))
+            nvb__scratch_remove(p.t[t].file);
+    if (r.cv)
+        nvb__cond_free(r.cv);
+    if (r.mu)
+        nvb__mutex_free(r.mu);
+    nvb__sys_sample_free(&sys0);
+    nvb__sys_sample_free(&sys1);
+    nvb__sys_sample_free(&sys_iv);
+    free(th0);
+    free(th1);
+    plan_free(&p);
+    if (rc == 0 && res->err)
+        rc = res->err;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- cancel */
+
+NVB_API int nvb_cancel_new(struct nvb_cancel **out)
+{
+    if (!out)
+        return -EINVAL;
+    *out = calloc(1, sizeof **out);
+    return *out ? 0 : -ENOMEM;
+}
+
+NVB_API void nvb_cancel_free(struct nvb_cancel *c) { free(c); }
+
+NVB_API void nvb_cancel_request(struct nvb_cancel *c)
+{
+    if (c)
+        __atomic_store_n(&c->flag, 1, __ATOMIC_RELAXED);
+}
+
+NVB_API int nvb_cancel_requested(const struct nvb_cancel *c)
+{
+    return c ? __atomic_load_n(&c->flag, __ATOMIC_RELAXED) : 0;
+}
+
+NVB_API void nvb_cancel_reset(struct nvb_cancel *c)
+{
+    if (c)
+        __atomic_store_n(&c->flag, 0, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,450 @@
+/*
+ * Workloads: string keys validated centrally by one table, so bindings and
+ * scripts can set anything by name and the ABI never changes when a key is
+ * added. Engine-specific keys ("io_uring.sqpoll") are owned by the engine's
+ * option table.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64 };
+
+struct keydef {
+    const char *name;
+    enum ktype type;
+    size_t off;
+    uint64_t min, max;          /* for sizes, durations and integers */
+    const char *const *names;   /* for enums: index = value */
+    const char *doc;
+};
+
+static const char *const rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw", NULL};
+static const char *const fill_names[] = {"random", "zero", NULL};
+static const char *const tmode_names[] = {"shared", "split", NULL};
+
+#define OFF(f) offsetof(struct nvb_workload, f)
+#define NS_PER_S 1000000000ull
+
+static const struct keydef keys[] = {
+    {"engine", K_ENGINE, OFF(engine), 0, 0, NULL, "I/O engine: psync, libaio, io_uring, null"},
+    {"rw", K_ENUM, OFF(rw), 0, 0, rw_names, "read, write, randread, randwrite, randrw, rw"},
+    {"rwmix", K_UINT, OFF(rwmix), 0, 100, NULL, "read percentage of mixed workloads"},
+    {"bs", K_SIZE, OFF(bs), 1, 1ull << 30, NULL, "block size"},
+    {"qd", K_UINT, OFF(qd), 1, 16384, NULL, "I/Os in flight per job"},
+    {"jobs", K_UINT, OFF(jobs), 1, 4096, NULL, "worker threads"},
+    {"size", K_SIZE, OFF(size), 0, UINT64_MAX, NULL, "region per target (0: to the end)"},
+    {"offset", K_SIZE, OFF(offset), 0, UINT64_MAX, NULL, "start of the region per target"},
+    {"runtime", K_DURATION, OFF(runtime_ns), 0, 365ull * 86400 * NS_PER_S, NULL, "measured duration"},
+    {"ramp", K_DURATION, OFF(ramp_ns), 0, 86400ull * NS_PER_S, NULL, "warm-up excluded from statistics"},
+    {"interval", K_DURATION, OFF(interval_ns), 10000000ull, 3600ull * NS_PER_S, NULL, "time-series step"},
+    {"io_limit", K_SIZE, OFF(io_limit), 0, UINT64_MAX, NULL, "total bytes over all jobs"},
+    {"ios", K_U64, OFF(ios), 0, UINT64_MAX, NULL, "total I/O count over all jobs"},
+    {"direct", K_BOOL, OFF(direct), 0, 1, NULL, "O_DIRECT"},
+    {"fill", K_ENUM, OFF(fill), 0, 0, fill_names, "write buffer content: random or zero"},
+    {"seed", K_U64, OFF(seed), 0, UINT64_MAX, NULL, "seed of offsets and data"},
+    {"rate_iops", K_U64, OFF(rate_iops), 0, UINT64_MAX, NULL, "IOPS cap over all jobs (0: none)"},
+    {"cpus", K_CPULIST, OFF(cpus), 0, 0, NULL, "CPU list jobs are pinned to, round robin"},
+    {"allow_destructive", K_BOOL, OFF(allow_destructive), 0, 1, NULL, "permit writes to block devices"},
+    {"target_mode", K_ENUM, OFF(target_mode), 0, 0, tmode_names, "shared: every job drives every target; split: targets divided among jobs"},
+    {"verify", K_BOOL, OFF(verify), 0, 1, NULL, "write a pattern derived from (seed, offset) and check it on read"},
+    {"continue_on_error", K_BOOL, OFF(continue_on_error), 0, 1, NULL, "count I/O errors and go on instead of stopping"},
+    {"submit_batch", K_UINT, OFF(submit_batch), 0, 16384, NULL, "most I/Os queued per submission (0: qd)"},
+    {"complete_batch", K_UINT, OFF(complete_batch), 1, 16384, NULL, "completions to wait for when the queue is full"},
+    {"name", K_STRING, OFF(name), 0, 0, NULL, "a label carried into the result"},
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+int nvb__werr(struct nvb_workload *w, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->err, sizeof w->err, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+const char *nvb__rw_name(int rw)
+{
+    return (rw >= 0 && rw < (int)(sizeof rw_names / sizeof rw_names[0]) - 1) ? rw_names[rw] : "?";
+}
+
+NVB_API int nvb_workload_new(struct nvb_workload **out)
+{
+    if (!out)
+        return -EINVAL;
+    struct nvb_workload *w = calloc(1, sizeof *w);
+    if (!w)
+        return -ENOMEM;
+    strcpy(w->engine, "psync");
+    w->rw = NVB__RW_RANDREAD;
+    w->rwmix = 50;
+    w->bs = 4096;
+    w->qd = 1;
+    w->jobs = 1;
+    w->runtime_ns = 5 * NS_PER_S;
+    w->interval_ns = NS_PER_S;
+    w->direct = 1;
+    w->fill = NVB__FILL_RANDOM;
+    w->seed = 0x6e76626e63680001ull;
+    w->complete_batch = 1;
+    *out = w;
+    return 0;
+}
+
+NVB_API void nvb_workload_free(struct nvb_workload *w)
+{
+    if (!w)
+        return;
+    for (unsigned i = 0; i < w->ntargets; i++)
+        free(w->targets[i]);
+    free(w->targets);
+    free(w);
+}
+
+int nvb__workload_copy(const struct nvb_workload *src, struct nvb_workload **out)
+{
+    struct nvb_workload *w = malloc(sizeof *w);
+    if (!w)
+        return -ENOMEM;
+    *w = *src;
+    w->targets = NULL;
+    w->ntargets = w->targets_cap = 0;
+    if (src->ntargets) {
+        w->targets = calloc(src->ntargets, sizeof *w->targets);
+        if (!w->targets) {
+            free(w);
+            return -ENOMEM;
+        }
+        w->targets_cap = src->ntargets;
+        for (unsigned i = 0; i < src->ntargets; i++) {
+            w->targets[i] = nvb__strdup(src->targets[i]);
+            if (!w->targets[i]) {
+                nvb_workload_free(w);
+                return -ENOMEM;
+            }
+            w->ntargets++;
+        }
+    }
+    *out = w;
+    return 0;
+}
+
+static const struct keydef *find_key(const char *key)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (!strcmp(keys[i].name, key))
+            return &keys[i];
+    return NULL;
+}
+
+static int set_engine_opt(struct nvb_workload *w, const char *key, const char *value)
+{
+    const char *dot = strchr(key, '.');
+    char ename[32];
+    size_t n = (size_t)(dot - key);
+    if (n >= sizeof ename)
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s')", key, value);
+    memcpy(ename, key, n);
+    ename[n] = 0;
+    int ei = nvb__engine_index(ename);
+    if (ei < 0)
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): no engine named '%s'", key, value, ename);
+    const struct nvb__engine *e = nvb__engines[ei];
+    int oi = nvb__engine_opt_index(e, dot + 1);
+    if (oi < 0)
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): engine %s has no option '%s'",
+                         key, value, ename, dot + 1);
+    const struct nvb__optdef *od = &e->opts[oi];
+    int64_t v;
+    int rc;
+    if (od->type == NVB__OPT_INT) {
+        rc = nvb__parse_i64(value, &v);
+        if (rc)
+            return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected an integer", value, key);
+        if (v < od->min || v > od->max)
+            return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [%" PRId64 ", %" PRId64 "]",
+                             value, key, od->min, od->max);
+    } else {
+        int b;
+        if (od->type == NVB__OPT_AUTOBOOL && !strcmp(value, "auto")) {
+            v = -1;
+        } else {
+            rc = nvb__parse_bool(value, &b);
+            if (rc)
+                return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected 0 or 1%s", value, key,
+                                 od->type == NVB__OPT_AUTOBOOL ? " or auto" : "");
+            v = b;
+        }
+    }
+    if (strlen(key) >= sizeof w->eopts[0].key || strlen(value) >= sizeof w->eopts[0].text)
+        return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': too long", value, key);
+    unsigned i;
+    for (i = 0; i < w->neopts; i++)
+        if (!strcmp(w->eopts[i].key, key))
+            break;
+    if (i == w->neopts) {
+        if (w->neopts == NVB__MAX_EOPTS)
+            return nvb__werr(w, -ENOSPC, "too many engine options (setting '%s')", key);
+        w->neopts++;
+    }
+    struct nvb__eopt *o = &w->eopts[i];
+    strcpy(o->key, key);
+    strcpy(o->text, value);
+    o->engine = ei;
+    o->opt = oi;
+    o->value = v;
+    return 0;
+}
+
+NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char *value)
+{
+    if (!w)
+        return -EINVAL;
+    if (!key || !*key)
+        return nvb__werr(w, -EINVAL, "empty key");
+    if (!value)
+        return nvb__werr(w, -EINVAL, "missing value for key '%s'", key);
+    if (strchr(key, '.'))
+        return set_engine_opt(w, key, value);
+    const struct keydef *k = find_key(key);
+    if (!k)
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s')", key, value);
+    void *p = (char *)w + k->off;
+    uint64_t u = 0;
+    int rc = 0, b;
+    switch (k->type) {
+    case K_SIZE:
+        rc = nvb__parse_size(value, &u);
+        if (rc)
+            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL,
+                             "invalid size '%s' for key '%s' (examples: 4k, 1M, 2G)", value, key);
+        break;
+    case K_DURATION:
+        rc = nvb__parse_duration(value, &u);
+        if (rc)
+            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL,
+                             "invalid duration '%s' for key '%s' (examples: 500ms, 2s, 1m)", value, key);
+        break;
+    case K_UINT:
+    case K_U64:
+        rc = nvb__parse_u64(value, &u);
+        if (rc)
+            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL,
+                             "invalid value '%s' for key '%s': expected a non-negative integer", value, key);
+        break;
+    case K_BOOL:
+        if (nvb__parse_bool(value, &b))
+            return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected 0 or 1", value, key);
+        *(int *)p = b;
+        return 0;
+    case K_ENUM:
+        for (int i = 0; k->names[i]; i++)
+            if (!strcmp(k->names[i], value) || (k->names == rw_names && !strcmp(value, "readwrite") && i == NVB__RW_RW)) {
+                *(int *)p = i;
+                return 0;
+            }
+        {
+            char list[128] = "";
+            for (int i = 0; k->names[i]; i++) {
+                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+                strncat(list, k->names[i], sizeof list - strlen(list) - 1);
+            }
+            return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected one of %s", value, key, list);
+        }
+    case K_ENGINE:
+        if (nvb__engine_index(value) < 0) {
+            char list[128] = "";
+            for (int i = 0; nvb__engines[i]; i++) {
+                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+                strncat(list, nvb__engines[i]->name, sizeof list - strlen(list) - 1);
+            }
+            return nvb__werr(w, -EINVAL, "unknown engine '%s' for key 'engine' (known: %s)", value, list);
+        }
+        strcpy(w->engine, value);
+        return 0;
+    case K_CPULIST: {
+        uint64_t bits[NVB__MAX_CPUS / 64];
+        rc = nvb__parse_cpulist(value, bits, NVB__MAX_CPUS);
+        if (rc || strlen(value) >= sizeof w->cpus_text)
+            return nvb__werr(w, -EINVAL, "invalid CPU list '%s' for key '%s' (example: 0-3,6)", value, key);
+        memcpy(w->cpus, bits, sizeof bits);
+        unsigned n = 0;
+        for (unsigned i = 0; i < NVB__MAX_CPUS; i++)
+            n += (unsigned)((bits[i / 64] >> (i % 64)) & 1);
+        w->ncpus_set = n;
+        strcpy(w->cpus_text, value);
+        return 0;
+    }
+    case K_STRING:
+        if (strlen(value) >= sizeof w->name)
+            return nvb__werr(w, -EINVAL, "value for key '%s' is too long (max %zu)", key, sizeof w->name - 1);
+        strcpy(w->name, value);
+        return 0;
+    }
+    if (u < k->min || u > k->max) {
+        if (k->type == K_DURATION && k->max)
+            return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range", value, key);
+        return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [%" PRIu64 ", %" PRIu64 "]",
+                         value, key, k->min, k->max);
+    }
+    if (k->off == OFF(runtime_ns))
+        w->runtime_set = 1;
+    if (k->type == K_UINT)
+        *(unsigned *)p = (unsigned)u;
+    else
+        *(uint64_t *)p = u;
+    return 0;
+}
+
+NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char *buf, size_t len)
+{
+    if (!w || !key || (!buf && len))
+        return -EINVAL;
+    char tmp[160];
+    const struct keydef *k = find_key(key);
+    if (!k) {
+        const struct nvb__eopt *found = NULL;
+        for (unsigned i = 0; i < w->neopts; i++)
+            if (!strcmp(w->eopts[i].key, key))
+                found = &w->eopts[i];
+        if (found) {
+            snprintf(tmp, sizeof tmp, "%s", found->text);
+        } else {
+            /* an engine option not set: its default */
+            const char *dot = strchr(key, '.');
+            if (!dot)
+                return -ENOENT;
+            char ename[32];
+            size_t n = (size_t)(dot - key);
+            if (n >= sizeof ename)
+                return -ENOENT;
+            memcpy(ename, key, n);
+            ename[n] = 0;
+            const struct nvb__engine *e = nvb__engine_find(ename);
+            int oi = e ? nvb__engine_opt_index(e, dot + 1) : -1;
+            if (oi < 0)
+                return -ENOENT;
+            if (e->opts[oi].type == NVB__OPT_AUTOBOOL && e->opts[oi].def < 0)
+                snprintf(tmp, sizeof tmp, "auto");
+            else
+                snprintf(tmp, sizeof tmp, "%" PRId64, e->opts[oi].def);
+        }
+    } else {
+        const void *p = (const char *)w + k->off;
+        switch (k->type) {
+        case K_SIZE: case K_U64: snprintf(tmp, sizeof tmp, "%" PRIu64, *(const uint64_t *)p); break;
+        case K_DURATION: {
+            uint64_t ns = *(const uint64_t *)p;
+            if (ns % 1000000000ull == 0)
+                snprintf(tmp, sizeof tmp, "%" PRIu64 "s", (uint64_t)(ns / 1000000000u));
+            else if (ns % 1000000ull == 0)
+                snprintf(tmp, sizeof tmp, "%" PRIu64 "ms", (uint64_t)(ns / 1000000u));
+            else
+                snprintf(tmp, sizeof tmp, "%" PRIu64 "ns", ns);
+            break;
+        }
+        case K_UINT: snprintf(tmp, sizeof tmp, "%u", *(const unsigned *)p); break;
+        case K_BOOL: snprintf(tmp, sizeof tmp, "%d", *(const int *)p); break;
+        case K_ENUM: snprintf(tmp, sizeof tmp, "%s", k->names[*(const int *)p]); break;
+        case K_ENGINE: snprintf(tmp, sizeof tmp, "%s", w->engine); break;
+        case K_CPULIST: snprintf(tmp, sizeof tmp, "%s", w->cpus_text); break;
+        case K_STRING: snprintf(tmp, sizeof tmp, "%s", w->name); break;
+        }
+    }
+    size_t n = strlen(tmp);
+    if (n + 1 > len)
+        return -ENOSPC;
+    memcpy(buf, tmp, n + 1);
+    return (int)n;
+}
+
+NVB_API int nvb_workload_add_target(struct nvb_workload *w, const char *path)
+{
+    if (!w)
+        return -EINVAL;
+    if (!path || !*path)
+        return nvb__werr(w, -EINVAL, "empty target path");
+    if (strlen(path) >= 4096)
+        return nvb__werr(w, -ENAMETOOLONG, "target path too long");
+    if (w->ntargets == w->targets_cap) {
+        unsigned cap = w->targets_cap ? w->targets_cap * 2 : 4;
+        char **t = realloc(w->targets, cap * sizeof *t);
+        if (!t)
+            return nvb__werr(w, -ENOMEM, "out of memory adding target '%s'", path);
+        w->targets = t;
+        w->targets_cap = cap;
+    }
+    char *p = nvb__strdup(path);
+    if (!p)
+        return nvb__werr(w, -ENOMEM, "out of memory adding target '%s'", path);
+    w->targets[w->ntargets++] = p;
+    return 0;
+}
+
+NVB_API void nvb_workload_clear_targets(struct nvb_workload *w)
+{
+    if (!w)
+        return;
+    for (unsigned i = 0; i < w->ntargets; i++)
+        free(w->targets[i]);
+    w->ntargets = 0;
+}
+
+NVB_API const char *nvb_workload_error(const struct nvb_workload *w)
+{
+    return w ? w->err : "";
+}
+
+static void json_str(struct nvb__buf *b, const char *s)
+{
+    nvb__buf_putn(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            nvb__buf_printf(b, "\\%c", *p);
+        else if (*p < 0x20)
+            nvb__buf_printf(b, "\\u%04x", *p);
+        else
+            nvb__buf_putn(b, (const char *)p, 1);
+    }
+    nvb__buf_putn(b, "\"", 1);
+}
+
+void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
+{
+    nvb__buf_puts(b, "{\"engine\":");
+    json_str(b, w->engine);
+    nvb__buf_printf(b, ",\"rw\":\"%s\",\"rwmix\":%u,\"bs\":%" PRIu64 ",\"qd\":%u,\"jobs\":%u",
+                    nvb__rw_name(w->rw), w->rwmix, w->bs, w->qd, w->jobs);
+    nvb__buf_puts(b, ",\"targets\":[");
+    for (unsigned i = 0; i < w->ntargets; i++) {
+        if (i)
+            nvb__buf_puts(b, ",");
+        json_str(b, w->targets[i]);
+    }
+    nvb__buf_printf(b, "],\"target_mode\":\"%s\",\"size\":%" PRIu64 ",\"offset\":%" PRIu64
+                    ",\"runtime_s\":%.9g,\"ramp_s\":%.9g,\"interval_s\":%.9g,\"io_limit\":%" PRIu64
+                    ",\"ios\":%" PRIu64 ",\"direct\":%d,\"fill\":\"%s\",\"seed\":%" PRIu64
+                    ",\"rate_iops\":%" PRIu64 ",\"verify\":%d,\"continue_on_error\":%d"
+                    ",\"allow_destructive\":%d,\"submit_batch\":%u,\"complete_batch\":%u,\"cpus\":",
+                    tmode_names[w->target_mode], w->size, w->offset, (double)w->runtime_ns / 1e9,
+                    (double)w->ramp_ns / 1e9, (double)w->interval_ns / 1e9, w->io_limit, w->ios, w->direct,
+                    fill_names[w->fill], w->seed, w->rate_iops, w->verify, w->continue_on_error,
+                    w->allow_destructive, w->submit_batch, w->complete_batch);
+    json_str(b, w->cpus_text);
+    nvb__buf_puts(b, ",\"name\":");
+    json_str(b, w->name);
+    nvb__buf_puts(b, ",\"engine_opts\":{");
+    for (unsigned i = 0; i < w->neopts; i++) {
+        if (i)
+            nvb__buf_puts(b, ",");
+        json_str(b, w->eopts[i].key);
+        nvb__buf_puts(b, ":");
+        json_str(b, w->eopts[i].text);
+    }
+    nvb__buf_puts(b, "}}");
+}
