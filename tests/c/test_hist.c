@@ -1,0 +1,408 @@
+/*
+ * Histogram tests: bucket geometry, the stated percentile error bound against
+ * exact order statistics, clamping, monotonicity, exact mean and merge.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hist.h"
+#include "testutil.h"
+
+#define NSAMPLES 200000
+
+/* splitmix64: deterministic, so a failure reproduces. */
+static uint64_t rng_state;
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+/* Uniform in (0, 1). */
+static double rng_unit(void)
+{
+    return ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
+}
+static double rng_normal(void)
+{
+    return sqrt(-2.0 * log(rng_unit())) * cos(2.0 * M_PI * rng_unit());
+}
+
+static struct nvb__hist *hist_new(void)
+{
+    struct nvb__hist *h = malloc(sizeof(*h));
+    ck_assert_ptr_nonnull(h);
+    nvb__hist_init(h);
+    return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static uint64_t clamp_ns(double v)
+{
+    if (!(v >= 0.0))
+        return 0;
+    if (v >= 1e12)
+        return UINT64_C(1000000000000);
+    return (uint64_t)llround(v);
+}
+
+enum dist { D_UNIFORM, D_EXP, D_LOGNORMAL, D_BIMODAL, D_CONST, D_LOGUNIFORM, D_SMALL, D_NDIST };
+static const char *const dist_name[D_NDIST] = {
+    "uniform", "exponential", "lognormal", "bimodal", "constant", "log-uniform 1ns..1e12ns", "small ints",
+};
+
+static uint64_t draw(enum dist d)
+{
+    switch (d) {
+    case D_UNIFORM:
+        return 1000 + rng_next() % 1000000;
+    case D_EXP:
+        return clamp_ns(-log(rng_unit()) * 80000.0);
+    case D_LOGNORMAL:
+        return clamp_ns(exp(log(50000.0) + 1.2 * rng_normal()));
+    case D_BIMODAL: /* cache hits and media reads */
+        if (rng_next() % 10 < 7)
+            return clamp_ns(8000.0 + 500.0 * rng_normal());
+        return clamp_ns(2500000.0 + 300000.0 * rng_normal());
+    case D_CONST:
+        return 123457;
+    case D_LOGUNIFORM:
+        return clamp_ns(exp(rng_unit() * log(1e12)));
+    case D_SMALL:
+        return rng_next() % 300;
+    default:
+        return 0;
+    }
+}
+
+/* Percentiles in basis points, so the exact rank ceil(bp * n / 10000) is
+ * computed in integers, independently of the library's floating point. */
+static int bp_list(int *bp)
+{
+    int n = 0;
+    for (int b = 1; b <= 10000; b += (b < 100 || b > 9900) ? 1 : 37)
+        bp[n++] = b;
+    static const int extra[] = { 0, 2500, 5000, 7500, 9000, 9500, 9900, 9990, 9999 };
+    for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++)
+        bp[n++] = extra[i];
+    return n;
+}
+
+static uint64_t exact_stat(const uint64_t *sorted, uint64_t n, int bp)
+{
+    uint64_t rank = ((uint64_t)bp * n + 9999) / 10000;
+    if (rank < 1)
+        rank = 1;
+    if (rank > n)
+        rank = n;
+    return sorted[rank - 1];
+}
+
+START_TEST(bucket_geometry)
+{
+    /* Buckets tile [0, 2^MAX_BITS) without gaps or overlap. */
+    for (unsigned i = 0; i + 1 < NVB__HIST_BUCKETS; i++) {
+        uint64_t lo = nvb__hist_bucket_low(i), w = nvb__hist_bucket_width(i);
+        ck_assert_uint_ge(w, 1);
+        ck_assert_uint_eq(lo + w, nvb__hist_bucket_low(i + 1));
+        ck_assert_uint_eq(nvb__hist_index(lo), i);
+        ck_assert_uint_eq(nvb__hist_index(lo + w - 1), i);
+        if (i >= NVB__HIST_SUB)
+            ck_assert_msg((double)w <= 2.0 * NVB__HIST_REL_ERROR * (double)lo,
+                          "bucket %u too wide: low %llu width %llu", i,
+                          (unsigned long long)lo, (unsigned long long)w);
+    }
+    unsigned last = NVB__HIST_BUCKETS - 1;
+    ck_assert_uint_eq(nvb__hist_bucket_low(last) + nvb__hist_bucket_width(last),
+                      UINT64_C(1) << NVB__HIST_MAX_BITS);
+    ck_assert_uint_eq(nvb__hist_bucket_low(0), 0);
+    ck_assert_uint_eq(nvb__hist_bucket_width(0), 1);
+}
+END_TEST
+
+static void check_value(uint64_t v)
+{
+    unsigned i = nvb__hist_index(v);
+    ck_assert_uint_lt(i, NVB__HIST_BUCKETS);
+    uint64_t lo = nvb__hist_bucket_low(i), w = nvb__hist_bucket_width(i);
+    ck_assert_msg(v >= lo, "v=%llu below low %llu of bucket %u",
+                  (unsigned long long)v, (unsigned long long)lo, i);
+    if (v < (UINT64_C(1) << NVB__HIST_MAX_BITS))
+        ck_assert_msg(v - lo < w, "v=%llu beyond bucket %u [%llu,+%llu)",
+                      (unsigned long long)v, i, (unsigned long long)lo,
+                      (unsigned long long)w);
+    else
+        ck_assert_uint_eq(i, NVB__HIST_BUCKETS - 1);
+}
+
+START_TEST(bucket_values)
+{
+    unsigned prev = 0;
+    for (uint64_t v = 0; v < (1u << 18); v++) {
+        check_value(v);
+        unsigned i = nvb__hist_index(v);
+        ck_assert_uint_ge(i, prev);
+        prev = i;
+    }
+    for (unsigned k = 1; k < 64; k++) {
+        uint64_t p = UINT64_C(1) << k;
+        check_value(p - 1);
+        check_value(p);
+        check_value(p + 1);
+        ck_assert_uint_le(nvb__hist_index(p - 1), nvb__hist_index(p));
+    }
+    check_value(UINT64_MAX);
+
+    /* Random values at every magnitude, then checked in sorted order for
+     * monotonic indices. */
+    rng_state = 42;
+    enum { N = 1 << 18 };
+    uint64_t *v = malloc(N * sizeof(*v));
+    ck_assert_ptr_nonnull(v);
+    for (unsigned j = 0; j < N; j++) {
+        unsigned bits = 1 + (unsigned)(rng_next() % 50);
+        v[j] = rng_next() >> (64 - bits);
+        check_value(v[j]);
+    }
+    qsort(v, N, sizeof(*v), cmp_u64);
+    for (unsigned j = 1; j < N; j++)
+        ck_assert_uint_le(nvb__hist_index(v[j - 1]), nvb__hist_index(v[j]));
+    free(v);
+}
+END_TEST
+
+START_TEST(error_bound)
+{
+    enum dist d = (enum dist)_i;
+    rng_state = 1000 + (uint64_t)_i;
+    uint64_t *v = malloc(NSAMPLES * sizeof(*v));
+    ck_assert_ptr_nonnull(v);
+    struct nvb__hist *h = hist_new();
+    uint64_t sum = 0;
+    for (unsigned j = 0; j < NSAMPLES; j++) {
+        v[j] = draw(d);
+        sum += v[j];
+        nvb__hist_add(h, v[j]);
+    }
+    qsort(v, NSAMPLES, sizeof(*v), cmp_u64);
+    ck_assert_uint_eq(h->count, NSAMPLES);
+    ck_assert_uint_eq(h->min, v[0]);
+    ck_assert_uint_eq(h->max, v[NSAMPLES - 1]);
+    ck_assert_uint_eq(h->sum, sum);
+    ck_assert_double_eq(nvb__hist_mean(h), (double)sum / NSAMPLES);
+
+    int bp[1024];
+    int nbp = bp_list(bp);
+    double worst = 0.0;
+    for (int j = 0; j < nbp; j++) {
+        double got = nvb__hist_pct(h, bp[j] / 100.0);
+        uint64_t want = exact_stat(v, NSAMPLES, bp[j]);
+        double err = fabs(got - (double)want);
+        double bound = NVB__HIST_REL_ERROR * (double)want * (1.0 + 1e-12) + 1e-9;
+        ck_assert_msg(err <= bound, "%s p%.2f: got %.3f want %llu (err %.3g > %.3g)",
+                      dist_name[d], bp[j] / 100.0, got, (unsigned long long)want, err, bound);
+        ck_assert_msg(got >= (double)h->min && got <= (double)h->max,
+                      "%s p%.2f = %.3f outside [%llu, %llu]", dist_name[d], bp[j] / 100.0,
+                      got, (unsigned long long)h->min, (unsigned long long)h->max);
+        if (want > 0 && err / (double)want > worst)
+            worst = err / (double)want;
+    }
+    ck_assert_double_eq(nvb__hist_pct(h, 100.0), (double)v[NSAMPLES - 1]);
+    ck_assert_double_eq(nvb__hist_pct(h, 0.0), (double)v[0]);
+    if (d == D_CONST)
+        ck_assert_double_eq(nvb__hist_pct(h, 50.0), 123457.0);
+
+    /* Monotone in pct, over a fine sweep including non-decimal values. */
+    double prev = -1.0;
+    for (double p = 0.0; p <= 100.0; p += 0.0137) {
+        double got = nvb__hist_pct(h, p);
+        ck_assert_msg(got >= prev, "%s: p%.4f=%.3f < previous %.3f", dist_name[d], p, got, prev);
+        prev = got;
+    }
+    ck_assert_double_ge(nvb__hist_pct(h, 100.0), prev);
+
+    /* Population stddev against a two-pass computation. */
+    double mean = (double)sum / NSAMPLES, acc = 0.0;
+    for (unsigned j = 0; j < NSAMPLES; j++)
+        acc += ((double)v[j] - mean) * ((double)v[j] - mean);
+    double sd = sqrt(acc / NSAMPLES);
+    double got_sd = nvb__hist_stddev(h);
+    ck_assert_msg(fabs(got_sd - sd) <= 1e-6 * sd + 1e-6 * mean,
+                  "%s stddev %.6g want %.6g", dist_name[d], got_sd, sd);
+    ck_assert(!isnan(got_sd));
+
+    printf("hist %-24s worst relative error %.5f (bound %.5f)\n", dist_name[d], worst,
+           NVB__HIST_REL_ERROR);
+    free(h);
+    free(v);
+}
+END_TEST
+
+START_TEST(out_of_range_pct)
+{
+    struct nvb__hist *h = hist_new();
+    for (uint64_t x = 1; x <= 1000; x++)
+        nvb__hist_add(h, x * 1000);
+    ck_assert_double_eq(nvb__hist_pct(h, -5.0), 1000.0);
+    ck_assert_double_eq(nvb__hist_pct(h, NAN), 1000.0);
+    ck_assert_double_eq(nvb__hist_pct(h, 250.0), 1000000.0);
+    /* Decimal percentiles that doubles cannot represent pick the intended
+     * rank: p99.9 of 1000 samples is the 999th. */
+    double p999 = nvb__hist_pct(h, 99.9);
+    ck_assert_double_le(fabs(p999 - 999000.0), 999000.0 * NVB__HIST_REL_ERROR);
+    ck_assert_double_lt(p999, 999500.0);
+    free(h);
+}
+END_TEST
+
+START_TEST(huge_values)
+{
+    /* Beyond 2^MAX_BITS the last bucket is coarse, but max stays exact and
+     * percentiles never exceed it. */
+    struct nvb__hist *h = hist_new();
+    uint64_t big = (UINT64_C(1) << NVB__HIST_MAX_BITS) * 3 + 7;
+    nvb__hist_add(h, 10);
+    nvb__hist_add(h, big);
+    nvb__hist_add(h, big - 1);
+    ck_assert_uint_eq(h->buckets[NVB__HIST_BUCKETS - 1], 2);
+    ck_assert_uint_eq(h->max, big);
+    ck_assert_double_eq(nvb__hist_pct(h, 100.0), (double)big);
+    ck_assert_double_le(nvb__hist_pct(h, 50.0), (double)big);
+    ck_assert_double_ge(nvb__hist_pct(h, 50.0), 10.0);
+    free(h);
+}
+END_TEST
+
+START_TEST(merge_exact)
+{
+    int parts = _i;
+    rng_state = 7 + (uint64_t)parts;
+    struct nvb__hist *all = hist_new();
+    struct nvb__hist *part[8];
+    for (int p = 0; p < parts; p++)
+        part[p] = hist_new();
+    for (unsigned j = 0; j < NSAMPLES; j++) {
+        /* Parts see different distributions, as threads on different
+         * targets would. */
+        int p = (int)(rng_next() % (uint64_t)parts);
+        uint64_t x = draw((enum dist)(p % D_NDIST));
+        nvb__hist_add(all, x);
+        nvb__hist_add(part[p], x);
+    }
+    struct nvb__hist *m = hist_new();
+    for (int p = 0; p < parts; p++)
+        nvb__hist_merge(m, part[p]);
+
+    ck_assert_uint_eq(m->count, all->count);
+    ck_assert_uint_eq(m->min, all->min);
+    ck_assert_uint_eq(m->max, all->max);
+    ck_assert_uint_eq(m->sum, all->sum);
+    ck_assert_double_le(fabs(m->sumsq - all->sumsq), 1e-9 * all->sumsq);
+    for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
+        ck_assert_msg(m->buckets[i] == all->buckets[i], "bucket %u: %llu != %llu", i,
+                      (unsigned long long)m->buckets[i], (unsigned long long)all->buckets[i]);
+    int bp[1024];
+    int nbp = bp_list(bp);
+    for (int j = 0; j < nbp; j++)
+        ck_assert_double_eq(nvb__hist_pct(m, bp[j] / 100.0), nvb__hist_pct(all, bp[j] / 100.0));
+    ck_assert_double_eq(nvb__hist_mean(m), nvb__hist_mean(all));
+
+    /* Merging an empty histogram changes nothing, min included. */
+    struct nvb__hist *e = hist_new();
+    nvb__hist_merge(m, e);
+    ck_assert_uint_eq(m->min, all->min);
+    ck_assert_uint_eq(m->count, all->count);
+    /* And merging into an empty one copies. */
+    nvb__hist_merge(e, all);
+    ck_assert_int_eq(memcmp(e->buckets, all->buckets, sizeof(e->buckets)), 0);
+    ck_assert_uint_eq(e->min, all->min);
+    ck_assert_uint_eq(e->max, all->max);
+
+    for (int p = 0; p < parts; p++)
+        free(part[p]);
+    free(e);
+    free(m);
+    free(all);
+}
+END_TEST
+
+START_TEST(empty)
+{
+    struct nvb__hist *h = hist_new();
+    ck_assert_uint_eq(h->count, 0);
+    ck_assert_uint_eq(h->min, UINT64_MAX);
+    ck_assert_uint_eq(h->max, 0);
+    for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
+        ck_assert_uint_eq(h->buckets[i], 0);
+    ck_assert_double_eq(nvb__hist_pct(h, 0.0), 0.0);
+    ck_assert_double_eq(nvb__hist_pct(h, 50.0), 0.0);
+    ck_assert_double_eq(nvb__hist_pct(h, 100.0), 0.0);
+    ck_assert_double_eq(nvb__hist_mean(h), 0.0);
+    ck_assert_double_eq(nvb__hist_stddev(h), 0.0);
+
+    nvb__hist_add(h, 0);
+    ck_assert_double_eq(nvb__hist_pct(h, 50.0), 0.0);
+    ck_assert_uint_eq(h->min, 0);
+    ck_assert_double_eq(nvb__hist_stddev(h), 0.0);
+    free(h);
+}
+END_TEST
+
+START_TEST(stddev_constant)
+{
+    /* Large identical values: E[x^2]-E[x]^2 may round negative; must be 0,
+     * never NaN. */
+    struct nvb__hist *h = hist_new();
+    for (int j = 0; j < 100000; j++)
+        nvb__hist_add(h, UINT64_C(987654321987));
+    double sd = nvb__hist_stddev(h);
+    ck_assert(!isnan(sd));
+    ck_assert_double_le(sd, 1e-6 * 987654321987.0);
+    ck_assert_double_eq(nvb__hist_pct(h, 37.0), 987654321987.0);
+    free(h);
+}
+END_TEST
+
+static Suite *hist_suite(void)
+{
+    Suite *s = suite_create("hist");
+    TCase *tc = tcase_create("geometry");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, bucket_geometry);
+    tcase_add_test(tc, bucket_values);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("percentiles");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, error_bound, 0, D_NDIST);
+    tcase_add_test(tc, out_of_range_pct);
+    tcase_add_test(tc, huge_values);
+    tcase_add_test(tc, empty);
+    tcase_add_test(tc, stddev_constant);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("merge");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, merge_exact, 2, 9);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(hist_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
