@@ -1,0 +1,405 @@
+/* Targets, scratch files and pre-filling (Linux). */
+#include "platform/platform.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Direct-I/O alignment via statx(STATX_DIOALIGN) needs kernel 6.1+, and
+ * the two fields only exist in recent <linux/stat.h>. With older headers,
+ * ask for the bit anyway and read the fields at their fixed ABI offsets
+ * (struct statx is 256 bytes everywhere; the offsets are checked below
+ * wherever the header does declare them). */
+#define DIO_MEM_ALIGN_OFF 0x98
+#define DIO_OFFSET_ALIGN_OFF 0x9c
+#ifdef STATX_DIOALIGN
+#define HAVE_STATX_DIO_FIELDS 1
+_Static_assert(offsetof(struct statx, stx_dio_mem_align) == DIO_MEM_ALIGN_OFF, "statx ABI");
+_Static_assert(offsetof(struct statx, stx_dio_offset_align) == DIO_OFFSET_ALIGN_OFF, "statx ABI");
+#else
+#define STATX_DIOALIGN 0x00002000U
+#endif
+_Static_assert(sizeof(struct statx) >= DIO_OFFSET_ALIGN_OFF + 4, "statx too small");
+
+#define FILL_CHUNK (1u << 20)
+/* Buffers handed to O_DIRECT writes: page alignment satisfies every
+ * device's memory alignment requirement. */
+#define IO_ALIGN 4096u
+/* Used where the kernel gives no better answer: the historical O_DIRECT
+ * requirement and the logical block size of nearly every device. */
+#define DEFAULT_LBS 512u
+
+/* 0 in either output means the kernel did not say (old kernel, or a file
+ * system without direct I/O). */
+static void statx_dio(const char *path, uint32_t *offset_align, uint32_t *mem_align)
+{
+    struct statx stx;
+    memset(&stx, 0, sizeof(stx));
+    *offset_align = *mem_align = 0;
+    if (statx(AT_FDCWD, path, 0, STATX_DIOALIGN, &stx) != 0)
+        return;
+    if (!(stx.stx_mask & STATX_DIOALIGN))
+        return;
+#ifdef HAVE_STATX_DIO_FIELDS
+    *offset_align = stx.stx_dio_offset_align;
+    *mem_align = stx.stx_dio_mem_align;
+#else
+    memcpy(offset_align, (const char *)&stx + DIO_OFFSET_ALIGN_OFF, sizeof(*offset_align));
+    memcpy(mem_align, (const char *)&stx + DIO_MEM_ALIGN_OFF, sizeof(*mem_align));
+#endif
+}
+
+static uint64_t sysfs_u64(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    unsigned long long v = 0;
+    if (fscanf(f, "%llu", &v) != 1)
+        v = 0;
+    fclose(f);
+    return v;
+}
+
+/* Physical block size of the block device holding a file system, from
+ * sysfs. A partition has no queue/ of its own: it is in the parent's
+ * directory. 0 when the file system has no single backing device (tmpfs,
+ * overlay, btrfs, network). */
+static uint32_t backing_pbs(dev_t dev)
+{
+    char p[96];
+    snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/queue/physical_block_size", major(dev), minor(dev));
+    uint64_t v = sysfs_u64(p);
+    if (v == 0) {
+        snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../queue/physical_block_size", major(dev),
+                 minor(dev));
+        v = sysfs_u64(p);
+    }
+    return v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
+/* The kernel's name for a block device ("nvme0n1p2", "loop3") is the last
+ * component of the /sys/dev/block/MAJ:MIN symlink, whatever /dev node
+ * (udev alias, bind mount, custom mknod) the user named. */
+static void blockdev_name(dev_t rdev, char *out, size_t len)
+{
+    char link[64], target[PATH_MAX];
+    snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(rdev), minor(rdev));
+    ssize_t n = readlink(link, target, sizeof(target) - 1);
+    if (n <= 0)
+        return;
+    target[n] = '\0';
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    size_t bl = strlen(base);
+    if (bl >= len)
+        bl = len - 1;
+    memcpy(out, base, bl);
+    out[bl] = '\0';
+}
+
+/* The same facts from sysfs, which needs no permission on the device node:
+ * like stat(), target_info should work for a user who may not open the
+ * device (that user learns why when opening it for I/O). */
+static int blockdev_sysfs(dev_t rdev, struct nvb__target_info *ti)
+{
+    char p[96];
+    snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/size", major(rdev), minor(rdev));
+    uint64_t sectors = sysfs_u64(p); /* always in 512-byte units */
+    snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/queue/logical_block_size", major(rdev),
+             minor(rdev));
+    uint64_t lbs = sysfs_u64(p);
+    if (lbs == 0) {
+        snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../queue/logical_block_size", major(rdev),
+                 minor(rdev));
+        lbs = sysfs_u64(p);
+    }
+    if (lbs == 0 || lbs > UINT32_MAX)
+        return -ENOENT;
+    ti->size = sectors * 512u;
+    ti->lbs = (uint32_t)lbs;
+    ti->pbs = backing_pbs(rdev);
+    if (ti->pbs == 0)
+        ti->pbs = ti->lbs;
+    return 0;
+}
+
+static int blockdev_info(const char *path, const struct stat *st, struct nvb__target_info *ti)
+{
+    /* O_NONBLOCK: removable media drivers otherwise wait for media. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int err = -errno;
+        if (blockdev_sysfs(st->st_rdev, ti) != 0)
+            return err;
+        ti->mem_align = ti->lbs;
+        blockdev_name(st->st_rdev, ti->dev, sizeof(ti->dev));
+        return 0;
+    }
+    uint64_t bytes = 0;
+    int lbs = 0;
+    unsigned int pbs = 0;
+    int rc = 0;
+    if (ioctl(fd, BLKGETSIZE64, &bytes) != 0 || ioctl(fd, BLKSSZGET, &lbs) != 0)
+        rc = -errno;
+    if (rc == 0 && ioctl(fd, BLKPBSZGET, &pbs) != 0)
+        pbs = 0;
+    close(fd);
+    if (rc < 0)
+        return rc;
+    ti->size = bytes;
+    ti->lbs = lbs > 0 ? (uint32_t)lbs : DEFAULT_LBS;
+    ti->pbs = pbs ? pbs : ti->lbs;
+    /* Kernels 6.11+ report a block device's DMA alignment (often 4 bytes
+     * for NVMe) through statx; the logical block size is always safe. */
+    uint32_t off_align, mem_align;
+    statx_dio(path, &off_align, &mem_align);
+    ti->mem_align = mem_align ? mem_align : ti->lbs;
+    blockdev_name(st->st_rdev, ti->dev, sizeof(ti->dev));
+    return 0;
+}
+
+int nvb__target_info(const char *path, struct nvb__target_info *ti)
+{
+    memset(ti, 0, sizeof(*ti));
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -errno;
+    ti->lbs = DEFAULT_LBS;
+    ti->mem_align = DEFAULT_LBS;
+
+    if (S_ISREG(st.st_mode)) {
+        ti->kind = NVB__T_FILE;
+        ti->size = (uint64_t)st.st_size;
+        uint32_t off_align, mem_align;
+        statx_dio(path, &off_align, &mem_align);
+        if (off_align) {
+            ti->lbs = off_align;
+            ti->mem_align = mem_align ? mem_align : off_align;
+        }
+        ti->pbs = backing_pbs(st.st_dev);
+        return 0;
+    }
+    if (S_ISBLK(st.st_mode)) {
+        ti->kind = NVB__T_BLOCK;
+        return blockdev_info(path, &st, ti);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        /* Alignment for files created here is only known once one exists:
+         * callers ask again about the scratch file. */
+        ti->kind = NVB__T_DIR;
+        ti->pbs = backing_pbs(st.st_dev);
+        return 0;
+    }
+    ti->kind = S_ISCHR(st.st_mode) ? NVB__T_CHAR : NVB__T_OTHER;
+    return 0;
+}
+
+/* faccessat(AT_EACCESS) answers for the effective ids, as open() would, and
+ * also reports read-only file systems (EROFS) and immutable files. It is
+ * asked rather than open() itself because opening a FIFO or a tape device
+ * has side effects. A directory target means creating a scratch file in it,
+ * which needs write and search permission whatever the workload does. */
+int nvb__target_access(const char *path, int want_write)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -errno;
+    int mode;
+    if (S_ISDIR(st.st_mode))
+        mode = W_OK | X_OK;
+    else
+        mode = R_OK | (want_write ? W_OK : 0);
+    if (faccessat(AT_FDCWD, path, mode, AT_EACCESS) != 0)
+        return -errno;
+    return 0;
+}
+
+int nvb__target_open(const char *path, int flags)
+{
+    int of = ((flags & NVB__O_WRITE) ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+    if (flags & NVB__O_DIRECT)
+        of |= O_DIRECT;
+    int fd;
+    do
+        fd = open(path, of);
+    while (fd < 0 && errno == EINTR);
+    return fd < 0 ? -errno : fd;
+}
+
+/* No retry on EINTR: Linux has released the descriptor by then, and a
+ * retry could close one another thread just opened. */
+void nvb__target_close(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+}
+
+static uint64_t random_u64(void)
+{
+    uint64_t r;
+    if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+        return r;
+    /* Uniqueness, not secrecy, is what matters; O_EXCL catches collisions. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    r = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec ^
+        ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&r;
+    return r;
+}
+
+/* The name is recognisable (".nvbench-scratch-", pid) so leftovers from a
+ * killed run can be identified and removed by hand or by a later run. */
+int nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_len)
+{
+    if (size > (uint64_t)INT64_MAX)
+        return -EFBIG;
+    int fd = -1;
+    for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
+        int n = snprintf(path, path_len, "%s/.nvbench-scratch-%ld-%016llx.tmp", dir,
+                         (long)getpid(), (unsigned long long)random_u64());
+        if (n < 0 || (size_t)n >= path_len) {
+            if (path_len)
+                path[0] = '\0';
+            return -ENAMETOOLONG;
+        }
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
+            return -errno;
+    }
+    if (fd < 0)
+        return -EEXIST;
+
+    int rc = 0;
+    if (size > 0) {
+        /* fallocate(2) rather than posix_fallocate(3): glibc emulates the
+         * latter by writing every block when the file system cannot
+         * allocate, which would be a slow, silent pre-fill. Where it is
+         * unsupported a sparse file will do; nvb__fill_file writes it. */
+        if (fallocate(fd, 0, 0, (off_t)size) != 0) {
+            rc = -errno;
+            if (rc == -EOPNOTSUPP || rc == -ENOSYS)
+                rc = ftruncate(fd, (off_t)size) == 0 ? 0 : -errno;
+        }
+    }
+    if (rc < 0) {
+        close(fd);
+        unlink(path);
+        return rc;
+    }
+    if (close(fd) != 0 && errno != EINTR) {
+        rc = -errno;
+        unlink(path);
+        return rc;
+    }
+    return 0;
+}
+
+int nvb__scratch_remove(const char *path)
+{
+    return unlink(path) == 0 ? 0 : -errno;
+}
+
+/* pwrite all of [src, src+len) at off. An O_DIRECT descriptor rejects a
+ * misaligned piece (a file size that is not a multiple of the block size
+ * leaves a short tail) with EINVAL; that piece is then written through the
+ * page cache, and the descriptor's flags restored. */
+static int pwrite_full(int fd, const char *src, size_t len, uint64_t off)
+{
+    int dropped_direct = 0, saved_fl = 0, rc = 0;
+    while (len > 0) {
+        ssize_t n = pwrite(fd, src, len, (off_t)off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EINVAL && !dropped_direct) {
+                saved_fl = fcntl(fd, F_GETFL);
+                if (saved_fl >= 0 && (saved_fl & O_DIRECT) &&
+                    fcntl(fd, F_SETFL, saved_fl & ~O_DIRECT) == 0) {
+                    dropped_direct = 1;
+                    continue;
+                }
+                errno = EINVAL;
+            }
+            rc = -errno;
+            break;
+        }
+        if (n == 0) {
+            rc = -EIO;
+            break;
+        }
+        src += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    if (dropped_direct)
+        fcntl(fd, F_SETFL, saved_fl);
+    return rc;
+}
+
+int nvb__fill_file(int fd, uint64_t size, const void *buf, size_t buf_len, const volatile int *cancel)
+{
+    if (!buf || buf_len == 0)
+        return -EINVAL;
+
+    /* A pattern up to 1 MiB is replicated into one aligned 1 MiB chunk so
+     * each write is large; a longer one is written from buf itself (it is
+     * page-aligned) in pieces. Either way byte off of the file gets
+     * buf[off % buf_len]. */
+    char *chunk = NULL;
+    size_t chunk_len = 0;
+    if (buf_len <= FILL_CHUNK) {
+        chunk_len = FILL_CHUNK / buf_len * buf_len;
+        chunk = nvb__alloc_aligned(IO_ALIGN, chunk_len);
+        if (!chunk)
+            return -ENOMEM;
+        for (size_t o = 0; o < chunk_len; o += buf_len)
+            memcpy(chunk + o, buf, buf_len);
+    }
+
+    int rc = 0;
+    uint64_t off = 0;
+    while (off < size) {
+        if (cancel && *cancel) {
+            rc = -ECANCELED;
+            break;
+        }
+        const char *src;
+        uint64_t len;
+        if (chunk) {
+            src = chunk;
+            len = chunk_len;
+        } else {
+            size_t in = (size_t)(off % buf_len);
+            src = (const char *)buf + in;
+            len = buf_len - in;
+            if (len > FILL_CHUNK)
+                len = FILL_CHUNK;
+        }
+        if (len > size - off)
+            len = size - off;
+        rc = pwrite_full(fd, src, (size_t)len, off);
+        if (rc < 0)
+            break;
+        off += len;
+    }
+    nvb__free_aligned(chunk);
+    if (rc < 0)
+        return rc;
+    /* Character devices and pipes cannot be synced (EINVAL); nothing is
+     * lost by not doing so. */
+    if (fdatasync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        return -errno;
+    return 0;
+}
