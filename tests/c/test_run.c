@@ -1,0 +1,440 @@
+/* The runner through the public API, the same behavioural tests for every
+ * engine: exact counts for ios/io_limit runs, per-target sums, data written
+ * through one engine read back intact through another, cancellation,
+ * progress, ramp, scratch files, two runs at once in one process. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nvbench.h"
+#include "testutil.h"
+
+#define FILE_SIZE (8u << 20)
+
+static char *g_files[3];
+static const char *g_engines[8];
+static int g_nengines;          /* available engines doing real I/O */
+
+static struct nvb_workload *mk(const char *const *kv, const char *const *targets)
+{
+    struct nvb_workload *w;
+    ck_assert_int_eq(nvb_workload_new(&w), 0);
+    for (; kv && kv[0]; kv += 2)
+        ck_assert_msg(nvb_workload_set(w, kv[0], kv[1]) == 0, "set %s=%s: %s", kv[0], kv[1], nvb_workload_error(w));
+    for (; targets && *targets; targets++)
+        ck_assert_int_eq(nvb_workload_add_target(w, *targets), 0);
+    return w;
+}
+
+static struct nvb_result *run_ok(struct nvb_workload *w)
+{
+    struct nvb_result *r = NULL;
+    int rc = nvb_run(w, NULL, &r);
+    ck_assert_msg(rc == 0, "run failed %d: %s", rc, r ? nvb_result_error(r) : "");
+    return r;
+}
+
+static double get(const struct nvb_result *r, const char *path)
+{
+    double v = -1;
+    ck_assert_msg(nvb_result_get(r, path, &v) == 0, "no figure %s", path);
+    return v;
+}
+
+START_TEST(exact_counts_every_engine)
+{
+    const char *t1[] = {g_files[0], NULL};
+    for (int e = 0; e < g_nengines + 1; e++) {
+        const char *eng = e < g_nengines ? g_engines[e] : "null";
+        static const char *const rws[] = {"randread", "randwrite", "randrw", "read", "write"};
+        for (size_t k = 0; k < 5; k++) {
+            /* 1001 over 3 jobs: the split is exact, not rounded */
+            struct nvb_workload *w = mk((const char *[]){"engine", eng, "rw", rws[k], "qd", "8", "jobs", "3",
+                                                         "ios", "1001", NULL}, t1);
+            struct nvb_result *r = run_ok(w);
+            uint64_t n = nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE);
+            ck_assert_msg(n == 1001, "%s %s: %llu ios", eng, rws[k], (unsigned long long)n);
+            ck_assert_uint_eq(nvb_result_bytes(r, NVB_READ) + nvb_result_bytes(r, NVB_WRITE), 1001ull * 4096);
+            if (!strcmp(rws[k], "randrw"))
+                ck_assert(nvb_result_ios(r, NVB_READ) > 0 && nvb_result_ios(r, NVB_WRITE) > 0);
+            ck_assert_uint_eq(nvb_result_errors(r), 0);
+            ck_assert(nvb_result_duration(r) > 0);
+            int d = strstr(rws[k], "write") ? NVB_WRITE : NVB_READ;
+            ck_assert(nvb_result_lat_pct(r, d, 50) <= nvb_result_lat_pct(r, d, 99));
+            ck_assert(nvb_result_lat_pct(r, d, 99.99) <= get(r, d ? "write.lat_ns.max" : "read.lat_ns.max"));
+            nvb_result_free(r);
+            nvb_workload_free(w);
+        }
+        struct nvb_workload *w = mk((const char *[]){"engine", eng, "rw", "randread", "bs", "16k", "qd", "4",
+                                                     "io_limit", "4M", NULL}, t1);
+        struct nvb_result *r = run_ok(w);
+        ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 256);
+        ck_assert_uint_eq(nvb_result_bytes(r, NVB_READ), 4u << 20);
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    }
+}
+END_TEST
+
+START_TEST(per_target_sums_are_totals)
+{
+    const char *t3[] = {g_files[0], g_files[1], g_files[2], NULL};
+    static const char *const modes[] = {"shared", "split"};
+    static const char *const jobs[] = {"1", "2", "5"};
+    for (int m = 0; m < 2; m++)
+        for (int j = 0; j < 3; j++) {
+            const char *eng = g_nengines ? g_engines[g_nengines - 1] : "null";
+            struct nvb_workload *w = mk((const char *[]){"engine", eng, "rw", "randrw", "qd", "4", "jobs",
+                                                         jobs[j], "target_mode", modes[m], "runtime", "200ms",
+                                                         NULL}, t3);
+            struct nvb_result *r = run_ok(w);
+            for (int d = 0; d < 2; d++) {
+                const char *dn = d ? "write" : "read";
+                char p[64];
+                double ios = 0, bytes = 0;
+                for (int t = 0; t < 3; t++) {
+                    snprintf(p, sizeof p, "per_target.%d.%s.ios", t, dn);
+                    ios += get(r, p);
+                    snprintf(p, sizeof p, "per_target.%d.%s.bytes", t, dn);
+                    bytes += get(r, p);
+                    if (m == 0 || atoi(jobs[j]) >= 3)
+                        ck_assert_msg(get(r, p) > 0, "target %d idle (%s, jobs %s)", t, modes[m], jobs[j]);
+                }
+                ck_assert(ios == (double)nvb_result_ios(r, d));
+                ck_assert(bytes == (double)nvb_result_bytes(r, d));
+            }
+            /* the time series adds up to the totals */
+            double ts = 0;
+            char p[64];
+            for (int i = 0;; i++) {
+                double v;
+                snprintf(p, sizeof p, "timeseries.%d.read.ios", i);
+                if (nvb_result_get(r, p, &v) < 0)
+                    break;
+                ts += v;
+            }
+            ck_assert_msg(ts == (double)nvb_result_ios(r, NVB_READ), "timeseries %f != %llu", ts,
+                          (unsigned long long)nvb_result_ios(r, NVB_READ));
+            nvb_result_free(r);
+            nvb_workload_free(w);
+        }
+}
+END_TEST
+
+/* Data written through each engine reads back intact through every other. */
+START_TEST(write_then_read_back_across_engines)
+{
+    const char *t1[] = {g_files[1], NULL};
+    char nblocks[32];
+    snprintf(nblocks, sizeof nblocks, "%u", FILE_SIZE / 4096);
+    for (int a = 0; a < g_nengines; a++)
+        for (int b = 0; b < g_nengines; b++) {
+            char seed[32];
+            snprintf(seed, sizeof seed, "%d", 1000 + a * 10 + b);
+            struct nvb_workload *w = mk((const char *[]){"engine", g_engines[a], "rw", "write", "qd", "8",
+                                                         "verify", "1", "seed", seed, "ios", nblocks, NULL}, t1);
+            struct nvb_result *r = run_ok(w);
+            ck_assert_uint_eq(nvb_result_ios(r, NVB_WRITE), FILE_SIZE / 4096);
+            nvb_result_free(r);
+            nvb_workload_free(w);
+            w = mk((const char *[]){"engine", g_engines[b], "rw", "randread", "qd", "8", "verify", "1", "seed",
+                                    seed, "ios", "3000", NULL}, t1);
+            r = run_ok(w);
+            ck_assert_msg(get(r, "verify.checked") == 3000, "%s->%s checked %f", g_engines[a], g_engines[b],
+                          get(r, "verify.checked"));
+            ck_assert_msg(get(r, "verify.mismatches") == 0, "%s->%s: %f mismatches", g_engines[a], g_engines[b],
+                          get(r, "verify.mismatches"));
+            nvb_result_free(r);
+            nvb_workload_free(w);
+        }
+    /* and corruption behind nvbench's back is found, block by block */
+    int fd = open(g_files[1], O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    char junk[4096];
+    memset(junk, 0xa5, sizeof junk);
+    ck_assert_int_eq(pwrite(fd, junk, sizeof junk, 4096 * 7), 4096);
+    ck_assert_int_eq(pwrite(fd, junk, 100, 4096 * 300 + 1000), 100);
+    fsync(fd);
+    close(fd);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%d", 1000 + (g_nengines - 1) * 11);
+    struct nvb_workload *w = mk((const char *[]){"engine", g_nengines ? g_engines[0] : "psync", "rw", "read",
+                                                 "verify", "1", "seed", seed, "ios", nblocks, "direct", "0", NULL}, t1);
+    struct nvb_result *r = run_ok(w);
+    ck_assert_msg(get(r, "verify.mismatches") == 2, "found %f corrupted blocks, expected 2", get(r, "verify.mismatches"));
+    ck_assert(get(r, "verify.first_mismatches.0.offset") == 4096 * 7);
+    ck_assert(get(r, "verify.first_mismatches.1.offset") == 4096 * 300);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+}
+END_TEST
+
+struct canceller {
+    struct nvb_cancel *c;
+    unsigned ms;
+};
+
+static void *cancel_later(void *arg)
+{
+    struct canceller *k = arg;
+    usleep(k->ms * 1000);
+    nvb_cancel_request(k->c);
+    return NULL;
+}
+
+START_TEST(cancel_from_another_thread)
+{
+    char *dir = tu_mkdtemp("cancel");
+    const char *eng = g_nengines ? g_engines[g_nengines - 1] : "null";
+    struct nvb_workload *w = mk((const char *[]){"engine", eng, "rw", "randread", "qd", "4", "runtime", "60s",
+                                                 "size", "4M", NULL}, (const char *[]){dir, NULL});
+    struct nvb_cancel *c;
+    ck_assert_int_eq(nvb_cancel_new(&c), 0);
+    struct canceller k = {c, 300};
+    pthread_t th;
+    pthread_create(&th, NULL, cancel_later, &k);
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.cancel = c;
+    struct nvb_result *r = NULL;
+    int rc = nvb_run(w, &o, &r);
+    pthread_join(th, NULL);
+    ck_assert_int_eq(rc, -ECANCELED);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(nvb_result_cancelled(r), 1);
+    ck_assert(nvb_result_ios(r, NVB_READ) > 0);
+    ck_assert(nvb_result_duration(r) < 30);
+    char *json;
+    ck_assert_int_eq(nvb_result_json(r, &json), 0);
+    ck_assert_ptr_nonnull(strstr(json, "\"cancelled\":true"));
+    nvb_free(json);
+    nvb_result_free(r);
+    /* the scratch file is gone */
+    ck_assert_int_eq(tu_count_entries(dir), 0);
+    /* a reset handle runs normally again */
+    nvb_cancel_reset(c);
+    nvb_workload_set(w, "runtime", "100ms");
+    r = run_ok(w);
+    nvb_result_free(r);
+    ck_assert_int_eq(tu_count_entries(dir), 0);
+    nvb_cancel_free(c);
+    nvb_workload_free(w);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+struct pstate {
+    int calls, stop_after;
+    double last_elapsed;
+    uint64_t last_ios;
+    int monotonic;
+};
+
+static int on_progress(const struct nvb_progress *p, void *arg)
+{
+    struct pstate *s = arg;
+    if (p->size < sizeof *p)
+        return 1;
+    if (p->elapsed_s < s->last_elapsed || p->ios[0] < s->last_ios)
+        s->monotonic = 0;
+    s->last_elapsed = p->elapsed_s;
+    s->last_ios = p->ios[0];
+    s->calls++;
+    return s->stop_after && s->calls >= s->stop_after;
+}
+
+START_TEST(progress_callback)
+{
+    const char *t1[] = {g_files[0], NULL};
+    struct nvb_workload *w = mk((const char *[]){"engine", "null", "rw", "randread", "runtime", "550ms",
+                                                 "interval", "100ms", NULL}, t1);
+    struct pstate s = {0, 0, -1e9, 0, 1};
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.progress = on_progress;
+    o.progress_arg = &s;
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(nvb_run(w, &o, &r), 0);
+    ck_assert_msg(s.calls >= 3, "progress called %d times", s.calls);
+    ck_assert(s.monotonic);
+    ck_assert(get(r, "timeseries.2.read.ios") > 0);
+    nvb_result_free(r);
+    /* returning nonzero cancels */
+    nvb_workload_set(w, "runtime", "60s");
+    struct pstate s2 = {0, 2, -1e9, 0, 1};
+    o.progress_arg = &s2;
+    ck_assert_int_eq(nvb_run(w, &o, &r), -ECANCELED);
+    ck_assert_int_eq(s2.calls, 2);
+    ck_assert_int_eq(nvb_result_cancelled(r), 1);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+}
+END_TEST
+
+START_TEST(ramp_is_excluded)
+{
+    const char *t1[] = {g_files[0], NULL};
+    const char *eng = g_nengines ? g_engines[0] : "null";
+    struct nvb_workload *w = mk((const char *[]){"engine", eng, "rw", "randread", "qd", "2", "ramp", "200ms",
+                                                 "ios", "500", NULL}, t1);
+    struct nvb_result *r = run_ok(w);
+    ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 500);
+    ck_assert(get(r, "ramp_s") > 0.19);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+}
+END_TEST
+
+START_TEST(directory_target_scratch)
+{
+    char *dir = tu_mkdtemp("scratch");
+    const char *eng = g_nengines ? g_engines[0] : "null";
+    struct nvb_workload *w = mk((const char *[]){"engine", eng, "rw", "randrw", "size", "2M", "ios", "300", NULL},
+                                (const char *[]){dir, NULL});
+    struct nvb_result *r = run_ok(w);
+    ck_assert_uint_eq(nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE), 300);
+    char *json;
+    nvb_result_json(r, &json);
+    ck_assert_ptr_nonnull(strstr(json, ".nvbench-scratch-"));
+    ck_assert_ptr_nonnull(strstr(json, "\"kind\":\"scratch\""));
+    nvb_free(json);
+    nvb_result_free(r);
+    ck_assert_int_eq(tu_count_entries(dir), 0);
+    nvb_workload_free(w);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+struct twin {
+    const char *target;
+    const char *engine;
+    int rc;
+    uint64_t ios;
+};
+
+static void *twin_run(void *arg)
+{
+    struct twin *t = arg;
+    struct nvb_workload *w;
+    nvb_workload_new(&w);
+    nvb_workload_set(w, "engine", t->engine);
+    nvb_workload_set(w, "rw", "randrw");
+    nvb_workload_set(w, "qd", "4");
+    nvb_workload_set(w, "jobs", "2");
+    nvb_workload_set(w, "ios", "2000");
+    nvb_workload_add_target(w, t->target);
+    struct nvb_result *r = NULL;
+    t->rc = nvb_run(w, NULL, &r);
+    t->ios = r ? nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE) : 0;
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    return NULL;
+}
+
+START_TEST(two_runs_at_once)
+{
+    struct twin a = {g_files[0], g_nengines ? g_engines[0] : "null", 1, 0};
+    struct twin b = {g_files[2], g_nengines ? g_engines[g_nengines - 1] : "null", 1, 0};
+    pthread_t ta, tb;
+    pthread_create(&ta, NULL, twin_run, &a);
+    pthread_create(&tb, NULL, twin_run, &b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    ck_assert_int_eq(a.rc, 0);
+    ck_assert_int_eq(b.rc, 0);
+    ck_assert_uint_eq(a.ios, 2000);
+    ck_assert_uint_eq(b.ios, 2000);
+}
+END_TEST
+
+START_TEST(rate_cap_and_warnings)
+{
+    const char *t1[] = {g_files[0], NULL};
+    struct nvb_workload *w = mk((const char *[]){"engine", "psync", "rw", "randread", "qd", "8", "jobs", "2",
+                                                 "rate_iops", "400", "runtime", "500ms", "io_uring.sqpoll", "1",
+                                                 NULL}, t1);
+    struct nvb_result *r = run_ok(w);
+    /* a cap, not a timing: at most one I/O per 1/rate slot per job, plus the first */
+    uint64_t n = nvb_result_ios(r, NVB_READ);
+    ck_assert_msg(n <= (uint64_t)(400 * nvb_result_duration(r)) + 2, "%llu ios in %.3fs at rate 400",
+                  (unsigned long long)n, nvb_result_duration(r));
+    ck_assert(n > 0);
+    char *json;
+    nvb_result_json(r, &json);
+    ck_assert_msg(strstr(json, "synchronous"), "no warning that psync runs at qd 1");
+    ck_assert_msg(strstr(json, "io_uring.sqpoll=1 ignored"), "no warning for a foreign engine option");
+    ck_assert_ptr_nonnull(strstr(json, "\"qd_effective\":1"));
+    nvb_free(json);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+}
+END_TEST
+
+START_TEST(cpu_figures)
+{
+    const char *t1[] = {g_files[0], NULL};
+    struct nvb_workload *w = mk((const char *[]){"engine", "null", "rw", "randread", "qd", "16", "runtime",
+                                                 "300ms", NULL}, t1);
+    struct nvb_result *r = run_ok(w);
+    double sys = get(r, "cpu.system_pct"), cores = get(r, "cpu.process_cores");
+    ck_assert(sys >= 0 && sys <= 100);
+    /* a busy loop thread: close to one core, never more than the machine */
+    ck_assert_msg(cores > 0.3 && cores <= 64, "process_cores %f", cores);
+    ck_assert(get(r, "cpu.cpu_us_per_io") > 0);
+    ck_assert(get(r, "cpu.iops_per_core") > 0);
+    ck_assert(get(r, "cpu.background_pct") >= 0);
+    /* the job thread is named in the per-thread breakdown */
+    char *json;
+    nvb_result_json(r, &json);
+    ck_assert_ptr_nonnull(strstr(json, "\"name\":\"nvb-job-0\""));
+    nvb_free(json);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+}
+END_TEST
+
+int main(void)
+{
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "run-%d", i);
+        g_files[i] = tu_scratch(name, FILE_SIZE);
+    }
+    for (int i = 0; i < nvb_engine_count(); i++) {
+        const char *n = nvb_engine_name(i);
+        char why[256];
+        if (strcmp(n, "null") && nvb_engine_probe(n, why, sizeof why) == 0)
+            g_engines[g_nengines++] = n;
+        else if (strcmp(n, "null"))
+            fprintf(stderr, "note: engine %s not tested here: %s\n", n, why);
+    }
+    Suite *s = suite_create("run");
+    TCase *tc = tcase_create("run");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, exact_counts_every_engine);
+    tcase_add_test(tc, per_target_sums_are_totals);
+    tcase_add_test(tc, write_then_read_back_across_engines);
+    tcase_add_test(tc, cancel_from_another_thread);
+    tcase_add_test(tc, progress_callback);
+    tcase_add_test(tc, ramp_is_excluded);
+    tcase_add_test(tc, directory_target_scratch);
+    tcase_add_test(tc, two_runs_at_once);
+    tcase_add_test(tc, rate_cap_and_warnings);
+    tcase_add_test(tc, cpu_figures);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    for (int i = 0; i < 3; i++) {
+        unlink(g_files[i]);
+        free(g_files[i]);
+    }
+    return failed ? 1 : 0;
+}
