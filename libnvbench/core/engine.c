@@ -1,0 +1,166 @@
+/*
+ * Engine registry, the probe cache, and small helpers shared by engines.
+ *
+ * The registry is a constant array: engines are not registered at run time
+ * (no constructors, no mutable list), so two runs in one process cannot see
+ * different sets. The only mutable state in this file is the probe cache,
+ * which memoises a pure question ("does engine X work in this process?").
+ */
+#include "nvbench.h"
+#include "core/engine.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+const struct nvb__engine *const nvb__engines[] = {
+    &nvb__engine_psync,
+    &nvb__engine_libaio,
+    &nvb__engine_io_uring,
+    &nvb__engine_null,
+    NULL,
+};
+
+#define NENGINES ((int)(sizeof(nvb__engines) / sizeof(nvb__engines[0]) - 1))
+
+const struct nvb__engine *nvb__engine_find(const char *name)
+{
+    int i = nvb__engine_index(name);
+    return i < 0 ? NULL : nvb__engines[i];
+}
+
+int nvb__engine_index(const char *name)
+{
+    if (!name)
+        return -1;
+    for (int i = 0; i < NENGINES; i++)
+        if (strcmp(nvb__engines[i]->name, name) == 0)
+            return i;
+    return -1;
+}
+
+int nvb__engine_opt_index(const struct nvb__engine *e, const char *name)
+{
+    if (!e || !e->opts || !name)
+        return -1;
+    for (int i = 0; i < NVB__ENGINE_MAX_OPTS && e->opts[i].name; i++)
+        if (strcmp(e->opts[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+void nvb__used_set(struct nvb__used *u, const char *key, const char *fmt, ...)
+{
+    if (!u || !key)
+        return;
+    unsigned i;
+    for (i = 0; i < u->n; i++)
+        if (strncmp(u->kv[i].key, key, sizeof(u->kv[i].key)) == 0)
+            break;
+    if (i == u->n) {
+        /* A full table drops the entry: what was used is informational and
+         * must never make a run fail. */
+        if (u->n >= NVB__USED_MAX)
+            return;
+        snprintf(u->kv[i].key, sizeof(u->kv[i].key), "%s", key);
+        u->n++;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->kv[i].val, sizeof(u->kv[i].val), fmt, ap);
+    va_end(ap);
+}
+
+void nvb__why(char *why, size_t len, const char *fmt, ...)
+{
+    if (!why || !len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* Probe cache                                                          */
+/* ------------------------------------------------------------------ */
+
+enum { PROBE_NONE = 0, PROBE_BUSY, PROBE_DONE };
+
+struct probe_cache {
+    atomic_int state;
+    int rc;
+    char why[192];
+};
+
+static struct probe_cache probe_cache[NENGINES];
+
+static void copy_why(char *dst, size_t len, const char *src)
+{
+    if (dst && len)
+        snprintf(dst, len, "%s", src);
+}
+
+NVB_API int nvb_engine_count(void)
+{
+    return NENGINES;
+}
+
+NVB_API const char *nvb_engine_name(int i)
+{
+    if (i < 0 || i >= NENGINES)
+        return NULL;
+    return nvb__engines[i]->name;
+}
+
+NVB_API int nvb_engine_probe(const char *engine, char *why, size_t why_len)
+{
+    if (!engine) {
+        nvb__why(why, why_len, "no engine name given");
+        return -EINVAL;
+    }
+    int i = nvb__engine_index(engine);
+    if (i < 0) {
+        nvb__why(why, why_len, "unknown engine '%s'", engine);
+        return -ENOENT;
+    }
+    const struct nvb__engine *e = nvb__engines[i];
+    struct probe_cache *c = &probe_cache[i];
+
+    if (atomic_load_explicit(&c->state, memory_order_acquire) == PROBE_DONE) {
+        copy_why(why, why_len, c->why);
+        return c->rc;
+    }
+
+    /* One thread fills the cache; a thread that loses the race probes on its
+     * own instead of waiting (probe() is thread-safe), so nobody blocks and
+     * no lock is needed. rc/why are published by the release store. */
+    int expected = PROBE_NONE;
+    int owner = atomic_compare_exchange_strong_explicit(&c->state, &expected, PROBE_BUSY,
+                                                        memory_order_acq_rel,
+                                                        memory_order_acquire);
+    if (!owner && expected == PROBE_DONE) {
+        copy_why(why, why_len, c->why);
+        return c->rc;
+    }
+
+    char local[sizeof(c->why)];
+    local[0] = '\0';
+    int rc = e->probe ? e->probe(local, sizeof(local)) : 0;
+    if (rc > 0)
+        rc = -rc;
+    if (rc == 0)
+        local[0] = '\0';
+    else if (!local[0])
+        snprintf(local, sizeof(local), "engine %s is not usable here (error %d)", e->name, -rc);
+
+    if (owner) {
+        c->rc = rc;
+        memcpy(c->why, local, sizeof(c->why));
+        atomic_store_explicit(&c->state, PROBE_DONE, memory_order_release);
+    }
+    copy_why(why, why_len, local);
+    return rc;
+}

@@ -1,0 +1,555 @@
+/*
+ * io_uring through liburing (2.3 or later).
+ *
+ * Cost model, which drives every choice here: on a page-cached file a 4 KiB
+ * read costs about as much as the io_uring_enter() that carries it, so the
+ * engine's job is to carry as many I/Os per system call as possible.
+ *  - submit() only fills SQEs; it never enters the kernel.
+ *  - reap() makes at most one io_uring_enter() per call in the common case:
+ *    it submits everything pending and, in the same call, waits for the
+ *    completions the runner needs.
+ *  - Completions are read straight off the CQ ring, never through helpers
+ *    that may enter the kernel on their own.
+ *  - By default the ring uses DEFER_TASKRUN (completions are posted only when
+ *    this thread asks, so there are no interrupting task-work runs) and the
+ *    buffers and files are registered, saving a page pin and an fdget per I/O.
+ *
+ * Threading: setup() must run on the job thread that later submits.
+ * SINGLE_ISSUER/DEFER_TASKRUN tie the ring to the creating task and a
+ * registered ring fd is private to the registering task.
+ */
+#include "core/engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvbench.h"
+
+enum {
+    OPT_FIXEDBUFS,
+    OPT_REGFILES,
+    OPT_SQPOLL,
+    OPT_SQPOLL_CPU,
+    OPT_IOPOLL,
+    OPT_ENTRIES,
+    OPT_COOP_TASKRUN,
+    OPT_DEFER_TASKRUN,
+    OPT_REGISTER_RING,
+};
+
+/* Kept even when liburing is compiled out, so that workloads naming these
+ * keys still parse and fail at run time with the real reason. */
+static const struct nvb__optdef uring_opts[] = {
+    [OPT_FIXEDBUFS] = { "fixedbufs", NVB__OPT_AUTOBOOL, -1, -1, 1,
+        "register the I/O buffers (-1: try, fall back when the kernel refuses, e.g. RLIMIT_MEMLOCK)" },
+    [OPT_REGFILES] = { "regfiles", NVB__OPT_AUTOBOOL, -1, -1, 1,
+        "register the target file descriptors (-1: try, fall back on failure)" },
+    [OPT_SQPOLL] = { "sqpoll", NVB__OPT_BOOL, 0, 0, 1,
+        "a kernel thread polls the submission queue (IORING_SETUP_SQPOLL)" },
+    [OPT_SQPOLL_CPU] = { "sqpoll_cpu", NVB__OPT_INT, -1, -1, 4095,
+        "CPU for the SQPOLL thread (-1: not pinned)" },
+    [OPT_IOPOLL] = { "iopoll", NVB__OPT_BOOL, 0, 0, 1,
+        "busy-poll for completions (IORING_SETUP_IOPOLL); needs direct=1 and a device with poll queues" },
+    [OPT_ENTRIES] = { "entries", NVB__OPT_INT, 0, 0, 32768,
+        "submission queue size (0: qd rounded up to a power of two)" },
+    [OPT_COOP_TASKRUN] = { "coop_taskrun", NVB__OPT_AUTOBOOL, -1, -1, 1,
+        "IORING_SETUP_COOP_TASKRUN|TASKRUN_FLAG (-1: used when DEFER_TASKRUN is unavailable)" },
+    [OPT_DEFER_TASKRUN] = { "defer_taskrun", NVB__OPT_AUTOBOOL, -1, -1, 1,
+        "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN (-1: when the kernel has it, 6.1+)" },
+    [OPT_REGISTER_RING] = { "register_ring", NVB__OPT_AUTOBOOL, -1, -1, 1,
+        "register the ring fd with io_uring_register_ring_fd (-1: try)" },
+    { NULL, 0, 0, 0, 0, NULL },
+};
+
+#if NVB_HAVE_LIBURING
+#include <liburing.h>
+
+struct uring {
+    struct io_uring ring;
+    const int *fds;
+    unsigned nfds;
+    unsigned nbufs;          /* registered buffers (0: not registered) */
+    void *const *bufs;
+    size_t buf_len;
+    unsigned outstanding;    /* prepared by submit(), not yet returned by reap() */
+    unsigned char regfiles;
+    unsigned char sqpoll;
+    unsigned char defer;     /* DEFER_TASKRUN: completions only on GETEVENTS */
+    unsigned char iopoll;    /* completions only by polling in the kernel */
+};
+
+static const char *uring_err_text(int err)
+{
+    switch (err) {
+    case -ENOSYS: return "the kernel has no io_uring (older than 5.1, or CONFIG_IO_URING=n)";
+    case -EPERM:  return "io_uring is disabled for this process (sysctl kernel.io_uring_disabled, or a seccomp/container policy)";
+    case -ENOMEM: return "cannot allocate the rings (RLIMIT_MEMLOCK too low on kernels before 5.12)";
+    default:      return strerror(-err);
+    }
+}
+
+static int uring_probe(char *why, size_t why_len)
+{
+    struct io_uring ring;
+    int r = io_uring_queue_init(4, &ring, 0);
+    if (r < 0) {
+        nvb__why(why, why_len, "io_uring: %s", uring_err_text(r));
+        return r;
+    }
+    /* The engine issues IORING_OP_READ/WRITE (5.6); the opcode probe itself
+     * appeared in 5.6 too, so its absence means a kernel that is too old. */
+    struct io_uring_probe *p = io_uring_get_probe_ring(&ring);
+    int ok = p && io_uring_opcode_supported(p, IORING_OP_READ) &&
+             io_uring_opcode_supported(p, IORING_OP_WRITE);
+    if (p)
+        io_uring_free_probe(p);
+    io_uring_queue_exit(&ring);
+    if (!ok) {
+        nvb__why(why, why_len, "io_uring: the kernel lacks IORING_OP_READ/WRITE (needs Linux 5.6 or later)");
+        return -ENOTSUP;
+    }
+    return 0;
+}
+
+static int64_t optv(const struct nvb__engine_ctx *ctx, int i)
+{
+    return ctx->opts ? ctx->opts[i] : uring_opts[i].def;
+}
+
+static void flags_text(unsigned f, char *buf, size_t len)
+{
+    static const struct { unsigned bit; const char *name; } names[] = {
+        { IORING_SETUP_IOPOLL, "IOPOLL" },
+        { IORING_SETUP_SQPOLL, "SQPOLL" },
+        { IORING_SETUP_SQ_AFF, "SQ_AFF" },
+        { IORING_SETUP_COOP_TASKRUN, "COOP_TASKRUN" },
+        { IORING_SETUP_TASKRUN_FLAG, "TASKRUN_FLAG" },
+        { IORING_SETUP_SINGLE_ISSUER, "SINGLE_ISSUER" },
+        { IORING_SETUP_DEFER_TASKRUN, "DEFER_TASKRUN" },
+    };
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (!(f & names[i].bit))
+            continue;
+        int w = snprintf(buf + o, len - o, "%s%s", o ? "|" : "", names[i].name);
+        if (w < 0 || (size_t)w >= len - o)
+            return;
+        o += (size_t)w;
+    }
+    if (!o)
+        snprintf(buf, len, "none");
+}
+
+static void uring_teardown(void *state)
+{
+    struct uring *u = state;
+    if (!u)
+        return;
+    /* Exiting the ring cancels or waits for whatever is still in flight and
+     * drops the registered buffers, files and ring fd with it. */
+    io_uring_queue_exit(&u->ring);
+    free(u);
+}
+
+/* Create the ring, trying the cheapest completion model first. Returns 0 or
+ * -errno with ctx->why set; *used_flags gets the flags that worked. */
+static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsigned entries,
+                       unsigned base, unsigned *used_flags, char *fallback, size_t fallback_len)
+{
+    const unsigned DEFER = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+    const unsigned COOP = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+    int64_t d = optv(ctx, OPT_DEFER_TASKRUN), c = optv(ctx, OPT_COOP_TASKRUN);
+    unsigned cand[4];
+    unsigned ncand = 0;
+
+    if (base & IORING_SETUP_SQPOLL) {
+        /* The SQ thread does the task work: these flags make no sense and
+         * the kernel rejects them. */
+        cand[ncand++] = 0;
+    } else {
+        for (int di = 1; di >= 0; di--) {
+            if ((d == 1 && !di) || (d == 0 && di))
+                continue;
+            for (int ci = 1; ci >= 0; ci--) {
+                if ((c == 1 && !ci) || (c == 0 && ci))
+                    continue;
+                if (di && ci && c == -1)
+                    continue;  /* auto: cooperative task work is moot under DEFER */
+                cand[ncand++] = (di ? DEFER : 0) | (ci ? COOP : 0);
+            }
+        }
+    }
+
+    int r = -EINVAL;
+    for (unsigned i = 0; i < ncand; i++) {
+        struct io_uring_params p;
+        memset(&p, 0, sizeof(p));
+        p.flags = base | cand[i];
+        if (base & IORING_SETUP_SQ_AFF)
+            p.sq_thread_cpu = (unsigned)optv(ctx, OPT_SQPOLL_CPU);
+        r = io_uring_queue_init_params(entries, &u->ring, &p);
+        if (r == 0) {
+            *used_flags = p.flags;
+            return 0;
+        }
+        /* -EINVAL is how an older kernel says "unknown setup flag": try the
+         * next model. Anything else will not improve with other flags. */
+        if (r != -EINVAL)
+            break;
+        if (i + 1 < ncand) {
+            char t[96];
+            size_t o = strlen(fallback);
+            flags_text(cand[i], t, sizeof(t));
+            snprintf(fallback + o, fallback_len - o, "%skernel refused %s", o ? "; " : "", t);
+        }
+    }
+
+    char t[96];
+    flags_text(base | (ncand ? cand[ncand - 1] : 0), t, sizeof(t));
+    if (r == -EINVAL && (d == 1 || c == 1))
+        nvb__why(ctx->why, ctx->why_len,
+                 "io_uring: the kernel refused setup flags %s (defer_taskrun needs 6.1, coop_taskrun 5.19)", t);
+    else if (r == -EPERM && (base & IORING_SETUP_SQPOLL))
+        nvb__why(ctx->why, ctx->why_len,
+                 "io_uring: sqpoll not permitted (needs CAP_SYS_NICE before Linux 5.11, or io_uring is disabled)");
+    else if (r == -EINVAL && (base & IORING_SETUP_SQ_AFF))
+        nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=%lld is not a usable CPU",
+                 (long long)optv(ctx, OPT_SQPOLL_CPU));
+    else
+        nvb__why(ctx->why, ctx->why_len, "io_uring: io_uring_queue_init(%u, %s): %s", entries, t,
+                 uring_err_text(r));
+    return r;
+}
+
+static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
+{
+    unsigned qd = ctx->qd ? ctx->qd : 1;
+    int64_t fixedbufs = optv(ctx, OPT_FIXEDBUFS);
+    int64_t regfiles = optv(ctx, OPT_REGFILES);
+    int64_t sqpoll = optv(ctx, OPT_SQPOLL);
+    int64_t sqcpu = optv(ctx, OPT_SQPOLL_CPU);
+    int64_t iopoll = optv(ctx, OPT_IOPOLL);
+    int64_t regring = optv(ctx, OPT_REGISTER_RING);
+    unsigned entries = (unsigned)optv(ctx, OPT_ENTRIES);
+
+    /* Polled completion exists only for O_DIRECT. What setup cannot see is
+     * whether a block device has poll queues (nvme poll_queues=N) or a file
+     * system supports polling: there the kernel fails each I/O with
+     * -EOPNOTSUPP at completion, and the runner reports that error. */
+    if (iopoll && !ctx->direct) {
+        nvb__why(ctx->why, ctx->why_len, "io_uring: iopoll needs direct=1");
+        return -ENOTSUP;
+    }
+    if (sqcpu >= 0 && !sqpoll) {
+        nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=%lld needs sqpoll=1", (long long)sqcpu);
+        return -EINVAL;
+    }
+    if (sqpoll && (optv(ctx, OPT_DEFER_TASKRUN) == 1 || optv(ctx, OPT_COOP_TASKRUN) == 1)) {
+        nvb__why(ctx->why, ctx->why_len,
+                 "io_uring: defer_taskrun/coop_taskrun cannot be combined with sqpoll=1");
+        return -EINVAL;
+    }
+    if (!entries) {
+        entries = 1;
+        while (entries < qd)
+            entries <<= 1;
+    } else if (entries < qd) {
+        nvb__why(ctx->why, ctx->why_len, "io_uring: entries=%u is smaller than qd=%u", entries, qd);
+        return -EINVAL;
+    }
+
+    struct uring *u = calloc(1, sizeof(*u));
+    if (!u) {
+        nvb__why(ctx->why, ctx->why_len, "io_uring: out of memory");
+        return -ENOMEM;
+    }
+    u->fds = ctx->fds;
+    u->nfds = ctx->nfds;
+    u->bufs = ctx->bufs;
+    u->buf_len = ctx->buf_len;
+
+    unsigned base = 0;
+    if (sqpoll)
+        base |= IORING_SETUP_SQPOLL | (sqcpu >= 0 ? IORING_SETUP_SQ_AFF : 0);
+    if (iopoll)
+        base |= IORING_SETUP_IOPOLL;
+
+    unsigned flags = 0;
+    char fallback[160] = "";
+    int r = create_ring(ctx, u, entries, base, &flags, fallback, sizeof(fallback));
+    if (r < 0) {
+        free(u);
+        return r;
+    }
+    u->sqpoll = !!(flags & IORING_SETUP_SQPOLL);
+    u->iopoll = !!(flags & IORING_SETUP_IOPOLL);
+    u->defer = !!(flags & IORING_SETUP_DEFER_TASKRUN);
+
+    char ft[96];
+    flags_text(flags, ft, sizeof(ft));
+    nvb__used_set(ctx->used, "setup_flags", "%s", ft);
+    nvb__used_set(ctx->used, "entries", "%u", u->ring.sq.ring_entries);
+    if (fallback[0])
+        nvb__used_set(ctx->used, "setup_flags_why", "%s", fallback);
+
+    if (regring) {
+        r = io_uring_register_ring_fd(&u->ring);
+        if (r < 0) {
+            if (regring == 1) {
+                nvb__why(ctx->why, ctx->why_len, "io_uring: register_ring=1: io_uring_register_ring_fd: %s%s",
+                         strerror(-r), r == -EINVAL ? " (needs Linux 5.18)" : "");
+                goto fail;
+            }
+            nvb__used_set(ctx->used, "register_ring_why", "io_uring_register_ring_fd: %s", strerror(-r));
+        }
+    }
+    nvb__used_set(ctx->used, "register_ring", "%d", r >= 0 && regring ? 1 : 0);
+
+    if (fixedbufs && ctx->bufs && ctx->buf_len) {
+        struct iovec *iov = calloc(qd, sizeof(*iov));
+        if (!iov) {
+            nvb__why(ctx->why, ctx->why_len, "io_uring: out of memory");
+            r = -ENOMEM;
+            goto fail;
+        }
+        for (unsigned i = 0; i < qd; i++) {
+            iov[i].iov_base = ctx->bufs[i];
+            iov[i].iov_len = ctx->buf_len;
+        }
+        r = io_uring_register_buffers(&u->ring, iov, qd);
+        free(iov);
+        if (r < 0) {
+            const char *hint = r == -ENOMEM ? " (RLIMIT_MEMLOCK too low? see ulimit -l)" : "";
+            if (fixedbufs == 1) {
+                nvb__why(ctx->why, ctx->why_len, "io_uring: fixedbufs=1: registering %u buffers of %zu bytes: %s%s",
+                         qd, ctx->buf_len, strerror(-r), hint);
+                goto fail;
+            }
+            nvb__used_set(ctx->used, "fixedbufs_why", "io_uring_register_buffers: %s%s", strerror(-r), hint);
+        } else {
+            u->nbufs = qd;
+        }
+    } else if (fixedbufs == 1) {
+        nvb__why(ctx->why, ctx->why_len, "io_uring: fixedbufs=1 but the runner gave no buffers");
+        r = -EINVAL;
+        goto fail;
+    }
+    nvb__used_set(ctx->used, "fixedbufs", "%d", u->nbufs ? 1 : 0);
+
+    if (regfiles && ctx->nfds) {
+        r = io_uring_register_files(&u->ring, ctx->fds, ctx->nfds);
+        if (r < 0) {
+            if (regfiles == 1) {
+                nvb__why(ctx->why, ctx->why_len, "io_uring: regfiles=1: registering %u files: %s",
+                         ctx->nfds, strerror(-r));
+                goto fail;
+            }
+            nvb__used_set(ctx->used, "regfiles_why", "io_uring_register_files: %s", strerror(-r));
+        } else {
+            u->regfiles = 1;
+        }
+    }
+    nvb__used_set(ctx->used, "regfiles", "%d", u->regfiles);
+    nvb__used_set(ctx->used, "sqpoll", "%d", u->sqpoll);
+    if (u->sqpoll && sqcpu >= 0)
+        nvb__used_set(ctx->used, "sqpoll_cpu", "%lld", (long long)sqcpu);
+    nvb__used_set(ctx->used, "iopoll", "%d", u->iopoll);
+
+    *state = u;
+    return 0;
+fail:
+    uring_teardown(u);
+    return r < 0 ? r : -EINVAL;
+}
+
+static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
+{
+    struct uring *u = state;
+    struct io_uring *ring = &u->ring;
+
+    for (unsigned i = 0; i < n; i++) {
+        struct nvb__io *io = ios[i];
+        struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+        if (__builtin_expect(!sqe, 0)) {
+            /* Only when more than `entries` I/Os wait unsubmitted, which the
+             * runner's qd bound rules out (or the SQ thread lags): push the
+             * ring out and retry once. */
+            int r = u->sqpoll ? io_uring_sqring_wait(ring) : io_uring_submit(ring);
+            if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+                return r;
+            sqe = io_uring_get_sqe(ring);
+            if (!sqe)
+                return -EOVERFLOW;
+        }
+        int fd;
+        if (__builtin_expect(io->target >= u->nfds, 0))
+            fd = -1;  /* completes with -EBADF: a per-I/O error */
+        else
+            fd = u->regfiles ? (int)io->target : u->fds[io->target];
+
+        /* A registered buffer is used only when the slot's buffer really
+         * holds [buf, buf+len): the runner may point elsewhere. */
+        int fixed = 0;
+        if (u->nbufs && io->slot < u->nbufs) {
+            uintptr_t b = (uintptr_t)u->bufs[io->slot], a = (uintptr_t)io->buf;
+            fixed = a >= b && a - b <= u->buf_len && io->len <= u->buf_len - (a - b);
+        }
+
+        if (io->dir == NVB_WRITE) {
+            if (fixed)
+                io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->off, (int)io->slot);
+            else
+                io_uring_prep_write(sqe, fd, io->buf, io->len, io->off);
+        } else {
+            if (fixed)
+                io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->off, (int)io->slot);
+            else
+                io_uring_prep_read(sqe, fd, io->buf, io->len, io->off);
+        }
+        if (u->regfiles && fd >= 0)
+            sqe->flags |= IOSQE_FIXED_FILE;
+        io_uring_sqe_set_data(sqe, io);
+    }
+    u->outstanding += n;
+    return 0;
+}
+
+/* Move up to max completions off the CQ ring without entering the kernel. */
+static unsigned harvest(struct uring *u, struct nvb__io **out, unsigned max)
+{
+    struct io_uring *ring = &u->ring;
+    unsigned ready = io_uring_cq_ready(ring);
+    if (ready > max)
+        ready = max;
+    if (!ready)
+        return 0;
+    unsigned head = *ring->cq.khead;
+    unsigned mask = ring->cq.ring_mask;
+    for (unsigned i = 0; i < ready; i++) {
+        const struct io_uring_cqe *cqe = &ring->cq.cqes[(head + i) & mask];
+        struct nvb__io *io = io_uring_cqe_get_data(cqe);
+        /* A short count (EOF, end of device) is the answer, not an error. */
+        io->res = cqe->res;
+        out[i] = io;
+    }
+    io_uring_cq_advance(ring, ready);
+    u->outstanding -= ready;
+    return ready;
+}
+
+/* Without a system call, can completions of I/O already in the kernel show
+ * up in the CQ ring? Not with DEFER_TASKRUN (posted at GETEVENTS only), not
+ * with IOPOLL (found by polling), not when the kernel flags pending task
+ * work or an overflow. */
+static int needs_enter(const struct uring *u)
+{
+    if (u->defer || u->iopoll)
+        return 1;
+    unsigned f = IO_URING_READ_ONCE(*u->ring.sq.kflags);
+    return (f & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW)) != 0;
+}
+
+static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
+{
+    struct uring *u = state;
+    struct io_uring *ring = &u->ring;
+    unsigned got = 0;
+
+    if (min > max)
+        min = max;
+    if (min > u->outstanding)
+        min = u->outstanding;  /* never wait for what was not submitted */
+
+    for (;;) {
+        unsigned ready = io_uring_cq_ready(ring);
+        unsigned pending = io_uring_sq_ready(ring);
+        unsigned need = got + ready >= min ? 0 : min - got;
+        int r = 0;
+
+        /* One io_uring_enter() at most: it submits what submit() queued and
+         * waits for `need` completions in the same call. */
+        if (need)
+            r = io_uring_submit_and_wait(ring, need);
+        else if (pending)
+            r = u->defer ? io_uring_submit_and_get_events(ring) : io_uring_submit(ring);
+        else if (!ready && !got && u->outstanding && needs_enter(u))
+            r = io_uring_get_events(ring);
+
+        if (__builtin_expect(r < 0, 0)) {
+            if (r == -EAGAIN || r == -EBUSY) {
+                /* The kernel is short of requests or of CQ room: completions
+                 * free both. Take what is there, else wait for one. */
+                if (!io_uring_cq_ready(ring)) {
+                    if (u->outstanding <= pending)
+                        return r;  /* nothing of ours in flight to wait for */
+                    struct io_uring_cqe *cqe;
+                    r = io_uring_wait_cqe(ring, &cqe);
+                    if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+                        return r;
+                }
+            } else if (r != -EINTR) {
+                return r;
+            }
+        }
+
+        got += harvest(u, out + got, max - got);
+        if (got >= min)
+            return (int)got;
+    }
+}
+
+#else /* !NVB_HAVE_LIBURING */
+
+#define NO_LIBURING "built without liburing (liburing-dev was not found at build time)"
+
+static int uring_probe(char *why, size_t why_len)
+{
+    nvb__why(why, why_len, NO_LIBURING);
+    return -ENOTSUP;
+}
+
+static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
+{
+    (void)state;
+    nvb__why(ctx->why, ctx->why_len, NO_LIBURING);
+    return -ENOTSUP;
+}
+
+static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
+{
+    (void)state;
+    (void)ios;
+    (void)n;
+    return -ENOTSUP;
+}
+
+static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
+{
+    (void)state;
+    (void)out;
+    (void)max;
+    (void)min;
+    return -ENOTSUP;
+}
+
+static void uring_teardown(void *state)
+{
+    (void)state;
+}
+
+#endif /* NVB_HAVE_LIBURING */
+
+const struct nvb__engine nvb__engine_io_uring = {
+    .name = "io_uring",
+    .desc = "Linux io_uring via liburing: batched submission, registered buffers/files, SQPOLL/IOPOLL",
+    .flags = 0,
+    .opts = uring_opts,
+    .probe = uring_probe,
+    .setup = uring_setup,
+    .submit = uring_submit,
+    .reap = uring_reap,
+    .teardown = uring_teardown,
+};
