@@ -49,7 +49,7 @@ struct nvb__cpu_times {
 struct nvb__sys_sample {
     int ncpu;                     /* rows in cpu[] */
     struct nvb__cpu_times total;
-    struct nvb__cpu_times *cpu;   /* malloc'd by the sampler; index = CPU number */
+    struct nvb__cpu_times *cpu;   /* malloc'd by the sampler; one row per online CPU, /proc/stat order */
     int *cpu_id;                  /* CPU number of each row */
 };
 /* 0 or negative errno (-ENOTSUP where there is no such facility). */
