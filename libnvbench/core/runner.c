@@ -859,6 +859,20 @@ static void ts_sample(struct run *r, struct nvb_result *res, struct live *prev, 
     *prev_ns = now;
 }
 
+/* Diagnostics go to the caller's log callback, never to a stream. */
+static void run_log(const struct nvb_run_opts *o, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void run_log(const struct nvb_run_opts *o, int level, const char *fmt, ...)
+{
+    if (!o->log)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    o->log(level, buf, o->log_arg);
+}
+
 static int result_from_plan_error(struct nvb_result **out, const struct nvb_workload *w, int rc, const char *msg)
 {
     if (!out)
@@ -914,8 +928,10 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     struct plan p;
     char err[512];
     int rc = plan_build(w, &p, err, sizeof err);
-    if (rc < 0)
+    if (rc < 0) {
+        run_log(&o, 0, "%s", err);
         return result_from_plan_error(out, w, rc, err);
+    }
 
     struct nvb_result *res = nvb__result_new();
     if (!res) {
@@ -972,6 +988,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
             res->tg[t].file = nvb__strdup(pt->file);
             continue;
         }
+        run_log(&o, 2, "laying out a scratch file of %" PRIu64 " bytes in '%s'", pt->len, pt->path);
         rc = nvb__scratch_create(pt->path, pt->len, pt->file, sizeof pt->file);
         if (rc < 0) {
             pt->file[0] = 0;
@@ -1289,6 +1306,12 @@ out_join:
             rc = res->err;
     }
 out_cleanup:
+    if (o.log) {
+        for (unsigned i = 0; i < res->nwarn; i++)
+            o.log(1, res->warn[i], o.log_arg);
+        if (res->err)
+            o.log(0, res->errmsg, o.log_arg);
+    }
     if (r.jobs) {
         for (unsigned i = 0; i < p.jobs; i++) {
             struct job *j = &r.jobs[i];

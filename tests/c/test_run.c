@@ -353,13 +353,36 @@ START_TEST(two_runs_at_once)
 }
 END_TEST
 
+struct logbook {
+    int warnings, errors;
+    char last[512];
+};
+
+static void on_log(int level, const char *msg, void *arg)
+{
+    struct logbook *b = arg;
+    if (level == 1)
+        b->warnings++;
+    if (level == 0)
+        b->errors++;
+    snprintf(b->last, sizeof b->last, "%s", msg);
+}
+
 START_TEST(rate_cap_and_warnings)
 {
     const char *t1[] = {g_files[0], NULL};
     struct nvb_workload *w = mk((const char *[]){"engine", "psync", "rw", "randread", "qd", "8", "jobs", "2",
                                                  "rate_iops", "400", "runtime", "500ms", "io_uring.sqpoll", "1",
                                                  NULL}, t1);
-    struct nvb_result *r = run_ok(w);
+    struct logbook book = {0, 0, ""};
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.log = on_log;
+    o.log_arg = &book;
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(nvb_run(w, &o, &r), 0);
+    /* warnings reach the log callback as well as the result */
+    ck_assert_int_ge(book.warnings, 2);
+    ck_assert_int_eq(book.errors, 0);
     /* a cap, not a timing: at most one I/O per 1/rate slot per job, plus the first */
     uint64_t n = nvb_result_ios(r, NVB_READ);
     ck_assert_msg(n <= (uint64_t)(400 * nvb_result_duration(r)) + 2, "%llu ios in %.3fs at rate 400",
