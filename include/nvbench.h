@@ -170,12 +170,15 @@ struct nvb_run_opts {
     struct nvb_cancel *cancel;      /* optional */
     nvb_log_fn        log;          /* optional */
     void             *log_arg;
+    /* Optional: called on the calling thread about every poll_ms
+     * milliseconds (100 when 0) while the run is under way; return nonzero
+     * to cancel. For bindings that must check their own interrupts from the
+     * calling thread (Python runs signal handlers only there). */
+    int             (*poll)(void *arg);
+    void             *poll_arg;
+    unsigned          poll_ms;
 };
-#ifdef __cplusplus
-#define NVB_RUN_OPTS_INIT { sizeof(struct nvb_run_opts), 0, 0, 0, 0, 0 }
-#else
-#define NVB_RUN_OPTS_INIT { sizeof(struct nvb_run_opts), 0, 0, 0, 0, 0 }
-#endif
+#define NVB_RUN_OPTS_INIT { sizeof(struct nvb_run_opts), 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Run a workload (opts may be NULL) and return its result in *out.
  * Blocks the calling thread; worker threads are created and joined inside.

@@ -1136,6 +1136,8 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     struct live prev;
     memset(&prev, 0, sizeof prev);
     uint64_t prev_ns = r.meas_ns, next_tick = r.meas_ns + w->interval_ns;
+    const uint64_t poll_ns = (o.poll_ms ? o.poll_ms : 100) * 1000000ull;
+    uint64_t next_poll = r.go_ns + poll_ns;
     if (have_sys && !ramp_pending) {
         sys_iv = sys0;
         sys_iv.cpu = NULL;
@@ -1147,12 +1149,21 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
         if (now < until) {
             uint64_t wait = until - now;
             if (wait > 50000000ull && r.cancel)
-                wait = 50000000ull; /* poll a signal handler's cancel request */
+                wait = 50000000ull; /* notice a signal handler's cancel request */
+            if (o.poll && wait > poll_ns)
+                wait = poll_ns;
             nvb__cond_wait(r.cv, r.mu, wait);
             if (r.ndone >= p.jobs)
                 break;
         }
         now = nvb__now_ns();
+        if (o.poll && now >= next_poll) {
+            nvb__mutex_unlock(r.mu);
+            if (o.poll(o.poll_arg))
+                __atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+            nvb__mutex_lock(r.mu);
+            next_poll = nvb__now_ns() + poll_ns;
+        }
         if (r.cancel && r.cancel->flag)
             __atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
         if (ramp_pending && now >= r.meas_ns) {
@@ -1297,9 +1308,9 @@ out_join:
             nvb__result_seterr(res, -ECANCELED, "cancelled");
             rc = -ECANCELED;
         } else if (r.stop && !res->err && !r.io_err) {
-            /* stopped by the progress callback */
+            /* stopped by the progress or poll callback */
             res->cancelled = 1;
-            nvb__result_seterr(res, -ECANCELED, "cancelled by the progress callback");
+            nvb__result_seterr(res, -ECANCELED, "cancelled by the caller's callback");
             rc = -ECANCELED;
         }
         if (res->err && rc == 0)

@@ -249,6 +249,12 @@ static int on_progress(const struct nvb_progress *p, void *arg)
     return s->stop_after && s->calls >= s->stop_after;
 }
 
+static int on_poll(void *arg)
+{
+    int *n = arg;
+    return ++*n >= 3;
+}
+
 START_TEST(progress_callback)
 {
     const char *t1[] = {g_files[0], NULL};
@@ -271,6 +277,16 @@ START_TEST(progress_callback)
     ck_assert_int_eq(nvb_run(w, &o, &r), -ECANCELED);
     ck_assert_int_eq(s2.calls, 2);
     ck_assert_int_eq(nvb_result_cancelled(r), 1);
+    nvb_result_free(r);
+    /* the poll hook runs between intervals and can cancel too */
+    struct nvb_run_opts o2 = NVB_RUN_OPTS_INIT;
+    int polls = 0;
+    o2.poll = on_poll;
+    o2.poll_arg = &polls;
+    o2.poll_ms = 20;
+    ck_assert_int_eq(nvb_run(w, &o2, &r), -ECANCELED);
+    ck_assert_int_eq(polls, 3);
+    ck_assert(nvb_result_duration(r) < 30);
     nvb_result_free(r);
     nvb_workload_free(w);
 }
