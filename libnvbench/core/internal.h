@@ -152,6 +152,7 @@ struct nvb_result {
     double  *cpu_pct;            /* per CPU busy % */
     int     *cpu_id;
     double   process_user_s, process_sys_s;
+    double   cpu_window_s;           /* span of the CPU samples (measured window + drain) */
     long     maxrss_kib, minflt, majflt, nvcsw, nivcsw;
     unsigned nthreads;
     struct nvb__thread_row *threads;

@@ -94,7 +94,10 @@ void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d)
     double cpu_s = r->process_user_s + r->process_sys_s;
     uint64_t ios = r->tot[0].ios + r->tot[1].ios;
     double iops = r->duration_s > 0 ? (double)ios / r->duration_s : 0;
-    d->process_cores = r->duration_s > 0 ? cpu_s / r->duration_s : 0;
+    /* CPU time was sampled over its own window (the measured one plus the
+     * drain of the last in-flight I/O); divide by that span. */
+    double win = r->cpu_window_s > 0 ? r->cpu_window_s : r->duration_s;
+    d->process_cores = win > 0 ? cpu_s / win : 0;
     d->cpu_us_per_io = ios ? cpu_s * 1e6 / (double)ios : 0;
     d->iops_per_core = d->process_cores > 0 ? iops / d->process_cores : 0;
     /* Share of all CPUs busy with something other than this process. */
@@ -345,6 +348,7 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     jo_num(&c, "process_user_s", r->process_user_s);
     jo_num(&c, "process_sys_s", r->process_sys_s);
     jo_num(&c, "process_cores", cd.process_cores);
+    jo_num(&c, "window_s", r->cpu_window_s);
     jo_num(&c, "cpu_us_per_io", cd.cpu_us_per_io);
     jo_num(&c, "iops_per_core", cd.iops_per_core);
     jo_num(&c, "background_pct", cd.background_pct);

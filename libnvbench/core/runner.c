@@ -1227,7 +1227,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     res->nvcsw = pr1.nvcsw - pr0.nvcsw;
     res->nivcsw = pr1.nivcsw - pr0.nivcsw;
     threads_fill(res, th0, nth0, th1, nth1);
-    (void)win;
+    res->cpu_window_s = win;
 
 out_join:
     for (unsigned i = 0; i < started; i++)
