@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/cpu.h"
 #include "platform/platform.h"
 
 #define NS_PER_S 1000000000ull
@@ -718,50 +719,6 @@ static void *job_main(void *arg)
 
 /* ---------------------------------------------------------------- CPU */
 
-static uint64_t ct_busy(const struct nvb__cpu_times *c)
-{
-    /* guest time is already inside user (and guest_nice inside nice) */
-    return c->user + c->nice + c->system + c->irq + c->softirq;
-}
-
-static uint64_t ct_total(const struct nvb__cpu_times *c)
-{
-    return ct_busy(c) + c->idle + c->iowait + c->steal;
-}
-
-static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
-
-static void cpu_fill(struct nvb_result *res, const struct nvb__sys_sample *a, const struct nvb__sys_sample *b)
-{
-    struct nvb__cpu_times d;
-#define DELTA(f) d.f = b->total.f >= a->total.f ? b->total.f - a->total.f : 0
-    DELTA(user); DELTA(nice); DELTA(system); DELTA(idle); DELTA(iowait); DELTA(irq); DELTA(softirq);
-    DELTA(steal); DELTA(guest); DELTA(guest_nice);
-#undef DELTA
-    uint64_t tot = ct_total(&d);
-    res->system_pct = pct(ct_busy(&d), tot);
-    res->user_pct = pct(d.user + d.nice, tot);
-    res->sys_pct = pct(d.system, tot);
-    res->irq_pct = pct(d.irq + d.softirq, tot);
-    res->iowait_pct = pct(d.iowait, tot);
-    res->steal_pct = pct(d.steal, tot);
-    res->idle_pct = pct(d.idle, tot);
-    int n = b->ncpu < a->ncpu ? b->ncpu : a->ncpu;
-    res->cpu_pct = calloc((size_t)(n > 0 ? n : 1), sizeof *res->cpu_pct);
-    res->cpu_id = calloc((size_t)(n > 0 ? n : 1), sizeof *res->cpu_id);
-    if (res->cpu_pct && res->cpu_id) {
-        res->ncpu = n;
-        for (int i = 0; i < n; i++) {
-            struct nvb__cpu_times x = b->cpu[i], y = a->cpu[i];
-            uint64_t bu = ct_busy(&x) - (ct_busy(&y) < ct_busy(&x) ? ct_busy(&y) : ct_busy(&x));
-            uint64_t to = ct_total(&x) - (ct_total(&y) < ct_total(&x) ? ct_total(&y) : ct_total(&x));
-            res->cpu_pct[i] = pct(bu, to);
-            res->cpu_id[i] = b->cpu_id ? b->cpu_id[i] : i;
-        }
-    }
-    res->cpu_valid = 1;
-}
-
 static void threads_fill(struct nvb_result *res, struct nvb__thread_cpu *a, int na, struct nvb__thread_cpu *b, int nb)
 {
     if (nb <= 0)
@@ -821,12 +778,7 @@ static void ts_sample(struct run *r, struct nvb_result *res, struct live *prev, 
         struct nvb__sys_sample ss;
         memset(&ss, 0, sizeof ss);
         if (nvb__sys_sample(&ss) == 0) {
-            struct nvb__cpu_times d;
-#define DELTA(f) d.f = ss.total.f >= prev_sys->total.f ? ss.total.f - prev_sys->total.f : 0
-            DELTA(user); DELTA(nice); DELTA(system); DELTA(idle); DELTA(iowait); DELTA(irq); DELTA(softirq);
-            DELTA(steal); DELTA(guest); DELTA(guest_nice);
-#undef DELTA
-            s.system_pct = pct(ct_busy(&d), ct_total(&d));
+            s.system_pct = nvb__cpu_busy_pct(prev_sys, &ss);
             nvb__sys_sample_free(prev_sys);
             *prev_sys = ss;
         }
@@ -1217,7 +1169,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     nvb__mutex_unlock(r.mu);
 
     if (have_sys)
-        cpu_fill(res, &sys0, &sys1);
+        nvb__cpu_fill(res, &sys0, &sys1);
     double win = (double)(cpu_t1 - cpu_t0) / 1e9;
     res->process_user_s = (double)(pr1.user_ns - (pr0.user_ns < pr1.user_ns ? pr0.user_ns : pr1.user_ns)) / 1e9;
     res->process_sys_s = (double)(pr1.sys_ns - (pr0.sys_ns < pr1.sys_ns ? pr0.sys_ns : pr1.sys_ns)) / 1e9;
