@@ -94,8 +94,8 @@ NVB_API void nvb_workload_free(struct nvb_workload *w);
  * durations "500ms", "2s", "1m", booleans "0"/"1". Engine-specific keys are
  * namespaced ("io_uring.sqpoll"). The value is checked at once; on failure
  * the workload is unchanged and nvb_workload_error() names the key and the
- * value. Returns 0, -EINVAL (bad value), -ENOENT (unknown key), -ERANGE
- * (value out of range), -ENOMEM. */
+ * value. Returns 0, -EINVAL (unknown key or malformed value), -ERANGE
+ * (value out of range), -ENOSPC (too many engine options), -ENOMEM. */
 NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char *value);
 
 /* Current value of a key as a string, written into buf. Returns the length,
@@ -104,7 +104,8 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
 
 /* Append a target: a regular file, a block device, or a directory in which
  * the run creates (and afterwards deletes) a scratch file of `size` bytes.
- * The path is checked at run time, not here. Returns 0, -EINVAL, -ENOMEM. */
+ * The path is checked at run time, not here. Returns 0, -EINVAL (empty),
+ * -ENAMETOOLONG, -ENOMEM. */
 NVB_API int nvb_workload_add_target(struct nvb_workload *w, const char *path);
 
 /* Remove every target. */
@@ -224,7 +225,8 @@ NVB_API double   nvb_result_lat_mean(const struct nvb_result *r, int dir); /* ns
 NVB_API double   nvb_result_lat_pct(const struct nvb_result *r, int dir, double pct);
 NVB_API uint64_t nvb_result_errors(const struct nvb_result *r);
 
-/* Any numeric figure of the JSON by its dotted path, e.g. "read.iops",
+/* Any numeric figure of the JSON (outside "workload", which echoes the
+ * input) by its dotted path, e.g. "read.iops",
  * "read.lat_ns.p99", "cpu.system_pct", "cpu.cpu_us_per_io",
  * "per_target.0.write.bytes". Returns 0 and fills *value, or -ENOENT. */
 NVB_API int nvb_result_get(const struct nvb_result *r, const char *path, double *value);

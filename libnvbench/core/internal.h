@@ -158,6 +158,7 @@ struct nvb_result {
     struct nvb__thread_row *threads;
     int      ncpus_online;
     /* verify */
+    int      verify_enabled;         /* verify=1 and the engine does I/O */
     uint64_t verify_checked, verify_mismatches;
     uint64_t first_mismatch_off[8];
     unsigned nfirst_mismatch;

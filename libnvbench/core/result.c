@@ -209,6 +209,16 @@ static void jo_num(struct jctx *c, const char *key, double v)
         nvb__buf_printf(j->b, "%.10g", v);
 }
 
+static void jo_raw_num(struct jctx *c, const char *key, double v)
+{
+    if (c->j->want || !c->j->b || !isfinite(v)) {
+        jo_num(c, key, v);
+        return;
+    }
+    j_key(c->j, key);
+    nvb__buf_printf(c->j->b, "%.17g", v);
+}
+
 static void jo_u64(struct jctx *c, const char *key, uint64_t v)
 {
     struct nvb__json *j = c->j;
@@ -272,7 +282,7 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
         jo_num(c, "rel_error", NVB__HIST_REL_ERROR);
         jo_u64(c, "count", have ? h->count : 0);
         jo_u64(c, "sum", have ? h->sum : 0);
-        jo_num(c, "sumsq", have ? h->sumsq : 0);
+        jo_raw_num(c, "sumsq", have ? h->sumsq : 0); /* all 17 digits: merges stay exact */
         jo_open(c, "buckets", '[');
         if (have && c->j->b) {
             for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
@@ -382,7 +392,7 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     jo_close(&c, '}');
 
     jo_open(&c, "verify", '{');
-    jo_raw(&c, "enabled", r->wl && r->wl->verify ? "true" : "false");
+    jo_raw(&c, "enabled", r->verify_enabled ? "true" : "false");
     jo_u64(&c, "checked", r->verify_checked);
     jo_u64(&c, "mismatches", r->verify_mismatches);
     jo_open(&c, "first_mismatches", '[');

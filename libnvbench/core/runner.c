@@ -893,6 +893,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     *out = res;
     snprintf(res->engine, sizeof res->engine, "%s", w->engine);
     res->qd_effective = p.qd;
+    res->verify_enabled = w->verify && !(p.eng->flags & NVB__ENG_NO_FILES);
     res->ncpus_online = p.ncpus_online;
     if (nvb__workload_copy(w, &res->wl) < 0) {
         nvb__result_seterr(res, -ENOMEM, "out of memory");
@@ -1161,7 +1162,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     nth1 = nvb__threads_sample(&th1);
     if (!ramp_pending) {
         /* the last, partial interval */
-        ts_sample(&r, res, &prev, &prev_ns, &sys_iv, 0, NULL);
+        ts_sample(&r, res, &prev, &prev_ns, &sys_iv, have_sys, NULL);
     }
     nvb__mutex_lock(r.mu);
     r.release = 1;
