@@ -1025,8 +1025,8 @@ def _looks_like_fio(obj):
                                        and obj.get("schema") is None))
 
 
-def from_obj(obj, meta=None):
-    """A ResultSet from parsed JSON of any supported shape."""
+def from_obj(obj, meta=None, ncpus=None):
+    """A ResultSet from parsed JSON of any supported shape (``ncpus``: see :func:`load`)."""
     if isinstance(obj, list):
         return ResultSet(Result(d, meta) for d in obj)
     if not isinstance(obj, dict):
@@ -1039,7 +1039,7 @@ def from_obj(obj, meta=None):
         return ResultSet(Result(d, meta) for d in obj["results"])
     if _looks_like_fio(obj):
         from . import fio
-        return fio.from_fio(obj, meta=meta)
+        return fio.from_fio(obj, meta=meta, ncpus=ncpus)
     schema = obj.get("schema")
     if schema == RESULT_SCHEMA or (schema is None and "engine" in obj):
         return ResultSet([Result(obj, meta)])
@@ -1059,11 +1059,12 @@ def _parse_text(text):
         raise
 
 
-def load(path_or_file, stack=None):
+def load(path_or_file, stack=None, ncpus=None):
     """Read results into a ResultSet: a saved ResultSet, ``nvbench matrix --json`` output
     (``{"results": [...]}``), a single C result, a JSON list of results, or fio's
     ``--output-format=json``. ``stack`` relabels every result (to compare two files whose
-    runs used the same engine)."""
+    runs used the same engine). ``ncpus`` (fio only): logical CPUs of the machine that ran
+    fio, so that its per-job CPU figures also give ``cpu_total_pct``."""
     if hasattr(path_or_file, "read"):
         text = path_or_file.read()
     else:
@@ -1071,12 +1072,12 @@ def load(path_or_file, stack=None):
             text = f.read()
     if isinstance(text, bytes):
         text = text.decode("utf-8")
-    rs = from_obj(_parse_text(text))
+    rs = from_obj(_parse_text(text), ncpus=ncpus)
     if stack is not None:
         rs = rs.with_meta(stack=stack)
     return rs
 
 
-def loads(text, stack=None):
+def loads(text, stack=None, ncpus=None):
     """:func:`load` from a string."""
-    return load(io.StringIO(text), stack=stack)
+    return load(io.StringIO(text), stack=stack, ncpus=ncpus)

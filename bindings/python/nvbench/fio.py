@@ -1,0 +1,261 @@
+"""Read fio's ``--output-format=json`` (fio 3.x) into nvbench Results.
+
+Every fio job becomes one :class:`~nvbench.results.Result` whose data uses the keys of
+nvbench's own result (``read``/``write`` with ``ios``, ``bytes``, ``iops``,
+``bw_bytes_s``, ``bw_gib_s``, ``lat_ns``; ``cpu``; ``duration_s``; ``workload``), so
+fio results sit in the same tables, comparisons and plots. ``data["source"]`` is
+``"fio"`` and ``data["fio"]`` keeps what has no nvbench equivalent.
+
+How fio's figures are mapped:
+
+* Latency: nvbench measures submission to completion, which is fio's ``lat_ns``
+  (slat + clat). fio only computes percentiles of ``lat_ns`` with
+  ``lat_percentiles=1``; otherwise the percentiles are taken from ``clat_ns`` and
+  ``data["fio"]["percentiles_from"]`` says ``"clat"``. fio's percentile list is kept
+  with nvbench's key spelling (``"99.900000"`` -> ``"p99.9"``).
+* Jobs: clones of one job (``numjobs=N`` without ``group_reporting``) are merged into
+  one Result, as nvbench reports its jobs together. Counts and rates add up, the mean and
+  standard deviation are pooled exactly, percentiles are the I/O-weighted mean of the
+  per-job percentiles (an approximation; ``group_reporting`` gives fio's exact ones).
+* CPU: fio's ``usr_cpu``/``sys_cpu`` are percent of one CPU over each job's runtime.
+  They give ``process_user_s``/``process_sys_s``, ``process_cores``, ``cpu_us_per_io``
+  and ``iops_per_core`` with nvbench's definitions. fio does not measure the whole
+  machine, so ``cpu.system_pct`` (the seed's "Total CPU Usage") is only filled when
+  ``ncpus`` is given, as the process share ``100 * process_cores / ncpus`` (a lower bound
+  of the machine's usage).
+* Labels: engine = ``ioengine`` (fio's default ``psync`` when absent), rw/bs/iodepth/
+  numjobs from the job options over the global options.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+from .results import Result, ResultSet, cell_of, op_of_rw
+
+__all__ = ["from_fio", "load_fio", "parse_size"]
+
+_FIO_DEFAULTS = {"ioengine": "psync", "rw": "read", "bs": "4k", "iodepth": "1", "numjobs": "1"}
+
+# fio's rw spellings -> nvbench's workload.rw
+_RW = {"read": "read", "write": "write", "randread": "randread", "randwrite": "randwrite",
+       "rw": "rw", "readwrite": "rw", "randrw": "randrw",
+       "trim": "trim", "randtrim": "randtrim", "trimwrite": "trimwrite",
+       "randtrimwrite": "randtrimwrite"}
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
+
+
+def parse_size(text):
+    """fio size string -> bytes: '4k' 4096, '128KiB' 131072, '1m' 1048576, '512' 512.
+
+    fio's default kb_base=1024 is assumed for k/m/g (as for 'KiB'); 'kb' etc. likewise.
+    """
+    if isinstance(text, int):
+        return text
+    s = str(text).strip().lower()
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)", s)
+    if not m:
+        raise ValueError(f"cannot parse fio size {text!r}")
+    return int(float(m.group(1)) * _UNITS[m.group(2)])
+
+
+def _bs_per_direction(bs):
+    """fio's bs may be 'R,W[,T]' with empty fields meaning 'same as read'."""
+    parts = [p for p in str(bs).split(",")]
+    read = parts[0] or "4k"
+    write = parts[1] if len(parts) > 1 and parts[1] else read
+    # A range 'bs=4k-16k' is a bssplit-like spec: report its low end, as fio's header does.
+    return parse_size(read.split("-")[0].split(":")[0]), parse_size(write.split("-")[0].split(":")[0])
+
+
+def _engine_name(ioengine):
+    name = str(ioengine).strip().lower()
+    name = name.split(":")[0]  # external engines are 'external:/path.so'
+    return re.sub(r"[^a-z0-9_]+", "_", name).strip("_") or "unknown"
+
+
+def _pkey(fio_key):
+    """'99.900000' -> 'p99.9', '50.000000' -> 'p50'."""
+    v = float(fio_key)
+    return "p" + (f"{v:.6f}".rstrip("0").rstrip("."))
+
+
+def _latency(dir_stats):
+    """nvbench lat_ns from one fio direction: moments of lat_ns, percentiles of lat or clat."""
+    lat = dir_stats.get("lat_ns") or {}
+    clat = dir_stats.get("clat_ns") or {}
+    src = lat if lat.get("N") else clat
+    out = {
+        "min": float(src.get("min", 0) or 0),
+        "mean": float(src.get("mean", 0) or 0),
+        "max": float(src.get("max", 0) or 0),
+        "stddev": float(src.get("stddev", 0) or 0),
+    }
+    pct_from = None
+    for name, d in (("lat", lat), ("clat", clat)):
+        pct = d.get("percentile")
+        if isinstance(pct, dict) and pct:
+            pct_from = name
+            for k, v in pct.items():
+                out[_pkey(k)] = float(v)
+            break
+    return out, pct_from, int(src.get("N", 0) or 0)
+
+
+def _direction(entries, op):
+    """Merge one direction of several fio job entries (clones of one job)."""
+    dirs = [e.get(op) or {} for e in entries]
+    ios = sum(int(d.get("total_ios", 0) or 0) for d in dirs)
+    nbytes = sum(int(d.get("io_bytes", 0) or 0) for d in dirs)
+    iops = sum(float(d.get("iops", 0) or 0) for d in dirs)
+    bw = sum(float(d.get("bw_bytes", 0) or 0) for d in dirs)
+    lats = [_latency(d) for d in dirs]
+    pct_from = next((p for _, p, _ in lats if p), None)
+    ns = [n for _, _, n in lats]
+    total_n = sum(ns)
+    if len(lats) == 1:
+        lat = lats[0][0]
+    else:
+        lat = {"min": 0.0, "mean": 0.0, "max": 0.0, "stddev": 0.0}
+        if total_n:
+            live = [(l, n) for (l, _, n) in lats if n]
+            mean = sum(l["mean"] * n for l, n in live) / total_n
+            # pooled: E[x^2] of the union minus the squared mean
+            ex2 = sum((l["stddev"] ** 2 + l["mean"] ** 2) * n for l, n in live) / total_n
+            lat = {"min": min(l["min"] for l, _ in live), "mean": mean,
+                   "max": max(l["max"] for l, _ in live),
+                   "stddev": math.sqrt(max(0.0, ex2 - mean * mean))}
+            keys = [k for k in live[0][0] if k.startswith("p")]
+            for k in keys:
+                if all(k in l for l, _ in live):
+                    lat[k] = sum(l[k] * n for l, n in live) / total_n
+    runtime_ms = max(int(d.get("runtime", 0) or 0) for d in dirs)
+    d = {"ios": ios, "bytes": nbytes, "iops": iops, "bw_bytes_s": bw, "bw_gib_s": bw / 2**30,
+         "lat_ns": lat}
+    return d, pct_from, runtime_ms
+
+
+def _options(global_opts, job):
+    opts = dict(_FIO_DEFAULTS)
+    opts.update({k: v for k, v in (global_opts or {}).items()})
+    opts.update({k: v for k, v in (job.get("job options") or {}).items()})
+    return opts
+
+
+def _int(v, default):
+    try:
+        return int(str(v).strip())
+    except (TypeError, ValueError):
+        return default
+
+
+def _one_result(fio_obj, entries, ncpus, meta):
+    job = entries[0]
+    opts = _options(fio_obj.get("global options"), job)
+    rw_raw = str(opts.get("rw", opts.get("readwrite", "read"))).split(":")[0].strip().lower()
+    rw = _RW.get(rw_raw, rw_raw)
+    op = op_of_rw(rw)
+    bs_r, bs_w = _bs_per_direction(opts.get("bs", opts.get("blocksize", "4k")))
+    bs = bs_w if op == "write" else bs_r
+    qd = _int(opts.get("iodepth"), 1)
+    numjobs = _int(opts.get("numjobs"), 1)
+    engine = _engine_name(opts.get("ioengine"))
+    target = opts.get("filename") or opts.get("directory") or None
+
+    read, pct_r, rt_r = _direction(entries, "read")
+    write, pct_w, rt_w = _direction(entries, "write")
+    duration_s = max(rt_r, rt_w) / 1000.0
+    if duration_s == 0:
+        duration_s = max(_int(e.get("job_runtime"), 0) for e in entries) / 1000.0
+    # usr/sys_cpu are percent of one CPU over the job's runtime; job_runtime (ms) of a
+    # group-reported entry is the sum over its jobs, so the product is CPU time either way.
+    user_s = sum(float(e.get("usr_cpu", 0) or 0) / 100.0 * _int(e.get("job_runtime"), 0) / 1000.0
+                 for e in entries)
+    sys_s = sum(float(e.get("sys_cpu", 0) or 0) / 100.0 * _int(e.get("job_runtime"), 0) / 1000.0
+                for e in entries)
+    cpu_s = user_s + sys_s
+    total_ios = read["ios"] + write["ios"]
+    total_iops = read["iops"] + write["iops"]
+    cores = cpu_s / duration_s if duration_s else 0.0
+    cpu = {
+        "process_user_s": user_s,
+        "process_sys_s": sys_s,
+        "process_cores": cores,
+        "cpu_us_per_io": cpu_s * 1e6 / total_ios if total_ios else 0.0,
+        "iops_per_core": total_iops / cores if cores else 0.0,
+        "voluntary_ctxsw": sum(_int(e.get("ctx"), 0) for e in entries),
+    }
+    if ncpus:
+        cpu["ncpus"] = int(ncpus)
+        cpu["system_pct"] = min(100.0, 100.0 * cores / ncpus)
+    errors = [int(e.get("error", 0) or 0) for e in entries]
+    err = next((x for x in errors if x), 0)
+    ts_ms = fio_obj.get("timestamp_ms")
+    data = {
+        "source": "fio",
+        "engine": engine,
+        "workload": {"engine": engine, "rw": rw, "bs": bs, "qd": qd, "jobs": numjobs,
+                     "targets": [target] if target else [],
+                     "rwmix": _int(opts.get("rwmixread"), 50) if op == "mixed" else 50,
+                     "runtime_s": duration_s, "name": job.get("jobname", "")},
+        "duration_s": duration_s,
+        "start_unix_ns": int(ts_ms) * 1_000_000 if ts_ms else 0,
+        "read": read,
+        "write": write,
+        "total": {"ios": total_ios, "bytes": read["bytes"] + write["bytes"],
+                  "iops": total_iops, "bw_bytes_s": read["bw_bytes_s"] + write["bw_bytes_s"]},
+        "cpu": cpu,
+        "errors": {"count": sum(1 for x in errors if x)},
+        "warnings": [],
+        "cancelled": False,
+        "error": {"errno": err, "name": f"fio error {err}", "message": f"fio job error {err}"}
+                 if err else None,
+        "fio": {
+            "version": fio_obj.get("fio version"),
+            "jobname": job.get("jobname"),
+            "groupid": job.get("groupid"),
+            "entries": len(entries),
+            "job_options": opts,
+            "percentiles_from": pct_r or pct_w,
+            "usr_cpu": [e.get("usr_cpu") for e in entries],
+            "sys_cpu": [e.get("sys_cpu") for e in entries],
+            "disk_util": fio_obj.get("disk_util", []),
+        },
+    }
+    m = {"engine": engine, "rw": rw, "bs": bs, "qd": qd, "jobs": numjobs, "repeat": 0,
+         "target": target, "cell": cell_of(rw, bs), "op": op, "stack": engine}
+    if meta:
+        m.update(meta)
+    return Result(data, m)
+
+
+def from_fio(obj, meta=None, ncpus=None):
+    """ResultSet from parsed fio JSON (``json.load`` of ``fio --output-format=json``).
+
+    ``meta`` overrides labels on every result (e.g. ``{"stack": "fio io_uring"}``);
+    ``ncpus`` (logical CPUs of the machine that ran fio) enables ``cpu.system_pct``.
+    """
+    if not isinstance(obj, dict) or not isinstance(obj.get("jobs"), list):
+        raise ValueError("not fio JSON output: no 'jobs' list")
+    groups = {}
+    for job in obj["jobs"]:
+        key = (job.get("groupid"), job.get("jobname"),
+               json.dumps(job.get("job options") or {}, sort_keys=True))
+        groups.setdefault(key, []).append(job)
+    return ResultSet(_one_result(obj, entries, ncpus, meta) for entries in groups.values())
+
+
+def load_fio(path_or_file, meta=None, ncpus=None):
+    """Read a fio JSON file (lines before the JSON, such as fio's notes, are skipped)."""
+    from .results import _parse_text
+    if hasattr(path_or_file, "read"):
+        text = path_or_file.read()
+    else:
+        with open(path_or_file, "rb") as f:
+            text = f.read()
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    return from_fio(_parse_text(text), meta=meta, ncpus=ncpus)

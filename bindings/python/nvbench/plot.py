@@ -1,0 +1,203 @@
+"""Plots of a ResultSet (used by ``ResultSet.plot``).
+
+Figures are built with ``matplotlib.figure.Figure`` rather than pyplot: no global figure
+state, nothing to close, no double display in notebooks (Jupyter shows a returned Figure
+once), and ``fig.savefig("x.png")`` works on a headless machine. To show one in a script
+outside Jupyter, pass an ``ax`` from ``plt.subplots()`` and call ``plt.show()``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .results import METRICS, TABLE_METRICS, _metric_list
+
+__all__ = ["plot", "bars", "latency", "efficiency", "LATENCY_PERCENTILES"]
+
+LATENCY_PERCENTILES = (("lat_p50_ms", "p50"), ("lat_p90_ms", "p90"), ("lat_p99_ms", "p99"),
+                       ("lat_p99_9_ms", "p99.9"))
+
+
+def _mpl():
+    try:
+        import matplotlib
+        from matplotlib.figure import Figure
+    except ImportError as exc:  # pragma: no cover - depends on the machine
+        raise ImportError("nvbench plots need matplotlib; install it with "
+                          "'apt install python3-matplotlib' (Debian/Ubuntu) or your package "
+                          "manager") from exc
+    return matplotlib, Figure
+
+
+def _new_figure(nrows, ncols, width_per=6.0, height_per=3.6):
+    _, Figure = _mpl()
+    fig = Figure(figsize=(width_per * ncols, height_per * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    return fig, [a for row in axes for a in row]
+
+
+def _stats(rs, metric_keys, cells=None):
+    """{(cell, op): {stack: {metric: (mean, half)}}}, blocks in published order, stacks."""
+    summ = rs.summary(metric_keys)
+    blocks = [b for b in rs.blocks() if cells is None or b[0] in cells]
+    stacks = list(dict.fromkeys(summ["stack"])) if len(summ) else []
+    table = {}
+    for rec in summ.itertuples(index=False):
+        table.setdefault((rec.cell, rec.op), {}).setdefault(rec.stack, {})[rec.metric] = \
+            (rec.mean, rec.ci_half)
+    return blocks, stacks, table
+
+
+def _colors(n):
+    matplotlib, _ = _mpl()
+    cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def _null_formatter():
+    from matplotlib.ticker import NullFormatter
+    return NullFormatter()
+
+
+def _auto_log(values):
+    pos = [v for v in values if v and v > 0 and not math.isnan(v)]
+    return bool(pos) and max(pos) / min(pos) > 100
+
+
+def _grouped_bars(ax, rs_stats, metric_key, log=None, legend=True):
+    from .results import block_label
+    blocks, stacks, table = rs_stats
+    m = METRICS[metric_key]
+    colors = _colors(len(stacks))
+    n = max(1, len(stacks))
+    width = 0.8 / n
+    all_values = []
+    for i, stack in enumerate(stacks):
+        xs, ys, errs = [], [], []
+        for j, block in enumerate(blocks):
+            mean, half = table.get(block, {}).get(stack, {}).get(metric_key, (math.nan, math.nan))
+            if mean is None or math.isnan(mean):
+                continue
+            xs.append(j - 0.4 + width * (i + 0.5))
+            ys.append(mean)
+            errs.append(0.0 if half is None or math.isnan(half) else half)
+            all_values.append(mean)
+        if not xs:
+            continue
+        ax.bar(xs, ys, width=width * 0.95, color=colors[i], label=str(stack),
+               yerr=errs if any(errs) else None, capsize=3 if any(errs) else 0,
+               error_kw={"elinewidth": 1})
+    ax.set_xticks(range(len(blocks)))
+    ax.set_xticklabels([block_label(c, o).replace(" ", "\n", 1) for c, o in blocks], fontsize=8)
+    ax.set_ylabel(m.label)
+    ax.set_title(m.label)
+    if log is None:
+        log = _auto_log(all_values)
+    if log:
+        ax.set_yscale("log")
+    ax.grid(axis="y", alpha=0.3)
+    if legend and stacks:
+        ax.legend(fontsize=7, ncol=min(4, len(stacks)))
+
+
+def bars(rs, metric=None, ax=None, log=None, cells=None):
+    """Grouped bars: x = cells (published order), one bar per stack, CI error bars with
+    repeats. ``metric``: one key or a list (default: the seed table's six metrics, one panel
+    each). ``log``: y log scale (default: when values span more than 100x)."""
+    ms = _metric_list(metric, TABLE_METRICS)
+    st = _stats(rs, [m.key for m in ms], cells)
+    if ax is not None:
+        if len(ms) != 1:
+            raise ValueError("plot(ax=...) draws one metric; pass metric='...'")
+        _grouped_bars(ax, st, ms[0].key, log=log)
+        return ax.figure
+    ncols = 1 if len(ms) == 1 else 2
+    nrows = math.ceil(len(ms) / ncols)
+    fig, axes = _new_figure(nrows, ncols, width_per=max(6.0, 1.2 * len(st[0]) + 2))
+    for i, m in enumerate(ms):
+        _grouped_bars(axes[i], st, m.key, log=log, legend=(i == 0))
+    for a in axes[len(ms):]:
+        a.set_visible(False)
+    return fig
+
+
+def latency(rs, ax=None, cells=None, percentiles=None):
+    """Latency percentiles (p50/p90/p99/p99.9, ms, log scale): one panel per cell, one line
+    per stack. Stacks without percentiles (e.g. the published reference, which gives only the
+    mean) show their mean as a dashed line."""
+    from .results import block_label
+    pcts = list(percentiles or LATENCY_PERCENTILES)
+    keys = [k for k, _ in pcts] + ["lat_mean_ms"]
+    blocks, stacks, table = _stats(rs, keys, cells)
+    # Panels where no stack has percentiles (only published means) say little; keep them
+    # only when nothing has percentiles at all.
+    with_pcts = [b for b in blocks
+                 if any(not math.isnan(f.get(k, (math.nan,))[0])
+                        for f in table.get(b, {}).values() for k, _ in pcts)]
+    blocks = with_pcts or blocks
+    if ax is not None and len(blocks) != 1:
+        raise ValueError(f"plot(kind='latency', ax=...) draws one cell; this set has "
+                         f"{len(blocks)} (pass cells=[...] to choose one)")
+    if ax is None:
+        ncols = min(4, max(1, len(blocks)))
+        nrows = max(1, math.ceil(len(blocks) / ncols))
+        fig, axes = _new_figure(nrows, ncols, width_per=4.2, height_per=3.4)
+    else:
+        fig, axes = ax.figure, [ax]
+    colors = dict(zip(stacks, _colors(len(stacks))))
+    x = list(range(len(pcts)))
+    for a, block in zip(axes, blocks):
+        for stack in stacks:
+            figs = table.get(block, {}).get(stack)
+            if not figs:
+                continue
+            ys = [figs.get(k, (math.nan, math.nan))[0] for k, _ in pcts]
+            errs = [figs.get(k, (math.nan, math.nan))[1] for k, _ in pcts]
+            if any(not math.isnan(y) for y in ys):
+                has_err = any(not math.isnan(e) for e in errs)
+                a.errorbar(x, ys, yerr=[0 if math.isnan(e) else e for e in errs] if has_err else None,
+                           marker="o", capsize=3, color=colors[stack], label=str(stack))
+            else:
+                mean = figs.get("lat_mean_ms", (math.nan, math.nan))[0]
+                if not math.isnan(mean):
+                    a.axhline(mean, linestyle="--", color=colors[stack], linewidth=1,
+                              label=f"{stack} (mean)")
+        a.set_xticks(x)
+        a.set_xticklabels([name for _, name in pcts])
+        a.set_yscale("log")
+        a.yaxis.set_minor_formatter(_null_formatter())
+        a.set_ylabel("Latency (ms)")
+        a.set_title(block_label(*block))
+        a.grid(alpha=0.3, which="both")
+        a.legend(fontsize=7)
+    for a in axes[len(blocks):]:
+        a.set_visible(False)
+    return fig
+
+
+def efficiency(rs, ax=None, log=None, cells=None):
+    """IOPS per core (the published comparison's headline, made explicit) as grouped bars
+    per cell, and, when drawing a new figure, CPU per I/O beside it."""
+    if ax is not None:
+        return bars(rs, "iops_per_core", ax=ax, log=log, cells=cells)
+    st = _stats(rs, ["iops_per_core", "cpu_us_per_io"], cells)
+    fig, axes = _new_figure(1, 2, width_per=max(6.0, 1.2 * len(st[0]) + 2))
+    _grouped_bars(axes[0], st, "iops_per_core", log=log)
+    _grouped_bars(axes[1], st, "cpu_us_per_io", log=log, legend=False)
+    return fig
+
+
+def plot(rs, kind="bars", metric=None, ax=None, **kwargs):
+    if len(rs) == 0:
+        raise ValueError("nothing to plot: the ResultSet is empty")
+    if kind == "bars":
+        return bars(rs, metric=metric, ax=ax, **kwargs)
+    if kind == "latency":
+        if metric is not None:
+            raise ValueError("kind='latency' plots the percentiles; use percentiles=[...]")
+        return latency(rs, ax=ax, **kwargs)
+    if kind == "efficiency":
+        if metric is not None:
+            raise ValueError("kind='efficiency' plots IOPS per core and CPU per I/O")
+        return efficiency(rs, ax=ax, **kwargs)
+    raise ValueError(f"kind must be 'bars', 'latency' or 'efficiency', got {kind!r}")
