@@ -1,0 +1,34 @@
+"""nvbench: what NVMe drives and the storage stack deliver, and at what CPU cost.
+
+>>> import nvbench
+>>> nvbench.engines()
+{'psync': (True, ''), 'libaio': (True, ''), 'io_uring': (True, ''), 'null': (True, '')}
+>>> r = nvbench.run("/dev/nvme0n1", engine="io_uring", rw="randread", bs="4k", qd=32, runtime=2)
+>>> r.read.iops, r.read.lat_ns.p99, r.cpu.cpu_us_per_io
+>>> rs = nvbench.seed_matrix(engines=["libaio", "io_uring"], runtime=2, repeat=3)
+>>> print(rs.table())
+
+The measurement is libnvbench's, linked into the C extension nvbench._nvbench;
+this package is the pure-Python API over it. See docs/python.md.
+"""
+from . import _nvbench
+from .errors import NvbenchError
+from .core import run, validate, engines, available_engines
+from .matrix import matrix, seed_matrix, SEED_CELLS
+from .results import Result, ResultSet, load
+from ._devices import devices
+
+__version__ = _nvbench.version()
+
+__all__ = [
+    "__version__", "engines", "available_engines", "devices", "run", "validate", "matrix",
+    "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError",
+]
+
+try:
+    from .reference import reference
+except ImportError:  # its optional dependencies are missing: say so when called
+    def reference(*args, **kwargs):
+        """The published figures (SEED.md) as a ResultSet (nvbench.reference)."""
+        from .reference import reference as _reference
+        return _reference(*args, **kwargs)

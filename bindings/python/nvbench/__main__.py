@@ -1,0 +1,6 @@
+"""python -m nvbench: the nvbench command."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,352 @@
+"""The nvbench command (console script and python -m nvbench).
+
+Exit status: 0 success; 2 bad input (a refused workload: the library's
+message names the key and the value); 1 any other failure; 130 interrupted
+(Ctrl-C: the partial result is still written where --json asks).
+"""
+import argparse
+import json
+import os
+import sys
+
+from . import __version__, core
+from .errors import NvbenchError
+
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _err(msg):
+    print(f"nvbench: {msg}", file=sys.stderr)
+
+
+def _status_of(e):
+    return EXIT_INPUT if e.is_input_error else EXIT_FAIL
+
+
+def _progress_wanted(args):
+    return not args.no_progress and sys.stderr.isatty()
+
+
+def _save_json(results, path):
+    from .results import ResultSet
+    ResultSet(list(results)).save(path)
+
+
+# ------------------------------------------------------------------ engines
+
+def cmd_engines(args):
+    rows = [(n, "yes" if ok else "no", why) for n, (ok, why) in core.engines().items()]
+    if args.json:
+        print(json.dumps([{"name": n, "available": a == "yes", "reason": w} for n, a, w in rows], indent=2))
+        return EXIT_OK
+    width = max(len(r[0]) for r in rows)
+    print(f"{'engine':<{width}}  available  reason")
+    for n, a, why in rows:
+        print(f"{n:<{width}}  {a:<9}  {why}".rstrip())
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------ devices
+
+def cmd_devices(args):
+    from ._devices import devices
+    devs = devices()
+    if args.json:
+        print(json.dumps(devs, indent=2))
+        return EXIT_OK
+    print("libnvbench has no device discovery yet: this is the kernel's /sys/block, unprobed.\n"
+          "Any block device, regular file or directory can be a target; writes to a block\n"
+          "device are refused unless allow_destructive=1.")
+    if not devs:
+        print("(no block devices listed)")
+        return EXIT_OK
+    print()
+    print(f"{'path':<18} {'size':>10} {'lbs':>5} {'rot':>4}  model")
+    for d in devs:
+        size = d["size_bytes"] / (1 << 30)
+        lbs = d["logical_block_size"] or "?"
+        print(f"{d['path']:<18} {size:>8.1f}Gi {lbs:>5} {'yes' if d['rotational'] else 'no':>4}  {d['model']}".rstrip())
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------- run
+
+def _split_run_args(items):
+    keys, targets = [], []
+    for it in items:
+        if "=" in it and not it.startswith(("/", ".")):
+            k, v = it.split("=", 1)
+            keys.append((k, v))
+        else:
+            targets.append(it)
+    return keys, targets
+
+
+def cmd_run(args):
+    from ._progress import Bar
+    from .core import _run_workload, _nvbench
+    keys, targets = _split_run_args(args.items)
+    if not targets:
+        _err("no target: give a file, a block device or a directory after the KEY=VALUE pairs")
+        return EXIT_INPUT
+    w = _nvbench.Workload()
+    try:
+        for k, v in sorted(keys, key=lambda kv: kv[0] != "engine"):
+            w.set(k, v)
+        for t in targets:
+            w.add_target(t)
+    except NvbenchError as e:
+        _err(e.strerror)
+        return _status_of(e)
+    bar = Bar(1, enabled=_progress_wanted(args))
+    try:
+        text, r = _run_workload(w, progress=bar.callback(0, " ".join(f"{k}={v}" for k, v in keys)), raw=True)
+    except KeyboardInterrupt as e:
+        bar.close()
+        _err("interrupted")
+        _emit_partial(e, args)
+        return EXIT_INTERRUPTED
+    except NvbenchError as e:
+        bar.close()
+        _err(e.strerror)
+        _emit_partial(e, args)
+        return _status_of(e)
+    finally:
+        bar.close()
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if args.json:
+        _save_json([r], args.json)
+    return EXIT_OK
+
+
+def _emit_partial(e, args):
+    text = getattr(e, "result_json", None)
+    if text:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if args.json and getattr(e, "result", None) is not None:
+        _save_json([e.result], args.json)
+
+
+# ------------------------------------------------------------------- matrix
+
+def cmd_matrix(args):
+    from .matrix import seed_matrix, SEED_CELLS
+    engines = None
+    if args.engines:
+        engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+        known = core.engines()
+        for e in engines:
+            if e not in known:
+                _err(f"unknown engine '{e}' for --engines (known: {', '.join(known)})")
+                return EXIT_INPUT
+            if not known[e][0]:
+                _err(f"engine '{e}' is not available here: {known[e][1]}")
+                return EXIT_INPUT
+    else:
+        engines = core.available_engines()
+        for n, (ok, why) in core.engines().items():
+            if not ok:
+                _err(f"engine {n} skipped: {why}")
+    if not engines:
+        _err("no engine works here (see: nvbench engines)")
+        return EXIT_FAIL
+    extra = {"allow_destructive": 1} if args.allow_destructive else {}
+    target_desc = ", ".join(args.target) if args.target else f"a {args.size} scratch file in a temporary directory"
+    expected = len(SEED_CELLS) * len(engines) * args.repeat
+    print(f"nvbench {__version__}: seed matrix, {len(engines)} engines ({', '.join(engines)}) x "
+          f"{len(SEED_CELLS)} cells x {args.repeat} repeat(s), {args.runtime} each, qd {args.qd}, "
+          f"jobs {args.jobs}, on {target_desc}", file=sys.stderr)
+    status = EXIT_OK
+    partial = None
+    try:
+        rs = seed_matrix(targets=args.target or None, engines=engines, runtime=args.runtime, qd=args.qd,
+                         jobs=args.jobs, repeat=args.repeat, size=args.size,
+                         progress=_progress_wanted(args), on_error="warn", **extra)
+    except KeyboardInterrupt as e:
+        _err("interrupted")
+        rs = getattr(e, "results", None)
+        partial = getattr(e, "result", None)
+        status = EXIT_INTERRUPTED
+    except NvbenchError as e:
+        _err(e.strerror)
+        return _status_of(e)
+    if rs is None:
+        from .results import ResultSet
+        rs = ResultSet()
+    if status == EXIT_OK and len(rs) < expected:
+        _err(f"{expected - len(rs)} of {expected} runs failed (see above)")
+        status = EXIT_FAIL
+    if args.json:
+        saved = list(rs) + ([partial] if partial is not None and not isinstance(partial, str) else [])
+        _save_json(saved, args.json)
+    if len(rs):
+        try:
+            print(rs.table())
+            if args.csv:
+                rs.to_csv(args.csv)
+            if args.plot:
+                _save_plot(rs, args.plot)
+        except ImportError as e:
+            _err(f"{e} (the table, CSV and plots need the analysis extras: numpy, pandas, matplotlib)")
+            return EXIT_FAIL
+    return status
+
+
+def _save_plot(rs, path):
+    """The grouped bars to F.png; latency percentiles and efficiency beside it
+    as F-latency.png and F-efficiency.png."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    stem, ext = os.path.splitext(path)
+    ext = ext or ".png"
+    saved = []
+    for kind, out in (("bars", path), ("latency", f"{stem}-latency{ext}"), ("efficiency", f"{stem}-efficiency{ext}")):
+        fig = rs.plot(kind=kind)
+        fig.savefig(out, bbox_inches="tight")
+        saved.append(out)
+        try:
+            import matplotlib.pyplot as plt
+            plt.close(fig)
+        except ImportError:
+            pass
+    print("plots: " + ", ".join(saved), file=sys.stderr)
+
+
+# ------------------------------------------------------------------ compare
+
+def cmd_compare(args):
+    from .results import load, ResultSet
+    try:
+        a, b = load(args.a), load(args.b)
+    except (OSError, ValueError, KeyError) as e:
+        _err(f"cannot read results: {e}")
+        return EXIT_INPUT
+    name_a = os.path.splitext(os.path.basename(args.a))[0]
+    name_b = os.path.splitext(os.path.basename(args.b))[0]
+    if name_a == name_b:
+        name_a, name_b = args.a, args.b
+    stacks_a = _stacks(a)
+    stacks_b = _stacks(b)
+    common = [s for s in stacks_a if s in stacks_b]
+    if common:
+        pairs = [(s, s) for s in common]
+    elif len(stacks_a) == 1 and len(stacks_b) == 1:
+        pairs = [(stacks_a[0], stacks_b[0])]
+    else:
+        _err(f"nothing to compare: {args.a} has stacks {stacks_a}, {args.b} has {stacks_b}")
+        return EXIT_INPUT
+    try:
+        for sa, sb in pairs:
+            base, other = f"{name_a}:{sa}", f"{name_b}:{sb}"
+            rs = ResultSet()
+            for src, stack, label in ((a, sa, base), (b, sb, other)):
+                rs.extend(r.with_meta(stack=label) for r in src if _stack(r) == stack)
+            print(f"{other} vs {base}")
+            print(rs.compare(baseline=base, fmt="text"))
+    except ImportError as e:
+        _err(f"{e} (compare needs the analysis extras: numpy, pandas)")
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def _stack(r):
+    meta = getattr(r, "meta", None) or {}
+    return meta.get("stack") or meta.get("engine") or getattr(r, "engine", None)
+
+
+def _stacks(rs):
+    out = []
+    for r in rs:
+        s = _stack(r)
+        if s not in out:
+            out.append(s)
+    return out
+
+
+# --------------------------------------------------------------------- main
+
+def _positive_int(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid value '{text}': expected a positive integer")
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"invalid value '{text}': expected a positive integer")
+    return v
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog="nvbench",
+        description="Measure what NVMe drives and the storage stack deliver, and at what CPU cost.",
+        epilog="Exit status: 0 success, 2 bad input, 1 other failures, 130 interrupted.")
+    p.add_argument("--version", action="version", version=f"nvbench {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("engines", help="list the I/O engines and whether they work here")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(func=cmd_engines)
+
+    s = sub.add_parser("devices", help="list block devices (sysfs; no discovery in libnvbench yet)")
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(func=cmd_devices)
+
+    s = sub.add_parser("run", help="run one workload and print its JSON result",
+                       description="Run one workload: KEY=VALUE pairs (engine=io_uring rw=randread bs=4k "
+                                   "qd=32 runtime=2s io_uring.sqpoll=1) and targets (files, block devices, "
+                                   "directories). The JSON result goes to stdout.")
+    s.add_argument("items", nargs="+", metavar="KEY=VALUE|TARGET")
+    s.add_argument("--json", metavar="F", help="also save {\"results\": [...]} to F")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("matrix", help="run the published seed matrix and print the seed table",
+                       description="The published 8-cell matrix (random 4K/64K, sequential 64K/128K; "
+                                   "read and write) over every available engine, on a scratch file "
+                                   "laid out once in a temporary directory unless --target is given.")
+    s.add_argument("--target", action="append", metavar="PATH",
+                   help="file, block device or directory (repeatable); default: a temporary scratch file")
+    s.add_argument("--engines", metavar="A,B", help="engines to compare (default: every available one but null)")
+    s.add_argument("--runtime", default="2s", metavar="S", help="per cell: 2, 500ms, 2s (default 2s)")
+    s.add_argument("--repeat", type=_positive_int, default=1, metavar="N", help="sweeps of the matrix (default 1)")
+    s.add_argument("--qd", type=_positive_int, default=32, metavar="N", help="queue depth per job (default 32)")
+    s.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="worker threads (default 1)")
+    s.add_argument("--size", default="512M", metavar="SIZE", help="scratch file size (default 512M)")
+    s.add_argument("--allow-destructive", action="store_true", help="permit writes to block device targets")
+    s.add_argument("--json", metavar="F", help="save {\"results\": [...]}, one entry per run")
+    s.add_argument("--csv", metavar="F", help="save a CSV table (one row per run)")
+    s.add_argument("--plot", metavar="F.png", help="save the plots")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_matrix)
+
+    s = sub.add_parser("compare", help="compare two saved result files (A is the baseline)")
+    s.add_argument("a", metavar="A.json")
+    s.add_argument("b", metavar="B.json")
+    s.set_defaults(func=cmd_compare)
+    return p
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_INPUT
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return EXIT_INTERRUPTED
+    except NvbenchError as e:
+        _err(e.strerror)
+        return _status_of(e)
+    except BrokenPipeError:
+        # stdout closed early (| head): not an error of ours
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,233 @@
+"""One run: keyword arguments in, a Result out.
+
+Everything here is a thin layer over the C extension: values are turned into
+the strings the library parses (so the library stays the one place where keys
+and values are validated, and its messages name what was wrong), and the JSON
+result becomes a Result carrying the labels the analysis side groups by.
+"""
+import json
+import os
+import sys
+
+from . import _nvbench
+from . import _progress
+from .errors import NvbenchError
+from .results import Result, cell_of, op_of_rw
+
+__all__ = ["run", "validate", "workload", "engines", "available_engines", "labels"]
+
+# Keys whose numbers are durations: a bare number means seconds.
+_DURATION_KEYS = frozenset({"runtime", "ramp", "interval"})
+
+_ENGINE_CACHE = None
+
+
+def engines():
+    """Every engine libnvbench knows, compiled in or not.
+
+    Returns a dict ``name -> (available, reason)``; ``reason`` says why an
+    engine does not work here ("" when it does). The probe runs once per
+    process; the answers are cached by the library.
+    """
+    global _ENGINE_CACHE
+    if _ENGINE_CACHE is None:
+        _ENGINE_CACHE = {name: (bool(ok), why) for name, ok, why in _nvbench.engines()}
+    return dict(_ENGINE_CACHE)
+
+
+def available_engines(include_null=False):
+    """Names of the engines that work here, in the library's order."""
+    return [n for n, (ok, _) in engines().items() if ok and (include_null or n != "null")]
+
+
+def _duration(value):
+    if isinstance(value, bool):
+        raise TypeError("a duration cannot be a bool")
+    if isinstance(value, int):
+        return f"{value}s"
+    if value != value or value in (float("inf"), float("-inf")):
+        return str(value)  # let the library refuse it with its own message
+    for unit, scale in (("s", 1), ("ms", 1e3), ("us", 1e6)):
+        v = value * scale
+        if abs(v - round(v)) < 1e-9 * max(1.0, abs(v)):
+            return f"{int(round(v))}{unit}"
+    return f"{int(round(value * 1e9))}ns"
+
+
+def _value(key, value):
+    """The string the library parses for a Python value."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    base = key.rsplit(".", 1)[-1]
+    if base in _DURATION_KEYS and isinstance(value, (int, float)):
+        return _duration(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"unsupported value {value!r} for key '{key}': use str, int, float or bool")
+
+
+def _key(key, core_keys):
+    """Map a Python keyword to a library key: io_uring_sqpoll -> io_uring.sqpoll."""
+    if "." in key or key in core_keys:
+        return key
+    for name in sorted(engines(), key=len, reverse=True):
+        if key.startswith(name + "_") and len(key) > len(name) + 1:
+            return name + "." + key[len(name) + 1:]
+    return key  # unknown: the library refuses it and names it
+
+
+def _is_core_key(w, key):
+    try:
+        w.get(key)
+        return True
+    except NvbenchError:
+        return False
+
+
+def _flatten_targets(targets):
+    out = []
+    for t in targets:
+        if isinstance(t, (list, tuple)):
+            out.extend(_flatten_targets(t))
+        elif t is not None:
+            out.append(os.fspath(t))
+    return out
+
+
+def workload(*targets, options=None, **keys):
+    """Build a ``_nvbench.Workload`` from targets and keyword arguments.
+
+    Keys are the library's (see docs/api.md); None values are skipped.
+    Engine-specific keys go either as ``io_uring_sqpoll=1`` or in
+    ``options={"io_uring.sqpoll": 1}``. Raises NvbenchError naming the key and
+    the value the library refused.
+    """
+    w = _nvbench.Workload()
+    items = [(k, v) for k, v in keys.items() if v is not None]
+    if options:
+        items += [(k, v) for k, v in dict(options).items() if v is not None]
+    core = {k for k, _ in items if "." not in k and _is_core_key(w, k)}
+    # The engine first: its option keys are checked against its table.
+    items.sort(key=lambda kv: kv[0] != "engine")
+    for k, v in items:
+        w.set(_key(k, core), _value(k, v))
+    for t in _flatten_targets(targets):
+        w.add_target(t)
+    return w
+
+
+def validate(*targets, options=None, **keys):
+    """Check a workload and its targets as run() would, creating and writing
+    nothing. Returns None or raises NvbenchError."""
+    workload(*targets, options=options, **keys).validate()
+
+
+def labels(data, repeat=0, **extra):
+    """The meta labels of a result (see Result): engine, rw, bs, qd, jobs,
+    repeat, target, cell ("rand4k"), op ("read"/"write"/"mixed"), stack
+    (the engine unless `extra` says otherwise)."""
+    wl = data.get("workload") or {}
+    rw = wl.get("rw")
+    bs = wl.get("bs")
+    engine = data.get("engine") or wl.get("engine")
+    meta = {
+        "engine": engine,
+        "rw": rw,
+        "bs": bs,
+        "qd": wl.get("qd"),
+        "jobs": wl.get("jobs"),
+        "repeat": repeat,
+        "target": ",".join(wl.get("targets") or []) or None,
+        "cell": cell_of(rw, bs),
+        "op": op_of_rw(rw),
+        "stack": engine,
+    }
+    meta.update({k: v for k, v in extra.items() if v is not None})
+    return meta
+
+
+def _attach_result(exc, meta, repeat):
+    """Turn the JSON the C module attached to an exception into a Result."""
+    res = getattr(exc, "result", None)
+    if isinstance(res, str):
+        try:
+            data = json.loads(res)
+            exc.result = Result(data, labels(data, repeat, **(meta or {})))
+        except (ValueError, AttributeError):
+            pass
+
+
+def _run_workload(w, progress=None, meta=None, repeat=0, poll_ms=50, raw=False):
+    """Run a Workload; the Result, or (JSON text, Result) when raw is true."""
+    try:
+        text = _nvbench.run(w, progress=progress, interval_poll_ms=poll_ms)
+    except BaseException as e:  # KeyboardInterrupt, NvbenchError, the callback's own
+        if raw:
+            e.result_json = getattr(e, "result", None)
+        _attach_result(e, meta, repeat)
+        raise
+    data = json.loads(text)
+    r = Result(data, labels(data, repeat, **(meta or {})))
+    return (text, r) if raw else r
+
+
+def run(*targets, engine=None, rw=None, bs=None, qd=None, jobs=None, runtime=None,
+        progress=None, options=None, **keys):
+    """Run one workload and return its Result.
+
+    >>> r = nvbench.run("/dev/nvme0n1", engine="io_uring", rw="randread",
+    ...                 bs="4k", qd=32, jobs=4, runtime=2)
+    >>> r.read.iops, r.read.lat_ns.p99, r.cpu.cpu_us_per_io
+
+    Targets are files, block devices or directories (a scratch file is laid
+    out there and removed afterwards). Values may be str ("4k", "500ms"), int
+    (bytes; seconds for runtime/ramp/interval), float, or bool ("1"/"0").
+    Unset keys keep the library's defaults. Engine-specific keys:
+    ``io_uring_sqpoll=1`` or ``options={"io_uring.sqpoll": 1}``.
+
+    progress: True shows a progress bar when stderr is a terminal (needs
+    tqdm); a callable is called with a dict snapshot (elapsed_s, total_s,
+    read_iops, ..., done_fraction) at every interval and cancels the run by
+    returning True.
+
+    Raises NvbenchError (an OSError with .errno and the library's message)
+    when the workload is refused or the run fails; .result then holds the
+    partial Result if there were figures. Ctrl-C cancels the run cleanly
+    (in-flight I/O drained, scratch files removed) and raises
+    KeyboardInterrupt whose .result is the partial Result. A Ctrl-C while a
+    scratch file is being laid out is noticed when the measurement starts.
+    """
+    w = workload(*targets, options=options, engine=engine, rw=rw, bs=bs, qd=qd, jobs=jobs,
+                 runtime=runtime, **keys)
+    bar = None
+    callback = None
+    if callable(progress):
+        callback = progress
+    elif progress:
+        bar = _progress.Bar(total_runs=1, enabled=True)
+        callback = bar.callback(0, _label_of(w))
+    try:
+        return _run_workload(w, progress=callback)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _label_of(w):
+    try:
+        return f"{w.get('engine')} {w.get('rw')} {w.get('bs')}"
+    except NvbenchError:
+        return ""
+
+
+def _stderr_is_terminal():
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,49 @@
+"""The exception nvbench raises for every failure the C library reports.
+
+The C extension raises it from a single place: a negative errno from
+libnvbench becomes ``NvbenchError(errno, message)``, where the message is the
+library's own and names the offending key and value (or target path).
+"""
+import errno as _errno
+
+__all__ = ["NvbenchError", "INPUT_ERRNOS"]
+
+#: errno values that mean "the workload or its targets were refused" (bad
+#: input), as opposed to a run that failed on the way (EIO, ENOMEM, ...).
+INPUT_ERRNOS = frozenset({_errno.EINVAL, _errno.ENOENT, _errno.EACCES, _errno.EPERM,
+                          _errno.ERANGE, _errno.ENOTSUP, _errno.ENAMETOOLONG})
+
+
+class NvbenchError(OSError):
+    """A libnvbench failure.
+
+    Attributes:
+        errno: the positive errno value (``errno.EINVAL``, ...).
+        strerror: the library's message, naming the key and the value (or the
+            target) that were refused.
+        result: the result of the run when it produced figures before it
+            failed (cancelled, or stopped by an I/O error), else None. From the
+            C module it is the JSON text; nvbench.run() turns it into a Result.
+    """
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.result = None
+
+    @property
+    def name(self):
+        """The errno's symbolic name, e.g. 'EINVAL'."""
+        return _errno.errorcode.get(self.errno, str(self.errno))
+
+    @property
+    def is_input_error(self):
+        """True when the workload or its targets were refused before any I/O."""
+        return self.errno in INPUT_ERRNOS
+
+    def __str__(self):
+        if self.errno is None:
+            return super().__str__()
+        return f"{self.strerror} [{self.name}]"
+
+    def __reduce__(self):
+        return (type(self), (self.errno, self.strerror), {"result": self.result})

@@ -1,0 +1,202 @@
+"""Matrices of runs: any Cartesian product of workload keys, and the
+published 8-cell seed matrix (SEED.md).
+
+Order is stable and documented because it matters for fairness: the whole
+product is swept once per repeat (repeat is the outermost loop), so slow
+drifts of the device (heat, garbage collection) spread over every cell
+instead of piling onto one; within a sweep, engines are the innermost axis,
+so the stacks compared in one cell run back to back.
+"""
+import contextlib
+import errno
+import itertools
+import os
+import warnings
+
+from . import _progress
+from .core import available_engines, labels, workload, _run_workload, _flatten_targets
+from .errors import NvbenchError
+from .results import ResultSet
+from ._scratch import scratch_file
+
+__all__ = ["matrix", "seed_matrix", "SEED_CELLS"]
+
+#: The published matrix: (cell label, rw, bs, op), in the articles' order.
+SEED_CELLS = (
+    ("rand4k", "randread", "4k", "read"),
+    ("rand64k", "randread", "64k", "read"),
+    ("seq64k", "read", "64k", "read"),
+    ("seq128k", "read", "128k", "read"),
+    ("rand4k", "randwrite", "4k", "write"),
+    ("rand64k", "randwrite", "64k", "write"),
+    ("seq64k", "write", "64k", "write"),
+    ("seq128k", "write", "128k", "write"),
+)
+
+# Axes that define the cell (rows of the table) or the stack itself; any
+# other axis that varies becomes part of the stack (column) label.
+_CELL_AXES = frozenset({"rw", "bs", "engine"})
+
+
+def _targets_list(targets):
+    if targets is None:
+        return []
+    if isinstance(targets, (str, bytes, os.PathLike)):
+        targets = [targets]
+    return _flatten_targets(targets)
+
+
+def _fmt(v):
+    return v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def _plan_product(engines, engine, axes):
+    """[(keys, extra meta)] for the product of the list-valued keys."""
+    if engines is not None and engine is not None:
+        raise TypeError("give engines=[...] or engine=..., not both")
+    fixed, varying = {}, {}
+    for k, v in axes.items():
+        (varying if isinstance(v, list) else fixed)[k] = v
+    if engines is not None:
+        varying["engine"] = [engines] if isinstance(engines, str) else list(engines)
+    elif engine is not None:
+        (varying if isinstance(engine, list) else fixed)["engine"] = engine
+    if "engine" in varying:  # innermost
+        varying["engine"] = varying.pop("engine")
+    for k, v in varying.items():
+        if not v:
+            raise ValueError(f"axis '{k}' is an empty list")
+    names = list(varying)
+    stack_axes = [k for k in names if k not in _CELL_AXES]
+    plan = []
+    for combo in itertools.product(*(varying[k] for k in names)):
+        keys = dict(fixed)
+        keys.update(zip(names, combo))
+        extra = {}
+        if stack_axes:
+            eng = keys.get("engine")
+            desc = " ".join(f"{k}={_fmt(keys[k])}" for k in stack_axes)
+            extra["stack"] = f"{eng} {desc}" if eng is not None else desc
+            extra["axes"] = {k: keys[k] for k in stack_axes}
+        plan.append((keys, extra))
+    return plan
+
+
+def _execute(plan, targets, repeat, progress, on_error, meta_of=None):
+    if on_error not in ("raise", "warn"):
+        raise ValueError("on_error must be 'raise' or 'warn'")
+    if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
+        raise ValueError(f"repeat must be a positive integer, not {repeat!r}")
+    # Check every cell before the first run: a typo in the last axis value
+    # should not surface after an hour of measurements.
+    workloads = []
+    for keys, extra in plan:
+        options = keys.pop("options", None)
+        w = workload(*targets, options=options, **keys)
+        w.validate()
+        workloads.append((w, extra, _describe(keys)))
+    total = len(workloads) * repeat
+    user_cb = progress if callable(progress) else None
+    bar = _progress.Bar(total, enabled=bool(progress) and user_cb is None)
+    results = ResultSet()
+    try:
+        for rep in range(repeat):
+            for i, (w, extra, desc) in enumerate(workloads):
+                index = rep * len(workloads) + i
+                cb = bar.callback(index, desc)
+                if user_cb is not None:
+                    cb = _wrap_user(user_cb, index, total, desc)
+                try:
+                    r = _run_workload(w, progress=cb, meta=extra, repeat=rep)
+                except NvbenchError as e:
+                    if on_error == "raise" or e.is_input_error:
+                        e.results = results
+                        raise
+                    bar.write(f"nvbench: {desc} (repeat {rep}) failed: {e}")
+                    warnings.warn(f"{desc} (repeat {rep}) failed: {e}", RuntimeWarning, stacklevel=3)
+                    continue
+                except BaseException as e:  # KeyboardInterrupt, a callback's exception
+                    try:
+                        e.results = results
+                    except AttributeError:
+                        pass
+                    raise
+                results.append(r)
+                bar.done(index)
+    finally:
+        bar.close()
+    return results
+
+
+def _describe(keys):
+    parts = [str(keys[k]) for k in ("engine", "rw", "bs") if k in keys]
+    parts += [f"{k}={_fmt(v)}" for k, v in keys.items() if k not in ("engine", "rw", "bs", "runtime")]
+    return " ".join(parts)
+
+
+def _wrap_user(cb, index, total, desc):
+    def on_progress(p):
+        p = dict(p, run_index=index, runs=total, label=desc)
+        return cb(p)
+    return on_progress
+
+
+def matrix(targets=None, engines=None, repeat=1, progress=False, on_error="raise", **axes):
+    """Run the Cartesian product of workload keys and return a ResultSet.
+
+    >>> rs = nvbench.matrix(targets=["/dev/nvme0n1"], engines=["libaio", "io_uring"],
+    ...                     rw=["randread", "randwrite"], bs=["4k", "64k"], qd=[1, 32],
+    ...                     repeat=3, runtime=2, progress=True)
+
+    Every keyword whose value is a list is an axis; any other value applies to
+    every run (values as in nvbench.run()). ``engines`` is the engine axis.
+    The product is taken in the order the keywords were given, with the
+    engine innermost, and swept ``repeat`` times (repeat outermost). Every
+    cell is validated before the first run starts.
+
+    Each Result carries meta labels: engine, rw, bs, qd, jobs, repeat
+    (0-based), target, cell ("rand4k"), op, and stack (the column label:
+    the engine, plus any other varying axis, e.g. "io_uring qd=32").
+
+    on_error: "raise" (default) stops at the first failure; "warn" reports a
+    failed run and goes on (refused workloads still raise). A raised
+    NvbenchError or KeyboardInterrupt carries ``.results``, the ResultSet of
+    the completed runs, and ``.result``, the partial Result of the run that
+    was interrupted.
+    """
+    engine = axes.pop("engine", None)
+    plan = _plan_product(engines, engine, axes)
+    return _execute(plan, _targets_list(targets), repeat, progress, on_error)
+
+
+def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, progress=False,
+                size="512M", on_error="raise", **keys):
+    """The published 8-cell matrix: random 4K, random 64K, sequential 64K and
+    sequential 128K, each read and write, over several engines (SEED.md).
+
+    engines: default every engine that works here except null. targets:
+    default a scratch file of ``size`` bytes in a new temporary directory,
+    laid out once, shared by every cell and removed at the end; a directory
+    target gets the same treatment inside that directory. Results are
+    labelled cell="rand4k"... and op="read"/"write" so ResultSet.table()
+    prints the published layout. Other keys apply to every run.
+    """
+    if engines is None:
+        engines = available_engines()
+        if not engines:
+            raise NvbenchError(errno.ENOTSUP, "no engine works here (see nvbench.engines() for the reasons)")
+    elif isinstance(engines, str):
+        engines = [engines]
+    plan = []
+    for cell, rw, bs, op in SEED_CELLS:
+        for eng in engines:
+            k = dict(keys, engine=eng, rw=rw, bs=bs, qd=qd, jobs=jobs, runtime=runtime)
+            plan.append((k, {"cell": cell, "op": op}))
+    tlist = _targets_list(targets)
+    with contextlib.ExitStack() as stack:
+        if not tlist:
+            tlist = [stack.enter_context(scratch_file(size))]
+        else:
+            tlist = [stack.enter_context(scratch_file(size, dir=t)) if os.path.isdir(t) else t
+                     for t in tlist]
+        return _execute(plan, tlist, repeat, progress, on_error)

@@ -1,0 +1,589 @@
+/*
+ * _nvbench.c - the thin CPython binding of libnvbench (nvbench._nvbench).
+ *
+ * Only what Python cannot do by itself lives here: handles, the run with the
+ * GIL released, and turning a negative errno into nvbench.NvbenchError. The
+ * user-facing API (keyword arguments, results, matrices, the CLI) is pure
+ * Python in the nvbench package.
+ *
+ * Shape, after CPython's Modules/_lzmamodule.c: heap types created from
+ * specs, per-module state, multi-phase initialisation, no static mutable
+ * state, so the module can be loaded in several (sub)interpreters.
+ *
+ * Threads: the GIL is released only around nvb_run(). The library calls the
+ * progress callback and the poll hook on the thread that called nvb_run();
+ * both take the GIL back with the thread state saved when it was released.
+ * The poll hook runs Python's signal handlers (PyErr_CheckSignals), so a
+ * Ctrl-C raises KeyboardInterrupt there: the hook keeps the exception and
+ * asks the library to stop; the run drains its in-flight I/O, removes any
+ * scratch file, and the exception is re-raised afterwards with the partial
+ * result attached as .result (a JSON string).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include <nvbench.h>
+
+typedef struct {
+    PyTypeObject *workload_type;
+} nvbench_state;
+
+static inline nvbench_state *get_state(PyObject *module)
+{
+    return (nvbench_state *)PyModule_GetState(module);
+}
+
+/* ------------------------------------------------------------- errors */
+
+/*
+ * The one place where a negative errno becomes a Python exception:
+ * nvbench.NvbenchError(errno, message) with .result = result_json (a str) or
+ * None. The class is defined in nvbench/errors.py, imported here when first
+ * needed so the exception has one definition only.
+ */
+static PyObject *raise_nvb_error(int rc, const char *msg, PyObject *result_json)
+{
+    int err = rc < 0 ? -rc : rc;
+    if (err == ENOMEM && (!msg || !*msg))
+        return PyErr_NoMemory();
+    if (!msg || !*msg)
+        msg = nvb_strerror(-err);
+    PyObject *mod = PyImport_ImportModule("nvbench.errors");
+    if (!mod)
+        return NULL;
+    PyObject *cls = PyObject_GetAttrString(mod, "NvbenchError");
+    Py_DECREF(mod);
+    if (!cls)
+        return NULL;
+    PyObject *exc = PyObject_CallFunction(cls, "is", err, msg);
+    Py_DECREF(cls);
+    if (!exc)
+        return NULL;
+    if (PyObject_SetAttrString(exc, "result", result_json ? result_json : Py_None) < 0) {
+        Py_DECREF(exc);
+        return NULL;
+    }
+    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+/* ----------------------------------------------------------- Workload */
+
+typedef struct {
+    PyObject_HEAD
+    struct nvb_workload *w;
+    /* Runs in progress on this workload (GIL released). nvb_run() only reads
+     * the workload, so runs may overlap, but nothing may change it meanwhile. */
+    int running;
+} WorkloadObject;
+
+static int workload_check_idle(WorkloadObject *self)
+{
+    if (self->running) {
+        PyErr_SetString(PyExc_RuntimeError, "the workload cannot be changed while a run is using it");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *workload_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    if (PyTuple_GET_SIZE(args) || (kwds && PyDict_GET_SIZE(kwds))) {
+        PyErr_SetString(PyExc_TypeError, "Workload() takes no arguments");
+        return NULL;
+    }
+    WorkloadObject *self = (WorkloadObject *)type->tp_alloc(type, 0);
+    if (!self)
+        return NULL;
+    int rc = nvb_workload_new(&self->w);
+    if (rc < 0) {
+        Py_DECREF(self);
+        return raise_nvb_error(rc, NULL, NULL);
+    }
+    return (PyObject *)self;
+}
+
+static void workload_dealloc(WorkloadObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    nvb_workload_free(self->w);
+    tp->tp_free((PyObject *)self);
+    Py_DECREF(tp);
+}
+
+static PyObject *workload_set(WorkloadObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "set(key, value) takes two str");
+        return NULL;
+    }
+    if (workload_check_idle(self) < 0)
+        return NULL;
+    const char *key = PyUnicode_AsUTF8(args[0]);
+    const char *value = key ? PyUnicode_AsUTF8(args[1]) : NULL;
+    if (!value)
+        return NULL;
+    int rc = nvb_workload_set(self->w, key, value);
+    if (rc < 0)
+        return raise_nvb_error(rc, nvb_workload_error(self->w), NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *workload_get(WorkloadObject *self, PyObject *arg)
+{
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "get(key) takes a str");
+        return NULL;
+    }
+    const char *key = PyUnicode_AsUTF8(arg);
+    if (!key)
+        return NULL;
+    char small[256];
+    int rc = nvb_workload_get(self->w, key, small, sizeof small);
+    if (rc >= 0)
+        return PyUnicode_FromStringAndSize(small, rc);
+    for (size_t len = 4096; rc == -ENOSPC && len <= (1u << 24); len *= 4) {
+        char *buf = PyMem_Malloc(len);
+        if (!buf)
+            return PyErr_NoMemory();
+        rc = nvb_workload_get(self->w, key, buf, len);
+        PyObject *s = rc >= 0 ? PyUnicode_FromStringAndSize(buf, rc) : NULL;
+        PyMem_Free(buf);
+        if (rc >= 0)
+            return s;
+    }
+    if (rc == -ENOENT) {
+        PyObject *msg = PyUnicode_FromFormat("unknown key '%s'", key);
+        if (!msg)
+            return NULL;
+        PyObject *r = raise_nvb_error(rc, PyUnicode_AsUTF8(msg), NULL);
+        Py_DECREF(msg);
+        return r;
+    }
+    return raise_nvb_error(rc, NULL, NULL);
+}
+
+static PyObject *workload_add_target(WorkloadObject *self, PyObject *arg)
+{
+    if (workload_check_idle(self) < 0)
+        return NULL;
+    PyObject *bytes = NULL;
+    if (!PyUnicode_FSConverter(arg, &bytes)) /* str, bytes or os.PathLike */
+        return NULL;
+    int rc = nvb_workload_add_target(self->w, PyBytes_AS_STRING(bytes));
+    Py_DECREF(bytes);
+    if (rc < 0)
+        return raise_nvb_error(rc, nvb_workload_error(self->w), NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *workload_clear_targets(WorkloadObject *self, PyObject *unused)
+{
+    if (workload_check_idle(self) < 0)
+        return NULL;
+    nvb_workload_clear_targets(self->w);
+    Py_RETURN_NONE;
+}
+
+static PyObject *workload_validate(WorkloadObject *self, PyObject *unused)
+{
+    /* Validation may stat targets and open devices: let other threads run. */
+    int rc;
+    self->running++;
+    Py_BEGIN_ALLOW_THREADS
+    rc = nvb_workload_validate(self->w);
+    Py_END_ALLOW_THREADS
+    self->running--;
+    if (rc < 0)
+        return raise_nvb_error(rc, nvb_workload_error(self->w), NULL);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef workload_methods[] = {
+    {"set", (PyCFunction)(void (*)(void))workload_set, METH_FASTCALL,
+     "set(key, value)\n--\n\nSet one workload key from its string form (\"4k\", \"2s\", \"1\").\n"
+     "Raises NvbenchError naming the key and the value when it is refused;\n"
+     "the workload is then unchanged."},
+    {"get", (PyCFunction)workload_get, METH_O,
+     "get(key)\n--\n\nCurrent value of a key as a string."},
+    {"add_target", (PyCFunction)workload_add_target, METH_O,
+     "add_target(path)\n--\n\nAppend a target: file, block device or directory (checked at run time)."},
+    {"clear_targets", (PyCFunction)workload_clear_targets, METH_NOARGS,
+     "clear_targets()\n--\n\nRemove every target."},
+    {"validate", (PyCFunction)workload_validate, METH_NOARGS,
+     "validate()\n--\n\nCheck the whole workload and its targets without creating or writing\n"
+     "anything; raises NvbenchError with the reason."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot workload_slots[] = {
+    {Py_tp_new, workload_new},
+    {Py_tp_dealloc, workload_dealloc},
+    {Py_tp_methods, workload_methods},
+    {Py_tp_doc, "Workload()\n--\n\nAn nvbench workload: string keys and a list of targets.\n"
+                "Defaults are the library's (rw=randread, bs=4k, qd=1, jobs=1, engine=psync, ...)."},
+    {0, NULL},
+};
+
+static PyType_Spec workload_spec = {
+    .name = "nvbench._nvbench.Workload",
+    .basicsize = sizeof(WorkloadObject),
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+#else
+    .flags = Py_TPFLAGS_DEFAULT,
+#endif
+    .slots = workload_slots,
+};
+
+/* ---------------------------------------------------------------- run */
+
+/* What the callbacks share with run(); lives on run()'s stack. */
+struct run_ctx {
+    PyThreadState *tstate;       /* saved by Py_BEGIN_ALLOW_THREADS */
+    unsigned long thread_id;     /* the thread that called run() */
+    PyObject *progress;          /* callable or NULL */
+    PyObject *exc_type, *exc_value, *exc_tb; /* exception to re-raise */
+};
+
+/* The library promises to call back on the calling thread; take the GIL with
+ * that thread's own state. Anything else falls back to PyGILState. */
+static int ctx_enter(struct run_ctx *c, PyGILState_STATE *gs)
+{
+    if (PyThread_get_thread_ident() == c->thread_id) {
+        PyEval_RestoreThread(c->tstate);
+        return 0;
+    }
+    *gs = PyGILState_Ensure();
+    return 1;
+}
+
+static void ctx_leave(struct run_ctx *c, int used_gilstate, PyGILState_STATE gs)
+{
+    if (used_gilstate)
+        PyGILState_Release(gs);
+    else
+        c->tstate = PyEval_SaveThread();
+}
+
+static void ctx_keep_exception(struct run_ctx *c)
+{
+    if (!c->exc_type)
+        PyErr_Fetch(&c->exc_type, &c->exc_value, &c->exc_tb);
+    else
+        PyErr_Clear();
+}
+
+static int poll_hook(void *arg)
+{
+    struct run_ctx *c = arg;
+    if (c->exc_type)
+        return 1; /* already stopping */
+    PyGILState_STATE gs = PyGILState_UNLOCKED;
+    int g = ctx_enter(c, &gs);
+    int stop = 0;
+    if (PyErr_CheckSignals() < 0) { /* runs handlers on the main thread only */
+        ctx_keep_exception(c);
+        stop = 1;
+    }
+    ctx_leave(c, g, gs);
+    return stop;
+}
+
+static int set_item_d(PyObject *d, const char *k, double v)
+{
+    PyObject *o = PyFloat_FromDouble(v);
+    int rc = o ? PyDict_SetItemString(d, k, o) : -1;
+    Py_XDECREF(o);
+    return rc;
+}
+
+static int set_item_u(PyObject *d, const char *k, uint64_t v)
+{
+    PyObject *o = PyLong_FromUnsignedLongLong(v);
+    int rc = o ? PyDict_SetItemString(d, k, o) : -1;
+    Py_XDECREF(o);
+    return rc;
+}
+
+/* A plain dict snapshot: nothing in it refers back to library memory. */
+static PyObject *progress_dict(const struct nvb_progress *p)
+{
+    PyObject *d = PyDict_New();
+    if (!d)
+        return NULL;
+    /* Read only what this library version filled in (p->size). */
+#define HAS(field) (p->size >= offsetof(struct nvb_progress, field) + sizeof p->field)
+    int rc = 0;
+    if (HAS(elapsed_s)) rc |= set_item_d(d, "elapsed_s", p->elapsed_s);
+    if (HAS(total_s)) rc |= set_item_d(d, "total_s", p->total_s);
+    if (HAS(ios)) {
+        rc |= set_item_u(d, "read_ios", p->ios[NVB_READ]);
+        rc |= set_item_u(d, "write_ios", p->ios[NVB_WRITE]);
+    }
+    if (HAS(bytes)) {
+        rc |= set_item_u(d, "read_bytes", p->bytes[NVB_READ]);
+        rc |= set_item_u(d, "write_bytes", p->bytes[NVB_WRITE]);
+    }
+    if (HAS(iops)) {
+        rc |= set_item_d(d, "read_iops", p->iops[NVB_READ]);
+        rc |= set_item_d(d, "write_iops", p->iops[NVB_WRITE]);
+    }
+    if (HAS(bw_bytes_s)) {
+        rc |= set_item_d(d, "read_bw_bytes_s", p->bw_bytes_s[NVB_READ]);
+        rc |= set_item_d(d, "write_bw_bytes_s", p->bw_bytes_s[NVB_WRITE]);
+    }
+    if (HAS(lat_mean_ns)) {
+        rc |= set_item_d(d, "read_lat_mean_ns", p->lat_mean_ns[NVB_READ]);
+        rc |= set_item_d(d, "write_lat_mean_ns", p->lat_mean_ns[NVB_WRITE]);
+    }
+    if (HAS(errors)) rc |= set_item_u(d, "errors", p->errors);
+    if (HAS(done_fraction)) rc |= set_item_d(d, "done_fraction", p->done_fraction);
+#undef HAS
+    if (rc) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static int progress_hook(const struct nvb_progress *p, void *arg)
+{
+    struct run_ctx *c = arg;
+    if (c->exc_type)
+        return 1;
+    PyGILState_STATE gs = PyGILState_UNLOCKED;
+    int g = ctx_enter(c, &gs);
+    int stop = 0;
+    PyObject *d = progress_dict(p);
+    PyObject *ret = d ? PyObject_CallOneArg(c->progress, d) : NULL;
+    Py_XDECREF(d);
+    if (!ret) {
+        ctx_keep_exception(c);
+        stop = 1;
+    } else {
+        /* A true return value asks for cancellation, as in the C API. */
+        int t = PyObject_IsTrue(ret);
+        Py_DECREF(ret);
+        if (t < 0) {
+            ctx_keep_exception(c);
+            stop = 1;
+        } else {
+            stop = t;
+        }
+    }
+    ctx_leave(c, g, gs);
+    return stop;
+}
+
+static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"workload", "progress", "interval_poll_ms", NULL};
+    PyObject *wobj, *progress = Py_None;
+    unsigned int poll_ms = 50;
+    nvbench_state *st = get_state(module);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OI:run", kwlist, st->workload_type, &wobj, &progress,
+                                     &poll_ms))
+        return NULL;
+    if (progress != Py_None && !PyCallable_Check(progress)) {
+        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
+        return NULL;
+    }
+    if (poll_ms == 0)
+        poll_ms = 1;
+    WorkloadObject *wo = (WorkloadObject *)wobj;
+
+    struct run_ctx c = {0};
+    c.thread_id = PyThread_get_thread_ident();
+    c.progress = progress != Py_None ? progress : NULL;
+    struct nvb_run_opts opts = NVB_RUN_OPTS_INIT;
+    opts.poll = poll_hook;
+    opts.poll_arg = &c;
+    opts.poll_ms = poll_ms;
+    if (c.progress) {
+        opts.progress = progress_hook;
+        opts.progress_arg = &c;
+    }
+
+    struct nvb_result *r = NULL;
+    int rc;
+    Py_INCREF(wo);
+    Py_XINCREF(c.progress);
+    wo->running++;
+    c.tstate = PyEval_SaveThread();
+    rc = nvb_run(wo->w, &opts, &r);
+    PyEval_RestoreThread(c.tstate);
+    wo->running--;
+    Py_XDECREF(c.progress);
+    Py_DECREF(wo);
+
+    /* The JSON is produced whenever a result exists: complete, partial, or
+     * only the refusal (then not attached: it has no figures). */
+    PyObject *json = NULL;
+    int has_figures = r && (rc == 0 || rc == -ECANCELED || rc == -EIO ||
+                            nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE) > 0);
+    if (r && (has_figures || c.exc_type)) {
+        char *s = NULL;
+        if (nvb_result_json(r, &s) == 0) {
+            json = PyUnicode_FromString(s);
+            nvb_free(s);
+        }
+        if (!json) {
+            nvb_result_free(r);
+            Py_XDECREF(c.exc_type);
+            Py_XDECREF(c.exc_value);
+            Py_XDECREF(c.exc_tb);
+            return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+        }
+    }
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", r ? nvb_result_error(r) : "");
+    nvb_result_free(r);
+
+    if (c.exc_type) {
+        /* KeyboardInterrupt from the poll hook, or the progress callback's
+         * own exception: re-raise it with the partial result attached. */
+        PyErr_NormalizeException(&c.exc_type, &c.exc_value, &c.exc_tb);
+        if (c.exc_value && json) {
+            if (PyObject_SetAttrString(c.exc_value, "result", json) < 0)
+                PyErr_Clear(); /* an exception type without a __dict__ */
+        }
+        if (c.exc_tb && c.exc_value)
+            PyException_SetTraceback(c.exc_value, c.exc_tb);
+        Py_XDECREF(json);
+        PyErr_Restore(c.exc_type, c.exc_value, c.exc_tb);
+        return NULL;
+    }
+    if (rc < 0) {
+        raise_nvb_error(rc, msg, json);
+        Py_XDECREF(json);
+        return NULL;
+    }
+    return json;
+}
+
+/* ------------------------------------------------------------ library */
+
+static PyObject *nvbench_version(PyObject *module, PyObject *unused)
+{
+    return PyUnicode_FromString(nvb_version());
+}
+
+static PyObject *nvbench_strerror(PyObject *module, PyObject *arg)
+{
+    long err = PyLong_AsLong(arg);
+    if (err == -1 && PyErr_Occurred())
+        return NULL;
+    if (err < -65535 || err > 65535)
+        err = 65535; /* the library's "unknown error" */
+    return PyUnicode_FromString(nvb_strerror(err > 0 ? (int)-err : (int)err));
+}
+
+static PyObject *nvbench_engines(PyObject *module, PyObject *unused)
+{
+    int n = nvb_engine_count();
+    PyObject *list = PyList_New(0);
+    if (!list)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        const char *name = nvb_engine_name(i);
+        if (!name)
+            continue;
+        char why[512] = "";
+        int rc;
+        /* The first probe may set up a ring or an AIO context. */
+        Py_BEGIN_ALLOW_THREADS
+        rc = nvb_engine_probe(name, why, sizeof why);
+        Py_END_ALLOW_THREADS
+        PyObject *t = Py_BuildValue("(sNs)", name, PyBool_FromLong(rc == 0), rc == 0 ? "" : why);
+        if (!t || PyList_Append(list, t) < 0) {
+            Py_XDECREF(t);
+            Py_DECREF(list);
+            return NULL;
+        }
+        Py_DECREF(t);
+    }
+    return list;
+}
+
+static PyMethodDef nvbench_methods[] = {
+    {"version", nvbench_version, METH_NOARGS,
+     "version()\n--\n\nVersion of the libnvbench linked into this module (\"MAJOR.MINOR.PATCH\")."},
+    {"engines", nvbench_engines, METH_NOARGS,
+     "engines()\n--\n\nEvery engine the library knows: a list of (name, available, reason)."},
+    {"strerror", nvbench_strerror, METH_O,
+     "strerror(errno)\n--\n\nThe library's text for an errno (sign ignored)."},
+    {"run", (PyCFunction)(void (*)(void))nvbench_run, METH_VARARGS | METH_KEYWORDS,
+     "run(workload, progress=None, interval_poll_ms=50)\n--\n\n"
+     "Run a Workload and return its JSON result (schema nvbench.result/1).\n"
+     "The GIL is released while it runs. progress, if given, is called with a\n"
+     "dict snapshot at every interval; a true return value cancels the run.\n"
+     "Every interval_poll_ms the calling thread checks for signals: Ctrl-C\n"
+     "cancels the run and raises KeyboardInterrupt with .result = the partial\n"
+     "JSON. Failures raise nvbench.NvbenchError(errno, message) with .result."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ------------------------------------------------------------- module */
+
+static int nvbench_exec(PyObject *module)
+{
+    nvbench_state *st = get_state(module);
+    st->workload_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &workload_spec, NULL);
+    if (!st->workload_type)
+        return -1;
+    if (PyModule_AddType(module, st->workload_type) < 0)
+        return -1;
+    if (PyModule_AddStringConstant(module, "SCHEMA_VERSION", NVB_SCHEMA_VERSION) < 0)
+        return -1;
+    char hv[32];
+    snprintf(hv, sizeof hv, "%d.%d.%d", NVB_VERSION_MAJOR, NVB_VERSION_MINOR, NVB_VERSION_PATCH);
+    if (PyModule_AddStringConstant(module, "HEADER_VERSION", hv) < 0)
+        return -1;
+    return 0;
+}
+
+static int nvbench_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    nvbench_state *st = get_state(module);
+    Py_VISIT(st->workload_type);
+    return 0;
+}
+
+static int nvbench_clear(PyObject *module)
+{
+    nvbench_state *st = get_state(module);
+    Py_CLEAR(st->workload_type);
+    return 0;
+}
+
+static void nvbench_free(void *module)
+{
+    nvbench_clear((PyObject *)module);
+}
+
+static PyModuleDef_Slot nvbench_slots[] = {
+    {Py_mod_exec, nvbench_exec},
+    {0, NULL},
+};
+
+static struct PyModuleDef nvbench_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "nvbench._nvbench",
+    .m_doc = "Thin binding of libnvbench; use the nvbench package instead.",
+    .m_size = sizeof(nvbench_state),
+    .m_methods = nvbench_methods,
+    .m_slots = nvbench_slots,
+    .m_traverse = nvbench_traverse,
+    .m_clear = nvbench_clear,
+    .m_free = nvbench_free,
+};
+
+PyMODINIT_FUNC PyInit__nvbench(void)
+{
+    return PyModuleDef_Init(&nvbench_module);
+}
