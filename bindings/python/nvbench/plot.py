@@ -39,13 +39,23 @@ def _new_figure(nrows, ncols, width_per=6.0, height_per=3.6):
 def _stats(rs, metric_keys, cells=None):
     """{(cell, op): {stack: {metric: (mean, half)}}}, blocks in published order, stacks."""
     summ = rs.summary(metric_keys)
-    blocks = [b for b in rs.blocks() if cells is None or b[0] in cells]
+    blocks = [b for b in rs.blocks() if _wanted(b, cells)]
     stacks = list(dict.fromkeys(summ["stack"])) if len(summ) else []
     table = {}
     for rec in summ.itertuples(index=False):
         table.setdefault((rec.cell, rec.op), {}).setdefault(rec.stack, {})[rec.metric] = \
             (rec.mean, rec.ci_half)
     return blocks, stacks, table
+
+
+def _wanted(block, cells):
+    """cells: None, or names like "rand4k" (both ops), "rand4k read" or ("rand4k", "read")."""
+    if cells is None:
+        return True
+    if isinstance(cells, (str, tuple)):
+        cells = [cells]
+    cell, op = block
+    return any(c == cell or c == (cell, op) or c == f"{cell} {op}" for c in cells)
 
 
 def _colors(n):

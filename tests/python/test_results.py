@@ -1,0 +1,321 @@
+"""Result and ResultSet: attribute access, persistence, frames, the seed table, plots."""
+
+import csv
+import io
+import json
+import os
+
+import pytest
+
+import _synth  # first: makes nvbench importable without the C extension
+from nvbench import results as R
+from nvbench.results import Result, ResultSet, load
+
+DATA = _synth.DATA
+
+
+def _c_result(name="c-psync-randread.json"):
+    with open(os.path.join(DATA, name)) as f:
+        return json.load(f)
+
+
+# --- Result -------------------------------------------------------------------
+
+
+def test_attribute_access_over_a_real_c_result():
+    d = _c_result()
+    r = Result(d)
+    assert r.read.iops == d["read"]["iops"]
+    assert r.read.lat_ns.p99 == d["read"]["lat_ns"]["p99"]
+    assert r.read.lat_ns["p99.9"] == d["read"]["lat_ns"]["p99.9"]
+    assert r.cpu.system_pct == d["cpu"]["system_pct"]
+    assert r.cpu.cpu_us_per_io == d["cpu"]["cpu_us_per_io"]
+    assert r.engine == "psync" and r.duration_s == d["duration_s"]
+    assert r.cancelled is False and r.warnings == []
+    assert r.get("read.lat_ns.p99.9") == d["read"]["lat_ns"]["p99.9"]
+    assert r.get("read.nothing", 5) == 5
+    assert "iops" in dir(r.read) and "read" in dir(r)
+    with pytest.raises(AttributeError, match="read.nope"):
+        r.read.nope
+    with pytest.raises(AttributeError):
+        r.nope
+    with pytest.raises(AttributeError):
+        r.read.iops = 1
+    with pytest.raises(AttributeError):
+        r.engine = "x"
+
+
+def test_meta_is_derived_from_the_workload_and_overridable():
+    r = Result(_c_result())
+    assert r.meta == {"engine": "psync", "rw": "randread", "bs": 4096, "qd": 1, "jobs": 1,
+                      "repeat": 0, "target": "f.dat", "cell": "rand4k", "op": "read",
+                      "stack": "psync"}
+    r2 = Result(_c_result(), {"stack": "psync direct", "repeat": 2})
+    assert r2.meta["stack"] == "psync direct" and r2.meta["repeat"] == 2
+    assert r2.meta["cell"] == "rand4k"
+    mixed = Result(_c_result("c-null-randrw.json"))
+    assert mixed.meta["op"] == "mixed" and mixed.meta["cell"] == "rand4k"
+    seq = Result(_synth.result_dict(cell="seq128k", op="write"))
+    assert (seq.meta["cell"], seq.meta["op"], seq.meta["rw"]) == ("seq128k", "write", "write")
+
+
+def test_to_dict_is_a_deep_copy_with_meta():
+    r = Result(_c_result(), {"repeat": 1})
+    d = r.to_dict()
+    assert d["meta"] == r.meta
+    d["read"]["iops"] = -1
+    d["meta"]["repeat"] = 9
+    assert r.read.iops != -1 and r.meta["repeat"] == 1
+    again = Result.from_json(r.to_json())
+    assert again == r and again.to_dict() == r.to_dict()
+
+
+def test_repr_is_readable():
+    text = repr(Result(_c_result()))
+    assert text.startswith("<Result psync randread bs=4k qd=1 jobs=1: read ")
+    assert "IOPS" in text and "GiB/s" in text and "p99" in text
+    assert "[source=fio]" in repr(load(os.path.join(DATA, "fio-psync-randread.json"))[0])
+
+
+def test_result_rejects_non_dicts():
+    with pytest.raises(TypeError):
+        Result([1, 2])
+
+
+# --- ResultSet sequence behaviour --------------------------------------------
+
+
+def test_resultset_is_a_sequence():
+    items = _synth.matrix(repeats=2, shuffle=False)
+    rs = ResultSet(items[:4])
+    assert len(rs) == 4 and list(rs) == items[:4] and rs[0] is items[0]
+    assert isinstance(rs[1:3], ResultSet) and len(rs[1:3]) == 2
+    both = rs + ResultSet(items[4:6])
+    assert isinstance(both, ResultSet) and len(both) == 6
+    assert len(rs + items[6]) == 5 and len(rs + [items[6], items[7]]) == 6
+    rs.append(items[8].to_dict())   # a dict is accepted and wrapped
+    rs.extend(items[9:11])
+    assert len(rs) == 7 and rs[4].meta == items[8].meta
+    with pytest.raises(TypeError):
+        rs.append(42)
+    assert rs.index(items[1]) == 1 and items[2] in rs
+    assert repr(ResultSet()) == "ResultSet([])"
+    assert repr(rs).startswith("<ResultSet: 7 results")
+
+
+def test_filter_and_with_meta():
+    rs = ResultSet(_synth.matrix(repeats=2))
+    only = rs.filter(stack="io_uring", op="read")
+    assert len(only) == 8 and {r.meta["stack"] for r in only} == {"io_uring"}
+    assert len(rs.filter(cell=["rand4k", "seq64k"])) == 16
+    assert len(rs.filter(lambda r: r.read.iops > 0)) == 16
+    relabelled = only.with_meta(stack="kernel 6.8")
+    assert relabelled.stacks == ["kernel 6.8"] and only.stacks == ["io_uring"]
+
+
+# --- persistence ---------------------------------------------------------------
+
+
+def test_save_load_round_trip_is_exact(tmp_path):
+    rs = ResultSet(_synth.matrix(repeats=2)) + Result(_c_result("c-null-randrw.json"))
+    path = tmp_path / "rs.json"
+    rs.save(path)
+    with open(path) as f:
+        raw = json.load(f)
+    assert raw["schema"] == "nvbench.resultset/1"
+    assert [set(x) - set(_synth.TEMPLATE) for x in raw["results"]] == [{"meta"}] * len(rs)
+    back = load(path)
+    assert isinstance(back, ResultSet) and back == rs
+    assert [r.to_dict() for r in back] == [r.to_dict() for r in rs]
+    buf = io.StringIO()
+    rs.save(buf)
+    assert load(io.StringIO(buf.getvalue())) == rs
+    assert R.loads(buf.getvalue(), stack="x").stacks == ["x"]
+
+
+def test_load_accepts_cli_output_single_results_and_lists(tmp_path):
+    d = _c_result()
+    cli = tmp_path / "matrix.json"
+    cli.write_text(json.dumps({"results": [d, d]}))
+    assert len(load(cli)) == 2
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(d))
+    (r,) = load(one)
+    assert r.data == d
+    lst = tmp_path / "list.json"
+    lst.write_text(json.dumps([d]))
+    assert load(lst)[0].data == d
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"schema": "nvbench.result/2", "engine": "x"}))
+    with pytest.raises(ValueError, match="nvbench.result/2"):
+        load(bad)
+    bad.write_text(json.dumps({"schema": "nvbench.resultset/9", "results": []}))
+    with pytest.raises(ValueError, match="resultset/9"):
+        load(bad)
+    bad.write_text(json.dumps({"hello": 1}))
+    with pytest.raises(ValueError):
+        load(bad)
+
+
+def test_to_csv_and_to_frame(tmp_path):
+    rs = ResultSet(_synth.matrix(repeats=2))
+    df = rs.to_frame()
+    assert list(df.columns) == list(R.FRAME_COLUMNS)
+    assert len(df) == len(rs) == 2 * 8 * 2
+    for want in ("stack", "engine", "cell", "op", "rw", "bs", "qd", "jobs", "repeat", "target",
+                 "bw_gib_s", "iops", "lat_mean_ms", "lat_p50_ms", "lat_p99_ms", "lat_p99_9_ms",
+                 "cpu_total_pct", "cpu_us_per_io", "iops_per_core", "process_cores", "duration_s"):
+        assert want in df.columns
+    row = df.iloc[0]
+    r = rs[0]
+    op = r.meta["op"]
+    assert row["iops"] == r.data[op]["iops"]
+    assert row["bw_gib_s"] == r.data[op]["bw_gib_s"]
+    assert row["lat_p99_9_ms"] == pytest.approx(r.data[op]["lat_ns"]["p99.9"] / 1e6)
+    assert row["cpu_total_pct"] == r.cpu.system_pct
+    assert df["bs"].dtype.kind == "i" and set(df["repeat"]) == {0, 1}
+    path = tmp_path / "rs.csv"
+    rs.to_csv(path)
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == list(R.FRAME_COLUMNS) and len(rows) == len(rs)
+    assert float(rows[0]["iops"]) == pytest.approx(row["iops"])
+
+
+def test_frame_of_a_mixed_run_has_both_directions():
+    d = _c_result("c-null-randrw.json")
+    df = ResultSet([Result(d)]).to_frame()
+    row = df.iloc[0]
+    assert row["op"] == "mixed"
+    assert row["read_iops"] == d["read"]["iops"] and row["write_iops"] == d["write"]["iops"]
+    assert row["iops"] == pytest.approx(d["read"]["iops"] + d["write"]["iops"])
+    assert row["read_lat_p99_ms"] == pytest.approx(d["read"]["lat_ns"]["p99"] / 1e6)
+
+
+# --- the seed table ---------------------------------------------------------------
+
+
+SEED_ORDER = ["Random 4K read", "Random 64K read", "Sequential 64K read", "Sequential 128K read",
+              "Random 4K write", "Random 64K write", "Sequential 64K write",
+              "Sequential 128K write"]
+ROWS = ["Bandwidth (GiB/s)", "IOPS", "Average Latency (ms)", "Total CPU Usage (%)",
+        "CPU per I/O (us)", "IOPS per core"]
+
+
+def test_table_layout_follows_the_published_order():
+    rs = ResultSet(_synth.matrix(stacks=("libaio", "io_uring"), repeats=3))  # shuffled input
+    frame = rs.table(fmt="frame")
+    blocks = list(dict.fromkeys(frame.index.get_level_values("block")))
+    assert blocks == SEED_ORDER
+    for block in SEED_ORDER:
+        assert list(frame.loc[block].index) == ROWS
+    assert list(frame.columns) == rs.stacks
+    cell = frame.loc[("Random 4K read", "IOPS"), "libaio"]
+    assert " ± " in cell   # three repeats: mean ± CI half-width
+    text = rs.table()
+    lines = text.splitlines()
+    assert lines[0].split() == ["Random", "4K", "read"] + rs.stacks
+    assert [line.split("  ")[0].strip() for line in lines[2:8]] == ROWS
+    assert text.index("Sequential 128K read") < text.index("Random 4K write")
+    md = rs.table(fmt="markdown")
+    assert md.startswith("**Random 4K read**")
+    assert "| Metric | " + " | ".join(rs.stacks) + " |" in md
+
+
+def test_table_values_are_means_over_repeats():
+    rs = ResultSet()
+    for rep, iops in enumerate((100e3, 110e3, 120e3)):
+        rs.append(Result(_synth.result_dict(iops=iops), {"repeat": rep}))
+    frame = rs.table(metrics=["iops"], fmt="frame")
+    mean, half, n = R.mean_ci([100e3, 110e3, 120e3])
+    assert frame.iloc[0, 0] == f"{mean:,.0f} ± {half:,.0f}"
+    single = ResultSet(rs[:1]).table(metrics=["iops"], fmt="frame")
+    assert single.iloc[0, 0] == "100,000"
+    summ = rs.summary(["iops"])
+    assert summ.iloc[0]["mean"] == pytest.approx(110e3) and summ.iloc[0]["n"] == 3
+
+
+def test_table_keeps_configurations_apart():
+    rs = ResultSet([Result(_synth.result_dict(qd=1, iops=10e3)),
+                    Result(_synth.result_dict(qd=32, iops=300e3))])
+    frame = rs.table(metrics=["iops"], fmt="frame")
+    assert list(frame.columns) == ["libaio qd=1", "libaio qd=32"]
+    assert list(frame.iloc[0]) == ["10,000", "300,000"]
+
+
+def test_table_extra_cells_follow_the_seed_cells():
+    extra = Result(_synth.result_dict(cell="rand4k", op="read"),
+                   {"cell": "rand8k", "bs": 8192})
+    rs = ResultSet([extra, Result(_synth.result_dict(cell="seq64k", op="write")),
+                    Result(_synth.result_dict(cell="rand64k", op="read"))])
+    assert [R.block_label(*b) for b in rs.blocks()] == [
+        "Random 64K read", "Random 8K read", "Sequential 64K write"]
+    with pytest.raises(ValueError):
+        rs.table(fmt="html")
+    with pytest.raises(ValueError, match="unknown metric"):
+        rs.table(metrics=["speed"])
+    assert ResultSet().table() == ""
+
+
+def test_format_value():
+    assert R.format_value("iops", 2636516) == "2,636,516"
+    assert R.format_value("cpu_total_pct", 74.2222) == "74.22"
+    assert R.format_value("bw_gib_s", 10.058) == "10.058"
+    assert R.format_value("lat_mean_ms", 0.0000444) == "0.0000444"
+    assert R.format_value("lat_mean_ms", float("nan")) == "-"
+
+
+# --- plots -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mpl():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    return matplotlib
+
+
+@pytest.mark.parametrize("kind", ["bars", "latency", "efficiency"])
+def test_plots_return_savefig_ready_figures(mpl, tmp_path, kind):
+    from matplotlib.figure import Figure
+    rs = ResultSet(_synth.matrix(repeats=3))
+    fig = rs.plot(kind)
+    assert isinstance(fig, Figure) and fig.axes
+    out = tmp_path / f"{kind}.png"
+    fig.savefig(out, dpi=50)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bars_have_one_bar_per_stack_and_cell_with_error_bars(mpl):
+    rs = ResultSet(_synth.matrix(stacks=("libaio", "io_uring", "psync"), repeats=3))
+    fig = rs.plot("bars", metric="iops")
+    (ax,) = fig.axes
+    assert len(ax.patches) == 3 * 8
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == rs.stacks
+    from matplotlib.container import BarContainer, ErrorbarContainer
+    bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+    assert len(bars) == 3 and all(b.errorbar is not None for b in bars)
+    assert sum(isinstance(c, ErrorbarContainer) for c in ax.containers) == 3
+    assert len(fig.axes) == 1
+    assert len(rs.plot("bars").axes) == 6
+
+
+def test_plot_on_a_given_axes(mpl):
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots()
+    try:
+        rs = ResultSet(_synth.matrix(repeats=2))
+        assert rs.plot("bars", metric="bw_gib_s", ax=ax) is fig
+        with pytest.raises(ValueError):
+            rs.plot("bars", ax=ax)           # six metrics do not fit one axes
+        with pytest.raises(ValueError):
+            rs.plot("latency", ax=ax)        # eight cells do not either
+        fig2, ax2 = plt.subplots()
+        assert rs.plot("latency", ax=ax2, cells="rand4k read") is fig2
+        plt.close(fig2)
+    finally:
+        plt.close(fig)
+    with pytest.raises(ValueError):
+        rs.plot("pie")
+    with pytest.raises(ValueError):
+        ResultSet().plot()

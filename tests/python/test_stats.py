@@ -1,0 +1,212 @@
+"""Statistics behind table() and compare(): Student-t quantiles, mean CIs, Welch's test."""
+
+import math
+import random
+
+import pytest
+
+import _synth  # first: makes nvbench importable without the C extension
+from nvbench.results import Result, ResultSet, mean_ci, t_cdf, t_critical, welch_ci
+
+# Two-sided critical values from the standard printed t table (3 decimals).
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+       9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
+       16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074,
+       23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045,
+       30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
+T99 = {1: 63.657, 2: 9.925, 5: 4.032, 10: 3.169, 30: 2.750, 120: 2.617}
+T90 = {1: 6.314, 5: 2.015, 10: 1.812, 30: 1.697}
+
+
+@pytest.mark.parametrize("df,expected", sorted(T95.items()))
+def test_t_critical_95_matches_table(df, expected):
+    assert t_critical(df) == pytest.approx(expected, abs=6e-4)
+
+
+@pytest.mark.parametrize("conf,table", [(0.99, T99), (0.90, T90)])
+def test_t_critical_other_levels(conf, table):
+    for df, expected in table.items():
+        assert t_critical(df, conf) == pytest.approx(expected, abs=6e-4), df
+
+
+def test_t_critical_limits():
+    assert t_critical(math.inf) == pytest.approx(1.959964, abs=1e-6)
+    assert t_critical(math.inf, 0.99) == pytest.approx(2.575829, abs=1e-6)
+    assert t_critical(1e6) == pytest.approx(1.959966, abs=1e-5)
+    # Exact closed forms: df=1 is Cauchy (tan), df=2 has t = sqrt(2/(a(2-a)) - 2)... check df=1.
+    assert t_critical(1) == pytest.approx(math.tan(math.pi * 0.475), rel=1e-9)
+    a = 0.05
+    assert t_critical(2) == pytest.approx(math.sqrt(2.0 / (a * (2 - a)) - 2.0), rel=1e-9)
+
+
+def test_t_critical_fractional_df_is_monotone():
+    values = [t_critical(df) for df in (2.0, 2.25, 2.5, 3.0, 7.3, 7.9, 8.0)]
+    assert values == sorted(values, reverse=True)
+    assert t_critical(3) < t_critical(2.5) < t_critical(2)
+
+
+def test_t_cdf_properties():
+    assert t_cdf(0.0, 5) == pytest.approx(0.5)
+    for df in (1, 3, 10, 4.5):
+        for t in (0.3, 1.0, 2.5):
+            assert t_cdf(-t, df) == pytest.approx(1 - t_cdf(t, df), abs=1e-12)
+    # df=1 is the Cauchy distribution
+    assert t_cdf(1.0, 1) == pytest.approx(0.75, abs=1e-12)
+
+
+def test_t_critical_rejects_bad_input():
+    with pytest.raises(ValueError):
+        t_critical(0)
+    with pytest.raises(ValueError):
+        t_critical(5, 1.5)
+
+
+def test_mean_ci_known_values():
+    mean, half, n = mean_ci([1, 2, 3, 4, 5])
+    # sd = sqrt(2.5), se = sd / sqrt(5), t(4) = 2.776445
+    assert (mean, n) == (3.0, 5)
+    assert half == pytest.approx(2.776445 * math.sqrt(2.5 / 5), rel=1e-6)
+
+
+def test_mean_ci_small_and_dirty_samples():
+    assert mean_ci([]) == (pytest.approx(math.nan, nan_ok=True), pytest.approx(math.nan, nan_ok=True), 0)
+    mean, half, n = mean_ci([7.0])
+    assert mean == 7.0 and math.isnan(half) and n == 1
+    mean, half, n = mean_ci([1.0, None, float("nan"), 3.0])
+    assert (mean, n) == (2.0, 2)
+    assert half == pytest.approx(12.706205 * 1.0 / math.sqrt(2) * math.sqrt(2), rel=1e-6)
+
+
+def test_ci_width_shrinks_with_n():
+    rng = random.Random(42)
+    # Averaged over many experiments (one sample of 3 can be tight by chance).
+    widths = []
+    for n in (3, 5, 10, 30, 100):
+        ws = [mean_ci([rng.gauss(100.0, 5.0) for _ in range(n)])[1] for _ in range(200)]
+        widths.append(sum(ws) / len(ws))
+    assert widths == sorted(widths, reverse=True)
+    assert widths[-1] < widths[0] / 5
+    # Same spread, more runs: exactly the t(n-1)/sqrt(n) factor.
+    for n in (2, 4, 8, 16):
+        small = mean_ci([9.0, 11.0] * (n // 2))[1]
+        big = mean_ci([9.0, 11.0] * n)[1]
+        assert big < small
+
+
+def test_welch_matches_hand_computation():
+    a = [1.0, 2.0, 3.0, 4.0, 5.0]          # mean 3, var 2.5
+    b = [2.0, 4.0, 6.0, 8.0, 10.0, 12.0]   # mean 7, var 14
+    w = welch_ci(a, b)
+    va, vb = 2.5 / 5, 14.0 / 6
+    df = (va + vb) ** 2 / (va ** 2 / 4 + vb ** 2 / 5)
+    half = t_critical(df) * math.sqrt(va + vb)
+    assert w["diff"] == pytest.approx(4.0)
+    assert w["df"] == pytest.approx(df)
+    assert df == pytest.approx(6.9724, abs=1e-3)
+    assert (w["low"], w["high"]) == (pytest.approx(4.0 - half), pytest.approx(4.0 + half))
+    assert (w["n_a"], w["n_b"]) == (5, 6)
+
+
+def test_welch_equal_variances_equals_pooled_t():
+    # With equal n and equal variances Welch's df is 2n-2 and the interval is the pooled one.
+    a = [10.0, 12.0, 14.0]
+    b = [20.0, 22.0, 24.0]
+    w = welch_ci(a, b)
+    assert w["df"] == pytest.approx(4.0)
+    assert w["high"] - w["diff"] == pytest.approx(2.776445 * math.sqrt(4 / 3 + 4 / 3), rel=1e-6)
+
+
+def test_welch_degenerate_cases():
+    w = welch_ci([5.0, 5.0, 5.0], [6.0, 6.0])
+    assert w["low"] == w["high"] == 1.0          # no variance: the difference is exact
+    w = welch_ci([5.0], [6.0, 7.0])
+    assert math.isnan(w["low"]) and w["diff"] == pytest.approx(1.5)
+
+
+def test_welch_coverage_is_about_95_percent():
+    """Same population on both sides: the interval must contain 0 in ~95% of experiments."""
+    rng = random.Random(7)
+    trials, hits = 600, 0
+    for _ in range(trials):
+        a = [rng.gauss(50, 3) for _ in range(4)]
+        b = [rng.gauss(50, 9) for _ in range(6)]
+        w = welch_ci(a, b)
+        hits += w["low"] <= 0 <= w["high"]
+    assert 0.92 <= hits / trials <= 0.98
+
+
+def _set(values_by_stack, metric_cell=("rand4k", "read")):
+    cell, op = metric_cell
+    rs = ResultSet()
+    for stack, values in values_by_stack.items():
+        for rep, iops in enumerate(values):
+            d = _synth.result_dict(engine=stack, cell=cell, op=op, iops=iops, lat_ms=1e2 / iops)
+            rs.append(Result(d, {"repeat": rep}))
+    return rs
+
+
+def test_compare_clear_difference_is_not_noise():
+    rs = _set({"libaio": [100e3, 101e3, 99e3, 100.5e3], "io_uring": [120e3, 121e3, 119e3, 120.5e3]})
+    df = rs.compare("libaio", metric="iops")
+    assert len(df) == 1
+    row = df.iloc[0]
+    assert row["stack"] == "io_uring" and row["baseline"] == "libaio"
+    assert row["delta_pct"] == pytest.approx(100 * 20e3 / 100.125e3)
+    assert row["ci_low_pct"] > 0 and row["ci_high_pct"] > row["ci_low_pct"]
+    assert row["verdict"] == "better"
+    # Latency went down: lower is better, so that is also "better".
+    lat = rs.compare("libaio", metric="lat_mean_ms").iloc[0]
+    assert lat["delta_pct"] < 0 and lat["ci_high_pct"] < 0 and lat["verdict"] == "better"
+
+
+def test_compare_identical_distributions_are_within_noise():
+    base = [100e3, 103e3, 98e3, 101e3, 99.5e3]
+    rs = _set({"libaio": base, "io_uring": list(reversed(base))})
+    row = rs.compare("libaio", metric="iops").iloc[0]
+    assert row["delta_pct"] == pytest.approx(0.0, abs=1e-9)
+    assert row["ci_low_pct"] < 0 < row["ci_high_pct"]
+    assert row["verdict"] == "within noise"
+
+
+def test_compare_overlapping_noisy_samples_are_within_noise():
+    rs = _set({"libaio": [100e3, 110e3, 90e3], "io_uring": [104e3, 94e3, 112e3]})
+    assert rs.compare("libaio", metric="iops").iloc[0]["verdict"] == "within noise"
+
+
+def test_compare_interval_is_welch_in_percent_of_baseline():
+    a, b = [100.0, 104.0, 96.0], [110.0, 118.0, 114.0, 112.0]
+    rs = _set({"libaio": a, "io_uring": b})
+    row = rs.compare("libaio", metric="iops").iloc[0]
+    w = welch_ci(a, b)
+    assert row["ci_low_pct"] == pytest.approx(100 * w["low"] / 100.0)
+    assert row["ci_high_pct"] == pytest.approx(100 * w["high"] / 100.0)
+    assert row["df"] == pytest.approx(w["df"])
+
+
+def test_compare_single_runs_have_no_interval():
+    rs = _set({"libaio": [100e3], "io_uring": [120e3]})
+    row = rs.compare("libaio", metric="iops").iloc[0]
+    assert row["delta_pct"] == pytest.approx(20.0)
+    assert math.isnan(row["ci_low_pct"]) and row["verdict"] == "no CI (n<2)"
+
+
+def test_compare_all_cells_and_default_metrics():
+    rs = ResultSet(_synth.matrix(stacks=("libaio", "io_uring", "psync"), repeats=4,
+                                 effect={"io_uring": 1.5}))
+    df = rs.compare()  # baseline libaio, the six table metrics
+    assert set(df["stack"]) == {"io_uring", "psync"}
+    assert len(df) == 8 * 6 * 2
+    assert list(dict.fromkeys(df["block"]))[:2] == ["Random 4K read", "Random 64K read"]
+    iops = df[df["metric"] == "iops"]
+    assert (iops[iops["stack"] == "io_uring"]["verdict"] == "better").all()
+    assert (iops[iops["stack"] == "io_uring"]["delta_pct"].between(40, 60)).all()
+    text = rs.compare(fmt="text")
+    assert "Random 4K read (vs libaio)" in text and "better" in text
+    md = rs.compare(fmt="markdown")
+    assert md.startswith("**Random 4K read** (vs libaio)")
+
+
+def test_compare_unknown_baseline_names_the_stacks():
+    rs = _set({"libaio": [1.0, 2.0], "io_uring": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="io_uring"):
+        rs.compare("spdk")
