@@ -9,7 +9,8 @@ RUNTIME    ?= 1s
 
 # Build and test dependencies, all Debian 12 packages.
 DEB_PKGS := build-essential cmake pkg-config liburing-dev libaio-dev check \
-            fio python3 python3-jsonschema util-linux
+            fio python3 python3-jsonschema util-linux \
+            lua5.4 liblua5.4-dev lua-busted
 
 .PHONY: all deps build test test-fast run install clean
 

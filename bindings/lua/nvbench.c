@@ -1,0 +1,1071 @@
+/*
+ * nvbench.c - the Lua 5.4 module "nvbench": a thin layer over the C ABI of
+ * libnvbench (include/nvbench.h). The measurement loop stays in C; this file
+ * only converts between Lua values and the library's string keys, results
+ * and callbacks.
+ *
+ * Shape (after Lua's own liolib.c):
+ *  - one metatable per handle type (nvbench.workload, nvbench.result), each
+ *    with __gc, __close, __tostring and __index; a closed handle stays a
+ *    valid Lua value and raises a clean error when used;
+ *  - runtime failures return nil, message, errno (luaL_fileresult style);
+ *    misuse (wrong argument types) raises with luaL_error.
+ *
+ * Lua errors must never unwind through libnvbench's frames (the run owns
+ * threads, files and memory), so every call back into Lua from inside
+ * nvb_run() goes through lua_pcall(); an error raised there cancels the run
+ * and is raised again once nvb_run() has returned and cleaned up.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include <nvbench.h>
+
+#if LUA_VERSION_NUM != 504
+#error "the nvbench Lua module is written for Lua 5.4 (liblua5.4-dev)"
+#endif
+
+#define WORKLOAD_MT "nvbench.workload"
+#define RESULT_MT "nvbench.result"
+#define BUFFER_MT "nvbench.buffer"
+
+/* Nesting limit of the JSON decoder: results nest 4 deep; anything past
+ * this is not one of ours and would only exhaust the C stack. */
+#define JSON_MAX_DEPTH 200
+
+struct lworkload {
+    struct nvb_workload *w;
+    int busy; /* runs in progress that read w (nested runs are allowed) */
+};
+
+struct lresult {
+    struct nvb_result *r;
+};
+
+/* Memory the library handed us (nvb_result_json) while Lua code that can
+ * raise runs: a userdata whose __gc frees it if an error cuts us short. */
+struct lbuffer {
+    char *p;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+/* nil, message, errno: the runtime-failure convention (luaL_fileresult). */
+static int push_fail(lua_State *L, int err, const char *msg)
+{
+    luaL_pushfail(L);
+    lua_pushstring(L, msg && *msg ? msg : nvb_strerror(err));
+    lua_pushinteger(L, err < 0 ? -err : err);
+    return 3;
+}
+
+static int buffer_gc(lua_State *L)
+{
+    struct lbuffer *b = luaL_checkudata(L, 1, BUFFER_MT);
+    nvb_free(b->p);
+    b->p = NULL;
+    return 0;
+}
+
+static struct lbuffer *new_buffer(lua_State *L)
+{
+    struct lbuffer *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->p = NULL;
+    luaL_setmetatable(L, BUFFER_MT);
+    return b;
+}
+
+/* A workload value as the library's string form: numbers as integers when
+ * they are integral ("%.14g", Lua's own precision, otherwise), booleans as
+ * 1/0. Anything else is a programming error. */
+static const char *value_string(lua_State *L, int idx, const char *key, char *buf, size_t len)
+{
+    switch (lua_type(L, idx)) {
+    case LUA_TSTRING:
+        return lua_tostring(L, idx);
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, idx))
+            snprintf(buf, len, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, idx));
+        else
+            snprintf(buf, len, "%.14g", (double)lua_tonumber(L, idx));
+        return buf;
+    case LUA_TBOOLEAN:
+        return lua_toboolean(L, idx) ? "1" : "0";
+    default:
+        luaL_error(L, "nvbench: value of key '%s' must be a string, number or boolean (got %s)", key,
+                   luaL_typename(L, idx));
+        return NULL;
+    }
+}
+
+/* ------------------------------------------------------------ JSON decoding */
+
+struct jdec {
+    const char *p, *end;
+    int depth;
+    char err[96];
+};
+
+static int jd_fail(struct jdec *d, const char *what)
+{
+    if (!d->err[0])
+        snprintf(d->err, sizeof d->err, "invalid JSON: %s", what);
+    return -1;
+}
+
+static void jd_ws(struct jdec *d)
+{
+    while (d->p < d->end && (*d->p == ' ' || *d->p == '\t' || *d->p == '\n' || *d->p == '\r'))
+        d->p++;
+}
+
+static int jd_hex4(struct jdec *d, unsigned *out)
+{
+    if (d->end - d->p < 4)
+        return jd_fail(d, "short \\u escape");
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = *d->p++;
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
+        else return jd_fail(d, "bad \\u escape");
+    }
+    *out = v;
+    return 0;
+}
+
+/* Pushes the string that starts at d->p (just after the opening quote). */
+static int jd_string(lua_State *L, struct jdec *d)
+{
+    const char *s = d->p;
+    while (d->p < d->end && *d->p != '"' && *d->p != '\\' && (unsigned char)*d->p >= 0x20)
+        d->p++;
+    if (d->p < d->end && *d->p == '"') { /* the common case: no escapes */
+        lua_pushlstring(L, s, (size_t)(d->p - s));
+        d->p++;
+        return 0;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addlstring(&b, s, (size_t)(d->p - s));
+    for (;;) {
+        if (d->p >= d->end)
+            return jd_fail(d, "unterminated string");
+        unsigned char c = (unsigned char)*d->p++;
+        if (c == '"')
+            break;
+        if (c < 0x20)
+            return jd_fail(d, "control character in string");
+        if (c != '\\') {
+            luaL_addchar(&b, (char)c);
+            continue;
+        }
+        if (d->p >= d->end)
+            return jd_fail(d, "unterminated string");
+        c = (unsigned char)*d->p++;
+        switch (c) {
+        case '"': case '\\': case '/': luaL_addchar(&b, (char)c); break;
+        case 'b': luaL_addchar(&b, '\b'); break;
+        case 'f': luaL_addchar(&b, '\f'); break;
+        case 'n': luaL_addchar(&b, '\n'); break;
+        case 'r': luaL_addchar(&b, '\r'); break;
+        case 't': luaL_addchar(&b, '\t'); break;
+        case 'u': {
+            unsigned cp, lo;
+            if (jd_hex4(d, &cp))
+                return -1;
+            if (cp >= 0xd800 && cp <= 0xdbff) { /* a surrogate pair */
+                if (d->end - d->p < 2 || d->p[0] != '\\' || d->p[1] != 'u')
+                    return jd_fail(d, "lone surrogate");
+                d->p += 2;
+                if (jd_hex4(d, &lo))
+                    return -1;
+                if (lo < 0xdc00 || lo > 0xdfff)
+                    return jd_fail(d, "bad surrogate pair");
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+                return jd_fail(d, "lone surrogate");
+            }
+            char u[4];
+            size_t n;
+            if (cp < 0x80) { u[0] = (char)cp; n = 1; }
+            else if (cp < 0x800) { u[0] = (char)(0xc0 | (cp >> 6)); u[1] = (char)(0x80 | (cp & 0x3f)); n = 2; }
+            else if (cp < 0x10000) {
+                u[0] = (char)(0xe0 | (cp >> 12)); u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+                u[2] = (char)(0x80 | (cp & 0x3f)); n = 3;
+            } else {
+                u[0] = (char)(0xf0 | (cp >> 18)); u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+                u[2] = (char)(0x80 | ((cp >> 6) & 0x3f)); u[3] = (char)(0x80 | (cp & 0x3f)); n = 4;
+            }
+            luaL_addlstring(&b, u, n);
+            break;
+        }
+        default:
+            return jd_fail(d, "bad escape");
+        }
+    }
+    luaL_pushresult(&b);
+    return 0;
+}
+
+/* Numbers: the JSON grammar checked here, the conversion left to
+ * lua_stringtonumber() (an integer when the text is one and fits, a float
+ * otherwise; independent of the C locale). */
+static int jd_number(lua_State *L, struct jdec *d)
+{
+    const char *s = d->p, *q = d->p;
+    if (q < d->end && *q == '-')
+        q++;
+    if (q >= d->end || !(*q >= '0' && *q <= '9'))
+        return jd_fail(d, "bad number");
+    if (*q == '0')
+        q++;
+    else
+        while (q < d->end && *q >= '0' && *q <= '9')
+            q++;
+    if (q < d->end && *q == '.') {
+        q++;
+        if (q >= d->end || !(*q >= '0' && *q <= '9'))
+            return jd_fail(d, "bad number");
+        while (q < d->end && *q >= '0' && *q <= '9')
+            q++;
+    }
+    if (q < d->end && (*q == 'e' || *q == 'E')) {
+        q++;
+        if (q < d->end && (*q == '+' || *q == '-'))
+            q++;
+        if (q >= d->end || !(*q >= '0' && *q <= '9'))
+            return jd_fail(d, "bad number");
+        while (q < d->end && *q >= '0' && *q <= '9')
+            q++;
+    }
+    char buf[128];
+    size_t n = (size_t)(q - s);
+    if (n >= sizeof buf)
+        return jd_fail(d, "number too long");
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    if (lua_stringtonumber(L, buf) == 0)
+        return jd_fail(d, "bad number");
+    d->p = q;
+    return 0;
+}
+
+static int jd_literal(struct jdec *d, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(d->end - d->p) < n || memcmp(d->p, word, n))
+        return jd_fail(d, "unexpected character");
+    d->p += n;
+    return 0;
+}
+
+/* Pushes one value. null is pushed as nil: inside an object the key is then
+ * left out (absent == null); inside an array it becomes NaN, because the
+ * library writes null in arrays only for a number that is not finite. */
+static int jd_value(lua_State *L, struct jdec *d)
+{
+    jd_ws(d);
+    if (d->p >= d->end)
+        return jd_fail(d, "unexpected end");
+    char c = *d->p;
+    if (c == '{' || c == '[') {
+        if (++d->depth > JSON_MAX_DEPTH)
+            return jd_fail(d, "nested too deep");
+        luaL_checkstack(L, 4, "nvbench: JSON too deep");
+        d->p++;
+        lua_newtable(L);
+        jd_ws(d);
+        if (d->p < d->end && *d->p == (c == '{' ? '}' : ']')) {
+            d->p++;
+            d->depth--;
+            return 0;
+        }
+        for (lua_Integer i = 1;; i++) {
+            if (c == '{') {
+                jd_ws(d);
+                if (d->p >= d->end || *d->p != '"')
+                    return jd_fail(d, "expected a key");
+                d->p++;
+                if (jd_string(L, d))
+                    return -1;
+                jd_ws(d);
+                if (d->p >= d->end || *d->p != ':')
+                    return jd_fail(d, "expected ':'");
+                d->p++;
+                if (jd_value(L, d))
+                    return -1;
+                if (lua_isnil(L, -1))
+                    lua_pop(L, 2);
+                else
+                    lua_rawset(L, -3);
+            } else {
+                if (jd_value(L, d))
+                    return -1;
+                if (lua_isnil(L, -1)) {
+                    lua_pop(L, 1);
+                    lua_pushnumber(L, (lua_Number)NAN);
+                }
+                lua_rawseti(L, -2, i);
+            }
+            jd_ws(d);
+            if (d->p < d->end && *d->p == ',') {
+                d->p++;
+                continue;
+            }
+            if (d->p < d->end && *d->p == (c == '{' ? '}' : ']')) {
+                d->p++;
+                break;
+            }
+            return jd_fail(d, c == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+        }
+        d->depth--;
+        return 0;
+    }
+    if (c == '"') {
+        d->p++;
+        return jd_string(L, d);
+    }
+    if (c == 't') {
+        if (jd_literal(d, "true"))
+            return -1;
+        lua_pushboolean(L, 1);
+        return 0;
+    }
+    if (c == 'f') {
+        if (jd_literal(d, "false"))
+            return -1;
+        lua_pushboolean(L, 0);
+        return 0;
+    }
+    if (c == 'n') {
+        if (jd_literal(d, "null"))
+            return -1;
+        lua_pushnil(L);
+        return 0;
+    }
+    return jd_number(L, d);
+}
+
+/* Decodes s[0..len) and pushes the value; on malformed input pushes
+ * nothing and returns -1 with the reason in d->err. */
+static int json_decode(lua_State *L, const char *s, size_t len, struct jdec *d)
+{
+    int top = lua_gettop(L);
+    memset(d, 0, sizeof *d);
+    d->p = s;
+    d->end = s + len;
+    if (jd_value(L, d) == 0) {
+        jd_ws(d);
+        if (d->p == d->end)
+            return 0;
+        jd_fail(d, "trailing characters");
+    }
+    char at[32];
+    snprintf(at, sizeof at, " at byte %zu", (size_t)(d->p - s));
+    size_t n = strlen(d->err);
+    snprintf(d->err + n, sizeof d->err - n, "%s", at);
+    lua_settop(L, top);
+    return -1;
+}
+
+/* nvb.decode_json(text) -> value | nil, message, EINVAL */
+static int l_decode_json(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    struct jdec d;
+    if (json_decode(L, s, len, &d))
+        return push_fail(L, -EINVAL, d.err);
+    return 1;
+}
+
+/* ------------------------------------------------------------ workloads */
+
+static struct lworkload *to_workload(lua_State *L, int idx)
+{
+    struct lworkload *lw = luaL_checkudata(L, idx, WORKLOAD_MT);
+    if (!lw->w)
+        luaL_error(L, "attempt to use a closed nvbench workload");
+    return lw;
+}
+
+static struct lworkload *to_idle_workload(lua_State *L, int idx)
+{
+    struct lworkload *lw = to_workload(L, idx);
+    if (lw->busy)
+        luaL_error(L, "nvbench workload is in use by a run in progress; it cannot change until the run returns");
+    return lw;
+}
+
+/* A new, empty handle on the stack: allocated before the workload so that a
+ * memory error can never leak the workload. */
+static struct lworkload *new_workload(lua_State *L)
+{
+    struct lworkload *lw = lua_newuserdatauv(L, sizeof *lw, 0);
+    lw->w = NULL;
+    lw->busy = 0;
+    luaL_setmetatable(L, WORKLOAD_MT);
+    int rc = nvb_workload_new(&lw->w);
+    if (rc < 0)
+        luaL_error(L, "nvbench: cannot create a workload: %s", nvb_strerror(rc));
+    return lw;
+}
+
+static int add_targets(lua_State *L, struct nvb_workload *w, int idx)
+{
+    if (lua_type(L, idx) == LUA_TSTRING)
+        return nvb_workload_add_target(w, lua_tostring(L, idx));
+    if (!lua_istable(L, idx))
+        return luaL_error(L, "nvbench: 'targets' must be a string or a list of strings (got %s)",
+                          luaL_typename(L, idx));
+    lua_Integer n = luaL_len(L, idx);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, idx, i);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            return luaL_error(L, "nvbench: targets[%d] must be a string (got %s)", (int)i, luaL_typename(L, -1));
+        int rc = nvb_workload_add_target(w, lua_tostring(L, -1));
+        lua_pop(L, 1);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sets every key of the table at idx on w, in sorted key order so that the
+ * first bad key reported does not depend on table iteration order.
+ * "targets" appends targets; the keys in `skip` (NULL-terminated) belong to
+ * the caller. Returns 0 or the library's negative errno (message in
+ * nvb_workload_error(w)). */
+static int apply_table(lua_State *L, struct nvb_workload *w, int idx, const char *const *skip)
+{
+    idx = lua_absindex(L, idx);
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            return luaL_error(L, "nvbench: workload keys must be strings (got a %s key)", luaL_typename(L, -1));
+        n++;
+    }
+    /* Key pointers stay valid: the table, which holds the strings, is on
+     * the stack and is not modified here. */
+    const char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
+    size_t i = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (i < n)
+            names[i++] = lua_tostring(L, -1);
+    }
+    qsort(names, i, sizeof *names, cmp_str);
+    int rc = 0;
+    for (size_t k = 0; k < i && rc == 0; k++) {
+        const char *key = names[k];
+        int skipped = 0;
+        for (const char *const *s = skip; s && *s; s++)
+            if (!strcmp(*s, key))
+                skipped = 1;
+        if (skipped)
+            continue;
+        lua_getfield(L, idx, key);
+        if (!strcmp(key, "targets")) {
+            rc = add_targets(L, w, -1);
+        } else {
+            char buf[64];
+            rc = nvb_workload_set(w, key, value_string(L, -1, key, buf, sizeof buf));
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1); /* names */
+    return rc;
+}
+
+/* nvb.workload{key = value, targets = {...}} -> workload | nil, msg, errno */
+static int l_workload(lua_State *L)
+{
+    if (!lua_isnoneornil(L, 1))
+        luaL_checktype(L, 1, LUA_TTABLE);
+    struct lworkload *lw = new_workload(L);
+    if (lua_istable(L, 1)) {
+        lua_getfield(L, 1, "progress");
+        if (!lua_isnil(L, -1))
+            return luaL_error(L, "nvbench: 'progress' is an option of nvb.run, not a workload key");
+        lua_pop(L, 1);
+        int rc = apply_table(L, lw->w, 1, NULL);
+        if (rc < 0)
+            return push_fail(L, rc, nvb_workload_error(lw->w));
+    }
+    return 1;
+}
+
+/* w:set(key, value) or w:set{...} -> w | nil, msg, errno */
+static int w_set(lua_State *L)
+{
+    struct lworkload *lw = to_idle_workload(L, 1);
+    int rc;
+    if (lua_istable(L, 2)) {
+        rc = apply_table(L, lw->w, 2, NULL);
+    } else {
+        const char *key = luaL_checkstring(L, 2);
+        luaL_argexpected(L, !lua_isnoneornil(L, 3), 3, "string, number or boolean");
+        char buf[64];
+        if (!strcmp(key, "targets"))
+            rc = add_targets(L, lw->w, 3);
+        else
+            rc = nvb_workload_set(lw->w, key, value_string(L, 3, key, buf, sizeof buf));
+    }
+    if (rc < 0)
+        return push_fail(L, rc, nvb_workload_error(lw->w));
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* w:get(key) -> string | nil, msg, errno */
+static int w_get(lua_State *L)
+{
+    struct lworkload *lw = to_workload(L, 1);
+    const char *key = luaL_checkstring(L, 2);
+    char buf[256];
+    int rc = nvb_workload_get(lw->w, key, buf, sizeof buf);
+    if (rc == -ENOENT) {
+        lua_pushfstring(L, "unknown key '%s'", key);
+        return push_fail(L, rc, lua_tostring(L, -1));
+    }
+    if (rc < 0)
+        return push_fail(L, rc, NULL);
+    lua_pushlstring(L, buf, (size_t)rc);
+    return 1;
+}
+
+/* w:add_target(path) -> w | nil, msg, errno */
+static int w_add_target(lua_State *L)
+{
+    struct lworkload *lw = to_idle_workload(L, 1);
+    int rc = nvb_workload_add_target(lw->w, luaL_checkstring(L, 2));
+    if (rc < 0)
+        return push_fail(L, rc, nvb_workload_error(lw->w));
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int w_clear_targets(lua_State *L)
+{
+    struct lworkload *lw = to_idle_workload(L, 1);
+    nvb_workload_clear_targets(lw->w);
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* w:validate() -> true | nil, msg, errno. Creates and writes nothing. */
+static int w_validate(lua_State *L)
+{
+    struct lworkload *lw = to_idle_workload(L, 1);
+    int rc = nvb_workload_validate(lw->w);
+    if (rc < 0)
+        return push_fail(L, rc, nvb_workload_error(lw->w));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int w_close(lua_State *L)
+{
+    struct lworkload *lw = luaL_checkudata(L, 1, WORKLOAD_MT);
+    if (lw->busy)
+        return luaL_error(L, "nvbench workload is in use by a run in progress; it cannot be closed until the run returns");
+    nvb_workload_free(lw->w);
+    lw->w = NULL;
+    return 0;
+}
+
+static int w_gc(lua_State *L)
+{
+    struct lworkload *lw = luaL_checkudata(L, 1, WORKLOAD_MT);
+    /* A running workload is on nvb.run's stack, so it cannot be collected;
+     * should that ever change, leaking beats a use after free. */
+    if (!lw->busy)
+        nvb_workload_free(lw->w);
+    lw->w = NULL;
+    return 0;
+}
+
+static int w_tostring(lua_State *L)
+{
+    struct lworkload *lw = luaL_checkudata(L, 1, WORKLOAD_MT);
+    if (!lw->w) {
+        lua_pushliteral(L, "nvbench.workload (closed)");
+        return 1;
+    }
+    char e[32] = "?", rw[32] = "?", bs[32] = "?", qd[32] = "?", jobs[32] = "?";
+    nvb_workload_get(lw->w, "engine", e, sizeof e);
+    nvb_workload_get(lw->w, "rw", rw, sizeof rw);
+    nvb_workload_get(lw->w, "bs", bs, sizeof bs);
+    nvb_workload_get(lw->w, "qd", qd, sizeof qd);
+    nvb_workload_get(lw->w, "jobs", jobs, sizeof jobs);
+    lua_pushfstring(L, "nvbench.workload (engine=%s rw=%s bs=%s qd=%s jobs=%s): %p", e, rw, bs, qd, jobs,
+                    (void *)lw);
+    return 1;
+}
+
+/* ------------------------------------------------------------ results */
+
+static struct lresult *to_result(lua_State *L, int idx)
+{
+    struct lresult *lr = luaL_checkudata(L, idx, RESULT_MT);
+    if (!lr->r)
+        luaL_error(L, "attempt to use a closed nvbench result");
+    return lr;
+}
+
+static struct lresult *new_result(lua_State *L)
+{
+    /* One user value: the decoded JSON, filled on first field access. */
+    struct lresult *lr = lua_newuserdatauv(L, sizeof *lr, 1);
+    lr->r = NULL;
+    luaL_setmetatable(L, RESULT_MT);
+    return lr;
+}
+
+/* Pushes the result's JSON decoded to Lua tables, decoding once and caching
+ * it in the handle's user value. */
+static void push_decoded(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    struct lresult *lr = to_result(L, idx);
+    if (lua_getiuservalue(L, idx, 1) == LUA_TTABLE)
+        return;
+    lua_pop(L, 1);
+    struct lbuffer *b = new_buffer(L);
+    int rc = nvb_result_json(lr->r, &b->p);
+    if (rc < 0)
+        luaL_error(L, "nvbench: cannot serialise the result: %s", nvb_strerror(rc));
+    struct jdec d;
+    if (json_decode(L, b->p, strlen(b->p), &d))
+        luaL_error(L, "nvbench: the library's JSON did not decode (%s)", d.err);
+    nvb_free(b->p);
+    b->p = NULL;
+    lua_remove(L, -2); /* the buffer */
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, idx, 1);
+}
+
+/* r:json() -> string | nil, msg, errno */
+static int r_json(lua_State *L)
+{
+    struct lresult *lr = to_result(L, 1);
+    struct lbuffer *b = new_buffer(L);
+    int rc = nvb_result_json(lr->r, &b->p);
+    if (rc < 0)
+        return push_fail(L, rc, NULL);
+    lua_pushstring(L, b->p);
+    nvb_free(b->p);
+    b->p = NULL;
+    return 1;
+}
+
+/* r:get("read.lat_ns.p99") -> number | nil, msg, errno */
+static int r_get(lua_State *L)
+{
+    struct lresult *lr = to_result(L, 1);
+    const char *path = luaL_checkstring(L, 2);
+    double v;
+    int rc = nvb_result_get(lr->r, path, &v);
+    if (rc == -ENOENT) {
+        lua_pushfstring(L, "no numeric figure at '%s' in the result", path);
+        return push_fail(L, rc, lua_tostring(L, -1));
+    }
+    if (rc < 0)
+        return push_fail(L, rc, NULL);
+    lua_pushnumber(L, (lua_Number)v);
+    return 1;
+}
+
+/* r:table() -> the decoded JSON (shared with field access: do not modify) */
+static int r_table(lua_State *L)
+{
+    push_decoded(L, 1);
+    return 1;
+}
+
+static int r_close(lua_State *L)
+{
+    struct lresult *lr = luaL_checkudata(L, 1, RESULT_MT);
+    nvb_result_free(lr->r);
+    lr->r = NULL;
+    lua_pushnil(L); /* drop the decoded copy too */
+    lua_setiuservalue(L, 1, 1);
+    return 0;
+}
+
+static int r_gc(lua_State *L)
+{
+    struct lresult *lr = luaL_checkudata(L, 1, RESULT_MT);
+    nvb_result_free(lr->r);
+    lr->r = NULL;
+    return 0;
+}
+
+static int r_index(lua_State *L)
+{
+    luaL_checkudata(L, 1, RESULT_MT);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) /* a method */
+        return 1;
+    lua_pop(L, 1);
+    push_decoded(L, 1);
+    lua_pushvalue(L, 2);
+    lua_rawget(L, -2);
+    return 1;
+}
+
+static int r_next(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 2);
+    if (lua_next(L, 1))
+        return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+/* pairs(r) walks the decoded JSON. */
+static int r_pairs(lua_State *L)
+{
+    lua_pushcfunction(L, r_next);
+    push_decoded(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+static int r_tostring(lua_State *L)
+{
+    struct lresult *lr = luaL_checkudata(L, 1, RESULT_MT);
+    if (!lr->r) {
+        lua_pushliteral(L, "nvbench.result (closed)");
+        return 1;
+    }
+    const struct nvb_result *r = lr->r;
+    char line[256];
+    snprintf(line, sizeof line, "nvbench.result: %.0f read IOPS, %.0f write IOPS, %.3f s%s%s%s", nvb_result_iops(r, NVB_READ),
+             nvb_result_iops(r, NVB_WRITE), nvb_result_duration(r), nvb_result_cancelled(r) ? ", cancelled" : "",
+             nvb_result_errno(r) && !nvb_result_cancelled(r) ? ", error: " : "",
+             nvb_result_errno(r) && !nvb_result_cancelled(r) ? nvb_result_error(r) : "");
+    lua_pushstring(L, line);
+    return 1;
+}
+
+/* ------------------------------------------------------------ running */
+
+struct runcb {
+    lua_State *L;
+    int fn;      /* stack index of the progress function, 0 when none */
+    int err_idx; /* stack index of an error raised by Lua code during the run */
+};
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, (lua_Number)v);
+    lua_setfield(L, -2, k);
+}
+
+static void set_int(lua_State *L, const char *k, uint64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, k);
+}
+
+/* Under lua_pcall: (fn, lightuserdata progress) -> fn(snapshot) */
+static int progress_call(lua_State *L)
+{
+    const struct nvb_progress *p = lua_touserdata(L, 2);
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 16);
+    set_num(L, "elapsed_s", p->elapsed_s);
+    set_num(L, "total_s", p->total_s);
+    set_num(L, "done_fraction", p->done_fraction);
+    set_int(L, "ios_read", p->ios[NVB_READ]);
+    set_int(L, "ios_write", p->ios[NVB_WRITE]);
+    set_int(L, "bytes_read", p->bytes[NVB_READ]);
+    set_int(L, "bytes_write", p->bytes[NVB_WRITE]);
+    set_num(L, "iops_read", p->iops[NVB_READ]);
+    set_num(L, "iops_write", p->iops[NVB_WRITE]);
+    set_num(L, "iops", p->iops[NVB_READ] + p->iops[NVB_WRITE]);
+    set_num(L, "bw_read", p->bw_bytes_s[NVB_READ]);
+    set_num(L, "bw_write", p->bw_bytes_s[NVB_WRITE]);
+    set_num(L, "lat_mean_ns_read", p->lat_mean_ns[NVB_READ]);
+    set_num(L, "lat_mean_ns_write", p->lat_mean_ns[NVB_WRITE]);
+    set_int(L, "errors", p->errors);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+/* Called by nvb_run() on this thread at each interval. "return false"
+ * cancels; an error cancels and is raised again after the run. */
+static int progress_cb(const struct nvb_progress *p, void *arg)
+{
+    struct runcb *cb = arg;
+    lua_State *L = cb->L;
+    if (cb->err_idx)
+        return 1;
+    lua_pushcfunction(L, progress_call);
+    lua_pushvalue(L, cb->fn);
+    lua_pushlightuserdata(L, (void *)p);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        cb->err_idx = lua_gettop(L);
+        return 1;
+    }
+    int stop = lua_isboolean(L, -1) && !lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return stop;
+}
+
+static int poll_noop(lua_State *L)
+{
+    (void)L;
+    return 0;
+}
+
+/* Called by nvb_run() on this thread every 100 ms. Calling any function
+ * gives Lua's debug hooks a chance to run: lua5.4 turns Ctrl-C into a hook
+ * that raises "interrupted!", which then cancels the run cleanly instead of
+ * being noticed only after it. */
+static int poll_cb(void *arg)
+{
+    struct runcb *cb = arg;
+    lua_State *L = cb->L;
+    if (cb->err_idx)
+        return 1;
+    lua_pushcfunction(L, poll_noop);
+    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
+        cb->err_idx = lua_gettop(L);
+        return 1;
+    }
+    return 0;
+}
+
+/* nvb.run{key = value, ..., targets = {...}, progress = fn}
+ * nvb.run(workload [, {progress = fn}])
+ *   -> result                          completed, or cancelled by progress
+ *                                      returning false (result.cancelled)
+ *   -> nil, message, errno [, result]  refused or failed; the result, when
+ *                                      the library built one, carries the
+ *                                      error and any partial figures */
+static int l_run(lua_State *L)
+{
+    static const char *const run_only[] = {"progress", NULL};
+    struct lworkload *lw;
+    int fn = 0;
+    if (lua_istable(L, 1)) {
+        lua_settop(L, 1);
+        lua_getfield(L, 1, "progress"); /* 2 */
+        lw = new_workload(L);           /* 3 */
+        int rc = apply_table(L, lw->w, 1, run_only);
+        if (rc < 0)
+            return push_fail(L, rc, nvb_workload_error(lw->w));
+        fn = 2;
+    } else {
+        lw = to_workload(L, 1);
+        if (!lua_isnoneornil(L, 2))
+            luaL_checktype(L, 2, LUA_TTABLE);
+        lua_settop(L, 2);
+        if (lua_istable(L, 2))
+            lua_getfield(L, 2, "progress"); /* 3 */
+        else
+            lua_pushnil(L);
+        fn = 3;
+    }
+    if (lua_isnil(L, fn))
+        fn = 0;
+    else if (!lua_isfunction(L, fn))
+        return luaL_error(L, "nvbench: 'progress' must be a function (got %s)", luaL_typename(L, fn));
+
+    struct lresult *lr = new_result(L);
+    int res_idx = lua_gettop(L);
+    /* Room for the callbacks' pushes and one error object. */
+    luaL_checkstack(L, 8, "nvbench: no stack space for the run's callbacks");
+    struct runcb cb = {L, fn, 0};
+    struct nvb_run_opts opts = NVB_RUN_OPTS_INIT;
+    if (fn) {
+        opts.progress = progress_cb;
+        opts.progress_arg = &cb;
+    }
+    opts.poll = poll_cb;
+    opts.poll_arg = &cb;
+    opts.poll_ms = 100;
+
+    lw->busy++;
+    int rc = nvb_run(lw->w, &opts, &lr->r);
+    lw->busy--;
+    if (cb.err_idx) {
+        /* The result is owned by its handle on the stack; GC frees it. */
+        lua_pushvalue(L, cb.err_idx);
+        return lua_error(L);
+    }
+    lua_settop(L, res_idx);
+    if (rc == 0 || (rc == -ECANCELED && lr->r && nvb_result_cancelled(lr->r)))
+        return 1;
+    push_fail(L, rc, lr->r ? nvb_result_error(lr->r) : NULL);
+    if (lr->r)
+        lua_pushvalue(L, res_idx);
+    else
+        lua_pushnil(L);
+    return 4;
+}
+
+/* ------------------------------------------------------------ library */
+
+/* nvb.engines() -> { name = {available = bool, reason = string|nil, index = n} } */
+static int l_engines(lua_State *L)
+{
+    int n = nvb_engine_count();
+    lua_createtable(L, 0, n);
+    for (int i = 0; i < n; i++) {
+        const char *name = nvb_engine_name(i);
+        if (!name)
+            continue;
+        char why[512] = "";
+        int rc = nvb_engine_probe(name, why, sizeof why);
+        lua_createtable(L, 0, 4);
+        lua_pushboolean(L, rc == 0);
+        lua_setfield(L, -2, "available");
+        lua_pushinteger(L, i + 1);
+        lua_setfield(L, -2, "index");
+        if (rc < 0) {
+            lua_pushstring(L, why[0] ? why : nvb_strerror(rc));
+            lua_setfield(L, -2, "reason");
+            lua_pushinteger(L, -rc);
+            lua_setfield(L, -2, "errno");
+        }
+        lua_setfield(L, -2, name);
+    }
+    return 1;
+}
+
+/* Device discovery is not part of this library version: say so honestly
+ * rather than return an empty list that reads like "no devices". */
+static int l_devices(lua_State *L)
+{
+    return push_fail(L, -ENOSYS, "device discovery is not available in this version of libnvbench");
+}
+
+/* nvb.strerror(errno) -> text (errno positive or negative) */
+static int l_strerror(lua_State *L)
+{
+    lua_Integer e = luaL_checkinteger(L, 1);
+    lua_pushstring(L, nvb_strerror((int)(e > 0 ? -e : e)));
+    return 1;
+}
+
+static const luaL_Reg lib_funcs[] = {
+    {"run", l_run},
+    {"workload", l_workload},
+    {"engines", l_engines},
+    {"devices", l_devices},
+    {"strerror", l_strerror},
+    {"decode_json", l_decode_json},
+    {NULL, NULL},
+};
+
+static const luaL_Reg workload_methods[] = {
+    {"set", w_set},
+    {"get", w_get},
+    {"add_target", w_add_target},
+    {"clear_targets", w_clear_targets},
+    {"validate", w_validate},
+    {"run", l_run},
+    {"close", w_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg workload_meta[] = {
+    {"__gc", w_gc},
+    {"__close", w_close},
+    {"__tostring", w_tostring},
+    {NULL, NULL},
+};
+
+static const luaL_Reg result_methods[] = {
+    {"json", r_json},
+    {"get", r_get},
+    {"table", r_table},
+    {"close", r_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg result_meta[] = {
+    {"__gc", r_gc},
+    {"__close", r_gc},
+    {"__tostring", r_tostring},
+    {"__pairs", r_pairs},
+    {NULL, NULL},
+};
+
+static void create_workload_meta(lua_State *L)
+{
+    luaL_newmetatable(L, WORKLOAD_MT);
+    luaL_setfuncs(L, workload_meta, 0);
+    luaL_newlibtable(L, workload_methods);
+    luaL_setfuncs(L, workload_methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+}
+
+static void create_result_meta(lua_State *L)
+{
+    luaL_newmetatable(L, RESULT_MT);
+    luaL_setfuncs(L, result_meta, 0);
+    luaL_newlibtable(L, result_methods);
+    luaL_setfuncs(L, result_methods, 0);
+    lua_pushcclosure(L, r_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+}
+
+/* The errno values this module returns, by name, for scripts and tests. */
+static void push_errno_table(lua_State *L)
+{
+    static const struct { const char *name; int v; } e[] = {
+        {"EPERM", EPERM}, {"ENOENT", ENOENT}, {"EIO", EIO}, {"ENOMEM", ENOMEM}, {"EACCES", EACCES},
+        {"EBUSY", EBUSY}, {"EINVAL", EINVAL}, {"ENOSPC", ENOSPC}, {"ERANGE", ERANGE}, {"ENOSYS", ENOSYS},
+        {"ENAMETOOLONG", ENAMETOOLONG}, {"ENOTSUP", ENOTSUP}, {"ECANCELED", ECANCELED},
+    };
+    lua_createtable(L, 0, (int)(sizeof e / sizeof e[0]));
+    for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
+        lua_pushinteger(L, e[i].v);
+        lua_setfield(L, -2, e[i].name);
+    }
+}
+
+__attribute__((visibility("default"))) int luaopen_nvbench(lua_State *L);
+
+int luaopen_nvbench(lua_State *L)
+{
+    luaL_checkversion(L);
+    luaL_newmetatable(L, BUFFER_MT);
+    lua_pushcfunction(L, buffer_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    create_workload_meta(L);
+    create_result_meta(L);
+    luaL_newlib(L, lib_funcs);
+    lua_pushstring(L, nvb_version());
+    lua_setfield(L, -2, "version");
+    lua_pushliteral(L, NVB_SCHEMA_VERSION);
+    lua_setfield(L, -2, "schema");
+    push_errno_table(L);
+    lua_setfield(L, -2, "errno");
+    return 1;
+}

@@ -1,0 +1,374 @@
+--- nvbench.matrix: pure-Lua helpers over the `nvbench` C module.
+--
+--   local m = require "nvbench.matrix"
+--   m.product{ engine = {"libaio", "io_uring"}, qd = {1, 8, 32}, bs = "4k" }  -- 6 workloads
+--   local rows = m.seed{ targets = {"/dev/nvme0n1"}, runtime = "1s", qd = 32 }
+--   m.print_seed(rows)
+--
+-- Everything here is built on nvb.run(); nothing needs the C module's
+-- internals. See docs/lua.md.
+local nvb = require "nvbench"
+
+local M = {}
+
+-- The published matrix (../shared/SEED.md): four workloads, each read and
+-- write, in the order the C example prints them.
+M.cells = {
+  { key = "rand4k_read",    workload = "rand4k",  op = "read",  rw = "randread",  bs = "4k",   label = "Random 4K read" },
+  { key = "rand64k_read",   workload = "rand64k", op = "read",  rw = "randread",  bs = "64k",  label = "Random 64K read" },
+  { key = "seq64k_read",    workload = "seq64k",  op = "read",  rw = "read",      bs = "64k",  label = "Sequential 64K read" },
+  { key = "seq128k_read",   workload = "seq128k", op = "read",  rw = "read",      bs = "128k", label = "Sequential 128K read" },
+  { key = "rand4k_write",   workload = "rand4k",  op = "write", rw = "randwrite", bs = "4k",   label = "Random 4K write" },
+  { key = "rand64k_write",  workload = "rand64k", op = "write", rw = "randwrite", bs = "64k",  label = "Random 64K write" },
+  { key = "seq64k_write",   workload = "seq64k",  op = "write", rw = "write",     bs = "64k",  label = "Sequential 64K write" },
+  { key = "seq128k_write",  workload = "seq128k", op = "write", rw = "write",     bs = "128k", label = "Sequential 128K write" },
+}
+
+-- The metric rows of the seed layout, with the two the articles had to infer.
+M.metrics = {
+  { key = "gib_s",     label = "Bandwidth (GiB/s)",    fmt = "%.3f" },
+  { key = "iops",      label = "IOPS",                 fmt = "commas" },
+  { key = "lat_ms",    label = "Average Latency (ms)", fmt = "%.3f" },
+  { key = "cpu_pct",   label = "Total CPU Usage (%)",  fmt = "%.2f" },
+  { key = "us_per_io", label = "CPU per I/O (us)",     fmt = "%.2f" },
+  { key = "iops_core", label = "IOPS per core",        fmt = "commas" },
+}
+
+------------------------------------------------------------------ values
+
+--- true when v is a non-empty sequence {v1, v2, ...} and nothing else.
+function M.is_list(v)
+  if type(v) ~= "table" or getmetatable(v) ~= nil then return false end
+  local n = #v
+  if n == 0 then return false end
+  for k in pairs(v) do
+    if math.type(k) ~= "integer" or k < 1 or k > n then return false end
+  end
+  return true
+end
+
+local units = { [""] = 1, k = 2^10, m = 2^20, g = 2^30, t = 2^40 }
+
+--- "256M" -> 268435456 (binary units, as the library parses them); nil on bad input.
+function M.size_bytes(s)
+  if math.type(s) == "integer" then return s end
+  local num, unit = tostring(s):match("^%s*(%d+%.?%d*)%s*([kKmMgGtT]?)[iI]?[bB]?%s*$")
+  if not num then return nil end
+  local v = tonumber(num) * units[unit:lower()]
+  return math.tointeger(v) or math.floor(v)
+end
+
+local dur_units = { ns = 1, us = 1e3, ms = 1e6, s = 1e9, [""] = 1e9, m = 60e9, h = 3600e9 }
+
+--- "500us" -> 500000 (nanoseconds); a bare number is seconds; nil on bad input.
+function M.duration_ns(s)
+  if type(s) == "number" then return s * 1e9 end
+  local num, unit = tostring(s):match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
+  if not num or not dur_units[unit] then return nil end
+  return tonumber(num) * dur_units[unit]
+end
+
+--- 1234567.8 -> "1,234,568"
+function M.commas(n)
+  if n == nil or n ~= n then return "-" end
+  local s = string.format("%.0f", n)
+  local sign, digits = s:match("^(-?)(%d+)$")
+  if not digits then return s end
+  digits = digits:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+  return sign .. digits
+end
+
+local function fmt_value(fmt, v)
+  if v == nil or v ~= v then return "-" end
+  if fmt == "commas" then return M.commas(v) end
+  return string.format(fmt, v)
+end
+
+------------------------------------------------------------------ product
+
+-- Keys that hold a list without being an axis: `targets = {"/a", "/b"}` is
+-- one workload on two targets; a list of lists makes it an axis.
+local not_axes = { targets = true }
+
+local function is_axis(key, v)
+  if not M.is_list(v) then return false end
+  if not_axes[key] then return type(v[1]) == "table" end
+  return true
+end
+
+--- The axes of a spec: its keys whose value is a list, in `order` first,
+--- then the others sorted by name.
+function M.axes(spec, order)
+  local seen, out = {}, {}
+  for _, k in ipairs(order or {}) do
+    if is_axis(k, spec[k]) and not seen[k] then seen[k] = true; out[#out + 1] = k end
+  end
+  local rest = {}
+  for k, v in pairs(spec) do
+    if type(k) == "string" and not seen[k] and is_axis(k, v) then rest[#rest + 1] = k end
+  end
+  table.sort(rest)
+  for _, k in ipairs(rest) do out[#out + 1] = k end
+  return out
+end
+
+--- Cartesian product of a spec: every key whose value is a list is an axis
+--- (the first axis varies slowest); other keys are copied into every point.
+--- opts.order lists axes to put first. Returns a list of nvb.run specs.
+function M.product(spec, opts)
+  opts = opts or {}
+  local axes = M.axes(spec, opts.order)
+  local points = {}
+  local function rec(i, acc)
+    if i > #axes then
+      local p = {}
+      for k, v in pairs(spec) do p[k] = v end
+      for k, v in pairs(acc) do p[k] = v end
+      points[#points + 1] = p
+      return
+    end
+    local key = axes[i]
+    for _, v in ipairs(spec[key]) do
+      acc[key] = v
+      rec(i + 1, acc)
+    end
+    acc[key] = nil
+  end
+  rec(1, {})
+  return points
+end
+
+--- Runs every point of a spec (or a list of specs from M.product) and returns
+--- rows { params, result, error, errno }. opts.on_row(row, i, n) is called
+--- after each run; returning false from it stops the sweep. A run cancelled
+--- by its progress callback also stops it (rows.cancelled = true).
+function M.run(spec, opts)
+  opts = opts or {}
+  local points = M.is_list(spec) and spec or M.product(spec, opts)
+  local rows = {}
+  for i, p in ipairs(points) do
+    local r, err, errno = nvb.run(p)
+    local row = { params = p, result = r, error = err, errno = errno }
+    rows[#rows + 1] = row
+    local go_on = true
+    if opts.on_row then go_on = opts.on_row(row, i, #points) ~= false end
+    if r and r.cancelled then rows.cancelled = true; break end
+    if not go_on then break end
+  end
+  return rows
+end
+
+------------------------------------------------------------------ engines
+
+--- Names of the engines that work here, in the library's order; the null
+--- engine (no I/O at all) only when with_null is true.
+function M.available_engines(with_null)
+  local list = {}
+  for name, info in pairs(nvb.engines()) do
+    if info.available and (with_null or name ~= "null") then list[#list + 1] = name end
+  end
+  local all = nvb.engines()
+  table.sort(list, function(a, b) return all[a].index < all[b].index end)
+  return list
+end
+
+------------------------------------------------------------------ scratch
+
+local Scratch = {}
+Scratch.__index = Scratch
+Scratch.__close = function(s) s:remove() end
+Scratch.__tostring = function(s) return "nvbench scratch file " .. s.path end
+
+function Scratch:remove()
+  if self.path and not self.removed then
+    os.remove(self.path)
+    self.removed = true
+  end
+end
+
+--- A scratch file of `size` bytes of incompressible data (so reads hit real
+--- blocks), in `dir` (default: os.tmpname()'s directory, /tmp). Returns an
+--- object with .path that removes the file on :remove() or when a
+--- `local s <close>` goes out of scope; nil, message on failure.
+function M.scratch(size, dir)
+  local bytes = M.size_bytes(size or "256M")
+  if not bytes or bytes <= 0 then return nil, "invalid scratch size '" .. tostring(size) .. "'" end
+  local path
+  if dir then
+    path = string.format("%s/nvbench-scratch.%d.%06d", dir, os.time(), math.random(0, 999999))
+  else
+    path = os.tmpname() -- created with mkstemp: the name is ours
+  end
+  local f, err = io.open(path, "wb")
+  if not f then return nil, err end
+  local s = setmetatable({ path = path, size = bytes }, Scratch)
+  -- 1 MiB of xorshift output; the first 8 bytes of each MiB carry its
+  -- offset so no two blocks are alike.
+  local words, x = {}, 0x243f6a8885a308d3
+  for i = 1, 131072 do
+    x = x ~ (x << 13); x = x ~ (x >> 7); x = x ~ (x << 17)
+    words[i] = string.pack("<i8", x)
+  end
+  local chunk = table.concat(words)
+  local off = 0
+  while off < bytes do
+    local n = math.min(#chunk, bytes - off)
+    local data = n >= 8 and string.pack("<i8", off) .. chunk:sub(9, n) or chunk:sub(1, n)
+    local ok, werr = f:write(data)
+    if not ok then f:close(); s:remove(); return nil, werr end
+    off = off + n
+  end
+  local ok, cerr = f:close()
+  if not ok then s:remove(); return nil, cerr end
+  return s
+end
+
+------------------------------------------------------------------ seed matrix
+
+--- The headline figures of a result for one direction ("read"/"write"; by
+--- default the direction of the workload).
+function M.figures(r, op)
+  if not r then return nil end
+  op = op or ((r.workload and tostring(r.workload.rw):find("write")) and "write" or "read")
+  local d, cpu = r[op], r.cpu
+  return {
+    gib_s = d.bw_gib_s,
+    iops = d.iops,
+    lat_ms = d.lat_ns.mean / 1e6,
+    p99_ms = d.lat_ns.p99 / 1e6,
+    cpu_pct = cpu.system_pct,
+    us_per_io = cpu.cpu_us_per_io,
+    iops_core = cpu.iops_per_core,
+    process_cores = cpu.process_cores,
+  }
+end
+
+local function find_cells(list)
+  if not list then return M.cells end
+  local out = {}
+  for _, want in ipairs(list) do
+    local found
+    for _, c in ipairs(M.cells) do
+      if c.key == want or c.label == want then found = c end
+    end
+    if not found then error("nvbench.matrix: unknown seed cell '" .. tostring(want) .. "'", 3) end
+    out[#out + 1] = found
+  end
+  return out
+end
+
+--- Runs the published matrix: every cell x every engine.
+---   targets  string or list; default a scratch file of `size` (256M) that is removed afterwards
+---   engines  list; default every available engine but null
+---   runtime, qd, jobs  default "1s", 32, 1
+---   cells    list of cell keys ("rand4k_read", ...) or labels; default all 8
+---   workload table of further workload keys (e.g. { ["io_uring.sqpoll"] = 1 })
+---   progress passed to every nvb.run
+---   on_cell  function(row, i, n) called after each run; return false to stop
+--- Returns rows { cell, engine, result, error, errno, figures } with
+--- rows.engines and rows.cells set for print_seed; nil, message when the
+--- scratch file cannot be made.
+function M.seed(opts)
+  opts = opts or {}
+  local engines = opts.engines or M.available_engines(false)
+  local cells = find_cells(opts.cells)
+  local targets, scratch = opts.targets, nil
+  if targets == nil then
+    local err
+    scratch, err = M.scratch(opts.size or "256M", opts.dir)
+    if not scratch then return nil, err end
+    targets = { scratch.path }
+  end
+  local rows = { engines = engines, cells = cells }
+  local n, i = #cells * #engines, 0
+  local ok, err = pcall(function()
+    for _, cell in ipairs(cells) do
+      for _, engine in ipairs(engines) do
+        local spec = {}
+        for k, v in pairs(opts.workload or {}) do spec[k] = v end
+        spec.targets, spec.engine, spec.rw, spec.bs = targets, engine, cell.rw, cell.bs
+        spec.runtime = opts.runtime or "1s"
+        spec.qd = opts.qd or 32
+        spec.jobs = opts.jobs or 1
+        spec.progress = opts.progress
+        local r, msg, errno = nvb.run(spec)
+        local row = { cell = cell, engine = engine, result = r, error = msg, errno = errno }
+        if r and not r.cancelled then row.figures = M.figures(r, cell.op) end
+        rows[#rows + 1] = row
+        i = i + 1
+        local go_on = true
+        if opts.on_cell then go_on = opts.on_cell(row, i, n) ~= false end
+        if r and r.cancelled then rows.cancelled = true; return end
+        if not go_on then return end
+      end
+    end
+  end)
+  if scratch then scratch:remove() end
+  if not ok then error(err, 0) end
+  return rows
+end
+
+------------------------------------------------------------------ printing
+
+--- A plain table: header and rows are lists of strings; numbers are
+--- right-aligned, text left-aligned. Returns the text.
+function M.format_table(header, rows)
+  local width = {}
+  for c, h in ipairs(header) do width[c] = #h end
+  for _, row in ipairs(rows) do
+    for c, v in ipairs(row) do width[c] = math.max(width[c] or 0, #tostring(v)) end
+  end
+  local function line(cells, is_header)
+    local out = {}
+    for c = 1, #header do
+      local v = tostring(cells[c] == nil and "" or cells[c])
+      local numeric = not is_header and c > 1 and v:match("^[-%d.,x%%]+$")
+      out[c] = string.format(numeric and "%" .. width[c] .. "s" or "%-" .. width[c] .. "s", v)
+    end
+    return "| " .. table.concat(out, " | ") .. " |"
+  end
+  local sep = {}
+  for c = 1, #header do sep[c] = string.rep("-", width[c] + 2) end
+  local lines = { line(header, true), "|" .. table.concat(sep, "|") .. "|" }
+  for _, row in ipairs(rows) do lines[#lines + 1] = line(row) end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+--- The seed layout: one block per cell, the metric rows, a column per
+--- engine. A cell that failed shows "-" (its error is listed under the block).
+function M.format_seed(rows)
+  local engines = rows.engines or {}
+  local cells = rows.cells or M.cells
+  local by = {}
+  for _, row in ipairs(rows) do by[row.cell.key .. "\0" .. row.engine] = row end
+  local out = {}
+  for _, cell in ipairs(cells) do
+    local header = { "Metric" }
+    for _, e in ipairs(engines) do header[#header + 1] = e end
+    local body, notes = {}, {}
+    for _, m in ipairs(M.metrics) do
+      local line = { m.label }
+      for _, e in ipairs(engines) do
+        local row = by[cell.key .. "\0" .. e]
+        local f = row and row.figures
+        line[#line + 1] = f and fmt_value(m.fmt, f[m.key]) or "-"
+      end
+      body[#body + 1] = line
+    end
+    for _, e in ipairs(engines) do
+      local row = by[cell.key .. "\0" .. e]
+      if row and row.error then notes[#notes + 1] = string.format("  %s: %s", e, row.error) end
+      if row and row.result and row.result.cancelled then notes[#notes + 1] = "  " .. e .. ": cancelled" end
+    end
+    out[#out + 1] = "\n" .. cell.label .. "\n" .. M.format_table(header, body)
+    if #notes > 0 then out[#out + 1] = table.concat(notes, "\n") .. "\n" end
+  end
+  return table.concat(out)
+end
+
+--- Writes format_seed(rows) to `out` (default io.stdout).
+function M.print_seed(rows, out)
+  (out or io.stdout):write(M.format_seed(rows))
+end
+
+return M

@@ -1,0 +1,106 @@
+#!/usr/bin/env lua5.4
+--[[
+engines_compare.lua: the same workload on every engine that works here, the
+CPU microseconds per I/O side by side (the figure that shows what an I/O
+stack costs, which throughput alone hides), with IOPS per core and the
+usual throughput and latency rows.
+
+  lua5.4 engines_compare.lua [--rw randread] [--bs 4k] [--qd 32] [--jobs 1]
+                             [--runtime 2s] [--size 256M] [--null]
+                             [--engines psync,io_uring] [TARGET]
+
+--null adds the null engine (no I/O: the measurement loop's own cost).
+TARGET as in seed_matrix.lua; by default a scratch file that is removed
+afterwards.
+]]
+local nvb = require "nvbench"
+local m = require "nvbench.matrix"
+
+local function usage(msg)
+  io.stderr:write(msg and ("engines_compare: " .. msg .. "\n") or "",
+    "usage: lua5.4 engines_compare.lua [--rw RW] [--bs SIZE] [--qd N] [--jobs N] [--runtime DUR]\n",
+    "         [--size SIZE] [--null] [--engines LIST] [TARGET]\n")
+  os.exit(2)
+end
+
+local function split(s) local t = {} for x in s:gmatch("[^,%s]+") do t[#t + 1] = x end return t end
+
+local opt = { rw = "randread", bs = "4k", qd = 32, jobs = 1, runtime = "2s", size = "256M" }
+local i = 1
+while i <= #arg do
+  local a = arg[i]
+  local function value() i = i + 1; return arg[i] or usage(a .. " needs a value") end
+  if a == "--rw" then opt.rw = value()
+  elseif a == "--bs" then opt.bs = value()
+  elseif a == "--qd" then opt.qd = value()
+  elseif a == "--jobs" then opt.jobs = value()
+  elseif a == "--runtime" then opt.runtime = value()
+  elseif a == "--size" then opt.size = value()
+  elseif a == "--null" then opt.null = true
+  elseif a == "--engines" then opt.engines = split(value())
+  elseif a == "-h" or a == "--help" then usage()
+  elseif a:sub(1, 1) == "-" then usage("unknown option " .. a)
+  else opt.target = a end
+  i = i + 1
+end
+local dir = opt.rw:find("write") and "write" or "read"
+
+local function make_scratch()
+  local s, err = m.scratch(opt.size)
+  if not s then io.stderr:write("engines_compare: cannot create a scratch file: ", err, "\n"); os.exit(1) end
+  return s
+end
+local scratch <close> = not opt.target and make_scratch() or nil
+local target = opt.target or scratch.path
+
+local engines = opt.engines or m.available_engines(opt.null)
+io.stderr:write(string.format("engines_compare: %s %s qd %s jobs %s, %s per engine, target %s\n",
+  opt.rw, opt.bs, opt.qd, opt.jobs, opt.runtime, target))
+
+local figs, status = {}, 0
+for _, engine in ipairs(engines) do
+  local r, err = nvb.run { targets = { target }, engine = engine, rw = opt.rw, bs = opt.bs, qd = opt.qd,
+                           jobs = opt.jobs, runtime = opt.runtime }
+  if r then
+    figs[engine] = m.figures(r, dir)
+    figs[engine].p99_us = r[dir].lat_ns.p99 / 1e3
+    figs[engine].lat_us = r[dir].lat_ns.mean / 1e3
+    io.stderr:write(string.format("  %-9s %12s IOPS  %8.2f CPU-us per I/O\n", engine, m.commas(figs[engine].iops),
+      figs[engine].us_per_io))
+  else
+    io.stderr:write(string.format("  %-9s %s\n", engine, err))
+    status = 1
+  end
+end
+
+-- The cheapest engine per I/O is the 1.00x reference; null does no I/O, so
+-- it is the reference only when it is the sole engine.
+local best
+for _, e in ipairs(engines) do
+  local f = figs[e]
+  if f and f.us_per_io > 0 and (e ~= "null" or #engines == 1) and (not best or f.us_per_io < best) then
+    best = f.us_per_io
+  end
+end
+
+local rows_def = {
+  { "CPU per I/O (us)", function(f) return string.format("%.2f", f.us_per_io) end },
+  { "CPU per I/O vs cheapest", function(f) return best and f.us_per_io > 0 and string.format("%.2fx", f.us_per_io / best) or "-" end },
+  { "IOPS per core", function(f) return m.commas(f.iops_core) end },
+  { "Process CPU (cores)", function(f) return string.format("%.2f", f.process_cores) end },
+  { "IOPS", function(f) return m.commas(f.iops) end },
+  { "Bandwidth (GiB/s)", function(f) return string.format("%.3f", f.gib_s) end },
+  { "Average latency (us)", function(f) return string.format("%.1f", f.lat_us) end },
+  { "p99 latency (us)", function(f) return string.format("%.1f", f.p99_us) end },
+  { "Total CPU Usage (%)", function(f) return string.format("%.2f", f.cpu_pct) end },
+}
+local header, body = { "Metric" }, {}
+for _, e in ipairs(engines) do header[#header + 1] = e end
+for _, def in ipairs(rows_def) do
+  local line = { def[1] }
+  for _, e in ipairs(engines) do line[#line + 1] = figs[e] and def[2](figs[e]) or "-" end
+  body[#body + 1] = line
+end
+print(string.format("\n%s %s, qd %s, jobs %s (nvbench %s)", opt.rw, opt.bs, opt.qd, opt.jobs, nvb.version))
+io.write(m.format_table(header, body))
+os.exit(status, true)

@@ -1,0 +1,82 @@
+#!/usr/bin/env lua5.4
+--[[
+seed_matrix.lua: the published comparison's matrix (random 4K, random 64K,
+sequential 64K, sequential 128K; each read and write) over every I/O engine
+that works here, printed in the published table layout plus the CPU cost
+per I/O and IOPS per core that the articles had to infer.
+
+  lua5.4 seed_matrix.lua [--runtime 1s] [--qd 32] [--jobs 1] [--size 256M]
+                         [--engines libaio,io_uring] [--cells rand4k_read,...]
+                         [--allow-destructive] [TARGET]
+
+TARGET is a regular file, a block device (writes need --allow-destructive)
+or a directory; by default a scratch file in the temporary directory that is
+removed afterwards.
+]]
+local nvb = require "nvbench"
+local m = require "nvbench.matrix"
+
+local function usage(msg)
+  io.stderr:write(msg and ("seed_matrix: " .. msg .. "\n") or "",
+    "usage: lua5.4 seed_matrix.lua [--runtime DUR] [--qd N] [--jobs N] [--size SIZE]\n",
+    "         [--engines LIST] [--cells LIST] [--allow-destructive] [TARGET]\n")
+  os.exit(2)
+end
+
+local function split(s) local t = {} for x in s:gmatch("[^,%s]+") do t[#t + 1] = x end return t end
+
+local opt = { runtime = "1s", qd = 32, jobs = 1, size = "256M" }
+local i = 1
+while i <= #arg do
+  local a = arg[i]
+  local function value() i = i + 1; return arg[i] or usage(a .. " needs a value") end
+  if a == "--runtime" then opt.runtime = value()
+  elseif a == "--qd" then opt.qd = value()
+  elseif a == "--jobs" then opt.jobs = value()
+  elseif a == "--size" then opt.size = value()
+  elseif a == "--engines" then opt.engines = split(value())
+  elseif a == "--cells" then opt.cells = split(value())
+  elseif a == "--allow-destructive" then opt.destructive = true
+  elseif a == "-h" or a == "--help" then usage()
+  elseif a:sub(1, 1) == "-" then usage("unknown option " .. a)
+  else opt.target = a end
+  i = i + 1
+end
+
+-- One scratch file laid out once and shared by every cell (a directory
+-- target would make each run lay out its own).
+local function make_scratch()
+  local s, err = m.scratch(opt.size)
+  if not s then io.stderr:write("seed_matrix: cannot create a scratch file: ", err, "\n"); os.exit(1) end
+  return s
+end
+local scratch <close> = not opt.target and make_scratch() or nil
+local target = opt.target or scratch.path
+
+local engines = opt.engines or m.available_engines(false)
+for name, info in pairs(nvb.engines()) do
+  if not info.available and name ~= "null" then
+    io.stderr:write(string.format("seed_matrix: engine %s skipped: %s\n", name, info.reason))
+  end
+end
+io.stderr:write(string.format("seed_matrix: nvbench %s, %d engines x %d cells, %s each, qd %s, jobs %s, target %s\n",
+  nvb.version, #engines, opt.cells and #opt.cells or #m.cells, opt.runtime, opt.qd, opt.jobs, target))
+
+local failed = 0
+local rows = m.seed {
+  targets = { target }, engines = engines, cells = opt.cells,
+  runtime = opt.runtime, qd = opt.qd, jobs = opt.jobs,
+  workload = { allow_destructive = opt.destructive or false },
+  on_cell = function(row, n, total)
+    if row.figures then
+      io.stderr:write(string.format("  [%2d/%d] %-22s %-9s %12s IOPS\n", n, total, row.cell.label, row.engine,
+        m.commas(row.figures.iops)))
+    else
+      failed = failed + 1
+      io.stderr:write(string.format("  [%2d/%d] %-22s %-9s %s\n", n, total, row.cell.label, row.engine,
+        row.error or "cancelled"))
+    end
+  end,
+}
+m.print_seed(rows)
+os.exit(failed == 0 and 0 or 1, true)

@@ -1,0 +1,189 @@
+-- nvbench.matrix: products, the seed matrix, and the seed table layout.
+local nvb = require "nvbench"
+local m = require "nvbench.matrix"
+local S = require "support"
+
+describe("nvbench.matrix", function()
+  local data
+
+  setup(function() data = S.scratch("8M") end)
+  teardown(function() data:remove() end)
+
+  describe("product", function()
+    it("makes every list-valued key an axis, the first in name order varying slowest", function()
+      local pts = m.product { engine = { "psync", "null" }, qd = { 1, 2, 4 }, bs = "4k", targets = { "/a", "/b" } }
+      assert.are.equal(6, #pts)
+      assert.are.same({ "psync", 1 }, { pts[1].engine, pts[1].qd })
+      assert.are.same({ "psync", 4 }, { pts[3].engine, pts[3].qd })
+      assert.are.same({ "null", 1 }, { pts[4].engine, pts[4].qd })
+      for _, p in ipairs(pts) do
+        assert.are.equal("4k", p.bs)
+        assert.are.same({ "/a", "/b" }, p.targets) -- a list of targets is not an axis
+      end
+    end)
+
+    it("takes axis order and target-set axes", function()
+      local spec = { engine = { "a", "b" }, qd = { 1, 2 }, targets = { { "/x" }, { "/x", "/y" } } }
+      assert.are.same({ "qd", "engine", "targets" }, m.axes(spec, { "qd" }))
+      local pts = m.product(spec, { order = { "qd" } })
+      assert.are.equal(8, #pts)
+      assert.are.equal(1, pts[1].qd)
+      assert.are.equal(2, pts[5].qd)
+      assert.are.same({ "/x" }, pts[1].targets)
+      assert.are.same({ "/x", "/y" }, pts[2].targets)
+    end)
+
+    it("returns the spec itself as the one point when there is no axis", function()
+      local pts = m.product { bs = "4k", qd = 8 }
+      assert.are.equal(1, #pts)
+      assert.are.same({ bs = "4k", qd = 8 }, pts[1])
+    end)
+
+    it("runs the points, stopping when asked", function()
+      local seen = 0
+      local rows = m.run({ targets = { data.path }, engine = "null", ios = 10, qd = { 1, 2, 4, 8 } }, {
+        on_row = function(row, i, n)
+          seen = seen + 1
+          assert.are.equal(4, n)
+          assert.are.equal(10, row.result.read.ios)
+          if i == 3 then return false end
+        end })
+      assert.are.equal(3, #rows)
+      assert.are.equal(3, seen)
+      assert.are.equal(4, rows[3].params.qd)
+      rows = m.run { targets = { data.path }, engine = "null", ios = 10, qd = { 0, 1 } }
+      assert.is_nil(rows[1].result)
+      assert.are.equal(nvb.errno.ERANGE, rows[1].errno)
+      assert.matches("qd", rows[1].error)
+      assert.is_truthy(rows[2].result)
+    end)
+  end)
+
+  describe("helpers", function()
+    it("recognise lists and parse sizes and durations", function()
+      assert.is_true(m.is_list { 1, 2 })
+      assert.is_false(m.is_list {})
+      assert.is_false(m.is_list { 1, x = 2 })
+      assert.is_false(m.is_list "ab")
+      assert.are.equal(4096, m.size_bytes "4k")
+      assert.are.equal(256 * 2^20, m.size_bytes "256M")
+      assert.are.equal(3 * 2^30, m.size_bytes "3GiB")
+      assert.are.equal(512, m.size_bytes(512))
+      assert.is_nil(m.size_bytes "lots")
+      assert.are.equal(500e3, m.duration_ns "500us")
+      assert.are.equal(2e6, m.duration_ns "2ms")
+      assert.are.equal(1.5e9, m.duration_ns "1.5s")
+      assert.are.equal(2e9, m.duration_ns(2))
+      assert.is_nil(m.duration_ns "2 parsecs")
+      assert.are.equal("1,234,568", m.commas(1234567.8))
+      assert.are.equal("999", m.commas(999))
+      assert.are.equal("-1,000", m.commas(-1000))
+      assert.are.equal("-", m.commas(0 / 0))
+    end)
+
+    it("list the available engines in the library's order, null only on request", function()
+      local list = m.available_engines()
+      local all = nvb.engines()
+      for i, name in ipairs(list) do
+        assert.is_true(all[name].available)
+        assert.are_not.equal("null", name)
+        if i > 1 then assert.is_true(all[list[i - 1]].index < all[name].index) end
+      end
+      local with = m.available_engines(true)
+      assert.are.equal(#list + 1, #with)
+    end)
+
+    it("make and remove scratch files, also through <close>", function()
+      local path
+      do
+        local s <close> = assert(m.scratch("1M", S.tmpdir))
+        path = s.path
+        local body = S.read_file(path)
+        assert.are.equal(2^20, #body)
+        assert.are_not.equal(body:sub(1, 4096), body:sub(4097, 8192))
+      end
+      assert.is_false(S.exists(path))
+      local s = assert(m.scratch("64k"))
+      assert.is_true(S.exists(s.path))
+      s:remove()
+      assert.is_false(S.exists(s.path))
+      assert.is_nil((m.scratch("lots")))
+    end)
+
+    it("format plain tables with numbers right-aligned", function()
+      local t = m.format_table({ "Metric", "a", "bbbbbbb" }, { { "IOPS", "1,000", "5" }, { "x", "-", "text" } })
+      assert.are.equal(table.concat({
+        "| Metric | a     | bbbbbbb |",
+        "|--------|-------|---------|",
+        "| IOPS   | 1,000 |       5 |",
+        "| x      |     - | text    |",
+      }, "\n") .. "\n", t)
+    end)
+  end)
+
+  describe("seed", function()
+    it("prints the published layout from rows", function()
+      local cell = m.cells[1]
+      local rows = {
+        engines = { "libaio", "io_uring" }, cells = { cell },
+        { cell = cell, engine = "libaio", figures = { gib_s = 9.198, iops = 2411000, lat_ms = 0.198, cpu_pct = 99.77,
+                                                      us_per_io = 2.5, iops_core = 400000 } },
+        { cell = cell, engine = "io_uring", error = "engine io_uring: not here", errno = 95 },
+      }
+      local text = m.format_seed(rows)
+      assert.matches("\nRandom 4K read\n", text, 1, true)
+      assert.matches("| Metric               | libaio    | io_uring |", text, 1, true)
+      assert.matches("| Bandwidth (GiB/s)    |     9.198 |        - |", text, 1, true)
+      assert.matches("| IOPS                 | 2,411,000 |        - |", text, 1, true)
+      assert.matches("| Average Latency (ms) |     0.198 |", text, 1, true)
+      assert.matches("| Total CPU Usage (%)  |     99.77 |", text, 1, true)
+      assert.matches("| CPU per I/O (us)     |      2.50 |", text, 1, true)
+      assert.matches("| IOPS per core        |   400,000 |", text, 1, true)
+      assert.matches("  io_uring: engine io_uring: not here", text, 1, true)
+    end)
+
+    it("runs the eight published cells on each engine", function()
+      local calls = 0
+      local rows = assert(m.seed { targets = { data.path }, engines = { "null", "psync" }, runtime = "50ms",
+                                   qd = 4, on_cell = function() calls = calls + 1 end })
+      assert.are.equal(16, #rows)
+      assert.are.equal(16, calls)
+      assert.are.same({ "null", "psync" }, rows.engines)
+      for _, row in ipairs(rows) do
+        assert.is_nil(row.error)
+        assert.is_true(row.figures.iops > 0, row.cell.key .. " " .. row.engine)
+        assert.are.equal(row.cell.rw, row.result.workload.rw)
+        assert.are.equal(m.size_bytes(row.cell.bs), row.result.workload.bs)
+        assert.are.equal(4, row.result.workload.qd)
+      end
+      local text = m.format_seed(rows)
+      for _, cell in ipairs(m.cells) do assert.matches("\n" .. cell.label .. "\n", text, 1, true) end
+      local _, blocks = text:gsub("| Metric ", "")
+      assert.are.equal(8, blocks)
+    end)
+
+    it("makes and removes its own scratch file when given no targets", function()
+      local rows = assert(m.seed { engines = { "psync" }, cells = { "seq128k_write" }, runtime = "50ms",
+                                   size = "4M", dir = S.tmpdir })
+      assert.are.equal(1, #rows)
+      local path = rows[1].result.per_target[1].path
+      assert.are.equal(S.tmpdir .. "/", path:sub(1, #S.tmpdir + 1))
+      assert.are.equal(4 * 2^20, rows[1].result.per_target[1].region_size)
+      assert.is_false(S.exists(path))
+      assert.is_true(rows[1].figures.iops > 0)
+    end)
+
+    it("stops when a progress callback cancels", function()
+      local rows = m.seed { targets = { data.path }, engines = { "null" }, runtime = "5s",
+                            workload = { interval = "20ms" }, progress = function() return false end }
+      assert.is_true(rows.cancelled)
+      assert.are.equal(1, #rows)
+      assert.is_true(rows[1].result.cancelled)
+      assert.matches("null: cancelled", m.format_seed(rows), 1, true)
+    end)
+
+    it("refuses unknown cells", function()
+      assert.has_error(function() m.seed { targets = { data.path }, cells = { "rand3k_read" } } end)
+    end)
+  end)
+end)
