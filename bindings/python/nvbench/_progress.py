@@ -53,7 +53,7 @@ class Bar:
         bar = self._bar
 
         def on_progress(p):
-            bar.n = min(self.total, index + max(0.0, min(1.0, p.get("done_fraction", 0.0))))
+            bar.n = round(min(self.total, index + max(0.0, min(1.0, p.get("done_fraction", 0.0)))), 2)
             iops = p.get("read_iops", 0.0) + p.get("write_iops", 0.0)
             bar.set_postfix_str(f"{label}: {iops:,.0f} IOPS", refresh=False)
             bar.refresh()

@@ -327,7 +327,14 @@ def build_parser():
 
 def main(argv=None):
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # KEY=VALUE pairs and targets of `run` may come on either side of its
+    # options (run bs=4k --json out.json /dev/nvme0n1).
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if getattr(args, "command", None) == "run" and not any(x.startswith("-") for x in extra):
+            args.items = list(args.items) + extra
+        else:
+            parser.error("unrecognized arguments: " + " ".join(extra))
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_INPUT
@@ -346,6 +353,15 @@ def main(argv=None):
         except OSError:
             pass
         return EXIT_OK
+    except OSError as e:  # writing --json/--csv/--plot, reading inputs
+        _err(str(e))
+        return EXIT_FAIL
+    except ValueError as e:  # e.g. a file that is not an nvbench/fio result
+        _err(str(e))
+        return EXIT_INPUT
+    except ImportError as e:
+        _err(f"{e} (the analysis features need numpy, pandas, matplotlib: nvbench[analysis])")
+        return EXIT_FAIL
 
 
 if __name__ == "__main__":

@@ -1,0 +1,88 @@
+"""Fixtures for the Python tests of the run side (API, errors, CLI, cancellation).
+
+The tests run against the installed package (`<venv>/bin/python -m pytest
+tests/python`): nothing here puts bindings/python on sys.path, so what is
+tested is what pip installed, C extension included. Every run is short
+(about 200 ms per cell) to keep the whole suite well under two minutes.
+"""
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+SCHEMA_PATH = os.path.join(ROOT, "docs", "result.schema.json")
+
+
+def digest(path):
+    """sha256 of a file's content, to prove a refused workload wrote nothing."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def tree(path):
+    """Every entry under a directory, to prove nothing was left behind."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(path):
+        for n in dirnames + filenames:
+            out.append(os.path.relpath(os.path.join(dirpath, n), path))
+    return sorted(out)
+
+
+@pytest.fixture
+def data_file(tmp_path):
+    """A 1 MiB file of random bytes, in its own directory."""
+    d = tmp_path / "file"
+    d.mkdir()
+    p = d / "data.bin"
+    p.write_bytes(os.urandom(1 << 20))
+    return str(p)
+
+
+@pytest.fixture
+def empty_dir(tmp_path):
+    d = tmp_path / "dir"
+    d.mkdir()
+    return str(d)
+
+
+@pytest.fixture(scope="session")
+def schema():
+    with open(SCHEMA_PATH, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def check_c_result(obj, schema):
+    """obj is a C result (plus the ResultSet's "meta"): it has every key that
+    docs/result.schema.json requires, at the top and in each direction. (The
+    strict validation of the C output is tests/scripts/test_json_schema.sh's
+    job; this checks that the binding hands it over whole.)"""
+    missing = [k for k in schema["required"] if k not in obj]
+    assert not missing, f"result lacks {missing}"
+    assert obj["schema"] == "nvbench.result/1"
+    direction = schema["definitions"]["direction_total"]["required"]
+    for d in ("read", "write"):
+        lacking = [k for k in direction if k not in obj[d]]
+        assert not lacking, f"{d} lacks {lacking}"
+    assert isinstance(obj["per_target"], list) and isinstance(obj["cpu"], dict)
+
+
+@pytest.fixture(scope="session")
+def available():
+    import nvbench
+    return [n for n, (ok, _) in nvbench.engines().items() if ok]
+
+
+def cli(*args, timeout=120, **kw):
+    """Run `python -m nvbench ARGS` with this interpreter; stdout/stderr as text."""
+    env = dict(os.environ)
+    env.pop("MPLBACKEND", None)
+    env["MPLBACKEND"] = "Agg"
+    return subprocess.run([sys.executable, "-m", "nvbench", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout, env=env, **kw)

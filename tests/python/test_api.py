@@ -1,0 +1,286 @@
+"""The run side of the Python API: the extension, run(), matrix(), seed_matrix()."""
+import json
+import os
+import re
+import threading
+import time
+
+import pytest
+
+import nvbench
+from nvbench import _nvbench
+from nvbench.errors import NvbenchError
+
+from conftest import ROOT, check_c_result, tree
+
+FAST = dict(runtime=0.2, interval="50ms")
+
+
+def test_version_is_the_c_library_version():
+    with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
+        want = re.search(r"project\(nvbench VERSION ([0-9.]+)", f.read()).group(1)
+    assert nvbench.__version__ == want == _nvbench.version() == _nvbench.HEADER_VERSION
+    assert _nvbench.SCHEMA_VERSION == "nvbench.result/1"
+
+
+def test_engines_lists_every_engine_with_a_reason():
+    engines = nvbench.engines()
+    assert {"psync", "libaio", "io_uring", "null"} <= set(engines)
+    for name, (ok, why) in engines.items():
+        assert isinstance(ok, bool) and isinstance(why, str)
+        assert ok or why, f"{name} unavailable without a reason"
+    assert engines["psync"][0] and engines["null"][0]
+    raw = _nvbench.engines()
+    assert [n for n, _, _ in raw] == list(engines)
+    assert "null" not in nvbench.available_engines()
+
+
+def test_strerror():
+    assert _nvbench.strerror(22) == _nvbench.strerror(-22)
+    assert _nvbench.strerror(22)
+
+
+def test_extension_types_are_heap_types_of_the_module():
+    w = _nvbench.Workload()
+    assert type(w).__module__ == "nvbench._nvbench"
+    with pytest.raises(TypeError):
+        _nvbench.Workload(1)
+    with pytest.raises(TypeError):
+        type("Sub", (_nvbench.Workload,), {})  # not a base type
+
+
+def test_workload_set_get_round_trip():
+    w = _nvbench.Workload()
+    assert w.get("rw") == "randread"  # library defaults
+    w.set("bs", "64k")
+    assert w.get("bs") == "65536"
+    w.set("runtime", "1500ms")
+    assert w.get("runtime") == "1500ms"
+    w.set("rw", "randwrite")
+    assert w.get("rw") == "randwrite"
+    w.add_target("/tmp")
+    w.clear_targets()
+    with pytest.raises(NvbenchError) as ei:
+        w.get("blocksize")
+    assert "blocksize" in ei.value.strerror
+    with pytest.raises(TypeError):
+        w.set("bs", 4096)  # the thin layer takes strings; nvbench.run converts
+
+
+def test_python_values_become_library_strings():
+    from nvbench.core import workload
+    w = workload(bs=4096, runtime=2, ramp=0.25, interval=0.1, direct=False, qd=8)
+    assert (w.get("bs"), w.get("runtime"), w.get("direct"), w.get("qd")) == ("4096", "2s", "0", "8")
+    assert w.get("ramp") == "250ms" and w.get("interval") == "100ms"
+    assert workload(bs="4k").get("bs") == workload(bs=4096).get("bs")
+    with pytest.raises(TypeError):
+        workload(bs=[4096])
+
+
+def test_engine_options_two_spellings():
+    from nvbench.core import workload
+    a = workload(engine="io_uring", io_uring_sqpoll=1)
+    b = workload(engine="io_uring", options={"io_uring.sqpoll": True})
+    assert a.get("io_uring.sqpoll") == b.get("io_uring.sqpoll") == "1"
+
+
+def test_run_returns_a_result(data_file, schema):
+    r = nvbench.run(data_file, engine="psync", rw="randread", bs="4k", qd=1, jobs=1, **FAST)
+    assert r.read.ios > 0 and r.read.iops > 0 and r.write.ios == 0
+    assert 0 < r.read.lat_ns.p50 <= r.read.lat_ns.p99 <= r.read.lat_ns.max
+    assert r.cpu.cpu_us_per_io > 0 and r.cpu.system_pct >= 0
+    assert r.engine == "psync" and not r.cancelled and r.error is None
+    assert r.meta["engine"] == "psync" and r.meta["stack"] == "psync"
+    assert (r.meta["rw"], r.meta["bs"], r.meta["qd"], r.meta["jobs"]) == ("randread", 4096, 1, 1)
+    assert (r.meta["cell"], r.meta["op"], r.meta["repeat"]) == ("rand4k", "read", 0)
+    assert r.meta["target"] == data_file
+    d = r.to_dict()
+    check_c_result(d, schema)
+    assert json.loads(r.to_json()) == d
+    assert nvbench.Result(d) == r
+
+
+@pytest.mark.parametrize("engine", ["psync", "libaio", "io_uring", "null"])
+def test_every_available_engine_runs(engine, data_file, available):
+    if engine not in available:
+        pytest.skip(f"{engine} not available here: {nvbench.engines()[engine][1]}")
+    r = nvbench.run(data_file, engine=engine, rw="randwrite", bs="4k", qd=4, ios=256)
+    assert r.write.ios == 256 and r.engine == engine
+
+
+def test_directory_target_leaves_nothing(empty_dir):
+    r = nvbench.run(empty_dir, rw="randwrite", size="4M", **FAST)
+    assert r.write.ios > 0
+    assert r.data["per_target"][0]["kind"] == "scratch"
+    assert tree(empty_dir) == []
+
+
+def test_progress_callable_gets_snapshots(data_file):
+    seen = []
+    r = nvbench.run(data_file, runtime=0.5, interval="50ms", progress=seen.append)
+    assert len(seen) >= 3
+    assert all(isinstance(p, dict) for p in seen)
+    for key in ("elapsed_s", "total_s", "read_ios", "read_iops", "write_iops", "done_fraction"):
+        assert key in seen[-1]
+    fractions = [p["done_fraction"] for p in seen]
+    assert fractions == sorted(fractions) and 0 < fractions[-1] <= 1
+    assert seen[-1]["read_ios"] <= r.read.ios
+
+
+def test_progress_returning_true_cancels(data_file):
+    with pytest.raises(NvbenchError) as ei:
+        nvbench.run(data_file, runtime=10, interval="50ms", progress=lambda p: p["elapsed_s"] > 0.1)
+    e = ei.value
+    assert e.errno == 125  # ECANCELED
+    assert isinstance(e.result, nvbench.Result) and e.result.cancelled
+    assert e.result.duration_s < 5
+
+
+def test_progress_exception_cancels_and_is_reraised(data_file):
+    class Boom(Exception):
+        pass
+
+    def cb(p):
+        raise Boom("from the callback")
+
+    t0 = time.monotonic()
+    with pytest.raises(Boom) as ei:
+        nvbench.run(data_file, runtime=10, interval="50ms", progress=cb)
+    assert time.monotonic() - t0 < 5
+    assert ei.value.result.cancelled and ei.value.result.read.ios > 0
+
+
+def test_gil_is_released_during_a_run(data_file):
+    done = threading.Event()
+    out = {}
+
+    def worker():
+        out["r"] = nvbench.run(data_file, runtime=0.5, interval="100ms")
+        done.set()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    spins = 0
+    while not done.is_set():
+        spins += 1
+    t.join()
+    assert out["r"].read.ios > 0
+    assert spins > 10000, "the main thread barely ran: is the GIL held during nvb_run?"
+
+
+def test_two_runs_at_once_in_two_threads(data_file, tmp_path):
+    other = tmp_path / "other.bin"
+    other.write_bytes(os.urandom(1 << 20))
+    results = {}
+
+    def go(name, path, engine):
+        results[name] = nvbench.run(path, engine=engine, **FAST)
+
+    threads = [threading.Thread(target=go, args=("a", data_file, "psync")),
+               threading.Thread(target=go, args=("b", str(other), "null"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results["a"].engine == "psync" and results["b"].engine == "null"
+    assert results["a"].meta["target"] == data_file and results["b"].meta["target"] == str(other)
+
+
+def test_workload_cannot_change_during_its_run(data_file):
+    w = _nvbench.Workload()
+    w.set("runtime", "1s")
+    w.add_target(data_file)
+    t = threading.Thread(target=_nvbench.run, args=(w,))
+    t.start()
+    time.sleep(0.3)
+    with pytest.raises(RuntimeError):
+        w.set("bs", "8k")
+    with pytest.raises(RuntimeError):
+        w.add_target(data_file)
+    assert w.get("bs") == "4096"
+    t.join()
+    w.set("bs", "8k")  # free again
+
+
+# ------------------------------------------------------------------ matrix
+
+def test_matrix_order_and_labels(data_file):
+    rs = nvbench.matrix(targets=[data_file], engines=["null", "psync"], rw=["randread", "read"],
+                        bs=["4k", "8k"], repeat=2, ios=64)
+    assert isinstance(rs, nvbench.ResultSet) and len(rs) == 16
+    got = [(r.meta["repeat"], r.meta["rw"], r.meta["bs"], r.meta["engine"]) for r in rs]
+    want = [(rep, rw, bs, eng) for rep in (0, 1) for rw in ("randread", "read")
+            for bs in (4096, 8192) for eng in ("null", "psync")]
+    assert got == want
+    for r in rs:
+        assert r.read.ios == 64
+        assert r.meta["stack"] == r.meta["engine"]
+        assert r.meta["cell"] == ("rand" if r.meta["rw"] == "randread" else "seq") + \
+            {4096: "4k", 8192: "8k"}[r.meta["bs"]]
+        assert r.meta["op"] == "read" and r.meta["target"] == data_file
+
+
+def test_matrix_other_axes_join_the_stack_label(data_file):
+    rs = nvbench.matrix(targets=data_file, engine="psync", qd=[1, 2], direct=[True, False], ios=32)
+    assert [r.meta["stack"] for r in rs] == ["psync qd=1 direct=true", "psync qd=1 direct=false",
+                                             "psync qd=2 direct=true", "psync qd=2 direct=false"]
+    assert [r.workload.direct for r in rs] == [1, 0, 1, 0]
+
+
+def test_matrix_checks_every_cell_before_running(data_file):
+    calls = []
+    before = os.path.getmtime(data_file)
+    with pytest.raises(NvbenchError) as ei:
+        nvbench.matrix(targets=[data_file], engines=["psync"], rw="randwrite", bs=["4k", "4x"], ios=8,
+                       progress=calls.append)
+    assert "4x" in ei.value.strerror and "bs" in ei.value.strerror
+    assert calls == [] and os.path.getmtime(data_file) == before
+
+
+def test_matrix_progress_callable_sees_the_whole_sweep(data_file):
+    seen = []
+    nvbench.matrix(targets=[data_file], engines=["psync"], bs=["4k", "8k"], runtime=0.2, interval="50ms",
+                   progress=seen.append)
+    assert {p["run_index"] for p in seen} == {0, 1}
+    assert all(p["runs"] == 2 for p in seen)
+
+
+def test_seed_matrix_cells_in_published_order(empty_dir):
+    rs = nvbench.seed_matrix(targets=[empty_dir], engines=["psync"], runtime=0.1, qd=4, size="8M")
+    assert [(r.meta["cell"], r.meta["op"]) for r in rs] == [
+        ("rand4k", "read"), ("rand64k", "read"), ("seq64k", "read"), ("seq128k", "read"),
+        ("rand4k", "write"), ("rand64k", "write"), ("seq64k", "write"), ("seq128k", "write")]
+    assert [r.meta["rw"] for r in rs] == ["randread"] * 2 + ["read"] * 2 + ["randwrite"] * 2 + ["write"] * 2
+    assert [r.meta["bs"] for r in rs] == [4096, 65536, 65536, 131072] * 2
+    assert all(r.meta["qd"] == 4 and r.meta["engine"] == "psync" for r in rs)
+    # one scratch file for every cell, in the directory, removed at the end
+    assert len({r.data["per_target"][0]["file"] for r in rs}) == 1
+    assert tree(empty_dir) == []
+    table = rs.table()
+    assert "Random 4K read" in table and "Sequential 128K write" in table
+
+
+def test_seed_matrix_default_engines_skip_null():
+    rs = nvbench.seed_matrix(runtime=0.05, qd=2, size="4M", ios=16)
+    assert [r.meta["engine"] for r in rs[: len(nvbench.available_engines())]] == nvbench.available_engines()
+    assert "null" not in rs.stacks
+
+
+def test_save_and_load_round_trip(data_file, tmp_path, schema):
+    rs = nvbench.matrix(targets=[data_file], engines=["psync", "null"], ios=32, repeat=2)
+    p = tmp_path / "rs.json"
+    rs.save(p)
+    doc = json.loads(p.read_text())
+    assert len(doc["results"]) == 4
+    for entry in doc["results"]:
+        check_c_result(entry, schema)
+    back = nvbench.load(p)
+    assert back == rs
+
+
+def test_devices_is_an_honest_listing():
+    devs = nvbench.devices()
+    assert isinstance(devs, list)
+    for d in devs:
+        assert d["source"] == "sysfs" and d["path"].startswith("/dev/")
+    assert "discovery" in nvbench.devices.__doc__

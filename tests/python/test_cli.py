@@ -1,0 +1,211 @@
+"""The nvbench command: outputs and exit codes (0 ok, 2 bad input, 1 failure,
+130 interrupted: see test_cancel.py)."""
+import csv
+import json
+import os
+import pty
+import struct
+import termios
+import fcntl
+import subprocess
+import sys
+
+import pytest
+
+import nvbench
+
+from conftest import check_c_result, cli, digest, tree
+
+MATRIX_FAST = ["--runtime", "150ms", "--size", "8M", "--qd", "4"]
+BLOCKS = ["Random 4K read", "Random 64K read", "Sequential 64K read", "Sequential 128K read",
+          "Random 4K write", "Random 64K write", "Sequential 64K write", "Sequential 128K write"]
+
+
+def test_version_and_help():
+    p = cli("--version")
+    assert p.returncode == 0 and nvbench.__version__ in p.stdout
+    p = cli()
+    assert p.returncode == 2 and "engines" in p.stderr
+
+
+def test_engines():
+    p = cli("engines")
+    assert p.returncode == 0
+    for name in nvbench.engines():
+        assert name in p.stdout
+    p = cli("engines", "--json")
+    listed = json.loads(p.stdout)
+    assert {e["name"] for e in listed} == set(nvbench.engines())
+
+
+def test_devices_says_what_it_is():
+    p = cli("devices")
+    assert p.returncode == 0 and "no device discovery" in p.stdout
+    assert isinstance(json.loads(cli("devices", "--json").stdout), list)
+
+
+def test_run_prints_the_c_result(data_file, tmp_path, schema):
+    out = tmp_path / "r.json"
+    p = cli("run", "engine=psync", "rw=randread", "bs=4k", "runtime=200ms", data_file, "--json", out)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    check_c_result(r, schema)
+    assert "meta" not in r and r["read"]["ios"] > 0
+    saved = json.loads(out.read_text())
+    assert len(saved["results"]) == 1
+    check_c_result(saved["results"][0], schema)
+    assert saved["results"][0]["meta"]["cell"] == "rand4k"
+
+
+@pytest.mark.parametrize("args,words", [
+    (["bs=0"], ["bs", "0"]),
+    (["blocksize=4k"], ["blocksize"]),
+    (["engine=spdk"], ["spdk"]),
+    (["runtime=2parsecs"], ["runtime", "2parsecs"]),
+    (["rw=randwrite", "bs=1000"], ["bs", "1000"]),
+    (["rw=randwrite", "runtime=0"], ["runtime"]),
+])
+def test_run_bad_input_exits_2_with_the_message(args, words, data_file):
+    before = digest(data_file)
+    p = cli("run", *args, data_file)
+    assert p.returncode == 2, p.stderr
+    assert p.stdout == ""
+    for w in words:
+        assert w in p.stderr
+    assert digest(data_file) == before
+
+
+def test_run_missing_or_no_target_exits_2(empty_dir):
+    missing = os.path.join(empty_dir, "nope")
+    p = cli("run", "rw=randwrite", missing)
+    assert p.returncode == 2 and missing in p.stderr
+    p = cli("run", "rw=randwrite")
+    assert p.returncode == 2 and "target" in p.stderr
+    assert tree(empty_dir) == []
+
+
+@pytest.fixture(scope="module")
+def matrix_run(tmp_path_factory):
+    d = tmp_path_factory.mktemp("matrix")
+    target = d / "target"
+    target.mkdir()
+    files = {k: d / f"m.{k}" for k in ("json", "csv", "png")}
+    p = cli("matrix", "--engines", "psync", "--target", target, *MATRIX_FAST, "--json", files["json"],
+            "--csv", files["csv"], "--plot", files["png"])
+    return p, files, target
+
+
+def test_matrix_prints_the_seed_table(matrix_run):
+    p, files, target = matrix_run
+    assert p.returncode == 0, p.stderr
+    pos = [p.stdout.index(b) for b in BLOCKS]
+    assert pos == sorted(pos)
+    for row in ("Bandwidth (GiB/s)", "IOPS", "Average Latency (ms)", "Total CPU Usage (%)"):
+        assert row in p.stdout
+    assert "psync" in p.stdout
+    assert "\r" not in p.stderr, "a progress bar was drawn on a pipe"
+    assert tree(target) == [], "scratch file left in the target directory"
+
+
+def test_matrix_json_has_one_c_result_per_run(matrix_run, schema):
+    _, files, _ = matrix_run
+    doc = json.loads(files["json"].read_text())
+    assert len(doc["results"]) == 8
+    for r in doc["results"]:
+        check_c_result(r, schema)
+    assert [(r["meta"]["cell"], r["meta"]["op"]) for r in doc["results"]][:2] == [("rand4k", "read"),
+                                                                                   ("rand64k", "read")]
+    assert len(nvbench.load(files["json"])) == 8
+
+
+def test_matrix_csv_and_plot(matrix_run):
+    _, files, _ = matrix_run
+    with open(files["csv"]) as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 8 and {"cell", "op", "stack"} <= set(rows[0])
+    assert files["png"].stat().st_size > 1000
+    for extra in ("latency", "efficiency"):
+        assert (files["png"].parent / f"m-{extra}.png").exists()
+
+
+def test_matrix_default_uses_every_engine_on_a_temporary_scratch(tmp_path):
+    env_tmp = tmp_path / "tmp"
+    env_tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(env_tmp), MPLBACKEND="Agg")
+    p = subprocess.run([sys.executable, "-m", "nvbench", "matrix", "--runtime", "50ms", "--size", "4M",
+                        "--qd", "2"], capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode == 0, p.stderr
+    header = p.stdout.splitlines()[0]
+    for engine in nvbench.available_engines():
+        assert engine in header
+    assert "null" not in header
+    assert tree(env_tmp) == [], "temporary scratch directory not removed"
+
+
+@pytest.mark.parametrize("args,code,words", [
+    (["--engines", "nosuch"], 2, ["nosuch"]),
+    (["--runtime", "soon"], 2, ["runtime", "soon"]),
+    (["--size", "lots"], 2, ["size", "lots"]),
+    (["--repeat", "0"], 2, ["repeat"]),
+    (["--target", "/nonexistent/nvbench-target"], 2, ["/nonexistent/nvbench-target"]),
+])
+def test_matrix_bad_input_exits_2(args, code, words):
+    p = cli("matrix", "--engines", "psync", *MATRIX_FAST, *args)
+    assert p.returncode == code, p.stderr
+    for w in words:
+        assert w in p.stderr
+
+
+def test_matrix_unwritable_output_exits_1(tmp_path):
+    p = cli("matrix", "--engines", "null", "--runtime", "20ms", "--size", "4M",
+            "--json", tmp_path / "no" / "such" / "dir.json")
+    assert p.returncode == 1 and "dir.json" in p.stderr
+
+
+def test_progress_bar_on_a_terminal_only(data_file):
+    pytest.importorskip("tqdm")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
+    try:
+        p = subprocess.run([sys.executable, "-m", "nvbench", "run", "runtime=600ms", "interval=100ms",
+                            data_file], stdout=subprocess.PIPE, stderr=slave, timeout=60)
+        os.close(slave)
+        slave = None
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        if slave is not None:
+            os.close(slave)
+        os.close(master)
+    assert p.returncode == 0
+    assert b"runs" in drawn and b"%" in drawn, drawn[-300:]
+    json.loads(p.stdout)  # the bar never goes to stdout
+
+
+def test_compare_two_files(tmp_path, available):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    other = "libaio" if "libaio" in available else "psync"
+    for path, eng in ((a, "psync"), (b, other)):
+        p = cli("matrix", "--engines", eng, "--runtime", "50ms", "--size", "4M", "--qd", "2",
+                "--repeat", "2", "--json", path)
+        assert p.returncode == 0, p.stderr
+    p = cli("compare", a, b)
+    assert p.returncode == 0, p.stderr
+    assert f"b:{other} vs a:psync" in p.stdout
+    assert "Random 4K read" in p.stdout
+
+
+def test_compare_bad_input_exits_2(tmp_path):
+    p = cli("compare", tmp_path / "missing-a.json", tmp_path / "missing-b.json")
+    assert p.returncode == 2 and "missing-a.json" in p.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text("{\"nothing\": 1}")
+    p = cli("compare", bad, bad)
+    assert p.returncode == 2
