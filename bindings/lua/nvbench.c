@@ -954,12 +954,53 @@ static int l_engines(lua_State *L)
     return 1;
 }
 
-/* Device discovery is not part of this library version: say so honestly
- * rather than return an empty list that reads like "no devices". */
+#ifdef NVB_LUA_HAVE_DEVICES
+/* Pushes the decoded JSON the library wrote into b->p, or fails. */
+static int push_json_result(lua_State *L, struct lbuffer *b, int rc, const char *what)
+{
+    if (rc < 0) {
+        lua_pushfstring(L, "%s: %s", what, nvb_strerror(rc));
+        return push_fail(L, rc, lua_tostring(L, -1));
+    }
+    struct jdec d;
+    if (json_decode(L, b->p, strlen(b->p), &d))
+        return luaL_error(L, "nvbench: the library's JSON did not decode (%s)", d.err);
+    nvb_free(b->p);
+    b->p = NULL;
+    return 1;
+}
+
+/* nvb.devices([sysfs_root]) -> list of device tables | nil, msg, errno */
+static int l_devices(lua_State *L)
+{
+    const char *root = luaL_optstring(L, 1, NULL);
+    struct lbuffer *b = new_buffer(L);
+    int rc = nvb_devices_json(root, &b->p);
+    return push_json_result(L, b, rc, root ? root : "/sys");
+}
+
+/* nvb.device(path) -> device table | nil, msg, errno */
+static int l_device(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    struct lbuffer *b = new_buffer(L);
+    int rc = nvb_device_json(path, &b->p);
+    return push_json_result(L, b, rc, path);
+}
+#else
+/* This libnvbench has no device discovery: say so honestly rather than
+ * return an empty list that reads like "no devices". */
 static int l_devices(lua_State *L)
 {
     return push_fail(L, -ENOSYS, "device discovery is not available in this version of libnvbench");
 }
+
+static int l_device(lua_State *L)
+{
+    luaL_checkstring(L, 1);
+    return l_devices(L);
+}
+#endif
 
 /* nvb.strerror(errno) -> text (errno positive or negative) */
 static int l_strerror(lua_State *L)
@@ -974,6 +1015,7 @@ static const luaL_Reg lib_funcs[] = {
     {"workload", l_workload},
     {"engines", l_engines},
     {"devices", l_devices},
+    {"device", l_device},
     {"strerror", l_strerror},
     {"decode_json", l_decode_json},
     {NULL, NULL},
