@@ -427,9 +427,11 @@ static int add_targets(lua_State *L, struct nvb_workload *w, int idx)
     if (!lua_istable(L, idx))
         return luaL_error(L, "nvbench: 'targets' must be a string or a list of strings (got %s)",
                           luaL_typename(L, idx));
-    lua_Integer n = luaL_len(L, idx);
+    /* Raw access: no metamethod (user code) may run while apply_table
+     * holds pointers to the spec's key strings. */
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
     for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, idx, i);
+        lua_rawgeti(L, idx, i);
         if (lua_type(L, -1) != LUA_TSTRING)
             return luaL_error(L, "nvbench: targets[%d] must be a string (got %s)", (int)i, luaL_typename(L, -1));
         int rc = nvb_workload_add_target(w, lua_tostring(L, -1));
@@ -481,7 +483,8 @@ static int apply_table(lua_State *L, struct nvb_workload *w, int idx, const char
                 skipped = 1;
         if (skipped)
             continue;
-        lua_getfield(L, idx, key);
+        lua_pushstring(L, key);
+        lua_rawget(L, idx);
         if (!strcmp(key, "targets")) {
             rc = add_targets(L, w, -1);
         } else {
