@@ -6,13 +6,17 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 RUNTIME    ?= 1s
+VENV       ?= .venv
 
 # Build and test dependencies, all Debian 12 packages.
 DEB_PKGS := build-essential cmake pkg-config liburing-dev libaio-dev check \
             fio python3 python3-jsonschema util-linux \
-            lua5.4 liblua5.4-dev lua-busted
+            lua5.4 liblua5.4-dev lua-busted \
+            python3-dev python3-venv python3-setuptools python3-wheel python3-pytest \
+            python3-numpy python3-pandas python3-matplotlib python3-tqdm \
+            python3-nbclient python3-ipykernel python3-nbformat
 
-.PHONY: all deps build test test-fast run install clean
+.PHONY: all deps build test test-fast run run-c venv install clean
 
 all: build
 
@@ -46,11 +50,21 @@ test: build
 test-fast: build
 	cd $(BUILD) && ctest --output-on-failure -j 1
 
-run: build
+# The Python package in a venv from Debian's interpreter (the documented,
+# offline install), then the seed matrix through the nvbench command.
+venv: deps
+	test -x $(VENV)/bin/python || /usr/bin/python3 -m venv --system-site-packages $(VENV)
+	$(VENV)/bin/pip install --no-build-isolation --no-deps --force-reinstall --quiet --disable-pip-version-check .
+
+run: build venv
+	$(VENV)/bin/nvbench matrix --runtime $(RUNTIME)
+
+# The same matrix from the C example program.
+run-c: build
 	./$(BUILD)/examples/c/seed_matrix --runtime $(RUNTIME)
 
 install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(VENV)
