@@ -10,7 +10,7 @@ VENV       ?= .venv
 
 # Build and test dependencies, all Debian 12 packages.
 DEB_PKGS := build-essential cmake pkg-config liburing-dev libaio-dev check \
-            fio python3 python3-jsonschema util-linux \
+            fio python3 python3-jsonschema util-linux libblkid-dev e2fsprogs fdisk \
             lua5.4 liblua5.4-dev lua-busted \
             python3-dev python3-venv python3-setuptools python3-wheel python3-pytest \
             python3-numpy python3-pandas python3-matplotlib python3-tqdm \

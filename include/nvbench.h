@@ -231,6 +231,59 @@ NVB_API uint64_t nvb_result_errors(const struct nvb_result *r);
  * "per_target.0.write.bytes". Returns 0 and fills *value, or -ENOENT. */
 NVB_API int nvb_result_get(const struct nvb_result *r, const char *path, double *value);
 
+/* ------------------------------------------------------------------ */
+/* Devices                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Block devices as an administrator sees them: size, block sizes, queue
+ * settings, NVMe controllers, PCIe links and multipath, partitions,
+ * holders, mounts, swap, filesystem signature, and the indirection unit
+ * (preferred write granularity). The JSON shape is docs/devices.md.
+ *
+ * sysfs_root: NULL (or "/sys") for the running system; otherwise a
+ * recorded tree, whose sibling directories proc/, dev/ and probe/ (when
+ * present) stand in for /proc, /dev and the answers of libblkid and NVMe
+ * Identify; no device node of the machine is opened then.
+ * Device nodes are opened read-only, and only to read a signature (libblkid)
+ * and NVMe Identify; what needs privileges this process lacks is reported
+ * as unknown, with the reason, not as an error.
+ * All of these are thread-safe (no shared state). */
+
+/* One device, valid only during the nvb_device_enumerate() callback. */
+struct nvb_device;
+
+/* Every block device as a JSON array (NUL-terminated), in /sys/block order
+ * with partitions after their disk. The caller frees *json with nvb_free().
+ * Returns 0, -EINVAL (json NULL), -ENOENT (no such root, or no block/ in
+ * it), -ENOTDIR, -ENAMETOOLONG, -ENOMEM. */
+NVB_API int nvb_devices_json(const char *sysfs_root, char **json);
+
+/* One device of the running system by path, as a JSON object: a block
+ * device node, a symlink to one (/dev/disk/by-id/...), or an NVMe generic
+ * node /dev/ngXnY (which gives its namespace nvmeXnY). The caller frees
+ * *json with nvb_free(). Returns 0, -EINVAL, -ENOENT (no such path),
+ * -ENODEV (not a block device or NVMe generic node, or no /sys),
+ * -ENOMEM. */
+NVB_API int nvb_device_json(const char *path, char **json);
+
+/* Called once per device; return 0 to go on, anything else to stop. */
+typedef int (*nvb_device_fn)(const struct nvb_device *dev, void *arg);
+
+/* Call fn for every device (the order of nvb_devices_json()), on the
+ * calling thread. Returns the number of devices visited, the nonzero value
+ * fn returned to stop, or -EINVAL (fn NULL), -ENOENT, -ENOTDIR,
+ * -ENAMETOOLONG, -ENOMEM. */
+NVB_API int nvb_device_enumerate(const char *sysfs_root, nvb_device_fn fn, void *arg);
+
+/* A field of dev by the dotted path of its JSON object ("name", "size",
+ * "kind", "nvme.controllers.0.model", "mounts.0.mount_point"), written to
+ * buf NUL-terminated: strings as they are, numbers and booleans as JSON
+ * text ("4096", "true"), objects and arrays as JSON. Returns the length
+ * (without the NUL), -ENOENT (no such key), -ENODATA (the value is null:
+ * unknown or not applicable), -ENOSPC (buf too small; nothing written),
+ * -EINVAL, -ENOMEM. Only during the callback that received dev. */
+NVB_API int nvb_device_get(const struct nvb_device *dev, const char *key, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
 #include "nvbench.h"
 #include "core/engine.h"
 #include "core/hist.h"
+#include "devices/devices.h"
 
 /* ---- small utilities (util.c) ---- */
 struct nvb__buf {
@@ -114,6 +115,7 @@ struct nvb__tstat {          /* per target */
     uint32_t lbs;
     struct nvb__dstat d[2];
     uint64_t errors;
+    struct nvb__tdev devf;   /* device facts of a block-device target */
 };
 
 struct nvb__tsample {        /* one time-series point (an interval) */

@@ -418,6 +418,28 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
         jo_u64(&c, "errors", ts->errors);
         emit_dstat(&c, "read", &ts->d[0], r->duration_s, 0);
         emit_dstat(&c, "write", &ts->d[1], r->duration_s, 0);
+        if (ts->devf.valid) { /* docs/devices.md has the full picture */
+            const struct nvb__tdev *f = &ts->devf;
+            jo_open(&c, "device", '{');
+            jo_str(&c, "name", f->name);
+            jo_str(&c, "kind", f->kind);
+            jo_str(&c, "model", f->model);
+            jo_str(&c, "serial", f->serial);
+            jo_u64(&c, "logical_block_size", f->lbs);
+            jo_u64(&c, "physical_block_size", f->pbs);
+            if (f->iu)
+                jo_u64(&c, "indirection_unit", f->iu);
+            else
+                jo_raw(&c, "indirection_unit", "null");
+            jo_str(&c, "indirection_unit_source", f->iu_source);
+            if (f->link_gbs > 0)
+                jo_num(&c, "link_ceiling_gbs", f->link_gbs);
+            else
+                jo_raw(&c, "link_ceiling_gbs", "null");
+            jo_close(&c, '}');
+        } else {
+            jo_raw(&c, "device", "null");
+        }
         jo_close(&c, '}');
     }
     jo_close(&c, ']');

@@ -41,6 +41,7 @@ struct ptarget {
     int      scratch;           /* a scratch file is created in the directory path */
     char     file[4200];        /* what jobs open */
     uint64_t off, len;
+    struct nvb__tdev devf;      /* device facts (block devices) */
 };
 
 struct plan {
@@ -181,6 +182,18 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
                      fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
             continue;
         }
+        /* The destructive-write guard (devices/guard.c), and the device's
+         * facts: a write smaller than the flash's indirection unit costs
+         * the drive a read-modify-write. */
+        if (t->ti.kind == NVB__T_BLOCK || t->ti.kind == NVB__T_CHAR) {
+            char gm[512];
+            rc = nvb__device_check(t->path, p->writes, w->allow_destructive, nvb__rw_name(w->rw), &t->devf, gm,
+                                   sizeof gm);
+            if (rc < 0)
+                FAIL(rc, "%s", gm);
+            if (p->writes && nvb__iu_warning(&t->devf, w->bs, t->path, gm, sizeof gm))
+                plan_warn(p, "%s", gm);
+        }
         switch (t->ti.kind) {
         case NVB__T_DIR:
             rc = nvb__target_access(t->path, 1);
@@ -200,9 +213,6 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
             if (rc < 0)
                 FAIL(rc, "target '%s': no permission to open it for %s: %s", t->path,
                      p->writes ? "writing" : "reading", nvb_strerror(rc));
-            if (t->ti.kind == NVB__T_BLOCK && p->writes && !w->allow_destructive)
-                FAIL(-EPERM, "target '%s' is a block device: writing (rw=%s) destroys the data on it; "
-                     "set allow_destructive=1 to permit it", t->path, nvb__rw_name(w->rw));
             if (t->ti.size == 0)
                 FAIL(-EINVAL, "target '%s' is empty (size 0): nothing to %s", t->path, p->writes ? "write" : "read");
             if (w->offset >= t->ti.size)
@@ -933,6 +943,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
         res->tg[t].region_off = pt->off;
         res->tg[t].region_len = pt->len;
         res->tg[t].lbs = pt->ti.lbs;
+        res->tg[t].devf = pt->devf;
         snprintf(res->tg[t].dev, sizeof res->tg[t].dev, "%s", pt->ti.dev);
         static const char *const kinds[] = {"?", "file", "block", "dir", "char", "other"};
         snprintf(res->tg[t].kind, sizeof res->tg[t].kind, "%s",

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# The library builds and runs without liburing and libaio: those engines stay
+# The library builds and runs without liburing, libaio and libblkid (device
+# signatures are then "unknown"). Those engines stay
 # listed, report why they are unavailable, and a workload naming them is
 # refused with that reason (never a crash or a silent fallback).
 set -euo pipefail
 BUILD=$1 SRC=$2
 B="$BUILD/nolibs"
 rm -rf "$B"
-cmake -S "$SRC" -B "$B" -DNVB_WITH_LIBURING=OFF -DNVB_WITH_LIBAIO=OFF -DNVB_BUILD_TESTS=OFF >"$B.log" 2>&1 ||
+cmake -S "$SRC" -B "$B" -DNVB_WITH_LIBURING=OFF -DNVB_WITH_LIBAIO=OFF -DNVB_WITH_LIBBLKID=OFF -DNVB_BUILD_TESTS=OFF >"$B.log" 2>&1 ||
   { cat "$B.log"; exit 1; }
 cmake --build "$B" -j2 >>"$B.log" 2>&1 || { tail -30 "$B.log"; exit 1; }
 so=$(ls "$B"/libnvbench.so.0.* | head -1)
-if readelf -d "$so" | grep -Eq 'liburing|libaio'; then
-  echo "FAIL: $so still links liburing/libaio"; exit 1
+if readelf -d "$so" | grep -Eq 'liburing|libaio|libblkid'; then
+  echo "FAIL: $so still links liburing/libaio/libblkid"; exit 1
 fi
 rw="$B/examples/c/run_workload"
 f="$B/data"

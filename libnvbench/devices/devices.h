@@ -1,0 +1,213 @@
+/*
+ * Devices (internal): block-device discovery from sysfs, NVMe Identify,
+ * filesystem signatures, and the destructive-write guard.
+ *
+ * Everything reads from a context of roots (sysfs, proc, dev) so that the
+ * same code runs on the live system and on recorded trees
+ * (tests/data/sysfs/<machine>/{sys,proc,dev,probe}). A device node is only
+ * ever opened (blkid, Identify, O_EXCL) when it is a real device node whose
+ * device number is the one sysfs gives for that name: in a recorded tree
+ * there are none, so nothing on the host is touched, and recorded answers
+ * come from the tree's probe/ directory instead.
+ *
+ * Linux only: sysfs, /proc/self/mountinfo, NVMe ioctls.
+ */
+#ifndef NVB_DEVICES_H
+#define NVB_DEVICES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct nvb__buf;
+
+#define NVB__DEV_PATH 1024
+
+struct nvb__devctx {
+    char sys[NVB__DEV_PATH];    /* "/sys" */
+    char proc[NVB__DEV_PATH];   /* "/proc", or "" when unknown */
+    char dev[NVB__DEV_PATH];    /* "/dev", or "" when unknown */
+    char probe[NVB__DEV_PATH];  /* recorded blkid/Identify answers, or "" */
+};
+/* sysfs_root NULL: the live system. Otherwise proc/, dev/ and probe/ are
+ * taken from beside it when they exist (so "/sys" is the live system too).
+ * 0, -ENOENT (no such directory), -ENAMETOOLONG. */
+int nvb__devctx_init(struct nvb__devctx *c, const char *sysfs_root);
+
+struct nvb__strv {
+    char   **v;
+    unsigned n, cap;
+};
+
+struct nvb__mount {
+    char *point, *fstype, *source;
+};
+
+struct nvb__pcie_link {
+    double cur_gts, max_gts;    /* GT/s, 0 unknown */
+    int    cur_width, max_width;/* lanes, 0 unknown */
+    double cur_gbs, max_gbs;    /* bandwidth ceiling GB/s (10^9 bytes/s), 0 unknown */
+};
+
+struct nvb__nvme_ctrl {
+    char name[32];              /* "nvme0" */
+    char model[64], serial[32], firmware_rev[16], transport[16], state[24];
+    char address[160], subsysnqn[256];
+    int  cntlid;                /* -1 unknown */
+    int  numa_node;             /* -1 unknown */
+    int  queue_count;           /* blk-mq hardware queues, -1 unknown */
+    int  pcie;                  /* link below is valid */
+    struct nvb__pcie_link link;
+};
+
+/* Identify Namespace (CNS 0), the fields nvbench uses. */
+struct nvb__idns {
+    uint64_t nsze;
+    uint8_t  nsfeat, nlbaf, flbas;
+    int      optperf;           /* NSFEAT bit 4: NPWG..NOWS are valid */
+    uint32_t lba_size;          /* bytes, of the format in use */
+    uint16_t ms;                /* metadata bytes per LBA of that format */
+    uint32_t npwg, npwa, npdg, npda, nows; /* 1-based, in logical blocks (0: not given) */
+};
+/* Parse a 4096-byte (at least 384) Identify Namespace structure.
+ * 0 or -EINVAL (too short, or the format in use is not described). */
+int nvb__idns_parse(const uint8_t *buf, size_t len, struct nvb__idns *out);
+
+struct nvb__nvme {
+    int  nsid;                  /* -1 unknown */
+    char role[8];               /* "single" (no multipath), "head", "path" */
+    char head[64];              /* path: the head it serves */
+    struct nvb__strv paths;     /* head: its hidden paths */
+    char subsystem[32];         /* "nvme-subsys0", or "" */
+    char generic[64];           /* "/dev/ng0n1", or "" */
+    char generic_name[32];      /* "ng0n1" */
+    unsigned nctrl;
+    struct nvb__nvme_ctrl *ctrl;
+    /* Identify Namespace */
+    int  id_state;              /* 0 not tried, 1 read, <0 -errno */
+    char id_source[12];         /* "ioctl", "recorded", "" */
+    char id_why[160];           /* why it was not read */
+    struct nvb__idns id;
+};
+
+struct nvb__dev {
+    char name[64];              /* kernel name, "nvme0n1p1" */
+    char path[80];              /* "/dev/nvme0n1p1", "" for hidden paths */
+    char kind[16];              /* nvme, nvme-path, loop, zram, virtio, scsi, dm, md, partition, other */
+    char majmin[24];            /* "259:1" */
+    char parent[64];            /* partition: the whole disk */
+    char sysdir[NVB__DEV_PATH]; /* its sysfs directory (resolved) */
+    char qdir[NVB__DEV_PATH];   /* directory holding queue/ (the parent's for a partition) */
+    uint64_t size;              /* bytes */
+    uint64_t start;             /* partition: first byte in the parent */
+    int      partno;
+    uint32_t lbs, pbs, min_io, opt_io;
+    uint64_t max_transfer;      /* bytes (max_hw_sectors_kb) */
+    uint64_t max_sectors;       /* bytes (max_sectors_kb, the soft limit) */
+    int      rotational, io_poll, nr_requests, removable, ro, hidden; /* -1 unknown */
+    char     zoned[24], scheduler[32], write_cache[24];
+    char     model[128], serial[128], firmware_rev[32], vendor[64];
+    char     backing_file[512]; /* loop */
+    char     dm_name[128], dm_uuid[160], md_level[24];
+    struct nvb__strv partitions, holders, slaves;
+    unsigned nmounts;
+    struct nvb__mount *mounts;
+    int      swap;
+    /* signature */
+    char sig_type[32], sig_usage[24], sig_label[128], sig_uuid[64];
+    char sig_source[12];        /* "blkid", "recorded", "none" (probed, nothing), "" (not probed) */
+    char sig_why[160];
+    uint64_t iu;                /* indirection unit, bytes; 0 unknown */
+    char     iu_source[12];     /* "identify", "sysfs", "unknown" */
+    struct nvb__nvme *nvme;     /* NULL unless kind nvme / nvme-path */
+    int probed;                 /* NVB__PROBE_* done */
+};
+
+struct nvb__devlist {
+    unsigned n, cap;
+    struct nvb__dev *d;
+};
+
+/* Read every block device under <sys>/block (whole disks, their partitions,
+ * hidden NVMe paths), with mounts and swap. Nothing is opened: call
+ * nvb__dev_probe() for the signature and Identify of those that need it.
+ * 0, -ENOENT (no <sys>/block), -ENOMEM. */
+int  nvb__dev_scan(const struct nvb__devctx *c, struct nvb__devlist *l);
+void nvb__devlist_free(struct nvb__devlist *l);
+struct nvb__dev *nvb__devlist_find(const struct nvb__devlist *l, const char *name);
+/* Signature (libblkid, or recorded) and/or NVMe Identify for one device;
+ * NVB__PROBE_ID also sets the indirection unit. Each is done once per
+ * device. Never fails: what could not be learned says why. */
+#define NVB__PROBE_SIG 1
+#define NVB__PROBE_ID  2
+#define NVB__PROBE_ALL 3
+void nvb__dev_probe(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, int what);
+/* Open d's device node under the context's dev/, only when it is the device
+ * sysfs names (never on a recorded tree). fd, or -ENODEV, -EACCES, ... */
+int  nvb__dev_open(const struct nvb__devctx *c, const struct nvb__dev *d, int flags);
+/* Sum of the current PCIe link ceilings of an NVMe device's controllers
+ * (GB/s), 0 unknown. */
+double nvb__dev_link_gbs(const struct nvb__dev *d);
+/* Why writing to d would corrupt something in use (mounts, holders, swap,
+ * over its aliases), or "" (guard.c). No device node is opened. */
+void nvb__dev_busy(const struct nvb__devlist *l, const struct nvb__dev *d, char *out, size_t len);
+/* The value at a dotted path of d's JSON ("nvme.controllers.0.model"):
+ * strings raw, numbers and booleans as JSON text, objects and arrays as
+ * JSON. Length, or -ENOENT, -ENODATA (null: unknown or not applicable),
+ * -ENOSPC, -ENOMEM. */
+int  nvb__dev_get(const struct nvb__devlist *l, const struct nvb__dev *d, const char *key, char *buf, size_t len);
+/* The kernel name of the block device a path names, following symlinks
+ * (/dev/disk/by-id/...); an NVMe generic node ngXnY maps to its namespace
+ * nvmeXnY. 0, -ENOENT (no such path), -ENODEV (not a block device nor an
+ * NVMe generic node), -ENAMETOOLONG. */
+int nvb__dev_resolve(const struct nvb__devctx *c, const struct nvb__devlist *l, const char *path,
+                     char *name, size_t len);
+/* The device as a JSON object. */
+void nvb__dev_json(const struct nvb__devlist *l, const struct nvb__dev *d, struct nvb__buf *b);
+
+/* Bandwidth ceiling of a PCIe link in GB/s (10^9 bytes/s): GT/s x lanes x
+ * line-code efficiency (8b/10b up to 5 GT/s, 128b/130b from 8 GT/s) / 8.
+ * 0 when either is unknown. */
+double nvb__pcie_ceiling_gbs(double gts, int width);
+
+/* Signature: fills sig_* of d from libblkid on fd. 0 found, 1 none,
+ * -ENOTSUP (built without libblkid), other -errno. */
+int nvb__sig_probe_fd(int fd, struct nvb__dev *d);
+/* Identify Namespace through NVME_IOCTL_ADMIN_CMD on fd. 0 or -errno. */
+int nvb__nvme_identify_ns(int fd, int nsid, uint8_t *buf, size_t len);
+
+/* ---- the destructive-write guard ---- */
+/* Would writing to path destroy something? 0 when allowed. -EBUSY when the
+ * device (or an alias: its partitions, its parent, multipath head or paths,
+ * its generic node) is mounted, held (dm, md, ...), active swap, or claimed
+ * by the kernel: no option overrides that. -EPERM when it is a block
+ * device and allow_destructive is 0: the message says what would be
+ * destroyed. 0 for a path that is not a block device or an NVMe generic
+ * node. The message (msg) names the mount point or holder. `what` is the
+ * workload's rw, for the message. */
+int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path,
+                     int allow_destructive, const char *what, char *msg, size_t len);
+
+/* ---- device facts a result carries for a target ---- */
+struct nvb__tdev {
+    int      valid;
+    char     name[64], kind[16];
+    char     model[64], serial[40];
+    uint32_t lbs, pbs;
+    uint64_t iu;                /* 0 unknown */
+    char     iu_source[12];
+    double   link_gbs;          /* sum of the current PCIe link ceilings, 0 unknown */
+};
+
+/* For a target of the run (live system): the guard (when writes) and its
+ * device facts. 0, or the guard's -EBUSY / -EPERM with msg; facts->valid
+ * is 0 when path is not a device nvbench knows. */
+int nvb__device_check(const char *path, int writes, int allow_destructive, const char *what,
+                      struct nvb__tdev *facts, char *msg, size_t len);
+/* The same on any context (recorded trees in the tests). */
+int nvb__device_check_ctx(const struct nvb__devctx *c, const char *path, int writes, int allow_destructive,
+                          const char *what, struct nvb__tdev *facts, char *msg, size_t len);
+/* A write of bs bytes to a device with a known indirection unit that bs is
+ * below, or not a multiple of: 1 and the warning in out; else 0. */
+int nvb__iu_warning(const struct nvb__tdev *facts, uint64_t bs, const char *path, char *out, size_t len);
+
+#endif

@@ -1,0 +1,362 @@
+/*
+ * The destructive-write guard: a benchmark must never destroy data by
+ * accident.
+ *
+ *  - A device in use (mounted, holding a mounted partition, held by dm/md,
+ *    active swap, or claimed by the kernel) is refused with -EBUSY: writing
+ *    under a live filesystem corrupts it, and no option overrides that.
+ *  - Any other block device needs allow_destructive=1 (-EPERM), and the
+ *    refusal says what would be destroyed: the signature libblkid finds.
+ *
+ * A device has several names, and the guard looks at all of them: the
+ * generic node /dev/ngXnY is namespace nvmeXnY; a whole disk shares its
+ * flash with its partitions; a multipath head and its hidden paths are one
+ * namespace; /dev/disk/by-id/... symlinks are resolved first.
+ *
+ * The sysfs/mountinfo view can miss a mount in another mount namespace (a
+ * container), so on the live system the guard also asks the kernel: an
+ * O_EXCL open of a block device fails with EBUSY while anything has it
+ * claimed (mounts, dm, md, swap, and the partitions of a whole disk).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "devices/devices.h"
+
+#define MAX_FAMILY 64
+
+struct member {
+    const struct nvb__dev *d;
+    const char *rel;             /* how it relates to the target, "" itself */
+};
+
+struct fam {
+    unsigned n;
+    struct member m[MAX_FAMILY];
+};
+
+static void fam_add(struct fam *f, const struct nvb__dev *d, const char *rel)
+{
+    if (!d)
+        return;
+    for (unsigned i = 0; i < f->n; i++)
+        if (f->m[i].d == d)
+            return;
+    if (f->n < MAX_FAMILY)
+        f->m[f->n++] = (struct member){d, rel};
+}
+
+static void fam_partitions(struct fam *f, const struct nvb__devlist *l, const struct nvb__dev *d, const char *rel)
+{
+    for (unsigned i = 0; i < d->partitions.n; i++)
+        fam_add(f, nvb__devlist_find(l, d->partitions.v[i]), rel);
+}
+
+/* Every name under which the target's blocks can be in use. */
+static void family(const struct nvb__devlist *l, const struct nvb__dev *d, struct fam *f)
+{
+    f->n = 0;
+    fam_add(f, d, "");
+    const struct nvb__dev *p = d->parent[0] ? nvb__devlist_find(l, d->parent) : NULL;
+    fam_add(f, p, "its disk ");
+    fam_partitions(f, l, d, "its partition ");
+    const struct nvb__nvme *n = d->nvme;
+    if (n && !strcmp(n->role, "path")) {
+        const struct nvb__dev *h = nvb__devlist_find(l, n->head);
+        fam_add(f, h, "its multipath head ");
+        if (h)
+            fam_partitions(f, l, h, "a partition of its multipath head ");
+    }
+    if (n && !strcmp(n->role, "head"))
+        for (unsigned i = 0; i < n->paths.n; i++)
+            fam_add(f, nvb__devlist_find(l, n->paths.v[i]), "its path ");
+}
+
+struct out {
+    char  *s;
+    size_t len, used;
+    int    items;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct out *o, const char *fmt, ...)
+{
+    if (o->used >= o->len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->s + o->used, o->len - o->used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        o->used += (size_t)n < o->len - o->used ? (size_t)n : o->len - o->used - 1;
+}
+
+static const char *label(const struct nvb__dev *d) { return d->path[0] ? d->path : d->name; }
+
+/* "dm-0 (vg0-data), mounted on /srv" / "md0 (raid1), held by dm-1 (...)" */
+static void describe_holder(struct out *o, const struct nvb__devlist *l, const char *name, int depth)
+{
+    const struct nvb__dev *h = nvb__devlist_find(l, name);
+    put(o, "%s", name);
+    if (!h)
+        return;
+    if (h->dm_name[0])
+        put(o, " (%s)", h->dm_name);
+    else if (h->md_level[0])
+        put(o, " (%s)", h->md_level);
+    for (unsigned i = 0; i < h->nmounts; i++)
+        put(o, "%s %s", i ? "," : ", mounted on", h->mounts[i].point);
+    if (h->swap)
+        put(o, ", active swap");
+    if (depth < 4)
+        for (unsigned i = 0; i < h->holders.n; i++) {
+            put(o, ", held by ");
+            describe_holder(o, l, h->holders.v[i], depth + 1);
+        }
+}
+
+static void sep(struct out *o)
+{
+    if (o->items++)
+        put(o, "; ");
+}
+
+void nvb__dev_busy(const struct nvb__devlist *l, const struct nvb__dev *d, char *s, size_t len)
+{
+    struct out o = {s, len, 0, 0};
+    struct fam f;
+    s[0] = 0;
+    family(l, d, &f);
+    for (unsigned i = 0; i < f.n; i++) {
+        const struct nvb__dev *m = f.m[i].d;
+        for (unsigned k = 0; k < m->nmounts; k++) {
+            sep(&o);
+            put(&o, "%s%s is mounted on %s (%s)", f.m[i].rel, label(m), m->mounts[k].point,
+                m->mounts[k].fstype);
+        }
+        for (unsigned k = 0; k < m->holders.n; k++) {
+            sep(&o);
+            put(&o, "%s%s is held by ", f.m[i].rel, label(m));
+            describe_holder(&o, l, m->holders.v[k], 0);
+        }
+        if (m->swap) {
+            sep(&o);
+            put(&o, "%s%s is active swap", f.m[i].rel, label(m));
+        }
+    }
+}
+
+/* "an ext4 filesystem labelled 'data'", "a gpt partition table and its 2
+ * partitions (loop3p1, loop3p2)", or "the data on it". */
+static void destroyed(const struct nvb__dev *d, char *s, size_t len)
+{
+    struct out o = {s, len, 0, 0};
+    s[0] = 0;
+    const char *u = d->sig_usage, *t = d->sig_type;
+    if (!t[0]) {
+        put(&o, "the data on it");
+    } else if (!strcmp(t, "ambiguous")) {
+        put(&o, "the data on it (libblkid found more than one signature)");
+    } else if (!strcmp(u, "filesystem")) {
+        put(&o, "an %s filesystem", t);
+        if (d->sig_label[0])
+            put(&o, " labelled '%s'", d->sig_label);
+    } else if (!strcmp(u, "partition_table")) {
+        put(&o, "a %s partition table", t);
+    } else if (!strcmp(u, "raid")) {
+        put(&o, "a %s signature (a RAID member)", t);
+    } else if (!strcmp(u, "crypto")) {
+        put(&o, "a %s volume (encrypted data)", t);
+    } else if (!strcmp(t, "swap")) {
+        put(&o, "a swap area");
+    } else {
+        put(&o, "a %s signature", t);
+    }
+    if (d->partitions.n) {
+        put(&o, " and its %u partition%s (", d->partitions.n, d->partitions.n > 1 ? "s" : "");
+        for (unsigned i = 0; i < d->partitions.n && i < 8; i++)
+            put(&o, "%s%s", i ? ", " : "", d->partitions.v[i]);
+        put(&o, "%s)", d->partitions.n > 8 ? ", ..." : "");
+    }
+}
+
+static int refuse_perm(const char *path, const char *alias, const struct nvb__dev *d, const char *what, char *msg,
+                       size_t len)
+{
+    char des[512];
+    destroyed(d, des, sizeof des);
+    const char *unknown = d->sig_source[0] ? "" : d->sig_why;
+    if (d->sig_type[0])
+        snprintf(msg, len, "target '%s'%s holds %s: writing to it (rw=%s) destroys it; "
+                 "set allow_destructive=1 to permit it", path, alias, des, what);
+    else
+        snprintf(msg, len, "target '%s'%s is a block device: writing to it (rw=%s) destroys %s%s%s%s; "
+                 "set allow_destructive=1 to permit it", path, alias, what, des,
+                 unknown[0] ? " (its content is unknown: " : "", unknown, unknown[0] ? ")" : "");
+    return -EPERM;
+}
+
+static int refuse_claimed(const char *path, const char *alias, char *msg, size_t len)
+{
+    snprintf(msg, len, "target '%s'%s is in use: the kernel has it claimed (mounted, perhaps in another mount "
+             "namespace, or held by device-mapper, MD, bcache or swap); writing to it would corrupt that, "
+             "and no option overrides this (not even allow_destructive=1)", path, alias);
+    return -EBUSY;
+}
+
+/* A block device sysfs does not describe (no /sys in a container, say):
+ * the kernel's claim and the signature of the node itself. */
+static int guard_unlisted(const char *path, int allow, const char *what, char *msg, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode))
+        return 0; /* not a block device: other rules apply */
+    int fd = open(path, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && errno == EBUSY)
+        return refuse_claimed(path, "", msg, len);
+    struct nvb__dev *d = calloc(1, sizeof *d);
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return -ENOMEM;
+    }
+    int rc = 0;
+    if (fd >= 0) {
+        int r = nvb__sig_probe_fd(fd, d);
+        snprintf(d->sig_source, sizeof d->sig_source, "%s", r == 0 ? "blkid" : r == 1 ? "none" : "");
+        if (r < 0)
+            snprintf(d->sig_why, sizeof d->sig_why, "%s", r == -ENOTSUP ? "built without libblkid" : nvb_strerror(r));
+        close(fd);
+    } else {
+        snprintf(d->sig_why, sizeof d->sig_why, "cannot open it: %s", nvb_strerror(-errno));
+    }
+    if (!allow)
+        rc = refuse_perm(path, "", d, what, msg, len);
+    free(d);
+    return rc;
+}
+
+int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path, int allow,
+                     const char *what, char *msg, size_t len)
+{
+    char name[64];
+    msg[0] = 0;
+    int rc = nvb__dev_resolve(c, l, path, name, sizeof name);
+    struct nvb__dev *d = rc == 0 ? nvb__devlist_find(l, name) : NULL;
+    if (!d) {
+        if (rc == -ENODEV || rc == 0)
+            return !strcmp(c->dev, "/dev") ? guard_unlisted(path, allow, what, msg, len) : 0;
+        snprintf(msg, len, "target '%s': %s", path, nvb_strerror(rc));
+        return rc;
+    }
+    char alias[160] = "";
+    if (strcmp(path, d->path)) {
+        const char *ng = d->nvme && d->nvme->generic[0] && !strcmp(path, d->nvme->generic) ? "NVMe namespace " : "";
+        snprintf(alias, sizeof alias, " (%s%s)", ng, label(d));
+    }
+    char busy[1024];
+    nvb__dev_busy(l, d, busy, sizeof busy);
+    if (busy[0]) {
+        snprintf(msg, len, "target '%s'%s is in use: %s; writing to it would corrupt that, and no option "
+                 "overrides this (not even allow_destructive=1)", path, alias, busy);
+        return -EBUSY;
+    }
+    if (d->path[0]) {
+        int fd = nvb__dev_open(c, d, O_RDONLY | O_EXCL | O_NONBLOCK);
+        if (fd == -EBUSY)
+            return refuse_claimed(path, alias, msg, len);
+        if (fd >= 0)
+            close(fd);
+    }
+    if (allow)
+        return 0;
+    nvb__dev_probe(c, l, d, NVB__PROBE_SIG);
+    return refuse_perm(path, alias, d, what, msg, len);
+}
+
+static void facts_of(const struct nvb__devlist *l, const struct nvb__dev *d, struct nvb__tdev *f)
+{
+    f->valid = 1;
+    snprintf(f->name, sizeof f->name, "%s", d->name);
+    snprintf(f->kind, sizeof f->kind, "%s", d->kind);
+    snprintf(f->model, sizeof f->model, "%s", d->model);
+    snprintf(f->serial, sizeof f->serial, "%s", d->serial);
+    f->lbs = d->lbs;
+    f->pbs = d->pbs;
+    f->iu = d->iu;
+    snprintf(f->iu_source, sizeof f->iu_source, "%s", d->iu_source);
+    const struct nvb__dev *p = d->parent[0] ? nvb__devlist_find(l, d->parent) : NULL;
+    f->link_gbs = nvb__dev_link_gbs(p ? p : d);
+}
+
+int nvb__device_check_ctx(const struct nvb__devctx *c, const char *path, int writes, int allow, const char *what,
+                          struct nvb__tdev *facts, char *msg, size_t len)
+{
+    memset(facts, 0, sizeof *facts);
+    msg[0] = 0;
+    struct nvb__devlist l;
+    int rc = nvb__dev_scan(c, &l);
+    if (rc < 0) {
+        if (rc == -ENOMEM)
+            return rc;
+        /* no sysfs (a container): the kernel can still say "in use" */
+        return writes && !strcmp(c->dev, "/dev") ? guard_unlisted(path, allow, what, msg, len) : 0;
+    }
+    if (writes)
+        rc = nvb__guard_check(c, &l, path, allow, what, msg, len);
+    if (rc == 0) {
+        char name[64];
+        struct nvb__dev *d = nvb__dev_resolve(c, &l, path, name, sizeof name) == 0 ? nvb__devlist_find(&l, name) : NULL;
+        if (d) {
+            nvb__dev_probe(c, &l, d, NVB__PROBE_ID);
+            facts_of(&l, d, facts);
+        }
+    }
+    nvb__devlist_free(&l);
+    return rc;
+}
+
+int nvb__device_check(const char *path, int writes, int allow, const char *what, struct nvb__tdev *facts,
+                      char *msg, size_t len)
+{
+    struct nvb__devctx *c = malloc(sizeof *c);
+    if (!c) {
+        memset(facts, 0, sizeof *facts);
+        return -ENOMEM;
+    }
+    nvb__devctx_init(c, NULL);
+    int rc = nvb__device_check_ctx(c, path, writes, allow, what, facts, msg, len);
+    free(c);
+    return rc;
+}
+
+static const char *size_text(uint64_t v, char *buf, size_t len)
+{
+    static const char *const u[] = {"", "k", "M", "G"};
+    unsigned i = 0;
+    while (i < 3 && v && v % 1024 == 0) {
+        v /= 1024;
+        i++;
+    }
+    snprintf(buf, len, "%llu%s", (unsigned long long)v, u[i]);
+    return buf;
+}
+
+int nvb__iu_warning(const struct nvb__tdev *f, uint64_t bs, const char *path, char *out, size_t len)
+{
+    out[0] = 0;
+    if (!f->valid || !f->iu || !bs || bs % f->iu == 0)
+        return 0;
+    char b1[32], b2[32];
+    snprintf(out, len, "write bs %s is %s the indirection unit %s of '%s' (from %s): the drive rewrites whole "
+             "units, so writes run below its rating", size_text(bs, b1, sizeof b1),
+             bs < f->iu ? "below" : "not a multiple of", size_text(f->iu, b2, sizeof b2), path, f->iu_source);
+    return 1;
+}
