@@ -94,9 +94,10 @@ def _grouped_bars(ax, rs_stats, metric_key, log=None, legend=True):
             all_values.append(mean)
         if not xs:
             continue
+        # Every metric is nonnegative: the lower error bar stops at 0.
+        yerr = [[min(e, y) for e, y in zip(errs, ys)], errs] if any(errs) else None
         ax.bar(xs, ys, width=width * 0.95, color=colors[i], label=str(stack),
-               yerr=errs if any(errs) else None, capsize=3 if any(errs) else 0,
-               error_kw={"elinewidth": 1})
+               yerr=yerr, capsize=3 if yerr else 0, error_kw={"elinewidth": 1})
     ax.set_xticks(range(len(blocks)))
     ax.set_xticklabels([block_label(c, o).replace(" ", "\n", 1) for c, o in blocks], fontsize=8)
     ax.set_ylabel(m.label)
@@ -165,7 +166,9 @@ def latency(rs, ax=None, cells=None, percentiles=None):
             errs = [figs.get(k, (math.nan, math.nan))[1] for k, _ in pcts]
             if any(not math.isnan(y) for y in ys):
                 has_err = any(not math.isnan(e) for e in errs)
-                a.errorbar(x, ys, yerr=[0 if math.isnan(e) else e for e in errs] if has_err else None,
+                up = [0.0 if math.isnan(e) else e for e in errs]
+                down = [min(e, y) if not math.isnan(y) else 0.0 for e, y in zip(up, ys)]
+                a.errorbar(x, ys, yerr=[down, up] if has_err else None,
                            marker="o", capsize=3, color=colors[stack], label=str(stack))
             else:
                 mean = figs.get("lat_mean_ms", (math.nan, math.nan))[0]

@@ -1,0 +1,115 @@
+"""examples/notebooks/seed_matrix.ipynb runs headlessly (nbclient) under this interpreter."""
+
+import json
+import os
+import sys
+import time
+
+import pytest
+
+import _pkg
+import _synth
+from nvbench.results import Result, ResultSet
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+pytest.importorskip("matplotlib")
+pytest.importorskip("pandas")
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+NOTEBOOK = os.path.join(ROOT, "examples", "notebooks", "seed_matrix.ipynb")
+KERNEL = "nvbench-test"
+
+# Used instead of ipykernel_launcher while the C extension is not built: the kernel then gets
+# the same analysis-only nvbench package as these tests (see _pkg.py).
+LAUNCHER = """\
+import sys
+sys.path.insert(0, {tests!r})
+import _pkg  # noqa: F401
+from ipykernel import kernelapp
+kernelapp.launch_new_instance()
+"""
+
+
+@pytest.fixture
+def kernel(tmp_path, monkeypatch):
+    """A kernelspec for sys.executable in a private JUPYTER_PATH (Debian's default kernelspec
+    is /usr/bin/python3, which may not be the interpreter under test)."""
+    spec_dir = tmp_path / "jupyter" / "kernels" / KERNEL
+    spec_dir.mkdir(parents=True)
+    if _pkg.EXTENSION_MISSING:
+        launcher = tmp_path / "launch_kernel.py"
+        launcher.write_text(LAUNCHER.format(tests=os.path.dirname(os.path.abspath(__file__))))
+        argv = [sys.executable, str(launcher), "-f", "{connection_file}"]
+    else:
+        argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec_dir / "kernel.json").write_text(json.dumps(
+        {"argv": argv, "display_name": "nvbench test", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(
+        sys.modules["nvbench.results"].__file__)))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [pkg_parent] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    return tmp_path
+
+
+def _execute(workdir):
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=120, kernel_name=KERNEL,
+                                     resources={"metadata": {"path": str(workdir)}})
+    start = time.monotonic()
+    client.execute()
+    return nb, time.monotonic() - start
+
+
+def _outputs(nb):
+    text, html, images = [], [], 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for out in cell.get("outputs", []):
+            assert out.output_type != "error", "".join(out.get("traceback", []))
+            if out.output_type == "stream":
+                text.append(out.text)
+            data = out.get("data", {})
+            text.append(data.get("text/plain", ""))
+            html.append(data.get("text/html", ""))
+            images += "image/png" in data
+    return "\n".join(text), "\n".join(html), images
+
+
+def _check(nb, seconds, stacks):
+    text, html, images = _outputs(nb)
+    assert seconds < 60, f"the notebook took {seconds:.0f} s"
+    for block in ("Random 4K read", "Sequential 128K write"):
+        assert block in html
+    for stack in list(stacks) + ["windows_native", "linux_io_uring"]:
+        assert stack in html
+    assert "Total CPU Usage (%)" in html and "IOPS per core" in html
+    assert "(vs " in text and ("within noise" in text or "better" in text or "worse" in text)
+    assert images >= 5   # bandwidth, IOPS, latency, CPU per I/O, efficiency
+
+
+def test_notebook_on_saved_results(kernel, monkeypatch):
+    rs = ResultSet(_synth.matrix(stacks=("libaio", "io_uring", "psync"), repeats=2,
+                                 effect={"io_uring": 1.3}))
+    saved = kernel / "saved.json"
+    rs.save(saved)
+    monkeypatch.setenv("NVBENCH_RESULTS", str(saved))
+    nb, seconds = _execute(kernel)
+    _check(nb, seconds, rs.stacks)
+    assert "better" in _outputs(nb)[0]   # io_uring's 30% more IOPS is not noise
+
+
+@pytest.mark.skipif(_pkg.EXTENSION_MISSING, reason="nvbench._nvbench is not built: the live "
+                    "path is covered by test_notebook_on_saved_results until it is")
+def test_notebook_runs_a_live_matrix(kernel, monkeypatch):
+    import nvbench
+    monkeypatch.delenv("NVBENCH_RESULTS", raising=False)
+    nb, seconds = _execute(kernel)
+    engines = [e for e in ("libaio", "io_uring", "psync") if e in nvbench.available_engines()]
+    _check(nb, seconds, engines)
