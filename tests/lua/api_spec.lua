@@ -57,7 +57,7 @@ describe("nvbench module", function()
 
   it("runs a workload and exposes the result as nested tables", function()
     local r, err = nvb.run { targets = { data.path }, engine = "psync", rw = "randread", bs = "4k",
-                             qd = 1, runtime = "200ms" }
+                             qd = 1, runtime = "10s", ios = 200 }
     assert.is_nil(err)
     assert.are.equal("userdata", type(r))
     assert.is_true(r.read.ios > 0)

@@ -144,13 +144,15 @@ describe("nvbench.matrix", function()
 
     it("runs the eight published cells on each engine", function()
       local calls = 0
-      local rows = assert(m.seed { targets = { data.path }, engines = { "null", "psync" }, runtime = "50ms",
-                                   qd = 4, on_cell = function() calls = calls + 1 end })
+      -- Bounded by an I/O count too, so a loaded machine cannot leave a cell empty.
+      local rows = assert(m.seed { targets = { data.path }, engines = { "null", "psync" }, runtime = "5s",
+                                   qd = 4, workload = { ios = 32 }, on_cell = function() calls = calls + 1 end })
       assert.are.equal(16, #rows)
       assert.are.equal(16, calls)
       assert.are.same({ "null", "psync" }, rows.engines)
       for _, row in ipairs(rows) do
         assert.is_nil(row.error)
+        assert.are.equal(32, row.result[row.cell.op].ios, row.cell.key .. " " .. row.engine)
         assert.is_true(row.figures.iops > 0, row.cell.key .. " " .. row.engine)
         assert.are.equal(row.cell.rw, row.result.workload.rw)
         assert.are.equal(m.size_bytes(row.cell.bs), row.result.workload.bs)
@@ -163,13 +165,14 @@ describe("nvbench.matrix", function()
     end)
 
     it("makes and removes its own scratch file when given no targets", function()
-      local rows = assert(m.seed { engines = { "psync" }, cells = { "seq128k_write" }, runtime = "50ms",
-                                   size = "4M", dir = S.tmpdir })
+      local rows = assert(m.seed { engines = { "psync" }, cells = { "seq128k_write" }, runtime = "5s",
+                                   workload = { ios = 8 }, size = "4M", dir = S.tmpdir })
       assert.are.equal(1, #rows)
       local path = rows[1].result.per_target[1].path
       assert.are.equal(S.tmpdir .. "/", path:sub(1, #S.tmpdir + 1))
       assert.are.equal(4 * 2^20, rows[1].result.per_target[1].region_size)
       assert.is_false(S.exists(path))
+      assert.are.equal(8, rows[1].result.write.ios)
       assert.is_true(rows[1].figures.iops > 0)
     end)
 
