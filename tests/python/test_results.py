@@ -70,6 +70,16 @@ def test_to_dict_is_a_deep_copy_with_meta():
     assert again == r and again.to_dict() == r.to_dict()
 
 
+def test_results_and_views_copy_and_pickle():
+    import copy
+    import pickle
+    r = Result(_c_result(), {"repeat": 3})
+    assert pickle.loads(pickle.dumps(r)) == r and copy.deepcopy(r) == r
+    lat = r.read.lat_ns
+    assert pickle.loads(pickle.dumps(lat)) == lat and copy.copy(lat)["p99.9"] == lat["p99.9"]
+    assert dict(lat) == r.data["read"]["lat_ns"] and lat.to_dict() == dict(lat)
+
+
 def test_repr_is_readable():
     text = repr(Result(_c_result()))
     assert text.startswith("<Result psync randread bs=4k qd=1 jobs=1: read ")

@@ -11,9 +11,10 @@ puts a user's results beside the published ones.
 
 The seed machine: 2 x AMD EPYC 9754 (2 x 128 cores, SMT: 512 logical CPUs),
 768 GB DDR5-4800, 15 x Solidigm P5316 30.72 TB NVMe (PCIe 4.0 x4) as a JBOD.
-Stacks: ``windows_non_native`` (Disk.sys -> Storport -> NVMe miniport),
-``windows_native`` (NVMeDisk.sys -> StorMQ), ``linux_libaio`` and ``linux_io_uring``
-(Ubuntu Server 24.04.4, kernel 6.8).
+Stacks (``meta["stack"]``; ``engine`` in brackets): ``windows_non_native``
+(``storport_miniport``: Disk.sys -> Storport -> NVMe miniport), ``windows_native``
+(``nvmedisk_stormq``: NVMeDisk.sys -> StorMQ), ``linux_libaio`` (``libaio``) and
+``linux_io_uring`` (``io_uring``), the last two on Ubuntu Server 24.04.4, kernel 6.8.
 
 Derived figures. The articles give whole-system CPU (percent of all 512 logical CPUs),
 not the benchmark process's CPU, so:

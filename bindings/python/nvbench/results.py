@@ -289,8 +289,11 @@ class _View(collections.abc.Mapping):
     def __len__(self):
         return len(self._d)
 
+    def __reduce__(self):
+        return (_View, (self._d, self._path))
+
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") or name in ("_d", "_path"):
             raise AttributeError(name)
         try:
             return _wrap(self._d[name], f"{self._path}.{name}")
