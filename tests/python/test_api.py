@@ -278,9 +278,32 @@ def test_save_and_load_round_trip(data_file, tmp_path, schema):
     assert back == rs
 
 
-def test_devices_is_an_honest_listing():
+def test_devices_of_a_recorded_tree():
+    root = os.path.join(ROOT, "tests", "data", "sysfs", "pcie-nvme", "sys")
+    if not os.path.isdir(root):
+        pytest.skip("no recorded sysfs tree")
+    devs = nvbench.devices(root)
+    assert isinstance(devs, list) and devs
+    for d in devs:
+        assert {"name", "path", "kind", "size", "logical_block_size", "busy"} <= set(d)
+    nvme = [d for d in devs if d["kind"] == "nvme"]
+    assert nvme and nvme[0]["nvme"]["controllers"]
+    assert json.loads(_nvbench.devices_json(root)) == devs
+
+
+def test_devices_of_this_machine():
     devs = nvbench.devices()
     assert isinstance(devs, list)
+    with pytest.raises(NvbenchError) as ei:
+        nvbench.devices("/nonexistent-sysfs")
+    assert ei.value.errno == 2 and "/nonexistent-sysfs" in ei.value.strerror
+    with pytest.raises(NvbenchError) as ei:
+        nvbench.device("/nonexistent-device")
+    assert ei.value.errno == 2 and "/nonexistent-device" in ei.value.strerror
+    with pytest.raises(NvbenchError) as ei:
+        nvbench.device(os.path.join(ROOT, "CMakeLists.txt"))
+    assert ei.value.errno == 19  # ENODEV
     for d in devs:
-        assert d["source"] == "sysfs" and d["path"].startswith("/dev/")
-    assert "discovery" in nvbench.devices.__doc__
+        if d.get("path") and os.path.exists(d["path"]) and d["kind"] != "partition":
+            assert nvbench.device(d["path"])["name"] == d["name"]
+            break

@@ -14,7 +14,7 @@ import pytest
 
 import nvbench
 
-from conftest import check_c_result, cli, digest, tree
+from conftest import ROOT, check_c_result, cli, digest, tree
 
 MATRIX_FAST = ["--runtime", "150ms", "--size", "8M", "--qd", "4"]
 BLOCKS = ["Random 4K read", "Random 64K read", "Sequential 64K read", "Sequential 128K read",
@@ -38,10 +38,17 @@ def test_engines():
     assert {e["name"] for e in listed} == set(nvbench.engines())
 
 
-def test_devices_says_what_it_is():
+def test_devices():
     p = cli("devices")
-    assert p.returncode == 0 and "no device discovery" in p.stdout
+    assert p.returncode == 0, p.stderr
     assert isinstance(json.loads(cli("devices", "--json").stdout), list)
+    root = os.path.join(ROOT, "tests", "data", "sysfs", "pcie-nvme", "sys")
+    if os.path.isdir(root):
+        p = cli("devices", "--sysfs-root", root)
+        assert p.returncode == 0 and "/dev/nvme0n1" in p.stdout and "nvme" in p.stdout
+        assert len(json.loads(cli("devices", "--json", "--sysfs-root", root).stdout)) >= 1
+    p = cli("devices", "--sysfs-root", "/nonexistent-sysfs")
+    assert p.returncode == 2 and "/nonexistent-sysfs" in p.stderr
 
 
 def test_run_prints_the_c_result(data_file, tmp_path, schema):

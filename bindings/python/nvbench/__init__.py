@@ -16,12 +16,12 @@ from .errors import NvbenchError
 from .core import run, validate, engines, available_engines
 from .matrix import matrix, seed_matrix, SEED_CELLS
 from .results import Result, ResultSet, load
-from ._devices import devices
+from ._devices import devices, device
 
 __version__ = _nvbench.version()
 
 __all__ = [
-    "__version__", "engines", "available_engines", "devices", "run", "validate", "matrix",
+    "__version__", "engines", "available_engines", "devices", "device", "run", "validate", "matrix",
     "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError",
 ]
 

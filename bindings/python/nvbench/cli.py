@@ -48,24 +48,53 @@ def cmd_engines(args):
 
 # ------------------------------------------------------------------ devices
 
+def _fmt_bytes(n):
+    if not isinstance(n, int) or n <= 0:
+        return "-"
+    for unit, shift in (("T", 40), ("G", 30), ("M", 20), ("K", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f}{unit}"
+    return str(n)
+
+
+def _device_notes(d):
+    notes = []
+    if d.get("busy"):
+        notes.append(f"busy: {d['busy']}")
+    nv = d.get("nvme") or {}
+    for c in nv.get("controllers") or []:
+        pcie = c.get("pcie") or {}
+        cur, top = pcie.get("current_link_speed_gts"), pcie.get("max_link_speed_gts")
+        w, wmax = pcie.get("current_link_width"), pcie.get("max_link_width")
+        if cur and w:
+            link = f"PCIe {cur:g} GT/s x{w}"
+            if (top and cur < top) or (wmax and w < wmax):
+                link += f" (max {top:g} GT/s x{wmax})"
+            notes.append(link)
+    iu = d.get("indirection_unit")
+    if iu:
+        notes.append(f"IU {_fmt_bytes(iu)} ({d.get('indirection_unit_source')})")
+    return "; ".join(notes)
+
+
 def cmd_devices(args):
     from ._devices import devices
-    devs = devices()
+    devs = devices(args.sysfs_root)
     if args.json:
         print(json.dumps(devs, indent=2))
         return EXIT_OK
-    print("libnvbench has no device discovery yet: this is the kernel's /sys/block, unprobed.\n"
-          "Any block device, regular file or directory can be a target; writes to a block\n"
-          "device are refused unless allow_destructive=1.")
+    if not args.all:
+        devs = [d for d in devs if not d.get("hidden") and d.get("kind") != "partition"]
     if not devs:
-        print("(no block devices listed)")
+        print("no block devices")
         return EXIT_OK
-    print()
-    print(f"{'path':<18} {'size':>10} {'lbs':>5} {'rot':>4}  model")
-    for d in devs:
-        size = d["size_bytes"] / (1 << 30)
-        lbs = d["logical_block_size"] or "?"
-        print(f"{d['path']:<18} {size:>8.1f}Gi {lbs:>5} {'yes' if d['rotational'] else 'no':>4}  {d['model']}".rstrip())
+    rows = [(d.get("path") or d.get("name"), d.get("kind") or "", _fmt_bytes(d.get("size")),
+             str(d.get("logical_block_size") or "-"), (d.get("model") or "").strip(), _device_notes(d))
+            for d in devs]
+    head = ("device", "kind", "size", "lbs", "model", "notes")
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(5)]
+    for r in [head] + rows:
+        print(("  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5]).rstrip())
     return EXIT_OK
 
 
@@ -286,8 +315,10 @@ def build_parser():
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=cmd_engines)
 
-    s = sub.add_parser("devices", help="list block devices (sysfs; no discovery in libnvbench yet)")
-    s.add_argument("--json", action="store_true", help="print JSON")
+    s = sub.add_parser("devices", help="list block devices: size, block sizes, NVMe and PCIe link, in-use state")
+    s.add_argument("--json", action="store_true", help="print the library's JSON (docs/devices.md)")
+    s.add_argument("--all", action="store_true", help="include partitions and hidden multipath paths")
+    s.add_argument("--sysfs-root", metavar="DIR", help="a recorded sysfs tree instead of this machine")
     s.set_defaults(func=cmd_devices)
 
     s = sub.add_parser("run", help="run one workload and print its JSON result",

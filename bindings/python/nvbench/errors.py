@@ -10,8 +10,11 @@ __all__ = ["NvbenchError", "INPUT_ERRNOS"]
 
 #: errno values that mean "the workload or its targets were refused" (bad
 #: input), as opposed to a run that failed on the way (EIO, ENOMEM, ...).
+#: EBUSY is the destructive-write guard refusing a device in use; ENODEV a
+#: path that is not a block device.
 INPUT_ERRNOS = frozenset({_errno.EINVAL, _errno.ENOENT, _errno.EACCES, _errno.EPERM,
-                          _errno.ERANGE, _errno.ENOTSUP, _errno.ENAMETOOLONG})
+                          _errno.ERANGE, _errno.ENOTSUP, _errno.ENAMETOOLONG, _errno.EBUSY,
+                          _errno.ENODEV})
 
 
 class NvbenchError(OSError):

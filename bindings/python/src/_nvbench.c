@@ -510,6 +510,56 @@ static PyObject *nvbench_engines(PyObject *module, PyObject *unused)
     return list;
 }
 
+/* The library's JSON text as a str; frees it. */
+static PyObject *take_json(int rc, char *json, const char *what)
+{
+    if (rc < 0) {
+        char msg[1100];
+        snprintf(msg, sizeof msg, "%s: %s", what, nvb_strerror(rc));
+        return raise_nvb_error(rc, msg, NULL);
+    }
+    PyObject *s = PyUnicode_FromString(json);
+    nvb_free(json);
+    return s;
+}
+
+static PyObject *nvbench_devices_json(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"sysfs_root", NULL};
+    PyObject *root = Py_None, *bytes = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:devices_json", kwlist, &root))
+        return NULL;
+    if (root != Py_None && !PyUnicode_FSConverter(root, &bytes))
+        return NULL;
+    const char *r = bytes ? PyBytes_AS_STRING(bytes) : NULL;
+    char *json = NULL;
+    int rc;
+    /* Discovery reads sysfs and may open device nodes (libblkid, Identify). */
+    Py_BEGIN_ALLOW_THREADS
+    rc = nvb_devices_json(r, &json);
+    Py_END_ALLOW_THREADS
+    char what[1024];
+    snprintf(what, sizeof what, "cannot list block devices under '%s'", r ? r : "/sys");
+    Py_XDECREF(bytes);
+    return take_json(rc, json, what);
+}
+
+static PyObject *nvbench_device_json(PyObject *module, PyObject *arg)
+{
+    PyObject *bytes = NULL;
+    if (!PyUnicode_FSConverter(arg, &bytes))
+        return NULL;
+    char *json = NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = nvb_device_json(PyBytes_AS_STRING(bytes), &json);
+    Py_END_ALLOW_THREADS
+    char what[1024];
+    snprintf(what, sizeof what, "device '%s'", PyBytes_AS_STRING(bytes));
+    Py_DECREF(bytes);
+    return take_json(rc, json, what);
+}
+
 static PyMethodDef nvbench_methods[] = {
     {"version", nvbench_version, METH_NOARGS,
      "version()\n--\n\nVersion of the libnvbench linked into this module (\"MAJOR.MINOR.PATCH\")."},
@@ -517,6 +567,11 @@ static PyMethodDef nvbench_methods[] = {
      "engines()\n--\n\nEvery engine the library knows: a list of (name, available, reason)."},
     {"strerror", nvbench_strerror, METH_O,
      "strerror(errno)\n--\n\nThe library's text for an errno (sign ignored)."},
+    {"devices_json", (PyCFunction)(void (*)(void))nvbench_devices_json, METH_VARARGS | METH_KEYWORDS,
+     "devices_json(sysfs_root=None)\n--\n\nEvery block device as the library's JSON array (docs/devices.md);\n"
+     "sysfs_root names a recorded tree instead of the running system."},
+    {"device_json", nvbench_device_json, METH_O,
+     "device_json(path)\n--\n\nOne device by path (node, /dev/disk/by-id link, NVMe generic node) as JSON."},
     {"run", (PyCFunction)(void (*)(void))nvbench_run, METH_VARARGS | METH_KEYWORDS,
      "run(workload, progress=None, interval_poll_ms=50)\n--\n\n"
      "Run a Workload and return its JSON result (schema nvbench.result/1).\n"
