@@ -71,3 +71,20 @@ def test_ctrl_c_on_the_command_line(empty_dir, tmp_path):
     saved = json.loads(out.read_text())
     assert saved["results"][0]["cancelled"] is True
     assert tree(empty_dir) == []
+
+
+def test_ctrl_c_during_nvbench_matrix(tmp_path):
+    env_tmp = tmp_path / "tmp"
+    env_tmp.mkdir()
+    out = tmp_path / "partial.json"
+    env = dict(os.environ, TMPDIR=str(env_tmp))
+    p = subprocess.Popen([sys.executable, "-m", "nvbench", "matrix", "--engines", "psync", "--runtime", "30s",
+                          "--size", "8M", "--qd", "2", "--json", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(2.5)
+    p.send_signal(signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=30)
+    assert p.returncode == 130, stderr
+    saved = json.loads(out.read_text())["results"]
+    assert saved and saved[-1]["cancelled"] is True and saved[-1]["read"]["ios"] > 0
+    assert tree(env_tmp) == [], "scratch file or its directory left behind"
