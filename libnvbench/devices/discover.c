@@ -572,9 +572,17 @@ static int read_nvme(const struct nvb__devctx *cx, struct nvb__devlist *l, struc
         copy(d->serial, sizeof d->serial, n->ctrl[0].serial);
         copy(d->firmware_rev, sizeof d->firmware_rev, n->ctrl[0].firmware_rev);
     }
-    if (strcmp(n->role, "path") && !strncmp(d->name, "nvme", 4)) {
+    if (strcmp(n->role, "path") && parse_ns_name(d->name, &a, &b)) {
+        /* The generic node of a multipath head is ng<subsystem>n<ns>, like
+         * the head; that of a namespace without multipath is
+         * ng<controller>n<ns>, while its block device is
+         * nvme<subsystem>n<ns>: the two differ when controller and
+         * subsystem instances do. */
         char g[NVB__DEV_PATH + 64];
-        snprintf(n->generic_name, sizeof n->generic_name, "ng%s", d->name + 4);
+        int inst = a, k;
+        if (!strcmp(n->role, "single") && n->nctrl && sscanf(n->ctrl[0].name, "nvme%d", &k) == 1)
+            inst = k;
+        snprintf(n->generic_name, sizeof n->generic_name, "ng%dn%d", inst, b);
         snprintf(g, sizeof g, "%s/class/nvme-generic/%s", cx->sys, n->generic_name);
         if (access(g, F_OK) == 0)
             snprintf(n->generic, sizeof n->generic, "/dev/%s", n->generic_name);
@@ -869,16 +877,14 @@ int nvb__dev_resolve(const struct nvb__devctx *c, const struct nvb__devlist *l, 
     } else {
         return -ENODEV;
     }
-    char ns[256];
     if (!found) {
-        /* The generic node ngXnY is namespace nvmeXnY. */
-        if (!strncmp(kname, "ng", 2) && isdigit((unsigned char)kname[2])) {
-            snprintf(ns, sizeof ns, "nvme%s", kname + 2);
-            found = ns;
-        } else {
+        /* An NVMe generic node stands for its namespace. */
+        for (unsigned i = 0; i < l->n && !found; i++)
+            if (l->d[i].nvme && l->d[i].nvme->generic_name[0] && !strcmp(l->d[i].nvme->generic_name, kname))
+                found = l->d[i].name;
+        if (!found && nvb__devlist_find(l, kname))
             found = kname;
-        }
-        if (!nvb__devlist_find(l, found))
+        if (!found)
             return -ENODEV;
     }
     if (strlen(found) >= len)

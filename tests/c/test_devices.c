@@ -365,6 +365,52 @@ START_TEST(tree_nvme_multipath)
 }
 END_TEST
 
+START_TEST(tree_nvme_renumbered)
+{
+    struct tree *t = tree_open("nvme-renumbered");
+    static const struct want w[] = {
+        /* block device by subsystem instance, generic node by controller's */
+        {"nvme0n1", "nvme.role", "single"},
+        {"nvme0n1", "nvme.generic_path", "/dev/ng1n1"},
+        {"nvme0n1", "nvme.subsystem", "nvme-subsys0"},
+        {"nvme0n1", "nvme.controllers.0.name", "nvme1"},
+        {"nvme0n1", "nvme.controllers.0.cntlid", "6"},
+        {"nvme0n1", "nvme.controllers.0.queue_count", "16"},
+        {"nvme0n1", "model", "Example Gen3 SSD"},
+        {"nvme0n1", "max_transfer", "524288"},
+        /* NVMe/TCP: no PCIe link, a transport address, no NUMA node */
+        {"nvme2n1", "nvme.role", "head"},
+        {"nvme2n1", "nvme.paths", "[\"nvme2c2n1\"]"},
+        {"nvme2n1", "nvme.generic_path", "/dev/ng2n1"},
+        {"nvme2n1", "nvme.subsystem", "nvme-subsys2"},
+        {"nvme2n1", "nvme.link_ceiling_gbs", "<null>"},
+        {"nvme2n1", "nvme.controllers.0.name", "nvme2"},
+        {"nvme2n1", "nvme.controllers.0.transport", "tcp"},
+        {"nvme2n1", "nvme.controllers.0.address", "traddr=127.0.0.1,trsvcid=4420,src_addr=127.0.0.1"},
+        {"nvme2n1", "nvme.controllers.0.numa_node", "<null>"},
+        {"nvme2n1", "nvme.controllers.0.queue_count", "2"},
+        {"nvme2n1", "nvme.controllers.0.pcie", "<null>"},
+        {"nvme2n1", "nvme.controllers.0.subsysnqn", "nqn.2024-01.io.nvbench:target"},
+        {"nvme2n1", "model", "Linux"},
+        {"nvme2n1", "physical_block_size", "65536"},
+        {"nvme2n1", "indirection_unit", "65536"},
+        {"nvme2n1", "indirection_unit_source", "sysfs"},
+        {"nvme2c2n1", "nvme.head", "nvme2n1"},
+        {"nvme2c2n1", "indirection_unit", "65536"},
+    };
+    check_all(t, w, sizeof w / sizeof w[0]);
+    CLOSE_TO(getd(t, "nvme0n1", "nvme.link_ceiling_gbs"), 3.938, 5e-4); /* 8 GT/s x4 */
+    char name[64], msg[1024];
+    ck_assert_int_eq(nvb__dev_resolve(&t->c, &t->l, "/dev/ng1n1", name, sizeof name), 0);
+    ck_assert_str_eq(name, "nvme0n1");
+    ck_assert_int_eq(nvb__dev_resolve(&t->c, &t->l, "/dev/ng2n1", name, sizeof name), 0);
+    ck_assert_str_eq(name, "nvme2n1");
+    ck_assert_int_eq(nvb__guard_check(&t->c, &t->l, "/dev/ng1n1", 0, "write", msg, sizeof msg), -EPERM);
+    ck_assert_msg(strstr(msg, "'/dev/ng1n1' (NVMe namespace /dev/nvme0n1)"), "%s", msg);
+    tree_close(t);
+}
+END_TEST
+
 START_TEST(tree_vm)
 {
     struct tree *t = tree_open("vm");
@@ -1063,6 +1109,7 @@ int main(void)
     tc = tcase_create("recorded");
     tcase_add_test(tc, tree_pcie_nvme);
     tcase_add_test(tc, tree_nvme_multipath);
+    tcase_add_test(tc, tree_nvme_renumbered);
     tcase_add_test(tc, tree_vm);
     tcase_add_test(tc, resolve_aliases);
     tcase_add_loop_test(tc, guard_recorded, 0, (int)(sizeof gcases / sizeof gcases[0]));

@@ -306,7 +306,63 @@ def vm():
     t.text("probe/zram0.blkid", "UUID=5566\nTYPE=swap\nUSAGE=other\n")
 
 
+def nvme_renumbered():
+    """Instances out of step, as after a controller reset or hot-plug: PCIe
+    controller nvme1 in subsystem nvme-subsys0 serves namespace nvme0n1
+    (subsystem instance) whose generic node is ng1n1 (controller instance).
+    Beside it, an NVMe/TCP connection (nvme-fabrics) whose namespace is a
+    multipath head nvme2n1 (subsystem nvme-subsys2) with one path, nvme2c2n1
+    on controller nvme2, its generic node ng2n1."""
+    t = Tree("nvme-renumbered")
+    pci = "sys/devices/pci0000:00/0000:00:1d.0/0000:3b:00.0"
+    t.attrs(pci, current_link_speed="8.0 GT/s PCIe", max_link_speed="8.0 GT/s PCIe",
+            current_link_width=4, max_link_width=4, numa_node=0)
+    ctrl = pci + "/nvme/nvme1"
+    t.attrs(ctrl, model=pad("Example Gen3 SSD", 40), serial=pad("GEN3SERIAL01", 20),
+            firmware_rev=pad("3B2QGXA7", 8), transport="pcie", address="0000:3b:00.0", state="live",
+            cntlid=6, numa_node=0, queue_count=65, dev="243:1", subsysnqn="nqn.2014.08.org.nvmexpress:gen3")
+    t.link(ctrl + "/device", pci)
+    t.link("sys/class/nvme/nvme1", ctrl)
+    s0 = "sys/devices/virtual/nvme-subsystem/nvme-subsys0"
+    t.attrs(s0, model=pad("Example Gen3 SSD", 40), serial=pad("GEN3SERIAL01", 20), firmware_rev="3B2QGXA7",
+            iopolicy="numa", subsystype="nvm", subsysnqn="nqn.2014.08.org.nvmexpress:gen3")
+    t.link(s0 + "/nvme1", ctrl)
+    t.link("sys/class/nvme-subsystem/nvme-subsys0", s0)
+    ns = t.disk(ctrl[len("sys/"):], "nvme0n1", "259:0", 1953525168, nsid=1, hidden=0)
+    t.link(ns + "/device", ctrl)
+    t.queue(ns, max_hw_sectors_kb=512, max_sectors_kb=512)
+    t.mq(ns, 16)
+    t.attrs(ctrl + "/ng1n1", dev="241:0")
+    t.link("sys/class/nvme-generic/ng1n1", ctrl + "/ng1n1")
+
+    fab = "sys/devices/virtual/nvme-fabrics/ctl/nvme2"
+    nqn = "nqn.2024-01.io.nvbench:target"
+    t.attrs(fab, model=pad("Linux", 40), serial=pad("2f4a9c1e7b3d5a60", 20), firmware_rev=pad("6.1.0-2", 8),
+            transport="tcp", address="traddr=127.0.0.1,trsvcid=4420,src_addr=127.0.0.1", state="live",
+            cntlid=1, numa_node=-1, queue_count=3, dev="243:2", subsysnqn=nqn)
+    t.link("sys/class/nvme/nvme2", fab)
+    s1 = "sys/devices/virtual/nvme-subsystem/nvme-subsys2"
+    t.attrs(s1, model=pad("Linux", 40), serial=pad("2f4a9c1e7b3d5a60", 20), firmware_rev="6.1.0-2",
+            iopolicy="numa", subsystype="nvm", subsysnqn=nqn)
+    t.link(s1 + "/nvme2", fab)
+    t.link("sys/class/nvme-subsystem/nvme-subsys2", s1)
+    path = t.disk(fab[len("sys/"):], "nvme2c2n1", "259:2", 2097152, nsid=1, hidden=1)
+    t.link(path + "/device", fab)
+    t.queue(path, physical_block_size=65536, minimum_io_size=65536, optimal_io_size=65536)
+    t.mq(path, 2)
+    head = t.disk(s1[len("sys/"):], "nvme2n1", "259:1", 2097152, nsid=1, hidden=0)
+    t.link(head + "/device", s1)
+    t.queue(head, physical_block_size=65536, minimum_io_size=65536, optimal_io_size=65536,
+            scheduler="none", nr_requests=None)
+    t.attrs(s1 + "/ng2n1", dev="241:1")
+    t.link("sys/class/nvme-generic/ng2n1", s1 + "/ng2n1")
+    t.text("proc/self/mountinfo", "22 1 0:21 / /proc rw,relatime - proc proc rw\n")
+    t.text("proc/swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n")
+    t.nodes("nvme1", "nvme2", "nvme0n1", "nvme2n1", "ng1n1", "ng2n1")
+
+
 if __name__ == "__main__":
     pcie_nvme()
     nvme_multipath()
+    nvme_renumbered()
     vm()
