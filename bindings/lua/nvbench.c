@@ -776,6 +776,8 @@ struct runcb {
     lua_State *L;
     int fn;      /* stack index of the progress function, 0 when none */
     int err_idx; /* stack index of an error raised by Lua code during the run */
+    int stopped; /* progress returned false: not called again (the library may
+                    tick once more while the jobs drain) */
 };
 
 static void set_num(lua_State *L, const char *k, double v)
@@ -821,7 +823,7 @@ static int progress_cb(const struct nvb_progress *p, void *arg)
 {
     struct runcb *cb = arg;
     lua_State *L = cb->L;
-    if (cb->err_idx)
+    if (cb->err_idx || cb->stopped)
         return 1;
     lua_pushcfunction(L, progress_call);
     lua_pushvalue(L, cb->fn);
@@ -830,9 +832,9 @@ static int progress_cb(const struct nvb_progress *p, void *arg)
         cb->err_idx = lua_gettop(L);
         return 1;
     }
-    int stop = lua_isboolean(L, -1) && !lua_toboolean(L, -1);
+    cb->stopped = lua_isboolean(L, -1) && !lua_toboolean(L, -1);
     lua_pop(L, 1);
-    return stop;
+    return cb->stopped;
 }
 
 static int poll_noop(lua_State *L)
@@ -899,7 +901,7 @@ static int l_run(lua_State *L)
     int res_idx = lua_gettop(L);
     /* Room for the callbacks' pushes and one error object. */
     luaL_checkstack(L, 8, "nvbench: no stack space for the run's callbacks");
-    struct runcb cb = {L, fn, 0};
+    struct runcb cb = {L, fn, 0, 0};
     struct nvb_run_opts opts = NVB_RUN_OPTS_INIT;
     if (fn) {
         opts.progress = progress_cb;
