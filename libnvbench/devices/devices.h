@@ -174,6 +174,9 @@ double nvb__pcie_ceiling_gbs(double gts, int width);
 int nvb__sig_probe_fd(int fd, struct nvb__dev *d);
 /* Identify Namespace through NVME_IOCTL_ADMIN_CMD on fd. 0 or -errno. */
 int nvb__nvme_identify_ns(int fd, int nsid, uint8_t *buf, size_t len);
+/* The namespace id of an open namespace node (NVME_IOCTL_ID), or -errno
+ * (-ENOTTY on a controller node). */
+int nvb__nvme_nsid(int fd);
 
 /* ---- the destructive-write guard ---- */
 /* Would writing to path destroy something? 0 when allowed. -EBUSY when the

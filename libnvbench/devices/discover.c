@@ -1048,6 +1048,11 @@ static void probe_identify(const struct nvb__devctx *c, struct nvb__devlist *l, 
                      fd == -ENODEV ? "no device node for Identify" : nvb_strerror(fd));
             return;
         }
+        if (n->nsid <= 0) { /* kernels without the nsid attribute */
+            int id = nvb__nvme_nsid(fd);
+            if (id > 0)
+                n->nsid = id;
+        }
         rc = n->nsid > 0 ? nvb__nvme_identify_ns(fd, n->nsid, buf, sizeof buf) : -ENODEV;
         close(fd);
         if (rc < 0) {

@@ -37,6 +37,12 @@ int nvb__nvme_identify_ns(int fd, int nsid, uint8_t *buf, size_t len)
     return 0;
 }
 
+int nvb__nvme_nsid(int fd)
+{
+    int id = ioctl(fd, NVME_IOCTL_ID);
+    return id > 0 ? id : (id < 0 ? -errno : -ENODEV);
+}
+
 static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 static uint64_t le64(const uint8_t *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
