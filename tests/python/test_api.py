@@ -227,6 +227,18 @@ def test_matrix_other_axes_join_the_stack_label(data_file):
     assert [r.workload.direct for r in rs] == [1, 0, 1, 0]
 
 
+def test_matrix_one_value_lists_keep_engine_columns(data_file):
+    # qd=[8] varies nothing: columns stay named by engine, and compare() finds them
+    rs = nvbench.matrix(targets=[data_file], engines=["psync", "null"], qd=[8], ios=64, repeat=2)
+    assert {r.meta["stack"] for r in rs} == {"psync", "null"}
+    c = rs.compare(baseline="psync")
+    assert set(c["stack"]) == {"null"}
+    rs2 = nvbench.matrix(targets=data_file, engines=["psync", "null"], qd=[1, 2], ios=32)
+    assert rs2.compare(baseline="psync qd=1") is not None
+    with pytest.raises(ValueError, match="ambiguous"):
+        rs2.compare(baseline="psync")
+
+
 def test_matrix_checks_every_cell_before_running(data_file):
     calls = []
     before = os.path.getmtime(data_file)

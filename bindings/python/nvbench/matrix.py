@@ -67,7 +67,8 @@ def _plan_product(engines, engine, axes):
         if not v:
             raise ValueError(f"axis '{k}' is an empty list")
     names = list(varying)
-    stack_axes = [k for k in names if k not in _CELL_AXES]
+    # A one-value list varies nothing: it must not rename the columns.
+    stack_axes = [k for k in names if k not in _CELL_AXES and len(varying[k]) > 1]
     plan = []
     for combo in itertools.product(*(varying[k] for k in names)):
         keys = dict(fixed)

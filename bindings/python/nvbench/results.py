@@ -935,8 +935,14 @@ class ResultSet(collections.abc.Sequence):
         ms = _metric_list(metric, TABLE_METRICS)
         labels = self._column_labels()
         if baseline not in labels:
-            known = ", ".join(dict.fromkeys(labels)) or "none"
-            raise ValueError(f"baseline {baseline!r} is not a stack in this set (stacks: {known})")
+            # "libaio" names the column "libaio qd=8" when that is the only libaio one
+            cands = [l for l in dict.fromkeys(labels) if str(l).split(" ")[0] == baseline]
+            if len(cands) == 1:
+                baseline = cands[0]
+            else:
+                known = ", ".join(dict.fromkeys(labels)) or "none"
+                why = "ambiguous" if cands else "not a stack in this set"
+                raise ValueError(f"baseline {baseline!r} is {why} (stacks: {known})")
         rows = [_row(r) for r in self._results]
         groups = {}
         for row, label in zip(rows, labels):
