@@ -32,6 +32,10 @@ int nvb__parse_duration(const char *s, uint64_t *ns);     /* "500ms", "2s", "1m"
 int nvb__parse_u64(const char *s, uint64_t *out);
 int nvb__parse_i64(const char *s, int64_t *out);
 int nvb__parse_bool(const char *s, int *out);             /* 0/1/true/false/yes/no/on/off */
+/* Probability "0.001", "1/1000", "0.1%" in [0, 1]. */
+int nvb__parse_prob(const char *s, double *out);
+/* errno by name ("EIO") or number (1..NVB__ERRNO_SLOTS-1). */
+int nvb__parse_errno(const char *s, int *out);
 /* CPU list "0-3,6,8-9" into a bitmap of nbits bits. */
 int nvb__parse_cpulist(const char *s, uint64_t *bits, unsigned nbits);
 
@@ -76,6 +80,13 @@ struct nvb_workload {
     int       target_mode;
     int       verify;
     int       continue_on_error;
+    int       lat_include_errors;  /* failed I/Os' latency goes into the histograms too */
+    /* fault injection (fault.* keys, core/fault.h) */
+    double    fault_rate, fault_short, fault_delay_rate;
+    int       fault_errno;
+    uint64_t  fault_delay_ns;
+    uint64_t  fault_seed;
+    int       fault_seed_set;      /* else derived from seed */
     unsigned  submit_batch;  /* 0 = qd */
     unsigned  complete_batch;/* 1 */
     uint64_t  cpus[NVB__MAX_CPUS / 64];
@@ -147,6 +158,11 @@ struct nvb_result {
     uint64_t errors;
     uint64_t short_ios;
     uint64_t by_errno[NVB__ERRNO_SLOTS];
+    uint64_t errors_dir[2];      /* errors by enum nvb_dir */
+    /* fault injection: what the wrapper did to counted I/Os, by direction */
+    int      fault_enabled;
+    int      fault_errno;
+    uint64_t fault_err[2], fault_short[2], fault_delayed[2];
     /* CPU */
     int      cpu_valid;
     double   system_pct, user_pct, sys_pct, irq_pct, iowait_pct, steal_pct, idle_pct;

@@ -197,3 +197,90 @@ int nvb__parse_cpulist(const char *s, uint64_t *bits, unsigned nbits)
     }
     return 0;
 }
+
+/* A probability: "0.001", "1/1000", "0.1%", "1e-3". 0 or -EINVAL/-ERANGE
+ * (outside [0, 1]). Digits, one '/', a trailing '%' and exponents only:
+ * no "nan", "inf" or hexadecimal that strtod() would take. */
+int nvb__parse_prob(const char *s, double *out)
+{
+    if (!s)
+        return -EINVAL;
+    s = skip_ws(s);
+    const char *slash = strchr(s, '/');
+    if (slash) {
+        uint64_t a, b;
+        char num[32];
+        size_t n = (size_t)(slash - s);
+        if (n == 0 || n >= sizeof num)
+            return -EINVAL;
+        memcpy(num, s, n);
+        num[n] = 0;
+        int rc = nvb__parse_u64(num, &a);
+        if (!rc)
+            rc = nvb__parse_u64(slash + 1, &b);
+        if (rc)
+            return rc;
+        if (b == 0)
+            return -EINVAL;
+        if (a > b)
+            return -ERANGE;
+        *out = (double)a / (double)b;
+        return 0;
+    }
+    size_t len = strlen(s);
+    while (len && isspace((unsigned char)s[len - 1]))
+        len--;
+    int pct = len && s[len - 1] == '%';
+    if (pct)
+        len--;
+    if (len == 0 || len >= 64)
+        return -EINVAL;
+    char buf[64];
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    int digits = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = buf[i];
+        if (isdigit((unsigned char)c))
+            digits = 1;
+        else if (c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-')
+            return -EINVAL;
+    }
+    if (!digits || !(isdigit((unsigned char)buf[0]) || buf[0] == '.'))
+        return -EINVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (*end || errno == ERANGE)
+        return -EINVAL;
+    if (pct)
+        v /= 100.0;
+    if (!(v >= 0.0 && v <= 1.0))
+        return -ERANGE;
+    *out = v;
+    return 0;
+}
+
+/* An errno by name ("EIO", "enospc") or number (1..255). 0 or -EINVAL
+ * (unknown name) / -ERANGE (number out of range). */
+int nvb__parse_errno(const char *s, int *out)
+{
+    if (!s)
+        return -EINVAL;
+    uint64_t v;
+    if (nvb__parse_u64(s, &v) == 0) {
+        if (v < 1 || v >= NVB__ERRNO_SLOTS)
+            return -ERANGE;
+        *out = (int)v;
+        return 0;
+    }
+    for (int e = 1; e < NVB__ERRNO_SLOTS; e++) {
+        char nb[16];
+        const char *n = nvb__errno_name(e, nb, sizeof nb);
+        if (n[0] == 'E' && n != nb && !strcasecmp(n, s)) {
+            *out = e;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}

@@ -389,7 +389,38 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
             jo_u64(&c, nvb__errno_name(e, nb, sizeof nb), r->by_errno[e]);
         }
     jo_close(&c, '}');
+    jo_u64(&c, "read", r->errors_dir[0]);
+    jo_u64(&c, "write", r->errors_dir[1]);
     jo_close(&c, '}');
+
+    /* What the fault wrapper did to the counted I/Os: injected errors are
+     * part of errors.count, injected short transfers part of errors.short. */
+    {
+        static const char *const dn[2] = {"read", "write"};
+        char nb[16];
+        const char *en = nvb__errno_name(r->fault_errno ? r->fault_errno : EIO, nb, sizeof nb);
+        jo_open(&c, "fault", '{');
+        jo_raw(&c, "enabled", r->fault_enabled ? "true" : "false");
+        jo_u64(&c, "injected", r->fault_err[0] + r->fault_err[1]);
+        jo_u64(&c, "short", r->fault_short[0] + r->fault_short[1]);
+        jo_u64(&c, "delayed", r->fault_delayed[0] + r->fault_delayed[1]);
+        jo_open(&c, "by_errno", '{');
+        if (r->fault_err[0] + r->fault_err[1])
+            jo_u64(&c, en, r->fault_err[0] + r->fault_err[1]);
+        jo_close(&c, '}');
+        for (int d = 0; d < 2; d++) {
+            jo_open(&c, dn[d], '{');
+            jo_u64(&c, "injected", r->fault_err[d]);
+            jo_u64(&c, "short", r->fault_short[d]);
+            jo_u64(&c, "delayed", r->fault_delayed[d]);
+            jo_open(&c, "by_errno", '{');
+            if (r->fault_err[d])
+                jo_u64(&c, en, r->fault_err[d]);
+            jo_close(&c, '}');
+            jo_close(&c, '}');
+        }
+        jo_close(&c, '}');
+    }
 
     jo_open(&c, "verify", '{');
     jo_raw(&c, "enabled", r->verify_enabled ? "true" : "false");

@@ -22,6 +22,7 @@
 
 #include "core/internal.h"
 #include "core/cpu.h"
+#include "core/fault.h"
 #include "platform/platform.h"
 
 #define NS_PER_S 1000000000ull
@@ -286,7 +287,9 @@ struct job {
     uint64_t rate_ns;            /* ns between I/Os, 0: none */
     uint64_t rng;
     uint64_t by_errno[NVB__ERRNO_SLOTS];
-    uint64_t errors, short_ios;
+    uint64_t errors, short_ios, errors_dir[2];
+    struct nvb__fault *fault;    /* fault.* keys: wraps the engine's submit/reap */
+    uint64_t fault_err[2], fault_short[2], fault_delayed[2];
     uint64_t verify_checked, verify_mismatches;
     uint64_t first_mm[8];
     unsigned nfirst_mm;
@@ -371,6 +374,8 @@ static void job_reset_stats(struct job *j)
     j->st[0].errors = 0;
     memset(j->by_errno, 0, sizeof j->by_errno);
     j->errors = j->short_ios = 0;
+    for (int d = 0; d < 2; d++)
+        j->errors_dir[d] = j->fault_err[d] = j->fault_short[d] = j->fault_delayed[d] = 0;
     j->verify_checked = j->verify_mismatches = 0;
     j->nfirst_mm = 0;
     for (unsigned t = 0; t < j->nt; t++)
@@ -458,7 +463,7 @@ static void job_loop(struct job *j)
             uint64_t ts = nvb__now_ns();
             for (unsigned i = 0; i < n; i++)
                 j->batch[i]->t_sub = ts;
-            int rc = e->submit(j->est, j->batch, n);
+            int rc = j->fault ? nvb__fault_submit(j->fault, j->batch, n) : e->submit(j->est, j->batch, n);
             if (rc < 0) {
                 j->rc = rc;
                 snprintf(j->why, sizeof j->why, "engine %s: submit failed: %s", e->name, nvb_strerror(rc));
@@ -486,7 +491,9 @@ static void job_loop(struct job *j)
         unsigned minw = 0;
         if (stopping || !budget || inflight >= qd || j->rate_ns || n == 0)
             minw = cbatch < inflight ? cbatch : inflight;
-        int got = e->reap(j->est, j->done, qd, minw);
+        if (stopping && j->fault)
+            nvb__fault_expire(j->fault); /* held-back completions do not hold up the stop */
+        int got = j->fault ? nvb__fault_reap(j->fault, j->done, qd, minw) : e->reap(j->est, j->done, qd, minw);
         if (got < 0) {
             if (got == -EINTR || got == -EAGAIN) {
                 now = nvb__now_ns();
@@ -506,6 +513,8 @@ static void job_loop(struct job *j)
                 continue;
             int d = io->dir;
             struct nvb__tstat *ts = &j->st[io->target];
+            if (io->flags & NVB__IOF_FAULT_DELAY)
+                j->fault_delayed[d]++;
             if (io->res == (int64_t)io->len) {
                 uint64_t l = now - io->t_sub;
                 nvb__hist_add(ts->d[d].hist, l);
@@ -527,7 +536,14 @@ static void job_loop(struct job *j)
                 int en = io->res < 0 ? (int)-io->res : EIO;
                 if (io->res >= 0)
                     j->short_ios++;
+                if (io->flags & NVB__IOF_FAULT_ERR)
+                    j->fault_err[d]++;
+                else if ((io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0)
+                    j->fault_short[d]++;
+                if (w->lat_include_errors)
+                    nvb__hist_add(ts->d[d].hist, now - io->t_sub);
                 j->errors++;
+                j->errors_dir[d]++;
                 ts->errors++;
                 j->by_errno[en < NVB__ERRNO_SLOTS ? en : NVB__ERRNO_SLOTS - 1]++;
                 last_done = now;
@@ -537,9 +553,11 @@ static void job_loop(struct job *j)
                     if (!r->io_err) {
                         r->io_err = io->res < 0 ? (int)io->res : -EIO;
                         snprintf(r->io_err_msg, sizeof r->io_err_msg,
-                                 "%s error on target '%s' at offset %" PRIu64 " (%u bytes): %s",
+                                 "%s error on target '%s' at offset %" PRIu64 " (%u bytes): %s%s",
                                  d == NVB_READ ? "read" : "write", r->p->t[j->tmap[io->target]].path, io->off,
-                                 io->len, io->res < 0 ? nvb_strerror((int)io->res) : "short transfer");
+                                 io->len, io->res < 0 ? nvb_strerror((int)io->res) : "short transfer",
+                                 (io->flags & NVB__IOF_FAULT_ERR) ? " (injected: fault.rate)"
+                                 : (io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0 ? " (injected: fault.short)" : "");
                     }
                     nvb__mutex_unlock(r->mu);
                 }
@@ -567,6 +585,8 @@ static void job_loop(struct job *j)
 static void job_release_resources(struct job *j)
 {
     const struct nvb__engine *e = j->run->p->eng;
+    nvb__fault_free(j->fault);
+    j->fault = NULL;
     if (j->est) {
         e->teardown(j->est);
         j->est = NULL;
@@ -695,6 +715,21 @@ static int job_setup(struct job *j)
         snprintf(tmp, sizeof tmp, "%s", j->why);
         snprintf(j->why, sizeof j->why, "engine %s: %s", e->name, tmp[0] ? tmp : nvb_strerror(rc));
         j->est = NULL;
+        return rc;
+    }
+    struct nvb__fault_cfg fc = {
+        .rate = w->fault_rate, .err = w->fault_errno, .short_rate = w->fault_short,
+        .delay_rate = w->fault_delay_rate, .delay_ns = w->fault_delay_ns,
+        .seed = (w->fault_seed_set ? w->fault_seed : w->seed ^ 0xfa017fa017fa017full) ^
+                (0xd6e8feb86659fd93ull * (j->idx + 1)),
+        .align = 1,
+    };
+    if (w->direct)
+        for (unsigned t = 0; t < j->nt; t++)
+            if (p->t[j->tmap[t]].ti.lbs > fc.align)
+                fc.align = p->t[j->tmap[t]].ti.lbs;
+    if (nvb__fault_wanted(&fc) && (rc = nvb__fault_new(&fc, e, j->est, qd, &j->fault)) < 0) {
+        snprintf(j->why, sizeof j->why, "out of memory for fault injection in job %u", j->idx);
         return rc;
     }
     j->rng = w->seed ^ (0x8bb84b93962eacc9ull * (j->idx + 1));
@@ -904,6 +939,12 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     snprintf(res->engine, sizeof res->engine, "%s", w->engine);
     res->qd_effective = p.qd;
     res->verify_enabled = w->verify && !(p.eng->flags & NVB__ENG_NO_FILES);
+    {
+        struct nvb__fault_cfg fc = {.rate = w->fault_rate, .short_rate = w->fault_short,
+                                    .delay_rate = w->fault_delay_rate, .delay_ns = w->fault_delay_ns};
+        res->fault_enabled = nvb__fault_wanted(&fc);
+        res->fault_errno = w->fault_errno;
+    }
     res->ncpus_online = p.ncpus_online;
     if (nvb__workload_copy(w, &res->wl) < 0) {
         nvb__result_seterr(res, -ENOMEM, "out of memory");
@@ -1225,6 +1266,12 @@ out_join:
                 res->by_errno[e] += j->by_errno[e];
             res->errors += j->errors;
             res->short_ios += j->short_ios;
+            for (int d = 0; d < 2; d++) {
+                res->errors_dir[d] += j->errors_dir[d];
+                res->fault_err[d] += j->fault_err[d];
+                res->fault_short[d] += j->fault_short[d];
+                res->fault_delayed[d] += j->fault_delayed[d];
+            }
             res->verify_checked += j->verify_checked;
             res->verify_mismatches += j->verify_mismatches;
             for (unsigned k = 0; k < j->nfirst_mm && res->nfirst_mismatch < 8; k++)

@@ -12,7 +12,7 @@
 
 #include "core/internal.h"
 
-enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64 };
+enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO };
 
 struct keydef {
     const char *name;
@@ -56,6 +56,14 @@ static const struct keydef keys[] = {
     {"submit_batch", K_UINT, OFF(submit_batch), 0, 16384, NULL, "most I/Os queued per submission (0: qd)"},
     {"complete_batch", K_UINT, OFF(complete_batch), 1, 16384, NULL, "completions to wait for when the queue is full"},
     {"name", K_STRING, OFF(name), 0, 0, NULL, "a label carried into the result"},
+    {"lat_include_errors", K_BOOL, OFF(lat_include_errors), 0, 1, NULL, "failed I/Os count in the latency histograms too"},
+    /* Fault injection around any engine (core/fault.h). */
+    {"fault.rate", K_PROB, OFF(fault_rate), 0, 0, NULL, "probability that an I/O fails with fault.errno (0.001, 1/1000, 0.1%)"},
+    {"fault.errno", K_ERRNO, OFF(fault_errno), 0, 0, NULL, "errno of injected failures, by name (EIO) or number"},
+    {"fault.short", K_PROB, OFF(fault_short), 0, 0, NULL, "probability of a short transfer (half the length)"},
+    {"fault.delay", K_DURATION, OFF(fault_delay_ns), 0, 10ull * NS_PER_S, NULL, "completion delay added to delayed I/Os"},
+    {"fault.delay_rate", K_PROB, OFF(fault_delay_rate), 0, 0, NULL, "probability that an I/O is delayed by fault.delay"},
+    {"fault.seed", K_U64, OFF(fault_seed), 0, UINT64_MAX, NULL, "seed of the fault decisions (default: from seed)"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -92,6 +100,8 @@ NVB_API int nvb_workload_new(struct nvb_workload **out)
     w->fill = NVB__FILL_RANDOM;
     w->seed = 0x6e76626e63680001ull;
     w->complete_batch = 1;
+    w->fault_errno = EIO;
+    w->fault_delay_rate = 1.0;
     *out = w;
     return 0;
 }
@@ -152,6 +162,9 @@ static int set_engine_opt(struct nvb_workload *w, const char *key, const char *v
     memcpy(ename, key, n);
     ename[n] = 0;
     int ei = nvb__engine_index(ename);
+    if (ei < 0 && !strcmp(ename, "fault"))
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): the fault keys are fault.rate, fault.errno, "
+                         "fault.short, fault.delay, fault.delay_rate and fault.seed", key, value);
     if (ei < 0)
         return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): no engine named '%s'", key, value, ename);
     const struct nvb__engine *e = nvb__engines[ei];
@@ -209,9 +222,9 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
         return nvb__werr(w, -EINVAL, "empty key");
     if (!value)
         return nvb__werr(w, -EINVAL, "missing value for key '%s'", key);
-    if (strchr(key, '.'))
-        return set_engine_opt(w, key, value);
     const struct keydef *k = find_key(key);
+    if (!k && strchr(key, '.'))
+        return set_engine_opt(w, key, value);
     if (!k)
         return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s')", key, value);
     void *p = (char *)w + k->off;
@@ -285,6 +298,28 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
             return nvb__werr(w, -EINVAL, "value for key '%s' is too long (max %zu)", key, sizeof w->name - 1);
         strcpy(w->name, value);
         return 0;
+    case K_PROB: {
+        double d;
+        rc = nvb__parse_prob(value, &d);
+        if (rc == -ERANGE)
+            return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [0, 1]", value, key);
+        if (rc)
+            return nvb__werr(w, -EINVAL, "invalid probability '%s' for key '%s' (examples: 0.001, 1/1000, 0.1%%)",
+                             value, key);
+        *(double *)p = d;
+        return 0;
+    }
+    case K_ERRNO: {
+        int e;
+        rc = nvb__parse_errno(value, &e);
+        if (rc == -ERANGE)
+            return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [1, %d]", value, key,
+                             NVB__ERRNO_SLOTS - 1);
+        if (rc)
+            return nvb__werr(w, -EINVAL, "invalid errno '%s' for key '%s' (examples: EIO, ENOSPC, 5)", value, key);
+        *(int *)p = e;
+        return 0;
+    }
     }
     if (u < k->min || u > k->max) {
         if (k->type == K_DURATION && k->max)
@@ -294,6 +329,8 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
     }
     if (k->off == OFF(runtime_ns))
         w->runtime_set = 1;
+    if (k->off == OFF(fault_seed))
+        w->fault_seed_set = 1;
     if (k->type == K_UINT)
         *(unsigned *)p = (unsigned)u;
     else
@@ -354,6 +391,12 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
         case K_ENGINE: snprintf(tmp, sizeof tmp, "%s", w->engine); break;
         case K_CPULIST: snprintf(tmp, sizeof tmp, "%s", w->cpus_text); break;
         case K_STRING: snprintf(tmp, sizeof tmp, "%s", w->name); break;
+        case K_PROB: snprintf(tmp, sizeof tmp, "%.17g", *(const double *)p); break;
+        case K_ERRNO: {
+            char nb[16];
+            snprintf(tmp, sizeof tmp, "%s", nvb__errno_name(*(const int *)p, nb, sizeof nb));
+            break;
+        }
         }
     }
     size_t n = strlen(tmp);
@@ -438,6 +481,18 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
     json_str(b, w->cpus_text);
     nvb__buf_puts(b, ",\"name\":");
     json_str(b, w->name);
+    {
+        char nb[16];
+        nvb__buf_printf(b, ",\"lat_include_errors\":%d,\"fault\":{\"rate\":%.17g,\"errno\":", w->lat_include_errors,
+                        w->fault_rate);
+        json_str(b, nvb__errno_name(w->fault_errno, nb, sizeof nb));
+        nvb__buf_printf(b, ",\"short\":%.17g,\"delay_s\":%.9g,\"delay_rate\":%.17g,\"seed\":", w->fault_short,
+                        (double)w->fault_delay_ns / 1e9, w->fault_delay_rate);
+        if (w->fault_seed_set)
+            nvb__buf_printf(b, "%" PRIu64 "}", w->fault_seed);
+        else
+            nvb__buf_puts(b, "null}");
+    }
     nvb__buf_puts(b, ",\"engine_opts\":{");
     for (unsigned i = 0; i < w->neopts; i++) {
         if (i)

@@ -106,6 +106,11 @@ run two-targets "{\"engine\":\"$ASYNC\",\"rw\":\"randrw\",\"rwmix\":50,\"bs\":81
     engine=$ASYNC rw=randrw rwmix=50 bs=8k qd=4 jobs=2 runtime=300ms interval=100ms "$FILE_A" "$FILE_B"
 run directory "{\"engine\":\"psync\",\"rw\":\"randwrite\",\"bs\":4096,\"qd_effective\":1,\"targets\":[\"$DIR\"],\"runtime_s\":0.3,\"scratch_in\":\"$DIR\",\"region_size\":16777216}" \
     engine=psync rw=randwrite bs=4k size=16M runtime=300ms "$DIR"
+# Fault injection on the asynchronous engine: errors, short transfers and
+# delayed completions, counted and carried on (continue_on_error=1).
+run faults "{\"engine\":\"$ASYNC\",\"rw\":\"randrw\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"faults\":true}" \
+    engine=$ASYNC rw=randrw bs=4k qd=4 ios=5000 fault.rate=0.1 fault.errno=ENOSPC fault.short=0.1 \
+    fault.delay=200us fault.delay_rate=0.05 continue_on_error=1 "$FILE_A"
 run ramp "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3,\"ramp_s\":0.2}" \
     engine=$ASYNC rw=randread bs=4k qd=4 ramp=200ms runtime=300ms "$FILE_A"
 
@@ -297,7 +302,7 @@ def check(name, path, exp):
         say("total.iops / total.bw_bytes_s != read + write")
     if tot["ios"] == 0 and not partial:
         say("no I/O at all")
-    if "total_ios" in exp and tot["ios"] != exp["total_ios"]:
+    if "total_ios" in exp and tot["ios"] != exp["total_ios"] and not exp.get("faults"):
         say(f"ios-bounded run did {tot['ios']} I/Os, expected exactly {exp['total_ios']}")
     rw = w["rw"]
     if rw in ("read", "randread") and wr["ios"]:
@@ -338,7 +343,30 @@ def check(name, path, exp):
         say(f"errors.by_errno sums to {sum(errs_['by_errno'].values())}, errors.count is {errs_['count']}")
     if errs_["short"] > errs_["by_errno"].get("EIO", 0):
         say(f"{errs_['short']} short transfers but only {errs_['by_errno'].get('EIO', 0)} EIO")
-    if not io_error and (errs_["count"] or errs_["by_errno"]):
+    if errs_["read"] + errs_["write"] != errs_["count"]:
+        say(f"errors.read + errors.write != errors.count: {errs_}")
+    fl = r["fault"]
+    for k in ("injected", "short", "delayed"):
+        if fl["read"][k] + fl["write"][k] != fl[k]:
+            say(f"fault.read.{k} + fault.write.{k} != fault.{k}: {fl}")
+    if sum(fl["by_errno"].values()) != fl["injected"]:
+        say(f"fault.by_errno does not sum to fault.injected: {fl}")
+    if exp.get("faults"):
+        # every I/O is counted once: as done, or as failed (injected or not)
+        if tot["ios"] + errs_["count"] != 5000:
+            say(f"{tot['ios']} done + {errs_['count']} failed != the 5000 issued")
+        if not fl["enabled"] or fl["injected"] == 0 or fl["short"] == 0 or fl["delayed"] == 0:
+            say(f"fault injection did not inject every kind: {fl}")
+        if errs_["count"] != fl["injected"] + fl["short"] or errs_["short"] != fl["short"]:
+            say(f"errors {errs_} are not the injected faults {fl}")
+        if errs_["by_errno"].get("ENOSPC", 0) != fl["injected"]:
+            say(f"errors.by_errno.ENOSPC {errs_['by_errno']} != fault.injected {fl['injected']}")
+        for dn in ("read", "write"):
+            if errs_[dn] != fl[dn]["injected"] + fl[dn]["short"]:
+                say(f"errors.{dn} {errs_[dn]} != fault.{dn} injected + short {fl[dn]}")
+    elif fl["enabled"] or fl["injected"] or fl["short"] or fl["delayed"]:
+        say(f"fault figures on a run without fault.* keys: {fl}")
+    if not io_error and not exp.get("faults") and (errs_["count"] or errs_["by_errno"]):
         say(f"I/O errors on a clean run: {errs_}")
     if "scratch_in" in exp:
         t = pt[0]
