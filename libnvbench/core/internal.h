@@ -11,6 +11,7 @@
 #include "nvbench.h"
 #include "core/engine.h"
 #include "core/hist.h"
+#include "core/verify.h"
 #include "devices/devices.h"
 
 /* ---- small utilities (util.c) ---- */
@@ -178,7 +179,8 @@ struct nvb_result {
     /* verify */
     int      verify_enabled;         /* verify=1 and the engine does I/O */
     uint64_t verify_checked, verify_mismatches;
-    uint64_t first_mismatch_off[8];
+    uint64_t verify_by_field[NVB__VF_COUNT];
+    struct nvb__vmismatch first_mismatch[NVB__VERIFY_FIRST];
     unsigned nfirst_mismatch;
     /* series */
     unsigned nts, ts_cap;

@@ -426,10 +426,20 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     jo_raw(&c, "enabled", r->verify_enabled ? "true" : "false");
     jo_u64(&c, "checked", r->verify_checked);
     jo_u64(&c, "mismatches", r->verify_mismatches);
+    jo_open(&c, "by_field", '{');
+    for (int f = NVB__VF_OK + 1; f < NVB__VF_COUNT; f++)
+        jo_u64(&c, nvb__vfield_name(f), r->verify_by_field[f]);
+    jo_close(&c, '}');
     jo_open(&c, "first_mismatches", '[');
     for (unsigned i = 0; i < r->nfirst_mismatch; i++) {
+        const struct nvb__vmismatch *m = &r->first_mismatch[i];
         jo_open(&c, NULL, '{');
-        jo_u64(&c, "offset", r->first_mismatch_off[i]);
+        jo_u64(&c, "offset", m->offset);
+        jo_u64(&c, "target", m->target);
+        jo_str(&c, "field", nvb__vfield_name(m->field));
+        jo_u64(&c, "expected", m->expected);
+        jo_u64(&c, "found", m->found);
+        jo_u64(&c, "seq", m->seq);
         jo_close(&c, '}');
     }
     jo_close(&c, ']');

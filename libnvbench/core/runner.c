@@ -23,6 +23,7 @@
 #include "core/internal.h"
 #include "core/cpu.h"
 #include "core/fault.h"
+#include "core/verify.h"
 #include "platform/platform.h"
 
 #define NS_PER_S 1000000000ull
@@ -145,8 +146,9 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
                 FAIL(-EINVAL, "cpus '%s' names CPU %u, but %d CPUs are online (key 'cpus')", w->cpus_text, c,
                      p->ncpus_online);
     }
-    if (w->verify && !(p->eng->flags & NVB__ENG_NO_FILES) && w->bs < 8)
-        FAIL(-EINVAL, "verify=1 needs bs of at least 8 bytes (bs '%" PRIu64 "')", w->bs);
+    if (w->verify && !(p->eng->flags & NVB__ENG_NO_FILES) && w->bs < NVB__VHDR_SIZE)
+        FAIL(-EINVAL, "verify=1 needs bs of at least %u bytes: each block starts with a %u-byte header (bs '%" PRIu64
+             "')", NVB__VHDR_SIZE, NVB__VHDR_SIZE, w->bs);
 
     int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
     if (!w->ntargets && !null)
@@ -291,8 +293,18 @@ struct job {
     struct nvb__fault *fault;    /* fault.* keys: wraps the engine's submit/reap */
     uint64_t fault_err[2], fault_short[2], fault_delayed[2];
     uint64_t verify_checked, verify_mismatches;
-    uint64_t first_mm[8];
+    uint64_t verify_by_field[NVB__VF_COUNT];
+    struct nvb__vmismatch first_mm[NVB__VERIFY_FIRST];
     unsigned nfirst_mm;
+    /* verify=1 with writes: no two I/Os of this job on one block at once
+     * (a read racing a write could see half of each), and jobs sharing a
+     * target each write their own stripe of it (block = vrank + vstride * i) */
+    int      vtrack;
+    uint64_t wseq;               /* writes issued: the blocks' sequence numbers */
+    uint64_t *vset;              /* open-addressing set of in-flight block keys, 0 = empty */
+    unsigned vmask;
+    uint64_t *vkey;              /* per slot: its key in vset */
+    uint64_t *vstride, *vrank;
     uint64_t t_end;              /* end of this job's measured window */
     struct live live;
     int rc;                      /* setup or fatal error */
@@ -330,25 +342,52 @@ static inline uint64_t rng_below(uint64_t *s, uint64_t n)
     return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
 }
 
-/* Verification pattern: 8-byte words derived from (seed, target, offset),
- * so the content of a block is known whatever wrote it last. */
-static void pattern_fill(void *buf, uint32_t len, uint64_t seed, uint64_t off)
+/* The set of blocks a job has in flight (verify=1 with writes): linear
+ * probing, deletion by backward shift, so no tombstones; at most qd keys in
+ * 2*qd or more slots. */
+static inline unsigned vset_slot(uint64_t key, unsigned mask)
 {
-    uint64_t s = seed ^ (off * 0xd1b54a32d192ed03ull);
-    uint64_t *p = buf;
-    for (uint32_t i = 0; i < len / 8; i++)
-        p[i] = rng_next(&s);
+    return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
 }
 
-static int pattern_check(const void *buf, uint32_t len, uint64_t seed, uint64_t off)
+static int vset_has(const struct job *j, uint64_t key)
 {
-    uint64_t s = seed ^ (off * 0xd1b54a32d192ed03ull);
-    const uint64_t *p = buf;
-    for (uint32_t i = 0; i < len / 8; i++)
-        if (p[i] != rng_next(&s))
+    for (unsigned i = vset_slot(key, j->vmask);; i = (i + 1) & j->vmask) {
+        if (j->vset[i] == key)
+            return 1;
+        if (!j->vset[i])
             return 0;
-    return 1;
+    }
 }
+
+static void vset_add(struct job *j, uint64_t key)
+{
+    unsigned i = vset_slot(key, j->vmask);
+    while (j->vset[i])
+        i = (i + 1) & j->vmask;
+    j->vset[i] = key;
+}
+
+static void vset_del(struct job *j, uint64_t key)
+{
+    unsigned i = vset_slot(key, j->vmask);
+    while (j->vset[i] != key) {
+        if (!j->vset[i])
+            return;
+        i = (i + 1) & j->vmask;
+    }
+    for (unsigned k = (i + 1) & j->vmask; j->vset[k]; k = (k + 1) & j->vmask) {
+        unsigned home = vset_slot(j->vset[k], j->vmask);
+        /* move k into the hole at i unless its home lies cyclically in (i, k] */
+        if (((k - home) & j->vmask) >= ((k - i) & j->vmask)) {
+            j->vset[i] = j->vset[k];
+            i = k;
+        }
+    }
+    j->vset[i] = 0;
+}
+
+static inline uint64_t vkey_of(unsigned t, uint64_t blk) { return ((uint64_t)t << 48 | blk) + 1; }
 
 static inline void live_store(uint64_t *dst, uint64_t v) { __atomic_store_n(dst, v, __ATOMIC_RELAXED); }
 static inline uint64_t live_load(const uint64_t *src) { return __atomic_load_n(src, __ATOMIC_RELAXED); }
@@ -377,6 +416,7 @@ static void job_reset_stats(struct job *j)
     for (int d = 0; d < 2; d++)
         j->errors_dir[d] = j->fault_err[d] = j->fault_short[d] = j->fault_delayed[d] = 0;
     j->verify_checked = j->verify_mismatches = 0;
+    memset(j->verify_by_field, 0, sizeof j->verify_by_field);
     j->nfirst_mm = 0;
     for (unsigned t = 0; t < j->nt; t++)
         j->st[t].errors = 0;
@@ -440,11 +480,22 @@ static void job_loop(struct job *j)
                 uint64_t blk;
                 if (rnd) {
                     blk = rng_below(&j->rng, j->nblocks[t]);
+                    for (int tries = 0; j->vtrack && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
+                        blk = rng_below(&j->rng, j->nblocks[t]);
                 } else {
                     blk = j->seqpos[t];
-                    if (++j->seqpos[t] == j->nblocks[t])
-                        j->seqpos[t] = 0;
                 }
+                if (j->vtrack) {
+                    if (vset_has(j, vkey_of(t, blk))) {
+                        j->freel[nfree++] = io; /* busy: wait for completions */
+                        break;
+                    }
+                    j->vkey[io->slot] = vkey_of(t, blk);
+                    vset_add(j, j->vkey[io->slot]);
+                    blk = j->vrank[t] + j->vstride[t] * blk;
+                }
+                if (!rnd && ++j->seqpos[t] == j->nblocks[t])
+                    j->seqpos[t] = 0;
                 io->off = j->st[t].region_off + blk * bs;
                 io->target = (uint16_t)t;
                 io->dir = (uint8_t)(mixed ? (rng_below(&j->rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
@@ -452,7 +503,7 @@ static void job_loop(struct job *j)
                 io->flags = measuring ? 0 : IOF_RAMP;
                 io->res = 0;
                 if (verify && io->dir == NVB_WRITE)
-                    pattern_fill(io->buf, bs, seed ^ j->tmap[t], io->off);
+                    nvb__vblock_fill(io->buf, bs, seed, j->tmap[t], io->off, (uint64_t)(j->idx + 1) << 40 | ++j->wseq);
                 j->batch[n++] = io;
             }
             if (budget != UINT64_MAX && measuring)
@@ -468,8 +519,11 @@ static void job_loop(struct job *j)
                 j->rc = rc;
                 snprintf(j->why, sizeof j->why, "engine %s: submit failed: %s", e->name, nvb_strerror(rc));
                 __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
-                for (unsigned i = 0; i < n; i++)
+                for (unsigned i = 0; i < n; i++) {
+                    if (j->vtrack)
+                        vset_del(j, j->vkey[j->batch[i]->slot]);
                     j->freel[nfree++] = j->batch[i];
+                }
                 n = 0;
                 stopping = 1;
             }
@@ -509,6 +563,8 @@ static void job_loop(struct job *j)
         for (int i = 0; i < got; i++) {
             struct nvb__io *io = j->done[i];
             j->freel[nfree++] = io;
+            if (j->vtrack)
+                vset_del(j, j->vkey[io->slot]);
             if (!count || (io->flags & IOF_RAMP))
                 continue;
             int d = io->dir;
@@ -524,10 +580,13 @@ static void job_loop(struct job *j)
                 bytes[d] += io->len;
                 lat[d] += l;
                 if (verify && d == NVB_READ) {
+                    struct nvb__vmismatch mm;
                     j->verify_checked++;
-                    if (!pattern_check(io->buf, io->len, seed ^ j->tmap[io->target], io->off)) {
-                        if (j->nfirst_mm < 8)
-                            j->first_mm[j->nfirst_mm++] = io->off;
+                    int f = nvb__vblock_check(io->buf, io->len, seed, j->tmap[io->target], io->off, &mm);
+                    if (f != NVB__VF_OK) {
+                        if (j->nfirst_mm < NVB__VERIFY_FIRST)
+                            j->first_mm[j->nfirst_mm++] = mm;
+                        j->verify_by_field[f]++;
                         j->verify_mismatches++;
                     }
                 }
@@ -610,6 +669,11 @@ static void job_release_resources(struct job *j)
     free(j->done);
     free(j->seqpos);
     free(j->nblocks);
+    free(j->vset);
+    free(j->vkey);
+    free(j->vstride);
+    free(j->vrank);
+    j->vset = j->vkey = j->vstride = j->vrank = NULL;
     free(j->eopts);
     j->ios = NULL;
     j->freel = j->batch = j->done = NULL;
@@ -665,6 +729,40 @@ static int job_setup(struct job *j)
         jobs_here = w->target_mode == NVB__TM_SPLIT ? 1 : p->jobs;
         rank = w->target_mode == NVB__TM_SPLIT ? 0 : j->idx;
         j->seqpos[t] = j->nblocks[t] * rank / jobs_here;
+    }
+    j->vtrack = w->verify && p->writes && !nofiles;
+    if (j->vtrack) {
+        unsigned cap = 2;
+        while (cap < 2 * qd)
+            cap <<= 1;
+        j->vmask = cap - 1;
+        j->vset = calloc(cap, sizeof *j->vset);
+        j->vkey = calloc(qd, sizeof *j->vkey);
+        j->vstride = calloc(j->nt, sizeof *j->vstride);
+        j->vrank = calloc(j->nt, sizeof *j->vrank);
+        if (!j->vset || !j->vkey || !j->vstride || !j->vrank) {
+            snprintf(j->why, sizeof j->why, "out of memory setting up job %u", j->idx);
+            return -ENOMEM;
+        }
+        for (unsigned t = 0; t < j->nt; t++) {
+            /* Jobs that share this target, and this job's rank among them
+             * (assign_targets() deals the targets). */
+            uint64_t stride = p->jobs, rk = j->idx;
+            if (w->target_mode == NVB__TM_SPLIT) {
+                unsigned ti = j->tmap[t];
+                stride = p->jobs >= p->nt ? p->jobs / p->nt + (ti < p->jobs % p->nt) : 1;
+                rk = p->jobs >= p->nt ? j->idx / p->nt : 0;
+            }
+            j->vstride[t] = stride;
+            j->vrank[t] = rk;
+            j->nblocks[t] = j->nblocks[t] > rk ? (j->nblocks[t] - rk + stride - 1) / stride : 0;
+            j->seqpos[t] = 0;
+            if (!j->nblocks[t]) {
+                snprintf(j->why, sizeof j->why, "verify=1: target '%s' has fewer blocks of bs than jobs writing it "
+                         "(each job verifies its own stripe)", p->t[j->tmap[t]].path);
+                return -EINVAL;
+            }
+        }
     }
     size_t align = 4096;
     for (unsigned t = 0; t < j->nt; t++)
@@ -910,6 +1008,53 @@ static void measure_clock_cost(struct nvb_result *res)
     res->clock_cost_ns = (double)(b - a) / 1000.0;
 }
 
+/* Laying out a scratch file: random data, or with verify=1 valid blocks
+ * (sequence 0) so that reads before any write check out. The caller's
+ * cancel handle and poll hook are honoured between chunks: a Ctrl-C during
+ * a long layout stops it. */
+#define LAYOUT_CHUNK (1u << 20)
+struct layout {
+    struct run *r;
+    const struct nvb_run_opts *o;
+    int verify;
+    uint64_t seed;
+    uint32_t target, bs;
+    const void *pattern;        /* LAYOUT_CHUNK random bytes, repeated (verify=0) */
+    uint64_t poll_ns, next_poll;
+};
+
+static void layout_gen(void *arg, void *chunk, uint64_t off, size_t len)
+{
+    const struct layout *l = arg;
+    char *b = chunk;
+    if (!l->verify) {
+        memcpy(b, l->pattern, len); /* chunks are LAYOUT_CHUNK long and start at multiples of it */
+        return;
+    }
+    size_t k = 0;
+    for (; k + l->bs <= len; k += l->bs)
+        nvb__vblock_fill(b + k, l->bs, l->seed, l->target, off + k, 0);
+    memset(b + k, 0, len - k); /* a tail shorter than a block is never read */
+}
+
+static int layout_stop(void *arg)
+{
+    struct layout *l = arg;
+    if (l->r->cancel && __atomic_load_n(&l->r->cancel->flag, __ATOMIC_RELAXED))
+        return 1;
+    if (l->o->poll) {
+        uint64_t now = nvb__now_ns();
+        if (now >= l->next_poll) {
+            l->next_poll = now + l->poll_ns;
+            if (l->o->poll(l->o->poll_arg)) {
+                __atomic_store_n(&l->r->stop, 1, __ATOMIC_RELAXED);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opts, struct nvb_result **out)
 {
     if (out)
@@ -961,7 +1106,6 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     r.opts = &o;
     r.cancel = o.cancel;
     r.p = &p;
-    volatile int cancel_fill = 0;
     struct nvb__sys_sample sys0, sys1, sys_iv;
     memset(&sys0, 0, sizeof sys0);
     memset(&sys1, 0, sizeof sys1);
@@ -993,6 +1137,10 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
             res->tg[t].file = nvb__strdup(pt->file);
             continue;
         }
+        unsigned stale = 0;
+        if (nvb__scratch_clean_stale(pt->path, &stale) == 0 && stale)
+            nvb__result_warn(res, "removed %u scratch file%s in '%s' left by runs that were killed", stale,
+                             stale == 1 ? "" : "s", pt->path);
         run_log(&o, 2, "laying out a scratch file of %" PRIu64 " bytes in '%s'", pt->len, pt->path);
         rc = nvb__scratch_create(pt->path, pt->len, pt->file, sizeof pt->file);
         if (rc < 0) {
@@ -1023,8 +1171,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
             nvb__result_seterr(res, rc, err);
             goto out_cleanup;
         }
-        size_t flen = 1 << 20;
-        void *fb = nvb__alloc_aligned(4096, flen);
+        void *fb = nvb__alloc_aligned(4096, LAYOUT_CHUNK);
         if (!fb) {
             nvb__target_close(fd);
             rc = -ENOMEM;
@@ -1032,9 +1179,18 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
             goto out_cleanup;
         }
         uint64_t fs = w->seed ^ 0x5eed;
-        for (size_t k = 0; k < flen / 8; k++)
+        for (size_t k = 0; k < LAYOUT_CHUNK / 8; k++)
             ((uint64_t *)fb)[k] = rng_next(&fs);
-        rc = nvb__fill_file(fd, pt->len, fb, flen, r.cancel ? &r.cancel->flag : &cancel_fill);
+        struct layout lay = {
+            .r = &r, .o = &o, .verify = res->verify_enabled, .seed = w->seed, .target = t, .bs = (uint32_t)w->bs,
+            .pattern = fb, .poll_ns = (o.poll_ms ? o.poll_ms : 100) * 1000000ull,
+        };
+        lay.next_poll = nvb__now_ns() + lay.poll_ns;
+        /* whole blocks per chunk, so each chunk starts on a block */
+        size_t chunk = LAYOUT_CHUNK;
+        if (lay.verify)
+            chunk = w->bs >= LAYOUT_CHUNK ? (size_t)w->bs : LAYOUT_CHUNK / (size_t)w->bs * (size_t)w->bs;
+        rc = nvb__fill_file_cb(fd, pt->len, chunk, layout_gen, layout_stop, &lay);
         nvb__free_aligned(fb);
         nvb__target_close(fd);
         if (rc < 0) {
@@ -1274,8 +1430,10 @@ out_join:
             }
             res->verify_checked += j->verify_checked;
             res->verify_mismatches += j->verify_mismatches;
-            for (unsigned k = 0; k < j->nfirst_mm && res->nfirst_mismatch < 8; k++)
-                res->first_mismatch_off[res->nfirst_mismatch++] = j->first_mm[k];
+            for (int f = 0; f < NVB__VF_COUNT; f++)
+                res->verify_by_field[f] += j->verify_by_field[f];
+            for (unsigned k = 0; k < j->nfirst_mm && res->nfirst_mismatch < NVB__VERIFY_FIRST; k++)
+                res->first_mismatch[res->nfirst_mismatch++] = j->first_mm[k];
             if (j->rc < 0 && !res->err)
                 nvb__result_seterr(res, j->rc, j->why);
         }

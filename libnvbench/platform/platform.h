@@ -102,6 +102,18 @@ int  nvb__scratch_remove(const char *path);
  * later hit allocated blocks, not holes). buf is a page-aligned, bs-sized
  * buffer to write repeatedly. 0 or -errno. Checks *cancel between chunks. */
 int  nvb__fill_file(int fd, uint64_t size, const void *buf, size_t buf_len, const volatile int *cancel);
+/* The same, with the content of each chunk of chunk_len bytes (the last may
+ * be shorter) written by gen(arg, chunk, offset, len) into a page-aligned
+ * buffer, and stop(arg) (optional) asked before each chunk: nonzero ends
+ * the fill with -ECANCELED. 0 or -errno. */
+int  nvb__fill_file_cb(int fd, uint64_t size, size_t chunk_len,
+                       void (*gen)(void *arg, void *chunk, uint64_t off, size_t len), int (*stop)(void *arg),
+                       void *arg);
+/* Remove the scratch files in dir that runs killed outright left behind:
+ * names of the exact nvb__scratch_create() pattern whose process no longer
+ * exists, regular files owned by this user. *removed counts them. 0 or
+ * -errno (dir unreadable). */
+int  nvb__scratch_clean_stale(const char *dir, unsigned *removed);
 
 /* ---- memory ---- */
 void *nvb__alloc_aligned(size_t align, size_t size);

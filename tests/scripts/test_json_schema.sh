@@ -111,6 +111,10 @@ run directory "{\"engine\":\"psync\",\"rw\":\"randwrite\",\"bs\":4096,\"qd_effec
 run faults "{\"engine\":\"$ASYNC\",\"rw\":\"randrw\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"faults\":true}" \
     engine=$ASYNC rw=randrw bs=4k qd=4 ios=5000 fault.rate=0.1 fault.errno=ENOSPC fault.short=0.1 \
     fault.delay=200us fault.delay_rate=0.05 continue_on_error=1 "$FILE_A"
+# Data verification on a scratch file: laid out with valid blocks, written
+# and read by three jobs at once; every read checked, none differs.
+run verify "{\"engine\":\"$ASYNC\",\"rw\":\"randrw\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$DIR\"],\"runtime_s\":0.3,\"scratch_in\":\"$DIR\",\"region_size\":4194304,\"verify\":true}" \
+    engine=$ASYNC rw=randrw bs=4k qd=4 jobs=3 size=4M runtime=300ms verify=1 "$DIR"
 run ramp "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3,\"ramp_s\":0.2}" \
     engine=$ASYNC rw=randread bs=4k qd=4 ramp=200ms runtime=300ms "$FILE_A"
 
@@ -364,6 +368,16 @@ def check(name, path, exp):
         for dn in ("read", "write"):
             if errs_[dn] != fl[dn]["injected"] + fl[dn]["short"]:
                 say(f"errors.{dn} {errs_[dn]} != fault.{dn} injected + short {fl[dn]}")
+    v = r["verify"]
+    if sum(v["by_field"].values()) != v["mismatches"] or len(v["first_mismatches"]) != min(8, v["mismatches"]):
+        say(f"verify figures disagree: {v}")
+    if exp.get("verify"):
+        if not v["enabled"] or v["checked"] != rd["ios"] or v["checked"] == 0 or v["mismatches"]:
+            say(f"verify run: {v}, {rd['ios']} reads")
+    elif v["enabled"] or v["checked"]:
+        say(f"verify figures on a run without verify=1: {v}")
+    if exp.get("faults"):
+        pass
     elif fl["enabled"] or fl["injected"] or fl["short"] or fl["delayed"]:
         say(f"fault figures on a run without fault.* keys: {fl}")
     if not io_error and not exp.get("faults") and (errs_["count"] or errs_["by_errno"]):

@@ -1,8 +1,11 @@
 /* Targets, scratch files and pre-filling (Linux). */
 #include "platform/platform.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <linux/fs.h>
 #include <stddef.h>
@@ -311,6 +314,56 @@ int nvb__scratch_remove(const char *path)
     return unlink(path) == 0 ? 0 : -errno;
 }
 
+/* ".nvbench-scratch-<pid>-<16 hex digits>.tmp", exactly; the pid or -1. */
+static long scratch_pid(const char *name)
+{
+    static const char pre[] = ".nvbench-scratch-", suf[] = ".tmp";
+    if (strncmp(name, pre, sizeof pre - 1))
+        return -1;
+    const char *p = name + sizeof pre - 1;
+    long pid = 0;
+    int nd = 0;
+    for (; isdigit((unsigned char)*p); p++, nd++) {
+        if (nd >= 10 || (nd == 0 && *p == '0'))
+            return -1;
+        pid = pid * 10 + (*p - '0');
+    }
+    if (nd == 0 || *p++ != '-' || pid <= 0 || pid > INT_MAX)
+        return -1;
+    for (int i = 0; i < 16; i++, p++)
+        if (!isdigit((unsigned char)*p) && !(*p >= 'a' && *p <= 'f'))
+            return -1;
+    return strcmp(p, suf) ? -1 : pid;
+}
+
+/* A scratch file whose process is gone was left by a run killed outright
+ * (SIGKILL, power loss). Only names of the exact pattern, regular files
+ * owned by this user, whose pid no longer exists here, are removed. */
+int nvb__scratch_clean_stale(const char *dir, unsigned *removed)
+{
+    *removed = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return -errno;
+    int dfd = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long pid = scratch_pid(e->d_name);
+        if (pid < 0 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* alive, or not ours to judge (EPERM: it exists) */
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        if (unlinkat(dfd, e->d_name, 0) == 0)
+            (*removed)++;
+    }
+    closedir(d);
+    return 0;
+}
+
 /* pwrite all of [src, src+len) at off. An O_DIRECT descriptor rejects a
  * misaligned piece (a file size that is not a multiple of the block size
  * leaves a short tail) with EINVAL; that piece is then written through the
@@ -346,6 +399,36 @@ static int pwrite_full(int fd, const char *src, size_t len, uint64_t off)
     if (dropped_direct)
         fcntl(fd, F_SETFL, saved_fl);
     return rc;
+}
+
+int nvb__fill_file_cb(int fd, uint64_t size, size_t chunk_len,
+                      void (*gen)(void *arg, void *chunk, uint64_t off, size_t len), int (*stop)(void *arg),
+                      void *arg)
+{
+    if (!gen || chunk_len == 0)
+        return -EINVAL;
+    char *chunk = nvb__alloc_aligned(IO_ALIGN, chunk_len);
+    if (!chunk)
+        return -ENOMEM;
+    int rc = 0;
+    for (uint64_t off = 0; off < size;) {
+        if (stop && stop(arg)) {
+            rc = -ECANCELED;
+            break;
+        }
+        size_t len = size - off < chunk_len ? (size_t)(size - off) : chunk_len;
+        gen(arg, chunk, off, len);
+        rc = pwrite_full(fd, chunk, len, off);
+        if (rc < 0)
+            break;
+        off += len;
+    }
+    nvb__free_aligned(chunk);
+    if (rc < 0)
+        return rc;
+    if (fdatasync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        return -errno;
+    return 0;
 }
 
 int nvb__fill_file(int fd, uint64_t size, const void *buf, size_t buf_len, const volatile int *cancel)
