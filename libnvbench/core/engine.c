@@ -19,6 +19,7 @@ const struct nvb__engine *const nvb__engines[] = {
     &nvb__engine_psync,
     &nvb__engine_libaio,
     &nvb__engine_io_uring,
+    &nvb__engine_nvme,
     &nvb__engine_null,
     NULL,
 };

@@ -71,6 +71,10 @@ struct nvb__engine_ctx {
 enum {
     NVB__ENG_SYNC = 1,        /* completes every I/O inside submit(): qd is 1 per job */
     NVB__ENG_NO_FILES = 2,    /* does no I/O on the targets (null) */
+    NVB__ENG_CHARDEV = 4,     /* drives NVMe namespaces through their generic
+                               * character device /dev/ngXnY (nvme): the runner
+                               * maps each target to that node, opens it
+                               * without O_DIRECT and treats I/O as direct */
 };
 
 struct nvb__engine {
@@ -91,6 +95,11 @@ struct nvb__engine {
      * deferred by submit(). Returns the count or -errno (fatal). */
     int  (*reap)(void *state, struct nvb__io **out, unsigned max, unsigned min);
     void (*teardown)(void *state);
+    /* Optional (NULL: none). Called on the job thread after its last reap()
+     * and before teardown(): a note for the result's warnings about what the
+     * per-I/O errno alone cannot say (the NVMe status codes behind EIO).
+     * Leaves msg empty when there is nothing to say. */
+    void (*note)(void *state, char *msg, size_t len);
 };
 
 /* Registry (engine.c). */
@@ -103,6 +112,7 @@ extern const struct nvb__engine *const nvb__engines[]; /* NULL-terminated, const
 extern const struct nvb__engine nvb__engine_psync;
 extern const struct nvb__engine nvb__engine_libaio;
 extern const struct nvb__engine nvb__engine_io_uring;
+extern const struct nvb__engine nvb__engine_nvme;
 extern const struct nvb__engine nvb__engine_null;
 
 /* Helpers for engines. */

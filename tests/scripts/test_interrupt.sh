@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Interruption, end to end, for each way of running nvbench:
+#   - SIGINT and SIGTERM to run_workload (C example) during the run: exit
+#     130 within one interval, the partial result printed and parseable
+#     (cancelled, ECANCELED), the scratch file gone;
+#   - SIGINT while a large scratch file is being laid out: the same, at once;
+#   - python -m nvbench run (the venv the python test installs, if present),
+#     during the run and during the layout (the poll hook reaches the layout);
+#   - a lua5.4 script (when lua5.4 and the module are there);
+#   - SIGKILL leaves the scratch file behind; the next run in that directory
+#     removes it, and only it (not a live process's, not look-alikes).
+#
+#   bash test_interrupt.sh BUILD_DIR SOURCE_DIR     (exit 77: skipped)
+set -euo pipefail
+
+BUILD=$(cd "${1:?usage: $0 BUILD_DIR SOURCE_DIR}" && pwd)
+SRC=$(cd "${2:?usage: $0 BUILD_DIR SOURCE_DIR}" && pwd)
+RUN=$BUILD/examples/c/run_workload
+PY=/usr/bin/python3
+VENV_PY=$BUILD/tests/python-venv/bin/python
+LUA_MOD=$BUILD/bindings/lua
+# Seconds allowed from the signal to the exit: one interval (1 s) plus
+# slack for a loaded machine (the suite may run tests in parallel).
+LIMIT=${NVB_INTERRUPT_LIMIT:-2.0}
+
+skip() { echo "SKIP: $*" >&2; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -x "$RUN" ] || skip "$RUN not built (NVB_BUILD_EXAMPLES=OFF?)"
+[ -x "$PY" ] || skip "$PY not found"
+
+mkdir -p "$BUILD/tests/tmp"
+TMP=$(mktemp -d "$BUILD/tests/tmp/interrupt.XXXXXX")
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill -KILL "$p" 2> /dev/null || true; done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# A background job of a non-interactive shell starts with SIGINT ignored,
+# and Python then never installs its handler: start commands with the
+# default disposition, as a terminal would.
+spawn() {
+    exec "$PY" -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+
+now() { date +%s.%N; }
+elapsed() { "$PY" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$1" "$2"; }
+le() { "$PY" -c "import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]) else 1)" "$1" "$2"; }
+
+# wait_scratch DIR PID: until a scratch file exists in DIR (the run has got
+# past the checks); fails when PID dies first.
+wait_scratch() {
+    for _ in $(seq 600); do
+        compgen -G "$1/.nvbench-scratch-*.tmp" > /dev/null && return 0
+        kill -0 "$2" 2> /dev/null || return 1
+        sleep 0.02
+    done
+    return 1
+}
+
+# check_partial FILE: the partial result parses and says it was cancelled.
+check_partial() {
+    "$PY" - "$1" <<'EOF' || fail "partial result $1 is not a cancelled result"
+import json, sys
+text = open(sys.argv[1]).read()
+# python -m nvbench run prints the JSON; a progress bar never goes to stdout
+r = json.loads(text)
+assert r["cancelled"] is True, r["cancelled"]
+assert r["error"]["name"] == "ECANCELED", r["error"]
+EOF
+}
+
+# interrupt NAME SIGNAL WHEN DIR CMD...: start CMD, wait until its scratch
+# file exists, then WHEN seconds, send SIGNAL once; expect exit 130 within
+# LIMIT seconds and an empty DIR afterwards. stdout goes to $TMP/NAME.out.
+interrupt() {
+    local name=$1 sig=$2 when=$3 dir=$4
+    shift 4
+    spawn "$@" > "$TMP/$name.out" 2> "$TMP/$name.err" &
+    local pid=$!
+    PIDS+=("$pid")
+    wait_scratch "$dir" "$pid" || { cat "$TMP/$name.err" >&2; fail "$name: no scratch file appeared in $dir"; }
+    sleep "$when"
+    local t0 t1 rc=0
+    t0=$(now)
+    kill "-$sig" "$pid"
+    wait "$pid" || rc=$?
+    t1=$(now)
+    local took
+    took=$(elapsed "$t0" "$t1")
+    [ "$rc" -eq 130 ] || { cat "$TMP/$name.err" >&2; fail "$name: exit status $rc after SIG$sig, expected 130"; }
+    le "$took" "$LIMIT" || fail "$name: took ${took}s to stop after SIG$sig (limit ${LIMIT}s)"
+    [ -z "$(ls -A "$dir")" ] || { ls -la "$dir" >&2; fail "$name: $dir not empty after the interrupted run"; }
+    echo "ok $name: SIG$sig ${when}s into the run, stopped in ${took}s, exit 130, scratch removed"
+    echo "$name $sig $took" >> "$TMP/timings"
+}
+
+# A layout large enough to take seconds: a quarter of the free space, at
+# most 16 GiB (fallocate reserves it at once; only what is written before
+# the signal costs time).
+avail_kib=$(df -Pk "$TMP" | awk 'NR == 2 {print $4}')
+big=$((avail_kib / 4 / 1024))
+[ "$big" -gt 16384 ] && big=16384
+LAYOUT_OK=1
+if [ "$big" -lt 2048 ]; then
+    echo "note: only $((avail_kib / 1024)) MiB free under $TMP: the layout cases are not run"
+    LAYOUT_OK=0
+fi
+
+# O_DIRECT is the default; a file system without it gets direct=0.
+DIRECT=1
+mkdir "$TMP/probe"
+if ! "$RUN" engine=psync size=1M ios=4 "$TMP/probe" > /dev/null 2> "$TMP/probe.err"; then
+    grep -q 'O_DIRECT' "$TMP/probe.err" || { cat "$TMP/probe.err" >&2; fail "a plain run failed"; }
+    DIRECT=0
+fi
+
+# ---- C example
+for sig in INT TERM; do
+    d=$TMP/c-$sig
+    mkdir "$d"
+    interrupt "c-run-$sig" "$sig" 1.2 "$d" "$RUN" direct=$DIRECT engine=psync rw=randrw size=64M runtime=60s \
+        interval=1s "$d"
+    check_partial "$TMP/c-run-$sig.out"
+done
+if [ "$LAYOUT_OK" = 1 ]; then
+    d=$TMP/c-layout
+    mkdir "$d"
+    interrupt c-layout INT 0.3 "$d" "$RUN" direct=$DIRECT engine=psync size=${big}M runtime=60s "$d"
+    check_partial "$TMP/c-layout.out"
+fi
+
+# ---- Python: the installed package, if the python test has made its venv
+if [ -x "$VENV_PY" ] && "$VENV_PY" -c 'import nvbench' 2> /dev/null; then
+    d=$TMP/py-run
+    mkdir "$d"
+    interrupt py-run INT 1.2 "$d" "$VENV_PY" -m nvbench run --no-progress direct=$DIRECT engine=psync rw=randread \
+        size=64M runtime=60s interval=1s "$d"
+    check_partial "$TMP/py-run.out"
+    if [ "$LAYOUT_OK" = 1 ]; then
+        d=$TMP/py-layout
+        mkdir "$d"
+        interrupt py-layout INT 0.3 "$d" "$VENV_PY" -m nvbench run --no-progress direct=$DIRECT engine=psync \
+            size=${big}M runtime=60s "$d"
+        check_partial "$TMP/py-layout.out"
+    fi
+else
+    echo "note: no Python venv with nvbench at $VENV_PY (the 'python' test makes it): Python cases not run"
+fi
+
+# ---- Lua: a script that turns the interpreter's "interrupted!" into 130
+LUA=$(command -v lua5.4 || true)
+if [ -n "$LUA" ] && [ -f "$LUA_MOD/nvbench.so" ] && [ -z "${NVB_SANITIZER:-}" ]; then
+    cat > "$TMP/interrupt.lua" <<'EOF'
+local nvb = require "nvbench"
+local dir, direct, size = arg[1], arg[2], arg[3]
+local ok, err = pcall(nvb.run, { targets = { dir }, engine = "psync", rw = "randread", size = size,
+                                 runtime = "60s", interval = "1s", direct = direct })
+if not ok and tostring(err):find("interrupted") then
+  io.stderr:write("interrupted\n")
+  os.exit(130)
+end
+print(ok, err)
+os.exit(1)
+EOF
+    export LUA_CPATH="$LUA_MOD/?.so;;"
+    d=$TMP/lua-run
+    mkdir "$d"
+    interrupt lua-run INT 1.2 "$d" "$LUA" "$TMP/interrupt.lua" "$d" "$DIRECT" 64M
+    if [ "$LAYOUT_OK" = 1 ]; then
+        d=$TMP/lua-layout
+        mkdir "$d"
+        interrupt lua-layout INT 0.3 "$d" "$LUA" "$TMP/interrupt.lua" "$d" "$DIRECT" "${big}M"
+    fi
+else
+    echo "note: lua5.4 or $LUA_MOD/nvbench.so missing (or a sanitizer build): Lua cases not run"
+fi
+
+# ---- SIGKILL: the scratch file stays; the next run removes it and nothing else
+d=$TMP/killed
+mkdir "$d"
+spawn "$RUN" direct=$DIRECT engine=psync size=8M runtime=60s "$d" > /dev/null 2>&1 &
+pid=$!
+PIDS+=("$pid")
+wait_scratch "$d" "$pid" || fail "killed: no scratch file appeared"
+sleep 0.3
+kill -KILL "$pid"
+wait "$pid" 2> /dev/null || true
+left=$(ls -A "$d")
+case "$left" in
+    .nvbench-scratch-"$pid"-*.tmp) echo "ok killed: SIGKILL left $left" ;;
+    *) fail "killed: expected one scratch file of pid $pid, found: $left" ;;
+esac
+# look-alikes that must survive: a live process's file, near-miss names,
+# a symlink with the exact pattern
+sleep 600 &
+live=$!
+PIDS+=("$live")
+sh -c 'exit 0' &
+dead=$!
+wait "$dead" || true
+touch "$d/.nvbench-scratch-$live-0123456789abcdef.tmp" \
+      "$d/.nvbench-scratch-$dead-0123456789abcde.tmp" \
+      "$d/.nvbench-scratch-$dead-0123456789ABCDEF.tmp" \
+      "$d/nvbench-scratch-$dead-0123456789abcdef.tmp" \
+      "$d/.nvbench-scratch-$dead-0123456789abcdef.tmp.bak" \
+      "$d/keep.txt"
+ln -s keep.txt "$d/.nvbench-scratch-$dead-fedcba9876543210.tmp"
+before=$(ls -A "$d" | wc -l)
+"$RUN" direct=$DIRECT engine=psync size=1M ios=16 "$d" > "$TMP/after-kill.json"
+"$PY" - "$TMP/after-kill.json" <<'EOF' || fail "the run after the kill did not report the removal"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert any("left by runs that were killed" in w for w in r["warnings"]), r["warnings"]
+EOF
+compgen -G "$d/.nvbench-scratch-$pid-*.tmp" > /dev/null && fail "killed: the stale scratch file of pid $pid was not removed"
+after=$(ls -A "$d" | wc -l)
+[ "$after" -eq $((before - 1)) ] || { ls -la "$d" >&2; fail "killed: $before entries before, $after after: removed more than the stale file"; }
+[ -e "$d/.nvbench-scratch-$live-0123456789abcdef.tmp" ] || fail "a live process's scratch file was removed"
+kill "$live" 2> /dev/null || true
+echo "ok killed: the next run removed the stale scratch file and left the $after look-alikes"
+
+echo "timings (signal to exit, seconds):"
+cat "$TMP/timings"
