@@ -201,7 +201,7 @@ def run(*targets, engine=None, rw=None, bs=None, qd=None, jobs=None, runtime=Non
     partial Result if there were figures. Ctrl-C cancels the run cleanly
     (in-flight I/O drained, scratch files removed) and raises
     KeyboardInterrupt whose .result is the partial Result. A Ctrl-C while a
-    scratch file is being laid out is noticed when the measurement starts.
+    scratch file is being laid out stops the layout too (between 1 MiB chunks).
     """
     w = workload(*targets, options=options, engine=engine, rw=rw, bs=bs, qd=qd, jobs=jobs,
                  runtime=runtime, **keys)
