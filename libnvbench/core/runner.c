@@ -151,6 +151,10 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
              "')", NVB__VHDR_SIZE, NVB__VHDR_SIZE, w->bs);
 
     int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
+    int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
+    if (chardev && !w->direct)
+        plan_warn(p, "direct=0 ignored: engine %s sends commands to the device, never through the page cache",
+                  p->eng->name);
     if (!w->ntargets && !null)
         FAIL(-EINVAL, "no targets: add a regular file, a block device or a directory");
     p->nt = w->ntargets ? w->ntargets : 1;
@@ -197,6 +201,25 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
             if (p->writes && nvb__iu_warning(&t->devf, w->bs, t->path, gm, sizeof gm))
                 plan_warn(p, "%s", gm);
         }
+        if (chardev) {
+            /* Passthrough: whatever name the target has, jobs open the
+             * namespace's generic node, and its size and LBA size are the
+             * namespace's. */
+            struct nvb__nvme_ns ns;
+            char gm[512];
+            rc = nvb__nvme_ns_find(t->path, &ns, gm, sizeof gm);
+            if (rc < 0)
+                FAIL(rc, "engine %s: target %s", p->eng->name, gm);
+            snprintf(t->file, sizeof t->file, "%s", ns.generic);
+            t->ti.size = ns.size;
+            t->ti.lbs = ns.lba_size;
+            if (!t->ti.dev[0] && ns.block[0])
+                snprintf(t->ti.dev, sizeof t->ti.dev, "%s", ns.block + (strncmp(ns.block, "/dev/", 5) ? 0 : 5));
+            if (ns.max_transfer && w->bs > ns.max_transfer)
+                FAIL(-EINVAL, "bs '%s' is larger than the largest command namespace '%s' takes (%" PRIu64
+                     " bytes, max_hw_sectors_kb): passthrough does not split I/O", fmt_size(w->bs, b1, sizeof b1),
+                     t->path, ns.max_transfer);
+        }
         switch (t->ti.kind) {
         case NVB__T_DIR:
             rc = nvb__target_access(t->path, 1);
@@ -210,12 +233,17 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
             if (t->ti.lbs < 512)
                 t->ti.lbs = 512;
             break;
+        case NVB__T_CHAR:
+            if (!chardev)
+                FAIL(-EINVAL, "target '%s' is a character device: only engine nvme drives those (NVMe generic "
+                     "nodes /dev/ngXnY)", t->path);
+            /* fall through */
         case NVB__T_FILE:
         case NVB__T_BLOCK:
-            rc = nvb__target_access(t->path, p->writes);
+            rc = nvb__target_access(t->file, p->writes);
             if (rc < 0)
-                FAIL(rc, "target '%s': no permission to open it for %s: %s", t->path,
-                     p->writes ? "writing" : "reading", nvb_strerror(rc));
+                FAIL(rc, "target '%s': no permission to open %s for %s: %s", t->path,
+                     strcmp(t->file, t->path) ? t->file : "it", p->writes ? "writing" : "reading", nvb_strerror(rc));
             if (t->ti.size == 0)
                 FAIL(-EINVAL, "target '%s' is empty (size 0): nothing to %s", t->path, p->writes ? "write" : "read");
             if (w->offset >= t->ti.size)
@@ -230,14 +258,15 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
         default:
             FAIL(-EINVAL, "target '%s' is not a regular file, a block device or a directory", t->path);
         }
-        if (w->direct) {
+        if (w->direct || chardev) {
             uint32_t lbs = t->ti.lbs ? t->ti.lbs : 512;
+            const char *needs = chardev ? "NVMe commands move whole blocks" : "direct=1";
             if (w->bs % lbs)
-                FAIL(-EINVAL, "bs '%s' is not a multiple of the logical block size %u of target '%s' (direct=1)",
-                     fmt_size(w->bs, b1, sizeof b1), lbs, t->path);
+                FAIL(-EINVAL, "bs '%s' is not a multiple of the logical block size %u of target '%s' (%s)",
+                     fmt_size(w->bs, b1, sizeof b1), lbs, t->path, needs);
             if (t->off % lbs)
-                FAIL(-EINVAL, "offset '%" PRIu64 "' is not a multiple of the logical block size %u of target '%s' (direct=1)",
-                     t->off, lbs, t->path);
+                FAIL(-EINVAL, "offset '%" PRIu64 "' is not a multiple of the logical block size %u of target '%s' (%s)",
+                     t->off, lbs, t->path, needs);
         }
         if (w->bs > t->len)
             FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
@@ -309,6 +338,7 @@ struct job {
     struct live live;
     int rc;                      /* setup or fatal error */
     char why[256];
+    char note[256];              /* the engine's note after the run */
     int cpu;
 };
 
@@ -712,14 +742,17 @@ static int job_setup(struct job *j)
     for (unsigned t = 0; t < j->nt; t++)
         j->fds[t] = -1;
     int nofiles = (e->flags & NVB__ENG_NO_FILES) != 0;
+    /* A character device refuses O_DIRECT; passthrough I/O is direct anyway. */
+    int odirect = w->direct && !(e->flags & NVB__ENG_CHARDEV);
     unsigned jobs_here = 0, rank = 0;
     for (unsigned t = 0; t < j->nt; t++) {
         const struct ptarget *pt = &p->t[j->tmap[t]];
         if (!nofiles) {
-            int fd = nvb__target_open(pt->file, (p->writes ? NVB__O_WRITE : 0) | (w->direct ? NVB__O_DIRECT : 0));
+            int fd = nvb__target_open(pt->file, (p->writes ? NVB__O_WRITE : 0) | (odirect ? NVB__O_DIRECT : 0));
             if (fd < 0) {
-                snprintf(j->why, sizeof j->why, "cannot open target '%s'%s: %s", pt->path,
-                         w->direct ? " with O_DIRECT (try direct=0)" : "", nvb_strerror(fd));
+                snprintf(j->why, sizeof j->why, "cannot open target '%s'%s%s%s: %s", pt->path,
+                         strcmp(pt->file, pt->path) ? " as " : "", strcmp(pt->file, pt->path) ? pt->file : "",
+                         odirect ? " with O_DIRECT (try direct=0)" : "", nvb_strerror(fd));
                 return fd;
             }
             j->fds[t] = fd;
@@ -802,7 +835,8 @@ static int job_setup(struct job *j)
     }
     memcpy(j->eopts, p->eopts, sizeof p->eopts);
     struct nvb__engine_ctx ctx = {
-        .qd = qd, .nfds = nofiles ? 0 : j->nt, .fds = j->fds, .direct = w->direct, .writes = p->writes,
+        .qd = qd, .nfds = nofiles ? 0 : j->nt, .fds = j->fds, .direct = w->direct || (e->flags & NVB__ENG_CHARDEV),
+        .writes = p->writes,
         .bufs = j->bufs, .buf_len = (size_t)w->bs, .cpu = j->cpu, .opts = j->eopts, .opts_set = p->eopts_set,
         .used = &j->used, .why = j->why, .why_len = sizeof j->why,
     };
@@ -847,8 +881,11 @@ static void *job_main(void *arg)
         nvb__cond_wait(r->cv, r->mu, 0);
     int go = r->go;
     nvb__mutex_unlock(r->mu);
-    if (go > 0 && rc == 0)
+    if (go > 0 && rc == 0) {
         job_loop(j);
+        if (r->p->eng->note && j->est)
+            r->p->eng->note(j->est, j->note, sizeof j->note);
+    }
     nvb__mutex_lock(r->mu);
     r->ndone++;
     nvb__cond_signal_all(r->cv);
@@ -1436,6 +1473,8 @@ out_join:
                 res->first_mismatch[res->nfirst_mismatch++] = j->first_mm[k];
             if (j->rc < 0 && !res->err)
                 nvb__result_seterr(res, j->rc, j->why);
+            if (j->note[0])
+                nvb__result_warn(res, "engine %s, job %u: %s", p.eng->name, i, j->note);
         }
         res->duration_s = (double)(t_end - r.meas_ns) / 1e9;
         for (unsigned t = 0; t < p.nt; t++)

@@ -178,6 +178,25 @@ int nvb__nvme_identify_ns(int fd, int nsid, uint8_t *buf, size_t len);
  * (-ENOTTY on a controller node). */
 int nvb__nvme_nsid(int fd);
 
+/* ---- the namespace behind a passthrough target (nvme_ns.c) ---- */
+struct nvb__nvme_ns {
+    char     generic[64];       /* the node passthrough I/O goes to, "/dev/ng0n1" */
+    char     block[80];         /* its block device, "/dev/nvme0n1", or "" */
+    int      nsid;              /* -1 unknown */
+    uint32_t lba_size;          /* bytes */
+    uint32_t metadata;          /* metadata bytes per block (Identify only; 0 from sysfs) */
+    uint64_t size;              /* bytes */
+    uint64_t max_transfer;      /* bytes per command, 0 unknown */
+    char     source[12];        /* "sysfs" or "identify" */
+};
+/* The NVMe namespace a path names (/dev/ngXnY, /dev/nvmeXnY, a multipath
+ * head, a symlink to one), from discovery, else from Identify through the
+ * node itself. 0, or -ENODEV (not an NVMe namespace, or no generic node),
+ * -EINVAL (a partition; no capacity), -ENOENT, -EACCES, -ENOMEM, with msg. */
+int nvb__nvme_ns_find(const char *path, struct nvb__nvme_ns *ns, char *msg, size_t len);
+int nvb__nvme_ns_find_ctx(const struct nvb__devctx *c, const char *path, struct nvb__nvme_ns *ns, char *msg,
+                          size_t len);
+
 /* ---- the destructive-write guard ---- */
 /* Would writing to path destroy something? 0 when allowed. -EBUSY when the
  * device (or an alias: its partitions, its parent, multipath head or paths,

@@ -1,0 +1,777 @@
+/*
+ * NVMe passthrough through io_uring: NVMe Read/Write commands carried by
+ * IORING_OP_URING_CMD to the namespace's generic character device
+ * /dev/ngXnY (Linux 5.19+), bypassing the block layer's bio path,
+ * scheduler and accounting. This is the Linux analogue of the "native"
+ * NVMe stack of the published Windows comparison: the same queues, less
+ * software between the application and them (the I/O Passthru paper,
+ * FAST '24).
+ *
+ * Each command needs a 128-byte SQE (the 64-byte header plus the 80-byte
+ * struct nvme_uring_cmd) and a 32-byte CQE, hence SETUP_SQE128|CQE32.
+ * The engine otherwise follows io_uring.c's cost model: submit() only
+ * fills SQEs; reap() makes one io_uring_enter() per call; completions are
+ * read straight off the CQ ring.
+ *
+ * What the runner guarantees: fds are /dev/ngXnY nodes opened without
+ * O_DIRECT (a character device refuses it), bs and offsets are multiples of
+ * the LBA size, and every target passed the destructive-write guard. What
+ * the engine still checks itself, because a passthrough command is not
+ * bound by the descriptor's open mode on kernels before 6.2 when the caller
+ * has CAP_SYS_ADMIN: it never sends a write through a descriptor opened
+ * read-only (the I/O completes with -EBADF, as pwrite would).
+ *
+ * Completion: cqe->res is 0 on success, -errno when the kernel failed the
+ * command, or a positive NVMe status (SCT/SC, the DNR and More bits) when
+ * the controller did. A status is -EIO for the runner; the engine keeps the
+ * first and the count for a note in the result.
+ *
+ * Threading: like io_uring.c, setup() runs on the job thread that submits.
+ */
+#include "core/engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvbench.h"
+
+enum {
+    OPT_FIXEDBUFS,
+    OPT_REGFILES,
+    OPT_IOPOLL,
+    OPT_ENTRIES,
+    OPT_DEFER_TASKRUN,
+};
+
+static const struct nvb__optdef nvme_opts[] = {
+    [OPT_FIXEDBUFS] = { "fixedbufs", NVB__OPT_AUTOBOOL, -1, -1, 1,
+        "registered buffers with IORING_URING_CMD_FIXED (-1: when the kernel takes them, 6.1+; else plain addresses)" },
+    [OPT_REGFILES] = { "regfiles", NVB__OPT_AUTOBOOL, -1, -1, 1,
+        "register the generic-node descriptors (-1: try, fall back on failure)" },
+    [OPT_IOPOLL] = { "iopoll", NVB__OPT_BOOL, 0, 0, 1,
+        "busy-poll for completions (IORING_SETUP_IOPOLL); the controller needs poll queues (nvme poll_queues=N)" },
+    [OPT_ENTRIES] = { "entries", NVB__OPT_INT, 0, 0, 32768,
+        "submission queue size (0: qd rounded up to a power of two)" },
+    [OPT_DEFER_TASKRUN] = { "defer_taskrun", NVB__OPT_AUTOBOOL, -1, -1, 1,
+        "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN (-1: when the kernel has it, 6.1+)" },
+    { NULL, 0, 0, 0, 0, NULL },
+};
+
+#if NVB_HAVE_LIBURING
+#include <dirent.h>
+#include <liburing.h>
+#include <linux/nvme_ioctl.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "devices/devices.h"
+
+/* Debian 12's liburing 2.3 and linux-libc-dev 6.1 define all of these;
+ * older headers may not, and the values are kernel ABI. */
+#ifndef IORING_SETUP_SQE128
+#define IORING_SETUP_SQE128 (1U << 10)      /* 5.19 */
+#endif
+#ifndef IORING_SETUP_CQE32
+#define IORING_SETUP_CQE32 (1U << 11)       /* 5.19 */
+#endif
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER (1U << 12) /* 6.0 */
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN (1U << 13) /* 6.1 */
+#endif
+#ifndef IORING_URING_CMD_FIXED
+#define IORING_URING_CMD_FIXED (1U << 0)    /* sqe->uring_cmd_flags, 6.1 */
+#endif
+#ifndef NVME_URING_CMD_IO
+#define NVME_URING_CMD_IO _IOWR('N', 0x80, struct nvme_uring_cmd) /* 5.19 */
+#endif
+
+#define NVME_CMD_WRITE 0x01
+#define NVME_CMD_READ 0x02
+#define NVME_MAX_NLB 65536u         /* CDW12 NLB is 16 bits, 0-based */
+#define PROBE_BUF 4096u
+
+_Static_assert(sizeof(struct nvme_uring_cmd) <= 80, "nvme_uring_cmd fits the SQE128 command area");
+
+struct nvt {                        /* one target */
+    int      fd;
+    uint32_t nsid;
+    uint32_t lba_size;
+    uint8_t  lba_shift;
+    uint8_t  writable;
+};
+
+struct nvme_eng {
+    struct io_uring ring;
+    unsigned nt;
+    struct nvt *t;
+    void *const *bufs;
+    size_t   buf_len;
+    unsigned nbufs;                 /* registered buffers usable with URING_CMD_FIXED */
+    unsigned outstanding;           /* in the ring: prepared, not yet reaped */
+    unsigned char regfiles, iopoll, defer;
+    /* I/Os failed in submit() before reaching the ring (a write on a
+     * read-only descriptor, a bad target, misalignment). */
+    struct nvb__io **early;
+    unsigned nearly, early_cap;
+    /* NVMe status codes returned by the controller */
+    uint64_t nstatus;
+    uint32_t first_status;
+    uint64_t first_off;
+    uint8_t  first_dir;
+    uint16_t first_target;
+};
+
+static const char *uring_err_text(int err)
+{
+    switch (err) {
+    case -ENOSYS: return "the kernel has no io_uring (older than 5.1, or CONFIG_IO_URING=n)";
+    case -EPERM:  return "io_uring is disabled for this process (sysctl kernel.io_uring_disabled, or a seccomp/container policy)";
+    case -EINVAL: return "the kernel refused IORING_SETUP_SQE128|CQE32 (NVMe passthrough needs Linux 5.19 or later)";
+    case -ENOMEM: return "cannot allocate the rings (RLIMIT_MEMLOCK too low on kernels before 5.12)";
+    default:      return strerror(-err);
+    }
+}
+
+/* Linux names the NVMe generic nodes ngXnY (5.13+); only those that exist
+ * count, and one that can be opened at all says the engine can run here. */
+static int generic_nodes(char *first, size_t len, int *openable)
+{
+    DIR *d = opendir("/dev");
+    int n = 0;
+    *openable = 0;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        unsigned x, y;
+        char tail;
+        if (sscanf(e->d_name, "ng%un%u%c", &x, &y, &tail) != 2)
+            continue;
+        char p[300];
+        snprintf(p, sizeof p, "/dev/%s", e->d_name);
+        if (!n)
+            snprintf(first, len, "%s", p);
+        n++;
+        if (!*openable) {
+            int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+            if (fd >= 0) {
+                *openable = 1;
+                snprintf(first, len, "%s", p);
+                close(fd);
+            }
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/*
+ * Available when the kernel takes a passthrough ring and this machine has a
+ * namespace generic node this process may open. The per-namespace questions
+ * (is it formatted with metadata, does the kernel let this user send I/O
+ * commands) are answered by setup(), with the namespace named.
+ */
+static int nvme_probe(char *why, size_t why_len)
+{
+    struct io_uring ring;
+    struct io_uring_params p;
+    memset(&p, 0, sizeof p);
+    p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
+    int r = io_uring_queue_init_params(4, &ring, &p);
+    if (r < 0) {
+        nvb__why(why, why_len, "nvme: %s", uring_err_text(r));
+        return r == -EINVAL ? -ENOTSUP : r;
+    }
+    struct io_uring_probe *pr = io_uring_get_probe_ring(&ring);
+    int ok = pr && io_uring_opcode_supported(pr, IORING_OP_URING_CMD);
+    if (pr)
+        io_uring_free_probe(pr);
+    io_uring_queue_exit(&ring);
+    if (!ok) {
+        nvb__why(why, why_len, "nvme: the kernel lacks IORING_OP_URING_CMD (needs Linux 5.19 or later)");
+        return -ENOTSUP;
+    }
+    char first[300] = "";
+    int openable;
+    int n = generic_nodes(first, sizeof first, &openable);
+    if (!n) {
+        nvb__why(why, why_len, "nvme: no NVMe generic device (/dev/ng*) on this machine");
+        return -ENOTSUP;
+    }
+    if (!openable) {
+        nvb__why(why, why_len, "nvme: no permission to open the NVMe generic devices (%s, ...): passthrough "
+                 "needs read/write access to them, and CAP_SYS_ADMIN before Linux 6.2", first);
+        return -EACCES;
+    }
+    return 0;
+}
+
+static int64_t optv(const struct nvb__engine_ctx *ctx, int i)
+{
+    return ctx->opts ? ctx->opts[i] : nvme_opts[i].def;
+}
+
+static void nvme_teardown(void *state)
+{
+    struct nvme_eng *e = state;
+    if (!e)
+        return;
+    if (e->ring.ring_fd >= 0)
+        io_uring_queue_exit(&e->ring);
+    free(e->t);
+    free(e->early);
+    free(e);
+}
+
+static void fill_cmd(struct io_uring_sqe *sqe, const struct nvt *t, int fd, int fixed_file, int dir, void *buf,
+                     uint32_t len, uint64_t off, int buf_index)
+{
+    memset(sqe, 0, 2 * sizeof(*sqe)); /* SQE128: the command area is the second half */
+    sqe->opcode = IORING_OP_URING_CMD;
+    sqe->fd = fd;
+    if (fixed_file)
+        sqe->flags |= IOSQE_FIXED_FILE;
+    sqe->cmd_op = NVME_URING_CMD_IO;
+    if (buf_index >= 0) {
+        sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+        sqe->buf_index = (uint16_t)buf_index;
+    }
+    struct nvme_uring_cmd *c = (struct nvme_uring_cmd *)sqe->cmd;
+    uint64_t slba = off >> t->lba_shift;
+    c->opcode = dir == NVB_WRITE ? NVME_CMD_WRITE : NVME_CMD_READ;
+    c->nsid = t->nsid;
+    c->addr = (uint64_t)(uintptr_t)buf;
+    c->data_len = len;
+    c->cdw10 = (uint32_t)slba;
+    c->cdw11 = (uint32_t)(slba >> 32);
+    c->cdw12 = (len >> t->lba_shift) - 1; /* NLB, 0-based; no FUA, no PI */
+}
+
+/* The CQE of ring position `pos` (CQE32: every entry is two slots). */
+static const struct io_uring_cqe *cqe_at(const struct io_uring *ring, unsigned pos)
+{
+    unsigned shift = (ring->flags & IORING_SETUP_CQE32) ? 1 : 0;
+    return &ring->cq.cqes[(pos & ring->cq.ring_mask) << shift];
+}
+
+/* One command at setup, waited for: a read of the first block of target
+ * `ti`, with or without a registered buffer. It proves that this process may
+ * send I/O commands and whether the kernel takes IORING_URING_CMD_FIXED.
+ * Returns the command's cqe->res, or a negative errno from io_uring. */
+static int probe_read(struct nvme_eng *e, unsigned ti, int fixed)
+{
+    const struct nvt *t = &e->t[ti];
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&e->ring);
+    if (!sqe)
+        return -EBUSY;
+    fill_cmd(sqe, t, e->regfiles ? (int)ti : t->fd, e->regfiles, NVB_READ, e->bufs[0], t->lba_size, 0,
+             fixed ? 0 : -1);
+    sqe->user_data = 0;
+    int r;
+    do
+        r = io_uring_submit_and_wait(&e->ring, 1);
+    while (r == -EINTR);
+    if (r < 0)
+        return r;
+    /* Wait (IOPOLL reaps only when asked) until the completion is there. */
+    while (!io_uring_cq_ready(&e->ring)) {
+        r = io_uring_get_events(&e->ring);
+        if (r < 0 && r != -EINTR && r != -EAGAIN)
+            return r;
+    }
+    int res = cqe_at(&e->ring, *e->ring.cq.khead)->res;
+    io_uring_cq_advance(&e->ring, 1);
+    return res;
+}
+
+static const char *status_text(uint32_t st)
+{
+    unsigned sct = (st >> 8) & 7, sc = st & 0xff;
+    if (sct == 0) {
+        switch (sc) {
+        case 0x01: return "Invalid Command Opcode";
+        case 0x02: return "Invalid Field in Command";
+        case 0x04: return "Data Transfer Error";
+        case 0x06: return "Internal Error";
+        case 0x0b: return "Invalid Namespace or Format";
+        case 0x80: return "LBA Out of Range";
+        case 0x81: return "Capacity Exceeded";
+        case 0x82: return "Namespace Not Ready";
+        default: break;
+        }
+    } else if (sct == 2) {
+        switch (sc) {
+        case 0x80: return "Write Fault";
+        case 0x81: return "Unrecovered Read Error";
+        case 0x82: return "End-to-end Guard Check Error";
+        case 0x86: return "Access Denied";
+        default: break;
+        }
+    }
+    return "see the NVMe base specification";
+}
+
+/* Identify each target's namespace; fills e->t. 0 or -errno with ctx->why. */
+static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *e)
+{
+    uint8_t *idb = NULL;
+    if (posix_memalign((void **)&idb, 4096, 4096) != 0) {
+        nvb__why(ctx->why, ctx->why_len, "nvme: out of memory");
+        return -ENOMEM;
+    }
+    int rc = 0;
+    for (unsigned i = 0; i < ctx->nfds && rc == 0; i++) {
+        struct nvt *t = &e->t[i];
+        t->fd = ctx->fds[i];
+        int fl = fcntl(t->fd, F_GETFL);
+        if (fl < 0) {
+            rc = -errno;
+            nvb__why(ctx->why, ctx->why_len, "nvme: target %u: bad descriptor: %s", i, strerror(-rc));
+            break;
+        }
+        t->writable = (fl & O_ACCMODE) != O_RDONLY;
+        int nsid = nvb__nvme_nsid(t->fd);
+        if (nsid < 0) {
+            rc = nsid == -ENOTTY || nsid == -EINVAL || nsid == -ENODEV ? -ENODEV : nsid;
+            nvb__why(ctx->why, ctx->why_len, "nvme: target %u is not an NVMe namespace node (NVME_IOCTL_ID: %s); "
+                     "the engine drives /dev/ngXnY", i, strerror(-nsid));
+            break;
+        }
+        t->nsid = (uint32_t)nsid;
+        int r = nvb__nvme_identify_ns(t->fd, nsid, idb, 4096);
+        struct nvb__idns id;
+        if (r == 0)
+            r = nvb__idns_parse(idb, 4096, &id);
+        if (r < 0) {
+            rc = r;
+            nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %d): Identify Namespace failed: %s%s", i, nsid,
+                     strerror(-r), r == -EACCES || r == -EPERM
+                         ? " (NVMe passthrough needs CAP_SYS_ADMIN before Linux 6.2)" : "");
+            break;
+        }
+        if (id.ms) {
+            /* With metadata the controller also transfers ms bytes per
+             * block to or from a separate buffer this engine does not
+             * provide (or interleaves them: extended LBAs). */
+            rc = -ENOTSUP;
+            nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %d) is formatted with %u bytes of metadata "
+                     "per block: not supported (use a format without metadata)", i, nsid, id.ms);
+            break;
+        }
+        t->lba_size = id.lba_size;
+        t->lba_shift = (uint8_t)__builtin_ctz(id.lba_size);
+        if (ctx->buf_len && ctx->buf_len % id.lba_size) {
+            rc = -EINVAL;
+            nvb__why(ctx->why, ctx->why_len, "nvme: buffer size %zu is not a multiple of the LBA size %u of "
+                     "target %u", ctx->buf_len, id.lba_size, i);
+            break;
+        }
+    }
+    free(idb);
+    return rc;
+}
+
+static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
+{
+    unsigned qd = ctx->qd ? ctx->qd : 1;
+    int64_t fixedbufs = optv(ctx, OPT_FIXEDBUFS);
+    int64_t regfiles = optv(ctx, OPT_REGFILES);
+    int64_t iopoll = optv(ctx, OPT_IOPOLL);
+    int64_t defer = optv(ctx, OPT_DEFER_TASKRUN);
+    unsigned entries = (unsigned)optv(ctx, OPT_ENTRIES);
+    int r;
+
+    if (!ctx->nfds) {
+        nvb__why(ctx->why, ctx->why_len, "nvme: no targets");
+        return -EINVAL;
+    }
+    if (!ctx->bufs || !ctx->buf_len) {
+        nvb__why(ctx->why, ctx->why_len, "nvme: the runner gave no buffers");
+        return -EINVAL;
+    }
+    if (!entries) {
+        entries = 1;
+        while (entries < qd)
+            entries <<= 1;
+    } else if (entries < qd) {
+        nvb__why(ctx->why, ctx->why_len, "nvme: entries=%u is smaller than qd=%u", entries, qd);
+        return -EINVAL;
+    }
+
+    struct nvme_eng *e = calloc(1, sizeof *e);
+    if (e) {
+        e->t = calloc(ctx->nfds, sizeof *e->t);
+        e->early = calloc(qd, sizeof *e->early);
+    }
+    if (!e || !e->t || !e->early) {
+        nvme_teardown(e);
+        nvb__why(ctx->why, ctx->why_len, "nvme: out of memory");
+        return -ENOMEM;
+    }
+    e->ring.ring_fd = -1;
+    e->nt = ctx->nfds;
+    e->bufs = ctx->bufs;
+    e->buf_len = ctx->buf_len;
+    e->early_cap = qd;
+
+    r = identify_targets(ctx, e);
+    if (r < 0)
+        goto fail;
+
+    /* The ring: the cheapest completion model the kernel takes. */
+    const unsigned base = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 | (iopoll ? IORING_SETUP_IOPOLL : 0);
+    const unsigned DEFER = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+    unsigned cand[2], ncand = 0;
+    if (defer != 0)
+        cand[ncand++] = DEFER;
+    if (defer != 1)
+        cand[ncand++] = 0;
+    r = -EINVAL;
+    unsigned used_flags = 0;
+    for (unsigned i = 0; i < ncand; i++) {
+        struct io_uring_params p;
+        memset(&p, 0, sizeof p);
+        p.flags = base | cand[i];
+        r = io_uring_queue_init_params(entries, &e->ring, &p);
+        if (r == 0) {
+            used_flags = p.flags;
+            break;
+        }
+        e->ring.ring_fd = -1;
+        if (r != -EINVAL)
+            break;
+        if (i + 1 < ncand)
+            nvb__used_set(ctx->used, "setup_flags_why", "kernel refused SINGLE_ISSUER|DEFER_TASKRUN");
+    }
+    if (r < 0) {
+        nvb__why(ctx->why, ctx->why_len, "nvme: io_uring_queue_init(%u, SQE128|CQE32%s%s): %s", entries,
+                 iopoll ? "|IOPOLL" : "", defer == 1 ? "|SINGLE_ISSUER|DEFER_TASKRUN" : "",
+                 defer == 1 && r == -EINVAL ? "the kernel refused DEFER_TASKRUN (needs 6.1)" : uring_err_text(r));
+        goto fail;
+    }
+    e->iopoll = !!(used_flags & IORING_SETUP_IOPOLL);
+    e->defer = !!(used_flags & IORING_SETUP_DEFER_TASKRUN);
+    nvb__used_set(ctx->used, "setup_flags", "SQE128|CQE32%s%s", e->iopoll ? "|IOPOLL" : "",
+                  e->defer ? "|SINGLE_ISSUER|DEFER_TASKRUN" : "");
+    nvb__used_set(ctx->used, "entries", "%u", e->ring.sq.ring_entries);
+
+    if (regfiles) {
+        int *fds = malloc(e->nt * sizeof *fds);
+        r = fds ? 0 : -ENOMEM;
+        if (fds) {
+            for (unsigned i = 0; i < e->nt; i++)
+                fds[i] = e->t[i].fd;
+            r = io_uring_register_files(&e->ring, fds, e->nt);
+            free(fds);
+        }
+        if (r < 0 && regfiles == 1) {
+            nvb__why(ctx->why, ctx->why_len, "nvme: regfiles=1: registering %u files: %s", e->nt, strerror(-r));
+            goto fail;
+        }
+        if (r < 0)
+            nvb__used_set(ctx->used, "regfiles_why", "io_uring_register_files: %s", strerror(-r));
+        e->regfiles = r == 0;
+    }
+    nvb__used_set(ctx->used, "regfiles", "%d", e->regfiles);
+
+    if (fixedbufs) {
+        struct iovec *iov = calloc(qd, sizeof *iov);
+        if (!iov) {
+            r = -ENOMEM;
+            nvb__why(ctx->why, ctx->why_len, "nvme: out of memory");
+            goto fail;
+        }
+        for (unsigned i = 0; i < qd; i++) {
+            iov[i].iov_base = ctx->bufs[i];
+            iov[i].iov_len = ctx->buf_len;
+        }
+        r = io_uring_register_buffers(&e->ring, iov, qd);
+        free(iov);
+        if (r < 0) {
+            const char *hint = r == -ENOMEM ? " (RLIMIT_MEMLOCK too low? see ulimit -l)" : "";
+            if (fixedbufs == 1) {
+                nvb__why(ctx->why, ctx->why_len, "nvme: fixedbufs=1: registering %u buffers of %zu bytes: %s%s", qd,
+                         ctx->buf_len, strerror(-r), hint);
+                goto fail;
+            }
+            nvb__used_set(ctx->used, "fixedbufs_why", "io_uring_register_buffers: %s%s", strerror(-r), hint);
+        } else {
+            e->nbufs = qd;
+        }
+    }
+
+    /* One read per target before the run: it fails here, with the target
+     * named, what would otherwise fail every I/O (no permission for I/O
+     * commands, a namespace that is not ready), and it learns whether the
+     * kernel takes registered buffers for passthrough (6.1+: older ones
+     * reject the unknown uring_cmd_flags with -EINVAL). */
+    /* It reads into buffer 0, which the runner has filled (fill=random or
+     * zero): keep what was there. identify_targets() made every LBA size
+     * divide buf_len. */
+    uint32_t maxlba = 0;
+    for (unsigned i = 0; i < e->nt; i++)
+        if (e->t[i].lba_size > maxlba)
+            maxlba = e->t[i].lba_size;
+    void *saved = malloc(maxlba);
+    if (!saved) {
+        r = -ENOMEM;
+        nvb__why(ctx->why, ctx->why_len, "nvme: out of memory");
+        goto fail;
+    }
+    memcpy(saved, e->bufs[0], maxlba);
+    r = 0;
+    for (unsigned i = 0; i < e->nt && r == 0; i++) {
+        int res = probe_read(e, i, i == 0 && e->nbufs);
+        if (res == -EINVAL && i == 0 && e->nbufs) {
+            if (fixedbufs == 1) {
+                r = -ENOTSUP;
+                nvb__why(ctx->why, ctx->why_len, "nvme: fixedbufs=1: the kernel refuses IORING_URING_CMD_FIXED "
+                         "(registered buffers for passthrough need Linux 6.1)");
+                break;
+            }
+            io_uring_unregister_buffers(&e->ring);
+            e->nbufs = 0;
+            nvb__used_set(ctx->used, "fixedbufs_why", "the kernel refuses IORING_URING_CMD_FIXED (needs 6.1)");
+            res = probe_read(e, i, 0);
+        }
+        if (res != 0) {
+            r = res < 0 ? res : -EIO;
+            if (res > 0)
+                nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %u): a read of block 0 failed with NVMe "
+                         "status 0x%x (%s)", i, e->t[i].nsid, (unsigned)res, status_text((uint32_t)res));
+            else
+                nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %u): a read of block 0 failed: %s%s", i,
+                         e->t[i].nsid, strerror(-res), res == -EACCES || res == -EPERM
+                             ? " (NVMe I/O passthrough needs CAP_SYS_ADMIN before Linux 6.2, and read access "
+                               "to the node after)" : "");
+        }
+    }
+    memcpy(e->bufs[0], saved, maxlba);
+    free(saved);
+    if (r < 0)
+        goto fail;
+    nvb__used_set(ctx->used, "fixedbufs", "%d", e->nbufs ? 1 : 0);
+    nvb__used_set(ctx->used, "iopoll", "%d", e->iopoll);
+    nvb__used_set(ctx->used, "nsid", "%u", e->t[0].nsid);
+    nvb__used_set(ctx->used, "lba_size", "%u", e->t[0].lba_size);
+
+    *state = e;
+    return 0;
+fail:
+    nvme_teardown(e);
+    return r < 0 ? r : -EINVAL;
+}
+
+static void fail_early(struct nvme_eng *e, struct nvb__io *io, int err)
+{
+    io->res = err;
+    e->early[e->nearly++] = io;
+}
+
+static int nvme_submit(void *state, struct nvb__io **ios, unsigned n)
+{
+    struct nvme_eng *e = state;
+    struct io_uring *ring = &e->ring;
+
+    for (unsigned i = 0; i < n; i++) {
+        struct nvb__io *io = ios[i];
+        if (__builtin_expect(e->outstanding + e->nearly >= e->early_cap, 0))
+            return -EOVERFLOW; /* more than qd in flight: a caller bug */
+        if (__builtin_expect(io->target >= e->nt, 0)) {
+            fail_early(e, io, -EBADF);
+            continue;
+        }
+        const struct nvt *t = &e->t[io->target];
+        if (__builtin_expect(io->dir == NVB_WRITE && !t->writable, 0)) {
+            fail_early(e, io, -EBADF);
+            continue;
+        }
+        uint32_t mask = t->lba_size - 1;
+        if (__builtin_expect(!io->len || ((io->off | io->len) & mask) || (io->len >> t->lba_shift) > NVME_MAX_NLB,
+                             0)) {
+            fail_early(e, io, -EINVAL);
+            continue;
+        }
+        struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+        if (__builtin_expect(!sqe, 0)) {
+            int r = io_uring_submit(ring);
+            if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+                return r;
+            sqe = io_uring_get_sqe(ring);
+            if (!sqe)
+                return -EOVERFLOW;
+        }
+        int fixed = -1;
+        if (e->nbufs && io->slot < e->nbufs) {
+            uintptr_t b = (uintptr_t)e->bufs[io->slot], a = (uintptr_t)io->buf;
+            if (a >= b && a - b <= e->buf_len && io->len <= e->buf_len - (a - b))
+                fixed = (int)io->slot;
+        }
+        fill_cmd(sqe, t, e->regfiles ? (int)io->target : t->fd, e->regfiles, io->dir, io->buf, io->len, io->off,
+                 fixed);
+        io_uring_sqe_set_data(sqe, io);
+        e->outstanding++;
+    }
+    return 0;
+}
+
+static unsigned harvest(struct nvme_eng *e, struct nvb__io **out, unsigned max)
+{
+    struct io_uring *ring = &e->ring;
+    unsigned ready = io_uring_cq_ready(ring);
+    if (ready > max)
+        ready = max;
+    if (!ready)
+        return 0;
+    unsigned head = *ring->cq.khead;
+    for (unsigned i = 0; i < ready; i++) {
+        const struct io_uring_cqe *cqe = cqe_at(ring, head + i);
+        struct nvb__io *io = io_uring_cqe_get_data(cqe);
+        int res = cqe->res;
+        if (__builtin_expect(res == 0, 1)) {
+            io->res = io->len; /* a command moves all of its blocks or fails */
+        } else if (res < 0) {
+            io->res = res;
+        } else {
+            if (!e->nstatus++) {
+                e->first_status = (uint32_t)res;
+                e->first_off = io->off;
+                e->first_dir = io->dir;
+                e->first_target = io->target;
+            }
+            io->res = -EIO;
+        }
+        out[i] = io;
+    }
+    io_uring_cq_advance(ring, ready);
+    e->outstanding -= ready;
+    return ready;
+}
+
+static int nvme_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
+{
+    struct nvme_eng *e = state;
+    struct io_uring *ring = &e->ring;
+    unsigned got = 0;
+
+    /* Early failures first: they never entered the ring. */
+    while (e->nearly && got < max)
+        out[got++] = e->early[--e->nearly];
+    if (min > max)
+        min = max;
+    if (min > got + e->outstanding)
+        min = got + e->outstanding;
+    if (got >= min && !io_uring_sq_ready(ring) && !e->outstanding)
+        return (int)got;
+
+    for (;;) {
+        unsigned ready = io_uring_cq_ready(ring);
+        unsigned pending = io_uring_sq_ready(ring);
+        unsigned need = got + ready >= min ? 0 : min - got; /* the kernel counts all ready CQEs */
+        int r = 0;
+        if (need)
+            r = io_uring_submit_and_wait(ring, need);
+        else if (pending)
+            r = e->defer || e->iopoll ? io_uring_submit_and_get_events(ring) : io_uring_submit(ring);
+        else if (!ready && !got && e->outstanding && (e->defer || e->iopoll))
+            r = io_uring_get_events(ring);
+        if (__builtin_expect(r < 0, 0)) {
+            if (r == -EAGAIN || r == -EBUSY) {
+                if (!io_uring_cq_ready(ring)) {
+                    if (e->outstanding <= pending)
+                        return got ? (int)got : r;
+                    struct io_uring_cqe *cqe;
+                    r = io_uring_wait_cqe(ring, &cqe);
+                    if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+                        return r;
+                }
+            } else if (r != -EINTR) {
+                return r;
+            }
+        }
+        got += harvest(e, out + got, max - got);
+        if (got >= min)
+            return (int)got;
+    }
+}
+
+static void nvme_note(void *state, char *msg, size_t len)
+{
+    struct nvme_eng *e = state;
+    msg[0] = '\0';
+    if (!e || !e->nstatus)
+        return;
+    unsigned st = e->first_status;
+    snprintf(msg, len, "%llu command%s completed with an NVMe error status (counted as EIO); the first: status "
+             "0x%x (SCT %u, SC 0x%02x: %s%s) on a %s of target %u at byte %llu",
+             (unsigned long long)e->nstatus, e->nstatus > 1 ? "s" : "", st, (st >> 8) & 7, st & 0xff,
+             status_text(st), st & 0x4000 ? ", do not retry" : "", e->first_dir == NVB_WRITE ? "write" : "read",
+             e->first_target, (unsigned long long)e->first_off);
+}
+
+#else /* !NVB_HAVE_LIBURING */
+
+#define NO_LIBURING "nvme: built without liburing (liburing-dev was not found at build time)"
+
+static int nvme_probe(char *why, size_t why_len)
+{
+    nvb__why(why, why_len, NO_LIBURING);
+    return -ENOTSUP;
+}
+
+static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
+{
+    (void)state;
+    nvb__why(ctx->why, ctx->why_len, NO_LIBURING);
+    return -ENOTSUP;
+}
+
+static int nvme_submit(void *state, struct nvb__io **ios, unsigned n)
+{
+    (void)state;
+    (void)ios;
+    (void)n;
+    return -ENOTSUP;
+}
+
+static int nvme_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
+{
+    (void)state;
+    (void)out;
+    (void)max;
+    (void)min;
+    return -ENOTSUP;
+}
+
+static void nvme_teardown(void *state)
+{
+    (void)state;
+}
+
+static void nvme_note(void *state, char *msg, size_t len)
+{
+    (void)state;
+    if (len)
+        msg[0] = '\0';
+}
+
+#endif /* NVB_HAVE_LIBURING */
+
+const struct nvb__engine nvb__engine_nvme = {
+    .name = "nvme",
+    .desc = "NVMe passthrough: NVMe Read/Write commands through io_uring (IORING_OP_URING_CMD) on /dev/ngXnY, "
+            "bypassing the block layer",
+    .flags = NVB__ENG_CHARDEV,
+    .opts = nvme_opts,
+    .probe = nvme_probe,
+    .setup = nvme_setup,
+    .submit = nvme_submit,
+    .reap = nvme_reap,
+    .teardown = nvme_teardown,
+    .note = nvme_note,
+};

@@ -1,0 +1,350 @@
+#!/usr/bin/python3
+"""Verdict of the QEMU rig: reads the guest's console (tests/vm/init.sh
+prints every result between markers) and the rig's description (rig.json,
+written by run.sh), checks what the rig configured against what nvbench saw
+and did, and prints the block-path-versus-passthrough comparison.
+
+    check.py CONSOLE_LOG RIG_JSON [--accel tcg|kvm] [--guest-seconds S]
+
+Exit 0 when every check passed, 1 otherwise.
+"""
+
+import argparse
+import json
+import re
+import sys
+
+FAILS = []
+PASSES = 0
+
+
+def check(ok, what, detail=""):
+    global PASSES
+    if ok:
+        PASSES += 1
+        print(f"  ok    {what}")
+    else:
+        FAILS.append(what)
+        print(f"  FAIL  {what}" + (f": {detail}" if detail else ""))
+    return ok
+
+
+def parse(text):
+    """Blocks (name -> {"text", "rc"}), stderr lines, and the tagged lines."""
+    blocks, errs, tags = {}, {}, []
+    cur, buf = None, []
+    for line in text.splitlines():
+        line = line.rstrip("\r")
+        i = line.find("@@NVB-")
+        if i > 0 and cur is None:
+            line = line[i:]  # after the firmware's terminal escapes
+        if cur is not None:
+            m = re.match(r"@@NVB-END (\S+) rc=(\d+)$", line)
+            if m and m.group(1) == cur:
+                blocks[cur] = {"text": "\n".join(buf), "rc": int(m.group(2))}
+                cur, buf = None, []
+            else:
+                buf.append(line)
+            continue
+        m = re.match(r"@@NVB-BEGIN (\S+)$", line)
+        if m:
+            cur, buf = m.group(1), []
+            continue
+        m = re.match(r"@@NVB-ERR (\S+) ?(.*)$", line)
+        if m:
+            errs.setdefault(m.group(1), []).append(m.group(2))
+            continue
+        if line.startswith("@@NVB-"):
+            tags.append(line)
+    return blocks, errs, tags
+
+
+def tag(tags, prefix):
+    return [t[len(prefix):].strip() for t in tags if t.startswith(prefix)]
+
+
+def as_json(blocks, name):
+    b = blocks.get(name)
+    if b is None:
+        return None
+    t = b["text"].strip()
+    try:
+        return json.loads(t) if t else None
+    except ValueError:
+        return None
+
+
+def result(blocks, name):
+    """A run_workload result: (rc, parsed JSON or None)."""
+    b = blocks.get(name)
+    if b is None:
+        return None, None
+    return b["rc"], as_json(blocks, name)
+
+
+def ios(r, d):
+    return r.get(d, {}).get("ios", 0)
+
+
+# ------------------------------------------------------------------ checks
+
+def check_devices(devs, rig):
+    print("discovery")
+    if not check(isinstance(devs, list) and devs, "nvb_devices_json() lists the guest's devices"):
+        return {}
+    names = {}
+    ctrls = set()
+    for ns in rig["namespaces"]:
+        tagname = f"namespace {ns['name']} (serial {ns['serial']}, nsid {ns['nsid']})"
+        found = [d for d in devs if d.get("kind") == "nvme" and not d.get("hidden") and d.get("serial") == ns["serial"]
+                 and (d.get("nvme") or {}).get("nsid") == ns["nsid"]]
+        if not check(len(found) == 1, f"{tagname} found once", f"{len(found)} matches"):
+            continue
+        d = found[0]
+        n = d["nvme"]
+        names[ns["name"]] = d
+        check(d["size"] == ns["size"], f"{tagname}: size {ns['size']}", f"got {d['size']}")
+        check(d["logical_block_size"] == ns["lbs"] and d["physical_block_size"] == ns["lbs"],
+              f"{tagname}: block size {ns['lbs']}", f"got {d['logical_block_size']}/{d['physical_block_size']}")
+        check(d.get("io_poll") is True, f"{tagname}: io_poll (poll_queues={rig['poll_queues']})",
+              str(d.get("io_poll")))
+        check(bool(n.get("generic_path")) and n["generic_path"].startswith("/dev/ng"),
+              f"{tagname}: generic node", str(n.get("generic_path")))
+        idf = n.get("identify") or {}
+        check(idf.get("lba_size") == ns["lbs"] and idf.get("nsze", 0) * ns["lbs"] == ns["size"],
+              f"{tagname}: Identify Namespace agrees (NSZE x LBA size)", json.dumps(idf)[:200])
+        cs = n.get("controllers") or []
+        for c in cs:
+            ctrls.add(c.get("name"))
+        if ns["name"] == "MP":
+            check(n.get("role") == "head" and len(n.get("paths") or []) == 2,
+                  f"{tagname}: a multipath head with 2 paths", f"role {n.get('role')}, paths {n.get('paths')}")
+            check(len(cs) == 2 and all(c.get("serial") == ns["serial"] for c in cs)
+                  and all(str(c.get("subsysnqn")).endswith(rig["mp_nqn"]) for c in cs),
+                  f"{tagname}: 2 controllers of subsystem {rig['mp_nqn']}",
+                  json.dumps([(c.get("name"), c.get("serial"), c.get("subsysnqn")) for c in cs]))
+            hidden = [x for x in devs if x.get("kind") == "nvme-path" and x.get("hidden")
+                      and (x.get("nvme") or {}).get("head") == d["name"]]
+            check(len(hidden) == 2 and all(x.get("path") is None for x in hidden),
+                  f"{tagname}: its 2 hidden paths are listed, without device nodes", str(len(hidden)))
+        else:
+            check(n.get("role") == "single" and len(cs) == 1 and cs[0].get("serial") == ns["serial"]
+                  and cs[0].get("transport") == "pcie" and cs[0].get("model") == "QEMU NVMe Ctrl",
+                  f"{tagname}: one PCIe controller, model and serial as configured",
+                  json.dumps([(c.get("serial"), c.get("transport"), c.get("model")) for c in cs]))
+    serials = {ns["serial"] for ns in rig["namespaces"]}
+    check(len(ctrls) == len(serials) + 1, f"{len(serials) + 1} controllers (one subsystem has two)", str(sorted(ctrls)))
+    return names
+
+
+def check_engines(blocks, name, label):
+    print(f"engine behavioural tests on {label}")
+    j = as_json(blocks, name)
+    if not check(j is not None, f"{name}: vmtest printed its checks"):
+        return
+    for c in j["checks"]:
+        if not c["ok"]:
+            check(False, f"{name}: {c['name']}", c["detail"])
+    check(j["failed"] == 0 and j["passed"] >= 78,
+          f"{name}: {j['passed']} checks passed (7 engine configurations: probe, used options, 49 write/read-back "
+          "pairs, past the end, read-only descriptors, reap max)", f"{j['failed']} failed")
+
+
+def check_verify(blocks):
+    print("write with one engine, read back with another (verify=1)")
+    names = sorted(n for n in blocks if n.startswith("verify."))
+    check(len(names) == 14, "7 write/read pairs ran", str(len(names)))
+    for n in names:
+        rc, r = result(blocks, n)
+        eng = n.split(".")[-1]
+        if not check(rc == 0 and r is not None, f"{n}: completed", f"rc {rc}"):
+            continue
+        check(r["engine"] == eng and r["errors"]["count"] == 0, f"{n}: engine {eng}, no errors",
+              json.dumps(r["errors"]))
+        if ".write." in n:
+            check(ios(r, "write") > 0 and ios(r, "read") == 0, f"{n}: {ios(r, 'write')} writes")
+        else:
+            v = r["verify"]
+            check(v["enabled"] and v["checked"] == ios(r, "read") > 0 and v["mismatches"] == 0,
+                  f"{n}: {v['checked']} blocks checked, {v['mismatches']} mismatches", json.dumps(v))
+        if eng == "nvme":
+            u = r.get("engine_used") or {}
+            f = r["per_target"][0]["file"]
+            check(f.startswith("/dev/ng") and u.get("fixedbufs") == "1",
+                  f"{n}: passthrough to {f} with registered buffers (IORING_URING_CMD_FIXED)", json.dumps(u))
+
+
+def check_iopoll(blocks, tags, rig):
+    print("IOPOLL with poll queues")
+    irq = {}
+    for t in tag(tags, "@@NVB-IRQ"):
+        k, v = t.split()
+        irq[k] = int(v)
+    for e in ("io_uring", "nvme"):
+        res = {}
+        for p in ("0", "1"):
+            n = f"iopoll.{e}.{p}"
+            rc, r = result(blocks, n)
+            if not check(rc == 0 and r is not None, f"{n}: completed", f"rc {rc}"):
+                continue
+            u = r.get("engine_used") or {}
+            check(u.get("iopoll") == p and r["errors"]["count"] == 0 and ios(r, "read") == 3000,
+                  f"{n}: engine_used.iopoll={p}, 3000 reads, no errors", json.dumps(u))
+            res[p] = irq.get(n)
+        if "0" in res and "1" in res and res["0"] is not None and res["1"] is not None:
+            check(res["1"] <= 30 and res["0"] >= 100,
+                  f"{e}: polled completions raise no interrupts ({res['1']} interrupts for 3000 polled reads, "
+                  f"{res['0']} without polling)")
+
+
+def check_kstat(blocks, tags):
+    print("kernel counters (/sys/block/NAME/stat)")
+    ks = {}
+    for t in tag(tags, "@@NVB-KSTAT"):
+        f = t.split()
+        a, b = list(map(int, f[1:5])), list(map(int, f[5:9]))
+        ks[f[0]] = [y - x for x, y in zip(a, b)]
+    for e in ("io_uring", "nvme"):
+        n = f"kstat.{e}"
+        rc, r = result(blocks, n)
+        d = ks.get(n)
+        if not check(rc == 0 and r is not None and d is not None, f"{n}: completed", f"rc {rc}"):
+            continue
+        check(ios(r, "read") == 1000, f"{n}: 1000 reads", str(ios(r, "read")))
+        if e == "io_uring":
+            check(d == [1000, 8000, 0, 0], "io_uring: the block layer counted exactly nvbench's 1000 reads "
+                  "(8000 sectors)", str(d))
+        else:
+            check(d == [0, 0, 0, 0], "nvme: passthrough commands bypass the block layer's accounting "
+                  "(Linux 6.1 counts none)", str(d))
+
+
+def check_jbod(blocks, names):
+    print("JBOD: one run across four controllers")
+    want = {names[k]["serial"] for k in ("A", "B1", "C", "D") if k in names}
+    for e in ("io_uring", "nvme"):
+        n = f"jbod.{e}"
+        rc, r = result(blocks, n)
+        if not check(rc == 0 and r is not None, f"{n}: completed", f"rc {rc}"):
+            continue
+        pt = r["per_target"]
+        serials = {t.get("device", {}).get("serial") for t in pt}
+        check(len(pt) == 4 and serials == want and len(want) == 4,
+              f"{n}: 4 targets on 4 controllers ({', '.join(sorted(serials, key=str))})", str(serials))
+        for d in ("read", "write"):
+            for k in ("ios", "bytes"):
+                s = sum(t[d][k] for t in pt)
+                check(s == r[d][k] and s > 0, f"{n}: {d}.{k} total {r[d][k]} == sum over targets {s}")
+            check(all(t[d]["ios"] > 0 for t in pt), f"{n}: every target did {d}s",
+                  str([t[d]["ios"] for t in pt]))
+        check(r["total"]["ios"] == r["read"]["ios"] + r["write"]["ios"] and r["errors"]["count"] == 0,
+              f"{n}: total.ios = read + write, no errors")
+
+
+def check_guard(blocks, errs):
+    print("the destructive-write guard on a namespace with a filesystem")
+    mi = blocks.get("guard.mounts", {})
+    check(mi.get("rc") == 0 and " /mnt " in mi.get("text", ""), "the namespace is mounted on /mnt (ext2)",
+          mi.get("text", "")[:200])
+
+    def err(n):
+        return " ".join(errs.get(n, []))
+    for n, what in (("guard.mounted.psync", "its block device"), ("guard.mounted.nvme", "its generic node")):
+        rc, _ = result(blocks, n)
+        e = err(n)
+        check(rc == 2 and "is in use" in e and "/mnt" in e and "allow_destructive=1" in e,
+              f"a write through {what} is refused while mounted, even with allow_destructive=1 ({n})",
+              f"rc {rc}: {e}")
+    rc, r = result(blocks, "guard.mounted.read")
+    check(rc == 0 and r is not None and ios(r, "read") == 100, "reads of the mounted namespace go on", f"rc {rc}")
+    for n in ("guard.unmounted", "guard.unmounted.nvme"):
+        rc, _ = result(blocks, n)
+        e = err(n)
+        check(rc == 2 and "ext2 filesystem labelled 'nvbvm'" in e and "allow_destructive=1" in e,
+              f"unmounted, the refusal names what would be destroyed ({n})", f"rc {rc}: {e}")
+    rc, r = result(blocks, "guard.allowed")
+    check(rc == 0 and r is not None and ios(r, "write") == 10, "allow_destructive=1 permits it (nvme engine)",
+          f"rc {rc}")
+
+
+def comparison(blocks, names, accel):
+    cells = [("rand4k", "randread"), ("rand4k", "randwrite"), ("seq64k", "read")]
+    a = names.get("A", {})
+    print("the block path beside passthrough")
+    rows = []
+    hdr = f"{'cell':<16}{'engine':<10}{'IOPS':>10}{'MiB/s':>9}{'lat mean us':>13}{'p99 us':>9}" \
+          f"{'CPU us/IO':>11}{'cores':>7}{'vs io_uring':>13}"
+    for cell, rw in cells:
+        base = None
+        for e in ("io_uring", "nvme"):
+            n = f"compare.{cell}.{rw}.{e}"
+            rc, r = result(blocks, n)
+            if not check(rc == 0 and r is not None, f"{n}: completed", f"rc {rc}"):
+                continue
+            d = "read" if "read" in rw else "write"
+            x = r[d]
+            cpu = r["cpu"]["cpu_us_per_io"]
+            check(x["ios"] > 0 and r["errors"]["count"] == 0, f"{n}: {x['ios']} I/Os, no errors")
+            rel = ""
+            if e == "io_uring":
+                base = cpu
+            elif base:
+                rel = f"{cpu / base:.2f}x CPU"
+            rows.append(f"{cell + ' ' + d:<16}{e:<10}{x['iops']:>10.0f}{x['bw_bytes_s'] / 2**20:>9.1f}"
+                        f"{x['lat_ns']['mean'] / 1e3:>13.1f}{x['lat_ns']['p99'] / 1e3:>9.1f}{cpu:>11.1f}"
+                        f"{r['cpu']['process_cores']:>7.2f}{rel:>13}")
+    print()
+    print(f"The block path (io_uring) beside passthrough (nvme) on one namespace ({a.get('path')}, serial "
+          f"{a.get('serial')}), qd 32, 1 job,")
+    print(f"the Linux analogue of the published non-native and native columns. QEMU {accel.upper()}: emulated "
+          "CPUs and an emulated controller,")
+    print("so these figures show the software path's relative cost, not what hardware does.")
+    print(hdr)
+    print("-" * len(hdr))
+    for row in rows:
+        print(row)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("log")
+    ap.add_argument("rig")
+    ap.add_argument("--accel", default="tcg")
+    ap.add_argument("--guest-seconds", default="?")
+    a = ap.parse_args()
+    text = open(a.log, encoding="utf-8", errors="replace").read()
+    rig = json.load(open(a.rig, encoding="utf-8"))
+    blocks, errs, tags = parse(text)
+
+    print("guest")
+    ex = tag(tags, "@@NVB-EXIT")
+    check(bool(ex) and ex[-1].split()[0] == "0", "the guest ran to its end", (ex or ["no exit marker"])[-1])
+    for n, lines in errs.items():
+        if not n.startswith(("guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices")):
+            check(False, f"guest: {n}", " ".join(lines))
+    k = blocks.get("kernel", {}).get("text", "").strip()
+    check(k.startswith("6.1."), f"kernel {k} (Debian's linux-image-amd64)")
+    devs = as_json(blocks, "devices")
+    names = check_devices(devs, rig)
+    check_engines(blocks, "engines.A", "namespace A (512-byte LBAs)")
+    check_engines(blocks, "engines.B1", "namespace B1 (4096-byte LBAs)")
+    check_verify(blocks)
+    check_iopoll(blocks, tags, rig)
+    check_kstat(blocks, tags)
+    check_jbod(blocks, names)
+    check_guard(blocks, errs)
+    comparison(blocks, names, a.accel)
+
+    booted = tag(tags, "@@NVB-BOOTED")
+    ready = tag(tags, "@@NVB-READY")
+    print()
+    print(f"guest uptime at /init {booted[0] if booted else '?'}, namespaces ready {ready[0] if ready else '?'}, "
+          f"end {ex[-1] if ex else '?'}; {a.guest_seconds} s from QEMU start to power-off ({a.accel})")
+    print(f"{PASSES} checks passed, {len(FAILS)} failed")
+    for f in FAILS:
+        print(f"  failed: {f}")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

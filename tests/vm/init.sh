@@ -1,0 +1,192 @@
+#!/bin/sh
+# /init of the QEMU rig's initramfs (built by tests/vm/run.sh; busybox sh).
+#
+# Loads the stock kernel's NVMe driver, waits for the namespaces the rig
+# configured, runs the tests and prints every result between markers on the
+# console (the first serial port), which the host parses (check.py):
+#
+#   @@NVB-BEGIN <name>           a block: JSON, or text
+#   @@NVB-END <name> rc=<n>      its end, with the exit status
+#   @@NVB-ERR <name> <text>      a program's stderr, on one line
+#   @@NVB-EXIT <n>               the end of the run
+#
+# /vm.conf (written by run.sh) names the modules, the poll queues and the
+# controllers by serial. Nothing here decides pass or fail: the host does.
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /tmp /mnt
+mount -t tmpfs tmpfs /tmp
+. /vm.conf
+
+T0=$(cut -d' ' -f1 /proc/uptime)
+echo "@@NVB-BOOTED uptime=$T0"
+
+finish() {
+    echo "@@NVB-EXIT $1 uptime=$(cut -d' ' -f1 /proc/uptime)"
+    sync
+    poweroff -f
+    sleep 10
+}
+
+for m in $MODULES; do
+    if [ "$m" = nvme ]; then
+        # busybox insmod ignores the kernel command line: parameters go here
+        insmod /mods/$m.ko poll_queues=$POLL_QUEUES || { echo "@@NVB-ERR insmod cannot load $m"; finish 1; }
+    else
+        insmod /mods/$m.ko || { echo "@@NVB-ERR insmod cannot load $m"; finish 1; }
+    fi
+done
+
+# The namespace scan is asynchronous: wait for every node the rig configured.
+i=0
+while :; do
+    ng=$(ls /dev | grep -c '^ng[0-9]*n[0-9]*$')
+    nb=$(ls /sys/block | grep -c '^nvme[0-9]*n[0-9]*$')
+    [ "$ng" -ge "$EXPECT_NG" ] && [ "$nb" -ge "$EXPECT_NS" ] && break
+    i=$((i + 1))
+    if [ $i -gt 300 ]; then
+        echo "@@NVB-ERR wait only $ng generic nodes and $nb namespaces after 30 s (want $EXPECT_NG, $EXPECT_NS)"
+        ls -l /dev /sys/block
+        finish 1
+    fi
+    usleep 100000
+done
+echo "@@NVB-READY uptime=$(cut -d' ' -f1 /proc/uptime)"
+
+# run NAME PROGRAM ARGS...: the program's stdout as a block, its stderr on one line.
+run() {
+    name=$1
+    shift
+    echo "@@NVB-BEGIN $name"
+    "$@" 2>/tmp/err
+    rc=$?
+    echo
+    echo "@@NVB-END $name rc=$rc"
+    [ -s /tmp/err ] && echo "@@NVB-ERR $name $(tr '\n' ' ' </tmp/err)"
+    return 0
+}
+W=/bin/run_workload
+
+# Text blocks: name, then the lines.
+block() {
+    name=$1
+    shift
+    echo "@@NVB-BEGIN $name"
+    "$@"
+    echo "@@NVB-END $name rc=$?"
+}
+
+# Interrupts of one controller's queues, all CPUs (a polled completion
+# raises none).
+irqs() {
+    awk -v c="$1" -v n="$NCPU" '$NF ~ "^"c"q[0-9]+$" { for (i = 2; i <= n + 1; i++) s += $i } END { print s + 0 }' \
+        /proc/interrupts
+}
+NCPU=$(grep -c '^processor' /proc/cpuinfo)
+
+# /sys/block/NAME/stat: reads completed, sectors read, writes completed, sectors written
+kstat() { awk '{ print $1, $3, $5, $7 }' /sys/block/$1/stat; }
+
+ns() { /bin/vmtest find "$1" "$2" $3; }
+
+# ------------------------------------------------------------ facts
+block kernel uname -r
+block io_poll sh -c 'for f in /sys/block/nvme*/queue/io_poll; do echo "$f $(cat $f)"; done'
+block interrupts_layout sh -c "grep nvme /proc/interrupts | awk '{ print \$NF }'"
+run devices /bin/vmtest devices
+
+A=$(ns "$SER_A" 1); AG=$(ns "$SER_A" 1 generic)
+B1=$(ns "$SER_B" 1); B1G=$(ns "$SER_B" 1 generic)
+B2=$(ns "$SER_B" 2)
+C=$(ns "$SER_C" 1); CG=$(ns "$SER_C" 1 generic)
+D=$(ns "$SER_D" 1); DG=$(ns "$SER_D" 1 generic)
+MP=$(ns "$SER_MP" 1); MPG=$(ns "$SER_MP" 1 generic)
+echo "@@NVB-NAMES A=$A AG=$AG B1=$B1 B1G=$B1G B2=$B2 C=$C CG=$CG D=$D DG=$DG MP=$MP MPG=$MPG"
+for v in "$A" "$AG" "$B1" "$B1G" "$B2" "$C" "$CG" "$D" "$DG" "$MP" "$MPG"; do
+    [ -n "$v" ] || { echo "@@NVB-ERR names a configured namespace was not found by serial"; finish 1; }
+done
+ANAME=${A#/dev/}
+ACTRL=$(basename "$(readlink /sys/block/$ANAME/device)")
+
+# ------------------------------------------------------------ engines on namespaces
+# The behavioural tests of every engine (512-byte and 4096-byte LBAs).
+run engines.A /bin/vmtest engines "$A"
+run engines.B1 /bin/vmtest engines "$B1"
+
+# ------------------------------------------------------------ verify: write with one engine, read with another
+# Each pair on its own region of namespace D; the nvme engine is named by its
+# generic node and by its block device in turn, and the multipath head is
+# written through passthrough and read through the block layer.
+VK="bs=16k qd=8 size=4M io_limit=4M verify=1 allow_destructive=1"
+i=0
+for pair in psync:libaio libaio:io_uring io_uring:nvme nvme:psync nvme:nvme; do
+    wr=${pair%:*}; rd=${pair#*:}
+    off=$((i * 4))M
+    tgt_w=$D; [ "$wr" = nvme ] && [ $((i % 2)) = 1 ] && tgt_w=$DG
+    tgt_r=$D; [ "$rd" = nvme ] && [ $((i % 2)) = 0 ] && tgt_r=$DG
+    run "verify.$i.write.$wr" $W engine=$wr rw=write offset=$off seed=$((100 + i)) $VK "$tgt_w"
+    run "verify.$i.read.$rd" $W engine=$rd rw=read offset=$off seed=$((100 + i)) $VK "$tgt_r"
+    i=$((i + 1))
+done
+run "verify.mp.write.nvme" $W engine=nvme rw=write seed=7 $VK "$MPG"
+run "verify.mp.read.io_uring" $W engine=io_uring rw=read seed=7 $VK "$MP"
+run "verify.b2.write.nvme" $W engine=nvme rw=write seed=8 bs=4k size=1M io_limit=1M allow_destructive=1 verify=1 "$B2"
+run "verify.b2.read.libaio" $W engine=libaio rw=read seed=8 bs=4k size=1M io_limit=1M verify=1 "$B2"
+
+# ------------------------------------------------------------ IOPOLL with poll queues
+# Interrupt counts of A's controller around each run: polled completions
+# raise none, interrupt-driven ones do.
+PK="rw=randread bs=4k qd=8 ios=3000"
+for c in io_uring:0 io_uring:1 nvme:0 nvme:1; do
+    e=${c%:*}; p=${c#*:}
+    i0=$(irqs "$ACTRL")
+    run "iopoll.$e.$p" $W engine=$e $e.iopoll=$p $PK "$A"
+    i1=$(irqs "$ACTRL")
+    echo "@@NVB-IRQ iopoll.$e.$p $((i1 - i0))"
+done
+
+# ------------------------------------------------------------ kernel counters
+# The block layer counts io_uring's requests, and not passthrough commands
+# (Linux 6.1 accounts no passthrough I/O).
+for e in io_uring nvme; do
+    s0=$(kstat "$ANAME")
+    run "kstat.$e" $W engine=$e rw=randread bs=4k qd=4 ios=1000 "$A"
+    s1=$(kstat "$ANAME")
+    echo "@@NVB-KSTAT kstat.$e $s0 $s1"
+done
+
+# ------------------------------------------------------------ JBOD: four controllers
+JK="rw=randrw rwmix=70 bs=4k qd=16 jobs=2 runtime=2s allow_destructive=1"
+run jbod.io_uring $W engine=io_uring $JK "$A" "$B1" "$C" "$D"
+run jbod.nvme $W engine=nvme $JK "$AG" "$B1" "$CG" "$D"
+
+# ------------------------------------------------------------ the block path beside passthrough
+# The seed table's cells on one namespace: io_uring (the block layer) and
+# nvme (passthrough), the Linux analogue of the published non-native and
+# native columns.
+for cell in rand4k:randread:4k rand4k:randwrite:4k seq64k:read:64k; do
+    set -- $(echo "$cell" | tr ':' ' ')
+    for e in io_uring nvme; do
+        run "compare.$1.$2.$e" $W engine=$e rw=$2 bs=$3 qd=32 runtime=$COMPARE_RUNTIME allow_destructive=1 "$A"
+    done
+done
+
+# ------------------------------------------------------------ the guard
+# A filesystem on namespace C, mounted: every write is refused (-EBUSY),
+# through the block device and the generic node alike, even with
+# allow_destructive=1; reads go on. Unmounted: the signature is named
+# (-EPERM) until allow_destructive=1.
+mke2fs -q -L nvbvm "$C" >/dev/null 2>&1 || echo "@@NVB-ERR guard mke2fs failed"
+mount -t ext2 "$C" /mnt || echo "@@NVB-ERR guard mount failed"
+block guard.mounts grep "$C" /proc/self/mountinfo
+run guard.mounted.psync $W engine=psync rw=randwrite ios=10 allow_destructive=1 "$C"
+run guard.mounted.nvme $W engine=nvme rw=randwrite ios=10 allow_destructive=1 "$CG"
+run guard.mounted.read $W engine=io_uring rw=randread ios=100 "$C"
+umount /mnt
+run guard.unmounted $W engine=io_uring rw=randwrite ios=10 "$C"
+run guard.unmounted.nvme $W engine=nvme rw=randwrite ios=10 "$CG"
+run guard.allowed $W engine=nvme rw=randwrite ios=10 allow_destructive=1 "$CG"
+
+finish 0

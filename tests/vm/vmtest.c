@@ -1,0 +1,546 @@
+/*
+ * vmtest: the device-level half of the QEMU rig (tests/vm), run inside the
+ * guest, statically linked against libnvbench.a.
+ *
+ *   vmtest devices                    every block device as JSON (nvb_devices_json)
+ *   vmtest find SERIAL NSID [generic] the namespace's /dev path (or generic node)
+ *   vmtest engines BLOCKDEV           the engine behavioural tests on one namespace
+ *
+ * `engines` drives every engine through the internal interface, the way
+ * tests/c/test_engines.c does on files (whose harness this mirrors), but on
+ * a real Linux NVMe namespace: the block engines on /dev/nvmeXnY (O_DIRECT),
+ * the passthrough engine on its generic node. Each configuration writes a
+ * pattern that every other one reads back byte for byte, so passthrough
+ * LBAs are checked against the block layer's, in both directions. Then:
+ * reads past the end of the namespace, writes through read-only descriptors
+ * (which a passthrough command would not be stopped by), and reap() never
+ * handing back more than asked. Output: one JSON object, with every check.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
+#include <unistd.h>
+
+#include "nvbench.h"
+#include "core/engine.h"
+#include "devices/devices.h"
+
+#define QMAX 32
+#define BS 4096u
+#define NBLK 128u                  /* 512 KiB moved per direction and pair */
+
+struct kv { const char *k; int64_t v; };
+struct cfg {
+    const char *engine, *label;
+    struct kv kv[3];
+};
+
+static const struct cfg cfgs[] = {
+    {"psync", "psync", {{NULL, 0}}},
+    {"libaio", "libaio", {{NULL, 0}}},
+    {"io_uring", "io_uring", {{NULL, 0}}},
+    {"io_uring", "io_uring iopoll=1", {{"iopoll", 1}, {NULL, 0}}},
+    {"nvme", "nvme", {{NULL, 0}}},
+    {"nvme", "nvme fixedbufs=0 regfiles=0", {{"fixedbufs", 0}, {"regfiles", 0}, {NULL, 0}}},
+    {"nvme", "nvme iopoll=1", {{"iopoll", 1}, {NULL, 0}}},
+};
+#define NCFG ((int)(sizeof cfgs / sizeof cfgs[0]))
+
+/* ------------------------------------------------------------ report */
+
+static int g_first = 1, g_failed, g_passed;
+
+static void jstr(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", *s);
+        else
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+static void check(int ok, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void check(int ok, const char *name, const char *fmt, ...)
+{
+    char detail[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    printf("%s\n  {\"name\": ", g_first ? "" : ",");
+    g_first = 0;
+    jstr(name);
+    printf(", \"ok\": %s, \"detail\": ", ok ? "true" : "false");
+    jstr(detail);
+    putchar('}');
+    fflush(stdout);
+    if (ok)
+        g_passed++;
+    else
+        g_failed++;
+}
+
+/* ------------------------------------------------------------ harness */
+
+struct h {
+    const struct nvb__engine *e;
+    void *st;
+    unsigned qd;
+    int fd;
+    void *bufs[QMAX];
+    struct nvb__io io[QMAX];
+    int64_t opts[NVB__ENGINE_MAX_OPTS];
+    unsigned char set[NVB__ENGINE_MAX_OPTS];
+    struct nvb__used used;
+    char why[256];
+};
+
+static const char *used_get(const struct nvb__used *u, const char *key)
+{
+    for (unsigned i = 0; i < u->n; i++)
+        if (!strcmp(u->kv[i].key, key))
+            return u->kv[i].val;
+    return "";
+}
+
+static int h_open(struct h *h, const struct cfg *c, int fd, unsigned qd)
+{
+    memset(h, 0, sizeof *h);
+    h->e = nvb__engine_find(c->engine);
+    if (!h->e) {
+        snprintf(h->why, sizeof h->why, "no engine %s", c->engine);
+        return -ENOENT;
+    }
+    if (h->e->flags & NVB__ENG_SYNC)
+        qd = 1;
+    h->qd = qd;
+    h->fd = fd;
+    for (unsigned i = 0; i < qd; i++) {
+        if (posix_memalign(&h->bufs[i], 4096, BS))
+            return -ENOMEM;
+        memset(h->bufs[i], 0, BS);
+    }
+    for (int i = 0; h->e->opts && h->e->opts[i].name; i++)
+        h->opts[i] = h->e->opts[i].def;
+    for (const struct kv *kv = c->kv; kv->k; kv++) {
+        int i = nvb__engine_opt_index(h->e, kv->k);
+        if (i < 0)
+            return -EINVAL;
+        h->opts[i] = kv->v;
+        h->set[i] = 1;
+    }
+    struct nvb__engine_ctx ctx = {
+        .qd = qd, .nfds = 1, .fds = &h->fd, .direct = 1, .writes = 1, .bufs = h->bufs, .buf_len = BS,
+        .cpu = -1, .opts = h->opts, .opts_set = h->set, .used = &h->used, .why = h->why, .why_len = sizeof h->why,
+    };
+    return h->e->setup(&ctx, &h->st);
+}
+
+static void h_close(struct h *h)
+{
+    if (h->st)
+        h->e->teardown(h->st);
+    h->st = NULL;
+    for (unsigned i = 0; i < h->qd; i++)
+        free(h->bufs[i]);
+}
+
+static void pattern(void *buf, size_t len, uint64_t off, uint64_t seed)
+{
+    uint64_t x = (off + 1) * 0x9e3779b97f4a7c15ull ^ seed * 0xbf58476d1ce4e5b9ull;
+    uint64_t *w = buf;
+    for (size_t i = 0; i < len / 8; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        w[i] = x ^ off;
+    }
+}
+
+/* Move NBLK blocks in a scattered order; reads are compared with the
+ * pattern. 0, or -1 with err set. */
+static int h_transfer(struct h *h, int dir, uint64_t seed, uint64_t base, char *err, size_t elen)
+{
+    unsigned freel[QMAX], nfree = h->qd, issued = 0, done = 0, inflight = 0, iter = 0;
+    struct nvb__io *batch[QMAX], *out[QMAX];
+    unsigned char seen[NBLK] = {0};
+    static uint8_t expect[BS] __attribute__((aligned(4096)));
+    for (unsigned i = 0; i < h->qd; i++)
+        freel[i] = h->qd - 1 - i;
+    while (done < NBLK) {
+        unsigned nb = 0;
+        while (nfree && issued < NBLK) {
+            unsigned slot = freel[--nfree];
+            struct nvb__io *io = &h->io[slot];
+            uint64_t blk = (uint64_t)issued * 37u % NBLK;
+            memset(io, 0, sizeof *io);
+            io->buf = h->bufs[slot];
+            io->off = base + blk * BS;
+            io->len = BS;
+            io->slot = slot;
+            io->dir = (uint8_t)dir;
+            io->res = INT64_MIN;
+            if (dir == NVB_WRITE)
+                pattern(io->buf, BS, io->off, seed);
+            else
+                memset(io->buf, 0xa5, BS);
+            batch[nb++] = io;
+            issued++;
+        }
+        if (nb) {
+            int r = h->e->submit(h->st, batch, nb);
+            if (r < 0) {
+                snprintf(err, elen, "submit: %s", strerror(-r));
+                return -1;
+            }
+            inflight += nb;
+        }
+        unsigned min = iter % 3 == 0 ? 1 : iter % 3 == 1 ? inflight : 0;
+        iter++;
+        int r = h->e->reap(h->st, out, h->qd, min);
+        if (r < (int)min || (unsigned)r > inflight) {
+            snprintf(err, elen, "reap(min %u) returned %d with %u in flight", min, r, inflight);
+            return -1;
+        }
+        for (int i = 0; i < r; i++) {
+            struct nvb__io *io = out[i];
+            if (io->res != (int64_t)BS) {
+                snprintf(err, elen, "%s at %" PRIu64 ": res %" PRId64, dir == NVB_WRITE ? "write" : "read", io->off,
+                         io->res);
+                return -1;
+            }
+            unsigned blk = (unsigned)((io->off - base) / BS);
+            if (seen[blk]) {
+                snprintf(err, elen, "block %u completed twice", blk);
+                return -1;
+            }
+            seen[blk] = 1;
+            if (dir == NVB_READ) {
+                pattern(expect, BS, io->off, seed);
+                if (memcmp(expect, io->buf, BS)) {
+                    snprintf(err, elen, "block at byte %" PRIu64 " differs from what was written", io->off);
+                    return -1;
+                }
+            }
+            freel[nfree++] = io->slot;
+        }
+        inflight -= (unsigned)r;
+        done += (unsigned)r;
+    }
+    if (h->e->reap(h->st, out, h->qd, 0) != 0) {
+        snprintf(err, elen, "a completion was left over");
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ engines */
+
+struct target {
+    const char *block;
+    char generic[64];
+    uint64_t size;
+    uint32_t lbs;
+};
+
+static int open_for(const struct target *t, const struct cfg *c, int flags)
+{
+    int chardev = (nvb__engine_find(c->engine)->flags & NVB__ENG_CHARDEV) != 0;
+    return open(chardev ? t->generic : t->block, flags | (chardev ? 0 : O_DIRECT) | O_CLOEXEC);
+}
+
+static void engines_roundtrip(const struct target *t)
+{
+    char name[160], err[512];
+    for (int a = 0; a < NCFG; a++)
+        for (int b = 0; b < NCFG; b++) {
+            snprintf(name, sizeof name, "roundtrip %s -> %s", cfgs[a].label, cfgs[b].label);
+            uint64_t seed = (uint64_t)(a * NCFG + b) + 1;
+            /* each pair its own region: stale data from a neighbour cannot pass */
+            uint64_t base = ((uint64_t)(a * NCFG + b) * NBLK * BS) % (t->size - NBLK * BS);
+            base -= base % BS;
+            struct h h;
+            int fa = open_for(t, &cfgs[a], O_RDWR), fb = open_for(t, &cfgs[b], O_RDWR);
+            int rc = -1;
+            err[0] = 0;
+            if (fa < 0 || fb < 0) {
+                snprintf(err, sizeof err, "open: %s", strerror(errno));
+            } else if (h_open(&h, &cfgs[a], fa, 8) != 0) {
+                snprintf(err, sizeof err, "writer setup: %s", h.why);
+                h_close(&h);
+            } else {
+                rc = h_transfer(&h, NVB_WRITE, seed, base, err, sizeof err);
+                h_close(&h);
+                if (rc == 0) {
+                    if (h_open(&h, &cfgs[b], fb, 8) != 0) {
+                        snprintf(err, sizeof err, "reader setup: %s", h.why);
+                        rc = -1;
+                    } else {
+                        rc = h_transfer(&h, NVB_READ, seed, base, err, sizeof err);
+                    }
+                    h_close(&h);
+                }
+            }
+            if (fa >= 0)
+                close(fa);
+            if (fb >= 0)
+                close(fb);
+            check(rc == 0, name, "%s%s", rc == 0 ? "" : err, rc == 0 ? "512 KiB written and read back" : "");
+        }
+}
+
+/* What each configuration reports it used, on this kernel (6.1). */
+static void engines_used(const struct target *t)
+{
+    for (int c = 0; c < NCFG; c++) {
+        if (strcmp(cfgs[c].engine, "nvme"))
+            continue;
+        int fd = open_for(t, &cfgs[c], O_RDWR);
+        struct h h;
+        int rc = h_open(&h, &cfgs[c], fd, 4);
+        char name[160];
+        snprintf(name, sizeof name, "used %s", cfgs[c].label);
+        if (rc != 0) {
+            check(0, name, "setup: %s", h.why);
+        } else {
+            const char *fb = used_get(&h.used, "fixedbufs"), *ip = used_get(&h.used, "iopoll");
+            const char *lba = used_get(&h.used, "lba_size");
+            int want_fb = cfgs[c].kv[0].k && !strcmp(cfgs[c].kv[0].k, "fixedbufs") ? 0 : 1;
+            int want_ip = cfgs[c].kv[0].k && !strcmp(cfgs[c].kv[0].k, "iopoll") ? 1 : 0;
+            char want_lba[16];
+            snprintf(want_lba, sizeof want_lba, "%u", t->lbs);
+            check(atoi(fb) == want_fb && atoi(ip) == want_ip && !strcmp(lba, want_lba), name,
+                  "fixedbufs=%s iopoll=%s lba_size=%s setup_flags=%s", fb, ip, lba, used_get(&h.used, "setup_flags"));
+        }
+        h_close(&h);
+        close(fd);
+    }
+}
+
+static int one_io(struct h *h, int dir, uint64_t off, int64_t *res)
+{
+    struct nvb__io *io = &h->io[0], *out[QMAX];
+    memset(io, 0, sizeof *io);
+    io->buf = h->bufs[0];
+    io->off = off;
+    io->len = BS;
+    io->dir = (uint8_t)dir;
+    io->res = INT64_MIN;
+    int r = h->e->submit(h->st, &io, 1);
+    if (r < 0)
+        return r;
+    r = h->e->reap(h->st, out, h->qd, 1);
+    if (r != 1 || out[0] != io)
+        return -EPROTO;
+    *res = io->res;
+    return 0;
+}
+
+/* Past the end: the block engines read nothing (0); a passthrough command
+ * names an LBA the namespace does not have, and the controller says so
+ * (status LBA Out of Range, -EIO), which the engine's note reports. */
+static void engines_eof(const struct target *t)
+{
+    for (int c = 0; c < NCFG; c++) {
+        char name[160];
+        snprintf(name, sizeof name, "past the end %s", cfgs[c].label);
+        int fd = open_for(t, &cfgs[c], O_RDONLY);
+        struct h h;
+        if (h_open(&h, &cfgs[c], fd, 4) != 0) {
+            check(0, name, "setup: %s", h.why);
+            h_close(&h);
+            close(fd);
+            continue;
+        }
+        int64_t at_end = INT64_MIN, last = INT64_MIN;
+        int r1 = one_io(&h, NVB_READ, t->size, &at_end);
+        int r2 = one_io(&h, NVB_READ, t->size - BS, &last);
+        char note[256] = "";
+        if (h.e->note)
+            h.e->note(h.st, note, sizeof note);
+        int nv = !strcmp(cfgs[c].engine, "nvme");
+        int ok = r1 == 0 && r2 == 0 && last == BS &&
+                 (nv ? at_end == -EIO && strstr(note, "LBA Out of Range") && strstr(note, "1 command")
+                     : at_end == 0 && !note[0]);
+        check(ok, name, "read at the end: %" PRId64 ", last block: %" PRId64 "; note: %s", at_end, last, note);
+        h_close(&h);
+        close(fd);
+    }
+}
+
+/* A write through a read-only descriptor fails with -EBADF for every engine:
+ * the kernel stops pwrite/aio/io_uring writes, the nvme engine stops its
+ * own (as root on 6.1 the kernel would pass the command). The block is
+ * unchanged afterwards. */
+static void engines_readonly(const struct target *t)
+{
+    static uint8_t before[BS] __attribute__((aligned(4096))), after[BS] __attribute__((aligned(4096)));
+    const uint64_t off = t->size / 2;
+    for (int c = 0; c < NCFG; c++) {
+        char name[160];
+        snprintf(name, sizeof name, "read-only descriptor %s", cfgs[c].label);
+        int bfd = open(t->block, O_RDONLY | O_DIRECT);
+        if (bfd < 0 || pread(bfd, before, BS, (off_t)off) != BS) {
+            check(0, name, "pread %s: %s", t->block, strerror(errno));
+            if (bfd >= 0)
+                close(bfd);
+            continue;
+        }
+        int fd = open_for(t, &cfgs[c], O_RDONLY);
+        struct h h;
+        if (h_open(&h, &cfgs[c], fd, 4) != 0) {
+            check(0, name, "setup: %s", h.why);
+            h_close(&h);
+            close(fd);
+            close(bfd);
+            continue;
+        }
+        memset(h.bufs[0], 0x3c, BS);
+        int64_t res = INT64_MIN;
+        int r = one_io(&h, NVB_WRITE, off, &res);
+        h_close(&h);
+        close(fd);
+        int same = pread(bfd, after, BS, (off_t)off) == BS && !memcmp(before, after, BS);
+        close(bfd);
+        check(r == 0 && res == -EBADF && same, name, "res %" PRId64 "%s", res, same ? "" : ", and the block changed");
+    }
+}
+
+/* reap(max=1) hands back exactly one slot each time. */
+static void engines_reap_max(const struct target *t)
+{
+    for (int c = 0; c < NCFG; c++) {
+        char name[160];
+        snprintf(name, sizeof name, "reap max %s", cfgs[c].label);
+        int fd = open_for(t, &cfgs[c], O_RDONLY);
+        struct h h;
+        if (h_open(&h, &cfgs[c], fd, 8) != 0) {
+            check(0, name, "setup: %s", h.why);
+            h_close(&h);
+            close(fd);
+            continue;
+        }
+        struct nvb__io *ios[QMAX], *out[QMAX];
+        for (unsigned i = 0; i < h.qd; i++) {
+            struct nvb__io *io = &h.io[i];
+            memset(io, 0, sizeof *io);
+            io->buf = h.bufs[i];
+            io->off = (uint64_t)i * BS;
+            io->len = BS;
+            io->slot = i;
+            io->dir = NVB_READ;
+            io->res = INT64_MIN;
+            ios[i] = io;
+        }
+        int ok = h.e->submit(h.st, ios, h.qd) == 0;
+        unsigned mask = 0;
+        for (unsigned i = 0; i < h.qd && ok; i++) {
+            out[1] = NULL;
+            ok = h.e->reap(h.st, out, 1, 1) == 1 && out[1] == NULL && out[0]->res == BS;
+            if (ok)
+                mask |= 1u << out[0]->slot;
+        }
+        ok = ok && mask == (1u << h.qd) - 1 && h.e->reap(h.st, out, h.qd, 0) == 0;
+        check(ok, name, "qd %u, slots seen 0x%x", h.qd, mask);
+        h_close(&h);
+        close(fd);
+    }
+}
+
+static int cmd_engines(const char *block)
+{
+    struct target t = {.block = block};
+    struct nvb__nvme_ns ns;
+    char msg[512];
+    printf("{\"target\": ");
+    jstr(block);
+    printf(", \"checks\": [");
+    int rc = nvb__nvme_ns_find(block, &ns, msg, sizeof msg);
+    check(rc == 0 && ns.generic[0], "namespace of the target", "%s -> %s nsid %d lba %u size %" PRIu64 " %s", block,
+          ns.generic, ns.nsid, ns.lba_size, ns.size, msg);
+    if (rc == 0) {
+        snprintf(t.generic, sizeof t.generic, "%s", ns.generic);
+        t.size = ns.size;
+        t.lbs = ns.lba_size;
+        for (int c = 0; c < NCFG; c++) {
+            char why[192];
+            int p = nvb_engine_probe(cfgs[c].engine, why, sizeof why);
+            if (c == 0 || strcmp(cfgs[c].engine, cfgs[c - 1].engine)) {
+                char name[64];
+                snprintf(name, sizeof name, "probe %s", cfgs[c].engine);
+                check(p == 0, name, "%s", why);
+            }
+        }
+        engines_used(&t);
+        engines_roundtrip(&t);
+        engines_eof(&t);
+        engines_readonly(&t);
+        engines_reap_max(&t);
+    }
+    printf("\n], \"passed\": %d, \"failed\": %d}\n", g_passed, g_failed);
+    return g_failed ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ devices */
+
+struct findarg {
+    const char *serial;
+    const char *nsid;
+    int generic;
+    int found;
+};
+
+static int find_cb(const struct nvb_device *d, void *arg)
+{
+    struct findarg *a = arg;
+    char kind[32], serial[128], nsid[16], path[128], hidden[8];
+    if (nvb_device_get(d, "kind", kind, sizeof kind) < 0 || strcmp(kind, "nvme"))
+        return 0;
+    if (nvb_device_get(d, "hidden", hidden, sizeof hidden) >= 0 && !strcmp(hidden, "true"))
+        return 0;
+    if (nvb_device_get(d, "serial", serial, sizeof serial) < 0 || strcmp(serial, a->serial))
+        return 0;
+    if (nvb_device_get(d, "nvme.nsid", nsid, sizeof nsid) < 0 || strcmp(nsid, a->nsid))
+        return 0;
+    if (nvb_device_get(d, a->generic ? "nvme.generic_path" : "path", path, sizeof path) < 0)
+        return 0;
+    printf("%s\n", path);
+    a->found = 1;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    if (argc >= 2 && !strcmp(argv[1], "devices")) {
+        char *json = NULL;
+        int rc = nvb_devices_json(NULL, &json);
+        if (rc < 0) {
+            fprintf(stderr, "vmtest: nvb_devices_json: %s\n", nvb_strerror(rc));
+            return 1;
+        }
+        puts(json);
+        nvb_free(json);
+        return 0;
+    }
+    if (argc >= 4 && !strcmp(argv[1], "find")) {
+        struct findarg a = {argv[2], argv[3], argc >= 5 && !strcmp(argv[4], "generic"), 0};
+        nvb_device_enumerate(NULL, find_cb, &a);
+        return a.found ? 0 : 1;
+    }
+    if (argc >= 3 && !strcmp(argv[1], "engines"))
+        return cmd_engines(argv[2]);
+    fprintf(stderr, "usage: vmtest devices | find SERIAL NSID [generic] | engines BLOCKDEV\n");
+    return 2;
+}
