@@ -1,6 +1,7 @@
 # Thin wrapper around CMake/CTest for a fresh Debian 12 machine.
 #   make run   installs missing Debian packages, builds, runs the seed matrix
 #   make test  installs missing Debian packages, builds, runs every test
+#              (with real NVMe under QEMU: tests/vm, docs/vm.md)
 #              (then the whole suite again under ASan + UBSan)
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -14,7 +15,8 @@ DEB_PKGS := build-essential cmake pkg-config liburing-dev libaio-dev check \
             lua5.4 liblua5.4-dev lua-busted \
             python3-dev python3-venv python3-setuptools python3-wheel python3-pytest \
             python3-numpy python3-pandas python3-matplotlib python3-tqdm \
-            python3-nbclient python3-ipykernel python3-nbformat
+            python3-nbclient python3-ipykernel python3-nbformat \
+            qemu-system-x86 busybox-static cpio
 
 .PHONY: all deps build test test-fast run run-c venv install clean
 
