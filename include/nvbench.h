@@ -178,8 +178,21 @@ struct nvb_run_opts {
     int             (*poll)(void *arg);
     void             *poll_arg;
     unsigned          poll_ms;
+    /* Optional start barrier, for runs on several hosts that must start
+     * together (examples/c/mpi_run.c calls MPI_Barrier in it). Called on
+     * the calling thread exactly once per nvb_run() that receives it
+     * (unless nvb_run() refuses its arguments): when every job has finished
+     * its setup (targets open, scratch files laid out, engines ready), just
+     * before the jobs are released into the ramp and the measured window,
+     * with status 0; or, when the run failed before that point, with that
+     * negative errno, so that a collective barrier never waits for a
+     * process whose run has already failed. Return 0 to start; anything
+     * else abandons the run, which then returns -ECANCELED with a result
+     * marked cancelled (or its own failure when status was one). */
+    int             (*start_barrier)(int status, void *arg);
+    void             *start_barrier_arg;
 };
-#define NVB_RUN_OPTS_INIT { sizeof(struct nvb_run_opts), 0, 0, 0, 0, 0, 0, 0, 0 }
+#define NVB_RUN_OPTS_INIT { sizeof(struct nvb_run_opts), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Run a workload (opts may be NULL) and return its result in *out.
  * Blocks the calling thread; worker threads are created and joined inside.
@@ -206,6 +219,10 @@ NVB_API int nvb_result_json(const struct nvb_result *r, char **json);
 /* Release a result. NULL is allowed. */
 NVB_API void nvb_result_free(struct nvb_result *r);
 
+/* Name of the machine that ran r (gethostname()); "" for a merged result
+ * (its "hosts" rows name each machine). Valid while r lives. */
+NVB_API const char *nvb_result_host(const struct nvb_result *r);
+
 /* The failure that ended the run ("" when none). Valid while r lives. */
 NVB_API const char *nvb_result_error(const struct nvb_result *r);
 /* Negative errno of that failure, 0 when none. */
@@ -230,6 +247,51 @@ NVB_API uint64_t nvb_result_errors(const struct nvb_result *r);
  * "read.lat_ns.p99", "cpu.system_pct", "cpu.cpu_us_per_io",
  * "per_target.0.write.bytes". Returns 0 and fills *value, or -ENOENT. */
 NVB_API int nvb_result_get(const struct nvb_result *r, const char *path, double *value);
+
+/* ---- results of several hosts (docs/multihost.md) ---- */
+
+/* Merge the results of one workload run by several hosts or processes into
+ * a new result, as if one run had done all their I/O:
+ *  - I/O counts and bytes, errors (by errno, by direction, short), fault
+ *    and verify counts add up exactly;
+ *  - latency histograms add bucket by bucket, so the merged percentiles are
+ *    those of one histogram fed every sample, not averages of percentiles;
+ *  - the measured window runs from the earliest window start to the latest
+ *    window end by wall clock ("start_unix_ns" + "ramp_s", "end_unix_ns"),
+ *    and every rate is over it: merged IOPS = all I/Os / that window;
+ *  - CPU: process CPU seconds, process_cores and context switches add;
+ *    system-wide percentages are the hosts' averaged weighted by their CPU
+ *    counts; cpu_us_per_io = all CPU time / all I/Os;
+ *  - "hosts" gets one row per input run: IOPS, bandwidth, p99, CPU per
+ *    I/O, system_pct, when its first and its last job finished. An input
+ *    that is itself merged contributes its rows, so merging is associative;
+ *  - "per_target" is the concatenation, each target naming its host;
+ *  - time series add point by point: by wall-clock interval when every
+ *    input ran with align_interval=1 and the same interval, else by index;
+ *  - warnings are kept, prefixed with their host; the merged result is
+ *    cancelled when any input was, and carries the first input's failure.
+ * Inputs come from nvb_run(), nvb_result_from_json() or an earlier merge
+ * and are only read (they may be read from other threads meanwhile).
+ * Returns 0, -EINVAL (out or parts NULL, n 0, a NULL part), -ENOMEM; *out
+ * is NULL on failure. The caller frees *out with nvb_result_free(). */
+NVB_API int nvb_result_merge(struct nvb_result **out, const struct nvb_result *const *parts, size_t n);
+
+/* A result from its JSON (nvb_result_json(), schema NVB_SCHEMA_VERSION),
+ * e.g. sent by another process: JSON(nvb_result_from_json(JSON(r))) is the
+ * JSON of r, every figure the same. The text is checked strictly (RFC 8259,
+ * valid UTF-8, nesting at most 64 deep, no duplicate keys) and so are the
+ * figures (histogram geometry and counts, sizes of fixed fields): hostile
+ * input is refused, never trusted. Thread-safe.
+ * Returns 0, -EINVAL (json or out NULL, malformed, not a result of this
+ * schema), -ENOMEM; *out is NULL on failure. Free *out with
+ * nvb_result_free(). */
+NVB_API int nvb_result_from_json(const char *json, struct nvb_result **out);
+
+/* The same for len bytes of text (NUL bytes are refused), saying why a
+ * refused text was refused in why (NUL-terminated, truncated to why_len;
+ * may be NULL): the byte offset of a syntax error or the key that is
+ * wrong. */
+NVB_API int nvb_result_parse(const char *json, size_t len, struct nvb_result **out, char *why, size_t why_len);
 
 /* ------------------------------------------------------------------ */
 /* Devices                                                              */

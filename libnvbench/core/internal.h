@@ -11,6 +11,7 @@
 #include "nvbench.h"
 #include "core/engine.h"
 #include "core/hist.h"
+#include "core/json.h"
 #include "core/verify.h"
 #include "devices/devices.h"
 
@@ -71,6 +72,7 @@ struct nvb_workload {
     int       runtime_set;   /* runtime given explicitly (else io_limit/ios alone bound the run) */
     uint64_t  ramp_ns;
     uint64_t  interval_ns;
+    int       align_interval; /* time-series ticks on wall-clock multiples of interval */
     uint64_t  io_limit;      /* bytes over all jobs, 0 = none */
     uint64_t  ios;           /* I/Os over all jobs, 0 = none */
     int       direct;
@@ -128,10 +130,13 @@ struct nvb__tstat {          /* per target */
     struct nvb__dstat d[2];
     uint64_t errors;
     struct nvb__tdev devf;   /* device facts of a block-device target */
+    char    *host;           /* merged results: the host that ran it (NULL: the result's own) */
 };
 
 struct nvb__tsample {        /* one time-series point (an interval) */
     double   t_s;            /* end of the interval, since the measured start */
+    uint64_t t_unix_ns;      /* wall clock at the end of the interval: the tick it was taken
+                              * for, or the end of the run for the last, partial one */
     double   dt_s;
     uint64_t ios[2], bytes[2];
     uint64_t lat_sum[2];
@@ -192,6 +197,28 @@ struct nvb_result {
     int      err;
     char     errmsg[512];
     double   clock_cost_ns;
+    /* hosts (merge.c, result_load.c) */
+    char     host[256];              /* the machine that ran it; "" for a merged result */
+    uint64_t end_wall_ns;            /* wall clock at the end of the measured window */
+    uint64_t first_done_wall_ns;     /* ... when the first job finished */
+    unsigned nhosts;                 /* merged results: one row per host run, merge order */
+    struct nvb__hostrow *hosts;
+    struct nvb__jv *wl_json;         /* the workload object when wl is NULL (loaded, merged) */
+};
+
+/* One host's run inside a merged result: its own figures, kept apart. */
+struct nvb__hostrow {
+    char     host[256];
+    uint64_t start_unix_ns;          /* jobs released (before the ramp) */
+    double   ramp_s, duration_s;
+    uint64_t first_done_unix_ns, last_done_unix_ns;
+    uint64_t ios[2], bytes[2], errors;
+    double   lat_mean_ns[2], lat_p99_ns[2], lat_max_ns[2];
+    double   system_pct;             /* < 0: unknown */
+    unsigned ncpus;
+    double   process_user_s, process_sys_s, window_s;
+    int      cancelled;
+    char    *error;                  /* NULL when the run did not fail */
 };
 
 struct nvb_result *nvb__result_new(void);
@@ -204,6 +231,13 @@ struct nvb__cpu_derived {
     double process_cores, cpu_us_per_io, iops_per_core, background_pct;
 };
 void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d);
+/* Start of the measured window, wall clock (start + ramp). */
+uint64_t nvb__result_window_start(const struct nvb_result *r);
+/* End of the measured window, wall clock: end_wall_ns, or start + ramp +
+ * duration for results that lack it. */
+uint64_t nvb__result_window_end(const struct nvb_result *r);
+/* Free what a host row holds. */
+void nvb__hostrow_clear(struct nvb__hostrow *h);
 
 /* JSON writer with optional numeric path capture (json.c). */
 struct nvb__json {

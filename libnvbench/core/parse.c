@@ -261,14 +261,16 @@ int nvb__parse_prob(const char *s, double *out)
     return 0;
 }
 
-/* An errno by name ("EIO", "enospc") or number (1..255). 0 or -EINVAL
- * (unknown name) / -ERANGE (number out of range). */
+/* An errno by name ("EIO", "enospc") or number (1..255), also "E<number>",
+ * the name results give an errno the C library has no name for. 0 or
+ * -EINVAL (unknown name) / -ERANGE (number out of range). */
 int nvb__parse_errno(const char *s, int *out)
 {
     if (!s)
         return -EINVAL;
     uint64_t v;
-    if (nvb__parse_u64(s, &v) == 0) {
+    if (nvb__parse_u64(s, &v) == 0 || ((s[0] == 'E' || s[0] == 'e') && isdigit((unsigned char)s[1]) &&
+                                       nvb__parse_u64(s + 1, &v) == 0)) {
         if (v < 1 || v >= NVB__ERRNO_SLOTS)
             return -ERANGE;
         *out = (int)v;

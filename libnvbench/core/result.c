@@ -35,6 +35,7 @@ NVB_API void nvb_result_free(struct nvb_result *r)
     for (unsigned t = 0; t < r->ntargets && r->tg; t++) {
         free(r->tg[t].path);
         free(r->tg[t].file);
+        free(r->tg[t].host);
         for (int d = 0; d < 2; d++)
             nvb__dstat_free(&r->tg[t].d[d]);
     }
@@ -46,7 +47,31 @@ NVB_API void nvb_result_free(struct nvb_result *r)
     for (unsigned i = 0; i < r->nwarn; i++)
         free(r->warn[i]);
     free(r->warn);
+    for (unsigned i = 0; i < r->nhosts; i++)
+        nvb__hostrow_clear(&r->hosts[i]);
+    free(r->hosts);
+    nvb__json_free(r->wl_json);
     free(r);
+}
+
+void nvb__hostrow_clear(struct nvb__hostrow *h)
+{
+    free(h->error);
+    h->error = NULL;
+}
+
+uint64_t nvb__result_window_start(const struct nvb_result *r)
+{
+    if (!r->start_wall_ns)
+        return 0;
+    return r->start_wall_ns + (uint64_t)llround(r->ramp_s > 0 ? r->ramp_s * 1e9 : 0);
+}
+
+uint64_t nvb__result_window_end(const struct nvb_result *r)
+{
+    if (r->end_wall_ns || !r->start_wall_ns)
+        return r->end_wall_ns;
+    return nvb__result_window_start(r) + (uint64_t)llround(r->duration_s > 0 ? r->duration_s * 1e9 : 0);
 }
 
 void nvb__result_warn(struct nvb_result *r, const char *fmt, ...)
@@ -98,6 +123,15 @@ void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d)
      * drain of the last in-flight I/O); divide by that span. */
     double win = r->cpu_window_s > 0 ? r->cpu_window_s : r->duration_s;
     d->process_cores = win > 0 ? cpu_s / win : 0;
+    if (r->nhosts) {
+        /* Merged: each host's CPU over its own window, summed. */
+        d->process_cores = 0;
+        for (unsigned i = 0; i < r->nhosts; i++) {
+            const struct nvb__hostrow *h = &r->hosts[i];
+            if (h->window_s > 0)
+                d->process_cores += (h->process_user_s + h->process_sys_s) / h->window_s;
+        }
+    }
     d->cpu_us_per_io = ios ? cpu_s * 1e6 / (double)ios : 0;
     d->iops_per_core = d->process_cores > 0 ? iops / d->process_cores : 0;
     /* Share of all CPUs busy with something other than this process. */
@@ -209,14 +243,26 @@ static void jo_num(struct jctx *c, const char *key, double v)
         nvb__buf_printf(j->b, "%.10g", v);
 }
 
+/* A figure the result stores (not one derived from others), in the
+ * shortest form that reads back as the same double: a result loaded from
+ * its JSON (nvb_result_from_json) then derives every rate from exactly the
+ * same inputs, so its JSON is the same text. */
 static void jo_raw_num(struct jctx *c, const char *key, double v)
 {
-    if (c->j->want || !c->j->b || !isfinite(v)) {
+    if (c->j->want || !c->j->b || !isfinite(v) || (v == floor(v) && fabs(v) < 9e15)) {
         jo_num(c, key, v);
         return;
     }
     j_key(c->j, key);
-    nvb__buf_printf(c->j->b, "%.17g", v);
+    if (!key)
+        c->idx[c->j->depth]++;
+    char buf[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    nvb__buf_puts(c->j->b, buf);
 }
 
 static void jo_u64(struct jctx *c, const char *key, uint64_t v)
@@ -297,6 +343,68 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
     jo_close(c, '}');
 }
 
+/* The per-host rows of a merged result; [] for a run on one host. */
+static void emit_hosts(struct jctx *c, const struct nvb_result *r)
+{
+    static const char *const dn[2] = {"read", "write"};
+    uint64_t w0 = nvb__result_window_start(r);
+    jo_open(c, "hosts", '[');
+    for (unsigned i = 0; i < r->nhosts; i++) {
+        const struct nvb__hostrow *h = &r->hosts[i];
+        double dur = h->duration_s;
+        jo_open(c, NULL, '{');
+        jo_str(c, "host", h->host);
+        jo_u64(c, "rank", i);
+        jo_u64(c, "start_unix_ns", h->start_unix_ns);
+        jo_raw_num(c, "ramp_s", h->ramp_s);
+        jo_raw_num(c, "duration_s", dur);
+        jo_u64(c, "first_done_unix_ns", h->first_done_unix_ns);
+        jo_u64(c, "last_done_unix_ns", h->last_done_unix_ns);
+        /* Since the merged window started: stragglers show here. */
+        jo_num(c, "first_done_s", h->first_done_unix_ns > w0 ? (double)(h->first_done_unix_ns - w0) / 1e9 : 0);
+        jo_num(c, "last_done_s", h->last_done_unix_ns > w0 ? (double)(h->last_done_unix_ns - w0) / 1e9 : 0);
+        for (int d = 0; d < 2; d++) {
+            jo_open(c, dn[d], '{');
+            jo_u64(c, "ios", h->ios[d]);
+            jo_u64(c, "bytes", h->bytes[d]);
+            jo_num(c, "iops", dur > 0 ? (double)h->ios[d] / dur : 0);
+            jo_num(c, "bw_bytes_s", dur > 0 ? (double)h->bytes[d] / dur : 0);
+            jo_raw_num(c, "lat_mean_ns", h->lat_mean_ns[d]);
+            jo_raw_num(c, "lat_p99_ns", h->lat_p99_ns[d]);
+            jo_raw_num(c, "lat_max_ns", h->lat_max_ns[d]);
+            jo_close(c, '}');
+        }
+        uint64_t ios = h->ios[0] + h->ios[1], bytes = h->bytes[0] + h->bytes[1];
+        jo_open(c, "total", '{');
+        jo_u64(c, "ios", ios);
+        jo_u64(c, "bytes", bytes);
+        jo_num(c, "iops", dur > 0 ? (double)ios / dur : 0);
+        jo_num(c, "bw_bytes_s", dur > 0 ? (double)bytes / dur : 0);
+        jo_close(c, '}');
+        jo_u64(c, "errors", h->errors);
+        double cpu_s = h->process_user_s + h->process_sys_s;
+        jo_open(c, "cpu", '{');
+        if (h->system_pct >= 0)
+            jo_raw_num(c, "system_pct", h->system_pct);
+        else
+            jo_raw(c, "system_pct", "null");
+        jo_u64(c, "ncpus", h->ncpus);
+        jo_raw_num(c, "process_user_s", h->process_user_s);
+        jo_raw_num(c, "process_sys_s", h->process_sys_s);
+        jo_raw_num(c, "window_s", h->window_s);
+        jo_num(c, "process_cores", h->window_s > 0 ? cpu_s / h->window_s : 0);
+        jo_num(c, "cpu_us_per_io", ios ? cpu_s * 1e6 / (double)ios : 0);
+        jo_close(c, '}');
+        jo_raw(c, "cancelled", h->cancelled ? "true" : "false");
+        if (h->error)
+            jo_str(c, "error", h->error);
+        else
+            jo_raw(c, "error", "null");
+        jo_close(c, '}');
+    }
+    jo_close(c, ']');
+}
+
 int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
 {
     struct jctx c;
@@ -315,6 +423,9 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     if (j->b && r->wl) {
         j_key(j, "workload");
         nvb__workload_json(r->wl, j->b);
+    } else if (j->b && r->wl_json) {
+        j_key(j, "workload");
+        nvb__json_write(r->wl_json, j->b);
     } else if (j->b) {
         jo_raw(&c, "workload", "{}");
     }
@@ -328,8 +439,11 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
             strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
         jo_str(&c, "start_time", ts);
     }
-    jo_num(&c, "duration_s", r->duration_s);
-    jo_num(&c, "ramp_s", r->ramp_s);
+    jo_str(&c, "host", r->host);
+    jo_u64(&c, "end_unix_ns", nvb__result_window_end(r));
+    jo_u64(&c, "first_done_unix_ns", r->first_done_wall_ns);
+    jo_raw_num(&c, "duration_s", r->duration_s);
+    jo_raw_num(&c, "ramp_s", r->ramp_s);
     emit_dstat(&c, "read", &r->tot[0], r->duration_s, 1);
     emit_dstat(&c, "write", &r->tot[1], r->duration_s, 1);
     uint64_t ios = r->tot[0].ios + r->tot[1].ios, bytes = r->tot[0].bytes + r->tot[1].bytes;
@@ -343,22 +457,22 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     struct nvb__cpu_derived cd;
     nvb__cpu_derive(r, &cd);
     jo_open(&c, "cpu", '{');
-    jo_num(&c, "system_pct", r->system_pct);
-    jo_num(&c, "user_pct", r->user_pct);
-    jo_num(&c, "sys_pct", r->sys_pct);
-    jo_num(&c, "irq_pct", r->irq_pct);
-    jo_num(&c, "iowait_pct", r->iowait_pct);
-    jo_num(&c, "steal_pct", r->steal_pct);
-    jo_num(&c, "idle_pct", r->idle_pct);
+    jo_raw_num(&c, "system_pct", r->system_pct);
+    jo_raw_num(&c, "user_pct", r->user_pct);
+    jo_raw_num(&c, "sys_pct", r->sys_pct);
+    jo_raw_num(&c, "irq_pct", r->irq_pct);
+    jo_raw_num(&c, "iowait_pct", r->iowait_pct);
+    jo_raw_num(&c, "steal_pct", r->steal_pct);
+    jo_raw_num(&c, "idle_pct", r->idle_pct);
     jo_u64(&c, "ncpus", (uint64_t)(r->ncpu > 0 ? r->ncpu : r->ncpus_online));
     jo_open(&c, "per_cpu_pct", '[');
     for (int i = 0; i < r->ncpu; i++)
-        jo_num(&c, NULL, r->cpu_pct[i]);
+        jo_raw_num(&c, NULL, r->cpu_pct[i]);
     jo_close(&c, ']');
-    jo_num(&c, "process_user_s", r->process_user_s);
-    jo_num(&c, "process_sys_s", r->process_sys_s);
+    jo_raw_num(&c, "process_user_s", r->process_user_s);
+    jo_raw_num(&c, "process_sys_s", r->process_sys_s);
     jo_num(&c, "process_cores", cd.process_cores);
-    jo_num(&c, "window_s", r->cpu_window_s);
+    jo_raw_num(&c, "window_s", r->cpu_window_s);
     jo_num(&c, "cpu_us_per_io", cd.cpu_us_per_io);
     jo_num(&c, "iops_per_core", cd.iops_per_core);
     jo_num(&c, "background_pct", cd.background_pct);
@@ -371,9 +485,9 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
         jo_open(&c, NULL, '{');
         jo_u64(&c, "tid", (uint64_t)t->tid);
         jo_str(&c, "name", t->name);
-        jo_num(&c, "user_s", t->user_s);
-        jo_num(&c, "sys_s", t->sys_s);
-        jo_num(&c, "cpu_s", t->run_s);
+        jo_raw_num(&c, "user_s", t->user_s);
+        jo_raw_num(&c, "sys_s", t->sys_s);
+        jo_raw_num(&c, "cpu_s", t->run_s);
         jo_close(&c, '}');
     }
     jo_close(&c, ']');
@@ -450,6 +564,7 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
         const struct nvb__tstat *ts = &r->tg[t];
         jo_open(&c, NULL, '{');
         jo_str(&c, "path", ts->path);
+        jo_str(&c, "host", ts->host ? ts->host : r->host);
         jo_str(&c, "file", ts->file ? ts->file : ts->path);
         jo_str(&c, "kind", ts->kind);
         jo_str(&c, "dev", ts->dev);
@@ -457,8 +572,8 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
         jo_u64(&c, "region_size", ts->region_len);
         jo_u64(&c, "logical_block_size", ts->lbs);
         jo_u64(&c, "errors", ts->errors);
-        emit_dstat(&c, "read", &ts->d[0], r->duration_s, 0);
-        emit_dstat(&c, "write", &ts->d[1], r->duration_s, 0);
+        emit_dstat(&c, "read", &ts->d[0], r->duration_s, 1);
+        emit_dstat(&c, "write", &ts->d[1], r->duration_s, 1);
         if (ts->devf.valid) { /* docs/devices.md has the full picture */
             const struct nvb__tdev *f = &ts->devf;
             jo_open(&c, "device", '{');
@@ -485,12 +600,15 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     }
     jo_close(&c, ']');
 
+    emit_hosts(&c, r);
+
     jo_open(&c, "timeseries", '[');
     for (unsigned i = 0; i < r->nts; i++) {
         const struct nvb__tsample *s = &r->ts[i];
         jo_open(&c, NULL, '{');
-        jo_num(&c, "t_s", s->t_s);
-        jo_num(&c, "dt_s", s->dt_s);
+        jo_raw_num(&c, "t_s", s->t_s);
+        jo_raw_num(&c, "dt_s", s->dt_s);
+        jo_u64(&c, "t_unix_ns", s->t_unix_ns);
         static const char *const dn[2] = {"read", "write"};
         for (int d = 0; d < 2; d++) {
             jo_open(&c, dn[d], '{');
@@ -499,11 +617,12 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
             jo_num(&c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
             jo_num(&c, "bw_bytes_s", s->dt_s > 0 ? (double)s->bytes[d] / s->dt_s : 0);
             jo_num(&c, "lat_mean_ns", s->ios[d] ? (double)s->lat_sum[d] / (double)s->ios[d] : 0);
+            jo_u64(&c, "lat_sum_ns", s->lat_sum[d]);
             jo_close(&c, '}');
         }
         jo_u64(&c, "errors", s->errors);
         if (s->system_pct >= 0)
-            jo_num(&c, "system_pct", s->system_pct);
+            jo_raw_num(&c, "system_pct", s->system_pct);
         else
             jo_raw(&c, "system_pct", "null");
         jo_close(&c, '}');
@@ -525,7 +644,7 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     } else {
         jo_raw(&c, "error", "null");
     }
-    jo_num(&c, "clock_cost_ns", r->clock_cost_ns);
+    jo_raw_num(&c, "clock_cost_ns", r->clock_cost_ns);
     jo_num(&c, "hist_rel_error", NVB__HIST_REL_ERROR);
     jo_close(&c, '}');
     if (j->b && j->b->oom)
@@ -574,6 +693,7 @@ static const struct nvb__dstat *dstat(const struct nvb_result *r, int dir)
 }
 
 NVB_API const char *nvb_result_error(const struct nvb_result *r) { return r ? r->errmsg : ""; }
+NVB_API const char *nvb_result_host(const struct nvb_result *r) { return r ? r->host : ""; }
 NVB_API int nvb_result_errno(const struct nvb_result *r) { return r ? r->err : 0; }
 NVB_API int nvb_result_cancelled(const struct nvb_result *r) { return r ? r->cancelled : 0; }
 NVB_API double nvb_result_duration(const struct nvb_result *r) { return r ? r->duration_s : 0; }

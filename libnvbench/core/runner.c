@@ -928,7 +928,7 @@ static void threads_fill(struct nvb_result *res, struct nvb__thread_cpu *a, int 
 /* ---------------------------------------------------------------- run */
 
 static void ts_sample(struct run *r, struct nvb_result *res, struct live *prev, uint64_t *prev_ns,
-                      struct nvb__sys_sample *prev_sys, int have_sys, struct nvb_progress *pg)
+                      struct nvb__sys_sample *prev_sys, int have_sys, struct nvb_progress *pg, uint64_t t_unix)
 {
     struct live cur;
     memset(&cur, 0, sizeof cur);
@@ -946,6 +946,7 @@ static void ts_sample(struct run *r, struct nvb_result *res, struct live *prev, 
     memset(&s, 0, sizeof s);
     s.t_s = (double)((int64_t)now - (int64_t)r->meas_ns) / 1e9;
     s.dt_s = (double)(now - *prev_ns) / 1e9;
+    s.t_unix_ns = t_unix;
     for (int d = 0; d < 2; d++) {
         /* live counters restart at the end of the ramp */
         s.ios[d] = cur.ios[d] >= prev->ios[d] ? cur.ios[d] - prev->ios[d] : cur.ios[d];
@@ -1005,12 +1006,24 @@ static void run_log(const struct nvb_run_opts *o, int level, const char *fmt, ..
     o->log(level, buf, o->log_arg);
 }
 
+/* The start barrier is called exactly once per run that has one, on every
+ * path: a collective barrier (MPI) must not wait for a process whose run
+ * failed before reaching it. Returns what the callback returned. */
+static int run_barrier(const struct nvb_run_opts *o, int *pending, int status)
+{
+    if (!*pending)
+        return 0;
+    *pending = 0;
+    return o->start_barrier(status, o->start_barrier_arg);
+}
+
 static int result_from_plan_error(struct nvb_result **out, const struct nvb_workload *w, int rc, const char *msg)
 {
     if (!out)
         return rc;
     struct nvb_result *res = nvb__result_new();
     if (res) {
+        nvb__hostname(res->host, sizeof res->host);
         snprintf(res->engine, sizeof res->engine, "%s", w->engine);
         nvb__workload_copy(w, &res->wl);
         nvb__result_seterr(res, rc, msg);
@@ -1104,20 +1117,24 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
         size_t n = opts->size < sizeof o ? opts->size : sizeof o;
         memcpy(&o, opts, n);
     }
+    int barrier_pending = o.start_barrier != NULL;
     struct plan p;
     char err[512];
     int rc = plan_build(w, &p, err, sizeof err);
     if (rc < 0) {
         run_log(&o, 0, "%s", err);
+        run_barrier(&o, &barrier_pending, rc);
         return result_from_plan_error(out, w, rc, err);
     }
 
     struct nvb_result *res = nvb__result_new();
     if (!res) {
         plan_free(&p);
+        run_barrier(&o, &barrier_pending, -ENOMEM);
         return -ENOMEM;
     }
     *out = res;
+    nvb__hostname(res->host, sizeof res->host);
     snprintf(res->engine, sizeof res->engine, "%s", w->engine);
     res->qd_effective = p.qd;
     res->verify_enabled = w->verify && !(p.eng->flags & NVB__ENG_NO_FILES);
@@ -1131,6 +1148,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     if (nvb__workload_copy(w, &res->wl) < 0) {
         nvb__result_seterr(res, -ENOMEM, "out of memory");
         plan_free(&p);
+        run_barrier(&o, &barrier_pending, -ENOMEM);
         return -ENOMEM;
     }
     for (unsigned i = 0; i < p.nwarn; i++)
@@ -1298,6 +1316,19 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
             setup_rc = r.jobs[i].rc;
             nvb__result_seterr(res, setup_rc, r.jobs[i].why);
         }
+    if (barrier_pending) {
+        /* Every job is ready (or the setup failed): the callback may block
+         * on other processes, so not with the lock held. */
+        nvb__mutex_unlock(r.mu);
+        int b = run_barrier(&o, &barrier_pending, setup_rc);
+        if (b && setup_rc == 0) {
+            setup_rc = -ECANCELED;
+            res->cancelled = 1;
+            snprintf(err, sizeof err, "cancelled at the start barrier: start_barrier returned %d", b);
+            nvb__result_seterr(res, setup_rc, err);
+        }
+        nvb__mutex_lock(r.mu);
+    }
     if (setup_rc < 0) {
         r.go = -1;
         r.release = 1;
@@ -1334,6 +1365,14 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     struct live prev;
     memset(&prev, 0, sizeof prev);
     uint64_t prev_ns = r.meas_ns, next_tick = r.meas_ns + w->interval_ns;
+    if (w->align_interval) {
+        /* Ticks on wall-clock multiples of interval, so that the samples of
+         * hosts whose clocks agree (NTP/PTP) cover the same intervals; the
+         * first interval is the part up to the first multiple. */
+        uint64_t meas_wall = res->start_wall_ns + (r.meas_ns - r.go_ns);
+        uint64_t first = (meas_wall / w->interval_ns + 1) * w->interval_ns;
+        next_tick = r.meas_ns + (first - meas_wall);
+    }
     const uint64_t poll_ns = (o.poll_ms ? o.poll_ms : 100) * 1000000ull;
     uint64_t next_poll = r.go_ns + poll_ns;
     if (have_sys && !ramp_pending) {
@@ -1390,7 +1429,12 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
         if (!ramp_pending && now >= next_tick) {
             nvb__mutex_unlock(r.mu);
             struct nvb_progress pg;
-            ts_sample(&r, res, &prev, &prev_ns, &sys_iv, have_sys, o.progress ? &pg : NULL);
+            /* Labelled with the latest tick passed (late samplers skip ticks). */
+            uint64_t tick = next_tick;
+            while (tick + w->interval_ns <= now)
+                tick += w->interval_ns;
+            ts_sample(&r, res, &prev, &prev_ns, &sys_iv, have_sys, o.progress ? &pg : NULL,
+                      res->start_wall_ns + (tick - r.go_ns));
             while (next_tick <= now)
                 next_tick += w->interval_ns;
             if (o.progress && o.progress(&pg, o.progress_arg))
@@ -1407,7 +1451,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     nth1 = nvb__threads_sample(&th1);
     if (!ramp_pending) {
         /* the last, partial interval */
-        ts_sample(&r, res, &prev, &prev_ns, &sys_iv, have_sys, NULL);
+        ts_sample(&r, res, &prev, &prev_ns, &sys_iv, have_sys, NULL, res->start_wall_ns + (nvb__now_ns() - r.go_ns));
     }
     nvb__mutex_lock(r.mu);
     r.release = 1;
@@ -1477,6 +1521,15 @@ out_join:
                 nvb__result_warn(res, "engine %s, job %u: %s", p.eng->name, i, j->note);
         }
         res->duration_s = (double)(t_end - r.meas_ns) / 1e9;
+        {
+            /* Wall-clock ends, for merging with other hosts' runs. */
+            uint64_t t_first = t_end;
+            for (unsigned i = 0; i < p.jobs; i++)
+                if (r.jobs[i].t_end < t_first)
+                    t_first = r.jobs[i].t_end;
+            res->end_wall_ns = res->start_wall_ns + (t_end - r.go_ns);
+            res->first_done_wall_ns = res->start_wall_ns + (t_first - r.go_ns);
+        }
         for (unsigned t = 0; t < p.nt; t++)
             for (int d = 0; d < 2; d++) {
                 struct nvb__dstat *s = &res->tg[t].d[d];
@@ -1525,6 +1578,7 @@ out_join:
             rc = res->err;
     }
 out_cleanup:
+    run_barrier(&o, &barrier_pending, rc < 0 ? rc : -ECANCELED);
     if (o.log) {
         for (unsigned i = 0; i < res->nwarn; i++)
             o.log(1, res->warn[i], o.log_arg);

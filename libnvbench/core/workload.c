@@ -42,6 +42,8 @@ static const struct keydef keys[] = {
     {"runtime", K_DURATION, OFF(runtime_ns), 0, 365ull * 86400 * NS_PER_S, NULL, "measured duration"},
     {"ramp", K_DURATION, OFF(ramp_ns), 0, 86400ull * NS_PER_S, NULL, "warm-up excluded from statistics"},
     {"interval", K_DURATION, OFF(interval_ns), 10000000ull, 3600ull * NS_PER_S, NULL, "time-series step"},
+    {"align_interval", K_BOOL, OFF(align_interval), 0, 1, NULL,
+     "time-series intervals end on wall-clock multiples of interval (hosts line up)"},
     {"io_limit", K_SIZE, OFF(io_limit), 0, UINT64_MAX, NULL, "total bytes over all jobs"},
     {"ios", K_U64, OFF(ios), 0, UINT64_MAX, NULL, "total I/O count over all jobs"},
     {"direct", K_BOOL, OFF(direct), 0, 1, NULL, "O_DIRECT"},
@@ -481,6 +483,7 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
     json_str(b, w->cpus_text);
     nvb__buf_puts(b, ",\"name\":");
     json_str(b, w->name);
+    nvb__buf_printf(b, ",\"align_interval\":%d", w->align_interval);
     {
         char nb[16];
         nvb__buf_printf(b, ",\"lat_include_errors\":%d,\"fault\":{\"rate\":%.17g,\"errno\":", w->lat_include_errors,

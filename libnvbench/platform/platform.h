@@ -41,6 +41,11 @@ void nvb__cond_wait(struct nvb__cond *c, struct nvb__mutex *m, uint64_t ns);
 /* Number of online CPUs. */
 int  nvb__ncpus(void);
 
+/* ---- host ---- */
+/* Name of this machine (gethostname), NUL-terminated, truncated to len.
+ * 0 or negative errno; buf is "" on failure. */
+int  nvb__hostname(char *buf, size_t len);
+
 /* ---- CPU sampling ---- */
 /* System-wide CPU time counters in ns, one row per CPU plus the total. */
 struct nvb__cpu_times {

@@ -166,10 +166,10 @@ run jbod.nvme $W engine=nvme $JK "$AG" "$B1" "$CG" "$D"
 # The seed table's cells on one namespace: io_uring (the block layer) and
 # nvme (passthrough), the Linux analogue of the published non-native and
 # native columns.
-for cell in rand4k:randread:4k rand4k:randwrite:4k seq64k:read:64k; do
+for cell in rand4k:randread:4k:1 rand4k:randread:4k:32 rand4k:randwrite:4k:32 seq64k:read:64k:32; do
     set -- $(echo "$cell" | tr ':' ' ')
     for e in io_uring nvme; do
-        run "compare.$1.$2.$e" $W engine=$e rw=$2 bs=$3 qd=32 runtime=$COMPARE_RUNTIME allow_destructive=1 "$A"
+        run "compare.$1.$2.qd$4.$e" $W engine=$e rw=$2 bs=$3 qd=$4 runtime=$COMPARE_RUNTIME allow_destructive=1 "$A"
     done
 done
 

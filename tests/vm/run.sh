@@ -53,7 +53,7 @@ command -v apt-cache >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && co
     skip "apt-get/apt-cache/dpkg-deb are needed to fetch the Debian kernel"
 
 # ------------------------------------------------------------ 1. the kernel
-CACHE=${NVB_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nvbench-vm}
+CACHE=${NVB_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/nvbench-vm}
 mkdir -p "$CACHE" || skip "cannot create the cache directory $CACHE"
 PKG=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '$1 == "Depends:" && $2 ~ /^linux-image-6\.1\.[0-9.-]+-amd64$/ { print $2; exit }')
 [ -n "$PKG" ] || skip "apt-cache knows no linux-image-6.1.*-amd64 that linux-image-amd64 depends on (apt-get update?)"
@@ -109,13 +109,13 @@ QPID=""
 cleanup() {
     local rc=$?
     [ -n "$QPID" ] && kill "$QPID" 2>/dev/null
-    if [ "${NVB_VM_KEEP:-0}" = 1 ] || [ $rc -ne 0 -a $rc -ne 77 ]; then
+    if [ "${NVB_VM_KEEP:-0}" = 1 ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; }; then
         echo "work directory kept: $WORK (console: $WORK/console.log)" >&2
         rm -f "$WORK"/*.img
     else
         rm -rf "$WORK"
     fi
-    exit $rc
+    exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -142,7 +142,7 @@ cp "$VMTEST" "$R/bin/vmtest" && cp "$RUNW" "$R/bin/run_workload" && cp "$KDIR"/m
 cp "$HERE/init.sh" "$R/init" && chmod 755 "$R/init"
 NS_COUNT=$(echo "$RIG" | wc -l)
 {
-    echo "MODULES=\"$(echo $MODULES)\""
+    echo "MODULES=\"$(echo "$MODULES" | tr '\n' ' ')\""
     echo "POLL_QUEUES=$POLL_QUEUES"
     echo "EXPECT_NG=$NS_COUNT"
     echo "EXPECT_NS=$NS_COUNT"

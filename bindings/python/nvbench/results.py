@@ -1081,7 +1081,18 @@ def load(path_or_file, stack=None, ncpus=None):
             text = f.read()
     if isinstance(text, bytes):
         text = text.decode("utf-8")
-    rs = from_obj(_parse_text(text), ncpus=ncpus)
+    # Whatever the file holds, a malformed one is a ValueError with a
+    # message, never a TypeError from deep inside (tests/fuzz/fuzz_load.py).
+    try:
+        rs = from_obj(_parse_text(text), ncpus=ncpus)
+        for r in rs:
+            _row(r)  # what tables and comparisons read must be readable
+            for v in r.meta.values():
+                hash(v)  # labels group results: plain values only
+    except ValueError:
+        raise
+    except (TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as e:
+        raise ValueError(f"malformed result file: {type(e).__name__}: {e}") from None
     if stack is not None:
         rs = rs.with_meta(stack=stack)
     return rs

@@ -1,0 +1,58 @@
+/*
+ * A small strict JSON reader (internal): RFC 8259 text into a tree of
+ * values, for nvb_result_from_json(). Results travel between processes and
+ * hosts (MPI ranks send theirs to rank 0 as JSON), so the input is treated
+ * as hostile: every byte is checked, nesting is bounded, nothing is read
+ * past the given length, and any departure from the grammar is refused with
+ * a message that says where. Numbers keep their text, so 64-bit counters
+ * convert exactly and a value written back is the value that was read.
+ */
+#ifndef NVB_CORE_JSON_H
+#define NVB_CORE_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct nvb__buf;
+
+enum nvb__jtype { NVB__J_NULL = 0, NVB__J_FALSE, NVB__J_TRUE, NVB__J_NUM, NVB__J_STR, NVB__J_ARR, NVB__J_OBJ };
+
+/* Deepest nesting accepted (objects and arrays). */
+#define NVB__JSON_MAX_DEPTH 64
+
+struct nvb__jv {
+    int    type;
+    char  *key;           /* member name when inside an object, else NULL */
+    char  *s;             /* NVB__J_STR: the unescaped UTF-8 (no NUL inside);
+                           * NVB__J_NUM: the number as written */
+    size_t n;             /* children of an array or object */
+    struct nvb__jv *kid;  /* n children, in document order */
+};
+
+/* Parse len bytes of text. On success *out is a tree the caller frees with
+ * nvb__json_free(). Returns 0, -EINVAL (malformed: why says what and at which
+ * byte offset), -ENOMEM. Duplicate member names in one object are refused. */
+int nvb__json_parse(const char *text, size_t len, struct nvb__jv **out, char *why, size_t why_len);
+void nvb__json_free(struct nvb__jv *v);
+/* Free what v holds, not v itself (for children stored by value). */
+void nvb__json_clear(struct nvb__jv *v);
+/* Deep copy into *dst (whose old content is not freed). 0 or -ENOMEM. */
+int nvb__json_copy(struct nvb__jv *dst, const struct nvb__jv *src);
+
+/* Member `key` of an object, or NULL (also when obj is not an object). */
+const struct nvb__jv *nvb__json_get(const struct nvb__jv *obj, const char *key);
+
+/* Conversions of a number: 0, or -EINVAL when v is not a number of that
+ * kind (u64: a non-negative integer written without fraction or exponent
+ * that fits; dbl: any number, converted independently of the C locale;
+ * finite results only). */
+int nvb__json_u64(const struct nvb__jv *v, uint64_t *out);
+int nvb__json_dbl(const struct nvb__jv *v, double *out);
+
+/* Write v as compact JSON (the emitter's own style: no spaces; '"', '\\'
+ * and control characters escaped, other UTF-8 as is). */
+void nvb__json_write(const struct nvb__jv *v, struct nvb__buf *b);
+/* A string as a JSON string literal, in the same style. */
+void nvb__json_write_str(struct nvb__buf *b, const char *s);
+
+#endif

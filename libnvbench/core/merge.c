@@ -1,0 +1,493 @@
+/*
+ * Merging the results of one workload run on several hosts (or processes)
+ * into one (nvb_result_merge, docs/multihost.md). Counts add, histograms
+ * add bucket by bucket, the window spans the hosts' windows by wall clock,
+ * and what only means something per machine (CPU percentages, threads) is
+ * kept per host in the "hosts" rows.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+static int dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src)
+{
+    dst->ios += src->ios;
+    dst->bytes += src->bytes;
+    if (!src->hist)
+        return 0;
+    if (!dst->hist) {
+        dst->hist = malloc(sizeof *dst->hist);
+        if (!dst->hist)
+            return -ENOMEM;
+        nvb__hist_init(dst->hist);
+    }
+    nvb__hist_merge(dst->hist, src->hist);
+    return 0;
+}
+
+/* CPU figures of a part are known when the system sample worked and saw
+ * time pass: its percentages then add up to 100 (all zero otherwise). By
+ * the figures alone, so that a result and its JSON merge the same way. */
+static int cpu_known(const struct nvb_result *p)
+{
+    return p->system_pct + p->iowait_pct + p->steal_pct + p->idle_pct > 0;
+}
+
+static unsigned part_ncpus(const struct nvb_result *p)
+{
+    return (unsigned)(p->ncpu > 0 ? p->ncpu : (p->ncpus_online > 0 ? p->ncpus_online : 0));
+}
+
+static int row_from_part(struct nvb__hostrow *h, const struct nvb_result *p)
+{
+    memset(h, 0, sizeof *h);
+    snprintf(h->host, sizeof h->host, "%s", p->host);
+    h->start_unix_ns = p->start_wall_ns;
+    h->ramp_s = p->ramp_s;
+    h->duration_s = p->duration_s;
+    h->last_done_unix_ns = nvb__result_window_end(p);
+    h->first_done_unix_ns = p->first_done_wall_ns ? p->first_done_wall_ns : h->last_done_unix_ns;
+    for (int d = 0; d < 2; d++) {
+        const struct nvb__dstat *s = &p->tot[d];
+        h->ios[d] = s->ios;
+        h->bytes[d] = s->bytes;
+        if (s->hist && s->hist->count) {
+            h->lat_mean_ns[d] = nvb__hist_mean(s->hist);
+            h->lat_p99_ns[d] = nvb__hist_pct(s->hist, 99);
+            h->lat_max_ns[d] = (double)s->hist->max;
+        }
+    }
+    h->errors = p->errors;
+    h->system_pct = cpu_known(p) ? p->system_pct : -1;
+    h->ncpus = part_ncpus(p);
+    h->process_user_s = p->process_user_s;
+    h->process_sys_s = p->process_sys_s;
+    h->window_s = p->cpu_window_s > 0 ? p->cpu_window_s : p->duration_s;
+    h->cancelled = p->cancelled;
+    if (p->err && !(h->error = nvb__strdup(p->errmsg[0] ? p->errmsg : nvb_strerror(p->err))))
+        return -ENOMEM;
+    return 0;
+}
+
+static int row_copy(struct nvb__hostrow *dst, const struct nvb__hostrow *src)
+{
+    *dst = *src;
+    dst->error = NULL;
+    if (src->error && !(dst->error = nvb__strdup(src->error)))
+        return -ENOMEM;
+    return 0;
+}
+
+static int tstat_copy(struct nvb__tstat *dst, const struct nvb__tstat *src, const char *host)
+{
+    *dst = *src;
+    dst->path = dst->file = dst->host = NULL;
+    dst->d[0].hist = dst->d[1].hist = NULL;
+    dst->d[0].ios = dst->d[0].bytes = dst->d[1].ios = dst->d[1].bytes = 0;
+    if (!(dst->path = nvb__strdup(src->path ? src->path : "")))
+        return -ENOMEM;
+    if (src->file && !(dst->file = nvb__strdup(src->file)))
+        return -ENOMEM;
+    if (!(dst->host = nvb__strdup(src->host ? src->host : host)))
+        return -ENOMEM;
+    for (int d = 0; d < 2; d++)
+        if (dstat_add(&dst->d[d], &src->d[d]))
+            return -ENOMEM;
+    return 0;
+}
+
+/* The workload object of a part as a JSON tree (results from nvb_run()
+ * hold the workload itself; loaded and merged ones its JSON). */
+static int workload_tree(const struct nvb_result *p, struct nvb__jv **out)
+{
+    *out = NULL;
+    if (p->wl_json) {
+        struct nvb__jv *v = calloc(1, sizeof *v);
+        if (!v || nvb__json_copy(v, p->wl_json)) {
+            free(v);
+            return -ENOMEM;
+        }
+        *out = v;
+        return 0;
+    }
+    struct nvb__buf b = {0};
+    if (p->wl)
+        nvb__workload_json(p->wl, &b);
+    else
+        nvb__buf_puts(&b, "{}");
+    if (b.oom) {
+        free(b.s);
+        return -ENOMEM;
+    }
+    int rc = nvb__json_parse(b.s, b.len, out, NULL, 0);
+    free(b.s);
+    return rc;
+}
+
+/* The interval of a part's time series and whether it was aligned. */
+static void part_interval(const struct nvb_result *p, uint64_t *iv, int *aligned)
+{
+    *iv = 0;
+    *aligned = 0;
+    if (p->wl) {
+        *iv = p->wl->interval_ns;
+        *aligned = p->wl->align_interval;
+        return;
+    }
+    double s;
+    uint64_t a;
+    if (nvb__json_dbl(nvb__json_get(p->wl_json, "interval_s"), &s) == 0 && s > 0 && s < 1e7)
+        *iv = (uint64_t)llround(s * 1e9);
+    if (nvb__json_u64(nvb__json_get(p->wl_json, "align_interval"), &a) == 0)
+        *aligned = a == 1;
+}
+
+struct tsref {
+    uint64_t key;               /* slot (aligned) or index */
+    const struct nvb__tsample *s;
+    unsigned ncpus;
+};
+
+static int tsref_cmp(const void *a, const void *b)
+{
+    const struct tsref *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Time series: points of different hosts that cover the same interval add
+ * up. With aligned intervals (the same interval everywhere, ends on its
+ * wall-clock multiples) a point belongs to the interval its end falls in;
+ * otherwise the hosts started together at the barrier and the i-th points
+ * cover about the same time. */
+static int merge_series(struct nvb_result *m, const struct nvb_result *const *parts, size_t n, uint64_t w0,
+                        uint64_t w1)
+{
+    size_t total = 0;
+    int aligned = 1;
+    uint64_t iv0 = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t iv;
+        int al;
+        part_interval(parts[i], &iv, &al);
+        if (!al || !iv || (iv0 && iv != iv0))
+            aligned = 0;
+        iv0 = iv;
+        total += parts[i]->nts;
+        for (unsigned k = 0; k < parts[i]->nts; k++)
+            if (!parts[i]->ts[k].t_unix_ns)
+                aligned = 0;
+    }
+    if (!total)
+        return 0;
+    struct tsref *v = malloc(total * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    size_t nv = 0;
+    for (size_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < parts[i]->nts; k++) {
+            const struct nvb__tsample *s = &parts[i]->ts[k];
+            v[nv].key = aligned ? s->t_unix_ns / iv0 + (s->t_unix_ns % iv0 != 0) : k;
+            v[nv].s = s;
+            v[nv].ncpus = part_ncpus(parts[i]);
+            nv++;
+        }
+    qsort(v, nv, sizeof *v, tsref_cmp);
+    int rc = 0;
+    for (size_t a = 0; a < nv && !rc;) {
+        size_t b = a;
+        struct nvb__tsample o;
+        memset(&o, 0, sizeof o);
+        double busy = 0, weight = 0, max_dt = 0, max_t = 0;
+        for (; b < nv && v[b].key == v[a].key; b++) {
+            const struct nvb__tsample *s = v[b].s;
+            for (int d = 0; d < 2; d++) {
+                o.ios[d] += s->ios[d];
+                o.bytes[d] += s->bytes[d];
+                o.lat_sum[d] += s->lat_sum[d];
+            }
+            o.errors += s->errors;
+            if (s->t_unix_ns > o.t_unix_ns)
+                o.t_unix_ns = s->t_unix_ns;
+            if (s->dt_s > max_dt)
+                max_dt = s->dt_s;
+            if (s->t_s > max_t)
+                max_t = s->t_s;
+            if (s->system_pct >= 0 && v[b].ncpus) {
+                busy += s->system_pct * v[b].ncpus;
+                weight += v[b].ncpus;
+            }
+        }
+        o.system_pct = weight > 0 ? busy / weight : -1;
+        o.dt_s = max_dt;
+        o.t_s = max_t;
+        if (w0 && o.t_unix_ns > w0)
+            o.t_s = (double)(o.t_unix_ns - w0) / 1e9;
+        if (aligned) {
+            /* The interval as the merged window sees it. */
+            uint64_t lo = (v[a].key - 1) * iv0;
+            if (lo < w0)
+                lo = w0;
+            uint64_t hi = o.t_unix_ns < w1 || !w1 ? o.t_unix_ns : w1;
+            if (hi > lo)
+                o.dt_s = (double)(hi - lo) / 1e9;
+        }
+        rc = nvb__result_ts_push(m, &o);
+        a = b;
+    }
+    free(v);
+    return rc;
+}
+
+static int same_str(const struct nvb__jv *a, const struct nvb__jv *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->type != b->type)
+        return 0;
+    if (a->type == NVB__J_STR || a->type == NVB__J_NUM)
+        return !strcmp(a->s, b->s);
+    return 1;
+}
+
+static int concat_targets(struct nvb__jv *wl, struct nvb__jv *const *trees, size_t n)
+{
+    if (!wl || wl->type != NVB__J_OBJ)
+        return 0;
+    struct nvb__jv *t = (struct nvb__jv *)nvb__json_get(wl, "targets");
+    if (!t)
+        return 0;
+    struct nvb__jv all;
+    memset(&all, 0, sizeof all);
+    all.type = NVB__J_ARR;
+    all.key = t->key;
+    size_t cnt = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct nvb__jv *pt = nvb__json_get(trees[i], "targets");
+        if (pt && pt->type == NVB__J_ARR)
+            cnt += pt->n;
+    }
+    if (cnt) {
+        all.kid = calloc(cnt, sizeof *all.kid);
+        if (!all.kid)
+            return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct nvb__jv *pt = nvb__json_get(trees[i], "targets");
+        for (size_t k = 0; pt && pt->type == NVB__J_ARR && k < pt->n; k++) {
+            if (nvb__json_copy(&all.kid[all.n], &pt->kid[k])) {
+                all.key = NULL;
+                nvb__json_clear(&all);
+                return -ENOMEM;
+            }
+            all.n++;
+        }
+    }
+    t->key = NULL;
+    nvb__json_clear(t);
+    *t = all;
+    return 0;
+}
+
+/* What must be the same for a merge to describe one workload. */
+static const char *const same_keys[] = {"engine", "rw", "rwmix", "bs", "qd", "jobs", "runtime_s", "ramp_s"};
+
+static int merge_workload(struct nvb_result *m, const struct nvb_result *const *parts, size_t n)
+{
+    struct nvb__jv **trees = calloc(n, sizeof *trees);
+    if (!trees)
+        return -ENOMEM;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = workload_tree(parts[i], &trees[i]);
+    for (size_t i = 1; i < n && !rc; i++)
+        for (size_t k = 0; k < sizeof same_keys / sizeof same_keys[0]; k++)
+            if (!same_str(nvb__json_get(trees[0], same_keys[k]), nvb__json_get(trees[i], same_keys[k]))) {
+                nvb__result_warn(m, "merged runs of different workloads: key '%s' differs between %s (part 0) "
+                                 "and %s (part %zu)", same_keys[k], parts[0]->host[0] ? parts[0]->host : "?",
+                                 parts[i]->host[0] ? parts[i]->host : "?", i);
+                break;
+            }
+    if (!rc)
+        rc = concat_targets(trees[0], trees, n);
+    if (!rc) {
+        m->wl_json = trees[0];
+        trees[0] = NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        nvb__json_free(trees[i]);
+    free(trees);
+    return rc;
+}
+
+static void merge_verify(struct nvb_result *m, const struct nvb_result *p)
+{
+    m->verify_enabled |= p->verify_enabled;
+    m->verify_checked += p->verify_checked;
+    m->verify_mismatches += p->verify_mismatches;
+    for (int f = 0; f < NVB__VF_COUNT; f++)
+        m->verify_by_field[f] += p->verify_by_field[f];
+    for (unsigned k = 0; k < p->nfirst_mismatch && m->nfirst_mismatch < NVB__VERIFY_FIRST; k++)
+        m->first_mismatch[m->nfirst_mismatch++] = p->first_mismatch[k];
+}
+
+static int merge_into(struct nvb_result *m, const struct nvb_result *const *parts, size_t n)
+{
+    const struct nvb_result *p0 = parts[0];
+    snprintf(m->engine, sizeof m->engine, "%s", p0->engine);
+    m->used = p0->used;
+    m->qd_effective = p0->qd_effective;
+
+    /* The window: earliest start to latest end, by wall clock. */
+    uint64_t start = 0, w0 = 0, w1 = 0, first = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct nvb_result *p = parts[i];
+        if (!p->start_wall_ns)
+            continue;  /* never started (failed in setup) */
+        uint64_t a = nvb__result_window_start(p), b = nvb__result_window_end(p);
+        if (!start || p->start_wall_ns < start)
+            start = p->start_wall_ns;
+        if (!w0 || a < w0)
+            w0 = a;
+        if (b > w1)
+            w1 = b;
+        uint64_t f = p->first_done_wall_ns ? p->first_done_wall_ns : b;
+        if (!first || f < first)
+            first = f;
+    }
+    m->start_wall_ns = start;
+    m->ramp_s = start ? (double)(w0 - start) / 1e9 : 0;
+    m->end_wall_ns = w1;
+    m->first_done_wall_ns = first;
+    m->duration_s = w1 > w0 ? (double)(w1 - w0) / 1e9 : 0;
+
+    unsigned rows = 0;
+    unsigned ntg = 0;
+    for (size_t i = 0; i < n; i++) {
+        rows += parts[i]->nhosts ? parts[i]->nhosts : 1;
+        ntg += parts[i]->ntargets;
+    }
+    m->hosts = calloc(rows, sizeof *m->hosts);
+    if (!m->hosts)
+        return -ENOMEM;
+    if (ntg && !(m->tg = calloc(ntg, sizeof *m->tg)))
+        return -ENOMEM;
+
+    double busy[7] = {0}, weight = 0;
+    unsigned ncpus_all = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct nvb_result *p = parts[i];
+        /* hosts rows */
+        if (p->nhosts) {
+            for (unsigned k = 0; k < p->nhosts; k++)
+                if (row_copy(&m->hosts[m->nhosts++], &p->hosts[k]))
+                    return -ENOMEM;
+        } else if (row_from_part(&m->hosts[m->nhosts++], p)) {
+            return -ENOMEM;
+        }
+        /* counts */
+        for (int d = 0; d < 2; d++) {
+            if (dstat_add(&m->tot[d], &p->tot[d]))
+                return -ENOMEM;
+            m->errors_dir[d] += p->errors_dir[d];
+            m->fault_err[d] += p->fault_err[d];
+            m->fault_short[d] += p->fault_short[d];
+            m->fault_delayed[d] += p->fault_delayed[d];
+        }
+        m->errors += p->errors;
+        m->short_ios += p->short_ios;
+        for (int e = 0; e < NVB__ERRNO_SLOTS; e++)
+            m->by_errno[e] += p->by_errno[e];
+        if (p->fault_enabled && !m->fault_enabled) {
+            m->fault_enabled = 1;
+            m->fault_errno = p->fault_errno;
+        }
+        merge_verify(m, p);
+        /* CPU: seconds add, percentages weighted by CPU count */
+        m->process_user_s += p->process_user_s;
+        m->process_sys_s += p->process_sys_s;
+        double win = p->nhosts ? p->cpu_window_s : (p->cpu_window_s > 0 ? p->cpu_window_s : p->duration_s);
+        if (win > m->cpu_window_s)
+            m->cpu_window_s = win;
+        if (p->maxrss_kib > m->maxrss_kib)
+            m->maxrss_kib = p->maxrss_kib;
+        m->minflt += p->minflt;
+        m->majflt += p->majflt;
+        m->nvcsw += p->nvcsw;
+        m->nivcsw += p->nivcsw;
+        unsigned nc = part_ncpus(p);
+        ncpus_all += nc;
+        if (cpu_known(p) && nc) {
+            const double f[7] = {p->system_pct, p->user_pct, p->sys_pct, p->irq_pct,
+                                 p->iowait_pct, p->steal_pct, p->idle_pct};
+            for (int k = 0; k < 7; k++)
+                busy[k] += f[k] * nc;
+            weight += nc;
+            m->cpu_valid = 1;
+        }
+        /* targets */
+        for (unsigned t = 0; t < p->ntargets; t++)
+            if (tstat_copy(&m->tg[m->ntargets++], &p->tg[t], p->host))
+                return -ENOMEM;
+        /* notes */
+        for (unsigned k = 0; k < p->nwarn; k++) {
+            if (!p->nhosts && p->host[0])
+                nvb__result_warn(m, "%s: %s", p->host, p->warn[k]);
+            else
+                nvb__result_warn(m, "%s", p->warn[k]);
+        }
+        if (p->cancelled)
+            m->cancelled = 1;
+        if (p->err && !m->err) {
+            char msg[512];
+            if (!p->nhosts && p->host[0])
+                snprintf(msg, sizeof msg, "%s: %s", p->host, p->errmsg);
+            else
+                snprintf(msg, sizeof msg, "%s", p->errmsg);
+            nvb__result_seterr(m, p->err, msg);
+        }
+        if (p->clock_cost_ns > m->clock_cost_ns)
+            m->clock_cost_ns = p->clock_cost_ns;
+    }
+    if (weight > 0) {
+        m->system_pct = busy[0] / weight;
+        m->user_pct = busy[1] / weight;
+        m->sys_pct = busy[2] / weight;
+        m->irq_pct = busy[3] / weight;
+        m->iowait_pct = busy[4] / weight;
+        m->steal_pct = busy[5] / weight;
+        m->idle_pct = busy[6] / weight;
+    }
+    m->ncpus_online = (int)ncpus_all;
+    int rc = merge_series(m, parts, n, w0, w1);
+    if (!rc)
+        rc = merge_workload(m, parts, n);
+    return rc;
+}
+
+NVB_API int nvb_result_merge(struct nvb_result **out, const struct nvb_result *const *parts, size_t n)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !parts || !n)
+        return -EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!parts[i])
+            return -EINVAL;
+    if (n > UINT32_MAX)
+        return -EINVAL;
+    struct nvb_result *m = nvb__result_new();
+    if (!m)
+        return -ENOMEM;
+    int rc = merge_into(m, parts, n);
+    if (rc < 0) {
+        nvb_result_free(m);
+        return rc;
+    }
+    *out = m;
+    return 0;
+}

@@ -1,0 +1,745 @@
+/*
+ * A result from its JSON (nvb_result_from_json, nvb_result_parse): what a
+ * process receives from another one, to merge or to report. The text comes
+ * from elsewhere, so it is checked at every step: the JSON itself by the
+ * strict reader (json.c), then every key this file reads for its type,
+ * range and the size of the field it fills, and the histograms for their
+ * geometry and for counts that agree with each other. The first problem
+ * ends the load with -EINVAL and a message naming the key.
+ *
+ * What is read is what the result stores; figures derived from others
+ * (rates, percentiles, process_cores, ...) are recomputed on output, from
+ * the same values, so the JSON written back is the JSON that was read.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+struct ld {
+    int   rc;
+    char *why;
+    size_t why_len;
+};
+
+static int bad(struct ld *L, const char *path, const char *key, const char *what)
+{
+    if (!L->rc) {
+        L->rc = -EINVAL;
+        if (L->why && L->why_len)
+            snprintf(L->why, L->why_len, "result JSON: '%s%s%s': %s", path, path[0] && key[0] ? "." : "", key, what);
+    }
+    return L->rc;
+}
+
+static int oom(struct ld *L)
+{
+    if (!L->rc) {
+        L->rc = -ENOMEM;
+        if (L->why && L->why_len)
+            snprintf(L->why, L->why_len, "out of memory reading a result");
+    }
+    return L->rc;
+}
+
+/* Member key of obj with the given type (-1: any); NULL and an error when
+ * it is missing or of another type, NULL alone when optional and missing. */
+static const struct nvb__jv *mem(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key,
+                                 int type, int required)
+{
+    const struct nvb__jv *v = nvb__json_get(obj, key);
+    if (!v) {
+        if (required)
+            bad(L, path, key, "missing");
+        return NULL;
+    }
+    static const char *const tn[] = {"null", "a boolean", "a boolean", "a number", "a string", "an array",
+                                     "an object"};
+    if (type >= 0 && v->type != type && !(type == NVB__J_TRUE && v->type == NVB__J_FALSE)) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "expected %s", tn[type]);
+        bad(L, path, key, msg);
+        return NULL;
+    }
+    return v;
+}
+
+static int rd_u64(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, uint64_t *out,
+                  int required)
+{
+    const struct nvb__jv *v = mem(L, obj, path, key, NVB__J_NUM, required);
+    if (!v)
+        return L->rc;
+    if (nvb__json_u64(v, out))
+        return bad(L, path, key, "expected a non-negative integer that fits in 64 bits");
+    return 0;
+}
+
+static int rd_u32(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, uint32_t *out,
+                  int required)
+{
+    uint64_t u = *out;
+    if (rd_u64(L, obj, path, key, &u, required))
+        return L->rc;
+    if (u > UINT32_MAX)
+        return bad(L, path, key, "out of range");
+    *out = (uint32_t)u;
+    return 0;
+}
+
+static int rd_dbl(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, double *out,
+                  int required)
+{
+    const struct nvb__jv *v = mem(L, obj, path, key, NVB__J_NUM, required);
+    if (!v)
+        return L->rc;
+    int rc = nvb__json_dbl(v, out);
+    if (rc == -ENOMEM)
+        return oom(L);
+    if (rc)
+        return bad(L, path, key, "not a finite number");
+    return 0;
+}
+
+/* A duration or CPU time: finite and not negative. */
+static int rd_nonneg(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, double *out,
+                     int required)
+{
+    if (rd_dbl(L, obj, path, key, out, required))
+        return L->rc;
+    if (*out < 0)
+        return bad(L, path, key, "negative");
+    return 0;
+}
+
+/* Either null (-> *out = nullval) or a number. */
+static int rd_dbl_or_null(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, double *out,
+                          double nullval, int required)
+{
+    const struct nvb__jv *v = mem(L, obj, path, key, -1, required);
+    if (!v)
+        return L->rc;
+    if (v->type == NVB__J_NULL) {
+        *out = nullval;
+        return 0;
+    }
+    return rd_dbl(L, obj, path, key, out, 1);
+}
+
+static int rd_bool(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, int *out,
+                   int required)
+{
+    const struct nvb__jv *v = mem(L, obj, path, key, NVB__J_TRUE, required);
+    if (v)
+        *out = v->type == NVB__J_TRUE;
+    return L->rc;
+}
+
+/* Into a fixed buffer: a longer string is refused, not truncated. */
+static int rd_str(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, char *buf,
+                  size_t len, int required)
+{
+    const struct nvb__jv *v = mem(L, obj, path, key, NVB__J_STR, required);
+    if (!v)
+        return L->rc;
+    size_t n = strlen(v->s);
+    if (n >= len) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "longer than %zu bytes", len - 1);
+        return bad(L, path, key, msg);
+    }
+    memcpy(buf, v->s, n + 1);
+    return 0;
+}
+
+static int rd_strdup(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, char **out,
+                     int required)
+{
+    const struct nvb__jv *v = mem(L, obj, path, key, NVB__J_STR, required);
+    if (!v)
+        return L->rc;
+    if (!(*out = nvb__strdup(v->s)))
+        return oom(L);
+    return 0;
+}
+
+static void sub(char *dst, size_t len, const char *path, const char *key)
+{
+    snprintf(dst, len, "%s%s%s", path, path[0] ? "." : "", key);
+}
+
+static void subi(char *dst, size_t len, const char *path, size_t i)
+{
+    snprintf(dst, len, "%s.%zu", path, i);
+}
+
+/* errno by the name nvb__errno_name() gives it ("EIO", or "E<n>"). */
+static int errno_by_name(const char *name)
+{
+    for (int e = 1; e < NVB__ERRNO_SLOTS; e++) {
+        char nb[16];
+        if (!strcmp(nvb__errno_name(e, nb, sizeof nb), name))
+            return e;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- parts */
+
+static int ld_hist(struct ld *L, const struct nvb__jv *h, const char *path, uint64_t min, uint64_t max,
+                   struct nvb__dstat *d)
+{
+    uint64_t sb = 0, mb = 0, count = 0, sum = 0;
+    double sumsq = 0;
+    if (rd_u64(L, h, path, "sub_bits", &sb, 1) || rd_u64(L, h, path, "max_bits", &mb, 1))
+        return L->rc;
+    if (sb != NVB__HIST_SUB_BITS || mb != NVB__HIST_MAX_BITS) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "histogram geometry sub_bits=%" PRIu64 " max_bits=%" PRIu64
+                 " is not this library's (%d, %d)", sb, mb, NVB__HIST_SUB_BITS, NVB__HIST_MAX_BITS);
+        return bad(L, path, "", msg);
+    }
+    if (rd_u64(L, h, path, "count", &count, 1) || rd_u64(L, h, path, "sum", &sum, 1) ||
+        rd_nonneg(L, h, path, "sumsq", &sumsq, 1))
+        return L->rc;
+    const struct nvb__jv *b = mem(L, h, path, "buckets", NVB__J_ARR, 1);
+    if (!b)
+        return L->rc;
+    char p[256];
+    sub(p, sizeof p, path, "buckets");
+    if (!count) {
+        if (b->n || sum)
+            return bad(L, path, "count", "0, but buckets or sum are not");
+        return 0;
+    }
+    struct nvb__hist *hist = malloc(sizeof *hist);
+    if (!hist)
+        return oom(L);
+    nvb__hist_init(hist);
+    uint64_t seen = 0, prev = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const struct nvb__jv *e = &b->kid[i];
+        uint64_t idx, cnt;
+        char pe[300];
+        subi(pe, sizeof pe, p, i);
+        if (e->type != NVB__J_ARR || e->n != 2 || nvb__json_u64(&e->kid[0], &idx) || nvb__json_u64(&e->kid[1], &cnt)) {
+            free(hist);
+            return bad(L, pe, "", "expected [index, count], two non-negative integers");
+        }
+        if (idx >= NVB__HIST_BUCKETS || (i && idx <= prev) || !cnt || cnt > UINT64_MAX - seen) {
+            free(hist);
+            return bad(L, pe, "", idx >= NVB__HIST_BUCKETS ? "bucket index out of range"
+                                  : !cnt ? "a listed bucket must not be empty"
+                                  : cnt > UINT64_MAX - seen ? "counts overflow"
+                                  : "bucket indexes must ascend");
+        }
+        hist->buckets[idx] = cnt;
+        seen += cnt;
+        prev = idx;
+    }
+    unsigned first = 0, last = 0;
+    for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
+        if (hist->buckets[i]) {
+            if (!hist->buckets[first])
+                first = i;
+            last = i;
+        }
+    const char *why = NULL;
+    if (seen != count)
+        why = "the buckets do not add up to count";
+    else if (min > max)
+        why = "lat_ns.min is above lat_ns.max";
+    else if (nvb__hist_index(min) != first || nvb__hist_index(max) != last)
+        why = "lat_ns.min and lat_ns.max are not in the first and the last bucket";
+    else if (sum / count < min || sum / count > max || (sum / count == max && sum % count))
+        why = "sum / count is outside [lat_ns.min, lat_ns.max]";
+    if (why) {
+        free(hist);
+        return bad(L, path, "", why);
+    }
+    hist->count = count;
+    hist->sum = sum;
+    hist->sumsq = sumsq;
+    hist->min = min;
+    hist->max = max;
+    d->hist = hist;
+    return 0;
+}
+
+static int ld_dir(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, struct nvb__dstat *d,
+                  int hist_required)
+{
+    char p[256], q[256];
+    sub(p, sizeof p, path, key);
+    const struct nvb__jv *o = mem(L, obj, path, key, NVB__J_OBJ, 1);
+    if (!o || rd_u64(L, o, p, "ios", &d->ios, 1) || rd_u64(L, o, p, "bytes", &d->bytes, 1))
+        return L->rc;
+    const struct nvb__jv *lat = mem(L, o, p, "lat_ns", NVB__J_OBJ, 1);
+    uint64_t min = 0, max = 0;
+    sub(q, sizeof q, p, "lat_ns");
+    if (!lat || rd_u64(L, lat, q, "min", &min, 1) || rd_u64(L, lat, q, "max", &max, 1))
+        return L->rc;
+    const struct nvb__jv *h = mem(L, o, p, "lat_hist", NVB__J_OBJ, hist_required);
+    if (!h)
+        return L->rc;
+    sub(q, sizeof q, p, "lat_hist");
+    return ld_hist(L, h, q, min, max, d);
+}
+
+static int ld_engine_used(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const struct nvb__jv *u = mem(L, root, "", "engine_used", NVB__J_OBJ, 1);
+    if (!u)
+        return L->rc;
+    if (u->n > NVB__USED_MAX)
+        return bad(L, "", "engine_used", "too many entries");
+    for (size_t i = 0; i < u->n; i++) {
+        const struct nvb__jv *e = &u->kid[i];
+        if (e->type != NVB__J_STR)
+            return bad(L, "engine_used", e->key, "expected a string");
+        if (strlen(e->key) >= sizeof r->used.kv[0].key || strlen(e->s) >= sizeof r->used.kv[0].val)
+            return bad(L, "engine_used", e->key, "key or value too long");
+        strcpy(r->used.kv[r->used.n].key, e->key);
+        strcpy(r->used.kv[r->used.n].val, e->s);
+        r->used.n++;
+    }
+    return 0;
+}
+
+static int ld_cpu(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const char *P = "cpu";
+    const struct nvb__jv *c = mem(L, root, "", "cpu", NVB__J_OBJ, 1);
+    uint64_t ncpus = 0, rss = 0, vcs = 0, ics = 0;
+    if (!c || rd_dbl(L, c, P, "system_pct", &r->system_pct, 1) || rd_dbl(L, c, P, "user_pct", &r->user_pct, 1) ||
+        rd_dbl(L, c, P, "sys_pct", &r->sys_pct, 1) || rd_dbl(L, c, P, "irq_pct", &r->irq_pct, 1) ||
+        rd_dbl(L, c, P, "iowait_pct", &r->iowait_pct, 1) || rd_dbl(L, c, P, "steal_pct", &r->steal_pct, 1) ||
+        rd_dbl(L, c, P, "idle_pct", &r->idle_pct, 1) || rd_u64(L, c, P, "ncpus", &ncpus, 1) ||
+        rd_nonneg(L, c, P, "process_user_s", &r->process_user_s, 1) ||
+        rd_nonneg(L, c, P, "process_sys_s", &r->process_sys_s, 1) ||
+        rd_nonneg(L, c, P, "window_s", &r->cpu_window_s, 1) || rd_u64(L, c, P, "maxrss_kib", &rss, 1) ||
+        rd_u64(L, c, P, "voluntary_ctxsw", &vcs, 1) || rd_u64(L, c, P, "involuntary_ctxsw", &ics, 1))
+        return L->rc;
+    if (ncpus > (1u << 20))
+        return bad(L, P, "ncpus", "out of range");
+    if (rss > (uint64_t)INT64_MAX / 2 || vcs > (uint64_t)INT64_MAX / 2 || ics > (uint64_t)INT64_MAX / 2)
+        return bad(L, P, "maxrss_kib", "a counter is out of range");
+    r->ncpus_online = (int)ncpus;
+    r->maxrss_kib = (long)rss;
+    r->nvcsw = (long)vcs;
+    r->nivcsw = (long)ics;
+    r->cpu_valid = r->system_pct + r->iowait_pct + r->steal_pct + r->idle_pct > 0;
+    const struct nvb__jv *pc = mem(L, c, P, "per_cpu_pct", NVB__J_ARR, 1);
+    if (!pc)
+        return L->rc;
+    if (pc->n && pc->n != ncpus)
+        return bad(L, P, "per_cpu_pct", "has neither 0 nor ncpus entries");
+    if (pc->n) {
+        r->cpu_pct = calloc(pc->n, sizeof *r->cpu_pct);
+        r->cpu_id = calloc(pc->n, sizeof *r->cpu_id);
+        if (!r->cpu_pct || !r->cpu_id)
+            return oom(L);
+        for (size_t i = 0; i < pc->n; i++) {
+            if (pc->kid[i].type != NVB__J_NUM || nvb__json_dbl(&pc->kid[i], &r->cpu_pct[i]))
+                return bad(L, P, "per_cpu_pct", "expected numbers");
+            r->cpu_id[i] = (int)i;
+        }
+        r->ncpu = (int)pc->n;
+    }
+    const struct nvb__jv *th = mem(L, c, P, "threads", NVB__J_ARR, 1);
+    if (!th)
+        return L->rc;
+    if (th->n) {
+        r->threads = calloc(th->n, sizeof *r->threads);
+        if (!r->threads)
+            return oom(L);
+    }
+    for (size_t i = 0; i < th->n; i++) {
+        char p[64];
+        subi(p, sizeof p, "cpu.threads", i);
+        const struct nvb__jv *t = &th->kid[i];
+        struct nvb__thread_row *row = &r->threads[i];
+        uint64_t tid = 0;
+        if (t->type != NVB__J_OBJ)
+            return bad(L, p, "", "expected an object");
+        if (rd_u64(L, t, p, "tid", &tid, 1) || rd_str(L, t, p, "name", row->name, sizeof row->name, 1) ||
+            rd_nonneg(L, t, p, "user_s", &row->user_s, 1) || rd_nonneg(L, t, p, "sys_s", &row->sys_s, 1) ||
+            rd_nonneg(L, t, p, "cpu_s", &row->run_s, 1))
+            return L->rc;
+        if (tid > (uint64_t)INT32_MAX * 2)
+            return bad(L, p, "tid", "out of range");
+        row->tid = (long)tid;
+        r->nthreads++;
+    }
+    return 0;
+}
+
+static int ld_errors(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const struct nvb__jv *e = mem(L, root, "", "errors", NVB__J_OBJ, 1);
+    if (!e || rd_u64(L, e, "errors", "count", &r->errors, 1) || rd_u64(L, e, "errors", "short", &r->short_ios, 1) ||
+        rd_u64(L, e, "errors", "read", &r->errors_dir[0], 0) || rd_u64(L, e, "errors", "write", &r->errors_dir[1], 0))
+        return L->rc;
+    const struct nvb__jv *be = mem(L, e, "errors", "by_errno", NVB__J_OBJ, 1);
+    if (!be)
+        return L->rc;
+    for (size_t i = 0; i < be->n; i++) {
+        int en = errno_by_name(be->kid[i].key);
+        if (!en)
+            return bad(L, "errors.by_errno", be->kid[i].key, "not an errno name");
+        if (rd_u64(L, be, "errors.by_errno", be->kid[i].key, &r->by_errno[en], 1))
+            return L->rc;
+    }
+    return 0;
+}
+
+static int ld_fault(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    static const char *const dn[2] = {"read", "write"};
+    const struct nvb__jv *f = mem(L, root, "", "fault", NVB__J_OBJ, 0);
+    if (!f)
+        return L->rc;
+    if (rd_bool(L, f, "fault", "enabled", &r->fault_enabled, 1))
+        return L->rc;
+    const struct nvb__jv *be = mem(L, f, "fault", "by_errno", NVB__J_OBJ, 1);
+    if (!be)
+        return L->rc;
+    if (be->n > 1)
+        return bad(L, "fault", "by_errno", "more than one errno");
+    if (be->n && !(r->fault_errno = errno_by_name(be->kid[0].key)))
+        return bad(L, "fault.by_errno", be->kid[0].key, "not an errno name");
+    for (int d = 0; d < 2; d++) {
+        char p[32];
+        sub(p, sizeof p, "fault", dn[d]);
+        const struct nvb__jv *o = mem(L, f, "fault", dn[d], NVB__J_OBJ, 1);
+        if (!o || rd_u64(L, o, p, "injected", &r->fault_err[d], 1) || rd_u64(L, o, p, "short", &r->fault_short[d], 1) ||
+            rd_u64(L, o, p, "delayed", &r->fault_delayed[d], 1))
+            return L->rc;
+    }
+    return 0;
+}
+
+static int ld_verify(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const char *P = "verify";
+    const struct nvb__jv *v = mem(L, root, "", "verify", NVB__J_OBJ, 1);
+    if (!v || rd_bool(L, v, P, "enabled", &r->verify_enabled, 1) ||
+        rd_u64(L, v, P, "checked", &r->verify_checked, 1) || rd_u64(L, v, P, "mismatches", &r->verify_mismatches, 1))
+        return L->rc;
+    const struct nvb__jv *bf = mem(L, v, P, "by_field", NVB__J_OBJ, 0);
+    for (size_t i = 0; bf && i < bf->n; i++) {
+        int f;
+        for (f = NVB__VF_OK + 1; f < NVB__VF_COUNT; f++)
+            if (!strcmp(nvb__vfield_name(f), bf->kid[i].key))
+                break;
+        if (f == NVB__VF_COUNT)
+            return bad(L, "verify.by_field", bf->kid[i].key, "not a verify field");
+        if (rd_u64(L, bf, "verify.by_field", bf->kid[i].key, &r->verify_by_field[f], 1))
+            return L->rc;
+    }
+    const struct nvb__jv *fm = mem(L, v, P, "first_mismatches", NVB__J_ARR, 1);
+    if (!fm)
+        return L->rc;
+    if (fm->n > NVB__VERIFY_FIRST)
+        return bad(L, P, "first_mismatches", "too many entries");
+    for (size_t i = 0; i < fm->n; i++) {
+        char p[64], field[32] = "";
+        subi(p, sizeof p, "verify.first_mismatches", i);
+        const struct nvb__jv *m = &fm->kid[i];
+        struct nvb__vmismatch *mm = &r->first_mismatch[i];
+        uint32_t target = 0;
+        if (m->type != NVB__J_OBJ)
+            return bad(L, p, "", "expected an object");
+        if (rd_u64(L, m, p, "offset", &mm->offset, 1) || rd_u32(L, m, p, "target", &target, 0) ||
+            rd_str(L, m, p, "field", field, sizeof field, 0) || rd_u64(L, m, p, "expected", &mm->expected, 0) ||
+            rd_u64(L, m, p, "found", &mm->found, 0) || rd_u64(L, m, p, "seq", &mm->seq, 0))
+            return L->rc;
+        mm->target = target;
+        if (field[0]) {
+            int f;
+            for (f = 0; f < NVB__VF_COUNT; f++)
+                if (!strcmp(nvb__vfield_name(f), field))
+                    break;
+            if (f == NVB__VF_COUNT)
+                return bad(L, p, "field", "not a verify field");
+            mm->field = (uint8_t)f;
+        }
+        r->nfirst_mismatch++;
+    }
+    return 0;
+}
+
+static int ld_device(struct ld *L, const struct nvb__jv *o, const char *path, struct nvb__tdev *f)
+{
+    const struct nvb__jv *dv = mem(L, o, path, "device", -1, 1);
+    if (!dv || dv->type == NVB__J_NULL)
+        return L->rc;
+    char p[256];
+    sub(p, sizeof p, path, "device");
+    if (dv->type != NVB__J_OBJ)
+        return bad(L, path, "device", "expected null or an object");
+    if (rd_str(L, dv, p, "name", f->name, sizeof f->name, 1) || rd_str(L, dv, p, "kind", f->kind, sizeof f->kind, 1) ||
+        rd_str(L, dv, p, "model", f->model, sizeof f->model, 1) ||
+        rd_str(L, dv, p, "serial", f->serial, sizeof f->serial, 1) ||
+        rd_u32(L, dv, p, "logical_block_size", &f->lbs, 1) || rd_u32(L, dv, p, "physical_block_size", &f->pbs, 1) ||
+        rd_str(L, dv, p, "indirection_unit_source", f->iu_source, sizeof f->iu_source, 1))
+        return L->rc;
+    const struct nvb__jv *iu = mem(L, dv, p, "indirection_unit", -1, 1);
+    if (!iu)
+        return L->rc;
+    if (iu->type != NVB__J_NULL && rd_u64(L, dv, p, "indirection_unit", &f->iu, 1))
+        return L->rc;
+    if (rd_dbl_or_null(L, dv, p, "link_ceiling_gbs", &f->link_gbs, 0, 1))
+        return L->rc;
+    f->valid = 1;
+    return 0;
+}
+
+static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const struct nvb__jv *pt = mem(L, root, "", "per_target", NVB__J_ARR, 1);
+    if (!pt)
+        return L->rc;
+    if (pt->n > UINT32_MAX / 2)
+        return bad(L, "", "per_target", "too many entries");
+    if (pt->n && !(r->tg = calloc(pt->n, sizeof *r->tg)))
+        return oom(L);
+    for (size_t i = 0; i < pt->n; i++) {
+        char p[64];
+        subi(p, sizeof p, "per_target", i);
+        const struct nvb__jv *o = &pt->kid[i];
+        struct nvb__tstat *t = &r->tg[i];
+        r->ntargets++;
+        if (o->type != NVB__J_OBJ)
+            return bad(L, p, "", "expected an object");
+        if (rd_strdup(L, o, p, "path", &t->path, 1) || rd_strdup(L, o, p, "file", &t->file, 1) ||
+            rd_strdup(L, o, p, "host", &t->host, 0) || rd_str(L, o, p, "kind", t->kind, sizeof t->kind, 1) ||
+            rd_str(L, o, p, "dev", t->dev, sizeof t->dev, 1) ||
+            rd_u64(L, o, p, "region_offset", &t->region_off, 1) || rd_u64(L, o, p, "region_size", &t->region_len, 1) ||
+            rd_u32(L, o, p, "logical_block_size", &t->lbs, 1) || rd_u64(L, o, p, "errors", &t->errors, 1) ||
+            ld_dir(L, o, p, "read", &t->d[0], 0) || ld_dir(L, o, p, "write", &t->d[1], 0) ||
+            ld_device(L, o, p, &t->devf))
+            return L->rc;
+        if (t->host && strlen(t->host) >= sizeof r->host)
+            return bad(L, p, "host", "longer than 255 bytes");
+        if (t->host && !strcmp(t->host, r->host)) {
+            free(t->host);
+            t->host = NULL;
+        }
+    }
+    return 0;
+}
+
+static int ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    static const char *const dn[2] = {"read", "write"};
+    const struct nvb__jv *ts = mem(L, root, "", "timeseries", NVB__J_ARR, 1);
+    if (!ts)
+        return L->rc;
+    for (size_t i = 0; i < ts->n; i++) {
+        char p[64];
+        subi(p, sizeof p, "timeseries", i);
+        const struct nvb__jv *o = &ts->kid[i];
+        struct nvb__tsample s;
+        memset(&s, 0, sizeof s);
+        if (o->type != NVB__J_OBJ)
+            return bad(L, p, "", "expected an object");
+        if (rd_dbl(L, o, p, "t_s", &s.t_s, 1) || rd_nonneg(L, o, p, "dt_s", &s.dt_s, 1) ||
+            rd_u64(L, o, p, "t_unix_ns", &s.t_unix_ns, 0) || rd_u64(L, o, p, "errors", &s.errors, 1) ||
+            rd_dbl_or_null(L, o, p, "system_pct", &s.system_pct, -1, 1))
+            return L->rc;
+        if (s.system_pct < 0)
+            s.system_pct = -1;
+        for (int d = 0; d < 2; d++) {
+            char q[80];
+            sub(q, sizeof q, p, dn[d]);
+            const struct nvb__jv *x = mem(L, o, p, dn[d], NVB__J_OBJ, 1);
+            if (!x || rd_u64(L, x, q, "ios", &s.ios[d], 1) || rd_u64(L, x, q, "bytes", &s.bytes[d], 1))
+                return L->rc;
+            if (nvb__json_get(x, "lat_sum_ns")) {
+                if (rd_u64(L, x, q, "lat_sum_ns", &s.lat_sum[d], 1))
+                    return L->rc;
+            } else {
+                /* older results: from the mean (not exact) */
+                double mean = 0;
+                if (rd_nonneg(L, x, q, "lat_mean_ns", &mean, 1))
+                    return L->rc;
+                double sum = mean * (double)s.ios[d];
+                if (!(sum < 1.8e19))
+                    return bad(L, q, "lat_mean_ns", "out of range");
+                s.lat_sum[d] = (uint64_t)llround(sum);
+            }
+        }
+        if (nvb__result_ts_push(r, &s))
+            return oom(L);
+    }
+    return 0;
+}
+
+static int ld_hosts(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    static const char *const dn[2] = {"read", "write"};
+    const struct nvb__jv *hs = mem(L, root, "", "hosts", NVB__J_ARR, 0);
+    if (!hs || !hs->n)
+        return L->rc;
+    if (hs->n > UINT32_MAX / 2)
+        return bad(L, "", "hosts", "too many entries");
+    if (!(r->hosts = calloc(hs->n, sizeof *r->hosts)))
+        return oom(L);
+    for (size_t i = 0; i < hs->n; i++) {
+        char p[64], q[80];
+        subi(p, sizeof p, "hosts", i);
+        const struct nvb__jv *o = &hs->kid[i];
+        struct nvb__hostrow *h = &r->hosts[i];
+        r->nhosts++;
+        if (o->type != NVB__J_OBJ)
+            return bad(L, p, "", "expected an object");
+        if (rd_str(L, o, p, "host", h->host, sizeof h->host, 1) ||
+            rd_u64(L, o, p, "start_unix_ns", &h->start_unix_ns, 1) || rd_nonneg(L, o, p, "ramp_s", &h->ramp_s, 1) ||
+            rd_nonneg(L, o, p, "duration_s", &h->duration_s, 1) ||
+            rd_u64(L, o, p, "first_done_unix_ns", &h->first_done_unix_ns, 1) ||
+            rd_u64(L, o, p, "last_done_unix_ns", &h->last_done_unix_ns, 1) || rd_u64(L, o, p, "errors", &h->errors, 1) ||
+            rd_bool(L, o, p, "cancelled", &h->cancelled, 1))
+            return L->rc;
+        for (int d = 0; d < 2; d++) {
+            sub(q, sizeof q, p, dn[d]);
+            const struct nvb__jv *x = mem(L, o, p, dn[d], NVB__J_OBJ, 1);
+            if (!x || rd_u64(L, x, q, "ios", &h->ios[d], 1) || rd_u64(L, x, q, "bytes", &h->bytes[d], 1) ||
+                rd_nonneg(L, x, q, "lat_mean_ns", &h->lat_mean_ns[d], 1) ||
+                rd_nonneg(L, x, q, "lat_p99_ns", &h->lat_p99_ns[d], 1) ||
+                rd_nonneg(L, x, q, "lat_max_ns", &h->lat_max_ns[d], 1))
+                return L->rc;
+        }
+        sub(q, sizeof q, p, "cpu");
+        const struct nvb__jv *c = mem(L, o, p, "cpu", NVB__J_OBJ, 1);
+        uint64_t nc = 0;
+        if (!c || rd_dbl_or_null(L, c, q, "system_pct", &h->system_pct, -1, 1) || rd_u64(L, c, q, "ncpus", &nc, 1) ||
+            rd_nonneg(L, c, q, "process_user_s", &h->process_user_s, 1) ||
+            rd_nonneg(L, c, q, "process_sys_s", &h->process_sys_s, 1) ||
+            rd_nonneg(L, c, q, "window_s", &h->window_s, 1))
+            return L->rc;
+        if (nc > (1u << 20))
+            return bad(L, q, "ncpus", "out of range");
+        h->ncpus = (unsigned)nc;
+        if (h->system_pct < 0)
+            h->system_pct = -1;
+        const struct nvb__jv *e = mem(L, o, p, "error", -1, 1);
+        if (!e)
+            return L->rc;
+        if (e->type != NVB__J_NULL && rd_strdup(L, o, p, "error", &h->error, 1))
+            return L->rc;
+    }
+    return 0;
+}
+
+static int ld_notes(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const struct nvb__jv *w = mem(L, root, "", "warnings", NVB__J_ARR, 1);
+    if (!w)
+        return L->rc;
+    if (w->n > UINT32_MAX / 4)
+        return bad(L, "", "warnings", "too many entries");
+    if (w->n && !(r->warn = calloc(w->n, sizeof *r->warn)))
+        return oom(L);
+    r->warn_cap = (unsigned)w->n;
+    for (size_t i = 0; i < w->n; i++) {
+        if (w->kid[i].type != NVB__J_STR)
+            return bad(L, "", "warnings", "expected strings");
+        if (!(r->warn[i] = nvb__strdup(w->kid[i].s)))
+            return oom(L);
+        r->nwarn++;
+    }
+    if (rd_bool(L, root, "", "cancelled", &r->cancelled, 1))
+        return L->rc;
+    const struct nvb__jv *e = mem(L, root, "", "error", -1, 1);
+    if (!e || e->type == NVB__J_NULL)
+        return L->rc;
+    if (e->type != NVB__J_OBJ)
+        return bad(L, "", "error", "expected null or an object");
+    uint64_t en = 0;
+    if (rd_u64(L, e, "error", "errno", &en, 1) || rd_str(L, e, "error", "message", r->errmsg, sizeof r->errmsg, 1))
+        return L->rc;
+    if (en < 1 || en > 4095)
+        return bad(L, "error", "errno", "out of range (1..4095)");
+    r->err = -(int)en;
+    return 0;
+}
+
+static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    char schema[64];
+    if (!root || root->type != NVB__J_OBJ)
+        return bad(L, "", "", "the result is not a JSON object");
+    if (rd_str(L, root, "", "schema", schema, sizeof schema, 1))
+        return L->rc;
+    if (strcmp(schema, NVB_SCHEMA_VERSION))
+        return bad(L, "", "schema", "not " NVB_SCHEMA_VERSION);
+    uint64_t qd = 0;
+    if (rd_str(L, root, "", "engine", r->engine, sizeof r->engine, 1) || ld_engine_used(L, root, r) ||
+        rd_u64(L, root, "", "qd_effective", &qd, 1) || rd_u64(L, root, "", "start_unix_ns", &r->start_wall_ns, 1) ||
+        rd_str(L, root, "", "host", r->host, sizeof r->host, 0) ||
+        rd_u64(L, root, "", "end_unix_ns", &r->end_wall_ns, 0) ||
+        rd_u64(L, root, "", "first_done_unix_ns", &r->first_done_wall_ns, 0) ||
+        rd_nonneg(L, root, "", "duration_s", &r->duration_s, 1) || rd_nonneg(L, root, "", "ramp_s", &r->ramp_s, 1) ||
+        rd_dbl(L, root, "", "clock_cost_ns", &r->clock_cost_ns, 1))
+        return L->rc;
+    if (qd > UINT32_MAX)
+        return bad(L, "", "qd_effective", "out of range");
+    r->qd_effective = (unsigned)qd;
+    if (r->duration_s > 1e9 || r->ramp_s > 1e9)
+        return bad(L, "", "duration_s", "duration or ramp out of range");
+    const struct nvb__jv *wl = mem(L, root, "", "workload", NVB__J_OBJ, 1);
+    if (!wl)
+        return L->rc;
+    if (!(r->wl_json = calloc(1, sizeof *r->wl_json)) || nvb__json_copy(r->wl_json, wl))
+        return oom(L);
+    if (ld_dir(L, root, "", "read", &r->tot[0], 1) || ld_dir(L, root, "", "write", &r->tot[1], 1) ||
+        ld_cpu(L, root, r) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
+        ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_notes(L, root, r))
+        return L->rc;
+    return 0;
+}
+
+NVB_API int nvb_result_parse(const char *json, size_t len, struct nvb_result **out, char *why, size_t why_len)
+{
+    if (why && why_len)
+        why[0] = 0;
+    if (out)
+        *out = NULL;
+    if (!json || !out) {
+        if (why && why_len)
+            snprintf(why, why_len, "no JSON text or no place for the result");
+        return -EINVAL;
+    }
+    struct nvb__jv *root = NULL;
+    int rc = nvb__json_parse(json, len, &root, why, why_len);
+    if (rc < 0)
+        return rc;
+    struct nvb_result *r = nvb__result_new();
+    if (!r) {
+        nvb__json_free(root);
+        return -ENOMEM;
+    }
+    struct ld L = {.why = why, .why_len = why_len};
+    rc = ld_result(&L, root, r);
+    nvb__json_free(root);
+    if (rc < 0) {
+        nvb_result_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+NVB_API int nvb_result_from_json(const char *json, struct nvb_result **out)
+{
+    if (out)
+        *out = NULL;
+    if (!json || !out)
+        return -EINVAL;
+    return nvb_result_parse(json, strlen(json), out, NULL, 0);
+}

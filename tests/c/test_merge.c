@@ -1,0 +1,629 @@
+/* Results of several hosts: nvb_result_merge() adds exactly (counts, bytes,
+ * histograms bucket by bucket, so merged percentiles are those of one
+ * histogram fed every sample), nvb_result_from_json() gives back every
+ * figure of nvb_result_json(), hostile JSON is refused cleanly, the start
+ * barrier is called once on every path, and aligned time series end on
+ * wall-clock multiples of the interval. */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nvbench.h"
+#include "core/internal.h"
+#include "platform/platform.h"
+#include "testutil.h"
+
+static char *g_file;
+
+static struct nvb_workload *mk(const char *const *kv, const char *target)
+{
+    struct nvb_workload *w;
+    ck_assert_int_eq(nvb_workload_new(&w), 0);
+    for (; kv && kv[0]; kv += 2)
+        ck_assert_msg(nvb_workload_set(w, kv[0], kv[1]) == 0, "set %s=%s: %s", kv[0], kv[1], nvb_workload_error(w));
+    if (target)
+        ck_assert_int_eq(nvb_workload_add_target(w, target), 0);
+    return w;
+}
+
+static struct nvb_result *run_kv(const char *const *kv, const char *target)
+{
+    struct nvb_workload *w = mk(kv, target);
+    struct nvb_result *r = NULL;
+    int rc = nvb_run(w, NULL, &r);
+    ck_assert_msg(rc == 0, "run failed %d: %s", rc, r ? nvb_result_error(r) : "");
+    nvb_workload_free(w);
+    return r;
+}
+
+static char *json_of(const struct nvb_result *r)
+{
+    char *j = NULL;
+    ck_assert_int_eq(nvb_result_json(r, &j), 0);
+    return j;
+}
+
+static struct nvb_result *reload(const struct nvb_result *r)
+{
+    char *j = json_of(r), why[512];
+    struct nvb_result *back = NULL;
+    int rc = nvb_result_parse(j, strlen(j), &back, why, sizeof why);
+    ck_assert_msg(rc == 0, "reload failed %d: %s", rc, why);
+    nvb_free(j);
+    return back;
+}
+
+static void assert_same_json(const char *a, const char *b, const char *what)
+{
+    if (strcmp(a, b)) {
+        size_t i = 0;
+        while (a[i] && a[i] == b[i])
+            i++;
+        size_t from = i > 80 ? i - 80 : 0;
+        ck_abort_msg("%s differs at byte %zu:\n  %.160s\n  %.160s", what, i, a + from, b + from);
+    }
+}
+
+/* from_json(json(r)) == r for every figure: the same JSON text. */
+static void assert_round_trip(const struct nvb_result *r)
+{
+    char *a = json_of(r);
+    struct nvb_result *back = reload(r);
+    char *b = json_of(back);
+    assert_same_json(a, b, "round trip");
+    static const char *const paths[] = {"read.iops", "read.lat_ns.p99", "write.lat_ns.p99.9", "total.iops",
+                                        "cpu.cpu_us_per_io", "cpu.process_cores", "duration_s"};
+    for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+        double x = -1, y = -2;
+        ck_assert_int_eq(nvb_result_get(r, paths[k], &x), 0);
+        ck_assert_int_eq(nvb_result_get(back, paths[k], &y), 0);
+        ck_assert_msg(x == y, "%s: %.17g vs %.17g", paths[k], x, y);
+    }
+    for (int d = 0; d < 2; d++)
+        for (double p = 0; p <= 100; p += 0.5)
+            ck_assert(nvb_result_lat_pct(r, d, p) == nvb_result_lat_pct(back, d, p));
+    ck_assert_str_eq(nvb_result_host(r), nvb_result_host(back));
+    nvb_free(a);
+    nvb_free(b);
+    nvb_result_free(back);
+}
+
+/* ------------------------------------------------------------ synthetic */
+
+static uint64_t rng(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* A latency with a long tail: most around 80 us, some ms, a few 100s of ms. */
+static uint64_t latency(uint64_t *s)
+{
+    uint64_t x = rng(s);
+    switch (x % 100) {
+    case 0: return 50000000 + rng(s) % 400000000;
+    case 1: case 2: case 3: return 1000000 + rng(s) % 9000000;
+    default: return 20000 + rng(s) % 120000 + (x % 7 == 0 ? rng(s) % 63 : 0);
+    }
+}
+
+/* A result as one host would report it: nios samples in each direction. */
+static struct nvb_result *synth(const char *host, uint64_t seed, uint64_t nios, uint64_t start, double dur,
+                                struct nvb__hist *all[2])
+{
+    struct nvb_result *r = nvb__result_new();
+    ck_assert_ptr_nonnull(r);
+    snprintf(r->engine, sizeof r->engine, "null");
+    snprintf(r->host, sizeof r->host, "%s", host);
+    r->start_wall_ns = start;
+    r->duration_s = dur;
+    r->end_wall_ns = start + (uint64_t)llround(dur * 1e9);
+    r->first_done_wall_ns = r->end_wall_ns - 1000;
+    r->ncpus_online = 4;
+    r->system_pct = 40;
+    r->user_pct = 10;
+    r->sys_pct = 25;
+    r->irq_pct = 5;
+    r->idle_pct = 60;
+    r->cpu_valid = 1;
+    r->process_user_s = 0.25 * dur;
+    r->process_sys_s = 0.5 * dur;
+    r->cpu_window_s = dur;
+    uint64_t s = seed;
+    for (int d = 0; d < 2; d++) {
+        r->tot[d].hist = malloc(sizeof(struct nvb__hist));
+        nvb__hist_init(r->tot[d].hist);
+        for (uint64_t i = 0; i < nios + (uint64_t)d * 7; i++) {
+            uint64_t l = latency(&s);
+            nvb__hist_add(r->tot[d].hist, l);
+            nvb__hist_add(all[d], l);
+        }
+        r->tot[d].ios = r->tot[d].hist->count;
+        r->tot[d].bytes = r->tot[d].ios * 4096;
+    }
+    r->errors = seed % 5;
+    r->by_errno[EIO] = r->errors;
+    r->errors_dir[1] = r->errors;
+    r->verify_checked = 10 * seed;
+    return r;
+}
+
+START_TEST(merged_percentiles_equal_one_histogram)
+{
+    const unsigned n = 7;
+    struct nvb__hist *all[2];
+    for (int d = 0; d < 2; d++) {
+        all[d] = malloc(sizeof *all[d]);
+        nvb__hist_init(all[d]);
+    }
+    struct nvb_result *parts[7];
+    uint64_t t0 = 1796000000000000000ull, ios = 0, bytes = 0, errors = 0;
+    for (unsigned i = 0; i < n; i++) {
+        char host[32];
+        snprintf(host, sizeof host, "node%u", i);
+        /* hosts start up to 3 ms apart and last different times */
+        parts[i] = synth(host, 1000 + i, 5000 + 1731 * i, t0 + i * 500000, 2.0 + 0.01 * i, all);
+        ios += parts[i]->tot[0].ios + parts[i]->tot[1].ios;
+        bytes += parts[i]->tot[0].bytes + parts[i]->tot[1].bytes;
+        errors += parts[i]->errors;
+    }
+    struct nvb_result *m = NULL;
+    ck_assert_int_eq(nvb_result_merge(&m, (const struct nvb_result *const *)parts, n), 0);
+    for (int d = 0; d < 2; d++) {
+        /* bucket for bucket the histogram of every sample */
+        const struct nvb__hist *h = m->tot[d].hist;
+        ck_assert_ptr_nonnull(h);
+        ck_assert_uint_eq(h->count, all[d]->count);
+        ck_assert_uint_eq(h->sum, all[d]->sum);
+        ck_assert_uint_eq(h->min, all[d]->min);
+        ck_assert_uint_eq(h->max, all[d]->max);
+        ck_assert(memcmp(h->buckets, all[d]->buckets, sizeof h->buckets) == 0);
+        for (double p = 0; p <= 100; p += 0.125)
+            ck_assert_msg(nvb_result_lat_pct(m, d, p) == nvb__hist_pct(all[d], p), "p%g", p);
+        ck_assert(nvb_result_lat_pct(m, d, 99.999) == nvb__hist_pct(all[d], 99.999));
+        ck_assert(fabs(nvb_result_lat_mean(m, d) - nvb__hist_mean(all[d])) < 1e-6);
+    }
+    ck_assert_uint_eq(nvb_result_ios(m, 0) + nvb_result_ios(m, 1), ios);
+    ck_assert_uint_eq(nvb_result_bytes(m, 0) + nvb_result_bytes(m, 1), bytes);
+    ck_assert_uint_eq(nvb_result_errors(m), errors);
+    ck_assert_uint_eq(m->by_errno[EIO], errors);
+    ck_assert_uint_eq(m->errors_dir[1], errors);
+    /* the window: earliest start to latest end, and IOPS over it */
+    uint64_t end = t0 + 6 * 500000 + (uint64_t)llround(2.06 * 1e9);
+    ck_assert_uint_eq(m->start_wall_ns, t0);
+    ck_assert_uint_eq(m->end_wall_ns, end);
+    ck_assert(fabs(nvb_result_duration(m) - (double)(end - t0) / 1e9) < 1e-12);
+    double iops = -1;
+    ck_assert_int_eq(nvb_result_get(m, "total.iops", &iops), 0);
+    ck_assert(fabs(iops - (double)ios / nvb_result_duration(m)) <= 1e-9 * iops);
+    /* CPU: seconds and cores add; per I/O over every I/O */
+    double cores = 0, usio = 0, busy = 0;
+    ck_assert_int_eq(nvb_result_get(m, "cpu.process_cores", &cores), 0);
+    ck_assert(fabs(cores - 0.75 * n) < 1e-9);
+    ck_assert_int_eq(nvb_result_get(m, "cpu.cpu_us_per_io", &usio), 0);
+    double cpu_s = 0;
+    for (unsigned i = 0; i < n; i++)
+        cpu_s += parts[i]->process_user_s + parts[i]->process_sys_s;
+    ck_assert(fabs(usio - cpu_s * 1e6 / (double)ios) < 1e-6);
+    ck_assert_int_eq(nvb_result_get(m, "cpu.system_pct", &busy), 0);
+    ck_assert(fabs(busy - 40) < 1e-9);
+    ck_assert_int_eq(nvb_result_get(m, "cpu.ncpus", &busy), 0);
+    ck_assert(busy == 4.0 * n);
+    /* one row per host, with its own figures */
+    ck_assert_uint_eq(m->nhosts, n);
+    for (unsigned i = 0; i < n; i++) {
+        char path[64];
+        double v;
+        ck_assert_str_eq(m->hosts[i].host, parts[i]->host);
+        snprintf(path, sizeof path, "hosts.%u.read.ios", i);
+        ck_assert_int_eq(nvb_result_get(m, path, &v), 0);
+        ck_assert(v == (double)parts[i]->tot[0].ios);
+        snprintf(path, sizeof path, "hosts.%u.read.lat_p99_ns", i);
+        ck_assert_int_eq(nvb_result_get(m, path, &v), 0);
+        ck_assert(v == nvb_result_lat_pct(parts[i], 0, 99));
+        snprintf(path, sizeof path, "hosts.%u.last_done_s", i);
+        ck_assert_int_eq(nvb_result_get(m, path, &v), 0);
+        ck_assert(fabs(v - (i * 0.0005 + 2.0 + 0.01 * i)) < 1e-9);
+    }
+    ck_assert_str_eq(nvb_result_host(m), "");
+    assert_round_trip(m);
+
+    /* associative: ((0..2) + (3..6)) gives the same JSON as (0..6) */
+    struct nvb_result *a = NULL, *b = NULL, *ab = NULL;
+    ck_assert_int_eq(nvb_result_merge(&a, (const struct nvb_result *const *)parts, 3), 0);
+    ck_assert_int_eq(nvb_result_merge(&b, (const struct nvb_result *const *)parts + 3, 4), 0);
+    const struct nvb_result *two[2] = {a, b};
+    ck_assert_int_eq(nvb_result_merge(&ab, two, 2), 0);
+    char *j1 = json_of(m), *j2 = json_of(ab);
+    assert_same_json(j1, j2, "merge of merges");
+    nvb_free(j1);
+    nvb_free(j2);
+    nvb_result_free(a);
+    nvb_result_free(b);
+    nvb_result_free(ab);
+    nvb_result_free(m);
+    for (unsigned i = 0; i < n; i++)
+        nvb_result_free(parts[i]);
+    free(all[0]);
+    free(all[1]);
+}
+END_TEST
+
+/* --------------------------------------------------------------- real runs */
+
+START_TEST(merge_real_runs_exactly)
+{
+    /* four "ranks" of the null engine, each its own I/O count, and the same
+     * after a trip through JSON (what MPI ranks send) */
+    static const char *const ios[] = {"3001", "2000", "4567", "1"};
+    struct nvb_result *parts[4], *loaded[4];
+    uint64_t sum_ios = 0, sum_bytes = 0;
+    for (int i = 0; i < 4; i++) {
+        char seed[16];
+        snprintf(seed, sizeof seed, "%d", 17 + i);
+        parts[i] = run_kv((const char *[]){"engine", "null", "rw", "randrw", "bs", "8k", "qd", "4", "jobs", "2",
+                                           "ios", ios[i], "seed", seed, NULL}, NULL);
+        loaded[i] = reload(parts[i]);
+        sum_ios += nvb_result_ios(parts[i], 0) + nvb_result_ios(parts[i], 1);
+        sum_bytes += nvb_result_bytes(parts[i], 0) + nvb_result_bytes(parts[i], 1);
+    }
+    ck_assert_uint_eq(sum_ios, 3001 + 2000 + 4567 + 1);
+    struct nvb_result *m = NULL, *ml = NULL;
+    ck_assert_int_eq(nvb_result_merge(&m, (const struct nvb_result *const *)parts, 4), 0);
+    ck_assert_int_eq(nvb_result_merge(&ml, (const struct nvb_result *const *)loaded, 4), 0);
+    ck_assert_uint_eq(nvb_result_ios(m, 0) + nvb_result_ios(m, 1), sum_ios);
+    ck_assert_uint_eq(nvb_result_bytes(m, 0) + nvb_result_bytes(m, 1), sum_bytes);
+    for (int d = 0; d < 2; d++) {
+        struct nvb__hist h;
+        nvb__hist_init(&h);
+        for (int i = 0; i < 4; i++)
+            if (parts[i]->tot[d].hist)
+                nvb__hist_merge(&h, parts[i]->tot[d].hist);
+        ck_assert(memcmp(h.buckets, m->tot[d].hist->buckets, sizeof h.buckets) == 0);
+        for (double p = 0; p <= 100; p += 0.25)
+            ck_assert(nvb_result_lat_pct(m, d, p) == nvb__hist_pct(&h, p));
+    }
+    /* per_target concatenated, each with its host */
+    ck_assert_uint_eq(m->ntargets, 4);
+    double v;
+    ck_assert_int_eq(nvb_result_get(m, "per_target.2.read.ios", &v), 0);
+    ck_assert(v == (double)nvb_result_ios(parts[2], 0));
+    /* the time series adds up to the totals */
+    uint64_t ts_ios = 0;
+    for (unsigned k = 0; k < m->nts; k++)
+        ts_ios += m->ts[k].ios[0] + m->ts[k].ios[1];
+    ck_assert_uint_eq(ts_ios, sum_ios);
+    /* the JSON trip changes nothing */
+    char *a = json_of(m), *b = json_of(ml);
+    assert_same_json(a, b, "merge of loaded results");
+    nvb_free(a);
+    nvb_free(b);
+    assert_round_trip(m);
+    nvb_result_free(m);
+    nvb_result_free(ml);
+    for (int i = 0; i < 4; i++) {
+        nvb_result_free(parts[i]);
+        nvb_result_free(loaded[i]);
+    }
+}
+END_TEST
+
+START_TEST(round_trip_every_figure)
+{
+    /* a file run with a time series, two targets, injected errors counted
+     * by errno, and verification: every section of the JSON populated */
+    char *t2 = tu_scratch("merge-b", 4u << 20);
+    struct nvb_workload *w = mk((const char *[]){"engine", "psync", "rw", "randrw", "bs", "4k", "direct", "0",
+                                                 "runtime", "250ms", "interval", "50ms", "jobs", "2",
+                                                 "fault.rate", "0.01", "continue_on_error", "1", NULL}, g_file);
+    ck_assert_int_eq(nvb_workload_add_target(w, t2), 0);
+    struct nvb_result *r = NULL;
+    int rc = nvb_run(w, NULL, &r);
+    ck_assert_msg(rc == 0, "%d %s", rc, nvb_result_error(r));
+    ck_assert_uint_gt(r->nts, 2);
+    ck_assert_uint_gt(r->errors, 0);
+    assert_round_trip(r);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+
+    /* verify=1 and a write run */
+    r = run_kv((const char *[]){"engine", "psync", "rw", "randwrite", "bs", "4k", "direct", "0", "ios", "500",
+                                "verify", "1", NULL}, g_file);
+    assert_round_trip(r);
+    nvb_result_free(r);
+    /* a failed run, a cancelled one */
+    w = mk((const char *[]){"engine", "psync", NULL}, "/nonexistent/nvbench/target");
+    ck_assert_int_lt(nvb_run(w, NULL, &r), 0);
+    ck_assert_ptr_nonnull(r);
+    assert_round_trip(r);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    unlink(t2);
+    free(t2);
+}
+END_TEST
+
+/* ------------------------------------------------------------ hostile */
+
+static void refuse(const char *text, size_t len, const char *what)
+{
+    struct nvb_result *r = (struct nvb_result *)1;
+    char why[512] = "x";
+    int rc = nvb_result_parse(text, len, &r, why, sizeof why);
+    ck_assert_msg(rc == -EINVAL, "%s: accepted or wrong error (%d)", what, rc);
+    ck_assert_msg(r == NULL, "%s: *out not NULL", what);
+    ck_assert_msg(why[0] && strcmp(why, "x"), "%s: no reason given", what);
+}
+
+START_TEST(hostile_json_refused)
+{
+    static const char *const bad[] = {
+        "", " ", "{", "}", "[", "nul", "tru", "01", "-", "1.", ".5", "1e", "+1", "NaN", "Infinity",
+        "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00x\"", "\"\\u0000\"", "\"a\nb\"", "\"\xff\"",
+        "\"\xc0\x80\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"abc", "{\"a\" 1}", "{\"a\":1,}",
+        "[1,]", "[1 2]", "{1:2}", "{\"a\":1,\"a\":2}", "{} x", "{}{}", "[]", "42", "\"str\"", "null",
+        "{\"schema\":\"nvbench.result/2\"}", "{\"schema\":1}", "{\"schema\":\"nvbench.result/1\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        refuse(bad[i], strlen(bad[i]), bad[i]);
+    refuse("{\"a\":\0}", 7, "NUL byte");
+    ck_assert_int_eq(nvb_result_from_json(NULL, NULL), -EINVAL);
+
+    /* nesting far deeper than the limit: refused, not a stack overflow */
+    size_t deep = 1000000;
+    char *d = malloc(2 * deep + 1);
+    memset(d, '[', deep);
+    memset(d + deep, ']', deep);
+    d[2 * deep] = 0;
+    refuse(d, 2 * deep, "deep nesting");
+    free(d);
+
+    /* a valid result, then broken in the figures it carries */
+    struct nvb_result *r = run_kv((const char *[]){"engine", "null", "rw", "randrw", "ios", "3000", NULL}, NULL);
+    char *good = json_of(r);
+    nvb_result_free(r);
+    struct nvb_result *ok = NULL;
+    ck_assert_int_eq(nvb_result_from_json(good, &ok), 0);
+    nvb_result_free(ok);
+    static const char *const edits[][2] = {
+        {"\"sub_bits\":6", "\"sub_bits\":7"},          /* another geometry */
+        {"\"buckets\":[[", "\"buckets\":[[99999,1],["}, /* index out of range */
+        {"\"read\":{\"ios\":", "\"read\":{\"ios\":-"},    /* negative count */
+        {"\"read\":{\"ios\":", "\"read\":{\"ios\":1e3,\"x\":"}, /* count as a float */
+        {"\"count\":", "\"count\":1"},                  /* buckets do not add up */
+        {"\"engine\":\"null\"", "\"engine\":\"an engine name far longer than the field it goes to\""},
+        {"\"per_target\":[", "\"per_target\":[7,"},
+        {"\"timeseries\":[", "\"timeseries\":[{}"},
+        {"\"cpu\":{", "\"cpu\":{\"ncpus\":1,"},         /* duplicate key */
+        {"\"error\":null", "\"error\":{\"errno\":0,\"name\":\"E0\",\"message\":\"\"}"},
+        {"\"by_errno\":{}", "\"by_errno\":{\"ENOTANERRNO\":1}"},
+        {"\"duration_s\":", "\"duration_s\":-"},
+        {"\"min\":", "\"min\":18446744073709551616,\"y\":"},  /* 2^64 */
+        {"{\"schema\"", "{\"schema\":\"nvbench.result/1\",\"schema\""},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        const char *at = strstr(good, edits[i][0]);
+        ck_assert_msg(at, "no '%s' in the result", edits[i][0]);
+        size_t pre = (size_t)(at - good), ol = strlen(edits[i][0]), nl = strlen(edits[i][1]);
+        char *t = malloc(strlen(good) + nl + 1);
+        memcpy(t, good, pre);
+        memcpy(t + pre, edits[i][1], nl);
+        strcpy(t + pre + nl, at + ol);
+        refuse(t, strlen(t), edits[i][1]);
+        free(t);
+    }
+    /* every prefix of a valid result is refused (a truncated message) */
+    size_t len = strlen(good);
+    for (size_t n = 0; n + 1 < len; n += (n < 4096 ? 1 : 97))
+        refuse(good, n, "prefix");
+    /* random damage: refused cleanly or, when still valid, usable */
+    uint64_t s = 0x1234567;
+    char *t = malloc(len + 1);
+    for (int k = 0; k < 3000; k++) {
+        memcpy(t, good, len + 1);
+        for (int e = 0; e < 1 + (int)(rng(&s) % 4); e++)
+            t[rng(&s) % len] = (char)(rng(&s) % 256);
+        struct nvb_result *x = NULL;
+        char why[256];
+        int rc = nvb_result_parse(t, len, &x, why, sizeof why);
+        ck_assert_msg(rc == 0 || rc == -EINVAL, "damaged input: %d", rc);
+        if (rc == 0) {
+            char *j = json_of(x);
+            nvb_free(j);
+            nvb_result_free(x);
+        } else {
+            ck_assert(why[0]);
+        }
+    }
+    free(t);
+    nvb_free(good);
+}
+END_TEST
+
+/* ------------------------------------------------------------ barrier */
+
+struct bar {
+    int calls, status, ret;
+    uint64_t wall;
+};
+
+static int barrier(int status, void *arg)
+{
+    struct bar *b = arg;
+    b->calls++;
+    b->status = status;
+    b->wall = nvb__wall_ns();
+    return b->ret;
+}
+
+START_TEST(start_barrier_once_on_every_path)
+{
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    struct bar b = {0, 1, 0, 0};
+    o.start_barrier = barrier;
+    o.start_barrier_arg = &b;
+    struct nvb_result *r = NULL;
+    /* success: once, status 0, before the jobs were released */
+    struct nvb_workload *w = mk((const char *[]){"engine", "psync", "direct", "0", "ios", "200", NULL}, g_file);
+    ck_assert_int_eq(nvb_run(w, &o, &r), 0);
+    ck_assert_int_eq(b.calls, 1);
+    ck_assert_int_eq(b.status, 0);
+    ck_assert_uint_le(b.wall, r->start_wall_ns);
+    nvb_result_free(r);
+    /* the callback says no: cancelled, no I/O */
+    b = (struct bar){0, 1, 1, 0};
+    ck_assert_int_eq(nvb_run(w, &o, &r), -ECANCELED);
+    ck_assert_int_eq(b.calls, 1);
+    ck_assert(nvb_result_cancelled(r));
+    ck_assert_uint_eq(nvb_result_ios(r, 0), 0);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    /* a run that fails before setup still calls it, with its error */
+    w = mk((const char *[]){"engine", "psync", NULL}, "/nonexistent/nvbench/target");
+    b = (struct bar){0, 1, 0, 0};
+    ck_assert_int_eq(nvb_run(w, &o, &r), -ENOENT);
+    ck_assert_int_eq(b.calls, 1);
+    ck_assert_int_eq(b.status, -ENOENT);
+    ck_assert_str_ne(nvb_result_host(r), "");
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    /* a directory target: called after the scratch file is laid out */
+    char *dir = tu_mkdtemp("merge-dir");
+    w = mk((const char *[]){"engine", "psync", "direct", "0", "size", "1M", "ios", "10", NULL}, dir);
+    b = (struct bar){0, 1, 0, 0};
+    ck_assert_int_eq(nvb_run(w, &o, &r), 0);
+    ck_assert_int_eq(b.calls, 1);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(host_name_recorded)
+{
+    char h[256] = "";
+    gethostname(h, sizeof h - 1);
+    struct nvb_result *r = run_kv((const char *[]){"engine", "null", "ios", "10", NULL}, NULL);
+    ck_assert_str_eq(nvb_result_host(r), h);
+    char *j = json_of(r);
+    char want[300];
+    snprintf(want, sizeof want, "\"host\":\"%s\"", h);
+    ck_assert_ptr_nonnull(strstr(j, want));
+    nvb_free(j);
+    nvb_result_free(r);
+}
+END_TEST
+
+/* ------------------------------------------------------------ time series */
+
+START_TEST(aligned_series_on_wall_clock_multiples)
+{
+    const uint64_t iv = 20000000; /* 20 ms */
+    struct nvb_result *p[2];
+    for (int i = 0; i < 2; i++) {
+        p[i] = run_kv((const char *[]){"engine", "null", "runtime", "130ms", "interval", "20ms", "align_interval",
+                                       "1", "rate_iops", "20000", NULL}, NULL);
+        ck_assert_uint_ge(p[i]->nts, 6);
+        uint64_t prev = 0, ios = 0;
+        for (unsigned k = 0; k < p[i]->nts; k++) {
+            const struct nvb__tsample *s = &p[i]->ts[k];
+            if (k + 1 < p[i]->nts)
+                ck_assert_msg(s->t_unix_ns % iv == 0, "point %u at %llu", k, (unsigned long long)s->t_unix_ns);
+            ck_assert_uint_gt(s->t_unix_ns, prev);
+            ck_assert_uint_ge(s->t_unix_ns, nvb__result_window_start(p[i]));
+            prev = s->t_unix_ns;
+            ios += s->ios[0] + s->ios[1];
+        }
+        ck_assert_uint_le(prev, p[i]->end_wall_ns + 5000000);
+        ck_assert_uint_eq(ios, nvb_result_ios(p[i], 0));
+        /* the first interval runs from the window start to the first multiple */
+        ck_assert(p[i]->ts[0].dt_s <= 0.0201);
+    }
+    struct nvb_result *m = NULL;
+    ck_assert_int_eq(nvb_result_merge(&m, (const struct nvb_result *const *)p, 2), 0);
+    uint64_t ios = 0, prev = 0;
+    for (unsigned k = 0; k < m->nts; k++) {
+        ios += m->ts[k].ios[0];
+        ck_assert_uint_gt(m->ts[k].t_unix_ns, prev);
+        prev = m->ts[k].t_unix_ns;
+    }
+    ck_assert_uint_eq(ios, nvb_result_ios(m, 0));
+    ck_assert_uint_eq(ios, nvb_result_ios(p[0], 0) + nvb_result_ios(p[1], 0));
+    /* two runs one after the other: slots of both, one point per slot */
+    ck_assert_uint_le(m->nts, p[0]->nts + p[1]->nts);
+    assert_round_trip(m);
+    nvb_result_free(m);
+    nvb_result_free(p[0]);
+    nvb_result_free(p[1]);
+
+    /* unaligned (default): t_unix_ns still filled, near the interval ends */
+    struct nvb_result *r = run_kv((const char *[]){"engine", "null", "runtime", "100ms", "interval", "20ms", NULL},
+                                  NULL);
+    for (unsigned k = 0; k < r->nts; k++) {
+        double off = (double)(r->ts[k].t_unix_ns - nvb__result_window_start(r)) / 1e9;
+        ck_assert_msg(fabs(off - r->ts[k].t_s) < 0.005, "t_unix %g vs t_s %g", off, r->ts[k].t_s);
+    }
+    nvb_result_free(r);
+}
+END_TEST
+
+START_TEST(merge_bad_arguments)
+{
+    struct nvb_result *m = (struct nvb_result *)1;
+    ck_assert_int_eq(nvb_result_merge(&m, NULL, 1), -EINVAL);
+    ck_assert_ptr_null(m);
+    const struct nvb_result *none[2] = {NULL, NULL};
+    ck_assert_int_eq(nvb_result_merge(&m, none, 2), -EINVAL);
+    ck_assert_int_eq(nvb_result_merge(NULL, none, 2), -EINVAL);
+    struct nvb_result *r = run_kv((const char *[]){"engine", "null", "ios", "10", NULL}, NULL);
+    const struct nvb_result *one[1] = {r};
+    ck_assert_int_eq(nvb_result_merge(&m, one, 0), -EINVAL);
+    ck_assert_int_eq(nvb_result_merge(&m, one, 1), 0);
+    ck_assert_uint_eq(nvb_result_ios(m, 0), 10);
+    ck_assert_uint_eq(m->nhosts, 1);
+    nvb_result_free(m);
+    nvb_result_free(r);
+}
+END_TEST
+
+static Suite *merge_suite(void)
+{
+    Suite *s = suite_create("merge");
+    TCase *tc = tcase_create("merge");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, merged_percentiles_equal_one_histogram);
+    tcase_add_test(tc, merge_real_runs_exactly);
+    tcase_add_test(tc, merge_bad_arguments);
+    tcase_add_test(tc, aligned_series_on_wall_clock_multiples);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("json");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, round_trip_every_figure);
+    tcase_add_test(tc, hostile_json_refused);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("run");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, start_barrier_once_on_every_path);
+    tcase_add_test(tc, host_name_recorded);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    g_file = tu_scratch("merge-a", 8u << 20);
+    SRunner *sr = srunner_create(merge_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    unlink(g_file);
+    free(g_file);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Bounded fuzzing, as a CTest step (label fuzz):
+#  1. the workload key/value and value parsers (fuzz_workload.c), with
+#     libFuzzer (clang -fsanitize=fuzzer,address,undefined) when it links,
+#     else with driver.c under gcc's ASan+UBSan; corpus tests/fuzz/corpus/workload;
+#  2. nvbench.load() on mutated result JSON (fuzz_load.py) with the Python
+#     package the 'python' test installs, when it is there.
+#
+#   run.sh BUILD_DIR SOURCE_DIR [SECONDS]     (SECONDS per target, default 30)
+# Findings go to BUILD_DIR/tests/fuzz/ (crash-*, the input that failed).
+set -euo pipefail
+BUILD=$(cd "${1:?usage: $0 BUILD_DIR SOURCE_DIR [SECONDS]}" && pwd)
+SRC=$(cd "${2:?usage: $0 BUILD_DIR SOURCE_DIR [SECONDS]}" && pwd)
+SECS=${3:-${NVB_FUZZ_SECONDS:-30}}
+OUT=$BUILD/tests/fuzz
+mkdir -p "$OUT"
+status=0
+
+sources=()
+for d in core engines devices platform/unix; do
+    for f in "$SRC"/libnvbench/$d/*.c; do sources+=("$f"); done
+done
+# Parsing needs no I/O library: the engines build as "not compiled in".
+defs=(-D_GNU_SOURCE -DNVB_HAVE_LIBURING=0 -DNVB_HAVE_LIBAIO=0 -DNVB_HAVE_LIBBLKID=0 -DNVB_VERSION_STRING='"fuzz"')
+incs=(-I"$SRC/include" -I"$SRC/libnvbench")
+
+# Rebuilt only when a source is newer than the binary.
+stale() { [ ! -x "$1" ] || [ -n "$(find "$SRC/libnvbench" "$SRC/include" "$SRC/tests/fuzz" -name '*.[ch]' -newer "$1" -print -quit)" ]; }
+
+mode=""
+if [ -z "${NVB_FUZZ_DRIVER:-}" ] && command -v clang > /dev/null && echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' |
+        clang -x c -fsanitize=fuzzer - -o "$OUT/probe" 2> /dev/null; then
+    mode=libfuzzer
+    bin=$OUT/fuzz_workload
+    if stale "$bin"; then
+        echo "building $bin (clang, libFuzzer, ASan, UBSan)"
+        clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined "${defs[@]}" "${incs[@]}" \
+            "$SRC/tests/fuzz/fuzz_workload.c" "${sources[@]}" -lpthread -lm -o "$bin"
+    fi
+else
+    mode=driver
+    bin=$OUT/fuzz_workload_driver
+    cc=${CC:-cc}
+    if stale "$bin"; then
+        echo "building $bin ($cc, the mutation driver, ASan, UBSan): libFuzzer is not available"
+        "$cc" -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -DNVB_FUZZ_STANDALONE \
+            "${defs[@]}" "${incs[@]}" "$SRC/tests/fuzz/fuzz_workload.c" "$SRC/tests/fuzz/driver.c" "${sources[@]}" \
+            -lpthread -lm -o "$bin"
+    fi
+fi
+rm -f "$OUT/probe"
+
+work=$(mktemp -d "$OUT/corpus.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+echo "fuzzing the workload parser for ${SECS}s ($mode)"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+if [ "$mode" = libfuzzer ]; then
+    # New inputs go to a scratch corpus; the seed corpus is only read.
+    "$bin" -max_total_time="$SECS" -max_len=4096 -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="$OUT/" "$work" "$SRC/tests/fuzz/corpus/workload" 2>&1 | tail -25 || status=1
+else
+    "$bin" -t "$SECS" -a "$OUT/crash-workload" "$SRC/tests/fuzz/corpus/workload" || status=1
+fi
+
+# Python: the package the 'python' CTest installs (pure-Python loading, but
+# importing nvbench needs its C extension).
+py=$BUILD/tests/python-venv/bin/python
+if [ -x "$py" ] && "$py" -c 'import nvbench' 2> /dev/null; then
+    echo "fuzzing nvbench.load for ${SECS}s"
+    "$py" "$SRC/tests/fuzz/fuzz_load.py" --seconds "$SECS" --artifact "$OUT/crash-load.json" \
+        "$SRC/tests/fuzz/corpus/load" || status=1
+else
+    echo "note: no Python venv with nvbench at $py (the 'python' test makes it): nvbench.load not fuzzed"
+fi
+exit $status
