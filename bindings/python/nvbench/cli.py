@@ -172,10 +172,13 @@ def cmd_matrix(args):
                 _err(f"engine '{e}' is not available here: {known[e][1]}")
                 return EXIT_INPUT
     else:
-        engines = core.available_engines()
+        from .matrix import _fitting_engines
+        engines, unfit = _fitting_engines(args.target or None)
         for n, (ok, why) in core.engines().items():
             if not ok:
                 _err(f"engine {n} skipped: {why}")
+        for n, why in unfit:
+            _err(f"engine {n} skipped: {why}")
     if not engines:
         _err("no engine works here (see: nvbench engines)")
         return EXIT_FAIL

@@ -11,6 +11,7 @@ import contextlib
 import errno
 import itertools
 import os
+import tempfile
 import warnings
 
 from . import _progress
@@ -44,6 +45,27 @@ def _targets_list(targets):
     if isinstance(targets, (str, bytes, os.PathLike)):
         targets = [targets]
     return _flatten_targets(targets)
+
+
+def _fitting_engines(targets=None, engines=None):
+    """The engines among ``engines`` (default: every engine that works here,
+    except null) that take these targets, and the (name, reason) of those
+    that refuse them as the wrong kind of target (ENODEV): the nvme engine
+    drives NVMe namespaces only, not files, directories or other devices.
+    No targets stands for the scratch file a seed matrix lays out."""
+    if engines is None:
+        engines = available_engines()
+    probe = _targets_list(targets) or [tempfile.gettempdir()]
+    kept, skipped = [], []
+    for e in engines:
+        try:
+            workload(*probe, engine=e, rw="randread", bs="4k").validate()
+        except NvbenchError as err:
+            if err.errno == errno.ENODEV:
+                skipped.append((e, err.strerror))
+                continue
+        kept.append(e)
+    return kept, skipped
 
 
 def _fmt(v):
@@ -175,7 +197,8 @@ def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, 
     """The published 8-cell matrix: random 4K, random 64K, sequential 64K and
     sequential 128K, each read and write, over several engines (SEED.md).
 
-    engines: default every engine that works here except null. targets:
+    engines: default every engine that works here, except null and those
+    that do not take the targets (nvme on files). targets:
     default a scratch file of ``size`` bytes in a new temporary directory,
     laid out once, shared by every cell and removed at the end; a directory
     target gets the same treatment inside that directory. Results are
@@ -183,7 +206,9 @@ def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, 
     prints the published layout. Other keys apply to every run.
     """
     if engines is None:
-        engines = available_engines()
+        # Every engine that works here and takes these targets (the nvme
+        # engine is left out of a matrix on files).
+        engines, _ = _fitting_engines(targets)
         if not engines:
             raise NvbenchError(errno.ENOTSUP, "no engine works here (see nvbench.engines() for the reasons)")
     elif isinstance(engines, str):
