@@ -133,10 +133,24 @@ int main(int argc, char **argv)
         char why[256];
         if (!strcmp(name, "null"))
             continue;
-        if (nvb_engine_probe(name, why, sizeof why) == 0)
-            engines[ne++] = name;
-        else
+        if (nvb_engine_probe(name, why, sizeof why) != 0) {
             fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, why);
+            continue;
+        }
+        /* Left out: an engine that does not take this kind of target
+         * (nvme drives NVMe namespaces, not the scratch file). */
+        struct nvb_workload *probe;
+        if (nvb_workload_new(&probe) == 0) {
+            int unfit = nvb_workload_set(probe, "engine", name) == 0 &&
+                        nvb_workload_set(probe, "rw", "randread") == 0 &&
+                        nvb_workload_add_target(probe, target) == 0 && nvb_workload_validate(probe) == -ENODEV;
+            if (unfit)
+                fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, nvb_workload_error(probe));
+            nvb_workload_free(probe);
+            if (unfit)
+                continue;
+        }
+        engines[ne++] = name;
     }
     if (nvb_cancel_new(&g_cancel) < 0)
         return 1;
