@@ -20,6 +20,18 @@
 
 #include <nvbench.h>
 
+#ifdef _WIN32
+#include <direct.h>
+#include <io.h>
+/* mkdtemp for the C runtime: name from the template, then create it. */
+static char *mkdtemp(char *t)
+{
+    return _mktemp(t) && _mkdir(t) == 0 ? t : NULL;
+}
+#define rmdir _rmdir
+#define fsync _commit
+#endif
+
 #define MAX_ENGINES 8
 
 static const struct cell {
@@ -103,8 +115,13 @@ int main(int argc, char **argv)
         else if (argv[i][0] == '-') { usage(argv[0]); return 2; }
         else target = argv[i];
     }
+#ifdef _WIN32
+    char tmpdir[512];
+    snprintf(tmpdir, sizeof tmpdir, "%s\\nvbench-seed.XXXXXX", getenv("TEMP") ? getenv("TEMP") : ".");
+#else
     char tmpdir[] = "/tmp/nvbench-seed.XXXXXX";
-    char scratch[64] = "";
+#endif
+    char scratch[600] = "";
     int own_dir = 0;
     if (!target) {
         /* One scratch file laid out once and shared by every cell: a
@@ -154,11 +171,17 @@ int main(int argc, char **argv)
     }
     if (nvb_cancel_new(&g_cancel) < 0)
         return 1;
+#ifdef _WIN32
+    /* The C runtime runs the handler on the console's Ctrl-C thread. */
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+#else
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+#endif
 
     static struct fig figs[NCELLS][MAX_ENGINES];
     int status = 0;

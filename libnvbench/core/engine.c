@@ -21,6 +21,9 @@ const struct nvb__engine *const nvb__engines[] = {
     &nvb__engine_io_uring,
     &nvb__engine_nvme,
     &nvb__engine_null,
+    &nvb__engine_wsync,
+    &nvb__engine_iocp,
+    &nvb__engine_ioring,
     NULL,
 };
 

@@ -114,6 +114,10 @@ extern const struct nvb__engine nvb__engine_libaio;
 extern const struct nvb__engine nvb__engine_io_uring;
 extern const struct nvb__engine nvb__engine_nvme;
 extern const struct nvb__engine nvb__engine_null;
+/* Windows engines: listed everywhere, probing "Windows only" elsewhere. */
+extern const struct nvb__engine nvb__engine_wsync;
+extern const struct nvb__engine nvb__engine_iocp;
+extern const struct nvb__engine nvb__engine_ioring;
 
 /* Helpers for engines. */
 void nvb__used_set(struct nvb__used *u, const char *key, const char *fmt, ...)

@@ -90,7 +90,11 @@ NVB_API int nvb_workload_new(struct nvb_workload **out)
     struct nvb_workload *w = calloc(1, sizeof *w);
     if (!w)
         return -ENOMEM;
+#ifdef _WIN32
+    strcpy(w->engine, "wsync"); /* psync's Windows analogue */
+#else
     strcpy(w->engine, "psync");
+#endif
     w->rw = NVB__RW_RANDREAD;
     w->rwmix = 50;
     w->bs = 4096;

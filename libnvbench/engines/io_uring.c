@@ -503,7 +503,11 @@ static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned 
 
 #else /* !NVB_HAVE_LIBURING */
 
+#ifdef _WIN32
+#define NO_LIBURING "Linux only (io_uring); ioring is the Windows analogue"
+#else
 #define NO_LIBURING "built without liburing (liburing-dev was not found at build time)"
+#endif
 
 static int uring_probe(char *why, size_t why_len)
 {

@@ -214,7 +214,11 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
 
 #else /* !NVB_HAVE_LIBAIO */
 
+#ifdef _WIN32
+#define NO_LIBAIO "Linux only (native AIO); iocp is the Windows analogue"
+#else
 #define NO_LIBAIO "built without libaio (libaio-dev was not found at build time)"
+#endif
 
 static int aio_probe(char *why, size_t why_len)
 {

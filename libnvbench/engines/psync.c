@@ -10,9 +10,11 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "nvbench.h"
+
+#ifndef _WIN32
+#include <unistd.h>
 
 struct psync {
     const int *fds;
@@ -90,6 +92,48 @@ static void psync_teardown(void *state)
 {
     free(state);
 }
+
+#else /* _WIN32 */
+
+/* Windows has no pread/pwrite; wsync is the same engine there. */
+#define POSIX_ONLY "not on Windows (no pread/pwrite): use engine wsync, its Windows analogue"
+
+static int psync_probe(char *why, size_t why_len)
+{
+    nvb__why(why, why_len, POSIX_ONLY);
+    return -ENOTSUP;
+}
+
+static int psync_setup(const struct nvb__engine_ctx *ctx, void **state)
+{
+    (void)state;
+    nvb__why(ctx->why, ctx->why_len, POSIX_ONLY);
+    return -ENOTSUP;
+}
+
+static int psync_submit(void *state, struct nvb__io **ios, unsigned n)
+{
+    (void)state;
+    (void)ios;
+    (void)n;
+    return -ENOTSUP;
+}
+
+static int psync_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
+{
+    (void)state;
+    (void)out;
+    (void)max;
+    (void)min;
+    return -ENOTSUP;
+}
+
+static void psync_teardown(void *state)
+{
+    (void)state;
+}
+
+#endif /* _WIN32 */
 
 static const struct nvb__optdef psync_opts[] = {
     { NULL, 0, 0, 0, 0, NULL },

@@ -458,6 +458,77 @@ static void engines_reap_max(const struct target *t)
     }
 }
 
+/* What the runner does with the nvme engine's targets, now that the engine
+ * is available (on a machine without NVMe the probe answers first). */
+static int validate_msg(const char *engine, const char *target, const char *const *kv, char *msg, size_t len)
+{
+    struct nvb_workload *w;
+    if (nvb_workload_new(&w) < 0)
+        return -ENOMEM;
+    int rc = nvb_workload_set(w, "engine", engine);
+    for (; rc == 0 && kv && kv[0]; kv += 2)
+        rc = nvb_workload_set(w, kv[0], kv[1]);
+    if (rc == 0)
+        rc = nvb_workload_add_target(w, target);
+    if (rc == 0)
+        rc = nvb_workload_validate(w);
+    snprintf(msg, len, "%s", nvb_workload_error(w));
+    nvb_workload_free(w);
+    return rc;
+}
+
+static void runner_checks(const struct target *t)
+{
+    char msg[600];
+    const char *file = "/tmp/vmtest-file";
+    int fd = open(file, O_CREAT | O_RDWR | O_TRUNC, 0644);
+    if (fd >= 0) {
+        if (ftruncate(fd, 1 << 20) != 0)
+            fprintf(stderr, "vmtest: ftruncate: %s\n", strerror(errno));
+        close(fd);
+    }
+    int rc = validate_msg("nvme", file, NULL, msg, sizeof msg);
+    check(rc == -ENODEV && strstr(msg, "not an NVMe namespace (a regular file)"), "runner: nvme refuses a file",
+          "%d %s", rc, msg);
+    unlink(file);
+    rc = validate_msg("psync", t->generic, NULL, msg, sizeof msg);
+    check(rc == -EINVAL && strstr(msg, "character device"), "runner: psync refuses a generic node", "%d %s", rc,
+          msg);
+    rc = validate_msg("nvme", t->generic, (const char *[]){"bs", "1M", NULL}, msg, sizeof msg);
+    check(rc == -EINVAL && strstr(msg, "largest command"), "runner: nvme refuses bs above the largest transfer",
+          "%d %s", rc, msg);
+    if (t->lbs > 512) {
+        rc = validate_msg("nvme", t->block, (const char *[]){"bs", "512", NULL}, msg, sizeof msg);
+        check(rc == -EINVAL && strstr(msg, "NVMe commands move whole blocks"),
+              "runner: nvme refuses bs below the LBA size", "%d %s", rc, msg);
+    }
+    rc = validate_msg("nvme", t->block, (const char *[]){"rw", "randwrite", NULL}, msg, sizeof msg);
+    check(rc == -EPERM && strstr(msg, "allow_destructive=1"), "runner: the guard covers nvme writes",
+          "%d %s", rc, msg);
+
+    /* direct=0 means nothing to passthrough: a warning, and a run. */
+    struct nvb_workload *w;
+    struct nvb_result *r = NULL;
+    char *json = NULL;
+    rc = nvb_workload_new(&w);
+    if (rc == 0) {
+        nvb_workload_set(w, "engine", "nvme");
+        nvb_workload_set(w, "direct", "0");
+        nvb_workload_set(w, "ios", "64");
+        nvb_workload_add_target(w, t->block);
+        rc = nvb_run(w, NULL, &r);
+        if (r)
+            nvb_result_json(r, &json);
+    }
+    check(rc == 0 && nvb_result_ios(r, NVB_READ) == 64 && json && strstr(json, "direct=0 ignored") &&
+              strstr(json, t->generic),
+          "runner: nvme with direct=0 runs direct, with a warning, on the generic node", "%d %s", rc,
+          r ? nvb_result_error(r) : "");
+    nvb_free(json);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+}
+
 static int cmd_engines(const char *block)
 {
     struct target t = {.block = block};
@@ -487,6 +558,7 @@ static int cmd_engines(const char *block)
         engines_eof(&t);
         engines_readonly(&t);
         engines_reap_max(&t);
+        runner_checks(&t);
     }
     printf("\n], \"passed\": %d, \"failed\": %d}\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

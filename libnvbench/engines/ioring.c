@@ -1,0 +1,416 @@
+/*
+ * ioring: the Windows IoRing API (Windows 11 / Server 2022 build 22000
+ * and later; writes from IORING_VERSION_3, Windows 11 22H2 / Server 2025).
+ *
+ * The API is looked up in KernelBase.dll at run time: mingw-w64 declares
+ * it only for NTDDI_VERSION >= NTDDI_WIN10_CO, with no import library,
+ * and a binary importing it would not load on Windows without it. The
+ * types are declared here from Microsoft's documentation (ioringapi.h,
+ * ntioring_x.h); the subset is what a read/write benchmark needs.
+ *
+ * Cost model as io_uring.c: submit() only builds entries in the user-mode
+ * submission queue; reap() makes one SubmitIoRing() per call, which both
+ * submits what was built and waits for the completions the runner needs;
+ * completions are popped from the user-mode completion queue. Buffers and
+ * file handles are registered by default (ioring.fixedbufs,
+ * ioring.regfiles), so the kernel does not probe and lock the buffer nor
+ * reference the handle per I/O.
+ *
+ * Under wine (8.0) KernelBase has no IoRing functions: probe() says so.
+ */
+#include "core/engine.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "nvbench.h"
+
+enum { OPT_FIXEDBUFS, OPT_REGFILES, OPT_ENTRIES };
+
+static const struct nvb__optdef ioring_opts[] = {
+    [OPT_FIXEDBUFS] = { "fixedbufs", NVB__OPT_AUTOBOOL, -1, -1, 1,
+        "register the I/O buffers (BuildIoRingRegisterBuffers; -1: try, fall back to plain addresses)" },
+    [OPT_REGFILES] = { "regfiles", NVB__OPT_AUTOBOOL, -1, -1, 1,
+        "register the target handles (BuildIoRingRegisterFileHandles; -1: try, fall back)" },
+    [OPT_ENTRIES] = { "entries", NVB__OPT_INT, 0, 0, 65536,
+        "submission queue size (0: qd rounded up to a power of two)" },
+    { NULL, 0, 0, 0, 0, NULL },
+};
+
+#ifdef _WIN32
+#include <stdio.h>
+#include <string.h>
+
+#include "platform/win/win.h"
+
+/* ---- the IoRing types, as documented ---- */
+typedef struct nvb_hioring_ *HIORING_;
+typedef enum { IORV_INVALID = 0, IORV_1 = 1, IORV_2 = 2, IORV_3 = 300 } ioring_version;
+enum { IORING_FEATURE_UM_EMULATION_ = 1, IORING_FEATURE_SET_COMPLETION_EVENT_ = 2 };
+typedef struct { ioring_version MaxVersion; UINT32 MaxSubmissionQueueSize, MaxCompletionQueueSize; int FeatureFlags; } ioring_caps;
+typedef struct { int Required; int Advisory; } ioring_create_flags;
+typedef struct { ioring_version IoRingVersion; ioring_create_flags Flags; UINT32 SubmissionQueueSize, CompletionQueueSize; } ioring_info;
+typedef enum { REF_RAW = 0, REF_REGISTERED = 1 } ioring_ref_kind;
+typedef struct { ioring_ref_kind Kind; union { HANDLE Handle; UINT32 Index; } u; } ioring_handle_ref;
+typedef struct { UINT32 BufferIndex, Offset; } ioring_registered_buffer;
+typedef struct { ioring_ref_kind Kind; union { void *Address; ioring_registered_buffer IndexAndOffset; } u; } ioring_buffer_ref;
+typedef struct { void *Address; UINT32 Length; } ioring_buffer_info;
+typedef struct { UINT_PTR UserData; HRESULT ResultCode; ULONG_PTR Information; } ioring_cqe;
+_Static_assert(sizeof(ioring_handle_ref) == 16 && sizeof(ioring_buffer_ref) == 16, "IORING_*_REF are 16 bytes");
+_Static_assert(sizeof(ioring_cqe) == 24, "IORING_CQE is 24 bytes");
+
+typedef HRESULT(WINAPI *query_caps_fn)(ioring_caps *);
+typedef HRESULT(WINAPI *create_fn)(ioring_version, ioring_create_flags, UINT32, UINT32, HIORING_ *);
+typedef HRESULT(WINAPI *info_fn)(HIORING_, ioring_info *);
+typedef HRESULT(WINAPI *close_fn)(HIORING_);
+typedef HRESULT(WINAPI *submit_fn)(HIORING_, UINT32, UINT32, UINT32 *);
+typedef HRESULT(WINAPI *pop_fn)(HIORING_, ioring_cqe *);
+typedef HRESULT(WINAPI *read_fn)(HIORING_, ioring_handle_ref, ioring_buffer_ref, UINT32, UINT64, UINT_PTR, int);
+typedef HRESULT(WINAPI *write_fn)(HIORING_, ioring_handle_ref, ioring_buffer_ref, UINT32, UINT64, int, UINT_PTR, int);
+typedef HRESULT(WINAPI *reg_files_fn)(HIORING_, UINT32, const HANDLE *, UINT_PTR);
+typedef HRESULT(WINAPI *reg_bufs_fn)(HIORING_, UINT32, const ioring_buffer_info *, UINT_PTR);
+
+struct api {
+    query_caps_fn caps;
+    create_fn create;
+    info_fn info;
+    close_fn close;
+    submit_fn submit;
+    pop_fn pop;
+    read_fn read;
+    write_fn write;          /* NULL before IORING_VERSION_3 */
+    reg_files_fn reg_files;
+    reg_bufs_fn reg_bufs;
+};
+
+#define SYM(name) (void *)(void (*)(void))GetProcAddress(kb, name)
+
+/* 0, or -ENOTSUP with why. Reads only: no state is kept between calls. */
+static int load_api(struct api *a, char *why, size_t why_len)
+{
+    memset(a, 0, sizeof *a);
+    HMODULE kb = GetModuleHandleW(L"kernelbase.dll");
+    if (!kb) {
+        nvb__why(why, why_len, "KernelBase.dll is not loaded (Windows 8 or later needed)");
+        return -ENOTSUP;
+    }
+    a->caps = (query_caps_fn)SYM("QueryIoRingCapabilities");
+    a->create = (create_fn)SYM("CreateIoRing");
+    a->info = (info_fn)SYM("GetIoRingInfo");
+    a->close = (close_fn)SYM("CloseIoRing");
+    a->submit = (submit_fn)SYM("SubmitIoRing");
+    a->pop = (pop_fn)SYM("PopIoRingCompletion");
+    a->read = (read_fn)SYM("BuildIoRingReadFile");
+    a->write = (write_fn)SYM("BuildIoRingWriteFile");
+    a->reg_files = (reg_files_fn)SYM("BuildIoRingRegisterFileHandles");
+    a->reg_bufs = (reg_bufs_fn)SYM("BuildIoRingRegisterBuffers");
+    if (!a->caps || !a->create || !a->close || !a->submit || !a->pop || !a->read || !a->reg_files || !a->reg_bufs) {
+        nvb__why(why, why_len, "the IoRing API is not in KernelBase.dll (it needs Windows 11 or Server 2022, "
+                 "build 22000+%s)", nvb__win_is_wine() ? "; wine does not implement it" : "");
+        return -ENOTSUP;
+    }
+    ioring_caps c;
+    memset(&c, 0, sizeof c);
+    HRESULT hr = a->caps(&c);
+    if (FAILED(hr) || c.MaxVersion < IORV_1) {
+        nvb__why(why, why_len, "QueryIoRingCapabilities: no usable IoRing version (HRESULT 0x%08lx)",
+                 (unsigned long)hr);
+        return -ENOTSUP;
+    }
+    return 0;
+}
+
+static int hr_errno(HRESULT hr)
+{
+    if (HRESULT_FACILITY(hr) == FACILITY_WIN32)
+        return nvb__win_errno((DWORD)HRESULT_CODE(hr));
+    if (hr == E_OUTOFMEMORY)
+        return -ENOMEM;
+    if (hr == E_INVALIDARG)
+        return -EINVAL;
+    if (hr == E_NOTIMPL)
+        return -ENOTSUP;
+    return -EIO;
+}
+
+struct ioring {
+    struct api a;
+    HIORING_ ring;
+    const int *fds;
+    unsigned nfds, qd;
+    int regfiles, fixedbufs;
+    unsigned built;          /* entries built, not yet submitted */
+    unsigned pending;        /* submitted, completion not yet popped */
+    void *const *bufs;
+};
+
+static int ioring_probe(char *why, size_t why_len)
+{
+    struct api a;
+    return load_api(&a, why, why_len);
+}
+
+static void ioring_teardown(void *state);
+
+/* Submit the registration entries and wait for their completion. */
+static HRESULT run_registration(struct ioring *r)
+{
+    UINT32 sub = 0;
+    HRESULT hr = r->a.submit(r->ring, 1, 5000, &sub);
+    if (FAILED(hr))
+        return hr;
+    ioring_cqe cqe;
+    hr = r->a.pop(r->ring, &cqe);
+    if (hr != S_OK)
+        return FAILED(hr) ? hr : E_FAIL;
+    return cqe.ResultCode;
+}
+
+static int ioring_setup(const struct nvb__engine_ctx *ctx, void **state)
+{
+    struct ioring *r = calloc(1, sizeof *r);
+    if (!r) {
+        nvb__why(ctx->why, ctx->why_len, "out of memory");
+        return -ENOMEM;
+    }
+    int rc = load_api(&r->a, ctx->why, ctx->why_len);
+    if (rc < 0) {
+        free(r);
+        return rc;
+    }
+    if (ctx->writes && !r->a.write) {
+        free(r);
+        nvb__why(ctx->why, ctx->why_len, "this Windows has IoRing reads only (BuildIoRingWriteFile needs "
+                 "IORING_VERSION_3: Windows 11 22H2 / Server 2025)");
+        return -ENOTSUP;
+    }
+    r->fds = ctx->fds;
+    r->nfds = ctx->nfds;
+    r->qd = ctx->qd ? ctx->qd : 1;
+    r->bufs = ctx->bufs;
+    ioring_caps caps;
+    memset(&caps, 0, sizeof caps);
+    r->a.caps(&caps);
+    UINT32 entries = ctx->opts[OPT_ENTRIES] ? (UINT32)ctx->opts[OPT_ENTRIES] : 1;
+    while (!ctx->opts[OPT_ENTRIES] && entries < r->qd + 2)
+        entries <<= 1;
+    ioring_create_flags fl = { 0, 0 };
+    HRESULT hr = r->a.create(caps.MaxVersion, fl, entries, entries * 2, &r->ring);
+    if (FAILED(hr)) {
+        nvb__why(ctx->why, ctx->why_len, "CreateIoRing(version %d, %u entries) failed: HRESULT 0x%08lx",
+                 (int)caps.MaxVersion, (unsigned)entries, (unsigned long)hr);
+        r->ring = NULL;
+        ioring_teardown(r);
+        return hr_errno(hr);
+    }
+    nvb__used_set(ctx->used, "version", "%d", (int)caps.MaxVersion);
+    nvb__used_set(ctx->used, "entries", "%u", (unsigned)entries);
+    nvb__used_set(ctx->used, "um_emulation", "%d", (caps.FeatureFlags & IORING_FEATURE_UM_EMULATION_) ? 1 : 0);
+
+    /* Registered handles and buffers: -1 tries and falls back. */
+    if (ctx->opts[OPT_REGFILES] != 0 && r->nfds) {
+        HANDLE *hs = calloc(r->nfds, sizeof *hs);
+        hr = E_OUTOFMEMORY;
+        if (hs) {
+            for (unsigned t = 0; t < r->nfds; t++)
+                hs[t] = nvb__win_handle(r->fds[t]);
+            hr = r->a.reg_files(r->ring, r->nfds, hs, 0);
+            if (SUCCEEDED(hr))
+                hr = run_registration(r);
+            free(hs);
+        }
+        r->regfiles = SUCCEEDED(hr);
+        if (!r->regfiles) {
+            if (ctx->opts[OPT_REGFILES] == 1) {
+                nvb__why(ctx->why, ctx->why_len, "ioring.regfiles=1: registering the handles failed (HRESULT 0x%08lx)",
+                         (unsigned long)hr);
+                ioring_teardown(r);
+                return hr_errno(hr);
+            }
+            nvb__used_set(ctx->used, "regfiles_why", "HRESULT 0x%08lx", (unsigned long)hr);
+        }
+    }
+    if (ctx->opts[OPT_FIXEDBUFS] != 0) {
+        ioring_buffer_info *bi = calloc(r->qd, sizeof *bi);
+        hr = E_OUTOFMEMORY;
+        if (bi) {
+            for (unsigned i = 0; i < r->qd; i++) {
+                bi[i].Address = ctx->bufs[i];
+                bi[i].Length = (UINT32)ctx->buf_len;
+            }
+            hr = r->a.reg_bufs(r->ring, r->qd, bi, 0);
+            if (SUCCEEDED(hr))
+                hr = run_registration(r);
+            free(bi);
+        }
+        r->fixedbufs = SUCCEEDED(hr);
+        if (!r->fixedbufs) {
+            if (ctx->opts[OPT_FIXEDBUFS] == 1) {
+                nvb__why(ctx->why, ctx->why_len, "ioring.fixedbufs=1: registering the buffers failed (HRESULT 0x%08lx)",
+                         (unsigned long)hr);
+                ioring_teardown(r);
+                return hr_errno(hr);
+            }
+            nvb__used_set(ctx->used, "fixedbufs_why", "HRESULT 0x%08lx", (unsigned long)hr);
+        }
+    }
+    nvb__used_set(ctx->used, "regfiles", "%d", r->regfiles);
+    nvb__used_set(ctx->used, "fixedbufs", "%d", r->fixedbufs);
+    if (ctx->nfds && ctx->used) {
+        char stack[32], detail[96];
+        nvb__win_stack_of(nvb__win_handle(ctx->fds[0]), stack, sizeof stack, detail, sizeof detail);
+        nvb__used_set(ctx->used, "stack", "%s", stack);
+        nvb__used_set(ctx->used, "stack_detail", "%s", detail);
+    }
+    *state = r;
+    return 0;
+}
+
+static int ioring_submit(void *state, struct nvb__io **ios, unsigned n)
+{
+    struct ioring *r = state;
+    for (unsigned i = 0; i < n; i++) {
+        struct nvb__io *io = ios[i];
+        if (io->target >= r->nfds)
+            return -EBADF;
+        ioring_handle_ref fh;
+        if (r->regfiles) {
+            fh.Kind = REF_REGISTERED;
+            fh.u.Index = io->target;
+        } else {
+            fh.Kind = REF_RAW;
+            fh.u.Handle = nvb__win_handle(r->fds[io->target]);
+        }
+        ioring_buffer_ref bh;
+        if (r->fixedbufs && io->buf == r->bufs[io->slot]) {
+            bh.Kind = REF_REGISTERED;
+            bh.u.IndexAndOffset.BufferIndex = io->slot;
+            bh.u.IndexAndOffset.Offset = 0;
+        } else {
+            bh.Kind = REF_RAW;
+            bh.u.Address = io->buf;
+        }
+        HRESULT hr = io->dir == NVB_WRITE ? r->a.write(r->ring, fh, bh, io->len, io->off, 0, (UINT_PTR)io, 0)
+                                          : r->a.read(r->ring, fh, bh, io->len, io->off, (UINT_PTR)io, 0);
+        if (FAILED(hr))
+            return hr_errno(hr); /* a full queue here means the runner exceeded qd */
+        r->built++;
+    }
+    return 0;
+}
+
+static unsigned pop_all(struct ioring *r, struct nvb__io **out, unsigned n, unsigned max)
+{
+    ioring_cqe cqe;
+    while (n < max && r->a.pop(r->ring, &cqe) == S_OK) {
+        struct nvb__io *io = (struct nvb__io *)cqe.UserData;
+        if (!io)
+            continue;
+        r->pending--;
+        if (SUCCEEDED(cqe.ResultCode))
+            io->res = (int64_t)cqe.Information;
+        else if (cqe.ResultCode == HRESULT_FROM_WIN32(ERROR_HANDLE_EOF))
+            io->res = 0;
+        else
+            io->res = hr_errno(cqe.ResultCode);
+        out[n++] = io;
+    }
+    return n;
+}
+
+static int ioring_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
+{
+    struct ioring *r = state;
+    unsigned n = pop_all(r, out, 0, max);
+    if (n >= min && !r->built)
+        return (int)n;
+    /* One call submits what submit() built and, when the runner needs
+     * more completions than are there, waits for them. */
+    unsigned want = n < min ? min - n : 0;
+    if (want > r->pending + r->built)
+        want = r->pending + r->built;
+    UINT32 sub = 0;
+    HRESULT hr = r->a.submit(r->ring, want, want ? INFINITE : 0, &sub);
+    if (FAILED(hr) && hr != HRESULT_FROM_WIN32(WAIT_TIMEOUT))
+        return hr_errno(hr);
+    r->pending += r->built;
+    r->built = 0;
+    n = pop_all(r, out, n, max);
+    return (int)n;
+}
+
+static void ioring_teardown(void *state)
+{
+    struct ioring *r = state;
+    if (!r)
+        return;
+    if (r->ring) {
+        /* I/O abandoned after a fatal error: let it finish before the
+         * runner frees its buffers (bounded: 10 s). */
+        if (r->pending + r->built) {
+            UINT32 sub = 0;
+            struct nvb__io *sink[64];
+            if (SUCCEEDED(r->a.submit(r->ring, r->pending + r->built, 10000, &sub))) {
+                r->pending += r->built;
+                r->built = 0;
+                while (r->pending && pop_all(r, sink, 0, 64))
+                    ;
+            }
+        }
+        r->a.close(r->ring);
+    }
+    free(r);
+}
+
+#else /* !_WIN32 */
+
+#define WINDOWS_ONLY "Windows only (the IoRing API of Windows 11 / Server 2022+); io_uring is the Linux analogue"
+
+static int ioring_probe(char *why, size_t why_len)
+{
+    nvb__why(why, why_len, WINDOWS_ONLY);
+    return -ENOTSUP;
+}
+
+static int ioring_setup(const struct nvb__engine_ctx *ctx, void **state)
+{
+    (void)state;
+    nvb__why(ctx->why, ctx->why_len, WINDOWS_ONLY);
+    return -ENOTSUP;
+}
+
+static int ioring_submit(void *state, struct nvb__io **ios, unsigned n)
+{
+    (void)state;
+    (void)ios;
+    (void)n;
+    return -ENOTSUP;
+}
+
+static int ioring_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
+{
+    (void)state;
+    (void)out;
+    (void)max;
+    (void)min;
+    return -ENOTSUP;
+}
+
+static void ioring_teardown(void *state)
+{
+    (void)state;
+}
+
+#endif /* _WIN32 */
+
+const struct nvb__engine nvb__engine_ioring = {
+    .name = "ioring",
+    .desc = "Windows IoRing (Windows 11 / Server 2022+): batched submission, registered buffers and handles",
+    .flags = 0,
+    .opts = ioring_opts,
+    .probe = ioring_probe,
+    .setup = ioring_setup,
+    .submit = ioring_submit,
+    .reap = ioring_reap,
+    .teardown = ioring_teardown,
+};

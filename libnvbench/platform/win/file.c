@@ -1,0 +1,495 @@
+/*
+ * Targets, scratch files and pre-filling (Windows).
+ *
+ * Every target is opened with FILE_FLAG_OVERLAPPED: positional I/O on
+ * Windows is an OVERLAPPED structure with an offset in any case, and an
+ * overlapped handle serves the synchronous engine (wsync waits on each
+ * I/O) as well as iocp and ioring. direct=1 adds FILE_FLAG_NO_BUFFERING,
+ * as fio's direct=1 does on Windows (not FILE_FLAG_WRITE_THROUGH, which
+ * would add FUA writes that O_DIRECT on Linux does not).
+ */
+#include "platform/platform.h"
+#include "platform/win/win.h"
+#include "platform/winfmt.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <winioctl.h>
+
+#define FILL_CHUNK (1u << 20)
+#define IO_ALIGN 4096u
+#define DEFAULT_LBS 512u
+#define SHARE_ALL (FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
+
+static HANDLE open_w(const char *path, DWORD access, DWORD disp, DWORD flags, int *err)
+{
+    wchar_t *w = nvb__win_wide(path);
+    if (!w) {
+        *err = -EINVAL;
+        return INVALID_HANDLE_VALUE;
+    }
+    HANDLE h = CreateFileW(w, access, SHARE_ALL, NULL, disp, flags, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+        *err = nvb__win_errno(GetLastError());
+    free(w);
+    return h;
+}
+
+/* Sector sizes of a disk or volume handle: the storage stack's alignment
+ * descriptor, else the drive geometry, else 512. */
+static void device_sectors(HANDLE h, uint32_t *lbs, uint32_t *pbs)
+{
+    uint8_t q[12], out[64];
+    DWORD got = 0;
+    struct nvb__win_storage s;
+    nvb__win_storage_init(&s);
+    nvb__win_property_query(q, sizeof q, NVB__WIN_PROP_ALIGNMENT);
+    if (DeviceIoControl(h, IOCTL_STORAGE_QUERY_PROPERTY, q, sizeof q, out, sizeof out, &got, NULL) &&
+        nvb__win_parse_alignment(out, got, &s) == 0) {
+        *lbs = s.lbs;
+        *pbs = s.pbs;
+        return;
+    }
+    DISK_GEOMETRY_EX g;
+    if (DeviceIoControl(h, IOCTL_DISK_GET_DRIVE_GEOMETRY_EX, NULL, 0, &g, sizeof g, &got, NULL) &&
+        g.Geometry.BytesPerSector >= 512) {
+        *lbs = *pbs = g.Geometry.BytesPerSector;
+        return;
+    }
+    *lbs = *pbs = DEFAULT_LBS;
+}
+
+static int device_info(const char *path, struct nvb__target_info *ti)
+{
+    int err = 0;
+    /* Access 0: a query handle, which needs no administrator rights. */
+    HANDLE h = open_w(path, 0, OPEN_EXISTING, 0, &err);
+    if (h == INVALID_HANDLE_VALUE)
+        return err;
+    GET_LENGTH_INFORMATION gl;
+    DWORD got = 0;
+    int rc = 0;
+    if (DeviceIoControl(h, IOCTL_DISK_GET_LENGTH_INFO, NULL, 0, &gl, sizeof gl, &got, NULL))
+        ti->size = (uint64_t)gl.Length.QuadPart;
+    else
+        rc = nvb__win_errno(GetLastError());
+    if (rc == 0) {
+        device_sectors(h, &ti->lbs, &ti->pbs);
+        ti->mem_align = ti->lbs;
+    }
+    CloseHandle(h);
+    if (rc < 0)
+        return rc;
+    ti->kind = NVB__T_BLOCK;
+    const char *base = path + 4; /* after \\.\ */
+    snprintf(ti->dev, sizeof ti->dev, "%s", base);
+    return 0;
+}
+
+/* FILE_STORAGE_INFO (Windows 8+) gives the sector sizes of the volume a
+ * file lives on, as unbuffered I/O on it must respect them. */
+static void file_sectors(const char *path, uint32_t *lbs, uint32_t *pbs)
+{
+    int err;
+    *lbs = *pbs = 0;
+    HANDLE h = open_w(path, 0, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, &err);
+    if (h == INVALID_HANDLE_VALUE)
+        return;
+    FILE_STORAGE_INFO si;
+    memset(&si, 0, sizeof si);
+    if (GetFileInformationByHandleEx(h, FileStorageInfo, &si, sizeof si) && si.LogicalBytesPerSector >= 512) {
+        *lbs = si.LogicalBytesPerSector;
+        *pbs = si.PhysicalBytesPerSectorForPerformance >= *lbs ? si.PhysicalBytesPerSectorForPerformance : *lbs;
+    }
+    CloseHandle(h);
+    if (*lbs)
+        return;
+    /* The volume root's sector size. */
+    wchar_t *w = nvb__win_wide(path);
+    wchar_t root[MAX_PATH + 1];
+    DWORD spc, bps, fc, tc;
+    if (w && GetVolumePathNameW(w, root, MAX_PATH) && GetDiskFreeSpaceW(root, &spc, &bps, &fc, &tc) && bps >= 512)
+        *lbs = *pbs = bps;
+    free(w);
+}
+
+int nvb__target_info(const char *path, struct nvb__target_info *ti)
+{
+    memset(ti, 0, sizeof(*ti));
+    if (!path || !*path)
+        return -ENOENT;
+    if (nvb__win_is_device_path(path))
+        return device_info(path, ti);
+    wchar_t *w = nvb__win_wide(path);
+    if (!w)
+        return -EINVAL;
+    WIN32_FILE_ATTRIBUTE_DATA fa;
+    BOOL ok = GetFileAttributesExW(w, GetFileExInfoStandard, &fa);
+    DWORD e = GetLastError();
+    free(w);
+    if (!ok)
+        return nvb__win_errno(e);
+    ti->lbs = DEFAULT_LBS;
+    ti->mem_align = DEFAULT_LBS;
+    uint32_t lbs, pbs;
+    file_sectors(path, &lbs, &pbs);
+    if (lbs) {
+        ti->lbs = lbs;
+        ti->pbs = pbs;
+        ti->mem_align = lbs;
+    }
+    if (fa.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
+        ti->kind = NVB__T_DIR;
+        return 0;
+    }
+    ti->kind = NVB__T_FILE;
+    ti->size = ((uint64_t)fa.nFileSizeHigh << 32) | fa.nFileSizeLow;
+    return 0;
+}
+
+/* Asked by opening, which on Windows has no side effects for files,
+ * directories and disks (unlike a FIFO or tape on Linux). Opening a
+ * directory with FILE_ADD_FILE access is the permission to create the
+ * scratch file in it. */
+int nvb__target_access(const char *path, int want_write)
+{
+    int err = 0;
+    wchar_t *w = nvb__win_wide(path);
+    if (!w)
+        return -EINVAL;
+    DWORD attr = GetFileAttributesW(w);
+    DWORD e = GetLastError();
+    free(w);
+    HANDLE h;
+    if (nvb__win_is_device_path(path))
+        h = open_w(path, GENERIC_READ | (want_write ? GENERIC_WRITE : 0), OPEN_EXISTING, 0, &err);
+    else if (attr == INVALID_FILE_ATTRIBUTES)
+        return nvb__win_errno(e);
+    else if (attr & FILE_ATTRIBUTE_DIRECTORY)
+        h = open_w(path, FILE_ADD_FILE | FILE_TRAVERSE, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, &err);
+    else if (want_write && (attr & FILE_ATTRIBUTE_READONLY))
+        return -EACCES;
+    else
+        h = open_w(path, GENERIC_READ | (want_write ? GENERIC_WRITE : 0), OPEN_EXISTING, 0, &err);
+    if (h == INVALID_HANDLE_VALUE)
+        return err;
+    CloseHandle(h);
+    return 0;
+}
+
+int nvb__target_open(const char *path, int flags)
+{
+    int err = 0;
+    DWORD access = GENERIC_READ | ((flags & NVB__O_WRITE) ? GENERIC_WRITE : 0);
+    DWORD fl = FILE_FLAG_OVERLAPPED | ((flags & NVB__O_DIRECT) ? FILE_FLAG_NO_BUFFERING : 0);
+    HANDLE h = open_w(path, access, OPEN_EXISTING, fl, &err);
+    if (h == INVALID_HANDLE_VALUE)
+        return err;
+    int fd = nvb__win_fd(h);
+    if (fd <= 0) { /* cannot happen: handles are small positive values */
+        CloseHandle(h);
+        return -EMFILE;
+    }
+    return fd;
+}
+
+void nvb__target_close(int fd)
+{
+    if (fd > 0)
+        CloseHandle(nvb__win_handle(fd));
+}
+
+/* Unique enough: O_EXCL's analogue CREATE_NEW catches a collision. */
+static uint64_t scratch_random(void)
+{
+    LARGE_INTEGER c;
+    QueryPerformanceCounter(&c);
+    uint64_t r = (uint64_t)c.QuadPart * 0x9e3779b97f4a7c15ull;
+    r ^= (uint64_t)GetCurrentProcessId() << 32 ^ (uint64_t)GetCurrentThreadId() << 16;
+    r ^= (uint64_t)(uintptr_t)&c;
+    r ^= r >> 31;
+    return r * 0xbf58476d1ce4e5b9ull;
+}
+
+/* Real data, not FILE_ATTRIBUTE_TEMPORARY: the memory manager keeps such
+ * a file's pages in memory when it can, and the run must reach the disk. */
+int nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_len)
+{
+    if (size > (uint64_t)INT64_MAX)
+        return -EFBIG;
+    size_t dl = strlen(dir);
+    const char *sep = dl && (dir[dl - 1] == '\\' || dir[dl - 1] == '/') ? "" : "\\";
+    HANDLE h = INVALID_HANDLE_VALUE;
+    int err = 0;
+    for (int attempt = 0; attempt < 16 && h == INVALID_HANDLE_VALUE; attempt++) {
+        int n = snprintf(path, path_len, "%s%s.nvbench-scratch-%lu-%016llx.tmp", dir, sep,
+                         (unsigned long)GetCurrentProcessId(), (unsigned long long)scratch_random());
+        if (n < 0 || (size_t)n >= path_len) {
+            if (path_len)
+                path[0] = '\0';
+            return -ENAMETOOLONG;
+        }
+        h = open_w(path, GENERIC_READ | GENERIC_WRITE, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, &err);
+        if (h == INVALID_HANDLE_VALUE && err != -EEXIST)
+            return err;
+    }
+    if (h == INVALID_HANDLE_VALUE)
+        return -EEXIST;
+    int rc = 0;
+    if (size > 0) {
+        /* Sets the end of file; NTFS allocates the clusters (reads past
+         * the valid data length return zeros until nvb__fill_file writes). */
+        FILE_END_OF_FILE_INFO eof;
+        eof.EndOfFile.QuadPart = (LONGLONG)size;
+        if (!SetFileInformationByHandle(h, FileEndOfFileInfo, &eof, sizeof eof))
+            rc = nvb__win_errno(GetLastError());
+    }
+    CloseHandle(h);
+    if (rc < 0)
+        nvb__scratch_remove(path);
+    return rc;
+}
+
+/* ".nvbench-scratch-<pid>-<16 hex digits>.tmp", exactly; the pid or -1. */
+static long scratch_pid(const wchar_t *name)
+{
+    static const wchar_t pre[] = L".nvbench-scratch-";
+    size_t pl = sizeof pre / sizeof pre[0] - 1;
+    if (wcsncmp(name, pre, pl))
+        return -1;
+    const wchar_t *p = name + pl;
+    long pid = 0;
+    int nd = 0;
+    for (; *p >= L'0' && *p <= L'9'; p++, nd++) {
+        if (nd >= 10 || (nd == 0 && *p == L'0'))
+            return -1;
+        pid = pid * 10 + (*p - L'0');
+    }
+    if (nd == 0 || *p++ != L'-' || pid <= 0)
+        return -1;
+    for (int i = 0; i < 16; i++, p++)
+        if (!((*p >= L'0' && *p <= L'9') || (*p >= L'a' && *p <= L'f')))
+            return -1;
+    return wcscmp(p, L".tmp") ? -1 : pid;
+}
+
+/* Does process pid still run? Unknown counts as yes: only a file whose
+ * process is certainly gone is removed. */
+static int pid_alive(DWORD pid)
+{
+    HANDLE p = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
+    if (!p)
+        return GetLastError() != ERROR_INVALID_PARAMETER; /* no such process */
+    DWORD code = 0;
+    int alive = !GetExitCodeProcess(p, &code) || code == STILL_ACTIVE;
+    CloseHandle(p);
+    return alive;
+}
+
+/* A scratch file whose process is gone was left by a run killed outright.
+ * Files another process still has open cannot be deleted and stay. */
+int nvb__scratch_clean_stale(const char *dir, unsigned *removed)
+{
+    *removed = 0;
+    size_t dl = strlen(dir);
+    const char *sep = dl && (dir[dl - 1] == '\\' || dir[dl - 1] == '/') ? "" : "\\";
+    char pat[4200];
+    if (snprintf(pat, sizeof pat, "%s%s.nvbench-scratch-*.tmp", dir, sep) >= (int)sizeof pat)
+        return -ENAMETOOLONG;
+    wchar_t *w = nvb__win_wide(pat);
+    if (!w)
+        return -EINVAL;
+    WIN32_FIND_DATAW fd;
+    HANDLE f = FindFirstFileW(w, &fd);
+    free(w);
+    if (f == INVALID_HANDLE_VALUE) {
+        DWORD e = GetLastError();
+        return e == ERROR_FILE_NOT_FOUND ? 0 : nvb__win_errno(e);
+    }
+    do {
+        long pid = scratch_pid(fd.cFileName);
+        if (pid < 0 || (DWORD)pid == GetCurrentProcessId() || pid_alive((DWORD)pid))
+            continue;
+        if (fd.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT))
+            continue;
+        char name[MAX_PATH * 3], full[4200];
+        nvb__win_narrow(fd.cFileName, name, sizeof name);
+        if (snprintf(full, sizeof full, "%s%s%s", dir, sep, name) >= (int)sizeof full)
+            continue;
+        if (nvb__scratch_remove(full) == 0)
+            (*removed)++;
+    } while (FindNextFileW(f, &fd));
+    FindClose(f);
+    return 0;
+}
+
+int nvb__scratch_remove(const char *path)
+{
+    wchar_t *w = nvb__win_wide(path);
+    if (!w)
+        return -EINVAL;
+    BOOL ok = DeleteFileW(w);
+    DWORD e = GetLastError();
+    free(w);
+    return ok ? 0 : nvb__win_errno(e);
+}
+
+/* One positional write on an overlapped handle, waited for. */
+static int write_at(HANDLE h, HANDLE ev, const char *src, DWORD len, uint64_t off, DWORD *done)
+{
+    OVERLAPPED ov;
+    memset(&ov, 0, sizeof ov);
+    ov.Offset = (DWORD)off;
+    ov.OffsetHigh = (DWORD)(off >> 32);
+    ov.hEvent = ev;
+    *done = 0;
+    if (!WriteFile(h, src, len, NULL, &ov) && GetLastError() != ERROR_IO_PENDING)
+        return nvb__win_errno(GetLastError());
+    if (!GetOverlappedResult(h, &ov, done, TRUE))
+        return nvb__win_errno(GetLastError());
+    return 0;
+}
+
+/* Write all of [src, src+len) at off. An unbuffered handle refuses a
+ * piece that is not a whole number of sectors (a file size that is not a
+ * multiple of the block size leaves a short tail) with
+ * ERROR_INVALID_PARAMETER: that piece goes through a buffered handle to
+ * the same file (ReOpenFile), as the Linux side drops O_DIRECT. */
+static int write_full(HANDLE h, HANDLE ev, HANDLE *buffered, const char *src, size_t len, uint64_t off)
+{
+    HANDLE use = *buffered ? *buffered : h;
+    while (len > 0) {
+        DWORD want = len > FILL_CHUNK ? FILL_CHUNK : (DWORD)len, done = 0;
+        int rc = write_at(use, ev, src, want, off, &done);
+        if (rc == -EINVAL && !*buffered) {
+            HANDLE b = ReOpenFile(h, GENERIC_READ | GENERIC_WRITE, SHARE_ALL, FILE_FLAG_OVERLAPPED);
+            if (b == INVALID_HANDLE_VALUE)
+                return rc;
+            *buffered = use = b;
+            continue;
+        }
+        if (rc < 0)
+            return rc;
+        if (done == 0)
+            return -EIO;
+        src += done;
+        len -= done;
+        off += done;
+    }
+    return 0;
+}
+
+int nvb__fill_file(int fd, uint64_t size, const void *buf, size_t buf_len, const volatile int *cancel)
+{
+    if (!buf || buf_len == 0)
+        return -EINVAL;
+    HANDLE h = nvb__win_handle(fd);
+    HANDLE ev = CreateEventW(NULL, TRUE, FALSE, NULL);
+    if (!ev)
+        return nvb__win_errno(GetLastError());
+    /* Same layout as the Linux side: byte off gets buf[off % buf_len]. */
+    char *chunk = NULL;
+    size_t chunk_len = 0;
+    if (buf_len <= FILL_CHUNK) {
+        chunk_len = FILL_CHUNK / buf_len * buf_len;
+        chunk = nvb__alloc_aligned(IO_ALIGN, chunk_len);
+        if (!chunk) {
+            CloseHandle(ev);
+            return -ENOMEM;
+        }
+        for (size_t o = 0; o < chunk_len; o += buf_len)
+            memcpy(chunk + o, buf, buf_len);
+    }
+    HANDLE buffered = NULL;
+    int rc = 0;
+    uint64_t off = 0;
+    while (off < size) {
+        if (cancel && *cancel) {
+            rc = -ECANCELED;
+            break;
+        }
+        const char *src;
+        uint64_t len;
+        if (chunk) {
+            src = chunk;
+            len = chunk_len;
+        } else {
+            size_t in = (size_t)(off % buf_len);
+            src = (const char *)buf + in;
+            len = buf_len - in;
+            if (len > FILL_CHUNK)
+                len = FILL_CHUNK;
+        }
+        if (len > size - off)
+            len = size - off;
+        rc = write_full(h, ev, &buffered, src, (size_t)len, off);
+        if (rc < 0)
+            break;
+        off += len;
+    }
+    nvb__free_aligned(chunk);
+    CloseHandle(ev);
+    if (buffered) {
+        if (rc == 0 && !FlushFileBuffers(buffered))
+            rc = nvb__win_errno(GetLastError());
+        CloseHandle(buffered);
+    }
+    if (rc < 0)
+        return rc;
+    /* A raw disk may refuse the flush (ERROR_INVALID_FUNCTION): nothing is
+     * lost by not doing it. */
+    if (!FlushFileBuffers(h)) {
+        DWORD e = GetLastError();
+        if (e != ERROR_INVALID_FUNCTION && e != ERROR_NOT_SUPPORTED && e != ERROR_ACCESS_DENIED)
+            return nvb__win_errno(e);
+    }
+    return 0;
+}
+
+int nvb__fill_file_cb(int fd, uint64_t size, size_t chunk_len,
+                      void (*gen)(void *arg, void *chunk, uint64_t off, size_t len), int (*stop)(void *arg),
+                      void *arg)
+{
+    if (!gen || chunk_len == 0 || chunk_len > 0x7fffffffu)
+        return -EINVAL;
+    HANDLE h = nvb__win_handle(fd);
+    char *chunk = nvb__alloc_aligned(IO_ALIGN, chunk_len);
+    HANDLE ev = CreateEventW(NULL, TRUE, FALSE, NULL);
+    if (!chunk || !ev) {
+        nvb__free_aligned(chunk);
+        if (ev)
+            CloseHandle(ev);
+        return -ENOMEM;
+    }
+    HANDLE buffered = NULL;
+    int rc = 0;
+    for (uint64_t off = 0; off < size;) {
+        if (stop && stop(arg)) {
+            rc = -ECANCELED;
+            break;
+        }
+        size_t len = size - off < chunk_len ? (size_t)(size - off) : chunk_len;
+        gen(arg, chunk, off, len);
+        rc = write_full(h, ev, &buffered, chunk, len, off);
+        if (rc < 0)
+            break;
+        off += len;
+    }
+    nvb__free_aligned(chunk);
+    CloseHandle(ev);
+    if (buffered) {
+        if (rc == 0 && !FlushFileBuffers(buffered))
+            rc = nvb__win_errno(GetLastError());
+        CloseHandle(buffered);
+    }
+    if (rc < 0)
+        return rc;
+    if (!FlushFileBuffers(h)) {
+        DWORD e = GetLastError();
+        if (e != ERROR_INVALID_FUNCTION && e != ERROR_NOT_SUPPORTED && e != ERROR_ACCESS_DENIED)
+            return nvb__win_errno(e);
+    }
+    return 0;
+}

@@ -1,0 +1,65 @@
+/*
+ * Windows platform internals shared by the files of platform/win and the
+ * Windows engines (engines/wsync.c, iocp.c, ioring.c). Never included on Linux.
+ */
+#ifndef NVB_PLATFORM_WIN_H
+#define NVB_PLATFORM_WIN_H
+
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The platform interface passes targets as int descriptors. On Windows a
+ * descriptor IS the HANDLE value: Windows guarantees that kernel handles
+ * carry only 32 significant bits (so 32- and 64-bit processes can share
+ * them, "Interprocess Communication Between 32-bit and 64-bit
+ * Applications"), and handle values are small positive multiples of 4. So
+ * the conversion is exact both ways and needs no table (no global state). */
+static inline int nvb__win_fd(HANDLE h) { return (int)(intptr_t)h; }
+static inline HANDLE nvb__win_handle(int fd) { return (HANDLE)(intptr_t)fd; }
+
+/* GetLastError() value to a negative errno. */
+int nvb__win_errno(DWORD err);
+
+/* UTF-8 to a malloc'd UTF-16 string; NULL when out of memory or invalid. */
+wchar_t *nvb__win_wide(const char *utf8);
+/* UTF-16 to UTF-8 into out (truncated, NUL-terminated). */
+void nvb__win_narrow(const wchar_t *w, char *out, size_t len);
+
+/* Is path a raw device (\\.\PhysicalDriveN, \\.\C:, \\?\Volume{...} with
+ * no trailing component)? */
+int nvb__win_is_device_path(const char *path);
+
+/* Which storage stack serves the disk(s) behind an open target handle:
+ * writes "windows_native" (NVMeDisk.sys), "windows_non_native"
+ * (disk.sys over a Storport miniport such as stornvme), "windows_other"
+ * (disk.sys over a non-NVMe bus) or "unknown", and in detail what was
+ * found or why it could not be found. Never fails. (platform/win/stack.c) */
+void nvb__win_stack_of(HANDLE h, char *stack, size_t stack_len, char *detail, size_t detail_len);
+
+/* The storage property descriptors of a disk handle (device, adapter,
+ * alignment, seek penalty), each parsed when its query succeeds. Returns
+ * how many succeeded; *first_err is the GetLastError() of the first that
+ * failed (0 when none did). (platform/win/stack.c) */
+struct nvb__win_storage;
+int nvb__win_disk_query(HANDLE h, struct nvb__win_storage *s, DWORD *first_err);
+/* NVMe Identify Controller of a disk handle into buf (4096 bytes) through
+ * the protocol-specific property query. 0 or negative errno. */
+int nvb__win_nvme_identify_ctrl(HANDLE h, uint8_t *buf);
+/* The disk numbers (\\.\PhysicalDriveN) under an open handle: the disk
+ * itself, the disks of a volume, or those of the volume a file is on.
+ * Returns the count (at most max) or negative errno. */
+int nvb__win_disks_of(HANDLE h, DWORD *nums, int max);
+/* The service (driver) of disk number n's device node, via SetupDi:
+ * "disk", "nvmedisk", ... 0 or negative errno (-ENOENT: no such disk
+ * among the present disk interfaces). */
+int nvb__win_disk_service(DWORD n, char *svc, size_t len);
+
+/* Running under wine (ntdll exports wine_get_version)? */
+int nvb__win_is_wine(void);
+
+#endif
