@@ -86,12 +86,19 @@ static void test_threads(void)
 static void test_cpu(void)
 {
     struct nvb__sys_sample a, b;
+    struct nvb__proc_sample p0, p;
+    T_EQ(nvb__proc_sample(&p0), 0);
     T_EQ(nvb__sys_sample(&a), 0);
-    /* keep one CPU busy for 200 ms */
+    /* Spin until this process has used 200 ms of CPU (by its own
+     * account), however loaded the machine is; 10 s at most. */
     volatile uint64_t x = 0;
-    uint64_t end = nvb__now_ns() + 200000000u;
-    while (nvb__now_ns() < end)
-        x += 1;
+    uint64_t deadline = nvb__now_ns() + 10000000000u;
+    do {
+        uint64_t end = nvb__now_ns() + 10000000u;
+        while (nvb__now_ns() < end)
+            x += 1;
+        T_EQ(nvb__proc_sample(&p), 0);
+    } while (p.user_ns + p.sys_ns - p0.user_ns - p0.sys_ns < 200000000u && nvb__now_ns() < deadline);
     T_EQ(nvb__sys_sample(&b), 0);
     fprintf(stderr, "   per-CPU rows: %d (online %d)\n", b.ncpu, nvb__ncpus());
     /* per-CPU rows from NtQuerySystemInformation, one per online CPU;
@@ -100,9 +107,10 @@ static void test_cpu(void)
     double busy = nvb__cpu_busy_pct(&a, &b);
     fprintf(stderr, "   system busy over 200 ms of one busy thread: %.1f%%\n", busy);
     T_CHECK_MSG(busy > 0.0 && busy <= 100.0, "busy %.2f%%", busy);
-    if (nvb__ncpus() <= 4 && !getenv("NVB_TEST_LOADED"))
-        T_CHECK_MSG(busy >= 100.0 / nvb__ncpus() * 0.5, "one busy thread on %d CPUs showed %.1f%%", nvb__ncpus(),
-                    busy);
+    /* our own 200 ms are part of the machine's busy time */
+    double all_ms = (double)nvb__cpu_total(&b.total) / 1e6 - (double)nvb__cpu_total(&a.total) / 1e6;
+    T_CHECK_MSG(busy / 100.0 * all_ms >= 200.0 * 0.9, "busy %.1f%% of %.0f CPU-ms holds less than our 200 ms", busy,
+                all_ms);
     uint64_t tot = nvb__cpu_total(&b.total), sum = 0;
     for (int i = 0; i < b.ncpu; i++)
         sum += nvb__cpu_total(&b.cpu[i]);
@@ -110,10 +118,8 @@ static void test_cpu(void)
     nvb__sys_sample_free(&a);
     nvb__sys_sample_free(&b);
 
-    struct nvb__proc_sample p;
-    T_EQ(nvb__proc_sample(&p), 0);
-    T_CHECK_MSG(p.user_ns + p.sys_ns >= 100000000u, "process CPU %llu ns after 200 ms of spinning",
-                (unsigned long long)(p.user_ns + p.sys_ns));
+    T_CHECK_MSG(p.user_ns + p.sys_ns - p0.user_ns - p0.sys_ns >= 200000000u, "process CPU grew %llu ns in 10 s",
+                (unsigned long long)(p.user_ns + p.sys_ns - p0.user_ns - p0.sys_ns));
     T_CHECK(p.maxrss_kib > 0);
 
     struct nvb__thread_cpu *th = NULL;
@@ -123,7 +129,10 @@ static void test_cpu(void)
     for (int i = 0; i < n; i++)
         if (th[i].tid == nvb__thread_id()) {
             found = 1;
-            T_CHECK(th[i].user_ns + th[i].sys_ns >= 100000000u);
+            /* the only busy thread: most of the 200 ms are its own (the
+             * counters advance by clock ticks of 10-16 ms) */
+            T_CHECK_MSG(th[i].user_ns + th[i].sys_ns >= 150000000u, "this thread: %llu ns",
+                        (unsigned long long)(th[i].user_ns + th[i].sys_ns));
             T_CHECK(th[i].run_ns == th[i].user_ns + th[i].sys_ns);
         }
     T_CHECK(found);
