@@ -269,7 +269,8 @@ NVB_API int nvb_result_get(const struct nvb_result *r, const char *path, double 
  *  - time series add point by point: by wall-clock interval when every
  *    input ran with align_interval=1 and the same interval, else by index;
  *  - warnings are kept, prefixed with their host; the merged result is
- *    cancelled when any input was, and carries the first input's failure.
+ *    cancelled when any input was, and carries the first input's failure
+ *    (the first that is not a cancellation, when there is one).
  * Inputs come from nvb_run(), nvb_result_from_json() or an earlier merge
  * and are only read (they may be read from other threads meanwhile).
  * Returns 0, -EINVAL (out or parts NULL, n 0, a NULL part), -ENOMEM; *out

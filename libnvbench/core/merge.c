@@ -378,6 +378,7 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         return -ENOMEM;
 
     double busy[7] = {0}, weight = 0;
+    int err_cancelled = 0;
     unsigned ncpus_all = 0;
     for (size_t i = 0; i < n; i++) {
         const struct nvb_result *p = parts[i];
@@ -442,7 +443,10 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         }
         if (p->cancelled)
             m->cancelled = 1;
-        if (p->err && !m->err) {
+        /* The first failure; a failure of its own beats a cancellation
+         * (the others were stopped because of it). */
+        if (p->err && (!m->err || (err_cancelled && !p->cancelled))) {
+            err_cancelled = p->cancelled;
             char msg[512];
             if (!p->nhosts && p->host[0])
                 snprintf(msg, sizeof msg, "%s: %s", p->host, p->errmsg);

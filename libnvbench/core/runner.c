@@ -1364,7 +1364,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     int ramp_pending = w->ramp_ns > 0;
     struct live prev;
     memset(&prev, 0, sizeof prev);
-    uint64_t prev_ns = r.meas_ns, next_tick = r.meas_ns + w->interval_ns;
+    uint64_t prev_ns = r.meas_ns, next_tick = r.meas_ns + w->interval_ns, last_tick = r.meas_ns;
     if (w->align_interval) {
         /* Ticks on wall-clock multiples of interval, so that the samples of
          * hosts whose clocks agree (NTP/PTP) cover the same intervals; the
@@ -1433,6 +1433,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
             uint64_t tick = next_tick;
             while (tick + w->interval_ns <= now)
                 tick += w->interval_ns;
+            last_tick = tick;
             ts_sample(&r, res, &prev, &prev_ns, &sys_iv, have_sys, o.progress ? &pg : NULL,
                       res->start_wall_ns + (tick - r.go_ns));
             while (next_tick <= now)
@@ -1450,8 +1451,12 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     nvb__proc_sample(&pr1);
     nth1 = nvb__threads_sample(&th1);
     if (!ramp_pending) {
-        /* the last, partial interval */
-        ts_sample(&r, res, &prev, &prev_ns, &sys_iv, have_sys, NULL, res->start_wall_ns + (nvb__now_ns() - r.go_ns));
+        /* the last, partial interval: it ends where the last job ended */
+        uint64_t t_last = last_tick;
+        for (unsigned i = 0; i < p.jobs; i++)
+            if (r.jobs[i].t_end > t_last)
+                t_last = r.jobs[i].t_end;
+        ts_sample(&r, res, &prev, &prev_ns, &sys_iv, have_sys, NULL, res->start_wall_ns + (t_last - r.go_ns));
     }
     nvb__mutex_lock(r.mu);
     r.release = 1;
