@@ -40,6 +40,22 @@ NVB_API const char *nvb_strerror(int err)
     case -ENOSPC: return "no space left on device";
     case -ERANGE: return "value out of range";
     case -ENOSYS: return "function not implemented";
+    /* the rest of what the library returns, for C runtimes without
+     * strerrordesc_np (mingw's msvcrt among them) */
+    case -EBADF: return "bad file descriptor";
+    case -EEXIST: return "file exists";
+    case -ENODEV: return "no such device";
+    case -ENOTDIR: return "not a directory";
+    case -EISDIR: return "is a directory";
+    case -EROFS: return "read-only file system";
+    case -ENAMETOOLONG: return "file name too long";
+    case -EFBIG: return "file too large";
+    case -EMFILE: return "too many open files";
+    case -EAGAIN: return "resource temporarily unavailable";
+    case -EINTR: return "interrupted";
+    case -ETIMEDOUT: return "timed out";
+    case -EOVERFLOW: return "value too large";
+    case -ENXIO: return "no such device or address";
     default: break;
     }
 #endif

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "core/cpu.h"
+#include "core/engine.h"
+#include "nvbench.h"
 #include "platform/winfmt.h"
 
 #ifndef EPROTO
@@ -350,6 +352,23 @@ START_TEST(cpu_fill_from_windows_rows)
 }
 END_TEST
 
+/* The Windows engines are listed on Linux too, and say why they cannot run. */
+START_TEST(windows_engines_probe_windows_only)
+{
+    static const char *const names[] = { "wsync", "iocp", "ioring" };
+    for (unsigned i = 0; i < 3; i++) {
+        char why[256] = "";
+        ck_assert_int_ge(nvb__engine_index(names[i]), 0);
+#ifdef _WIN32
+        (void)why;
+#else
+        ck_assert_int_eq(nvb_engine_probe(names[i], why, sizeof why), -ENOTSUP);
+        ck_assert_ptr_nonnull(strstr(why, "Windows only"));
+#endif
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("win_parsers");
@@ -363,6 +382,7 @@ static Suite *suite(void)
     tcase_add_test(t, property_query);
     tcase_add_test(t, nvme_identify_query_and_answer);
     tcase_add_test(t, stack_from_driver);
+    tcase_add_test(t, windows_engines_probe_windows_only);
     suite_add_tcase(s, t);
     TCase *c = tcase_create("cpu");
     tcase_add_test(c, cpu_times_kernel_includes_idle);
