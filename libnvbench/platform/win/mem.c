@@ -1,7 +1,9 @@
 /* Aligned buffers (Windows). */
 #include "platform/platform.h"
+#include "platform/win/win.h"
 
 #include <malloc.h>
+#include <string.h>
 
 /* _aligned_malloc takes any power of two; buffers for unbuffered I/O need
  * the sector size at most (4096 covers every device), and the runner asks
@@ -21,4 +23,25 @@ void nvb__free_aligned(void *p)
 {
     if (p)
         _aligned_free(p);
+}
+
+/* Physical memory, or less where a job object this process runs in caps
+ * its memory (the Windows counterpart of a control group limit). Bytes;
+ * 0 when unknown. */
+uint64_t nvb__mem_total(void)
+{
+    MEMORYSTATUSEX ms;
+    ms.dwLength = sizeof ms;
+    uint64_t phys = GlobalMemoryStatusEx(&ms) ? (uint64_t)ms.ullTotalPhys : 0;
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION li;
+    memset(&li, 0, sizeof li);
+    uint64_t cap = 0;
+    if (QueryInformationJobObject(NULL, JobObjectExtendedLimitInformation, &li, sizeof li, NULL)) {
+        DWORD f = li.BasicLimitInformation.LimitFlags;
+        if (f & JOB_OBJECT_LIMIT_JOB_MEMORY)
+            cap = (uint64_t)li.JobMemoryLimit;
+        if ((f & JOB_OBJECT_LIMIT_PROCESS_MEMORY) && (!cap || li.ProcessMemoryLimit < cap))
+            cap = (uint64_t)li.ProcessMemoryLimit;
+    }
+    return cap && (!phys || cap < phys) ? cap : phys;
 }
