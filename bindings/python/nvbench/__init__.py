@@ -16,13 +16,15 @@ from .errors import NvbenchError
 from .core import run, validate, engines, available_engines
 from .matrix import matrix, seed_matrix, SEED_CELLS
 from .results import Result, ResultSet, load
+from .merge import merge
+from . import mpi  # mpi4py is imported only when nvbench.mpi is used
 from ._devices import devices, device
 
 __version__ = _nvbench.version()
 
 __all__ = [
     "__version__", "engines", "available_engines", "devices", "device", "run", "validate", "matrix",
-    "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError",
+    "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "merge", "mpi",
 ]
 
 try:

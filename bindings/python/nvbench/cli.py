@@ -156,6 +156,39 @@ def _emit_partial(e, args):
         _save_json([e.result], args.json)
 
 
+# ------------------------------------------------------------------ mpi-run
+
+def cmd_mpi_run(args):
+    """One workload on every MPI rank (mpirun -n N nvbench mpi-run ...), merged."""
+    from . import mpi
+    keys, targets = _split_run_args(args.items)
+    try:
+        comm = mpi._comm(None)
+    except ImportError as e:
+        _err(str(e))
+        return EXIT_FAIL
+    root = comm.Get_rank() == 0
+    status, r = EXIT_OK, None
+    try:
+        r = mpi.run(targets, comm=comm, progress=root and _progress_wanted(args), **dict(keys))
+    except KeyboardInterrupt as e:
+        status, r = EXIT_INTERRUPTED, getattr(e, "result", None)
+        if root:
+            _err("interrupted" + ("; the figures below are partial" if r is not None else ""))
+    except NvbenchError as e:
+        status, r = _status_of(e), getattr(e, "result", None)
+        if root:
+            _err(e.strerror)
+    if root and r is not None:
+        if args.print_json:
+            print(json.dumps(r.data))
+        else:
+            sys.stdout.write(mpi.hosts_table(r))
+        if args.json:
+            _save_json([r], args.json)
+    return status
+
+
 # ------------------------------------------------------------------- matrix
 
 def cmd_matrix(args):
@@ -333,6 +366,18 @@ def build_parser():
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_run)
 
+    s = sub.add_parser("mpi-run", help="under mpirun: one workload on every rank, merged exactly",
+                       description="Under MPI (mpirun -n 4 nvbench mpi-run KEY=VALUE... TARGET_TEMPLATE...): "
+                                   "every rank runs the workload on its own targets, all start together, and "
+                                   "rank 0 prints the merged result (exact sums and percentiles) with one line "
+                                   "per host. Templates expand {rank}, {size} and {host}: "
+                                   "/scratch/{host}/r{rank}. Needs mpi4py (python3-mpi4py).")
+    s.add_argument("items", nargs="+", metavar="KEY=VALUE|TARGET_TEMPLATE")
+    s.add_argument("--json", metavar="F", help="save {\"results\": [merged]} to F (rank 0)")
+    s.add_argument("--print-json", action="store_true", help="print the merged JSON instead of the table")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_mpi_run)
+
     s = sub.add_parser("matrix", help="run the published seed matrix and print the seed table",
                        description="The published 8-cell matrix (random 4K/64K, sequential 64K/128K; "
                                    "read and write) over every available engine, on a scratch file "
@@ -365,7 +410,7 @@ def main(argv=None):
     # options (run bs=4k --json out.json /dev/nvme0n1).
     args, extra = parser.parse_known_args(argv)
     if extra:
-        if getattr(args, "command", None) == "run" and not any(x.startswith("-") for x in extra):
+        if getattr(args, "command", None) in ("run", "mpi-run") and not any(x.startswith("-") for x in extra):
             args.items = list(args.items) + extra
         else:
             parser.error("unrecognized arguments: " + " ".join(extra))

@@ -247,6 +247,8 @@ struct run_ctx {
     PyThreadState *tstate;       /* saved by Py_BEGIN_ALLOW_THREADS */
     unsigned long thread_id;     /* the thread that called run() */
     PyObject *progress;          /* callable or NULL */
+    PyObject *poll;              /* callable or NULL: true cancels (nvbench.mpi: a stop from another rank) */
+    PyObject *start_barrier;     /* callable(status) or NULL: true abandons the run */
     PyObject *exc_type, *exc_value, *exc_tb; /* exception to re-raise */
 };
 
@@ -290,8 +292,34 @@ static int poll_hook(void *arg)
         ctx_keep_exception(c);
         stop = 1;
     }
+    if (!stop && c->poll) {
+        PyObject *ret = PyObject_CallNoArgs(c->poll);
+        int t = ret ? PyObject_IsTrue(ret) : -1;
+        Py_XDECREF(ret);
+        if (t < 0)
+            ctx_keep_exception(c);
+        stop = t != 0;
+    }
     ctx_leave(c, g, gs);
     return stop;
+}
+
+/* nvb_run_opts.start_barrier: the Python callable gets the setup status
+ * (0 or a negative errno); a true return (or an exception) abandons the run. */
+static int barrier_hook(int status, void *arg)
+{
+    struct run_ctx *c = arg;
+    PyGILState_STATE gs = PyGILState_UNLOCKED;
+    int g = ctx_enter(c, &gs);
+    PyObject *st = PyLong_FromLong(status);
+    PyObject *ret = st ? PyObject_CallOneArg(c->start_barrier, st) : NULL;
+    Py_XDECREF(st);
+    int t = ret ? PyObject_IsTrue(ret) : -1;
+    Py_XDECREF(ret);
+    if (t < 0)
+        ctx_keep_exception(c);
+    ctx_leave(c, g, gs);
+    return t != 0;
 }
 
 static int set_item_d(PyObject *d, const char *k, double v)
@@ -382,15 +410,16 @@ static int progress_hook(const struct nvb_progress *p, void *arg)
 
 static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"workload", "progress", "interval_poll_ms", NULL};
-    PyObject *wobj, *progress = Py_None;
+    static char *kwlist[] = {"workload", "progress", "interval_poll_ms", "poll", "start_barrier", NULL};
+    PyObject *wobj, *progress = Py_None, *poll = Py_None, *barrier = Py_None;
     unsigned int poll_ms = 50;
     nvbench_state *st = get_state(module);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OI:run", kwlist, st->workload_type, &wobj, &progress,
-                                     &poll_ms))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OIOO:run", kwlist, st->workload_type, &wobj, &progress,
+                                     &poll_ms, &poll, &barrier))
         return NULL;
-    if (progress != Py_None && !PyCallable_Check(progress)) {
-        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
+    if ((progress != Py_None && !PyCallable_Check(progress)) || (poll != Py_None && !PyCallable_Check(poll)) ||
+        (barrier != Py_None && !PyCallable_Check(barrier))) {
+        PyErr_SetString(PyExc_TypeError, "progress, poll and start_barrier must be callable or None");
         return NULL;
     }
     if (poll_ms == 0)
@@ -400,6 +429,8 @@ static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
     struct run_ctx c = {0};
     c.thread_id = PyThread_get_thread_ident();
     c.progress = progress != Py_None ? progress : NULL;
+    c.poll = poll != Py_None ? poll : NULL;
+    c.start_barrier = barrier != Py_None ? barrier : NULL;
     struct nvb_run_opts opts = NVB_RUN_OPTS_INIT;
     opts.poll = poll_hook;
     opts.poll_arg = &c;
@@ -408,17 +439,25 @@ static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
         opts.progress = progress_hook;
         opts.progress_arg = &c;
     }
+    if (c.start_barrier) {
+        opts.start_barrier = barrier_hook;
+        opts.start_barrier_arg = &c;
+    }
 
     struct nvb_result *r = NULL;
     int rc;
     Py_INCREF(wo);
     Py_XINCREF(c.progress);
+    Py_XINCREF(c.poll);
+    Py_XINCREF(c.start_barrier);
     wo->running++;
     c.tstate = PyEval_SaveThread();
     rc = nvb_run(wo->w, &opts, &r);
     PyEval_RestoreThread(c.tstate);
     wo->running--;
     Py_XDECREF(c.progress);
+    Py_XDECREF(c.poll);
+    Py_XDECREF(c.start_barrier);
     Py_DECREF(wo);
 
     /* The JSON is produced whenever a result exists: complete, partial, or
@@ -573,13 +612,17 @@ static PyMethodDef nvbench_methods[] = {
     {"device_json", nvbench_device_json, METH_O,
      "device_json(path)\n--\n\nOne device by path (node, /dev/disk/by-id link, NVMe generic node) as JSON."},
     {"run", (PyCFunction)(void (*)(void))nvbench_run, METH_VARARGS | METH_KEYWORDS,
-     "run(workload, progress=None, interval_poll_ms=50)\n--\n\n"
+     "run(workload, progress=None, interval_poll_ms=50, poll=None, start_barrier=None)\n--\n\n"
      "Run a Workload and return its JSON result (schema nvbench.result/1).\n"
      "The GIL is released while it runs. progress, if given, is called with a\n"
      "dict snapshot at every interval; a true return value cancels the run.\n"
      "Every interval_poll_ms the calling thread checks for signals: Ctrl-C\n"
      "cancels the run and raises KeyboardInterrupt with .result = the partial\n"
-     "JSON. Failures raise nvbench.NvbenchError(errno, message) with .result."},
+     "JSON. Failures raise nvbench.NvbenchError(errno, message) with .result.\n"
+     "poll(), if given, is called there too; a true return value cancels.\n"
+     "start_barrier(status), if given, is called once when every job is set up\n"
+     "(status 0) or the run failed before (negative errno), just before the\n"
+     "jobs start; a true return value abandons the run (nvbench.mpi)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,255 @@
+"""Runs across hosts: nvbench.merge (pure Python, no MPI needed), and
+nvbench.mpi / `nvbench mpi-run` under `mpirun -n 4` on this machine, each
+rank on its own scratch directory. The MPI tests are skipped when mpirun or
+mpi4py is missing; every mpirun is bounded by a timeout, so a hang fails.
+"""
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import nvbench
+from nvbench.merge import Hist, bucket_index, hist_from_json, hist_pct, merge
+
+MPIRUN = shutil.which("mpirun")
+HAVE_MPI4PY = importlib.util.find_spec("mpi4py") is not None
+needs_mpi = pytest.mark.skipif(not (MPIRUN and HAVE_MPI4PY),
+                               reason="needs mpirun and mpi4py (apt-get install openmpi-bin python3-mpi4py)")
+MPI = [MPIRUN or "mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "4"]
+PCTS = (1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 99.999)
+
+
+def _env():
+    env = dict(os.environ, OMPI_MCA_rmaps_base_oversubscribe="1", MPLBACKEND="Agg")
+    return env
+
+
+def _hosts_name():
+    return socket.gethostname()  # what MPI_Get_processor_name() reports with Open MPI on Linux
+
+
+@pytest.fixture
+def rank_dirs(tmp_path):
+    for r in range(4):
+        (tmp_path / f"r{r}").mkdir()
+    return tmp_path
+
+
+def _direct(path):
+    """direct=1 where the file system has O_DIRECT (not tmpfs)."""
+    probe = os.path.join(path, ".probe")
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_WRONLY | getattr(os, "O_DIRECT", 0), 0o600)
+        os.close(fd)
+        return 1
+    except OSError:
+        return 0
+    finally:
+        if os.path.exists(probe):
+            os.unlink(probe)
+
+
+def _same(a, b, path=""):
+    """Equal; counts exactly, other numbers to rounding (sums in another order)."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), (path, sorted(set(a) ^ set(b)))
+        for k in a:
+            _same(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{path}.{i}")
+    elif isinstance(a, float) or isinstance(b, float):
+        assert b == pytest.approx(a, rel=1e-12, abs=1e-12), (path, a, b)
+    else:
+        assert a == b, (path, a, b)
+
+
+def _summed(parts, d):
+    h = Hist()
+    for p in parts:
+        h.add(hist_from_json(p[d]))
+    return h
+
+
+# ------------------------------------------------------------------ merge
+
+
+def test_merge_is_exact_sum_of_runs():
+    parts = [nvbench.run(engine="null", rw="randrw", bs="8k", qd=4, jobs=2, ios=n, seed=n)
+             for n in (3001, 2000, 4567, 1)]
+    m = merge(parts)
+    assert m.total.ios == 3001 + 2000 + 4567 + 1
+    for d in ("read", "write"):
+        assert m.data[d]["ios"] == sum(p.data[d]["ios"] for p in parts)
+        assert m.data[d]["bytes"] == sum(p.data[d]["bytes"] for p in parts)
+        h = _summed([p.data for p in parts], d)
+        assert {i: n for i, n in m.data[d]["lat_hist"]["buckets"]} == h.buckets
+        for p in PCTS:
+            key = "p" + (str(p) if p % 1 else str(int(p)))
+            assert m.data[d]["lat_ns"][key] == hist_pct(h, p)
+    assert len(m.hosts) == 4 and [h["total"]["ios"] for h in m.hosts] == [p.total.ios for p in parts]
+    assert m.duration_s > 0 and abs(m.total.iops - m.total.ios / m.duration_s) < 1e-6 * m.total.iops
+    # associative: the merge of merges is the merge of all
+    ab = merge([merge(parts[:2]), merge(parts[2:])])
+    _same(ab.data, m.data)
+    # and usable like any result: tables, meta
+    rs = nvbench.ResultSet([m])
+    assert "null" in rs.table()
+    assert m.meta["hosts"] == 4
+
+
+def test_merged_percentiles_are_those_of_one_histogram_of_every_sample():
+    import random
+    rnd = random.Random(7)
+    every = Hist()
+    parts = []
+    for k in range(5):
+        h = Hist()
+        for _ in range(3000 + 500 * k):
+            v = int(rnd.lognormvariate(11, 1.2))
+            one = Hist()
+            one.count, one.sum, one.sumsq, one.min, one.max = 1, v, float(v) * v, v, v
+            one.buckets = {bucket_index(v): 1}
+            h.add(one)
+            every.add(one)
+        data = {"schema": "nvbench.result/1", "engine": "null", "host": f"h{k}", "start_unix_ns": 10**18 + k,
+                "duration_s": 1.0, "ramp_s": 0, "end_unix_ns": 10**18 + k + 10**9,
+                "read": {"ios": h.count, "bytes": 4096 * h.count, "lat_ns": {"min": h.min, "max": h.max},
+                         "lat_hist": h.to_json()},
+                "write": {"ios": 0, "bytes": 0, "lat_ns": {"min": 0, "max": 0}, "lat_hist": Hist().to_json()},
+                "cpu": {}, "errors": {"count": 0}, "per_target": [], "timeseries": [], "warnings": []}
+        parts.append(data)
+    m = merge(parts)
+    for p in PCTS + (0, 33.3, 100):
+        assert hist_pct(_summed(parts, "read"), p) == hist_pct(every, p)
+    for p, key in zip(PCTS, ("p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9",
+                             "p99.99", "p99.999")):
+        assert m.read.lat_ns[key] == hist_pct(every, p)
+    assert m.read.lat_ns.max == every.max and m.read.lat_ns.min == every.min
+
+
+def test_expand_targets_forms():
+    from nvbench.mpi import expand_targets
+    assert expand_targets("/s/{host}/r{rank}of{size}", 2, 4, "n1") == ["/s/n1/r2of4"]
+    assert expand_targets(["/a{rank}", "/b"], 0, 2, "h") == ["/a0", "/b"]
+    spec = {0: "/dev/x", "n7": ["/dev/y", "/dev/z"], "*": "/d/{rank}"}
+    assert expand_targets(spec, 0, 3, "n1") == ["/dev/x"]
+    assert expand_targets(spec, 1, 3, "n7") == ["/dev/y", "/dev/z"]
+    assert expand_targets(spec, 2, 3, "n9") == ["/d/2"]
+    assert expand_targets(lambda r, h: [f"/{h}/{r}"], 1, 2, "q") == ["/q/1"]
+    assert expand_targets(None, 0, 1, "h") == []
+
+
+def test_without_mpi4py_the_message_says_how_to_get_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mpi4py", None)
+    with pytest.raises(ImportError, match="python3-mpi4py"):
+        nvbench.mpi.rank()
+
+
+# ------------------------------------------------------------------ mpirun
+
+
+@needs_mpi
+def test_mpi_run_command_sums_exactly(rank_dirs):
+    out = rank_dirs / "merged.json"
+    p = subprocess.run(MPI + [sys.executable, "-m", "nvbench", "mpi-run", "--json", str(out), "engine=psync",
+                              "rw=randrw", "bs=4k", "size=4M", f"direct={_direct(str(rank_dirs))}", "ios=3000",
+                              "align_interval=1", "interval=50ms", str(rank_dirs / "r{rank}")],
+                       capture_output=True, text=True, timeout=120, env=_env())
+    assert p.returncode == 0, p.stderr
+    m = json.loads(out.read_text())["results"][0]
+    assert m["total"]["ios"] == 4 * 3000
+    assert [h["total"]["ios"] for h in m["hosts"]] == [3000] * 4
+    # the targets' own histograms add up to the merged one
+    for d in ("read", "write"):
+        assert m[d]["ios"] == sum(t[d]["ios"] for t in m["per_target"])
+        h = _summed(m["per_target"], d)
+        assert {i: n for i, n in m[d]["lat_hist"]["buckets"]} == h.buckets
+        assert m[d]["lat_ns"]["p99"] == pytest.approx(hist_pct(h, 99), rel=1e-9)
+    assert sorted(t["path"] for t in m["per_target"]) == sorted(str(rank_dirs / f"r{r}") for r in range(4))
+    assert sum(s["read"]["ios"] + s["write"]["ios"] for s in m["timeseries"]) == m["total"]["ios"]
+    table = p.stdout.splitlines()
+    head = next(i for i, ln in enumerate(table) if ln.startswith("rank"))
+    assert [ln.split()[0] for ln in table[head + 1:] if ln.strip()] == ["0", "1", "2", "3"], p.stdout
+
+
+@needs_mpi
+def test_mpi_api_run_and_matrix(rank_dirs):
+    script = rank_dirs / "bench.py"
+    script.write_text(textwrap.dedent(f"""
+        import json, sys
+        import nvbench, nvbench.mpi
+        d = {str(rank_dirs)!r}
+        r = nvbench.mpi.run(d + "/r{{rank}}", engine="psync", rw="randread", bs="4k", size="4M",
+                            direct={_direct(str(rank_dirs))}, ios=1000)
+        rs = nvbench.mpi.matrix({{rk: [d + "/r%d" % rk] for rk in range(4)}}, engines=["psync", "null"],
+                                bs=["4k", "8k"], size="4M", direct={_direct(str(rank_dirs))}, ios=500)
+        me = nvbench.mpi.rank()
+        with open(d + "/out%d.json" % me, "w") as f:
+            json.dump({{"run": r.data, "matrix": [x.data for x in rs], "meta": [x.meta for x in rs]}}, f)
+        if me == 0:
+            print(rs.table())
+            print(nvbench.mpi.hosts_table(r))
+    """))
+    p = subprocess.run(MPI + [sys.executable, str(script)], capture_output=True, text=True, timeout=180, env=_env())
+    assert p.returncode == 0, p.stderr
+    outs = [json.loads((rank_dirs / f"out{r}.json").read_text()) for r in range(4)]
+    assert all(o == outs[0] for o in outs[1:]), "ranks returned different results"
+    o = outs[0]
+    assert o["run"]["total"]["ios"] == 4000 and len(o["run"]["hosts"]) == 4
+    assert len(o["matrix"]) == 4 and all(x["total"]["ios"] == 2000 for x in o["matrix"])
+    assert [m["engine"] for m in o["meta"]] == ["psync", "null", "psync", "null"]
+    assert all(m["hosts"] == 4 for m in o["meta"])
+    assert "Random 4K" in p.stdout and "Random 8K" in p.stdout and "psync" in p.stdout and "null" in p.stdout
+
+
+@needs_mpi
+def test_mpi_run_missing_target_names_rank_and_host(rank_dirs):
+    shutil.rmtree(rank_dirs / "r3")
+    t0 = time.monotonic()
+    p = subprocess.run(MPI + [sys.executable, "-m", "nvbench", "mpi-run", "engine=psync", "size=4M",
+                              "runtime=30s", str(rank_dirs / "r{rank}")],
+                       capture_output=True, text=True, timeout=90, env=_env())
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert f"rank 3 (host {_hosts_name()}): target '{rank_dirs / 'r3'}' does not exist" in p.stderr
+    assert "rank 0 (" not in p.stderr
+    assert time.monotonic() - t0 < 30
+
+
+@needs_mpi
+def test_mpi_run_sigint_stops_every_rank(rank_dirs):
+    out = rank_dirs / "partial.json"
+    proc = subprocess.Popen(MPI + [sys.executable, "-m", "nvbench", "mpi-run", "--json", str(out), "engine=psync",
+                                   "size=4M", f"direct={_direct(str(rank_dirs))}", "runtime=60s",
+                                   str(rank_dirs / "r{rank}")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # every rank laid out its scratch file and runs
+            if sum(1 for r in range(4) for n in os.listdir(rank_dirs / f"r{r}") if "nvbench" in n) >= 4:
+                break
+            time.sleep(0.1)
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=40)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert time.monotonic() - t0 < 20
+    assert proc.returncode != 0
+    assert "interrupted" in stderr
+    m = json.loads(out.read_text())["results"][0]
+    assert m["cancelled"] and len(m["hosts"]) == 4
+    assert all(h["cancelled"] and h["total"]["ios"] > 0 for h in m["hosts"])
+    assert not any("nvbench" in n for r in range(4) for n in os.listdir(rank_dirs / f"r{r}"))
