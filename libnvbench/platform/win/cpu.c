@@ -176,7 +176,7 @@ int nvb__threads_sample(struct nvb__thread_cpu **out)
     HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
     if (snap == INVALID_HANDLE_VALUE)
         return nvb__win_errno(GetLastError());
-    /* Windows 10 1607+; absent under wine 8: rows are then unnamed. */
+    /* Windows 10 1607+ (and wine); without it the rows are unnamed. */
     HMODULE k32 = GetModuleHandleW(L"kernel32.dll");
     get_desc_fn get_desc = k32 ? (get_desc_fn)(void (*)(void))GetProcAddress(k32, "GetThreadDescription") : NULL;
     DWORD pid = GetCurrentProcessId();

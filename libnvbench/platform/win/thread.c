@@ -26,8 +26,8 @@ static DWORD WINAPI trampoline(LPVOID p)
     return 0;
 }
 
-/* SetThreadDescription is Windows 10 1607 and later (and absent from
- * wine 8): looked up at run time so the library still loads without it.
+/* SetThreadDescription is Windows 10 1607 and later: looked up at run
+ * time so the library still loads on older systems.
  * The name is what debuggers, ETW traces and the thread rows of a result
  * show. Naming is cosmetic: a failure is not reported. */
 typedef HRESULT(WINAPI *set_desc_fn)(HANDLE, PCWSTR);
