@@ -116,12 +116,8 @@ static int disk_read(int n, struct nvb_device *d, int want_volumes)
     HANDLE h = CreateFileW(wp, 0, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
     if (h == INVALID_HANDLE_VALUE)
         return nvb__win_errno(GetLastError());
-    GET_LENGTH_INFORMATION gl;
     DWORD got = 0;
-    if (DeviceIoControl(h, IOCTL_DISK_GET_LENGTH_INFO, NULL, 0, &gl, sizeof gl, &got, NULL)) {
-        d->size = (uint64_t)gl.Length.QuadPart;
-        d->have_size = 1;
-    }
+    d->have_size = nvb__win_device_size(h, &d->size) == 0;
     nvb__win_disk_query(h, &d->st, &d->query_err);
     if (d->st.bus_type == NVB__WIN_BUS_NVME || d->st.adapter_bus_type == NVB__WIN_BUS_NVME) {
         uint8_t *id = malloc(4096);

@@ -61,6 +61,26 @@ static void device_sectors(HANDLE h, uint32_t *lbs, uint32_t *pbs)
     *lbs = *pbs = DEFAULT_LBS;
 }
 
+/* IOCTL_DISK_GET_LENGTH_INFO needs read access, which a query handle
+ * (access 0, all that a user who is not an administrator gets on a raw
+ * disk) lacks; the drive geometry's DiskSize needs none. */
+int nvb__win_device_size(HANDLE h, uint64_t *size)
+{
+    GET_LENGTH_INFORMATION gl;
+    DWORD got = 0;
+    if (DeviceIoControl(h, IOCTL_DISK_GET_LENGTH_INFO, NULL, 0, &gl, sizeof gl, &got, NULL)) {
+        *size = (uint64_t)gl.Length.QuadPart;
+        return 0;
+    }
+    DWORD err = GetLastError();
+    DISK_GEOMETRY_EX g;
+    if (DeviceIoControl(h, IOCTL_DISK_GET_DRIVE_GEOMETRY_EX, NULL, 0, &g, sizeof g, &got, NULL)) {
+        *size = (uint64_t)g.DiskSize.QuadPart;
+        return 0;
+    }
+    return nvb__win_errno(err);
+}
+
 static int device_info(const char *path, struct nvb__target_info *ti)
 {
     int err = 0;
@@ -68,13 +88,7 @@ static int device_info(const char *path, struct nvb__target_info *ti)
     HANDLE h = open_w(path, 0, OPEN_EXISTING, 0, &err);
     if (h == INVALID_HANDLE_VALUE)
         return err;
-    GET_LENGTH_INFORMATION gl;
-    DWORD got = 0;
-    int rc = 0;
-    if (DeviceIoControl(h, IOCTL_DISK_GET_LENGTH_INFO, NULL, 0, &gl, sizeof gl, &got, NULL))
-        ti->size = (uint64_t)gl.Length.QuadPart;
-    else
-        rc = nvb__win_errno(GetLastError());
+    int rc = nvb__win_device_size(h, &ti->size);
     if (rc == 0) {
         device_sectors(h, &ti->lbs, &ti->pbs);
         ti->mem_align = ti->lbs;

@@ -59,6 +59,10 @@ int nvb__win_disks_of(HANDLE h, DWORD *nums, int max);
  * among the present disk interfaces). */
 int nvb__win_disk_service(DWORD n, char *svc, size_t len);
 
+/* Size in bytes of a disk or volume handle, also for a query handle
+ * (access 0). 0 or negative errno. (platform/win/file.c) */
+int nvb__win_device_size(HANDLE h, uint64_t *size);
+
 /* Running under wine (ntdll exports wine_get_version)? */
 int nvb__win_is_wine(void);
 
