@@ -10,6 +10,9 @@
 #include "platform/platform.h"
 #include "platform/win/win.h"
 
+/* Declared by platform.h too; repeated so this test builds either way. */
+uint64_t nvb__mem_total(void);
+
 static void test_clocks(void)
 {
     uint64_t a = nvb__now_ns();
@@ -234,6 +237,8 @@ static void test_misc(void)
     T_CHECK(p && ((uintptr_t)p & 65535) == 0);
     nvb__free_aligned(p);
     T_CHECK(nvb__alloc_aligned(4096, 0) == NULL);
+    uint64_t mem = nvb__mem_total();
+    T_CHECK_MSG(mem >= (64u << 20), "memory %llu bytes", (unsigned long long)mem);
 }
 
 int main(void)
