@@ -393,7 +393,9 @@ def hosts_table(result):
     tot = d.get("total") or {}
     rd, wr = d.get("read") or {}, d.get("write") or {}
     cpu = d.get("cpu") or {}
-    lines = [f"{len(hosts)} hosts, window {d.get('duration_s', 0):.3f} s: {tot.get('iops', 0):,.0f} IOPS "
+    nhosts = len({h["host"] for h in hosts})
+    lines = [f"{len(hosts)} runs on {nhosts} host{'s' if nhosts != 1 else ''}, window {d.get('duration_s', 0):.3f} s: "
+             f"{tot.get('iops', 0):,.0f} IOPS "
              f"(read {rd.get('iops', 0):,.0f}, write {wr.get('iops', 0):,.0f}), "
              f"{tot.get('bw_bytes_s', 0) / 1048576:,.1f} MiB/s, p99 read {rd.get('lat_ns', {}).get('p99', 0) / 1e3:.1f} us "
              f"write {wr.get('lat_ns', {}).get('p99', 0) / 1e3:.1f} us, "
