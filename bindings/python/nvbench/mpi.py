@@ -173,8 +173,8 @@ def _prepare(targets, comm, options, keys):
         w.validate()
     except NvbenchError as e:
         failure = (e.errno or _errno.EINVAL, e.strerror or str(e))
-    except (TypeError, ValueError, OSError) as e:
-        failure = (getattr(e, "errno", None) or _errno.EINVAL, str(e))
+    except Exception as e:  # anything: a rank that skipped the collective below would hang the others
+        failure = (getattr(e, "errno", None) or _errno.EINVAL, f"{type(e).__name__}: {e}")
     infos = comm.allgather((failure, host))
     bad = [(i, h, f) for i, (f, h) in enumerate(infos) if f]
     if bad:
@@ -231,6 +231,9 @@ def _run_prepared(w, comm, root, progress, meta):
                 text = e.result if isinstance(getattr(e, "result", None), str) else None
                 if text is None:
                     text = _failure_json(host, e.errno, e.strerror)
+            except Exception as e:  # e.g. the progress callback's own: still join the gather
+                stop.send()
+                text = _failure_json(host, _errno.EIO, f"{type(e).__name__}: {e}")
     finally:
         if bar is not None:
             bar.close()
