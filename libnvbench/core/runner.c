@@ -272,6 +272,25 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
             FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
                  fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
     }
+    for (unsigned i = 0; i < p->nt; i++) {
+        /* I/O offsets become off_t: a region must end by 2^63 */
+        const struct ptarget *t = &p->t[i];
+        if (t->off + t->len < t->off || t->off + t->len > (1ull << 63))
+            FAIL(-EINVAL, "region of target '%s' (offset %" PRIu64 " + size %" PRIu64 ") ends beyond 2^63 bytes, "
+                 "past the largest file offset", t->path, t->off, t->len);
+    }
+    {
+        /* Every job holds qd buffers of bs bytes, written before the run:
+         * more than the machine has would end in the OOM killer. */
+        uint64_t mem = nvb__mem_total();
+        unsigned __int128 need = (unsigned __int128)w->bs * p->qd * p->jobs;
+        if (mem && need > mem)
+            FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes exceed the %" PRIu64 " bytes of memory "
+                 "this process can have", fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs, mem);
+        if (mem && need > mem / 2)
+            plan_warn(p, "buffers of bs x qd x jobs take %" PRIu64 " of the %" PRIu64 " bytes of memory",
+                      (uint64_t)need, mem);
+    }
     if (p->ios_total && p->ios_total < p->jobs)
         plan_warn(p, "ios %" PRIu64 " is smaller than jobs %u: some jobs issue nothing", p->ios_total, p->jobs);
 #undef FAIL

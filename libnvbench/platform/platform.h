@@ -123,5 +123,8 @@ int  nvb__scratch_clean_stale(const char *dir, unsigned *removed);
 /* ---- memory ---- */
 void *nvb__alloc_aligned(size_t align, size_t size);
 void  nvb__free_aligned(void *p);
+/* Memory this process can have: physical memory, or less where a control
+ * group limits it. Bytes; 0 when unknown. */
+uint64_t nvb__mem_total(void);
 
 #endif

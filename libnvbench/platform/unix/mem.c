@@ -1,7 +1,10 @@
 /* Aligned buffers (Linux). */
 #include "platform/platform.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* Returns NULL on failure (or for a zero size), like malloc. align is
  * rounded up to what posix_memalign accepts, so callers can pass a device's
@@ -22,4 +25,37 @@ void *nvb__alloc_aligned(size_t align, size_t size)
 void nvb__free_aligned(void *p)
 {
     free(p);
+}
+
+/* The cgroup v2 limit of this process ("max" or absent: none). */
+static uint64_t cgroup_limit(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    if (!f)
+        return 0;
+    char line[512], path[600] = "";
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "0::", 3)) {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3);
+            break;
+        }
+    fclose(f);
+    if (!path[0] || !(f = fopen(path, "re")))
+        return 0;
+    unsigned long long v = 0;
+    if (fscanf(f, "%llu", &v) != 1)
+        v = 0;
+    fclose(f);
+    return v;
+}
+
+uint64_t nvb__mem_total(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+    uint64_t cg = cgroup_limit();
+    if (cg && (!phys || cg < phys))
+        return cg;
+    return phys;
 }

@@ -1,0 +1,529 @@
+/* Hostile targets and values: paths with spaces, quotes, control characters
+ * and non-ASCII; symlinks (to files, to directories, dangling, looping);
+ * FIFOs; /dev/null; read-only files and file systems; a full file system;
+ * sizes and offsets at 2^63. Each must run, or be refused with a negative
+ * errno and a message naming the culprit, never hang, and never write
+ * outside the declared region. The mounts need root (skipped otherwise). */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nvbench.h"
+#include "testutil.h"
+
+static const char *g_engines[8];
+static int g_n;
+static int g_direct = 1;        /* O_DIRECT works under tu_tmpdir() */
+
+struct outcome {
+    int rc;
+    char msg[512];
+    char *json;                  /* NULL when no result */
+    uint64_t ios, errors;
+};
+
+static struct outcome run(const char *const *kv, const char *const *targets)
+{
+    struct outcome o;
+    memset(&o, 0, sizeof o);
+    struct nvb_workload *w;
+    ck_assert_int_eq(nvb_workload_new(&w), 0);
+    for (; kv && kv[0]; kv += 2)
+        ck_assert_msg(nvb_workload_set(w, kv[0], kv[1]) == 0, "set %s=%s: %s", kv[0], kv[1], nvb_workload_error(w));
+    for (; targets && *targets; targets++)
+        ck_assert_int_eq(nvb_workload_add_target(w, *targets), 0);
+    struct nvb_result *r = NULL;
+    alarm(60); /* a run that hangs (a FIFO opened for reading) fails the test instead */
+    o.rc = nvb_run(w, NULL, &r);
+    alarm(0);
+    if (r) {
+        snprintf(o.msg, sizeof o.msg, "%s", nvb_result_error(r));
+        nvb_result_json(r, &o.json);
+        o.ios = nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE);
+        o.errors = nvb_result_errors(r);
+        nvb_result_free(r);
+    }
+    nvb_workload_free(w);
+    return o;
+}
+
+static void done(struct outcome *o) { nvb_free(o->json); }
+
+static void expect_refused(struct outcome *o, int rc, const char *needle)
+{
+    ck_assert_msg(o->rc == rc, "rc %d (%s), expected %d", o->rc, o->msg, rc);
+    ck_assert_msg(strstr(o->msg, needle), "message '%s' does not say '%s'", o->msg, needle);
+}
+
+/* No raw control character may reach the JSON text. */
+static void json_is_clean(const char *json)
+{
+    for (const unsigned char *p = (const unsigned char *)json; *p; p++)
+        ck_assert_msg(*p >= 0x20 || *p == '\n', "raw control character 0x%02x in the JSON", *p);
+}
+
+static char *mkfile(const char *dir, const char *name, size_t size)
+{
+    char *p;
+    ck_assert_int_ge(asprintf(&p, "%s/%s", dir, name), 0);
+    int fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    ck_assert_msg(fd >= 0, "create %s", p);
+    char buf[65536];
+    memset(buf, 0x3c, sizeof buf);
+    for (size_t off = 0; off < size; off += sizeof buf)
+        ck_assert_int_eq(write(fd, buf, size - off < sizeof buf ? size - off : sizeof buf) > 0, 1);
+    close(fd);
+    return p;
+}
+
+START_TEST(odd_path_names)
+{
+    char *base = tu_mkdtemp("hostile names");
+    static const char *const names[] = {"with space", "ünïcödé ✓ 日本", "quote\"back\\slash", "tab\tnew\nline",
+                                        "-leading-dash", "=equals=1"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/%s", base, names[i]);
+        ck_assert_int_eq(mkdir(dir, 0755), 0);
+        char *file = mkfile(dir, names[i], 1 << 20);
+        for (int e = 0; e < g_n; e++) {
+            char d[8];
+            snprintf(d, sizeof d, "%d", g_direct);
+            /* a file and a directory (scratch file) of that name, with verify */
+            struct outcome o = run((const char *[]){"engine", g_engines[e], "rw", "randrw", "ios", "200",
+                                                    "size", "1M", "verify", "0", "direct", d, NULL},
+                                   (const char *[]){file, dir, NULL});
+            ck_assert_msg(o.rc == 0, "%s on '%s': %s", g_engines[e], names[i], o.msg);
+            ck_assert_uint_eq(o.ios, 200);
+            json_is_clean(o.json);
+            done(&o);
+        }
+        /* only the file is left: the scratch file was removed */
+        ck_assert_int_eq(tu_count_entries(dir), 1);
+        unlink(file);
+        rmdir(dir);
+        free(file);
+    }
+    /* the JSON escapes what it must */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/%s", base, "q\"\\\n");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    struct outcome o = run((const char *[]){"engine", "null", "ios", "10", NULL}, (const char *[]){dir, NULL});
+    ck_assert_int_eq(o.rc, 0);
+    ck_assert_msg(strstr(o.json, "q\\\"\\\\\\u000a\""), "path not escaped in %s", o.json);
+    done(&o);
+    rmdir(dir);
+    rmdir(base);
+    free(base);
+}
+END_TEST
+
+START_TEST(symlinks)
+{
+    char *base = tu_mkdtemp("hostile-links");
+    char *file = mkfile(base, "data", 1 << 20);
+    char sub[4096], l_file[4096], l_dir[4096], l_dangling[4096], l_loop[4096];
+    snprintf(sub, sizeof sub, "%s/sub", base);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    snprintf(l_file, sizeof l_file, "%s/link-to-file", base);
+    snprintf(l_dir, sizeof l_dir, "%s/link-to-dir", base);
+    snprintf(l_dangling, sizeof l_dangling, "%s/dangling", base);
+    snprintf(l_loop, sizeof l_loop, "%s/loop", base);
+    ck_assert_int_eq(symlink("data", l_file), 0);
+    ck_assert_int_eq(symlink("sub", l_dir), 0);
+    ck_assert_int_eq(symlink("nowhere", l_dangling), 0);
+    ck_assert_int_eq(symlink("loop", l_loop), 0);
+    char d[8];
+    snprintf(d, sizeof d, "%d", g_direct);
+    for (int e = 0; e < g_n; e++) {
+        struct outcome o = run((const char *[]){"engine", g_engines[e], "rw", "randread", "ios", "100", "direct", d,
+                                                NULL}, (const char *[]){l_file, NULL});
+        ck_assert_msg(o.rc == 0, "%s: %s", g_engines[e], o.msg);
+        ck_assert_ptr_nonnull(strstr(o.json, "link-to-file"));
+        done(&o);
+        o = run((const char *[]){"engine", g_engines[e], "rw", "randwrite", "ios", "100", "size", "1M", "direct",
+                                 d, NULL}, (const char *[]){l_dir, NULL});
+        ck_assert_msg(o.rc == 0, "%s: %s", g_engines[e], o.msg);
+        done(&o);
+        ck_assert_int_eq(tu_count_entries(sub), 0);
+    }
+    struct outcome o = run((const char *[]){"rw", "randread", "ios", "10", NULL}, (const char *[]){l_dangling, NULL});
+    expect_refused(&o, -ENOENT, "dangling");
+    done(&o);
+    o = run((const char *[]){"rw", "randread", "ios", "10", NULL}, (const char *[]){l_loop, NULL});
+    expect_refused(&o, -ELOOP, "loop");
+    done(&o);
+    unlink(l_file);
+    unlink(l_dir);
+    unlink(l_dangling);
+    unlink(l_loop);
+    unlink(file);
+    rmdir(sub);
+    rmdir(base);
+    free(file);
+    free(base);
+}
+END_TEST
+
+/* A FIFO is never opened (opening one for reading blocks until a writer
+ * comes); /dev/null is a character device: refused, except by the null
+ * engine, which opens nothing. */
+START_TEST(fifo_and_dev_null)
+{
+    char *base = tu_mkdtemp("hostile-fifo");
+    char fifo[4096];
+    snprintf(fifo, sizeof fifo, "%s/fifo", base);
+    ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+    for (int e = 0; e < g_n; e++) {
+        static const char *const rws[] = {"randread", "write"};
+        for (int k = 0; k < 2; k++) {
+            struct outcome o = run((const char *[]){"engine", g_engines[e], "rw", rws[k], "ios", "10", NULL},
+                                   (const char *[]){fifo, NULL});
+            expect_refused(&o, -EINVAL, "fifo");
+            done(&o);
+            o = run((const char *[]){"engine", g_engines[e], "rw", rws[k], "ios", "10", NULL},
+                    (const char *[]){"/dev/null", NULL});
+            ck_assert_msg(o.rc == -EINVAL, "%s /dev/null: %d %s", g_engines[e], o.rc, o.msg);
+            ck_assert_ptr_nonnull(strstr(o.msg, "/dev/null"));
+            done(&o);
+        }
+    }
+    struct outcome o = run((const char *[]){"engine", "null", "ios", "10", NULL}, (const char *[]){"/dev/null", NULL});
+    ck_assert_msg(o.rc == 0, "%s", o.msg);
+    done(&o);
+    unlink(fifo);
+    rmdir(base);
+    free(base);
+}
+END_TEST
+
+START_TEST(sizes_at_two_to_the_63)
+{
+    char *base = tu_mkdtemp("hostile-sizes");
+    char *file = mkfile(base, "f", 1 << 20);
+    struct outcome o;
+    o = run((const char *[]){"size", "9223372036854775808", "ios", "10", NULL}, (const char *[]){file, NULL});
+    expect_refused(&o, -EINVAL, "exceeds target");
+    done(&o);
+    o = run((const char *[]){"offset", "9223372036854775808", "ios", "10", NULL}, (const char *[]){file, NULL});
+    expect_refused(&o, -EINVAL, "beyond the end");
+    done(&o);
+    o = run((const char *[]){"offset", "18446744073709551615", "size", "4k", "ios", "10", NULL},
+            (const char *[]){file, NULL});
+    ck_assert_int_eq(o.rc, -EINVAL);
+    done(&o);
+    o = run((const char *[]){"size", "9223372036854775808", "ios", "10", NULL}, (const char *[]){base, NULL});
+    expect_refused(&o, -EFBIG, "scratch file");
+    done(&o);
+    ck_assert_int_eq(tu_count_entries(base), 1);
+    /* the null engine does no I/O, but its region still ends by 2^63 */
+    o = run((const char *[]){"engine", "null", "size", "9223372036854775808", "ios", "1000", NULL}, NULL);
+    ck_assert_int_eq(o.rc, 0);
+    ck_assert_uint_eq(o.ios, 1000);
+    done(&o);
+    o = run((const char *[]){"engine", "null", "offset", "9223372036854775808", "size", "4k", "ios", "10", NULL},
+            NULL);
+    expect_refused(&o, -EINVAL, "2^63");
+    done(&o);
+    o = run((const char *[]){"engine", "null", "offset", "4611686018427387904", "size", "13835058055282163712",
+                             "ios", "10", NULL}, NULL);
+    expect_refused(&o, -EINVAL, "2^63");
+    done(&o);
+    /* values past 2^64 do not parse; 2^64-1 counts are accepted */
+    struct nvb_workload *w;
+    nvb_workload_new(&w);
+    ck_assert_int_eq(nvb_workload_set(w, "size", "18446744073709551616"), -ERANGE);
+    ck_assert_int_eq(nvb_workload_set(w, "size", "16E"), -EINVAL);
+    ck_assert_int_eq(nvb_workload_set(w, "size", "16384P"), -ERANGE);
+    ck_assert_int_eq(nvb_workload_set(w, "ios", "18446744073709551615"), 0);
+    ck_assert_int_eq(nvb_workload_set(w, "bs", "2G"), -ERANGE);
+    ck_assert_ptr_nonnull(strstr(nvb_workload_error(w), "'bs'"));
+    nvb_workload_free(w);
+    /* buffers bigger than the machine: refused before anything is allocated */
+    o = run((const char *[]){"engine", "null", "bs", "1G", "qd", "16384", "jobs", "4096", "ios", "10", NULL}, NULL);
+    expect_refused(&o, -ENOMEM, "bs x qd x jobs");
+    done(&o);
+    unlink(file);
+    rmdir(base);
+    free(file);
+    free(base);
+}
+END_TEST
+
+/* Read-only: as an unprivileged user (root ignores permission bits). */
+START_TEST(read_only_file)
+{
+    if (!tu_is_root()) {
+        fprintf(stderr, "note: read_only_file needs root to drop to an unprivileged user\n");
+        return;
+    }
+    char *base = tu_mkdtemp("hostile-ro");
+    chmod(base, 0755);
+    char *file = mkfile(base, "ro", 1 << 20);
+    chmod(file, 0444);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(3);
+        struct outcome o = run((const char *[]){"rw", "randwrite", "ios", "10", NULL}, (const char *[]){file, NULL});
+        if (o.rc != -EACCES || !strstr(o.msg, "writing") || !strstr(o.msg, file))
+            _exit(4);
+        done(&o);
+        o = run((const char *[]){"rw", "randread", "ios", "10", "direct", "0", NULL}, (const char *[]){file, NULL});
+        if (o.rc != 0 || o.ios != 10)
+            _exit(5);
+        done(&o);
+        /* a directory this user cannot write: no scratch file */
+        o = run((const char *[]){"rw", "randread", "ios", "10", NULL}, (const char *[]){base, NULL});
+        if (o.rc != -EACCES || !strstr(o.msg, "scratch"))
+            _exit(6);
+        done(&o);
+        _exit(0);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "unprivileged child failed at step %d",
+                  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    ck_assert_int_eq(tu_count_entries(base), 1);
+    unlink(file);
+    rmdir(base);
+    free(file);
+    free(base);
+}
+END_TEST
+
+static uint64_t sum_range(const char *path, off_t off, size_t len)
+{
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    unsigned char buf[65536];
+    uint64_t h = 1469598103934665603ull;
+    while (len) {
+        size_t n = len < sizeof buf ? len : sizeof buf;
+        ck_assert_int_eq(pread(fd, buf, n, off), (ssize_t)n);
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ buf[i]) * 1099511628211ull;
+        off += (off_t)n;
+        len -= n;
+    }
+    close(fd);
+    return h;
+}
+
+/* A small file system, filled: write workloads into holes fail with
+ * ENOSPC (stopping the run, or counted with continue_on_error=1), a scratch
+ * file that does not fit is refused, and nothing outside the region, nor
+ * any other file, changes. Also the same file system read-only: EROFS. */
+static void fill_with(int fd, int byte, off_t from, off_t to)
+{
+    char buf[65536];
+    memset(buf, byte, sizeof buf);
+    for (off_t off = from; off < to; off += sizeof buf)
+        ck_assert_int_eq(pwrite(fd, buf, sizeof buf, off), (ssize_t)sizeof buf);
+}
+
+/* target: 16 MiB, [0, 4M) and [12M, 16M) written, a hole between; then
+ * the file system filled but for about 2 MiB. */
+static void reset_full(const char *file, const char *filler)
+{
+    int fd = open(file, O_WRONLY | O_TRUNC);
+    ck_assert_int_ge(fd, 0);
+    fill_with(fd, 0x55, 0, 4 << 20);
+    ck_assert_int_eq(ftruncate(fd, 16 << 20), 0);
+    fill_with(fd, 0x77, 12 << 20, 16 << 20);
+    fsync(fd);
+    close(fd);
+    fd = open(filler, O_WRONLY | O_TRUNC | O_CREAT, 0644);
+    ck_assert_int_ge(fd, 0);
+    char buf[65536];
+    memset(buf, 0x11, sizeof buf);
+    while (write(fd, buf, sizeof buf) == (ssize_t)sizeof buf)
+        ;
+    fsync(fd);
+    off_t end = lseek(fd, 0, SEEK_END);
+    ck_assert_int_eq(ftruncate(fd, end > (2 << 20) ? end - (2 << 20) : 0), 0);
+    fsync(fd);
+    close(fd);
+}
+
+/* A small file system, filled: write workloads into holes fail with
+ * ENOSPC (stopping the run, or counted with continue_on_error=1), a scratch
+ * file that does not fit is refused, and nothing outside the region, nor
+ * any other file, changes. Also the same file system read-only: EROFS. */
+static void full_fs(const char *mnt, int direct)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/scratch", mnt);
+    ck_assert_int_eq(mkdir(dir, 0755), 0); /* now: a full ext4 has no block for it later */
+    char *sentinel = mkfile(mnt, "sentinel", 1 << 20);
+    char *file = mkfile(mnt, "target", 0);
+    char *filler = mkfile(mnt, "filler", 0);
+    uint64_t s_sentinel = sum_range(sentinel, 0, 1 << 20);
+    char d[8];
+    snprintf(d, sizeof d, "%d", direct);
+    for (int e = 0; e < g_n; e++) {
+        for (int coe = 0; coe < 2; coe++) {
+            reset_full(file, filler);
+            uint64_t s_head = sum_range(file, 0, 4 << 20), s_tail = sum_range(file, 12 << 20, 4 << 20);
+            struct outcome o = run((const char *[]){"engine", g_engines[e], "rw", "write", "qd", "4", "offset",
+                                                    "4M", "size", "8M", "ios", "2048", "direct", d,
+                                                    "continue_on_error", coe ? "1" : "0", NULL},
+                                   (const char *[]){file, NULL});
+            if (!coe) {
+                /* stopped at the first ENOSPC, a partial result saying so */
+                ck_assert_msg(o.rc == -ENOSPC, "%s: rc %d %s", g_engines[e], o.rc, o.msg);
+                ck_assert_ptr_nonnull(strstr(o.msg, "target"));
+                ck_assert_ptr_nonnull(strstr(o.json, "\"name\":\"ENOSPC\""));
+                ck_assert_msg(o.ios > 0 && o.ios < 2048, "%s: %llu writes before ENOSPC", g_engines[e],
+                              (unsigned long long)o.ios);
+            } else {
+                /* counted, and the run goes on to the end */
+                ck_assert_msg(o.rc == 0, "%s: %s", g_engines[e], o.msg);
+                ck_assert_uint_eq(o.ios + o.errors, 2048);
+                ck_assert(o.errors > 0);
+                ck_assert_ptr_nonnull(strstr(o.json, "\"ENOSPC\":"));
+            }
+            done(&o);
+            /* nothing outside the region changed, nor the size, nor the other file */
+            struct stat st;
+            ck_assert_int_eq(stat(file, &st), 0);
+            ck_assert_int_eq(st.st_size, 16 << 20);
+            ck_assert(sum_range(file, 0, 4 << 20) == s_head);
+            ck_assert(sum_range(file, 12 << 20, 4 << 20) == s_tail);
+            ck_assert(sum_range(sentinel, 0, 1 << 20) == s_sentinel);
+        }
+    }
+    /* a scratch file that does not fit */
+    struct outcome o = run((const char *[]){"rw", "randwrite", "size", "64M", "ios", "10", "direct", d, NULL},
+                           (const char *[]){dir, NULL});
+    expect_refused(&o, -ENOSPC, "scratch file");
+    done(&o);
+    ck_assert_int_eq(tu_count_entries(dir), 0);
+    /* read-only */
+    /* io_uring drops its file references asynchronously after the ring
+     * is gone: the file system can be "busy" for a moment */
+    int rc = -1;
+    for (int k = 0; k < 100 && rc != 0; k++) {
+        sync();
+        rc = mount("none", mnt, "none", MS_REMOUNT | MS_RDONLY, NULL); /* type and source ignored */
+        if (rc != 0 && errno == EBUSY)
+            usleep(20000);
+        else if (rc != 0)
+            break;
+    }
+    ck_assert_msg(rc == 0, "remount read-only: %s", strerror(errno));
+    o = run((const char *[]){"rw", "randwrite", "ios", "10", "direct", d, NULL}, (const char *[]){file, NULL});
+    expect_refused(&o, -EROFS, "writing");
+    done(&o);
+    o = run((const char *[]){"rw", "randread", "ios", "10", "direct", d, NULL}, (const char *[]){dir, NULL});
+    expect_refused(&o, -EROFS, "scratch");
+    done(&o);
+    o = run((const char *[]){"rw", "randread", "ios", "10", "direct", d, NULL}, (const char *[]){file, NULL});
+    ck_assert_msg(o.rc == 0, "read on a read-only file system: %s", o.msg);
+    done(&o);
+    ck_assert(sum_range(sentinel, 0, 1 << 20) == s_sentinel);
+    free(sentinel);
+    free(file);
+    free(filler);
+}
+
+/* Mounts made in a mount namespace of this test's own vanish with it,
+ * whatever the test does. */
+static int private_mounts(void)
+{
+    return unshare(CLONE_NEWNS) == 0 && mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0;
+}
+
+START_TEST(full_tmpfs)
+{
+    if (!tu_is_root() || !private_mounts()) {
+        fprintf(stderr, "note: full_tmpfs needs root (a mount namespace, a small tmpfs)\n");
+        return;
+    }
+    char *mnt = tu_mkdtemp("hostile-tmpfs");
+    if (mount("tmpfs", mnt, "tmpfs", 0, "size=16m") != 0) {
+        fprintf(stderr, "note: cannot mount a tmpfs here (%s): full_tmpfs not run\n", strerror(errno));
+        rmdir(mnt);
+        free(mnt);
+        return;
+    }
+    full_fs(mnt, 0); /* tmpfs has no O_DIRECT */
+    ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
+    rmdir(mnt);
+    free(mnt);
+}
+END_TEST
+
+START_TEST(full_ext4)
+{
+    if (!tu_is_root() || system("command -v mkfs.ext4 > /dev/null 2>&1") != 0 || !private_mounts()) {
+        fprintf(stderr, "note: full_ext4 needs root (a mount namespace, a loop device) and mkfs.ext4\n");
+        return;
+    }
+    char *mnt = tu_mkdtemp("hostile-ext4");
+    char img[4096], cmd[8400];
+    snprintf(img, sizeof img, "%s.img", mnt);
+    snprintf(cmd, sizeof cmd,
+             "truncate -s 32M '%s' && mkfs.ext4 -q -F -b 4096 -O ^has_journal '%s' && mount -o loop '%s' '%s'", img,
+             img, img, mnt);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "note: cannot mount a loop ext4 here: full_ext4 not run\n");
+        unlink(img);
+        rmdir(mnt);
+        free(mnt);
+        return;
+    }
+    full_fs(mnt, 1);
+    ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
+    unlink(img);
+    rmdir(mnt);
+    free(mnt);
+}
+END_TEST
+
+int main(void)
+{
+    for (int i = 0; i < nvb_engine_count(); i++) {
+        const char *n = nvb_engine_name(i);
+        char why[256];
+        if (!strcmp(n, "null") || !strcmp(n, "nvme"))
+            continue;
+        if (nvb_engine_probe(n, why, sizeof why) == 0)
+            g_engines[g_n++] = n;
+    }
+    /* O_DIRECT under the test directory? */
+    char *probe = tu_scratch("hostile-probe", 1 << 20);
+    int fd = open(probe, O_RDONLY | O_DIRECT);
+    if (fd < 0)
+        g_direct = 0;
+    else
+        close(fd);
+    unlink(probe);
+    free(probe);
+    Suite *s = suite_create("hostile");
+    TCase *tc = tcase_create("hostile");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, odd_path_names);
+    tcase_add_test(tc, symlinks);
+    tcase_add_test(tc, fifo_and_dev_null);
+    tcase_add_test(tc, sizes_at_two_to_the_63);
+    tcase_add_test(tc, read_only_file);
+    tcase_add_test(tc, full_tmpfs);
+    tcase_add_test(tc, full_ext4);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
