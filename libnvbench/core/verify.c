@@ -82,32 +82,49 @@ static const unsigned char MAGIC[8] = {'N', 'V', 'B', 'v', 'r', 'f', 'y', '1'};
 #define FORMAT 1u
 #define CRC_OFF 44u
 
-static void put64(unsigned char *p, uint64_t v)
+/* Little-endian fields: a plain copy where the CPU is little-endian. */
+static inline uint64_t le64(uint64_t v)
 {
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap64(v);
+#else
     return v;
+#endif
 }
 
-static uint32_t get32(const unsigned char *p)
+static inline uint32_t le32(uint32_t v)
 {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = v << 8 | p[i];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap32(v);
+#else
     return v;
+#endif
+}
+
+static inline void put64(unsigned char *p, uint64_t v)
+{
+    v = le64(v);
+    memcpy(p, &v, 8);
+}
+
+static inline void put32(unsigned char *p, uint32_t v)
+{
+    v = le32(v);
+    memcpy(p, &v, 4);
+}
+
+static inline uint64_t get64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return le64(v);
+}
+
+static inline uint32_t get32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return le32(v);
 }
 
 static inline uint64_t mix(uint64_t *s)
