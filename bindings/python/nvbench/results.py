@@ -155,7 +155,8 @@ def _clean(values):
 def _mean_var(xs):
     n = len(xs)
     m = sum(xs) / n
-    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else math.nan
+    # (x - m) * (x - m), not ** 2: a huge figure gives inf, not OverflowError
+    var = sum((x - m) * (x - m) for x in xs) / (n - 1) if n > 1 else math.nan
     return m, var
 
 
