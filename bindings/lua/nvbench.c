@@ -44,6 +44,9 @@ struct lworkload {
     int busy; /* runs in progress that read w (nested runs are allowed) */
 };
 
+/* Registry field holding the partial result of an interrupted run. */
+#define INTERRUPTED_KEY "nvbench.interrupted_result"
+
 struct lresult {
     struct nvb_result *r;
 };
@@ -915,7 +918,11 @@ static int l_run(lua_State *L)
     int rc = nvb_run(lw->w, &opts, &lr->r);
     lw->busy--;
     if (cb.err_idx) {
-        /* The result is owned by its handle on the stack; GC frees it. */
+        /* The result is owned by its handle on the stack; GC frees it once
+         * nvb.interrupted_result() has handed it out or a later
+         * interruption replaced it. */
+        lua_pushvalue(L, res_idx);
+        lua_setfield(L, LUA_REGISTRYINDEX, INTERRUPTED_KEY);
         lua_pushvalue(L, cb.err_idx);
         return lua_error(L);
     }
@@ -1007,6 +1014,16 @@ static int l_device(lua_State *L)
 }
 #endif
 
+/* nvb.interrupted_result() -> the partial result of the last nvb.run that
+ * raised (Ctrl-C, or an error in progress), once; nil otherwise. */
+static int l_interrupted_result(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, INTERRUPTED_KEY);
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, INTERRUPTED_KEY);
+    return 1;
+}
+
 /* nvb.strerror(errno) -> text (errno positive or negative) */
 static int l_strerror(lua_State *L)
 {
@@ -1022,6 +1039,7 @@ static const luaL_Reg lib_funcs[] = {
     {"devices", l_devices},
     {"device", l_device},
     {"strerror", l_strerror},
+    {"interrupted_result", l_interrupted_result},
     {"decode_json", l_decode_json},
     {NULL, NULL},
 };

@@ -6,7 +6,8 @@
 #   - SIGINT while a large scratch file is being laid out: the same, at once;
 #   - python -m nvbench run (the venv the python test installs, if present),
 #     during the run and during the layout (the poll hook reaches the layout);
-#   - a lua5.4 script (when lua5.4 and the module are there);
+#   - a lua5.4 script (when lua5.4 and the module are there), which saves
+#     nvb.interrupted_result() as the partial result;
 #   - SIGKILL leaves the scratch file behind; the next run in that directory
 #     removes it, and only it (not a live process's, not look-alikes).
 #
@@ -161,6 +162,8 @@ local ok, err = pcall(nvb.run, { targets = { dir }, engine = "psync", rw = "rand
                                  runtime = "60s", interval = "1s", direct = direct })
 if not ok and tostring(err):find("interrupted") then
   io.stderr:write("interrupted\n")
+  local r = nvb.interrupted_result()
+  if r then io.write(r:json()) end
   os.exit(130)
 end
 print(ok, err)
@@ -170,10 +173,12 @@ EOF
     d=$TMP/lua-run
     mkdir "$d"
     interrupt lua-run INT 1.2 "$d" "$LUA" "$TMP/interrupt.lua" "$d" "$DIRECT" 64M
+    check_partial "$TMP/lua-run.out"
     if [ "$LAYOUT_OK" = 1 ]; then
         d=$TMP/lua-layout
         mkdir "$d"
         interrupt lua-layout INT 0.3 "$d" "$LUA" "$TMP/interrupt.lua" "$d" "$DIRECT" "${big}M"
+        check_partial "$TMP/lua-layout.out"
     fi
 else
     echo "note: lua5.4 or $LUA_MOD/nvbench.so missing (or a sanitizer build): Lua cases not run"
