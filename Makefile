@@ -19,6 +19,7 @@ DEB_PKGS := build-essential cmake pkg-config liburing-dev libaio-dev check \
             python3-numpy python3-pandas python3-matplotlib python3-tqdm \
             python3-nbclient python3-ipykernel python3-nbformat \
             qemu-system-x86 busybox-static cpio \
+            valgrind clang \
             gcc-mingw-w64-x86-64 wine wine64 \
             openmpi-bin libopenmpi-dev python3-mpi4py
 
