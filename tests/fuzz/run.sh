@@ -12,6 +12,10 @@ set -euo pipefail
 BUILD=$(cd "${1:?usage: $0 BUILD_DIR SOURCE_DIR [SECONDS]}" && pwd)
 SRC=$(cd "${2:?usage: $0 BUILD_DIR SOURCE_DIR [SECONDS]}" && pwd)
 SECS=${3:-${NVB_FUZZ_SECONDS:-30}}
+# A fixed seed by default, so a CI run explores the same inputs each time and
+# its verdict does not depend on luck; NVB_FUZZ_SEED=random explores anew.
+SEED=${NVB_FUZZ_SEED:-1}
+if [ "$SEED" = random ]; then SEED=$(( $(date +%s) % 2147483647 )); fi
 OUT=$BUILD/tests/fuzz
 mkdir -p "$OUT"
 status=0
@@ -57,10 +61,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 if [ "$mode" = libfuzzer ]; then
     # New inputs go to a scratch corpus; the seed corpus is only read.
-    "$bin" -max_total_time="$SECS" -max_len=4096 -timeout=10 -print_final_stats=1 \
+    "$bin" -seed="$SEED" -max_total_time="$SECS" -max_len=4096 -timeout=10 -print_final_stats=1 \
         -artifact_prefix="$OUT/" "$work" "$SRC/tests/fuzz/corpus/workload" 2>&1 | tail -25 || status=1
 else
-    "$bin" -t "$SECS" -a "$OUT/crash-workload" "$SRC/tests/fuzz/corpus/workload" || status=1
+    "$bin" -t "$SECS" -s "$SEED" -a "$OUT/crash-workload" "$SRC/tests/fuzz/corpus/workload" || status=1
 fi
 
 # Python: the package the 'python' CTest installs (pure-Python loading, but
@@ -68,7 +72,7 @@ fi
 py=$BUILD/tests/python-venv/bin/python
 if [ -x "$py" ] && "$py" -c 'import nvbench' 2> /dev/null; then
     echo "fuzzing nvbench.load for ${SECS}s"
-    "$py" "$SRC/tests/fuzz/fuzz_load.py" --seconds "$SECS" --artifact "$OUT/crash-load.json" \
+    "$py" "$SRC/tests/fuzz/fuzz_load.py" --seconds "$SECS" --seed "$SEED" --artifact "$OUT/crash-load.json" \
         "$SRC/tests/fuzz/corpus/load" || status=1
 else
     echo "note: no Python venv with nvbench at $py (the 'python' test makes it): nvbench.load not fuzzed"
