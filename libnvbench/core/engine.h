@@ -119,6 +119,12 @@ extern const struct nvb__engine nvb__engine_wsync;
 extern const struct nvb__engine nvb__engine_iocp;
 extern const struct nvb__engine nvb__engine_ioring;
 
+/* For an engine compiled out of this build: its setup() fails with the
+ * reason, so these are never reached; they fill the ops table. */
+int  nvb__stub_submit(void *state, struct nvb__io **ios, unsigned n);
+int  nvb__stub_reap(void *state, struct nvb__io **out, unsigned max, unsigned min);
+void nvb__stub_teardown(void *state);
+
 /* Helpers for engines. */
 void nvb__used_set(struct nvb__used *u, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

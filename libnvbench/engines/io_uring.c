@@ -522,27 +522,12 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
     return -ENOTSUP;
 }
 
-static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
-{
-    (void)state;
-    (void)ios;
-    (void)n;
-    return -ENOTSUP;
-}
+/* never reached: setup() fails first */
+#define uring_submit nvb__stub_submit
 
-static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
-{
-    (void)state;
-    (void)out;
-    (void)max;
-    (void)min;
-    return -ENOTSUP;
-}
+#define uring_reap nvb__stub_reap
 
-static void uring_teardown(void *state)
-{
-    (void)state;
-}
+#define uring_teardown nvb__stub_teardown
 
 #endif /* NVB_HAVE_LIBURING */
 

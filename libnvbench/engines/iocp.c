@@ -278,27 +278,12 @@ static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
     return -ENOTSUP;
 }
 
-static int iocp_submit(void *state, struct nvb__io **ios, unsigned n)
-{
-    (void)state;
-    (void)ios;
-    (void)n;
-    return -ENOTSUP;
-}
+/* never reached: setup() fails first */
+#define iocp_submit nvb__stub_submit
 
-static int iocp_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
-{
-    (void)state;
-    (void)out;
-    (void)max;
-    (void)min;
-    return -ENOTSUP;
-}
+#define iocp_reap nvb__stub_reap
 
-static void iocp_teardown(void *state)
-{
-    (void)state;
-}
+#define iocp_teardown nvb__stub_teardown
 
 #endif /* _WIN32 */
 

@@ -379,27 +379,12 @@ static int ioring_setup(const struct nvb__engine_ctx *ctx, void **state)
     return -ENOTSUP;
 }
 
-static int ioring_submit(void *state, struct nvb__io **ios, unsigned n)
-{
-    (void)state;
-    (void)ios;
-    (void)n;
-    return -ENOTSUP;
-}
+/* never reached: setup() fails first */
+#define ioring_submit nvb__stub_submit
 
-static int ioring_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
-{
-    (void)state;
-    (void)out;
-    (void)max;
-    (void)min;
-    return -ENOTSUP;
-}
+#define ioring_reap nvb__stub_reap
 
-static void ioring_teardown(void *state)
-{
-    (void)state;
-}
+#define ioring_teardown nvb__stub_teardown
 
 #endif /* _WIN32 */
 

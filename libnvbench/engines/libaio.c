@@ -233,27 +233,12 @@ static int aio_setup(const struct nvb__engine_ctx *ctx, void **state)
     return -ENOTSUP;
 }
 
-static int aio_submit(void *state, struct nvb__io **ios, unsigned n)
-{
-    (void)state;
-    (void)ios;
-    (void)n;
-    return -ENOTSUP;
-}
+/* never reached: setup() fails first */
+#define aio_submit nvb__stub_submit
 
-static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
-{
-    (void)state;
-    (void)out;
-    (void)max;
-    (void)min;
-    return -ENOTSUP;
-}
+#define aio_reap nvb__stub_reap
 
-static void aio_teardown(void *state)
-{
-    (void)state;
-}
+#define aio_teardown nvb__stub_teardown
 
 #endif /* NVB_HAVE_LIBAIO */
 

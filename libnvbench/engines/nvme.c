@@ -731,27 +731,12 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
     return -ENOTSUP;
 }
 
-static int nvme_submit(void *state, struct nvb__io **ios, unsigned n)
-{
-    (void)state;
-    (void)ios;
-    (void)n;
-    return -ENOTSUP;
-}
+/* never reached: setup() fails first */
+#define nvme_submit nvb__stub_submit
 
-static int nvme_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
-{
-    (void)state;
-    (void)out;
-    (void)max;
-    (void)min;
-    return -ENOTSUP;
-}
+#define nvme_reap nvb__stub_reap
 
-static void nvme_teardown(void *state)
-{
-    (void)state;
-}
+#define nvme_teardown nvb__stub_teardown
 
 static void nvme_note(void *state, char *msg, size_t len)
 {

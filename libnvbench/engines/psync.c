@@ -111,27 +111,12 @@ static int psync_setup(const struct nvb__engine_ctx *ctx, void **state)
     return -ENOTSUP;
 }
 
-static int psync_submit(void *state, struct nvb__io **ios, unsigned n)
-{
-    (void)state;
-    (void)ios;
-    (void)n;
-    return -ENOTSUP;
-}
+/* never reached: setup() fails first */
+#define psync_submit nvb__stub_submit
 
-static int psync_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
-{
-    (void)state;
-    (void)out;
-    (void)max;
-    (void)min;
-    return -ENOTSUP;
-}
+#define psync_reap nvb__stub_reap
 
-static void psync_teardown(void *state)
-{
-    (void)state;
-}
+#define psync_teardown nvb__stub_teardown
 
 #endif /* _WIN32 */
 

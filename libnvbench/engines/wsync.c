@@ -140,27 +140,12 @@ static int wsync_setup(const struct nvb__engine_ctx *ctx, void **state)
     return -ENOTSUP;
 }
 
-static int wsync_submit(void *state, struct nvb__io **ios, unsigned n)
-{
-    (void)state;
-    (void)ios;
-    (void)n;
-    return -ENOTSUP;
-}
+/* never reached: setup() fails first */
+#define wsync_submit nvb__stub_submit
 
-static int wsync_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
-{
-    (void)state;
-    (void)out;
-    (void)max;
-    (void)min;
-    return -ENOTSUP;
-}
+#define wsync_reap nvb__stub_reap
 
-static void wsync_teardown(void *state)
-{
-    (void)state;
-}
+#define wsync_teardown nvb__stub_teardown
 
 #endif /* _WIN32 */
 
