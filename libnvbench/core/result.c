@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "core/internal.h"
+#include "core/json.h"
 
 struct nvb_result *nvb__result_new(void)
 {
@@ -152,20 +153,6 @@ static void j_comma(struct nvb__json *j)
     }
 }
 
-static void j_escape(struct nvb__buf *b, const char *s)
-{
-    nvb__buf_putn(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            nvb__buf_printf(b, "\\%c", *p);
-        else if (*p < 0x20)
-            nvb__buf_printf(b, "\\u%04x", *p);
-        else
-            nvb__buf_putn(b, (const char *)p, 1);
-    }
-    nvb__buf_putn(b, "\"", 1);
-}
-
 static void j_path_push(struct nvb__json *j, const char *key, int idx)
 {
     size_t n = strlen(j->path);
@@ -185,7 +172,7 @@ static void j_key(struct nvb__json *j, const char *key)
 {
     j_comma(j);
     if (key && j->b) {
-        j_escape(j->b, key);
+        nvb__json_write_str(j->b, key);
         nvb__buf_putn(j->b, ":", 1);
     }
 }
@@ -285,7 +272,7 @@ static void jo_str(struct jctx *c, const char *key, const char *s)
     if (!key)
         c->idx[j->depth]++;
     if (j->b)
-        j_escape(j->b, s ? s : "");
+        nvb__json_write_str(j->b, s ? s : "");
 }
 
 static void jo_raw(struct jctx *c, const char *key, const char *raw)

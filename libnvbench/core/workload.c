@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/json.h"
 
 enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO };
 
@@ -449,31 +450,17 @@ NVB_API const char *nvb_workload_error(const struct nvb_workload *w)
     return w ? w->err : "";
 }
 
-static void json_str(struct nvb__buf *b, const char *s)
-{
-    nvb__buf_putn(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            nvb__buf_printf(b, "\\%c", *p);
-        else if (*p < 0x20)
-            nvb__buf_printf(b, "\\u%04x", *p);
-        else
-            nvb__buf_putn(b, (const char *)p, 1);
-    }
-    nvb__buf_putn(b, "\"", 1);
-}
-
 void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
 {
     nvb__buf_puts(b, "{\"engine\":");
-    json_str(b, w->engine);
+    nvb__json_write_str(b, w->engine);
     nvb__buf_printf(b, ",\"rw\":\"%s\",\"rwmix\":%u,\"bs\":%" PRIu64 ",\"qd\":%u,\"jobs\":%u",
                     nvb__rw_name(w->rw), w->rwmix, w->bs, w->qd, w->jobs);
     nvb__buf_puts(b, ",\"targets\":[");
     for (unsigned i = 0; i < w->ntargets; i++) {
         if (i)
             nvb__buf_puts(b, ",");
-        json_str(b, w->targets[i]);
+        nvb__json_write_str(b, w->targets[i]);
     }
     nvb__buf_printf(b, "],\"target_mode\":\"%s\",\"size\":%" PRIu64 ",\"offset\":%" PRIu64
                     ",\"runtime_s\":%.9g,\"ramp_s\":%.9g,\"interval_s\":%.9g,\"io_limit\":%" PRIu64
@@ -484,15 +471,15 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
                     (double)w->ramp_ns / 1e9, (double)w->interval_ns / 1e9, w->io_limit, w->ios, w->direct,
                     fill_names[w->fill], w->seed, w->rate_iops, w->verify, w->continue_on_error,
                     w->allow_destructive, w->submit_batch, w->complete_batch);
-    json_str(b, w->cpus_text);
+    nvb__json_write_str(b, w->cpus_text);
     nvb__buf_puts(b, ",\"name\":");
-    json_str(b, w->name);
+    nvb__json_write_str(b, w->name);
     nvb__buf_printf(b, ",\"align_interval\":%d", w->align_interval);
     {
         char nb[16];
         nvb__buf_printf(b, ",\"lat_include_errors\":%d,\"fault\":{\"rate\":%.17g,\"errno\":", w->lat_include_errors,
                         w->fault_rate);
-        json_str(b, nvb__errno_name(w->fault_errno, nb, sizeof nb));
+        nvb__json_write_str(b, nvb__errno_name(w->fault_errno, nb, sizeof nb));
         nvb__buf_printf(b, ",\"short\":%.17g,\"delay_s\":%.9g,\"delay_rate\":%.17g,\"seed\":", w->fault_short,
                         (double)w->fault_delay_ns / 1e9, w->fault_delay_rate);
         if (w->fault_seed_set)
@@ -504,9 +491,9 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
     for (unsigned i = 0; i < w->neopts; i++) {
         if (i)
             nvb__buf_puts(b, ",");
-        json_str(b, w->eopts[i].key);
+        nvb__json_write_str(b, w->eopts[i].key);
         nvb__buf_puts(b, ":");
-        json_str(b, w->eopts[i].text);
+        nvb__json_write_str(b, w->eopts[i].text);
     }
     nvb__buf_puts(b, "}}");
 }

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "core/json.h"
 #include "devices/devices.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -1137,20 +1138,6 @@ struct dj {
     int cdepth;
 };
 
-static void dj_escape(struct nvb__buf *b, const char *s)
-{
-    nvb__buf_putn(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            nvb__buf_printf(b, "\\%c", *p);
-        else if (*p < 0x20)
-            nvb__buf_printf(b, "\\u%04x", *p);
-        else
-            nvb__buf_putn(b, (const char *)p, 1);
-    }
-    nvb__buf_putn(b, "\"", 1);
-}
-
 /* Writes the key, extends the path; returns 1 when this is the wanted one. */
 static int dj_key(struct dj *j, const char *key)
 {
@@ -1170,7 +1157,7 @@ static int dj_key(struct dj *j, const char *key)
         snprintf(j->path + n, sizeof j->path - n, "%s%s", n ? "." : "", comp);
     }
     if (key) {
-        dj_escape(j->b, key);
+        nvb__json_write_str(j->b, key);
         nvb__buf_putn(j->b, ":", 1);
     }
     return j->want && !j->found && !strcmp(j->path, j->want);
@@ -1184,7 +1171,7 @@ static void dj_scalar(struct dj *j, const char *key, const char *text, int quote
     if (isnull)
         nvb__buf_puts(j->b, "null");
     else if (quoted)
-        dj_escape(j->b, text);
+        nvb__json_write_str(j->b, text);
     else
         nvb__buf_puts(j->b, text);
     if (hit) {

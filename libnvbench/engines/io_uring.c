@@ -524,9 +524,7 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
 
 /* never reached: setup() fails first */
 #define uring_submit nvb__stub_submit
-
 #define uring_reap nvb__stub_reap
-
 #define uring_teardown nvb__stub_teardown
 
 #endif /* NVB_HAVE_LIBURING */

@@ -280,9 +280,7 @@ static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
 
 /* never reached: setup() fails first */
 #define iocp_submit nvb__stub_submit
-
 #define iocp_reap nvb__stub_reap
-
 #define iocp_teardown nvb__stub_teardown
 
 #endif /* _WIN32 */

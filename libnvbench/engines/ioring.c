@@ -381,9 +381,7 @@ static int ioring_setup(const struct nvb__engine_ctx *ctx, void **state)
 
 /* never reached: setup() fails first */
 #define ioring_submit nvb__stub_submit
-
 #define ioring_reap nvb__stub_reap
-
 #define ioring_teardown nvb__stub_teardown
 
 #endif /* _WIN32 */

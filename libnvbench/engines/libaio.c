@@ -235,9 +235,7 @@ static int aio_setup(const struct nvb__engine_ctx *ctx, void **state)
 
 /* never reached: setup() fails first */
 #define aio_submit nvb__stub_submit
-
 #define aio_reap nvb__stub_reap
-
 #define aio_teardown nvb__stub_teardown
 
 #endif /* NVB_HAVE_LIBAIO */

@@ -733,9 +733,7 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
 
 /* never reached: setup() fails first */
 #define nvme_submit nvb__stub_submit
-
 #define nvme_reap nvb__stub_reap
-
 #define nvme_teardown nvb__stub_teardown
 
 static void nvme_note(void *state, char *msg, size_t len)

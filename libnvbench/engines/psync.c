@@ -113,9 +113,7 @@ static int psync_setup(const struct nvb__engine_ctx *ctx, void **state)
 
 /* never reached: setup() fails first */
 #define psync_submit nvb__stub_submit
-
 #define psync_reap nvb__stub_reap
-
 #define psync_teardown nvb__stub_teardown
 
 #endif /* _WIN32 */

@@ -142,9 +142,7 @@ static int wsync_setup(const struct nvb__engine_ctx *ctx, void **state)
 
 /* never reached: setup() fails first */
 #define wsync_submit nvb__stub_submit
-
 #define wsync_reap nvb__stub_reap
-
 #define wsync_teardown nvb__stub_teardown
 
 #endif /* _WIN32 */

@@ -9,6 +9,7 @@
  * top-level keys.
  */
 #include "core/internal.h"
+#include "core/json.h"
 #include "devices/devices.h"
 #include "platform/win/win.h"
 #include "platform/winfmt.h"
@@ -43,23 +44,6 @@ struct nvb_device {
     unsigned nvol;
     struct wvol vol[MAX_VOLS];
 };
-
-static void esc(struct nvb__buf *b, const char *s)
-{
-    nvb__buf_putn(b, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            char e[2] = { '\\', (char)c };
-            nvb__buf_putn(b, e, 2);
-        } else if (c < 0x20) {
-            nvb__buf_printf(b, "\\u%04x", c);
-        } else {
-            nvb__buf_putn(b, (const char *)&c, 1);
-        }
-    }
-    nvb__buf_putn(b, "\"", 1);
-}
 
 /* Volumes with a part on disk n, and where they are mounted. */
 static void volumes_of(struct nvb_device *d)
@@ -149,11 +133,11 @@ static void disk_json(const struct nvb_device *d, struct nvb__buf *b)
 {
     const struct nvb__win_storage *s = &d->st;
     nvb__buf_puts(b, "{\"name\":");
-    esc(b, d->name);
+    nvb__json_write_str(b, d->name);
     nvb__buf_puts(b, ",\"path\":");
-    esc(b, d->path);
+    nvb__json_write_str(b, d->path);
     nvb__buf_puts(b, ",\"kind\":");
-    esc(b, s->have_device ? nvb__win_bus_name(s->bus_type) : "unknown");
+    nvb__json_write_str(b, s->have_device ? nvb__win_bus_name(s->bus_type) : "unknown");
     if (d->have_size)
         nvb__buf_printf(b, ",\"size\":%llu", (unsigned long long)d->size);
     else
@@ -163,15 +147,15 @@ static void disk_json(const struct nvb_device *d, struct nvb__buf *b)
     else
         nvb__buf_puts(b, ",\"lbs\":null,\"pbs\":null");
     nvb__buf_puts(b, ",\"vendor\":");
-    esc(b, s->vendor);
+    nvb__json_write_str(b, s->vendor);
     nvb__buf_puts(b, ",\"model\":");
-    esc(b, d->have_ctrl && d->ctrl.model[0] ? d->ctrl.model : s->product);
+    nvb__json_write_str(b, d->have_ctrl && d->ctrl.model[0] ? d->ctrl.model : s->product);
     nvb__buf_puts(b, ",\"serial\":");
-    esc(b, d->have_ctrl && d->ctrl.serial[0] ? d->ctrl.serial : s->serial);
+    nvb__json_write_str(b, d->have_ctrl && d->ctrl.serial[0] ? d->ctrl.serial : s->serial);
     nvb__buf_puts(b, ",\"firmware_rev\":");
-    esc(b, d->have_ctrl && d->ctrl.firmware[0] ? d->ctrl.firmware : s->revision);
+    nvb__json_write_str(b, d->have_ctrl && d->ctrl.firmware[0] ? d->ctrl.firmware : s->revision);
     nvb__buf_puts(b, ",\"bus\":");
-    esc(b, s->have_device ? nvb__win_bus_name(s->bus_type) : "unknown");
+    nvb__json_write_str(b, s->have_device ? nvb__win_bus_name(s->bus_type) : "unknown");
     if (s->seek_penalty >= 0)
         nvb__buf_printf(b, ",\"rotational\":%d", s->seek_penalty);
     else
@@ -184,18 +168,18 @@ static void disk_json(const struct nvb_device *d, struct nvb__buf *b)
     nvb__buf_puts(b, s->have_device ? (s->removable ? "true" : "false") : "null");
     nvb__buf_puts(b, ",\"driver\":");
     if (d->driver[0])
-        esc(b, d->driver);
+        nvb__json_write_str(b, d->driver);
     else
         nvb__buf_puts(b, "null");
     nvb__buf_puts(b, ",\"stack\":");
-    esc(b, nvb__win_stack_name(d->driver));
+    nvb__json_write_str(b, nvb__win_stack_name(d->driver));
     nvb__buf_puts(b, ",\"why\":");
     char why[192] = "";
     if (d->query_err)
         snprintf(why, sizeof why, "storage property query failed (Windows error %lu)", (unsigned long)d->query_err);
     if (d->driver_why[0])
         snprintf(why + strlen(why), sizeof why - strlen(why), "%sdriver: %s", why[0] ? "; " : "", d->driver_why);
-    esc(b, why);
+    nvb__json_write_str(b, why);
     if (d->have_layout)
         nvb__buf_printf(b, ",\"partitions\":%u", d->npart);
     else
@@ -203,11 +187,11 @@ static void disk_json(const struct nvb_device *d, struct nvb__buf *b)
     nvb__buf_puts(b, ",\"nvme\":");
     if (d->have_ctrl) {
         nvb__buf_printf(b, "{\"vid\":%u,\"model\":", d->ctrl.vid);
-        esc(b, d->ctrl.model);
+        nvb__json_write_str(b, d->ctrl.model);
         nvb__buf_puts(b, ",\"serial\":");
-        esc(b, d->ctrl.serial);
+        nvb__json_write_str(b, d->ctrl.serial);
         nvb__buf_puts(b, ",\"firmware_rev\":");
-        esc(b, d->ctrl.firmware);
+        nvb__json_write_str(b, d->ctrl.firmware);
         nvb__buf_printf(b, ",\"namespaces\":%u}", d->ctrl.nn);
     } else {
         nvb__buf_puts(b, "null");
@@ -215,9 +199,9 @@ static void disk_json(const struct nvb_device *d, struct nvb__buf *b)
     nvb__buf_puts(b, ",\"volumes\":[");
     for (unsigned i = 0; i < d->nvol; i++) {
         nvb__buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
-        esc(b, d->vol[i].name);
+        nvb__json_write_str(b, d->vol[i].name);
         nvb__buf_puts(b, ",\"mount_points\":");
-        esc(b, d->vol[i].mounts);
+        nvb__json_write_str(b, d->vol[i].mounts);
         nvb__buf_puts(b, "}");
     }
     nvb__buf_puts(b, "]}");
