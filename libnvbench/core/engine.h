@@ -64,6 +64,10 @@ struct nvb__engine_ctx {
     const int64_t *opts;       /* values of engine->opts[i], defaults filled in */
     const unsigned char *opts_set; /* opts_set[i] != 0 when the user set it */
     struct nvb__used *used;    /* engine records what it used (may be NULL) */
+    uint64_t     wait_ns;      /* longest one blocking wait in reap() may last, then it
+                                * returns what it has (fewer than min, maybe 0) so
+                                * that the runner can check its watchdog and stop
+                                * requests; 0: wait until min are there */
     char        *why;          /* reason for a failure of setup(), NUL-terminated */
     size_t       why_len;
 };
@@ -91,10 +95,17 @@ struct nvb__engine {
      * (a fatal error: the run stops). Per-I/O failures go to io->res. */
     int  (*submit)(void *state, struct nvb__io **ios, unsigned n);
     /* Hand back completed slots into out[0..max). Blocks until at least
-     * `min` are available (min may be 0: never block). Submits anything
-     * deferred by submit(). Returns the count or -errno (fatal). */
+     * `min` are available (min may be 0: never block), or for about
+     * ctx->wait_ns when that is set. Submits anything deferred by submit().
+     * Returns the count or -errno (fatal). */
     int  (*reap)(void *state, struct nvb__io **out, unsigned max, unsigned min);
     void (*teardown)(void *state);
+    /* Optional (NULL: the state is left allocated). Instead of teardown()
+     * when the runner gives up on I/O still in flight (the watchdog fired):
+     * release what can go without waiting for the device (teardown() may
+     * block until it answers), keeping any memory the kernel may still
+     * write into. The runner keeps the slots and buffers allocated. */
+    void (*abandon)(void *state);
     /* Optional (NULL: none). Called on the job thread after its last reap()
      * and before teardown(): a note for the result's warnings about what the
      * per-I/O errno alone cannot say (the NVMe status codes behind EIO).

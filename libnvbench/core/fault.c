@@ -161,6 +161,11 @@ static void put(struct nvb__fault *f, struct nvb__io **out, unsigned max, unsign
         f->ready[f->rtail++ & (f->cap - 1)] = io;
 }
 
+unsigned nvb__fault_in_engine(const struct nvb__fault *f)
+{
+    return f->in_engine;
+}
+
 int nvb__fault_reap(struct nvb__fault *f, struct nvb__io **out, unsigned max, unsigned min)
 {
     unsigned got = 0;

@@ -61,6 +61,9 @@ void nvb__fault_free(struct nvb__fault *f);
  * stop (the runner loops). */
 int  nvb__fault_submit(struct nvb__fault *f, struct nvb__io **ios, unsigned n);
 int  nvb__fault_reap(struct nvb__fault *f, struct nvb__io **out, unsigned max, unsigned min);
+/* I/Os handed to the engine and not yet returned by it (the rest of what
+ * the caller has in flight is held back here, already complete). */
+unsigned nvb__fault_in_engine(const struct nvb__fault *f);
 /* Make every held-back completion due now (the run is stopping). */
 void nvb__fault_expire(struct nvb__fault *f);
 

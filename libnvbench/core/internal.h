@@ -84,6 +84,7 @@ struct nvb_workload {
     int       verify;
     int       continue_on_error;
     int       lat_include_errors;  /* failed I/Os' latency goes into the histograms too */
+    uint64_t  io_timeout_ns; /* watchdog: no completion this long with I/O in flight stops the run, 0 = never */
     /* fault injection (fault.* keys, core/fault.h) */
     double    fault_rate, fault_short, fault_delay_rate;
     int       fault_errno;

@@ -356,6 +356,7 @@ struct job {
     uint64_t *vstride, *vrank;
     uint64_t t_end;              /* end of this job's measured window */
     struct live live;
+    unsigned abandoned;          /* I/Os left in flight when the watchdog fired */
     int rc;                      /* setup or fatal error */
     char why[256];
     char note[256];              /* the engine's note after the run */
@@ -473,6 +474,9 @@ static void job_reset_stats(struct job *j)
 }
 
 #define IOF_RAMP 1   /* submitted during ramp: not counted */
+/* A blocking reap() returns after this long at most (or io_timeout when
+ * shorter) so that a job notices its watchdog and stop requests. */
+#define WAIT_SLICE_NS 100000000ull
 
 static int run_stopping(struct run *r)
 {
@@ -506,6 +510,8 @@ static void job_loop(struct job *j)
     uint64_t ios[2] = {0, 0}, bytes[2] = {0, 0}, lat[2] = {0, 0};
     uint64_t now = nvb__now_ns(), last_done = now;
     const uint64_t t0 = now;
+    const uint64_t io_timeout = w->io_timeout_ns;
+    uint64_t wd_ref = now;  /* the watchdog's reference: last completion, or when the queue last filled from empty */
 
     for (;;) {
         int stopping = run_stopping(r) || (end_ns && now >= end_ns);
@@ -577,6 +583,8 @@ static void job_loop(struct job *j)
                 n = 0;
                 stopping = 1;
             }
+            if (!inflight)
+                wd_ref = ts;
             inflight += n;
         }
         if (!inflight) {
@@ -609,6 +617,25 @@ static void job_loop(struct job *j)
             break; /* in-flight I/O is abandoned to the engine's teardown */
         }
         now = nvb__now_ns();
+        if (got > 0) {
+            wd_ref = now;
+        } else if (io_timeout && now - wd_ref >= io_timeout) {
+            /* The device has not answered for io_timeout: give up on what is
+             * in flight rather than wait forever (a removed or hung device).
+             * Its slots and buffers stay allocated: the kernel may still
+             * write into them. */
+            j->rc = -ETIMEDOUT;
+            /* Completions the fault wrapper holds back are done: only what
+             * the engine still has may be written to by the device. */
+            j->abandoned = j->fault ? nvb__fault_in_engine(j->fault) : inflight;
+            snprintf(j->why, sizeof j->why,
+                     "watchdog: job %u had %u I/O%s in flight and none completed for %.3g s (io_timeout=%.3g s): "
+                     "the device stopped answering; the run stops and abandons them",
+                     j->idx, inflight, inflight == 1 ? "" : "s", (double)(now - wd_ref) / 1e9,
+                     (double)io_timeout / 1e9);
+            __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+            break;
+        }
         int count = !end_ns || now <= end_ns;
         for (int i = 0; i < got; i++) {
             struct nvb__io *io = j->done[i];
@@ -697,8 +724,18 @@ static void job_release_resources(struct job *j)
     nvb__fault_free(j->fault);
     j->fault = NULL;
     if (j->est) {
-        e->teardown(j->est);
+        if (!j->abandoned)
+            e->teardown(j->est);
+        else if (e->abandon)
+            e->abandon(j->est);
         j->est = NULL;
+    }
+    if (j->abandoned) {
+        /* The device may still complete the abandoned I/Os into these
+         * (DMA into freed heap memory would corrupt whatever reuses it):
+         * they stay allocated until the process exits. */
+        j->bufmem = NULL;
+        j->ios = NULL;
     }
     if (j->fds) {
         for (unsigned t = 0; t < j->nt; t++)
@@ -862,6 +899,7 @@ static int job_setup(struct job *j)
         .writes = p->writes,
         .bufs = j->bufs, .buf_len = (size_t)w->bs, .cpu = j->cpu, .opts = j->eopts, .opts_set = p->eopts_set,
         .used = &j->used, .why = j->why, .why_len = sizeof j->why,
+        .wait_ns = w->io_timeout_ns ? (w->io_timeout_ns < WAIT_SLICE_NS ? w->io_timeout_ns : WAIT_SLICE_NS) : 0,
     };
     j->why[0] = 0;
     int rc = e->setup(&ctx, &j->est);
@@ -1547,6 +1585,10 @@ out_join:
                 nvb__result_seterr(res, j->rc, j->why);
             if (j->note[0])
                 nvb__result_warn(res, "engine %s, job %u: %s", p.eng->name, i, j->note);
+            if (j->abandoned)
+                nvb__result_warn(res, "watchdog: job %u abandoned %u I/O%s in flight; %u buffers of %" PRIu64
+                                 " bytes stay allocated until the process exits (the device may still write into them)",
+                                 i, j->abandoned, j->abandoned == 1 ? "" : "s", p.qd, w->bs);
         }
         res->duration_s = (double)(t_end - r.meas_ns) / 1e9;
         {

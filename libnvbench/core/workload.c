@@ -60,6 +60,8 @@ static const struct keydef keys[] = {
     {"complete_batch", K_UINT, OFF(complete_batch), 1, 16384, NULL, "completions to wait for when the queue is full"},
     {"name", K_STRING, OFF(name), 0, 0, NULL, "a label carried into the result"},
     {"lat_include_errors", K_BOOL, OFF(lat_include_errors), 0, 1, NULL, "failed I/Os count in the latency histograms too"},
+    {"io_timeout", K_DURATION, OFF(io_timeout_ns), 0, 86400ull * NS_PER_S, NULL,
+     "watchdog: a job with I/O in flight and no completion for this long stops the run (0: wait forever)"},
     /* Fault injection around any engine (core/fault.h). */
     {"fault.rate", K_PROB, OFF(fault_rate), 0, 0, NULL, "probability that an I/O fails with fault.errno (0.001, 1/1000, 0.1%)"},
     {"fault.errno", K_ERRNO, OFF(fault_errno), 0, 0, NULL, "errno of injected failures, by name (EIO) or number"},
@@ -107,6 +109,7 @@ NVB_API int nvb_workload_new(struct nvb_workload **out)
     w->fill = NVB__FILL_RANDOM;
     w->seed = 0x6e76626e63680001ull;
     w->complete_batch = 1;
+    w->io_timeout_ns = 60 * NS_PER_S;
     w->fault_errno = EIO;
     w->fault_delay_rate = 1.0;
     *out = w;
@@ -474,7 +477,8 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
     nvb__json_write_str(b, w->cpus_text);
     nvb__buf_puts(b, ",\"name\":");
     nvb__json_write_str(b, w->name);
-    nvb__buf_printf(b, ",\"align_interval\":%d", w->align_interval);
+    nvb__buf_printf(b, ",\"align_interval\":%d,\"io_timeout_s\":%.9g", w->align_interval,
+                    (double)w->io_timeout_ns / 1e9);
     {
         char nb[16];
         nvb__buf_printf(b, ",\"lat_include_errors\":%d,\"fault\":{\"rate\":%.17g,\"errno\":", w->lat_include_errors,

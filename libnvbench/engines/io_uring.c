@@ -66,6 +66,8 @@ static const struct nvb__optdef uring_opts[] = {
 #if NVB_HAVE_LIBURING
 #include <liburing.h>
 
+#include "engines/uring_wait.h"
+
 struct uring {
     struct io_uring ring;
     const int *fds;
@@ -74,6 +76,7 @@ struct uring {
     void *const *bufs;
     size_t buf_len;
     unsigned outstanding;    /* prepared by submit(), not yet returned by reap() */
+    uint64_t wait_ns;        /* bound of one wait in reap() (ctx->wait_ns) */
     unsigned char regfiles;
     unsigned char sqpoll;
     unsigned char defer;     /* DEFER_TASKRUN: completions only on GETEVENTS */
@@ -267,6 +270,7 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
         return -ENOMEM;
     }
     u->fds = ctx->fds;
+    u->wait_ns = ctx->wait_ns;
     u->nfds = ctx->nfds;
     u->bufs = ctx->bufs;
     u->buf_len = ctx->buf_len;
@@ -472,7 +476,7 @@ static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned 
         /* One io_uring_enter() at most: it submits what submit() queued and
          * waits for `need` completions in the same call. */
         if (need)
-            r = io_uring_submit_and_wait(ring, need);
+            r = nvb__uring_submit_wait(ring, need, u->wait_ns);
         else if (pending)
             r = u->defer ? io_uring_submit_and_get_events(ring) : io_uring_submit(ring);
         else if (!ready && !got && u->outstanding && needs_enter(u))
@@ -485,19 +489,18 @@ static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned 
                 if (!io_uring_cq_ready(ring)) {
                     if (u->outstanding <= pending)
                         return r;  /* nothing of ours in flight to wait for */
-                    struct io_uring_cqe *cqe;
-                    r = io_uring_wait_cqe(ring, &cqe);
-                    if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+                    r = nvb__uring_wait_one(ring, u->wait_ns);
+                    if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY && r != -ETIME)
                         return r;
                 }
-            } else if (r != -EINTR) {
+            } else if (r != -EINTR && r != -ETIME) {
                 return r;
             }
         }
 
         got += harvest(u, out + got, max - got);
-        if (got >= min)
-            return (int)got;
+        if (got >= min || r == -ETIME)
+            return (int)got; /* -ETIME: wait_ns passed; the runner decides */
     }
 }
 
@@ -539,4 +542,7 @@ const struct nvb__engine nvb__engine_io_uring = {
     .submit = uring_submit,
     .reap = uring_reap,
     .teardown = uring_teardown,
+    /* Closing a ring does not wait for its requests (the kernel finishes
+     * them in the background): safe with I/O abandoned in flight. */
+    .abandon = uring_teardown,
 };

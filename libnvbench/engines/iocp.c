@@ -59,6 +59,7 @@ struct iocp {
     HANDLE port;
     const int *fds;
     unsigned nfds, qd, batch;
+    DWORD wait_ms;                   /* bound of one wait (ctx->wait_ns), INFINITE: none */
     int skip;
     unsigned pending;                /* issued, packet not yet taken */
     struct slot *slots;              /* qd, by io->slot */
@@ -91,6 +92,7 @@ static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
     e->qd = qd;
     e->cap = cap;
     e->batch = ctx->opts[OPT_BATCH] ? (unsigned)ctx->opts[OPT_BATCH] : qd;
+    e->wait_ms = ctx->wait_ns ? (DWORD)((ctx->wait_ns + 999999) / 1000000) : INFINITE;
     e->slots = calloc(qd, sizeof *e->slots);
     e->ents = calloc(e->batch, sizeof *e->ents);
     e->done = calloc(cap, sizeof *e->done);
@@ -204,11 +206,11 @@ static int iocp_reap(void *state, struct nvb__io **out, unsigned max, unsigned m
         ULONG want = max - n, got = 0;
         if (want > e->batch)
             want = e->batch;
-        DWORD wait = n >= min ? 0 : INFINITE;
+        DWORD wait = n >= min ? 0 : e->wait_ms;
         if (!GetQueuedCompletionStatusEx(e->port, e->ents, want, &got, wait, FALSE)) {
             DWORD err = GetLastError();
-            if (err == WAIT_TIMEOUT && wait == 0)
-                break;
+            if (err == WAIT_TIMEOUT)
+                break; /* a poll, or wait_ms passed: the runner decides */
             return nvb__win_errno(err);
         }
         for (ULONG i = 0; i < got; i++) {

@@ -15,6 +15,7 @@
 
 #if NVB_HAVE_LIBAIO
 #include <libaio.h>
+#include <time.h>
 
 struct aio_eng {
     io_context_t ctx;
@@ -22,6 +23,7 @@ struct aio_eng {
     unsigned nfds;
     unsigned qd;
     unsigned inflight;      /* accepted by io_submit, not yet reaped */
+    uint64_t wait_ns;       /* bound of one io_getevents wait (ctx->wait_ns) */
     /* iocbs prepared but not accepted yet (io_submit said -EAGAIN): they
      * are retried before every io_getevents. Kept contiguous for io_submit. */
     struct iocb **pend;
@@ -62,7 +64,7 @@ static void aio_teardown(void *state)
     if (!a)
         return;
     if (a->ctx)
-        io_destroy(a->ctx);  /* waits for what is still in flight */
+        io_destroy(a->ctx);  /* waits for what is still in flight: no abandon() */
     free(a->pend);
     free(a->done);
     free(a->events);
@@ -81,6 +83,7 @@ static int aio_setup(const struct nvb__engine_ctx *ctx, void **state)
     a->fds = ctx->fds;
     a->nfds = ctx->nfds;
     a->qd = qd;
+    a->wait_ns = ctx->wait_ns;
     a->dmask = cap - 1;
     a->pend = calloc(qd, sizeof(*a->pend));
     a->done = calloc(cap, sizeof(*a->done));
@@ -192,7 +195,13 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
             nr = a->inflight;
         if (want > nr)
             want = nr;
-        int r = io_getevents(a->ctx, (long)want, (long)nr, a->events, NULL);
+        struct timespec ts, *tsp = NULL;
+        if (want && a->wait_ns) {
+            ts.tv_sec = (time_t)(a->wait_ns / 1000000000u);
+            ts.tv_nsec = (long)(a->wait_ns % 1000000000u);
+            tsp = &ts;
+        }
+        int r = io_getevents(a->ctx, (long)want, (long)nr, a->events, tsp);
         if (r == -EINTR)
             continue;
         if (r < 0)
@@ -206,8 +215,8 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
         a->inflight -= (unsigned)r;
         if (a->npend)
             flush(a);
-        if (want == 0)
-            break;  /* a non-blocking poll: one look is enough */
+        if (want == 0 || (unsigned)r < want)
+            break;  /* a non-blocking poll, or wait_ns passed: the runner decides */
     }
     return (int)got;
 }

@@ -68,6 +68,7 @@ static const struct nvb__optdef nvme_opts[] = {
 #include <unistd.h>
 
 #include "devices/devices.h"
+#include "engines/uring_wait.h"
 
 /* Debian 12's liburing 2.3 and linux-libc-dev 6.1 define all of these;
  * older headers may not, and the values are kernel ABI. */
@@ -113,6 +114,7 @@ struct nvme_eng {
     size_t   buf_len;
     unsigned nbufs;                 /* registered buffers usable with URING_CMD_FIXED */
     unsigned outstanding;           /* in the ring: prepared, not yet reaped */
+    uint64_t wait_ns;               /* bound of one wait in reap() (ctx->wait_ns) */
     unsigned char regfiles, iopoll, defer;
     /* I/Os failed in submit() before reaching the ring (a write on a
      * read-only descriptor, a bad target, misalignment). */
@@ -416,6 +418,7 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
     e->ring.ring_fd = -1;
     e->nt = ctx->nfds;
     e->bufs = ctx->bufs;
+    e->wait_ns = ctx->wait_ns;
     e->buf_len = ctx->buf_len;
     e->early_cap = qd;
 
@@ -675,7 +678,7 @@ static int nvme_reap(void *state, struct nvb__io **out, unsigned max, unsigned m
         unsigned need = got + ready >= min ? 0 : min - got; /* the kernel counts all ready CQEs */
         int r = 0;
         if (need)
-            r = io_uring_submit_and_wait(ring, need);
+            r = nvb__uring_submit_wait(ring, need, e->wait_ns);
         else if (pending)
             r = e->defer || e->iopoll ? io_uring_submit_and_get_events(ring) : io_uring_submit(ring);
         else if (!ready && !got && e->outstanding && (e->defer || e->iopoll))
@@ -685,18 +688,17 @@ static int nvme_reap(void *state, struct nvb__io **out, unsigned max, unsigned m
                 if (!io_uring_cq_ready(ring)) {
                     if (e->outstanding <= pending)
                         return got ? (int)got : r;
-                    struct io_uring_cqe *cqe;
-                    r = io_uring_wait_cqe(ring, &cqe);
-                    if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+                    r = nvb__uring_wait_one(ring, e->wait_ns);
+                    if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY && r != -ETIME)
                         return r;
                 }
-            } else if (r != -EINTR) {
+            } else if (r != -EINTR && r != -ETIME) {
                 return r;
             }
         }
         got += harvest(e, out + got, max - got);
-        if (got >= min)
-            return (int)got;
+        if (got >= min || r == -ETIME)
+            return (int)got; /* -ETIME: wait_ns passed; the runner decides */
     }
 }
 
@@ -756,5 +758,8 @@ const struct nvb__engine nvb__engine_nvme = {
     .submit = nvme_submit,
     .reap = nvme_reap,
     .teardown = nvme_teardown,
+    /* Closing a ring does not wait for its requests (the kernel finishes
+     * them in the background): safe with I/O abandoned in flight. */
+    .abandon = nvme_teardown,
     .note = nvme_note,
 };

@@ -293,6 +293,60 @@ START_TEST(cancel_with_long_delays)
 }
 END_TEST
 
+/* The watchdog: completions held back longer than io_timeout stop the run
+ * with -ETIMEDOUT and a partial result that parses; the same delays under a longer io_timeout, or with the
+ * watchdog off (0), complete normally. Every engine: each one bounds its
+ * waits (the wrapper holds completions the engine already delivered). */
+START_TEST(watchdog_io_timeout)
+{
+    for (int e = 0; e < g_n; e++) {
+        struct nvb_workload *w = mk(g_engines[e], (const char *[]){"rw", "randread", "qd", "4", "runtime", "60s",
+                                                                   "fault.delay", "10s", "io_timeout", "200ms",
+                                                                   NULL});
+        struct nvb_result *r = NULL;
+        int rc = nvb_run(w, NULL, &r);
+        ck_assert_msg(rc == -ETIMEDOUT, "%s: rc %d (%s)", g_engines[e], rc, r ? nvb_result_error(r) : "");
+        ck_assert_ptr_nonnull(r);
+        ck_assert_int_eq(nvb_result_errno(r), -ETIMEDOUT);
+        const char *msg = nvb_result_error(r);
+        ck_assert_msg(strstr(msg, "watchdog") && strstr(msg, "io_timeout=0.2 s") && strstr(msg, " in flight"),
+                      "%s: %s", g_engines[e], msg);
+        ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 0);
+        char *js = NULL;
+        ck_assert_int_eq(nvb_result_json(r, &js), 0);
+        /* what the wrapper held back was complete: nothing is left to the
+         * device, so nothing stays allocated (valgrind checks that too) */
+        ck_assert_ptr_null(strstr(js, "abandoned "));
+        ck_assert_ptr_nonnull(strstr(js, "\"io_timeout_s\":0.2"));
+        struct nvb_result *back = NULL;
+        ck_assert_msg(nvb_result_from_json(js, &back) == 0, "%s: the partial result does not load", g_engines[e]);
+        nvb_result_free(back);
+        nvb_free(js);
+        nvb_result_free(r);
+
+        /* delays shorter than io_timeout: no watchdog */
+        nvb_workload_set(w, "runtime", "0");
+        nvb_workload_set(w, "ios", "16");
+        nvb_workload_set(w, "fault.delay", "50ms");
+        nvb_workload_set(w, "io_timeout", "5s");
+        ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
+        ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 16);
+        nvb_result_free(r);
+        /* off: waits as long as it takes */
+        nvb_workload_set(w, "fault.delay", "300ms");
+        nvb_workload_set(w, "io_timeout", "0");
+        ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
+        ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 16);
+        nvb_result_free(r);
+        /* and the same run with a watchdog shorter than the delay */
+        nvb_workload_set(w, "io_timeout", "100ms");
+        ck_assert_int_eq(nvb_run(w, NULL, &r), -ETIMEDOUT);
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    }
+}
+END_TEST
+
 /* bs of one logical block with direct=1: half a block cannot be submitted,
  * so the engine's answer is cut instead. Still one short transfer each. */
 START_TEST(short_below_alignment)
@@ -420,6 +474,7 @@ int main(void)
     tcase_add_test(tc, latency_of_errors_on_request);
     tcase_add_test(tc, delayed_completions);
     tcase_add_test(tc, cancel_with_long_delays);
+    tcase_add_test(tc, watchdog_io_timeout);
     tcase_add_test(tc, short_below_alignment);
     tcase_add_test(tc, ramp_faults_not_counted);
     suite_add_tcase(s, tc);
