@@ -83,10 +83,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "run_workload: %s\n", r ? nvb_result_error(r) : nvb_strerror(rc));
         status = rc == -ECANCELED ? 130 : is_input_error(rc) ? 2 : 1;
     }
-    /* A result with figures (complete, cancelled, or stopped at an I/O
-     * error) is printed; a refused workload prints nothing on stdout. */
-    if (r && (rc == 0 || rc == -ECANCELED || nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE) > 0 ||
-              rc == -EIO)) {
+    /* The result of a run that started (complete, cancelled, stopped at an
+     * I/O error or by the watchdog) is printed, partial figures and all; a
+     * refused workload prints nothing on stdout. */
+    if (r && !is_input_error(rc)) {
         char *json = NULL;
         if (nvb_result_json(r, &json) == 0) {
             fputs(json, stdout);

@@ -267,6 +267,46 @@ def check_guard(blocks, errs):
           f"rc {rc}")
 
 
+def check_hotremove(blocks, tags):
+    """A controller removed (device_del) under a running workload: the run
+    ends by itself, with the errors counted and a partial result that
+    parses, and the namespace is gone from the guest."""
+    print("hot removal of a controller mid-run")
+    marks = {}
+    for t in tag(tags, "@@NVB-HOTREMOVE"):
+        name, *kv = t.split()
+        marks[name] = dict(x.split("=", 1) for x in kv)
+    for name, stops in (("hotremove.io_uring", False), ("hotremove.nvme", True)):
+        rc, r = result(blocks, name)
+        m = marks.get(name, {})
+        if not check(rc is not None and name in marks, f"{name}: the run ended (no hang)", "no result block"):
+            continue
+        if not check(isinstance(r, dict), f"{name}: the partial result parses (rc={rc})",
+                     blocks[name]["text"][:200]):
+            continue
+        err = r.get("error") or {}
+        errs = (r.get("errors") or {}).get("count", 0)
+        done = ios(r, "read") + ios(r, "write")
+        check(done > 0, f"{name}: I/O completed before the removal", f"{done} I/Os")
+        check(errs > 0 or err.get("name") == "ETIMEDOUT",
+              f"{name}: the failures are counted (errors.count {errs}, by errno "
+              f"{(r.get('errors') or {}).get('by_errno')}), or the watchdog stopped the run",
+              json.dumps(err))
+        if stops:
+            check(rc != 0 and bool(err.get("message")), f"{name}: continue_on_error=0 stops with an error naming it",
+                  f"rc {rc}, {json.dumps(err)}")
+        else:
+            check(rc == 0 or err.get("name") == "ETIMEDOUT",
+                  f"{name}: continue_on_error=1 runs on (rc {rc}{', ' + err.get('message', '') if err else ''})")
+        check(m.get("node_gone") == "1", f"{name}: the namespace left the guest after device_del", json.dumps(m))
+        try:
+            took = float(m["end"]) - float(m["unplug"])
+            print(f"        unplug asked at guest uptime {m['unplug']} s, run ended {took:.1f} s later; "
+                  f"{done} I/Os done, {errs} failed, error: {err.get('message', 'none')}")
+        except (KeyError, ValueError):
+            pass
+
+
 def comparison(blocks, names, accel):
     cells = [("rand4k", "randread", 1), ("rand4k", "randread", 32), ("rand4k", "randwrite", 32), ("seq64k", "read", 32)]
     a = names.get("A", {})
@@ -320,7 +360,8 @@ def main():
     ex = tag(tags, "@@NVB-EXIT")
     check(bool(ex) and ex[-1].split()[0] == "0", "the guest ran to its end", (ex or ["no exit marker"])[-1])
     for n, lines in errs.items():
-        if not n.startswith(("guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices")):
+        if not n.startswith(("guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices",
+                             "hotremove.")):
             check(False, f"guest: {n}", " ".join(lines))
     k = blocks.get("kernel", {}).get("text", "").strip()
     check(k.startswith("6.1."), f"kernel {k} (Debian's linux-image-amd64)")
@@ -333,6 +374,7 @@ def main():
     check_kstat(blocks, tags)
     check_jbod(blocks, names)
     check_guard(blocks, errs)
+    check_hotremove(blocks, tags)
     comparison(blocks, names, a.accel)
 
     booted = tag(tags, "@@NVB-BOOTED")

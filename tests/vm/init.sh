@@ -189,4 +189,40 @@ run guard.unmounted $W engine=io_uring rw=randwrite ios=10 "$C"
 run guard.unmounted.nvme $W engine=nvme rw=randwrite ios=10 "$CG"
 run guard.allowed $W engine=nvme rw=randwrite ios=10 allow_destructive=1 "$CG"
 
+# ------------------------------------------------------------ hot removal
+# A run drives a controller behind a PCIe root port; once it is under way
+# the host removes the controller (QEMU monitor device_del, asked for with
+# @@NVB-UNPLUG). The run must end by itself, with the errors counted and a
+# partial result that parses (the watchdog, io_timeout, bounds any wait the
+# device leaves unanswered). E: the block layer, counting errors and going
+# on; F: passthrough, stopping at the first error.
+E=$(ns "$SER_E" 1); FG=$(ns "$SER_F" 1 generic)
+hotremove() {
+    name=$1 ctrl=$2 node=$3
+    shift 3
+    "$@" >/tmp/hr.json 2>/tmp/err &
+    pid=$!
+    sleep 3
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    echo "@@NVB-UNPLUG $ctrl"
+    wait $pid
+    rc=$?
+    t1=$(cut -d' ' -f1 /proc/uptime)
+    echo "@@NVB-BEGIN $name"
+    cat /tmp/hr.json
+    echo
+    echo "@@NVB-END $name rc=$rc"
+    [ -s /tmp/err ] && echo "@@NVB-ERR $name $(tr '\n' ' ' </tmp/err)"
+    i=0
+    while [ -e "$node" ] && [ $i -lt 100 ]; do usleep 100000; i=$((i + 1)); done
+    echo "@@NVB-HOTREMOVE $name unplug=$t0 end=$t1 node_gone=$([ -e "$node" ] && echo 0 || echo 1)"
+}
+if [ -n "$E" ] && [ -n "$FG" ]; then
+    hotremove hotremove.io_uring cE "$E" $W engine=io_uring rw=randrw bs=4k qd=16 runtime=10s io_timeout=5s \
+        continue_on_error=1 allow_destructive=1 "$E"
+    hotremove hotremove.nvme cF "$FG" $W engine=nvme rw=randread bs=4k qd=16 runtime=20s io_timeout=5s "$FG"
+else
+    echo "@@NVB-ERR hotremove namespaces E or F not found"
+fi
+
 finish 0

@@ -20,7 +20,7 @@
 #  4. check.py reads the console and decides.
 #
 # Environment: NVB_VM_CACHE, NVB_VM_ACCEL (auto|tcg|kvm), NVB_VM_TIMEOUT
-# (seconds for the guest, default 170), NVB_VM_KEEP=1 (keep the work dir),
+# (seconds for the guest, default 200), NVB_VM_KEEP=1 (keep the work dir),
 # NVB_VM_COMPARE_RUNTIME (per comparison run, default 2s).
 # Exit 0 pass, 1 fail, 77 skipped (with the reason): no qemu-system-x86,
 # no static busybox, no cpio, the kernel package cannot be fetched.
@@ -124,13 +124,18 @@ trap 'exit 143' TERM
 # The rig: one line per namespace: name serial nsid size lba-size. Namespaces
 # of one serial sit on one controller; MP's controller is two, in one
 # subsystem (multipath). QEMU 7.2 reports no physical block size (NPWG, NAWUPF)
-# to the guest, so Linux says physical = logical for all of them.
+# to the guest, so Linux says physical = logical for all of them. E and F sit
+# behind PCIe root ports: the guest asks the host to remove them mid-run
+# ("@@NVB-UNPLUG <id>"; QEMU monitor device_del).
 RIG="A NVBVM-A 1 64M 512
 B1 NVBVM-B 1 64M 4096
 B2 NVBVM-B 2 16M 512
 C NVBVM-C 1 32M 512
 D NVBVM-D 1 32M 512
-MP NVBVM-MP 1 32M 512"
+MP NVBVM-MP 1 32M 512
+E NVBVM-E 1 32M 512
+F NVBVM-F 1 32M 512"
+HOTPLUG="E F"
 MP_NQN=nqn.2024-01.io.nvbench:vm-multipath
 POLL_QUEUES=2
 
@@ -166,6 +171,9 @@ while read -r name serial nsid size lbs; do
             QARGS+=(-device "nvme-subsys,id=subsys-mp,nqn=$MP_NQN"
                     -device "nvme,serial=$serial,id=${ctrl},subsys=subsys-mp"
                     -device "nvme,serial=$serial,id=${ctrl}2,subsys=subsys-mp")
+        elif [[ " $HOTPLUG " == *" $name "* ]]; then
+            QARGS+=(-device "pcie-root-port,id=rp$name,chassis=$((10 + ${#CTRL_DONE[@]}))"
+                    -device "nvme,serial=$serial,id=$ctrl,bus=rp$name")
         else
             QARGS+=(-device "nvme,serial=$serial,id=$ctrl")
         fi
@@ -181,8 +189,35 @@ done <<<"$RIG"
     echo "]}"
 } >"$WORK/rig.json"
 
-TIMEOUT=${NVB_VM_TIMEOUT:-170}
+QARGS+=(-monitor "unix:$WORK/monitor.sock,server=on,wait=off")
+
+TIMEOUT=${NVB_VM_TIMEOUT:-200}
 LOG=$WORK/console.log
+
+# The guest asks for a controller's removal with "@@NVB-UNPLUG <id>" on its
+# console; each request is served once, through QEMU's human monitor.
+UNPLUGGED=" "
+serve_unplugs() {
+    local id
+    for id in $(sed -n 's/.*@@NVB-UNPLUG \([A-Za-z0-9_-]*\).*/\1/p' "$LOG" 2>/dev/null); do
+        [[ "$UNPLUGGED" == *" $id "* ]] && continue
+        UNPLUGGED="$UNPLUGGED$id "
+        "$PY" - "$WORK/monitor.sock" "$id" <<'PYEOF' || echo "device_del $id: the monitor did not answer" >&2
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(2)
+s.sendall(("device_del %s\n" % sys.argv[2]).encode())
+time.sleep(0.3)
+try:
+    s.recv(65536)
+except OSError:
+    pass
+s.close()
+PYEOF
+        echo "device_del $id sent to QEMU ($(elapsed "$T_BOOT") s after QEMU start)"
+    done
+}
 
 # boot ACCEL: starts QEMU in the background; QPID, and the console in $LOG.
 boot() {
@@ -203,6 +238,7 @@ wait_for() {
     while [ $i -lt $((secs * 10)) ]; do
         grep -q "$marker" "$LOG" 2>/dev/null && return 0
         kill -0 "$QPID" 2>/dev/null || { grep -q "$marker" "$LOG" 2>/dev/null; return; }
+        grep -q '@@NVB-UNPLUG' "$LOG" 2>/dev/null && serve_unplugs
         sleep 0.1
         i=$((i + 1))
     done
