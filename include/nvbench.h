@@ -201,10 +201,13 @@ struct nvb_run_opts {
  * Returns 0 when the run completed (I/O errors, if any, are counted in the
  * result). On failure returns a negative errno: -EINVAL, -ENOENT, -EACCES,
  * -EPERM (destructive write not allowed), -EBUSY, -ENOTSUP (engine or option
- * unavailable here), -ENOMEM, -EIO (stopped at an I/O error), -ECANCELED
- * (cancelled). Even on failure *out is set when a result could be built: it
- * then carries nvb_result_error() and, for -ECANCELED/-EIO, the partial
- * figures. The caller frees *out with nvb_result_free() in every case. */
+ * unavailable here; an engine the kernel refuses passes the kernel's errno
+ * on, e.g. -EPERM when io_uring is disabled, -ENOSYS when it is missing, and
+ * nvb_result_error() names the engine), -ENOMEM, -EIO (stopped at an I/O
+ * error), -ECANCELED (cancelled). Even on failure *out is set when a result
+ * could be built: it then carries nvb_result_error() and, for
+ * -ECANCELED/-EIO, the partial figures. The caller frees *out with
+ * nvb_result_free() in every case. */
 NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opts,
                     struct nvb_result **out);
 

@@ -65,6 +65,7 @@ static const struct nvb__optdef uring_opts[] = {
 
 #if NVB_HAVE_LIBURING
 #include <liburing.h>
+#include <sys/resource.h>
 
 #include "engines/uring_wait.h"
 
@@ -86,11 +87,33 @@ struct uring {
 static const char *uring_err_text(int err)
 {
     switch (err) {
-    case -ENOSYS: return "the kernel has no io_uring (older than 5.1, or CONFIG_IO_URING=n)";
-    case -EPERM:  return "io_uring is disabled for this process (sysctl kernel.io_uring_disabled, or a seccomp/container policy)";
+    /* A seccomp filter may answer either errno (tests/c/test_engines.c
+     * installs both), so ENOSYS alone does not prove an old kernel. */
+    case -ENOSYS: return "the kernel has no io_uring (older than 5.1 or built without CONFIG_IO_URING), "
+                         "or a seccomp/container policy hides it";
+    case -EPERM:  return "io_uring is disabled or denied for this process (sysctl kernel.io_uring_disabled, "
+                         "or a seccomp/container policy)";
     case -ENOMEM: return "cannot allocate the rings (RLIMIT_MEMLOCK too low on kernels before 5.12)";
     default:      return strerror(-err);
     }
+}
+
+/* Registered buffers are pinned and their pages charged to the user's
+ * RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK: with both figures in
+ * the message an ENOMEM says what to raise. Short enough for an
+ * engine_used value (96 bytes with its prefix). */
+static void memlock_hint(int r, size_t total, char *buf, size_t len)
+{
+    struct rlimit rl;
+    buf[0] = '\0';
+    if (r != -ENOMEM)
+        return;
+    if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
+        snprintf(buf, len, " (RLIMIT_MEMLOCK too low? see ulimit -l)");
+        return;
+    }
+    snprintf(buf, len, " (RLIMIT_MEMLOCK %llu KiB, buffers %llu KiB)", (unsigned long long)rl.rlim_cur >> 10,
+             ((unsigned long long)total + 1023) >> 10);
 }
 
 static int uring_probe(char *why, size_t why_len)
@@ -187,10 +210,12 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
     }
 
     int r = -EINVAL;
+    unsigned tried = 0;  /* the flags of the last attempt, for the message */
     for (unsigned i = 0; i < ncand; i++) {
         struct io_uring_params p;
         memset(&p, 0, sizeof(p));
         p.flags = base | cand[i];
+        tried = cand[i];
         if (base & IORING_SETUP_SQ_AFF)
             p.sq_thread_cpu = (unsigned)optv(ctx, OPT_SQPOLL_CPU);
         r = io_uring_queue_init_params(entries, &u->ring, &p);
@@ -211,7 +236,7 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
     }
 
     char t[96];
-    flags_text(base | (ncand ? cand[ncand - 1] : 0), t, sizeof(t));
+    flags_text(base | tried, t, sizeof(t));
     if (r == -EINVAL && (d == 1 || c == 1))
         nvb__why(ctx->why, ctx->why_len,
                  "io_uring: the kernel refused setup flags %s (defer_taskrun needs 6.1, coop_taskrun 5.19)", t);
@@ -326,7 +351,8 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
         r = io_uring_register_buffers(&u->ring, iov, qd);
         free(iov);
         if (r < 0) {
-            const char *hint = r == -ENOMEM ? " (RLIMIT_MEMLOCK too low? see ulimit -l)" : "";
+            char hint[64];
+            memlock_hint(r, (size_t)qd * ctx->buf_len, hint, sizeof(hint));
             if (fixedbufs == 1) {
                 nvb__why(ctx->why, ctx->why_len, "io_uring: fixedbufs=1: registering %u buffers of %zu bytes: %s%s",
                          qd, ctx->buf_len, strerror(-r), hint);
