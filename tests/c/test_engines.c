@@ -6,23 +6,36 @@
  * setup/submit/reap/teardown. Every available engine (and the io_uring
  * variants that take different code paths) runs the same tests; data written
  * by one engine is read back by every other one.
+ *
+ * The "denied" cases go through the public API instead: when the kernel
+ * refuses io_uring (a seccomp filter) or the buffers it would pin
+ * (RLIMIT_MEMLOCK as an unprivileged user), what matters is what a caller
+ * of nvb_run() is told.
  */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "nvbench.h"
 #include "core/engine.h"
+#include "core/json.h"
 #include "testutil.h"
 
 #define QMAX 64
@@ -676,6 +689,383 @@ START_TEST(test_uring_fixedbufs_fallback)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* A hostile environment, seen through the public API: what a caller of
+ * nvb_run() gets when the kernel refuses io_uring or the buffers it would
+ * pin. The children report the first failed check through their exit
+ * status (a step number), since Check's assertions cannot cross a fork. */
+
+/* The whole file, for comparing before and after a run that must not write. */
+static char *slurp(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    char *b = NULL;
+    if (fstat(fd, &st) == 0 && (b = malloc((size_t)st.st_size + 1)) != NULL) {
+        size_t got = 0;
+        ssize_t n;
+        while (got < (size_t)st.st_size && (n = read(fd, b + got, (size_t)st.st_size - got)) > 0)
+            got += (size_t)n;
+        *len = got;
+    }
+    close(fd);
+    return b;
+}
+
+static int same_bytes(const char *path, const char *before, size_t len)
+{
+    size_t n = 0;
+    char *now = slurp(path, &n);
+    int same = now && n == len && memcmp(now, before, len) == 0;
+    free(now);
+    return same;
+}
+
+/* One run through the public API: nvb_run()'s return, *r the result it
+ * built (NULL when none). kv is key, value, ..., NULL. */
+static int public_run(const char *const *kv, const char *target, struct nvb_result **r)
+{
+    struct nvb_workload *w;
+    *r = NULL;
+    if (nvb_workload_new(&w) != 0)
+        return INT32_MIN;
+    for (; kv && kv[0]; kv += 2)
+        if (nvb_workload_set(w, kv[0], kv[1]) != 0) {
+            nvb_workload_free(w);
+            return INT32_MIN;
+        }
+    if (nvb_workload_add_target(w, target) != 0) {
+        nvb_workload_free(w);
+        return INT32_MIN;
+    }
+    int rc = nvb_run(w, NULL, r);
+    nvb_workload_free(w);
+    return rc;
+}
+
+/* engine_used.<key> of a result, through its JSON (the public form); NULL
+ * when absent. The caller frees the string. */
+static char *used_of(const struct nvb_result *r, const char *key)
+{
+    char *json = NULL, *val = NULL;
+    struct nvb__jv *root = NULL;
+    if (nvb_result_json(r, &json) != 0)
+        return NULL;
+    if (nvb__json_parse(json, strlen(json), &root, NULL, 0) == 0) {
+        const struct nvb__jv *v = nvb__json_get(nvb__json_get(root, "engine_used"), key);
+        if (v && v->type == NVB__J_STR)
+            val = strdup(v->s);
+    }
+    nvb__json_free(root);
+    nvb_free(json);
+    return val;
+}
+
+/* The words a reason for a refused io_uring_setup must contain. */
+static int says_why(const char *msg, int err)
+{
+    if (err == EPERM)
+        return strstr(msg, "io_uring is disabled or denied") && strstr(msg, "seccomp");
+    return strstr(msg, "the kernel has no io_uring") && strstr(msg, "seccomp/container policy hides it");
+}
+
+#if defined(__x86_64__)
+#define TEST_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define TEST_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#if defined(TEST_AUDIT_ARCH) && defined(__NR_io_uring_setup)
+#define HAVE_DENY_FILTER 1
+/* A seccomp filter, as a container runtime would install, answering err to
+ * the three io_uring system calls. Returns 0, or the step that failed; 100
+ * when this kernel has no seccomp filters. */
+static int deny_io_uring(int err)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TEST_AUDIT_ARCH, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW), /* another ABI: not used here */
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_enter, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+    };
+    struct sock_fprog prog = { (unsigned short)(sizeof(f) / sizeof(f[0])), f };
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return 2;
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        return errno == EINVAL ? 100 : 3;
+    /* The filter is in force: the raw call fails with err (the argument
+     * is a zeroed struct io_uring_params, so nothing else could refuse). */
+    static unsigned char params[256];
+    if (syscall(__NR_io_uring_setup, 4, params) != -1 || errno != err)
+        return 4;
+    return 0;
+}
+#endif
+
+/*
+ * A fresh process (exec'd under the filter, so nothing is cached yet): the
+ * probes of io_uring and nvme fail with the kernel's errno and a reason, a
+ * run with engine=io_uring (or nvme) is refused before any target is opened
+ * with a message naming the engine and the reason, and other engines still
+ * work in the same process.
+ */
+static int denied_fresh(int err, const char *file)
+{
+    char why[256] = "";
+    struct nvb_result *r;
+    int rc = nvb_engine_probe("io_uring", why, sizeof(why));
+    if (rc != -err)
+        return 30;
+    if (strncmp(why, "io_uring: ", 10) != 0 || !says_why(why, err))
+        return 31;
+    why[0] = '\0';
+    if (nvb_engine_probe("nvme", why, sizeof(why)) >= 0)
+        return 32;
+    if (strncmp(why, "nvme: ", 6) != 0 || !says_why(why, err))
+        return 33;
+
+    static const char *const wr[] = { "engine", "io_uring", "rw", "randwrite", "ios", "64", NULL };
+    rc = public_run(wr, file, &r);
+    if (rc != -err)
+        return 34;
+    if (!r || nvb_result_errno(r) != -err)
+        return 35;
+    const char *msg = nvb_result_error(r);
+    if (!strstr(msg, "engine 'io_uring'") || !says_why(msg, err))
+        return 36;
+    double v = 0;
+    if (nvb_result_get(r, "error.errno", &v) != 0 || v != err)
+        return 37;
+    if (nvb_result_ios(r, NVB_WRITE) != 0)
+        return 38;
+    nvb_result_free(r);
+
+    static const char *const nv[] = { "engine", "nvme", "rw", "randwrite", "ios", "64", NULL };
+    rc = public_run(nv, file, &r);
+    if (rc >= 0 || !r || !strstr(nvb_result_error(r), "engine 'nvme'") || !says_why(nvb_result_error(r), err))
+        return 39;
+    nvb_result_free(r);
+
+    /* Only io_uring is refused: psync still runs here. */
+    static const char *const ps[] = { "engine", "psync", "rw", "randread", "ios", "16", NULL };
+    rc = public_run(ps, file, &r);
+    if (rc != 0 || !r || nvb_result_ios(r, NVB_READ) != 16)
+        return 40;
+    nvb_result_free(r);
+    return 0;
+}
+
+/*
+ * The child: the filter goes in after this process probed io_uring (and was
+ * told it works), as when a host application sandboxes itself after start.
+ * The cached answer is stale, so the refusal comes from the engine's
+ * setup(): the run must still fail cleanly, naming the engine and the
+ * reason, and remove the scratch file it laid out. Then the same checks in
+ * a fresh process, where the probe itself sees the filter.
+ */
+static int denied_child(int err, const char *file, const char *dir)
+{
+#ifdef HAVE_DENY_FILTER
+    int s = deny_io_uring(err);
+    if (s)
+        return s;
+    if (nvb_engine_probe("io_uring", NULL, 0) != 0)
+        return 10;  /* cached before the filter: still "works" */
+
+    struct nvb_result *r;
+    static const char *const wr[] = { "engine", "io_uring", "rw", "randwrite", "qd", "8", "ios", "64", NULL };
+    int rc = public_run(wr, file, &r);
+    if (rc != -err)
+        return 11;
+    if (!r || nvb_result_errno(r) != -err)
+        return 12;
+    const char *msg = nvb_result_error(r);
+    if (!strstr(msg, "engine io_uring: ") || !strstr(msg, "io_uring_queue_init") || !says_why(msg, err))
+        return 13;
+    if (nvb_result_ios(r, NVB_WRITE) != 0 || nvb_result_cancelled(r))
+        return 14;
+    nvb_result_free(r);
+
+    static const char *const sc[] = { "engine", "io_uring", "rw", "randwrite", "size", "1M", "ios", "64", NULL };
+    rc = public_run(sc, dir, &r);
+    if (rc != -err || !r || !says_why(nvb_result_error(r), err))
+        return 15;
+    nvb_result_free(r);
+    if (tu_count_entries(dir) != 0)
+        return 16;
+
+    /* Filters survive execve(); /proc/self/exe read through readlink() so
+     * that under valgrind this is the test program, not the tool. */
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return 17;
+    self[n] = '\0';
+    char es[16];
+    snprintf(es, sizeof(es), "%d", err);
+    char *const argv[] = { self, "--uring-denied", es, (char *)file, NULL };
+    execv(self, argv);
+    return 18;
+#else
+    (void)err;
+    (void)file;
+    (void)dir;
+    return 100;
+#endif
+}
+
+START_TEST(test_uring_setup_denied)
+{
+    static const int errs[] = { EPERM, ENOSYS };
+    const int err = errs[_i];
+    char why[192];
+    if (nvb_engine_probe("io_uring", why, sizeof(why)) != 0) {
+        ck_assert_str_ne(why, "");
+        return;
+    }
+    char *file = tu_scratch("engines_denied", 1u << 20);
+    char *dir = tu_mkdtemp("engines_denied");
+    size_t len = 0;
+    char *before = slurp(file, &len);
+    ck_assert_ptr_nonnull(before);
+    ck_assert_uint_eq(len, 1u << 20);
+
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        alarm(120);  /* a hang fails the test instead of blocking it */
+        _exit(denied_child(err, file, dir));
+    }
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st), "%s child killed by signal %d", strerror(err), WTERMSIG(st));
+    if (WEXITSTATUS(st) == 100)
+        fprintf(stderr, "note: no seccomp filters here (kernel or architecture): io_uring denial not tested\n");
+    else
+        ck_assert_msg(WEXITSTATUS(st) == 0, "%s child failed at step %d", strerror(err), WEXITSTATUS(st));
+    /* Nothing reached the target, and no scratch file was left behind. */
+    ck_assert_msg(same_bytes(file, before, len), "%s: the target changed", file);
+    ck_assert_int_eq(tu_count_entries(dir), 0);
+    free(before);
+    unlink(file);
+    rmdir(dir);
+    free(file);
+    free(dir);
+}
+END_TEST
+
+/*
+ * RLIMIT_MEMLOCK as a real user would meet it: not root (no CAP_IPC_LOCK,
+ * so the registered buffers are charged to the limit), a 64 KiB limit, and
+ * a run asking for 8 x 256 KiB. With fixedbufs left at auto the run works
+ * and the result says the buffers were not registered and why; with
+ * io_uring.fixedbufs=1 the run is refused, naming the option, before any
+ * write. The nvme engine has the same option but needs an NVMe generic
+ * node, so it is covered by tests/vm only.
+ */
+static int memlock_user_child(const char *file)
+{
+    struct rlimit rl = { 64 << 10, 64 << 10 };
+    if (setrlimit(RLIMIT_MEMLOCK, &rl) != 0)
+        return 10;
+    if (geteuid() == 0) {
+        if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+            return 11;
+        if (geteuid() != 65534 || setuid(0) == 0)
+            return 12;
+    }
+    /* No capability is left (setuid from root clears them): nothing
+     * exempts this process from the limit. */
+    struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &hdr, data) != 0)
+        return 13;
+    if (data[CAP_IPC_LOCK / 32].effective & (1u << (CAP_IPC_LOCK % 32)))
+        return 14;
+
+    struct nvb_result *r;
+    static const char *const autobufs[] = { "engine", "io_uring", "rw", "randrw", "bs", "256k", "qd", "8",
+                                            "ios", "64", NULL };
+    int rc = public_run(autobufs, file, &r);
+    if (rc != 0 || !r)
+        return 20;
+    if (nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE) != 64 || nvb_result_errors(r) != 0)
+        return 21;
+    char *fb = used_of(r, "fixedbufs"), *fw = used_of(r, "fixedbufs_why");
+    int bad = !fb || strcmp(fb, "0") != 0 ? 22
+            : !fw || !strstr(fw, "io_uring_register_buffers") ? 23
+            : !strstr(fw, "RLIMIT_MEMLOCK 64 KiB, buffers 2048 KiB") ? 24 : 0;
+    free(fb);
+    free(fw);
+    nvb_result_free(r);
+    if (bad)
+        return bad;
+
+    size_t len = 0;
+    char *before = slurp(file, &len);
+    if (!before)
+        return 30;
+    static const char *const fixed[] = { "engine", "io_uring", "io_uring.fixedbufs", "1", "rw", "randwrite",
+                                         "bs", "256k", "qd", "8", "ios", "64", NULL };
+    rc = public_run(fixed, file, &r);
+    if (rc != -ENOMEM || !r || nvb_result_errno(r) != -ENOMEM)
+        bad = 31;
+    else if (!strstr(nvb_result_error(r), "engine io_uring: ") || !strstr(nvb_result_error(r), "fixedbufs=1") ||
+             !strstr(nvb_result_error(r), "RLIMIT_MEMLOCK 64 KiB"))
+        bad = 32;
+    else if (nvb_result_ios(r, NVB_WRITE) != 0 || !same_bytes(file, before, len))
+        bad = 33;
+    nvb_result_free(r);
+    free(before);
+    return bad;
+}
+
+START_TEST(test_uring_memlock_unprivileged)
+{
+    char why[192];
+    if (nvb_engine_probe("io_uring", why, sizeof(why)) != 0) {
+        ck_assert_str_ne(why, "");
+        return;
+    }
+    if (!tu_is_root())
+        fprintf(stderr, "note: not root: the RLIMIT_MEMLOCK test runs as this user, not as 65534\n");
+    char *dir = tu_mkdtemp("engines_memlock");
+    ck_assert_int_eq(chmod(dir, 0755), 0);  /* mkdtemp's 0700 would keep user 65534 out */
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/target.XXXXXX", dir);
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    static char fill[1 << 20];
+    memset(fill, 0x5a, sizeof(fill));  /* not zeroes, so that a stray write shows */
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(write(fd, fill, sizeof(fill)), (ssize_t)sizeof(fill));
+    if (tu_is_root())
+        ck_assert_int_eq(fchown(fd, 65534, 65534), 0);
+    close(fd);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        alarm(120);
+        _exit(memlock_user_child(path));
+    }
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st), "memlock child killed by signal %d", WTERMSIG(st));
+    ck_assert_msg(WEXITSTATUS(st) == 0, "unprivileged memlock child failed at step %d", WEXITSTATUS(st));
+    ck_assert_int_eq(tu_count_entries(dir), 1);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_null)
 {
     struct h h;
@@ -746,11 +1136,22 @@ static Suite *engines_suite(void)
     tcase_add_test(tc, test_uring_fixedbufs_fallback);
     tcase_add_test(tc, test_null);
     suite_add_tcase(s, tc);
+
+    tc = tcase_create("denied");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_uring_setup_denied, 0, 2);
+    tcase_add_test(tc, test_uring_memlock_unprivileged);
+    suite_add_tcase(s, tc);
     return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* test_uring_setup_denied re-executes this program under its seccomp
+     * filter: a fresh process, whose probe cache is still empty. */
+    if (argc == 4 && strcmp(argv[1], "--uring-denied") == 0)
+        return denied_fresh(atoi(argv[2]), argv[3]);
+
     /* The I/O tests need O_DIRECT in the scratch directory (not tmpfs). */
     char path[4096];
     snprintf(path, sizeof(path), "%s/engines_probe.%ld", tu_tmpdir(), (long)getpid());
