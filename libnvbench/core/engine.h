@@ -68,6 +68,10 @@ struct nvb__engine_ctx {
                                 * returns what it has (fewer than min, maybe 0) so
                                 * that the runner can check its watchdog and stop
                                 * requests; 0: wait until min are there */
+    uint64_t     io_timeout_ns; /* the run's io_timeout: the longest an I/O that
+                                * setup() makes may take, then it fails with
+                                * -ETIMEDOUT (the runner then keeps the
+                                * buffers); 0: no bound */
     char        *why;          /* reason for a failure of setup(), NUL-terminated */
     size_t       why_len;
 };

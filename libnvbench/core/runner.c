@@ -900,9 +900,12 @@ static int job_setup(struct job *j)
         .bufs = j->bufs, .buf_len = (size_t)w->bs, .cpu = j->cpu, .opts = j->eopts, .opts_set = p->eopts_set,
         .used = &j->used, .why = j->why, .why_len = sizeof j->why,
         .wait_ns = w->io_timeout_ns ? (w->io_timeout_ns < WAIT_SLICE_NS ? w->io_timeout_ns : WAIT_SLICE_NS) : 0,
+        .io_timeout_ns = w->io_timeout_ns,
     };
     j->why[0] = 0;
     int rc = e->setup(&ctx, &j->est);
+    if (rc == -ETIMEDOUT)
+        j->abandoned = 1; /* an I/O of setup()'s may still land in a buffer */
     if (rc < 0) {
         char tmp[256];
         snprintf(tmp, sizeof tmp, "%s", j->why);

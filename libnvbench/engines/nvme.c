@@ -70,6 +70,7 @@ static const struct nvb__optdef nvme_opts[] = {
 
 #include "devices/devices.h"
 #include "engines/uring_wait.h"
+#include "platform/platform.h"
 
 /* Debian 12's liburing 2.3 and linux-libc-dev 6.1 define all of these;
  * older headers may not, and the values are kernel ABI. */
@@ -116,6 +117,7 @@ struct nvme_eng {
     unsigned nbufs;                 /* registered buffers usable with URING_CMD_FIXED */
     unsigned outstanding;           /* in the ring: prepared, not yet reaped */
     uint64_t wait_ns;               /* bound of one wait in reap() (ctx->wait_ns) */
+    uint64_t io_timeout_ns;         /* bound of the setup-time read (ctx->io_timeout_ns) */
     unsigned char regfiles, iopoll, defer;
     /* I/Os failed in submit() before reaching the ring (a write on a
      * read-only descriptor, a bad target, misalignment). */
@@ -297,16 +299,18 @@ static int probe_read(struct nvme_eng *e, unsigned ti, int fixed)
     fill_cmd(sqe, t, e->regfiles ? (int)ti : t->fd, e->regfiles, NVB_READ, e->bufs[0], t->lba_size, 0,
              fixed ? 0 : -1);
     sqe->user_data = 0;
-    int r;
-    do
-        r = io_uring_submit_and_wait(&e->ring, 1);
-    while (r == -EINTR);
-    if (r < 0)
+    /* Wait (IOPOLL reaps only when asked) until the completion is there,
+     * at most io_timeout: a device that does not answer fails the setup
+     * (the runner keeps the buffer the read may still land in). */
+    const uint64_t t0 = nvb__now_ns();
+    int r = nvb__uring_submit_wait(&e->ring, 1, e->wait_ns);
+    if (r < 0 && r != -EINTR && r != -ETIME)
         return r;
-    /* Wait (IOPOLL reaps only when asked) until the completion is there. */
     while (!io_uring_cq_ready(&e->ring)) {
-        r = io_uring_get_events(&e->ring);
-        if (r < 0 && r != -EINTR && r != -EAGAIN)
+        if (e->io_timeout_ns && nvb__now_ns() - t0 >= e->io_timeout_ns)
+            return -ETIMEDOUT;
+        r = e->iopoll ? io_uring_get_events(&e->ring) : nvb__uring_submit_wait(&e->ring, 1, e->wait_ns);
+        if (r < 0 && r != -EINTR && r != -EAGAIN && r != -ETIME)
             return r;
     }
     int res = cqe_at(&e->ring, *e->ring.cq.khead)->res;
@@ -442,6 +446,7 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
     e->nt = ctx->nfds;
     e->bufs = ctx->bufs;
     e->wait_ns = ctx->wait_ns;
+    e->io_timeout_ns = ctx->io_timeout_ns;
     e->buf_len = ctx->buf_len;
     e->early_cap = qd;
 
@@ -571,6 +576,10 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
             if (res > 0)
                 nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %u): a read of block 0 failed with NVMe "
                          "status 0x%x (%s)", i, e->t[i].nsid, (unsigned)res, status_text((uint32_t)res));
+            else if (res == -ETIMEDOUT)
+                nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %u): a read of block 0 did not complete "
+                         "within io_timeout=%.3g s: the device does not answer", i, e->t[i].nsid,
+                         (double)e->io_timeout_ns / 1e9);
             else
                 nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %u): a read of block 0 failed: %s%s", i,
                          e->t[i].nsid, strerror(-res), res == -EACCES || res == -EPERM

@@ -307,6 +307,48 @@ def check_hotremove(blocks, tags):
             pass
 
 
+def check_stall(blocks, tags):
+    """A read that the device never answers (blkdebug breakpoint on the
+    host): the watchdog ends the run with ETIMEDOUT, a result that parses,
+    and the read abandoned; the result is out while the read is still
+    stalled (it is released only afterwards)."""
+    print("a device that stops answering (the watchdog)")
+    marks = {}
+    for t in tag(tags, "@@NVB-STALL"):
+        name, *kv = t.split()
+        marks[name] = dict(x.split("=", 1) for x in kv)
+    for e in ("io_uring", "libaio", "nvme"):
+        name = f"stall.{e}"
+        rc, r = result(blocks, name)
+        if not check(rc is not None and name in marks, f"{name}: the run ended while the read was stalled",
+                     "no result block"):
+            continue
+        if not check(isinstance(r, dict), f"{name}: the result parses (rc={rc})", blocks[name]["text"][:200]):
+            continue
+        err = r.get("error") or {}
+        check(err.get("name") == "ETIMEDOUT" and "watchdog" in err.get("message", ""),
+              f"{name}: stopped by the watchdog (ETIMEDOUT)", json.dumps(err))
+        check(rc == 1, f"{name}: run_workload exits 1", f"rc {rc}")
+        check(ios(r, "read") > 0, f"{name}: the other slots went on until the runtime ended",
+              f"{ios(r, 'read')} reads")
+        warn = " ".join(r.get("warnings") or [])
+        check("abandoned 1 I/O" in warn, f"{name}: the stalled read is abandoned, its buffers kept", warn[:300])
+        m = marks[name]
+        try:
+            took = float(m["result"]) - float(m["start"])
+        except (KeyError, ValueError):
+            took = float("nan")
+        print(f"        result {took:.1f} s after the start (runtime 3 s, io_timeout 2 s); the exiting process "
+              f"was '{m.get('exiting_state')}' until the read was released; {err.get('message', '')}")
+    name = "stall.nvme_setup"
+    rc, r = result(blocks, name)
+    if check(rc is not None and isinstance(r, dict), f"{name}: the run ended and its result parses",
+             str(rc)):
+        err = r.get("error") or {}
+        check(err.get("name") == "ETIMEDOUT" and "did not complete within io_timeout" in err.get("message", ""),
+              f"{name}: the setup read of a device that does not answer fails after io_timeout", json.dumps(err))
+
+
 def comparison(blocks, names, accel):
     cells = [("rand4k", "randread", 1), ("rand4k", "randread", 32), ("rand4k", "randwrite", 32), ("seq64k", "read", 32)]
     a = names.get("A", {})
@@ -361,7 +403,7 @@ def main():
     check(bool(ex) and ex[-1].split()[0] == "0", "the guest ran to its end", (ex or ["no exit marker"])[-1])
     for n, lines in errs.items():
         if not n.startswith(("guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices",
-                             "hotremove.")):
+                             "hotremove.", "stall.")):
             check(False, f"guest: {n}", " ".join(lines))
     k = blocks.get("kernel", {}).get("text", "").strip()
     check(k.startswith("6.1."), f"kernel {k} (Debian's linux-image-amd64)")
@@ -375,6 +417,7 @@ def main():
     check_jbod(blocks, names)
     check_guard(blocks, errs)
     check_hotremove(blocks, tags)
+    check_stall(blocks, tags)
     comparison(blocks, names, a.accel)
 
     booted = tag(tags, "@@NVB-BOOTED")

@@ -69,6 +69,14 @@ run() {
 }
 W=/bin/run_workload
 
+# Ask the host to run a QEMU monitor command (run.sh serves each once).
+MSEQ=0
+monitor() {
+    MSEQ=$((MSEQ + 1))
+    echo "@@NVB-MONITOR $MSEQ $* ;;"
+}
+
+
 # Text blocks: name, then the lines.
 block() {
     name=$1
@@ -103,12 +111,81 @@ B2=$(ns "$SER_B" 2)
 C=$(ns "$SER_C" 1); CG=$(ns "$SER_C" 1 generic)
 D=$(ns "$SER_D" 1); DG=$(ns "$SER_D" 1 generic)
 MP=$(ns "$SER_MP" 1); MPG=$(ns "$SER_MP" 1 generic)
+G=$(ns "$SER_G" 1); GG=$(ns "$SER_G" 1 generic)
 echo "@@NVB-NAMES A=$A AG=$AG B1=$B1 B1G=$B1G B2=$B2 C=$C CG=$CG D=$D DG=$DG MP=$MP MPG=$MPG"
 for v in "$A" "$AG" "$B1" "$B1G" "$B2" "$C" "$CG" "$D" "$DG" "$MP" "$MPG"; do
     [ -n "$v" ] || { echo "@@NVB-ERR names a configured namespace was not found by serial"; finish 1; }
 done
 ANAME=${A#/dev/}
 ACTRL=$(basename "$(readlink /sys/block/$ANAME/device)")
+
+# ------------------------------------------------------------ a device that stops answering
+# G's drive is behind blkdebug on the host: a breakpoint set during a run
+# suspends the next read QEMU's controller issues, and the guest's driver
+# waits for it (its own timeout is 30 s). The run goes on with the other
+# slots until its runtime ends, then waits for the stalled read: the
+# watchdog (io_timeout) must end it with -ETIMEDOUT and a result that
+# parses, the I/O abandoned. Set before the run, the breakpoint stalls the
+# nvme engine's setup read, which io_timeout bounds too.
+# The program's result is on disk before its exit, which waits for the
+# kernel to finish the read: the guest then asks the host to release it.
+stall() {
+    name=$1 when=$2
+    shift 2
+    if [ "$when" = before ]; then
+        monitor qemu-io dG \"break read_aio stall\"
+        sleep 1
+    fi
+    "$@" >/tmp/st.json 2>/tmp/err &
+    pid=$!
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    if [ "$when" = during ]; then
+        sleep 1
+        monitor qemu-io dG \"break read_aio stall\"
+    fi
+    i=0
+    # the whole result is written (exit flushes it) before the process
+    # waits in the kernel for the stalled read
+    while [ "$(tr -d '\n' </tmp/st.json 2>/dev/null | tail -c 1)" != "}" ] && kill -0 $pid 2>/dev/null && [ $i -lt 150 ]; do
+        usleep 100000
+        i=$((i + 1))
+    done
+    t1=$(cut -d' ' -f1 /proc/uptime)
+    if [ "$(tr -d '\n' </tmp/st.json 2>/dev/null | tail -c 1)" != "}" ]; then
+        # no result: where is it stuck?
+        for t in /proc/$pid/task/*; do
+            echo "@@NVB-ERR $name task $t $(awk '/^State:/ { print $2 }' $t/status) wchan=$(cat $t/wchan) $(tr '\n' ' ' <$t/stack)"
+        done
+    fi
+    usleep 300000
+    state=$(awk '/^State:/ { print $2 }' /proc/$pid/status 2>/dev/null)
+    monitor qemu-io dG \"resume stall\"
+    wait $pid
+    rc=$?
+    echo "@@NVB-BEGIN $name"
+    cat /tmp/st.json
+    echo
+    echo "@@NVB-END $name rc=$rc"
+    [ -s /tmp/err ] && echo "@@NVB-ERR $name $(tr '\n' ' ' </tmp/err)"
+    echo "@@NVB-STALL $name start=$t0 result=$t1 exiting_state=${state:-gone}"
+}
+stall_tests() {
+if [ -n "$G" ] && [ -n "$GG" ]; then
+    for e in io_uring libaio; do
+        stall "stall.$e" during $W engine=$e rw=randread bs=4k qd=4 runtime=3s io_timeout=2s "$G"
+    done
+    stall stall.nvme during $W engine=nvme rw=randread bs=4k qd=4 runtime=3s io_timeout=2s "$GG"
+    # the nvme engine's one read per target at setup, before the run
+    stall stall.nvme_setup before $W engine=nvme rw=randread bs=4k qd=4 runtime=3s io_timeout=2s "$GG"
+else
+    echo "@@NVB-ERR stall namespace G not found"
+fi
+}
+# NVB_VM_ONLY=stall (run.sh): only these, to work on them
+if [ "$ONLY" = stall ]; then
+    stall_tests
+    finish 0
+fi
 
 # ------------------------------------------------------------ engines on namespaces
 # The behavioural tests of every engine (512-byte and 4096-byte LBAs).
@@ -191,8 +268,7 @@ run guard.allowed $W engine=nvme rw=randwrite ios=10 allow_destructive=1 "$CG"
 
 # ------------------------------------------------------------ hot removal
 # A run drives a controller behind a PCIe root port; once it is under way
-# the host removes the controller (QEMU monitor device_del, asked for with
-# @@NVB-UNPLUG). The run must end by itself, with the errors counted and a
+# the host removes the controller (QEMU monitor device_del). The run must end by itself, with the errors counted and a
 # partial result that parses (the watchdog, io_timeout, bounds any wait the
 # device leaves unanswered). E: the block layer, counting errors and going
 # on; F: passthrough, stopping at the first error.
@@ -204,7 +280,7 @@ hotremove() {
     pid=$!
     sleep 3
     t0=$(cut -d' ' -f1 /proc/uptime)
-    echo "@@NVB-UNPLUG $ctrl"
+    monitor device_del "$ctrl"
     wait $pid
     rc=$?
     t1=$(cut -d' ' -f1 /proc/uptime)
@@ -224,5 +300,7 @@ if [ -n "$E" ] && [ -n "$FG" ]; then
 else
     echo "@@NVB-ERR hotremove namespaces E or F not found"
 fi
+
+stall_tests
 
 finish 0

@@ -126,7 +126,9 @@ trap 'exit 143' TERM
 # subsystem (multipath). QEMU 7.2 reports no physical block size (NPWG, NAWUPF)
 # to the guest, so Linux says physical = logical for all of them. E and F sit
 # behind PCIe root ports: the guest asks the host to remove them mid-run
-# ("@@NVB-UNPLUG <id>"; QEMU monitor device_del).
+# (QEMU monitor device_del). G's drive passes through blkdebug, whose
+# breakpoints stall a request until released (qemu-io break/resume): a
+# device that stops answering, for the watchdog.
 RIG="A NVBVM-A 1 64M 512
 B1 NVBVM-B 1 64M 4096
 B2 NVBVM-B 2 16M 512
@@ -134,7 +136,9 @@ C NVBVM-C 1 32M 512
 D NVBVM-D 1 32M 512
 MP NVBVM-MP 1 32M 512
 E NVBVM-E 1 32M 512
-F NVBVM-F 1 32M 512"
+F NVBVM-F 1 32M 512
+G NVBVM-G 1 32M 512"
+STALL="G"
 HOTPLUG="E F"
 MP_NQN=nqn.2024-01.io.nvbench:vm-multipath
 POLL_QUEUES=2
@@ -152,6 +156,7 @@ NS_COUNT=$(echo "$RIG" | wc -l)
     echo "EXPECT_NG=$NS_COUNT"
     echo "EXPECT_NS=$NS_COUNT"
     echo "COMPARE_RUNTIME=${NVB_VM_COMPARE_RUNTIME:-2s}"
+    echo "ONLY=${NVB_VM_ONLY:-}"
     echo "$RIG" | awk '{ c = $2; sub(/^NVBVM-/, "", c); if (!seen[c]++) print "SER_" c "=" $2 }'
 } >"$R/vm.conf"
 (cd "$R" && find . | cpio -o -H newc --quiet >"$WORK/initramfs.cpio") || fail "cannot build the initramfs"
@@ -163,7 +168,11 @@ QARGS=(-machine q35 -smp 2 -m 1G -nographic -no-reboot -nic none
 declare -A CTRL_DONE
 while read -r name serial nsid size lbs; do
     truncate -s "$size" "$WORK/$name.img" || exit 1
-    QARGS+=(-drive "if=none,id=d$name,file=$WORK/$name.img,format=raw,cache=unsafe")
+    if [[ " $STALL " == *" $name "* ]]; then
+        QARGS+=(-drive "if=none,id=d$name,format=raw,file.driver=blkdebug,file.image.filename=$WORK/$name.img,cache=unsafe")
+    else
+        QARGS+=(-drive "if=none,id=d$name,file=$WORK/$name.img,format=raw,cache=unsafe")
+    fi
     ctrl=c${serial#NVBVM-}
     if [ -z "${CTRL_DONE[$ctrl]:-}" ]; then
         CTRL_DONE[$ctrl]=1
@@ -194,29 +203,42 @@ QARGS+=(-monitor "unix:$WORK/monitor.sock,server=on,wait=off")
 TIMEOUT=${NVB_VM_TIMEOUT:-200}
 LOG=$WORK/console.log
 
-# The guest asks for a controller's removal with "@@NVB-UNPLUG <id>" on its
-# console; each request is served once, through QEMU's human monitor.
-UNPLUGGED=" "
-serve_unplugs() {
-    local id
-    for id in $(sed -n 's/.*@@NVB-UNPLUG \([A-Za-z0-9_-]*\).*/\1/p' "$LOG" 2>/dev/null); do
-        [[ "$UNPLUGGED" == *" $id "* ]] && continue
-        UNPLUGGED="$UNPLUGGED$id "
-        "$PY" - "$WORK/monitor.sock" "$id" <<'PYEOF' || echo "device_del $id: the monitor did not answer" >&2
+# The guest asks for QEMU monitor commands on its console, numbered:
+# "@@NVB-MONITOR <n> <command> ;;" (device_del to remove a controller, qemu-io
+# to stall a drive's requests and let them go); each is run once, in order,
+# through the human monitor, and its answer is printed here.
+MON_DONE=0
+serve_monitor() {
+    local n cmd
+    while IFS= read -r line; do
+        n=${line%% *}
+        cmd=${line#* }
+        [ "$n" -gt "$MON_DONE" ] 2>/dev/null || continue
+        MON_DONE=$n
+        echo "monitor <- $cmd ($(elapsed "$T_BOOT") s after QEMU start)"
+        "$PY" - "$WORK/monitor.sock" "$cmd" <<'PYEOF' || echo "monitor: no answer to: $cmd" >&2
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
-s.settimeout(2)
-s.sendall(("device_del %s\n" % sys.argv[2]).encode())
-time.sleep(0.3)
-try:
-    s.recv(65536)
-except OSError:
-    pass
+s.settimeout(0.5)
+s.sendall((sys.argv[2] + "\n").encode())
+out, t_end = b"", time.time() + 3.0
+while time.time() < t_end and out.count(b"(qemu)") < 2:  # the banner's prompt, then the answer's
+    try:
+        d = s.recv(65536)
+    except OSError:
+        continue
+    if not d:
+        break
+    out += d
 s.close()
+lines = out.decode(errors="replace").replace("\r", "").split("\n")
+for l in lines:
+    l = l.strip()
+    if l and not l.startswith(("QEMU ", "(qemu)")) and sys.argv[2] not in l:
+        print("monitor -> " + l)
 PYEOF
-        echo "device_del $id sent to QEMU ($(elapsed "$T_BOOT") s after QEMU start)"
-    done
+    done < <(tr -d '\r' <"$LOG" 2>/dev/null | sed -n 's/.*@@NVB-MONITOR \([0-9][0-9]*\) \(.*\) ;;$/\1 \2/p')
 }
 
 # boot ACCEL: starts QEMU in the background; QPID, and the console in $LOG.
@@ -238,7 +260,7 @@ wait_for() {
     while [ $i -lt $((secs * 10)) ]; do
         grep -q "$marker" "$LOG" 2>/dev/null && return 0
         kill -0 "$QPID" 2>/dev/null || { grep -q "$marker" "$LOG" 2>/dev/null; return; }
-        grep -q '@@NVB-UNPLUG' "$LOG" 2>/dev/null && serve_unplugs
+        grep -q '@@NVB-MONITOR' "$LOG" 2>/dev/null && serve_monitor
         sleep 0.1
         i=$((i + 1))
     done
@@ -278,6 +300,14 @@ if ! wait_for '@@NVB-EXIT' "$TIMEOUT"; then
     QPID=""
     tail -n 40 "$LOG" >&2
     fail "the guest did not finish within ${TIMEOUT}s"
+fi
+# Requests the guest made just before powering off (QEMU cannot exit while
+# blkdebug holds a request: it waits for it).
+serve_monitor
+for _ in $(seq 100); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$QPID" 2>/dev/null; then
+    echo "QEMU did not exit 10 s after the guest powered off: killed" >&2
+    kill "$QPID" 2>/dev/null
 fi
 wait "$QPID" 2>/dev/null
 QPID=""
