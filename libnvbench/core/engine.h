@@ -25,7 +25,15 @@ struct nvb__io {
     uint8_t   dir;       /* NVB_READ / NVB_WRITE */
     uint8_t   flags;
     int64_t   res;
-    uint64_t  t_sub;     /* runner's submission stamp (ns) */
+    uint64_t  t_sub;     /* submission stamp (ns): the runner's, one per submit
+                          * batch; an engine that issues the slots of a batch
+                          * one system call at a time overwrites it just
+                          * before each, so later slots do not absorb the
+                          * issue time of earlier ones */
+    uint64_t  t_done;    /* completion stamp (ns) set by the engine when it
+                          * took the completion off the device; 0 (the runner
+                          * zeroes it at submission): the runner stamps it
+                          * when reap() returns */
     void     *eng;       /* engine-private per-slot data */
 };
 

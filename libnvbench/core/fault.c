@@ -210,6 +210,7 @@ int nvb__fault_reap(struct nvb__fault *f, struct nvb__io **out, unsigned max, un
                 io->len = want_len;
             }
             if (io->flags & NVB__IOF_FAULT_DELAY) {
+                io->t_done = 0; /* completes when handed back: the runner stamps it then */
                 if (!now)
                     now = nvb__now_ns();
                 struct held *h = &f->held[f->dtail++ & (f->cap - 1)];

@@ -558,6 +558,7 @@ static void job_loop(struct job *j)
                 io->len = bs;
                 io->flags = measuring ? 0 : IOF_RAMP;
                 io->res = 0;
+                io->t_done = 0;
                 if (verify && io->dir == NVB_WRITE)
                     nvb__vblock_fill(io->buf, bs, seed, j->tmap[t], io->off, (uint64_t)(j->idx + 1) << 40 | ++j->wseq);
                 j->batch[n++] = io;
@@ -648,8 +649,9 @@ static void job_loop(struct job *j)
             struct nvb__tstat *ts = &j->st[io->target];
             if (io->flags & NVB__IOF_FAULT_DELAY)
                 j->fault_delayed[d]++;
+            const uint64_t t_done = io->t_done ? io->t_done : now;
             if (io->res == (int64_t)io->len) {
-                uint64_t l = now - io->t_sub;
+                uint64_t l = t_done > io->t_sub ? t_done - io->t_sub : 0;
                 nvb__hist_add(ts->d[d].hist, l);
                 ts->d[d].ios++;
                 ts->d[d].bytes += io->len;
@@ -677,7 +679,7 @@ static void job_loop(struct job *j)
                 else if ((io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0)
                     j->fault_short[d]++;
                 if (w->lat_include_errors)
-                    nvb__hist_add(ts->d[d].hist, now - io->t_sub);
+                    nvb__hist_add(ts->d[d].hist, t_done > io->t_sub ? t_done - io->t_sub : 0);
                 j->errors++;
                 j->errors_dir[d]++;
                 ts->errors++;

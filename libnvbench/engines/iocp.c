@@ -12,16 +12,17 @@
  *  - reap() drains completions in batches with GetQueuedCompletionStatusEx:
  *    one system call returns up to `max` of them.
  *
- * Time stamps: the runner stamps every completion that one reap() returns
- * with a single clock read taken when reap() returns. With this engine
- * that is the moment GetQueuedCompletionStatusEx handed the batch to user
- * space, i.e. the time these completions were observed by the benchmark -
- * the same for all of them, since they became visible together. Nothing
- * finer exists: the packets carry no time of completion. What the stamp
- * must not include is user-space work done after the batch was taken off
- * the port, and it does not: the runner reads the clock before looking
- * at any completion (contrast a tool that stamps each entry while
- * processing the previous ones, whose later entries absorb that work).
+ * Time stamps, per I/O: each I/O is stamped just before its own
+ * ReadFile/WriteFile (a batch stamp would charge the later I/Os of a
+ * batch with the issue time of the earlier ones, a few microseconds per
+ * call), and each completion with the clock read right after the
+ * GetQueuedCompletionStatusEx call that took it off the port (or after
+ * the ReadFile/WriteFile that completed it, with skip_on_success). The
+ * completions one call returns get that call's time: they became visible
+ * together and the packets carry no time of completion, so nothing finer
+ * exists; the stamp includes none of the work done on the entries
+ * afterwards, nor a later call made in the same reap(). iocp.batch=1
+ * takes one completion per call, each with its own stamp.
  *
  * iocp.skip_on_success=1 sets FILE_SKIP_COMPLETION_PORT_ON_SUCCESS on the
  * handles: an I/O that completes inside ReadFile/WriteFile (a cache hit,
@@ -48,6 +49,7 @@ static const struct nvb__optdef iocp_opts[] = {
 #ifdef _WIN32
 #include <string.h>
 
+#include "platform/platform.h"
 #include "platform/win/win.h"
 
 struct slot {
@@ -172,10 +174,12 @@ static int iocp_submit(void *state, struct nvb__io **ios, unsigned n)
         s->ov.Offset = (DWORD)io->off;
         s->ov.OffsetHigh = (DWORD)(io->off >> 32);
         s->io = io;
+        io->t_sub = nvb__now_ns();
         BOOL ok = io->dir == NVB_WRITE ? WriteFile(h, io->buf, io->len, NULL, &s->ov)
                                        : ReadFile(h, io->buf, io->len, NULL, &s->ov);
         if (ok) {
             if (e->skip) { /* no packet will come */
+                io->t_done = nvb__now_ns();
                 io->res = ov_result(h, &s->ov);
                 e->done[e->tail++ & (e->cap - 1)] = io;
             } else {
@@ -213,12 +217,14 @@ static int iocp_reap(void *state, struct nvb__io **out, unsigned max, unsigned m
                 break; /* a poll, or wait_ms passed: the runner decides */
             return nvb__win_errno(err);
         }
+        const uint64_t t_done = nvb__now_ns();
         for (ULONG i = 0; i < got; i++) {
             struct slot *s = (struct slot *)e->ents[i].lpOverlapped;
             if (!s)
                 continue;
             struct nvb__io *io = s->io;
             e->pending--;
+            io->t_done = t_done;
             /* Internal holds the NTSTATUS: 0 is success with
              * dwNumberOfBytesTransferred; otherwise let Windows map it. */
             if (s->ov.Internal == 0)

@@ -9,6 +9,9 @@
 
 #include <nvbench.h>
 
+#include "core/engine.h"
+#include "platform/platform.h"
+
 static char g_dir[MAX_PATH];
 
 static struct nvb_workload *mk(const char *const *kv, const char *target)
@@ -218,6 +221,90 @@ static void test_alignment(void)
     nvb_workload_free(w);
 }
 
+/* The iocp engine stamps each I/O: t_sub just before its own ReadFile (the
+ * runner's one stamp per batch is overwritten, so later I/Os of a batch
+ * do not absorb the issue time of earlier ones), t_done when its packet
+ * came off the port (or when ReadFile completed it inline, with
+ * skip_on_success). Checked on the engine directly, against clock reads
+ * around each call; no durations are asserted. */
+static void stamps(int skip)
+{
+    enum { QD = 8, BS = 4096 };
+    char path[MAX_PATH];
+    snprintf(path, sizeof path, "%s\\stamps.dat", g_dir);
+    HANDLE h = CreateFileA(path, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+    T_CHECK(h != INVALID_HANDLE_VALUE);
+    static char zero[QD * BS];
+    DWORD wr = 0;
+    T_CHECK(WriteFile(h, zero, sizeof zero, &wr, NULL) && wr == sizeof zero);
+    CloseHandle(h);
+    int fd = nvb__target_open(path, 0);
+    T_CHECK_MSG(fd > 0, "open: %d", fd);
+    void *bufs[QD];
+    for (int i = 0; i < QD; i++)
+        bufs[i] = nvb__alloc_aligned(4096, BS);
+    int64_t opts[2] = { skip, 0 };
+    unsigned char set[2] = { (unsigned char)skip, 0 };
+    char why[256] = "";
+    struct nvb__engine_ctx ctx = {
+        .qd = QD, .nfds = 1, .fds = &fd, .direct = 0, .writes = 0, .bufs = bufs, .buf_len = BS, .cpu = -1,
+        .opts = opts, .opts_set = set, .used = NULL, .wait_ns = 0, .why = why, .why_len = sizeof why,
+    };
+    void *st = NULL;
+    T_CHECK_MSG(nvb__engine_iocp.setup(&ctx, &st) == 0, "setup: %s", why);
+    if (!st)
+        return;
+    struct nvb__io io[QD], *ios[QD], *out[QD];
+    uint64_t batch = nvb__now_ns();
+    for (int i = 0; i < QD; i++) {
+        memset(&io[i], 0, sizeof io[i]);
+        io[i].buf = bufs[i];
+        io[i].off = (uint64_t)i * BS;
+        io[i].len = BS;
+        io[i].slot = (uint32_t)i;
+        io[i].dir = NVB_READ;
+        io[i].t_sub = batch; /* what the runner sets: one stamp for the batch */
+        ios[i] = &io[i];
+    }
+    uint64_t t0 = nvb__now_ns();
+    T_EQ(nvb__engine_iocp.submit(st, ios, QD), 0);
+    uint64_t t1 = nvb__now_ns();
+    for (int i = 0; i < QD; i++) {
+        T_CHECK_MSG(io[i].t_sub >= t0 && io[i].t_sub <= t1, "I/O %d: t_sub outside its submit() call", i);
+        if (i)
+            T_CHECK_MSG(io[i].t_sub >= io[i - 1].t_sub, "I/O %d stamped before the one issued ahead of it", i);
+    }
+    T_CHECK(io[QD - 1].t_sub > batch);
+    int got = 0;
+    while (got < QD) {
+        uint64_t r0 = nvb__now_ns();
+        int n = nvb__engine_iocp.reap(st, out, QD, 1);
+        uint64_t r1 = nvb__now_ns();
+        T_CHECK_MSG(n > 0, "reap: %d", n);
+        if (n <= 0)
+            break;
+        for (int k = 0; k < n; k++) {
+            struct nvb__io *x = out[k];
+            T_EQ(x->res, BS);
+            T_CHECK_MSG(x->t_done != 0, "slot %u: no completion stamp", x->slot);
+            T_CHECK_MSG(x->t_done >= x->t_sub, "slot %u: completed before it was issued", x->slot);
+            /* inline completions (skip_on_success) were stamped inside submit() */
+            T_CHECK_MSG(x->t_done <= r1 && (x->t_done >= r0 || (skip && x->t_done <= t1)),
+                        "slot %u: t_done outside the call that returned it", x->slot);
+        }
+        got += n;
+    }
+    T_EQ(got, QD);
+    nvb__engine_iocp.teardown(st);
+    nvb__target_close(fd);
+    for (int i = 0; i < QD; i++)
+        nvb__free_aligned(bufs[i]);
+    DeleteFileA(path);
+}
+
+static void test_iocp_stamps(void) { stamps(0); }
+static void test_iocp_stamps_skip(void) { stamps(1); }
+
 int main(void)
 {
     fprintf(stderr, "wine: %s\n", t_is_wine() ? "yes" : "no");
@@ -228,6 +315,8 @@ int main(void)
     T_RUN(test_iocp_skip_verify);
     T_RUN(test_iocp_scratch_cpu);
     T_RUN(test_iocp_depth);
+    T_RUN(test_iocp_stamps);
+    T_RUN(test_iocp_stamps_skip);
     T_RUN(test_alignment);
     RemoveDirectoryA(g_dir);
     return t_done();
