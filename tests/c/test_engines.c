@@ -1052,6 +1052,7 @@ START_TEST(test_uring_memlock_unprivileged)
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
+        free(dir); /* not needed here: valgrind would count it lost at _exit */
         alarm(120);
         _exit(memlock_user_child(path));
     }
