@@ -65,9 +65,8 @@ static const struct nvb__optdef uring_opts[] = {
 
 #if NVB_HAVE_LIBURING
 #include <liburing.h>
-#include <sys/resource.h>
 
-#include "engines/uring_wait.h"
+#include "engines/uring_util.h"
 
 struct uring {
     struct io_uring ring;
@@ -84,44 +83,12 @@ struct uring {
     unsigned char iopoll;    /* completions only by polling in the kernel */
 };
 
-static const char *uring_err_text(int err)
-{
-    switch (err) {
-    /* A seccomp filter may answer either errno (tests/c/test_engines.c
-     * installs both), so ENOSYS alone does not prove an old kernel. */
-    case -ENOSYS: return "the kernel has no io_uring (older than 5.1 or built without CONFIG_IO_URING), "
-                         "or a seccomp/container policy hides it";
-    case -EPERM:  return "io_uring is disabled or denied for this process (sysctl kernel.io_uring_disabled, "
-                         "or a seccomp/container policy)";
-    case -ENOMEM: return "cannot allocate the rings (RLIMIT_MEMLOCK too low on kernels before 5.12)";
-    default:      return strerror(-err);
-    }
-}
-
-/* Registered buffers are pinned and their pages charged to the user's
- * RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK: with both figures in
- * the message an ENOMEM says what to raise. Short enough for an
- * engine_used value (96 bytes with its prefix). */
-static void memlock_hint(int r, size_t total, char *buf, size_t len)
-{
-    struct rlimit rl;
-    buf[0] = '\0';
-    if (r != -ENOMEM)
-        return;
-    if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
-        snprintf(buf, len, " (RLIMIT_MEMLOCK too low? see ulimit -l)");
-        return;
-    }
-    snprintf(buf, len, " (RLIMIT_MEMLOCK %llu KiB, buffers %llu KiB)", (unsigned long long)rl.rlim_cur >> 10,
-             ((unsigned long long)total + 1023) >> 10);
-}
-
 static int uring_probe(char *why, size_t why_len)
 {
     struct io_uring ring;
     int r = io_uring_queue_init(4, &ring, 0);
     if (r < 0) {
-        nvb__why(why, why_len, "io_uring: %s", uring_err_text(r));
+        nvb__why(why, why_len, "io_uring: %s", nvb__uring_err_text(r));
         return r;
     }
     /* The engine issues IORING_OP_READ/WRITE (5.6); the opcode probe itself
@@ -248,7 +215,7 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
                  (long long)optv(ctx, OPT_SQPOLL_CPU));
     else
         nvb__why(ctx->why, ctx->why_len, "io_uring: io_uring_queue_init(%u, %s): %s", entries, t,
-                 uring_err_text(r));
+                 nvb__uring_err_text(r));
     return r;
 }
 
@@ -352,7 +319,7 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
         free(iov);
         if (r < 0) {
             char hint[64];
-            memlock_hint(r, (size_t)qd * ctx->buf_len, hint, sizeof(hint));
+            nvb__uring_memlock_hint(r, (size_t)qd * ctx->buf_len, hint, sizeof(hint));
             if (fixedbufs == 1) {
                 nvb__why(ctx->why, ctx->why_len, "io_uring: fixedbufs=1: registering %u buffers of %zu bytes: %s%s",
                          qd, ctx->buf_len, strerror(-r), hint);

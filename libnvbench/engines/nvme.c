@@ -65,11 +65,10 @@ static const struct nvb__optdef nvme_opts[] = {
 #include <liburing.h>
 #include <linux/nvme_ioctl.h>
 #include <stdint.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "devices/devices.h"
-#include "engines/uring_wait.h"
+#include "engines/uring_util.h"
 #include "platform/platform.h"
 
 /* Debian 12's liburing 2.3 and linux-libc-dev 6.1 define all of these;
@@ -133,35 +132,9 @@ struct nvme_eng {
 
 static const char *uring_err_text(int err)
 {
-    switch (err) {
-    /* A seccomp filter may answer either errno (tests/c/test_engines.c
-     * installs both), so ENOSYS alone does not prove an old kernel. */
-    case -ENOSYS: return "the kernel has no io_uring (older than 5.1 or built without CONFIG_IO_URING), "
-                         "or a seccomp/container policy hides it";
-    case -EPERM:  return "io_uring is disabled or denied for this process (sysctl kernel.io_uring_disabled, "
-                         "or a seccomp/container policy)";
-    case -EINVAL: return "the kernel refused IORING_SETUP_SQE128|CQE32 (NVMe passthrough needs Linux 5.19 or later)";
-    case -ENOMEM: return "cannot allocate the rings (RLIMIT_MEMLOCK too low on kernels before 5.12)";
-    default:      return strerror(-err);
-    }
-}
-
-/* Registered buffers are pinned and their pages charged to the user's
- * RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK: with both figures in
- * the message an ENOMEM says what to raise. Short enough for an
- * engine_used value (96 bytes with its prefix). */
-static void memlock_hint(int r, size_t total, char *buf, size_t len)
-{
-    struct rlimit rl;
-    buf[0] = '\0';
-    if (r != -ENOMEM)
-        return;
-    if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
-        snprintf(buf, len, " (RLIMIT_MEMLOCK too low? see ulimit -l)");
-        return;
-    }
-    snprintf(buf, len, " (RLIMIT_MEMLOCK %llu KiB, buffers %llu KiB)", (unsigned long long)rl.rlim_cur >> 10,
-             ((unsigned long long)total + 1023) >> 10);
+    if (err == -EINVAL)
+        return "the kernel refused IORING_SETUP_SQE128|CQE32 (NVMe passthrough needs Linux 5.19 or later)";
+    return nvb__uring_err_text(err);
 }
 
 /* Linux names the NVMe generic nodes ngXnY (5.13+); only those that exist
@@ -525,7 +498,7 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
         free(iov);
         if (r < 0) {
             char hint[64];
-            memlock_hint(r, (size_t)qd * ctx->buf_len, hint, sizeof(hint));
+            nvb__uring_memlock_hint(r, (size_t)qd * ctx->buf_len, hint, sizeof(hint));
             if (fixedbufs == 1) {
                 nvb__why(ctx->why, ctx->why_len, "nvme: fixedbufs=1: registering %u buffers of %zu bytes: %s%s", qd,
                          ctx->buf_len, strerror(-r), hint);

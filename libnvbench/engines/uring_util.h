@@ -1,5 +1,7 @@
 /*
- * Bounded waits on an io_uring, shared by the io_uring and nvme engines.
+ * What the io_uring and nvme engines share (internal): the reasons the
+ * kernel refuses a ring or pinned buffers (uring_util.c), and bounded
+ * waits on a ring (inline, below).
  *
  * With ctx->wait_ns set, a reap() waits at most about that long and then
  * returns what it has, so that the runner can check its watchdog (a device
@@ -9,12 +11,20 @@
  * engines' harvest loops do not expect, so the wait stays unbounded there.
  * IOPOLL rings poll in the kernel, which does not apply the timeout.
  */
-#ifndef NVB_ENGINES_URING_WAIT_H
-#define NVB_ENGINES_URING_WAIT_H
+#ifndef NVB_ENGINES_URING_UTIL_H
+#define NVB_ENGINES_URING_UTIL_H
 
 #include <errno.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <liburing.h>
+
+/* Why io_uring_queue_init() failed with err, in words (ENOSYS, EPERM:
+ * disabled or filtered; ENOMEM: the rings; else strerror). */
+const char *nvb__uring_err_text(int err);
+/* For an ENOMEM from registering `total` bytes of buffers: " (RLIMIT_MEMLOCK
+ * N KiB, buffers M KiB)", else "". */
+void nvb__uring_memlock_hint(int r, size_t total, char *buf, size_t len);
 
 static inline int nvb__uring_timed(const struct io_uring *ring, uint64_t wait_ns, struct __kernel_timespec *ts)
 {
