@@ -25,27 +25,19 @@ static int g_n;                 /* engines tested, null last */
 
 static struct nvb_workload *mk(const char *eng, const char *const *kv)
 {
-    struct nvb_workload *w;
-    ck_assert_int_eq(nvb_workload_new(&w), 0);
-    ck_assert_int_eq(nvb_workload_set(w, "engine", eng), 0);
+    const char *base[] = {"engine", eng, NULL}, *targets[] = {g_file, NULL};
+    struct nvb_workload *w = tu_workload(base, targets);
     for (; kv && kv[0]; kv += 2)
         ck_assert_msg(nvb_workload_set(w, kv[0], kv[1]) == 0, "set %s=%s: %s", kv[0], kv[1], nvb_workload_error(w));
-    ck_assert_int_eq(nvb_workload_add_target(w, g_file), 0);
     return w;
 }
 
-static double get(const struct nvb_result *r, const char *path)
-{
-    double v = -1;
-    ck_assert_msg(nvb_result_get(r, path, &v) == 0, "no figure %s", path);
-    return v;
-}
 
 static double dget(const struct nvb_result *r, const char *dir, const char *key)
 {
     char p[96];
     snprintf(p, sizeof p, "fault.%s.%s", dir, key);
-    return get(r, p);
+    return tu_get(r, p);
 }
 
 /* Every I/O counted exactly once, every fault where it belongs. */
@@ -55,24 +47,24 @@ static void check_accounting(const struct nvb_result *r, const char *eng, uint64
     uint64_t failed = nvb_result_errors(r);
     ck_assert_msg(done + failed == issued, "%s: %llu done + %llu failed != %llu issued", eng,
                   (unsigned long long)done, (unsigned long long)failed, (unsigned long long)issued);
-    double inj = get(r, "fault.injected"), sh = get(r, "fault.short");
+    double inj = tu_get(r, "fault.injected"), sh = tu_get(r, "fault.short");
     ck_assert_msg(inj + sh == (double)failed, "%s: injected %.0f + short %.0f != errors %llu", eng, inj, sh,
                   (unsigned long long)failed);
-    ck_assert(get(r, "errors.short") == sh);
+    ck_assert(tu_get(r, "errors.short") == sh);
     char p[64];
     snprintf(p, sizeof p, "fault.by_errno.%s", ename);
     if (inj > 0)
-        ck_assert_msg(get(r, p) == inj, "%s: %s = %f, injected %f", eng, p, get(r, p), inj);
+        ck_assert_msg(tu_get(r, p) == inj, "%s: %s = %f, injected %f", eng, p, tu_get(r, p), inj);
     for (int d = 0; d < 2; d++) {
         const char *dn = d ? "write" : "read";
         snprintf(p, sizeof p, "errors.%s", dn);
-        ck_assert_msg(get(r, p) == dget(r, dn, "injected") + dget(r, dn, "short"), "%s: %s", eng, p);
+        ck_assert_msg(tu_get(r, p) == dget(r, dn, "injected") + dget(r, dn, "short"), "%s: %s", eng, p);
         /* failed I/O stays out of the latency histogram */
         snprintf(p, sizeof p, "%s.lat_hist.count", dn);
-        ck_assert_uint_eq((uint64_t)get(r, p), nvb_result_ios(r, d));
+        ck_assert_uint_eq((uint64_t)tu_get(r, p), nvb_result_ios(r, d));
     }
     ck_assert(dget(r, "read", "injected") + dget(r, "write", "injected") == inj);
-    ck_assert(dget(r, "read", "delayed") + dget(r, "write", "delayed") == get(r, "fault.delayed"));
+    ck_assert(dget(r, "read", "delayed") + dget(r, "write", "delayed") == tu_get(r, "fault.delayed"));
     /* the time series carries the same errors */
     double ts = 0;
     for (int i = 0;; i++) {
@@ -98,7 +90,7 @@ START_TEST(counted_once_every_engine)
         int rc = nvb_run(w, NULL, &r);
         ck_assert_msg(rc == 0, "%s: %d %s", eng, rc, r ? nvb_result_error(r) : "");
         check_accounting(r, eng, 6000, "ENOSPC");
-        ck_assert(get(r, "fault.injected") > 100 && get(r, "fault.short") > 100 && get(r, "fault.delayed") > 100);
+        ck_assert(tu_get(r, "fault.injected") > 100 && tu_get(r, "fault.short") > 100 && tu_get(r, "fault.delayed") > 100);
         ck_assert(dget(r, "read", "injected") > 0 && dget(r, "write", "injected") > 0);
         char *json;
         ck_assert_int_eq(nvb_result_json(r, &json), 0);
@@ -124,19 +116,19 @@ START_TEST(same_seed_same_faults)
         ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
         check_accounting(r, g_engines[e], 3000, "EIO");
         if (first < 0) {
-            first = get(r, "fault.injected");
-            first_short = get(r, "fault.short");
+            first = tu_get(r, "fault.injected");
+            first_short = tu_get(r, "fault.short");
             ck_assert(first > 0 && first_short > 0);
         } else {
-            ck_assert_msg(get(r, "fault.injected") == first && get(r, "fault.short") == first_short,
-                          "%s: %f/%f faults, first engine %f/%f", g_engines[e], get(r, "fault.injected"),
-                          get(r, "fault.short"), first, first_short);
+            ck_assert_msg(tu_get(r, "fault.injected") == first && tu_get(r, "fault.short") == first_short,
+                          "%s: %f/%f faults, first engine %f/%f", g_engines[e], tu_get(r, "fault.injected"),
+                          tu_get(r, "fault.short"), first, first_short);
         }
         nvb_result_free(r);
         /* another seed, other faults */
         nvb_workload_set(w, "fault.seed", "43");
         ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
-        ck_assert(get(r, "fault.injected") != first || get(r, "fault.short") != first_short);
+        ck_assert(tu_get(r, "fault.injected") != first || tu_get(r, "fault.short") != first_short);
         nvb_result_free(r);
         nvb_workload_free(w);
     }
@@ -170,9 +162,9 @@ START_TEST(injected_errors_do_not_touch_the_device)
         ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
         ck_assert_uint_eq(nvb_result_ios(r, NVB_WRITE), 0);
         ck_assert_uint_eq(nvb_result_errors(r), 500);
-        ck_assert(get(r, "errors.by_errno.EROFS") == 500);
-        ck_assert(get(r, "fault.write.injected") == 500);
-        ck_assert(get(r, "write.lat_ns.max") == 0);
+        ck_assert(tu_get(r, "errors.by_errno.EROFS") == 500);
+        ck_assert(tu_get(r, "fault.write.injected") == 500);
+        ck_assert(tu_get(r, "write.lat_ns.max") == 0);
         nvb_result_free(r);
         nvb_workload_free(w);
     }
@@ -198,7 +190,7 @@ START_TEST(stops_at_first_fault)
         uint64_t errs = nvb_result_errors(r);
         /* in-flight I/O (up to qd-1 per job) drains after the stop and may fail too */
         ck_assert_msg(errs >= 1 && errs <= 8, "%s: %llu errors", g_engines[e], (unsigned long long)errs);
-        ck_assert(get(r, "fault.injected") == (double)errs);
+        ck_assert(tu_get(r, "fault.injected") == (double)errs);
         uint64_t ios = nvb_result_ios(r, NVB_READ);
         ck_assert_msg(ios > 0 && ios < 100000, "%s: %llu ios", g_engines[e], (unsigned long long)ios);
         char *json;
@@ -223,7 +215,7 @@ START_TEST(latency_of_errors_on_request)
         uint64_t ios = nvb_result_ios(r, NVB_READ), errs = nvb_result_errors(r);
         ck_assert(errs > 0);
         ck_assert_uint_eq(ios + errs, 2000);
-        ck_assert_uint_eq((uint64_t)get(r, "read.lat_hist.count"), ios + errs);
+        ck_assert_uint_eq((uint64_t)tu_get(r, "read.lat_hist.count"), ios + errs);
         nvb_result_free(r);
         nvb_workload_free(w);
     }
@@ -240,16 +232,16 @@ START_TEST(delayed_completions)
         ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
         ck_assert_uint_eq(nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE), 200);
         ck_assert_uint_eq(nvb_result_errors(r), 0);
-        ck_assert(get(r, "fault.delayed") == 200);
-        ck_assert_msg(get(r, "read.lat_ns.min") >= 3e6, "%s: min latency %f below the 3 ms delay", g_engines[e],
-                      get(r, "read.lat_ns.min"));
-        ck_assert(get(r, "write.lat_ns.min") >= 3e6);
+        ck_assert(tu_get(r, "fault.delayed") == 200);
+        ck_assert_msg(tu_get(r, "read.lat_ns.min") >= 3e6, "%s: min latency %f below the 3 ms delay", g_engines[e],
+                      tu_get(r, "read.lat_ns.min"));
+        ck_assert(tu_get(r, "write.lat_ns.min") >= 3e6);
         nvb_result_free(r);
         /* half of them */
         nvb_workload_set(w, "fault.delay_rate", "0.5");
         nvb_workload_set(w, "ios", "2000");
         ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
-        double dl = get(r, "fault.delayed");
+        double dl = tu_get(r, "fault.delayed");
         ck_assert_msg(dl > 800 && dl < 1200, "%s: %f of 2000 delayed at rate 0.5", g_engines[e], dl);
         nvb_result_free(r);
         nvb_workload_free(w);
@@ -364,7 +356,7 @@ START_TEST(short_below_alignment)
         }
         ck_assert_msg(rc == 0, "%s: %s", g_engines[e], nvb_result_error(r));
         ck_assert_uint_eq(nvb_result_errors(r), 1000);
-        ck_assert(get(r, "errors.short") == 1000 && get(r, "fault.short") == 1000);
+        ck_assert(tu_get(r, "errors.short") == 1000 && tu_get(r, "fault.short") == 1000);
         nvb_result_free(r);
         nvb_workload_free(w);
     }

@@ -21,13 +21,8 @@ static char *g_file;
 
 static struct nvb_workload *mk(const char *const *kv, const char *target)
 {
-    struct nvb_workload *w;
-    ck_assert_int_eq(nvb_workload_new(&w), 0);
-    for (; kv && kv[0]; kv += 2)
-        ck_assert_msg(nvb_workload_set(w, kv[0], kv[1]) == 0, "set %s=%s: %s", kv[0], kv[1], nvb_workload_error(w));
-    if (target)
-        ck_assert_int_eq(nvb_workload_add_target(w, target), 0);
-    return w;
+    const char *targets[] = {target, NULL};
+    return tu_workload(kv, targets);
 }
 
 static struct nvb_result *run_kv(const char *const *kv, const char *target)

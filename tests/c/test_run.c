@@ -21,31 +21,9 @@ static char *g_files[3];
 static const char *g_engines[8];
 static int g_nengines;          /* available engines doing real I/O */
 
-static struct nvb_workload *mk(const char *const *kv, const char *const *targets)
-{
-    struct nvb_workload *w;
-    ck_assert_int_eq(nvb_workload_new(&w), 0);
-    for (; kv && kv[0]; kv += 2)
-        ck_assert_msg(nvb_workload_set(w, kv[0], kv[1]) == 0, "set %s=%s: %s", kv[0], kv[1], nvb_workload_error(w));
-    for (; targets && *targets; targets++)
-        ck_assert_int_eq(nvb_workload_add_target(w, *targets), 0);
-    return w;
-}
+#define mk tu_workload
 
-static struct nvb_result *run_ok(struct nvb_workload *w)
-{
-    struct nvb_result *r = NULL;
-    int rc = nvb_run(w, NULL, &r);
-    ck_assert_msg(rc == 0, "run failed %d: %s", rc, r ? nvb_result_error(r) : "");
-    return r;
-}
 
-static double get(const struct nvb_result *r, const char *path)
-{
-    double v = -1;
-    ck_assert_msg(nvb_result_get(r, path, &v) == 0, "no figure %s", path);
-    return v;
-}
 
 START_TEST(exact_counts_every_engine)
 {
@@ -57,7 +35,7 @@ START_TEST(exact_counts_every_engine)
             /* 1001 over 3 jobs: the split is exact, not rounded */
             struct nvb_workload *w = mk((const char *[]){"engine", eng, "rw", rws[k], "qd", "8", "jobs", "3",
                                                          "ios", "1001", NULL}, t1);
-            struct nvb_result *r = run_ok(w);
+            struct nvb_result *r = tu_run_ok(w);
             uint64_t n = nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE);
             ck_assert_msg(n == 1001, "%s %s: %llu ios", eng, rws[k], (unsigned long long)n);
             ck_assert_uint_eq(nvb_result_bytes(r, NVB_READ) + nvb_result_bytes(r, NVB_WRITE), 1001ull * 4096);
@@ -67,13 +45,13 @@ START_TEST(exact_counts_every_engine)
             ck_assert(nvb_result_duration(r) > 0);
             int d = strstr(rws[k], "write") ? NVB_WRITE : NVB_READ;
             ck_assert(nvb_result_lat_pct(r, d, 50) <= nvb_result_lat_pct(r, d, 99));
-            ck_assert(nvb_result_lat_pct(r, d, 99.99) <= get(r, d ? "write.lat_ns.max" : "read.lat_ns.max"));
+            ck_assert(nvb_result_lat_pct(r, d, 99.99) <= tu_get(r, d ? "write.lat_ns.max" : "read.lat_ns.max"));
             nvb_result_free(r);
             nvb_workload_free(w);
         }
         struct nvb_workload *w = mk((const char *[]){"engine", eng, "rw", "randread", "bs", "16k", "qd", "4",
                                                      "io_limit", "4M", NULL}, t1);
-        struct nvb_result *r = run_ok(w);
+        struct nvb_result *r = tu_run_ok(w);
         ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 256);
         ck_assert_uint_eq(nvb_result_bytes(r, NVB_READ), 4u << 20);
         nvb_result_free(r);
@@ -93,18 +71,18 @@ START_TEST(per_target_sums_are_totals)
             struct nvb_workload *w = mk((const char *[]){"engine", eng, "rw", "randrw", "qd", "4", "jobs",
                                                          jobs[j], "target_mode", modes[m], "runtime", "200ms",
                                                          NULL}, t3);
-            struct nvb_result *r = run_ok(w);
+            struct nvb_result *r = tu_run_ok(w);
             for (int d = 0; d < 2; d++) {
                 const char *dn = d ? "write" : "read";
                 char p[64];
                 double ios = 0, bytes = 0;
                 for (int t = 0; t < 3; t++) {
                     snprintf(p, sizeof p, "per_target.%d.%s.ios", t, dn);
-                    ios += get(r, p);
+                    ios += tu_get(r, p);
                     snprintf(p, sizeof p, "per_target.%d.%s.bytes", t, dn);
-                    bytes += get(r, p);
+                    bytes += tu_get(r, p);
                     if (m == 0 || atoi(jobs[j]) >= 3)
-                        ck_assert_msg(get(r, p) > 0, "target %d idle (%s, jobs %s)", t, modes[m], jobs[j]);
+                        ck_assert_msg(tu_get(r, p) > 0, "target %d idle (%s, jobs %s)", t, modes[m], jobs[j]);
                 }
                 ck_assert(ios == (double)nvb_result_ios(r, d));
                 ck_assert(bytes == (double)nvb_result_bytes(r, d));
@@ -139,17 +117,17 @@ START_TEST(write_then_read_back_across_engines)
             snprintf(seed, sizeof seed, "%d", 1000 + a * 10 + b);
             struct nvb_workload *w = mk((const char *[]){"engine", g_engines[a], "rw", "write", "qd", "8",
                                                          "verify", "1", "seed", seed, "ios", nblocks, NULL}, t1);
-            struct nvb_result *r = run_ok(w);
+            struct nvb_result *r = tu_run_ok(w);
             ck_assert_uint_eq(nvb_result_ios(r, NVB_WRITE), FILE_SIZE / 4096);
             nvb_result_free(r);
             nvb_workload_free(w);
             w = mk((const char *[]){"engine", g_engines[b], "rw", "randread", "qd", "8", "verify", "1", "seed",
                                     seed, "ios", "3000", NULL}, t1);
-            r = run_ok(w);
-            ck_assert_msg(get(r, "verify.checked") == 3000, "%s->%s checked %f", g_engines[a], g_engines[b],
-                          get(r, "verify.checked"));
-            ck_assert_msg(get(r, "verify.mismatches") == 0, "%s->%s: %f mismatches", g_engines[a], g_engines[b],
-                          get(r, "verify.mismatches"));
+            r = tu_run_ok(w);
+            ck_assert_msg(tu_get(r, "verify.checked") == 3000, "%s->%s checked %f", g_engines[a], g_engines[b],
+                          tu_get(r, "verify.checked"));
+            ck_assert_msg(tu_get(r, "verify.mismatches") == 0, "%s->%s: %f mismatches", g_engines[a], g_engines[b],
+                          tu_get(r, "verify.mismatches"));
             nvb_result_free(r);
             nvb_workload_free(w);
         }
@@ -166,10 +144,10 @@ START_TEST(write_then_read_back_across_engines)
     snprintf(seed, sizeof seed, "%d", 1000 + (g_nengines - 1) * 11);
     struct nvb_workload *w = mk((const char *[]){"engine", g_nengines ? g_engines[0] : "psync", "rw", "read",
                                                  "verify", "1", "seed", seed, "ios", nblocks, "direct", "0", NULL}, t1);
-    struct nvb_result *r = run_ok(w);
-    ck_assert_msg(get(r, "verify.mismatches") == 2, "found %f corrupted blocks, expected 2", get(r, "verify.mismatches"));
-    ck_assert(get(r, "verify.first_mismatches.0.offset") == 4096 * 7);
-    ck_assert(get(r, "verify.first_mismatches.1.offset") == 4096 * 300);
+    struct nvb_result *r = tu_run_ok(w);
+    ck_assert_msg(tu_get(r, "verify.mismatches") == 2, "found %f corrupted blocks, expected 2", tu_get(r, "verify.mismatches"));
+    ck_assert(tu_get(r, "verify.first_mismatches.0.offset") == 4096 * 7);
+    ck_assert(tu_get(r, "verify.first_mismatches.1.offset") == 4096 * 300);
     nvb_result_free(r);
     nvb_workload_free(w);
 }
@@ -219,7 +197,7 @@ START_TEST(cancel_from_another_thread)
     /* a reset handle runs normally again */
     nvb_cancel_reset(c);
     nvb_workload_set(w, "runtime", "100ms");
-    r = run_ok(w);
+    r = tu_run_ok(w);
     nvb_result_free(r);
     ck_assert_int_eq(tu_count_entries(dir), 0);
     nvb_cancel_free(c);
@@ -268,7 +246,7 @@ START_TEST(progress_callback)
     ck_assert_int_eq(nvb_run(w, &o, &r), 0);
     ck_assert_msg(s.calls >= 3, "progress called %d times", s.calls);
     ck_assert(s.monotonic);
-    ck_assert(get(r, "timeseries.2.read.ios") > 0);
+    ck_assert(tu_get(r, "timeseries.2.read.ios") > 0);
     nvb_result_free(r);
     /* returning nonzero cancels */
     nvb_workload_set(w, "runtime", "60s");
@@ -298,9 +276,9 @@ START_TEST(ramp_is_excluded)
     const char *eng = g_nengines ? g_engines[0] : "null";
     struct nvb_workload *w = mk((const char *[]){"engine", eng, "rw", "randread", "qd", "2", "ramp", "200ms",
                                                  "ios", "500", NULL}, t1);
-    struct nvb_result *r = run_ok(w);
+    struct nvb_result *r = tu_run_ok(w);
     ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 500);
-    ck_assert(get(r, "ramp_s") > 0.19);
+    ck_assert(tu_get(r, "ramp_s") > 0.19);
     nvb_result_free(r);
     nvb_workload_free(w);
 }
@@ -312,7 +290,7 @@ START_TEST(directory_target_scratch)
     const char *eng = g_nengines ? g_engines[0] : "null";
     struct nvb_workload *w = mk((const char *[]){"engine", eng, "rw", "randrw", "size", "2M", "ios", "300", NULL},
                                 (const char *[]){dir, NULL});
-    struct nvb_result *r = run_ok(w);
+    struct nvb_result *r = tu_run_ok(w);
     ck_assert_uint_eq(nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE), 300);
     char *json;
     nvb_result_json(r, &json);
@@ -420,14 +398,14 @@ START_TEST(cpu_figures)
     const char *t1[] = {g_files[0], NULL};
     struct nvb_workload *w = mk((const char *[]){"engine", "null", "rw", "randread", "qd", "16", "runtime",
                                                  "300ms", NULL}, t1);
-    struct nvb_result *r = run_ok(w);
-    double sys = get(r, "cpu.system_pct"), cores = get(r, "cpu.process_cores");
+    struct nvb_result *r = tu_run_ok(w);
+    double sys = tu_get(r, "cpu.system_pct"), cores = tu_get(r, "cpu.process_cores");
     ck_assert(sys >= 0 && sys <= 100);
     /* a busy loop thread: well above zero, never more than the machine */
     ck_assert_msg(cores > 0.05 && cores <= 64, "process_cores %f", cores); /* loose: CI machines are shared */
-    ck_assert(get(r, "cpu.cpu_us_per_io") > 0);
-    ck_assert(get(r, "cpu.iops_per_core") > 0);
-    ck_assert(get(r, "cpu.background_pct") >= 0);
+    ck_assert(tu_get(r, "cpu.cpu_us_per_io") > 0);
+    ck_assert(tu_get(r, "cpu.iops_per_core") > 0);
+    ck_assert(tu_get(r, "cpu.background_pct") >= 0);
     /* the job thread is named in the per-thread breakdown */
     char *json;
     nvb_result_json(r, &json);

@@ -29,32 +29,14 @@ static int g_n;
 
 static struct nvb_workload *mk(const char *eng, const char *const *kv, const char *const *targets)
 {
-    struct nvb_workload *w;
-    ck_assert_int_eq(nvb_workload_new(&w), 0);
-    ck_assert_int_eq(nvb_workload_set(w, "engine", eng), 0);
-    ck_assert_int_eq(nvb_workload_set(w, "verify", "1"), 0);
-    ck_assert_int_eq(nvb_workload_set(w, "seed", SEED), 0);
+    const char *base[] = {"engine", eng, "verify", "1", "seed", SEED, NULL};
+    struct nvb_workload *w = tu_workload(base, targets);
     for (; kv && kv[0]; kv += 2)
         ck_assert_msg(nvb_workload_set(w, kv[0], kv[1]) == 0, "set %s=%s: %s", kv[0], kv[1], nvb_workload_error(w));
-    for (; targets && *targets; targets++)
-        ck_assert_int_eq(nvb_workload_add_target(w, *targets), 0);
     return w;
 }
 
-static struct nvb_result *run_ok(struct nvb_workload *w)
-{
-    struct nvb_result *r = NULL;
-    int rc = nvb_run(w, NULL, &r);
-    ck_assert_msg(rc == 0, "run failed %d: %s", rc, r ? nvb_result_error(r) : "");
-    return r;
-}
 
-static double get(const struct nvb_result *r, const char *path)
-{
-    double v = -1;
-    ck_assert_msg(nvb_result_get(r, path, &v) == 0, "no figure %s", path);
-    return v;
-}
 
 /* Both files written whole, as target 0 and target 1 of one workload. */
 static void write_all(const char *eng, const char *jobs)
@@ -64,7 +46,7 @@ static void write_all(const char *eng, const char *jobs)
     struct nvb_workload *w = mk(eng, (const char *[]){"rw", "write", "qd", "8", "jobs", jobs, "ios", n,
                                                       "target_mode", "split", NULL},
                                 (const char *[]){g_file[0], g_file[1], NULL});
-    struct nvb_result *r = run_ok(w);
+    struct nvb_result *r = tu_run_ok(w);
     ck_assert_uint_eq(nvb_result_ios(r, NVB_WRITE), 2 * NBLK);
     nvb_result_free(r);
     nvb_workload_free(w);
@@ -78,9 +60,9 @@ static struct nvb_result *read_all(const char *eng)
     struct nvb_workload *w = mk(eng, (const char *[]){"rw", "read", "qd", "8", "ios", n, "target_mode", "split",
                                                       "jobs", "2", NULL},
                                 (const char *[]){g_file[0], g_file[1], NULL});
-    struct nvb_result *r = run_ok(w);
+    struct nvb_result *r = tu_run_ok(w);
     nvb_workload_free(w);
-    ck_assert_uint_eq((uint64_t)get(r, "verify.checked"), 2 * NBLK);
+    ck_assert_uint_eq((uint64_t)tu_get(r, "verify.checked"), 2 * NBLK);
     return r;
 }
 
@@ -188,12 +170,12 @@ static void corrupt(struct plan *p, uint64_t seed)
 
 static void check_found(const struct nvb_result *r, const struct plan *p, const char *eng)
 {
-    ck_assert_msg((int)get(r, "verify.mismatches") == p->nbad, "%s: %f mismatches, %d blocks corrupted", eng,
-                  get(r, "verify.mismatches"), p->nbad);
+    ck_assert_msg((int)tu_get(r, "verify.mismatches") == p->nbad, "%s: %f mismatches, %d blocks corrupted", eng,
+                  tu_get(r, "verify.mismatches"), p->nbad);
     for (int f = 1; f < NVB__VF_COUNT; f++) {
         char k[64];
         snprintf(k, sizeof k, "verify.by_field.%s", nvb__vfield_name(f));
-        ck_assert_msg((int)get(r, k) == p->by[f], "%s: %s = %f, expected %d", eng, k, get(r, k), p->by[f]);
+        ck_assert_msg((int)tu_get(r, k) == p->by[f], "%s: %s = %f, expected %d", eng, k, tu_get(r, k), p->by[f]);
     }
     /* the mismatches described are corrupted blocks, with the right field */
     char *json;
@@ -205,7 +187,7 @@ static void check_found(const struct nvb_result *r, const struct plan *p, const 
         if (nvb_result_get(r, k, &off) < 0)
             break;
         snprintf(k, sizeof k, "verify.first_mismatches.%d.target", i);
-        tgt = get(r, k);
+        tgt = tu_get(r, k);
         ck_assert(tgt == 0);
         unsigned blk = (unsigned)(off / BS);
         ck_assert_msg((uint64_t)off % BS == 0 && blk < NBLK && p->expect[blk], "%s: block %u reported", eng, blk);
@@ -223,8 +205,8 @@ START_TEST(corruption_found_by_every_engine)
     for (int a = 0; a < g_n; a++) {
         write_all(g_engines[a], a % 2 ? "4" : "1");
         struct nvb_result *r = read_all(g_engines[a]);
-        ck_assert_msg(get(r, "verify.mismatches") == 0, "%s: %f mismatches on an intact file", g_engines[a],
-                      get(r, "verify.mismatches"));
+        ck_assert_msg(tu_get(r, "verify.mismatches") == 0, "%s: %f mismatches on an intact file", g_engines[a],
+                      tu_get(r, "verify.mismatches"));
         nvb_result_free(r);
         struct plan p;
         corrupt(&p, 0x1234567ull + (uint64_t)a);
@@ -250,10 +232,10 @@ START_TEST(no_false_positives_under_concurrency)
             struct nvb_workload *w = mk(g_engines[e], (const char *[]){"rw", "randrw", "qd", "16", "jobs", jobs[k],
                                                                        "size", "2M", "runtime", "300ms", NULL},
                                         (const char *[]){dir, NULL});
-            struct nvb_result *r = run_ok(w);
-            ck_assert(get(r, "verify.checked") > 0 && nvb_result_ios(r, NVB_WRITE) > 0);
-            ck_assert_msg(get(r, "verify.mismatches") == 0, "%s jobs %s: %f mismatches (first %s)", g_engines[e],
-                          jobs[k], get(r, "verify.mismatches"), "");
+            struct nvb_result *r = tu_run_ok(w);
+            ck_assert(tu_get(r, "verify.checked") > 0 && nvb_result_ios(r, NVB_WRITE) > 0);
+            ck_assert_msg(tu_get(r, "verify.mismatches") == 0, "%s jobs %s: %f mismatches (first %s)", g_engines[e],
+                          jobs[k], tu_get(r, "verify.mismatches"), "");
             nvb_result_free(r);
             nvb_workload_free(w);
         }
@@ -266,14 +248,14 @@ START_TEST(no_false_positives_under_concurrency)
                                                                        "target_mode", modes[m], "runtime", "300ms",
                                                                        "rwmix", "30", NULL},
                                         (const char *[]){g_file[0], g_file[1], NULL});
-            struct nvb_result *r = run_ok(w);
-            ck_assert_msg(get(r, "verify.mismatches") == 0, "%s %s: %f mismatches", g_engines[e], modes[m],
-                          get(r, "verify.mismatches"));
+            struct nvb_result *r = tu_run_ok(w);
+            ck_assert_msg(tu_get(r, "verify.mismatches") == 0, "%s %s: %f mismatches", g_engines[e], modes[m],
+                          tu_get(r, "verify.mismatches"));
             nvb_result_free(r);
             nvb_workload_free(w);
             r = read_all(g_engines[(e + 1) % g_n]);
-            ck_assert_msg(get(r, "verify.mismatches") == 0, "%s %s then a full read: %f mismatches", g_engines[e],
-                          modes[m], get(r, "verify.mismatches"));
+            ck_assert_msg(tu_get(r, "verify.mismatches") == 0, "%s %s then a full read: %f mismatches", g_engines[e],
+                          modes[m], tu_get(r, "verify.mismatches"));
             nvb_result_free(r);
         }
     ck_assert_int_eq(tu_count_entries(dir), 0);
@@ -298,10 +280,10 @@ START_TEST(no_torn_reads_on_tmpfs)
                                                                    "size", "256k", "direct", "0", "runtime",
                                                                    "700ms", NULL},
                                     (const char *[]){dir, NULL});
-        struct nvb_result *r = run_ok(w);
-        ck_assert(get(r, "verify.checked") > 1000);
-        ck_assert_msg(get(r, "verify.mismatches") == 0, "%s: %f mismatches under contention", g_engines[e],
-                      get(r, "verify.mismatches"));
+        struct nvb_result *r = tu_run_ok(w);
+        ck_assert(tu_get(r, "verify.checked") > 1000);
+        ck_assert_msg(tu_get(r, "verify.mismatches") == 0, "%s: %f mismatches under contention", g_engines[e],
+                      tu_get(r, "verify.mismatches"));
         nvb_result_free(r);
         nvb_workload_free(w);
     }
@@ -318,30 +300,30 @@ START_TEST(wrong_reader_is_named)
     snprintf(n, sizeof n, "%u", NBLK);
     struct nvb_workload *w = mk(eng, (const char *[]){"rw", "read", "ios", n, "seed", "99", NULL},
                                 (const char *[]){g_file[0], NULL});
-    struct nvb_result *r = run_ok(w);
-    ck_assert(get(r, "verify.mismatches") == NBLK);
-    ck_assert(get(r, "verify.by_field.seed") == NBLK);
-    ck_assert(get(r, "verify.first_mismatches.0.expected") == 99);
-    ck_assert(get(r, "verify.first_mismatches.0.found") == 4242);
+    struct nvb_result *r = tu_run_ok(w);
+    ck_assert(tu_get(r, "verify.mismatches") == NBLK);
+    ck_assert(tu_get(r, "verify.by_field.seed") == NBLK);
+    ck_assert(tu_get(r, "verify.first_mismatches.0.expected") == 99);
+    ck_assert(tu_get(r, "verify.first_mismatches.0.found") == 4242);
     nvb_result_free(r);
     nvb_workload_free(w);
     snprintf(n, sizeof n, "%u", NBLK / 2);
     w = mk(eng, (const char *[]){"rw", "read", "ios", n, "bs", "8k", NULL}, (const char *[]){g_file[0], NULL});
-    r = run_ok(w);
-    ck_assert(get(r, "verify.by_field.bs") == NBLK / 2);
-    ck_assert(get(r, "verify.first_mismatches.0.expected") == 8192);
-    ck_assert(get(r, "verify.first_mismatches.0.found") == 4096);
+    r = tu_run_ok(w);
+    ck_assert(tu_get(r, "verify.by_field.bs") == NBLK / 2);
+    ck_assert(tu_get(r, "verify.first_mismatches.0.expected") == 8192);
+    ck_assert(tu_get(r, "verify.first_mismatches.0.found") == 4096);
     nvb_result_free(r);
     nvb_workload_free(w);
     /* target 1 read as target 0: every block names the other target */
     write_all(eng, "1");
     snprintf(n, sizeof n, "%u", NBLK);
     w = mk(eng, (const char *[]){"rw", "read", "ios", n, NULL}, (const char *[]){g_file[1], NULL});
-    r = run_ok(w);
-    ck_assert(get(r, "verify.by_field.target") == NBLK);
-    ck_assert(get(r, "verify.first_mismatches.0.found") == 1);
+    r = tu_run_ok(w);
+    ck_assert(tu_get(r, "verify.by_field.target") == NBLK);
+    ck_assert(tu_get(r, "verify.first_mismatches.0.found") == 1);
     /* the sequence says which write the block claims: job 0 (1 << 40 | n) */
-    ck_assert(get(r, "verify.first_mismatches.0.seq") > (double)(1ull << 40));
+    ck_assert(tu_get(r, "verify.first_mismatches.0.seq") > (double)(1ull << 40));
     nvb_result_free(r);
     nvb_workload_free(w);
     /* a block size below the header is refused up front */
@@ -404,9 +386,9 @@ START_TEST(scratch_layout_is_verifiable)
         struct nvb_workload *w = mk(g_engines[e], (const char *[]){"rw", "randread", "qd", "4", "size", "3M",
                                                                    "ios", "2000", NULL},
                                     (const char *[]){dir, NULL});
-        struct nvb_result *r = run_ok(w);
-        ck_assert(get(r, "verify.checked") == 2000);
-        ck_assert(get(r, "verify.mismatches") == 0);
+        struct nvb_result *r = tu_run_ok(w);
+        ck_assert(tu_get(r, "verify.checked") == 2000);
+        ck_assert(tu_get(r, "verify.mismatches") == 0);
         nvb_result_free(r);
         nvb_workload_free(w);
     }

@@ -1,4 +1,5 @@
 #include "testutil.h"
+#include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -6,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "nvbench.h"
 
 const char *tu_tmpdir(void)
 {
@@ -80,4 +83,30 @@ int tu_count_entries(const char *dir)
             n++;
     closedir(d);
     return n;
+}
+
+struct nvb_workload *tu_workload(const char *const *kv, const char *const *targets)
+{
+    struct nvb_workload *w = NULL;
+    ck_assert_int_eq(nvb_workload_new(&w), 0);
+    for (; kv && kv[0]; kv += 2)
+        ck_assert_msg(nvb_workload_set(w, kv[0], kv[1]) == 0, "set %s=%s: %s", kv[0], kv[1], nvb_workload_error(w));
+    for (; targets && *targets; targets++)
+        ck_assert_msg(nvb_workload_add_target(w, *targets) == 0, "target %s: %s", *targets, nvb_workload_error(w));
+    return w;
+}
+
+struct nvb_result *tu_run_ok(const struct nvb_workload *w)
+{
+    struct nvb_result *r = NULL;
+    int rc = nvb_run(w, NULL, &r);
+    ck_assert_msg(rc == 0, "run failed %d: %s", rc, r ? nvb_result_error(r) : nvb_strerror(rc));
+    return r;
+}
+
+double tu_get(const struct nvb_result *r, const char *path)
+{
+    double v = -1;
+    ck_assert_msg(nvb_result_get(r, path, &v) == 0, "no figure %s", path);
+    return v;
 }

@@ -16,4 +16,16 @@ void tu_skip(const char *why) __attribute__((noreturn));
 int tu_is_root(void);
 /* Count directory entries (excluding . and ..). */
 int tu_count_entries(const char *dir);
+
+/* Through the public API, failing the running Check test on the way: */
+struct nvb_workload;
+struct nvb_result;
+/* A workload from key/value pairs (NULL-terminated) and targets
+ * (NULL-terminated; either may be NULL); a refused pair fails the test
+ * with the library's message. */
+struct nvb_workload *tu_workload(const char *const *kv, const char *const *targets);
+/* Run w; the test fails unless the run completed (0). */
+struct nvb_result *tu_run_ok(const struct nvb_workload *w);
+/* A figure by path (nvb_result_get); the test fails when there is none. */
+double tu_get(const struct nvb_result *r, const char *path);
 #endif
