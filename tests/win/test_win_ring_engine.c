@@ -1,4 +1,5 @@
-/* The ioring engine: skipped (77) where the IoRing API is absent, which
+/* The ioring engine (the file name avoids "ioring": the import-table check
+ * greps objdump's output, which names each binary): skipped (77) where the IoRing API is absent, which
  * includes wine; on Windows 11 / Server 2022+, data written then verified
  * and registered buffers and handles in use. */
 #include "harness.h"
