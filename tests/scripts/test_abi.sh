@@ -19,6 +19,9 @@ MAP=$SRC/libnvbench/libnvbench.map
 HDR=$SRC/include/nvbench.h
 CC=${CC:-cc}
 CXX=${CXX:-g++}
+# A sanitized build (tests/CMakeLists.txt): programs linked against it need
+# the sanitizer runtime as well.
+SAN=${NVB_SANITIZE_FLAGS:-}
 
 skip() { echo "SKIP: $*" >&2; exit 77; }
 FAILS=()
@@ -205,14 +208,14 @@ else
     LIBS_STATIC=${LIBS_STATIC//-lnvbench/-l:libnvbench.a}
     for ex in run_workload seed_matrix; do
         # shellcheck disable=SC2086
-        if "$CC" -Wall -Wextra $CFLAGS_PC "$SRC/examples/c/$ex.c" -o "$TMP/$ex" $LIBS_PC -Wl,-rpath,"$LIBDIR" 2> "$TMP/$ex.err"; then
+        if "$CC" -Wall -Wextra $SAN $CFLAGS_PC "$SRC/examples/c/$ex.c" -o "$TMP/$ex" $LIBS_PC -Wl,-rpath,"$LIBDIR" 2> "$TMP/$ex.err"; then
             ok "built $ex against the installed shared library"
         else
             cat "$TMP/$ex.err"
             bad "cannot build examples/c/$ex.c with pkg-config --cflags --libs nvbench"
         fi
         # shellcheck disable=SC2086
-        if "$CC" -Wall -Wextra $CFLAGS_PC "$SRC/examples/c/$ex.c" -o "$TMP/$ex-static" $LIBS_STATIC 2> "$TMP/$ex-static.err"; then
+        if "$CC" -Wall -Wextra $SAN $CFLAGS_PC "$SRC/examples/c/$ex.c" -o "$TMP/$ex-static" $LIBS_STATIC 2> "$TMP/$ex-static.err"; then
             ok "built $ex against libnvbench.a (pkg-config --static)"
         else
             cat "$TMP/$ex-static.err"
@@ -305,7 +308,7 @@ int main(void)
     return good ? 0 : 1;
 }
 EOF
-if cmake -S "$TMP/consumer" -B "$TMP/consumer/build" -DCMAKE_PREFIX_PATH="$PREFIX" \
+if cmake -S "$TMP/consumer" -B "$TMP/consumer/build" -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_C_FLAGS="$SAN" \
         -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON \
         > "$TMP/consumer.log" 2>&1 &&
    cmake --build "$TMP/consumer/build" >> "$TMP/consumer.log" 2>&1; then
