@@ -357,6 +357,7 @@ struct job {
     uint64_t t_end;              /* end of this job's measured window */
     struct live live;
     unsigned abandoned;          /* I/Os left in flight when the watchdog fired */
+    int stalled;                 /* the watchdog found an I/O older than io_timeout */
     int rc;                      /* setup or fatal error */
     char why[256];
     char note[256];              /* the engine's note after the run */
@@ -474,6 +475,7 @@ static void job_reset_stats(struct job *j)
 }
 
 #define IOF_RAMP 1   /* submitted during ramp: not counted */
+#define IOF_INFLIGHT 0x10 /* handed to the engine, not yet back (the watchdog's scan) */
 /* A blocking reap() returns after this long at most (or io_timeout when
  * shorter) so that a job notices its watchdog and stop requests. */
 #define WAIT_SLICE_NS 100000000ull
@@ -512,6 +514,9 @@ static void job_loop(struct job *j)
     const uint64_t t0 = now;
     const uint64_t io_timeout = w->io_timeout_ns;
     uint64_t wd_ref = now;  /* the watchdog's reference: last completion, or when the queue last filled from empty */
+    /* and how often it looks at the age of each I/O in flight */
+    const uint64_t scan_ns = io_timeout / 8 < WAIT_SLICE_NS ? io_timeout / 8 + 1 : WAIT_SLICE_NS;
+    uint64_t next_scan = now + scan_ns;
 
     for (;;) {
         int stopping = run_stopping(r) || (end_ns && now >= end_ns);
@@ -556,7 +561,7 @@ static void job_loop(struct job *j)
                 io->target = (uint16_t)t;
                 io->dir = (uint8_t)(mixed ? (rng_below(&j->rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
                 io->len = bs;
-                io->flags = measuring ? 0 : IOF_RAMP;
+                io->flags = (measuring ? 0 : IOF_RAMP) | IOF_INFLIGHT;
                 io->res = 0;
                 io->t_done = 0;
                 if (verify && io->dir == NVB_WRITE)
@@ -579,6 +584,7 @@ static void job_loop(struct job *j)
                 for (unsigned i = 0; i < n; i++) {
                     if (j->vtrack)
                         vset_del(j, j->vkey[j->batch[i]->slot]);
+                    j->batch[i]->flags &= (uint8_t)~IOF_INFLIGHT;
                     j->freel[nfree++] = j->batch[i];
                 }
                 n = 0;
@@ -620,7 +626,7 @@ static void job_loop(struct job *j)
         now = nvb__now_ns();
         if (got > 0) {
             wd_ref = now;
-        } else if (io_timeout && now - wd_ref >= io_timeout) {
+        } else if (io_timeout && now - wd_ref >= io_timeout && !j->stalled) {
             /* The device has not answered for io_timeout: give up on what is
              * in flight rather than wait forever (a removed or hung device).
              * Its slots and buffers stay allocated: the kernel may still
@@ -640,6 +646,7 @@ static void job_loop(struct job *j)
         int count = !end_ns || now <= end_ns;
         for (int i = 0; i < got; i++) {
             struct nvb__io *io = j->done[i];
+            io->flags &= (uint8_t)~IOF_INFLIGHT;
             j->freel[nfree++] = io;
             if (j->vtrack)
                 vset_del(j, j->vkey[io->slot]);
@@ -703,6 +710,38 @@ static void job_loop(struct job *j)
         }
         inflight -= (unsigned)got;
         job_publish(j, ios, bytes, lat);
+        if (io_timeout && inflight && now >= next_scan) {
+            /* One I/O the device never answers, while the others go on: find
+             * it by its age (a scan of qd slots every scan_ns). The run stops;
+             * what still completes is taken, and once only such stale I/Os
+             * are left the job abandons them. */
+            next_scan = now + scan_ns;
+            unsigned stale = 0;
+            const struct nvb__io *old = NULL;
+            for (unsigned s = 0; s < qd; s++) {
+                const struct nvb__io *x = &j->ios[s];
+                if (!(x->flags & IOF_INFLIGHT) || now - x->t_sub < io_timeout)
+                    continue;
+                stale++;
+                if (!old || x->t_sub < old->t_sub)
+                    old = x;
+            }
+            if (stale && !j->stalled) {
+                j->stalled = 1;
+                j->rc = -ETIMEDOUT;
+                snprintf(j->why, sizeof j->why,
+                         "watchdog: job %u: a %s of target '%s' at offset %" PRIu64 " was in flight for %.3g s "
+                         "(io_timeout=%.3g s): the device stopped answering it; the run stops and abandons the "
+                         "I/Os still unanswered", j->idx, old->dir == NVB_WRITE ? "write" : "read",
+                         r->p->t[j->tmap[old->target]].path, old->off, (double)(now - old->t_sub) / 1e9,
+                         (double)io_timeout / 1e9);
+                __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+            }
+            if (stale && stale >= inflight) {
+                j->abandoned = j->fault ? nvb__fault_in_engine(j->fault) : inflight;
+                break;
+            }
+        }
         if (!measuring && now >= meas_ns) {
             /* ramp over: I/O submitted before now stays flagged and uncounted */
             measuring = 1;

@@ -335,6 +335,24 @@ START_TEST(watchdog_io_timeout)
         ck_assert_int_eq(nvb_run(w, NULL, &r), -ETIMEDOUT);
         nvb_result_free(r);
         nvb_workload_free(w);
+
+        /* One I/O in a hundred held back while the others complete (1000
+         * IOPS, 32 slots): the job never goes quiet, the age of that one
+         * I/O is what ends the run, long before its 60 s runtime. */
+        w = mk(g_engines[e], (const char *[]){"rw", "randread", "qd", "32", "runtime", "60s", "rate_iops", "1000",
+                                              "fault.delay", "10s", "fault.delay_rate", "0.01",
+                                              "io_timeout", "300ms", NULL});
+        rc = nvb_run(w, NULL, &r);
+        ck_assert_msg(rc == -ETIMEDOUT, "%s: rc %d (%s)", g_engines[e], rc, r ? nvb_result_error(r) : "");
+        msg = nvb_result_error(r);
+        if (tu_get(r, "qd_effective") > 1)
+            ck_assert_msg(strstr(msg, "watchdog") && strstr(msg, "was in flight for") &&
+                          strstr(msg, "read of target"), "%s: %s", g_engines[e], msg);
+        else /* one I/O at a time (psync): holding it is the job going quiet */
+            ck_assert_msg(strstr(msg, "watchdog") && strstr(msg, "none completed for"), "%s: %s", g_engines[e], msg);
+        ck_assert_uint_gt(nvb_result_ios(r, NVB_READ), 0);
+        nvb_result_free(r);
+        nvb_workload_free(w);
     }
 }
 END_TEST

@@ -309,9 +309,10 @@ def check_hotremove(blocks, tags):
 
 def check_stall(blocks, tags):
     """A read that the device never answers (blkdebug breakpoint on the
-    host): the watchdog ends the run with ETIMEDOUT, a result that parses,
-    and the read abandoned; the result is out while the read is still
-    stalled (it is released only afterwards)."""
+    host) while the other reads complete: the watchdog finds it by its age
+    and ends the run with ETIMEDOUT, a result that parses, and that read
+    abandoned; the result is out while the read is still stalled (it is
+    released only afterwards)."""
     print("a device that stops answering (the watchdog)")
     marks = {}
     for t in tag(tags, "@@NVB-STALL"):
@@ -329,8 +330,10 @@ def check_stall(blocks, tags):
         check(err.get("name") == "ETIMEDOUT" and "watchdog" in err.get("message", ""),
               f"{name}: stopped by the watchdog (ETIMEDOUT)", json.dumps(err))
         check(rc == 1, f"{name}: run_workload exits 1", f"rc {rc}")
-        check(ios(r, "read") > 0, f"{name}: the other slots went on until the runtime ended",
+        check(ios(r, "read") > 0, f"{name}: reads completed before and beside the stalled one",
               f"{ios(r, 'read')} reads")
+        check("was in flight for" in err.get("message", ""),
+              f"{name}: the stalled read itself was found by its age while the others completed", err.get("message"))
         warn = " ".join(r.get("warnings") or [])
         check("abandoned 1 I/O" in warn, f"{name}: the stalled read is abandoned, its buffers kept", warn[:300])
         m = marks[name]
@@ -338,7 +341,7 @@ def check_stall(blocks, tags):
             took = float(m["result"]) - float(m["start"])
         except (KeyError, ValueError):
             took = float("nan")
-        print(f"        result {took:.1f} s after the start (runtime 3 s, io_timeout 2 s); the exiting process "
+        print(f"        result {took:.1f} s after the start (breakpoint at 1 s, runtime 10 s, io_timeout 2 s); the exiting process "
               f"was '{m.get('exiting_state')}' until the read was released; {err.get('message', '')}")
     name = "stall.nvme_setup"
     rc, r = result(blocks, name)

@@ -122,10 +122,10 @@ ACTRL=$(basename "$(readlink /sys/block/$ANAME/device)")
 # ------------------------------------------------------------ a device that stops answering
 # G's drive is behind blkdebug on the host: a breakpoint set during a run
 # suspends the next read QEMU's controller issues, and the guest's driver
-# waits for it (its own timeout is 30 s). The run goes on with the other
-# slots until its runtime ends, then waits for the stalled read: the
-# watchdog (io_timeout) must end it with -ETIMEDOUT and a result that
-# parses, the I/O abandoned. Set before the run, the breakpoint stalls the
+# waits for it (its own timeout is 30 s). The other slots go on; the
+# watchdog (io_timeout) must find the stalled read by its age, stop the
+# run long before its runtime with -ETIMEDOUT and a result that parses,
+# and abandon that read. Set before the run, the breakpoint stalls the
 # nvme engine's setup read, which io_timeout bounds too.
 # The program's result is on disk before its exit, which waits for the
 # kernel to finish the read: the guest then asks the host to release it.
@@ -172,9 +172,9 @@ stall() {
 stall_tests() {
 if [ -n "$G" ] && [ -n "$GG" ]; then
     for e in io_uring libaio; do
-        stall "stall.$e" during $W engine=$e rw=randread bs=4k qd=4 runtime=3s io_timeout=2s "$G"
+        stall "stall.$e" during $W engine=$e rw=randread bs=4k qd=4 runtime=10s io_timeout=2s "$G"
     done
-    stall stall.nvme during $W engine=nvme rw=randread bs=4k qd=4 runtime=3s io_timeout=2s "$GG"
+    stall stall.nvme during $W engine=nvme rw=randread bs=4k qd=4 runtime=10s io_timeout=2s "$GG"
     # the nvme engine's one read per target at setup, before the run
     stall stall.nvme_setup before $W engine=nvme rw=randread bs=4k qd=4 runtime=3s io_timeout=2s "$GG"
 else
