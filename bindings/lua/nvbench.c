@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1024,6 +1025,68 @@ static int l_interrupted_result(lua_State *L)
     return 1;
 }
 
+/* nvb.load(json) -> result | nil, msg, errno: a result from its JSON text
+ * (r:json() of this or another process, a file), checked strictly; msg
+ * says where a refused text is wrong. */
+static int l_load(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    struct lresult *lr = new_result(L);
+    char why[256] = "";
+    int rc = nvb_result_parse(s, len, &lr->r, why, sizeof why);
+    if (rc < 0)
+        return push_fail(L, rc, why);
+    return 1;
+}
+
+/* nvb.merge{r1, r2, ...} -> result | nil, msg, errno: one result of several
+ * runs (hosts, processes), exact sums and the summed histograms
+ * (nvb_result_merge). Items are result handles or their JSON text. */
+static int l_merge(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, 1);
+    if (n < 1)
+        return push_fail(L, -EINVAL, "nvbench.merge: no results to merge (an empty list)");
+    if ((lua_Unsigned)n > SIZE_MAX / sizeof(struct nvb_result *))
+        return push_fail(L, -ENOMEM, "nvbench.merge: too many results");
+    /* The parts array and the results parsed from text live in userdata
+     * anchored on the stack: an error raised below frees them. */
+    const struct nvb_result **parts = lua_newuserdatauv(L, (size_t)n * sizeof *parts, 0);
+    lua_createtable(L, (int)(n < 1024 ? n : 1024), 0); /* keeps parsed results alive */
+    int keep = lua_gettop(L);
+    for (lua_Integer i = 1; i <= n; i++) {
+        int t = lua_geti(L, 1, i);
+        if (t == LUA_TSTRING) {
+            size_t len;
+            const char *s = lua_tolstring(L, -1, &len);
+            struct lresult *lr = new_result(L);
+            char why[256] = "", msg[320];
+            int rc = nvb_result_parse(s, len, &lr->r, why, sizeof why);
+            if (rc < 0) {
+                snprintf(msg, sizeof msg, "nvbench.merge: item %lld is not a result's JSON: %s", (long long)i,
+                         why[0] ? why : nvb_strerror(rc));
+                return push_fail(L, rc, msg);
+            }
+            parts[i - 1] = lr->r;
+            lua_rawseti(L, keep, i); /* the handle */
+            lua_pop(L, 1);           /* the text */
+        } else if (t == LUA_TUSERDATA && luaL_testudata(L, -1, RESULT_MT)) {
+            parts[i - 1] = to_result(L, -1)->r;
+            lua_rawseti(L, keep, i);
+        } else {
+            return luaL_error(L, "nvbench.merge: item %d is a %s, not a result or its JSON text", (int)i,
+                              luaL_typename(L, -1));
+        }
+    }
+    struct lresult *out = new_result(L);
+    int rc = nvb_result_merge(&out->r, parts, (size_t)n);
+    if (rc < 0)
+        return push_fail(L, rc, "nvbench.merge: the results cannot be merged");
+    return 1;
+}
+
 /* nvb.strerror(errno) -> text (errno positive or negative) */
 static int l_strerror(lua_State *L)
 {
@@ -1041,6 +1104,8 @@ static const luaL_Reg lib_funcs[] = {
     {"strerror", l_strerror},
     {"interrupted_result", l_interrupted_result},
     {"decode_json", l_decode_json},
+    {"load", l_load},
+    {"merge", l_merge},
     {NULL, NULL},
 };
 
