@@ -162,7 +162,10 @@ NS_COUNT=$(echo "$RIG" | wc -l)
 (cd "$R" && find . | cpio -o -H newc --quiet >"$WORK/initramfs.cpio") || fail "cannot build the initramfs"
 
 # ------------------------------------------------------------ 3. QEMU
-QARGS=(-machine q35 -smp 2 -m 1G -nographic -no-reboot -nic none
+# The guest's console goes to its own file: QEMU's own output (blkdebug
+# prints to stdout when it suspends or resumes a request) would otherwise
+# land in the middle of a result on the console.
+QARGS=(-machine q35 -smp 2 -m 1G -display none -serial "file:$WORK/console.log" -no-reboot -nic none
        -kernel "$KDIR/vmlinuz" -initrd "$WORK/initramfs.cpio"
        -append "console=ttyS0 quiet loglevel=1 panic=-1")
 declare -A CTRL_DONE
@@ -246,9 +249,9 @@ boot() {
     local accel=$1
     : >"$LOG"
     if [ "$accel" = kvm ]; then
-        "$QEMU" -accel kvm -cpu host "${QARGS[@]}" </dev/null >"$LOG" 2>&1 &
+        "$QEMU" -accel kvm -cpu host "${QARGS[@]}" </dev/null >"$WORK/qemu.out" 2>&1 &
     else
-        "$QEMU" -accel tcg,thread=multi -cpu max "${QARGS[@]}" </dev/null >"$LOG" 2>&1 &
+        "$QEMU" -accel tcg,thread=multi -cpu max "${QARGS[@]}" </dev/null >"$WORK/qemu.out" 2>&1 &
     fi
     QPID=$!
 }
@@ -299,6 +302,7 @@ if ! wait_for '@@NVB-EXIT' "$TIMEOUT"; then
     wait "$QPID" 2>/dev/null
     QPID=""
     tail -n 40 "$LOG" >&2
+    tail -n 10 "$WORK/qemu.out" >&2
     fail "the guest did not finish within ${TIMEOUT}s"
 fi
 # Requests the guest made just before powering off (QEMU cannot exit while
