@@ -204,10 +204,11 @@ struct nvb_run_opts {
  * unavailable here; an engine the kernel refuses passes the kernel's errno
  * on, e.g. -EPERM when io_uring is disabled, -ENOSYS when it is missing, and
  * nvb_result_error() names the engine), -ENOMEM, -EIO (stopped at an I/O
- * error), -ECANCELED (cancelled). Even on failure *out is set when a result
- * could be built: it then carries nvb_result_error() and, for
- * -ECANCELED/-EIO, the partial figures. The caller frees *out with
- * nvb_result_free() in every case. */
+ * error), -ETIMEDOUT (the watchdog: an I/O unanswered for io_timeout),
+ * -ECANCELED (cancelled). Even on failure *out is set when a result could
+ * be built: it then carries nvb_result_error() and, for
+ * -ECANCELED/-EIO/-ETIMEDOUT, the partial figures. The caller frees *out
+ * with nvb_result_free() in every case. */
 NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opts,
                     struct nvb_result **out);
 
