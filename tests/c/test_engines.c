@@ -1036,13 +1036,7 @@ START_TEST(test_uring_memlock_unprivileged)
     }
     if (!tu_is_root())
         fprintf(stderr, "note: not root: the RLIMIT_MEMLOCK test runs as this user, not as 65534\n");
-    /* Under /tmp, not the test directory: user 65534 must be able to reach
-     * the target, and the build tree may sit below a directory only root
-     * can enter (mktemp -d makes them 0700). */
-    char *dir = strdup("/tmp/nvb-memlock.XXXXXX");
-    ck_assert_ptr_nonnull(dir);
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    ck_assert_int_eq(chmod(dir, 0755), 0);  /* mkdtemp's 0700 would keep user 65534 out */
+    char *dir = tu_mkdtemp_public("engines-memlock"); /* user 65534 must reach it */
     char path[4200];
     snprintf(path, sizeof(path), "%s/target.XXXXXX", dir);
     int fd = mkstemp(path);

@@ -266,8 +266,7 @@ START_TEST(read_only_file)
         fprintf(stderr, "note: read_only_file needs root to drop to an unprivileged user\n");
         return;
     }
-    char *base = tu_mkdtemp("hostile-ro");
-    chmod(base, 0755);
+    char *base = tu_mkdtemp_public("hostile-ro"); /* user 65534 must reach it */
     char *file = mkfile(base, "ro", 1 << 20);
     chmod(file, 0444);
     pid_t pid = fork();

@@ -304,9 +304,16 @@ START_TEST(target_without_permission)
         free(p);
         return;
     }
-    char *p = tu_scratch("noperm", 65536);
-    chmod(p, 0600);
-    chmod(tu_tmpdir(), 0755);
+    /* under /tmp: the refusal must come from the file's mode, not from a
+     * build tree user 65534 cannot enter */
+    char *dir = tu_mkdtemp_public("noperm");
+    char *p = malloc(strlen(dir) + 16);
+    ck_assert_ptr_nonnull(p);
+    sprintf(p, "%s/target", dir);
+    int fd = open(p, O_CREAT | O_WRONLY, 0600);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, 65536), 0);
+    close(fd);
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
@@ -326,7 +333,9 @@ START_TEST(target_without_permission)
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) != 3, "could not drop privileges");
     ck_assert_msg(WEXITSTATUS(st) == 0, "unprivileged run was not refused with EACCES naming the path");
     unlink(p);
+    rmdir(dir);
     free(p);
+    free(dir);
 }
 END_TEST
 

@@ -110,3 +110,18 @@ double tu_get(const struct nvb_result *r, const char *path)
     ck_assert_msg(nvb_result_get(r, path, &v) == 0, "no figure %s", path);
     return v;
 }
+
+char *tu_mkdtemp_public(const char *prefix)
+{
+    char *p = malloc(strlen(prefix) + 32);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    sprintf(p, "/tmp/nvb-%s.XXXXXX", prefix);
+    if (!mkdtemp(p) || chmod(p, 0755) != 0) {
+        perror(p);
+        exit(1);
+    }
+    return p;
+}

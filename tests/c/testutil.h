@@ -11,6 +11,10 @@ const char *tu_tmpdir(void);
 char *tu_scratch(const char *name, uint64_t size);
 /* Create an empty directory under tu_tmpdir(); returns a malloc'd path. */
 char *tu_mkdtemp(const char *prefix);
+/* The same under /tmp, mode 0755: for tests that drop to an unprivileged
+ * user, who may not be able to enter the build tree (a checkout under a
+ * 0700 directory such as mktemp -d makes). */
+char *tu_mkdtemp_public(const char *prefix);
 /* Print why to stderr and exit 77 (CTest: skipped). */
 void tu_skip(const char *why) __attribute__((noreturn));
 int tu_is_root(void);
