@@ -106,9 +106,16 @@ echo "kernel: $PKG ($(elapsed "$T_KERNEL") s to fetch/unpack; cache $CACHE)"
 # ------------------------------------------------------------ 2. the initramfs
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/nvb-vm.XXXXXX") || exit 1
 QPID=""
+# QEMU exits on SIGTERM only once its block layer has drained, which never
+# happens while blkdebug holds a request: SIGKILL after 3 s.
+stop_qemu() {
+    kill "$QPID" 2>/dev/null || return 0
+    for _ in $(seq 30); do kill -0 "$QPID" 2>/dev/null || return 0; sleep 0.1; done
+    kill -9 "$QPID" 2>/dev/null
+}
 cleanup() {
     local rc=$?
-    [ -n "$QPID" ] && kill "$QPID" 2>/dev/null
+    [ -n "$QPID" ] && stop_qemu
     if [ "${NVB_VM_KEEP:-0}" = 1 ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; }; then
         echo "work directory kept: $WORK (console: $WORK/console.log)" >&2
         rm -f "$WORK"/*.img
@@ -288,7 +295,7 @@ if [ "$ACCEL" = kvm ] && [ "${NVB_VM_ACCEL:-auto}" = auto ]; then
         echo yes >"$VERDICT"
     else
         echo "KVM did not boot the guest within 20 s: using TCG (remembered in $VERDICT)"
-        kill "$QPID" 2>/dev/null
+        stop_qemu
         wait "$QPID" 2>/dev/null
         echo no >"$VERDICT"
         ACCEL=tcg
@@ -298,7 +305,7 @@ if [ "$ACCEL" = kvm ] && [ "${NVB_VM_ACCEL:-auto}" = auto ]; then
 fi
 echo "accelerator: $ACCEL; guest timeout ${TIMEOUT}s"
 if ! wait_for '@@NVB-EXIT' "$TIMEOUT"; then
-    kill "$QPID" 2>/dev/null
+    stop_qemu
     wait "$QPID" 2>/dev/null
     QPID=""
     tail -n 40 "$LOG" >&2
@@ -311,7 +318,7 @@ serve_monitor
 for _ in $(seq 100); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.1; done
 if kill -0 "$QPID" 2>/dev/null; then
     echo "QEMU did not exit 10 s after the guest powered off: killed" >&2
-    kill "$QPID" 2>/dev/null
+    stop_qemu
 fi
 wait "$QPID" 2>/dev/null
 QPID=""
