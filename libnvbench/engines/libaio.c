@@ -215,8 +215,10 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
         a->inflight -= (unsigned)r;
         if (a->npend)
             flush(a);
-        if (want == 0 || (unsigned)r < want)
+        if (want == 0 || (tsp && (unsigned)r < want))
             break;  /* a non-blocking poll, or wait_ns passed: the runner decides */
+        /* Unbounded, a signal can still cut the wait short after some
+         * events: wait again for the rest of min. */
     }
     return (int)got;
 }
