@@ -37,22 +37,42 @@
 #include "core/engine.h"
 #include "core/json.h"
 #include "testutil.h"
+#include "engine_harness.h"
 
-#define QMAX 64
+#define QMAX TH_QMAX
 #define BS 4096u
 #define REGION (4u << 20)
 #define NBLK (REGION / BS)
 
-struct kv {
-    const char *k;
-    int64_t v;
-};
+/* The shared harness (tests/common/engine_harness.c), with this suite's
+ * assertions: an unknown engine or option is a bug in the test, a failed
+ * setup must say why. Returns setup()'s result. */
+static int h_open(struct th *h, const char *name, int fd, unsigned qd, size_t bs, int direct,
+                  const struct th_kv *kv)
+{
+    int r = th_open(h, name, fd, qd, bs, direct, kv);
+    ck_assert_msg(!h->harness_err, "%s: %s", name, h->why);
+    if (r < 0)
+        ck_assert_msg(h->why[0] != '\0', "%s: setup failed (%d) without a reason", name, r);
+    return r;
+}
+
+#define h_close th_close
+#define used_get th_used
+#define pattern th_pattern
+
+static void h_transfer(struct th *h, int dir, uint64_t seed)
+{
+    char err[256];
+    ck_assert_msg(th_transfer(h, dir, seed, 0, NBLK, err, sizeof err) == 0, "%s", err);
+}
+
 
 /* The configurations every behavioural test runs on. */
 struct cfg {
     const char *engine;
     const char *label;
-    struct kv kv[3];
+    struct th_kv kv[3];
 };
 
 static const struct cfg cfgs[] = {
@@ -64,95 +84,11 @@ static const struct cfg cfgs[] = {
 };
 #define NCFG ((int)(sizeof(cfgs) / sizeof(cfgs[0])))
 
-struct h {
-    const struct nvb__engine *e;
-    void *st;
-    unsigned qd;
-    size_t bs;
-    int fd;
-    void *bufs[QMAX];
-    struct nvb__io io[QMAX];
-    int64_t opts[NVB__ENGINE_MAX_OPTS];
-    unsigned char set[NVB__ENGINE_MAX_OPTS];
-    struct nvb__used used;
-    char why[256];
-};
-
-static const char *used_get(const struct nvb__used *u, const char *key)
-{
-    for (unsigned i = 0; i < u->n; i++)
-        if (strcmp(u->kv[i].key, key) == 0)
-            return u->kv[i].val;
-    return NULL;
-}
 
 /* Set up engine `name` like the runner would. Returns setup()'s result. */
-static int h_open(struct h *h, const char *name, int fd, unsigned qd, size_t bs, int direct,
-                  const struct kv *kv)
-{
-    memset(h, 0, sizeof(*h));
-    h->e = nvb__engine_find(name);
-    ck_assert_ptr_nonnull(h->e);
-    if (h->e->flags & NVB__ENG_SYNC)
-        qd = 1;
-    ck_assert_uint_le(qd, QMAX);
-    h->qd = qd;
-    h->bs = bs;
-    h->fd = fd;
-    for (unsigned i = 0; i < qd; i++) {
-        ck_assert_int_eq(posix_memalign(&h->bufs[i], 4096, bs), 0);
-        memset(h->bufs[i], 0, bs);
-    }
-    for (int i = 0; h->e->opts && h->e->opts[i].name; i++)
-        h->opts[i] = h->e->opts[i].def;
-    for (; kv && kv->k; kv++) {
-        int i = nvb__engine_opt_index(h->e, kv->k);
-        ck_assert_msg(i >= 0, "%s has no option %s", name, kv->k);
-        h->opts[i] = kv->v;
-        h->set[i] = 1;
-    }
-    struct nvb__engine_ctx ctx = {
-        .qd = qd,
-        .nfds = 1,
-        .fds = &h->fd,
-        .direct = direct,
-        .writes = 1,
-        .bufs = h->bufs,
-        .buf_len = bs,
-        .cpu = -1,
-        .opts = h->opts,
-        .opts_set = h->set,
-        .used = &h->used,
-        .why = h->why,
-        .why_len = sizeof(h->why),
-    };
-    int r = h->e->setup(&ctx, &h->st);
-    if (r < 0)
-        ck_assert_msg(h->why[0] != '\0', "%s: setup failed (%d) without a reason", name, r);
-    return r;
-}
 
-static void h_close(struct h *h)
-{
-    if (h->st)
-        h->e->teardown(h->st);
-    h->st = NULL;
-    for (unsigned i = 0; i < h->qd; i++)
-        free(h->bufs[i]);
-}
 
 /* Content of block `off` for test `seed`: differs per block and per test. */
-static void pattern(void *buf, size_t len, uint64_t off, uint64_t seed)
-{
-    uint64_t x = (off + 1) * 0x9e3779b97f4a7c15ull ^ seed * 0xbf58476d1ce4e5b9ull;
-    uint64_t *w = buf;
-    for (size_t i = 0; i < len / 8; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        w[i] = x ^ off;
-    }
-}
 
 static int cfg_available(int c, char *why, size_t len)
 {
@@ -165,77 +101,6 @@ static int cfg_available(int c, char *why, size_t len)
  * (1, everything, or 0 = poll). Writes carry pattern(off); reads are
  * compared with it byte for byte. Every block must complete exactly once.
  */
-static void h_transfer(struct h *h, int dir, uint64_t seed)
-{
-    unsigned freel[QMAX], nfree = h->qd;
-    struct nvb__io *batch[QMAX], *out[QMAX];
-    unsigned char *seen = calloc(NBLK, 1);
-    void *expect;
-    unsigned issued = 0, done = 0, inflight = 0, iter = 0;
-    uint64_t submitted = 0, completed = 0;
-
-    ck_assert_ptr_nonnull(seen);
-    ck_assert_int_eq(posix_memalign(&expect, 4096, h->bs), 0);
-    for (unsigned i = 0; i < h->qd; i++)
-        freel[i] = h->qd - 1 - i;
-
-    while (done < NBLK) {
-        unsigned nb = 0;
-        while (nfree && issued < NBLK) {
-            unsigned slot = freel[--nfree];
-            struct nvb__io *io = &h->io[slot];
-            uint64_t blk = (uint64_t)issued * 37u % NBLK;  /* 37 is coprime with NBLK */
-            memset(io, 0, sizeof(*io));
-            io->buf = h->bufs[slot];
-            io->off = blk * h->bs;
-            io->len = (uint32_t)h->bs;
-            io->slot = slot;
-            io->target = 0;
-            io->dir = (uint8_t)dir;
-            io->res = INT64_MIN;
-            if (dir == NVB_WRITE)
-                pattern(io->buf, h->bs, io->off, seed);
-            else
-                memset(io->buf, 0xa5, h->bs);
-            batch[nb++] = io;
-            issued++;
-        }
-        if (nb) {
-            ck_assert_int_eq(h->e->submit(h->st, batch, nb), 0);
-            inflight += nb;
-            submitted += nb;
-        }
-        unsigned min = iter % 3 == 0 ? 1 : iter % 3 == 1 ? inflight : 0;
-        iter++;
-        int r = h->e->reap(h->st, out, h->qd, min);
-        ck_assert_int_ge(r, (int)min);
-        ck_assert_uint_le((unsigned)r, inflight);
-        for (int i = 0; i < r; i++) {
-            struct nvb__io *io = out[i];
-            ck_assert(io >= h->io && io < h->io + h->qd);
-            ck_assert_msg(io->res == (int64_t)h->bs, "%s: %s at %llu: res %lld", h->e->name,
-                          dir == NVB_WRITE ? "write" : "read", (unsigned long long)io->off,
-                          (long long)io->res);
-            uint64_t blk = io->off / h->bs;
-            ck_assert_msg(!seen[blk], "block %llu completed twice", (unsigned long long)blk);
-            seen[blk] = 1;
-            if (dir == NVB_READ) {
-                pattern(expect, h->bs, io->off, seed);
-                ck_assert_msg(memcmp(expect, io->buf, h->bs) == 0, "%s: block %llu differs",
-                              h->e->name, (unsigned long long)blk);
-            }
-            freel[nfree++] = io->slot;
-        }
-        inflight -= (unsigned)r;
-        done += (unsigned)r;
-        completed += (unsigned)r;
-    }
-    ck_assert_uint_eq(submitted, NBLK);
-    ck_assert_uint_eq(completed, submitted);
-    ck_assert_int_eq(h->e->reap(h->st, out, h->qd, 0), 0);
-    free(expect);
-    free(seen);
-}
 
 /* ------------------------------------------------------------------ */
 
@@ -364,7 +229,7 @@ START_TEST(test_unavailable_engines_explain)
         if (nvb_engine_probe(nvb_engine_name(e), why, sizeof(why)) == 0)
             continue;
         int fd = open("/dev/null", O_RDWR);
-        struct h h;
+        struct th h;
         int r = h_open(&h, nvb_engine_name(e), fd, 4, BS, 0, NULL);
         ck_assert_int_lt(r, 0);
         ck_assert_str_ne(h.why, "");
@@ -430,7 +295,7 @@ START_TEST(test_roundtrip)
     }
     char *path;
     int fd = open_scratch("engines_rt", REGION, O_RDWR | O_DIRECT, &path);
-    struct h h;
+    struct th h;
 
     ck_assert_msg(h_open(&h, cfgs[a].engine, fd, 8, BS, 1, cfgs[a].kv) == 0, "%s: %s", cfgs[a].label, h.why);
     h_transfer(&h, NVB_WRITE, (uint64_t)_i + 1);
@@ -456,7 +321,7 @@ START_TEST(test_eof)
     }
     char *path;
     int fd = open_scratch("engines_eof", (1u << 20) + 100, O_RDONLY | O_DIRECT, &path);
-    struct h h;
+    struct th h;
     ck_assert_msg(h_open(&h, cfgs[_i].engine, fd, 4, BS, 1, cfgs[_i].kv) == 0, "%s", h.why);
 
     static const uint64_t offs[] = { 1u << 20, 8u << 20, (1u << 20) - BS };
@@ -495,7 +360,7 @@ START_TEST(test_io_error)
     }
     char *path;
     int fd = open_scratch("engines_err", 1u << 20, O_RDONLY, &path);
-    struct h h;
+    struct th h;
     ck_assert_msg(h_open(&h, cfgs[_i].engine, fd, 4, BS, 0, cfgs[_i].kv) == 0, "%s", h.why);
     struct nvb__io *ios[QMAX], *out[QMAX];
     for (unsigned i = 0; i < h.qd; i++) {
@@ -536,7 +401,7 @@ START_TEST(test_reap_max)
     }
     char *path;
     int fd = open_scratch("engines_max", 1u << 20, O_RDONLY, &path);
-    struct h h;
+    struct th h;
     ck_assert_msg(h_open(&h, cfgs[_i].engine, fd, 8, BS, 0, cfgs[_i].kv) == 0, "%s", h.why);
     struct nvb__io *ios[QMAX], *out[QMAX];
     for (unsigned i = 0; i < h.qd; i++) {
@@ -571,8 +436,8 @@ END_TEST
 START_TEST(test_iopoll_needs_direct)
 {
     int fd = open("/dev/null", O_RDWR);
-    struct h h;
-    const struct kv kv[] = { { "iopoll", 1 }, { NULL, 0 } };
+    struct th h;
+    const struct th_kv kv[] = { { "iopoll", 1 }, { NULL, 0 } };
     ck_assert_int_eq(h_open(&h, "io_uring", fd, 4, BS, 0, kv), -ENOTSUP);
     ck_assert_str_ne(h.why, "");
     h_close(&h);
@@ -588,7 +453,7 @@ START_TEST(test_uring_options)
         return;
     }
     int fd = open("/dev/null", O_RDWR);
-    struct h h;
+    struct th h;
 
     ck_assert_msg(h_open(&h, "io_uring", fd, 6, BS, 0, NULL) == 0, "%s", h.why);
     const char *v = used_get(&h.used, "setup_flags");
@@ -601,7 +466,7 @@ START_TEST(test_uring_options)
     ck_assert_str_eq(used_get(&h.used, "entries"), "8");  /* qd 6 rounded up */
     h_close(&h);
 
-    const struct kv noauto[] = { { "defer_taskrun", 0 }, { "coop_taskrun", 0 }, { "register_ring", 0 },
+    const struct th_kv noauto[] = { { "defer_taskrun", 0 }, { "coop_taskrun", 0 }, { "register_ring", 0 },
                                  { "entries", 64 }, { NULL, 0 } };
     ck_assert_msg(h_open(&h, "io_uring", fd, 4, BS, 0, noauto) == 0, "%s", h.why);
     ck_assert_str_eq(used_get(&h.used, "setup_flags"), "none");
@@ -609,19 +474,19 @@ START_TEST(test_uring_options)
     ck_assert_str_eq(used_get(&h.used, "entries"), "64");
     h_close(&h);
 
-    const struct kv small[] = { { "entries", 2 }, { NULL, 0 } };
+    const struct th_kv small[] = { { "entries", 2 }, { NULL, 0 } };
     ck_assert_int_eq(h_open(&h, "io_uring", fd, 4, BS, 0, small), -EINVAL);
     h_close(&h);
 
-    const struct kv cpu_only[] = { { "sqpoll_cpu", 0 }, { NULL, 0 } };
+    const struct th_kv cpu_only[] = { { "sqpoll_cpu", 0 }, { NULL, 0 } };
     ck_assert_int_eq(h_open(&h, "io_uring", fd, 4, BS, 0, cpu_only), -EINVAL);
     h_close(&h);
 
-    const struct kv sq_defer[] = { { "sqpoll", 1 }, { "defer_taskrun", 1 }, { NULL, 0 } };
+    const struct th_kv sq_defer[] = { { "sqpoll", 1 }, { "defer_taskrun", 1 }, { NULL, 0 } };
     ck_assert_int_eq(h_open(&h, "io_uring", fd, 4, BS, 0, sq_defer), -EINVAL);
     h_close(&h);
 
-    const struct kv sq[] = { { "sqpoll", 1 }, { "sqpoll_cpu", 0 }, { NULL, 0 } };
+    const struct th_kv sq[] = { { "sqpoll", 1 }, { "sqpoll_cpu", 0 }, { NULL, 0 } };
     ck_assert_msg(h_open(&h, "io_uring", fd, 4, BS, 0, sq) == 0, "%s", h.why);
     ck_assert_str_eq(used_get(&h.used, "sqpoll"), "1");
     ck_assert_ptr_nonnull(strstr(used_get(&h.used, "setup_flags"), "SQPOLL"));
@@ -649,7 +514,7 @@ static int memlock_child(void)
         return 11;
 
     int fd = open("/dev/null", O_RDWR);
-    struct h h;
+    struct th h;
     const size_t big = 256 << 10;  /* 8 x 256 KiB: far above 64 KiB */
     if (h_open(&h, "io_uring", fd, 8, big, 0, NULL) != 0)
         return 12;
@@ -661,7 +526,7 @@ static int memlock_child(void)
         return 14;
     h_close(&h);
 
-    const struct kv on[] = { { "fixedbufs", 1 }, { NULL, 0 } };
+    const struct th_kv on[] = { { "fixedbufs", 1 }, { NULL, 0 } };
     int r = h_open(&h, "io_uring", fd, 8, big, 0, on);
     if (r >= 0)
         return 15;
@@ -1068,7 +933,7 @@ END_TEST
 
 START_TEST(test_null)
 {
-    struct h h;
+    struct th h;
     ck_assert_int_eq(h_open(&h, "null", -1, 16, 512, 0, NULL), 0);
     struct nvb__io *ios[QMAX], *out[QMAX];
     uint64_t total = 0;

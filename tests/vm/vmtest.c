@@ -30,15 +30,15 @@
 #include "nvbench.h"
 #include "core/engine.h"
 #include "devices/devices.h"
+#include "engine_harness.h"
 
 #define QMAX 32
 #define BS 4096u
 #define NBLK 128u                  /* 512 KiB moved per direction and pair */
 
-struct kv { const char *k; int64_t v; };
 struct cfg {
     const char *engine, *label;
-    struct kv kv[3];
+    struct th_kv kv[3];
 };
 
 static const struct cfg cfgs[] = {
@@ -93,157 +93,30 @@ static void check(int ok, const char *name, const char *fmt, ...)
 
 /* ------------------------------------------------------------ harness */
 
-struct h {
-    const struct nvb__engine *e;
-    void *st;
-    unsigned qd;
-    int fd;
-    void *bufs[QMAX];
-    struct nvb__io io[QMAX];
-    int64_t opts[NVB__ENGINE_MAX_OPTS];
-    unsigned char set[NVB__ENGINE_MAX_OPTS];
-    struct nvb__used used;
-    char why[256];
-};
+/* The engine harness shared with tests/c/test_engines.c
+ * (tests/common/engine_harness.c), on a namespace (always O_DIRECT). */
+static int h_open(struct th *h, const struct cfg *c, int fd, unsigned qd)
+{
+    return th_open(h, c->engine, fd, qd, BS, 1, c->kv);
+}
+
+#define h_close th_close
 
 static const char *used_get(const struct nvb__used *u, const char *key)
 {
-    for (unsigned i = 0; i < u->n; i++)
-        if (!strcmp(u->kv[i].key, key))
-            return u->kv[i].val;
-    return "";
+    const char *v = th_used(u, key);
+    return v ? v : "";
 }
 
-static int h_open(struct h *h, const struct cfg *c, int fd, unsigned qd)
+static int h_transfer(struct th *h, int dir, uint64_t seed, uint64_t base, char *err, size_t elen)
 {
-    memset(h, 0, sizeof *h);
-    h->e = nvb__engine_find(c->engine);
-    if (!h->e) {
-        snprintf(h->why, sizeof h->why, "no engine %s", c->engine);
-        return -ENOENT;
-    }
-    if (h->e->flags & NVB__ENG_SYNC)
-        qd = 1;
-    h->qd = qd;
-    h->fd = fd;
-    for (unsigned i = 0; i < qd; i++) {
-        if (posix_memalign(&h->bufs[i], 4096, BS))
-            return -ENOMEM;
-        memset(h->bufs[i], 0, BS);
-    }
-    for (int i = 0; h->e->opts && h->e->opts[i].name; i++)
-        h->opts[i] = h->e->opts[i].def;
-    for (const struct kv *kv = c->kv; kv->k; kv++) {
-        int i = nvb__engine_opt_index(h->e, kv->k);
-        if (i < 0)
-            return -EINVAL;
-        h->opts[i] = kv->v;
-        h->set[i] = 1;
-    }
-    struct nvb__engine_ctx ctx = {
-        .qd = qd, .nfds = 1, .fds = &h->fd, .direct = 1, .writes = 1, .bufs = h->bufs, .buf_len = BS,
-        .cpu = -1, .opts = h->opts, .opts_set = h->set, .used = &h->used, .why = h->why, .why_len = sizeof h->why,
-    };
-    return h->e->setup(&ctx, &h->st);
+    return th_transfer(h, dir, seed, base, NBLK, err, elen);
 }
 
-static void h_close(struct h *h)
-{
-    if (h->st)
-        h->e->teardown(h->st);
-    h->st = NULL;
-    for (unsigned i = 0; i < h->qd; i++)
-        free(h->bufs[i]);
-}
 
-static void pattern(void *buf, size_t len, uint64_t off, uint64_t seed)
-{
-    uint64_t x = (off + 1) * 0x9e3779b97f4a7c15ull ^ seed * 0xbf58476d1ce4e5b9ull;
-    uint64_t *w = buf;
-    for (size_t i = 0; i < len / 8; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        w[i] = x ^ off;
-    }
-}
 
-/* Move NBLK blocks in a scattered order; reads are compared with the
- * pattern. 0, or -1 with err set. */
-static int h_transfer(struct h *h, int dir, uint64_t seed, uint64_t base, char *err, size_t elen)
-{
-    unsigned freel[QMAX], nfree = h->qd, issued = 0, done = 0, inflight = 0, iter = 0;
-    struct nvb__io *batch[QMAX], *out[QMAX];
-    unsigned char seen[NBLK] = {0};
-    static uint8_t expect[BS] __attribute__((aligned(4096)));
-    for (unsigned i = 0; i < h->qd; i++)
-        freel[i] = h->qd - 1 - i;
-    while (done < NBLK) {
-        unsigned nb = 0;
-        while (nfree && issued < NBLK) {
-            unsigned slot = freel[--nfree];
-            struct nvb__io *io = &h->io[slot];
-            uint64_t blk = (uint64_t)issued * 37u % NBLK;
-            memset(io, 0, sizeof *io);
-            io->buf = h->bufs[slot];
-            io->off = base + blk * BS;
-            io->len = BS;
-            io->slot = slot;
-            io->dir = (uint8_t)dir;
-            io->res = INT64_MIN;
-            if (dir == NVB_WRITE)
-                pattern(io->buf, BS, io->off, seed);
-            else
-                memset(io->buf, 0xa5, BS);
-            batch[nb++] = io;
-            issued++;
-        }
-        if (nb) {
-            int r = h->e->submit(h->st, batch, nb);
-            if (r < 0) {
-                snprintf(err, elen, "submit: %s", strerror(-r));
-                return -1;
-            }
-            inflight += nb;
-        }
-        unsigned min = iter % 3 == 0 ? 1 : iter % 3 == 1 ? inflight : 0;
-        iter++;
-        int r = h->e->reap(h->st, out, h->qd, min);
-        if (r < (int)min || (unsigned)r > inflight) {
-            snprintf(err, elen, "reap(min %u) returned %d with %u in flight", min, r, inflight);
-            return -1;
-        }
-        for (int i = 0; i < r; i++) {
-            struct nvb__io *io = out[i];
-            if (io->res != (int64_t)BS) {
-                snprintf(err, elen, "%s at %" PRIu64 ": res %" PRId64, dir == NVB_WRITE ? "write" : "read", io->off,
-                         io->res);
-                return -1;
-            }
-            unsigned blk = (unsigned)((io->off - base) / BS);
-            if (seen[blk]) {
-                snprintf(err, elen, "block %u completed twice", blk);
-                return -1;
-            }
-            seen[blk] = 1;
-            if (dir == NVB_READ) {
-                pattern(expect, BS, io->off, seed);
-                if (memcmp(expect, io->buf, BS)) {
-                    snprintf(err, elen, "block at byte %" PRIu64 " differs from what was written", io->off);
-                    return -1;
-                }
-            }
-            freel[nfree++] = io->slot;
-        }
-        inflight -= (unsigned)r;
-        done += (unsigned)r;
-    }
-    if (h->e->reap(h->st, out, h->qd, 0) != 0) {
-        snprintf(err, elen, "a completion was left over");
-        return -1;
-    }
-    return 0;
-}
+
+
 
 /* ------------------------------------------------------------ engines */
 
@@ -270,7 +143,7 @@ static void engines_roundtrip(const struct target *t)
             /* each pair its own region: stale data from a neighbour cannot pass */
             uint64_t base = ((uint64_t)(a * NCFG + b) * NBLK * BS) % (t->size - NBLK * BS);
             base -= base % BS;
-            struct h h;
+            struct th h;
             int fa = open_for(t, &cfgs[a], O_RDWR), fb = open_for(t, &cfgs[b], O_RDWR);
             int rc = -1;
             err[0] = 0;
@@ -307,7 +180,7 @@ static void engines_used(const struct target *t)
         if (strcmp(cfgs[c].engine, "nvme"))
             continue;
         int fd = open_for(t, &cfgs[c], O_RDWR);
-        struct h h;
+        struct th h;
         int rc = h_open(&h, &cfgs[c], fd, 4);
         char name[160];
         snprintf(name, sizeof name, "used %s", cfgs[c].label);
@@ -328,7 +201,7 @@ static void engines_used(const struct target *t)
     }
 }
 
-static int one_io(struct h *h, int dir, uint64_t off, int64_t *res)
+static int one_io(struct th *h, int dir, uint64_t off, int64_t *res)
 {
     struct nvb__io *io = &h->io[0], *out[QMAX];
     memset(io, 0, sizeof *io);
@@ -356,7 +229,7 @@ static void engines_eof(const struct target *t)
         char name[160];
         snprintf(name, sizeof name, "past the end %s", cfgs[c].label);
         int fd = open_for(t, &cfgs[c], O_RDONLY);
-        struct h h;
+        struct th h;
         if (h_open(&h, &cfgs[c], fd, 4) != 0) {
             check(0, name, "setup: %s", h.why);
             h_close(&h);
@@ -398,7 +271,7 @@ static void engines_readonly(const struct target *t)
             continue;
         }
         int fd = open_for(t, &cfgs[c], O_RDONLY);
-        struct h h;
+        struct th h;
         if (h_open(&h, &cfgs[c], fd, 4) != 0) {
             check(0, name, "setup: %s", h.why);
             h_close(&h);
@@ -424,7 +297,7 @@ static void engines_reap_max(const struct target *t)
         char name[160];
         snprintf(name, sizeof name, "reap max %s", cfgs[c].label);
         int fd = open_for(t, &cfgs[c], O_RDONLY);
-        struct h h;
+        struct th h;
         if (h_open(&h, &cfgs[c], fd, 8) != 0) {
             check(0, name, "setup: %s", h.why);
             h_close(&h);
