@@ -480,6 +480,14 @@ static void job_reset_stats(struct job *j)
  * shorter) so that a job notices its watchdog and stop requests. */
 #define WAIT_SLICE_NS 100000000ull
 
+/* Of the job's I/Os in flight, those the engine still has, which the
+ * device may yet write into: completions the fault wrapper holds back are
+ * done. */
+static unsigned in_engine(const struct job *j, unsigned inflight)
+{
+    return j->fault ? nvb__fault_in_engine(j->fault) : inflight;
+}
+
 static int run_stopping(struct run *r)
 {
     if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
@@ -632,9 +640,7 @@ static void job_loop(struct job *j)
              * Its slots and buffers stay allocated: the kernel may still
              * write into them. */
             j->rc = -ETIMEDOUT;
-            /* Completions the fault wrapper holds back are done: only what
-             * the engine still has may be written to by the device. */
-            j->abandoned = j->fault ? nvb__fault_in_engine(j->fault) : inflight;
+            j->abandoned = in_engine(j, inflight);
             snprintf(j->why, sizeof j->why,
                      "watchdog: job %u had %u I/O%s in flight and none completed for %.3g s (io_timeout=%.3g s): "
                      "the device stopped answering; the run stops and abandons them",
@@ -738,7 +744,7 @@ static void job_loop(struct job *j)
                 __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
             }
             if (stale && stale >= inflight) {
-                j->abandoned = j->fault ? nvb__fault_in_engine(j->fault) : inflight;
+                j->abandoned = in_engine(j, inflight);
                 break;
             }
         }
