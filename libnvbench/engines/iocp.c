@@ -94,7 +94,7 @@ static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
     e->qd = qd;
     e->cap = cap;
     e->batch = ctx->opts[OPT_BATCH] ? (unsigned)ctx->opts[OPT_BATCH] : qd;
-    e->wait_ms = ctx->wait_ns ? (DWORD)((ctx->wait_ns + 999999) / 1000000) : INFINITE;
+    e->wait_ms = nvb__win_wait_ms(ctx->wait_ns);
     e->slots = calloc(qd, sizeof *e->slots);
     e->ents = calloc(e->batch, sizeof *e->ents);
     e->done = calloc(cap, sizeof *e->done);

@@ -188,7 +188,7 @@ static int ioring_setup(const struct nvb__engine_ctx *ctx, void **state)
     r->fds = ctx->fds;
     r->nfds = ctx->nfds;
     r->qd = ctx->qd ? ctx->qd : 1;
-    r->wait_ms = ctx->wait_ns ? (UINT32)((ctx->wait_ns + 999999) / 1000000) : INFINITE;
+    r->wait_ms = nvb__win_wait_ms(ctx->wait_ns);
     r->bufs = ctx->bufs;
     ioring_caps caps;
     memset(&caps, 0, sizeof caps);

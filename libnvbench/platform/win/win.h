@@ -21,6 +21,9 @@
  * the conversion is exact both ways and needs no table (no global state). */
 static inline int nvb__win_fd(HANDLE h) { return (int)(intptr_t)h; }
 static inline HANDLE nvb__win_handle(int fd) { return (HANDLE)(intptr_t)fd; }
+/* An engine's ctx->wait_ns as a wait in milliseconds (rounded up); 0 is
+ * INFINITE. */
+static inline DWORD nvb__win_wait_ms(uint64_t ns) { return ns ? (DWORD)((ns + 999999) / 1000000) : INFINITE; }
 
 /* GetLastError() value to a negative errno. */
 int nvb__win_errno(DWORD err);
