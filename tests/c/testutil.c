@@ -51,16 +51,22 @@ char *tu_scratch(const char *name, uint64_t size)
     return p;
 }
 
-char *tu_mkdtemp(const char *prefix)
+/* mkdtemp() on a malloc'd template (NULL: out of memory), or abort. */
+static char *mkdtemp_or_abort(char *tmpl)
 {
-    char *p = NULL;
-    if (asprintf(&p, "%s/%s.XXXXXX", tu_tmpdir(), prefix) < 0)
+    if (!tmpl)
         abort();
-    if (!mkdtemp(p)) {
+    if (!mkdtemp(tmpl)) {
         perror("mkdtemp");
         abort();
     }
-    return p;
+    return tmpl;
+}
+
+char *tu_mkdtemp(const char *prefix)
+{
+    char *p = NULL;
+    return mkdtemp_or_abort(asprintf(&p, "%s/%s.XXXXXX", tu_tmpdir(), prefix) < 0 ? NULL : p);
 }
 
 void tu_skip(const char *why)
@@ -113,15 +119,11 @@ double tu_get(const struct nvb_result *r, const char *path)
 
 char *tu_mkdtemp_public(const char *prefix)
 {
-    char *p = malloc(strlen(prefix) + 32);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    sprintf(p, "/tmp/nvb-%s.XXXXXX", prefix);
-    if (!mkdtemp(p) || chmod(p, 0755) != 0) {
+    char *p = NULL;
+    p = mkdtemp_or_abort(asprintf(&p, "/tmp/nvb-%s.XXXXXX", prefix) < 0 ? NULL : p);
+    if (chmod(p, 0755) != 0) {
         perror(p);
-        exit(1);
+        abort();
     }
     return p;
 }
