@@ -101,7 +101,7 @@ struct nvb_workload {
     struct nvb__eopt eopts[NVB__MAX_EOPTS];
     char    **targets;
     unsigned  ntargets, targets_cap;
-    char      err[512];
+    char      err[1024];
 };
 
 const char *nvb__rw_name(int rw);
@@ -196,7 +196,7 @@ struct nvb_result {
     char   **warn;
     int      cancelled;
     int      err;
-    char     errmsg[512];
+    char     errmsg[1024];
     double   clock_cost_ns;
     /* hosts (merge.c, result_load.c) */
     char     host[256];              /* the machine that ran it; "" for a merged result */

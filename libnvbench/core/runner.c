@@ -44,6 +44,8 @@ struct ptarget {
     char     file[4200];        /* what jobs open */
     uint64_t off, len;
     struct nvb__tdev devf;      /* device facts (block devices) */
+    char     claim[80];         /* passthrough: the namespace's block device, held O_EXCL by a writer */
+    struct nvb__hold hold;      /* the run's hold on it (devices/hold.c), taken in nvb_run */
 };
 
 struct plan {
@@ -74,6 +76,9 @@ static void plan_warn(struct plan *p, const char *fmt, ...)
 
 static void plan_free(struct plan *p)
 {
+    if (p->t)
+        for (unsigned i = 0; i < p->nt; i++)
+            nvb__hold_release(&p->t[i].hold, 1);
     free(p->t);
     p->t = NULL;
 }
@@ -161,6 +166,8 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
     p->t = calloc(p->nt, sizeof *p->t);
     if (!p->t)
         FAIL(-ENOMEM, "out of memory");
+    for (unsigned i = 0; i < p->nt; i++)
+        p->t[i].hold.fd = p->t[i].hold.claim_fd = -1;
     if (!w->ntargets) { /* null engine without targets: one virtual region */
         p->t[0].path = "(null)";
         p->t[0].ti.kind = NVB__T_OTHER;
@@ -175,6 +182,9 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
         rc = nvb__target_info(t->path, &t->ti);
         if (rc == -ENOENT)
             FAIL(rc, "target '%s' does not exist", t->path);
+        if (rc == -ESTALE)
+            FAIL(rc, "target '%s' changed while it was being examined (it names something else now); "
+                 "refusing to run on something that was not checked", t->path);
         if (rc < 0)
             FAIL(rc, "target '%s': %s", t->path, nvb_strerror(rc));
         snprintf(t->file, sizeof t->file, "%s", t->path);
@@ -192,8 +202,15 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
         /* The destructive-write guard (devices/guard.c), and the device's
          * facts: a write smaller than the flash's indirection unit costs
          * the drive a read-modify-write. */
+        if (t->ti.kind == NVB__T_FILE && p->writes) {
+            /* a swap file, or the backing file of a loop device in use */
+            char gm[1024];
+            rc = nvb__file_check(t->path, gm, sizeof gm);
+            if (rc < 0)
+                FAIL(rc, "%s", gm);
+        }
         if (t->ti.kind == NVB__T_BLOCK || t->ti.kind == NVB__T_CHAR) {
-            char gm[512];
+            char gm[1024];
             rc = nvb__device_check(t->path, p->writes, w->allow_destructive, nvb__rw_name(w->rw), &t->devf, gm,
                                    sizeof gm);
             if (rc < 0)
@@ -211,6 +228,16 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
             if (rc < 0)
                 FAIL(rc, "engine %s: target %s", p->eng->name, gm);
             snprintf(t->file, sizeof t->file, "%s", ns.generic);
+            snprintf(t->claim, sizeof t->claim, "%s", ns.block);
+            {
+                /* what the hold must find when it opens the generic node */
+                struct nvb__target_info gi;
+                if (nvb__target_info(t->file, &gi) == 0) {
+                    t->ti.id_dev = gi.id_dev;
+                    t->ti.id_ino = gi.id_ino;
+                    t->ti.id_rdev = gi.id_rdev;
+                }
+            }
             t->ti.size = ns.size;
             t->ti.lbs = ns.lba_size;
             if (!t->ti.dev[0] && ns.block[0])
@@ -850,11 +877,19 @@ static int job_setup(struct job *j)
     for (unsigned t = 0; t < j->nt; t++) {
         const struct ptarget *pt = &p->t[j->tmap[t]];
         if (!nofiles) {
-            int fd = nvb__target_open(pt->file, (p->writes ? NVB__O_WRITE : 0) | (odirect ? NVB__O_DIRECT : 0));
+            int fd = nvb__hold_reopen(&pt->hold, (p->writes ? NVB__O_WRITE : 0) | (odirect ? NVB__O_DIRECT : 0));
+            if (fd == -ESTALE) {
+                snprintf(j->why, sizeof j->why, "target '%s' is no longer the file or device that was checked and "
+                         "opened for this run: refusing to write to it", pt->path);
+                return fd;
+            }
             if (fd < 0) {
-                snprintf(j->why, sizeof j->why, "cannot open target '%s'%s%s%s: %s", pt->path,
+                int hint = odirect && fd == -EINVAL;
+                snprintf(j->why, sizeof j->why, "cannot open target '%s'%s%s%s: %s%s", pt->path,
                          strcmp(pt->file, pt->path) ? " as " : "", strcmp(pt->file, pt->path) ? pt->file : "",
-                         odirect ? " with O_DIRECT (try direct=0)" : "", nvb_strerror(fd));
+                         odirect ? " with O_DIRECT" : "", nvb_strerror(fd),
+                         hint ? " (the file system may not support O_DIRECT: try direct=0)"
+                         : fd == -EMFILE || fd == -ENFILE ? " (raise the descriptor limit, ulimit -n)" : "");
                 return fd;
             }
             j->fds[t] = fd;
@@ -1198,6 +1233,77 @@ static void layout_gen(void *arg, void *chunk, uint64_t off, size_t len)
     memset(b + k, 0, len - k); /* a tail shorter than a block is never read */
 }
 
+static int hold_targets(struct plan *p, const struct nvb_workload *w, int verify, const struct nvb_run_opts *o,
+                        char *err, size_t errlen)
+{
+    (void)w;
+    if (p->eng->flags & NVB__ENG_NO_FILES)
+        return 0;
+    int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
+    int level = p->writes ? NVB__HOLD_WRITE : verify ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
+    unsigned n = 0;
+    for (unsigned t = 0; t < p->nt; t++) {
+        struct ptarget *pt = &p->t[t];
+        if (pt->scratch)
+            continue;
+        struct nvb__hold *h = &pt->hold;
+        h->path = pt->path;
+        h->file = pt->file;
+        h->claim = pt->claim[0] ? pt->claim : NULL;
+        h->kind = chardev ? NVB__T_CHAR : (int)pt->ti.kind;
+        h->id_dev = pt->ti.id_dev;
+        h->id_ino = pt->ti.id_ino;
+        h->id_rdev = pt->ti.id_rdev;
+        h->level = level;
+        n++;
+    }
+    if (!n)
+        return 0;
+    /* Debug level: a test swaps a target from here to prove the hold
+     * judges what it opens, not the name planning looked at. */
+    run_log(o, 3, "opening %u target%s", n, n == 1 ? "" : "s");
+    for (unsigned t = 0; t < p->nt; t++) {
+        if (p->t[t].scratch)
+            continue;
+        /* a target named twice shares the first one's hold */
+        struct nvb__hold *h = &p->t[t].hold;
+        int rc = 0;
+        for (unsigned k = 0; k < t && h->fd < 0; k++) {
+            const struct nvb__hold *e = &p->t[k].hold;
+            if (!p->t[k].scratch && e->fd >= 0 && e->kind == h->kind && e->id_dev == h->id_dev &&
+                e->id_ino == h->id_ino && e->id_rdev == h->id_rdev)
+                rc = nvb__hold_share(e, h);
+        }
+        if (rc == 0 && h->fd < 0)
+            rc = nvb__hold_take(h, 1, err, errlen);
+        if (rc < 0) {
+            if (!err[0])
+                snprintf(err, errlen, "target '%s': %s", p->t[t].path, nvb_strerror(rc));
+            for (unsigned k = 0; k < t; k++)
+                nvb__hold_release(&p->t[k].hold, 1);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* A scratch file this run created: held like any other target, so that
+ * the layout and the jobs write the file that was created. */
+static int hold_scratch(struct ptarget *pt, const struct nvb__target_info *ti, char *err, size_t errlen)
+{
+    struct nvb__hold *h = &pt->hold;
+    h->path = pt->file;
+    h->file = pt->file;
+    h->claim = NULL;
+    h->kind = NVB__T_FILE;
+    h->id_dev = ti->id_dev;
+    h->id_ino = ti->id_ino;
+    h->id_rdev = ti->id_rdev;
+    h->level = NVB__HOLD_READ;
+    err[0] = 0;
+    return nvb__hold_take(h, 1, err, errlen);
+}
+
 static int layout_stop(void *arg)
 {
     struct layout *l = arg;
@@ -1230,7 +1336,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     }
     int barrier_pending = o.start_barrier != NULL;
     struct plan p;
-    char err[512];
+    char err[1024];
     int rc = plan_build(w, &p, err, sizeof err);
     if (rc < 0) {
         run_log(&o, 0, "%s", err);
@@ -1280,6 +1386,13 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     int nth0 = 0, nth1 = 0;
     unsigned started = 0;
 
+    /* The hold: every target opened once, checked to be what planning
+     * judged, locked, checked for use, and kept open to the end. */
+    if ((rc = hold_targets(&p, w, res->verify_enabled, &o, err, sizeof err)) < 0) {
+        nvb__result_seterr(res, rc, err);
+        goto out_cleanup;
+    }
+
     /* Scratch files: created only now that everything else checked out. */
     res->ntargets = p.nt;
     res->tg = calloc(p.nt, sizeof *res->tg);
@@ -1318,7 +1431,13 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
         }
         res->tg[t].file = nvb__strdup(pt->file);
         struct nvb__target_info ti;
-        if (nvb__target_info(pt->file, &ti) == 0) {
+        if ((rc = nvb__target_info(pt->file, &ti)) < 0 || (rc = hold_scratch(pt, &ti, err, sizeof err)) < 0) {
+            if (!err[0] || rc != -ESTALE)
+                snprintf(err, sizeof err, "scratch file '%s': %s", pt->file, nvb_strerror(rc));
+            nvb__result_seterr(res, rc, err);
+            goto out_cleanup;
+        }
+        {
             pt->ti.lbs = ti.lbs;
             pt->ti.mem_align = ti.mem_align;
             res->tg[t].lbs = ti.lbs;
@@ -1330,7 +1449,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
                 goto out_cleanup;
             }
         }
-        int fd = nvb__target_open(pt->file, NVB__O_WRITE | (w->direct ? NVB__O_DIRECT : 0));
+        int fd = nvb__hold_reopen(&pt->hold, NVB__O_WRITE | (w->direct ? NVB__O_DIRECT : 0));
         if (fd < 0) {
             rc = fd;
             snprintf(err, sizeof err, "cannot open scratch file '%s': %s", pt->file, nvb_strerror(rc));

@@ -107,6 +107,13 @@ struct nvb__dev {
     char     zoned[24], scheduler[32], write_cache[24];
     char     model[128], serial[128], firmware_rev[32], vendor[64];
     char     backing_file[512]; /* loop */
+    /* A loop device's backing, exactly (stack.c, read when first needed):
+     * lo_state 0 not read, 1 from LOOP_GET_STATUS64 or stat, 2 only the
+     * path (a recorded tree), -1 unknown or not an active loop. */
+    int      lo_state;
+    char     lo_dev[24];        /* "254:0": the file system holding a backing file */
+    uint64_t lo_ino;
+    char     lo_rdev[24];       /* "7:0" when the backing is a block device, else "" */
     char     dm_name[128], dm_uuid[160], md_level[24];
     struct nvb__strv partitions, holders, slaves;
     unsigned nmounts;
@@ -125,6 +132,7 @@ struct nvb__dev {
 struct nvb__devlist {
     unsigned n, cap;
     struct nvb__dev *d;
+    struct nvb__strv swapfiles;  /* active swap files (<proc>/swaps, type file) */
 };
 
 /* Read every block device under <sys>/block (whole disks, their partitions,
@@ -209,6 +217,43 @@ int nvb__nvme_ns_find_ctx(const struct nvb__devctx *c, const char *path, struct 
 int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path,
                      int allow_destructive, const char *what, char *msg, size_t len);
 
+/* Every name under which a device's blocks can be in use: itself, its
+ * disk, its partitions, its multipath head or paths (guard.c). rel says
+ * how each relates to d ("" itself, "its disk ", ...). */
+#define NVB__MAX_FAMILY 64
+struct nvb__fam {
+    unsigned n;
+    struct {
+        const struct nvb__dev *d;
+        const char *rel;
+    } m[NVB__MAX_FAMILY];
+};
+void nvb__dev_family(const struct nvb__devlist *l, const struct nvb__dev *d, struct nvb__fam *f);
+/* "/dev/loop0", or the kernel name of a hidden path. */
+const char *nvb__dev_label(const struct nvb__dev *d);
+/* A message built in pieces into a fixed buffer (truncated, never
+ * overrun); items counts the pieces for separators. */
+struct nvb__msg {
+    char  *s;
+    size_t len, used;
+    int    items;
+};
+void nvb__msg_put(struct nvb__msg *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- the storage stack around a target (stack.c) ---- */
+/* Why writing to the block device d would corrupt something in use,
+ * following the stack both ways and through any number of layers: d's
+ * own mounts, holders and swap (nvb__dev_busy), the loop devices stacked
+ * on it and whatever uses those, and, when d is a loop device, what it is
+ * backed by and whatever else uses that. "" when nothing. */
+void nvb__stack_busy_dev(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, char *out,
+                         size_t len);
+/* The same for a regular file (its st_dev as "maj:min" and inode; path is
+ * its name, resolved, for recorded trees and the message): an active swap
+ * file, or the backing file of loop devices and whatever uses those. */
+void nvb__stack_busy_file(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path, const char *devmm,
+                          uint64_t ino, char *out, size_t len);
+
 /* ---- device facts a result carries for a target ---- */
 struct nvb__tdev {
     int      valid;
@@ -228,6 +273,52 @@ int nvb__device_check(const char *path, int writes, int allow_destructive, const
 /* The same on any context (recorded trees in the tests). */
 int nvb__device_check_ctx(const struct nvb__devctx *c, const char *path, int writes, int allow_destructive,
                           const char *what, struct nvb__tdev *facts, char *msg, size_t len);
+/* For a regular-file target of a run that writes: 0, or -EBUSY with msg
+ * when the file is in use (nvb__stack_busy_file). */
+int nvb__file_check(const char *path, char *msg, size_t len);
+int nvb__file_check_ctx(const struct nvb__devctx *c, const char *path, char *msg, size_t len);
+
+/* ---- the run's hold on its targets (hold.c) ----
+ * The guard decides on what was opened, not on a name: each target is
+ * opened once, checked to be the very file or device that planning judged
+ * (st_dev, st_ino, st_rdev), locked against other runs, checked again for
+ * use through the storage stack, and kept open until the run ends. Jobs
+ * open their own descriptors through the held one (nvb__hold_reopen),
+ * never through the name again. */
+#define NVB__HOLD_READ   0      /* plain reads: nothing is locked, never refused for a lock */
+#define NVB__HOLD_VERIFY 1      /* reads that check data: a shared lock (no writer at the same time) */
+#define NVB__HOLD_WRITE  2      /* writes: O_EXCL on a block device, an exclusive lock on the file */
+struct nvb__hold {
+    /* in */
+    const char *path;           /* the target as the user named it (messages) */
+    const char *file;           /* what is opened: path, or a passthrough target's generic node */
+    const char *claim;          /* a block device to hold O_EXCL for a passthrough writer, or NULL */
+    int      kind;              /* NVB__T_FILE, NVB__T_BLOCK, NVB__T_CHAR (platform.h) */
+    uint64_t id_dev, id_ino, id_rdev; /* file's identity when it was judged */
+    int      level;             /* NVB__HOLD_* */
+    /* out */
+    int fd;                     /* the held descriptor, -1 none */
+    int claim_fd;               /* O_EXCL on claim, -1 none */
+};
+/* Take the hold on n targets, in order. On failure nothing stays held.
+ * 0, -ESTALE (a target is no longer what was judged), -EBUSY (in use,
+ * claimed, or locked by another run: msg names the chain or the process),
+ * or the open's -errno. */
+int  nvb__hold_take(struct nvb__hold *h, unsigned n, char *msg, size_t len);
+/* The same target named twice in one run: `to` shares from's hold (a
+ * duplicate descriptor; no second lock, which would conflict with the
+ * first). 0 or -errno. */
+int  nvb__hold_share(const struct nvb__hold *from, struct nvb__hold *to);
+/* A job's own descriptor for the held target (flags: NVB__O_WRITE,
+ * NVB__O_DIRECT): opened through the held descriptor and checked to be the
+ * same file or device. fd, or -ESTALE, or -errno. */
+int  nvb__hold_reopen(const struct nvb__hold *h, int flags);
+void nvb__hold_release(struct nvb__hold *h, unsigned n);
+/* When another run holds the device or file node locked in a way that
+ * conflicts with `level`: -EBUSY and a message naming its process (path
+ * is the target's name for the message); else 0. */
+int  nvb__lock_holder(const char *node, const char *path, int level, char *msg, size_t len);
+
 /* A write of bs bytes to a device with a known indirection unit that bs is
  * below, or not a multiple of: 1 and the warning in out; else 0. */
 int nvb__iu_warning(const struct nvb__tdev *facts, uint64_t bs, const char *path, char *out, size_t len);

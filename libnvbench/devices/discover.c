@@ -696,9 +696,18 @@ static void read_swaps(const struct nvb__devctx *c, struct nvb__devlist *l)
     char line[1024];
     while (fgets(line, sizeof line, f)) {
         char file[512], type[32];
-        if (sscanf(line, "%511s %31s", file, type) != 2 || strcmp(type, "partition"))
-            continue; /* the header, and swap files (they live on a mounted file system) */
+        if (sscanf(line, "%511s %31s", file, type) != 2)
+            continue;
         unescape(file);
+        if (!strcmp(type, "file")) {
+            /* a swap file is not a block device, but writing into it is
+             * writing into swap (the guard, stack.c) */
+            if (strv_add(&l->swapfiles, file) < 0)
+                break;
+            continue;
+        }
+        if (strcmp(type, "partition"))
+            continue; /* the header */
         char name[64];
         struct nvb__dev *d = NULL;
         if (nvb__dev_resolve(c, l, file, name, sizeof name) == 0)
@@ -733,6 +742,7 @@ void nvb__devlist_free(struct nvb__devlist *l)
         }
     }
     free(l->d);
+    strv_free(&l->swapfiles);
     memset(l, 0, sizeof *l);
 }
 

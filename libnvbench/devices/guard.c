@@ -30,37 +30,26 @@
 #include "core/internal.h"
 #include "devices/devices.h"
 
-#define MAX_FAMILY 64
-
-struct member {
-    const struct nvb__dev *d;
-    const char *rel;             /* how it relates to the target, "" itself */
-};
-
-struct fam {
-    unsigned n;
-    struct member m[MAX_FAMILY];
-};
-
-static void fam_add(struct fam *f, const struct nvb__dev *d, const char *rel)
+static void fam_add(struct nvb__fam *f, const struct nvb__dev *d, const char *rel)
 {
     if (!d)
         return;
     for (unsigned i = 0; i < f->n; i++)
         if (f->m[i].d == d)
             return;
-    if (f->n < MAX_FAMILY)
-        f->m[f->n++] = (struct member){d, rel};
+    if (f->n < NVB__MAX_FAMILY) {
+        f->m[f->n].d = d;
+        f->m[f->n++].rel = rel;
+    }
 }
 
-static void fam_partitions(struct fam *f, const struct nvb__devlist *l, const struct nvb__dev *d, const char *rel)
+static void fam_partitions(struct nvb__fam *f, const struct nvb__devlist *l, const struct nvb__dev *d, const char *rel)
 {
     for (unsigned i = 0; i < d->partitions.n; i++)
         fam_add(f, nvb__devlist_find(l, d->partitions.v[i]), rel);
 }
 
-/* Every name under which the target's blocks can be in use. */
-static void family(const struct nvb__devlist *l, const struct nvb__dev *d, struct fam *f)
+void nvb__dev_family(const struct nvb__devlist *l, const struct nvb__dev *d, struct nvb__fam *f)
 {
     f->n = 0;
     fam_add(f, d, "");
@@ -79,14 +68,7 @@ static void family(const struct nvb__devlist *l, const struct nvb__dev *d, struc
             fam_add(f, nvb__devlist_find(l, n->paths.v[i]), "its path ");
 }
 
-struct out {
-    char  *s;
-    size_t len, used;
-    int    items;
-};
-
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct out *o, const char *fmt, ...)
+void nvb__msg_put(struct nvb__msg *o, const char *fmt, ...)
 {
     if (o->used >= o->len)
         return;
@@ -98,57 +80,57 @@ static void put(struct out *o, const char *fmt, ...)
         o->used += (size_t)n < o->len - o->used ? (size_t)n : o->len - o->used - 1;
 }
 
-static const char *label(const struct nvb__dev *d) { return d->path[0] ? d->path : d->name; }
+const char *nvb__dev_label(const struct nvb__dev *d) { return d->path[0] ? d->path : d->name; }
 
 /* "dm-0 (vg0-data), mounted on /srv" / "md0 (raid1), held by dm-1 (...)" */
-static void describe_holder(struct out *o, const struct nvb__devlist *l, const char *name, int depth)
+static void describe_holder(struct nvb__msg *o, const struct nvb__devlist *l, const char *name, int depth)
 {
     const struct nvb__dev *h = nvb__devlist_find(l, name);
-    put(o, "%s", name);
+    nvb__msg_put(o, "%s", name);
     if (!h)
         return;
     if (h->dm_name[0])
-        put(o, " (%s)", h->dm_name);
+        nvb__msg_put(o, " (%s)", h->dm_name);
     else if (h->md_level[0])
-        put(o, " (%s)", h->md_level);
+        nvb__msg_put(o, " (%s)", h->md_level);
     for (unsigned i = 0; i < h->nmounts; i++)
-        put(o, "%s %s", i ? "," : ", mounted on", h->mounts[i].point);
+        nvb__msg_put(o, "%s %s", i ? "," : ", mounted on", h->mounts[i].point);
     if (h->swap)
-        put(o, ", active swap");
+        nvb__msg_put(o, ", active swap");
     if (depth < 4)
         for (unsigned i = 0; i < h->holders.n; i++) {
-            put(o, ", held by ");
+            nvb__msg_put(o, ", held by ");
             describe_holder(o, l, h->holders.v[i], depth + 1);
         }
 }
 
-static void sep(struct out *o)
+static void sep(struct nvb__msg *o)
 {
     if (o->items++)
-        put(o, "; ");
+        nvb__msg_put(o, "; ");
 }
 
 void nvb__dev_busy(const struct nvb__devlist *l, const struct nvb__dev *d, char *s, size_t len)
 {
-    struct out o = {s, len, 0, 0};
-    struct fam f;
+    struct nvb__msg o = {s, len, 0, 0};
+    struct nvb__fam f;
     s[0] = 0;
-    family(l, d, &f);
+    nvb__dev_family(l, d, &f);
     for (unsigned i = 0; i < f.n; i++) {
         const struct nvb__dev *m = f.m[i].d;
         for (unsigned k = 0; k < m->nmounts; k++) {
             sep(&o);
-            put(&o, "%s%s is mounted on %s (%s)", f.m[i].rel, label(m), m->mounts[k].point,
+            nvb__msg_put(&o, "%s%s is mounted on %s (%s)", f.m[i].rel, nvb__dev_label(m), m->mounts[k].point,
                 m->mounts[k].fstype);
         }
         for (unsigned k = 0; k < m->holders.n; k++) {
             sep(&o);
-            put(&o, "%s%s is held by ", f.m[i].rel, label(m));
+            nvb__msg_put(&o, "%s%s is held by ", f.m[i].rel, nvb__dev_label(m));
             describe_holder(&o, l, m->holders.v[k], 0);
         }
         if (m->swap) {
             sep(&o);
-            put(&o, "%s%s is active swap", f.m[i].rel, label(m));
+            nvb__msg_put(&o, "%s%s is active swap", f.m[i].rel, nvb__dev_label(m));
         }
     }
 }
@@ -157,33 +139,33 @@ void nvb__dev_busy(const struct nvb__devlist *l, const struct nvb__dev *d, char 
  * partitions (loop3p1, loop3p2)", or "the data on it". */
 static void destroyed(const struct nvb__dev *d, char *s, size_t len)
 {
-    struct out o = {s, len, 0, 0};
+    struct nvb__msg o = {s, len, 0, 0};
     s[0] = 0;
     const char *u = d->sig_usage, *t = d->sig_type;
     if (!t[0]) {
-        put(&o, "the data on it");
+        nvb__msg_put(&o, "the data on it");
     } else if (!strcmp(t, "ambiguous")) {
-        put(&o, "the data on it (libblkid found more than one signature)");
+        nvb__msg_put(&o, "the data on it (libblkid found more than one signature)");
     } else if (!strcmp(u, "filesystem")) {
-        put(&o, "an %s filesystem", t);
+        nvb__msg_put(&o, "an %s filesystem", t);
         if (d->sig_label[0])
-            put(&o, " labelled '%s'", d->sig_label);
+            nvb__msg_put(&o, " labelled '%s'", d->sig_label);
     } else if (!strcmp(u, "partition_table")) {
-        put(&o, "a %s partition table", t);
+        nvb__msg_put(&o, "a %s partition table", t);
     } else if (!strcmp(u, "raid")) {
-        put(&o, "a %s signature (a RAID member)", t);
+        nvb__msg_put(&o, "a %s signature (a RAID member)", t);
     } else if (!strcmp(u, "crypto")) {
-        put(&o, "a %s volume (encrypted data)", t);
+        nvb__msg_put(&o, "a %s volume (encrypted data)", t);
     } else if (!strcmp(t, "swap")) {
-        put(&o, "a swap area");
+        nvb__msg_put(&o, "a swap area");
     } else {
-        put(&o, "a %s signature", t);
+        nvb__msg_put(&o, "a %s signature", t);
     }
     if (d->partitions.n) {
-        put(&o, " and its %u partition%s (", d->partitions.n, d->partitions.n > 1 ? "s" : "");
+        nvb__msg_put(&o, " and its %u partition%s (", d->partitions.n, d->partitions.n > 1 ? "s" : "");
         for (unsigned i = 0; i < d->partitions.n && i < 8; i++)
-            put(&o, "%s%s", i ? ", " : "", d->partitions.v[i]);
-        put(&o, "%s)", d->partitions.n > 8 ? ", ..." : "");
+            nvb__msg_put(&o, "%s%s", i ? ", " : "", d->partitions.v[i]);
+        nvb__msg_put(&o, "%s)", d->partitions.n > 8 ? ", ..." : "");
     }
 }
 
@@ -203,8 +185,12 @@ static int refuse_perm(const char *path, const char *alias, const struct nvb__de
     return -EPERM;
 }
 
-static int refuse_claimed(const char *path, const char *alias, char *msg, size_t len)
+static int refuse_claimed(const char *path, const char *alias, const char *node, char *msg, size_t len)
 {
+    /* another run's hold has it open O_EXCL, and locked */
+    int rc = nvb__lock_holder(node, path, NVB__HOLD_WRITE, msg, len);
+    if (rc < 0)
+        return rc;
     snprintf(msg, len, "target '%s'%s is in use: the kernel has it claimed (mounted, perhaps in another mount "
              "namespace, or held by device-mapper, MD, bcache or swap); writing to it would corrupt that, "
              "and no option overrides this (not even allow_destructive=1)", path, alias);
@@ -220,7 +206,7 @@ static int guard_unlisted(const char *path, int allow, const char *what, char *m
         return 0; /* not a block device: other rules apply */
     int fd = open(path, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0 && errno == EBUSY)
-        return refuse_claimed(path, "", msg, len);
+        return refuse_claimed(path, "", path, msg, len);
     struct nvb__dev *d = calloc(1, sizeof *d);
     if (!d) {
         if (fd >= 0)
@@ -259,10 +245,10 @@ int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const 
     char alias[160] = "";
     if (strcmp(path, d->path)) {
         const char *ng = d->nvme && d->nvme->generic[0] && !strcmp(path, d->nvme->generic) ? "NVMe namespace " : "";
-        snprintf(alias, sizeof alias, " (%s%s)", ng, label(d));
+        snprintf(alias, sizeof alias, " (%s%s)", ng, nvb__dev_label(d));
     }
-    char busy[1024];
-    nvb__dev_busy(l, d, busy, sizeof busy);
+    char busy[1536];
+    nvb__stack_busy_dev(c, l, d, busy, sizeof busy);
     if (busy[0]) {
         snprintf(msg, len, "target '%s'%s is in use: %s; writing to it would corrupt that, and no option "
                  "overrides this (not even allow_destructive=1)", path, alias, busy);
@@ -271,7 +257,7 @@ int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const 
     if (d->path[0]) {
         int fd = nvb__dev_open(c, d, O_RDONLY | O_EXCL | O_NONBLOCK);
         if (fd == -EBUSY)
-            return refuse_claimed(path, alias, msg, len);
+            return refuse_claimed(path, alias, d->path, msg, len);
         if (fd >= 0)
             close(fd);
     }

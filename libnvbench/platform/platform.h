@@ -89,6 +89,7 @@ struct nvb__target_info {
     uint32_t pbs;                /* physical block size when known */
     uint32_t mem_align;          /* buffer alignment for direct I/O */
     char     dev[64];            /* kernel name of the block device ("loop0"), or "" */
+    uint64_t id_dev, id_ino, id_rdev; /* identity (st_dev, st_ino, st_rdev); 0 where unknown */
 };
 /* stat-like facts. 0 or negative errno (-ENOENT, -EACCES, ...). */
 int nvb__target_info(const char *path, struct nvb__target_info *ti);

@@ -974,9 +974,19 @@ START_TEST(live_loop_ext4_mounted_and_not)
     ck_assert_msg(!strstr(json, "indirection unit"), "no unit known, yet a warning: %s", json);
     nvb_free(json);
     nvb_result_free(r);
-    /* a regular file has no device object */
+    /* the image still backs the attached loop device: writing into it
+     * would write under the loop device, so it is in use */
     nvb_workload_clear_targets(w);
     nvb_workload_add_target(w, img);
+    ck_assert_int_eq(nvb_run(w, NULL, &r), -EBUSY);
+    ck_assert_msg(strstr(nvb_result_error(r), "backs") && strstr(nvb_result_error(r), dev), "%s",
+                  nvb_result_error(r));
+    nvb_result_free(r);
+    /* detached, a regular file has no device object */
+    ck_assert_int_eq(sh("losetup -d %s", dev), 0);
+    for (int i = 0; i < MAX_CLEAN; i++)
+        if (!strcmp(g_losetup[i], dev))
+            g_losetup[i][0] = 0;
     ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
     ck_assert_int_eq(nvb_result_json(r, &json), 0);
     ck_assert_msg(strstr(json, "\"device\":null"), "%s", json);

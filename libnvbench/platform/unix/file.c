@@ -154,6 +154,11 @@ static int blockdev_info(const char *path, const struct stat *st, struct nvb__ta
     int lbs = 0;
     unsigned int pbs = 0;
     int rc = 0;
+    struct stat fst;
+    if (fstat(fd, &fst) != 0 || !S_ISBLK(fst.st_mode) || fst.st_rdev != st->st_rdev) {
+        close(fd); /* the name changed between stat() and open() */
+        return -ESTALE;
+    }
     if (ioctl(fd, BLKGETSIZE64, &bytes) != 0 || ioctl(fd, BLKSSZGET, &lbs) != 0)
         rc = -errno;
     if (rc == 0 && ioctl(fd, BLKPBSZGET, &pbs) != 0)
@@ -181,6 +186,9 @@ int nvb__target_info(const char *path, struct nvb__target_info *ti)
         return -errno;
     ti->lbs = DEFAULT_LBS;
     ti->mem_align = DEFAULT_LBS;
+    ti->id_dev = (uint64_t)st.st_dev;
+    ti->id_ino = (uint64_t)st.st_ino;
+    ti->id_rdev = (uint64_t)st.st_rdev;
 
     if (S_ISREG(st.st_mode)) {
         ti->kind = NVB__T_FILE;

@@ -1,0 +1,375 @@
+/*
+ * The run's hold on its targets: the guard decides on what was opened.
+ *
+ * Planning judged each target by its name (stat, sysfs). Between that and
+ * the first write, the name can come to mean something else: a file
+ * replaced by a symlink to a mounted device, a device mounted during a
+ * long scratch-file layout. So before anything is created or written:
+ *
+ *  1. open each target once (a block device a run writes with O_EXCL: the
+ *     kernel then refuses mounts, swapon, device-mapper and md on it, and
+ *     the exclusive opens of other benchmark runs, for as long as it is
+ *     held);
+ *  2. fstat the descriptor: it must be the very file or device planning
+ *     judged (st_dev, st_ino, st_rdev), or the run is refused (-ESTALE);
+ *  3. lock it (open file description locks, F_OFD_SETLK): exclusive for a
+ *     run that writes, shared for one that verifies, none for plain reads;
+ *     another run's conflicting lock gives -EBUSY naming its process;
+ *  4. check again, on the descriptor's identity, that nothing uses it
+ *     through the storage stack (stack.c);
+ *  5. keep it open until the run ends. Jobs open their own descriptors
+ *     through /proc/self/fd/N of the held one (never through the name), and
+ *     each is checked to be the same file or device before any I/O.
+ *
+ * All of this happens once per target before the run, never per I/O.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "devices/devices.h"
+#include "platform/platform.h"
+
+static const char *kind_name(mode_t m)
+{
+    return S_ISREG(m) ? "a regular file" : S_ISBLK(m) ? "a block device" : S_ISCHR(m) ? "a character device"
+         : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link" : "something else";
+}
+
+static int want_type(int kind, mode_t m)
+{
+    return kind == NVB__T_FILE ? S_ISREG(m) : kind == NVB__T_BLOCK ? S_ISBLK(m) : kind == NVB__T_CHAR ? S_ISCHR(m) : 0;
+}
+
+static const char *kind_of(int kind)
+{
+    return kind == NVB__T_FILE ? "a regular file" : kind == NVB__T_BLOCK ? "a block device" : "a character device";
+}
+
+static int same_as_judged(const struct nvb__hold *h, const struct stat *st)
+{
+    if (!want_type(h->kind, st->st_mode))
+        return 0;
+    if (h->kind == NVB__T_FILE)
+        return (uint64_t)st->st_dev == h->id_dev && (uint64_t)st->st_ino == h->id_ino;
+    return (uint64_t)st->st_rdev == h->id_rdev;
+}
+
+static void describe_id(char *out, size_t len, const struct stat *st)
+{
+    if (S_ISBLK(st->st_mode) || S_ISCHR(st->st_mode))
+        snprintf(out, len, "%s %u:%u", kind_name(st->st_mode), major(st->st_rdev), minor(st->st_rdev));
+    else
+        snprintf(out, len, "%s (device %u:%u, inode %" PRIu64 ")", kind_name(st->st_mode), major(st->st_dev),
+                 minor(st->st_dev), (uint64_t)st->st_ino);
+}
+
+static void describe_judged(char *out, size_t len, const struct nvb__hold *h)
+{
+    if (h->kind == NVB__T_FILE)
+        snprintf(out, len, "a regular file (device %u:%u, inode %" PRIu64 ")", major((dev_t)h->id_dev),
+                 minor((dev_t)h->id_dev), h->id_ino);
+    else
+        snprintf(out, len, "%s %u:%u", kind_of(h->kind), major((dev_t)h->id_rdev), minor((dev_t)h->id_rdev));
+}
+
+/* Who else has this file or device open with a lock on it: the first such
+ * process found in /proc ("pid 1234 (nvbench)"), or "". OFD locks carry
+ * no pid (F_OFD_GETLK and /proc/locks say -1), so the descriptors of each
+ * process are matched by identity and their fdinfo asked for a lock.
+ * Only on the refusal path: it reads every process's descriptor table. */
+static void find_holder(const struct stat *want, char *out, size_t len)
+{
+    out[0] = 0;
+    DIR *pd = opendir("/proc");
+    if (!pd)
+        return;
+    pid_t self = getpid();
+    struct dirent *pe;
+    char first[128] = "";
+    while (!out[0] && (pe = readdir(pd))) {
+        char *end;
+        long pid = strtol(pe->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char p[64];
+        snprintf(p, sizeof p, "/proc/%ld/fd", pid);
+        DIR *fd = opendir(p);
+        if (!fd)
+            continue;
+        struct dirent *fe;
+        while (!out[0] && (fe = readdir(fd))) {
+            if (fe->d_name[0] == '.')
+                continue;
+            char fp[96];
+            struct stat st;
+            snprintf(fp, sizeof fp, "/proc/%ld/fd/%s", pid, fe->d_name);
+            if (stat(fp, &st) != 0 || (st.st_mode & S_IFMT) != (want->st_mode & S_IFMT))
+                continue;
+            int same = S_ISREG(st.st_mode) ? st.st_dev == want->st_dev && st.st_ino == want->st_ino
+                                           : st.st_rdev == want->st_rdev;
+            if (!same)
+                continue;
+            char comm[64] = "?";
+            snprintf(fp, sizeof fp, "/proc/%ld/comm", pid);
+            FILE *f = fopen(fp, "re");
+            if (f) {
+                if (fgets(comm, sizeof comm, f))
+                    comm[strcspn(comm, "\n")] = 0;
+                fclose(f);
+            }
+            char who[128];
+            snprintf(who, sizeof who, "pid %ld (%s)%s", pid, comm, pid == self ? ", this process" : "");
+            /* prefer the descriptor that holds a lock */
+            snprintf(fp, sizeof fp, "/proc/%ld/fdinfo/%s", pid, fe->d_name);
+            f = fopen(fp, "re");
+            int locked = 0;
+            if (f) {
+                char line[256];
+                while (!locked && fgets(line, sizeof line, f))
+                    locked = !strncmp(line, "lock:", 5);
+                fclose(f);
+            }
+            if (locked)
+                snprintf(out, len, "%s", who);
+            else if (!first[0] && pid != self)
+                snprintf(first, sizeof first, "%s", who);
+        }
+        closedir(fd);
+    }
+    closedir(pd);
+    if (!out[0] && first[0])
+        snprintf(out, len, "%s", first);
+}
+
+static int lock_fd(int fd, int level)
+{
+    if (level == NVB__HOLD_READ)
+        return 0;
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = level == NVB__HOLD_WRITE ? F_WRLCK : F_RDLCK;
+    fl.l_whence = SEEK_SET;
+    if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+        return 0;
+    return errno == EAGAIN || errno == EACCES ? -EBUSY : -errno;
+}
+
+static int refuse_locked(const struct nvb__hold *h, const struct stat *st, char *msg, size_t len)
+{
+    char who[160];
+    find_holder(st, who, sizeof who);
+    snprintf(msg, len, "target '%s' is in use by another run%s%s%s: %s; two runs on one target would overwrite each "
+             "other's data%s", h->path, who[0] ? " (" : "", who, who[0] ? ")" : "",
+             h->level == NVB__HOLD_WRITE ? "it is being written or verified" : "it is being written",
+             h->level == NVB__HOLD_VERIFY ? " and a verifying run would report the other's writes as mismatches" : "");
+    return -EBUSY;
+}
+
+int nvb__lock_holder(const char *node, const char *path, int level, char *msg, size_t len)
+{
+    int fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = level == NVB__HOLD_WRITE ? F_WRLCK : F_RDLCK;
+    fl.l_whence = SEEK_SET;
+    int locked = fstat(fd, &st) == 0 && fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    close(fd);
+    if (!locked)
+        return 0;
+    struct nvb__hold h = {.path = path, .level = level};
+    return refuse_locked(&h, &st, msg, len);
+}
+
+/* A block device an O_EXCL open found busy: another run's hold (it has a
+ * lock on the node), or the kernel's claim (mounted, dm, md, swap). */
+static int refuse_excl(const struct nvb__hold *h, const char *file, char *msg, size_t len)
+{
+    int rc = nvb__lock_holder(file, h->path, NVB__HOLD_WRITE, msg, len);
+    if (rc < 0)
+        return rc;
+    snprintf(msg, len, "target '%s'%s%s is in use: the kernel has it claimed (mounted, perhaps in another mount "
+             "namespace, or held by device-mapper, MD, bcache, swap or another program's exclusive open); writing to "
+             "it would corrupt that, and no option overrides this (not even allow_destructive=1)", h->path,
+             strcmp(file, h->path) ? " as " : "", strcmp(file, h->path) ? file : "");
+    return -EBUSY;
+}
+
+/* Step 4: in use through the storage stack, judged on the descriptor. */
+static int busy_now(const struct nvb__hold *h, const struct stat *st, char *msg, size_t len)
+{
+    struct nvb__devctx *c = malloc(sizeof *c);
+    struct nvb__devlist *l = malloc(sizeof *l);
+    if (!c || !l) {
+        free(c);
+        free(l);
+        return -ENOMEM;
+    }
+    nvb__devctx_init(c, NULL);
+    int rc = nvb__dev_scan(c, l);
+    if (rc < 0) {
+        free(c);
+        free(l);
+        return rc == -ENOMEM ? rc : 0; /* no sysfs: the O_EXCL claim is what the kernel tells */
+    }
+    char busy[1536] = "";
+    char mm[24];
+    if (S_ISBLK(st->st_mode)) {
+        snprintf(mm, sizeof mm, "%u:%u", major(st->st_rdev), minor(st->st_rdev));
+        for (unsigned i = 0; i < l->n; i++)
+            if (!strcmp(l->d[i].majmin, mm)) {
+                nvb__stack_busy_dev(c, l, &l->d[i], busy, sizeof busy);
+                break;
+            }
+    } else if (S_ISREG(st->st_mode)) {
+        char real[4096];
+        if (!realpath(h->file, real))
+            snprintf(real, sizeof real, "%s", h->file);
+        snprintf(mm, sizeof mm, "%u:%u", major(st->st_dev), minor(st->st_dev));
+        nvb__stack_busy_file(c, l, real, mm, (uint64_t)st->st_ino, busy, sizeof busy);
+    }
+    nvb__devlist_free(l);
+    free(l);
+    free(c);
+    if (!busy[0])
+        return 0;
+    snprintf(msg, len, "target '%s' is in use: %s; writing to it would corrupt that, and no option overrides this "
+             "(not even allow_destructive=1)", h->path, busy);
+    return -EBUSY;
+}
+
+static int open_judged(const struct nvb__hold *h, const char *file, int kind, int flags, char *msg, size_t len)
+{
+    int fd;
+    do
+        fd = open(file, flags | O_CLOEXEC | O_NOCTTY | (kind == NVB__T_FILE ? 0 : O_NONBLOCK));
+    while (fd < 0 && errno == EINTR);
+    if (fd >= 0)
+        return fd;
+    int e = errno;
+    if (e == EBUSY && (flags & O_EXCL))
+        return refuse_excl(h, file, msg, len);
+    if (e == ETXTBSY)
+        snprintf(msg, len, "target '%s' is in use: it is an active swap file or a running program (the kernel "
+                 "refuses to open it for writing); writing to it would corrupt that, and no option overrides this",
+                 h->path);
+    else
+        snprintf(msg, len, "cannot open target '%s'%s%s: %s", h->path, strcmp(file, h->path) ? " as " : "",
+                 strcmp(file, h->path) ? file : "", nvb_strerror(-e));
+    return e == ETXTBSY ? -EBUSY : -e;
+}
+
+static int take_one(struct nvb__hold *h, char *msg, size_t len)
+{
+    int writes = h->level == NVB__HOLD_WRITE;
+    int flags = writes ? O_RDWR : O_RDONLY;
+    if (writes && h->kind == NVB__T_BLOCK)
+        flags |= O_EXCL;
+    int fd = open_judged(h, h->file, h->kind, flags, msg, len);
+    if (fd < 0)
+        return fd;
+    h->fd = fd;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = -errno;
+        snprintf(msg, len, "target '%s': fstat: %s", h->path, nvb_strerror(e));
+        return e;
+    }
+    if (!same_as_judged(h, &st)) {
+        char was[160], now[160];
+        describe_judged(was, sizeof was, h);
+        describe_id(now, sizeof now, &st);
+        snprintf(msg, len, "target '%s' changed between planning and opening: it was %s and is now %s; refusing "
+                 "to run on something that was not checked", h->path, was, now);
+        return -ESTALE;
+    }
+    int rc = lock_fd(fd, h->level);
+    if (rc == -EBUSY)
+        return refuse_locked(h, &st, msg, len);
+    if (rc < 0 && rc != -EINVAL && rc != -ENOLCK && rc != -EOPNOTSUPP) {
+        snprintf(msg, len, "target '%s': cannot lock it: %s", h->path, nvb_strerror(rc));
+        return rc;
+    }
+    if (h->claim && h->claim[0] && writes) {
+        /* Passthrough: commands go to the generic node, which has no
+         * exclusive open; the namespace's block device does. */
+        int cfd = open_judged(h, h->claim, NVB__T_BLOCK, O_RDWR | O_EXCL, msg, len);
+        if (cfd < 0)
+            return cfd;
+        h->claim_fd = cfd;
+        struct stat cs;
+        if (fstat(cfd, &cs) == 0 && (rc = lock_fd(cfd, h->level)) == -EBUSY)
+            return refuse_locked(h, &cs, msg, len);
+        if (fstat(cfd, &cs) == 0 && (rc = busy_now(h, &cs, msg, len)) < 0)
+            return rc;
+    }
+    if (writes && (rc = busy_now(h, &st, msg, len)) < 0)
+        return rc;
+    return 0;
+}
+
+int nvb__hold_take(struct nvb__hold *h, unsigned n, char *msg, size_t len)
+{
+    msg[0] = 0;
+    for (unsigned i = 0; i < n; i++)
+        h[i].fd = h[i].claim_fd = -1;
+    for (unsigned i = 0; i < n; i++) {
+        int rc = take_one(&h[i], msg, len);
+        if (rc < 0) {
+            nvb__hold_release(h, n);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int nvb__hold_share(const struct nvb__hold *from, struct nvb__hold *to)
+{
+    to->claim_fd = -1;
+    to->fd = fcntl(from->fd, F_DUPFD_CLOEXEC, 0);
+    return to->fd < 0 ? -errno : 0;
+}
+
+int nvb__hold_reopen(const struct nvb__hold *h, int flags)
+{
+    if (h->fd < 0)
+        return nvb__target_open(h->file, flags);
+    /* Through the held descriptor: the same inode whatever the name now
+     * points at. Without /proc (a bare container), the name, checked below. */
+    char p[48];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", h->fd);
+    int fd = nvb__target_open(p, flags);
+    if (fd == -ENOENT)
+        fd = nvb__target_open(h->file, flags);
+    if (fd < 0)
+        return fd;
+    struct stat a, b;
+    if (fstat(fd, &a) != 0 || fstat(h->fd, &b) != 0 || (a.st_mode & S_IFMT) != (b.st_mode & S_IFMT) ||
+        (S_ISREG(a.st_mode) ? a.st_dev != b.st_dev || a.st_ino != b.st_ino : a.st_rdev != b.st_rdev)) {
+        nvb__target_close(fd);
+        return -ESTALE;
+    }
+    return fd;
+}
+
+void nvb__hold_release(struct nvb__hold *h, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (h[i].fd >= 0)
+            close(h[i].fd); /* the lock and the O_EXCL claim go with it */
+        if (h[i].claim_fd >= 0)
+            close(h[i].claim_fd);
+        h[i].fd = h[i].claim_fd = -1;
+    }
+}

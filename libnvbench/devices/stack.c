@@ -1,0 +1,281 @@
+/*
+ * The storage stack around a write target, in both directions.
+ *
+ * Up: what is built on the target. A loop device backed by it (a regular
+ * file or a block device) reads and writes its blocks, and whatever uses
+ * that loop device (a mount, swap, device-mapper, another loop device)
+ * uses them too. Down: what the target is built on. Writing to a loop
+ * device writes into its backing file or device, so whatever else uses
+ * that is written under as well.
+ *
+ * The guard refuses a write when anything along either chain is in use,
+ * and names the chain: "fs.img backs /dev/loop0: /dev/loop0 is mounted on
+ * /srv/data (ext4)". Chains are followed through any number of layers; the
+ * depth bound only stops a cycle.
+ *
+ * A loop device's backing is identified exactly by LOOP_GET_STATUS64 (the
+ * backing file's st_dev/st_ino, or the backing device's number), not by
+ * the name sysfs shows, which goes stale when the file is renamed or
+ * deleted. In a recorded tree (tests) only the name is known.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/loop.h>
+#endif
+
+#include "core/internal.h"
+#include "devices/devices.h"
+
+#define MAX_DEPTH 16
+
+static void majmin(char *out, size_t len, unsigned ma, unsigned mi) { snprintf(out, len, "%u:%u", ma, mi); }
+
+/* The kernel's 64-bit device encoding (huge_encode_dev). */
+static void from_kernel_dev(char *out, size_t len, uint64_t v)
+{
+    majmin(out, len, (unsigned)((v & 0xfff00) >> 8), (unsigned)((v & 0xff) | ((v >> 12) & 0xfff00)));
+}
+
+static int live(const struct nvb__devctx *c) { return !strcmp(c->dev, "/dev"); }
+
+/* sysfs shows " (deleted)" after a backing file that was unlinked. */
+static void backing_name(const struct nvb__dev *d, char *out, size_t len)
+{
+    snprintf(out, len, "%s", d->backing_file);
+    size_t n = strlen(out), k = strlen(" (deleted)");
+    if (n > k && !strcmp(out + n - k, " (deleted)"))
+        out[n - k] = 0;
+}
+
+static void loop_identity(const struct nvb__devctx *c, const struct nvb__devlist *l, struct nvb__dev *d)
+{
+    if (d->lo_state)
+        return;
+    d->lo_state = -1;
+    if (strcmp(d->kind, "loop") || !d->backing_file[0])
+        return;
+#ifdef LOOP_GET_STATUS64
+    int fd = nvb__dev_open(c, d, O_RDONLY | O_NONBLOCK);
+    if (fd >= 0) {
+        struct loop_info64 li;
+        memset(&li, 0, sizeof li); /* valgrind does not know this ioctl */
+        int rc = ioctl(fd, LOOP_GET_STATUS64, &li);
+        close(fd);
+        if (rc == 0) {
+            from_kernel_dev(d->lo_dev, sizeof d->lo_dev, li.lo_device);
+            d->lo_ino = li.lo_inode;
+            d->lo_rdev[0] = 0;
+            if (li.lo_rdevice)
+                from_kernel_dev(d->lo_rdev, sizeof d->lo_rdev, li.lo_rdevice);
+            d->lo_state = 1;
+            return;
+        }
+    }
+#endif
+    char name[512];
+    backing_name(d, name, sizeof name);
+    struct stat st;
+    if (live(c) && stat(name, &st) == 0) {
+        majmin(d->lo_dev, sizeof d->lo_dev, major(st.st_dev), minor(st.st_dev));
+        d->lo_ino = st.st_ino;
+        d->lo_rdev[0] = 0;
+        if (S_ISBLK(st.st_mode))
+            majmin(d->lo_rdev, sizeof d->lo_rdev, major(st.st_rdev), minor(st.st_rdev));
+        d->lo_state = 1;
+        return;
+    }
+    /* A recorded tree: a backing device is named under /dev. */
+    d->lo_state = 2;
+    if (!strncmp(name, "/dev/", 5)) {
+        const struct nvb__dev *b = nvb__devlist_find(l, name + 5);
+        if (b)
+            snprintf(d->lo_rdev, sizeof d->lo_rdev, "%s", b->majmin);
+    }
+}
+
+static int backed_by_dev(const struct nvb__dev *loop, const struct nvb__dev *b)
+{
+    return loop->lo_state > 0 && loop->lo_rdev[0] && b->majmin[0] && !strcmp(loop->lo_rdev, b->majmin);
+}
+
+static int backed_by_file(const struct nvb__dev *loop, const char *path, const char *devmm, uint64_t ino)
+{
+    if (loop->lo_state == 1)
+        return !loop->lo_rdev[0] && devmm && devmm[0] && !strcmp(loop->lo_dev, devmm) && loop->lo_ino == ino;
+    if (loop->lo_state == 2 && !loop->lo_rdev[0]) {
+        char name[512];
+        backing_name(loop, name, sizeof name);
+        return !strcmp(name, path);
+    }
+    return 0;
+}
+
+static void sep(struct nvb__msg *o)
+{
+    if (o->items++)
+        nvb__msg_put(o, "; ");
+}
+
+static void up_dev(const struct nvb__devctx *c, struct nvb__devlist *l, const struct nvb__dev *d,
+                   const struct nvb__dev *skip, int depth, struct nvb__msg *o);
+
+/* The loop devices backed by `what` (a device, or the file path/devmm/ino)
+ * other than skip, each with whatever uses it: "X backs /dev/loop0: ...". */
+static void up_loops(const struct nvb__devctx *c, struct nvb__devlist *l, const char *name, const struct nvb__dev *dev,
+                     const char *path, const char *devmm, uint64_t ino, const struct nvb__dev *skip, int depth,
+                     struct nvb__msg *o)
+{
+    for (unsigned i = 0; i < l->n; i++) {
+        struct nvb__dev *lp = &l->d[i];
+        if (lp == skip || lp == dev || strcmp(lp->kind, "loop") || !lp->backing_file[0])
+            continue;
+        loop_identity(c, l, lp);
+        if (dev ? !backed_by_dev(lp, dev) : !backed_by_file(lp, path, devmm, ino))
+            continue;
+        sep(o);
+        nvb__msg_put(o, "%s backs %s", name, nvb__dev_label(lp));
+        char sub[1024];
+        struct nvb__msg so = {sub, sizeof sub, 0, 0};
+        sub[0] = 0;
+        if (depth < MAX_DEPTH)
+            up_dev(c, l, lp, NULL, depth + 1, &so);
+        if (sub[0])
+            nvb__msg_put(o, ": %s", sub);
+        else
+            nvb__msg_put(o, " (an attached loop device: detach it with losetup -d first)");
+    }
+}
+
+/* d's users and those of its family (mounts, holders, swap), and the loop
+ * devices stacked on any of them (other than skip), recursively. */
+static void up_dev(const struct nvb__devctx *c, struct nvb__devlist *l, const struct nvb__dev *d,
+                   const struct nvb__dev *skip, int depth, struct nvb__msg *o)
+{
+    char b[1024];
+    nvb__dev_busy(l, d, b, sizeof b);
+    if (b[0]) {
+        sep(o);
+        nvb__msg_put(o, "%s", b);
+    }
+    struct nvb__fam f;
+    nvb__dev_family(l, d, &f);
+    for (unsigned i = 0; i < f.n; i++)
+        up_loops(c, l, nvb__dev_label(f.m[i].d), f.m[i].d, NULL, NULL, 0, skip, depth, o);
+}
+
+static void up_file(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path, const char *devmm,
+                    uint64_t ino, const struct nvb__dev *skip, int depth, struct nvb__msg *o)
+{
+    for (unsigned i = 0; i < l->swapfiles.n; i++) {
+        const char *sw = l->swapfiles.v[i];
+        struct stat st;
+        int same;
+        if (live(c) && devmm && devmm[0] && stat(sw, &st) == 0) {
+            char mm[24];
+            majmin(mm, sizeof mm, major(st.st_dev), minor(st.st_dev));
+            same = !strcmp(mm, devmm) && (uint64_t)st.st_ino == ino;
+        } else {
+            same = !strcmp(sw, path);
+        }
+        if (same) {
+            sep(o);
+            nvb__msg_put(o, "%s is an active swap file", path);
+        }
+    }
+    up_loops(c, l, path, NULL, path, devmm, ino, skip, depth, o);
+}
+
+/* Down from a loop device: what it is backed by, and who else uses that. */
+static void down(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, int depth,
+                 struct nvb__msg *o)
+{
+    if (depth >= MAX_DEPTH || strcmp(d->kind, "loop") || !d->backing_file[0])
+        return;
+    loop_identity(c, l, d);
+    char sub[1024];
+    struct nvb__msg so = {sub, sizeof sub, 0, 0};
+    sub[0] = 0;
+    struct nvb__dev *b = NULL;
+    if (d->lo_rdev[0])
+        for (unsigned i = 0; i < l->n && !b; i++)
+            if (!strcmp(l->d[i].majmin, d->lo_rdev))
+                b = &l->d[i];
+    char name[512];
+    backing_name(d, name, sizeof name);
+    if (b) {
+        up_dev(c, l, b, d, depth + 1, &so);
+        if (sub[0]) {
+            sep(o);
+            nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), nvb__dev_label(b), sub);
+        }
+        down(c, l, b, depth + 1, o);
+    } else if (d->lo_state > 0 && !d->lo_rdev[0]) {
+        up_file(c, l, name, d->lo_state == 1 ? d->lo_dev : NULL, d->lo_ino, d, depth + 1, &so);
+        if (sub[0]) {
+            sep(o);
+            nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), name, sub);
+        }
+    }
+}
+
+void nvb__stack_busy_dev(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, char *out,
+                         size_t len)
+{
+    struct nvb__msg o = {out, len, 0, 0};
+    out[0] = 0;
+    up_dev(c, l, d, NULL, 0, &o);
+    down(c, l, d, 0, &o);
+}
+
+void nvb__stack_busy_file(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path, const char *devmm,
+                          uint64_t ino, char *out, size_t len)
+{
+    struct nvb__msg o = {out, len, 0, 0};
+    out[0] = 0;
+    up_file(c, l, path, devmm, ino, NULL, 0, &o);
+}
+
+int nvb__file_check_ctx(const struct nvb__devctx *c, const char *path, char *msg, size_t len)
+{
+    msg[0] = 0;
+    struct stat st;
+    char real[4096];
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0; /* planning reports what is wrong with it */
+    if (!realpath(path, real))
+        snprintf(real, sizeof real, "%s", path);
+    struct nvb__devlist l;
+    int rc = nvb__dev_scan(c, &l);
+    if (rc < 0)
+        return rc == -ENOMEM ? rc : 0; /* no sysfs: no loop devices to know of */
+    char mm[24], busy[1536];
+    majmin(mm, sizeof mm, major(st.st_dev), minor(st.st_dev));
+    nvb__stack_busy_file(c, &l, real, live(c) ? mm : NULL, (uint64_t)st.st_ino, busy, sizeof busy);
+    nvb__devlist_free(&l);
+    if (busy[0]) {
+        snprintf(msg, len, "target '%s' is in use: %s; writing to it would corrupt that, and no option overrides "
+                 "this (not even allow_destructive=1)", path, busy);
+        return -EBUSY;
+    }
+    return 0;
+}
+
+int nvb__file_check(const char *path, char *msg, size_t len)
+{
+    struct nvb__devctx *c = malloc(sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    nvb__devctx_init(c, NULL);
+    int rc = nvb__file_check_ctx(c, path, msg, len);
+    free(c);
+    return rc;
+}

@@ -1,0 +1,593 @@
+/* The write guard must hold (docs/devices.md, docs/reliability.md): the
+ * five ways it was walked past, each made deterministic, on loop devices
+ * and files this test makes itself. Every case asserts the bytes of the
+ * device or file that must not be written (a checksum of its first MiB,
+ * read with O_DIRECT), not only the return code.
+ *
+ * "In use" is an active swap area wherever that proves the same thing as
+ * a mounted file system: a failing case then cannot leave a corrupted
+ * mount behind. Needs root (losetup, swapon); skipped otherwise. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nvbench.h"
+#include "testutil.h"
+
+#define MAX_CLEAN 8
+static char g_swap[MAX_CLEAN][256], g_loop[MAX_CLEAN][64];
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[1024], full[1100];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof full, "{ %s; } >/dev/null 2>&1", cmd);
+    int st = system(full);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void remember(char (*list)[256], const char *s)
+{
+    for (int i = 0; i < MAX_CLEAN; i++)
+        if (!list[i][0]) {
+            snprintf(list[i], 256, "%s", s);
+            return;
+        }
+}
+
+static void cleanup(void)
+{
+    for (int i = 0; i < MAX_CLEAN; i++) {
+        if (g_swap[i][0])
+            swapoff(g_swap[i]);
+        g_swap[i][0] = 0;
+    }
+    for (int i = MAX_CLEAN - 1; i >= 0; i--) {
+        if (g_loop[i][0])
+            sh("losetup -d %s", g_loop[i]);
+        g_loop[i][0] = 0;
+    }
+}
+
+/* losetup on a file or a device; the test fails when none can be had. */
+static void attach(const char *backing, char *dev, size_t len)
+{
+    char cmd[700];
+    dev[0] = 0;
+    snprintf(cmd, sizeof cmd, "losetup -f --show '%s' 2>/dev/null", backing);
+    FILE *f = popen(cmd, "r");
+    if (f && fgets(dev, (int)len, f))
+        dev[strcspn(dev, "\n")] = 0;
+    if (f)
+        pclose(f);
+    ck_assert_msg(dev[0], "losetup -f --show %s failed", backing);
+    for (int i = 0; i < MAX_CLEAN; i++)
+        if (!g_loop[i][0]) {
+            snprintf(g_loop[i], sizeof g_loop[i], "%s", dev);
+            break;
+        }
+}
+
+static void make_swap(const char *path)
+{
+    ck_assert_int_eq(sh("mkswap -q '%s'", path), 0);
+    ck_assert_msg(swapon(path, 0) == 0, "swapon %s: %s", path, strerror(errno));
+    remember(g_swap, path);
+}
+
+/* FNV-1a over the first MiB, read with O_DIRECT (no stale page cache). */
+static uint64_t sum1m(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+    ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+    void *buf;
+    ck_assert_int_eq(posix_memalign(&buf, 4096, 1 << 20), 0);
+    ssize_t n = pread(fd, buf, 1 << 20, 0);
+    close(fd);
+    ck_assert_msg(n > 0, "read %s: %s", path, strerror(errno));
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (ssize_t i = 0; i < n; i++)
+        h = (h ^ ((unsigned char *)buf)[i]) * 0x100000001b3ull;
+    free(buf);
+    return h;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+    char *p;
+    ck_assert_int_ge(asprintf(&p, "%s/%s", dir, name), 0);
+    return p;
+}
+
+/* A file of mib MiB of random bytes (so a write shows in its checksum). */
+static char *random_file(const char *dir, const char *name, int mib)
+{
+    char *p = path_in(dir, name);
+    ck_assert_int_eq(sh("dd if=/dev/urandom of='%s' bs=1M count=%d status=none", p, mib), 0);
+    return p;
+}
+
+struct outcome {
+    int rc;
+    char msg[1024];
+};
+
+static struct outcome run(const char *const *kv, const char *const *targets, const struct nvb_run_opts *o)
+{
+    struct outcome out;
+    memset(&out, 0, sizeof out);
+    struct nvb_workload *w = tu_workload(kv, targets);
+    struct nvb_result *r = NULL;
+    out.rc = nvb_run(w, o, &r);
+    snprintf(out.msg, sizeof out.msg, "%s", r ? nvb_result_error(r) : "");
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    return out;
+}
+
+static void expect_refused(const struct outcome *o, int rc, const char *const *words)
+{
+    ck_assert_msg(o->rc == rc, "rc %d (%s), expected %d: %s", o->rc, strerror(-o->rc), rc, o->msg);
+    for (; words && *words; words++)
+        ck_assert_msg(strstr(o->msg, *words), "no '%s' in: %s", *words, o->msg);
+}
+
+/* ---- 1. check-then-open: the name is swapped after it was judged ---- */
+
+struct swap_ctx {
+    const char *file, *aside, *device;
+    int done, calls;
+};
+
+/* Replace file by a symlink to device (the original kept aside). */
+static void swap_to_device(struct swap_ctx *s)
+{
+    if (s->done)
+        return;
+    s->done = 1;
+    ck_assert_int_eq(rename(s->file, s->aside), 0);
+    ck_assert_int_eq(symlink(s->device, s->file), 0);
+}
+
+static int swap_in_poll(void *arg)
+{
+    struct swap_ctx *s = arg;
+    s->calls++;
+    swap_to_device(s);
+    return 0;
+}
+
+/* The hold logs "opening N targets" at debug level just before it opens
+ * them: after planning judged the names, before anything is opened. */
+static void swap_in_log(int level, const char *msg, void *arg)
+{
+    if (level == 3 && !strncmp(msg, "opening ", 8))
+        swap_to_device(arg);
+}
+
+START_TEST(race_during_layout)
+{
+    /* A directory target's scratch-file layout is the long window; the
+     * regular-file target is swapped for a symlink to an active swap
+     * device during it. The jobs must write the file that was judged. */
+    char *dir = tu_mkdtemp("guard-race");
+    char *img = path_in(dir, "dev.img");
+    ck_assert_int_eq(sh("truncate -s 16M '%s'", img), 0);
+    char dev[64];
+    attach(img, dev, sizeof dev);
+    make_swap(dev);
+    char *f = random_file(dir, "f.dat", 32), *aside = path_in(dir, "f.orig"), *sub = path_in(dir, "scratch");
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    uint64_t dev0 = sum1m(dev), f0 = sum1m(f);
+    struct swap_ctx s = {f, aside, dev, 0, 0};
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.poll = swap_in_poll;
+    o.poll_arg = &s;
+    o.poll_ms = 1;
+    const char *kv[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "256", "size", "32M",
+                        "allow_destructive", "1", NULL};
+    const char *tg[] = {sub, f, NULL};
+    struct outcome out = run(kv, tg, &o);
+    ck_assert_msg(s.done, "the layout never polled: the window was not exercised");
+    ck_assert_msg(out.rc == 0, "rc %d: %s", out.rc, out.msg);
+    ck_assert_msg(sum1m(dev) == dev0, "the swap device behind the swapped name was written");
+    ck_assert_msg(sum1m(aside) != f0, "the file that was judged was not written");
+    cleanup();
+    free(img);
+    free(f);
+    free(aside);
+    free(sub);
+    free(dir);
+}
+END_TEST
+
+START_TEST(race_before_open)
+{
+    /* The name changes between planning and opening: refused, with a
+     * message that says so, and nothing written. */
+    char *dir = tu_mkdtemp("guard-race2");
+    char *img = path_in(dir, "dev.img");
+    ck_assert_int_eq(sh("truncate -s 16M '%s'", img), 0);
+    char dev[64];
+    attach(img, dev, sizeof dev);
+    make_swap(dev);
+    char *f = random_file(dir, "f.dat", 2), *aside = path_in(dir, "f.orig");
+    uint64_t dev0 = sum1m(dev), f0 = sum1m(f);
+    struct swap_ctx s = {f, aside, dev, 0, 0};
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.log = swap_in_log;
+    o.log_arg = &s;
+    const char *kv[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "1", "allow_destructive", "1", NULL};
+    const char *tg[] = {f, NULL};
+    struct outcome out = run(kv, tg, &o);
+    ck_assert_msg(s.done, "the hold did not log before opening");
+    const char *words[] = {"changed between planning and opening", "block device", NULL};
+    expect_refused(&out, -ESTALE, words);
+    ck_assert_msg(sum1m(dev) == dev0, "the device was written");
+    ck_assert_msg(sum1m(aside) == f0, "the refused run wrote the original file");
+    cleanup();
+    free(img);
+    free(f);
+    free(aside);
+    free(dir);
+}
+END_TEST
+
+START_TEST(race_flip_loop)
+{
+    /* The reported attack: a name flipped between a hard link to a file
+     * and a symlink to an in-use device while short write runs repeat.
+     * Whatever the interleaving, the device is never written. */
+    char *dir = tu_mkdtemp("guard-flip");
+    char *img = path_in(dir, "dev.img");
+    ck_assert_int_eq(sh("truncate -s 16M '%s'", img), 0);
+    char dev[64];
+    attach(img, dev, sizeof dev);
+    make_swap(dev);
+    char *f = random_file(dir, "real.dat", 1), *name = path_in(dir, "t.dat"), *tmp = path_in(dir, "t.tmp");
+    ck_assert_int_eq(link(f, name), 0);
+    uint64_t dev0 = sum1m(dev);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        /* the flipper: atomic renames, so the name always exists */
+        for (unsigned i = 0;; i++) {
+            unlink(tmp);
+            if (i % 2 ? link(f, tmp) : symlink(dev, tmp))
+                continue;
+            rename(tmp, name);
+        }
+    }
+    const char *kv[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "1", "allow_destructive", "1", NULL};
+    const char *tg[] = {name, NULL};
+    int ok = 0, refused = 0;
+    for (int i = 0; i < 200; i++) {
+        struct outcome out = run(kv, tg, NULL);
+        if (out.rc == 0)
+            ok++;
+        else
+            refused++;
+        ck_assert_msg(out.rc == 0 || out.rc == -EBUSY || out.rc == -ESTALE || out.rc == -ENOENT,
+                      "unexpected rc %d: %s", out.rc, out.msg);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    ck_assert_msg(sum1m(dev) == dev0, "the in-use device was written (%d runs completed, %d refused)", ok, refused);
+    cleanup();
+    free(img);
+    free(f);
+    free(name);
+    free(tmp);
+    free(dir);
+}
+END_TEST
+
+/* ---- 2. the exclusive open is held for the whole run ---- */
+
+struct swapon_ctx {
+    const char *dev;
+    int tries, succeeded, last_errno;
+};
+
+static int swapon_in_poll(void *arg)
+{
+    struct swapon_ctx *s = arg;
+    s->tries++;
+    if (swapon(s->dev, 0) == 0) {
+        s->succeeded++;
+        swapoff(s->dev);
+    } else {
+        s->last_errno = errno;
+    }
+    return 0;
+}
+
+START_TEST(excl_held_through_layout)
+{
+    /* An unused device with a swap signature, written with
+     * allow_destructive=1 beside a directory target: while the layout and
+     * the run go on, the device cannot be made active swap (as it could
+     * be mounted before: the claim was dropped before the run). */
+    char *dir = tu_mkdtemp("guard-excl");
+    char *img = path_in(dir, "dev.img");
+    ck_assert_int_eq(sh("truncate -s 32M '%s'", img), 0);
+    char dev[64];
+    attach(img, dev, sizeof dev);
+    ck_assert_int_eq(sh("mkswap -q %s", dev), 0);
+    char *sub = path_in(dir, "scratch");
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    struct swapon_ctx s = {dev, 0, 0, 0};
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.poll = swapon_in_poll;
+    o.poll_arg = &s;
+    o.poll_ms = 1;
+    const char *kv[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "2048", "size", "32M",
+                        "allow_destructive", "1", NULL};
+    const char *tg[] = {sub, dev, NULL};
+    struct outcome out = run(kv, tg, &o);
+    ck_assert_msg(out.rc == 0, "rc %d: %s", out.rc, out.msg);
+    ck_assert_msg(s.tries > 0, "never polled");
+    ck_assert_msg(s.succeeded == 0, "swapon succeeded %d of %d times while the run held the device", s.succeeded,
+                  s.tries);
+    ck_assert_int_eq(s.last_errno, EBUSY);
+    cleanup();
+    free(img);
+    free(sub);
+    free(dir);
+}
+END_TEST
+
+/* ---- 3. the backing file of a loop device in use ---- */
+
+START_TEST(loop_backing_file)
+{
+    char *dir = tu_mkdtemp("guard-back");
+    char *img = random_file(dir, "fs.img", 16);
+    char dev[64];
+    attach(img, dev, sizeof dev);
+    uint64_t f0 = sum1m(img);
+    const char *kv[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "64", "allow_destructive", "1", NULL};
+    const char *tg[] = {img, NULL};
+    /* attached but unused: still in use by the loop driver */
+    struct outcome out = run(kv, tg, NULL);
+    const char *w1[] = {"in use", "backs", dev, "losetup -d", NULL};
+    expect_refused(&out, -EBUSY, w1);
+    /* active swap on the loop device: the chain is named */
+    make_swap(dev);
+    f0 = sum1m(img);
+    out = run(kv, tg, NULL);
+    const char *w2[] = {"backs", dev, "active swap", "allow_destructive", NULL};
+    expect_refused(&out, -EBUSY, w2);
+    /* a run that verifies is refused the same way (it writes) */
+    const char *kvv[] = {"engine", "psync", "rw", "randrw", "bs", "4k", "ios", "64", "verify", "1",
+                         "allow_destructive", "1", NULL};
+    out = run(kvv, tg, NULL);
+    expect_refused(&out, -EBUSY, w2);
+    ck_assert_msg(sum1m(img) == f0, "the backing file was written");
+    /* a plain read is never blocked */
+    const char *kr[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "64", NULL};
+    out = run(kr, tg, NULL);
+    ck_assert_msg(out.rc == 0, "read refused: %s", out.msg);
+    cleanup();
+    free(img);
+    free(dir);
+}
+END_TEST
+
+/* ---- 4. stacked devices ---- */
+
+START_TEST(stacked_loops)
+{
+    /* a.img -> la (active swap) -> lb -> lc */
+    char *dir = tu_mkdtemp("guard-stack");
+    char *img = path_in(dir, "a.img");
+    ck_assert_int_eq(sh("truncate -s 16M '%s'", img), 0);
+    char la[64], lb[64], lc[64];
+    attach(img, la, sizeof la);
+    make_swap(la);
+    attach(la, lb, sizeof lb);
+    attach(lb, lc, sizeof lc);
+    uint64_t a0 = sum1m(la);
+    const char *kv[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "64", "allow_destructive", "1", NULL};
+    const char *t1[] = {lb, NULL};
+    struct outcome out = run(kv, t1, NULL);
+    const char *w1[] = {lb, "is backed by", la, "active swap", NULL};
+    expect_refused(&out, -EBUSY, w1);
+    const char *t2[] = {lc, NULL};
+    out = run(kv, t2, NULL);
+    const char *w2[] = {lc, "is backed by", lb, la, "active swap", NULL};
+    expect_refused(&out, -EBUSY, w2);
+    ck_assert_msg(sum1m(la) == a0, "the in-use device under the stack was written");
+    /* downward is refused too: lb backs lc */
+    swapoff(la);
+    g_swap[0][0] = 0;
+    out = run(kv, t1, NULL);
+    const char *w3[] = {lb, "backs", lc, NULL};
+    expect_refused(&out, -EBUSY, w3);
+    /* the top of an otherwise unused stack may be written, when allowed */
+    out = run(kv, t2, NULL);
+    ck_assert_msg(out.rc == 0, "rc %d: %s", out.rc, out.msg);
+    cleanup();
+    free(img);
+    free(dir);
+}
+END_TEST
+
+/* ---- 5. two writers ---- */
+
+struct second_ctx {
+    const char *target;
+    struct outcome writer, verifier, reader;
+    int done;
+};
+
+static int second_runs(void *arg)
+{
+    struct second_ctx *s = arg;
+    if (s->done)
+        return 1;
+    s->done = 1;
+    const char *tg[] = {s->target, NULL};
+    const char *kw[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "16", "allow_destructive", "1",
+                        NULL};
+    s->writer = run(kw, tg, NULL);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", "verify", "1", NULL};
+    s->verifier = run(kv, tg, NULL);
+    const char *kr[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", NULL};
+    s->reader = run(kr, tg, NULL);
+    return 1; /* end the first run */
+}
+
+static void two_writers_on(const char *target)
+{
+    struct second_ctx s;
+    memset(&s, 0, sizeof s);
+    s.target = target;
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.poll = second_runs;
+    o.poll_arg = &s;
+    o.poll_ms = 1;
+    const char *kv[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "runtime", "60s", "allow_destructive",
+                        "1", NULL};
+    const char *tg[] = {target, NULL};
+    struct outcome first = run(kv, tg, &o);
+    ck_assert_msg(s.done, "the first run never polled");
+    ck_assert_msg(first.rc == -ECANCELED, "first run: rc %d: %s", first.rc, first.msg);
+    char pid[32];
+    snprintf(pid, sizeof pid, "pid %ld", (long)getpid());
+    const char *w[] = {"in use by another run", pid, NULL};
+    expect_refused(&s.writer, -EBUSY, w);
+    expect_refused(&s.verifier, -EBUSY, w);
+    ck_assert_msg(s.reader.rc == 0, "a plain read was blocked: %s", s.reader.msg);
+}
+
+START_TEST(two_writers)
+{
+    char *dir = tu_mkdtemp("guard-two");
+    char *f = random_file(dir, "f.dat", 8);
+    two_writers_on(f);
+    char *img = path_in(dir, "dev.img");
+    ck_assert_int_eq(sh("truncate -s 16M '%s'", img), 0);
+    char dev[64];
+    attach(img, dev, sizeof dev);
+    two_writers_on(dev);
+    cleanup();
+    free(f);
+    free(img);
+    free(dir);
+}
+END_TEST
+
+START_TEST(two_writers_processes)
+{
+    /* the same across processes: a child holds the file for writing */
+    char *dir = tu_mkdtemp("guard-two-p");
+    char *f = random_file(dir, "f.dat", 8);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        struct nvb_workload *w;
+        nvb_workload_new(&w);
+        nvb_workload_set(w, "engine", "psync");
+        nvb_workload_set(w, "rw", "randwrite");
+        nvb_workload_set(w, "runtime", "30s");
+        nvb_workload_add_target(w, f);
+        struct nvb_result *r;
+        nvb_run(w, NULL, &r);
+        _exit(0);
+    }
+    /* the child runs for 30 s: wait until it holds the file (its lock
+     * shows in /proc/locks), bounded generously */
+    int held = 0;
+    for (int i = 0; i < 3000 && !held; i++) {
+        held = sh("grep -q OFDLCK /proc/locks") == 0 && sh("ls -l /proc/%ld/fd | grep -q f.dat", (long)pid) == 0;
+        if (!held)
+            usleep(10000);
+    }
+    ck_assert_msg(held, "the child never held the file");
+    const char *kw[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "16", NULL};
+    const char *tg[] = {f, NULL};
+    struct outcome out = run(kw, tg, NULL);
+    char want[32];
+    snprintf(want, sizeof want, "pid %ld", (long)pid);
+    const char *w[] = {"in use by another run", want, NULL};
+    expect_refused(&out, -EBUSY, w);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    free(f);
+    free(dir);
+}
+END_TEST
+
+/* ---- and an active swap file ---- */
+
+START_TEST(swap_file)
+{
+    char *dir = tu_mkdtemp("guard-swapfile");
+    char *f = path_in(dir, "swapfile");
+    ck_assert_int_eq(sh("dd if=/dev/zero of='%s' bs=1M count=16 status=none && chmod 600 '%s'", f, f), 0);
+    ck_assert_int_eq(sh("mkswap -q '%s'", f), 0);
+    if (swapon(f, 0) != 0) {
+        fprintf(stderr, "note: swapon on a file here: %s; case skipped\n", strerror(errno));
+        free(f);
+        free(dir);
+        return;
+    }
+    remember(g_swap, f);
+    uint64_t f0 = sum1m(f);
+    const char *kv[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "8", "allow_destructive", "1", NULL};
+    const char *tg[] = {f, NULL};
+    struct outcome out = run(kv, tg, NULL);
+    const char *w[] = {"active swap file", "in use", NULL};
+    expect_refused(&out, -EBUSY, w);
+    /* planning says so (validate), before any run */
+    struct nvb_workload *wl = tu_workload(kv, tg);
+    ck_assert_int_eq(nvb_workload_validate(wl), -EBUSY);
+    ck_assert_msg(strstr(nvb_workload_error(wl), "swap"), "%s", nvb_workload_error(wl));
+    nvb_workload_free(wl);
+    ck_assert_msg(sum1m(f) == f0, "the swap file was written");
+    cleanup();
+    free(f);
+    free(dir);
+}
+END_TEST
+
+int main(void)
+{
+    if (!tu_is_root())
+        tu_skip("needs root (losetup, swapon)");
+    if (sh("command -v losetup && command -v mkswap") != 0)
+        tu_skip("needs losetup and mkswap (util-linux)");
+    Suite *s = suite_create("guard");
+    TCase *tc = tcase_create("guard");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, NULL, cleanup);
+    tcase_add_test(tc, race_during_layout);
+    tcase_add_test(tc, race_before_open);
+    tcase_add_test(tc, race_flip_loop);
+    tcase_add_test(tc, excl_held_through_layout);
+    tcase_add_test(tc, loop_backing_file);
+    tcase_add_test(tc, stacked_loops);
+    tcase_add_test(tc, two_writers);
+    tcase_add_test(tc, two_writers_processes);
+    tcase_add_test(tc, swap_file);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
