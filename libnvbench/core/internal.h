@@ -253,4 +253,16 @@ struct nvb__json {
 };
 int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j);
 
+/* What a run's buffers and latency histograms take (runner.c): checked
+ * against the machine's memory before the run. */
+struct nvb__run_mem {
+    uint64_t buffers;           /* bs x qd x jobs */
+    uint64_t histograms;        /* how many */
+    uint64_t hist_bytes;
+    uint64_t total;
+};
+void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt, int ndirs, struct nvb__run_mem *m);
+/* Above this, the histograms' memory is announced in a warning. */
+#define NVB__HIST_WARN_BYTES (256ull << 20)
+
 #endif

@@ -95,6 +95,18 @@ static const char *fmt_size(uint64_t v, char *buf, size_t len)
     return buf;
 }
 
+void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt, int ndirs, struct nvb__run_mem *m)
+{
+    /* saturating: a product past 2^64 is "too much" all the same */
+    unsigned __int128 b = (unsigned __int128)bs * qd * jobs;
+    unsigned __int128 n = ((unsigned __int128)jobs * nt + nt + 1) * (unsigned)ndirs;
+    unsigned __int128 hb = n * sizeof(struct nvb__hist), t = b + hb;
+    m->buffers = b > UINT64_MAX ? UINT64_MAX : (uint64_t)b;
+    m->histograms = n > UINT64_MAX ? UINT64_MAX : (uint64_t)n;
+    m->hist_bytes = hb > UINT64_MAX ? UINT64_MAX : (uint64_t)hb;
+    m->total = t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}
+
 /* Everything that can be checked without creating or writing anything. */
 static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
 {
@@ -307,16 +319,37 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
                  "past the largest file offset", t->path, t->off, t->len);
     }
     {
-        /* Every job holds qd buffers of bs bytes, written before the run:
-         * more than the machine has would end in the OOM killer. */
+        /* Every job holds qd buffers of bs bytes, written before the run,
+         * and a latency histogram per target per direction (plus one per
+         * target and one per direction merged at the end): more than the
+         * machine has would end in the OOM killer. */
+        struct nvb__run_mem m;
+        nvb__run_mem_estimate(w->bs, p->qd, p->jobs, p->nt, p->reads + p->writes, &m);
         uint64_t mem = nvb__mem_total();
-        unsigned __int128 need = (unsigned __int128)w->bs * p->qd * p->jobs;
-        if (mem && need > mem)
-            FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes exceed the %" PRIu64 " bytes of memory "
-                 "this process can have", fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs, mem);
-        if (mem && need > mem / 2)
-            plan_warn(p, "buffers of bs x qd x jobs take %" PRIu64 " of the %" PRIu64 " bytes of memory",
-                      (uint64_t)need, mem);
+        if (mem && m.total > mem)
+            FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes and %" PRIu64 " latency histograms of %zu "
+                 "bytes (one per job per target per direction) need %" PRIu64 " bytes, more than the %" PRIu64
+                 " bytes of memory this process can have", fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs,
+                 m.histograms, sizeof(struct nvb__hist), m.total, mem);
+        if (mem && m.total > mem / 2)
+            plan_warn(p, "buffers of bs x qd x jobs and latency histograms take %" PRIu64 " of the %" PRIu64
+                      " bytes of memory", m.total, mem);
+        else if (m.hist_bytes > NVB__HIST_WARN_BYTES)
+            plan_warn(p, "%" PRIu64 " latency histograms (one per job per target per direction, %zu bytes each) "
+                      "take %" PRIu64 " MiB; target_mode=split or fewer jobs need fewer", m.histograms,
+                      sizeof(struct nvb__hist), m.hist_bytes >> 20);
+    }
+    if (!null) {
+        /* Descriptors: each job opens every target it drives, the run
+         * holds each target open, and a ring engine has one per job. */
+        uint64_t limit, open_now;
+        uint64_t per_job = w->target_mode == NVB__TM_SPLIT ? (p->nt + p->jobs - 1) / p->jobs : p->nt;
+        uint64_t need = (uint64_t)p->jobs * per_job + 2ull * p->nt + p->jobs + 8;
+        if (nvb__fd_budget(&limit, &open_now) == 0 && need + open_now > limit)
+            FAIL(-EMFILE, "the run needs about %" PRIu64 " file descriptors (jobs x targets per job = %u x %" PRIu64
+                 ", %u held by the run, %u for the engines, and %" PRIu64 " this process has open), more than its "
+                 "limit of %" PRIu64 " (RLIMIT_NOFILE): raise it (ulimit -n) or use fewer jobs or targets",
+                 need + open_now, p->jobs, per_job, 2 * p->nt, p->jobs + 8, open_now, limit);
     }
     if (p->ios_total && p->ios_total < p->jobs)
         plan_warn(p, "ios %" PRIu64 " is smaller than jobs %u: some jobs issue nothing", p->ios_total, p->jobs);

@@ -127,5 +127,8 @@ void  nvb__free_aligned(void *p);
 /* Memory this process can have: physical memory, or less where a control
  * group limits it. Bytes; 0 when unknown. */
 uint64_t nvb__mem_total(void);
+/* Descriptors: the soft limit (RLIMIT_NOFILE) and how many this process
+ * has open now. 0, or -ENOTSUP where there is no such limit. */
+int nvb__fd_budget(uint64_t *limit, uint64_t *open_now);
 
 #endif

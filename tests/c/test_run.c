@@ -12,7 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+
 #include "nvbench.h"
+#include "core/internal.h"
 #include "testutil.h"
 
 #define FILE_SIZE (8u << 20)
@@ -416,6 +419,60 @@ START_TEST(cpu_figures)
 }
 END_TEST
 
+START_TEST(descriptors_checked_up_front)
+{
+    /* 8 jobs on 8 targets need 64 descriptors for the jobs alone: with
+     * RLIMIT_NOFILE at 64 the run is refused before anything is opened,
+     * with a message that says how many and what to raise. */
+    struct rlimit old, rl;
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+    char *f = tu_scratch("fds", 1 << 20);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "8", "jobs", "8", NULL};
+    const char *tg[] = {f, f, f, f, f, f, f, f, NULL};
+    struct nvb_workload *w = tu_workload(kv, tg);
+    rl = old;
+    rl.rlim_cur = 64;
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    int rc = nvb_workload_validate(w);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", nvb_workload_error(w));
+    nvb_workload_free(w);
+    /* one job on one target fits */
+    const char *kv1[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "8", NULL};
+    const char *tg1[] = {f, NULL};
+    struct nvb_workload *w1 = tu_workload(kv1, tg1);
+    int rc1 = nvb_workload_validate(w1);
+    nvb_workload_free(w1);
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+    ck_assert_msg(rc == -EMFILE, "rc %d: %s", rc, msg);
+    ck_assert_msg(strstr(msg, "file descriptors") && strstr(msg, "ulimit -n") && strstr(msg, "limit of 64") &&
+                  strstr(msg, "8 x 8"), "%s", msg);
+    ck_assert_int_eq(rc1, 0);
+    free(f);
+}
+END_TEST
+
+START_TEST(memory_estimate_counts_histograms)
+{
+    /* 64 targets x 512 jobs: the histograms, not the buffers, are what
+     * takes the memory, and the estimate the run checks counts them. */
+    struct nvb__run_mem m;
+    nvb__run_mem_estimate(4096, 1, 512, 64, 1, &m);
+    ck_assert_uint_eq(m.buffers, 4096ull * 512);
+    ck_assert_uint_ge(m.histograms, 512ull * 64);
+    ck_assert_uint_ge(m.hist_bytes, 512ull * 64 * sizeof(struct nvb__hist));
+    ck_assert_uint_gt(m.hist_bytes, 600ull << 20);
+    ck_assert_uint_eq(m.total, m.buffers + m.hist_bytes);
+    /* reads and writes: twice the histograms */
+    struct nvb__run_mem m2;
+    nvb__run_mem_estimate(4096, 1, 512, 64, 2, &m2);
+    ck_assert_uint_eq(m2.histograms, 2 * m.histograms);
+    /* a product past 2^64 saturates instead of wrapping to a small number */
+    nvb__run_mem_estimate(UINT64_MAX / 2, 65535, 4096, 1, 1, &m);
+    ck_assert_uint_eq(m.total, UINT64_MAX);
+}
+END_TEST
+
 int main(void)
 {
     for (int i = 0; i < 3; i++) {
@@ -446,6 +503,8 @@ int main(void)
     tcase_add_test(tc, two_runs_at_once);
     tcase_add_test(tc, rate_cap_and_warnings);
     tcase_add_test(tc, cpu_figures);
+    tcase_add_test(tc, descriptors_checked_up_front);
+    tcase_add_test(tc, memory_estimate_counts_histograms);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* Returns NULL on failure (or for a zero size), like malloc. align is
@@ -58,4 +61,23 @@ uint64_t nvb__mem_total(void)
     if (cg && (!phys || cg < phys))
         return cg;
     return phys;
+}
+
+int nvb__fd_budget(uint64_t *limit, uint64_t *open_now)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return -ENOTSUP;
+    *limit = (uint64_t)rl.rlim_cur;
+    *open_now = 3;
+    DIR *d = opendir("/proc/self/fd");
+    if (d) {
+        uint64_t n = 0;
+        struct dirent *e;
+        while ((e = readdir(d)))
+            n += e->d_name[0] != '.';
+        closedir(d);
+        *open_now = n ? n - 1 : 0; /* less the directory's own descriptor */
+    }
+    return 0;
 }

@@ -2,6 +2,7 @@
 #include "platform/platform.h"
 #include "platform/win/win.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <string.h>
 
@@ -44,4 +45,13 @@ uint64_t nvb__mem_total(void)
             cap = (uint64_t)li.ProcessMemoryLimit;
     }
     return cap && (!phys || cap < phys) ? cap : phys;
+}
+
+/* Windows has no descriptor limit of this kind: handles are not capped
+ * per process the way RLIMIT_NOFILE caps descriptors. */
+int nvb__fd_budget(uint64_t *limit, uint64_t *open_now)
+{
+    (void)limit;
+    (void)open_now;
+    return -ENOTSUP;
 }
