@@ -77,9 +77,9 @@ def clean_stale(parent):
 
     The rule is the library's for its scratch files: the name matches the
     pattern exactly, the pid is not ours and does not exist here, and it is
-    a directory (not a symlink) owned by this user. Only the scratch file
-    inside is removed, then the directory if that left it empty: anything
-    else in it was not put there by a matrix, and stays. The same caveat as
+    a directory (not a symlink) owned by this user, holding nothing but the
+    scratch file (a regular file): anything else was not put there by a
+    matrix, and the directory stays as it is. The same caveat as
     the library's: a temporary directory shared by machines or PID
     namespaces could hold a live matrix's directory whose pid is not ours to
     see. Not on Windows, where os.kill(pid, 0) would end the process."""
@@ -100,12 +100,14 @@ def clean_stale(parent):
             st = os.lstat(path)
             if not stat.S_ISDIR(st.st_mode) or st.st_uid != euid:
                 continue
-            inner = os.path.join(path, _FILE)
-            try:
-                if stat.S_ISREG(os.lstat(inner).st_mode):
-                    os.unlink(inner)
-            except FileNotFoundError:
-                pass
+            inside = os.listdir(path)
+            if inside not in ([], [_FILE]):
+                continue
+            if inside:
+                inner = os.path.join(path, _FILE)
+                if not stat.S_ISREG(os.lstat(inner).st_mode):
+                    continue
+                os.unlink(inner)
             os.rmdir(path)
         except OSError:
             continue
