@@ -15,6 +15,11 @@
  * threads, files and memory), so every call back into Lua from inside
  * nvb_run() goes through lua_pcall(); an error raised there cancels the run
  * and is raised again once nvb_run() has returned and cleaned up.
+ *
+ * Signals: a binding may touch signal dispositions where the library must
+ * not. For the length of a run, SIGTERM and SIGINT whose disposition is the
+ * default are caught (see "signals" below) so that they cancel the run
+ * cleanly instead of killing the process with a scratch file left behind.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <signal.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -47,6 +54,9 @@ struct lworkload {
 
 /* Registry field holding the partial result of an interrupted run. */
 #define INTERRUPTED_KEY "nvbench.interrupted_result"
+/* Registry field holding the object whose __gc ends the process by the
+ * signal that cancelled a run, once the Lua state is closed. */
+#define SIGNAL_EXIT_KEY "nvbench.signal_exit"
 
 struct lresult {
     struct nvb_result *r;
@@ -776,6 +786,141 @@ static int r_tostring(lua_State *L)
 
 /* ------------------------------------------------------------ running */
 
+/* ------------------------------------------------------------ signals
+ *
+ * SIGTERM (timeout, systemd, docker stop), and SIGINT outside lua5.4, kill a
+ * process by default: in the middle of a run that leaves the library's
+ * scratch file behind and no result. While nvb.run runs, each of the two
+ * whose disposition is SIG_DFL gets a handler that only notes the signal; a
+ * host's own handler, SIG_IGN, and lua5.4's SIGINT hook (which raises
+ * "interrupted!" through the poll hook) are left alone. The poll hook then
+ * cancels the run (the library drains its I/O and removes its scratch
+ * files), the disposition is given back, and nvb.run raises
+ * "nvbench: terminated by SIGTERM ..." the way lua5.4 raises "interrupted!":
+ * to-be-closed variables and the script's pcall cleanup (nvbench.matrix's
+ * scratch file) run, nvb.interrupted_result() has the partial result.
+ *
+ * The process must still end as the signal would have ended it, but only
+ * after that cleanup: when the Lua state is closed (lua5.4 closes it when it
+ * exits, also after an uncaught error), the object at SIGNAL_EXIT_KEY
+ * restores the default disposition and raises the signal again, so the exit
+ * status is 143 (SIGTERM) or 130 (SIGINT). A script that wants another
+ * status calls os.exit(n) itself (without closing the state). Until then
+ * every nvb.run raises the same error at once: the process is ending.
+ *
+ * A signal handler reaches only static storage, so the note is one
+ * process-wide flag, as the signal itself is process-wide. */
+#ifndef _WIN32
+static volatile sig_atomic_t caught_signal;
+
+static void on_signal(int sig)
+{
+    if (!caught_signal)
+        caught_signal = sig;
+}
+
+static const int run_signals[] = {SIGTERM, SIGINT};
+#define NRUN_SIGNALS (sizeof run_signals / sizeof run_signals[0])
+
+struct sigtake {
+    int taken[NRUN_SIGNALS];
+    struct sigaction old[NRUN_SIGNALS];
+};
+
+static void signals_take(struct sigtake *t)
+{
+    for (size_t i = 0; i < NRUN_SIGNALS; i++) {
+        t->taken[i] = 0;
+        if (sigaction(run_signals[i], NULL, &t->old[i]) != 0 || (t->old[i].sa_flags & SA_SIGINFO) ||
+            t->old[i].sa_handler != SIG_DFL)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESTART; /* Lua's own I/O in a progress callback goes on */
+        sigemptyset(&sa.sa_mask);
+        t->taken[i] = sigaction(run_signals[i], &sa, NULL) == 0;
+    }
+}
+
+static void signals_give_back(const struct sigtake *t)
+{
+    for (size_t i = 0; i < NRUN_SIGNALS; i++)
+        if (t->taken[i])
+            sigaction(run_signals[i], &t->old[i], NULL);
+}
+
+static int signal_pending(void)
+{
+    return caught_signal;
+}
+
+/* __gc of the object at SIGNAL_EXIT_KEY: runs when the state is closed. */
+static int signal_exit_gc(lua_State *L)
+{
+    (void)L;
+    int sig = caught_signal;
+    if (!sig)
+        return 0;
+    fflush(NULL); /* what the script printed (the partial result) */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    return 0;
+}
+
+static void create_signal_exit(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, SIGNAL_EXIT_KEY) != LUA_TNIL) {
+        lua_pop(L, 1);
+        return; /* the module was loaded before into this state */
+    }
+    lua_pop(L, 1);
+    lua_newuserdatauv(L, 0, 0);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, signal_exit_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, SIGNAL_EXIT_KEY);
+}
+#else
+/* Windows: no sigaction; Ctrl-C is the console's (a later change). */
+struct sigtake {
+    int unused;
+};
+static void signals_take(struct sigtake *t)
+{
+    (void)t;
+}
+static void signals_give_back(const struct sigtake *t)
+{
+    (void)t;
+}
+static int signal_pending(void)
+{
+    return 0;
+}
+static void create_signal_exit(lua_State *L)
+{
+    (void)L;
+}
+#endif
+
+/* Raises the error every nvb.run raises once a signal cancelled a run. */
+static int raise_signal_error(lua_State *L, int sig)
+{
+    return luaL_error(L, "nvbench: terminated by %s: the run was cancelled and its scratch files removed "
+                         "(the process exits by that signal when Lua closes)",
+                      sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+}
+
 struct runcb {
     lua_State *L;
     int fn;      /* stack index of the progress function, 0 when none */
@@ -855,7 +1000,7 @@ static int poll_cb(void *arg)
 {
     struct runcb *cb = arg;
     lua_State *L = cb->L;
-    if (cb->err_idx)
+    if (cb->err_idx || signal_pending())
         return 1;
     lua_pushcfunction(L, poll_noop);
     if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
@@ -901,6 +1046,8 @@ static int l_run(lua_State *L)
     else if (!lua_isfunction(L, fn))
         return luaL_error(L, "nvbench: 'progress' must be a function (got %s)", luaL_typename(L, fn));
 
+    if (signal_pending())
+        return raise_signal_error(L, signal_pending());
     struct lresult *lr = new_result(L);
     int res_idx = lua_gettop(L);
     /* Room for the callbacks' pushes and one error object. */
@@ -915,15 +1062,23 @@ static int l_run(lua_State *L)
     opts.poll_arg = &cb;
     opts.poll_ms = 100;
 
+    struct sigtake taken;
+    signals_take(&taken);
     lw->busy++;
     int rc = nvb_run(lw->w, &opts, &lr->r);
     lw->busy--;
-    if (cb.err_idx) {
+    signals_give_back(&taken);
+    if (cb.err_idx || signal_pending()) {
+        /* A signal wins over an error of the progress callback: the process
+         * is ending either way, and its status must say why. */
+        int sig = signal_pending();
         /* The result is owned by its handle on the stack; GC frees it once
          * nvb.interrupted_result() has handed it out or a later
          * interruption replaced it. */
         lua_pushvalue(L, res_idx);
         lua_setfield(L, LUA_REGISTRYINDEX, INTERRUPTED_KEY);
+        if (sig)
+            return raise_signal_error(L, sig);
         lua_pushvalue(L, cb.err_idx);
         return lua_error(L);
     }
@@ -1190,6 +1345,7 @@ int luaopen_nvbench(lua_State *L)
     lua_pop(L, 1);
     create_workload_meta(L);
     create_result_meta(L);
+    create_signal_exit(L);
     luaL_newlib(L, lib_funcs);
     lua_pushstring(L, nvb_version());
     lua_setfield(L, -2, "version");

@@ -5,8 +5,10 @@
  *   run_workload engine=io_uring rw=randread bs=4k qd=32 runtime=2s /dev/nvme0n1
  *
  * Errors go to stderr with the library's message. Exit status: 0 success,
- * 2 bad input, 1 run failure, 130 interrupted (SIGINT/SIGTERM: the partial
- * result is still printed).
+ * 2 bad input, 1 run failure, 130 interrupted (SIGINT) or 143 terminated
+ * (SIGTERM): 128 + the signal, as a shell reports a process the signal
+ * killed, but after a clean stop (the partial result is still printed, the
+ * scratch file removed).
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,10 +19,12 @@
 #include <nvbench.h>
 
 static struct nvb_cancel *g_cancel;
+static volatile sig_atomic_t g_signal; /* the first signal that cancelled the run */
 
 static void on_signal(int sig)
 {
-    (void)sig;
+    if (!g_signal)
+        g_signal = sig;
     nvb_cancel_request(g_cancel); /* async-signal-safe */
 }
 
@@ -81,7 +85,7 @@ int main(int argc, char **argv)
     int status = 0;
     if (rc < 0) {
         fprintf(stderr, "run_workload: %s\n", r ? nvb_result_error(r) : nvb_strerror(rc));
-        status = rc == -ECANCELED ? 130 : is_input_error(rc) ? 2 : 1;
+        status = rc == -ECANCELED ? 128 + (g_signal ? (int)g_signal : SIGINT) : is_input_error(rc) ? 2 : 1;
     }
     /* The result of a run that started (complete, cancelled, stopped at an
      * I/O error or by the watchdog) is printed, partial figures and all; a

@@ -50,9 +50,11 @@ struct fig {
 };
 
 static struct nvb_cancel *g_cancel;
+static volatile sig_atomic_t g_signal; /* the first signal: exit 128 + it (130, 143) */
 static void on_signal(int sig)
 {
-    (void)sig;
+    if (!g_signal)
+        g_signal = sig;
     nvb_cancel_request(g_cancel);
 }
 
@@ -213,7 +215,7 @@ int main(int argc, char **argv)
             if (rc < 0) {
                 fprintf(stderr, "seed_matrix: %s on %s: %s\n", cells[c].label, engines[e],
                         r ? nvb_result_error(r) : nvb_strerror(rc));
-                status = rc == -ECANCELED ? 130 : 1;
+                status = rc == -ECANCELED ? 128 + (g_signal ? (int)g_signal : SIGINT) : 1;
             } else {
                 int d = strstr(cells[c].rw, "write") ? NVB_WRITE : NVB_READ;
                 struct fig *f = &figs[c][e];

@@ -12,6 +12,10 @@ per I/O and IOPS per core that the articles had to infer.
 TARGET is a regular file, a block device (writes need --allow-destructive)
 or a directory; by default a scratch file in the temporary directory that is
 removed afterwards.
+
+SIGTERM or SIGINT during a run: the run is cancelled and cleaned up by the
+module, the scratch file removed, the table of the runs done so far printed,
+and the script ends by that signal (exit status 143 / 130; docs/lua.md).
 ]]
 local nvb = require "nvbench"
 local m = require "nvbench.matrix"
@@ -63,11 +67,13 @@ io.stderr:write(string.format("seed_matrix: nvbench %s, %d engines x %d cells, %
   nvb.version, #engines, opt.cells and #opt.cells or #m.cells, opt.runtime, opt.qd, opt.jobs, target))
 
 local failed = 0
-local rows = m.seed {
+local done = { engines = engines }
+local ok, rows = pcall(m.seed, {
   targets = { target }, engines = engines, cells = opt.cells,
   runtime = opt.runtime, qd = opt.qd, jobs = opt.jobs,
   workload = { allow_destructive = opt.destructive or false },
   on_cell = function(row, n, total)
+    done[#done + 1] = row
     if row.figures then
       io.stderr:write(string.format("  [%2d/%d] %-22s %-9s %12s IOPS\n", n, total, row.cell.label, row.engine,
         m.commas(row.figures.iops)))
@@ -77,6 +83,19 @@ local rows = m.seed {
         row.error or "cancelled"))
     end
   end,
-}
+})
+if not ok then
+  -- Interrupted (SIGTERM, Ctrl-C) or a Lua error: the run in progress was
+  -- cancelled and cleaned up; show what was measured, then let the error go
+  -- on (the scratch file is closed on the way out; after a signal the
+  -- module ends the process by it once Lua closes).
+  local partial = nvb.interrupted_result()
+  io.stderr:write(string.format("seed_matrix: stopped after %d run(s): %s\n", #done, tostring(rows)))
+  if partial then
+    io.stderr:write(string.format("seed_matrix: the run in progress was cancelled after %.1f s\n", partial.duration_s or 0))
+  end
+  m.print_seed(done)
+  error(rows, 0)
+end
 m.print_seed(rows)
 os.exit(failed == 0 and 0 or 1, true)

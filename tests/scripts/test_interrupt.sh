@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# Interruption, end to end, for each way of running nvbench:
-#   - SIGINT and SIGTERM to run_workload (C example) during the run: exit
-#     130 within one interval, the partial result printed and parseable
-#     (cancelled, ECANCELED), the scratch file gone;
+# Interruption, end to end, for each way of running nvbench. Every front
+# door exits 128 + the signal (130 SIGINT, 143 SIGTERM) after a clean stop:
+#   - SIGINT and SIGTERM to run_workload (C example) during the run: the
+#     exit status within one interval, the partial result printed and
+#     parseable (cancelled, ECANCELED), the scratch file gone;
 #   - SIGINT while a large scratch file is being laid out: the same, at once;
 #   - python -m nvbench run (the venv the python test installs, if present),
-#     during the run and during the layout (the poll hook reaches the layout);
+#     SIGINT and SIGTERM during the run, SIGINT during the layout (the poll
+#     hook reaches the layout);
+#   - a Python script calling nvbench.run (SIGTERM: nvbench.Terminated with
+#     the partial result) and one calling nvbench.seed_matrix;
+#   - nvbench matrix, SIGTERM and SIGINT during a run: its temporary
+#     directory removed, the partial result in --json;
 #   - a lua5.4 script (when lua5.4 and the module are there), which saves
-#     nvb.interrupted_result() as the partial result;
+#     nvb.interrupted_result() as the partial result: SIGINT (lua5.4's
+#     "interrupted!") and SIGTERM (the module's); examples/lua/seed_matrix.lua
+#     under SIGTERM prints the table of what it did;
 #   - SIGKILL leaves the scratch file behind; the next run in that directory
-#     removes it, and only it (not a live process's, not look-alikes).
+#     removes it, and only it (not a live process's, not look-alikes);
+#     likewise a killed nvbench matrix's temporary directory and the next
+#     nvbench matrix.
 #
 #   bash test_interrupt.sh BUILD_DIR SOURCE_DIR     (exit 77: skipped)
 set -euo pipefail
@@ -62,6 +72,25 @@ wait_scratch() {
     return 1
 }
 
+# wait_matrix_run DIR PID: until PID has the scratch file of its matrix
+# directory in DIR (nvbench-matrix-PID-*/scratch) open other than
+# write-only: a run has it open, the layout only writes it. Fails when PID
+# dies first. Bounded generously (60 s): the layout may be slow on a busy disk.
+wait_matrix_run() {
+    local fd f flags
+    for _ in $(seq 3000); do
+        kill -0 "$2" 2> /dev/null || return 1
+        for fd in /proc/"$2"/fd/*; do
+            f=$(readlink "$fd" 2> /dev/null) || continue
+            case "$f" in "$1"/nvbench-matrix-"$2"-*/scratch) ;; *) continue ;; esac
+            flags=$(awk '/^flags:/ {print $2}' "/proc/$2/fdinfo/${fd##*/}" 2> /dev/null) || continue
+            [ -n "$flags" ] && [ $((8#$flags & 3)) -ne 1 ] && return 0
+        done
+        sleep 0.02
+    done
+    return 1
+}
+
 # check_partial FILE: the partial result parses and says it was cancelled.
 check_partial() {
     "$PY" - "$1" <<'EOF' || fail "partial result $1 is not a cancelled result"
@@ -74,16 +103,20 @@ assert r["error"]["name"] == "ECANCELED", r["error"]
 EOF
 }
 
-# interrupt NAME SIGNAL WHEN DIR CMD...: start CMD, wait until its scratch
-# file exists, then WHEN seconds, send SIGNAL once; expect exit 130 within
-# LIMIT seconds and an empty DIR afterwards. stdout goes to $TMP/NAME.out.
+# interrupt NAME SIGNAL WHEN DIR CMD...: start CMD, wait until it is in the
+# run ($WAIT DIR PID: by default until its scratch file exists in DIR), then
+# WHEN seconds, send SIGNAL once; expect exit 130 (INT) or 143 (TERM) within
+# LIMIT seconds (or $STOP_LIMIT) and an empty DIR afterwards. stdout goes to
+# $TMP/NAME.out.
 interrupt() {
     local name=$1 sig=$2 when=$3 dir=$4
     shift 4
+    local want=130 limit=${STOP_LIMIT:-$LIMIT}
+    [ "$sig" = TERM ] && want=143
     spawn "$@" > "$TMP/$name.out" 2> "$TMP/$name.err" &
     local pid=$!
     PIDS+=("$pid")
-    wait_scratch "$dir" "$pid" || { cat "$TMP/$name.err" >&2; fail "$name: no scratch file appeared in $dir"; }
+    "${WAIT:-wait_scratch}" "$dir" "$pid" || { cat "$TMP/$name.err" >&2; fail "$name: never got into the run in $dir"; }
     sleep "$when"
     local t0 t1 rc=0
     t0=$(now)
@@ -92,10 +125,10 @@ interrupt() {
     t1=$(now)
     local took
     took=$(elapsed "$t0" "$t1")
-    [ "$rc" -eq 130 ] || { cat "$TMP/$name.err" >&2; fail "$name: exit status $rc after SIG$sig, expected 130"; }
-    le "$took" "$LIMIT" || fail "$name: took ${took}s to stop after SIG$sig (limit ${LIMIT}s)"
+    [ "$rc" -eq "$want" ] || { cat "$TMP/$name.err" >&2; fail "$name: exit status $rc after SIG$sig, expected $want"; }
+    le "$took" "$limit" || fail "$name: took ${took}s to stop after SIG$sig (limit ${limit}s)"
     [ -z "$(ls -A "$dir")" ] || { ls -la "$dir" >&2; fail "$name: $dir not empty after the interrupted run"; }
-    echo "ok $name: SIG$sig ${when}s into the run, stopped in ${took}s, exit 130, scratch removed"
+    echo "ok $name: SIG$sig ${when}s into the run, stopped in ${took}s, exit $want, nothing left in $dir"
     echo "$name $sig $took" >> "$TMP/timings"
 }
 
@@ -141,6 +174,102 @@ if [ -x "$VENV_PY" ] && "$VENV_PY" -c 'import nvbench' 2> /dev/null; then
     interrupt py-run INT 1.2 "$d" "$VENV_PY" -m nvbench run --no-progress direct=$DIRECT engine=psync rw=randread \
         size=64M runtime=60s interval=1s "$d"
     check_partial "$TMP/py-run.out"
+    d=$TMP/py-run-term
+    mkdir "$d"
+    interrupt py-run-term TERM 1.2 "$d" "$VENV_PY" -m nvbench run --no-progress direct=$DIRECT engine=psync \
+        rw=randread size=64M runtime=60s interval=1s "$d"
+    check_partial "$TMP/py-run-term.out"
+    grep -q 'terminated' "$TMP/py-run-term.err" || fail "py-run-term: stderr does not say it was terminated"
+
+    # A script: nvbench.run turns SIGTERM into nvbench.Terminated (exit 143
+    # once uncaught) carrying the partial result.
+    cat > "$TMP/run.py" <<'EOF'
+import json, sys
+import nvbench
+try:
+    nvbench.run(sys.argv[1], engine="psync", rw="randread", size="64M", runtime=60, interval=1,
+                direct=int(sys.argv[2]))
+except nvbench.Terminated as e:
+    print(json.dumps(e.result.data))
+    raise
+sys.exit(1)
+EOF
+    d=$TMP/py-script
+    mkdir "$d"
+    interrupt py-script TERM 1.2 "$d" "$VENV_PY" "$TMP/run.py" "$d" "$DIRECT"
+    check_partial "$TMP/py-script.out"
+
+    # A script calling seed_matrix: its temporary directory (under TMPDIR)
+    # goes too; Terminated is not caught, the status is still 143.
+    cat > "$TMP/seed.py" <<'EOF'
+import sys
+import nvbench
+nvbench.seed_matrix(engines=["psync"], runtime=60, size="16M", direct=int(sys.argv[1]))
+sys.exit(1)
+EOF
+    d=$TMP/py-seed
+    mkdir "$d"
+    WAIT=wait_matrix_run STOP_LIMIT=10 TMPDIR=$d interrupt py-seed TERM 0.5 "$d" "$VENV_PY" "$TMP/seed.py" "$DIRECT"
+
+    # nvbench matrix (no direct=0 option: only where O_DIRECT works). The
+    # bound is looser: the partial result is written through nvbench.results.
+    if [ "$DIRECT" = 1 ]; then
+        for sig in TERM INT; do
+            d=$TMP/py-matrix-$sig
+            mkdir "$d"
+            WAIT=wait_matrix_run STOP_LIMIT=10 TMPDIR=$d interrupt "py-matrix-$sig" "$sig" 0.5 "$d" \
+                "$VENV_PY" -m nvbench matrix --engines psync --runtime 60s --size 16M --no-progress \
+                --json "$TMP/py-matrix-$sig.json"
+            "$PY" - "$TMP/py-matrix-$sig.json" <<'EOF' || fail "nvbench matrix: no cancelled partial result in --json"
+import json, sys
+rs = json.load(open(sys.argv[1]))["results"]
+assert rs and rs[-1]["cancelled"] is True and rs[-1]["error"]["name"] == "ECANCELED", rs
+EOF
+        done
+
+        # SIGKILL: the matrix's directory stays; the next matrix in that
+        # TMPDIR removes it (and a fake dead one), and nothing else.
+        d=$TMP/py-matrix-kill
+        mkdir "$d"
+        TMPDIR=$d spawn "$VENV_PY" -m nvbench matrix --engines psync --runtime 60s --size 8M --no-progress \
+            > /dev/null 2>&1 &
+        pid=$!
+        PIDS+=("$pid")
+        wait_matrix_run "$d" "$pid" || fail "matrix-kill: never got into the run"
+        kill -KILL "$pid"
+        wait "$pid" 2> /dev/null || true
+        compgen -G "$d/nvbench-matrix-$pid-*/scratch" > /dev/null || fail "matrix-kill: SIGKILL left nothing to sweep"
+        sleep 600 &
+        live=$!
+        PIDS+=("$live")
+        sh -c 'exit 0' &
+        dead=$!
+        wait "$dead" || true
+        mkdir "$d/nvbench-matrix-$dead-zz_9x8y7" "$d/nvbench-matrix-$live-abcd1234" \
+              "$d/nvbench-matrix-$dead-abcd123" "$d/nvbench-matrix-$dead-abcd1234.bak" \
+              "$d/.nvbench-matrix-$dead-abcd1234" "$d/nvbench-matrix-$dead-keep5678" "$d/elsewhere"
+        head -c 65536 /dev/zero > "$d/nvbench-matrix-$dead-zz_9x8y7/scratch"
+        touch "$d/nvbench-matrix-$live-abcd1234/scratch" "$d/nvbench-matrix-$dead-keep5678/scratch" \
+              "$d/nvbench-matrix-$dead-keep5678/notes.txt" "$d/elsewhere/scratch"
+        ln -s elsewhere "$d/nvbench-matrix-$dead-link5678"
+        before=$(ls -A "$d" | wc -l)
+        TMPDIR=$d "$VENV_PY" -m nvbench matrix --engines psync --runtime 50ms --size 4M --no-progress \
+            > /dev/null 2> "$TMP/matrix-sweep.err" || { cat "$TMP/matrix-sweep.err" >&2; fail "the matrix after the kill failed"; }
+        grep -q 'left by nvbench matrices that were killed' "$TMP/matrix-sweep.err" ||
+            { cat "$TMP/matrix-sweep.err" >&2; fail "the matrix after the kill did not report the removal"; }
+        compgen -G "$d/nvbench-matrix-$pid-*" > /dev/null && fail "matrix-kill: the killed matrix's directory was not removed"
+        [ ! -e "$d/nvbench-matrix-$dead-zz_9x8y7" ] || fail "matrix-kill: a dead pid's directory was not removed"
+        after=$(ls -A "$d" | wc -l)
+        [ "$after" -eq $((before - 2)) ] || { ls -la "$d" >&2; fail "matrix-kill: $before entries before, $after after"; }
+        for keep in "nvbench-matrix-$live-abcd1234/scratch" "nvbench-matrix-$dead-keep5678/scratch" \
+                    "nvbench-matrix-$dead-keep5678/notes.txt" "elsewhere/scratch"; do
+            [ -e "$d/$keep" ] || fail "matrix-kill: $keep was removed"
+        done
+        kill "$live" 2> /dev/null || true
+        echo "ok matrix-kill: the next matrix removed the killed matrix's directory and a dead one, left $after look-alikes"
+    else
+        echo "note: no O_DIRECT under $TMP: the nvbench matrix cases are not run"
+    fi
     if [ "$LAYOUT_OK" = 1 ]; then
         d=$TMP/py-layout
         mkdir "$d"
@@ -160,11 +289,14 @@ local nvb = require "nvbench"
 local dir, direct, size = arg[1], arg[2], arg[3]
 local ok, err = pcall(nvb.run, { targets = { dir }, engine = "psync", rw = "randread", size = size,
                                  runtime = "60s", interval = "1s", direct = direct })
-if not ok and tostring(err):find("interrupted") then
-  io.stderr:write("interrupted\n")
+if not ok then
+  io.stderr:write(tostring(err), "\n")
   local r = nvb.interrupted_result()
   if r then io.write(r:json()) end
-  os.exit(130)
+  -- lua5.4's Ctrl-C: the script picks the status; SIGTERM: the error goes
+  -- on and the module ends the process by the signal when Lua closes
+  if tostring(err):find("interrupted!") then os.exit(130) end
+  error(err, 0)
 end
 print(ok, err)
 os.exit(1)
@@ -174,6 +306,20 @@ EOF
     mkdir "$d"
     interrupt lua-run INT 1.2 "$d" "$LUA" "$TMP/interrupt.lua" "$d" "$DIRECT" 64M
     check_partial "$TMP/lua-run.out"
+    d=$TMP/lua-run-term
+    mkdir "$d"
+    interrupt lua-run-term TERM 1.2 "$d" "$LUA" "$TMP/interrupt.lua" "$d" "$DIRECT" 64M
+    check_partial "$TMP/lua-run-term.out"
+    grep -q 'terminated by SIGTERM' "$TMP/lua-run-term.err" || fail "lua-run-term: no 'terminated by SIGTERM' error"
+    # The example scenario (O_DIRECT only: it has no direct option): the
+    # table of what was done is printed on the way out.
+    if [ "$DIRECT" = 1 ]; then
+        d=$TMP/lua-seed
+        mkdir "$d"
+        LUA_PATH="$SRC/bindings/lua/?.lua;;" interrupt lua-seed TERM 1.2 "$d" "$LUA" "$SRC/examples/lua/seed_matrix.lua" \
+            --runtime 60s --engines psync --size 64M "$d"
+        grep -q 'Random 4K read' "$TMP/lua-seed.out" || fail "lua-seed: no table printed after SIGTERM"
+    fi
     if [ "$LAYOUT_OK" = 1 ]; then
         d=$TMP/lua-layout
         mkdir "$d"

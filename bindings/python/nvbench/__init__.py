@@ -12,7 +12,7 @@ The measurement is libnvbench's, linked into the C extension nvbench._nvbench;
 this package is the pure-Python API over it. See docs/python.md.
 """
 from . import _nvbench
-from .errors import NvbenchError
+from .errors import NvbenchError, Terminated
 from .core import run, validate, engines, available_engines
 from .matrix import matrix, seed_matrix, SEED_CELLS
 from .results import Result, ResultSet, load
@@ -24,7 +24,8 @@ __version__ = _nvbench.version()
 
 __all__ = [
     "__version__", "engines", "available_engines", "devices", "device", "run", "validate", "matrix",
-    "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "merge", "mpi",
+    "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "Terminated",
+    "merge", "mpi",
 ]
 
 try:

@@ -3,12 +3,22 @@
 A directory target makes the library lay out (and remove) a scratch file for
 every run; a matrix of 24 short cells would spend most of its time writing
 them. This lays one out, with incompressible data so reads hit real blocks,
-and removes it (and its temporary directory) afterwards, also on Ctrl-C.
+and removes it (and its temporary directory) afterwards, also on Ctrl-C and
+on SIGTERM (nvbench.Terminated).
+
+The temporary directory is named nvbench-matrix-<pid>-<8 random characters>,
+as the library names its scratch files .nvbench-scratch-<pid>-<16 hex>.tmp:
+a process killed outright (SIGKILL, power loss) leaves 512 MiB behind, and
+the pid lets the next matrix tell a dead owner's directory from a live one's
+and remove it (clean_stale).
 """
 import contextlib
 import os
+import re
 import shutil
+import stat
 import tempfile
+import warnings
 
 from . import _nvbench
 
@@ -45,17 +55,95 @@ def _lay_out(path, nbytes):
         os.close(fd)
 
 
+_PREFIX = "nvbench-matrix-"
+_FILE = "scratch"
+# tempfile.mkdtemp's random part: 8 characters of [a-z0-9_].
+_STALE = re.compile(r"nvbench-matrix-([1-9][0-9]{0,9})-[a-z0-9_]{8}\Z")
+
+
+def _pid_gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # EPERM: it exists, another user's
+        return False
+    return False
+
+
+def clean_stale(parent):
+    """Remove the temporary directories in `parent` left by matrices whose
+    process no longer exists; returns their paths.
+
+    The rule is the library's for its scratch files: the name matches the
+    pattern exactly, the pid is not ours and does not exist here, and it is
+    a directory (not a symlink) owned by this user, holding nothing but the
+    scratch file (a regular file): anything else was not put there by a
+    matrix, and the directory stays as it is. The same caveat as
+    the library's: a temporary directory shared by machines or PID
+    namespaces could hold a live matrix's directory whose pid is not ours to
+    see. Not on Windows, where os.kill(pid, 0) would end the process."""
+    removed = []
+    if os.name == "nt":
+        return removed
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return removed
+    me, euid = os.getpid(), os.geteuid()
+    for name in names:
+        m = _STALE.match(name)
+        if not m or int(m.group(1)) == me or not _pid_gone(int(m.group(1))):
+            continue
+        path = os.path.join(parent, name)
+        try:
+            st = os.lstat(path)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != euid:
+                continue
+            inside = os.listdir(path)
+            if inside not in ([], [_FILE]):
+                continue
+            if inside:
+                inner = os.path.join(path, _FILE)
+                if not stat.S_ISREG(os.lstat(inner).st_mode):
+                    continue
+                os.unlink(inner)
+            os.rmdir(path)
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
+
+
+def _remove_tree(path):
+    """rmtree that a Ctrl-C or SIGTERM arriving in the middle cannot leave
+    half done: it is finished, then the interruption goes on."""
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(path, ignore_errors=True)
+        raise
+
+
 @contextlib.contextmanager
 def scratch_file(size="512M", dir=None):
     """Yield the path of a new file of `size` bytes in a new temporary
-    directory (under `dir`, or the system's temporary directory)."""
+    directory (under `dir`, or the system's temporary directory), after
+    removing the directories there that killed matrices left behind."""
     nbytes = parse_size(size)
     if nbytes <= 0:
         raise ValueError(f"scratch file size must be positive, not {size!r}")
-    tmpdir = tempfile.mkdtemp(prefix="nvbench-", dir=dir)
+    parent = dir if dir is not None else tempfile.gettempdir()
+    stale = clean_stale(parent)
+    if stale:
+        warnings.warn(f"removed {len(stale)} temporary director{'y' if len(stale) == 1 else 'ies'} in "
+                      f"'{parent}' left by nvbench matrices that were killed", RuntimeWarning, stacklevel=3)
+    tmpdir = None
     try:
-        path = os.path.join(tmpdir, "scratch")
+        tmpdir = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=parent)
+        path = os.path.join(tmpdir, _FILE)
         _lay_out(path, nbytes)
         yield path
     finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
+        if tmpdir is not None:
+            _remove_tree(tmpdir)

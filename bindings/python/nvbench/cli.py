@@ -2,17 +2,22 @@
 
 Exit status: 0 success; 2 bad input (a refused workload: the library's
 message names the key and the value); 1 any other failure; 130 interrupted
-(Ctrl-C: the partial result is still written where --json asks).
+(SIGINT, Ctrl-C) and 143 terminated (SIGTERM: timeout, systemd, docker
+stop). Either signal cancels the run in progress cleanly (in-flight I/O
+drained, scratch files and temporary directories removed) and the partial
+result is still printed and written where --json asks.
 """
 import argparse
+import contextlib
 import json
 import os
 import sys
 
 from . import __version__, core
-from .errors import NvbenchError
+from ._signals import sigterm_cancels
+from .errors import NvbenchError, Terminated
 
-EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 
 def _err(msg):
@@ -21,6 +26,13 @@ def _err(msg):
 
 def _status_of(e):
     return EXIT_INPUT if e.is_input_error else EXIT_FAIL
+
+
+def _stopped_by(e):
+    """The exit status and the word for a KeyboardInterrupt or Terminated."""
+    if isinstance(e, Terminated):
+        return EXIT_TERMINATED, "terminated (SIGTERM)"
+    return EXIT_INTERRUPTED, "interrupted"
 
 
 def _progress_wanted(args):
@@ -130,11 +142,12 @@ def cmd_run(args):
     bar = Bar(1, enabled=_progress_wanted(args))
     try:
         text, r = _run_workload(w, progress=bar.callback(0, " ".join(f"{k}={v}" for k, v in keys)), raw=True)
-    except KeyboardInterrupt as e:
+    except (KeyboardInterrupt, Terminated) as e:
         bar.close()
-        _err("interrupted")
+        status, word = _stopped_by(e)
+        _err(word + ("; the result below is partial" if getattr(e, "result_json", None) else ""))
         _emit_partial(e, args)
-        return EXIT_INTERRUPTED
+        return status
     except NvbenchError as e:
         bar.close()
         _err(e.strerror)
@@ -227,11 +240,11 @@ def cmd_matrix(args):
         rs = seed_matrix(targets=args.target or None, engines=engines, runtime=args.runtime, qd=args.qd,
                          jobs=args.jobs, repeat=args.repeat, size=args.size,
                          progress=_progress_wanted(args), on_error="warn", **extra)
-    except KeyboardInterrupt as e:
-        _err("interrupted")
+    except (KeyboardInterrupt, Terminated) as e:
+        status, word = _stopped_by(e)
         rs = getattr(e, "results", None)
         partial = getattr(e, "result", None)
-        status = EXIT_INTERRUPTED
+        _err(f"{word} after {len(rs) if rs is not None else 0} of {expected} runs; the temporary files are removed")
     except NvbenchError as e:
         _err(e.strerror)
         return _status_of(e)
@@ -343,7 +356,8 @@ def build_parser():
     p = argparse.ArgumentParser(
         prog="nvbench",
         description="Measure what NVMe drives and the storage stack deliver, and at what CPU cost.",
-        epilog="Exit status: 0 success, 2 bad input, 1 other failures, 130 interrupted.")
+        epilog="Exit status: 0 success, 2 bad input, 1 other failures, 130 interrupted (SIGINT), "
+               "143 terminated (SIGTERM).")
     p.add_argument("--version", action="version", version=f"nvbench {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -418,10 +432,17 @@ def main(argv=None):
         parser.print_help(sys.stderr)
         return EXIT_INPUT
     try:
-        return args.func(args)
-    except KeyboardInterrupt:
-        _err("interrupted")
-        return EXIT_INTERRUPTED
+        # SIGTERM, like Ctrl-C, unwinds the command: the run is cancelled,
+        # the scratch files go, the partial result is printed (143). Not
+        # mpi-run: mpirun turns Ctrl-C into SIGTERM to every rank, and
+        # nvbench.mpi makes that an interruption all ranks agree on.
+        guard = contextlib.nullcontext() if args.func is cmd_mpi_run else sigterm_cancels()
+        with guard:
+            return args.func(args)
+    except (KeyboardInterrupt, Terminated) as e:
+        status, word = _stopped_by(e)
+        _err(word)
+        return status
     except NvbenchError as e:
         _err(e.strerror)
         return _status_of(e)

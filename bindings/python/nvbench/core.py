@@ -11,6 +11,7 @@ import sys
 
 from . import _nvbench
 from . import _progress
+from ._signals import sigterm_cancels
 from .errors import NvbenchError
 from .results import Result, cell_of, op_of_rw
 
@@ -202,6 +203,9 @@ def run(*targets, engine=None, rw=None, bs=None, qd=None, jobs=None, runtime=Non
     (in-flight I/O drained, scratch files removed) and raises
     KeyboardInterrupt whose .result is the partial Result. A Ctrl-C while a
     scratch file is being laid out stops the layout too (between 1 MiB chunks).
+    In the main thread, a SIGTERM whose disposition is the default does the
+    same and raises nvbench.Terminated (a SystemExit with code 143, .result
+    as above): uncaught, the script exits 143 once its cleanup has run.
     """
     w = workload(*targets, options=options, engine=engine, rw=rw, bs=bs, qd=qd, jobs=jobs,
                  runtime=runtime, **keys)
@@ -213,7 +217,8 @@ def run(*targets, engine=None, rw=None, bs=None, qd=None, jobs=None, runtime=Non
         bar = _progress.Bar(total_runs=1, enabled=True)
         callback = bar.callback(0, _label_of(w))
     try:
-        return _run_workload(w, progress=callback)
+        with sigterm_cancels():
+            return _run_workload(w, progress=callback)
     finally:
         if bar is not None:
             bar.close()

@@ -6,7 +6,7 @@ library's own and names the offending key and value (or target path).
 """
 import errno as _errno
 
-__all__ = ["NvbenchError", "INPUT_ERRNOS"]
+__all__ = ["NvbenchError", "Terminated", "INPUT_ERRNOS"]
 
 #: errno values that mean "the workload or its targets were refused" (bad
 #: input), as opposed to a run that failed on the way (EIO, ENOMEM, ...).
@@ -50,3 +50,23 @@ class NvbenchError(OSError):
 
     def __reduce__(self):
         return (type(self), (self.errno, self.strerror), {"result": self.result})
+
+
+class Terminated(SystemExit):
+    """SIGTERM arrived while nvbench was running (run, matrix, seed_matrix)
+    and SIGTERM had its default disposition.
+
+    The run in progress was cancelled as Ctrl-C cancels it (in-flight I/O
+    drained, scratch files and the matrix's temporary directory removed).
+    A SystemExit with code 143 (128 + SIGTERM), so an uncaught Terminated
+    ends the script with the status a SIGTERM'd process has, after its own
+    cleanup ran; ``except Exception`` does not swallow it.
+
+    Attributes (as on KeyboardInterrupt):
+        result: the partial Result of the run that was cancelled, or None.
+        results: from a matrix, the ResultSet of the runs already done.
+    """
+
+    def __init__(self, code=143):
+        super().__init__(code)
+        self.result = None

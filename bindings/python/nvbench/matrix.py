@@ -19,6 +19,7 @@ from .core import available_engines, labels, workload, _run_workload, _flatten_t
 from .errors import NvbenchError
 from .results import ResultSet
 from ._scratch import scratch_file
+from ._signals import sigterm_cancels
 
 __all__ = ["matrix", "seed_matrix", "SEED_CELLS"]
 
@@ -185,11 +186,14 @@ def matrix(targets=None, engines=None, repeat=1, progress=False, on_error="raise
     failed run and goes on (refused workloads still raise). A raised
     NvbenchError or KeyboardInterrupt carries ``.results``, the ResultSet of
     the completed runs, and ``.result``, the partial Result of the run that
-    was interrupted.
+    was interrupted. A SIGTERM (default disposition, main thread) cancels the
+    same way and raises nvbench.Terminated (SystemExit, code 143) carrying
+    both.
     """
     engine = axes.pop("engine", None)
     plan = _plan_product(engines, engine, axes)
-    return _execute(plan, _targets_list(targets), repeat, progress, on_error)
+    with sigterm_cancels():
+        return _execute(plan, _targets_list(targets), repeat, progress, on_error)
 
 
 def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, progress=False,
@@ -204,6 +208,10 @@ def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, 
     target gets the same treatment inside that directory. Results are
     labelled cell="rand4k"... and op="read"/"write" so ResultSet.table()
     prints the published layout. Other keys apply to every run.
+
+    The temporary directory is removed on Ctrl-C and SIGTERM too (see
+    matrix()); one left by a matrix that was killed outright is removed by
+    the next seed_matrix that lays one out in the same place.
     """
     if engines is None:
         # Every engine that works here and takes these targets (the nvme
@@ -219,7 +227,7 @@ def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, 
             k = dict(keys, engine=eng, rw=rw, bs=bs, qd=qd, jobs=jobs, runtime=runtime)
             plan.append((k, {"cell": cell, "op": op}))
     tlist = _targets_list(targets)
-    with contextlib.ExitStack() as stack:
+    with sigterm_cancels(), contextlib.ExitStack() as stack:
         if not tlist:
             tlist = [stack.enter_context(scratch_file(size))]
         else:
