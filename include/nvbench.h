@@ -200,7 +200,11 @@ struct nvb_run_opts {
  * threads at once.
  * Returns 0 when the run completed (I/O errors, if any, are counted in the
  * result). On failure returns a negative errno: -EINVAL, -ENOENT, -EACCES,
- * -EPERM (destructive write not allowed), -EBUSY, -ENOTSUP (engine or option
+ * -EPERM (destructive write not allowed), -EBUSY (a target in use: mounted,
+ * held, swap, backing a loop device in use, or written or verified by
+ * another run), -ESTALE (a target changed between planning and opening: it
+ * is no longer what the guard judged), -EMFILE (more descriptors needed
+ * than RLIMIT_NOFILE allows), -ENOTSUP (engine or option
  * unavailable here; an engine the kernel refuses passes the kernel's errno
  * on, e.g. -EPERM when io_uring is disabled, -ENOSYS when it is missing, and
  * nvb_result_error() names the engine), -ENOMEM, -EIO (stopped at an I/O
