@@ -786,19 +786,6 @@ END_TEST
 static char g_umount[MAX_CLEAN][256], g_losetup[MAX_CLEAN][64], g_swapoff[MAX_CLEAN][64], g_unlink[MAX_CLEAN][512];
 static int g_exclfd = -1;
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    char full[1100];
-    snprintf(full, sizeof full, "{ %s; } >/dev/null 2>&1", cmd);
-    int st = system(full);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static void remember(char (*list)[256], const char *s)
 {
@@ -816,17 +803,17 @@ static void cleanup(void)
     g_exclfd = -1;
     for (int i = 0; i < MAX_CLEAN; i++) {
         if (g_swapoff[i][0])
-            sh("swapoff %s", g_swapoff[i]);
+            tu_sh("swapoff %s", g_swapoff[i]);
         g_swapoff[i][0] = 0;
     }
     for (int i = MAX_CLEAN - 1; i >= 0; i--) {
         if (g_umount[i][0])
-            sh("umount '%s'", g_umount[i]);
+            tu_sh("umount '%s'", g_umount[i]);
         g_umount[i][0] = 0;
     }
     for (int i = 0; i < MAX_CLEAN; i++) {
         if (g_losetup[i][0])
-            sh("losetup -d %s", g_losetup[i]);
+            tu_sh("losetup -d %s", g_losetup[i]);
         g_losetup[i][0] = 0;
         if (g_unlink[i][0])
             unlink(g_unlink[i]);
@@ -868,7 +855,7 @@ static char *make_image(const char *name, int mib)
     char *p = NULL;
     if (asprintf(&p, "%s/%s.%ld.img", tu_tmpdir(), name, (long)getpid()) < 0)
         abort();
-    ck_assert_int_eq(sh("truncate -s %dM '%s'", mib, p), 0);
+    ck_assert_int_eq(tu_sh("truncate -s %dM '%s'", mib, p), 0);
     for (int i = 0; i < MAX_CLEAN; i++)
         if (!g_unlink[i][0]) {
             snprintf(g_unlink[i], sizeof g_unlink[i], "%s", p);
@@ -907,7 +894,7 @@ static int validate(const char *target, const char *rw, int allow, char *msg, si
 START_TEST(live_loop_ext4_mounted_and_not)
 {
     char *img = make_image("dev-ext4", 32);
-    ck_assert_int_eq(sh("mkfs.ext4 -q -F -L nvbguard '%s'", img), 0);
+    ck_assert_int_eq(tu_sh("mkfs.ext4 -q -F -L nvbguard '%s'", img), 0);
     char dev[64];
     attach(img, 0, dev, sizeof dev);
     if (!dev[0])
@@ -922,7 +909,7 @@ START_TEST(live_loop_ext4_mounted_and_not)
             snprintf(g_unlink[i], sizeof g_unlink[i], "%s", alias);
             break;
         }
-    if (sh("mount -t ext4 %s '%s'", dev, dir) != 0)
+    if (tu_sh("mount -t ext4 %s '%s'", dev, dir) != 0)
         SKIP_CASE("mount failed here (no permission to mount in this container)");
     remember(g_umount, dir);
 
@@ -940,7 +927,7 @@ START_TEST(live_loop_ext4_mounted_and_not)
     ck_assert_msg(strstr(json, "\"kind\":\"loop\"") && strstr(json, img), "%s", json);
     nvb_free(json);
 
-    ck_assert_int_eq(sh("umount '%s'", dir), 0);
+    ck_assert_int_eq(tu_sh("umount '%s'", dir), 0);
     g_umount[0][0] = 0;
     /* unmounted: EPERM naming what would be destroyed, unless allowed */
     EXPECT(dev, "randwrite", 0, -EPERM, dev, "ext4 filesystem labelled 'nvbguard'", "allow_destructive=1");
@@ -983,7 +970,7 @@ START_TEST(live_loop_ext4_mounted_and_not)
                   nvb_result_error(r));
     nvb_result_free(r);
     /* detached, a regular file has no device object */
-    ck_assert_int_eq(sh("losetup -d %s", dev), 0);
+    ck_assert_int_eq(tu_sh("losetup -d %s", dev), 0);
     for (int i = 0; i < MAX_CLEAN; i++)
         if (!strcmp(g_losetup[i], dev))
             g_losetup[i][0] = 0;
@@ -1011,17 +998,17 @@ static int wait_partitions(const char *dev, int n)
             usleep(20000);
         }
         /* the kernel may lack the partition parser: tell it ourselves */
-        sh("partx -a %s", dev);
+        tu_sh("partx -a %s", dev);
     }
     return -1;
 }
 
 START_TEST(live_loop_partitioned)
 {
-    if (sh("command -v sfdisk") != 0)
+    if (tu_sh("command -v sfdisk") != 0)
         SKIP_CASE("needs sfdisk (fdisk package)");
     char *img = make_image("dev-gpt", 64);
-    ck_assert_int_eq(sh("printf 'label: gpt\\n,24M\\n,\\n' | sfdisk -q '%s'", img), 0);
+    ck_assert_int_eq(tu_sh("printf 'label: gpt\\n,24M\\n,\\n' | sfdisk -q '%s'", img), 0);
     char dev[64];
     attach(img, 1, dev, sizeof dev);
     if (!dev[0])
@@ -1031,9 +1018,9 @@ START_TEST(live_loop_partitioned)
     char p1[80], p2[80];
     snprintf(p1, sizeof p1, "%sp1", dev);
     snprintf(p2, sizeof p2, "%sp2", dev);
-    ck_assert_int_eq(sh("mkfs.ext4 -q -F %s", p1), 0);
+    ck_assert_int_eq(tu_sh("mkfs.ext4 -q -F %s", p1), 0);
     char *dir = tu_mkdtemp("dev-pmnt");
-    if (sh("mount -t ext4 %s '%s'", p1, dir) != 0)
+    if (tu_sh("mount -t ext4 %s '%s'", p1, dir) != 0)
         SKIP_CASE("mount failed here");
     remember(g_umount, dir);
 
@@ -1043,7 +1030,7 @@ START_TEST(live_loop_partitioned)
     EXPECT(p2, "randwrite", 0, -EPERM, p2, "the data on it");
     EXPECT(p2, "randwrite", 1, 0, NULL);
 
-    ck_assert_int_eq(sh("umount '%s'", dir), 0);
+    ck_assert_int_eq(tu_sh("umount '%s'", dir), 0);
     g_umount[0][0] = 0;
     EXPECT(dev, "write", 0, -EPERM, "gpt partition table and its 2 partitions");
     EXPECT(p1, "write", 0, -EPERM, "ext4 filesystem");
@@ -1080,16 +1067,16 @@ END_TEST
 
 START_TEST(live_loop_swap)
 {
-    if (sh("command -v mkswap && command -v swapon && command -v swapoff") != 0)
+    if (tu_sh("command -v mkswap && command -v swapon && command -v swapoff") != 0)
         SKIP_CASE("needs mkswap/swapon");
     char *img = make_image("dev-swap", 16);
-    ck_assert_int_eq(sh("mkswap -q '%s'", img), 0);
+    ck_assert_int_eq(tu_sh("mkswap -q '%s'", img), 0);
     char dev[64];
     attach(img, 0, dev, sizeof dev);
     if (!dev[0])
         SKIP_CASE("no free loop device (losetup -f failed)");
     EXPECT(dev, "write", 0, -EPERM, "a swap area");
-    if (sh("swapon %s", dev) != 0) {
+    if (tu_sh("swapon %s", dev) != 0) {
         fprintf(stderr, "note: swapon refused here; the active-swap case is covered by the recorded trees only\n");
         cleanup();
         free(img);
@@ -1129,7 +1116,7 @@ int main(void)
     tcase_add_test(tc, scan_live_sysfs);
     suite_add_tcase(s, tc);
     const char *nolive = !tu_is_root() ? "not root"
-                         : sh("command -v losetup && command -v mkfs.ext4 && command -v mount && command -v umount")
+                         : tu_sh("command -v losetup && command -v mkfs.ext4 && command -v mount && command -v umount")
                              ? "losetup, mkfs.ext4 (e2fsprogs) or mount (util-linux) missing"
                              : NULL;
     if (!nolive) {

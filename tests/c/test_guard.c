@@ -26,18 +26,6 @@
 #define MAX_CLEAN 8
 static char g_swap[MAX_CLEAN][256], g_loop[MAX_CLEAN][64];
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[1024], full[1100];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    snprintf(full, sizeof full, "{ %s; } >/dev/null 2>&1", cmd);
-    int st = system(full);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static void remember(char (*list)[256], const char *s)
 {
@@ -57,7 +45,7 @@ static void cleanup(void)
     }
     for (int i = MAX_CLEAN - 1; i >= 0; i--) {
         if (g_loop[i][0])
-            sh("losetup -d %s", g_loop[i]);
+            tu_sh("losetup -d %s", g_loop[i]);
         g_loop[i][0] = 0;
     }
 }
@@ -83,7 +71,7 @@ static void attach(const char *backing, char *dev, size_t len)
 
 static void make_swap(const char *path)
 {
-    ck_assert_int_eq(sh("mkswap -q '%s'", path), 0);
+    ck_assert_int_eq(tu_sh("mkswap -q '%s'", path), 0);
     ck_assert_msg(swapon(path, 0) == 0, "swapon %s: %s", path, strerror(errno));
     remember(g_swap, path);
 }
@@ -105,6 +93,18 @@ static uint64_t sum1m(const char *path)
     return h;
 }
 
+static char *path_in(const char *dir, const char *name);
+
+/* An image under dir, attached, and made active swap: the "in use" device. */
+static char *swap_device(const char *dir, char *dev, size_t len)
+{
+    char *img = path_in(dir, "dev.img");
+    ck_assert_int_eq(tu_sh("truncate -s 16M '%s'", img), 0);
+    attach(img, dev, len);
+    make_swap(dev);
+    return img;
+}
+
 static char *path_in(const char *dir, const char *name)
 {
     char *p;
@@ -116,7 +116,7 @@ static char *path_in(const char *dir, const char *name)
 static char *random_file(const char *dir, const char *name, int mib)
 {
     char *p = path_in(dir, name);
-    ck_assert_int_eq(sh("dd if=/dev/urandom of='%s' bs=1M count=%d status=none", p, mib), 0);
+    ck_assert_int_eq(tu_sh("dd if=/dev/urandom of='%s' bs=1M count=%d status=none", p, mib), 0);
     return p;
 }
 
@@ -184,11 +184,8 @@ START_TEST(race_during_layout)
      * regular-file target is swapped for a symlink to an active swap
      * device during it. The jobs must write the file that was judged. */
     char *dir = tu_mkdtemp("guard-race");
-    char *img = path_in(dir, "dev.img");
-    ck_assert_int_eq(sh("truncate -s 16M '%s'", img), 0);
     char dev[64];
-    attach(img, dev, sizeof dev);
-    make_swap(dev);
+    char *img = swap_device(dir, dev, sizeof dev);
     char *f = random_file(dir, "f.dat", 32), *aside = path_in(dir, "f.orig"), *sub = path_in(dir, "scratch");
     ck_assert_int_eq(mkdir(sub, 0755), 0);
     uint64_t dev0 = sum1m(dev), f0 = sum1m(f);
@@ -219,11 +216,8 @@ START_TEST(race_before_open)
     /* The name changes between planning and opening: refused, with a
      * message that says so, and nothing written. */
     char *dir = tu_mkdtemp("guard-race2");
-    char *img = path_in(dir, "dev.img");
-    ck_assert_int_eq(sh("truncate -s 16M '%s'", img), 0);
     char dev[64];
-    attach(img, dev, sizeof dev);
-    make_swap(dev);
+    char *img = swap_device(dir, dev, sizeof dev);
     char *f = random_file(dir, "f.dat", 2), *aside = path_in(dir, "f.orig");
     uint64_t dev0 = sum1m(dev), f0 = sum1m(f);
     struct swap_ctx s = {f, aside, dev, 0, 0};
@@ -252,11 +246,8 @@ START_TEST(race_flip_loop)
      * and a symlink to an in-use device while short write runs repeat.
      * Whatever the interleaving, the device is never written. */
     char *dir = tu_mkdtemp("guard-flip");
-    char *img = path_in(dir, "dev.img");
-    ck_assert_int_eq(sh("truncate -s 16M '%s'", img), 0);
     char dev[64];
-    attach(img, dev, sizeof dev);
-    make_swap(dev);
+    char *img = swap_device(dir, dev, sizeof dev);
     char *f = random_file(dir, "real.dat", 1), *name = path_in(dir, "t.dat"), *tmp = path_in(dir, "t.tmp");
     ck_assert_int_eq(link(f, name), 0);
     uint64_t dev0 = sum1m(dev);
@@ -323,10 +314,10 @@ START_TEST(excl_held_through_layout)
      * be mounted before: the claim was dropped before the run). */
     char *dir = tu_mkdtemp("guard-excl");
     char *img = path_in(dir, "dev.img");
-    ck_assert_int_eq(sh("truncate -s 32M '%s'", img), 0);
+    ck_assert_int_eq(tu_sh("truncate -s 32M '%s'", img), 0);
     char dev[64];
     attach(img, dev, sizeof dev);
-    ck_assert_int_eq(sh("mkswap -q %s", dev), 0);
+    ck_assert_int_eq(tu_sh("mkswap -q %s", dev), 0);
     char *sub = path_in(dir, "scratch");
     ck_assert_int_eq(mkdir(sub, 0755), 0);
     struct swapon_ctx s = {dev, 0, 0, 0};
@@ -394,7 +385,7 @@ START_TEST(stacked_loops)
     /* a.img -> la (active swap) -> lb -> lc */
     char *dir = tu_mkdtemp("guard-stack");
     char *img = path_in(dir, "a.img");
-    ck_assert_int_eq(sh("truncate -s 16M '%s'", img), 0);
+    ck_assert_int_eq(tu_sh("truncate -s 16M '%s'", img), 0);
     char la[64], lb[64], lc[64];
     attach(img, la, sizeof la);
     make_swap(la);
@@ -480,7 +471,7 @@ START_TEST(two_writers)
     char *f = random_file(dir, "f.dat", 8);
     two_writers_on(f);
     char *img = path_in(dir, "dev.img");
-    ck_assert_int_eq(sh("truncate -s 16M '%s'", img), 0);
+    ck_assert_int_eq(tu_sh("truncate -s 16M '%s'", img), 0);
     char dev[64];
     attach(img, dev, sizeof dev);
     two_writers_on(dev);
@@ -513,7 +504,7 @@ START_TEST(two_writers_processes)
      * shows in /proc/locks), bounded generously */
     int held = 0;
     for (int i = 0; i < 3000 && !held; i++) {
-        held = sh("grep -q OFDLCK /proc/locks") == 0 && sh("ls -l /proc/%ld/fd | grep -q f.dat", (long)pid) == 0;
+        held = tu_sh("grep -q OFDLCK /proc/locks") == 0 && tu_sh("ls -l /proc/%ld/fd | grep -q f.dat", (long)pid) == 0;
         if (!held)
             usleep(10000);
     }
@@ -538,8 +529,8 @@ START_TEST(swap_file)
 {
     char *dir = tu_mkdtemp("guard-swapfile");
     char *f = path_in(dir, "swapfile");
-    ck_assert_int_eq(sh("dd if=/dev/zero of='%s' bs=1M count=16 status=none && chmod 600 '%s'", f, f), 0);
-    ck_assert_int_eq(sh("mkswap -q '%s'", f), 0);
+    ck_assert_int_eq(tu_sh("dd if=/dev/zero of='%s' bs=1M count=16 status=none && chmod 600 '%s'", f, f), 0);
+    ck_assert_int_eq(tu_sh("mkswap -q '%s'", f), 0);
     if (swapon(f, 0) != 0) {
         fprintf(stderr, "note: swapon on a file here: %s; case skipped\n", strerror(errno));
         free(f);
@@ -569,7 +560,7 @@ int main(void)
 {
     if (!tu_is_root())
         tu_skip("needs root (losetup, swapon)");
-    if (sh("command -v losetup && command -v mkswap") != 0)
+    if (tu_sh("command -v losetup && command -v mkswap") != 0)
         tu_skip("needs losetup and mkswap (util-linux)");
     Suite *s = suite_create("guard");
     TCase *tc = tcase_create("guard");

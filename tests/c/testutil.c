@@ -2,7 +2,9 @@
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -76,6 +78,18 @@ void tu_skip(const char *why)
 }
 
 int tu_is_root(void) { return geteuid() == 0; }
+
+int tu_sh(const char *fmt, ...)
+{
+    char cmd[1024], full[1100];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof full, "{ %s; } >/dev/null 2>&1", cmd);
+    int st = system(full);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 int tu_count_entries(const char *dir)
 {

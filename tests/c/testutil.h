@@ -18,6 +18,9 @@ char *tu_mkdtemp_public(const char *prefix);
 /* Print why to stderr and exit 77 (CTest: skipped). */
 void tu_skip(const char *why) __attribute__((noreturn));
 int tu_is_root(void);
+/* Run a shell command (printf-style), its output discarded; its exit
+ * status, or -1 when it did not exit. */
+int tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Count directory entries (excluding . and ..). */
 int tu_count_entries(const char *dir);
 
