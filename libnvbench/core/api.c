@@ -56,6 +56,7 @@ NVB_API const char *nvb_strerror(int err)
     case -ETIMEDOUT: return "timed out";
     case -EOVERFLOW: return "value too large";
     case -ENXIO: return "no such device or address";
+    case -ESTALE: return "stale file handle";
     default: break;
     }
 #endif

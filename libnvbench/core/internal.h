@@ -9,6 +9,13 @@
 #include <stdint.h>
 
 #include "nvbench.h"
+
+/* -ESTALE (a target changed between planning and opening) has Linux's
+ * number everywhere; mingw's C runtime lacks it. */
+#include <errno.h>
+#ifndef ESTALE
+#define ESTALE 116
+#endif
 #include "core/engine.h"
 #include "core/hist.h"
 #include "core/json.h"
