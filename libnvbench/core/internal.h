@@ -224,6 +224,9 @@ struct nvb__hostrow {
 
 struct nvb_result *nvb__result_new(void);
 void nvb__result_warn(struct nvb_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One warning per workload string (target, name=, engine option) that has
+ * bytes that are not UTF-8. */
+void nvb__result_warn_utf8(struct nvb_result *r, const struct nvb_workload *w);
 void nvb__result_seterr(struct nvb_result *r, int err, const char *msg);
 int  nvb__result_ts_push(struct nvb_result *r, const struct nvb__tsample *s);
 void nvb__dstat_free(struct nvb__dstat *d);

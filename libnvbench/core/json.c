@@ -526,21 +526,38 @@ int nvb__json_dbl(const struct nvb__jv *v, double *out)
     return 0;
 }
 
+int nvb__utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+    for (size_t n; p < end; p += n)
+        if (!(n = utf8_len(p, end)))
+            return 0;
+    return 1;
+}
+
+/* Runs of valid UTF-8 go out as they are; '"' and '\\' escaped, control
+ * characters as \u00XX, every byte that starts no valid sequence as
+ * U+FFFD, so what a reader gets is always well-formed. */
 void nvb__json_write_str(struct nvb__buf *b, const char *s)
 {
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s), *run = p;
     nvb__buf_putn(b, "\"", 1);
-    const char *run = s;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\' || *p < 0x20) {
-            nvb__buf_putn(b, run, (size_t)((const char *)p - run));
-            if (*p < 0x20)
-                nvb__buf_printf(b, "\\u%04x", *p);
-            else
-                nvb__buf_printf(b, "\\%c", *p);
-            run = (const char *)p + 1;
+    while (p < end) {
+        size_t n = utf8_len(p, end);
+        if (n && *p >= 0x20 && *p != '"' && *p != '\\') {
+            p += n;
+            continue;
         }
+        nvb__buf_putn(b, (const char *)run, (size_t)(p - run));
+        if (!n)
+            nvb__buf_puts(b, "\\ufffd");
+        else if (*p == '"' || *p == '\\')
+            nvb__buf_printf(b, "\\%c", *p);
+        else
+            nvb__buf_printf(b, "\\u%04x", *p);
+        run = ++p;
     }
-    nvb__buf_puts(b, run);
+    nvb__buf_putn(b, (const char *)run, (size_t)(p - run));
     nvb__buf_putn(b, "\"", 1);
 }
 

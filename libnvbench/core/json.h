@@ -52,7 +52,14 @@ int nvb__json_dbl(const struct nvb__jv *v, double *out);
 /* Write v as compact JSON (the emitter's own style: no spaces; '"', '\\'
  * and control characters escaped, other UTF-8 as is). */
 void nvb__json_write(const struct nvb__jv *v, struct nvb__buf *b);
-/* A string as a JSON string literal, in the same style. */
+/* A string as a JSON string literal, in the same style. Every JSON string
+ * the library writes goes through here, so the output is always valid UTF-8:
+ * each byte of s that does not belong to a well-formed UTF-8 sequence
+ * (stray continuation bytes, overlong forms, surrogates, code points above
+ * U+10FFFF, sequences cut short) is written as \ufffd. */
 void nvb__json_write_str(struct nvb__buf *b, const char *s);
+/* Whether s is well-formed UTF-8 in the sense above (what
+ * nvb__json_write_str() writes unchanged). */
+int nvb__utf8_valid(const char *s);
 
 #endif

@@ -95,6 +95,22 @@ void nvb__result_warn(struct nvb_result *r, const char *fmt, ...)
         r->warn[r->nwarn++] = s;
 }
 
+/* The JSON shows U+FFFD for each byte that is not UTF-8 (json.h), so a
+ * target or a name with such bytes reads differently from what was run;
+ * the warning says which one, so nobody takes the JSON's text for it. */
+void nvb__result_warn_utf8(struct nvb_result *r, const struct nvb_workload *w)
+{
+    static const char tail[] = "has bytes that are not UTF-8: the JSON shows each of them as U+FFFD";
+    for (unsigned i = 0; i < w->ntargets; i++)
+        if (!nvb__utf8_valid(w->targets[i]))
+            nvb__result_warn(r, "target %u ('%s') %s", i, w->targets[i], tail);
+    if (!nvb__utf8_valid(w->name))
+        nvb__result_warn(r, "name= value '%s' %s", w->name, tail);
+    for (unsigned i = 0; i < w->neopts; i++)
+        if (!nvb__utf8_valid(w->eopts[i].text))
+            nvb__result_warn(r, "%s= value '%s' %s", w->eopts[i].key, w->eopts[i].text, tail);
+}
+
 void nvb__result_seterr(struct nvb_result *r, int err, const char *msg)
 {
     r->err = err;
