@@ -204,7 +204,9 @@ struct nvb_result {
     uint64_t first_done_wall_ns;     /* ... when the first job finished */
     unsigned nhosts;                 /* merged results: one row per host run, merge order */
     struct nvb__hostrow *hosts;
-    struct nvb__jv *wl_json;         /* the workload object when wl is NULL (loaded, merged) */
+    char    *wl_json;                /* the workload object's compact JSON text when wl is NULL
+                                      * (loaded, merged): kept as text, not as a tree, so a
+                                      * loaded result holds no more than the bytes it read */
 };
 
 /* One host's run inside a merged result: its own figures, kept apart. */

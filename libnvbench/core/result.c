@@ -51,7 +51,7 @@ NVB_API void nvb_result_free(struct nvb_result *r)
     for (unsigned i = 0; i < r->nhosts; i++)
         nvb__hostrow_clear(&r->hosts[i]);
     free(r->hosts);
-    nvb__json_free(r->wl_json);
+    free(r->wl_json);
     free(r);
 }
 
@@ -428,7 +428,7 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
         nvb__workload_json(r->wl, j->b);
     } else if (j->b && r->wl_json) {
         j_key(j, "workload");
-        nvb__json_write(r->wl_json, j->b);
+        nvb__buf_puts(j->b, r->wl_json);
     } else if (j->b) {
         jo_raw(&c, "workload", "{}");
     }

@@ -615,6 +615,98 @@ START_TEST(not_utf8_device_strings)
 }
 END_TEST
 
+/* The current resident set, and the peak since the last reset, in bytes
+ * (/proc/self/status VmRSS, VmHWM). */
+static long long status_kib(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long v = -1;
+    size_t n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, field, n) && line[n] == ':')
+            v = atoll(line + n + 1);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* Peak memory of nvb_result_parse() over text, beyond what the process held
+ * before: the kernel's high-water mark, reset first (clear_refs "5"). A
+ * count of pages, not a clock, so the figure is the same on a busy machine. */
+static long long parse_peak(const char *text, size_t len, int expect_ok)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f || fputs("5", f) < 0 || fclose(f) != 0)
+        return -1;
+    long long before = status_kib("VmRSS");
+    struct nvb_result *r = NULL;
+    char why[256];
+    int rc = nvb_result_parse(text, len, &r, why, sizeof why);
+    long long peak = status_kib("VmHWM");
+    ck_assert_msg(expect_ok ? rc == 0 : rc == -EINVAL, "rc %d: %s", rc, why);
+    nvb_result_free(r);
+    return (peak - before) * 1024;
+}
+
+/* The result parser's memory is bounded by a small multiple of its input,
+ * whatever the shape: a 4 MiB member nobody reads once cost 36 bytes per
+ * byte (a node and a malloc per value, arrays grown by doubling). The
+ * densest text now, a flat [0,0,...], costs a 24-byte node per 2 bytes plus
+ * the number itself: 13x. The bound leaves room above that for the
+ * allocator, not for another amplification. */
+START_TEST(parser_memory_bound)
+{
+    const size_t n = 4u << 20;
+    char *t = malloc(n + 8192);
+    ck_assert_ptr_nonnull(t);
+    /* a valid result, to put a big member into its workload */
+    struct outcome o = run((const char *[]){"engine", "null", "ios", "10", NULL}, (const char *[]){"/dev/null", NULL});
+    ck_assert_msg(o.rc == 0 && o.json && strlen(o.json) < 8192 - 64, "%s", o.msg);
+    const char *wl = strstr(o.json, "\"workload\":{");
+    ck_assert_ptr_nonnull(wl);
+    size_t head = (size_t)(wl - o.json) + strlen("\"workload\":{");
+    for (int shape = 0; shape < 5; shape++) {
+        size_t len = 0;
+        if (shape == 4) {
+            memcpy(t, o.json, head);
+            len = head;
+            len += (size_t)sprintf(t + len, "\"junk\":[");
+        } else {
+            len += (size_t)sprintf(t, "{\"junk\":%s", shape == 3 ? "{" : "[");
+        }
+        size_t start = len;
+        while (len - start < n) {
+            switch (shape) {
+            case 0: case 4: memcpy(t + len, "0,", 2); len += 2; break;    /* flat numbers */
+            case 1: memcpy(t + len, "[],", 3); len += 3; break;           /* empty arrays */
+            case 2: memcpy(t + len, "\"\",", 3); len += 3; break;         /* empty strings */
+            case 3: len += (size_t)sprintf(t + len, "\"%zx\":0,", len); break; /* members */
+            }
+        }
+        len--; /* the last comma */
+        len += (size_t)sprintf(t + len, shape == 3 ? "}}" : "]}");
+        if (shape == 4) {
+            t[len - 1] = ',';
+            size_t rest = strlen(o.json + head);
+            memcpy(t + len, o.json + head, rest + 1);
+            len += rest;
+        }
+        long long peak = parse_peak(t, len, shape == 4);
+        if (peak < 0) {
+            fprintf(stderr, "parser_memory_bound: no /proc/self/clear_refs, not measured\n");
+            break;
+        }
+        fprintf(stderr, "parser_memory_bound: shape %d: %zu bytes of JSON, peak %lld bytes (%.1fx)\n", shape, len,
+                peak, (double)peak / (double)len);
+        ck_assert_msg(peak <= 16 * (long long)len + (8 << 20), "shape %d: peak %lld bytes for %zu bytes of JSON",
+                      shape, peak, len);
+    }
+    done(&o);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     for (int i = 0; i < nvb_engine_count(); i++) {
@@ -647,6 +739,7 @@ int main(void)
     tcase_add_test(tc, json_writer_utf8);
     tcase_add_test(tc, not_utf8_names);
     tcase_add_test(tc, not_utf8_device_strings);
+    tcase_add_test(tc, parser_memory_bound);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
