@@ -211,7 +211,9 @@ struct nvb_result {
     uint64_t first_done_wall_ns;     /* ... when the first job finished */
     unsigned nhosts;                 /* merged results: one row per host run, merge order */
     struct nvb__hostrow *hosts;
-    struct nvb__jv *wl_json;         /* the workload object when wl is NULL (loaded, merged) */
+    char    *wl_json;                /* the workload object's compact JSON text when wl is NULL
+                                      * (loaded, merged): kept as text, not as a tree, so a
+                                      * loaded result holds no more than the bytes it read */
 };
 
 /* One host's run inside a merged result: its own figures, kept apart. */
@@ -231,6 +233,9 @@ struct nvb__hostrow {
 
 struct nvb_result *nvb__result_new(void);
 void nvb__result_warn(struct nvb_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One warning per workload string (target, name=, engine option) that has
+ * bytes that are not UTF-8. */
+void nvb__result_warn_utf8(struct nvb_result *r, const struct nvb_workload *w);
 void nvb__result_seterr(struct nvb_result *r, int err, const char *msg);
 int  nvb__result_ts_push(struct nvb_result *r, const struct nvb__tsample *s);
 void nvb__dstat_free(struct nvb__dstat *d);

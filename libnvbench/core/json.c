@@ -13,12 +13,24 @@
 
 #include "core/internal.h"
 
+/* The parser runs twice over the text (see json.h). The first pass checks
+ * every byte and counts: the nodes, the bytes of the unescaped strings and
+ * numbers, and the children of each container in the order the containers
+ * open. The second pass walks the same grammar again and fills a tree of
+ * exactly that size: each container takes its children's slots from the
+ * node pool when it opens, so siblings are contiguous. */
 struct jp {
     const char *start, *p, *end;
     int depth;
     int rc;              /* first failure */
     char *why;
     size_t why_len;
+    int fill;            /* 0: first pass, 1: second */
+    size_t nodes, bytes; /* first pass: what the tree needs, root included */
+    uint32_t *counts;    /* children of each container, in opening order */
+    size_t ncounts, counts_cap, next_count;
+    struct nvb__jv *pool; /* second pass: where the next children go */
+    char *arena;          /* second pass: where the next string goes */
 };
 
 static int fail(struct jp *j, int rc, const char *what)
@@ -90,12 +102,15 @@ static int parse_number(struct jp *j, struct nvb__jv *v)
             j->p++;
     }
     size_t n = (size_t)(j->p - s);
-    v->s = malloc(n + 1);
-    if (!v->s)
-        return fail(j, -ENOMEM, "");
+    v->type = NVB__J_NUM;
+    if (!j->fill) {
+        j->bytes += n + 1;
+        return 0;
+    }
+    v->s = j->arena;
     memcpy(v->s, s, n);
     v->s[n] = 0;
-    v->type = NVB__J_NUM;
+    j->arena += n + 1;
     return 0;
 }
 
@@ -159,124 +174,98 @@ static size_t put_utf8(char *o, unsigned cp)
     return 4;
 }
 
-/* At the opening quote. The unescaped text is never longer than the
- * escaped one, so one allocation of the raw span suffices. */
+/* Append n bytes to the string being unescaped: counted in the first
+ * pass, written in the second. */
+static void put(struct jp *j, size_t *len, const char *src, size_t n)
+{
+    if (j->fill)
+        memcpy(j->arena + *len, src, n);
+    *len += n;
+}
+
+/* At the opening quote. First pass: checks and counts the bytes; second:
+ * writes them to the arena and points *out there. */
 static int parse_string(struct jp *j, char **out)
 {
+    size_t len = 0;
     j->p++;
-    const char *q = j->p;
-    while (q < j->end && *q != '"') {
-        if (*q == '\\' && q + 1 < j->end)
-            q++;
-        q++;
-    }
-    if (q >= j->end) {
-        j->p = j->end;
-        return fail(j, -EINVAL, "unterminated string");
-    }
-    char *s = malloc((size_t)(q - j->p) + 1), *o = s;
-    if (!s)
-        return fail(j, -ENOMEM, "");
     for (;;) {
-        if (j->p >= j->end) {
-            free(s);
+        if (j->p >= j->end)
             return fail(j, -EINVAL, "unterminated string");
-        }
         unsigned char c = (unsigned char)*j->p;
         if (c == '"') {
             j->p++;
             break;
         }
-        if (c < 0x20) {
-            free(s);
+        if (c < 0x20)
             return fail(j, -EINVAL, "control character in a string");
-        }
         if (c != '\\') {
             size_t n = utf8_len((const unsigned char *)j->p, (const unsigned char *)j->end);
-            if (!n) {
-                free(s);
+            if (!n)
                 return fail(j, -EINVAL, "invalid UTF-8 in a string");
-            }
-            memcpy(o, j->p, n);
-            o += n;
+            put(j, &len, j->p, n);
             j->p += n;
             continue;
         }
         j->p++;
-        if (j->p >= j->end) {
-            free(s);
+        if (j->p >= j->end)
             return fail(j, -EINVAL, "unterminated escape");
-        }
         char e = *j->p++;
-        switch (e) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '/': *o++ = '/'; break;
-        case 'b': *o++ = '\b'; break;
-        case 'f': *o++ = '\f'; break;
-        case 'n': *o++ = '\n'; break;
-        case 'r': *o++ = '\r'; break;
-        case 't': *o++ = '\t'; break;
-        case 'u': {
-            unsigned cp, lo;
-            if (hex4(j, &cp)) {
-                free(s);
-                return j->rc;
-            }
-            if (cp >= 0xdc00 && cp <= 0xdfff) {
-                free(s);
-                return fail(j, -EINVAL, "lone low surrogate in a \\u escape");
-            }
-            if (cp >= 0xd800 && cp <= 0xdbff) {
-                if (j->end - j->p < 2 || j->p[0] != '\\' || j->p[1] != 'u') {
-                    free(s);
-                    return fail(j, -EINVAL, "high surrogate without its low half");
-                }
-                j->p += 2;
-                if (hex4(j, &lo)) {
-                    free(s);
-                    return j->rc;
-                }
-                if (lo < 0xdc00 || lo > 0xdfff) {
-                    free(s);
-                    return fail(j, -EINVAL, "high surrogate without its low half");
-                }
-                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-            }
-            if (cp == 0) {
-                free(s);
-                return fail(j, -EINVAL, "\\u0000 in a string");
-            }
-            o += put_utf8(o, cp);
-            break;
+        static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+        const char *k = e ? strchr(from, e) : NULL;
+        if (k) {
+            put(j, &len, &to[k - from], 1);
+            continue;
         }
-        default:
+        if (e != 'u') {
             j->p--;
-            free(s);
             return fail(j, -EINVAL, "invalid escape");
         }
+        unsigned cp, lo;
+        if (hex4(j, &cp))
+            return j->rc;
+        if (cp >= 0xdc00 && cp <= 0xdfff)
+            return fail(j, -EINVAL, "lone low surrogate in a \\u escape");
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+            if (j->end - j->p < 2 || j->p[0] != '\\' || j->p[1] != 'u')
+                return fail(j, -EINVAL, "high surrogate without its low half");
+            j->p += 2;
+            if (hex4(j, &lo))
+                return j->rc;
+            if (lo < 0xdc00 || lo > 0xdfff)
+                return fail(j, -EINVAL, "high surrogate without its low half");
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        }
+        if (cp == 0)
+            return fail(j, -EINVAL, "\\u0000 in a string");
+        char u[4];
+        put(j, &len, u, put_utf8(u, cp));
     }
-    *o = 0;
-    *out = s;
+    if (!j->fill) {
+        j->bytes += len + 1;
+        return 0;
+    }
+    j->arena[len] = 0;
+    *out = j->arena;
+    j->arena += len + 1;
     return 0;
 }
 
 static int parse_value(struct jp *j, struct nvb__jv *v);
 
-static int push(struct jp *j, struct nvb__jv *parent, size_t *cap, struct nvb__jv **slot)
+/* First pass: a new container's slot in counts. */
+static int count_open(struct jp *j, size_t *slot)
 {
-    if (parent->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 4;
-        if (nc > SIZE_MAX / sizeof *parent->kid)
+    if (j->ncounts == j->counts_cap) {
+        size_t nc = j->counts_cap ? j->counts_cap * 2 : 64;
+        uint32_t *c = nc <= SIZE_MAX / sizeof *c ? realloc(j->counts, nc * sizeof *c) : NULL;
+        if (!c)
             return fail(j, -ENOMEM, "");
-        struct nvb__jv *k = realloc(parent->kid, nc * sizeof *k);
-        if (!k)
-            return fail(j, -ENOMEM, "");
-        parent->kid = k;
-        *cap = nc;
+        j->counts = c;
+        j->counts_cap = nc;
     }
-    *slot = &parent->kid[parent->n++];
-    memset(*slot, 0, sizeof **slot);
+    *slot = j->ncounts;
+    j->counts[j->ncounts++] = 0;
     return 0;
 }
 
@@ -315,7 +304,14 @@ static int parse_container(struct jp *j, struct nvb__jv *v, int obj)
         return fail(j, -EINVAL, "nesting deeper than 64 levels");
     v->type = obj ? NVB__J_OBJ : NVB__J_ARR;
     char close = obj ? '}' : ']';
-    size_t cap = 0;
+    size_t slot = 0;
+    if (!j->fill && count_open(j, &slot))
+        return j->rc;
+    if (j->fill) {
+        v->n = j->counts[j->next_count++];
+        v->kid = v->n ? j->pool : NULL;
+        j->pool += v->n;
+    }
     j->p++;
     skip_ws(j);
     if (j->p < j->end && *j->p == close) {
@@ -323,27 +319,27 @@ static int parse_container(struct jp *j, struct nvb__jv *v, int obj)
         j->depth--;
         return 0;
     }
-    for (;;) {
-        struct nvb__jv *k = NULL;
-        char *key = NULL;
+    for (size_t i = 0;; i++) {
+        struct nvb__jv scratch, *k = j->fill ? &v->kid[i] : &scratch;
+        memset(k, 0, sizeof *k);
+        k->pooled = 1;
+        if (!j->fill) {
+            if (j->counts[slot] == UINT32_MAX)
+                return fail(j, -EINVAL, "more than 4294967295 members");
+            j->counts[slot]++;
+            j->nodes++;
+        }
         skip_ws(j);
         if (obj) {
             if (j->p >= j->end || *j->p != '"')
                 return fail(j, -EINVAL, "expected a member name");
-            if (parse_string(j, &key))
+            if (parse_string(j, &k->key))
                 return j->rc;
             skip_ws(j);
-            if (j->p >= j->end || *j->p != ':') {
-                free(key);
+            if (j->p >= j->end || *j->p != ':')
                 return fail(j, -EINVAL, "expected ':'");
-            }
             j->p++;
         }
-        if (push(j, v, &cap, &k)) {
-            free(key);
-            return j->rc;
-        }
-        k->key = key;
         if (parse_value(j, k))
             return j->rc;
         skip_ws(j);
@@ -358,7 +354,7 @@ static int parse_container(struct jp *j, struct nvb__jv *v, int obj)
         return fail(j, -EINVAL, obj ? "expected ',' or '}'" : "expected ',' or ']'");
     }
     j->depth--;
-    return obj ? check_duplicates(j, v) : 0;
+    return obj && j->fill ? check_duplicates(j, v) : 0;
 }
 
 static int parse_value(struct jp *j, struct nvb__jv *v)
@@ -382,22 +378,40 @@ static int parse_value(struct jp *j, struct nvb__jv *v)
     }
 }
 
+static int is_container(const struct nvb__jv *v) { return v->type == NVB__J_ARR || v->type == NVB__J_OBJ; }
+
 void nvb__json_clear(struct nvb__jv *v)
 {
-    if (!v)
+    if (!v || v->pooled)
         return;
     free(v->key);
-    free(v->s);
-    for (size_t i = 0; i < v->n; i++)
-        nvb__json_clear(&v->kid[i]);
-    free(v->kid);
+    if (is_container(v)) {
+        for (size_t i = 0; i < v->n; i++)
+            nvb__json_clear(&v->kid[i]);
+        free(v->kid);
+    } else {
+        free(v->s);
+    }
     memset(v, 0, sizeof *v);
 }
 
 void nvb__json_free(struct nvb__jv *v)
 {
-    nvb__json_clear(v);
+    nvb__json_clear(v); /* a parsed tree's root is its whole allocation */
     free(v);
+}
+
+/* One pass over the text: the first (counting) or the second (filling). */
+static int run_pass(struct jp *j, struct nvb__jv *root)
+{
+    j->p = j->start;
+    j->depth = 0;
+    if (parse_value(j, root) == 0) {
+        skip_ws(j);
+        if (j->p < j->end)
+            fail(j, -EINVAL, "text after the JSON value");
+    }
+    return j->rc;
 }
 
 int nvb__json_parse(const char *text, size_t len, struct nvb__jv **out, char *why, size_t why_len)
@@ -407,22 +421,34 @@ int nvb__json_parse(const char *text, size_t len, struct nvb__jv **out, char *wh
     if (!out)
         return -EINVAL;
     *out = NULL;
-    struct jp j = {.start = text, .p = text, .end = text ? text + len : NULL, .why = why, .why_len = why_len};
+    struct jp j = {.start = text, .p = text, .end = text ? text + len : NULL, .why = why, .why_len = why_len,
+                   .nodes = 1};
     if (!text)
         return fail(&j, -EINVAL, "no text");
-    struct nvb__jv *v = calloc(1, sizeof *v);
-    if (!v)
-        return fail(&j, -ENOMEM, "");
-    if (parse_value(&j, v) == 0) {
-        skip_ws(&j);
-        if (j.p < j.end)
-            fail(&j, -EINVAL, "text after the JSON value");
-    }
-    if (j.rc) {
-        nvb__json_free(v);
+    struct nvb__jv scratch;
+    memset(&scratch, 0, sizeof scratch);
+    if (run_pass(&j, &scratch)) {
+        free(j.counts);
         return j.rc;
     }
-    *out = v;
+    struct nvb__jv *tree = j.nodes <= (SIZE_MAX - j.bytes) / sizeof *tree ? malloc(j.nodes * sizeof *tree + j.bytes)
+                                                                          : NULL;
+    if (!tree) {
+        free(j.counts);
+        return fail(&j, -ENOMEM, "");
+    }
+    memset(tree, 0, sizeof *tree);
+    tree->pooled = 1;
+    j.fill = 1;
+    j.pool = tree + 1;
+    j.arena = (char *)(tree + j.nodes);
+    run_pass(&j, tree);
+    free(j.counts);
+    if (j.rc) {
+        free(tree);
+        return j.rc;
+    }
+    *out = tree;
     return 0;
 }
 
@@ -430,14 +456,17 @@ int nvb__json_copy(struct nvb__jv *dst, const struct nvb__jv *src)
 {
     memset(dst, 0, sizeof *dst);
     dst->type = src->type;
-    if ((src->key && !(dst->key = nvb__strdup(src->key))) || (src->s && !(dst->s = nvb__strdup(src->s))))
+    if (src->key && !(dst->key = nvb__strdup(src->key)))
         goto oom;
-    if (src->n) {
+    if (!is_container(src)) {
+        if (src->s && !(dst->s = nvb__strdup(src->s)))
+            goto oom;
+    } else if (src->n) {
         dst->kid = calloc(src->n, sizeof *dst->kid);
         if (!dst->kid)
             goto oom;
         for (size_t i = 0; i < src->n; i++) {
-            dst->n = i + 1;
+            dst->n = (uint32_t)i + 1;
             if (nvb__json_copy(&dst->kid[i], &src->kid[i]))
                 goto oom;
         }
@@ -526,21 +555,38 @@ int nvb__json_dbl(const struct nvb__jv *v, double *out)
     return 0;
 }
 
+int nvb__utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+    for (size_t n; p < end; p += n)
+        if (!(n = utf8_len(p, end)))
+            return 0;
+    return 1;
+}
+
+/* Runs of valid UTF-8 go out as they are; '"' and '\\' escaped, control
+ * characters as \u00XX, every byte that starts no valid sequence as
+ * U+FFFD, so what a reader gets is always well-formed. */
 void nvb__json_write_str(struct nvb__buf *b, const char *s)
 {
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s), *run = p;
     nvb__buf_putn(b, "\"", 1);
-    const char *run = s;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\' || *p < 0x20) {
-            nvb__buf_putn(b, run, (size_t)((const char *)p - run));
-            if (*p < 0x20)
-                nvb__buf_printf(b, "\\u%04x", *p);
-            else
-                nvb__buf_printf(b, "\\%c", *p);
-            run = (const char *)p + 1;
+    while (p < end) {
+        size_t n = utf8_len(p, end);
+        if (n && *p >= 0x20 && *p != '"' && *p != '\\') {
+            p += n;
+            continue;
         }
+        nvb__buf_putn(b, (const char *)run, (size_t)(p - run));
+        if (!n)
+            nvb__buf_puts(b, "\\ufffd");
+        else if (*p == '"' || *p == '\\')
+            nvb__buf_printf(b, "\\%c", *p);
+        else
+            nvb__buf_printf(b, "\\u%04x", *p);
+        run = ++p;
     }
-    nvb__buf_puts(b, run);
+    nvb__buf_putn(b, (const char *)run, (size_t)(p - run));
     nvb__buf_putn(b, "\"", 1);
 }
 

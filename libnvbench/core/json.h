@@ -20,23 +20,38 @@ enum nvb__jtype { NVB__J_NULL = 0, NVB__J_FALSE, NVB__J_TRUE, NVB__J_NUM, NVB__J
 /* Deepest nesting accepted (objects and arrays). */
 #define NVB__JSON_MAX_DEPTH 64
 
+/* A parsed tree is one allocation: the nodes (each container's children
+ * side by side) and then every string and number, unescaped, NUL-terminated.
+ * Its size is known before it is made: a first pass checks the text and
+ * counts, a second one fills. So a hostile text costs at most about
+ * sizeof(struct nvb__jv) / 2 + 1 bytes per byte of input (a flat [0,0,...]),
+ * and nothing grows by doubling or allocates per value. Such a tree is
+ * read-only: nvb__json_copy() makes one whose nodes are each their own
+ * allocations, which may be edited and freed piece by piece. */
 struct nvb__jv {
-    int    type;
-    char  *key;           /* member name when inside an object, else NULL */
-    char  *s;             /* NVB__J_STR: the unescaped UTF-8 (no NUL inside);
+    uint8_t  type;
+    uint8_t  pooled;      /* 1: part of a parsed tree's single allocation */
+    uint32_t n;           /* children of an array or object */
+    char    *key;         /* member name when inside an object, else NULL */
+    union {
+        char *s;          /* NVB__J_STR: the unescaped UTF-8 (no NUL inside);
                            * NVB__J_NUM: the number as written */
-    size_t n;             /* children of an array or object */
-    struct nvb__jv *kid;  /* n children, in document order */
+        struct nvb__jv *kid; /* NVB__J_ARR, NVB__J_OBJ: n children, in document order */
+    };
 };
 
 /* Parse len bytes of text. On success *out is a tree the caller frees with
  * nvb__json_free(). Returns 0, -EINVAL (malformed: why says what and at which
- * byte offset), -ENOMEM. Duplicate member names in one object are refused. */
+ * byte offset; also more than UINT32_MAX members in one container),
+ * -ENOMEM. Duplicate member names in one object are refused. */
 int nvb__json_parse(const char *text, size_t len, struct nvb__jv **out, char *why, size_t why_len);
+/* The root of a parsed tree, or one made by calloc() + nvb__json_copy(). */
 void nvb__json_free(struct nvb__jv *v);
-/* Free what v holds, not v itself (for children stored by value). */
+/* Free what v holds, not v itself (for children stored by value); only for
+ * nodes made by nvb__json_copy() (a parsed tree's nodes are left as they are). */
 void nvb__json_clear(struct nvb__jv *v);
-/* Deep copy into *dst (whose old content is not freed). 0 or -ENOMEM. */
+/* Deep copy into *dst (whose old content is not freed), each node its own
+ * allocation. 0 or -ENOMEM. */
 int nvb__json_copy(struct nvb__jv *dst, const struct nvb__jv *src);
 
 /* Member `key` of an object, or NULL (also when obj is not an object). */
@@ -52,7 +67,14 @@ int nvb__json_dbl(const struct nvb__jv *v, double *out);
 /* Write v as compact JSON (the emitter's own style: no spaces; '"', '\\'
  * and control characters escaped, other UTF-8 as is). */
 void nvb__json_write(const struct nvb__jv *v, struct nvb__buf *b);
-/* A string as a JSON string literal, in the same style. */
+/* A string as a JSON string literal, in the same style. Every JSON string
+ * the library writes goes through here, so the output is always valid UTF-8:
+ * each byte of s that does not belong to a well-formed UTF-8 sequence
+ * (stray continuation bytes, overlong forms, surrogates, code points above
+ * U+10FFFF, sequences cut short) is written as \ufffd. */
 void nvb__json_write_str(struct nvb__buf *b, const char *s);
+/* Whether s is well-formed UTF-8 in the sense above (what
+ * nvb__json_write_str() writes unchanged). */
+int nvb__utf8_valid(const char *s);
 
 #endif

@@ -106,27 +106,29 @@ static int tstat_copy(struct nvb__tstat *dst, const struct nvb__tstat *src, cons
 static int workload_tree(const struct nvb_result *p, struct nvb__jv **out)
 {
     *out = NULL;
-    if (p->wl_json) {
-        struct nvb__jv *v = calloc(1, sizeof *v);
-        if (!v || nvb__json_copy(v, p->wl_json)) {
-            free(v);
-            return -ENOMEM;
-        }
-        *out = v;
-        return 0;
-    }
     struct nvb__buf b = {0};
     if (p->wl)
         nvb__workload_json(p->wl, &b);
     else
-        nvb__buf_puts(&b, "{}");
+        nvb__buf_puts(&b, p->wl_json ? p->wl_json : "{}");
     if (b.oom) {
         free(b.s);
         return -ENOMEM;
     }
-    int rc = nvb__json_parse(b.s, b.len, out, NULL, 0);
+    /* A parsed tree is read-only; the merge edits "targets", so it works
+     * on a copy whose nodes are each their own allocation. */
+    struct nvb__jv *parsed = NULL, *v = calloc(1, sizeof *v);
+    int rc = v ? nvb__json_parse(b.s, b.len, &parsed, NULL, 0) : -ENOMEM;
     free(b.s);
-    return rc;
+    if (rc == 0 && nvb__json_copy(v, parsed))
+        rc = -ENOMEM;
+    nvb__json_free(parsed);
+    if (rc < 0) {
+        free(v);
+        return rc;
+    }
+    *out = v;
+    return 0;
 }
 
 /* The interval of a part's time series and whether it was aligned. */
@@ -141,10 +143,14 @@ static void part_interval(const struct nvb_result *p, uint64_t *iv, int *aligned
     }
     double s;
     uint64_t a;
-    if (nvb__json_dbl(nvb__json_get(p->wl_json, "interval_s"), &s) == 0 && s > 0 && s < 1e7)
+    struct nvb__jv *wl = NULL;
+    if (!p->wl_json || nvb__json_parse(p->wl_json, strlen(p->wl_json), &wl, NULL, 0) < 0)
+        return;
+    if (nvb__json_dbl(nvb__json_get(wl, "interval_s"), &s) == 0 && s > 0 && s < 1e7)
         *iv = (uint64_t)llround(s * 1e9);
-    if (nvb__json_u64(nvb__json_get(p->wl_json, "align_interval"), &a) == 0)
+    if (nvb__json_u64(nvb__json_get(wl, "align_interval"), &a) == 0)
         *aligned = a == 1;
+    nvb__json_free(wl);
 }
 
 struct tsref {
@@ -315,8 +321,14 @@ static int merge_workload(struct nvb_result *m, const struct nvb_result *const *
     if (!rc)
         rc = concat_targets(trees[0], trees, n);
     if (!rc) {
-        m->wl_json = trees[0];
-        trees[0] = NULL;
+        struct nvb__buf b = {0};
+        nvb__json_write(trees[0], &b);
+        if (b.oom || !b.s) {
+            free(b.s);
+            rc = -ENOMEM;
+        } else {
+            m->wl_json = b.s;
+        }
     }
     for (size_t i = 0; i < n; i++)
         nvb__json_free(trees[i]);

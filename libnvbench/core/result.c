@@ -51,7 +51,7 @@ NVB_API void nvb_result_free(struct nvb_result *r)
     for (unsigned i = 0; i < r->nhosts; i++)
         nvb__hostrow_clear(&r->hosts[i]);
     free(r->hosts);
-    nvb__json_free(r->wl_json);
+    free(r->wl_json);
     free(r);
 }
 
@@ -93,6 +93,22 @@ void nvb__result_warn(struct nvb_result *r, const char *fmt, ...)
     char *s = nvb__strdup(buf);
     if (s)
         r->warn[r->nwarn++] = s;
+}
+
+/* The JSON shows U+FFFD for each byte that is not UTF-8 (json.h), so a
+ * target or a name with such bytes reads differently from what was run;
+ * the warning says which one, so nobody takes the JSON's text for it. */
+void nvb__result_warn_utf8(struct nvb_result *r, const struct nvb_workload *w)
+{
+    static const char tail[] = "has bytes that are not UTF-8: the JSON shows each of them as U+FFFD";
+    for (unsigned i = 0; i < w->ntargets; i++)
+        if (!nvb__utf8_valid(w->targets[i]))
+            nvb__result_warn(r, "target %u ('%s') %s", i, w->targets[i], tail);
+    if (!nvb__utf8_valid(w->name))
+        nvb__result_warn(r, "name= value '%s' %s", w->name, tail);
+    for (unsigned i = 0; i < w->neopts; i++)
+        if (!nvb__utf8_valid(w->eopts[i].text))
+            nvb__result_warn(r, "%s= value '%s' %s", w->eopts[i].key, w->eopts[i].text, tail);
 }
 
 void nvb__result_seterr(struct nvb_result *r, int err, const char *msg)
@@ -412,7 +428,7 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
         nvb__workload_json(r->wl, j->b);
     } else if (j->b && r->wl_json) {
         j_key(j, "workload");
-        nvb__json_write(r->wl_json, j->b);
+        nvb__buf_puts(j->b, r->wl_json);
     } else if (j->b) {
         jo_raw(&c, "workload", "{}");
     }

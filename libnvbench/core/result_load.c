@@ -695,8 +695,13 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
     const struct nvb__jv *wl = mem(L, root, "", "workload", NVB__J_OBJ, 1);
     if (!wl)
         return L->rc;
-    if (!(r->wl_json = calloc(1, sizeof *r->wl_json)) || nvb__json_copy(r->wl_json, wl))
+    struct nvb__buf b = {0};
+    nvb__json_write(wl, &b);
+    if (b.oom || !b.s) {
+        free(b.s);
         return oom(L);
+    }
+    r->wl_json = b.s;
     if (ld_dir(L, root, "", "read", &r->tot[0], 1) || ld_dir(L, root, "", "write", &r->tot[1], 1) ||
         ld_cpu(L, root, r) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
         ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_notes(L, root, r))

@@ -1206,6 +1206,7 @@ static int result_from_plan_error(struct nvb_result **out, const struct nvb_work
         snprintf(res->engine, sizeof res->engine, "%s", w->engine);
         nvb__workload_copy(w, &res->wl);
         nvb__result_seterr(res, rc, msg);
+        nvb__result_warn_utf8(res, w);
     }
     *out = res;
     return rc;
@@ -1403,6 +1404,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     }
     for (unsigned i = 0; i < p.nwarn; i++)
         nvb__result_warn(res, "%s", p.warn[i]);
+    nvb__result_warn_utf8(res, w);
     measure_clock_cost(res);
 
     struct run r;

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/internal.h"
+#include "core/json.h"
 #include "nvbench.h"
 #include "testutil.h"
 
@@ -119,7 +121,7 @@ START_TEST(odd_path_names)
     ck_assert_int_eq(mkdir(dir, 0755), 0);
     struct outcome o = run((const char *[]){"engine", "null", "ios", "10", NULL}, (const char *[]){dir, NULL});
     ck_assert_int_eq(o.rc, 0);
-    ck_assert_msg(strstr(o.json, "q\\\"\\\\\\u000a\""), "path not escaped in %s", o.json);
+    ck_assert_msg(strstr(o.json, "q\\\"\\\\\\u000a\""), "path not escaped in %.1500s", o.json);
     done(&o);
     rmdir(dir);
     rmdir(base);
@@ -490,6 +492,231 @@ START_TEST(full_ext4)
 }
 END_TEST
 
+/* The one JSON string writer: valid UTF-8 passes as it is, every byte that
+ * is not part of a well-formed sequence becomes \ufffd, control characters
+ * \u00XX; whatever goes in, the output is valid UTF-8 our parser reads. */
+START_TEST(json_writer_utf8)
+{
+    static const struct { const char *in, *out; } cases[] = {
+        {"plain", "\"plain\""},
+        {"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf", "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf\""},
+        {"a\xff" "b", "\"a\\ufffdb\""},                        /* never valid */
+        {"\x80", "\"\\ufffd\""},                                /* stray continuation */
+        {"\xc0\xaf", "\"\\ufffd\\ufffd\""},                     /* overlong '/' */
+        {"\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\""},          /* overlong, 3 bytes */
+        {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},          /* surrogate U+D800 */
+        {"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""}, /* above U+10FFFF */
+        {"x\xe2\x82", "\"x\\ufffd\\ufffd\""},                   /* cut short at the end */
+        {"\xe2\x82y", "\"\\ufffd\\ufffdy\""},                   /* cut short inside */
+        {"\x01\x1f\t\"\\", "\"\\u0001\\u001f\\u0009\\\"\\\\\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nvb__buf b = {0};
+        nvb__json_write_str(&b, cases[i].in);
+        ck_assert_msg(!b.oom && b.s, "case %zu", i);
+        ck_assert_msg(!strcmp(b.s, cases[i].out), "case %zu: wrote %s, expected %s", i, b.s, cases[i].out);
+        ck_assert_msg(nvb__utf8_valid(b.s), "case %zu: output is not UTF-8", i);
+        ck_assert_int_eq(nvb__utf8_valid(cases[i].in), i < 2 || i == 10);
+        struct nvb__jv *v = NULL;
+        ck_assert_msg(nvb__json_parse(b.s, b.len, &v, NULL, 0) == 0, "case %zu: %s does not parse", i, b.s);
+        ck_assert_int_eq(v->type, NVB__J_STR);
+        if (i < 2)
+            ck_assert_str_eq(v->s, cases[i].in);
+        nvb__json_free(v);
+        free(b.s);
+    }
+}
+END_TEST
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* A target and a name= value with bytes that are not UTF-8: the run's JSON
+ * is valid UTF-8, parses (by our own parser too), shows U+FFFD for them and
+ * warns about each string. */
+START_TEST(not_utf8_names)
+{
+    char *base = tu_mkdtemp("hostile utf8");
+    char dir[4096];
+    /* never valid, overlong, surrogate, above U+10FFFF, cut short */
+    snprintf(dir, sizeof dir, "%s/bad\xff\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82", base);
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    struct outcome o = run((const char *[]){"engine", "null", "ios", "10", "name", "job\xfe\x80", NULL},
+                           (const char *[]){dir, NULL});
+    ck_assert_msg(o.rc == 0, "%s", o.msg);
+    ck_assert_ptr_nonnull(o.json);
+    ck_assert_msg(nvb__utf8_valid(o.json), "the JSON is not UTF-8");
+    json_is_clean(o.json);
+    const char *shown = "bad\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"";
+    ck_assert_msg(strstr(o.json, shown), "target not shown with U+FFFD in %.1500s", o.json);
+    ck_assert_msg(strstr(o.json, "\"name\":\"job\\ufffd\\ufffd\""), "name not shown with U+FFFD in %.1500s", o.json);
+    ck_assert_int_eq(count_of(o.json, "target 0 ("), 1);
+    ck_assert_int_eq(count_of(o.json, "name= value"), 1);
+    ck_assert_int_eq(count_of(o.json, "not UTF-8: the JSON shows each of them as U+FFFD"), 2);
+
+    /* our own parser reads it, and writes back what it read (U+FFFD now
+     * as the character itself) */
+    struct nvb_result *r = NULL;
+    char why[256];
+    ck_assert_msg(nvb_result_parse(o.json, strlen(o.json), &r, why, sizeof why) == 0, "%s", why);
+    char *again = NULL;
+    ck_assert_int_eq(nvb_result_json(r, &again), 0);
+    ck_assert_msg(count_of(again, "bad\xef\xbf\xbd") == 4 && count_of(again, "not UTF-8") == 2, "%.1500s", again);
+    nvb_free(again);
+    nvb_result_free(r);
+    done(&o);
+
+    /* a refused run (no such target) still writes valid JSON with the warning */
+    char missing[4096];
+    snprintf(missing, sizeof missing, "%s/missing\xff", base);
+    o = run((const char *[]){"engine", "null", "ios", "10", NULL}, (const char *[]){missing, NULL});
+    ck_assert_int_lt(o.rc, 0);
+    if (o.json) {
+        ck_assert_msg(nvb__utf8_valid(o.json), "the JSON is not UTF-8");
+        ck_assert_msg(strstr(o.json, "missing\\ufffd") && count_of(o.json, "not UTF-8") == 1, "%.1500s", o.json);
+    }
+    done(&o);
+    rmdir(dir);
+    rmdir(base);
+    free(base);
+}
+END_TEST
+
+/* Discovery writes device strings (here a model) through the same writer. */
+START_TEST(not_utf8_device_strings)
+{
+    char *base = tu_mkdtemp("hostile-sysfs");
+    char cmd[8192], model[4096];
+    snprintf(cmd, sizeof cmd, "cp -a '%s/tests/data/sysfs/vm/.' '%s/'", NVB_SOURCE_DIR, base);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(model, sizeof model, "%s/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/model", base);
+    FILE *f = fopen(model, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("QEMU\xff\xc0\x80\x01HARDDISK\n", f);
+    fclose(f);
+    char root[4200], *json = NULL;
+    snprintf(root, sizeof root, "%s/sys", base);
+    ck_assert_int_eq(nvb_devices_json(root, &json), 0);
+    ck_assert_msg(nvb__utf8_valid(json), "discovery JSON is not UTF-8");
+    ck_assert_msg(strstr(json, "QEMU\\ufffd\\ufffd\\ufffd\\u0001HARDDISK"), "model not escaped in %s", json);
+    struct nvb__jv *v = NULL;
+    char why[256];
+    ck_assert_msg(nvb__json_parse(json, strlen(json), &v, why, sizeof why) == 0, "%s", why);
+    nvb__json_free(v);
+    nvb_free(json);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+    ck_assert_int_eq(system(cmd), 0);
+    free(base);
+}
+END_TEST
+
+/* The current resident set, and the peak since the last reset, in bytes
+ * (/proc/self/status VmRSS, VmHWM). */
+static long long status_kib(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long v = -1;
+    size_t n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, field, n) && line[n] == ':')
+            v = atoll(line + n + 1);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* Peak memory of nvb_result_parse() over text, beyond what the process held
+ * before: the kernel's high-water mark, reset first (clear_refs "5"). A
+ * count of pages, not a clock, so the figure is the same on a busy machine. */
+static long long parse_peak(const char *text, size_t len, int expect_ok)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f || fputs("5", f) < 0 || fclose(f) != 0)
+        return -1;
+    long long before = status_kib("VmRSS");
+    struct nvb_result *r = NULL;
+    char why[256];
+    int rc = nvb_result_parse(text, len, &r, why, sizeof why);
+    long long peak = status_kib("VmHWM");
+    ck_assert_msg(expect_ok ? rc == 0 : rc == -EINVAL, "rc %d: %s", rc, why);
+    nvb_result_free(r);
+    return (peak - before) * 1024;
+}
+
+/* The result parser's memory is bounded by a small multiple of its input,
+ * whatever the shape: a 4 MiB member nobody reads once cost 36 bytes per
+ * byte (a node and a malloc per value, arrays grown by doubling). The
+ * densest text now, a flat [0,0,...], costs a 24-byte node per 2 bytes plus
+ * the number itself: 13x. The bound leaves room above that for the
+ * allocator, not for another amplification. */
+START_TEST(parser_memory_bound)
+{
+    /* Under valgrind or ASan the resident set is mostly the tool's shadow
+     * memory: the figure would measure the tool, not the parser. */
+    const char *pre = getenv("LD_PRELOAD");
+#if defined(__SANITIZE_ADDRESS__)
+    pre = "asan";
+#endif
+    if (pre && (strstr(pre, "vgpreload") || !strcmp(pre, "asan"))) {
+        fprintf(stderr, "parser_memory_bound: under valgrind or ASan, not measured\n");
+        return;
+    }
+    const size_t n = 4u << 20;
+    char *t = malloc(n + 8192);
+    ck_assert_ptr_nonnull(t);
+    /* a valid result, to put a big member into its workload */
+    struct outcome o = run((const char *[]){"engine", "null", "ios", "10", NULL}, (const char *[]){"/dev/null", NULL});
+    ck_assert_msg(o.rc == 0 && o.json && strlen(o.json) < 8192 - 64, "%s", o.msg);
+    const char *wl = strstr(o.json, "\"workload\":{");
+    ck_assert_ptr_nonnull(wl);
+    size_t head = (size_t)(wl - o.json) + strlen("\"workload\":{");
+    for (int shape = 0; shape < 5; shape++) {
+        size_t len = 0;
+        if (shape == 4) {
+            memcpy(t, o.json, head);
+            len = head;
+            len += (size_t)sprintf(t + len, "\"junk\":[");
+        } else {
+            len += (size_t)sprintf(t, "{\"junk\":%s", shape == 3 ? "{" : "[");
+        }
+        size_t start = len;
+        while (len - start < n) {
+            switch (shape) {
+            case 0: case 4: memcpy(t + len, "0,", 2); len += 2; break;    /* flat numbers */
+            case 1: memcpy(t + len, "[],", 3); len += 3; break;           /* empty arrays */
+            case 2: memcpy(t + len, "\"\",", 3); len += 3; break;         /* empty strings */
+            case 3: len += (size_t)sprintf(t + len, "\"%zx\":0,", len); break; /* members */
+            }
+        }
+        len--; /* the last comma */
+        len += (size_t)sprintf(t + len, shape == 3 ? "}}" : "]}");
+        if (shape == 4) {
+            t[len - 1] = ',';
+            size_t rest = strlen(o.json + head);
+            memcpy(t + len, o.json + head, rest + 1);
+            len += rest;
+        }
+        long long peak = parse_peak(t, len, shape == 4);
+        if (peak < 0) {
+            fprintf(stderr, "parser_memory_bound: no /proc/self/clear_refs, not measured\n");
+            break;
+        }
+        fprintf(stderr, "parser_memory_bound: shape %d: %zu bytes of JSON, peak %lld bytes (%.1fx)\n", shape, len,
+                peak, (double)peak / (double)len);
+        ck_assert_msg(peak <= 16 * (long long)len + (8 << 20), "shape %d: peak %lld bytes for %zu bytes of JSON",
+                      shape, peak, len);
+    }
+    done(&o);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     for (int i = 0; i < nvb_engine_count(); i++) {
@@ -519,6 +746,10 @@ int main(void)
     tcase_add_test(tc, read_only_file);
     tcase_add_test(tc, full_tmpfs);
     tcase_add_test(tc, full_ext4);
+    tcase_add_test(tc, json_writer_utf8);
+    tcase_add_test(tc, not_utf8_names);
+    tcase_add_test(tc, not_utf8_device_strings);
+    tcase_add_test(tc, parser_memory_bound);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -2,6 +2,7 @@
 the errno, the library's message naming the key and the value, and no result;
 and nothing is created or written, through validate() and run() alike."""
 import errno
+import json
 import os
 import pickle
 import shutil
@@ -12,7 +13,7 @@ import pytest
 import nvbench
 from nvbench import NvbenchError
 
-from conftest import digest, tree
+from conftest import cli, digest, tree
 
 # (keys, errno, words the message must contain). Refused when the key is set.
 SET_TIME = [
@@ -158,3 +159,45 @@ def test_error_pickles_and_reads_like_an_oserror():
     assert (e2.errno, e2.strerror, e2.result) == (e.errno, e.strerror, None)
     assert str(e) == "invalid value 'x' for key 'bs' [EINVAL]"
     assert isinstance(e, OSError)
+
+
+# Bytes that are not UTF-8 in a target or a name= value: the library's JSON
+# shows them as U+FFFD and warns; nothing on the way is a UnicodeDecodeError.
+
+def _bad_dir(tmp_path):
+    d = os.fsencode(tmp_path) + b"/bad\xff\xc0\xaf"
+    os.mkdir(d)
+    return d
+
+
+def _says_not_utf8(data, n):
+    text = json.dumps(data)
+    assert "\\ufffd" in text
+    assert sum("not UTF-8" in w for w in data["warnings"]) == n, data["warnings"]
+
+
+def test_target_and_name_not_utf8_run(tmp_path):
+    d = _bad_dir(tmp_path)
+    r = nvbench.run(d, engine="null", ios=10, name="job\udcfe")
+    assert r.read.ios == 10
+    assert r.data["workload"]["targets"] == [os.fsdecode(d).replace("\udcff", "\ufffd").replace("\udcc0\udcaf", "\ufffd\ufffd")]
+    assert r.data["workload"]["name"] == "job\ufffd"
+    _says_not_utf8(r.data, 2)
+    # the same target as a str carrying the bytes (surrogateescape)
+    r = nvbench.run(os.fsdecode(d), engine="null", ios=10)
+    _says_not_utf8(r.data, 1)
+
+
+def test_missing_target_not_utf8_is_an_nvbench_error(tmp_path):
+    with pytest.raises(NvbenchError) as e:
+        nvbench.run(os.fsencode(tmp_path) + b"/missing\xff", engine="null", ios=10)
+    assert "missing\\xff" in str(e.value)
+
+
+def test_cli_run_prints_the_result_of_a_target_not_utf8(tmp_path):
+    d = _bad_dir(tmp_path)
+    p = cli("run", "engine=null", "ios=10", "name=job\udcfe", os.fsdecode(d))
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["read"]["ios"] == 10
+    _says_not_utf8(data, 2)

@@ -58,7 +58,11 @@ static PyObject *raise_nvb_error(int rc, const char *msg, PyObject *result_json)
     Py_DECREF(mod);
     if (!cls)
         return NULL;
-    PyObject *exc = PyObject_CallFunction(cls, "is", err, msg);
+    /* A message may quote a path or a value with bytes that are not UTF-8:
+     * they show as \xNN rather than turning the error into a decode error. */
+    PyObject *text = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "backslashreplace");
+    PyObject *exc = text ? PyObject_CallFunction(cls, "iO", err, text) : NULL;
+    Py_XDECREF(text);
     Py_DECREF(cls);
     if (!exc)
         return NULL;
@@ -123,11 +127,15 @@ static PyObject *workload_set(WorkloadObject *self, PyObject *const *args, Py_ss
     }
     if (workload_check_idle(self) < 0)
         return NULL;
+    /* The value encoded as a target is (os.fsencode): a name= taken from
+     * the command line reaches the library as the bytes that were typed,
+     * undecodable ones included (the result then warns about them). */
     const char *key = PyUnicode_AsUTF8(args[0]);
-    const char *value = key ? PyUnicode_AsUTF8(args[1]) : NULL;
-    if (!value)
+    PyObject *value = NULL;
+    if (!key || !PyUnicode_FSConverter(args[1], &value))
         return NULL;
-    int rc = nvb_workload_set(self->w, key, value);
+    int rc = nvb_workload_set(self->w, key, PyBytes_AS_STRING(value));
+    Py_DECREF(value);
     if (rc < 0)
         return raise_nvb_error(rc, nvb_workload_error(self->w), NULL);
     Py_RETURN_NONE;
@@ -145,13 +153,13 @@ static PyObject *workload_get(WorkloadObject *self, PyObject *arg)
     char small[256];
     int rc = nvb_workload_get(self->w, key, small, sizeof small);
     if (rc >= 0)
-        return PyUnicode_FromStringAndSize(small, rc);
+        return PyUnicode_DecodeFSDefaultAndSize(small, rc); /* what set() encoded */
     for (size_t len = 4096; rc == -ENOSPC && len <= (1u << 24); len *= 4) {
         char *buf = PyMem_Malloc(len);
         if (!buf)
             return PyErr_NoMemory();
         rc = nvb_workload_get(self->w, key, buf, len);
-        PyObject *s = rc >= 0 ? PyUnicode_FromStringAndSize(buf, rc) : NULL;
+        PyObject *s = rc >= 0 ? PyUnicode_DecodeFSDefaultAndSize(buf, rc) : NULL;
         PyMem_Free(buf);
         if (rc >= 0)
             return s;
