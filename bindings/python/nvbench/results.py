@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import collections.abc
 import copy
+import errno
 import io
 import json
 import math
 import os
+
+from .errors import NvbenchError
 
 __all__ = [
     "Result",
@@ -1035,10 +1038,56 @@ def _looks_like_fio(obj):
                                        and obj.get("schema") is None))
 
 
-def from_obj(obj, meta=None, ncpus=None):
-    """A ResultSet from parsed JSON of any supported shape (``ncpus``: see :func:`load`)."""
+# Sources of results that Python builds itself (fio.py, reference.py): they do
+# not have the library's schema, so the library's parser cannot read them.
+_PYTHON_SOURCES = ("fio", "reference")
+
+
+def _library_json(text):
+    """The library's reading of one result's JSON: checked by its strict parser
+    (nvb_result_parse) and written back by its writer. NvbenchError(EINVAL)
+    names what is wrong."""
+    try:
+        from . import _nvbench
+    except ImportError as e:
+        raise ImportError("loading nvbench results needs the C extension nvbench._nvbench: "
+                          "the library's own parser checks them") from e
+    return _nvbench.result_json(text)
+
+
+def _result(d, meta=None, where=None, raw=None):
+    """One entry of a document as a Result, read the way the library reads it.
+
+    nvbench results go through the library's parser and the figures are what
+    it writes back (rates and percentiles recomputed from what is stored), so a
+    file that the C side would refuse is refused here too, naming the problem.
+    ``raw`` is the entry's own text when the document is that one result."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{where or 'the document'} is a {type(d).__name__}, not a result")
+    if d.get("source") in _PYTHON_SOURCES:
+        return Result(d, meta)
+    data = dict(d)
+    embedded = data.pop("meta", None)
+    try:
+        text = _library_json(raw if raw is not None else json.dumps(data, allow_nan=False))
+    except NvbenchError as e:
+        if where:
+            e = NvbenchError(e.errno, f"{where}: {e.strerror}")
+        raise e from None
+    out = json.loads(text)
+    if embedded is not None:
+        out["meta"] = embedded
+    return Result(out, meta)
+
+
+def from_obj(obj, meta=None, ncpus=None, raw=None):
+    """A ResultSet from parsed JSON of any supported shape (``ncpus``: see :func:`load`).
+
+    nvbench results are read by the library's strict parser (see :func:`load`);
+    ``raw`` is the text ``obj`` was parsed from, handed to it as it is when the
+    document is a single result."""
     if isinstance(obj, list):
-        return ResultSet(Result(d, meta) for d in obj)
+        return ResultSet(_result(d, meta, f"[{i}]") for i, d in enumerate(obj))
     if not isinstance(obj, dict):
         raise ValueError(f"not an nvbench or fio result: top level is {type(obj).__name__}")
     if isinstance(obj.get("results"), list):
@@ -1046,27 +1095,85 @@ def from_obj(obj, meta=None, ncpus=None):
         if schema != RESULTSET_SCHEMA:
             raise ValueError(f"unsupported result set schema {schema!r} (this version reads "
                              f"{RESULTSET_SCHEMA!r})")
-        return ResultSet(Result(d, meta) for d in obj["results"])
+        return ResultSet(_result(d, meta, f"results[{i}]") for i, d in enumerate(obj["results"]))
     if _looks_like_fio(obj):
         from . import fio
         return fio.from_fio(obj, meta=meta, ncpus=ncpus)
     schema = obj.get("schema")
     if schema == RESULT_SCHEMA or (schema is None and "engine" in obj):
-        return ResultSet([Result(obj, meta)])
+        return ResultSet([_result(obj, meta, raw=raw)])
     if isinstance(schema, str) and schema.startswith("nvbench.result/"):
         raise ValueError(f"unsupported result schema {schema!r} (this version reads {RESULT_SCHEMA!r})")
     raise ValueError("not an nvbench result, result set, or fio JSON output")
 
 
-def _parse_text(text):
+class _NotJSON(ValueError):
+    """Text that Python's json module reads but RFC 8259 (and the library) refuse."""
+
+
+def _unique_keys(pairs):
+    d = {}
+    for k, v in pairs:
+        if k in d:
+            raise _NotJSON(f"duplicate key {k!r} in an object")
+        d[k] = v
+    return d
+
+
+def _no_constant(name):
+    raise _NotJSON(f"{name} is not a JSON number")
+
+
+def _finite(text):
+    v = float(text)
+    if math.isinf(v):
+        raise _NotJSON(f"the number {text[:40]} does not fit in a double")
+    return v
+
+
+def _strict_json(text, unique_keys=True):
+    # Only what RFC 8259 allows: what lies around the results (a result set, a
+    # list) is held to the rule the library holds each result to, so that no
+    # second value of a key, no NaN and no Infinity hides behind the one the
+    # library is shown.
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite,
+                      object_pairs_hook=_unique_keys if unique_keys else None)
+
+
+def _parse_json_text(text, loads):
+    """(loads(text), the text it was parsed from)."""
     try:
-        return json.loads(text)
+        return loads(text), text
+    except _NotJSON:
+        raise
     except json.JSONDecodeError:
         # fio prints notes ("fio: ...") before the JSON when stderr and stdout are mixed.
-        for i, line in enumerate(text.splitlines(True)):
+        lines = text.splitlines(True)
+        for i, line in enumerate(lines):
             if line.startswith("{"):
-                return json.loads("".join(text.splitlines(True)[i:]))
+                rest = "".join(lines[i:])
+                return loads(rest), rest
         raise
+
+
+def _parse_text(text, unique_keys=True):
+    return _parse_json_text(text, lambda t: _strict_json(t, unique_keys))[0]
+
+
+def _parse_document(text):
+    """(parsed JSON, the text of the JSON or None): strict JSON, except that
+    fio's own output is read as Python's json reads it (fio is not ours to
+    fix; fio.from_fio checks its figures)."""
+    try:
+        return _parse_json_text(text, _strict_json)
+    except _NotJSON as e:
+        try:
+            obj = _parse_json_text(text, json.loads)[0]
+        except (ValueError, RecursionError):
+            obj = None
+        if _looks_like_fio(obj):
+            return obj, None  # fio.from_fio refuses what is not finite, naming the figure
+        raise NvbenchError(errno.EINVAL, f"result JSON: {e}") from None
 
 
 def load(path_or_file, stack=None, ncpus=None):
@@ -1074,7 +1181,14 @@ def load(path_or_file, stack=None, ncpus=None):
     (``{"results": [...]}``), a single C result, a JSON list of results, or fio's
     ``--output-format=json``. ``stack`` relabels every result (to compare two files whose
     runs used the same engine). ``ncpus`` (fio only): logical CPUs of the machine that ran
-    fio, so that its per-job CPU figures also give ``cpu_total_pct``."""
+    fio, so that its per-job CPU figures also give ``cpu_total_pct``.
+
+    Every nvbench result is read by the library's own parser, as strictly as the C
+    side reads results sent by another process (nvb_result_parse): NaN, Infinity,
+    duplicate keys, missing sections, negative durations or histograms that do not
+    add up are refused with :class:`NvbenchError` (errno EINVAL) naming the key or the
+    byte offset. The figures are those the library derives from what the file
+    stores. Other malformed files raise ValueError."""
     if hasattr(path_or_file, "read"):
         text = path_or_file.read()
     else:
@@ -1082,15 +1196,17 @@ def load(path_or_file, stack=None, ncpus=None):
             text = f.read()
     if isinstance(text, bytes):
         text = text.decode("utf-8")
-    # Whatever the file holds, a malformed one is a ValueError with a
-    # message, never a TypeError from deep inside (tests/fuzz/fuzz_load.py).
+    # Whatever the file holds, a malformed one is a ValueError (or an
+    # NvbenchError) with a message, never a TypeError from deep inside
+    # (tests/fuzz/fuzz_load.py).
     try:
-        rs = from_obj(_parse_text(text), ncpus=ncpus)
+        obj, raw = _parse_document(text)
+        rs = from_obj(obj, ncpus=ncpus, raw=raw)
         for r in rs:
             _row(r)  # what tables and comparisons read must be readable
             for v in r.meta.values():
                 hash(v)  # labels group results: plain values only
-    except ValueError:
+    except (ValueError, NvbenchError):
         raise
     except (TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as e:
         raise ValueError(f"malformed result file: {type(e).__name__}: {e}") from None
