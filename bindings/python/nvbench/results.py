@@ -25,6 +25,7 @@ import math
 import os
 
 from .errors import NvbenchError
+from ._printable import printable
 
 __all__ = [
     "Result",
@@ -199,7 +200,10 @@ def welch_ci(baseline, other, confidence=0.95):
         out.update(low=out["diff"], high=out["diff"], df=math.inf)
         return out
     df = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1))
-    half = t_critical(df, confidence) * math.sqrt(se2)
+    try:
+        half = t_critical(df, confidence) * math.sqrt(se2)
+    except ValueError:  # figures so far out of range that t has no quantile: no interval
+        return out
     out.update(low=out["diff"] - half, high=out["diff"] + half, df=df)
     return out
 
@@ -257,9 +261,13 @@ def _metric_list(metrics, default):
 
 def format_value(key, value):
     """Format one figure the way the published tables do."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
     v = float(value)
+    if not math.isfinite(v):
+        return "-"
+    if abs(v) >= 1e15:
+        return f"{v:.3g}"  # beyond any real figure: no wall of digits
     if key in ("iops", "iops_per_core"):
         return f"{v:,.0f}"
     if key == "cpu_total_pct":
@@ -511,7 +519,7 @@ class Result:
             s += ": " + ", ".join(figs)
         if flags:
             s += " [" + ", ".join(flags) + "]"
-        return f"<Result {s}>"
+        return f"<Result {printable(s)}>"
 
 
 def _split_path(path):
@@ -758,7 +766,7 @@ class ResultSet(collections.abc.Sequence):
     def __repr__(self):
         if not self._results:
             return "ResultSet([])"
-        stacks = ", ".join(str(s) for s in self.stacks)
+        stacks = ", ".join(printable(s) for s in self.stacks)
         cells = len({(r.meta.get("cell"), r.meta.get("op")) for r in self._results})
         return f"<ResultSet: {len(self)} results, {cells} cells, stacks: {stacks}>"
 
@@ -904,6 +912,8 @@ class ResultSet(collections.abc.Sequence):
             return pd.DataFrame(data, index=idx, columns=columns)
         out = []
         for title, cols, rows in blocks:
+            # Labels come from the results (stack, target): shown, never obeyed.
+            title, cols = printable(title), [printable(c) for c in cols]
             if fmt == "markdown":
                 out.append(f"**{title}**\n")
                 out.append("| Metric | " + " | ".join(cols) + " |")
@@ -944,7 +954,7 @@ class ResultSet(collections.abc.Sequence):
             if len(cands) == 1:
                 baseline = cands[0]
             else:
-                known = ", ".join(dict.fromkeys(labels)) or "none"
+                known = ", ".join(printable(l) for l in dict.fromkeys(labels)) or "none"
                 why = "ambiguous" if cands else "not a stack in this set"
                 raise ValueError(f"baseline {baseline!r} is {why} (stacks: {known})")
         rows = [_row(r) for r in self._results]
@@ -964,12 +974,16 @@ class ResultSet(collections.abc.Sequence):
                         continue
                     w = welch_ci(a, [x.get(m.key) for x in rs], confidence)
                     ma = w["mean_a"]
-                    scale = 100.0 / ma if ma and not math.isnan(ma) else math.nan
-                    delta, lo, hi = w["diff"] * scale, w["low"] * scale, w["high"] * scale
+                    scale = 100.0 / ma if ma and math.isfinite(ma) else math.nan
+                    # Figures past what a double holds (crafted, or a division by
+                    # a near-zero baseline) say nothing: no data, never inf.
+                    delta, lo, hi = (_finite(x * scale) for x in (w["diff"], w["low"], w["high"]))
+                    if math.isnan(lo) or math.isnan(hi):
+                        lo = hi = math.nan
                     if math.isnan(delta):
                         verdict = "no data"
                     elif math.isnan(lo):
-                        verdict = "no CI (n<2)"
+                        verdict = "no CI (n<2)" if min(w["n_a"], w["n_b"]) < 2 else "no CI"
                     elif lo <= 0.0 <= hi:
                         verdict = "within noise"
                     else:
@@ -999,14 +1013,33 @@ class ResultSet(collections.abc.Sequence):
         return _plot.plot(self, kind=kind, metric=metric, ax=ax, **kwargs)
 
 
+def _finite(v):
+    return v if math.isfinite(v) else math.nan
+
+
+# A change of a million percent (10,000x) is not a comparison of two runs of
+# one device any more: beyond it the text says so instead of printing digits.
+_PCT_LIMIT = 1e6
+
+
+def _pct(v):
+    """A percentage for the comparison text: '+12.3%', '-' when unknown."""
+    if v is None or not math.isfinite(v):
+        return "-"
+    if abs(v) >= _PCT_LIMIT:
+        return f"{'>+' if v > 0 else '<-'}{_PCT_LIMIT:.0f}%"
+    return f"{v:+.1f}%"
+
+
 def format_comparison(df, fmt="text", confidence=0.95):
     """Readable form of a ``compare()`` DataFrame."""
     pct = f"{confidence * 100:g}%"
     lines = []
     if df.empty:
         return "no cell has both the baseline and another stack\n"
-    base = df["baseline"].iloc[0]
+    base = printable(df["baseline"].iloc[0])
     for block, g in df.groupby("block", sort=False):
+        block = printable(block)
         if fmt == "markdown":
             lines.append(f"**{block}** (vs {base})\n")
             lines.append(f"| Metric | Stack | Delta | {pct} CI | n | Verdict |")
@@ -1015,14 +1048,15 @@ def format_comparison(df, fmt="text", confidence=0.95):
             lines.append(f"{block} (vs {base})")
         for rec in g.itertuples(index=False):
             label = METRICS[rec.metric].label
-            delta = "-" if math.isnan(rec.delta_pct) else f"{rec.delta_pct:+.1f}%"
-            ci = ("-" if math.isnan(rec.ci_low_pct)
-                  else f"[{rec.ci_low_pct:+.1f}%, {rec.ci_high_pct:+.1f}%]")
+            stack = printable(rec.stack)
+            delta = _pct(rec.delta_pct)
+            ci = ("-" if not (math.isfinite(rec.ci_low_pct) and math.isfinite(rec.ci_high_pct))
+                  else f"[{_pct(rec.ci_low_pct)}, {_pct(rec.ci_high_pct)}]")
             n = f"{rec.n}/{rec.n_baseline}"
             if fmt == "markdown":
-                lines.append(f"| {label} | {rec.stack} | {delta} | {ci} | {n} | {rec.verdict} |")
+                lines.append(f"| {label} | {stack} | {delta} | {ci} | {n} | {rec.verdict} |")
             else:
-                lines.append(f"  {label:<22} {rec.stack:<18} {delta:>8}  {ci:<20} "
+                lines.append(f"  {label:<22} {stack:<18} {delta:>8}  {ci:<20} "
                              f"n={n:<6} {rec.verdict}")
         lines.append("")
     return "\n".join(lines)
