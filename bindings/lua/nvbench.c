@@ -79,6 +79,72 @@ static int push_fail(lua_State *L, int err, const char *msg)
     return 3;
 }
 
+/* Writes the n bytes of s to out (size len) as a terminal may show them:
+ * C0 controls, DEL, C1 controls (raw or UTF-8 encoded) and bytes that are
+ * not UTF-8 become \xNN, so text from a result file or a hostile path can
+ * neither drive the terminal (ESC, CSI) nor hide a NUL byte. Truncates with
+ * "..." when out is full; out is always NUL-terminated. */
+static void shown(char *out, size_t len, const char *s, size_t n)
+{
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    if (!len)
+        return;
+    out[0] = 0;
+    while (p < end) {
+        size_t seq = 1;
+        int escape = *p < 0x20 || *p == 0x7f;
+        if (*p >= 0x80) {
+            /* A well-formed UTF-8 sequence is kept, except U+0080..U+009F. */
+            seq = *p >= 0xc2 && *p <= 0xdf ? 2 : *p >= 0xe0 && *p <= 0xef ? 3 : *p >= 0xf0 && *p <= 0xf4 ? 4 : 0;
+            for (size_t k = 1; seq && k < seq; k++)
+                if (p + k >= end || (p[k] & 0xc0) != 0x80)
+                    seq = 0;
+            if (seq == 2 && *p == 0xc2 && p[1] < 0xa0) {
+                escape = 1;
+                p++; /* show the code point: \x9b for U+009B (CSI) */
+                seq = 1;
+            } else if (!seq) {
+                escape = 1;
+                seq = 1;
+            }
+        }
+        size_t need = escape ? 4 : seq;
+        if (o + need + 4 > len) {
+            snprintf(out + o, len - o, "%s", len - o > 3 ? "..." : "");
+            return;
+        }
+        if (escape)
+            o += (size_t)snprintf(out + o, len - o, "\\x%02x", *p);
+        else {
+            memcpy(out + o, p, seq);
+            o += seq;
+        }
+        p += seq;
+    }
+    out[o] = 0;
+}
+
+/* Room for a refusal message of c_string(). */
+#define WHY_LEN 320
+
+/* The Lua string at idx for the library, or NULL and a message in why when
+ * it holds a NUL byte: C reads a string up to its first NUL, so
+ * "a.dat\0/etc/passwd" would silently become "a.dat". what names the
+ * value in the message ("targets[2]", "value of key 'name'"). */
+static const char *c_string(lua_State *L, int idx, const char *what, char *why, size_t why_len)
+{
+    size_t n;
+    const char *s = lua_tolstring(L, idx, &n);
+    if (s && strlen(s) != n) {
+        char show[160];
+        shown(show, sizeof show, s, n);
+        snprintf(why, why_len, "nvbench: %s ('%s') contains a NUL byte", what, show);
+        return NULL;
+    }
+    return s;
+}
+
 static int buffer_gc(lua_State *L)
 {
     struct lbuffer *b = luaL_checkudata(L, 1, BUFFER_MT);
@@ -97,12 +163,16 @@ static struct lbuffer *new_buffer(lua_State *L)
 
 /* A workload value as the library's string form: numbers as integers when
  * they are integral ("%.14g", Lua's own precision, otherwise), booleans as
- * 1/0. Anything else is a programming error. */
-static const char *value_string(lua_State *L, int idx, const char *key, char *buf, size_t len)
+ * 1/0. Anything else is a programming error. NULL (message in why, WHY_LEN
+ * bytes) for a string holding a NUL byte. */
+static const char *value_string(lua_State *L, int idx, const char *key, char *buf, size_t len, char *why)
 {
     switch (lua_type(L, idx)) {
-    case LUA_TSTRING:
-        return lua_tostring(L, idx);
+    case LUA_TSTRING: {
+        char what[96];
+        snprintf(what, sizeof what, "value of key '%s'", key);
+        return c_string(L, idx, what, why, WHY_LEN);
+    }
     case LUA_TNUMBER:
         if (lua_isinteger(L, idx))
             snprintf(buf, len, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, idx));
@@ -434,10 +504,14 @@ static struct lworkload *new_workload(lua_State *L)
     return lw;
 }
 
-static int add_targets(lua_State *L, struct nvb_workload *w, int idx)
+/* Returns 0, the library's negative errno (message in nvb_workload_error),
+ * or -EINVAL with the message in why (WHY_LEN bytes) for a NUL byte. */
+static int add_targets(lua_State *L, struct nvb_workload *w, int idx, char *why)
 {
-    if (lua_type(L, idx) == LUA_TSTRING)
-        return nvb_workload_add_target(w, lua_tostring(L, idx));
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        const char *t = c_string(L, idx, "target", why, WHY_LEN);
+        return t ? nvb_workload_add_target(w, t) : -EINVAL;
+    }
     if (!lua_istable(L, idx))
         return luaL_error(L, "nvbench: 'targets' must be a string or a list of strings (got %s)",
                           luaL_typename(L, idx));
@@ -448,7 +522,10 @@ static int add_targets(lua_State *L, struct nvb_workload *w, int idx)
         lua_rawgeti(L, idx, i);
         if (lua_type(L, -1) != LUA_TSTRING)
             return luaL_error(L, "nvbench: targets[%d] must be a string (got %s)", (int)i, luaL_typename(L, -1));
-        int rc = nvb_workload_add_target(w, lua_tostring(L, -1));
+        char what[32];
+        snprintf(what, sizeof what, "targets[%d]", (int)i);
+        const char *t = c_string(L, -1, what, why, WHY_LEN);
+        int rc = t ? nvb_workload_add_target(w, t) : -EINVAL;
         lua_pop(L, 1);
         if (rc < 0)
             return rc;
@@ -465,8 +542,8 @@ static int cmp_str(const void *a, const void *b)
  * first bad key reported does not depend on table iteration order.
  * "targets" appends targets; the keys in `skip` (NULL-terminated) belong to
  * the caller. Returns 0 or the library's negative errno (message in
- * nvb_workload_error(w)). */
-static int apply_table(lua_State *L, struct nvb_workload *w, int idx, const char *const *skip)
+ * nvb_workload_error(w), or in why when a key or value holds a NUL byte). */
+static int apply_table(lua_State *L, struct nvb_workload *w, int idx, const char *const *skip, char *why)
 {
     idx = lua_absindex(L, idx);
     size_t n = 0;
@@ -481,14 +558,20 @@ static int apply_table(lua_State *L, struct nvb_workload *w, int idx, const char
      * the stack and is not modified here. */
     const char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
     size_t i = 0;
+    int rc = 0;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
+        if (!rc && !c_string(L, -1, "workload key", why, WHY_LEN))
+            rc = -EINVAL; /* finish the walk: lua_next needs its key back */
         if (i < n)
             names[i++] = lua_tostring(L, -1);
     }
+    if (rc < 0) {
+        lua_pop(L, 1); /* names */
+        return rc;
+    }
     qsort(names, i, sizeof *names, cmp_str);
-    int rc = 0;
     for (size_t k = 0; k < i && rc == 0; k++) {
         const char *key = names[k];
         int skipped = 0;
@@ -500,10 +583,11 @@ static int apply_table(lua_State *L, struct nvb_workload *w, int idx, const char
         lua_pushstring(L, key);
         lua_rawget(L, idx);
         if (!strcmp(key, "targets")) {
-            rc = add_targets(L, w, -1);
+            rc = add_targets(L, w, -1, why);
         } else {
             char buf[64];
-            rc = nvb_workload_set(w, key, value_string(L, -1, key, buf, sizeof buf));
+            const char *v = value_string(L, -1, key, buf, sizeof buf, why);
+            rc = v ? nvb_workload_set(w, key, v) : -EINVAL;
         }
         lua_pop(L, 1);
     }
@@ -522,9 +606,10 @@ static int l_workload(lua_State *L)
         if (!lua_isnil(L, -1))
             return luaL_error(L, "nvbench: 'progress' is an option of nvb.run, not a workload key");
         lua_pop(L, 1);
-        int rc = apply_table(L, lw->w, 1, NULL);
+        char why[WHY_LEN] = "";
+        int rc = apply_table(L, lw->w, 1, NULL, why);
         if (rc < 0)
-            return push_fail(L, rc, nvb_workload_error(lw->w));
+            return push_fail(L, rc, why[0] ? why : nvb_workload_error(lw->w));
     }
     return 1;
 }
@@ -533,20 +618,26 @@ static int l_workload(lua_State *L)
 static int w_set(lua_State *L)
 {
     struct lworkload *lw = to_idle_workload(L, 1);
+    char why[WHY_LEN] = "";
     int rc;
     if (lua_istable(L, 2)) {
-        rc = apply_table(L, lw->w, 2, NULL);
+        rc = apply_table(L, lw->w, 2, NULL, why);
     } else {
-        const char *key = luaL_checkstring(L, 2);
+        luaL_checkstring(L, 2);
         luaL_argexpected(L, !lua_isnoneornil(L, 3), 3, "string, number or boolean");
+        const char *key = c_string(L, 2, "workload key", why, sizeof why);
         char buf[64];
-        if (!strcmp(key, "targets"))
-            rc = add_targets(L, lw->w, 3);
-        else
-            rc = nvb_workload_set(lw->w, key, value_string(L, 3, key, buf, sizeof buf));
+        if (!key) {
+            rc = -EINVAL;
+        } else if (!strcmp(key, "targets")) {
+            rc = add_targets(L, lw->w, 3, why);
+        } else {
+            const char *v = value_string(L, 3, key, buf, sizeof buf, why);
+            rc = v ? nvb_workload_set(lw->w, key, v) : -EINVAL;
+        }
     }
     if (rc < 0)
-        return push_fail(L, rc, nvb_workload_error(lw->w));
+        return push_fail(L, rc, why[0] ? why : nvb_workload_error(lw->w));
     lua_settop(L, 1);
     return 1;
 }
@@ -555,7 +646,11 @@ static int w_set(lua_State *L)
 static int w_get(lua_State *L)
 {
     struct lworkload *lw = to_workload(L, 1);
-    const char *key = luaL_checkstring(L, 2);
+    luaL_checkstring(L, 2);
+    char why[WHY_LEN];
+    const char *key = c_string(L, 2, "workload key", why, sizeof why);
+    if (!key)
+        return push_fail(L, -EINVAL, why);
     char buf[256];
     int rc = nvb_workload_get(lw->w, key, buf, sizeof buf);
     if (rc == -ENOENT) {
@@ -572,9 +667,12 @@ static int w_get(lua_State *L)
 static int w_add_target(lua_State *L)
 {
     struct lworkload *lw = to_idle_workload(L, 1);
-    int rc = nvb_workload_add_target(lw->w, luaL_checkstring(L, 2));
+    luaL_checkstring(L, 2);
+    char why[WHY_LEN] = "";
+    const char *t = c_string(L, 2, "target", why, sizeof why);
+    int rc = t ? nvb_workload_add_target(lw->w, t) : -EINVAL;
     if (rc < 0)
-        return push_fail(L, rc, nvb_workload_error(lw->w));
+        return push_fail(L, rc, why[0] ? why : nvb_workload_error(lw->w));
     lua_settop(L, 1);
     return 1;
 }
@@ -697,7 +795,11 @@ static int r_json(lua_State *L)
 static int r_get(lua_State *L)
 {
     struct lresult *lr = to_result(L, 1);
-    const char *path = luaL_checkstring(L, 2);
+    luaL_checkstring(L, 2);
+    char why[WHY_LEN];
+    const char *path = c_string(L, 2, "figure path", why, sizeof why);
+    if (!path)
+        return push_fail(L, -EINVAL, why);
     double v;
     int rc = nvb_result_get(lr->r, path, &v);
     if (rc == -ENOENT) {
@@ -775,11 +877,13 @@ static int r_tostring(lua_State *L)
         return 1;
     }
     const struct nvb_result *r = lr->r;
-    char line[256];
+    /* The error message may come from a loaded file: shown, never obeyed. */
+    const char *err = nvb_result_errno(r) && !nvb_result_cancelled(r) ? nvb_result_error(r) : "";
+    char line[512], err_shown[256];
+    shown(err_shown, sizeof err_shown, err, strlen(err));
     snprintf(line, sizeof line, "nvbench.result: %.0f read IOPS, %.0f write IOPS, %.3f s%s%s%s", nvb_result_iops(r, NVB_READ),
              nvb_result_iops(r, NVB_WRITE), nvb_result_duration(r), nvb_result_cancelled(r) ? ", cancelled" : "",
-             nvb_result_errno(r) && !nvb_result_cancelled(r) ? ", error: " : "",
-             nvb_result_errno(r) && !nvb_result_cancelled(r) ? nvb_result_error(r) : "");
+             *err ? ", error: " : "", err_shown);
     lua_pushstring(L, line);
     return 1;
 }
@@ -1026,9 +1130,10 @@ static int l_run(lua_State *L)
         lua_settop(L, 1);
         lua_getfield(L, 1, "progress"); /* 2 */
         lw = new_workload(L);           /* 3 */
-        int rc = apply_table(L, lw->w, 1, run_only);
+        char why[WHY_LEN] = "";
+        int rc = apply_table(L, lw->w, 1, run_only, why);
         if (rc < 0)
-            return push_fail(L, rc, nvb_workload_error(lw->w));
+            return push_fail(L, rc, why[0] ? why : nvb_workload_error(lw->w));
         fn = 2;
     } else {
         lw = to_workload(L, 1);
@@ -1142,6 +1247,9 @@ static int push_json_result(lua_State *L, struct lbuffer *b, int rc, const char 
 static int l_devices(lua_State *L)
 {
     const char *root = luaL_optstring(L, 1, NULL);
+    char why[WHY_LEN];
+    if (root && !(root = c_string(L, 1, "sysfs root", why, sizeof why)))
+        return push_fail(L, -EINVAL, why);
     struct lbuffer *b = new_buffer(L);
     int rc = nvb_devices_json(root, &b->p);
     return push_json_result(L, b, rc, root ? root : "/sys");
@@ -1150,7 +1258,11 @@ static int l_devices(lua_State *L)
 /* nvb.device(path) -> device table | nil, msg, errno */
 static int l_device(lua_State *L)
 {
-    const char *path = luaL_checkstring(L, 1);
+    luaL_checkstring(L, 1);
+    char why[WHY_LEN];
+    const char *path = c_string(L, 1, "device path", why, sizeof why);
+    if (!path)
+        return push_fail(L, -EINVAL, why);
     struct lbuffer *b = new_buffer(L);
     int rc = nvb_device_json(path, &b->p);
     return push_json_result(L, b, rc, path);

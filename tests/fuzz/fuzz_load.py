@@ -1,7 +1,8 @@
 """Fuzz nvbench.load()/loads() with mutated result files.
 
 Every mutated input must either load or raise ValueError (json.JSONDecodeError
-and UnicodeDecodeError are ValueErrors) with a message: never another
+and UnicodeDecodeError are ValueErrors) or, for an nvbench result the
+library's parser refuses, NvbenchError(EINVAL), with a message: never another
 exception type, a crash or a hang. What loads is then used the way the CLI
 does (labels, tables, one figure), where the same rule holds.
 
@@ -14,6 +15,7 @@ containers), keys deleted, containers emptied.
 """
 import argparse
 import copy
+import errno
 import io
 import json
 import math
@@ -130,6 +132,11 @@ def one(data):
     except ValueError as e:
         if not str(e):
             raise AssertionError("ValueError without a message") from e
+        return "refused"
+    except nvbench.NvbenchError as e:
+        # the library's parser refused a result: EINVAL and its reason
+        if e.errno != errno.EINVAL or not e.strerror:
+            raise AssertionError(f"NvbenchError that is not a refusal with a reason: {e!r}") from e
         return "refused"
     try:
         use(rs)

@@ -114,3 +114,98 @@ describe("bad input", function()
     assert.are.equal(before, S.read_file(data.path))
   end)
 end)
+
+-- C reads a string up to its first NUL byte: "a.dat\0/etc/passwd" must be
+-- refused, not run on "a.dat". Everything the module hands to the library
+-- is checked, with the usual nil, message, errno and a message that names
+-- the key.
+describe("NUL bytes", function()
+  local data, before
+
+  setup(function()
+    data = S.scratch("1M")
+    before = S.read_file(data.path)
+  end)
+  teardown(function() data:remove() end)
+
+  local function nul_refused(must, r, msg, errno)
+    assert.is_nil(r)
+    assert.is_string(msg)
+    assert.are.equal(E.EINVAL, errno, msg)
+    assert.is_truthy(msg:find("contains a NUL byte", 1, true), msg)
+    assert.is_truthy(msg:find(must, 1, true), "message '" .. msg .. "' lacks '" .. must .. "'")
+    assert.is_falsy(msg:find("\0", 1, true), "the message itself carries the NUL")
+  end
+
+  it("in a target, in a list or alone, in nvb.run and nvb.workload", function()
+    local hostile = data.path .. "\0/etc/passwd"
+    nul_refused("targets[2]", nvb.run { rw = "randwrite", ios = 4, targets = { data.path, hostile } })
+    nul_refused("target", nvb.run { rw = "randwrite", ios = 4, targets = hostile })
+    nul_refused("targets[1]", nvb.workload { targets = { hostile } })
+    -- the path is shown with the NUL escaped
+    local _, msg = nvb.workload { targets = { hostile } }
+    assert.is_truthy(msg:find("\\x00/etc/passwd", 1, true), msg)
+    assert.are.equal(before, S.read_file(data.path), "the truncated path was written")
+  end)
+
+  it("in add_target and in set('targets', ...)", function()
+    local w = nvb.workload()
+    nul_refused("target", w:add_target(data.path .. "\0x"))
+    nul_refused("targets[1]", w:set("targets", { data.path .. "\0x" }))
+    nul_refused("target", w:set { targets = data.path .. "\0x" })
+    -- nothing was added: the workload still has no target
+    local ok, msg = w:validate()
+    assert.is_nil(ok)
+    assert.matches("target", msg)
+  end)
+
+  it("in a workload value, with the key named", function()
+    nul_refused("value of key 'name'", nvb.run { name = "job\0evil", ios = 4, targets = { data.path } })
+    nul_refused("value of key 'bs'", nvb.workload { bs = "4k\0junk" })
+    local w = nvb.workload()
+    nul_refused("value of key 'rw'", w:set("rw", "randwrite\0"))
+    assert.are.equal("randread", w:get("rw"), "a refused value changed the workload")
+  end)
+
+  it("in a workload key", function()
+    nul_refused("workload key ('bs\\x00x')", nvb.workload { ["bs\0x"] = "8k" })
+    local w = nvb.workload()
+    nul_refused("workload key", w:set("bs\0x", "8k"))
+    nul_refused("workload key", w:get("bs\0x"))
+    assert.are.equal("4096", w:get("bs"))
+  end)
+
+  it("in a result's figure path, device paths and result text", function()
+    local r = assert(nvb.run { engine = "null", ios = 8, targets = { data.path } })
+    nul_refused("figure path", r:get("read.iops\0x"))
+    nul_refused("device path", nvb.device("/dev/null\0x"))
+    nul_refused("sysfs root", nvb.devices("/sys\0x"))
+    -- the result parser takes the length and refuses the NUL itself
+    local json = r:json()
+    local back, msg, errno = nvb.load(json .. "\0")
+    assert.is_nil(back)
+    assert.are.equal(E.EINVAL, errno, msg)
+  end)
+
+  it("in the matrix helper's scratch directory", function()
+    local m = require "nvbench.matrix"
+    local s, msg = m.scratch("4k", S.tmpdir .. "\0/etc")
+    assert.is_nil(s)
+    assert.is_truthy(msg:find("contains a NUL byte", 1, true), msg)
+  end)
+end)
+
+describe("text from results", function()
+  it("tostring shows control characters escaped", function()
+    local target = S.tmpdir .. "/no-such-dir/\27[2J\27]0;owned\7\194\155x"
+    local r, msg, errno, partial = nvb.run { targets = { target } }
+    assert.is_nil(r)
+    assert.is_truthy(msg)
+    assert.is_truthy(partial, "no result with the refusal")
+    local text = tostring(partial)
+    assert.is_falsy(text:find("[%c\127]"), "control character in: " .. text)
+    assert.is_falsy(text:find("\194\155", 1, true), "C1 CSI in: " .. text)
+    assert.is_truthy(text:find("\\x1b[2J", 1, true), text)
+    assert.is_truthy(text:find("\\x9b", 1, true), text)
+  end)
+end)

@@ -193,6 +193,12 @@ end
 function M.scratch(size, dir)
   local bytes = M.size_bytes(size or "256M")
   if not bytes or bytes <= 0 then return nil, "invalid scratch size '" .. tostring(size) .. "'" end
+  if dir and tostring(dir):find("\0", 1, true) then
+    -- io.open would cut the path at the NUL and write somewhere else
+    return nil, "nvbench.matrix: the scratch directory ('" .. tostring(dir):gsub("%c", function(c)
+      return string.format("\\x%02x", c:byte())
+    end) .. "') contains a NUL byte"
+  end
   local path
   if dir then
     path = string.format("%s/nvbench-scratch.%d.%06d", dir, os.time(), math.random(0, 999999))

@@ -2,6 +2,8 @@
 import sys
 import warnings
 
+from ._printable import printable
+
 _warned = False
 
 
@@ -55,7 +57,7 @@ class Bar:
         def on_progress(p):
             bar.n = round(min(self.total, index + max(0.0, min(1.0, p.get("done_fraction", 0.0)))), 2)
             iops = p.get("read_iops", 0.0) + p.get("write_iops", 0.0)
-            bar.set_postfix_str(f"{label}: {iops:,.0f} IOPS", refresh=False)
+            bar.set_postfix_str(f"{printable(label)}: {iops:,.0f} IOPS", refresh=False)
             bar.refresh()
             return False
 
@@ -68,6 +70,7 @@ class Bar:
 
     def write(self, msg):
         """Print a line without breaking the bar."""
+        msg = printable(msg)  # names targets: shown escaped, never obeyed
         if self._bar is not None:
             self._bar.write(msg, file=sys.stderr)
         else:

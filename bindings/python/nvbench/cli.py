@@ -14,6 +14,7 @@ import os
 import sys
 
 from . import __version__, core
+from ._printable import json_text, printable
 from ._signals import sigterm_cancels
 from .errors import NvbenchError, Terminated
 
@@ -21,7 +22,8 @@ EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130
 
 
 def _err(msg):
-    print(f"nvbench: {msg}", file=sys.stderr)
+    # Messages name targets, stacks and files: shown escaped, never obeyed.
+    print(f"nvbench: {printable(msg)}", file=sys.stderr)
 
 
 def _status_of(e):
@@ -54,7 +56,7 @@ def cmd_engines(args):
     width = max(len(r[0]) for r in rows)
     print(f"{'engine':<{width}}  available  reason")
     for n, a, why in rows:
-        print(f"{n:<{width}}  {a:<9}  {why}".rstrip())
+        print(f"{n:<{width}}  {a:<9}  {printable(why)}".rstrip())
     return EXIT_OK
 
 
@@ -100,8 +102,10 @@ def cmd_devices(args):
     if not devs:
         print("no block devices")
         return EXIT_OK
-    rows = [(d.get("path") or d.get("name"), d.get("kind") or "", _fmt_bytes(d.get("size")),
-             str(d.get("logical_block_size") or "-"), (d.get("model") or "").strip(), _device_notes(d))
+    # A device's model string is whatever its firmware reports: shown escaped.
+    rows = [tuple(printable(c) for c in (
+                d.get("path") or d.get("name"), d.get("kind") or "", _fmt_bytes(d.get("size")),
+                str(d.get("logical_block_size") or "-"), (d.get("model") or "").strip(), _device_notes(d)))
             for d in devs]
     head = ("device", "kind", "size", "lbs", "model", "notes")
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(5)]
@@ -155,16 +159,23 @@ def cmd_run(args):
         return _status_of(e)
     finally:
         bar.close()
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    _write_json(text)
     if args.json:
         _save_json([r], args.json)
     return EXIT_OK
 
 
+def _write_json(text):
+    """The library's JSON to stdout, the same JSON value, with no control
+    character a terminal would obey (a target name can hold any byte)."""
+    text = json_text(text)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
 def _emit_partial(e, args):
     text = getattr(e, "result_json", None)
     if text:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        _write_json(text)
     if args.json and getattr(e, "result", None) is not None:
         _save_json([e.result], args.json)
 
@@ -318,7 +329,7 @@ def cmd_compare(args):
             rs = ResultSet()
             for src, stack, label in ((a, sa, base), (b, sb, other)):
                 rs.extend(r.with_meta(stack=label) for r in src if _stack(r) == stack)
-            print(f"{other} vs {base}")
+            print(printable(f"{other} vs {base}"))
             print(rs.compare(baseline=base, fmt="text"))
     except ImportError as e:
         _err(f"{e} (compare needs the analysis extras: numpy, pandas)")

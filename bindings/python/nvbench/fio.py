@@ -245,7 +245,26 @@ def from_fio(obj, meta=None, ncpus=None):
         key = (job.get("groupid"), job.get("jobname"),
                json.dumps(job.get("job options") or {}, sort_keys=True))
         groups.setdefault(key, []).append(job)
-    return ResultSet(_one_result(obj, entries, ncpus, meta) for entries in groups.values())
+    out = ResultSet(_one_result(obj, entries, ncpus, meta) for entries in groups.values())
+    for r in out:
+        _check_finite(r.data, r.data.get("fio", {}).get("jobname"))
+    return out
+
+
+def _check_finite(value, job, path=""):
+    """fio's numbers are taken as fio printed them: one that is NaN or infinite
+    (fio's JSON can say NaN; Python's json reads it) or that overflows in the
+    conversion would print as inf or nan in every table and comparison, so
+    the job is refused instead, naming the figure."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"fio JSON: job {job!r}: {path or 'a figure'} is {value} "
+                         f"(not a finite number)")
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_finite(v, job, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_finite(v, job, f"{path}[{i}]")
 
 
 def load_fio(path_or_file, meta=None, ncpus=None):
@@ -258,4 +277,4 @@ def load_fio(path_or_file, meta=None, ncpus=None):
             text = f.read()
     if isinstance(text, bytes):
         text = text.decode("utf-8")
-    return from_fio(_parse_text(text), meta=meta, ncpus=ncpus)
+    return from_fio(_parse_text(text, unique_keys=False), meta=meta, ncpus=ncpus)

@@ -39,6 +39,7 @@ import socket
 import threading
 import warnings
 
+from ._printable import printable
 from .errors import NvbenchError
 
 __all__ = ["run", "matrix", "rank", "size", "hosts_table", "expand_targets"]
@@ -408,11 +409,12 @@ def hosts_table(result):
     rows = []
     for h in hosts:
         sys_pct = h["cpu"].get("system_pct")
-        rows.append((str(h["rank"]), h["host"], f"{h['total']['iops']:,.0f}",
+        rows.append((str(h["rank"]), printable(h["host"]), f"{h['total']['iops']:,.0f}",
                      f"{h['total']['bw_bytes_s'] / 1048576:,.1f}", f"{h['read']['lat_p99_ns'] / 1e3:.1f}",
                      f"{h['write']['lat_p99_ns'] / 1e3:.1f}", f"{h['cpu']['cpu_us_per_io']:.2f}",
                      "-" if sys_pct is None else f"{sys_pct:.1f}", f"{h['first_done_s']:.3f}",
-                     f"{h['last_done_s']:.3f}", "cancelled" if h.get("cancelled") else (h.get("error") or "")))
+                     f"{h['last_done_s']:.3f}",
+                     "cancelled" if h.get("cancelled") else printable(h.get("error") or "")))
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     for r in [head] + rows:
         lines.append("  ".join(c.rjust(w) if 1 < i < 10 else c.ljust(w)

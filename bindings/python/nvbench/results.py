@@ -18,10 +18,14 @@ from __future__ import annotations
 
 import collections.abc
 import copy
+import errno
 import io
 import json
 import math
 import os
+
+from .errors import NvbenchError
+from ._printable import printable
 
 __all__ = [
     "Result",
@@ -196,7 +200,10 @@ def welch_ci(baseline, other, confidence=0.95):
         out.update(low=out["diff"], high=out["diff"], df=math.inf)
         return out
     df = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1))
-    half = t_critical(df, confidence) * math.sqrt(se2)
+    try:
+        half = t_critical(df, confidence) * math.sqrt(se2)
+    except ValueError:  # figures so far out of range that t has no quantile: no interval
+        return out
     out.update(low=out["diff"] - half, high=out["diff"] + half, df=df)
     return out
 
@@ -254,9 +261,13 @@ def _metric_list(metrics, default):
 
 def format_value(key, value):
     """Format one figure the way the published tables do."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
     v = float(value)
+    if not math.isfinite(v):
+        return "-"
+    if abs(v) >= 1e15:
+        return f"{v:.3g}"  # beyond any real figure: no wall of digits
     if key in ("iops", "iops_per_core"):
         return f"{v:,.0f}"
     if key == "cpu_total_pct":
@@ -508,7 +519,7 @@ class Result:
             s += ": " + ", ".join(figs)
         if flags:
             s += " [" + ", ".join(flags) + "]"
-        return f"<Result {s}>"
+        return f"<Result {printable(s)}>"
 
 
 def _split_path(path):
@@ -755,7 +766,7 @@ class ResultSet(collections.abc.Sequence):
     def __repr__(self):
         if not self._results:
             return "ResultSet([])"
-        stacks = ", ".join(str(s) for s in self.stacks)
+        stacks = ", ".join(printable(s) for s in self.stacks)
         cells = len({(r.meta.get("cell"), r.meta.get("op")) for r in self._results})
         return f"<ResultSet: {len(self)} results, {cells} cells, stacks: {stacks}>"
 
@@ -901,6 +912,8 @@ class ResultSet(collections.abc.Sequence):
             return pd.DataFrame(data, index=idx, columns=columns)
         out = []
         for title, cols, rows in blocks:
+            # Labels come from the results (stack, target): shown, never obeyed.
+            title, cols = printable(title), [printable(c) for c in cols]
             if fmt == "markdown":
                 out.append(f"**{title}**\n")
                 out.append("| Metric | " + " | ".join(cols) + " |")
@@ -941,7 +954,7 @@ class ResultSet(collections.abc.Sequence):
             if len(cands) == 1:
                 baseline = cands[0]
             else:
-                known = ", ".join(dict.fromkeys(labels)) or "none"
+                known = ", ".join(printable(l) for l in dict.fromkeys(labels)) or "none"
                 why = "ambiguous" if cands else "not a stack in this set"
                 raise ValueError(f"baseline {baseline!r} is {why} (stacks: {known})")
         rows = [_row(r) for r in self._results]
@@ -961,12 +974,16 @@ class ResultSet(collections.abc.Sequence):
                         continue
                     w = welch_ci(a, [x.get(m.key) for x in rs], confidence)
                     ma = w["mean_a"]
-                    scale = 100.0 / ma if ma and not math.isnan(ma) else math.nan
-                    delta, lo, hi = w["diff"] * scale, w["low"] * scale, w["high"] * scale
+                    scale = 100.0 / ma if ma and math.isfinite(ma) else math.nan
+                    # Figures past what a double holds (crafted, or a division by
+                    # a near-zero baseline) say nothing: no data, never inf.
+                    delta, lo, hi = (_finite(x * scale) for x in (w["diff"], w["low"], w["high"]))
+                    if math.isnan(lo) or math.isnan(hi):
+                        lo = hi = math.nan
                     if math.isnan(delta):
                         verdict = "no data"
                     elif math.isnan(lo):
-                        verdict = "no CI (n<2)"
+                        verdict = "no CI (n<2)" if min(w["n_a"], w["n_b"]) < 2 else "no CI"
                     elif lo <= 0.0 <= hi:
                         verdict = "within noise"
                     else:
@@ -996,14 +1013,33 @@ class ResultSet(collections.abc.Sequence):
         return _plot.plot(self, kind=kind, metric=metric, ax=ax, **kwargs)
 
 
+def _finite(v):
+    return v if math.isfinite(v) else math.nan
+
+
+# A change of a million percent (10,000x) is not a comparison of two runs of
+# one device any more: beyond it the text says so instead of printing digits.
+_PCT_LIMIT = 1e6
+
+
+def _pct(v):
+    """A percentage for the comparison text: '+12.3%', '-' when unknown."""
+    if v is None or not math.isfinite(v):
+        return "-"
+    if abs(v) >= _PCT_LIMIT:
+        return f"{'>+' if v > 0 else '<-'}{_PCT_LIMIT:.0f}%"
+    return f"{v:+.1f}%"
+
+
 def format_comparison(df, fmt="text", confidence=0.95):
     """Readable form of a ``compare()`` DataFrame."""
     pct = f"{confidence * 100:g}%"
     lines = []
     if df.empty:
         return "no cell has both the baseline and another stack\n"
-    base = df["baseline"].iloc[0]
+    base = printable(df["baseline"].iloc[0])
     for block, g in df.groupby("block", sort=False):
+        block = printable(block)
         if fmt == "markdown":
             lines.append(f"**{block}** (vs {base})\n")
             lines.append(f"| Metric | Stack | Delta | {pct} CI | n | Verdict |")
@@ -1012,14 +1048,15 @@ def format_comparison(df, fmt="text", confidence=0.95):
             lines.append(f"{block} (vs {base})")
         for rec in g.itertuples(index=False):
             label = METRICS[rec.metric].label
-            delta = "-" if math.isnan(rec.delta_pct) else f"{rec.delta_pct:+.1f}%"
-            ci = ("-" if math.isnan(rec.ci_low_pct)
-                  else f"[{rec.ci_low_pct:+.1f}%, {rec.ci_high_pct:+.1f}%]")
+            stack = printable(rec.stack)
+            delta = _pct(rec.delta_pct)
+            ci = ("-" if not (math.isfinite(rec.ci_low_pct) and math.isfinite(rec.ci_high_pct))
+                  else f"[{_pct(rec.ci_low_pct)}, {_pct(rec.ci_high_pct)}]")
             n = f"{rec.n}/{rec.n_baseline}"
             if fmt == "markdown":
-                lines.append(f"| {label} | {rec.stack} | {delta} | {ci} | {n} | {rec.verdict} |")
+                lines.append(f"| {label} | {stack} | {delta} | {ci} | {n} | {rec.verdict} |")
             else:
-                lines.append(f"  {label:<22} {rec.stack:<18} {delta:>8}  {ci:<20} "
+                lines.append(f"  {label:<22} {stack:<18} {delta:>8}  {ci:<20} "
                              f"n={n:<6} {rec.verdict}")
         lines.append("")
     return "\n".join(lines)
@@ -1035,10 +1072,56 @@ def _looks_like_fio(obj):
                                        and obj.get("schema") is None))
 
 
-def from_obj(obj, meta=None, ncpus=None):
-    """A ResultSet from parsed JSON of any supported shape (``ncpus``: see :func:`load`)."""
+# Sources of results that Python builds itself (fio.py, reference.py): they do
+# not have the library's schema, so the library's parser cannot read them.
+_PYTHON_SOURCES = ("fio", "reference")
+
+
+def _library_json(text):
+    """The library's reading of one result's JSON: checked by its strict parser
+    (nvb_result_parse) and written back by its writer. NvbenchError(EINVAL)
+    names what is wrong."""
+    try:
+        from . import _nvbench
+    except ImportError as e:
+        raise ImportError("loading nvbench results needs the C extension nvbench._nvbench: "
+                          "the library's own parser checks them") from e
+    return _nvbench.result_json(text)
+
+
+def _result(d, meta=None, where=None, raw=None):
+    """One entry of a document as a Result, read the way the library reads it.
+
+    nvbench results go through the library's parser and the figures are what
+    it writes back (rates and percentiles recomputed from what is stored), so a
+    file that the C side would refuse is refused here too, naming the problem.
+    ``raw`` is the entry's own text when the document is that one result."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{where or 'the document'} is a {type(d).__name__}, not a result")
+    if d.get("source") in _PYTHON_SOURCES:
+        return Result(d, meta)
+    data = dict(d)
+    embedded = data.pop("meta", None)
+    try:
+        text = _library_json(raw if raw is not None else json.dumps(data, allow_nan=False))
+    except NvbenchError as e:
+        if where:
+            e = NvbenchError(e.errno, f"{where}: {e.strerror}")
+        raise e from None
+    out = json.loads(text)
+    if embedded is not None:
+        out["meta"] = embedded
+    return Result(out, meta)
+
+
+def from_obj(obj, meta=None, ncpus=None, raw=None):
+    """A ResultSet from parsed JSON of any supported shape (``ncpus``: see :func:`load`).
+
+    nvbench results are read by the library's strict parser (see :func:`load`);
+    ``raw`` is the text ``obj`` was parsed from, handed to it as it is when the
+    document is a single result."""
     if isinstance(obj, list):
-        return ResultSet(Result(d, meta) for d in obj)
+        return ResultSet(_result(d, meta, f"[{i}]") for i, d in enumerate(obj))
     if not isinstance(obj, dict):
         raise ValueError(f"not an nvbench or fio result: top level is {type(obj).__name__}")
     if isinstance(obj.get("results"), list):
@@ -1046,27 +1129,85 @@ def from_obj(obj, meta=None, ncpus=None):
         if schema != RESULTSET_SCHEMA:
             raise ValueError(f"unsupported result set schema {schema!r} (this version reads "
                              f"{RESULTSET_SCHEMA!r})")
-        return ResultSet(Result(d, meta) for d in obj["results"])
+        return ResultSet(_result(d, meta, f"results[{i}]") for i, d in enumerate(obj["results"]))
     if _looks_like_fio(obj):
         from . import fio
         return fio.from_fio(obj, meta=meta, ncpus=ncpus)
     schema = obj.get("schema")
     if schema == RESULT_SCHEMA or (schema is None and "engine" in obj):
-        return ResultSet([Result(obj, meta)])
+        return ResultSet([_result(obj, meta, raw=raw)])
     if isinstance(schema, str) and schema.startswith("nvbench.result/"):
         raise ValueError(f"unsupported result schema {schema!r} (this version reads {RESULT_SCHEMA!r})")
     raise ValueError("not an nvbench result, result set, or fio JSON output")
 
 
-def _parse_text(text):
+class _NotJSON(ValueError):
+    """Text that Python's json module reads but RFC 8259 (and the library) refuse."""
+
+
+def _unique_keys(pairs):
+    d = {}
+    for k, v in pairs:
+        if k in d:
+            raise _NotJSON(f"duplicate key {k!r} in an object")
+        d[k] = v
+    return d
+
+
+def _no_constant(name):
+    raise _NotJSON(f"{name} is not a JSON number")
+
+
+def _finite(text):
+    v = float(text)
+    if math.isinf(v):
+        raise _NotJSON(f"the number {text[:40]} does not fit in a double")
+    return v
+
+
+def _strict_json(text, unique_keys=True):
+    # Only what RFC 8259 allows: what lies around the results (a result set, a
+    # list) is held to the rule the library holds each result to, so that no
+    # second value of a key, no NaN and no Infinity hides behind the one the
+    # library is shown.
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite,
+                      object_pairs_hook=_unique_keys if unique_keys else None)
+
+
+def _parse_json_text(text, loads):
+    """(loads(text), the text it was parsed from)."""
     try:
-        return json.loads(text)
+        return loads(text), text
+    except _NotJSON:
+        raise
     except json.JSONDecodeError:
         # fio prints notes ("fio: ...") before the JSON when stderr and stdout are mixed.
-        for i, line in enumerate(text.splitlines(True)):
+        lines = text.splitlines(True)
+        for i, line in enumerate(lines):
             if line.startswith("{"):
-                return json.loads("".join(text.splitlines(True)[i:]))
+                rest = "".join(lines[i:])
+                return loads(rest), rest
         raise
+
+
+def _parse_text(text, unique_keys=True):
+    return _parse_json_text(text, lambda t: _strict_json(t, unique_keys))[0]
+
+
+def _parse_document(text):
+    """(parsed JSON, the text of the JSON or None): strict JSON, except that
+    fio's own output is read as Python's json reads it (fio is not ours to
+    fix; fio.from_fio checks its figures)."""
+    try:
+        return _parse_json_text(text, _strict_json)
+    except _NotJSON as e:
+        try:
+            obj = _parse_json_text(text, json.loads)[0]
+        except (ValueError, RecursionError):
+            obj = None
+        if _looks_like_fio(obj):
+            return obj, None  # fio.from_fio refuses what is not finite, naming the figure
+        raise NvbenchError(errno.EINVAL, f"result JSON: {e}") from None
 
 
 def load(path_or_file, stack=None, ncpus=None):
@@ -1074,7 +1215,14 @@ def load(path_or_file, stack=None, ncpus=None):
     (``{"results": [...]}``), a single C result, a JSON list of results, or fio's
     ``--output-format=json``. ``stack`` relabels every result (to compare two files whose
     runs used the same engine). ``ncpus`` (fio only): logical CPUs of the machine that ran
-    fio, so that its per-job CPU figures also give ``cpu_total_pct``."""
+    fio, so that its per-job CPU figures also give ``cpu_total_pct``.
+
+    Every nvbench result is read by the library's own parser, as strictly as the C
+    side reads results sent by another process (nvb_result_parse): NaN, Infinity,
+    duplicate keys, missing sections, negative durations or histograms that do not
+    add up are refused with :class:`NvbenchError` (errno EINVAL) naming the key or the
+    byte offset. The figures are those the library derives from what the file
+    stores. Other malformed files raise ValueError."""
     if hasattr(path_or_file, "read"):
         text = path_or_file.read()
     else:
@@ -1082,15 +1230,17 @@ def load(path_or_file, stack=None, ncpus=None):
             text = f.read()
     if isinstance(text, bytes):
         text = text.decode("utf-8")
-    # Whatever the file holds, a malformed one is a ValueError with a
-    # message, never a TypeError from deep inside (tests/fuzz/fuzz_load.py).
+    # Whatever the file holds, a malformed one is a ValueError (or an
+    # NvbenchError) with a message, never a TypeError from deep inside
+    # (tests/fuzz/fuzz_load.py).
     try:
-        rs = from_obj(_parse_text(text), ncpus=ncpus)
+        obj, raw = _parse_document(text)
+        rs = from_obj(obj, ncpus=ncpus, raw=raw)
         for r in rs:
             _row(r)  # what tables and comparisons read must be readable
             for v in r.meta.values():
                 hash(v)  # labels group results: plain values only
-    except ValueError:
+    except (ValueError, NvbenchError):
         raise
     except (TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as e:
         raise ValueError(f"malformed result file: {type(e).__name__}: {e}") from None

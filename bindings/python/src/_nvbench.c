@@ -607,6 +607,52 @@ static PyObject *nvbench_device_json(PyObject *module, PyObject *arg)
     return take_json(rc, json, what);
 }
 
+/*
+ * result_json(text) -> str: a result's JSON read by the library's strict
+ * parser (nvb_result_parse) and written back by its writer, so Python sees a
+ * result exactly as the library reads it: figures derived from others
+ * (rates, percentiles) are recomputed, unknown keys are dropped. text is a
+ * str or a bytes-like object (bytes are checked for UTF-8 by the library).
+ * A refused text raises NvbenchError(EINVAL) with the parser's message,
+ * which names the key or the byte offset that is wrong.
+ */
+static PyObject *nvbench_result_json(PyObject *module, PyObject *arg)
+{
+    Py_buffer view = {0};
+    const char *text;
+    Py_ssize_t len;
+    if (PyUnicode_Check(arg)) {
+        text = PyUnicode_AsUTF8AndSize(arg, &len);
+        if (!text)
+            return NULL;
+    } else if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) == 0) {
+        text = view.buf;
+        len = view.len;
+    } else {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "result_json() takes a str or bytes, not %.100s", Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    struct nvb_result *r = NULL;
+    char why[512] = "";
+    char *json = NULL;
+    int rc;
+    /* A large result takes a while to check; arg keeps the text alive. */
+    Py_BEGIN_ALLOW_THREADS
+    rc = nvb_result_parse(text, (size_t)len, &r, why, sizeof why);
+    if (rc == 0)
+        rc = nvb_result_json(r, &json);
+    nvb_result_free(r);
+    Py_END_ALLOW_THREADS
+    if (view.obj)
+        PyBuffer_Release(&view);
+    if (rc < 0)
+        return raise_nvb_error(rc, why, NULL);
+    PyObject *s = PyUnicode_FromString(json);
+    nvb_free(json);
+    return s;
+}
+
 static PyMethodDef nvbench_methods[] = {
     {"version", nvbench_version, METH_NOARGS,
      "version()\n--\n\nVersion of the libnvbench linked into this module (\"MAJOR.MINOR.PATCH\")."},
@@ -619,6 +665,10 @@ static PyMethodDef nvbench_methods[] = {
      "sysfs_root names a recorded tree instead of the running system."},
     {"device_json", nvbench_device_json, METH_O,
      "device_json(path)\n--\n\nOne device by path (node, /dev/disk/by-id link, NVMe generic node) as JSON."},
+    {"result_json", nvbench_result_json, METH_O,
+     "result_json(text)\n--\n\nA result's JSON (str or bytes) checked by the library's strict parser\n"
+     "(nvb_result_parse) and written back by its writer: the result as the\n"
+     "library reads it. Raises NvbenchError(EINVAL) naming what is wrong."},
     {"run", (PyCFunction)(void (*)(void))nvbench_run, METH_VARARGS | METH_KEYWORDS,
      "run(workload, progress=None, interval_poll_ms=50, poll=None, start_barrier=None)\n--\n\n"
      "Run a Workload and return its JSON result (schema nvbench.result/1).\n"
