@@ -787,15 +787,6 @@ static char g_umount[MAX_CLEAN][256], g_losetup[MAX_CLEAN][64], g_swapoff[MAX_CL
 static int g_exclfd = -1;
 
 
-static void remember(char (*list)[256], const char *s)
-{
-    for (int i = 0; i < MAX_CLEAN; i++)
-        if (!list[i][0]) {
-            snprintf(list[i], 256, "%s", s);
-            return;
-        }
-}
-
 static void cleanup(void)
 {
     if (g_exclfd >= 0)
@@ -911,7 +902,7 @@ START_TEST(live_loop_ext4_mounted_and_not)
         }
     if (tu_sh("mount -t ext4 %s '%s'", dev, dir) != 0)
         SKIP_CASE("mount failed here (no permission to mount in this container)");
-    remember(g_umount, dir);
+    tu_remember(g_umount, MAX_CLEAN, dir);
 
     /* mounted: refused with EBUSY naming the mount point, whatever the flag */
     EXPECT(dev, "randwrite", 1, -EBUSY, dir, "is mounted on", "(ext4)", "not even allow_destructive=1");
@@ -1022,7 +1013,7 @@ START_TEST(live_loop_partitioned)
     char *dir = tu_mkdtemp("dev-pmnt");
     if (tu_sh("mount -t ext4 %s '%s'", p1, dir) != 0)
         SKIP_CASE("mount failed here");
-    remember(g_umount, dir);
+    tu_remember(g_umount, MAX_CLEAN, dir);
 
     /* through the parent, the mounted partition, and a sibling */
     EXPECT(dev, "randwrite", 1, -EBUSY, dev, "its partition", p1, dir);

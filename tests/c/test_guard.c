@@ -27,15 +27,6 @@
 static char g_swap[MAX_CLEAN][256], g_loop[MAX_CLEAN][64];
 
 
-static void remember(char (*list)[256], const char *s)
-{
-    for (int i = 0; i < MAX_CLEAN; i++)
-        if (!list[i][0]) {
-            snprintf(list[i], 256, "%s", s);
-            return;
-        }
-}
-
 static void cleanup(void)
 {
     for (int i = 0; i < MAX_CLEAN; i++) {
@@ -73,7 +64,7 @@ static void make_swap(const char *path)
 {
     ck_assert_int_eq(tu_sh("mkswap -q '%s'", path), 0);
     ck_assert_msg(swapon(path, 0) == 0, "swapon %s: %s", path, strerror(errno));
-    remember(g_swap, path);
+    tu_remember(g_swap, MAX_CLEAN, path);
 }
 
 /* FNV-1a over the first MiB, read with O_DIRECT (no stale page cache). */
@@ -537,7 +528,7 @@ START_TEST(swap_file)
         free(dir);
         return;
     }
-    remember(g_swap, f);
+    tu_remember(g_swap, MAX_CLEAN, f);
     uint64_t f0 = sum1m(f);
     const char *kv[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "8", "allow_destructive", "1", NULL};
     const char *tg[] = {f, NULL};

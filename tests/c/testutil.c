@@ -79,6 +79,15 @@ void tu_skip(const char *why)
 
 int tu_is_root(void) { return geteuid() == 0; }
 
+void tu_remember(char (*list)[256], int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!list[i][0]) {
+            snprintf(list[i], 256, "%s", s);
+            return;
+        }
+}
+
 int tu_sh(const char *fmt, ...)
 {
     char cmd[1024], full[1100];

@@ -20,6 +20,8 @@ void tu_skip(const char *why) __attribute__((noreturn));
 int tu_is_root(void);
 /* Run a shell command (printf-style), its output discarded; its exit
  * status, or -1 when it did not exit. */
+/* Note s in the first empty slot of a cleanup list of n names. */
+void tu_remember(char (*list)[256], int n, const char *s);
 int tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Count directory entries (excluding . and ..). */
 int tu_count_entries(const char *dir);

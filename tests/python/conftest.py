@@ -7,7 +7,9 @@ tested is what pip installed, C extension included. Every run is short
 """
 import hashlib
 import json
+import contextlib
 import os
+import shutil
 import subprocess
 import sys
 
@@ -86,3 +88,19 @@ def cli(*args, timeout=120, **kw):
     env["MPLBACKEND"] = "Agg"
     return subprocess.run([sys.executable, "-m", "nvbench", *map(str, args)], capture_output=True,
                           text=True, timeout=timeout, env=env, **kw)
+
+
+@contextlib.contextmanager
+def loop_device(img):
+    """img attached as a loop device (its path), detached afterwards; skips
+    the test where that needs root or losetup it does not have."""
+    if os.geteuid() != 0 or not shutil.which("losetup"):
+        pytest.skip("needs root and losetup for a loop device")
+    p = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True)
+    if p.returncode != 0:
+        pytest.skip(f"losetup failed: {p.stderr.strip()}")
+    dev = p.stdout.strip()
+    try:
+        yield dev
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=False)

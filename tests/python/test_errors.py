@@ -5,15 +5,13 @@ import errno
 import json
 import os
 import pickle
-import shutil
-import subprocess
 
 import pytest
 
 import nvbench
 from nvbench import NvbenchError
 
-from conftest import cli, digest, tree
+from conftest import cli, digest, loop_device, tree
 
 # (keys, errno, words the message must contain). Refused when the key is set.
 SET_TIME = [
@@ -124,15 +122,9 @@ def test_unavailable_engine_is_refused(data_file):
 
 
 def test_write_to_a_block_device_needs_allow_destructive(tmp_path):
-    if os.geteuid() != 0 or not shutil.which("losetup"):
-        pytest.skip("needs root and losetup for a loop device")
     img = tmp_path / "guard.img"
     img.write_bytes(os.urandom(4 << 20))
-    p = subprocess.run(["losetup", "-f", "--show", str(img)], capture_output=True, text=True)
-    if p.returncode != 0:
-        pytest.skip(f"losetup failed: {p.stderr.strip()}")
-    dev = p.stdout.strip()
-    try:
+    with loop_device(img) as dev:
         before = digest(img)
         for call in (nvbench.validate, nvbench.run):
             with pytest.raises(NvbenchError) as ei:
@@ -141,8 +133,6 @@ def test_write_to_a_block_device_needs_allow_destructive(tmp_path):
         assert digest(img) == before
         assert nvbench.run(dev, rw="randread", ios=16).read.ios == 16
         assert nvbench.run(dev, rw="randwrite", ios=16, allow_destructive=True).write.ios == 16
-    finally:
-        subprocess.run(["losetup", "-d", dev], check=False)
 
 
 def test_python_side_misuse_is_a_type_error(data_file):
@@ -201,3 +191,45 @@ def test_cli_run_prints_the_result_of_a_target_not_utf8(tmp_path):
     data = json.loads(p.stdout)
     assert data["read"]["ios"] == 10
     _says_not_utf8(data, 2)
+
+
+def test_second_writer_is_refused_naming_the_process(tmp_path):
+    """Two runs never write one target: the second is refused with EBUSY
+    naming this process, a verifying reader too; a plain reader runs."""
+    f = tmp_path / "two.dat"
+    f.write_bytes(os.urandom(8 << 20))
+    seen = {}
+
+    def second(snapshot):
+        if seen:
+            return True
+        for label, keys in (("writer", dict(rw="randwrite", ios=16)),
+                            ("verifier", dict(rw="randread", ios=16, verify=1))):
+            try:
+                nvbench.run(str(f), engine="psync", **keys)
+                seen[label] = None
+            except NvbenchError as e:
+                seen[label] = e
+        seen["reader"] = nvbench.run(str(f), engine="psync", rw="randread", ios=16).read.ios
+        return True   # ends the first run
+
+    with pytest.raises(NvbenchError) as ei:
+        nvbench.run(str(f), engine="psync", rw="randwrite", runtime="60s", interval="10ms", progress=second)
+    assert ei.value.errno == errno.ECANCELED
+    for label in ("writer", "verifier"):
+        e = seen[label]
+        assert e is not None, f"the second {label} was not refused"
+        _check(e, errno.EBUSY, ["in use by another run", f"pid {os.getpid()}"])
+        assert e.is_input_error
+    assert seen["reader"] == 16
+
+
+def test_cli_refuses_the_backing_file_of_a_loop_device(tmp_path):
+    img = tmp_path / "fs.img"
+    img.write_bytes(os.urandom(4 << 20))
+    with loop_device(img) as dev:
+        before = digest(img)
+        r = cli("run", "engine=psync", "rw=write", "bs=4k", "ios=8", "allow_destructive=1", img)
+        assert r.returncode == 2, r.stderr
+        assert "backs" in r.stderr and dev in r.stderr, r.stderr
+        assert digest(img) == before

@@ -10,11 +10,13 @@ __all__ = ["NvbenchError", "Terminated", "INPUT_ERRNOS"]
 
 #: errno values that mean "the workload or its targets were refused" (bad
 #: input), as opposed to a run that failed on the way (EIO, ENOMEM, ...).
-#: EBUSY is the destructive-write guard refusing a device in use; ENODEV a
-#: path that is not a block device.
+#: EBUSY is the destructive-write guard refusing a target in use (or one
+#: another run writes); ESTALE a target that changed between planning and
+#: opening; EMFILE a run that needs more descriptors than RLIMIT_NOFILE;
+#: ENODEV a path that is not a block device.
 INPUT_ERRNOS = frozenset({_errno.EINVAL, _errno.ENOENT, _errno.EACCES, _errno.EPERM,
                           _errno.ERANGE, _errno.ENOTSUP, _errno.ENAMETOOLONG, _errno.EBUSY,
-                          _errno.ENODEV})
+                          _errno.ESTALE, _errno.EMFILE, _errno.ENODEV})
 
 
 class NvbenchError(OSError):
