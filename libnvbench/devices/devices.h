@@ -254,6 +254,13 @@ void nvb__stack_busy_dev(const struct nvb__devctx *c, struct nvb__devlist *l, st
 void nvb__stack_busy_file(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path, const char *devmm,
                           uint64_t ino, char *out, size_t len);
 
+/* On the live system: could anything be stacked on or under the target
+ * (a regular file's st_dev "maj:min" and inode, or a block device's
+ * "maj:min" in rdevmm)? An attached loop device backed by it, a swap file
+ * anywhere (files), or the target being a loop device (devices). 0 only
+ * when certainly not: the full scan above can then be skipped. */
+int nvb__stack_maybe_used(const char *devmm, uint64_t ino, const char *rdevmm);
+
 /* ---- device facts a result carries for a target ---- */
 struct nvb__tdev {
     int      valid;

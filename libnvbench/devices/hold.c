@@ -209,6 +209,15 @@ static int refuse_excl(const struct nvb__hold *h, const char *file, char *msg, s
 /* Step 4: in use through the storage stack, judged on the descriptor. */
 static int busy_now(const struct nvb__hold *h, const struct stat *st, char *msg, size_t len)
 {
+    /* With the block device held O_EXCL the kernel already refuses
+     * mounts, holders and swap on it: what is left is the loop devices
+     * on or under it, which the quick look rules out on most machines. */
+    char dmm[24], rmm[24] = "";
+    snprintf(dmm, sizeof dmm, "%u:%u", major(st->st_dev), minor(st->st_dev));
+    if (S_ISBLK(st->st_mode))
+        snprintf(rmm, sizeof rmm, "%u:%u", major(st->st_rdev), minor(st->st_rdev));
+    if (!nvb__stack_maybe_used(dmm, (uint64_t)st->st_ino, rmm))
+        return 0;
     struct nvb__devctx *c = malloc(sizeof *c);
     struct nvb__devlist *l = malloc(sizeof *l);
     if (!c || !l) {

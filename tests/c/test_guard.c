@@ -41,6 +41,71 @@ static void cleanup(void)
     }
 }
 
+/* A failed assertion ends a case before its cleanup runs (and in a forked
+ * child, whose lists the suite never sees): the suite's own teardown, run
+ * in the parent after every case, finds what the cases left by name.
+ * Everything a case makes lives under tu_tmpdir()/guard-*, so what is ours
+ * is a swap area or a loop device backed, through any number of loop
+ * devices, by a file there. */
+static int ours(const char *name, int depth)
+{
+    char prefix[512];
+    snprintf(prefix, sizeof prefix, "%s/guard-", tu_tmpdir());
+    if (!strncmp(name, prefix, strlen(prefix)))
+        return 1;
+    if (depth > 8 || strncmp(name, "/dev/loop", 9))
+        return 0;
+    char p[128], back[512] = "";
+    snprintf(p, sizeof p, "/sys/block/%s/loop/backing_file", name + 5);
+    FILE *f = fopen(p, "re");
+    if (!f)
+        return 0;
+    if (fgets(back, sizeof back, f))
+        back[strcspn(back, "\n")] = 0;
+    fclose(f);
+    return back[0] && ours(back, depth + 1);
+}
+
+static void sweep(void)
+{
+    FILE *f = fopen("/proc/swaps", "re");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f)) {
+        char name[512];
+        if (sscanf(line, "%511s", name) == 1 && ours(name, 0))
+            swapoff(name);
+    }
+    if (f)
+        fclose(f);
+    /* stacked loop devices first: a loop device backs nothing when no
+     * attached loop device names it as its backing */
+    for (int pass = 0; pass < 8; pass++) {
+        int left = 0;
+        for (int i = 0; i < 256; i++) {
+            char dev[32], p[96], back[512];
+            snprintf(dev, sizeof dev, "/dev/loop%d", i);
+            if (!ours(dev, 0))
+                continue;
+            int busy = 0;
+            for (int k = 0; k < 256 && !busy; k++) {
+                snprintf(p, sizeof p, "/sys/block/loop%d/loop/backing_file", k);
+                FILE *b = fopen(p, "re");
+                if (!b)
+                    continue;
+                busy = fgets(back, sizeof back, b) && !strncmp(back, dev, strlen(dev)) &&
+                       (back[strlen(dev)] == '\n' || !back[strlen(dev)]);
+                fclose(b);
+            }
+            if (busy)
+                left++;
+            else
+                tu_sh("losetup -d %s", dev);
+        }
+        if (!left)
+            break;
+    }
+}
+
 /* losetup on a file or a device; the test fails when none can be had. */
 static void attach(const char *backing, char *dev, size_t len)
 {
@@ -557,6 +622,7 @@ int main(void)
     TCase *tc = tcase_create("guard");
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, NULL, cleanup);
+    tcase_add_unchecked_fixture(tc, NULL, sweep);
     tcase_add_test(tc, race_during_layout);
     tcase_add_test(tc, race_before_open);
     tcase_add_test(tc, race_flip_loop);
