@@ -897,7 +897,8 @@ static int r_tostring(lua_State *L)
  * scratch file behind and no result. While nvb.run runs, each of the two
  * whose disposition is SIG_DFL gets a handler that only notes the signal; a
  * host's own handler, SIG_IGN, and lua5.4's SIGINT hook (which raises
- * "interrupted!" through the poll hook) are left alone. The poll hook then
+ * "interrupted!" through the poll hook, and is then noted as SIGINT) are
+ * left alone. The poll hook then
  * cancels the run (the library drains its I/O and removes its scratch
  * files), the disposition is given back, and nvb.run raises
  * "nvbench: terminated by SIGTERM ..." the way lua5.4 raises "interrupted!":
@@ -1109,6 +1110,15 @@ static int poll_cb(void *arg)
     lua_pushcfunction(L, poll_noop);
     if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
         cb->err_idx = lua_gettop(L);
+#ifndef _WIN32
+        /* lua5.4's Ctrl-C: its hook raised "interrupted!" (lua.c's own
+         * words). lua5.4 would then exit 1; note SIGINT as if this module
+         * had caught it, so that the process ends by it (130) once the
+         * script's cleanup has run and the state is closed. */
+        const char *m = lua_tostring(L, -1);
+        if (m && !strcmp(m, "interrupted!") && !caught_signal)
+            caught_signal = SIGINT;
+#endif
         return 1;
     }
     return 0;
