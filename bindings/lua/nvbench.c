@@ -1030,6 +1030,7 @@ struct runcb {
     lua_State *L;
     int fn;      /* stack index of the progress function, 0 when none */
     int err_idx; /* stack index of an error raised by Lua code during the run */
+    int lua_int; /* that error is lua5.4's "interrupted!" (noted as SIGINT) */
     int stopped; /* progress returned false: not called again (the library may
                     tick once more while the jobs drain) */
 };
@@ -1116,8 +1117,10 @@ static int poll_cb(void *arg)
          * had caught it, so that the process ends by it (130) once the
          * script's cleanup has run and the state is closed. */
         const char *m = lua_tostring(L, -1);
-        if (m && !strcmp(m, "interrupted!") && !caught_signal)
+        if (m && !strcmp(m, "interrupted!") && !caught_signal) {
             caught_signal = SIGINT;
+            cb->lua_int = 1;
+        }
 #endif
         return 1;
     }
@@ -1167,7 +1170,7 @@ static int l_run(lua_State *L)
     int res_idx = lua_gettop(L);
     /* Room for the callbacks' pushes and one error object. */
     luaL_checkstack(L, 8, "nvbench: no stack space for the run's callbacks");
-    struct runcb cb = {L, fn, 0, 0};
+    struct runcb cb = {.L = L, .fn = fn};
     struct nvb_run_opts opts = NVB_RUN_OPTS_INIT;
     if (fn) {
         opts.progress = progress_cb;
@@ -1192,9 +1195,9 @@ static int l_run(lua_State *L)
          * interruption replaced it. */
         lua_pushvalue(L, res_idx);
         lua_setfield(L, LUA_REGISTRYINDEX, INTERRUPTED_KEY);
-        if (sig)
+        if (sig && !cb.lua_int)
             return raise_signal_error(L, sig);
-        lua_pushvalue(L, cb.err_idx);
+        lua_pushvalue(L, cb.err_idx); /* lua5.4's own "interrupted!" stays as it was */
         return lua_error(L);
     }
     lua_settop(L, res_idx);
