@@ -1172,6 +1172,34 @@ static void ts_sample(struct run *r, struct nvb_result *res, struct live *prev, 
 }
 
 /* Diagnostics go to the caller's log callback, never to a stream. */
+/* A sampler that woke late labels its sample with the latest tick passed,
+ * which can lie after the moment the jobs ended (on a busy machine): such
+ * points and the final one become one point that ends with the window, so
+ * that the points stay in order and the last ends where the run did. */
+static void ts_fold_late(struct nvb_result *res, uint64_t end_unix)
+{
+    while (res->nts >= 2 && res->ts[res->nts - 2].t_unix_ns >= end_unix) {
+        struct nvb__tsample *a = &res->ts[res->nts - 2];
+        const struct nvb__tsample *b = &res->ts[res->nts - 1];
+        for (int d = 0; d < 2; d++) {
+            a->ios[d] += b->ios[d];
+            a->bytes[d] += b->bytes[d];
+            a->lat_sum[d] += b->lat_sum[d];
+        }
+        a->errors += b->errors;
+        if (a->system_pct >= 0 && b->system_pct >= 0 && a->dt_s + b->dt_s > 0)
+            a->system_pct = (a->system_pct * a->dt_s + b->system_pct * b->dt_s) / (a->dt_s + b->dt_s);
+        else
+            a->system_pct = -1;
+        a->dt_s += b->dt_s;
+        a->t_s = b->t_s;
+        a->t_unix_ns = b->t_unix_ns;
+        res->nts--;
+    }
+    if (res->nts && res->ts[res->nts - 1].t_unix_ns > end_unix)
+        res->ts[res->nts - 1].t_unix_ns = end_unix;
+}
+
 static void run_log(const struct nvb_run_opts *o, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void run_log(const struct nvb_run_opts *o, int level, const char *fmt, ...)
 {
@@ -1717,11 +1745,13 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     nth1 = nvb__threads_sample(&th1);
     if (!ramp_pending) {
         /* the last, partial interval: it ends where the last job ended */
-        uint64_t t_last = last_tick;
+        uint64_t t_jobs = r.meas_ns;
         for (unsigned i = 0; i < p.jobs; i++)
-            if (r.jobs[i].t_end > t_last)
-                t_last = r.jobs[i].t_end;
+            if (r.jobs[i].t_end > t_jobs)
+                t_jobs = r.jobs[i].t_end;
+        uint64_t t_last = last_tick > t_jobs ? last_tick : t_jobs;
         ts_sample(&r, res, &prev, &prev_ns, &sys_iv, have_sys, NULL, res->start_wall_ns + (t_last - r.go_ns));
+        ts_fold_late(res, res->start_wall_ns + (t_jobs - r.go_ns));
     }
     nvb__mutex_lock(r.mu);
     r.release = 1;

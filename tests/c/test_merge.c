@@ -525,7 +525,9 @@ START_TEST(aligned_series_on_wall_clock_multiples)
     for (int i = 0; i < 2; i++) {
         p[i] = run_kv((const char *[]){"engine", "null", "runtime", "130ms", "interval", "20ms", "align_interval",
                                        "1", "rate_iops", "20000", NULL}, NULL);
-        ck_assert_uint_ge(p[i]->nts, 6);
+        /* How many ticks the sampler caught depends on scheduling (a late
+         * sampler skips ticks): what is asserted holds for any number. */
+        ck_assert_uint_ge(p[i]->nts, 1);
         uint64_t prev = 0, ios = 0;
         for (unsigned k = 0; k < p[i]->nts; k++) {
             const struct nvb__tsample *s = &p[i]->ts[k];
@@ -538,8 +540,11 @@ START_TEST(aligned_series_on_wall_clock_multiples)
         }
         ck_assert_uint_eq(prev, p[i]->end_wall_ns); /* the last point ends with the window */
         ck_assert_uint_eq(ios, nvb_result_ios(p[i], 0));
-        /* the first interval runs from the window start to the first multiple */
-        ck_assert(p[i]->ts[0].dt_s <= 0.0201);
+        /* the first interval runs from the window start to the first
+         * multiple sampled, and no sample is taken before its tick (how
+         * late it is taken is the scheduler's business) */
+        double first = (double)(p[i]->ts[0].t_unix_ns - nvb__result_window_start(p[i])) / 1e9;
+        ck_assert_msg(p[i]->ts[0].dt_s >= first - 1e-6, "first interval %g s, its tick %g s", p[i]->ts[0].dt_s, first);
     }
     struct nvb_result *m = NULL;
     ck_assert_int_eq(nvb_result_merge(&m, (const struct nvb_result *const *)p, 2), 0);
@@ -559,15 +564,20 @@ START_TEST(aligned_series_on_wall_clock_multiples)
     nvb_result_free(p[1]);
 
     /* unaligned (default): t_unix_ns is the tick the sample was taken for
-     * (the latest one passed: a late sampler is at most an interval late) */
+     * (the latest one passed: a late sampler skips ticks), never after the
+     * sample itself; every point but the last is on a tick */
     struct nvb_result *r = run_kv((const char *[]){"engine", "null", "runtime", "100ms", "interval", "20ms", NULL},
                                   NULL);
+    double prev_off = 0;
     for (unsigned k = 0; k < r->nts; k++) {
         double off = (double)(r->ts[k].t_unix_ns - nvb__result_window_start(r)) / 1e9;
-        ck_assert_msg(off <= r->ts[k].t_s + 1e-6 && r->ts[k].t_s - off < 0.0201, "t_unix %g vs t_s %g", off,
-                      r->ts[k].t_s);
-        if (k + 1 < r->nts)
-            ck_assert_msg(fabs(off - 0.02 * (k + 1)) < 1e-6, "point %u: tick %g", k, off);
+        ck_assert_msg(off <= r->ts[k].t_s + 1e-6, "t_unix %g vs t_s %g", off, r->ts[k].t_s);
+        ck_assert_msg(off > prev_off, "point %u: tick %g after %g", k, off, prev_off);
+        if (k + 1 < r->nts) {
+            double ticks = off / 0.02;
+            ck_assert_msg(ticks >= 1 - 1e-6 && fabs(ticks - round(ticks)) < 1e-4, "point %u: tick %g", k, off);
+        }
+        prev_off = off;
     }
     nvb_result_free(r);
 }
