@@ -11,24 +11,30 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 RUNTIME    ?= 1s
 VENV       ?= .venv
 
-# Build and test dependencies, all Debian 12 packages.
-DEB_PKGS := build-essential cmake pkg-config liburing-dev libaio-dev check \
-            fio python3 python3-jsonschema util-linux libblkid-dev e2fsprogs fdisk \
-            lua5.4 liblua5.4-dev lua-busted \
-            python3-dev python3-venv python3-setuptools python3-wheel python3-pytest \
-            python3-numpy python3-pandas python3-matplotlib python3-tqdm \
-            python3-nbclient python3-ipykernel python3-nbformat \
-            qemu-system-x86 busybox-static cpio \
-            valgrind clang \
-            gcc-mingw-w64-x86-64 wine wine64 \
-            openmpi-bin libopenmpi-dev python3-mpi4py
+# Debian 12 packages, in two lists. What building the library, its
+# examples and the Python package needs, and so what `make build` and
+# `make run` (the main job) install:
+BUILD_PKGS := build-essential cmake pkg-config liburing-dev libaio-dev libblkid-dev \
+              python3 python3-dev python3-venv python3-setuptools python3-wheel
+# What only the tests need (the Lua module, QEMU for real NVMe, wine and
+# mingw for the Windows build, Open MPI, valgrind, clang's fuzzer, fio as
+# the reference): installed by `make test`.
+TEST_PKGS := check fio python3-jsonschema util-linux e2fsprogs fdisk \
+             lua5.4 liblua5.4-dev lua-busted \
+             python3-pytest python3-numpy python3-pandas python3-matplotlib python3-tqdm \
+             python3-nbclient python3-ipykernel python3-nbformat \
+             qemu-system-x86 busybox-static cpio \
+             valgrind clang \
+             gcc-mingw-w64-x86-64 wine wine64 \
+             openmpi-bin libopenmpi-dev python3-mpi4py
 
-.PHONY: all deps build test test-fast test-win run run-c venv install clean
+.PHONY: all deps deps-test build build-tests test test-fast test-win run run-c venv install clean
 
 all: build
 
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+# Install what is missing of $(PKGS) (as root), or say what to install.
+define install_missing
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -42,12 +48,25 @@ deps:
 	    exit 1; \
 	  fi; \
 	fi
+endef
 
+deps:
+	$(call install_missing,$(BUILD_PKGS))
+
+deps-test:
+	$(call install_missing,$(BUILD_PKGS) $(TEST_PKGS))
+
+# The C tests are built when Check is there (make test installs it).
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DNVB_BUILD_TESTS=$$(pkg-config --exists check && echo ON || echo OFF)
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build
+build-tests: deps-test
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNVB_BUILD_TESTS=ON
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build-tests
 	cd $(BUILD) && ctest --output-on-failure -j 1
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNVB_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
@@ -57,7 +76,7 @@ test: build
 
 # The Windows build (mingw-w64 cross compiler) and its tests under wine
 # (docs/windows.md); skipped with a note where either is missing.
-test-win: deps
+test-win: deps-test
 	@if command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 && command -v wine >/dev/null 2>&1; then \
 	  cmake -S . -B $(WIN_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo && \
 	  cmake --build $(WIN_BUILD) -j $(JOBS) && \
@@ -66,7 +85,7 @@ test-win: deps
 	  echo "test-win: x86_64-w64-mingw32-gcc or wine not installed: the Windows build was not tested"; \
 	fi
 
-test-fast: build
+test-fast: build-tests
 	cd $(BUILD) && ctest --output-on-failure -j 1
 
 # The Python package in a venv from Debian's interpreter (the documented,
