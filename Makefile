@@ -24,7 +24,7 @@ TEST_PKGS := check fio python3-jsonschema util-linux e2fsprogs fdisk \
              python3-pytest python3-numpy python3-pandas python3-matplotlib python3-tqdm \
              python3-nbclient python3-ipykernel python3-nbformat \
              qemu-system-x86 busybox-static cpio \
-             valgrind clang \
+             valgrind clang abigail-tools \
              gcc-mingw-w64-x86-64 wine wine64 \
              openmpi-bin libopenmpi-dev python3-mpi4py
 
