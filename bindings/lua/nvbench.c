@@ -35,6 +35,8 @@
 
 #include <nvbench.h>
 
+#include "core/json.h" /* the library's own parser: this module links it statically */
+
 #if LUA_VERSION_NUM != 504
 #error "the nvbench Lua module is written for Lua 5.4 (liblua5.4-dev)"
 #endif
@@ -42,10 +44,7 @@
 #define WORKLOAD_MT "nvbench.workload"
 #define RESULT_MT "nvbench.result"
 #define BUFFER_MT "nvbench.buffer"
-
-/* Nesting limit of the JSON decoder: results nest 4 deep; anything past
- * this is not one of ours and would only exhaust the C stack. */
-#define JSON_MAX_DEPTH 200
+#define TREE_MT "nvbench.jsontree"
 
 struct lworkload {
     struct nvb_workload *w;
@@ -190,275 +189,93 @@ static const char *value_string(lua_State *L, int idx, const char *key, char *bu
 
 /* ------------------------------------------------------------ JSON decoding */
 
+/* ------------------------------------------------------------ JSON
+ * The library's one JSON parser (core/json.c: strict, bounded, the same
+ * that reads results back) reads the text; this only turns its tree into
+ * Lua values. null is pushed as nil: inside an object the key is then left
+ * out (absent == null); inside an array it becomes NaN, because the library
+ * writes null in arrays only for a number that is not finite. A number is a
+ * Lua integer when its text is one that fits, else a float
+ * (lua_stringtonumber's rule). */
 struct jdec {
-    const char *p, *end;
-    int depth;
-    char err[96];
+    char err[192];
 };
 
-static int jd_fail(struct jdec *d, const char *what)
-{
-    if (!d->err[0])
-        snprintf(d->err, sizeof d->err, "invalid JSON: %s", what);
-    return -1;
-}
+/* The parsed tree while Lua code that can raise (a memory error) runs: a
+ * userdata whose __gc frees it if an error cuts us short. */
+struct ltree {
+    struct nvb__jv *root;
+};
 
-static void jd_ws(struct jdec *d)
+static int tree_gc(lua_State *L)
 {
-    while (d->p < d->end && (*d->p == ' ' || *d->p == '\t' || *d->p == '\n' || *d->p == '\r'))
-        d->p++;
-}
-
-static int jd_hex4(struct jdec *d, unsigned *out)
-{
-    if (d->end - d->p < 4)
-        return jd_fail(d, "short \\u escape");
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = *d->p++;
-        v <<= 4;
-        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-        else return jd_fail(d, "bad \\u escape");
-    }
-    *out = v;
+    struct ltree *t = luaL_checkudata(L, 1, TREE_MT);
+    nvb__json_free(t->root);
+    t->root = NULL;
     return 0;
 }
 
-/* Pushes the string that starts at d->p (just after the opening quote). */
-static int jd_string(lua_State *L, struct jdec *d)
+static void jv_push(lua_State *L, const struct nvb__jv *v)
 {
-    const char *s = d->p;
-    while (d->p < d->end && *d->p != '"' && *d->p != '\\' && (unsigned char)*d->p >= 0x20)
-        d->p++;
-    if (d->p < d->end && *d->p == '"') { /* the common case: no escapes */
-        lua_pushlstring(L, s, (size_t)(d->p - s));
-        d->p++;
-        return 0;
-    }
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    luaL_addlstring(&b, s, (size_t)(d->p - s));
-    for (;;) {
-        if (d->p >= d->end)
-            return jd_fail(d, "unterminated string");
-        unsigned char c = (unsigned char)*d->p++;
-        if (c == '"')
-            break;
-        if (c < 0x20)
-            return jd_fail(d, "control character in string");
-        if (c != '\\') {
-            luaL_addchar(&b, (char)c);
-            continue;
-        }
-        if (d->p >= d->end)
-            return jd_fail(d, "unterminated string");
-        c = (unsigned char)*d->p++;
-        switch (c) {
-        case '"': case '\\': case '/': luaL_addchar(&b, (char)c); break;
-        case 'b': luaL_addchar(&b, '\b'); break;
-        case 'f': luaL_addchar(&b, '\f'); break;
-        case 'n': luaL_addchar(&b, '\n'); break;
-        case 'r': luaL_addchar(&b, '\r'); break;
-        case 't': luaL_addchar(&b, '\t'); break;
-        case 'u': {
-            unsigned cp, lo;
-            if (jd_hex4(d, &cp))
-                return -1;
-            if (cp >= 0xd800 && cp <= 0xdbff) { /* a surrogate pair */
-                if (d->end - d->p < 2 || d->p[0] != '\\' || d->p[1] != 'u')
-                    return jd_fail(d, "lone surrogate");
-                d->p += 2;
-                if (jd_hex4(d, &lo))
-                    return -1;
-                if (lo < 0xdc00 || lo > 0xdfff)
-                    return jd_fail(d, "bad surrogate pair");
-                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-            } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-                return jd_fail(d, "lone surrogate");
+    switch (v->type) {
+    case NVB__J_FALSE:
+    case NVB__J_TRUE:
+        lua_pushboolean(L, v->type == NVB__J_TRUE);
+        return;
+    case NVB__J_NUM:
+        if (!lua_stringtonumber(L, v->s))
+            lua_pushnumber(L, (lua_Number)NAN); /* the parser checked the grammar: not reached */
+        return;
+    case NVB__J_STR:
+        lua_pushstring(L, v->s);
+        return;
+    case NVB__J_ARR:
+        lua_createtable(L, (int)(v->n < INT32_MAX ? v->n : 0), 0);
+        for (uint32_t i = 0; i < v->n; i++) {
+            jv_push(L, &v->kid[i]);
+            if (lua_isnil(L, -1)) {
+                lua_pop(L, 1);
+                lua_pushnumber(L, (lua_Number)NAN);
             }
-            char u[4];
-            size_t n;
-            if (cp < 0x80) { u[0] = (char)cp; n = 1; }
-            else if (cp < 0x800) { u[0] = (char)(0xc0 | (cp >> 6)); u[1] = (char)(0x80 | (cp & 0x3f)); n = 2; }
-            else if (cp < 0x10000) {
-                u[0] = (char)(0xe0 | (cp >> 12)); u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-                u[2] = (char)(0x80 | (cp & 0x3f)); n = 3;
-            } else {
-                u[0] = (char)(0xf0 | (cp >> 18)); u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-                u[2] = (char)(0x80 | ((cp >> 6) & 0x3f)); u[3] = (char)(0x80 | (cp & 0x3f)); n = 4;
-            }
-            luaL_addlstring(&b, u, n);
-            break;
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
-        default:
-            return jd_fail(d, "bad escape");
+        return;
+    case NVB__J_OBJ:
+        lua_createtable(L, 0, (int)(v->n < INT32_MAX ? v->n : 0));
+        for (uint32_t i = 0; i < v->n; i++) {
+            lua_pushstring(L, v->kid[i].key);
+            jv_push(L, &v->kid[i]);
+            if (lua_isnil(L, -1))
+                lua_pop(L, 2);
+            else
+                lua_rawset(L, -3);
         }
-    }
-    luaL_pushresult(&b);
-    return 0;
-}
-
-/* Numbers: the JSON grammar checked here, the conversion left to
- * lua_stringtonumber() (an integer when the text is one and fits, a float
- * otherwise; independent of the C locale). */
-static int jd_number(lua_State *L, struct jdec *d)
-{
-    const char *s = d->p, *q = d->p;
-    if (q < d->end && *q == '-')
-        q++;
-    if (q >= d->end || !(*q >= '0' && *q <= '9'))
-        return jd_fail(d, "bad number");
-    if (*q == '0')
-        q++;
-    else
-        while (q < d->end && *q >= '0' && *q <= '9')
-            q++;
-    if (q < d->end && *q == '.') {
-        q++;
-        if (q >= d->end || !(*q >= '0' && *q <= '9'))
-            return jd_fail(d, "bad number");
-        while (q < d->end && *q >= '0' && *q <= '9')
-            q++;
-    }
-    if (q < d->end && (*q == 'e' || *q == 'E')) {
-        q++;
-        if (q < d->end && (*q == '+' || *q == '-'))
-            q++;
-        if (q >= d->end || !(*q >= '0' && *q <= '9'))
-            return jd_fail(d, "bad number");
-        while (q < d->end && *q >= '0' && *q <= '9')
-            q++;
-    }
-    char buf[128];
-    size_t n = (size_t)(q - s);
-    if (n >= sizeof buf)
-        return jd_fail(d, "number too long");
-    memcpy(buf, s, n);
-    buf[n] = 0;
-    if (lua_stringtonumber(L, buf) == 0)
-        return jd_fail(d, "bad number");
-    d->p = q;
-    return 0;
-}
-
-static int jd_literal(struct jdec *d, const char *word)
-{
-    size_t n = strlen(word);
-    if ((size_t)(d->end - d->p) < n || memcmp(d->p, word, n))
-        return jd_fail(d, "unexpected character");
-    d->p += n;
-    return 0;
-}
-
-/* Pushes one value. null is pushed as nil: inside an object the key is then
- * left out (absent == null); inside an array it becomes NaN, because the
- * library writes null in arrays only for a number that is not finite. */
-static int jd_value(lua_State *L, struct jdec *d)
-{
-    jd_ws(d);
-    if (d->p >= d->end)
-        return jd_fail(d, "unexpected end");
-    char c = *d->p;
-    if (c == '{' || c == '[') {
-        if (++d->depth > JSON_MAX_DEPTH)
-            return jd_fail(d, "nested too deep");
-        luaL_checkstack(L, 4, "nvbench: JSON too deep");
-        d->p++;
-        lua_newtable(L);
-        jd_ws(d);
-        if (d->p < d->end && *d->p == (c == '{' ? '}' : ']')) {
-            d->p++;
-            d->depth--;
-            return 0;
-        }
-        for (lua_Integer i = 1;; i++) {
-            if (c == '{') {
-                jd_ws(d);
-                if (d->p >= d->end || *d->p != '"')
-                    return jd_fail(d, "expected a key");
-                d->p++;
-                if (jd_string(L, d))
-                    return -1;
-                jd_ws(d);
-                if (d->p >= d->end || *d->p != ':')
-                    return jd_fail(d, "expected ':'");
-                d->p++;
-                if (jd_value(L, d))
-                    return -1;
-                if (lua_isnil(L, -1))
-                    lua_pop(L, 2);
-                else
-                    lua_rawset(L, -3);
-            } else {
-                if (jd_value(L, d))
-                    return -1;
-                if (lua_isnil(L, -1)) {
-                    lua_pop(L, 1);
-                    lua_pushnumber(L, (lua_Number)NAN);
-                }
-                lua_rawseti(L, -2, i);
-            }
-            jd_ws(d);
-            if (d->p < d->end && *d->p == ',') {
-                d->p++;
-                continue;
-            }
-            if (d->p < d->end && *d->p == (c == '{' ? '}' : ']')) {
-                d->p++;
-                break;
-            }
-            return jd_fail(d, c == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
-        }
-        d->depth--;
-        return 0;
-    }
-    if (c == '"') {
-        d->p++;
-        return jd_string(L, d);
-    }
-    if (c == 't') {
-        if (jd_literal(d, "true"))
-            return -1;
-        lua_pushboolean(L, 1);
-        return 0;
-    }
-    if (c == 'f') {
-        if (jd_literal(d, "false"))
-            return -1;
-        lua_pushboolean(L, 0);
-        return 0;
-    }
-    if (c == 'n') {
-        if (jd_literal(d, "null"))
-            return -1;
+        return;
+    default:
         lua_pushnil(L);
-        return 0;
+        return;
     }
-    return jd_number(L, d);
 }
 
 /* Decodes s[0..len) and pushes the value; on malformed input pushes
  * nothing and returns -1 with the reason in d->err. */
 static int json_decode(lua_State *L, const char *s, size_t len, struct jdec *d)
 {
-    int top = lua_gettop(L);
-    memset(d, 0, sizeof *d);
-    d->p = s;
-    d->end = s + len;
-    if (jd_value(L, d) == 0) {
-        jd_ws(d);
-        if (d->p == d->end)
-            return 0;
-        jd_fail(d, "trailing characters");
+    char why[160] = "";
+    struct ltree *t = lua_newuserdatauv(L, sizeof *t, 0);
+    t->root = NULL;
+    luaL_setmetatable(L, TREE_MT);
+    int rc = nvb__json_parse(s, len, &t->root, why, sizeof why);
+    if (rc < 0) {
+        lua_pop(L, 1);
+        snprintf(d->err, sizeof d->err, "invalid JSON: %s", why[0] ? why : nvb_strerror(rc));
+        return -1;
     }
-    char at[32];
-    snprintf(at, sizeof at, " at byte %zu", (size_t)(d->p - s));
-    size_t n = strlen(d->err);
-    snprintf(d->err + n, sizeof d->err - n, "%s", at);
-    lua_settop(L, top);
-    return -1;
+    /* one slot per level, and the parser bounds the depth */
+    luaL_checkstack(L, 2 * NVB__JSON_MAX_DEPTH + 8, "nvbench: JSON too deep");
+    jv_push(L, t->root);
+    lua_remove(L, -2); /* the tree's box: collected, and freed, later */
+    return 0;
 }
 
 /* nvb.decode_json(text) -> value | nil, message, EINVAL */
@@ -1466,6 +1283,10 @@ int luaopen_nvbench(lua_State *L)
     luaL_checkversion(L);
     luaL_newmetatable(L, BUFFER_MT);
     lua_pushcfunction(L, buffer_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, TREE_MT);
+    lua_pushcfunction(L, tree_gc);
     lua_setfield(L, -2, "__gc");
     lua_pop(L, 1);
     create_workload_meta(L);
