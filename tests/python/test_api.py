@@ -129,11 +129,12 @@ def test_progress_callable_gets_snapshots(data_file):
 
 def test_progress_returning_true_cancels(data_file):
     with pytest.raises(NvbenchError) as ei:
-        nvbench.run(data_file, runtime=10, interval="50ms", progress=lambda p: p["elapsed_s"] > 0.1)
+        nvbench.run(data_file, runtime=60, interval="50ms", progress=lambda p: p["elapsed_s"] > 0.1)
     e = ei.value
     assert e.errno == 125  # ECANCELED
     assert isinstance(e.result, nvbench.Result) and e.result.cancelled
-    assert e.result.duration_s < 5
+    # ended long before its 60 s (generous: a shared machine may be slow to stop)
+    assert e.result.duration_s < 30
 
 
 def test_progress_exception_cancels_and_is_reraised(data_file):
@@ -145,8 +146,8 @@ def test_progress_exception_cancels_and_is_reraised(data_file):
 
     t0 = time.monotonic()
     with pytest.raises(Boom) as ei:
-        nvbench.run(data_file, runtime=10, interval="50ms", progress=cb)
-    assert time.monotonic() - t0 < 5
+        nvbench.run(data_file, runtime=60, interval="50ms", progress=cb)
+    assert time.monotonic() - t0 < 30  # long before its 60 s
     assert ei.value.result.cancelled and ei.value.result.read.ios > 0
 
 

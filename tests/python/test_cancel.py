@@ -29,15 +29,16 @@ def test_ctrl_c_cancels_a_run_on_a_directory(empty_dir):
     timer = _sigint_after(1.0)
     try:
         with pytest.raises(KeyboardInterrupt) as ei:
-            nvbench.run(empty_dir, rw="randwrite", bs="4k", qd=8, size="16M", runtime=30)
+            nvbench.run(empty_dir, rw="randwrite", bs="4k", qd=8, size="16M", runtime=60)
     finally:
         timer.cancel()
     elapsed = time.monotonic() - t0
-    assert elapsed < 5, f"KeyboardInterrupt only after {elapsed:.1f}s"
+    # long before the run's 60 s: generous, a shared machine may be slow to stop
+    assert elapsed < 30, f"KeyboardInterrupt only after {elapsed:.1f}s"
     r = ei.value.result
     assert isinstance(r, nvbench.Result)
     assert r.cancelled and r.write.ios > 0 and r.error["name"] == "ECANCELED"
-    assert r.duration_s < 5
+    assert r.duration_s < 30
     assert tree(empty_dir) == [], "scratch file left behind"
 
 
