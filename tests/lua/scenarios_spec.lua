@@ -63,7 +63,9 @@ describe("scenario", function()
     local out, code = S.run_lua(examples .. "qd_sweep.lua",
       { "--runtime", "30ms", "--engines", "psync", "--p99", "1ns", "--size", "8M" })
     assert.are.equal(0, code, out)
-    assert.matches("p99 %d+ us at qd 1", out)
+    -- stopped at qd 1: by its p99, or, when the machine was so busy that no
+    -- I/O completed in the 30 ms, because nothing was measured
+    assert.matches("at qd 1%s", out)
     assert.matches("| psync%s+|%s+%-", out)
     assert_scratch_removed(out)
   end)
