@@ -13,7 +13,8 @@ from . import _nvbench
 from . import _progress
 from ._signals import sigterm_cancels
 from .errors import NvbenchError
-from .results import Result, cell_of, op_of_rw
+from .labels import cell_of, op_of_rw
+from .result import Result
 
 __all__ = ["run", "validate", "workload", "engines", "available_engines", "labels"]
 
