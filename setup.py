@@ -100,7 +100,9 @@ setup(
         Extension(
             "nvbench._nvbench",
             sources=[os.path.join("bindings", "python", "src", "_nvbench.c")],
-            include_dirs=["include"],
+            # libnvbench/ for core/bindings.h, the internal (non-ABI) functions a
+            # binding linking the static archive may call.
+            include_dirs=["include", "libnvbench"],
             depends=c_sources(),
             extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",
                                 "-Wno-missing-field-initializers", "-fvisibility=hidden"],

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bindings.h"
 #include "core/internal.h"
 #include "core/json.h"
 
@@ -71,6 +72,25 @@ static const struct keydef keys[] = {
     {"fault.seed", K_U64, OFF(fault_seed), 0, UINT64_MAX, NULL, "seed of the fault decisions (default: from seed)"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
+
+/* Indexed by enum ktype, so a new type without a name is a NULL the
+ * bindings' tests notice, not a shifted list. */
+static const char *const ktype_names[] = {
+    [K_SIZE] = "size", [K_DURATION] = "duration", [K_UINT] = "uint", [K_BOOL] = "bool",
+    [K_ENUM] = "enum", [K_ENGINE] = "engine", [K_CPULIST] = "cpulist", [K_STRING] = "string",
+    [K_U64] = "u64", [K_PROB] = "prob", [K_ERRNO] = "errno",
+};
+
+const char *nvb__workload_key(size_t i, const char **type, const char **doc)
+{
+    if (i >= NKEYS)
+        return NULL;
+    if (type)
+        *type = ktype_names[keys[i].type];
+    if (doc)
+        *doc = keys[i].doc;
+    return keys[i].name;
+}
 
 int nvb__werr(struct nvb_workload *w, int err, const char *fmt, ...)
 {

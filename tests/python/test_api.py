@@ -77,6 +77,33 @@ def test_python_values_become_library_strings():
         workload(bs=[4096])
 
 
+def test_every_duration_key_takes_seconds_as_a_number():
+    # The list of duration keys comes from the library's key table: a copy
+    # kept in Python once lacked io_timeout and fault.delay, so 0.001 reached
+    # the library as "0.001" and became 999999 ns.
+    from nvbench.core import workload
+    keys = {name: kind for name, kind, _ in _nvbench.workload_keys()}
+    durations = {k for k, kind in keys.items() if kind == "duration"}
+    assert {"runtime", "ramp", "interval", "io_timeout", "fault.delay"} <= durations
+    for k in durations:
+        w = workload(options={k: 0.01})
+        assert w.get(k) == "10ms", k
+    assert workload(io_timeout=2).get("io_timeout") == "2s"
+    assert workload(options={"fault.delay": 0.001}).get("fault.delay") == "1ms"
+
+
+def test_workload_keys_are_the_keys_the_library_takes():
+    listed = _nvbench.workload_keys()
+    assert len({name for name, _, _ in listed}) == len(listed) > 20
+    w = _nvbench.Workload()
+    for name, kind, doc in listed:
+        assert kind and doc, name
+        w.get(name)  # every listed key is one the library knows
+    names = {name for name, _, _ in listed}
+    for core in ("engine", "rw", "bs", "qd", "jobs", "size", "verify", "fault.rate"):
+        assert core in names
+
+
 def test_engine_options_two_spellings():
     from nvbench.core import workload
     a = workload(engine="io_uring", io_uring_sqpoll=1)

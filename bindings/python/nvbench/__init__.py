@@ -15,7 +15,10 @@ from . import _nvbench
 from .errors import NvbenchError, Terminated
 from .core import run, validate, engines, available_engines
 from .matrix import matrix, seed_matrix, SEED_CELLS
-from .results import Result, ResultSet, load
+from .result import Result
+from .resultset import ResultSet
+from .loading import load
+from . import results  # the module before the split, for code that imports from it
 from .merge import merge
 from . import mpi  # mpi4py is imported only when nvbench.mpi is used
 from ._devices import devices, device

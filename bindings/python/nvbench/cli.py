@@ -13,10 +13,16 @@ import json
 import os
 import sys
 
-from . import __version__, core
+from . import __version__, _nvbench, core, mpi
+from ._devices import devices
 from ._printable import json_text, printable
+from ._progress import Bar
 from ._signals import sigterm_cancels
+from .core import _run_workload
 from .errors import NvbenchError, Terminated
+from .loading import load
+from .matrix import SEED_CELLS, _fitting_engines, seed_matrix
+from .resultset import ResultSet
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
@@ -42,7 +48,6 @@ def _progress_wanted(args):
 
 
 def _save_json(results, path):
-    from .results import ResultSet
     ResultSet(list(results)).save(path)
 
 
@@ -92,7 +97,6 @@ def _device_notes(d):
 
 
 def cmd_devices(args):
-    from ._devices import devices
     devs = devices(args.sysfs_root)
     if args.json:
         print(json.dumps(devs, indent=2))
@@ -128,8 +132,6 @@ def _split_run_args(items):
 
 
 def cmd_run(args):
-    from ._progress import Bar
-    from .core import _run_workload, _nvbench
     keys, targets = _split_run_args(args.items)
     if not targets:
         _err("no target: give a file, a block device or a directory after the KEY=VALUE pairs")
@@ -184,7 +186,6 @@ def _emit_partial(e, args):
 
 def cmd_mpi_run(args):
     """One workload on every MPI rank (mpirun -n N nvbench mpi-run ...), merged."""
-    from . import mpi
     keys, targets = _split_run_args(args.items)
     try:
         comm = mpi._comm(None)
@@ -216,7 +217,6 @@ def cmd_mpi_run(args):
 # ------------------------------------------------------------------- matrix
 
 def cmd_matrix(args):
-    from .matrix import seed_matrix, SEED_CELLS
     engines = None
     if args.engines:
         engines = [e.strip() for e in args.engines.split(",") if e.strip()]
@@ -229,7 +229,6 @@ def cmd_matrix(args):
                 _err(f"engine '{e}' is not available here: {known[e][1]}")
                 return EXIT_INPUT
     else:
-        from .matrix import _fitting_engines
         engines, unfit = _fitting_engines(args.target or None)
         for n, (ok, why) in core.engines().items():
             if not ok:
@@ -260,7 +259,6 @@ def cmd_matrix(args):
         _err(e.strerror)
         return _status_of(e)
     if rs is None:
-        from .results import ResultSet
         rs = ResultSet()
     if status == EXIT_OK and len(rs) < expected:
         _err(f"{expected - len(rs)} of {expected} runs failed (see above)")
@@ -303,7 +301,6 @@ def _save_plot(rs, path):
 # ------------------------------------------------------------------ compare
 
 def cmd_compare(args):
-    from .results import load, ResultSet
     try:
         a, b = load(args.a), load(args.b)
     except (OSError, ValueError, KeyError) as e:

@@ -13,12 +13,16 @@ from . import _nvbench
 from . import _progress
 from ._signals import sigterm_cancels
 from .errors import NvbenchError
-from .results import Result, cell_of, op_of_rw
+from .labels import cell_of, op_of_rw
+from .result import Result
 
 __all__ = ["run", "validate", "workload", "engines", "available_engines", "labels"]
 
-# Keys whose numbers are durations: a bare number means seconds.
-_DURATION_KEYS = frozenset({"runtime", "ramp", "interval"})
+# Keys whose numbers are durations (a bare number means seconds), from the
+# library's key table: a copy here drifted (it lacked io_timeout and
+# fault.delay, whose floats then reached the library's parser as decimal
+# text).
+_DURATION_KEYS = frozenset(name for name, kind, _ in _nvbench.workload_keys() if kind == "duration")
 
 _ENGINE_CACHE = None
 
@@ -55,14 +59,14 @@ def _duration(value):
     return f"{int(round(value * 1e9))}ns"
 
 
-def _value(key, value):
-    """The string the library parses for a Python value."""
+def _value(key, value, lib_key=None):
+    """The string the library parses for a Python value of ``key`` (the
+    library's spelling of the key is ``lib_key``, when it differs)."""
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
         return "1" if value else "0"
-    base = key.rsplit(".", 1)[-1]
-    if base in _DURATION_KEYS and isinstance(value, (int, float)):
+    if (lib_key or key) in _DURATION_KEYS and isinstance(value, (int, float)):
         return _duration(value)
     if isinstance(value, int):
         return str(value)
@@ -117,7 +121,8 @@ def workload(*targets, options=None, **keys):
     # The engine first: its option keys are checked against its table.
     items.sort(key=lambda kv: kv[0] != "engine")
     for k, v in items:
-        w.set(_key(k, core), _value(k, v))
+        lib_key = _key(k, core)
+        w.set(lib_key, _value(k, v, lib_key))
     for t in _flatten_targets(targets):
         w.add_target(t)
     return w

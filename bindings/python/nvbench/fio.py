@@ -1,6 +1,6 @@
 """Read fio's ``--output-format=json`` (fio 3.x) into nvbench Results.
 
-Every fio job becomes one :class:`~nvbench.results.Result` whose data uses the keys of
+Every fio job becomes one :class:`~nvbench.result.Result` whose data uses the keys of
 nvbench's own result (``read``/``write`` with ``ios``, ``bytes``, ``iops``,
 ``bw_bytes_s``, ``bw_gib_s``, ``lat_ns``; ``cpu``; ``duration_s``; ``workload``), so
 fio results sit in the same tables, comparisons and plots. ``data["source"]`` is
@@ -33,7 +33,10 @@ import json
 import math
 import re
 
-from .results import Result, ResultSet, cell_of, op_of_rw
+from ._jsontext import parse_text
+from .labels import cell_of, op_of_rw
+from .result import Result
+from .resultset import ResultSet
 
 __all__ = ["from_fio", "load_fio", "parse_size"]
 
@@ -269,7 +272,6 @@ def _check_finite(value, job, path=""):
 
 def load_fio(path_or_file, meta=None, ncpus=None):
     """Read a fio JSON file (lines before the JSON, such as fio's notes, are skipped)."""
-    from .results import _parse_text
     if hasattr(path_or_file, "read"):
         text = path_or_file.read()
     else:
@@ -277,4 +279,4 @@ def load_fio(path_or_file, meta=None, ncpus=None):
             text = f.read()
     if isinstance(text, bytes):
         text = text.decode("utf-8")
-    return from_fio(_parse_text(text, unique_keys=False), meta=meta, ncpus=ncpus)
+    return from_fio(parse_text(text, unique_keys=False), meta=meta, ncpus=ncpus)

@@ -17,7 +17,7 @@ import warnings
 from . import _progress
 from .core import available_engines, labels, workload, _run_workload, _flatten_targets
 from .errors import NvbenchError
-from .results import ResultSet
+from .resultset import ResultSet
 from ._scratch import scratch_file
 from ._signals import sigterm_cancels
 

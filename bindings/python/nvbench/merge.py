@@ -20,7 +20,7 @@ import math
 import sys
 import time
 
-from .results import Result
+from .result import Result
 
 __all__ = ["merge", "hist_pct", "hist_from_json"]
 

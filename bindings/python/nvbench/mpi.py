@@ -36,11 +36,18 @@ import json
 import os
 import signal
 import socket
+import sys
 import threading
 import warnings
 
+from . import _nvbench, _progress, core
 from ._printable import printable
+from .core import labels
 from .errors import NvbenchError
+from .matrix import _describe, _plan_product
+from .merge import merge
+from .result import Result
+from .resultset import ResultSet
 
 __all__ = ["run", "matrix", "rank", "size", "hosts_table", "expand_targets"]
 
@@ -165,7 +172,6 @@ def _failure_json(host, code, message):
 def _prepare(targets, comm, options, keys):
     """Build and validate this rank's workload; agree on success with every
     rank. Returns the Workload, or raises the same NvbenchError everywhere."""
-    from . import core
     r, n, host = comm.Get_rank(), comm.Get_size(), _host()
     w, failure = None, None
     try:
@@ -190,10 +196,6 @@ def _prepare(targets, comm, options, keys):
 def _run_prepared(w, comm, root, progress, meta):
     """Run a validated workload on every rank and merge on root. Every rank
     returns the merged Result or raises the same exception."""
-    from . import _nvbench, _progress
-    from .core import labels
-    from .merge import merge
-    from .results import Result
     global _seq
     _seq += 1
     MPI = _mpi()
@@ -334,8 +336,6 @@ def matrix(targets, engines=None, repeat=1, progress=False, on_error="raise", co
     "raise" stops at the first failed cell; "warn" goes on. A raised
     exception carries ``.results`` (the cells done) on every rank.
     """
-    from .matrix import _plan_product, _describe
-    from .results import ResultSet
     if on_error not in ("raise", "warn"):
         raise ValueError("on_error must be 'raise' or 'warn'")
     if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
@@ -380,7 +380,6 @@ def _text_progress(index, total, desc):
     def cb(p):
         if not shown[0]:
             shown[0] = True
-            import sys
             print(f"nvbench mpi: run {index + 1}/{total}: {desc}", file=sys.stderr, flush=True)
         return False
     return cb

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-from .results import METRICS, TABLE_METRICS, _metric_list
+from .labels import block_label
+from .metrics import METRICS, TABLE_METRICS, metric_list
 
 __all__ = ["plot", "bars", "latency", "efficiency", "LATENCY_PERCENTILES"]
 
@@ -75,7 +76,6 @@ def _auto_log(values):
 
 
 def _grouped_bars(ax, rs_stats, metric_key, log=None, legend=True):
-    from .results import block_label
     blocks, stacks, table = rs_stats
     m = METRICS[metric_key]
     colors = _colors(len(stacks))
@@ -115,7 +115,7 @@ def bars(rs, metric=None, ax=None, log=None, cells=None):
     """Grouped bars: x = cells (published order), one bar per stack, CI error bars with
     repeats. ``metric``: one key or a list (default: the seed table's six metrics, one panel
     each). ``log``: y log scale (default: when values span more than 100x)."""
-    ms = _metric_list(metric, TABLE_METRICS)
+    ms = metric_list(metric, TABLE_METRICS)
     st = _stats(rs, [m.key for m in ms], cells)
     if ax is not None:
         if len(ms) != 1:
@@ -136,7 +136,6 @@ def latency(rs, ax=None, cells=None, percentiles=None):
     """Latency percentiles (p50/p90/p99/p99.9, ms, log scale): one panel per cell, one line
     per stack. Stacks without percentiles (e.g. the published reference, which gives only the
     mean) show their mean as a dashed line."""
-    from .results import block_label
     pcts = list(percentiles or LATENCY_PERCENTILES)
     keys = [k for k, _ in pcts] + ["lat_mean_ms"]
     blocks, stacks, table = _stats(rs, keys, cells)

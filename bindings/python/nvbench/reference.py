@@ -35,7 +35,8 @@ import csv
 import io
 import os
 
-from .results import Result, ResultSet
+from .result import Result
+from .resultset import ResultSet
 
 __all__ = ["reference", "SEED_LOGICAL_CPUS", "SEED_STACKS"]
 

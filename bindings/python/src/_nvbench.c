@@ -27,6 +27,8 @@
 
 #include <nvbench.h>
 
+#include "core/bindings.h" /* internal: this module links libnvbench.a */
+
 typedef struct {
     PyTypeObject *workload_type;
 } nvbench_state;
@@ -557,6 +559,29 @@ static PyObject *nvbench_engines(PyObject *module, PyObject *unused)
     return list;
 }
 
+/*
+ * workload_keys() -> [(name, type, doc)]: the library's own key table (core
+ * keys; engine options are the engines'), so that Python never keeps a
+ * copy of it. type is how the value is parsed ("duration", "size", ...).
+ */
+static PyObject *nvbench_workload_keys(PyObject *module, PyObject *unused)
+{
+    PyObject *list = PyList_New(0);
+    if (!list)
+        return NULL;
+    const char *name, *type, *doc;
+    for (size_t i = 0; (name = nvb__workload_key(i, &type, &doc)) != NULL; i++) {
+        PyObject *t = Py_BuildValue("(sss)", name, type ? type : "", doc ? doc : "");
+        if (!t || PyList_Append(list, t) < 0) {
+            Py_XDECREF(t);
+            Py_DECREF(list);
+            return NULL;
+        }
+        Py_DECREF(t);
+    }
+    return list;
+}
+
 /* The library's JSON text as a str; frees it. */
 static PyObject *take_json(int rc, char *json, const char *what)
 {
@@ -658,6 +683,9 @@ static PyMethodDef nvbench_methods[] = {
      "version()\n--\n\nVersion of the libnvbench linked into this module (\"MAJOR.MINOR.PATCH\")."},
     {"engines", nvbench_engines, METH_NOARGS,
      "engines()\n--\n\nEvery engine the library knows: a list of (name, available, reason)."},
+    {"workload_keys", nvbench_workload_keys, METH_NOARGS,
+     "workload_keys()\n--\n\nThe workload's core keys from the library's table: a list of\n"
+     "(name, type, doc); type is how the value is parsed (\"duration\", \"size\", ...)."},
     {"strerror", nvbench_strerror, METH_O,
      "strerror(errno)\n--\n\nThe library's text for an errno (sign ignored)."},
     {"devices_json", (PyCFunction)(void (*)(void))nvbench_devices_json, METH_VARARGS | METH_KEYWORDS,

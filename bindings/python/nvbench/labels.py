@@ -1,0 +1,85 @@
+"""The labels that place a run in a matrix, and the published order of its blocks.
+
+A run's ``cell`` names its access pattern and block size ("rand4k", "seq128k"),
+its ``op`` the direction ("read", "write", "mixed"); a block of the published
+table is one (cell, op) pair: "Random 4K read".
+"""
+
+import math
+
+__all__ = ["op_of_rw", "cell_of", "block_label", "block_sort_key", "human_bs", "SEED_CELLS"]
+
+# Published block order: these cells, reads first then writes.
+SEED_CELLS = ("rand4k", "rand64k", "seq64k", "seq128k")
+_OP_ORDER = {"read": 0, "write": 1, "mixed": 2}
+
+
+def human_bs(bs):
+    """4096 -> '4k', 1048576 -> '1m'; anything else as it is."""
+    if not isinstance(bs, int) or bs <= 0:
+        return str(bs)
+    for unit, size in (("m", 1 << 20), ("k", 1 << 10)):
+        if bs % size == 0:
+            return f"{bs // size}{unit}"
+    return str(bs)
+
+
+def op_of_rw(rw):
+    """'read' / 'write' / 'mixed' for an rw mode (nvbench's or fio's spelling)."""
+    rw = (rw or "").lower()
+    if rw in ("read", "randread"):
+        return "read"
+    if rw in ("write", "randwrite", "trim", "randtrim"):
+        return "write"
+    if rw in ("rw", "readwrite", "randrw", "trimwrite", "randtrimwrite"):
+        return "mixed"
+    return rw or None
+
+
+def cell_of(rw, bs):
+    """The seed's cell name: 'rand4k', 'seq128k', ... (access pattern + block size)."""
+    if rw is None or bs is None:
+        return None
+    pattern = "rand" if str(rw).lower().startswith("rand") else "seq"
+    return f"{pattern}{human_bs(bs)}"
+
+
+_CELL_WORDS = {"rand": "Random", "seq": "Sequential"}
+
+
+def block_label(cell, op):
+    """'Random 4K read' for ('rand4k', 'read'); unknown cell names are kept as they are."""
+    if cell:
+        for prefix, word in _CELL_WORDS.items():
+            rest = cell[len(prefix):]
+            if cell.startswith(prefix) and rest[:1].isdigit():
+                return f"{word} {rest.upper()} {op}"
+    return f"{cell} {op}"
+
+
+def _bs_of_cell(cell):
+    digits = ""
+    rest = cell or ""
+    for prefix in _CELL_WORDS:
+        if rest.startswith(prefix):
+            rest = rest[len(prefix):]
+    for ch in rest:
+        if ch.isdigit():
+            digits += ch
+        else:
+            break
+    if not digits:
+        return math.inf
+    unit = rest[len(digits):].lower()
+    return int(digits) * {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(unit, 1)
+
+
+def block_sort_key(block):
+    """Sort key of a (cell, op) block: the seed's cells in published order, then the
+    others by pattern and block size; reads before writes before mixed."""
+    cell, op = block
+    cell = cell or ""
+    if cell in SEED_CELLS:
+        return (_OP_ORDER.get(op, 3), 0, SEED_CELLS.index(cell), 0, cell)
+    pattern = 0 if cell.startswith("rand") else 1
+    return (_OP_ORDER.get(op, 3), 1, pattern, _bs_of_cell(cell), cell)

@@ -1,0 +1,157 @@
+"""Reading results: :func:`load` and :func:`loads`, whatever wrote them.
+
+Results can be loaded from files written by ``ResultSet.save``, by ``nvbench
+matrix --json``, by the C ``run_workload`` example, or by fio
+(``--output-format=json``). Every nvbench result is read by the library's own
+strict parser; what surrounds the results is held to the same rules.
+"""
+
+import errno
+import io
+import json
+
+from . import fio
+from ._jsontext import NotJSON, parse_json_text, strict_json
+from .errors import NvbenchError
+from .metrics import figures
+from .result import RESULT_SCHEMA, Result
+from .resultset import RESULTSET_SCHEMA, ResultSet
+
+__all__ = ["load", "loads", "from_obj"]
+
+
+def _looks_like_fio(obj):
+    return isinstance(obj, dict) and ("fio version" in obj or
+                                      (isinstance(obj.get("jobs"), list) and "results" not in obj
+                                       and obj.get("schema") is None))
+
+
+# Sources of results that Python builds itself (fio.py, reference.py): they do
+# not have the library's schema, so the library's parser cannot read them.
+_PYTHON_SOURCES = ("fio", "reference")
+
+
+def _library_json(text):
+    """The library's reading of one result's JSON: checked by its strict parser
+    (nvb_result_parse) and written back by its writer. NvbenchError(EINVAL)
+    names what is wrong."""
+    # Imported here, not at the top: the analysis modules work on a checkout
+    # where the extension is not built, until a result has to be parsed.
+    try:
+        from . import _nvbench
+    except ImportError as e:
+        raise ImportError("loading nvbench results needs the C extension nvbench._nvbench: "
+                          "the library's own parser checks them") from e
+    return _nvbench.result_json(text)
+
+
+def _result(d, meta=None, where=None, raw=None):
+    """One entry of a document as a Result, read the way the library reads it.
+
+    nvbench results go through the library's parser and the figures are what
+    it writes back (rates and percentiles recomputed from what is stored), so a
+    file that the C side would refuse is refused here too, naming the problem.
+    ``raw`` is the entry's own text when the document is that one result."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{where or 'the document'} is a {type(d).__name__}, not a result")
+    if d.get("source") in _PYTHON_SOURCES:
+        return Result(d, meta)
+    data = dict(d)
+    embedded = data.pop("meta", None)
+    try:
+        text = _library_json(raw if raw is not None else json.dumps(data, allow_nan=False))
+    except NvbenchError as e:
+        if where:
+            e = NvbenchError(e.errno, f"{where}: {e.strerror}")
+        raise e from None
+    out = json.loads(text)
+    if embedded is not None:
+        out["meta"] = embedded
+    return Result(out, meta)
+
+
+def from_obj(obj, meta=None, ncpus=None, raw=None):
+    """A ResultSet from parsed JSON of any supported shape (``ncpus``: see :func:`load`).
+
+    nvbench results are read by the library's strict parser (see :func:`load`);
+    ``raw`` is the text ``obj`` was parsed from, handed to it as it is when the
+    document is a single result."""
+    if isinstance(obj, list):
+        return ResultSet(_result(d, meta, f"[{i}]") for i, d in enumerate(obj))
+    if not isinstance(obj, dict):
+        raise ValueError(f"not an nvbench or fio result: top level is {type(obj).__name__}")
+    if isinstance(obj.get("results"), list):
+        schema = obj.get("schema", RESULTSET_SCHEMA)
+        if schema != RESULTSET_SCHEMA:
+            raise ValueError(f"unsupported result set schema {schema!r} (this version reads "
+                             f"{RESULTSET_SCHEMA!r})")
+        return ResultSet(_result(d, meta, f"results[{i}]") for i, d in enumerate(obj["results"]))
+    if _looks_like_fio(obj):
+        return fio.from_fio(obj, meta=meta, ncpus=ncpus)
+    schema = obj.get("schema")
+    if schema == RESULT_SCHEMA or (schema is None and "engine" in obj):
+        return ResultSet([_result(obj, meta, raw=raw)])
+    if isinstance(schema, str) and schema.startswith("nvbench.result/"):
+        raise ValueError(f"unsupported result schema {schema!r} (this version reads {RESULT_SCHEMA!r})")
+    raise ValueError("not an nvbench result, result set, or fio JSON output")
+
+
+
+def _parse_document(text):
+    """(parsed JSON, the text of the JSON or None): strict JSON, except that
+    fio's own output is read as Python's json reads it (fio is not ours to
+    fix; fio.from_fio checks its figures)."""
+    try:
+        return parse_json_text(text, strict_json)
+    except NotJSON as e:
+        try:
+            obj = parse_json_text(text, json.loads)[0]
+        except (ValueError, RecursionError):
+            obj = None
+        if _looks_like_fio(obj):
+            return obj, None  # fio.from_fio refuses what is not finite, naming the figure
+        raise NvbenchError(errno.EINVAL, f"result JSON: {e}") from None
+
+
+def load(path_or_file, stack=None, ncpus=None):
+    """Read results into a ResultSet: a saved ResultSet, ``nvbench matrix --json`` output
+    (``{"results": [...]}``), a single C result, a JSON list of results, or fio's
+    ``--output-format=json``. ``stack`` relabels every result (to compare two files whose
+    runs used the same engine). ``ncpus`` (fio only): logical CPUs of the machine that ran
+    fio, so that its per-job CPU figures also give ``cpu_total_pct``.
+
+    Every nvbench result is read by the library's own parser, as strictly as the C
+    side reads results sent by another process (nvb_result_parse): NaN, Infinity,
+    duplicate keys, missing sections, negative durations or histograms that do not
+    add up are refused with :class:`NvbenchError` (errno EINVAL) naming the key or the
+    byte offset. The figures are those the library derives from what the file
+    stores. Other malformed files raise ValueError."""
+    if hasattr(path_or_file, "read"):
+        text = path_or_file.read()
+    else:
+        with open(path_or_file, "rb") as f:
+            text = f.read()
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    # Whatever the file holds, a malformed one is a ValueError (or an
+    # NvbenchError) with a message, never a TypeError from deep inside
+    # (tests/fuzz/fuzz_load.py).
+    try:
+        obj, raw = _parse_document(text)
+        rs = from_obj(obj, ncpus=ncpus, raw=raw)
+        for r in rs:
+            figures(r)  # what tables and comparisons read must be readable
+            for v in r.meta.values():
+                hash(v)  # labels group results: plain values only
+    except (ValueError, NvbenchError):
+        raise
+    except (TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as e:
+        raise ValueError(f"malformed result file: {type(e).__name__}: {e}") from None
+    if stack is not None:
+        rs = rs.with_meta(stack=stack)
+    return rs
+
+
+def loads(text, stack=None, ncpus=None):
+    """:func:`load` from a string."""
+    return load(io.StringIO(text), stack=stack, ncpus=ncpus)

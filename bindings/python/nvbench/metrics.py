@@ -1,0 +1,170 @@
+"""The figures the analysis reads from a result, and how tables name and print them.
+
+:data:`METRICS` is the one registry of the metrics that tables, comparisons and
+plots show (label, unit, which direction is better); :func:`figures` reads them
+from one Result (its ``data`` and ``meta``) as a flat row, the row of
+``ResultSet.to_frame``.
+"""
+
+import math
+
+__all__ = ["Metric", "METRICS", "TABLE_METRICS", "FRAME_COLUMNS", "format_value", "figures"]
+
+
+class Metric:
+    """One figure of the tables: ``key`` (a column of figures()), ``label``, ``unit``."""
+
+    __slots__ = ("key", "label", "higher_is_better", "unit")
+
+    def __init__(self, key, label, higher_is_better, unit):
+        self.key, self.label, self.higher_is_better, self.unit = key, label, higher_is_better, unit
+
+    def __repr__(self):
+        return f"Metric({self.key!r}, {self.label!r})"
+
+
+METRICS = {m.key: m for m in (
+    Metric("bw_gib_s", "Bandwidth (GiB/s)", True, "GiB/s"),
+    Metric("iops", "IOPS", True, "IO/s"),
+    Metric("lat_mean_ms", "Average Latency (ms)", False, "ms"),
+    Metric("lat_p50_ms", "p50 Latency (ms)", False, "ms"),
+    Metric("lat_p90_ms", "p90 Latency (ms)", False, "ms"),
+    Metric("lat_p99_ms", "p99 Latency (ms)", False, "ms"),
+    Metric("lat_p99_9_ms", "p99.9 Latency (ms)", False, "ms"),
+    Metric("cpu_total_pct", "Total CPU Usage (%)", False, "%"),
+    Metric("cpu_us_per_io", "CPU per I/O (us)", False, "us"),
+    Metric("iops_per_core", "IOPS per core", True, "IO/s/core"),
+    Metric("process_cores", "Process cores", False, "cores"),
+)}
+
+# The seed table's rows (SEED.md) plus the two efficiency figures the articles lacked.
+TABLE_METRICS = ("bw_gib_s", "iops", "lat_mean_ms", "cpu_total_pct", "cpu_us_per_io", "iops_per_core")
+
+
+def _metric(key):
+    try:
+        return METRICS[key]
+    except KeyError:
+        raise ValueError(f"unknown metric {key!r}; known: {', '.join(METRICS)}") from None
+
+
+def metric_list(metrics, default):
+    """The Metrics named by ``metrics`` (a key, a list of keys, or None for ``default``)."""
+    if metrics is None:
+        return [_metric(k) for k in default]
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    return [_metric(k) for k in metrics]
+
+
+def format_value(key, value):
+    """Format one figure the way the published tables do."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    v = float(value)
+    if not math.isfinite(v):
+        return "-"
+    if abs(v) >= 1e15:
+        return f"{v:.3g}"  # beyond any real figure: no wall of digits
+    if key in ("iops", "iops_per_core"):
+        return f"{v:,.0f}"
+    if key == "cpu_total_pct":
+        return f"{v:.2f}"
+    if abs(v) >= 0.01 or v == 0:
+        return f"{v:.3f}" if abs(v) < 1000 else f"{v:,.1f}"
+    # Sub-0.01 figures (ns-scale latencies in ms): three significant digits, no exponent.
+    decimals = min(12, 2 - math.floor(math.log10(abs(v))))
+    return f"{v:.{decimals}f}"
+
+
+def _num(v):
+    if v is None or isinstance(v, bool):
+        return math.nan
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def bw_gib(d):
+    """Bandwidth in GiB/s of one direction's figures (NaN when absent)."""
+    if d.get("bw_gib_s") is not None:
+        return _num(d["bw_gib_s"])
+    if d.get("bw_bytes_s") is not None:
+        return _num(d["bw_bytes_s"]) / 2**30
+    return math.nan
+
+
+_LAT_COLS = (("lat_mean_ms", "mean"), ("lat_p50_ms", "p50"), ("lat_p90_ms", "p90"),
+             ("lat_p99_ms", "p99"), ("lat_p99_9_ms", "p99.9"))
+
+
+def _direction_figures(d):
+    d = d if isinstance(d, dict) else {}
+    lat = d.get("lat_ns") if isinstance(d.get("lat_ns"), dict) else {}
+    out = {"bw_gib_s": bw_gib(d), "iops": _num(d.get("iops"))}
+    for col, key in _LAT_COLS:
+        out[col] = _num(lat.get(key)) / 1e6
+    return out
+
+
+# Columns of to_frame(), in order; mixed rw adds read_*/write_* columns after them.
+FRAME_COLUMNS = (
+    "stack", "engine", "cell", "op", "rw", "bs", "qd", "jobs", "repeat", "target",
+    "bw_gib_s", "iops", "lat_mean_ms", "lat_p50_ms", "lat_p90_ms", "lat_p99_ms", "lat_p99_9_ms",
+    "cpu_total_pct", "cpu_us_per_io", "iops_per_core", "process_cores", "duration_s",
+    "source", "cancelled",
+)
+_DIRECTION_COLS = ("bw_gib_s", "iops") + tuple(c for c, _ in _LAT_COLS)
+
+
+def figures(r):
+    """The analysis figures of one Result (``r.meta``, ``r.data``) as a flat dict: the
+    labels, then the figures of its op (both directions summed for mixed rw, with
+    read_*/write_* columns besides), CPU, duration, source."""
+    m = r.meta
+    data = r.data
+    row = {k: m.get(k) for k in ("stack", "engine", "cell", "op", "rw", "bs", "qd", "jobs",
+                                  "repeat", "target")}
+    op = m.get("op")
+    if op in ("read", "write"):
+        row.update(_direction_figures(data.get(op)))
+        mixed = None
+    else:
+        rd, wr = _direction_figures(data.get("read")), _direction_figures(data.get("write"))
+        tot = {"bw_gib_s": _nansum(rd["bw_gib_s"], wr["bw_gib_s"]),
+               "iops": _nansum(rd["iops"], wr["iops"])}
+        # Mean latency over both directions weighted by their I/O rates; percentiles of the
+        # union are not recoverable from the two summaries, so they stay NaN.
+        w_r, w_w = _nz(rd["iops"]), _nz(wr["iops"])
+        if w_r + w_w > 0:
+            tot["lat_mean_ms"] = (_nz(rd["lat_mean_ms"]) * w_r + _nz(wr["lat_mean_ms"]) * w_w) / (w_r + w_w)
+        else:
+            tot["lat_mean_ms"] = math.nan
+        for c, _ in _LAT_COLS[1:]:
+            tot[c] = math.nan
+        row.update(tot)
+        mixed = (rd, wr)
+    cpu = data.get("cpu") if isinstance(data.get("cpu"), dict) else {}
+    row["cpu_total_pct"] = _num(cpu.get("system_pct"))
+    row["cpu_us_per_io"] = _num(cpu.get("cpu_us_per_io"))
+    row["iops_per_core"] = _num(cpu.get("iops_per_core"))
+    row["process_cores"] = _num(cpu.get("process_cores"))
+    row["duration_s"] = _num(data.get("duration_s"))
+    row["source"] = data.get("source", "nvbench")
+    row["cancelled"] = bool(data.get("cancelled", False))
+    if mixed:
+        for prefix, figs in zip(("read_", "write_"), mixed):
+            for c in _DIRECTION_COLS:
+                row[prefix + c] = figs[c]
+    return row
+
+
+def _nz(v):
+    return 0.0 if math.isnan(v) else v
+
+
+def _nansum(a, b):
+    if math.isnan(a) and math.isnan(b):
+        return math.nan
+    return _nz(a) + _nz(b)
