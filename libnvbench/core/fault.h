@@ -26,11 +26,7 @@
 
 #include "core/engine.h"
 
-/* Bits of struct nvb__io.flags set by the wrapper (bit 0 is the runner's). */
-#define NVB__IOF_FAULT_ERR   0x02u  /* failed with cfg.err without reaching the engine */
-#define NVB__IOF_FAULT_SHORT 0x04u  /* transfer cut short */
-#define NVB__IOF_FAULT_DELAY 0x08u  /* completion held back */
-#define NVB__IOF_FAULT_ALL   (NVB__IOF_FAULT_ERR | NVB__IOF_FAULT_SHORT | NVB__IOF_FAULT_DELAY)
+/* The wrapper records its decisions in io->flags: NVB__IOF_FAULT_* (core/engine.h). */
 
 struct nvb__fault_cfg {
     double   rate;          /* probability of an injected error, 0..1 */

@@ -534,8 +534,6 @@ static void job_reset_stats(struct job *j)
         j->st[t].errors = 0;
 }
 
-#define IOF_RAMP 1   /* submitted during ramp: not counted */
-#define IOF_INFLIGHT 0x10 /* handed to the engine, not yet back (the watchdog's scan) */
 /* A blocking reap() returns after this long at most (or io_timeout when
  * shorter) so that a job notices its watchdog and stop requests. */
 #define WAIT_SLICE_NS 100000000ull
@@ -629,7 +627,7 @@ static void job_loop(struct job *j)
                 io->target = (uint16_t)t;
                 io->dir = (uint8_t)(mixed ? (rng_below(&j->rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
                 io->len = bs;
-                io->flags = (measuring ? 0 : IOF_RAMP) | IOF_INFLIGHT;
+                io->flags = (measuring ? 0 : NVB__IOF_RAMP) | NVB__IOF_INFLIGHT;
                 io->res = 0;
                 io->t_done = 0;
                 if (verify && io->dir == NVB_WRITE)
@@ -652,7 +650,7 @@ static void job_loop(struct job *j)
                 for (unsigned i = 0; i < n; i++) {
                     if (j->vtrack)
                         vset_del(j, j->vkey[j->batch[i]->slot]);
-                    j->batch[i]->flags &= (uint8_t)~IOF_INFLIGHT;
+                    j->batch[i]->flags &= (uint8_t)~NVB__IOF_INFLIGHT;
                     j->freel[nfree++] = j->batch[i];
                 }
                 n = 0;
@@ -712,11 +710,11 @@ static void job_loop(struct job *j)
         int count = !end_ns || now <= end_ns;
         for (int i = 0; i < got; i++) {
             struct nvb__io *io = j->done[i];
-            io->flags &= (uint8_t)~IOF_INFLIGHT;
+            io->flags &= (uint8_t)~NVB__IOF_INFLIGHT;
             j->freel[nfree++] = io;
             if (j->vtrack)
                 vset_del(j, j->vkey[io->slot]);
-            if (!count || (io->flags & IOF_RAMP))
+            if (!count || (io->flags & NVB__IOF_RAMP))
                 continue;
             int d = io->dir;
             struct nvb__tstat *ts = &j->st[io->target];
@@ -786,7 +784,7 @@ static void job_loop(struct job *j)
             const struct nvb__io *old = NULL;
             for (unsigned s = 0; s < qd; s++) {
                 const struct nvb__io *x = &j->ios[s];
-                if (!(x->flags & IOF_INFLIGHT) || now - x->t_sub < io_timeout)
+                if (!(x->flags & NVB__IOF_INFLIGHT) || now - x->t_sub < io_timeout)
                     continue;
                 stale++;
                 if (!old || x->t_sub < old->t_sub)
