@@ -400,6 +400,11 @@ struct job {
     uint64_t by_errno[NVB__ERRNO_SLOTS];
     uint64_t errors, short_ios, errors_dir[2];
     struct nvb__fault *fault;    /* fault.* keys: wraps the engine's submit/reap */
+    /* What the loop calls: the engine's submit/reap on its state, or the
+     * fault wrapper's around them, chosen once in job_setup(). */
+    int (*submit)(void *state, struct nvb__io **ios, unsigned n);
+    int (*reap)(void *state, struct nvb__io **out, unsigned max, unsigned min);
+    void *io_state;
     uint64_t fault_err[2], fault_short[2], fault_delayed[2];
     uint64_t verify_checked, verify_mismatches;
     uint64_t verify_by_field[NVB__VF_COUNT];
@@ -642,7 +647,7 @@ static void job_loop(struct job *j)
             uint64_t ts = nvb__now_ns();
             for (unsigned i = 0; i < n; i++)
                 j->batch[i]->t_sub = ts;
-            int rc = j->fault ? nvb__fault_submit(j->fault, j->batch, n) : e->submit(j->est, j->batch, n);
+            int rc = j->submit(j->io_state, j->batch, n);
             if (rc < 0) {
                 j->rc = rc;
                 snprintf(j->why, sizeof j->why, "engine %s: submit failed: %s", e->name, nvb_strerror(rc));
@@ -678,7 +683,7 @@ static void job_loop(struct job *j)
             minw = cbatch < inflight ? cbatch : inflight;
         if (stopping && j->fault)
             nvb__fault_expire(j->fault); /* held-back completions do not hold up the stop */
-        int got = j->fault ? nvb__fault_reap(j->fault, j->done, qd, minw) : e->reap(j->est, j->done, qd, minw);
+        int got = j->reap(j->io_state, j->done, qd, minw);
         if (got < 0) {
             if (got == -EINTR || got == -EAGAIN) {
                 now = nvb__now_ns();
@@ -1041,6 +1046,9 @@ static int job_setup(struct job *j)
         snprintf(j->why, sizeof j->why, "out of memory for fault injection in job %u", j->idx);
         return rc;
     }
+    j->submit = j->fault ? nvb__fault_submit : e->submit;
+    j->reap = j->fault ? nvb__fault_reap : e->reap;
+    j->io_state = j->fault ? (void *)j->fault : j->est;
     j->rng = w->seed ^ (0x8bb84b93962eacc9ull * (j->idx + 1));
     return 0;
 }
