@@ -4,7 +4,8 @@
  *   plan.c       validation and the plan, the memory and descriptor
  *                estimates, taking the hold on the targets
  *   layout.c     the targets in the result, scratch files created and laid out
- *   job.c        job setup and teardown, and the submit/reap loop
+ *   job.c        a job's thread and its submit/reap loop
+ *   job_setup.c  job setup and teardown, the jobs dealt their targets
  *   sampler.c    time series, progress, poll/cancel checks, CPU sampling
  *   aggregate.c  per job -> per target -> totals, end-of-run warnings
  *   cancel.c     nvb_cancel_*
@@ -64,7 +65,7 @@ void nvb__plan_free(struct plan *p);
  * locked, checked for use, and kept open to the end. */
 int  nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, char *err, size_t errlen);
 
-/* ---- jobs and the run (job.c) ---- */
+/* ---- jobs and the run (job.c, job_setup.c) ---- */
 
 struct live {                    /* single writer (the job), read by the runner thread */
     uint64_t ios[2], bytes[2], lat_sum[2], errors;
@@ -152,6 +153,16 @@ static inline uint64_t nvb__rng_next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+/* A blocking reap() returns after this long at most (or io_timeout when
+ * shorter) so that a job notices its watchdog and stop requests. */
+#define WAIT_SLICE_NS 100000000ull
+
+/* On the job's thread: everything the loop needs (job_setup.c). 0, or
+ * negative errno with the reason in j->why. */
+int   nvb__job_setup(struct job *j);
+/* What the job set up, released; buffers the device may still write into
+ * after the watchdog gave up on them stay allocated. */
+void  nvb__job_release(struct job *j);
 /* r->jobs for the plan: targets dealt, budgets and rates split, CPUs
  * assigned. 0 or -ENOMEM (the error is set in res). */
 int   nvb__jobs_new(struct run *r, struct nvb_result *res);
