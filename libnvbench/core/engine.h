@@ -23,7 +23,7 @@ struct nvb__io {
     uint32_t  slot;      /* 0..qd-1, stable: index of buf for fixed buffers */
     uint16_t  target;    /* index into ctx->fds */
     uint8_t   dir;       /* NVB_READ / NVB_WRITE */
-    uint8_t   flags;
+    uint8_t   flags;     /* NVB__IOF_* below; engines leave them alone */
     int64_t   res;
     uint64_t  t_sub;     /* submission stamp (ns): the runner's, one per submit
                           * batch; an engine that issues the slots of a batch
@@ -36,6 +36,15 @@ struct nvb__io {
                           * when reap() returns */
     void     *eng;       /* engine-private per-slot data */
 };
+
+/* Bits of struct nvb__io.flags, all defined here so that no two owners
+ * pick the same bit: the runner's and the fault wrapper's (core/fault.h). */
+#define NVB__IOF_RAMP        0x01u  /* runner: submitted during the ramp, not counted */
+#define NVB__IOF_FAULT_ERR   0x02u  /* fault: failed with cfg.err without reaching the engine */
+#define NVB__IOF_FAULT_SHORT 0x04u  /* fault: transfer cut short */
+#define NVB__IOF_FAULT_DELAY 0x08u  /* fault: completion held back */
+#define NVB__IOF_FAULT_ALL   (NVB__IOF_FAULT_ERR | NVB__IOF_FAULT_SHORT | NVB__IOF_FAULT_DELAY)
+#define NVB__IOF_INFLIGHT    0x10u  /* runner: handed to the engine, not yet back (the watchdog's scan) */
 
 enum nvb__opt_type {
     NVB__OPT_BOOL = 1,      /* 0/1 */

@@ -111,8 +111,9 @@ void nvb__fault_free(struct nvb__fault *f)
     free(f);
 }
 
-int nvb__fault_submit(struct nvb__fault *f, struct nvb__io **ios, unsigned n)
+int nvb__fault_submit(void *state, struct nvb__io **ios, unsigned n)
 {
+    struct nvb__fault *f = state;
     unsigned np = 0, failed = 0;
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
@@ -166,8 +167,9 @@ unsigned nvb__fault_in_engine(const struct nvb__fault *f)
     return f->in_engine;
 }
 
-int nvb__fault_reap(struct nvb__fault *f, struct nvb__io **out, unsigned max, unsigned min)
+int nvb__fault_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
 {
+    struct nvb__fault *f = state;
     unsigned got = 0;
     int polled = 0;
     if (min > max)

@@ -26,11 +26,7 @@
 
 #include "core/engine.h"
 
-/* Bits of struct nvb__io.flags set by the wrapper (bit 0 is the runner's). */
-#define NVB__IOF_FAULT_ERR   0x02u  /* failed with cfg.err without reaching the engine */
-#define NVB__IOF_FAULT_SHORT 0x04u  /* transfer cut short */
-#define NVB__IOF_FAULT_DELAY 0x08u  /* completion held back */
-#define NVB__IOF_FAULT_ALL   (NVB__IOF_FAULT_ERR | NVB__IOF_FAULT_SHORT | NVB__IOF_FAULT_DELAY)
+/* The wrapper records its decisions in io->flags: NVB__IOF_FAULT_* (core/engine.h). */
 
 struct nvb__fault_cfg {
     double   rate;          /* probability of an injected error, 0..1 */
@@ -55,12 +51,13 @@ struct nvb__fault;
 int  nvb__fault_new(const struct nvb__fault_cfg *cfg, const struct nvb__engine *inner, void *inner_state,
                     unsigned qd, struct nvb__fault **out);
 void nvb__fault_free(struct nvb__fault *f);
-/* The engine's submit/reap contract (engine.h), with faults applied; one
- * difference: while completions are held back, reap() returns after at
- * most 10 ms even with fewer than min, so that the caller can notice a
- * stop (the runner loops). */
-int  nvb__fault_submit(struct nvb__fault *f, struct nvb__io **ios, unsigned n);
-int  nvb__fault_reap(struct nvb__fault *f, struct nvb__io **out, unsigned max, unsigned min);
+/* The engine's submit/reap contract (engine.h), with faults applied, and
+ * its signatures (state is the struct nvb__fault), so that a job picks
+ * these or the engine's once at setup; one difference: while completions
+ * are held back, reap() returns after at most 10 ms even with fewer than
+ * min, so that the caller can notice a stop (the runner loops). */
+int  nvb__fault_submit(void *state, struct nvb__io **ios, unsigned n);
+int  nvb__fault_reap(void *state, struct nvb__io **out, unsigned max, unsigned min);
 /* I/Os handed to the engine and not yet returned by it (the rest of what
  * the caller has in flight is held back here, already complete). */
 unsigned nvb__fault_in_engine(const struct nvb__fault *f);

@@ -1,5 +1,6 @@
 /*
- * Core internals shared by workload.c, runner.c, result.c and json.c.
+ * Core internals shared by the files of core/ (the workload, the run, the
+ * result and its JSON); what only the run's files share is in core/run.h.
  */
 #ifndef NVB_CORE_INTERNAL_H
 #define NVB_CORE_INTERNAL_H
@@ -239,6 +240,9 @@ void nvb__result_warn_utf8(struct nvb_result *r, const struct nvb_workload *w);
 void nvb__result_seterr(struct nvb_result *r, int err, const char *msg);
 int  nvb__result_ts_push(struct nvb_result *r, const struct nvb__tsample *s);
 void nvb__dstat_free(struct nvb__dstat *d);
+/* dst += src: counts, and the histogram (allocated in dst when missing);
+ * 0 or -ENOMEM (the counts are added all the same). merge.c. */
+int  nvb__dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src);
 /* Derived CPU figures (json.c and getters share them). */
 struct nvb__cpu_derived {
     double process_cores, cpu_us_per_io, iops_per_core, background_pct;
@@ -265,7 +269,7 @@ struct nvb__json {
 };
 int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j);
 
-/* What a run's buffers and latency histograms take (runner.c): checked
+/* What a run's buffers and latency histograms take (plan.c): checked
  * against the machine's memory before the run. */
 struct nvb__run_mem {
     uint64_t buffers;           /* bs x qd x jobs */

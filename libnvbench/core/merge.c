@@ -14,7 +14,7 @@
 
 #include "core/internal.h"
 
-static int dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src)
+int nvb__dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src)
 {
     dst->ios += src->ios;
     dst->bytes += src->bytes;
@@ -96,7 +96,7 @@ static int tstat_copy(struct nvb__tstat *dst, const struct nvb__tstat *src, cons
     if (!(dst->host = nvb__strdup(src->host ? src->host : host)))
         return -ENOMEM;
     for (int d = 0; d < 2; d++)
-        if (dstat_add(&dst->d[d], &src->d[d]))
+        if (nvb__dstat_add(&dst->d[d], &src->d[d]))
             return -ENOMEM;
     return 0;
 }
@@ -404,7 +404,7 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         }
         /* counts */
         for (int d = 0; d < 2; d++) {
-            if (dstat_add(&m->tot[d], &p->tot[d]))
+            if (nvb__dstat_add(&m->tot[d], &p->tot[d]))
                 return -ENOMEM;
             m->errors_dir[d] += p->errors_dir[d];
             m->fault_err[d] += p->fault_err[d];

@@ -1,0 +1,119 @@
+/*
+ * Summing up a run after its jobs were joined: per job per target -> per
+ * target -> totals (exact sums, one histogram merge: nvb__dstat_add), the
+ * ends of the measured window, the end-of-run warnings and the run's
+ * status.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/run.h"
+
+/* One job's counters into the result. */
+static void job_merge(struct run *r, struct nvb_result *res, unsigned i)
+{
+    const struct job *j = &r->jobs[i];
+    for (unsigned t = 0; t < j->nt; t++) {
+        struct nvb__tstat *dst = &res->tg[j->tmap[t]];
+        for (int d = 0; d < 2; d++)
+            nvb__dstat_add(&dst->d[d], &j->st[t].d[d]); /* out of memory: the sums, without the histogram */
+        dst->errors += j->st[t].errors;
+    }
+    for (int e = 0; e < NVB__ERRNO_SLOTS; e++)
+        res->by_errno[e] += j->by_errno[e];
+    res->errors += j->errors;
+    res->short_ios += j->short_ios;
+    for (int d = 0; d < 2; d++) {
+        res->errors_dir[d] += j->errors_dir[d];
+        res->fault_err[d] += j->fault_err[d];
+        res->fault_short[d] += j->fault_short[d];
+        res->fault_delayed[d] += j->fault_delayed[d];
+    }
+    res->verify_checked += j->verify_checked;
+    res->verify_mismatches += j->verify_mismatches;
+    for (int f = 0; f < NVB__VF_COUNT; f++)
+        res->verify_by_field[f] += j->verify_by_field[f];
+    for (unsigned k = 0; k < j->nfirst_mm && res->nfirst_mismatch < NVB__VERIFY_FIRST; k++)
+        res->first_mismatch[res->nfirst_mismatch++] = j->first_mm[k];
+    if (j->rc < 0 && !res->err)
+        nvb__result_seterr(res, j->rc, j->why);
+    if (j->note[0])
+        nvb__result_warn(res, "engine %s, job %u: %s", r->p->eng->name, i, j->note);
+    if (j->abandoned)
+        nvb__result_warn(res, "watchdog: job %u abandoned %u I/O%s in flight; %u buffers of %" PRIu64
+                         " bytes stay allocated until the process exits (the device may still write into them)",
+                         i, j->abandoned, j->abandoned == 1 ? "" : "s", r->p->qd, r->w->bs);
+}
+
+/* The measured window: its length, and its wall-clock ends for merging
+ * with other hosts' runs. */
+static void window_ends(struct run *r, struct nvb_result *res)
+{
+    uint64_t t_end = r->meas_ns;
+    for (unsigned i = 0; i < r->p->jobs; i++)
+        if (r->jobs[i].t_end > t_end)
+            t_end = r->jobs[i].t_end;
+    res->duration_s = (double)(t_end - r->meas_ns) / 1e9;
+    uint64_t t_first = t_end;
+    for (unsigned i = 0; i < r->p->jobs; i++)
+        if (r->jobs[i].t_end < t_first)
+            t_first = r->jobs[i].t_end;
+    res->end_wall_ns = res->start_wall_ns + (t_end - r->go_ns);
+    res->first_done_wall_ns = res->start_wall_ns + (t_first - r->go_ns);
+}
+
+static void end_warnings(struct nvb_result *res)
+{
+    if (res->cpu_valid && res->steal_pct > 5.0)
+        nvb__result_warn(res, "steal time %.1f%%: the hypervisor took CPU from this machine; figures are noisy",
+                         res->steal_pct);
+    if (res->cpu_valid) {
+        struct nvb__cpu_derived cd;
+        nvb__cpu_derive(res, &cd);
+        if (cd.background_pct > 10.0)
+            nvb__result_warn(res, "the machine was not quiet: %.1f%% of all CPU time was used by other "
+                             "processes during the run", cd.background_pct);
+    }
+    if (res->short_ios)
+        nvb__result_warn(res, "%" PRIu64 " short transfers counted as errors (EIO)", res->short_ios);
+    if (res->verify_mismatches)
+        nvb__result_warn(res, "verify: %" PRIu64 " of %" PRIu64 " blocks read did not match what was written",
+                         res->verify_mismatches, res->verify_checked);
+}
+
+/* The run's error: a job's, the first I/O error, or a cancellation. */
+static int run_status(struct run *r, struct nvb_result *res, int rc)
+{
+    if (r->io_err && !res->err) {
+        nvb__result_seterr(res, r->io_err, r->io_err_msg);
+        rc = r->io_err;
+    }
+    if (r->cancel && r->cancel->flag && !res->err) {
+        res->cancelled = 1;
+        nvb__result_seterr(res, -ECANCELED, "cancelled");
+        rc = -ECANCELED;
+    } else if (r->stop && !res->err && !r->io_err) {
+        /* stopped by the progress or poll callback */
+        res->cancelled = 1;
+        nvb__result_seterr(res, -ECANCELED, "cancelled by the caller's callback");
+        rc = -ECANCELED;
+    }
+    if (res->err && rc == 0)
+        rc = res->err;
+    return rc;
+}
+
+int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc)
+{
+    for (unsigned i = 0; i < r->p->jobs; i++)
+        job_merge(r, res, i);
+    window_ends(r, res);
+    for (unsigned t = 0; t < r->p->nt; t++)
+        for (int d = 0; d < 2; d++)
+            nvb__dstat_add(&res->tot[d], &res->tg[t].d[d]);
+    end_warnings(res);
+    return run_status(r, res, rc);
+}

@@ -1,0 +1,488 @@
+/*
+ * Jobs: one thread each, set up on its own thread (job_setup.c), then the
+ * measurement loop, then teardown.
+ *
+ * The hot loop (job_loop) takes no locks, allocates nothing and makes no
+ * system calls beyond the engine's own and the vDSO clock: one clock read
+ * per submission batch and one per completion batch. Every completion
+ * harvested by one reap() call is stamped with the time that call returned:
+ * those completions were all observed at that instant, so a per-completion
+ * clock read would only add the harvest loop's own time to their latency.
+ * Counters are per job and merged when the jobs have finished (aggregate.c);
+ * the live figures the calling thread reads for the time series are
+ * single-writer relaxed atomics. Everything the loop calls per I/O is in
+ * this file, so that the compiler can inline it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/run.h"
+
+static inline uint64_t rng_below(uint64_t *s, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)nvb__rng_next(s) * n) >> 64);
+}
+
+/* The set of blocks a job has in flight (verify=1 with writes): linear
+ * probing, deletion by backward shift, so no tombstones; at most qd keys in
+ * 2*qd or more slots. */
+static inline unsigned vset_slot(uint64_t key, unsigned mask)
+{
+    return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+}
+
+static int vset_has(const struct job *j, uint64_t key)
+{
+    for (unsigned i = vset_slot(key, j->vmask);; i = (i + 1) & j->vmask) {
+        if (j->vset[i] == key)
+            return 1;
+        if (!j->vset[i])
+            return 0;
+    }
+}
+
+static void vset_add(struct job *j, uint64_t key)
+{
+    unsigned i = vset_slot(key, j->vmask);
+    while (j->vset[i])
+        i = (i + 1) & j->vmask;
+    j->vset[i] = key;
+}
+
+static void vset_del(struct job *j, uint64_t key)
+{
+    unsigned i = vset_slot(key, j->vmask);
+    while (j->vset[i] != key) {
+        if (!j->vset[i])
+            return;
+        i = (i + 1) & j->vmask;
+    }
+    for (unsigned k = (i + 1) & j->vmask; j->vset[k]; k = (k + 1) & j->vmask) {
+        unsigned home = vset_slot(j->vset[k], j->vmask);
+        /* move k into the hole at i unless its home lies cyclically in (i, k] */
+        if (((k - home) & j->vmask) >= ((k - i) & j->vmask)) {
+            j->vset[i] = j->vset[k];
+            i = k;
+        }
+    }
+    j->vset[i] = 0;
+}
+
+static inline uint64_t vkey_of(unsigned t, uint64_t blk) { return ((uint64_t)t << 48 | blk) + 1; }
+
+static void job_publish(struct job *j, const uint64_t ios[2], const uint64_t bytes[2], const uint64_t lat[2])
+{
+    for (int d = 0; d < 2; d++) {
+        nvb__live_store(&j->live.ios[d], ios[d]);
+        nvb__live_store(&j->live.bytes[d], bytes[d]);
+        nvb__live_store(&j->live.lat_sum[d], lat[d]);
+    }
+    nvb__live_store(&j->live.errors, j->errors);
+}
+
+static void job_reset_stats(struct job *j)
+{
+    for (unsigned t = 0; t < j->nt; t++)
+        for (int d = 0; d < 2; d++) {
+            j->st[t].d[d].ios = j->st[t].d[d].bytes = 0;
+            if (j->st[t].d[d].hist)
+                nvb__hist_init(j->st[t].d[d].hist);
+        }
+    j->st[0].errors = 0;
+    memset(j->by_errno, 0, sizeof j->by_errno);
+    j->errors = j->short_ios = 0;
+    for (int d = 0; d < 2; d++)
+        j->errors_dir[d] = j->fault_err[d] = j->fault_short[d] = j->fault_delayed[d] = 0;
+    j->verify_checked = j->verify_mismatches = 0;
+    memset(j->verify_by_field, 0, sizeof j->verify_by_field);
+    j->nfirst_mm = 0;
+    for (unsigned t = 0; t < j->nt; t++)
+        j->st[t].errors = 0;
+}
+
+/* Of the job's I/Os in flight, those the engine still has, which the
+ * device may yet write into: completions the fault wrapper holds back are
+ * done. */
+static unsigned in_engine(const struct job *j, unsigned inflight)
+{
+    return j->fault ? nvb__fault_in_engine(j->fault) : inflight;
+}
+
+static int run_stopping(struct run *r)
+{
+    if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+        return 1;
+    if (r->cancel && __atomic_load_n(&r->cancel->flag, __ATOMIC_RELAXED))
+        return 1;
+    return 0;
+}
+
+/* What the loop reads and never changes, set once from the workload. */
+struct loop_cfg {
+    unsigned qd, sbatch, cbatch, rwmix;
+    int      rnd, mixed, wdir, verify;
+    uint32_t bs;
+    uint64_t seed;
+};
+
+/* The loop's per-I/O steps are named functions the compiler must inline:
+ * steps of one loop, not calls per I/O. */
+#define LOOP_STEP static inline __attribute__((always_inline))
+
+/* Up to room I/Os into j->batch: target, block, direction, and with verify
+ * the block's contents. Returns how many: fewer when verify finds the next
+ * block in flight (the loop then waits for completions). */
+LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned room, unsigned *nfree_p,
+                               unsigned *tnext_p, int measuring)
+{
+    const int rnd = c->rnd, mixed = c->mixed, wdir = c->wdir, verify = c->verify;
+    const unsigned rwmix = c->rwmix;
+    const uint32_t bs = c->bs;
+    const uint64_t seed = c->seed;
+    unsigned nfree = *nfree_p, tnext = *tnext_p, n = 0;
+    while (n < room) {
+        struct nvb__io *io = j->freel[--nfree];
+        unsigned t = tnext;
+        if (++tnext == j->nt)
+            tnext = 0;
+        uint64_t blk;
+        if (rnd) {
+            blk = rng_below(&j->rng, j->nblocks[t]);
+            for (int tries = 0; j->vtrack && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
+                blk = rng_below(&j->rng, j->nblocks[t]);
+        } else {
+            blk = j->seqpos[t];
+        }
+        if (j->vtrack) {
+            if (vset_has(j, vkey_of(t, blk))) {
+                j->freel[nfree++] = io; /* busy: wait for completions */
+                break;
+            }
+            j->vkey[io->slot] = vkey_of(t, blk);
+            vset_add(j, j->vkey[io->slot]);
+            blk = j->vrank[t] + j->vstride[t] * blk;
+        }
+        if (!rnd && ++j->seqpos[t] == j->nblocks[t])
+            j->seqpos[t] = 0;
+        io->off = j->st[t].region_off + blk * bs;
+        io->target = (uint16_t)t;
+        io->dir = (uint8_t)(mixed ? (rng_below(&j->rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
+        io->len = bs;
+        io->flags = (measuring ? 0 : NVB__IOF_RAMP) | NVB__IOF_INFLIGHT;
+        io->res = 0;
+        io->t_done = 0;
+        if (verify && io->dir == NVB_WRITE)
+            nvb__vblock_fill(io->buf, bs, seed, j->tmap[t], io->off, (uint64_t)(j->idx + 1) << 40 | ++j->wseq);
+        j->batch[n++] = io;
+    }
+    *nfree_p = nfree;
+    *tnext_p = tnext;
+    return n;
+}
+
+/* submit() failed (fatal): the batch goes back to the free list and the
+ * run stops. */
+static void job_submit_failed(struct job *j, int rc, unsigned n, unsigned *nfree)
+{
+    j->rc = rc;
+    snprintf(j->why, sizeof j->why, "engine %s: submit failed: %s", j->run->p->eng->name, nvb_strerror(rc));
+    __atomic_store_n(&j->run->stop, 1, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < n; i++) {
+        if (j->vtrack)
+            vset_del(j, j->vkey[j->batch[i]->slot]);
+        j->batch[i]->flags &= (uint8_t)~NVB__IOF_INFLIGHT;
+        j->freel[(*nfree)++] = j->batch[i];
+    }
+}
+
+/* An I/O failed in a run that stops at errors: the run stops, and the
+ * first such error is the run's. */
+static void job_stop_at_error(struct job *j, const struct nvb__io *io, int d)
+{
+    struct run *r = j->run;
+    if (r->w->continue_on_error || __atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+        return;
+    __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+    nvb__mutex_lock(r->mu); /* once per run, not in the steady state */
+    if (!r->io_err) {
+        r->io_err = io->res < 0 ? (int)io->res : -EIO;
+        snprintf(r->io_err_msg, sizeof r->io_err_msg,
+                 "%s error on target '%s' at offset %" PRIu64 " (%u bytes): %s%s",
+                 d == NVB_READ ? "read" : "write", r->p->t[j->tmap[io->target]].path, io->off,
+                 io->len, io->res < 0 ? nvb_strerror((int)io->res) : "short transfer",
+                 (io->flags & NVB__IOF_FAULT_ERR) ? " (injected: fault.rate)"
+                 : (io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0 ? " (injected: fault.short)" : "");
+    }
+    nvb__mutex_unlock(r->mu);
+}
+
+/* One completion of the measured window counted: latency, sums, the
+ * verify check of a read, or the error with its errno. */
+LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io *io, uint64_t now, uint64_t ios[2],
+                         uint64_t bytes[2], uint64_t lat[2])
+{
+    int d = io->dir;
+    struct nvb__tstat *ts = &j->st[io->target];
+    if (io->flags & NVB__IOF_FAULT_DELAY)
+        j->fault_delayed[d]++;
+    const uint64_t t_done = io->t_done ? io->t_done : now;
+    if (io->res == (int64_t)io->len) {
+        uint64_t l = t_done > io->t_sub ? t_done - io->t_sub : 0;
+        nvb__hist_add(ts->d[d].hist, l);
+        ts->d[d].ios++;
+        ts->d[d].bytes += io->len;
+        ios[d]++;
+        bytes[d] += io->len;
+        lat[d] += l;
+        if (c->verify && d == NVB_READ) {
+            struct nvb__vmismatch mm;
+            j->verify_checked++;
+            int f = nvb__vblock_check(io->buf, io->len, c->seed, j->tmap[io->target], io->off, &mm);
+            if (f != NVB__VF_OK) {
+                if (j->nfirst_mm < NVB__VERIFY_FIRST)
+                    j->first_mm[j->nfirst_mm++] = mm;
+                j->verify_by_field[f]++;
+                j->verify_mismatches++;
+            }
+        }
+    } else {
+        int en = io->res < 0 ? (int)-io->res : EIO;
+        if (io->res >= 0)
+            j->short_ios++;
+        if (io->flags & NVB__IOF_FAULT_ERR)
+            j->fault_err[d]++;
+        else if ((io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0)
+            j->fault_short[d]++;
+        if (j->run->w->lat_include_errors)
+            nvb__hist_add(ts->d[d].hist, t_done > io->t_sub ? t_done - io->t_sub : 0);
+        j->errors++;
+        j->errors_dir[d]++;
+        ts->errors++;
+        j->by_errno[en < NVB__ERRNO_SLOTS ? en : NVB__ERRNO_SLOTS - 1]++;
+        job_stop_at_error(j, io, d);
+    }
+}
+
+/* The device has not answered for io_timeout: give up on what is in
+ * flight rather than wait forever (a removed or hung device). Its slots
+ * and buffers stay allocated: the kernel may still write into them. */
+static void job_stalled(struct job *j, uint64_t now, uint64_t wd_ref, unsigned inflight, uint64_t io_timeout)
+{
+    j->rc = -ETIMEDOUT;
+    j->abandoned = in_engine(j, inflight);
+    snprintf(j->why, sizeof j->why,
+             "watchdog: job %u had %u I/O%s in flight and none completed for %.3g s (io_timeout=%.3g s): "
+             "the device stopped answering; the run stops and abandons them",
+             j->idx, inflight, inflight == 1 ? "" : "s", (double)(now - wd_ref) / 1e9,
+             (double)io_timeout / 1e9);
+    __atomic_store_n(&j->run->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* Returns 1 when only I/Os older than io_timeout are left in flight: the
+ * job abandons them. */
+static int job_scan_stale(struct job *j, uint64_t now, unsigned inflight, uint64_t io_timeout)
+{
+    struct run *r = j->run;
+    const unsigned qd = r->p->qd;
+    /* One I/O the device never answers, while the others go on: find
+     * it by its age (a scan of qd slots every scan_ns). The run stops;
+     * what still completes is taken, and once only such stale I/Os
+     * are left the job abandons them. */
+    unsigned stale = 0;
+    const struct nvb__io *old = NULL;
+    for (unsigned s = 0; s < qd; s++) {
+        const struct nvb__io *x = &j->ios[s];
+        if (!(x->flags & NVB__IOF_INFLIGHT) || now - x->t_sub < io_timeout)
+            continue;
+        stale++;
+        if (!old || x->t_sub < old->t_sub)
+            old = x;
+    }
+    if (stale && !j->stalled) {
+        j->stalled = 1;
+        j->rc = -ETIMEDOUT;
+        snprintf(j->why, sizeof j->why,
+                 "watchdog: job %u: a %s of target '%s' at offset %" PRIu64 " was in flight for %.3g s "
+                 "(io_timeout=%.3g s): the device stopped answering it; the run stops and abandons the "
+                 "I/Os still unanswered", j->idx, old->dir == NVB_WRITE ? "write" : "read",
+                 r->p->t[j->tmap[old->target]].path, old->off, (double)(now - old->t_sub) / 1e9,
+                 (double)io_timeout / 1e9);
+        __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+    }
+    if (stale && stale >= inflight) {
+        j->abandoned = in_engine(j, inflight);
+        return 1;
+    }
+    return 0;
+}
+
+static void job_loop(struct job *j)
+{
+    struct run *r = j->run;
+    const struct nvb_workload *w = r->w;
+    const struct nvb__engine *e = r->p->eng;
+    const unsigned qd = r->p->qd;
+    const int mixed = w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW;
+    const struct loop_cfg c = {
+        .qd = qd,
+        .sbatch = w->submit_batch && w->submit_batch < qd ? w->submit_batch : qd,
+        .cbatch = w->complete_batch ? w->complete_batch : 1,
+        .rwmix = w->rwmix,
+        .rnd = nvb__rw_random(w->rw),
+        .mixed = mixed,
+        .wdir = nvb__rw_writes(w->rw) && !mixed ? NVB_WRITE : NVB_READ,
+        .verify = w->verify && !(e->flags & NVB__ENG_NO_FILES),
+        .bs = (uint32_t)w->bs,
+        .seed = w->seed,
+    };
+    const uint64_t end_ns = r->end_ns;
+    const uint64_t meas_ns = r->meas_ns;
+    int measuring = meas_ns <= r->go_ns;
+    unsigned nfree = qd, inflight = 0, tnext = 0;
+    uint64_t budget = j->budget, issued = 0;
+    uint64_t ios[2] = {0, 0}, bytes[2] = {0, 0}, lat[2] = {0, 0};
+    uint64_t now = nvb__now_ns(), last_done = now;
+    const uint64_t t0 = now;
+    const uint64_t io_timeout = w->io_timeout_ns;
+    uint64_t wd_ref = now;  /* the watchdog's reference: last completion, or when the queue last filled from empty */
+    /* and how often it looks at the age of each I/O in flight */
+    const uint64_t scan_ns = io_timeout / 8 < WAIT_SLICE_NS ? io_timeout / 8 + 1 : WAIT_SLICE_NS;
+    uint64_t next_scan = now + scan_ns;
+
+    for (;;) {
+        int stopping = run_stopping(r) || (end_ns && now >= end_ns);
+        unsigned n = 0;
+        if (!stopping && budget) {
+            unsigned room = qd - inflight;
+            if (room > c.sbatch)
+                room = c.sbatch;
+            if (budget != UINT64_MAX && room > budget)
+                room = (unsigned)budget;
+            if (j->rate_ns) {
+                uint64_t allowed = (now - t0) / j->rate_ns + 1;
+                uint64_t can = allowed > issued ? allowed - issued : 0;
+                if (room > can)
+                    room = (unsigned)can;
+            }
+            n = job_prepare(j, &c, room, &nfree, &tnext, measuring);
+            if (budget != UINT64_MAX && measuring)
+                budget -= n;
+            issued += n;
+        }
+        if (n) {
+            uint64_t ts = nvb__now_ns();
+            for (unsigned i = 0; i < n; i++)
+                j->batch[i]->t_sub = ts;
+            int rc = j->submit(j->io_state, j->batch, n);
+            if (rc < 0) {
+                job_submit_failed(j, rc, n, &nfree);
+                n = 0;
+                stopping = 1;
+            }
+            if (!inflight)
+                wd_ref = ts;
+            inflight += n;
+        }
+        if (!inflight) {
+            if (stopping || !budget)
+                break;
+            if (j->rate_ns) { /* ahead of the rate: sleep to the next slot */
+                uint64_t next = t0 + issued * j->rate_ns;
+                if (end_ns && next > end_ns)
+                    next = end_ns;
+                if (next > now)
+                    nvb__sleep_ns(next - now);
+            }
+            now = nvb__now_ns();
+            continue;
+        }
+        unsigned minw = 0;
+        if (stopping || !budget || inflight >= qd || j->rate_ns || n == 0)
+            minw = c.cbatch < inflight ? c.cbatch : inflight;
+        if (stopping && j->fault)
+            nvb__fault_expire(j->fault); /* held-back completions do not hold up the stop */
+        int got = j->reap(j->io_state, j->done, qd, minw);
+        if (got < 0) {
+            if (got == -EINTR || got == -EAGAIN) {
+                now = nvb__now_ns();
+                continue;
+            }
+            j->rc = got;
+            snprintf(j->why, sizeof j->why, "engine %s: reaping completions failed: %s", e->name, nvb_strerror(got));
+            __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+            break; /* in-flight I/O is abandoned to the engine's teardown */
+        }
+        now = nvb__now_ns();
+        if (got > 0) {
+            wd_ref = now;
+        } else if (io_timeout && now - wd_ref >= io_timeout && !j->stalled) {
+            job_stalled(j, now, wd_ref, inflight, io_timeout);
+            break;
+        }
+        int count = !end_ns || now <= end_ns;
+        for (int i = 0; i < got; i++) {
+            struct nvb__io *io = j->done[i];
+            io->flags &= (uint8_t)~NVB__IOF_INFLIGHT;
+            j->freel[nfree++] = io;
+            if (j->vtrack)
+                vset_del(j, j->vkey[io->slot]);
+            if (!count || (io->flags & NVB__IOF_RAMP))
+                continue;
+            job_count(j, &c, io, now, ios, bytes, lat);
+            last_done = now;
+        }
+        inflight -= (unsigned)got;
+        job_publish(j, ios, bytes, lat);
+        if (io_timeout && inflight && now >= next_scan) {
+            next_scan = now + scan_ns;
+            if (job_scan_stale(j, now, inflight, io_timeout))
+                break;
+        }
+        if (!measuring && now >= meas_ns) {
+            /* ramp over: I/O submitted before now stays flagged and uncounted */
+            measuring = 1;
+            job_reset_stats(j);
+            for (int d = 0; d < 2; d++)
+                ios[d] = bytes[d] = lat[d] = 0;
+        }
+    }
+    if (end_ns && !run_stopping(r) && now >= end_ns)
+        j->t_end = end_ns;
+    else
+        j->t_end = last_done > meas_ns ? last_done : now;
+    if (j->t_end < meas_ns)
+        j->t_end = meas_ns;
+    job_publish(j, ios, bytes, lat);
+}
+
+void *nvb__job_main(void *arg)
+{
+    struct job *j = arg;
+    struct run *r = j->run;
+    int rc = nvb__job_setup(j);
+    nvb__mutex_lock(r->mu);
+    j->rc = rc;
+    r->nready++;
+    nvb__cond_signal_all(r->cv);
+    while (!r->go)
+        nvb__cond_wait(r->cv, r->mu, 0);
+    int go = r->go;
+    nvb__mutex_unlock(r->mu);
+    if (go > 0 && rc == 0) {
+        job_loop(j);
+        if (r->p->eng->note && j->est)
+            r->p->eng->note(j->est, j->note, sizeof j->note);
+    }
+    nvb__mutex_lock(r->mu);
+    r->ndone++;
+    nvb__cond_signal_all(r->cv);
+    /* Stay alive until the runner has sampled per-thread CPU. */
+    while (!r->release)
+        nvb__cond_wait(r->cv, r->mu, 0);
+    nvb__mutex_unlock(r->mu);
+    nvb__job_release(j);
+    return NULL;
+}

@@ -1,0 +1,383 @@
+/*
+ * Setting a job up and tearing it down: its arrays, its descriptors
+ * (opened again through the run's hold), the verify stripes, the buffers,
+ * the histograms and the engine's state; and, before the threads start,
+ * the jobs themselves (targets dealt, budgets and rates split, CPUs).
+ * The loop that runs between the two is in job.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/run.h"
+
+void nvb__job_release(struct job *j)
+{
+    const struct nvb__engine *e = j->run->p->eng;
+    nvb__fault_free(j->fault);
+    j->fault = NULL;
+    if (j->est) {
+        if (!j->abandoned)
+            e->teardown(j->est);
+        else if (e->abandon)
+            e->abandon(j->est);
+        j->est = NULL;
+    }
+    if (j->abandoned) {
+        /* The device may still complete the abandoned I/Os into these
+         * (DMA into freed heap memory would corrupt whatever reuses it):
+         * they stay allocated until the process exits. */
+        j->bufmem = NULL;
+        j->ios = NULL;
+    }
+    if (j->fds) {
+        for (unsigned t = 0; t < j->nt; t++)
+            if (j->fds[t] >= 0)
+                nvb__target_close(j->fds[t]);
+        free(j->fds);
+        j->fds = NULL;
+    }
+    nvb__free_aligned(j->bufmem);
+    j->bufmem = NULL;
+    free(j->bufs);
+    j->bufs = NULL;
+    free(j->ios);
+    free(j->freel);
+    free(j->batch);
+    free(j->done);
+    free(j->seqpos);
+    free(j->nblocks);
+    free(j->vset);
+    free(j->vkey);
+    free(j->vstride);
+    free(j->vrank);
+    j->vset = j->vkey = j->vstride = j->vrank = NULL;
+    free(j->eopts);
+    j->ios = NULL;
+    j->freel = j->batch = j->done = NULL;
+    j->seqpos = j->nblocks = NULL;
+    j->eopts = NULL;
+}
+
+/* The job's arrays: descriptors, positions, slots and lists. */
+static int job_alloc(struct job *j)
+{
+    struct run *r = j->run;
+    struct plan *p = r->p;
+    unsigned qd = p->qd;
+    j->fds = malloc(j->nt * sizeof *j->fds);
+    j->seqpos = calloc(j->nt, sizeof *j->seqpos);
+    j->nblocks = calloc(j->nt, sizeof *j->nblocks);
+    j->bufs = calloc(qd, sizeof *j->bufs);
+    j->ios = calloc(qd, sizeof *j->ios);
+    j->freel = calloc(qd, sizeof *j->freel);
+    j->batch = calloc(qd, sizeof *j->batch);
+    j->done = calloc(qd, sizeof *j->done);
+    j->eopts = calloc(NVB__ENGINE_MAX_OPTS, sizeof *j->eopts);
+    if (!j->fds || !j->seqpos || !j->nblocks || !j->bufs || !j->ios || !j->freel || !j->batch || !j->done || !j->eopts) {
+        snprintf(j->why, sizeof j->why, "out of memory setting up job %u", j->idx);
+        return -ENOMEM;
+    }
+    for (unsigned t = 0; t < j->nt; t++)
+        j->fds[t] = -1;
+    return 0;
+}
+
+/* Each target opened again through the run's hold, and where in it this
+ * job starts. */
+static int job_open_targets(struct job *j)
+{
+    struct run *r = j->run;
+    const struct nvb_workload *w = r->w;
+    struct plan *p = r->p;
+    const struct nvb__engine *e = p->eng;
+    int nofiles = (e->flags & NVB__ENG_NO_FILES) != 0;
+    /* A character device refuses O_DIRECT; passthrough I/O is direct anyway. */
+    int odirect = w->direct && !(e->flags & NVB__ENG_CHARDEV);
+    unsigned jobs_here = 0, rank = 0;
+    for (unsigned t = 0; t < j->nt; t++) {
+        const struct ptarget *pt = &p->t[j->tmap[t]];
+        if (!nofiles) {
+            int fd = nvb__hold_reopen(&pt->hold, (p->writes ? NVB__O_WRITE : 0) | (odirect ? NVB__O_DIRECT : 0));
+            if (fd == -ESTALE) {
+                snprintf(j->why, sizeof j->why, "target '%s' is no longer the file or device that was checked and "
+                         "opened for this run: refusing to write to it", pt->path);
+                return fd;
+            }
+            if (fd < 0) {
+                int hint = odirect && fd == -EINVAL;
+                snprintf(j->why, sizeof j->why, "cannot open target '%s'%s%s%s: %s%s", pt->path,
+                         strcmp(pt->file, pt->path) ? " as " : "", strcmp(pt->file, pt->path) ? pt->file : "",
+                         odirect ? " with O_DIRECT" : "", nvb_strerror(fd),
+                         hint ? " (the file system may not support O_DIRECT: try direct=0)"
+                         : fd == -EMFILE || fd == -ENFILE ? " (raise the descriptor limit, ulimit -n)" : "");
+                return fd;
+            }
+            j->fds[t] = fd;
+        }
+        j->nblocks[t] = pt->len / w->bs;
+        /* Sequential jobs sharing a target start at staggered offsets. */
+        jobs_here = w->target_mode == NVB__TM_SPLIT ? 1 : p->jobs;
+        rank = w->target_mode == NVB__TM_SPLIT ? 0 : j->idx;
+        j->seqpos[t] = j->nblocks[t] * rank / jobs_here;
+    }
+    return 0;
+}
+
+/* verify=1 with writes: the in-flight set, and each job's own stripe of
+ * the targets it shares. */
+static int job_verify_stripes(struct job *j)
+{
+    struct run *r = j->run;
+    const struct nvb_workload *w = r->w;
+    struct plan *p = r->p;
+    const struct nvb__engine *e = p->eng;
+    unsigned qd = p->qd;
+    int nofiles = (e->flags & NVB__ENG_NO_FILES) != 0;
+    j->vtrack = w->verify && p->writes && !nofiles;
+    if (j->vtrack) {
+        unsigned cap = 2;
+        while (cap < 2 * qd)
+            cap <<= 1;
+        j->vmask = cap - 1;
+        j->vset = calloc(cap, sizeof *j->vset);
+        j->vkey = calloc(qd, sizeof *j->vkey);
+        j->vstride = calloc(j->nt, sizeof *j->vstride);
+        j->vrank = calloc(j->nt, sizeof *j->vrank);
+        if (!j->vset || !j->vkey || !j->vstride || !j->vrank) {
+            snprintf(j->why, sizeof j->why, "out of memory setting up job %u", j->idx);
+            return -ENOMEM;
+        }
+        for (unsigned t = 0; t < j->nt; t++) {
+            /* Jobs that share this target, and this job's rank among them
+             * (assign_targets() deals the targets). */
+            uint64_t stride = p->jobs, rk = j->idx;
+            if (w->target_mode == NVB__TM_SPLIT) {
+                unsigned ti = j->tmap[t];
+                stride = p->jobs >= p->nt ? p->jobs / p->nt + (ti < p->jobs % p->nt) : 1;
+                rk = p->jobs >= p->nt ? j->idx / p->nt : 0;
+            }
+            j->vstride[t] = stride;
+            j->vrank[t] = rk;
+            j->nblocks[t] = j->nblocks[t] > rk ? (j->nblocks[t] - rk + stride - 1) / stride : 0;
+            j->seqpos[t] = 0;
+            if (!j->nblocks[t]) {
+                snprintf(j->why, sizeof j->why, "verify=1: target '%s' has fewer blocks of bs than jobs writing it "
+                         "(each job verifies its own stripe)", p->t[j->tmap[t]].path);
+                return -EINVAL;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The qd buffers, filled (random or zero), and the slots on them. */
+static int job_buffers(struct job *j)
+{
+    struct run *r = j->run;
+    const struct nvb_workload *w = r->w;
+    struct plan *p = r->p;
+    unsigned qd = p->qd;
+    size_t align = 4096;
+    for (unsigned t = 0; t < j->nt; t++)
+        if (p->t[j->tmap[t]].ti.mem_align > align)
+            align = p->t[j->tmap[t]].ti.mem_align;
+    uint64_t fs = w->seed ^ (0xa0761d6478bd642full * (j->idx + 1));
+    /* One block for the job's qd buffers: an aligned allocation each would
+     * cost up to an alignment unit of padding apiece (twice the memory for
+     * 4 KiB buffers: measured in docs/reliability.md). */
+    size_t stride = ((size_t)w->bs + align - 1) / align * align;
+    j->bufmem = nvb__alloc_aligned(align, stride * qd);
+    if (!j->bufmem) {
+        snprintf(j->why, sizeof j->why, "out of memory allocating %u buffers of %" PRIu64 " bytes (bs x qd)", qd, w->bs);
+        return -ENOMEM;
+    }
+    for (unsigned i = 0; i < qd; i++) {
+        j->bufs[i] = (char *)j->bufmem + (size_t)i * stride;
+        if (w->fill == NVB__FILL_ZERO) {
+            memset(j->bufs[i], 0, (size_t)w->bs);
+        } else {
+            uint64_t *q = j->bufs[i];
+            for (uint64_t k = 0; k < w->bs / 8; k++)
+                q[k] = nvb__rng_next(&fs);
+            memset((char *)j->bufs[i] + (w->bs & ~7ull), 0x5a, (size_t)(w->bs & 7));
+        }
+        j->ios[i].buf = j->bufs[i];
+        j->ios[i].slot = i;
+        j->freel[i] = &j->ios[i];
+    }
+    return 0;
+}
+
+/* A latency histogram per target per direction the workload uses. */
+static int job_histograms(struct job *j)
+{
+    struct run *r = j->run;
+    struct plan *p = r->p;
+    for (unsigned t = 0; t < j->nt; t++) {
+        j->st[t].region_off = p->t[j->tmap[t]].off;
+        for (int d = 0; d < 2; d++) {
+            if ((d == NVB_READ && !p->reads) || (d == NVB_WRITE && !p->writes))
+                continue;
+            j->st[t].d[d].hist = malloc(sizeof(struct nvb__hist));
+            if (!j->st[t].d[d].hist) {
+                snprintf(j->why, sizeof j->why, "out of memory for latency histograms");
+                return -ENOMEM;
+            }
+            nvb__hist_init(j->st[t].d[d].hist);
+        }
+    }
+    return 0;
+}
+
+/* The engine's state for this job, the fault wrapper around it when
+ * fault.* keys ask for one, and the submit/reap pair the loop calls. */
+static int job_engine(struct job *j)
+{
+    struct run *r = j->run;
+    const struct nvb_workload *w = r->w;
+    struct plan *p = r->p;
+    const struct nvb__engine *e = p->eng;
+    unsigned qd = p->qd;
+    int nofiles = (e->flags & NVB__ENG_NO_FILES) != 0;
+    memcpy(j->eopts, p->eopts, sizeof p->eopts);
+    struct nvb__engine_ctx ctx = {
+        .qd = qd, .nfds = nofiles ? 0 : j->nt, .fds = j->fds, .direct = w->direct || (e->flags & NVB__ENG_CHARDEV),
+        .writes = p->writes,
+        .bufs = j->bufs, .buf_len = (size_t)w->bs, .cpu = j->cpu, .opts = j->eopts, .opts_set = p->eopts_set,
+        .used = &j->used, .why = j->why, .why_len = sizeof j->why,
+        .wait_ns = w->io_timeout_ns ? (w->io_timeout_ns < WAIT_SLICE_NS ? w->io_timeout_ns : WAIT_SLICE_NS) : 0,
+        .io_timeout_ns = w->io_timeout_ns,
+    };
+    j->why[0] = 0;
+    int rc = e->setup(&ctx, &j->est);
+    if (rc == -ETIMEDOUT)
+        j->abandoned = 1; /* an I/O of setup()'s may still land in a buffer */
+    if (rc < 0) {
+        char tmp[256];
+        snprintf(tmp, sizeof tmp, "%s", j->why);
+        snprintf(j->why, sizeof j->why, "engine %s: %s", e->name, tmp[0] ? tmp : nvb_strerror(rc));
+        j->est = NULL;
+        return rc;
+    }
+    struct nvb__fault_cfg fc = {
+        .rate = w->fault_rate, .err = w->fault_errno, .short_rate = w->fault_short,
+        .delay_rate = w->fault_delay_rate, .delay_ns = w->fault_delay_ns,
+        .seed = (w->fault_seed_set ? w->fault_seed : w->seed ^ 0xfa017fa017fa017full) ^
+                (0xd6e8feb86659fd93ull * (j->idx + 1)),
+        .align = 1,
+    };
+    if (w->direct)
+        for (unsigned t = 0; t < j->nt; t++)
+            if (p->t[j->tmap[t]].ti.lbs > fc.align)
+                fc.align = p->t[j->tmap[t]].ti.lbs;
+    if (nvb__fault_wanted(&fc) && (rc = nvb__fault_new(&fc, e, j->est, qd, &j->fault)) < 0) {
+        snprintf(j->why, sizeof j->why, "out of memory for fault injection in job %u", j->idx);
+        return rc;
+    }
+    j->submit = j->fault ? nvb__fault_submit : e->submit;
+    j->reap = j->fault ? nvb__fault_reap : e->reap;
+    j->io_state = j->fault ? (void *)j->fault : j->est;
+    return 0;
+}
+
+int nvb__job_setup(struct job *j)
+{
+    if (j->cpu >= 0) {
+        int rc = nvb__thread_pin(j->cpu);
+        if (rc < 0) {
+            snprintf(j->why, sizeof j->why, "cannot pin job %u to CPU %d (key 'cpus'): %s", j->idx, j->cpu,
+                     nvb_strerror(rc));
+            return rc;
+        }
+    }
+    int rc;
+    if ((rc = job_alloc(j)) < 0 || (rc = job_open_targets(j)) < 0 || (rc = job_verify_stripes(j)) < 0 ||
+        (rc = job_buffers(j)) < 0 || (rc = job_histograms(j)) < 0 || (rc = job_engine(j)) < 0)
+        return rc;
+    j->rng = j->run->w->seed ^ (0x8bb84b93962eacc9ull * (j->idx + 1));
+    return 0;
+}
+
+static void assign_targets(const struct nvb_workload *w, const struct plan *p, struct job *j, unsigned nt_all)
+{
+    if (w->target_mode == NVB__TM_SPLIT) {
+        if (p->jobs >= nt_all) {
+            j->nt = 1;
+            j->tmap[0] = j->idx % nt_all;
+        } else {
+            j->nt = 0;
+            for (unsigned t = j->idx; t < nt_all; t += p->jobs)
+                j->tmap[j->nt++] = t;
+        }
+    } else {
+        j->nt = nt_all;
+        for (unsigned t = 0; t < nt_all; t++)
+            j->tmap[t] = t;
+    }
+}
+
+int nvb__jobs_new(struct run *r, struct nvb_result *res)
+{
+    const struct nvb_workload *w = r->w;
+    const struct plan *p = r->p;
+    r->jobs = calloc(p->jobs, sizeof *r->jobs);
+    if (!r->jobs) {
+        nvb__result_seterr(res, -ENOMEM, "out of memory");
+        return -ENOMEM;
+    }
+    /* every job knows its run before any can fail: nvb__jobs_free() needs it */
+    for (unsigned i = 0; i < p->jobs; i++)
+        r->jobs[i].run = r;
+    /* Budgets and rates split exactly over the jobs. */
+    unsigned cpu_list[NVB__MAX_CPUS], ncpu_list = 0;
+    for (unsigned c = 0; c < NVB__MAX_CPUS; c++)
+        if ((w->cpus[c / 64] >> (c % 64)) & 1)
+            cpu_list[ncpu_list++] = c;
+    for (unsigned i = 0; i < p->jobs; i++) {
+        struct job *j = &r->jobs[i];
+        j->idx = i;
+        j->cpu = ncpu_list ? (int)cpu_list[i % ncpu_list] : -1;
+        j->tmap = calloc(p->nt, sizeof *j->tmap);
+        j->st = calloc(p->nt, sizeof *j->st);
+        if (!j->tmap || !j->st) {
+            nvb__result_seterr(res, -ENOMEM, "out of memory");
+            return -ENOMEM;
+        }
+        assign_targets(w, p, j, p->nt);
+        if (p->ios_total)
+            j->budget = p->ios_total / p->jobs + (i < p->ios_total % p->jobs ? 1 : 0);
+        else
+            j->budget = UINT64_MAX;
+        if (w->rate_iops) {
+            double per = (double)w->rate_iops / p->jobs;
+            j->rate_ns = per > 0 ? (uint64_t)(1e9 / per) : 0;
+            if (!j->rate_ns)
+                j->rate_ns = 1;
+        }
+    }
+    return 0;
+}
+
+void nvb__jobs_free(struct run *r, unsigned started)
+{
+    if (!r->jobs)
+        return;
+    for (unsigned i = 0; i < r->p->jobs; i++) {
+        struct job *j = &r->jobs[i];
+        if (i >= started)
+            nvb__job_release(j);
+        if (j->st) {
+            for (unsigned t = 0; t < r->p->nt; t++)
+                for (int d = 0; d < 2; d++)
+                    free(j->st[t].d[d].hist);
+            free(j->st);
+        }
+        free(j->tmap);
+    }
+    free(r->jobs);
+    r->jobs = NULL;
+}
+

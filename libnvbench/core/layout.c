@@ -1,0 +1,194 @@
+/*
+ * The targets as the result lists them, and scratch files: a directory
+ * target gets a file of the region's size, created only once everything
+ * else checked out, held like any other target, laid out, and removed at
+ * the end of the run.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/run.h"
+
+/* Laying out a scratch file: random data, or with verify=1 valid blocks
+ * (sequence 0) so that reads before any write check out. The caller's
+ * cancel handle and poll hook are honoured between chunks: a Ctrl-C during
+ * a long layout stops it. */
+#define LAYOUT_CHUNK (1u << 20)
+struct layout {
+    struct run *r;
+    const struct nvb_run_opts *o;
+    int verify;
+    uint64_t seed;
+    uint32_t target, bs;
+    const void *pattern;        /* LAYOUT_CHUNK random bytes, repeated (verify=0) */
+    uint64_t poll_ns, next_poll;
+};
+
+static void layout_gen(void *arg, void *chunk, uint64_t off, size_t len)
+{
+    const struct layout *l = arg;
+    char *b = chunk;
+    if (!l->verify) {
+        memcpy(b, l->pattern, len); /* chunks are LAYOUT_CHUNK long and start at multiples of it */
+        return;
+    }
+    size_t k = 0;
+    for (; k + l->bs <= len; k += l->bs)
+        nvb__vblock_fill(b + k, l->bs, l->seed, l->target, off + k, 0);
+    memset(b + k, 0, len - k); /* a tail shorter than a block is never read */
+}
+
+/* A scratch file this run created: held like any other target, so that
+ * the layout and the jobs write the file that was created. */
+static int hold_scratch(struct ptarget *pt, const struct nvb__target_info *ti, char *err, size_t errlen)
+{
+    struct nvb__hold *h = &pt->hold;
+    h->path = pt->file;
+    h->file = pt->file;
+    h->claim = NULL;
+    h->kind = NVB__T_FILE;
+    h->id_dev = ti->id_dev;
+    h->id_ino = ti->id_ino;
+    h->id_rdev = ti->id_rdev;
+    h->level = NVB__HOLD_READ;
+    err[0] = 0;
+    return nvb__hold_take(h, 1, err, errlen);
+}
+
+static int layout_stop(void *arg)
+{
+    struct layout *l = arg;
+    if (l->r->cancel && __atomic_load_n(&l->r->cancel->flag, __ATOMIC_RELAXED))
+        return 1;
+    if (l->o->poll) {
+        uint64_t now = nvb__now_ns();
+        if (now >= l->next_poll) {
+            l->next_poll = now + l->poll_ns;
+            if (l->o->poll(l->o->poll_arg)) {
+                __atomic_store_n(&l->r->stop, 1, __ATOMIC_RELAXED);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Target t in the result; for a scratch directory, its file created, held
+ * and laid out. */
+static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char *err, size_t errlen)
+{
+    const struct nvb_workload *w = r->w;
+    const struct nvb_run_opts *o = r->opts;
+    struct plan *p = r->p;
+    struct ptarget *pt = &p->t[t];
+    res->tg[t].path = nvb__strdup(pt->path);
+    res->tg[t].region_off = pt->off;
+    res->tg[t].region_len = pt->len;
+    res->tg[t].lbs = pt->ti.lbs;
+    res->tg[t].devf = pt->devf;
+    snprintf(res->tg[t].dev, sizeof res->tg[t].dev, "%s", pt->ti.dev);
+    static const char *const kinds[] = {"?", "file", "block", "dir", "char", "other"};
+    snprintf(res->tg[t].kind, sizeof res->tg[t].kind, "%s",
+             pt->scratch ? "scratch" : kinds[pt->ti.kind <= NVB__T_OTHER ? pt->ti.kind : 0]);
+    if (!pt->scratch || (p->eng->flags & NVB__ENG_NO_FILES)) {
+        res->tg[t].file = nvb__strdup(pt->file);
+        return 0;
+    }
+    unsigned stale = 0;
+    if (nvb__scratch_clean_stale(pt->path, &stale) == 0 && stale)
+        nvb__result_warn(res, "removed %u scratch file%s in '%s' left by runs that were killed", stale,
+                         stale == 1 ? "" : "s", pt->path);
+    nvb__run_log(o, 2, "laying out a scratch file of %" PRIu64 " bytes in '%s'", pt->len, pt->path);
+    int rc = nvb__scratch_create(pt->path, pt->len, pt->file, sizeof pt->file);
+    if (rc < 0) {
+        pt->file[0] = 0;
+        snprintf(err, errlen, "cannot create a scratch file of %" PRIu64 " bytes in '%s': %s", pt->len,
+                 pt->path, nvb_strerror(rc));
+        nvb__result_seterr(res, rc, err);
+        return rc;
+    }
+    res->tg[t].file = nvb__strdup(pt->file);
+    struct nvb__target_info ti;
+    if ((rc = nvb__target_info(pt->file, &ti)) < 0 || (rc = hold_scratch(pt, &ti, err, errlen)) < 0) {
+        if (!err[0] || rc != -ESTALE)
+            snprintf(err, errlen, "scratch file '%s': %s", pt->file, nvb_strerror(rc));
+        nvb__result_seterr(res, rc, err);
+        return rc;
+    }
+    {
+        pt->ti.lbs = ti.lbs;
+        pt->ti.mem_align = ti.mem_align;
+        res->tg[t].lbs = ti.lbs;
+        if (w->direct && ti.lbs && w->bs % ti.lbs) {
+            rc = -EINVAL;
+            snprintf(err, errlen, "bs '%" PRIu64 "' is not a multiple of the logical block size %u of the "
+                     "scratch file in '%s' (direct=1)", w->bs, ti.lbs, pt->path);
+            nvb__result_seterr(res, rc, err);
+            return rc;
+        }
+    }
+    int fd = nvb__hold_reopen(&pt->hold, NVB__O_WRITE | (w->direct ? NVB__O_DIRECT : 0));
+    if (fd < 0) {
+        rc = fd;
+        snprintf(err, errlen, "cannot open scratch file '%s': %s", pt->file, nvb_strerror(rc));
+        nvb__result_seterr(res, rc, err);
+        return rc;
+    }
+    void *fb = nvb__alloc_aligned(4096, LAYOUT_CHUNK);
+    if (!fb) {
+        nvb__target_close(fd);
+        rc = -ENOMEM;
+        nvb__result_seterr(res, rc, "out of memory");
+        return rc;
+    }
+    uint64_t fs = w->seed ^ 0x5eed;
+    for (size_t k = 0; k < LAYOUT_CHUNK / 8; k++)
+        ((uint64_t *)fb)[k] = nvb__rng_next(&fs);
+    struct layout lay = {
+        .r = r, .o = o, .verify = res->verify_enabled, .seed = w->seed, .target = t, .bs = (uint32_t)w->bs,
+        .pattern = fb, .poll_ns = (o->poll_ms ? o->poll_ms : 100) * 1000000ull,
+    };
+    lay.next_poll = nvb__now_ns() + lay.poll_ns;
+    /* whole blocks per chunk, so each chunk starts on a block */
+    size_t chunk = LAYOUT_CHUNK;
+    if (lay.verify)
+        chunk = w->bs >= LAYOUT_CHUNK ? (size_t)w->bs : LAYOUT_CHUNK / (size_t)w->bs * (size_t)w->bs;
+    rc = nvb__fill_file_cb(fd, pt->len, chunk, layout_gen, layout_stop, &lay);
+    nvb__free_aligned(fb);
+    nvb__target_close(fd);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot lay out scratch file '%s': %s", pt->file, nvb_strerror(rc));
+        nvb__result_seterr(res, rc, err);
+        if (rc == -ECANCELED)
+            res->cancelled = 1;
+        return rc;
+    }
+    return 0;
+}
+
+int nvb__layout_targets(struct run *r, struct nvb_result *res, char *err, size_t errlen)
+{
+    struct plan *p = r->p;
+    res->ntargets = p->nt;
+    res->tg = calloc(p->nt, sizeof *res->tg);
+    if (!res->tg) {
+        nvb__result_seterr(res, -ENOMEM, "out of memory");
+        return -ENOMEM;
+    }
+    for (unsigned t = 0; t < p->nt; t++) {
+        int rc = layout_target(r, res, t, err, errlen);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+void nvb__layout_remove(struct plan *p)
+{
+    for (unsigned t = 0; t < p->nt; t++)
+        if (p->t[t].scratch && p->t[t].file[0] && strcmp(p->t[t].file, p->t[t].path))
+            nvb__scratch_remove(p->t[t].file);
+}

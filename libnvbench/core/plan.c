@@ -1,0 +1,427 @@
+/*
+ * The plan: a workload validated against this machine and its targets
+ * before anything is created or written, the memory and descriptor
+ * estimates, and the hold on the targets taken from the plan.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/run.h"
+
+#define DEFAULT_SCRATCH_SIZE (1ull << 30)
+#define NULL_REGION (1ull << 30)
+
+static void plan_warn(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void plan_warn(struct plan *p, const char *fmt, ...)
+{
+    if (p->nwarn >= MAX_PLAN_WARN)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->warn[p->nwarn++], sizeof p->warn[0], fmt, ap);
+    va_end(ap);
+}
+
+void nvb__plan_free(struct plan *p)
+{
+    if (p->t)
+        for (unsigned i = 0; i < p->nt; i++)
+            nvb__hold_release(&p->t[i].hold, 1);
+    free(p->t);
+    p->t = NULL;
+}
+
+static const char *fmt_size(uint64_t v, char *buf, size_t len)
+{
+    static const char *const u[] = {"", "k", "M", "G", "T", "P"};
+    unsigned i = 0;
+    while (i < 5 && v && v % 1024 == 0) {
+        v /= 1024;
+        i++;
+    }
+    snprintf(buf, len, "%" PRIu64 "%s", v, u[i]);
+    return buf;
+}
+
+void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt, int ndirs, struct nvb__run_mem *m)
+{
+    /* saturating: a product past 2^64 is "too much" all the same */
+    unsigned __int128 b = (unsigned __int128)bs * qd * jobs;
+    unsigned __int128 n = ((unsigned __int128)jobs * nt + nt + 1) * (unsigned)ndirs;
+    unsigned __int128 hb = n * sizeof(struct nvb__hist), t = b + hb;
+    m->buffers = b > UINT64_MAX ? UINT64_MAX : (uint64_t)b;
+    m->histograms = n > UINT64_MAX ? UINT64_MAX : (uint64_t)n;
+    m->hist_bytes = hb > UINT64_MAX ? UINT64_MAX : (uint64_t)hb;
+    m->total = t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}
+
+#define FAIL(rc, ...) do { snprintf(err, errlen, __VA_ARGS__); return (rc); } while (0)
+
+/* The engine, its options, and the workload's own consistency. */
+static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
+{
+    char b1[32], b2[32];
+    p->eng = nvb__engine_find(w->engine);
+    if (!p->eng)
+        FAIL(-EINVAL, "unknown engine '%s' for key 'engine'", w->engine);
+    char why[256] = "";
+    int rc = nvb_engine_probe(w->engine, why, sizeof why);
+    if (rc < 0)
+        FAIL(rc, "engine '%s' (key 'engine') is not available here: %s", w->engine, why[0] ? why : nvb_strerror(rc));
+    int ei = nvb__engine_index(w->engine);
+    unsigned nopt = 0;
+    for (; p->eng->opts && p->eng->opts[nopt].name && nopt < NVB__ENGINE_MAX_OPTS; nopt++)
+        p->eopts[nopt] = p->eng->opts[nopt].def;
+    for (unsigned i = 0; i < w->neopts; i++) {
+        const struct nvb__eopt *o = &w->eopts[i];
+        if (o->engine != ei) {
+            plan_warn(p, "option %s=%s ignored: the engine is %s", o->key, o->text, w->engine);
+            continue;
+        }
+        p->eopts[o->opt] = o->value;
+        p->eopts_set[o->opt] = 1;
+    }
+
+    p->reads = nvb__rw_reads(w->rw) && !(w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW ? w->rwmix == 0 : 0);
+    p->writes = nvb__rw_writes(w->rw) && !((w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW) && w->rwmix == 100);
+    p->jobs = w->jobs;
+    p->qd = w->qd;
+    if ((p->eng->flags & NVB__ENG_SYNC) && p->qd > 1) {
+        plan_warn(p, "engine %s is synchronous: qd %u runs as qd 1 per job (use jobs for concurrency)",
+                  p->eng->name, p->qd);
+        p->qd = 1;
+    }
+    if (w->io_limit && w->ios)
+        FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);
+    if (w->io_limit) {
+        if (w->io_limit % w->bs)
+            FAIL(-EINVAL, "io_limit '%s' is not a multiple of bs '%s'", fmt_size(w->io_limit, b1, sizeof b1),
+                 fmt_size(w->bs, b2, sizeof b2));
+        p->ios_total = w->io_limit / w->bs;
+    } else {
+        p->ios_total = w->ios;
+    }
+    p->runtime_ns = (p->ios_total && !w->runtime_set) ? 0 : w->runtime_ns;
+    if (!p->runtime_ns && !p->ios_total)
+        FAIL(-EINVAL, "runtime '0' needs io_limit or ios to bound the run (key 'runtime')");
+    if (w->ncpus_set) {
+        for (unsigned c = 0; c < NVB__MAX_CPUS; c++)
+            if (((w->cpus[c / 64] >> (c % 64)) & 1) && (int)c >= p->ncpus_online)
+                FAIL(-EINVAL, "cpus '%s' names CPU %u, but %d CPUs are online (key 'cpus')", w->cpus_text, c,
+                     p->ncpus_online);
+    }
+    if (w->verify && !(p->eng->flags & NVB__ENG_NO_FILES) && w->bs < NVB__VHDR_SIZE)
+        FAIL(-EINVAL, "verify=1 needs bs of at least %u bytes: each block starts with a %u-byte header (bs '%" PRIu64
+             "')", NVB__VHDR_SIZE, NVB__VHDR_SIZE, w->bs);
+    return 0;
+}
+
+/* Passthrough: whatever name the target has, jobs open the namespace's
+ * generic node, and its size and LBA size are the namespace's. */
+static int plan_passthrough(const struct nvb_workload *w, struct plan *p, struct ptarget *t, char *err, size_t errlen)
+{
+    char b1[32];
+    int rc;
+    /* Passthrough: whatever name the target has, jobs open the
+     * namespace's generic node, and its size and LBA size are the
+     * namespace's. */
+    struct nvb__nvme_ns ns;
+    char gm[512];
+    rc = nvb__nvme_ns_find(t->path, &ns, gm, sizeof gm);
+    if (rc < 0)
+        FAIL(rc, "engine %s: target %s", p->eng->name, gm);
+    snprintf(t->file, sizeof t->file, "%s", ns.generic);
+    snprintf(t->claim, sizeof t->claim, "%s", ns.block);
+    {
+        /* what the hold must find when it opens the generic node */
+        struct nvb__target_info gi;
+        if (nvb__target_info(t->file, &gi) == 0) {
+            t->ti.id_dev = gi.id_dev;
+            t->ti.id_ino = gi.id_ino;
+            t->ti.id_rdev = gi.id_rdev;
+        }
+    }
+    t->ti.size = ns.size;
+    t->ti.lbs = ns.lba_size;
+    if (!t->ti.dev[0] && ns.block[0])
+        snprintf(t->ti.dev, sizeof t->ti.dev, "%s", ns.block + (strncmp(ns.block, "/dev/", 5) ? 0 : 5));
+    if (ns.max_transfer && w->bs > ns.max_transfer)
+        FAIL(-EINVAL, "bs '%s' is larger than the largest command namespace '%s' takes (%" PRIu64
+             " bytes, max_hw_sectors_kb): passthrough does not split I/O", fmt_size(w->bs, b1, sizeof b1),
+             t->path, ns.max_transfer);
+    return 0;
+}
+
+/* The region of a file, device or scratch directory, and its alignment. */
+static int plan_region(const struct nvb_workload *w, struct plan *p, struct ptarget *t, char *err, size_t errlen)
+{
+    char b1[32];
+    int rc;
+    int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
+    switch (t->ti.kind) {
+    case NVB__T_DIR:
+        rc = nvb__target_access(t->path, 1);
+        if (rc < 0)
+            FAIL(rc, "target directory '%s': cannot create a scratch file there: %s", t->path, nvb_strerror(rc));
+        t->scratch = 1;
+        t->off = 0;
+        t->len = w->size ? w->size : DEFAULT_SCRATCH_SIZE;
+        if (w->offset)
+            plan_warn(p, "offset ignored for directory target '%s': the scratch file is the region", t->path);
+        if (t->ti.lbs < 512)
+            t->ti.lbs = 512;
+        break;
+    case NVB__T_CHAR:
+        if (!chardev)
+            FAIL(-EINVAL, "target '%s' is a character device: only engine nvme drives those (NVMe generic "
+                 "nodes /dev/ngXnY)", t->path);
+        /* fall through */
+    case NVB__T_FILE:
+    case NVB__T_BLOCK:
+        rc = nvb__target_access(t->file, p->writes);
+        if (rc < 0)
+            FAIL(rc, "target '%s': no permission to open %s for %s: %s", t->path,
+                 strcmp(t->file, t->path) ? t->file : "it", p->writes ? "writing" : "reading", nvb_strerror(rc));
+        if (t->ti.size == 0)
+            FAIL(-EINVAL, "target '%s' is empty (size 0): nothing to %s", t->path, p->writes ? "write" : "read");
+        if (w->offset >= t->ti.size)
+            FAIL(-EINVAL, "offset '%" PRIu64 "' is beyond the end of target '%s' (%" PRIu64 " bytes)",
+                 w->offset, t->path, t->ti.size);
+        t->off = w->offset;
+        t->len = w->size ? w->size : t->ti.size - w->offset;
+        if (t->off + t->len > t->ti.size || t->off + t->len < t->off)
+            FAIL(-EINVAL, "region offset %" PRIu64 " + size %" PRIu64 " exceeds target '%s' (%" PRIu64 " bytes)",
+                 t->off, t->len, t->path, t->ti.size);
+        break;
+    default:
+        FAIL(-EINVAL, "target '%s' is not a regular file, a block device or a directory", t->path);
+    }
+    if (w->direct || chardev) {
+        uint32_t lbs = t->ti.lbs ? t->ti.lbs : 512;
+        const char *needs = chardev ? "NVMe commands move whole blocks" : "direct=1";
+        if (w->bs % lbs)
+            FAIL(-EINVAL, "bs '%s' is not a multiple of the logical block size %u of target '%s' (%s)",
+                 fmt_size(w->bs, b1, sizeof b1), lbs, t->path, needs);
+        if (t->off % lbs)
+            FAIL(-EINVAL, "offset '%" PRIu64 "' is not a multiple of the logical block size %u of target '%s' (%s)",
+                 t->off, lbs, t->path, needs);
+    }
+    if (w->bs > t->len)
+        FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
+             fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
+    return 0;
+}
+
+static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptarget *t, char *err, size_t errlen)
+{
+    char b1[32];
+    int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
+    int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
+    int rc;
+    rc = nvb__target_info(t->path, &t->ti);
+    if (rc == -ENOENT)
+        FAIL(rc, "target '%s' does not exist", t->path);
+    if (rc == -ESTALE)
+        FAIL(rc, "target '%s' changed while it was being examined (it names something else now); "
+             "refusing to run on something that was not checked", t->path);
+    if (rc < 0)
+        FAIL(rc, "target '%s': %s", t->path, nvb_strerror(rc));
+    snprintf(t->file, sizeof t->file, "%s", t->path);
+    if (null) {
+        uint64_t sz = t->ti.kind == NVB__T_FILE || t->ti.kind == NVB__T_BLOCK ? t->ti.size : 0;
+        t->off = w->offset;
+        t->len = w->size ? w->size : (sz > w->offset ? sz - w->offset : NULL_REGION);
+        if (!t->ti.lbs)
+            t->ti.lbs = 1;
+        if (w->bs > t->len)
+            FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
+                 fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
+        return 0;
+    }
+    /* The destructive-write guard (devices/guard.c), and the device's
+     * facts: a write smaller than the flash's indirection unit costs
+     * the drive a read-modify-write. */
+    if (t->ti.kind == NVB__T_FILE && p->writes) {
+        /* a swap file, or the backing file of a loop device in use */
+        char gm[1024];
+        rc = nvb__file_check(t->path, gm, sizeof gm);
+        if (rc < 0)
+            FAIL(rc, "%s", gm);
+    }
+    if (t->ti.kind == NVB__T_BLOCK || t->ti.kind == NVB__T_CHAR) {
+        char gm[1024];
+        rc = nvb__device_check(t->path, p->writes, w->allow_destructive, nvb__rw_name(w->rw), &t->devf, gm,
+                               sizeof gm);
+        if (rc < 0)
+            FAIL(rc, "%s", gm);
+        if (p->writes && nvb__iu_warning(&t->devf, w->bs, t->path, gm, sizeof gm))
+            plan_warn(p, "%s", gm);
+    }
+    if (chardev && (rc = plan_passthrough(w, p, t, err, errlen)) < 0)
+        return rc;
+    return plan_region(w, p, t, err, errlen);
+}
+
+static int plan_targets(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
+{
+    int rc;
+    int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
+    int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
+    if (chardev && !w->direct)
+        plan_warn(p, "direct=0 ignored: engine %s sends commands to the device, never through the page cache",
+                  p->eng->name);
+    if (!w->ntargets && !null)
+        FAIL(-EINVAL, "no targets: add a regular file, a block device or a directory");
+    p->nt = w->ntargets ? w->ntargets : 1;
+    p->t = calloc(p->nt, sizeof *p->t);
+    if (!p->t)
+        FAIL(-ENOMEM, "out of memory");
+    for (unsigned i = 0; i < p->nt; i++)
+        p->t[i].hold.fd = p->t[i].hold.claim_fd = -1;
+    if (!w->ntargets) { /* null engine without targets: one virtual region */
+        p->t[0].path = "(null)";
+        p->t[0].ti.kind = NVB__T_OTHER;
+        p->t[0].ti.lbs = 1;
+        p->t[0].len = w->size ? w->size : NULL_REGION;
+        p->t[0].off = w->offset;
+        snprintf(p->t[0].file, sizeof p->t[0].file, "(null)");
+    }
+    for (unsigned i = 0; i < w->ntargets; i++) {
+        p->t[i].path = w->targets[i];
+        if ((rc = plan_target(w, p, &p->t[i], err, errlen)) < 0)
+            return rc;
+    }
+    for (unsigned i = 0; i < p->nt; i++) {
+        /* I/O offsets become off_t: a region must end by 2^63 */
+        const struct ptarget *t = &p->t[i];
+        if (t->off + t->len < t->off || t->off + t->len > (1ull << 63))
+            FAIL(-EINVAL, "region of target '%s' (offset %" PRIu64 " + size %" PRIu64 ") ends beyond 2^63 bytes, "
+                 "past the largest file offset", t->path, t->off, t->len);
+    }
+    return 0;
+}
+
+/* What the run will take from the machine: memory and descriptors. */
+static int plan_budget(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
+{
+    char b1[32];
+    int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
+    {
+        /* Every job holds qd buffers of bs bytes, written before the run,
+         * and a latency histogram per target per direction (plus one per
+         * target and one per direction merged at the end): more than the
+         * machine has would end in the OOM killer. */
+        struct nvb__run_mem m;
+        nvb__run_mem_estimate(w->bs, p->qd, p->jobs, p->nt, p->reads + p->writes, &m);
+        uint64_t mem = nvb__mem_total();
+        if (mem && m.total > mem)
+            FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes and %" PRIu64 " latency histograms of %zu "
+                 "bytes (one per job per target per direction) need %" PRIu64 " bytes, more than the %" PRIu64
+                 " bytes of memory this process can have", fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs,
+                 m.histograms, sizeof(struct nvb__hist), m.total, mem);
+        if (mem && m.total > mem / 2)
+            plan_warn(p, "buffers of bs x qd x jobs and latency histograms take %" PRIu64 " of the %" PRIu64
+                      " bytes of memory", m.total, mem);
+        else if (m.hist_bytes > NVB__HIST_WARN_BYTES)
+            plan_warn(p, "%" PRIu64 " latency histograms (one per job per target per direction, %zu bytes each) "
+                      "take %" PRIu64 " MiB; target_mode=split or fewer jobs need fewer", m.histograms,
+                      sizeof(struct nvb__hist), m.hist_bytes >> 20);
+    }
+    if (!null) {
+        /* Descriptors: each job opens every target it drives, the run
+         * holds each target open, and a ring engine has one per job. */
+        uint64_t limit, open_now;
+        uint64_t per_job = w->target_mode == NVB__TM_SPLIT ? (p->nt + p->jobs - 1) / p->jobs : p->nt;
+        uint64_t need = (uint64_t)p->jobs * per_job + 2ull * p->nt + p->jobs + 8;
+        if (nvb__fd_budget(&limit, &open_now) == 0 && need + open_now > limit)
+            FAIL(-EMFILE, "the run needs about %" PRIu64 " file descriptors (jobs x targets per job = %u x %" PRIu64
+                 ", %u held by the run, %u for the engines, and %" PRIu64 " this process has open), more than its "
+                 "limit of %" PRIu64 " (RLIMIT_NOFILE): raise it (ulimit -n) or use fewer jobs or targets",
+                 need + open_now, p->jobs, per_job, 2 * p->nt, p->jobs + 8, open_now, limit);
+    }
+    if (p->ios_total && p->ios_total < p->jobs)
+        plan_warn(p, "ios %" PRIu64 " is smaller than jobs %u: some jobs issue nothing", p->ios_total, p->jobs);
+    return 0;
+}
+#undef FAIL
+
+int nvb__plan_build(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->ncpus_online = nvb__ncpus();
+    int rc = plan_engine(w, p, err, errlen);
+    if (rc == 0)
+        rc = plan_targets(w, p, err, errlen);
+    if (rc == 0)
+        rc = plan_budget(w, p, err, errlen);
+    if (rc < 0)
+        nvb__plan_free(p);
+    return rc;
+}
+
+NVB_API int nvb_workload_validate(struct nvb_workload *w)
+{
+    if (!w)
+        return -EINVAL;
+    struct plan p;
+    w->err[0] = 0;
+    int rc = nvb__plan_build(w, &p, w->err, sizeof w->err);
+    if (rc == 0)
+        nvb__plan_free(&p);
+    return rc;
+}
+
+int nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, char *err, size_t errlen)
+{
+    if (p->eng->flags & NVB__ENG_NO_FILES)
+        return 0;
+    int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
+    int level = p->writes ? NVB__HOLD_WRITE : verify ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
+    unsigned n = 0;
+    for (unsigned t = 0; t < p->nt; t++) {
+        struct ptarget *pt = &p->t[t];
+        if (pt->scratch)
+            continue;
+        struct nvb__hold *h = &pt->hold;
+        h->path = pt->path;
+        h->file = pt->file;
+        h->claim = pt->claim[0] ? pt->claim : NULL;
+        h->kind = chardev ? NVB__T_CHAR : (int)pt->ti.kind;
+        h->id_dev = pt->ti.id_dev;
+        h->id_ino = pt->ti.id_ino;
+        h->id_rdev = pt->ti.id_rdev;
+        h->level = level;
+        n++;
+    }
+    if (!n)
+        return 0;
+    /* Debug level: a test swaps a target from here to prove the hold
+     * judges what it opens, not the name planning looked at. */
+    nvb__run_log(o, 3, "opening %u target%s", n, n == 1 ? "" : "s");
+    for (unsigned t = 0; t < p->nt; t++) {
+        if (p->t[t].scratch)
+            continue;
+        /* a target named twice shares the first one's hold */
+        struct nvb__hold *h = &p->t[t].hold;
+        int rc = 0;
+        for (unsigned k = 0; k < t && h->fd < 0; k++) {
+            const struct nvb__hold *e = &p->t[k].hold;
+            if (!p->t[k].scratch && e->fd >= 0 && e->kind == h->kind && e->id_dev == h->id_dev &&
+                e->id_ino == h->id_ino && e->id_rdev == h->id_rdev)
+                rc = nvb__hold_share(e, h);
+        }
+        if (rc == 0 && h->fd < 0)
+            rc = nvb__hold_take(h, 1, err, errlen);
+        if (rc < 0) {
+            if (!err[0])
+                snprintf(err, errlen, "target '%s': %s", p->t[t].path, nvb_strerror(rc));
+            for (unsigned k = 0; k < t; k++)
+                nvb__hold_release(&p->t[k].hold, 1);
+            return rc;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,216 @@
+/*
+ * The run (internal): what the runner's files share. runner.c orchestrates
+ * one nvb_run() as a list of steps; each step lives in a file of its own:
+ *   plan.c       validation and the plan, the memory and descriptor
+ *                estimates, taking the hold on the targets
+ *   layout.c     the targets in the result, scratch files created and laid out
+ *   job.c        a job's thread and its submit/reap loop
+ *   job_setup.c  job setup and teardown, the jobs dealt their targets
+ *   sampler.c    time series, progress, poll/cancel checks, CPU sampling
+ *   aggregate.c  per job -> per target -> totals, end-of-run warnings
+ *   cancel.c     nvb_cancel_*
+ * Nothing here is part of the public API.
+ */
+#ifndef NVB_CORE_RUN_H
+#define NVB_CORE_RUN_H
+
+#include <stdint.h>
+
+#include "core/internal.h"
+#include "core/cpu.h"
+#include "core/fault.h"
+#include "core/verify.h"
+#include "platform/platform.h"
+
+#define MAX_PLAN_WARN 16
+
+struct nvb_cancel {
+    volatile int flag;
+};
+
+/* ---- the plan (plan.c) ---- */
+
+struct ptarget {
+    const char *path;
+    struct nvb__target_info ti;
+    int      scratch;           /* a scratch file is created in the directory path */
+    char     file[4200];        /* what jobs open */
+    uint64_t off, len;
+    struct nvb__tdev devf;      /* device facts (block devices) */
+    char     claim[80];         /* passthrough: the namespace's block device, held O_EXCL by a writer */
+    struct nvb__hold hold;      /* the run's hold on it (devices/hold.c), taken in nvb_run */
+};
+
+struct plan {
+    const struct nvb__engine *eng;
+    int64_t  eopts[NVB__ENGINE_MAX_OPTS];
+    unsigned char eopts_set[NVB__ENGINE_MAX_OPTS];
+    unsigned nt;
+    struct ptarget *t;
+    unsigned qd, jobs;
+    uint64_t ios_total;         /* 0: bounded by time only */
+    uint64_t runtime_ns;        /* 0: bounded by ios only */
+    int      reads, writes;
+    unsigned nwarn;
+    char     warn[MAX_PLAN_WARN][256];
+    int      ncpus_online;
+};
+
+/* Everything that can be checked without creating or writing anything:
+ * 0, or negative errno with a message in err (the plan is then freed). */
+int  nvb__plan_build(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen);
+/* Releases the holds and the targets. */
+void nvb__plan_free(struct plan *p);
+/* The hold: every target opened once, checked to be what planning judged,
+ * locked, checked for use, and kept open to the end. */
+int  nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, char *err, size_t errlen);
+
+/* ---- jobs and the run (job.c, job_setup.c) ---- */
+
+struct live {                    /* single writer (the job), read by the runner thread */
+    uint64_t ios[2], bytes[2], lat_sum[2], errors;
+};
+
+struct job {
+    struct run *run;
+    unsigned idx;
+    struct nvb__thread *thr;
+    unsigned nt;                 /* targets this job drives */
+    unsigned *tmap;              /* job-local -> plan target */
+    int *fds;
+    struct nvb__tstat *st;       /* per job-local target */
+    uint64_t *seqpos;
+    uint64_t *nblocks;
+    void **bufs;
+    void *bufmem;                /* the buffers, one allocation */
+    struct nvb__io *ios;
+    struct nvb__io **freel, **batch, **done;
+    void *est;                   /* engine state */
+    struct nvb__used used;
+    int64_t *eopts;
+    uint64_t budget;             /* I/Os this job issues; UINT64_MAX: time-bounded */
+    uint64_t rate_ns;            /* ns between I/Os, 0: none */
+    uint64_t rng;
+    uint64_t by_errno[NVB__ERRNO_SLOTS];
+    uint64_t errors, short_ios, errors_dir[2];
+    struct nvb__fault *fault;    /* fault.* keys: wraps the engine's submit/reap */
+    /* What the loop calls: the engine's submit/reap on its state, or the
+     * fault wrapper's around them, chosen once in job_setup(). */
+    int (*submit)(void *state, struct nvb__io **ios, unsigned n);
+    int (*reap)(void *state, struct nvb__io **out, unsigned max, unsigned min);
+    void *io_state;
+    uint64_t fault_err[2], fault_short[2], fault_delayed[2];
+    uint64_t verify_checked, verify_mismatches;
+    uint64_t verify_by_field[NVB__VF_COUNT];
+    struct nvb__vmismatch first_mm[NVB__VERIFY_FIRST];
+    unsigned nfirst_mm;
+    /* verify=1 with writes: no two I/Os of this job on one block at once
+     * (a read racing a write could see half of each), and jobs sharing a
+     * target each write their own stripe of it (block = vrank + vstride * i) */
+    int      vtrack;
+    uint64_t wseq;               /* writes issued: the blocks' sequence numbers */
+    uint64_t *vset;              /* open-addressing set of in-flight block keys, 0 = empty */
+    unsigned vmask;
+    uint64_t *vkey;              /* per slot: its key in vset */
+    uint64_t *vstride, *vrank;
+    uint64_t t_end;              /* end of this job's measured window */
+    struct live live;
+    unsigned abandoned;          /* I/Os left in flight when the watchdog fired */
+    int stalled;                 /* the watchdog found an I/O older than io_timeout */
+    int rc;                      /* setup or fatal error */
+    char why[256];
+    char note[256];              /* the engine's note after the run */
+    int cpu;
+};
+
+struct run {
+    const struct nvb_workload *w;
+    const struct nvb_run_opts *opts;
+    struct nvb_cancel *cancel;
+    struct plan *p;
+    struct job *jobs;
+    struct nvb__mutex *mu;
+    struct nvb__cond *cv;
+    unsigned nready, ndone;
+    int go;                      /* 1: start, -1: abort */
+    int release;
+    uint64_t go_ns, meas_ns, end_ns;
+    volatile int stop;           /* set by the runner thread or a job on a fatal error */
+    int io_err;                  /* first I/O error when stopping at errors */
+    char io_err_msg[256];
+};
+
+/* The live counters: single writer (the job), relaxed loads elsewhere. */
+static inline void nvb__live_store(uint64_t *dst, uint64_t v) { __atomic_store_n(dst, v, __ATOMIC_RELAXED); }
+static inline uint64_t nvb__live_load(const uint64_t *src) { return __atomic_load_n(src, __ATOMIC_RELAXED); }
+
+/* splitmix64: buffer contents and the layout pattern. */
+static inline uint64_t nvb__rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* A blocking reap() returns after this long at most (or io_timeout when
+ * shorter) so that a job notices its watchdog and stop requests. */
+#define WAIT_SLICE_NS 100000000ull
+
+/* On the job's thread: everything the loop needs (job_setup.c). 0, or
+ * negative errno with the reason in j->why. */
+int   nvb__job_setup(struct job *j);
+/* What the job set up, released; buffers the device may still write into
+ * after the watchdog gave up on them stay allocated. */
+void  nvb__job_release(struct job *j);
+/* r->jobs for the plan: targets dealt, budgets and rates split, CPUs
+ * assigned. 0 or -ENOMEM (the error is set in res). */
+int   nvb__jobs_new(struct run *r, struct nvb_result *res);
+/* Frees what nvb__jobs_new() made; jobs from `started` on never ran their
+ * thread, so their resources are released here. */
+void  nvb__jobs_free(struct run *r, unsigned started);
+/* A job's thread: setup, wait for the start, the loop, wait for release. */
+void *nvb__job_main(void *arg);
+
+/* ---- the targets in the result, scratch files (layout.c) ---- */
+
+/* Fills res->tg and creates, holds and lays out the scratch files. 0 or
+ * negative errno (the error is set in res). */
+int  nvb__layout_targets(struct run *r, struct nvb_result *res, char *err, size_t errlen);
+/* Removes the scratch files the run created. */
+void nvb__layout_remove(struct plan *p);
+
+/* ---- the measured window (sampler.c) ---- */
+
+struct nvb__sampler {
+    struct nvb__sys_sample sys0, sys1, sys_iv;
+    struct nvb__proc_sample pr0, pr1;
+    struct nvb__thread_cpu *th0, *th1;
+    int nth0, nth1;
+    int have_sys;
+    uint64_t cpu_t0, cpu_t1;
+    int ramp_pending;
+    struct live prev;
+    uint64_t prev_ns, next_tick, last_tick;
+    uint64_t poll_ns, next_poll;
+};
+
+void nvb__sampler_init(struct nvb__sampler *s);
+/* Releases the jobs, samples the time series, progress and CPU until they
+ * have all finished their loops, then lets them go (r->release). */
+void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *res);
+void nvb__sampler_free(struct nvb__sampler *s);
+
+/* ---- summing up (aggregate.c) ---- */
+
+/* After the jobs were joined: per job -> per target -> totals, the window's
+ * ends, the warnings and the run's error. Returns the run's status given
+ * rc so far. */
+int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc);
+
+/* ---- runner.c ---- */
+
+/* Diagnostics go to the caller's log callback, never to a stream. */
+void nvb__run_log(const struct nvb_run_opts *o, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,320 @@
+/*
+ * The measured window as the calling thread sees it: it releases the jobs,
+ * samples the time series and the progress figures at each tick, runs the
+ * caller's poll hook and notices cancel requests, and samples CPU time
+ * (system, process, per thread) at the start and the end of the measured
+ * window (after the ramp).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/run.h"
+
+static void threads_fill(struct nvb_result *res, struct nvb__thread_cpu *a, int na, struct nvb__thread_cpu *b, int nb)
+{
+    if (nb <= 0)
+        return;
+    res->threads = calloc((size_t)nb, sizeof *res->threads);
+    if (!res->threads)
+        return;
+    for (int i = 0; i < nb; i++) {
+        struct nvb__thread_row *row = &res->threads[res->nthreads];
+        uint64_t u = b[i].user_ns, s = b[i].sys_ns, rn = b[i].run_ns;
+        for (int k = 0; k < na; k++)
+            if (a[k].tid == b[i].tid) {
+                u = u > a[k].user_ns ? u - a[k].user_ns : 0;
+                s = s > a[k].sys_ns ? s - a[k].sys_ns : 0;
+                rn = rn > a[k].run_ns ? rn - a[k].run_ns : 0;
+                break;
+            }
+        row->tid = b[i].tid;
+        snprintf(row->name, sizeof row->name, "%s", b[i].name);
+        row->user_s = (double)u / 1e9;
+        row->sys_s = (double)s / 1e9;
+        row->run_s = (double)rn / 1e9;
+        res->nthreads++;
+    }
+}
+
+/* One point of the time series, the interval since the last one, and the
+ * progress figures when pg is given. */
+static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result *res, struct nvb_progress *pg,
+                      uint64_t t_unix)
+{
+    struct live *prev = &sm->prev;
+    uint64_t *prev_ns = &sm->prev_ns;
+    struct nvb__sys_sample *prev_sys = &sm->sys_iv;
+    const int have_sys = sm->have_sys;
+    struct live cur;
+    memset(&cur, 0, sizeof cur);
+    for (unsigned i = 0; i < r->p->jobs; i++) {
+        struct job *j = &r->jobs[i];
+        for (int d = 0; d < 2; d++) {
+            cur.ios[d] += nvb__live_load(&j->live.ios[d]);
+            cur.bytes[d] += nvb__live_load(&j->live.bytes[d]);
+            cur.lat_sum[d] += nvb__live_load(&j->live.lat_sum[d]);
+        }
+        cur.errors += nvb__live_load(&j->live.errors);
+    }
+    uint64_t now = nvb__now_ns();
+    struct nvb__tsample s;
+    memset(&s, 0, sizeof s);
+    s.t_s = (double)((int64_t)now - (int64_t)r->meas_ns) / 1e9;
+    s.dt_s = (double)(now - *prev_ns) / 1e9;
+    s.t_unix_ns = t_unix;
+    for (int d = 0; d < 2; d++) {
+        /* live counters restart at the end of the ramp */
+        s.ios[d] = cur.ios[d] >= prev->ios[d] ? cur.ios[d] - prev->ios[d] : cur.ios[d];
+        s.bytes[d] = cur.bytes[d] >= prev->bytes[d] ? cur.bytes[d] - prev->bytes[d] : cur.bytes[d];
+        s.lat_sum[d] = cur.lat_sum[d] >= prev->lat_sum[d] ? cur.lat_sum[d] - prev->lat_sum[d] : cur.lat_sum[d];
+    }
+    s.errors = cur.errors >= prev->errors ? cur.errors - prev->errors : cur.errors;
+    s.system_pct = -1;
+    if (have_sys) {
+        struct nvb__sys_sample ss;
+        memset(&ss, 0, sizeof ss);
+        if (nvb__sys_sample(&ss) == 0) {
+            s.system_pct = nvb__cpu_busy_pct(prev_sys, &ss);
+            nvb__sys_sample_free(prev_sys);
+            *prev_sys = ss;
+        }
+    }
+    if (s.t_s > 0)
+        nvb__result_ts_push(res, &s);
+    if (pg) {
+        memset(pg, 0, sizeof *pg);
+        pg->size = sizeof *pg;
+        pg->elapsed_s = s.t_s;
+        pg->total_s = (double)r->p->runtime_ns / 1e9;
+        for (int d = 0; d < 2; d++) {
+            pg->ios[d] = cur.ios[d];
+            pg->bytes[d] = cur.bytes[d];
+            pg->iops[d] = s.dt_s > 0 ? (double)s.ios[d] / s.dt_s : 0;
+            pg->bw_bytes_s[d] = s.dt_s > 0 ? (double)s.bytes[d] / s.dt_s : 0;
+            pg->lat_mean_ns[d] = s.ios[d] ? (double)s.lat_sum[d] / (double)s.ios[d] : 0;
+        }
+        pg->errors = cur.errors;
+        double f = 0;
+        if (r->p->runtime_ns)
+            f = s.t_s / ((double)r->p->runtime_ns / 1e9);
+        if (r->p->ios_total) {
+            double g = (double)(cur.ios[0] + cur.ios[1]) / (double)r->p->ios_total;
+            f = f > g ? f : g;
+        }
+        pg->done_fraction = f < 0 ? 0 : f > 1 ? 1 : f;
+    }
+    *prev = cur;
+    *prev_ns = now;
+}
+
+/* A sampler that woke late labels its sample with the latest tick passed,
+ * which can lie after the moment the jobs ended (on a busy machine): such
+ * points and the final one become one point that ends with the window, so
+ * that the points stay in order and the last ends where the run did. */
+static void ts_fold_late(struct nvb_result *res, uint64_t end_unix)
+{
+    while (res->nts >= 2 && res->ts[res->nts - 2].t_unix_ns >= end_unix) {
+        struct nvb__tsample *a = &res->ts[res->nts - 2];
+        const struct nvb__tsample *b = &res->ts[res->nts - 1];
+        for (int d = 0; d < 2; d++) {
+            a->ios[d] += b->ios[d];
+            a->bytes[d] += b->bytes[d];
+            a->lat_sum[d] += b->lat_sum[d];
+        }
+        a->errors += b->errors;
+        if (a->system_pct >= 0 && b->system_pct >= 0 && a->dt_s + b->dt_s > 0)
+            a->system_pct = (a->system_pct * a->dt_s + b->system_pct * b->dt_s) / (a->dt_s + b->dt_s);
+        else
+            a->system_pct = -1;
+        a->dt_s += b->dt_s;
+        a->t_s = b->t_s;
+        a->t_unix_ns = b->t_unix_ns;
+        res->nts--;
+    }
+    if (res->nts && res->ts[res->nts - 1].t_unix_ns > end_unix)
+        res->ts[res->nts - 1].t_unix_ns = end_unix;
+}
+
+void nvb__sampler_init(struct nvb__sampler *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void nvb__sampler_free(struct nvb__sampler *s)
+{
+    nvb__sys_sample_free(&s->sys0);
+    nvb__sys_sample_free(&s->sys1);
+    nvb__sys_sample_free(&s->sys_iv);
+    free(s->th0);
+    free(s->th1);
+    s->th0 = s->th1 = NULL;
+}
+
+/* The interval samples start from the window's system sample without owning
+ * its arrays (ts_sample() replaces them with its own). */
+static void sampler_iv_from_start(struct nvb__sampler *s)
+{
+    s->sys_iv = s->sys0;
+    s->sys_iv.cpu = NULL;
+    s->sys_iv.cpu_id = NULL;
+}
+
+/* Sample, then release the jobs. Returns with r->mu held. */
+static void sampler_start(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
+{
+    const struct nvb_workload *w = r->w;
+    const struct nvb_run_opts *o = r->opts;
+    s->have_sys = nvb__sys_sample(&s->sys0) == 0;
+    nvb__proc_sample(&s->pr0);
+    s->nth0 = nvb__threads_sample(&s->th0);
+    s->cpu_t0 = nvb__now_ns();
+    res->start_wall_ns = nvb__wall_ns();
+    nvb__mutex_lock(r->mu);
+    r->go_ns = nvb__now_ns();
+    r->meas_ns = r->go_ns + w->ramp_ns;
+    r->end_ns = r->p->runtime_ns ? r->meas_ns + r->p->runtime_ns : 0;
+    r->go = 1;
+    nvb__cond_signal_all(r->cv);
+    res->ramp_s = (double)w->ramp_ns / 1e9;
+
+    s->ramp_pending = w->ramp_ns > 0;
+    memset(&s->prev, 0, sizeof s->prev);
+    s->prev_ns = r->meas_ns;
+    s->next_tick = r->meas_ns + w->interval_ns;
+    s->last_tick = r->meas_ns;
+    if (w->align_interval) {
+        /* Ticks on wall-clock multiples of interval, so that the samples of
+         * hosts whose clocks agree (NTP/PTP) cover the same intervals; the
+         * first interval is the part up to the first multiple. */
+        uint64_t meas_wall = res->start_wall_ns + (r->meas_ns - r->go_ns);
+        uint64_t first = (meas_wall / w->interval_ns + 1) * w->interval_ns;
+        s->next_tick = r->meas_ns + (first - meas_wall);
+    }
+    s->poll_ns = (o->poll_ms ? o->poll_ms : 100) * 1000000ull;
+    s->next_poll = r->go_ns + s->poll_ns;
+    if (s->have_sys && !s->ramp_pending)
+        sampler_iv_from_start(s);
+}
+
+/* The ramp is over: the measured window starts here for the CPU figures.
+ * Called and returns with r->mu held. */
+static void sampler_ramp_over(struct nvb__sampler *s, struct run *r)
+{
+    s->ramp_pending = 0;
+    nvb__mutex_unlock(r->mu);
+    if (s->have_sys) {
+        nvb__sys_sample_free(&s->sys0);
+        s->have_sys = nvb__sys_sample(&s->sys0) == 0;
+        sampler_iv_from_start(s);
+    }
+    nvb__proc_sample(&s->pr0);
+    free(s->th0);
+    s->th0 = NULL;
+    s->nth0 = nvb__threads_sample(&s->th0);
+    s->cpu_t0 = nvb__now_ns();
+    memset(&s->prev, 0, sizeof s->prev);
+    s->prev_ns = r->meas_ns;
+    nvb__mutex_lock(r->mu);
+}
+
+/* A tick passed: one point and the progress callback. Called and returns
+ * with r->mu held. */
+static void sampler_tick(struct nvb__sampler *s, struct run *r, struct nvb_result *res, uint64_t now)
+{
+    const struct nvb_workload *w = r->w;
+    const struct nvb_run_opts *o = r->opts;
+    nvb__mutex_unlock(r->mu);
+    struct nvb_progress pg;
+    /* Labelled with the latest tick passed (late samplers skip ticks). */
+    uint64_t tick = s->next_tick;
+    while (tick + w->interval_ns <= now)
+        tick += w->interval_ns;
+    s->last_tick = tick;
+    ts_sample(s, r, res, o->progress ? &pg : NULL, res->start_wall_ns + (tick - r->go_ns));
+    while (s->next_tick <= now)
+        s->next_tick += w->interval_ns;
+    if (o->progress && o->progress(&pg, o->progress_arg))
+        __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+    nvb__mutex_lock(r->mu);
+}
+
+/* All jobs finished their loops: close the measured window, then let the
+ * jobs go (they stayed alive for the per-thread CPU sample). */
+static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
+{
+    s->cpu_t1 = nvb__now_ns();
+    if (s->have_sys)
+        s->have_sys = nvb__sys_sample(&s->sys1) == 0;
+    nvb__proc_sample(&s->pr1);
+    s->nth1 = nvb__threads_sample(&s->th1);
+    if (!s->ramp_pending) {
+        /* the last, partial interval: it ends where the last job ended */
+        uint64_t t_jobs = r->meas_ns;
+        for (unsigned i = 0; i < r->p->jobs; i++)
+            if (r->jobs[i].t_end > t_jobs)
+                t_jobs = r->jobs[i].t_end;
+        uint64_t t_last = s->last_tick > t_jobs ? s->last_tick : t_jobs;
+        ts_sample(s, r, res, NULL, res->start_wall_ns + (t_last - r->go_ns));
+        ts_fold_late(res, res->start_wall_ns + (t_jobs - r->go_ns));
+    }
+    nvb__mutex_lock(r->mu);
+    r->release = 1;
+    nvb__cond_signal_all(r->cv);
+    nvb__mutex_unlock(r->mu);
+
+    const struct nvb__proc_sample *pr0 = &s->pr0, *pr1 = &s->pr1;
+    if (s->have_sys)
+        nvb__cpu_fill(res, &s->sys0, &s->sys1);
+    double win = (double)(s->cpu_t1 - s->cpu_t0) / 1e9;
+    res->process_user_s = (double)(pr1->user_ns - (pr0->user_ns < pr1->user_ns ? pr0->user_ns : pr1->user_ns)) / 1e9;
+    res->process_sys_s = (double)(pr1->sys_ns - (pr0->sys_ns < pr1->sys_ns ? pr0->sys_ns : pr1->sys_ns)) / 1e9;
+    res->maxrss_kib = pr1->maxrss_kib;
+    res->minflt = pr1->minflt - pr0->minflt;
+    res->majflt = pr1->majflt - pr0->majflt;
+    res->nvcsw = pr1->nvcsw - pr0->nvcsw;
+    res->nivcsw = pr1->nivcsw - pr0->nivcsw;
+    threads_fill(res, s->th0, s->nth0, s->th1, s->nth1);
+    res->cpu_window_s = win;
+}
+
+void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
+{
+    const struct nvb_run_opts *o = r->opts;
+    const unsigned jobs = r->p->jobs;
+    sampler_start(s, r, res);
+    while (r->ndone < jobs) {
+        uint64_t now = nvb__now_ns();
+        uint64_t until = s->ramp_pending ? r->meas_ns : s->next_tick;
+        if (now < until) {
+            uint64_t wait = until - now;
+            if (wait > 50000000ull && r->cancel)
+                wait = 50000000ull; /* notice a signal handler's cancel request */
+            if (o->poll && wait > s->poll_ns)
+                wait = s->poll_ns;
+            nvb__cond_wait(r->cv, r->mu, wait);
+            if (r->ndone >= jobs)
+                break;
+        }
+        now = nvb__now_ns();
+        if (o->poll && now >= s->next_poll) {
+            nvb__mutex_unlock(r->mu);
+            if (o->poll(o->poll_arg))
+                __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+            nvb__mutex_lock(r->mu);
+            s->next_poll = nvb__now_ns() + s->poll_ns;
+        }
+        if (r->cancel && r->cancel->flag)
+            __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+        if (s->ramp_pending && now >= r->meas_ns) {
+            sampler_ramp_over(s, r);
+            continue;
+        }
+        if (!s->ramp_pending && now >= s->next_tick)
+            sampler_tick(s, r, res, now);
+    }
+    nvb__mutex_unlock(r->mu);
+    sampler_finish(s, r, res);
+}
