@@ -15,17 +15,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#define NVB__ENGINE_ENTRY(name) &nvb__engine_##name,
 const struct nvb__engine *const nvb__engines[] = {
-    &nvb__engine_psync,
-    &nvb__engine_libaio,
-    &nvb__engine_io_uring,
-    &nvb__engine_nvme,
-    &nvb__engine_null,
-    &nvb__engine_wsync,
-    &nvb__engine_iocp,
-    &nvb__engine_ioring,
+    NVB__ENGINE_TABLE(NVB__ENGINE_ENTRY)
     NULL,
 };
+#undef NVB__ENGINE_ENTRY
 
 #define NENGINES ((int)(sizeof(nvb__engines) / sizeof(nvb__engines[0]) - 1))
 
@@ -133,6 +128,11 @@ NVB_API int nvb_engine_probe(const char *engine, char *why, size_t why_len)
     const struct nvb__engine *e = nvb__engines[i];
     struct probe_cache *c = &probe_cache[i];
 
+    if (e->unavailable) {  /* a constant: nothing to probe or cache */
+        nvb__why(why, why_len, "%s", e->unavailable);
+        return -ENOTSUP;
+    }
+
     if (atomic_load_explicit(&c->state, memory_order_acquire) == PROBE_DONE) {
         copy_why(why, why_len, c->why);
         return c->rc;
@@ -169,7 +169,24 @@ NVB_API int nvb_engine_probe(const char *engine, char *why, size_t why_len)
     return rc;
 }
 
-int nvb__stub_submit(void *state, struct nvb__io **ios, unsigned n)
+/* ------------------------------------------------------------------ */
+/* The ops of an engine compiled out (NVB__ENGINE_UNAVAILABLE)         */
+/* ------------------------------------------------------------------ */
+
+int nvb__unavailable_probe(char *why, size_t why_len)
+{
+    nvb__why(why, why_len, "built without this engine (nvb_engine_probe() says why)");
+    return -ENOTSUP;
+}
+
+int nvb__unavailable_setup(const struct nvb__engine_ctx *ctx, void **state)
+{
+    (void)state;
+    nvb__unavailable_probe(ctx->why, ctx->why_len);
+    return -ENOTSUP;
+}
+
+int nvb__unavailable_submit(void *state, struct nvb__io **ios, unsigned n)
 {
     (void)state;
     (void)ios;
@@ -177,7 +194,7 @@ int nvb__stub_submit(void *state, struct nvb__io **ios, unsigned n)
     return -ENOTSUP;
 }
 
-int nvb__stub_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
+int nvb__unavailable_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
 {
     (void)state;
     (void)out;
@@ -186,4 +203,4 @@ int nvb__stub_reap(void *state, struct nvb__io **out, unsigned max, unsigned min
     return -ENOTSUP;
 }
 
-void nvb__stub_teardown(void *state) { (void)state; }
+void nvb__unavailable_teardown(void *state) { (void)state; }

@@ -335,7 +335,7 @@ static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned 
     return nvb__ring_reap(&u->r, out, max, min, 0, 0, uring_res, NULL);
 }
 
-#else /* !NVB_HAVE_LIBURING */
+#endif /* NVB_HAVE_LIBURING */
 
 #ifdef _WIN32
 #define NO_LIBURING "Linux only (io_uring); ioring is the Windows analogue"
@@ -343,31 +343,12 @@ static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned 
 #define NO_LIBURING "built without liburing (liburing-dev was not found at build time)"
 #endif
 
-static int uring_probe(char *why, size_t why_len)
-{
-    nvb__why(why, why_len, NO_LIBURING);
-    return -ENOTSUP;
-}
-
-static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
-{
-    (void)state;
-    nvb__why(ctx->why, ctx->why_len, NO_LIBURING);
-    return -ENOTSUP;
-}
-
-/* never reached: setup() fails first */
-#define uring_submit nvb__stub_submit
-#define uring_reap nvb__stub_reap
-#define uring_teardown nvb__stub_teardown
-
-#endif /* NVB_HAVE_LIBURING */
-
 const struct nvb__engine nvb__engine_io_uring = {
     .name = "io_uring",
     .desc = "Linux io_uring via liburing: batched submission, registered buffers/files, SQPOLL/IOPOLL",
     .flags = 0,
     .opts = uring_opts,
+#if NVB_HAVE_LIBURING
     .probe = uring_probe,
     .setup = uring_setup,
     .submit = uring_submit,
@@ -376,4 +357,7 @@ const struct nvb__engine nvb__engine_io_uring = {
     /* Closing a ring does not wait for its requests (the kernel finishes
      * them in the background): safe with I/O abandoned in flight. */
     .abandon = uring_teardown,
+#else
+    NVB__ENGINE_UNAVAILABLE(NO_LIBURING),
+#endif
 };

@@ -625,35 +625,6 @@ static void nvme_note(void *state, char *msg, size_t len)
              e->first_target, (unsigned long long)e->first_off);
 }
 
-#else /* !NVB_HAVE_LIBURING */
-
-#define NO_LIBURING "nvme: built without liburing (liburing-dev was not found at build time)"
-
-static int nvme_probe(char *why, size_t why_len)
-{
-    nvb__why(why, why_len, NO_LIBURING);
-    return -ENOTSUP;
-}
-
-static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
-{
-    (void)state;
-    nvb__why(ctx->why, ctx->why_len, NO_LIBURING);
-    return -ENOTSUP;
-}
-
-/* never reached: setup() fails first */
-#define nvme_submit nvb__stub_submit
-#define nvme_reap nvb__stub_reap
-#define nvme_teardown nvb__stub_teardown
-
-static void nvme_note(void *state, char *msg, size_t len)
-{
-    (void)state;
-    if (len)
-        msg[0] = '\0';
-}
-
 #endif /* NVB_HAVE_LIBURING */
 
 const struct nvb__engine nvb__engine_nvme = {
@@ -662,6 +633,7 @@ const struct nvb__engine nvb__engine_nvme = {
             "bypassing the block layer",
     .flags = NVB__ENG_CHARDEV,
     .opts = nvme_opts,
+#if NVB_HAVE_LIBURING
     .probe = nvme_probe,
     .setup = nvme_setup,
     .submit = nvme_submit,
@@ -671,4 +643,7 @@ const struct nvb__engine nvb__engine_nvme = {
      * them in the background): safe with I/O abandoned in flight. */
     .abandon = nvme_teardown,
     .note = nvme_note,
+#else
+    NVB__ENGINE_UNAVAILABLE("nvme: built without liburing (liburing-dev was not found at build time)"),
+#endif
 };
