@@ -34,6 +34,9 @@ void nvb__buf_printf(struct nvb__buf *b, const char *fmt, ...) __attribute__((fo
 char *nvb__strdup(const char *s);
 /* "EIO" for 5; "E<n>" for unknown ones (into buf). */
 const char *nvb__errno_name(int e, char *buf, size_t len);
+/* A size the way workloads write it: the largest binary unit that divides
+ * it exactly ("4k", "1M", "1536", "3G"), into buf; returns buf. */
+const char *nvb__fmt_size(uint64_t v, char *buf, size_t len);
 
 /* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE ---- */
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */

@@ -23,6 +23,7 @@
 #include "core/internal.h"
 #include "core/cpu.h"
 #include "core/fault.h"
+#include "core/rand.h"
 #include "core/verify.h"
 #include "platform/platform.h"
 
@@ -83,18 +84,6 @@ static void plan_free(struct plan *p)
     p->t = NULL;
 }
 
-static const char *fmt_size(uint64_t v, char *buf, size_t len)
-{
-    static const char *const u[] = {"", "k", "M", "G", "T", "P"};
-    unsigned i = 0;
-    while (i < 5 && v && v % 1024 == 0) {
-        v /= 1024;
-        i++;
-    }
-    snprintf(buf, len, "%" PRIu64 "%s", v, u[i]);
-    return buf;
-}
-
 void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt, int ndirs, struct nvb__run_mem *m)
 {
     /* saturating: a product past 2^64 is "too much" all the same */
@@ -148,8 +137,8 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
         FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);
     if (w->io_limit) {
         if (w->io_limit % w->bs)
-            FAIL(-EINVAL, "io_limit '%s' is not a multiple of bs '%s'", fmt_size(w->io_limit, b1, sizeof b1),
-                 fmt_size(w->bs, b2, sizeof b2));
+            FAIL(-EINVAL, "io_limit '%s' is not a multiple of bs '%s'", nvb__fmt_size(w->io_limit, b1, sizeof b1),
+                 nvb__fmt_size(w->bs, b2, sizeof b2));
         p->ios_total = w->io_limit / w->bs;
     } else {
         p->ios_total = w->ios;
@@ -208,7 +197,7 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
                 t->ti.lbs = 1;
             if (w->bs > t->len)
                 FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
-                     fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
+                     nvb__fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
             continue;
         }
         /* The destructive-write guard (devices/guard.c), and the device's
@@ -256,7 +245,7 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
                 snprintf(t->ti.dev, sizeof t->ti.dev, "%s", ns.block + (strncmp(ns.block, "/dev/", 5) ? 0 : 5));
             if (ns.max_transfer && w->bs > ns.max_transfer)
                 FAIL(-EINVAL, "bs '%s' is larger than the largest command namespace '%s' takes (%" PRIu64
-                     " bytes, max_hw_sectors_kb): passthrough does not split I/O", fmt_size(w->bs, b1, sizeof b1),
+                     " bytes, max_hw_sectors_kb): passthrough does not split I/O", nvb__fmt_size(w->bs, b1, sizeof b1),
                      t->path, ns.max_transfer);
         }
         switch (t->ti.kind) {
@@ -302,14 +291,14 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
             const char *needs = chardev ? "NVMe commands move whole blocks" : "direct=1";
             if (w->bs % lbs)
                 FAIL(-EINVAL, "bs '%s' is not a multiple of the logical block size %u of target '%s' (%s)",
-                     fmt_size(w->bs, b1, sizeof b1), lbs, t->path, needs);
+                     nvb__fmt_size(w->bs, b1, sizeof b1), lbs, t->path, needs);
             if (t->off % lbs)
                 FAIL(-EINVAL, "offset '%" PRIu64 "' is not a multiple of the logical block size %u of target '%s' (%s)",
                      t->off, lbs, t->path, needs);
         }
         if (w->bs > t->len)
             FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
-                 fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
+                 nvb__fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
     }
     for (unsigned i = 0; i < p->nt; i++) {
         /* I/O offsets become off_t: a region must end by 2^63 */
@@ -329,7 +318,7 @@ static int plan_build(const struct nvb_workload *w, struct plan *p, char *err, s
         if (mem && m.total > mem)
             FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes and %" PRIu64 " latency histograms of %zu "
                  "bytes (one per job per target per direction) need %" PRIu64 " bytes, more than the %" PRIu64
-                 " bytes of memory this process can have", fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs,
+                 " bytes of memory this process can have", nvb__fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs,
                  m.histograms, sizeof(struct nvb__hist), m.total, mem);
         if (mem && m.total > mem / 2)
             plan_warn(p, "buffers of bs x qd x jobs and latency histograms take %" PRIu64 " of the %" PRIu64
@@ -441,17 +430,9 @@ struct run {
     char io_err_msg[256];
 };
 
-static inline uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static inline uint64_t rng_below(uint64_t *s, uint64_t n)
 {
-    return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
+    return (uint64_t)(((unsigned __int128)nvb__splitmix64(s) * n) >> 64);
 }
 
 /* The set of blocks a job has in flight (verify=1 with writes): linear
@@ -988,7 +969,7 @@ static int job_setup(struct job *j)
         } else {
             uint64_t *q = j->bufs[i];
             for (uint64_t k = 0; k < w->bs / 8; k++)
-                q[k] = rng_next(&fs);
+                q[k] = nvb__splitmix64(&fs);
             memset((char *)j->bufs[i] + (w->bs & ~7ull), 0x5a, (size_t)(w->bs & 7));
         }
         j->ios[i].buf = j->bufs[i];
@@ -1528,7 +1509,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
         }
         uint64_t fs = w->seed ^ 0x5eed;
         for (size_t k = 0; k < LAYOUT_CHUNK / 8; k++)
-            ((uint64_t *)fb)[k] = rng_next(&fs);
+            ((uint64_t *)fb)[k] = nvb__splitmix64(&fs);
         struct layout lay = {
             .r = &r, .o = &o, .verify = res->verify_enabled, .seed = w->seed, .target = t, .bs = (uint32_t)w->bs,
             .pattern = fb, .poll_ns = (o.poll_ms ? o.poll_ms : 100) * 1000000ull,
