@@ -5,13 +5,17 @@
  * (no constructors, no mutable list), so two runs in one process cannot see
  * different sets. The only mutable state in this file is the probe cache,
  * which memoises a pure question ("does engine X work in this process?").
+ *
+ * Atomics, here as in the runner: GCC's __atomic builtins on plain ints,
+ * not <stdatomic.h>. They apply to fields of ordinary structs shared with
+ * code that needs no _Atomic type, and every compiler this builds with
+ * (gcc, clang, mingw-w64 gcc) has them.
  */
 #include "nvbench.h"
 #include "core/engine.h"
 
 #include <errno.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,7 +93,7 @@ void nvb__why(char *why, size_t len, const char *fmt, ...)
 enum { PROBE_NONE = 0, PROBE_BUSY, PROBE_DONE };
 
 struct probe_cache {
-    atomic_int state;
+    int state;               /* PROBE_*, __atomic */
     int rc;
     char why[192];
 };
@@ -133,7 +137,7 @@ NVB_API int nvb_engine_probe(const char *engine, char *why, size_t why_len)
         return -ENOTSUP;
     }
 
-    if (atomic_load_explicit(&c->state, memory_order_acquire) == PROBE_DONE) {
+    if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == PROBE_DONE) {
         copy_why(why, why_len, c->why);
         return c->rc;
     }
@@ -142,9 +146,8 @@ NVB_API int nvb_engine_probe(const char *engine, char *why, size_t why_len)
      * own instead of waiting (probe() is thread-safe), so nobody blocks and
      * no lock is needed. rc/why are published by the release store. */
     int expected = PROBE_NONE;
-    int owner = atomic_compare_exchange_strong_explicit(&c->state, &expected, PROBE_BUSY,
-                                                        memory_order_acq_rel,
-                                                        memory_order_acquire);
+    int owner = __atomic_compare_exchange_n(&c->state, &expected, PROBE_BUSY, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE);
     if (!owner && expected == PROBE_DONE) {
         copy_why(why, why_len, c->why);
         return c->rc;
@@ -163,7 +166,7 @@ NVB_API int nvb_engine_probe(const char *engine, char *why, size_t why_len)
     if (owner) {
         c->rc = rc;
         memcpy(c->why, local, sizeof(c->why));
-        atomic_store_explicit(&c->state, PROBE_DONE, memory_order_release);
+        __atomic_store_n(&c->state, PROBE_DONE, __ATOMIC_RELEASE);
     }
     copy_why(why, why_len, local);
     return rc;

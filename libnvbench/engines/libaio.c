@@ -42,7 +42,7 @@ static const char *aio_err_text(int err)
     case -ENOSYS: return "the kernel was built without AIO support (CONFIG_AIO=n)";
     case -EPERM:  return "AIO is not permitted here (seccomp or container policy)";
     case -ENOMEM: return "out of kernel memory";
-    default:      return strerror(-err);
+    default:      return nvb_strerror(err);
     }
 }
 

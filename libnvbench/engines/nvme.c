@@ -328,7 +328,7 @@ static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *
         int fl = fcntl(t->fd, F_GETFL);
         if (fl < 0) {
             rc = -errno;
-            nvb__why(ctx->why, ctx->why_len, "nvme: target %u: bad descriptor: %s", i, strerror(-rc));
+            nvb__why(ctx->why, ctx->why_len, "nvme: target %u: bad descriptor: %s", i, nvb_strerror(rc));
             break;
         }
         t->writable = (fl & O_ACCMODE) != O_RDONLY;
@@ -336,7 +336,7 @@ static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *
         if (nsid < 0) {
             rc = nsid == -ENOTTY || nsid == -EINVAL || nsid == -ENODEV ? -ENODEV : nsid;
             nvb__why(ctx->why, ctx->why_len, "nvme: target %u is not an NVMe namespace node (NVME_IOCTL_ID: %s); "
-                     "the engine drives /dev/ngXnY", i, strerror(-nsid));
+                     "the engine drives /dev/ngXnY", i, nvb_strerror(nsid));
             break;
         }
         t->nsid = (uint32_t)nsid;
@@ -347,7 +347,7 @@ static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *
         if (r < 0) {
             rc = r;
             nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %d): Identify Namespace failed: %s%s", i, nsid,
-                     strerror(-r), r == -EACCES || r == -EPERM
+                     nvb_strerror(r), r == -EACCES || r == -EPERM
                          ? " (NVMe passthrough needs CAP_SYS_ADMIN before Linux 6.2)" : "");
             break;
         }
@@ -512,7 +512,7 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
                          (double)e->io_timeout_ns / 1e9);
             else
                 nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %u): a read of block 0 failed: %s%s", i,
-                         e->t[i].nsid, strerror(-res), res == -EACCES || res == -EPERM
+                         e->t[i].nsid, nvb_strerror(res), res == -EACCES || res == -EPERM
                              ? " (NVMe I/O passthrough needs CAP_SYS_ADMIN before Linux 6.2, and read access "
                                "to the node after)" : "");
         }
