@@ -71,20 +71,8 @@ static const struct nvb__optdef nvme_opts[] = {
 #include "engines/ring.h"
 #include "platform/platform.h"
 
-/* Debian 12's liburing 2.3 and linux-libc-dev 6.1 define all of these;
- * older headers may not, and the values are kernel ABI. */
-#ifndef IORING_SETUP_SQE128
-#define IORING_SETUP_SQE128 (1U << 10)      /* 5.19 */
-#endif
-#ifndef IORING_SETUP_CQE32
-#define IORING_SETUP_CQE32 (1U << 11)       /* 5.19 */
-#endif
-#ifndef IORING_SETUP_SINGLE_ISSUER
-#define IORING_SETUP_SINGLE_ISSUER (1U << 12) /* 6.0 */
-#endif
-#ifndef IORING_SETUP_DEFER_TASKRUN
-#define IORING_SETUP_DEFER_TASKRUN (1U << 13) /* 6.1 */
-#endif
+/* Debian 12's liburing 2.3 and linux-libc-dev 6.1 define these (the setup
+ * flags: ring.h); older headers may not, and the values are kernel ABI. */
 #ifndef IORING_URING_CMD_FIXED
 #define IORING_URING_CMD_FIXED (1U << 0)    /* sqe->uring_cmd_flags, 6.1 */
 #endif

@@ -12,15 +12,6 @@
 #include "engines/ring.h"
 #include "nvbench.h"
 
-/* Debian 12's liburing 2.3 defines these; older headers may not, and the
- * values are kernel ABI. */
-#ifndef IORING_SETUP_SQE128
-#define IORING_SETUP_SQE128 (1U << 10)        /* 5.19 */
-#endif
-#ifndef IORING_SETUP_CQE32
-#define IORING_SETUP_CQE32 (1U << 11)         /* 5.19 */
-#endif
-
 const char *nvb__uring_err_text(int err)
 {
     switch (err) {

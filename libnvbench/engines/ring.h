@@ -29,6 +29,21 @@
 
 #include "core/engine.h"
 
+/* Debian 12's liburing 2.3 defines these setup flags; older headers may
+ * not, and the values are kernel ABI. */
+#ifndef IORING_SETUP_SQE128
+#define IORING_SETUP_SQE128 (1U << 10)          /* 5.19 */
+#endif
+#ifndef IORING_SETUP_CQE32
+#define IORING_SETUP_CQE32 (1U << 11)           /* 5.19 */
+#endif
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER (1U << 12)   /* 6.0 */
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN (1U << 13)   /* 6.1 */
+#endif
+
 struct nvb__ring {
     struct io_uring ring;
     unsigned outstanding;    /* SQEs filled and not yet reaped */
