@@ -1,5 +1,8 @@
 /*
- * Core internals shared by workload.c, runner.c, result.c and json.c.
+ * Core internals: the workload object, per-direction and per-target
+ * statistics, the result, and the small utilities the core/ files share
+ * (and, for the size formatter and errno names, devices/ and platform/).
+ * Engines do not include it: they see only core/engine.h.
  */
 #ifndef NVB_CORE_INTERNAL_H
 #define NVB_CORE_INTERNAL_H
@@ -121,7 +124,7 @@ static inline int nvb__rw_reads(int rw) { return !(rw == NVB__RW_WRITE || rw == 
 /* Set w->err; returns err. */
 int nvb__werr(struct nvb_workload *w, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int nvb__workload_copy(const struct nvb_workload *src, struct nvb_workload **out);
-/* Emits the "workload" object (json.c uses it). */
+/* Emits the "workload" object (result.c and merge.c use it). */
 void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b);
 
 /* ---- per-direction statistics ---- */
@@ -242,7 +245,7 @@ void nvb__result_warn_utf8(struct nvb_result *r, const struct nvb_workload *w);
 void nvb__result_seterr(struct nvb_result *r, int err, const char *msg);
 int  nvb__result_ts_push(struct nvb_result *r, const struct nvb__tsample *s);
 void nvb__dstat_free(struct nvb__dstat *d);
-/* Derived CPU figures (json.c and getters share them). */
+/* Derived CPU figures (result.c's JSON and getters, runner.c, share them). */
 struct nvb__cpu_derived {
     double process_cores, cpu_us_per_io, iops_per_core, background_pct;
 };
@@ -255,7 +258,7 @@ uint64_t nvb__result_window_end(const struct nvb_result *r);
 /* Free what a host row holds. */
 void nvb__hostrow_clear(struct nvb__hostrow *h);
 
-/* JSON writer with optional numeric path capture (json.c). */
+/* JSON writer with optional numeric path capture (result.c). */
 struct nvb__json {
     struct nvb__buf *b;     /* NULL: do not write, only look up */
     int   depth;
