@@ -5,27 +5,26 @@
  * (no constructors, no mutable list), so two runs in one process cannot see
  * different sets. The only mutable state in this file is the probe cache,
  * which memoises a pure question ("does engine X work in this process?").
+ *
+ * Atomics, here as in the runner: GCC's __atomic builtins on plain ints,
+ * not <stdatomic.h>. They apply to fields of ordinary structs shared with
+ * code that needs no _Atomic type, and every compiler this builds with
+ * (gcc, clang, mingw-w64 gcc) has them.
  */
 #include "nvbench.h"
 #include "core/engine.h"
 
 #include <errno.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
+#define NVB__ENGINE_ENTRY(name) &nvb__engine_##name,
 const struct nvb__engine *const nvb__engines[] = {
-    &nvb__engine_psync,
-    &nvb__engine_libaio,
-    &nvb__engine_io_uring,
-    &nvb__engine_nvme,
-    &nvb__engine_null,
-    &nvb__engine_wsync,
-    &nvb__engine_iocp,
-    &nvb__engine_ioring,
+    NVB__ENGINE_TABLE(NVB__ENGINE_ENTRY)
     NULL,
 };
+#undef NVB__ENGINE_ENTRY
 
 #define NENGINES ((int)(sizeof(nvb__engines) / sizeof(nvb__engines[0]) - 1))
 
@@ -94,7 +93,7 @@ void nvb__why(char *why, size_t len, const char *fmt, ...)
 enum { PROBE_NONE = 0, PROBE_BUSY, PROBE_DONE };
 
 struct probe_cache {
-    atomic_int state;
+    int state;               /* PROBE_*, __atomic */
     int rc;
     char why[192];
 };
@@ -133,7 +132,12 @@ NVB_API int nvb_engine_probe(const char *engine, char *why, size_t why_len)
     const struct nvb__engine *e = nvb__engines[i];
     struct probe_cache *c = &probe_cache[i];
 
-    if (atomic_load_explicit(&c->state, memory_order_acquire) == PROBE_DONE) {
+    if (e->unavailable) {  /* a constant: nothing to probe or cache */
+        nvb__why(why, why_len, "%s", e->unavailable);
+        return -ENOTSUP;
+    }
+
+    if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == PROBE_DONE) {
         copy_why(why, why_len, c->why);
         return c->rc;
     }
@@ -142,9 +146,8 @@ NVB_API int nvb_engine_probe(const char *engine, char *why, size_t why_len)
      * own instead of waiting (probe() is thread-safe), so nobody blocks and
      * no lock is needed. rc/why are published by the release store. */
     int expected = PROBE_NONE;
-    int owner = atomic_compare_exchange_strong_explicit(&c->state, &expected, PROBE_BUSY,
-                                                        memory_order_acq_rel,
-                                                        memory_order_acquire);
+    int owner = __atomic_compare_exchange_n(&c->state, &expected, PROBE_BUSY, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE);
     if (!owner && expected == PROBE_DONE) {
         copy_why(why, why_len, c->why);
         return c->rc;
@@ -163,13 +166,30 @@ NVB_API int nvb_engine_probe(const char *engine, char *why, size_t why_len)
     if (owner) {
         c->rc = rc;
         memcpy(c->why, local, sizeof(c->why));
-        atomic_store_explicit(&c->state, PROBE_DONE, memory_order_release);
+        __atomic_store_n(&c->state, PROBE_DONE, __ATOMIC_RELEASE);
     }
     copy_why(why, why_len, local);
     return rc;
 }
 
-int nvb__stub_submit(void *state, struct nvb__io **ios, unsigned n)
+/* ------------------------------------------------------------------ */
+/* The ops of an engine compiled out (NVB__ENGINE_UNAVAILABLE)         */
+/* ------------------------------------------------------------------ */
+
+int nvb__unavailable_probe(char *why, size_t why_len)
+{
+    nvb__why(why, why_len, "built without this engine (nvb_engine_probe() says why)");
+    return -ENOTSUP;
+}
+
+int nvb__unavailable_setup(const struct nvb__engine_ctx *ctx, void **state)
+{
+    (void)state;
+    nvb__unavailable_probe(ctx->why, ctx->why_len);
+    return -ENOTSUP;
+}
+
+int nvb__unavailable_submit(void *state, struct nvb__io **ios, unsigned n)
 {
     (void)state;
     (void)ios;
@@ -177,7 +197,7 @@ int nvb__stub_submit(void *state, struct nvb__io **ios, unsigned n)
     return -ENOTSUP;
 }
 
-int nvb__stub_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
+int nvb__unavailable_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
 {
     (void)state;
     (void)out;
@@ -186,4 +206,4 @@ int nvb__stub_reap(void *state, struct nvb__io **out, unsigned max, unsigned min
     return -ENOTSUP;
 }
 
-void nvb__stub_teardown(void *state) { (void)state; }
+void nvb__unavailable_teardown(void *state) { (void)state; }

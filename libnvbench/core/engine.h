@@ -106,7 +106,14 @@ struct nvb__engine {
     const char *name;
     const char *desc;
     unsigned    flags;
-    const struct nvb__optdef *opts;  /* terminated by {NULL} */
+    const struct nvb__optdef *opts;  /* terminated by {NULL}; kept when compiled
+                                      * out, so that workloads naming its keys
+                                      * still parse and fail with the reason */
+    /* NULL, or why this build cannot run the engine at all (compiled out:
+     * another OS, a library missing at build time). nvb_engine_probe()
+     * answers -ENOTSUP with this text and never calls probe(); fill the
+     * ops with NVB__ENGINE_UNAVAILABLE(). */
+    const char *unavailable;
     /* Does it work here? 0, or negative errno with a reason in why.
      * Must be cheap-ish and thread-safe; the registry caches the answer. */
     int  (*probe)(char *why, size_t why_len);
@@ -134,28 +141,48 @@ struct nvb__engine {
     void (*note)(void *state, char *msg, size_t len);
 };
 
+/*
+ * The engine table: the one place to register an engine. Adding one takes
+ * this line and its file (engines/<name>.c defining nvb__engine_<name>);
+ * the order is nvb_engine_name()'s. Every engine is listed in every build:
+ * one compiled out (the Windows engines elsewhere, the Linux ones on
+ * Windows, a library missing at build time) says why in .unavailable.
+ */
+#define NVB__ENGINE_TABLE(X) \
+    X(psync)                 \
+    X(libaio)                \
+    X(io_uring)              \
+    X(nvme)                  \
+    X(null)                  \
+    X(wsync)                 \
+    X(iocp)                  \
+    X(ioring)
+
+#define NVB__ENGINE_DECLARE(name) extern const struct nvb__engine nvb__engine_##name;
+NVB__ENGINE_TABLE(NVB__ENGINE_DECLARE)
+#undef NVB__ENGINE_DECLARE
+
 /* Registry (engine.c). */
 const struct nvb__engine *nvb__engine_find(const char *name);
 int nvb__engine_index(const char *name);
 extern const struct nvb__engine *const nvb__engines[]; /* NULL-terminated, const */
 
-/* Engines (one per file). Each is always defined; an engine compiled
- * without its library has a probe() that says so and a setup() that fails. */
-extern const struct nvb__engine nvb__engine_psync;
-extern const struct nvb__engine nvb__engine_libaio;
-extern const struct nvb__engine nvb__engine_io_uring;
-extern const struct nvb__engine nvb__engine_nvme;
-extern const struct nvb__engine nvb__engine_null;
-/* Windows engines: listed everywhere, probing "Windows only" elsewhere. */
-extern const struct nvb__engine nvb__engine_wsync;
-extern const struct nvb__engine nvb__engine_iocp;
-extern const struct nvb__engine nvb__engine_ioring;
+/* The ops of an engine compiled out of this build, reason being why:
+ *   #else
+ *       NVB__ENGINE_UNAVAILABLE("built without libfoo"),
+ * The shared ops refuse (-ENOTSUP; setup() says to ask the probe, which
+ * has the reason): the runner probes first, so they are reached only by
+ * callers that skip it. */
+#define NVB__ENGINE_UNAVAILABLE(reason)                                              \
+    .unavailable = (reason), .probe = nvb__unavailable_probe,                        \
+    .setup = nvb__unavailable_setup, .submit = nvb__unavailable_submit,              \
+    .reap = nvb__unavailable_reap, .teardown = nvb__unavailable_teardown
 
-/* For an engine compiled out of this build: its setup() fails with the
- * reason, so these are never reached; they fill the ops table. */
-int  nvb__stub_submit(void *state, struct nvb__io **ios, unsigned n);
-int  nvb__stub_reap(void *state, struct nvb__io **out, unsigned max, unsigned min);
-void nvb__stub_teardown(void *state);
+int  nvb__unavailable_probe(char *why, size_t why_len);
+int  nvb__unavailable_setup(const struct nvb__engine_ctx *ctx, void **state);
+int  nvb__unavailable_submit(void *state, struct nvb__io **ios, unsigned n);
+int  nvb__unavailable_reap(void *state, struct nvb__io **out, unsigned max, unsigned min);
+void nvb__unavailable_teardown(void *state);
 
 /* Helpers for engines. */
 void nvb__used_set(struct nvb__used *u, const char *key, const char *fmt, ...)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rand.h"
 #include "platform/platform.h"
 
 /* While delayed completions wait and the engine still has I/O in flight,
@@ -48,20 +49,11 @@ static uint64_t threshold(double p)
     return (uint64_t)(p * 18446744073709551616.0);
 }
 
-/* splitmix64: the same generator as the runner's, with its own state. */
-static inline uint64_t draw(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static inline int happens(uint64_t *s, uint64_t thr)
 {
     if (!thr)
         return 0;
-    uint64_t r = draw(s);
+    uint64_t r = nvb__splitmix64(s); /* the runner's generator, its own state */
     return thr == UINT64_MAX || r < thr;
 }
 

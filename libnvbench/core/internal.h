@@ -1,6 +1,9 @@
 /*
- * Core internals shared by the files of core/ (the workload, the run, the
- * result and its JSON); what only the run's files share is in core/run.h.
+ * Core internals: the workload object, per-direction and per-target
+ * statistics, the result, and the small utilities the core/ files share
+ * (and, for the size formatter and errno names, devices/ and platform/);
+ * what only the run's files share is in core/run.h. Engines do not include
+ * it: they see only core/engine.h.
  */
 #ifndef NVB_CORE_INTERNAL_H
 #define NVB_CORE_INTERNAL_H
@@ -35,6 +38,9 @@ void nvb__buf_printf(struct nvb__buf *b, const char *fmt, ...) __attribute__((fo
 char *nvb__strdup(const char *s);
 /* "EIO" for 5; "E<n>" for unknown ones (into buf). */
 const char *nvb__errno_name(int e, char *buf, size_t len);
+/* A size the way workloads write it: the largest binary unit that divides
+ * it exactly ("4k", "1M", "1536", "3G"), into buf; returns buf. */
+const char *nvb__fmt_size(uint64_t v, char *buf, size_t len);
 
 /* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE ---- */
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */
@@ -119,7 +125,7 @@ static inline int nvb__rw_reads(int rw) { return !(rw == NVB__RW_WRITE || rw == 
 /* Set w->err; returns err. */
 int nvb__werr(struct nvb_workload *w, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int nvb__workload_copy(const struct nvb_workload *src, struct nvb_workload **out);
-/* Emits the "workload" object (json.c uses it). */
+/* Emits the "workload" object (result.c and merge.c use it). */
 void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b);
 
 /* ---- per-direction statistics ---- */
@@ -243,7 +249,7 @@ void nvb__dstat_free(struct nvb__dstat *d);
 /* dst += src: counts, and the histogram (allocated in dst when missing);
  * 0 or -ENOMEM (the counts are added all the same). merge.c. */
 int  nvb__dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src);
-/* Derived CPU figures (json.c and getters share them). */
+/* Derived CPU figures (result.c's JSON and getters, the run, share them). */
 struct nvb__cpu_derived {
     double process_cores, cpu_us_per_io, iops_per_core, background_pct;
 };
@@ -256,7 +262,7 @@ uint64_t nvb__result_window_end(const struct nvb_result *r);
 /* Free what a host row holds. */
 void nvb__hostrow_clear(struct nvb__hostrow *h);
 
-/* JSON writer with optional numeric path capture (json.c). */
+/* JSON writer with optional numeric path capture (result.c). */
 struct nvb__json {
     struct nvb__buf *b;     /* NULL: do not write, only look up */
     int   depth;

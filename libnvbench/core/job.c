@@ -23,7 +23,7 @@
 
 static inline uint64_t rng_below(uint64_t *s, uint64_t n)
 {
-    return (uint64_t)(((unsigned __int128)nvb__rng_next(s) * n) >> 64);
+    return (uint64_t)(((unsigned __int128)nvb__splitmix64(s) * n) >> 64);
 }
 
 /* The set of blocks a job has in flight (verify=1 with writes): linear

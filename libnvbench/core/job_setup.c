@@ -201,7 +201,7 @@ static int job_buffers(struct job *j)
         } else {
             uint64_t *q = j->bufs[i];
             for (uint64_t k = 0; k < w->bs / 8; k++)
-                q[k] = nvb__rng_next(&fs);
+                q[k] = nvb__splitmix64(&fs);
             memset((char *)j->bufs[i] + (w->bs & ~7ull), 0x5a, (size_t)(w->bs & 7));
         }
         j->ios[i].buf = j->bufs[i];

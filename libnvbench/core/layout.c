@@ -146,7 +146,7 @@ static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char
     }
     uint64_t fs = w->seed ^ 0x5eed;
     for (size_t k = 0; k < LAYOUT_CHUNK / 8; k++)
-        ((uint64_t *)fb)[k] = nvb__rng_next(&fs);
+        ((uint64_t *)fb)[k] = nvb__splitmix64(&fs);
     struct layout lay = {
         .r = r, .o = o, .verify = res->verify_enabled, .seed = w->seed, .target = t, .bs = (uint32_t)w->bs,
         .pattern = fb, .poll_ns = (o->poll_ms ? o->poll_ms : 100) * 1000000ull,

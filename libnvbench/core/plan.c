@@ -34,18 +34,6 @@ void nvb__plan_free(struct plan *p)
     p->t = NULL;
 }
 
-static const char *fmt_size(uint64_t v, char *buf, size_t len)
-{
-    static const char *const u[] = {"", "k", "M", "G", "T", "P"};
-    unsigned i = 0;
-    while (i < 5 && v && v % 1024 == 0) {
-        v /= 1024;
-        i++;
-    }
-    snprintf(buf, len, "%" PRIu64 "%s", v, u[i]);
-    return buf;
-}
-
 void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt, int ndirs, struct nvb__run_mem *m)
 {
     /* saturating: a product past 2^64 is "too much" all the same */
@@ -98,8 +86,8 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
         FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);
     if (w->io_limit) {
         if (w->io_limit % w->bs)
-            FAIL(-EINVAL, "io_limit '%s' is not a multiple of bs '%s'", fmt_size(w->io_limit, b1, sizeof b1),
-                 fmt_size(w->bs, b2, sizeof b2));
+            FAIL(-EINVAL, "io_limit '%s' is not a multiple of bs '%s'", nvb__fmt_size(w->io_limit, b1, sizeof b1),
+                 nvb__fmt_size(w->bs, b2, sizeof b2));
         p->ios_total = w->io_limit / w->bs;
     } else {
         p->ios_total = w->ios;
@@ -150,7 +138,7 @@ static int plan_passthrough(const struct nvb_workload *w, struct plan *p, struct
         snprintf(t->ti.dev, sizeof t->ti.dev, "%s", ns.block + (strncmp(ns.block, "/dev/", 5) ? 0 : 5));
     if (ns.max_transfer && w->bs > ns.max_transfer)
         FAIL(-EINVAL, "bs '%s' is larger than the largest command namespace '%s' takes (%" PRIu64
-             " bytes, max_hw_sectors_kb): passthrough does not split I/O", fmt_size(w->bs, b1, sizeof b1),
+             " bytes, max_hw_sectors_kb): passthrough does not split I/O", nvb__fmt_size(w->bs, b1, sizeof b1),
              t->path, ns.max_transfer);
     return 0;
 }
@@ -204,14 +192,14 @@ static int plan_region(const struct nvb_workload *w, struct plan *p, struct ptar
         const char *needs = chardev ? "NVMe commands move whole blocks" : "direct=1";
         if (w->bs % lbs)
             FAIL(-EINVAL, "bs '%s' is not a multiple of the logical block size %u of target '%s' (%s)",
-                 fmt_size(w->bs, b1, sizeof b1), lbs, t->path, needs);
+                 nvb__fmt_size(w->bs, b1, sizeof b1), lbs, t->path, needs);
         if (t->off % lbs)
             FAIL(-EINVAL, "offset '%" PRIu64 "' is not a multiple of the logical block size %u of target '%s' (%s)",
                  t->off, lbs, t->path, needs);
     }
     if (w->bs > t->len)
         FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
-             fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
+             nvb__fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
     return 0;
 }
 
@@ -238,7 +226,7 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
             t->ti.lbs = 1;
         if (w->bs > t->len)
             FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
-                 fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
+                 nvb__fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
         return 0;
     }
     /* The destructive-write guard (devices/guard.c), and the device's
@@ -320,7 +308,7 @@ static int plan_budget(const struct nvb_workload *w, struct plan *p, char *err, 
         if (mem && m.total > mem)
             FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes and %" PRIu64 " latency histograms of %zu "
                  "bytes (one per job per target per direction) need %" PRIu64 " bytes, more than the %" PRIu64
-                 " bytes of memory this process can have", fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs,
+                 " bytes of memory this process can have", nvb__fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs,
                  m.histograms, sizeof(struct nvb__hist), m.total, mem);
         if (mem && m.total > mem / 2)
             plan_warn(p, "buffers of bs x qd x jobs and latency histograms take %" PRIu64 " of the %" PRIu64

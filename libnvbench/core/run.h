@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "core/internal.h"
+#include "core/rand.h"
 #include "core/cpu.h"
 #include "core/fault.h"
 #include "core/verify.h"
@@ -143,15 +144,6 @@ struct run {
 /* The live counters: single writer (the job), relaxed loads elsewhere. */
 static inline void nvb__live_store(uint64_t *dst, uint64_t v) { __atomic_store_n(dst, v, __ATOMIC_RELAXED); }
 static inline uint64_t nvb__live_load(const uint64_t *src) { return __atomic_load_n(src, __ATOMIC_RELAXED); }
-
-/* splitmix64: buffer contents and the layout pattern. */
-static inline uint64_t nvb__rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* A blocking reap() returns after this long at most (or io_timeout when
  * shorter) so that a job notices its watchdog and stop requests. */

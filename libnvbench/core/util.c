@@ -1,5 +1,6 @@
-/* Small helpers: a growable string buffer, errno names. */
+/* Small helpers: a growable string buffer, errno names, sizes as text. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,5 +81,17 @@ const char *nvb__errno_name(int e, char *buf, size_t len)
             return names[i].n;
 #endif
     snprintf(buf, len, "E%d", e);
+    return buf;
+}
+
+const char *nvb__fmt_size(uint64_t v, char *buf, size_t len)
+{
+    static const char *const u[] = {"", "k", "M", "G", "T", "P"};
+    unsigned i = 0;
+    while (i < 5 && v && v % 1024 == 0) {
+        v /= 1024;
+        i++;
+    }
+    snprintf(buf, len, "%" PRIu64 "%s", v, u[i]);
     return buf;
 }

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "core/rand.h"
+
 static const uint32_t crc_table[256] = {
     0x00000000, 0xf26b8303, 0xe13b70f7, 0x1350f3f4, 0xc79a971f, 0x35f1141c, 0x26a1e7e8, 0xd4ca64eb,
     0x8ad958cf, 0x78b2dbcc, 0x6be22838, 0x9989ab3b, 0x4d43cfd0, 0xbf284cd3, 0xac78bf27, 0x5e133c24,
@@ -127,20 +129,12 @@ static inline uint32_t get32(const unsigned char *p)
     return le32(v);
 }
 
-static inline uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static uint64_t payload_seed(uint64_t seed, uint32_t target, uint64_t off, uint64_t seq)
 {
     uint64_t s = seed ^ 0x7665726966790001ull;
-    s = mix(&s) ^ ((uint64_t)target * 0xd1b54a32d192ed03ull);
-    s = mix(&s) ^ off;
-    s = mix(&s) ^ seq;
+    s = nvb__splitmix64(&s) ^ ((uint64_t)target * 0xd1b54a32d192ed03ull);
+    s = nvb__splitmix64(&s) ^ off;
+    s = nvb__splitmix64(&s) ^ seq;
     return s;
 }
 
@@ -166,10 +160,10 @@ void nvb__vblock_fill(void *buf, uint32_t len, uint64_t seed, uint32_t target, u
     uint64_t s = payload_seed(seed, target, off, seq);
     uint32_t i = NVB__VHDR_SIZE;
     for (; i + 8 <= len; i += 8)
-        put64(b + i, mix(&s));
+        put64(b + i, nvb__splitmix64(&s));
     if (i < len) {
         unsigned char last[8];
-        put64(last, mix(&s));
+        put64(last, nvb__splitmix64(&s));
         memcpy(b + i, last, len - i);
     }
     put32(b + CRC_OFF, block_crc(b, len));
@@ -210,13 +204,13 @@ int nvb__vblock_check(const void *buf, uint32_t len, uint64_t seed, uint32_t tar
     uint64_t s = payload_seed(seed, target, off, mm->seq);
     uint32_t i = NVB__VHDR_SIZE;
     for (; i + 8 <= len; i += 8) {
-        uint64_t want = mix(&s), got = get64(b + i);
+        uint64_t want = nvb__splitmix64(&s), got = get64(b + i);
         if (want != got)
             return differ(mm, NVB__VF_DATA, want, got);
     }
     if (i < len) {
         unsigned char last[8];
-        put64(last, mix(&s));
+        put64(last, nvb__splitmix64(&s));
         if (memcmp(b + i, last, len - i))
             return differ(mm, NVB__VF_DATA, 0, 0);
     }

@@ -33,7 +33,7 @@ static const char *const tmode_names[] = {"shared", "split", NULL};
 #define NS_PER_S 1000000000ull
 
 static const struct keydef keys[] = {
-    {"engine", K_ENGINE, OFF(engine), 0, 0, NULL, "I/O engine: psync, libaio, io_uring, null"},
+    {"engine", K_ENGINE, OFF(engine), 0, 0, NULL, "I/O engine: psync, libaio, io_uring, nvme, null (Linux); wsync, iocp, ioring (Windows)"},
     {"rw", K_ENUM, OFF(rw), 0, 0, rw_names, "read, write, randread, randwrite, randrw, rw"},
     {"rwmix", K_UINT, OFF(rwmix), 0, 100, NULL, "read percentage of mixed workloads"},
     {"bs", K_SIZE, OFF(bs), 1, 1ull << 30, NULL, "block size"},

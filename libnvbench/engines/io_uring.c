@@ -66,21 +66,17 @@ static const struct nvb__optdef uring_opts[] = {
 #if NVB_HAVE_LIBURING
 #include <liburing.h>
 
-#include "engines/uring_util.h"
+#include "engines/ring.h"
 
 struct uring {
-    struct io_uring ring;
+    struct nvb__ring r;
     const int *fds;
     unsigned nfds;
     unsigned nbufs;          /* registered buffers (0: not registered) */
     void *const *bufs;
     size_t buf_len;
-    unsigned outstanding;    /* prepared by submit(), not yet returned by reap() */
-    uint64_t wait_ns;        /* bound of one wait in reap() (ctx->wait_ns) */
     unsigned char regfiles;
     unsigned char sqpoll;
-    unsigned char defer;     /* DEFER_TASKRUN: completions only on GETEVENTS */
-    unsigned char iopoll;    /* completions only by polling in the kernel */
 };
 
 static int uring_probe(char *why, size_t why_len)
@@ -111,31 +107,6 @@ static int64_t optv(const struct nvb__engine_ctx *ctx, int i)
     return ctx->opts ? ctx->opts[i] : uring_opts[i].def;
 }
 
-static void flags_text(unsigned f, char *buf, size_t len)
-{
-    static const struct { unsigned bit; const char *name; } names[] = {
-        { IORING_SETUP_IOPOLL, "IOPOLL" },
-        { IORING_SETUP_SQPOLL, "SQPOLL" },
-        { IORING_SETUP_SQ_AFF, "SQ_AFF" },
-        { IORING_SETUP_COOP_TASKRUN, "COOP_TASKRUN" },
-        { IORING_SETUP_TASKRUN_FLAG, "TASKRUN_FLAG" },
-        { IORING_SETUP_SINGLE_ISSUER, "SINGLE_ISSUER" },
-        { IORING_SETUP_DEFER_TASKRUN, "DEFER_TASKRUN" },
-    };
-    size_t o = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        if (!(f & names[i].bit))
-            continue;
-        int w = snprintf(buf + o, len - o, "%s%s", o ? "|" : "", names[i].name);
-        if (w < 0 || (size_t)w >= len - o)
-            return;
-        o += (size_t)w;
-    }
-    if (!o)
-        snprintf(buf, len, "none");
-}
-
 static void uring_teardown(void *state)
 {
     struct uring *u = state;
@@ -143,7 +114,7 @@ static void uring_teardown(void *state)
         return;
     /* Exiting the ring cancels or waits for whatever is still in flight and
      * drops the registered buffers, files and ring fd with it. */
-    io_uring_queue_exit(&u->ring);
+    io_uring_queue_exit(&u->r.ring);
     free(u);
 }
 
@@ -176,34 +147,16 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
         }
     }
 
-    int r = -EINVAL;
-    unsigned tried = 0;  /* the flags of the last attempt, for the message */
-    for (unsigned i = 0; i < ncand; i++) {
-        struct io_uring_params p;
-        memset(&p, 0, sizeof(p));
-        p.flags = base | cand[i];
-        tried = cand[i];
-        if (base & IORING_SETUP_SQ_AFF)
-            p.sq_thread_cpu = (unsigned)optv(ctx, OPT_SQPOLL_CPU);
-        r = io_uring_queue_init_params(entries, &u->ring, &p);
-        if (r == 0) {
-            *used_flags = p.flags;
-            return 0;
-        }
-        /* -EINVAL is how an older kernel says "unknown setup flag": try the
-         * next model. Anything else will not improve with other flags. */
-        if (r != -EINVAL)
-            break;
-        if (i + 1 < ncand) {
-            char t[96];
-            size_t o = strlen(fallback);
-            flags_text(cand[i], t, sizeof(t));
-            snprintf(fallback + o, fallback_len - o, "%skernel refused %s", o ? "; " : "", t);
-        }
+    unsigned tried;  /* the flags of the last attempt, for the message */
+    int r = nvb__ring_init(&u->r, ctx, entries, base, cand, ncand, (unsigned)optv(ctx, OPT_SQPOLL_CPU), &tried,
+                           fallback, fallback_len);
+    if (r == 0) {
+        *used_flags = tried;
+        return 0;
     }
 
     char t[96];
-    flags_text(base | tried, t, sizeof(t));
+    nvb__ring_flags_text(tried, t, sizeof(t));
     if (r == -EINVAL && (d == 1 || c == 1))
         nvb__why(ctx->why, ctx->why_len,
                  "io_uring: the kernel refused setup flags %s (defer_taskrun needs 6.1, coop_taskrun 5.19)", t);
@@ -262,7 +215,6 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
         return -ENOMEM;
     }
     u->fds = ctx->fds;
-    u->wait_ns = ctx->wait_ns;
     u->nfds = ctx->nfds;
     u->bufs = ctx->bufs;
     u->buf_len = ctx->buf_len;
@@ -281,79 +233,42 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
         return r;
     }
     u->sqpoll = !!(flags & IORING_SETUP_SQPOLL);
-    u->iopoll = !!(flags & IORING_SETUP_IOPOLL);
-    u->defer = !!(flags & IORING_SETUP_DEFER_TASKRUN);
 
     char ft[96];
-    flags_text(flags, ft, sizeof(ft));
+    nvb__ring_flags_text(flags, ft, sizeof(ft));
     nvb__used_set(ctx->used, "setup_flags", "%s", ft);
-    nvb__used_set(ctx->used, "entries", "%u", u->ring.sq.ring_entries);
+    nvb__used_set(ctx->used, "entries", "%u", u->r.ring.sq.ring_entries);
     if (fallback[0])
         nvb__used_set(ctx->used, "setup_flags_why", "%s", fallback);
 
     if (regring) {
-        r = io_uring_register_ring_fd(&u->ring);
+        r = io_uring_register_ring_fd(&u->r.ring);
         if (r < 0) {
             if (regring == 1) {
                 nvb__why(ctx->why, ctx->why_len, "io_uring: register_ring=1: io_uring_register_ring_fd: %s%s",
-                         strerror(-r), r == -EINVAL ? " (needs Linux 5.18)" : "");
+                         nvb_strerror(r), r == -EINVAL ? " (needs Linux 5.18)" : "");
                 goto fail;
             }
-            nvb__used_set(ctx->used, "register_ring_why", "io_uring_register_ring_fd: %s", strerror(-r));
+            nvb__used_set(ctx->used, "register_ring_why", "io_uring_register_ring_fd: %s", nvb_strerror(r));
         }
     }
     nvb__used_set(ctx->used, "register_ring", "%d", r >= 0 && regring ? 1 : 0);
 
-    if (fixedbufs && ctx->bufs && ctx->buf_len) {
-        struct iovec *iov = calloc(qd, sizeof(*iov));
-        if (!iov) {
-            nvb__why(ctx->why, ctx->why_len, "io_uring: out of memory");
-            r = -ENOMEM;
-            goto fail;
-        }
-        for (unsigned i = 0; i < qd; i++) {
-            iov[i].iov_base = ctx->bufs[i];
-            iov[i].iov_len = ctx->buf_len;
-        }
-        r = io_uring_register_buffers(&u->ring, iov, qd);
-        free(iov);
-        if (r < 0) {
-            char hint[64];
-            nvb__uring_memlock_hint(r, (size_t)qd * ctx->buf_len, hint, sizeof(hint));
-            if (fixedbufs == 1) {
-                nvb__why(ctx->why, ctx->why_len, "io_uring: fixedbufs=1: registering %u buffers of %zu bytes: %s%s",
-                         qd, ctx->buf_len, strerror(-r), hint);
-                goto fail;
-            }
-            nvb__used_set(ctx->used, "fixedbufs_why", "io_uring_register_buffers: %s%s", strerror(-r), hint);
-        } else {
-            u->nbufs = qd;
-        }
-    } else if (fixedbufs == 1) {
-        nvb__why(ctx->why, ctx->why_len, "io_uring: fixedbufs=1 but the runner gave no buffers");
-        r = -EINVAL;
+    r = nvb__ring_register_bufs(&u->r, ctx, "io_uring", fixedbufs, qd);
+    if (r < 0)
         goto fail;
-    }
+    u->nbufs = r ? qd : 0;
     nvb__used_set(ctx->used, "fixedbufs", "%d", u->nbufs ? 1 : 0);
 
-    if (regfiles && ctx->nfds) {
-        r = io_uring_register_files(&u->ring, ctx->fds, ctx->nfds);
-        if (r < 0) {
-            if (regfiles == 1) {
-                nvb__why(ctx->why, ctx->why_len, "io_uring: regfiles=1: registering %u files: %s",
-                         ctx->nfds, strerror(-r));
-                goto fail;
-            }
-            nvb__used_set(ctx->used, "regfiles_why", "io_uring_register_files: %s", strerror(-r));
-        } else {
-            u->regfiles = 1;
-        }
-    }
+    r = nvb__ring_register_files(&u->r, ctx, "io_uring", regfiles, ctx->fds, ctx->nfds);
+    if (r < 0)
+        goto fail;
+    u->regfiles = (unsigned char)r;
     nvb__used_set(ctx->used, "regfiles", "%d", u->regfiles);
     nvb__used_set(ctx->used, "sqpoll", "%d", u->sqpoll);
     if (u->sqpoll && sqcpu >= 0)
         nvb__used_set(ctx->used, "sqpoll_cpu", "%lld", (long long)sqcpu);
-    nvb__used_set(ctx->used, "iopoll", "%d", u->iopoll);
+    nvb__used_set(ctx->used, "iopoll", "%d", u->r.iopoll);
 
     *state = u;
     return 0;
@@ -365,7 +280,7 @@ fail:
 static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
 {
     struct uring *u = state;
-    struct io_uring *ring = &u->ring;
+    struct io_uring *ring = &u->r.ring;
 
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
@@ -387,14 +302,7 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
         else
             fd = u->regfiles ? (int)io->target : u->fds[io->target];
 
-        /* A registered buffer is used only when the slot's buffer really
-         * holds [buf, buf+len): the runner may point elsewhere. */
-        int fixed = 0;
-        if (u->nbufs && io->slot < u->nbufs) {
-            uintptr_t b = (uintptr_t)u->bufs[io->slot], a = (uintptr_t)io->buf;
-            fixed = a >= b && a - b <= u->buf_len && io->len <= u->buf_len - (a - b);
-        }
-
+        int fixed = nvb__ring_fixed_ok(u->bufs, u->nbufs, u->buf_len, io);
         if (io->dir == NVB_WRITE) {
             if (fixed)
                 io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->off, (int)io->slot);
@@ -410,94 +318,24 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
             sqe->flags |= IOSQE_FIXED_FILE;
         io_uring_sqe_set_data(sqe, io);
     }
-    u->outstanding += n;
+    u->r.outstanding += n;
     return 0;
 }
 
-/* Move up to max completions off the CQ ring without entering the kernel. */
-static unsigned harvest(struct uring *u, struct nvb__io **out, unsigned max)
+/* A short count (EOF, end of device) is the answer, not an error. */
+static inline void uring_res(void *arg, struct nvb__io *io, int res)
 {
-    struct io_uring *ring = &u->ring;
-    unsigned ready = io_uring_cq_ready(ring);
-    if (ready > max)
-        ready = max;
-    if (!ready)
-        return 0;
-    unsigned head = *ring->cq.khead;
-    unsigned mask = ring->cq.ring_mask;
-    for (unsigned i = 0; i < ready; i++) {
-        const struct io_uring_cqe *cqe = &ring->cq.cqes[(head + i) & mask];
-        struct nvb__io *io = io_uring_cqe_get_data(cqe);
-        /* A short count (EOF, end of device) is the answer, not an error. */
-        io->res = cqe->res;
-        out[i] = io;
-    }
-    io_uring_cq_advance(ring, ready);
-    u->outstanding -= ready;
-    return ready;
-}
-
-/* Without a system call, can completions of I/O already in the kernel show
- * up in the CQ ring? Not with DEFER_TASKRUN (posted at GETEVENTS only), not
- * with IOPOLL (found by polling), not when the kernel flags pending task
- * work or an overflow. */
-static int needs_enter(const struct uring *u)
-{
-    if (u->defer || u->iopoll)
-        return 1;
-    unsigned f = IO_URING_READ_ONCE(*u->ring.sq.kflags);
-    return (f & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW)) != 0;
+    (void)arg;
+    io->res = res;
 }
 
 static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
 {
     struct uring *u = state;
-    struct io_uring *ring = &u->ring;
-    unsigned got = 0;
-
-    if (min > max)
-        min = max;
-    if (min > u->outstanding)
-        min = u->outstanding;  /* never wait for what was not submitted */
-
-    for (;;) {
-        unsigned ready = io_uring_cq_ready(ring);
-        unsigned pending = io_uring_sq_ready(ring);
-        unsigned need = got + ready >= min ? 0 : min - got;
-        int r = 0;
-
-        /* One io_uring_enter() at most: it submits what submit() queued and
-         * waits for `need` completions in the same call. */
-        if (need)
-            r = nvb__uring_submit_wait(ring, need, u->wait_ns);
-        else if (pending)
-            r = u->defer ? io_uring_submit_and_get_events(ring) : io_uring_submit(ring);
-        else if (!ready && !got && u->outstanding && needs_enter(u))
-            r = io_uring_get_events(ring);
-
-        if (__builtin_expect(r < 0, 0)) {
-            if (r == -EAGAIN || r == -EBUSY) {
-                /* The kernel is short of requests or of CQ room: completions
-                 * free both. Take what is there, else wait for one. */
-                if (!io_uring_cq_ready(ring)) {
-                    if (u->outstanding <= pending)
-                        return r;  /* nothing of ours in flight to wait for */
-                    r = nvb__uring_wait_one(ring, u->wait_ns);
-                    if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY && r != -ETIME)
-                        return r;
-                }
-            } else if (r != -EINTR && r != -ETIME) {
-                return r;
-            }
-        }
-
-        got += harvest(u, out + got, max - got);
-        if (got >= min || r == -ETIME)
-            return (int)got; /* -ETIME: wait_ns passed; the runner decides */
-    }
+    return nvb__ring_reap(&u->r, out, max, min, 0, 0, uring_res, NULL);
 }
 
-#else /* !NVB_HAVE_LIBURING */
+#endif /* NVB_HAVE_LIBURING */
 
 #ifdef _WIN32
 #define NO_LIBURING "Linux only (io_uring); ioring is the Windows analogue"
@@ -505,31 +343,12 @@ static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned 
 #define NO_LIBURING "built without liburing (liburing-dev was not found at build time)"
 #endif
 
-static int uring_probe(char *why, size_t why_len)
-{
-    nvb__why(why, why_len, NO_LIBURING);
-    return -ENOTSUP;
-}
-
-static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
-{
-    (void)state;
-    nvb__why(ctx->why, ctx->why_len, NO_LIBURING);
-    return -ENOTSUP;
-}
-
-/* never reached: setup() fails first */
-#define uring_submit nvb__stub_submit
-#define uring_reap nvb__stub_reap
-#define uring_teardown nvb__stub_teardown
-
-#endif /* NVB_HAVE_LIBURING */
-
 const struct nvb__engine nvb__engine_io_uring = {
     .name = "io_uring",
     .desc = "Linux io_uring via liburing: batched submission, registered buffers/files, SQPOLL/IOPOLL",
     .flags = 0,
     .opts = uring_opts,
+#if NVB_HAVE_LIBURING
     .probe = uring_probe,
     .setup = uring_setup,
     .submit = uring_submit,
@@ -538,4 +357,7 @@ const struct nvb__engine nvb__engine_io_uring = {
     /* Closing a ring does not wait for its requests (the kernel finishes
      * them in the background): safe with I/O abandoned in flight. */
     .abandon = uring_teardown,
+#else
+    NVB__ENGINE_UNAVAILABLE(NO_LIBURING),
+#endif
 };

@@ -269,28 +269,6 @@ static void iocp_teardown(void *state)
     free(e);
 }
 
-#else /* !_WIN32 */
-
-#define WINDOWS_ONLY "Windows only (I/O completion ports); libaio and io_uring are the Linux analogues"
-
-static int iocp_probe(char *why, size_t why_len)
-{
-    nvb__why(why, why_len, WINDOWS_ONLY);
-    return -ENOTSUP;
-}
-
-static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
-{
-    (void)state;
-    nvb__why(ctx->why, ctx->why_len, WINDOWS_ONLY);
-    return -ENOTSUP;
-}
-
-/* never reached: setup() fails first */
-#define iocp_submit nvb__stub_submit
-#define iocp_reap nvb__stub_reap
-#define iocp_teardown nvb__stub_teardown
-
 #endif /* _WIN32 */
 
 const struct nvb__engine nvb__engine_iocp = {
@@ -299,9 +277,13 @@ const struct nvb__engine nvb__engine_iocp = {
             "completions drained in batches with GetQueuedCompletionStatusEx",
     .flags = 0,
     .opts = iocp_opts,
+#ifdef _WIN32
     .probe = iocp_probe,
     .setup = iocp_setup,
     .submit = iocp_submit,
     .reap = iocp_reap,
     .teardown = iocp_teardown,
+#else
+    NVB__ENGINE_UNAVAILABLE("Windows only (I/O completion ports); libaio and io_uring are the Linux analogues"),
+#endif
 };

@@ -364,28 +364,6 @@ static void ioring_teardown(void *state)
     free(r);
 }
 
-#else /* !_WIN32 */
-
-#define WINDOWS_ONLY "Windows only (the IoRing API of Windows 11 / Server 2022+); io_uring is the Linux analogue"
-
-static int ioring_probe(char *why, size_t why_len)
-{
-    nvb__why(why, why_len, WINDOWS_ONLY);
-    return -ENOTSUP;
-}
-
-static int ioring_setup(const struct nvb__engine_ctx *ctx, void **state)
-{
-    (void)state;
-    nvb__why(ctx->why, ctx->why_len, WINDOWS_ONLY);
-    return -ENOTSUP;
-}
-
-/* never reached: setup() fails first */
-#define ioring_submit nvb__stub_submit
-#define ioring_reap nvb__stub_reap
-#define ioring_teardown nvb__stub_teardown
-
 #endif /* _WIN32 */
 
 const struct nvb__engine nvb__engine_ioring = {
@@ -393,9 +371,13 @@ const struct nvb__engine nvb__engine_ioring = {
     .desc = "Windows IoRing (Windows 11 / Server 2022+): batched submission, registered buffers and handles",
     .flags = 0,
     .opts = ioring_opts,
+#ifdef _WIN32
     .probe = ioring_probe,
     .setup = ioring_setup,
     .submit = ioring_submit,
     .reap = ioring_reap,
     .teardown = ioring_teardown,
+#else
+    NVB__ENGINE_UNAVAILABLE("Windows only (the IoRing API of Windows 11 / Server 2022+); io_uring is the Linux analogue"),
+#endif
 };

@@ -42,7 +42,7 @@ static const char *aio_err_text(int err)
     case -ENOSYS: return "the kernel was built without AIO support (CONFIG_AIO=n)";
     case -EPERM:  return "AIO is not permitted here (seccomp or container policy)";
     case -ENOMEM: return "out of kernel memory";
-    default:      return strerror(-err);
+    default:      return nvb_strerror(err);
     }
 }
 
@@ -223,7 +223,11 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
     return (int)got;
 }
 
-#else /* !NVB_HAVE_LIBAIO */
+#endif /* NVB_HAVE_LIBAIO */
+
+static const struct nvb__optdef aio_opts[] = {
+    { NULL, 0, 0, 0, 0, NULL },
+};
 
 #ifdef _WIN32
 #define NO_LIBAIO "Linux only (native AIO); iocp is the Windows analogue"
@@ -231,38 +235,18 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
 #define NO_LIBAIO "built without libaio (libaio-dev was not found at build time)"
 #endif
 
-static int aio_probe(char *why, size_t why_len)
-{
-    nvb__why(why, why_len, NO_LIBAIO);
-    return -ENOTSUP;
-}
-
-static int aio_setup(const struct nvb__engine_ctx *ctx, void **state)
-{
-    (void)state;
-    nvb__why(ctx->why, ctx->why_len, NO_LIBAIO);
-    return -ENOTSUP;
-}
-
-/* never reached: setup() fails first */
-#define aio_submit nvb__stub_submit
-#define aio_reap nvb__stub_reap
-#define aio_teardown nvb__stub_teardown
-
-#endif /* NVB_HAVE_LIBAIO */
-
-static const struct nvb__optdef aio_opts[] = {
-    { NULL, 0, 0, 0, 0, NULL },
-};
-
 const struct nvb__engine nvb__engine_libaio = {
     .name = "libaio",
     .desc = "Linux native AIO (io_submit/io_getevents); asynchronous with direct=1",
     .flags = 0,
     .opts = aio_opts,
+#if NVB_HAVE_LIBAIO
     .probe = aio_probe,
     .setup = aio_setup,
     .submit = aio_submit,
     .reap = aio_reap,
     .teardown = aio_teardown,
+#else
+    NVB__ENGINE_UNAVAILABLE(NO_LIBAIO),
+#endif
 };

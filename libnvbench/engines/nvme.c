@@ -68,23 +68,11 @@ static const struct nvb__optdef nvme_opts[] = {
 #include <unistd.h>
 
 #include "devices/devices.h"
-#include "engines/uring_util.h"
+#include "engines/ring.h"
 #include "platform/platform.h"
 
-/* Debian 12's liburing 2.3 and linux-libc-dev 6.1 define all of these;
- * older headers may not, and the values are kernel ABI. */
-#ifndef IORING_SETUP_SQE128
-#define IORING_SETUP_SQE128 (1U << 10)      /* 5.19 */
-#endif
-#ifndef IORING_SETUP_CQE32
-#define IORING_SETUP_CQE32 (1U << 11)       /* 5.19 */
-#endif
-#ifndef IORING_SETUP_SINGLE_ISSUER
-#define IORING_SETUP_SINGLE_ISSUER (1U << 12) /* 6.0 */
-#endif
-#ifndef IORING_SETUP_DEFER_TASKRUN
-#define IORING_SETUP_DEFER_TASKRUN (1U << 13) /* 6.1 */
-#endif
+/* Debian 12's liburing 2.3 and linux-libc-dev 6.1 define these (the setup
+ * flags: ring.h); older headers may not, and the values are kernel ABI. */
 #ifndef IORING_URING_CMD_FIXED
 #define IORING_URING_CMD_FIXED (1U << 0)    /* sqe->uring_cmd_flags, 6.1 */
 #endif
@@ -108,16 +96,14 @@ struct nvt {                        /* one target */
 };
 
 struct nvme_eng {
-    struct io_uring ring;
+    struct nvb__ring r;
     unsigned nt;
     struct nvt *t;
     void *const *bufs;
     size_t   buf_len;
     unsigned nbufs;                 /* registered buffers usable with URING_CMD_FIXED */
-    unsigned outstanding;           /* in the ring: prepared, not yet reaped */
-    uint64_t wait_ns;               /* bound of one wait in reap() (ctx->wait_ns) */
     uint64_t io_timeout_ns;         /* bound of the setup-time read (ctx->io_timeout_ns) */
-    unsigned char regfiles, iopoll, defer;
+    unsigned char regfiles;
     /* I/Os failed in submit() before reaching the ring (a write on a
      * read-only descriptor, a bad target, misalignment). */
     struct nvb__io **early;
@@ -221,8 +207,8 @@ static void nvme_teardown(void *state)
     struct nvme_eng *e = state;
     if (!e)
         return;
-    if (e->ring.ring_fd >= 0)
-        io_uring_queue_exit(&e->ring);
+    if (e->r.ring.ring_fd >= 0)
+        io_uring_queue_exit(&e->r.ring);
     free(e->t);
     free(e->early);
     free(e);
@@ -252,12 +238,8 @@ static void fill_cmd(struct io_uring_sqe *sqe, const struct nvt *t, int fd, int 
     c->cdw12 = (len >> t->lba_shift) - 1; /* NLB, 0-based; no FUA, no PI */
 }
 
-/* The CQE of ring position `pos` (CQE32: every entry is two slots). */
-static const struct io_uring_cqe *cqe_at(const struct io_uring *ring, unsigned pos)
-{
-    unsigned shift = (ring->flags & IORING_SETUP_CQE32) ? 1 : 0;
-    return &ring->cq.cqes[(pos & ring->cq.ring_mask) << shift];
-}
+/* The ring is CQE32: every completion takes two CQE slots. */
+#define CQE_SHIFT 1
 
 /* One command at setup, waited for: a read of the first block of target
  * `ti`, with or without a registered buffer. It proves that this process may
@@ -266,7 +248,8 @@ static const struct io_uring_cqe *cqe_at(const struct io_uring *ring, unsigned p
 static int probe_read(struct nvme_eng *e, unsigned ti, int fixed)
 {
     const struct nvt *t = &e->t[ti];
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&e->ring);
+    struct io_uring *ring = &e->r.ring;
+    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
     if (!sqe)
         return -EBUSY;
     fill_cmd(sqe, t, e->regfiles ? (int)ti : t->fd, e->regfiles, NVB_READ, e->bufs[0], t->lba_size, 0,
@@ -276,18 +259,18 @@ static int probe_read(struct nvme_eng *e, unsigned ti, int fixed)
      * at most io_timeout: a device that does not answer fails the setup
      * (the runner keeps the buffer the read may still land in). */
     const uint64_t t0 = nvb__now_ns();
-    int r = nvb__uring_submit_wait(&e->ring, 1, e->wait_ns);
+    int r = nvb__uring_submit_wait(ring, 1, e->r.wait_ns);
     if (r < 0 && r != -EINTR && r != -ETIME)
         return r;
-    while (!io_uring_cq_ready(&e->ring)) {
+    while (!io_uring_cq_ready(ring)) {
         if (e->io_timeout_ns && nvb__now_ns() - t0 >= e->io_timeout_ns)
             return -ETIMEDOUT;
-        r = e->iopoll ? io_uring_get_events(&e->ring) : nvb__uring_submit_wait(&e->ring, 1, e->wait_ns);
+        r = e->r.iopoll ? io_uring_get_events(ring) : nvb__uring_submit_wait(ring, 1, e->r.wait_ns);
         if (r < 0 && r != -EINTR && r != -EAGAIN && r != -ETIME)
             return r;
     }
-    int res = cqe_at(&e->ring, *e->ring.cq.khead)->res;
-    io_uring_cq_advance(&e->ring, 1);
+    int res = nvb__ring_cqe(ring, *ring->cq.khead, CQE_SHIFT)->res;
+    io_uring_cq_advance(ring, 1);
     return res;
 }
 
@@ -333,7 +316,7 @@ static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *
         int fl = fcntl(t->fd, F_GETFL);
         if (fl < 0) {
             rc = -errno;
-            nvb__why(ctx->why, ctx->why_len, "nvme: target %u: bad descriptor: %s", i, strerror(-rc));
+            nvb__why(ctx->why, ctx->why_len, "nvme: target %u: bad descriptor: %s", i, nvb_strerror(rc));
             break;
         }
         t->writable = (fl & O_ACCMODE) != O_RDONLY;
@@ -341,7 +324,7 @@ static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *
         if (nsid < 0) {
             rc = nsid == -ENOTTY || nsid == -EINVAL || nsid == -ENODEV ? -ENODEV : nsid;
             nvb__why(ctx->why, ctx->why_len, "nvme: target %u is not an NVMe namespace node (NVME_IOCTL_ID: %s); "
-                     "the engine drives /dev/ngXnY", i, strerror(-nsid));
+                     "the engine drives /dev/ngXnY", i, nvb_strerror(nsid));
             break;
         }
         t->nsid = (uint32_t)nsid;
@@ -352,7 +335,7 @@ static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *
         if (r < 0) {
             rc = r;
             nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %d): Identify Namespace failed: %s%s", i, nsid,
-                     strerror(-r), r == -EACCES || r == -EPERM
+                     nvb_strerror(r), r == -EACCES || r == -EPERM
                          ? " (NVMe passthrough needs CAP_SYS_ADMIN before Linux 6.2)" : "");
             break;
         }
@@ -415,10 +398,9 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
         nvb__why(ctx->why, ctx->why_len, "nvme: out of memory");
         return -ENOMEM;
     }
-    e->ring.ring_fd = -1;
+    e->r.ring.ring_fd = -1;
     e->nt = ctx->nfds;
     e->bufs = ctx->bufs;
-    e->wait_ns = ctx->wait_ns;
     e->io_timeout_ns = ctx->io_timeout_ns;
     e->buf_len = ctx->buf_len;
     e->early_cap = qd;
@@ -435,80 +417,43 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
         cand[ncand++] = DEFER;
     if (defer != 1)
         cand[ncand++] = 0;
-    r = -EINVAL;
     unsigned used_flags = 0;
-    for (unsigned i = 0; i < ncand; i++) {
-        struct io_uring_params p;
-        memset(&p, 0, sizeof p);
-        p.flags = base | cand[i];
-        r = io_uring_queue_init_params(entries, &e->ring, &p);
-        if (r == 0) {
-            used_flags = p.flags;
-            break;
-        }
-        e->ring.ring_fd = -1;
-        if (r != -EINVAL)
-            break;
-        if (i + 1 < ncand)
-            nvb__used_set(ctx->used, "setup_flags_why", "kernel refused SINGLE_ISSUER|DEFER_TASKRUN");
-    }
+    char fallback[96] = "";
+    r = nvb__ring_init(&e->r, ctx, entries, base, cand, ncand, 0, &used_flags, fallback, sizeof fallback);
+    if (fallback[0])
+        nvb__used_set(ctx->used, "setup_flags_why", "%s", fallback);
     if (r < 0) {
         nvb__why(ctx->why, ctx->why_len, "nvme: io_uring_queue_init(%u, SQE128|CQE32%s%s): %s", entries,
                  iopoll ? "|IOPOLL" : "", defer == 1 ? "|SINGLE_ISSUER|DEFER_TASKRUN" : "",
                  defer == 1 && r == -EINVAL ? "the kernel refused DEFER_TASKRUN (needs 6.1)" : uring_err_text(r));
         goto fail;
     }
-    e->iopoll = !!(used_flags & IORING_SETUP_IOPOLL);
-    e->defer = !!(used_flags & IORING_SETUP_DEFER_TASKRUN);
-    nvb__used_set(ctx->used, "setup_flags", "SQE128|CQE32%s%s", e->iopoll ? "|IOPOLL" : "",
-                  e->defer ? "|SINGLE_ISSUER|DEFER_TASKRUN" : "");
-    nvb__used_set(ctx->used, "entries", "%u", e->ring.sq.ring_entries);
+    char ft[96];
+    nvb__ring_flags_text(used_flags, ft, sizeof ft);
+    nvb__used_set(ctx->used, "setup_flags", "%s", ft);
+    nvb__used_set(ctx->used, "entries", "%u", e->r.ring.sq.ring_entries);
 
     if (regfiles) {
         int *fds = malloc(e->nt * sizeof *fds);
-        r = fds ? 0 : -ENOMEM;
-        if (fds) {
-            for (unsigned i = 0; i < e->nt; i++)
-                fds[i] = e->t[i].fd;
-            r = io_uring_register_files(&e->ring, fds, e->nt);
-            free(fds);
-        }
-        if (r < 0 && regfiles == 1) {
-            nvb__why(ctx->why, ctx->why_len, "nvme: regfiles=1: registering %u files: %s", e->nt, strerror(-r));
-            goto fail;
-        }
-        if (r < 0)
-            nvb__used_set(ctx->used, "regfiles_why", "io_uring_register_files: %s", strerror(-r));
-        e->regfiles = r == 0;
-    }
-    nvb__used_set(ctx->used, "regfiles", "%d", e->regfiles);
-
-    if (fixedbufs) {
-        struct iovec *iov = calloc(qd, sizeof *iov);
-        if (!iov) {
+        if (!fds) {
             r = -ENOMEM;
             nvb__why(ctx->why, ctx->why_len, "nvme: out of memory");
             goto fail;
         }
-        for (unsigned i = 0; i < qd; i++) {
-            iov[i].iov_base = ctx->bufs[i];
-            iov[i].iov_len = ctx->buf_len;
-        }
-        r = io_uring_register_buffers(&e->ring, iov, qd);
-        free(iov);
-        if (r < 0) {
-            char hint[64];
-            nvb__uring_memlock_hint(r, (size_t)qd * ctx->buf_len, hint, sizeof(hint));
-            if (fixedbufs == 1) {
-                nvb__why(ctx->why, ctx->why_len, "nvme: fixedbufs=1: registering %u buffers of %zu bytes: %s%s", qd,
-                         ctx->buf_len, strerror(-r), hint);
-                goto fail;
-            }
-            nvb__used_set(ctx->used, "fixedbufs_why", "io_uring_register_buffers: %s%s", strerror(-r), hint);
-        } else {
-            e->nbufs = qd;
-        }
+        for (unsigned i = 0; i < e->nt; i++)
+            fds[i] = e->t[i].fd;
+        r = nvb__ring_register_files(&e->r, ctx, "nvme", regfiles, fds, e->nt);
+        free(fds);
+        if (r < 0)
+            goto fail;
+        e->regfiles = (unsigned char)r;
     }
+    nvb__used_set(ctx->used, "regfiles", "%d", e->regfiles);
+
+    r = nvb__ring_register_bufs(&e->r, ctx, "nvme", fixedbufs, qd);
+    if (r < 0)
+        goto fail;
+    e->nbufs = r ? qd : 0;
 
     /* One read per target before the run: it fails here, with the target
      * named, what would otherwise fail every I/O (no permission for I/O
@@ -539,7 +484,7 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
                          "(registered buffers for passthrough need Linux 6.1)");
                 break;
             }
-            io_uring_unregister_buffers(&e->ring);
+            io_uring_unregister_buffers(&e->r.ring);
             e->nbufs = 0;
             nvb__used_set(ctx->used, "fixedbufs_why", "the kernel refuses IORING_URING_CMD_FIXED (needs 6.1)");
             res = probe_read(e, i, 0);
@@ -555,7 +500,7 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
                          (double)e->io_timeout_ns / 1e9);
             else
                 nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %u): a read of block 0 failed: %s%s", i,
-                         e->t[i].nsid, strerror(-res), res == -EACCES || res == -EPERM
+                         e->t[i].nsid, nvb_strerror(res), res == -EACCES || res == -EPERM
                              ? " (NVMe I/O passthrough needs CAP_SYS_ADMIN before Linux 6.2, and read access "
                                "to the node after)" : "");
         }
@@ -565,7 +510,7 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
     if (r < 0)
         goto fail;
     nvb__used_set(ctx->used, "fixedbufs", "%d", e->nbufs ? 1 : 0);
-    nvb__used_set(ctx->used, "iopoll", "%d", e->iopoll);
+    nvb__used_set(ctx->used, "iopoll", "%d", e->r.iopoll);
     nvb__used_set(ctx->used, "nsid", "%u", e->t[0].nsid);
     nvb__used_set(ctx->used, "lba_size", "%u", e->t[0].lba_size);
 
@@ -585,11 +530,11 @@ static void fail_early(struct nvme_eng *e, struct nvb__io *io, int err)
 static int nvme_submit(void *state, struct nvb__io **ios, unsigned n)
 {
     struct nvme_eng *e = state;
-    struct io_uring *ring = &e->ring;
+    struct io_uring *ring = &e->r.ring;
 
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
-        if (__builtin_expect(e->outstanding + e->nearly >= e->early_cap, 0))
+        if (__builtin_expect(e->r.outstanding + e->nearly >= e->early_cap, 0))
             return -EOVERFLOW; /* more than qd in flight: a caller bug */
         if (__builtin_expect(io->target >= e->nt, 0)) {
             fail_early(e, io, -EBADF);
@@ -615,97 +560,43 @@ static int nvme_submit(void *state, struct nvb__io **ios, unsigned n)
             if (!sqe)
                 return -EOVERFLOW;
         }
-        int fixed = -1;
-        if (e->nbufs && io->slot < e->nbufs) {
-            uintptr_t b = (uintptr_t)e->bufs[io->slot], a = (uintptr_t)io->buf;
-            if (a >= b && a - b <= e->buf_len && io->len <= e->buf_len - (a - b))
-                fixed = (int)io->slot;
-        }
+        int fixed = nvb__ring_fixed_ok(e->bufs, e->nbufs, e->buf_len, io) ? (int)io->slot : -1;
         fill_cmd(sqe, t, e->regfiles ? (int)io->target : t->fd, e->regfiles, io->dir, io->buf, io->len, io->off,
                  fixed);
         io_uring_sqe_set_data(sqe, io);
-        e->outstanding++;
+        e->r.outstanding++;
     }
     return 0;
 }
 
-static unsigned harvest(struct nvme_eng *e, struct nvb__io **out, unsigned max)
+/* cqe->res: 0, -errno from the kernel, or a positive NVMe status. */
+static inline void nvme_res(void *arg, struct nvb__io *io, int res)
 {
-    struct io_uring *ring = &e->ring;
-    unsigned ready = io_uring_cq_ready(ring);
-    if (ready > max)
-        ready = max;
-    if (!ready)
-        return 0;
-    unsigned head = *ring->cq.khead;
-    for (unsigned i = 0; i < ready; i++) {
-        const struct io_uring_cqe *cqe = cqe_at(ring, head + i);
-        struct nvb__io *io = io_uring_cqe_get_data(cqe);
-        int res = cqe->res;
-        if (__builtin_expect(res == 0, 1)) {
-            io->res = io->len; /* a command moves all of its blocks or fails */
-        } else if (res < 0) {
-            io->res = res;
-        } else {
-            if (!e->nstatus++) {
-                e->first_status = (uint32_t)res;
-                e->first_off = io->off;
-                e->first_dir = io->dir;
-                e->first_target = io->target;
-            }
-            io->res = -EIO;
+    struct nvme_eng *e = arg;
+    if (__builtin_expect(res == 0, 1)) {
+        io->res = io->len; /* a command moves all of its blocks or fails */
+    } else if (res < 0) {
+        io->res = res;
+    } else {
+        if (!e->nstatus++) {
+            e->first_status = (uint32_t)res;
+            e->first_off = io->off;
+            e->first_dir = io->dir;
+            e->first_target = io->target;
         }
-        out[i] = io;
+        io->res = -EIO;
     }
-    io_uring_cq_advance(ring, ready);
-    e->outstanding -= ready;
-    return ready;
 }
 
 static int nvme_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
 {
     struct nvme_eng *e = state;
-    struct io_uring *ring = &e->ring;
     unsigned got = 0;
 
     /* Early failures first: they never entered the ring. */
     while (e->nearly && got < max)
         out[got++] = e->early[--e->nearly];
-    if (min > max)
-        min = max;
-    if (min > got + e->outstanding)
-        min = got + e->outstanding;
-    if (got >= min && !io_uring_sq_ready(ring) && !e->outstanding)
-        return (int)got;
-
-    for (;;) {
-        unsigned ready = io_uring_cq_ready(ring);
-        unsigned pending = io_uring_sq_ready(ring);
-        unsigned need = got + ready >= min ? 0 : min - got; /* the kernel counts all ready CQEs */
-        int r = 0;
-        if (need)
-            r = nvb__uring_submit_wait(ring, need, e->wait_ns);
-        else if (pending)
-            r = e->defer || e->iopoll ? io_uring_submit_and_get_events(ring) : io_uring_submit(ring);
-        else if (!ready && !got && e->outstanding && (e->defer || e->iopoll))
-            r = io_uring_get_events(ring);
-        if (__builtin_expect(r < 0, 0)) {
-            if (r == -EAGAIN || r == -EBUSY) {
-                if (!io_uring_cq_ready(ring)) {
-                    if (e->outstanding <= pending)
-                        return got ? (int)got : r;
-                    r = nvb__uring_wait_one(ring, e->wait_ns);
-                    if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY && r != -ETIME)
-                        return r;
-                }
-            } else if (r != -EINTR && r != -ETIME) {
-                return r;
-            }
-        }
-        got += harvest(e, out + got, max - got);
-        if (got >= min || r == -ETIME)
-            return (int)got; /* -ETIME: wait_ns passed; the runner decides */
-    }
+    return nvb__ring_reap(&e->r, out, max, min, got, CQE_SHIFT, nvme_res, e);
 }
 
 static void nvme_note(void *state, char *msg, size_t len)
@@ -722,35 +613,6 @@ static void nvme_note(void *state, char *msg, size_t len)
              e->first_target, (unsigned long long)e->first_off);
 }
 
-#else /* !NVB_HAVE_LIBURING */
-
-#define NO_LIBURING "nvme: built without liburing (liburing-dev was not found at build time)"
-
-static int nvme_probe(char *why, size_t why_len)
-{
-    nvb__why(why, why_len, NO_LIBURING);
-    return -ENOTSUP;
-}
-
-static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
-{
-    (void)state;
-    nvb__why(ctx->why, ctx->why_len, NO_LIBURING);
-    return -ENOTSUP;
-}
-
-/* never reached: setup() fails first */
-#define nvme_submit nvb__stub_submit
-#define nvme_reap nvb__stub_reap
-#define nvme_teardown nvb__stub_teardown
-
-static void nvme_note(void *state, char *msg, size_t len)
-{
-    (void)state;
-    if (len)
-        msg[0] = '\0';
-}
-
 #endif /* NVB_HAVE_LIBURING */
 
 const struct nvb__engine nvb__engine_nvme = {
@@ -759,6 +621,7 @@ const struct nvb__engine nvb__engine_nvme = {
             "bypassing the block layer",
     .flags = NVB__ENG_CHARDEV,
     .opts = nvme_opts,
+#if NVB_HAVE_LIBURING
     .probe = nvme_probe,
     .setup = nvme_setup,
     .submit = nvme_submit,
@@ -768,4 +631,7 @@ const struct nvb__engine nvb__engine_nvme = {
      * them in the background): safe with I/O abandoned in flight. */
     .abandon = nvme_teardown,
     .note = nvme_note,
+#else
+    NVB__ENGINE_UNAVAILABLE("nvme: built without liburing (liburing-dev was not found at build time)"),
+#endif
 };

@@ -93,29 +93,6 @@ static void psync_teardown(void *state)
     free(state);
 }
 
-#else /* _WIN32 */
-
-/* Windows has no pread/pwrite; wsync is the same engine there. */
-#define POSIX_ONLY "not on Windows (no pread/pwrite): use engine wsync, its Windows analogue"
-
-static int psync_probe(char *why, size_t why_len)
-{
-    nvb__why(why, why_len, POSIX_ONLY);
-    return -ENOTSUP;
-}
-
-static int psync_setup(const struct nvb__engine_ctx *ctx, void **state)
-{
-    (void)state;
-    nvb__why(ctx->why, ctx->why_len, POSIX_ONLY);
-    return -ENOTSUP;
-}
-
-/* never reached: setup() fails first */
-#define psync_submit nvb__stub_submit
-#define psync_reap nvb__stub_reap
-#define psync_teardown nvb__stub_teardown
-
 #endif /* _WIN32 */
 
 static const struct nvb__optdef psync_opts[] = {
@@ -127,9 +104,13 @@ const struct nvb__engine nvb__engine_psync = {
     .desc = "pread(2)/pwrite(2), one synchronous I/O at a time",
     .flags = NVB__ENG_SYNC,
     .opts = psync_opts,
+#ifndef _WIN32
     .probe = psync_probe,
     .setup = psync_setup,
     .submit = psync_submit,
     .reap = psync_reap,
     .teardown = psync_teardown,
+#else
+    NVB__ENGINE_UNAVAILABLE("not on Windows (no pread/pwrite): use engine wsync, its Windows analogue"),
+#endif
 };

@@ -123,28 +123,6 @@ static void wsync_teardown(void *state)
     free(p);
 }
 
-#else /* !_WIN32 */
-
-#define WINDOWS_ONLY "Windows only (ReadFile/WriteFile); psync is the Linux analogue"
-
-static int wsync_probe(char *why, size_t why_len)
-{
-    nvb__why(why, why_len, WINDOWS_ONLY);
-    return -ENOTSUP;
-}
-
-static int wsync_setup(const struct nvb__engine_ctx *ctx, void **state)
-{
-    (void)state;
-    nvb__why(ctx->why, ctx->why_len, WINDOWS_ONLY);
-    return -ENOTSUP;
-}
-
-/* never reached: setup() fails first */
-#define wsync_submit nvb__stub_submit
-#define wsync_reap nvb__stub_reap
-#define wsync_teardown nvb__stub_teardown
-
 #endif /* _WIN32 */
 
 const struct nvb__engine nvb__engine_wsync = {
@@ -152,9 +130,13 @@ const struct nvb__engine nvb__engine_wsync = {
     .desc = "Windows ReadFile/WriteFile, one synchronous I/O at a time (the psync analogue)",
     .flags = NVB__ENG_SYNC,
     .opts = wsync_opts,
+#ifdef _WIN32
     .probe = wsync_probe,
     .setup = wsync_setup,
     .submit = wsync_submit,
     .reap = wsync_reap,
     .teardown = wsync_teardown,
+#else
+    NVB__ENGINE_UNAVAILABLE("Windows only (ReadFile/WriteFile); psync is the Linux analogue"),
+#endif
 };

@@ -1,9 +1,11 @@
 /*
  * Platform interface (internal). Everything that differs between operating
  * systems lives behind these functions: threads, clocks, CPU sampling, file
- * opening and target facts. platform/unix/ implements them for Linux;
- * platform/win/ will implement them for Windows. Code under core/ and
- * engines/ must not include OS headers for these concerns.
+ * opening and target facts. platform/unix/ implements them for Linux and
+ * platform/win/ for Windows; CMake builds one of the two. Code under core/
+ * must not include OS headers for these concerns; an engine is itself OS
+ * code (io_uring.c, iocp.c) and includes its OS's headers, but takes time,
+ * threads and files from here.
  */
 #ifndef NVB_PLATFORM_H
 #define NVB_PLATFORM_H

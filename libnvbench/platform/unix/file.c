@@ -462,7 +462,7 @@ int nvb__fill_file(int fd, uint64_t size, const void *buf, size_t buf_len, const
     int rc = 0;
     uint64_t off = 0;
     while (off < size) {
-        if (cancel && *cancel) {
+        if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) {
             rc = -ECANCELED;
             break;
         }

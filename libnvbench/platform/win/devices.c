@@ -454,18 +454,6 @@ int nvb__device_check(const char *path, int writes, int allow, const char *what,
     return rc;
 }
 
-static const char *size_text(uint64_t v, char *buf, size_t len)
-{
-    static const char *const u[] = {"", "k", "M", "G"};
-    unsigned i = 0;
-    while (i < 3 && v && v % 1024 == 0) {
-        v /= 1024;
-        i++;
-    }
-    snprintf(buf, len, "%llu%s", (unsigned long long)v, u[i]);
-    return buf;
-}
-
 int nvb__iu_warning(const struct nvb__tdev *f, uint64_t bs, const char *path, char *out, size_t len)
 {
     out[0] = 0;
@@ -473,8 +461,8 @@ int nvb__iu_warning(const struct nvb__tdev *f, uint64_t bs, const char *path, ch
         return 0;
     char b1[32], b2[32];
     snprintf(out, len, "write bs %s is %s the indirection unit %s of '%s' (from %s): the drive rewrites whole "
-             "units, so writes run below its rating", size_text(bs, b1, sizeof b1),
-             bs < f->iu ? "below" : "not a multiple of", size_text(f->iu, b2, sizeof b2), path, f->iu_source);
+             "units, so writes run below its rating", nvb__fmt_size(bs, b1, sizeof b1),
+             bs < f->iu ? "below" : "not a multiple of", nvb__fmt_size(f->iu, b2, sizeof b2), path, f->iu_source);
     return 1;
 }
 

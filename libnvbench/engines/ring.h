@@ -1,0 +1,234 @@
+/*
+ * The io_uring ring that the io_uring and nvme engines share (internal):
+ * creating it with a fallback over setup flags, the registration policy for
+ * files and buffers (ring.c), and the per-I/O paths, inline below because
+ * they run once per completion: bounded waits, the harvest off the CQ ring
+ * and the reap loop.
+ *
+ * An engine embeds a struct nvb__ring, fills SQEs itself (that is where the
+ * engines differ: plain reads and writes vs NVMe commands) and counts them
+ * in `outstanding`; nvb__ring_reap() does the rest, handing each completion
+ * to the engine's `res` callback, which turns cqe->res into io->res. The
+ * callback is a constant at every call site, so the compiler inlines it.
+ *
+ * With wait_ns set, a reap waits at most about that long and then returns
+ * what it has, so that the runner can check its watchdog (a device that
+ * stopped answering) and stop requests. The timeout travels with the wait
+ * in one io_uring_enter() (IORING_ENTER_EXT_ARG, Linux 5.11); without that
+ * feature liburing would queue a timeout request whose completion the
+ * harvest does not expect, so the wait stays unbounded there. IOPOLL rings
+ * poll in the kernel, which does not apply the timeout.
+ */
+#ifndef NVB_ENGINES_RING_H
+#define NVB_ENGINES_RING_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <liburing.h>
+
+#include "core/engine.h"
+
+/* Debian 12's liburing 2.3 defines these setup flags; older headers may
+ * not, and the values are kernel ABI. */
+#ifndef IORING_SETUP_SQE128
+#define IORING_SETUP_SQE128 (1U << 10)          /* 5.19 */
+#endif
+#ifndef IORING_SETUP_CQE32
+#define IORING_SETUP_CQE32 (1U << 11)           /* 5.19 */
+#endif
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER (1U << 12)   /* 6.0 */
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN (1U << 13)   /* 6.1 */
+#endif
+
+struct nvb__ring {
+    struct io_uring ring;
+    unsigned outstanding;    /* SQEs filled and not yet reaped */
+    uint64_t wait_ns;        /* bound of one wait in reap() (ctx->wait_ns) */
+    unsigned char defer;     /* DEFER_TASKRUN: completions only on GETEVENTS */
+    unsigned char iopoll;    /* completions only by polling in the kernel */
+};
+
+/* Why io_uring_queue_init() failed with err, in words (ENOSYS, EPERM:
+ * disabled or filtered; ENOMEM: the rings; else nvb_strerror). */
+const char *nvb__uring_err_text(int err);
+/* For an ENOMEM from registering `total` bytes of buffers: " (RLIMIT_MEMLOCK
+ * N KiB, buffers M KiB)", else "". */
+void nvb__uring_memlock_hint(int r, size_t total, char *buf, size_t len);
+/* The setup flags in f as "SQE128|CQE32|IOPOLL|..." ("none" for 0). */
+void nvb__ring_flags_text(unsigned f, char *buf, size_t len);
+
+/*
+ * Create the ring with base|cand[i] for the first candidate the kernel
+ * takes, cheapest completion model first. -EINVAL is how an older kernel
+ * says "unknown setup flag", so it moves on to the next candidate; any
+ * other error will not improve with other flags and ends the search.
+ * sq_cpu goes to sq_thread_cpu with IORING_SETUP_SQ_AFF. On success: 0,
+ * r->defer and r->iopoll set, *flags the flags that worked, and `fallback`
+ * lists the candidates refused before ("kernel refused X; kernel refused
+ * Y", appended). On failure: the last error, *flags the flags last tried,
+ * r->ring.ring_fd -1 (nothing to exit). Writes no reason: the engine words
+ * it, knowing which options the user forced.
+ */
+int nvb__ring_init(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, unsigned entries, unsigned base,
+                   const unsigned *cand, unsigned ncand, unsigned sq_cpu, unsigned *flags, char *fallback,
+                   size_t fallback_len);
+
+/*
+ * Registration policy, one for both engines. `want` is the engine option:
+ * 0 skip, 1 required (a refusal fails setup with "<name>: <key>=1: ..." in
+ * ctx->why), -1 try (a refusal is recorded as "<key>_why" in ctx->used and
+ * the engine goes on without). Returns 1 registered, 0 not, or -errno.
+ * The "<key>" result itself is the engine's to record, where it decides.
+ */
+int nvb__ring_register_files(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, const char *name,
+                             int64_t want, const int *fds, unsigned n);
+/* Registers ctx->bufs[0..n) of ctx->buf_len bytes each (key "fixedbufs"). */
+int nvb__ring_register_bufs(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, const char *name,
+                            int64_t want, unsigned n);
+
+/* Is a registered buffer usable for this I/O? Only when the slot's buffer
+ * really holds [buf, buf+len): the runner may point elsewhere. */
+static inline int nvb__ring_fixed_ok(void *const *bufs, unsigned nbufs, size_t buf_len, const struct nvb__io *io)
+{
+    if (!nbufs || io->slot >= nbufs)
+        return 0;
+    uintptr_t b = (uintptr_t)bufs[io->slot], a = (uintptr_t)io->buf;
+    return a >= b && a - b <= buf_len && io->len <= buf_len - (a - b);
+}
+
+static inline int nvb__uring_timed(const struct io_uring *ring, uint64_t wait_ns, struct __kernel_timespec *ts)
+{
+    if (!wait_ns || !(ring->features & IORING_FEAT_EXT_ARG))
+        return 0;
+    ts->tv_sec = (long long)(wait_ns / 1000000000u);
+    ts->tv_nsec = (long long)(wait_ns % 1000000000u);
+    return 1;
+}
+
+/* Submit what is queued and wait for `need` completions: the count
+ * submitted, -ETIME when wait_ns passed first, or -errno. */
+static inline int nvb__uring_submit_wait(struct io_uring *ring, unsigned need, uint64_t wait_ns)
+{
+    struct __kernel_timespec ts;
+    if (!nvb__uring_timed(ring, wait_ns, &ts))
+        return io_uring_submit_and_wait(ring, need);
+    struct io_uring_cqe *cqe;
+    return io_uring_submit_and_wait_timeout(ring, &cqe, need, &ts, NULL);
+}
+
+/* Wait for one completion: 0, -ETIME when wait_ns passed first, or -errno. */
+static inline int nvb__uring_wait_one(struct io_uring *ring, uint64_t wait_ns)
+{
+    struct __kernel_timespec ts;
+    struct io_uring_cqe *cqe;
+    if (!nvb__uring_timed(ring, wait_ns, &ts))
+        return io_uring_wait_cqe(ring, &cqe);
+    return io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+}
+
+/* The CQE at ring position pos; cqe_shift is 1 on a CQE32 ring (every
+ * entry is two slots), else 0. */
+static inline const struct io_uring_cqe *nvb__ring_cqe(const struct io_uring *ring, unsigned pos,
+                                                       unsigned cqe_shift)
+{
+    return &ring->cq.cqes[(pos & ring->cq.ring_mask) << cqe_shift];
+}
+
+/* Sets io->res from the completion's cqe->res (engine-specific meaning). */
+typedef void nvb__ring_res_fn(void *arg, struct nvb__io *io, int res);
+
+/* Move up to max completions off the CQ ring without entering the kernel. */
+static inline __attribute__((always_inline)) unsigned
+nvb__ring_harvest(struct nvb__ring *r, struct nvb__io **out, unsigned max, unsigned cqe_shift,
+                  nvb__ring_res_fn *res, void *arg)
+{
+    struct io_uring *ring = &r->ring;
+    unsigned ready = io_uring_cq_ready(ring);
+    if (ready > max)
+        ready = max;
+    if (!ready)
+        return 0;
+    unsigned head = *ring->cq.khead;
+    for (unsigned i = 0; i < ready; i++) {
+        const struct io_uring_cqe *cqe = nvb__ring_cqe(ring, head + i, cqe_shift);
+        struct nvb__io *io = io_uring_cqe_get_data(cqe);
+        res(arg, io, cqe->res);
+        out[i] = io;
+    }
+    io_uring_cq_advance(ring, ready);
+    r->outstanding -= ready;
+    return ready;
+}
+
+/* Without a system call, can completions of I/O already in the kernel show
+ * up in the CQ ring? Not with DEFER_TASKRUN (posted at GETEVENTS only), not
+ * with IOPOLL (found by polling), not when the kernel flags pending task
+ * work or an overflow. */
+static inline int nvb__ring_needs_enter(const struct nvb__ring *r)
+{
+    if (r->defer || r->iopoll)
+        return 1;
+    unsigned f = IO_URING_READ_ONCE(*r->ring.sq.kflags);
+    return (f & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW)) != 0;
+}
+
+/*
+ * The engines' reap(): hand back completions into out[got..max), `got`
+ * being what the engine already put there itself (I/Os it failed before
+ * they reached the ring). Waits until min are there (never for more than
+ * is in flight) or about wait_ns passed. One io_uring_enter() at most in
+ * the common case: it submits what submit() queued and waits for the
+ * completions needed in the same call. Returns the count or -errno.
+ */
+static inline __attribute__((always_inline)) int
+nvb__ring_reap(struct nvb__ring *r, struct nvb__io **out, unsigned max, unsigned min, unsigned got,
+               unsigned cqe_shift, nvb__ring_res_fn *res, void *arg)
+{
+    struct io_uring *ring = &r->ring;
+
+    if (min > max)
+        min = max;
+    if (min > got + r->outstanding)
+        min = got + r->outstanding;  /* never wait for what was not submitted */
+
+    for (;;) {
+        unsigned ready = io_uring_cq_ready(ring);
+        unsigned pending = io_uring_sq_ready(ring);
+        unsigned need = got + ready >= min ? 0 : min - got; /* the kernel counts all ready CQEs */
+        int rc = 0;
+
+        if (need)
+            rc = nvb__uring_submit_wait(ring, need, r->wait_ns);
+        else if (pending)
+            /* (liburing's plain submit also asks for events on IOPOLL) */
+            rc = r->defer || r->iopoll ? io_uring_submit_and_get_events(ring) : io_uring_submit(ring);
+        else if (!ready && !got && r->outstanding && nvb__ring_needs_enter(r))
+            rc = io_uring_get_events(ring);
+
+        if (__builtin_expect(rc < 0, 0)) {
+            if (rc == -EAGAIN || rc == -EBUSY) {
+                /* The kernel is short of requests or of CQ room: completions
+                 * free both. Take what is there, else wait for one. */
+                if (!io_uring_cq_ready(ring)) {
+                    if (r->outstanding <= pending)
+                        return got ? (int)got : rc;  /* nothing of ours in flight to wait for */
+                    rc = nvb__uring_wait_one(ring, r->wait_ns);
+                    if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY && rc != -ETIME)
+                        return rc;
+                }
+            } else if (rc != -EINTR && rc != -ETIME) {
+                return rc;
+            }
+        }
+
+        got += nvb__ring_harvest(r, out + got, max - got, cqe_shift, res, arg);
+        if (got >= min || rc == -ETIME)
+            return (int)got; /* -ETIME: wait_ns passed; the runner decides */
+    }
+}
+
+#endif
