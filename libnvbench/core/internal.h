@@ -19,21 +19,9 @@
 #include "core/engine.h"
 #include "core/hist.h"
 #include "core/json.h"
+#include "core/util.h"
 #include "core/verify.h"
 #include "devices/devices.h"
-
-/* ---- small utilities (util.c) ---- */
-struct nvb__buf {
-    char  *s;
-    size_t len, cap;
-    int    oom;      /* sticky: an append failed */
-};
-void nvb__buf_putn(struct nvb__buf *b, const char *s, size_t n);
-void nvb__buf_puts(struct nvb__buf *b, const char *s);
-void nvb__buf_printf(struct nvb__buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-char *nvb__strdup(const char *s);
-/* "EIO" for 5; "E<n>" for unknown ones (into buf). */
-const char *nvb__errno_name(int e, char *buf, size_t len);
 
 /* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE ---- */
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */
