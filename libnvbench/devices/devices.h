@@ -155,9 +155,6 @@ int  nvb__dev_open(const struct nvb__devctx *c, const struct nvb__dev *d, int fl
 /* Sum of the current PCIe link ceilings of an NVMe device's controllers
  * (GB/s), 0 unknown. */
 double nvb__dev_link_gbs(const struct nvb__dev *d);
-/* Why writing to d would corrupt something in use (mounts, holders, swap,
- * over its aliases), or "" (guard.c). No device node is opened. */
-void nvb__dev_busy(const struct nvb__devlist *l, const struct nvb__dev *d, char *out, size_t len);
 /* The value at a dotted path of d's JSON ("nvme.controllers.0.model"):
  * strings raw, numbers and booleans as JSON text, objects and arrays as
  * JSON. Length, or -ENOENT, -ENODATA (null: unknown or not applicable),
@@ -205,20 +202,9 @@ int nvb__nvme_ns_find(const char *path, struct nvb__nvme_ns *ns, char *msg, size
 int nvb__nvme_ns_find_ctx(const struct nvb__devctx *c, const char *path, struct nvb__nvme_ns *ns, char *msg,
                           size_t len);
 
-/* ---- the destructive-write guard ---- */
-/* Would writing to path destroy something? 0 when allowed. -EBUSY when the
- * device (or an alias: its partitions, its parent, multipath head or paths,
- * its generic node) is mounted, held (dm, md, ...), active swap, or claimed
- * by the kernel: no option overrides that. -EPERM when it is a block
- * device and allow_destructive is 0: the message says what would be
- * destroyed. 0 for a path that is not a block device or an NVMe generic
- * node. The message (msg) names the mount point or holder. `what` is the
- * workload's rw, for the message. */
-int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path,
-                     int allow_destructive, const char *what, char *msg, size_t len);
-
+/* ---- what is using a device (usage.c) ---- */
 /* Every name under which a device's blocks can be in use: itself, its
- * disk, its partitions, its multipath head or paths (guard.c). rel says
+ * disk, its partitions, its multipath head or paths. rel says
  * how each relates to d ("" itself, "its disk ", ...). */
 #define NVB__MAX_FAMILY 64
 struct nvb__fam {
@@ -239,6 +225,23 @@ struct nvb__msg {
     int    items;
 };
 void nvb__msg_put(struct nvb__msg *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "; " before every piece but the first. */
+void nvb__msg_sep(struct nvb__msg *o);
+/* Why writing to d would corrupt something in use (mounts, holders, swap,
+ * over its aliases), or "". No device node is opened. */
+void nvb__dev_busy(const struct nvb__devlist *l, const struct nvb__dev *d, char *out, size_t len);
+
+/* ---- the destructive-write guard ---- */
+/* Would writing to path destroy something? 0 when allowed. -EBUSY when the
+ * device (or an alias: its partitions, its parent, multipath head or paths,
+ * its generic node) is mounted, held (dm, md, ...), active swap, or claimed
+ * by the kernel: no option overrides that. -EPERM when it is a block
+ * device and allow_destructive is 0: the message says what would be
+ * destroyed. 0 for a path that is not a block device or an NVMe generic
+ * node. The message (msg) names the mount point or holder. `what` is the
+ * workload's rw, for the message. */
+int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path,
+                     int allow_destructive, const char *what, char *msg, size_t len);
 
 /* ---- the storage stack around a target (stack.c) ---- */
 /* Why writing to the block device d would corrupt something in use,
