@@ -21,7 +21,8 @@
 #include "core/json.h"
 #include "core/util.h"
 #include "core/verify.h"
-#include "devices/devices.h"
+#include "devices/facts.h"
+#include "devices/nvme_ns.h"
 
 /* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE ---- */
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */
