@@ -166,16 +166,6 @@ static void emit_ctrl(struct dj *j, const struct nvb__nvme_ctrl *c)
     dj_close(j, '}');
 }
 
-double nvb__dev_link_gbs(const struct nvb__dev *d)
-{
-    double s = 0;
-    if (d->nvme)
-        for (unsigned i = 0; i < d->nvme->nctrl; i++)
-            if (d->nvme->ctrl[i].pcie)
-                s += d->nvme->ctrl[i].link.cur_gbs;
-    return s;
-}
-
 static void emit_nvme(struct dj *j, const struct nvb__dev *d)
 {
     const struct nvb__nvme *n = d->nvme;

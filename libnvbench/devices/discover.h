@@ -3,6 +3,7 @@
  * build and describe a device list share.
  *
  *   sysfs.c       reading one attribute, listing a directory, NVMe names
+ *   devlist.c     the device list: find by name or number, free
  *   scan.c        the scan: every block device and its partitions
  *   nvme_sysfs.c  controllers, subsystem and multipath of NVMe namespaces
  *   mounts.c      mounts and swap
@@ -53,6 +54,10 @@ int nvb__parse_ns_name(const char *s, int *a, int *b);
 /* nvme<a>c<c>n<b> (hidden multipath path): 1, with a, c and b. */
 int nvb__parse_path_name(const char *s, int *a, int *c, int *b);
 
+/* ---- devlist.c ---- */
+/* The device whose "maj:min" is mm, or NULL. */
+struct nvb__dev *nvb__devlist_find_majmin(const struct nvb__devlist *l, const char *mm);
+
 /* ---- the scan's later phases (nvme_sysfs.c, mounts.c) ---- */
 /* Controllers, subsystem, multipath role and generic node of d, an NVMe
  * namespace or path. 0 or -ENOMEM. */
@@ -61,7 +66,5 @@ int nvb__read_nvme(const struct nvb__devctx *cx, struct nvb__devlist *l, struct 
 int nvb__read_mounts(const struct nvb__devctx *c, struct nvb__devlist *l);
 /* Active swap: marks devices, lists swap files. */
 void nvb__read_swaps(const struct nvb__devctx *c, struct nvb__devlist *l);
-/* The device whose "maj:min" is mm, or NULL. */
-struct nvb__dev *nvb__devlist_find_majmin(const struct nvb__devlist *l, const char *mm);
 
 #endif

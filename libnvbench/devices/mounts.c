@@ -27,14 +27,6 @@ static void unescape(char *s)
     *o = 0;
 }
 
-struct nvb__dev *nvb__devlist_find_majmin(const struct nvb__devlist *l, const char *mm)
-{
-    for (unsigned i = 0; i < l->n; i++)
-        if (l->d[i].majmin[0] && !strcmp(l->d[i].majmin, mm))
-            return &l->d[i];
-    return NULL;
-}
-
 static int add_mount(struct nvb__dev *d, const char *point, const char *fstype, const char *source)
 {
     struct nvb__mount *m = realloc(d->mounts, (d->nmounts + 1) * sizeof *m);

@@ -29,6 +29,16 @@ double nvb__pcie_ceiling_gbs(double gts, int width)
     return gts * width * eff / 8.0;
 }
 
+double nvb__dev_link_gbs(const struct nvb__dev *d)
+{
+    double s = 0;
+    if (d->nvme)
+        for (unsigned i = 0; i < d->nvme->nctrl; i++)
+            if (d->nvme->ctrl[i].pcie)
+                s += d->nvme->ctrl[i].link.cur_gbs;
+    return s;
+}
+
 static double rd_gts(const char *dir, const char *name)
 {
     char s[64];

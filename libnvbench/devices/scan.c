@@ -170,40 +170,6 @@ static int read_dev(struct nvb__dev *d, const char *name, const char *sysdir, co
     return 0;
 }
 
-/* ------------------------------------------------------------ scan */
-
-void nvb__devlist_free(struct nvb__devlist *l)
-{
-    for (unsigned i = 0; i < l->n; i++) {
-        struct nvb__dev *d = &l->d[i];
-        nvb__strv_free(&d->partitions);
-        nvb__strv_free(&d->holders);
-        nvb__strv_free(&d->slaves);
-        for (unsigned m = 0; m < d->nmounts; m++) {
-            free(d->mounts[m].point);
-            free(d->mounts[m].fstype);
-            free(d->mounts[m].source);
-        }
-        free(d->mounts);
-        if (d->nvme) {
-            nvb__strv_free(&d->nvme->paths);
-            free(d->nvme->ctrl);
-            free(d->nvme);
-        }
-    }
-    free(l->d);
-    nvb__strv_free(&l->swapfiles);
-    memset(l, 0, sizeof *l);
-}
-
-struct nvb__dev *nvb__devlist_find(const struct nvb__devlist *l, const char *name)
-{
-    for (unsigned i = 0; i < l->n; i++)
-        if (!strcmp(l->d[i].name, name))
-            return &l->d[i];
-    return NULL;
-}
-
 int nvb__dev_scan(const struct nvb__devctx *c, struct nvb__devlist *l)
 {
     memset(l, 0, sizeof *l);
