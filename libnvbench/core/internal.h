@@ -21,6 +21,9 @@
 #include "core/json.h"
 #include "core/util.h"
 #include "core/verify.h"
+/* Of the devices layer core sees only these two (docs/architecture.md):
+ * a target's facts, checks and hold, and the namespace behind a
+ * passthrough target (the runner maps those to /dev/ngXnY). */
 #include "devices/facts.h"
 #include "devices/nvme_ns.h"
 
