@@ -23,24 +23,13 @@
 #include "core/engine.h"
 #include "core/hist.h"
 #include "core/json.h"
+#include "core/util.h"
 #include "core/verify.h"
-#include "devices/devices.h"
-
-/* ---- small utilities (util.c) ---- */
-struct nvb__buf {
-    char  *s;
-    size_t len, cap;
-    int    oom;      /* sticky: an append failed */
-};
-void nvb__buf_putn(struct nvb__buf *b, const char *s, size_t n);
-void nvb__buf_puts(struct nvb__buf *b, const char *s);
-void nvb__buf_printf(struct nvb__buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-char *nvb__strdup(const char *s);
-/* "EIO" for 5; "E<n>" for unknown ones (into buf). */
-const char *nvb__errno_name(int e, char *buf, size_t len);
-/* A size the way workloads write it: the largest binary unit that divides
- * it exactly ("4k", "1M", "1536", "3G"), into buf; returns buf. */
-const char *nvb__fmt_size(uint64_t v, char *buf, size_t len);
+/* Of the devices layer core sees only these two (docs/architecture.md):
+ * a target's facts, checks and hold, and the namespace behind a
+ * passthrough target (the runner maps those to /dev/ngXnY). */
+#include "devices/facts.h"
+#include "devices/nvme_ns.h"
 
 /* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE ---- */
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */

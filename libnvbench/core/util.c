@@ -1,11 +1,12 @@
 /* Small helpers: a growable string buffer, errno names, sizes as text. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/util.h"
 
 static int buf_grow(struct nvb__buf *b, size_t need)
 {

@@ -10,13 +10,19 @@
  * there are none, so nothing on the host is touched, and recorded answers
  * come from the tree's probe/ directory instead.
  *
- * Linux only: sysfs, /proc/self/mountinfo, NVMe ioctls.
+ * Linux only: sysfs, /proc/self/mountinfo, NVMe ioctls. This is the whole
+ * of the devices layer for devices/ itself and its tests; the rest of the
+ * library includes only devices/facts.h (the runner's targets) and
+ * devices/nvme_ns.h (passthrough), which platform/win/ implements too.
  */
 #ifndef NVB_DEVICES_H
 #define NVB_DEVICES_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "devices/facts.h"
+#include "devices/nvme_ns.h"
 
 struct nvb__buf;
 
@@ -58,19 +64,6 @@ struct nvb__nvme_ctrl {
     int  pcie;                  /* link below is valid */
     struct nvb__pcie_link link;
 };
-
-/* Identify Namespace (CNS 0), the fields nvbench uses. */
-struct nvb__idns {
-    uint64_t nsze;
-    uint8_t  nsfeat, nlbaf, flbas;
-    int      optperf;           /* NSFEAT bit 4: NPWG..NOWS are valid */
-    uint32_t lba_size;          /* bytes, of the format in use */
-    uint16_t ms;                /* metadata bytes per LBA of that format */
-    uint32_t npwg, npwa, npdg, npda, nows; /* 1-based, in logical blocks (0: not given) */
-};
-/* Parse a 4096-byte (at least 384) Identify Namespace structure.
- * 0 or -EINVAL (too short, or the format in use is not described). */
-int nvb__idns_parse(const uint8_t *buf, size_t len, struct nvb__idns *out);
 
 struct nvb__nvme {
     int  nsid;                  /* -1 unknown */
@@ -155,9 +148,6 @@ int  nvb__dev_open(const struct nvb__devctx *c, const struct nvb__dev *d, int fl
 /* Sum of the current PCIe link ceilings of an NVMe device's controllers
  * (GB/s), 0 unknown. */
 double nvb__dev_link_gbs(const struct nvb__dev *d);
-/* Why writing to d would corrupt something in use (mounts, holders, swap,
- * over its aliases), or "" (guard.c). No device node is opened. */
-void nvb__dev_busy(const struct nvb__devlist *l, const struct nvb__dev *d, char *out, size_t len);
 /* The value at a dotted path of d's JSON ("nvme.controllers.0.model"):
  * strings raw, numbers and booleans as JSON text, objects and arrays as
  * JSON. Length, or -ENOENT, -ENODATA (null: unknown or not applicable),
@@ -180,45 +170,14 @@ double nvb__pcie_ceiling_gbs(double gts, int width);
 /* Signature: fills sig_* of d from libblkid on fd. 0 found, 1 none,
  * -ENOTSUP (built without libblkid), other -errno. */
 int nvb__sig_probe_fd(int fd, struct nvb__dev *d);
-/* Identify Namespace through NVME_IOCTL_ADMIN_CMD on fd. 0 or -errno. */
-int nvb__nvme_identify_ns(int fd, int nsid, uint8_t *buf, size_t len);
-/* The namespace id of an open namespace node (NVME_IOCTL_ID), or -errno
- * (-ENOTTY on a controller node). */
-int nvb__nvme_nsid(int fd);
 
-/* ---- the namespace behind a passthrough target (nvme_ns.c) ---- */
-struct nvb__nvme_ns {
-    char     generic[64];       /* the node passthrough I/O goes to, "/dev/ng0n1" */
-    char     block[80];         /* its block device, "/dev/nvme0n1", or "" */
-    int      nsid;              /* -1 unknown */
-    uint32_t lba_size;          /* bytes */
-    uint32_t metadata;          /* metadata bytes per block (Identify only; 0 from sysfs) */
-    uint64_t size;              /* bytes */
-    uint64_t max_transfer;      /* bytes per command, 0 unknown */
-    char     source[12];        /* "sysfs" or "identify" */
-};
-/* The NVMe namespace a path names (/dev/ngXnY, /dev/nvmeXnY, a multipath
- * head, a symlink to one), from discovery, else from Identify through the
- * node itself. 0, or -ENODEV (not an NVMe namespace, or no generic node),
- * -EINVAL (a partition; no capacity), -ENOENT, -EACCES, -ENOMEM, with msg. */
-int nvb__nvme_ns_find(const char *path, struct nvb__nvme_ns *ns, char *msg, size_t len);
+/* nvb__nvme_ns_find (nvme_ns.h) on any context (recorded trees in the tests). */
 int nvb__nvme_ns_find_ctx(const struct nvb__devctx *c, const char *path, struct nvb__nvme_ns *ns, char *msg,
                           size_t len);
 
-/* ---- the destructive-write guard ---- */
-/* Would writing to path destroy something? 0 when allowed. -EBUSY when the
- * device (or an alias: its partitions, its parent, multipath head or paths,
- * its generic node) is mounted, held (dm, md, ...), active swap, or claimed
- * by the kernel: no option overrides that. -EPERM when it is a block
- * device and allow_destructive is 0: the message says what would be
- * destroyed. 0 for a path that is not a block device or an NVMe generic
- * node. The message (msg) names the mount point or holder. `what` is the
- * workload's rw, for the message. */
-int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path,
-                     int allow_destructive, const char *what, char *msg, size_t len);
-
+/* ---- what is using a device (usage.c) ---- */
 /* Every name under which a device's blocks can be in use: itself, its
- * disk, its partitions, its multipath head or paths (guard.c). rel says
+ * disk, its partitions, its multipath head or paths. rel says
  * how each relates to d ("" itself, "its disk ", ...). */
 #define NVB__MAX_FAMILY 64
 struct nvb__fam {
@@ -239,6 +198,23 @@ struct nvb__msg {
     int    items;
 };
 void nvb__msg_put(struct nvb__msg *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "; " before every piece but the first. */
+void nvb__msg_sep(struct nvb__msg *o);
+/* Why writing to d would corrupt something in use (mounts, holders, swap,
+ * over its aliases), or "". No device node is opened. */
+void nvb__dev_busy(const struct nvb__devlist *l, const struct nvb__dev *d, char *out, size_t len);
+
+/* ---- the destructive-write guard ---- */
+/* Would writing to path destroy something? 0 when allowed. -EBUSY when the
+ * device (or an alias: its partitions, its parent, multipath head or paths,
+ * its generic node) is mounted, held (dm, md, ...), active swap, or claimed
+ * by the kernel: no option overrides that. -EPERM when it is a block
+ * device and allow_destructive is 0: the message says what would be
+ * destroyed. 0 for a path that is not a block device or an NVMe generic
+ * node. The message (msg) names the mount point or holder. `what` is the
+ * workload's rw, for the message. */
+int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path,
+                     int allow_destructive, const char *what, char *msg, size_t len);
 
 /* ---- the storage stack around a target (stack.c) ---- */
 /* Why writing to the block device d would corrupt something in use,
@@ -261,73 +237,10 @@ void nvb__stack_busy_file(const struct nvb__devctx *c, struct nvb__devlist *l, c
  * when certainly not: the full scan above can then be skipped. */
 int nvb__stack_maybe_used(const char *devmm, uint64_t ino, const char *rdevmm);
 
-/* ---- device facts a result carries for a target ---- */
-struct nvb__tdev {
-    int      valid;
-    char     name[64], kind[16];
-    char     model[64], serial[40];
-    uint32_t lbs, pbs;
-    uint64_t iu;                /* 0 unknown */
-    char     iu_source[12];
-    double   link_gbs;          /* sum of the current PCIe link ceilings, 0 unknown */
-};
-
-/* For a target of the run (live system): the guard (when writes) and its
- * device facts. 0, or the guard's -EBUSY / -EPERM with msg; facts->valid
- * is 0 when path is not a device nvbench knows. */
-int nvb__device_check(const char *path, int writes, int allow_destructive, const char *what,
-                      struct nvb__tdev *facts, char *msg, size_t len);
-/* The same on any context (recorded trees in the tests). */
+/* nvb__device_check and nvb__file_check (facts.h) on any context
+ * (recorded trees in the tests). */
 int nvb__device_check_ctx(const struct nvb__devctx *c, const char *path, int writes, int allow_destructive,
                           const char *what, struct nvb__tdev *facts, char *msg, size_t len);
-/* For a regular-file target of a run that writes: 0, or -EBUSY with msg
- * when the file is in use (nvb__stack_busy_file). */
-int nvb__file_check(const char *path, char *msg, size_t len);
 int nvb__file_check_ctx(const struct nvb__devctx *c, const char *path, char *msg, size_t len);
-
-/* ---- the run's hold on its targets (hold.c) ----
- * The guard decides on what was opened, not on a name: each target is
- * opened once, checked to be the very file or device that planning judged
- * (st_dev, st_ino, st_rdev), locked against other runs, checked again for
- * use through the storage stack, and kept open until the run ends. Jobs
- * open their own descriptors through the held one (nvb__hold_reopen),
- * never through the name again. */
-#define NVB__HOLD_READ   0      /* plain reads: nothing is locked, never refused for a lock */
-#define NVB__HOLD_VERIFY 1      /* reads that check data: a shared lock (no writer at the same time) */
-#define NVB__HOLD_WRITE  2      /* writes: O_EXCL on a block device, an exclusive lock on the file */
-struct nvb__hold {
-    /* in */
-    const char *path;           /* the target as the user named it (messages) */
-    const char *file;           /* what is opened: path, or a passthrough target's generic node */
-    const char *claim;          /* a block device to hold O_EXCL for a passthrough writer, or NULL */
-    int      kind;              /* NVB__T_FILE, NVB__T_BLOCK, NVB__T_CHAR (platform.h) */
-    uint64_t id_dev, id_ino, id_rdev; /* file's identity when it was judged */
-    int      level;             /* NVB__HOLD_* */
-    /* out */
-    int fd;                     /* the held descriptor, -1 none */
-    int claim_fd;               /* O_EXCL on claim, -1 none */
-};
-/* Take the hold on n targets, in order. On failure nothing stays held.
- * 0, -ESTALE (a target is no longer what was judged), -EBUSY (in use,
- * claimed, or locked by another run: msg names the chain or the process),
- * or the open's -errno. */
-int  nvb__hold_take(struct nvb__hold *h, unsigned n, char *msg, size_t len);
-/* The same target named twice in one run: `to` shares from's hold (a
- * duplicate descriptor; no second lock, which would conflict with the
- * first). 0 or -errno. */
-int  nvb__hold_share(const struct nvb__hold *from, struct nvb__hold *to);
-/* A job's own descriptor for the held target (flags: NVB__O_WRITE,
- * NVB__O_DIRECT): opened through the held descriptor and checked to be the
- * same file or device. fd, or -ESTALE, or -errno. */
-int  nvb__hold_reopen(const struct nvb__hold *h, int flags);
-void nvb__hold_release(struct nvb__hold *h, unsigned n);
-/* When another run holds the device or file node locked in a way that
- * conflicts with `level`: -EBUSY and a message naming its process (path
- * is the target's name for the message); else 0. */
-int  nvb__lock_holder(const char *node, const char *path, int level, char *msg, size_t len);
-
-/* A write of bs bytes to a device with a known indirection unit that bs is
- * below, or not a multiple of: 1 and the warning in out; else 0. */
-int nvb__iu_warning(const struct nvb__tdev *facts, uint64_t bs, const char *path, char *out, size_t len);
 
 #endif

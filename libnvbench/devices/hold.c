@@ -34,7 +34,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "nvbench.h"
+#include "core/util.h"
 #include "devices/devices.h"
 #include "platform/platform.h"
 

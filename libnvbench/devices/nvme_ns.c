@@ -18,7 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "nvbench.h"
+#include "core/util.h"
 #include "devices/devices.h"
 
 /* Identify through the node itself: nsid, LBA size, NSZE. */

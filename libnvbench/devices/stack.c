@@ -33,7 +33,7 @@
 #include <linux/loop.h>
 #endif
 
-#include "core/internal.h"
+#include "core/util.h"
 #include "devices/devices.h"
 
 #define MAX_DEPTH 16
@@ -120,12 +120,6 @@ static int backed_by_file(const struct nvb__dev *loop, const char *path, const c
     return 0;
 }
 
-static void sep(struct nvb__msg *o)
-{
-    if (o->items++)
-        nvb__msg_put(o, "; ");
-}
-
 static void up_dev(const struct nvb__devctx *c, struct nvb__devlist *l, const struct nvb__dev *d,
                    const struct nvb__dev *skip, int depth, struct nvb__msg *o);
 
@@ -142,7 +136,7 @@ static void up_loops(const struct nvb__devctx *c, struct nvb__devlist *l, const 
         loop_identity(c, l, lp);
         if (dev ? !backed_by_dev(lp, dev) : !backed_by_file(lp, path, devmm, ino))
             continue;
-        sep(o);
+        nvb__msg_sep(o);
         nvb__msg_put(o, "%s backs %s", name, nvb__dev_label(lp));
         char sub[1024];
         struct nvb__msg so = {sub, sizeof sub, 0, 0};
@@ -164,7 +158,7 @@ static void up_dev(const struct nvb__devctx *c, struct nvb__devlist *l, const st
     char b[1024];
     nvb__dev_busy(l, d, b, sizeof b);
     if (b[0]) {
-        sep(o);
+        nvb__msg_sep(o);
         nvb__msg_put(o, "%s", b);
     }
     struct nvb__fam f;
@@ -188,7 +182,7 @@ static void up_file(const struct nvb__devctx *c, struct nvb__devlist *l, const c
             same = !strcmp(sw, path);
         }
         if (same) {
-            sep(o);
+            nvb__msg_sep(o);
             nvb__msg_put(o, "%s is an active swap file", path);
         }
     }
@@ -215,14 +209,14 @@ static void down(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb
     if (b) {
         up_dev(c, l, b, d, depth + 1, &so);
         if (sub[0]) {
-            sep(o);
+            nvb__msg_sep(o);
             nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), nvb__dev_label(b), sub);
         }
         down(c, l, b, depth + 1, o);
     } else if (d->lo_state > 0 && !d->lo_rdev[0]) {
         up_file(c, l, name, d->lo_state == 1 ? d->lo_dev : NULL, d->lo_ino, d, depth + 1, &so);
         if (sub[0]) {
-            sep(o);
+            nvb__msg_sep(o);
             nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), name, sub);
         }
     }

@@ -67,7 +67,7 @@ static const struct nvb__optdef nvme_opts[] = {
 #include <stdint.h>
 #include <unistd.h>
 
-#include "devices/devices.h"
+#include "devices/nvme_ns.h"
 #include "engines/ring.h"
 #include "platform/platform.h"
 

@@ -8,9 +8,10 @@
  * "nvme" and "volumes" (see docs/windows.md); nvb_device_get answers the
  * top-level keys.
  */
-#include "core/internal.h"
 #include "core/json.h"
-#include "devices/devices.h"
+#include "core/util.h"
+#include "devices/facts.h"
+#include "nvbench.h"
 #include "platform/platform.h"
 #include "platform/win/win.h"
 #include "platform/winfmt.h"

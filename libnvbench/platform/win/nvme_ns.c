@@ -1,6 +1,6 @@
 /* NVMe passthrough targets are a Linux notion (generic nodes /dev/ngXnY
  * and io_uring commands): on Windows no path names one. */
-#include "devices/devices.h"
+#include "devices/nvme_ns.h"
 
 #include <errno.h>
 #include <stdio.h>

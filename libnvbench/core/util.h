@@ -1,0 +1,27 @@
+/*
+ * Small utilities (util.c) any layer may use: a growable string buffer,
+ * strdup, errno names. Includes nothing of the library, so that devices/
+ * and platform/ can use them without seeing core's run and result types.
+ */
+#ifndef NVB_CORE_UTIL_H
+#define NVB_CORE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct nvb__buf {
+    char  *s;
+    size_t len, cap;
+    int    oom;      /* sticky: an append failed */
+};
+void nvb__buf_putn(struct nvb__buf *b, const char *s, size_t n);
+void nvb__buf_puts(struct nvb__buf *b, const char *s);
+void nvb__buf_printf(struct nvb__buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *nvb__strdup(const char *s);
+/* "EIO" for 5; "E<n>" for unknown ones (into buf). */
+const char *nvb__errno_name(int e, char *buf, size_t len);
+/* A size the way workloads write it: the largest binary unit that divides
+ * it exactly ("4k", "1M", "1536", "3G"), into buf; returns buf. */
+const char *nvb__fmt_size(uint64_t v, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * The public device API (include/nvbench.h): scan, probe, and hand each
+ * device over as JSON or to a callback.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "core/util.h"
+#include "devices/devices.h"
+#include "devices/discover.h"
+#include "nvbench.h"
+
+struct nvb_device {
+    const struct nvb__devctx *c;
+    struct nvb__devlist *l;
+    struct nvb__dev *d;
+};
+
+NVB_API int nvb_devices_json(const char *sysfs_root, char **json)
+{
+    if (!json)
+        return -EINVAL;
+    *json = NULL;
+    struct nvb__devctx *c = malloc(sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    int rc = nvb__devctx_init(c, sysfs_root);
+    struct nvb__devlist l;
+    if (rc == 0)
+        rc = nvb__dev_scan(c, &l);
+    if (rc < 0) {
+        free(c);
+        return rc;
+    }
+    struct nvb__buf b = {0};
+    nvb__buf_putn(&b, "[", 1);
+    for (unsigned i = 0; i < l.n; i++) {
+        nvb__dev_probe(c, &l, &l.d[i], NVB__PROBE_ALL);
+        if (i)
+            nvb__buf_putn(&b, ",\n", 2);
+        nvb__dev_json(&l, &l.d[i], &b);
+    }
+    nvb__buf_puts(&b, "]\n");
+    nvb__devlist_free(&l);
+    free(c);
+    if (b.oom || !b.s) {
+        free(b.s);
+        return -ENOMEM;
+    }
+    *json = b.s;
+    return 0;
+}
+
+NVB_API int nvb_device_json(const char *path, char **json)
+{
+    if (!json || !path || !*path)
+        return -EINVAL;
+    *json = NULL;
+    struct nvb__devctx *c = malloc(sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    nvb__devctx_init(c, NULL);
+    struct nvb__devlist l;
+    int rc = nvb__dev_scan(c, &l);
+    if (rc < 0) {
+        free(c);
+        return rc == -ENOENT ? -ENODEV : rc;
+    }
+    char name[64];
+    rc = nvb__dev_resolve(c, &l, path, name, sizeof name);
+    struct nvb__dev *d = rc == 0 ? nvb__devlist_find(&l, name) : NULL;
+    if (d) {
+        nvb__dev_probe(c, &l, d, NVB__PROBE_ALL);
+        struct nvb__buf b = {0};
+        nvb__dev_json(&l, d, &b);
+        nvb__buf_putn(&b, "\n", 1);
+        if (b.oom || !b.s) {
+            free(b.s);
+            rc = -ENOMEM;
+        } else {
+            *json = b.s;
+        }
+    } else if (rc == 0) {
+        rc = -ENODEV;
+    }
+    nvb__devlist_free(&l);
+    free(c);
+    return rc;
+}
+
+NVB_API int nvb_device_enumerate(const char *sysfs_root, nvb_device_fn fn, void *arg)
+{
+    if (!fn)
+        return -EINVAL;
+    struct nvb__devctx *c = malloc(sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    int rc = nvb__devctx_init(c, sysfs_root);
+    struct nvb__devlist l;
+    if (rc == 0)
+        rc = nvb__dev_scan(c, &l);
+    if (rc < 0) {
+        free(c);
+        return rc;
+    }
+    unsigned i;
+    for (i = 0; i < l.n; i++) {
+        nvb__dev_probe(c, &l, &l.d[i], NVB__PROBE_ALL);
+        struct nvb_device dev = {c, &l, &l.d[i]};
+        int r = fn(&dev, arg);
+        if (r) {
+            rc = r;
+            break;
+        }
+    }
+    if (rc == 0)
+        rc = (int)i;
+    nvb__devlist_free(&l);
+    free(c);
+    return rc;
+}
+
+NVB_API int nvb_device_get(const struct nvb_device *dev, const char *key, char *buf, size_t len)
+{
+    if (!dev || !key || !buf || !len)
+        return -EINVAL;
+    return nvb__dev_get(dev->l, dev->d, key, buf, len);
+}

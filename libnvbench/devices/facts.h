@@ -1,0 +1,79 @@
+/*
+ * Device facts and checks the runner needs for its targets, and nothing
+ * more: core/ includes this, never devices/devices.h. Implemented by
+ * devices/guard.c, stack.c and hold.c on Linux and by platform/win/devices.c
+ * on Windows.
+ */
+#ifndef NVB_DEVICES_FACTS_H
+#define NVB_DEVICES_FACTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- device facts a result carries for a target ---- */
+struct nvb__tdev {
+    int      valid;
+    char     name[64], kind[16];
+    char     model[64], serial[40];
+    uint32_t lbs, pbs;
+    uint64_t iu;                /* 0 unknown */
+    char     iu_source[12];
+    double   link_gbs;          /* sum of the current PCIe link ceilings, 0 unknown */
+};
+
+/* For a target of the run (live system): the guard (when writes) and its
+ * device facts. 0, or the guard's -EBUSY / -EPERM with msg; facts->valid
+ * is 0 when path is not a device nvbench knows. */
+int nvb__device_check(const char *path, int writes, int allow_destructive, const char *what,
+                      struct nvb__tdev *facts, char *msg, size_t len);
+
+/* For a regular-file target of a run that writes: 0, or -EBUSY with msg
+ * when the file is in use (nvb__stack_busy_file). */
+int nvb__file_check(const char *path, char *msg, size_t len);
+
+/* ---- the run's hold on its targets (hold.c) ----
+ * The guard decides on what was opened, not on a name: each target is
+ * opened once, checked to be the very file or device that planning judged
+ * (st_dev, st_ino, st_rdev), locked against other runs, checked again for
+ * use through the storage stack, and kept open until the run ends. Jobs
+ * open their own descriptors through the held one (nvb__hold_reopen),
+ * never through the name again. */
+#define NVB__HOLD_READ   0      /* plain reads: nothing is locked, never refused for a lock */
+#define NVB__HOLD_VERIFY 1      /* reads that check data: a shared lock (no writer at the same time) */
+#define NVB__HOLD_WRITE  2      /* writes: O_EXCL on a block device, an exclusive lock on the file */
+struct nvb__hold {
+    /* in */
+    const char *path;           /* the target as the user named it (messages) */
+    const char *file;           /* what is opened: path, or a passthrough target's generic node */
+    const char *claim;          /* a block device to hold O_EXCL for a passthrough writer, or NULL */
+    int      kind;              /* NVB__T_FILE, NVB__T_BLOCK, NVB__T_CHAR (platform.h) */
+    uint64_t id_dev, id_ino, id_rdev; /* file's identity when it was judged */
+    int      level;             /* NVB__HOLD_* */
+    /* out */
+    int fd;                     /* the held descriptor, -1 none */
+    int claim_fd;               /* O_EXCL on claim, -1 none */
+};
+/* Take the hold on n targets, in order. On failure nothing stays held.
+ * 0, -ESTALE (a target is no longer what was judged), -EBUSY (in use,
+ * claimed, or locked by another run: msg names the chain or the process),
+ * or the open's -errno. */
+int  nvb__hold_take(struct nvb__hold *h, unsigned n, char *msg, size_t len);
+/* The same target named twice in one run: `to` shares from's hold (a
+ * duplicate descriptor; no second lock, which would conflict with the
+ * first). 0 or -errno. */
+int  nvb__hold_share(const struct nvb__hold *from, struct nvb__hold *to);
+/* A job's own descriptor for the held target (flags: NVB__O_WRITE,
+ * NVB__O_DIRECT): opened through the held descriptor and checked to be the
+ * same file or device. fd, or -ESTALE, or -errno. */
+int  nvb__hold_reopen(const struct nvb__hold *h, int flags);
+void nvb__hold_release(struct nvb__hold *h, unsigned n);
+/* When another run holds the device or file node locked in a way that
+ * conflicts with `level`: -EBUSY and a message naming its process (path
+ * is the target's name for the message); else 0. */
+int  nvb__lock_holder(const char *node, const char *path, int level, char *msg, size_t len);
+
+/* A write of bs bytes to a device with a known indirection unit that bs is
+ * below, or not a multiple of: 1 and the warning in out; else 0. */
+int nvb__iu_warning(const struct nvb__tdev *facts, uint64_t bs, const char *path, char *out, size_t len);
+
+#endif
