@@ -35,7 +35,7 @@
 
 #include <nvbench.h>
 
-#include "core/json.h" /* the library's own parser: this module links it statically */
+#include "util/json.h" /* the library's own parser: this module links it statically */
 
 #if LUA_VERSION_NUM != 504
 #error "the nvbench Lua module is written for Lua 5.4 (liblua5.4-dev)"
@@ -190,7 +190,7 @@ static const char *value_string(lua_State *L, int idx, const char *key, char *bu
 /* ------------------------------------------------------------ JSON decoding */
 
 /* ------------------------------------------------------------ JSON
- * The library's one JSON parser (core/json.c: strict, bounded, the same
+ * The library's one JSON parser (util/json.c: strict, bounded, the same
  * that reads results back) reads the text; this only turns its tree into
  * Lua values. null is pushed as nil: inside an object the key is then left
  * out (absent == null); inside an array it becomes NaN, because the library

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/rand.h"
+#include "util/rand.h"
 #include "platform/platform.h"
 
 /* While delayed completions wait and the engine still has I/O in flight,

@@ -22,8 +22,8 @@
 #endif
 #include "core/engine.h"
 #include "core/hist.h"
-#include "core/json.h"
-#include "core/util.h"
+#include "util/json.h"
+#include "util/util.h"
 #include "core/verify.h"
 /* Of the devices layer core sees only these two (docs/architecture.md):
  * a target's facts, checks and hold, and the namespace behind a

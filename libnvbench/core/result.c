@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "core/internal.h"
-#include "core/json.h"
+#include "util/json.h"
 
 struct nvb_result *nvb__result_new(void)
 {

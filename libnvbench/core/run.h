@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "core/internal.h"
-#include "core/rand.h"
+#include "util/rand.h"
 #include "core/cpu.h"
 #include "core/fault.h"
 #include "core/verify.h"

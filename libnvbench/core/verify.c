@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "core/rand.h"
+#include "util/rand.h"
 
 static const uint32_t crc_table[256] = {
     0x00000000, 0xf26b8303, 0xe13b70f7, 0x1350f3f4, 0xc79a971f, 0x35f1141c, 0x26a1e7e8, 0xd4ca64eb,

@@ -12,7 +12,7 @@
 
 #include "core/bindings.h"
 #include "core/internal.h"
-#include "core/json.h"
+#include "util/json.h"
 
 enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO };
 

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/util.h"
+#include "util/util.h"
 #include "devices/devices.h"
 #include "devices/discover.h"
 #include "nvbench.h"

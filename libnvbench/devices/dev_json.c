@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json.h"
-#include "core/util.h"
+#include "util/json.h"
+#include "util/util.h"
 #include "devices/devices.h"
 #include "devices/discover.h"
 

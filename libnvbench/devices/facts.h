@@ -1,7 +1,7 @@
 /*
  * Device facts and checks the runner needs for its targets, and nothing
  * more: core/ includes this, never devices/devices.h. Implemented by
- * devices/guard.c, stack.c and hold.c on Linux and by platform/win/devices.c
+ * devices/guard.c, stack.c and hold.c on Linux and by devices/win/devices.c
  * on Windows.
  */
 #ifndef NVB_DEVICES_FACTS_H

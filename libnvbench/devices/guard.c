@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "nvbench.h"
-#include "core/util.h"
+#include "util/util.h"
 #include "devices/devices.h"
 
 /* "an ext4 filesystem labelled 'data'", "a gpt partition table and its 2

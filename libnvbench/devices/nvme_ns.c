@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "nvbench.h"
-#include "core/util.h"
+#include "util/util.h"
 #include "devices/devices.h"
 
 /* Identify through the node itself: nsid, LBA size, NSZE. */

@@ -2,7 +2,7 @@
  * The NVMe namespace behind a passthrough target: what the nvme engine and
  * the runner need (Identify, the namespace id, the generic node), without
  * the rest of discovery. Implemented by devices/nvme_id.c and nvme_ns.c on
- * Linux and by platform/win/nvme_ns.c on Windows.
+ * Linux and by devices/win/nvme_ns.c on Windows.
  */
 #ifndef NVB_DEVICES_NVME_NS_H
 #define NVB_DEVICES_NVME_NS_H

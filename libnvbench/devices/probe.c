@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "nvbench.h"
-#include "core/util.h"
+#include "util/util.h"
 #include "devices/devices.h"
 #include "devices/discover.h"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "core/util.h"
+#include "util/util.h"
 #include "devices/devices.h"
 #include "devices/discover.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/util.h"
+#include "util/util.h"
 #include "devices/devices.h"
 #include "devices/discover.h"
 

@@ -33,7 +33,7 @@
 #include <linux/loop.h>
 #endif
 
-#include "core/util.h"
+#include "util/util.h"
 #include "devices/devices.h"
 
 #define MAX_DEPTH 16

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/util.h"
+#include "util/util.h"
 #include "devices/devices.h"
 #include "devices/discover.h"
 

@@ -35,7 +35,7 @@
 
 #include "nvbench.h"
 #include "core/engine.h"
-#include "core/json.h"
+#include "util/json.h"
 #include "testutil.h"
 #include "engine_harness.h"
 

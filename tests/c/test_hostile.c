@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
-#include "core/json.h"
+#include "util/json.h"
 #include "nvbench.h"
 #include "testutil.h"
 

@@ -21,7 +21,7 @@ mkdir -p "$OUT"
 status=0
 
 sources=()
-for d in core engines devices platform/unix; do
+for d in util core engines devices platform/unix; do
     for f in "$SRC"/libnvbench/$d/*.c; do sources+=("$f"); done
 done
 # Parsing needs no I/O library: the engines build as "not compiled in".

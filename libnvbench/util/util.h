@@ -3,8 +3,8 @@
  * strdup, errno names. Includes nothing of the library, so that devices/
  * and platform/ can use them without seeing core's run and result types.
  */
-#ifndef NVB_CORE_UTIL_H
-#define NVB_CORE_UTIL_H
+#ifndef NVB_UTIL_UTIL_H
+#define NVB_UTIL_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>

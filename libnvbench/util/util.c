@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/util.h"
+#include "util/util.h"
 
 static int buf_grow(struct nvb__buf *b, size_t need)
 {

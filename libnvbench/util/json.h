@@ -7,8 +7,8 @@
  * a message that says where. Numbers keep their text, so 64-bit counters
  * convert exactly and a value written back is the value that was read.
  */
-#ifndef NVB_CORE_JSON_H
-#define NVB_CORE_JSON_H
+#ifndef NVB_UTIL_JSON_H
+#define NVB_UTIL_JSON_H
 
 #include <stddef.h>
 #include <stdint.h>

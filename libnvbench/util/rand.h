@@ -4,8 +4,8 @@
  * fault injectors never share a stream; the sequence is part of what
  * verify=1 writes, so it must not change.
  */
-#ifndef NVB_CORE_RAND_H
-#define NVB_CORE_RAND_H
+#ifndef NVB_UTIL_RAND_H
+#define NVB_UTIL_RAND_H
 
 #include <stdint.h>
 

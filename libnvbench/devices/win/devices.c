@@ -8,8 +8,8 @@
  * "nvme" and "volumes" (see docs/windows.md); nvb_device_get answers the
  * top-level keys.
  */
-#include "core/json.h"
-#include "core/util.h"
+#include "util/json.h"
+#include "util/util.h"
 #include "devices/facts.h"
 #include "nvbench.h"
 #include "platform/platform.h"

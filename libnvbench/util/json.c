@@ -3,7 +3,7 @@
  * NVB__JSON_MAX_DEPTH; the cursor never passes `end`, so input need not be
  * NUL-terminated and a NUL byte inside is an error like any other stray byte.
  */
-#include "core/json.h"
+#include "util/json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "util/util.h"
 
 /* The parser runs twice over the text (see json.h). The first pass checks
  * every byte and counts: the nodes, the bytes of the unescaped strings and
