@@ -1,0 +1,325 @@
+/* Running a workload from Lua: progress and poll callbacks, signals. (the Lua module; lua_module.h) */
+#include "lua_module.h"
+
+/* ------------------------------------------------------------ running */
+
+/* ------------------------------------------------------------ signals
+ *
+ * SIGTERM (timeout, systemd, docker stop), and SIGINT outside lua5.4, kill a
+ * process by default: in the middle of a run that leaves the library's
+ * scratch file behind and no result. While nvb.run runs, each of the two
+ * whose disposition is SIG_DFL gets a handler that only notes the signal; a
+ * host's own handler, SIG_IGN, and lua5.4's SIGINT hook (which raises
+ * "interrupted!" through the poll hook, and is then noted as SIGINT) are
+ * left alone. The poll hook then
+ * cancels the run (the library drains its I/O and removes its scratch
+ * files), the disposition is given back, and nvb.run raises
+ * "nvbench: terminated by SIGTERM ..." the way lua5.4 raises "interrupted!":
+ * to-be-closed variables and the script's pcall cleanup (nvbench.matrix's
+ * scratch file) run, nvb.interrupted_result() has the partial result.
+ *
+ * The process must still end as the signal would have ended it, but only
+ * after that cleanup: when the Lua state is closed (lua5.4 closes it when it
+ * exits, also after an uncaught error), the object at SIGNAL_EXIT_KEY
+ * restores the default disposition and raises the signal again, so the exit
+ * status is 143 (SIGTERM) or 130 (SIGINT). A script that wants another
+ * status calls os.exit(n) itself (without closing the state). Until then
+ * every nvb.run raises the same error at once: the process is ending.
+ *
+ * A signal handler reaches only static storage, so the note is one
+ * process-wide flag, as the signal itself is process-wide. */
+#ifndef _WIN32
+static volatile sig_atomic_t caught_signal;
+
+static void on_signal(int sig)
+{
+    if (!caught_signal)
+        caught_signal = sig;
+}
+
+static const int run_signals[] = {SIGTERM, SIGINT};
+#define NRUN_SIGNALS (sizeof run_signals / sizeof run_signals[0])
+
+struct sigtake {
+    int taken[NRUN_SIGNALS];
+    struct sigaction old[NRUN_SIGNALS];
+};
+
+static void signals_take(struct sigtake *t)
+{
+    for (size_t i = 0; i < NRUN_SIGNALS; i++) {
+        t->taken[i] = 0;
+        if (sigaction(run_signals[i], NULL, &t->old[i]) != 0 || (t->old[i].sa_flags & SA_SIGINFO) ||
+            t->old[i].sa_handler != SIG_DFL)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sa.sa_flags = SA_RESTART; /* Lua's own I/O in a progress callback goes on */
+        sigemptyset(&sa.sa_mask);
+        t->taken[i] = sigaction(run_signals[i], &sa, NULL) == 0;
+    }
+}
+
+static void signals_give_back(const struct sigtake *t)
+{
+    for (size_t i = 0; i < NRUN_SIGNALS; i++)
+        if (t->taken[i])
+            sigaction(run_signals[i], &t->old[i], NULL);
+}
+
+static int signal_pending(void)
+{
+    return caught_signal;
+}
+
+/* __gc of the object at SIGNAL_EXIT_KEY: runs when the state is closed. */
+static int signal_exit_gc(lua_State *L)
+{
+    (void)L;
+    int sig = caught_signal;
+    if (!sig)
+        return 0;
+    fflush(NULL); /* what the script printed (the partial result) */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    return 0;
+}
+
+void create_signal_exit(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, SIGNAL_EXIT_KEY) != LUA_TNIL) {
+        lua_pop(L, 1);
+        return; /* the module was loaded before into this state */
+    }
+    lua_pop(L, 1);
+    lua_newuserdatauv(L, 0, 0);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, signal_exit_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, SIGNAL_EXIT_KEY);
+}
+#else
+/* Windows: no sigaction; Ctrl-C is the console's (a later change). */
+struct sigtake {
+    int unused;
+};
+static void signals_take(struct sigtake *t)
+{
+    (void)t;
+}
+static void signals_give_back(const struct sigtake *t)
+{
+    (void)t;
+}
+static int signal_pending(void)
+{
+    return 0;
+}
+void create_signal_exit(lua_State *L)
+{
+    (void)L;
+}
+#endif
+
+/* Raises the error every nvb.run raises once a signal cancelled a run. */
+static int raise_signal_error(lua_State *L, int sig)
+{
+    return luaL_error(L, "nvbench: terminated by %s: the run was cancelled and its scratch files removed "
+                         "(the process exits by that signal when Lua closes)",
+                      sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+}
+
+struct runcb {
+    lua_State *L;
+    int fn;      /* stack index of the progress function, 0 when none */
+    int err_idx; /* stack index of an error raised by Lua code during the run */
+    int lua_int; /* that error is lua5.4's "interrupted!" (noted as SIGINT) */
+    int stopped; /* progress returned false: not called again (the library may
+                    tick once more while the jobs drain) */
+};
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, (lua_Number)v);
+    lua_setfield(L, -2, k);
+}
+
+static void set_int(lua_State *L, const char *k, uint64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, k);
+}
+
+/* Under lua_pcall: (fn, lightuserdata progress) -> fn(snapshot) */
+static int progress_call(lua_State *L)
+{
+    const struct nvb_progress *p = lua_touserdata(L, 2);
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 16);
+    set_num(L, "elapsed_s", p->elapsed_s);
+    set_num(L, "total_s", p->total_s);
+    set_num(L, "done_fraction", p->done_fraction);
+    set_int(L, "ios_read", p->ios[NVB_READ]);
+    set_int(L, "ios_write", p->ios[NVB_WRITE]);
+    set_int(L, "bytes_read", p->bytes[NVB_READ]);
+    set_int(L, "bytes_write", p->bytes[NVB_WRITE]);
+    set_num(L, "iops_read", p->iops[NVB_READ]);
+    set_num(L, "iops_write", p->iops[NVB_WRITE]);
+    set_num(L, "iops", p->iops[NVB_READ] + p->iops[NVB_WRITE]);
+    set_num(L, "bw_read", p->bw_bytes_s[NVB_READ]);
+    set_num(L, "bw_write", p->bw_bytes_s[NVB_WRITE]);
+    set_num(L, "lat_mean_ns_read", p->lat_mean_ns[NVB_READ]);
+    set_num(L, "lat_mean_ns_write", p->lat_mean_ns[NVB_WRITE]);
+    set_int(L, "errors", p->errors);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+/* Called by nvb_run() on this thread at each interval. "return false"
+ * cancels; an error cancels and is raised again after the run. */
+static int progress_cb(const struct nvb_progress *p, void *arg)
+{
+    struct runcb *cb = arg;
+    lua_State *L = cb->L;
+    if (cb->err_idx || cb->stopped)
+        return 1;
+    lua_pushcfunction(L, progress_call);
+    lua_pushvalue(L, cb->fn);
+    lua_pushlightuserdata(L, (void *)p);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        cb->err_idx = lua_gettop(L);
+        return 1;
+    }
+    cb->stopped = lua_isboolean(L, -1) && !lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return cb->stopped;
+}
+
+static int poll_noop(lua_State *L)
+{
+    (void)L;
+    return 0;
+}
+
+/* Called by nvb_run() on this thread every 100 ms. Calling any function
+ * gives Lua's debug hooks a chance to run: lua5.4 turns Ctrl-C into a hook
+ * that raises "interrupted!", which then cancels the run cleanly instead of
+ * being noticed only after it. */
+static int poll_cb(void *arg)
+{
+    struct runcb *cb = arg;
+    lua_State *L = cb->L;
+    if (cb->err_idx || signal_pending())
+        return 1;
+    lua_pushcfunction(L, poll_noop);
+    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
+        cb->err_idx = lua_gettop(L);
+#ifndef _WIN32
+        /* lua5.4's Ctrl-C: its hook raised "interrupted!" (lua.c's own
+         * words). lua5.4 would then exit 1; note SIGINT as if this module
+         * had caught it, so that the process ends by it (130) once the
+         * script's cleanup has run and the state is closed. */
+        const char *m = lua_tostring(L, -1);
+        if (m && !strcmp(m, "interrupted!") && !caught_signal) {
+            caught_signal = SIGINT;
+            cb->lua_int = 1;
+        }
+#endif
+        return 1;
+    }
+    return 0;
+}
+
+/* nvb.run{key = value, ..., targets = {...}, progress = fn}
+ * nvb.run(workload [, {progress = fn}])
+ *   -> result                          completed, or cancelled by progress
+ *                                      returning false (result.cancelled)
+ *   -> nil, message, errno [, result]  refused or failed; the result, when
+ *                                      the library built one, carries the
+ *                                      error and any partial figures */
+int l_run(lua_State *L)
+{
+    static const char *const run_only[] = {"progress", NULL};
+    struct lworkload *lw;
+    int fn = 0;
+    if (lua_istable(L, 1)) {
+        lua_settop(L, 1);
+        lua_getfield(L, 1, "progress"); /* 2 */
+        lw = new_workload(L);           /* 3 */
+        char why[WHY_LEN] = "";
+        int rc = apply_table(L, lw->w, 1, run_only, why);
+        if (rc < 0)
+            return push_fail(L, rc, why[0] ? why : nvb_workload_error(lw->w));
+        fn = 2;
+    } else {
+        lw = to_workload(L, 1);
+        if (!lua_isnoneornil(L, 2))
+            luaL_checktype(L, 2, LUA_TTABLE);
+        lua_settop(L, 2);
+        if (lua_istable(L, 2))
+            lua_getfield(L, 2, "progress"); /* 3 */
+        else
+            lua_pushnil(L);
+        fn = 3;
+    }
+    if (lua_isnil(L, fn))
+        fn = 0;
+    else if (!lua_isfunction(L, fn))
+        return luaL_error(L, "nvbench: 'progress' must be a function (got %s)", luaL_typename(L, fn));
+
+    if (signal_pending())
+        return raise_signal_error(L, signal_pending());
+    struct lresult *lr = new_result(L);
+    int res_idx = lua_gettop(L);
+    /* Room for the callbacks' pushes and one error object. */
+    luaL_checkstack(L, 8, "nvbench: no stack space for the run's callbacks");
+    struct runcb cb = {.L = L, .fn = fn};
+    struct nvb_run_opts opts = NVB_RUN_OPTS_INIT;
+    if (fn) {
+        opts.progress = progress_cb;
+        opts.progress_arg = &cb;
+    }
+    opts.poll = poll_cb;
+    opts.poll_arg = &cb;
+    opts.poll_ms = 100;
+
+    struct sigtake taken;
+    signals_take(&taken);
+    lw->busy++;
+    int rc = nvb_run(lw->w, &opts, &lr->r);
+    lw->busy--;
+    signals_give_back(&taken);
+    if (cb.err_idx || signal_pending()) {
+        /* A signal wins over an error of the progress callback: the process
+         * is ending either way, and its status must say why. */
+        int sig = signal_pending();
+        /* The result is owned by its handle on the stack; GC frees it once
+         * nvb.interrupted_result() has handed it out or a later
+         * interruption replaced it. */
+        lua_pushvalue(L, res_idx);
+        lua_setfield(L, LUA_REGISTRYINDEX, INTERRUPTED_KEY);
+        if (sig && !cb.lua_int)
+            return raise_signal_error(L, sig);
+        lua_pushvalue(L, cb.err_idx); /* lua5.4's own "interrupted!" stays as it was */
+        return lua_error(L);
+    }
+    lua_settop(L, res_idx);
+    if (rc == 0 || (rc == -ECANCELED && lr->r && nvb_result_cancelled(lr->r)))
+        return 1;
+    push_fail(L, rc, lr->r ? nvb_result_error(lr->r) : NULL);
+    if (lr->r)
+        lua_pushvalue(L, res_idx);
+    else
+        lua_pushnil(L);
+    return 4;
+}
