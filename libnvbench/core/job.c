@@ -184,8 +184,10 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
 }
 
 /* submit() failed (fatal): the batch goes back to the free list and the
- * run stops. */
-static void job_submit_failed(struct job *j, int rc, unsigned n, unsigned *nfree)
+ * run stops. Returns the free list's new length (a value, not a pointer to
+ * the loop's counter: its address escaping into a call that is not inlined
+ * would keep it in memory for every I/O). */
+static unsigned job_submit_failed(struct job *j, int rc, unsigned n, unsigned nfree)
 {
     j->rc = rc;
     snprintf(j->why, sizeof j->why, "engine %s: submit failed: %s", j->run->p->eng->name, nvb_strerror(rc));
@@ -194,8 +196,9 @@ static void job_submit_failed(struct job *j, int rc, unsigned n, unsigned *nfree
         if (j->vtrack)
             vset_del(j, j->vkey[j->batch[i]->slot]);
         j->batch[i]->flags &= (uint8_t)~NVB__IOF_INFLIGHT;
-        j->freel[(*nfree)++] = j->batch[i];
+        j->freel[nfree++] = j->batch[i];
     }
+    return nfree;
 }
 
 /* An I/O failed in a run that stops at errors: the run stops, and the
@@ -338,6 +341,11 @@ static void job_loop(struct job *j)
         .bs = (uint32_t)w->bs,
         .seed = w->seed,
     };
+    /* chosen once per job (the engine's, or fault injection's): kept in
+     * registers, not reloaded through j around every call */
+    int (*const submit)(void *, struct nvb__io **, unsigned) = j->submit;
+    int (*const reap)(void *, struct nvb__io **, unsigned, unsigned) = j->reap;
+    void *const io_state = j->io_state;
     const uint64_t end_ns = r->end_ns;
     const uint64_t meas_ns = r->meas_ns;
     int measuring = meas_ns <= r->go_ns;
@@ -376,9 +384,9 @@ static void job_loop(struct job *j)
             uint64_t ts = nvb__now_ns();
             for (unsigned i = 0; i < n; i++)
                 j->batch[i]->t_sub = ts;
-            int rc = j->submit(j->io_state, j->batch, n);
+            int rc = submit(io_state, j->batch, n);
             if (rc < 0) {
-                job_submit_failed(j, rc, n, &nfree);
+                nfree = job_submit_failed(j, rc, n, nfree);
                 n = 0;
                 stopping = 1;
             }
@@ -404,7 +412,7 @@ static void job_loop(struct job *j)
             minw = c.cbatch < inflight ? c.cbatch : inflight;
         if (stopping && j->fault)
             nvb__fault_expire(j->fault); /* held-back completions do not hold up the stop */
-        int got = j->reap(j->io_state, j->done, qd, minw);
+        int got = reap(io_state, j->done, qd, minw);
         if (got < 0) {
             if (got == -EINTR || got == -EAGAIN) {
                 now = nvb__now_ns();
