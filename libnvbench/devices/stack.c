@@ -57,6 +57,34 @@ static void backing_name(const struct nvb__dev *d, char *out, size_t len)
         out[n - k] = 0;
 }
 
+/* What an open loop device is backed by, from the kernel: the backing
+ * file's file system and inode ("254:0", ino), and the backing device's
+ * number when it is a block device (else ""). 0, or -1 (not attached, not
+ * a loop device, or no LOOP_GET_STATUS64 here). Closes fd. */
+static int loop_status(int fd, char dev[24], uint64_t *ino, char rdev[24])
+{
+#ifdef LOOP_GET_STATUS64
+    struct loop_info64 li;
+    memset(&li, 0, sizeof li); /* valgrind does not know this ioctl */
+    int rc = ioctl(fd, LOOP_GET_STATUS64, &li);
+    close(fd);
+    if (rc != 0)
+        return -1;
+    from_kernel_dev(dev, 24, li.lo_device);
+    *ino = li.lo_inode;
+    rdev[0] = 0;
+    if (li.lo_rdevice)
+        from_kernel_dev(rdev, 24, li.lo_rdevice);
+    return 0;
+#else
+    close(fd);
+    (void)dev;
+    (void)ino;
+    (void)rdev;
+    return -1;
+#endif
+}
+
 static void loop_identity(const struct nvb__devctx *c, const struct nvb__devlist *l, struct nvb__dev *d)
 {
     if (d->lo_state)
@@ -64,24 +92,11 @@ static void loop_identity(const struct nvb__devctx *c, const struct nvb__devlist
     d->lo_state = -1;
     if (strcmp(d->kind, "loop") || !d->backing_file[0])
         return;
-#ifdef LOOP_GET_STATUS64
     int fd = nvb__dev_open(c, d, O_RDONLY | O_NONBLOCK);
-    if (fd >= 0) {
-        struct loop_info64 li;
-        memset(&li, 0, sizeof li); /* valgrind does not know this ioctl */
-        int rc = ioctl(fd, LOOP_GET_STATUS64, &li);
-        close(fd);
-        if (rc == 0) {
-            from_kernel_dev(d->lo_dev, sizeof d->lo_dev, li.lo_device);
-            d->lo_ino = li.lo_inode;
-            d->lo_rdev[0] = 0;
-            if (li.lo_rdevice)
-                from_kernel_dev(d->lo_rdev, sizeof d->lo_rdev, li.lo_rdevice);
-            d->lo_state = 1;
-            return;
-        }
+    if (fd >= 0 && loop_status(fd, d->lo_dev, &d->lo_ino, d->lo_rdev) == 0) {
+        d->lo_state = 1;
+        return;
     }
-#endif
     char name[512];
     backing_name(d, name, sizeof name);
     struct stat st;
@@ -280,21 +295,14 @@ int nvb__stack_maybe_used(const char *devmm, uint64_t ino, const char *rdevmm)
             continue; /* not attached */
         snprintf(p, sizeof p, "/dev/%s", e->d_name);
         int fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        struct loop_info64 li;
-        memset(&li, 0, sizeof li); /* valgrind does not know this ioctl */
-        if (fd < 0 || ioctl(fd, LOOP_GET_STATUS64, &li) != 0) {
+        char a[24], b[24];
+        uint64_t i;
+        if (fd < 0 || loop_status(fd, a, &i, b) != 0)
             used = 1; /* cannot tell */
-        } else {
-            char a[24], b[24];
-            from_kernel_dev(a, sizeof a, li.lo_device);
-            from_kernel_dev(b, sizeof b, li.lo_rdevice);
-            if (rdevmm && rdevmm[0])
-                used = li.lo_rdevice && !strcmp(b, rdevmm);
-            else
-                used = !li.lo_rdevice && devmm && !strcmp(a, devmm) && li.lo_inode == ino;
-        }
-        if (fd >= 0)
-            close(fd);
+        else if (rdevmm && rdevmm[0])
+            used = b[0] && !strcmp(b, rdevmm);
+        else
+            used = !b[0] && devmm && !strcmp(a, devmm) && i == ino;
     }
     closedir(d);
     return used;
