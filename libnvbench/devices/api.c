@@ -16,22 +16,34 @@ struct nvb_device {
     struct nvb__dev *d;
 };
 
+/* The context for sysfs_root (NULL: the live system) and its device list;
+ * the caller frees both. 0 or -errno. */
+static int scan_root(const char *sysfs_root, struct nvb__devctx **cp, struct nvb__devlist *l)
+{
+    struct nvb__devctx *c = malloc(sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    int rc = nvb__devctx_init(c, sysfs_root);
+    if (rc == 0)
+        rc = nvb__dev_scan(c, l);
+    if (rc < 0) {
+        free(c);
+        return rc;
+    }
+    *cp = c;
+    return 0;
+}
+
 NVB_API int nvb_devices_json(const char *sysfs_root, char **json)
 {
     if (!json)
         return -EINVAL;
     *json = NULL;
-    struct nvb__devctx *c = malloc(sizeof *c);
-    if (!c)
-        return -ENOMEM;
-    int rc = nvb__devctx_init(c, sysfs_root);
+    struct nvb__devctx *c;
     struct nvb__devlist l;
-    if (rc == 0)
-        rc = nvb__dev_scan(c, &l);
-    if (rc < 0) {
-        free(c);
+    int rc = scan_root(sysfs_root, &c, &l);
+    if (rc < 0)
         return rc;
-    }
     struct nvb__buf b = {0};
     nvb__buf_putn(&b, "[", 1);
     for (unsigned i = 0; i < l.n; i++) {
@@ -56,16 +68,11 @@ NVB_API int nvb_device_json(const char *path, char **json)
     if (!json || !path || !*path)
         return -EINVAL;
     *json = NULL;
-    struct nvb__devctx *c = malloc(sizeof *c);
-    if (!c)
-        return -ENOMEM;
-    nvb__devctx_init(c, NULL);
+    struct nvb__devctx *c;
     struct nvb__devlist l;
-    int rc = nvb__dev_scan(c, &l);
-    if (rc < 0) {
-        free(c);
+    int rc = scan_root(NULL, &c, &l);
+    if (rc < 0)
         return rc == -ENOENT ? -ENODEV : rc;
-    }
     char name[64];
     rc = nvb__dev_resolve(c, &l, path, name, sizeof name);
     struct nvb__dev *d = rc == 0 ? nvb__devlist_find(&l, name) : NULL;
@@ -92,17 +99,11 @@ NVB_API int nvb_device_enumerate(const char *sysfs_root, nvb_device_fn fn, void 
 {
     if (!fn)
         return -EINVAL;
-    struct nvb__devctx *c = malloc(sizeof *c);
-    if (!c)
-        return -ENOMEM;
-    int rc = nvb__devctx_init(c, sysfs_root);
+    struct nvb__devctx *c;
     struct nvb__devlist l;
-    if (rc == 0)
-        rc = nvb__dev_scan(c, &l);
-    if (rc < 0) {
-        free(c);
+    int rc = scan_root(sysfs_root, &c, &l);
+    if (rc < 0)
         return rc;
-    }
     unsigned i;
     for (i = 0; i < l.n; i++) {
         nvb__dev_probe(c, &l, &l.d[i], NVB__PROBE_ALL);
