@@ -64,3 +64,15 @@ def parse_text(text, unique_keys=True):
     """A JSON document held to RFC 8259 (``unique_keys=False``: a repeated key keeps
     its last value, as fio's output needs); notes printed before it are skipped."""
     return parse_json_text(text, lambda t: strict_json(t, unique_keys))[0]
+
+
+def read_text(path_or_file):
+    """The whole text of a path or of an open file (text or binary, UTF-8)."""
+    if hasattr(path_or_file, "read"):
+        text = path_or_file.read()
+    else:
+        with open(path_or_file, "rb") as f:
+            text = f.read()
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    return text

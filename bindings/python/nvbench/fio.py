@@ -33,7 +33,7 @@ import json
 import math
 import re
 
-from ._jsontext import parse_text
+from ._jsontext import parse_text, read_text
 from .labels import cell_of, op_of_rw
 from .result import Result
 from .resultset import ResultSet
@@ -272,11 +272,5 @@ def _check_finite(value, job, path=""):
 
 def load_fio(path_or_file, meta=None, ncpus=None):
     """Read a fio JSON file (lines before the JSON, such as fio's notes, are skipped)."""
-    if hasattr(path_or_file, "read"):
-        text = path_or_file.read()
-    else:
-        with open(path_or_file, "rb") as f:
-            text = f.read()
-    if isinstance(text, bytes):
-        text = text.decode("utf-8")
+    text = read_text(path_or_file)
     return from_fio(parse_text(text, unique_keys=False), meta=meta, ncpus=ncpus)

@@ -11,7 +11,7 @@ import io
 import json
 
 from . import fio
-from ._jsontext import NotJSON, parse_json_text, strict_json
+from ._jsontext import NotJSON, parse_json_text, read_text, strict_json
 from .errors import NvbenchError
 from .metrics import figures
 from .result import RESULT_SCHEMA, Result
@@ -126,13 +126,7 @@ def load(path_or_file, stack=None, ncpus=None):
     add up are refused with :class:`NvbenchError` (errno EINVAL) naming the key or the
     byte offset. The figures are those the library derives from what the file
     stores. Other malformed files raise ValueError."""
-    if hasattr(path_or_file, "read"):
-        text = path_or_file.read()
-    else:
-        with open(path_or_file, "rb") as f:
-            text = f.read()
-    if isinstance(text, bytes):
-        text = text.decode("utf-8")
+    text = read_text(path_or_file)
     # Whatever the file holds, a malformed one is a ValueError (or an
     # NvbenchError) with a message, never a TypeError from deep inside
     # (tests/fuzz/fuzz_load.py).
