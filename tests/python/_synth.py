@@ -27,6 +27,7 @@ def result_dict(engine="libaio", cell="rand4k", op="read", iops=100_000.0, lat_m
     prefix, bs = CELLS[cell]
     d = copy.deepcopy(TEMPLATE)
     d["engine"] = engine
+    d["qd_effective"] = qd
     wl = d["workload"]
     wl.update(engine=engine, rw=prefix + op, bs=bs, qd=qd, jobs=jobs, targets=["/dev/synth"])
     d["duration_s"] = duration_s

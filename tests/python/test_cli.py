@@ -97,8 +97,9 @@ def matrix_run(tmp_path_factory):
     target = d / "target"
     target.mkdir()
     files = {k: d / f"m.{k}" for k in ("json", "csv", "png")}
+    files["latency"] = d / "lat.png"
     p = cli("matrix", "--engines", "psync", "--target", target, *MATRIX_FAST, "--json", files["json"],
-            "--csv", files["csv"], "--plot", files["png"])
+            "--csv", files["csv"], "--plot", files["png"], "--plot-latency", files["latency"])
     return p, files, target
 
 
@@ -130,9 +131,10 @@ def test_matrix_csv_and_plot(matrix_run):
     with open(files["csv"]) as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 8 and {"cell", "op", "stack"} <= set(rows[0])
-    assert files["png"].stat().st_size > 1000
-    for extra in ("latency", "efficiency"):
-        assert (files["png"].parent / f"m-{extra}.png").exists()
+    assert files["png"].stat().st_size > 1000 and files["latency"].stat().st_size > 1000
+    # exactly the files asked for: no m-efficiency.png beside them
+    assert sorted(f.name for f in files["png"].parent.iterdir() if f.is_file()) == \
+        ["lat.png", "m.csv", "m.json", "m.png"]
 
 
 def test_matrix_default_uses_every_engine_on_a_temporary_scratch(tmp_path):

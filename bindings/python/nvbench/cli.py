@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import sys
+import warnings
 
 from . import __version__, _nvbench, core, mpi
 from ._devices import devices
@@ -19,10 +20,12 @@ from ._printable import json_text, printable
 from ._progress import Bar
 from ._signals import sigterm_cancels
 from .core import _run_workload
-from .errors import NvbenchError, Terminated
+from .errors import NvbenchError, NvbenchWarning, Terminated
 from .loading import load
 from .matrix import SEED_CELLS, _fitting_engines, seed_matrix
 from .resultset import ResultSet
+from ._summary import summary
+from ._warnings import grouped
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
@@ -41,6 +44,12 @@ def _stopped_by(e):
     if isinstance(e, Terminated):
         return EXIT_TERMINATED, "terminated (SIGTERM)"
     return EXIT_INTERRUPTED, "interrupted"
+
+
+def _warn(results):
+    """Every warning of the results on stderr, each once (_warnings.grouped)."""
+    for line in grouped(results):
+        _err("warning: " + line)
 
 
 def _progress_wanted(args):
@@ -161,7 +170,11 @@ def cmd_run(args):
         return _status_of(e)
     finally:
         bar.close()
-    _write_json(text)
+    if args.print_json or not sys.stdout.isatty():
+        _write_json(text)
+    else:
+        sys.stdout.write(summary(r.data))
+    _warn([r])
     if args.json:
         _save_json([r], args.json)
     return EXIT_OK
@@ -242,7 +255,8 @@ def cmd_matrix(args):
     target_desc = ", ".join(args.target) if args.target else f"a {args.size} scratch file in a temporary directory"
     expected = len(SEED_CELLS) * len(engines) * args.repeat
     print(f"nvbench {__version__}: seed matrix, {len(engines)} engines ({', '.join(engines)}) x "
-          f"{len(SEED_CELLS)} cells x {args.repeat} repeat(s), {args.runtime} each, qd {args.qd}, "
+          f"{len(SEED_CELLS)} cells x {args.repeat} repeat(s), {args.runtime} each, qd {args.qd} requested "
+          f"(a column marked (qd N) ran at N), "
           f"jobs {args.jobs}, on {target_desc}", file=sys.stderr)
     status = EXIT_OK
     partial = None
@@ -266,27 +280,26 @@ def cmd_matrix(args):
     if args.json:
         saved = list(rs) + ([partial] if partial is not None and not isinstance(partial, str) else [])
         _save_json(saved, args.json)
+    _warn(rs)
     if len(rs):
         try:
             print(rs.table())
             if args.csv:
                 rs.to_csv(args.csv)
-            if args.plot:
-                _save_plot(rs, args.plot)
+            _save_plots(rs, [(k, f) for k, f in (("bars", args.plot), ("latency", args.plot_latency),
+                                                  ("efficiency", args.plot_efficiency)) if f])
         except ImportError as e:
             _err(f"{e} (the table, CSV and plots need the analysis extras: numpy, pandas, matplotlib)")
             return EXIT_FAIL
     return status
 
 
-def _save_plot(rs, path):
-    """The grouped bars to F.png; latency percentiles and efficiency beside it
-    as F-latency.png and F-efficiency.png."""
+def _save_plots(rs, wanted):
+    """Each plot to exactly the file named for it (--plot, --plot-latency,
+    --plot-efficiency): nothing is written that was not asked for."""
     os.environ.setdefault("MPLBACKEND", "Agg")
-    stem, ext = os.path.splitext(path)
-    ext = ext or ".png"
     saved = []
-    for kind, out in (("bars", path), ("latency", f"{stem}-latency{ext}"), ("efficiency", f"{stem}-efficiency{ext}")):
+    for kind, out in wanted:
         fig = rs.plot(kind=kind)
         fig.savefig(out, bbox_inches="tight")
         saved.append(out)
@@ -295,7 +308,8 @@ def _save_plot(rs, path):
             plt.close(fig)
         except ImportError:
             pass
-    print("plots: " + ", ".join(saved), file=sys.stderr)
+    if saved:
+        print("plots: " + ", ".join(saved), file=sys.stderr)
 
 
 # ------------------------------------------------------------------ compare
@@ -360,6 +374,17 @@ def _positive_int(text):
     return v
 
 
+def _keys_help():
+    """The workload keys from the library's own table (never a copy)."""
+    rows = _nvbench.workload_keys()
+    width = max(len(n) for n, _, _ in rows)
+    lines = ["workload keys (docs/api.md has every key, engine options and examples):"]
+    for name, kind, doc in rows:
+        lines.append(f"  {name:<{width}}  {kind:<8}  {doc}")
+    lines.append("engine options: ENGINE.KEY (nvbench engines; docs/engines.md)")
+    return "\n".join(lines)
+
+
 def build_parser():
     p = argparse.ArgumentParser(
         prog="nvbench",
@@ -379,12 +404,16 @@ def build_parser():
     s.add_argument("--sysfs-root", metavar="DIR", help="a recorded sysfs tree instead of this machine")
     s.set_defaults(func=cmd_devices)
 
-    s = sub.add_parser("run", help="run one workload and print its JSON result",
+    s = sub.add_parser("run", help="run one workload and print its summary or JSON result",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Run one workload: KEY=VALUE pairs (engine=io_uring rw=randread bs=4k "
                                    "qd=32 runtime=2s io_uring.sqpoll=1) and targets (files, block devices, "
-                                   "directories). The JSON result goes to stdout.")
+                                   "directories). On a terminal a summary goes to stdout; piped, or with "
+                                   "--print-json, the JSON result. Warnings go to stderr.",
+                       epilog=_keys_help())
     s.add_argument("items", nargs="+", metavar="KEY=VALUE|TARGET")
     s.add_argument("--json", metavar="F", help="also save {\"results\": [...]} to F")
+    s.add_argument("--print-json", action="store_true", help="print the JSON result even on a terminal")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_run)
 
@@ -415,7 +444,9 @@ def build_parser():
     s.add_argument("--allow-destructive", action="store_true", help="permit writes to block device targets")
     s.add_argument("--json", metavar="F", help="save {\"results\": [...]}, one entry per run")
     s.add_argument("--csv", metavar="F", help="save a CSV table (one row per run)")
-    s.add_argument("--plot", metavar="F.png", help="save the plots")
+    s.add_argument("--plot", metavar="F.png", help="save the grouped bars (IOPS, bandwidth, latency, CPU)")
+    s.add_argument("--plot-latency", metavar="F.png", help="save the latency percentiles per cell")
+    s.add_argument("--plot-efficiency", metavar="F.png", help="save IOPS per core and CPU per I/O")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_matrix)
 
@@ -431,6 +462,9 @@ def main(argv=None):
     # KEY=VALUE pairs and targets of `run` may come on either side of its
     # options (run bs=4k --json out.json /dev/nvme0n1).
     args, extra = parser.parse_known_args(argv)
+    # The library's warnings are printed as "nvbench: warning: ..." lines by
+    # each command (_warn), once each: not a second time by Python.
+    warnings.simplefilter("ignore", NvbenchWarning)
     if extra:
         if getattr(args, "command", None) in ("run", "mpi-run") and not any(x.startswith("-") for x in extra):
             args.items = list(args.items) + extra

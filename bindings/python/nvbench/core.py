@@ -12,6 +12,7 @@ import sys
 from . import _nvbench
 from . import _progress
 from ._signals import sigterm_cancels
+from . import _warnings
 from .errors import NvbenchError
 from .labels import cell_of, op_of_rw
 from .result import Result
@@ -169,8 +170,10 @@ def _attach_result(exc, meta, repeat):
             pass
 
 
-def _run_workload(w, progress=None, meta=None, repeat=0, poll_ms=50, raw=False):
-    """Run a Workload; the Result, or (JSON text, Result) when raw is true."""
+def _run_workload(w, progress=None, meta=None, repeat=0, poll_ms=50, raw=False, warn=True):
+    """Run a Workload; the Result, or (JSON text, Result) when raw is true.
+    Its warnings are issued as NvbenchWarnings unless warn is false (a
+    matrix issues them once for all its runs)."""
     try:
         text = _nvbench.run(w, progress=progress, interval_poll_ms=poll_ms)
     except BaseException as e:  # KeyboardInterrupt, NvbenchError, the callback's own
@@ -180,6 +183,8 @@ def _run_workload(w, progress=None, meta=None, repeat=0, poll_ms=50, raw=False):
         raise
     data = json.loads(text)
     r = Result(data, labels(data, repeat, **(meta or {})))
+    if warn:
+        _warnings.issue([r], stacklevel=3)
     return (text, r) if raw else r
 
 

@@ -15,6 +15,7 @@ import tempfile
 import warnings
 
 from . import _progress
+from . import _warnings
 from .core import available_engines, labels, workload, _run_workload, _flatten_targets
 from .errors import NvbenchError
 from .resultset import ResultSet
@@ -131,7 +132,7 @@ def _execute(plan, targets, repeat, progress, on_error, meta_of=None):
                 if user_cb is not None:
                     cb = _wrap_user(user_cb, index, total, desc)
                 try:
-                    r = _run_workload(w, progress=cb, meta=extra, repeat=rep)
+                    r = _run_workload(w, progress=cb, meta=extra, repeat=rep, warn=False)
                 except NvbenchError as e:
                     if on_error == "raise" or e.is_input_error:
                         e.results = results
@@ -149,6 +150,7 @@ def _execute(plan, targets, repeat, progress, on_error, meta_of=None):
                 bar.done(index)
     finally:
         bar.close()
+    _warnings.issue(results, stacklevel=3)
     return results
 
 

@@ -42,6 +42,19 @@ def column_labels(results):
         labels.append(" ".join([label] + extra))
     return labels
 
+
+def _shown_columns(results, labels):
+    """The column headings of the tables: the label, and "(qd N)" where every
+    run of the column ran at another queue depth than it asked for (psync,
+    wsync: 1 per job), so that no figure stands under a qd it did not run at."""
+    ran = {}
+    for r, label in zip(results, labels):
+        qde = r.data.get("qd_effective") if isinstance(r.data, dict) else None
+        qd = r.meta.get("qd")
+        ran.setdefault(label, set()).add(qde if qde and qd and qde != qd else None)
+    return {label: f"{label} (qd {next(iter(q))})" if len(q) == 1 and None not in q else label
+            for label, q in ran.items()}
+
 def summary(results, metrics=None, confidence=0.95):
     """ResultSet.summary: one row per (cell, op, column, metric)."""
     pd = _pandas()
@@ -117,9 +130,10 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
         idx = pd.MultiIndex.from_tuples(index, names=["block", "metric"])
         return pd.DataFrame(data, index=idx, columns=columns)
     out = []
+    heading = _shown_columns(results, column_labels(results))
     for title, cols, rows in shown:
         # Labels come from the results (stack, target): shown, never obeyed.
-        title, cols = printable(title), [printable(c) for c in cols]
+        title, cols = printable(title), [printable(heading.get(c, c)) for c in cols]
         if fmt == "markdown":
             out.append(f"**{title}**\n")
             out.append("| Metric | " + " | ".join(cols) + " |")
