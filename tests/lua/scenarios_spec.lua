@@ -93,6 +93,37 @@ describe("scenario", function()
     assert_scratch_removed(out)
   end)
 
+  it("seed_matrix.lua checks every cell before the first run", function()
+    local out, code = S.run_lua(examples .. "seed_matrix.lua", { "--runtime", "1x", "--size", "8M" })
+    assert.are.equal(2, code, out)
+    assert.matches("'1x'", out, 1, true)
+    assert.matches("runtime", out, 1, true)
+    assert.is_nil(out:find("[ 1/", 1, true), out)
+    out, code = S.run_lua(examples .. "seed_matrix.lua", { "--engines", "iouring", "--size", "8M" })
+    assert.are.equal(2, code, out)
+    assert.matches("'iouring'", out, 1, true)
+    assert.is_nil(out:find("[ 1/", 1, true), out)
+    -- only the engines asked for are named
+    assert.is_nil(out:find("skipped", 1, true), out)
+  end)
+
+  it("seed_matrix.lua prints each warning once, after the table", function()
+    local out, code = S.run_lua(examples .. "seed_matrix.lua",
+      { "--runtime", "30ms", "--size", "8M", "--qd", "8", "--engines", "psync", "--cells", "rand4k_read,rand4k_write" })
+    assert.are.equal(0, code, out)
+    local _, n = out:gsub("warning: engine psync is synchronous", "")
+    assert.are.equal(1, n, out)
+    assert.matches("(2 of 2 runs", out, 1, true)
+  end)
+
+  it("examples answer --help with status 0 and the usage", function()
+    for _, ex in ipairs { "seed_matrix.lua", "qd_sweep.lua", "engines_compare.lua" } do
+      local out, code = S.run_lua(examples .. ex, { "--help" })
+      assert.are.equal(0, code, ex .. ": " .. out)
+      assert.matches("usage:", out, 1, true)
+    end
+  end)
+
   it("examples refuse bad options with status 2 and a usage line", function()
     for _, ex in ipairs { "seed_matrix.lua", "qd_sweep.lua", "engines_compare.lua" } do
       local out, code = S.run_lua(examples .. ex, { "--bogus" })

@@ -320,6 +320,14 @@ EOF
         LUA_PATH="$SRC/bindings/lua/?.lua;;" interrupt lua-seed TERM 1.2 "$d" "$LUA" "$SRC/examples/lua/seed_matrix.lua" \
             --runtime 60s --engines psync --size 64M "$d"
         grep -q 'Random 4K read' "$TMP/lua-seed.out" || fail "lua-seed: no table printed after SIGTERM"
+        # Ctrl-C: the same, with a message and no Lua stack trace
+        d=$TMP/lua-seed-int
+        mkdir "$d"
+        LUA_PATH="$SRC/bindings/lua/?.lua;;" interrupt lua-seed-int INT 1.2 "$d" "$LUA" \
+            "$SRC/examples/lua/seed_matrix.lua" --runtime 60s --engines psync --size 64M "$d"
+        grep -q 'Random 4K read' "$TMP/lua-seed-int.out" || fail "lua-seed-int: no table printed after SIGINT"
+        grep -q 'stopped after' "$TMP/lua-seed-int.err" || fail "lua-seed-int: no message on stderr"
+        ! grep -q 'traceback' "$TMP/lua-seed-int.err" || { cat "$TMP/lua-seed-int.err" >&2; fail "lua-seed-int: a stack trace"; }
     fi
     if [ "$LAYOUT_OK" = 1 ]; then
         d=$TMP/lua-layout

@@ -287,15 +287,32 @@ function M.seed(opts)
   end
   local rows = { engines = engines, cells = cells }
   local n, i = #cells * #engines, 0
+  local function spec_of(cell, engine)
+    local spec = {}
+    for k, v in pairs(opts.workload or {}) do spec[k] = v end
+    spec.targets, spec.engine, spec.rw, spec.bs = targets, engine, cell.rw, cell.bs
+    spec.runtime = opts.runtime or "1s"
+    spec.qd = opts.qd or 32
+    spec.jobs = opts.jobs or 1
+    return spec
+  end
+  -- Every cell is checked before the first one runs: a bad runtime or an
+  -- engine that does not work here is said at once, not after an hour.
+  for _, cell in ipairs(cells) do
+    for _, engine in ipairs(engines) do
+      local w, msg = nvb.workload(spec_of(cell, engine))
+      local okv
+      if w then okv, msg = w:validate(); w:close() end
+      if not w or not okv then
+        if scratch then scratch:remove() end
+        error(string.format("nvbench.matrix: %s on engine %s: %s", cell.label, engine, tostring(msg)), 2)
+      end
+    end
+  end
   local ok, err = pcall(function()
     for _, cell in ipairs(cells) do
       for _, engine in ipairs(engines) do
-        local spec = {}
-        for k, v in pairs(opts.workload or {}) do spec[k] = v end
-        spec.targets, spec.engine, spec.rw, spec.bs = targets, engine, cell.rw, cell.bs
-        spec.runtime = opts.runtime or "1s"
-        spec.qd = opts.qd or 32
-        spec.jobs = opts.jobs or 1
+        local spec = spec_of(cell, engine)
         spec.progress = opts.progress
         local r, msg, errno = nvb.run(spec)
         local row = { cell = cell, engine = engine, result = r, error = msg, errno = errno }
@@ -312,6 +329,69 @@ function M.seed(opts)
   if scratch then scratch:remove() end
   if not ok then error(err, 0) end
   return rows
+end
+
+------------------------------------------------------------------ warnings
+
+--- The warnings of the rows' results (rows of M.seed or M.run), one line
+--- each: texts that differ only in their figures (the machine's load in each
+--- run) become one line with the range of each figure, and with several runs
+--- the runs concerned are counted. A script prints them where it prints
+--- the table (M.print_warnings).
+function M.warnings(rows)
+  local order, groups, nres = {}, {}, 0
+  for _, row in ipairs(rows) do
+    local r = row.result
+    if r then
+      nres = nres + 1
+      local where = row.cell and (row.engine .. " " .. row.cell.key) or (r.engine or "")
+      for _, w in ipairs(r.warnings or {}) do
+        local key = w:gsub("%d+%.?%d*", "#")
+        if not groups[key] then groups[key] = { texts = {}, where = {} }; order[#order + 1] = key end
+        local g = groups[key]
+        g.texts[#g.texts + 1] = w
+        g.where[#g.where + 1] = where
+      end
+    end
+  end
+  local lines = {}
+  for _, key in ipairs(order) do
+    local g = groups[key]
+    local text, same = g.texts[1], true
+    for _, t in ipairs(g.texts) do if t ~= text then same = false end end
+    if not same then
+      local lo, hi = {}, {}
+      for _, t in ipairs(g.texts) do
+        local k = 0
+        for x in t:gmatch("%d+%.?%d*") do
+          k = k + 1
+          local v = tonumber(x)
+          lo[k] = lo[k] and math.min(lo[k], v) or v
+          hi[k] = hi[k] and math.max(hi[k], v) or v
+        end
+      end
+      local k = 0
+      text = key:gsub("#", function()
+        k = k + 1
+        local a, b = string.format("%g", lo[k]), string.format("%g", hi[k])
+        return a == b and a or (a .. "-" .. b)
+      end)
+    end
+    if nres > 1 then
+      local shown = {}
+      for j = 1, math.min(3, #g.where) do shown[j] = g.where[j] end
+      text = string.format("%s (%d of %d runs: %s%s)", text, #g.where, nres, table.concat(shown, ", "),
+        #g.where > 3 and ", ..." or "")
+    end
+    lines[#lines + 1] = text
+  end
+  return lines
+end
+
+--- M.warnings(rows) to `out` (default io.stderr), "warning: " before each.
+function M.print_warnings(rows, out)
+  out = out or io.stderr
+  for _, line in ipairs(M.warnings(rows)) do out:write("warning: ", line, "\n") end
 end
 
 ------------------------------------------------------------------ printing
