@@ -98,6 +98,57 @@ static int make_scratch(const char *path, const char *size)
     return fclose(f) ? -1 : 0;
 }
 
+/* The results' warnings, each once: texts that differ only in their
+ * digits (the machine's load in each run) count as one, shown as its first
+ * text and how many runs it concerned. */
+#define MAX_WARN 32
+static struct {
+    char *text, *shape;
+    int runs, differ;
+} g_warn[MAX_WARN];
+
+static void note_warnings(const struct nvb_result *r)
+{
+    for (size_t i = 0; i < nvb_result_warning_count(r); i++) {
+        const char *w = nvb_result_warning(r, i);
+        char *shape = strdup(w);
+        if (!shape)
+            return;
+        for (char *p = shape; *p; p++)
+            if (*p >= '0' && *p <= '9')
+                *p = '#';
+        int k = 0;
+        while (k < MAX_WARN && g_warn[k].shape && strcmp(g_warn[k].shape, shape))
+            k++;
+        if (k == MAX_WARN) {
+            free(shape);
+            continue;
+        }
+        if (!g_warn[k].shape) {
+            g_warn[k].shape = shape;
+            g_warn[k].text = strdup(w);
+        } else {
+            g_warn[k].differ |= g_warn[k].text && strcmp(g_warn[k].text, w) != 0;
+            free(shape);
+        }
+        g_warn[k].runs++;
+    }
+}
+
+static void print_warnings(int runs)
+{
+    for (int k = 0; k < MAX_WARN && g_warn[k].shape; k++) {
+        if (g_warn[k].text)
+            fprintf(stderr, "seed_matrix: warning: %s", g_warn[k].text);
+        if (runs > 1)
+            fprintf(stderr, " (%d of %d runs%s)", g_warn[k].runs, runs, g_warn[k].differ ? ", its figures vary" : "");
+        fprintf(stderr, "\n");
+        free(g_warn[k].text);
+        free(g_warn[k].shape);
+        g_warn[k].text = g_warn[k].shape = NULL;
+    }
+}
+
 static void usage(const char *argv0)
 {
     fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive] [TARGET]\n",
@@ -186,7 +237,7 @@ int main(int argc, char **argv)
 #endif
 
     static struct fig figs[NCELLS][MAX_ENGINES];
-    int status = 0;
+    int status = 0, nresults = 0;
     fprintf(stderr, "seed_matrix: %d engines x %zu cells, %s each, qd %s, jobs %s, target %s\n", ne, NCELLS,
             runtime, qd, jobs, target);
     for (size_t c = 0; c < NCELLS && !nvb_cancel_requested(g_cancel); c++) {
@@ -228,6 +279,10 @@ int main(int argc, char **argv)
                 nvb_result_get(r, "cpu.iops_per_core", &f->iops_core);
                 fprintf(stderr, "  %-22s %-9s %12.0f IOPS\n", cells[c].label, engines[e], f->iops);
             }
+            if (r) {
+                note_warnings(r);
+                nresults++;
+            }
             nvb_result_free(r);
             nvb_workload_free(w);
         }
@@ -260,6 +315,7 @@ int main(int argc, char **argv)
         }
     }
 out:
+    print_warnings(nresults);
     if (own_dir) {
         unlink(scratch);
         rmdir(tmpdir);
