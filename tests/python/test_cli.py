@@ -207,8 +207,25 @@ def test_compare_two_files(tmp_path, available):
         assert p.returncode == 0, p.stderr
     p = cli("compare", a, b)
     assert p.returncode == 0, p.stderr
-    assert f"b:{other} vs a:psync" in p.stdout
+    assert f"b:{other} (B) vs a:psync (A)" in p.stdout
     assert "Random 4K read" in p.stdout
+    header = next(ln for ln in p.stdout.splitlines() if "Metric" in ln)
+    assert "a:psync (A)" in header and "B vs A" in header and "Verdict" in header
+    # relabelled: the headline use, one stack per file under names the user gives
+    p = cli("compare", a, b, "--stack", "linux-psync", "windows-iocp", "--label", "lin", "win")
+    assert p.returncode == 0, p.stderr
+    assert "win:windows-iocp (B) vs lin:linux-psync (A)" in p.stdout
+
+
+def test_compare_refuses_workloads_that_differ_in_more_than_the_stack(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    for path, qd in ((a, "1"), (b, "4")):
+        p = cli("run", "--json", path, "engine=null", "qd=" + qd, "ios=1000", tmp_path)
+        assert p.returncode == 0, p.stderr
+    p = cli("compare", a, b)
+    assert p.returncode == 2 and "qd 1 in a but 4 in b" in p.stderr and "--force" in p.stderr, p.stderr
+    p = cli("compare", a, b, "--force")
+    assert p.returncode == 0 and "warning: the workloads differ" in p.stderr, p.stderr
 
 
 def test_compare_bad_input_exits_2(tmp_path):
@@ -218,3 +235,7 @@ def test_compare_bad_input_exits_2(tmp_path):
     bad.write_text("{\"nothing\": 1}")
     p = cli("compare", bad, bad)
     assert p.returncode == 2
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("not json")
+    p = cli("compare", garbage, bad)
+    assert p.returncode == 2 and "garbage.json" in p.stderr, p.stderr

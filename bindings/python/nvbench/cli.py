@@ -314,16 +314,67 @@ def _save_plots(rs, wanted):
 
 # ------------------------------------------------------------------ compare
 
-def cmd_compare(args):
+# Workload keys whose difference changes what is measured: two files that
+# differ in one of them are not two stacks doing the same thing.
+_MEASURE_KEYS = ("qd", "jobs", "rwmix", "direct", "rate_iops", "rate_mode", "verify", "submit_batch",
+                 "invalidate", "data_compress", "data_dedupe")
+
+
+def _load_named(path):
     try:
-        a, b = load(args.a), load(args.b)
+        return load(path), None
     except (OSError, ValueError, KeyError) as e:
-        _err(f"cannot read results: {e}")
+        return None, f"cannot read {path}: {getattr(e, 'strerror', None) or e}"
+
+
+def _relabel(rs, stack, path):
+    """All results of one file under one stack name (--stack)."""
+    stacks = _stacks(rs)
+    if len(stacks) > 1:
+        return None, (f"--stack relabels a file of one stack, and {path} holds {len(stacks)} "
+                      f"({', '.join(map(str, stacks))})")
+    return ResultSet([r.with_meta(stack=stack) for r in rs]), None
+
+
+def _differences(a, b, sa, sb, name_a, name_b):
+    """The measuring keys in which the two files' runs of a cell differ."""
+    out = []
+    cells = {}
+    for src, stack, side in ((a, sa, 0), (b, sb, 1)):
+        for r in src:
+            if _stack(r) == stack:
+                cells.setdefault((r.meta.get("cell"), r.meta.get("op")), ([], []))[side].append(r)
+    for (cell, op), (ra, rb) in cells.items():
+        if not ra or not rb:
+            continue
+        for k in _MEASURE_KEYS:
+            va = {json.dumps((r.data.get("workload") or {}).get(k)) for r in ra}
+            vb = {json.dumps((r.data.get("workload") or {}).get(k)) for r in rb}
+            if va != vb and "null" not in va | vb:
+                out.append(f"{k} {'/'.join(sorted(va))} in {name_a} but {'/'.join(sorted(vb))} in {name_b} "
+                           f"({cell} {op})")
+    return out
+
+
+def cmd_compare(args):
+    (a, ea), (b, eb) = _load_named(args.a), _load_named(args.b)
+    for e in (ea, eb):
+        if e:
+            _err(e)
+    if ea or eb:
         return EXIT_INPUT
     name_a = os.path.splitext(os.path.basename(args.a))[0]
     name_b = os.path.splitext(os.path.basename(args.b))[0]
     if name_a == name_b:
         name_a, name_b = args.a, args.b
+    if args.label:
+        name_a, name_b = args.label
+    if args.stack:
+        a, e1 = _relabel(a, args.stack[0], args.a)
+        b, e2 = (_relabel(b, args.stack[1], args.b) if not e1 else (None, None))
+        if e1 or e2:
+            _err(e1 or e2)
+            return EXIT_INPUT
     stacks_a = _stacks(a)
     stacks_b = _stacks(b)
     common = [s for s in stacks_a if s in stacks_b]
@@ -332,15 +383,24 @@ def cmd_compare(args):
     elif len(stacks_a) == 1 and len(stacks_b) == 1:
         pairs = [(stacks_a[0], stacks_b[0])]
     else:
-        _err(f"nothing to compare: {args.a} has stacks {stacks_a}, {args.b} has {stacks_b}")
+        _err(f"nothing to compare: {args.a} has stacks {stacks_a}, {args.b} has {stacks_b}; "
+             f"name one stack per file with --stack A B (e.g. --stack linux-io_uring windows-iocp)")
         return EXIT_INPUT
+    diffs = [d for sa, sb in pairs for d in _differences(a, b, sa, sb, name_a, name_b)]
+    if diffs:
+        head = "the workloads differ in more than the stack: " + "; ".join(diffs[:4]) + \
+               (f"; and {len(diffs) - 4} more" if len(diffs) > 4 else "")
+        if not args.force:
+            _err(head + ". A difference would mix both effects; --force compares anyway")
+            return EXIT_INPUT
+        _err("warning: " + head)
     try:
         for sa, sb in pairs:
             base, other = f"{name_a}:{sa}", f"{name_b}:{sb}"
             rs = ResultSet()
             for src, stack, label in ((a, sa, base), (b, sb, other)):
                 rs.extend(r.with_meta(stack=label) for r in src if _stack(r) == stack)
-            print(printable(f"{other} vs {base}"))
+            print(printable(f"{other} (B) vs {base} (A)"))
             print(rs.compare(baseline=base, fmt="text"))
     except ImportError as e:
         _err(f"{e} (compare needs the analysis extras: numpy, pandas)")
@@ -450,9 +510,17 @@ def build_parser():
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_matrix)
 
-    s = sub.add_parser("compare", help="compare two saved result files (A is the baseline)")
+    s = sub.add_parser("compare", help="compare two saved result files (A is the baseline)",
+                       description="B against A, per stack they share (or their one stack each), cell by "
+                                   "cell: both means, the change and its confidence interval.")
     s.add_argument("a", metavar="A.json")
     s.add_argument("b", metavar="B.json")
+    s.add_argument("--label", nargs=2, metavar=("NAME_A", "NAME_B"), help="names for the two files in the output")
+    s.add_argument("--stack", nargs=2, metavar=("STACK_A", "STACK_B"),
+                   help="the stack of each file (e.g. linux-io_uring windows-native): compares two files "
+                        "whose engines differ")
+    s.add_argument("--force", action="store_true",
+                   help="compare even when the workloads differ in more than the stack (qd, jobs, ...)")
     s.set_defaults(func=cmd_compare)
     return p
 
