@@ -194,8 +194,19 @@ def test_progress_bar_on_a_terminal_only(data_file):
             os.close(slave)
         os.close(master)
     assert p.returncode == 0
-    assert b"runs" in drawn and b"%" in drawn, drawn[-300:]
+    # one run: its seconds of the total and its live IOPS, not "0.51/1 runs"
+    assert b"/0.6 s" in drawn and b"IOPS" in drawn and b"%" in drawn, drawn[-300:]
+    assert b"/1 run" not in drawn
     json.loads(p.stdout)  # the bar never goes to stdout
+
+
+def test_progress_text_names_the_run_its_time_and_iops():
+    from nvbench._progress import Bar
+    snap = {"elapsed_s": 1.25, "total_s": 2.0, "read_iops": 1000.0, "write_iops": 234.0}
+    assert Bar(1, enabled=False).describe(0, "psync randread 4k", snap) == \
+        "psync randread 4k: 1.2/2.0 s, 1,234 IOPS"
+    assert Bar(16, enabled=False).describe(2, "io_uring rand4k read", snap) == \
+        "run 3/16 io_uring rand4k read: 1.2/2.0 s, 1,234 IOPS"
 
 
 def test_compare_two_files(tmp_path, available):
