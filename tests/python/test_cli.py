@@ -250,3 +250,30 @@ def test_compare_bad_input_exits_2(tmp_path):
     garbage.write_text("not json")
     p = cli("compare", garbage, bad)
     assert p.returncode == 2 and "garbage.json" in p.stderr, p.stderr
+
+
+def test_a_key_given_twice_is_refused_by_name(tmp_path):
+    p = cli("run", "engine=null", "qd=1", "qd=2", "ios=10", tmp_path)
+    assert p.returncode == 2 and "key 'qd' given twice ('1' and '2')" in p.stderr, p.stderr
+
+
+def test_unknown_engine_gets_a_suggestion(tmp_path):
+    p = cli("run", "engine=iouring", "ios=10", tmp_path)
+    assert p.returncode == 2 and "did you mean 'io_uring'?" in p.stderr, p.stderr
+
+
+def test_matrix_picks_cells_and_says_engine_in_the_singular(tmp_path):
+    p = cli("matrix", "--engines", "null", "--runtime", "1", "--size", "1M", "--cells", "rand4k_read,seq128k",
+            "--target", tmp_path, "--no-progress")
+    # null does no I/O on a file, but the matrix header and cells are what is checked
+    header = p.stderr.splitlines()[0] if p.stderr else ""
+    assert "1 engine (null) x 3 cells x 1 repeat, 1s each" in header, p.stderr
+    p = cli("matrix", "--cells", "rand5k")
+    assert p.returncode == 2 and "unknown seed cell 'rand5k'" in p.stderr
+
+
+def test_load_names_the_file_it_could_not_read(tmp_path):
+    bad = tmp_path / "garbage.json"
+    bad.write_text("not json")
+    with pytest.raises(ValueError, match="garbage.json: not JSON"):
+        nvbench.load(bad)

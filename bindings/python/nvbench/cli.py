@@ -22,7 +22,7 @@ from ._signals import sigterm_cancels
 from .core import _run_workload
 from .errors import NvbenchError, NvbenchWarning, Terminated
 from .loading import load
-from .matrix import SEED_CELLS, _fitting_engines, seed_matrix
+from .matrix import SEED_CELLS, _fitting_engines, _seed_cells, seed_matrix
 from .resultset import ResultSet
 from ._summary import summary
 from ._warnings import grouped
@@ -50,6 +50,11 @@ def _warn(results):
     """Every warning of the results on stderr, each once (_warnings.grouped)."""
     for line in grouped(results):
         _err("warning: " + line)
+
+
+def _n(count, noun):
+    """'1 engine', '2 engines'."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _progress_wanted(args):
@@ -140,8 +145,21 @@ def _split_run_args(items):
     return keys, targets
 
 
+def _twice(keys):
+    """The message for a key given twice (which value would count?), or None."""
+    seen = {}
+    for k, v in keys:
+        if k in seen:
+            return f"key '{k}' given twice ('{seen[k]}' and '{v}'): give each key once"
+        seen[k] = v
+    return None
+
+
 def cmd_run(args):
     keys, targets = _split_run_args(args.items)
+    if _twice(keys):
+        _err(_twice(keys))
+        return EXIT_INPUT
     if not targets:
         _err("no target: give a file, a block device or a directory after the KEY=VALUE pairs")
         return EXIT_INPUT
@@ -200,6 +218,9 @@ def _emit_partial(e, args):
 def cmd_mpi_run(args):
     """One workload on every MPI rank (mpirun -n N nvbench mpi-run ...), merged."""
     keys, targets = _split_run_args(args.items)
+    if _twice(keys):
+        _err(_twice(keys))
+        return EXIT_INPUT
     try:
         comm = mpi._comm(None)
     except ImportError as e:
@@ -253,15 +274,22 @@ def cmd_matrix(args):
         return EXIT_FAIL
     extra = {"allow_destructive": 1} if args.allow_destructive else {}
     target_desc = ", ".join(args.target) if args.target else f"a {args.size} scratch file in a temporary directory"
-    expected = len(SEED_CELLS) * len(engines) * args.repeat
-    print(f"nvbench {__version__}: seed matrix, {len(engines)} engines ({', '.join(engines)}) x "
-          f"{len(SEED_CELLS)} cells x {args.repeat} repeat(s), {args.runtime} each, qd {args.qd} requested "
+    try:
+        cells = _seed_cells(args.cells)
+    except NvbenchError as e:
+        _err(e.strerror)
+        return EXIT_INPUT
+    expected = len(cells) * len(engines) * args.repeat
+    runtime = args.runtime + "s" if args.runtime.replace(".", "", 1).isdigit() else args.runtime
+    print(f"nvbench {__version__}: seed matrix, {_n(len(engines), 'engine')} ({', '.join(engines)}) x "
+          f"{_n(len(cells), 'cell')} x {_n(args.repeat, 'repeat')}, {runtime} each, qd {args.qd} requested "
           f"(a column marked (qd N) ran at N), "
           f"jobs {args.jobs}, on {target_desc}", file=sys.stderr)
     status = EXIT_OK
     partial = None
     try:
         rs = seed_matrix(targets=args.target or None, engines=engines, runtime=args.runtime, qd=args.qd,
+                         cells=args.cells,
                          jobs=args.jobs, repeat=args.repeat, size=args.size,
                          progress=_progress_wanted(args), on_error="warn", **extra)
     except (KeyboardInterrupt, Terminated) as e:
@@ -496,6 +524,8 @@ def build_parser():
     s.add_argument("--target", action="append", metavar="PATH",
                    help="file, block device or directory (repeatable); default: a temporary scratch file")
     s.add_argument("--engines", metavar="A,B", help="engines to compare (default: every available one but null)")
+    s.add_argument("--cells", metavar="A,B", help="cells to run: rand4k_read, seq128k_write, ... or rand4k "
+                                                  "(both directions); default all eight")
     s.add_argument("--runtime", default="2s", metavar="S", help="per cell: 2, 500ms, 2s (default 2s)")
     s.add_argument("--repeat", type=_positive_int, default=1, metavar="N", help="sweeps of the matrix (default 1)")
     s.add_argument("--qd", type=_positive_int, default=32, metavar="N", help="queue depth per job (default 32)")
