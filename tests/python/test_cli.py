@@ -49,6 +49,12 @@ def test_devices():
         assert len(json.loads(cli("devices", "--json", "--sysfs-root", root).stdout)) >= 1
     p = cli("devices", "--sysfs-root", "/nonexistent-sysfs")
     assert p.returncode == 2 and "/nonexistent-sysfs" in p.stderr
+    # the table shows what --json has: a loop device's backing file and what a device holds
+    root = os.path.join(ROOT, "tests", "data", "sysfs", "vm", "sys")
+    if os.path.isdir(root):
+        p = cli("devices", "--sysfs-root", root)
+        loop1 = next(ln for ln in p.stdout.splitlines() if ln.startswith("/dev/loop1 "))
+        assert "backed by /var/tmp/ext4.img" in loop1 and "holds ext4 'scratch' (filesystem)" in loop1, loop1
 
 
 def test_run_prints_the_c_result(data_file, tmp_path, schema):

@@ -11,7 +11,7 @@ local nvb = require "nvbench"
 
 local M = {}
 
--- The published matrix (../shared/SEED.md): four workloads, each read and
+-- The published matrix (docs/analysis.md): four workloads, each read and
 -- write, in the order the C example prints them.
 M.cells = {
   { key = "rand4k_read",    workload = "rand4k",  op = "read",  rw = "randread",  bs = "4k",   label = "Random 4K read" },

@@ -36,6 +36,6 @@ try:
     from .reference import reference
 except ImportError:  # its optional dependencies are missing: say so when called
     def reference(*args, **kwargs):
-        """The published figures (SEED.md) as a ResultSet (nvbench.reference)."""
+        """The published figures (docs/analysis.md, the seed comparison) as a ResultSet (nvbench.reference)."""
         from .reference import reference as _reference
         return _reference(*args, **kwargs)

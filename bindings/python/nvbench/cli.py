@@ -94,6 +94,14 @@ def _device_notes(d):
     notes = []
     if d.get("busy"):
         notes.append(f"busy: {d['busy']}")
+    # what --json has and the table hid: the file behind a loop device and
+    # what the device holds (a file system, a partition table, ...)
+    if d.get("backing_file"):
+        notes.append(f"backed by {d['backing_file']}")
+    sig = d.get("signature") or {}
+    if sig.get("type"):
+        what = sig["type"] + (f" '{sig['label']}'" if sig.get("label") else "")
+        notes.append(f"holds {what}" + (f" ({sig['usage']})" if sig.get("usage") else ""))
     nv = d.get("nvme") or {}
     for c in nv.get("controllers") or []:
         pcie = c.get("pcie") or {}

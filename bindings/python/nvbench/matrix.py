@@ -1,5 +1,5 @@
 """Matrices of runs: any Cartesian product of workload keys, and the
-published 8-cell seed matrix (SEED.md).
+published 8-cell seed matrix (the comparison nvbench started from: docs/analysis.md).
 
 Order is stable and documented because it matters for fairness: the whole
 product is swept once per repeat (repeat is the outermost loop), so slow
@@ -219,7 +219,7 @@ def _seed_cells(cells):
 def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, progress=False,
                 size="512M", on_error="raise", cells=None, **keys):
     """The published 8-cell matrix: random 4K, random 64K, sequential 64K and
-    sequential 128K, each read and write, over several engines (SEED.md).
+    sequential 128K, each read and write, over several engines (the published comparison, docs/analysis.md).
 
     engines: default every engine that works here, except null and those
     that do not take the targets (nvme on files). targets:

@@ -37,7 +37,7 @@ METRICS = {m.key: m for m in (
     Metric("process_cores", "Process cores", False, "cores"),
 )}
 
-# The seed table's rows (SEED.md) plus the two efficiency figures the articles lacked.
+# The seed table's rows (the published comparison's, docs/analysis.md) plus the two efficiency figures the articles lacked.
 TABLE_METRICS = ("bw_gib_s", "iops", "lat_mean_ms", "cpu_total_pct", "cpu_us_per_io", "iops_per_core")
 
 
