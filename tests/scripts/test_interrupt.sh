@@ -176,11 +176,13 @@ if [ -x "$VENV_PY" ] && "$VENV_PY" -c 'import nvbench' 2> /dev/null; then
     interrupt py-run INT 1.2 "$d" "$VENV_PY" -m nvbench run --no-progress direct=$DIRECT engine=psync rw=randread \
         size=64M runtime=60s interval=1s "$d"
     check_partial "$TMP/py-run.out"
+    grep -q 'cancelled: interrupted by SIGINT' "$TMP/py-run.out" || fail "py-run: the partial result does not name SIGINT"
     d=$TMP/py-run-term
     mkdir "$d"
     interrupt py-run-term TERM 1.2 "$d" "$VENV_PY" -m nvbench run --no-progress direct=$DIRECT engine=psync \
         rw=randread size=64M runtime=60s interval=1s "$d"
     check_partial "$TMP/py-run-term.out"
+    grep -q 'cancelled: terminated by SIGTERM' "$TMP/py-run-term.out" || fail "py-run-term: the partial result does not name SIGTERM"
     grep -q 'terminated' "$TMP/py-run-term.err" || fail "py-run-term: stderr does not say it was terminated"
 
     # A script: nvbench.run turns SIGTERM into nvbench.Terminated (exit 143
