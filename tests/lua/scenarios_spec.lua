@@ -24,12 +24,13 @@ describe("scenario", function()
     local out, code = S.run_lua(examples .. "seed_matrix.lua", { "--runtime", "50ms", "--qd", "8", data.path })
     assert.are.equal(0, code, out)
     local engines = m.available_engines()
-    for _, cell in ipairs(m.cells) do assert.matches("\n" .. cell.label .. "\n", out, 1, true) end
+    for _, cell in ipairs(m.cells) do assert.matches("\n" .. cell.label .. "  ", out, 1, true) end
     for _, metric in ipairs(m.metrics) do
-      local _, n = out:gsub("| " .. metric.label:gsub("%p", "%%%0") .. "%s+|", "")
+      local _, n = ("\n" .. out):gsub("\n" .. metric.label:gsub("%p", "%%%0") .. "  ", "")
       assert.are.equal(8, n, metric.label)
     end
-    for _, e in ipairs(engines) do assert.matches("| " .. e .. " ", out, 1, true) end
+    local header = out:match("\n(Random 4K read [^\n]*)\n")
+    for _, e in ipairs(engines) do assert.matches(" " .. e, header, 1, true) end
     assert.matches(#engines * 8 .. "]", out, 1, true)
   end)
 

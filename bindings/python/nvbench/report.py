@@ -138,9 +138,11 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
         return pd.DataFrame(data, index=idx, columns=columns)
     out = []
     heading = _shown_columns(results, column_labels(results))
+    shown = [(title, [heading.get(c, c) for c in cols], rows) for title, cols, rows in shown]
+    widths = _text_widths(shown) if fmt == "text" else None
     for title, cols, rows in shown:
         # Labels come from the results (stack, target): shown, never obeyed.
-        title, cols = printable(title), [printable(heading.get(c, c)) for c in cols]
+        title, cols = printable(title), [printable(c) for c in cols]
         if fmt == "markdown":
             out.append(f"**{title}**\n")
             out.append("| Metric | " + " | ".join(cols) + " |")
@@ -149,17 +151,28 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
                 out.append(f"| {label} | " + " | ".join(cells) + " |")
             out.append("")
         else:
-            head = [title] + cols
-            body = [[label] + cells for label, cells in rows]
-            widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
+            w = [widths[None]] + [widths[c] for c in cols]
             def line(r):
-                return "  ".join([r[0].ljust(widths[0])] +
-                                 [c.rjust(w) for c, w in zip(r[1:], widths[1:])]).rstrip()
-            out.append(line(head))
-            out.append("  ".join("-" * w for w in widths))
-            out.extend(line(r) for r in body)
+                return "  ".join([r[0].ljust(w[0])] +
+                                 [c.rjust(n) for c, n in zip(r[1:], w[1:])]).rstrip()
+            out.append(line([title] + cols))
+            out.append("  ".join("-" * n for n in w))
+            out.extend(line([label] + cells) for label, cells in rows)
             out.append("")
     return _Text("\n".join(out).rstrip("\n") + "\n" if out else "")
+
+
+def _text_widths(shown):
+    """Column widths of the text table, the same in every block (docs/analysis.md,
+    "The text layout"): {None: the title and label column, column label: its width}."""
+    widths = {None: 0}
+    for title, cols, rows in shown:
+        widths[None] = max([widths[None], len(printable(title))] + [len(label) for label, _ in rows])
+        for i, col in enumerate(cols):
+            key = printable(col)
+            lens = [len(key)] + [len(row_cells[i]) for _, row_cells in rows]
+            widths[key] = max([widths.get(key, 0)] + lens)
+    return widths
 
 # --- comparison --------------------------------------------------------
 

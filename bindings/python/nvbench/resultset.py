@@ -19,6 +19,8 @@ from .result import Result
 __all__ = ["ResultSet", "RESULTSET_SCHEMA"]
 
 RESULTSET_SCHEMA = "nvbench.resultset/1"
+# Figures in CSV files: the 10 significant digits of the JSON writer (core/result.c).
+CSV_FLOAT_FORMAT = "%.10g"
 
 
 class ResultSet(collections.abc.Sequence):
@@ -137,7 +139,10 @@ class ResultSet(collections.abc.Sequence):
         return df
 
     def to_csv(self, path):
-        self.to_frame().to_csv(path, index=False)
+        """One row per run (the columns of :meth:`to_frame`). Figures are written with
+        10 significant digits, the precision of the JSON results they come from, so
+        that arithmetic noise (0.14966159839999998) does not reach the file."""
+        self.to_frame().to_csv(path, index=False, float_format=CSV_FLOAT_FORMAT)
         return path
 
     # --- grouping ----------------------------------------------------------
