@@ -7,10 +7,10 @@ comparisons, statistics) is computed by :mod:`nvbench.report` and drawn by
 
 import collections.abc
 import json
-import os
 
 from . import plot as _plot
 from . import report
+from ._jsontext import write_text
 from ._optional import _pandas
 from ._printable import printable
 from .metrics import FRAME_COLUMNS, figures
@@ -111,15 +111,7 @@ class ResultSet(collections.abc.Sequence):
 
     def save(self, path):
         """Write ``{"schema": "nvbench.resultset/1", "results": [...]}``; path or text file."""
-        text = self.to_json(indent=1) + "\n"
-        if hasattr(path, "write"):
-            path.write(text)
-            return path
-        tmp = f"{os.fspath(path)}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-        return path
+        return write_text(path, self.to_json(indent=1) + "\n")
 
     def to_frame(self):
         """pandas DataFrame, one row per result, tidy columns (see FRAME_COLUMNS)."""
