@@ -8,6 +8,7 @@ comparisons, statistics) is computed by :mod:`nvbench.report` and drawn by
 import collections.abc
 import json
 
+from . import html_report
 from . import plot as _plot
 from . import report
 from ._jsontext import write_text
@@ -170,6 +171,20 @@ class ResultSet(collections.abc.Sequence):
         fmt: "frame" (DataFrame), "text" or "markdown" (readable str).
         """
         return report.compare(self._results, baseline, metric, confidence, fmt)
+
+    # --- the report to share ------------------------------------------------
+
+    def report(self, path, title=None, baseline=None, reference=True, sources=None):
+        """Write one self-contained HTML file to ``path`` (a path or a text file): the seed
+        tables with the published figures beside the cells that match, the comparison with
+        confidence intervals, latency percentiles and time series (inline SVG), the machine
+        and device facts, every warning and the ``nvbench run`` command of each run. No
+        network is needed to read it. ``baseline``: the stack compared against (default
+        libaio when present, else the first); ``reference=False`` leaves the published
+        figures out; ``sources``: names shown as where the results came from. Needs pandas;
+        without matplotlib the figures are left out and the page says so. Returns path."""
+        return html_report.write(self, path, title=title, baseline=baseline,
+                                 reference=reference, sources=sources)
 
     # --- plots -------------------------------------------------------------
 
