@@ -152,9 +152,27 @@ def test_published_figures_stand_beside_the_cells_that_match(seed, report, data_
     assert set(cards) == {"Random 4K read", "Random 8K read"}
     assert all(c in cards["Random 4K read"]["IOPS"] for c in PUBLISHED)
     assert not any(c in cards["Random 8K read"]["IOPS"] for c in PUBLISHED)
+    # published figures already in the set are those shown, once, and are not runs
+    (rs + nvbench.reference()).report(str(out))
+    page = Page(out.read_text())
+    assert page.cards("tables") == cards
+    assert len([p for p in page.pres["runs"] if p.startswith("nvbench run ")]) == 2
     rs.report(str(out), reference=False)
     assert not any(c in Page(out.read_text()).cards("tables")["Random 4K read"]["IOPS"]
                    for c in PUBLISHED)
+
+
+def test_files_with_the_same_stacks_are_labelled_not_pooled(data_file, tmp_path):
+    rs = nvbench.ResultSet([nvbench.run(data_file, engine="psync", rw="randread", runtime=0.1)])
+    for name in ("a.json", "b.json"):
+        rs.save(str(tmp_path / name))
+    p = cli("report", "a.json", "b.json", "-o", "ab.html", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    cards = Page((tmp_path / "ab.html").read_text()).cards("tables")
+    assert list(cards["Random 4K read"]["IOPS"])[:2] == ["a:psync", "b:psync"]
+    p = cli("report", "a.json", "missing.json", "-o", "x.html", cwd=tmp_path)
+    assert p.returncode == 2 and "missing.json" in p.stderr
+    assert not (tmp_path / "x.html").exists()
 
 
 def test_comparison_with_confidence_intervals(seed, report):

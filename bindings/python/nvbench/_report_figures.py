@@ -133,9 +133,10 @@ def timeseries_svgs(rs, prefix="ts-"):
     """[(block, SVG)]: IOPS over each run's measured window, one figure per cell, one line
     per run (colours as in the latency figures); [] when no result holds a time series."""
     shown = list(_labelled(rs))
-    series = [(r, label, _series(r)) for r, label in zip(shown, column_labels(shown))]
+    every = column_labels(shown)
+    series = [(r, label, _series(r)) for r, label in zip(shown, every)]
     series = [s for s in series if s[2] is not None]
-    labels = list(dict.fromkeys(label for _, label, _ in series))
+    labels = list(dict.fromkeys(every))  # the order plot.latency gives its colours in
     colors = dict(zip(labels, _plot._colors(len(labels))))
     blocks = [b for b in rs.blocks() if any((r.meta.get("cell"), r.meta.get("op")) == b
                                              for r, _, _ in series)]

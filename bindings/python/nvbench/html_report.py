@@ -129,10 +129,12 @@ def _section(sid, title, body, intro=""):
 
 # ------------------------------------------------------------- the sections
 
-def _seed_tables(runs, with_reference):
+def _seed_tables(runs, with_reference, given):
+    """The tables; ``given``: published figures that came with the results (then used
+    instead of the library's copy, whatever with_reference says)."""
     blocks = runs.rs.blocks()
-    ref = [r for r in published() if (r.meta["cell"], r.meta["op"]) in blocks] \
-        if with_reference else []
+    ref = [r for r in (given or (published() if with_reference else []))
+           if (r.meta["cell"], r.meta["op"]) in blocks]
     combined = runs.rs + ref
     frame = table(list(combined), fmt="frame")
     ref_cols = set(l for r, l in zip(combined, column_labels(list(combined))) if _is_reference(r))
@@ -407,14 +409,17 @@ def render(rs, title=None, baseline=None, reference=True, sources=None):
     baseline: the stack the comparison is made against (default libaio when present,
     else the first stack). reference: put the published figures beside the cells that
     match. sources: names of the files the results came from, shown in the header."""
+    given = [r for r in rs if _is_reference(r)]  # (mine + nvbench.reference()).report()
+    rs = rs.filter(lambda r: not _is_reference(r))
     if len(rs) == 0:
-        raise ValueError("nothing to report: the ResultSet is empty")
+        raise ValueError("nothing to report: no result besides the published figures"
+                         if given else "nothing to report: the ResultSet is empty")
     runs = _Runs(rs)
     no_plots = figures.missing()
     title = title or "nvbench report"
     nav = "".join(f'<a href="#{sid}">{name}</a>' for sid, name in _NAV)
     parts = [_header(runs, title, sources), f"<nav>{nav}</nav>",
-             _seed_tables(runs, reference), _comparison(runs, baseline),
+             _seed_tables(runs, reference, given), _comparison(runs, baseline),
              _latency(runs, no_plots), _timeseries(runs, no_plots), _machine(runs),
              _warnings(runs), _runs(runs)]
     foot = ("<footer>Written by nvbench's <code>ResultSet.report()</code>: one file, no "
