@@ -104,7 +104,7 @@ venv: deps
 
 # The seed table is printed; the results and their HTML report (one file to
 # share, tests/python/test_report_html.py) go to $(BUILD), and it says where.
-run: build venv deps-run
+run: deps-run build venv
 	$(VENV)/bin/nvbench matrix --runtime $(RUNTIME) --json $(BUILD)/seed-matrix.json
 	$(VENV)/bin/nvbench report $(BUILD)/seed-matrix.json -o $(BUILD)/seed-report.html
 
