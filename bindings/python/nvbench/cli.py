@@ -18,6 +18,7 @@ from . import __version__, _nvbench, core, mpi
 from ._devices import devices
 from ._printable import json_text, printable
 from ._progress import Bar
+from ._report_figures import missing as missing_figures
 from ._signals import sigterm_cancels
 from .core import _run_workload
 from .errors import NvbenchError, NvbenchWarning, Terminated
@@ -458,6 +459,59 @@ def _stacks(rs):
     return out
 
 
+# ------------------------------------------------------------------- report
+
+def _report_set(files, sets):
+    """One ResultSet of several files. A stack found in two files names two runs
+    of it (two machines, two kernels), never repeats of one: each file's stacks
+    are then labelled with the file's name (its path, or its place in the
+    command line, where names are the same)."""
+    stacks = {}
+    for i, rs in enumerate(sets):
+        for s in rs.stacks:
+            stacks.setdefault(s, set()).add(i)
+    out = ResultSet()
+    if all(len(found) == 1 for found in stacks.values()):
+        for rs in sets:
+            out.extend(rs)
+        return out
+    names = [os.path.splitext(os.path.basename(f))[0] for f in files]
+    for alt in (list(files), [f"{i + 1}.{f}" for i, f in enumerate(files)]):
+        if len(set(names)) < len(names):
+            names = alt
+    for name, rs in zip(names, sets):
+        out.extend(r.with_meta(stack=f"{name}:{r.meta.get('stack')}") for r in rs)
+    return out
+
+
+def cmd_report(args):
+    sets = []
+    for f in args.files:
+        try:
+            sets.append(load(f))
+        except (OSError, ValueError) as e:
+            _err(f"cannot read {f}: {getattr(e, 'strerror', None) or e}")
+            return EXIT_INPUT
+    rs = _report_set(args.files, sets)
+    if not len(rs):
+        _err(f"nothing to report: {', '.join(args.files)} hold no result")
+        return EXIT_INPUT
+    try:
+        rs.report(args.output, title=args.title, baseline=args.baseline,
+                  reference=not args.no_reference, sources=args.files)
+    except ImportError as e:
+        _err(f"{e} (the report needs pandas: nvbench[analysis])")
+        return EXIT_FAIL
+    except ValueError as e:  # a baseline that is not a stack of these results
+        _err(str(e))
+        return EXIT_INPUT
+    no_figures = missing_figures()
+    if no_figures:
+        _err(f"the report has no figures: {no_figures}")
+    print(f"report: {os.path.abspath(args.output)}")
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------- main
 
 def _positive_int(text):
@@ -547,6 +601,23 @@ def build_parser():
     s.add_argument("--plot-efficiency", metavar="F.png", help="save IOPS per core and CPU per I/O")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_matrix)
+
+    s = sub.add_parser("report", help="write one self-contained HTML report of saved results",
+                       description="One HTML file to share, readable without network access: the "
+                                   "seed tables with the published figures beside the cells that "
+                                   "match, the comparison of the stacks with confidence intervals, "
+                                   "latency percentiles and time series, the machine and device "
+                                   "facts, every warning, and the nvbench run command of each run. "
+                                   "A stack found in several files is labelled with each file's name.")
+    s.add_argument("files", nargs="+", metavar="RESULTS.json",
+                   help="saved results: nvbench matrix/run --json, ResultSet.save, fio JSON")
+    s.add_argument("-o", "--output", default="report.html", metavar="FILE.html",
+                   help="where to write it (default report.html)")
+    s.add_argument("--title", help="the page's title (default: nvbench report)")
+    s.add_argument("--baseline", metavar="STACK",
+                   help="stack the others are compared against (default libaio, else the first)")
+    s.add_argument("--no-reference", action="store_true", help="leave the published figures out")
+    s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("compare", help="compare two saved result files (A is the baseline)",
                        description="B against A, per stack they share (or their one stack each), cell by "

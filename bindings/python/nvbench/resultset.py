@@ -7,10 +7,11 @@ comparisons, statistics) is computed by :mod:`nvbench.report` and drawn by
 
 import collections.abc
 import json
-import os
 
+from . import html_report
 from . import plot as _plot
 from . import report
+from ._jsontext import write_text
 from ._optional import _pandas
 from ._printable import printable
 from .metrics import FRAME_COLUMNS, figures
@@ -113,15 +114,7 @@ class ResultSet(collections.abc.Sequence):
 
     def save(self, path):
         """Write ``{"schema": "nvbench.resultset/1", "results": [...]}``; path or text file."""
-        text = self.to_json(indent=1) + "\n"
-        if hasattr(path, "write"):
-            path.write(text)
-            return path
-        tmp = f"{os.fspath(path)}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-        return path
+        return write_text(path, self.to_json(indent=1) + "\n")
 
     def to_frame(self):
         """pandas DataFrame, one row per result, tidy columns (see FRAME_COLUMNS)."""
@@ -183,6 +176,20 @@ class ResultSet(collections.abc.Sequence):
         fmt: "frame" (DataFrame), "text" or "markdown" (readable str).
         """
         return report.compare(self._results, baseline, metric, confidence, fmt)
+
+    # --- the report to share ------------------------------------------------
+
+    def report(self, path, title=None, baseline=None, reference=True, sources=None):
+        """Write one self-contained HTML file to ``path`` (a path or a text file): the seed
+        tables with the published figures beside the cells that match, the comparison with
+        confidence intervals, latency percentiles and time series (inline SVG), the machine
+        and device facts, every warning and the ``nvbench run`` command of each run. No
+        network is needed to read it. ``baseline``: the stack compared against (default
+        libaio when present, else the first); ``reference=False`` leaves the published
+        figures out; ``sources``: names shown as where the results came from. Needs pandas;
+        without matplotlib the figures are left out and the page says so. Returns path."""
+        return html_report.write(self, path, title=title, baseline=baseline,
+                                 reference=reference, sources=sources)
 
     # --- plots -------------------------------------------------------------
 
