@@ -167,16 +167,62 @@ const struct nvb__engine *nvb__engine_find(const char *name);
 int nvb__engine_index(const char *name);
 extern const struct nvb__engine *const nvb__engines[]; /* NULL-terminated, const */
 
-/* The ops of an engine compiled out of this build, reason being why:
- *   #else
- *       NVB__ENGINE_UNAVAILABLE("built without libfoo"),
- * The shared ops refuse (-ENOTSUP; setup() says to ask the probe, which
- * has the reason): the runner probes first, so they are reached only by
+/*
+ * An engine's definition, the one statement that ends engines/<id>.c:
+ *
+ *   NVB__ENGINE_DEFINE(psync, NVB__ENG_SYNC, nvb__engine_no_opts, "pread(2)/pwrite(2), ...",
+ *       NVB__ENGINE_IF(NVB__POSIX, "not on Windows (...)",
+ *           .probe = nvb__engine_probe_ok, NVB__ENGINE_OPS(psync)));
+ *
+ * defines const struct nvb__engine nvb__engine_psync (the name
+ * NVB__ENGINE_TABLE declares and registers), named "psync", with its flags,
+ * option table, description and ops. NVB__ENGINE_OPS(p) names the per-job
+ * ops p_setup, p_submit, p_reap and p_teardown; the probe and the optional
+ * ops (.abandon, .note) are named beside it. NVB__ENGINE_IF(built, reason,
+ * ops...) keeps the ops where `built` (a macro that is 1 or 0:
+ * NVB_HAVE_LIBURING, NVB__WINDOWS, NVB__POSIX) is 1, and gives the ops of
+ * NVB__ENGINE_UNAVAILABLE(reason) where it is 0, so that a compiled-out
+ * engine names none of its own functions.
+ */
+#define NVB__ENGINE_DEFINE(id, flags_, opts_, desc_, ...) \
+    const struct nvb__engine nvb__engine_##id = {          \
+        .name = #id, .desc = (desc_), .flags = (flags_), .opts = (opts_), __VA_ARGS__}
+#define NVB__ENGINE_OPS(p) .setup = p##_setup, .submit = p##_submit, .reap = p##_reap, .teardown = p##_teardown
+#define NVB__ENGINE_IF(built, reason, ...) NVB__ENGINE_IF_(built, reason, __VA_ARGS__)
+#define NVB__ENGINE_IF_(built, reason, ...) NVB__ENGINE_IF_##built(reason, __VA_ARGS__)
+#define NVB__ENGINE_IF_1(reason, ...) __VA_ARGS__
+#define NVB__ENGINE_IF_0(reason, ...) NVB__ENGINE_UNAVAILABLE(reason)
+
+#ifdef _WIN32
+#define NVB__WINDOWS 1
+#define NVB__POSIX 0
+#else
+#define NVB__WINDOWS 0
+#define NVB__POSIX 1
+#endif
+
+/* Why an engine built on a Linux library `lib` is not in this build: on
+ * Windows, its Windows analogue; elsewhere, the library missing at build
+ * time. */
+#ifdef _WIN32
+#define NVB__NEEDS_LINUX_LIB(lib, what, analogue) "Linux only (" what "); " analogue " is the Windows analogue"
+#else
+#define NVB__NEEDS_LINUX_LIB(lib, what, analogue) "built without " lib " (" lib "-dev was not found at build time)"
+#endif
+
+/* The ops of an engine compiled out of this build, reason being why. The
+ * shared ops refuse (-ENOTSUP; setup() says to ask the probe, which has
+ * the reason): the runner probes first, so they are reached only by
  * callers that skip it. */
 #define NVB__ENGINE_UNAVAILABLE(reason)                                              \
     .unavailable = (reason), .probe = nvb__unavailable_probe,                        \
     .setup = nvb__unavailable_setup, .submit = nvb__unavailable_submit,              \
     .reap = nvb__unavailable_reap, .teardown = nvb__unavailable_teardown
+
+/* The probe of an engine that works wherever it is built: 0. */
+int nvb__engine_probe_ok(char *why, size_t why_len);
+/* The option table of an engine that has no options. */
+extern const struct nvb__optdef nvb__engine_no_opts[];
 
 int  nvb__unavailable_probe(char *why, size_t why_len);
 int  nvb__unavailable_setup(const struct nvb__engine_ctx *ctx, void **state);

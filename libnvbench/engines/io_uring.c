@@ -337,27 +337,9 @@ static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned 
 
 #endif /* NVB_HAVE_LIBURING */
 
-#ifdef _WIN32
-#define NO_LIBURING "Linux only (io_uring); ioring is the Windows analogue"
-#else
-#define NO_LIBURING "built without liburing (liburing-dev was not found at build time)"
-#endif
-
-const struct nvb__engine nvb__engine_io_uring = {
-    .name = "io_uring",
-    .desc = "Linux io_uring via liburing: batched submission, registered buffers/files, SQPOLL/IOPOLL",
-    .flags = 0,
-    .opts = uring_opts,
-#if NVB_HAVE_LIBURING
-    .probe = uring_probe,
-    .setup = uring_setup,
-    .submit = uring_submit,
-    .reap = uring_reap,
-    .teardown = uring_teardown,
-    /* Closing a ring does not wait for its requests (the kernel finishes
-     * them in the background): safe with I/O abandoned in flight. */
-    .abandon = uring_teardown,
-#else
-    NVB__ENGINE_UNAVAILABLE(NO_LIBURING),
-#endif
-};
+/* .abandon: closing a ring does not wait for its requests (the kernel
+ * finishes them in the background): safe with I/O abandoned in flight. */
+NVB__ENGINE_DEFINE(io_uring, 0, uring_opts,
+    "Linux io_uring via liburing: batched submission, registered buffers/files, SQPOLL/IOPOLL",
+    NVB__ENGINE_IF(NVB_HAVE_LIBURING, NVB__NEEDS_LINUX_LIB("liburing", "io_uring", "ioring"),
+        .probe = uring_probe, NVB__ENGINE_OPS(uring), .abandon = uring_teardown));

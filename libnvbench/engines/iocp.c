@@ -70,13 +70,6 @@ struct iocp {
     struct nvb__io **done;
 };
 
-static int iocp_probe(char *why, size_t why_len)
-{
-    (void)why;
-    (void)why_len;
-    return 0;
-}
-
 static void iocp_teardown(void *state);
 
 static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
@@ -271,19 +264,8 @@ static void iocp_teardown(void *state)
 
 #endif /* _WIN32 */
 
-const struct nvb__engine nvb__engine_iocp = {
-    .name = "iocp",
-    .desc = "Windows overlapped ReadFile/WriteFile through an I/O completion port, "
-            "completions drained in batches with GetQueuedCompletionStatusEx",
-    .flags = 0,
-    .opts = iocp_opts,
-#ifdef _WIN32
-    .probe = iocp_probe,
-    .setup = iocp_setup,
-    .submit = iocp_submit,
-    .reap = iocp_reap,
-    .teardown = iocp_teardown,
-#else
-    NVB__ENGINE_UNAVAILABLE("Windows only (I/O completion ports); libaio and io_uring are the Linux analogues"),
-#endif
-};
+NVB__ENGINE_DEFINE(iocp, 0, iocp_opts,
+    "Windows overlapped ReadFile/WriteFile through an I/O completion port, "
+    "completions drained in batches with GetQueuedCompletionStatusEx",
+    NVB__ENGINE_IF(NVB__WINDOWS, "Windows only (I/O completion ports); libaio and io_uring are the Linux analogues",
+        .probe = nvb__engine_probe_ok, NVB__ENGINE_OPS(iocp)));

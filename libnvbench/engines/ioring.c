@@ -366,18 +366,8 @@ static void ioring_teardown(void *state)
 
 #endif /* _WIN32 */
 
-const struct nvb__engine nvb__engine_ioring = {
-    .name = "ioring",
-    .desc = "Windows IoRing (Windows 11 / Server 2022+): batched submission, registered buffers and handles",
-    .flags = 0,
-    .opts = ioring_opts,
-#ifdef _WIN32
-    .probe = ioring_probe,
-    .setup = ioring_setup,
-    .submit = ioring_submit,
-    .reap = ioring_reap,
-    .teardown = ioring_teardown,
-#else
-    NVB__ENGINE_UNAVAILABLE("Windows only (the IoRing API of Windows 11 / Server 2022+); io_uring is the Linux analogue"),
-#endif
-};
+NVB__ENGINE_DEFINE(ioring, 0, ioring_opts,
+    "Windows IoRing (Windows 11 / Server 2022+): batched submission, registered buffers and handles",
+    NVB__ENGINE_IF(NVB__WINDOWS,
+        "Windows only (the IoRing API of Windows 11 / Server 2022+); io_uring is the Linux analogue",
+        .probe = ioring_probe, NVB__ENGINE_OPS(ioring)));

@@ -225,28 +225,7 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
 
 #endif /* NVB_HAVE_LIBAIO */
 
-static const struct nvb__optdef aio_opts[] = {
-    { NULL, 0, 0, 0, 0, NULL },
-};
-
-#ifdef _WIN32
-#define NO_LIBAIO "Linux only (native AIO); iocp is the Windows analogue"
-#else
-#define NO_LIBAIO "built without libaio (libaio-dev was not found at build time)"
-#endif
-
-const struct nvb__engine nvb__engine_libaio = {
-    .name = "libaio",
-    .desc = "Linux native AIO (io_submit/io_getevents); asynchronous with direct=1",
-    .flags = 0,
-    .opts = aio_opts,
-#if NVB_HAVE_LIBAIO
-    .probe = aio_probe,
-    .setup = aio_setup,
-    .submit = aio_submit,
-    .reap = aio_reap,
-    .teardown = aio_teardown,
-#else
-    NVB__ENGINE_UNAVAILABLE(NO_LIBAIO),
-#endif
-};
+NVB__ENGINE_DEFINE(libaio, 0, nvb__engine_no_opts,
+    "Linux native AIO (io_submit/io_getevents); asynchronous with direct=1",
+    NVB__ENGINE_IF(NVB_HAVE_LIBAIO, NVB__NEEDS_LINUX_LIB("libaio", "native AIO", "iocp"),
+        .probe = aio_probe, NVB__ENGINE_OPS(aio)));

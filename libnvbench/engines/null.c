@@ -17,13 +17,6 @@ struct null_eng {
     struct nvb__io *ring[];
 };
 
-static int null_probe(char *why, size_t why_len)
-{
-    (void)why;
-    (void)why_len;
-    return 0;
-}
-
 static int null_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
     unsigned cap = 1;
@@ -74,18 +67,6 @@ static void null_teardown(void *state)
     free(state);
 }
 
-static const struct nvb__optdef null_opts[] = {
-    { NULL, 0, 0, 0, 0, NULL },
-};
-
-const struct nvb__engine nvb__engine_null = {
-    .name = "null",
-    .desc = "no I/O: completes every request at once (measures the framework)",
-    .flags = NVB__ENG_NO_FILES,
-    .opts = null_opts,
-    .probe = null_probe,
-    .setup = null_setup,
-    .submit = null_submit,
-    .reap = null_reap,
-    .teardown = null_teardown,
-};
+NVB__ENGINE_DEFINE(null, NVB__ENG_NO_FILES, nvb__engine_no_opts,
+    "no I/O: completes every request at once (measures the framework)",
+    .probe = nvb__engine_probe_ok, NVB__ENGINE_OPS(null));

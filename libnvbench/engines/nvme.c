@@ -615,23 +615,10 @@ static void nvme_note(void *state, char *msg, size_t len)
 
 #endif /* NVB_HAVE_LIBURING */
 
-const struct nvb__engine nvb__engine_nvme = {
-    .name = "nvme",
-    .desc = "NVMe passthrough: NVMe Read/Write commands through io_uring (IORING_OP_URING_CMD) on /dev/ngXnY, "
-            "bypassing the block layer",
-    .flags = NVB__ENG_CHARDEV,
-    .opts = nvme_opts,
-#if NVB_HAVE_LIBURING
-    .probe = nvme_probe,
-    .setup = nvme_setup,
-    .submit = nvme_submit,
-    .reap = nvme_reap,
-    .teardown = nvme_teardown,
-    /* Closing a ring does not wait for its requests (the kernel finishes
-     * them in the background): safe with I/O abandoned in flight. */
-    .abandon = nvme_teardown,
-    .note = nvme_note,
-#else
-    NVB__ENGINE_UNAVAILABLE("nvme: built without liburing (liburing-dev was not found at build time)"),
-#endif
-};
+/* .abandon: closing a ring does not wait for its requests (the kernel
+ * finishes them in the background): safe with I/O abandoned in flight. */
+NVB__ENGINE_DEFINE(nvme, NVB__ENG_CHARDEV, nvme_opts,
+    "NVMe passthrough: NVMe Read/Write commands through io_uring (IORING_OP_URING_CMD) on /dev/ngXnY, "
+    "bypassing the block layer",
+    NVB__ENGINE_IF(NVB_HAVE_LIBURING, "nvme: built without liburing (liburing-dev was not found at build time)",
+        .probe = nvme_probe, NVB__ENGINE_OPS(nvme), .abandon = nvme_teardown, .note = nvme_note));

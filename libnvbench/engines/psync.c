@@ -24,13 +24,6 @@ struct psync {
     struct nvb__io *done[];
 };
 
-static int psync_probe(char *why, size_t why_len)
-{
-    (void)why;
-    (void)why_len;
-    return 0;
-}
-
 static int psync_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
     unsigned cap = 1;
@@ -95,22 +88,6 @@ static void psync_teardown(void *state)
 
 #endif /* _WIN32 */
 
-static const struct nvb__optdef psync_opts[] = {
-    { NULL, 0, 0, 0, 0, NULL },
-};
-
-const struct nvb__engine nvb__engine_psync = {
-    .name = "psync",
-    .desc = "pread(2)/pwrite(2), one synchronous I/O at a time",
-    .flags = NVB__ENG_SYNC,
-    .opts = psync_opts,
-#ifndef _WIN32
-    .probe = psync_probe,
-    .setup = psync_setup,
-    .submit = psync_submit,
-    .reap = psync_reap,
-    .teardown = psync_teardown,
-#else
-    NVB__ENGINE_UNAVAILABLE("not on Windows (no pread/pwrite): use engine wsync, its Windows analogue"),
-#endif
-};
+NVB__ENGINE_DEFINE(psync, NVB__ENG_SYNC, nvb__engine_no_opts, "pread(2)/pwrite(2), one synchronous I/O at a time",
+    NVB__ENGINE_IF(NVB__POSIX, "not on Windows (no pread/pwrite): use engine wsync, its Windows analogue",
+        .probe = nvb__engine_probe_ok, NVB__ENGINE_OPS(psync)));

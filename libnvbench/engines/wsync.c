@@ -16,10 +16,6 @@
 
 #include "nvbench.h"
 
-static const struct nvb__optdef wsync_opts[] = {
-    { NULL, 0, 0, 0, 0, NULL },
-};
-
 #ifdef _WIN32
 #include <string.h>
 
@@ -33,13 +29,6 @@ struct wsync {
     unsigned head, tail;
     struct nvb__io *done[];
 };
-
-static int wsync_probe(char *why, size_t why_len)
-{
-    (void)why;
-    (void)why_len;
-    return 0;
-}
 
 static int wsync_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
@@ -125,18 +114,7 @@ static void wsync_teardown(void *state)
 
 #endif /* _WIN32 */
 
-const struct nvb__engine nvb__engine_wsync = {
-    .name = "wsync",
-    .desc = "Windows ReadFile/WriteFile, one synchronous I/O at a time (the psync analogue)",
-    .flags = NVB__ENG_SYNC,
-    .opts = wsync_opts,
-#ifdef _WIN32
-    .probe = wsync_probe,
-    .setup = wsync_setup,
-    .submit = wsync_submit,
-    .reap = wsync_reap,
-    .teardown = wsync_teardown,
-#else
-    NVB__ENGINE_UNAVAILABLE("Windows only (ReadFile/WriteFile); psync is the Linux analogue"),
-#endif
-};
+NVB__ENGINE_DEFINE(wsync, NVB__ENG_SYNC, nvb__engine_no_opts,
+    "Windows ReadFile/WriteFile, one synchronous I/O at a time (the psync analogue)",
+    NVB__ENGINE_IF(NVB__WINDOWS, "Windows only (ReadFile/WriteFile); psync is the Linux analogue",
+        .probe = nvb__engine_probe_ok, NVB__ENGINE_OPS(wsync)));
