@@ -49,6 +49,7 @@ static const struct nvb__optdef iocp_opts[] = {
 #ifdef _WIN32
 #include <string.h>
 
+#include "engines/done.h"
 #include "platform/platform.h"
 #include "platform/win/win.h"
 
@@ -66,17 +67,14 @@ struct iocp {
     unsigned pending;                /* issued, packet not yet taken */
     struct slot *slots;              /* qd, by io->slot */
     OVERLAPPED_ENTRY *ents;          /* batch */
-    unsigned cap, head, tail;        /* completed without a packet */
-    struct nvb__io **done;
+    struct nvb__done done;           /* completed without a packet */
 };
 
 static void iocp_teardown(void *state);
 
 static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
-    unsigned qd = ctx->qd ? ctx->qd : 1, cap = 1;
-    while (cap < qd)
-        cap <<= 1;
+    unsigned qd = ctx->qd ? ctx->qd : 1;
     struct iocp *e = calloc(1, sizeof *e);
     if (!e) {
         nvb__why(ctx->why, ctx->why_len, "out of memory");
@@ -85,13 +83,11 @@ static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
     e->fds = ctx->fds;
     e->nfds = ctx->nfds;
     e->qd = qd;
-    e->cap = cap;
     e->batch = ctx->opts[OPT_BATCH] ? (unsigned)ctx->opts[OPT_BATCH] : qd;
     e->wait_ms = nvb__win_wait_ms(ctx->wait_ns);
     e->slots = calloc(qd, sizeof *e->slots);
     e->ents = calloc(e->batch, sizeof *e->ents);
-    e->done = calloc(cap, sizeof *e->done);
-    if (!e->slots || !e->ents || !e->done) {
+    if (nvb__done_init(&e->done, qd) < 0 || !e->slots || !e->ents) {
         iocp_teardown(e);
         nvb__why(ctx->why, ctx->why_len, "out of memory");
         return -ENOMEM;
@@ -157,8 +153,7 @@ static int iocp_submit(void *state, struct nvb__io **ios, unsigned n)
         if (io->slot >= e->qd)
             return -EOVERFLOW; /* the runner exceeded qd: a bug, stop the run */
         if (io->target >= e->nfds) {
-            io->res = -EBADF;
-            e->done[e->tail++ & (e->cap - 1)] = io;
+            nvb__done_push(&e->done, io, -EBADF);
             continue;
         }
         struct slot *s = &e->slots[io->slot];
@@ -173,8 +168,7 @@ static int iocp_submit(void *state, struct nvb__io **ios, unsigned n)
         if (ok) {
             if (e->skip) { /* no packet will come */
                 io->t_done = nvb__now_ns();
-                io->res = ov_result(h, &s->ov);
-                e->done[e->tail++ & (e->cap - 1)] = io;
+                nvb__done_push(&e->done, io, ov_result(h, &s->ov));
             } else {
                 e->pending++;
             }
@@ -186,8 +180,7 @@ static int iocp_submit(void *state, struct nvb__io **ios, unsigned n)
             continue;
         }
         /* Failed at issue: no packet is queued for it. */
-        io->res = err == ERROR_HANDLE_EOF ? 0 : nvb__win_errno(err);
-        e->done[e->tail++ & (e->cap - 1)] = io;
+        nvb__done_push(&e->done, io, err == ERROR_HANDLE_EOF ? 0 : nvb__win_errno(err));
     }
     return 0;
 }
@@ -195,9 +188,7 @@ static int iocp_submit(void *state, struct nvb__io **ios, unsigned n)
 static int iocp_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
 {
     struct iocp *e = state;
-    unsigned n = 0;
-    while (n < max && e->head != e->tail)
-        out[n++] = e->done[e->head++ & (e->cap - 1)];
+    unsigned n = nvb__done_pop(&e->done, out, max);
     /* Take what the port has (without blocking once min is met). */
     while (n < max && e->pending) {
         ULONG want = max - n, got = 0;
@@ -258,7 +249,7 @@ static void iocp_teardown(void *state)
         return;
     free(e->slots);
     free(e->ents);
-    free(e->done);
+    nvb__done_free(&e->done);
     free(e);
 }
 

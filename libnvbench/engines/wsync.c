@@ -12,44 +12,40 @@
 #include "core/engine.h"
 
 #include <errno.h>
-#include <stdlib.h>
 
 #include "nvbench.h"
 
 #ifdef _WIN32
 #include <string.h>
 
+#include "engines/done.h"
 #include "platform/win/win.h"
 
 struct wsync {
-    const int *fds;
-    unsigned nfds;
+    struct nvb__sync s;     /* first: the shared sync state */
     HANDLE ev;
-    unsigned cap;       /* power of two >= qd */
-    unsigned head, tail;
-    struct nvb__io *done[];
 };
+
+static void wsync_teardown(void *state)
+{
+    struct wsync *p = state;
+    if (p && p->ev)
+        CloseHandle(p->ev);
+    nvb__sync_free(p);
+}
 
 static int wsync_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
-    unsigned cap = 1, qd = ctx->qd ? ctx->qd : 1;
-    while (cap < qd)
-        cap <<= 1;
-    struct wsync *p = calloc(1, sizeof(*p) + cap * sizeof(p->done[0]));
-    if (!p) {
-        nvb__why(ctx->why, ctx->why_len, "wsync: out of memory");
+    struct wsync *p = nvb__sync_new(ctx, sizeof *p, "wsync");
+    if (!p)
         return -ENOMEM;
-    }
     p->ev = CreateEventW(NULL, TRUE, FALSE, NULL);
     if (!p->ev) {
         int e = nvb__win_errno(GetLastError());
-        free(p);
+        wsync_teardown(p);
         nvb__why(ctx->why, ctx->why_len, "wsync: CreateEvent failed");
         return e;
     }
-    p->fds = ctx->fds;
-    p->nfds = ctx->nfds;
-    p->cap = cap;
     if (ctx->nfds && ctx->used) {
         char stack[32], detail[96];
         nvb__win_stack_of(nvb__win_handle(ctx->fds[0]), stack, sizeof stack, detail, sizeof detail);
@@ -60,11 +56,12 @@ static int wsync_setup(const struct nvb__engine_ctx *ctx, void **state)
     return 0;
 }
 
-static int64_t do_io(const struct wsync *p, const struct nvb__io *io)
+static int64_t do_io(void *state, const struct nvb__io *io)
 {
-    if (io->target >= p->nfds)
+    const struct wsync *p = state;
+    if (io->target >= p->s.nfds)
         return -EBADF;
-    HANDLE h = nvb__win_handle(p->fds[io->target]);
+    HANDLE h = nvb__win_handle(p->s.fds[io->target]);
     OVERLAPPED ov;
     memset(&ov, 0, sizeof ov);
     ov.Offset = (DWORD)io->off;
@@ -83,33 +80,7 @@ static int64_t do_io(const struct wsync *p, const struct nvb__io *io)
 
 static int wsync_submit(void *state, struct nvb__io **ios, unsigned n)
 {
-    struct wsync *p = state;
-    if (p->tail - p->head + n > p->cap)
-        return -EOVERFLOW;
-    for (unsigned i = 0; i < n; i++) {
-        ios[i]->res = do_io(p, ios[i]);
-        p->done[p->tail++ & (p->cap - 1)] = ios[i];
-    }
-    return 0;
-}
-
-static int wsync_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
-{
-    struct wsync *p = state;
-    (void)min; /* everything submitted is already complete */
-    unsigned n = 0;
-    while (n < max && p->head != p->tail)
-        out[n++] = p->done[p->head++ & (p->cap - 1)];
-    return (int)n;
-}
-
-static void wsync_teardown(void *state)
-{
-    struct wsync *p = state;
-    if (!p)
-        return;
-    CloseHandle(p->ev);
-    free(p);
+    return nvb__sync_submit(state, ios, n, do_io);
 }
 
 #endif /* _WIN32 */
@@ -117,4 +88,5 @@ static void wsync_teardown(void *state)
 NVB__ENGINE_DEFINE(wsync, NVB__ENG_SYNC, nvb__engine_no_opts,
     "Windows ReadFile/WriteFile, one synchronous I/O at a time (the psync analogue)",
     NVB__ENGINE_IF(NVB__WINDOWS, "Windows only (ReadFile/WriteFile); psync is the Linux analogue",
-        .probe = nvb__engine_probe_ok, NVB__ENGINE_OPS(wsync)));
+        .probe = nvb__engine_probe_ok, .setup = wsync_setup, .submit = wsync_submit, .reap = nvb__sync_reap,
+        .teardown = wsync_teardown));
