@@ -47,11 +47,9 @@ static const struct nvb__optdef iocp_opts[] = {
 };
 
 #ifdef _WIN32
-#include <string.h>
-
 #include "engines/done.h"
+#include "engines/win/wio.h"
 #include "platform/platform.h"
-#include "platform/win/win.h"
 
 struct slot {
     OVERLAPPED ov;      /* first: a packet's lpOverlapped is the slot */
@@ -124,25 +122,9 @@ static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
     }
     nvb__used_set(ctx->used, "skip_on_success", "%d", e->skip);
     nvb__used_set(ctx->used, "batch", "%u", e->batch);
-    if (ctx->nfds && ctx->used) {
-        char stack[32], detail[96];
-        nvb__win_stack_of(nvb__win_handle(ctx->fds[0]), stack, sizeof stack, detail, sizeof detail);
-        nvb__used_set(ctx->used, "stack", "%s", stack);
-        nvb__used_set(ctx->used, "stack_detail", "%s", detail);
-    }
+    nvb__wio_used_stack(ctx);
     *state = e;
     return 0;
-}
-
-/* The result of a finished OVERLAPPED: bytes, or -errno. End of file is
- * a transfer of 0 bytes, as pread reports it. */
-static int64_t ov_result(HANDLE h, OVERLAPPED *ov)
-{
-    DWORD n = 0;
-    if (GetOverlappedResult(h, ov, &n, FALSE))
-        return (int64_t)n;
-    DWORD err = GetLastError();
-    return err == ERROR_HANDLE_EOF ? 0 : nvb__win_errno(err);
 }
 
 static int iocp_submit(void *state, struct nvb__io **ios, unsigned n)
@@ -158,17 +140,12 @@ static int iocp_submit(void *state, struct nvb__io **ios, unsigned n)
         }
         struct slot *s = &e->slots[io->slot];
         HANDLE h = nvb__win_handle(e->fds[io->target]);
-        memset(&s->ov, 0, sizeof s->ov);
-        s->ov.Offset = (DWORD)io->off;
-        s->ov.OffsetHigh = (DWORD)(io->off >> 32);
         s->io = io;
         io->t_sub = nvb__now_ns();
-        BOOL ok = io->dir == NVB_WRITE ? WriteFile(h, io->buf, io->len, NULL, &s->ov)
-                                       : ReadFile(h, io->buf, io->len, NULL, &s->ov);
-        if (ok) {
+        if (nvb__wio_issue(h, io, &s->ov, NULL)) {
             if (e->skip) { /* no packet will come */
                 io->t_done = nvb__now_ns();
-                nvb__done_push(&e->done, io, ov_result(h, &s->ov));
+                nvb__done_push(&e->done, io, nvb__wio_result(h, &s->ov, FALSE));
             } else {
                 e->pending++;
             }
@@ -180,7 +157,7 @@ static int iocp_submit(void *state, struct nvb__io **ios, unsigned n)
             continue;
         }
         /* Failed at issue: no packet is queued for it. */
-        nvb__done_push(&e->done, io, err == ERROR_HANDLE_EOF ? 0 : nvb__win_errno(err));
+        nvb__done_push(&e->done, io, nvb__wio_error(err));
     }
     return 0;
 }
@@ -214,7 +191,7 @@ static int iocp_reap(void *state, struct nvb__io **out, unsigned max, unsigned m
             if (s->ov.Internal == 0)
                 io->res = (int64_t)e->ents[i].dwNumberOfBytesTransferred;
             else
-                io->res = ov_result(nvb__win_handle(e->fds[io->target]), &s->ov);
+                io->res = nvb__wio_result(nvb__win_handle(e->fds[io->target]), &s->ov, FALSE);
             out[n++] = io;
         }
         if (n >= min)

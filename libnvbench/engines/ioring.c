@@ -41,7 +41,7 @@ static const struct nvb__optdef ioring_opts[] = {
 #include <stdio.h>
 #include <string.h>
 
-#include "platform/win/win.h"
+#include "engines/win/wio.h"
 
 /* ---- the IoRing types, as documented ---- */
 typedef struct nvb_hioring_ *HIORING_;
@@ -258,12 +258,7 @@ static int ioring_setup(const struct nvb__engine_ctx *ctx, void **state)
     }
     nvb__used_set(ctx->used, "regfiles", "%d", r->regfiles);
     nvb__used_set(ctx->used, "fixedbufs", "%d", r->fixedbufs);
-    if (ctx->nfds && ctx->used) {
-        char stack[32], detail[96];
-        nvb__win_stack_of(nvb__win_handle(ctx->fds[0]), stack, sizeof stack, detail, sizeof detail);
-        nvb__used_set(ctx->used, "stack", "%s", stack);
-        nvb__used_set(ctx->used, "stack_detail", "%s", detail);
-    }
+    nvb__wio_used_stack(ctx);
     *state = r;
     return 0;
 }

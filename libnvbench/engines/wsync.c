@@ -16,10 +16,8 @@
 #include "nvbench.h"
 
 #ifdef _WIN32
-#include <string.h>
-
 #include "engines/done.h"
-#include "platform/win/win.h"
+#include "engines/win/wio.h"
 
 struct wsync {
     struct nvb__sync s;     /* first: the shared sync state */
@@ -46,12 +44,7 @@ static int wsync_setup(const struct nvb__engine_ctx *ctx, void **state)
         nvb__why(ctx->why, ctx->why_len, "wsync: CreateEvent failed");
         return e;
     }
-    if (ctx->nfds && ctx->used) {
-        char stack[32], detail[96];
-        nvb__win_stack_of(nvb__win_handle(ctx->fds[0]), stack, sizeof stack, detail, sizeof detail);
-        nvb__used_set(ctx->used, "stack", "%s", stack);
-        nvb__used_set(ctx->used, "stack_detail", "%s", detail);
-    }
+    nvb__wio_used_stack(ctx);
     *state = p;
     return 0;
 }
@@ -63,19 +56,10 @@ static int64_t do_io(void *state, const struct nvb__io *io)
         return -EBADF;
     HANDLE h = nvb__win_handle(p->s.fds[io->target]);
     OVERLAPPED ov;
-    memset(&ov, 0, sizeof ov);
-    ov.Offset = (DWORD)io->off;
-    ov.OffsetHigh = (DWORD)(io->off >> 32);
-    ov.hEvent = p->ev;
-    BOOL ok = io->dir == NVB_WRITE ? WriteFile(h, io->buf, io->len, NULL, &ov)
-                                   : ReadFile(h, io->buf, io->len, NULL, &ov);
-    DWORD n = 0;
-    if (!ok && GetLastError() != ERROR_IO_PENDING)
-        return GetLastError() == ERROR_HANDLE_EOF ? 0 : nvb__win_errno(GetLastError());
+    if (!nvb__wio_issue(h, io, &ov, p->ev) && GetLastError() != ERROR_IO_PENDING)
+        return nvb__wio_error(GetLastError());
     /* A short transfer is this I/O's result, reported as is. */
-    if (!GetOverlappedResult(h, &ov, &n, TRUE))
-        return GetLastError() == ERROR_HANDLE_EOF ? 0 : nvb__win_errno(GetLastError());
-    return (int64_t)n;
+    return nvb__wio_result(h, &ov, TRUE);
 }
 
 static int wsync_submit(void *state, struct nvb__io **ios, unsigned n)
