@@ -127,39 +127,44 @@ static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
     return 0;
 }
 
+/* Issue one I/O: it is pending (a packet will come), or it went to the
+ * done FIFO (completed at once with skip_on_success, or failed at issue).
+ * 0, or -EOVERFLOW past qd. */
+static inline int issue(struct iocp *e, struct nvb__io *io)
+{
+    if (io->slot >= e->qd)
+        return -EOVERFLOW; /* the runner exceeded qd: a bug, stop the run */
+    if (io->target >= e->nfds) {
+        nvb__done_push(&e->done, io, -EBADF);
+        return 0;
+    }
+    struct slot *s = &e->slots[io->slot];
+    HANDLE h = nvb__win_handle(e->fds[io->target]);
+    s->io = io;
+    io->t_sub = nvb__now_ns();
+    if (nvb__wio_issue(h, io, &s->ov, NULL)) {
+        if (e->skip) { /* no packet will come */
+            io->t_done = nvb__now_ns();
+            nvb__done_push(&e->done, io, nvb__wio_result(h, &s->ov, FALSE));
+        } else {
+            e->pending++;
+        }
+        return 0;
+    }
+    DWORD err = GetLastError();
+    if (err == ERROR_IO_PENDING)
+        e->pending++;
+    else /* failed at issue: no packet is queued for it */
+        nvb__done_push(&e->done, io, nvb__wio_error(err));
+    return 0;
+}
+
 static int iocp_submit(void *state, struct nvb__io **ios, unsigned n)
 {
-    struct iocp *e = state;
-    for (unsigned i = 0; i < n; i++) {
-        struct nvb__io *io = ios[i];
-        if (io->slot >= e->qd)
-            return -EOVERFLOW; /* the runner exceeded qd: a bug, stop the run */
-        if (io->target >= e->nfds) {
-            nvb__done_push(&e->done, io, -EBADF);
-            continue;
-        }
-        struct slot *s = &e->slots[io->slot];
-        HANDLE h = nvb__win_handle(e->fds[io->target]);
-        s->io = io;
-        io->t_sub = nvb__now_ns();
-        if (nvb__wio_issue(h, io, &s->ov, NULL)) {
-            if (e->skip) { /* no packet will come */
-                io->t_done = nvb__now_ns();
-                nvb__done_push(&e->done, io, nvb__wio_result(h, &s->ov, FALSE));
-            } else {
-                e->pending++;
-            }
-            continue;
-        }
-        DWORD err = GetLastError();
-        if (err == ERROR_IO_PENDING) {
-            e->pending++;
-            continue;
-        }
-        /* Failed at issue: no packet is queued for it. */
-        nvb__done_push(&e->done, io, nvb__wio_error(err));
-    }
-    return 0;
+    int rc = 0;
+    for (unsigned i = 0; i < n && rc == 0; i++)
+        rc = issue(state, ios[i]);
+    return rc;
 }
 
 static int iocp_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
