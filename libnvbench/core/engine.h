@@ -96,10 +96,36 @@ struct nvb__engine_ctx {
 enum {
     NVB__ENG_SYNC = 1,        /* completes every I/O inside submit(): qd is 1 per job */
     NVB__ENG_NO_FILES = 2,    /* does no I/O on the targets (null) */
-    NVB__ENG_CHARDEV = 4,     /* drives NVMe namespaces through their generic
-                               * character device /dev/ngXnY (nvme): the runner
-                               * maps each target to that node, opens it
+    NVB__ENG_CHARDEV = 4,     /* drives character devices (nvme: what its
+                               * prepare_target() maps each target to): the
+                               * runner takes them as targets, opens them
                                * without O_DIRECT and treats I/O as direct */
+};
+
+/*
+ * A target as planning found it, handed to an engine's prepare_target():
+ * what jobs will open and what the run checks there. An engine that drives
+ * something other than the name given rewrites it (nvme: the namespace's
+ * generic node, its size and LBA size); the runner then plans the region,
+ * the alignment and the hold on what it says.
+ */
+struct nvb__target_prep {
+    const char *path;           /* in: the target as named */
+    uint64_t    bs;             /* in: the workload's block size */
+    char       *file;           /* what jobs open, path to begin with (file_len bytes) */
+    size_t      file_len;
+    char       *claim;          /* a block device a writer holds O_EXCL while
+                                 * the run lasts, "" to begin with (claim_len) */
+    size_t      claim_len;
+    char       *dev;            /* kernel name of the block device ("nvme0n1"),
+                                 * or "" (dev_len) */
+    size_t      dev_len;
+    uint64_t    size;           /* bytes */
+    uint32_t    lbs;            /* logical block size, bytes */
+    uint64_t    id_dev, id_ino, id_rdev; /* what the hold must find when it
+                                          * opens file (0: unknown) */
+    const char *whole_blocks;   /* out: NULL, or why every I/O must be whole
+                                 * logical blocks even without direct=1 */
 };
 
 struct nvb__engine {
@@ -139,6 +165,12 @@ struct nvb__engine {
      * per-I/O errno alone cannot say (the NVMe status codes behind EIO).
      * Leaves msg empty when there is nothing to say. */
     void (*note)(void *state, char *msg, size_t len);
+    /* Optional (NULL: jobs open each target as named). Called while
+     * planning, for every target, after the destructive-write guard has
+     * passed it: rewrites t for what the engine drives instead. 0, or
+     * negative errno with a message naming the target in err; the runner
+     * refuses the workload with it. */
+    int  (*prepare_target)(struct nvb__target_prep *t, char *err, size_t err_len);
 };
 
 /*

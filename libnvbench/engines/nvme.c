@@ -61,12 +61,14 @@ static const struct nvb__optdef nvme_opts[] = {
 
 #if NVB_HAVE_LIBURING
 #include <dirent.h>
+#include <inttypes.h>
 #include <linux/nvme_ioctl.h>
 #include <stdint.h>
 #include <unistd.h>
 
 #include "devices/nvme_ns.h"
 #include "platform/platform.h"
+#include "util/util.h"
 
 /* Debian 12's liburing 2.3 and linux-libc-dev 6.1 define these (the setup
  * flags: ring.h); older headers may not, and the values are kernel ABI. */
@@ -182,6 +184,43 @@ static int nvme_probe(char *why, size_t why_len)
         nvb__why(why, why_len, "nvme: no permission to open the NVMe generic devices (%s, ...): passthrough "
                  "needs read/write access to them, and CAP_SYS_ADMIN before Linux 6.2", first);
         return -EACCES;
+    }
+    return 0;
+}
+
+/*
+ * Whatever name a target has (/dev/nvmeXnY, a multipath head, a by-id
+ * link, the generic node itself), jobs open the namespace's generic node;
+ * its size and LBA size are the namespace's, and a writer claims its block
+ * device. The node's identity is what the run's hold must find there.
+ */
+static int nvme_prepare_target(struct nvb__target_prep *t, char *err, size_t err_len)
+{
+    struct nvb__nvme_ns ns;
+    char gm[512], b1[32];
+    int rc = nvb__nvme_ns_find(t->path, &ns, gm, sizeof gm);
+    if (rc < 0) {
+        snprintf(err, err_len, "engine nvme: target %s", gm);
+        return rc;
+    }
+    snprintf(t->file, t->file_len, "%s", ns.generic);
+    snprintf(t->claim, t->claim_len, "%s", ns.block);
+    struct nvb__target_info gi;
+    if (nvb__target_info(t->file, &gi) == 0) {
+        t->id_dev = gi.id_dev;
+        t->id_ino = gi.id_ino;
+        t->id_rdev = gi.id_rdev;
+    }
+    t->size = ns.size;
+    t->lbs = ns.lba_size;
+    if (!t->dev[0] && ns.block[0])
+        snprintf(t->dev, t->dev_len, "%s", ns.block + (strncmp(ns.block, "/dev/", 5) ? 0 : 5));
+    t->whole_blocks = "NVMe commands move whole blocks";
+    if (ns.max_transfer && t->bs > ns.max_transfer) {
+        snprintf(err, err_len, "bs '%s' is larger than the largest command namespace '%s' takes (%" PRIu64
+                 " bytes, max_hw_sectors_kb): passthrough does not split I/O", nvb__fmt_size(t->bs, b1, sizeof b1),
+                 t->path, ns.max_transfer);
+        return -EINVAL;
     }
     return 0;
 }
@@ -583,4 +622,5 @@ NVB__ENGINE_DEFINE(nvme, NVB__ENG_CHARDEV, nvme_opts,
     "NVMe passthrough: NVMe Read/Write commands through io_uring (IORING_OP_URING_CMD) on /dev/ngXnY, "
     "bypassing the block layer",
     NVB__ENGINE_IF(NVB_HAVE_LIBURING, "nvme: built without liburing (liburing-dev was not found at build time)",
-        .probe = nvme_probe, NVB__ENGINE_OPS(nvme), .abandon = nvme_teardown, .note = nvme_note));
+        .probe = nvme_probe, NVB__ENGINE_OPS(nvme), .abandon = nvme_teardown, .note = nvme_note,
+        .prepare_target = nvme_prepare_target));
