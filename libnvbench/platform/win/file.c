@@ -59,7 +59,7 @@ static void device_sectors(HANDLE h, uint32_t *lbs, uint32_t *pbs)
     nvb__win_storage_init(&s);
     nvb__win_property_query(q, sizeof q, NVB__WIN_PROP_ALIGNMENT);
     if (DeviceIoControl(h, IOCTL_STORAGE_QUERY_PROPERTY, q, sizeof q, out, sizeof out, &got, NULL) &&
-        nvb__win_parse_alignment(out, got, &s) == 0) {
+        nvb__win_parse_property(NVB__WIN_PROP_ALIGNMENT, out, got, &s) == 0) {
         *lbs = s.lbs;
         *pbs = s.pbs;
         return;
