@@ -697,11 +697,8 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
         return L->rc;
     struct nvb__buf b = {0};
     nvb__json_write(wl, &b);
-    if (b.oom || !b.s) {
-        free(b.s);
+    if (nvb__buf_take(&b, &r->wl_json))
         return oom(L);
-    }
-    r->wl_json = b.s;
     if (ld_dir(L, root, "", "read", &r->tot[0], 1) || ld_dir(L, root, "", "write", &r->tot[1], 1) ||
         ld_cpu(L, root, r) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
         ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_notes(L, root, r))
