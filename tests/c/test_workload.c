@@ -237,6 +237,29 @@ static void expect_run_fail(const char *const *kv, const char *const *targets, i
     nvb_workload_free(w);
 }
 
+/* The refusal says what was expected, in the same words for every key of
+ * a kind. */
+START_TEST(refusals_say_what_was_expected)
+{
+    static const char *const cases[][3] = {
+        {"bs", "4x", "invalid size '4x' for key 'bs' (examples: 4k, 1M, 2G)"},
+        {"runtime", "2x", "invalid duration '2x' for key 'runtime' (examples: 500ms, 2s, 1m)"},
+        {"qd", "x", "invalid value 'x' for key 'qd': expected a non-negative integer"},
+        {"seed", "-1", "invalid value '-1' for key 'seed': expected a non-negative integer"},
+        {"rw", "x", "invalid value 'x' for key 'rw': expected one of read, write, randread, randwrite, randrw, rw"},
+        {"engine", "x", "unknown engine 'x' for key 'engine' (known: psync, "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nvb_workload *w;
+        ck_assert_int_eq(nvb_workload_new(&w), 0);
+        ck_assert_int_eq(nvb_workload_set(w, cases[i][0], cases[i][1]), -EINVAL);
+        const char *msg = nvb_workload_error(w);
+        ck_assert_msg(!strncmp(msg, cases[i][2], strlen(cases[i][2])), "'%s', not '%s'", msg, cases[i][2]);
+        nvb_workload_free(w);
+    }
+}
+END_TEST
+
 START_TEST(bad_workloads_at_run)
 {
     const char *file[] = {g_file, NULL};
@@ -433,6 +456,7 @@ int main(void)
     tcase_add_test(tc, parse_sizes);
     tcase_add_test(tc, parse_durations);
     tcase_add_test(tc, parse_ints);
+    tcase_add_test(tc, refusals_say_what_was_expected);
     tcase_add_test(tc, parse_cpulist);
     suite_add_tcase(s, tc);
     tc = tcase_create("keys");
