@@ -50,6 +50,11 @@ enum nvb__rw {
 };
 enum nvb__tmode { NVB__TM_SHARED = 0, NVB__TM_SPLIT };
 enum nvb__fill { NVB__FILL_RANDOM = 0, NVB__FILL_ZERO };
+/* With rate_iops: open, each I/O has an intended start on a schedule and its
+ * latency counts from there; closed, an I/O is stamped when a free slot lets
+ * it go (the behaviour before open-loop rates). */
+enum nvb__rate_mode { NVB__RATE_OPEN = 0, NVB__RATE_CLOSED };
+enum nvb__rate_process { NVB__RATE_UNIFORM = 0, NVB__RATE_POISSON };
 
 #define NVB__MAX_CPUS 1024
 #define NVB__MAX_EOPTS 32
@@ -82,6 +87,8 @@ struct nvb_workload {
     int       fill;
     uint64_t  seed;
     uint64_t  rate_iops;
+    int       rate_mode;     /* enum nvb__rate_mode */
+    int       rate_process;  /* enum nvb__rate_process */
     int       allow_destructive;
     int       target_mode;
     int       verify;
@@ -118,9 +125,16 @@ int nvb__workload_copy(const struct nvb_workload *src, struct nvb_workload **out
 void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b);
 
 /* ---- per-direction statistics ---- */
+#define NVB__LAT_KINDS 3   /* histograms per direction: lat, slat, clat */
+#define NVB__NO_SLAT 1
+#define NVB__NO_CLAT 2
 struct nvb__dstat {
     uint64_t ios, bytes;
-    struct nvb__hist *hist;  /* NULL when the direction is unused */
+    struct nvb__hist *hist;  /* lat: submission (or, open-loop rate, intended start) to
+                              * completion; NULL when the direction is unused */
+    struct nvb__hist *slat;  /* inside the engine's submit call; NULL also when the
+                              * engine completes I/O there (nvb_result.lat_unknown) */
+    struct nvb__hist *clat;  /* end of the submit call to completion */
 };
 
 #define NVB__ERRNO_SLOTS 256
@@ -173,6 +187,21 @@ struct nvb_result {
     int      fault_enabled;
     int      fault_errno;
     uint64_t fault_err[2], fault_short[2], fault_delayed[2];
+    /* latencies not measured, null in the JSON: NVB__NO_SLAT when the engine
+     * completes each I/O inside its submit call (psync, wsync: no submission
+     * latency of its own), and either for results loaded without them */
+    int      lat_unknown;
+    /* calls of the engine's submit operation in the measured window, and the
+     * I/Os they carried */
+    uint64_t submit_calls, submit_ios;
+    /* rate_iops: the mode it ran in and how well an open-loop schedule was
+     * kept (docs/json-schema.md, "rate") */
+    int      rate_set;               /* 0: no rate (the "rate" object is null) */
+    int      rate_mode, rate_process;
+    uint64_t rate_iops;              /* the target (merged: summed over the parts) */
+    uint64_t rate_lagged;            /* I/Os submitted an interval or more after their intended start */
+    uint64_t rate_unissued;          /* due in the window, never submitted */
+    uint64_t rate_lag_sum, rate_lag_max; /* ns from intended start to the submit call */
     /* CPU */
     int      cpu_valid;
     double   system_pct, user_pct, sys_pct, irq_pct, iowait_pct, steal_pct, idle_pct;
