@@ -136,6 +136,7 @@ struct loop_cfg {
     int      rnd, mixed, wdir, verify;
     int      open;   /* open-loop rate: latency from each I/O's intended start */
     int      split;  /* the engine's submit call is timed on its own (slat) */
+    int      one;    /* one target, one direction: every batch is one run (slat) */
     uint32_t bs;
     uint64_t seed;
 };
@@ -234,21 +235,18 @@ static void job_stop_at_error(struct job *j, const struct nvb__io *io, int d)
     nvb__mutex_unlock(r->mu);
 }
 
-/* An I/O's three latencies into its direction's histograms: lat from
- * where its latency counts (the submit call, or an open-loop rate's
- * intended start), slat inside the submit call, clat from the end of the
- * submit call (an engine's own completion stamp may come earlier: then
- * clat is 0 and slat ends there). Returns lat. */
+/* An I/O's latencies at its completion: lat from where its latency
+ * counts (the submit call, or an open-loop rate's intended start), clat
+ * from the end of the submit call (an engine's own completion stamp may
+ * come earlier: clat is then 0). slat was taken at submission (job_slat).
+ * Returns lat. */
 LOOP_STEP uint64_t job_lat(struct nvb__dstat *ds, const struct loop_cfg *c, const struct nvb__io *io,
                            uint64_t t_done)
 {
     const uint64_t from = c->open ? io->t_due : io->t_sub;
-    const uint64_t sent = io->t_sent < t_done ? io->t_sent : t_done;
     const uint64_t l = t_done > from ? t_done - from : 0;
     nvb__hist_add(ds->hist, l);
-    nvb__hist_add(ds->clat, t_done - sent);
-    if (c->split)
-        nvb__hist_add(ds->slat, sent > io->t_sub ? sent - io->t_sub : 0);
+    nvb__hist_add(ds->clat, t_done > io->t_sent ? t_done - io->t_sent : 0);
     return l;
 }
 
@@ -390,6 +388,24 @@ static unsigned job_open_wait(struct job *j, unsigned minw, uint64_t now, int fu
     return minw;
 }
 
+/* slat of a measured batch: the submit call's time, one value for all its
+ * I/Os, added once per run of consecutive I/Os of one target and
+ * direction (the whole batch, with one target and direction), as fio
+ * counts it: for every I/O submitted, known at submission. */
+static void job_slat(struct job *j, const struct loop_cfg *c, unsigned n, uint64_t s)
+{
+    if (c->one) {
+        nvb__hist_add_n(j->st[0].d[c->wdir].slat, s, n);
+        return;
+    }
+    for (unsigned i = 0, k; i < n; i = k) {
+        const struct nvb__io *io = j->batch[i];
+        for (k = i + 1; k < n && j->batch[k]->target == io->target && j->batch[k]->dir == io->dir; k++)
+            ;
+        nvb__hist_add_n(j->st[io->target].d[io->dir].slat, s, k - i);
+    }
+}
+
 /* The batch stamped and handed to the engine: t_sub before the submit
  * call, t_sent after it (one clock read each per batch), an open-loop
  * rate's intended starts. Returns the call's result; *ts and *te are the
@@ -410,6 +426,8 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
     if (measuring) {
         j->submit_calls++;
         j->submit_ios += n;
+        if (c->split && rc >= 0)
+            job_slat(j, c, n, te - ts);
     }
     *ts_p = ts;
     *te_p = te;
@@ -436,6 +454,7 @@ static void job_loop(struct job *j)
         .seed = w->seed,
         .open = j->open,
         .split = !(e->flags & NVB__ENG_SYNC),
+        .one = j->nt == 1 && !mixed,
     };
     /* chosen once per job (the engine's, or fault injection's): kept in
      * registers, not reloaded through j around every call */
