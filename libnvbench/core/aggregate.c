@@ -32,13 +32,7 @@ static void job_merge(struct run *r, struct nvb_result *res, unsigned i)
         res->fault_short[d] += j->fault_short[d];
         res->fault_delayed[d] += j->fault_delayed[d];
     }
-    res->submit_calls += j->submit_calls;
-    res->submit_ios += j->submit_ios;
-    res->rate_lagged += j->lagged;
-    res->rate_unissued += j->unissued;
-    res->rate_lag_sum += j->lag_sum;
-    if (j->lag_max > res->rate_lag_max)
-        res->rate_lag_max = j->lag_max;
+    nvb__submits_add(&res->sub, &j->sub);
     res->verify_checked += j->verify_checked;
     res->verify_mismatches += j->verify_mismatches;
     for (int f = 0; f < NVB__VF_COUNT; f++)
@@ -84,15 +78,15 @@ static void rate_warnings(struct nvb_result *res, unsigned qd)
                          "counts latency from each I/O's intended start");
         return;
     }
-    if (res->rate_lagged)
+    if (res->sub.lagged)
         nvb__result_warn(res, "open-loop rate: %" PRIu64 " of %" PRIu64 " I/Os were submitted an interval or more "
                          "after their intended start (at most %.3g ms late): the queue (qd %u) was full or the "
-                         "job was late; their latency counts from the intended start", res->rate_lagged,
-                         res->submit_ios, (double)res->rate_lag_max / 1e6, qd);
-    if (res->rate_unissued)
+                         "job was late; their latency counts from the intended start", res->sub.lagged,
+                         res->sub.ios, (double)res->sub.lag_max / 1e6, qd);
+    if (res->sub.unissued)
         nvb__result_warn(res, "open-loop rate: %" PRIu64 " I/Os due in the measured window were never submitted "
                          "(the queue stayed full to its end): the latency figures cannot include them",
-                         res->rate_unissued);
+                         res->sub.unissued);
 }
 
 static void end_warnings(struct nvb_result *res)

@@ -162,6 +162,26 @@ struct nvb__tsample {        /* one time-series point (an interval) */
     double   system_pct;     /* whole-system busy over the interval, <0 unknown */
 };
 
+/* Submissions in the measured window and how well an open-loop rate's
+ * schedule was kept: a job's, a result's; they add (nvb__submits_add). */
+struct nvb__submits {
+    uint64_t calls, ios;         /* calls of the engine's submit operation, the I/Os they carried */
+    uint64_t lagged;             /* I/Os submitted an interval or more after their intended start */
+    uint64_t unissued;           /* due in the window, never submitted */
+    uint64_t lag_sum, lag_max;   /* ns from intended start to the submit call */
+};
+
+static inline void nvb__submits_add(struct nvb__submits *d, const struct nvb__submits *s)
+{
+    d->calls += s->calls;
+    d->ios += s->ios;
+    d->lagged += s->lagged;
+    d->unissued += s->unissued;
+    d->lag_sum += s->lag_sum;
+    if (s->lag_max > d->lag_max)
+        d->lag_max = s->lag_max;
+}
+
 struct nvb__thread_row {
     long  tid;
     char  name[32];
@@ -191,17 +211,11 @@ struct nvb_result {
      * completes each I/O inside its submit call (psync, wsync: no submission
      * latency of its own), and either for results loaded without them */
     int      lat_unknown;
-    /* calls of the engine's submit operation in the measured window, and the
-     * I/Os they carried */
-    uint64_t submit_calls, submit_ios;
-    /* rate_iops: the mode it ran in and how well an open-loop schedule was
-     * kept (docs/json-schema.md, "rate") */
+    struct nvb__submits sub;
+    /* rate_iops: the mode it ran in (docs/json-schema.md, "rate") */
     int      rate_set;               /* 0: no rate (the "rate" object is null) */
     int      rate_mode, rate_process;
     uint64_t rate_iops;              /* the target (merged: summed over the parts) */
-    uint64_t rate_lagged;            /* I/Os submitted an interval or more after their intended start */
-    uint64_t rate_unissued;          /* due in the window, never submitted */
-    uint64_t rate_lag_sum, rate_lag_max; /* ns from intended start to the submit call */
     /* CPU */
     int      cpu_valid;
     double   system_pct, user_pct, sys_pct, irq_pct, iowait_pct, steal_pct, idle_pct;

@@ -106,7 +106,7 @@ static void job_reset_stats(struct job *j)
     for (int d = 0; d < 2; d++)
         j->errors_dir[d] = j->fault_err[d] = j->fault_short[d] = j->fault_delayed[d] = 0;
     j->verify_checked = j->verify_mismatches = 0;
-    j->submit_calls = j->submit_ios = j->lagged = j->lag_sum = j->lag_max = 0;
+    memset(&j->sub, 0, sizeof j->sub);
     memset(j->verify_by_field, 0, sizeof j->verify_by_field);
     j->nfirst_mm = 0;
     for (unsigned t = 0; t < j->nt; t++)
@@ -363,11 +363,11 @@ static void sched_stamp(struct job *j, unsigned n, uint64_t ts, int measuring)
         if (!measuring)
             continue;
         uint64_t lag = ts > io->t_due ? ts - io->t_due : 0;
-        j->lag_sum += lag;
-        if (lag > j->lag_max)
-            j->lag_max = lag;
+        j->sub.lag_sum += lag;
+        if (lag > j->sub.lag_max)
+            j->sub.lag_max = lag;
         if (lag >= s->period_ns)
-            j->lagged++;
+            j->sub.lagged++;
     }
 }
 
@@ -424,8 +424,8 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
     for (unsigned i = 0; i < n; i++)
         j->batch[i]->t_sent = sent;
     if (measuring) {
-        j->submit_calls++;
-        j->submit_ios += n;
+        j->sub.calls++;
+        j->sub.ios += n;
         if (c->split && rc >= 0)
             job_slat(j, c, n, te - ts);
     }
@@ -584,7 +584,7 @@ static void job_loop(struct job *j)
     if (j->t_end < meas_ns)
         j->t_end = meas_ns;
     if (c.open && end_ns && now >= end_ns && !run_stopping(r))
-        j->unissued = nvb__sched_missed(&j->sched, meas_ns, j->t_end, budget);
+        j->sub.unissued = nvb__sched_missed(&j->sched, meas_ns, j->t_end, budget);
     job_publish(j, ios, bytes, lat);
 }
 

@@ -361,8 +361,7 @@ static void merge_verify(struct nvb_result *m, const struct nvb_result *p)
 static void merge_timing(struct nvb_result *m, const struct nvb_result *p, int first)
 {
     m->lat_unknown |= p->lat_unknown;
-    m->submit_calls += p->submit_calls;
-    m->submit_ios += p->submit_ios;
+    nvb__submits_add(&m->sub, &p->sub);
     if (!p->rate_set)
         return;
     if (!m->rate_set || first) {
@@ -371,11 +370,6 @@ static void merge_timing(struct nvb_result *m, const struct nvb_result *p, int f
     }
     m->rate_set = 1;
     m->rate_iops += p->rate_iops;
-    m->rate_lagged += p->rate_lagged;
-    m->rate_unissued += p->rate_unissued;
-    m->rate_lag_sum += p->rate_lag_sum;
-    if (p->rate_lag_max > m->rate_lag_max)
-        m->rate_lag_max = p->rate_lag_max;
 }
 
 static int merge_into(struct nvb_result *m, const struct nvb_result *const *parts, size_t n)

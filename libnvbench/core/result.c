@@ -306,14 +306,9 @@ static void jo_raw(struct jctx *c, const char *key, const char *raw)
 static const char *const pct_keys[] = {"p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99", "p99.999"};
 static const double pct_vals[] = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 99.999};
 
-/* One latency's figures (lat_ns, slat_ns, clat_ns); null when it was not
- * measured (slat of an engine that completes I/O inside submit). */
-static void emit_lat(struct jctx *c, const char *key, const struct nvb__hist *h, int none)
+/* One latency's figures (lat_ns, slat_ns, clat_ns). */
+static void emit_lat(struct jctx *c, const char *key, const struct nvb__hist *h)
 {
-    if (none) {
-        jo_raw(c, key, "null");
-        return;
-    }
     int have = h && h->count;
     jo_open(c, key, '{');
     jo_num(c, "min", have ? (double)h->min : 0);
@@ -327,12 +322,8 @@ static void emit_lat(struct jctx *c, const char *key, const struct nvb__hist *h,
 
 /* Its whole histogram. Sparse buckets: [index, count] pairs; merging
  * results from JSON (hosts, repeats) stays exact. */
-static void emit_hist(struct jctx *c, const char *key, const struct nvb__hist *h, int none)
+static void emit_hist(struct jctx *c, const char *key, const struct nvb__hist *h)
 {
-    if (none) {
-        jo_raw(c, key, "null");
-        return;
-    }
     int have = h && h->count;
     jo_open(c, key, '{');
     jo_u64(c, "sub_bits", NVB__HIST_SUB_BITS);
@@ -361,13 +352,20 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
     jo_num(c, "iops", dur > 0 ? (double)d->ios / dur : 0);
     jo_num(c, "bw_bytes_s", dur > 0 ? (double)d->bytes / dur : 0);
     jo_num(c, "bw_gib_s", dur > 0 ? (double)d->bytes / dur / 1073741824.0 : 0);
-    const int noslat = (unknown & NVB__NO_SLAT) != 0, noclat = (unknown & NVB__NO_CLAT) != 0;
-    emit_lat(c, "lat_ns", d->hist, 0);
-    emit_lat(c, "slat_ns", d->slat, noslat);
-    emit_lat(c, "clat_ns", d->clat, noclat);
-    emit_hist(c, "lat_hist", d->hist, 0);
-    emit_hist(c, "slat_hist", d->slat, noslat);
-    emit_hist(c, "clat_hist", d->clat, noclat);
+    /* lat, slat, clat: figures, then histograms; null when not measured
+     * (slat of an engine that completes I/O inside submit) */
+    static const char *const keys[2][3] = {{"lat_ns", "slat_ns", "clat_ns"}, {"lat_hist", "slat_hist", "clat_hist"}};
+    const struct nvb__hist *const h[3] = {d->hist, d->slat, d->clat};
+    const int none[3] = {0, (unknown & NVB__NO_SLAT) != 0, (unknown & NVB__NO_CLAT) != 0};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 3; i++) {
+            if (none[i])
+                jo_raw(c, keys[k][i], "null");
+            else if (k == 0)
+                emit_lat(c, keys[k][i], h[i]);
+            else
+                emit_hist(c, keys[k][i], h[i]);
+        }
     jo_close(c, '}');
 }
 
@@ -386,11 +384,11 @@ static void emit_rate(struct jctx *c, const struct nvb_result *r)
     jo_str(c, "process", procs[r->rate_process == NVB__RATE_POISSON]);
     jo_u64(c, "target_iops", r->rate_iops);
     if (open) {
-        jo_u64(c, "lagged_ios", r->rate_lagged);
-        jo_u64(c, "unissued_ios", r->rate_unissued);
-        jo_u64(c, "lag_sum_ns", r->rate_lag_sum);
-        jo_num(c, "lag_mean_ns", r->submit_ios ? (double)r->rate_lag_sum / (double)r->submit_ios : 0);
-        jo_u64(c, "lag_max_ns", r->rate_lag_max);
+        jo_u64(c, "lagged_ios", r->sub.lagged);
+        jo_u64(c, "unissued_ios", r->sub.unissued);
+        jo_u64(c, "lag_sum_ns", r->sub.lag_sum);
+        jo_num(c, "lag_mean_ns", r->sub.ios ? (double)r->sub.lag_sum / (double)r->sub.ios : 0);
+        jo_u64(c, "lag_max_ns", r->sub.lag_max);
     } else {
         static const char *const keys[] = {"lagged_ios", "unissued_ios", "lag_sum_ns", "lag_mean_ns", "lag_max_ns"};
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -510,8 +508,8 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     jo_num(&c, "bw_bytes_s", r->duration_s > 0 ? (double)bytes / r->duration_s : 0);
     jo_close(&c, '}');
     jo_open(&c, "submissions", '{');
-    jo_u64(&c, "calls", r->submit_calls);
-    jo_u64(&c, "ios", r->submit_ios);
+    jo_u64(&c, "calls", r->sub.calls);
+    jo_u64(&c, "ios", r->sub.ios);
     jo_close(&c, '}');
     emit_rate(&c, r);
 

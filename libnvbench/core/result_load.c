@@ -316,8 +316,8 @@ static int ld_dir(struct ld *L, const struct nvb__jv *obj, const char *path, con
 static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
     const struct nvb__jv *s = mem(L, root, "", "submissions", NVB__J_OBJ, 0);
-    if (s && (rd_u64(L, s, "submissions", "calls", &r->submit_calls, 1) ||
-              rd_u64(L, s, "submissions", "ios", &r->submit_ios, 1)))
+    if (s && (rd_u64(L, s, "submissions", "calls", &r->sub.calls, 1) ||
+              rd_u64(L, s, "submissions", "ios", &r->sub.ios, 1)))
         return L->rc;
     const struct nvb__jv *o = mem(L, root, "", "rate", -1, 0);
     if (L->rc || !o || o->type == NVB__J_NULL)
@@ -337,9 +337,9 @@ static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result
     r->rate_process = strcmp(proc, "poisson") ? NVB__RATE_UNIFORM : NVB__RATE_POISSON;
     if (r->rate_mode == NVB__RATE_CLOSED)
         return 0;
-    if (rd_u64(L, o, "rate", "lagged_ios", &r->rate_lagged, 1) ||
-        rd_u64(L, o, "rate", "unissued_ios", &r->rate_unissued, 1) ||
-        rd_u64(L, o, "rate", "lag_sum_ns", &r->rate_lag_sum, 1) || rd_u64(L, o, "rate", "lag_max_ns", &r->rate_lag_max, 1))
+    if (rd_u64(L, o, "rate", "lagged_ios", &r->sub.lagged, 1) ||
+        rd_u64(L, o, "rate", "unissued_ios", &r->sub.unissued, 1) ||
+        rd_u64(L, o, "rate", "lag_sum_ns", &r->sub.lag_sum, 1) || rd_u64(L, o, "rate", "lag_max_ns", &r->sub.lag_max, 1))
         return L->rc;
     return 0;
 }

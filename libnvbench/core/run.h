@@ -96,8 +96,7 @@ struct job {
     struct sched sched;
     uint64_t wait_ns;            /* bound of the engine's next blocking wait (its ctx->wait_ns points here) */
     uint64_t wait_base;          /* ... when no intended start bounds it */
-    uint64_t submit_calls, submit_ios;  /* in the measured window */
-    uint64_t lagged, unissued, lag_sum, lag_max;
+    struct nvb__submits sub;     /* in the measured window */
     uint64_t rng;
     uint64_t by_errno[NVB__ERRNO_SLOTS];
     uint64_t errors, short_ios, errors_dir[2];

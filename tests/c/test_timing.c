@@ -291,7 +291,7 @@ static void check_split(const struct nvb_result *r, const char *what, int open)
                           (unsigned long long)ds->hist->sum, (unsigned long long)parts);
     }
     if (!(r->lat_unknown & NVB__NO_SLAT))
-        ck_assert_uint_eq(nslat, r->submit_ios);
+        ck_assert_uint_eq(nslat, r->sub.ios);
 }
 
 START_TEST(latency_split)
@@ -323,7 +323,7 @@ START_TEST(latency_split)
     w = mk((const char *[]){"engine", "null", "qd", "2", "rate_iops", "2000", "ios", "400", NULL}, 0);
     r = tu_run_ok(w);
     check_split(r, "open", 1);
-    ck_assert_uint_eq(r->tot[0].hist->sum - r->tot[0].clat->sum - r->tot[0].slat->sum, r->rate_lag_sum);
+    ck_assert_uint_eq(r->tot[0].hist->sum - r->tot[0].clat->sum - r->tot[0].slat->sum, r->sub.lag_sum);
     nvb_result_free(r);
     nvb_workload_free(w);
 }
@@ -351,7 +351,7 @@ START_TEST(round_trip_and_merge_keep_them)
             ck_assert_uint_eq(m->tot[0].slat->sum, 2 * a->tot[0].slat->sum + b->tot[0].slat->sum);
         ck_assert(tu_get(m, "rate.target_iops") == 3 * tu_get(a, "rate.target_iops"));
         ck_assert(tu_get(m, "submissions.calls") == 2 * tu_get(a, "submissions.calls") + tu_get(b, "submissions.calls"));
-        ck_assert(tu_get(m, "rate.lag_max_ns") == (a->rate_lag_max > b->rate_lag_max ? a->rate_lag_max : b->rate_lag_max));
+        ck_assert(tu_get(m, "rate.lag_max_ns") == (a->sub.lag_max > b->sub.lag_max ? a->sub.lag_max : b->sub.lag_max));
         check_split(m, "merged", 1);
         free(ja);
         free(jb);
