@@ -434,6 +434,20 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
     return rc;
 }
 
+/* The end of this job's measured window (the run's end when it ran to it,
+ * else its last counted completion), and what an open-loop schedule left
+ * unissued in it. */
+static void job_end(struct job *j, int open, uint64_t now, uint64_t last_done, uint64_t budget)
+{
+    const struct run *r = j->run;
+    const int to_end = r->end_ns && now >= r->end_ns && !run_stopping(j->run);
+    j->t_end = to_end ? r->end_ns : last_done > r->meas_ns ? last_done : now;
+    if (j->t_end < r->meas_ns)
+        j->t_end = r->meas_ns;
+    if (open && to_end)
+        j->sub.unissued = nvb__sched_missed(&j->sched, r->meas_ns, j->t_end, budget);
+}
+
 static void job_loop(struct job *j)
 {
     struct run *r = j->run;
@@ -577,14 +591,7 @@ static void job_loop(struct job *j)
                 ios[d] = bytes[d] = lat[d] = 0;
         }
     }
-    if (end_ns && !run_stopping(r) && now >= end_ns)
-        j->t_end = end_ns;
-    else
-        j->t_end = last_done > meas_ns ? last_done : now;
-    if (j->t_end < meas_ns)
-        j->t_end = meas_ns;
-    if (c.open && end_ns && now >= end_ns && !run_stopping(r))
-        j->sub.unissued = nvb__sched_missed(&j->sched, meas_ns, j->t_end, budget);
+    job_end(j, c.open, now, last_done, budget);
     job_publish(j, ios, bytes, lat);
 }
 

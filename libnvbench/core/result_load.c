@@ -325,23 +325,18 @@ static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result
     if (o->type != NVB__J_OBJ)
         return bad(L, "", "rate", "expected an object or null");
     char mode[16], proc[16];
-    if (rd_str(L, o, "rate", "mode", mode, sizeof mode, 1) || rd_str(L, o, "rate", "process", proc, sizeof proc, 1) ||
-        rd_u64(L, o, "rate", "target_iops", &r->rate_iops, 1))
+    if (rd_str(L, o, "rate", "mode", mode, sizeof mode, 1) || rd_str(L, o, "rate", "process", proc, sizeof proc, 1))
         return L->rc;
-    if (strcmp(mode, "open") && strcmp(mode, "closed"))
-        return bad(L, "rate", "mode", "expected \"open\" or \"closed\"");
-    if (strcmp(proc, "uniform") && strcmp(proc, "poisson"))
-        return bad(L, "rate", "process", "expected \"uniform\" or \"poisson\"");
+    if ((strcmp(mode, "open") && strcmp(mode, "closed")) || (strcmp(proc, "uniform") && strcmp(proc, "poisson")))
+        return bad(L, "rate", "", "mode is not \"open\" or \"closed\", or process not \"uniform\" or \"poisson\"");
     r->rate_set = 1;
     r->rate_mode = strcmp(mode, "open") ? NVB__RATE_CLOSED : NVB__RATE_OPEN;
     r->rate_process = strcmp(proc, "poisson") ? NVB__RATE_UNIFORM : NVB__RATE_POISSON;
-    if (r->rate_mode == NVB__RATE_CLOSED)
-        return 0;
-    if (rd_u64(L, o, "rate", "lagged_ios", &r->sub.lagged, 1) ||
-        rd_u64(L, o, "rate", "unissued_ios", &r->sub.unissued, 1) ||
-        rd_u64(L, o, "rate", "lag_sum_ns", &r->sub.lag_sum, 1) || rd_u64(L, o, "rate", "lag_max_ns", &r->sub.lag_max, 1))
+    if (rd_u64(L, o, "rate", "target_iops", &r->rate_iops, 1) || r->rate_mode == NVB__RATE_CLOSED ||
+        rd_u64(L, o, "rate", "lagged_ios", &r->sub.lagged, 1) || rd_u64(L, o, "rate", "unissued_ios", &r->sub.unissued, 1) ||
+        rd_u64(L, o, "rate", "lag_sum_ns", &r->sub.lag_sum, 1))
         return L->rc;
-    return 0;
+    return rd_u64(L, o, "rate", "lag_max_ns", &r->sub.lag_max, 1);
 }
 
 static int ld_engine_used(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
