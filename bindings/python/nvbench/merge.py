@@ -33,6 +33,8 @@ PCT_KEYS = ("p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5"
             "p99.999")
 PCT_VALS = (1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 99.999)
 _DIRS = ("read", "write")
+# The latencies of a direction (lat_ns, slat_ns, clat_ns, each with its <kind>_hist).
+_KINDS = ("lat", "slat", "clat")
 
 
 # --------------------------------------------------------------------------
@@ -142,10 +144,11 @@ def hist_pct(h, pct):
     return min(max(v, float(h.min)), float(h.max))
 
 
-def hist_from_json(direction):
-    """The histogram of a direction object (``r["read"]``) of an nvbench result."""
+def hist_from_json(direction, kind="lat"):
+    """The histogram of a direction object (``r["read"]``) of an nvbench result: its
+    ``lat`` (or ``slat``, ``clat``) histogram."""
     h = Hist()
-    lh = direction.get("lat_hist")
+    lh = direction.get(f"{kind}_hist")
     if not lh or not lh.get("count"):
         return h
     if lh.get("sub_bits") != SUB_BITS or lh.get("max_bits") != MAX_BITS:
@@ -156,7 +159,7 @@ def hist_from_json(direction):
     h.count = int(lh["count"])
     h.sum = int(lh["sum"])
     h.sumsq = float(lh["sumsq"])
-    lat = direction.get("lat_ns") or {}
+    lat = direction.get(f"{kind}_ns") or {}
     h.min = int(lat.get("min", 0))
     h.max = int(lat.get("max", 0))
     if sum(h.buckets.values()) != h.count:
@@ -164,20 +167,48 @@ def hist_from_json(direction):
     return h
 
 
-def _direction(ios, nbytes, hist, dur, with_hist=True):
-    have = hist.count > 0
+def _unknown(direction):
+    """The latencies a direction object does not have (null or missing: not measured)."""
+    return {k for k in _KINDS[1:] if not isinstance(direction.get(f"{k}_ns"), dict)}
+
+
+def _hists(direction):
+    return {k: hist_from_json(direction, k) for k in _KINDS}
+
+
+def _direction(ios, nbytes, hists, dur, unknown=()):
     d = {"ios": ios, "bytes": nbytes,
          "iops": ios / dur if dur > 0 else 0,
          "bw_bytes_s": nbytes / dur if dur > 0 else 0,
          "bw_gib_s": nbytes / dur / 1073741824.0 if dur > 0 else 0}
-    lat = {"min": hist.min if have else 0, "mean": hist.mean() if have else 0, "max": hist.max if have else 0,
-           "stddev": hist.stddev() if have else 0}
-    for k, p in zip(PCT_KEYS, PCT_VALS):
-        lat[k] = hist_pct(hist, p) if have else 0
-    d["lat_ns"] = lat
-    if with_hist:
-        d["lat_hist"] = hist.to_json()
+    for kind in _KINDS:
+        hist = hists[kind]
+        have = hist.count > 0
+        lat = {"min": hist.min if have else 0, "mean": hist.mean() if have else 0,
+               "max": hist.max if have else 0, "stddev": hist.stddev() if have else 0}
+        for k, p in zip(PCT_KEYS, PCT_VALS):
+            lat[k] = hist_pct(hist, p) if have else 0
+        d[f"{kind}_ns"] = None if kind in unknown else lat
+    for kind in _KINDS:
+        d[f"{kind}_hist"] = None if kind in unknown else hists[kind].to_json()
     return d
+
+
+def _merge_rate(rs, sub_ios):
+    """The merged "rate" (docs/json-schema.md): None without one; targets and counts add."""
+    rates = [r["rate"] for r in rs if isinstance(r.get("rate"), dict)]
+    if not rates:
+        return None
+    out = {"mode": rates[0]["mode"], "process": rates[0]["process"],
+           "target_iops": sum(x.get("target_iops", 0) for x in rates)}
+    keys = ("lagged_ios", "unissued_ios", "lag_sum_ns", "lag_mean_ns", "lag_max_ns")
+    if out["mode"] != "open":
+        return {**out, **dict.fromkeys(keys)}
+    for k in keys[:3]:
+        out[k] = sum(x.get(k) or 0 for x in rates)
+    out["lag_mean_ns"] = out["lag_sum_ns"] / sub_ios if sub_ios else 0
+    out["lag_max_ns"] = max(x.get("lag_max_ns") or 0 for x in rates)
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -395,7 +426,9 @@ def merge(parts, meta=None):
          "ramp_s": (w0 - start) / 1e9 if start else 0}
 
     # counts and histograms
-    hists = {d: Hist() for d in _DIRS}
+    hists = {d: {k: Hist() for k in _KINDS} for d in _DIRS}
+    unknown = set()
+    subs = {"calls": 0, "ios": 0}
     tot = {d: [0, 0] for d in _DIRS}
     errors = {"count": 0, "short": 0, "by_errno": {}, "read": 0, "write": 0}
     fault = {"enabled": False, "injected": 0, "short": 0, "delayed": 0, "by_errno": {},
@@ -421,7 +454,11 @@ def merge(parts, meta=None):
             x = r.get(d) or {}
             tot[d][0] += x.get("ios", 0)
             tot[d][1] += x.get("bytes", 0)
-            hists[d].add(hist_from_json(x))
+            unknown |= _unknown(x)
+            for k, h in _hists(x).items():
+                hists[d][k].add(h)
+        for k in subs:
+            subs[k] += (r.get("submissions") or {}).get(k, 0)
         e = r.get("errors") or {}
         for k in ("count", "short", "read", "write"):
             errors[k] += e.get(k, 0)
@@ -474,11 +511,13 @@ def merge(parts, meta=None):
         clock = max(clock, r.get("clock_cost_ns", 0))
 
     for d in _DIRS:
-        m[d] = _direction(tot[d][0], tot[d][1], hists[d], dur)
+        m[d] = _direction(tot[d][0], tot[d][1], hists[d], dur, unknown)
     ios = tot["read"][0] + tot["write"][0]
     nbytes = tot["read"][1] + tot["write"][1]
     m["total"] = {"ios": ios, "bytes": nbytes, "iops": ios / dur if dur > 0 else 0,
                   "bw_bytes_s": nbytes / dur if dur > 0 else 0}
+    m["submissions"] = subs
+    m["rate"] = _merge_rate(rs, subs["ios"])
 
     host_rows = _finish_rows(rows, w0)
     cpu = {k: (busy[i] / weight if weight > 0 else 0) for i, k in enumerate(pct_keys)}
@@ -508,7 +547,7 @@ def merge(parts, meta=None):
     for t in targets:
         for d in _DIRS:
             x = t.get(d) or {}
-            t[d] = _direction(x.get("ios", 0), x.get("bytes", 0), hist_from_json(x), dur)
+            t[d] = _direction(x.get("ios", 0), x.get("bytes", 0), _hists(x), dur, unknown)
     m["per_target"] = targets
     m["hosts"] = host_rows
     m["timeseries"] = _merge_series(rs, w0, w1)
