@@ -54,6 +54,18 @@ static inline void nvb__hist_add(struct nvb__hist *h, uint64_t v)
     double d = (double)v;
     h->sumsq += d * d;
 }
+/* n samples of one value (a submission batch's slat): one bucket, one
+ * update of each sum. */
+static inline void nvb__hist_add_n(struct nvb__hist *h, uint64_t v, uint64_t n)
+{
+    h->buckets[nvb__hist_index(v)] += n;
+    h->count += n;
+    if (v < h->min) h->min = v;
+    if (v > h->max) h->max = v;
+    h->sum += v * n;
+    double d = (double)v;
+    h->sumsq += d * d * (double)n;
+}
 /* Lower bound and width of bucket i. */
 uint64_t nvb__hist_bucket_low(unsigned i);
 uint64_t nvb__hist_bucket_width(unsigned i);

@@ -49,6 +49,11 @@ enum nvb__rw {
 };
 enum nvb__tmode { NVB__TM_SHARED = 0, NVB__TM_SPLIT };
 enum nvb__fill { NVB__FILL_RANDOM = 0, NVB__FILL_ZERO };
+/* With rate_iops: open, each I/O has an intended start on a schedule and its
+ * latency counts from there; closed, an I/O is stamped when a free slot lets
+ * it go (the behaviour before open-loop rates). */
+enum nvb__rate_mode { NVB__RATE_OPEN = 0, NVB__RATE_CLOSED };
+enum nvb__rate_process { NVB__RATE_UNIFORM = 0, NVB__RATE_POISSON };
 
 #define NVB__MAX_CPUS 1024
 #define NVB__MAX_EOPTS 32
@@ -81,6 +86,8 @@ struct nvb_workload {
     int       fill;
     uint64_t  seed;
     uint64_t  rate_iops;
+    int       rate_mode;     /* enum nvb__rate_mode */
+    int       rate_process;  /* enum nvb__rate_process */
     int       allow_destructive;
     int       target_mode;
     int       verify;
@@ -117,9 +124,16 @@ int nvb__workload_copy(const struct nvb_workload *src, struct nvb_workload **out
 void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b);
 
 /* ---- per-direction statistics ---- */
+#define NVB__LAT_KINDS 3   /* histograms per direction: lat, slat, clat */
+#define NVB__NO_SLAT 1
+#define NVB__NO_CLAT 2
 struct nvb__dstat {
     uint64_t ios, bytes;
-    struct nvb__hist *hist;  /* NULL when the direction is unused */
+    struct nvb__hist *hist;  /* lat: submission (or, open-loop rate, intended start) to
+                              * completion; NULL when the direction is unused */
+    struct nvb__hist *slat;  /* inside the engine's submit call; NULL also when the
+                              * engine completes I/O there (nvb_result.lat_unknown) */
+    struct nvb__hist *clat;  /* end of the submit call to completion */
 };
 
 #define NVB__ERRNO_SLOTS 256
@@ -147,6 +161,26 @@ struct nvb__tsample {        /* one time-series point (an interval) */
     double   system_pct;     /* whole-system busy over the interval, <0 unknown */
 };
 
+/* Submissions in the measured window and how well an open-loop rate's
+ * schedule was kept: a job's, a result's; they add (nvb__submits_add). */
+struct nvb__submits {
+    uint64_t calls, ios;         /* calls of the engine's submit operation, the I/Os they carried */
+    uint64_t lagged;             /* I/Os submitted an interval or more after their intended start */
+    uint64_t unissued;           /* due in the window, never submitted */
+    uint64_t lag_sum, lag_max;   /* ns from intended start to the submit call */
+};
+
+static inline void nvb__submits_add(struct nvb__submits *d, const struct nvb__submits *s)
+{
+    d->calls += s->calls;
+    d->ios += s->ios;
+    d->lagged += s->lagged;
+    d->unissued += s->unissued;
+    d->lag_sum += s->lag_sum;
+    if (s->lag_max > d->lag_max)
+        d->lag_max = s->lag_max;
+}
+
 struct nvb__thread_row {
     long  tid;
     char  name[32];
@@ -172,6 +206,15 @@ struct nvb_result {
     int      fault_enabled;
     int      fault_errno;
     uint64_t fault_err[2], fault_short[2], fault_delayed[2];
+    /* latencies not measured, null in the JSON: NVB__NO_SLAT when the engine
+     * completes each I/O inside its submit call (psync, wsync: no submission
+     * latency of its own), and either for results loaded without them */
+    int      lat_unknown;
+    struct nvb__submits sub;
+    /* rate_iops: the mode it ran in (docs/json-schema.md, "rate") */
+    int      rate_set;               /* 0: no rate (the "rate" object is null) */
+    int      rate_mode, rate_process;
+    uint64_t rate_iops;              /* the target (merged: summed over the parts) */
     /* CPU */
     int      cpu_valid;
     double   system_pct, user_pct, sys_pct, irq_pct, iowait_pct, steal_pct, idle_pct;

@@ -38,7 +38,7 @@ void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt,
 {
     /* saturating: a product past 2^64 is "too much" all the same */
     unsigned __int128 b = (unsigned __int128)bs * qd * jobs;
-    unsigned __int128 n = ((unsigned __int128)jobs * nt + nt + 1) * (unsigned)ndirs;
+    unsigned __int128 n = ((unsigned __int128)jobs * nt + nt + 1) * (unsigned)ndirs * NVB__LAT_KINDS;
     unsigned __int128 hb = n * sizeof(struct nvb__hist), t = b + hb;
     m->buffers = b > UINT64_MAX ? UINT64_MAX : (uint64_t)b;
     m->histograms = n > UINT64_MAX ? UINT64_MAX : (uint64_t)n;
@@ -287,22 +287,22 @@ static int plan_budget(const struct nvb_workload *w, struct plan *p, char *err, 
     int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
     {
         /* Every job holds qd buffers of bs bytes, written before the run,
-         * and a latency histogram per target per direction (plus one per
-         * target and one per direction merged at the end): more than the
+         * and latency histograms (lat, slat, clat) per target per direction
+         * (plus those per target and per direction merged at the end): more than the
          * machine has would end in the OOM killer. */
         struct nvb__run_mem m;
         nvb__run_mem_estimate(w->bs, p->qd, p->jobs, p->nt, p->reads + p->writes, &m);
         uint64_t mem = nvb__mem_total();
         if (mem && m.total > mem)
             FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes and %" PRIu64 " latency histograms of %zu "
-                 "bytes (one per job per target per direction) need %" PRIu64 " bytes, more than the %" PRIu64
+                 "bytes (lat, slat and clat per job per target per direction) need %" PRIu64 " bytes, more than the %" PRIu64
                  " bytes of memory this process can have", nvb__fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs,
                  m.histograms, sizeof(struct nvb__hist), m.total, mem);
         if (mem && m.total > mem / 2)
             plan_warn(p, "buffers of bs x qd x jobs and latency histograms take %" PRIu64 " of the %" PRIu64
                       " bytes of memory", m.total, mem);
         else if (m.hist_bytes > NVB__HIST_WARN_BYTES)
-            plan_warn(p, "%" PRIu64 " latency histograms (one per job per target per direction, %zu bytes each) "
+            plan_warn(p, "%" PRIu64 " latency histograms (lat, slat and clat per job per target per direction, %zu bytes each) "
                       "take %" PRIu64 " MiB; target_mode=split or fewer jobs need fewer", m.histograms,
                       sizeof(struct nvb__hist), m.hist_bytes >> 20);
     }

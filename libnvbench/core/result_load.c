@@ -241,7 +241,7 @@ static int errno_by_name(const char *name)
 /* ---------------------------------------------------------------- parts */
 
 static int ld_hist(struct ld *L, const struct nvb__jv *h, const char *path, uint64_t min, uint64_t max,
-                   struct nvb__dstat *d)
+                   struct nvb__hist **out)
 {
     uint64_t sb = 0, mb = 0, count = 0, sum = 0;
     double sumsq = 0;
@@ -302,11 +302,11 @@ static int ld_hist(struct ld *L, const struct nvb__jv *h, const char *path, uint
     if (seen != count)
         why = "the buckets do not add up to count";
     else if (min > max)
-        why = "lat_ns.min is above lat_ns.max";
+        why = "its latency's min is above its max";
     else if (nvb__hist_index(min) != first || nvb__hist_index(max) != last)
-        why = "lat_ns.min and lat_ns.max are not in the first and the last bucket";
+        why = "its latency's min and max are not in the first and the last bucket";
     else if (sum / count < min || sum / count > max || (sum / count == max && sum % count))
-        why = "sum / count is outside [lat_ns.min, lat_ns.max]";
+        why = "sum / count is outside its latency's [min, max]";
     if (why) {
         free(hist);
         return bad(L, path, "", why);
@@ -316,28 +316,77 @@ static int ld_hist(struct ld *L, const struct nvb__jv *h, const char *path, uint
     hist->sumsq = sumsq;
     hist->min = min;
     hist->max = max;
-    d->hist = hist;
+    *out = hist;
     return 0;
 }
 
-static int ld_dir(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, struct nvb__dstat *d,
-                  int hist_required)
+/* One latency of a direction ("lat", "slat", "clat"): its <name>_ns object
+ * and <name>_hist histogram. lat is required; slat and clat may be null
+ * (not measured) or missing (older results): *unknown gets `flag` then. */
+static int ld_lat(struct ld *L, const struct nvb__jv *o, const char *p, const char *name, struct nvb__hist **out,
+                  int hist_required, int *unknown, int flag)
 {
-    char p[256], q[256];
-    sub(p, sizeof p, path, key);
-    const struct nvb__jv *o = mem(L, obj, path, key, NVB__J_OBJ, 1);
-    if (!o || rd_u64(L, o, p, "ios", &d->ios, 1) || rd_u64(L, o, p, "bytes", &d->bytes, 1))
+    char kn[16], kh[16], q[256];
+    snprintf(kn, sizeof kn, "%s_ns", name);
+    snprintf(kh, sizeof kh, "%s_hist", name);
+    const struct nvb__jv *lat = mem(L, o, p, kn, -1, !unknown);
+    if (L->rc)
         return L->rc;
-    const struct nvb__jv *lat = mem(L, o, p, "lat_ns", NVB__J_OBJ, 1);
+    if (!lat || (unknown && lat->type == NVB__J_NULL)) {
+        *unknown |= flag; /* (missing only when optional, with unknown set) */
+        return 0;
+    }
+    if (lat->type != NVB__J_OBJ)
+        return bad(L, p, kn, unknown ? "expected an object or null" : "expected an object");
     uint64_t min = 0, max = 0;
-    sub(q, sizeof q, p, "lat_ns");
-    if (!lat || rd_u64(L, lat, q, "min", &min, 1) || rd_u64(L, lat, q, "max", &max, 1))
+    sub(q, sizeof q, p, kn);
+    if (rd_u64(L, lat, q, "min", &min, 1) || rd_u64(L, lat, q, "max", &max, 1))
         return L->rc;
-    const struct nvb__jv *h = mem(L, o, p, "lat_hist", NVB__J_OBJ, hist_required);
+    const struct nvb__jv *h = mem(L, o, p, kh, NVB__J_OBJ, hist_required);
     if (!h)
         return L->rc;
-    sub(q, sizeof q, p, "lat_hist");
-    return ld_hist(L, h, q, min, max, d);
+    sub(q, sizeof q, p, kh);
+    return ld_hist(L, h, q, min, max, out);
+}
+
+static int ld_dir(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, struct nvb__dstat *d,
+                  int hist_required, int *unknown)
+{
+    char p[256];
+    sub(p, sizeof p, path, key);
+    const struct nvb__jv *o = mem(L, obj, path, key, NVB__J_OBJ, 1);
+    if (!o || rd_u64(L, o, p, "ios", &d->ios, 1) || rd_u64(L, o, p, "bytes", &d->bytes, 1) ||
+        ld_lat(L, o, p, "lat", &d->hist, hist_required, NULL, 0) ||
+        ld_lat(L, o, p, "slat", &d->slat, hist_required, unknown, NVB__NO_SLAT))
+        return L->rc;
+    return ld_lat(L, o, p, "clat", &d->clat, hist_required, unknown, NVB__NO_CLAT);
+}
+
+/* The submit calls, and what a rate did ("rate": null without one). */
+static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const struct nvb__jv *s = mem(L, root, "", "submissions", NVB__J_OBJ, 0);
+    if (s && (rd_u64(L, s, "submissions", "calls", &r->sub.calls, 1) ||
+              rd_u64(L, s, "submissions", "ios", &r->sub.ios, 1)))
+        return L->rc;
+    const struct nvb__jv *o = mem(L, root, "", "rate", -1, 0);
+    if (L->rc || !o || o->type == NVB__J_NULL)
+        return L->rc;
+    if (o->type != NVB__J_OBJ)
+        return bad(L, "", "rate", "expected an object or null");
+    char mode[16], proc[16];
+    if (rd_str(L, o, "rate", "mode", mode, sizeof mode, 1) || rd_str(L, o, "rate", "process", proc, sizeof proc, 1))
+        return L->rc;
+    if ((strcmp(mode, "open") && strcmp(mode, "closed")) || (strcmp(proc, "uniform") && strcmp(proc, "poisson")))
+        return bad(L, "rate", "", "mode is not \"open\" or \"closed\", or process not \"uniform\" or \"poisson\"");
+    r->rate_set = 1;
+    r->rate_mode = strcmp(mode, "open") ? NVB__RATE_CLOSED : NVB__RATE_OPEN;
+    r->rate_process = strcmp(proc, "poisson") ? NVB__RATE_UNIFORM : NVB__RATE_POISSON;
+    if (rd_u64(L, o, "rate", "target_iops", &r->rate_iops, 1) || r->rate_mode == NVB__RATE_CLOSED ||
+        rd_u64(L, o, "rate", "lagged_ios", &r->sub.lagged, 1) || rd_u64(L, o, "rate", "unissued_ios", &r->sub.unissued, 1) ||
+        rd_u64(L, o, "rate", "lag_sum_ns", &r->sub.lag_sum, 1))
+        return L->rc;
+    return rd_u64(L, o, "rate", "lag_max_ns", &r->sub.lag_max, 1);
 }
 
 static int ld_engine_used(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
@@ -553,7 +602,8 @@ static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_resul
             rd_str(L, o, p, "dev", t->dev, sizeof t->dev, 1) ||
             rd_u64(L, o, p, "region_offset", &t->region_off, 1) || rd_u64(L, o, p, "region_size", &t->region_len, 1) ||
             rd_u32(L, o, p, "logical_block_size", &t->lbs, 1) || rd_u64(L, o, p, "errors", &t->errors, 1) ||
-            ld_dir(L, o, p, "read", &t->d[0], 0) || ld_dir(L, o, p, "write", &t->d[1], 0) ||
+            ld_dir(L, o, p, "read", &t->d[0], 0, &r->lat_unknown) ||
+            ld_dir(L, o, p, "write", &t->d[1], 0, &r->lat_unknown) ||
             ld_device(L, o, p, &t->devf))
             return L->rc;
         if (t->host && strlen(t->host) >= sizeof r->host)
@@ -718,7 +768,8 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
     nvb__json_write(wl, &b);
     if (nvb__buf_take(&b, &r->wl_json))
         return oom(L);
-    if (ld_dir(L, root, "", "read", &r->tot[0], 1) || ld_dir(L, root, "", "write", &r->tot[1], 1) ||
+    if (ld_dir(L, root, "", "read", &r->tot[0], 1, &r->lat_unknown) ||
+        ld_dir(L, root, "", "write", &r->tot[1], 1, &r->lat_unknown) || ld_timing(L, root, r) ||
         ld_cpu(L, root, r) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
         ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_notes(L, root, r))
         return L->rc;

@@ -20,6 +20,7 @@
 #include "util/rand.h"
 #include "core/cpu.h"
 #include "core/fault.h"
+#include "core/sched.h"
 #include "core/verify.h"
 #include "platform/platform.h"
 
@@ -92,6 +93,11 @@ struct job {
     int64_t *eopts;
     uint64_t budget;             /* I/Os this job issues; UINT64_MAX: time-bounded */
     uint64_t rate_ns;            /* ns between I/Os, 0: none */
+    int      open;               /* rate_mode=open: I/Os start on sched */
+    struct sched sched;
+    uint64_t wait_ns;            /* bound of the engine's next blocking wait (its ctx->wait_ns points here) */
+    uint64_t wait_base;          /* ... when no intended start bounds it */
+    struct nvb__submits sub;     /* in the measured window */
     uint64_t rng;
     uint64_t by_errno[NVB__ERRNO_SLOTS];
     uint64_t errors, short_ios, errors_dir[2];

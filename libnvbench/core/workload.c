@@ -28,6 +28,8 @@ struct keydef {
 static const char *const rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw", NULL};
 static const char *const fill_names[] = {"random", "zero", NULL};
 static const char *const tmode_names[] = {"shared", "split", NULL};
+static const char *const rate_mode_names[] = {"open", "closed", NULL};
+static const char *const rate_process_names[] = {"uniform", "poisson", NULL};
 
 #define OFF(f) offsetof(struct nvb_workload, f)
 #define NS_PER_S 1000000000ull
@@ -52,6 +54,11 @@ static const struct keydef keys[] = {
     {"fill", K_ENUM, OFF(fill), 0, 0, fill_names, "write buffer content: random or zero"},
     {"seed", K_U64, OFF(seed), 0, UINT64_MAX, NULL, "seed of offsets and data"},
     {"rate_iops", K_U64, OFF(rate_iops), 0, UINT64_MAX, NULL, "IOPS cap over all jobs (0: none)"},
+    {"rate_mode", K_ENUM, OFF(rate_mode), 0, 0, rate_mode_names,
+     "with rate_iops: open (each I/O starts on a schedule, latency from its intended start) or closed "
+     "(an I/O waits for a free slot before it is stamped: coordinated omission)"},
+    {"rate_process", K_ENUM, OFF(rate_process), 0, 0, rate_process_names,
+     "open-loop arrivals: uniform (evenly spaced) or poisson (exponential gaps, seeded by seed)"},
     {"cpus", K_CPULIST, OFF(cpus), 0, 0, NULL, "CPU list jobs are pinned to, round robin"},
     {"allow_destructive", K_BOOL, OFF(allow_destructive), 0, 1, NULL, "permit writes to block devices"},
     {"target_mode", K_ENUM, OFF(target_mode), 0, 0, tmode_names, "shared: every job drives every target; split: targets divided among jobs"},
@@ -544,11 +551,13 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
                     ",\"runtime_s\":%.9g,\"ramp_s\":%.9g,\"interval_s\":%.9g,\"io_limit\":%" PRIu64
                     ",\"ios\":%" PRIu64 ",\"direct\":%d,\"fill\":\"%s\",\"seed\":%" PRIu64
                     ",\"rate_iops\":%" PRIu64 ",\"verify\":%d,\"continue_on_error\":%d"
+                    ",\"rate_mode\":\"%s\",\"rate_process\":\"%s\""
                     ",\"allow_destructive\":%d,\"submit_batch\":%u,\"complete_batch\":%u,\"cpus\":",
                     tmode_names[w->target_mode], w->size, w->offset, (double)w->runtime_ns / 1e9,
                     (double)w->ramp_ns / 1e9, (double)w->interval_ns / 1e9, w->io_limit, w->ios, w->direct,
                     fill_names[w->fill], w->seed, w->rate_iops, w->verify, w->continue_on_error,
-                    w->allow_destructive, w->submit_batch, w->complete_batch);
+                    rate_mode_names[w->rate_mode], rate_process_names[w->rate_process], w->allow_destructive,
+                    w->submit_batch, w->complete_batch);
     nvb__json_write_str(b, w->cpus_text);
     nvb__buf_puts(b, ",\"name\":");
     nvb__json_write_str(b, w->name);

@@ -35,8 +35,10 @@ def test_attribute_access_over_a_real_c_result():
     assert r.cpu.system_pct == d["cpu"]["system_pct"]
     assert r.cpu.cpu_us_per_io == d["cpu"]["cpu_us_per_io"]
     assert r.engine == "psync" and r.duration_s == d["duration_s"]
-    assert r.cancelled is False and r.warnings == []
+    assert r.cancelled is False and r.warnings == d["warnings"]
     assert r.get("read.lat_ns.p99.9") == d["read"]["lat_ns"]["p99.9"]
+    # psync: clat is the I/O, no slat of its own
+    assert r.read.clat_ns.p99 == d["read"]["clat_ns"]["p99"] and r.get("read.slat_ns") is None
     assert r.get("read.nothing", 5) == 5
     assert "iops" in dir(r.read) and "read" in dir(r)
     with pytest.raises(AttributeError, match="read.nope"):
@@ -88,7 +90,8 @@ def test_repr_is_readable():
     text = repr(Result(_c_result()))
     assert text.startswith("<Result psync randread bs=4k qd=1 jobs=1: read ")
     assert "IOPS" in text and "GiB/s" in text and "p99" in text
-    assert "[source=fio]" in repr(load(os.path.join(DATA, "fio-psync-randread.json"))[0])
+    fio_repr = repr(load(os.path.join(DATA, "fio-psync-randread.json"))[0])
+    assert "source=fio]" in fio_repr and "(fio job thread only)" in fio_repr
 
 
 def test_result_rejects_non_dicts():
@@ -295,7 +298,8 @@ def test_format_value():
     assert R.format_value("cpu_total_pct", 74.2222) == "74.22"
     assert R.format_value("bw_gib_s", 10.058) == "10.058"
     assert R.format_value("lat_mean_ms", 0.0000444) == "0.0000444"
-    assert R.format_value("lat_mean_ms", float("nan")) == "-"
+    assert R.format_value("lat_mean_ms", float("nan")) == "n/a"
+    assert R.format_value("lat_p99_ms", None) == "n/a"
 
 
 # --- plots -----------------------------------------------------------------------

@@ -8,7 +8,8 @@ from one Result (its ``data`` and ``meta``) as a flat row, the row of
 
 import math
 
-__all__ = ["Metric", "METRICS", "TABLE_METRICS", "FIGURE_METRICS", "FRAME_COLUMNS", "format_value", "figures"]
+__all__ = ["Metric", "METRICS", "TABLE_METRICS", "FIGURE_METRICS", "FRAME_COLUMNS", "CPU_METRICS", "NOT_AVAILABLE",
+           "format_value", "figures", "cpu_scope"]
 
 
 class Metric:
@@ -49,6 +50,18 @@ TABLE_METRICS = ("bw_gib_s", "iops", "lat_mean_ms", "cpu_total_pct", "cpu_nvbenc
 # the split of Total CPU Usage (how busy the rest of the machine was is a
 # condition of the run, not a property of the stack).
 FIGURE_METRICS = ("bw_gib_s", "iops", "lat_mean_ms", "cpu_total_pct", "cpu_us_per_io", "iops_per_core")
+# The metrics that come from a result's CPU figures (their scope: cpu_scope()).
+CPU_METRICS = ("cpu_total_pct", "cpu_nvbench_pct", "cpu_others_pct", "cpu_us_per_io", "iops_per_core",
+               "process_cores")
+# How a table shows a figure the result does not have (null: not measured).
+NOT_AVAILABLE = "n/a"
+
+
+def cpu_scope(data):
+    """What a result's CPU figures cover: ``"process"`` (nvbench: every thread of the
+    process), or what the result says (fio: ``"fio job thread only"``)."""
+    cpu = data.get("cpu") if isinstance(data.get("cpu"), dict) else {}
+    return cpu.get("scope") or "process"
 
 
 def _metric(key):
@@ -68,12 +81,13 @@ def metric_list(metrics, default):
 
 
 def format_value(key, value):
-    """Format one figure the way the published tables do."""
+    """Format one figure the way the published tables do; one the result does not
+    have (null, NaN) is n/a."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
+        return NOT_AVAILABLE
     v = float(value)
     if not math.isfinite(v):
-        return "-"
+        return NOT_AVAILABLE
     if abs(v) >= 1e15:
         return f"{v:.3g}"  # beyond any real figure: no wall of digits
     if key in ("iops", "iops_per_core"):
@@ -123,7 +137,7 @@ FRAME_COLUMNS = (
     "stack", "engine", "cell", "op", "rw", "bs", "qd", "qd_effective", "jobs", "repeat", "target",
     "bw_gib_s", "iops", "lat_mean_ms", "lat_p50_ms", "lat_p90_ms", "lat_p99_ms", "lat_p99_9_ms",
     "cpu_total_pct", "cpu_nvbench_pct", "cpu_others_pct", "cpu_us_per_io", "iops_per_core", "process_cores",
-    "duration_s",
+    "cpu_scope", "duration_s",
     "source", "cancelled",
 )
 _DIRECTION_COLS = ("bw_gib_s", "iops") + tuple(c for c, _ in _LAT_COLS)
@@ -167,6 +181,7 @@ def figures(r):
     row["cpu_us_per_io"] = _num(cpu.get("cpu_us_per_io"))
     row["iops_per_core"] = _num(cpu.get("iops_per_core"))
     row["process_cores"] = _num(cpu.get("process_cores"))
+    row["cpu_scope"] = cpu_scope(data)
     row["duration_s"] = _num(data.get("duration_s"))
     row["source"] = data.get("source", "nvbench")
     row["cancelled"] = bool(data.get("cancelled", False))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from ._printable import printable
 from .labels import block_label
 from .metrics import FIGURE_METRICS, METRICS, metric_list
 
@@ -103,7 +104,6 @@ def _context(rs):
 
 
 def _titled(fig, rs):
-    from ._printable import printable
     fig.suptitle(printable(_context(rs)), fontsize=9)
     return fig
 
