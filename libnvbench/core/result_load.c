@@ -636,6 +636,54 @@ static int ld_hosts(struct ld *L, const struct nvb__jv *root, struct nvb_result 
     return 0;
 }
 
+/* "precondition" and "steady_state": null, missing (older results) or an object. */
+static int ld_phases(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const struct nvb__jv *o = mem(L, root, "", "precondition", -1, 0);
+    if (o && o->type != NVB__J_NULL) {
+        const char *P = "precondition";
+        uint64_t passes = 0, qd = 0;
+        if (o->type != NVB__J_OBJ)
+            return bad(L, "", P, "expected null or an object");
+        if (rd_u64(L, o, P, "passes", &passes, 1) || rd_u64(L, o, P, "bs", &r->pre.bs, 1) ||
+            rd_u64(L, o, P, "qd", &qd, 1) || rd_u64(L, o, P, "bytes", &r->pre.bytes, 1) ||
+            rd_nonneg(L, o, P, "duration_s", &r->pre.duration_s, 1))
+            return L->rc;
+        if (!passes || passes > UINT32_MAX || qd > UINT32_MAX)
+            return bad(L, P, "passes", "passes or qd out of range");
+        r->pre.passes = (unsigned)passes;
+        r->pre.qd = (unsigned)qd;
+    }
+    const char *P = "steady_state";
+    struct nvb__ss_res *ss = &r->ss;
+    char metric[8] = "";
+    uint64_t rounds = 0;
+    if (!(o = mem(L, root, "", P, -1, 0)) || o->type == NVB__J_NULL)
+        return L->rc;
+    if (o->type != NVB__J_OBJ)
+        return bad(L, "", P, "expected null or an object");
+    if (rd_str(L, o, P, "metric", metric, sizeof metric, 1) || rd_bool(L, o, P, "reached", &ss->reached, 1) ||
+        rd_bool(L, o, P, "stopped", &ss->stopped, 1) || rd_dbl_or_null(L, o, P, "at_s", &ss->at_s, NAN, 1) ||
+        rd_u64(L, o, P, "rounds", &rounds, 1) || rd_nonneg(L, o, P, "window_s", &ss->window_s, 1) ||
+        rd_dbl_or_null(L, o, P, "mean", &ss->fig.mean, NAN, 1) ||
+        rd_dbl_or_null(L, o, P, "max_excursion_pct", &ss->fig.max_excursion_pct, NAN, 1) ||
+        rd_dbl_or_null(L, o, P, "slope_pct", &ss->fig.slope_pct, NAN, 1))
+        return L->rc;
+    for (int m = NVB__SS_IOPS; m <= NVB__SS_LAT; m++)
+        if (!strcmp(metric, nvb__ss_metric_name(m)))
+            ss->metric = m;
+    if (!ss->metric)
+        return bad(L, P, "metric", "expected iops, bw or lat");
+    if (!rounds || rounds > UINT32_MAX)
+        return bad(L, P, "rounds", "out of range");
+    if (ss->reached && isnan(ss->at_s))
+        return bad(L, P, "at_s", "null, but reached is true");
+    ss->rounds = (unsigned)rounds;
+    ss->judged = 1; /* figures that are null stay NAN, and are written back as null */
+    ss->fig.reached = ss->reached;
+    return 0;
+}
+
 static int ld_notes(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
     const struct nvb__jv *w = mem(L, root, "", "warnings", NVB__J_ARR, 1);
@@ -704,7 +752,8 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
     r->wl_json = b.s;
     if (ld_dir(L, root, "", "read", &r->tot[0], 1) || ld_dir(L, root, "", "write", &r->tot[1], 1) ||
         ld_cpu(L, root, r) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
-        ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_notes(L, root, r))
+        ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_phases(L, root, r) ||
+        ld_notes(L, root, r))
         return L->rc;
     return 0;
 }
