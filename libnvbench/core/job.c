@@ -459,6 +459,8 @@ static void job_loop(struct job *j)
     }
     if (end_ns && !run_stopping(r) && now >= end_ns)
         j->t_end = end_ns;
+    else if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && __atomic_load_n(&r->ss_stopped, __ATOMIC_RELAXED))
+        j->t_end = nvb__now_ns(); /* ss.stop=1: the window ends when steady state stopped it */
     else
         j->t_end = last_done > meas_ns ? last_done : now;
     if (j->t_end < meas_ns)

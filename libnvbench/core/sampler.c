@@ -239,8 +239,9 @@ static void sampler_tick(struct nvb__sampler *s, struct run *r, struct nvb_resul
     s->last_tick = tick;
     ts_sample(s, r, res, o->progress ? &pg : NULL, res->start_wall_ns + (tick - r->go_ns));
     if (nvb__ss_update(res, w, s->ss_buf) && w->ss_stop) {
-        r->ss_stopped = 1; /* before stop: the run's status tells it from a cancellation */
-        __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+        /* before stop (release): the jobs and the run's status tell it from a cancellation */
+        __atomic_store_n(&r->ss_stopped, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
     }
     while (s->next_tick <= now)
         s->next_tick += w->interval_ns;
