@@ -125,9 +125,13 @@ static void ts_fold_late(struct nvb_result *res, uint64_t end_unix)
             a->lat_sum[d] += b->lat_sum[d];
         }
         a->errors += b->errors;
-        if (a->system_pct >= 0 && b->system_pct >= 0 && a->dt_s + b->dt_s > 0)
-            a->system_pct = (a->system_pct * a->dt_s + b->system_pct * b->dt_s) / (a->dt_s + b->dt_s);
-        else
+        if (a->system_pct >= 0 && b->system_pct >= 0 && a->dt_s + b->dt_s > 0) {
+            /* the weighted mean, kept between its two parts (two 100s can round to 100.00000000000001) */
+            double lo = a->system_pct < b->system_pct ? a->system_pct : b->system_pct;
+            double hi = a->system_pct < b->system_pct ? b->system_pct : a->system_pct;
+            double m = (a->system_pct * a->dt_s + b->system_pct * b->dt_s) / (a->dt_s + b->dt_s);
+            a->system_pct = m < lo ? lo : m > hi ? hi : m;
+        } else
             a->system_pct = -1;
         a->dt_s += b->dt_s;
         a->t_s = b->t_s;
