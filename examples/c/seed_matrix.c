@@ -4,13 +4,20 @@
  * engine that works here, printed in the published table layout with the
  * CPU cost per I/O that the articles had to infer.
  *
- *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M] [TARGET]
+ *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M]
+ *               [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]
+ *
+ * --precondition and --steady-state apply to the write cells: N sequential
+ * write passes over the target before each, and each ended at steady state
+ * (--runtime is then the cap; a round is one --interval, default 1s;
+ * docs/steady-state.md).
  *
  * TARGET is a regular file, a block device (writes need
  * --allow-destructive), or a directory; by default a scratch file in a new
  * temporary directory, removed afterwards.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,13 +107,15 @@ static int make_scratch(const char *path, const char *size)
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive] [TARGET]\n",
+    fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive]\n"
+            "       [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]\n",
             argv0);
 }
 
 int main(int argc, char **argv)
 {
     const char *runtime = "2s", *qd = "32", *jobs = "1", *size = "512M", *target = NULL;
+    const char *precondition = "0", *ss = "off", *ss_window = "0", *interval = "1s";
     int destructive = 0, size_given = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runtime") && i + 1 < argc) runtime = argv[++i];
@@ -114,6 +123,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = argv[++i];
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) { size = argv[++i]; size_given = 1; }
         else if (!strcmp(argv[i], "--allow-destructive")) destructive = 1;
+        else if (!strcmp(argv[i], "--precondition") && i + 1 < argc) precondition = argv[++i];
+        else if (!strcmp(argv[i], "--steady-state") && i + 1 < argc) ss = argv[++i];
+        else if (!strcmp(argv[i], "--ss-window") && i + 1 < argc) ss_window = argv[++i];
+        else if (!strcmp(argv[i], "--interval") && i + 1 < argc) interval = argv[++i];
         else if (argv[i][0] == '-') { usage(argv[0]); return 2; }
         else target = argv[i];
     }
@@ -196,10 +209,16 @@ int main(int argc, char **argv)
                 return 1;
             const char *kv[][2] = {{"engine", engines[e]}, {"rw", cells[c].rw}, {"bs", cells[c].bs},
                                    {"qd", qd}, {"jobs", jobs}, {"runtime", runtime}, {"size", own_dir || !size_given ? "0" : size},
-                                   {"allow_destructive", destructive ? "1" : "0"}};
+                                   {"allow_destructive", destructive ? "1" : "0"}, {"interval", interval}};
+            /* the write cells: preconditioned, and ended at steady state when asked */
+            int writes = strstr(cells[c].rw, "write") != NULL, judged = writes && strcmp(ss, "off");
+            const char *wkv[][2] = {{"precondition", precondition}, {"ss", ss}, {"ss.window", ss_window},
+                                    {"ss.stop", judged ? "1" : "0"}};
             int rc = 0;
             for (size_t k = 0; k < sizeof kv / sizeof kv[0] && rc == 0; k++)
                 rc = nvb_workload_set(w, kv[k][0], kv[k][1]);
+            for (size_t k = 0; writes && k < sizeof wkv / sizeof wkv[0] && rc == 0; k++)
+                rc = nvb_workload_set(w, wkv[k][0], wkv[k][1]);
             if (rc == 0)
                 rc = nvb_workload_add_target(w, target);
             if (rc < 0) {
@@ -226,7 +245,13 @@ int main(int argc, char **argv)
                 nvb_result_get(r, "cpu.system_pct", &f->cpu_pct);
                 nvb_result_get(r, "cpu.cpu_us_per_io", &f->us_per_io);
                 nvb_result_get(r, "cpu.iops_per_core", &f->iops_core);
-                fprintf(stderr, "  %-22s %-9s %12.0f IOPS\n", cells[c].label, engines[e], f->iops);
+                double at = NAN;
+                if (judged)
+                    nvb_result_get(r, "steady_state.at_s", &at);
+                fprintf(stderr, "  %-22s %-9s %12.0f IOPS%s", cells[c].label, engines[e], f->iops,
+                        judged ? (isnan(at) ? "  (NOT steady)\n" : "") : "\n");
+                if (judged && !isnan(at))
+                    fprintf(stderr, "  (steady at %.1f s)\n", at);
             }
             nvb_result_free(r);
             nvb_workload_free(w);
