@@ -431,6 +431,20 @@ static void check_window(const struct nvb_result *r, double t_end)
     ck_assert_double_eq_tol(r->ss.fig.max_excursion_pct, (hi - lo) / mean * 100, 1e-7);
 }
 
+/* The loader reads back what the writer wrote: the same JSON again. */
+static void check_round_trip(const struct nvb_result *r)
+{
+    char *json = NULL, *again = NULL;
+    struct nvb_result *back = NULL;
+    ck_assert_int_eq(nvb_result_json(r, &json), 0);
+    ck_assert_int_eq(nvb_result_from_json(json, &back), 0);
+    ck_assert_int_eq(nvb_result_json(back, &again), 0);
+    ck_assert_str_eq(json, again);
+    free(again);
+    free(json);
+    nvb_result_free(back);
+}
+
 START_TEST(steady_state_stops_the_run)
 {
     /* a paced null engine, generous limits: steady soon, whatever the machine does */
@@ -455,15 +469,8 @@ START_TEST(steady_state_stops_the_run)
     char *json = NULL;
     ck_assert_int_eq(nvb_result_json(r, &json), 0);
     ck_assert_ptr_nonnull(strstr(json, "\"steady_state\":{\"metric\":\"iops\",\"reached\":true,\"stopped\":true"));
-    /* and back: the loader reads what the writer wrote */
-    struct nvb_result *back = NULL;
-    ck_assert_int_eq(nvb_result_from_json(json, &back), 0);
-    char *again = NULL;
-    ck_assert_int_eq(nvb_result_json(back, &again), 0);
-    ck_assert_str_eq(json, again);
-    free(again);
     free(json);
-    nvb_result_free(back);
+    check_round_trip(r);
     nvb_result_free(r);
     nvb_workload_free(w);
 }
@@ -488,16 +495,7 @@ START_TEST(steady_state_not_reached_reports_the_last_window)
         ck_assert(r->ss.fig.max_excursion_pct > 0 || r->ss.fig.slope_pct > 0);
         check_window(r, INFINITY);
     }
-    char *json = NULL;
-    ck_assert_int_eq(nvb_result_json(r, &json), 0);
-    struct nvb_result *back = NULL;
-    ck_assert_int_eq(nvb_result_from_json(json, &back), 0);
-    char *again = NULL;
-    ck_assert_int_eq(nvb_result_json(back, &again), 0);
-    ck_assert_str_eq(json, again);
-    free(again);
-    free(json);
-    nvb_result_free(back);
+    check_round_trip(r);
     nvb_result_free(r);
     nvb_workload_free(w);
 }
