@@ -101,7 +101,7 @@ void nvb__ss_begin(struct nvb_result *res, const struct nvb_workload *w)
     if (!w->ss_metric)
         return;
     res->ss.rounds = ss_rounds(w);
-    res->ss.window_s = res->ss.rounds * ((double)w->interval_ns / 1e9);
+    res->ss.window_s = (double)((uint64_t)res->ss.rounds * w->interval_ns) / 1e9; /* 0.3, not 3 x 0.1 */
     res->ss.fig.mean = res->ss.fig.max_excursion_pct = res->ss.fig.slope_pct = NAN;
 }
 

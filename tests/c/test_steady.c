@@ -213,6 +213,7 @@ START_TEST(rounds_over_a_time_series)
     r = nvb__result_new();
     nvb__ss_begin(r, w);
     ck_assert_uint_eq(r->ss.rounds, 3);
+    ck_assert_double_eq(r->ss.window_s, 0.3); /* the JSON says 0.3, not 3 x 0.1 */
     double b3[3];
     push(r, 0.1, 0.1, 10, 10 * 5000);
     push(r, 0.2, 0.1, 0, 0);
