@@ -512,6 +512,9 @@ def merge(parts, meta=None):
     m["per_target"] = targets
     m["hosts"] = host_rows
     m["timeseries"] = _merge_series(rs, w0, w1)
+    # each part's own precondition and steady state stay with it (docs/json-schema.md)
+    m["precondition"] = None
+    m["steady_state"] = None
     for i, r in enumerate(rs[1:], 1):
         for k in _SAME_KEYS:
             a, b = (p0.get("workload") or {}).get(k), (r.get("workload") or {}).get(k)
