@@ -196,6 +196,51 @@ static const struct keydef *find_key(const char *key)
     return NULL;
 }
 
+/* Candidates for "did you mean" (nvb__closest). */
+static const char *key_name(size_t i, void *arg)
+{
+    (void)arg;
+    return i < NKEYS ? keys[i].name : NULL;
+}
+
+static const char *engine_name(size_t i, void *arg)
+{
+    (void)arg;
+    for (size_t k = 0; k <= i; k++)
+        if (!nvb__engines[k])
+            return NULL;
+    return nvb__engines[i]->name;
+}
+
+static const char *opt_name(size_t i, void *arg)
+{
+    const struct nvb__engine *e = arg;
+    for (size_t k = 0; k <= i; k++)
+        if (!e->opts || !e->opts[k].name)
+            return NULL;
+    return e->opts[i].name;
+}
+
+static const char *enum_name(size_t i, void *arg)
+{
+    const char *const *names = arg;
+    for (size_t k = 0; k <= i; k++)
+        if (!names[k])
+            return NULL;
+    return names[i];
+}
+
+/* " (did you mean 'x'?)" or "", into buf. */
+static const char *suggest(char *buf, size_t len, const char *word, const char *(*next)(size_t, void *), void *arg)
+{
+    const char *c = nvb__closest(word, next, arg);
+    if (c)
+        snprintf(buf, len, ": did you mean '%s'?", c);
+    else
+        buf[0] = 0;
+    return buf;
+}
+
 static int set_engine_opt(struct nvb_workload *w, const char *key, const char *value)
 {
     const char *dot = strchr(key, '.');
@@ -212,13 +257,15 @@ static int set_engine_opt(struct nvb_workload *w, const char *key, const char *v
     if (ei < 0 && !strcmp(ename, "fault"))
         return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): the fault keys are fault.rate, fault.errno, "
                          "fault.short, fault.delay, fault.delay_rate and fault.seed", key, value);
+    char hint[96];
     if (ei < 0)
-        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): no engine named '%s'", key, value, ename);
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): no engine named '%s'%s", key, value, ename,
+                         suggest(hint, sizeof hint, ename, engine_name, NULL));
     const struct nvb__engine *e = nvb__engines[ei];
     int oi = nvb__engine_opt_index(e, dot + 1);
     if (oi < 0)
-        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): engine %s has no option '%s'",
-                         key, value, ename, dot + 1);
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): engine %s has no option '%s'%s",
+                         key, value, ename, dot + 1, suggest(hint, sizeof hint, dot + 1, opt_name, (void *)e));
     const struct nvb__optdef *od = &e->opts[oi];
     int64_t v;
     int rc;
@@ -272,8 +319,10 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
     const struct keydef *k = find_key(key);
     if (!k && strchr(key, '.'))
         return set_engine_opt(w, key, value);
+    char hint[96];
     if (!k)
-        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s')", key, value);
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s')%s", key, value,
+                         suggest(hint, sizeof hint, key, key_name, NULL));
     void *p = (char *)w + k->off;
     uint64_t u = 0;
     int rc = 0, b;
@@ -314,7 +363,8 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
                 strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
                 strncat(list, k->names[i], sizeof list - strlen(list) - 1);
             }
-            return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected one of %s", value, key, list);
+            return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected one of %s%s", value, key, list,
+                             suggest(hint, sizeof hint, value, enum_name, (void *)k->names));
         }
     case K_ENGINE:
         if (nvb__engine_index(value) < 0) {
@@ -323,7 +373,8 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
                 strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
                 strncat(list, nvb__engines[i]->name, sizeof list - strlen(list) - 1);
             }
-            return nvb__werr(w, -EINVAL, "unknown engine '%s' for key 'engine' (known: %s)", value, list);
+            return nvb__werr(w, -EINVAL, "unknown engine '%s' for key 'engine' (known: %s)%s", value, list,
+                             suggest(hint, sizeof hint, value, engine_name, NULL));
         }
         strcpy(w->engine, value);
         return 0;

@@ -24,4 +24,11 @@ const char *nvb__errno_name(int e, char *buf, size_t len);
  * it exactly ("4k", "1M", "1536", "3G"), into buf; returns buf. */
 const char *nvb__fmt_size(uint64_t v, char *buf, size_t len);
 
+/* For "did you mean": the candidate closest to word by edit distance
+ * (insertions, deletions, substitutions, adjacent transpositions), when it
+ * is close enough to be a slip (at most 2 edits, and fewer than half of
+ * word's length); NULL otherwise. A candidate is offered by next(i, arg)
+ * for i = 0, 1, ... until it returns NULL. */
+const char *nvb__closest(const char *word, const char *(*next)(size_t i, void *arg), void *arg);
+
 #endif

@@ -128,6 +128,41 @@ static void expect_set_fail(const char *key, const char *value, int err)
     nvb_workload_free(w);
 }
 
+/* A slip gets a suggestion; a word that is nothing like any name gets none. */
+static void expect_hint(const char *key, const char *value, const char *hint)
+{
+    struct nvb_workload *w;
+    ck_assert_int_eq(nvb_workload_new(&w), 0);
+    if (strncmp(key, "io_uring.", 9) == 0)
+        ck_assert_int_eq(nvb_workload_set(w, "engine", "io_uring"), 0);
+    ck_assert_int_lt(nvb_workload_set(w, key, value), 0);
+    const char *msg = nvb_workload_error(w);
+    if (hint) {
+        char want[96];
+        snprintf(want, sizeof want, "did you mean '%s'?", hint);
+        ck_assert_msg(strstr(msg, want), "%s=%s: '%s' lacks \"%s\"", key, value, msg, want);
+    } else {
+        ck_assert_msg(!strstr(msg, "did you mean"), "%s=%s: a far-fetched suggestion: %s", key, value, msg);
+    }
+    ck_assert_msg(strstr(msg, key) && strstr(msg, value), "%s", msg);
+    nvb_workload_free(w);
+}
+
+START_TEST(did_you_mean)
+{
+    expect_hint("runtim", "2s", "runtime");
+    expect_hint("qdd", "8", "qd");
+    expect_hint("engine", "iouring", "io_uring");
+    expect_hint("engine", "libiao", "libaio");
+    expect_hint("rw", "randrea", "randread");
+    expect_hint("io_uring.sqpol", "1", "sqpoll");
+    expect_hint("iouring.sqpoll", "1", "io_uring");
+    expect_hint("blocksize", "4k", NULL);
+    expect_hint("engine", "spdk", NULL);
+    expect_hint("x", "1", NULL);
+}
+END_TEST
+
 START_TEST(bad_values_at_set)
 {
     expect_set_fail("blocksize", "4k", -EINVAL);           /* unknown key */
@@ -412,6 +447,7 @@ int main(void)
     tc = tcase_create("keys");
     tcase_add_test(tc, defaults_and_roundtrip);
     tcase_add_test(tc, bad_values_at_set);
+    tcase_add_test(tc, did_you_mean);
     suite_add_tcase(s, tc);
     tc = tcase_create("validate");
     tcase_set_timeout(tc, 120);

@@ -17,7 +17,9 @@ import time
 import pytest
 
 import nvbench
-from nvbench.merge import Hist, bucket_index, hist_from_json, hist_pct, merge
+from nvbench.merge import merge
+
+from _hist import Hist, bucket_index, hist_from_json, hist_pct
 
 MPIRUN = shutil.which("mpirun")
 HAVE_MPI4PY = importlib.util.find_spec("mpi4py") is not None
@@ -108,10 +110,14 @@ def test_merge_is_exact_sum_of_runs():
 
 
 def test_merged_percentiles_are_those_of_one_histogram_of_every_sample():
+    import copy
     import random
     rnd = random.Random(7)
     every = Hist()
     parts = []
+    # a real result as the frame; each part's read side carries a histogram
+    # of known samples (the library's parser checks every part)
+    base = nvbench.run(engine="null", rw="read", bs="4k", ios=1).data
     for k in range(5):
         h = Hist()
         for _ in range(3000 + 500 * k):
@@ -121,12 +127,11 @@ def test_merged_percentiles_are_those_of_one_histogram_of_every_sample():
             one.buckets = {bucket_index(v): 1}
             h.add(one)
             every.add(one)
-        data = {"schema": "nvbench.result/1", "engine": "null", "host": f"h{k}", "start_unix_ns": 10**18 + k,
-                "duration_s": 1.0, "ramp_s": 0, "end_unix_ns": 10**18 + k + 10**9,
-                "read": {"ios": h.count, "bytes": 4096 * h.count, "lat_ns": {"min": h.min, "max": h.max},
-                         "lat_hist": h.to_json()},
-                "write": {"ios": 0, "bytes": 0, "lat_ns": {"min": 0, "max": 0}, "lat_hist": Hist().to_json()},
-                "cpu": {}, "errors": {"count": 0}, "per_target": [], "timeseries": [], "warnings": []}
+        data = copy.deepcopy(base)
+        data.update(host=f"h{k}", per_target=[], timeseries=[], warnings=[])
+        data["read"].update(ios=h.count, bytes=4096 * h.count, lat_hist=h.to_json())
+        data["read"]["lat_ns"].update(min=h.min, max=h.max)
+        data["total"].update(ios=h.count, bytes=4096 * h.count)
         parts.append(data)
     m = merge(parts)
     for p in PCTS + (0, 33.3, 100):
@@ -135,6 +140,16 @@ def test_merged_percentiles_are_those_of_one_histogram_of_every_sample():
                              "p99.99", "p99.999")):
         assert m.read.lat_ns[key] == hist_pct(every, p)
     assert m.read.lat_ns.max == every.max and m.read.lat_ns.min == every.min
+    assert m.read.ios == every.count and len(m.hosts) == 5
+
+
+def test_merge_refuses_a_bad_part_by_its_index():
+    good = nvbench.run(engine="null", rw="read", bs="4k", ios=10).data
+    bad = dict(good, read=dict(good["read"], ios=-1))
+    with pytest.raises(nvbench.NvbenchError, match=r"part 1.*read\.ios"):
+        merge([good, bad])
+    with pytest.raises(TypeError, match="part 0"):
+        merge(["not a result"])
 
 
 def test_expand_targets_forms():

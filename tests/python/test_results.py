@@ -333,6 +333,28 @@ def test_bars_have_one_bar_per_stack_and_cell_with_error_bars(mpl):
     assert len(rs.plot("bars").axes) == 6
 
 
+def test_figures_say_what_ran_and_every_panel_has_a_legend(mpl):
+    rs = ResultSet(_synth.matrix(stacks=("libaio", "io_uring"), repeats=2))
+    for kind in ("bars", "efficiency", "latency"):
+        fig = rs.plot(kind)
+        title = fig._suptitle.get_text()
+        assert "qd 32" in title and "target /dev/synth" in title, title
+        shown = [a for a in fig.axes if a.get_visible()]
+        assert all(a.get_legend() is not None for a in shown), kind
+
+
+def test_narrow_latency_ranges_still_have_labelled_ticks(mpl, tmp_path):
+    # p50..p99.9 within 3x: a plain log axis showed one labelled tick or none
+    rs = ResultSet(_synth.matrix(stacks=("libaio",), repeats=1, shuffle=False))
+    fig = rs.plot("latency", cells="rand4k read")
+    fig.savefig(tmp_path / "l.png", dpi=50)  # ticks are placed at draw time
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    lo, hi = ax.get_ylim()
+    inside = [t for t, lab in zip(ax.get_yticks(), ax.get_yticklabels()) if lab.get_text() and lo <= t <= hi]
+    assert len(inside) >= 2, (labels, lo, hi)
+
+
 def test_plot_on_a_given_axes(mpl):
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots()
