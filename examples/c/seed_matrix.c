@@ -62,7 +62,7 @@ static const struct cell {
 struct fig {
     int ran, ok;
     int qd_asked, qd_ran; /* the queue depth asked for, and the one the engine ran at */
-    double gib_s, iops, lat_ms, cpu_pct, us_per_io, iops_core;
+    double gib_s, iops, lat_ms, cpu_pct, own_pct, others_pct, us_per_io, iops_core;
 };
 static struct fig figs[NCELLS][MAX_ENGINES];
 
@@ -73,7 +73,8 @@ static const struct metric {
     enum kind kind;
 } metrics[] = {
     {"Bandwidth (GiB/s)", FIGURE}, {"IOPS", COUNT},   {"Average Latency (ms)", FIGURE},
-    {"Total CPU Usage (%)", PCT},  {"CPU per I/O (us)", FIGURE}, {"IOPS per core", COUNT},
+    {"Total CPU Usage (%)", PCT},  {"of which nvbench (%)", PCT}, {"other processes (%)", PCT},
+    {"CPU per I/O (us)", FIGURE}, {"IOPS per core", COUNT},
 };
 #define NMETRICS (sizeof metrics / sizeof metrics[0])
 
@@ -86,8 +87,13 @@ static void fill_fig(struct fig *f, const struct nvb_result *r, int dir, int qd_
     f->gib_s = nvb_result_bw(r, dir) / (1024.0 * 1024 * 1024);
     f->iops = nvb_result_iops(r, dir);
     f->lat_ms = nvb_result_lat_mean(r, dir) / 1e6;
-    f->cpu_pct = f->us_per_io = f->iops_core = NAN;
+    f->cpu_pct = f->own_pct = f->others_pct = f->us_per_io = f->iops_core = NAN;
     nvb_result_get(r, "cpu.system_pct", &f->cpu_pct);
+    /* the whole machine's Total CPU Usage, split: this process, the rest */
+    double cores = NAN, ncpus = NAN;
+    if (nvb_result_get(r, "cpu.process_cores", &cores) == 0 && nvb_result_get(r, "cpu.ncpus", &ncpus) == 0 && ncpus > 0)
+        f->own_pct = 100.0 * cores / ncpus;
+    nvb_result_get(r, "cpu.background_pct", &f->others_pct);
     nvb_result_get(r, "cpu.cpu_us_per_io", &f->us_per_io);
     nvb_result_get(r, "cpu.iops_per_core", &f->iops_core);
 }
@@ -181,7 +187,7 @@ static void print_table(const char *const *engines, int ne)
             const struct fig *f = &figs[c][e];
             if (!f->ran)
                 continue;
-            double v[] = {f->gib_s, f->iops, f->lat_ms, f->cpu_pct, f->us_per_io, f->iops_core};
+            double v[] = {f->gib_s, f->iops, f->lat_ms, f->cpu_pct, f->own_pct, f->others_pct, f->us_per_io, f->iops_core};
             int w = (int)strlen(head[e]);
             for (size_t m = 0; m < NMETRICS; m++) {
                 format_value(text[c][m][e], CELL_TEXT, metrics[m].kind, f->ok ? v[m] : NAN);
@@ -304,6 +310,7 @@ static void note_warnings(const struct nvb_result *r)
 
 static void print_warnings(int runs)
 {
+    fflush(stdout); /* after the table, not inside it, when both go to one place */
     for (int k = 0; k < MAX_WARN && g_warn[k].shape; k++) {
         if (g_warn[k].text)
             fprintf(stderr, "seed_matrix: warning: %s", g_warn[k].text);

@@ -154,8 +154,7 @@ NVB_API void nvb_workload_free(struct nvb_workload *w)
 {
     if (!w)
         return;
-    for (unsigned i = 0; i < w->ntargets; i++)
-        free(w->targets[i]);
+    nvb_workload_clear_targets(w);
     free(w->targets);
     free(w);
 }
@@ -308,6 +307,25 @@ static int set_engine_opt(struct nvb_workload *w, const char *key, const char *v
     return 0;
 }
 
+/* The integer kinds of value: the parser, and how a refusal names what
+ * was expected ("invalid <noun> '<value>' for key '<key>'<hint>"). */
+static const struct {
+    int (*parse)(const char *s, uint64_t *out);
+    const char *noun, *hint;
+} int_kinds[] = {
+    [K_SIZE] = {nvb__parse_size, "size", " (examples: 4k, 1M, 2G)"},
+    [K_DURATION] = {nvb__parse_duration, "duration", " (examples: 500ms, 2s, 1m)"},
+    [K_UINT] = {nvb__parse_u64, "value", ": expected a non-negative integer"},
+    [K_U64] = {nvb__parse_u64, "value", ": expected a non-negative integer"},
+};
+
+/* name added to the ", "-separated list in list[len] (cut at its end). */
+static void list_add(char *list, size_t len, const char *name)
+{
+    strncat(list, list[0] ? ", " : "", len - strlen(list) - 1);
+    strncat(list, name, len - strlen(list) - 1);
+}
+
 NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char *value)
 {
     if (!w)
@@ -328,23 +346,13 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
     int rc = 0, b;
     switch (k->type) {
     case K_SIZE:
-        rc = nvb__parse_size(value, &u);
-        if (rc)
-            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL,
-                             "invalid size '%s' for key '%s' (examples: 4k, 1M, 2G)", value, key);
-        break;
     case K_DURATION:
-        rc = nvb__parse_duration(value, &u);
-        if (rc)
-            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL,
-                             "invalid duration '%s' for key '%s' (examples: 500ms, 2s, 1m)", value, key);
-        break;
     case K_UINT:
     case K_U64:
-        rc = nvb__parse_u64(value, &u);
+        rc = int_kinds[k->type].parse(value, &u);
         if (rc)
-            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL,
-                             "invalid value '%s' for key '%s': expected a non-negative integer", value, key);
+            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL, "invalid %s '%s' for key '%s'%s",
+                             int_kinds[k->type].noun, value, key, int_kinds[k->type].hint);
         break;
     case K_BOOL:
         if (nvb__parse_bool(value, &b))
@@ -359,20 +367,16 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
             }
         {
             char list[128] = "";
-            for (int i = 0; k->names[i]; i++) {
-                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-                strncat(list, k->names[i], sizeof list - strlen(list) - 1);
-            }
+            for (int i = 0; k->names[i]; i++)
+                list_add(list, sizeof list, k->names[i]);
             return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected one of %s%s", value, key, list,
                              suggest(hint, sizeof hint, value, enum_name, (void *)k->names));
         }
     case K_ENGINE:
         if (nvb__engine_index(value) < 0) {
             char list[128] = "";
-            for (int i = 0; nvb__engines[i]; i++) {
-                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-                strncat(list, nvb__engines[i]->name, sizeof list - strlen(list) - 1);
-            }
+            for (int i = 0; nvb__engines[i]; i++)
+                list_add(list, sizeof list, nvb__engines[i]->name);
             return nvb__werr(w, -EINVAL, "unknown engine '%s' for key 'engine' (known: %s)%s", value, list,
                              suggest(hint, sizeof hint, value, engine_name, NULL));
         }

@@ -38,6 +38,16 @@ void nvb__buf_putn(struct nvb__buf *b, const char *s, size_t n)
 
 void nvb__buf_puts(struct nvb__buf *b, const char *s) { nvb__buf_putn(b, s, strlen(s)); }
 
+int nvb__buf_take(struct nvb__buf *b, char **out)
+{
+    if (b->oom || !b->s) {
+        free(b->s);
+        return -ENOMEM;
+    }
+    *out = b->s;
+    return 0;
+}
+
 void nvb__buf_printf(struct nvb__buf *b, const char *fmt, ...)
 {
     va_list ap;

@@ -17,6 +17,9 @@ struct nvb__buf {
 void nvb__buf_putn(struct nvb__buf *b, const char *s, size_t n);
 void nvb__buf_puts(struct nvb__buf *b, const char *s);
 void nvb__buf_printf(struct nvb__buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands b's text to *out (the caller frees it): 0, or -ENOMEM with the
+ * text freed when an append failed or nothing was written. */
+int nvb__buf_take(struct nvb__buf *b, char **out);
 char *nvb__strdup(const char *s);
 /* "EIO" for 5; "E<n>" for unknown ones (into buf). */
 const char *nvb__errno_name(int e, char *buf, size_t len);

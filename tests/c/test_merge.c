@@ -441,6 +441,43 @@ START_TEST(hostile_json_refused)
 }
 END_TEST
 
+/* Broken in one place, a result is refused with the path of that place. */
+START_TEST(refusal_names_the_place)
+{
+    struct nvb_result *r = run_kv((const char *[]){"engine", "null", "rw", "randrw", "ios", "3000", NULL}, NULL);
+    char *good = json_of(r);
+    nvb_result_free(r);
+    char many[64 * 3 + 32] = "\"first_mismatches\":[";
+    for (int i = 0; i < 64; i++)
+        strcat(many, i ? ",{}" : "{}");
+    strcat(many, "]");
+    const char *const edits[][3] = {
+        {"\"per_target\":[", "\"per_target\":[7,", "'per_target.0': expected an object"},
+        {"\"timeseries\":[", "\"timeseries\":[[],", "'timeseries.0': expected an object"},
+        {"\"threads\":[", "\"threads\":[\"t\",", "'cpu.threads.0': expected an object"},
+        {"\"warnings\":[", "\"warnings\":[1],\"x\":[", "'warnings': expected strings"},
+        {"\"error\":null", "\"error\":7", "'error': expected null or an object"},
+        {"\"device\":null", "\"device\":[]", "'per_target.0.device': expected null or an object"},
+        {"\"engine_used\":{", "\"engine_used\":7,\"x\":{", "'engine_used': expected an object"},
+        {"\"first_mismatches\":[]", many, "'verify.first_mismatches': too many entries"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        const char *at = strstr(good, edits[i][0]);
+        ck_assert_msg(at, "no '%s' in the result", edits[i][0]);
+        size_t pre = (size_t)(at - good), ol = strlen(edits[i][0]), nl = strlen(edits[i][1]);
+        char *t = malloc(strlen(good) + nl + 1), why[512] = "";
+        memcpy(t, good, pre);
+        memcpy(t + pre, edits[i][1], nl);
+        strcpy(t + pre + nl, at + ol);
+        struct nvb_result *x = NULL;
+        ck_assert_int_eq(nvb_result_parse(t, strlen(t), &x, why, sizeof why), -EINVAL);
+        ck_assert_msg(strstr(why, edits[i][2]), "'%s': '%s' does not say '%s'", edits[i][1], why, edits[i][2]);
+        free(t);
+    }
+    nvb_free(good);
+}
+END_TEST
+
 /* ------------------------------------------------------------ barrier */
 
 struct bar {
@@ -616,6 +653,7 @@ static Suite *merge_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, round_trip_every_figure);
     tcase_add_test(tc, hostile_json_refused);
+    tcase_add_test(tc, refusal_names_the_place);
     suite_add_tcase(s, tc);
     tc = tcase_create("run");
     tcase_set_timeout(tc, 120);

@@ -142,6 +142,7 @@ describe("nvbench.matrix", function()
       local rows = {
         engines = { "libaio", "io_uring" }, cells = { cell },
         { cell = cell, engine = "libaio", figures = { gib_s = 9.198, iops = 2411000, lat_ms = 0.198, cpu_pct = 99.77,
+                                                      own_pct = 12.5, others_pct = 87.27,
                                                       us_per_io = 2.5, iops_core = 400000 } },
         { cell = cell, engine = "io_uring", error = "engine io_uring: not here", errno = 95 },
       }
@@ -154,6 +155,8 @@ describe("nvbench.matrix", function()
         "IOPS                  2,411,000         -",
         "Average Latency (ms)      0.198         -",
         "Total CPU Usage (%)       99.77         -",
+        "of which nvbench (%)      12.50         -",
+        "other processes (%)       87.27         -",
         "CPU per I/O (us)          2.500         -",
         "IOPS per core           400,000         -",
       }, "\n") .. "\n", text:sub(1, text:find("\n  io_uring") or #text))

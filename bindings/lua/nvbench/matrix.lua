@@ -31,6 +31,10 @@ M.metrics = {
   { key = "iops",      label = "IOPS",                 kind = "count" },
   { key = "lat_ms",    label = "Average Latency (ms)", kind = "figure" },
   { key = "cpu_pct",   label = "Total CPU Usage (%)",  kind = "pct" },
+  -- the seed's Total CPU Usage is the whole machine's: nvbench's own share
+  -- (every thread of the process) and everything else that ran meanwhile
+  { key = "own_pct",    label = "of which nvbench (%)", kind = "pct" },
+  { key = "others_pct", label = "other processes (%)",  kind = "pct" },
   { key = "us_per_io", label = "CPU per I/O (us)",     kind = "figure" },
   { key = "iops_core", label = "IOPS per core",        kind = "count" },
 }
@@ -265,6 +269,8 @@ function M.figures(r, op)
     lat_ms = d.lat_ns.mean / 1e6,
     p99_ms = d.lat_ns.p99 / 1e6,
     cpu_pct = cpu.system_pct,
+    own_pct = (cpu.ncpus and cpu.ncpus > 0 and cpu.process_cores) and 100 * cpu.process_cores / cpu.ncpus or nil,
+    others_pct = cpu.background_pct,
     us_per_io = cpu.cpu_us_per_io,
     iops_core = cpu.iops_per_core,
     process_cores = cpu.process_cores,
@@ -454,6 +460,7 @@ end
 --- M.warnings(rows) to `out` (default io.stderr), "warning: " before each.
 function M.print_warnings(rows, out)
   out = out or io.stderr
+  io.stdout:flush() -- after the table, not inside it, when both go to one terminal or file
   for _, line in ipairs(M.warnings(rows)) do out:write("warning: ", line, "\n") end
 end
 

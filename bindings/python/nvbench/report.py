@@ -11,7 +11,7 @@ import math
 from ._optional import _pandas
 from ._printable import printable
 from .labels import block_label, block_sort_key
-from .metrics import METRICS, TABLE_METRICS, figures, format_value, metric_list
+from .metrics import FIGURE_METRICS, METRICS, TABLE_METRICS, figures, format_value, metric_list
 from .stats import clean_values, mean_ci, mean_interval, mean_var, ratio_ci
 
 __all__ = ["summary", "table", "compare", "format_comparison", "column_labels", "blocks"]
@@ -179,7 +179,7 @@ def _text_widths(shown):
 def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame"):
     """ResultSet.compare: each stack against ``baseline``, Welch CI in %."""
     pd = _pandas()
-    ms = metric_list(metric, TABLE_METRICS)
+    ms = metric_list(metric, FIGURE_METRICS)
     labels = column_labels(results)
     if baseline not in labels:
         # "libaio" names the column "libaio qd=8" when that is the only libaio one
