@@ -477,6 +477,49 @@ START_TEST(steady_state_stops_the_run)
 }
 END_TEST
 
+/* The loader refuses what the writer never writes, naming the key. */
+static void refused_json(const char *json, const char *from, const char *to, const char *needle)
+{
+    const char *at = strstr(json, from);
+    ck_assert_msg(at, "no '%s' in the JSON", from);
+    char *bad = NULL;
+    ck_assert_int_ge(asprintf(&bad, "%.*s%s%s", (int)(at - json), json, to, at + strlen(from)), 0);
+    struct nvb_result *r = NULL;
+    char why[256];
+    ck_assert_int_eq(nvb_result_parse(bad, strlen(bad), &r, why, sizeof why), -EINVAL);
+    ck_assert_msg(strstr(why, needle), "'%s' lacks '%s'", why, needle);
+    free(bad);
+}
+
+START_TEST(loader_checks_the_new_objects)
+{
+    struct nvb_workload *w = mk((const char *[]){"engine", "null", "rw", "randwrite", "size", "1M", "ios", "10",
+                                                 "precondition", "1", "ss", "lat", NULL}, NULL);
+    struct nvb_result *r = tu_run_ok(w);
+    char *json = NULL;
+    ck_assert_int_eq(nvb_result_json(r, &json), 0);
+    refused_json(json, "\"passes\":1", "\"passes\":0", "precondition.passes");
+    refused_json(json, "\"metric\":\"lat\",\"reached\":false", "\"metric\":\"lag\",\"reached\":false",
+                 "steady_state.metric");
+    refused_json(json, "\"reached\":false", "\"reached\":true", "steady_state.at_s");
+    refused_json(json, "\"steady_state\":{", "\"steady_state\":[],\"x\":{", "'steady_state'");
+    /* an older result without them loads, and has neither */
+    char *old = strdup(json);
+    char *cut = strstr(old, ",\"precondition\":{");
+    char *warn = strstr(old, ",\"warnings\":");
+    ck_assert(cut && warn && cut < warn);
+    memmove(cut, warn, strlen(warn) + 1);
+    struct nvb_result *back = NULL;
+    ck_assert_int_eq(nvb_result_from_json(old, &back), 0);
+    ck_assert(back->pre.passes == 0 && back->ss.metric == NVB__SS_OFF);
+    nvb_result_free(back);
+    free(old);
+    free(json);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+}
+END_TEST
+
 /* Limits nothing meets: the run goes to its end, and the result reports
  * the last window's figures. Whatever happens, reached implies the limits. */
 START_TEST(steady_state_not_reached_reports_the_last_window)
@@ -658,6 +701,7 @@ int main(void)
     tcase_add_test(tc, precondition_covers_the_whole_region);
     tcase_add_test(tc, steady_state_stops_the_run);
     tcase_add_test(tc, steady_state_not_reached_reports_the_last_window);
+    tcase_add_test(tc, loader_checks_the_new_objects);
     tcase_add_test(tc, precondition_then_steady_state_on_a_file);
     tcase_add_test(tc, cancel_during_precondition);
     suite_add_tcase(s, tc);
