@@ -4,7 +4,8 @@
  * engine that works here, printed in the published table layout with the
  * CPU cost per I/O that the articles had to infer.
  *
- *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M] [TARGET]
+ *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M]
+ *               [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]
  *   seed_matrix --from-json RESULTS.json
  *
  * TARGET is a regular file, a block device (writes need
@@ -12,6 +13,10 @@
  * temporary directory, removed afterwards. --from-json prints the table of
  * saved results instead (a JSON array of results as the library writes
  * them, e.g. run_workload's output, or one result) and runs nothing.
+ * --precondition and --steady-state apply to the write cells: N sequential
+ * write passes over the target before each, and each ended at steady state
+ * (--runtime is then the cap; a round is one --interval, default 1s;
+ * docs/steady-state.md).
  *
  * The table is the one layout of every front door (docs/analysis.md, "The
  * text layout"): Python's ResultSet.table() and Lua's format_seed print the
@@ -455,7 +460,8 @@ static int load_results(const char *path, const char **engines, int *ne)
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive] [TARGET]\n"
+    fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive]\n"
+                    "       [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]\n"
                     "       %s --from-json RESULTS.json\n",
             argv0, argv0);
 }
@@ -464,6 +470,7 @@ int main(int argc, char **argv)
 {
     const char *runtime = "2s", *qd = "32", *jobs = "1", *size = "512M", *target = NULL;
     const char *from_json = NULL;
+    const char *precondition = "0", *ss = "off", *ss_window = "0", *interval = "1s";
     int destructive = 0, size_given = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runtime") && i + 1 < argc) runtime = argv[++i];
@@ -472,6 +479,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) { size = argv[++i]; size_given = 1; }
         else if (!strcmp(argv[i], "--allow-destructive")) destructive = 1;
         else if (!strcmp(argv[i], "--from-json") && i + 1 < argc) from_json = argv[++i];
+        else if (!strcmp(argv[i], "--precondition") && i + 1 < argc) precondition = argv[++i];
+        else if (!strcmp(argv[i], "--steady-state") && i + 1 < argc) ss = argv[++i];
+        else if (!strcmp(argv[i], "--ss-window") && i + 1 < argc) ss_window = argv[++i];
+        else if (!strcmp(argv[i], "--interval") && i + 1 < argc) interval = argv[++i];
         else if (argv[i][0] == '-') { usage(argv[0]); return 2; }
         else target = argv[i];
     }
@@ -560,10 +571,16 @@ int main(int argc, char **argv)
                 return 1;
             const char *kv[][2] = {{"engine", engines[e]}, {"rw", cells[c].rw}, {"bs", cells[c].bs},
                                    {"qd", qd}, {"jobs", jobs}, {"runtime", runtime}, {"size", own_dir || !size_given ? "0" : size},
-                                   {"allow_destructive", destructive ? "1" : "0"}};
+                                   {"allow_destructive", destructive ? "1" : "0"}, {"interval", interval}};
+            /* the write cells: preconditioned, and ended at steady state when asked */
+            int writes = strstr(cells[c].rw, "write") != NULL, judged = writes && strcmp(ss, "off");
+            const char *wkv[][2] = {{"precondition", precondition}, {"ss", ss}, {"ss.window", ss_window},
+                                    {"ss.stop", judged ? "1" : "0"}};
             int rc = 0;
             for (size_t k = 0; k < sizeof kv / sizeof kv[0] && rc == 0; k++)
                 rc = nvb_workload_set(w, kv[k][0], kv[k][1]);
+            for (size_t k = 0; writes && k < sizeof wkv / sizeof wkv[0] && rc == 0; k++)
+                rc = nvb_workload_set(w, wkv[k][0], wkv[k][1]);
             if (rc == 0)
                 rc = nvb_workload_add_target(w, target);
             if (rc < 0) {
@@ -585,7 +602,13 @@ int main(int argc, char **argv)
                 char iops[CELL_TEXT];
                 fill_fig(&figs[c][e], r, strstr(cells[c].rw, "write") ? NVB_WRITE : NVB_READ, atoi(qd));
                 format_value(iops, sizeof iops, COUNT, figs[c][e].iops);
-                fprintf(stderr, "  %-22s %-9s %12s IOPS\n", cells[c].label, engines[e], iops);
+                double at = NAN;
+                if (judged)
+                    nvb_result_get(r, "steady_state.at_s", &at);
+                fprintf(stderr, "  %-22s %-9s %12s IOPS%s", cells[c].label, engines[e], iops,
+                        judged ? (isnan(at) ? "  (NOT steady)\n" : "") : "\n");
+                if (judged && !isnan(at))
+                    fprintf(stderr, "  (steady at %.1f s)\n", at);
             }
             if (r) {
                 note_warnings(r);

@@ -119,8 +119,8 @@ static int run_status(struct run *r, struct nvb_result *res, int rc)
         res->cancelled = 1;
         nvb__result_seterr(res, -ECANCELED, "cancelled");
         rc = -ECANCELED;
-    } else if (r->stop && !res->err && !r->io_err) {
-        /* stopped by the progress or poll callback */
+    } else if (r->stop && !res->err && !r->io_err && !r->ss_stopped) {
+        /* stopped by the progress or poll callback (not at steady state, ss.stop=1) */
         res->cancelled = 1;
         nvb__result_seterr(res, -ECANCELED, "cancelled by the caller's callback");
         rc = -ECANCELED;

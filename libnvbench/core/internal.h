@@ -38,6 +38,8 @@ int nvb__parse_i64(const char *s, int64_t *out);
 int nvb__parse_bool(const char *s, int *out);             /* 0/1/true/false/yes/no/on/off */
 /* Probability "0.001", "1/1000", "0.1%" in [0, 1]. */
 int nvb__parse_prob(const char *s, double *out);
+/* Percentage "20", "12.5", "20%" in [0, 100]. */
+int nvb__parse_pct(const char *s, double *out);
 /* errno by name ("EIO") or number (1..NVB__ERRNO_SLOTS-1). */
 int nvb__parse_errno(const char *s, int *out);
 /* CPU list "0-3,6,8-9" into a bitmap of nbits bits. */
@@ -54,6 +56,8 @@ enum nvb__fill { NVB__FILL_RANDOM = 0, NVB__FILL_ZERO };
  * it go (the behaviour before open-loop rates). */
 enum nvb__rate_mode { NVB__RATE_OPEN = 0, NVB__RATE_CLOSED };
 enum nvb__rate_process { NVB__RATE_UNIFORM = 0, NVB__RATE_POISSON };
+/* What steady state is judged on (key ss). */
+enum nvb__ss_metric { NVB__SS_OFF = 0, NVB__SS_IOPS, NVB__SS_BW, NVB__SS_LAT };
 
 #define NVB__MAX_CPUS 1024
 #define NVB__MAX_EOPTS 32
@@ -100,6 +104,13 @@ struct nvb_workload {
     uint64_t  fault_delay_ns;
     uint64_t  fault_seed;
     int       fault_seed_set;      /* else derived from seed */
+    /* preconditioning and steady state (core/precond.c, core/steady.c) */
+    unsigned  precondition;  /* sequential full-region write passes before the measured run */
+    int       ss_metric;     /* enum nvb__ss_metric */
+    uint64_t  ss_window_ns;  /* 0: NVB__SS_DEFAULT_ROUNDS intervals */
+    double    ss_excursion;  /* percent of the window's mean */
+    double    ss_slope;      /* percent of the window's mean */
+    int       ss_stop;       /* end the run when steady */
     unsigned  submit_batch;  /* 0 = qd */
     unsigned  complete_batch;/* 1 */
     uint64_t  cpus[NVB__MAX_CPUS / 64];
@@ -180,6 +191,36 @@ static inline void nvb__submits_add(struct nvb__submits *d, const struct nvb__su
     if (s->lag_max > d->lag_max)
         d->lag_max = s->lag_max;
 }
+/* ---- preconditioning and steady state in a result (precond.c, steady.c) ---- */
+struct nvb__precond_res {    /* the precondition phase: not part of the figures */
+    unsigned passes;         /* 0: none was asked (null in the JSON) */
+    uint64_t bs;             /* its writes' size */
+    unsigned qd;
+    uint64_t bytes;          /* written, all targets */
+    double   duration_s;
+};
+
+/* One window of rounds judged by the SNIA PTS criteria (nvb__ss_judge). */
+struct nvb__ss_fig {
+    double mean;             /* of the rounds; NAN when a round has no value */
+    double max_excursion_pct;/* (max - min of the rounds) / mean x 100; NAN unless mean > 0 */
+    double slope_pct;        /* (max - min of the least-squares line over the rounds) / mean x 100; likewise */
+    int    reached;          /* both within their limits */
+};
+/* x: n rounds, oldest first. Pure: no clock, no state. */
+void nvb__ss_judge(const double *x, unsigned n, double excursion_pct, double slope_pct, struct nvb__ss_fig *out);
+
+struct nvb__ss_res {
+    int      metric;         /* NVB__SS_OFF: not asked (null in the JSON) */
+    unsigned rounds;         /* rounds in a window */
+    double   window_s;       /* rounds x interval */
+    int      judged;         /* a whole window was judged: fig holds figures */
+    int      reached;
+    int      stopped;        /* the run ended there (ss.stop=1) */
+    double   at_s;           /* end of the first steady window, since the measured start */
+    struct nvb__ss_fig fig;  /* that window's figures; not reached: the last window's */
+};
+const char *nvb__ss_metric_name(int metric);
 
 struct nvb__thread_row {
     long  tid;
@@ -236,6 +277,8 @@ struct nvb_result {
     /* series */
     unsigned nts, ts_cap;
     struct nvb__tsample *ts;
+    struct nvb__precond_res pre;
+    struct nvb__ss_res ss;
     /* notes */
     unsigned nwarn, warn_cap;
     char   **warn;

@@ -441,7 +441,12 @@ static void job_end(struct job *j, int open, uint64_t now, uint64_t last_done, u
 {
     const struct run *r = j->run;
     const int to_end = r->end_ns && now >= r->end_ns && !run_stopping(j->run);
-    j->t_end = to_end ? r->end_ns : last_done > r->meas_ns ? last_done : now;
+    if (to_end)
+        j->t_end = r->end_ns;
+    else if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && __atomic_load_n(&r->ss_stopped, __ATOMIC_RELAXED))
+        j->t_end = nvb__now_ns(); /* ss.stop=1: the window ends when steady state stopped it */
+    else
+        j->t_end = last_done > r->meas_ns ? last_done : now;
     if (j->t_end < r->meas_ns)
         j->t_end = r->meas_ns;
     if (open && to_end)

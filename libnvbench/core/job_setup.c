@@ -361,7 +361,9 @@ int nvb__jobs_new(struct run *r, struct nvb_result *res)
             return -ENOMEM;
         }
         assign_targets(w, p, j, p->nt);
-        if (p->ios_total)
+        if (p->job_ios)
+            j->budget = p->job_ios[i];
+        else if (p->ios_total)
             j->budget = p->ios_total / p->jobs + (i < p->ios_total % p->jobs ? 1 : 0);
         else
             j->budget = UINT64_MAX;

@@ -459,6 +459,41 @@ static void emit_hosts(struct jctx *c, const struct nvb_result *r)
     jo_close(c, ']');
 }
 
+/* The precondition phase and the steady-state judgement; null when the
+ * workload asked for neither (docs/steady-state.md). */
+static void emit_phases(struct jctx *c, const struct nvb_result *r)
+{
+    const struct nvb__precond_res *pre = &r->pre;
+    if (pre->passes) {
+        jo_open(c, "precondition", '{');
+        jo_u64(c, "passes", pre->passes);
+        jo_u64(c, "bs", pre->bs);
+        jo_u64(c, "qd", pre->qd);
+        jo_u64(c, "bytes", pre->bytes);
+        jo_raw_num(c, "duration_s", pre->duration_s);
+        jo_num(c, "bw_bytes_s", pre->duration_s > 0 ? (double)pre->bytes / pre->duration_s : 0);
+        jo_close(c, '}');
+    } else {
+        jo_raw(c, "precondition", "null");
+    }
+    const struct nvb__ss_res *ss = &r->ss;
+    if (!ss->metric) {
+        jo_raw(c, "steady_state", "null");
+        return;
+    }
+    jo_open(c, "steady_state", '{');
+    jo_str(c, "metric", nvb__ss_metric_name(ss->metric));
+    jo_raw(c, "reached", ss->reached ? "true" : "false");
+    jo_raw(c, "stopped", ss->stopped ? "true" : "false");
+    jo_raw_num(c, "at_s", ss->reached ? ss->at_s : NAN);
+    jo_u64(c, "rounds", ss->rounds);
+    jo_raw_num(c, "window_s", ss->window_s);
+    jo_raw_num(c, "mean", ss->judged ? ss->fig.mean : NAN);
+    jo_raw_num(c, "max_excursion_pct", ss->judged ? ss->fig.max_excursion_pct : NAN);
+    jo_raw_num(c, "slope_pct", ss->judged ? ss->fig.slope_pct : NAN);
+    jo_close(c, '}');
+}
+
 int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
 {
     struct jctx c;
@@ -687,6 +722,7 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
         jo_close(&c, '}');
     }
     jo_close(&c, ']');
+    emit_phases(&c, r);
 
     jo_open(&c, "warnings", '[');
     for (unsigned i = 0; i < r->nwarn; i++)

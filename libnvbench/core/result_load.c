@@ -708,6 +708,48 @@ static int ld_hosts(struct ld *L, const struct nvb__jv *root, struct nvb_result 
     return 0;
 }
 
+/* An object older results lack: NULL when missing or null. */
+static const struct nvb__jv *opt_obj(struct ld *L, const struct nvb__jv *root, const char *key)
+{
+    const struct nvb__jv *v = mem(L, root, "", key, -1, 0);
+    if (v && v->type != NVB__J_NULL && v->type != NVB__J_OBJ)
+        bad(L, "", key, "expected null or an object");
+    return v && v->type == NVB__J_OBJ ? v : NULL;
+}
+
+/* "precondition" and "steady_state" (core/precond.c, core/steady.c). */
+static int ld_phases(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const char *P = "precondition", *S = "steady_state";
+    const struct nvb__jv *o = opt_obj(L, root, P);
+    if (o && (rd_u32(L, o, P, "passes", &r->pre.passes, 1) || rd_u64(L, o, P, "bs", &r->pre.bs, 1) ||
+              rd_u32(L, o, P, "qd", &r->pre.qd, 1) || rd_u64(L, o, P, "bytes", &r->pre.bytes, 1) ||
+              rd_nonneg(L, o, P, "duration_s", &r->pre.duration_s, 1)))
+        return L->rc;
+    if (o && !r->pre.passes)
+        return bad(L, P, "passes", "0 (a run without a precondition has null)");
+    struct nvb__ss_res *ss = &r->ss;
+    char metric[8] = "";
+    if (!(o = opt_obj(L, root, S)))
+        return L->rc;
+    if (rd_str(L, o, S, "metric", metric, sizeof metric, 1) || rd_bool(L, o, S, "reached", &ss->reached, 1) ||
+        rd_bool(L, o, S, "stopped", &ss->stopped, 1) || rd_dbl_or_null(L, o, S, "at_s", &ss->at_s, NAN, 1) ||
+        rd_u32(L, o, S, "rounds", &ss->rounds, 1) || rd_nonneg(L, o, S, "window_s", &ss->window_s, 1) ||
+        rd_dbl_or_null(L, o, S, "mean", &ss->fig.mean, NAN, 1) ||
+        rd_dbl_or_null(L, o, S, "max_excursion_pct", &ss->fig.max_excursion_pct, NAN, 1) ||
+        rd_dbl_or_null(L, o, S, "slope_pct", &ss->fig.slope_pct, NAN, 1))
+        return L->rc;
+    for (int m = NVB__SS_IOPS; m <= NVB__SS_LAT; m++)
+        if (!strcmp(metric, nvb__ss_metric_name(m)))
+            ss->metric = m;
+    if (!ss->metric || !ss->rounds || (ss->reached && isnan(ss->at_s)))
+        return bad(L, S, !ss->metric ? "metric" : !ss->rounds ? "rounds" : "at_s",
+                   !ss->metric ? "expected iops, bw or lat" : !ss->rounds ? "0" : "null, but reached is true");
+    ss->judged = 1; /* figures that are null stay NAN, and are written back as null */
+    ss->fig.reached = ss->reached;
+    return 0;
+}
+
 static int ld_notes(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
     const struct nvb__jv *w;
@@ -771,7 +813,8 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
     if (ld_dir(L, root, "", "read", &r->tot[0], 1, &r->lat_unknown) ||
         ld_dir(L, root, "", "write", &r->tot[1], 1, &r->lat_unknown) || ld_timing(L, root, r) ||
         ld_cpu(L, root, r) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
-        ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_notes(L, root, r))
+        ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_phases(L, root, r) ||
+        ld_notes(L, root, r))
         return L->rc;
     return 0;
 }

@@ -120,6 +120,11 @@ run rate-open "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effec
     engine=$ASYNC rw=randread bs=4k qd=4 rate_iops=2000 rate_process=poisson runtime=300ms "$FILE_A"
 run rate-closed "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3,\"rate\":\"closed\"}" \
     engine=$ASYNC rw=randread bs=4k qd=4 rate_iops=2000 rate_mode=closed runtime=300ms "$FILE_A"
+# Preconditioning and steady state: two passes over the region first (not
+# in the figures), then the measured run judged over windows of 3 rounds.
+run precondition-ss "{\"engine\":\"$ASYNC\",\"rw\":\"randwrite\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_B\"],\"runtime_s\":0.5,\"precondition\":2}" \
+    engine=$ASYNC rw=randwrite bs=4k qd=4 runtime=500ms interval=100ms precondition=2 ss=iops ss.window=300ms \
+    ss.excursion=100 ss.slope=100 "$FILE_B"
 run ramp "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3,\"ramp_s\":0.2}" \
     engine=$ASYNC rw=randread bs=4k qd=4 ramp=200ms runtime=300ms "$FILE_A"
 
@@ -446,6 +451,27 @@ def check(name, path, exp):
             s = sum(x[dn][k] for x in ts)
             if s != r[dn][k]:
                 say(f"timeseries {dn}.{k} sum to {s}, total {dn}.{k} is {r[dn][k]}")
+
+    # precondition and steady state: outside the figures, and consistent
+    pre, ss, wss = r["precondition"], r["steady_state"], w["ss"]
+    if exp.get("precondition"):
+        want = None if pre is None else exp["precondition"] * sum(t["region_size"] // pre["bs"] * pre["bs"] for t in pt)
+        if pre is None or pre["passes"] != exp["precondition"] or pre["bytes"] != want:
+            say(f"precondition {pre}: expected {exp['precondition']} passes writing {want} bytes")
+    elif pre is not None:
+        say(f"precondition {pre} on a run without precondition=N")
+    if (ss is None) != (wss["metric"] == "off"):
+        say(f"steady_state {ss} with ss={wss['metric']}")
+    if ss is not None:
+        if ss["reached"] != (ss["at_s"] is not None):
+            say(f"steady_state reached {ss['reached']} but at_s {ss['at_s']}")
+        if ss["reached"] and not (ss["at_s"] <= dur + 1e-9 and ss["max_excursion_pct"] <= wss["excursion_pct"]
+                                  and ss["slope_pct"] <= wss["slope_pct"]):
+            say(f"steady_state {ss} reached outside its limits {wss} or after the run ({dur} s)")
+        if not close(ss["window_s"], ss["rounds"] * w["interval_s"]):
+            say(f"steady_state window_s {ss['window_s']} != rounds x interval_s")
+        if ss["stopped"] and not (ss["reached"] and wss["stop"]):
+            say(f"steady_state stopped without being reached with ss.stop=1: {ss}")
 
     # CPU: the parts add up
     c = r["cpu"]
