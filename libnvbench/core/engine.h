@@ -100,6 +100,9 @@ enum {
                                * character device /dev/ngXnY (nvme): the runner
                                * maps each target to that node, opens it
                                * without O_DIRECT and treats I/O as direct */
+    NVB__ENG_SYNC_BUFFERED = 8, /* completes buffered (direct=0) I/O inside
+                               * submit(), one after another: such a run is
+                               * qd 1 per job */
 };
 
 struct nvb__engine {

@@ -82,6 +82,12 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
                   p->eng->name, p->qd);
         p->qd = 1;
     }
+    if ((p->eng->flags & NVB__ENG_SYNC_BUFFERED) && !w->direct && p->qd > 1) {
+        plan_warn(p, "engine %s completes buffered I/O (direct=0) inside the submit call, one I/O after another: "
+                  "qd %u runs as qd 1 per job (direct=1 for asynchronous I/O, or jobs for concurrency)",
+                  p->eng->name, p->qd);
+        p->qd = 1;
+    }
     if (w->io_limit && w->ios)
         FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);
     if (w->io_limit) {

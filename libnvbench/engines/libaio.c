@@ -238,7 +238,7 @@ static const struct nvb__optdef aio_opts[] = {
 const struct nvb__engine nvb__engine_libaio = {
     .name = "libaio",
     .desc = "Linux native AIO (io_submit/io_getevents); asynchronous with direct=1",
-    .flags = 0,
+    .flags = NVB__ENG_SYNC_BUFFERED,
     .opts = aio_opts,
 #if NVB_HAVE_LIBAIO
     .probe = aio_probe,
