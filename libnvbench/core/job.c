@@ -126,6 +126,7 @@ struct loop_cfg {
     int      rnd, mixed, wdir, verify;
     uint32_t bs;
     uint64_t seed;
+    const struct nvb__data *data; /* fresh content for every write (core/data.h), or NULL */
 };
 
 /* The loop's per-I/O steps are named functions the compiler must inline:
@@ -176,6 +177,8 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
         io->t_done = 0;
         if (verify && io->dir == NVB_WRITE)
             nvb__vblock_fill(io->buf, bs, seed, j->tmap[t], io->off, (uint64_t)(j->idx + 1) << 40 | ++j->wseq);
+        else if (c->data && io->dir == NVB_WRITE)
+            nvb__data_fill(c->data, io->buf, bs, io->off, (uint64_t)(j->idx + 1) << 40 | ++j->wseq);
         j->batch[n++] = io;
     }
     *nfree_p = nfree;
@@ -340,6 +343,7 @@ static void job_loop(struct job *j)
         .verify = w->verify && !(e->flags & NVB__ENG_NO_FILES),
         .bs = (uint32_t)w->bs,
         .seed = w->seed,
+        .data = r->scramble ? &r->data : NULL,
     };
     /* chosen once per job (the engine's, or fault injection's): kept in
      * registers, not reloaded through j around every call */

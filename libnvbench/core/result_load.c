@@ -499,6 +499,44 @@ static int ld_device(struct ld *L, const struct nvb__jv *o, const char *path, st
     return 0;
 }
 
+/* A share in percent, or null (-> *known 0); optional (results from
+ * before the field have none). */
+static int rd_pct_or_null(struct ld *L, const struct nvb__jv *o, const char *path, const char *key, double *out,
+                          int *known)
+{
+    const struct nvb__jv *v = mem(L, o, path, key, -1, 0);
+    *known = v && v->type != NVB__J_NULL;
+    if (!*known)
+        return L->rc;
+    if (rd_dbl(L, o, path, key, out, 1))
+        return L->rc;
+    if (*out < 0 || *out > 100)
+        return bad(L, path, key, "not a percentage (0 to 100)");
+    return 0;
+}
+
+/* per_target[].page_cache and .allocated_pct (examine.c). */
+static int ld_content(struct ld *L, const struct nvb__jv *o, const char *path, struct nvb__tcontent *k)
+{
+    k->present = nvb__json_get(o, "page_cache") || nvb__json_get(o, "allocated_pct");
+    if (rd_pct_or_null(L, o, path, "allocated_pct", &k->allocated_pct, &k->allocated_known))
+        return L->rc;
+    const struct nvb__jv *pc = mem(L, o, path, "page_cache", -1, 0);
+    if (!pc || pc->type == NVB__J_NULL)
+        return L->rc;
+    char p[256];
+    sub(p, sizeof p, path, "page_cache");
+    if (pc->type != NVB__J_OBJ)
+        return bad(L, path, "page_cache", "expected null or an object");
+    k->examined = 1;
+    if (rd_bool(L, pc, p, "invalidated", &k->invalidated, 1) ||
+        rd_pct_or_null(L, pc, p, "cached_pct", &k->cached_pct, &k->cached_known))
+        return L->rc;
+    if (k->cached_known)
+        rd_u64(L, pc, p, "examined_bytes", &k->cached_examined, 1);
+    return L->rc;
+}
+
 static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
     const struct nvb__jv *pt = mem(L, root, "", "per_target", NVB__J_ARR, 1);
@@ -522,7 +560,7 @@ static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_resul
             rd_u64(L, o, p, "region_offset", &t->region_off, 1) || rd_u64(L, o, p, "region_size", &t->region_len, 1) ||
             rd_u32(L, o, p, "logical_block_size", &t->lbs, 1) || rd_u64(L, o, p, "errors", &t->errors, 1) ||
             ld_dir(L, o, p, "read", &t->d[0], 0) || ld_dir(L, o, p, "write", &t->d[1], 0) ||
-            ld_device(L, o, p, &t->devf))
+            ld_device(L, o, p, &t->devf) || ld_content(L, o, p, &t->content))
             return L->rc;
         if (t->host && strlen(t->host) >= sizeof r->host)
             return bad(L, p, "host", "longer than 255 bytes");

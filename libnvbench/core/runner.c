@@ -165,6 +165,7 @@ static int run_finish(struct run *r, struct nvb__sampler *sm, struct nvb_result 
     }
     nvb__jobs_free(r, started);
     nvb__layout_remove(r->p);
+    nvb__data_free(&r->data);
     if (r->cv)
         nvb__cond_free(r->cv);
     if (r->mu)
@@ -225,9 +226,11 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
         nvb__result_seterr(res, rc, err);
         goto out;
     }
-    /* Scratch files: created only now that everything else checked out. */
-    if ((rc = nvb__layout_targets(&r, res, err, sizeof err)) < 0)
+    /* Scratch files: created only now that everything else checked out,
+     * and laid out with the data the run writes. */
+    if ((rc = nvb__run_data(&r, res)) < 0 || (rc = nvb__layout_targets(&r, res, err, sizeof err)) < 0)
         goto out;
+    nvb__targets_examine(&r, res);
     if ((rc = nvb__mutex_new(&r.mu)) < 0 || (rc = nvb__cond_new(&r.cv)) < 0) {
         nvb__result_seterr(res, rc, "cannot create synchronisation objects");
         goto out;
