@@ -473,15 +473,28 @@ static int ld_verify(struct ld *L, const struct nvb__jv *root, struct nvb_result
     return 0;
 }
 
+/* Member key of o that is null or an object: the object, its path in p;
+ * NULL when null or missing (L->rc says whether that was an error). */
+static const struct nvb__jv *obj_or_null(struct ld *L, const struct nvb__jv *o, const char *path, const char *key,
+                                         int required, char *p, size_t plen)
+{
+    const struct nvb__jv *v = mem(L, o, path, key, -1, required);
+    if (!v || v->type == NVB__J_NULL)
+        return NULL;
+    sub(p, plen, path, key);
+    if (v->type != NVB__J_OBJ) {
+        bad(L, path, key, "expected null or an object");
+        return NULL;
+    }
+    return v;
+}
+
 static int ld_device(struct ld *L, const struct nvb__jv *o, const char *path, struct nvb__tdev *f)
 {
-    const struct nvb__jv *dv = mem(L, o, path, "device", -1, 1);
-    if (!dv || dv->type == NVB__J_NULL)
-        return L->rc;
     char p[256];
-    sub(p, sizeof p, path, "device");
-    if (dv->type != NVB__J_OBJ)
-        return bad(L, path, "device", "expected null or an object");
+    const struct nvb__jv *dv = obj_or_null(L, o, path, "device", 1, p, sizeof p);
+    if (!dv)
+        return L->rc;
     if (rd_str(L, dv, p, "name", f->name, sizeof f->name, 1) || rd_str(L, dv, p, "kind", f->kind, sizeof f->kind, 1) ||
         rd_str(L, dv, p, "model", f->model, sizeof f->model, 1) ||
         rd_str(L, dv, p, "serial", f->serial, sizeof f->serial, 1) ||
@@ -521,13 +534,10 @@ static int ld_content(struct ld *L, const struct nvb__jv *o, const char *path, s
     k->present = nvb__json_get(o, "page_cache") || nvb__json_get(o, "allocated_pct");
     if (rd_pct_or_null(L, o, path, "allocated_pct", &k->allocated_pct, &k->allocated_known))
         return L->rc;
-    const struct nvb__jv *pc = mem(L, o, path, "page_cache", -1, 0);
-    if (!pc || pc->type == NVB__J_NULL)
-        return L->rc;
     char p[256];
-    sub(p, sizeof p, path, "page_cache");
-    if (pc->type != NVB__J_OBJ)
-        return bad(L, path, "page_cache", "expected null or an object");
+    const struct nvb__jv *pc = obj_or_null(L, o, path, "page_cache", 0, p, sizeof p);
+    if (!pc)
+        return L->rc;
     k->examined = 1;
     if (rd_bool(L, pc, p, "invalidated", &k->invalidated, 1) ||
         rd_pct_or_null(L, pc, p, "cached_pct", &k->cached_pct, &k->cached_known))

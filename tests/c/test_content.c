@@ -138,6 +138,15 @@ static struct content_stats content_of(const unsigned char *d, size_t len)
     return s;
 }
 
+static struct content_stats file_content(const char *path)
+{
+    size_t len;
+    unsigned char *d = read_all(path, &len);
+    struct content_stats s = content_of(d, len);
+    free(d);
+    return s;
+}
+
 static int engine_ok(const char *e)
 {
     char why[256];
@@ -326,10 +335,7 @@ static int look_at_scratch(int status, void *arg)
     s->size = lseek(fd, 0, SEEK_END);
     s->hole = lseek(fd, 0, SEEK_HOLE);
     close(fd);
-    size_t len;
-    unsigned char *d = read_all(path, &len);
-    s->st = content_of(d, len);
-    free(d);
+    s->st = file_content(path);
     return 0;
 }
 
@@ -382,10 +388,7 @@ START_TEST(written_data_is_fresh)
             struct nvb_result *r = tu_run_ok(w);
             nvb_result_free(r);
             nvb_workload_free(w);
-            size_t len;
-            unsigned char *d = read_all(f, &len);
-            struct content_stats s = content_of(d, len);
-            free(d);
+            struct content_stats s = file_content(f);
             /* randwrite 4x the region misses e^-4 of it: those blocks stay zero */
             size_t zero_dups = rnd ? s.blocks / 40 : 0;
             ck_assert_msg(s.dups <= zero_dups, "%s %s: %zu repeated 4 KiB blocks", engines[e],
@@ -422,10 +425,7 @@ START_TEST(data_compress_and_dedupe)
         nvb_free(json);
         nvb_result_free(r);
         nvb_workload_free(w);
-        size_t len;
-        unsigned char *d = read_all(f, &len);
-        struct content_stats s = content_of(d, len);
-        free(d);
+        struct content_stats s = file_content(f);
         double comp = atoi(keys[k][1]) / 100.0, dup = atoi(keys[k][3]) / 100.0;
         double dupf = (double)s.dups / (double)s.blocks;
         ck_assert_msg(dupf >= dup - 0.05 && dupf <= dup + 0.05, "%s=%s %s=%s: %.3f duplicates", keys[k][0],
@@ -559,16 +559,13 @@ int main(void)
     Suite *s = suite_create("content");
     TCase *tc = tcase_create("content");
     tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, invalidate_drops_the_page_cache);
-    tcase_add_test(tc, cache_measures_agree);
-    tcase_add_test(tc, sparse_target_warns);
-    tcase_add_test(tc, scratch_layout_has_no_holes);
-    tcase_add_test(tc, written_data_is_fresh);
-    tcase_add_test(tc, data_compress_and_dedupe);
-    tcase_add_test(tc, data_block_layout);
-    tcase_add_test(tc, data_keys_checked);
-    tcase_add_test(tc, verify_keeps_its_blocks);
-    tcase_add_test(tc, libaio_buffered_runs_qd1);
+    const TTest *const tests[] = {
+        invalidate_drops_the_page_cache, cache_measures_agree, sparse_target_warns, scratch_layout_has_no_holes,
+        written_data_is_fresh, data_compress_and_dedupe, data_block_layout, data_keys_checked,
+        verify_keeps_its_blocks, libaio_buffered_runs_qd1,
+    };
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+        tcase_add_test(tc, tests[i]);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
