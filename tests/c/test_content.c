@@ -225,8 +225,9 @@ START_TEST(invalidate_drops_the_page_cache)
 }
 END_TEST
 
-/* cachestat(2) and mincore(2) agree, and mincore() examines a huge region
- * in evenly spaced windows, saying how much it looked at. */
+/* cachestat(2) and mincore(2) agree; dirty pages are written back and
+ * dropped; mincore() examines a huge region in evenly spaced windows,
+ * saying how much it looked at. */
 START_TEST(cache_measures_agree)
 {
     char *f = tu_scratch("half", 32 * MiB);
@@ -252,6 +253,21 @@ START_TEST(cache_measures_agree)
     close(fd);
     unlink(f);
     free(f);
+    /* dirty pages: written back first, then dropped with the rest */
+    char *dirty = zero_file("dirty", 16 * MiB, 0);
+    fd = open(dirty, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    char *ones = malloc(MiB);
+    memset(ones, 1, MiB);
+    for (int i = 0; i < 16; i++)
+        ck_assert_int_eq(pwrite(fd, ones, MiB, (off_t)i * (off_t)MiB), (ssize_t)MiB);
+    free(ones);
+    ck_assert_msg(resident_pct(dirty) > 90, "the written file is not in the cache: %.1f%%", resident_pct(dirty));
+    ck_assert_int_eq(nvb__cache_drop(fd, 0, 16 * MiB), 0);
+    close(fd);
+    ck_assert_msg(resident_pct(dirty) < 1, "%.1f%% of a dirty file stayed cached", resident_pct(dirty));
+    unlink(dirty);
+    free(dirty);
     /* 40 GiB of holes: mincore() looks at 16 GiB of it, spread out */
     char *big = zero_file("big", 40ull << 30, 0);
     fd = open(big, O_RDONLY);
