@@ -20,8 +20,10 @@ OUT=$BUILD/tests/fuzz
 mkdir -p "$OUT"
 status=0
 
+# The library's Linux sources: every .c of these folders (platform/*.c is
+# what both OSes share; engines/win and devices/win are Windows only).
 sources=()
-for d in util core engines devices platform/unix; do
+for d in util core engines devices platform platform/unix; do
     for f in "$SRC"/libnvbench/$d/*.c; do sources+=("$f"); done
 done
 # Parsing needs no I/O library: the engines build as "not compiled in".
