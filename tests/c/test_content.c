@@ -583,9 +583,6 @@ int main(void)
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
         tcase_add_test(tc, tests[i]);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(s);
     return failed ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 
 #include "core/cpu.h"
 #include "core/internal.h"
+#include "testutil.h"
 
 static struct nvb__cpu_times T(uint64_t user, uint64_t nice, uint64_t sys, uint64_t idle, uint64_t iowait,
                                uint64_t irq, uint64_t softirq, uint64_t steal, uint64_t guest)
@@ -126,9 +127,6 @@ int main(void)
     tcase_add_test(tc, per_cpu_rows_match_by_number);
     tcase_add_test(tc, derived_per_io_figures);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(s);
     return failed ? 1 : 0;
 }

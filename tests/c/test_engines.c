@@ -1037,9 +1037,6 @@ int main(int argc, char **argv)
             fprintf(stderr, "note: engine %s unavailable: %s\n", nvb_engine_name(e), why);
     }
 
-    SRunner *sr = srunner_create(engines_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(engines_suite());
     return failed ? 1 : 0;
 }

@@ -647,9 +647,6 @@ int main(void)
     tcase_add_test(tc, two_writers_processes);
     tcase_add_test(tc, swap_file);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(s);
     return failed ? 1 : 0;
 }

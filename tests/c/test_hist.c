@@ -400,9 +400,6 @@ static Suite *hist_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(hist_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(hist_suite());
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

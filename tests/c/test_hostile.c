@@ -751,9 +751,6 @@ int main(void)
     tcase_add_test(tc, not_utf8_device_strings);
     tcase_add_test(tc, parser_memory_bound);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(s);
     return failed ? 1 : 0;
 }

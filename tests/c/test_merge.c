@@ -666,10 +666,7 @@ static Suite *merge_suite(void)
 int main(void)
 {
     g_file = tu_scratch("merge-a", 8u << 20);
-    SRunner *sr = srunner_create(merge_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(merge_suite());
     unlink(g_file);
     free(g_file);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;

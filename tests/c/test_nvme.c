@@ -306,9 +306,6 @@ int main(void)
     tcase_add_test(tc, runner_targets);
     tcase_add_test(tc, prepare_target_refuses_non_namespace);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(s);
     return failed ? 1 : 0;
 }

@@ -746,9 +746,6 @@ static Suite *platform_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(platform_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(platform_suite());
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

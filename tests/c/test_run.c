@@ -520,10 +520,7 @@ int main(void)
     tcase_add_test(tc, descriptors_checked_up_front);
     tcase_add_test(tc, memory_estimate_counts_histograms);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(s);
     for (int i = 0; i < 3; i++) {
         unlink(g_files[i]);
         free(g_files[i]);

@@ -714,9 +714,6 @@ int main(void)
     } else {
         fprintf(stderr, "note: the guard case needs root and losetup: skipped\n");
     }
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(s);
     return failed ? 1 : 0;
 }

@@ -380,10 +380,7 @@ int main(void)
     tcase_add_test(tc, latency_split);
     tcase_add_test(tc, round_trip_and_merge_keep_them);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(s);
     unlink(g_file);
     free(g_file);
     return failed ? 1 : 0;

@@ -422,10 +422,7 @@ int main(void)
     tcase_add_test(tc, wrong_reader_is_named);
     tcase_add_test(tc, scratch_layout_is_verifiable);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int failed = tu_run_suite(s);
     for (int i = 0; i < 2; i++) {
         unlink(g_file[i]);
         free(g_file[i]);

@@ -150,3 +150,12 @@ char *tu_mkdtemp_public(const char *prefix)
     }
     return p;
 }
+
+int tu_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed;
+}

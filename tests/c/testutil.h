@@ -1,6 +1,7 @@
 /* Small helpers shared by the Check suites. */
 #ifndef NVB_TESTUTIL_H
 #define NVB_TESTUTIL_H
+#include <check.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -35,6 +36,8 @@ struct nvb_result;
 struct nvb_workload *tu_workload(const char *const *kv, const char *const *targets);
 /* Run w; the test fails unless the run completed (0). */
 struct nvb_result *tu_run_ok(const struct nvb_workload *w);
+/* Run a suite (CK_NORMAL) and free its runner: the number of failed tests. */
+int tu_run_suite(Suite *s);
 /* A figure by path (nvb_result_get); the test fails when there is none. */
 double tu_get(const struct nvb_result *r, const char *path);
 #endif
