@@ -281,6 +281,41 @@ static void jo_u64(struct jctx *c, const char *key, uint64_t v)
     nvb__buf_printf(j->b, "%" PRIu64, v);
 }
 
+static void jo_raw(struct jctx *c, const char *key, const char *raw);
+
+/* An exact integer of n words (util.h): its digits, as a JSON number, or as
+ * a string (as_str) for readers that would round a long number; a lookup
+ * sees it as a double. */
+static void jo_wide(struct jctx *c, const char *key, const uint64_t *w, unsigned n, int as_str)
+{
+    struct nvb__json *j = c->j;
+    if (j->want || !j->b) {
+        double v = 0;
+        for (unsigned i = n; i-- > 0;)
+            v = v * 18446744073709551616.0 + (double)w[i];
+        jo_num(c, key, v);
+        return;
+    }
+    char buf[96];
+    nvb__wide_to_dec(w, n, buf, sizeof buf);
+    j_key(j, key);
+    if (!key)
+        c->idx[j->depth]++;
+    if (as_str)
+        nvb__json_write_str(j->b, buf);
+    else
+        nvb__buf_puts(j->b, buf);
+}
+
+/* true/false; a lookup sees 1/0. */
+static void jo_bool(struct jctx *c, const char *key, int v)
+{
+    if (c->j->want || !c->j->b)
+        jo_num(c, key, v ? 1 : 0);
+    else
+        jo_raw(c, key, v ? "true" : "false");
+}
+
 static void jo_str(struct jctx *c, const char *key, const char *s)
 {
     struct nvb__json *j = c->j;
@@ -315,12 +350,17 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
     const struct nvb__hist *h = d->hist;
     int have = h && h->count;
     jo_open(c, "lat_ns", '{');
-    jo_num(c, "min", have ? (double)h->min : 0);
+    jo_u64(c, "min", have ? h->min : 0); /* exact, as the loader reads them */
     jo_num(c, "mean", have ? nvb__hist_mean(h) : 0);
-    jo_num(c, "max", have ? (double)h->max : 0);
+    jo_u64(c, "max", have ? h->max : 0);
     jo_num(c, "stddev", have ? nvb__hist_stddev(h) : 0);
     for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
         jo_num(c, pct_keys[i], have ? nvb__hist_pct(h, pct_vals[i]) : 0);
+    jo_close(c, '}');
+    /* Whether each percentile rests on enough samples (hist.h) */
+    jo_open(c, "lat_pct_supported", '{');
+    for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
+        jo_bool(c, pct_keys[i], have && nvb__hist_pct_supported(h->count, pct_vals[i]));
     jo_close(c, '}');
     if (with_hist) {
         /* Sparse buckets: [index, count] pairs; merging results from JSON
@@ -330,8 +370,20 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
         jo_u64(c, "max_bits", NVB__HIST_MAX_BITS);
         jo_num(c, "rel_error", NVB__HIST_REL_ERROR);
         jo_u64(c, "count", have ? h->count : 0);
-        jo_u64(c, "sum", have ? h->sum : 0);
-        jo_raw_num(c, "sumsq", have ? h->sumsq : 0); /* all 17 digits: merges stay exact */
+        /* Exact integers, so that merges of results read back stay exact:
+         * sum a number (below 2^64 but in runs of extreme length), the
+         * sum of squares a string of digits (most readers would round a
+         * number that long); a rounded one, read from an older result,
+         * stays the number it was. */
+        const uint64_t sw[2] = {have ? (uint64_t)h->sum : 0, have ? (uint64_t)(h->sum >> 64) : 0};
+        jo_wide(c, "sum", sw, 2, 0);
+        if (have && h->sumsq_rounded) {
+            jo_raw_num(c, "sumsq", h->sumsq_dbl);
+        } else {
+            const uint64_t qw[3] = {have ? (uint64_t)h->sumsq : 0, have ? (uint64_t)(h->sumsq >> 64) : 0,
+                                    have ? h->sumsq_hi : 0};
+            jo_wide(c, "sumsq", qw, 3, 1);
+        }
         jo_open(c, "buckets", '[');
         if (have && c->j->b) {
             for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
@@ -620,7 +672,8 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
             jo_num(&c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
             jo_num(&c, "bw_bytes_s", s->dt_s > 0 ? (double)s->bytes[d] / s->dt_s : 0);
             jo_num(&c, "lat_mean_ns", s->ios[d] ? (double)s->lat_sum[d] / (double)s->ios[d] : 0);
-            jo_u64(&c, "lat_sum_ns", s->lat_sum[d]);
+            const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
+            jo_wide(&c, "lat_sum_ns", lw, 2, 0);
             jo_close(&c, '}');
         }
         jo_u64(&c, "errors", s->errors);

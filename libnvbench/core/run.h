@@ -69,7 +69,11 @@ int  nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, ch
 /* ---- jobs and the run (job.c, job_setup.c) ---- */
 
 struct live {                    /* single writer (the job), read by the runner thread */
-    uint64_t ios[2], bytes[2], lat_sum[2], errors;
+    uint64_t ios[2], bytes[2], errors;
+    /* modulo 2^64: at qd 16384 it wraps after 13 days of run; the sampler
+     * takes differences per job, which stay exact (one job's latencies in
+     * one interval, at most 16384 x 1 h, stay far below 2^64 ns) */
+    uint64_t lat_sum[2];
 };
 
 struct job {
@@ -116,6 +120,7 @@ struct job {
     uint64_t *vstride, *vrank;
     uint64_t t_end;              /* end of this job's measured window */
     struct live live;
+    uint64_t ts_lat_prev[2];     /* the sampler's: live.lat_sum at its last sample */
     unsigned abandoned;          /* I/Os left in flight when the watchdog fired */
     int stalled;                 /* the watchdog found an I/O older than io_timeout */
     int rc;                      /* setup or fatal error */

@@ -49,19 +49,22 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
     struct nvb__sys_sample *prev_sys = &sm->sys_iv;
     const int have_sys = sm->have_sys;
     struct live cur;
+    struct nvb__tsample s;
     memset(&cur, 0, sizeof cur);
+    memset(&s, 0, sizeof s);
     for (unsigned i = 0; i < r->p->jobs; i++) {
         struct job *j = &r->jobs[i];
         for (int d = 0; d < 2; d++) {
             cur.ios[d] += nvb__live_load(&j->live.ios[d]);
             cur.bytes[d] += nvb__live_load(&j->live.bytes[d]);
-            cur.lat_sum[d] += nvb__live_load(&j->live.lat_sum[d]);
+            /* per job, modulo 2^64 (run.h), summed exactly */
+            uint64_t lat = nvb__live_load(&j->live.lat_sum[d]);
+            s.lat_sum[d] += lat - j->ts_lat_prev[d];
+            j->ts_lat_prev[d] = lat;
         }
         cur.errors += nvb__live_load(&j->live.errors);
     }
     uint64_t now = nvb__now_ns();
-    struct nvb__tsample s;
-    memset(&s, 0, sizeof s);
     s.t_s = (double)((int64_t)now - (int64_t)r->meas_ns) / 1e9;
     s.dt_s = (double)(now - *prev_ns) / 1e9;
     s.t_unix_ns = t_unix;
@@ -69,7 +72,6 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
         /* live counters restart at the end of the ramp */
         s.ios[d] = cur.ios[d] >= prev->ios[d] ? cur.ios[d] - prev->ios[d] : cur.ios[d];
         s.bytes[d] = cur.bytes[d] >= prev->bytes[d] ? cur.bytes[d] - prev->bytes[d] : cur.bytes[d];
-        s.lat_sum[d] = cur.lat_sum[d] >= prev->lat_sum[d] ? cur.lat_sum[d] - prev->lat_sum[d] : cur.lat_sum[d];
     }
     s.errors = cur.errors >= prev->errors ? cur.errors - prev->errors : cur.errors;
     s.system_pct = -1;
@@ -216,6 +218,8 @@ static void sampler_ramp_over(struct nvb__sampler *s, struct run *r)
     s->nth0 = nvb__threads_sample(&s->th0);
     s->cpu_t0 = nvb__now_ns();
     memset(&s->prev, 0, sizeof s->prev);
+    for (unsigned i = 0; i < r->p->jobs; i++)
+        memset(r->jobs[i].ts_lat_prev, 0, sizeof r->jobs[i].ts_lat_prev);
     s->prev_ns = r->meas_ns;
     nvb__mutex_lock(r->mu);
 }

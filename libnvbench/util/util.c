@@ -96,3 +96,50 @@ const char *nvb__fmt_size(uint64_t v, char *buf, size_t len)
     snprintf(buf, len, "%" PRIu64 "%s", v, u[i]);
     return buf;
 }
+
+int nvb__wide_from_dec(const char *s, uint64_t *w, unsigned n)
+{
+    if (!*s || n > 4)
+        return -EINVAL;
+    memset(w, 0, n * sizeof *w);
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -EINVAL;
+        /* w = w * 10 + digit, word by word with the carry */
+        uint64_t carry = (uint64_t)(*s - '0');
+        for (unsigned i = 0; i < n; i++) {
+            unsigned __int128 x = (unsigned __int128)w[i] * 10 + carry;
+            w[i] = (uint64_t)x;
+            carry = (uint64_t)(x >> 64);
+        }
+        if (carry)
+            return -ERANGE;
+    }
+    return 0;
+}
+
+const char *nvb__wide_to_dec(const uint64_t *w, unsigned n, char *buf, size_t len)
+{
+    uint64_t q[4];
+    char tmp[96];
+    size_t k = sizeof tmp;
+    if (n > 4 || !len)
+        return buf;
+    memcpy(q, w, n * sizeof *w);
+    tmp[--k] = 0;
+    do { /* q /= 10, the remainder is the next digit from the right */
+        uint64_t rem = 0;
+        int nonzero = 0;
+        for (unsigned i = n; i-- > 0;) {
+            unsigned __int128 x = (unsigned __int128)rem << 64 | q[i];
+            q[i] = (uint64_t)(x / 10);
+            rem = (uint64_t)(x % 10);
+            nonzero |= q[i] != 0;
+        }
+        tmp[--k] = (char)('0' + rem);
+        if (!nonzero)
+            break;
+    } while (k > 0);
+    snprintf(buf, len, "%s", tmp + k);
+    return buf;
+}

@@ -24,4 +24,12 @@ const char *nvb__errno_name(int e, char *buf, size_t len);
  * it exactly ("4k", "1M", "1536", "3G"), into buf; returns buf. */
 const char *nvb__fmt_size(uint64_t v, char *buf, size_t len);
 
+/* Unsigned integers wider than 64 bits (the latency histogram's exact sums)
+ * as n 64-bit words, least significant first, n at most 4. */
+/* Decimal digits (nothing else, at least one) into w: 0, -EINVAL (not
+ * digits), -ERANGE (does not fit in n words). */
+int nvb__wide_from_dec(const char *s, uint64_t *w, unsigned n);
+/* w in decimal into buf (at least 20 * n bytes for any value); returns buf. */
+const char *nvb__wide_to_dec(const uint64_t *w, unsigned n, char *buf, size_t len);
+
 #endif

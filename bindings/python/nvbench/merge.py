@@ -17,21 +17,19 @@ from __future__ import annotations
 
 import copy
 import math
-import sys
 import time
 
+from ._percentile import PCT_KEYS, PCT_VALS, _pct_rank, pct_min_ios, pct_supported
 from .result import Result
 
-__all__ = ["merge", "hist_pct", "hist_from_json"]
+__all__ = ["merge", "hist_pct", "hist_from_json", "pct_supported", "pct_min_ios"]
 
 SUB_BITS = 6
 SUB = 1 << SUB_BITS
 MAX_BITS = 44
 BUCKETS = (MAX_BITS - SUB_BITS + 1) * SUB
 REL_ERROR = 1.0 / (2.0 * SUB)
-PCT_KEYS = ("p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99",
-            "p99.999")
-PCT_VALS = (1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 99.999)
+_U64_MAX = (1 << 64) - 1
 _DIRS = ("read", "write")
 
 
@@ -63,24 +61,33 @@ def bucket_width(i):
 
 
 class Hist:
-    """count, sum, sumsq, min, max and sparse buckets {index: count}."""
+    """count, sum, sumsq, min, max and sparse buckets {index: count}.
+
+    ``sum`` and ``sumsq`` are exact ints, as the library keeps them; a
+    result written before the sums were exact may give a rounded float
+    ``sumsq`` (above 2^53), and every Hist merged with it keeps a float.
+    """
 
     __slots__ = ("count", "sum", "sumsq", "min", "max", "buckets")
 
     def __init__(self):
-        self.count = self.sum = 0
-        self.sumsq = 0.0
+        self.count = self.sum = self.sumsq = 0
         self.min = self.max = None
         self.buckets = {}
 
     def add(self, other):
         if not other.count:
             return
+        if self.count + other.count > _U64_MAX:
+            raise ValueError(f"latency histogram count {self.count} + {other.count} passes 2^64 - 1")
         for i, n in other.buckets.items():
             self.buckets[i] = self.buckets.get(i, 0) + n
         self.count += other.count
         self.sum += other.sum
-        self.sumsq += other.sumsq
+        if isinstance(self.sumsq, float) or isinstance(other.sumsq, float):
+            self.sumsq = float(self.sumsq) + float(other.sumsq)
+        else:
+            self.sumsq += other.sumsq
         self.min = other.min if self.min is None else min(self.min, other.min)
         self.max = other.max if self.max is None else max(self.max, other.max)
 
@@ -89,31 +96,24 @@ class Hist:
         return float(self.sum) / float(self.count) if self.count else 0.0
 
     def stddev(self):
+        """Population standard deviation (over count), from the exact sums."""
         if not self.count:
             return 0.0
-        n = float(self.count)
-        mean = float(self.sum) / n
-        var = self.sumsq / n - mean * mean
+        n = self.count
+        if isinstance(self.sumsq, float):
+            var = (self.sumsq - float(self.sum) * float(self.sum) / n) / n
+        else:
+            var = (n * self.sumsq - self.sum * self.sum) / (n * n)  # exact, rounded once
         return math.sqrt(var) if var > 0 else 0.0
 
     def pct(self, p):
         return hist_pct(self, p)
 
     def to_json(self):
+        sumsq = self.sumsq if isinstance(self.sumsq, float) else str(self.sumsq)
         return {"sub_bits": SUB_BITS, "max_bits": MAX_BITS, "rel_error": REL_ERROR, "count": self.count,
-                "sum": self.sum, "sumsq": self.sumsq,
+                "sum": self.sum, "sumsq": sumsq,
                 "buckets": [[i, self.buckets[i]] for i in sorted(self.buckets)]}
-
-
-def _pct_rank(count, pct):
-    x = pct * float(count) / 100.0
-    x -= x * (8.0 * sys.float_info.epsilon)
-    r = math.ceil(x)
-    if not r >= 1:
-        return 1
-    if r >= count:
-        return count
-    return int(r)
 
 
 def hist_pct(h, pct):
@@ -155,13 +155,27 @@ def hist_from_json(direction):
         h.buckets[int(i)] = h.buckets.get(int(i), 0) + int(n)
     h.count = int(lh["count"])
     h.sum = int(lh["sum"])
-    h.sumsq = float(lh["sumsq"])
+    h.sumsq = _sumsq_from_json(lh.get("sumsq", 0))
     lat = direction.get("lat_ns") or {}
     h.min = int(lat.get("min", 0))
     h.max = int(lat.get("max", 0))
     if sum(h.buckets.values()) != h.count:
         raise ValueError("histogram buckets do not add up to its count")
     return h
+
+
+def _sumsq_from_json(v):
+    """The exact sum of squares (a string of digits), or the number results before
+    it wrote: exact (an int) below 2^53, rounded (a float) above."""
+    if isinstance(v, str):
+        if not v.isdigit() or not v.isascii():
+            raise ValueError(f"lat_hist.sumsq {v!r} is not a string of digits")
+        return int(v)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+        raise ValueError(f"lat_hist.sumsq {v!r} is not a sum of squares")
+    if v < 2**53 and v == int(v):
+        return int(v)
+    return float(v)
 
 
 def _direction(ios, nbytes, hist, dur, with_hist=True):
@@ -175,6 +189,7 @@ def _direction(ios, nbytes, hist, dur, with_hist=True):
     for k, p in zip(PCT_KEYS, PCT_VALS):
         lat[k] = hist_pct(hist, p) if have else 0
     d["lat_ns"] = lat
+    d["lat_pct_supported"] = {k: pct_supported(hist.count, p) for k, p in zip(PCT_KEYS, PCT_VALS)}
     if with_hist:
         d["lat_hist"] = hist.to_json()
     return d
