@@ -117,7 +117,7 @@ def test_merged_percentiles_are_those_of_one_histogram_of_every_sample():
         for _ in range(3000 + 500 * k):
             v = int(rnd.lognormvariate(11, 1.2))
             one = Hist()
-            one.count, one.sum, one.sumsq, one.min, one.max = 1, v, float(v) * v, v, v
+            one.count, one.sum, one.sumsq, one.min, one.max = 1, v, v * v, v, v
             one.buckets = {bucket_index(v): 1}
             h.add(one)
             every.add(one)
@@ -135,6 +135,54 @@ def test_merged_percentiles_are_those_of_one_histogram_of_every_sample():
                              "p99.99", "p99.999")):
         assert m.read.lat_ns[key] == hist_pct(every, p)
     assert m.read.lat_ns.max == every.max and m.read.lat_ns.min == every.min
+
+
+def _one_hist_result(host, values):
+    """A result dict whose reads are exactly `values` (ns)."""
+    h = Hist()
+    for v in values:
+        one = Hist()
+        one.count, one.sum, one.sumsq, one.min, one.max = 1, v, v * v, v, v
+        one.buckets = {bucket_index(v): 1}
+        h.add(one)
+    return {"schema": "nvbench.result/1", "engine": "null", "host": host, "start_unix_ns": 10**18,
+            "duration_s": 1.0, "ramp_s": 0, "end_unix_ns": 10**18 + 10**9,
+            "read": {"ios": h.count, "bytes": 4096 * h.count, "lat_ns": {"min": h.min, "max": h.max},
+                     "lat_hist": h.to_json()},
+            "write": {"ios": 0, "bytes": 0, "lat_ns": {"min": 0, "max": 0}, "lat_hist": Hist().to_json()},
+            "cpu": {}, "errors": {"count": 0}, "per_target": [], "timeseries": [], "warnings": []}
+
+
+def test_merged_sums_stay_exact_and_stddev_stable():
+    # a 10 ns spread at a 1 s mean, and latencies near 2^63 ns whose sums pass 2^64 and 2^128
+    parts = [_one_hist_result("a", [10**9 - 10, 10**9 + 10] * 500),
+             _one_hist_result("b", [10**9 + 10, 10**9 - 10] * 700)]
+    m = merge(parts)
+    assert m.read.lat_ns.stddev == 10.0
+    lh = m.data["read"]["lat_hist"]
+    assert lh["sum"] == 2400 * 10**9 and lh["sumsq"] == str(1200 * ((10**9 - 10) ** 2 + (10**9 + 10) ** 2))
+    big = [(1 << 63) + k for k in range(8)]
+    m = merge([_one_hist_result("a", big[:4]), _one_hist_result("b", big[4:])])
+    lh = m.data["read"]["lat_hist"]
+    assert lh["sum"] == sum(big) > 2**64 and int(lh["sumsq"]) == sum(v * v for v in big) > 2**128
+    assert m.read.lat_ns.stddev == pytest.approx(((sum(v * v for v in big) * 8 - sum(big) ** 2) / 64) ** 0.5,
+                                                 rel=1e-15)
+    # a count the library could not hold is refused, not carried on
+    huge = _one_hist_result("c", [5])
+    huge["read"]["lat_hist"]["count"] = huge["read"]["ios"] = 2**64 - 1
+    huge["read"]["lat_hist"]["buckets"] = [[5, 2**64 - 1]]
+    with pytest.raises(ValueError, match="2\\^64"):
+        merge([huge, _one_hist_result("d", [5])])
+
+
+def test_hosts_table_marks_percentiles_without_enough_ios():
+    parts = [nvbench.run(engine="null", rw="randread", qd=4, ios=600, seed=k) for k in (1, 2)]
+    m = merge(parts)
+    assert m.read.lat_pct_supported.p99 is True  # 1200 I/Os merged
+    text = nvbench.mpi.hosts_table(m)
+    head, rank0, rank1 = text.splitlines()[1:4]
+    assert "n/a (n<1,000)" in rank0 and "n/a (n<1,000)" in rank1  # 600 each
+    assert "p99 read n/a" not in text.splitlines()[0] and "write -," in text.splitlines()[0]  # no writes
 
 
 def test_expand_targets_forms():

@@ -11,7 +11,7 @@ import math
 from ._optional import _pandas
 from ._printable import printable
 from .labels import block_label, block_sort_key
-from .metrics import METRICS, TABLE_METRICS, figures, format_value, metric_list
+from .metrics import METRICS, TABLE_METRICS, figures, format_value, metric_list, unsupported_text
 from .stats import clean_values, mean_ci, mean_var, welch_ci
 
 __all__ = ["summary", "table", "compare", "format_comparison", "column_labels", "blocks"]
@@ -70,6 +70,14 @@ def blocks(results):
     found = {(r.meta.get("cell"), r.meta.get("op")) for r in results}
     return sorted(found, key=block_sort_key)
 
+def _unsupported(results):
+    """(cell, op, column label, metric) where a result had too few I/Os for that percentile."""
+    out = set()
+    for row, label in zip((figures(r) for r in results), column_labels(results)):
+        for key in filter(None, row.get("lat_pct_unsupported", "").split(",")):
+            out.add((row["cell"], row["op"], label, key))
+    return out
+
 # --- the seed table ----------------------------------------------------
 
 def table(results, metrics=None, fmt="text", confidence=0.95):
@@ -83,6 +91,7 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
         summ = summary(results, [m.key for m in ms], confidence)
         for rec in summ.itertuples(index=False):
             stats[(rec.cell, rec.op, rec.stack, rec.metric)] = rec
+    unsupported = _unsupported(results)
     shown = []
     for cell, op in blocks(results):
         rows = []
@@ -94,7 +103,9 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
                     cells.append("")
                     continue
                 text = format_value(m.key, rec.mean)
-                if rec.n > 1 and not math.isnan(rec.ci_half) and text != "-":
+                if rec.n == 0 and (cell, op, col, m.key) in unsupported:
+                    text = unsupported_text(m.key)  # every repeat too short for this percentile
+                elif rec.n > 1 and not math.isnan(rec.ci_half) and text != "-":
                     text += " ± " + format_value(m.key, rec.ci_half)
                 cells.append(text)
             rows.append((m.label, cells))
@@ -157,6 +168,7 @@ def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame
             why = "ambiguous" if cands else "not a stack in this set"
             raise ValueError(f"baseline {baseline!r} is {why} (stacks: {known})")
     rows = [figures(r) for r in results]
+    unsupported = _unsupported(results)
     groups = {}
     for row, label in zip(rows, labels):
         groups.setdefault((row["cell"], row["op"]), {}).setdefault(label, []).append(row)
@@ -179,7 +191,9 @@ def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame
                 delta, lo, hi = (_finite(x * scale) for x in (w["diff"], w["low"], w["high"]))
                 if math.isnan(lo) or math.isnan(hi):
                     lo = hi = math.nan
-                if math.isnan(delta):
+                if math.isnan(delta) and ({(cell, op, baseline, m.key), (cell, op, stack, m.key)} & unsupported):
+                    verdict = unsupported_text(m.key)
+                elif math.isnan(delta):
                     verdict = "no data"
                 elif math.isnan(lo):
                     verdict = "no CI (n<2)" if min(w["n_a"], w["n_b"]) < 2 else "no CI"
