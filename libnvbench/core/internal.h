@@ -180,7 +180,7 @@ struct nvb_result {
     double  *cpu_pct;            /* per CPU busy % */
     int     *cpu_id;
     double   process_user_s, process_sys_s;
-    double   cpu_window_s;           /* span of the CPU samples (measured window + drain) */
+    double   cpu_window_s;           /* span between the two reads of the process CPU (sampler.c) */
     long     maxrss_kib, minflt, majflt, nvcsw, nivcsw;
     unsigned nthreads;
     struct nvb__thread_row *threads;

@@ -136,17 +136,18 @@ void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d)
     double cpu_s = r->process_user_s + r->process_sys_s;
     uint64_t ios = r->tot[0].ios + r->tot[1].ios;
     double iops = r->duration_s > 0 ? (double)ios / r->duration_s : 0;
-    /* CPU time was sampled over its own window (the measured one plus the
-     * drain of the last in-flight I/O); divide by that span. */
-    double win = r->cpu_window_s > 0 ? r->cpu_window_s : r->duration_s;
-    d->process_cores = win > 0 ? cpu_s / win : 0;
+    /* CPU time was read at the edges of the measured window (sampler.c):
+     * it is the CPU of that window, over its length. (window_s, the span
+     * between the two reads, is longer by the moments the threads taking
+     * them were late, during which they were not running.) */
+    d->process_cores = r->duration_s > 0 ? cpu_s / r->duration_s : 0;
     if (r->nhosts) {
         /* Merged: each host's CPU over its own window, summed. */
         d->process_cores = 0;
         for (unsigned i = 0; i < r->nhosts; i++) {
             const struct nvb__hostrow *h = &r->hosts[i];
-            if (h->window_s > 0)
-                d->process_cores += (h->process_user_s + h->process_sys_s) / h->window_s;
+            if (h->duration_s > 0)
+                d->process_cores += (h->process_user_s + h->process_sys_s) / h->duration_s;
         }
     }
     d->cpu_us_per_io = ios ? cpu_s * 1e6 / (double)ios : 0;
@@ -447,7 +448,7 @@ static void emit_hosts(struct jctx *c, const struct nvb_result *r)
         jo_raw_num(c, "process_user_s", h->process_user_s);
         jo_raw_num(c, "process_sys_s", h->process_sys_s);
         jo_raw_num(c, "window_s", h->window_s);
-        jo_num(c, "process_cores", h->window_s > 0 ? cpu_s / h->window_s : 0);
+        jo_num(c, "process_cores", dur > 0 ? cpu_s / dur : 0);
         jo_num(c, "cpu_us_per_io", ios ? cpu_s * 1e6 / (double)ios : 0);
         jo_close(c, '}');
         jo_raw(c, "cancelled", h->cancelled ? "true" : "false");

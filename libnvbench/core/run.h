@@ -142,6 +142,13 @@ struct run {
     int release;
     uint64_t go_ns, meas_ns, end_ns;
     volatile int stop;           /* set by the runner thread or a job on a fatal error */
+    /* The CPU window's two edges (docs/cpu-accounting.md): the process's
+     * CPU times and the moment they were read, taken once per edge by
+     * whichever thread is there first (nvb__cpu_edge). */
+    struct nvb__proc_sample cpu_pr[2];
+    uint64_t cpu_t[2];
+    int      cpu_edge[2];        /* 0: not taken, 1: being taken, 2: taken */
+    unsigned counting;           /* jobs still in their loop */
     int io_err;                  /* first I/O error when stopping at errors */
     char io_err_msg[256];
 };
@@ -179,14 +186,22 @@ void nvb__layout_remove(struct plan *p);
 
 /* ---- the measured window (sampler.c) ---- */
 
+enum { NVB__EDGE_START, NVB__EDGE_END };
+/* The process's CPU at an edge of the measured window, once: the first
+ * caller reads it (getrusage, one system call), the others return. The
+ * start: the sampler just before it releases the jobs, or with a ramp the
+ * first job past its end; the end: the first job that sees a time-bounded
+ * window end, else the last job to leave its loop (its last counted
+ * completion); the sampler takes an edge nobody took. */
+void nvb__cpu_edge(struct run *r, int edge);
+
 struct nvb__sampler {
     struct nvb__sys_sample sys0, sys1, sys_iv;
-    struct nvb__proc_sample pr0, pr1;
     struct nvb__thread_cpu *th0, *th1;
     int nth0, nth1;
     int have_sys;
-    uint64_t cpu_t0, cpu_t1;
     int ramp_pending;
+    int ended;                  /* the end's system and thread samples are taken */
     struct live prev;
     uint64_t prev_ns, next_tick, last_tick;
     uint64_t poll_ns, next_poll;

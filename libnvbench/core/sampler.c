@@ -3,7 +3,10 @@
  * samples the time series and the progress figures at each tick, runs the
  * caller's poll hook and notices cancel requests, and samples CPU time
  * (system, process, per thread) at the start and the end of the measured
- * window (after the ramp).
+ * window (after the ramp). The process's CPU, which cpu_us_per_io and
+ * process_cores divide, is read exactly at the window's edges by whichever
+ * thread is there (nvb__cpu_edge): not before the jobs are released, not
+ * after they drained the I/O still in flight (docs/cpu-accounting.md).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -140,6 +143,21 @@ static void ts_fold_late(struct nvb_result *res, uint64_t end_unix)
         res->ts[res->nts - 1].t_unix_ns = end_unix;
 }
 
+void nvb__cpu_edge(struct run *r, int edge)
+{
+    /* A window that ends before it began (stopped during the ramp) is
+     * empty: its start is taken at its end. */
+    if (edge == NVB__EDGE_END)
+        nvb__cpu_edge(r, NVB__EDGE_START);
+    int free_ = 0;
+    if (!__atomic_compare_exchange_n(&r->cpu_edge[edge], &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return;
+    uint64_t a = nvb__now_ns();
+    nvb__proc_sample(&r->cpu_pr[edge]);
+    r->cpu_t[edge] = a + (nvb__now_ns() - a) / 2; /* when the counters were read, to half a system call */
+    __atomic_store_n(&r->cpu_edge[edge], 2, __ATOMIC_RELEASE);
+}
+
 void nvb__sampler_init(struct nvb__sampler *s)
 {
     memset(s, 0, sizeof *s);
@@ -170,9 +188,10 @@ static void sampler_start(struct nvb__sampler *s, struct run *r, struct nvb_resu
     const struct nvb_workload *w = r->w;
     const struct nvb_run_opts *o = r->opts;
     s->have_sys = nvb__sys_sample(&s->sys0) == 0;
-    nvb__proc_sample(&s->pr0);
     s->nth0 = nvb__threads_sample(&s->th0);
-    s->cpu_t0 = nvb__now_ns();
+    r->counting = r->p->jobs;
+    if (!w->ramp_ns)
+        nvb__cpu_edge(r, NVB__EDGE_START); /* the last thing before the release */
     res->start_wall_ns = nvb__wall_ns();
     nvb__mutex_lock(r->mu);
     r->go_ns = nvb__now_ns();
@@ -207,16 +226,15 @@ static void sampler_ramp_over(struct nvb__sampler *s, struct run *r)
 {
     s->ramp_pending = 0;
     nvb__mutex_unlock(r->mu);
+    nvb__cpu_edge(r, NVB__EDGE_START); /* unless a job past the ramp took it */
     if (s->have_sys) {
         nvb__sys_sample_free(&s->sys0);
         s->have_sys = nvb__sys_sample(&s->sys0) == 0;
         sampler_iv_from_start(s);
     }
-    nvb__proc_sample(&s->pr0);
     free(s->th0);
     s->th0 = NULL;
     s->nth0 = nvb__threads_sample(&s->th0);
-    s->cpu_t0 = nvb__now_ns();
     memset(&s->prev, 0, sizeof s->prev);
     for (unsigned i = 0; i < r->p->jobs; i++)
         memset(r->jobs[i].ts_lat_prev, 0, sizeof r->jobs[i].ts_lat_prev);
@@ -245,15 +263,25 @@ static void sampler_tick(struct nvb__sampler *s, struct run *r, struct nvb_resul
     nvb__mutex_lock(r->mu);
 }
 
+/* The window is over (a time-bounded one at its end, before the jobs
+ * drained; otherwise when they all left their loops): the end's system and
+ * per-thread samples, and the process's unless a job took it. Called
+ * without r->mu. */
+static void sampler_window_end(struct nvb__sampler *s, struct run *r)
+{
+    nvb__cpu_edge(r, NVB__EDGE_END);
+    if (s->have_sys)
+        s->have_sys = nvb__sys_sample(&s->sys1) == 0;
+    s->nth1 = nvb__threads_sample(&s->th1);
+    s->ended = 1;
+}
+
 /* All jobs finished their loops: close the measured window, then let the
  * jobs go (they stayed alive for the per-thread CPU sample). */
 static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
 {
-    s->cpu_t1 = nvb__now_ns();
-    if (s->have_sys)
-        s->have_sys = nvb__sys_sample(&s->sys1) == 0;
-    nvb__proc_sample(&s->pr1);
-    s->nth1 = nvb__threads_sample(&s->th1);
+    if (!s->ended)
+        sampler_window_end(s, r);
     if (!s->ramp_pending) {
         /* the last, partial interval: it ends where the last job ended */
         uint64_t t_jobs = r->meas_ns;
@@ -269,10 +297,11 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
     nvb__cond_signal_all(r->cv);
     nvb__mutex_unlock(r->mu);
 
-    const struct nvb__proc_sample *pr0 = &s->pr0, *pr1 = &s->pr1;
+    const struct nvb__proc_sample *pr0 = &r->cpu_pr[NVB__EDGE_START], *pr1 = &r->cpu_pr[NVB__EDGE_END];
     if (s->have_sys)
         nvb__cpu_fill(res, &s->sys0, &s->sys1);
-    double win = (double)(s->cpu_t1 - s->cpu_t0) / 1e9;
+    const uint64_t t0 = r->cpu_t[NVB__EDGE_START], t1 = r->cpu_t[NVB__EDGE_END];
+    double win = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
     res->process_user_s = (double)(pr1->user_ns - (pr0->user_ns < pr1->user_ns ? pr0->user_ns : pr1->user_ns)) / 1e9;
     res->process_sys_s = (double)(pr1->sys_ns - (pr0->sys_ns < pr1->sys_ns ? pr0->sys_ns : pr1->sys_ns)) / 1e9;
     res->maxrss_kib = pr1->maxrss_kib;
@@ -292,6 +321,8 @@ void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *
     while (r->ndone < jobs) {
         uint64_t now = nvb__now_ns();
         uint64_t until = s->ramp_pending ? r->meas_ns : s->next_tick;
+        if (!s->ended && r->end_ns && r->end_ns < until)
+            until = r->end_ns;
         if (now < until) {
             uint64_t wait = until - now;
             if (wait > 50000000ull && r->cancel)
@@ -315,6 +346,11 @@ void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *
         if (s->ramp_pending && now >= r->meas_ns) {
             sampler_ramp_over(s, r);
             continue;
+        }
+        if (!s->ended && r->end_ns && now >= r->end_ns) {
+            nvb__mutex_unlock(r->mu);
+            sampler_window_end(s, r);
+            nvb__mutex_lock(r->mu);
         }
         if (!s->ramp_pending && now >= s->next_tick)
             sampler_tick(s, r, res, now);

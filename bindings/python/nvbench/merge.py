@@ -283,7 +283,7 @@ def _finish_rows(rows, w0):
         cpu_s = c["process_user_s"] + c["process_sys_s"]
         row["cpu"] = {"system_pct": c["system_pct"], "ncpus": c["ncpus"], "process_user_s": c["process_user_s"],
                       "process_sys_s": c["process_sys_s"], "window_s": c["window_s"],
-                      "process_cores": cpu_s / c["window_s"] if c["window_s"] > 0 else 0,
+                      "process_cores": cpu_s / dur if dur > 0 else 0,  # CPU read at the window's edges
                       "cpu_us_per_io": cpu_s * 1e6 / ios if ios else 0}
         row["cancelled"] = h["cancelled"]
         row["error"] = h["error"]
