@@ -213,23 +213,17 @@ static int rd_wide(struct ld *L, const struct nvb__jv *obj, const char *path, co
 static int ld_sumsq(struct ld *L, const struct nvb__jv *h, const char *path, struct nvb__hist *hist)
 {
     const struct nvb__jv *v = mem(L, h, path, "sumsq", -1, 1);
-    if (!v)
+    double x = 0;
+    uint64_t w[3] = {0, 0, 0};
+    if (!v || (v->type == NVB__J_STR ? rd_wide(L, h, path, "sumsq", w, 3, 1) : rd_nonneg(L, h, path, "sumsq", &x, 1)))
         return L->rc;
-    double x;
-    if (v->type == NVB__J_NUM && rd_nonneg(L, h, path, "sumsq", &x, 1) == 0 && !(x < 9007199254740992.0 && x == floor(x))) {
+    if (v->type != NVB__J_STR && !(x < 9007199254740992.0 && x == floor(x))) {
         hist->sumsq_rounded = 1;
         hist->sumsq_dbl = x;
         return 0;
     }
-    if (L->rc)
-        return L->rc;
-    uint64_t w[3];
-    if (v->type == NVB__J_NUM) {
+    if (v->type != NVB__J_STR)
         w[0] = (uint64_t)x;
-        w[1] = w[2] = 0;
-    } else if (rd_wide(L, h, path, "sumsq", w, 3, 1)) {
-        return L->rc;
-    }
     hist->sumsq = (unsigned __int128)w[1] << 64 | w[0];
     hist->sumsq_hi = w[2];
     return 0;
