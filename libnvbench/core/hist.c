@@ -4,6 +4,7 @@
  * per report.
  */
 #include "core/hist.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <float.h>
@@ -136,7 +137,7 @@ double nvb__hist_mean(const struct nvb__hist *h)
 {
     if (h->count == 0)
         return 0.0;
-    return (double)h->sum / (double)h->count;
+    return nvb__u128_double((uint64_t)(h->sum >> 64), (uint64_t)h->sum) / (double)h->count;
 }
 
 /* Unsigned integers of up to four 64-bit words (least significant first),
@@ -218,8 +219,9 @@ const char *nvb__hist_check_sums(const struct nvb__hist *h)
     if (!h->count)
         return h->sum || h->sumsq || h->sumsq_hi || (h->sumsq_rounded && h->sumsq_dbl)
                ? "count is 0, but the sums are not" : NULL;
-    const unsigned __int128 q = h->sum / h->count;
-    if (q < h->min || q > h->max || (q == h->max && h->sum % h->count))
+    uint64_t rem = 0, q = (uint64_t)(h->sum >> 64) < h->count
+                       ? nvb__div128((uint64_t)(h->sum >> 64), (uint64_t)h->sum, h->count, &rem) : UINT64_MAX;
+    if ((uint64_t)(h->sum >> 64) >= h->count || q < h->min || q > h->max || (q == h->max && rem))
         return "sum / count is outside [lat_ns.min, lat_ns.max]";
     if (h->sumsq_rounded)
         return NULL;
@@ -257,11 +259,12 @@ double nvb__hist_stddev(const struct nvb__hist *h)
     long double m2;
     if (h->sumsq_rounded) {
         /* as exact as the rounded sum of squares allows */
-        long double s1 = (long double)h->sum;
+        const uint64_t sw[2] = {(uint64_t)h->sum, (uint64_t)(h->sum >> 64)};
+        long double s1 = w_ld(sw, 2);
         m2 = (long double)h->sumsq_dbl - s1 * s1 / (long double)n;
     } else {
-        const uint64_t q = (uint64_t)(h->sum / n); /* the mean is at most max < 2^64 */
-        const uint64_t r = (uint64_t)(h->sum - (unsigned __int128)q * n);
+        uint64_t r, e;
+        const uint64_t q = nvb__div128((uint64_t)(h->sum >> 64), (uint64_t)h->sum, n, &r); /* the mean: <= max */
         uint64_t d[3], t[3], w[3];
         sumsq_words(h, d);
         w_set128(w, 2, (unsigned __int128)q * q);
@@ -272,9 +275,9 @@ double nvb__hist_stddev(const struct nvb__hist *h)
         w_add(d, t, 3, 1);                  /* - 2 q S1 */
         w_add(d, t, 3, 1);
         const unsigned __int128 rr = (unsigned __int128)r * r;
-        w_set128(w, 3, rr / n);
+        w_set128(w, 3, nvb__div128((uint64_t)(rr >> 64), (uint64_t)rr, n, &e)); /* r < n: fits */
         w_add(d, w, 3, 1);                  /* - floor(r^2 / n) */
-        m2 = w_ld(d, 3) - (long double)(uint64_t)(rr % n) / (long double)n;
+        m2 = w_ld(d, 3) - (long double)e / (long double)n;
     }
     if (!(m2 > 0))
         return 0.0;

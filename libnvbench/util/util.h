@@ -25,7 +25,14 @@ const char *nvb__errno_name(int e, char *buf, size_t len);
 const char *nvb__fmt_size(uint64_t v, char *buf, size_t len);
 
 /* Unsigned integers wider than 64 bits (the latency histogram's exact sums)
- * as n 64-bit words, least significant first, n at most 4. */
+ * as n 64-bit words, least significant first, n at most 4. Nothing here
+ * leaves 128-bit division or conversion to the compiler: its helpers live
+ * in libgcc_s, which a DLL built with mingw would then import. */
+/* (hi 2^64 + lo) / d, for hi < d (the quotient fits 64 bits); the
+ * remainder in *rem unless rem is NULL. */
+uint64_t nvb__div128(uint64_t hi, uint64_t lo, uint64_t d, uint64_t *rem);
+/* hi 2^64 + lo as the nearest double. */
+double nvb__u128_double(uint64_t hi, uint64_t lo);
 /* Decimal digits (nothing else, at least one) into w: 0, -EINVAL (not
  * digits), -ERANGE (does not fit in n words). */
 int nvb__wide_from_dec(const char *s, uint64_t *w, unsigned n);

@@ -14,6 +14,7 @@
 
 #include "core/hist.h"
 #include "testutil.h"
+#include "util/util.h"
 
 #define NSAMPLES 200000
 
@@ -437,6 +438,37 @@ START_TEST(sums_beyond_64_bits)
 }
 END_TEST
 
+START_TEST(wide_helpers_match_the_compiler)
+{
+    /* The library's 128-bit division and conversion (util.c, which keep
+     * the Windows DLL free of libgcc_s) against the compiler's own. */
+    rng_state = 5;
+    for (int k = 0; k < 200000; k++) {
+        uint64_t d = rng_next() >> (rng_next() % 64), lo = rng_next(), hi = rng_next() >> (rng_next() % 64);
+        if (!d)
+            d = 1;
+        hi %= d;
+        unsigned __int128 x = (unsigned __int128)hi << 64 | lo;
+        uint64_t rem = 0, q = nvb__div128(hi, lo, d, &rem);
+        ck_assert_msg(q == (uint64_t)(x / d) && rem == (uint64_t)(x % d), "%llx:%llx / %llx",
+                      (unsigned long long)hi, (unsigned long long)lo, (unsigned long long)d);
+        uint64_t h2 = rng_next() >> (rng_next() % 65 == 64 ? 63 : rng_next() % 64);
+        ck_assert(nvb__u128_double(h2, lo) == (double)((unsigned __int128)h2 << 64 | lo));
+    }
+    /* ties round to even: 2^64 + 2^11 lies halfway between two doubles */
+    ck_assert(nvb__u128_double(1, 2048) == 18446744073709551616.0);
+    ck_assert(nvb__u128_double(1, 2049) == 18446744073709555712.0);
+    uint64_t w[3] = {UINT64_MAX, UINT64_MAX, UINT64_MAX}, back[3];
+    char buf[80];
+    ck_assert_str_eq(nvb__wide_to_dec(w, 3, buf, sizeof buf), "6277101735386680763835789423207666416102355444464034512895");
+    ck_assert_int_eq(nvb__wide_from_dec(buf, back, 3), 0);
+    ck_assert(!memcmp(w, back, sizeof w));
+    ck_assert_int_eq(nvb__wide_from_dec("6277101735386680763835789423207666416102355444464034512896", back, 3), -ERANGE);
+    ck_assert_int_eq(nvb__wide_from_dec("12x", back, 3), -EINVAL);
+    ck_assert_int_eq(nvb__wide_from_dec("", back, 3), -EINVAL);
+}
+END_TEST
+
 START_TEST(merge_refuses_count_overflow)
 {
     struct nvb__hist *a = hist_new(), *b = hist_new();
@@ -515,6 +547,7 @@ static Suite *hist_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, merge_exact, 2, 9);
     tcase_add_test(tc, merge_refuses_count_overflow);
+    tcase_add_test(tc, wide_helpers_match_the_compiler);
     suite_add_tcase(s, tc);
     return s;
 }
