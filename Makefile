@@ -1,5 +1,7 @@
 # Thin wrapper around CMake/CTest for a fresh Debian 12 machine.
 #   make run   installs missing Debian packages, builds, runs the seed matrix
+#              and writes its HTML report (build/seed-report.html)
+#   make notebook  the venv, its Jupyter kernel "nvbench", then the notebook
 #   make test  installs missing Debian packages, builds, runs every test
 #              (with real NVMe under QEMU: tests/vm, docs/vm.md)
 #              (then the whole suite again under ASan + UBSan, then the
@@ -10,25 +12,35 @@ WIN_BUILD  ?= build-win
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 RUNTIME    ?= 1s
 VENV       ?= .venv
+KERNEL     ?= nvbench
+NOTEBOOK   ?= examples/notebooks/seed_matrix.ipynb
 
 # Debian 12 packages, in two lists. What building the library, its
 # examples and the Python package needs, and so what `make build` and
 # `make run` (the main job) install:
 BUILD_PKGS := build-essential cmake pkg-config liburing-dev libaio-dev libblkid-dev \
               python3 python3-dev python3-venv python3-setuptools python3-wheel
+# What `make run` prints and writes needs besides: the seed table (pandas)
+# and the figures of its HTML report (matplotlib).
+RUN_PKGS := python3-numpy python3-pandas python3-matplotlib
 # What only the tests need (the Lua module, QEMU for real NVMe, wine and
 # mingw for the Windows build, Open MPI, valgrind, clang's fuzzer, fio as
-# the reference): installed by `make test`.
+# the reference, Chromium to render the HTML report): installed by `make test`.
 TEST_PKGS := check fio python3-jsonschema util-linux e2fsprogs fdisk \
              lua5.4 liblua5.4-dev lua-busted \
              python3-pytest python3-numpy python3-pandas python3-matplotlib python3-tqdm \
-             python3-nbclient python3-ipykernel python3-nbformat \
+             python3-nbclient python3-ipykernel python3-nbformat python3-build \
              qemu-system-x86 busybox-static cpio \
              valgrind clang abigail-tools \
              gcc-mingw-w64-x86-64 wine wine64 \
-             openmpi-bin libopenmpi-dev python3-mpi4py
+             openmpi-bin libopenmpi-dev python3-mpi4py \
+             chromium
 
-.PHONY: all deps deps-test build build-tests test test-fast test-win run run-c venv install clean
+# What `make notebook` needs besides the build (Jupyter itself is used when
+# installed: Debian's jupyter-notebook).
+NOTEBOOK_PKGS := python3-ipykernel python3-numpy python3-pandas python3-matplotlib
+
+.PHONY: all deps deps-run deps-test build build-tests test test-fast test-win run run-c venv kernel notebook install clean
 
 all: build
 
@@ -53,8 +65,11 @@ endef
 deps:
 	$(call install_missing,$(BUILD_PKGS))
 
+deps-run:
+	$(call install_missing,$(BUILD_PKGS) $(RUN_PKGS))
+
 deps-test:
-	$(call install_missing,$(BUILD_PKGS) $(TEST_PKGS))
+	$(call install_missing,$(BUILD_PKGS) $(RUN_PKGS) $(TEST_PKGS))
 
 # The C tests are built when Check is there (make test installs it).
 build: deps
@@ -94,8 +109,31 @@ venv: deps
 	test -x $(VENV)/bin/python || /usr/bin/python3 -m venv --system-site-packages $(VENV)
 	$(VENV)/bin/pip install --no-build-isolation --no-deps --force-reinstall --quiet --disable-pip-version-check .
 
-run: build venv
-	$(VENV)/bin/nvbench matrix --runtime $(RUNTIME)
+# The seed table is printed; the results and their HTML report (one file to
+# share, tests/python/test_report_html.py) go to $(BUILD), and it says where.
+run: deps-run build venv
+	$(VENV)/bin/nvbench matrix --runtime $(RUNTIME) --json $(BUILD)/seed-matrix.json
+	$(VENV)/bin/nvbench report $(BUILD)/seed-matrix.json -o $(BUILD)/seed-report.html
+
+# The venv's Jupyter kernel, under the name the notebook asks for, written
+# into the venv itself (--sys-prefix: $(VENV)/share/jupyter/kernels/$(KERNEL)),
+# so nothing outside the checkout changes. Needs the package in $(VENV)
+# (make venv) and ipykernel (python3-ipykernel).
+kernel:
+	$(VENV)/bin/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (nvbench)"
+
+# The notebook, opened in Jupyter with the venv's kernel: the one command.
+notebook: venv
+	$(call install_missing,$(NOTEBOOK_PKGS))
+	@$(MAKE) --no-print-directory kernel
+	@if $(VENV)/bin/python -c 'import notebook' 2>/dev/null; then \
+	  echo "opening $(NOTEBOOK) with kernel $(KERNEL)"; \
+	  JUPYTER_PATH=$(abspath $(VENV))/share/jupyter exec $(VENV)/bin/python -m notebook $(NOTEBOOK); \
+	else \
+	  echo "kernel '$(KERNEL)' registered in $(VENV); Jupyter is not installed (Debian: apt-get install jupyter-notebook)."; \
+	  echo "Then run make notebook again, or open $(NOTEBOOK) in any Jupyter started with"; \
+	  echo "  JUPYTER_PATH=$(abspath $(VENV))/share/jupyter"; \
+	fi
 
 # The same matrix from the C example program.
 run-c: build

@@ -238,6 +238,14 @@ NVB_API int nvb_result_errno(const struct nvb_result *r);
 /* 1 when the run was cancelled. */
 NVB_API int nvb_result_cancelled(const struct nvb_result *r);
 
+/* The warnings of a result (the JSON's "warnings"): what makes a figure
+ * mean less than its label (a synchronous engine at qd > 1, a machine that
+ * was not quiet, ...). A program shows each to its user, e.g. on stderr.
+ * nvb_result_warning() returns the i-th (0-based) or NULL past the end;
+ * valid while r lives. Since 0.2. */
+NVB_API size_t nvb_result_warning_count(const struct nvb_result *r);
+NVB_API const char *nvb_result_warning(const struct nvb_result *r, size_t i);
+
 /* Typed getters for the headline numbers. dir is enum nvb_dir. Values
  * outside the range give 0. */
 NVB_API double   nvb_result_duration(const struct nvb_result *r);     /* seconds */

@@ -99,6 +99,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "run_workload: out of memory formatting the result\n");
             status = 1;
         }
+        /* every warning the library knows, to the person, once */
+        for (size_t i = 0; i < nvb_result_warning_count(r); i++)
+            fprintf(stderr, "run_workload: warning: %s\n", nvb_result_warning(r, i));
     }
     nvb_result_free(r);
     nvb_workload_free(w);

@@ -5,12 +5,20 @@
  * CPU cost per I/O that the articles had to infer.
  *
  *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M] [TARGET]
+ *   seed_matrix --from-json RESULTS.json
  *
  * TARGET is a regular file, a block device (writes need
  * --allow-destructive), or a directory; by default a scratch file in a new
- * temporary directory, removed afterwards.
+ * temporary directory, removed afterwards. --from-json prints the table of
+ * saved results instead (a JSON array of results as the library writes
+ * them, e.g. run_workload's output, or one result) and runs nothing.
+ *
+ * The table is the one layout of every front door (docs/analysis.md, "The
+ * text layout"): Python's ResultSet.table() and Lua's format_seed print the
+ * same text for the same results (tests/scripts/test_seed_table.sh).
  */
 #include <errno.h>
+#include <math.h> /* NAN, isfinite: macros, no libm */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +41,7 @@ static char *mkdtemp(char *t)
 #endif
 
 #define MAX_ENGINES 8
+#define CELL_TEXT 32
 
 static const struct cell {
     const char *label, *rw, *bs;
@@ -44,10 +53,163 @@ static const struct cell {
 };
 #define NCELLS (sizeof cells / sizeof cells[0])
 
+/* ran: the column has this cell (a run was made or loaded); ok: it has figures. */
 struct fig {
-    int ok;
+    int ran, ok;
+    int qd_asked, qd_ran; /* the queue depth asked for, and the one the engine ran at */
     double gib_s, iops, lat_ms, cpu_pct, us_per_io, iops_core;
 };
+static struct fig figs[NCELLS][MAX_ENGINES];
+
+/* The metric rows and how each figure is printed (format_value). */
+enum kind { FIGURE, COUNT, PCT };
+static const struct metric {
+    const char *label;
+    enum kind kind;
+} metrics[] = {
+    {"Bandwidth (GiB/s)", FIGURE}, {"IOPS", COUNT},   {"Average Latency (ms)", FIGURE},
+    {"Total CPU Usage (%)", PCT},  {"CPU per I/O (us)", FIGURE}, {"IOPS per core", COUNT},
+};
+#define NMETRICS (sizeof metrics / sizeof metrics[0])
+
+static void fill_fig(struct fig *f, const struct nvb_result *r, int dir, int qd_asked)
+{
+    double qde = 0;
+    f->ran = f->ok = 1;
+    f->qd_asked = qd_asked;
+    f->qd_ran = nvb_result_get(r, "qd_effective", &qde) == 0 && qde > 0 ? (int)qde : qd_asked;
+    f->gib_s = nvb_result_bw(r, dir) / (1024.0 * 1024 * 1024);
+    f->iops = nvb_result_iops(r, dir);
+    f->lat_ms = nvb_result_lat_mean(r, dir) / 1e6;
+    f->cpu_pct = f->us_per_io = f->iops_core = NAN;
+    nvb_result_get(r, "cpu.system_pct", &f->cpu_pct);
+    nvb_result_get(r, "cpu.cpu_us_per_io", &f->us_per_io);
+    nvb_result_get(r, "cpu.iops_per_core", &f->iops_core);
+}
+
+/* Thousands separators in the integer part: "-1234567.5" -> "-1,234,567.5"
+ * (s holds a figure below 1e15: at most 16 digits). */
+static void group_digits(char *s, size_t size)
+{
+    char tmp[2 * CELL_TEXT];
+    const char *d = s + (*s == '-');
+    size_t n = strspn(d, "0123456789"), o = 0;
+    if (*s == '-')
+        tmp[o++] = '-';
+    for (size_t i = 0; i < n && o < CELL_TEXT; i++) {
+        if (i && (n - i) % 3 == 0)
+            tmp[o++] = ',';
+        tmp[o++] = d[i];
+    }
+    snprintf(tmp + o, sizeof tmp - o, "%s", d + n);
+    snprintf(s, size, "%s", tmp);
+}
+
+static void print_dashes(const char *before, int n)
+{
+    fputs(before, stdout);
+    while (n-- > 0)
+        putchar('-');
+}
+
+/* One figure in the one number format of the seed table (docs/analysis.md):
+ * COUNT with separators and no decimals, PCT with 2 decimals, FIGURE with
+ * 3 decimals, 3 significant digits below 0.01 and 1 decimal with separators
+ * from 1000 on; "-" when unknown. The same as Python's format_value. */
+static void format_value(char *out, size_t size, enum kind kind, double v)
+{
+    static const double tens[] = {1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9};
+    double a = v < 0 ? -v : v;
+    if (!isfinite(v)) {
+        snprintf(out, size, "-");
+    } else if (a >= 1e15) {
+        snprintf(out, size, "%.3g", v);
+    } else if (kind == COUNT || (kind == FIGURE && a >= 1000)) {
+        snprintf(out, size, kind == COUNT ? "%.0f" : "%.1f", v);
+        group_digits(out, size);
+    } else if (kind == PCT) {
+        snprintf(out, size, "%.2f", v);
+    } else if (a >= 0.01 || v == 0) {
+        snprintf(out, size, "%.3f", v);
+    } else {
+        int decimals = 2; /* 2 - floor(log10(a)), at most 12, without libm */
+        for (size_t i = 0; i < sizeof tens / sizeof tens[0] && a < tens[i]; i++)
+            decimals++;
+        snprintf(out, size, "%.*f", decimals, v);
+    }
+}
+
+/* The seed layout: per cell a block whose title heads the metric labels, a
+ * column per engine with that cell, two spaces between columns, numbers
+ * right-aligned, widths the same in every block, a blank line between. */
+/* A column's heading: the engine, and "(qd N)" when every run of it ran at
+ * a queue depth N other than the one asked for (a synchronous engine: 1 per
+ * job), as the Python and Lua tables head it. */
+static void heading(char *out, size_t size, const char *engine, int e)
+{
+    int ran = -1, mixed = 0;
+    for (size_t c = 0; c < NCELLS; c++) {
+        const struct fig *f = &figs[c][e];
+        if (!f->ran || !f->ok)
+            continue;
+        int v = f->qd_ran != f->qd_asked ? f->qd_ran : 0;
+        if (ran < 0)
+            ran = v;
+        else if (ran != v)
+            mixed = 1;
+    }
+    if (!mixed && ran > 0)
+        snprintf(out, size, "%s (qd %d)", engine, ran);
+    else
+        snprintf(out, size, "%s", engine);
+}
+
+static void print_table(const char *const *engines, int ne)
+{
+    static char text[NCELLS][NMETRICS][MAX_ENGINES][CELL_TEXT];
+    static char head[MAX_ENGINES][80];
+    int width[MAX_ENGINES + 1] = {0}, blocks = 0;
+    for (int e = 0; e < ne; e++)
+        heading(head[e], sizeof head[e], engines[e], e);
+    for (size_t c = 0; c < NCELLS; c++) {
+        for (int e = 0; e < ne; e++) {
+            const struct fig *f = &figs[c][e];
+            if (!f->ran)
+                continue;
+            double v[] = {f->gib_s, f->iops, f->lat_ms, f->cpu_pct, f->us_per_io, f->iops_core};
+            int w = (int)strlen(head[e]);
+            for (size_t m = 0; m < NMETRICS; m++) {
+                format_value(text[c][m][e], CELL_TEXT, metrics[m].kind, f->ok ? v[m] : NAN);
+                w = w > (int)strlen(text[c][m][e]) ? w : (int)strlen(text[c][m][e]);
+            }
+            width[e + 1] = width[e + 1] > w ? width[e + 1] : w;
+            width[0] = width[0] > (int)strlen(cells[c].label) ? width[0] : (int)strlen(cells[c].label);
+        }
+    }
+    for (size_t m = 0; m < NMETRICS; m++)
+        width[0] = width[0] > (int)strlen(metrics[m].label) ? width[0] : (int)strlen(metrics[m].label);
+    for (size_t c = 0; c < NCELLS; c++) {
+        int cols[MAX_ENGINES], nc = 0;
+        for (int e = 0; e < ne; e++)
+            if (figs[c][e].ran)
+                cols[nc++] = e;
+        if (!nc)
+            continue;
+        printf("%s%-*s", blocks++ ? "\n" : "", width[0], cells[c].label);
+        for (int i = 0; i < nc; i++)
+            printf("  %*s", width[cols[i] + 1], head[cols[i]]);
+        print_dashes("\n", width[0]);
+        for (int i = 0; i < nc; i++)
+            print_dashes("  ", width[cols[i] + 1]);
+        printf("\n");
+        for (size_t m = 0; m < NMETRICS; m++) {
+            printf("%-*s", width[0], metrics[m].label);
+            for (int i = 0; i < nc; i++)
+                printf("  %*s", width[cols[i] + 1], text[c][m][cols[i]]);
+            printf("\n");
+        }
+    }
+}
 
 static struct nvb_cancel *g_cancel;
 static volatile sig_atomic_t g_signal; /* the first signal: exit 128 + it (130, 143) */
@@ -98,15 +260,203 @@ static int make_scratch(const char *path, const char *size)
     return fclose(f) ? -1 : 0;
 }
 
+/* The results' warnings, each once: texts that differ only in their
+ * digits (the machine's load in each run) count as one, shown as its first
+ * text and how many runs it concerned. */
+#define MAX_WARN 32
+static struct {
+    char *text, *shape;
+    int runs, differ;
+} g_warn[MAX_WARN];
+
+static void note_warnings(const struct nvb_result *r)
+{
+    for (size_t i = 0; i < nvb_result_warning_count(r); i++) {
+        const char *w = nvb_result_warning(r, i);
+        char *shape = strdup(w);
+        if (!shape)
+            return;
+        for (char *p = shape; *p; p++)
+            if (*p >= '0' && *p <= '9')
+                *p = '#';
+        int k = 0;
+        while (k < MAX_WARN && g_warn[k].shape && strcmp(g_warn[k].shape, shape))
+            k++;
+        if (k == MAX_WARN) {
+            free(shape);
+            continue;
+        }
+        if (!g_warn[k].shape) {
+            g_warn[k].shape = shape;
+            g_warn[k].text = strdup(w);
+        } else {
+            g_warn[k].differ |= g_warn[k].text && strcmp(g_warn[k].text, w) != 0;
+            free(shape);
+        }
+        g_warn[k].runs++;
+    }
+}
+
+static void print_warnings(int runs)
+{
+    for (int k = 0; k < MAX_WARN && g_warn[k].shape; k++) {
+        if (g_warn[k].text)
+            fprintf(stderr, "seed_matrix: warning: %s", g_warn[k].text);
+        if (runs > 1)
+            fprintf(stderr, " (%d of %d runs%s)", g_warn[k].runs, runs, g_warn[k].differ ? ", its figures vary" : "");
+        fprintf(stderr, "\n");
+        free(g_warn[k].text);
+        free(g_warn[k].shape);
+        g_warn[k].text = g_warn[k].shape = NULL;
+    }
+}
+
+/* --from-json: the whole file as a string (NULL and a message on failure). */
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    size_t cap = 0;
+    *len = 0;
+    if (!f) {
+        perror(path);
+        return NULL;
+    }
+    for (;;) {
+        if (cap - *len < 65536) {
+            char *bigger = realloc(text, cap = 2 * cap + 65536);
+            if (!bigger)
+                break;
+            text = bigger;
+        }
+        size_t n = fread(text + *len, 1, cap - *len - 1, f);
+        *len += n;
+        if (n == 0)
+            break;
+    }
+    int bad = ferror(f) || !text;
+    fclose(f);
+    if (bad) {
+        fprintf(stderr, "seed_matrix: cannot read %s\n", path);
+        free(text);
+        return NULL;
+    }
+    text[*len] = 0;
+    return text;
+}
+
+/* The next object of a JSON array of results (or the one object of the
+ * text) from *pos: its offset and length; 0 at the end, -1 when the text is
+ * not an array of objects. Braces inside strings do not count; the
+ * library's parser then reads each object strictly. */
+static int next_object(const char *s, size_t n, size_t *pos, size_t *start, size_t *len)
+{
+    size_t i = *pos;
+    i += strspn(s + i, " \t\r\n");
+    if (i < n && s[i] == (*pos == 0 ? '[' : ',')) /* into the array, or past a comma */
+        i += 1 + strspn(s + i + 1, " \t\r\n");
+    if (i >= n && *pos == 0)
+        return -1; /* an empty text */
+    if (i >= n || s[i] == ']') {
+        *pos = n;
+        return 0;
+    }
+    if (s[i] != '{')
+        return -1;
+    int depth = 0, in_string = 0;
+    for (*start = i; i < n; i++) {
+        if (in_string) {
+            if (s[i] == '\\')
+                i++;
+            else if (s[i] == '"')
+                in_string = 0;
+        } else if (s[i] == '"') {
+            in_string = 1;
+        } else if (s[i] == '{') {
+            depth++;
+        } else if (s[i] == '}' && --depth == 0) {
+            *len = i + 1 - *start;
+            *pos = i + 1;
+            return 1;
+        }
+    }
+    return -1;
+}
+
+/* A label of a result from the library's own JSON text of it (the public
+ * getters read figures only): the value that follows the first `key` after
+ * `after`, a string's up to its quote, a number's up to the comma. The
+ * writer's key order is fixed: "engine" comes before "workload", whose
+ * "rw" and "bs" are its first such keys. */
+static void json_label(const char *json, const char *after, const char *key, char *out, size_t size)
+{
+    const char *p = after ? strstr(json, after) : json;
+    p = p ? strstr(p, key) : NULL;
+    size_t n = p ? strcspn(p += strlen(key), "\",}") : 0;
+    snprintf(out, size, "%.*s", (int)n, p ? p : "");
+}
+
+/* Fills figs[][] from a file of saved results; columns by engine in order
+ * of first appearance. 0, or 2 with a message naming the file and the item. */
+static int load_results(const char *path, const char **engines, int *ne)
+{
+    static char names[MAX_ENGINES][64];
+    size_t len, pos = 0, start, n;
+    int status = 0, item = 0, more;
+    char *text = read_all(path, &len);
+    if (!text)
+        return 2;
+    while (status == 0 && (more = next_object(text, len, &pos, &start, &n)) != 0) {
+        struct nvb_result *r = NULL;
+        char why[256], *json = NULL, engine[64], rw[32], bs[32], qd[16];
+        if (more < 0 || nvb_result_parse(text + start, n, &r, why, sizeof why) < 0 || nvb_result_json(r, &json) < 0) {
+            fprintf(stderr, "seed_matrix: %s: item %d: %s\n", path, item,
+                    more < 0 ? "not a JSON array of results" : r ? "out of memory" : why);
+            status = 2;
+        } else {
+            json_label(json, NULL, "\"engine\":\"", engine, sizeof engine);
+            json_label(json, "\"workload\":{", "\"rw\":\"", rw, sizeof rw);
+            json_label(json, "\"workload\":{", "\"bs\":", bs, sizeof bs);
+            json_label(json, "\"workload\":{", "\"qd\":", qd, sizeof qd);
+            int e = 0;
+            while (e < *ne && strcmp(engines[e], engine) != 0)
+                e++;
+            for (size_t c = 0; c < NCELLS; c++) {
+                if (strcmp(cells[c].rw, rw) != 0 || atof(cells[c].bs) * 1024 != atof(bs))
+                    continue; /* not a seed cell */
+                if (e == *ne && *ne == MAX_ENGINES) {
+                    fprintf(stderr, "seed_matrix: %s: more than %d engines\n", path, MAX_ENGINES);
+                    status = 2;
+                } else if (figs[c][e].ran) {
+                    fprintf(stderr, "seed_matrix: %s: item %d is a second %s on %s: one run per cell and engine "
+                            "here (Python's table averages repeats)\n", path, item, cells[c].label, engine);
+                    status = 2;
+                } else {
+                    if (e == *ne)
+                        engines[(*ne)++] = strcpy(names[e], engine);
+                    fill_fig(&figs[c][e], r, strstr(rw, "write") ? NVB_WRITE : NVB_READ, atoi(qd));
+                }
+            }
+        }
+        nvb_free(json);
+        nvb_result_free(r);
+        item++;
+    }
+    free(text);
+    return status;
+}
+
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive] [TARGET]\n",
-            argv0);
+    fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive] [TARGET]\n"
+                    "       %s --from-json RESULTS.json\n",
+            argv0, argv0);
 }
 
 int main(int argc, char **argv)
 {
     const char *runtime = "2s", *qd = "32", *jobs = "1", *size = "512M", *target = NULL;
+    const char *from_json = NULL;
     int destructive = 0, size_given = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runtime") && i + 1 < argc) runtime = argv[++i];
@@ -114,8 +464,16 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = argv[++i];
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) { size = argv[++i]; size_given = 1; }
         else if (!strcmp(argv[i], "--allow-destructive")) destructive = 1;
+        else if (!strcmp(argv[i], "--from-json") && i + 1 < argc) from_json = argv[++i];
         else if (argv[i][0] == '-') { usage(argv[0]); return 2; }
         else target = argv[i];
+    }
+    if (from_json) {
+        const char *loaded[MAX_ENGINES];
+        int nl = 0, rc = load_results(from_json, loaded, &nl);
+        if (rc == 0)
+            print_table(loaded, nl);
+        return rc;
     }
 #ifdef _WIN32
     char tmpdir[512];
@@ -185,8 +543,7 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 #endif
 
-    static struct fig figs[NCELLS][MAX_ENGINES];
-    int status = 0;
+    int status = 0, nresults = 0;
     fprintf(stderr, "seed_matrix: %d engines x %zu cells, %s each, qd %s, jobs %s, target %s\n", ne, NCELLS,
             runtime, qd, jobs, target);
     for (size_t c = 0; c < NCELLS && !nvb_cancel_requested(g_cancel); c++) {
@@ -212,54 +569,28 @@ int main(int argc, char **argv)
             opts.cancel = g_cancel;
             struct nvb_result *r = NULL;
             rc = nvb_run(w, &opts, &r);
+            figs[c][e].ran = 1;
             if (rc < 0) {
                 fprintf(stderr, "seed_matrix: %s on %s: %s\n", cells[c].label, engines[e],
                         r ? nvb_result_error(r) : nvb_strerror(rc));
                 status = rc == -ECANCELED ? 128 + (g_signal ? (int)g_signal : SIGINT) : 1;
             } else {
-                int d = strstr(cells[c].rw, "write") ? NVB_WRITE : NVB_READ;
-                struct fig *f = &figs[c][e];
-                f->ok = 1;
-                f->gib_s = nvb_result_bw(r, d) / (1024.0 * 1024 * 1024);
-                f->iops = nvb_result_iops(r, d);
-                f->lat_ms = nvb_result_lat_mean(r, d) / 1e6;
-                nvb_result_get(r, "cpu.system_pct", &f->cpu_pct);
-                nvb_result_get(r, "cpu.cpu_us_per_io", &f->us_per_io);
-                nvb_result_get(r, "cpu.iops_per_core", &f->iops_core);
-                fprintf(stderr, "  %-22s %-9s %12.0f IOPS\n", cells[c].label, engines[e], f->iops);
+                char iops[CELL_TEXT];
+                fill_fig(&figs[c][e], r, strstr(cells[c].rw, "write") ? NVB_WRITE : NVB_READ, atoi(qd));
+                format_value(iops, sizeof iops, COUNT, figs[c][e].iops);
+                fprintf(stderr, "  %-22s %-9s %12s IOPS\n", cells[c].label, engines[e], iops);
+            }
+            if (r) {
+                note_warnings(r);
+                nresults++;
             }
             nvb_result_free(r);
             nvb_workload_free(w);
         }
     }
-    /* The published layout: a block per workload, metric rows, a column per stack. */
-    for (size_t c = 0; c < NCELLS; c++) {
-        printf("\n%s\n", cells[c].label);
-        printf("| %-24s |", "Metric");
-        for (int e = 0; e < ne; e++)
-            printf(" %-13s |", engines[e]);
-        printf("\n|%s|", "--------------------------");
-        for (int e = 0; e < ne; e++)
-            printf("%s|", "---------------");
-        printf("\n");
-        static const char *const rows[] = {"Bandwidth (GiB/s)", "IOPS", "Average Latency (ms)",
-                                           "Total CPU Usage (%)", "CPU per I/O (us)", "IOPS per core"};
-        for (int m = 0; m < 6; m++) {
-            printf("| %-24s |", rows[m]);
-            for (int e = 0; e < ne; e++) {
-                const struct fig *f = &figs[c][e];
-                if (!f->ok) {
-                    printf(" %-13s |", "-");
-                    continue;
-                }
-                double v[] = {f->gib_s, f->iops, f->lat_ms, f->cpu_pct, f->us_per_io, f->iops_core};
-                const char *fmt = m == 0 ? " %13.3f |" : m == 2 ? " %13.3f |" : m == 3 || m == 4 ? " %13.2f |" : " %13.0f |";
-                printf(fmt, v[m]);
-            }
-            printf("\n");
-        }
-    }
+    print_table(engines, ne);
 out:
+    print_warnings(nresults);
     if (own_dir) {
         unlink(scratch);
         rmdir(tmpdir);

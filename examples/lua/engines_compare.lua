@@ -16,10 +16,12 @@ afterwards.
 local nvb = require "nvbench"
 local m = require "nvbench.matrix"
 
+local USAGE = "usage: lua5.4 engines_compare.lua [--rw RW] [--bs SIZE] [--qd N] [--jobs N] [--runtime DUR]\n" ..
+              "         [--size SIZE] [--null] [--engines LIST] [TARGET]\n"
+
 local function usage(msg)
-  io.stderr:write(msg and ("engines_compare: " .. msg .. "\n") or "",
-    "usage: lua5.4 engines_compare.lua [--rw RW] [--bs SIZE] [--qd N] [--jobs N] [--runtime DUR]\n",
-    "         [--size SIZE] [--null] [--engines LIST] [TARGET]\n")
+  if not msg then io.stdout:write(USAGE); os.exit(0) end -- --help
+  io.stderr:write("engines_compare: ", msg, "\n", USAGE)
   os.exit(2)
 end
 
@@ -57,10 +59,11 @@ local engines = opt.engines or m.available_engines(opt.null)
 io.stderr:write(string.format("engines_compare: %s %s qd %s jobs %s, %s per engine, target %s\n",
   opt.rw, opt.bs, opt.qd, opt.jobs, opt.runtime, target))
 
-local figs, status = {}, 0
+local figs, status, runs = {}, 0, {}
 for _, engine in ipairs(engines) do
   local r, err = nvb.run { targets = { target }, engine = engine, rw = opt.rw, bs = opt.bs, qd = opt.qd,
                            jobs = opt.jobs, runtime = opt.runtime }
+  runs[#runs + 1] = { engine = engine, result = r }
   if r then
     figs[engine] = m.figures(r, dir)
     figs[engine].p99_us = figs[engine].p99_ms and figs[engine].p99_ms * 1e3
@@ -103,4 +106,5 @@ for _, def in ipairs(rows_def) do
 end
 print(string.format("\n%s %s, qd %s, jobs %s (nvbench %s)", opt.rw, opt.bs, opt.qd, opt.jobs, nvb.version))
 io.write(m.format_table(header, body))
+m.print_warnings(runs)
 os.exit(status, true)

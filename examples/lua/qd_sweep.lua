@@ -16,10 +16,12 @@ offered here: sweep reads on a device, or writes on a file.
 local nvb = require "nvbench"
 local m = require "nvbench.matrix"
 
+local USAGE = "usage: lua5.4 qd_sweep.lua [--p99 DUR] [--max-qd N] [--rw RW] [--bs SIZE] [--jobs N]\n" ..
+              "         [--runtime DUR] [--engines LIST] [--size SIZE] [TARGET]\n"
+
 local function usage(msg)
-  io.stderr:write(msg and ("qd_sweep: " .. msg .. "\n") or "",
-    "usage: lua5.4 qd_sweep.lua [--p99 DUR] [--max-qd N] [--rw RW] [--bs SIZE] [--jobs N]\n",
-    "         [--runtime DUR] [--engines LIST] [--size SIZE] [TARGET]\n")
+  if not msg then io.stdout:write(USAGE); os.exit(0) end -- --help
+  io.stderr:write("qd_sweep: ", msg, "\n", USAGE)
   os.exit(2)
 end
 
@@ -57,7 +59,7 @@ local target = opt.target or scratch.path
 io.stderr:write(string.format("qd_sweep: %s %s, p99 target %.0f us, qd up to %d, %s per point, target %s\n",
   opt.rw, opt.bs, target_ns / 1e3, opt.max_qd, opt.runtime, target))
 
-local summary, status = {}, 0
+local summary, status, runs = {}, 0, {}
 for _, engine in ipairs(opt.engines or m.available_engines(false)) do
   local best, why = nil, nil
   local qd = 1
@@ -73,6 +75,7 @@ for _, engine in ipairs(opt.engines or m.available_engines(false)) do
       runtime = runtime * 2
     end
     if not r then why = "error: " .. err; status = 1; break end
+    runs[#runs + 1] = { engine = engine, result = r }
     local p99 = r[dir].lat_ns.p99
     local iops = r[dir].iops
     io.stderr:write(string.format("  %-9s qd %4d  %12s IOPS  p99 %10.1f us\n", engine, qd, m.commas(iops), p99 / 1e3))
@@ -103,4 +106,5 @@ end
 
 print(string.format("\nBest %s %s IOPS with p99 latency <= %.0f us", opt.rw, opt.bs, target_ns / 1e3))
 io.write(m.format_table({ "Engine", "Best QD", "IOPS", "p99 (us)", "Stopped" }, summary))
+m.print_warnings(runs)
 os.exit(status, true)

@@ -20,10 +20,12 @@ and the script ends by that signal (exit status 143 / 130; docs/lua.md).
 local nvb = require "nvbench"
 local m = require "nvbench.matrix"
 
+local USAGE = "usage: lua5.4 seed_matrix.lua [--runtime DUR] [--qd N] [--jobs N] [--size SIZE]\n" ..
+              "         [--engines LIST] [--cells LIST] [--allow-destructive] [TARGET]\n"
+
 local function usage(msg)
-  io.stderr:write(msg and ("seed_matrix: " .. msg .. "\n") or "",
-    "usage: lua5.4 seed_matrix.lua [--runtime DUR] [--qd N] [--jobs N] [--size SIZE]\n",
-    "         [--engines LIST] [--cells LIST] [--allow-destructive] [TARGET]\n")
+  if not msg then io.stdout:write(USAGE); os.exit(0) end -- --help
+  io.stderr:write("seed_matrix: ", msg, "\n", USAGE)
   os.exit(2)
 end
 
@@ -57,22 +59,22 @@ end
 local scratch <close> = not opt.target and make_scratch() or nil
 local target = opt.target or scratch.path
 
+-- Only the engines asked for (default: every one that works here) are
+-- named; one asked for that does not work here is refused below with the
+-- library's reason, before anything runs.
 local engines = opt.engines or m.available_engines(false)
-for name, info in pairs(nvb.engines()) do
-  if not info.available and name ~= "null" then
-    io.stderr:write(string.format("seed_matrix: engine %s skipped: %s\n", name, info.reason))
-  end
-end
-io.stderr:write(string.format("seed_matrix: nvbench %s, %d engines x %d cells, %s each, qd %s, jobs %s, target %s\n",
+io.stderr:write(string.format("seed_matrix: nvbench %s, %d engine(s) x %d cells, %s each, qd %s, jobs %s, target %s\n",
   nvb.version, #engines, opt.cells and #opt.cells or #m.cells, opt.runtime, opt.qd, opt.jobs, target))
 
 local failed = 0
 local done = { engines = engines }
+local checking = true
 local ok, rows = pcall(m.seed, {
   targets = { target }, engines = engines, cells = opt.cells,
   runtime = opt.runtime, qd = opt.qd, jobs = opt.jobs,
   workload = { allow_destructive = opt.destructive or false },
   on_cell = function(row, n, total)
+    checking = false
     done[#done + 1] = row
     if row.figures then
       io.stderr:write(string.format("  [%2d/%d] %-22s %-9s %12s IOPS\n", n, total, row.cell.label, row.engine,
@@ -84,18 +86,28 @@ local ok, rows = pcall(m.seed, {
     end
   end,
 })
+if not ok and checking and #done == 0 and tostring(rows):find("^nvbench.matrix: ") then
+  -- a cell the library refuses (bad --runtime, an engine that does not
+  -- work here): said before anything ran
+  io.stderr:write("seed_matrix: ", (tostring(rows):gsub("^nvbench.matrix: ", "")), "\n")
+  os.exit(2, true)
+end
 if not ok then
   -- Interrupted (SIGTERM, Ctrl-C) or a Lua error: the run in progress was
-  -- cancelled and cleaned up; show what was measured, then let the error go
-  -- on (the scratch file is closed on the way out; after a signal the
-  -- module ends the process by it once Lua closes).
+  -- cancelled and cleaned up; show what was measured and end. Closing the
+  -- state (os.exit(..., true)) removes the scratch file and, after a
+  -- signal, lets the module end the process by that signal (130/143),
+  -- with a message instead of a stack trace.
   local partial = nvb.interrupted_result()
   io.stderr:write(string.format("seed_matrix: stopped after %d run(s): %s\n", #done, tostring(rows)))
   if partial then
     io.stderr:write(string.format("seed_matrix: the run in progress was cancelled after %.1f s\n", partial.duration_s or 0))
   end
   m.print_seed(done)
-  error(rows, 0)
+  m.print_warnings(done)
+  io.stderr:flush()
+  os.exit(1, true)
 end
 m.print_seed(rows)
+m.print_warnings(rows)
 os.exit(failed == 0 and 0 or 1, true)

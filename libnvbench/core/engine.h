@@ -96,10 +96,36 @@ struct nvb__engine_ctx {
 enum {
     NVB__ENG_SYNC = 1,        /* completes every I/O inside submit(): qd is 1 per job */
     NVB__ENG_NO_FILES = 2,    /* does no I/O on the targets (null) */
-    NVB__ENG_CHARDEV = 4,     /* drives NVMe namespaces through their generic
-                               * character device /dev/ngXnY (nvme): the runner
-                               * maps each target to that node, opens it
+    NVB__ENG_CHARDEV = 4,     /* drives character devices (nvme: what its
+                               * prepare_target() maps each target to): the
+                               * runner takes them as targets, opens them
                                * without O_DIRECT and treats I/O as direct */
+};
+
+/*
+ * A target as planning found it, handed to an engine's prepare_target():
+ * what jobs will open and what the run checks there. An engine that drives
+ * something other than the name given rewrites it (nvme: the namespace's
+ * generic node, its size and LBA size); the runner then plans the region,
+ * the alignment and the hold on what it says.
+ */
+struct nvb__target_prep {
+    const char *path;           /* in: the target as named */
+    uint64_t    bs;             /* in: the workload's block size */
+    char       *file;           /* what jobs open, path to begin with (file_len bytes) */
+    size_t      file_len;
+    char       *claim;          /* a block device a writer holds O_EXCL while
+                                 * the run lasts, "" to begin with (claim_len) */
+    size_t      claim_len;
+    char       *dev;            /* kernel name of the block device ("nvme0n1"),
+                                 * or "" (dev_len) */
+    size_t      dev_len;
+    uint64_t    size;           /* bytes */
+    uint32_t    lbs;            /* logical block size, bytes */
+    uint64_t    id_dev, id_ino, id_rdev; /* what the hold must find when it
+                                          * opens file (0: unknown) */
+    const char *whole_blocks;   /* out: NULL, or why every I/O must be whole
+                                 * logical blocks even without direct=1 */
 };
 
 struct nvb__engine {
@@ -139,6 +165,12 @@ struct nvb__engine {
      * per-I/O errno alone cannot say (the NVMe status codes behind EIO).
      * Leaves msg empty when there is nothing to say. */
     void (*note)(void *state, char *msg, size_t len);
+    /* Optional (NULL: jobs open each target as named). Called while
+     * planning, for every target, after the destructive-write guard has
+     * passed it: rewrites t for what the engine drives instead. 0, or
+     * negative errno with a message naming the target in err; the runner
+     * refuses the workload with it. */
+    int  (*prepare_target)(struct nvb__target_prep *t, char *err, size_t err_len);
 };
 
 /*
@@ -167,16 +199,62 @@ const struct nvb__engine *nvb__engine_find(const char *name);
 int nvb__engine_index(const char *name);
 extern const struct nvb__engine *const nvb__engines[]; /* NULL-terminated, const */
 
-/* The ops of an engine compiled out of this build, reason being why:
- *   #else
- *       NVB__ENGINE_UNAVAILABLE("built without libfoo"),
- * The shared ops refuse (-ENOTSUP; setup() says to ask the probe, which
- * has the reason): the runner probes first, so they are reached only by
+/*
+ * An engine's definition, the one statement that ends engines/<id>.c:
+ *
+ *   NVB__ENGINE_DEFINE(psync, NVB__ENG_SYNC, nvb__engine_no_opts, "pread(2)/pwrite(2), ...",
+ *       NVB__ENGINE_IF(NVB__POSIX, "not on Windows (...)",
+ *           .probe = nvb__engine_probe_ok, NVB__ENGINE_OPS(psync)));
+ *
+ * defines const struct nvb__engine nvb__engine_psync (the name
+ * NVB__ENGINE_TABLE declares and registers), named "psync", with its flags,
+ * option table, description and ops. NVB__ENGINE_OPS(p) names the per-job
+ * ops p_setup, p_submit, p_reap and p_teardown; the probe and the optional
+ * ops (.abandon, .note) are named beside it. NVB__ENGINE_IF(built, reason,
+ * ops...) keeps the ops where `built` (a macro that is 1 or 0:
+ * NVB_HAVE_LIBURING, NVB__WINDOWS, NVB__POSIX) is 1, and gives the ops of
+ * NVB__ENGINE_UNAVAILABLE(reason) where it is 0, so that a compiled-out
+ * engine names none of its own functions.
+ */
+#define NVB__ENGINE_DEFINE(id, flags_, opts_, desc_, ...) \
+    const struct nvb__engine nvb__engine_##id = {          \
+        .name = #id, .desc = (desc_), .flags = (flags_), .opts = (opts_), __VA_ARGS__}
+#define NVB__ENGINE_OPS(p) .setup = p##_setup, .submit = p##_submit, .reap = p##_reap, .teardown = p##_teardown
+#define NVB__ENGINE_IF(built, reason, ...) NVB__ENGINE_IF_(built, reason, __VA_ARGS__)
+#define NVB__ENGINE_IF_(built, reason, ...) NVB__ENGINE_IF_##built(reason, __VA_ARGS__)
+#define NVB__ENGINE_IF_1(reason, ...) __VA_ARGS__
+#define NVB__ENGINE_IF_0(reason, ...) NVB__ENGINE_UNAVAILABLE(reason)
+
+#ifdef _WIN32
+#define NVB__WINDOWS 1
+#define NVB__POSIX 0
+#else
+#define NVB__WINDOWS 0
+#define NVB__POSIX 1
+#endif
+
+/* Why an engine built on a Linux library `lib` is not in this build: on
+ * Windows, its Windows analogue; elsewhere, the library missing at build
+ * time. */
+#ifdef _WIN32
+#define NVB__NEEDS_LINUX_LIB(lib, what, analogue) "Linux only (" what "); " analogue " is the Windows analogue"
+#else
+#define NVB__NEEDS_LINUX_LIB(lib, what, analogue) "built without " lib " (" lib "-dev was not found at build time)"
+#endif
+
+/* The ops of an engine compiled out of this build, reason being why. The
+ * shared ops refuse (-ENOTSUP; setup() says to ask the probe, which has
+ * the reason): the runner probes first, so they are reached only by
  * callers that skip it. */
 #define NVB__ENGINE_UNAVAILABLE(reason)                                              \
     .unavailable = (reason), .probe = nvb__unavailable_probe,                        \
     .setup = nvb__unavailable_setup, .submit = nvb__unavailable_submit,              \
     .reap = nvb__unavailable_reap, .teardown = nvb__unavailable_teardown
+
+/* The probe of an engine that works wherever it is built: 0. */
+int nvb__engine_probe_ok(char *why, size_t why_len);
+/* The option table of an engine that has no options. */
+extern const struct nvb__optdef nvb__engine_no_opts[];
 
 int  nvb__unavailable_probe(char *why, size_t why_len);
 int  nvb__unavailable_setup(const struct nvb__engine_ctx *ctx, void **state);

@@ -25,11 +25,10 @@
 #include "util/json.h"
 #include "util/util.h"
 #include "core/verify.h"
-/* Of the devices layer core sees only these two (docs/architecture.md):
- * a target's facts, checks and hold, and the namespace behind a
- * passthrough target (the runner maps those to /dev/ngXnY). */
+/* Of the devices layer core sees only this (docs/architecture.md): a
+ * target's facts, checks and hold. The namespace behind a passthrough
+ * target is the nvme engine's business (its prepare_target()). */
 #include "devices/facts.h"
-#include "devices/nvme_ns.h"
 
 /* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE ---- */
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */

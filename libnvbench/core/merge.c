@@ -330,12 +330,7 @@ static int merge_workload(struct nvb_result *m, const struct nvb_result *const *
     if (!rc) {
         struct nvb__buf b = {0};
         nvb__json_write(trees[0], &b);
-        if (b.oom || !b.s) {
-            free(b.s);
-            rc = -ENOMEM;
-        } else {
-            m->wl_json = b.s;
-        }
+        rc = nvb__buf_take(&b, &m->wl_json);
     }
     for (size_t i = 0; i < n; i++)
         nvb__json_free(trees[i]);

@@ -14,10 +14,18 @@ static const char *skip_ws(const char *s)
     return s;
 }
 
-/* Parses a non-negative decimal integer with optional fraction into a
- * mantissa/scale pair so "1.5G" works without floating point surprises. */
-static int parse_number(const char **sp, uint64_t *ip, uint64_t *frac, uint64_t *fscale)
+/* A non-negative decimal number with an optional fraction, kept as the
+ * integer v and the fraction f / sc so "1.5G" works without floating point
+ * surprises. */
+struct num {
+    uint64_t v, f, sc;
+};
+
+/* Parses one at *sp (NULL: -EINVAL) and moves *sp past it. */
+static int parse_number(const char **sp, struct num *n)
 {
+    if (!*sp)
+        return -EINVAL;
     const char *s = skip_ws(*sp);
     if (!isdigit((unsigned char)*s) && !(*s == '.' && isdigit((unsigned char)s[1])))
         return -EINVAL;
@@ -42,47 +50,45 @@ static int parse_number(const char **sp, uint64_t *ip, uint64_t *frac, uint64_t 
             s++;
         }
     }
-    *ip = v;
-    *frac = f;
-    *fscale = sc;
+    n->v = v;
+    n->f = f;
+    n->sc = sc;
     *sp = s;
     return 0;
 }
 
-/* v * mult + frac/fscale * mult, checking overflow; rounds down. */
-static int scale(uint64_t v, uint64_t f, uint64_t sc, uint64_t mult, uint64_t *out)
+/* n * mult, checking overflow; rounds down. */
+static int scale(const struct num *n, uint64_t mult, uint64_t *out)
 {
-    if (mult && v > UINT64_MAX / mult)
+    if (mult && n->v > UINT64_MAX / mult)
         return -ERANGE;
-    uint64_t r = v * mult;
+    uint64_t r = n->v * mult;
     /* f < sc <= 1e12 and mult <= 2^60: split to avoid overflow */
-    uint64_t add = (uint64_t)((long double)f / (long double)sc * (long double)mult);
+    uint64_t add = (uint64_t)((long double)n->f / (long double)n->sc * (long double)mult);
     if (r > UINT64_MAX - add)
         return -ERANGE;
     *out = r + add;
     return 0;
 }
 
+/* Size units: the letter at index i stands for 1024^i bytes; after any
+ * but b, an optional "i" and an optional "b" (k, kb, kib, KiB). */
+static const char size_units[] = "bkmgtp";
+
 int nvb__parse_size(const char *s, uint64_t *out)
 {
-    if (!s)
-        return -EINVAL;
-    uint64_t v, f, sc;
-    int rc = parse_number(&s, &v, &f, &sc);
+    struct num n;
+    int rc = parse_number(&s, &n);
     if (rc)
         return rc;
     uint64_t mult = 1;
-    switch (tolower((unsigned char)*s)) {
-    case 0: break;
-    case 'b': mult = 1; s++; break;
-    case 'k': mult = 1ull << 10; s++; break;
-    case 'm': mult = 1ull << 20; s++; break;
-    case 'g': mult = 1ull << 30; s++; break;
-    case 't': mult = 1ull << 40; s++; break;
-    case 'p': mult = 1ull << 50; s++; break;
-    default: return -EINVAL;
+    if (*s) {
+        const char *u = strchr(size_units, tolower((unsigned char)*s++));
+        if (!u)
+            return -EINVAL;
+        mult = 1ull << (10 * (u - size_units));
     }
-    if (mult > 1) { /* accept k, kb, kib, KiB */
+    if (mult > 1) {
         if (tolower((unsigned char)*s) == 'i')
             s++;
         if (tolower((unsigned char)*s) == 'b')
@@ -91,58 +97,50 @@ int nvb__parse_size(const char *s, uint64_t *out)
     s = skip_ws(s);
     if (*s)
         return -EINVAL;
-    if (f && mult == 1)
+    if (n.f && mult == 1)
         return -EINVAL; /* fractional bytes */
-    return scale(v, f, sc, mult, out);
+    return scale(&n, mult, out);
 }
+
+/* Duration units, in any case; a bare number is seconds. */
+static const struct {
+    const char *name;
+    uint64_t ns;
+} duration_units[] = {
+    {"", 1000000000ull}, {"ns", 1}, {"us", 1000ull}, {"ms", 1000000ull}, {"s", 1000000000ull},
+    {"m", 60000000000ull}, {"min", 60000000000ull}, {"h", 3600000000000ull},
+};
 
 int nvb__parse_duration(const char *s, uint64_t *ns)
 {
-    if (!s)
-        return -EINVAL;
-    uint64_t v, f, sc;
-    int rc = parse_number(&s, &v, &f, &sc);
+    struct num n;
+    int rc = parse_number(&s, &n);
     if (rc)
         return rc;
-    uint64_t mult;
-    const char *u = s;
-    if (!*u) mult = 1000000000ull;
-    else if (!strcasecmp(u, "ns")) mult = 1;
-    else if (!strcasecmp(u, "us")) mult = 1000ull;
-    else if (!strcasecmp(u, "ms")) mult = 1000000ull;
-    else if (!strcasecmp(u, "s")) mult = 1000000000ull;
-    else if (!strcasecmp(u, "m") || !strcasecmp(u, "min")) mult = 60000000000ull;
-    else if (!strcasecmp(u, "h")) mult = 3600000000000ull;
-    else return -EINVAL;
-    return scale(v, f, sc, mult, ns);
+    for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++)
+        if (!strcasecmp(s, duration_units[i].name))
+            return scale(&n, duration_units[i].ns, ns);
+    return -EINVAL;
 }
 
 int nvb__parse_u64(const char *s, uint64_t *out)
 {
-    if (!s)
-        return -EINVAL;
-    uint64_t v, f, sc;
-    int rc = parse_number(&s, &v, &f, &sc);
+    struct num n;
+    int rc = parse_number(&s, &n);
     if (rc)
         return rc;
-    if (f || *skip_ws(s))
+    if (n.f || *skip_ws(s))
         return -EINVAL;
-    *out = v;
+    *out = n.v;
     return 0;
 }
 
 int nvb__parse_i64(const char *s, int64_t *out)
 {
-    if (!s)
-        return -EINVAL;
-    s = skip_ws(s);
-    int neg = 0;
-    if (*s == '-') {
-        neg = 1;
+    s = s ? skip_ws(s) : NULL; /* parse_u64 refuses NULL */
+    int neg = s && *s == '-';
+    if (s && (*s == '-' || *s == '+'))
         s++;
-    } else if (*s == '+') {
-        s++;
-    }
     uint64_t v;
     int rc = nvb__parse_u64(s, &v);
     if (rc)

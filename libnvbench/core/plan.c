@@ -107,39 +107,28 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
     return 0;
 }
 
-/* Passthrough: whatever name the target has, jobs open the namespace's
- * generic node, and its size and LBA size are the namespace's. */
-static int plan_passthrough(const struct nvb_workload *w, struct plan *p, struct ptarget *t, char *err, size_t errlen)
+/* The engine's say on what jobs open (prepare_target(): nvme maps every
+ * target to its namespace's generic node, with that namespace's size and
+ * LBA size). */
+static int plan_prepare(const struct nvb_workload *w, struct plan *p, struct ptarget *t, char *err, size_t errlen)
 {
-    char b1[32];
-    int rc;
-    /* Passthrough: whatever name the target has, jobs open the
-     * namespace's generic node, and its size and LBA size are the
-     * namespace's. */
-    struct nvb__nvme_ns ns;
-    char gm[512];
-    rc = nvb__nvme_ns_find(t->path, &ns, gm, sizeof gm);
+    struct nvb__target_prep tp = {
+        .path = t->path, .bs = w->bs,
+        .file = t->file, .file_len = sizeof t->file,
+        .claim = t->claim, .claim_len = sizeof t->claim,
+        .dev = t->ti.dev, .dev_len = sizeof t->ti.dev,
+        .size = t->ti.size, .lbs = t->ti.lbs,
+        .id_dev = t->ti.id_dev, .id_ino = t->ti.id_ino, .id_rdev = t->ti.id_rdev,
+    };
+    int rc = p->eng->prepare_target(&tp, err, errlen);
     if (rc < 0)
-        FAIL(rc, "engine %s: target %s", p->eng->name, gm);
-    snprintf(t->file, sizeof t->file, "%s", ns.generic);
-    snprintf(t->claim, sizeof t->claim, "%s", ns.block);
-    {
-        /* what the hold must find when it opens the generic node */
-        struct nvb__target_info gi;
-        if (nvb__target_info(t->file, &gi) == 0) {
-            t->ti.id_dev = gi.id_dev;
-            t->ti.id_ino = gi.id_ino;
-            t->ti.id_rdev = gi.id_rdev;
-        }
-    }
-    t->ti.size = ns.size;
-    t->ti.lbs = ns.lba_size;
-    if (!t->ti.dev[0] && ns.block[0])
-        snprintf(t->ti.dev, sizeof t->ti.dev, "%s", ns.block + (strncmp(ns.block, "/dev/", 5) ? 0 : 5));
-    if (ns.max_transfer && w->bs > ns.max_transfer)
-        FAIL(-EINVAL, "bs '%s' is larger than the largest command namespace '%s' takes (%" PRIu64
-             " bytes, max_hw_sectors_kb): passthrough does not split I/O", nvb__fmt_size(w->bs, b1, sizeof b1),
-             t->path, ns.max_transfer);
+        return rc;
+    t->ti.size = tp.size;
+    t->ti.lbs = tp.lbs;
+    t->ti.id_dev = tp.id_dev;
+    t->ti.id_ino = tp.id_ino;
+    t->ti.id_rdev = tp.id_rdev;
+    t->whole_blocks = tp.whole_blocks;
     return 0;
 }
 
@@ -187,9 +176,9 @@ static int plan_region(const struct nvb_workload *w, struct plan *p, struct ptar
     default:
         FAIL(-EINVAL, "target '%s' is not a regular file, a block device or a directory", t->path);
     }
-    if (w->direct || chardev) {
+    if (w->direct || t->whole_blocks) {
         uint32_t lbs = t->ti.lbs ? t->ti.lbs : 512;
-        const char *needs = chardev ? "NVMe commands move whole blocks" : "direct=1";
+        const char *needs = t->whole_blocks ? t->whole_blocks : "direct=1";
         if (w->bs % lbs)
             FAIL(-EINVAL, "bs '%s' is not a multiple of the logical block size %u of target '%s' (%s)",
                  nvb__fmt_size(w->bs, b1, sizeof b1), lbs, t->path, needs);
@@ -207,7 +196,6 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
 {
     char b1[32];
     int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
-    int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
     int rc;
     rc = nvb__target_info(t->path, &t->ti);
     if (rc == -ENOENT)
@@ -248,7 +236,7 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
         if (p->writes && nvb__iu_warning(&t->devf, w->bs, t->path, gm, sizeof gm))
             plan_warn(p, "%s", gm);
     }
-    if (chardev && (rc = plan_passthrough(w, p, t, err, errlen)) < 0)
+    if (p->eng->prepare_target && (rc = plan_prepare(w, p, t, err, errlen)) < 0)
         return rc;
     return plan_region(w, p, t, err, errlen);
 }

@@ -794,3 +794,13 @@ NVB_API double nvb_result_lat_pct(const struct nvb_result *r, int dir, double pc
         return 0;
     return nvb__hist_pct(d->hist, pctv);
 }
+
+NVB_API size_t nvb_result_warning_count(const struct nvb_result *r)
+{
+    return r ? r->nwarn : 0;
+}
+
+NVB_API const char *nvb_result_warning(const struct nvb_result *r, size_t i)
+{
+    return r && i < r->nwarn ? r->warn[i] : NULL;
+}

@@ -116,6 +116,14 @@ static int rd_nonneg(struct ld *L, const struct nvb__jv *obj, const char *path, 
     return 0;
 }
 
+/* Member key of obj, required but nullable: NULL when it is null, or
+ * missing (then with an error). */
+static const struct nvb__jv *nullable(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key)
+{
+    const struct nvb__jv *v = mem(L, obj, path, key, -1, 1);
+    return v && v->type != NVB__J_NULL ? v : NULL;
+}
+
 /* Either null (-> *out = nullval) or a number. */
 static int rd_dbl_or_null(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, double *out,
                           double nullval, int required)
@@ -167,6 +175,9 @@ static int rd_strdup(struct ld *L, const struct nvb__jv *obj, const char *path, 
     return 0;
 }
 
+/* The two directions, as results name them. */
+static const char *const dn[2] = {"read", "write"};
+
 static void sub(char *dst, size_t len, const char *path, const char *key)
 {
     snprintf(dst, len, "%s%s%s", path, path[0] ? "." : "", key);
@@ -175,6 +186,45 @@ static void sub(char *dst, size_t len, const char *path, const char *key)
 static void subi(char *dst, size_t len, const char *path, size_t i)
 {
     snprintf(dst, len, "%s.%zu", path, i);
+}
+
+/* Member key of obj of the given type with at most max entries; NULL as
+ * mem() says, or with an error when it has more. */
+static const struct nvb__jv *capped(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key,
+                                    int type, size_t max, int required)
+{
+    const struct nvb__jv *v = mem(L, obj, path, key, type, required);
+    if (v && v->n > max) {
+        bad(L, path, key, "too many entries");
+        return NULL;
+    }
+    return v;
+}
+
+/* Array member key of obj with at most max entries into *a, and a zeroed
+ * array for its rows, of size bytes each, returned: NULL for none (*a NULL
+ * when optional and absent) or with an error in L->rc. */
+static void *rows(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, size_t max,
+                  size_t size, int required, const struct nvb__jv **a)
+{
+    *a = capped(L, obj, path, key, NVB__J_ARR, max, required);
+    void *p = *a && (*a)->n ? calloc((*a)->n, size) : NULL;
+    if (*a && (*a)->n && !p)
+        oom(L);
+    return p;
+}
+
+/* Entry i of the array a at apath, which must be an object; its path into
+ * p. NULL and an error otherwise. */
+static const struct nvb__jv *entry(struct ld *L, const struct nvb__jv *a, const char *apath, size_t i, char *p,
+                                   size_t plen)
+{
+    subi(p, plen, apath, i);
+    if (a->kid[i].type != NVB__J_OBJ) {
+        bad(L, p, "", "expected an object");
+        return NULL;
+    }
+    return &a->kid[i];
 }
 
 /* errno by the name nvb__errno_name() gives it ("EIO", or "E<n>"). */
@@ -334,11 +384,9 @@ static int ld_dir(struct ld *L, const struct nvb__jv *obj, const char *path, con
 
 static int ld_engine_used(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
-    const struct nvb__jv *u = mem(L, root, "", "engine_used", NVB__J_OBJ, 1);
+    const struct nvb__jv *u = capped(L, root, "", "engine_used", NVB__J_OBJ, NVB__USED_MAX, 1);
     if (!u)
         return L->rc;
-    if (u->n > NVB__USED_MAX)
-        return bad(L, "", "engine_used", "too many entries");
     for (size_t i = 0; i < u->n; i++) {
         const struct nvb__jv *e = &u->kid[i];
         if (e->type != NVB__J_STR)
@@ -392,22 +440,17 @@ static int ld_cpu(struct ld *L, const struct nvb__jv *root, struct nvb_result *r
         }
         r->ncpu = (int)pc->n;
     }
-    const struct nvb__jv *th = mem(L, c, P, "threads", NVB__J_ARR, 1);
-    if (!th)
+    const struct nvb__jv *th;
+    r->threads = rows(L, c, P, "threads", SIZE_MAX, sizeof *r->threads, 1, &th);
+    if (L->rc)
         return L->rc;
-    if (th->n) {
-        r->threads = calloc(th->n, sizeof *r->threads);
-        if (!r->threads)
-            return oom(L);
-    }
     for (size_t i = 0; i < th->n; i++) {
         char p[64];
-        subi(p, sizeof p, "cpu.threads", i);
-        const struct nvb__jv *t = &th->kid[i];
+        const struct nvb__jv *t = entry(L, th, "cpu.threads", i, p, sizeof p);
         struct nvb__thread_row *row = &r->threads[i];
         uint64_t tid = 0;
-        if (t->type != NVB__J_OBJ)
-            return bad(L, p, "", "expected an object");
+        if (!t)
+            return L->rc;
         if (rd_u64(L, t, p, "tid", &tid, 1) || rd_str(L, t, p, "name", row->name, sizeof row->name, 1) ||
             rd_nonneg(L, t, p, "user_s", &row->user_s, 1) || rd_nonneg(L, t, p, "sys_s", &row->sys_s, 1) ||
             rd_nonneg(L, t, p, "cpu_s", &row->run_s, 1))
@@ -441,7 +484,6 @@ static int ld_errors(struct ld *L, const struct nvb__jv *root, struct nvb_result
 
 static int ld_fault(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
-    static const char *const dn[2] = {"read", "write"};
     const struct nvb__jv *f = mem(L, root, "", "fault", NVB__J_OBJ, 0);
     if (!f)
         return L->rc;
@@ -483,19 +525,16 @@ static int ld_verify(struct ld *L, const struct nvb__jv *root, struct nvb_result
         if (rd_u64(L, bf, "verify.by_field", bf->kid[i].key, &r->verify_by_field[f], 1))
             return L->rc;
     }
-    const struct nvb__jv *fm = mem(L, v, P, "first_mismatches", NVB__J_ARR, 1);
+    const struct nvb__jv *fm = capped(L, v, P, "first_mismatches", NVB__J_ARR, NVB__VERIFY_FIRST, 1);
     if (!fm)
         return L->rc;
-    if (fm->n > NVB__VERIFY_FIRST)
-        return bad(L, P, "first_mismatches", "too many entries");
     for (size_t i = 0; i < fm->n; i++) {
         char p[64], field[32] = "";
-        subi(p, sizeof p, "verify.first_mismatches", i);
-        const struct nvb__jv *m = &fm->kid[i];
+        const struct nvb__jv *m = entry(L, fm, "verify.first_mismatches", i, p, sizeof p);
         struct nvb__vmismatch *mm = &r->first_mismatch[i];
         uint32_t target = 0;
-        if (m->type != NVB__J_OBJ)
-            return bad(L, p, "", "expected an object");
+        if (!m)
+            return L->rc;
         if (rd_u64(L, m, p, "offset", &mm->offset, 1) || rd_u32(L, m, p, "target", &target, 0) ||
             rd_str(L, m, p, "field", field, sizeof field, 0) || rd_u64(L, m, p, "expected", &mm->expected, 0) ||
             rd_u64(L, m, p, "found", &mm->found, 0) || rd_u64(L, m, p, "seq", &mm->seq, 0))
@@ -517,8 +556,8 @@ static int ld_verify(struct ld *L, const struct nvb__jv *root, struct nvb_result
 
 static int ld_device(struct ld *L, const struct nvb__jv *o, const char *path, struct nvb__tdev *f)
 {
-    const struct nvb__jv *dv = mem(L, o, path, "device", -1, 1);
-    if (!dv || dv->type == NVB__J_NULL)
+    const struct nvb__jv *dv = nullable(L, o, path, "device");
+    if (!dv)
         return L->rc;
     char p[256];
     sub(p, sizeof p, path, "device");
@@ -530,10 +569,7 @@ static int ld_device(struct ld *L, const struct nvb__jv *o, const char *path, st
         rd_u32(L, dv, p, "logical_block_size", &f->lbs, 1) || rd_u32(L, dv, p, "physical_block_size", &f->pbs, 1) ||
         rd_str(L, dv, p, "indirection_unit_source", f->iu_source, sizeof f->iu_source, 1))
         return L->rc;
-    const struct nvb__jv *iu = mem(L, dv, p, "indirection_unit", -1, 1);
-    if (!iu)
-        return L->rc;
-    if (iu->type != NVB__J_NULL && rd_u64(L, dv, p, "indirection_unit", &f->iu, 1))
+    if ((nullable(L, dv, p, "indirection_unit") && rd_u64(L, dv, p, "indirection_unit", &f->iu, 1)) || L->rc)
         return L->rc;
     if (rd_dbl_or_null(L, dv, p, "link_ceiling_gbs", &f->link_gbs, 0, 1))
         return L->rc;
@@ -543,21 +579,17 @@ static int ld_device(struct ld *L, const struct nvb__jv *o, const char *path, st
 
 static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
-    const struct nvb__jv *pt = mem(L, root, "", "per_target", NVB__J_ARR, 1);
-    if (!pt)
+    const struct nvb__jv *pt;
+    r->tg = rows(L, root, "", "per_target", UINT32_MAX / 2, sizeof *r->tg, 1, &pt);
+    if (L->rc)
         return L->rc;
-    if (pt->n > UINT32_MAX / 2)
-        return bad(L, "", "per_target", "too many entries");
-    if (pt->n && !(r->tg = calloc(pt->n, sizeof *r->tg)))
-        return oom(L);
     for (size_t i = 0; i < pt->n; i++) {
         char p[64];
-        subi(p, sizeof p, "per_target", i);
-        const struct nvb__jv *o = &pt->kid[i];
         struct nvb__tstat *t = &r->tg[i];
         r->ntargets++;
-        if (o->type != NVB__J_OBJ)
-            return bad(L, p, "", "expected an object");
+        const struct nvb__jv *o = entry(L, pt, "per_target", i, p, sizeof p);
+        if (!o)
+            return L->rc;
         if (rd_strdup(L, o, p, "path", &t->path, 1) || rd_strdup(L, o, p, "file", &t->file, 1) ||
             rd_strdup(L, o, p, "host", &t->host, 0) || rd_str(L, o, p, "kind", t->kind, sizeof t->kind, 1) ||
             rd_str(L, o, p, "dev", t->dev, sizeof t->dev, 1) ||
@@ -578,18 +610,16 @@ static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_resul
 
 static int ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
-    static const char *const dn[2] = {"read", "write"};
     const struct nvb__jv *ts = mem(L, root, "", "timeseries", NVB__J_ARR, 1);
     if (!ts)
         return L->rc;
     for (size_t i = 0; i < ts->n; i++) {
         char p[64];
-        subi(p, sizeof p, "timeseries", i);
-        const struct nvb__jv *o = &ts->kid[i];
+        const struct nvb__jv *o = entry(L, ts, "timeseries", i, p, sizeof p);
         struct nvb__tsample s;
         memset(&s, 0, sizeof s);
-        if (o->type != NVB__J_OBJ)
-            return bad(L, p, "", "expected an object");
+        if (!o)
+            return L->rc;
         if (rd_dbl(L, o, p, "t_s", &s.t_s, 1) || rd_nonneg(L, o, p, "dt_s", &s.dt_s, 1) ||
             rd_u64(L, o, p, "t_unix_ns", &s.t_unix_ns, 0) || rd_u64(L, o, p, "errors", &s.errors, 1) ||
             rd_dbl_or_null(L, o, p, "system_pct", &s.system_pct, -1, 1))
@@ -629,22 +659,17 @@ static int ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result
 
 static int ld_hosts(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
-    static const char *const dn[2] = {"read", "write"};
-    const struct nvb__jv *hs = mem(L, root, "", "hosts", NVB__J_ARR, 0);
-    if (!hs || !hs->n)
+    const struct nvb__jv *hs;
+    r->hosts = rows(L, root, "", "hosts", UINT32_MAX / 2, sizeof *r->hosts, 0, &hs);
+    if (L->rc || !hs)
         return L->rc;
-    if (hs->n > UINT32_MAX / 2)
-        return bad(L, "", "hosts", "too many entries");
-    if (!(r->hosts = calloc(hs->n, sizeof *r->hosts)))
-        return oom(L);
     for (size_t i = 0; i < hs->n; i++) {
         char p[64], q[80];
-        subi(p, sizeof p, "hosts", i);
-        const struct nvb__jv *o = &hs->kid[i];
         struct nvb__hostrow *h = &r->hosts[i];
         r->nhosts++;
-        if (o->type != NVB__J_OBJ)
-            return bad(L, p, "", "expected an object");
+        const struct nvb__jv *o = entry(L, hs, "hosts", i, p, sizeof p);
+        if (!o)
+            return L->rc;
         if (rd_str(L, o, p, "host", h->host, sizeof h->host, 1) ||
             rd_u64(L, o, p, "start_unix_ns", &h->start_unix_ns, 1) || rd_nonneg(L, o, p, "ramp_s", &h->ramp_s, 1) ||
             rd_nonneg(L, o, p, "duration_s", &h->duration_s, 1) ||
@@ -674,10 +699,7 @@ static int ld_hosts(struct ld *L, const struct nvb__jv *root, struct nvb_result 
         h->ncpus = (unsigned)nc;
         if (h->system_pct < 0)
             h->system_pct = -1;
-        const struct nvb__jv *e = mem(L, o, p, "error", -1, 1);
-        if (!e)
-            return L->rc;
-        if (e->type != NVB__J_NULL && rd_strdup(L, o, p, "error", &h->error, 1))
+        if ((nullable(L, o, p, "error") && rd_strdup(L, o, p, "error", &h->error, 1)) || L->rc)
             return L->rc;
     }
     return 0;
@@ -685,13 +707,10 @@ static int ld_hosts(struct ld *L, const struct nvb__jv *root, struct nvb_result 
 
 static int ld_notes(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
-    const struct nvb__jv *w = mem(L, root, "", "warnings", NVB__J_ARR, 1);
-    if (!w)
+    const struct nvb__jv *w;
+    r->warn = rows(L, root, "", "warnings", UINT32_MAX / 4, sizeof *r->warn, 1, &w);
+    if (L->rc)
         return L->rc;
-    if (w->n > UINT32_MAX / 4)
-        return bad(L, "", "warnings", "too many entries");
-    if (w->n && !(r->warn = calloc(w->n, sizeof *r->warn)))
-        return oom(L);
     r->warn_cap = (unsigned)w->n;
     for (size_t i = 0; i < w->n; i++) {
         if (w->kid[i].type != NVB__J_STR)
@@ -702,8 +721,8 @@ static int ld_notes(struct ld *L, const struct nvb__jv *root, struct nvb_result 
     }
     if (rd_bool(L, root, "", "cancelled", &r->cancelled, 1))
         return L->rc;
-    const struct nvb__jv *e = mem(L, root, "", "error", -1, 1);
-    if (!e || e->type == NVB__J_NULL)
+    const struct nvb__jv *e = nullable(L, root, "", "error");
+    if (!e)
         return L->rc;
     if (e->type != NVB__J_OBJ)
         return bad(L, "", "error", "expected null or an object");
@@ -744,11 +763,8 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
         return L->rc;
     struct nvb__buf b = {0};
     nvb__json_write(wl, &b);
-    if (b.oom || !b.s) {
-        free(b.s);
+    if (nvb__buf_take(&b, &r->wl_json))
         return oom(L);
-    }
-    r->wl_json = b.s;
     if (ld_dir(L, root, "", "read", &r->tot[0], 1) || ld_dir(L, root, "", "write", &r->tot[1], 1) ||
         ld_cpu(L, root, r) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
         ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_notes(L, root, r))

@@ -38,7 +38,8 @@ struct ptarget {
     char     file[4200];        /* what jobs open */
     uint64_t off, len;
     struct nvb__tdev devf;      /* device facts (block devices) */
-    char     claim[80];         /* passthrough: the namespace's block device, held O_EXCL by a writer */
+    char     claim[80];         /* a block device held O_EXCL by a writer (nvme: the namespace's), or "" */
+    const char *whole_blocks;   /* why I/O must be whole blocks even without direct=1 (nvme), or NULL */
     struct nvb__hold hold;      /* the run's hold on it (devices/hold.c), taken in nvb_run */
 };
 

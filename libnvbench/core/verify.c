@@ -85,33 +85,23 @@ static const unsigned char MAGIC[8] = {'N', 'V', 'B', 'v', 'r', 'f', 'y', '1'};
 #define CRC_OFF 44u
 
 /* Little-endian fields: a plain copy where the CPU is little-endian. */
-static inline uint64_t le64(uint64_t v)
-{
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return __builtin_bswap64(v);
+#define LE64(v) __builtin_bswap64(v)
+#define LE32(v) __builtin_bswap32(v)
 #else
-    return v;
+#define LE64(v) (v)
+#define LE32(v) (v)
 #endif
-}
-
-static inline uint32_t le32(uint32_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return __builtin_bswap32(v);
-#else
-    return v;
-#endif
-}
 
 static inline void put64(unsigned char *p, uint64_t v)
 {
-    v = le64(v);
+    v = LE64(v);
     memcpy(p, &v, 8);
 }
 
 static inline void put32(unsigned char *p, uint32_t v)
 {
-    v = le32(v);
+    v = LE32(v);
     memcpy(p, &v, 4);
 }
 
@@ -119,14 +109,14 @@ static inline uint64_t get64(const unsigned char *p)
 {
     uint64_t v;
     memcpy(&v, p, 8);
-    return le64(v);
+    return LE64(v);
 }
 
 static inline uint32_t get32(const unsigned char *p)
 {
     uint32_t v;
     memcpy(&v, p, 4);
-    return le32(v);
+    return LE32(v);
 }
 
 static uint64_t payload_seed(uint64_t seed, uint32_t target, uint64_t off, uint64_t seq)

@@ -140,8 +140,7 @@ NVB_API void nvb_workload_free(struct nvb_workload *w)
 {
     if (!w)
         return;
-    for (unsigned i = 0; i < w->ntargets; i++)
-        free(w->targets[i]);
+    nvb_workload_clear_targets(w);
     free(w->targets);
     free(w);
 }
@@ -182,6 +181,51 @@ static const struct keydef *find_key(const char *key)
     return NULL;
 }
 
+/* Candidates for "did you mean" (nvb__closest). */
+static const char *key_name(size_t i, void *arg)
+{
+    (void)arg;
+    return i < NKEYS ? keys[i].name : NULL;
+}
+
+static const char *engine_name(size_t i, void *arg)
+{
+    (void)arg;
+    for (size_t k = 0; k <= i; k++)
+        if (!nvb__engines[k])
+            return NULL;
+    return nvb__engines[i]->name;
+}
+
+static const char *opt_name(size_t i, void *arg)
+{
+    const struct nvb__engine *e = arg;
+    for (size_t k = 0; k <= i; k++)
+        if (!e->opts || !e->opts[k].name)
+            return NULL;
+    return e->opts[i].name;
+}
+
+static const char *enum_name(size_t i, void *arg)
+{
+    const char *const *names = arg;
+    for (size_t k = 0; k <= i; k++)
+        if (!names[k])
+            return NULL;
+    return names[i];
+}
+
+/* " (did you mean 'x'?)" or "", into buf. */
+static const char *suggest(char *buf, size_t len, const char *word, const char *(*next)(size_t, void *), void *arg)
+{
+    const char *c = nvb__closest(word, next, arg);
+    if (c)
+        snprintf(buf, len, ": did you mean '%s'?", c);
+    else
+        buf[0] = 0;
+    return buf;
+}
+
 static int set_engine_opt(struct nvb_workload *w, const char *key, const char *value)
 {
     const char *dot = strchr(key, '.');
@@ -195,13 +239,15 @@ static int set_engine_opt(struct nvb_workload *w, const char *key, const char *v
     if (ei < 0 && !strcmp(ename, "fault"))
         return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): the fault keys are fault.rate, fault.errno, "
                          "fault.short, fault.delay, fault.delay_rate and fault.seed", key, value);
+    char hint[96];
     if (ei < 0)
-        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): no engine named '%s'", key, value, ename);
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): no engine named '%s'%s", key, value, ename,
+                         suggest(hint, sizeof hint, ename, engine_name, NULL));
     const struct nvb__engine *e = nvb__engines[ei];
     int oi = nvb__engine_opt_index(e, dot + 1);
     if (oi < 0)
-        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): engine %s has no option '%s'",
-                         key, value, ename, dot + 1);
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): engine %s has no option '%s'%s",
+                         key, value, ename, dot + 1, suggest(hint, sizeof hint, dot + 1, opt_name, (void *)e));
     const struct nvb__optdef *od = &e->opts[oi];
     int64_t v;
     int rc;
@@ -244,6 +290,25 @@ static int set_engine_opt(struct nvb_workload *w, const char *key, const char *v
     return 0;
 }
 
+/* The integer kinds of value: the parser, and how a refusal names what
+ * was expected ("invalid <noun> '<value>' for key '<key>'<hint>"). */
+static const struct {
+    int (*parse)(const char *s, uint64_t *out);
+    const char *noun, *hint;
+} int_kinds[] = {
+    [K_SIZE] = {nvb__parse_size, "size", " (examples: 4k, 1M, 2G)"},
+    [K_DURATION] = {nvb__parse_duration, "duration", " (examples: 500ms, 2s, 1m)"},
+    [K_UINT] = {nvb__parse_u64, "value", ": expected a non-negative integer"},
+    [K_U64] = {nvb__parse_u64, "value", ": expected a non-negative integer"},
+};
+
+/* name added to the ", "-separated list in list[len] (cut at its end). */
+static void list_add(char *list, size_t len, const char *name)
+{
+    strncat(list, list[0] ? ", " : "", len - strlen(list) - 1);
+    strncat(list, name, len - strlen(list) - 1);
+}
+
 NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char *value)
 {
     if (!w)
@@ -255,30 +320,22 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
     const struct keydef *k = find_key(key);
     if (!k && strchr(key, '.'))
         return set_engine_opt(w, key, value);
+    char hint[96];
     if (!k)
-        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s')", key, value);
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s')%s", key, value,
+                         suggest(hint, sizeof hint, key, key_name, NULL));
     void *p = (char *)w + k->off;
     uint64_t u = 0;
     int rc = 0, b;
     switch (k->type) {
     case K_SIZE:
-        rc = nvb__parse_size(value, &u);
-        if (rc)
-            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL,
-                             "invalid size '%s' for key '%s' (examples: 4k, 1M, 2G)", value, key);
-        break;
     case K_DURATION:
-        rc = nvb__parse_duration(value, &u);
-        if (rc)
-            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL,
-                             "invalid duration '%s' for key '%s' (examples: 500ms, 2s, 1m)", value, key);
-        break;
     case K_UINT:
     case K_U64:
-        rc = nvb__parse_u64(value, &u);
+        rc = int_kinds[k->type].parse(value, &u);
         if (rc)
-            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL,
-                             "invalid value '%s' for key '%s': expected a non-negative integer", value, key);
+            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL, "invalid %s '%s' for key '%s'%s",
+                             int_kinds[k->type].noun, value, key, int_kinds[k->type].hint);
         break;
     case K_BOOL:
         if (nvb__parse_bool(value, &b))
@@ -293,20 +350,18 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
             }
         {
             char list[128] = "";
-            for (int i = 0; k->names[i]; i++) {
-                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-                strncat(list, k->names[i], sizeof list - strlen(list) - 1);
-            }
-            return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected one of %s", value, key, list);
+            for (int i = 0; k->names[i]; i++)
+                list_add(list, sizeof list, k->names[i]);
+            return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected one of %s%s", value, key, list,
+                             suggest(hint, sizeof hint, value, enum_name, (void *)k->names));
         }
     case K_ENGINE:
         if (nvb__engine_index(value) < 0) {
             char list[128] = "";
-            for (int i = 0; nvb__engines[i]; i++) {
-                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-                strncat(list, nvb__engines[i]->name, sizeof list - strlen(list) - 1);
-            }
-            return nvb__werr(w, -EINVAL, "unknown engine '%s' for key 'engine' (known: %s)", value, list);
+            for (int i = 0; nvb__engines[i]; i++)
+                list_add(list, sizeof list, nvb__engines[i]->name);
+            return nvb__werr(w, -EINVAL, "unknown engine '%s' for key 'engine' (known: %s)%s", value, list,
+                             suggest(hint, sizeof hint, value, engine_name, NULL));
         }
         strcpy(w->engine, value);
         return 0;

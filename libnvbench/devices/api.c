@@ -34,33 +34,30 @@ static int scan_root(const char *sysfs_root, struct nvb__devctx **cp, struct nvb
     return 0;
 }
 
+/* nvb_devices_json's callback: one more element of the array. */
+static int put_json(const struct nvb_device *dev, void *arg)
+{
+    struct nvb__buf *b = arg;
+    if (b->len > 1) /* after "[" and a device */
+        nvb__buf_putn(b, ",\n", 2);
+    nvb__dev_json(dev->l, dev->d, b);
+    return 0;
+}
+
 NVB_API int nvb_devices_json(const char *sysfs_root, char **json)
 {
     if (!json)
         return -EINVAL;
     *json = NULL;
-    struct nvb__devctx *c;
-    struct nvb__devlist l;
-    int rc = scan_root(sysfs_root, &c, &l);
-    if (rc < 0)
-        return rc;
     struct nvb__buf b = {0};
     nvb__buf_putn(&b, "[", 1);
-    for (unsigned i = 0; i < l.n; i++) {
-        nvb__dev_probe(c, &l, &l.d[i], NVB__PROBE_ALL);
-        if (i)
-            nvb__buf_putn(&b, ",\n", 2);
-        nvb__dev_json(&l, &l.d[i], &b);
+    int rc = nvb_device_enumerate(sysfs_root, put_json, &b);
+    if (rc < 0) {
+        free(b.s);
+        return rc;
     }
     nvb__buf_puts(&b, "]\n");
-    nvb__devlist_free(&l);
-    free(c);
-    if (b.oom || !b.s) {
-        free(b.s);
-        return -ENOMEM;
-    }
-    *json = b.s;
-    return 0;
+    return nvb__buf_take(&b, json);
 }
 
 NVB_API int nvb_device_json(const char *path, char **json)
@@ -81,12 +78,7 @@ NVB_API int nvb_device_json(const char *path, char **json)
         struct nvb__buf b = {0};
         nvb__dev_json(&l, d, &b);
         nvb__buf_putn(&b, "\n", 1);
-        if (b.oom || !b.s) {
-            free(b.s);
-            rc = -ENOMEM;
-        } else {
-            *json = b.s;
-        }
+        rc = nvb__buf_take(&b, json);
     } else if (rc == 0) {
         rc = -ENODEV;
     }

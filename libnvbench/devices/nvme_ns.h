@@ -1,8 +1,8 @@
 /*
- * The NVMe namespace behind a passthrough target: what the nvme engine and
- * the runner need (Identify, the namespace id, the generic node), without
- * the rest of discovery. Implemented by devices/nvme_id.c and nvme_ns.c on
- * Linux and by devices/win/nvme_ns.c on Windows.
+ * The NVMe namespace behind a passthrough target: what the nvme engine
+ * needs (Identify, the namespace id, the generic node), without the rest of
+ * discovery. Implemented by devices/nvme_id.c and nvme_ns.c, on Linux only:
+ * the engine is built with liburing only.
  */
 #ifndef NVB_DEVICES_NVME_NS_H
 #define NVB_DEVICES_NVME_NS_H

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/ring.h"
 #include "nvbench.h"
 
 enum {
@@ -52,22 +53,16 @@ static const struct nvb__optdef uring_opts[] = {
         "CPU for the SQPOLL thread (-1: not pinned)" },
     [OPT_IOPOLL] = { "iopoll", NVB__OPT_BOOL, 0, 0, 1,
         "busy-poll for completions (IORING_SETUP_IOPOLL); needs direct=1 and a device with poll queues" },
-    [OPT_ENTRIES] = { "entries", NVB__OPT_INT, 0, 0, 32768,
-        "submission queue size (0: qd rounded up to a power of two)" },
+    [OPT_ENTRIES] = NVB__RING_OPT_ENTRIES,
     [OPT_COOP_TASKRUN] = { "coop_taskrun", NVB__OPT_AUTOBOOL, -1, -1, 1,
         "IORING_SETUP_COOP_TASKRUN|TASKRUN_FLAG (-1: used when DEFER_TASKRUN is unavailable)" },
-    [OPT_DEFER_TASKRUN] = { "defer_taskrun", NVB__OPT_AUTOBOOL, -1, -1, 1,
-        "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN (-1: when the kernel has it, 6.1+)" },
+    [OPT_DEFER_TASKRUN] = NVB__RING_OPT_DEFER_TASKRUN,
     [OPT_REGISTER_RING] = { "register_ring", NVB__OPT_AUTOBOOL, -1, -1, 1,
         "register the ring fd with io_uring_register_ring_fd (-1: try)" },
     { NULL, 0, 0, 0, 0, NULL },
 };
 
 #if NVB_HAVE_LIBURING
-#include <liburing.h>
-
-#include "engines/ring.h"
-
 struct uring {
     struct nvb__ring r;
     const int *fds;
@@ -79,34 +74,6 @@ struct uring {
     unsigned char sqpoll;
 };
 
-static int uring_probe(char *why, size_t why_len)
-{
-    struct io_uring ring;
-    int r = io_uring_queue_init(4, &ring, 0);
-    if (r < 0) {
-        nvb__why(why, why_len, "io_uring: %s", nvb__uring_err_text(r));
-        return r;
-    }
-    /* The engine issues IORING_OP_READ/WRITE (5.6); the opcode probe itself
-     * appeared in 5.6 too, so its absence means a kernel that is too old. */
-    struct io_uring_probe *p = io_uring_get_probe_ring(&ring);
-    int ok = p && io_uring_opcode_supported(p, IORING_OP_READ) &&
-             io_uring_opcode_supported(p, IORING_OP_WRITE);
-    if (p)
-        io_uring_free_probe(p);
-    io_uring_queue_exit(&ring);
-    if (!ok) {
-        nvb__why(why, why_len, "io_uring: the kernel lacks IORING_OP_READ/WRITE (needs Linux 5.6 or later)");
-        return -ENOTSUP;
-    }
-    return 0;
-}
-
-static int64_t optv(const struct nvb__engine_ctx *ctx, int i)
-{
-    return ctx->opts ? ctx->opts[i] : uring_opts[i].def;
-}
-
 static void uring_teardown(void *state)
 {
     struct uring *u = state;
@@ -114,8 +81,25 @@ static void uring_teardown(void *state)
         return;
     /* Exiting the ring cancels or waits for whatever is still in flight and
      * drops the registered buffers, files and ring fd with it. */
-    io_uring_queue_exit(&u->r.ring);
+    nvb__ring_exit(&u->r);
     free(u);
+}
+
+static int uring_probe(char *why, size_t why_len)
+{
+    /* The engine issues IORING_OP_READ/WRITE (5.6); the opcode probe itself
+     * appeared in 5.6 too, so its absence means a kernel that is too old. */
+    static const int ops[] = { IORING_OP_READ, IORING_OP_WRITE };
+    int r = nvb__ring_probe(0, ops, 2);
+    if (r < 0) {
+        nvb__why(why, why_len, "io_uring: %s", nvb__uring_err_text(r));
+        return r;
+    }
+    if (!r) {
+        nvb__why(why, why_len, "io_uring: the kernel lacks IORING_OP_READ/WRITE (needs Linux 5.6 or later)");
+        return -ENOTSUP;
+    }
+    return 0;
 }
 
 /* Create the ring, trying the cheapest completion model first. Returns 0 or
@@ -125,7 +109,7 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
 {
     const unsigned DEFER = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
     const unsigned COOP = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
-    int64_t d = optv(ctx, OPT_DEFER_TASKRUN), c = optv(ctx, OPT_COOP_TASKRUN);
+    int64_t d = ctx->opts[OPT_DEFER_TASKRUN], c = ctx->opts[OPT_COOP_TASKRUN];
     unsigned cand[4];
     unsigned ncand = 0;
 
@@ -148,7 +132,7 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
     }
 
     unsigned tried;  /* the flags of the last attempt, for the message */
-    int r = nvb__ring_init(&u->r, ctx, entries, base, cand, ncand, (unsigned)optv(ctx, OPT_SQPOLL_CPU), &tried,
+    int r = nvb__ring_init(&u->r, ctx, entries, base, cand, ncand, (unsigned)ctx->opts[OPT_SQPOLL_CPU], &tried,
                            fallback, fallback_len);
     if (r == 0) {
         *used_flags = tried;
@@ -165,7 +149,7 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
                  "io_uring: sqpoll not permitted (needs CAP_SYS_NICE before Linux 5.11, or io_uring is disabled)");
     else if (r == -EINVAL && (base & IORING_SETUP_SQ_AFF))
         nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=%lld is not a usable CPU",
-                 (long long)optv(ctx, OPT_SQPOLL_CPU));
+                 (long long)ctx->opts[OPT_SQPOLL_CPU]);
     else
         nvb__why(ctx->why, ctx->why_len, "io_uring: io_uring_queue_init(%u, %s): %s", entries, t,
                  nvb__uring_err_text(r));
@@ -175,13 +159,13 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
 static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
     unsigned qd = ctx->qd ? ctx->qd : 1;
-    int64_t fixedbufs = optv(ctx, OPT_FIXEDBUFS);
-    int64_t regfiles = optv(ctx, OPT_REGFILES);
-    int64_t sqpoll = optv(ctx, OPT_SQPOLL);
-    int64_t sqcpu = optv(ctx, OPT_SQPOLL_CPU);
-    int64_t iopoll = optv(ctx, OPT_IOPOLL);
-    int64_t regring = optv(ctx, OPT_REGISTER_RING);
-    unsigned entries = (unsigned)optv(ctx, OPT_ENTRIES);
+    int64_t fixedbufs = ctx->opts[OPT_FIXEDBUFS];
+    int64_t regfiles = ctx->opts[OPT_REGFILES];
+    int64_t sqpoll = ctx->opts[OPT_SQPOLL];
+    int64_t sqcpu = ctx->opts[OPT_SQPOLL_CPU];
+    int64_t iopoll = ctx->opts[OPT_IOPOLL];
+    int64_t regring = ctx->opts[OPT_REGISTER_RING];
+    unsigned entries;
 
     /* Polled completion exists only for O_DIRECT. What setup cannot see is
      * whether a block device has poll queues (nvme poll_queues=N) or a file
@@ -195,19 +179,13 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
         nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=%lld needs sqpoll=1", (long long)sqcpu);
         return -EINVAL;
     }
-    if (sqpoll && (optv(ctx, OPT_DEFER_TASKRUN) == 1 || optv(ctx, OPT_COOP_TASKRUN) == 1)) {
+    if (sqpoll && (ctx->opts[OPT_DEFER_TASKRUN] == 1 || ctx->opts[OPT_COOP_TASKRUN] == 1)) {
         nvb__why(ctx->why, ctx->why_len,
                  "io_uring: defer_taskrun/coop_taskrun cannot be combined with sqpoll=1");
         return -EINVAL;
     }
-    if (!entries) {
-        entries = 1;
-        while (entries < qd)
-            entries <<= 1;
-    } else if (entries < qd) {
-        nvb__why(ctx->why, ctx->why_len, "io_uring: entries=%u is smaller than qd=%u", entries, qd);
+    if (nvb__ring_entries(ctx, "io_uring", ctx->opts[OPT_ENTRIES], &entries) < 0)
         return -EINVAL;
-    }
 
     struct uring *u = calloc(1, sizeof(*u));
     if (!u) {
@@ -234,10 +212,7 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
     }
     u->sqpoll = !!(flags & IORING_SETUP_SQPOLL);
 
-    char ft[96];
-    nvb__ring_flags_text(flags, ft, sizeof(ft));
-    nvb__used_set(ctx->used, "setup_flags", "%s", ft);
-    nvb__used_set(ctx->used, "entries", "%u", u->r.ring.sq.ring_entries);
+    nvb__ring_used(&u->r, ctx, flags);
     if (fallback[0])
         nvb__used_set(ctx->used, "setup_flags_why", "%s", fallback);
 
@@ -280,22 +255,13 @@ fail:
 static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
 {
     struct uring *u = state;
-    struct io_uring *ring = &u->r.ring;
 
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
-        struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-        if (__builtin_expect(!sqe, 0)) {
-            /* Only when more than `entries` I/Os wait unsubmitted, which the
-             * runner's qd bound rules out (or the SQ thread lags): push the
-             * ring out and retry once. */
-            int r = u->sqpoll ? io_uring_sqring_wait(ring) : io_uring_submit(ring);
-            if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
-                return r;
-            sqe = io_uring_get_sqe(ring);
-            if (!sqe)
-                return -EOVERFLOW;
-        }
+        int err;
+        struct io_uring_sqe *sqe = nvb__ring_sqe(&u->r, u->sqpoll, &err);
+        if (__builtin_expect(!sqe, 0))
+            return err;
         int fd;
         if (__builtin_expect(io->target >= u->nfds, 0))
             fd = -1;  /* completes with -EBADF: a per-I/O error */
@@ -337,27 +303,9 @@ static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned 
 
 #endif /* NVB_HAVE_LIBURING */
 
-#ifdef _WIN32
-#define NO_LIBURING "Linux only (io_uring); ioring is the Windows analogue"
-#else
-#define NO_LIBURING "built without liburing (liburing-dev was not found at build time)"
-#endif
-
-const struct nvb__engine nvb__engine_io_uring = {
-    .name = "io_uring",
-    .desc = "Linux io_uring via liburing: batched submission, registered buffers/files, SQPOLL/IOPOLL",
-    .flags = 0,
-    .opts = uring_opts,
-#if NVB_HAVE_LIBURING
-    .probe = uring_probe,
-    .setup = uring_setup,
-    .submit = uring_submit,
-    .reap = uring_reap,
-    .teardown = uring_teardown,
-    /* Closing a ring does not wait for its requests (the kernel finishes
-     * them in the background): safe with I/O abandoned in flight. */
-    .abandon = uring_teardown,
-#else
-    NVB__ENGINE_UNAVAILABLE(NO_LIBURING),
-#endif
-};
+/* .abandon: closing a ring does not wait for its requests (the kernel
+ * finishes them in the background): safe with I/O abandoned in flight. */
+NVB__ENGINE_DEFINE(io_uring, 0, uring_opts,
+    "Linux io_uring via liburing: batched submission, registered buffers/files, SQPOLL/IOPOLL",
+    NVB__ENGINE_IF(NVB_HAVE_LIBURING, NVB__NEEDS_LINUX_LIB("liburing", "io_uring", "ioring"),
+        .probe = uring_probe, NVB__ENGINE_OPS(uring), .abandon = uring_teardown));

@@ -47,10 +47,9 @@ static const struct nvb__optdef iocp_opts[] = {
 };
 
 #ifdef _WIN32
-#include <string.h>
-
+#include "engines/done.h"
+#include "engines/win/wio.h"
 #include "platform/platform.h"
-#include "platform/win/win.h"
 
 struct slot {
     OVERLAPPED ov;      /* first: a packet's lpOverlapped is the slot */
@@ -66,24 +65,14 @@ struct iocp {
     unsigned pending;                /* issued, packet not yet taken */
     struct slot *slots;              /* qd, by io->slot */
     OVERLAPPED_ENTRY *ents;          /* batch */
-    unsigned cap, head, tail;        /* completed without a packet */
-    struct nvb__io **done;
+    struct nvb__done done;           /* completed without a packet */
 };
-
-static int iocp_probe(char *why, size_t why_len)
-{
-    (void)why;
-    (void)why_len;
-    return 0;
-}
 
 static void iocp_teardown(void *state);
 
 static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
-    unsigned qd = ctx->qd ? ctx->qd : 1, cap = 1;
-    while (cap < qd)
-        cap <<= 1;
+    unsigned qd = ctx->qd ? ctx->qd : 1;
     struct iocp *e = calloc(1, sizeof *e);
     if (!e) {
         nvb__why(ctx->why, ctx->why_len, "out of memory");
@@ -92,13 +81,11 @@ static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
     e->fds = ctx->fds;
     e->nfds = ctx->nfds;
     e->qd = qd;
-    e->cap = cap;
     e->batch = ctx->opts[OPT_BATCH] ? (unsigned)ctx->opts[OPT_BATCH] : qd;
     e->wait_ms = nvb__win_wait_ms(ctx->wait_ns);
     e->slots = calloc(qd, sizeof *e->slots);
     e->ents = calloc(e->batch, sizeof *e->ents);
-    e->done = calloc(cap, sizeof *e->done);
-    if (!e->slots || !e->ents || !e->done) {
+    if (nvb__done_init(&e->done, qd) < 0 || !e->slots || !e->ents) {
         iocp_teardown(e);
         nvb__why(ctx->why, ctx->why_len, "out of memory");
         return -ENOMEM;
@@ -135,76 +122,55 @@ static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
     }
     nvb__used_set(ctx->used, "skip_on_success", "%d", e->skip);
     nvb__used_set(ctx->used, "batch", "%u", e->batch);
-    if (ctx->nfds && ctx->used) {
-        char stack[32], detail[96];
-        nvb__win_stack_of(nvb__win_handle(ctx->fds[0]), stack, sizeof stack, detail, sizeof detail);
-        nvb__used_set(ctx->used, "stack", "%s", stack);
-        nvb__used_set(ctx->used, "stack_detail", "%s", detail);
-    }
+    nvb__wio_used_stack(ctx);
     *state = e;
     return 0;
 }
 
-/* The result of a finished OVERLAPPED: bytes, or -errno. End of file is
- * a transfer of 0 bytes, as pread reports it. */
-static int64_t ov_result(HANDLE h, OVERLAPPED *ov)
+/* Issue one I/O: it is pending (a packet will come), or it went to the
+ * done FIFO (completed at once with skip_on_success, or failed at issue).
+ * 0, or -EOVERFLOW past qd. */
+static inline int issue(struct iocp *e, struct nvb__io *io)
 {
-    DWORD n = 0;
-    if (GetOverlappedResult(h, ov, &n, FALSE))
-        return (int64_t)n;
+    if (io->slot >= e->qd)
+        return -EOVERFLOW; /* the runner exceeded qd: a bug, stop the run */
+    if (io->target >= e->nfds) {
+        nvb__done_push(&e->done, io, -EBADF);
+        return 0;
+    }
+    struct slot *s = &e->slots[io->slot];
+    HANDLE h = nvb__win_handle(e->fds[io->target]);
+    s->io = io;
+    io->t_sub = nvb__now_ns();
+    if (nvb__wio_issue(h, io, &s->ov, NULL)) {
+        if (e->skip) { /* no packet will come */
+            io->t_done = nvb__now_ns();
+            nvb__done_push(&e->done, io, nvb__wio_result(h, &s->ov, FALSE));
+        } else {
+            e->pending++;
+        }
+        return 0;
+    }
     DWORD err = GetLastError();
-    return err == ERROR_HANDLE_EOF ? 0 : nvb__win_errno(err);
+    if (err == ERROR_IO_PENDING)
+        e->pending++;
+    else /* failed at issue: no packet is queued for it */
+        nvb__done_push(&e->done, io, nvb__wio_error(err));
+    return 0;
 }
 
 static int iocp_submit(void *state, struct nvb__io **ios, unsigned n)
 {
-    struct iocp *e = state;
-    for (unsigned i = 0; i < n; i++) {
-        struct nvb__io *io = ios[i];
-        if (io->slot >= e->qd)
-            return -EOVERFLOW; /* the runner exceeded qd: a bug, stop the run */
-        if (io->target >= e->nfds) {
-            io->res = -EBADF;
-            e->done[e->tail++ & (e->cap - 1)] = io;
-            continue;
-        }
-        struct slot *s = &e->slots[io->slot];
-        HANDLE h = nvb__win_handle(e->fds[io->target]);
-        memset(&s->ov, 0, sizeof s->ov);
-        s->ov.Offset = (DWORD)io->off;
-        s->ov.OffsetHigh = (DWORD)(io->off >> 32);
-        s->io = io;
-        io->t_sub = nvb__now_ns();
-        BOOL ok = io->dir == NVB_WRITE ? WriteFile(h, io->buf, io->len, NULL, &s->ov)
-                                       : ReadFile(h, io->buf, io->len, NULL, &s->ov);
-        if (ok) {
-            if (e->skip) { /* no packet will come */
-                io->t_done = nvb__now_ns();
-                io->res = ov_result(h, &s->ov);
-                e->done[e->tail++ & (e->cap - 1)] = io;
-            } else {
-                e->pending++;
-            }
-            continue;
-        }
-        DWORD err = GetLastError();
-        if (err == ERROR_IO_PENDING) {
-            e->pending++;
-            continue;
-        }
-        /* Failed at issue: no packet is queued for it. */
-        io->res = err == ERROR_HANDLE_EOF ? 0 : nvb__win_errno(err);
-        e->done[e->tail++ & (e->cap - 1)] = io;
-    }
-    return 0;
+    int rc = 0;
+    for (unsigned i = 0; i < n && rc == 0; i++)
+        rc = issue(state, ios[i]);
+    return rc;
 }
 
 static int iocp_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
 {
     struct iocp *e = state;
-    unsigned n = 0;
-    while (n < max && e->head != e->tail)
-        out[n++] = e->done[e->head++ & (e->cap - 1)];
+    unsigned n = nvb__done_pop(&e->done, out, max);
     /* Take what the port has (without blocking once min is met). */
     while (n < max && e->pending) {
         ULONG want = max - n, got = 0;
@@ -230,7 +196,7 @@ static int iocp_reap(void *state, struct nvb__io **out, unsigned max, unsigned m
             if (s->ov.Internal == 0)
                 io->res = (int64_t)e->ents[i].dwNumberOfBytesTransferred;
             else
-                io->res = ov_result(nvb__win_handle(e->fds[io->target]), &s->ov);
+                io->res = nvb__wio_result(nvb__win_handle(e->fds[io->target]), &s->ov, FALSE);
             out[n++] = io;
         }
         if (n >= min)
@@ -265,25 +231,14 @@ static void iocp_teardown(void *state)
         return;
     free(e->slots);
     free(e->ents);
-    free(e->done);
+    nvb__done_free(&e->done);
     free(e);
 }
 
 #endif /* _WIN32 */
 
-const struct nvb__engine nvb__engine_iocp = {
-    .name = "iocp",
-    .desc = "Windows overlapped ReadFile/WriteFile through an I/O completion port, "
-            "completions drained in batches with GetQueuedCompletionStatusEx",
-    .flags = 0,
-    .opts = iocp_opts,
-#ifdef _WIN32
-    .probe = iocp_probe,
-    .setup = iocp_setup,
-    .submit = iocp_submit,
-    .reap = iocp_reap,
-    .teardown = iocp_teardown,
-#else
-    NVB__ENGINE_UNAVAILABLE("Windows only (I/O completion ports); libaio and io_uring are the Linux analogues"),
-#endif
-};
+NVB__ENGINE_DEFINE(iocp, 0, iocp_opts,
+    "Windows overlapped ReadFile/WriteFile through an I/O completion port, "
+    "completions drained in batches with GetQueuedCompletionStatusEx",
+    NVB__ENGINE_IF(NVB__WINDOWS, "Windows only (I/O completion ports); libaio and io_uring are the Linux analogues",
+        .probe = nvb__engine_probe_ok, NVB__ENGINE_OPS(iocp)));

@@ -41,7 +41,7 @@ static const struct nvb__optdef ioring_opts[] = {
 #include <stdio.h>
 #include <string.h>
 
-#include "platform/win/win.h"
+#include "engines/win/wio.h"
 
 /* ---- the IoRing types, as documented ---- */
 typedef struct nvb_hioring_ *HIORING_;
@@ -153,9 +153,12 @@ static int ioring_probe(char *why, size_t why_len)
 
 static void ioring_teardown(void *state);
 
-/* Submit the registration entries and wait for their completion. */
-static HRESULT run_registration(struct ioring *r)
+/* Submit the registration entries `built` (what BuildIoRingRegister*
+ * answered) and wait for their completion: the registration's result. */
+static HRESULT run_registration(struct ioring *r, HRESULT built)
 {
+    if (FAILED(built))
+        return built;
     UINT32 sub = 0;
     HRESULT hr = r->a.submit(r->ring, 1, 5000, &sub);
     if (FAILED(hr))
@@ -165,6 +168,57 @@ static HRESULT run_registration(struct ioring *r)
     if (hr != S_OK)
         return FAILED(hr) ? hr : E_FAIL;
     return cqe.ResultCode;
+}
+
+/* A registration's result hr for option opt (-1 tries and falls back, 1
+ * requires): 1 registered, 0 not (the HRESULT recorded as "<key>_why"), or
+ * -errno with ctx->why "ioring.<key>=1: registering the <what> failed". */
+static int registered(const struct nvb__engine_ctx *ctx, int opt, const char *what, HRESULT hr)
+{
+    if (SUCCEEDED(hr))
+        return 1;
+    const char *key = ioring_opts[opt].name;
+    if (ctx->opts[opt] == 1) {
+        nvb__why(ctx->why, ctx->why_len, "ioring.%s=1: registering the %s failed (HRESULT 0x%08lx)", key, what,
+                 (unsigned long)hr);
+        return hr_errno(hr);
+    }
+    char why_key[32];
+    snprintf(why_key, sizeof why_key, "%s_why", key);
+    nvb__used_set(ctx->used, why_key, "HRESULT 0x%08lx", (unsigned long)hr);
+    return 0;
+}
+
+/* Registered handles and buffers, as the options ask, and what was
+ * registered in ctx->used. 0 or -errno with ctx->why. */
+static int register_all(struct ioring *r, const struct nvb__engine_ctx *ctx)
+{
+    int rc = 0;
+    if (ctx->opts[OPT_REGFILES] != 0 && r->nfds) {
+        HANDLE *hs = calloc(r->nfds, sizeof *hs);
+        for (unsigned t = 0; hs && t < r->nfds; t++)
+            hs[t] = nvb__win_handle(r->fds[t]);
+        rc = registered(ctx, OPT_REGFILES, "handles",
+                        run_registration(r, hs ? r->a.reg_files(r->ring, r->nfds, hs, 0) : E_OUTOFMEMORY));
+        free(hs);
+        r->regfiles = rc > 0;
+    }
+    if (rc >= 0 && ctx->opts[OPT_FIXEDBUFS] != 0) {
+        ioring_buffer_info *bi = calloc(r->qd, sizeof *bi);
+        for (unsigned i = 0; bi && i < r->qd; i++) {
+            bi[i].Address = ctx->bufs[i];
+            bi[i].Length = (UINT32)ctx->buf_len;
+        }
+        rc = registered(ctx, OPT_FIXEDBUFS, "buffers",
+                        run_registration(r, bi ? r->a.reg_bufs(r->ring, r->qd, bi, 0) : E_OUTOFMEMORY));
+        free(bi);
+        r->fixedbufs = rc > 0;
+    }
+    if (rc < 0)
+        return rc;
+    nvb__used_set(ctx->used, "regfiles", "%d", r->regfiles);
+    nvb__used_set(ctx->used, "fixedbufs", "%d", r->fixedbufs);
+    return 0;
 }
 
 static int ioring_setup(const struct nvb__engine_ctx *ctx, void **state)
@@ -210,60 +264,12 @@ static int ioring_setup(const struct nvb__engine_ctx *ctx, void **state)
     nvb__used_set(ctx->used, "um_emulation", "%d", (caps.FeatureFlags & IORING_FEATURE_UM_EMULATION_) ? 1 : 0);
 
     /* Registered handles and buffers: -1 tries and falls back. */
-    if (ctx->opts[OPT_REGFILES] != 0 && r->nfds) {
-        HANDLE *hs = calloc(r->nfds, sizeof *hs);
-        hr = E_OUTOFMEMORY;
-        if (hs) {
-            for (unsigned t = 0; t < r->nfds; t++)
-                hs[t] = nvb__win_handle(r->fds[t]);
-            hr = r->a.reg_files(r->ring, r->nfds, hs, 0);
-            if (SUCCEEDED(hr))
-                hr = run_registration(r);
-            free(hs);
-        }
-        r->regfiles = SUCCEEDED(hr);
-        if (!r->regfiles) {
-            if (ctx->opts[OPT_REGFILES] == 1) {
-                nvb__why(ctx->why, ctx->why_len, "ioring.regfiles=1: registering the handles failed (HRESULT 0x%08lx)",
-                         (unsigned long)hr);
-                ioring_teardown(r);
-                return hr_errno(hr);
-            }
-            nvb__used_set(ctx->used, "regfiles_why", "HRESULT 0x%08lx", (unsigned long)hr);
-        }
+    rc = register_all(r, ctx);
+    if (rc < 0) {
+        ioring_teardown(r);
+        return rc;
     }
-    if (ctx->opts[OPT_FIXEDBUFS] != 0) {
-        ioring_buffer_info *bi = calloc(r->qd, sizeof *bi);
-        hr = E_OUTOFMEMORY;
-        if (bi) {
-            for (unsigned i = 0; i < r->qd; i++) {
-                bi[i].Address = ctx->bufs[i];
-                bi[i].Length = (UINT32)ctx->buf_len;
-            }
-            hr = r->a.reg_bufs(r->ring, r->qd, bi, 0);
-            if (SUCCEEDED(hr))
-                hr = run_registration(r);
-            free(bi);
-        }
-        r->fixedbufs = SUCCEEDED(hr);
-        if (!r->fixedbufs) {
-            if (ctx->opts[OPT_FIXEDBUFS] == 1) {
-                nvb__why(ctx->why, ctx->why_len, "ioring.fixedbufs=1: registering the buffers failed (HRESULT 0x%08lx)",
-                         (unsigned long)hr);
-                ioring_teardown(r);
-                return hr_errno(hr);
-            }
-            nvb__used_set(ctx->used, "fixedbufs_why", "HRESULT 0x%08lx", (unsigned long)hr);
-        }
-    }
-    nvb__used_set(ctx->used, "regfiles", "%d", r->regfiles);
-    nvb__used_set(ctx->used, "fixedbufs", "%d", r->fixedbufs);
-    if (ctx->nfds && ctx->used) {
-        char stack[32], detail[96];
-        nvb__win_stack_of(nvb__win_handle(ctx->fds[0]), stack, sizeof stack, detail, sizeof detail);
-        nvb__used_set(ctx->used, "stack", "%s", stack);
-        nvb__used_set(ctx->used, "stack_detail", "%s", detail);
-    }
+    nvb__wio_used_stack(ctx);
     *state = r;
     return 0;
 }
@@ -337,8 +343,7 @@ static int ioring_reap(void *state, struct nvb__io **out, unsigned max, unsigned
         return hr_errno(hr);
     r->pending += r->built;
     r->built = 0;
-    n = pop_all(r, out, n, max);
-    return (int)n;
+    return (int)pop_all(r, out, n, max);
 }
 
 static void ioring_teardown(void *state)
@@ -366,18 +371,8 @@ static void ioring_teardown(void *state)
 
 #endif /* _WIN32 */
 
-const struct nvb__engine nvb__engine_ioring = {
-    .name = "ioring",
-    .desc = "Windows IoRing (Windows 11 / Server 2022+): batched submission, registered buffers and handles",
-    .flags = 0,
-    .opts = ioring_opts,
-#ifdef _WIN32
-    .probe = ioring_probe,
-    .setup = ioring_setup,
-    .submit = ioring_submit,
-    .reap = ioring_reap,
-    .teardown = ioring_teardown,
-#else
-    NVB__ENGINE_UNAVAILABLE("Windows only (the IoRing API of Windows 11 / Server 2022+); io_uring is the Linux analogue"),
-#endif
-};
+NVB__ENGINE_DEFINE(ioring, 0, ioring_opts,
+    "Windows IoRing (Windows 11 / Server 2022+): batched submission, registered buffers and handles",
+    NVB__ENGINE_IF(NVB__WINDOWS,
+        "Windows only (the IoRing API of Windows 11 / Server 2022+); io_uring is the Linux analogue",
+        .probe = ioring_probe, NVB__ENGINE_OPS(ioring)));

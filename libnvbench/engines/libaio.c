@@ -17,6 +17,8 @@
 #include <libaio.h>
 #include <time.h>
 
+#include "engines/done.h"
+
 struct aio_eng {
     io_context_t ctx;
     const int *fds;
@@ -29,8 +31,7 @@ struct aio_eng {
     struct iocb **pend;
     unsigned pstart, npend;
     /* Slots io_submit rejected outright: complete with res = -errno. */
-    struct nvb__io **done;
-    unsigned dmask, dhead, dtail;
+    struct nvb__done done;
     struct io_event *events;
     struct iocb iocbs[];
 };
@@ -66,7 +67,7 @@ static void aio_teardown(void *state)
     if (a->ctx)
         io_destroy(a->ctx);  /* waits for what is still in flight: no abandon() */
     free(a->pend);
-    free(a->done);
+    nvb__done_free(&a->done);
     free(a->events);
     free(a);
 }
@@ -74,9 +75,6 @@ static void aio_teardown(void *state)
 static int aio_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
     unsigned qd = ctx->qd ? ctx->qd : 1;
-    unsigned cap = 1;
-    while (cap < qd)
-        cap <<= 1;
     struct aio_eng *a = calloc(1, sizeof(*a) + qd * sizeof(a->iocbs[0]));
     if (!a)
         goto nomem;
@@ -84,11 +82,9 @@ static int aio_setup(const struct nvb__engine_ctx *ctx, void **state)
     a->nfds = ctx->nfds;
     a->qd = qd;
     a->wait_ns = ctx->wait_ns;
-    a->dmask = cap - 1;
     a->pend = calloc(qd, sizeof(*a->pend));
-    a->done = calloc(cap, sizeof(*a->done));
     a->events = calloc(qd, sizeof(*a->events));
-    if (!a->pend || !a->done || !a->events)
+    if (nvb__done_init(&a->done, qd) < 0 || !a->pend || !a->events)
         goto nomem;
     int r = io_setup((int)qd, &a->ctx);
     if (r < 0) {
@@ -104,12 +100,6 @@ nomem:
     nvb__why(ctx->why, ctx->why_len, "libaio: out of memory");
     aio_teardown(a);
     return -ENOMEM;
-}
-
-static void push_done(struct aio_eng *a, struct nvb__io *io, int64_t res)
-{
-    io->res = res;
-    a->done[a->dtail++ & a->dmask] = io;
 }
 
 /* Hand prepared iocbs to the kernel. Stops at -EAGAIN (kernel out of
@@ -130,7 +120,7 @@ static void flush(struct aio_eng *a)
         } else {
             /* io_submit refuses the first iocb it cannot queue (bad fd, bad
              * alignment on some kernels): a per-I/O error, not fatal. */
-            push_done(a, (struct nvb__io *)p[0]->data, r);
+            nvb__done_push(&a->done, (struct nvb__io *)p[0]->data, r);
             a->pstart++;
             a->npend--;
         }
@@ -142,7 +132,7 @@ static void flush(struct aio_eng *a)
 static int aio_submit(void *state, struct nvb__io **ios, unsigned n)
 {
     struct aio_eng *a = state;
-    if (a->inflight + a->npend + (a->dtail - a->dhead) + n > a->qd)
+    if (a->inflight + a->npend + nvb__done_len(&a->done) + n > a->qd)
         return -EOVERFLOW;  /* the runner exceeded qd */
     if (a->pstart + a->npend + n > a->qd) {
         memmove(a->pend, a->pend + a->pstart, a->npend * sizeof(*a->pend));
@@ -153,7 +143,7 @@ static int aio_submit(void *state, struct nvb__io **ios, unsigned n)
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
         if (io->slot >= a->qd || io->target >= a->nfds) {
-            push_done(a, io, io->slot >= a->qd ? -EINVAL : -EBADF);
+            nvb__done_push(&a->done, io, io->slot >= a->qd ? -EINVAL : -EBADF);
             continue;
         }
         struct iocb *cb = &a->iocbs[io->slot];
@@ -178,8 +168,7 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
         min = max;
     if (a->npend)
         flush(a);
-    while (got < max && a->dhead != a->dtail)
-        out[got++] = a->done[a->dhead++ & a->dmask];
+    got = nvb__done_pop(&a->done, out, max);
 
     while (got < max) {
         if (got > 0 && got >= min)
@@ -225,28 +214,7 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
 
 #endif /* NVB_HAVE_LIBAIO */
 
-static const struct nvb__optdef aio_opts[] = {
-    { NULL, 0, 0, 0, 0, NULL },
-};
-
-#ifdef _WIN32
-#define NO_LIBAIO "Linux only (native AIO); iocp is the Windows analogue"
-#else
-#define NO_LIBAIO "built without libaio (libaio-dev was not found at build time)"
-#endif
-
-const struct nvb__engine nvb__engine_libaio = {
-    .name = "libaio",
-    .desc = "Linux native AIO (io_submit/io_getevents); asynchronous with direct=1",
-    .flags = 0,
-    .opts = aio_opts,
-#if NVB_HAVE_LIBAIO
-    .probe = aio_probe,
-    .setup = aio_setup,
-    .submit = aio_submit,
-    .reap = aio_reap,
-    .teardown = aio_teardown,
-#else
-    NVB__ENGINE_UNAVAILABLE(NO_LIBAIO),
-#endif
-};
+NVB__ENGINE_DEFINE(libaio, 0, nvb__engine_no_opts,
+    "Linux native AIO (io_submit/io_getevents); asynchronous with direct=1",
+    NVB__ENGINE_IF(NVB_HAVE_LIBAIO, NVB__NEEDS_LINUX_LIB("libaio", "native AIO", "iocp"),
+        .probe = aio_probe, NVB__ENGINE_OPS(aio)));

@@ -3,89 +3,33 @@
  *
  * It measures the framework itself (runner loop, time stamps, histogram), so
  * its own cost must vanish next to those: submit() and reap() are a copy of
- * pointers through a power-of-two ring, no branches per I/O beyond the loop,
- * no system calls, no allocation after setup().
+ * pointers through a power-of-two ring (engines/done.h, inline), no branches
+ * per I/O beyond the loop, no system calls, no allocation after setup().
  */
 #include "core/engine.h"
 
 #include <errno.h>
-#include <stdlib.h>
 
-struct null_eng {
-    unsigned mask;
-    unsigned head, tail;
-    struct nvb__io *ring[];
-};
-
-static int null_probe(char *why, size_t why_len)
-{
-    (void)why;
-    (void)why_len;
-    return 0;
-}
+#include "engines/done.h"
 
 static int null_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
-    unsigned cap = 1;
-    unsigned qd = ctx->qd ? ctx->qd : 1;
-    while (cap < qd)
-        cap <<= 1;
-    struct null_eng *z = calloc(1, sizeof(*z) + cap * sizeof(z->ring[0]));
-    if (!z) {
-        nvb__why(ctx->why, ctx->why_len, "null: out of memory");
-        return -ENOMEM;
-    }
-    z->mask = cap - 1;
-    *state = z;
-    return 0;
+    *state = nvb__sync_new(ctx, sizeof(struct nvb__sync), "null");
+    return *state ? 0 : -ENOMEM;
+}
+
+static int64_t null_io(void *state, const struct nvb__io *io)
+{
+    (void)state;
+    return io->len;
 }
 
 static int null_submit(void *state, struct nvb__io **ios, unsigned n)
 {
-    struct null_eng *z = state;
-    unsigned tail = z->tail;
-    if (tail - z->head + n > z->mask + 1)
-        return -EOVERFLOW;  /* the runner exceeded qd */
-    for (unsigned i = 0; i < n; i++) {
-        struct nvb__io *io = ios[i];
-        io->res = io->len;
-        z->ring[tail++ & z->mask] = io;
-    }
-    z->tail = tail;
-    return 0;
+    return nvb__sync_submit(state, ios, n, null_io);
 }
 
-static int null_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
-{
-    struct null_eng *z = state;
-    (void)min;  /* all submitted slots are complete: never blocks */
-    unsigned head = z->head;
-    unsigned n = z->tail - head;
-    if (n > max)
-        n = max;
-    for (unsigned i = 0; i < n; i++)
-        out[i] = z->ring[head++ & z->mask];
-    z->head = head;
-    return (int)n;
-}
-
-static void null_teardown(void *state)
-{
-    free(state);
-}
-
-static const struct nvb__optdef null_opts[] = {
-    { NULL, 0, 0, 0, 0, NULL },
-};
-
-const struct nvb__engine nvb__engine_null = {
-    .name = "null",
-    .desc = "no I/O: completes every request at once (measures the framework)",
-    .flags = NVB__ENG_NO_FILES,
-    .opts = null_opts,
-    .probe = null_probe,
-    .setup = null_setup,
-    .submit = null_submit,
-    .reap = null_reap,
-    .teardown = null_teardown,
-};
+NVB__ENGINE_DEFINE(null, NVB__ENG_NO_FILES, nvb__engine_no_opts,
+    "no I/O: completes every request at once (measures the framework)",
+    .probe = nvb__engine_probe_ok, .setup = null_setup, .submit = null_submit, .reap = nvb__sync_reap,
+    .teardown = nvb__sync_free);

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/ring.h"
 #include "nvbench.h"
 
 enum {
@@ -53,23 +54,21 @@ static const struct nvb__optdef nvme_opts[] = {
         "register the generic-node descriptors (-1: try, fall back on failure)" },
     [OPT_IOPOLL] = { "iopoll", NVB__OPT_BOOL, 0, 0, 1,
         "busy-poll for completions (IORING_SETUP_IOPOLL); the controller needs poll queues (nvme poll_queues=N)" },
-    [OPT_ENTRIES] = { "entries", NVB__OPT_INT, 0, 0, 32768,
-        "submission queue size (0: qd rounded up to a power of two)" },
-    [OPT_DEFER_TASKRUN] = { "defer_taskrun", NVB__OPT_AUTOBOOL, -1, -1, 1,
-        "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN (-1: when the kernel has it, 6.1+)" },
+    [OPT_ENTRIES] = NVB__RING_OPT_ENTRIES,
+    [OPT_DEFER_TASKRUN] = NVB__RING_OPT_DEFER_TASKRUN,
     { NULL, 0, 0, 0, 0, NULL },
 };
 
 #if NVB_HAVE_LIBURING
 #include <dirent.h>
-#include <liburing.h>
+#include <inttypes.h>
 #include <linux/nvme_ioctl.h>
 #include <stdint.h>
 #include <unistd.h>
 
 #include "devices/nvme_ns.h"
-#include "engines/ring.h"
 #include "platform/platform.h"
+#include "util/util.h"
 
 /* Debian 12's liburing 2.3 and linux-libc-dev 6.1 define these (the setup
  * flags: ring.h); older headers may not, and the values are kernel ABI. */
@@ -164,21 +163,13 @@ static int generic_nodes(char *first, size_t len, int *openable)
  */
 static int nvme_probe(char *why, size_t why_len)
 {
-    struct io_uring ring;
-    struct io_uring_params p;
-    memset(&p, 0, sizeof p);
-    p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
-    int r = io_uring_queue_init_params(4, &ring, &p);
+    static const int ops[] = { IORING_OP_URING_CMD };
+    int r = nvb__ring_probe(IORING_SETUP_SQE128 | IORING_SETUP_CQE32, ops, 1);
     if (r < 0) {
         nvb__why(why, why_len, "nvme: %s", uring_err_text(r));
         return r == -EINVAL ? -ENOTSUP : r;
     }
-    struct io_uring_probe *pr = io_uring_get_probe_ring(&ring);
-    int ok = pr && io_uring_opcode_supported(pr, IORING_OP_URING_CMD);
-    if (pr)
-        io_uring_free_probe(pr);
-    io_uring_queue_exit(&ring);
-    if (!ok) {
+    if (!r) {
         nvb__why(why, why_len, "nvme: the kernel lacks IORING_OP_URING_CMD (needs Linux 5.19 or later)");
         return -ENOTSUP;
     }
@@ -197,9 +188,41 @@ static int nvme_probe(char *why, size_t why_len)
     return 0;
 }
 
-static int64_t optv(const struct nvb__engine_ctx *ctx, int i)
+/*
+ * Whatever name a target has (/dev/nvmeXnY, a multipath head, a by-id
+ * link, the generic node itself), jobs open the namespace's generic node;
+ * its size and LBA size are the namespace's, and a writer claims its block
+ * device. The node's identity is what the run's hold must find there.
+ */
+static int nvme_prepare_target(struct nvb__target_prep *t, char *err, size_t err_len)
 {
-    return ctx->opts ? ctx->opts[i] : nvme_opts[i].def;
+    struct nvb__nvme_ns ns;
+    char gm[512], b1[32];
+    int rc = nvb__nvme_ns_find(t->path, &ns, gm, sizeof gm);
+    if (rc < 0) {
+        snprintf(err, err_len, "engine nvme: target %s", gm);
+        return rc;
+    }
+    snprintf(t->file, t->file_len, "%s", ns.generic);
+    snprintf(t->claim, t->claim_len, "%s", ns.block);
+    struct nvb__target_info gi;
+    if (nvb__target_info(t->file, &gi) == 0) {
+        t->id_dev = gi.id_dev;
+        t->id_ino = gi.id_ino;
+        t->id_rdev = gi.id_rdev;
+    }
+    t->size = ns.size;
+    t->lbs = ns.lba_size;
+    if (!t->dev[0] && ns.block[0])
+        snprintf(t->dev, t->dev_len, "%s", ns.block + (strncmp(ns.block, "/dev/", 5) ? 0 : 5));
+    t->whole_blocks = "NVMe commands move whole blocks";
+    if (ns.max_transfer && t->bs > ns.max_transfer) {
+        snprintf(err, err_len, "bs '%s' is larger than the largest command namespace '%s' takes (%" PRIu64
+                 " bytes, max_hw_sectors_kb): passthrough does not split I/O", nvb__fmt_size(t->bs, b1, sizeof b1),
+                 t->path, ns.max_transfer);
+        return -EINVAL;
+    }
+    return 0;
 }
 
 static void nvme_teardown(void *state)
@@ -207,8 +230,7 @@ static void nvme_teardown(void *state)
     struct nvme_eng *e = state;
     if (!e)
         return;
-    if (e->r.ring.ring_fd >= 0)
-        io_uring_queue_exit(&e->r.ring);
+    nvb__ring_exit(&e->r);
     free(e->t);
     free(e->early);
     free(e);
@@ -361,55 +383,11 @@ static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *
     return rc;
 }
 
-static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
+/* The ring: the cheapest completion model the kernel takes. 0 or -errno
+ * with ctx->why. */
+static int create_ring(const struct nvb__engine_ctx *ctx, struct nvme_eng *e, unsigned entries)
 {
-    unsigned qd = ctx->qd ? ctx->qd : 1;
-    int64_t fixedbufs = optv(ctx, OPT_FIXEDBUFS);
-    int64_t regfiles = optv(ctx, OPT_REGFILES);
-    int64_t iopoll = optv(ctx, OPT_IOPOLL);
-    int64_t defer = optv(ctx, OPT_DEFER_TASKRUN);
-    unsigned entries = (unsigned)optv(ctx, OPT_ENTRIES);
-    int r;
-
-    if (!ctx->nfds) {
-        nvb__why(ctx->why, ctx->why_len, "nvme: no targets");
-        return -EINVAL;
-    }
-    if (!ctx->bufs || !ctx->buf_len) {
-        nvb__why(ctx->why, ctx->why_len, "nvme: the runner gave no buffers");
-        return -EINVAL;
-    }
-    if (!entries) {
-        entries = 1;
-        while (entries < qd)
-            entries <<= 1;
-    } else if (entries < qd) {
-        nvb__why(ctx->why, ctx->why_len, "nvme: entries=%u is smaller than qd=%u", entries, qd);
-        return -EINVAL;
-    }
-
-    struct nvme_eng *e = calloc(1, sizeof *e);
-    if (e) {
-        e->t = calloc(ctx->nfds, sizeof *e->t);
-        e->early = calloc(qd, sizeof *e->early);
-    }
-    if (!e || !e->t || !e->early) {
-        nvme_teardown(e);
-        nvb__why(ctx->why, ctx->why_len, "nvme: out of memory");
-        return -ENOMEM;
-    }
-    e->r.ring.ring_fd = -1;
-    e->nt = ctx->nfds;
-    e->bufs = ctx->bufs;
-    e->io_timeout_ns = ctx->io_timeout_ns;
-    e->buf_len = ctx->buf_len;
-    e->early_cap = qd;
-
-    r = identify_targets(ctx, e);
-    if (r < 0)
-        goto fail;
-
-    /* The ring: the cheapest completion model the kernel takes. */
+    int64_t iopoll = ctx->opts[OPT_IOPOLL], defer = ctx->opts[OPT_DEFER_TASKRUN];
     const unsigned base = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 | (iopoll ? IORING_SETUP_IOPOLL : 0);
     const unsigned DEFER = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
     unsigned cand[2], ncand = 0;
@@ -419,66 +397,46 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
         cand[ncand++] = 0;
     unsigned used_flags = 0;
     char fallback[96] = "";
-    r = nvb__ring_init(&e->r, ctx, entries, base, cand, ncand, 0, &used_flags, fallback, sizeof fallback);
+    int r = nvb__ring_init(&e->r, ctx, entries, base, cand, ncand, 0, &used_flags, fallback, sizeof fallback);
     if (fallback[0])
         nvb__used_set(ctx->used, "setup_flags_why", "%s", fallback);
     if (r < 0) {
         nvb__why(ctx->why, ctx->why_len, "nvme: io_uring_queue_init(%u, SQE128|CQE32%s%s): %s", entries,
                  iopoll ? "|IOPOLL" : "", defer == 1 ? "|SINGLE_ISSUER|DEFER_TASKRUN" : "",
                  defer == 1 && r == -EINVAL ? "the kernel refused DEFER_TASKRUN (needs 6.1)" : uring_err_text(r));
-        goto fail;
+        return r;
     }
-    char ft[96];
-    nvb__ring_flags_text(used_flags, ft, sizeof ft);
-    nvb__used_set(ctx->used, "setup_flags", "%s", ft);
-    nvb__used_set(ctx->used, "entries", "%u", e->r.ring.sq.ring_entries);
+    nvb__ring_used(&e->r, ctx, used_flags);
+    return 0;
+}
 
-    if (regfiles) {
-        int *fds = malloc(e->nt * sizeof *fds);
-        if (!fds) {
-            r = -ENOMEM;
-            nvb__why(ctx->why, ctx->why_len, "nvme: out of memory");
-            goto fail;
-        }
-        for (unsigned i = 0; i < e->nt; i++)
-            fds[i] = e->t[i].fd;
-        r = nvb__ring_register_files(&e->r, ctx, "nvme", regfiles, fds, e->nt);
-        free(fds);
-        if (r < 0)
-            goto fail;
-        e->regfiles = (unsigned char)r;
-    }
-    nvb__used_set(ctx->used, "regfiles", "%d", e->regfiles);
-
-    r = nvb__ring_register_bufs(&e->r, ctx, "nvme", fixedbufs, qd);
-    if (r < 0)
-        goto fail;
-    e->nbufs = r ? qd : 0;
-
-    /* One read per target before the run: it fails here, with the target
-     * named, what would otherwise fail every I/O (no permission for I/O
-     * commands, a namespace that is not ready), and it learns whether the
-     * kernel takes registered buffers for passthrough (6.1+: older ones
-     * reject the unknown uring_cmd_flags with -EINVAL). */
-    /* It reads into buffer 0, which the runner has filled (fill=random or
-     * zero): keep what was there. identify_targets() made every LBA size
-     * divide buf_len. */
+/*
+ * One read per target before the run: it fails here, with the target
+ * named, what would otherwise fail every I/O (no permission for I/O
+ * commands, a namespace that is not ready), and it learns whether the
+ * kernel takes registered buffers for passthrough (6.1+: older ones reject
+ * the unknown uring_cmd_flags with -EINVAL). It reads into buffer 0, which
+ * the runner has filled (fill=random or zero): it keeps what was there.
+ * identify_targets() made every LBA size divide buf_len. 0 or -errno with
+ * ctx->why.
+ */
+static int read_block0(const struct nvb__engine_ctx *ctx, struct nvme_eng *e)
+{
     uint32_t maxlba = 0;
     for (unsigned i = 0; i < e->nt; i++)
         if (e->t[i].lba_size > maxlba)
             maxlba = e->t[i].lba_size;
     void *saved = malloc(maxlba);
     if (!saved) {
-        r = -ENOMEM;
         nvb__why(ctx->why, ctx->why_len, "nvme: out of memory");
-        goto fail;
+        return -ENOMEM;
     }
     memcpy(saved, e->bufs[0], maxlba);
-    r = 0;
+    int r = 0;
     for (unsigned i = 0; i < e->nt && r == 0; i++) {
         int res = probe_read(e, i, i == 0 && e->nbufs);
         if (res == -EINVAL && i == 0 && e->nbufs) {
-            if (fixedbufs == 1) {
+            if (ctx->opts[OPT_FIXEDBUFS] == 1) {
                 r = -ENOTSUP;
                 nvb__why(ctx->why, ctx->why_len, "nvme: fixedbufs=1: the kernel refuses IORING_URING_CMD_FIXED "
                          "(registered buffers for passthrough need Linux 6.1)");
@@ -507,7 +465,56 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
     }
     memcpy(e->bufs[0], saved, maxlba);
     free(saved);
+    return r;
+}
+
+static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
+{
+    unsigned qd = ctx->qd ? ctx->qd : 1;
+    unsigned entries;
+    int r;
+
+    if (!ctx->nfds) {
+        nvb__why(ctx->why, ctx->why_len, "nvme: no targets");
+        return -EINVAL;
+    }
+    if (!ctx->bufs || !ctx->buf_len) {
+        nvb__why(ctx->why, ctx->why_len, "nvme: the runner gave no buffers");
+        return -EINVAL;
+    }
+    if (nvb__ring_entries(ctx, "nvme", ctx->opts[OPT_ENTRIES], &entries) < 0)
+        return -EINVAL;
+
+    struct nvme_eng *e = calloc(1, sizeof *e);
+    if (e) {
+        e->t = calloc(ctx->nfds, sizeof *e->t);
+        e->early = calloc(qd, sizeof *e->early);
+    }
+    if (!e || !e->t || !e->early) {
+        nvme_teardown(e);
+        nvb__why(ctx->why, ctx->why_len, "nvme: out of memory");
+        return -ENOMEM;
+    }
+    e->r.ring.ring_fd = -1;
+    e->nt = ctx->nfds;
+    e->bufs = ctx->bufs;
+    e->io_timeout_ns = ctx->io_timeout_ns;
+    e->buf_len = ctx->buf_len;
+    e->early_cap = qd;
+
+    if ((r = identify_targets(ctx, e)) < 0 || (r = create_ring(ctx, e, entries)) < 0)
+        goto fail;
+    /* identify_targets() gave target i the descriptor ctx->fds[i] */
+    r = nvb__ring_register_files(&e->r, ctx, "nvme", ctx->opts[OPT_REGFILES], ctx->fds, e->nt);
     if (r < 0)
+        goto fail;
+    e->regfiles = (unsigned char)r;
+    nvb__used_set(ctx->used, "regfiles", "%d", e->regfiles);
+    r = nvb__ring_register_bufs(&e->r, ctx, "nvme", ctx->opts[OPT_FIXEDBUFS], qd);
+    if (r < 0)
+        goto fail;
+    e->nbufs = r ? qd : 0;
+    if ((r = read_block0(ctx, e)) < 0)
         goto fail;
     nvb__used_set(ctx->used, "fixedbufs", "%d", e->nbufs ? 1 : 0);
     nvb__used_set(ctx->used, "iopoll", "%d", e->r.iopoll);
@@ -530,7 +537,6 @@ static void fail_early(struct nvme_eng *e, struct nvb__io *io, int err)
 static int nvme_submit(void *state, struct nvb__io **ios, unsigned n)
 {
     struct nvme_eng *e = state;
-    struct io_uring *ring = &e->r.ring;
 
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
@@ -551,15 +557,10 @@ static int nvme_submit(void *state, struct nvb__io **ios, unsigned n)
             fail_early(e, io, -EINVAL);
             continue;
         }
-        struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-        if (__builtin_expect(!sqe, 0)) {
-            int r = io_uring_submit(ring);
-            if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
-                return r;
-            sqe = io_uring_get_sqe(ring);
-            if (!sqe)
-                return -EOVERFLOW;
-        }
+        int err;
+        struct io_uring_sqe *sqe = nvb__ring_sqe(&e->r, 0, &err);
+        if (__builtin_expect(!sqe, 0))
+            return err;
         int fixed = nvb__ring_fixed_ok(e->bufs, e->nbufs, e->buf_len, io) ? (int)io->slot : -1;
         fill_cmd(sqe, t, e->regfiles ? (int)io->target : t->fd, e->regfiles, io->dir, io->buf, io->len, io->off,
                  fixed);
@@ -615,23 +616,11 @@ static void nvme_note(void *state, char *msg, size_t len)
 
 #endif /* NVB_HAVE_LIBURING */
 
-const struct nvb__engine nvb__engine_nvme = {
-    .name = "nvme",
-    .desc = "NVMe passthrough: NVMe Read/Write commands through io_uring (IORING_OP_URING_CMD) on /dev/ngXnY, "
-            "bypassing the block layer",
-    .flags = NVB__ENG_CHARDEV,
-    .opts = nvme_opts,
-#if NVB_HAVE_LIBURING
-    .probe = nvme_probe,
-    .setup = nvme_setup,
-    .submit = nvme_submit,
-    .reap = nvme_reap,
-    .teardown = nvme_teardown,
-    /* Closing a ring does not wait for its requests (the kernel finishes
-     * them in the background): safe with I/O abandoned in flight. */
-    .abandon = nvme_teardown,
-    .note = nvme_note,
-#else
-    NVB__ENGINE_UNAVAILABLE("nvme: built without liburing (liburing-dev was not found at build time)"),
-#endif
-};
+/* .abandon: closing a ring does not wait for its requests (the kernel
+ * finishes them in the background): safe with I/O abandoned in flight. */
+NVB__ENGINE_DEFINE(nvme, NVB__ENG_CHARDEV, nvme_opts,
+    "NVMe passthrough: NVMe Read/Write commands through io_uring (IORING_OP_URING_CMD) on /dev/ngXnY, "
+    "bypassing the block layer",
+    NVB__ENGINE_IF(NVB_HAVE_LIBURING, "nvme: built without liburing (liburing-dev was not found at build time)",
+        .probe = nvme_probe, NVB__ENGINE_OPS(nvme), .abandon = nvme_teardown, .note = nvme_note,
+        .prepare_target = nvme_prepare_target));

@@ -9,48 +9,23 @@
 #include "core/engine.h"
 
 #include <errno.h>
-#include <stdlib.h>
 
 #include "nvbench.h"
 
 #ifndef _WIN32
 #include <unistd.h>
 
-struct psync {
-    const int *fds;
-    unsigned nfds;
-    unsigned cap;       /* power of two >= qd */
-    unsigned head, tail;
-    struct nvb__io *done[];
-};
-
-static int psync_probe(char *why, size_t why_len)
-{
-    (void)why;
-    (void)why_len;
-    return 0;
-}
+#include "engines/done.h"
 
 static int psync_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
-    unsigned cap = 1;
-    unsigned qd = ctx->qd ? ctx->qd : 1;
-    while (cap < qd)
-        cap <<= 1;
-    struct psync *p = calloc(1, sizeof(*p) + cap * sizeof(p->done[0]));
-    if (!p) {
-        nvb__why(ctx->why, ctx->why_len, "psync: out of memory");
-        return -ENOMEM;
-    }
-    p->fds = ctx->fds;
-    p->nfds = ctx->nfds;
-    p->cap = cap;
-    *state = p;
-    return 0;
+    *state = nvb__sync_new(ctx, sizeof(struct nvb__sync), "psync");
+    return *state ? 0 : -ENOMEM;
 }
 
-static int64_t do_io(const struct psync *p, const struct nvb__io *io)
+static int64_t do_io(void *state, const struct nvb__io *io)
 {
+    const struct nvb__sync *p = state;
     if (io->target >= p->nfds)
         return -EBADF;
     int fd = p->fds[io->target];
@@ -68,49 +43,12 @@ static int64_t do_io(const struct psync *p, const struct nvb__io *io)
 
 static int psync_submit(void *state, struct nvb__io **ios, unsigned n)
 {
-    struct psync *p = state;
-    if (p->tail - p->head + n > p->cap)
-        return -EOVERFLOW;  /* the runner exceeded qd: a bug, stop the run */
-    for (unsigned i = 0; i < n; i++) {
-        ios[i]->res = do_io(p, ios[i]);
-        p->done[p->tail++ & (p->cap - 1)] = ios[i];
-    }
-    return 0;
-}
-
-static int psync_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
-{
-    struct psync *p = state;
-    (void)min;  /* everything submitted is already complete: never blocks */
-    unsigned n = 0;
-    while (n < max && p->head != p->tail)
-        out[n++] = p->done[p->head++ & (p->cap - 1)];
-    return (int)n;
-}
-
-static void psync_teardown(void *state)
-{
-    free(state);
+    return nvb__sync_submit(state, ios, n, do_io);
 }
 
 #endif /* _WIN32 */
 
-static const struct nvb__optdef psync_opts[] = {
-    { NULL, 0, 0, 0, 0, NULL },
-};
-
-const struct nvb__engine nvb__engine_psync = {
-    .name = "psync",
-    .desc = "pread(2)/pwrite(2), one synchronous I/O at a time",
-    .flags = NVB__ENG_SYNC,
-    .opts = psync_opts,
-#ifndef _WIN32
-    .probe = psync_probe,
-    .setup = psync_setup,
-    .submit = psync_submit,
-    .reap = psync_reap,
-    .teardown = psync_teardown,
-#else
-    NVB__ENGINE_UNAVAILABLE("not on Windows (no pread/pwrite): use engine wsync, its Windows analogue"),
-#endif
-};
+NVB__ENGINE_DEFINE(psync, NVB__ENG_SYNC, nvb__engine_no_opts, "pread(2)/pwrite(2), one synchronous I/O at a time",
+    NVB__ENGINE_IF(NVB__POSIX, "not on Windows (no pread/pwrite): use engine wsync, its Windows analogue",
+        .probe = nvb__engine_probe_ok, .setup = psync_setup, .submit = psync_submit, .reap = nvb__sync_reap,
+        .teardown = nvb__sync_free));

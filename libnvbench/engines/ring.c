@@ -26,6 +26,54 @@ const char *nvb__uring_err_text(int err)
     }
 }
 
+int nvb__ring_probe(unsigned flags, const int *ops, unsigned nops)
+{
+    struct io_uring ring;
+    struct io_uring_params p;
+    memset(&p, 0, sizeof p);
+    p.flags = flags;
+    int r = io_uring_queue_init_params(4, &ring, &p);
+    if (r < 0)
+        return r;
+    struct io_uring_probe *pr = io_uring_get_probe_ring(&ring);
+    int ok = pr != NULL;
+    for (unsigned i = 0; ok && i < nops; i++)
+        ok = io_uring_opcode_supported(pr, ops[i]);
+    if (pr)
+        io_uring_free_probe(pr);
+    io_uring_queue_exit(&ring);
+    return ok;
+}
+
+int nvb__ring_entries(const struct nvb__engine_ctx *ctx, const char *name, int64_t opt, unsigned *entries)
+{
+    unsigned qd = ctx->qd ? ctx->qd : 1;
+    *entries = (unsigned)opt;
+    if (!*entries) {
+        *entries = 1;
+        while (*entries < qd)
+            *entries <<= 1;
+    } else if (*entries < qd) {
+        nvb__why(ctx->why, ctx->why_len, "%s: entries=%u is smaller than qd=%u", name, *entries, qd);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+void nvb__ring_used(const struct nvb__ring *r, const struct nvb__engine_ctx *ctx, unsigned flags)
+{
+    char ft[96];
+    nvb__ring_flags_text(flags, ft, sizeof ft);
+    nvb__used_set(ctx->used, "setup_flags", "%s", ft);
+    nvb__used_set(ctx->used, "entries", "%u", r->ring.sq.ring_entries);
+}
+
+void nvb__ring_exit(struct nvb__ring *r)
+{
+    if (r->ring.ring_fd >= 0)
+        io_uring_queue_exit(&r->ring);
+}
+
 /* Registered buffers are pinned and their pages charged to the user's
  * RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK: with both figures in
  * the message an ENOMEM says what to raise. Short enough for an

@@ -22,12 +22,22 @@
 #ifndef NVB_ENGINES_RING_H
 #define NVB_ENGINES_RING_H
 
+#include "core/engine.h"
+
+/* Option rows both engines define word for word (the same io_uring
+ * setup); their tables exist without liburing too, so these come before
+ * the ring. */
+#define NVB__RING_OPT_ENTRIES                                              \
+    { "entries", NVB__OPT_INT, 0, 0, 32768, "submission queue size (0: qd rounded up to a power of two)" }
+#define NVB__RING_OPT_DEFER_TASKRUN                                        \
+    { "defer_taskrun", NVB__OPT_AUTOBOOL, -1, -1, 1,                       \
+      "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN (-1: when the kernel has it, 6.1+)" }
+
+#if NVB_HAVE_LIBURING
 #include <errno.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <liburing.h>
-
-#include "core/engine.h"
 
 /* Debian 12's liburing 2.3 defines these setup flags; older headers may
  * not, and the values are kernel ABI. */
@@ -55,6 +65,25 @@ struct nvb__ring {
 /* Why io_uring_queue_init() failed with err, in words (ENOSYS, EPERM:
  * disabled or filtered; ENOMEM: the rings; else nvb_strerror). */
 const char *nvb__uring_err_text(int err);
+
+/* For an engine's probe: does the kernel make a ring with setup flags
+ * `flags`, and know the opcodes ops[0..nops)? 1 yes, 0 an opcode is
+ * missing (or the kernel predates the opcode probe, 5.6), or the -errno of
+ * io_uring_queue_init_params(). */
+int nvb__ring_probe(unsigned flags, const int *ops, unsigned nops);
+
+/* The ring's size: the engine option `entries` (opt; 0: qd rounded up to a
+ * power of two) in *entries, 0; or -EINVAL with "<name>: entries=N is
+ * smaller than qd=M" in ctx->why. */
+int nvb__ring_entries(const struct nvb__engine_ctx *ctx, const char *name, int64_t opt, unsigned *entries);
+
+/* Records in ctx->used the setup flags that worked ("setup_flags") and the
+ * ring's size ("entries"). */
+void nvb__ring_used(const struct nvb__ring *r, const struct nvb__engine_ctx *ctx, unsigned flags);
+
+/* Exits the ring if it was created (ring_fd >= 0): cancels or waits for
+ * what is in flight, drops what was registered. */
+void nvb__ring_exit(struct nvb__ring *r);
 /* For an ENOMEM from registering `total` bytes of buffers: " (RLIMIT_MEMLOCK
  * N KiB, buffers M KiB)", else "". */
 void nvb__uring_memlock_hint(int r, size_t total, char *buf, size_t len);
@@ -89,6 +118,26 @@ int nvb__ring_register_files(struct nvb__ring *r, const struct nvb__engine_ctx *
 /* Registers ctx->bufs[0..n) of ctx->buf_len bytes each (key "fixedbufs"). */
 int nvb__ring_register_bufs(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, const char *name,
                             int64_t want, unsigned n);
+
+/* The next SQE. When the SQ ring is full (more than `entries` I/Os wait
+ * unsubmitted, which the runner's qd bound rules out, or the SQ thread
+ * lags) it pushes the ring out and tries once more: NULL then, with *err
+ * the -errno of that, or -EOVERFLOW. */
+static inline struct io_uring_sqe *nvb__ring_sqe(struct nvb__ring *r, int sqpoll, int *err)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+    if (__builtin_expect(sqe != NULL, 1))
+        return sqe;
+    int rc = sqpoll ? io_uring_sqring_wait(&r->ring) : io_uring_submit(&r->ring);
+    if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
+        *err = rc;
+        return NULL;
+    }
+    sqe = io_uring_get_sqe(&r->ring);
+    if (!sqe)
+        *err = -EOVERFLOW;
+    return sqe;
+}
 
 /* Is a registered buffer usable for this I/O? Only when the slot's buffer
  * really holds [buf, buf+len): the runner may point elsewhere. */
@@ -231,4 +280,5 @@ nvb__ring_reap(struct nvb__ring *r, struct nvb__io **out, unsigned max, unsigned
     }
 }
 
+#endif /* NVB_HAVE_LIBURING */
 #endif

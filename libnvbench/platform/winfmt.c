@@ -70,9 +70,25 @@ static int header(const uint8_t *b, size_t len, size_t fixed, size_t *avail)
     return *avail >= fixed ? 0 : -EINVAL;
 }
 
-/* An ASCII string at offset off (0: absent) of a descriptor of avail
- * bytes: copied without the padding spaces drives put around it, control
- * bytes replaced. */
+/* n bytes of an ASCII field, without the padding (spaces, NULs) drives put
+ * around it, control bytes replaced, into out. */
+static void ascii_field(const uint8_t *s, size_t n, char *out, size_t outlen)
+{
+    while (n && (s[n - 1] == ' ' || s[n - 1] == 0))
+        n--;
+    while (n && s[0] == ' ') {
+        s++;
+        n--;
+    }
+    if (n > outlen - 1)
+        n = outlen - 1;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (char)(s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?');
+    out[n] = '\0';
+}
+
+/* The NUL-terminated ASCII string at offset off (0: absent) of a
+ * descriptor of avail bytes. */
 static void str_at(const uint8_t *b, size_t avail, uint32_t off, char *out, size_t outlen)
 {
     out[0] = '\0';
@@ -81,30 +97,15 @@ static void str_at(const uint8_t *b, size_t avail, uint32_t off, char *out, size
     size_t n = 0;
     while (off + n < avail && b[off + n])
         n++;
-    const uint8_t *s = b + off;
-    while (n && s[0] == ' ') {
-        s++;
-        n--;
-    }
-    while (n && s[n - 1] == ' ')
-        n--;
-    if (n > outlen - 1)
-        n = outlen - 1;
-    for (size_t i = 0; i < n; i++)
-        out[i] = (char)(s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?');
-    out[n] = '\0';
+    ascii_field(b + off, n, out, outlen);
 }
 
 /* STORAGE_DEVICE_DESCRIPTOR: Version, Size, DeviceType, DeviceTypeModifier,
  * RemovableMedia, CommandQueueing, VendorIdOffset (12), ProductIdOffset
  * (16), ProductRevisionOffset (20), SerialNumberOffset (24), BusType (28),
  * RawPropertiesLength (32), RawDeviceProperties (36). */
-int nvb__win_parse_device(const uint8_t *b, size_t len, struct nvb__win_storage *s)
+static int device_desc(const uint8_t *b, size_t avail, struct nvb__win_storage *s)
 {
-    size_t avail;
-    int rc = header(b, len, 36, &avail);
-    if (rc < 0)
-        return rc;
     s->device_type = b[8];
     s->removable = b[10] != 0;
     s->command_queueing = b[11] != 0;
@@ -121,12 +122,8 @@ int nvb__win_parse_device(const uint8_t *b, size_t len, struct nvb__win_storage 
  * MaximumPhysicalPages (12), AlignmentMask (16), four BOOLEANs (20..23),
  * BusType (24, a BYTE), BusMajorVersion (26), BusMinorVersion (28),
  * SrbType and AddressType (30, 31; Windows 8+). */
-int nvb__win_parse_adapter(const uint8_t *b, size_t len, struct nvb__win_storage *s)
+static int adapter_desc(const uint8_t *b, size_t avail, struct nvb__win_storage *s)
 {
-    size_t avail;
-    int rc = header(b, len, 30, &avail);
-    if (rc < 0)
-        return rc;
     s->max_transfer = le32(b + 8);
     s->alignment_mask = le32(b + 16);
     s->adapter_bus_type = b[24];
@@ -139,12 +136,8 @@ int nvb__win_parse_adapter(const uint8_t *b, size_t len, struct nvb__win_storage
 /* STORAGE_ACCESS_ALIGNMENT_DESCRIPTOR: Version, Size, BytesPerCacheLine,
  * BytesOffsetForCacheAlignment, BytesPerLogicalSector (16),
  * BytesPerPhysicalSector (20), BytesOffsetForSectorAlignment (24). */
-int nvb__win_parse_alignment(const uint8_t *b, size_t len, struct nvb__win_storage *s)
+static int alignment_desc(const uint8_t *b, size_t avail, struct nvb__win_storage *s)
 {
-    size_t avail;
-    int rc = header(b, len, 28, &avail);
-    if (rc < 0)
-        return rc;
     uint32_t l = le32(b + 16), p = le32(b + 20);
     /* a sector size is a power of two of at least 512 */
     if (l < 512 || (l & (l - 1)) || (p && (p < l || (p & (p - 1)))))
@@ -157,14 +150,35 @@ int nvb__win_parse_alignment(const uint8_t *b, size_t len, struct nvb__win_stora
 }
 
 /* DEVICE_SEEK_PENALTY_DESCRIPTOR: Version, Size, IncursSeekPenalty (8). */
-int nvb__win_parse_seek_penalty(const uint8_t *b, size_t len, struct nvb__win_storage *s)
+static int seek_penalty_desc(const uint8_t *b, size_t avail, struct nvb__win_storage *s)
 {
-    size_t avail;
-    int rc = header(b, len, 9, &avail);
-    if (rc < 0)
-        return rc;
     s->seek_penalty = b[8] != 0;
     return 0;
+}
+
+/* Each descriptor parsed here: its property, the size of its fixed part,
+ * and the reader of that part. */
+static const struct {
+    uint32_t id;
+    size_t fixed;
+    int (*read)(const uint8_t *b, size_t avail, struct nvb__win_storage *s);
+} descriptors[] = {
+    {NVB__WIN_PROP_DEVICE, 36, device_desc},
+    {NVB__WIN_PROP_ADAPTER, 30, adapter_desc},
+    {NVB__WIN_PROP_ALIGNMENT, 28, alignment_desc},
+    {NVB__WIN_PROP_SEEK_PENALTY, 9, seek_penalty_desc},
+};
+
+int nvb__win_parse_property(uint32_t property_id, const uint8_t *b, size_t len, struct nvb__win_storage *s)
+{
+    for (size_t i = 0; i < sizeof descriptors / sizeof descriptors[0]; i++) {
+        if (descriptors[i].id != property_id)
+            continue;
+        size_t avail;
+        int rc = header(b, len, descriptors[i].fixed, &avail);
+        return rc < 0 ? rc : descriptors[i].read(b, avail, s);
+    }
+    return -EINVAL;
 }
 
 size_t nvb__win_property_query(uint8_t *buf, size_t len, uint32_t property_id)
@@ -220,21 +234,6 @@ int nvb__win_protocol_data(const uint8_t *b, size_t len, const uint8_t **data, s
     return 0;
 }
 
-static void ascii_field(const uint8_t *s, size_t n, char *out, size_t outlen)
-{
-    while (n && (s[n - 1] == ' ' || s[n - 1] == 0))
-        n--;
-    while (n && s[0] == ' ') {
-        s++;
-        n--;
-    }
-    if (n > outlen - 1)
-        n = outlen - 1;
-    for (size_t i = 0; i < n; i++)
-        out[i] = (char)(s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?');
-    out[n] = '\0';
-}
-
 /* Identify Controller: VID (0), SSVID (2), SN (4, 20 bytes), MN (24, 40),
  * FR (64, 8), MDTS (77), NN (516). */
 int nvb__win_parse_nvme_ctrl(const uint8_t *b, size_t len, struct nvb__win_nvme_ctrl *o)
@@ -252,10 +251,10 @@ int nvb__win_parse_nvme_ctrl(const uint8_t *b, size_t len, struct nvb__win_nvme_
     return 0;
 }
 
-static int eq_ci(const char *a, const char *b)
+int nvb__win_prefix_ci(const char *s, const char *prefix)
 {
-    for (; *a && *b; a++, b++) {
-        char x = *a, y = *b;
+    for (; *prefix; s++, prefix++) {
+        char x = *s, y = *prefix;
         if (x >= 'A' && x <= 'Z')
             x = (char)(x - 'A' + 'a');
         if (y >= 'A' && y <= 'Z')
@@ -263,16 +262,16 @@ static int eq_ci(const char *a, const char *b)
         if (x != y)
             return 0;
     }
-    return *a == *b;
+    return 1;
 }
 
 const char *nvb__win_stack_name(const char *svc)
 {
     if (!svc || !*svc)
         return "unknown";
-    if (eq_ci(svc, "nvmedisk"))
-        return "windows_native";
-    if (eq_ci(svc, "disk"))
-        return "windows_non_native";
+    static const char *const stacks[][2] = {{"nvmedisk", "windows_native"}, {"disk", "windows_non_native"}};
+    for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++)
+        if (strlen(svc) == strlen(stacks[i][0]) && nvb__win_prefix_ci(svc, stacks[i][0]))
+            return stacks[i][1];
     return "unknown";
 }

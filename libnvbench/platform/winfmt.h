@@ -72,14 +72,13 @@ struct nvb__win_storage {
 };
 void nvb__win_storage_init(struct nvb__win_storage *s);
 
-/* Each parser takes what the IOCTL returned (len = bytes returned) and
- * fills its part of s. 0, or -EINVAL (too short, or a Size field that
- * disagrees with the buffer), -EPROTO (a different descriptor: its Size is
- * smaller than the structure's fixed part). */
-int nvb__win_parse_device(const uint8_t *b, size_t len, struct nvb__win_storage *s);
-int nvb__win_parse_adapter(const uint8_t *b, size_t len, struct nvb__win_storage *s);
-int nvb__win_parse_alignment(const uint8_t *b, size_t len, struct nvb__win_storage *s);
-int nvb__win_parse_seek_penalty(const uint8_t *b, size_t len, struct nvb__win_storage *s);
+/* The descriptor a query of property_id (NVB__WIN_PROP_DEVICE, _ADAPTER,
+ * _ALIGNMENT or _SEEK_PENALTY) returned (len = bytes returned) fills its
+ * part of s. 0, or -EINVAL (too short, a Size field that disagrees with the
+ * buffer, implausible sector sizes, another property id), -EPROTO (a
+ * different descriptor: its Size is smaller than the structure's fixed
+ * part). */
+int nvb__win_parse_property(uint32_t property_id, const uint8_t *b, size_t len, struct nvb__win_storage *s);
 
 /* The 8-byte STORAGE_PROPERTY_QUERY for a standard query of property id. */
 size_t nvb__win_property_query(uint8_t *buf, size_t len, uint32_t property_id);
@@ -115,5 +114,7 @@ int nvb__win_parse_nvme_ctrl(const uint8_t *b, size_t len, struct nvb__win_nvme_
  * for NVMe). Returns "windows_native", "windows_non_native" or "unknown"
  * (NULL or unrecognised service). Case-insensitive. */
 const char *nvb__win_stack_name(const char *disk_service);
+/* Does s start with prefix, ASCII letters compared without case? */
+int nvb__win_prefix_ci(const char *s, const char *prefix);
 
 #endif

@@ -39,6 +39,16 @@ void nvb__buf_putn(struct nvb__buf *b, const char *s, size_t n)
 
 void nvb__buf_puts(struct nvb__buf *b, const char *s) { nvb__buf_putn(b, s, strlen(s)); }
 
+int nvb__buf_take(struct nvb__buf *b, char **out)
+{
+    if (b->oom || !b->s) {
+        free(b->s);
+        return -ENOMEM;
+    }
+    *out = b->s;
+    return 0;
+}
+
 void nvb__buf_printf(struct nvb__buf *b, const char *fmt, ...)
 {
     va_list ap;
@@ -174,4 +184,51 @@ const char *nvb__wide_to_dec(const uint64_t *w, unsigned n, char *buf, size_t le
     } while (k > 0);
     snprintf(buf, len, "%s", tmp + k);
     return buf;
+}
+
+/* Optimal string alignment distance, capped at 3 (anything beyond is not
+ * a slip); words longer than 63 bytes are never close. */
+static unsigned edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 3;
+    if (la > lb + 2 || lb > la + 2)
+        return 3;
+    unsigned d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (unsigned)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned cost = a[i - 1] != b[j - 1];
+            unsigned v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb] < 3 ? d[la][lb] : 3;
+}
+
+const char *nvb__closest(const char *word, const char *(*next)(size_t i, void *arg), void *arg)
+{
+    const char *best = NULL;
+    unsigned bestd = 3;
+    size_t len = strlen(word);
+    for (size_t i = 0;; i++) {
+        const char *c = next(i, arg);
+        if (!c)
+            break;
+        unsigned dist = edit_distance(word, c);
+        if (dist < bestd && 2 * dist < len) {
+            best = c;
+            bestd = dist;
+        }
+    }
+    return best;
 }

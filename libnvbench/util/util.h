@@ -17,6 +17,9 @@ struct nvb__buf {
 void nvb__buf_putn(struct nvb__buf *b, const char *s, size_t n);
 void nvb__buf_puts(struct nvb__buf *b, const char *s);
 void nvb__buf_printf(struct nvb__buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands b's text to *out (the caller frees it): 0, or -ENOMEM with the
+ * text freed when an append failed or nothing was written. */
+int nvb__buf_take(struct nvb__buf *b, char **out);
 char *nvb__strdup(const char *s);
 /* "EIO" for 5; "E<n>" for unknown ones (into buf). */
 const char *nvb__errno_name(int e, char *buf, size_t len);
@@ -38,5 +41,12 @@ double nvb__u128_double(uint64_t hi, uint64_t lo);
 int nvb__wide_from_dec(const char *s, uint64_t *w, unsigned n);
 /* w in decimal into buf (at least 20 * n bytes for any value); returns buf. */
 const char *nvb__wide_to_dec(const uint64_t *w, unsigned n, char *buf, size_t len);
+
+/* For "did you mean": the candidate closest to word by edit distance
+ * (insertions, deletions, substitutions, adjacent transpositions), when it
+ * is close enough to be a slip (at most 2 edits, and fewer than half of
+ * word's length); NULL otherwise. A candidate is offered by next(i, arg)
+ * for i = 0, 1, ... until it returns NULL. */
+const char *nvb__closest(const char *word, const char *(*next)(size_t i, void *arg), void *arg);
 
 #endif

@@ -518,26 +518,16 @@ START_TEST(exact_sums_through_merge_and_json)
 }
 END_TEST
 
-/* The JSON of r with its first read.lat_hist.sumsq replaced by `to`. */
-static char *with_sumsq(const char *json, const char *to)
+/* The first read.lat_hist.sumsq of a result's JSON, key and value. */
+static const char *sumsq_of(const char *json, char *buf, size_t len)
 {
     const char *at = strstr(json, "\"sumsq\":\"");
     ck_assert_ptr_nonnull(at);
-    const char *end = strchr(at + 9, '"');
-    char from[128];
-    snprintf(from, sizeof from, "%.*s", (int)(end + 1 - at), at);
-    return replaced(json, from, to);
+    snprintf(buf, len, "%.*s", (int)(strchr(at + 9, '"') + 1 - at), at);
+    return buf;
 }
 
-static void refuse_naming(const char *text, const char *key)
-{
-    struct nvb_result *r = NULL;
-    char why[512] = "";
-    ck_assert_int_eq(nvb_result_parse(text, strlen(text), &r, why, sizeof why), -EINVAL);
-    ck_assert_msg(strstr(why, key), "'%s' does not name %s", why, key);
-}
-
-START_TEST(older_and_absurd_sums)
+START_TEST(older_sums_still_load)
 {
     struct nvb_result *r = run_kv((const char *[]){"engine", "null", "rw", "read", "ios", "3000", NULL}, NULL);
     const struct nvb__hist *h = r->tot[0].hist;
@@ -547,7 +537,7 @@ START_TEST(older_and_absurd_sums)
     const uint64_t qw[3] = {(uint64_t)h->sumsq, (uint64_t)(h->sumsq >> 64), h->sumsq_hi};
     ck_assert(h->sumsq < ((unsigned __int128)1 << 53) && !h->sumsq_hi);
     snprintf(buf, sizeof buf, "\"sumsq\":%s", nvb__wide_to_dec(qw, 3, num, sizeof num));
-    char *old = with_sumsq(good, buf);
+    char sq[128], *old = replaced(good, sumsq_of(good, sq, sizeof sq), buf);
     struct nvb_result *x = NULL;
     ck_assert_int_eq(nvb_result_from_json(old, &x), 0);
     ck_assert(!x->tot[0].hist->sumsq_rounded && x->tot[0].hist->sumsq == h->sumsq);
@@ -557,7 +547,7 @@ START_TEST(older_and_absurd_sums)
     nvb_result_free(x);
     free(old);
     /* ... rounded above: loaded, kept as it was, its stddev approximate */
-    old = with_sumsq(good, "\"sumsq\":1.2345678901234567e+20");
+    old = replaced(good, sq, "\"sumsq\":1.2345678901234567e+20");
     ck_assert_int_eq(nvb_result_from_json(old, &x), 0);
     ck_assert(x->tot[0].hist->sumsq_rounded);
     again = json_of(x);
@@ -565,24 +555,46 @@ START_TEST(older_and_absurd_sums)
     nvb_free(again);
     nvb_result_free(x);
     free(old);
-    /* absurd sums are refused, naming the key */
-    char *t = replaced(good, "\"sum\":", "\"sum\":340282366920938463463374607431768211456,\"x\":");
-    refuse_naming(t, "read.lat_hist.sum'"); /* 2^128 */
-    free(t);
-    t = replaced(good, "\"sum\":", "\"sum\":1000000000000000000000000,\"x\":");
-    refuse_naming(t, "sum / count");
-    free(t);
-    t = with_sumsq(good, "\"sumsq\":\"1\"");
-    refuse_naming(t, "sumsq");
-    free(t);
-    t = with_sumsq(good, "\"sumsq\":\"12a\"");
-    refuse_naming(t, "read.lat_hist.sumsq'");
-    free(t);
-    t = replaced(good, "\"lat_sum_ns\":", "\"lat_sum_ns\":99999999999999999999999999999999,\"x\":");
-    refuse_naming(t, "lat_sum_ns");
-    free(t);
     nvb_free(good);
     nvb_result_free(r);
+}
+END_TEST
+
+/* Broken in one place, a result is refused with the path of that place. */
+START_TEST(refusal_names_the_place)
+{
+    struct nvb_result *r = run_kv((const char *[]){"engine", "null", "rw", "randrw", "ios", "3000", NULL}, NULL);
+    char *good = json_of(r);
+    nvb_result_free(r);
+    char many[64 * 3 + 32] = "\"first_mismatches\":[", sq[128];
+    for (int i = 0; i < 64; i++)
+        strcat(many, i ? ",{}" : "{}");
+    strcat(many, "]");
+    sumsq_of(good, sq, sizeof sq);
+    const char *const edits[][3] = {
+        /* latency sums that do not fit, or cannot belong to the histogram */
+        {"\"sum\":", "\"sum\":340282366920938463463374607431768211456,\"x\":", "'read.lat_hist.sum': does not fit"},
+        {"\"sum\":", "\"sum\":1000000000000000000000000,\"x\":", "'read.lat_hist': sum / count is outside"},
+        {sq, "\"sumsq\":\"1\"", "'read.lat_hist': sumsq is outside"},
+        {sq, "\"sumsq\":\"12a\"", "'read.lat_hist.sumsq': expected a non-negative integer"},
+        {"\"lat_sum_ns\":", "\"lat_sum_ns\":99999999999999999999999999999999,\"x\":", "'timeseries.0.read.lat_sum_ns'"},
+        {"\"per_target\":[", "\"per_target\":[7,", "'per_target.0': expected an object"},
+        {"\"timeseries\":[", "\"timeseries\":[[],", "'timeseries.0': expected an object"},
+        {"\"threads\":[", "\"threads\":[\"t\",", "'cpu.threads.0': expected an object"},
+        {"\"warnings\":[", "\"warnings\":[1],\"x\":[", "'warnings': expected strings"},
+        {"\"error\":null", "\"error\":7", "'error': expected null or an object"},
+        {"\"device\":null", "\"device\":[]", "'per_target.0.device': expected null or an object"},
+        {"\"engine_used\":{", "\"engine_used\":7,\"x\":{", "'engine_used': expected an object"},
+        {"\"first_mismatches\":[]", many, "'verify.first_mismatches': too many entries"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        char *t = replaced(good, edits[i][0], edits[i][1]), why[512] = "";
+        struct nvb_result *x = NULL;
+        ck_assert_int_eq(nvb_result_parse(t, strlen(t), &x, why, sizeof why), -EINVAL);
+        ck_assert_msg(strstr(why, edits[i][2]), "'%s': '%s' does not say '%s'", edits[i][1], why, edits[i][2]);
+        free(t);
+    }
+    nvb_free(good);
 }
 END_TEST
 
@@ -762,7 +774,8 @@ static Suite *merge_suite(void)
     tcase_add_test(tc, round_trip_every_figure);
     tcase_add_test(tc, hostile_json_refused);
     tcase_add_test(tc, exact_sums_through_merge_and_json);
-    tcase_add_test(tc, older_and_absurd_sums);
+    tcase_add_test(tc, older_sums_still_load);
+    tcase_add_test(tc, refusal_names_the_place);
     suite_add_tcase(s, tc);
     tc = tcase_create("run");
     tcase_set_timeout(tc, 120);

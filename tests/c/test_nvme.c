@@ -11,7 +11,10 @@
  *    renumbered instances, multipath heads, by-id symlinks, and refusals of
  *    partitions and of devices that are not NVMe;
  *  - the runner refuses character devices for other engines, and refuses
- *    the nvme engine on files with the probe's reason or the target's.
+ *    the nvme engine on files with the probe's reason or the target's;
+ *  - the engine's prepare_target() (the runner's passthrough mapping)
+ *    refuses what is not a namespace with the runner's message and leaves
+ *    the target's facts as they were.
  */
 #include <check.h>
 #include <errno.h>
@@ -217,6 +220,47 @@ START_TEST(namespace_of_non_devices)
 }
 END_TEST
 
+/* The mapping to the generic node is the engine's: on what is not a
+ * namespace it fails with "engine nvme: target ..." and rewrites nothing. */
+START_TEST(prepare_target_refuses_non_namespace)
+{
+    const struct nvb__engine *e = &nvb__engine_nvme;
+    if (e->unavailable) { /* compiled out: the runner never plans a target for it */
+        ck_assert_ptr_null(e->prepare_target);
+        return;
+    }
+    ck_assert_ptr_nonnull(e->prepare_target);
+    char *path = tu_scratch("nvme-prep", 4096);
+    const char *paths[] = {path, "/dev/null"};
+    const char *what[] = {"(a regular file)", "/dev/null"};
+    for (int i = 0; i < 2; i++) {
+        char file[4200], claim[80] = "", dev[64] = "", err[512] = "";
+        snprintf(file, sizeof file, "%s", paths[i]);
+        struct nvb__target_prep t = {
+            .path = paths[i], .bs = 4096, .file = file, .file_len = sizeof file, .claim = claim,
+            .claim_len = sizeof claim, .dev = dev, .dev_len = sizeof dev, .size = 4096, .lbs = 1,
+            .id_dev = 7, .id_ino = 8, .id_rdev = 9,
+        };
+        ck_assert_int_eq(e->prepare_target(&t, err, sizeof err), -ENODEV);
+        ck_assert_msg(!strncmp(err, "engine nvme: target ", 20) && strstr(err, "not an NVMe namespace") &&
+                      strstr(err, what[i]), "%s", err);
+        ck_assert_str_eq(file, paths[i]);
+        ck_assert_str_eq(claim, "");
+        ck_assert_str_eq(dev, "");
+        ck_assert_uint_eq(t.size, 4096);
+        ck_assert_uint_eq(t.lbs, 1);
+        ck_assert(t.id_dev == 7 && t.id_ino == 8 && t.id_rdev == 9);
+        ck_assert_ptr_null(t.whole_blocks);
+    }
+    /* No other engine maps its targets. */
+    for (int k = 0; k < nvb_engine_count(); k++)
+        if (strcmp(nvb_engine_name(k), "nvme"))
+            ck_assert_ptr_null(nvb__engines[k]->prepare_target);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 static int validate(const char *engine, const char *target, char *err, size_t len)
 {
     struct nvb_workload *w;
@@ -260,6 +304,7 @@ int main(void)
     tcase_add_test(tc, namespace_of_target);
     tcase_add_test(tc, namespace_of_non_devices);
     tcase_add_test(tc, runner_targets);
+    tcase_add_test(tc, prepare_target_refuses_non_namespace);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -391,6 +391,20 @@ START_TEST(rate_cap_and_warnings)
     ck_assert_msg(strstr(json, "synchronous"), "no warning that psync runs at qd 1");
     ck_assert_msg(strstr(json, "io_uring.sqpoll=1 ignored"), "no warning for a foreign engine option");
     ck_assert_ptr_nonnull(strstr(json, "\"qd_effective\":1"));
+    /* the same warnings through the C accessors, in the JSON's order */
+    size_t nw = nvb_result_warning_count(r);
+    ck_assert_uint_ge(nw, 2);
+    int sync = 0;
+    for (size_t i = 0; i < nw; i++) {
+        const char *t = nvb_result_warning(r, i);
+        ck_assert_ptr_nonnull(t);
+        ck_assert_msg(strstr(json, t), "warning %zu not in the JSON: %s", i, t);
+        sync += strstr(t, "synchronous") != NULL;
+    }
+    ck_assert_int_eq(sync, 1);
+    ck_assert_ptr_null(nvb_result_warning(r, nw));
+    ck_assert_uint_eq(nvb_result_warning_count(NULL), 0);
+    ck_assert_ptr_null(nvb_result_warning(NULL, 0));
     nvb_free(json);
     nvb_result_free(r);
     nvb_workload_free(w);

@@ -60,7 +60,7 @@ START_TEST(device_descriptor_nvme)
                            "0025_3852_1150_1234.");
     struct nvb__win_storage s;
     nvb__win_storage_init(&s);
-    ck_assert_int_eq(nvb__win_parse_device(b, n, &s), 0);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_DEVICE, b, n, &s), 0);
     ck_assert_int_eq(s.have_device, 1);
     ck_assert_uint_eq(s.bus_type, NVB__WIN_BUS_NVME);
     ck_assert_str_eq(nvb__win_bus_name(s.bus_type), "nvme");
@@ -81,7 +81,7 @@ START_TEST(device_descriptor_absent_and_truncated)
     size_t n = device_desc(b, sizeof b, 0x0b, NULL, "ST4000NM0035-1V4107", "TN03", NULL);
     struct nvb__win_storage s;
     nvb__win_storage_init(&s);
-    ck_assert_int_eq(nvb__win_parse_device(b, n, &s), 0);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_DEVICE, b, n, &s), 0);
     ck_assert_str_eq(s.vendor, "");
     ck_assert_str_eq(s.serial, "");
     ck_assert_str_eq(nvb__win_bus_name(s.bus_type), "sata");
@@ -91,18 +91,18 @@ START_TEST(device_descriptor_absent_and_truncated)
     n = device_desc(b, sizeof b, 0x11, "NVMe", "Model Name", "1.0", "SERIAL123");
     size_t cut = get32(b + 16) + 5; /* inside the product string */
     nvb__win_storage_init(&s);
-    ck_assert_int_eq(nvb__win_parse_device(b, cut, &s), 0);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_DEVICE, b, cut, &s), 0);
     ck_assert_str_eq(s.vendor, "NVMe");
     ck_assert_str_eq(s.product, "Model");
     ck_assert_str_eq(s.serial, "");
 
     /* Only the 8-byte header (a size query): too short to parse */
-    ck_assert_int_eq(nvb__win_parse_device(b, 8, &s), -EINVAL);
-    ck_assert_int_eq(nvb__win_parse_device(b, 4, &s), -EINVAL);
-    ck_assert_int_eq(nvb__win_parse_device(NULL, 100, &s), -EINVAL);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_DEVICE, b, 8, &s), -EINVAL);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_DEVICE, b, 4, &s), -EINVAL);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_DEVICE, NULL, 100, &s), -EINVAL);
     /* A Size smaller than the fixed part is another structure */
     put32(b + 4, 16);
-    ck_assert_int_eq(nvb__win_parse_device(b, n, &s), -EPROTO);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_DEVICE, b, n, &s), -EPROTO);
     (void)n;
 }
 END_TEST
@@ -119,7 +119,7 @@ START_TEST(device_descriptor_hostile_offsets)
     b[62] = 0x01;                /* a control byte */
     struct nvb__win_storage s;
     nvb__win_storage_init(&s);
-    ck_assert_int_eq(nvb__win_parse_device(b, sizeof b, &s), 0);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_DEVICE, b, sizeof b, &s), 0);
     ck_assert_str_eq(s.vendor, "AA?A");
     ck_assert_str_eq(s.product, "");
 }
@@ -141,7 +141,7 @@ START_TEST(adapter_descriptor)
     b[30] = 1;                   /* SrbType: STORAGE_REQUEST_BLOCK */
     struct nvb__win_storage s;
     nvb__win_storage_init(&s);
-    ck_assert_int_eq(nvb__win_parse_adapter(b, sizeof b, &s), 0);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_ADAPTER, b, sizeof b, &s), 0);
     ck_assert_uint_eq(s.max_transfer, 131072);
     ck_assert_uint_eq(s.alignment_mask, 3);
     ck_assert_uint_eq(s.adapter_bus_type, NVB__WIN_BUS_NVME);
@@ -150,8 +150,8 @@ START_TEST(adapter_descriptor)
     /* before Windows 8 the structure ended at 30 bytes: still parsed */
     put32(b + 4, 30);
     nvb__win_storage_init(&s);
-    ck_assert_int_eq(nvb__win_parse_adapter(b, 30, &s), 0);
-    ck_assert_int_eq(nvb__win_parse_adapter(b, 20, &s), -EINVAL);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_ADAPTER, b, 30, &s), 0);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_ADAPTER, b, 20, &s), -EINVAL);
 }
 END_TEST
 
@@ -166,22 +166,22 @@ START_TEST(alignment_descriptor)
     put32(b + 20, 4096);         /* physical */
     struct nvb__win_storage s;
     nvb__win_storage_init(&s);
-    ck_assert_int_eq(nvb__win_parse_alignment(b, sizeof b, &s), 0);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_ALIGNMENT, b, sizeof b, &s), 0);
     ck_assert_uint_eq(s.lbs, 512);
     ck_assert_uint_eq(s.pbs, 4096);
     ck_assert_uint_eq(s.align_offset, 0);
     /* 4Kn */
     put32(b + 16, 4096);
-    ck_assert_int_eq(nvb__win_parse_alignment(b, sizeof b, &s), 0);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_ALIGNMENT, b, sizeof b, &s), 0);
     ck_assert_uint_eq(s.lbs, 4096);
     /* nonsense sector sizes are refused, not believed */
     put32(b + 16, 520);
-    ck_assert_int_eq(nvb__win_parse_alignment(b, sizeof b, &s), -EINVAL);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_ALIGNMENT, b, sizeof b, &s), -EINVAL);
     put32(b + 16, 4096);
     put32(b + 20, 512);          /* physical below logical */
-    ck_assert_int_eq(nvb__win_parse_alignment(b, sizeof b, &s), -EINVAL);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_ALIGNMENT, b, sizeof b, &s), -EINVAL);
     put32(b + 20, 0);            /* unknown physical: take the logical */
-    ck_assert_int_eq(nvb__win_parse_alignment(b, sizeof b, &s), 0);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_ALIGNMENT, b, sizeof b, &s), 0);
     ck_assert_uint_eq(s.pbs, 4096);
 }
 END_TEST
@@ -192,12 +192,16 @@ START_TEST(seek_penalty_descriptor)
     struct nvb__win_storage s;
     nvb__win_storage_init(&s);
     ck_assert_int_eq(s.seek_penalty, -1);
-    ck_assert_int_eq(nvb__win_parse_seek_penalty(b, sizeof b, &s), 0);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_SEEK_PENALTY, b, sizeof b, &s), 0);
     ck_assert_int_eq(s.seek_penalty, 0); /* solid state */
     b[8] = 1;
-    ck_assert_int_eq(nvb__win_parse_seek_penalty(b, sizeof b, &s), 0);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_SEEK_PENALTY, b, sizeof b, &s), 0);
     ck_assert_int_eq(s.seek_penalty, 1);
-    ck_assert_int_eq(nvb__win_parse_seek_penalty(b, 8, &s), -EINVAL);
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_SEEK_PENALTY, b, 8, &s), -EINVAL);
+    /* a property without a parser here is refused, s untouched */
+    ck_assert_int_eq(nvb__win_parse_property(NVB__WIN_PROP_DEVICE_PROTOCOL, b, sizeof b, &s), -EINVAL);
+    ck_assert_int_eq(s.seek_penalty, 1);
+    ck_assert_int_eq(s.have_device, 0);
 }
 END_TEST
 

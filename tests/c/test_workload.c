@@ -25,13 +25,15 @@ START_TEST(parse_sizes)
         {"0", 0}, {"512", 512}, {"4k", 4096}, {"4K", 4096}, {"4KiB", 4096}, {"4kb", 4096},
         {"64k", 65536}, {"1M", 1 << 20}, {"2G", 2ull << 30}, {"1t", 1ull << 40}, {"1.5k", 1536},
         {"0.5M", 512 << 10}, {" 8k", 8192}, {"18446744073709551615", UINT64_MAX},
+        {"8k ", 8192}, {"3b", 3}, {"3B", 3}, {"1Ki", 1024}, {"1pib", 1ull << 50},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         uint64_t v = 1;
         ck_assert_msg(nvb__parse_size(ok[i].s, &v) == 0, "'%s' rejected", ok[i].s);
         ck_assert_msg(v == ok[i].v, "'%s' -> %llu", ok[i].s, (unsigned long long)v);
     }
-    static const char *const bad[] = {"", "k", "4x", "-1", "4kk", "1.5", "4 k b", "0x10", "1e3", ".", "4k2"};
+    static const char *const bad[] = {"", "k", "4x", "-1", "4kk", "1.5", "4 k b", "0x10", "1e3", ".", "4k2",
+                                       "4 k", "3bb", "3bi", "1.5b", "1kbi", "1e"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t v;
         ck_assert_msg(nvb__parse_size(bad[i], &v) < 0, "'%s' accepted", bad[i]);
@@ -47,18 +49,41 @@ START_TEST(parse_durations)
     static const struct { const char *s; uint64_t ns; } ok[] = {
         {"2", 2000000000ull}, {"2s", 2000000000ull}, {"500ms", 500000000ull}, {"250us", 250000ull},
         {"10ns", 10}, {"1m", 60000000000ull}, {"1h", 3600000000000ull}, {"1.5s", 1500000000ull},
-        {"0", 0},
+        {"0", 0}, {"2MS", 2000000ull}, {"1min", 60000000000ull}, {"1Min", 60000000000ull},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         uint64_t ns = 1;
         ck_assert_msg(nvb__parse_duration(ok[i].s, &ns) == 0, "'%s' rejected", ok[i].s);
         ck_assert_msg(ns == ok[i].ns, "'%s' -> %llu", ok[i].s, (unsigned long long)ns);
     }
-    static const char *const bad[] = {"", "s", "-1s", "2parsecs", "1 s s", "ms", "1d"};
+    static const char *const bad[] = {"", "s", "-1s", "2parsecs", "1 s s", "ms", "1d", "1 s", "1s ", "1mins"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t ns;
         ck_assert_msg(nvb__parse_duration(bad[i], &ns) < 0, "'%s' accepted", bad[i]);
     }
+}
+END_TEST
+
+START_TEST(parse_ints)
+{
+    int64_t v = 0;
+    ck_assert_int_eq(nvb__parse_i64("-5", &v), 0);
+    ck_assert_int_eq(v, -5);
+    ck_assert_int_eq(nvb__parse_i64(" +7", &v), 0);
+    ck_assert_int_eq(v, 7);
+    ck_assert_int_eq(nvb__parse_i64("-9223372036854775808", &v), 0);
+    ck_assert(v == INT64_MIN);
+    ck_assert_int_eq(nvb__parse_i64("9223372036854775808", &v), -ERANGE);
+    ck_assert_int_lt(nvb__parse_i64("-", &v), 0);
+    ck_assert_int_lt(nvb__parse_i64("--1", &v), 0);
+    ck_assert_int_lt(nvb__parse_i64("1.5", &v), 0);
+    ck_assert_int_eq(nvb__parse_i64(NULL, &v), -EINVAL);
+    uint64_t u = 0;
+    ck_assert_int_eq(nvb__parse_u64(" 42 ", &u), 0);
+    ck_assert_uint_eq(u, 42);
+    ck_assert_int_eq(nvb__parse_u64(NULL, &u), -EINVAL);
+    ck_assert_int_eq(nvb__parse_size(NULL, &u), -EINVAL);
+    ck_assert_int_eq(nvb__parse_duration(NULL, &u), -EINVAL);
 }
 END_TEST
 
@@ -127,6 +152,41 @@ static void expect_set_fail(const char *key, const char *value, int err)
     }
     nvb_workload_free(w);
 }
+
+/* A slip gets a suggestion; a word that is nothing like any name gets none. */
+static void expect_hint(const char *key, const char *value, const char *hint)
+{
+    struct nvb_workload *w;
+    ck_assert_int_eq(nvb_workload_new(&w), 0);
+    if (strncmp(key, "io_uring.", 9) == 0)
+        ck_assert_int_eq(nvb_workload_set(w, "engine", "io_uring"), 0);
+    ck_assert_int_lt(nvb_workload_set(w, key, value), 0);
+    const char *msg = nvb_workload_error(w);
+    if (hint) {
+        char want[96];
+        snprintf(want, sizeof want, "did you mean '%s'?", hint);
+        ck_assert_msg(strstr(msg, want), "%s=%s: '%s' lacks \"%s\"", key, value, msg, want);
+    } else {
+        ck_assert_msg(!strstr(msg, "did you mean"), "%s=%s: a far-fetched suggestion: %s", key, value, msg);
+    }
+    ck_assert_msg(strstr(msg, key) && strstr(msg, value), "%s", msg);
+    nvb_workload_free(w);
+}
+
+START_TEST(did_you_mean)
+{
+    expect_hint("runtim", "2s", "runtime");
+    expect_hint("qdd", "8", "qd");
+    expect_hint("engine", "iouring", "io_uring");
+    expect_hint("engine", "libiao", "libaio");
+    expect_hint("rw", "randrea", "randread");
+    expect_hint("io_uring.sqpol", "1", "sqpoll");
+    expect_hint("iouring.sqpoll", "1", "io_uring");
+    expect_hint("blocksize", "4k", NULL);
+    expect_hint("engine", "spdk", NULL);
+    expect_hint("x", "1", NULL);
+}
+END_TEST
 
 START_TEST(bad_values_at_set)
 {
@@ -211,6 +271,29 @@ static void expect_run_fail(const char *const *kv, const char *const *targets, i
     ck_assert_int_eq(tu_count_entries(g_dir), 0);
     nvb_workload_free(w);
 }
+
+/* The refusal says what was expected, in the same words for every key of
+ * a kind. */
+START_TEST(refusals_say_what_was_expected)
+{
+    static const char *const cases[][3] = {
+        {"bs", "4x", "invalid size '4x' for key 'bs' (examples: 4k, 1M, 2G)"},
+        {"runtime", "2x", "invalid duration '2x' for key 'runtime' (examples: 500ms, 2s, 1m)"},
+        {"qd", "x", "invalid value 'x' for key 'qd': expected a non-negative integer"},
+        {"seed", "-1", "invalid value '-1' for key 'seed': expected a non-negative integer"},
+        {"rw", "x", "invalid value 'x' for key 'rw': expected one of read, write, randread, randwrite, randrw, rw"},
+        {"engine", "x", "unknown engine 'x' for key 'engine' (known: psync, "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nvb_workload *w;
+        ck_assert_int_eq(nvb_workload_new(&w), 0);
+        ck_assert_int_eq(nvb_workload_set(w, cases[i][0], cases[i][1]), -EINVAL);
+        const char *msg = nvb_workload_error(w);
+        ck_assert_msg(!strncmp(msg, cases[i][2], strlen(cases[i][2])), "'%s', not '%s'", msg, cases[i][2]);
+        nvb_workload_free(w);
+    }
+}
+END_TEST
 
 START_TEST(bad_workloads_at_run)
 {
@@ -407,11 +490,14 @@ int main(void)
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, parse_sizes);
     tcase_add_test(tc, parse_durations);
+    tcase_add_test(tc, parse_ints);
+    tcase_add_test(tc, refusals_say_what_was_expected);
     tcase_add_test(tc, parse_cpulist);
     suite_add_tcase(s, tc);
     tc = tcase_create("keys");
     tcase_add_test(tc, defaults_and_roundtrip);
     tcase_add_test(tc, bad_values_at_set);
+    tcase_add_test(tc, did_you_mean);
     suite_add_tcase(s, tc);
     tc = tcase_create("validate");
     tcase_set_timeout(tc, 120);

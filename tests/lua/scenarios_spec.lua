@@ -24,12 +24,13 @@ describe("scenario", function()
     local out, code = S.run_lua(examples .. "seed_matrix.lua", { "--runtime", "50ms", "--qd", "8", data.path })
     assert.are.equal(0, code, out)
     local engines = m.available_engines()
-    for _, cell in ipairs(m.cells) do assert.matches("\n" .. cell.label .. "\n", out, 1, true) end
+    for _, cell in ipairs(m.cells) do assert.matches("\n" .. cell.label .. "  ", out, 1, true) end
     for _, metric in ipairs(m.metrics) do
-      local _, n = out:gsub("| " .. metric.label:gsub("%p", "%%%0") .. "%s+|", "")
+      local _, n = ("\n" .. out):gsub("\n" .. metric.label:gsub("%p", "%%%0") .. "  ", "")
       assert.are.equal(8, n, metric.label)
     end
-    for _, e in ipairs(engines) do assert.matches("| " .. e .. " ", out, 1, true) end
+    local header = out:match("\n(Random 4K read [^\n]*)\n")
+    for _, e in ipairs(engines) do assert.matches(" " .. e, header, 1, true) end
     assert.matches(#engines * 8 .. "]", out, 1, true)
   end)
 
@@ -91,6 +92,37 @@ describe("scenario", function()
     assert.are.equal(0, code, out)
     assert.matches("randwrite 4k", out, 1, true)
     assert_scratch_removed(out)
+  end)
+
+  it("seed_matrix.lua checks every cell before the first run", function()
+    local out, code = S.run_lua(examples .. "seed_matrix.lua", { "--runtime", "1x", "--size", "8M" })
+    assert.are.equal(2, code, out)
+    assert.matches("'1x'", out, 1, true)
+    assert.matches("runtime", out, 1, true)
+    assert.is_nil(out:find("[ 1/", 1, true), out)
+    out, code = S.run_lua(examples .. "seed_matrix.lua", { "--engines", "iouring", "--size", "8M" })
+    assert.are.equal(2, code, out)
+    assert.matches("'iouring'", out, 1, true)
+    assert.is_nil(out:find("[ 1/", 1, true), out)
+    -- only the engines asked for are named
+    assert.is_nil(out:find("skipped", 1, true), out)
+  end)
+
+  it("seed_matrix.lua prints each warning once, after the table", function()
+    local out, code = S.run_lua(examples .. "seed_matrix.lua",
+      { "--runtime", "30ms", "--size", "8M", "--qd", "8", "--engines", "psync", "--cells", "rand4k_read,rand4k_write" })
+    assert.are.equal(0, code, out)
+    local _, n = out:gsub("warning: engine psync is synchronous", "")
+    assert.are.equal(1, n, out)
+    assert.matches("(2 of 2 runs", out, 1, true)
+  end)
+
+  it("examples answer --help with status 0 and the usage", function()
+    for _, ex in ipairs { "seed_matrix.lua", "qd_sweep.lua", "engines_compare.lua" } do
+      local out, code = S.run_lua(examples .. ex, { "--help" })
+      assert.are.equal(0, code, ex .. ": " .. out)
+      assert.matches("usage:", out, 1, true)
+    end
   end)
 
   it("examples refuse bad options with status 2 and a usage line", function()

@@ -10,7 +10,7 @@ import os
 import random
 
 import _pkg  # noqa: F401  (nvbench importable without the C extension)
-from nvbench.merge import PCT_KEYS, PCT_VALS, pct_supported
+from nvbench._percentile import PCT_KEYS, PCT_VALS, pct_supported
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -28,6 +28,7 @@ def result_dict(engine="libaio", cell="rand4k", op="read", iops=100_000.0, lat_m
     prefix, bs = CELLS[cell]
     d = copy.deepcopy(TEMPLATE)
     d["engine"] = engine
+    d["qd_effective"] = qd
     wl = d["workload"]
     wl.update(engine=engine, rw=prefix + op, bs=bs, qd=qd, jobs=jobs, targets=["/dev/synth"])
     d["duration_s"] = duration_s
@@ -64,7 +65,7 @@ def _histogram(ios, base_ns, scale):
     """A latency histogram of `ios` samples whose percentiles are about the
     stated ones: half the I/Os at p50, 40% at p90, 9% at p99, the rest at
     p99.9 (so a result saved and loaded by the library's parser stays close)."""
-    from nvbench.merge import Hist, bucket_index
+    from _hist import Hist, bucket_index
     h = Hist()
     if not ios:
         return h

@@ -49,6 +49,12 @@ def test_devices():
         assert len(json.loads(cli("devices", "--json", "--sysfs-root", root).stdout)) >= 1
     p = cli("devices", "--sysfs-root", "/nonexistent-sysfs")
     assert p.returncode == 2 and "/nonexistent-sysfs" in p.stderr
+    # the table shows what --json has: a loop device's backing file and what a device holds
+    root = os.path.join(ROOT, "tests", "data", "sysfs", "vm", "sys")
+    if os.path.isdir(root):
+        p = cli("devices", "--sysfs-root", root)
+        loop1 = next(ln for ln in p.stdout.splitlines() if ln.startswith("/dev/loop1 "))
+        assert "backed by /var/tmp/ext4.img" in loop1 and "holds ext4 'scratch' (filesystem)" in loop1, loop1
 
 
 def test_run_prints_the_c_result(data_file, tmp_path, schema):
@@ -97,8 +103,9 @@ def matrix_run(tmp_path_factory):
     target = d / "target"
     target.mkdir()
     files = {k: d / f"m.{k}" for k in ("json", "csv", "png")}
+    files["latency"] = d / "lat.png"
     p = cli("matrix", "--engines", "psync", "--target", target, *MATRIX_FAST, "--json", files["json"],
-            "--csv", files["csv"], "--plot", files["png"])
+            "--csv", files["csv"], "--plot", files["png"], "--plot-latency", files["latency"])
     return p, files, target
 
 
@@ -130,9 +137,10 @@ def test_matrix_csv_and_plot(matrix_run):
     with open(files["csv"]) as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 8 and {"cell", "op", "stack"} <= set(rows[0])
-    assert files["png"].stat().st_size > 1000
-    for extra in ("latency", "efficiency"):
-        assert (files["png"].parent / f"m-{extra}.png").exists()
+    assert files["png"].stat().st_size > 1000 and files["latency"].stat().st_size > 1000
+    # exactly the files asked for: no m-efficiency.png beside them
+    assert sorted(f.name for f in files["png"].parent.iterdir() if f.is_file()) == \
+        ["lat.png", "m.csv", "m.json", "m.png"]
 
 
 def test_matrix_default_uses_every_engine_on_a_temporary_scratch(tmp_path):
@@ -192,8 +200,19 @@ def test_progress_bar_on_a_terminal_only(data_file):
             os.close(slave)
         os.close(master)
     assert p.returncode == 0
-    assert b"runs" in drawn and b"%" in drawn, drawn[-300:]
+    # one run: its seconds of the total and its live IOPS, not "0.51/1 runs"
+    assert b"/0.6 s" in drawn and b"IOPS" in drawn and b"%" in drawn, drawn[-300:]
+    assert b"/1 run" not in drawn
     json.loads(p.stdout)  # the bar never goes to stdout
+
+
+def test_progress_text_names_the_run_its_time_and_iops():
+    from nvbench._progress import Bar
+    snap = {"elapsed_s": 1.25, "total_s": 2.0, "read_iops": 1000.0, "write_iops": 234.0}
+    assert Bar(1, enabled=False).describe(0, "psync randread 4k", snap) == \
+        "psync randread 4k: 1.2/2.0 s, 1,234 IOPS"
+    assert Bar(16, enabled=False).describe(2, "io_uring rand4k read", snap) == \
+        "run 3/16 io_uring rand4k read: 1.2/2.0 s, 1,234 IOPS"
 
 
 def test_compare_two_files(tmp_path, available):
@@ -205,8 +224,25 @@ def test_compare_two_files(tmp_path, available):
         assert p.returncode == 0, p.stderr
     p = cli("compare", a, b)
     assert p.returncode == 0, p.stderr
-    assert f"b:{other} vs a:psync" in p.stdout
+    assert f"b:{other} (B) vs a:psync (A)" in p.stdout
     assert "Random 4K read" in p.stdout
+    header = next(ln for ln in p.stdout.splitlines() if "Metric" in ln)
+    assert "a:psync (A)" in header and "B vs A" in header and "Verdict" in header
+    # relabelled: the headline use, one stack per file under names the user gives
+    p = cli("compare", a, b, "--stack", "linux-psync", "windows-iocp", "--label", "lin", "win")
+    assert p.returncode == 0, p.stderr
+    assert "win:windows-iocp (B) vs lin:linux-psync (A)" in p.stdout
+
+
+def test_compare_refuses_workloads_that_differ_in_more_than_the_stack(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    for path, qd in ((a, "1"), (b, "4")):
+        p = cli("run", "--json", path, "engine=null", "qd=" + qd, "ios=1000", tmp_path)
+        assert p.returncode == 0, p.stderr
+    p = cli("compare", a, b)
+    assert p.returncode == 2 and "qd 1 in a but 4 in b" in p.stderr and "--force" in p.stderr, p.stderr
+    p = cli("compare", a, b, "--force")
+    assert p.returncode == 0 and "warning: the workloads differ" in p.stderr, p.stderr
 
 
 def test_compare_bad_input_exits_2(tmp_path):
@@ -216,3 +252,34 @@ def test_compare_bad_input_exits_2(tmp_path):
     bad.write_text("{\"nothing\": 1}")
     p = cli("compare", bad, bad)
     assert p.returncode == 2
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("not json")
+    p = cli("compare", garbage, bad)
+    assert p.returncode == 2 and "garbage.json" in p.stderr, p.stderr
+
+
+def test_a_key_given_twice_is_refused_by_name(tmp_path):
+    p = cli("run", "engine=null", "qd=1", "qd=2", "ios=10", tmp_path)
+    assert p.returncode == 2 and "key 'qd' given twice ('1' and '2')" in p.stderr, p.stderr
+
+
+def test_unknown_engine_gets_a_suggestion(tmp_path):
+    p = cli("run", "engine=iouring", "ios=10", tmp_path)
+    assert p.returncode == 2 and "did you mean 'io_uring'?" in p.stderr, p.stderr
+
+
+def test_matrix_picks_cells_and_says_engine_in_the_singular(tmp_path):
+    p = cli("matrix", "--engines", "null", "--runtime", "1", "--size", "1M", "--cells", "rand4k_read,seq128k",
+            "--target", tmp_path, "--no-progress")
+    # null does no I/O on a file, but the matrix header and cells are what is checked
+    header = p.stderr.splitlines()[0] if p.stderr else ""
+    assert "1 engine (null) x 3 cells x 1 repeat, 1s each" in header, p.stderr
+    p = cli("matrix", "--cells", "rand5k")
+    assert p.returncode == 2 and "unknown seed cell 'rand5k'" in p.stderr
+
+
+def test_load_names_the_file_it_could_not_read(tmp_path):
+    bad = tmp_path / "garbage.json"
+    bad.write_text("not json")
+    with pytest.raises(ValueError, match="garbage.json: not JSON"):
+        nvbench.load(bad)

@@ -27,6 +27,8 @@ EXTENSION = "_nvbench"  # the C module: imports nothing from the package
 LAZY = {
     # the analysis side works without the C extension until a result is parsed
     ("loading", "_library_json", "_nvbench"),
+    # ... and until results are merged (the library merges them)
+    ("merge", "merge", "_nvbench"),
     # reference's optional dependencies may be missing: imported when called
     ("__init__", "reference", "reference"),
 }

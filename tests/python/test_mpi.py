@@ -3,6 +3,7 @@ nvbench.mpi / `nvbench mpi-run` under `mpirun -n 4` on this machine, each
 rank on its own scratch directory. The MPI tests are skipped when mpirun or
 mpi4py is missing; every mpirun is bounded by a timeout, so a hang fails.
 """
+import errno
 import importlib.util
 import json
 import os
@@ -17,7 +18,9 @@ import time
 import pytest
 
 import nvbench
-from nvbench.merge import Hist, bucket_index, hist_from_json, hist_pct, merge
+from nvbench.merge import merge
+
+from _hist import Hist, bucket_index, hist_from_json, hist_pct
 
 MPIRUN = shutil.which("mpirun")
 HAVE_MPI4PY = importlib.util.find_spec("mpi4py") is not None
@@ -108,10 +111,14 @@ def test_merge_is_exact_sum_of_runs():
 
 
 def test_merged_percentiles_are_those_of_one_histogram_of_every_sample():
+    import copy
     import random
     rnd = random.Random(7)
     every = Hist()
     parts = []
+    # a real result as the frame; each part's read side carries a histogram
+    # of known samples (the library's parser checks every part)
+    base = nvbench.run(engine="null", rw="read", bs="4k", ios=1).data
     for k in range(5):
         h = Hist()
         for _ in range(3000 + 500 * k):
@@ -121,12 +128,11 @@ def test_merged_percentiles_are_those_of_one_histogram_of_every_sample():
             one.buckets = {bucket_index(v): 1}
             h.add(one)
             every.add(one)
-        data = {"schema": "nvbench.result/1", "engine": "null", "host": f"h{k}", "start_unix_ns": 10**18 + k,
-                "duration_s": 1.0, "ramp_s": 0, "end_unix_ns": 10**18 + k + 10**9,
-                "read": {"ios": h.count, "bytes": 4096 * h.count, "lat_ns": {"min": h.min, "max": h.max},
-                         "lat_hist": h.to_json()},
-                "write": {"ios": 0, "bytes": 0, "lat_ns": {"min": 0, "max": 0}, "lat_hist": Hist().to_json()},
-                "cpu": {}, "errors": {"count": 0}, "per_target": [], "timeseries": [], "warnings": []}
+        data = copy.deepcopy(base)
+        data.update(host=f"h{k}", per_target=[], timeseries=[], warnings=[])
+        data["read"].update(ios=h.count, bytes=4096 * h.count, lat_hist=h.to_json())
+        data["read"]["lat_ns"].update(min=h.min, max=h.max)
+        data["total"].update(ios=h.count, bytes=4096 * h.count)
         parts.append(data)
     m = merge(parts)
     for p in PCTS + (0, 33.3, 100):
@@ -135,22 +141,35 @@ def test_merged_percentiles_are_those_of_one_histogram_of_every_sample():
                              "p99.99", "p99.999")):
         assert m.read.lat_ns[key] == hist_pct(every, p)
     assert m.read.lat_ns.max == every.max and m.read.lat_ns.min == every.min
+    assert m.read.ios == every.count and len(m.hosts) == 5
 
 
-def _one_hist_result(host, values):
-    """A result dict whose reads are exactly `values` (ns)."""
+def test_merge_refuses_a_bad_part_by_its_index():
+    good = nvbench.run(engine="null", rw="read", bs="4k", ios=10).data
+    bad = dict(good, read=dict(good["read"], ios=-1))
+    with pytest.raises(nvbench.NvbenchError, match=r"part 1.*read\.ios"):
+        merge([good, bad])
+    with pytest.raises(TypeError, match="part 0"):
+        merge(["not a result"])
+
+
+def _one_hist_result(host, values, base=[]):
+    """A result dict whose reads are exactly `values` (ns), in the frame of a real result."""
+    import copy
+    if not base:
+        base.append(nvbench.run(engine="null", rw="read", bs="4k", ios=1).data)
     h = Hist()
     for v in values:
         one = Hist()
         one.count, one.sum, one.sumsq, one.min, one.max = 1, v, v * v, v, v
         one.buckets = {bucket_index(v): 1}
         h.add(one)
-    return {"schema": "nvbench.result/1", "engine": "null", "host": host, "start_unix_ns": 10**18,
-            "duration_s": 1.0, "ramp_s": 0, "end_unix_ns": 10**18 + 10**9,
-            "read": {"ios": h.count, "bytes": 4096 * h.count, "lat_ns": {"min": h.min, "max": h.max},
-                     "lat_hist": h.to_json()},
-            "write": {"ios": 0, "bytes": 0, "lat_ns": {"min": 0, "max": 0}, "lat_hist": Hist().to_json()},
-            "cpu": {}, "errors": {"count": 0}, "per_target": [], "timeseries": [], "warnings": []}
+    data = copy.deepcopy(base[0])
+    data.update(host=host, per_target=[], timeseries=[], warnings=[])
+    data["read"].update(ios=h.count, bytes=4096 * h.count, lat_hist=h.to_json())
+    data["read"]["lat_ns"].update(min=h.min, max=h.max)
+    data["total"].update(ios=h.count, bytes=4096 * h.count)
+    return data
 
 
 def test_merged_sums_stay_exact_and_stddev_stable():
@@ -166,13 +185,17 @@ def test_merged_sums_stay_exact_and_stddev_stable():
     lh = m.data["read"]["lat_hist"]
     assert lh["sum"] == sum(big) > 2**64 and int(lh["sumsq"]) == sum(v * v for v in big) > 2**128
     assert m.read.lat_ns.stddev == pytest.approx(((sum(v * v for v in big) * 8 - sum(big) ** 2) / 64) ** 0.5,
-                                                 rel=1e-15)
+                                                 rel=1e-9)  # written with 10 digits
     # a count the library could not hold is refused, not carried on
     huge = _one_hist_result("c", [5])
-    huge["read"]["lat_hist"]["count"] = huge["read"]["ios"] = 2**64 - 1
-    huge["read"]["lat_hist"]["buckets"] = [[5, 2**64 - 1]]
-    with pytest.raises(ValueError, match="2\\^64"):
-        merge([huge, _one_hist_result("d", [5])])
+    n = 2**63
+    huge["read"].update(ios=n, bytes=n)
+    huge["read"]["lat_hist"].update(count=n, sum=5 * n, sumsq=str(25 * n), buckets=[[5, n]])
+    huge["total"].update(ios=n, bytes=n)
+    merge([huge])  # loads and merges alone
+    with pytest.raises(nvbench.NvbenchError) as e:
+        merge([huge, huge])
+    assert e.value.errno == errno.EOVERFLOW
 
 
 def test_hosts_table_marks_percentiles_without_enough_ios():

@@ -245,7 +245,7 @@ def test_percentiles_without_enough_ios_show_as_such():
 def test_percentile_support_is_the_librarys_rule():
     """The library writes lat_pct_supported; the Python rule (merge, tables) agrees
     on both sides of every threshold."""
-    from nvbench.merge import PCT_KEYS, PCT_VALS, pct_min_ios, pct_supported
+    from nvbench._percentile import PCT_KEYS, PCT_VALS, pct_min_ios, pct_supported
     for p in PCT_VALS:
         n = pct_min_ios(p)
         for count in (n - 1, n, n + 1):
@@ -269,7 +269,8 @@ def _older(d):
 
 @needs_extension
 def test_older_result_files_still_load():
-    from nvbench.merge import hist_from_json, merge
+    from _hist import hist_from_json
+    from nvbench.merge import merge
     d = _c_result("c-null-randrw.json")
     (r,) = R.loads(json.dumps(_older(d)))
     assert r.data == d  # exact below 2^53: the same sums, now written as digits
@@ -400,6 +401,28 @@ def test_bars_have_one_bar_per_stack_and_cell_with_error_bars(mpl):
     assert sum(isinstance(c, ErrorbarContainer) for c in ax.containers) == 3
     assert len(fig.axes) == 1
     assert len(rs.plot("bars").axes) == 6
+
+
+def test_figures_say_what_ran_and_every_panel_has_a_legend(mpl):
+    rs = ResultSet(_synth.matrix(stacks=("libaio", "io_uring"), repeats=2))
+    for kind in ("bars", "efficiency", "latency"):
+        fig = rs.plot(kind)
+        title = fig._suptitle.get_text()
+        assert "qd 32" in title and "target /dev/synth" in title, title
+        shown = [a for a in fig.axes if a.get_visible()]
+        assert all(a.get_legend() is not None for a in shown), kind
+
+
+def test_narrow_latency_ranges_still_have_labelled_ticks(mpl, tmp_path):
+    # p50..p99.9 within 3x: a plain log axis showed one labelled tick or none
+    rs = ResultSet(_synth.matrix(stacks=("libaio",), repeats=1, shuffle=False))
+    fig = rs.plot("latency", cells="rand4k read")
+    fig.savefig(tmp_path / "l.png", dpi=50)  # ticks are placed at draw time
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    lo, hi = ax.get_ylim()
+    inside = [t for t, lab in zip(ax.get_yticks(), ax.get_yticklabels()) if lab.get_text() and lo <= t <= hi]
+    assert len(inside) >= 2, (labels, lo, hi)
 
 
 def test_plot_on_a_given_axes(mpl):

@@ -151,7 +151,12 @@ def test_compare_clear_difference_is_not_noise():
     assert len(df) == 1
     row = df.iloc[0]
     assert row["stack"] == "io_uring" and row["baseline"] == "libaio"
-    assert row["delta_pct"] == pytest.approx(100 * 20e3 / 100.125e3)
+    # the ratio of geometric means (the centre of the log-scale interval)
+    ga = math.exp(sum(map(math.log, [100e3, 101e3, 99e3, 100.5e3])) / 4)
+    gb = math.exp(sum(map(math.log, [120e3, 121e3, 119e3, 120.5e3])) / 4)
+    assert row["delta_pct"] == pytest.approx(100 * (gb / ga - 1))
+    assert row["delta_pct"] == pytest.approx(100 * 20e3 / 100.125e3, abs=0.01)
+    assert row["ci_method"] == "log"
     assert row["ci_low_pct"] > 0 and row["ci_high_pct"] > row["ci_low_pct"]
     assert row["verdict"] == "better"
     # Latency went down: lower is better, so that is also "better".
@@ -170,17 +175,48 @@ def test_compare_identical_distributions_are_within_noise():
 
 def test_compare_overlapping_noisy_samples_are_within_noise():
     rs = _set({"libaio": [100e3, 110e3, 90e3], "io_uring": [104e3, 94e3, 112e3]})
-    assert rs.compare("libaio", metric="iops").iloc[0]["verdict"] == "within noise"
+    # three noisy repeats a side: the interval holds 0 but is too wide to
+    # say "no difference" -- it says that more repeats are needed
+    row = rs.compare("libaio", metric="iops").iloc[0]
+    assert row["ci_low_pct"] < 0 < row["ci_high_pct"] and row["verdict"] == "inconclusive"
 
 
-def test_compare_interval_is_welch_in_percent_of_baseline():
+def test_compare_interval_is_welch_on_the_logarithms():
     a, b = [100.0, 104.0, 96.0], [110.0, 118.0, 114.0, 112.0]
     rs = _set({"libaio": a, "io_uring": b})
     row = rs.compare("libaio", metric="iops").iloc[0]
-    w = welch_ci(a, b)
-    assert row["ci_low_pct"] == pytest.approx(100 * w["low"] / 100.0)
-    assert row["ci_high_pct"] == pytest.approx(100 * w["high"] / 100.0)
+    w = welch_ci([math.log(x) for x in a], [math.log(x) for x in b])
+    assert row["ci_low_pct"] == pytest.approx(100 * (math.exp(w["low"]) - 1))
+    assert row["ci_high_pct"] == pytest.approx(100 * (math.exp(w["high"]) - 1))
     assert row["df"] == pytest.approx(w["df"])
+
+
+def test_compare_interval_never_leaves_the_domain_with_two_repeats():
+    # the reported case: two wildly different repeats on a side gave
+    # "-93.4 % [-223.2 %, +36.5 %]"; a change is never below -100 %
+    rs = _set({"libaio": [100e3, 900e3], "io_uring": [40e3, 50e3]})
+    row = rs.compare("libaio", metric="iops").iloc[0]
+    assert -100 < row["ci_low_pct"] < row["delta_pct"] < row["ci_high_pct"]
+    assert row["verdict"] == "inconclusive"
+    text = rs.compare("libaio", metric="iops", fmt="text")
+    assert "inconclusive" in text and "more repeats" in text
+
+
+def test_table_interval_stays_positive_when_the_symmetric_one_would_not():
+    rs = _set({"libaio": [10e3, 120e3]})
+    cell = rs.table(metrics=["iops"], fmt="frame").iloc[0, 0]
+    assert "±" not in cell and "[" in cell, cell
+    assert not cell.split("[")[1].startswith("-"), cell
+
+
+def test_compare_text_has_columns_absolute_values_and_one_note_for_single_runs():
+    rs = _set({"libaio": [100e3], "io_uring": [120e3]})
+    text = rs.compare("libaio", metric="iops", fmt="text")
+    header = next(ln for ln in text.splitlines() if "Metric" in ln)
+    for col in ("Stack", "libaio (A)", "B vs A", "CI", "Verdict"):
+        assert col in header, header
+    assert "100,000" in text and "120,000" in text, text
+    assert text.count("fewer than 2 runs") == 1 and "no CI (n<2)" not in text
 
 
 def test_compare_single_runs_have_no_interval():

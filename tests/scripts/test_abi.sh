@@ -7,7 +7,10 @@
 #  (d) nvbench.h compiles as strict C99 and as C++ (and C++11), no inline code;
 #  (e) `cmake --install` into a temporary prefix, then the C examples build
 #      through pkg-config (shared, and static against libnvbench.a) and run;
-#  (f) a CMake project using find_package(nvbench) builds and runs.
+#  (f) a CMake project using find_package(nvbench) builds and runs, against
+#      the install prefix and against the build tree (-Dnvbench_DIR=BUILD);
+#  (g) the build tree's nvbench.pc (PKG_CONFIG_PATH=BUILD, no install) builds
+#      a program against this build's library and the source's header.
 # Every check runs; the failures are listed at the end.
 #
 #   bash test_abi.sh BUILD_DIR SOURCE_DIR     (exit 77: skipped)
@@ -308,34 +311,68 @@ int main(void)
     return good ? 0 : 1;
 }
 EOF
-if cmake -S "$TMP/consumer" -B "$TMP/consumer/build" -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_C_FLAGS="$SAN" \
-        -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON \
-        > "$TMP/consumer.log" 2>&1 &&
-   cmake --build "$TMP/consumer/build" >> "$TMP/consumer.log" 2>&1; then
-    found=$(sed -n 's/^nvbench_DIR:PATH=//p' "$TMP/consumer/build/CMakeCache.txt")
-    case "$found" in
-        "$PREFIX"/*) ok "configured and built against $found" ;;
-        *) bad "find_package(nvbench) found '$found', not the package installed in $PREFIX" ;;
-    esac
-    for exe in consumer consumer_static; do
-        if out=$(env -u LD_LIBRARY_PATH "$TMP/consumer/build/$exe" 2>&1); then
-            ok "$exe: $out"
-        else
-            bad "$exe failed: $out"
-        fi
-    done
-    if have ldd; then
-        loaded=$(env -u LD_LIBRARY_PATH ldd "$TMP/consumer/build/consumer" | awk '/libnvbench/ { print $3 }')
-        case "$(readlink -f "$loaded")" in
-            "$PREFIX"/*) ;;
-            *) bad "the CMake consumer loads '$loaded', not the installed library" ;;
+# cmake_consumer NAME WHERE ARGS...: configure and build the consumer with
+# ARGS into $TMP/NAME, run both programs; find_package must have used WHERE.
+cmake_consumer() {
+    local name=$1 where=$2 out=$TMP/$1
+    shift 2
+    if cmake -S "$TMP/consumer" -B "$out" "$@" -DCMAKE_C_FLAGS="$SAN" \
+            -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON \
+            > "$out.log" 2>&1 &&
+       cmake --build "$out" >> "$out.log" 2>&1; then
+        found=$(sed -n 's/^nvbench_DIR:[A-Z]*=//p' "$out/CMakeCache.txt")
+        case "$(readlink -m "$found")/" in
+            "$(readlink -m "$where")"/*) ok "$name: configured and built against $found" ;;
+            *) bad "$name: find_package(nvbench) found '$found', not the package in $where" ;;
         esac
+        for exe in consumer consumer_static; do
+            if out_text=$(env -u LD_LIBRARY_PATH "$out/$exe" 2>&1); then
+                ok "$name: $exe: $out_text"
+            else
+                bad "$name: $exe failed: $out_text"
+            fi
+        done
+        if have ldd; then
+            loaded=$(env -u LD_LIBRARY_PATH ldd "$out/consumer" | awk '/libnvbench/ { print $3 }')
+            case "$(readlink -f "$loaded")" in
+                "$(readlink -f "$where")"/*) ;;
+                *) bad "$name: the CMake consumer loads '$loaded', not the library in $where" ;;
+            esac
+        fi
+        if readelf -d "$out/consumer_static" | grep -q 'NEEDED.*libnvbench'; then
+            bad "$name: consumer_static (nvbench::nvbench_static) still needs libnvbench.so"
+        fi
+    else
+        cat "$out.log"
+        bad "$name: a CMake project with find_package(nvbench) and nvbench::nvbench does not configure or build"
     fi
-    readelf -d "$TMP/consumer/build/consumer_static" | grep -q 'NEEDED.*libnvbench' \
-        && bad "consumer_static (nvbench::nvbench_static) still needs libnvbench.so"
+}
+cmake_consumer installed "$PREFIX" -DCMAKE_PREFIX_PATH="$PREFIX"
+cmake_consumer build-tree "$BUILD" -Dnvbench_DIR="$BUILD"
+
+echo "(g) the build tree's nvbench.pc, without installing"
+if ! have pkg-config; then
+    echo "  note: pkg-config not found, build-tree pkg-config build not run"
+elif [ ! -f "$BUILD/nvbench.pc" ]; then
+    bad "no nvbench.pc in the build tree $BUILD"
 else
-    cat "$TMP/consumer.log"
-    bad "a CMake project with find_package(nvbench) and nvbench::nvbench does not configure or build"
+    bt_inc=$(env -u PKG_CONFIG_LIBDIR PKG_CONFIG_PATH="$BUILD" pkg-config --variable=includedir nvbench)
+    bt_lib=$(env -u PKG_CONFIG_LIBDIR PKG_CONFIG_PATH="$BUILD" pkg-config --variable=libdir nvbench)
+    [ "$(readlink -m "$bt_inc")" = "$SRC/include" ] || bad "build-tree nvbench.pc: includedir $bt_inc, not $SRC/include"
+    [ "$(readlink -m "$bt_lib")" = "$BUILD" ] || bad "build-tree nvbench.pc: libdir $bt_lib, not $BUILD"
+    # shellcheck disable=SC2046
+    if "$CC" -Wall -Wextra $SAN $(env -u PKG_CONFIG_LIBDIR PKG_CONFIG_PATH="$BUILD" pkg-config --cflags nvbench) \
+            "$TMP/consumer/main.c" -o "$TMP/bt_consumer" \
+            $(env -u PKG_CONFIG_LIBDIR PKG_CONFIG_PATH="$BUILD" pkg-config --libs nvbench) 2> "$TMP/bt.err"; then
+        if out_text=$(LD_LIBRARY_PATH=$BUILD "$TMP/bt_consumer" 2>&1); then
+            ok "built with PKG_CONFIG_PATH=$BUILD and ran: $out_text"
+        else
+            bad "the build-tree pkg-config consumer failed: $out_text"
+        fi
+    else
+        cat "$TMP/bt.err"
+        bad "cannot build a program with PKG_CONFIG_PATH=$BUILD pkg-config --cflags --libs nvbench"
+    fi
 fi
 
 if [ "${#FAILS[@]}" -gt 0 ]; then

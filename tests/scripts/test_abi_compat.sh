@@ -27,7 +27,8 @@ command -v abidw > /dev/null && command -v abidiff > /dev/null || skip "abidw/ab
 [ -z "${NVB_SANITIZER:-}" ] || skip "a sanitized build: its ABI is the same code with instrumentation"
 lib=$(find "$BUILD" -maxdepth 1 -name 'libnvbench.so.0.*' -type f | head -1)
 [ -n "$lib" ] || skip "no shared library in $BUILD"
-readelf -S "$lib" | grep -q '\.debug_info' || skip "$lib has no debug information (build RelWithDebInfo or Debug)"
+sections=$(readelf -S "$lib")   # whole, not piped into grep -q: pipefail would see readelf's SIGPIPE
+grep -q '\.debug_info' <<< "$sections" || skip "$lib has no debug information (build RelWithDebInfo or Debug)"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 

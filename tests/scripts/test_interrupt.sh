@@ -176,11 +176,13 @@ if [ -x "$VENV_PY" ] && "$VENV_PY" -c 'import nvbench' 2> /dev/null; then
     interrupt py-run INT 1.2 "$d" "$VENV_PY" -m nvbench run --no-progress direct=$DIRECT engine=psync rw=randread \
         size=64M runtime=60s interval=1s "$d"
     check_partial "$TMP/py-run.out"
+    grep -q 'cancelled: interrupted by SIGINT' "$TMP/py-run.out" || fail "py-run: the partial result does not name SIGINT"
     d=$TMP/py-run-term
     mkdir "$d"
     interrupt py-run-term TERM 1.2 "$d" "$VENV_PY" -m nvbench run --no-progress direct=$DIRECT engine=psync \
         rw=randread size=64M runtime=60s interval=1s "$d"
     check_partial "$TMP/py-run-term.out"
+    grep -q 'cancelled: terminated by SIGTERM' "$TMP/py-run-term.out" || fail "py-run-term: the partial result does not name SIGTERM"
     grep -q 'terminated' "$TMP/py-run-term.err" || fail "py-run-term: stderr does not say it was terminated"
 
     # A script: nvbench.run turns SIGTERM into nvbench.Terminated (exit 143
@@ -320,6 +322,14 @@ EOF
         LUA_PATH="$SRC/bindings/lua/?.lua;;" interrupt lua-seed TERM 1.2 "$d" "$LUA" "$SRC/examples/lua/seed_matrix.lua" \
             --runtime 60s --engines psync --size 64M "$d"
         grep -q 'Random 4K read' "$TMP/lua-seed.out" || fail "lua-seed: no table printed after SIGTERM"
+        # Ctrl-C: the same, with a message and no Lua stack trace
+        d=$TMP/lua-seed-int
+        mkdir "$d"
+        LUA_PATH="$SRC/bindings/lua/?.lua;;" interrupt lua-seed-int INT 1.2 "$d" "$LUA" \
+            "$SRC/examples/lua/seed_matrix.lua" --runtime 60s --engines psync --size 64M "$d"
+        grep -q 'Random 4K read' "$TMP/lua-seed-int.out" || fail "lua-seed-int: no table printed after SIGINT"
+        grep -q 'stopped after' "$TMP/lua-seed-int.err" || fail "lua-seed-int: no message on stderr"
+        ! grep -q 'traceback' "$TMP/lua-seed-int.err" || { cat "$TMP/lua-seed-int.err" >&2; fail "lua-seed-int: a stack trace"; }
     fi
     if [ "$LAYOUT_OK" = 1 ]; then
         d=$TMP/lua-layout

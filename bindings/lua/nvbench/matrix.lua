@@ -11,7 +11,7 @@ local nvb = require "nvbench"
 
 local M = {}
 
--- The published matrix (../shared/SEED.md): four workloads, each read and
+-- The published matrix (docs/analysis.md): four workloads, each read and
 -- write, in the order the C example prints them.
 M.cells = {
   { key = "rand4k_read",    workload = "rand4k",  op = "read",  rw = "randread",  bs = "4k",   label = "Random 4K read" },
@@ -25,13 +25,14 @@ M.cells = {
 }
 
 -- The metric rows of the seed layout, with the two the articles had to infer.
+-- kind: how the figure is printed (M.format_value).
 M.metrics = {
-  { key = "gib_s",     label = "Bandwidth (GiB/s)",    fmt = "%.3f" },
-  { key = "iops",      label = "IOPS",                 fmt = "commas" },
-  { key = "lat_ms",    label = "Average Latency (ms)", fmt = "%.3f" },
-  { key = "cpu_pct",   label = "Total CPU Usage (%)",  fmt = "%.2f" },
-  { key = "us_per_io", label = "CPU per I/O (us)",     fmt = "%.2f" },
-  { key = "iops_core", label = "IOPS per core",        fmt = "commas" },
+  { key = "gib_s",     label = "Bandwidth (GiB/s)",    kind = "figure" },
+  { key = "iops",      label = "IOPS",                 kind = "count" },
+  { key = "lat_ms",    label = "Average Latency (ms)", kind = "figure" },
+  { key = "cpu_pct",   label = "Total CPU Usage (%)",  kind = "pct" },
+  { key = "us_per_io", label = "CPU per I/O (us)",     kind = "figure" },
+  { key = "iops_core", label = "IOPS per core",        kind = "count" },
 }
 
 ------------------------------------------------------------------ values
@@ -68,20 +69,37 @@ function M.duration_ns(s)
   return tonumber(num) * dur_units[unit]
 end
 
+-- "-1234567.5" -> "-1,234,567.5": thousands separators in the integer part.
+local function group(s)
+  local sign, digits, rest = s:match("^(-?)(%d+)(.*)$")
+  if not digits then return s end
+  digits = digits:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+  return sign .. digits .. rest
+end
+
 --- 1234567.8 -> "1,234,568"
 function M.commas(n)
   if n == nil or n ~= n then return "-" end
-  local s = string.format("%.0f", n)
-  local sign, digits = s:match("^(-?)(%d+)$")
-  if not digits then return s end
-  digits = digits:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
-  return sign .. digits
+  return group(string.format("%.0f", n))
 end
 
-local function fmt_value(fmt, v)
-  if v == nil or v ~= v then return "-" end
-  if fmt == "commas" then return M.commas(v) end
-  return string.format(fmt, v)
+--- One figure of the seed table, in the one number format of every front
+--- door (docs/analysis.md, "The text layout"; Python's
+--- nvbench.metrics.format_value, the C example's format_value):
+--- kind "count" (IOPS) with thousands separators and no decimals, "pct"
+--- with 2 decimals, "figure" with 3 decimals, or 3 significant digits below
+--- 0.01, or 1 decimal and separators from 1000 on; "-" when unknown.
+function M.format_value(kind, v)
+  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then return "-" end
+  local a = math.abs(v)
+  if a >= 1e15 then return string.format("%.3g", v) end
+  if kind == "count" then return M.commas(v) end
+  if kind == "pct" then return string.format("%.2f", v) end
+  if a >= 0.01 or v == 0 then
+    return a < 1000 and string.format("%.3f", v) or group(string.format("%.1f", v))
+  end
+  local decimals = math.min(12, 2 - math.floor(math.log(a, 10)))
+  return string.format("%." .. decimals .. "f", v)
 end
 
 ------------------------------------------------------------------ product
@@ -174,6 +192,12 @@ end
 
 ------------------------------------------------------------------ scratch
 
+-- Text from results or the caller (an engine, a stack, a path) with its
+-- control characters shown escaped, never sent to the terminal.
+local function printable(v)
+  return (tostring(v):gsub("%c", function(c) return string.format("\\x%02x", c:byte()) end))
+end
+
 local Scratch = {}
 Scratch.__index = Scratch
 Scratch.__close = function(s) s:remove() end
@@ -195,9 +219,7 @@ function M.scratch(size, dir)
   if not bytes or bytes <= 0 then return nil, "invalid scratch size '" .. tostring(size) .. "'" end
   if dir and tostring(dir):find("\0", 1, true) then
     -- io.open would cut the path at the NUL and write somewhere else
-    return nil, "nvbench.matrix: the scratch directory ('" .. tostring(dir):gsub("%c", function(c)
-      return string.format("\\x%02x", c:byte())
-    end) .. "') contains a NUL byte"
+    return nil, "nvbench.matrix: the scratch directory ('" .. printable(dir) .. "') contains a NUL byte"
   end
   local path
   if dir then
@@ -334,15 +356,32 @@ function M.seed(opts)
   end
   local rows = { engines = engines, cells = cells }
   local n, i = #cells * #engines, 0
+  local function spec_of(cell, engine)
+    local spec = {}
+    for k, v in pairs(opts.workload or {}) do spec[k] = v end
+    spec.targets, spec.engine, spec.rw, spec.bs = targets, engine, cell.rw, cell.bs
+    spec.runtime = opts.runtime or "1s"
+    spec.qd = opts.qd or 32
+    spec.jobs = opts.jobs or 1
+    return spec
+  end
+  -- Every cell is checked before the first one runs: a bad runtime or an
+  -- engine that does not work here is said at once, not after an hour.
+  for _, cell in ipairs(cells) do
+    for _, engine in ipairs(engines) do
+      local w, msg = nvb.workload(spec_of(cell, engine))
+      local okv
+      if w then okv, msg = w:validate(); w:close() end
+      if not w or not okv then
+        if scratch then scratch:remove() end
+        error(string.format("nvbench.matrix: %s on engine %s: %s", cell.label, engine, tostring(msg)), 2)
+      end
+    end
+  end
   local ok, err = pcall(function()
     for _, cell in ipairs(cells) do
       for _, engine in ipairs(engines) do
-        local spec = {}
-        for k, v in pairs(opts.workload or {}) do spec[k] = v end
-        spec.targets, spec.engine, spec.rw, spec.bs = targets, engine, cell.rw, cell.bs
-        spec.runtime = opts.runtime or "1s"
-        spec.qd = opts.qd or 32
-        spec.jobs = opts.jobs or 1
+        local spec = spec_of(cell, engine)
         spec.progress = opts.progress
         local r, msg, errno = nvb.run(spec)
         local row = { cell = cell, engine = engine, result = r, error = msg, errno = errno }
@@ -359,6 +398,69 @@ function M.seed(opts)
   if scratch then scratch:remove() end
   if not ok then error(err, 0) end
   return rows
+end
+
+------------------------------------------------------------------ warnings
+
+--- The warnings of the rows' results (rows of M.seed or M.run), one line
+--- each: texts that differ only in their figures (the machine's load in each
+--- run) become one line with the range of each figure, and with several runs
+--- the runs concerned are counted. A script prints them where it prints
+--- the table (M.print_warnings).
+function M.warnings(rows)
+  local order, groups, nres = {}, {}, 0
+  for _, row in ipairs(rows) do
+    local r = row.result
+    if r then
+      nres = nres + 1
+      local where = row.cell and (row.engine .. " " .. row.cell.key) or (r.engine or "")
+      for _, w in ipairs(r.warnings or {}) do
+        local key = w:gsub("%d+%.?%d*", "#")
+        if not groups[key] then groups[key] = { texts = {}, where = {} }; order[#order + 1] = key end
+        local g = groups[key]
+        g.texts[#g.texts + 1] = w
+        g.where[#g.where + 1] = where
+      end
+    end
+  end
+  local lines = {}
+  for _, key in ipairs(order) do
+    local g = groups[key]
+    local text, same = g.texts[1], true
+    for _, t in ipairs(g.texts) do if t ~= text then same = false end end
+    if not same then
+      local lo, hi = {}, {}
+      for _, t in ipairs(g.texts) do
+        local k = 0
+        for x in t:gmatch("%d+%.?%d*") do
+          k = k + 1
+          local v = tonumber(x)
+          lo[k] = lo[k] and math.min(lo[k], v) or v
+          hi[k] = hi[k] and math.max(hi[k], v) or v
+        end
+      end
+      local k = 0
+      text = key:gsub("#", function()
+        k = k + 1
+        local a, b = string.format("%g", lo[k]), string.format("%g", hi[k])
+        return a == b and a or (a .. "-" .. b)
+      end)
+    end
+    if nres > 1 then
+      local shown = {}
+      for j = 1, math.min(3, #g.where) do shown[j] = g.where[j] end
+      text = string.format("%s (%d of %d runs: %s%s)", text, #g.where, nres, table.concat(shown, ", "),
+        #g.where > 3 and ", ..." or "")
+    end
+    lines[#lines + 1] = text
+  end
+  return lines
+end
+
+--- M.warnings(rows) to `out` (default io.stderr), "warning: " before each.
+function M.print_warnings(rows, out)
+  out = out or io.stderr
+  for _, line in ipairs(M.warnings(rows)) do out:write("warning: ", line, "\n") end
 end
 
 ------------------------------------------------------------------ printing
@@ -387,36 +489,113 @@ function M.format_table(header, rows)
   return table.concat(lines, "\n") .. "\n"
 end
 
---- The seed layout: one block per cell, the metric rows, a column per
---- engine. A cell that failed shows "-" (its error is listed under the block).
+--- The seed layout (docs/analysis.md, "The text layout"; the same text as
+--- Python's ResultSet.table() and the C example): one block per cell, its
+--- title heading the metric labels, a column per engine that has a row in
+--- that block, two spaces between columns, numbers right-aligned, column
+--- widths the same in every block, a blank line between blocks. A run that
+--- failed shows "-" (its error is listed under the block).
+-- A column's heading: the engine, and "(qd N)" when every run of it ran at
+-- a queue depth N other than the one asked for (a synchronous engine: 1 per
+-- job), as the Python and C tables head it.
+local function heading(rows, e)
+  local ran, mixed
+  for _, row in ipairs(rows) do
+    local r = row.result
+    if row.engine == e and r and not row.error and type(r.workload) == "table" then
+      local qd, qde = r.workload.qd, r.qd_effective
+      local v = (qde and qd and qde ~= qd and qde > 0) and qde or false
+      if ran == nil then ran = v elseif ran ~= v then mixed = true end
+    end
+  end
+  return (not mixed and ran) and string.format("%s (qd %d)", e, ran) or e
+end
+
 function M.format_seed(rows)
   local engines = rows.engines or {}
   local cells = rows.cells or M.cells
-  local by = {}
+  local by, heads = {}, {}
   for _, row in ipairs(rows) do by[row.cell.key .. "\0" .. row.engine] = row end
-  local out = {}
+  for _, e in ipairs(engines) do heads[e] = heading(rows, e) end
+  local blocks, width = {}, { [0] = 0 }
   for _, cell in ipairs(cells) do
-    local header = { "Metric" }
-    for _, e in ipairs(engines) do header[#header + 1] = e end
-    local body, notes = {}, {}
-    for _, m in ipairs(M.metrics) do
-      local line = { m.label }
-      for _, e in ipairs(engines) do
-        local row = by[cell.key .. "\0" .. e]
-        local f = row and row.figures
-        line[#line + 1] = f and fmt_value(m.fmt, f[m.key]) or "-"
-      end
-      body[#body + 1] = line
-    end
+    local cols, body, notes = {}, {}, {}
     for _, e in ipairs(engines) do
       local row = by[cell.key .. "\0" .. e]
-      if row and row.error then notes[#notes + 1] = string.format("  %s: %s", e, row.error) end
-      if row and row.result and row.result.cancelled then notes[#notes + 1] = "  " .. e .. ": cancelled" end
+      if row then
+        cols[#cols + 1] = e
+        if row.error then notes[#notes + 1] = string.format("  %s: %s", e, row.error) end
+        if row.result and row.result.cancelled then notes[#notes + 1] = "  " .. e .. ": cancelled" end
+      end
     end
-    out[#out + 1] = "\n" .. cell.label .. "\n" .. M.format_table(header, body)
-    if #notes > 0 then out[#out + 1] = table.concat(notes, "\n") .. "\n" end
+    if #cols > 0 then
+      local head = { printable(cell.label) }
+      for _, e in ipairs(cols) do head[#head + 1] = printable(heads[e]) end
+      body[1] = head
+      for _, m in ipairs(M.metrics) do
+        local line = { m.label }
+        for _, e in ipairs(cols) do
+          local f = by[cell.key .. "\0" .. e].figures
+          line[#line + 1] = f and M.format_value(m.kind, f[m.key]) or "-"
+        end
+        body[#body + 1] = line
+      end
+      for _, line in ipairs(body) do
+        width[0] = math.max(width[0], #line[1])
+        for c = 2, #line do width[head[c]] = math.max(width[head[c]] or 0, #line[c]) end
+      end
+      blocks[#blocks + 1] = { body = body, notes = notes }
+    end
   end
-  return table.concat(out)
+  local out = {}
+  for i, b in ipairs(blocks) do
+    if i > 1 then out[#out + 1] = "" end
+    local head = b.body[1]
+    for r, line in ipairs(b.body) do
+      local cells_out = { line[1] .. string.rep(" ", width[0] - #line[1]) }
+      for c = 2, #line do cells_out[c] = string.rep(" ", width[head[c]] - #line[c]) .. line[c] end
+      out[#out + 1] = (table.concat(cells_out, "  "):gsub("%s+$", ""))
+      if r == 1 then
+        local dashes = { string.rep("-", width[0]) }
+        for c = 2, #head do dashes[c] = string.rep("-", width[head[c]]) end
+        out[#out + 1] = table.concat(dashes, "  ")
+      end
+    end
+    for _, note in ipairs(b.notes) do out[#out + 1] = note end
+  end
+  return #out > 0 and table.concat(out, "\n") .. "\n" or ""
+end
+
+--- Rows for format_seed from saved results: a list of result tables (each
+--- as the library writes it, e.g. from nvb.decode_json of a JSON array; a
+--- "meta.stack" label names its column, else its engine). Only the eight
+--- seed cells are placed; two results for one cell and column are refused
+--- (the Python table averages repeats). Returns rows, or nil and a message.
+function M.rows_from_results(results)
+  local rows, seen = { engines = {}, cells = M.cells }, {}
+  for i, r in ipairs(results) do
+    local wl = type(r) == "table" and r.workload
+    if type(wl) ~= "table" then return nil, string.format("result %d has no workload", i) end
+    local cell
+    for _, c in ipairs(M.cells) do
+      if c.rw == wl.rw and M.size_bytes(c.bs) == wl.bs then cell = c end
+    end
+    if cell then
+      local col = tostring(type(r.meta) == "table" and r.meta.stack or r.engine)
+      local key = cell.key .. "\0" .. col
+      if seen[key] then
+        return nil, string.format("results %d and %d are both %s on %s: one run per cell and column here",
+          seen[key], i, cell.label, printable(col))
+      end
+      seen[key] = i
+      if not seen["\0" .. col] then
+        seen["\0" .. col] = true
+        rows.engines[#rows.engines + 1] = col
+      end
+      rows[#rows + 1] = { cell = cell, engine = col, result = r, figures = M.figures(r, cell.op) }
+    end
+  end
+  return rows
 end
 
 --- Writes format_seed(rows) to `out` (default io.stdout).

@@ -12,7 +12,7 @@ The measurement is libnvbench's, linked into the C extension nvbench._nvbench;
 this package is the pure-Python API over it. See docs/python.md.
 """
 from . import _nvbench
-from .errors import NvbenchError, Terminated
+from .errors import NvbenchError, NvbenchWarning, Terminated
 from .core import run, validate, engines, available_engines
 from .matrix import matrix, seed_matrix, SEED_CELLS
 from .result import Result
@@ -27,7 +27,8 @@ __version__ = _nvbench.version()
 
 __all__ = [
     "__version__", "engines", "available_engines", "devices", "device", "run", "validate", "matrix",
-    "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "Terminated",
+    "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "NvbenchWarning",
+    "Terminated",
     "merge", "mpi",
 ]
 
@@ -35,6 +36,6 @@ try:
     from .reference import reference
 except ImportError:  # its optional dependencies are missing: say so when called
     def reference(*args, **kwargs):
-        """The published figures (SEED.md) as a ResultSet (nvbench.reference)."""
+        """The published figures (docs/analysis.md, the seed comparison) as a ResultSet (nvbench.reference)."""
         from .reference import reference as _reference
         return _reference(*args, **kwargs)

@@ -7,8 +7,9 @@ is parsed here; the results themselves are read by the library's own parser
 
 import json
 import math
+import os
 
-__all__ = ["NotJSON", "strict_json", "parse_json_text", "parse_text"]
+__all__ = ["NotJSON", "strict_json", "parse_json_text", "parse_text", "write_text"]
 
 
 class NotJSON(ValueError):
@@ -76,3 +77,16 @@ def read_text(path_or_file):
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     return text
+
+
+def write_text(path_or_file, text):
+    """Write text to an open text file, or to a path (UTF-8) whole or not at all:
+    through a temporary file beside it, renamed over it. Returns path_or_file."""
+    if hasattr(path_or_file, "write"):
+        path_or_file.write(text)
+        return path_or_file
+    tmp = f"{os.fspath(path_or_file)}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path_or_file)
+    return path_or_file

@@ -40,9 +40,10 @@ class Bar:
         if enabled and _terminal(sys.stderr):
             tqdm = _tqdm()
             if tqdm is not None:
+                # One run: its own seconds say where it is ("0.51/1 runs" did
+                # not). A sequence: which run of how many, and that run's time.
                 self._bar = tqdm(total=total_runs, desc=desc, unit="run", dynamic_ncols=True,
-                                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total} runs "
-                                            "[{elapsed}<{remaining}]{postfix}")
+                                 bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]{postfix}")
 
     @property
     def active(self):
@@ -56,12 +57,21 @@ class Bar:
 
         def on_progress(p):
             bar.n = round(min(self.total, index + max(0.0, min(1.0, p.get("done_fraction", 0.0)))), 2)
-            iops = p.get("read_iops", 0.0) + p.get("write_iops", 0.0)
-            bar.set_postfix_str(f"{printable(label)}: {iops:,.0f} IOPS", refresh=False)
+            bar.set_postfix_str(self.describe(index, label, p), refresh=False)
             bar.refresh()
             return False
 
         return on_progress
+
+    def describe(self, index, label, p):
+        """The text beside the bar: the run (of how many), its label, its
+        elapsed and total seconds, and its live IOPS."""
+        iops = p.get("read_iops", 0.0) + p.get("write_iops", 0.0)
+        where = f"run {index + 1}/{self.total} " if self.total > 1 else ""
+        t = p.get("elapsed_s", 0.0)
+        total = p.get("total_s") or 0.0
+        secs = f"{t:.1f}/{total:.1f} s" if total > 0 else f"{t:.1f} s"
+        return f"{where}{printable(label)}: {secs}, {iops:,.0f} IOPS"
 
     def done(self, index):
         if self._bar is not None:

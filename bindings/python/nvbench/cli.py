@@ -12,17 +12,21 @@ import contextlib
 import json
 import os
 import sys
+import warnings
 
 from . import __version__, _nvbench, core, mpi
 from ._devices import devices
 from ._printable import json_text, printable
 from ._progress import Bar
+from ._report_figures import missing as missing_figures
 from ._signals import sigterm_cancels
 from .core import _run_workload
-from .errors import NvbenchError, Terminated
+from .errors import NvbenchError, NvbenchWarning, Terminated
 from .loading import load
-from .matrix import SEED_CELLS, _fitting_engines, seed_matrix
+from .matrix import SEED_CELLS, _fitting_engines, _seed_cells, seed_matrix
 from .resultset import ResultSet
+from ._summary import summary
+from ._warnings import grouped
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
@@ -41,6 +45,17 @@ def _stopped_by(e):
     if isinstance(e, Terminated):
         return EXIT_TERMINATED, "terminated (SIGTERM)"
     return EXIT_INTERRUPTED, "interrupted"
+
+
+def _warn(results):
+    """Every warning of the results on stderr, each once (_warnings.grouped)."""
+    for line in grouped(results):
+        _err("warning: " + line)
+
+
+def _n(count, noun):
+    """'1 engine', '2 engines'."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _progress_wanted(args):
@@ -80,6 +95,14 @@ def _device_notes(d):
     notes = []
     if d.get("busy"):
         notes.append(f"busy: {d['busy']}")
+    # what --json has and the table hid: the file behind a loop device and
+    # what the device holds (a file system, a partition table, ...)
+    if d.get("backing_file"):
+        notes.append(f"backed by {d['backing_file']}")
+    sig = d.get("signature") or {}
+    if sig.get("type"):
+        what = sig["type"] + (f" '{sig['label']}'" if sig.get("label") else "")
+        notes.append(f"holds {what}" + (f" ({sig['usage']})" if sig.get("usage") else ""))
     nv = d.get("nvme") or {}
     for c in nv.get("controllers") or []:
         pcie = c.get("pcie") or {}
@@ -131,8 +154,21 @@ def _split_run_args(items):
     return keys, targets
 
 
+def _twice(keys):
+    """The message for a key given twice (which value would count?), or None."""
+    seen = {}
+    for k, v in keys:
+        if k in seen:
+            return f"key '{k}' given twice ('{seen[k]}' and '{v}'): give each key once"
+        seen[k] = v
+    return None
+
+
 def cmd_run(args):
     keys, targets = _split_run_args(args.items)
+    if _twice(keys):
+        _err(_twice(keys))
+        return EXIT_INPUT
     if not targets:
         _err("no target: give a file, a block device or a directory after the KEY=VALUE pairs")
         return EXIT_INPUT
@@ -161,7 +197,11 @@ def cmd_run(args):
         return _status_of(e)
     finally:
         bar.close()
-    _write_json(text)
+    if args.print_json or not sys.stdout.isatty():
+        _write_json(text)
+    else:
+        sys.stdout.write(summary(r.data))
+    _warn([r])
     if args.json:
         _save_json([r], args.json)
     return EXIT_OK
@@ -187,6 +227,9 @@ def _emit_partial(e, args):
 def cmd_mpi_run(args):
     """One workload on every MPI rank (mpirun -n N nvbench mpi-run ...), merged."""
     keys, targets = _split_run_args(args.items)
+    if _twice(keys):
+        _err(_twice(keys))
+        return EXIT_INPUT
     try:
         comm = mpi._comm(None)
     except ImportError as e:
@@ -240,14 +283,22 @@ def cmd_matrix(args):
         return EXIT_FAIL
     extra = {"allow_destructive": 1} if args.allow_destructive else {}
     target_desc = ", ".join(args.target) if args.target else f"a {args.size} scratch file in a temporary directory"
-    expected = len(SEED_CELLS) * len(engines) * args.repeat
-    print(f"nvbench {__version__}: seed matrix, {len(engines)} engines ({', '.join(engines)}) x "
-          f"{len(SEED_CELLS)} cells x {args.repeat} repeat(s), {args.runtime} each, qd {args.qd}, "
+    try:
+        cells = _seed_cells(args.cells)
+    except NvbenchError as e:
+        _err(e.strerror)
+        return EXIT_INPUT
+    expected = len(cells) * len(engines) * args.repeat
+    runtime = args.runtime + "s" if args.runtime.replace(".", "", 1).isdigit() else args.runtime
+    print(f"nvbench {__version__}: seed matrix, {_n(len(engines), 'engine')} ({', '.join(engines)}) x "
+          f"{_n(len(cells), 'cell')} x {_n(args.repeat, 'repeat')}, {runtime} each, qd {args.qd} requested "
+          f"(a column marked (qd N) ran at N), "
           f"jobs {args.jobs}, on {target_desc}", file=sys.stderr)
     status = EXIT_OK
     partial = None
     try:
         rs = seed_matrix(targets=args.target or None, engines=engines, runtime=args.runtime, qd=args.qd,
+                         cells=args.cells,
                          jobs=args.jobs, repeat=args.repeat, size=args.size,
                          progress=_progress_wanted(args), on_error="warn", **extra)
     except (KeyboardInterrupt, Terminated) as e:
@@ -266,27 +317,26 @@ def cmd_matrix(args):
     if args.json:
         saved = list(rs) + ([partial] if partial is not None and not isinstance(partial, str) else [])
         _save_json(saved, args.json)
+    _warn(rs)
     if len(rs):
         try:
             print(rs.table())
             if args.csv:
                 rs.to_csv(args.csv)
-            if args.plot:
-                _save_plot(rs, args.plot)
+            _save_plots(rs, [(k, f) for k, f in (("bars", args.plot), ("latency", args.plot_latency),
+                                                  ("efficiency", args.plot_efficiency)) if f])
         except ImportError as e:
             _err(f"{e} (the table, CSV and plots need the analysis extras: numpy, pandas, matplotlib)")
             return EXIT_FAIL
     return status
 
 
-def _save_plot(rs, path):
-    """The grouped bars to F.png; latency percentiles and efficiency beside it
-    as F-latency.png and F-efficiency.png."""
+def _save_plots(rs, wanted):
+    """Each plot to exactly the file named for it (--plot, --plot-latency,
+    --plot-efficiency): nothing is written that was not asked for."""
     os.environ.setdefault("MPLBACKEND", "Agg")
-    stem, ext = os.path.splitext(path)
-    ext = ext or ".png"
     saved = []
-    for kind, out in (("bars", path), ("latency", f"{stem}-latency{ext}"), ("efficiency", f"{stem}-efficiency{ext}")):
+    for kind, out in wanted:
         fig = rs.plot(kind=kind)
         fig.savefig(out, bbox_inches="tight")
         saved.append(out)
@@ -295,21 +345,73 @@ def _save_plot(rs, path):
             plt.close(fig)
         except ImportError:
             pass
-    print("plots: " + ", ".join(saved), file=sys.stderr)
+    if saved:
+        print("plots: " + ", ".join(saved), file=sys.stderr)
 
 
 # ------------------------------------------------------------------ compare
 
-def cmd_compare(args):
+# Workload keys whose difference changes what is measured: two files that
+# differ in one of them are not two stacks doing the same thing.
+_MEASURE_KEYS = ("qd", "jobs", "rwmix", "direct", "rate_iops", "rate_mode", "verify", "submit_batch",
+                 "invalidate", "data_compress", "data_dedupe")
+
+
+def _load_named(path):
     try:
-        a, b = load(args.a), load(args.b)
+        return load(path), None
     except (OSError, ValueError, KeyError) as e:
-        _err(f"cannot read results: {e}")
+        return None, f"cannot read {path}: {getattr(e, 'strerror', None) or e}"
+
+
+def _relabel(rs, stack, path):
+    """All results of one file under one stack name (--stack)."""
+    stacks = _stacks(rs)
+    if len(stacks) > 1:
+        return None, (f"--stack relabels a file of one stack, and {path} holds {len(stacks)} "
+                      f"({', '.join(map(str, stacks))})")
+    return ResultSet([r.with_meta(stack=stack) for r in rs]), None
+
+
+def _differences(a, b, sa, sb, name_a, name_b):
+    """The measuring keys in which the two files' runs of a cell differ."""
+    out = []
+    cells = {}
+    for src, stack, side in ((a, sa, 0), (b, sb, 1)):
+        for r in src:
+            if _stack(r) == stack:
+                cells.setdefault((r.meta.get("cell"), r.meta.get("op")), ([], []))[side].append(r)
+    for (cell, op), (ra, rb) in cells.items():
+        if not ra or not rb:
+            continue
+        for k in _MEASURE_KEYS:
+            va = {json.dumps((r.data.get("workload") or {}).get(k)) for r in ra}
+            vb = {json.dumps((r.data.get("workload") or {}).get(k)) for r in rb}
+            if va != vb and "null" not in va | vb:
+                out.append(f"{k} {'/'.join(sorted(va))} in {name_a} but {'/'.join(sorted(vb))} in {name_b} "
+                           f"({cell} {op})")
+    return out
+
+
+def cmd_compare(args):
+    (a, ea), (b, eb) = _load_named(args.a), _load_named(args.b)
+    for e in (ea, eb):
+        if e:
+            _err(e)
+    if ea or eb:
         return EXIT_INPUT
     name_a = os.path.splitext(os.path.basename(args.a))[0]
     name_b = os.path.splitext(os.path.basename(args.b))[0]
     if name_a == name_b:
         name_a, name_b = args.a, args.b
+    if args.label:
+        name_a, name_b = args.label
+    if args.stack:
+        a, e1 = _relabel(a, args.stack[0], args.a)
+        b, e2 = (_relabel(b, args.stack[1], args.b) if not e1 else (None, None))
+        if e1 or e2:
+            _err(e1 or e2)
+            return EXIT_INPUT
     stacks_a = _stacks(a)
     stacks_b = _stacks(b)
     common = [s for s in stacks_a if s in stacks_b]
@@ -318,15 +420,24 @@ def cmd_compare(args):
     elif len(stacks_a) == 1 and len(stacks_b) == 1:
         pairs = [(stacks_a[0], stacks_b[0])]
     else:
-        _err(f"nothing to compare: {args.a} has stacks {stacks_a}, {args.b} has {stacks_b}")
+        _err(f"nothing to compare: {args.a} has stacks {stacks_a}, {args.b} has {stacks_b}; "
+             f"name one stack per file with --stack A B (e.g. --stack linux-io_uring windows-iocp)")
         return EXIT_INPUT
+    diffs = [d for sa, sb in pairs for d in _differences(a, b, sa, sb, name_a, name_b)]
+    if diffs:
+        head = "the workloads differ in more than the stack: " + "; ".join(diffs[:4]) + \
+               (f"; and {len(diffs) - 4} more" if len(diffs) > 4 else "")
+        if not args.force:
+            _err(head + ". A difference would mix both effects; --force compares anyway")
+            return EXIT_INPUT
+        _err("warning: " + head)
     try:
         for sa, sb in pairs:
             base, other = f"{name_a}:{sa}", f"{name_b}:{sb}"
             rs = ResultSet()
             for src, stack, label in ((a, sa, base), (b, sb, other)):
                 rs.extend(r.with_meta(stack=label) for r in src if _stack(r) == stack)
-            print(printable(f"{other} vs {base}"))
+            print(printable(f"{other} (B) vs {base} (A)"))
             print(rs.compare(baseline=base, fmt="text"))
     except ImportError as e:
         _err(f"{e} (compare needs the analysis extras: numpy, pandas)")
@@ -348,6 +459,59 @@ def _stacks(rs):
     return out
 
 
+# ------------------------------------------------------------------- report
+
+def _report_set(files, sets):
+    """One ResultSet of several files. A stack found in two files names two runs
+    of it (two machines, two kernels), never repeats of one: each file's stacks
+    are then labelled with the file's name (its path, or its place in the
+    command line, where names are the same)."""
+    stacks = {}
+    for i, rs in enumerate(sets):
+        for s in rs.stacks:
+            stacks.setdefault(s, set()).add(i)
+    out = ResultSet()
+    if all(len(found) == 1 for found in stacks.values()):
+        for rs in sets:
+            out.extend(rs)
+        return out
+    names = [os.path.splitext(os.path.basename(f))[0] for f in files]
+    for alt in (list(files), [f"{i + 1}.{f}" for i, f in enumerate(files)]):
+        if len(set(names)) < len(names):
+            names = alt
+    for name, rs in zip(names, sets):
+        out.extend(r.with_meta(stack=f"{name}:{r.meta.get('stack')}") for r in rs)
+    return out
+
+
+def cmd_report(args):
+    sets = []
+    for f in args.files:
+        try:
+            sets.append(load(f))
+        except (OSError, ValueError) as e:
+            _err(f"cannot read {f}: {getattr(e, 'strerror', None) or e}")
+            return EXIT_INPUT
+    rs = _report_set(args.files, sets)
+    if not len(rs):
+        _err(f"nothing to report: {', '.join(args.files)} hold no result")
+        return EXIT_INPUT
+    try:
+        rs.report(args.output, title=args.title, baseline=args.baseline,
+                  reference=not args.no_reference, sources=args.files)
+    except ImportError as e:
+        _err(f"{e} (the report needs pandas: nvbench[analysis])")
+        return EXIT_FAIL
+    except ValueError as e:  # a baseline that is not a stack of these results
+        _err(str(e))
+        return EXIT_INPUT
+    no_figures = missing_figures()
+    if no_figures:
+        _err(f"the report has no figures: {no_figures}")
+    print(f"report: {os.path.abspath(args.output)}")
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------- main
 
 def _positive_int(text):
@@ -358,6 +522,17 @@ def _positive_int(text):
     if v < 1:
         raise argparse.ArgumentTypeError(f"invalid value '{text}': expected a positive integer")
     return v
+
+
+def _keys_help():
+    """The workload keys from the library's own table (never a copy)."""
+    rows = _nvbench.workload_keys()
+    width = max(len(n) for n, _, _ in rows)
+    lines = ["workload keys (docs/api.md has every key, engine options and examples):"]
+    for name, kind, doc in rows:
+        lines.append(f"  {name:<{width}}  {kind:<8}  {doc}")
+    lines.append("engine options: ENGINE.KEY (nvbench engines; docs/engines.md)")
+    return "\n".join(lines)
 
 
 def build_parser():
@@ -379,12 +554,16 @@ def build_parser():
     s.add_argument("--sysfs-root", metavar="DIR", help="a recorded sysfs tree instead of this machine")
     s.set_defaults(func=cmd_devices)
 
-    s = sub.add_parser("run", help="run one workload and print its JSON result",
+    s = sub.add_parser("run", help="run one workload and print its summary or JSON result",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Run one workload: KEY=VALUE pairs (engine=io_uring rw=randread bs=4k "
                                    "qd=32 runtime=2s io_uring.sqpoll=1) and targets (files, block devices, "
-                                   "directories). The JSON result goes to stdout.")
+                                   "directories). On a terminal a summary goes to stdout; piped, or with "
+                                   "--print-json, the JSON result. Warnings go to stderr.",
+                       epilog=_keys_help())
     s.add_argument("items", nargs="+", metavar="KEY=VALUE|TARGET")
     s.add_argument("--json", metavar="F", help="also save {\"results\": [...]} to F")
+    s.add_argument("--print-json", action="store_true", help="print the JSON result even on a terminal")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_run)
 
@@ -407,6 +586,8 @@ def build_parser():
     s.add_argument("--target", action="append", metavar="PATH",
                    help="file, block device or directory (repeatable); default: a temporary scratch file")
     s.add_argument("--engines", metavar="A,B", help="engines to compare (default: every available one but null)")
+    s.add_argument("--cells", metavar="A,B", help="cells to run: rand4k_read, seq128k_write, ... or rand4k "
+                                                  "(both directions); default all eight")
     s.add_argument("--runtime", default="2s", metavar="S", help="per cell: 2, 500ms, 2s (default 2s)")
     s.add_argument("--repeat", type=_positive_int, default=1, metavar="N", help="sweeps of the matrix (default 1)")
     s.add_argument("--qd", type=_positive_int, default=32, metavar="N", help="queue depth per job (default 32)")
@@ -415,13 +596,40 @@ def build_parser():
     s.add_argument("--allow-destructive", action="store_true", help="permit writes to block device targets")
     s.add_argument("--json", metavar="F", help="save {\"results\": [...]}, one entry per run")
     s.add_argument("--csv", metavar="F", help="save a CSV table (one row per run)")
-    s.add_argument("--plot", metavar="F.png", help="save the plots")
+    s.add_argument("--plot", metavar="F.png", help="save the grouped bars (IOPS, bandwidth, latency, CPU)")
+    s.add_argument("--plot-latency", metavar="F.png", help="save the latency percentiles per cell")
+    s.add_argument("--plot-efficiency", metavar="F.png", help="save IOPS per core and CPU per I/O")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_matrix)
 
-    s = sub.add_parser("compare", help="compare two saved result files (A is the baseline)")
+    s = sub.add_parser("report", help="write one self-contained HTML report of saved results",
+                       description="One HTML file to share, readable without network access: the "
+                                   "seed tables with the published figures beside the cells that "
+                                   "match, the comparison of the stacks with confidence intervals, "
+                                   "latency percentiles and time series, the machine and device "
+                                   "facts, every warning, and the nvbench run command of each run. "
+                                   "A stack found in several files is labelled with each file's name.")
+    s.add_argument("files", nargs="+", metavar="RESULTS.json",
+                   help="saved results: nvbench matrix/run --json, ResultSet.save, fio JSON")
+    s.add_argument("-o", "--output", default="report.html", metavar="FILE.html",
+                   help="where to write it (default report.html)")
+    s.add_argument("--title", help="the page's title (default: nvbench report)")
+    s.add_argument("--baseline", metavar="STACK",
+                   help="stack the others are compared against (default libaio, else the first)")
+    s.add_argument("--no-reference", action="store_true", help="leave the published figures out")
+    s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("compare", help="compare two saved result files (A is the baseline)",
+                       description="B against A, per stack they share (or their one stack each), cell by "
+                                   "cell: both means, the change and its confidence interval.")
     s.add_argument("a", metavar="A.json")
     s.add_argument("b", metavar="B.json")
+    s.add_argument("--label", nargs=2, metavar=("NAME_A", "NAME_B"), help="names for the two files in the output")
+    s.add_argument("--stack", nargs=2, metavar=("STACK_A", "STACK_B"),
+                   help="the stack of each file (e.g. linux-io_uring windows-native): compares two files "
+                        "whose engines differ")
+    s.add_argument("--force", action="store_true",
+                   help="compare even when the workloads differ in more than the stack (qd, jobs, ...)")
     s.set_defaults(func=cmd_compare)
     return p
 
@@ -431,6 +639,9 @@ def main(argv=None):
     # KEY=VALUE pairs and targets of `run` may come on either side of its
     # options (run bs=4k --json out.json /dev/nvme0n1).
     args, extra = parser.parse_known_args(argv)
+    # The library's warnings are printed as "nvbench: warning: ..." lines by
+    # each command (_warn), once each: not a second time by Python.
+    warnings.simplefilter("ignore", NvbenchWarning)
     if extra:
         if getattr(args, "command", None) in ("run", "mpi-run") and not any(x.startswith("-") for x in extra):
             args.items = list(args.items) + extra

@@ -12,7 +12,8 @@ import sys
 from . import _nvbench
 from . import _progress
 from ._signals import sigterm_cancels
-from .errors import NvbenchError
+from . import _warnings
+from .errors import NvbenchError, Terminated
 from .labels import cell_of, op_of_rw
 from .result import Result
 
@@ -169,17 +170,39 @@ def _attach_result(exc, meta, repeat):
             pass
 
 
-def _run_workload(w, progress=None, meta=None, repeat=0, poll_ms=50, raw=False):
-    """Run a Workload; the Result, or (JSON text, Result) when raw is true."""
+def _name_the_stop(e):
+    """The library says only that the caller stopped the run; a partial
+    result of a Ctrl-C or a SIGTERM says which, in its error message."""
+    why = ("interrupted by SIGINT (Ctrl-C)" if isinstance(e, KeyboardInterrupt) else
+           "terminated by SIGTERM" if isinstance(e, Terminated) else None)
+    text = getattr(e, "result", None)
+    if why is None or not isinstance(text, str):
+        return
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return
+    if isinstance(data.get("error"), dict):
+        data["error"]["message"] = f"cancelled: {why}"
+        e.result = json.dumps(data, separators=(",", ":"))
+
+
+def _run_workload(w, progress=None, meta=None, repeat=0, poll_ms=50, raw=False, warn=True):
+    """Run a Workload; the Result, or (JSON text, Result) when raw is true.
+    Its warnings are issued as NvbenchWarnings unless warn is false (a
+    matrix issues them once for all its runs)."""
     try:
         text = _nvbench.run(w, progress=progress, interval_poll_ms=poll_ms)
     except BaseException as e:  # KeyboardInterrupt, NvbenchError, the callback's own
+        _name_the_stop(e)
         if raw:
             e.result_json = getattr(e, "result", None)
         _attach_result(e, meta, repeat)
         raise
     data = json.loads(text)
     r = Result(data, labels(data, repeat, **(meta or {})))
+    if warn:
+        _warnings.issue([r], stacklevel=3)
     return (text, r) if raw else r
 
 

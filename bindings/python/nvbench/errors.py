@@ -6,7 +6,7 @@ library's own and names the offending key and value (or target path).
 """
 import errno as _errno
 
-__all__ = ["NvbenchError", "Terminated", "INPUT_ERRNOS"]
+__all__ = ["NvbenchError", "NvbenchWarning", "Terminated", "INPUT_ERRNOS"]
 
 #: errno values that mean "the workload or its targets were refused" (bad
 #: input), as opposed to a run that failed on the way (EIO, ENOMEM, ...).
@@ -52,6 +52,19 @@ class NvbenchError(OSError):
 
     def __reduce__(self):
         return (type(self), (self.errno, self.strerror), {"result": self.result})
+
+
+class NvbenchWarning(UserWarning):
+    """A warning the library put in a result: a figure that means less than
+    its label suggests (a synchronous engine at qd > 1, a machine that was
+    not quiet, a cached or sparse target, ...).
+
+    nvbench.run() and the matrix issue one per warning of each result
+    (Python's default filter shows each distinct text once per place); the
+    texts also stay in ``Result.warnings``. Silence them with
+    ``warnings.simplefilter("ignore", nvbench.NvbenchWarning)`` or turn them
+    into errors with ``"error"``.
+    """
 
 
 class Terminated(SystemExit):

@@ -9,6 +9,7 @@ strict parser; what surrounds the results is held to the same rules.
 import errno
 import io
 import json
+import os
 
 from . import fio
 from ._jsontext import NotJSON, parse_json_text, read_text, strict_json
@@ -127,6 +128,30 @@ def load(path_or_file, stack=None, ncpus=None):
     byte offset. The figures are those the library derives from what the file
     stores. Other malformed files raise ValueError."""
     text = read_text(path_or_file)
+    where = _name(path_or_file)
+    try:
+        rs = _from_text(text, ncpus)
+    except NvbenchError as e:
+        raise NvbenchError(e.errno, f"{where}{e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{where}not JSON: {e}") from None
+    except ValueError as e:
+        raise ValueError(f"{where}{e}") from None
+    if stack is not None:
+        rs = rs.with_meta(stack=stack)
+    return rs
+
+
+def _name(path_or_file):
+    """How an error names what was read ("PATH: "): the path, or the open
+    file's name; "" for text without a name (loads)."""
+    if isinstance(path_or_file, (str, bytes, os.PathLike)):
+        return os.fsdecode(path_or_file) + ": "
+    name = getattr(path_or_file, "name", None)
+    return f"{name}: " if isinstance(name, str) else ""
+
+
+def _from_text(text, ncpus):
     # Whatever the file holds, a malformed one is a ValueError (or an
     # NvbenchError) with a message, never a TypeError from deep inside
     # (tests/fuzz/fuzz_load.py).
@@ -141,8 +166,6 @@ def load(path_or_file, stack=None, ncpus=None):
         raise
     except (TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as e:
         raise ValueError(f"malformed result file: {type(e).__name__}: {e}") from None
-    if stack is not None:
-        rs = rs.with_meta(stack=stack)
     return rs
 
 

@@ -1,5 +1,5 @@
 """Matrices of runs: any Cartesian product of workload keys, and the
-published 8-cell seed matrix (SEED.md).
+published 8-cell seed matrix (the comparison nvbench started from: docs/analysis.md).
 
 Order is stable and documented because it matters for fairness: the whole
 product is swept once per repeat (repeat is the outermost loop), so slow
@@ -15,6 +15,7 @@ import tempfile
 import warnings
 
 from . import _progress
+from . import _warnings
 from .core import available_engines, labels, workload, _run_workload, _flatten_targets
 from .errors import NvbenchError
 from .resultset import ResultSet
@@ -131,7 +132,7 @@ def _execute(plan, targets, repeat, progress, on_error, meta_of=None):
                 if user_cb is not None:
                     cb = _wrap_user(user_cb, index, total, desc)
                 try:
-                    r = _run_workload(w, progress=cb, meta=extra, repeat=rep)
+                    r = _run_workload(w, progress=cb, meta=extra, repeat=rep, warn=False)
                 except NvbenchError as e:
                     if on_error == "raise" or e.is_input_error:
                         e.results = results
@@ -149,6 +150,7 @@ def _execute(plan, targets, repeat, progress, on_error, meta_of=None):
                 bar.done(index)
     finally:
         bar.close()
+    _warnings.issue(results, stacklevel=3)
     return results
 
 
@@ -196,10 +198,28 @@ def matrix(targets=None, engines=None, repeat=1, progress=False, on_error="raise
         return _execute(plan, _targets_list(targets), repeat, progress, on_error)
 
 
+def _seed_cells(cells):
+    """The SEED_CELLS named by ``cells``: "rand4k_read" (one cell and
+    direction) or "rand4k" (both directions); None: all eight."""
+    if cells is None:
+        return list(SEED_CELLS)
+    if isinstance(cells, str):
+        cells = [c.strip() for c in cells.split(",") if c.strip()]
+    known = [f"{c}_{op}" for c, _, _, op in SEED_CELLS]
+    out = []
+    for want in cells:
+        hit = [x for x in SEED_CELLS if want in (x[0], f"{x[0]}_{x[3]}")]
+        if not hit:
+            raise NvbenchError(errno.EINVAL, f"unknown seed cell '{want}' for cells (known: {', '.join(known)}, "
+                                             "or a cell name for both directions: rand4k, ...)")
+        out.extend(x for x in hit if x not in out)
+    return [x for x in SEED_CELLS if x in out]
+
+
 def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, progress=False,
-                size="512M", on_error="raise", **keys):
+                size="512M", on_error="raise", cells=None, **keys):
     """The published 8-cell matrix: random 4K, random 64K, sequential 64K and
-    sequential 128K, each read and write, over several engines (SEED.md).
+    sequential 128K, each read and write, over several engines (the published comparison, docs/analysis.md).
 
     engines: default every engine that works here, except null and those
     that do not take the targets (nvme on files). targets:
@@ -207,7 +227,9 @@ def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, 
     laid out once, shared by every cell and removed at the end; a directory
     target gets the same treatment inside that directory. Results are
     labelled cell="rand4k"... and op="read"/"write" so ResultSet.table()
-    prints the published layout. Other keys apply to every run.
+    prints the published layout. cells: a subset, e.g. ["rand4k_read",
+    "seq128k"] (a cell name alone: both directions). Other keys apply to
+    every run.
 
     The temporary directory is removed on Ctrl-C and SIGTERM too (see
     matrix()); one left by a matrix that was killed outright is removed by
@@ -222,7 +244,7 @@ def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, 
     elif isinstance(engines, str):
         engines = [engines]
     plan = []
-    for cell, rw, bs, op in SEED_CELLS:
+    for cell, rw, bs, op in _seed_cells(cells):
         for eng in engines:
             k = dict(keys, engine=eng, rw=rw, bs=bs, qd=qd, jobs=jobs, runtime=runtime)
             plan.append((k, {"cell": cell, "op": op}))

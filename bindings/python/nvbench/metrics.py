@@ -39,7 +39,7 @@ METRICS = {m.key: m for m in (
     Metric("process_cores", "Process cores", False, "cores"),
 )}
 
-# The seed table's rows (SEED.md) plus the two efficiency figures the articles lacked.
+# The seed table's rows (the published comparison's, docs/analysis.md) plus the two efficiency figures the articles lacked.
 TABLE_METRICS = ("bw_gib_s", "iops", "lat_mean_ms", "cpu_total_pct", "cpu_us_per_io", "iops_per_core")
 
 
@@ -131,7 +131,7 @@ def _direction_figures(d):
 
 # Columns of to_frame(), in order; mixed rw adds read_*/write_* columns after them.
 FRAME_COLUMNS = (
-    "stack", "engine", "cell", "op", "rw", "bs", "qd", "jobs", "repeat", "target",
+    "stack", "engine", "cell", "op", "rw", "bs", "qd", "qd_effective", "jobs", "repeat", "target",
     "bw_gib_s", "iops", "lat_mean_ms", "lat_p50_ms", "lat_p90_ms", "lat_p99_ms", "lat_p99_9_ms",
     "cpu_total_pct", "cpu_us_per_io", "iops_per_core", "process_cores", "duration_s",
     "source", "cancelled", "lat_pct_unsupported",
@@ -147,6 +147,8 @@ def figures(r):
     data = r.data
     row = {k: m.get(k) for k in ("stack", "engine", "cell", "op", "rw", "bs", "qd", "jobs",
                                   "repeat", "target")}
+    # the queue depth the engine really ran at (a synchronous engine: 1 per job)
+    row["qd_effective"] = data.get("qd_effective") if data.get("qd_effective") else m.get("qd")
     op = m.get("op")
     if op in ("read", "write"):
         figs, unsupported = _direction_figures(data.get(op))

@@ -75,6 +75,39 @@ def _auto_log(values):
     return bool(pos) and max(pos) / min(pos) > 100
 
 
+def _y_scale(ax, values, log):
+    """A log axis whose ticks say something: 1-2-5 steps per decade, each
+    labelled, so even a range of a few x has labels; a range narrower than
+    2.5x (one labelled tick at best on a log axis) stays linear."""
+    pos = [v for v in values if v and v > 0 and not math.isnan(v)]
+    if not log or not pos or max(pos) / min(pos) < 2.5:
+        return
+    from matplotlib.ticker import FuncFormatter, LogLocator
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(_null_formatter())
+
+
+def _context(rs):
+    """The figure's title: what was run, where (qd, jobs, hosts, targets)."""
+    def values(get):
+        return list(dict.fromkeys(str(v) for v in (get(r) for r in rs) if v not in (None, "")))
+    parts = []
+    for name, get in (("qd", lambda r: r.meta.get("qd")), ("jobs", lambda r: r.meta.get("jobs")),
+                      ("host", lambda r: r.data.get("host")), ("target", lambda r: r.meta.get("target"))):
+        vals = values(get)
+        if vals:
+            parts.append(f"{name} {', '.join(vals[:2])}{' ...' if len(vals) > 2 else ''}")
+    return "nvbench: " + "; ".join(parts) if parts else "nvbench"
+
+
+def _titled(fig, rs):
+    from ._printable import printable
+    fig.suptitle(printable(_context(rs)), fontsize=9)
+    return fig
+
+
 def _grouped_bars(ax, rs_stats, metric_key, log=None, legend=True):
     blocks, stacks, table = rs_stats
     m = METRICS[metric_key]
@@ -104,8 +137,7 @@ def _grouped_bars(ax, rs_stats, metric_key, log=None, legend=True):
     ax.set_title(m.label)
     if log is None:
         log = _auto_log(all_values)
-    if log:
-        ax.set_yscale("log")
+    _y_scale(ax, all_values, log)
     ax.grid(axis="y", alpha=0.3)
     if legend and stacks:
         ax.legend(fontsize=7, ncol=min(4, len(stacks)))
@@ -125,11 +157,12 @@ def bars(rs, metric=None, ax=None, log=None, cells=None):
     ncols = 1 if len(ms) == 1 else 2
     nrows = math.ceil(len(ms) / ncols)
     fig, axes = _new_figure(nrows, ncols, width_per=max(6.0, 1.2 * len(st[0]) + 2))
+    # a legend in every panel: a panel read alone still says whose bar is whose
     for i, m in enumerate(ms):
-        _grouped_bars(axes[i], st, m.key, log=log, legend=(i == 0))
+        _grouped_bars(axes[i], st, m.key, log=log)
     for a in axes[len(ms):]:
         a.set_visible(False)
-    return fig
+    return _titled(fig, rs)
 
 
 def latency(rs, ax=None, cells=None, percentiles=None):
@@ -157,12 +190,14 @@ def latency(rs, ax=None, cells=None, percentiles=None):
     colors = dict(zip(stacks, _colors(len(stacks))))
     x = list(range(len(pcts)))
     for a, block in zip(axes, blocks):
+        shown = []
         for stack in stacks:
             figs = table.get(block, {}).get(stack)
             if not figs:
                 continue
             ys = [figs.get(k, (math.nan, math.nan))[0] for k, _ in pcts]
             errs = [figs.get(k, (math.nan, math.nan))[1] for k, _ in pcts]
+            shown += [y for y in ys if not math.isnan(y)]
             if any(not math.isnan(y) for y in ys):
                 has_err = any(not math.isnan(e) for e in errs)
                 up = [0.0 if math.isnan(e) else e for e in errs]
@@ -172,19 +207,19 @@ def latency(rs, ax=None, cells=None, percentiles=None):
             else:
                 mean = figs.get("lat_mean_ms", (math.nan, math.nan))[0]
                 if not math.isnan(mean):
+                    shown.append(mean)
                     a.axhline(mean, linestyle="--", color=colors[stack], linewidth=1,
                               label=f"{stack} (mean)")
         a.set_xticks(x)
         a.set_xticklabels([name for _, name in pcts])
-        a.set_yscale("log")
-        a.yaxis.set_minor_formatter(_null_formatter())
+        _y_scale(a, shown, True)
         a.set_ylabel("Latency (ms)")
         a.set_title(block_label(*block))
         a.grid(alpha=0.3, which="both")
         a.legend(fontsize=7)
     for a in axes[len(blocks):]:
         a.set_visible(False)
-    return fig
+    return _titled(fig, rs) if ax is None else fig
 
 
 def efficiency(rs, ax=None, log=None, cells=None):
@@ -195,8 +230,8 @@ def efficiency(rs, ax=None, log=None, cells=None):
     st = _stats(rs, ["iops_per_core", "cpu_us_per_io"], cells)
     fig, axes = _new_figure(1, 2, width_per=max(6.0, 1.2 * len(st[0]) + 2))
     _grouped_bars(axes[0], st, "iops_per_core", log=log)
-    _grouped_bars(axes[1], st, "cpu_us_per_io", log=log, legend=False)
-    return fig
+    _grouped_bars(axes[1], st, "cpu_us_per_io", log=log)
+    return _titled(fig, rs)
 
 
 def plot(rs, kind="bars", metric=None, ax=None, **kwargs):

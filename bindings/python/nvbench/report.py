@@ -12,7 +12,7 @@ from ._optional import _pandas
 from ._printable import printable
 from .labels import block_label, block_sort_key
 from .metrics import METRICS, TABLE_METRICS, figures, format_value, metric_list, unsupported_text
-from .stats import clean_values, mean_ci, mean_var, welch_ci
+from .stats import clean_values, mean_ci, mean_interval, mean_var, ratio_ci
 
 __all__ = ["summary", "table", "compare", "format_comparison", "column_labels", "blocks"]
 
@@ -42,6 +42,19 @@ def column_labels(results):
         labels.append(" ".join([label] + extra))
     return labels
 
+
+def _shown_columns(results, labels):
+    """The column headings of the tables: the label, and "(qd N)" where every
+    run of the column ran at another queue depth than it asked for (psync,
+    wsync: 1 per job), so that no figure stands under a qd it did not run at."""
+    ran = {}
+    for r, label in zip(results, labels):
+        qde = r.data.get("qd_effective") if isinstance(r.data, dict) else None
+        qd = r.meta.get("qd")
+        ran.setdefault(label, set()).add(qde if qde and qd and qde != qd else None)
+    return {label: f"{label} (qd {next(iter(q))})" if len(q) == 1 and None not in q else label
+            for label, q in ran.items()}
+
 def summary(results, metrics=None, confidence=0.95):
     """ResultSet.summary: one row per (cell, op, column, metric)."""
     pd = _pandas()
@@ -56,13 +69,14 @@ def summary(results, metrics=None, confidence=0.95):
         for m in ms:
             vals = [x.get(m.key) for x in rs]
             mean, half, n = mean_ci(vals, confidence)
+            _, low, high, _ = mean_interval(vals, confidence)
             xs = clean_values(vals)
             std = mean_var(xs)[1] if len(xs) > 1 else math.nan
             out.append({"cell": cell, "op": op, "block": block_label(cell, op),
                         "stack": label, "metric": m.key, "label": m.label,
-                        "mean": mean, "ci_half": half, "std": std, "n": n})
+                        "mean": mean, "ci_half": half, "ci_low": low, "ci_high": high, "std": std, "n": n})
     df = pd.DataFrame(out, columns=["cell", "op", "block", "stack", "metric", "label",
-                                    "mean", "ci_half", "std", "n"])
+                                    "mean", "ci_half", "ci_low", "ci_high", "std", "n"])
     return df
 
 def blocks(results):
@@ -106,7 +120,13 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
                 if rec.n == 0 and (cell, op, col, m.key) in unsupported:
                     text = unsupported_text(m.key)  # every repeat too short for this percentile
                 elif rec.n > 1 and not math.isnan(rec.ci_half) and text != "-":
-                    text += " ± " + format_value(m.key, rec.ci_half)
+                    if rec.mean - rec.ci_half >= 0 or not math.isfinite(rec.ci_low):
+                        text += " ± " + format_value(m.key, rec.ci_half)
+                    else:
+                        # the symmetric interval would reach below zero (few
+                        # repeats, a wide spread): the interval in the
+                        # figure's domain instead
+                        text += f" [{format_value(m.key, rec.ci_low)}, {format_value(m.key, rec.ci_high)}]"
                 cells.append(text)
             rows.append((m.label, cells))
         # Drop columns with no result in this block so each block stays readable.
@@ -128,6 +148,9 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
         idx = pd.MultiIndex.from_tuples(index, names=["block", "metric"])
         return pd.DataFrame(data, index=idx, columns=columns)
     out = []
+    heading = _shown_columns(results, column_labels(results))
+    shown = [(title, [heading.get(c, c) for c in cols], rows) for title, cols, rows in shown]
+    widths = _text_widths(shown) if fmt == "text" else None
     for title, cols, rows in shown:
         # Labels come from the results (stack, target): shown, never obeyed.
         title, cols = printable(title), [printable(c) for c in cols]
@@ -139,17 +162,28 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
                 out.append(f"| {label} | " + " | ".join(cells) + " |")
             out.append("")
         else:
-            head = [title] + cols
-            body = [[label] + cells for label, cells in rows]
-            widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
+            w = [widths[None]] + [widths[c] for c in cols]
             def line(r):
-                return "  ".join([r[0].ljust(widths[0])] +
-                                 [c.rjust(w) for c, w in zip(r[1:], widths[1:])]).rstrip()
-            out.append(line(head))
-            out.append("  ".join("-" * w for w in widths))
-            out.extend(line(r) for r in body)
+                return "  ".join([r[0].ljust(w[0])] +
+                                 [c.rjust(n) for c, n in zip(r[1:], w[1:])]).rstrip()
+            out.append(line([title] + cols))
+            out.append("  ".join("-" * n for n in w))
+            out.extend(line([label] + cells) for label, cells in rows)
             out.append("")
     return _Text("\n".join(out).rstrip("\n") + "\n" if out else "")
+
+
+def _text_widths(shown):
+    """Column widths of the text table, the same in every block (docs/analysis.md,
+    "The text layout"): {None: the title and label column, column label: its width}."""
+    widths = {None: 0}
+    for title, cols, rows in shown:
+        widths[None] = max([widths[None], len(printable(title))] + [len(label) for label, _ in rows])
+        for i, col in enumerate(cols):
+            key = printable(col)
+            lens = [len(key)] + [len(row_cells[i]) for _, row_cells in rows]
+            widths[key] = max([widths.get(key, 0)] + lens)
+    return widths
 
 # --- comparison --------------------------------------------------------
 
@@ -183,32 +217,23 @@ def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame
             for stack, rs in by_stack.items():
                 if stack == baseline:
                     continue
-                w = welch_ci(a, [x.get(m.key) for x in rs], confidence)
-                ma = w["mean_a"]
-                scale = 100.0 / ma if ma and math.isfinite(ma) else math.nan
+                w = ratio_ci(a, [x.get(m.key) for x in rs], confidence)
                 # Figures past what a double holds (crafted, or a division by
                 # a near-zero baseline) say nothing: no data, never inf.
-                delta, lo, hi = (_finite(x * scale) for x in (w["diff"], w["low"], w["high"]))
+                delta, lo, hi = (_finite((x - 1.0) * 100.0) for x in (w["ratio"], w["low"], w["high"]))
                 if math.isnan(lo) or math.isnan(hi):
                     lo = hi = math.nan
-                if math.isnan(delta) and ({(cell, op, baseline, m.key), (cell, op, stack, m.key)} & unsupported):
-                    verdict = unsupported_text(m.key)
-                elif math.isnan(delta):
-                    verdict = "no data"
-                elif math.isnan(lo):
-                    verdict = "no CI (n<2)" if min(w["n_a"], w["n_b"]) < 2 else "no CI"
-                elif lo <= 0.0 <= hi:
-                    verdict = "within noise"
-                else:
-                    verdict = "better" if (delta > 0) == m.higher_is_better else "worse"
                 out.append({"cell": cell, "op": op, "block": block_label(cell, op),
                             "metric": m.key, "stack": stack, "baseline": baseline,
                             "n_baseline": w["n_a"], "n": w["n_b"],
-                            "baseline_mean": ma, "mean": w["mean_b"],
+                            "baseline_mean": w["mean_a"], "mean": w["mean_b"],
                             "delta_pct": delta, "ci_low_pct": lo, "ci_high_pct": hi,
-                            "df": w["df"], "verdict": verdict})
+                            "ci_method": w["method"], "df": w["df"],
+                            "verdict": unsupported_text(m.key) if math.isnan(delta) and
+                            {(cell, op, baseline, m.key), (cell, op, stack, m.key)} & unsupported
+                            else _verdict(delta, lo, hi, w, m)})
     cols = ["cell", "op", "block", "metric", "stack", "baseline", "n_baseline", "n",
-            "baseline_mean", "mean", "delta_pct", "ci_low_pct", "ci_high_pct", "df", "verdict"]
+            "baseline_mean", "mean", "delta_pct", "ci_low_pct", "ci_high_pct", "ci_method", "df", "verdict"]
     df = pd.DataFrame(out, columns=cols)
     if fmt == "frame":
         return df
@@ -219,6 +244,21 @@ def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame
 
 def _finite(v):
     return v if math.isfinite(v) else math.nan
+
+
+# An interval that holds zero and is wider than this (percentage points)
+# cannot tell a real difference from none: more repeats are needed.
+_INCONCLUSIVE_WIDTH = 20.0
+
+
+def _verdict(delta, lo, hi, w, m):
+    if math.isnan(delta):
+        return "no data"
+    if math.isnan(lo):
+        return "no CI (n<2)" if min(w["n_a"], w["n_b"]) < 2 else "no CI"
+    if lo <= 0.0 <= hi:
+        return "inconclusive" if hi - lo > _INCONCLUSIVE_WIDTH else "within noise"
+    return "better" if (delta > 0) == m.higher_is_better else "worse"
 
 
 # A change of a million percent (10,000x) is not a comparison of two runs of
@@ -236,31 +276,50 @@ def _pct(v):
 
 
 def format_comparison(df, fmt="text", confidence=0.95):
-    """Readable form of a ``compare()`` DataFrame."""
+    """Readable form of a ``compare()`` DataFrame: per block, aligned columns
+    with both means, the change and its interval; notes once at the end."""
     pct = f"{confidence * 100:g}%"
-    lines = []
     if df.empty:
         return "no cell has both the baseline and another stack\n"
     base = printable(df["baseline"].iloc[0])
+    head = ["Metric", "Stack", f"{base} (A)", "B", "B vs A", f"{pct} CI", "n B/A", "Verdict"]
+    lines, notes = [], set()
     for block, g in df.groupby("block", sort=False):
-        block = printable(block)
-        if fmt == "markdown":
-            lines.append(f"**{block}** (vs {base})\n")
-            lines.append(f"| Metric | Stack | Delta | {pct} CI | n | Verdict |")
-            lines.append("|---|---|---:|---|---:|---|")
-        else:
-            lines.append(f"{block} (vs {base})")
+        rows = []
         for rec in g.itertuples(index=False):
-            label = METRICS[rec.metric].label
-            stack = printable(rec.stack)
-            delta = _pct(rec.delta_pct)
-            ci = ("-" if not (math.isfinite(rec.ci_low_pct) and math.isfinite(rec.ci_high_pct))
-                  else f"[{_pct(rec.ci_low_pct)}, {_pct(rec.ci_high_pct)}]")
-            n = f"{rec.n}/{rec.n_baseline}"
-            if fmt == "markdown":
-                lines.append(f"| {label} | {stack} | {delta} | {ci} | {n} | {rec.verdict} |")
-            else:
-                lines.append(f"  {label:<22} {stack:<18} {delta:>8}  {ci:<20} "
-                             f"n={n:<6} {rec.verdict}")
+            ok = math.isfinite(rec.ci_low_pct) and math.isfinite(rec.ci_high_pct)
+            verdict = rec.verdict
+            if verdict == "no CI (n<2)":
+                notes.add("n<2")
+                verdict = "-"
+            elif verdict == "inconclusive":
+                notes.add("inconclusive")
+            rows.append([METRICS[rec.metric].label, printable(rec.stack),
+                         format_value(rec.metric, rec.baseline_mean), format_value(rec.metric, rec.mean),
+                         _pct(rec.delta_pct), f"[{_pct(rec.ci_low_pct)}, {_pct(rec.ci_high_pct)}]" if ok else "-",
+                         f"{rec.n}/{rec.n_baseline}", verdict])
+        if fmt == "markdown":
+            lines.append(f"**{printable(block)}** (vs {base})\n")
+            lines.append("| " + " | ".join(head) + " |")
+            lines.append("|---|---|---:|---:|---:|---|---:|---|")
+            lines.extend("| " + " | ".join(r) + " |" for r in rows)
+        else:
+            lines.append(f"{printable(block)} (vs {base})")
+            widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+            right = {2, 3, 4, 6}
+
+            def line(r):
+                return "  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i])
+                                 for i, c in enumerate(r)).rstrip()
+            lines.append("  " + line(head))
+            lines.extend("  " + line(r) for r in rows)
         lines.append("")
-    return "\n".join(lines)
+    if "n<2" in notes:
+        lines.append("note: '-' in the CI column: fewer than 2 runs on a side, so no interval; "
+                     "repeat the runs (--repeat) to tell a difference from run-to-run noise.")
+    if "inconclusive" in notes:
+        lines.append(f"note: inconclusive: the interval holds 0 and is wider than "
+                     f"{_INCONCLUSIVE_WIDTH:g} points; more repeats would narrow it.")
+    lines.append(f"B vs A is the ratio of geometric means; its {pct} interval is Welch's on the logarithms "
+                 "(never below -100%).")
+    return "\n".join(lines) + "\n"

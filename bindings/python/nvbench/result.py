@@ -221,8 +221,9 @@ class Result:
             flags.append("cancelled")
         if self.data.get("error"):
             flags.append(f"error={self.data['error'].get('name')}")
-        if self.data.get("warnings"):
-            flags.append(f"{len(self.data['warnings'])} warning(s)")
+        for w in self.data.get("warnings") or []:
+            w = str(w)
+            flags.append("warning: " + (w if len(w) <= 100 else w[:99] + "\u2026"))
         src = self.data.get("source")
         if src:
             flags.append(f"source={src}")

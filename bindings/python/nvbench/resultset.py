@@ -7,10 +7,11 @@ comparisons, statistics) is computed by :mod:`nvbench.report` and drawn by
 
 import collections.abc
 import json
-import os
 
+from . import html_report
 from . import plot as _plot
 from . import report
+from ._jsontext import write_text
 from ._optional import _pandas
 from ._printable import printable
 from .metrics import FRAME_COLUMNS, figures
@@ -19,6 +20,8 @@ from .result import Result
 __all__ = ["ResultSet", "RESULTSET_SCHEMA"]
 
 RESULTSET_SCHEMA = "nvbench.resultset/1"
+# Figures in CSV files: the 10 significant digits of the JSON writer (core/result.c).
+CSV_FLOAT_FORMAT = "%.10g"
 
 
 class ResultSet(collections.abc.Sequence):
@@ -111,15 +114,7 @@ class ResultSet(collections.abc.Sequence):
 
     def save(self, path):
         """Write ``{"schema": "nvbench.resultset/1", "results": [...]}``; path or text file."""
-        text = self.to_json(indent=1) + "\n"
-        if hasattr(path, "write"):
-            path.write(text)
-            return path
-        tmp = f"{os.fspath(path)}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-        return path
+        return write_text(path, self.to_json(indent=1) + "\n")
 
     def to_frame(self):
         """pandas DataFrame, one row per result, tidy columns (see FRAME_COLUMNS)."""
@@ -137,7 +132,10 @@ class ResultSet(collections.abc.Sequence):
         return df
 
     def to_csv(self, path):
-        self.to_frame().to_csv(path, index=False)
+        """One row per run (the columns of :meth:`to_frame`). Figures are written with
+        10 significant digits, the precision of the JSON results they come from, so
+        that arithmetic noise (0.14966159839999998) does not reach the file."""
+        self.to_frame().to_csv(path, index=False, float_format=CSV_FLOAT_FORMAT)
         return path
 
     # --- grouping ----------------------------------------------------------
@@ -178,6 +176,20 @@ class ResultSet(collections.abc.Sequence):
         fmt: "frame" (DataFrame), "text" or "markdown" (readable str).
         """
         return report.compare(self._results, baseline, metric, confidence, fmt)
+
+    # --- the report to share ------------------------------------------------
+
+    def report(self, path, title=None, baseline=None, reference=True, sources=None):
+        """Write one self-contained HTML file to ``path`` (a path or a text file): the seed
+        tables with the published figures beside the cells that match, the comparison with
+        confidence intervals, latency percentiles and time series (inline SVG), the machine
+        and device facts, every warning and the ``nvbench run`` command of each run. No
+        network is needed to read it. ``baseline``: the stack compared against (default
+        libaio when present, else the first); ``reference=False`` leaves the published
+        figures out; ``sources``: names shown as where the results came from. Needs pandas;
+        without matplotlib the figures are left out and the page says so. Returns path."""
+        return html_report.write(self, path, title=title, baseline=baseline,
+                                 reference=reference, sources=sources)
 
     # --- plots -------------------------------------------------------------
 

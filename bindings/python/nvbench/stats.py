@@ -6,7 +6,7 @@ bisection) so that the analysis needs nothing beyond the standard library.
 
 import math
 
-__all__ = ["t_cdf", "t_critical", "mean_ci", "welch_ci"]
+__all__ = ["t_cdf", "t_critical", "mean_ci", "mean_interval", "welch_ci", "ratio_ci"]
 
 
 def _betacf(a, b, x):
@@ -148,4 +148,63 @@ def welch_ci(baseline, other, confidence=0.95):
     except ValueError:  # figures so far out of range that t has no quantile: no interval
         return out
     out.update(low=out["diff"] - half, high=out["diff"] + half, df=df)
+    return out
+
+
+def _positive(xs):
+    return bool(xs) and all(x > 0 and math.isfinite(x) for x in xs)
+
+
+def mean_interval(values, confidence=0.95):
+    """(mean, low, high, n): the mean and a confidence interval that stays in
+    the figure's domain. Figures that are all positive (IOPS, bandwidth,
+    latency, CPU) get the Student-t interval of the mean of their logarithms,
+    mapped back: never below zero, wider above than below, as such figures
+    spread. Others get the plain Student-t interval. low/high are NaN below 2
+    values."""
+    xs = clean_values(values)
+    n = len(xs)
+    if n == 0:
+        return math.nan, math.nan, math.nan, 0
+    m = mean_var(xs)[0]
+    if n < 2:
+        return m, math.nan, math.nan, n
+    t = t_critical(n - 1, confidence)
+    if _positive(xs):
+        logs = [math.log(x) for x in xs]
+        lm, lv = mean_var(logs)
+        half = t * math.sqrt(lv / n)
+        return m, math.exp(lm - half), math.exp(lm + half), n
+    half = t * math.sqrt(mean_var(xs)[1] / n)
+    return m, m - half, m + half, n
+
+
+def ratio_ci(baseline, other, confidence=0.95):
+    """other against baseline as a ratio, with a confidence interval in its
+    domain: for figures that are all positive, Welch's interval of the
+    difference of the mean logarithms, mapped back (a ratio above 0, so a
+    change never below -100 %); the ratio itself is that of the geometric
+    means, the centre of the interval. Otherwise the ratio of the arithmetic
+    means and Welch's interval of their difference, relative to the baseline.
+
+    Returns a dict: ratio, low, high (ratios; NaN below 2 values on a side),
+    method ("log" or "linear"), df, mean_a, mean_b, n_a, n_b.
+    """
+    a, b = clean_values(baseline), clean_values(other)
+    w = welch_ci(a, b, confidence)
+    out = {"ratio": math.nan, "low": math.nan, "high": math.nan, "method": "linear", "df": w["df"],
+           "mean_a": w["mean_a"], "mean_b": w["mean_b"], "n_a": w["n_a"], "n_b": w["n_b"]}
+    if _positive(a) and _positive(b):
+        la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
+        wl = welch_ci(la, lb, confidence)
+        out.update(method="log", df=wl["df"], ratio=math.exp(wl["diff"]))
+        if math.isfinite(wl["low"]) and math.isfinite(wl["high"]):
+            out.update(low=math.exp(wl["low"]), high=math.exp(wl["high"]))
+        return out
+    ma = w["mean_a"]
+    if ma and math.isfinite(ma):
+        out["ratio"] = w["mean_b"] / ma
+        if math.isfinite(w["low"]) and math.isfinite(w["high"]):
+            lo, hi = 1.0 + w["low"] / ma, 1.0 + w["high"] / ma
+            out.update(low=min(lo, hi), high=max(lo, hi))
     return out

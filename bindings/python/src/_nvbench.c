@@ -678,6 +678,80 @@ static PyObject *nvbench_result_json(PyObject *module, PyObject *arg)
     return s;
 }
 
+/*
+ * result_merge(texts): the library's merge (nvb_result_merge) of results
+ * given as JSON texts, returned as JSON text. Each text is checked by the
+ * strict parser first; a bad one raises NvbenchError naming its position in
+ * the list and what is wrong. The Python package keeps no merge arithmetic
+ * of its own: nvbench.merge() is this.
+ */
+static PyObject *nvbench_result_merge(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    PyObject *seq = PySequence_Fast(arg, "result_merge() takes a list of JSON texts");
+    if (!seq)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n == 0) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "result_merge() needs at least one result");
+        return NULL;
+    }
+    struct nvb_result **parts = PyMem_Calloc((size_t)n, sizeof *parts);
+    if (!parts) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    PyObject *ret = NULL;
+    char why[512] = "", msg[600];
+    int rc = 0;
+    for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
+        PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
+        Py_ssize_t len;
+        const char *text;
+        if (PyUnicode_Check(o)) {
+            text = PyUnicode_AsUTF8AndSize(o, &len);
+        } else if (PyBytes_Check(o)) {
+            text = PyBytes_AS_STRING(o);
+            len = PyBytes_GET_SIZE(o);
+        } else {
+            PyErr_Format(PyExc_TypeError, "result_merge(): part %zd is %.100s, not a JSON str or bytes", i,
+                         Py_TYPE(o)->tp_name);
+            goto out;
+        }
+        if (!text)
+            goto out;
+        Py_BEGIN_ALLOW_THREADS
+        rc = nvb_result_parse(text, (size_t)len, &parts[i], why, sizeof why);
+        Py_END_ALLOW_THREADS
+        if (rc < 0) {
+            snprintf(msg, sizeof msg, "part %zd: %s", i, why);
+            raise_nvb_error(rc, msg, NULL);
+            goto out;
+        }
+    }
+    struct nvb_result *m = NULL;
+    char *json = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    rc = nvb_result_merge(&m, (const struct nvb_result *const *)parts, (size_t)n);
+    if (rc == 0)
+        rc = nvb_result_json(m, &json);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        raise_nvb_error(rc, m ? nvb_result_error(m) : "merge failed", NULL);
+    } else {
+        ret = PyUnicode_FromString(json);
+    }
+    nvb_free(json);
+    nvb_result_free(m);
+out:
+    for (Py_ssize_t i = 0; i < n; i++)
+        nvb_result_free(parts[i]);
+    PyMem_Free(parts);
+    Py_DECREF(seq);
+    return ret;
+}
+
 static PyMethodDef nvbench_methods[] = {
     {"version", nvbench_version, METH_NOARGS,
      "version()\n--\n\nVersion of the libnvbench linked into this module (\"MAJOR.MINOR.PATCH\")."},
@@ -697,6 +771,10 @@ static PyMethodDef nvbench_methods[] = {
      "result_json(text)\n--\n\nA result's JSON (str or bytes) checked by the library's strict parser\n"
      "(nvb_result_parse) and written back by its writer: the result as the\n"
      "library reads it. Raises NvbenchError(EINVAL) naming what is wrong."},
+    {"result_merge", nvbench_result_merge, METH_O,
+     "result_merge(texts)\n--\n\nThe library's merge (nvb_result_merge) of results given as JSON texts\n"
+     "(a list of str or bytes), as JSON text. Each part is checked by the strict\n"
+     "parser; a bad one raises NvbenchError(EINVAL) naming its index."},
     {"run", (PyCFunction)(void (*)(void))nvbench_run, METH_VARARGS | METH_KEYWORDS,
      "run(workload, progress=None, interval_poll_ms=50, poll=None, start_barrier=None)\n--\n\n"
      "Run a Workload and return its JSON result (schema nvbench.result/1).\n"

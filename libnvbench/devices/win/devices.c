@@ -209,16 +209,6 @@ static void disk_json(const struct nvb_device *d, struct nvb__buf *b)
     nvb__buf_puts(b, "]}");
 }
 
-static int finish(struct nvb__buf *b, char **json)
-{
-    if (b->oom || !b->s) {
-        free(b->s);
-        return -ENOMEM;
-    }
-    *json = b->s;
-    return 0;
-}
-
 NVB_API int nvb_device_enumerate(const char *sysfs_root, nvb_device_fn fn, void *arg)
 {
     if (!fn)
@@ -269,7 +259,7 @@ NVB_API int nvb_devices_json(const char *sysfs_root, char **json)
         return rc;
     }
     nvb__buf_puts(&b, "]");
-    return finish(&b, json);
+    return nvb__buf_take(&b, json);
 }
 
 /* The disk number a \\.\PhysicalDriveN path names, else -1. */
@@ -307,7 +297,7 @@ NVB_API int nvb_device_json(const char *path, char **json)
     if (rc == 0) {
         struct nvb__buf b = { 0 };
         disk_json(d, &b);
-        rc = finish(&b, json);
+        rc = nvb__buf_take(&b, json);
     }
     free(d);
     return rc;

@@ -3,6 +3,7 @@
  * getrusage for the process, /proc/self/task for each thread.
  */
 #include "platform/platform.h"
+#include "platform/common.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -156,15 +157,6 @@ int nvb__sys_sample(struct nvb__sys_sample *s)
     return 0;
 }
 
-void nvb__sys_sample_free(struct nvb__sys_sample *s)
-{
-    free(s->cpu);
-    free(s->cpu_id);
-    s->cpu = NULL;
-    s->cpu_id = NULL;
-    s->ncpu = 0;
-}
-
 /* RUSAGE_SELF covers every thread of the process, including io_uring's
  * io-wq and SQPOLL workers: they are threads of this process to the kernel,
  * so the CPU a run spends inside the kernel on our behalf is not lost. */
@@ -272,18 +264,10 @@ int nvb__threads_sample(struct nvb__thread_cpu **out)
         if (tc.run_ns == 0)
             tc.run_ns = tc.user_ns + tc.sys_ns;
 
-        if (n == cap) {
-            int ncap = cap ? cap * 2 : 16;
-            struct nvb__thread_cpu *na = realloc(arr, (size_t)ncap * sizeof(*arr));
-            if (!na) {
-                free(arr);
-                closedir(d);
-                return -ENOMEM;
-            }
-            arr = na;
-            cap = ncap;
+        if (nvb__thread_rows_push(&arr, &n, &cap, &tc) < 0) {
+            closedir(d);
+            return -ENOMEM;
         }
-        arr[n++] = tc;
     }
     closedir(d);
     *out = arr;

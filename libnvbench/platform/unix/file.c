@@ -1,5 +1,7 @@
 /* Targets, scratch files and pre-filling (Linux). */
 #include "platform/platform.h"
+#include "platform/common.h"
+#include "platform/unix/unix.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -35,10 +37,6 @@ _Static_assert(offsetof(struct statx, stx_dio_offset_align) == DIO_OFFSET_ALIGN_
 #endif
 _Static_assert(sizeof(struct statx) >= DIO_OFFSET_ALIGN_OFF + 4, "statx too small");
 
-#define FILL_CHUNK (1u << 20)
-/* Buffers handed to O_DIRECT writes: page alignment satisfies every
- * device's memory alignment requirement. */
-#define IO_ALIGN 4096u
 /* Used where the kernel gives no better answer: the historical O_DIRECT
  * requirement and the logical block size of nearly every device. */
 #define DEFAULT_LBS 512u
@@ -63,7 +61,7 @@ static void statx_dio(const char *path, uint32_t *offset_align, uint32_t *mem_al
 #endif
 }
 
-static uint64_t sysfs_u64(const char *path)
+uint64_t nvb__unix_read_u64(const char *path)
 {
     FILE *f = fopen(path, "re");
     if (!f)
@@ -75,20 +73,26 @@ static uint64_t sysfs_u64(const char *path)
     return v;
 }
 
-/* Physical block size of the block device holding a file system, from
- * sysfs. A partition has no queue/ of its own: it is in the parent's
- * directory. 0 when the file system has no single backing device (tmpfs,
- * overlay, btrfs, network). */
+/* A queue attribute of the block device dev, from sysfs. A partition has
+ * no queue/ of its own: it is in the parent's directory. 0 when unknown. */
+static uint64_t queue_attr(dev_t dev, const char *attr)
+{
+    char p[128];
+    snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/queue/%s", major(dev), minor(dev), attr);
+    uint64_t v = nvb__unix_read_u64(p);
+    if (v == 0) {
+        snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../queue/%s", major(dev), minor(dev), attr);
+        v = nvb__unix_read_u64(p);
+    }
+    return v;
+}
+
+/* Physical block size of the block device holding a file system. 0 when
+ * the file system has no single backing device (tmpfs, overlay, btrfs,
+ * network). */
 static uint32_t backing_pbs(dev_t dev)
 {
-    char p[96];
-    snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/queue/physical_block_size", major(dev), minor(dev));
-    uint64_t v = sysfs_u64(p);
-    if (v == 0) {
-        snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../queue/physical_block_size", major(dev),
-                 minor(dev));
-        v = sysfs_u64(p);
-    }
+    uint64_t v = queue_attr(dev, "physical_block_size");
     return v <= UINT32_MAX ? (uint32_t)v : 0;
 }
 
@@ -119,15 +123,8 @@ static int blockdev_sysfs(dev_t rdev, struct nvb__target_info *ti)
 {
     char p[96];
     snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/size", major(rdev), minor(rdev));
-    uint64_t sectors = sysfs_u64(p); /* always in 512-byte units */
-    snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/queue/logical_block_size", major(rdev),
-             minor(rdev));
-    uint64_t lbs = sysfs_u64(p);
-    if (lbs == 0) {
-        snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../queue/logical_block_size", major(rdev),
-                 minor(rdev));
-        lbs = sysfs_u64(p);
-    }
+    uint64_t sectors = nvb__unix_read_u64(p); /* always in 512-byte units */
+    uint64_t lbs = queue_attr(rdev, "logical_block_size");
     if (lbs == 0 || lbs > UINT32_MAX)
         return -ENOENT;
     ti->size = sectors * 512u;
@@ -409,88 +406,30 @@ static int pwrite_full(int fd, const char *src, size_t len, uint64_t off)
     return rc;
 }
 
-int nvb__fill_file_cb(int fd, uint64_t size, size_t chunk_len,
-                      void (*gen)(void *arg, void *chunk, uint64_t off, size_t len), int (*stop)(void *arg),
-                      void *arg)
+/* The Linux half of nvb__fill_file and nvb__fill_file_cb (platform/fill.c). */
+struct nvb__fill_sink {
+    int fd;
+};
+
+int nvb__fill_sink_open(int fd, struct nvb__fill_sink **s)
 {
-    if (!gen || chunk_len == 0)
-        return -EINVAL;
-    char *chunk = nvb__alloc_aligned(IO_ALIGN, chunk_len);
-    if (!chunk)
+    if (!(*s = malloc(sizeof **s)))
         return -ENOMEM;
-    int rc = 0;
-    for (uint64_t off = 0; off < size;) {
-        if (stop && stop(arg)) {
-            rc = -ECANCELED;
-            break;
-        }
-        size_t len = size - off < chunk_len ? (size_t)(size - off) : chunk_len;
-        gen(arg, chunk, off, len);
-        rc = pwrite_full(fd, chunk, len, off);
-        if (rc < 0)
-            break;
-        off += len;
-    }
-    nvb__free_aligned(chunk);
-    if (rc < 0)
-        return rc;
-    if (fdatasync(fd) != 0 && errno != EINVAL && errno != EROFS)
-        return -errno;
+    (*s)->fd = fd;
     return 0;
 }
 
-int nvb__fill_file(int fd, uint64_t size, const void *buf, size_t buf_len, const volatile int *cancel)
+int nvb__fill_sink_write(struct nvb__fill_sink *s, const char *src, size_t len, uint64_t off)
 {
-    if (!buf || buf_len == 0)
-        return -EINVAL;
+    return pwrite_full(s->fd, src, len, off);
+}
 
-    /* A pattern up to 1 MiB is replicated into one aligned 1 MiB chunk so
-     * each write is large; a longer one is written from buf itself (it is
-     * page-aligned) in pieces. Either way byte off of the file gets
-     * buf[off % buf_len]. */
-    char *chunk = NULL;
-    size_t chunk_len = 0;
-    if (buf_len <= FILL_CHUNK) {
-        chunk_len = FILL_CHUNK / buf_len * buf_len;
-        chunk = nvb__alloc_aligned(IO_ALIGN, chunk_len);
-        if (!chunk)
-            return -ENOMEM;
-        for (size_t o = 0; o < chunk_len; o += buf_len)
-            memcpy(chunk + o, buf, buf_len);
-    }
-
-    int rc = 0;
-    uint64_t off = 0;
-    while (off < size) {
-        if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) {
-            rc = -ECANCELED;
-            break;
-        }
-        const char *src;
-        uint64_t len;
-        if (chunk) {
-            src = chunk;
-            len = chunk_len;
-        } else {
-            size_t in = (size_t)(off % buf_len);
-            src = (const char *)buf + in;
-            len = buf_len - in;
-            if (len > FILL_CHUNK)
-                len = FILL_CHUNK;
-        }
-        if (len > size - off)
-            len = size - off;
-        rc = pwrite_full(fd, src, (size_t)len, off);
-        if (rc < 0)
-            break;
-        off += len;
-    }
-    nvb__free_aligned(chunk);
-    if (rc < 0)
-        return rc;
-    /* Character devices and pipes cannot be synced (EINVAL); nothing is
-     * lost by not doing so. */
-    if (fdatasync(fd) != 0 && errno != EINVAL && errno != EROFS)
-        return -errno;
-    return 0;
+/* Character devices and pipes cannot be synced (EINVAL); nothing is lost
+ * by not doing so. */
+int nvb__fill_sink_close(struct nvb__fill_sink *s, int rc)
+{
+    if (rc == 0 && fdatasync(s->fd) != 0 && errno != EINVAL && errno != EROFS)
+        rc = -errno;
+    free(s);
+    return rc;
 }

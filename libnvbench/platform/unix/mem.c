@@ -1,5 +1,7 @@
 /* Aligned buffers (Linux). */
 #include "platform/platform.h"
+#include "platform/common.h"
+#include "platform/unix/unix.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,17 +12,11 @@
 #include <unistd.h>
 
 /* Returns NULL on failure (or for a zero size), like malloc. align is
- * rounded up to what posix_memalign accepts, so callers can pass a device's
- * dma alignment (which may be as small as 4) directly. */
+ * rounded up to what posix_memalign accepts (nvb__align_pow2). */
 void *nvb__alloc_aligned(size_t align, size_t size)
 {
-    if (size == 0)
-        return NULL;
-    size_t a = sizeof(void *);
-    while (a < align && a <= (SIZE_MAX >> 1))
-        a <<= 1;
     void *p = NULL;
-    if (posix_memalign(&p, a, size) != 0)
+    if (size == 0 || posix_memalign(&p, nvb__align_pow2(align), size) != 0)
         return NULL;
     return p;
 }
@@ -44,13 +40,7 @@ static uint64_t cgroup_limit(void)
             break;
         }
     fclose(f);
-    if (!path[0] || !(f = fopen(path, "re")))
-        return 0;
-    unsigned long long v = 0;
-    if (fscanf(f, "%llu", &v) != 1)
-        v = 0;
-    fclose(f);
-    return v;
+    return path[0] ? nvb__unix_read_u64(path) : 0;
 }
 
 uint64_t nvb__mem_total(void)

@@ -18,6 +18,7 @@
  *    GetThreadTimes on each (100 ns units, advanced at the clock tick).
  */
 #include "platform/platform.h"
+#include "platform/common.h"
 #include "platform/win/win.h"
 #include "platform/winfmt.h"
 
@@ -137,15 +138,6 @@ int nvb__sys_sample(struct nvb__sys_sample *s)
     return 0;
 }
 
-void nvb__sys_sample_free(struct nvb__sys_sample *s)
-{
-    free(s->cpu);
-    free(s->cpu_id);
-    s->cpu = NULL;
-    s->cpu_id = NULL;
-    s->ncpu = 0;
-}
-
 /* Kernel and user time of every thread the process has had, exited ones
  * included, in 100 ns units. Windows keeps no count of context switches
  * per process (nvcsw/nivcsw stay 0) and does not split hard from soft
@@ -215,18 +207,10 @@ int nvb__threads_sample(struct nvb__thread_cpu **out)
             }
         }
         CloseHandle(h);
-        if (n == cap) {
-            int ncap = cap ? cap * 2 : 16;
-            struct nvb__thread_cpu *na = realloc(arr, (size_t)ncap * sizeof(*arr));
-            if (!na) {
-                free(arr);
-                CloseHandle(snap);
-                return -ENOMEM;
-            }
-            arr = na;
-            cap = ncap;
+        if (nvb__thread_rows_push(&arr, &n, &cap, &tc) < 0) {
+            CloseHandle(snap);
+            return -ENOMEM;
         }
-        arr[n++] = tc;
     }
     CloseHandle(snap);
     *out = arr;

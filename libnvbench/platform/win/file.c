@@ -9,6 +9,7 @@
  * would add FUA writes that O_DIRECT on Linux does not).
  */
 #include "platform/platform.h"
+#include "platform/common.h"
 #include "platform/win/win.h"
 #include "platform/winfmt.h"
 
@@ -18,8 +19,8 @@
 #include <string.h>
 #include <winioctl.h>
 
-#define FILL_CHUNK (1u << 20)
-#define IO_ALIGN 4096u
+/* The most one WriteFile is asked for (its length is a DWORD). */
+#define WRITE_MAX (1u << 20)
 #define DEFAULT_LBS 512u
 #define SHARE_ALL (FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
 
@@ -37,6 +38,17 @@ static HANDLE open_w(const char *path, DWORD access, DWORD disp, DWORD flags, in
     return h;
 }
 
+/* The attributes of a file or directory. 0 or -errno. */
+static int path_attrs(const char *path, WIN32_FILE_ATTRIBUTE_DATA *fa)
+{
+    wchar_t *w = nvb__win_wide(path);
+    if (!w)
+        return -EINVAL;
+    DWORD e = GetFileAttributesExW(w, GetFileExInfoStandard, fa) ? ERROR_SUCCESS : GetLastError();
+    free(w);
+    return nvb__win_errno(e);
+}
+
 /* Sector sizes of a disk or volume handle: the storage stack's alignment
  * descriptor, else the drive geometry, else 512. */
 static void device_sectors(HANDLE h, uint32_t *lbs, uint32_t *pbs)
@@ -47,7 +59,7 @@ static void device_sectors(HANDLE h, uint32_t *lbs, uint32_t *pbs)
     nvb__win_storage_init(&s);
     nvb__win_property_query(q, sizeof q, NVB__WIN_PROP_ALIGNMENT);
     if (DeviceIoControl(h, IOCTL_STORAGE_QUERY_PROPERTY, q, sizeof q, out, sizeof out, &got, NULL) &&
-        nvb__win_parse_alignment(out, got, &s) == 0) {
+        nvb__win_parse_property(NVB__WIN_PROP_ALIGNMENT, out, got, &s) == 0) {
         *lbs = s.lbs;
         *pbs = s.pbs;
         return;
@@ -136,15 +148,10 @@ int nvb__target_info(const char *path, struct nvb__target_info *ti)
         return -ENOENT;
     if (nvb__win_is_device_path(path))
         return device_info(path, ti);
-    wchar_t *w = nvb__win_wide(path);
-    if (!w)
-        return -EINVAL;
     WIN32_FILE_ATTRIBUTE_DATA fa;
-    BOOL ok = GetFileAttributesExW(w, GetFileExInfoStandard, &fa);
-    DWORD e = GetLastError();
-    free(w);
-    if (!ok)
-        return nvb__win_errno(e);
+    int rc = path_attrs(path, &fa);
+    if (rc < 0)
+        return rc;
     ti->lbs = DEFAULT_LBS;
     ti->mem_align = DEFAULT_LBS;
     uint32_t lbs, pbs;
@@ -170,20 +177,16 @@ int nvb__target_info(const char *path, struct nvb__target_info *ti)
 int nvb__target_access(const char *path, int want_write)
 {
     int err = 0;
-    wchar_t *w = nvb__win_wide(path);
-    if (!w)
-        return -EINVAL;
-    DWORD attr = GetFileAttributesW(w);
-    DWORD e = GetLastError();
-    free(w);
+    WIN32_FILE_ATTRIBUTE_DATA fa;
+    int rc = path_attrs(path, &fa);
     HANDLE h;
     if (nvb__win_is_device_path(path))
         h = open_w(path, GENERIC_READ | (want_write ? GENERIC_WRITE : 0), OPEN_EXISTING, 0, &err);
-    else if (attr == INVALID_FILE_ATTRIBUTES)
-        return nvb__win_errno(e);
-    else if (attr & FILE_ATTRIBUTE_DIRECTORY)
+    else if (rc < 0)
+        return rc;
+    else if (fa.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)
         h = open_w(path, FILE_ADD_FILE | FILE_TRAVERSE, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, &err);
-    else if (want_write && (attr & FILE_ATTRIBUTE_READONLY))
+    else if (want_write && (fa.dwFileAttributes & FILE_ATTRIBUTE_READONLY))
         return -EACCES;
     else
         h = open_w(path, GENERIC_READ | (want_write ? GENERIC_WRITE : 0), OPEN_EXISTING, 0, &err);
@@ -375,7 +378,7 @@ static int write_full(HANDLE h, HANDLE ev, HANDLE *buffered, const char *src, si
 {
     HANDLE use = *buffered ? *buffered : h;
     while (len > 0) {
-        DWORD want = len > FILL_CHUNK ? FILL_CHUNK : (DWORD)len, done = 0;
+        DWORD want = len > WRITE_MAX ? WRITE_MAX : (DWORD)len, done = 0;
         int rc = write_at(use, ev, src, want, off, &done);
         if (rc == -EINVAL && !*buffered) {
             HANDLE b = ReOpenFile(h, GENERIC_READ | GENERIC_WRITE, SHARE_ALL, FILE_FLAG_OVERLAPPED);
@@ -395,115 +398,49 @@ static int write_full(HANDLE h, HANDLE ev, HANDLE *buffered, const char *src, si
     return 0;
 }
 
-int nvb__fill_file(int fd, uint64_t size, const void *buf, size_t buf_len, const volatile int *cancel)
+/* The Windows half of nvb__fill_file and nvb__fill_file_cb
+ * (platform/fill.c): an event to wait on, and the buffered handle
+ * write_full may open. */
+struct nvb__fill_sink {
+    HANDLE h, ev, buffered;
+};
+
+int nvb__fill_sink_open(int fd, struct nvb__fill_sink **s)
 {
-    if (!buf || buf_len == 0)
-        return -EINVAL;
-    HANDLE h = nvb__win_handle(fd);
-    HANDLE ev = CreateEventW(NULL, TRUE, FALSE, NULL);
-    if (!ev)
-        return nvb__win_errno(GetLastError());
-    /* Same layout as the Linux side: byte off gets buf[off % buf_len]. */
-    char *chunk = NULL;
-    size_t chunk_len = 0;
-    if (buf_len <= FILL_CHUNK) {
-        chunk_len = FILL_CHUNK / buf_len * buf_len;
-        chunk = nvb__alloc_aligned(IO_ALIGN, chunk_len);
-        if (!chunk) {
-            CloseHandle(ev);
-            return -ENOMEM;
-        }
-        for (size_t o = 0; o < chunk_len; o += buf_len)
-            memcpy(chunk + o, buf, buf_len);
-    }
-    HANDLE buffered = NULL;
-    int rc = 0;
-    uint64_t off = 0;
-    while (off < size) {
-        if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) {
-            rc = -ECANCELED;
-            break;
-        }
-        const char *src;
-        uint64_t len;
-        if (chunk) {
-            src = chunk;
-            len = chunk_len;
-        } else {
-            size_t in = (size_t)(off % buf_len);
-            src = (const char *)buf + in;
-            len = buf_len - in;
-            if (len > FILL_CHUNK)
-                len = FILL_CHUNK;
-        }
-        if (len > size - off)
-            len = size - off;
-        rc = write_full(h, ev, &buffered, src, (size_t)len, off);
-        if (rc < 0)
-            break;
-        off += len;
-    }
-    nvb__free_aligned(chunk);
-    CloseHandle(ev);
-    if (buffered) {
-        if (rc == 0 && !FlushFileBuffers(buffered))
-            rc = nvb__win_errno(GetLastError());
-        CloseHandle(buffered);
-    }
-    if (rc < 0)
+    struct nvb__fill_sink *k = calloc(1, sizeof *k);
+    if (!k)
+        return -ENOMEM;
+    k->h = nvb__win_handle(fd);
+    k->ev = CreateEventW(NULL, TRUE, FALSE, NULL);
+    if (!k->ev) {
+        int rc = nvb__win_errno(GetLastError());
+        free(k);
         return rc;
-    /* A raw disk may refuse the flush (ERROR_INVALID_FUNCTION): nothing is
-     * lost by not doing it. */
-    if (!FlushFileBuffers(h)) {
-        DWORD e = GetLastError();
-        if (e != ERROR_INVALID_FUNCTION && e != ERROR_NOT_SUPPORTED && e != ERROR_ACCESS_DENIED)
-            return nvb__win_errno(e);
     }
+    *s = k;
     return 0;
 }
 
-int nvb__fill_file_cb(int fd, uint64_t size, size_t chunk_len,
-                      void (*gen)(void *arg, void *chunk, uint64_t off, size_t len), int (*stop)(void *arg),
-                      void *arg)
+int nvb__fill_sink_write(struct nvb__fill_sink *s, const char *src, size_t len, uint64_t off)
 {
-    if (!gen || chunk_len == 0 || chunk_len > 0x7fffffffu)
-        return -EINVAL;
-    HANDLE h = nvb__win_handle(fd);
-    char *chunk = nvb__alloc_aligned(IO_ALIGN, chunk_len);
-    HANDLE ev = CreateEventW(NULL, TRUE, FALSE, NULL);
-    if (!chunk || !ev) {
-        nvb__free_aligned(chunk);
-        if (ev)
-            CloseHandle(ev);
-        return -ENOMEM;
-    }
-    HANDLE buffered = NULL;
-    int rc = 0;
-    for (uint64_t off = 0; off < size;) {
-        if (stop && stop(arg)) {
-            rc = -ECANCELED;
-            break;
-        }
-        size_t len = size - off < chunk_len ? (size_t)(size - off) : chunk_len;
-        gen(arg, chunk, off, len);
-        rc = write_full(h, ev, &buffered, chunk, len, off);
-        if (rc < 0)
-            break;
-        off += len;
-    }
-    nvb__free_aligned(chunk);
-    CloseHandle(ev);
-    if (buffered) {
-        if (rc == 0 && !FlushFileBuffers(buffered))
+    return write_full(s->h, s->ev, &s->buffered, src, len, off);
+}
+
+/* A raw disk may refuse the flush (ERROR_INVALID_FUNCTION): nothing is
+ * lost by not doing it. */
+int nvb__fill_sink_close(struct nvb__fill_sink *s, int rc)
+{
+    CloseHandle(s->ev);
+    if (s->buffered) {
+        if (rc == 0 && !FlushFileBuffers(s->buffered))
             rc = nvb__win_errno(GetLastError());
-        CloseHandle(buffered);
+        CloseHandle(s->buffered);
     }
-    if (rc < 0)
-        return rc;
-    if (!FlushFileBuffers(h)) {
+    if (rc == 0 && !FlushFileBuffers(s->h)) {
         DWORD e = GetLastError();
         if (e != ERROR_INVALID_FUNCTION && e != ERROR_NOT_SUPPORTED && e != ERROR_ACCESS_DENIED)
-            return nvb__win_errno(e);
+            rc = nvb__win_errno(e);
     }
-    return 0;
+    free(s);
+    return rc;
 }

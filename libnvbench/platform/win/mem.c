@@ -1,5 +1,6 @@
 /* Aligned buffers (Windows). */
 #include "platform/platform.h"
+#include "platform/common.h"
 #include "platform/win/win.h"
 
 #include <errno.h>
@@ -12,12 +13,7 @@
  * never free(). NULL for a zero size, like the Linux side. */
 void *nvb__alloc_aligned(size_t align, size_t size)
 {
-    if (size == 0)
-        return NULL;
-    size_t a = sizeof(void *);
-    while (a < align && a <= (SIZE_MAX >> 1))
-        a <<= 1;
-    return _aligned_malloc(size, a);
+    return size ? _aligned_malloc(size, nvb__align_pow2(align)) : NULL;
 }
 
 void nvb__free_aligned(void *p)

@@ -58,16 +58,13 @@ int nvb__win_disk_query(HANDLE h, struct nvb__win_storage *s, DWORD *first_err)
 {
     static const uint32_t ids[] = { NVB__WIN_PROP_DEVICE, NVB__WIN_PROP_ADAPTER, NVB__WIN_PROP_ALIGNMENT,
                                     NVB__WIN_PROP_SEEK_PENALTY };
-    int (*const parse[])(const uint8_t *, size_t, struct nvb__win_storage *) = {
-        nvb__win_parse_device, nvb__win_parse_adapter, nvb__win_parse_alignment, nvb__win_parse_seek_penalty,
-    };
     uint8_t buf[1024];
     int ok = 0;
     *first_err = 0;
     nvb__win_storage_init(s);
     for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         DWORD got;
-        if (query(h, ids[i], buf, sizeof buf, &got) == 0 && parse[i](buf, got, s) == 0) {
+        if (query(h, ids[i], buf, sizeof buf, &got) == 0 && nvb__win_parse_property(ids[i], buf, got, s) == 0) {
             ok++;
         } else if (!*first_err) {
             *first_err = GetLastError();

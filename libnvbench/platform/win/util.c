@@ -1,5 +1,6 @@
 /* Small Windows helpers: error mapping, UTF-8 <-> UTF-16, wine detection. */
 #include "platform/win/win.h"
+#include "platform/winfmt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -92,31 +93,17 @@ void nvb__win_narrow(const wchar_t *w, char *out, size_t len)
     }
 }
 
-static int has_prefix_ci(const char *s, const char *p)
-{
-    for (; *p; s++, p++) {
-        char a = *s, b = *p;
-        if (a >= 'A' && a <= 'Z')
-            a = (char)(a - 'A' + 'a');
-        if (b >= 'A' && b <= 'Z')
-            b = (char)(b - 'A' + 'a');
-        if (a != b)
-            return 0;
-    }
-    return 1;
-}
-
 int nvb__win_is_device_path(const char *path)
 {
     if (!path)
         return 0;
     /* \\.\X: and \\.\PhysicalDriveN, \\?\Volume{...} without a trailing
      * component (with one it names a file on that volume) */
-    if (has_prefix_ci(path, "\\\\.\\") || has_prefix_ci(path, "//./")) {
+    if (nvb__win_prefix_ci(path, "\\\\.\\") || nvb__win_prefix_ci(path, "//./")) {
         const char *rest = path + 4;
         return strchr(rest, '\\') == NULL && strchr(rest, '/') == NULL;
     }
-    if (has_prefix_ci(path, "\\\\?\\Volume{")) {
+    if (nvb__win_prefix_ci(path, "\\\\?\\Volume{")) {
         const char *end = strchr(path, '}');
         return end && (end[1] == '\0');
     }

@@ -1,0 +1,80 @@
+"""The human summary `nvbench run` prints on a terminal (the JSON when piped).
+
+One block per direction that did I/O (IOPS, bandwidth, latency mean and
+p50/p99/p99.9/max), then the CPU cost, like fio's summary but with nvbench's
+definitions: latency is submission to completion (fio's ``lat``), CPU is the
+whole process with every thread the engine uses, and "machine busy" is the
+share of all CPUs that anything used (the seed's Total CPU Usage).
+"""
+from ._printable import printable
+
+_PCTS = (("p50", "p50"), ("p99", "p99"), ("p99.9", "p99.9"))
+
+
+def _si(v):
+    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return f"{v / div:.3g}{unit}"
+    return f"{v:.3g}"
+
+
+def _bytes(n):
+    for div, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if n >= div:
+            return f"{n / div:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def _t(ns):
+    """A latency in the unit that keeps it readable (4 significant digits)."""
+    for div, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
+        if ns >= div:
+            return f"{ns / div:.4g} {unit}"
+    return f"{ns:.4g} ns"
+
+
+def _lat_line(lat, supported):
+    parts = [f"mean {_t(lat.get('mean', 0))}"]
+    for key, label in _PCTS:
+        if key in lat:
+            ok = supported.get(key, True) if isinstance(supported, dict) else True
+            parts.append(f"{label} {_t(lat[key])}" if ok and lat[key] is not None else f"{label} n/a")
+    parts.append(f"max {_t(lat.get('max', 0))}")
+    return "lat: " + ", ".join(parts)
+
+
+def summary(data):
+    """The summary text of one result dict (nvbench.result/1)."""
+    wl = data.get("workload") or {}
+    qd, qde = wl.get("qd"), data.get("qd_effective")
+    qd_text = f"qd {qd}" + (f" (runs as {qde})" if qde and qde != qd else "")
+    targets = ", ".join(wl.get("targets") or [])
+    lines = [f"{data.get('engine')} {wl.get('rw')} bs {_bytes(wl.get('bs', 0))} {qd_text} jobs {wl.get('jobs')} "
+             f"on {targets}: {data.get('duration_s', 0):.3f} s"]
+    for d in ("read", "write"):
+        x = data.get(d) or {}
+        if not x.get("ios"):
+            continue
+        lines.append(f"  {d}: IOPS {_si(x.get('iops', 0))}, BW {_bytes(x.get('bw_bytes_s', 0))}/s, "
+                     f"{x['ios']} I/Os, {_bytes(x.get('bytes', 0))}")
+        lat = x.get("lat_ns") or {}
+        lines.append("    " + _lat_line(lat, x.get("lat_ns_supported") or {}))
+    cpu = data.get("cpu") or {}
+    if cpu:
+        ncpus = cpu.get("ncpus") or 0
+        cores = cpu.get("process_cores", 0)
+        line = f"  cpu: nvbench {cores:.3g} cores"
+        if ncpus:
+            line += f" ({100.0 * cores / ncpus:.1f} % of {ncpus} CPUs)"
+        if cpu.get("cpu_us_per_io"):
+            line += f", {cpu['cpu_us_per_io']:.3g} us per I/O, {_si(cpu.get('iops_per_core', 0))} IOPS per core"
+        line += f"; machine {cpu.get('system_pct', 0):.1f} % busy"
+        if cpu.get("background_pct"):
+            line += f" (other processes {cpu['background_pct']:.1f} %)"
+        lines.append(line)
+    errs = (data.get("errors") or {}).get("count")
+    if errs:
+        lines.append(f"  errors: {errs}")
+    if data.get("cancelled"):
+        lines.append("  cancelled: the figures cover the time until the stop")
+    return "".join(printable(line) + "\n" for line in lines)
