@@ -1,13 +1,17 @@
 """An independent oracle of the library's latency histogram, for the tests.
 
 The package keeps no histogram arithmetic (nvbench.merge is the C library's
-merge); the tests check the library against this second implementation of
-the same geometry (libnvbench/core/hist.c: 64 sub-buckets per power of two,
-so a bucket is at most 1/128 of its value wide) and percentile rule.
+merge) but the rank of a percentile (nvbench._percentile, which says whether
+a result had enough I/Os for it); the tests check the library against this
+second implementation of the same geometry (libnvbench/core/hist.c: 64
+sub-buckets per power of two, so a bucket is at most 1/128 of its value
+wide) and percentile rule.
 """
 
 import math
-import sys
+
+import _pkg  # noqa: F401  (nvbench importable without the C extension)
+from nvbench._percentile import _pct_rank  # the rank rule, in the package for the tables' verdicts
 
 SUB_BITS = 6
 SUB = 1 << SUB_BITS
@@ -91,17 +95,6 @@ class Hist:
         return {"sub_bits": SUB_BITS, "max_bits": MAX_BITS, "rel_error": REL_ERROR, "count": self.count,
                 "sum": self.sum, "sumsq": sumsq,
                 "buckets": [[i, self.buckets[i]] for i in sorted(self.buckets)]}
-
-
-def _pct_rank(count, pct):
-    x = pct * float(count) / 100.0
-    x -= x * (8.0 * sys.float_info.epsilon)
-    r = math.ceil(x)
-    if not r >= 1:
-        return 1
-    if r >= count:
-        return count
-    return int(r)
 
 
 def hist_pct(h, pct):
