@@ -4,7 +4,8 @@
  * engine that works here, printed in the published table layout with the
  * CPU cost per I/O that the articles had to infer.
  *
- *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M] [TARGET]
+ *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M]
+ *               [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]
  *   seed_matrix --from-json RESULTS.json
  *
  * TARGET is a regular file, a block device (writes need
@@ -12,6 +13,10 @@
  * temporary directory, removed afterwards. --from-json prints the table of
  * saved results instead (a JSON array of results as the library writes
  * them, e.g. run_workload's output, or one result) and runs nothing.
+ * --precondition and --steady-state apply to the write cells: N sequential
+ * write passes over the target before each, and each ended at steady state
+ * (--runtime is then the cap; a round is one --interval, default 1s;
+ * docs/steady-state.md).
  *
  * The table is the one layout of every front door (docs/analysis.md, "The
  * text layout"): Python's ResultSet.table() and Lua's format_seed print the
@@ -57,7 +62,7 @@ static const struct cell {
 struct fig {
     int ran, ok;
     int qd_asked, qd_ran; /* the queue depth asked for, and the one the engine ran at */
-    double gib_s, iops, lat_ms, cpu_pct, us_per_io, iops_core;
+    double gib_s, iops, lat_ms, cpu_pct, own_pct, others_pct, us_per_io, iops_core;
 };
 static struct fig figs[NCELLS][MAX_ENGINES];
 
@@ -68,9 +73,20 @@ static const struct metric {
     enum kind kind;
 } metrics[] = {
     {"Bandwidth (GiB/s)", FIGURE}, {"IOPS", COUNT},   {"Average Latency (ms)", FIGURE},
-    {"Total CPU Usage (%)", PCT},  {"CPU per I/O (us)", FIGURE}, {"IOPS per core", COUNT},
+    {"Total CPU Usage (%)", PCT},  {"of which nvbench (%)", PCT}, {"other processes (%)", PCT},
+    {"CPU per I/O (us)", FIGURE}, {"IOPS per core", COUNT},
 };
 #define NMETRICS (sizeof metrics / sizeof metrics[0])
+
+/* A derived figure as the result's JSON writes it (10 significant digits):
+ * Lua and Python compute from that text, and a value on a rounding tie
+ * (process_cores 0.20650000000000002) must print the same in every door. */
+static double as_written(double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.10g", v);
+    return strtod(buf, NULL);
+}
 
 static void fill_fig(struct fig *f, const struct nvb_result *r, int dir, int qd_asked)
 {
@@ -81,8 +97,13 @@ static void fill_fig(struct fig *f, const struct nvb_result *r, int dir, int qd_
     f->gib_s = nvb_result_bw(r, dir) / (1024.0 * 1024 * 1024);
     f->iops = nvb_result_iops(r, dir);
     f->lat_ms = nvb_result_lat_mean(r, dir) / 1e6;
-    f->cpu_pct = f->us_per_io = f->iops_core = NAN;
+    f->cpu_pct = f->own_pct = f->others_pct = f->us_per_io = f->iops_core = NAN;
     nvb_result_get(r, "cpu.system_pct", &f->cpu_pct);
+    /* the whole machine's Total CPU Usage, split: this process, the rest */
+    double cores = NAN, ncpus = NAN;
+    if (nvb_result_get(r, "cpu.process_cores", &cores) == 0 && nvb_result_get(r, "cpu.ncpus", &ncpus) == 0 && ncpus > 0)
+        f->own_pct = 100.0 * as_written(cores) / ncpus;
+    nvb_result_get(r, "cpu.background_pct", &f->others_pct);
     nvb_result_get(r, "cpu.cpu_us_per_io", &f->us_per_io);
     nvb_result_get(r, "cpu.iops_per_core", &f->iops_core);
 }
@@ -176,7 +197,7 @@ static void print_table(const char *const *engines, int ne)
             const struct fig *f = &figs[c][e];
             if (!f->ran)
                 continue;
-            double v[] = {f->gib_s, f->iops, f->lat_ms, f->cpu_pct, f->us_per_io, f->iops_core};
+            double v[] = {f->gib_s, f->iops, f->lat_ms, f->cpu_pct, f->own_pct, f->others_pct, f->us_per_io, f->iops_core};
             int w = (int)strlen(head[e]);
             for (size_t m = 0; m < NMETRICS; m++) {
                 format_value(text[c][m][e], CELL_TEXT, metrics[m].kind, f->ok ? v[m] : NAN);
@@ -299,6 +320,7 @@ static void note_warnings(const struct nvb_result *r)
 
 static void print_warnings(int runs)
 {
+    fflush(stdout); /* after the table, not inside it, when both go to one place */
     for (int k = 0; k < MAX_WARN && g_warn[k].shape; k++) {
         if (g_warn[k].text)
             fprintf(stderr, "seed_matrix: warning: %s", g_warn[k].text);
@@ -448,7 +470,8 @@ static int load_results(const char *path, const char **engines, int *ne)
 
 static void usage(const char *argv0)
 {
-    fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive] [TARGET]\n"
+    fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive]\n"
+                    "       [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]\n"
                     "       %s --from-json RESULTS.json\n",
             argv0, argv0);
 }
@@ -457,6 +480,7 @@ int main(int argc, char **argv)
 {
     const char *runtime = "2s", *qd = "32", *jobs = "1", *size = "512M", *target = NULL;
     const char *from_json = NULL;
+    const char *precondition = "0", *ss = "off", *ss_window = "0", *interval = "1s";
     int destructive = 0, size_given = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runtime") && i + 1 < argc) runtime = argv[++i];
@@ -465,6 +489,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) { size = argv[++i]; size_given = 1; }
         else if (!strcmp(argv[i], "--allow-destructive")) destructive = 1;
         else if (!strcmp(argv[i], "--from-json") && i + 1 < argc) from_json = argv[++i];
+        else if (!strcmp(argv[i], "--precondition") && i + 1 < argc) precondition = argv[++i];
+        else if (!strcmp(argv[i], "--steady-state") && i + 1 < argc) ss = argv[++i];
+        else if (!strcmp(argv[i], "--ss-window") && i + 1 < argc) ss_window = argv[++i];
+        else if (!strcmp(argv[i], "--interval") && i + 1 < argc) interval = argv[++i];
         else if (argv[i][0] == '-') { usage(argv[0]); return 2; }
         else target = argv[i];
     }
@@ -553,10 +581,16 @@ int main(int argc, char **argv)
                 return 1;
             const char *kv[][2] = {{"engine", engines[e]}, {"rw", cells[c].rw}, {"bs", cells[c].bs},
                                    {"qd", qd}, {"jobs", jobs}, {"runtime", runtime}, {"size", own_dir || !size_given ? "0" : size},
-                                   {"allow_destructive", destructive ? "1" : "0"}};
+                                   {"allow_destructive", destructive ? "1" : "0"}, {"interval", interval}};
+            /* the write cells: preconditioned, and ended at steady state when asked */
+            int writes = strstr(cells[c].rw, "write") != NULL, judged = writes && strcmp(ss, "off");
+            const char *wkv[][2] = {{"precondition", precondition}, {"ss", ss}, {"ss.window", ss_window},
+                                    {"ss.stop", judged ? "1" : "0"}};
             int rc = 0;
             for (size_t k = 0; k < sizeof kv / sizeof kv[0] && rc == 0; k++)
                 rc = nvb_workload_set(w, kv[k][0], kv[k][1]);
+            for (size_t k = 0; writes && k < sizeof wkv / sizeof wkv[0] && rc == 0; k++)
+                rc = nvb_workload_set(w, wkv[k][0], wkv[k][1]);
             if (rc == 0)
                 rc = nvb_workload_add_target(w, target);
             if (rc < 0) {
@@ -578,7 +612,13 @@ int main(int argc, char **argv)
                 char iops[CELL_TEXT];
                 fill_fig(&figs[c][e], r, strstr(cells[c].rw, "write") ? NVB_WRITE : NVB_READ, atoi(qd));
                 format_value(iops, sizeof iops, COUNT, figs[c][e].iops);
-                fprintf(stderr, "  %-22s %-9s %12s IOPS\n", cells[c].label, engines[e], iops);
+                double at = NAN;
+                if (judged)
+                    nvb_result_get(r, "steady_state.at_s", &at);
+                fprintf(stderr, "  %-22s %-9s %12s IOPS%s", cells[c].label, engines[e], iops,
+                        judged ? (isnan(at) ? "  (NOT steady)\n" : "") : "\n");
+                if (judged && !isnan(at))
+                    fprintf(stderr, "  (steady at %.1f s)\n", at);
             }
             if (r) {
                 note_warnings(r);

@@ -7,11 +7,16 @@ per I/O and IOPS per core that the articles had to infer.
 
   lua5.4 seed_matrix.lua [--runtime 1s] [--qd 32] [--jobs 1] [--size 256M]
                          [--engines libaio,io_uring] [--cells rand4k_read,...]
-                         [--allow-destructive] [TARGET]
+                         [--allow-destructive] [--precondition N]
+                         [--steady-state iops|bw|lat] [--ss-window DUR]
+                         [--interval DUR] [TARGET]
 
 TARGET is a regular file, a block device (writes need --allow-destructive)
 or a directory; by default a scratch file in the temporary directory that is
-removed afterwards.
+removed afterwards. --precondition and --steady-state apply to the write
+cells: N sequential write passes over the target before each, and each ended
+at steady state (--runtime is then the cap; a round is one --interval;
+docs/steady-state.md).
 
 SIGTERM or SIGINT during a run: the run is cancelled and cleaned up by the
 module, the scratch file removed, the table of the runs done so far printed,
@@ -21,7 +26,8 @@ local nvb = require "nvbench"
 local m = require "nvbench.matrix"
 
 local USAGE = "usage: lua5.4 seed_matrix.lua [--runtime DUR] [--qd N] [--jobs N] [--size SIZE]\n" ..
-              "         [--engines LIST] [--cells LIST] [--allow-destructive] [TARGET]\n"
+              "         [--engines LIST] [--cells LIST] [--allow-destructive] [--precondition N]\n" ..
+              "         [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]\n"
 
 local function usage(msg)
   if not msg then io.stdout:write(USAGE); os.exit(0) end -- --help
@@ -43,6 +49,10 @@ while i <= #arg do
   elseif a == "--engines" then opt.engines = split(value())
   elseif a == "--cells" then opt.cells = split(value())
   elseif a == "--allow-destructive" then opt.destructive = true
+  elseif a == "--precondition" then opt.precondition = math.tointeger(tonumber(value())) or usage("--precondition needs a number")
+  elseif a == "--steady-state" then opt.ss = value()
+  elseif a == "--ss-window" then opt.ss_window = value()
+  elseif a == "--interval" then opt.interval = value()
   elseif a == "-h" or a == "--help" then usage()
   elseif a:sub(1, 1) == "-" then usage("unknown option " .. a)
   else opt.target = a end
@@ -72,13 +82,17 @@ local checking = true
 local ok, rows = pcall(m.seed, {
   targets = { target }, engines = engines, cells = opt.cells,
   runtime = opt.runtime, qd = opt.qd, jobs = opt.jobs,
-  workload = { allow_destructive = opt.destructive or false },
+  workload = { allow_destructive = opt.destructive or false, interval = opt.interval },
+  precondition = opt.precondition,
+  steady_state = opt.ss and { metric = opt.ss, window = opt.ss_window } or nil,
   on_cell = function(row, n, total)
     checking = false
     done[#done + 1] = row
     if row.figures then
-      io.stderr:write(string.format("  [%2d/%d] %-22s %-9s %12s IOPS\n", n, total, row.cell.label, row.engine,
-        m.commas(row.figures.iops)))
+      local ss = row.result.steady_state
+      local note = not ss and "" or ss.reached and string.format("  (steady at %.1f s)", ss.at_s) or "  (NOT steady)"
+      io.stderr:write(string.format("  [%2d/%d] %-22s %-9s %12s IOPS%s\n", n, total, row.cell.label, row.engine,
+        m.commas(row.figures.iops), note))
     else
       failed = failed + 1
       io.stderr:write(string.format("  [%2d/%d] %-22s %-9s %s\n", n, total, row.cell.label, row.engine,

@@ -42,6 +42,7 @@ static void job_merge(struct run *r, struct nvb_result *res, unsigned i)
         res->fault_short[d] += j->fault_short[d];
         res->fault_delayed[d] += j->fault_delayed[d];
     }
+    nvb__submits_add(&res->sub, &j->sub);
     res->verify_checked += j->verify_checked;
     res->verify_mismatches += j->verify_mismatches;
     for (int f = 0; f < NVB__VF_COUNT; f++)
@@ -75,6 +76,29 @@ static void window_ends(struct run *r, struct nvb_result *res)
     res->first_done_wall_ns = res->start_wall_ns + (t_first - r->go_ns);
 }
 
+/* What a rate did to the figures: a closed loop hides the waiting behind
+ * a stall; an open one may not have kept its schedule. */
+static void rate_warnings(struct nvb_result *res, unsigned qd)
+{
+    if (!res->rate_set)
+        return;
+    if (res->rate_mode == NVB__RATE_CLOSED) {
+        nvb__result_warn(res, "rate_mode=closed: an I/O is stamped when a free slot lets it go, so the time "
+                         "I/Os wait behind a slow one is not counted (coordinated omission); rate_mode=open "
+                         "counts latency from each I/O's intended start");
+        return;
+    }
+    if (res->sub.lagged)
+        nvb__result_warn(res, "open-loop rate: %" PRIu64 " of %" PRIu64 " I/Os were submitted an interval or more "
+                         "after their intended start (at most %.3g ms late): the queue (qd %u) was full or the "
+                         "job was late; their latency counts from the intended start", res->sub.lagged,
+                         res->sub.ios, (double)res->sub.lag_max / 1e6, qd);
+    if (res->sub.unissued)
+        nvb__result_warn(res, "open-loop rate: %" PRIu64 " I/Os due in the measured window were never submitted "
+                         "(the queue stayed full to its end): the latency figures cannot include them",
+                         res->sub.unissued);
+}
+
 static void end_warnings(struct nvb_result *res)
 {
     if (res->cpu_valid && res->steal_pct > 5.0)
@@ -105,8 +129,8 @@ static int run_status(struct run *r, struct nvb_result *res, int rc)
         res->cancelled = 1;
         nvb__result_seterr(res, -ECANCELED, "cancelled");
         rc = -ECANCELED;
-    } else if (r->stop && !res->err && !r->io_err) {
-        /* stopped by the progress or poll callback */
+    } else if (r->stop && !res->err && !r->io_err && !r->ss_stopped) {
+        /* stopped by the progress or poll callback (not at steady state, ss.stop=1) */
         res->cancelled = 1;
         nvb__result_seterr(res, -ECANCELED, "cancelled by the caller's callback");
         rc = -ECANCELED;
@@ -121,9 +145,17 @@ int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc)
     for (unsigned i = 0; i < r->p->jobs; i++)
         job_merge(r, res, i);
     window_ends(r, res);
+    res->lat_unknown = (r->p->eng->flags & NVB__ENG_SYNC) ? NVB__NO_SLAT : 0;
+    if (r->w->rate_iops) {
+        res->rate_set = 1;
+        res->rate_mode = r->w->rate_mode;
+        res->rate_process = r->w->rate_process;
+        res->rate_iops = r->w->rate_iops;
+    }
     for (unsigned t = 0; t < r->p->nt; t++)
         for (int d = 0; d < 2; d++)
             dstat_sum(res, &res->tot[d], &res->tg[t].d[d]);
     end_warnings(res);
+    rate_warnings(res, r->p->qd);
     return run_status(r, res, rc);
 }

@@ -34,6 +34,12 @@ struct nvb__io {
                           * took the completion off the device; 0 (the runner
                           * zeroes it at submission): the runner stamps it
                           * when reap() returns */
+    uint64_t  t_sent;    /* the runner's: when the submit call that took it
+                          * returned (slat = t_sent - t_sub, clat = t_done -
+                          * t_sent); t_sub for engines that complete I/O inside
+                          * submit (NVB__ENG_SYNC) */
+    uint64_t  t_due;     /* the runner's, open-loop rate only: the intended
+                          * start, where its latency counts from */
     void     *eng;       /* engine-private per-slot data */
 };
 
@@ -81,10 +87,13 @@ struct nvb__engine_ctx {
     const int64_t *opts;       /* values of engine->opts[i], defaults filled in */
     const unsigned char *opts_set; /* opts_set[i] != 0 when the user set it */
     struct nvb__used *used;    /* engine records what it used (may be NULL) */
-    uint64_t     wait_ns;      /* longest one blocking wait in reap() may last, then it
+    const uint64_t *wait_ns;   /* longest one blocking wait in reap() may last, then it
                                 * returns what it has (fewer than min, maybe 0) so
-                                * that the runner can check its watchdog and stop
-                                * requests; 0: wait until min are there */
+                                * that the runner can check its watchdog, stop
+                                * requests and the next I/O's intended start (an
+                                * open-loop rate); read at every wait, as the runner
+                                * changes it between calls (nvb__wait_bound());
+                                * NULL or 0: wait until min are there */
     uint64_t     io_timeout_ns; /* the run's io_timeout: the longest an I/O that
                                 * setup() makes may take, then it fails with
                                 * -ETIMEDOUT (the runner then keeps the
@@ -193,6 +202,9 @@ struct nvb__engine {
 #define NVB__ENGINE_DECLARE(name) extern const struct nvb__engine nvb__engine_##name;
 NVB__ENGINE_TABLE(NVB__ENGINE_DECLARE)
 #undef NVB__ENGINE_DECLARE
+
+/* The bound of one blocking wait in reap() now (ctx->wait_ns); 0: none. */
+static inline uint64_t nvb__wait_bound(const uint64_t *wait_ns) { return wait_ns ? *wait_ns : 0; }
 
 /* Registry (engine.c). */
 const struct nvb__engine *nvb__engine_find(const char *name);

@@ -30,6 +30,7 @@ struct nvb__fault {
     int      err;
     uint64_t delay_ns;
     uint32_t align;
+    const uint64_t *wait_ns;
     unsigned in_engine;            /* slots the engine holds */
     unsigned rhead, rtail;         /* completed, waiting to be handed back (FIFO) */
     unsigned dhead, dtail;         /* held back; the delay is constant, so due order is FIFO order */
@@ -78,6 +79,7 @@ int nvb__fault_new(const struct nvb__fault_cfg *cfg, const struct nvb__engine *i
     f->err = cfg->err > 0 ? cfg->err : EIO;
     f->delay_ns = cfg->delay_ns;
     f->align = cfg->align ? cfg->align : 1;
+    f->wait_ns = cfg->wait_ns;
     f->orig_len = calloc(qd, sizeof *f->orig_len);
     f->ready = calloc(cap, sizeof *f->ready);
     f->held = calloc(cap, sizeof *f->held);
@@ -164,6 +166,7 @@ int nvb__fault_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
     struct nvb__fault *f = state;
     unsigned got = 0;
     int polled = 0;
+    uint64_t deadline = 0; /* of the wait bound, set at the first sleep */
     if (min > max)
         min = max;
     for (;;) {
@@ -219,7 +222,15 @@ int nvb__fault_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
         if (f->dhead != f->dtail) {
             uint64_t t = nvb__now_ns(), due = f->held[f->dhead & (f->cap - 1)].due;
             if (due > t) {
-                uint64_t s = due - t;
+                uint64_t s = due - t, bound = nvb__wait_bound(f->wait_ns);
+                if (bound) {
+                    if (!deadline)
+                        deadline = t + bound;
+                    if (t >= deadline)
+                        return (int)got;
+                    if (s > deadline - t)
+                        s = deadline - t;
+                }
                 if (f->in_engine && s > POLL_NS)
                     s = POLL_NS;
                 if (s > MAX_SLEEP_NS) {

@@ -36,6 +36,7 @@ struct nvb__fault_cfg {
     uint64_t delay_ns;
     uint64_t seed;          /* of this job's generator */
     uint32_t align;         /* a shortened length stays a multiple of this (>= 1) */
+    const uint64_t *wait_ns;/* the engine's wait bound (engine.h): reap() waits no longer either */
 };
 
 /* Does the workload ask for any fault? */
@@ -54,8 +55,9 @@ void nvb__fault_free(struct nvb__fault *f);
 /* The engine's submit/reap contract (engine.h), with faults applied, and
  * its signatures (state is the struct nvb__fault), so that a job picks
  * these or the engine's once at setup; one difference: while completions
- * are held back, reap() returns after at most 10 ms even with fewer than
- * min, so that the caller can notice a stop (the runner loops). */
+ * are held back, reap() returns after at most 10 ms (or the wait bound,
+ * when shorter) even with fewer than min, so that the caller can notice a
+ * stop or its schedule (the runner loops). */
 int  nvb__fault_submit(void *state, struct nvb__io **ios, unsigned n);
 int  nvb__fault_reap(void *state, struct nvb__io **out, unsigned max, unsigned min);
 /* I/Os handed to the engine and not yet returned by it (the rest of what

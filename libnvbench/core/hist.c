@@ -222,7 +222,7 @@ const char *nvb__hist_check_sums(const struct nvb__hist *h)
     uint64_t rem = 0, q = (uint64_t)(h->sum >> 64) < h->count
                        ? nvb__div128((uint64_t)(h->sum >> 64), (uint64_t)h->sum, h->count, &rem) : UINT64_MAX;
     if ((uint64_t)(h->sum >> 64) >= h->count || q < h->min || q > h->max || (q == h->max && rem))
-        return "sum / count is outside [lat_ns.min, lat_ns.max]";
+        return "sum / count is outside its latency's [min, max]";
     if (h->sumsq_rounded)
         return NULL;
     /* min sum <= sumsq <= max sum (each v^2 lies between min v and max v),
@@ -233,7 +233,7 @@ const char *nvb__hist_check_sums(const struct nvb__hist *h)
     w_mul(t, 3, s1, 2, &h->min, 1);
     w_mul(u, 3, s1, 2, &h->max, 1);
     if (w_cmp(s2, t, 3) < 0 || w_cmp(s2, u, 3) > 0)
-        return "sumsq is outside [lat_ns.min * sum, lat_ns.max * sum]";
+        return "sumsq is outside [min * sum, max * sum] of its latency's min and max";
     w_mul(t, 4, s2, 3, &h->count, 1);
     w_mul(u, 4, s1, 2, s1, 2);
     if (w_cmp(t, u, 4) < 0)

@@ -76,6 +76,22 @@ static inline void nvb__hist_add(struct nvb__hist *h, uint64_t v)
     h->sumsq_hi += lo < sq;
     h->sumsq = lo;
 }
+/* n samples of one value (a submission batch's slat): one bucket, one
+ * update of each sum. */
+static inline void nvb__hist_add_n(struct nvb__hist *h, uint64_t v, uint64_t n)
+{
+    h->buckets[nvb__hist_index(v)] += n;
+    h->count += n;
+    if (v < h->min) h->min = v;
+    if (v > h->max) h->max = v;
+    h->sum += (unsigned __int128)v * n;
+    /* n v^2 in 192 bits: v^2's two words times n, then the add */
+    unsigned __int128 sq = (unsigned __int128)v * v;
+    unsigned __int128 a = (unsigned __int128)(uint64_t)sq * n, b = (unsigned __int128)(uint64_t)(sq >> 64) * n;
+    unsigned __int128 mid = a + (b << 64), lo = h->sumsq + mid;
+    h->sumsq_hi += (uint64_t)(b >> 64) + (mid < a) + (lo < mid);
+    h->sumsq = lo;
+}
 /* Lower bound and width of bucket i. */
 uint64_t nvb__hist_bucket_low(unsigned i);
 uint64_t nvb__hist_bucket_width(unsigned i);

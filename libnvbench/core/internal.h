@@ -38,6 +38,8 @@ int nvb__parse_i64(const char *s, int64_t *out);
 int nvb__parse_bool(const char *s, int *out);             /* 0/1/true/false/yes/no/on/off */
 /* Probability "0.001", "1/1000", "0.1%" in [0, 1]. */
 int nvb__parse_prob(const char *s, double *out);
+/* Percentage "20", "12.5", "20%" in [0, 100]. */
+int nvb__parse_pct(const char *s, double *out);
 /* errno by name ("EIO") or number (1..NVB__ERRNO_SLOTS-1). */
 int nvb__parse_errno(const char *s, int *out);
 /* CPU list "0-3,6,8-9" into a bitmap of nbits bits. */
@@ -49,6 +51,13 @@ enum nvb__rw {
 };
 enum nvb__tmode { NVB__TM_SHARED = 0, NVB__TM_SPLIT };
 enum nvb__fill { NVB__FILL_RANDOM = 0, NVB__FILL_ZERO };
+/* With rate_iops: open, each I/O has an intended start on a schedule and its
+ * latency counts from there; closed, an I/O is stamped when a free slot lets
+ * it go (the behaviour before open-loop rates). */
+enum nvb__rate_mode { NVB__RATE_OPEN = 0, NVB__RATE_CLOSED };
+enum nvb__rate_process { NVB__RATE_UNIFORM = 0, NVB__RATE_POISSON };
+/* What steady state is judged on (key ss). */
+enum nvb__ss_metric { NVB__SS_OFF = 0, NVB__SS_IOPS, NVB__SS_BW, NVB__SS_LAT };
 
 #define NVB__MAX_CPUS 1024
 #define NVB__MAX_EOPTS 32
@@ -81,6 +90,8 @@ struct nvb_workload {
     int       fill;
     uint64_t  seed;
     uint64_t  rate_iops;
+    int       rate_mode;     /* enum nvb__rate_mode */
+    int       rate_process;  /* enum nvb__rate_process */
     int       allow_destructive;
     int       target_mode;
     int       verify;
@@ -93,6 +104,13 @@ struct nvb_workload {
     uint64_t  fault_delay_ns;
     uint64_t  fault_seed;
     int       fault_seed_set;      /* else derived from seed */
+    /* preconditioning and steady state (core/precond.c, core/steady.c) */
+    unsigned  precondition;  /* sequential full-region write passes before the measured run */
+    int       ss_metric;     /* enum nvb__ss_metric */
+    uint64_t  ss_window_ns;  /* 0: NVB__SS_DEFAULT_ROUNDS intervals */
+    double    ss_excursion;  /* percent of the window's mean */
+    double    ss_slope;      /* percent of the window's mean */
+    int       ss_stop;       /* end the run when steady */
     unsigned  submit_batch;  /* 0 = qd */
     unsigned  complete_batch;/* 1 */
     uint64_t  cpus[NVB__MAX_CPUS / 64];
@@ -117,9 +135,16 @@ int nvb__workload_copy(const struct nvb_workload *src, struct nvb_workload **out
 void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b);
 
 /* ---- per-direction statistics ---- */
+#define NVB__LAT_KINDS 3   /* histograms per direction: lat, slat, clat */
+#define NVB__NO_SLAT 1
+#define NVB__NO_CLAT 2
 struct nvb__dstat {
     uint64_t ios, bytes;
-    struct nvb__hist *hist;  /* NULL when the direction is unused */
+    struct nvb__hist *hist;  /* lat: submission (or, open-loop rate, intended start) to
+                              * completion; NULL when the direction is unused */
+    struct nvb__hist *slat;  /* inside the engine's submit call; NULL also when the
+                              * engine completes I/O there (nvb_result.lat_unknown) */
+    struct nvb__hist *clat;  /* end of the submit call to completion */
 };
 
 #define NVB__ERRNO_SLOTS 256
@@ -147,6 +172,56 @@ struct nvb__tsample {        /* one time-series point (an interval) */
     double   system_pct;     /* whole-system busy over the interval, <0 unknown */
 };
 
+/* Submissions in the measured window and how well an open-loop rate's
+ * schedule was kept: a job's, a result's; they add (nvb__submits_add). */
+struct nvb__submits {
+    uint64_t calls, ios;         /* calls of the engine's submit operation, the I/Os they carried */
+    uint64_t lagged;             /* I/Os submitted an interval or more after their intended start */
+    uint64_t unissued;           /* due in the window, never submitted */
+    uint64_t lag_sum, lag_max;   /* ns from intended start to the submit call */
+};
+
+static inline void nvb__submits_add(struct nvb__submits *d, const struct nvb__submits *s)
+{
+    d->calls += s->calls;
+    d->ios += s->ios;
+    d->lagged += s->lagged;
+    d->unissued += s->unissued;
+    d->lag_sum += s->lag_sum;
+    if (s->lag_max > d->lag_max)
+        d->lag_max = s->lag_max;
+}
+/* ---- preconditioning and steady state in a result (precond.c, steady.c) ---- */
+struct nvb__precond_res {    /* the precondition phase: not part of the figures */
+    unsigned passes;         /* 0: none was asked (null in the JSON) */
+    uint64_t bs;             /* its writes' size */
+    unsigned qd;
+    uint64_t bytes;          /* written, all targets */
+    double   duration_s;
+};
+
+/* One window of rounds judged by the SNIA PTS criteria (nvb__ss_judge). */
+struct nvb__ss_fig {
+    double mean;             /* of the rounds; NAN when a round has no value */
+    double max_excursion_pct;/* (max - min of the rounds) / mean x 100; NAN unless mean > 0 */
+    double slope_pct;        /* (max - min of the least-squares line over the rounds) / mean x 100; likewise */
+    int    reached;          /* both within their limits */
+};
+/* x: n rounds, oldest first. Pure: no clock, no state. */
+void nvb__ss_judge(const double *x, unsigned n, double excursion_pct, double slope_pct, struct nvb__ss_fig *out);
+
+struct nvb__ss_res {
+    int      metric;         /* NVB__SS_OFF: not asked (null in the JSON) */
+    unsigned rounds;         /* rounds in a window */
+    double   window_s;       /* rounds x interval */
+    int      judged;         /* a whole window was judged: fig holds figures */
+    int      reached;
+    int      stopped;        /* the run ended there (ss.stop=1) */
+    double   at_s;           /* end of the first steady window, since the measured start */
+    struct nvb__ss_fig fig;  /* that window's figures; not reached: the last window's */
+};
+const char *nvb__ss_metric_name(int metric);
+
 struct nvb__thread_row {
     long  tid;
     char  name[32];
@@ -172,6 +247,15 @@ struct nvb_result {
     int      fault_enabled;
     int      fault_errno;
     uint64_t fault_err[2], fault_short[2], fault_delayed[2];
+    /* latencies not measured, null in the JSON: NVB__NO_SLAT when the engine
+     * completes each I/O inside its submit call (psync, wsync: no submission
+     * latency of its own), and either for results loaded without them */
+    int      lat_unknown;
+    struct nvb__submits sub;
+    /* rate_iops: the mode it ran in (docs/json-schema.md, "rate") */
+    int      rate_set;               /* 0: no rate (the "rate" object is null) */
+    int      rate_mode, rate_process;
+    uint64_t rate_iops;              /* the target (merged: summed over the parts) */
     /* CPU */
     int      cpu_valid;
     double   system_pct, user_pct, sys_pct, irq_pct, iowait_pct, steal_pct, idle_pct;
@@ -193,6 +277,8 @@ struct nvb_result {
     /* series */
     unsigned nts, ts_cap;
     struct nvb__tsample *ts;
+    struct nvb__precond_res pre;
+    struct nvb__ss_res ss;
     /* notes */
     unsigned nwarn, warn_cap;
     char   **warn;

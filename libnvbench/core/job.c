@@ -3,8 +3,10 @@
  * measurement loop, then teardown.
  *
  * The hot loop (job_loop) takes no locks, allocates nothing and makes no
- * system calls beyond the engine's own and the vDSO clock: one clock read
- * per submission batch and one per completion batch. Every completion
+ * system calls beyond the engine's own and the vDSO clock: two clock reads
+ * per submission batch (before and after the engine's submit call: slat and
+ * clat, engines that complete I/O inside submit need only the first) and
+ * one per completion batch. Every completion
  * harvested by one reap() call is stamped with the time that call returned:
  * those completions were all observed at that instant, so a per-completion
  * clock read would only add the harvest loop's own time to their latency.
@@ -83,13 +85,20 @@ static void job_publish(struct job *j, const uint64_t ios[2], const uint64_t byt
     nvb__live_store(&j->live.errors, j->errors);
 }
 
+static void hist_reset(struct nvb__hist *h)
+{
+    if (h)
+        nvb__hist_init(h);
+}
+
 static void job_reset_stats(struct job *j)
 {
     for (unsigned t = 0; t < j->nt; t++)
         for (int d = 0; d < 2; d++) {
             j->st[t].d[d].ios = j->st[t].d[d].bytes = 0;
-            if (j->st[t].d[d].hist)
-                nvb__hist_init(j->st[t].d[d].hist);
+            hist_reset(j->st[t].d[d].hist);
+            hist_reset(j->st[t].d[d].slat);
+            hist_reset(j->st[t].d[d].clat);
         }
     j->st[0].errors = 0;
     memset(j->by_errno, 0, sizeof j->by_errno);
@@ -97,6 +106,7 @@ static void job_reset_stats(struct job *j)
     for (int d = 0; d < 2; d++)
         j->errors_dir[d] = j->fault_err[d] = j->fault_short[d] = j->fault_delayed[d] = 0;
     j->verify_checked = j->verify_mismatches = 0;
+    memset(&j->sub, 0, sizeof j->sub);
     memset(j->verify_by_field, 0, sizeof j->verify_by_field);
     j->nfirst_mm = 0;
     for (unsigned t = 0; t < j->nt; t++)
@@ -124,6 +134,9 @@ static int run_stopping(struct run *r)
 struct loop_cfg {
     unsigned qd, sbatch, cbatch, rwmix;
     int      rnd, mixed, wdir, verify;
+    int      open;   /* open-loop rate: latency from each I/O's intended start */
+    int      split;  /* the engine's submit call is timed on its own (slat) */
+    int      one;    /* one target, one direction: every batch is one run (slat) */
     uint32_t bs;
     uint64_t seed;
 };
@@ -222,6 +235,21 @@ static void job_stop_at_error(struct job *j, const struct nvb__io *io, int d)
     nvb__mutex_unlock(r->mu);
 }
 
+/* An I/O's latencies at its completion: lat from where its latency
+ * counts (the submit call, or an open-loop rate's intended start), clat
+ * from the end of the submit call (an engine's own completion stamp may
+ * come earlier: clat is then 0). slat was taken at submission (job_slat).
+ * Returns lat. */
+LOOP_STEP uint64_t job_lat(struct nvb__dstat *ds, const struct loop_cfg *c, const struct nvb__io *io,
+                           uint64_t t_done)
+{
+    const uint64_t from = c->open ? io->t_due : io->t_sub;
+    const uint64_t l = t_done > from ? t_done - from : 0;
+    nvb__hist_add(ds->hist, l);
+    nvb__hist_add(ds->clat, t_done > io->t_sent ? t_done - io->t_sent : 0);
+    return l;
+}
+
 /* One completion of the measured window counted: latency, sums, the
  * verify check of a read, or the error with its errno. */
 LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io *io, uint64_t now, uint64_t ios[2],
@@ -233,8 +261,7 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
         j->fault_delayed[d]++;
     const uint64_t t_done = io->t_done ? io->t_done : now;
     if (io->res == (int64_t)io->len) {
-        uint64_t l = t_done > io->t_sub ? t_done - io->t_sub : 0;
-        nvb__hist_add(ts->d[d].hist, l);
+        uint64_t l = job_lat(&ts->d[d], c, io, t_done);
         ts->d[d].ios++;
         ts->d[d].bytes += io->len;
         ios[d]++;
@@ -260,7 +287,7 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
         else if ((io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0)
             j->fault_short[d]++;
         if (j->run->w->lat_include_errors)
-            nvb__hist_add(ts->d[d].hist, t_done > io->t_sub ? t_done - io->t_sub : 0);
+            job_lat(&ts->d[d], c, io, t_done);
         j->errors++;
         j->errors_dir[d]++;
         ts->errors++;
@@ -322,6 +349,110 @@ static int job_scan_stale(struct job *j, uint64_t now, unsigned inflight, uint64
     return 0;
 }
 
+/* ---- open-loop rate (the schedule: core/sched.h) ---- */
+
+/* The batch's intended starts, taken off the schedule, and how late the
+ * submit call at ts is for each of them. */
+static void sched_stamp(struct job *j, unsigned n, uint64_t ts, int measuring)
+{
+    struct sched *s = &j->sched;
+    for (unsigned i = 0; i < n; i++) {
+        struct nvb__io *io = j->batch[i];
+        io->t_due = s->next;
+        nvb__sched_step(s);
+        if (!measuring)
+            continue;
+        uint64_t lag = ts > io->t_due ? ts - io->t_due : 0;
+        j->sub.lag_sum += lag;
+        if (lag > j->sub.lag_max)
+            j->sub.lag_max = lag;
+        if (lag >= s->period_ns)
+            j->sub.lagged++;
+    }
+}
+
+/* The engine's next wait, open-loop rate: while a slot is free it ends no
+ * later than the next intended start; with the queue full, or draining, it
+ * is the usual one (and that waiting counts in the latency of the I/Os due
+ * meanwhile). Returns the completions to wait for. */
+static unsigned job_open_wait(struct job *j, unsigned minw, uint64_t now, int full, unsigned n)
+{
+    j->wait_ns = j->wait_base;
+    if (full)
+        return minw;
+    uint64_t next = j->sched.next;
+    if (next <= now)
+        return n ? 0 : minw; /* due: poll and submit it (none went: verify waits for a block) */
+    if (!j->wait_base || next - now < j->wait_base)
+        j->wait_ns = next - now;
+    return minw;
+}
+
+/* slat of a measured batch: the submit call's time, one value for all its
+ * I/Os, added once per run of consecutive I/Os of one target and
+ * direction (the whole batch, with one target and direction), as fio
+ * counts it: for every I/O submitted, known at submission. */
+static void job_slat(struct job *j, const struct loop_cfg *c, unsigned n, uint64_t s)
+{
+    if (c->one) {
+        nvb__hist_add_n(j->st[0].d[c->wdir].slat, s, n);
+        return;
+    }
+    for (unsigned i = 0, k; i < n; i = k) {
+        const struct nvb__io *io = j->batch[i];
+        for (k = i + 1; k < n && j->batch[k]->target == io->target && j->batch[k]->dir == io->dir; k++)
+            ;
+        nvb__hist_add_n(j->st[io->target].d[io->dir].slat, s, k - i);
+    }
+}
+
+/* The batch stamped and handed to the engine: t_sub before the submit
+ * call, t_sent after it (one clock read each per batch), an open-loop
+ * rate's intended starts. Returns the call's result; *ts and *te are the
+ * clock before and after it. */
+LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(void *, struct nvb__io **, unsigned),
+                         void *io_state, unsigned n, int measuring, uint64_t *ts_p, uint64_t *te_p)
+{
+    const uint64_t ts = nvb__now_ns();
+    for (unsigned i = 0; i < n; i++)
+        j->batch[i]->t_sub = ts;
+    if (c->open)
+        sched_stamp(j, n, ts, measuring);
+    int rc = submit(io_state, j->batch, n);
+    const uint64_t te = c->split || c->open ? nvb__now_ns() : ts;
+    const uint64_t sent = c->split ? te : ts;
+    for (unsigned i = 0; i < n; i++)
+        j->batch[i]->t_sent = sent;
+    if (measuring) {
+        j->sub.calls++;
+        j->sub.ios += n;
+        if (c->split && rc >= 0)
+            job_slat(j, c, n, te - ts);
+    }
+    *ts_p = ts;
+    *te_p = te;
+    return rc;
+}
+
+/* The end of this job's measured window (the run's end when it ran to it,
+ * else its last counted completion), and what an open-loop schedule left
+ * unissued in it. */
+static void job_end(struct job *j, int open, uint64_t now, uint64_t last_done, uint64_t budget)
+{
+    const struct run *r = j->run;
+    const int to_end = r->end_ns && now >= r->end_ns && !run_stopping(j->run);
+    if (to_end)
+        j->t_end = r->end_ns;
+    else if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && __atomic_load_n(&r->ss_stopped, __ATOMIC_RELAXED))
+        j->t_end = nvb__now_ns(); /* ss.stop=1: the window ends when steady state stopped it */
+    else
+        j->t_end = last_done > r->meas_ns ? last_done : now;
+    if (j->t_end < r->meas_ns)
+        j->t_end = r->meas_ns;
+    if (open && to_end)
+        j->sub.unissued = nvb__sched_missed(&j->sched, r->meas_ns, j->t_end, budget);
+}
+
 static void job_loop(struct job *j)
 {
     struct run *r = j->run;
@@ -340,6 +471,9 @@ static void job_loop(struct job *j)
         .verify = w->verify && !(e->flags & NVB__ENG_NO_FILES),
         .bs = (uint32_t)w->bs,
         .seed = w->seed,
+        .open = j->open,
+        .split = !(e->flags & NVB__ENG_SYNC),
+        .one = j->nt == 1 && !mixed,
     };
     /* chosen once per job (the engine's, or fault injection's): kept in
      * registers, not reloaded through j around every call */
@@ -360,6 +494,8 @@ static void job_loop(struct job *j)
     const uint64_t scan_ns = io_timeout / 8 < WAIT_SLICE_NS ? io_timeout / 8 + 1 : WAIT_SLICE_NS;
     uint64_t next_scan = now + scan_ns;
     int past_end = 0;
+    if (c.open)
+        nvb__sched_start(&j->sched, r->go_ns);
 
     for (;;) {
         int stopping = run_stopping(r) || (end_ns && now >= end_ns);
@@ -376,7 +512,9 @@ static void job_loop(struct job *j)
                 room = c.sbatch;
             if (budget != UINT64_MAX && room > budget)
                 room = (unsigned)budget;
-            if (j->rate_ns) {
+            if (c.open) {
+                room = nvb__sched_due(&j->sched, now, room);
+            } else if (j->rate_ns) {
                 uint64_t allowed = (now - t0) / j->rate_ns + 1;
                 uint64_t can = allowed > issued ? allowed - issued : 0;
                 if (room > can)
@@ -387,11 +525,10 @@ static void job_loop(struct job *j)
                 budget -= n;
             issued += n;
         }
+        uint64_t te = now;
         if (n) {
-            uint64_t ts = nvb__now_ns();
-            for (unsigned i = 0; i < n; i++)
-                j->batch[i]->t_sub = ts;
-            int rc = submit(io_state, j->batch, n);
+            uint64_t ts;
+            int rc = job_submit(j, &c, submit, io_state, n, measuring, &ts, &te);
             if (rc < 0) {
                 nfree = job_submit_failed(j, rc, n, nfree);
                 n = 0;
@@ -405,7 +542,7 @@ static void job_loop(struct job *j)
             if (stopping || !budget)
                 break;
             if (j->rate_ns) { /* ahead of the rate: sleep to the next slot */
-                uint64_t next = t0 + issued * j->rate_ns;
+                uint64_t next = c.open ? j->sched.next : t0 + issued * j->rate_ns;
                 if (end_ns && next > end_ns)
                     next = end_ns;
                 if (next > now)
@@ -417,6 +554,8 @@ static void job_loop(struct job *j)
         unsigned minw = 0;
         if (stopping || !budget || inflight >= qd || j->rate_ns || n == 0)
             minw = c.cbatch < inflight ? c.cbatch : inflight;
+        if (c.open)
+            minw = job_open_wait(j, minw, te, stopping || !budget || inflight >= qd, n);
         if (stopping && j->fault)
             nvb__fault_expire(j->fault); /* held-back completions do not hold up the stop */
         int got = reap(io_state, j->done, qd, minw);
@@ -465,12 +604,7 @@ static void job_loop(struct job *j)
                 ios[d] = bytes[d] = lat[d] = 0;
         }
     }
-    if (end_ns && !run_stopping(r) && now >= end_ns)
-        j->t_end = end_ns;
-    else
-        j->t_end = last_done > meas_ns ? last_done : now;
-    if (j->t_end < meas_ns)
-        j->t_end = meas_ns;
+    job_end(j, c.open, now, last_done, budget);
     job_publish(j, ios, bytes, lat);
     /* the last job out had the window's last counted completion */
     if (__atomic_sub_fetch(&r->counting, 1, __ATOMIC_ACQ_REL) == 0)

@@ -211,22 +211,31 @@ static int job_buffers(struct job *j)
     return 0;
 }
 
-/* A latency histogram per target per direction the workload uses. */
+static struct nvb__hist *hist_new(void)
+{
+    struct nvb__hist *h = malloc(sizeof *h);
+    if (h)
+        nvb__hist_init(h);
+    return h;
+}
+
+/* The latency histograms (lat, clat, and slat unless the engine completes
+ * I/O inside its submit call) per target per direction the workload uses. */
 static int job_histograms(struct job *j)
 {
     struct run *r = j->run;
     struct plan *p = r->p;
+    int slat = !(p->eng->flags & NVB__ENG_SYNC);
     for (unsigned t = 0; t < j->nt; t++) {
         j->st[t].region_off = p->t[j->tmap[t]].off;
         for (int d = 0; d < 2; d++) {
+            struct nvb__dstat *ds = &j->st[t].d[d];
             if ((d == NVB_READ && !p->reads) || (d == NVB_WRITE && !p->writes))
                 continue;
-            j->st[t].d[d].hist = malloc(sizeof(struct nvb__hist));
-            if (!j->st[t].d[d].hist) {
+            if (!(ds->hist = hist_new()) || !(ds->clat = hist_new()) || (slat && !(ds->slat = hist_new()))) {
                 snprintf(j->why, sizeof j->why, "out of memory for latency histograms");
                 return -ENOMEM;
             }
-            nvb__hist_init(j->st[t].d[d].hist);
         }
     }
     return 0;
@@ -243,12 +252,14 @@ static int job_engine(struct job *j)
     unsigned qd = p->qd;
     int nofiles = (e->flags & NVB__ENG_NO_FILES) != 0;
     memcpy(j->eopts, p->eopts, sizeof p->eopts);
+    j->wait_base = w->io_timeout_ns ? (w->io_timeout_ns < WAIT_SLICE_NS ? w->io_timeout_ns : WAIT_SLICE_NS) : 0;
+    j->wait_ns = j->wait_base;
     struct nvb__engine_ctx ctx = {
         .qd = qd, .nfds = nofiles ? 0 : j->nt, .fds = j->fds, .direct = w->direct || (e->flags & NVB__ENG_CHARDEV),
         .writes = p->writes,
         .bufs = j->bufs, .buf_len = (size_t)w->bs, .cpu = j->cpu, .opts = j->eopts, .opts_set = p->eopts_set,
         .used = &j->used, .why = j->why, .why_len = sizeof j->why,
-        .wait_ns = w->io_timeout_ns ? (w->io_timeout_ns < WAIT_SLICE_NS ? w->io_timeout_ns : WAIT_SLICE_NS) : 0,
+        .wait_ns = &j->wait_ns,
         .io_timeout_ns = w->io_timeout_ns,
     };
     j->why[0] = 0;
@@ -268,6 +279,7 @@ static int job_engine(struct job *j)
         .seed = (w->fault_seed_set ? w->fault_seed : w->seed ^ 0xfa017fa017fa017full) ^
                 (0xd6e8feb86659fd93ull * (j->idx + 1)),
         .align = 1,
+        .wait_ns = &j->wait_ns,
     };
     if (w->direct)
         for (unsigned t = 0; t < j->nt; t++)
@@ -293,6 +305,8 @@ int nvb__job_setup(struct job *j)
             return rc;
         }
     }
+    if (j->open)
+        nvb__thread_precise_timers();
     int rc;
     if ((rc = job_alloc(j)) < 0 || (rc = job_open_targets(j)) < 0 || (rc = job_verify_stripes(j)) < 0 ||
         (rc = job_buffers(j)) < 0 || (rc = job_histograms(j)) < 0 || (rc = job_engine(j)) < 0)
@@ -347,7 +361,9 @@ int nvb__jobs_new(struct run *r, struct nvb_result *res)
             return -ENOMEM;
         }
         assign_targets(w, p, j, p->nt);
-        if (p->ios_total)
+        if (p->job_ios)
+            j->budget = p->job_ios[i];
+        else if (p->ios_total)
             j->budget = p->ios_total / p->jobs + (i < p->ios_total % p->jobs ? 1 : 0);
         else
             j->budget = UINT64_MAX;
@@ -356,6 +372,8 @@ int nvb__jobs_new(struct run *r, struct nvb_result *res)
             j->rate_ns = per > 0 ? (uint64_t)(1e9 / per) : 0;
             if (!j->rate_ns)
                 j->rate_ns = 1;
+            j->open = w->rate_mode == NVB__RATE_OPEN;
+            nvb__sched_init(&j->sched, w->rate_iops, p->jobs, i, w->rate_process == NVB__RATE_POISSON, w->seed);
         }
     }
     return 0;
@@ -372,7 +390,7 @@ void nvb__jobs_free(struct run *r, unsigned started)
         if (j->st) {
             for (unsigned t = 0; t < r->p->nt; t++)
                 for (int d = 0; d < 2; d++)
-                    free(j->st[t].d[d].hist);
+                    nvb__dstat_free(&j->st[t].d[d]);
             free(j->st);
         }
         free(j->tmap);

@@ -14,23 +14,41 @@
 
 #include "core/internal.h"
 
+/* *dst += src, *dst allocated when missing; 0, -ENOMEM or -EOVERFLOW. */
+static int hist_add(struct nvb__hist **dst, const struct nvb__hist *src)
+{
+    if (!src)
+        return 0;
+    if (!*dst) {
+        *dst = malloc(sizeof **dst);
+        if (!*dst)
+            return -ENOMEM;
+        nvb__hist_init(*dst);
+    }
+    return nvb__hist_merge(*dst, src);
+}
+
+/* Adding b's count to a's would pass 2^64 - 1. */
+static int count_overflows(const struct nvb__hist *a, const struct nvb__hist *b)
+{
+    return a && b && a->count > UINT64_MAX - b->count;
+}
+
 int nvb__dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src)
 {
     uint64_t ios, bytes;
     if (__builtin_add_overflow(dst->ios, src->ios, &ios) || __builtin_add_overflow(dst->bytes, src->bytes, &bytes) ||
-        (dst->hist && src->hist && dst->hist->count > UINT64_MAX - src->hist->count))
+        count_overflows(dst->hist, src->hist) || count_overflows(dst->slat, src->slat) ||
+        count_overflows(dst->clat, src->clat))
         return -EOVERFLOW;
     dst->ios = ios;
     dst->bytes = bytes;
-    if (!src->hist)
-        return 0;
-    if (!dst->hist) {
-        dst->hist = malloc(sizeof *dst->hist);
-        if (!dst->hist)
-            return -ENOMEM;
-        nvb__hist_init(dst->hist);
-    }
-    return nvb__hist_merge(dst->hist, src->hist);
+    int rc = hist_add(&dst->hist, src->hist);
+    if (!rc)
+        rc = hist_add(&dst->slat, src->slat);
+    if (!rc)
+        rc = hist_add(&dst->clat, src->clat);
+    return rc;
 }
 
 /* CPU figures of a part are known when the system sample worked and saw
@@ -90,7 +108,8 @@ static int tstat_copy(struct nvb__tstat *dst, const struct nvb__tstat *src, cons
 {
     *dst = *src;
     dst->path = dst->file = dst->host = NULL;
-    dst->d[0].hist = dst->d[1].hist = NULL;
+    for (int d = 0; d < 2; d++)
+        dst->d[d].hist = dst->d[d].slat = dst->d[d].clat = NULL;
     dst->d[0].ios = dst->d[0].bytes = dst->d[1].ios = dst->d[1].bytes = 0;
     if (!(dst->path = nvb__strdup(src->path ? src->path : "")))
         return -ENOMEM;
@@ -349,6 +368,22 @@ static void merge_verify(struct nvb_result *m, const struct nvb_result *p)
         m->first_mismatch[m->nfirst_mismatch++] = p->first_mismatch[k];
 }
 
+/* Submission counts add; a rate's targets add, its schedule's counts
+ * too; a latency is known only when every part measured it. */
+static void merge_timing(struct nvb_result *m, const struct nvb_result *p, int first)
+{
+    m->lat_unknown |= p->lat_unknown;
+    nvb__submits_add(&m->sub, &p->sub);
+    if (!p->rate_set)
+        return;
+    if (!m->rate_set || first) {
+        m->rate_mode = p->rate_mode;
+        m->rate_process = p->rate_process;
+    }
+    m->rate_set = 1;
+    m->rate_iops += p->rate_iops;
+}
+
 static int merge_into(struct nvb_result *m, const struct nvb_result *const *parts, size_t n)
 {
     const struct nvb_result *p0 = parts[0];
@@ -423,6 +458,7 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
             m->fault_errno = p->fault_errno;
         }
         merge_verify(m, p);
+        merge_timing(m, p, i == 0);
         /* CPU: seconds add, percentages weighted by CPU count */
         m->process_user_s += p->process_user_s;
         m->process_sys_s += p->process_sys_s;

@@ -196,6 +196,41 @@ int nvb__parse_cpulist(const char *s, uint64_t *bits, unsigned nbits)
     return 0;
 }
 
+/* A decimal number with an optional trailing '%' (*pct says whether it had
+ * one): digits, '.', exponents only, no "nan", "inf" or hexadecimal that
+ * strtod() would take. 0 or -EINVAL. */
+static int parse_decimal(const char *s, double *out, int *pct)
+{
+    size_t len = strlen(s);
+    while (len && isspace((unsigned char)s[len - 1]))
+        len--;
+    *pct = len && s[len - 1] == '%';
+    if (*pct)
+        len--;
+    if (len == 0 || len >= 64)
+        return -EINVAL;
+    char buf[64];
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    int digits = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = buf[i];
+        if (isdigit((unsigned char)c))
+            digits = 1;
+        else if (c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-')
+            return -EINVAL;
+    }
+    if (!digits || !(isdigit((unsigned char)buf[0]) || buf[0] == '.'))
+        return -EINVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (*end || errno == ERANGE)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
 /* A probability: "0.001", "1/1000", "0.1%", "1e-3". 0 or -EINVAL/-ERANGE
  * (outside [0, 1]). Digits, one '/', a trailing '%' and exponents only:
  * no "nan", "inf" or hexadecimal that strtod() would take. */
@@ -225,35 +260,31 @@ int nvb__parse_prob(const char *s, double *out)
         *out = (double)a / (double)b;
         return 0;
     }
-    size_t len = strlen(s);
-    while (len && isspace((unsigned char)s[len - 1]))
-        len--;
-    int pct = len && s[len - 1] == '%';
-    if (pct)
-        len--;
-    if (len == 0 || len >= 64)
-        return -EINVAL;
-    char buf[64];
-    memcpy(buf, s, len);
-    buf[len] = 0;
-    int digits = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = buf[i];
-        if (isdigit((unsigned char)c))
-            digits = 1;
-        else if (c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-')
-            return -EINVAL;
-    }
-    if (!digits || !(isdigit((unsigned char)buf[0]) || buf[0] == '.'))
-        return -EINVAL;
-    char *end;
-    errno = 0;
-    double v = strtod(buf, &end);
-    if (*end || errno == ERANGE)
-        return -EINVAL;
+    int pct;
+    double v;
+    int rc = parse_decimal(s, &v, &pct);
+    if (rc)
+        return rc;
     if (pct)
         v /= 100.0;
     if (!(v >= 0.0 && v <= 1.0))
+        return -ERANGE;
+    *out = v;
+    return 0;
+}
+
+/* A percentage: "20", "12.5", "20%" (the '%' is optional) -> 20, 12.5, 20.
+ * 0 or -EINVAL/-ERANGE (outside [0, 100]). */
+int nvb__parse_pct(const char *s, double *out)
+{
+    if (!s)
+        return -EINVAL;
+    int pct;
+    double v;
+    int rc = parse_decimal(skip_ws(s), &v, &pct);
+    if (rc)
+        return rc;
+    if (!(v >= 0.0 && v <= 100.0))
         return -ERANGE;
     *out = v;
     return 0;

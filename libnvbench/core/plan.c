@@ -14,8 +14,9 @@
 #define DEFAULT_SCRATCH_SIZE (1ull << 30)
 #define NULL_REGION (1ull << 30)
 
-static void plan_warn(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void plan_warn(struct plan *p, const char *fmt, ...)
+/* plan_warn(): the planning steps' name for it */
+#define plan_warn nvb__plan_warn
+void nvb__plan_warn(struct plan *p, const char *fmt, ...)
 {
     if (p->nwarn >= MAX_PLAN_WARN)
         return;
@@ -38,7 +39,7 @@ void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt,
 {
     /* saturating: a product past 2^64 is "too much" all the same */
     unsigned __int128 b = (unsigned __int128)bs * qd * jobs;
-    unsigned __int128 n = ((unsigned __int128)jobs * nt + nt + 1) * (unsigned)ndirs;
+    unsigned __int128 n = ((unsigned __int128)jobs * nt + nt + 1) * (unsigned)ndirs * NVB__LAT_KINDS;
     unsigned __int128 hb = n * sizeof(struct nvb__hist), t = b + hb;
     m->buffers = b > UINT64_MAX ? UINT64_MAX : (uint64_t)b;
     m->histograms = n > UINT64_MAX ? UINT64_MAX : (uint64_t)n;
@@ -75,6 +76,7 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
 
     p->reads = nvb__rw_reads(w->rw) && !(w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW ? w->rwmix == 0 : 0);
     p->writes = nvb__rw_writes(w->rw) && !((w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW) && w->rwmix == 100);
+    p->prewrites = w->precondition > 0;
     p->jobs = w->jobs;
     p->qd = w->qd;
     if ((p->eng->flags & NVB__ENG_SYNC) && p->qd > 1) {
@@ -158,10 +160,11 @@ static int plan_region(const struct nvb_workload *w, struct plan *p, struct ptar
         /* fall through */
     case NVB__T_FILE:
     case NVB__T_BLOCK:
-        rc = nvb__target_access(t->file, p->writes);
+        rc = nvb__target_access(t->file, p->writes || p->prewrites);
         if (rc < 0)
             FAIL(rc, "target '%s': no permission to open %s for %s: %s", t->path,
-                 strcmp(t->file, t->path) ? t->file : "it", p->writes ? "writing" : "reading", nvb_strerror(rc));
+                 strcmp(t->file, t->path) ? t->file : "it", p->writes || p->prewrites ? "writing" : "reading",
+                 nvb_strerror(rc));
         if (t->ti.size == 0)
             FAIL(-EINVAL, "target '%s' is empty (size 0): nothing to %s", t->path, p->writes ? "write" : "read");
         if (w->offset >= t->ti.size)
@@ -220,7 +223,11 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
     /* The destructive-write guard (devices/guard.c), and the device's
      * facts: a write smaller than the flash's indirection unit costs
      * the drive a read-modify-write. */
-    if (t->ti.kind == NVB__T_FILE && p->writes) {
+    /* precondition=N writes too: the same guard as a write */
+    const int writes = p->writes || p->prewrites;
+    char what[48];
+    snprintf(what, sizeof what, p->prewrites ? "%s, precondition=%u" : "%s", nvb__rw_name(w->rw), w->precondition);
+    if (t->ti.kind == NVB__T_FILE && writes) {
         /* a swap file, or the backing file of a loop device in use */
         char gm[1024];
         rc = nvb__file_check(t->path, gm, sizeof gm);
@@ -229,8 +236,7 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
     }
     if (t->ti.kind == NVB__T_BLOCK || t->ti.kind == NVB__T_CHAR) {
         char gm[1024];
-        rc = nvb__device_check(t->path, p->writes, w->allow_destructive, nvb__rw_name(w->rw), &t->devf, gm,
-                               sizeof gm);
+        rc = nvb__device_check(t->path, writes, w->allow_destructive, what, &t->devf, gm, sizeof gm);
         if (rc < 0)
             FAIL(rc, "%s", gm);
         if (p->writes && nvb__iu_warning(&t->devf, w->bs, t->path, gm, sizeof gm))
@@ -287,22 +293,22 @@ static int plan_budget(const struct nvb_workload *w, struct plan *p, char *err, 
     int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
     {
         /* Every job holds qd buffers of bs bytes, written before the run,
-         * and a latency histogram per target per direction (plus one per
-         * target and one per direction merged at the end): more than the
+         * and latency histograms (lat, slat, clat) per target per direction
+         * (plus those per target and per direction merged at the end): more than the
          * machine has would end in the OOM killer. */
         struct nvb__run_mem m;
         nvb__run_mem_estimate(w->bs, p->qd, p->jobs, p->nt, p->reads + p->writes, &m);
         uint64_t mem = nvb__mem_total();
         if (mem && m.total > mem)
             FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes and %" PRIu64 " latency histograms of %zu "
-                 "bytes (one per job per target per direction) need %" PRIu64 " bytes, more than the %" PRIu64
+                 "bytes (lat, slat and clat per job per target per direction) need %" PRIu64 " bytes, more than the %" PRIu64
                  " bytes of memory this process can have", nvb__fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs,
                  m.histograms, sizeof(struct nvb__hist), m.total, mem);
         if (mem && m.total > mem / 2)
             plan_warn(p, "buffers of bs x qd x jobs and latency histograms take %" PRIu64 " of the %" PRIu64
                       " bytes of memory", m.total, mem);
         else if (m.hist_bytes > NVB__HIST_WARN_BYTES)
-            plan_warn(p, "%" PRIu64 " latency histograms (one per job per target per direction, %zu bytes each) "
+            plan_warn(p, "%" PRIu64 " latency histograms (lat, slat and clat per job per target per direction, %zu bytes each) "
                       "take %" PRIu64 " MiB; target_mode=split or fewer jobs need fewer", m.histograms,
                       sizeof(struct nvb__hist), m.hist_bytes >> 20);
     }
@@ -333,6 +339,10 @@ int nvb__plan_build(const struct nvb_workload *w, struct plan *p, char *err, siz
         rc = plan_targets(w, p, err, errlen);
     if (rc == 0)
         rc = plan_budget(w, p, err, errlen);
+    if (rc == 0)
+        rc = nvb__ss_plan(w, p, err, errlen);
+    if (rc == 0 && w->precondition)
+        rc = nvb__precond_plan(w, p, err, errlen);
     if (rc < 0)
         nvb__plan_free(p);
     return rc;
@@ -355,7 +365,7 @@ int nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, cha
     if (p->eng->flags & NVB__ENG_NO_FILES)
         return 0;
     int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
-    int level = p->writes ? NVB__HOLD_WRITE : verify ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
+    int level = p->writes || p->prewrites ? NVB__HOLD_WRITE : verify ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
     unsigned n = 0;
     for (unsigned t = 0; t < p->nt; t++) {
         struct ptarget *pt = &p->t[t];

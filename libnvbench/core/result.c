@@ -23,7 +23,9 @@ struct nvb_result *nvb__result_new(void)
 void nvb__dstat_free(struct nvb__dstat *d)
 {
     free(d->hist);
-    d->hist = NULL;
+    free(d->slat);
+    free(d->clat);
+    d->hist = d->slat = d->clat = NULL;
 }
 
 NVB_API void nvb_result_free(struct nvb_result *r)
@@ -340,17 +342,11 @@ static void jo_raw(struct jctx *c, const char *key, const char *raw)
 static const char *const pct_keys[] = {"p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99", "p99.999"};
 static const double pct_vals[] = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 99.999};
 
-static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat *d, double dur, int with_hist)
+/* One latency's figures (lat_ns, slat_ns, clat_ns). */
+static void emit_lat(struct jctx *c, const char *key, const struct nvb__hist *h)
 {
-    jo_open(c, key, '{');
-    jo_u64(c, "ios", d->ios);
-    jo_u64(c, "bytes", d->bytes);
-    jo_num(c, "iops", dur > 0 ? (double)d->ios / dur : 0);
-    jo_num(c, "bw_bytes_s", dur > 0 ? (double)d->bytes / dur : 0);
-    jo_num(c, "bw_gib_s", dur > 0 ? (double)d->bytes / dur / 1073741824.0 : 0);
-    const struct nvb__hist *h = d->hist;
     int have = h && h->count;
-    jo_open(c, "lat_ns", '{');
+    jo_open(c, key, '{');
     jo_u64(c, "min", have ? h->min : 0); /* exact, as the loader reads them */
     jo_num(c, "mean", have ? nvb__hist_mean(h) : 0);
     jo_u64(c, "max", have ? h->max : 0);
@@ -358,43 +354,101 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
     for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
         jo_num(c, pct_keys[i], have ? nvb__hist_pct(h, pct_vals[i]) : 0);
     jo_close(c, '}');
-    /* Whether each percentile rests on enough samples (hist.h) */
-    jo_open(c, "lat_pct_supported", '{');
-    for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
-        jo_bool(c, pct_keys[i], have && nvb__hist_pct_supported(h->count, pct_vals[i]));
+}
+
+/* Its whole histogram. Sparse buckets: [index, count] pairs; merging
+ * results from JSON (hosts, repeats) stays exact. */
+static void emit_hist(struct jctx *c, const char *key, const struct nvb__hist *h)
+{
+    int have = h && h->count;
+    jo_open(c, key, '{');
+    jo_u64(c, "sub_bits", NVB__HIST_SUB_BITS);
+    jo_u64(c, "max_bits", NVB__HIST_MAX_BITS);
+    jo_num(c, "rel_error", NVB__HIST_REL_ERROR);
+    jo_u64(c, "count", have ? h->count : 0);
+    /* Exact integers, so that merges of results read back stay exact: sum
+     * a number (below 2^64 but in runs of extreme length), the sum of
+     * squares a string of digits (most readers would round a number that
+     * long); a rounded one, read from an older result, stays the number it
+     * was. */
+    const uint64_t sw[2] = {have ? (uint64_t)h->sum : 0, have ? (uint64_t)(h->sum >> 64) : 0};
+    jo_wide(c, "sum", sw, 2, 0);
+    if (have && h->sumsq_rounded) {
+        jo_raw_num(c, "sumsq", h->sumsq_dbl);
+    } else {
+        const uint64_t qw[3] = {have ? (uint64_t)h->sumsq : 0, have ? (uint64_t)(h->sumsq >> 64) : 0,
+                                have ? h->sumsq_hi : 0};
+        jo_wide(c, "sumsq", qw, 3, 1);
+    }
+    jo_open(c, "buckets", '[');
+    if (have && c->j->b) {
+        for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
+            if (h->buckets[i]) {
+                j_comma(c->j);
+                nvb__buf_printf(c->j->b, "[%u,%" PRIu64 "]", i, h->buckets[i]);
+            }
+    }
+    jo_close(c, ']');
     jo_close(c, '}');
-    if (with_hist) {
-        /* Sparse buckets: [index, count] pairs; merging results from JSON
-         * (hosts, repeats) stays exact. */
-        jo_open(c, "lat_hist", '{');
-        jo_u64(c, "sub_bits", NVB__HIST_SUB_BITS);
-        jo_u64(c, "max_bits", NVB__HIST_MAX_BITS);
-        jo_num(c, "rel_error", NVB__HIST_REL_ERROR);
-        jo_u64(c, "count", have ? h->count : 0);
-        /* Exact integers, so that merges of results read back stay exact:
-         * sum a number (below 2^64 but in runs of extreme length), the
-         * sum of squares a string of digits (most readers would round a
-         * number that long); a rounded one, read from an older result,
-         * stays the number it was. */
-        const uint64_t sw[2] = {have ? (uint64_t)h->sum : 0, have ? (uint64_t)(h->sum >> 64) : 0};
-        jo_wide(c, "sum", sw, 2, 0);
-        if (have && h->sumsq_rounded) {
-            jo_raw_num(c, "sumsq", h->sumsq_dbl);
-        } else {
-            const uint64_t qw[3] = {have ? (uint64_t)h->sumsq : 0, have ? (uint64_t)(h->sumsq >> 64) : 0,
-                                    have ? h->sumsq_hi : 0};
-            jo_wide(c, "sumsq", qw, 3, 1);
+}
+
+static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat *d, double dur, int unknown)
+{
+    jo_open(c, key, '{');
+    jo_u64(c, "ios", d->ios);
+    jo_u64(c, "bytes", d->bytes);
+    jo_num(c, "iops", dur > 0 ? (double)d->ios / dur : 0);
+    jo_num(c, "bw_bytes_s", dur > 0 ? (double)d->bytes / dur : 0);
+    jo_num(c, "bw_gib_s", dur > 0 ? (double)d->bytes / dur / 1073741824.0 : 0);
+    /* lat, slat, clat: figures, then histograms; null when not measured
+     * (slat of an engine that completes I/O inside submit) */
+    static const char *const keys[2][3] = {{"lat_ns", "slat_ns", "clat_ns"}, {"lat_hist", "slat_hist", "clat_hist"}};
+    const struct nvb__hist *const h[3] = {d->hist, d->slat, d->clat};
+    const int none[3] = {0, (unknown & NVB__NO_SLAT) != 0, (unknown & NVB__NO_CLAT) != 0};
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 3; i++) {
+            if (none[i])
+                jo_raw(c, keys[k][i], "null");
+            else if (k == 0)
+                emit_lat(c, keys[k][i], h[i]);
+            else
+                emit_hist(c, keys[k][i], h[i]);
         }
-        jo_open(c, "buckets", '[');
-        if (have && c->j->b) {
-            for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
-                if (h->buckets[i]) {
-                    j_comma(c->j);
-                    nvb__buf_printf(c->j->b, "[%u,%" PRIu64 "]", i, h->buckets[i]);
-                }
+        if (k == 0) {
+            /* whether each percentile of lat_ns rests on enough samples (hist.h) */
+            jo_open(c, "lat_pct_supported", '{');
+            for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
+                jo_bool(c, pct_keys[i], d->hist && nvb__hist_pct_supported(d->hist->count, pct_vals[i]));
+            jo_close(c, '}');
         }
-        jo_close(c, ']');
-        jo_close(c, '}');
+    }
+    jo_close(c, '}');
+}
+
+/* What rate_iops did (null without one): its mode and arrivals, and how
+ * well an open-loop schedule was kept. */
+static void emit_rate(struct jctx *c, const struct nvb_result *r)
+{
+    static const char *const modes[] = {"open", "closed"}, *const procs[] = {"uniform", "poisson"};
+    if (!r->rate_set) {
+        jo_raw(c, "rate", "null");
+        return;
+    }
+    int open = r->rate_mode == NVB__RATE_OPEN;
+    jo_open(c, "rate", '{');
+    jo_str(c, "mode", modes[r->rate_mode == NVB__RATE_CLOSED]);
+    jo_str(c, "process", procs[r->rate_process == NVB__RATE_POISSON]);
+    jo_u64(c, "target_iops", r->rate_iops);
+    if (open) {
+        jo_u64(c, "lagged_ios", r->sub.lagged);
+        jo_u64(c, "unissued_ios", r->sub.unissued);
+        jo_u64(c, "lag_sum_ns", r->sub.lag_sum);
+        jo_num(c, "lag_mean_ns", r->sub.ios ? (double)r->sub.lag_sum / (double)r->sub.ios : 0);
+        jo_u64(c, "lag_max_ns", r->sub.lag_max);
+    } else {
+        static const char *const keys[] = {"lagged_ios", "unissued_ios", "lag_sum_ns", "lag_mean_ns", "lag_max_ns"};
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            jo_raw(c, keys[i], "null");
     }
     jo_close(c, '}');
 }
@@ -461,6 +515,41 @@ static void emit_hosts(struct jctx *c, const struct nvb_result *r)
     jo_close(c, ']');
 }
 
+/* The precondition phase and the steady-state judgement; null when the
+ * workload asked for neither (docs/steady-state.md). */
+static void emit_phases(struct jctx *c, const struct nvb_result *r)
+{
+    const struct nvb__precond_res *pre = &r->pre;
+    if (pre->passes) {
+        jo_open(c, "precondition", '{');
+        jo_u64(c, "passes", pre->passes);
+        jo_u64(c, "bs", pre->bs);
+        jo_u64(c, "qd", pre->qd);
+        jo_u64(c, "bytes", pre->bytes);
+        jo_raw_num(c, "duration_s", pre->duration_s);
+        jo_num(c, "bw_bytes_s", pre->duration_s > 0 ? (double)pre->bytes / pre->duration_s : 0);
+        jo_close(c, '}');
+    } else {
+        jo_raw(c, "precondition", "null");
+    }
+    const struct nvb__ss_res *ss = &r->ss;
+    if (!ss->metric) {
+        jo_raw(c, "steady_state", "null");
+        return;
+    }
+    jo_open(c, "steady_state", '{');
+    jo_str(c, "metric", nvb__ss_metric_name(ss->metric));
+    jo_raw(c, "reached", ss->reached ? "true" : "false");
+    jo_raw(c, "stopped", ss->stopped ? "true" : "false");
+    jo_raw_num(c, "at_s", ss->reached ? ss->at_s : NAN);
+    jo_u64(c, "rounds", ss->rounds);
+    jo_raw_num(c, "window_s", ss->window_s);
+    jo_raw_num(c, "mean", ss->judged ? ss->fig.mean : NAN);
+    jo_raw_num(c, "max_excursion_pct", ss->judged ? ss->fig.max_excursion_pct : NAN);
+    jo_raw_num(c, "slope_pct", ss->judged ? ss->fig.slope_pct : NAN);
+    jo_close(c, '}');
+}
+
 int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
 {
     struct jctx c;
@@ -500,8 +589,8 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     jo_u64(&c, "first_done_unix_ns", r->first_done_wall_ns);
     jo_raw_num(&c, "duration_s", r->duration_s);
     jo_raw_num(&c, "ramp_s", r->ramp_s);
-    emit_dstat(&c, "read", &r->tot[0], r->duration_s, 1);
-    emit_dstat(&c, "write", &r->tot[1], r->duration_s, 1);
+    emit_dstat(&c, "read", &r->tot[0], r->duration_s, r->lat_unknown);
+    emit_dstat(&c, "write", &r->tot[1], r->duration_s, r->lat_unknown);
     uint64_t ios = r->tot[0].ios + r->tot[1].ios, bytes = r->tot[0].bytes + r->tot[1].bytes;
     jo_open(&c, "total", '{');
     jo_u64(&c, "ios", ios);
@@ -509,6 +598,11 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     jo_num(&c, "iops", r->duration_s > 0 ? (double)ios / r->duration_s : 0);
     jo_num(&c, "bw_bytes_s", r->duration_s > 0 ? (double)bytes / r->duration_s : 0);
     jo_close(&c, '}');
+    jo_open(&c, "submissions", '{');
+    jo_u64(&c, "calls", r->sub.calls);
+    jo_u64(&c, "ios", r->sub.ios);
+    jo_close(&c, '}');
+    emit_rate(&c, r);
 
     struct nvb__cpu_derived cd;
     nvb__cpu_derive(r, &cd);
@@ -628,8 +722,8 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
         jo_u64(&c, "region_size", ts->region_len);
         jo_u64(&c, "logical_block_size", ts->lbs);
         jo_u64(&c, "errors", ts->errors);
-        emit_dstat(&c, "read", &ts->d[0], r->duration_s, 1);
-        emit_dstat(&c, "write", &ts->d[1], r->duration_s, 1);
+        emit_dstat(&c, "read", &ts->d[0], r->duration_s, r->lat_unknown);
+        emit_dstat(&c, "write", &ts->d[1], r->duration_s, r->lat_unknown);
         if (ts->devf.valid) { /* docs/devices.md has the full picture */
             const struct nvb__tdev *f = &ts->devf;
             jo_open(&c, "device", '{');
@@ -686,6 +780,7 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
         jo_close(&c, '}');
     }
     jo_close(&c, ']');
+    emit_phases(&c, r);
 
     jo_open(&c, "warnings", '[');
     for (unsigned i = 0; i < r->nwarn; i++)

@@ -280,7 +280,7 @@ static int ld_sumsq(struct ld *L, const struct nvb__jv *h, const char *path, str
 }
 
 static int ld_hist(struct ld *L, const struct nvb__jv *h, const char *path, uint64_t min, uint64_t max,
-                   struct nvb__dstat *d)
+                   struct nvb__hist **out)
 {
     uint64_t sb = 0, mb = 0, count = 0, sum[2];
     if (rd_u64(L, h, path, "sub_bits", &sb, 1) || rd_u64(L, h, path, "max_bits", &mb, 1))
@@ -349,37 +349,86 @@ static int ld_hist(struct ld *L, const struct nvb__jv *h, const char *path, uint
     if (seen != count)
         why = "the buckets do not add up to count";
     else if (min > max)
-        why = "lat_ns.min is above lat_ns.max";
+        why = "its latency's min is above its max";
     else if (nvb__hist_index(min) != first || nvb__hist_index(max) != last)
-        why = "lat_ns.min and lat_ns.max are not in the first and the last bucket";
+        why = "its latency's min and max are not in the first and the last bucket";
     else
         why = nvb__hist_check_sums(hist);
     if (why) {
         free(hist);
         return bad(L, path, "", why);
     }
-    d->hist = hist;
+    *out = hist;
     return 0;
 }
 
-static int ld_dir(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, struct nvb__dstat *d,
-                  int hist_required)
+/* One latency of a direction ("lat", "slat", "clat"): its <name>_ns object
+ * and <name>_hist histogram. lat is required; slat and clat may be null
+ * (not measured) or missing (older results): *unknown gets `flag` then. */
+static int ld_lat(struct ld *L, const struct nvb__jv *o, const char *p, const char *name, struct nvb__hist **out,
+                  int hist_required, int *unknown, int flag)
 {
-    char p[256], q[256];
-    sub(p, sizeof p, path, key);
-    const struct nvb__jv *o = mem(L, obj, path, key, NVB__J_OBJ, 1);
-    if (!o || rd_u64(L, o, p, "ios", &d->ios, 1) || rd_u64(L, o, p, "bytes", &d->bytes, 1))
+    char kn[16], kh[16], q[256];
+    snprintf(kn, sizeof kn, "%s_ns", name);
+    snprintf(kh, sizeof kh, "%s_hist", name);
+    const struct nvb__jv *lat = mem(L, o, p, kn, -1, !unknown);
+    if (L->rc)
         return L->rc;
-    const struct nvb__jv *lat = mem(L, o, p, "lat_ns", NVB__J_OBJ, 1);
+    if (!lat || (unknown && lat->type == NVB__J_NULL)) {
+        *unknown |= flag; /* (missing only when optional, with unknown set) */
+        return 0;
+    }
+    if (lat->type != NVB__J_OBJ)
+        return bad(L, p, kn, unknown ? "expected an object or null" : "expected an object");
     uint64_t min = 0, max = 0;
-    sub(q, sizeof q, p, "lat_ns");
-    if (!lat || rd_u64(L, lat, q, "min", &min, 1) || rd_u64(L, lat, q, "max", &max, 1))
+    sub(q, sizeof q, p, kn);
+    if (rd_u64(L, lat, q, "min", &min, 1) || rd_u64(L, lat, q, "max", &max, 1))
         return L->rc;
-    const struct nvb__jv *h = mem(L, o, p, "lat_hist", NVB__J_OBJ, hist_required);
+    const struct nvb__jv *h = mem(L, o, p, kh, NVB__J_OBJ, hist_required);
     if (!h)
         return L->rc;
-    sub(q, sizeof q, p, "lat_hist");
-    return ld_hist(L, h, q, min, max, d);
+    sub(q, sizeof q, p, kh);
+    return ld_hist(L, h, q, min, max, out);
+}
+
+static int ld_dir(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, struct nvb__dstat *d,
+                  int hist_required, int *unknown)
+{
+    char p[256];
+    sub(p, sizeof p, path, key);
+    const struct nvb__jv *o = mem(L, obj, path, key, NVB__J_OBJ, 1);
+    if (!o || rd_u64(L, o, p, "ios", &d->ios, 1) || rd_u64(L, o, p, "bytes", &d->bytes, 1) ||
+        ld_lat(L, o, p, "lat", &d->hist, hist_required, NULL, 0) ||
+        ld_lat(L, o, p, "slat", &d->slat, hist_required, unknown, NVB__NO_SLAT))
+        return L->rc;
+    return ld_lat(L, o, p, "clat", &d->clat, hist_required, unknown, NVB__NO_CLAT);
+}
+
+/* The submit calls, and what a rate did ("rate": null without one). */
+static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const struct nvb__jv *s = mem(L, root, "", "submissions", NVB__J_OBJ, 0);
+    if (s && (rd_u64(L, s, "submissions", "calls", &r->sub.calls, 1) ||
+              rd_u64(L, s, "submissions", "ios", &r->sub.ios, 1)))
+        return L->rc;
+    const struct nvb__jv *o = mem(L, root, "", "rate", -1, 0);
+    if (L->rc || !o || o->type == NVB__J_NULL)
+        return L->rc;
+    if (o->type != NVB__J_OBJ)
+        return bad(L, "", "rate", "expected an object or null");
+    char mode[16], proc[16];
+    if (rd_str(L, o, "rate", "mode", mode, sizeof mode, 1) || rd_str(L, o, "rate", "process", proc, sizeof proc, 1))
+        return L->rc;
+    if ((strcmp(mode, "open") && strcmp(mode, "closed")) || (strcmp(proc, "uniform") && strcmp(proc, "poisson")))
+        return bad(L, "rate", "", "mode is not \"open\" or \"closed\", or process not \"uniform\" or \"poisson\"");
+    r->rate_set = 1;
+    r->rate_mode = strcmp(mode, "open") ? NVB__RATE_CLOSED : NVB__RATE_OPEN;
+    r->rate_process = strcmp(proc, "poisson") ? NVB__RATE_UNIFORM : NVB__RATE_POISSON;
+    if (rd_u64(L, o, "rate", "target_iops", &r->rate_iops, 1) || r->rate_mode == NVB__RATE_CLOSED ||
+        rd_u64(L, o, "rate", "lagged_ios", &r->sub.lagged, 1) || rd_u64(L, o, "rate", "unissued_ios", &r->sub.unissued, 1) ||
+        rd_u64(L, o, "rate", "lag_sum_ns", &r->sub.lag_sum, 1))
+        return L->rc;
+    return rd_u64(L, o, "rate", "lag_max_ns", &r->sub.lag_max, 1);
 }
 
 static int ld_engine_used(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
@@ -595,7 +644,8 @@ static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_resul
             rd_str(L, o, p, "dev", t->dev, sizeof t->dev, 1) ||
             rd_u64(L, o, p, "region_offset", &t->region_off, 1) || rd_u64(L, o, p, "region_size", &t->region_len, 1) ||
             rd_u32(L, o, p, "logical_block_size", &t->lbs, 1) || rd_u64(L, o, p, "errors", &t->errors, 1) ||
-            ld_dir(L, o, p, "read", &t->d[0], 0) || ld_dir(L, o, p, "write", &t->d[1], 0) ||
+            ld_dir(L, o, p, "read", &t->d[0], 0, &r->lat_unknown) ||
+            ld_dir(L, o, p, "write", &t->d[1], 0, &r->lat_unknown) ||
             ld_device(L, o, p, &t->devf))
             return L->rc;
         if (t->host && strlen(t->host) >= sizeof r->host)
@@ -705,6 +755,48 @@ static int ld_hosts(struct ld *L, const struct nvb__jv *root, struct nvb_result 
     return 0;
 }
 
+/* An object older results lack: NULL when missing or null. */
+static const struct nvb__jv *opt_obj(struct ld *L, const struct nvb__jv *root, const char *key)
+{
+    const struct nvb__jv *v = mem(L, root, "", key, -1, 0);
+    if (v && v->type != NVB__J_NULL && v->type != NVB__J_OBJ)
+        bad(L, "", key, "expected null or an object");
+    return v && v->type == NVB__J_OBJ ? v : NULL;
+}
+
+/* "precondition" and "steady_state" (core/precond.c, core/steady.c). */
+static int ld_phases(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const char *P = "precondition", *S = "steady_state";
+    const struct nvb__jv *o = opt_obj(L, root, P);
+    if (o && (rd_u32(L, o, P, "passes", &r->pre.passes, 1) || rd_u64(L, o, P, "bs", &r->pre.bs, 1) ||
+              rd_u32(L, o, P, "qd", &r->pre.qd, 1) || rd_u64(L, o, P, "bytes", &r->pre.bytes, 1) ||
+              rd_nonneg(L, o, P, "duration_s", &r->pre.duration_s, 1)))
+        return L->rc;
+    if (o && !r->pre.passes)
+        return bad(L, P, "passes", "0 (a run without a precondition has null)");
+    struct nvb__ss_res *ss = &r->ss;
+    char metric[8] = "";
+    if (!(o = opt_obj(L, root, S)))
+        return L->rc;
+    if (rd_str(L, o, S, "metric", metric, sizeof metric, 1) || rd_bool(L, o, S, "reached", &ss->reached, 1) ||
+        rd_bool(L, o, S, "stopped", &ss->stopped, 1) || rd_dbl_or_null(L, o, S, "at_s", &ss->at_s, NAN, 1) ||
+        rd_u32(L, o, S, "rounds", &ss->rounds, 1) || rd_nonneg(L, o, S, "window_s", &ss->window_s, 1) ||
+        rd_dbl_or_null(L, o, S, "mean", &ss->fig.mean, NAN, 1) ||
+        rd_dbl_or_null(L, o, S, "max_excursion_pct", &ss->fig.max_excursion_pct, NAN, 1) ||
+        rd_dbl_or_null(L, o, S, "slope_pct", &ss->fig.slope_pct, NAN, 1))
+        return L->rc;
+    for (int m = NVB__SS_IOPS; m <= NVB__SS_LAT; m++)
+        if (!strcmp(metric, nvb__ss_metric_name(m)))
+            ss->metric = m;
+    if (!ss->metric || !ss->rounds || (ss->reached && isnan(ss->at_s)))
+        return bad(L, S, !ss->metric ? "metric" : !ss->rounds ? "rounds" : "at_s",
+                   !ss->metric ? "expected iops, bw or lat" : !ss->rounds ? "0" : "null, but reached is true");
+    ss->judged = 1; /* figures that are null stay NAN, and are written back as null */
+    ss->fig.reached = ss->reached;
+    return 0;
+}
+
 static int ld_notes(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
     const struct nvb__jv *w;
@@ -765,9 +857,11 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
     nvb__json_write(wl, &b);
     if (nvb__buf_take(&b, &r->wl_json))
         return oom(L);
-    if (ld_dir(L, root, "", "read", &r->tot[0], 1) || ld_dir(L, root, "", "write", &r->tot[1], 1) ||
+    if (ld_dir(L, root, "", "read", &r->tot[0], 1, &r->lat_unknown) ||
+        ld_dir(L, root, "", "write", &r->tot[1], 1, &r->lat_unknown) || ld_timing(L, root, r) ||
         ld_cpu(L, root, r) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
-        ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_notes(L, root, r))
+        ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_phases(L, root, r) ||
+        ld_notes(L, root, r))
         return L->rc;
     return 0;
 }

@@ -20,6 +20,7 @@
 #include "util/rand.h"
 #include "core/cpu.h"
 #include "core/fault.h"
+#include "core/sched.h"
 #include "core/verify.h"
 #include "platform/platform.h"
 
@@ -50,6 +51,9 @@ struct plan {
     unsigned nt;
     struct ptarget *t;
     unsigned qd, jobs;
+    int      prewrites;         /* precondition=N: the run writes before it measures (the guard, the hold) */
+    uint64_t pre_bs;            /* the precondition's block size */
+    const uint64_t *job_ios;    /* I/Os of each job when given (the precondition phase), else NULL */
     uint64_t ios_total;         /* 0: bounded by time only */
     uint64_t runtime_ns;        /* 0: bounded by ios only */
     int      reads, writes;
@@ -63,6 +67,8 @@ struct plan {
 int  nvb__plan_build(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen);
 /* Releases the holds and the targets. */
 void nvb__plan_free(struct plan *p);
+/* A warning for the result, from planning. */
+void nvb__plan_warn(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The hold: every target opened once, checked to be what planning judged,
  * locked, checked for use, and kept open to the end. */
 int  nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, char *err, size_t errlen);
@@ -96,6 +102,11 @@ struct job {
     int64_t *eopts;
     uint64_t budget;             /* I/Os this job issues; UINT64_MAX: time-bounded */
     uint64_t rate_ns;            /* ns between I/Os, 0: none */
+    int      open;               /* rate_mode=open: I/Os start on sched */
+    struct sched sched;
+    uint64_t wait_ns;            /* bound of the engine's next blocking wait (its ctx->wait_ns points here) */
+    uint64_t wait_base;          /* ... when no intended start bounds it */
+    struct nvb__submits sub;     /* in the measured window */
     uint64_t rng;
     uint64_t by_errno[NVB__ERRNO_SLOTS];
     uint64_t errors, short_ios, errors_dir[2];
@@ -150,6 +161,7 @@ struct run {
     uint64_t cpu_t[2];
     int      cpu_edge[2];        /* 0: not taken, 1: being taken, 2: taken */
     unsigned counting;           /* jobs still in their loop */
+    int ss_stopped;              /* the sampler stopped the run: steady state with ss.stop=1 */
     int io_err;                  /* first I/O error when stopping at errors */
     char io_err_msg[256];
 };
@@ -206,6 +218,7 @@ struct nvb__sampler {
     struct live prev;
     uint64_t prev_ns, next_tick, last_tick;
     uint64_t poll_ns, next_poll;
+    double *ss_buf;              /* a window of rounds (ss=...), NULL when not judged */
 };
 
 void nvb__sampler_init(struct nvb__sampler *s);
@@ -221,7 +234,33 @@ void nvb__sampler_free(struct nvb__sampler *s);
  * rc so far. */
 int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc);
 
+/* ---- preconditioning and steady state (precond.c, steady.c) ---- */
+
+#define NVB__SS_DEFAULT_ROUNDS 5    /* ss.window=0 */
+#define NVB__SS_MIN_ROUNDS 3
+#define NVB__SS_MAX_ROUNDS 100000
+#define NVB__PRECOND_BS (128u << 10)
+
+/* The plan's checks of the ss keys: 0 or negative errno (message in err). */
+int  nvb__ss_plan(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen);
+/* res->ss as the workload asks for it (metric, rounds, window), before the run. */
+void nvb__ss_begin(struct nvb_result *res, const struct nvb_workload *w);
+/* Judges the latest window of rounds of res's time series (buf: room for
+ * res->ss.rounds values); 1 when steady state was reached by this call. */
+int  nvb__ss_update(struct nvb_result *res, const struct nvb_workload *w, double *buf);
+/* The plan's checks of precondition=N and its block size (p->pre_bs). */
+int  nvb__precond_plan(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen);
+/* The precondition phase: its own jobs over the held targets, before the
+ * measured run; what it wrote goes to res->pre, never to the figures.
+ * 0 or negative errno (the error is set in res). */
+int  nvb__precond_run(struct run *r, struct nvb_result *res, char *err, size_t errlen);
+
 /* ---- runner.c ---- */
+
+/* One phase of a run with its own jobs: set up, (start barrier when
+ * *barrier_pending), sampled, joined and summed into res. Returns the
+ * phase's status. */
+int  nvb__run_phase(struct run *r, struct nvb_result *res, int *barrier_pending, char *err, size_t errlen);
 
 /* Diagnostics go to the caller's log callback, never to a stream. */
 void nvb__run_log(const struct nvb_run_opts *o, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

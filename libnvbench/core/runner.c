@@ -75,6 +75,10 @@ static int result_begin(struct nvb_result *res, const struct nvb_workload *w, co
         res->fault_errno = w->fault_errno;
     }
     res->ncpus_online = p->ncpus_online;
+    nvb__ss_begin(res, w);
+    res->pre.passes = w->precondition;
+    res->pre.bs = w->precondition ? p->pre_bs : 0;
+    res->pre.qd = w->precondition ? p->qd : 0;
     if (nvb__workload_copy(w, &res->wl) < 0) {
         nvb__result_seterr(res, -ENOMEM, "out of memory");
         return -ENOMEM;
@@ -150,10 +154,43 @@ static int jobs_wait_ready(struct run *r, struct nvb_result *res, unsigned start
     return 0;
 }
 
+int nvb__run_phase(struct run *r, struct nvb_result *res, int *barrier_pending, char *err, size_t errlen)
+{
+    struct nvb__sampler sm;
+    nvb__sampler_init(&sm);
+    unsigned started = 0;
+    int rc, setup_rc;
+    if ((rc = nvb__mutex_new(&r->mu)) < 0 || (rc = nvb__cond_new(&r->cv)) < 0) {
+        nvb__result_seterr(res, rc, "cannot create synchronisation objects");
+        goto out;
+    }
+    if ((rc = nvb__jobs_new(r, res)) < 0)
+        goto out;
+    started = jobs_start(r, res, &rc, err, errlen);
+    setup_rc = jobs_wait_ready(r, res, started, rc, barrier_pending, err, errlen);
+    if (setup_rc == 0)
+        nvb__sampler_run(&sm, r, res);
+    else
+        rc = setup_rc;
+    for (unsigned i = 0; i < started; i++)
+        nvb__thread_join(r->jobs[i].thr);
+    if (setup_rc == 0 && started == r->p->jobs)
+        rc = nvb__run_aggregate(r, res, rc);
+out:
+    nvb__jobs_free(r, started);
+    if (r->cv)
+        nvb__cond_free(r->cv);
+    if (r->mu)
+        nvb__mutex_free(r->mu);
+    r->cv = NULL;
+    r->mu = NULL;
+    nvb__sampler_free(&sm);
+    return rc;
+}
+
 /* Every path out of a run that has a result: the barrier (once), the log,
  * and everything the steps made. Returns the run's status. */
-static int run_finish(struct run *r, struct nvb__sampler *sm, struct nvb_result *res, unsigned started,
-                      int *barrier_pending, int rc)
+static int run_finish(struct run *r, struct nvb_result *res, int *barrier_pending, int rc)
 {
     const struct nvb_run_opts *o = r->opts;
     run_barrier(o, barrier_pending, rc < 0 ? rc : -ECANCELED);
@@ -163,13 +200,7 @@ static int run_finish(struct run *r, struct nvb__sampler *sm, struct nvb_result 
         if (res->err)
             o->log(0, res->errmsg, o->log_arg);
     }
-    nvb__jobs_free(r, started);
     nvb__layout_remove(r->p);
-    if (r->cv)
-        nvb__cond_free(r->cv);
-    if (r->mu)
-        nvb__mutex_free(r->mu);
-    nvb__sampler_free(sm);
     nvb__plan_free(r->p);
     if (rc == 0 && res->err)
         rc = res->err;
@@ -216,11 +247,6 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     r.opts = &o;
     r.cancel = o.cancel;
     r.p = &p;
-    struct nvb__sampler sm;
-    nvb__sampler_init(&sm);
-    unsigned started = 0;
-    int setup_rc;
-
     if ((rc = nvb__plan_hold(&p, res->verify_enabled, &o, err, sizeof err)) < 0) {
         nvb__result_seterr(res, rc, err);
         goto out;
@@ -228,22 +254,11 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     /* Scratch files: created only now that everything else checked out. */
     if ((rc = nvb__layout_targets(&r, res, err, sizeof err)) < 0)
         goto out;
-    if ((rc = nvb__mutex_new(&r.mu)) < 0 || (rc = nvb__cond_new(&r.cv)) < 0) {
-        nvb__result_seterr(res, rc, "cannot create synchronisation objects");
+    /* precondition=N: its own phase, before the start barrier (so that
+     * hosts start measuring together) and outside the figures. */
+    if (w->precondition && (rc = nvb__precond_run(&r, res, err, sizeof err)) < 0)
         goto out;
-    }
-    if ((rc = nvb__jobs_new(&r, res)) < 0)
-        goto out;
-    started = jobs_start(&r, res, &rc, err, sizeof err);
-    setup_rc = jobs_wait_ready(&r, res, started, rc, &barrier_pending, err, sizeof err);
-    if (setup_rc == 0)
-        nvb__sampler_run(&sm, &r, res);
-    else
-        rc = setup_rc;
-    for (unsigned i = 0; i < started; i++)
-        nvb__thread_join(r.jobs[i].thr);
-    if (setup_rc == 0 && started == p.jobs)
-        rc = nvb__run_aggregate(&r, res, rc);
+    rc = nvb__run_phase(&r, res, &barrier_pending, err, sizeof err);
 out:
-    return run_finish(&r, &sm, res, started, &barrier_pending, rc);
+    return run_finish(&r, res, &barrier_pending, rc);
 }

@@ -131,9 +131,13 @@ static void ts_fold_late(struct nvb_result *res, uint64_t end_unix)
             a->lat_sum[d] += b->lat_sum[d];
         }
         a->errors += b->errors;
-        if (a->system_pct >= 0 && b->system_pct >= 0 && a->dt_s + b->dt_s > 0)
-            a->system_pct = (a->system_pct * a->dt_s + b->system_pct * b->dt_s) / (a->dt_s + b->dt_s);
-        else
+        if (a->system_pct >= 0 && b->system_pct >= 0 && a->dt_s + b->dt_s > 0) {
+            /* the weighted mean, kept between its two parts (two 100s can round to 100.00000000000001) */
+            double lo = a->system_pct < b->system_pct ? a->system_pct : b->system_pct;
+            double hi = a->system_pct < b->system_pct ? b->system_pct : a->system_pct;
+            double m = (a->system_pct * a->dt_s + b->system_pct * b->dt_s) / (a->dt_s + b->dt_s);
+            a->system_pct = m < lo ? lo : m > hi ? hi : m;
+        } else
             a->system_pct = -1;
         a->dt_s += b->dt_s;
         a->t_s = b->t_s;
@@ -172,6 +176,8 @@ void nvb__sampler_free(struct nvb__sampler *s)
     free(s->th0);
     free(s->th1);
     s->th0 = s->th1 = NULL;
+    free(s->ss_buf);
+    s->ss_buf = NULL;
 }
 
 /* The interval samples start from the window's system sample without owning
@@ -215,6 +221,8 @@ static void sampler_start(struct nvb__sampler *s, struct run *r, struct nvb_resu
         uint64_t first = (meas_wall / w->interval_ns + 1) * w->interval_ns;
         s->next_tick = r->meas_ns + (first - meas_wall);
     }
+    if (res->ss.metric && !(s->ss_buf = malloc(res->ss.rounds * sizeof *s->ss_buf)))
+        nvb__result_warn(res, "steady state not judged: out of memory for a window of %u rounds", res->ss.rounds);
     s->poll_ns = (o->poll_ms ? o->poll_ms : 100) * 1000000ull;
     s->next_poll = r->go_ns + s->poll_ns;
     if (s->have_sys && !s->ramp_pending)
@@ -257,6 +265,11 @@ static void sampler_tick(struct nvb__sampler *s, struct run *r, struct nvb_resul
         tick += w->interval_ns;
     s->last_tick = tick;
     ts_sample(s, r, res, o->progress ? &pg : NULL, res->start_wall_ns + (tick - r->go_ns));
+    if (nvb__ss_update(res, w, s->ss_buf) && w->ss_stop) {
+        /* before stop (release): the jobs and the run's status tell it from a cancellation */
+        __atomic_store_n(&r->ss_stopped, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+    }
     while (s->next_tick <= now)
         s->next_tick += w->interval_ns;
     if (o->progress && o->progress(&pg, o->progress_arg))
@@ -292,7 +305,9 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
         uint64_t t_last = s->last_tick > t_jobs ? s->last_tick : t_jobs;
         ts_sample(s, r, res, NULL, res->start_wall_ns + (t_last - r->go_ns));
         ts_fold_late(res, res->start_wall_ns + (t_jobs - r->go_ns));
+        nvb__ss_update(res, r->w, s->ss_buf); /* the series' last window, whole */
     }
+    res->ss.stopped = r->ss_stopped;
     nvb__mutex_lock(r->mu);
     r->release = 1;
     nvb__cond_signal_all(r->cv);

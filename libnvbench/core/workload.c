@@ -14,7 +14,7 @@
 #include "core/internal.h"
 #include "util/json.h"
 
-enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO };
+enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO, K_PCT };
 
 struct keydef {
     const char *name;
@@ -28,6 +28,9 @@ struct keydef {
 static const char *const rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw", NULL};
 static const char *const fill_names[] = {"random", "zero", NULL};
 static const char *const tmode_names[] = {"shared", "split", NULL};
+static const char *const rate_mode_names[] = {"open", "closed", NULL};
+static const char *const rate_process_names[] = {"uniform", "poisson", NULL};
+static const char *const ss_names[] = {"off", "iops", "bw", "lat", NULL}; /* enum nvb__ss_metric */
 
 #define OFF(f) offsetof(struct nvb_workload, f)
 #define NS_PER_S 1000000000ull
@@ -52,6 +55,11 @@ static const struct keydef keys[] = {
     {"fill", K_ENUM, OFF(fill), 0, 0, fill_names, "write buffer content: random or zero"},
     {"seed", K_U64, OFF(seed), 0, UINT64_MAX, NULL, "seed of offsets and data"},
     {"rate_iops", K_U64, OFF(rate_iops), 0, UINT64_MAX, NULL, "IOPS cap over all jobs (0: none)"},
+    {"rate_mode", K_ENUM, OFF(rate_mode), 0, 0, rate_mode_names,
+     "with rate_iops: open (each I/O starts on a schedule, latency from its intended start) or closed "
+     "(an I/O waits for a free slot before it is stamped: coordinated omission)"},
+    {"rate_process", K_ENUM, OFF(rate_process), 0, 0, rate_process_names,
+     "open-loop arrivals: uniform (evenly spaced) or poisson (exponential gaps, seeded by seed)"},
     {"cpus", K_CPULIST, OFF(cpus), 0, 0, NULL, "CPU list jobs are pinned to, round robin"},
     {"allow_destructive", K_BOOL, OFF(allow_destructive), 0, 1, NULL, "permit writes to block devices"},
     {"target_mode", K_ENUM, OFF(target_mode), 0, 0, tmode_names, "shared: every job drives every target; split: targets divided among jobs"},
@@ -70,6 +78,17 @@ static const struct keydef keys[] = {
     {"fault.delay", K_DURATION, OFF(fault_delay_ns), 0, 10ull * NS_PER_S, NULL, "completion delay added to delayed I/Os"},
     {"fault.delay_rate", K_PROB, OFF(fault_delay_rate), 0, 0, NULL, "probability that an I/O is delayed by fault.delay"},
     {"fault.seed", K_U64, OFF(fault_seed), 0, UINT64_MAX, NULL, "seed of the fault decisions (default: from seed)"},
+    /* Preconditioning and steady state, SNIA PTS style (docs/steady-state.md). */
+    {"precondition", K_UINT, OFF(precondition), 0, 1000, NULL,
+     "sequential full-region write passes over each target before the measured run, not counted (0: none)"},
+    {"ss", K_ENUM, OFF(ss_metric), 0, 0, ss_names, "steady state judged on: off, iops, bw or lat"},
+    {"ss.window", K_DURATION, OFF(ss_window_ns), 0, 30ull * 86400 * NS_PER_S, NULL,
+     "steady-state window: its rounds are the intervals in it (0: 5 intervals)"},
+    {"ss.excursion", K_PCT, OFF(ss_excursion), 0, 0, NULL,
+     "steady when max - min of the window's rounds is within this percent of their mean"},
+    {"ss.slope", K_PCT, OFF(ss_slope), 0, 0, NULL,
+     "... and the least-squares line's excursion over the window is within this percent of the mean"},
+    {"ss.stop", K_BOOL, OFF(ss_stop), 0, 1, NULL, "end the run when steady state is reached"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -78,7 +97,7 @@ static const struct keydef keys[] = {
 static const char *const ktype_names[] = {
     [K_SIZE] = "size", [K_DURATION] = "duration", [K_UINT] = "uint", [K_BOOL] = "bool",
     [K_ENUM] = "enum", [K_ENGINE] = "engine", [K_CPULIST] = "cpulist", [K_STRING] = "string",
-    [K_U64] = "u64", [K_PROB] = "prob", [K_ERRNO] = "errno",
+    [K_U64] = "u64", [K_PROB] = "prob", [K_ERRNO] = "errno", [K_PCT] = "percent",
 };
 
 const char *nvb__workload_key(size_t i, const char **type, const char **doc)
@@ -132,6 +151,8 @@ NVB_API int nvb_workload_new(struct nvb_workload **out)
     w->io_timeout_ns = 60 * NS_PER_S;
     w->fault_errno = EIO;
     w->fault_delay_rate = 1.0;
+    w->ss_excursion = 20; /* SNIA PTS */
+    w->ss_slope = 10;
     *out = w;
     return 0;
 }
@@ -236,6 +257,9 @@ static int set_engine_opt(struct nvb_workload *w, const char *key, const char *v
     memcpy(ename, key, n);
     ename[n] = 0;
     int ei = nvb__engine_index(ename);
+    if (ei < 0 && !strcmp(ename, "ss"))
+        return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): the steady-state keys are ss, ss.window, "
+                         "ss.excursion, ss.slope and ss.stop", key, value);
     if (ei < 0 && !strcmp(ename, "fault"))
         return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s'): the fault keys are fault.rate, fault.errno, "
                          "fault.short, fault.delay, fault.delay_rate and fault.seed", key, value);
@@ -394,6 +418,15 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
         *(double *)p = d;
         return 0;
     }
+    case K_PCT: {
+        double d;
+        rc = nvb__parse_pct(value, &d);
+        if (rc)
+            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL, "invalid percentage '%s' for key '%s' "
+                             "(a number in [0, 100], examples: 20, 12.5, 20%%)", value, key);
+        *(double *)p = d;
+        return 0;
+    }
     case K_ERRNO: {
         int e;
         rc = nvb__parse_errno(value, &e);
@@ -476,7 +509,7 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
         case K_ENGINE: snprintf(tmp, sizeof tmp, "%s", w->engine); break;
         case K_CPULIST: snprintf(tmp, sizeof tmp, "%s", w->cpus_text); break;
         case K_STRING: snprintf(tmp, sizeof tmp, "%s", w->name); break;
-        case K_PROB: snprintf(tmp, sizeof tmp, "%.17g", *(const double *)p); break;
+        case K_PROB: case K_PCT: snprintf(tmp, sizeof tmp, "%.17g", *(const double *)p); break;
         case K_ERRNO: {
             char nb[16];
             snprintf(tmp, sizeof tmp, "%s", nvb__errno_name(*(const int *)p, nb, sizeof nb));
@@ -544,11 +577,13 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
                     ",\"runtime_s\":%.9g,\"ramp_s\":%.9g,\"interval_s\":%.9g,\"io_limit\":%" PRIu64
                     ",\"ios\":%" PRIu64 ",\"direct\":%d,\"fill\":\"%s\",\"seed\":%" PRIu64
                     ",\"rate_iops\":%" PRIu64 ",\"verify\":%d,\"continue_on_error\":%d"
+                    ",\"rate_mode\":\"%s\",\"rate_process\":\"%s\""
                     ",\"allow_destructive\":%d,\"submit_batch\":%u,\"complete_batch\":%u,\"cpus\":",
                     tmode_names[w->target_mode], w->size, w->offset, (double)w->runtime_ns / 1e9,
                     (double)w->ramp_ns / 1e9, (double)w->interval_ns / 1e9, w->io_limit, w->ios, w->direct,
                     fill_names[w->fill], w->seed, w->rate_iops, w->verify, w->continue_on_error,
-                    w->allow_destructive, w->submit_batch, w->complete_batch);
+                    rate_mode_names[w->rate_mode], rate_process_names[w->rate_process], w->allow_destructive,
+                    w->submit_batch, w->complete_batch);
     nvb__json_write_str(b, w->cpus_text);
     nvb__buf_puts(b, ",\"name\":");
     nvb__json_write_str(b, w->name);
@@ -566,6 +601,9 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
         else
             nvb__buf_puts(b, "null}");
     }
+    nvb__buf_printf(b, ",\"precondition\":%u,\"ss\":{\"metric\":\"%s\",\"window_s\":%.9g,\"excursion_pct\":%.17g"
+                    ",\"slope_pct\":%.17g,\"stop\":%d}", w->precondition, ss_names[w->ss_metric],
+                    (double)w->ss_window_ns / 1e9, w->ss_excursion, w->ss_slope, w->ss_stop);
     nvb__buf_puts(b, ",\"engine_opts\":{");
     for (unsigned i = 0; i < w->neopts; i++) {
         if (i)

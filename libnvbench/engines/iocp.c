@@ -60,7 +60,7 @@ struct iocp {
     HANDLE port;
     const int *fds;
     unsigned nfds, qd, batch;
-    DWORD wait_ms;                   /* bound of one wait (ctx->wait_ns), INFINITE: none */
+    const uint64_t *wait_ns;         /* bound of one wait (ctx->wait_ns, read at each wait) */
     int skip;
     unsigned pending;                /* issued, packet not yet taken */
     struct slot *slots;              /* qd, by io->slot */
@@ -82,7 +82,7 @@ static int iocp_setup(const struct nvb__engine_ctx *ctx, void **state)
     e->nfds = ctx->nfds;
     e->qd = qd;
     e->batch = ctx->opts[OPT_BATCH] ? (unsigned)ctx->opts[OPT_BATCH] : qd;
-    e->wait_ms = nvb__win_wait_ms(ctx->wait_ns);
+    e->wait_ns = ctx->wait_ns;
     e->slots = calloc(qd, sizeof *e->slots);
     e->ents = calloc(e->batch, sizeof *e->ents);
     if (nvb__done_init(&e->done, qd) < 0 || !e->slots || !e->ents) {
@@ -176,7 +176,7 @@ static int iocp_reap(void *state, struct nvb__io **out, unsigned max, unsigned m
         ULONG want = max - n, got = 0;
         if (want > e->batch)
             want = e->batch;
-        DWORD wait = n >= min ? 0 : e->wait_ms;
+        DWORD wait = n >= min ? 0 : nvb__win_wait_ms(nvb__wait_bound(e->wait_ns));
         if (!GetQueuedCompletionStatusEx(e->port, e->ents, want, &got, wait, FALSE)) {
             DWORD err = GetLastError();
             if (err == WAIT_TIMEOUT)

@@ -138,7 +138,7 @@ struct ioring {
     HIORING_ ring;
     const int *fds;
     unsigned nfds, qd;
-    UINT32 wait_ms;          /* bound of one wait (ctx->wait_ns), INFINITE: none */
+    const uint64_t *wait_ns; /* bound of one wait (ctx->wait_ns, read at each wait) */
     int regfiles, fixedbufs;
     unsigned built;          /* entries built, not yet submitted */
     unsigned pending;        /* submitted, completion not yet popped */
@@ -242,7 +242,7 @@ static int ioring_setup(const struct nvb__engine_ctx *ctx, void **state)
     r->fds = ctx->fds;
     r->nfds = ctx->nfds;
     r->qd = ctx->qd ? ctx->qd : 1;
-    r->wait_ms = nvb__win_wait_ms(ctx->wait_ns);
+    r->wait_ns = ctx->wait_ns;
     r->bufs = ctx->bufs;
     ioring_caps caps;
     memset(&caps, 0, sizeof caps);
@@ -338,7 +338,7 @@ static int ioring_reap(void *state, struct nvb__io **out, unsigned max, unsigned
     if (want > r->pending + r->built)
         want = r->pending + r->built;
     UINT32 sub = 0;
-    HRESULT hr = r->a.submit(r->ring, want, want ? r->wait_ms : 0, &sub);
+    HRESULT hr = r->a.submit(r->ring, want, want ? nvb__win_wait_ms(nvb__wait_bound(r->wait_ns)) : 0, &sub);
     if (FAILED(hr) && hr != HRESULT_FROM_WIN32(WAIT_TIMEOUT))
         return hr_errno(hr);
     r->pending += r->built;

@@ -25,7 +25,7 @@ struct aio_eng {
     unsigned nfds;
     unsigned qd;
     unsigned inflight;      /* accepted by io_submit, not yet reaped */
-    uint64_t wait_ns;       /* bound of one io_getevents wait (ctx->wait_ns) */
+    const uint64_t *wait_ns; /* bound of one io_getevents wait (ctx->wait_ns, read at each wait) */
     /* iocbs prepared but not accepted yet (io_submit said -EAGAIN): they
      * are retried before every io_getevents. Kept contiguous for io_submit. */
     struct iocb **pend;
@@ -185,9 +185,10 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
         if (want > nr)
             want = nr;
         struct timespec ts, *tsp = NULL;
-        if (want && a->wait_ns) {
-            ts.tv_sec = (time_t)(a->wait_ns / 1000000000u);
-            ts.tv_nsec = (long)(a->wait_ns % 1000000000u);
+        uint64_t wait_ns = want ? nvb__wait_bound(a->wait_ns) : 0;
+        if (wait_ns) {
+            ts.tv_sec = (time_t)(wait_ns / 1000000000u);
+            ts.tv_nsec = (long)(wait_ns % 1000000000u);
             tsp = &ts;
         }
         int r = io_getevents(a->ctx, (long)want, (long)nr, a->events, tsp);

@@ -281,13 +281,13 @@ static int probe_read(struct nvme_eng *e, unsigned ti, int fixed)
      * at most io_timeout: a device that does not answer fails the setup
      * (the runner keeps the buffer the read may still land in). */
     const uint64_t t0 = nvb__now_ns();
-    int r = nvb__uring_submit_wait(ring, 1, e->r.wait_ns);
+    int r = nvb__uring_submit_wait(ring, 1, nvb__wait_bound(e->r.wait_ns));
     if (r < 0 && r != -EINTR && r != -ETIME)
         return r;
     while (!io_uring_cq_ready(ring)) {
         if (e->io_timeout_ns && nvb__now_ns() - t0 >= e->io_timeout_ns)
             return -ETIMEDOUT;
-        r = e->r.iopoll ? io_uring_get_events(ring) : nvb__uring_submit_wait(ring, 1, e->r.wait_ns);
+        r = e->r.iopoll ? io_uring_get_events(ring) : nvb__uring_submit_wait(ring, 1, nvb__wait_bound(e->r.wait_ns));
         if (r < 0 && r != -EINTR && r != -EAGAIN && r != -ETIME)
             return r;
     }

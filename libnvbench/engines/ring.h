@@ -57,7 +57,7 @@
 struct nvb__ring {
     struct io_uring ring;
     unsigned outstanding;    /* SQEs filled and not yet reaped */
-    uint64_t wait_ns;        /* bound of one wait in reap() (ctx->wait_ns) */
+    const uint64_t *wait_ns; /* bound of one wait in reap() (ctx->wait_ns, read at each wait) */
     unsigned char defer;     /* DEFER_TASKRUN: completions only on GETEVENTS */
     unsigned char iopoll;    /* completions only by polling in the kernel */
 };
@@ -251,7 +251,7 @@ nvb__ring_reap(struct nvb__ring *r, struct nvb__io **out, unsigned max, unsigned
         int rc = 0;
 
         if (need)
-            rc = nvb__uring_submit_wait(ring, need, r->wait_ns);
+            rc = nvb__uring_submit_wait(ring, need, nvb__wait_bound(r->wait_ns));
         else if (pending)
             /* (liburing's plain submit also asks for events on IOPOLL) */
             rc = r->defer || r->iopoll ? io_uring_submit_and_get_events(ring) : io_uring_submit(ring);
@@ -265,7 +265,7 @@ nvb__ring_reap(struct nvb__ring *r, struct nvb__io **out, unsigned max, unsigned
                 if (!io_uring_cq_ready(ring)) {
                     if (r->outstanding <= pending)
                         return got ? (int)got : rc;  /* nothing of ours in flight to wait for */
-                    rc = nvb__uring_wait_one(ring, r->wait_ns);
+                    rc = nvb__uring_wait_one(ring, nvb__wait_bound(r->wait_ns));
                     if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY && rc != -ETIME)
                         return rc;
                 }

@@ -434,6 +434,17 @@ START_TEST(sums_beyond_64_bits)
     ck_assert_double_eq(nvb__hist_mean(h), 9223372036854775808.0 + 1.5);
     ck_assert_double_eq(nvb__hist_stddev(h), sqrt(1.25));
     ck_assert_ptr_null(nvb__hist_check_sums(h));
+    /* n samples of one value at once (a batch's slat): the same sums as n
+     * single adds, past 2^128 too */
+    struct nvb__hist *one = hist_new(), *many = hist_new();
+    for (int k = 0; k < 7; k++)
+        nvb__hist_add(one, UINT64_MAX - 5);
+    nvb__hist_add_n(many, UINT64_MAX - 5, 7);
+    ck_assert(one->sum == many->sum && one->sumsq == many->sumsq && one->sumsq_hi == many->sumsq_hi);
+    ck_assert_uint_eq(many->sumsq_hi, 6); /* 7 (2^64 - 6)^2 = 6 * 2^128 + ... */
+    ck_assert(!memcmp(one->buckets, many->buckets, sizeof one->buckets) && one->count == many->count);
+    free(one);
+    free(many);
     free(h);
 }
 END_TEST

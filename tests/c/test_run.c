@@ -513,8 +513,8 @@ START_TEST(memory_estimate_counts_histograms)
     struct nvb__run_mem m;
     nvb__run_mem_estimate(4096, 1, 512, 64, 1, &m);
     ck_assert_uint_eq(m.buffers, 4096ull * 512);
-    ck_assert_uint_ge(m.histograms, 512ull * 64);
-    ck_assert_uint_ge(m.hist_bytes, 512ull * 64 * sizeof(struct nvb__hist));
+    ck_assert_uint_ge(m.histograms, 512ull * 64 * 3); /* lat, slat, clat */
+    ck_assert_uint_ge(m.hist_bytes, 512ull * 64 * 3 * sizeof(struct nvb__hist));
     ck_assert_uint_gt(m.hist_bytes, 600ull << 20);
     ck_assert_uint_eq(m.total, m.buffers + m.hist_bytes);
     /* reads and writes: twice the histograms */

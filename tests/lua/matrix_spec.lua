@@ -177,6 +177,7 @@ describe("nvbench.matrix", function()
       local rows = {
         engines = { "libaio", "io_uring" }, cells = { cell },
         { cell = cell, engine = "libaio", figures = { gib_s = 9.198, iops = 2411000, lat_ms = 0.198, cpu_pct = 99.77,
+                                                      own_pct = 12.5, others_pct = 87.27,
                                                       us_per_io = 2.5, iops_core = 400000 } },
         { cell = cell, engine = "io_uring", error = "engine io_uring: not here", errno = 95 },
       }
@@ -189,6 +190,8 @@ describe("nvbench.matrix", function()
         "IOPS                  2,411,000         -",
         "Average Latency (ms)      0.198         -",
         "Total CPU Usage (%)       99.77         -",
+        "of which nvbench (%)      12.50         -",
+        "other processes (%)       87.27         -",
         "CPU per I/O (us)          2.500         -",
         "IOPS per core           400,000         -",
       }, "\n") .. "\n", text:sub(1, text:find("\n  io_uring") or #text))
@@ -239,6 +242,49 @@ describe("nvbench.matrix", function()
       assert.are.equal(1, #rows)
       assert.is_true(rows[1].result.cancelled)
       assert.matches("null: cancelled", m.format_seed(rows), 1, true)
+    end)
+
+    it("preconditions and judges steady state on write cells only", function()
+      local rows = assert(m.seed {
+        targets = { data.path }, engines = { "psync" }, runtime = "5s", qd = 2,
+        cells = { "rand4k_read", "rand4k_write", "seq128k_write" },
+        workload = { ios = 64, interval = "100ms" }, precondition = 2,
+        steady_state = { metric = "iops", window = "300ms", excursion = 100, slope = 100, stop = false },
+      })
+      assert.are.equal(3, #rows)
+      for _, row in ipairs(rows) do
+        assert.is_nil(row.error)
+        local r = row.result
+        if row.cell.op == "read" then
+          assert.is_nil(r.precondition)
+          assert.is_nil(r.steady_state)
+          assert.are.equal(0, r.workload.precondition)
+        else
+          -- the region twice, not in the cell's own figures
+          assert.are.equal(2, r.precondition.passes)
+          assert.are.equal(2 * 8 * 2^20, r.precondition.bytes)
+          assert.are.equal(64, r.write.ios)
+          assert.are.equal(64 * m.size_bytes(row.cell.bs), r.write.bytes)
+          assert.are.equal("iops", r.steady_state.metric)
+          assert.are.equal(3, r.steady_state.rounds)
+          assert.is_false(r.steady_state.stopped)
+          if r.steady_state.reached then
+            assert.is_true(r.steady_state.at_s <= r.duration_s)
+            assert.is_true(r.steady_state.max_excursion_pct <= 100 and r.steady_state.slope_pct <= 100)
+          else
+            assert.is_nil(r.steady_state.at_s)
+          end
+        end
+      end
+      -- a metric name alone: ss.stop on
+      local keys = m.write_cell_keys(nil, "bw")
+      assert.are.same({ ss = "bw", ["ss.stop"] = true }, keys)
+      assert.are.same({ precondition = 1, ss = "lat", ["ss.window"] = "5m", ["ss.stop"] = false, runtime = "2h" },
+        m.write_cell_keys(1, { metric = "lat", window = "5m", stop = false, runtime = "2h" }))
+      assert.has_error(function() m.seed { targets = { data.path }, steady_state = { metrc = "iops" } } end,
+        "nvbench.matrix: steady_state: unknown option 'metrc' (known: metric, window, excursion, slope, stop, runtime)")
+      assert.has_error(function() m.seed { targets = { data.path }, precondition = -1 } end)
+      assert.has_error(function() m.seed { targets = { data.path }, steady_state = { window = "5m" } } end)
     end)
 
     it("refuses unknown cells", function()

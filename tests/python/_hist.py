@@ -123,10 +123,11 @@ def hist_pct(h, pct):
     return min(max(v, float(h.min)), float(h.max))
 
 
-def hist_from_json(direction):
-    """The histogram of a direction object (``r["read"]``) of an nvbench result."""
+def hist_from_json(direction, kind="lat"):
+    """The histogram of a direction object (``r["read"]``) of an nvbench result:
+    ``kind`` "lat" (lat_hist, lat_ns), "slat" or "clat"."""
     h = Hist()
-    lh = direction.get("lat_hist")
+    lh = direction.get(f"{kind}_hist")
     if not lh or not lh.get("count"):
         return h
     if lh.get("sub_bits") != SUB_BITS or lh.get("max_bits") != MAX_BITS:
@@ -138,7 +139,7 @@ def hist_from_json(direction):
     h.sum = int(lh["sum"])
     v = lh["sumsq"]  # digits (exact), or the number older results wrote (rounded above 2^53)
     h.sumsq = int(v) if isinstance(v, str) or (v < 2**53 and v == int(v)) else float(v)
-    lat = direction.get("lat_ns") or {}
+    lat = direction.get(f"{kind}_ns") or {}
     h.min = int(lat.get("min", 0))
     h.max = int(lat.get("max", 0))
     if sum(h.buckets.values()) != h.count:

@@ -300,6 +300,44 @@ def test_seed_matrix_cells_in_published_order(empty_dir):
     assert "Random 4K read" in table and "Sequential 128K write" in table
 
 
+def test_seed_matrix_preconditions_and_judges_write_cells_only(empty_dir):
+    rs = nvbench.seed_matrix(targets=[empty_dir], engines=["psync"], runtime=5, qd=2, size="8M", ios=64,
+                             interval="100ms", precondition=2,
+                             steady_state={"metric": "iops", "window": "300ms", "excursion": 100, "slope": 100,
+                                           "stop": False})
+    assert len(rs) == 8
+    for r in rs:
+        if r.meta["op"] == "read":
+            assert r.data["precondition"] is None and r.data["steady_state"] is None
+            continue
+        # the region twice, outside the cell's own figures
+        assert r.precondition.passes == 2 and r.precondition.bytes == 2 * (8 << 20)
+        assert r.write.ios == 64 and r.write.bytes == 64 * r.meta["bs"]
+        ss = r.data["steady_state"]
+        assert ss["metric"] == "iops" and ss["rounds"] == 3 and not ss["stopped"]
+        if ss["reached"]:
+            assert ss["at_s"] <= r.duration_s and ss["max_excursion_pct"] <= 100 and ss["slope_pct"] <= 100
+        else:
+            assert ss["at_s"] is None
+    assert tree(empty_dir) == []
+
+
+def test_seed_matrix_write_cell_options_are_checked():
+    from nvbench.matrix import _write_cell_keys
+    assert _write_cell_keys(None, "bw") == {"ss": "bw", "ss.stop": True}
+    assert _write_cell_keys(3, {"metric": "lat", "window": "5m", "stop": False, "runtime": "2h"}) == {
+        "precondition": 3, "ss": "lat", "ss.window": "5m", "ss.stop": False, "runtime": "2h"}
+    with pytest.raises(ValueError, match="metrc"):
+        nvbench.seed_matrix(engines=["psync"], steady_state={"metrc": "iops"})
+    with pytest.raises(ValueError, match="metric"):
+        nvbench.seed_matrix(engines=["psync"], steady_state={"window": "5m"})
+    with pytest.raises(ValueError, match="precondition"):
+        nvbench.seed_matrix(engines=["psync"], precondition=-1)
+    # the library's own check, naming the key, before any run
+    with pytest.raises(NvbenchError, match="ss.excursion"):
+        nvbench.seed_matrix(engines=["psync"], size="4M", steady_state={"metric": "iops", "excursion": 120})
+
+
 def test_seed_matrix_default_engines_skip_null():
     rs = nvbench.seed_matrix(runtime=0.05, qd=2, size="4M", ios=16)
     assert [r.meta["engine"] for r in rs[: len(nvbench.available_engines())]] == nvbench.available_engines()

@@ -143,6 +143,31 @@ def test_matrix_csv_and_plot(matrix_run):
         ["lat.png", "m.csv", "m.json", "m.png"]
 
 
+def test_matrix_preconditions_and_judges_the_write_cells(tmp_path):
+    out = tmp_path / "ss.json"
+    p = cli("matrix", "--engines", "psync", "--runtime", "3s", "--size", "4M", "--qd", "2", "--precondition", "2",
+            "--steady-state", "iops", "--ss-window", "300ms", "--interval", "100ms", "--json", out)
+    assert p.returncode == 0, p.stderr
+    results = json.loads(out.read_text())["results"]
+    assert len(results) == 8
+    for r in results:
+        if r["meta"]["op"] == "read":
+            assert r["precondition"] is None and r["steady_state"] is None
+            continue
+        assert r["precondition"]["passes"] == 2 and r["precondition"]["bytes"] == 2 * (4 << 20)
+        ss = r["steady_state"]
+        assert ss["metric"] == "iops" and r["workload"]["ss"]["stop"] == 1
+        # one line per judged cell, saying which it was
+        line = f"{r['meta']['cell']} write psync: " + ("steady (iops) at" if ss["reached"] else "NOT steady")
+        assert line in p.stderr, p.stderr
+        # stopped there, or reached by the run's last window only (judged once more at its end)
+        assert not ss["stopped"] or ss["reached"]
+        if ss["reached"] and not ss["stopped"]:
+            assert ss["at_s"] == max(t["t_s"] for t in r["timeseries"] if t["dt_s"] >= 0.05)
+    bad = cli("matrix", "--engines", "psync", "--ss-window", "5m")
+    assert bad.returncode == 2 and "--steady-state" in bad.stderr
+
+
 def test_matrix_default_uses_every_engine_on_a_temporary_scratch(tmp_path):
     env_tmp = tmp_path / "tmp"
     env_tmp.mkdir()

@@ -35,8 +35,10 @@ def test_attribute_access_over_a_real_c_result():
     assert r.cpu.system_pct == d["cpu"]["system_pct"]
     assert r.cpu.cpu_us_per_io == d["cpu"]["cpu_us_per_io"]
     assert r.engine == "psync" and r.duration_s == d["duration_s"]
-    assert r.cancelled is False and r.warnings == []
+    assert r.cancelled is False and r.warnings == d["warnings"]
     assert r.get("read.lat_ns.p99.9") == d["read"]["lat_ns"]["p99.9"]
+    # psync: clat is the I/O, no slat of its own
+    assert r.read.clat_ns.p99 == d["read"]["clat_ns"]["p99"] and r.get("read.slat_ns") is None
     assert r.get("read.nothing", 5) == 5
     assert "iops" in dir(r.read) and "read" in dir(r)
     with pytest.raises(AttributeError, match="read.nope"):
@@ -88,7 +90,8 @@ def test_repr_is_readable():
     text = repr(Result(_c_result()))
     assert text.startswith("<Result psync randread bs=4k qd=1 jobs=1: read ")
     assert "IOPS" in text and "GiB/s" in text and "p99" in text
-    assert "[source=fio]" in repr(load(os.path.join(DATA, "fio-psync-randread.json"))[0])
+    fio_repr = repr(load(os.path.join(DATA, "fio-psync-randread.json"))[0])
+    assert "source=fio]" in fio_repr and "(fio job thread only)" in fio_repr
 
 
 def test_result_rejects_non_dicts():
@@ -271,9 +274,15 @@ def _older(d):
 def test_older_result_files_still_load():
     from _hist import hist_from_json
     from nvbench.merge import merge
-    d = _c_result("c-null-randrw.json")
+    d = _c_result("c-psync-randread.json")
     (r,) = R.loads(json.dumps(_older(d)))
     assert r.data == d  # exact below 2^53: the same sums, now written as digits
+    # c-null-randrw.json was recorded before the sums were exact: its read
+    # sumsq passed 2^53, so it is a rounded number, and stays one
+    legacy = _c_result("c-null-randrw.json")
+    assert isinstance(legacy["read"]["lat_hist"]["sumsq"], int) and legacy["read"]["lat_hist"]["sumsq"] > 2**53
+    (r,) = R.loads(json.dumps(legacy))
+    assert r.data == legacy
     old = _older(d)
     old["read"]["lat_hist"]["sumsq"] = 2.3958317675380221e+20  # rounded: kept as it was
     (r,) = R.loads(json.dumps(old))
@@ -302,7 +311,7 @@ SEED_ORDER = ["Random 4K read", "Random 64K read", "Sequential 64K read", "Seque
               "Random 4K write", "Random 64K write", "Sequential 64K write",
               "Sequential 128K write"]
 ROWS = ["Bandwidth (GiB/s)", "IOPS", "Average Latency (ms)", "Total CPU Usage (%)",
-        "CPU per I/O (us)", "IOPS per core"]
+        "of which nvbench (%)", "other processes (%)", "CPU per I/O (us)", "IOPS per core"]
 
 
 def test_table_layout_follows_the_published_order():
@@ -318,7 +327,7 @@ def test_table_layout_follows_the_published_order():
     text = rs.table()
     lines = text.splitlines()
     assert lines[0].split() == ["Random", "4K", "read"] + rs.stacks
-    assert [line.split("  ")[0].strip() for line in lines[2:8]] == ROWS
+    assert [line.split("  ")[0].strip() for line in lines[2:2 + len(ROWS)]] == ROWS
     assert text.index("Sequential 128K read") < text.index("Random 4K write")
     md = rs.table(fmt="markdown")
     assert md.startswith("**Random 4K read**")
@@ -365,7 +374,8 @@ def test_format_value():
     assert R.format_value("cpu_total_pct", 74.2222) == "74.22"
     assert R.format_value("bw_gib_s", 10.058) == "10.058"
     assert R.format_value("lat_mean_ms", 0.0000444) == "0.0000444"
-    assert R.format_value("lat_mean_ms", float("nan")) == "-"
+    assert R.format_value("lat_mean_ms", float("nan")) == "n/a"
+    assert R.format_value("lat_p99_ms", None) == "n/a"
 
 
 # --- plots -----------------------------------------------------------------------

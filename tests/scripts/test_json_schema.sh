@@ -115,6 +115,16 @@ run faults "{\"engine\":\"$ASYNC\",\"rw\":\"randrw\",\"bs\":4096,\"qd_effective\
 # and read by three jobs at once; every read checked, none differs.
 run verify "{\"engine\":\"$ASYNC\",\"rw\":\"randrw\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$DIR\"],\"runtime_s\":0.3,\"scratch_in\":\"$DIR\",\"region_size\":4194304,\"verify\":true}" \
     engine=$ASYNC rw=randrw bs=4k qd=4 jobs=3 size=4M runtime=300ms verify=1 "$DIR"
+# Rate-limited, open loop (latency from intended starts) and closed loop.
+run rate-open "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3,\"rate\":\"open\"}" \
+    engine=$ASYNC rw=randread bs=4k qd=4 rate_iops=2000 rate_process=poisson runtime=300ms "$FILE_A"
+run rate-closed "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3,\"rate\":\"closed\"}" \
+    engine=$ASYNC rw=randread bs=4k qd=4 rate_iops=2000 rate_mode=closed runtime=300ms "$FILE_A"
+# Preconditioning and steady state: two passes over the region first (not
+# in the figures), then the measured run judged over windows of 3 rounds.
+run precondition-ss "{\"engine\":\"$ASYNC\",\"rw\":\"randwrite\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_B\"],\"runtime_s\":0.5,\"precondition\":2}" \
+    engine=$ASYNC rw=randwrite bs=4k qd=4 runtime=500ms interval=100ms precondition=2 ss=iops ss.window=300ms \
+    ss.excursion=100 ss.slope=100 "$FILE_B"
 run ramp "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3,\"ramp_s\":0.2}" \
     engine=$ASYNC rw=randread bs=4k qd=4 ramp=200ms runtime=300ms "$FILE_A"
 
@@ -208,7 +218,7 @@ def close(a, b, rel=1e-6, tol=1e-9):
     return abs(a - b) <= max(tol, rel * max(abs(a), abs(b)))
 
 
-def check_dir(where, d, bs, dur, with_hist, hist_rel_error):
+def check_dir(where, d, bs, dur, with_hist, hist_rel_error, open_rate=False):
     say = lambda msg: problems.append(f"{where}: {msg}")
     ios, nbytes = d["ios"], d["bytes"]
     if nbytes != ios * bs:
@@ -249,6 +259,29 @@ def check_dir(where, d, bs, dur, with_hist, hist_rel_error):
             say(f"lat_hist.rel_error {h['rel_error']} disagrees with sub_bits {h['sub_bits']} / hist_rel_error {hist_rel_error}")
         if ios and not close(h["sum"] / ios, lat["mean"]):
             say(f"lat_hist.sum/count {h['sum'] / ios} != lat_ns.mean {lat['mean']}")
+        check_split(where, d, open_rate)
+
+
+def check_split(where, d, open_rate):
+    """clat counts the I/Os lat counts, slat every I/O submitted (at least
+    those); per I/O lat = slat + clat (closed loop; open loop adds the wait
+    for the intended start), exactly in the sums when slat counted no more."""
+    say = lambda msg: problems.append(f"{where}: {msg}")
+    lat, clat, slat = d["lat_hist"], d["clat_hist"], d["slat_hist"]
+    if clat is None:
+        say("clat_hist is null: every engine's clat is measured")
+        return
+    if clat["count"] != lat["count"]:
+        say(f"clat_hist.count {clat['count']} != lat_hist.count {lat['count']}")
+    if (d["slat_ns"] is None) != (slat is None):
+        say("slat_ns and slat_hist disagree on being null")
+    parts = clat["sum"] + (slat["sum"] if slat else 0)
+    exact = slat is None or slat["count"] == lat["count"]
+    if open_rate:
+        if exact and lat["sum"] < parts:
+            say(f"open loop: lat sum {lat['sum']} < slat + clat sums {parts}")
+    elif lat["sum"] > parts or (exact and lat["sum"] != parts):
+        say(f"lat sum {lat['sum']} vs slat + clat sums {parts} (slat counts {slat and slat['count']})")
 
 
 def check(name, path, exp):
@@ -297,8 +330,23 @@ def check(name, path, exp):
     if not close(r["ramp_s"], exp.get("ramp_s", 0)):
         say(f"ramp_s {r['ramp_s']}, expected {exp.get('ramp_s', 0)}")
 
+    rate = r["rate"]
+    open_rate = rate is not None and rate["mode"] == "open"
+    if (rate is None) != ("rate" not in exp) or (rate and rate["mode"] != exp["rate"]):
+        say(f"rate {rate}, expected mode {exp.get('rate')}")
+    if r["engine"] in ("psync", "wsync") and r["read"]["slat_ns"] is not None:
+        say("an engine that completes I/O inside submit reports a slat")
+    sub_ = r["submissions"]
+    if not partial and sub_["ios"] < r["total"]["ios"]:
+        say(f"submissions.ios {sub_['ios']} < I/Os counted {r['total']['ios']}")
+    if sub_["calls"] > sub_["ios"]:
+        say(f"submissions: {sub_['calls']} calls for {sub_['ios']} I/Os")
+    if r["read"]["slat_hist"] is not None:
+        nslat = r["read"]["slat_hist"]["count"] + r["write"]["slat_hist"]["count"]
+        if nslat != sub_["ios"]:
+            say(f"slat counts {nslat} I/Os, submissions.ios is {sub_['ios']}")
     for dn in ("read", "write"):
-        check_dir(f"{name}: {dn}", r[dn], bs, dur, True, r["hist_rel_error"])
+        check_dir(f"{name}: {dn}", r[dn], bs, dur, True, r["hist_rel_error"], open_rate)
     rd, wr, tot = r["read"], r["write"], r["total"]
     if tot["ios"] != rd["ios"] + wr["ios"] or tot["bytes"] != rd["bytes"] + wr["bytes"]:
         say(f"total {tot['ios']} ios / {tot['bytes']} bytes != read + write")
@@ -403,6 +451,27 @@ def check(name, path, exp):
             s = sum(x[dn][k] for x in ts)
             if s != r[dn][k]:
                 say(f"timeseries {dn}.{k} sum to {s}, total {dn}.{k} is {r[dn][k]}")
+
+    # precondition and steady state: outside the figures, and consistent
+    pre, ss, wss = r["precondition"], r["steady_state"], w["ss"]
+    if exp.get("precondition"):
+        want = None if pre is None else exp["precondition"] * sum(t["region_size"] // pre["bs"] * pre["bs"] for t in pt)
+        if pre is None or pre["passes"] != exp["precondition"] or pre["bytes"] != want:
+            say(f"precondition {pre}: expected {exp['precondition']} passes writing {want} bytes")
+    elif pre is not None:
+        say(f"precondition {pre} on a run without precondition=N")
+    if (ss is None) != (wss["metric"] == "off"):
+        say(f"steady_state {ss} with ss={wss['metric']}")
+    if ss is not None:
+        if ss["reached"] != (ss["at_s"] is not None):
+            say(f"steady_state reached {ss['reached']} but at_s {ss['at_s']}")
+        if ss["reached"] and not (ss["at_s"] <= dur + 1e-9 and ss["max_excursion_pct"] <= wss["excursion_pct"]
+                                  and ss["slope_pct"] <= wss["slope_pct"]):
+            say(f"steady_state {ss} reached outside its limits {wss} or after the run ({dur} s)")
+        if not close(ss["window_s"], ss["rounds"] * w["interval_s"]):
+            say(f"steady_state window_s {ss['window_s']} != rounds x interval_s")
+        if ss["stopped"] and not (ss["reached"] and wss["stop"]):
+            say(f"steady_state stopped without being reached with ss.stop=1: {ss}")
 
     # CPU: the parts add up
     c = r["cpu"]

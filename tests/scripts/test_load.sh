@@ -83,12 +83,14 @@ if r["errors"]["count"] or r["error"] is not None:
     bad.append(f"errors: {r['errors']} {r['error']}")
 if sum(1 for t in r["cpu"]["threads"] if t["name"].startswith("nvb-job-")) != jobs:
     bad.append("not every job thread in cpu.threads")
-# What the run holds: qd buffers of 4 KiB per job; per job per target two
-# latency histograms (~20 KiB each), per target two more and two totals;
-# plus the process's code, libc and thread stacks. Bound: twice that + 64 MiB.
+# What the run holds: qd buffers of 4 KiB per job; per job per target and
+# direction three latency histograms (~20 KiB each: lat, slat and clat), per
+# target the same again and the totals; plus the process's code, libc and
+# thread stacks. Bound: twice that + 64 MiB.
 qd = r["qd_effective"]
 hist = 20 * 1024
-held = jobs * qd * 4096 + (jobs + 1) * nt * 2 * hist + 2 * hist
+kinds = 3  # lat_ns, slat_ns, clat_ns
+held = jobs * qd * 4096 + (jobs + 1) * nt * 2 * kinds * hist + 2 * kinds * hist
 bound = 2 * held + (64 << 20)
 rss = r["cpu"]["maxrss_kib"] * 1024
 if rss > bound:

@@ -95,11 +95,11 @@ for f in "$TMP"/*-qd8.txt; do
 done
 
 # The golden text keeps its promises: blocks of equal width whose columns
-# start at the same places, eight blocks of eight lines.
+# start at the same places, eight blocks of ten lines.
 if ! /usr/bin/python3 - "$DATA/table.txt" <<'PY'
 import sys
 blocks = open(sys.argv[1], encoding="utf-8").read().rstrip("\n").split("\n\n")
-assert len(blocks) == 8 and all(len(b.splitlines()) == 8 for b in blocks), "8 blocks of 8 lines"
+assert len(blocks) == 8 and all(len(b.splitlines()) == 10 for b in blocks), "8 blocks of 10 lines"
 rules = {b.splitlines()[1] for b in blocks}
 assert len(rules) == 1, f"blocks of different widths or column edges: {sorted(rules)}"
 widths = {max(len(l) for l in b.splitlines()) for b in blocks}

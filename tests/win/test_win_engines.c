@@ -248,7 +248,7 @@ static void stamps(int skip)
     char why[256] = "";
     struct nvb__engine_ctx ctx = {
         .qd = QD, .nfds = 1, .fds = &fd, .direct = 0, .writes = 0, .bufs = bufs, .buf_len = BS, .cpu = -1,
-        .opts = opts, .opts_set = set, .used = NULL, .wait_ns = 0, .why = why, .why_len = sizeof why,
+        .opts = opts, .opts_set = set, .used = NULL, .wait_ns = NULL, .why = why, .why_len = sizeof why,
     };
     void *st = NULL;
     T_CHECK_MSG(nvb__engine_iocp.setup(&ctx, &st) == 0, "setup: %s", why);

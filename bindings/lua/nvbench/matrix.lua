@@ -31,6 +31,10 @@ M.metrics = {
   { key = "iops",      label = "IOPS",                 kind = "count" },
   { key = "lat_ms",    label = "Average Latency (ms)", kind = "figure" },
   { key = "cpu_pct",   label = "Total CPU Usage (%)",  kind = "pct" },
+  -- the seed's Total CPU Usage is the whole machine's: nvbench's own share
+  -- (every thread of the process) and everything else that ran meanwhile
+  { key = "own_pct",    label = "of which nvbench (%)", kind = "pct" },
+  { key = "others_pct", label = "other processes (%)",  kind = "pct" },
   { key = "us_per_io", label = "CPU per I/O (us)",     kind = "figure" },
   { key = "iops_core", label = "IOPS per core",        kind = "count" },
 }
@@ -312,6 +316,8 @@ function M.figures(r, op)
     p99_ms = p99_ms,
     p99_na = p99_na,
     cpu_pct = cpu.system_pct,
+    own_pct = (cpu.ncpus and cpu.ncpus > 0 and cpu.process_cores) and 100 * cpu.process_cores / cpu.ncpus or nil,
+    others_pct = cpu.background_pct,
     us_per_io = cpu.cpu_us_per_io,
     iops_core = cpu.iops_per_core,
     process_cores = cpu.process_cores,
@@ -332,12 +338,49 @@ local function find_cells(list)
   return out
 end
 
+-- steady_state = { ... } options -> the library's keys (docs/steady-state.md);
+-- runtime is the write cells' own cap while they wait for steady state.
+local ss_options = { metric = "ss", window = "ss.window", excursion = "ss.excursion", slope = "ss.slope",
+                     stop = "ss.stop", runtime = "runtime" }
+
+--- The keys seed() adds to its write cells: precondition = N, and ss = ...
+--- with its options (ss.stop on unless steady_state says otherwise).
+--- Raises an error naming a bad option.
+function M.write_cell_keys(precondition, steady_state)
+  local out = {}
+  if precondition ~= nil then
+    if math.type(precondition) ~= "integer" or precondition < 0 then
+      error("nvbench.matrix: precondition must be a number of passes (an integer >= 0), not "
+        .. tostring(precondition), 3)
+    end
+    if precondition > 0 then out.precondition = precondition end
+  end
+  if steady_state == nil then return out end
+  local spec = type(steady_state) == "table" and steady_state or { metric = steady_state }
+  for k in pairs(spec) do
+    if not ss_options[k] then
+      error("nvbench.matrix: steady_state: unknown option '" .. tostring(k)
+        .. "' (known: metric, window, excursion, slope, stop, runtime)", 3)
+    end
+  end
+  if not spec.metric then error("nvbench.matrix: steady_state needs a metric: iops, bw or lat", 3) end
+  for k, v in pairs(spec) do out[ss_options[k]] = v end
+  if spec.stop == nil then out["ss.stop"] = true end
+  return out
+end
+
 --- Runs the published matrix: every cell x every engine.
 ---   targets  string or list; default a scratch file of `size` (256M) that is removed afterwards
 ---   engines  list; default every available engine but null
 ---   runtime, qd, jobs  default "1s", 32, 1
 ---   cells    list of cell keys ("rand4k_read", ...) or labels; default all 8
 ---   workload table of further workload keys (e.g. { ["io_uring.sqpoll"] = 1 })
+---   precondition  write cells: N sequential write passes over each target first,
+---            not counted in their figures (docs/steady-state.md)
+---   steady_state  write cells: "iops", "bw" or "lat" to end each when steady
+---            (runtime is then the cap), or { metric =, window =, excursion =,
+---            slope =, stop =, runtime = } (runtime: the write cells' own cap);
+---            rounds are time-series intervals (workload = { interval = "1m" })
 ---   progress passed to every nvb.run
 ---   on_cell  function(row, i, n) called after each run; return false to stop
 --- Returns rows { cell, engine, result, error, errno, figures } with
@@ -347,6 +390,7 @@ function M.seed(opts)
   opts = opts or {}
   local engines = opts.engines or M.available_engines(false)
   local cells = find_cells(opts.cells)
+  local write_keys = M.write_cell_keys(opts.precondition, opts.steady_state)
   local targets, scratch = opts.targets, nil
   if targets == nil then
     local err
@@ -383,6 +427,9 @@ function M.seed(opts)
       for _, engine in ipairs(engines) do
         local spec = spec_of(cell, engine)
         spec.progress = opts.progress
+        if cell.op == "write" then
+          for k, v in pairs(write_keys) do spec[k] = v end
+        end
         local r, msg, errno = nvb.run(spec)
         local row = { cell = cell, engine = engine, result = r, error = msg, errno = errno }
         if r and not r.cancelled then row.figures = M.figures(r, cell.op) end
@@ -460,6 +507,7 @@ end
 --- M.warnings(rows) to `out` (default io.stderr), "warning: " before each.
 function M.print_warnings(rows, out)
   out = out or io.stderr
+  io.stdout:flush() -- after the table, not inside it, when both go to one terminal or file
   for _, line in ipairs(M.warnings(rows)) do out:write("warning: ", line, "\n") end
 end
 

@@ -259,6 +259,24 @@ def cmd_mpi_run(args):
 
 # ------------------------------------------------------------------- matrix
 
+def _print_steady_states(rs):
+    """One line per run judged for steady state (write cells with --steady-state)."""
+    for r in rs:
+        ss = r.data.get("steady_state")
+        if not ss:
+            continue
+        where = f"{r.meta.get('cell')} {r.meta.get('op')} {r.meta.get('engine')}"
+        fig = ("-" if ss["mean"] is None else f"{ss['mean']:,.0f}", ss["max_excursion_pct"], ss["slope_pct"])
+        if ss["reached"]:
+            print(f"{where}: steady ({ss['metric']}) at {ss['at_s']:.1f} s, window mean {fig[0]}", file=sys.stderr)
+        elif ss["mean"] is None or fig[1] is None:
+            print(f"{where}: not steady ({ss['metric']}) in {r.data['duration_s']:.1f} s: no whole window",
+                  file=sys.stderr)
+        else:
+            print(f"{where}: NOT steady ({ss['metric']}) in {r.data['duration_s']:.1f} s: last window mean {fig[0]}, "
+                  f"excursion {fig[1]:.1f} %, slope {fig[2]:.1f} %", file=sys.stderr)
+
+
 def cmd_matrix(args):
     engines = None
     if args.engines:
@@ -282,6 +300,14 @@ def cmd_matrix(args):
         _err("no engine works here (see: nvbench engines)")
         return EXIT_FAIL
     extra = {"allow_destructive": 1} if args.allow_destructive else {}
+    if args.interval:
+        extra["interval"] = args.interval
+    steady = None
+    if args.steady_state:
+        steady = {"metric": args.steady_state, "window": args.ss_window, "runtime": args.ss_runtime}
+    elif args.ss_window or args.ss_runtime:
+        _err("--ss-window and --ss-runtime need --steady-state")
+        return EXIT_INPUT
     target_desc = ", ".join(args.target) if args.target else f"a {args.size} scratch file in a temporary directory"
     try:
         cells = _seed_cells(args.cells)
@@ -298,8 +324,8 @@ def cmd_matrix(args):
     partial = None
     try:
         rs = seed_matrix(targets=args.target or None, engines=engines, runtime=args.runtime, qd=args.qd,
-                         cells=args.cells,
-                         jobs=args.jobs, repeat=args.repeat, size=args.size,
+                         cells=args.cells, jobs=args.jobs, repeat=args.repeat, size=args.size,
+                         precondition=args.precondition, steady_state=steady,
                          progress=_progress_wanted(args), on_error="warn", **extra)
     except (KeyboardInterrupt, Terminated) as e:
         status, word = _stopped_by(e)
@@ -319,6 +345,7 @@ def cmd_matrix(args):
         _save_json(saved, args.json)
     _warn(rs)
     if len(rs):
+        _print_steady_states(rs)
         try:
             print(rs.table())
             if args.csv:
@@ -594,6 +621,14 @@ def build_parser():
     s.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="worker threads (default 1)")
     s.add_argument("--size", default="512M", metavar="SIZE", help="scratch file size (default 512M)")
     s.add_argument("--allow-destructive", action="store_true", help="permit writes to block device targets")
+    s.add_argument("--precondition", type=int, default=None, metavar="N",
+                   help="write cells: N sequential write passes over the target first, not counted "
+                        "(docs/steady-state.md)")
+    s.add_argument("--steady-state", choices=("iops", "bw", "lat"), default=None, metavar="METRIC",
+                   help="write cells: run until steady on iops, bw or lat (--runtime, or --ss-runtime, caps them)")
+    s.add_argument("--ss-window", metavar="DUR", help="steady-state window (default: 5 intervals)")
+    s.add_argument("--ss-runtime", metavar="DUR", help="write cells' cap while waiting for steady state")
+    s.add_argument("--interval", metavar="DUR", help="time-series interval: one steady-state round (default 1s)")
     s.add_argument("--json", metavar="F", help="save {\"results\": [...]}, one entry per run")
     s.add_argument("--csv", metavar="F", help="save a CSV table (one row per run)")
     s.add_argument("--plot", metavar="F.png", help="save the grouped bars (IOPS, bandwidth, latency, CPU)")

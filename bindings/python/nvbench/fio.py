@@ -2,27 +2,37 @@
 
 Every fio job becomes one :class:`~nvbench.result.Result` whose data uses the keys of
 nvbench's own result (``read``/``write`` with ``ios``, ``bytes``, ``iops``,
-``bw_bytes_s``, ``bw_gib_s``, ``lat_ns``; ``cpu``; ``duration_s``; ``workload``), so
-fio results sit in the same tables, comparisons and plots. ``data["source"]`` is
-``"fio"`` and ``data["fio"]`` keeps what has no nvbench equivalent.
+``bw_bytes_s``, ``bw_gib_s``, ``lat_ns``, ``slat_ns``, ``clat_ns``; ``cpu``;
+``duration_s``; ``workload``), so fio results sit in the same tables, comparisons and
+plots. ``data["source"]`` is ``"fio"`` and ``data["fio"]`` keeps what has no nvbench
+equivalent.
 
 How fio's figures are mapped:
 
-* Latency: nvbench measures submission to completion, which is fio's ``lat_ns``
-  (slat + clat). fio only computes percentiles of ``lat_ns`` with
-  ``lat_percentiles=1``; otherwise the percentiles are taken from ``clat_ns`` and
-  ``data["fio"]["percentiles_from"]`` says ``"clat"``. fio's percentile list is kept
-  with nvbench's key spelling (``"99.900000"`` -> ``"p99.9"``).
+* Latency, one to one and never mixed: fio's ``lat_ns`` -> ``lat_ns``, ``clat_ns`` ->
+  ``clat_ns``, ``slat_ns`` -> ``slat_ns`` (docs/json-schema.md compares the definitions:
+  fio's lat is nvbench's lat_ns, submission to completion). Each takes its moments and
+  its percentiles from its own fio object. fio computes percentiles of ``lat`` only with
+  ``lat_percentiles=1`` (and of ``slat`` only with ``slat_percentiles=1``); without them
+  those percentiles are ``None`` (the tables show n/a), never clat's.
+  ``data["fio"]["lat_percentiles"]`` says whether fio had them. A latency fio did not
+  measure (``slat`` of a synchronous engine: ``N`` 0 with I/O done) is ``None`` as a
+  whole, as nvbench reports it. fio's percentile list is kept with nvbench's key spelling
+  (``"99.900000"`` -> ``"p99.9"``).
 * Jobs: clones of one job (``numjobs=N`` without ``group_reporting``) are merged into
   one Result, as nvbench reports its jobs together. Counts and rates add up, the mean and
   standard deviation are pooled exactly, percentiles are the I/O-weighted mean of the
   per-job percentiles (an approximation; ``group_reporting`` gives fio's exact ones).
-* CPU: fio's ``usr_cpu``/``sys_cpu`` are percent of one CPU over each job's runtime.
-  They give ``process_user_s``/``process_sys_s``, ``process_cores``, ``cpu_us_per_io``
-  and ``iops_per_core`` with nvbench's definitions. fio does not measure the whole
-  machine, so ``cpu.system_pct`` (the seed's "Total CPU Usage") is only filled when
-  ``ncpus`` is given, as the process share ``100 * process_cores / ncpus`` (a lower bound
-  of the machine's usage).
+* CPU: fio's ``usr_cpu``/``sys_cpu`` are percent of one CPU over each job's runtime, and
+  fio takes them with ``RUSAGE_THREAD``: the job's own thread, not fio's process (its
+  other threads, and an io_uring SQPOLL thread, are not in them; normally 45-90 % of
+  what the process used). They give ``process_user_s``/``process_sys_s``,
+  ``process_cores``, ``cpu_us_per_io`` and ``iops_per_core``, and ``cpu["scope"]`` is
+  ``"fio job thread only"`` (the tables mark those figures, and a warning says it): they
+  are not comparable to nvbench's process-wide figures, only a lower bound of them.
+  fio does not measure the whole machine, so ``cpu.system_pct`` (the seed's "Total CPU
+  Usage") is only filled when ``ncpus`` is given, as the job threads' share
+  ``100 * process_cores / ncpus`` (a lower bound of the machine's usage).
 * Labels: engine = ``ioengine`` (fio's default ``psync`` when absent), rw/bs/iodepth/
   numjobs from the job options over the global options.
 """
@@ -38,7 +48,13 @@ from .labels import cell_of, op_of_rw
 from .result import Result
 from .resultset import ResultSet
 
-__all__ = ["from_fio", "load_fio", "parse_size"]
+__all__ = ["from_fio", "load_fio", "parse_size", "THREAD_CPU_SCOPE"]
+
+# What fio's usr_cpu/sys_cpu measure (getrusage(RUSAGE_THREAD) on each job's thread).
+THREAD_CPU_SCOPE = "fio job thread only"
+_THREAD_CPU_NOTE = ("CPU figures are fio's usr_cpu/sys_cpu: fio job thread only (RUSAGE_THREAD), "
+                    "not fio's whole process (normally 45-90 % of it; an io_uring SQPOLL thread "
+                    "is left out entirely): a lower bound, not comparable to nvbench's process CPU")
 
 _FIO_DEFAULTS = {"ioengine": "psync", "rw": "read", "bs": "4k", "iodepth": "1", "numjobs": "1"}
 
@@ -86,26 +102,61 @@ def _pkey(fio_key):
     return "p" + (f"{v:.6f}".rstrip("0").rstrip("."))
 
 
-def _latency(dir_stats):
-    """nvbench lat_ns from one fio direction: moments of lat_ns, percentiles of lat or clat."""
-    lat = dir_stats.get("lat_ns") or {}
-    clat = dir_stats.get("clat_ns") or {}
-    src = lat if lat.get("N") else clat
-    out = {
-        "min": float(src.get("min", 0) or 0),
-        "mean": float(src.get("mean", 0) or 0),
-        "max": float(src.get("max", 0) or 0),
-        "stddev": float(src.get("stddev", 0) or 0),
-    }
-    pct_from = None
-    for name, d in (("lat", lat), ("clat", clat)):
-        pct = d.get("percentile")
-        if isinstance(pct, dict) and pct:
-            pct_from = name
-            for k, v in pct.items():
-                out[_pkey(k)] = float(v)
-            break
-    return out, pct_from, int(src.get("N", 0) or 0)
+# The percentile keys nvbench reports (result.c): those a latency without percentiles
+# still carries, as None, beside fio's own list.
+_NVB_PCTS = ("p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9",
+             "p99.99", "p99.999")
+_KINDS = ("lat", "slat", "clat")
+
+
+def _pct_keys(dir_stats):
+    """The percentile keys fio listed for any latency of this direction, in its order,
+    then nvbench's own."""
+    keys = []
+    for kind in _KINDS:
+        pct = (dir_stats.get(f"{kind}_ns") or {}).get("percentile")
+        if isinstance(pct, dict):
+            keys += [_pkey(k) for k in pct if _pkey(k) not in keys]
+    return keys + [k for k in _NVB_PCTS if k not in keys]
+
+
+def _one_latency(dir_stats, kind, keys):
+    """One fio latency (``lat``, ``slat``, ``clat``) as nvbench's object: its own moments and
+    its own percentiles, None where fio computed none. (object or None, N)."""
+    src = dir_stats.get(f"{kind}_ns") or {}
+    n = int(src.get("N", 0) or 0)
+    if not n and int(dir_stats.get("total_ios", 0) or 0):
+        return None, 0  # I/O done, this latency not measured (slat of a synchronous engine)
+    out = {k: float(src.get(k, 0) or 0) for k in ("min", "mean", "max", "stddev")}
+    pct = src.get("percentile")
+    have = isinstance(pct, dict) and pct
+    for k in keys:
+        out[k] = None if have or n else 0.0
+    if have:
+        for k, v in pct.items():
+            out[_pkey(k)] = float(v)
+    return out, n
+
+
+def _pool(lats, keys):
+    """One latency of several clones: moments pooled exactly, percentiles I/O-weighted
+    where every clone has them."""
+    if any(l is None for l, _ in lats):
+        return None
+    total_n = sum(n for _, n in lats)
+    if len(lats) == 1 or not total_n:
+        return lats[0][0]
+    live = [(l, n) for l, n in lats if n]
+    mean = sum(l["mean"] * n for l, n in live) / total_n
+    # pooled: E[x^2] of the union minus the squared mean
+    ex2 = sum((l["stddev"] ** 2 + l["mean"] ** 2) * n for l, n in live) / total_n
+    out = {"min": min(l["min"] for l, _ in live), "mean": mean, "max": max(l["max"] for l, _ in live),
+           "stddev": math.sqrt(max(0.0, ex2 - mean * mean))}
+    for k in keys:
+        vals = [(l.get(k), n) for l, n in live]
+        out[k] = (None if any(v is None for v, _ in vals)
+                  else sum(v * n for v, n in vals) / total_n)
+    return out
 
 
 def _direction(entries, op):
@@ -115,30 +166,13 @@ def _direction(entries, op):
     nbytes = sum(int(d.get("io_bytes", 0) or 0) for d in dirs)
     iops = sum(float(d.get("iops", 0) or 0) for d in dirs)
     bw = sum(float(d.get("bw_bytes", 0) or 0) for d in dirs)
-    lats = [_latency(d) for d in dirs]
-    pct_from = next((p for _, p, _ in lats if p), None)
-    ns = [n for _, _, n in lats]
-    total_n = sum(ns)
-    if len(lats) == 1:
-        lat = lats[0][0]
-    else:
-        lat = {"min": 0.0, "mean": 0.0, "max": 0.0, "stddev": 0.0}
-        if total_n:
-            live = [(l, n) for (l, _, n) in lats if n]
-            mean = sum(l["mean"] * n for l, n in live) / total_n
-            # pooled: E[x^2] of the union minus the squared mean
-            ex2 = sum((l["stddev"] ** 2 + l["mean"] ** 2) * n for l, n in live) / total_n
-            lat = {"min": min(l["min"] for l, _ in live), "mean": mean,
-                   "max": max(l["max"] for l, _ in live),
-                   "stddev": math.sqrt(max(0.0, ex2 - mean * mean))}
-            keys = [k for k in live[0][0] if k.startswith("p")]
-            for k in keys:
-                if all(k in l for l, _ in live):
-                    lat[k] = sum(l[k] * n for l, n in live) / total_n
+    keys = _pct_keys(dirs[0])
     runtime_ms = max(int(d.get("runtime", 0) or 0) for d in dirs)
-    d = {"ios": ios, "bytes": nbytes, "iops": iops, "bw_bytes_s": bw, "bw_gib_s": bw / 2**30,
-         "lat_ns": lat}
-    return d, pct_from, runtime_ms
+    d = {"ios": ios, "bytes": nbytes, "iops": iops, "bw_bytes_s": bw, "bw_gib_s": bw / 2**30}
+    for kind in _KINDS:
+        d[f"{kind}_ns"] = _pool([_one_latency(x, kind, keys) for x in dirs], keys)
+    lat_pcts = any(isinstance((x.get("lat_ns") or {}).get("percentile"), dict) for x in dirs)
+    return d, lat_pcts, runtime_ms
 
 
 def _options(global_opts, job):
@@ -170,6 +204,10 @@ def _one_result(fio_obj, entries, ncpus, meta):
 
     read, pct_r, rt_r = _direction(entries, "read")
     write, pct_w, rt_w = _direction(entries, "write")
+    warnings = [_THREAD_CPU_NOTE]
+    if not (pct_r or pct_w):
+        warnings.append("fio computed no percentiles of lat (lat_percentiles=1 was not set): "
+                        "lat_ns percentiles are n/a; clat_ns has fio's clat percentiles")
     duration_s = max(rt_r, rt_w) / 1000.0
     if duration_s == 0:
         duration_s = max(_int(e.get("job_runtime"), 0) for e in entries) / 1000.0
@@ -184,6 +222,7 @@ def _one_result(fio_obj, entries, ncpus, meta):
     total_iops = read["iops"] + write["iops"]
     cores = cpu_s / duration_s if duration_s else 0.0
     cpu = {
+        "scope": THREAD_CPU_SCOPE,
         "process_user_s": user_s,
         "process_sys_s": sys_s,
         "process_cores": cores,
@@ -212,7 +251,7 @@ def _one_result(fio_obj, entries, ncpus, meta):
                   "iops": total_iops, "bw_bytes_s": read["bw_bytes_s"] + write["bw_bytes_s"]},
         "cpu": cpu,
         "errors": {"count": sum(1 for x in errors if x)},
-        "warnings": [],
+        "warnings": warnings,
         "cancelled": False,
         "error": {"errno": err, "name": f"fio error {err}", "message": f"fio job error {err}"}
                  if err else None,
@@ -222,7 +261,7 @@ def _one_result(fio_obj, entries, ncpus, meta):
             "groupid": job.get("groupid"),
             "entries": len(entries),
             "job_options": opts,
-            "percentiles_from": pct_r or pct_w,
+            "lat_percentiles": bool(pct_r or pct_w),
             "usr_cpu": [e.get("usr_cpu") for e in entries],
             "sys_cpu": [e.get("sys_cpu") for e in entries],
             "disk_util": fio_obj.get("disk_util", []),

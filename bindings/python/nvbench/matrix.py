@@ -198,6 +198,35 @@ def matrix(targets=None, engines=None, repeat=1, progress=False, on_error="raise
         return _execute(plan, _targets_list(targets), repeat, progress, on_error)
 
 
+# steady_state={...} options -> the library's keys (docs/steady-state.md);
+# "runtime" is the write cells' own cap while they wait for steady state.
+_SS_OPTIONS = {"metric": "ss", "window": "ss.window", "excursion": "ss.excursion", "slope": "ss.slope",
+               "stop": "ss.stop", "runtime": "runtime"}
+
+
+def _write_cell_keys(precondition, steady_state):
+    """The keys seed_matrix() adds to its write cells: precondition=N, and
+    ss=... with its options (ss.stop on unless steady_state says otherwise)."""
+    out = {}
+    if precondition is not None:
+        if isinstance(precondition, bool) or not isinstance(precondition, int) or precondition < 0:
+            raise ValueError(f"precondition must be a number of passes (an int >= 0), not {precondition!r}")
+        if precondition:
+            out["precondition"] = precondition
+    if steady_state is None:
+        return out
+    spec = {"metric": steady_state} if isinstance(steady_state, str) else dict(steady_state)
+    unknown = sorted(set(spec) - set(_SS_OPTIONS))
+    if unknown:
+        raise ValueError(f"steady_state: unknown option(s) {', '.join(unknown)} "
+                         f"(known: {', '.join(_SS_OPTIONS)})")
+    if not spec.get("metric"):
+        raise ValueError("steady_state needs a metric: 'iops', 'bw' or 'lat'")
+    spec.setdefault("stop", True)
+    out.update({_SS_OPTIONS[k]: v for k, v in spec.items() if v is not None})
+    return out
+
+
 def _seed_cells(cells):
     """The SEED_CELLS named by ``cells``: "rand4k_read" (one cell and
     direction) or "rand4k" (both directions); None: all eight."""
@@ -217,7 +246,7 @@ def _seed_cells(cells):
 
 
 def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, progress=False,
-                size="512M", on_error="raise", cells=None, **keys):
+                size="512M", on_error="raise", cells=None, precondition=None, steady_state=None, **keys):
     """The published 8-cell matrix: random 4K, random 64K, sequential 64K and
     sequential 128K, each read and write, over several engines (the published comparison, docs/analysis.md).
 
@@ -234,6 +263,17 @@ def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, 
     The temporary directory is removed on Ctrl-C and SIGTERM too (see
     matrix()); one left by a matrix that was killed outright is removed by
     the next seed_matrix that lays one out in the same place.
+
+    Write cells measured the SNIA PTS way (docs/steady-state.md), read cells
+    unchanged: ``precondition=N`` writes each target's region N times
+    sequentially before every write cell (not counted in its figures);
+    ``steady_state="iops"`` (or "bw", "lat") judges each write cell's time
+    series and ends it when steady, ``runtime`` then being the cap; a dict
+    sets the other options: ``{"metric": "iops", "window": "5m",
+    "excursion": 20, "slope": 10, "stop": True, "runtime": "2h"}`` (its
+    ``runtime`` is the write cells' own). Rounds are time-series intervals:
+    pass ``interval="1m"`` for minute rounds. Each write Result then has
+    ``r.precondition`` and ``r.steady_state``.
     """
     if engines is None:
         # Every engine that works here and takes these targets (the nvme
@@ -243,10 +283,13 @@ def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, 
             raise NvbenchError(errno.ENOTSUP, "no engine works here (see nvbench.engines() for the reasons)")
     elif isinstance(engines, str):
         engines = [engines]
+    write_keys = _write_cell_keys(precondition, steady_state)
     plan = []
     for cell, rw, bs, op in _seed_cells(cells):
         for eng in engines:
             k = dict(keys, engine=eng, rw=rw, bs=bs, qd=qd, jobs=jobs, runtime=runtime)
+            if op == "write":
+                k.update(write_keys)
             plan.append((k, {"cell": cell, "op": op}))
     tlist = _targets_list(targets)
     with sigterm_cancels(), contextlib.ExitStack() as stack:

@@ -10,7 +10,9 @@ import math
 
 from ._percentile import PCT_KEYS, PCT_VALS, pct_min_ios
 
-__all__ = ["Metric", "METRICS", "TABLE_METRICS", "FRAME_COLUMNS", "format_value", "figures", "unsupported_text"]
+__all__ = ["Metric", "METRICS", "TABLE_METRICS", "FIGURE_METRICS", "FRAME_COLUMNS", "CPU_METRICS", "NOT_AVAILABLE",
+           "format_value", "figures", "cpu_scope",
+           "unsupported_text"]
 
 
 class Metric:
@@ -34,13 +36,35 @@ METRICS = {m.key: m for m in (
     Metric("lat_p99_ms", "p99 Latency (ms)", False, "ms"),
     Metric("lat_p99_9_ms", "p99.9 Latency (ms)", False, "ms"),
     Metric("cpu_total_pct", "Total CPU Usage (%)", False, "%"),
+    # The seed's Total CPU Usage counts the whole machine; these split it:
+    # nvbench's own process (every thread, kernel ones it drives included)
+    # and everything else that ran meanwhile.
+    Metric("cpu_nvbench_pct", "of which nvbench (%)", False, "%"),
+    Metric("cpu_others_pct", "other processes (%)", False, "%"),
     Metric("cpu_us_per_io", "CPU per I/O (us)", False, "us"),
     Metric("iops_per_core", "IOPS per core", True, "IO/s/core"),
     Metric("process_cores", "Process cores", False, "cores"),
 )}
 
 # The seed table's rows (the published comparison's, docs/analysis.md) plus the two efficiency figures the articles lacked.
-TABLE_METRICS = ("bw_gib_s", "iops", "lat_mean_ms", "cpu_total_pct", "cpu_us_per_io", "iops_per_core")
+TABLE_METRICS = ("bw_gib_s", "iops", "lat_mean_ms", "cpu_total_pct", "cpu_nvbench_pct", "cpu_others_pct",
+                 "cpu_us_per_io", "iops_per_core")
+# What the plots and comparisons take by default: the table's figures without
+# the split of Total CPU Usage (how busy the rest of the machine was is a
+# condition of the run, not a property of the stack).
+FIGURE_METRICS = ("bw_gib_s", "iops", "lat_mean_ms", "cpu_total_pct", "cpu_us_per_io", "iops_per_core")
+# The metrics that come from a result's CPU figures (their scope: cpu_scope()).
+CPU_METRICS = ("cpu_total_pct", "cpu_nvbench_pct", "cpu_others_pct", "cpu_us_per_io", "iops_per_core",
+               "process_cores")
+# How a table shows a figure the result does not have (null: not measured).
+NOT_AVAILABLE = "n/a"
+
+
+def cpu_scope(data):
+    """What a result's CPU figures cover: ``"process"`` (nvbench: every thread of the
+    process), or what the result says (fio: ``"fio job thread only"``)."""
+    cpu = data.get("cpu") if isinstance(data.get("cpu"), dict) else {}
+    return cpu.get("scope") or "process"
 
 
 def _metric(key):
@@ -60,17 +84,18 @@ def metric_list(metrics, default):
 
 
 def format_value(key, value):
-    """Format one figure the way the published tables do."""
+    """Format one figure the way the published tables do; one the result does not
+    have (null, NaN) is n/a."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
+        return NOT_AVAILABLE
     v = float(value)
     if not math.isfinite(v):
-        return "-"
+        return NOT_AVAILABLE
     if abs(v) >= 1e15:
         return f"{v:.3g}"  # beyond any real figure: no wall of digits
     if key in ("iops", "iops_per_core"):
         return f"{v:,.0f}"
-    if key == "cpu_total_pct":
+    if key in ("cpu_total_pct", "cpu_nvbench_pct", "cpu_others_pct"):
         return f"{v:.2f}"
     if abs(v) >= 0.01 or v == 0:
         return f"{v:.3f}" if abs(v) < 1000 else f"{v:,.1f}"
@@ -110,7 +135,7 @@ _COL_PCT.update({p + c: v for c, v in list(_COL_PCT.items()) for p in ("read_", 
 def unsupported_text(key):
     """How a table shows percentile column ``key`` of a result with too few I/Os for it."""
     p = _COL_PCT.get(key)
-    return f"n/a (n<{pct_min_ios(p):,})" if p is not None else "n/a"
+    return f"{NOT_AVAILABLE} (n<{pct_min_ios(p):,})" if p is not None else NOT_AVAILABLE
 
 
 def _direction_figures(d):
@@ -133,7 +158,8 @@ def _direction_figures(d):
 FRAME_COLUMNS = (
     "stack", "engine", "cell", "op", "rw", "bs", "qd", "qd_effective", "jobs", "repeat", "target",
     "bw_gib_s", "iops", "lat_mean_ms", "lat_p50_ms", "lat_p90_ms", "lat_p99_ms", "lat_p99_9_ms",
-    "cpu_total_pct", "cpu_us_per_io", "iops_per_core", "process_cores", "duration_s",
+    "cpu_total_pct", "cpu_nvbench_pct", "cpu_others_pct", "cpu_us_per_io", "iops_per_core", "process_cores",
+    "cpu_scope", "duration_s",
     "source", "cancelled", "lat_pct_unsupported",
 )
 _DIRECTION_COLS = ("bw_gib_s", "iops") + tuple(c for c, _ in _LAT_COLS)
@@ -172,9 +198,14 @@ def figures(r):
         mixed = (rd, wr)
     cpu = data.get("cpu") if isinstance(data.get("cpu"), dict) else {}
     row["cpu_total_pct"] = _num(cpu.get("system_pct"))
+    ncpus = _num(cpu.get("ncpus"))
+    cores = _num(cpu.get("process_cores"))
+    row["cpu_nvbench_pct"] = 100.0 * cores / ncpus if ncpus and ncpus > 0 else math.nan
+    row["cpu_others_pct"] = _num(cpu.get("background_pct"))
     row["cpu_us_per_io"] = _num(cpu.get("cpu_us_per_io"))
     row["iops_per_core"] = _num(cpu.get("iops_per_core"))
     row["process_cores"] = _num(cpu.get("process_cores"))
+    row["cpu_scope"] = cpu_scope(data)
     row["duration_s"] = _num(data.get("duration_s"))
     row["source"] = data.get("source", "nvbench")
     row["cancelled"] = bool(data.get("cancelled", False))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 
+from ._printable import printable
 from .labels import block_label
-from .metrics import METRICS, TABLE_METRICS, metric_list
+from .metrics import FIGURE_METRICS, METRICS, metric_list
 
 __all__ = ["plot", "bars", "latency", "efficiency", "LATENCY_PERCENTILES"]
 
@@ -103,7 +104,6 @@ def _context(rs):
 
 
 def _titled(fig, rs):
-    from ._printable import printable
     fig.suptitle(printable(_context(rs)), fontsize=9)
     return fig
 
@@ -147,7 +147,7 @@ def bars(rs, metric=None, ax=None, log=None, cells=None):
     """Grouped bars: x = cells (published order), one bar per stack, CI error bars with
     repeats. ``metric``: one key or a list (default: the seed table's six metrics, one panel
     each). ``log``: y log scale (default: when values span more than 100x)."""
-    ms = metric_list(metric, TABLE_METRICS)
+    ms = metric_list(metric, FIGURE_METRICS)
     st = _stats(rs, [m.key for m in ms], cells)
     if ax is not None:
         if len(ms) != 1:

@@ -11,7 +11,8 @@ import math
 from ._optional import _pandas
 from ._printable import printable
 from .labels import block_label, block_sort_key
-from .metrics import METRICS, TABLE_METRICS, figures, format_value, metric_list, unsupported_text
+from .metrics import (CPU_METRICS, FIGURE_METRICS, METRICS, NOT_AVAILABLE, TABLE_METRICS, cpu_scope, figures,
+                      format_value, metric_list, unsupported_text)
 from .stats import clean_values, mean_ci, mean_interval, mean_var, ratio_ci
 
 __all__ = ["summary", "table", "compare", "format_comparison", "column_labels", "blocks"]
@@ -99,7 +100,12 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
     if fmt not in ("text", "markdown", "frame"):
         raise ValueError(f"fmt must be 'text', 'markdown' or 'frame', got {fmt!r}")
     ms = metric_list(metrics, TABLE_METRICS)
-    columns = list(dict.fromkeys(column_labels(results)))
+    labels = column_labels(results)
+    columns = list(dict.fromkeys(labels))
+    # Columns whose CPU figures cover less than the process (fio: its job threads only):
+    # their CPU cells carry a mark, explained under the table.
+    scopes = {label: cpu_scope(r.data) for label, r in zip(labels, results)}
+    marked = {label for label, s in scopes.items() if s != "process"}
     stats = {}
     if results:
         summ = summary(results, [m.key for m in ms], confidence)
@@ -119,7 +125,7 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
                 text = format_value(m.key, rec.mean)
                 if rec.n == 0 and (cell, op, col, m.key) in unsupported:
                     text = unsupported_text(m.key)  # every repeat too short for this percentile
-                elif rec.n > 1 and not math.isnan(rec.ci_half) and text != "-":
+                elif rec.n > 1 and not math.isnan(rec.ci_half) and text != NOT_AVAILABLE:
                     if rec.mean - rec.ci_half >= 0 or not math.isfinite(rec.ci_low):
                         text += " ± " + format_value(m.key, rec.ci_half)
                     else:
@@ -127,6 +133,8 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
                         # repeats, a wide spread): the interval in the
                         # figure's domain instead
                         text += f" [{format_value(m.key, rec.ci_low)}, {format_value(m.key, rec.ci_high)}]"
+                if m.key in CPU_METRICS and col in marked and text != NOT_AVAILABLE:
+                    text += " *"
                 cells.append(text)
             rows.append((m.label, cells))
         # Drop columns with no result in this block so each block stays readable.
@@ -170,6 +178,10 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
             out.append("  ".join("-" * n for n in w))
             out.extend(line([label] + cells) for label, cells in rows)
             out.append("")
+    notes = sorted({scopes[c] for c in marked if any(m.key in CPU_METRICS for m in ms)})
+    for scope in notes:
+        out.append(f"* CPU figures: {scope} (fio's usr_cpu/sys_cpu are taken per job thread, "
+                   f"RUSAGE_THREAD, not for fio's process)")
     return _Text("\n".join(out).rstrip("\n") + "\n" if out else "")
 
 
@@ -190,7 +202,7 @@ def _text_widths(shown):
 def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame"):
     """ResultSet.compare: each stack against ``baseline``, Welch CI in %."""
     pd = _pandas()
-    ms = metric_list(metric, TABLE_METRICS)
+    ms = metric_list(metric, FIGURE_METRICS)
     labels = column_labels(results)
     if baseline not in labels:
         # "libaio" names the column "libaio qd=8" when that is the only libaio one

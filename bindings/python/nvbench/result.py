@@ -212,10 +212,11 @@ class Result:
                     s += f" p99 {unsupported_text('lat_p99_ms')}"
                 figs.append(s)
         cpu = self.data.get("cpu") or {}
+        scope = f" ({cpu['scope']})" if cpu.get("scope") else ""
         if cpu.get("system_pct") is not None:
-            figs.append(f"cpu {cpu['system_pct']:.1f}%")
+            figs.append(f"cpu {cpu['system_pct']:.1f}%{scope}")
         if cpu.get("cpu_us_per_io"):
-            figs.append(f"{cpu['cpu_us_per_io']:.3g} us/IO")
+            figs.append(f"{cpu['cpu_us_per_io']:.3g} us/IO{scope}")
         flags = []
         if self.data.get("cancelled"):
             flags.append("cancelled")

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,6 +81,11 @@ int nvb__thread_pin(int cpu)
     int rc = pthread_setaffinity_np(pthread_self(), sz, set);
     CPU_FREE(set);
     return -rc;
+}
+
+void nvb__thread_precise_timers(void)
+{
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 }
 
 /* gettid() only appeared in glibc 2.30; the system call works everywhere. */

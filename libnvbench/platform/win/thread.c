@@ -82,6 +82,12 @@ void nvb__thread_join(struct nvb__thread *t)
  * logical CPUs has several groups (the seed machine's 512 have 8), and
  * SetThreadAffinityMask can only choose within the thread's current
  * group: SetThreadGroupAffinity (Windows 7+) moves it to the right one. */
+void nvb__thread_precise_timers(void)
+{
+    /* waits are in milliseconds there (engines) or the system's timer
+     * resolution: nothing per thread to tighten */
+}
+
 int nvb__thread_pin(int cpu)
 {
     if (cpu < 0)
