@@ -26,7 +26,7 @@ RUN_PKGS := python3-numpy python3-pandas python3-matplotlib
 # What only the tests need (the Lua module, QEMU for real NVMe, wine and
 # mingw for the Windows build, Open MPI, valgrind, clang's fuzzer, fio as
 # the reference, Chromium to render the HTML report): installed by `make test`.
-TEST_PKGS := check fio python3-jsonschema util-linux e2fsprogs fdisk \
+TEST_PKGS := check zlib1g-dev fio python3-jsonschema util-linux e2fsprogs fdisk \
              lua5.4 liblua5.4-dev lua-busted \
              python3-pytest python3-numpy python3-pandas python3-matplotlib python3-tqdm \
              python3-nbclient python3-ipykernel python3-nbformat python3-build \

@@ -116,6 +116,9 @@ if not ok then
   io.stderr:write(string.format("seed_matrix: stopped after %d run(s): %s\n", #done, tostring(rows)))
   if partial then
     io.stderr:write(string.format("seed_matrix: the run in progress was cancelled after %.1f s\n", partial.duration_s or 0))
+    -- its partial figures join the table, the cell marked cancelled
+    local prow = m.rows_from_results({ partial })
+    if prow and prow[1] then done[#done + 1] = prow[1] end
   end
   m.print_seed(done)
   m.print_warnings(done)

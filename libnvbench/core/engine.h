@@ -109,6 +109,9 @@ enum {
                                * prepare_target() maps each target to): the
                                * runner takes them as targets, opens them
                                * without O_DIRECT and treats I/O as direct */
+    NVB__ENG_SYNC_BUFFERED = 8, /* completes buffered (direct=0) I/O inside
+                               * submit(), one after another: such a run is
+                               * qd 1 per job */
 };
 
 /*

@@ -87,7 +87,10 @@ struct nvb_workload {
     uint64_t  io_limit;      /* bytes over all jobs, 0 = none */
     uint64_t  ios;           /* I/Os over all jobs, 0 = none */
     int       direct;
+    int       invalidate;    /* drop the targets' cached pages before the run */
     int       fill;
+    unsigned  data_compress; /* percent of each written 512-byte sector that is zeros */
+    unsigned  data_dedupe;   /* percent of written blocks that duplicate one another */
     uint64_t  seed;
     uint64_t  rate_iops;
     int       rate_mode;     /* enum nvb__rate_mode */
@@ -147,6 +150,18 @@ struct nvb__dstat {
     struct nvb__hist *clat;  /* end of the submit call to completion */
 };
 
+/* What a target held as the run began (examine.c). */
+struct nvb__tcontent {
+    int      present;        /* the result has these fields: a run's always, a loaded one's when its JSON had them */
+    int      examined;       /* 0: not looked at (null engine, passthrough) */
+    int      invalidated;    /* its cached pages were written back and dropped (invalidate=1) */
+    int      cached_known;   /* cached_pct measured (direct=0, and the kernel would tell) */
+    double   cached_pct;     /* share of the region in the page cache */
+    uint64_t cached_examined;/* bytes of the region cached_pct is measured over */
+    int      allocated_known;/* allocated_pct measured (files) */
+    double   allocated_pct;  /* share of the region that is allocated data, not holes */
+};
+
 #define NVB__ERRNO_SLOTS 256
 struct nvb__tstat {          /* per target */
     char    *path;           /* as given */
@@ -158,6 +173,7 @@ struct nvb__tstat {          /* per target */
     struct nvb__dstat d[2];
     uint64_t errors;
     struct nvb__tdev devf;   /* device facts of a block-device target */
+    struct nvb__tcontent content;
     char    *host;           /* merged results: the host that ran it (NULL: the result's own) */
 };
 

@@ -139,6 +139,8 @@ struct loop_cfg {
     int      one;    /* one target, one direction: every batch is one run (slat) */
     uint32_t bs;
     uint64_t seed;
+    const struct nvb__data *data; /* fresh content for every write (core/data.h), or NULL */
+    int      wfill;              /* writes get content: a verification block, or data */
 };
 
 /* The loop's per-I/O steps are named functions the compiler must inline:
@@ -187,8 +189,13 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
         io->flags = (measuring ? 0 : NVB__IOF_RAMP) | NVB__IOF_INFLIGHT;
         io->res = 0;
         io->t_done = 0;
-        if (verify && io->dir == NVB_WRITE)
-            nvb__vblock_fill(io->buf, bs, seed, j->tmap[t], io->off, (uint64_t)(j->idx + 1) << 40 | ++j->wseq);
+        if (c->wfill && io->dir == NVB_WRITE) { /* the block's content: one test per I/O when there is none */
+            const uint64_t seq = (uint64_t)(j->idx + 1) << 40 | ++j->wseq;
+            if (verify)
+                nvb__vblock_fill(io->buf, bs, seed, j->tmap[t], io->off, seq);
+            else
+                nvb__data_fill(c->data, io->buf, bs, io->off, seq);
+        }
         j->batch[n++] = io;
     }
     *nfree_p = nfree;
@@ -474,6 +481,8 @@ static void job_loop(struct job *j)
         .open = j->open,
         .split = !(e->flags & NVB__ENG_SYNC),
         .one = j->nt == 1 && !mixed,
+        .data = r->scramble ? &r->data : NULL,
+        .wfill = (w->verify && !(e->flags & NVB__ENG_NO_FILES)) || r->scramble,
     };
     /* chosen once per job (the engine's, or fault injection's): kept in
      * registers, not reloaded through j around every call */

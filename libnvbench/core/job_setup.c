@@ -130,13 +130,10 @@ static int job_open_targets(struct job *j)
  * the targets it shares. */
 static int job_verify_stripes(struct job *j)
 {
-    struct run *r = j->run;
-    const struct nvb_workload *w = r->w;
-    struct plan *p = r->p;
-    const struct nvb__engine *e = p->eng;
-    unsigned qd = p->qd;
-    int nofiles = (e->flags & NVB__ENG_NO_FILES) != 0;
-    j->vtrack = w->verify && p->writes && !nofiles;
+    const struct nvb_workload *w = j->run->w;
+    const struct plan *p = j->run->p;
+    const unsigned qd = p->qd;
+    j->vtrack = w->verify && p->writes && !(p->eng->flags & NVB__ENG_NO_FILES);
     if (j->vtrack) {
         unsigned cap = 2;
         while (cap < 2 * qd)
@@ -176,10 +173,9 @@ static int job_verify_stripes(struct job *j)
 /* The qd buffers, filled (random or zero), and the slots on them. */
 static int job_buffers(struct job *j)
 {
-    struct run *r = j->run;
-    const struct nvb_workload *w = r->w;
-    struct plan *p = r->p;
-    unsigned qd = p->qd;
+    const struct nvb_workload *w = j->run->w;
+    const struct plan *p = j->run->p;
+    const unsigned qd = p->qd;
     size_t align = 4096;
     for (unsigned t = 0; t < j->nt; t++)
         if (p->t[j->tmap[t]].ti.mem_align > align)
@@ -245,12 +241,11 @@ static int job_histograms(struct job *j)
  * fault.* keys ask for one, and the submit/reap pair the loop calls. */
 static int job_engine(struct job *j)
 {
-    struct run *r = j->run;
-    const struct nvb_workload *w = r->w;
-    struct plan *p = r->p;
+    const struct nvb_workload *w = j->run->w;
+    const struct plan *p = j->run->p;
     const struct nvb__engine *e = p->eng;
-    unsigned qd = p->qd;
-    int nofiles = (e->flags & NVB__ENG_NO_FILES) != 0;
+    const unsigned qd = p->qd;
+    const int nofiles = (e->flags & NVB__ENG_NO_FILES) != 0;
     memcpy(j->eopts, p->eopts, sizeof p->eopts);
     j->wait_base = w->io_timeout_ns ? (w->io_timeout_ns < WAIT_SLICE_NS ? w->io_timeout_ns : WAIT_SLICE_NS) : 0;
     j->wait_ns = j->wait_base;

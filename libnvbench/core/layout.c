@@ -12,10 +12,13 @@
 
 #include "core/run.h"
 
-/* Laying out a scratch file: random data, or with verify=1 valid blocks
- * (sequence 0) so that reads before any write check out. The caller's
- * cancel handle and poll hook are honoured between chunks: a Ctrl-C during
- * a long layout stops it. */
+/* Laying out a scratch file: every block of bs the data the run writes
+ * (core/data.h: fresh and incompressible unless data_compress and
+ * data_dedupe say otherwise), or with verify=1 valid blocks (sequence 0) so
+ * that reads before any write check out. It is written, never fallocated
+ * alone, so the file has no holes. The caller's cancel handle and poll
+ * hook are honoured between chunks: a Ctrl-C during a long layout stops
+ * it. */
 #define LAYOUT_CHUNK (1u << 20)
 struct layout {
     struct run *r;
@@ -23,19 +26,20 @@ struct layout {
     int verify;
     uint64_t seed;
     uint32_t target, bs;
-    const void *pattern;        /* LAYOUT_CHUNK random bytes, repeated (verify=0) */
     uint64_t poll_ns, next_poll;
 };
 
+/* Chunks hold whole blocks and start on one. */
 static void layout_gen(void *arg, void *chunk, uint64_t off, size_t len)
 {
     const struct layout *l = arg;
     char *b = chunk;
+    size_t k = 0;
     if (!l->verify) {
-        memcpy(b, l->pattern, len); /* chunks are LAYOUT_CHUNK long and start at multiples of it */
+        for (; k < len; k += l->bs) /* a tail shorter than a block gets that block's first bytes */
+            nvb__data_fill(&l->r->data, b + k, len - k < l->bs ? (uint32_t)(len - k) : l->bs, off + k, 0);
         return;
     }
-    size_t k = 0;
     for (; k + l->bs <= len; k += l->bs)
         nvb__vblock_fill(b + k, l->bs, l->seed, l->target, off + k, 0);
     memset(b + k, 0, len - k); /* a tail shorter than a block is never read */
@@ -89,6 +93,7 @@ static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char
     res->tg[t].region_len = pt->len;
     res->tg[t].lbs = pt->ti.lbs;
     res->tg[t].devf = pt->devf;
+    res->tg[t].content.present = 1; /* filled by examine.c once laid out */
     snprintf(res->tg[t].dev, sizeof res->tg[t].dev, "%s", pt->ti.dev);
     static const char *const kinds[] = {"?", "file", "block", "dir", "char", "other"};
     snprintf(res->tg[t].kind, sizeof res->tg[t].kind, "%s",
@@ -137,27 +142,14 @@ static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char
         nvb__result_seterr(res, rc, err);
         return rc;
     }
-    void *fb = nvb__alloc_aligned(4096, LAYOUT_CHUNK);
-    if (!fb) {
-        nvb__target_close(fd);
-        rc = -ENOMEM;
-        nvb__result_seterr(res, rc, "out of memory");
-        return rc;
-    }
-    uint64_t fs = w->seed ^ 0x5eed;
-    for (size_t k = 0; k < LAYOUT_CHUNK / 8; k++)
-        ((uint64_t *)fb)[k] = nvb__splitmix64(&fs);
     struct layout lay = {
         .r = r, .o = o, .verify = res->verify_enabled, .seed = w->seed, .target = t, .bs = (uint32_t)w->bs,
-        .pattern = fb, .poll_ns = (o->poll_ms ? o->poll_ms : 100) * 1000000ull,
+        .poll_ns = (o->poll_ms ? o->poll_ms : 100) * 1000000ull,
     };
     lay.next_poll = nvb__now_ns() + lay.poll_ns;
     /* whole blocks per chunk, so each chunk starts on a block */
-    size_t chunk = LAYOUT_CHUNK;
-    if (lay.verify)
-        chunk = w->bs >= LAYOUT_CHUNK ? (size_t)w->bs : LAYOUT_CHUNK / (size_t)w->bs * (size_t)w->bs;
+    size_t chunk = w->bs >= LAYOUT_CHUNK ? (size_t)w->bs : LAYOUT_CHUNK / (size_t)w->bs * (size_t)w->bs;
     rc = nvb__fill_file_cb(fd, pt->len, chunk, layout_gen, layout_stop, &lay);
-    nvb__free_aligned(fb);
     nvb__target_close(fd);
     if (rc < 0) {
         snprintf(err, errlen, "cannot lay out scratch file '%s': %s", pt->file, nvb_strerror(rc));

@@ -231,6 +231,8 @@ static int parse_decimal(const char *s, double *out, int *pct)
     return 0;
 }
 
+static int decimal_within(const char *s, int percent_scales, double max, double *out);
+
 /* A probability: "0.001", "1/1000", "0.1%", "1e-3". 0 or -EINVAL/-ERANGE
  * (outside [0, 1]). Digits, one '/', a trailing '%' and exponents only:
  * no "nan", "inf" or hexadecimal that strtod() would take. */
@@ -260,14 +262,22 @@ int nvb__parse_prob(const char *s, double *out)
         *out = (double)a / (double)b;
         return 0;
     }
+    return decimal_within(s, 1, 1.0, out);
+}
+
+/* A decimal with an optional '%' in [0, max]: a trailing '%' divides by
+ * 100 when percent_scales (probabilities), and is only decoration
+ * otherwise (percentages). 0 or -EINVAL/-ERANGE. */
+static int decimal_within(const char *s, int percent_scales, double max, double *out)
+{
     int pct;
     double v;
     int rc = parse_decimal(s, &v, &pct);
     if (rc)
         return rc;
-    if (pct)
+    if (pct && percent_scales)
         v /= 100.0;
-    if (!(v >= 0.0 && v <= 1.0))
+    if (!(v >= 0.0 && v <= max))
         return -ERANGE;
     *out = v;
     return 0;
@@ -279,15 +289,7 @@ int nvb__parse_pct(const char *s, double *out)
 {
     if (!s)
         return -EINVAL;
-    int pct;
-    double v;
-    int rc = parse_decimal(skip_ws(s), &v, &pct);
-    if (rc)
-        return rc;
-    if (!(v >= 0.0 && v <= 100.0))
-        return -ERANGE;
-    *out = v;
-    return 0;
+    return decimal_within(skip_ws(s), 0, 100.0, out);
 }
 
 /* An errno by name ("EIO", "enospc") or number (1..255), also "E<number>",

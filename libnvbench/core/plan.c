@@ -84,6 +84,12 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
                   p->eng->name, p->qd);
         p->qd = 1;
     }
+    if ((p->eng->flags & NVB__ENG_SYNC_BUFFERED) && !w->direct && p->qd > 1) {
+        plan_warn(p, "engine %s is synchronous with direct=0: the kernel completes buffered I/O inside the submit "
+                  "call, one I/O after another, so qd %u runs as qd 1 per job (direct=1 for asynchronous I/O, or "
+                  "jobs for concurrency)", p->eng->name, p->qd);
+        p->qd = 1;
+    }
     if (w->io_limit && w->ios)
         FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);
     if (w->io_limit) {
@@ -102,6 +108,15 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
             if (((w->cpus[c / 64] >> (c % 64)) & 1) && (int)c >= p->ncpus_online)
                 FAIL(-EINVAL, "cpus '%s' names CPU %u, but %d CPUs are online (key 'cpus')", w->cpus_text, c,
                      p->ncpus_online);
+    }
+    if (w->data_compress || w->data_dedupe) {
+        const char *k = w->data_compress ? "data_compress" : "data_dedupe";
+        unsigned v = w->data_compress ? w->data_compress : w->data_dedupe;
+        if (w->verify)
+            FAIL(-EINVAL, "%s=%u needs verify=0: verify=1 writes blocks of its own format (a header and a checksum "
+                 "over a stream from the seed)", k, v);
+        if (w->fill == NVB__FILL_ZERO)
+            FAIL(-EINVAL, "%s=%u needs fill=random: fill=zero writes zeros only", k, v);
     }
     if (w->verify && !(p->eng->flags & NVB__ENG_NO_FILES) && w->bs < NVB__VHDR_SIZE)
         FAIL(-EINVAL, "verify=1 needs bs of at least %u bytes: each block starts with a %u-byte header (bs '%" PRIu64

@@ -454,6 +454,33 @@ static void emit_rate(struct jctx *c, const struct nvb_result *r)
 }
 
 /* The per-host rows of a merged result; [] for a run on one host. */
+/* What a target held as the run began (examine.c): null where nobody
+ * looked; absent from a result loaded from before these fields, so that it
+ * reads back as the same text. */
+static void emit_content(struct jctx *c, const struct nvb__tcontent *k)
+{
+    if (!k->present)
+        return;
+    if (!k->examined) {
+        jo_raw(c, "page_cache", "null");
+    } else {
+        jo_open(c, "page_cache", '{');
+        jo_raw(c, "invalidated", k->invalidated ? "true" : "false");
+        if (k->cached_known) {
+            jo_raw_num(c, "cached_pct", k->cached_pct);
+            jo_u64(c, "examined_bytes", k->cached_examined);
+        } else {
+            jo_raw(c, "cached_pct", "null");
+            jo_raw(c, "examined_bytes", "null");
+        }
+        jo_close(c, '}');
+    }
+    if (k->allocated_known)
+        jo_raw_num(c, "allocated_pct", k->allocated_pct);
+    else
+        jo_raw(c, "allocated_pct", "null");
+}
+
 static void emit_hosts(struct jctx *c, const struct nvb_result *r)
 {
     static const char *const dn[2] = {"read", "write"};
@@ -746,6 +773,7 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
         } else {
             jo_raw(&c, "device", "null");
         }
+        emit_content(&c, &ts->content);
         jo_close(&c, '}');
     }
     jo_close(&c, ']');

@@ -603,15 +603,28 @@ static int ld_verify(struct ld *L, const struct nvb__jv *root, struct nvb_result
     return 0;
 }
 
+/* Member key of o that is null or an object: the object, its path in p;
+ * NULL when null or missing (L->rc says whether that was an error). */
+static const struct nvb__jv *obj_or_null(struct ld *L, const struct nvb__jv *o, const char *path, const char *key,
+                                         int required, char *p, size_t plen)
+{
+    const struct nvb__jv *v = mem(L, o, path, key, -1, required);
+    if (!v || v->type == NVB__J_NULL)
+        return NULL;
+    sub(p, plen, path, key);
+    if (v->type != NVB__J_OBJ) {
+        bad(L, path, key, "expected null or an object");
+        return NULL;
+    }
+    return v;
+}
+
 static int ld_device(struct ld *L, const struct nvb__jv *o, const char *path, struct nvb__tdev *f)
 {
-    const struct nvb__jv *dv = nullable(L, o, path, "device");
+    char p[256];
+    const struct nvb__jv *dv = obj_or_null(L, o, path, "device", 1, p, sizeof p);
     if (!dv)
         return L->rc;
-    char p[256];
-    sub(p, sizeof p, path, "device");
-    if (dv->type != NVB__J_OBJ)
-        return bad(L, path, "device", "expected null or an object");
     if (rd_str(L, dv, p, "name", f->name, sizeof f->name, 1) || rd_str(L, dv, p, "kind", f->kind, sizeof f->kind, 1) ||
         rd_str(L, dv, p, "model", f->model, sizeof f->model, 1) ||
         rd_str(L, dv, p, "serial", f->serial, sizeof f->serial, 1) ||
@@ -624,6 +637,41 @@ static int ld_device(struct ld *L, const struct nvb__jv *o, const char *path, st
         return L->rc;
     f->valid = 1;
     return 0;
+}
+
+/* A share in percent, or null (-> *known 0); optional (results from
+ * before the field have none). */
+static int rd_pct_or_null(struct ld *L, const struct nvb__jv *o, const char *path, const char *key, double *out,
+                          int *known)
+{
+    const struct nvb__jv *v = mem(L, o, path, key, -1, 0);
+    *known = v && v->type != NVB__J_NULL;
+    if (!*known)
+        return L->rc;
+    if (rd_dbl(L, o, path, key, out, 1))
+        return L->rc;
+    if (*out < 0 || *out > 100)
+        return bad(L, path, key, "not a percentage (0 to 100)");
+    return 0;
+}
+
+/* per_target[].page_cache and .allocated_pct (examine.c). */
+static int ld_content(struct ld *L, const struct nvb__jv *o, const char *path, struct nvb__tcontent *k)
+{
+    k->present = nvb__json_get(o, "page_cache") || nvb__json_get(o, "allocated_pct");
+    if (rd_pct_or_null(L, o, path, "allocated_pct", &k->allocated_pct, &k->allocated_known))
+        return L->rc;
+    char p[256];
+    const struct nvb__jv *pc = obj_or_null(L, o, path, "page_cache", 0, p, sizeof p);
+    if (!pc)
+        return L->rc;
+    k->examined = 1;
+    if (rd_bool(L, pc, p, "invalidated", &k->invalidated, 1) ||
+        rd_pct_or_null(L, pc, p, "cached_pct", &k->cached_pct, &k->cached_known))
+        return L->rc;
+    if (k->cached_known)
+        rd_u64(L, pc, p, "examined_bytes", &k->cached_examined, 1);
+    return L->rc;
 }
 
 static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
@@ -646,7 +694,7 @@ static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_resul
             rd_u32(L, o, p, "logical_block_size", &t->lbs, 1) || rd_u64(L, o, p, "errors", &t->errors, 1) ||
             ld_dir(L, o, p, "read", &t->d[0], 0, &r->lat_unknown) ||
             ld_dir(L, o, p, "write", &t->d[1], 0, &r->lat_unknown) ||
-            ld_device(L, o, p, &t->devf))
+            ld_device(L, o, p, &t->devf) || ld_content(L, o, p, &t->content))
             return L->rc;
         if (t->host && strlen(t->host) >= sizeof r->host)
             return bad(L, p, "host", "longer than 255 bytes");

@@ -4,6 +4,8 @@
  *   plan.c       validation and the plan, the memory and descriptor
  *                estimates, taking the hold on the targets
  *   layout.c     the targets in the result, scratch files created and laid out
+ *   examine.c    the targets as the run begins: page cache dropped or
+ *                measured, holes in files
  *   job.c        a job's thread and its submit/reap loop
  *   job_setup.c  job setup and teardown, the jobs dealt their targets
  *   sampler.c    time series, progress, poll/cancel checks, CPU sampling
@@ -19,6 +21,7 @@
 #include "core/internal.h"
 #include "util/rand.h"
 #include "core/cpu.h"
+#include "core/data.h"
 #include "core/fault.h"
 #include "core/sched.h"
 #include "core/verify.h"
@@ -147,6 +150,8 @@ struct run {
     struct nvb_cancel *cancel;
     struct plan *p;
     struct job *jobs;
+    struct nvb__data data;       /* what written blocks carry (base NULL: buffers unchanged) */
+    int scramble;                /* the jobs' writes get fresh data from data */
     struct nvb__mutex *mu;
     struct nvb__cond *cv;
     unsigned nready, ndone;
@@ -196,6 +201,16 @@ void *nvb__job_main(void *arg);
 int  nvb__layout_targets(struct run *r, struct nvb_result *res, char *err, size_t errlen);
 /* Removes the scratch files the run created. */
 void nvb__layout_remove(struct plan *p);
+
+/* ---- the targets as the run begins (examine.c) ---- */
+
+/* What written blocks carry (r->data, r->scramble), from the workload.
+ * 0 or -ENOMEM (the error is set in res). */
+int  nvb__run_data(struct run *r, struct nvb_result *res);
+/* After the layout: each target's cached pages dropped (invalidate=1),
+ * what stayed in the page cache measured (direct=0), and how much of a
+ * file is allocated; the warnings these call for go into res. */
+void nvb__targets_examine(struct run *r, struct nvb_result *res);
 
 /* ---- the measured window (sampler.c) ---- */
 

@@ -201,6 +201,7 @@ static int run_finish(struct run *r, struct nvb_result *res, int *barrier_pendin
             o->log(0, res->errmsg, o->log_arg);
     }
     nvb__layout_remove(r->p);
+    nvb__data_free(&r->data);
     nvb__plan_free(r->p);
     if (rc == 0 && res->err)
         rc = res->err;
@@ -251,13 +252,17 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
         nvb__result_seterr(res, rc, err);
         goto out;
     }
-    /* Scratch files: created only now that everything else checked out. */
-    if ((rc = nvb__layout_targets(&r, res, err, sizeof err)) < 0)
+    /* Scratch files: created only now that everything else checked out,
+     * and laid out with the data the run writes. */
+    if ((rc = nvb__run_data(&r, res)) < 0 || (rc = nvb__layout_targets(&r, res, err, sizeof err)) < 0)
         goto out;
     /* precondition=N: its own phase, before the start barrier (so that
      * hosts start measuring together) and outside the figures. */
     if (w->precondition && (rc = nvb__precond_run(&r, res, err, sizeof err)) < 0)
         goto out;
+    /* What the targets hold now (page cache, holes): after the
+     * precondition wrote them, before the measured run reads them. */
+    nvb__targets_examine(&r, res);
     rc = nvb__run_phase(&r, res, &barrier_pending, err, sizeof err);
 out:
     return run_finish(&r, res, &barrier_pending, rc);

@@ -52,7 +52,14 @@ static const struct keydef keys[] = {
     {"io_limit", K_SIZE, OFF(io_limit), 0, UINT64_MAX, NULL, "total bytes over all jobs"},
     {"ios", K_U64, OFF(ios), 0, UINT64_MAX, NULL, "total I/O count over all jobs"},
     {"direct", K_BOOL, OFF(direct), 0, 1, NULL, "O_DIRECT"},
-    {"fill", K_ENUM, OFF(fill), 0, 0, fill_names, "write buffer content: random or zero"},
+    {"invalidate", K_BOOL, OFF(invalidate), 0, 1, NULL,
+     "write back and drop the targets' cached pages before the run (fio's invalidate)"},
+    {"fill", K_ENUM, OFF(fill), 0, 0, fill_names,
+     "write content: random (fresh, incompressible data in every block) or zero"},
+    {"data_compress", K_UINT, OFF(data_compress), 0, 100, NULL,
+     "percent of every written 512-byte sector that is zeros (compressible), the rest random"},
+    {"data_dedupe", K_UINT, OFF(data_dedupe), 0, 100, NULL,
+     "percent of written blocks that are one and the same block (deduplicable)"},
     {"seed", K_U64, OFF(seed), 0, UINT64_MAX, NULL, "seed of offsets and data"},
     {"rate_iops", K_U64, OFF(rate_iops), 0, UINT64_MAX, NULL, "IOPS cap over all jobs (0: none)"},
     {"rate_mode", K_ENUM, OFF(rate_mode), 0, 0, rate_mode_names,
@@ -145,6 +152,7 @@ NVB_API int nvb_workload_new(struct nvb_workload **out)
     w->runtime_ns = 5 * NS_PER_S;
     w->interval_ns = NS_PER_S;
     w->direct = 1;
+    w->invalidate = 1;
     w->fill = NVB__FILL_RANDOM;
     w->seed = 0x6e76626e63680001ull;
     w->complete_batch = 1;
@@ -589,6 +597,8 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
     nvb__json_write_str(b, w->name);
     nvb__buf_printf(b, ",\"align_interval\":%d,\"io_timeout_s\":%.9g", w->align_interval,
                     (double)w->io_timeout_ns / 1e9);
+    nvb__buf_printf(b, ",\"invalidate\":%d,\"data_compress\":%u,\"data_dedupe\":%u", w->invalidate,
+                    w->data_compress, w->data_dedupe);
     {
         char nb[16];
         nvb__buf_printf(b, ",\"lat_include_errors\":%d,\"fault\":{\"rate\":%.17g,\"errno\":", w->lat_include_errors,

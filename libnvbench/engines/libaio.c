@@ -215,7 +215,7 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
 
 #endif /* NVB_HAVE_LIBAIO */
 
-NVB__ENGINE_DEFINE(libaio, 0, nvb__engine_no_opts,
+NVB__ENGINE_DEFINE(libaio, NVB__ENG_SYNC_BUFFERED, nvb__engine_no_opts,
     "Linux native AIO (io_submit/io_getevents); asynchronous with direct=1",
     NVB__ENGINE_IF(NVB_HAVE_LIBAIO, NVB__NEEDS_LINUX_LIB("libaio", "native AIO", "iocp"),
         .probe = aio_probe, NVB__ENGINE_OPS(aio)));

@@ -128,6 +128,24 @@ int  nvb__fill_file_cb(int fd, uint64_t size, size_t chunk_len,
  * -errno (dir unreadable). */
 int  nvb__scratch_clean_stale(const char *dir, unsigned *removed);
 
+/* ---- page cache and allocation of a target (platform/unix/cache.c) ----
+ * fd: a descriptor of a regular file or block device, read access is
+ * enough. On Windows none of this is available: -ENOTSUP. */
+/* Write back the dirty pages of [off, off+len) (len 0: to the end), then
+ * drop the cached ones. 0 or -errno. */
+int  nvb__cache_drop(int fd, uint64_t off, uint64_t len);
+/* Bytes of [off, off+len) in the page cache (*resident) out of the bytes
+ * looked at (*examined: all of them, or evenly spaced windows of a huge
+ * region when the kernel lacks cachestat(2)). 0, -EPERM (the kernel tells
+ * only processes that own or may write the file), or -errno. */
+int  nvb__cache_resident(int fd, uint64_t off, uint64_t len, uint64_t *resident, uint64_t *examined);
+/* The same by mincore(2) alone, the fallback of kernels before 6.5. */
+int  nvb__cache_resident_mincore(int fd, uint64_t off, uint64_t len, uint64_t *resident, uint64_t *examined);
+/* Bytes of [off, off+len) of a regular file that are allocated data, not
+ * holes (SEEK_DATA/SEEK_HOLE; extents allocated but never written count as
+ * holes where the file system says so). 0 or -errno. */
+int  nvb__file_allocated(int fd, uint64_t off, uint64_t len, uint64_t *allocated);
+
 /* ---- memory ---- */
 void *nvb__alloc_aligned(size_t align, size_t size);
 void  nvb__free_aligned(void *p);

@@ -18,7 +18,8 @@
 #
 # Cases (--case, default all):
 #   loop    (a) loop efficiency: io_uring, 4 KiB random buffered reads
-#               (direct=0) of a fully page-cached 1 GiB file, QD32, 1 job.
+#               (direct=0) of a fully page-cached 1 GiB file, QD32, 1 job
+#               (invalidate=0 for both tools: the cache stays warm).
 #               The device does nothing; the figure is per-I/O CPU cost of
 #               the submission/completion loop. Target: nvbench >= 1.5x fio.
 #   null    (b) overhead: the null engine, QD32 4 KiB randread: the
@@ -288,7 +289,7 @@ for c in $CASES; do
         make_file "$F" $((1 << 30))
         cat "$F" >/dev/null # into the page cache
         cached_note "$F"
-        NVB_ARGS=(engine=io_uring rw=randread bs=4k qd=32 jobs=1 direct=0 "$F")
+        NVB_ARGS=(engine=io_uring rw=randread bs=4k qd=32 jobs=1 direct=0 invalidate=0 "$F")
         FIO_ARGS=(--filename="$F" --ioengine=io_uring --direct=0 --invalidate=0 --rw=randread --bs=4k
             --iodepth=32 --size=1G)
         bench "(a) loop efficiency: io_uring 4K randread, buffered, page-cached 1 GiB, QD32" 1.5 2>>"$TMP/summary" || FAILED=1
@@ -303,7 +304,7 @@ for c in $CASES; do
         make_file "$F" $((1 << 30))
         cat "$F" >/dev/null
         cached_note "$F"
-        NVB_ARGS=(engine=io_uring rw=randread bs=4k qd=32 jobs=1 direct=0 "$F")
+        NVB_ARGS=(engine=io_uring rw=randread bs=4k qd=32 jobs=1 direct=0 invalidate=0 "$F")
         FIO_ARGS=(--filename="$F" --ioengine=io_uring --direct=0 --invalidate=0 --rw=randread --bs=4k
             --iodepth=32 --size=1G --iodepth_batch_submit=32 --iodepth_batch_complete_min=1
             --iodepth_batch_complete_max=32 --fixedbufs --registerfiles --norandommap --randrepeat=0

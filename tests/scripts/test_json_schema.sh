@@ -77,6 +77,8 @@ for eng in psync libaio io_uring null; do
     for rw in randread randwrite randrw; do
         qde=8
         [ "$eng" = psync ] && qde=1
+        # libaio completes buffered I/O inside io_submit: qd 1 with direct=0
+        [ "$eng" = libaio ] && [ "$DIRECT" = 0 ] && qde=1
         exp="{\"engine\":\"$eng\",\"rw\":\"$rw\",\"bs\":4096,\"qd_effective\":$qde,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3"
         [ "$rw" = randrw ] && exp="$exp,\"rwmix\":70"
         exp="$exp}"
@@ -99,6 +101,7 @@ for eng in io_uring libaio; do
 done
 QDE=4
 [ "$ASYNC" = psync ] && QDE=1
+[ "$ASYNC" = libaio ] && [ "$DIRECT" = 0 ] && QDE=1
 
 run ios-bounded "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"total_ios\":1000,\"targets\":[\"$FILE_A\"]}" \
     engine=$ASYNC rw=randread bs=4k qd=4 jobs=3 ios=1000 "$FILE_A"
@@ -125,6 +128,18 @@ run rate-closed "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_eff
 run precondition-ss "{\"engine\":\"$ASYNC\",\"rw\":\"randwrite\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_B\"],\"runtime_s\":0.5,\"precondition\":2}" \
     engine=$ASYNC rw=randwrite bs=4k qd=4 runtime=500ms interval=100ms precondition=2 ss=iops ss.window=300ms \
     ss.excursion=100 ss.slope=100 "$FILE_B"
+# What the targets held as the run began: a file read through a warm page
+# cache kept on purpose (invalidate=0), and a file that is all holes.
+cat "$FILE_B" > /dev/null
+run warm-cache "{\"engine\":\"psync\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":1,\"targets\":[\"$FILE_B\"],\"runtime_s\":0.3,\"cached\":true}" \
+    engine=psync rw=randread bs=4k runtime=300ms direct=0 invalidate=0 "$FILE_B"
+SPARSE=$TMP/sparse.dat
+truncate -s 16M "$SPARSE"
+run sparse "{\"engine\":\"psync\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":1,\"targets\":[\"$SPARSE\"],\"runtime_s\":0.3,\"sparse\":true}" \
+    engine=psync rw=randread bs=4k runtime=300ms "$SPARSE"
+# Compressible and duplicate data on purpose, echoed in the workload.
+run data-keys "{\"engine\":\"psync\",\"rw\":\"randwrite\",\"bs\":4096,\"qd_effective\":1,\"targets\":[\"$FILE_B\"],\"runtime_s\":0.3,\"data_compress\":40,\"data_dedupe\":20}" \
+    engine=psync rw=randwrite bs=4k runtime=300ms data_compress=40 data_dedupe=20 "$FILE_B"
 run ramp "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3,\"ramp_s\":0.2}" \
     engine=$ASYNC rw=randread bs=4k qd=4 ramp=200ms runtime=300ms "$FILE_A"
 
@@ -430,6 +445,29 @@ def check(name, path, exp):
         say(f"fault figures on a run without fault.* keys: {fl}")
     if not io_error and not exp.get("faults") and (errs_["count"] or errs_["by_errno"]):
         say(f"I/O errors on a clean run: {errs_}")
+    # what the targets held as the run began (per_target[].page_cache, allocated_pct)
+    for i, t in enumerate(pt):
+        pc = t["page_cache"]
+        if w["engine"] == "null" and (pc is not None or t["allocated_pct"] is not None):
+            say(f"per_target.{i}: the null engine examined a target: {pc}, {t['allocated_pct']}")
+        if pc is not None and pc["invalidated"] != bool(w["invalidate"]):
+            say(f"per_target.{i}.page_cache.invalidated {pc['invalidated']} with invalidate={w['invalidate']}")
+        if pc is not None and (pc["cached_pct"] is None) != bool(w["direct"]):
+            say(f"per_target.{i}.page_cache.cached_pct {pc['cached_pct']} with direct={w['direct']}")
+    if exp.get("cached"):
+        pc = pt[0]["page_cache"]
+        if pc is None or pc["cached_pct"] is None or pc["cached_pct"] < 50 or pc["examined_bytes"] != pt[0]["region_size"]:
+            say(f"warm-cache run: page_cache {pc}")
+        if not any("in the page cache as the run began" in x for x in r["warnings"]):
+            say(f"warm-cache run without the warning: {r['warnings']}")
+    if exp.get("sparse"):
+        if pt[0]["allocated_pct"] != 0 or not any(x.startswith("SPARSE TARGET") for x in r["warnings"]):
+            say(f"sparse run: allocated_pct {pt[0]['allocated_pct']}, warnings {r['warnings']}")
+    elif w["engine"] != "null" and pt and pt[0]["kind"] in ("file", "scratch") and pt[0]["allocated_pct"] != 100:
+        say(f"per_target.0.allocated_pct {pt[0]['allocated_pct']} of a file written whole")
+    for k in ("data_compress", "data_dedupe"):
+        if w[k] != exp.get(k, 0):
+            say(f"workload.{k} is {w[k]}, expected {exp.get(k, 0)}")
     if "scratch_in" in exp:
         t = pt[0]
         if t["kind"] != "scratch" or not t["file"].startswith(exp["scratch_in"].rstrip("/") + "/"):

@@ -146,14 +146,16 @@ EOF
 [ -s "$TMP/a.check" ] && grep -q "merged result checked" "$TMP/a.check" && ok "totals are the sums, percentiles those of the summed histogram, window and time series agree, schema valid"
 
 echo "(b) the Python merge agrees with the C merge"
-"$PY" - "$SRC/bindings/python" "$TMP/merged.json" "$TMP/parts.json" > "$TMP/b.check" 2>&1 <<'EOF' && ok "nvbench.merge gives the C figures" || bad "Python merge differs: $(tail -5 "$TMP/b.check")"
-import json, math, sys, types
-pkg = types.ModuleType("nvbench")  # the pure-Python modules, without the C extension
-pkg.__path__ = [sys.argv[1] + "/nvbench"]
-sys.modules["nvbench"] = pkg
+# nvbench.merge is the library's merge through the extension: the package
+# the python test installs (the ranks' JSON parts go through the strict
+# parser and back, and must give mpi_run's merged figures)
+VENV_PY=$BUILD/tests/python-venv/bin/python
+if [ -x "$VENV_PY" ] && "$VENV_PY" -c 'import nvbench._nvbench' 2> /dev/null; then
+"$VENV_PY" - "$TMP/merged.json" "$TMP/parts.json" > "$TMP/b.check" 2>&1 <<'EOF' && ok "nvbench.merge gives the C figures" || bad "Python merge differs: $(tail -5 "$TMP/b.check")"
+import json, math, sys
 from nvbench.merge import merge
-c = json.load(open(sys.argv[2]))
-p = merge(json.load(open(sys.argv[3]))["results"]).data
+c = json.load(open(sys.argv[1]))
+p = merge(json.load(open(sys.argv[2]))["results"]).data
 def diff(a, b, path=""):
     if isinstance(a, dict):
         assert isinstance(b, dict) and set(a) == set(b), (path, sorted(set(a) ^ set(b)))
@@ -170,6 +172,9 @@ def diff(a, b, path=""):
 diff(c, p)
 print("same")
 EOF
+else
+    echo "  note: $VENV_PY with the extension missing (the python test installs it): (b) not run"
+fi
 
 echo "(c) a rank with a missing target: clear error, no hang"
 set +e

@@ -402,6 +402,52 @@ static void runner_checks(const struct target *t)
     nvb_workload_free(w);
 }
 
+/* A block device read through the page cache (direct=0): invalidate=0
+ * finds the 8 MiB just read there and warns; invalidate (the default)
+ * drops them (write-back and POSIX_FADV_DONTNEED on the device) first.
+ * The descriptor that read them stays open across the run: the kernel
+ * drops a block device's cached pages when its last opener closes it. */
+static double cached_pct_after(const char *block, const char *invalidate, int *warned)
+{
+    int fd = open(block, O_RDONLY);
+    char *b = malloc(1 << 20);
+    for (int i = 0; fd >= 0 && b && i < 8; i++)
+        if (pread(fd, b, 1 << 20, (off_t)i << 20) < 0)
+            break;
+    free(b);
+    struct nvb_workload *w = NULL;
+    struct nvb_result *r = NULL;
+    double pct = -1;
+    char *json = NULL;
+    if (nvb_workload_new(&w) == 0) {
+        const char *kv[] = {"engine", "psync", "direct", "0", "size", "8M", "ios", "16", "invalidate", invalidate};
+        for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i += 2)
+            nvb_workload_set(w, kv[i], kv[i + 1]);
+        nvb_workload_add_target(w, block);
+        if (nvb_run(w, NULL, &r) == 0 && nvb_result_get(r, "per_target.0.page_cache.cached_pct", &pct) != 0)
+            pct = -1;
+        if (r && nvb_result_json(r, &json) == 0)
+            *warned = strstr(json, "in the page cache as the run began") != NULL;
+    }
+    nvb_free(json);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    if (fd >= 0)
+        close(fd);
+    return pct;
+}
+
+static void page_cache_block(const struct target *t)
+{
+    int warned = 0;
+    double pct = cached_pct_after(t->block, "0", &warned);
+    check(pct > 90 && warned, "runner: invalidate=0 on a block device reports its cached pages and warns",
+          "cached_pct %.1f, warning %d", pct, warned);
+    pct = cached_pct_after(t->block, "1", &warned);
+    check(pct >= 0 && pct < 5 && !warned, "runner: invalidate=1 drops a block device's cached pages",
+          "cached_pct %.1f, warning %d", pct, warned);
+}
+
 static int cmd_engines(const char *block)
 {
     struct target t = {.block = block};
@@ -432,6 +478,7 @@ static int cmd_engines(const char *block)
         engines_readonly(&t);
         engines_reap_max(&t);
         runner_checks(&t);
+        page_cache_block(&t);
     }
     printf("\n], \"passed\": %d, \"failed\": %d}\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

@@ -622,7 +622,8 @@ end
 function M.rows_from_results(results)
   local rows, seen = { engines = {}, cells = M.cells }, {}
   for i, r in ipairs(results) do
-    local wl = type(r) == "table" and r.workload
+    -- decoded JSON (a table) or a result object of nvb.run (userdata)
+    local wl = (type(r) == "table" or type(r) == "userdata") and r.workload
     if type(wl) ~= "table" then return nil, string.format("result %d has no workload", i) end
     local cell
     for _, c in ipairs(M.cells) do
