@@ -137,7 +137,7 @@ double nvb__hist_mean(const struct nvb__hist *h)
 {
     if (h->count == 0)
         return 0.0;
-    return nvb__u128_double((uint64_t)(h->sum >> 64), (uint64_t)h->sum) / (double)h->count;
+    return nvb__u128d(h->sum) / (double)h->count;
 }
 
 /* Unsigned integers of up to four 64-bit words (least significant first),

@@ -794,8 +794,7 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
             jo_u64(&c, "bytes", s->bytes[d]);
             jo_num(&c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
             jo_num(&c, "bw_bytes_s", s->dt_s > 0 ? (double)s->bytes[d] / s->dt_s : 0);
-            jo_num(&c, "lat_mean_ns", s->ios[d] ? nvb__u128_double((uint64_t)(s->lat_sum[d] >> 64),
-                                                                   (uint64_t)s->lat_sum[d]) / (double)s->ios[d] : 0);
+            jo_num(&c, "lat_mean_ns", s->ios[d] ? nvb__u128d(s->lat_sum[d]) / (double)s->ios[d] : 0);
             const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
             jo_wide(&c, "lat_sum_ns", lw, 2, 0);
             jo_close(&c, '}');

@@ -99,8 +99,7 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
             pg->bytes[d] = cur.bytes[d];
             pg->iops[d] = s.dt_s > 0 ? (double)s.ios[d] / s.dt_s : 0;
             pg->bw_bytes_s[d] = s.dt_s > 0 ? (double)s.bytes[d] / s.dt_s : 0;
-            pg->lat_mean_ns[d] = s.ios[d] ? nvb__u128_double((uint64_t)(s.lat_sum[d] >> 64), (uint64_t)s.lat_sum[d]) /
-                                            (double)s.ios[d] : 0;
+            pg->lat_mean_ns[d] = s.ios[d] ? nvb__u128d(s.lat_sum[d]) / (double)s.ios[d] : 0;
         }
         pg->errors = cur.errors;
         double f = 0;

@@ -36,6 +36,7 @@ const char *nvb__fmt_size(uint64_t v, char *buf, size_t len);
 uint64_t nvb__div128(uint64_t hi, uint64_t lo, uint64_t d, uint64_t *rem);
 /* hi 2^64 + lo as the nearest double. */
 double nvb__u128_double(uint64_t hi, uint64_t lo);
+static inline double nvb__u128d(unsigned __int128 x) { return nvb__u128_double((uint64_t)(x >> 64), (uint64_t)x); }
 /* Decimal digits (nothing else, at least one) into w: 0, -EINVAL (not
  * digits), -ERANGE (does not fit in n words). */
 int nvb__wide_from_dec(const char *s, uint64_t *w, unsigned n);
