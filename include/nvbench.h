@@ -289,8 +289,10 @@ NVB_API int nvb_result_get(const struct nvb_result *r, const char *path, double 
  *    (the first that is not a cancellation, when there is one).
  * Inputs come from nvb_run(), nvb_result_from_json() or an earlier merge
  * and are only read (they may be read from other threads meanwhile).
- * Returns 0, -EINVAL (out or parts NULL, n 0, a NULL part), -ENOMEM; *out
- * is NULL on failure. The caller frees *out with nvb_result_free(). */
+ * Returns 0, -EINVAL (out or parts NULL, n 0, a NULL part), -ENOMEM,
+ * -EOVERFLOW (an I/O or byte count, or a latency histogram's count, would
+ * pass 2^64 - 1: sums are never wrapped); *out is NULL on failure. The
+ * caller frees *out with nvb_result_free(). */
 NVB_API int nvb_result_merge(struct nvb_result **out, const struct nvb_result *const *parts, size_t n);
 
 /* A result from its JSON (nvb_result_json(), schema NVB_SCHEMA_VERSION),

@@ -78,6 +78,16 @@ static const struct metric {
 };
 #define NMETRICS (sizeof metrics / sizeof metrics[0])
 
+/* A derived figure as the result's JSON writes it (10 significant digits):
+ * Lua and Python compute from that text, and a value on a rounding tie
+ * (process_cores 0.20650000000000002) must print the same in every door. */
+static double as_written(double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.10g", v);
+    return strtod(buf, NULL);
+}
+
 static void fill_fig(struct fig *f, const struct nvb_result *r, int dir, int qd_asked)
 {
     double qde = 0;
@@ -92,7 +102,7 @@ static void fill_fig(struct fig *f, const struct nvb_result *r, int dir, int qd_
     /* the whole machine's Total CPU Usage, split: this process, the rest */
     double cores = NAN, ncpus = NAN;
     if (nvb_result_get(r, "cpu.process_cores", &cores) == 0 && nvb_result_get(r, "cpu.ncpus", &ncpus) == 0 && ncpus > 0)
-        f->own_pct = 100.0 * cores / ncpus;
+        f->own_pct = 100.0 * as_written(cores) / ncpus;
     nvb_result_get(r, "cpu.background_pct", &f->others_pct);
     nvb_result_get(r, "cpu.cpu_us_per_io", &f->us_per_io);
     nvb_result_get(r, "cpu.iops_per_core", &f->iops_core);

@@ -66,7 +66,7 @@ for _, engine in ipairs(engines) do
   runs[#runs + 1] = { engine = engine, result = r }
   if r then
     figs[engine] = m.figures(r, dir)
-    figs[engine].p99_us = r[dir].lat_ns.p99 / 1e3
+    figs[engine].p99_us = figs[engine].p99_ms and figs[engine].p99_ms * 1e3
     figs[engine].lat_us = r[dir].lat_ns.mean / 1e3
     io.stderr:write(string.format("  %-9s %12s IOPS  %8.2f CPU-us per I/O\n", engine, m.commas(figs[engine].iops),
       figs[engine].us_per_io))
@@ -94,7 +94,7 @@ local rows_def = {
   { "IOPS", function(f) return m.commas(f.iops) end },
   { "Bandwidth (GiB/s)", function(f) return string.format("%.3f", f.gib_s) end },
   { "Average latency (us)", function(f) return string.format("%.1f", f.lat_us) end },
-  { "p99 latency (us)", function(f) return string.format("%.1f", f.p99_us) end },
+  { "p99 latency (us)", function(f) return f.p99_us and string.format("%.1f", f.p99_us) or f.p99_na end },
   { "Total CPU Usage (%)", function(f) return string.format("%.2f", f.cpu_pct) end },
 }
 local header, body = { "Metric" }, {}

@@ -12,6 +12,16 @@
 
 #include "core/run.h"
 
+/* dst += src; out of memory: the sums, without the histogram. A count
+ * past 2^64 (not reachable by one run: 584 years at a billion I/Os per
+ * second) is the run's error rather than a wrapped figure. */
+static void dstat_sum(struct nvb_result *res, struct nvb__dstat *dst, const struct nvb__dstat *src)
+{
+    if (nvb__dstat_add(dst, src) == -EOVERFLOW && !res->err)
+        nvb__result_seterr(res, -EOVERFLOW, "an I/O, byte or latency-histogram count passed 2^64 - 1 when the "
+                           "jobs' counters were added up");
+}
+
 /* One job's counters into the result. */
 static void job_merge(struct run *r, struct nvb_result *res, unsigned i)
 {
@@ -19,7 +29,7 @@ static void job_merge(struct run *r, struct nvb_result *res, unsigned i)
     for (unsigned t = 0; t < j->nt; t++) {
         struct nvb__tstat *dst = &res->tg[j->tmap[t]];
         for (int d = 0; d < 2; d++)
-            nvb__dstat_add(&dst->d[d], &j->st[t].d[d]); /* out of memory: the sums, without the histogram */
+            dstat_sum(res, &dst->d[d], &j->st[t].d[d]);
         dst->errors += j->st[t].errors;
     }
     for (int e = 0; e < NVB__ERRNO_SLOTS; e++)
@@ -144,7 +154,7 @@ int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc)
     }
     for (unsigned t = 0; t < r->p->nt; t++)
         for (int d = 0; d < 2; d++)
-            nvb__dstat_add(&res->tot[d], &res->tg[t].d[d]);
+            dstat_sum(res, &res->tot[d], &res->tg[t].d[d]);
     end_warnings(res);
     rate_warnings(res, r->p->qd);
     return run_status(r, res, rc);

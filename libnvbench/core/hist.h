@@ -24,12 +24,30 @@
 /* Stated bound on the relative error of a reported percentile. */
 #define NVB__HIST_REL_ERROR (1.0 / (2.0 * NVB__HIST_SUB))
 
+/* A percentile is "supported" when at least this many samples lie on
+ * either side of its rank (nvb__hist_pct_supported). */
+#define NVB__HIST_PCT_TAIL 10
+
+/*
+ * The sums are exact integers, so that merging (threads, targets, hosts,
+ * results re-read from JSON) adds them without rounding, and the variance
+ * is computed from them without cancellation (nvb__hist_stddev). With
+ * count < 2^64 and every value < 2^64, sum < 2^128 and the sum of squares
+ * < 2^192: neither can wrap; only count is checked (nvb__hist_merge).
+ */
 struct nvb__hist {
     uint64_t count;
     uint64_t min;        /* UINT64_MAX when empty */
     uint64_t max;
-    uint64_t sum;        /* exact: overflows only after ~584 years of summed latency */
-    double   sumsq;      /* for stddev */
+    unsigned __int128 sum;
+    unsigned __int128 sumsq;     /* the sum of squares: its low 128 bits */
+    uint64_t sumsq_hi;           /* and bits 128..191 */
+    /* A result written before the sums were exact held the sum of squares
+     * as a double, rounded once it passed 2^53: such a histogram (loaded,
+     * or merged with one) has sumsq_rounded set and the value in sumsq_dbl;
+     * its stddev is then approximate. */
+    int      sumsq_rounded;
+    double   sumsq_dbl;
     uint64_t buckets[NVB__HIST_BUCKETS];
 };
 
@@ -51,8 +69,12 @@ static inline void nvb__hist_add(struct nvb__hist *h, uint64_t v)
     if (v < h->min) h->min = v;
     if (v > h->max) h->max = v;
     h->sum += v;
-    double d = (double)v;
-    h->sumsq += d * d;
+    /* 192-bit add of v*v: one multiply, three adds with carry; no
+     * division, no branch */
+    unsigned __int128 sq = (unsigned __int128)v * v;
+    unsigned __int128 lo = h->sumsq + sq;
+    h->sumsq_hi += lo < sq;
+    h->sumsq = lo;
 }
 /* n samples of one value (a submission batch's slat): one bucket, one
  * update of each sum. */
@@ -62,18 +84,34 @@ static inline void nvb__hist_add_n(struct nvb__hist *h, uint64_t v, uint64_t n)
     h->count += n;
     if (v < h->min) h->min = v;
     if (v > h->max) h->max = v;
-    h->sum += v * n;
-    double d = (double)v;
-    h->sumsq += d * d * (double)n;
+    h->sum += (unsigned __int128)v * n;
+    /* n v^2 in 192 bits: v^2's two words times n, then the add */
+    unsigned __int128 sq = (unsigned __int128)v * v;
+    unsigned __int128 a = (unsigned __int128)(uint64_t)sq * n, b = (unsigned __int128)(uint64_t)(sq >> 64) * n;
+    unsigned __int128 mid = a + (b << 64), lo = h->sumsq + mid;
+    h->sumsq_hi += (uint64_t)(b >> 64) + (mid < a) + (lo < mid);
+    h->sumsq = lo;
 }
 /* Lower bound and width of bucket i. */
 uint64_t nvb__hist_bucket_low(unsigned i);
 uint64_t nvb__hist_bucket_width(unsigned i);
-/* a += b, exact. */
-void nvb__hist_merge(struct nvb__hist *a, const struct nvb__hist *b);
+/* a += b, exact. 0, or -EOVERFLOW (a is then unchanged) when the count
+ * would pass 2^64 - 1. */
+int nvb__hist_merge(struct nvb__hist *a, const struct nvb__hist *b);
 /* Percentile (0..100) in ns; 0 when empty; within [min, max]. */
 double nvb__hist_pct(const struct nvb__hist *h, double pct);
+/* 1 when the percentile rests on enough samples: with r its rank (the
+ * r-th smallest of count), r >= NVB__HIST_PCT_TAIL and
+ * count - r >= NVB__HIST_PCT_TAIL. */
+int nvb__hist_pct_supported(uint64_t count, double pct);
 double nvb__hist_mean(const struct nvb__hist *h);
+/* Population standard deviation (over count, every sample of the window),
+ * from the exact sums without cancellation. */
 double nvb__hist_stddev(const struct nvb__hist *h);
+/* The sum of squares as a double (exact or rounded). */
+double nvb__hist_sumsq(const struct nvb__hist *h);
+/* NULL when count, sum, sumsq, min and max can belong to one histogram
+ * (what a loaded one must show), else what is wrong. */
+const char *nvb__hist_check_sums(const struct nvb__hist *h);
 
 #endif

@@ -183,7 +183,7 @@ struct nvb__tsample {        /* one time-series point (an interval) */
                               * for, or the end of the run for the last, partial one */
     double   dt_s;
     uint64_t ios[2], bytes[2];
-    uint64_t lat_sum[2];
+    unsigned __int128 lat_sum[2]; /* exact: across many jobs it can pass 2^64 */
     uint64_t errors;
     double   system_pct;     /* whole-system busy over the interval, <0 unknown */
 };
@@ -279,7 +279,7 @@ struct nvb_result {
     double  *cpu_pct;            /* per CPU busy % */
     int     *cpu_id;
     double   process_user_s, process_sys_s;
-    double   cpu_window_s;           /* span of the CPU samples (measured window + drain) */
+    double   cpu_window_s;           /* span between the two reads of the process CPU (sampler.c) */
     long     maxrss_kib, minflt, majflt, nvcsw, nivcsw;
     unsigned nthreads;
     struct nvb__thread_row *threads;
@@ -337,7 +337,8 @@ void nvb__result_seterr(struct nvb_result *r, int err, const char *msg);
 int  nvb__result_ts_push(struct nvb_result *r, const struct nvb__tsample *s);
 void nvb__dstat_free(struct nvb__dstat *d);
 /* dst += src: counts, and the histogram (allocated in dst when missing);
- * 0 or -ENOMEM (the counts are added all the same). merge.c. */
+ * 0, -ENOMEM (the counts are added all the same) or -EOVERFLOW (ios, bytes
+ * or the histogram's count would pass 2^64 - 1: nothing is added). merge.c. */
 int  nvb__dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src);
 /* Derived CPU figures (result.c's JSON and getters, the run, share them). */
 struct nvb__cpu_derived {

@@ -502,11 +502,18 @@ static void job_loop(struct job *j)
     /* and how often it looks at the age of each I/O in flight */
     const uint64_t scan_ns = io_timeout / 8 < WAIT_SLICE_NS ? io_timeout / 8 + 1 : WAIT_SLICE_NS;
     uint64_t next_scan = now + scan_ns;
+    int past_end = 0;
     if (c.open)
         nvb__sched_start(&j->sched, r->go_ns);
 
     for (;;) {
         int stopping = run_stopping(r) || (end_ns && now >= end_ns);
+        if (stopping && !past_end && end_ns && now >= end_ns) {
+            /* the first job to see the window end reads the CPU there,
+             * before anybody drains what is still in flight */
+            past_end = 1;
+            nvb__cpu_edge(r, NVB__EDGE_END);
+        }
         unsigned n = 0;
         if (!stopping && budget) {
             unsigned room = qd - inflight;
@@ -600,6 +607,7 @@ static void job_loop(struct job *j)
         if (!measuring && now >= meas_ns) {
             /* ramp over: I/O submitted before now stays flagged and uncounted */
             measuring = 1;
+            nvb__cpu_edge(r, NVB__EDGE_START);
             job_reset_stats(j);
             for (int d = 0; d < 2; d++)
                 ios[d] = bytes[d] = lat[d] = 0;
@@ -607,6 +615,9 @@ static void job_loop(struct job *j)
     }
     job_end(j, c.open, now, last_done, budget);
     job_publish(j, ios, bytes, lat);
+    /* the last job out had the window's last counted completion */
+    if (__atomic_sub_fetch(&r->counting, 1, __ATOMIC_ACQ_REL) == 0)
+        nvb__cpu_edge(r, NVB__EDGE_END);
 }
 
 void *nvb__job_main(void *arg)

@@ -14,7 +14,7 @@
 
 #include "core/internal.h"
 
-/* *dst += src, *dst allocated when missing; 0 or -ENOMEM. */
+/* *dst += src, *dst allocated when missing; 0, -ENOMEM or -EOVERFLOW. */
 static int hist_add(struct nvb__hist **dst, const struct nvb__hist *src)
 {
     if (!src)
@@ -25,17 +25,30 @@ static int hist_add(struct nvb__hist **dst, const struct nvb__hist *src)
             return -ENOMEM;
         nvb__hist_init(*dst);
     }
-    nvb__hist_merge(*dst, src);
-    return 0;
+    return nvb__hist_merge(*dst, src);
+}
+
+/* Adding b's count to a's would pass 2^64 - 1. */
+static int count_overflows(const struct nvb__hist *a, const struct nvb__hist *b)
+{
+    return a && b && a->count > UINT64_MAX - b->count;
 }
 
 int nvb__dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src)
 {
-    dst->ios += src->ios;
-    dst->bytes += src->bytes;
-    if (hist_add(&dst->hist, src->hist) || hist_add(&dst->slat, src->slat) || hist_add(&dst->clat, src->clat))
-        return -ENOMEM;
-    return 0;
+    uint64_t ios, bytes;
+    if (__builtin_add_overflow(dst->ios, src->ios, &ios) || __builtin_add_overflow(dst->bytes, src->bytes, &bytes) ||
+        count_overflows(dst->hist, src->hist) || count_overflows(dst->slat, src->slat) ||
+        count_overflows(dst->clat, src->clat))
+        return -EOVERFLOW;
+    dst->ios = ios;
+    dst->bytes = bytes;
+    int rc = hist_add(&dst->hist, src->hist);
+    if (!rc)
+        rc = hist_add(&dst->slat, src->slat);
+    if (!rc)
+        rc = hist_add(&dst->clat, src->clat);
+    return rc;
 }
 
 /* CPU figures of a part are known when the system sample worked and saw
@@ -104,9 +117,11 @@ static int tstat_copy(struct nvb__tstat *dst, const struct nvb__tstat *src, cons
         return -ENOMEM;
     if (!(dst->host = nvb__strdup(src->host ? src->host : host)))
         return -ENOMEM;
-    for (int d = 0; d < 2; d++)
-        if (nvb__dstat_add(&dst->d[d], &src->d[d]))
-            return -ENOMEM;
+    for (int d = 0; d < 2; d++) {
+        int rc = nvb__dstat_add(&dst->d[d], &src->d[d]);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
@@ -220,12 +235,13 @@ static int merge_series(struct nvb_result *m, const struct nvb_result *const *pa
         double busy = 0, weight = 0, max_dt = 0, max_t = 0;
         for (; b < nv && v[b].key == v[a].key; b++) {
             const struct nvb__tsample *s = v[b].s;
-            for (int d = 0; d < 2; d++) {
-                o.ios[d] += s->ios[d];
-                o.bytes[d] += s->bytes[d];
-                o.lat_sum[d] += s->lat_sum[d];
-            }
-            o.errors += s->errors;
+            for (int d = 0; d < 2; d++)
+                if (__builtin_add_overflow(o.ios[d], s->ios[d], &o.ios[d]) ||
+                    __builtin_add_overflow(o.bytes[d], s->bytes[d], &o.bytes[d]) ||
+                    __builtin_add_overflow(o.lat_sum[d], s->lat_sum[d], &o.lat_sum[d]))
+                    rc = -EOVERFLOW;
+            if (__builtin_add_overflow(o.errors, s->errors, &o.errors))
+                rc = -EOVERFLOW;
             if (s->t_unix_ns > o.t_unix_ns)
                 o.t_unix_ns = s->t_unix_ns;
             if (s->dt_s > max_dt)
@@ -251,7 +267,8 @@ static int merge_series(struct nvb_result *m, const struct nvb_result *const *pa
             if (hi > lo)
                 o.dt_s = (double)(hi - lo) / 1e9;
         }
-        rc = nvb__result_ts_push(m, &o);
+        if (!rc)
+            rc = nvb__result_ts_push(m, &o);
         a = b;
     }
     free(v);
@@ -424,8 +441,9 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         }
         /* counts */
         for (int d = 0; d < 2; d++) {
-            if (nvb__dstat_add(&m->tot[d], &p->tot[d]))
-                return -ENOMEM;
+            int rc = nvb__dstat_add(&m->tot[d], &p->tot[d]);
+            if (rc)
+                return rc;
             m->errors_dir[d] += p->errors_dir[d];
             m->fault_err[d] += p->fault_err[d];
             m->fault_short[d] += p->fault_short[d];
@@ -464,9 +482,11 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
             m->cpu_valid = 1;
         }
         /* targets */
-        for (unsigned t = 0; t < p->ntargets; t++)
-            if (tstat_copy(&m->tg[m->ntargets++], &p->tg[t], p->host))
-                return -ENOMEM;
+        for (unsigned t = 0; t < p->ntargets; t++) {
+            int rc = tstat_copy(&m->tg[m->ntargets++], &p->tg[t], p->host);
+            if (rc)
+                return rc;
+        }
         /* notes */
         for (unsigned k = 0; k < p->nwarn; k++) {
             if (!p->nhosts && p->host[0])

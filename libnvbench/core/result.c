@@ -138,17 +138,18 @@ void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d)
     double cpu_s = r->process_user_s + r->process_sys_s;
     uint64_t ios = r->tot[0].ios + r->tot[1].ios;
     double iops = r->duration_s > 0 ? (double)ios / r->duration_s : 0;
-    /* CPU time was sampled over its own window (the measured one plus the
-     * drain of the last in-flight I/O); divide by that span. */
-    double win = r->cpu_window_s > 0 ? r->cpu_window_s : r->duration_s;
-    d->process_cores = win > 0 ? cpu_s / win : 0;
+    /* CPU time was read at the edges of the measured window (sampler.c):
+     * it is the CPU of that window, over its length. (window_s, the span
+     * between the two reads, is longer by the moments the threads taking
+     * them were late, during which they were not running.) */
+    d->process_cores = r->duration_s > 0 ? cpu_s / r->duration_s : 0;
     if (r->nhosts) {
         /* Merged: each host's CPU over its own window, summed. */
         d->process_cores = 0;
         for (unsigned i = 0; i < r->nhosts; i++) {
             const struct nvb__hostrow *h = &r->hosts[i];
-            if (h->window_s > 0)
-                d->process_cores += (h->process_user_s + h->process_sys_s) / h->window_s;
+            if (h->duration_s > 0)
+                d->process_cores += (h->process_user_s + h->process_sys_s) / h->duration_s;
         }
     }
     d->cpu_us_per_io = ios ? cpu_s * 1e6 / (double)ios : 0;
@@ -283,6 +284,41 @@ static void jo_u64(struct jctx *c, const char *key, uint64_t v)
     nvb__buf_printf(j->b, "%" PRIu64, v);
 }
 
+static void jo_raw(struct jctx *c, const char *key, const char *raw);
+
+/* An exact integer of n words (util.h): its digits, as a JSON number, or as
+ * a string (as_str) for readers that would round a long number; a lookup
+ * sees it as a double. */
+static void jo_wide(struct jctx *c, const char *key, const uint64_t *w, unsigned n, int as_str)
+{
+    struct nvb__json *j = c->j;
+    if (j->want || !j->b) {
+        double v = 0;
+        for (unsigned i = n; i-- > 0;)
+            v = v * 18446744073709551616.0 + (double)w[i];
+        jo_num(c, key, v);
+        return;
+    }
+    char buf[96];
+    nvb__wide_to_dec(w, n, buf, sizeof buf);
+    j_key(j, key);
+    if (!key)
+        c->idx[j->depth]++;
+    if (as_str)
+        nvb__json_write_str(j->b, buf);
+    else
+        nvb__buf_puts(j->b, buf);
+}
+
+/* true/false; a lookup sees 1/0. */
+static void jo_bool(struct jctx *c, const char *key, int v)
+{
+    if (c->j->want || !c->j->b)
+        jo_num(c, key, v ? 1 : 0);
+    else
+        jo_raw(c, key, v ? "true" : "false");
+}
+
 static void jo_str(struct jctx *c, const char *key, const char *s)
 {
     struct nvb__json *j = c->j;
@@ -311,9 +347,9 @@ static void emit_lat(struct jctx *c, const char *key, const struct nvb__hist *h)
 {
     int have = h && h->count;
     jo_open(c, key, '{');
-    jo_num(c, "min", have ? (double)h->min : 0);
+    jo_u64(c, "min", have ? h->min : 0); /* exact, as the loader reads them */
     jo_num(c, "mean", have ? nvb__hist_mean(h) : 0);
-    jo_num(c, "max", have ? (double)h->max : 0);
+    jo_u64(c, "max", have ? h->max : 0);
     jo_num(c, "stddev", have ? nvb__hist_stddev(h) : 0);
     for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
         jo_num(c, pct_keys[i], have ? nvb__hist_pct(h, pct_vals[i]) : 0);
@@ -330,8 +366,20 @@ static void emit_hist(struct jctx *c, const char *key, const struct nvb__hist *h
     jo_u64(c, "max_bits", NVB__HIST_MAX_BITS);
     jo_num(c, "rel_error", NVB__HIST_REL_ERROR);
     jo_u64(c, "count", have ? h->count : 0);
-    jo_u64(c, "sum", have ? h->sum : 0);
-    jo_raw_num(c, "sumsq", have ? h->sumsq : 0); /* all 17 digits: merges stay exact */
+    /* Exact integers, so that merges of results read back stay exact: sum
+     * a number (below 2^64 but in runs of extreme length), the sum of
+     * squares a string of digits (most readers would round a number that
+     * long); a rounded one, read from an older result, stays the number it
+     * was. */
+    const uint64_t sw[2] = {have ? (uint64_t)h->sum : 0, have ? (uint64_t)(h->sum >> 64) : 0};
+    jo_wide(c, "sum", sw, 2, 0);
+    if (have && h->sumsq_rounded) {
+        jo_raw_num(c, "sumsq", h->sumsq_dbl);
+    } else {
+        const uint64_t qw[3] = {have ? (uint64_t)h->sumsq : 0, have ? (uint64_t)(h->sumsq >> 64) : 0,
+                                have ? h->sumsq_hi : 0};
+        jo_wide(c, "sumsq", qw, 3, 1);
+    }
     jo_open(c, "buckets", '[');
     if (have && c->j->b) {
         for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
@@ -357,7 +405,7 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
     static const char *const keys[2][3] = {{"lat_ns", "slat_ns", "clat_ns"}, {"lat_hist", "slat_hist", "clat_hist"}};
     const struct nvb__hist *const h[3] = {d->hist, d->slat, d->clat};
     const int none[3] = {0, (unknown & NVB__NO_SLAT) != 0, (unknown & NVB__NO_CLAT) != 0};
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         for (int i = 0; i < 3; i++) {
             if (none[i])
                 jo_raw(c, keys[k][i], "null");
@@ -366,6 +414,14 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
             else
                 emit_hist(c, keys[k][i], h[i]);
         }
+        if (k == 0) {
+            /* whether each percentile of lat_ns rests on enough samples (hist.h) */
+            jo_open(c, "lat_pct_supported", '{');
+            for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
+                jo_bool(c, pct_keys[i], d->hist && nvb__hist_pct_supported(d->hist->count, pct_vals[i]));
+            jo_close(c, '}');
+        }
+    }
     jo_close(c, '}');
 }
 
@@ -473,7 +529,7 @@ static void emit_hosts(struct jctx *c, const struct nvb_result *r)
         jo_raw_num(c, "process_user_s", h->process_user_s);
         jo_raw_num(c, "process_sys_s", h->process_sys_s);
         jo_raw_num(c, "window_s", h->window_s);
-        jo_num(c, "process_cores", h->window_s > 0 ? cpu_s / h->window_s : 0);
+        jo_num(c, "process_cores", dur > 0 ? cpu_s / dur : 0);
         jo_num(c, "cpu_us_per_io", ios ? cpu_s * 1e6 / (double)ios : 0);
         jo_close(c, '}');
         jo_raw(c, "cancelled", h->cancelled ? "true" : "false");
@@ -738,8 +794,9 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
             jo_u64(&c, "bytes", s->bytes[d]);
             jo_num(&c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
             jo_num(&c, "bw_bytes_s", s->dt_s > 0 ? (double)s->bytes[d] / s->dt_s : 0);
-            jo_num(&c, "lat_mean_ns", s->ios[d] ? (double)s->lat_sum[d] / (double)s->ios[d] : 0);
-            jo_u64(&c, "lat_sum_ns", s->lat_sum[d]);
+            jo_num(&c, "lat_mean_ns", s->ios[d] ? nvb__u128d(s->lat_sum[d]) / (double)s->ios[d] : 0);
+            const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
+            jo_wide(&c, "lat_sum_ns", lw, 2, 0);
             jo_close(&c, '}');
         }
         jo_u64(&c, "errors", s->errors);

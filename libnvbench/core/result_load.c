@@ -240,11 +240,49 @@ static int errno_by_name(const char *name)
 
 /* ---------------------------------------------------------------- parts */
 
+/* An exact integer of n words at key: written as a number, or (strings
+ * allowed) as a string of digits. */
+static int rd_wide(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, uint64_t *w,
+                   unsigned n, int strings)
+{
+    const struct nvb__jv *v = mem(L, obj, path, key, -1, 1);
+    if (!v)
+        return L->rc;
+    if (v->type != NVB__J_NUM && !(strings && v->type == NVB__J_STR))
+        return bad(L, path, key, strings ? "expected a number or a string of digits" : "expected a number");
+    int rc = nvb__wide_from_dec(v->s, w, n);
+    if (rc == -ERANGE)
+        return bad(L, path, key, n == 2 ? "does not fit in 128 bits" : "does not fit in 192 bits");
+    if (rc)
+        return bad(L, path, key, "expected a non-negative integer");
+    return 0;
+}
+
+/* The sum of squares: a string of digits (exact), or the number results
+ * before it wrote (a double: exact below 2^53, rounded above). */
+static int ld_sumsq(struct ld *L, const struct nvb__jv *h, const char *path, struct nvb__hist *hist)
+{
+    const struct nvb__jv *v = mem(L, h, path, "sumsq", -1, 1);
+    double x = 0;
+    uint64_t w[3] = {0, 0, 0};
+    if (!v || (v->type == NVB__J_STR ? rd_wide(L, h, path, "sumsq", w, 3, 1) : rd_nonneg(L, h, path, "sumsq", &x, 1)))
+        return L->rc;
+    if (v->type != NVB__J_STR && !(x < 9007199254740992.0 && x == floor(x))) {
+        hist->sumsq_rounded = 1;
+        hist->sumsq_dbl = x;
+        return 0;
+    }
+    if (v->type != NVB__J_STR)
+        w[0] = (uint64_t)x;
+    hist->sumsq = (unsigned __int128)w[1] << 64 | w[0];
+    hist->sumsq_hi = w[2];
+    return 0;
+}
+
 static int ld_hist(struct ld *L, const struct nvb__jv *h, const char *path, uint64_t min, uint64_t max,
                    struct nvb__hist **out)
 {
-    uint64_t sb = 0, mb = 0, count = 0, sum = 0;
-    double sumsq = 0;
+    uint64_t sb = 0, mb = 0, count = 0, sum[2];
     if (rd_u64(L, h, path, "sub_bits", &sb, 1) || rd_u64(L, h, path, "max_bits", &mb, 1))
         return L->rc;
     if (sb != NVB__HIST_SUB_BITS || mb != NVB__HIST_MAX_BITS) {
@@ -253,23 +291,29 @@ static int ld_hist(struct ld *L, const struct nvb__jv *h, const char *path, uint
                  " is not this library's (%d, %d)", sb, mb, NVB__HIST_SUB_BITS, NVB__HIST_MAX_BITS);
         return bad(L, path, "", msg);
     }
-    if (rd_u64(L, h, path, "count", &count, 1) || rd_u64(L, h, path, "sum", &sum, 1) ||
-        rd_nonneg(L, h, path, "sumsq", &sumsq, 1))
+    if (rd_u64(L, h, path, "count", &count, 1) || rd_wide(L, h, path, "sum", sum, 2, 0))
         return L->rc;
-    const struct nvb__jv *b = mem(L, h, path, "buckets", NVB__J_ARR, 1);
-    if (!b)
-        return L->rc;
-    char p[256];
-    sub(p, sizeof p, path, "buckets");
-    if (!count) {
-        if (b->n || sum)
-            return bad(L, path, "count", "0, but buckets or sum are not");
-        return 0;
-    }
     struct nvb__hist *hist = malloc(sizeof *hist);
     if (!hist)
         return oom(L);
     nvb__hist_init(hist);
+    hist->sum = (unsigned __int128)sum[1] << 64 | sum[0];
+    if (ld_sumsq(L, h, path, hist)) {
+        free(hist);
+        return L->rc;
+    }
+    const struct nvb__jv *b = mem(L, h, path, "buckets", NVB__J_ARR, 1);
+    if (!b) {
+        free(hist);
+        return L->rc;
+    }
+    char p[256];
+    sub(p, sizeof p, path, "buckets");
+    if (!count) {
+        const char *why = b->n ? "count is 0, but buckets are not" : nvb__hist_check_sums(hist);
+        free(hist);
+        return why ? bad(L, path, "count", why) : 0;
+    }
     uint64_t seen = 0, prev = 0;
     for (size_t i = 0; i < b->n; i++) {
         const struct nvb__jv *e = &b->kid[i];
@@ -298,6 +342,9 @@ static int ld_hist(struct ld *L, const struct nvb__jv *h, const char *path, uint
                 first = i;
             last = i;
         }
+    hist->count = count;
+    hist->min = min;
+    hist->max = max;
     const char *why = NULL;
     if (seen != count)
         why = "the buckets do not add up to count";
@@ -305,17 +352,12 @@ static int ld_hist(struct ld *L, const struct nvb__jv *h, const char *path, uint
         why = "its latency's min is above its max";
     else if (nvb__hist_index(min) != first || nvb__hist_index(max) != last)
         why = "its latency's min and max are not in the first and the last bucket";
-    else if (sum / count < min || sum / count > max || (sum / count == max && sum % count))
-        why = "sum / count is outside its latency's [min, max]";
+    else
+        why = nvb__hist_check_sums(hist);
     if (why) {
         free(hist);
         return bad(L, path, "", why);
     }
-    hist->count = count;
-    hist->sum = sum;
-    hist->sumsq = sumsq;
-    hist->min = min;
-    hist->max = max;
     *out = hist;
     return 0;
 }
@@ -689,8 +731,13 @@ static int ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result
             if (!x || rd_u64(L, x, q, "ios", &s.ios[d], 1) || rd_u64(L, x, q, "bytes", &s.bytes[d], 1))
                 return L->rc;
             if (nvb__json_get(x, "lat_sum_ns")) {
-                if (rd_u64(L, x, q, "lat_sum_ns", &s.lat_sum[d], 1))
+                uint64_t w[2];
+                if (rd_wide(L, x, q, "lat_sum_ns", w, 2, 0))
                     return L->rc;
+                s.lat_sum[d] = (unsigned __int128)w[1] << 64 | w[0];
+                /* each latency is below 2^64 ns */
+                if (s.lat_sum[d] > (unsigned __int128)s.ios[d] * UINT64_MAX)
+                    return bad(L, q, "lat_sum_ns", "more than ios latencies below 2^64 ns can add up to");
             } else {
                 /* older results: from the mean (not exact) */
                 double mean = 0;

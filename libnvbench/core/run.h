@@ -79,7 +79,11 @@ int  nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, ch
 /* ---- jobs and the run (job.c, job_setup.c) ---- */
 
 struct live {                    /* single writer (the job), read by the runner thread */
-    uint64_t ios[2], bytes[2], lat_sum[2], errors;
+    uint64_t ios[2], bytes[2], errors;
+    /* modulo 2^64: at qd 16384 it wraps after 13 days of run; the sampler
+     * takes differences per job, which stay exact (one job's latencies in
+     * one interval, at most 16384 x 1 h, stay far below 2^64 ns) */
+    uint64_t lat_sum[2];
 };
 
 struct job {
@@ -131,6 +135,7 @@ struct job {
     uint64_t *vstride, *vrank;
     uint64_t t_end;              /* end of this job's measured window */
     struct live live;
+    uint64_t ts_lat_prev[2];     /* the sampler's: live.lat_sum at its last sample */
     unsigned abandoned;          /* I/Os left in flight when the watchdog fired */
     int stalled;                 /* the watchdog found an I/O older than io_timeout */
     int rc;                      /* setup or fatal error */
@@ -154,6 +159,13 @@ struct run {
     int release;
     uint64_t go_ns, meas_ns, end_ns;
     volatile int stop;           /* set by the runner thread or a job on a fatal error */
+    /* The CPU window's two edges (docs/cpu-accounting.md): the process's
+     * CPU times and the moment they were read, taken once per edge by
+     * whichever thread is there first (nvb__cpu_edge). */
+    struct nvb__proc_sample cpu_pr[2];
+    uint64_t cpu_t[2];
+    int      cpu_edge[2];        /* 0: not taken, 1: being taken, 2: taken */
+    unsigned counting;           /* jobs still in their loop */
     int ss_stopped;              /* the sampler stopped the run: steady state with ss.stop=1 */
     int io_err;                  /* first I/O error when stopping at errors */
     char io_err_msg[256];
@@ -202,14 +214,22 @@ void nvb__targets_examine(struct run *r, struct nvb_result *res);
 
 /* ---- the measured window (sampler.c) ---- */
 
+enum { NVB__EDGE_START, NVB__EDGE_END };
+/* The process's CPU at an edge of the measured window, once: the first
+ * caller reads it (getrusage, one system call), the others return. The
+ * start: the sampler just before it releases the jobs, or with a ramp the
+ * first job past its end; the end: the first job that sees a time-bounded
+ * window end, else the last job to leave its loop (its last counted
+ * completion); the sampler takes an edge nobody took. */
+void nvb__cpu_edge(struct run *r, int edge);
+
 struct nvb__sampler {
     struct nvb__sys_sample sys0, sys1, sys_iv;
-    struct nvb__proc_sample pr0, pr1;
     struct nvb__thread_cpu *th0, *th1;
     int nth0, nth1;
     int have_sys;
-    uint64_t cpu_t0, cpu_t1;
     int ramp_pending;
+    int ended;                  /* the end's system and thread samples are taken */
     struct live prev;
     uint64_t prev_ns, next_tick, last_tick;
     uint64_t poll_ns, next_poll;

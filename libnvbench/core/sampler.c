@@ -3,7 +3,10 @@
  * samples the time series and the progress figures at each tick, runs the
  * caller's poll hook and notices cancel requests, and samples CPU time
  * (system, process, per thread) at the start and the end of the measured
- * window (after the ramp).
+ * window (after the ramp). The process's CPU, which cpu_us_per_io and
+ * process_cores divide, is read exactly at the window's edges by whichever
+ * thread is there (nvb__cpu_edge): not before the jobs are released, not
+ * after they drained the I/O still in flight (docs/cpu-accounting.md).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -49,19 +52,22 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
     struct nvb__sys_sample *prev_sys = &sm->sys_iv;
     const int have_sys = sm->have_sys;
     struct live cur;
+    struct nvb__tsample s;
     memset(&cur, 0, sizeof cur);
+    memset(&s, 0, sizeof s);
     for (unsigned i = 0; i < r->p->jobs; i++) {
         struct job *j = &r->jobs[i];
         for (int d = 0; d < 2; d++) {
             cur.ios[d] += nvb__live_load(&j->live.ios[d]);
             cur.bytes[d] += nvb__live_load(&j->live.bytes[d]);
-            cur.lat_sum[d] += nvb__live_load(&j->live.lat_sum[d]);
+            /* per job, modulo 2^64 (run.h), summed exactly */
+            uint64_t lat = nvb__live_load(&j->live.lat_sum[d]);
+            s.lat_sum[d] += lat - j->ts_lat_prev[d];
+            j->ts_lat_prev[d] = lat;
         }
         cur.errors += nvb__live_load(&j->live.errors);
     }
     uint64_t now = nvb__now_ns();
-    struct nvb__tsample s;
-    memset(&s, 0, sizeof s);
     s.t_s = (double)((int64_t)now - (int64_t)r->meas_ns) / 1e9;
     s.dt_s = (double)(now - *prev_ns) / 1e9;
     s.t_unix_ns = t_unix;
@@ -69,7 +75,6 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
         /* live counters restart at the end of the ramp */
         s.ios[d] = cur.ios[d] >= prev->ios[d] ? cur.ios[d] - prev->ios[d] : cur.ios[d];
         s.bytes[d] = cur.bytes[d] >= prev->bytes[d] ? cur.bytes[d] - prev->bytes[d] : cur.bytes[d];
-        s.lat_sum[d] = cur.lat_sum[d] >= prev->lat_sum[d] ? cur.lat_sum[d] - prev->lat_sum[d] : cur.lat_sum[d];
     }
     s.errors = cur.errors >= prev->errors ? cur.errors - prev->errors : cur.errors;
     s.system_pct = -1;
@@ -94,7 +99,7 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
             pg->bytes[d] = cur.bytes[d];
             pg->iops[d] = s.dt_s > 0 ? (double)s.ios[d] / s.dt_s : 0;
             pg->bw_bytes_s[d] = s.dt_s > 0 ? (double)s.bytes[d] / s.dt_s : 0;
-            pg->lat_mean_ns[d] = s.ios[d] ? (double)s.lat_sum[d] / (double)s.ios[d] : 0;
+            pg->lat_mean_ns[d] = s.ios[d] ? nvb__u128d(s.lat_sum[d]) / (double)s.ios[d] : 0;
         }
         pg->errors = cur.errors;
         double f = 0;
@@ -142,6 +147,21 @@ static void ts_fold_late(struct nvb_result *res, uint64_t end_unix)
         res->ts[res->nts - 1].t_unix_ns = end_unix;
 }
 
+void nvb__cpu_edge(struct run *r, int edge)
+{
+    /* A window that ends before it began (stopped during the ramp) is
+     * empty: its start is taken at its end. */
+    if (edge == NVB__EDGE_END)
+        nvb__cpu_edge(r, NVB__EDGE_START);
+    int free_ = 0;
+    if (!__atomic_compare_exchange_n(&r->cpu_edge[edge], &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return;
+    uint64_t a = nvb__now_ns();
+    nvb__proc_sample(&r->cpu_pr[edge]);
+    r->cpu_t[edge] = a + (nvb__now_ns() - a) / 2; /* when the counters were read, to half a system call */
+    __atomic_store_n(&r->cpu_edge[edge], 2, __ATOMIC_RELEASE);
+}
+
 void nvb__sampler_init(struct nvb__sampler *s)
 {
     memset(s, 0, sizeof *s);
@@ -174,9 +194,10 @@ static void sampler_start(struct nvb__sampler *s, struct run *r, struct nvb_resu
     const struct nvb_workload *w = r->w;
     const struct nvb_run_opts *o = r->opts;
     s->have_sys = nvb__sys_sample(&s->sys0) == 0;
-    nvb__proc_sample(&s->pr0);
     s->nth0 = nvb__threads_sample(&s->th0);
-    s->cpu_t0 = nvb__now_ns();
+    r->counting = r->p->jobs;
+    if (!w->ramp_ns)
+        nvb__cpu_edge(r, NVB__EDGE_START); /* the last thing before the release */
     res->start_wall_ns = nvb__wall_ns();
     nvb__mutex_lock(r->mu);
     r->go_ns = nvb__now_ns();
@@ -213,17 +234,18 @@ static void sampler_ramp_over(struct nvb__sampler *s, struct run *r)
 {
     s->ramp_pending = 0;
     nvb__mutex_unlock(r->mu);
+    nvb__cpu_edge(r, NVB__EDGE_START); /* unless a job past the ramp took it */
     if (s->have_sys) {
         nvb__sys_sample_free(&s->sys0);
         s->have_sys = nvb__sys_sample(&s->sys0) == 0;
         sampler_iv_from_start(s);
     }
-    nvb__proc_sample(&s->pr0);
     free(s->th0);
     s->th0 = NULL;
     s->nth0 = nvb__threads_sample(&s->th0);
-    s->cpu_t0 = nvb__now_ns();
     memset(&s->prev, 0, sizeof s->prev);
+    for (unsigned i = 0; i < r->p->jobs; i++)
+        memset(r->jobs[i].ts_lat_prev, 0, sizeof r->jobs[i].ts_lat_prev);
     s->prev_ns = r->meas_ns;
     nvb__mutex_lock(r->mu);
 }
@@ -254,15 +276,25 @@ static void sampler_tick(struct nvb__sampler *s, struct run *r, struct nvb_resul
     nvb__mutex_lock(r->mu);
 }
 
+/* The window is over (a time-bounded one at its end, before the jobs
+ * drained; otherwise when they all left their loops): the end's system and
+ * per-thread samples, and the process's unless a job took it. Called
+ * without r->mu. */
+static void sampler_window_end(struct nvb__sampler *s, struct run *r)
+{
+    nvb__cpu_edge(r, NVB__EDGE_END);
+    if (s->have_sys)
+        s->have_sys = nvb__sys_sample(&s->sys1) == 0;
+    s->nth1 = nvb__threads_sample(&s->th1);
+    s->ended = 1;
+}
+
 /* All jobs finished their loops: close the measured window, then let the
  * jobs go (they stayed alive for the per-thread CPU sample). */
 static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
 {
-    s->cpu_t1 = nvb__now_ns();
-    if (s->have_sys)
-        s->have_sys = nvb__sys_sample(&s->sys1) == 0;
-    nvb__proc_sample(&s->pr1);
-    s->nth1 = nvb__threads_sample(&s->th1);
+    if (!s->ended)
+        sampler_window_end(s, r);
     if (!s->ramp_pending) {
         /* the last, partial interval: it ends where the last job ended */
         uint64_t t_jobs = r->meas_ns;
@@ -280,10 +312,11 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
     nvb__cond_signal_all(r->cv);
     nvb__mutex_unlock(r->mu);
 
-    const struct nvb__proc_sample *pr0 = &s->pr0, *pr1 = &s->pr1;
+    const struct nvb__proc_sample *pr0 = &r->cpu_pr[NVB__EDGE_START], *pr1 = &r->cpu_pr[NVB__EDGE_END];
     if (s->have_sys)
         nvb__cpu_fill(res, &s->sys0, &s->sys1);
-    double win = (double)(s->cpu_t1 - s->cpu_t0) / 1e9;
+    const uint64_t t0 = r->cpu_t[NVB__EDGE_START], t1 = r->cpu_t[NVB__EDGE_END];
+    double win = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
     res->process_user_s = (double)(pr1->user_ns - (pr0->user_ns < pr1->user_ns ? pr0->user_ns : pr1->user_ns)) / 1e9;
     res->process_sys_s = (double)(pr1->sys_ns - (pr0->sys_ns < pr1->sys_ns ? pr0->sys_ns : pr1->sys_ns)) / 1e9;
     res->maxrss_kib = pr1->maxrss_kib;
@@ -303,6 +336,8 @@ void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *
     while (r->ndone < jobs) {
         uint64_t now = nvb__now_ns();
         uint64_t until = s->ramp_pending ? r->meas_ns : s->next_tick;
+        if (!s->ended && r->end_ns && r->end_ns < until)
+            until = r->end_ns;
         if (now < until) {
             uint64_t wait = until - now;
             if (wait > 50000000ull && r->cancel)
@@ -326,6 +361,11 @@ void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *
         if (s->ramp_pending && now >= r->meas_ns) {
             sampler_ramp_over(s, r);
             continue;
+        }
+        if (!s->ended && r->end_ns && now >= r->end_ns) {
+            nvb__mutex_unlock(r->mu);
+            sampler_window_end(s, r);
+            nvb__mutex_lock(r->mu);
         }
         if (!s->ramp_pending && now >= s->next_tick)
             sampler_tick(s, r, res, now);

@@ -112,7 +112,7 @@ static double round_value(int metric, const struct nvb__tsample *t)
     switch (metric) {
     case NVB__SS_IOPS: return (double)ios / t->dt_s;
     case NVB__SS_BW: return (double)(t->bytes[0] + t->bytes[1]) / t->dt_s;
-    default: return ios ? (double)(t->lat_sum[0] + t->lat_sum[1]) / (double)ios : NAN;
+    default: return ios ? nvb__u128d(t->lat_sum[0] + t->lat_sum[1]) / (double)ios : NAN;
     }
 }
 

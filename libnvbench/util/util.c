@@ -1,6 +1,7 @@
 /* Small helpers: a growable string buffer, errno names, sizes as text. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,84 @@ const char *nvb__fmt_size(uint64_t v, char *buf, size_t len)
         i++;
     }
     snprintf(buf, len, "%" PRIu64 "%s", v, u[i]);
+    return buf;
+}
+
+uint64_t nvb__div128(uint64_t hi, uint64_t lo, uint64_t d, uint64_t *rem)
+{
+    /* One quotient bit per step. The remainder stays below d, so doubling
+     * it needs at most 65 bits: the bit shifted out (top) says it is
+     * certainly >= d, and the subtraction modulo 2^64 is then exact. */
+    uint64_t q = 0, r = hi;
+    for (int i = 63; i >= 0; i--) {
+        uint64_t top = r >> 63;
+        r = r << 1 | (lo >> i & 1);
+        q <<= 1;
+        if (top || r >= d) {
+            r -= d;
+            q |= 1;
+        }
+    }
+    if (rem)
+        *rem = r;
+    return q;
+}
+
+double nvb__u128_double(uint64_t hi, uint64_t lo)
+{
+    if (!hi)
+        return (double)lo;
+    /* The top 64 bits, and below them only whether any bit is set (the
+     * sticky bit): 64 bits are 11 more than a double keeps, so rounding
+     * them rounds the whole number correctly. */
+    unsigned s = (unsigned)__builtin_clzll(hi);
+    uint64_t top = s ? hi << s | lo >> (64 - s) : hi;
+    top |= (s ? lo << s : lo) != 0;
+    return ldexp((double)top, 64 - (int)s);
+}
+
+int nvb__wide_from_dec(const char *s, uint64_t *w, unsigned n)
+{
+    if (!*s || n > 4)
+        return -EINVAL;
+    memset(w, 0, n * sizeof *w);
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -EINVAL;
+        /* w = w * 10 + digit, word by word with the carry */
+        uint64_t carry = (uint64_t)(*s - '0');
+        for (unsigned i = 0; i < n; i++) {
+            unsigned __int128 x = (unsigned __int128)w[i] * 10 + carry;
+            w[i] = (uint64_t)x;
+            carry = (uint64_t)(x >> 64);
+        }
+        if (carry)
+            return -ERANGE;
+    }
+    return 0;
+}
+
+const char *nvb__wide_to_dec(const uint64_t *w, unsigned n, char *buf, size_t len)
+{
+    uint64_t q[4];
+    char tmp[96];
+    size_t k = sizeof tmp;
+    if (n > 4 || !len)
+        return buf;
+    memcpy(q, w, n * sizeof *w);
+    tmp[--k] = 0;
+    do { /* q /= 10, the remainder is the next digit from the right */
+        uint64_t rem = 0;
+        int nonzero = 0;
+        for (unsigned i = n; i-- > 0;) {
+            q[i] = nvb__div128(rem, q[i], 10, &rem);
+            nonzero |= q[i] != 0;
+        }
+        tmp[--k] = (char)('0' + rem);
+        if (!nonzero)
+            break;
+    } while (k > 0);
+    snprintf(buf, len, "%s", tmp + k);
     return buf;
 }
 

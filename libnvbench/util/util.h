@@ -27,6 +27,22 @@ const char *nvb__errno_name(int e, char *buf, size_t len);
  * it exactly ("4k", "1M", "1536", "3G"), into buf; returns buf. */
 const char *nvb__fmt_size(uint64_t v, char *buf, size_t len);
 
+/* Unsigned integers wider than 64 bits (the latency histogram's exact sums)
+ * as n 64-bit words, least significant first, n at most 4. Nothing here
+ * leaves 128-bit division or conversion to the compiler: its helpers live
+ * in libgcc_s, which a DLL built with mingw would then import. */
+/* (hi 2^64 + lo) / d, for hi < d (the quotient fits 64 bits); the
+ * remainder in *rem unless rem is NULL. */
+uint64_t nvb__div128(uint64_t hi, uint64_t lo, uint64_t d, uint64_t *rem);
+/* hi 2^64 + lo as the nearest double. */
+double nvb__u128_double(uint64_t hi, uint64_t lo);
+static inline double nvb__u128d(unsigned __int128 x) { return nvb__u128_double((uint64_t)(x >> 64), (uint64_t)x); }
+/* Decimal digits (nothing else, at least one) into w: 0, -EINVAL (not
+ * digits), -ERANGE (does not fit in n words). */
+int nvb__wide_from_dec(const char *s, uint64_t *w, unsigned n);
+/* w in decimal into buf (at least 20 * n bytes for any value); returns buf. */
+const char *nvb__wide_to_dec(const uint64_t *w, unsigned n, char *buf, size_t len);
+
 /* For "did you mean": the candidate closest to word by edit distance
  * (insertions, deletions, substitutions, adjacent transpositions), when it
  * is close enough to be a slip (at most 2 edits, and fewer than half of

@@ -116,6 +116,26 @@ START_TEST(derived_per_io_figures)
 }
 END_TEST
 
+START_TEST(derived_figures_are_over_the_measured_window)
+{
+    /* The CPU was read 20 ms after the window ended (the thread taking the
+     * read was late, and idle): the figures are those of the 2 s window,
+     * and CPU per I/O and I/Os per core agree. */
+    struct nvb_result *r = nvb__result_new();
+    r->duration_s = 2.0;
+    r->cpu_window_s = 2.02;
+    r->tot[0].ios = 2000000;
+    r->process_user_s = 0.5;
+    r->process_sys_s = 1.0;
+    struct nvb__cpu_derived d;
+    nvb__cpu_derive(r, &d);
+    ck_assert_msg(fabs(d.process_cores - 0.75) < 1e-12, "process_cores %.17g", d.process_cores);
+    ck_assert(fabs(d.cpu_us_per_io - 0.75) < 1e-12);
+    ck_assert(fabs(d.cpu_us_per_io * d.iops_per_core - 1e6) < 1e-6);
+    nvb_result_free(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cpu");
@@ -126,6 +146,7 @@ int main(void)
     tcase_add_test(tc, backwards_counters_clamp);
     tcase_add_test(tc, per_cpu_rows_match_by_number);
     tcase_add_test(tc, derived_per_io_figures);
+    tcase_add_test(tc, derived_figures_are_over_the_measured_window);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;

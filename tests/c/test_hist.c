@@ -1,8 +1,11 @@
 /*
  * Histogram tests: bucket geometry, the stated percentile error bound against
- * exact order statistics, clamping, monotonicity, exact mean and merge.
+ * exact order statistics, clamping, monotonicity, exact mean and merge, the
+ * exact sums (beyond 64 bits) and the stddev computed from them without
+ * cancellation, the rule that says whether a percentile is supported.
  */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 
 #include "core/hist.h"
 #include "testutil.h"
+#include "util/util.h"
 
 #define NSAMPLES 200000
 
@@ -198,7 +202,7 @@ START_TEST(error_bound)
     ck_assert_uint_eq(h->count, NSAMPLES);
     ck_assert_uint_eq(h->min, v[0]);
     ck_assert_uint_eq(h->max, v[NSAMPLES - 1]);
-    ck_assert_uint_eq(h->sum, sum);
+    ck_assert(h->sum == sum);
     ck_assert_double_eq(nvb__hist_mean(h), (double)sum / NSAMPLES);
 
     int bp[1024];
@@ -306,8 +310,10 @@ START_TEST(merge_exact)
     ck_assert_uint_eq(m->count, all->count);
     ck_assert_uint_eq(m->min, all->min);
     ck_assert_uint_eq(m->max, all->max);
-    ck_assert_uint_eq(m->sum, all->sum);
-    ck_assert_double_le(fabs(m->sumsq - all->sumsq), 1e-9 * all->sumsq);
+    ck_assert(m->sum == all->sum);
+    ck_assert(m->sumsq == all->sumsq && m->sumsq_hi == all->sumsq_hi);
+    /* the sums are exact, so the merged stddev is the one of all samples */
+    ck_assert_double_eq(nvb__hist_stddev(m), nvb__hist_stddev(all));
     for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
         ck_assert_msg(m->buckets[i] == all->buckets[i], "bucket %u: %llu != %llu", i,
                       (unsigned long long)m->buckets[i], (unsigned long long)all->buckets[i]);
@@ -373,6 +379,159 @@ START_TEST(stddev_constant)
 }
 END_TEST
 
+/* Population stddev of v[0..n) by two passes in long double. */
+static double two_pass_sd(const uint64_t *v, unsigned n)
+{
+    long double mean = 0, acc = 0;
+    for (unsigned i = 0; i < n; i++)
+        mean += (long double)v[i];
+    mean /= n;
+    for (unsigned i = 0; i < n; i++)
+        acc += ((long double)v[i] - mean) * ((long double)v[i] - mean);
+    return (double)sqrtl(acc / n);
+}
+
+START_TEST(stddev_tiny_spread)
+{
+    /* A 10 ns spread at a 1 s mean (E[x^2] - E[x]^2 in doubles gave
+     * thousands of ns here), then 3 ns at 2^62 ns: exact. */
+    static const uint64_t base[] = {1000000000ull, UINT64_C(1) << 62};
+    static const uint64_t spread[] = {10, 3};
+    for (int k = 0; k < 2; k++) {
+        struct nvb__hist *h = hist_new();
+        for (int j = 0; j < 100000; j++)
+            nvb__hist_add(h, j % 2 ? base[k] + spread[k] : base[k] - spread[k]);
+        ck_assert_msg(nvb__hist_stddev(h) == (double)spread[k], "stddev %.17g, want %llu", nvb__hist_stddev(h),
+                      (unsigned long long)spread[k]);
+        free(h);
+    }
+    /* and an uneven one against two passes */
+    uint64_t v[999];
+    struct nvb__hist *h = hist_new();
+    rng_state = 99;
+    for (unsigned j = 0; j < 999; j++) {
+        v[j] = 1000000000000ull + rng_next() % 1000;
+        nvb__hist_add(h, v[j]);
+    }
+    double want = two_pass_sd(v, 999), got = nvb__hist_stddev(h);
+    ck_assert_msg(fabs(got - want) <= 1e-12 * want, "stddev %.17g, two passes %.17g", got, want);
+    free(h);
+}
+END_TEST
+
+START_TEST(sums_beyond_64_bits)
+{
+    /* Four latencies near 2^63 ns: the sum passes 2^64, the sum of squares
+     * 2^128; neither wraps. */
+    uint64_t v[4];
+    struct nvb__hist *h = hist_new();
+    for (unsigned j = 0; j < 4; j++) {
+        v[j] = (UINT64_C(1) << 63) + j;
+        nvb__hist_add(h, v[j]);
+    }
+    ck_assert(h->sum == ((unsigned __int128)1 << 65) + 6);
+    ck_assert_uint_eq(h->sumsq_hi, 1);
+    ck_assert_double_eq(nvb__hist_mean(h), 9223372036854775808.0 + 1.5);
+    ck_assert_double_eq(nvb__hist_stddev(h), sqrt(1.25));
+    ck_assert_ptr_null(nvb__hist_check_sums(h));
+    /* n samples of one value at once (a batch's slat): the same sums as n
+     * single adds, past 2^128 too */
+    struct nvb__hist *one = hist_new(), *many = hist_new();
+    for (int k = 0; k < 7; k++)
+        nvb__hist_add(one, UINT64_MAX - 5);
+    nvb__hist_add_n(many, UINT64_MAX - 5, 7);
+    ck_assert(one->sum == many->sum && one->sumsq == many->sumsq && one->sumsq_hi == many->sumsq_hi);
+    ck_assert_uint_eq(many->sumsq_hi, 6); /* 7 (2^64 - 6)^2 = 6 * 2^128 + ... */
+    ck_assert(!memcmp(one->buckets, many->buckets, sizeof one->buckets) && one->count == many->count);
+    free(one);
+    free(many);
+    free(h);
+}
+END_TEST
+
+START_TEST(wide_helpers_match_the_compiler)
+{
+    /* The library's 128-bit division and conversion (util.c, which keep
+     * the Windows DLL free of libgcc_s) against the compiler's own. */
+    rng_state = 5;
+    for (int k = 0; k < 200000; k++) {
+        uint64_t d = rng_next() >> (rng_next() % 64), lo = rng_next(), hi = rng_next() >> (rng_next() % 64);
+        if (!d)
+            d = 1;
+        hi %= d;
+        unsigned __int128 x = (unsigned __int128)hi << 64 | lo;
+        uint64_t rem = 0, q = nvb__div128(hi, lo, d, &rem);
+        ck_assert_msg(q == (uint64_t)(x / d) && rem == (uint64_t)(x % d), "%llx:%llx / %llx",
+                      (unsigned long long)hi, (unsigned long long)lo, (unsigned long long)d);
+        uint64_t h2 = rng_next() >> (rng_next() % 65 == 64 ? 63 : rng_next() % 64);
+        ck_assert(nvb__u128_double(h2, lo) == (double)((unsigned __int128)h2 << 64 | lo));
+    }
+    /* ties round to even: 2^64 + 2^11 lies halfway between two doubles */
+    ck_assert(nvb__u128_double(1, 2048) == 18446744073709551616.0);
+    ck_assert(nvb__u128_double(1, 2049) == 18446744073709555712.0);
+    uint64_t w[3] = {UINT64_MAX, UINT64_MAX, UINT64_MAX}, back[3];
+    char buf[80];
+    ck_assert_str_eq(nvb__wide_to_dec(w, 3, buf, sizeof buf), "6277101735386680763835789423207666416102355444464034512895");
+    ck_assert_int_eq(nvb__wide_from_dec(buf, back, 3), 0);
+    ck_assert(!memcmp(w, back, sizeof w));
+    ck_assert_int_eq(nvb__wide_from_dec("6277101735386680763835789423207666416102355444464034512896", back, 3), -ERANGE);
+    ck_assert_int_eq(nvb__wide_from_dec("12x", back, 3), -EINVAL);
+    ck_assert_int_eq(nvb__wide_from_dec("", back, 3), -EINVAL);
+}
+END_TEST
+
+START_TEST(merge_refuses_count_overflow)
+{
+    struct nvb__hist *a = hist_new(), *b = hist_new();
+    nvb__hist_add(a, 5);
+    nvb__hist_add(b, 7);
+    nvb__hist_add(b, 9);
+    a->count = UINT64_MAX - 1; /* as a loaded histogram may claim */
+    a->buckets[5] = a->count;
+    ck_assert_int_eq(nvb__hist_merge(a, b), -EOVERFLOW);
+    ck_assert_uint_eq(a->count, UINT64_MAX - 1);
+    ck_assert(a->sum == 5);
+    ck_assert_uint_eq(a->max, 5);
+    b->count = 1;
+    ck_assert_int_eq(nvb__hist_merge(a, b), 0);
+    ck_assert_uint_eq(a->count, UINT64_MAX);
+    free(a);
+    free(b);
+}
+END_TEST
+
+START_TEST(check_sums)
+{
+    struct nvb__hist *h = hist_new();
+    for (uint64_t x = 100; x < 200; x++)
+        nvb__hist_add(h, x);
+    ck_assert_ptr_null(nvb__hist_check_sums(h));
+    h->sumsq -= 100000; /* less than sum^2 / count (but above min * sum): a negative variance */
+    ck_assert_ptr_nonnull(nvb__hist_check_sums(h));
+    h->sumsq += 100000;
+    h->sumsq_hi = 1;     /* more than max * sum */
+    ck_assert_ptr_nonnull(nvb__hist_check_sums(h));
+    h->sumsq_hi = 0;
+    h->sum += (unsigned __int128)1 << 100; /* a mean beyond max */
+    ck_assert_ptr_nonnull(nvb__hist_check_sums(h));
+    free(h);
+}
+END_TEST
+
+START_TEST(pct_supported_rule)
+{
+    /* rank r = ceil(n p / 100): supported when r >= 10 and n - r >= 10 */
+    static const struct { uint64_t n; double p; int ok; } c[] = {
+        {3000, 99.99, 0}, {3000, 99, 1}, {1000, 99, 1}, {999, 99, 0}, {10000, 99.9, 1}, {9999, 99.9, 0},
+        {100000, 99.99, 1}, {99999, 99.99, 0}, {1000000, 99.999, 1}, {999999, 99.999, 0},
+        {1000, 1, 1}, {999, 1, 1}, {900, 1, 0}, {20, 50, 1}, {19, 50, 0}, {0, 50, 0}, {5, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+        ck_assert_msg(nvb__hist_pct_supported(c[i].n, c[i].p) == c[i].ok, "n %llu p%g: want %d",
+                      (unsigned long long)c[i].n, c[i].p, c[i].ok);
+}
+END_TEST
+
 static Suite *hist_suite(void)
 {
     Suite *s = suite_create("hist");
@@ -389,11 +548,17 @@ static Suite *hist_suite(void)
     tcase_add_test(tc, huge_values);
     tcase_add_test(tc, empty);
     tcase_add_test(tc, stddev_constant);
+    tcase_add_test(tc, stddev_tiny_spread);
+    tcase_add_test(tc, sums_beyond_64_bits);
+    tcase_add_test(tc, check_sums);
+    tcase_add_test(tc, pct_supported_rule);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("merge");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, merge_exact, 2, 9);
+    tcase_add_test(tc, merge_refuses_count_overflow);
+    tcase_add_test(tc, wide_helpers_match_the_compiler);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -356,6 +356,21 @@ static void refuse(const char *text, size_t len, const char *what)
     ck_assert_msg(why[0] && strcmp(why, "x"), "%s: no reason given", what);
 }
 
+/* s with its first `from` replaced by `to` (malloc'd); the test fails when
+ * there is no `from`. */
+static char *replaced(const char *s, const char *from, const char *to)
+{
+    const char *at = strstr(s, from);
+    ck_assert_msg(at, "no '%s' in the result", from);
+    size_t pre = (size_t)(at - s), ol = strlen(from), nl = strlen(to);
+    char *t = malloc(strlen(s) + nl + 1);
+    ck_assert_ptr_nonnull(t);
+    memcpy(t, s, pre);
+    memcpy(t + pre, to, nl);
+    strcpy(t + pre + nl, at + ol);
+    return t;
+}
+
 START_TEST(hostile_json_refused)
 {
     static const char *const bad[] = {
@@ -403,13 +418,7 @@ START_TEST(hostile_json_refused)
         {"{\"schema\"", "{\"schema\":\"nvbench.result/1\",\"schema\""},
     };
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
-        const char *at = strstr(good, edits[i][0]);
-        ck_assert_msg(at, "no '%s' in the result", edits[i][0]);
-        size_t pre = (size_t)(at - good), ol = strlen(edits[i][0]), nl = strlen(edits[i][1]);
-        char *t = malloc(strlen(good) + nl + 1);
-        memcpy(t, good, pre);
-        memcpy(t + pre, edits[i][1], nl);
-        strcpy(t + pre + nl, at + ol);
+        char *t = replaced(good, edits[i][0], edits[i][1]);
         refuse(t, strlen(t), edits[i][1]);
         free(t);
     }
@@ -441,17 +450,134 @@ START_TEST(hostile_json_refused)
 }
 END_TEST
 
+/* ------------------------------------------------------------ exact sums */
+
+/* A part whose reads are n latencies near 2^62 ns (the latency sum passes
+ * 2^64 after four, the sum of squares 2^128), also added to all. */
+static struct nvb_result *huge_part(const char *host, unsigned n, uint64_t start, struct nvb__hist *all[2])
+{
+    struct nvb__hist *scratch[2] = {all[1], all[1]};
+    struct nvb_result *r = synth(host, 77, 10, start, 1.0, scratch);
+    nvb__hist_init(r->tot[0].hist);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t v = (UINT64_C(1) << 62) + i * 1000003u;
+        nvb__hist_add(r->tot[0].hist, v);
+        nvb__hist_add(all[0], v);
+    }
+    r->tot[0].ios = n;
+    r->tot[0].bytes = 4096ull * n;
+    return r;
+}
+
+START_TEST(exact_sums_through_merge_and_json)
+{
+    struct nvb__hist *all[2];
+    for (int d = 0; d < 2; d++) {
+        all[d] = malloc(sizeof *all[d]);
+        nvb__hist_init(all[d]);
+    }
+    struct nvb_result *parts[3], *loaded[3], *m = NULL, *ml = NULL;
+    for (int i = 0; i < 3; i++) {
+        parts[i] = huge_part(i ? "b" : "a", 5 + 3 * (unsigned)i, 1796000000000000000ull + (uint64_t)i, all);
+        loaded[i] = reload(parts[i]);
+        assert_round_trip(parts[i]);
+    }
+    ck_assert_int_eq(nvb_result_merge(&m, (const struct nvb_result *const *)parts, 3), 0);
+    ck_assert_int_eq(nvb_result_merge(&ml, (const struct nvb_result *const *)loaded, 3), 0);
+    const struct nvb__hist *h = ml->tot[0].hist;
+    ck_assert(h->sum == all[0]->sum && h->sum > UINT64_MAX);
+    ck_assert(h->sumsq == all[0]->sumsq && h->sumsq_hi == all[0]->sumsq_hi && h->sumsq_hi > 0);
+    ck_assert(!h->sumsq_rounded);
+    double sd = -1;
+    ck_assert_int_eq(nvb_result_get(ml, "read.lat_ns.stddev", &sd), 0);
+    ck_assert_double_eq(sd, nvb__hist_stddev(all[0]));
+    char *a = json_of(m), *b = json_of(ml);
+    assert_same_json(a, b, "merge of loaded results");
+    /* the sum a number, the sum of squares a string of digits */
+    char want[160], digits[96];
+    const uint64_t sw[2] = {(uint64_t)h->sum, (uint64_t)(h->sum >> 64)};
+    snprintf(want, sizeof want, "\"sum\":%s,", nvb__wide_to_dec(sw, 2, digits, sizeof digits));
+    ck_assert_msg(strstr(a, want), "no %s", want);
+    ck_assert_ptr_nonnull(strstr(a, "\"sumsq\":\""));
+    assert_round_trip(m);
+    nvb_free(a);
+    nvb_free(b);
+    nvb_result_free(ml);
+    /* a count past 2^64 - 1 is refused, never wrapped */
+    parts[1]->tot[0].hist->count = UINT64_MAX - 3;
+    ml = (struct nvb_result *)1;
+    ck_assert_int_eq(nvb_result_merge(&ml, (const struct nvb_result *const *)parts, 3), -EOVERFLOW);
+    ck_assert_ptr_null(ml);
+    nvb_result_free(m);
+    for (int i = 0; i < 3; i++) {
+        nvb_result_free(parts[i]);
+        nvb_result_free(loaded[i]);
+    }
+    free(all[0]);
+    free(all[1]);
+}
+END_TEST
+
+/* The first read.lat_hist.sumsq of a result's JSON, key and value. */
+static const char *sumsq_of(const char *json, char *buf, size_t len)
+{
+    const char *at = strstr(json, "\"sumsq\":\"");
+    ck_assert_ptr_nonnull(at);
+    snprintf(buf, len, "%.*s", (int)(strchr(at + 9, '"') + 1 - at), at);
+    return buf;
+}
+
+START_TEST(older_sums_still_load)
+{
+    struct nvb_result *r = run_kv((const char *[]){"engine", "null", "rw", "read", "ios", "3000", NULL}, NULL);
+    const struct nvb__hist *h = r->tot[0].hist;
+    char *good = json_of(r), num[96], buf[128];
+    /* results before the exact sums wrote the sum of squares as a number:
+     * exact below 2^53 ... */
+    const uint64_t qw[3] = {(uint64_t)h->sumsq, (uint64_t)(h->sumsq >> 64), h->sumsq_hi};
+    ck_assert(h->sumsq < ((unsigned __int128)1 << 53) && !h->sumsq_hi);
+    snprintf(buf, sizeof buf, "\"sumsq\":%s", nvb__wide_to_dec(qw, 3, num, sizeof num));
+    char sq[128], *old = replaced(good, sumsq_of(good, sq, sizeof sq), buf);
+    struct nvb_result *x = NULL;
+    ck_assert_int_eq(nvb_result_from_json(old, &x), 0);
+    ck_assert(!x->tot[0].hist->sumsq_rounded && x->tot[0].hist->sumsq == h->sumsq);
+    char *again = json_of(x);
+    assert_same_json(good, again, "an older exact sumsq");
+    nvb_free(again);
+    nvb_result_free(x);
+    free(old);
+    /* ... rounded above: loaded, kept as it was, its stddev approximate */
+    old = replaced(good, sq, "\"sumsq\":1.2345678901234567e+20");
+    ck_assert_int_eq(nvb_result_from_json(old, &x), 0);
+    ck_assert(x->tot[0].hist->sumsq_rounded);
+    again = json_of(x);
+    ck_assert_ptr_nonnull(strstr(again, "\"sumsq\":1.2345678901234567e+20"));
+    nvb_free(again);
+    nvb_result_free(x);
+    free(old);
+    nvb_free(good);
+    nvb_result_free(r);
+}
+END_TEST
+
 /* Broken in one place, a result is refused with the path of that place. */
 START_TEST(refusal_names_the_place)
 {
     struct nvb_result *r = run_kv((const char *[]){"engine", "null", "rw", "randrw", "ios", "3000", NULL}, NULL);
     char *good = json_of(r);
     nvb_result_free(r);
-    char many[64 * 3 + 32] = "\"first_mismatches\":[";
+    char many[64 * 3 + 32] = "\"first_mismatches\":[", sq[128];
     for (int i = 0; i < 64; i++)
         strcat(many, i ? ",{}" : "{}");
     strcat(many, "]");
+    sumsq_of(good, sq, sizeof sq);
     const char *const edits[][3] = {
+        /* latency sums that do not fit, or cannot belong to the histogram */
+        {"\"sum\":", "\"sum\":340282366920938463463374607431768211456,\"x\":", "'read.lat_hist.sum': does not fit"},
+        {"\"sum\":", "\"sum\":1000000000000000000000000,\"x\":", "'read.lat_hist': sum / count is outside"},
+        {sq, "\"sumsq\":\"1\"", "'read.lat_hist': sumsq is outside"},
+        {sq, "\"sumsq\":\"12a\"", "'read.lat_hist.sumsq': expected a non-negative integer"},
+        {"\"lat_sum_ns\":", "\"lat_sum_ns\":99999999999999999999999999999999,\"x\":", "'timeseries.0.read.lat_sum_ns'"},
         {"\"per_target\":[", "\"per_target\":[7,", "'per_target.0': expected an object"},
         {"\"timeseries\":[", "\"timeseries\":[[],", "'timeseries.0': expected an object"},
         {"\"threads\":[", "\"threads\":[\"t\",", "'cpu.threads.0': expected an object"},
@@ -462,13 +588,7 @@ START_TEST(refusal_names_the_place)
         {"\"first_mismatches\":[]", many, "'verify.first_mismatches': too many entries"},
     };
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
-        const char *at = strstr(good, edits[i][0]);
-        ck_assert_msg(at, "no '%s' in the result", edits[i][0]);
-        size_t pre = (size_t)(at - good), ol = strlen(edits[i][0]), nl = strlen(edits[i][1]);
-        char *t = malloc(strlen(good) + nl + 1), why[512] = "";
-        memcpy(t, good, pre);
-        memcpy(t + pre, edits[i][1], nl);
-        strcpy(t + pre + nl, at + ol);
+        char *t = replaced(good, edits[i][0], edits[i][1]), why[512] = "";
         struct nvb_result *x = NULL;
         ck_assert_int_eq(nvb_result_parse(t, strlen(t), &x, why, sizeof why), -EINVAL);
         ck_assert_msg(strstr(why, edits[i][2]), "'%s': '%s' does not say '%s'", edits[i][1], why, edits[i][2]);
@@ -653,6 +773,8 @@ static Suite *merge_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, round_trip_every_figure);
     tcase_add_test(tc, hostile_json_refused);
+    tcase_add_test(tc, exact_sums_through_merge_and_json);
+    tcase_add_test(tc, older_sums_still_load);
     tcase_add_test(tc, refusal_names_the_place);
     suite_add_tcase(s, tc);
     tc = tcase_create("run");

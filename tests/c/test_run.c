@@ -16,6 +16,7 @@
 
 #include "nvbench.h"
 #include "core/internal.h"
+#include "core/run.h"
 #include "testutil.h"
 
 #define FILE_SIZE (8u << 20)
@@ -423,12 +424,51 @@ START_TEST(cpu_figures)
     ck_assert(tu_get(r, "cpu.cpu_us_per_io") > 0);
     ck_assert(tu_get(r, "cpu.iops_per_core") > 0);
     ck_assert(tu_get(r, "cpu.background_pct") >= 0);
+    /* the CPU figures are over the measured window: read at its edges,
+     * divided by its length (docs/cpu-accounting.md) */
+    double cpu_s = tu_get(r, "cpu.process_user_s") + tu_get(r, "cpu.process_sys_s");
+    ck_assert(fabs(cores * nvb_result_duration(r) - cpu_s) <= 1e-9 * cpu_s + 1e-12);
+    ck_assert(fabs(tu_get(r, "cpu.cpu_us_per_io") * tu_get(r, "cpu.iops_per_core") - 1e6) < 1e-3);
+    /* without a ramp the two reads bracket the window */
+    ck_assert_msg(tu_get(r, "cpu.window_s") >= nvb_result_duration(r), "window_s %.9f duration_s %.9f",
+                  tu_get(r, "cpu.window_s"), nvb_result_duration(r));
     /* the job thread is named in the per-thread breakdown */
     char *json;
     nvb_result_json(r, &json);
     ck_assert_ptr_nonnull(strstr(json, "\"name\":\"nvb-job-0\""));
     nvb_free(json);
     nvb_result_free(r);
+    nvb_workload_free(w);
+}
+END_TEST
+
+START_TEST(cpu_window_edges)
+{
+    /* Each edge is read once, by the first thread there; an end taken
+     * before any start (a run stopped during its ramp) makes an empty
+     * window, never a negative one. */
+    struct run *r = calloc(1, sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    nvb__cpu_edge(r, NVB__EDGE_END);
+    ck_assert_int_eq(r->cpu_edge[NVB__EDGE_START], 2);
+    ck_assert_int_eq(r->cpu_edge[NVB__EDGE_END], 2);
+    uint64_t t0 = r->cpu_t[NVB__EDGE_START], t1 = r->cpu_t[NVB__EDGE_END];
+    ck_assert(t0 > 0 && t0 <= t1);
+    nvb__cpu_edge(r, NVB__EDGE_START);
+    nvb__cpu_edge(r, NVB__EDGE_END);
+    ck_assert(r->cpu_t[NVB__EDGE_START] == t0 && r->cpu_t[NVB__EDGE_END] == t1);
+    free(r);
+
+    /* With a ramp and bounded by I/O count: the same figures over the
+     * measured window */
+    const char *t1p[] = {g_files[0], NULL};
+    struct nvb_workload *w = mk((const char *[]){"engine", "null", "rw", "randread", "qd", "8", "jobs", "2",
+                                                 "ramp", "50ms", "ios", "2000000", NULL}, t1p);
+    struct nvb_result *res = tu_run_ok(w);
+    double cpu_s = tu_get(res, "cpu.process_user_s") + tu_get(res, "cpu.process_sys_s");
+    ck_assert(fabs(tu_get(res, "cpu.process_cores") * nvb_result_duration(res) - cpu_s) <= 1e-9 * cpu_s + 1e-12);
+    ck_assert(fabs(tu_get(res, "cpu.cpu_us_per_io") * tu_get(res, "cpu.iops_per_core") - 1e6) < 1e-3);
+    nvb_result_free(res);
     nvb_workload_free(w);
 }
 END_TEST
@@ -517,6 +557,7 @@ int main(void)
     tcase_add_test(tc, two_runs_at_once);
     tcase_add_test(tc, rate_cap_and_warnings);
     tcase_add_test(tc, cpu_figures);
+    tcase_add_test(tc, cpu_window_edges);
     tcase_add_test(tc, descriptors_checked_up_front);
     tcase_add_test(tc, memory_estimate_counts_histograms);
     suite_add_tcase(s, tc);

@@ -136,6 +136,41 @@ describe("nvbench.matrix", function()
     end)
   end)
 
+  describe("percentiles", function()
+    local keys = { "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99", "p99.999" }
+
+    it("need 10 latencies on either side of their rank", function()
+      assert.are.equal(1000, m.pct_min_ios(99))
+      assert.are.equal(10000, m.pct_min_ios(99.9))
+      assert.are.equal(100000, m.pct_min_ios(99.99))
+      assert.are.equal(901, m.pct_min_ios(1))
+      assert.are.equal(20, m.pct_min_ios(50))
+      assert.is_nil(m.pct_min_ios(100))
+      assert.is_true(m.pct_supported(1000, 99))
+      assert.is_false(m.pct_supported(999, 99))
+    end)
+
+    it("agree with the result's lat_pct_supported, and figures show the unsupported as such", function()
+      for _, n in ipairs { 500, 3000 } do
+        local r = assert(nvb.run { engine = "null", rw = "randread", ios = n })
+        assert.are.equal(n, r.read.lat_hist.count)
+        for _, k in ipairs(keys) do
+          assert.are.equal(m.pct_supported(n, tonumber(k:sub(2))), r.read.lat_pct_supported[k], k)
+        end
+        local f = m.figures(r)
+        if n == 500 then
+          assert.is_nil(f.p99_ms)
+          assert.are.equal("n/a (n<1,000)", f.p99_na)
+        else
+          assert.are.equal(r.read.lat_ns.p99 / 1e6, f.p99_ms)
+          local v, na = m.pct_ms(r.read, "p99.9")
+          assert.is_nil(v)
+          assert.are.equal("n/a (n<10,000)", na)
+        end
+      end
+    end)
+  end)
+
   describe("seed", function()
     it("prints the published layout from rows", function()
       local cell = m.cells[1]

@@ -1,13 +1,17 @@
 """An independent oracle of the library's latency histogram, for the tests.
 
 The package keeps no histogram arithmetic (nvbench.merge is the C library's
-merge); the tests check the library against this second implementation of
-the same geometry (libnvbench/core/hist.c: 64 sub-buckets per power of two,
-so a bucket is at most 1/128 of its value wide) and percentile rule.
+merge) but the rank of a percentile (nvbench._percentile, which says whether
+a result had enough I/Os for it); the tests check the library against this
+second implementation of the same geometry (libnvbench/core/hist.c: 64
+sub-buckets per power of two, so a bucket is at most 1/128 of its value
+wide) and percentile rule.
 """
 
 import math
-import sys
+
+import _pkg  # noqa: F401  (nvbench importable without the C extension)
+from nvbench._percentile import _pct_rank  # the rank rule, in the package for the tables' verdicts
 
 SUB_BITS = 6
 SUB = 1 << SUB_BITS
@@ -40,13 +44,17 @@ def bucket_width(i):
 
 
 class Hist:
-    """count, sum, sumsq, min, max and sparse buckets {index: count}."""
+    """count, sum, sumsq, min, max and sparse buckets {index: count}.
+
+    ``sum`` and ``sumsq`` are exact ints, as the library keeps them; a
+    result written before the sums were exact may give a rounded float
+    ``sumsq`` (above 2^53), and every Hist added to it keeps a float.
+    """
 
     __slots__ = ("count", "sum", "sumsq", "min", "max", "buckets")
 
     def __init__(self):
-        self.count = self.sum = 0
-        self.sumsq = 0.0
+        self.count = self.sum = self.sumsq = 0
         self.min = self.max = None
         self.buckets = {}
 
@@ -57,7 +65,10 @@ class Hist:
             self.buckets[i] = self.buckets.get(i, 0) + n
         self.count += other.count
         self.sum += other.sum
-        self.sumsq += other.sumsq
+        if isinstance(self.sumsq, float) or isinstance(other.sumsq, float):
+            self.sumsq = float(self.sumsq) + float(other.sumsq)
+        else:
+            self.sumsq += other.sumsq
         self.min = other.min if self.min is None else min(self.min, other.min)
         self.max = other.max if self.max is None else max(self.max, other.max)
 
@@ -66,31 +77,24 @@ class Hist:
         return float(self.sum) / float(self.count) if self.count else 0.0
 
     def stddev(self):
+        """Population standard deviation (over count), from the exact sums."""
         if not self.count:
             return 0.0
-        n = float(self.count)
-        mean = float(self.sum) / n
-        var = self.sumsq / n - mean * mean
+        n = self.count
+        if isinstance(self.sumsq, float):
+            var = (self.sumsq - float(self.sum) * float(self.sum) / n) / n
+        else:
+            var = (n * self.sumsq - self.sum * self.sum) / (n * n)  # exact, rounded once
         return math.sqrt(var) if var > 0 else 0.0
 
     def pct(self, p):
         return hist_pct(self, p)
 
     def to_json(self):
+        sumsq = self.sumsq if isinstance(self.sumsq, float) else str(self.sumsq)
         return {"sub_bits": SUB_BITS, "max_bits": MAX_BITS, "rel_error": REL_ERROR, "count": self.count,
-                "sum": self.sum, "sumsq": self.sumsq,
+                "sum": self.sum, "sumsq": sumsq,
                 "buckets": [[i, self.buckets[i]] for i in sorted(self.buckets)]}
-
-
-def _pct_rank(count, pct):
-    x = pct * float(count) / 100.0
-    x -= x * (8.0 * sys.float_info.epsilon)
-    r = math.ceil(x)
-    if not r >= 1:
-        return 1
-    if r >= count:
-        return count
-    return int(r)
 
 
 def hist_pct(h, pct):
@@ -133,7 +137,8 @@ def hist_from_json(direction, kind="lat"):
         h.buckets[int(i)] = h.buckets.get(int(i), 0) + int(n)
     h.count = int(lh["count"])
     h.sum = int(lh["sum"])
-    h.sumsq = float(lh["sumsq"])
+    v = lh["sumsq"]  # digits (exact), or the number older results wrote (rounded above 2^53)
+    h.sumsq = int(v) if isinstance(v, str) or (v < 2**53 and v == int(v)) else float(v)
     lat = direction.get(f"{kind}_ns") or {}
     h.min = int(lat.get("min", 0))
     h.max = int(lat.get("max", 0))

@@ -10,6 +10,7 @@ import os
 import random
 
 import _pkg  # noqa: F401  (nvbench importable without the C extension)
+from nvbench._percentile import PCT_KEYS, PCT_VALS, pct_supported
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -47,6 +48,7 @@ def result_dict(engine="libaio", cell="rand4k", op="read", iops=100_000.0, lat_m
             lat[k] = base * scale.get(k, 1.0)
         hist = _histogram(ios, base, scale)
         side["lat_hist"] = hist.to_json()
+        side["lat_pct_supported"] = {k: pct_supported(ios, p) for k, p in zip(PCT_KEYS, PCT_VALS)}
         # The library checks that min and max sit in the first and last bucket.
         lat["min"], lat["max"] = (hist.min, hist.max) if ios else (0, 0)
     d["total"] = {"ios": int(iops * duration_s), "bytes": int(iops * duration_s) * bs,
@@ -79,7 +81,7 @@ def _histogram(ios, base_ns, scale):
         h.buckets[b] = h.buckets.get(b, 0) + n
         h.count += n
         h.sum += n * v
-        h.sumsq += float(n) * v * v
+        h.sumsq += n * v * v
         h.min = v if h.min is None else min(h.min, v)
         h.max = v if h.max is None else max(h.max, v)
     return h

@@ -3,6 +3,7 @@ nvbench.mpi / `nvbench mpi-run` under `mpirun -n 4` on this machine, each
 rank on its own scratch directory. The MPI tests are skipped when mpirun or
 mpi4py is missing; every mpirun is bounded by a timeout, so a hang fails.
 """
+import errno
 import importlib.util
 import json
 import os
@@ -151,7 +152,7 @@ def test_merged_percentiles_are_those_of_one_histogram_of_every_sample():
         for _ in range(3000 + 500 * k):
             v = int(rnd.lognormvariate(11, 1.2))
             one = Hist()
-            one.count, one.sum, one.sumsq, one.min, one.max = 1, v, float(v) * v, v, v
+            one.count, one.sum, one.sumsq, one.min, one.max = 1, v, v * v, v, v
             one.buckets = {bucket_index(v): 1}
             h.add(one)
             every.add(one)
@@ -178,6 +179,61 @@ def test_merge_refuses_a_bad_part_by_its_index():
         merge([good, bad])
     with pytest.raises(TypeError, match="part 0"):
         merge(["not a result"])
+
+
+def _one_hist_result(host, values, base=[]):
+    """A result dict whose reads are exactly `values` (ns), in the frame of a real result."""
+    import copy
+    if not base:
+        base.append(nvbench.run(engine="null", rw="read", bs="4k", ios=1).data)
+    h = Hist()
+    for v in values:
+        one = Hist()
+        one.count, one.sum, one.sumsq, one.min, one.max = 1, v, v * v, v, v
+        one.buckets = {bucket_index(v): 1}
+        h.add(one)
+    data = copy.deepcopy(base[0])
+    data.update(host=host, per_target=[], timeseries=[], warnings=[])
+    data["read"].update(ios=h.count, bytes=4096 * h.count, lat_hist=h.to_json())
+    data["read"]["lat_ns"].update(min=h.min, max=h.max)
+    data["total"].update(ios=h.count, bytes=4096 * h.count)
+    return data
+
+
+def test_merged_sums_stay_exact_and_stddev_stable():
+    # a 10 ns spread at a 1 s mean, and latencies near 2^63 ns whose sums pass 2^64 and 2^128
+    parts = [_one_hist_result("a", [10**9 - 10, 10**9 + 10] * 500),
+             _one_hist_result("b", [10**9 + 10, 10**9 - 10] * 700)]
+    m = merge(parts)
+    assert m.read.lat_ns.stddev == 10.0
+    lh = m.data["read"]["lat_hist"]
+    assert lh["sum"] == 2400 * 10**9 and lh["sumsq"] == str(1200 * ((10**9 - 10) ** 2 + (10**9 + 10) ** 2))
+    big = [(1 << 63) + k for k in range(8)]
+    m = merge([_one_hist_result("a", big[:4]), _one_hist_result("b", big[4:])])
+    lh = m.data["read"]["lat_hist"]
+    assert lh["sum"] == sum(big) > 2**64 and int(lh["sumsq"]) == sum(v * v for v in big) > 2**128
+    assert m.read.lat_ns.stddev == pytest.approx(((sum(v * v for v in big) * 8 - sum(big) ** 2) / 64) ** 0.5,
+                                                 rel=1e-9)  # written with 10 digits
+    # a count the library could not hold is refused, not carried on
+    huge = _one_hist_result("c", [5])
+    n = 2**63
+    huge["read"].update(ios=n, bytes=n)
+    huge["read"]["lat_hist"].update(count=n, sum=5 * n, sumsq=str(25 * n), buckets=[[5, n]])
+    huge["total"].update(ios=n, bytes=n)
+    merge([huge])  # loads and merges alone
+    with pytest.raises(nvbench.NvbenchError) as e:
+        merge([huge, huge])
+    assert e.value.errno == errno.EOVERFLOW
+
+
+def test_hosts_table_marks_percentiles_without_enough_ios():
+    parts = [nvbench.run(engine="null", rw="randread", qd=4, ios=600, seed=k) for k in (1, 2)]
+    m = merge(parts)
+    assert m.read.lat_pct_supported.p99 is True  # 1200 I/Os merged
+    text = nvbench.mpi.hosts_table(m)
+    head, rank0, rank1 = text.splitlines()[1:4]
+    assert "n/a (n<1,000)" in rank0 and "n/a (n<1,000)" in rank1  # 600 each
+    assert "p99 read n/a" not in text.splitlines()[0] and "write -," in text.splitlines()[0]  # no writes
 
 
 def test_expand_targets_forms():

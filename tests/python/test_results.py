@@ -218,6 +218,82 @@ def test_to_csv_and_to_frame(tmp_path):
     assert float(rows[0]["iops"]) == pytest.approx(row["iops"])
 
 
+def _short(iops, repeat=0, stack="libaio"):
+    """A 2 s synthetic random 4K read of iops * 2 I/Os."""
+    return Result(_synth.result_dict(iops=iops, duration_s=2.0), {"stack": stack, "repeat": repeat})
+
+
+def test_percentiles_without_enough_ios_show_as_such():
+    # 3000 I/Os: p99 rests on 30 beyond its rank, p99.9 on 3 (10,000 needed)
+    r = _short(1500)
+    assert r.read.lat_pct_supported.p99 is True and r.read.lat_pct_supported["p99.9"] is False
+    row = r.figures()
+    assert row["lat_p99_ms"] == pytest.approx(r.read.lat_ns.p99 / 1e6)
+    assert row["lat_p99_9_ms"] != row["lat_p99_9_ms"]  # NaN: not a measured p99.9
+    assert row["lat_pct_unsupported"] == "lat_p99_9_ms"
+    rs = ResultSet([_short(1500, k) for k in range(3)] + [_short(1e6, k, "io_uring") for k in range(3)])
+    text = rs.table(metrics=["lat_p99_ms", "lat_p99_9_ms"])
+    line = next(ln for ln in text.splitlines() if ln.startswith("p99.9 Latency"))
+    assert "n/a (n<10,000)" in line and line.count("n/a") == 1  # io_uring's 2 M I/Os are enough
+    line = next(ln for ln in text.splitlines() if ln.startswith("p99 Latency"))
+    assert "n/a" not in line
+    cmp = rs.compare(baseline="libaio", metric="lat_p99_9_ms")
+    assert list(cmp["verdict"]) == ["n/a (n<10,000)"]
+    # 1000 I/Os: not even p99 (its rank leaves exactly 10 above only from 1000 on)
+    assert "p99 n/a (n<1,000)" in repr(_short(499.5))
+    assert "p99 n/a" not in repr(_short(500)) and " p99 " in repr(_short(500))
+
+
+@needs_extension
+def test_percentile_support_is_the_librarys_rule():
+    """The library writes lat_pct_supported; the Python rule (merge, tables) agrees
+    on both sides of every threshold."""
+    from nvbench._percentile import PCT_KEYS, PCT_VALS, pct_min_ios, pct_supported
+    for p in PCT_VALS:
+        n = pct_min_ios(p)
+        for count in (n - 1, n, n + 1):
+            d = _synth.result_dict(iops=count / 2.0, duration_s=2.0)
+            (r,) = R.loads(json.dumps(d))
+            got = r.data["read"]["lat_pct_supported"]
+            assert r.data["read"]["lat_hist"]["count"] == count
+            assert got == {k: pct_supported(count, v) for k, v in zip(PCT_KEYS, PCT_VALS)}
+            assert got[PCT_KEYS[PCT_VALS.index(p)]] is (count >= n)
+
+
+def _older(d):
+    """d as results were written before the exact sums: the sum of squares a number,
+    no lat_pct_supported."""
+    d = json.loads(json.dumps(d))
+    for side in [d["read"], d["write"]] + [t[x] for t in d["per_target"] for x in ("read", "write")]:
+        side["lat_hist"]["sumsq"] = int(side["lat_hist"]["sumsq"])
+        del side["lat_pct_supported"]
+    return d
+
+
+@needs_extension
+def test_older_result_files_still_load():
+    from _hist import hist_from_json
+    from nvbench.merge import merge
+    d = _c_result("c-psync-randread.json")
+    (r,) = R.loads(json.dumps(_older(d)))
+    assert r.data == d  # exact below 2^53: the same sums, now written as digits
+    # c-null-randrw.json was recorded before the sums were exact: its read
+    # sumsq passed 2^53, so it is a rounded number, and stays one
+    legacy = _c_result("c-null-randrw.json")
+    assert isinstance(legacy["read"]["lat_hist"]["sumsq"], int) and legacy["read"]["lat_hist"]["sumsq"] > 2**53
+    (r,) = R.loads(json.dumps(legacy))
+    assert r.data == legacy
+    old = _older(d)
+    old["read"]["lat_hist"]["sumsq"] = 2.3958317675380221e+20  # rounded: kept as it was
+    (r,) = R.loads(json.dumps(old))
+    assert r.data["read"]["lat_hist"]["sumsq"] == 2.3958317675380221e+20
+    h = hist_from_json(r.data["read"])
+    assert isinstance(h.sumsq, float) and h.stddev() > 0
+    m = merge([r.data, d])
+    assert isinstance(m.data["read"]["lat_hist"]["sumsq"], float)  # rounded stays rounded
+    assert isinstance(merge([d, d]).data["read"]["lat_hist"]["sumsq"], str)
+
+
 def test_frame_of_a_mixed_run_has_both_directions():
     d = _c_result("c-null-randrw.json")
     df = ResultSet([Result(d)]).to_frame()

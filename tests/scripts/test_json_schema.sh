@@ -523,9 +523,9 @@ def check(name, path, exp):
     if c["per_cpu_pct"] and not close(parts, 100, tol=1e-6):
         say(f"system + iowait + steal + idle = {parts}, not 100")
     cpu_s = c["process_user_s"] + c["process_sys_s"]
-    win = c["window_s"] if c["window_s"] > 0 else dur
-    if not close(c["process_cores"], cpu_s / win if win > 0 else 0):
-        say(f"process_cores {c['process_cores']} != cpu seconds / window_s {win}")
+    # the CPU read at the edges of the measured window, over its length
+    if not close(c["process_cores"], cpu_s / dur if dur > 0 else 0):
+        say(f"process_cores {c['process_cores']} != cpu seconds / duration_s {dur}")
     if not partial and c["window_s"] < 0.9 * dur:
         say(f"cpu.window_s {c['window_s']} shorter than duration_s {dur}")
     if not close(c["cpu_us_per_io"], cpu_s * 1e6 / tot["ios"] if tot["ios"] else 0):

@@ -255,19 +255,66 @@ function M.scratch(size, dir)
   return s
 end
 
+------------------------------------------------------------------ percentiles
+
+-- The library's rule (libnvbench/core/hist.c, docs/json-schema.md): percentile
+-- p of n latencies is the r-th smallest, r = ceil(n p / 100) (a few ulps
+-- shaved so that p99.9 of 1000 is the 999th); it is supported when r >= 10
+-- and n - r >= 10. A result carries the verdicts in lat_pct_supported.
+local PCT_TAIL = 10
+
+local function pct_rank(n, p)
+  local x = p * n / 100
+  x = x - x * (8 * 2.0^-52)
+  local r = math.ceil(x)
+  if r < 1 then return 1 end
+  if r >= n then return n end
+  return r
+end
+
+--- true when percentile p (0..100) of n latencies rests on enough samples.
+function M.pct_supported(n, p)
+  if n < 2 * PCT_TAIL then return false end
+  local r = pct_rank(n, math.min(math.max(p, 0), 100))
+  return r >= PCT_TAIL and n - r >= PCT_TAIL
+end
+
+--- The fewest latencies for which percentile p is supported (nil for p0, p100).
+function M.pct_min_ios(p)
+  local q = math.min(p, 100 - p) / 100
+  if not (q > 0) then return nil end
+  local n = math.max(2 * PCT_TAIL, math.floor(PCT_TAIL / q) - 2)
+  while not M.pct_supported(n, p) do n = n + 1 end
+  while n > 2 * PCT_TAIL and M.pct_supported(n - 1, p) do n = n - 1 end
+  return n
+end
+
+--- Percentile `key` ("p99", "p99.9") of a result's direction table in ms, or
+--- nil and "n/a (n<N)" when the run had too few I/Os for it.
+function M.pct_ms(d, key)
+  local ok = d.lat_pct_supported
+  if ok and ok[key] == false then
+    return nil, "n/a (n<" .. M.commas(M.pct_min_ios(tonumber(key:sub(2)))) .. ")"
+  end
+  return d.lat_ns[key] / 1e6
+end
+
 ------------------------------------------------------------------ seed matrix
 
 --- The headline figures of a result for one direction ("read"/"write"; by
---- default the direction of the workload).
+--- default the direction of the workload). p99_ms is nil when the run had
+--- too few I/Os for a p99 (p99_na then says so).
 function M.figures(r, op)
   if not r then return nil end
   op = op or ((r.workload and tostring(r.workload.rw):find("write")) and "write" or "read")
   local d, cpu = r[op], r.cpu
+  local p99_ms, p99_na = M.pct_ms(d, "p99")
   return {
     gib_s = d.bw_gib_s,
     iops = d.iops,
     lat_ms = d.lat_ns.mean / 1e6,
-    p99_ms = d.lat_ns.p99 / 1e6,
+    p99_ms = p99_ms,
+    p99_na = p99_na,
     cpu_pct = cpu.system_pct,
     own_pct = (cpu.ncpus and cpu.ncpus > 0 and cpu.process_cores) and 100 * cpu.process_cores / cpu.ncpus or nil,
     others_pct = cpu.background_pct,

@@ -6,9 +6,10 @@ definitions: latency is submission to completion (fio's ``lat``), CPU is the
 whole process with every thread the engine uses, and "machine busy" is the
 share of all CPUs that anything used (the seed's Total CPU Usage).
 """
+from ._percentile import pct_min_ios
 from ._printable import printable
 
-_PCTS = (("p50", "p50"), ("p99", "p99"), ("p99.9", "p99.9"))
+_PCTS = (("p50", 50), ("p99", 99), ("p99.9", 99.9))
 
 
 def _si(v):
@@ -34,11 +35,13 @@ def _t(ns):
 
 
 def _lat_line(lat, supported):
+    """A percentile the run had too few I/Os for (lat_pct_supported) reads "n/a (n<N)"."""
     parts = [f"mean {_t(lat.get('mean', 0))}"]
-    for key, label in _PCTS:
+    for key, p in _PCTS:
         if key in lat:
             ok = supported.get(key, True) if isinstance(supported, dict) else True
-            parts.append(f"{label} {_t(lat[key])}" if ok and lat[key] is not None else f"{label} n/a")
+            parts.append(f"{key} {_t(lat[key])}" if ok and lat[key] is not None
+                         else f"{key} n/a (n<{pct_min_ios(p):,})")
     parts.append(f"max {_t(lat.get('max', 0))}")
     return "lat: " + ", ".join(parts)
 
@@ -58,7 +61,7 @@ def summary(data):
         lines.append(f"  {d}: IOPS {_si(x.get('iops', 0))}, BW {_bytes(x.get('bw_bytes_s', 0))}/s, "
                      f"{x['ios']} I/Os, {_bytes(x.get('bytes', 0))}")
         lat = x.get("lat_ns") or {}
-        lines.append("    " + _lat_line(lat, x.get("lat_ns_supported") or {}))
+        lines.append("    " + _lat_line(lat, x.get("lat_pct_supported") or {}))
     cpu = data.get("cpu") or {}
     if cpu:
         ncpus = cpu.get("ncpus") or 0

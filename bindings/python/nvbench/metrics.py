@@ -8,8 +8,11 @@ from one Result (its ``data`` and ``meta``) as a flat row, the row of
 
 import math
 
+from ._percentile import PCT_KEYS, PCT_VALS, pct_min_ios
+
 __all__ = ["Metric", "METRICS", "TABLE_METRICS", "FIGURE_METRICS", "FRAME_COLUMNS", "CPU_METRICS", "NOT_AVAILABLE",
-           "format_value", "figures", "cpu_scope"]
+           "format_value", "figures", "cpu_scope",
+           "unsupported_text"]
 
 
 class Metric:
@@ -123,13 +126,32 @@ _LAT_COLS = (("lat_mean_ms", "mean"), ("lat_p50_ms", "p50"), ("lat_p90_ms", "p90
              ("lat_p99_ms", "p99"), ("lat_p99_9_ms", "p99.9"))
 
 
+_PCT_OF = dict(zip(PCT_KEYS, PCT_VALS))
+# the percentile each latency column shows ("lat_p99_9_ms" -> 99.9), prefixed ones too
+_COL_PCT = {c: _PCT_OF[k] for c, k in _LAT_COLS if k in _PCT_OF}
+_COL_PCT.update({p + c: v for c, v in list(_COL_PCT.items()) for p in ("read_", "write_")})
+
+
+def unsupported_text(key):
+    """How a table shows percentile column ``key`` of a result with too few I/Os for it."""
+    p = _COL_PCT.get(key)
+    return f"{NOT_AVAILABLE} (n<{pct_min_ios(p):,})" if p is not None else NOT_AVAILABLE
+
+
 def _direction_figures(d):
+    """A direction's figures; a percentile the result marks as not supported (too few
+    I/Os: ``lat_pct_supported``) is NaN, and its column is named in ``unsupported``."""
     d = d if isinstance(d, dict) else {}
     lat = d.get("lat_ns") if isinstance(d.get("lat_ns"), dict) else {}
+    ok = d.get("lat_pct_supported") if isinstance(d.get("lat_pct_supported"), dict) else {}
     out = {"bw_gib_s": bw_gib(d), "iops": _num(d.get("iops"))}
+    unsupported = []
     for col, key in _LAT_COLS:
         out[col] = _num(lat.get(key)) / 1e6
-    return out
+        if ok.get(key) is False:
+            out[col] = math.nan
+            unsupported.append(col)
+    return out, unsupported
 
 
 # Columns of to_frame(), in order; mixed rw adds read_*/write_* columns after them.
@@ -138,7 +160,7 @@ FRAME_COLUMNS = (
     "bw_gib_s", "iops", "lat_mean_ms", "lat_p50_ms", "lat_p90_ms", "lat_p99_ms", "lat_p99_9_ms",
     "cpu_total_pct", "cpu_nvbench_pct", "cpu_others_pct", "cpu_us_per_io", "iops_per_core", "process_cores",
     "cpu_scope", "duration_s",
-    "source", "cancelled",
+    "source", "cancelled", "lat_pct_unsupported",
 )
 _DIRECTION_COLS = ("bw_gib_s", "iops") + tuple(c for c, _ in _LAT_COLS)
 
@@ -155,10 +177,12 @@ def figures(r):
     row["qd_effective"] = data.get("qd_effective") if data.get("qd_effective") else m.get("qd")
     op = m.get("op")
     if op in ("read", "write"):
-        row.update(_direction_figures(data.get(op)))
+        figs, unsupported = _direction_figures(data.get(op))
+        row.update(figs)
         mixed = None
     else:
-        rd, wr = _direction_figures(data.get("read")), _direction_figures(data.get("write"))
+        (rd, un_r), (wr, un_w) = _direction_figures(data.get("read")), _direction_figures(data.get("write"))
+        unsupported = ["read_" + c for c in un_r] + ["write_" + c for c in un_w]
         tot = {"bw_gib_s": _nansum(rd["bw_gib_s"], wr["bw_gib_s"]),
                "iops": _nansum(rd["iops"], wr["iops"])}
         # Mean latency over both directions weighted by their I/O rates; percentiles of the
@@ -185,6 +209,8 @@ def figures(r):
     row["duration_s"] = _num(data.get("duration_s"))
     row["source"] = data.get("source", "nvbench")
     row["cancelled"] = bool(data.get("cancelled", False))
+    # the percentile columns left NaN because the run had too few I/Os for them
+    row["lat_pct_unsupported"] = ",".join(unsupported)
     if mixed:
         for prefix, figs in zip(("read_", "write_"), mixed):
             for c in _DIRECTION_COLS:

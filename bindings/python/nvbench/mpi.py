@@ -45,7 +45,9 @@ from ._printable import printable
 from .core import labels
 from .errors import NvbenchError
 from .matrix import _describe, _plan_product
+from ._percentile import pct_supported
 from .merge import merge
+from .metrics import unsupported_text
 from .result import Result
 from .resultset import ResultSet
 
@@ -397,20 +399,34 @@ def hosts_table(result):
     rd, wr = d.get("read") or {}, d.get("write") or {}
     cpu = d.get("cpu") or {}
     nhosts = len({h["host"] for h in hosts})
+
+    def p99(x):
+        if not x.get("ios"):
+            return "-"
+        if (x.get("lat_pct_supported") or {}).get("p99") is False:
+            return unsupported_text("lat_p99_ms")
+        return f"{(x.get('lat_ns') or {}).get('p99', 0) / 1e3:.1f} us"
+
     lines = [f"{len(hosts)} runs on {nhosts} host{'s' if nhosts != 1 else ''}, window {d.get('duration_s', 0):.3f} s: "
              f"{tot.get('iops', 0):,.0f} IOPS "
              f"(read {rd.get('iops', 0):,.0f}, write {wr.get('iops', 0):,.0f}), "
-             f"{tot.get('bw_bytes_s', 0) / 1048576:,.1f} MiB/s, p99 read {rd.get('lat_ns', {}).get('p99', 0) / 1e3:.1f} us "
-             f"write {wr.get('lat_ns', {}).get('p99', 0) / 1e3:.1f} us, "
+             f"{tot.get('bw_bytes_s', 0) / 1048576:,.1f} MiB/s, p99 read {p99(rd)} write {p99(wr)}, "
              f"{cpu.get('cpu_us_per_io', 0):.2f} CPU-us/IO"]
+
+    def host_p99(x):
+        # a host row keeps its p99, not its histogram: judged by its I/O count
+        if x["ios"] and not pct_supported(x["ios"], 99):
+            return unsupported_text("lat_p99_ms")
+        return f"{x['lat_p99_ns'] / 1e3:.1f}"
+
     head = ("rank", "host", "IOPS", "MiB/s", "p99 read us", "p99 write us", "CPU us/IO", "sys %", "first done s",
             "last done s", "error")
     rows = []
     for h in hosts:
         sys_pct = h["cpu"].get("system_pct")
         rows.append((str(h["rank"]), printable(h["host"]), f"{h['total']['iops']:,.0f}",
-                     f"{h['total']['bw_bytes_s'] / 1048576:,.1f}", f"{h['read']['lat_p99_ns'] / 1e3:.1f}",
-                     f"{h['write']['lat_p99_ns'] / 1e3:.1f}", f"{h['cpu']['cpu_us_per_io']:.2f}",
+                     f"{h['total']['bw_bytes_s'] / 1048576:,.1f}", host_p99(h["read"]),
+                     host_p99(h["write"]), f"{h['cpu']['cpu_us_per_io']:.2f}",
                      "-" if sys_pct is None else f"{sys_pct:.1f}", f"{h['first_done_s']:.3f}",
                      f"{h['last_done_s']:.3f}",
                      "cancelled" if h.get("cancelled") else printable(h.get("error") or "")))

@@ -12,7 +12,7 @@ from ._optional import _pandas
 from ._printable import printable
 from .labels import block_label, block_sort_key
 from .metrics import (CPU_METRICS, FIGURE_METRICS, METRICS, NOT_AVAILABLE, TABLE_METRICS, cpu_scope, figures,
-                      format_value, metric_list)
+                      format_value, metric_list, unsupported_text)
 from .stats import clean_values, mean_ci, mean_interval, mean_var, ratio_ci
 
 __all__ = ["summary", "table", "compare", "format_comparison", "column_labels", "blocks"]
@@ -85,6 +85,14 @@ def blocks(results):
     found = {(r.meta.get("cell"), r.meta.get("op")) for r in results}
     return sorted(found, key=block_sort_key)
 
+def _unsupported(results):
+    """(cell, op, column label, metric) where a result had too few I/Os for that percentile."""
+    out = set()
+    for row, label in zip((figures(r) for r in results), column_labels(results)):
+        for key in filter(None, row.get("lat_pct_unsupported", "").split(",")):
+            out.add((row["cell"], row["op"], label, key))
+    return out
+
 # --- the seed table ----------------------------------------------------
 
 def table(results, metrics=None, fmt="text", confidence=0.95):
@@ -103,6 +111,7 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
         summ = summary(results, [m.key for m in ms], confidence)
         for rec in summ.itertuples(index=False):
             stats[(rec.cell, rec.op, rec.stack, rec.metric)] = rec
+    unsupported = _unsupported(results)
     shown = []
     for cell, op in blocks(results):
         rows = []
@@ -114,7 +123,9 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
                     cells.append("")
                     continue
                 text = format_value(m.key, rec.mean)
-                if rec.n > 1 and not math.isnan(rec.ci_half) and text != NOT_AVAILABLE:
+                if rec.n == 0 and (cell, op, col, m.key) in unsupported:
+                    text = unsupported_text(m.key)  # every repeat too short for this percentile
+                elif rec.n > 1 and not math.isnan(rec.ci_half) and text != NOT_AVAILABLE:
                     if rec.mean - rec.ci_half >= 0 or not math.isfinite(rec.ci_low):
                         text += " ± " + format_value(m.key, rec.ci_half)
                     else:
@@ -203,6 +214,7 @@ def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame
             why = "ambiguous" if cands else "not a stack in this set"
             raise ValueError(f"baseline {baseline!r} is {why} (stacks: {known})")
     rows = [figures(r) for r in results]
+    unsupported = _unsupported(results)
     groups = {}
     for row, label in zip(rows, labels):
         groups.setdefault((row["cell"], row["op"]), {}).setdefault(label, []).append(row)
@@ -229,7 +241,9 @@ def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame
                             "baseline_mean": w["mean_a"], "mean": w["mean_b"],
                             "delta_pct": delta, "ci_low_pct": lo, "ci_high_pct": hi,
                             "ci_method": w["method"], "df": w["df"],
-                            "verdict": _verdict(delta, lo, hi, w, m)})
+                            "verdict": unsupported_text(m.key) if math.isnan(delta) and
+                            {(cell, op, baseline, m.key), (cell, op, stack, m.key)} & unsupported
+                            else _verdict(delta, lo, hi, w, m)})
     cols = ["cell", "op", "block", "metric", "stack", "baseline", "n_baseline", "n",
             "baseline_mean", "mean", "delta_pct", "ci_low_pct", "ci_high_pct", "ci_method", "df", "verdict"]
     df = pd.DataFrame(out, columns=cols)

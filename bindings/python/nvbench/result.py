@@ -11,7 +11,7 @@ import json
 
 from ._printable import printable
 from .labels import cell_of, human_bs, op_of_rw
-from .metrics import bw_gib, figures
+from .metrics import bw_gib, figures, unsupported_text
 
 __all__ = ["Result", "RESULT_SCHEMA", "META_KEYS"]
 
@@ -203,10 +203,13 @@ class Result:
                 bw = bw_gib(d)
                 s = f"{op} {_si(d['iops'])} IOPS {bw:.3g} GiB/s"
                 lat = d.get("lat_ns") or {}
-                if lat.get("p99"):
+                unsupported = (d.get("lat_pct_supported") or {}).get("p99") is False
+                if lat.get("p99") and not unsupported:
                     s += f" p99 {_ns(lat['p99'])}"
                 elif lat.get("mean"):
                     s += f" mean {_ns(lat['mean'])}"
+                if unsupported:
+                    s += f" p99 {unsupported_text('lat_p99_ms')}"
                 figs.append(s)
         cpu = self.data.get("cpu") or {}
         scope = f" ({cpu['scope']})" if cpu.get("scope") else ""
