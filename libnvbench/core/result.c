@@ -577,6 +577,204 @@ static void emit_phases(struct jctx *c, const struct nvb_result *r)
     jo_close(c, '}');
 }
 
+/* The whole machine's CPU and the process's (docs/cpu-accounting.md). */
+static void emit_cpu(struct jctx *c, const struct nvb_result *r)
+{
+    struct nvb__cpu_derived cd;
+    nvb__cpu_derive(r, &cd);
+    jo_open(c, "cpu", '{');
+    jo_raw_num(c, "system_pct", r->system_pct);
+    jo_raw_num(c, "user_pct", r->user_pct);
+    jo_raw_num(c, "sys_pct", r->sys_pct);
+    jo_raw_num(c, "irq_pct", r->irq_pct);
+    jo_raw_num(c, "iowait_pct", r->iowait_pct);
+    jo_raw_num(c, "steal_pct", r->steal_pct);
+    jo_raw_num(c, "idle_pct", r->idle_pct);
+    jo_u64(c, "ncpus", (uint64_t)(r->ncpu > 0 ? r->ncpu : r->ncpus_online));
+    jo_open(c, "per_cpu_pct", '[');
+    for (int i = 0; i < r->ncpu; i++)
+        jo_raw_num(c, NULL, r->cpu_pct[i]);
+    jo_close(c, ']');
+    jo_raw_num(c, "process_user_s", r->process_user_s);
+    jo_raw_num(c, "process_sys_s", r->process_sys_s);
+    jo_num(c, "process_cores", cd.process_cores);
+    jo_raw_num(c, "window_s", r->cpu_window_s);
+    jo_num(c, "cpu_us_per_io", cd.cpu_us_per_io);
+    jo_num(c, "iops_per_core", cd.iops_per_core);
+    jo_num(c, "background_pct", cd.background_pct);
+    jo_u64(c, "maxrss_kib", (uint64_t)(r->maxrss_kib > 0 ? r->maxrss_kib : 0));
+    jo_u64(c, "voluntary_ctxsw", (uint64_t)(r->nvcsw > 0 ? r->nvcsw : 0));
+    jo_u64(c, "involuntary_ctxsw", (uint64_t)(r->nivcsw > 0 ? r->nivcsw : 0));
+    jo_open(c, "threads", '[');
+    for (unsigned i = 0; i < r->nthreads; i++) {
+        const struct nvb__thread_row *t = &r->threads[i];
+        jo_open(c, NULL, '{');
+        jo_u64(c, "tid", (uint64_t)t->tid);
+        jo_str(c, "name", t->name);
+        jo_raw_num(c, "user_s", t->user_s);
+        jo_raw_num(c, "sys_s", t->sys_s);
+        jo_raw_num(c, "cpu_s", t->run_s);
+        jo_close(c, '}');
+    }
+    jo_close(c, ']');
+    jo_close(c, '}');
+}
+
+/* The errors counted, by errno and direction. */
+static void emit_errors(struct jctx *c, const struct nvb_result *r)
+{
+    jo_open(c, "errors", '{');
+    jo_u64(c, "count", r->errors);
+    jo_u64(c, "short", r->short_ios);
+    jo_open(c, "by_errno", '{');
+    for (int e = 1; e < NVB__ERRNO_SLOTS; e++)
+        if (r->by_errno[e]) {
+            char nb[16];
+            jo_u64(c, nvb__errno_name(e, nb, sizeof nb), r->by_errno[e]);
+        }
+    jo_close(c, '}');
+    jo_u64(c, "read", r->errors_dir[0]);
+    jo_u64(c, "write", r->errors_dir[1]);
+    jo_close(c, '}');
+}
+
+/* What the fault wrapper did to the counted I/Os: injected errors are
+ * part of errors.count, injected short transfers part of errors.short. */
+static void emit_fault(struct jctx *c, const struct nvb_result *r)
+{
+    {
+        static const char *const dn[2] = {"read", "write"};
+        char nb[16];
+        const char *en = nvb__errno_name(r->fault_errno ? r->fault_errno : EIO, nb, sizeof nb);
+        jo_open(c, "fault", '{');
+        jo_raw(c, "enabled", r->fault_enabled ? "true" : "false");
+        jo_u64(c, "injected", r->fault_err[0] + r->fault_err[1]);
+        jo_u64(c, "short", r->fault_short[0] + r->fault_short[1]);
+        jo_u64(c, "delayed", r->fault_delayed[0] + r->fault_delayed[1]);
+        jo_open(c, "by_errno", '{');
+        if (r->fault_err[0] + r->fault_err[1])
+            jo_u64(c, en, r->fault_err[0] + r->fault_err[1]);
+        jo_close(c, '}');
+        for (int d = 0; d < 2; d++) {
+            jo_open(c, dn[d], '{');
+            jo_u64(c, "injected", r->fault_err[d]);
+            jo_u64(c, "short", r->fault_short[d]);
+            jo_u64(c, "delayed", r->fault_delayed[d]);
+            jo_open(c, "by_errno", '{');
+            if (r->fault_err[d])
+                jo_u64(c, en, r->fault_err[d]);
+            jo_close(c, '}');
+            jo_close(c, '}');
+        }
+        jo_close(c, '}');
+    }
+}
+
+/* verify=1: blocks checked, mismatches by field, the first ones. */
+static void emit_verify(struct jctx *c, const struct nvb_result *r)
+{
+    jo_open(c, "verify", '{');
+    jo_raw(c, "enabled", r->verify_enabled ? "true" : "false");
+    jo_u64(c, "checked", r->verify_checked);
+    jo_u64(c, "mismatches", r->verify_mismatches);
+    jo_open(c, "by_field", '{');
+    for (int f = NVB__VF_OK + 1; f < NVB__VF_COUNT; f++)
+        jo_u64(c, nvb__vfield_name(f), r->verify_by_field[f]);
+    jo_close(c, '}');
+    jo_open(c, "first_mismatches", '[');
+    for (unsigned i = 0; i < r->nfirst_mismatch; i++) {
+        const struct nvb__vmismatch *m = &r->first_mismatch[i];
+        jo_open(c, NULL, '{');
+        jo_u64(c, "offset", m->offset);
+        jo_u64(c, "target", m->target);
+        jo_str(c, "field", nvb__vfield_name(m->field));
+        jo_u64(c, "expected", m->expected);
+        jo_u64(c, "found", m->found);
+        jo_u64(c, "seq", m->seq);
+        jo_close(c, '}');
+    }
+    jo_close(c, ']');
+    jo_close(c, '}');
+}
+
+/* One entry per target: its figures, device facts and content. */
+static void emit_targets(struct jctx *c, const struct nvb_result *r)
+{
+    jo_open(c, "per_target", '[');
+    for (unsigned t = 0; t < r->ntargets; t++) {
+        const struct nvb__tstat *ts = &r->tg[t];
+        jo_open(c, NULL, '{');
+        jo_str(c, "path", ts->path);
+        jo_str(c, "host", ts->host ? ts->host : r->host);
+        jo_str(c, "file", ts->file ? ts->file : ts->path);
+        jo_str(c, "kind", ts->kind);
+        jo_str(c, "dev", ts->dev);
+        jo_u64(c, "region_offset", ts->region_off);
+        jo_u64(c, "region_size", ts->region_len);
+        jo_u64(c, "logical_block_size", ts->lbs);
+        jo_u64(c, "errors", ts->errors);
+        emit_dstat(c, "read", &ts->d[0], r->duration_s, r->lat_unknown);
+        emit_dstat(c, "write", &ts->d[1], r->duration_s, r->lat_unknown);
+        if (ts->devf.valid) { /* docs/devices.md has the full picture */
+            const struct nvb__tdev *f = &ts->devf;
+            jo_open(c, "device", '{');
+            jo_str(c, "name", f->name);
+            jo_str(c, "kind", f->kind);
+            jo_str(c, "model", f->model);
+            jo_str(c, "serial", f->serial);
+            jo_u64(c, "logical_block_size", f->lbs);
+            jo_u64(c, "physical_block_size", f->pbs);
+            if (f->iu)
+                jo_u64(c, "indirection_unit", f->iu);
+            else
+                jo_raw(c, "indirection_unit", "null");
+            jo_str(c, "indirection_unit_source", f->iu_source);
+            if (f->link_gbs > 0)
+                jo_num(c, "link_ceiling_gbs", f->link_gbs);
+            else
+                jo_raw(c, "link_ceiling_gbs", "null");
+            jo_close(c, '}');
+        } else {
+            jo_raw(c, "device", "null");
+        }
+        emit_content(c, &ts->content);
+        jo_close(c, '}');
+    }
+    jo_close(c, ']');
+}
+
+/* The time series: one sample per interval. */
+static void emit_series(struct jctx *c, const struct nvb_result *r)
+{
+    jo_open(c, "timeseries", '[');
+    for (unsigned i = 0; i < r->nts; i++) {
+        const struct nvb__tsample *s = &r->ts[i];
+        jo_open(c, NULL, '{');
+        jo_raw_num(c, "t_s", s->t_s);
+        jo_raw_num(c, "dt_s", s->dt_s);
+        jo_u64(c, "t_unix_ns", s->t_unix_ns);
+        static const char *const dn[2] = {"read", "write"};
+        for (int d = 0; d < 2; d++) {
+            jo_open(c, dn[d], '{');
+            jo_u64(c, "ios", s->ios[d]);
+            jo_u64(c, "bytes", s->bytes[d]);
+            jo_num(c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
+            jo_num(c, "bw_bytes_s", s->dt_s > 0 ? (double)s->bytes[d] / s->dt_s : 0);
+            jo_num(c, "lat_mean_ns", s->ios[d] ? nvb__u128d(s->lat_sum[d]) / (double)s->ios[d] : 0);
+            const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
+            jo_wide(c, "lat_sum_ns", lw, 2, 0);
+            jo_close(c, '}');
+        }
+        jo_u64(c, "errors", s->errors);
+        if (s->system_pct >= 0)
+            jo_raw_num(c, "system_pct", s->system_pct);
+        else
+            jo_raw(c, "system_pct", "null");
+        jo_close(c, '}');
+    }
+    jo_close(c, ']');
+}
+
 int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
 {
     struct jctx c;
@@ -631,182 +829,19 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     jo_close(&c, '}');
     emit_rate(&c, r);
 
-    struct nvb__cpu_derived cd;
-    nvb__cpu_derive(r, &cd);
-    jo_open(&c, "cpu", '{');
-    jo_raw_num(&c, "system_pct", r->system_pct);
-    jo_raw_num(&c, "user_pct", r->user_pct);
-    jo_raw_num(&c, "sys_pct", r->sys_pct);
-    jo_raw_num(&c, "irq_pct", r->irq_pct);
-    jo_raw_num(&c, "iowait_pct", r->iowait_pct);
-    jo_raw_num(&c, "steal_pct", r->steal_pct);
-    jo_raw_num(&c, "idle_pct", r->idle_pct);
-    jo_u64(&c, "ncpus", (uint64_t)(r->ncpu > 0 ? r->ncpu : r->ncpus_online));
-    jo_open(&c, "per_cpu_pct", '[');
-    for (int i = 0; i < r->ncpu; i++)
-        jo_raw_num(&c, NULL, r->cpu_pct[i]);
-    jo_close(&c, ']');
-    jo_raw_num(&c, "process_user_s", r->process_user_s);
-    jo_raw_num(&c, "process_sys_s", r->process_sys_s);
-    jo_num(&c, "process_cores", cd.process_cores);
-    jo_raw_num(&c, "window_s", r->cpu_window_s);
-    jo_num(&c, "cpu_us_per_io", cd.cpu_us_per_io);
-    jo_num(&c, "iops_per_core", cd.iops_per_core);
-    jo_num(&c, "background_pct", cd.background_pct);
-    jo_u64(&c, "maxrss_kib", (uint64_t)(r->maxrss_kib > 0 ? r->maxrss_kib : 0));
-    jo_u64(&c, "voluntary_ctxsw", (uint64_t)(r->nvcsw > 0 ? r->nvcsw : 0));
-    jo_u64(&c, "involuntary_ctxsw", (uint64_t)(r->nivcsw > 0 ? r->nivcsw : 0));
-    jo_open(&c, "threads", '[');
-    for (unsigned i = 0; i < r->nthreads; i++) {
-        const struct nvb__thread_row *t = &r->threads[i];
-        jo_open(&c, NULL, '{');
-        jo_u64(&c, "tid", (uint64_t)t->tid);
-        jo_str(&c, "name", t->name);
-        jo_raw_num(&c, "user_s", t->user_s);
-        jo_raw_num(&c, "sys_s", t->sys_s);
-        jo_raw_num(&c, "cpu_s", t->run_s);
-        jo_close(&c, '}');
-    }
-    jo_close(&c, ']');
-    jo_close(&c, '}');
+    emit_cpu(&c, r);
 
-    jo_open(&c, "errors", '{');
-    jo_u64(&c, "count", r->errors);
-    jo_u64(&c, "short", r->short_ios);
-    jo_open(&c, "by_errno", '{');
-    for (int e = 1; e < NVB__ERRNO_SLOTS; e++)
-        if (r->by_errno[e]) {
-            char nb[16];
-            jo_u64(&c, nvb__errno_name(e, nb, sizeof nb), r->by_errno[e]);
-        }
-    jo_close(&c, '}');
-    jo_u64(&c, "read", r->errors_dir[0]);
-    jo_u64(&c, "write", r->errors_dir[1]);
-    jo_close(&c, '}');
+    emit_errors(&c, r);
 
-    /* What the fault wrapper did to the counted I/Os: injected errors are
-     * part of errors.count, injected short transfers part of errors.short. */
-    {
-        static const char *const dn[2] = {"read", "write"};
-        char nb[16];
-        const char *en = nvb__errno_name(r->fault_errno ? r->fault_errno : EIO, nb, sizeof nb);
-        jo_open(&c, "fault", '{');
-        jo_raw(&c, "enabled", r->fault_enabled ? "true" : "false");
-        jo_u64(&c, "injected", r->fault_err[0] + r->fault_err[1]);
-        jo_u64(&c, "short", r->fault_short[0] + r->fault_short[1]);
-        jo_u64(&c, "delayed", r->fault_delayed[0] + r->fault_delayed[1]);
-        jo_open(&c, "by_errno", '{');
-        if (r->fault_err[0] + r->fault_err[1])
-            jo_u64(&c, en, r->fault_err[0] + r->fault_err[1]);
-        jo_close(&c, '}');
-        for (int d = 0; d < 2; d++) {
-            jo_open(&c, dn[d], '{');
-            jo_u64(&c, "injected", r->fault_err[d]);
-            jo_u64(&c, "short", r->fault_short[d]);
-            jo_u64(&c, "delayed", r->fault_delayed[d]);
-            jo_open(&c, "by_errno", '{');
-            if (r->fault_err[d])
-                jo_u64(&c, en, r->fault_err[d]);
-            jo_close(&c, '}');
-            jo_close(&c, '}');
-        }
-        jo_close(&c, '}');
-    }
+    emit_fault(&c, r);
 
-    jo_open(&c, "verify", '{');
-    jo_raw(&c, "enabled", r->verify_enabled ? "true" : "false");
-    jo_u64(&c, "checked", r->verify_checked);
-    jo_u64(&c, "mismatches", r->verify_mismatches);
-    jo_open(&c, "by_field", '{');
-    for (int f = NVB__VF_OK + 1; f < NVB__VF_COUNT; f++)
-        jo_u64(&c, nvb__vfield_name(f), r->verify_by_field[f]);
-    jo_close(&c, '}');
-    jo_open(&c, "first_mismatches", '[');
-    for (unsigned i = 0; i < r->nfirst_mismatch; i++) {
-        const struct nvb__vmismatch *m = &r->first_mismatch[i];
-        jo_open(&c, NULL, '{');
-        jo_u64(&c, "offset", m->offset);
-        jo_u64(&c, "target", m->target);
-        jo_str(&c, "field", nvb__vfield_name(m->field));
-        jo_u64(&c, "expected", m->expected);
-        jo_u64(&c, "found", m->found);
-        jo_u64(&c, "seq", m->seq);
-        jo_close(&c, '}');
-    }
-    jo_close(&c, ']');
-    jo_close(&c, '}');
+    emit_verify(&c, r);
 
-    jo_open(&c, "per_target", '[');
-    for (unsigned t = 0; t < r->ntargets; t++) {
-        const struct nvb__tstat *ts = &r->tg[t];
-        jo_open(&c, NULL, '{');
-        jo_str(&c, "path", ts->path);
-        jo_str(&c, "host", ts->host ? ts->host : r->host);
-        jo_str(&c, "file", ts->file ? ts->file : ts->path);
-        jo_str(&c, "kind", ts->kind);
-        jo_str(&c, "dev", ts->dev);
-        jo_u64(&c, "region_offset", ts->region_off);
-        jo_u64(&c, "region_size", ts->region_len);
-        jo_u64(&c, "logical_block_size", ts->lbs);
-        jo_u64(&c, "errors", ts->errors);
-        emit_dstat(&c, "read", &ts->d[0], r->duration_s, r->lat_unknown);
-        emit_dstat(&c, "write", &ts->d[1], r->duration_s, r->lat_unknown);
-        if (ts->devf.valid) { /* docs/devices.md has the full picture */
-            const struct nvb__tdev *f = &ts->devf;
-            jo_open(&c, "device", '{');
-            jo_str(&c, "name", f->name);
-            jo_str(&c, "kind", f->kind);
-            jo_str(&c, "model", f->model);
-            jo_str(&c, "serial", f->serial);
-            jo_u64(&c, "logical_block_size", f->lbs);
-            jo_u64(&c, "physical_block_size", f->pbs);
-            if (f->iu)
-                jo_u64(&c, "indirection_unit", f->iu);
-            else
-                jo_raw(&c, "indirection_unit", "null");
-            jo_str(&c, "indirection_unit_source", f->iu_source);
-            if (f->link_gbs > 0)
-                jo_num(&c, "link_ceiling_gbs", f->link_gbs);
-            else
-                jo_raw(&c, "link_ceiling_gbs", "null");
-            jo_close(&c, '}');
-        } else {
-            jo_raw(&c, "device", "null");
-        }
-        emit_content(&c, &ts->content);
-        jo_close(&c, '}');
-    }
-    jo_close(&c, ']');
+    emit_targets(&c, r);
 
     emit_hosts(&c, r);
 
-    jo_open(&c, "timeseries", '[');
-    for (unsigned i = 0; i < r->nts; i++) {
-        const struct nvb__tsample *s = &r->ts[i];
-        jo_open(&c, NULL, '{');
-        jo_raw_num(&c, "t_s", s->t_s);
-        jo_raw_num(&c, "dt_s", s->dt_s);
-        jo_u64(&c, "t_unix_ns", s->t_unix_ns);
-        static const char *const dn[2] = {"read", "write"};
-        for (int d = 0; d < 2; d++) {
-            jo_open(&c, dn[d], '{');
-            jo_u64(&c, "ios", s->ios[d]);
-            jo_u64(&c, "bytes", s->bytes[d]);
-            jo_num(&c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
-            jo_num(&c, "bw_bytes_s", s->dt_s > 0 ? (double)s->bytes[d] / s->dt_s : 0);
-            jo_num(&c, "lat_mean_ns", s->ios[d] ? nvb__u128d(s->lat_sum[d]) / (double)s->ios[d] : 0);
-            const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
-            jo_wide(&c, "lat_sum_ns", lw, 2, 0);
-            jo_close(&c, '}');
-        }
-        jo_u64(&c, "errors", s->errors);
-        if (s->system_pct >= 0)
-            jo_raw_num(&c, "system_pct", s->system_pct);
-        else
-            jo_raw(&c, "system_pct", "null");
-        jo_close(&c, '}');
-    }
-    jo_close(&c, ']');
+    emit_series(&c, r);
     emit_phases(&c, r);
 
     jo_open(&c, "warnings", '[');
