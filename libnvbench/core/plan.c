@@ -375,6 +375,13 @@ NVB_API int nvb_workload_validate(struct nvb_workload *w)
     return rc;
 }
 
+/* e is held and is the file or device h names. */
+static int hold_same(const struct nvb__hold *e, const struct nvb__hold *h)
+{
+    return e->fd >= 0 && e->kind == h->kind && e->id_dev == h->id_dev && e->id_ino == h->id_ino &&
+           e->id_rdev == h->id_rdev;
+}
+
 int nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, char *err, size_t errlen)
 {
     if (p->eng->flags & NVB__ENG_NO_FILES)
@@ -408,12 +415,14 @@ int nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, cha
         /* a target named twice shares the first one's hold */
         struct nvb__hold *h = &p->t[t].hold;
         int rc = 0;
-        for (unsigned k = 0; k < t && h->fd < 0; k++) {
-            const struct nvb__hold *e = &p->t[k].hold;
-            if (!p->t[k].scratch && e->fd >= 0 && e->kind == h->kind && e->id_dev == h->id_dev &&
-                e->id_ino == h->id_ino && e->id_rdev == h->id_rdev)
-                rc = nvb__hold_share(e, h);
-        }
+        for (unsigned k = 0; k < t && h->fd < 0; k++)
+            if (!p->t[k].scratch && hold_same(&p->t[k].hold, h))
+                rc = nvb__hold_share(&p->t[k].hold, h);
+        /* job groups (groups.c): a target another group holds */
+        for (unsigned g = 0; g < p->nshare && h->fd < 0 && rc == 0; g++)
+            for (unsigned k = 0; k < p->share[g]->nt && h->fd < 0 && rc == 0; k++)
+                if (!p->share[g]->t[k].scratch && hold_same(&p->share[g]->t[k].hold, h))
+                    rc = nvb__hold_share(&p->share[g]->t[k].hold, h);
         if (rc == 0 && h->fd < 0)
             rc = nvb__hold_take(h, 1, err, errlen);
         if (rc < 0) {

@@ -63,6 +63,10 @@ struct plan {
     unsigned nwarn;
     char     warn[MAX_PLAN_WARN][256];
     int      ncpus_online;
+    /* nvb_run_groups: the plans of the run's other groups whose holds are
+     * taken; a target one of them holds is shared, not opened again */
+    const struct plan *const *share;
+    unsigned nshare;
 };
 
 /* Everything that can be checked without creating or writing anything:
@@ -277,6 +281,19 @@ int  nvb__precond_run(struct run *r, struct nvb_result *res, char *err, size_t e
  * phase's status. */
 int  nvb__run_phase(struct run *r, struct nvb_result *res, int *barrier_pending, char *err, size_t errlen);
 
+/* The result's fixed part, from the workload and the plan. 0 or -ENOMEM. */
+int  nvb__run_result_begin(struct nvb_result *res, const struct nvb_workload *w, const struct plan *p);
+/* A result that says why planning refused w (*out NULL when out is);
+ * returns rc. */
+int  nvb__run_plan_error(struct nvb_result **out, const struct nvb_workload *w, int rc, const char *msg);
+/* Before the jobs: the hold on the targets, scratch files laid out, the
+ * precondition phase, the targets examined. 0 or negative errno (the error
+ * is set in res). */
+int  nvb__run_prepare(struct run *r, struct nvb_result *res, char *err, size_t errlen);
+/* Every path out of a run that has a result: the barrier (once, when
+ * *barrier_pending), the log, and everything the steps made. Returns the
+ * run's status. */
+int  nvb__run_finish(struct run *r, struct nvb_result *res, int *barrier_pending, int rc);
 /* Diagnostics go to the caller's log callback, never to a stream. */
 void nvb__run_log(const struct nvb_run_opts *o, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
