@@ -13,7 +13,7 @@ this package is the pure-Python API over it. See docs/python.md.
 """
 from . import _nvbench
 from .errors import NvbenchError, NvbenchWarning, Terminated
-from .core import run, validate, engines, available_engines
+from .core import run, run_groups, validate, engines, available_engines
 from .matrix import matrix, seed_matrix, SEED_CELLS
 from .result import Result
 from .resultset import ResultSet
@@ -26,7 +26,7 @@ from ._devices import devices, device
 __version__ = _nvbench.version()
 
 __all__ = [
-    "__version__", "engines", "available_engines", "devices", "device", "run", "validate", "matrix",
+    "__version__", "engines", "available_engines", "devices", "device", "run", "run_groups", "validate", "matrix",
     "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "NvbenchWarning",
     "Terminated",
     "merge", "mpi",
