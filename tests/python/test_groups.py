@@ -101,3 +101,33 @@ def test_library_reads_it_back(schema):
     back = json.loads(_nvbench.result_json(text))
     assert back == json.loads(json.dumps(r.data))
     _validate(back, schema)
+
+
+def test_cli_run_with_groups(data_file, schema):
+    from conftest import cli
+    p = cli("run", "engine=psync", "direct=0", "ios=200", data_file, "--group", "name=rd", "rw=randread",
+            "--group", "name=wr", "rw=randwrite", "bs=8k", "--print-json", "--no-progress")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["workload"] == {"groups": ["rd", "wr"]}
+    assert [(g["name"], g["read"]["ios"], g["write"]["ios"]) for g in data["groups"]] == [("rd", 200, 0),
+                                                                                          ("wr", 0, 200)]
+    assert data["groups"][1]["write"]["bytes"] == 200 * 8192
+    _validate(data, schema)
+    # two writers: refused, naming both, nothing on stdout
+    p = cli("run", "engine=psync", "direct=0", "ios=20", data_file, "--group", "rw=write", "--group",
+            "rw=randwrite", "--no-progress")
+    assert p.returncode != 0 and "'group0'" in p.stderr and "'group1'" in p.stderr
+    # a group's own bad key is named with its group
+    p = cli("run", "engine=null", "x", "--group", "rw=read", "--group", "rw=sideways", "--no-progress")
+    assert p.returncode == 2 and "group 2: " in p.stderr and "sideways" in p.stderr
+
+
+def test_summary_of_groups():
+    from nvbench._summary import summary
+    r = nvbench.run_groups([{"name": "a", "rw": "read", "ios": 50}, {"name": "b", "rw": "write", "ios": 60}],
+                           engine="null")
+    text = summary(r.data)
+    assert text.startswith("total of 2 job groups (a, b): ")
+    assert "\ngroup a: null read" in text and "\ngroup b: null write" in text
+    assert text.count("cpu: ") == 1
