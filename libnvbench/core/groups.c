@@ -55,7 +55,8 @@ struct groups {
     struct nvb_cancel cancel;    /* every group's, set by the calling thread */
     struct nvb__mutex *mu;
     struct nvb__cond *cv;
-    size_t arrived, ndone;
+    unsigned arrived;            /* groups at the start barrier */
+    size_t ndone;
     int status;                  /* the first setup failure at the barrier */
     int decided, go;             /* the barrier's answer: 0 to start */
     int fresh;                   /* a new progress snapshot */
@@ -143,10 +144,7 @@ static int grp_barrier(int status, void *arg)
     nvb__mutex_lock(G->mu);
     if (status < 0 && G->status == 0)
         G->status = status;
-    G->arrived++;
-    nvb__cond_signal_all(G->cv);
-    while (!G->decided)
-        nvb__cond_wait(G->cv, G->mu, 0);
+    nvb__arrive_and_wait(G->mu, G->cv, &G->arrived, &G->decided);
     int go = G->go;
     nvb__mutex_unlock(G->mu);
     return go;

@@ -179,6 +179,19 @@ struct run {
 static inline void nvb__live_store(uint64_t *dst, uint64_t v) { __atomic_store_n(dst, v, __ATOMIC_RELAXED); }
 static inline uint64_t nvb__live_load(const uint64_t *src) { return __atomic_load_n(src, __ATOMIC_RELAXED); }
 
+/* A start line: called with mu held, counts one arrival in *arrived,
+ * wakes the waiters and waits until *go is nonzero (1: start, -1: abort),
+ * which it returns, mu still held. The jobs of a run wait so for the
+ * sampler, the groups of nvb_run_groups for the calling thread. */
+static inline int nvb__arrive_and_wait(struct nvb__mutex *mu, struct nvb__cond *cv, unsigned *arrived, const int *go)
+{
+    (*arrived)++;
+    nvb__cond_signal_all(cv);
+    while (!*go)
+        nvb__cond_wait(cv, mu, 0);
+    return *go;
+}
+
 /* A blocking reap() returns after this long at most (or io_timeout when
  * shorter) so that a job notices its watchdog and stop requests. */
 #define WAIT_SLICE_NS 100000000ull
