@@ -237,13 +237,19 @@ def run(*targets, engine=None, rw=None, bs=None, qd=None, jobs=None, runtime=Non
     """
     w = workload(*targets, options=options, engine=engine, rw=rw, bs=bs, qd=qd, jobs=jobs,
                  runtime=runtime, **keys)
+    return _run_shown(w, progress, _label_of(w))
+
+
+def _run_shown(w, progress, label):
+    """Run w (a Workload, or a list of them: job groups) with run()'s
+    progress argument: a callable, or True for a bar labelled `label`."""
     bar = None
     callback = None
     if callable(progress):
         callback = progress
     elif progress:
         bar = _progress.Bar(total_runs=1, enabled=True)
-        callback = bar.callback(0, _label_of(w))
+        callback = bar.callback(0, label)
     try:
         with sigterm_cancels():
             return _run_workload(w, progress=callback)
@@ -285,19 +291,7 @@ def run_groups(groups, progress=None, options=None, **keys):
         opts = dict(options or {})
         opts.update(g.pop("options", None) or {})
         ws.append(workload(*(targets or []), options=opts, **{**keys, **g}))
-    bar = None
-    callback = None
-    if callable(progress):
-        callback = progress
-    elif progress:
-        bar = _progress.Bar(total_runs=1, enabled=True)
-        callback = bar.callback(0, f"{len(ws)} groups")
-    try:
-        with sigterm_cancels():
-            return _run_workload(ws, progress=callback)
-    finally:
-        if bar is not None:
-            bar.close()
+    return _run_shown(ws, progress, f"{len(ws)} job groups")
 
 
 def _label_of(w):
