@@ -238,7 +238,7 @@ static void groups_watch(struct groups *G)
             barrier_decide(G);
             continue;
         }
-        nvb__cond_wait(G->cv, G->mu, 50000000ull);
+        nvb__cond_wait(G->cv, G->mu, o->poll && poll_ns < 50000000ull ? poll_ns : 50000000ull);
         int stop = 0;
         if (G->fresh && o->progress) {
             struct nvb_progress s;

@@ -399,6 +399,21 @@ static int groups_workload(struct nvb_result *m, const struct nvb_result *const 
     return nvb__buf_take(&b, &m->wl_json);
 }
 
+/* The total's engine of job groups: theirs when they share one, else
+ * "mixed" with no engine_used (each group has its own); qd_effective the
+ * largest of theirs. */
+static void groups_engine(struct nvb_result *m, const struct nvb_result *const *parts, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(parts[i]->engine, m->engine)) {
+            snprintf(m->engine, sizeof m->engine, "mixed");
+            memset(&m->used, 0, sizeof m->used);
+        }
+        if (parts[i]->qd_effective > m->qd_effective)
+            m->qd_effective = parts[i]->qd_effective;
+    }
+}
+
 /* Groups of one run (nvb_run_groups) merge as hosts do, but for the
  * CPU: one process's, measured by each group over its own window, all of
  * which start at the run's one start; the total takes the figures of the
@@ -494,6 +509,8 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
     snprintf(m->engine, sizeof m->engine, "%s", p0->engine);
     m->used = p0->used;
     m->qd_effective = p0->qd_effective;
+    if (how->groups)
+        groups_engine(m, parts, n);
 
     /* The window: earliest start to latest end, by wall clock. */
     uint64_t start = 0, w0 = 0, w1 = 0, first = 0;

@@ -102,6 +102,7 @@ START_TEST(totals_are_the_sum_of_groups)
     ck_assert(tu_get(r, "groups.1.write.lat_ns.p99") > 0);
     ck_assert_str_eq(r->groups[0]->group, "group0");
     ck_assert_str_eq(r->groups[1]->group, "group1");
+    ck_assert_str_eq(r->engine, "null"); /* one engine: the total's too */
     /* the process CPU in the total only */
     double v;
     ck_assert_int_eq(nvb_result_get(r, "cpu.window_s", &v), 0);
@@ -283,6 +284,10 @@ START_TEST(json_round_trip)
                                                  "ios", "300", NULL}, g_file);
     struct nvb_result *r = NULL, *l = NULL;
     ck_assert_int_eq(run2(a, b, NULL, &r), 0);
+    /* two engines: the total names neither */
+    ck_assert_str_eq(r->engine, "mixed");
+    ck_assert_uint_eq(r->used.n, 0);
+    ck_assert_str_eq(r->groups[1]->engine, "psync");
     char *js = json_of(r);
     ck_assert_int_eq(nvb_result_from_json(js, &l), 0);
     ck_assert_uint_eq(l->ngroups, 2);
