@@ -560,6 +560,11 @@ def check(steps, lenient=False):
     validate every workload before any runs: a bad last step fails before the first."""
     from .core import validate
     from .errors import NvbenchError
+    if any(len(step) > 1 for step in steps) and not _run_groups():
+        names = [", ".join(w["fio"]["section"] for w in step) for step in steps if len(step) > 1]
+        raise FioJobError(f"jobs without a stonewall between them run at the same time ({names[0]}): "
+                          f"concurrent groups need nvbench.run_groups, which this nvbench lacks; "
+                          f"put 'stonewall' in [global] to run them one after the other")
     for w, key in list(_unknown_keys(steps)):
         why = (f"fio job section [{w['fio']['section']}]: option '{w['fio']['origin'].get(key, key)}' needs "
                f"workload key '{key}', which this nvbench library does not have")
@@ -573,12 +578,9 @@ def check(steps, lenient=False):
             try:
                 validate(*targets, options=keys)
             except NvbenchError as e:
-                raise FioJobError(f"fio job section [{w['fio']['section']}]: {e.strerror}") from None
-    if any(len(step) > 1 for step in steps) and not _run_groups():
-        names = [", ".join(w["fio"]["section"] for w in step) for step in steps if len(step) > 1]
-        raise FioJobError(f"jobs without a stonewall between them run at the same time ({names[0]}): "
-                          f"concurrent groups need nvbench.run_groups, which this nvbench lacks; "
-                          f"put 'stonewall' in [global] to run them one after the other")
+                named = [f"'{k}' is fio option '{o}'" for k, o in w["fio"]["origin"].items() if f"'{k}'" in e.strerror]
+                raise FioJobError(f"fio job section [{w['fio']['section']}]: {e.strerror}"
+                                  + (f" ({'; '.join(named)})" if named else "")) from None
 
 
 def _run_groups():
