@@ -233,15 +233,19 @@ def test_run_lenient_warning_reaches_result(schema):
 
 def test_run_env_job_on_null():
     env = {"NVB_FIO_BS": "4k", "NVB_FIO_SIZE": "16m", "NVB_FIO_RUNTIME": "200ms"}
-    if "random_map" not in KEYS:  # another piece of issue 16 adds it
-        with pytest.raises(FioJobError, match="'norandommap' needs workload key 'random_map'"):
-            run_fio_job(job("env"), env=env)
-        with pytest.warns(nvbench.NvbenchWarning, match="random_map"):
-            [r] = run_fio_job(job("env"), env=env, lenient=True)
-    else:
-        [r] = run_fio_job(job("env"), env=env)
+    [r] = run_fio_job(job("env"), env=env)  # norandommap: what a library without random_map does
     assert r.data["workload"]["name"] == "env-job" and r.data["workload"]["qd"] == os.cpu_count()
     assert r.data["read"]["ios"] > 0 and r.data["write"]["ios"] == 0
+
+
+@pytest.mark.skipif("random_map" in KEYS, reason="this library has random_map")
+def test_missing_library_key_is_refused_or_warned(tmp_path):
+    path = write(tmp_path, "[j]\nioengine=null\nsize=16m\nrw=randread\nruntime=100ms\ntime_based\n")
+    with pytest.raises(FioJobError, match=r"\[j\]: option 'norandommap' needs workload key 'random_map'"):
+        run_fio_job(path)  # fio's random map (each block once per pass) is not there
+    with pytest.warns(nvbench.NvbenchWarning, match="random_map"):
+        [r] = run_fio_job(path, lenient=True)
+    assert any("'random_map'" in t for t in r.data["warnings"]) and r.data["read"]["ios"] > 0
 
 
 def test_concurrent_jobs_need_run_groups():

@@ -544,15 +544,19 @@ def workload_args(w):
     return list(w.get("targets") or []), {k: v for k, v in w.items() if k not in ("targets", "fio")}
 
 
+# What a library without these keys does anyway: such a value needs no key.
+_IMPLIED = {"random_map": "0", "random_distribution": "random", "thinktime": "0"}
+
+
 def _unknown_keys(steps):
     """Keys this build of the library does not have (a newer mapping, an older library)."""
     from . import _nvbench
     known = {name for name, _, _ in _nvbench.workload_keys()}
     for step in steps:
         for w in step:
-            for key in workload_args(w)[1]:
+            for key, value in workload_args(w)[1].items():
                 if "." not in key and key not in known:
-                    yield w, key
+                    yield w, key, _IMPLIED.get(key) == value
 
 
 def check(steps, lenient=False):
@@ -565,7 +569,10 @@ def check(steps, lenient=False):
         raise FioJobError(f"jobs without a stonewall between them run at the same time ({names[0]}): "
                           f"concurrent groups need nvbench.run_groups, which this nvbench lacks; "
                           f"put 'stonewall' in [global] to run them one after the other")
-    for w, key in list(_unknown_keys(steps)):
+    for w, key, implied in list(_unknown_keys(steps)):
+        if implied:
+            del w[key]
+            continue
         why = (f"fio job section [{w['fio']['section']}]: option '{w['fio']['origin'].get(key, key)}' needs "
                f"workload key '{key}', which this nvbench library does not have")
         if not lenient:
