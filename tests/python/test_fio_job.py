@@ -3,6 +3,8 @@ tests/data/fio_jobs are written in fio's documented syntax; their mapping is che
 by key, the ones this library can run are run on the null engine or a scratch file."""
 import json
 import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -273,3 +275,49 @@ def test_cli_run_fio(tmp_path):
     assert p.returncode == 2 and "job file only" in p.stderr
     p = cli("run", "--fio", str(tmp_path / "missing.fio"))
     assert p.returncode != 0 and "missing.fio" in p.stderr
+
+
+# ------------------------------------------------------------------ the Lua helper
+
+LUA = shutil.which("lua5.4")
+CROSS = ["[global]\nioengine=null\nsize=1m\nstonewall\n[a]\nrw=randwrite\nnorandommap\nrwmixwrite=30\n"
+         "[global]\nbs=8k\n[b]\nfilename=/tmp/x\\:y:/tmp/z\n",
+         "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nhipri\nfixedbufs\ntime_based\nruntime=1m\n"
+         "cpus_allowed=2-3\ncpus_allowed_policy=split\nrate_iops=500\nnumjobs=2\nrw=randread\n",
+         "[j]\nioengine=null\nsize=1m\nrw=write\nverify=crc32c\nbssplit=4k/50:64KiB/50,8k/\n",
+         "[j]\nioengine=libaio\nsize=1m\ndirectory=/mnt/d\nkb_base=1000\nbs=4KiB\n",
+         "[j]\nioengine=null\nsize=1m\nfsync=4\n", "[j]\nioengine=null\nsize=1.5m\n",
+         "[j]\nioengine=null\ntime_based\n", "[j]\nioengine=libaio\nsqthread_poll\nsize=1m\n"]
+
+
+def lua_steps(path, env):
+    p = subprocess.run([LUA, os.path.join(ROOT, "tests", "lua", "fio_job_dump.lua"), path], capture_output=True,
+                       text=True, env=dict(env, LUA_PATH=os.path.join(ROOT, "bindings", "lua", "?.lua") + ";;"))
+    assert p.returncode == 0, p.stderr
+    return p.stdout.splitlines()
+
+
+def python_steps(path, env):
+    try:
+        steps = from_fio_job(path, env=env)
+    except FioJobError as e:
+        return ["error\t" + str(e)]
+    out = []
+    for i, step in enumerate(steps, 1):
+        for w in step:
+            items = [f"{k}={'|'.join(v) if k == 'targets' else v}" for k, v in keys(w).items()]
+            out.append(f"{i}\t{w['fio']['section']}\t{' '.join(sorted(items))}")
+    return out
+
+
+@pytest.mark.skipif(LUA is None, reason="lua5.4 not installed")
+@pytest.mark.parametrize("case", sorted(os.listdir(JOBS)) + list(range(len(CROSS))))
+def test_lua_maps_as_python(tmp_path, case):
+    env = dict(os.environ, NVB_FIO_BS="4k", NVB_FIO_SIZE="16m", NVB_FIO_RUNTIME="1")
+    path = os.path.join(JOBS, case) if isinstance(case, str) else write(tmp_path, CROSS[case])
+    py, lua = python_steps(path, env), lua_steps(path, env)
+    if py[0].startswith("error"):  # the same option and section named; wording may differ
+        assert lua[0].startswith("error") and py[0].split(": fio option ")[1].split("'")[1] in lua[0]
+        assert py[0].split(": fio option ")[0].split("section ")[1] in lua[0]
+    else:
+        assert lua == py
