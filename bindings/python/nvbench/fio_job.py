@@ -18,6 +18,12 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import warnings
+
+from . import _nvbench, _warnings, core
+from ._signals import sigterm_cancels
+from .errors import NvbenchError, NvbenchWarning
+from .resultset import ResultSet
 
 __all__ = ["FioJobError", "from_fio_job", "parse_job_text", "map_job", "run_fio_job",
            "fio_size", "fio_time_ns", "workload_args"]
@@ -550,7 +556,6 @@ _IMPLIED = {"random_map": "0", "random_distribution": "random", "thinktime": "0"
 
 def _unknown_keys(steps):
     """Keys this build of the library does not have (a newer mapping, an older library)."""
-    from . import _nvbench
     known = {name for name, _, _ in _nvbench.workload_keys()}
     for step in steps:
         for w in step:
@@ -562,8 +567,6 @@ def _unknown_keys(steps):
 def check(steps, lenient=False):
     """Refuse (or, lenient, leave out with a warning) keys this library lacks, and
     validate every workload before any runs: a bad last step fails before the first."""
-    from .core import validate
-    from .errors import NvbenchError
     if any(len(step) > 1 for step in steps) and not _run_groups():
         names = [", ".join(w["fio"]["section"] for w in step) for step in steps if len(step) > 1]
         raise FioJobError(f"jobs without a stonewall between them run at the same time ({names[0]}): "
@@ -583,7 +586,7 @@ def check(steps, lenient=False):
         for w in step:
             targets, keys = workload_args(w)
             try:
-                validate(*targets, options=keys)
+                core.validate(*targets, options=keys)
             except NvbenchError as e:
                 named = [f"'{k}' is fio option '{o}'" for k, o in w["fio"]["origin"].items() if f"'{k}'" in e.strerror]
                 raise FioJobError(f"fio job section [{w['fio']['section']}]: {e.strerror}"
@@ -591,9 +594,8 @@ def check(steps, lenient=False):
 
 
 def _run_groups():
-    from . import core
-    import nvbench
-    return getattr(nvbench, "run_groups", None) or getattr(core, "run_groups", None)
+    """nvbench.run_groups, where this nvbench has it (another piece of the same issue)."""
+    return getattr(core, "run_groups", None)
 
 
 def _with_warnings(r, step):
@@ -606,25 +608,27 @@ def _with_warnings(r, step):
 
 
 def run_step(step, progress=None, **run_kwargs):
-    """One step: a single workload through nvbench's run, several through run_groups."""
-    from . import core
-    if len(step) > 1:
-        r = _run_groups()([dict(workload_args(w)[1], targets=workload_args(w)[0]) for w in step],
-                          progress=progress, **run_kwargs)
-    else:
-        targets, keys = workload_args(step[0])
-        r = core._run_workload(core.workload(*targets, options=keys), progress=progress, warn=False)
+    """One step: a single workload through nvbench's run, several through run_groups.
+    Its warnings are the caller's to issue, with the mapping's (each once)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NvbenchWarning)
+        if len(step) > 1:
+            r = _run_groups()([dict(workload_args(w)[1], targets=workload_args(w)[0]) for w in step],
+                              progress=progress, **run_kwargs)
+        else:
+            targets, keys = workload_args(step[0])
+            r = core._run_workload(core.workload(*targets, options={**run_kwargs, **keys}), progress=progress,
+                                   warn=False)
     return _with_warnings(r, step)
 
 
 def run_fio_job(path, lenient=False, env=None, progress=None, **run_kwargs):
     """Run a fio job file on nvbench: a ResultSet with one Result per step (a step of
     concurrent jobs gives run_groups' Result, its groups named after the sections).
+    ``run_kwargs`` are library keys for every job that the file does not set
+    (``allow_destructive=1``, ``interval="500ms"``).
     Every warning (the library's and a lenient mapping's) is issued as an NvbenchWarning
     and is in the result's warnings."""
-    from . import _warnings
-    from ._signals import sigterm_cancels
-    from .resultset import ResultSet
     steps = from_fio_job(path, lenient=lenient, env=env)
     check(steps, lenient)
     results = []
