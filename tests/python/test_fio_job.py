@@ -180,6 +180,7 @@ def test_refused_options_name_themselves(tmp_path, body, opt):
 @pytest.mark.parametrize("body,opt", [
     ("ioengine=windowsaio", "ioengine"), ("time_based\nrw=read", "time_based"), ("size=1.5m", "size"),
     ("rw=frobnicate", "rw"), ("ioengine=libaio\nsqthread_poll=1", "sqthread_poll"),
+    ("bs", "bs"), ("numjobs=two", "numjobs"), ("cpus_allowed=a-b", "cpus_allowed"), ("kb_base=1023", "kb_base"),
 ])
 def test_errors_even_when_lenient(tmp_path, body, opt):
     path = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[sec]\n{body}\n")
@@ -287,7 +288,9 @@ CROSS = ["[global]\nioengine=null\nsize=1m\nstonewall\n[a]\nrw=randwrite\nnorand
          "[j]\nioengine=null\nsize=1m\nrw=write\nverify=crc32c\nbssplit=4k/50:64KiB/50,8k/\n",
          "[j]\nioengine=libaio\nsize=1m\ndirectory=/mnt/d\nkb_base=1000\nbs=4KiB\n",
          "[j]\nioengine=null\nsize=1m\nfsync=4\n", "[j]\nioengine=null\nsize=1.5m\n",
-         "[j]\nioengine=null\ntime_based\n", "[j]\nioengine=libaio\nsqthread_poll\nsize=1m\n"]
+         "[j]\nioengine=null\ntime_based\n", "[j]\nioengine=libaio\nsqthread_poll\nsize=1m\n",
+         "[j]\nioengine=null\nsize=1m\nbs\n", "[j]\nioengine=null\nsize=1m\nnumjobs=two\n",
+         "[j]\nioengine=null\nsize=4m\nrw=read\nloops=3\nio_size=1m\noffset=1m\nrwmixwrite=20\n"]
 
 
 def lua_steps(path, env):

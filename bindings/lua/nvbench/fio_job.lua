@@ -156,11 +156,23 @@ for w in ([[name description stonewall wait_for_previous new_group group_reporti
   STRUCTURE[w] = true
 end
 
+-- Options that may stand without a value (on).
+local FLAGS = {}
+for w in ("direct buffered invalidate norandommap randrepeat fixedbufs registerfiles sqthread_poll hipri zero_buffers"):gmatch("%S+") do
+  FLAGS[w] = true
+end
+
 local Job = {}
 Job.__index = Job
 
 function Job:error(opt, fmt, ...)
   fail("%s: section [%s]: fio option '%s': " .. fmt, self.path, self.name, opt, ...)
+end
+function Job:count(opt, default)
+  local v = self:val(opt)
+  if v == nil then return default end
+  if not tostring(v):match("^%d+$") then self:error(opt, "'%s' is not a whole number", v) end
+  return math.tointeger(tonumber(v))
 end
 function Job:set(key, value, opt) self.out[key] = tostring(value); self.origin[key] = opt end
 function Job:val(opt) local v = self.opts[opt]; return v ~= true and v or nil end
@@ -202,7 +214,7 @@ local HANDLERS = {
     j:set("rw", RW[base], opt)
   end,
   rwmixread = as("rwmix"),
-  rwmixwrite = as("rwmix", function(_, _, v) return 100 - math.tointeger(tonumber(v)) end),
+  rwmixwrite = as("rwmix", function(j, opt) return 100 - j:count(opt, 0) end),
   bs = as("bs", size_of),
   bssplit = function(j, opt, v)
     local dirs = {}
@@ -225,7 +237,7 @@ local HANDLERS = {
   rate_iops = function(j, opt)
     local v = j:one_value(opt)
     if not v:match("^%d+$") then j:error(opt, "'%s' is not a count of I/Os per second", v) end
-    j:set("rate_iops", math.tointeger(v) * j.numjobs, opt)
+    j:set("rate_iops", math.tointeger(tonumber(v)) * j.numjobs, opt)
     j:set("rate_mode", "closed", opt)
   end,
   rate_process = as("rate_process", function(_, _, v) return v == "linear" and "uniform" or v end),
@@ -280,7 +292,7 @@ local function targets(j)
   local o = j.opts
   local files = j:val("filename") and split_escaped(j:val("filename")) or {}
   local dirs = j:val("directory") and split_escaped(j:val("directory")) or {}
-  local nrfiles = math.tointeger(tonumber(j:val("nrfiles") or "1"))
+  local nrfiles = j:count("nrfiles", 1)
   if #files > 0 then
     if #dirs > 1 then j:error("directory", "not honoured: several directories with filename") end
     local out = {}
@@ -322,7 +334,7 @@ local function region(j)
   end
   if per_target and (#j.targets > 0 or j.fio_engine == "null") then j:set("size", per_target, "size") end
   if o.io_size or o.io_limit then total = j:size(o.io_size and "io_size" or "io_limit") end
-  return total // bs * bs * math.tointeger(tonumber(j:val("loops") or "1"))
+  return total // bs * bs * j:count("loops", 1)
 end
 
 local function bounds(j, per_job)
@@ -373,7 +385,7 @@ end
 --- One job section -> { workload, [its read-back] }.
 function M.map_job(name, opts, path)
   local j = setmetatable({ name = name, opts = opts, path = path or "job file", out = {}, origin = {}, after = {} }, Job)
-  j.kb_base = math.tointeger(tonumber(j:val("kb_base") or "1024"))
+  j.kb_base = j:count("kb_base", 1024)
   if j.kb_base ~= 1000 and j.kb_base ~= 1024 then j:error("kb_base", "is 1000 or 1024") end
   j.fio_engine = j:val("ioengine") or "psync"
   if not ENGINES[j.fio_engine] then
@@ -382,7 +394,7 @@ function M.map_job(name, opts, path)
   if j.fio_engine == "io_uring_cmd" and (j:val("cmd_type") or "nvme") ~= "nvme" then
     j:error("cmd_type", "nvbench's passthrough engine speaks nvme only")
   end
-  j.numjobs = math.tointeger(tonumber(j:val("numjobs") or "1")) or j:error("numjobs", "'%s' is not a count", j:val("numjobs"))
+  j.numjobs = j:count("numjobs", 1)
   j:set("engine", ENGINES[j.fio_engine], "ioengine")
   j:set("name", j:val("name") or name, "name")
   j:set("rw", "read", "rw")
@@ -392,6 +404,7 @@ function M.map_job(name, opts, path)
   table.sort(names)  -- an order of our own: the handlers do not depend on each other
   for _, opt in ipairs(names) do
     local h = HANDLERS[opt]
+    if h and j:val(opt) == nil and not FLAGS[opt] then j:error(opt, "needs a value (option=value)") end
     if h then h(j, opt, j:val(opt))
     elseif not STRUCTURE[opt] then j:error(opt, "nvbench has no equivalent") end
   end

@@ -182,6 +182,9 @@ _RW = {"read": "read", "write": "write", "randread": "randread", "randwrite": "r
        "rw": "rw", "readwrite": "rw", "randrw": "randrw", "trim": "trim", "randtrim": "randtrim"}
 _RANDOM = ("randread", "randwrite", "randrw", "randtrim")
 _VERIFY = ("crc32c", "crc32c-intel")
+# Options that may stand without a value (on).
+_FLAGS = frozenset(("direct", "buffered", "invalidate", "norandommap", "randrepeat", "fixedbufs",
+                    "registerfiles", "sqthread_poll", "hipri", "zero_buffers"))
 # Options that shape the run as a whole or only fio's report: handled in _finish or
 # accepted as they are (nvbench reports every job's figures and percentiles anyway).
 _STRUCTURE = frozenset((
@@ -198,7 +201,7 @@ class _Job:
     def __init__(self, name, opts, lenient, path):
         self.name, self.opts, self.lenient, self.path = name, opts, lenient, path
         self.out, self.origin, self.warnings, self.after = {}, {}, [], []
-        self.kb_base = int(opts.get("kb_base") or 1024)
+        self.kb_base = self.count("kb_base", 1024)
         if self.kb_base not in (1000, 1024):
             raise self.error("kb_base", "is 1000 or 1024")
 
@@ -210,6 +213,15 @@ class _Job:
         if not self.lenient:
             raise self.error(opt, why)
         self.warnings.append(f"fio job section [{self.name}]: option '{opt}' not honoured: {why}")
+
+    def count(self, opt, default):
+        """A whole number option (numjobs, loops, nrfiles, ...), or its default when absent."""
+        v = self.opts.get(opt)
+        if v is None:
+            return default
+        if not str(v).isdigit():
+            raise self.error(opt, f"'{v}' is not a whole number")
+        return int(v)
 
     def set(self, key, value, opt):
         self.out[key] = value
@@ -301,7 +313,11 @@ def _rate(j, opt, value):
 
 def _cpus(j, opt, value):
     policy = j.opts.get("cpus_allowed_policy", "shared")
-    if policy != "split" and len(_cpu_list(value)) > 1:
+    try:
+        cpus = _cpu_list(value)
+    except ValueError:
+        raise j.error(opt, f"'{value}' is not a CPU list (0-3,6)") from None
+    if policy != "split" and len(cpus) > 1:
         j.refuse(opt, "with cpus_allowed_policy=shared fio's jobs float over the set; nvbench pins "
                       "job i to the i-th CPU (cpus_allowed_policy=split)")
     j.set("cpus", value, opt)
@@ -356,7 +372,7 @@ def _thinktime(j, opt, value):
 _HANDLERS = {
     "rw": _rw, "readwrite": _rw,
     "rwmixread": _as("rwmix"),
-    "rwmixwrite": _as("rwmix", lambda j, o, v: str(100 - int(v))),
+    "rwmixwrite": _as("rwmix", lambda j, o, v: str(100 - j.count(o, 0))),
     "bs": _as("bs", _size_of), "blocksize": _as("bs", _size_of),
     "bssplit": _bssplit,
     "iodepth": _as("qd"),
@@ -393,15 +409,14 @@ def map_job(name, opts, lenient=False, path="job file"):
     with verify on a sequential write, its read-back (fio's do_verify) to run after it."""
     j = _Job(name, opts, lenient, path)
     j.fio_engine = _engine(j)
-    try:
-        j.numjobs = int(opts.get("numjobs") or 1)
-    except ValueError:
-        raise j.error("numjobs", f"'{opts['numjobs']}' is not a count") from None
+    j.numjobs = j.count("numjobs", 1)
     j.set("name", opts.get("name") or name, "name")
     j.set("rw", "read", "rw")  # fio's default
     j.set("direct", "0", "direct")  # fio's default
     for opt, value in opts.items():
         handler = _HANDLERS.get(opt)
+        if handler is not None and value is None and opt not in _FLAGS:
+            raise j.error(opt, "needs a value (option=value)")
         if handler is not None:
             handler(j, opt, value)
         elif opt not in _STRUCTURE:
@@ -439,7 +454,7 @@ def _targets(j):
     o = j.opts
     files = _split_escaped(o["filename"]) if o.get("filename") else []
     dirs = _split_escaped(o["directory"]) if o.get("directory") else []
-    nrfiles = int(o.get("nrfiles") or 1)
+    nrfiles = j.count("nrfiles", 1)
     if files:
         if len(dirs) > 1:
             j.refuse("directory", "several directories with filename")
@@ -495,7 +510,7 @@ def _region(j):
         j.set("size", str(per_target), "size")
     if "io_size" in o or "io_limit" in o:
         total = j.size("io_size" if "io_size" in o else "io_limit")
-    loops = int(o.get("loops") or 1)
+    loops = j.count("loops", 1)
     return total // bs * bs * loops
 
 
