@@ -226,6 +226,17 @@ def test_run_seqwrite_on_scratch_file(tmp_path, monkeypatch):
     assert r.data["read"]["ios"] == 0
 
 
+def test_run_verify_reads_back_what_it_wrote(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with open("data.bin", "wb") as f:
+        f.truncate(4 << 20)
+    path = write(tmp_path, "[w]\nioengine=psync\nfilename=data.bin\nsize=4m\nbs=64k\nrw=write\nverify=crc32c\n")
+    wrote, back = run_fio_job(path)
+    assert wrote.data["workload"]["name"] == "w" and wrote.data["write"]["ios"] == 64
+    assert back.data["workload"]["name"] == "w verify" and back.data["read"]["ios"] == 64
+    assert back.data["verify"]["checked"] == 64 and back.data["verify"]["mismatches"] == 0
+
+
 def test_run_lenient_warning_reaches_result(schema):
     with pytest.warns(nvbench.NvbenchWarning, match="'fsync' not honoured"):
         [r] = run_fio_job(job("unsupported"), lenient=True)
