@@ -300,7 +300,7 @@ CROSS = ["[global]\nioengine=null\nsize=1m\nstonewall\n[a]\nrw=randwrite\nnorand
          "[j]\nioengine=libaio\nsize=1m\ndirectory=/mnt/d\nkb_base=1000\nbs=4KiB\n",
          "[j]\nioengine=null\nsize=1m\nfsync=4\n", "[j]\nioengine=null\nsize=1.5m\n",
          "[j]\nioengine=null\ntime_based\n", "[j]\nioengine=libaio\nsqthread_poll\nsize=1m\n",
-         "[j]\nioengine=null\nsize=1m\nbs\n", "[j]\nioengine=null\nsize=1m\nnumjobs=two\n",
+         "[j]\nioengine=null\nsize=1m\nbs\n", "[j]\nioengine=null\nsize=$mb_memory\nbs=$pagesize\nnumjobs=$ncpus\nrw=randread\ntime_based\nruntime=1\n", "[j]\nioengine=null\nsize=1m\nnumjobs=two\n",
          "[j]\nioengine=null\nsize=4m\nrw=read\nloops=3\nio_size=1m\noffset=1m\nrwmixwrite=20\n"]
 
 

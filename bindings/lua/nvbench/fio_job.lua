@@ -73,11 +73,17 @@ end
 
 -- ------------------------------------------------------------------ the file
 
-local function reserved(name)
-  local f = io.popen("getconf " .. ({ ncpus = "_NPROCESSORS_ONLN", pagesize = "PAGESIZE" })[name])
+local function getconf(var)
+  local f = io.popen("getconf " .. var)
   local v = f and f:read("n")
   if f then f:close() end
-  return v
+  return math.tointeger(v)
+end
+
+local function reserved(name)
+  if name == "ncpus" then return getconf("_NPROCESSORS_ONLN") end
+  if name == "pagesize" then return getconf("PAGESIZE") end
+  return getconf("PAGESIZE") * getconf("_PHYS_PAGES") // (1 << 20)
 end
 
 local function expand(line, env, where)
@@ -88,7 +94,7 @@ local function expand(line, env, where)
     return v
   end)
   return (line:gsub("%$(%a[%w_]*)", function(name)
-    if name == "ncpus" or name == "pagesize" then return tostring(reserved(name)) end
+    if name == "ncpus" or name == "pagesize" or name == "mb_memory" then return tostring(reserved(name)) end
   end))
 end
 
