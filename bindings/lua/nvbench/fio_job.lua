@@ -363,7 +363,10 @@ local function finish(j)
     if not o.fixedbufs then j:engine_opt("fixedbufs", "0", "fixedbufs") end
     if not o.registerfiles then j:engine_opt("registerfiles", "0", "regfiles") end
   end
-  if RANDOM[j.out.rw] then j:set("random_map", j:flag("norandommap") and "0" or "1", "norandommap") end
+  if RANDOM[j.out.rw] then  -- fio's random map covers uniform offsets only
+    local skewed = (j.out.random_distribution or "random") ~= "random"
+    j:set("random_map", (skewed or j:flag("norandommap")) and "0" or "1", "norandommap")
+  end
   if not o.randseed and o.randrepeat and not j:flag("randrepeat") then
     j:set("seed", math.random(0, math.maxinteger), "randrepeat")
   end
