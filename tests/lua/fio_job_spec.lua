@@ -49,4 +49,15 @@ describe("nvbench.fio_job", function()
     assert.is_nil(results)
     assert.truthy(err:find("run_groups", 1, true))
   end)
+
+  it("runs concurrent jobs as the job groups of one run", function()
+    if not nvb.run_groups then return pending("this nvbench lacks run_groups") end
+    local results = assert(fio.run(JOBS .. "stonewall.fio"))
+    assert.are.equal(3, #results)
+    local names = {}
+    for _, g in ipairs(results[3].groups) do names[#names + 1] = g.name end
+    table.sort(names)
+    assert.are.same({ "reader-a", "reader-b" }, names)
+    assert.are.equal(results[3].groups[1].read.ios + results[3].groups[2].read.ios, results[3].read.ios)
+  end)
 end)
