@@ -54,7 +54,7 @@ def summary(data):
     targets = ", ".join(wl.get("targets") or [])
     lines = [f"{data.get('engine')} {wl.get('rw')} bs {_bytes(wl.get('bs', 0))} {qd_text} jobs {wl.get('jobs')} "
              f"on {targets}: {data.get('duration_s', 0):.3f} s"]
-    for d in ("read", "write"):
+    for d in ("read", "write", "trim"):
         x = data.get(d) or {}
         if not x.get("ios"):
             continue
