@@ -136,7 +136,7 @@ int nvb__result_ts_push(struct nvb_result *r, const struct nvb__tsample *s)
 void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d)
 {
     double cpu_s = r->process_user_s + r->process_sys_s;
-    uint64_t ios = r->tot[0].ios + r->tot[1].ios;
+    uint64_t ios = r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios;
     double iops = r->duration_s > 0 ? (double)ios / r->duration_s : 0;
     /* CPU time was read at the edges of the measured window (sampler.c):
      * it is the CPU of that window, over its length. (window_s, the span
