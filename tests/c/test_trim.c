@@ -323,7 +323,16 @@ START_TEST(device_guard_and_discard)
         return;
     }
     const char *tg[] = {g_loop, NULL};
-    /* without allow_destructive a trim is refused as a write is, naming the rw */
+    /* the image backs the loop device: a trim of the file is refused as a write is,
+     * allow_destructive or not */
+    for (int k = 0; k < 2; k++) {
+        const char *kf[] = {"engine", "psync", "rw", k ? "randwrite" : "randtrim", "ios", "8", "allow_destructive",
+                            "1", NULL};
+        char fm[1024];
+        int frc = one_run(kf, img, fm, sizeof fm);
+        ck_assert_msg(frc == -EBUSY && strstr(fm, "in use"), "%s of the backing file: rc %d: %s", kf[3], frc, fm);
+    }
+    /* without allow_destructive a trim of the device is refused as a write is, naming the rw */
     const char *kv[] = {"engine", "psync", "rw", "randtrim", "ios", "8", NULL};
     char msg[1024];
     int rc = one_run(kv, g_loop, msg, sizeof msg);
