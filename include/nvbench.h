@@ -104,8 +104,9 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
 NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char *buf, size_t len);
 
 /* Append a target: a regular file, a block device, or a directory in which
- * the run creates (and afterwards deletes) a scratch file of `size` bytes.
- * The path is checked at run time, not here. Returns 0, -EINVAL (empty),
+ * the run creates (and afterwards deletes) a scratch file of `size` bytes;
+ * a path that does not exist, with `size` set, is created by the run as a
+ * file and kept (docs/api.md). The path is checked at run time, not here. Returns 0, -EINVAL (empty),
  * -ENAMETOOLONG, -ENOMEM. */
 NVB_API int nvb_workload_add_target(struct nvb_workload *w, const char *path);
 

@@ -39,6 +39,8 @@ struct ptarget {
     const char *path;
     struct nvb__target_info ti;
     int      scratch;           /* a scratch file is created in the directory path */
+    int      create;            /* (with scratch) the missing file path itself is created, and kept */
+    int      created, laid_out; /* layout.c: what it did so far (a half-made created file is removed) */
     char     file[4200];        /* what jobs open */
     uint64_t off, len;
     struct nvb__tdev devf;      /* device facts (block devices) */

@@ -22,6 +22,7 @@ from . import results  # the module before the split, for code that imports from
 from .merge import merge
 from . import mpi  # mpi4py is imported only when nvbench.mpi is used
 from ._devices import devices, device
+from .fio_job import from_fio_job, run_fio_job, FioJobError
 
 __version__ = _nvbench.version()
 
@@ -29,7 +30,7 @@ __all__ = [
     "__version__", "engines", "available_engines", "devices", "device", "run", "validate", "matrix",
     "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "NvbenchWarning",
     "Terminated",
-    "merge", "mpi",
+    "merge", "mpi", "from_fio_job", "run_fio_job", "FioJobError",
 ]
 
 try:

@@ -14,7 +14,7 @@ import os
 import sys
 import warnings
 
-from . import __version__, _nvbench, core, mpi
+from . import __version__, _nvbench, core, fio_job, mpi
 from ._devices import devices
 from ._printable import json_text, printable
 from ._progress import Bar
@@ -165,6 +165,8 @@ def _twice(keys):
 
 
 def cmd_run(args):
+    if args.fio:
+        return _run_fio(args)
     keys, targets = _split_run_args(args.items)
     if _twice(keys):
         _err(_twice(keys))
@@ -204,6 +206,35 @@ def cmd_run(args):
     _warn([r])
     if args.json:
         _save_json([r], args.json)
+    return EXIT_OK
+
+
+def _run_fio(args):
+    """run --fio JOBFILE: each step of the job file, the results as {"results": [...]}."""
+    if args.items:
+        _err("run --fio takes the job file only: its targets and options come from it")
+        return EXIT_INPUT
+    try:
+        steps = fio_job.from_fio_job(args.fio, lenient=args.fio_lenient)
+        fio_job.check(steps, args.fio_lenient)
+    except fio_job.FioJobError as e:
+        _err(str(e))
+        return EXIT_INPUT
+    bar, results = Bar(len(steps), enabled=_progress_wanted(args)), []
+    try:
+        for i, step in enumerate(steps):
+            label = "+".join(w["fio"]["section"] for w in step)
+            results.append(fio_job.run_step(step, progress=bar.callback(i, label)))
+    finally:
+        bar.close()
+    rs = ResultSet(results)
+    if args.print_json or not sys.stdout.isatty():
+        _write_json(rs.to_json(indent=1))
+    else:
+        sys.stdout.write("".join(summary(r.data) for r in results))
+    _warn(results)
+    if args.json:
+        _save_json(results, args.json)
     return EXIT_OK
 
 
@@ -588,10 +619,13 @@ def build_parser():
                                    "directories). On a terminal a summary goes to stdout; piped, or with "
                                    "--print-json, the JSON result. Warnings go to stderr.",
                        epilog=_keys_help())
-    s.add_argument("items", nargs="+", metavar="KEY=VALUE|TARGET")
+    s.add_argument("items", nargs="*", metavar="KEY=VALUE|TARGET")
     s.add_argument("--json", metavar="F", help="also save {\"results\": [...]} to F")
     s.add_argument("--print-json", action="store_true", help="print the JSON result even on a terminal")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.add_argument("--fio", metavar="JOBFILE", help="run a fio job file (docs/fio-jobs.md); JSON: {\"results\": [...]}")
+    s.add_argument("--fio-lenient", action="store_true",
+                   help="with --fio: leave out options nvbench cannot honour, each a warning in the results")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("mpi-run", help="under mpirun: one workload on every rank, merged exactly",
