@@ -73,3 +73,17 @@ def test_fio_trim_object_is_mapped():
     with open(os.path.join(DATA, "fio-psync-randread.json")) as f:
         (q,) = fio.from_fio(json.load(f))
     assert "trim" not in q.data
+
+
+def test_fio_job_file_with_trim_runs(tmp_path):
+    # a fio job file that trims (fio's syntax) runs on nvbench's loop: its trims counted
+    # (sequential: a random one maps norandommap, a key of another branch)
+    target = tmp_path / "t.dat"
+    target.write_bytes(os.urandom(4 << 20))
+    jobfile = tmp_path / "trim.fio"
+    jobfile.write_text(f"[global]\nioengine=psync\nbs=64k\n\n[discard]\nrw=trim\n"
+                       f"filename={target}\nio_size=1280k\n")
+    from nvbench.fio_job import run_fio_job
+    (r,) = run_fio_job(str(jobfile))
+    assert r.data["workload"]["rw"] == "trim"
+    assert r.trim.ios == 20 and r.read.ios == 0 and r.write.ios == 0
