@@ -43,8 +43,9 @@ struct nvb_workload;
 struct nvb_result;
 struct nvb_cancel;
 
-/* Direction of an I/O, for the typed result getters. */
-enum nvb_dir { NVB_READ = 0, NVB_WRITE = 1 };
+/* Direction of an I/O, for the typed result getters. NVB_TRIM: discards
+ * (rw=trim, randtrim); struct nvb_progress counts reads and writes only. */
+enum nvb_dir { NVB_READ = 0, NVB_WRITE = 1, NVB_TRIM = 2 };
 
 /* ------------------------------------------------------------------ */
 /* Library                                                              */

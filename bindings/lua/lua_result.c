@@ -145,10 +145,13 @@ static int r_tostring(lua_State *L)
     const struct nvb_result *r = lr->r;
     /* The error message may come from a loaded file: shown, never obeyed. */
     const char *err = nvb_result_errno(r) && !nvb_result_cancelled(r) ? nvb_result_error(r) : "";
-    char line[512], err_shown[256];
+    char line[512], err_shown[256], trim[64] = "";
     shown(err_shown, sizeof err_shown, err, strlen(err));
-    snprintf(line, sizeof line, "nvbench.result: %.0f read IOPS, %.0f write IOPS, %.3f s%s%s%s", nvb_result_iops(r, NVB_READ),
-             nvb_result_iops(r, NVB_WRITE), nvb_result_duration(r), nvb_result_cancelled(r) ? ", cancelled" : "",
+    if (nvb_result_ios(r, NVB_TRIM)) /* r.trim: a workload that trims */
+        snprintf(trim, sizeof trim, ", %.0f trim IOPS", nvb_result_iops(r, NVB_TRIM));
+    snprintf(line, sizeof line, "nvbench.result: %.0f read IOPS, %.0f write IOPS%s, %.3f s%s%s%s",
+             nvb_result_iops(r, NVB_READ), nvb_result_iops(r, NVB_WRITE), trim, nvb_result_duration(r),
+             nvb_result_cancelled(r) ? ", cancelled" : "",
              *err ? ", error: " : "", err_shown);
     lua_pushstring(L, line);
     return 1;

@@ -28,7 +28,7 @@ static void job_merge(struct run *r, struct nvb_result *res, unsigned i)
     const struct job *j = &r->jobs[i];
     for (unsigned t = 0; t < j->nt; t++) {
         struct nvb__tstat *dst = &res->tg[j->tmap[t]];
-        for (int d = 0; d < 2; d++)
+        for (int d = 0; d < NVB__NDIR; d++)
             dstat_sum(res, &dst->d[d], &j->st[t].d[d]);
         dst->errors += j->st[t].errors;
     }
@@ -36,7 +36,7 @@ static void job_merge(struct run *r, struct nvb_result *res, unsigned i)
         res->by_errno[e] += j->by_errno[e];
     res->errors += j->errors;
     res->short_ios += j->short_ios;
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < NVB__NDIR; d++) {
         res->errors_dir[d] += j->errors_dir[d];
         res->fault_err[d] += j->fault_err[d];
         res->fault_short[d] += j->fault_short[d];
@@ -145,6 +145,7 @@ int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc)
     for (unsigned i = 0; i < r->p->jobs; i++)
         job_merge(r, res, i);
     window_ends(r, res);
+    res->trim = r->p->trims;
     res->lat_unknown = (r->p->eng->flags & NVB__ENG_SYNC) ? NVB__NO_SLAT : 0;
     if (r->w->rate_iops) {
         res->rate_set = 1;
@@ -153,7 +154,7 @@ int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc)
         res->rate_iops = r->w->rate_iops;
     }
     for (unsigned t = 0; t < r->p->nt; t++)
-        for (int d = 0; d < 2; d++)
+        for (int d = 0; d < NVB__NDIR; d++)
             dstat_sum(res, &res->tot[d], &res->tg[t].d[d]);
     end_warnings(res);
     rate_warnings(res, r->p->qd);

@@ -22,7 +22,7 @@ struct nvb__io {
     uint32_t  len;
     uint32_t  slot;      /* 0..qd-1, stable: index of buf for fixed buffers */
     uint16_t  target;    /* index into ctx->fds */
-    uint8_t   dir;       /* NVB_READ / NVB_WRITE */
+    uint8_t   dir;       /* NVB_READ / NVB_WRITE / NVB_TRIM (discard: buf unused) */
     uint8_t   flags;     /* NVB__IOF_* below; engines leave them alone */
     int64_t   res;
     uint64_t  t_sub;     /* submission stamp (ns): the runner's, one per submit
@@ -81,6 +81,9 @@ struct nvb__engine_ctx {
     const int   *fds;          /* one per target of this job, opened by the runner */
     int          direct;       /* fds opened with O_DIRECT */
     int          writes;       /* the workload issues writes */
+    int          trims;        /* the workload issues trims (dir NVB_TRIM: discard
+                                * [off, off + len); buf unused): only engines
+                                * flagged NVB__ENG_TRIM get them */
     void *const *bufs;         /* qd buffers of buf_len bytes, page aligned */
     size_t       buf_len;
     int          cpu;          /* CPU this job is pinned to, or -1 */
@@ -112,6 +115,9 @@ enum {
     NVB__ENG_SYNC_BUFFERED = 8, /* completes buffered (direct=0) I/O inside
                                * submit(), one after another: such a run is
                                * qd 1 per job */
+    NVB__ENG_TRIM = 16,       /* takes I/Os of dir NVB_TRIM (rw=trim,
+                               * randtrim); the planner refuses trims to
+                               * the others */
 };
 
 /*

@@ -48,7 +48,10 @@ int nvb__parse_cpulist(const char *s, uint64_t *bits, unsigned nbits);
 /* ---- workload ---- */
 enum nvb__rw {
     NVB__RW_READ = 0, NVB__RW_WRITE, NVB__RW_RANDREAD, NVB__RW_RANDWRITE, NVB__RW_RANDRW, NVB__RW_RW,
+    NVB__RW_TRIM, NVB__RW_RANDTRIM,
 };
+/* Directions the counters keep (enum nvb_dir): read, write, trim. */
+#define NVB__NDIR 3
 enum nvb__tmode { NVB__TM_SHARED = 0, NVB__TM_SPLIT };
 enum nvb__fill { NVB__FILL_RANDOM = 0, NVB__FILL_ZERO };
 /* With rate_iops: open, each I/O has an intended start on a schedule and its
@@ -128,9 +131,12 @@ struct nvb_workload {
 };
 
 const char *nvb__rw_name(int rw);
-static inline int nvb__rw_random(int rw) { return rw == NVB__RW_RANDREAD || rw == NVB__RW_RANDWRITE || rw == NVB__RW_RANDRW; }
+static inline int nvb__rw_random(int rw) { return rw == NVB__RW_RANDREAD || rw == NVB__RW_RANDWRITE || rw == NVB__RW_RANDRW || rw == NVB__RW_RANDTRIM; }
 static inline int nvb__rw_writes(int rw) { return rw == NVB__RW_WRITE || rw == NVB__RW_RANDWRITE || rw == NVB__RW_RANDRW || rw == NVB__RW_RW; }
-static inline int nvb__rw_reads(int rw) { return !(rw == NVB__RW_WRITE || rw == NVB__RW_RANDWRITE); }
+static inline int nvb__rw_trims(int rw) { return rw == NVB__RW_TRIM || rw == NVB__RW_RANDTRIM; }
+static inline int nvb__rw_reads(int rw) { return !(rw == NVB__RW_WRITE || rw == NVB__RW_RANDWRITE || nvb__rw_trims(rw)); }
+/* "read", "write", "trim" by enum nvb_dir: the result's keys. */
+extern const char *const nvb__dir_names[NVB__NDIR];
 /* Set w->err; returns err. */
 int nvb__werr(struct nvb_workload *w, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int nvb__workload_copy(const struct nvb_workload *src, struct nvb_workload **out);
@@ -170,7 +176,7 @@ struct nvb__tstat {          /* per target */
     char     dev[64];
     uint64_t region_off, region_len;
     uint32_t lbs;
-    struct nvb__dstat d[2];
+    struct nvb__dstat d[NVB__NDIR];
     uint64_t errors;
     struct nvb__tdev devf;   /* device facts of a block-device target */
     struct nvb__tcontent content;
@@ -182,8 +188,8 @@ struct nvb__tsample {        /* one time-series point (an interval) */
     uint64_t t_unix_ns;      /* wall clock at the end of the interval: the tick it was taken
                               * for, or the end of the run for the last, partial one */
     double   dt_s;
-    uint64_t ios[2], bytes[2];
-    unsigned __int128 lat_sum[2]; /* exact: across many jobs it can pass 2^64 */
+    uint64_t ios[NVB__NDIR], bytes[NVB__NDIR];
+    unsigned __int128 lat_sum[NVB__NDIR]; /* exact: across many jobs it can pass 2^64 */
     uint64_t errors;
     double   system_pct;     /* whole-system busy over the interval, <0 unknown */
 };
@@ -252,17 +258,19 @@ struct nvb_result {
     double   duration_s;
     double   ramp_s;
     uint64_t start_wall_ns;
-    struct nvb__dstat tot[2];
+    struct nvb__dstat tot[NVB__NDIR];
+    int      trim;               /* the result has a trim direction: the workload trims, or a
+                                  * loaded or merged result had one ("trim" in the JSON) */
     unsigned ntargets;
     struct nvb__tstat *tg;
     uint64_t errors;
     uint64_t short_ios;
     uint64_t by_errno[NVB__ERRNO_SLOTS];
-    uint64_t errors_dir[2];      /* errors by enum nvb_dir */
+    uint64_t errors_dir[NVB__NDIR]; /* errors by enum nvb_dir */
     /* fault injection: what the wrapper did to counted I/Os, by direction */
     int      fault_enabled;
     int      fault_errno;
-    uint64_t fault_err[2], fault_short[2], fault_delayed[2];
+    uint64_t fault_err[NVB__NDIR], fault_short[NVB__NDIR], fault_delayed[NVB__NDIR];
     /* latencies not measured, null in the JSON: NVB__NO_SLAT when the engine
      * completes each I/O inside its submit call (psync, wsync: no submission
      * latency of its own), and either for results loaded without them */
@@ -324,8 +332,8 @@ struct nvb__hostrow {
     uint64_t start_unix_ns;          /* jobs released (before the ramp) */
     double   ramp_s, duration_s;
     uint64_t first_done_unix_ns, last_done_unix_ns;
-    uint64_t ios[2], bytes[2], errors;
-    double   lat_mean_ns[2], lat_p99_ns[2], lat_max_ns[2];
+    uint64_t ios[NVB__NDIR], bytes[NVB__NDIR], errors;
+    double   lat_mean_ns[NVB__NDIR], lat_p99_ns[NVB__NDIR], lat_max_ns[NVB__NDIR];
     double   system_pct;             /* < 0: unknown */
     unsigned ncpus;
     double   process_user_s, process_sys_s, window_s;
@@ -333,6 +341,8 @@ struct nvb__hostrow {
     char    *error;                  /* NULL when the run did not fail */
 };
 
+/* Directions the result reports: 3 with a trim direction, else 2. */
+static inline int nvb__result_ndir(const struct nvb_result *r) { return r->trim ? NVB__NDIR : 2; }
 struct nvb_result *nvb__result_new(void);
 void nvb__result_warn(struct nvb_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One warning per workload string (target, name=, engine option) that has

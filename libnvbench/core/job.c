@@ -75,9 +75,10 @@ static void vset_del(struct job *j, uint64_t key)
 
 static inline uint64_t vkey_of(unsigned t, uint64_t blk) { return ((uint64_t)t << 48 | blk) + 1; }
 
-static void job_publish(struct job *j, const uint64_t ios[2], const uint64_t bytes[2], const uint64_t lat[2])
+static void job_publish(struct job *j, const uint64_t ios[NVB__NDIR], const uint64_t bytes[NVB__NDIR],
+                        const uint64_t lat[NVB__NDIR])
 {
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < NVB__NDIR; d++) {
         nvb__live_store(&j->live.ios[d], ios[d]);
         nvb__live_store(&j->live.bytes[d], bytes[d]);
         nvb__live_store(&j->live.lat_sum[d], lat[d]);
@@ -94,7 +95,7 @@ static void hist_reset(struct nvb__hist *h)
 static void job_reset_stats(struct job *j)
 {
     for (unsigned t = 0; t < j->nt; t++)
-        for (int d = 0; d < 2; d++) {
+        for (int d = 0; d < NVB__NDIR; d++) {
             j->st[t].d[d].ios = j->st[t].d[d].bytes = 0;
             hist_reset(j->st[t].d[d].hist);
             hist_reset(j->st[t].d[d].slat);
@@ -103,7 +104,7 @@ static void job_reset_stats(struct job *j)
     j->st[0].errors = 0;
     memset(j->by_errno, 0, sizeof j->by_errno);
     j->errors = j->short_ios = 0;
-    for (int d = 0; d < 2; d++)
+    for (int d = 0; d < NVB__NDIR; d++)
         j->errors_dir[d] = j->fault_err[d] = j->fault_short[d] = j->fault_delayed[d] = 0;
     j->verify_checked = j->verify_mismatches = 0;
     memset(&j->sub, 0, sizeof j->sub);
@@ -234,7 +235,7 @@ static void job_stop_at_error(struct job *j, const struct nvb__io *io, int d)
         r->io_err = io->res < 0 ? (int)io->res : -EIO;
         snprintf(r->io_err_msg, sizeof r->io_err_msg,
                  "%s error on target '%s' at offset %" PRIu64 " (%u bytes): %s%s",
-                 d == NVB_READ ? "read" : "write", r->p->t[j->tmap[io->target]].path, io->off,
+                 nvb__dir_names[d], r->p->t[j->tmap[io->target]].path, io->off,
                  io->len, io->res < 0 ? nvb_strerror((int)io->res) : "short transfer",
                  (io->flags & NVB__IOF_FAULT_ERR) ? " (injected: fault.rate)"
                  : (io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0 ? " (injected: fault.short)" : "");
@@ -259,8 +260,8 @@ LOOP_STEP uint64_t job_lat(struct nvb__dstat *ds, const struct loop_cfg *c, cons
 
 /* One completion of the measured window counted: latency, sums, the
  * verify check of a read, or the error with its errno. */
-LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io *io, uint64_t now, uint64_t ios[2],
-                         uint64_t bytes[2], uint64_t lat[2])
+LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io *io, uint64_t now,
+                         uint64_t ios[NVB__NDIR], uint64_t bytes[NVB__NDIR], uint64_t lat[NVB__NDIR])
 {
     int d = io->dir;
     struct nvb__tstat *ts = &j->st[io->target];
@@ -344,7 +345,7 @@ static int job_scan_stale(struct job *j, uint64_t now, unsigned inflight, uint64
         snprintf(j->why, sizeof j->why,
                  "watchdog: job %u: a %s of target '%s' at offset %" PRIu64 " was in flight for %.3g s "
                  "(io_timeout=%.3g s): the device stopped answering it; the run stops and abandons the "
-                 "I/Os still unanswered", j->idx, old->dir == NVB_WRITE ? "write" : "read",
+                 "I/Os still unanswered", j->idx, nvb__dir_names[old->dir],
                  r->p->t[j->tmap[old->target]].path, old->off, (double)(now - old->t_sub) / 1e9,
                  (double)io_timeout / 1e9);
         __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
@@ -474,7 +475,7 @@ static void job_loop(struct job *j)
         .rwmix = w->rwmix,
         .rnd = nvb__rw_random(w->rw),
         .mixed = mixed,
-        .wdir = nvb__rw_writes(w->rw) && !mixed ? NVB_WRITE : NVB_READ,
+        .wdir = nvb__rw_trims(w->rw) ? NVB_TRIM : nvb__rw_writes(w->rw) && !mixed ? NVB_WRITE : NVB_READ,
         .verify = w->verify && !(e->flags & NVB__ENG_NO_FILES),
         .bs = (uint32_t)w->bs,
         .seed = w->seed,
@@ -494,7 +495,7 @@ static void job_loop(struct job *j)
     int measuring = meas_ns <= r->go_ns;
     unsigned nfree = qd, inflight = 0, tnext = 0;
     uint64_t budget = j->budget, issued = 0;
-    uint64_t ios[2] = {0, 0}, bytes[2] = {0, 0}, lat[2] = {0, 0};
+    uint64_t ios[NVB__NDIR] = {0}, bytes[NVB__NDIR] = {0}, lat[NVB__NDIR] = {0};
     uint64_t now = nvb__now_ns(), last_done = now;
     const uint64_t t0 = now;
     const uint64_t io_timeout = w->io_timeout_ns;
@@ -609,7 +610,7 @@ static void job_loop(struct job *j)
             measuring = 1;
             nvb__cpu_edge(r, NVB__EDGE_START);
             job_reset_stats(j);
-            for (int d = 0; d < 2; d++)
+            for (int d = 0; d < NVB__NDIR; d++)
                 ios[d] = bytes[d] = lat[d] = 0;
         }
     }

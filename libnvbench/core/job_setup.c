@@ -100,7 +100,7 @@ static int job_open_targets(struct job *j)
     for (unsigned t = 0; t < j->nt; t++) {
         const struct ptarget *pt = &p->t[j->tmap[t]];
         if (!nofiles) {
-            int fd = nvb__hold_reopen(&pt->hold, (p->writes ? NVB__O_WRITE : 0) | (odirect ? NVB__O_DIRECT : 0));
+            int fd = nvb__hold_reopen(&pt->hold, (p->writes || p->trims ? NVB__O_WRITE : 0) | (odirect ? NVB__O_DIRECT : 0));
             if (fd == -ESTALE) {
                 snprintf(j->why, sizeof j->why, "target '%s' is no longer the file or device that was checked and "
                          "opened for this run: refusing to write to it", pt->path);
@@ -224,9 +224,9 @@ static int job_histograms(struct job *j)
     int slat = !(p->eng->flags & NVB__ENG_SYNC);
     for (unsigned t = 0; t < j->nt; t++) {
         j->st[t].region_off = p->t[j->tmap[t]].off;
-        for (int d = 0; d < 2; d++) {
+        for (int d = 0; d < NVB__NDIR; d++) {
             struct nvb__dstat *ds = &j->st[t].d[d];
-            if ((d == NVB_READ && !p->reads) || (d == NVB_WRITE && !p->writes))
+            if ((d == NVB_READ && !p->reads) || (d == NVB_WRITE && !p->writes) || (d == NVB_TRIM && !p->trims))
                 continue;
             if (!(ds->hist = hist_new()) || !(ds->clat = hist_new()) || (slat && !(ds->slat = hist_new()))) {
                 snprintf(j->why, sizeof j->why, "out of memory for latency histograms");
@@ -252,6 +252,7 @@ static int job_engine(struct job *j)
     struct nvb__engine_ctx ctx = {
         .qd = qd, .nfds = nofiles ? 0 : j->nt, .fds = j->fds, .direct = w->direct || (e->flags & NVB__ENG_CHARDEV),
         .writes = p->writes,
+        .trims = p->trims,
         .bufs = j->bufs, .buf_len = (size_t)w->bs, .cpu = j->cpu, .opts = j->eopts, .opts_set = p->eopts_set,
         .used = &j->used, .why = j->why, .why_len = sizeof j->why,
         .wait_ns = &j->wait_ns,
@@ -384,7 +385,7 @@ void nvb__jobs_free(struct run *r, unsigned started)
             nvb__job_release(j);
         if (j->st) {
             for (unsigned t = 0; t < r->p->nt; t++)
-                for (int d = 0; d < 2; d++)
+                for (int d = 0; d < NVB__NDIR; d++)
                     nvb__dstat_free(&j->st[t].d[d]);
             free(j->st);
         }

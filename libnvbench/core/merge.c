@@ -73,7 +73,7 @@ static int row_from_part(struct nvb__hostrow *h, const struct nvb_result *p)
     h->duration_s = p->duration_s;
     h->last_done_unix_ns = nvb__result_window_end(p);
     h->first_done_unix_ns = p->first_done_wall_ns ? p->first_done_wall_ns : h->last_done_unix_ns;
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < NVB__NDIR; d++) {
         const struct nvb__dstat *s = &p->tot[d];
         h->ios[d] = s->ios;
         h->bytes[d] = s->bytes;
@@ -108,16 +108,17 @@ static int tstat_copy(struct nvb__tstat *dst, const struct nvb__tstat *src, cons
 {
     *dst = *src;
     dst->path = dst->file = dst->host = NULL;
-    for (int d = 0; d < 2; d++)
+    for (int d = 0; d < NVB__NDIR; d++)
         dst->d[d].hist = dst->d[d].slat = dst->d[d].clat = NULL;
-    dst->d[0].ios = dst->d[0].bytes = dst->d[1].ios = dst->d[1].bytes = 0;
+    for (int d = 0; d < NVB__NDIR; d++)
+        dst->d[d].ios = dst->d[d].bytes = 0;
     if (!(dst->path = nvb__strdup(src->path ? src->path : "")))
         return -ENOMEM;
     if (src->file && !(dst->file = nvb__strdup(src->file)))
         return -ENOMEM;
     if (!(dst->host = nvb__strdup(src->host ? src->host : host)))
         return -ENOMEM;
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < NVB__NDIR; d++) {
         int rc = nvb__dstat_add(&dst->d[d], &src->d[d]);
         if (rc)
             return rc;
@@ -235,7 +236,7 @@ static int merge_series(struct nvb_result *m, const struct nvb_result *const *pa
         double busy = 0, weight = 0, max_dt = 0, max_t = 0;
         for (; b < nv && v[b].key == v[a].key; b++) {
             const struct nvb__tsample *s = v[b].s;
-            for (int d = 0; d < 2; d++)
+            for (int d = 0; d < NVB__NDIR; d++)
                 if (__builtin_add_overflow(o.ios[d], s->ios[d], &o.ios[d]) ||
                     __builtin_add_overflow(o.bytes[d], s->bytes[d], &o.bytes[d]) ||
                     __builtin_add_overflow(o.lat_sum[d], s->lat_sum[d], &o.lat_sum[d]))
@@ -562,7 +563,8 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
             return -ENOMEM;
         }
         /* counts */
-        for (int d = 0; d < 2; d++) {
+        m->trim |= p->trim;
+        for (int d = 0; d < NVB__NDIR; d++) {
             int rc = nvb__dstat_add(&m->tot[d], &p->tot[d]);
             if (rc)
                 return rc;

@@ -82,6 +82,13 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
     p->reads = nvb__rw_reads(w->rw) && !(w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW ? w->rwmix == 0 : 0);
     p->writes = nvb__rw_writes(w->rw) && !((w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW) && w->rwmix == 100);
     p->prewrites = w->precondition > 0;
+    p->trims = nvb__rw_trims(w->rw);
+    if (p->trims && !(p->eng->flags & NVB__ENG_TRIM))
+        FAIL(-ENOTSUP, "engine '%s' cannot trim (rw=%s): the engines that trim are psync, io_uring and null "
+             "(key 'engine')", p->eng->name, nvb__rw_name(w->rw));
+    if (p->trims && w->verify)
+        FAIL(-EINVAL, "verify=1 needs rw with reads and writes to check, not rw=%s (a trim leaves no data to verify)",
+             nvb__rw_name(w->rw));
     p->jobs = w->jobs;
     p->qd = w->qd;
     if ((p->eng->flags & NVB__ENG_SYNC) && p->qd > 1) {
@@ -185,13 +192,15 @@ static int plan_region(const struct nvb_workload *w, struct plan *p, struct ptar
         /* fall through */
     case NVB__T_FILE:
     case NVB__T_BLOCK:
-        rc = nvb__target_access(t->file, p->writes || p->prewrites);
+        rc = nvb__target_access(t->file, p->writes || p->prewrites || p->trims);
         if (rc < 0)
             FAIL(rc, "target '%s': no permission to open %s for %s: %s", t->path,
-                 strcmp(t->file, t->path) ? t->file : "it", p->writes || p->prewrites ? "writing" : "reading",
+                 strcmp(t->file, t->path) ? t->file : "it",
+                 p->trims ? "trimming" : p->writes || p->prewrites ? "writing" : "reading",
                  nvb_strerror(rc));
         if (t->ti.size == 0)
-            FAIL(-EINVAL, "target '%s' is empty (size 0): nothing to %s", t->path, p->writes ? "write" : "read");
+            FAIL(-EINVAL, "target '%s' is empty (size 0): nothing to %s", t->path,
+                 p->trims ? "trim" : p->writes ? "write" : "read");
         if (w->offset >= t->ti.size)
             FAIL(-EINVAL, "offset '%" PRIu64 "' is beyond the end of target '%s' (%" PRIu64 " bytes)",
                  w->offset, t->path, t->ti.size);
@@ -289,8 +298,8 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
     /* The destructive-write guard (devices/guard.c), and the device's
      * facts: a write smaller than the flash's indirection unit costs
      * the drive a read-modify-write. */
-    /* precondition=N writes too: the same guard as a write */
-    const int writes = p->writes || p->prewrites;
+    /* precondition=N writes too, and a trim destroys data: the same guard as a write */
+    const int writes = p->writes || p->prewrites || p->trims;
     char what[48];
     snprintf(what, sizeof what, p->prewrites ? "%s, precondition=%u" : "%s", nvb__rw_name(w->rw), w->precondition);
     if (t->ti.kind == NVB__T_FILE && writes) {
@@ -363,7 +372,7 @@ static int plan_budget(const struct nvb_workload *w, struct plan *p, char *err, 
          * (plus those per target and per direction merged at the end): more than the
          * machine has would end in the OOM killer. */
         struct nvb__run_mem m;
-        nvb__run_mem_estimate(w->bs, p->qd, p->jobs, p->nt, p->reads + p->writes, &m);
+        nvb__run_mem_estimate(w->bs, p->qd, p->jobs, p->nt, p->reads + p->writes + p->trims, &m);
         uint64_t mem = nvb__mem_total();
         if (mem && m.total > mem)
             FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes and %" PRIu64 " latency histograms of %zu "
@@ -438,7 +447,7 @@ int nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, cha
     if (p->eng->flags & NVB__ENG_NO_FILES)
         return 0;
     int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
-    int level = p->writes || p->prewrites ? NVB__HOLD_WRITE : verify ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
+    int level = p->writes || p->prewrites || p->trims ? NVB__HOLD_WRITE : verify ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
     unsigned n = 0;
     for (unsigned t = 0; t < p->nt; t++) {
         struct ptarget *pt = &p->t[t];

@@ -33,13 +33,13 @@ NVB_API void nvb_result_free(struct nvb_result *r)
     if (!r)
         return;
     nvb_workload_free(r->wl);
-    for (int d = 0; d < 2; d++)
+    for (int d = 0; d < NVB__NDIR; d++)
         nvb__dstat_free(&r->tot[d]);
     for (unsigned t = 0; t < r->ntargets && r->tg; t++) {
         free(r->tg[t].path);
         free(r->tg[t].file);
         free(r->tg[t].host);
-        for (int d = 0; d < 2; d++)
+        for (int d = 0; d < NVB__NDIR; d++)
             nvb__dstat_free(&r->tg[t].d[d]);
     }
     free(r->tg);
@@ -139,7 +139,7 @@ int nvb__result_ts_push(struct nvb_result *r, const struct nvb__tsample *s)
 void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d)
 {
     double cpu_s = r->process_user_s + r->process_sys_s;
-    uint64_t ios = r->tot[0].ios + r->tot[1].ios;
+    uint64_t ios = r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios;
     double iops = r->duration_s > 0 ? (double)ios / r->duration_s : 0;
     /* CPU time was read at the edges of the measured window (sampler.c):
      * it is the CPU of that window, over its length. (window_s, the span
@@ -486,7 +486,8 @@ static void emit_content(struct jctx *c, const struct nvb__tcontent *k)
 
 static void emit_hosts(struct jctx *c, const struct nvb_result *r)
 {
-    static const char *const dn[2] = {"read", "write"};
+    const char *const *dn = nvb__dir_names;
+    const int nd = nvb__result_ndir(r);
     uint64_t w0 = nvb__result_window_start(r);
     jo_open(c, "hosts", '[');
     for (unsigned i = 0; i < r->nhosts; i++) {
@@ -503,7 +504,10 @@ static void emit_hosts(struct jctx *c, const struct nvb_result *r)
         /* Since the merged window started: stragglers show here. */
         jo_num(c, "first_done_s", h->first_done_unix_ns > w0 ? (double)(h->first_done_unix_ns - w0) / 1e9 : 0);
         jo_num(c, "last_done_s", h->last_done_unix_ns > w0 ? (double)(h->last_done_unix_ns - w0) / 1e9 : 0);
-        for (int d = 0; d < 2; d++) {
+        uint64_t ios = 0, bytes = 0;
+        for (int d = 0; d < nd; d++) {
+            ios += h->ios[d];
+            bytes += h->bytes[d];
             jo_open(c, dn[d], '{');
             jo_u64(c, "ios", h->ios[d]);
             jo_u64(c, "bytes", h->bytes[d]);
@@ -514,7 +518,6 @@ static void emit_hosts(struct jctx *c, const struct nvb_result *r)
             jo_raw_num(c, "lat_max_ns", h->lat_max_ns[d]);
             jo_close(c, '}');
         }
-        uint64_t ios = h->ios[0] + h->ios[1], bytes = h->bytes[0] + h->bytes[1];
         jo_open(c, "total", '{');
         jo_u64(c, "ios", ios);
         jo_u64(c, "bytes", bytes);
@@ -638,6 +641,8 @@ static void emit_errors(struct jctx *c, const struct nvb_result *r)
     jo_close(c, '}');
     jo_u64(c, "read", r->errors_dir[0]);
     jo_u64(c, "write", r->errors_dir[1]);
+    if (r->trim)
+        jo_u64(c, "trim", r->errors_dir[NVB_TRIM]);
     jo_close(c, '}');
 }
 
@@ -646,20 +651,26 @@ static void emit_errors(struct jctx *c, const struct nvb_result *r)
 static void emit_fault(struct jctx *c, const struct nvb_result *r)
 {
     {
-        static const char *const dn[2] = {"read", "write"};
         char nb[16];
         const char *en = nvb__errno_name(r->fault_errno ? r->fault_errno : EIO, nb, sizeof nb);
+        const int nd = nvb__result_ndir(r);
+        uint64_t err = 0, shrt = 0, delayed = 0;
+        for (int d = 0; d < nd; d++) {
+            err += r->fault_err[d];
+            shrt += r->fault_short[d];
+            delayed += r->fault_delayed[d];
+        }
         jo_open(c, "fault", '{');
         jo_raw(c, "enabled", r->fault_enabled ? "true" : "false");
-        jo_u64(c, "injected", r->fault_err[0] + r->fault_err[1]);
-        jo_u64(c, "short", r->fault_short[0] + r->fault_short[1]);
-        jo_u64(c, "delayed", r->fault_delayed[0] + r->fault_delayed[1]);
+        jo_u64(c, "injected", err);
+        jo_u64(c, "short", shrt);
+        jo_u64(c, "delayed", delayed);
         jo_open(c, "by_errno", '{');
-        if (r->fault_err[0] + r->fault_err[1])
-            jo_u64(c, en, r->fault_err[0] + r->fault_err[1]);
+        if (err)
+            jo_u64(c, en, err);
         jo_close(c, '}');
-        for (int d = 0; d < 2; d++) {
-            jo_open(c, dn[d], '{');
+        for (int d = 0; d < nd; d++) {
+            jo_open(c, nvb__dir_names[d], '{');
             jo_u64(c, "injected", r->fault_err[d]);
             jo_u64(c, "short", r->fault_short[d]);
             jo_u64(c, "delayed", r->fault_delayed[d]);
@@ -718,6 +729,8 @@ static void emit_targets(struct jctx *c, const struct nvb_result *r)
         jo_u64(c, "errors", ts->errors);
         emit_dstat(c, "read", &ts->d[0], r->duration_s, r->lat_unknown);
         emit_dstat(c, "write", &ts->d[1], r->duration_s, r->lat_unknown);
+        if (r->trim)
+            emit_dstat(c, "trim", &ts->d[NVB_TRIM], r->duration_s, r->lat_unknown);
         if (ts->devf.valid) { /* docs/devices.md has the full picture */
             const struct nvb__tdev *f = &ts->devf;
             jo_open(c, "device", '{');
@@ -756,9 +769,8 @@ static void emit_series(struct jctx *c, const struct nvb_result *r)
         jo_raw_num(c, "t_s", s->t_s);
         jo_raw_num(c, "dt_s", s->dt_s);
         jo_u64(c, "t_unix_ns", s->t_unix_ns);
-        static const char *const dn[2] = {"read", "write"};
-        for (int d = 0; d < 2; d++) {
-            jo_open(c, dn[d], '{');
+        for (int d = 0; d < nvb__result_ndir(r); d++) {
+            jo_open(c, nvb__dir_names[d], '{');
             jo_u64(c, "ios", s->ios[d]);
             jo_u64(c, "bytes", s->bytes[d]);
             jo_num(c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
@@ -847,7 +859,10 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     jo_raw_num(&c, "ramp_s", r->ramp_s);
     emit_dstat(&c, "read", &r->tot[0], r->duration_s, r->lat_unknown);
     emit_dstat(&c, "write", &r->tot[1], r->duration_s, r->lat_unknown);
-    uint64_t ios = r->tot[0].ios + r->tot[1].ios, bytes = r->tot[0].bytes + r->tot[1].bytes;
+    if (r->trim) /* only in results of workloads that trim (docs/json-schema.md) */
+        emit_dstat(&c, "trim", &r->tot[NVB_TRIM], r->duration_s, r->lat_unknown);
+    uint64_t ios = r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios;
+    uint64_t bytes = r->tot[0].bytes + r->tot[1].bytes + r->tot[NVB_TRIM].bytes;
     jo_open(&c, "total", '{');
     jo_u64(&c, "ios", ios);
     jo_u64(&c, "bytes", bytes);

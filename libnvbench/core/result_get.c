@@ -48,7 +48,7 @@ NVB_API int nvb_result_get(const struct nvb_result *r, const char *path, double 
 
 static const struct nvb__dstat *dstat(const struct nvb_result *r, int dir)
 {
-    return (r && (dir == NVB_READ || dir == NVB_WRITE)) ? &r->tot[dir] : NULL;
+    return (r && (dir == NVB_READ || dir == NVB_WRITE || dir == NVB_TRIM)) ? &r->tot[dir] : NULL;
 }
 
 NVB_API const char *nvb_result_error(const struct nvb_result *r) { return r ? r->errmsg : ""; }

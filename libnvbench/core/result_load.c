@@ -280,7 +280,8 @@ static int ld_errors(struct ld *L, const struct nvb__jv *root, struct nvb_result
 {
     const struct nvb__jv *e = mem(L, root, "", "errors", NVB__J_OBJ, 1);
     if (!e || rd_u64(L, e, "errors", "count", &r->errors, 1) || rd_u64(L, e, "errors", "short", &r->short_ios, 1) ||
-        rd_u64(L, e, "errors", "read", &r->errors_dir[0], 0) || rd_u64(L, e, "errors", "write", &r->errors_dir[1], 0))
+        rd_u64(L, e, "errors", "read", &r->errors_dir[0], 0) || rd_u64(L, e, "errors", "write", &r->errors_dir[1], 0) ||
+        rd_u64(L, e, "errors", "trim", &r->errors_dir[NVB_TRIM], 0))
         return L->rc;
     const struct nvb__jv *be = mem(L, e, "errors", "by_errno", NVB__J_OBJ, 1);
     if (!be)
@@ -309,7 +310,7 @@ static int ld_fault(struct ld *L, const struct nvb__jv *root, struct nvb_result 
         return bad(L, "fault", "by_errno", "more than one errno");
     if (be->n && !(r->fault_errno = errno_by_name(be->kid[0].key)))
         return bad(L, "fault.by_errno", be->kid[0].key, "not an errno name");
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < nvb__result_ndir(r); d++) {
         char p[32];
         sub(p, sizeof p, "fault", dn[d]);
         const struct nvb__jv *o = mem(L, f, "fault", dn[d], NVB__J_OBJ, 1);
@@ -458,6 +459,7 @@ static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_resul
             rd_u32(L, o, p, "logical_block_size", &t->lbs, 1) || rd_u64(L, o, p, "errors", &t->errors, 1) ||
             ld_dir(L, o, p, "read", &t->d[0], 0, &r->lat_unknown) ||
             ld_dir(L, o, p, "write", &t->d[1], 0, &r->lat_unknown) ||
+            (r->trim && ld_dir(L, o, p, "trim", &t->d[NVB_TRIM], 0, &r->lat_unknown)) ||
             ld_device(L, o, p, &t->devf) || ld_content(L, o, p, &t->content))
             return L->rc;
         if (t->host && strlen(t->host) >= sizeof r->host)
@@ -488,7 +490,7 @@ static int ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result
             return L->rc;
         if (s.system_pct < 0)
             s.system_pct = -1;
-        for (int d = 0; d < 2; d++) {
+        for (int d = 0; d < nvb__result_ndir(r); d++) {
             char q[80];
             sub(q, sizeof q, p, dn[d]);
             const struct nvb__jv *x = mem(L, o, p, dn[d], NVB__J_OBJ, 1);
@@ -539,7 +541,7 @@ static int ld_hosts(struct ld *L, const struct nvb__jv *root, struct nvb_result 
             rd_u64(L, o, p, "last_done_unix_ns", &h->last_done_unix_ns, 1) || rd_u64(L, o, p, "errors", &h->errors, 1) ||
             rd_bool(L, o, p, "cancelled", &h->cancelled, 1))
             return L->rc;
-        for (int d = 0; d < 2; d++) {
+        for (int d = 0; d < nvb__result_ndir(r); d++) {
             sub(q, sizeof q, p, dn[d]);
             const struct nvb__jv *x = mem(L, o, p, dn[d], NVB__J_OBJ, 1);
             if (!x || rd_u64(L, x, q, "ios", &h->ios[d], 1) || rd_u64(L, x, q, "bytes", &h->bytes[d], 1) ||
@@ -697,7 +699,9 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
     if (nvb__buf_take(&b, &r->wl_json))
         return oom(L);
     if (ld_dir(L, root, "", "read", &r->tot[0], 1, &r->lat_unknown) ||
-        ld_dir(L, root, "", "write", &r->tot[1], 1, &r->lat_unknown) || ld_timing(L, root, r) ||
+        ld_dir(L, root, "", "write", &r->tot[1], 1, &r->lat_unknown) ||
+        ((r->trim = nvb__json_get(root, "trim") != NULL) &&
+         ld_dir(L, root, "", "trim", &r->tot[NVB_TRIM], 1, &r->lat_unknown)) || ld_timing(L, root, r) ||
         (!group && ld_cpu(L, root, r)) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
         ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_phases(L, root, r) ||
         ld_notes(L, root, r) || (!group && ld_groups(L, root, r)))

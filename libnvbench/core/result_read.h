@@ -171,8 +171,8 @@ static inline int rd_strdup(struct ld *L, const struct nvb__jv *obj, const char 
     return 0;
 }
 
-/* The two directions, as results name them. */
-static const char *const dn[2] = {"read", "write"};
+/* The directions, as results name them (trim only in results that have it). */
+#define dn nvb__dir_names
 
 static inline void sub(char *dst, size_t len, const char *path, const char *key)
 {

@@ -61,7 +61,7 @@ struct plan {
     const uint64_t *job_ios;    /* I/Os of each job when given (the precondition phase), else NULL */
     uint64_t ios_total;         /* 0: bounded by time only */
     uint64_t runtime_ns;        /* 0: bounded by ios only */
-    int      reads, writes;
+    int      reads, writes, trims;
     unsigned nwarn;
     char     warn[MAX_PLAN_WARN][256];
     int      ncpus_online;
@@ -85,11 +85,11 @@ int  nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, ch
 /* ---- jobs and the run (job.c, job_setup.c) ---- */
 
 struct live {                    /* single writer (the job), read by the runner thread */
-    uint64_t ios[2], bytes[2], errors;
+    uint64_t ios[NVB__NDIR], bytes[NVB__NDIR], errors;
     /* modulo 2^64: at qd 16384 it wraps after 13 days of run; the sampler
      * takes differences per job, which stay exact (one job's latencies in
      * one interval, at most 16384 x 1 h, stay far below 2^64 ns) */
-    uint64_t lat_sum[2];
+    uint64_t lat_sum[NVB__NDIR];
 };
 
 struct job {
@@ -118,14 +118,14 @@ struct job {
     struct nvb__submits sub;     /* in the measured window */
     uint64_t rng;
     uint64_t by_errno[NVB__ERRNO_SLOTS];
-    uint64_t errors, short_ios, errors_dir[2];
+    uint64_t errors, short_ios, errors_dir[NVB__NDIR];
     struct nvb__fault *fault;    /* fault.* keys: wraps the engine's submit/reap */
     /* What the loop calls: the engine's submit/reap on its state, or the
      * fault wrapper's around them, chosen once in job_setup(). */
     int (*submit)(void *state, struct nvb__io **ios, unsigned n);
     int (*reap)(void *state, struct nvb__io **out, unsigned max, unsigned min);
     void *io_state;
-    uint64_t fault_err[2], fault_short[2], fault_delayed[2];
+    uint64_t fault_err[NVB__NDIR], fault_short[NVB__NDIR], fault_delayed[NVB__NDIR];
     uint64_t verify_checked, verify_mismatches;
     uint64_t verify_by_field[NVB__VF_COUNT];
     struct nvb__vmismatch first_mm[NVB__VERIFY_FIRST];
@@ -141,7 +141,7 @@ struct job {
     uint64_t *vstride, *vrank;
     uint64_t t_end;              /* end of this job's measured window */
     struct live live;
-    uint64_t ts_lat_prev[2];     /* the sampler's: live.lat_sum at its last sample */
+    uint64_t ts_lat_prev[NVB__NDIR];     /* the sampler's: live.lat_sum at its last sample */
     unsigned abandoned;          /* I/Os left in flight when the watchdog fired */
     int stalled;                 /* the watchdog found an I/O older than io_timeout */
     int rc;                      /* setup or fatal error */

@@ -57,7 +57,7 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
     memset(&s, 0, sizeof s);
     for (unsigned i = 0; i < r->p->jobs; i++) {
         struct job *j = &r->jobs[i];
-        for (int d = 0; d < 2; d++) {
+        for (int d = 0; d < NVB__NDIR; d++) {
             cur.ios[d] += nvb__live_load(&j->live.ios[d]);
             cur.bytes[d] += nvb__live_load(&j->live.bytes[d]);
             /* per job, modulo 2^64 (run.h), summed exactly */
@@ -71,7 +71,7 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
     s.t_s = (double)((int64_t)now - (int64_t)r->meas_ns) / 1e9;
     s.dt_s = (double)(now - *prev_ns) / 1e9;
     s.t_unix_ns = t_unix;
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < NVB__NDIR; d++) {
         /* live counters restart at the end of the ramp */
         s.ios[d] = cur.ios[d] >= prev->ios[d] ? cur.ios[d] - prev->ios[d] : cur.ios[d];
         s.bytes[d] = cur.bytes[d] >= prev->bytes[d] ? cur.bytes[d] - prev->bytes[d] : cur.bytes[d];
@@ -106,7 +106,7 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
         if (r->p->runtime_ns)
             f = s.t_s / ((double)r->p->runtime_ns / 1e9);
         if (r->p->ios_total) {
-            double g = (double)(cur.ios[0] + cur.ios[1]) / (double)r->p->ios_total;
+            double g = (double)(cur.ios[0] + cur.ios[1] + cur.ios[NVB_TRIM]) / (double)r->p->ios_total;
             f = f > g ? f : g;
         }
         pg->done_fraction = f < 0 ? 0 : f > 1 ? 1 : f;
@@ -124,7 +124,7 @@ static void ts_fold_late(struct nvb_result *res, uint64_t end_unix)
     while (res->nts >= 2 && res->ts[res->nts - 2].t_unix_ns >= end_unix) {
         struct nvb__tsample *a = &res->ts[res->nts - 2];
         const struct nvb__tsample *b = &res->ts[res->nts - 1];
-        for (int d = 0; d < 2; d++) {
+        for (int d = 0; d < NVB__NDIR; d++) {
             a->ios[d] += b->ios[d];
             a->bytes[d] += b->bytes[d];
             a->lat_sum[d] += b->lat_sum[d];

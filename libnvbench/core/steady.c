@@ -108,11 +108,11 @@ void nvb__ss_begin(struct nvb_result *res, const struct nvb_workload *w)
 /* The metric of one round; NAN when it has none (latency without I/O). */
 static double round_value(int metric, const struct nvb__tsample *t)
 {
-    uint64_t ios = t->ios[0] + t->ios[1];
+    uint64_t ios = t->ios[0] + t->ios[1] + t->ios[NVB_TRIM];
     switch (metric) {
     case NVB__SS_IOPS: return (double)ios / t->dt_s;
-    case NVB__SS_BW: return (double)(t->bytes[0] + t->bytes[1]) / t->dt_s;
-    default: return ios ? nvb__u128d(t->lat_sum[0] + t->lat_sum[1]) / (double)ios : NAN;
+    case NVB__SS_BW: return (double)(t->bytes[0] + t->bytes[1] + t->bytes[NVB_TRIM]) / t->dt_s;
+    default: return ios ? nvb__u128d(t->lat_sum[0] + t->lat_sum[1] + t->lat_sum[NVB_TRIM]) / (double)ios : NAN;
     }
 }
 

@@ -25,7 +25,7 @@ struct keydef {
     const char *doc;
 };
 
-static const char *const rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw", NULL};
+static const char *const rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw", "trim", "randtrim", NULL};
 static const char *const fill_names[] = {"random", "zero", NULL};
 static const char *const tmode_names[] = {"shared", "split", NULL};
 static const char *const rate_mode_names[] = {"open", "closed", NULL};
@@ -37,7 +37,7 @@ static const char *const ss_names[] = {"off", "iops", "bw", "lat", NULL}; /* enu
 
 static const struct keydef keys[] = {
     {"engine", K_ENGINE, OFF(engine), 0, 0, NULL, "I/O engine: psync, libaio, io_uring, nvme, null (Linux); wsync, iocp, ioring (Windows)"},
-    {"rw", K_ENUM, OFF(rw), 0, 0, rw_names, "read, write, randread, randwrite, randrw, rw"},
+    {"rw", K_ENUM, OFF(rw), 0, 0, rw_names, "read, write, randread, randwrite, randrw, rw, trim, randtrim"},
     {"rwmix", K_UINT, OFF(rwmix), 0, 100, NULL, "read percentage of mixed workloads"},
     {"bs", K_SIZE, OFF(bs), 1, 1ull << 30, NULL, "block size"},
     {"qd", K_UINT, OFF(qd), 1, 16384, NULL, "I/Os in flight per job"},
@@ -126,6 +126,8 @@ int nvb__werr(struct nvb_workload *w, int err, const char *fmt, ...)
     va_end(ap);
     return err;
 }
+
+const char *const nvb__dir_names[NVB__NDIR] = {"read", "write", "trim"};
 
 const char *nvb__rw_name(int rw)
 {

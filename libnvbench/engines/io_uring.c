@@ -14,6 +14,10 @@
  *    this thread asks, so there are no interrupting task-work runs) and the
  *    buffers and files are registered, saving a page pin and an fdget per I/O.
  *
+ * Trims: IORING_OP_FALLOCATE punching a hole in a file, the block discard
+ * command (IORING_OP_URING_CMD, BLOCK_URING_CMD_DISCARD, Linux 6.12) on a
+ * block device (engines/uring_trim.h).
+ *
  * Threading: setup() must run on the job thread that later submits.
  * SINGLE_ISSUER/DEFER_TASKRUN tie the ring to the creating task and a
  * registered ring fd is private to the registering task.
@@ -26,6 +30,7 @@
 #include <string.h>
 
 #include "engines/ring.h"
+#include "engines/uring_trim.h"
 #include "nvbench.h"
 
 enum {
@@ -72,6 +77,7 @@ struct uring {
     size_t buf_len;
     unsigned char regfiles;
     unsigned char sqpoll;
+    unsigned char *blk;      /* trims: which targets are block devices */
 };
 
 static void uring_teardown(void *state)
@@ -82,6 +88,7 @@ static void uring_teardown(void *state)
     /* Exiting the ring cancels or waits for whatever is still in flight and
      * drops the registered buffers, files and ring fd with it. */
     nvb__ring_exit(&u->r);
+    free(u->blk);
     free(u);
 }
 
@@ -166,6 +173,7 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
     int64_t iopoll = ctx->opts[OPT_IOPOLL];
     int64_t regring = ctx->opts[OPT_REGISTER_RING];
     unsigned entries;
+    int r0;
 
     /* Polled completion exists only for O_DIRECT. What setup cannot see is
      * whether a block device has poll queues (nvme poll_queues=N) or a file
@@ -203,10 +211,16 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
     if (iopoll)
         base |= IORING_SETUP_IOPOLL;
 
+    if ((r0 = nvb__uring_trim_setup(ctx, &u->blk)) < 0) {
+        free(u);
+        return r0;
+    }
+
     unsigned flags = 0;
     char fallback[160] = "";
     int r = create_ring(ctx, u, entries, base, &flags, fallback, sizeof(fallback));
     if (r < 0) {
+        free(u->blk);
         free(u);
         return r;
     }
@@ -269,7 +283,9 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
             fd = u->regfiles ? (int)io->target : u->fds[io->target];
 
         int fixed = nvb__ring_fixed_ok(u->bufs, u->nbufs, u->buf_len, io);
-        if (io->dir == NVB_WRITE) {
+        if (__builtin_expect(io->dir == NVB_TRIM, 0)) {
+            nvb__uring_prep_trim(sqe, fd, u->blk[io->target < u->nfds ? io->target : 0], io->off, io->len);
+        } else if (io->dir == NVB_WRITE) {
             if (fixed)
                 io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->off, (int)io->slot);
             else
@@ -288,11 +304,12 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
     return 0;
 }
 
-/* A short count (EOF, end of device) is the answer, not an error. */
+/* A short count (EOF, end of device) is the answer, not an error; a trim
+ * that succeeds (0) did its whole length. */
 static inline void uring_res(void *arg, struct nvb__io *io, int res)
 {
     (void)arg;
-    io->res = res;
+    io->res = __builtin_expect(res == 0 && io->dir == NVB_TRIM, 0) ? (int64_t)io->len : res;
 }
 
 static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
@@ -305,7 +322,7 @@ static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned 
 
 /* .abandon: closing a ring does not wait for its requests (the kernel
  * finishes them in the background): safe with I/O abandoned in flight. */
-NVB__ENGINE_DEFINE(io_uring, 0, uring_opts,
+NVB__ENGINE_DEFINE(io_uring, NVB__ENG_TRIM, uring_opts,
     "Linux io_uring via liburing: batched submission, registered buffers/files, SQPOLL/IOPOLL",
     NVB__ENGINE_IF(NVB_HAVE_LIBURING, NVB__NEEDS_LINUX_LIB("liburing", "io_uring", "ioring"),
         .probe = uring_probe, NVB__ENGINE_OPS(uring), .abandon = uring_teardown));

@@ -29,7 +29,7 @@ static int null_submit(void *state, struct nvb__io **ios, unsigned n)
     return nvb__sync_submit(state, ios, n, null_io);
 }
 
-NVB__ENGINE_DEFINE(null, NVB__ENG_NO_FILES, nvb__engine_no_opts,
-    "no I/O: completes every request at once (measures the framework)",
+NVB__ENGINE_DEFINE(null, NVB__ENG_NO_FILES | NVB__ENG_TRIM, nvb__engine_no_opts,
+    "no I/O: completes every request at once, trims too (measures the framework)",
     .probe = nvb__engine_probe_ok, .setup = null_setup, .submit = null_submit, .reap = nvb__sync_reap,
     .teardown = nvb__sync_free);

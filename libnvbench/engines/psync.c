@@ -1,5 +1,7 @@
 /*
- * psync: one pread()/pwrite() per I/O, done inside submit().
+ * psync: one pread()/pwrite() per I/O, done inside submit(); a trim is one
+ * BLKDISCARD on a block device, one fallocate() punching a hole in a file
+ * (engines/trim.h).
  *
  * The baseline every other engine is compared with, and the engine that works
  * everywhere. Completed slots wait in a small FIFO until reap() hands them
@@ -13,14 +15,37 @@
 #include "nvbench.h"
 
 #ifndef _WIN32
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "engines/done.h"
+#include "engines/trim.h"
+
+struct psync {
+    struct nvb__sync s;      /* first: the shared submit/reap take it */
+    unsigned char *blk;      /* trims: which targets are block devices */
+};
+
+static void psync_teardown(void *state)
+{
+    struct psync *p = state;
+    if (p)
+        free(p->blk);
+    nvb__sync_free(state);
+}
 
 static int psync_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
-    *state = nvb__sync_new(ctx, sizeof(struct nvb__sync), "psync");
-    return *state ? 0 : -ENOMEM;
+    struct psync *p = nvb__sync_new(ctx, sizeof(struct psync), "psync");
+    if (!p)
+        return -ENOMEM;
+    int rc = nvb__trim_kinds(ctx, "psync", &p->blk);
+    if (rc < 0) {
+        psync_teardown(p);
+        return rc;
+    }
+    *state = p;
+    return 0;
 }
 
 static int64_t do_io(void *state, const struct nvb__io *io)
@@ -29,6 +54,8 @@ static int64_t do_io(void *state, const struct nvb__io *io)
     if (io->target >= p->nfds)
         return -EBADF;
     int fd = p->fds[io->target];
+    if (__builtin_expect(io->dir == NVB_TRIM, 0))
+        return nvb__trim_sync(fd, ((const struct psync *)state)->blk[io->target], io->off, io->len);
     ssize_t r;
     /* A short transfer is the result of this I/O, not something to finish
      * behind the runner's back: it is reported as is (EOF, device end). */
@@ -48,7 +75,8 @@ static int psync_submit(void *state, struct nvb__io **ios, unsigned n)
 
 #endif /* _WIN32 */
 
-NVB__ENGINE_DEFINE(psync, NVB__ENG_SYNC, nvb__engine_no_opts, "pread(2)/pwrite(2), one synchronous I/O at a time",
+NVB__ENGINE_DEFINE(psync, NVB__ENG_SYNC | NVB__ENG_TRIM, nvb__engine_no_opts,
+    "pread(2)/pwrite(2), one synchronous I/O at a time (trims: BLKDISCARD, fallocate punch-hole)",
     NVB__ENGINE_IF(NVB__POSIX, "not on Windows (no pread/pwrite): use engine wsync, its Windows analogue",
         .probe = nvb__engine_probe_ok, .setup = psync_setup, .submit = psync_submit, .reap = nvb__sync_reap,
-        .teardown = nvb__sync_free));
+        .teardown = psync_teardown));

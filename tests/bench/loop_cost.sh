@@ -6,10 +6,12 @@
 # per-I/O cost there; at qd 32 it is shared by the batch. With --target, the
 # page-cache loop instead: 4 KiB buffered random reads of FILE (keep it
 # cached: a file smaller than memory, read once before) with --engine.
+# With --rw "A B", one build's rw=A beside its (or --base's) rw=B, e.g.
+# --base build --rw "randtrim randwrite": what a trim costs beside a write.
 #
 #   tests/bench/loop_cost.sh --base OTHER_BUILD [--build DIR] [--pairs N]
 #                            [--runtime S] [--qd "1 32"] [--args "K=V ..."]
-#                            [--target FILE --engine io_uring]
+#                            [--target FILE --engine io_uring] [--rw "A B"]
 #
 # A benchmark, not a test: never run by CTest. Prints, per queue depth, both
 # builds' median IOPS, each build's spread (max/min of its own runs: how much
@@ -24,6 +26,8 @@ QDS="1 32"
 ARGS=
 TARGET=
 ENGINE=io_uring
+RW_NEW=randread
+RW_OLD=randread
 while [ $# -gt 0 ]; do
     case $1 in
     --build) BUILD=$2; shift 2 ;;
@@ -34,6 +38,7 @@ while [ $# -gt 0 ]; do
     --args) ARGS=$2; shift 2 ;;
     --target) TARGET=$2; shift 2 ;;
     --engine) ENGINE=$2; shift 2 ;;
+    --rw) RW_NEW=${2%% *}; RW_OLD=${2##* }; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -45,21 +50,21 @@ for b in "$NEW" "$OLD"; do [ -x "$b" ] || { echo "no $b: build it first" >&2; ex
 WHAT="engine=null"
 [ -n "$TARGET" ] && WHAT="engine=$ENGINE direct=0"
 
-# IOPS of one run of BINARY at QD
+# IOPS of one run of BINARY at QD with RW
 iops() {
     # shellcheck disable=SC2086
-    "$1" $WHAT rw=randread bs=4k qd="$2" runtime="${RUNTIME}s" $ARGS ${TARGET:+"$TARGET"} |
+    "$1" $WHAT rw="$3" bs=4k qd="$2" runtime="${RUNTIME}s" $ARGS ${TARGET:+"$TARGET"} |
         /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["iops"])'
 }
-echo "$WHAT rw=randread bs=4k runtime=${RUNTIME}s $ARGS $TARGET"
+echo "$WHAT rw=$RW_NEW (this) vs rw=$RW_OLD (other) bs=4k runtime=${RUNTIME}s $ARGS $TARGET"
 
 echo "| qd | this build, median IOPS (spread) | other build, median IOPS (spread) | ratio this/other, median of pairs (pairs) |"
 echo "|---|---|---|---|"
 for qd in $QDS; do
     new=() old=()
     for p in $(seq 0 "$PAIRS"); do
-        if [ $((p % 2)) = 0 ]; then a=$(iops "$NEW" "$qd"); b=$(iops "$OLD" "$qd");
-        else b=$(iops "$OLD" "$qd"); a=$(iops "$NEW" "$qd"); fi
+        if [ $((p % 2)) = 0 ]; then a=$(iops "$NEW" "$qd" "$RW_NEW"); b=$(iops "$OLD" "$qd" "$RW_OLD");
+        else b=$(iops "$OLD" "$qd" "$RW_OLD"); a=$(iops "$NEW" "$qd" "$RW_NEW"); fi
         [ "$p" = 0 ] && continue # warm-up pair
         new+=("$a"); old+=("$b")
     done

@@ -140,6 +140,11 @@ run sparse "{\"engine\":\"psync\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective
 # Compressible and duplicate data on purpose, echoed in the workload.
 run data-keys "{\"engine\":\"psync\",\"rw\":\"randwrite\",\"bs\":4096,\"qd_effective\":1,\"targets\":[\"$FILE_B\"],\"runtime_s\":0.3,\"data_compress\":40,\"data_dedupe\":20}" \
     engine=psync rw=randwrite bs=4k runtime=300ms data_compress=40 data_dedupe=20 "$FILE_B"
+# Trims (rw=trim, randtrim): a trim object beside read and write, on a scratch copy
+TRIMF=$TMP/trim.dat
+cp "$FILE_B" "$TRIMF"
+run trim "{\"engine\":\"$ASYNC\",\"rw\":\"randtrim\",\"bs\":65536,\"qd_effective\":$QDE,\"targets\":[\"$TRIMF\"],\"runtime_s\":0.3}" \
+    engine=$ASYNC rw=randtrim bs=64k qd=4 runtime=300ms interval=100ms "$TRIMF"
 run ramp "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3,\"ramp_s\":0.2}" \
     engine=$ASYNC rw=randread bs=4k qd=4 ramp=200ms runtime=300ms "$FILE_A"
 
@@ -356,17 +361,22 @@ def check(name, path, exp):
         say(f"submissions.ios {sub_['ios']} < I/Os counted {r['total']['ios']}")
     if sub_["calls"] > sub_["ios"]:
         say(f"submissions: {sub_['calls']} calls for {sub_['ios']} I/Os")
+    # the directions: read and write, and trim in (only in) the results of workloads that trim
+    dirs = ("read", "write", "trim") if "trim" in r else ("read", "write")
+    if ("trim" in r) != (w["rw"] in ("trim", "randtrim")):
+        say(f"rw={w['rw']} with a trim object: {'trim' in r}")
     if r["read"]["slat_hist"] is not None:
-        nslat = r["read"]["slat_hist"]["count"] + r["write"]["slat_hist"]["count"]
+        nslat = sum(r[dn]["slat_hist"]["count"] for dn in dirs if r[dn]["slat_hist"] is not None)
         if nslat != sub_["ios"]:
             say(f"slat counts {nslat} I/Os, submissions.ios is {sub_['ios']}")
-    for dn in ("read", "write"):
+    for dn in dirs:
         check_dir(f"{name}: {dn}", r[dn], bs, dur, True, r["hist_rel_error"], open_rate)
     rd, wr, tot = r["read"], r["write"], r["total"]
-    if tot["ios"] != rd["ios"] + wr["ios"] or tot["bytes"] != rd["bytes"] + wr["bytes"]:
-        say(f"total {tot['ios']} ios / {tot['bytes']} bytes != read + write")
-    if not close(tot["iops"], rd["iops"] + wr["iops"]) or not close(tot["bw_bytes_s"], rd["bw_bytes_s"] + wr["bw_bytes_s"]):
-        say("total.iops / total.bw_bytes_s != read + write")
+    dsum = lambda k: sum(r[dn][k] for dn in dirs)
+    if tot["ios"] != dsum("ios") or tot["bytes"] != dsum("bytes"):
+        say(f"total {tot['ios']} ios / {tot['bytes']} bytes != the directions' sum")
+    if not close(tot["iops"], dsum("iops")) or not close(tot["bw_bytes_s"], dsum("bw_bytes_s")):
+        say("total.iops / total.bw_bytes_s != the directions' sum")
     if tot["ios"] == 0 and not partial:
         say("no I/O at all")
     if "total_ios" in exp and tot["ios"] != exp["total_ios"] and not exp.get("faults"):
@@ -374,8 +384,10 @@ def check(name, path, exp):
     rw = w["rw"]
     if rw in ("read", "randread") and wr["ios"]:
         say(f"rw={rw} but {wr['ios']} writes")
-    if rw in ("write", "randwrite") and rd["ios"]:
+    if rw in ("write", "randwrite", "trim", "randtrim") and rd["ios"]:
         say(f"rw={rw} but {rd['ios']} reads")
+    if rw in ("trim", "randtrim") and wr["ios"]:
+        say(f"rw={rw} but {wr['ios']} writes")
     if rw in ("randrw", "rw") and tot["ios"] >= 1000:
         share = rd["ios"] / tot["ios"]
         want = w["rwmix"] / 100
@@ -391,14 +403,14 @@ def check(name, path, exp):
             say(f"per_target.{i}.path {t['path']!r}, expected {exp['targets'][i]!r}")
         if t["logical_block_size"] < 1 or t["region_size"] < bs:
             say(f"per_target.{i}: logical_block_size {t['logical_block_size']}, region_size {t['region_size']}")
-        for dn in ("read", "write"):
+        for dn in dirs:
             check_dir(f"{name}: per_target.{i}.{dn}", t[dn], bs, dur, False, None)
             tl, al = t[dn]["lat_ns"], r[dn]["lat_ns"]
             if t[dn]["ios"] and (tl["min"] < al["min"] or tl["max"] > al["max"]):
                 say(f"per_target.{i}.{dn} latency range [{tl['min']}, {tl['max']}] outside the total's")
-        if exp.get("all_targets_busy") and t["read"]["ios"] + t["write"]["ios"] == 0:
+        if exp.get("all_targets_busy") and sum(t[dn]["ios"] for dn in dirs) == 0:
             say(f"per_target.{i} did no I/O")
-    for dn in ("read", "write"):
+    for dn in dirs:
         for k in ("ios", "bytes"):
             s = sum(t[dn][k] for t in pt)
             if s != r[dn][k]:
@@ -410,12 +422,12 @@ def check(name, path, exp):
         say(f"errors.by_errno sums to {sum(errs_['by_errno'].values())}, errors.count is {errs_['count']}")
     if errs_["short"] > errs_["by_errno"].get("EIO", 0):
         say(f"{errs_['short']} short transfers but only {errs_['by_errno'].get('EIO', 0)} EIO")
-    if errs_["read"] + errs_["write"] != errs_["count"]:
-        say(f"errors.read + errors.write != errors.count: {errs_}")
+    if sum(errs_[dn] for dn in dirs) != errs_["count"]:
+        say(f"errors by direction do not sum to errors.count: {errs_}")
     fl = r["fault"]
     for k in ("injected", "short", "delayed"):
-        if fl["read"][k] + fl["write"][k] != fl[k]:
-            say(f"fault.read.{k} + fault.write.{k} != fault.{k}: {fl}")
+        if sum(fl[dn][k] for dn in dirs) != fl[k]:
+            say(f"fault by direction .{k} do not sum to fault.{k}: {fl}")
     if sum(fl["by_errno"].values()) != fl["injected"]:
         say(f"fault.by_errno does not sum to fault.injected: {fl}")
     if exp.get("faults"):
@@ -484,7 +496,7 @@ def check(name, path, exp):
             say(f"timeseries t_s not increasing: {a['t_s']} then {b['t_s']}")
     if sum(x["errors"] for x in ts) != errs_["count"]:
         say(f"timeseries errors sum to {sum(x['errors'] for x in ts)}, errors.count is {errs_['count']}")
-    for dn in ("read", "write"):
+    for dn in dirs:
         for k in ("ios", "bytes"):
             s = sum(x[dn][k] for x in ts)
             if s != r[dn][k]:

@@ -93,7 +93,7 @@ def latency_svgs(rs, prefix="lat-"):
 
 def _iops(sample, op):
     total = 0.0
-    for d in (("read", "write") if op not in ("read", "write") else (op,)):
+    for d in (("read", "write", "trim") if op not in ("read", "write", "trim") else (op,)):
         v = (sample.get(d) or {}).get("iops")
         if isinstance(v, (int, float)) and math.isfinite(v):
             total += v

@@ -70,7 +70,7 @@ def summary(data):
 
 def _block(data):
     lines = [_header(data)]
-    for d in ("read", "write"):
+    for d in ("read", "write", "trim"):
         x = data.get(d) or {}
         if not x.get("ios"):
             continue

@@ -1,7 +1,7 @@
 """Read fio's ``--output-format=json`` (fio 3.x) into nvbench Results.
 
 Every fio job becomes one :class:`~nvbench.result.Result` whose data uses the keys of
-nvbench's own result (``read``/``write`` with ``ios``, ``bytes``, ``iops``,
+nvbench's own result (``read``/``write``, and ``trim`` for a job that trimmed, with ``ios``, ``bytes``, ``iops``,
 ``bw_bytes_s``, ``bw_gib_s``, ``lat_ns``, ``slat_ns``, ``clat_ns``; ``cpu``;
 ``duration_s``; ``workload``), so fio results sit in the same tables, comparisons and
 plots. ``data["source"]`` is ``"fio"`` and ``data["fio"]`` keeps what has no nvbench
@@ -81,12 +81,16 @@ def parse_size(text):
     return int(float(m.group(1)) * _UNITS[m.group(2)])
 
 
-def _bs_per_direction(bs):
-    """fio's bs may be 'R,W[,T]' with empty fields meaning 'same as read'."""
+def _bs_per_direction(bs, field=None):
+    """fio's bs may be 'R,W[,T]' with empty fields meaning 'same as read': (read, write),
+    or the one of field 2 (trim) when asked."""
     parts = [p for p in str(bs).split(",")]
     read = parts[0] or "4k"
     write = parts[1] if len(parts) > 1 and parts[1] else read
     # A range 'bs=4k-16k' is a bssplit-like spec: report its low end, as fio's header does.
+    if field == 2:
+        trim = parts[2] if len(parts) > 2 and parts[2] else read
+        return parse_size(trim.split("-")[0].split(":")[0])
     return parse_size(read.split("-")[0].split(":")[0]), parse_size(write.split("-")[0].split(":")[0])
 
 
@@ -197,6 +201,8 @@ def _one_result(fio_obj, entries, ncpus, meta):
     op = op_of_rw(rw)
     bs_r, bs_w = _bs_per_direction(opts.get("bs", opts.get("blocksize", "4k")))
     bs = bs_w if op == "write" else bs_r
+    if op == "trim":
+        bs = _bs_per_direction(opts.get("bs", opts.get("blocksize", "4k")), 2)
     qd = _int(opts.get("iodepth"), 1)
     numjobs = _int(opts.get("numjobs"), 1)
     engine = _engine_name(opts.get("ioengine"))
@@ -204,11 +210,16 @@ def _one_result(fio_obj, entries, ncpus, meta):
 
     read, pct_r, rt_r = _direction(entries, "read")
     write, pct_w, rt_w = _direction(entries, "write")
+    # fio reports a trim object always; the result has one when the job trimmed (as nvbench's)
+    trim, pct_t, rt_t = _direction(entries, "trim")
+    has_trim = "trim" in rw or trim["ios"] > 0
+    if not has_trim:
+        trim, pct_t, rt_t = {"ios": 0, "bytes": 0, "iops": 0.0, "bw_bytes_s": 0.0}, False, 0
     warnings = [_THREAD_CPU_NOTE]
-    if not (pct_r or pct_w):
+    if not (pct_r or pct_w or pct_t):
         warnings.append("fio computed no percentiles of lat (lat_percentiles=1 was not set): "
                         "lat_ns percentiles are n/a; clat_ns has fio's clat percentiles")
-    duration_s = max(rt_r, rt_w) / 1000.0
+    duration_s = max(rt_r, rt_w, rt_t) / 1000.0
     if duration_s == 0:
         duration_s = max(_int(e.get("job_runtime"), 0) for e in entries) / 1000.0
     # usr/sys_cpu are percent of one CPU over the job's runtime; job_runtime (ms) of a
@@ -218,8 +229,8 @@ def _one_result(fio_obj, entries, ncpus, meta):
     sys_s = sum(float(e.get("sys_cpu", 0) or 0) / 100.0 * _int(e.get("job_runtime"), 0) / 1000.0
                 for e in entries)
     cpu_s = user_s + sys_s
-    total_ios = read["ios"] + write["ios"]
-    total_iops = read["iops"] + write["iops"]
+    total_ios = read["ios"] + write["ios"] + trim["ios"]
+    total_iops = read["iops"] + write["iops"] + trim["iops"]
     cores = cpu_s / duration_s if duration_s else 0.0
     cpu = {
         "scope": THREAD_CPU_SCOPE,
@@ -247,8 +258,10 @@ def _one_result(fio_obj, entries, ncpus, meta):
         "start_unix_ns": int(ts_ms) * 1_000_000 if ts_ms else 0,
         "read": read,
         "write": write,
-        "total": {"ios": total_ios, "bytes": read["bytes"] + write["bytes"],
-                  "iops": total_iops, "bw_bytes_s": read["bw_bytes_s"] + write["bw_bytes_s"]},
+        **({"trim": trim} if has_trim else {}),
+        "total": {"ios": total_ios, "bytes": read["bytes"] + write["bytes"] + trim["bytes"],
+                  "iops": total_iops,
+                  "bw_bytes_s": read["bw_bytes_s"] + write["bw_bytes_s"] + trim["bw_bytes_s"]},
         "cpu": cpu,
         "errors": {"count": sum(1 for x in errors if x)},
         "warnings": warnings,
@@ -261,7 +274,7 @@ def _one_result(fio_obj, entries, ncpus, meta):
             "groupid": job.get("groupid"),
             "entries": len(entries),
             "job_options": opts,
-            "lat_percentiles": bool(pct_r or pct_w),
+            "lat_percentiles": bool(pct_r or pct_w or pct_t),
             "usr_cpu": [e.get("usr_cpu") for e in entries],
             "sys_cpu": [e.get("sys_cpu") for e in entries],
             "disk_util": fio_obj.get("disk_util", []),

@@ -1,7 +1,7 @@
 """The labels that place a run in a matrix, and the published order of its blocks.
 
 A run's ``cell`` names its access pattern and block size ("rand4k", "seq128k"),
-its ``op`` the direction ("read", "write", "mixed"); a block of the published
+its ``op`` the direction ("read", "write", "trim", "mixed"); a block of the published
 table is one (cell, op) pair: "Random 4K read".
 """
 
@@ -11,7 +11,7 @@ __all__ = ["op_of_rw", "cell_of", "block_label", "block_sort_key", "human_bs", "
 
 # Published block order: these cells, reads first then writes.
 SEED_CELLS = ("rand4k", "rand64k", "seq64k", "seq128k")
-_OP_ORDER = {"read": 0, "write": 1, "mixed": 2}
+_OP_ORDER = {"read": 0, "write": 1, "trim": 2, "mixed": 3}
 
 
 def human_bs(bs):
@@ -25,12 +25,14 @@ def human_bs(bs):
 
 
 def op_of_rw(rw):
-    """'read' / 'write' / 'mixed' for an rw mode (nvbench's or fio's spelling)."""
+    """'read' / 'write' / 'trim' / 'mixed' for an rw mode (nvbench's or fio's spelling)."""
     rw = (rw or "").lower()
     if rw in ("read", "randread"):
         return "read"
-    if rw in ("write", "randwrite", "trim", "randtrim"):
+    if rw in ("write", "randwrite"):
         return "write"
+    if rw in ("trim", "randtrim"):
+        return "trim"
     if rw in ("rw", "readwrite", "randrw", "trimwrite", "randtrimwrite"):
         return "mixed"
     return rw or None
@@ -80,6 +82,6 @@ def block_sort_key(block):
     cell, op = block
     cell = cell or ""
     if cell in SEED_CELLS:
-        return (_OP_ORDER.get(op, 3), 0, SEED_CELLS.index(cell), 0, cell)
+        return (_OP_ORDER.get(op, 4), 0, SEED_CELLS.index(cell), 0, cell)
     pattern = 0 if cell.startswith("rand") else 1
-    return (_OP_ORDER.get(op, 3), 1, pattern, _bs_of_cell(cell), cell)
+    return (_OP_ORDER.get(op, 4), 1, pattern, _bs_of_cell(cell), cell)

@@ -176,7 +176,7 @@ def figures(r):
     # the queue depth the engine really ran at (a synchronous engine: 1 per job)
     row["qd_effective"] = data.get("qd_effective") if data.get("qd_effective") else m.get("qd")
     op = m.get("op")
-    if op in ("read", "write"):
+    if op in ("read", "write", "trim"):
         figs, unsupported = _direction_figures(data.get(op))
         row.update(figs)
         mixed = None

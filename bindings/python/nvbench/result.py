@@ -96,6 +96,7 @@ class Result:
     """One run: the C result (``data``) and its matrix labels (``meta``).
 
     Attribute access reads the result: ``r.read.iops``, ``r.read.lat_ns.p99``,
+    ``r.trim.ios`` (a workload that trims: rw=trim, randtrim; :meth:`direction`),
     ``r.read.lat_ns["p99.9"]``, ``r.cpu.cpu_us_per_io``, ``r.duration_s``.
     ``r.data`` is the underlying dict (mutable; the views are not).
     """
@@ -151,6 +152,17 @@ class Result:
         total's). [] for a run of one workload."""
         return [Result(g, {"group": g.get("name")}) for g in self.data.get("groups") or []]
 
+    def direction(self, name):
+        """One direction's figures (``"read"``, ``"write"``, ``"trim"``) as a view; a
+        direction the run did not have (``trim`` without trims) reads as zeros."""
+        if name not in ("read", "write", "trim"):
+            raise ValueError(f"direction {name!r}: not read, write or trim")
+        d = self.data.get(name)
+        if not isinstance(d, dict):
+            d = {"ios": 0, "bytes": 0, "iops": 0.0, "bw_bytes_s": 0.0, "bw_gib_s": 0.0,
+                 "lat_ns": None, "slat_ns": None, "clat_ns": None}
+        return _View(d, name)
+
     def get(self, path, default=None):
         """Value at a dotted path (``"read.lat_ns.p99"``), or ``default`` when absent."""
         cur = self.data
@@ -204,7 +216,7 @@ class Result:
         if m.get("repeat"):
             parts.append(f"repeat={m['repeat']}")
         figs = []
-        for op in ("read", "write"):
+        for op in ("read", "write", "trim"):
             d = self.data.get(op)
             if isinstance(d, dict) and d.get("iops"):
                 bw = bw_gib(d)

@@ -502,7 +502,7 @@ static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
      * only the refusal (then not attached: it has no figures). */
     PyObject *json = NULL;
     int has_figures = r && (rc == 0 || rc == -ECANCELED || rc == -EIO ||
-                            nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE) > 0);
+                            nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE) + nvb_result_ios(r, NVB_TRIM) > 0);
     if (r && (has_figures || c.exc_type)) {
         char *s = NULL;
         if (nvb_result_json(r, &s) == 0) {
