@@ -90,6 +90,8 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
                   "jobs for concurrency)", p->eng->name, p->qd);
         p->qd = 1;
     }
+    if ((rc = nvb__bsmix_plan(w, !(p->eng->flags & NVB__ENG_NO_FILES), err, errlen)) < 0)
+        return rc;
     if (w->io_limit && w->ios)
         FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);
     if (w->io_limit) {
@@ -130,7 +132,7 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
 static int plan_prepare(const struct nvb_workload *w, struct plan *p, struct ptarget *t, char *err, size_t errlen)
 {
     struct nvb__target_prep tp = {
-        .path = t->path, .bs = w->bs,
+        .path = t->path, .bs = nvb__bs_largest(w),
         .file = t->file, .file_len = sizeof t->file,
         .claim = t->claim, .claim_len = sizeof t->claim,
         .dev = t->ti.dev, .dev_len = sizeof t->ti.dev,
@@ -204,15 +206,13 @@ static int plan_region(const struct nvb_workload *w, struct plan *p, struct ptar
             FAIL(-EINVAL, "offset '%" PRIu64 "' is not a multiple of the logical block size %u of target '%s' (%s)",
                  t->off, lbs, t->path, needs);
     }
-    if (w->bs > t->len)
-        FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
-             nvb__fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
-    return 0;
+    return nvb__bsmix_target(w, t->ti.lbs ? t->ti.lbs : 512, t->len, t->path,
+                             w->direct || t->whole_blocks ? (t->whole_blocks ? t->whole_blocks : "direct=1") : NULL,
+                             err, errlen);
 }
 
 static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptarget *t, char *err, size_t errlen)
 {
-    char b1[32];
     int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
     int rc;
     rc = nvb__target_info(t->path, &t->ti);
@@ -230,10 +230,7 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
         t->len = w->size ? w->size : (sz > w->offset ? sz - w->offset : NULL_REGION);
         if (!t->ti.lbs)
             t->ti.lbs = 1;
-        if (w->bs > t->len)
-            FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
-                 nvb__fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
-        return 0;
+        return nvb__bsmix_target(w, 1, t->len, t->path, NULL, err, errlen);
     }
     /* The destructive-write guard (devices/guard.c), and the device's
      * facts: a write smaller than the flash's indirection unit costs
@@ -312,12 +309,13 @@ static int plan_budget(const struct nvb_workload *w, struct plan *p, char *err, 
          * (plus those per target and per direction merged at the end): more than the
          * machine has would end in the OOM killer. */
         struct nvb__run_mem m;
-        nvb__run_mem_estimate(w->bs, p->qd, p->jobs, p->nt, p->reads + p->writes, &m);
+        const uint64_t bs = nvb__bs_largest(w); /* buffers hold bssplit's largest size */
+        nvb__run_mem_estimate(bs, p->qd, p->jobs, p->nt, p->reads + p->writes, &m);
         uint64_t mem = nvb__mem_total();
         if (mem && m.total > mem)
             FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes and %" PRIu64 " latency histograms of %zu "
                  "bytes (lat, slat and clat per job per target per direction) need %" PRIu64 " bytes, more than the %" PRIu64
-                 " bytes of memory this process can have", nvb__fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs,
+                 " bytes of memory this process can have", nvb__fmt_size(bs, b1, sizeof b1), p->qd, p->jobs,
                  m.histograms, sizeof(struct nvb__hist), m.total, mem);
         if (mem && m.total > mem / 2)
             plan_warn(p, "buffers of bs x qd x jobs and latency histograms take %" PRIu64 " of the %" PRIu64
