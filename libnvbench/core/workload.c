@@ -521,6 +521,8 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
                 snprintf(tmp, sizeof tmp, "%" PRIu64 "s", (uint64_t)(ns / 1000000000u));
             else if (ns % 1000000ull == 0)
                 snprintf(tmp, sizeof tmp, "%" PRIu64 "ms", (uint64_t)(ns / 1000000u));
+            else if (k->type == K_USEC && ns % 1000ull == 0) /* fio's unit */
+                snprintf(tmp, sizeof tmp, "%" PRIu64 "us", (uint64_t)(ns / 1000u));
             else
                 snprintf(tmp, sizeof tmp, "%" PRIu64 "ns", ns);
             break;
