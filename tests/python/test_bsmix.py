@@ -52,10 +52,11 @@ def test_bssplit_refused(data_file, value):
     assert "'bssplit'" in str(ei.value) and value in str(ei.value)
 
 
-def test_cli_bssplit(data_file):
-    p = cli("run", "--json", "engine=null", "ios=500", "bssplit=4k/50:8k/50", data_file)
+def test_cli_bssplit(data_file, tmp_path):
+    out = tmp_path / "r.json"
+    p = cli("run", "--json", out, "engine=null", "ios=500", "bssplit=4k/50:8k/50", data_file)
     assert p.returncode == 0, p.stderr
-    counts = json.loads(p.stdout)["read"]["bs_counts"]
+    counts = json.loads(out.read_text())["results"][0]["read"]["bs_counts"]
     assert set(counts) == {"4096", "8192"} and sum(counts.values()) == 500
     p = cli("run", "engine=null", "ios=5", "bssplit=4k/70", data_file)
     assert p.returncode == 2 and "'bssplit'" in p.stderr and "4k/70" in p.stderr
