@@ -7,6 +7,13 @@
 # ratios case/fixed.
 #
 #   tests/bench/bsmix_cost.sh [--build DIR] [--rounds N] [--runtime S] [--qd "1 32"]
+#                             [--icount [--base OTHER_BUILD]]
+#
+# --icount: instead of timing, the instructions each case executes per I/O,
+# counted by valgrind (cachegrind, no cache simulation) as the difference
+# between runs of 100000 and 300000 I/Os over 200000: exact and the same on
+# a busy machine, where the timings spread widely. With --base, the plain
+# bs=4k case of OTHER_BUILD too (the loop before bssplit and thinktime).
 #
 # A benchmark, not a test: never run by CTest. /usr/bin/python3 does the
 # arithmetic. (Zero think time against the loop before it: loop_cost.sh
@@ -16,12 +23,16 @@ BUILD=build
 ROUNDS=5
 RUNTIME=2
 QDS="1 32"
+ICOUNT=
+BASE=
 while [ $# -gt 0 ]; do
     case $1 in
     --build) BUILD=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --runtime) RUNTIME=$2; shift 2 ;;
     --qd) QDS=$2; shift 2 ;;
+    --icount) ICOUNT=1; shift ;;
+    --base) BASE=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -30,6 +41,27 @@ BIN=$BUILD/examples/c/run_workload
 
 CASES=("bs=4k" "bssplit=4k/100" "bssplit=4k/50:8k/30:16k/20" "bssplit=4k/50:8k/30:16k/20 rw=randrw" "bs=4k rw=randrw"
        "bssplit=4k/50:8k/30:16k/20 rw=read")
+# instructions per I/O of BINARY at QD with ARGS
+ipio() {
+    local a b
+    # shellcheck disable=SC2086
+    a=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$1" engine=null rw=randread \
+        runtime=0 qd="$2" ios=100000 $3 2>&1 >/dev/null | awk '/I *refs/ {gsub(",", ""); print $NF}')
+    # shellcheck disable=SC2086
+    b=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$1" engine=null rw=randread \
+        runtime=0 qd="$2" ios=300000 $3 2>&1 >/dev/null | awk '/I *refs/ {gsub(",", ""); print $NF}')
+    echo $(( (b - a) / 200000 ))
+}
+if [ -n "$ICOUNT" ]; then
+    echo "engine=null rw=randread: instructions per I/O (valgrind cachegrind, 300000 - 100000 I/Os)"
+    echo "| qd | case | instructions per I/O |"
+    echo "|---|---|---|"
+    for qd in $QDS; do
+        [ -n "$BASE" ] && echo "| $qd | \`bs=4k\`, other build | $(ipio "$BASE/examples/c/run_workload" "$qd" bs=4k) |"
+        for c in "${CASES[@]}"; do echo "| $qd | \`$c\` | $(ipio "$BIN" "$qd" "$c") |"; done
+    done
+    exit 0
+fi
 iops() {
     # shellcheck disable=SC2086
     "$BIN" engine=null rw=randread qd="$1" runtime="${RUNTIME}s" $2 |
