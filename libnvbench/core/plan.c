@@ -302,8 +302,13 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
         rc = nvb__device_check(t->path, writes, w->allow_destructive, what, &t->devf, gm, sizeof gm);
         if (rc < 0)
             FAIL(rc, "%s", gm);
-        if (p->writes && nvb__iu_warning(&t->devf, w->bs, t->path, gm, sizeof gm))
-            plan_warn(p, "%s", gm);
+        struct nvb__bsdir ws; /* every size a write has: bs, or bssplit's writes */
+        nvb__bssplit_dir(&w->bssplit, NVB_WRITE, w->bs, &ws);
+        for (unsigned k = 0; p->writes && k < ws.n; k++)
+            if (nvb__iu_warning(&t->devf, ws.size[k], t->path, gm, sizeof gm)) {
+                plan_warn(p, "%s", gm);
+                break;
+            }
     }
     if (p->eng->prepare_target && (rc = plan_prepare(w, p, t, err, errlen)) < 0)
         return rc;
