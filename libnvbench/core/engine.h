@@ -24,6 +24,7 @@ struct nvb__io {
     uint16_t  target;    /* index into ctx->fds */
     uint8_t   dir;       /* NVB_READ / NVB_WRITE / NVB_TRIM (discard: buf unused) */
     uint8_t   flags;     /* NVB__IOF_* below; engines leave them alone */
+    uint8_t   bsk;       /* the runner's: the size's index in its per-size counts (bssplit) */
     int64_t   res;
     uint64_t  t_sub;     /* submission stamp (ns): the runner's, one per submit
                           * batch; an engine that issues the slots of a batch

@@ -37,7 +37,7 @@ int nvb__run_data(struct run *r, struct nvb_result *res)
                              "(no writes, no scratch file to lay out)", w->data_compress, w->data_dedupe);
         return 0;
     }
-    if (nvb__data_init(&r->data, (uint32_t)w->bs, w->seed, w->data_compress, w->data_dedupe) < 0) {
+    if (nvb__data_init(&r->data, (uint32_t)nvb__bs_largest(w), w->seed, w->data_compress, w->data_dedupe) < 0) {
         nvb__result_seterr(res, -ENOMEM, "out of memory");
         return -ENOMEM;
     }

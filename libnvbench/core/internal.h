@@ -25,6 +25,7 @@
 #include "util/json.h"
 #include "util/util.h"
 #include "core/verify.h"
+#include "core/bsmix.h"
 /* Of the devices layer core sees only this (docs/architecture.md): a
  * target's facts, checks and hold. The namespace behind a passthrough
  * target is the nvme engine's business (its prepare_target()). */
@@ -34,6 +35,7 @@
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */
 int nvb__parse_duration(const char *s, uint64_t *ns);     /* "500ms", "2s", "1m", "1h", "250us", "2" (s) */
 int nvb__parse_u64(const char *s, uint64_t *out);
+int nvb__parse_usec(const char *s, uint64_t *ns);      /* "100" (us, fio's thinktime), "2ms", "1s" */
 int nvb__parse_i64(const char *s, int64_t *out);
 int nvb__parse_bool(const char *s, int *out);             /* 0/1/true/false/yes/no/on/off */
 /* Probability "0.001", "1/1000", "0.1%" in [0, 1]. */
@@ -117,6 +119,9 @@ struct nvb_workload {
     double    ss_excursion;  /* percent of the window's mean */
     double    ss_slope;      /* percent of the window's mean */
     int       ss_stop;       /* end the run when steady */
+    struct nvb__bssplit bssplit; /* block-size mix (core/bsmix.h); unset: bs */
+    uint64_t  thinktime_ns;  /* pause after every thinktime_blocks I/Os, 0 = none */
+    unsigned  thinktime_blocks;
     unsigned  submit_batch;  /* 0 = qd */
     unsigned  complete_batch;/* 1 */
     uint64_t  cpus[NVB__MAX_CPUS / 64];
@@ -130,6 +135,8 @@ struct nvb_workload {
     char      err[1024];
 };
 
+/* The largest I/O of the workload: bs, or bssplit's largest size. */
+static inline uint64_t nvb__bs_largest(const struct nvb_workload *w) { return nvb__bs_max(&w->bssplit, w->bs, 1, 1); }
 const char *nvb__rw_name(int rw);
 static inline int nvb__rw_random(int rw) { return rw == NVB__RW_RANDREAD || rw == NVB__RW_RANDWRITE || rw == NVB__RW_RANDRW || rw == NVB__RW_RANDTRIM; }
 static inline int nvb__rw_writes(int rw) { return rw == NVB__RW_WRITE || rw == NVB__RW_RANDWRITE || rw == NVB__RW_RANDRW || rw == NVB__RW_RW; }
@@ -154,6 +161,7 @@ struct nvb__dstat {
     struct nvb__hist *slat;  /* inside the engine's submit call; NULL also when the
                               * engine completes I/O there (nvb_result.lat_unknown) */
     struct nvb__hist *clat;  /* end of the submit call to completion */
+    struct nvb__bscount *bsc;/* I/Os by size (bssplit), NULL without a split */
 };
 
 /* What a target held as the run began (examine.c). */

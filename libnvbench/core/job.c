@@ -100,6 +100,8 @@ static void job_reset_stats(struct job *j)
             hist_reset(j->st[t].d[d].hist);
             hist_reset(j->st[t].d[d].slat);
             hist_reset(j->st[t].d[d].clat);
+            if (j->st[t].d[d].bsc)
+                memset(j->st[t].d[d].bsc->count, 0, sizeof j->st[t].d[d].bsc->count);
         }
     j->st[0].errors = 0;
     memset(j->by_errno, 0, sizeof j->by_errno);
@@ -142,11 +144,14 @@ struct loop_cfg {
     uint64_t seed;
     const struct nvb__data *data; /* fresh content for every write (core/data.h), or NULL */
     int      wfill;              /* writes get content: a verification block, or data */
+    int      mix;                /* bssplit: sizes and offsets from j->mix (core/loopmix.h) */
 };
 
 /* The loop's per-I/O steps are named functions the compiler must inline:
  * steps of one loop, not calls per I/O. */
 #define LOOP_STEP static inline __attribute__((always_inline))
+
+#include "core/loopmix.h"
 
 /* Up to room I/Os into j->batch: target, block, direction, and with verify
  * the block's contents. Returns how many: fewer when verify finds the next
@@ -164,6 +169,11 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
         unsigned t = tnext;
         if (++tnext == j->nt)
             tnext = 0;
+        io->target = (uint16_t)t;
+        if (c->mix) { /* bssplit: direction, size and offset of its own */
+            bsmix_place(j, c, io, t);
+            goto placed;
+        }
         uint64_t blk;
         if (rnd) {
             blk = rng_below(&j->rng, j->nblocks[t]);
@@ -184,9 +194,9 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
         if (!rnd && ++j->seqpos[t] == j->nblocks[t])
             j->seqpos[t] = 0;
         io->off = j->st[t].region_off + blk * bs;
-        io->target = (uint16_t)t;
         io->dir = (uint8_t)(mixed ? (rng_below(&j->rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
         io->len = bs;
+    placed:
         io->flags = (measuring ? 0 : NVB__IOF_RAMP) | NVB__IOF_INFLIGHT;
         io->res = 0;
         io->t_done = 0;
@@ -195,7 +205,7 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             if (verify)
                 nvb__vblock_fill(io->buf, bs, seed, j->tmap[t], io->off, seq);
             else
-                nvb__data_fill(c->data, io->buf, bs, io->off, seq);
+                nvb__data_fill(c->data, io->buf, io->len, io->off, seq);
         }
         j->batch[n++] = io;
     }
@@ -272,6 +282,7 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
         uint64_t l = job_lat(&ts->d[d], c, io, t_done);
         ts->d[d].ios++;
         ts->d[d].bytes += io->len;
+        bsmix_count(c, &ts->d[d], io);
         ios[d]++;
         bytes[d] += io->len;
         lat[d] += l;
@@ -484,6 +495,7 @@ static void job_loop(struct job *j)
         .one = j->nt == 1 && !mixed,
         .data = r->scramble ? &r->data : NULL,
         .wfill = (w->verify && !(e->flags & NVB__ENG_NO_FILES)) || r->scramble,
+        .mix = j->mix != NULL,
     };
     /* chosen once per job (the engine's, or fault injection's): kept in
      * registers, not reloaded through j around every call */
@@ -497,7 +509,9 @@ static void job_loop(struct job *j)
     uint64_t budget = j->budget, issued = 0;
     uint64_t ios[NVB__NDIR] = {0}, bytes[NVB__NDIR] = {0}, lat[NVB__NDIR] = {0};
     uint64_t now = nvb__now_ns(), last_done = now;
-    const uint64_t t0 = now;
+    uint64_t t0 = now; /* a closed-loop rate's origin: think time moves it */
+    const uint64_t think_ns = w->thinktime_ns;
+    unsigned think_left = w->thinktime_blocks; /* I/Os before the next think */
     const uint64_t io_timeout = w->io_timeout_ns;
     uint64_t wd_ref = now;  /* the watchdog's reference: last completion, or when the queue last filled from empty */
     /* and how often it looks at the age of each I/O in flight */
@@ -530,7 +544,9 @@ static void job_loop(struct job *j)
                 if (room > can)
                     room = (unsigned)can;
             }
+            room = think_room(think_ns, room, think_left);
             n = job_prepare(j, &c, room, &nfree, &tnext, measuring);
+            think_left -= think_ns ? n : 0;
             if (budget != UINT64_MAX && measuring)
                 budget -= n;
             issued += n;
@@ -551,6 +567,12 @@ static void job_loop(struct job *j)
         if (!inflight) {
             if (stopping || !budget)
                 break;
+            if (think_ns && !think_left) { /* the last think_left I/Os have completed */
+                t0 += job_think(j, c.open, think_ns, end_ns);
+                think_left = w->thinktime_blocks;
+                now = nvb__now_ns();
+                continue;
+            }
             if (j->rate_ns) { /* ahead of the rate: sleep to the next slot */
                 uint64_t next = c.open ? j->sched.next : t0 + issued * j->rate_ns;
                 if (end_ns && next > end_ns)

@@ -59,6 +59,7 @@ void nvb__job_release(struct job *j)
     j->freel = j->batch = j->done = NULL;
     j->seqpos = j->nblocks = NULL;
     j->eopts = NULL;
+    nvb__bsmix_job_free(j);
 }
 
 /* The job's arrays: descriptors, positions, slots and lists. */
@@ -184,21 +185,22 @@ static int job_buffers(struct job *j)
     /* One block for the job's qd buffers: an aligned allocation each would
      * cost up to an alignment unit of padding apiece (twice the memory for
      * 4 KiB buffers: measured in docs/reliability.md). */
-    size_t stride = ((size_t)w->bs + align - 1) / align * align;
+    const uint64_t bs = nvb__bs_largest(w); /* bssplit: its largest size */
+    size_t stride = ((size_t)bs + align - 1) / align * align;
     j->bufmem = nvb__alloc_aligned(align, stride * qd);
     if (!j->bufmem) {
-        snprintf(j->why, sizeof j->why, "out of memory allocating %u buffers of %" PRIu64 " bytes (bs x qd)", qd, w->bs);
+        snprintf(j->why, sizeof j->why, "out of memory allocating %u buffers of %" PRIu64 " bytes (bs x qd)", qd, bs);
         return -ENOMEM;
     }
     for (unsigned i = 0; i < qd; i++) {
         j->bufs[i] = (char *)j->bufmem + (size_t)i * stride;
         if (w->fill == NVB__FILL_ZERO) {
-            memset(j->bufs[i], 0, (size_t)w->bs);
+            memset(j->bufs[i], 0, (size_t)bs);
         } else {
             uint64_t *q = j->bufs[i];
-            for (uint64_t k = 0; k < w->bs / 8; k++)
+            for (uint64_t k = 0; k < bs / 8; k++)
                 q[k] = nvb__splitmix64(&fs);
-            memset((char *)j->bufs[i] + (w->bs & ~7ull), 0x5a, (size_t)(w->bs & 7));
+            memset((char *)j->bufs[i] + (bs & ~7ull), 0x5a, (size_t)(bs & 7));
         }
         j->ios[i].buf = j->bufs[i];
         j->ios[i].slot = i;
@@ -253,7 +255,7 @@ static int job_engine(struct job *j)
         .qd = qd, .nfds = nofiles ? 0 : j->nt, .fds = j->fds, .direct = w->direct || (e->flags & NVB__ENG_CHARDEV),
         .writes = p->writes,
         .trims = p->trims,
-        .bufs = j->bufs, .buf_len = (size_t)w->bs, .cpu = j->cpu, .opts = j->eopts, .opts_set = p->eopts_set,
+        .bufs = j->bufs, .buf_len = (size_t)nvb__bs_largest(w), .cpu = j->cpu, .opts = j->eopts, .opts_set = p->eopts_set,
         .used = &j->used, .why = j->why, .why_len = sizeof j->why,
         .wait_ns = &j->wait_ns,
         .io_timeout_ns = w->io_timeout_ns,
@@ -305,7 +307,7 @@ int nvb__job_setup(struct job *j)
         nvb__thread_precise_timers();
     int rc;
     if ((rc = job_alloc(j)) < 0 || (rc = job_open_targets(j)) < 0 || (rc = job_verify_stripes(j)) < 0 ||
-        (rc = job_buffers(j)) < 0 || (rc = job_histograms(j)) < 0 || (rc = job_engine(j)) < 0)
+        (rc = job_buffers(j)) < 0 || (rc = job_histograms(j)) < 0 || (rc = nvb__bsmix_job(j)) < 0 || (rc = job_engine(j)) < 0)
         return rc;
     j->rng = j->run->w->seed ^ (0x8bb84b93962eacc9ull * (j->idx + 1));
     return 0;

@@ -48,6 +48,8 @@ int nvb__dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src)
         rc = hist_add(&dst->slat, src->slat);
     if (!rc)
         rc = hist_add(&dst->clat, src->clat);
+    if (!rc)
+        rc = nvb__bsc_merge(&dst->bsc, src->bsc);
     return rc;
 }
 
@@ -109,7 +111,7 @@ static int tstat_copy(struct nvb__tstat *dst, const struct nvb__tstat *src, cons
     *dst = *src;
     dst->path = dst->file = dst->host = NULL;
     for (int d = 0; d < NVB__NDIR; d++)
-        dst->d[d].hist = dst->d[d].slat = dst->d[d].clat = NULL;
+        dst->d[d].hist = dst->d[d].slat = dst->d[d].clat = NULL, dst->d[d].bsc = NULL;
     for (int d = 0; d < NVB__NDIR; d++)
         dst->d[d].ios = dst->d[d].bytes = 0;
     if (!(dst->path = nvb__strdup(src->path ? src->path : "")))

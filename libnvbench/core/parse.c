@@ -123,6 +123,18 @@ int nvb__parse_duration(const char *s, uint64_t *ns)
     return -EINVAL;
 }
 
+/* A duration whose bare number is microseconds (fio's thinktime), any
+ * unit of nvb__parse_duration otherwise. */
+int nvb__parse_usec(const char *s, uint64_t *ns)
+{
+    const char *q = s;
+    struct num n;
+    int rc = parse_number(&q, &n);
+    if (rc)
+        return rc;
+    return *skip_ws(q) ? nvb__parse_duration(s, ns) : scale(&n, 1000ull, ns);
+}
+
 int nvb__parse_u64(const char *s, uint64_t *out)
 {
     struct num n;

@@ -102,6 +102,8 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
                   "jobs for concurrency)", p->eng->name, p->qd);
         p->qd = 1;
     }
+    if ((rc = nvb__bsmix_plan(w, !(p->eng->flags & NVB__ENG_NO_FILES), err, errlen)) < 0)
+        return rc;
     if (w->io_limit && w->ios)
         FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);
     if (w->io_limit) {
@@ -142,7 +144,7 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
 static int plan_prepare(const struct nvb_workload *w, struct plan *p, struct ptarget *t, char *err, size_t errlen)
 {
     struct nvb__target_prep tp = {
-        .path = t->path, .bs = w->bs,
+        .path = t->path, .bs = nvb__bs_largest(w),
         .file = t->file, .file_len = sizeof t->file,
         .claim = t->claim, .claim_len = sizeof t->claim,
         .dev = t->ti.dev, .dev_len = sizeof t->ti.dev,
@@ -223,10 +225,9 @@ static int plan_region(const struct nvb_workload *w, struct plan *p, struct ptar
             FAIL(-EINVAL, "offset '%" PRIu64 "' is not a multiple of the logical block size %u of target '%s' (%s)",
                  t->off, lbs, t->path, needs);
     }
-    if (w->bs > t->len)
-        FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
-             nvb__fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
-    return 0;
+    return nvb__bsmix_target(w, t->ti.lbs ? t->ti.lbs : 512, t->len, t->path,
+                             w->direct || t->whole_blocks ? (t->whole_blocks ? t->whole_blocks : "direct=1") : NULL,
+                             err, errlen);
 }
 
 /* A target that does not exist, with size given: the run creates it as a
@@ -269,7 +270,6 @@ static int plan_create(const struct nvb_workload *w, struct ptarget *t, char *er
 
 static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptarget *t, char *err, size_t errlen)
 {
-    char b1[32];
     int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
     int rc;
     rc = nvb__target_info(t->path, &t->ti);
@@ -290,10 +290,7 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
         t->len = w->size ? w->size : (sz > w->offset ? sz - w->offset : NULL_REGION);
         if (!t->ti.lbs)
             t->ti.lbs = 1;
-        if (w->bs > t->len)
-            FAIL(-EINVAL, "bs '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
-                 nvb__fmt_size(w->bs, b1, sizeof b1), t->path, t->len);
-        return 0;
+        return nvb__bsmix_target(w, 1, t->len, t->path, NULL, err, errlen);
     }
     /* The destructive-write guard (devices/guard.c), and the device's
      * facts: a write smaller than the flash's indirection unit costs
@@ -314,8 +311,13 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
         rc = nvb__device_check(t->path, writes, w->allow_destructive, what, &t->devf, gm, sizeof gm);
         if (rc < 0)
             FAIL(rc, "%s", gm);
-        if (p->writes && nvb__iu_warning(&t->devf, w->bs, t->path, gm, sizeof gm))
-            plan_warn(p, "%s", gm);
+        struct nvb__bsdir ws; /* every size a write has: bs, or bssplit's writes */
+        nvb__bssplit_dir(&w->bssplit, NVB_WRITE, w->bs, &ws);
+        for (unsigned k = 0; p->writes && k < ws.n; k++)
+            if (nvb__iu_warning(&t->devf, ws.size[k], t->path, gm, sizeof gm)) {
+                plan_warn(p, "%s", gm);
+                break;
+            }
     }
     if (p->eng->prepare_target && (rc = plan_prepare(w, p, t, err, errlen)) < 0)
         return rc;
@@ -372,12 +374,13 @@ static int plan_budget(const struct nvb_workload *w, struct plan *p, char *err, 
          * (plus those per target and per direction merged at the end): more than the
          * machine has would end in the OOM killer. */
         struct nvb__run_mem m;
-        nvb__run_mem_estimate(w->bs, p->qd, p->jobs, p->nt, p->reads + p->writes + p->trims, &m);
+        const uint64_t bs = nvb__bs_largest(w); /* buffers hold bssplit's largest size */
+        nvb__run_mem_estimate(bs, p->qd, p->jobs, p->nt, p->reads + p->writes + p->trims, &m);
         uint64_t mem = nvb__mem_total();
         if (mem && m.total > mem)
             FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes and %" PRIu64 " latency histograms of %zu "
                  "bytes (lat, slat and clat per job per target per direction) need %" PRIu64 " bytes, more than the %" PRIu64
-                 " bytes of memory this process can have", nvb__fmt_size(w->bs, b1, sizeof b1), p->qd, p->jobs,
+                 " bytes of memory this process can have", nvb__fmt_size(bs, b1, sizeof b1), p->qd, p->jobs,
                  m.histograms, sizeof(struct nvb__hist), m.total, mem);
         if (mem && m.total > mem / 2)
             plan_warn(p, "buffers of bs x qd x jobs and latency histograms take %" PRIu64 " of the %" PRIu64

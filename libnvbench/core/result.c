@@ -25,7 +25,9 @@ void nvb__dstat_free(struct nvb__dstat *d)
     free(d->hist);
     free(d->slat);
     free(d->clat);
+    free(d->bsc);
     d->hist = d->slat = d->clat = NULL;
+    d->bsc = NULL;
 }
 
 NVB_API void nvb_result_free(struct nvb_result *r)
@@ -403,6 +405,15 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
     jo_num(c, "iops", dur > 0 ? (double)d->ios / dur : 0);
     jo_num(c, "bw_bytes_s", dur > 0 ? (double)d->bytes / dur : 0);
     jo_num(c, "bw_gib_s", dur > 0 ? (double)d->bytes / dur / 1073741824.0 : 0);
+    if (d->bsc) { /* bssplit: I/Os by size in bytes; absent without a split */
+        jo_open(c, "bs_counts", '{');
+        for (unsigned i = 0; i < d->bsc->n; i++) {
+            char k[24];
+            snprintf(k, sizeof k, "%" PRIu64, d->bsc->size[i]);
+            jo_u64(c, k, d->bsc->count[i]);
+        }
+        jo_close(c, '}');
+    } /* absent without a split: results of fixed bs stay as they were */
     /* lat, slat, clat: figures, then histograms; null when not measured
      * (slat of an engine that completes I/O inside submit) */
     static const char *const keys[2][3] = {{"lat_ns", "slat_ns", "clat_ns"}, {"lat_hist", "slat_hist", "clat_hist"}};

@@ -155,6 +155,35 @@ static int ld_lat(struct ld *L, const struct nvb__jv *o, const char *p, const ch
     return ld_hist(L, h, q, min, max, out);
 }
 
+/* A direction's "bs_counts" (bssplit): null or missing without a split;
+ * the counts must add up to its ios and bytes. */
+static int ld_bsc(struct ld *L, const struct nvb__jv *o, const char *p, struct nvb__dstat *d)
+{
+    const struct nvb__jv *b = mem(L, o, p, "bs_counts", -1, 0);
+    if (!b || b->type == NVB__J_NULL)
+        return L->rc;
+    if (b->type != NVB__J_OBJ)
+        return bad(L, p, "bs_counts", "expected null or an object");
+    char q[256];
+    sub(q, sizeof q, p, "bs_counts");
+    unsigned __int128 ios = 0, bytes = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        uint64_t size, n;
+        if (nvb__parse_u64(b->kid[i].key, &size) || !size || size > (1ull << 30))
+            return bad(L, q, b->kid[i].key, "not a size in bytes");
+        if (rd_u64(L, b, q, b->kid[i].key, &n, 1))
+            return L->rc;
+        int rc = nvb__bsc_add(&d->bsc, size, n);
+        if (rc)
+            return rc == -ENOMEM ? oom(L) : bad(L, q, b->kid[i].key, "too many sizes");
+        ios += n;
+        bytes += (unsigned __int128)size * n;
+    }
+    if (ios != d->ios || bytes != d->bytes)
+        return bad(L, p, "bs_counts", "the counts do not add up to its ios and bytes");
+    return 0;
+}
+
 static int ld_dir(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, struct nvb__dstat *d,
                   int hist_required, int *unknown)
 {
@@ -163,7 +192,7 @@ static int ld_dir(struct ld *L, const struct nvb__jv *obj, const char *path, con
     const struct nvb__jv *o = mem(L, obj, path, key, NVB__J_OBJ, 1);
     if (!o || rd_u64(L, o, p, "ios", &d->ios, 1) || rd_u64(L, o, p, "bytes", &d->bytes, 1) ||
         ld_lat(L, o, p, "lat", &d->hist, hist_required, NULL, 0) ||
-        ld_lat(L, o, p, "slat", &d->slat, hist_required, unknown, NVB__NO_SLAT))
+        ld_lat(L, o, p, "slat", &d->slat, hist_required, unknown, NVB__NO_SLAT) || ld_bsc(L, o, p, d))
         return L->rc;
     return ld_lat(L, o, p, "clat", &d->clat, hist_required, unknown, NVB__NO_CLAT);
 }

@@ -102,6 +102,7 @@ struct job {
     struct nvb__tstat *st;       /* per job-local target */
     uint64_t *seqpos;
     uint64_t *nblocks;
+    struct nvb__bsmix *mix;      /* bssplit: sizes and offsets (core/loopmix.h); NULL: every I/O is bs */
     void **bufs;
     void *bufmem;                /* the buffers, one allocation */
     struct nvb__io *ios;

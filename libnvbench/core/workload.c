@@ -14,7 +14,7 @@
 #include "core/internal.h"
 #include "util/json.h"
 
-enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO, K_PCT };
+enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO, K_PCT, K_BSSPLIT, K_USEC };
 
 struct keydef {
     const char *name;
@@ -72,6 +72,12 @@ static const struct keydef keys[] = {
     {"target_mode", K_ENUM, OFF(target_mode), 0, 0, tmode_names, "shared: every job drives every target; split: targets divided among jobs"},
     {"verify", K_BOOL, OFF(verify), 0, 1, NULL, "write a pattern derived from (seed, offset) and check it on read"},
     {"continue_on_error", K_BOOL, OFF(continue_on_error), 0, 1, NULL, "count I/O errors and go on instead of stopping"},
+    /* Block-size mixes and think time (core/bsmix.h, core/loopmix.h). */
+    {"bssplit", K_BSSPLIT, OFF(bssplit), 0, 0, NULL,
+     "block sizes with percentages, fio's syntax: 4k/50:64k/30:128k/20, or READLIST,WRITELIST (unset: bs)"},
+    {"thinktime", K_USEC, OFF(thinktime_ns), 0, 3600ull * NS_PER_S, NULL,
+     "pause after every thinktime_blocks I/Os have completed: microseconds as fio's, or with a unit (2ms)"},
+    {"thinktime_blocks", K_UINT, OFF(thinktime_blocks), 1, 1u << 30, NULL, "I/Os between think times"},
     {"submit_batch", K_UINT, OFF(submit_batch), 0, 16384, NULL, "most I/Os queued per submission (0: qd)"},
     {"complete_batch", K_UINT, OFF(complete_batch), 1, 16384, NULL, "completions to wait for when the queue is full"},
     {"name", K_STRING, OFF(name), 0, 0, NULL, "a label carried into the result"},
@@ -105,6 +111,7 @@ static const char *const ktype_names[] = {
     [K_SIZE] = "size", [K_DURATION] = "duration", [K_UINT] = "uint", [K_BOOL] = "bool",
     [K_ENUM] = "enum", [K_ENGINE] = "engine", [K_CPULIST] = "cpulist", [K_STRING] = "string",
     [K_U64] = "u64", [K_PROB] = "prob", [K_ERRNO] = "errno", [K_PCT] = "percent",
+    [K_BSSPLIT] = "bssplit", [K_USEC] = "duration_us",
 };
 
 const char *nvb__workload_key(size_t i, const char **type, const char **doc)
@@ -158,6 +165,7 @@ NVB_API int nvb_workload_new(struct nvb_workload **out)
     w->fill = NVB__FILL_RANDOM;
     w->seed = 0x6e76626e63680001ull;
     w->complete_batch = 1;
+    w->thinktime_blocks = 1;
     w->io_timeout_ns = 60 * NS_PER_S;
     w->fault_errno = EIO;
     w->fault_delay_rate = 1.0;
@@ -334,6 +342,7 @@ static const struct {
     [K_DURATION] = {nvb__parse_duration, "duration", " (examples: 500ms, 2s, 1m)"},
     [K_UINT] = {nvb__parse_u64, "value", ": expected a non-negative integer"},
     [K_U64] = {nvb__parse_u64, "value", ": expected a non-negative integer"},
+    [K_USEC] = {nvb__parse_usec, "duration", " (microseconds, or with a unit: 500us, 2ms, 1s)"},
 };
 
 /* name added to the ", "-separated list in list[len] (cut at its end). */
@@ -366,11 +375,14 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
     case K_DURATION:
     case K_UINT:
     case K_U64:
+    case K_USEC:
         rc = int_kinds[k->type].parse(value, &u);
         if (rc)
             return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL, "invalid %s '%s' for key '%s'%s",
                              int_kinds[k->type].noun, value, key, int_kinds[k->type].hint);
         break;
+    case K_BSSPLIT:
+        return nvb__bssplit_parse(value, p, w->err, sizeof w->err);
     case K_BOOL:
         if (nvb__parse_bool(value, &b))
             return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected 0 or 1", value, key);
@@ -450,7 +462,7 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
     }
     }
     if (u < k->min || u > k->max) {
-        if (k->type == K_DURATION && k->max)
+        if ((k->type == K_DURATION || k->type == K_USEC) && k->max)
             return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range", value, key);
         return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [%" PRIu64 ", %" PRIu64 "]",
                          value, key, k->min, k->max);
@@ -470,7 +482,7 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
 {
     if (!w || !key || (!buf && len))
         return -EINVAL;
-    char tmp[160];
+    char tmp[288]; /* the longest value: a bssplit of 255 characters */
     const struct keydef *k = find_key(key);
     if (!k) {
         const struct nvb__eopt *found = NULL;
@@ -503,12 +515,16 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
         const void *p = (const char *)w + k->off;
         switch (k->type) {
         case K_SIZE: case K_U64: snprintf(tmp, sizeof tmp, "%" PRIu64, *(const uint64_t *)p); break;
+        case K_BSSPLIT: snprintf(tmp, sizeof tmp, "%s", w->bssplit.text); break;
+        case K_USEC:
         case K_DURATION: {
             uint64_t ns = *(const uint64_t *)p;
             if (ns % 1000000000ull == 0)
                 snprintf(tmp, sizeof tmp, "%" PRIu64 "s", (uint64_t)(ns / 1000000000u));
             else if (ns % 1000000ull == 0)
                 snprintf(tmp, sizeof tmp, "%" PRIu64 "ms", (uint64_t)(ns / 1000000u));
+            else if (k->type == K_USEC && ns % 1000ull == 0) /* fio's unit */
+                snprintf(tmp, sizeof tmp, "%" PRIu64 "us", (uint64_t)(ns / 1000u));
             else
                 snprintf(tmp, sizeof tmp, "%" PRIu64 "ns", ns);
             break;
@@ -616,6 +632,13 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
     nvb__buf_printf(b, ",\"precondition\":%u,\"ss\":{\"metric\":\"%s\",\"window_s\":%.9g,\"excursion_pct\":%.17g"
                     ",\"slope_pct\":%.17g,\"stop\":%d}", w->precondition, ss_names[w->ss_metric],
                     (double)w->ss_window_ns / 1e9, w->ss_excursion, w->ss_slope, w->ss_stop);
+    nvb__buf_puts(b, ",\"bssplit\":");
+    if (w->bssplit.set)
+        nvb__json_write_str(b, w->bssplit.text);
+    else
+        nvb__buf_puts(b, "null");
+    nvb__buf_printf(b, ",\"thinktime_s\":%.9g,\"thinktime_blocks\":%u", (double)w->thinktime_ns / 1e9,
+                    w->thinktime_blocks);
     nvb__buf_puts(b, ",\"engine_opts\":{");
     for (unsigned i = 0; i < w->neopts; i++) {
         if (i)

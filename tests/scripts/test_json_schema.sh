@@ -123,6 +123,9 @@ run rate-open "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effec
     engine=$ASYNC rw=randread bs=4k qd=4 rate_iops=2000 rate_process=poisson runtime=300ms "$FILE_A"
 run rate-closed "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3,\"rate\":\"closed\"}" \
     engine=$ASYNC rw=randread bs=4k qd=4 rate_iops=2000 rate_mode=closed runtime=300ms "$FILE_A"
+# A block-size mix (per-size counts in each direction) with think time.
+run bssplit "{\"engine\":\"$ASYNC\",\"rw\":\"randrw\",\"bs\":4096,\"qd_effective\":$QDE,\"total_ios\":2000,\"targets\":[\"$FILE_A\"]}" \
+    engine=$ASYNC rw=randrw bs=4k qd=4 ios=2000 bssplit=4k/50:16k/30:64k,8k/100 thinktime=50 thinktime_blocks=16 "$FILE_A"
 # Preconditioning and steady state: two passes over the region first (not
 # in the figures), then the measured run judged over windows of 3 rounds.
 run precondition-ss "{\"engine\":\"$ASYNC\",\"rw\":\"randwrite\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_B\"],\"runtime_s\":0.5,\"precondition\":2}" \
@@ -241,7 +244,11 @@ def close(a, b, rel=1e-6, tol=1e-9):
 def check_dir(where, d, bs, dur, with_hist, hist_rel_error, open_rate=False):
     say = lambda msg: problems.append(f"{where}: {msg}")
     ios, nbytes = d["ios"], d["bytes"]
-    if nbytes != ios * bs:
+    bsc = d.get("bs_counts")
+    if bsc is not None:  # bssplit: the sizes' counts make the I/Os and bytes exactly
+        if sum(bsc.values()) != ios or sum(int(k) * v for k, v in bsc.items()) != nbytes:
+            say(f"bs_counts {bsc} do not add up to ios {ios} and bytes {nbytes}")
+    elif nbytes != ios * bs:
         say(f"bytes {nbytes} != ios {ios} x bs {bs}")
     if dur > 0:
         if not close(d["iops"], ios / dur):

@@ -67,6 +67,8 @@ def _library_pairs(flat):
         if name not in flat:
             continue
         text = flat[name] if isinstance(flat[name], str) else _number(flat[name])
+        if kind == "duration_us" and not isinstance(flat[name], str):
+            text += "s"  # recorded in seconds (thinktime_s); a bare number would be microseconds
         base = default.get(name)
         if text != base:
             try:

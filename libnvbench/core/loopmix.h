@@ -1,0 +1,71 @@
+/*
+ * The loop's steps for block-size mixes (bssplit) and think time
+ * (thinktime, thinktime_blocks): included by core/job.c alone, after its
+ * LOOP_STEP, rng_below and struct loop_cfg, so that the compiler inlines
+ * them into the loop. Without either key the loop takes one predictable
+ * branch per I/O for each.
+ */
+#ifndef NVB_CORE_LOOPMIX_H
+#define NVB_CORE_LOOPMIX_H
+
+/* One I/O's direction, size and offset from the job's mix (core/bsmix.h):
+ * the size drawn from the direction's 100-entry table; a random offset a
+ * multiple of the direction's smallest size at which the size fits in the
+ * region; a sequential one where the previous I/O of the target ended,
+ * back to the region's start when the size no longer fits. io->bsk is the
+ * size's index in the job's per-size counts. */
+LOOP_STEP void bsmix_place(struct job *j, const struct loop_cfg *c, struct nvb__io *io, unsigned t)
+{
+    struct nvb__bsmix *m = j->mix;
+    const unsigned d = c->mixed ? (rng_below(&j->rng, 100) < c->rwmix ? NVB_READ : NVB_WRITE) : (unsigned)c->wdir;
+    const unsigned k = m->pick[d][rng_below(&j->rng, 100)];
+    const uint32_t len = m->size[d][k];
+    uint64_t off;
+    if (c->rnd) {
+        off = nvb__bsmix_rand_off(m, t, d, k, nvb__splitmix64(&j->rng));
+    } else {
+        off = m->pos[t];
+        if (off + len > m->len[t])
+            off = 0;
+        m->pos[t] = off + len;
+    }
+    io->off = j->st[t].region_off + off;
+    io->dir = (uint8_t)d;
+    io->len = len;
+    io->bsk = (uint8_t)k;
+}
+
+/* A completed I/O counted by its size. */
+LOOP_STEP void bsmix_count(const struct loop_cfg *c, struct nvb__dstat *ds, const struct nvb__io *io)
+{
+    if (c->mix)
+        ds->bsc->count[io->bsk]++;
+}
+
+/* Think time: how many more I/Os may go before the next think. */
+LOOP_STEP unsigned think_room(uint64_t think_ns, unsigned room, unsigned left)
+{
+    return think_ns && room > left ? left : room;
+}
+
+/* The job thinks: think_ns, or to the end of the run or a stop, slept (not
+ * spun) in slices so that a stop is seen. An open-loop schedule pauses
+ * with it: its next intended starts move by the time slept, so the pause
+ * is neither lag nor latency. Returns the time slept (a closed-loop rate
+ * moves its origin by it). */
+static uint64_t job_think(struct job *j, int open, uint64_t think_ns, uint64_t end_ns)
+{
+    const uint64_t t0 = nvb__now_ns();
+    uint64_t until = t0 + think_ns, now = t0;
+    if (end_ns && until > end_ns)
+        until = end_ns;
+    while (now < until && !run_stopping(j->run)) {
+        nvb__sleep_ns(until - now < WAIT_SLICE_NS ? until - now : WAIT_SLICE_NS);
+        now = nvb__now_ns();
+    }
+    if (open)
+        j->sched.next += now - t0;
+    return now - t0;
+}
+
+#endif
