@@ -25,6 +25,7 @@
 #include "util/json.h"
 #include "util/util.h"
 #include "core/verify.h"
+#include "core/dist.h"
 /* Of the devices layer core sees only this (docs/architecture.md): a
  * target's facts, checks and hold. The namespace behind a passthrough
  * target is the nvme engine's business (its prepare_target()). */
@@ -92,6 +93,8 @@ struct nvb_workload {
     unsigned  data_compress; /* percent of each written 512-byte sector that is zeros */
     unsigned  data_dedupe;   /* percent of written blocks that duplicate one another */
     uint64_t  seed;
+    struct nvb__dist dist;   /* random_distribution (core/dist.h) */
+    int       random_map;    /* random I/O touches every block once per pass */
     uint64_t  rate_iops;
     int       rate_mode;     /* enum nvb__rate_mode */
     int       rate_process;  /* enum nvb__rate_process */
@@ -128,6 +131,8 @@ struct nvb_workload {
 };
 
 const char *nvb__rw_name(int rw);
+/* random_distribution and random_map against rw (dist.c): 0 or -EINVAL with err. */
+int nvb__dist_check(const struct nvb_workload *w, char *err, size_t len);
 static inline int nvb__rw_random(int rw) { return rw == NVB__RW_RANDREAD || rw == NVB__RW_RANDWRITE || rw == NVB__RW_RANDRW; }
 static inline int nvb__rw_writes(int rw) { return rw == NVB__RW_WRITE || rw == NVB__RW_RANDWRITE || rw == NVB__RW_RANDRW || rw == NVB__RW_RW; }
 static inline int nvb__rw_reads(int rw) { return !(rw == NVB__RW_WRITE || rw == NVB__RW_RANDWRITE); }

@@ -165,14 +165,16 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             tnext = 0;
         uint64_t blk;
         if (rnd) {
-            blk = rng_below(&j->rng, j->nblocks[t]);
-            for (int tries = 0; j->vtrack && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
-                blk = rng_below(&j->rng, j->nblocks[t]);
+            blk = nvb__dist_next(&j->dist[t], &j->rng);
+            for (int tries = 0; j->vtrack && !j->dist[t].map && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
+                blk = nvb__dist_next(&j->dist[t], &j->rng);
         } else {
             blk = j->seqpos[t];
         }
         if (j->vtrack) {
             if (vset_has(j, vkey_of(t, blk))) {
+                if (rnd)
+                    nvb__dist_unget(&j->dist[t]); /* random_map: this block comes next again */
                 j->freel[nfree++] = io; /* busy: wait for completions */
                 break;
             }

@@ -90,6 +90,8 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
                   "jobs for concurrency)", p->eng->name, p->qd);
         p->qd = 1;
     }
+    if ((rc = nvb__dist_check(w, err, errlen)) < 0)
+        return rc;
     if (w->io_limit && w->ios)
         FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);
     if (w->io_limit) {

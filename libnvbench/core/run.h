@@ -96,6 +96,7 @@ struct job {
     struct nvb__tstat *st;       /* per job-local target */
     uint64_t *seqpos;
     uint64_t *nblocks;
+    struct nvb__dgen *dist;      /* per job-local target: the next random block (core/dist.h) */
     void **bufs;
     void *bufmem;                /* the buffers, one allocation */
     struct nvb__io *ios;

@@ -14,7 +14,7 @@
 #include "core/internal.h"
 #include "util/json.h"
 
-enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO, K_PCT };
+enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO, K_PCT, K_DIST };
 
 struct keydef {
     const char *name;
@@ -61,6 +61,11 @@ static const struct keydef keys[] = {
     {"data_dedupe", K_UINT, OFF(data_dedupe), 0, 100, NULL,
      "percent of written blocks that are one and the same block (deduplicable)"},
     {"seed", K_U64, OFF(seed), 0, UINT64_MAX, NULL, "seed of offsets and data"},
+    {"random_distribution", K_DIST, OFF(dist), 0, 0, NULL,
+     "offsets of random I/O: random (uniform), zipf:THETA, pareto:H, normal:P (stddev, % of the range), "
+     "zoned:IO%/RANGE%:..."},
+    {"random_map", K_BOOL, OFF(random_map), 0, 1, NULL,
+     "random I/O touches every block of the region exactly once per pass (fio's inverse of norandommap)"},
     {"rate_iops", K_U64, OFF(rate_iops), 0, UINT64_MAX, NULL, "IOPS cap over all jobs (0: none)"},
     {"rate_mode", K_ENUM, OFF(rate_mode), 0, 0, rate_mode_names,
      "with rate_iops: open (each I/O starts on a schedule, latency from its intended start) or closed "
@@ -104,7 +109,7 @@ static const struct keydef keys[] = {
 static const char *const ktype_names[] = {
     [K_SIZE] = "size", [K_DURATION] = "duration", [K_UINT] = "uint", [K_BOOL] = "bool",
     [K_ENUM] = "enum", [K_ENGINE] = "engine", [K_CPULIST] = "cpulist", [K_STRING] = "string",
-    [K_U64] = "u64", [K_PROB] = "prob", [K_ERRNO] = "errno", [K_PCT] = "percent",
+    [K_U64] = "u64", [K_PROB] = "prob", [K_ERRNO] = "errno", [K_PCT] = "percent", [K_DIST] = "distribution",
 };
 
 const char *nvb__workload_key(size_t i, const char **type, const char **doc)
@@ -446,6 +451,8 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
         *(int *)p = e;
         return 0;
     }
+    case K_DIST:
+        return nvb__dist_parse(value, (struct nvb__dist *)p, w->err, sizeof w->err);
     }
     if (u < k->min || u > k->max) {
         if (k->type == K_DURATION && k->max)
@@ -468,7 +475,7 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
 {
     if (!w || !key || (!buf && len))
         return -EINVAL;
-    char tmp[160];
+    char tmp[512]; /* a zoned random_distribution of 32 zones */
     const struct keydef *k = find_key(key);
     if (!k) {
         const struct nvb__eopt *found = NULL;
@@ -517,6 +524,7 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
         case K_ENGINE: snprintf(tmp, sizeof tmp, "%s", w->engine); break;
         case K_CPULIST: snprintf(tmp, sizeof tmp, "%s", w->cpus_text); break;
         case K_STRING: snprintf(tmp, sizeof tmp, "%s", w->name); break;
+        case K_DIST: nvb__dist_format(p, tmp, sizeof tmp); break;
         case K_PROB: case K_PCT: snprintf(tmp, sizeof tmp, "%.17g", *(const double *)p); break;
         case K_ERRNO: {
             char nb[16];
@@ -614,6 +622,9 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
     nvb__buf_printf(b, ",\"precondition\":%u,\"ss\":{\"metric\":\"%s\",\"window_s\":%.9g,\"excursion_pct\":%.17g"
                     ",\"slope_pct\":%.17g,\"stop\":%d}", w->precondition, ss_names[w->ss_metric],
                     (double)w->ss_window_ns / 1e9, w->ss_excursion, w->ss_slope, w->ss_stop);
+    char dtext[512];
+    nvb__dist_format(&w->dist, dtext, sizeof dtext);
+    nvb__buf_printf(b, ",\"random_distribution\":\"%s\",\"random_map\":%d", dtext, w->random_map);
     nvb__buf_puts(b, ",\"engine_opts\":{");
     for (unsigned i = 0; i < w->neopts; i++) {
         if (i)
