@@ -66,7 +66,7 @@ static int parse_zones(const char *value, const char *s, struct nvb__dist *d, ch
 {
     double sum_io = 0, sum_range = 0;
     d->nzones = 0;
-    while (*s) {
+    for (;;) {
         const char *end = strchr(s, ':'), *slash = strchr(s, '/');
         if (!end)
             end = s + strlen(s);
@@ -83,10 +83,10 @@ static int parse_zones(const char *value, const char *s, struct nvb__dist *d, ch
         sum_io += d->zone_io[z];
         sum_range += d->zone_range[z];
         d->nzones++;
-        s = *end ? end + 1 : end;
+        if (!*end)
+            break;
+        s = end + 1;
     }
-    if (!d->nzones)
-        return bad(why, len, -EINVAL, value, "no zones (example: zoned:60/10:30/20:10/70)");
     if (fabs(sum_io - 100) > 1e-9 || fabs(sum_range - 100) > 1e-9) {
         char what[128];
         snprintf(what, sizeof what, "the I/O percentages sum to %g and the range percentages to %g: both must "
@@ -126,10 +126,16 @@ int nvb__dist_parse(const char *value, struct nvb__dist *out, char *why, size_t 
         if (d.kind == NVB__DIST_ZONED)
             rc = arg ? parse_zones(value, arg, &d, why, len)
                      : bad(why, len, -EINVAL, value, "zoned needs its zones (example: zoned:60/10:30/20:10/70)");
-        else if (d.kind == NVB__DIST_RANDOM ? arg != NULL
-                 : !arg || num(arg, strlen(arg), kinds[i].lo, kinds[i].hi, kinds[i].open_lo, kinds[i].pct, &d.param) ||
-                   (d.kind == NVB__DIST_PARETO && d.param >= 1))
-            rc = bad(why, len, arg && d.kind != NVB__DIST_RANDOM ? -ERANGE : -EINVAL, value, kinds[i].what);
+        else if (d.kind == NVB__DIST_RANDOM)
+            rc = arg ? bad(why, len, -EINVAL, value, kinds[i].what) : 0;
+        else {
+            rc = arg ? num(arg, strlen(arg), kinds[i].lo, kinds[i].hi, kinds[i].open_lo, kinds[i].pct, &d.param)
+                     : -EINVAL;
+            if (!rc && d.kind == NVB__DIST_PARETO && d.param >= 1)
+                rc = -ERANGE;
+            if (rc)
+                rc = bad(why, len, rc, value, kinds[i].what);
+        }
         if (rc)
             return rc;
         *out = d;
