@@ -86,12 +86,29 @@ uint64_t nvb__dist_rank(struct nvb__dgen *g, uint64_t *rng);
 /* Every case but the inline one: the next block. */
 uint64_t nvb__dist_draw(struct nvb__dgen *g, uint64_t *rng);
 
-/* The next block, in [0, g->n). */
-static inline __attribute__((always_inline)) uint64_t nvb__dist_next(struct nvb__dgen *g, uint64_t *rng)
+/* How a random workload draws its blocks, the loop's constant (nonzero:
+ * the loop's "random" flag too): the inline uniform draw, which touches
+ * nothing but rng, or a generator of dist.c. */
+enum { NVB__RND_UNIFORM = 1, NVB__RND_DIST = 2 };
+static inline int nvb__dist_rnd(const struct nvb__dist *d, int map)
 {
-    if (__builtin_expect(g->fast, 1))
-        return (uint64_t)(((unsigned __int128)nvb__splitmix64(rng) * g->n) >> 64);
-    return nvb__dist_draw(g, rng);
+    return d->kind == NVB__DIST_RANDOM && !map ? NVB__RND_UNIFORM : NVB__RND_DIST;
+}
+
+/* The loop's step: the next block of target t, in [0, n), from the
+ * generators gens[] (one per target). */
+static inline __attribute__((always_inline)) uint64_t nvb__dist_block(int rnd, struct nvb__dgen *gens, unsigned t,
+                                                                      uint64_t n, uint64_t *rng)
+{
+    if (__builtin_expect(rnd == NVB__RND_UNIFORM, 1))
+        return (uint64_t)(((unsigned __int128)nvb__splitmix64(rng) * n) >> 64);
+    return nvb__dist_draw(&gens[t], rng);
+}
+
+/* The same from one generator. */
+static inline uint64_t nvb__dist_next(struct nvb__dgen *g, uint64_t *rng)
+{
+    return nvb__dist_block(g->fast ? NVB__RND_UNIFORM : NVB__RND_DIST, g, 0, g->n, rng);
 }
 
 /* The block nvb__dist_next() just gave was not used (in flight: verify

@@ -133,7 +133,8 @@ static int run_stopping(struct run *r)
 /* What the loop reads and never changes, set once from the workload. */
 struct loop_cfg {
     unsigned qd, sbatch, cbatch, rwmix;
-    int      rnd, mixed, wdir, verify;
+    int      rnd;    /* 0 sequential, else random: NVB__RND_UNIFORM or NVB__RND_DIST (core/dist.h) */
+    int      mixed, wdir, verify;
     int      open;   /* open-loop rate: latency from each I/O's intended start */
     int      split;  /* the engine's submit call is timed on its own (slat) */
     int      one;    /* one target, one direction: every batch is one run (slat) */
@@ -165,9 +166,9 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             tnext = 0;
         uint64_t blk;
         if (rnd) {
-            blk = nvb__dist_next(&j->dist[t], &j->rng);
+            blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &j->rng);
             for (int tries = 0; j->vtrack && !j->dist[t].map && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
-                blk = nvb__dist_next(&j->dist[t], &j->rng);
+                blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &j->rng);
         } else {
             blk = j->seqpos[t];
         }
@@ -474,7 +475,7 @@ static void job_loop(struct job *j)
         .sbatch = w->submit_batch && w->submit_batch < qd ? w->submit_batch : qd,
         .cbatch = w->complete_batch ? w->complete_batch : 1,
         .rwmix = w->rwmix,
-        .rnd = nvb__rw_random(w->rw),
+        .rnd = nvb__rw_random(w->rw) ? nvb__dist_rnd(&w->dist, w->random_map) : 0,
         .mixed = mixed,
         .wdir = nvb__rw_writes(w->rw) && !mixed ? NVB_WRITE : NVB_READ,
         .verify = w->verify && !(e->flags & NVB__ENG_NO_FILES),
