@@ -7,6 +7,12 @@
 # of the machine hits all alike.
 #
 #   tests/bench/dist_cost.sh [--build DIR] [--rounds N] [--runtime S] [--qd "1 32"]
+#   tests/bench/dist_cost.sh --instructions [--build DIR] [--qd 32]
+#
+# --instructions: instead of time, the instructions each I/O executes,
+# counted by valgrind's cachegrind (a count, not a clock: the same on a busy
+# machine): (instructions of 3*10^6 I/Os - of 10^6 I/Os) / 2*10^6, so what
+# every run does once cancels out.
 #
 # A benchmark, not a test: never run by CTest. Prints markdown: per queue
 # depth and case the median IOPS, the median of the rounds' ratios
@@ -20,12 +26,14 @@ BUILD=build
 ROUNDS=5
 RUNTIME=2
 QDS="1 32"
+INSTR=0
 while [ $# -gt 0 ]; do
     case $1 in
     --build) BUILD=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --runtime) RUNTIME=$2; shift 2 ;;
     --qd) QDS=$2; shift 2 ;;
+    --instructions) INSTR=1; shift ;;
     -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "dist_cost.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
@@ -40,6 +48,29 @@ iops() {
     "$RUN" engine=null rw=randread bs=4k size=1T qd="$2" runtime="${RUNTIME}s" "$1" 2>/dev/null |
         /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["iops"])'
 }
+
+# instructions of N I/Os of case $1 at qd $2
+instr() {
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$RUN" engine=null rw=randread \
+        bs=4k size=1T qd="$2" ios="$3" runtime=0 "$1" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
+}
+if [ "$INSTR" = 1 ]; then
+    command -v valgrind >/dev/null || { echo "dist_cost.sh: --instructions needs valgrind" >&2; exit 2; }
+    echo "engine=null rw=randread bs=4k size=1T, instructions per I/O (cachegrind), $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo
+    echo "| qd | case | instructions per I/O | added to random |"
+    echo "|---|---|---:|---:|"
+    for qd in $QDS; do
+        base=
+        for c in "${CASES[@]}"; do
+            a=$(instr "$c" "$qd" 1000000) b=$(instr "$c" "$qd" 3000000)
+            per=$(/usr/bin/python3 -c "print(f'{($b - $a) / 2e6:.1f}')")
+            base=${base:-$per}
+            echo "| $qd | \`$c\` | $per | $(/usr/bin/python3 -c "print(f'{$per - $base:+.1f}')") |"
+        done
+    done
+    exit 0
+fi
 
 echo "engine=null rw=randread bs=4k size=1T runtime=${RUNTIME}s, $ROUNDS rounds, $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
