@@ -36,9 +36,12 @@
 
 #define KEY "random_distribution"
 
+/* The refusal, the value cut at 200 characters so the reason is never lost. */
 static int bad(char *why, size_t len, int rc, const char *value, const char *what)
 {
-    snprintf(why, len, "invalid value '%s' for key '" KEY "': %s", value, what);
+    int n = (int)strlen(value);
+    snprintf(why, len, "invalid value '%.*s%s' for key '" KEY "': %s", n > 200 ? 200 : n, value, n > 200 ? "..." : "",
+             what);
     return rc;
 }
 
@@ -378,7 +381,7 @@ static int zoned_init(struct nvb__dgen *g, const struct nvb__dist *d, char *why,
         g->z_start[z] = start;
         g->z_len[z] = end > start ? end - start : 0;
         if (!g->z_len[z] && d->zone_io[z] > 0) {
-            char text[64 * NVB__DIST_MAX_ZONES / 4];
+            char text[NVB__DIST_TEXT_MAX];
             nvb__dist_format(d, text, sizeof text);
             snprintf(why, len, "random_distribution '%s': zone %u (%g %% of the range) holds no whole block of the "
                      "%llu blocks of bs in the region", text, z + 1, d->zone_range[z], (unsigned long long)g->n);
@@ -424,7 +427,7 @@ int nvb__dgen_init(struct nvb__dgen *g, const struct nvb__dist *d, int map, uint
  * random workloads, and a map visits every block alike. */
 int nvb__dist_check(const struct nvb_workload *w, char *err, size_t len)
 {
-    char text[64 * NVB__DIST_MAX_ZONES / 4];
+    char text[NVB__DIST_TEXT_MAX];
     nvb__dist_format(&w->dist, text, sizeof text);
     if (w->dist.kind != NVB__DIST_RANDOM && !nvb__rw_random(w->rw)) {
         snprintf(err, len, "random_distribution '%s' needs a random rw (randread, randwrite, randrw), not rw '%s'",

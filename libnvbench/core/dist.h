@@ -20,6 +20,9 @@
 enum nvb__dist_kind { NVB__DIST_RANDOM = 0, NVB__DIST_ZIPF, NVB__DIST_PARETO, NVB__DIST_NORMAL, NVB__DIST_ZONED };
 
 #define NVB__DIST_MAX_ZONES 32
+/* The longest canonical text: "zoned" and 32 times ":IO/RANGE", each
+ * number in [0, 100] at most 20 characters in %.15g. */
+#define NVB__DIST_TEXT_MAX (8 + NVB__DIST_MAX_ZONES * 42)
 
 /* random_distribution, parsed. */
 struct nvb__dist {

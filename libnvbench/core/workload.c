@@ -475,7 +475,7 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
 {
     if (!w || !key || (!buf && len))
         return -EINVAL;
-    char tmp[512]; /* a zoned random_distribution of 32 zones */
+    char tmp[NVB__DIST_TEXT_MAX]; /* the longest value: a random_distribution */
     const struct keydef *k = find_key(key);
     if (!k) {
         const struct nvb__eopt *found = NULL;
@@ -622,7 +622,7 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
     nvb__buf_printf(b, ",\"precondition\":%u,\"ss\":{\"metric\":\"%s\",\"window_s\":%.9g,\"excursion_pct\":%.17g"
                     ",\"slope_pct\":%.17g,\"stop\":%d}", w->precondition, ss_names[w->ss_metric],
                     (double)w->ss_window_ns / 1e9, w->ss_excursion, w->ss_slope, w->ss_stop);
-    char dtext[512];
+    char dtext[NVB__DIST_TEXT_MAX];
     nvb__dist_format(&w->dist, dtext, sizeof dtext);
     nvb__buf_printf(b, ",\"random_distribution\":\"%s\",\"random_map\":%d", dtext, w->random_map);
     nvb__buf_puts(b, ",\"engine_opts\":{");

@@ -365,7 +365,7 @@ START_TEST(keys_parse_round_trip_and_refuse)
 {
     struct nvb_workload *w;
     ck_assert_int_eq(nvb_workload_new(&w), 0);
-    char buf[512];
+    char buf[NVB__DIST_TEXT_MAX];
     static const char *const ok[][2] = {
         {"random", "random"}, {"zipf:1.2", "zipf:1.2"}, {"zipf:1", "zipf:1"}, {"pareto:0.9", "pareto:0.9"},
         {"normal:10", "normal:10"}, {"gauss:2.5", "normal:2.5"}, {"normal:10%", "normal:10"},
@@ -394,6 +394,16 @@ START_TEST(keys_parse_round_trip_and_refuse)
         nvb_workload_get(w, "random_distribution", buf, sizeof buf); /* unchanged */
         ck_assert_str_eq(buf, "zoned:12.5/50:87.5/50");
     }
+    /* the longest value: 32 zones, read back whole; a 33rd is refused */
+    char big[NVB__DIST_TEXT_MAX] = "zoned";
+    for (int z = 0; z < 32; z++)
+        strcat(big, z < 31 ? ":3.12345678901234/3.12345678901234" : ":3.1728395406175/3.1728395406175");
+    ck_assert_msg(nvb_workload_set(w, "random_distribution", big) == 0, "%s", nvb_workload_error(w));
+    ck_assert_int_gt(nvb_workload_get(w, "random_distribution", buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, big);
+    strcat(big, ":0/1");
+    ck_assert_int_eq(nvb_workload_set(w, "random_distribution", big), -EINVAL);
+    ck_assert_msg(strstr(nvb_workload_error(w), "more than 32 zones"), "%s", nvb_workload_error(w));
     ck_assert_int_eq(nvb_workload_set(w, "random_map", "2"), -EINVAL);
     ck_assert(strstr(nvb_workload_error(w), "random_map"));
     ck_assert_int_eq(nvb_workload_set(w, "random_map", "1"), 0);
