@@ -18,7 +18,7 @@
  * - zoned:...: the zone by an alias table (one draw, one comparison, any
  *   number of zones), then a uniform block inside the zone.
  *
- * zipf and pareto give ranks (0 the hottest); a fixed bijection of [0, n)
+ * zipf and pareto give ranks (zipf's 0 the hottest); a fixed bijection of [0, n)
  * from the seed (struct nvb__perm) turns a rank into a block, so the hot
  * blocks are spread over the region rather than packed at its start.
  * normal and zoned are defined by where in the region the I/O goes: their

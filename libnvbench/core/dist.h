@@ -82,9 +82,9 @@ int nvb__dgen_init(struct nvb__dgen *g, const struct nvb__dist *d, int map, uint
 void nvb__perm_init(struct nvb__perm *p, uint64_t n, uint64_t key);
 uint64_t nvb__perm_apply(const struct nvb__perm *p, uint64_t i);
 
-/* The position before any scramble: the rank of zipf and pareto (0 the
- * hottest), the block of normal and zoned, the block of random. What the
- * statistical tests check. */
+/* The position before any scramble: the rank of zipf (0 the hottest) and
+ * of pareto (hot at 0 for H < 0.5, at n - 1 for H > 0.5), the block of
+ * normal, zoned and random. What the statistical tests check. */
 uint64_t nvb__dist_rank(struct nvb__dgen *g, uint64_t *rng);
 /* Every case but the inline one: the next block. */
 uint64_t nvb__dist_draw(struct nvb__dgen *g, uint64_t *rng);
