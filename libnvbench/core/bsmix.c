@@ -194,6 +194,12 @@ int nvb__bsmix_plan(const struct nvb_workload *w, int files, char *err, size_t e
                  w->bssplit.text, nvb__rw_name(w->rw));
         return -EINVAL;
     }
+    if (w->dist.kind != NVB__DIST_RANDOM || w->random_map) {
+        snprintf(err, errlen, "bssplit '%s' with %s: a split places its I/Os uniformly at multiples of its "
+                 "smallest size; use one bs with a skewed distribution or a random map", w->bssplit.text,
+                 w->random_map ? "random_map=1" : "random_distribution other than random");
+        return -EINVAL;
+    }
     if (w->io_limit) {
         snprintf(err, errlen, "io_limit (%" PRIu64 ") with bssplit '%s': how many I/Os a byte limit is depends on the "
                  "sizes drawn; bound the run with ios or runtime", w->io_limit, w->bssplit.text);

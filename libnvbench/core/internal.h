@@ -26,6 +26,7 @@
 #include "util/util.h"
 #include "core/verify.h"
 #include "core/bsmix.h"
+#include "core/dist.h"
 /* Of the devices layer core sees only this (docs/architecture.md): a
  * target's facts, checks and hold. The namespace behind a passthrough
  * target is the nvme engine's business (its prepare_target()). */
@@ -97,6 +98,8 @@ struct nvb_workload {
     unsigned  data_compress; /* percent of each written 512-byte sector that is zeros */
     unsigned  data_dedupe;   /* percent of written blocks that duplicate one another */
     uint64_t  seed;
+    struct nvb__dist dist;   /* random_distribution (core/dist.h) */
+    int       random_map;    /* random I/O touches every block once per pass */
     uint64_t  rate_iops;
     int       rate_mode;     /* enum nvb__rate_mode */
     int       rate_process;  /* enum nvb__rate_process */
@@ -138,6 +141,8 @@ struct nvb_workload {
 /* The largest I/O of the workload: bs, or bssplit's largest size. */
 static inline uint64_t nvb__bs_largest(const struct nvb_workload *w) { return nvb__bs_max(&w->bssplit, w->bs, 1, 1); }
 const char *nvb__rw_name(int rw);
+/* random_distribution and random_map against rw (dist.c): 0 or -EINVAL with err. */
+int nvb__dist_check(const struct nvb_workload *w, char *err, size_t len);
 static inline int nvb__rw_random(int rw) { return rw == NVB__RW_RANDREAD || rw == NVB__RW_RANDWRITE || rw == NVB__RW_RANDRW || rw == NVB__RW_RANDTRIM; }
 static inline int nvb__rw_writes(int rw) { return rw == NVB__RW_WRITE || rw == NVB__RW_RANDWRITE || rw == NVB__RW_RANDRW || rw == NVB__RW_RW; }
 static inline int nvb__rw_trims(int rw) { return rw == NVB__RW_TRIM || rw == NVB__RW_RANDTRIM; }

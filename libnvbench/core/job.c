@@ -136,7 +136,8 @@ static int run_stopping(struct run *r)
 /* What the loop reads and never changes, set once from the workload. */
 struct loop_cfg {
     unsigned qd, sbatch, cbatch, rwmix;
-    int      rnd, mixed, wdir, verify;
+    int      rnd;    /* 0 sequential, else random: NVB__RND_UNIFORM or NVB__RND_DIST (core/dist.h) */
+    int      mixed, wdir, verify;
     int      open;   /* open-loop rate: latency from each I/O's intended start */
     int      split;  /* the engine's submit call is timed on its own (slat) */
     int      one;    /* one target, one direction: every batch is one run (slat) */
@@ -176,14 +177,16 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
         }
         uint64_t blk;
         if (rnd) {
-            blk = rng_below(&j->rng, j->nblocks[t]);
-            for (int tries = 0; j->vtrack && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
-                blk = rng_below(&j->rng, j->nblocks[t]);
+            blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &j->rng);
+            for (int tries = 0; j->vtrack && !j->dist[t].map && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
+                blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &j->rng);
         } else {
             blk = j->seqpos[t];
         }
         if (j->vtrack) {
             if (vset_has(j, vkey_of(t, blk))) {
+                if (rnd)
+                    nvb__dist_unget(&j->dist[t]); /* random_map: this block comes next again */
                 j->freel[nfree++] = io; /* busy: wait for completions */
                 break;
             }
@@ -484,7 +487,7 @@ static void job_loop(struct job *j)
         .sbatch = w->submit_batch && w->submit_batch < qd ? w->submit_batch : qd,
         .cbatch = w->complete_batch ? w->complete_batch : 1,
         .rwmix = w->rwmix,
-        .rnd = nvb__rw_random(w->rw),
+        .rnd = nvb__rw_random(w->rw) ? nvb__dist_rnd(&w->dist, w->random_map) : 0,
         .mixed = mixed,
         .wdir = nvb__rw_trims(w->rw) ? NVB_TRIM : nvb__rw_writes(w->rw) && !mixed ? NVB_WRITE : NVB_READ,
         .verify = w->verify && !(e->flags & NVB__ENG_NO_FILES),

@@ -49,6 +49,8 @@ void nvb__job_release(struct job *j)
     free(j->done);
     free(j->seqpos);
     free(j->nblocks);
+    free(j->dist);
+    j->dist = NULL;
     free(j->vset);
     free(j->vkey);
     free(j->vstride);
@@ -167,6 +169,25 @@ static int job_verify_stripes(struct job *j)
                 return -EINVAL;
             }
         }
+    }
+    return 0;
+}
+
+/* Each target's offset generator (random_distribution, random_map), over
+ * the blocks this job draws from (its stripe with verify=1). */
+static int job_dist(struct job *j)
+{
+    const struct nvb_workload *w = j->run->w;
+    j->dist = calloc(j->nt, sizeof *j->dist);
+    if (!j->dist) {
+        snprintf(j->why, sizeof j->why, "out of memory");
+        return -ENOMEM;
+    }
+    for (unsigned t = 0; t < j->nt; t++) {
+        int rc = nvb__dgen_init(&j->dist[t], &w->dist, w->random_map, j->nblocks[t], w->seed, j->tmap[t], j->idx,
+                                j->why, sizeof j->why);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }
@@ -307,6 +328,7 @@ int nvb__job_setup(struct job *j)
         nvb__thread_precise_timers();
     int rc;
     if ((rc = job_alloc(j)) < 0 || (rc = job_open_targets(j)) < 0 || (rc = job_verify_stripes(j)) < 0 ||
+        (rc = job_dist(j)) < 0 ||
         (rc = job_buffers(j)) < 0 || (rc = job_histograms(j)) < 0 || (rc = nvb__bsmix_job(j)) < 0 || (rc = job_engine(j)) < 0)
         return rc;
     j->rng = j->run->w->seed ^ (0x8bb84b93962eacc9ull * (j->idx + 1));

@@ -102,7 +102,8 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
                   "jobs for concurrency)", p->eng->name, p->qd);
         p->qd = 1;
     }
-    if ((rc = nvb__bsmix_plan(w, !(p->eng->flags & NVB__ENG_NO_FILES), err, errlen)) < 0)
+    if ((rc = nvb__bsmix_plan(w, !(p->eng->flags & NVB__ENG_NO_FILES), err, errlen)) < 0 ||
+        (rc = nvb__dist_check(w, err, errlen)) < 0)
         return rc;
     if (w->io_limit && w->ios)
         FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);

@@ -66,6 +66,8 @@ static int pre_progress(const struct nvb_progress *pg, void *arg)
 static void pre_workload(struct nvb_workload *pw, const struct plan *p, uint64_t ios)
 {
     pw->rw = NVB__RW_WRITE;
+    pw->dist = (struct nvb__dist){0}; /* sequential: no offset distribution */
+    pw->random_map = 0;
     pw->bs = p->pre_bs;
     pw->jobs = p->nt;
     pw->target_mode = NVB__TM_SPLIT; /* job t writes target t */

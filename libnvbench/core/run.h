@@ -103,6 +103,7 @@ struct job {
     uint64_t *seqpos;
     uint64_t *nblocks;
     struct nvb__bsmix *mix;      /* bssplit: sizes and offsets (core/loopmix.h); NULL: every I/O is bs */
+    struct nvb__dgen *dist;      /* per job-local target: the next random block (core/dist.h) */
     void **bufs;
     void *bufmem;                /* the buffers, one allocation */
     struct nvb__io *ios;

@@ -14,7 +14,7 @@
 #include "core/internal.h"
 #include "util/json.h"
 
-enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO, K_PCT, K_BSSPLIT, K_USEC };
+enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO, K_PCT, K_BSSPLIT, K_USEC, K_DIST };
 
 struct keydef {
     const char *name;
@@ -61,6 +61,11 @@ static const struct keydef keys[] = {
     {"data_dedupe", K_UINT, OFF(data_dedupe), 0, 100, NULL,
      "percent of written blocks that are one and the same block (deduplicable)"},
     {"seed", K_U64, OFF(seed), 0, UINT64_MAX, NULL, "seed of offsets and data"},
+    {"random_distribution", K_DIST, OFF(dist), 0, 0, NULL,
+     "offsets of random I/O: random (uniform), zipf:THETA, pareto:H, normal:P (stddev, % of the range), "
+     "zoned:IO%/RANGE%:..."},
+    {"random_map", K_BOOL, OFF(random_map), 0, 1, NULL,
+     "random I/O touches every block of the region exactly once per pass (fio's inverse of norandommap)"},
     {"rate_iops", K_U64, OFF(rate_iops), 0, UINT64_MAX, NULL, "IOPS cap over all jobs (0: none)"},
     {"rate_mode", K_ENUM, OFF(rate_mode), 0, 0, rate_mode_names,
      "with rate_iops: open (each I/O starts on a schedule, latency from its intended start) or closed "
@@ -111,7 +116,7 @@ static const char *const ktype_names[] = {
     [K_SIZE] = "size", [K_DURATION] = "duration", [K_UINT] = "uint", [K_BOOL] = "bool",
     [K_ENUM] = "enum", [K_ENGINE] = "engine", [K_CPULIST] = "cpulist", [K_STRING] = "string",
     [K_U64] = "u64", [K_PROB] = "prob", [K_ERRNO] = "errno", [K_PCT] = "percent",
-    [K_BSSPLIT] = "bssplit", [K_USEC] = "duration_us",
+    [K_BSSPLIT] = "bssplit", [K_USEC] = "duration_us", [K_DIST] = "distribution",
 };
 
 const char *nvb__workload_key(size_t i, const char **type, const char **doc)
@@ -460,6 +465,8 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
         *(int *)p = e;
         return 0;
     }
+    case K_DIST:
+        return nvb__dist_parse(value, (struct nvb__dist *)p, w->err, sizeof w->err);
     }
     if (u < k->min || u > k->max) {
         if ((k->type == K_DURATION || k->type == K_USEC) && k->max)
@@ -482,7 +489,7 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
 {
     if (!w || !key || (!buf && len))
         return -EINVAL;
-    char tmp[288]; /* the longest value: a bssplit of 255 characters */
+    char tmp[288 > NVB__DIST_TEXT_MAX ? 288 : NVB__DIST_TEXT_MAX]; /* the longest value: a bssplit of 255 characters, or a random_distribution */
     const struct keydef *k = find_key(key);
     if (!k) {
         const struct nvb__eopt *found = NULL;
@@ -535,6 +542,7 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
         case K_ENGINE: snprintf(tmp, sizeof tmp, "%s", w->engine); break;
         case K_CPULIST: snprintf(tmp, sizeof tmp, "%s", w->cpus_text); break;
         case K_STRING: snprintf(tmp, sizeof tmp, "%s", w->name); break;
+        case K_DIST: nvb__dist_format(p, tmp, sizeof tmp); break;
         case K_PROB: case K_PCT: snprintf(tmp, sizeof tmp, "%.17g", *(const double *)p); break;
         case K_ERRNO: {
             char nb[16];
@@ -639,6 +647,9 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
         nvb__buf_puts(b, "null");
     nvb__buf_printf(b, ",\"thinktime_s\":%.9g,\"thinktime_blocks\":%u", (double)w->thinktime_ns / 1e9,
                     w->thinktime_blocks);
+    char dtext[NVB__DIST_TEXT_MAX];
+    nvb__dist_format(&w->dist, dtext, sizeof dtext);
+    nvb__buf_printf(b, ",\"random_distribution\":\"%s\",\"random_map\":%d", dtext, w->random_map);
     nvb__buf_puts(b, ",\"engine_opts\":{");
     for (unsigned i = 0; i < w->neopts; i++) {
         if (i)
