@@ -177,6 +177,7 @@ struct nvb__tstat {          /* per target */
     char    *host;           /* merged results: the host that ran it (NULL: the result's own) */
 };
 
+struct nvb__ihist;
 struct nvb__tsample {        /* one time-series point (an interval) */
     double   t_s;            /* end of the interval, since the measured start */
     uint64_t t_unix_ns;      /* wall clock at the end of the interval: the tick it was taken
@@ -186,6 +187,8 @@ struct nvb__tsample {        /* one time-series point (an interval) */
     unsigned __int128 lat_sum[2]; /* exact: across many jobs it can pass 2^64 */
     uint64_t errors;
     double   system_pct;     /* whole-system busy over the interval, <0 unknown */
+    struct nvb__ihist *lh[2];/* its lat histograms (ihist.h), owned; NULL: no sample */
+    int      lh_unknown;     /* they were not measured (older results, out of memory) */
 };
 
 /* Submissions in the measured window and how well an open-loop rate's
