@@ -475,10 +475,10 @@ static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_resul
  * is unknown. */
 static int ld_ihist(struct ld *L, const struct nvb__jv *x, const char *path, struct nvb__tsample *s, int d)
 {
-    const struct nvb__jv *h = nullable(L, x, path, "lat_hist");
-    if (L->rc)
+    const struct nvb__jv *h = mem(L, x, path, "lat_hist", -1, 0);
+    if (h && h->type != NVB__J_NULL && !(h = mem(L, x, path, "lat_hist", NVB__J_OBJ, 1)))
         return L->rc;
-    if (!h) {
+    if (!h || h->type == NVB__J_NULL) {
         s->lh_unknown = 1;
         return 0;
     }
