@@ -14,7 +14,7 @@ from ._printable import printable
 from .labels import block_label
 from .metrics import FIGURE_METRICS, METRICS, metric_list
 
-__all__ = ["plot", "bars", "latency", "efficiency", "LATENCY_PERCENTILES"]
+__all__ = ["plot", "bars", "latency", "efficiency", "latency_over_time", "search_curve", "LATENCY_PERCENTILES"]
 
 LATENCY_PERCENTILES = (("lat_p50_ms", "p50"), ("lat_p90_ms", "p90"), ("lat_p99_ms", "p99"),
                        ("lat_p99_9_ms", "p99.9"))
@@ -248,3 +248,16 @@ def plot(rs, kind="bars", metric=None, ax=None, **kwargs):
             raise ValueError("kind='efficiency' plots IOPS per core and CPU per I/O")
         return efficiency(rs, ax=ax, **kwargs)
     raise ValueError(f"kind must be 'bars', 'latency' or 'efficiency', got {kind!r}")
+
+
+def latency_over_time(result, ax=None, direction=None):
+    """p50/p99/p99.9 latency of each time-series interval of one result (nvbench._series)."""
+    from ._series import latency_over_time as _lot
+    return _lot(result, ax=ax, direction=direction)
+
+
+def search_curve(search_result, ax=None):
+    """Throughput against the latency percentile of each point a search tried, the bound
+    drawn (nvbench.search)."""
+    from .search import plot_curve
+    return plot_curve(search_result, ax=ax)

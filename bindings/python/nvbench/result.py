@@ -178,6 +178,12 @@ class Result:
         m.update(meta)
         return Result(copy.deepcopy(self.data), m)
 
+    def timeseries_frame(self):
+        """The time series as a DataFrame, one row per interval, with each interval's
+        p50/p99/p99.9 latency (``read_p99_ns``, ...): see nvbench._series."""
+        from ._series import timeseries_frame
+        return timeseries_frame(self)
+
     def figures(self):
         """The analysis figures of this run as a flat dict (one row of ``to_frame``)."""
         return figures(self)
