@@ -133,3 +133,24 @@ def test_the_loader_names_a_bad_interval_histogram(hist, why):
     with pytest.raises(nvbench.NvbenchError) as e:
         nvbench.merge([d])
     assert "timeseries.0.read.lat_hist" in str(e.value) and why in str(e.value)
+
+
+def test_frame_and_latency_over_time_plot(tmp_path):
+    pytest.importorskip("pandas")
+    pytest.importorskip("matplotlib")
+    r = nvbench.run(engine="null", rw="randread", qd=2, runtime="0.4s", interval="100ms",
+                    **{"fault.delay": "100us"})
+    df = r.timeseries_frame()
+    ts = r.data["timeseries"]
+    assert len(df) == len(ts)
+    for col, key in (("read_p50_ns", "p50"), ("read_p99_ns", "p99"), ("read_p99_9_ns", "p99.9")):
+        assert list(df[col]) == [p["read"][key] for p in ts]
+    assert df["write_p99_ns"].isna().all()  # no writes: no percentile, not 0
+    fig = nvbench.plot.latency_over_time(r)
+    labels = [ln.get_label() for ln in fig.axes[0].lines]
+    assert labels == ["p50", "p99", "p99.9"]  # the one direction that did I/O
+    last = fig.axes[0].lines[1].get_ydata()[-1]
+    assert last == ts[-1]["read"]["p99"] / 1e6
+    fig.savefig(tmp_path / "lat.png")
+    with pytest.raises(ValueError, match="direction must be"):
+        nvbench.plot.latency_over_time(r, direction="trim")

@@ -56,7 +56,7 @@ def latency_over_time(result, ax=None, direction=None):
     """p50, p99 and p99.9 latency (ms) of each interval over the measured window, one line
     each (per direction that did I/O, or ``direction``): latency spikes over time show here,
     where the whole run's percentiles hide them. Returns the Figure."""
-    from .plot import _new_figure, _colors
+    from .plot import _new_figure, _colors, _finish_axes
     data = _data(result)
     pts = [p for p in data.get("timeseries") or [] if isinstance(p, dict)]
     if not pts:
@@ -78,14 +78,7 @@ def latency_over_time(result, ax=None, direction=None):
             ax.plot(xs, [ys[0]] + ys, drawstyle="steps-pre", color=colors[k], linewidth=1.4,
                     label=f"{d} {key}" if len(dirs) > 1 else key)
             k += 1
-    if any(v is None for p in pts for d in dirs for v in [(p.get(d) or {}).get("lat_hist")]):
-        ax.set_title("latency per interval (some intervals have no histogram)")
-    else:
-        ax.set_title("latency per interval")
-    ax.set_xlabel("time in the measured window (s)")
-    ax.set_ylabel("latency (ms)")
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    gaps = any((p.get(d) or {}).get("lat_hist") is None for p in pts for d in dirs)
+    _finish_axes(ax, "latency per interval" + (" (some intervals have no histogram)" if gaps else ""),
+                 "time in the measured window (s)", "latency (ms)")
     return fig

@@ -38,6 +38,17 @@ def _new_figure(nrows, ncols, width_per=6.0, height_per=3.6):
     return fig, [a for row in axes for a in row]
 
 
+def _finish_axes(ax, title, xlabel, ylabel):
+    """Title, labels, both axes from 0, a light grid and a small legend."""
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+
+
 def _stats(rs, metric_keys, cells=None):
     """{(cell, op): {stack: {metric: (mean, half)}}}, blocks in published order, stacks."""
     summ = rs.summary(metric_keys)

@@ -240,7 +240,7 @@ def search(workload=None, target="p99<=1ms", vary="qd", *, start=1, max_qd=1024,
 def plot_curve(res, ax=None):
     """Throughput (IOPS) against the target's percentile (ms) for every point tried, the
     bound as a vertical line and the answer marked. Returns the Figure."""
-    from .plot import _new_figure
+    from .plot import _new_figure, _finish_axes
     if not res.points:
         raise ValueError("nothing to plot: the search ran no point")
     if ax is None:
@@ -259,11 +259,6 @@ def plot_curve(res, ax=None):
     if res.answer is not None:
         ax.plot([res.answer["lat_ns"] / 1e6], [res.answer["iops"]], marker="*", markersize=14,
                 color="tab:green", linestyle="none", label="answer")
-    ax.set_xlabel(f"{res.key} latency (ms)")
-    ax.set_ylabel("IOPS")
-    ax.set_title(f"latency-target search: {res.target}, varying {res.vary}")
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _finish_axes(ax, f"latency-target search: {res.target}, varying {res.vary}", f"{res.key} latency (ms)",
+                 "IOPS")
     return fig
