@@ -188,7 +188,8 @@ struct nvb__tsample {        /* one time-series point (an interval) */
     uint64_t errors;
     double   system_pct;     /* whole-system busy over the interval, <0 unknown */
     struct nvb__ihist *lh[2];/* its lat histograms (ihist.h), owned; NULL: no sample */
-    int      lh_unknown;     /* they were not measured (older results, out of memory) */
+    int      lh_unknown;     /* 0: known; 1: not measured (out of memory: null in the JSON);
+                              * 2: a result written before them (absent in the JSON) */
 };
 
 /* Submissions in the measured window and how well an open-loop rate's

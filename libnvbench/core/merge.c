@@ -245,7 +245,7 @@ static int merge_series(struct nvb_result *m, const struct nvb_result *const *pa
                 rc = -EOVERFLOW;
             /* the interval's histograms add exactly; a part without them
              * leaves the merged point's percentiles unknown */
-            o.lh_unknown |= s->lh_unknown;
+            o.lh_unknown = s->lh_unknown > o.lh_unknown ? s->lh_unknown : o.lh_unknown;
             for (int d = 0; d < 2 && !rc && !o.lh_unknown; d++)
                 rc = nvb__ihist_add(&o.lh[d], s->lh[d]);
             if (s->t_unix_ns > o.t_unix_ns)

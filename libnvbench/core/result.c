@@ -748,10 +748,13 @@ static void emit_targets(struct jctx *c, const struct nvb_result *r)
 }
 
 /* An interval's latency percentiles (null without samples or without its
- * histogram) and its histogram, sparse (ihist.h). */
+ * histogram) and its histogram, sparse (ihist.h); none of them for a point
+ * of a result written before them (a loaded one stays what it was). */
 static void emit_ihist(struct jctx *c, const struct nvb__ihist *h, int unknown)
 {
     static const char *const keys[] = {"p50", "p99", "p99.9"};
+    if (unknown == 2)
+        return;
     static const double vals[] = {50, 99, 99.9};
     for (int i = 0; i < 3; i++) {
         if (h && h->count)

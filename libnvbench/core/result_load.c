@@ -479,7 +479,8 @@ static int ld_ihist(struct ld *L, const struct nvb__jv *x, const char *path, str
     if (h && h->type != NVB__J_NULL && !(h = mem(L, x, path, "lat_hist", NVB__J_OBJ, 1)))
         return L->rc;
     if (!h || h->type == NVB__J_NULL) {
-        s->lh_unknown = 1;
+        const int u = h ? 1 : 2; /* absent: written before them, and written back so */
+        s->lh_unknown = u > s->lh_unknown ? u : s->lh_unknown;
         return 0;
     }
     char p[128], pb[160];

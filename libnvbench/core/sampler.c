@@ -189,7 +189,7 @@ static void ts_fold_late(struct nvb_result *res, uint64_t end_unix)
                 a->lh_unknown = 1; /* out of memory: this point's percentiles are unknown */
             free(b->lh[d]);
         }
-        a->lh_unknown |= b->lh_unknown;
+        a->lh_unknown = b->lh_unknown > a->lh_unknown ? b->lh_unknown : a->lh_unknown;
         if (a->lh_unknown)
             for (int d = 0; d < 2; d++) {
                 free(a->lh[d]);

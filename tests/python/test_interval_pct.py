@@ -113,10 +113,22 @@ def test_round_trip_keeps_them_and_older_results_have_none():
         for dn in ("read", "write"):
             for key in ("p50", "p99", "p99.9", "lat_hist"):
                 del p[dn][key]
+    # written before them: loaded and written back without them, as read
+    back_old = nvbench.merge([old]).to_dict()
+    assert all(k not in p[dn] for p in back_old["timeseries"] for dn in ("read", "write")
+               for k in ("p50", "p99", "p99.9", "lat_hist"))
     m = nvbench.merge([old, d]).to_dict()
     for p in m["timeseries"]:
         for dn in ("read", "write"):
-            # a part without histograms: the merged points cannot say, so they say null
+            # a part without them: the merged point cannot say
+            assert "lat_hist" not in p[dn] and "p99" not in p[dn]
+    unknown = json.loads(json.dumps(d))
+    for p in unknown["timeseries"]:
+        for dn in ("read", "write"):
+            p[dn]["lat_hist"] = None  # not measured (out of memory)
+    m = nvbench.merge([unknown, d]).to_dict()
+    for p in m["timeseries"]:
+        for dn in ("read", "write"):
             assert p[dn]["lat_hist"] is None and p[dn]["p99"] is None
 
 
