@@ -1,17 +1,22 @@
-"""``nvbench search``: the latency-target search (nvbench.search) from the command line."""
+"""``nvbench search``: the latency-target search (nvbench.search) from the command line.
+cli.py adds the parser (add_parser) and hands over its own helpers: how KEY=VALUE items and
+targets are told apart, the message for a key given twice, how errors are printed and the
+exit codes, so that ``nvbench search`` reads its workload exactly as ``nvbench run`` does."""
+import argparse
 import json
 import sys
+
+from .search import search
 
 __all__ = ["add_parser"]
 
 
 def cmd_search(args):
-    from . import cli
-    from .search import search
-    keys, targets = cli._split_run_args(args.items)
-    if cli._twice(keys):
-        cli._err(cli._twice(keys))
-        return cli.EXIT_INPUT
+    cli = args.cli
+    keys, targets = cli.run_args(args.items)
+    if cli.twice(keys):
+        cli.err(cli.twice(keys))
+        return cli.exit_input
     w = dict(keys)
     if targets:
         w["targets"] = targets
@@ -19,24 +24,23 @@ def cmd_search(args):
         res = search(w, target=args.latency, vary=args.vary, start=args.start, max_qd=args.max_qd,
                      rel_tol=args.rel_tol, direction=args.direction, max_runs=args.max_runs)
     except ValueError as e:
-        cli._err(str(e))
-        return cli.EXIT_INPUT
+        cli.err(str(e))
+        return cli.exit_input
     if args.print_json:
         print(json.dumps(res.to_dict(), indent=2))
     else:
         sys.stdout.write(res.table())
     for line in res.warnings:
-        cli._err("warning: " + line)
+        cli.err("warning: " + line)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(res.to_dict(), f, indent=2)
     if args.plot:
         res.plot().savefig(args.plot)
-    return cli.EXIT_OK
+    return cli.exit_ok
 
 
 def _int_at_least_1(text):
-    import argparse
     try:
         v = int(text)
     except ValueError:
@@ -46,7 +50,8 @@ def _int_at_least_1(text):
     return v
 
 
-def add_parser(sub):
+def add_parser(sub, **cli):
+    """The `search` subcommand; cli: run_args, twice, err, exit_ok, exit_input (see above)."""
     s = sub.add_parser("search", help="find the highest throughput whose latency percentile keeps a bound",
                        description="Latency-target search: runs the workload (KEY=VALUE pairs and targets, "
                                    "as for `nvbench run`) at growing queue depths (doubling, then bisection) "
@@ -67,5 +72,5 @@ def add_parser(sub):
     s.add_argument("--json", metavar="F", help="also save the search (points, answer, warnings) to F")
     s.add_argument("--print-json", action="store_true", help="print the search as JSON instead of the table")
     s.add_argument("--plot", metavar="F.png", help="save the curve (IOPS against the percentile, the bound drawn)")
-    s.set_defaults(func=cmd_search)
+    s.set_defaults(func=cmd_search, cli=argparse.Namespace(**cli))
     return s

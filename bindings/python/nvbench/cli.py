@@ -668,7 +668,8 @@ def build_parser():
                    help="compare even when the workloads differ in more than the stack (qd, jobs, ...)")
     s.set_defaults(func=cmd_compare)
 
-    _search_cli.add_parser(sub)
+    _search_cli.add_parser(sub, run_args=_split_run_args, twice=_twice, err=_err, exit_ok=EXIT_OK,
+                           exit_input=EXIT_INPUT)
     return p
 
 

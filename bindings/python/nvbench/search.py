@@ -16,6 +16,8 @@ import math
 import re
 import warnings
 
+from . import plot as _plot
+from .core import run as _run
 from .errors import NvbenchWarning
 from ._warnings import grouped
 
@@ -216,7 +218,6 @@ def search(workload=None, target="p99<=1ms", vary="qd", *, start=1, max_qd=1024,
     if not (isinstance(rel_tol, (int, float)) and 0 < rel_tol < 1):
         raise ValueError(f"rel_tol must be in (0, 1), got {rel_tol!r}")
     if run is None:
-        from .core import run as _run
         targets = w.pop("targets", None) or []
         targets = [targets] if isinstance(targets, (str, bytes)) else list(targets)
         run = lambda **kw: _run(*targets, **kw)  # noqa: E731
@@ -238,27 +239,5 @@ def search(workload=None, target="p99<=1ms", vary="qd", *, start=1, max_qd=1024,
 
 
 def plot_curve(res, ax=None):
-    """Throughput (IOPS) against the target's percentile (ms) for every point tried, the
-    bound as a vertical line and the answer marked. Returns the Figure."""
-    from .plot import _new_figure, _finish_axes
-    if not res.points:
-        raise ValueError("nothing to plot: the search ran no point")
-    if ax is None:
-        fig, (ax,) = _new_figure(1, 1)
-    else:
-        fig = ax.figure
-    pts = sorted((p for p in res.points if p["lat_ns"] is not None), key=lambda p: p["lat_ns"])
-    xs = [p["lat_ns"] / 1e6 for p in pts]
-    ys = [p["iops"] for p in pts]
-    ax.plot(xs, ys, marker="o", linewidth=1.2, color="tab:blue", label="points tried")
-    for p, x, y in zip(pts, xs, ys):
-        v = p[res.vary]
-        ax.annotate("max" if v is None else f"{res.vary}={v}", (x, y), fontsize=6,
-                    textcoords="offset points", xytext=(3, 3))
-    ax.axvline(res.bound_ns / 1e6, color="tab:red", linestyle="--", label=f"bound {res.target}")
-    if res.answer is not None:
-        ax.plot([res.answer["lat_ns"] / 1e6], [res.answer["iops"]], marker="*", markersize=14,
-                color="tab:green", linestyle="none", label="answer")
-    _finish_axes(ax, f"latency-target search: {res.target}, varying {res.vary}", f"{res.key} latency (ms)",
-                 "IOPS")
-    return fig
+    """The curve of a search (nvbench.plot.search_curve)."""
+    return _plot.search_curve(res, ax=ax)
