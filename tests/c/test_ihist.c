@@ -141,11 +141,12 @@ END_TEST
 static Suite *ihist_suite(void)
 {
     Suite *s = suite_create("ihist");
-    TCase *tc = tcase_create("ihist");
-    tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, intervals_pct_and_union, 0, 4);
-    tcase_add_test(tc, empty_and_overflow);
-    suite_add_tcase(s, tc);
+    TCase *pct = tcase_create("percentiles and unions"), *lim = tcase_create("limits");
+    tcase_add_loop_test(pct, intervals_pct_and_union, 0, 4);
+    tcase_add_test(lim, empty_and_overflow);
+    tcase_set_timeout(pct, 120);
+    suite_add_tcase(s, pct);
+    suite_add_tcase(s, lim);
     return s;
 }
 
