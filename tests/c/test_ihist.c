@@ -15,6 +15,7 @@
 #include "core/hist.h"
 #include "core/ihist.h"
 #include "testutil.h"
+#include "util/rand.h"
 
 #define NINTERVALS 7
 #define PER 3000
@@ -22,10 +23,7 @@
 static uint64_t st;
 static uint64_t rnd(void)
 {
-    uint64_t z = (st += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return nvb__splitmix64(&st);
 }
 
 /* A latency: mostly 20..200 us, a tail to 50 ms, some below 64 ns. */
