@@ -123,6 +123,19 @@ def test_null_engine_bound_far_above_the_delay_reaches_max_qd():
     assert d["answer"]["qd"] == res.answer["qd"] and len(d["points"]) == 4
 
 
+def test_null_engine_rate_search_bisects_below_the_ceiling():
+    # every latency is at least the delay: no rate keeps p50 under it, so each point halves
+    # the bracket from above
+    w = dict(NULL, qd=4)
+    with pytest.warns(nvbench.NvbenchWarning, match="max_runs=4"):
+        res = nvbench.search(w, target="p50<=1ms", vary="rate_iops", max_runs=4)
+    rates = [p["rate_iops"] for p in res.points]
+    assert rates[0] is None and len(rates) == 4
+    assert all(isinstance(r, int) and r > 0 for r in rates[1:])
+    assert rates[1] > rates[2] > rates[3]
+    assert res.answer is None and not any(p["ok"] for p in res.points)
+
+
 def test_curve_plot(tmp_path):
     pytest.importorskip("matplotlib")
     run, _ = model_qd(100_000)
@@ -143,6 +156,14 @@ def test_cli_prints_the_curve_and_the_answer(tmp_path):
     assert [ln.split()[0] for ln in lines[1:4]] == ["1", "2", "4"]
     assert lines[-1].startswith("answer: qd=4")
     saved = json.loads((tmp_path / "s.json").read_text())
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        p = cli("search", "--latency", "p50<=60s", "--max-qd", "2", "--plot", str(tmp_path / "c.png"),
+                "engine=null", "runtime=0.1s")
+        assert p.returncode == 0 and (tmp_path / "c.png").stat().st_size > 0
     assert saved["answer"]["qd"] == 4 and saved["vary"] == "qd"
     p = cli("search", "--latency", "p50<=60s", "--max-qd", "2", "--print-json", "engine=null", "runtime=0.1s")
     assert p.returncode == 0 and json.loads(p.stdout)["percentile"] == "p50"
