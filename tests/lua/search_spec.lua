@@ -82,4 +82,23 @@ describe("nvbench.search", function()
     for _, p in ipairs(s.points) do best = math.max(best, p.iops) end
     assert.are.equal(best, s.answer.iops)
   end)
+
+  it("sees each time-series interval's p50/p99/p99.9 and histogram; they add up to the run's", function()
+    local r = assert(nvb.run { engine = "null", rw = "randread", qd = 2, runtime = "0.3s", interval = "100ms",
+                               ["fault.delay"] = "100us" })
+    assert.is_true(#r.timeseries >= 2)
+    local sum = {}
+    for _, p in ipairs(r.timeseries) do
+      local h = p.read.lat_hist
+      if h.count > 0 then
+        assert.is_true(p.read.p50 <= p.read.p99 and p.read.p99 <= p.read["p99.9"])
+      else
+        assert.is_nil(p.read.p50) -- null: no completion in the interval
+      end
+      for _, b in ipairs(h.buckets) do sum[b[1]] = (sum[b[1]] or 0) + b[2] end
+    end
+    local whole = {}
+    for _, b in ipairs(r.read.lat_hist.buckets) do whole[b[1]] = b[2] end
+    assert.are.same(whole, sum)
+  end)
 end)
