@@ -103,8 +103,9 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
 NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char *buf, size_t len);
 
 /* Append a target: a regular file, a block device, or a directory in which
- * the run creates (and afterwards deletes) a scratch file of `size` bytes.
- * The path is checked at run time, not here. Returns 0, -EINVAL (empty),
+ * the run creates (and afterwards deletes) a scratch file of `size` bytes;
+ * a path that does not exist, with `size` set, is created by the run as a
+ * file and kept (docs/api.md). The path is checked at run time, not here. Returns 0, -EINVAL (empty),
  * -ENAMETOOLONG, -ENOMEM. */
 NVB_API int nvb_workload_add_target(struct nvb_workload *w, const char *path);
 
@@ -215,6 +216,25 @@ struct nvb_run_opts {
  * with nvb_result_free() in every case. */
 NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opts,
                     struct nvb_result **out);
+
+/* Run n workloads at once as the job groups of one run (docs/api.md, "Job
+ * groups"): each group is planned, held and set up as nvb_run() would do
+ * it, then all groups' jobs are released together (one start, one call of
+ * opts->start_barrier); each group ends on its own bound (runtime_s, ios)
+ * and the run ends with the last one. The `name` key of each workload
+ * names its group ("group0", "group1", ... when unset; names must differ).
+ * A target written by one group may be read by others (they share the
+ * writer's hold, so a block device is opened O_EXCL once); a target
+ * written by two groups, or written by one and verified by another, is
+ * refused with -EBUSY naming both groups. opts (progress: the groups'
+ * figures summed; poll; cancel: every group stops) works as for nvb_run(),
+ * on the calling thread. *out holds the totals, as one run that did all
+ * the I/O (counts and histograms add exactly; the process CPU once, in the
+ * total only), and "groups": each group's own result. Returns as nvb_run()
+ * does; a group's failure is the run's, its message prefixed with the
+ * group's name. Since 0.3. */
+NVB_API int nvb_run_groups(const struct nvb_workload *const *ws, size_t n, const struct nvb_run_opts *opts,
+                           struct nvb_result **out);
 
 /* ------------------------------------------------------------------ */
 /* Results                                                              */

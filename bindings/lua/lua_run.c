@@ -240,6 +240,61 @@ static int poll_cb(void *arg)
     return 0;
 }
 
+/* Runs ws[0..n) (nvb_run_groups when groups, else nvb_run of ws[0]) with
+ * the progress function at stack index fn (0: none), the poll hook and the
+ * signals; returns what nvb.run returns. */
+static int run_and_push(lua_State *L, struct nvb_workload **ws, struct lworkload **lws, size_t n, int groups, int fn)
+{
+    if (signal_pending())
+        return raise_signal_error(L, signal_pending());
+    struct lresult *lr = new_result(L);
+    int res_idx = lua_gettop(L);
+    /* Room for the callbacks' pushes and one error object. */
+    luaL_checkstack(L, 8, "nvbench: no stack space for the run's callbacks");
+    struct runcb cb = {.L = L, .fn = fn};
+    struct nvb_run_opts opts = NVB_RUN_OPTS_INIT;
+    if (fn) {
+        opts.progress = progress_cb;
+        opts.progress_arg = &cb;
+    }
+    opts.poll = poll_cb;
+    opts.poll_arg = &cb;
+    opts.poll_ms = 100;
+
+    struct sigtake taken;
+    signals_take(&taken);
+    for (size_t i = 0; i < n; i++)
+        lws[i]->busy++;
+    int rc = groups ? nvb_run_groups((const struct nvb_workload *const *)ws, n, &opts, &lr->r)
+                    : nvb_run(ws[0], &opts, &lr->r);
+    for (size_t i = 0; i < n; i++)
+        lws[i]->busy--;
+    signals_give_back(&taken);
+    if (cb.err_idx || signal_pending()) {
+        /* A signal wins over an error of the progress callback: the process
+         * is ending either way, and its status must say why. */
+        int sig = signal_pending();
+        /* The result is owned by its handle on the stack; GC frees it once
+         * nvb.interrupted_result() has handed it out or a later
+         * interruption replaced it. */
+        lua_pushvalue(L, res_idx);
+        lua_setfield(L, LUA_REGISTRYINDEX, INTERRUPTED_KEY);
+        if (sig && !cb.lua_int)
+            return raise_signal_error(L, sig);
+        lua_pushvalue(L, cb.err_idx); /* lua5.4's own "interrupted!" stays as it was */
+        return lua_error(L);
+    }
+    lua_settop(L, res_idx);
+    if (rc == 0 || (rc == -ECANCELED && lr->r && nvb_result_cancelled(lr->r)))
+        return 1;
+    push_fail(L, rc, lr->r ? nvb_result_error(lr->r) : NULL);
+    if (lr->r)
+        lua_pushvalue(L, res_idx);
+    else
+        lua_pushnil(L);
+    return 4;
+}
+
 /* nvb.run{key = value, ..., targets = {...}, progress = fn}
  * nvb.run(workload [, {progress = fn}])
  *   -> result                          completed, or cancelled by progress
@@ -277,49 +332,68 @@ int l_run(lua_State *L)
     else if (!lua_isfunction(L, fn))
         return luaL_error(L, "nvbench: 'progress' must be a function (got %s)", luaL_typename(L, fn));
 
-    if (signal_pending())
-        return raise_signal_error(L, signal_pending());
-    struct lresult *lr = new_result(L);
-    int res_idx = lua_gettop(L);
-    /* Room for the callbacks' pushes and one error object. */
-    luaL_checkstack(L, 8, "nvbench: no stack space for the run's callbacks");
-    struct runcb cb = {.L = L, .fn = fn};
-    struct nvb_run_opts opts = NVB_RUN_OPTS_INIT;
-    if (fn) {
-        opts.progress = progress_cb;
-        opts.progress_arg = &cb;
-    }
-    opts.poll = poll_cb;
-    opts.poll_arg = &cb;
-    opts.poll_ms = 100;
+    return run_and_push(L, &lw->w, &lw, 1, 0, fn);
+}
 
-    struct sigtake taken;
-    signals_take(&taken);
-    lw->busy++;
-    int rc = nvb_run(lw->w, &opts, &lr->r);
-    lw->busy--;
-    signals_give_back(&taken);
-    if (cb.err_idx || signal_pending()) {
-        /* A signal wins over an error of the progress callback: the process
-         * is ending either way, and its status must say why. */
-        int sig = signal_pending();
-        /* The result is owned by its handle on the stack; GC frees it once
-         * nvb.interrupted_result() has handed it out or a later
-         * interruption replaced it. */
-        lua_pushvalue(L, res_idx);
-        lua_setfield(L, LUA_REGISTRYINDEX, INTERRUPTED_KEY);
-        if (sig && !cb.lua_int)
-            return raise_signal_error(L, sig);
-        lua_pushvalue(L, cb.err_idx); /* lua5.4's own "interrupted!" stays as it was */
-        return lua_error(L);
+/* nvb.run_groups{ {key = value, targets = {...}}, {...} | workload, ...,
+ *                 progress = fn, key = value ... }
+ *   Several workloads as the job groups of one run (nvb_run_groups): the
+ *   array part holds the groups (tables as nvb.run takes them, or
+ *   workloads); the other keys but progress are applied to every group
+ *   given as a table, before its own keys (which win). Returns what nvb.run
+ *   returns; result:groups() has one result per group. */
+int l_run_groups(lua_State *L)
+{
+    static const char *const run_only[] = {"progress", NULL};
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
+    if (n < 1 || n > 1024)
+        return luaL_error(L, "nvbench.run_groups: give 1 to 1024 groups in the array part (got %d)", (int)n);
+    lua_getfield(L, 1, "progress"); /* 2 */
+    int fn = lua_isnil(L, 2) ? 0 : 2;
+    if (fn && !lua_isfunction(L, fn))
+        return luaL_error(L, "nvbench: 'progress' must be a function (got %s)", luaL_typename(L, fn));
+    /* 3: the shared keys, a table of the outer one's string keys */
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, 3);
+        } else {
+            lua_pop(L, 1);
+        }
     }
-    lua_settop(L, res_idx);
-    if (rc == 0 || (rc == -ECANCELED && lr->r && nvb_result_cancelled(lr->r)))
-        return 1;
-    push_fail(L, rc, lr->r ? nvb_result_error(lr->r) : NULL);
-    if (lr->r)
-        lua_pushvalue(L, res_idx);
-    else
-        lua_pushnil(L);
-    return 4;
+    struct nvb_workload **ws = lua_newuserdatauv(L, (size_t)n * sizeof *ws, 0);        /* 4 */
+    struct lworkload **lws = lua_newuserdatauv(L, (size_t)n * sizeof *lws, 0);         /* 5 */
+    lua_createtable(L, (int)n, 0);                                                      /* 6: keeps them */
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 1, i);
+        struct lworkload *lw;
+        if (lua_istable(L, -1)) {
+            lw = new_workload(L);
+            char why[WHY_LEN] = "";
+            int rc = apply_table(L, lw->w, 3, run_only, why);
+            if (rc == 0)
+                rc = apply_table(L, lw->w, -2, run_only, why);
+            if (rc < 0) {
+                char msg[WHY_LEN + 64];
+                snprintf(msg, sizeof msg, "group %d: %s", (int)i, why[0] ? why : nvb_workload_error(lw->w));
+                return push_fail(L, rc, msg);
+            }
+        } else if (luaL_testudata(L, -1, WORKLOAD_MT)) {
+            lw = to_workload(L, -1);
+            lua_pushvalue(L, -1);
+        } else {
+            return luaL_error(L, "nvbench.run_groups: group %d is a %s, not a table or a workload", (int)i,
+                              luaL_typename(L, -1));
+        }
+        lua_rawseti(L, 6, i);
+        lua_pop(L, 1);
+        ws[i - 1] = lw->w;
+        lws[i - 1] = lw;
+    }
+    return run_and_push(L, ws, lws, (size_t)n, 1, fn);
 }

@@ -312,6 +312,11 @@ struct nvb_result {
     uint64_t first_done_wall_ns;     /* ... when the first job finished */
     unsigned nhosts;                 /* merged results: one row per host run, merge order */
     struct nvb__hostrow *hosts;
+    /* job groups (nvb_run_groups, groups.c): a group's name in its own
+     * result; the total holds the groups' results */
+    char     group[64];
+    unsigned ngroups;
+    struct nvb_result **groups;
     char    *wl_json;                /* the workload object's compact JSON text when wl is NULL
                                       * (loaded, merged): kept as text, not as a tree, so a
                                       * loaded result holds no more than the bytes it read */
@@ -344,6 +349,10 @@ void nvb__dstat_free(struct nvb__dstat *d);
  * 0, -ENOMEM (the counts are added all the same) or -EOVERFLOW (ios, bytes
  * or the histogram's count would pass 2^64 - 1: nothing is added). merge.c. */
 int  nvb__dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src);
+/* The total of a run's job groups (nvb_run_groups): merged as one run that
+ * did all their I/O, the process CPU taken once; (*out)->groups has room
+ * for the n groups, left NULL for the caller. merge.c. */
+int  nvb__merge_groups(struct nvb_result **out, const struct nvb_result *const *parts, size_t n);
 /* Derived CPU figures (result.c's JSON and getters, the run, share them). */
 struct nvb__cpu_derived {
     double process_cores, cpu_us_per_io, iops_per_core, background_pct;

@@ -627,11 +627,7 @@ void *nvb__job_main(void *arg)
     int rc = nvb__job_setup(j);
     nvb__mutex_lock(r->mu);
     j->rc = rc;
-    r->nready++;
-    nvb__cond_signal_all(r->cv);
-    while (!r->go)
-        nvb__cond_wait(r->cv, r->mu, 0);
-    int go = r->go;
+    int go = nvb__arrive_and_wait(r->mu, r->cv, &r->nready, &r->go);
     nvb__mutex_unlock(r->mu);
     if (go > 0 && rc == 0) {
         job_loop(j);

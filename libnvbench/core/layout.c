@@ -47,7 +47,7 @@ static void layout_gen(void *arg, void *chunk, uint64_t off, size_t len)
 
 /* A scratch file this run created: held like any other target, so that
  * the layout and the jobs write the file that was created. */
-static int hold_scratch(struct ptarget *pt, const struct nvb__target_info *ti, char *err, size_t errlen)
+static int hold_scratch(struct ptarget *pt, const struct nvb__target_info *ti, int level, char *err, size_t errlen)
 {
     struct nvb__hold *h = &pt->hold;
     h->path = pt->file;
@@ -57,7 +57,7 @@ static int hold_scratch(struct ptarget *pt, const struct nvb__target_info *ti, c
     h->id_dev = ti->id_dev;
     h->id_ino = ti->id_ino;
     h->id_rdev = ti->id_rdev;
-    h->level = NVB__HOLD_READ;
+    h->level = level;
     err[0] = 0;
     return nvb__hold_take(h, 1, err, errlen);
 }
@@ -80,8 +80,55 @@ static int layout_stop(void *arg)
     return 0;
 }
 
+/* A scratch file in the directory target, removing first what killed runs left there. */
+static int create_scratch(struct ptarget *pt, struct nvb_result *res, const struct nvb_run_opts *o, char *err,
+                          size_t errlen)
+{
+    unsigned stale = 0;
+    if (nvb__scratch_clean_stale(pt->path, &stale) == 0 && stale)
+        nvb__result_warn(res, "removed %u scratch file%s in '%s' left by runs that were killed", stale,
+                         stale == 1 ? "" : "s", pt->path);
+    nvb__run_log(o, 2, "laying out a scratch file of %" PRIu64 " bytes in '%s'", pt->len, pt->path);
+    int rc = nvb__scratch_create(pt->path, pt->len, pt->file, sizeof pt->file);
+    if (rc < 0) {
+        pt->file[0] = 0;
+        snprintf(err, errlen, "cannot create a scratch file of %" PRIu64 " bytes in '%s': %s", pt->len,
+                 pt->path, nvb_strerror(rc));
+        nvb__result_seterr(res, rc, err);
+    }
+    return rc;
+}
+
+/* A missing target with size set (plan_create): created now, exclusively
+ * (an existing file or a symlink put there since planning is refused, not
+ * followed), its identity taken from the creating descriptor. */
+static int create_target(struct ptarget *pt, struct nvb_result *res, const struct nvb_run_opts *o, char *err,
+                         size_t errlen)
+{
+    uint64_t size = pt->off + pt->len;
+    nvb__run_log(o, 2, "creating target '%s' (%" PRIu64 " bytes) and laying it out", pt->path, size);
+    struct nvb__target_info ci;
+    int rc = nvb__file_create(pt->path, size, &ci);
+    if (rc < 0) {
+        if (rc == -EEXIST)
+            snprintf(err, errlen, "target '%s' appeared after it was found missing (named twice, or made by "
+                     "someone else meanwhile): refusing to write into what was not checked", pt->path);
+        else
+            snprintf(err, errlen, "cannot create target '%s' (%" PRIu64 " bytes): %s", pt->path, size,
+                     nvb_strerror(rc));
+        nvb__result_seterr(res, rc, err);
+        return rc;
+    }
+    pt->created = 1;
+    pt->ti.id_dev = ci.id_dev;
+    pt->ti.id_ino = ci.id_ino;
+    nvb__result_warn(res, "target '%s' did not exist: this run created it (%" PRIu64 " bytes, laid out in "
+                     "full before the run) and leaves it in place", pt->path, size);
+    return 0;
+}
+
 /* Target t in the result; for a scratch directory, its file created, held
- * and laid out. */
+ * and laid out; a missing target with size set, created. */
 static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char *err, size_t errlen)
 {
     const struct nvb_workload *w = r->w;
@@ -97,29 +144,29 @@ static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char
     snprintf(res->tg[t].dev, sizeof res->tg[t].dev, "%s", pt->ti.dev);
     static const char *const kinds[] = {"?", "file", "block", "dir", "char", "other"};
     snprintf(res->tg[t].kind, sizeof res->tg[t].kind, "%s",
-             pt->scratch ? "scratch" : kinds[pt->ti.kind <= NVB__T_OTHER ? pt->ti.kind : 0]);
+             pt->create ? "file" : pt->scratch ? "scratch" : kinds[pt->ti.kind <= NVB__T_OTHER ? pt->ti.kind : 0]);
     if (!pt->scratch || (p->eng->flags & NVB__ENG_NO_FILES)) {
         res->tg[t].file = nvb__strdup(pt->file);
         return 0;
     }
-    unsigned stale = 0;
-    if (nvb__scratch_clean_stale(pt->path, &stale) == 0 && stale)
-        nvb__result_warn(res, "removed %u scratch file%s in '%s' left by runs that were killed", stale,
-                         stale == 1 ? "" : "s", pt->path);
-    nvb__run_log(o, 2, "laying out a scratch file of %" PRIu64 " bytes in '%s'", pt->len, pt->path);
-    int rc = nvb__scratch_create(pt->path, pt->len, pt->file, sizeof pt->file);
-    if (rc < 0) {
-        pt->file[0] = 0;
-        snprintf(err, errlen, "cannot create a scratch file of %" PRIu64 " bytes in '%s': %s", pt->len,
-                 pt->path, nvb_strerror(rc));
-        nvb__result_seterr(res, rc, err);
+    int rc = pt->create ? create_target(pt, res, o, err, errlen) : create_scratch(pt, res, o, err, errlen);
+    if (rc < 0)
         return rc;
-    }
+    /* the run's own file, private (scratch) or the created target, which
+     * others may open once it exists: held as any target of this run */
     res->tg[t].file = nvb__strdup(pt->file);
+    int level = !pt->create ? NVB__HOLD_READ : p->writes || p->prewrites ? NVB__HOLD_WRITE
+              : res->verify_enabled ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
     struct nvb__target_info ti;
-    if ((rc = nvb__target_info(pt->file, &ti)) < 0 || (rc = hold_scratch(pt, &ti, err, errlen)) < 0) {
-        if (!err[0] || rc != -ESTALE)
-            snprintf(err, errlen, "scratch file '%s': %s", pt->file, nvb_strerror(rc));
+    if ((rc = nvb__target_info(pt->file, &ti)) == 0 && pt->create &&
+        (ti.kind != NVB__T_FILE || ti.id_dev != pt->ti.id_dev || ti.id_ino != pt->ti.id_ino)) {
+        rc = -ESTALE;
+        snprintf(err, errlen, "target '%s' was replaced right after this run created it: refusing to write "
+                 "into what was not checked", pt->path);
+    }
+    if (rc < 0 || (rc = hold_scratch(pt, &ti, level, err, errlen)) < 0) {
+        if (!err[0] || (rc != -ESTALE && rc != -EBUSY))
+            snprintf(err, errlen, "%s '%s': %s", pt->create ? "target" : "scratch file", pt->file, nvb_strerror(rc));
         nvb__result_seterr(res, rc, err);
         return rc;
     }
@@ -149,8 +196,11 @@ static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char
     lay.next_poll = nvb__now_ns() + lay.poll_ns;
     /* whole blocks per chunk, so each chunk starts on a block */
     size_t chunk = w->bs >= LAYOUT_CHUNK ? (size_t)w->bs : LAYOUT_CHUNK / (size_t)w->bs * (size_t)w->bs;
-    rc = nvb__fill_file_cb(fd, pt->len, chunk, layout_gen, layout_stop, &lay);
+    /* a created target: the whole file, so that nothing before the region is a hole either */
+    rc = nvb__fill_file_cb(fd, pt->create ? pt->off + pt->len : pt->len, chunk, layout_gen, layout_stop, &lay);
     nvb__target_close(fd);
+    if (rc == 0)
+        pt->laid_out = 1;
     if (rc < 0) {
         snprintf(err, errlen, "cannot lay out scratch file '%s': %s", pt->file, nvb_strerror(rc));
         nvb__result_seterr(res, rc, err);
@@ -180,7 +230,13 @@ int nvb__layout_targets(struct run *r, struct nvb_result *res, char *err, size_t
 
 void nvb__layout_remove(struct plan *p)
 {
-    for (unsigned t = 0; t < p->nt; t++)
-        if (p->t[t].scratch && p->t[t].file[0] && strcmp(p->t[t].file, p->t[t].path))
-            nvb__scratch_remove(p->t[t].file);
+    for (unsigned t = 0; t < p->nt; t++) {
+        const struct ptarget *pt = &p->t[t];
+        if (pt->create) { /* kept once laid out; a half-made file is removed */
+            if (pt->created && !pt->laid_out)
+                nvb__scratch_remove(pt->path);
+        } else if (pt->scratch && pt->file[0] && strcmp(pt->file, pt->path)) {
+            nvb__scratch_remove(pt->file);
+        }
+    }
 }

@@ -399,12 +399,133 @@ static void merge_timing(struct nvb_result *m, const struct nvb_result *p, int f
     m->rate_iops += p->rate_iops;
 }
 
-static int merge_into(struct nvb_result *m, const struct nvb_result *const *parts, size_t n)
+/* The total's workload object: the groups' names (each group's result
+ * holds its own workload). */
+static int groups_workload(struct nvb_result *m, const struct nvb_result *const *parts, size_t n)
+{
+    struct nvb__buf b = {0};
+    nvb__buf_puts(&b, "{\"groups\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            nvb__buf_puts(&b, ",");
+        nvb__json_write_str(&b, parts[i]->group);
+    }
+    nvb__buf_puts(&b, "]}");
+    return nvb__buf_take(&b, &m->wl_json);
+}
+
+/* The total's engine of job groups: theirs when they share one, else
+ * "mixed" with no engine_used (each group has its own); qd_effective the
+ * largest of theirs. */
+static void groups_engine(struct nvb_result *m, const struct nvb_result *const *parts, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(parts[i]->engine, m->engine)) {
+            snprintf(m->engine, sizeof m->engine, "mixed");
+            memset(&m->used, 0, sizeof m->used);
+        }
+        if (parts[i]->qd_effective > m->qd_effective)
+            m->qd_effective = parts[i]->qd_effective;
+    }
+}
+
+/* Groups of one run (nvb_run_groups) merge as hosts do, but for the
+ * CPU: one process's, measured by each group over its own window, all of
+ * which start at the run's one start; the total takes the figures of the
+ * group whose window ends last (it saw every group's work), never a sum.
+ * Warnings and the error name the group, not the host, and there are no
+ * host rows. */
+struct merge_how {
+    int groups;
+};
+
+/* The CPU figures of p, as they are (groups: one process). */
+static int cpu_copy(struct nvb_result *m, const struct nvb_result *p)
+{
+    m->cpu_valid = p->cpu_valid;
+    m->system_pct = p->system_pct;
+    m->user_pct = p->user_pct;
+    m->sys_pct = p->sys_pct;
+    m->irq_pct = p->irq_pct;
+    m->iowait_pct = p->iowait_pct;
+    m->steal_pct = p->steal_pct;
+    m->idle_pct = p->idle_pct;
+    m->process_user_s = p->process_user_s;
+    m->process_sys_s = p->process_sys_s;
+    m->cpu_window_s = p->cpu_window_s;
+    m->maxrss_kib = p->maxrss_kib;
+    m->minflt = p->minflt;
+    m->majflt = p->majflt;
+    m->nvcsw = p->nvcsw;
+    m->nivcsw = p->nivcsw;
+    m->ncpus_online = p->ncpus_online;
+    m->ncpu = p->ncpu;
+    if (p->ncpu > 0) {
+        m->cpu_pct = malloc((size_t)p->ncpu * sizeof *m->cpu_pct);
+        m->cpu_id = malloc((size_t)p->ncpu * sizeof *m->cpu_id);
+        if (!m->cpu_pct || !m->cpu_id)
+            return -ENOMEM;
+        memcpy(m->cpu_pct, p->cpu_pct, (size_t)p->ncpu * sizeof *m->cpu_pct);
+        if (p->cpu_id)
+            memcpy(m->cpu_id, p->cpu_id, (size_t)p->ncpu * sizeof *m->cpu_id);
+        else
+            memset(m->cpu_id, 0, (size_t)p->ncpu * sizeof *m->cpu_id);
+    }
+    if (p->nthreads) {
+        if (!(m->threads = malloc(p->nthreads * sizeof *m->threads)))
+            return -ENOMEM;
+        memcpy(m->threads, p->threads, p->nthreads * sizeof *m->threads);
+        m->nthreads = p->nthreads;
+    }
+    return 0;
+}
+
+/* CPU of hosts: seconds add, percentages weighted by CPU count. */
+static void cpu_add(struct nvb_result *m, const struct nvb_result *p, double busy[7], double *weight,
+                    unsigned *ncpus_all)
+{
+    /* CPU: seconds add, percentages weighted by CPU count */
+    m->process_user_s += p->process_user_s;
+    m->process_sys_s += p->process_sys_s;
+    double win = p->nhosts ? p->cpu_window_s : (p->cpu_window_s > 0 ? p->cpu_window_s : p->duration_s);
+    if (win > m->cpu_window_s)
+        m->cpu_window_s = win;
+    if (p->maxrss_kib > m->maxrss_kib)
+        m->maxrss_kib = p->maxrss_kib;
+    m->minflt += p->minflt;
+    m->majflt += p->majflt;
+    m->nvcsw += p->nvcsw;
+    m->nivcsw += p->nivcsw;
+    unsigned nc = part_ncpus(p);
+    *ncpus_all += nc;
+    if (cpu_known(p) && nc) {
+        const double f[7] = {p->system_pct, p->user_pct, p->sys_pct, p->irq_pct,
+                             p->iowait_pct, p->steal_pct, p->idle_pct};
+        for (int k = 0; k < 7; k++)
+            busy[k] += f[k] * nc;
+        *weight += nc;
+        m->cpu_valid = 1;
+    }
+}
+
+/* A part's label in the merged warnings and error: its group, or its host
+ * (none for a merged part, whose own are labelled). */
+static const char *part_label(const struct nvb_result *p, const struct merge_how *how)
+{
+    if (how->groups)
+        return p->group;
+    return p->nhosts ? "" : p->host;
+}
+
+static int merge_into(struct nvb_result *m, const struct nvb_result *const *parts, size_t n,
+                      const struct merge_how *how)
 {
     const struct nvb_result *p0 = parts[0];
     snprintf(m->engine, sizeof m->engine, "%s", p0->engine);
     m->used = p0->used;
     m->qd_effective = p0->qd_effective;
+    if (how->groups)
+        groups_engine(m, parts, n);
 
     /* The window: earliest start to latest end, by wall clock. */
     uint64_t start = 0, w0 = 0, w1 = 0, first = 0;
@@ -435,8 +556,7 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         rows += parts[i]->nhosts ? parts[i]->nhosts : 1;
         ntg += parts[i]->ntargets;
     }
-    m->hosts = calloc(rows, sizeof *m->hosts);
-    if (!m->hosts)
+    if (!how->groups && !(m->hosts = calloc(rows, sizeof *m->hosts)))
         return -ENOMEM;
     if (ntg && !(m->tg = calloc(ntg, sizeof *m->tg)))
         return -ENOMEM;
@@ -447,7 +567,9 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
     for (size_t i = 0; i < n; i++) {
         const struct nvb_result *p = parts[i];
         /* hosts rows */
-        if (p->nhosts) {
+        if (how->groups) {
+            /* none: one host */
+        } else if (p->nhosts) {
             for (unsigned k = 0; k < p->nhosts; k++)
                 if (row_copy(&m->hosts[m->nhosts++], &p->hosts[k]))
                     return -ENOMEM;
@@ -474,28 +596,8 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         }
         merge_verify(m, p);
         merge_timing(m, p, i == 0);
-        /* CPU: seconds add, percentages weighted by CPU count */
-        m->process_user_s += p->process_user_s;
-        m->process_sys_s += p->process_sys_s;
-        double win = p->nhosts ? p->cpu_window_s : (p->cpu_window_s > 0 ? p->cpu_window_s : p->duration_s);
-        if (win > m->cpu_window_s)
-            m->cpu_window_s = win;
-        if (p->maxrss_kib > m->maxrss_kib)
-            m->maxrss_kib = p->maxrss_kib;
-        m->minflt += p->minflt;
-        m->majflt += p->majflt;
-        m->nvcsw += p->nvcsw;
-        m->nivcsw += p->nivcsw;
-        unsigned nc = part_ncpus(p);
-        ncpus_all += nc;
-        if (cpu_known(p) && nc) {
-            const double f[7] = {p->system_pct, p->user_pct, p->sys_pct, p->irq_pct,
-                                 p->iowait_pct, p->steal_pct, p->idle_pct};
-            for (int k = 0; k < 7; k++)
-                busy[k] += f[k] * nc;
-            weight += nc;
-            m->cpu_valid = 1;
-        }
+        if (!how->groups)
+            cpu_add(m, p, busy, &weight, &ncpus_all);
         /* targets */
         for (unsigned t = 0; t < p->ntargets; t++) {
             int rc = tstat_copy(&m->tg[m->ntargets++], &p->tg[t], p->host);
@@ -503,9 +605,10 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
                 return rc;
         }
         /* notes */
+        const char *label = part_label(p, how);
         for (unsigned k = 0; k < p->nwarn; k++) {
-            if (!p->nhosts && p->host[0])
-                nvb__result_warn(m, "%s: %s", p->host, p->warn[k]);
+            if (label[0])
+                nvb__result_warn(m, "%s: %s", label, p->warn[k]);
             else
                 nvb__result_warn(m, "%s", p->warn[k]);
         }
@@ -516,8 +619,8 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         if (p->err && (!m->err || (err_cancelled && !p->cancelled))) {
             err_cancelled = p->cancelled;
             char msg[512];
-            if (!p->nhosts && p->host[0])
-                snprintf(msg, sizeof msg, "%s: %s", p->host, p->errmsg);
+            if (label[0])
+                snprintf(msg, sizeof msg, "%s: %s", label, p->errmsg);
             else
                 snprintf(msg, sizeof msg, "%s", p->errmsg);
             nvb__result_seterr(m, p->err, msg);
@@ -525,7 +628,16 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         if (p->clock_cost_ns > m->clock_cost_ns)
             m->clock_cost_ns = p->clock_cost_ns;
     }
-    if (weight > 0) {
+    if (how->groups) {
+        /* the group whose window ends last */
+        const struct nvb_result *last = parts[0];
+        for (size_t i = 1; i < n; i++)
+            if (nvb__result_window_end(parts[i]) > nvb__result_window_end(last))
+                last = parts[i];
+        int rc = cpu_copy(m, last);
+        if (rc)
+            return rc;
+    } else if (weight > 0) {
         m->system_pct = busy[0] / weight;
         m->user_pct = busy[1] / weight;
         m->sys_pct = busy[2] / weight;
@@ -534,14 +646,17 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         m->steal_pct = busy[5] / weight;
         m->idle_pct = busy[6] / weight;
     }
-    m->ncpus_online = (int)ncpus_all;
+    if (!how->groups)
+        m->ncpus_online = (int)ncpus_all;
     int rc = merge_series(m, parts, n, w0, w1);
     if (!rc)
-        rc = merge_workload(m, parts, n);
+        rc = how->groups ? groups_workload(m, parts, n) : merge_workload(m, parts, n);
     return rc;
 }
 
-NVB_API int nvb_result_merge(struct nvb_result **out, const struct nvb_result *const *parts, size_t n)
+/* The parts, checked: 0 or -EINVAL. */
+static int merge_new(struct nvb_result **out, const struct nvb_result *const *parts, size_t n,
+                     const struct merge_how *how)
 {
     if (out)
         *out = NULL;
@@ -555,11 +670,27 @@ NVB_API int nvb_result_merge(struct nvb_result **out, const struct nvb_result *c
     struct nvb_result *m = nvb__result_new();
     if (!m)
         return -ENOMEM;
-    int rc = merge_into(m, parts, n);
+    int rc = merge_into(m, parts, n, how);
+    if (rc == 0 && how->groups && !(m->groups = calloc(n, sizeof *m->groups)))
+        rc = -ENOMEM;
     if (rc < 0) {
         nvb_result_free(m);
         return rc;
     }
+    m->ngroups = how->groups ? (unsigned)n : 0;
+    snprintf(m->host, sizeof m->host, "%s", how->groups ? parts[0]->host : "");
     *out = m;
     return 0;
+}
+
+int nvb__merge_groups(struct nvb_result **out, const struct nvb_result *const *parts, size_t n)
+{
+    const struct merge_how how = {.groups = 1};
+    return merge_new(out, parts, n, &how);
+}
+
+NVB_API int nvb_result_merge(struct nvb_result **out, const struct nvb_result *const *parts, size_t n)
+{
+    const struct merge_how how = {.groups = 0};
+    return merge_new(out, parts, n, &how);
 }

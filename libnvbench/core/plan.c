@@ -13,6 +13,11 @@
 
 #define DEFAULT_SCRATCH_SIZE (1ull << 30)
 #define NULL_REGION (1ull << 30)
+#ifdef _WIN32
+#define PATH_SEP2 '\\'
+#else
+#define PATH_SEP2 0
+#endif
 
 /* plan_warn(): the planning steps' name for it */
 #define plan_warn nvb__plan_warn
@@ -155,7 +160,12 @@ static int plan_region(const struct nvb_workload *w, struct plan *p, struct ptar
     char b1[32];
     int rc;
     int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
-    switch (t->ti.kind) {
+    if (t->create) { /* created by the run (plan_create) */
+        t->off = w->offset;
+        t->len = w->size;
+        if (t->ti.lbs < 512)
+            t->ti.lbs = 512;
+    } else switch (t->ti.kind) {
     case NVB__T_DIR:
         rc = nvb__target_access(t->path, 1);
         if (rc < 0)
@@ -210,14 +220,55 @@ static int plan_region(const struct nvb_workload *w, struct plan *p, struct ptar
     return 0;
 }
 
+/* A target that does not exist, with size given: the run creates it as a
+ * file of offset + size bytes (as fio does), lays it out without holes
+ * and keeps it (core/layout.c). Its directory must exist and be writable;
+ * nothing is created here (nvb_workload_validate() plans too). */
+static int plan_create(const struct nvb_workload *w, struct ptarget *t, char *err, size_t errlen)
+{
+    char dir[sizeof t->file];
+    size_t n = strlen(t->path), cut = 0;
+    for (size_t i = 0; i < n; i++)
+        if (t->path[i] == '/' || (PATH_SEP2 && t->path[i] == PATH_SEP2))
+            cut = i + 1;
+    if (cut == n)
+        FAIL(-ENOENT, "target '%s' does not exist", t->path);
+    if (n >= sizeof dir)
+        FAIL(-ENAMETOOLONG, "target '%s': the name is too long", t->path);
+    snprintf(dir, sizeof dir, "%.*s", cut ? (int)cut : 1, cut ? t->path : ".");
+    struct nvb__target_info di;
+    int rc = nvb__target_info(dir, &di);
+    if (rc < 0 || di.kind != NVB__T_DIR)
+        FAIL(-ENOENT, "target '%s' does not exist, and it cannot be created: '%s' is not a directory%s%s", t->path,
+             dir, rc < 0 ? ": " : "", rc < 0 ? nvb_strerror(rc) : "");
+    if ((rc = nvb__target_access(dir, 1)) < 0)
+        FAIL(rc, "target '%s' does not exist, and it cannot be created in '%s': %s", t->path, dir, nvb_strerror(rc));
+    if (w->offset > UINT64_MAX - w->size)
+        FAIL(-EINVAL, "offset '%" PRIu64 "' + size '%" PRIu64 "' overflows", w->offset, w->size);
+    if (w->verify && w->offset % w->bs)
+        FAIL(-EINVAL, "offset '%" PRIu64 "' is not a multiple of bs '%" PRIu64 "': a target the run creates "
+             "with verify=1 is laid out in whole blocks from its start", w->offset, w->bs);
+    snprintf(t->file, sizeof t->file, "%s", t->path);
+    t->ti = di;
+    t->ti.kind = NVB__T_FILE;
+    t->ti.size = w->offset + w->size;
+    t->ti.dev[0] = 0;
+    t->ti.id_dev = t->ti.id_ino = t->ti.id_rdev = 0;
+    t->scratch = t->create = 1;
+    return 0;
+}
+
 static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptarget *t, char *err, size_t errlen)
 {
     char b1[32];
     int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
     int rc;
     rc = nvb__target_info(t->path, &t->ti);
+    if (rc == -ENOENT && w->size && !null && !(p->eng->flags & NVB__ENG_CHARDEV))
+        return (rc = plan_create(w, t, err, errlen)) < 0 ? rc : plan_region(w, p, t, err, errlen);
     if (rc == -ENOENT)
-        FAIL(rc, "target '%s' does not exist", t->path);
+        FAIL(rc, "target '%s' does not exist%s", t->path,
+             null || (p->eng->flags & NVB__ENG_CHARDEV) ? "" : " (set size to have the run create it as a file of that size, as fio does)");
     if (rc == -ESTALE)
         FAIL(rc, "target '%s' changed while it was being examined (it names something else now); "
              "refusing to run on something that was not checked", t->path);
@@ -375,6 +426,13 @@ NVB_API int nvb_workload_validate(struct nvb_workload *w)
     return rc;
 }
 
+/* e is held and is the file or device h names. */
+static int hold_same(const struct nvb__hold *e, const struct nvb__hold *h)
+{
+    return e->fd >= 0 && e->kind == h->kind && e->id_dev == h->id_dev && e->id_ino == h->id_ino &&
+           e->id_rdev == h->id_rdev;
+}
+
 int nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, char *err, size_t errlen)
 {
     if (p->eng->flags & NVB__ENG_NO_FILES)
@@ -408,12 +466,14 @@ int nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, cha
         /* a target named twice shares the first one's hold */
         struct nvb__hold *h = &p->t[t].hold;
         int rc = 0;
-        for (unsigned k = 0; k < t && h->fd < 0; k++) {
-            const struct nvb__hold *e = &p->t[k].hold;
-            if (!p->t[k].scratch && e->fd >= 0 && e->kind == h->kind && e->id_dev == h->id_dev &&
-                e->id_ino == h->id_ino && e->id_rdev == h->id_rdev)
-                rc = nvb__hold_share(e, h);
-        }
+        for (unsigned k = 0; k < t && h->fd < 0; k++)
+            if (!p->t[k].scratch && hold_same(&p->t[k].hold, h))
+                rc = nvb__hold_share(&p->t[k].hold, h);
+        /* job groups (groups.c): a target another group holds */
+        for (unsigned g = 0; g < p->nshare && h->fd < 0 && rc == 0; g++)
+            for (unsigned k = 0; k < p->share[g]->nt && h->fd < 0 && rc == 0; k++)
+                if (!p->share[g]->t[k].scratch && hold_same(&p->share[g]->t[k].hold, h))
+                    rc = nvb__hold_share(&p->share[g]->t[k].hold, h);
         if (rc == 0 && h->fd < 0)
             rc = nvb__hold_take(h, 1, err, errlen);
         if (rc < 0) {

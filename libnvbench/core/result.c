@@ -57,6 +57,9 @@ NVB_API void nvb_result_free(struct nvb_result *r)
     for (unsigned i = 0; i < r->nhosts; i++)
         nvb__hostrow_clear(&r->hosts[i]);
     free(r->hosts);
+    for (unsigned i = 0; i < r->ngroups && r->groups; i++)
+        nvb_result_free(r->groups[i]);
+    free(r->groups);
     free(r->wl_json);
     free(r);
 }
@@ -810,6 +813,20 @@ static void emit_series(struct jctx *c, const struct nvb_result *r)
     jo_close(c, ']');
 }
 
+static void emit_object(struct jctx *c, const struct nvb_result *r, int group);
+
+/* Job groups (nvb_run_groups): each group's result, named, without the
+ * process CPU (the total's alone: one process ran every group). */
+static void emit_groups(struct jctx *c, const struct nvb_result *r)
+{
+    if (!r->ngroups)
+        return;
+    jo_open(c, "groups", '[');
+    for (unsigned i = 0; i < r->ngroups; i++)
+        emit_object(c, r->groups[i], 1);
+    jo_close(c, ']');
+}
+
 int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
 {
     struct jctx c;
@@ -817,7 +834,21 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     c.j = j;
     j->depth = 0;
     j->path[0] = 0;
+    emit_object(&c, r, 0);
+    if (j->b && j->b->oom)
+        return -ENOMEM;
+    return 0;
+}
+
+/* One result's object; a group's (group 1) starts with its name and has no
+ * "cpu". */
+static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
+{
+    struct jctx c = *cx;
+    struct nvb__json *j = c.j;
     jo_open(&c, NULL, '{');
+    if (group)
+        jo_str(&c, "name", r->group);
     jo_str(&c, "schema", NVB_SCHEMA_VERSION);
     jo_str(&c, "version", nvb_version());
     jo_str(&c, "engine", r->engine);
@@ -864,7 +895,8 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     jo_close(&c, '}');
     emit_rate(&c, r);
 
-    emit_cpu(&c, r);
+    if (!group)
+        emit_cpu(&c, r);
 
     emit_errors(&c, r);
 
@@ -878,6 +910,7 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
 
     emit_series(&c, r);
     emit_phases(&c, r);
+    emit_groups(&c, r);
 
     jo_open(&c, "warnings", '[');
     for (unsigned i = 0; i < r->nwarn; i++)
@@ -897,7 +930,5 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     jo_raw_num(&c, "clock_cost_ns", r->clock_cost_ns);
     jo_num(&c, "hist_rel_error", NVB__HIST_REL_ERROR);
     jo_close(&c, '}');
-    if (j->b && j->b->oom)
-        return -ENOMEM;
-    return 0;
+    cx->idx[j->depth] = c.idx[j->depth];
 }

@@ -710,7 +710,34 @@ static int ld_notes(struct ld *L, const struct nvb__jv *root, struct nvb_result 
     return 0;
 }
 
-static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result *r, int group);
+
+/* "groups" (nvb_run_groups): each a result of its own with its name and no
+ * "cpu"; a group holds no groups. */
+static int ld_groups(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    const struct nvb__jv *gs;
+    r->groups = rows(L, root, "", "groups", 4096, sizeof *r->groups, 0, &gs);
+    if (L->rc || !gs)
+        return L->rc;
+    for (size_t i = 0; i < gs->n; i++) {
+        char p[64];
+        const struct nvb__jv *o = entry(L, gs, "groups", i, p, sizeof p);
+        if (!o)
+            return L->rc;
+        if (!(r->groups[i] = nvb__result_new()))
+            return oom(L);
+        r->ngroups++;
+        if (rd_str(L, o, p, "name", r->groups[i]->group, sizeof r->groups[i]->group, 1) ||
+            ld_result(L, o, r->groups[i], 1))
+            return L->rc;
+        if (nvb__json_get(o, "groups") || nvb__json_get(o, "cpu"))
+            return bad(L, p, nvb__json_get(o, "cpu") ? "cpu" : "groups", "not expected in a group");
+    }
+    return 0;
+}
+
+static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result *r, int group)
 {
     char schema[64];
     if (!root || root->type != NVB__J_OBJ)
@@ -742,9 +769,9 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
         return oom(L);
     if (ld_dir(L, root, "", "read", &r->tot[0], 1, &r->lat_unknown) ||
         ld_dir(L, root, "", "write", &r->tot[1], 1, &r->lat_unknown) || ld_timing(L, root, r) ||
-        ld_cpu(L, root, r) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
+        (!group && ld_cpu(L, root, r)) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
         ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_phases(L, root, r) ||
-        ld_notes(L, root, r))
+        ld_notes(L, root, r) || (!group && ld_groups(L, root, r)))
         return L->rc;
     return 0;
 }
@@ -770,7 +797,7 @@ NVB_API int nvb_result_parse(const char *json, size_t len, struct nvb_result **o
         return -ENOMEM;
     }
     struct ld L = {.why = why, .why_len = why_len};
-    rc = ld_result(&L, root, r);
+    rc = ld_result(&L, root, r, 0);
     nvb__json_free(root);
     if (rc < 0) {
         nvb_result_free(r);

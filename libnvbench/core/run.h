@@ -39,6 +39,8 @@ struct ptarget {
     const char *path;
     struct nvb__target_info ti;
     int      scratch;           /* a scratch file is created in the directory path */
+    int      create;            /* (with scratch) the missing file path itself is created, and kept */
+    int      created, laid_out; /* layout.c: what it did so far (a half-made created file is removed) */
     char     file[4200];        /* what jobs open */
     uint64_t off, len;
     struct nvb__tdev devf;      /* device facts (block devices) */
@@ -63,6 +65,10 @@ struct plan {
     unsigned nwarn;
     char     warn[MAX_PLAN_WARN][256];
     int      ncpus_online;
+    /* nvb_run_groups: the plans of the run's other groups whose holds are
+     * taken; a target one of them holds is shared, not opened again */
+    const struct plan *const *share;
+    unsigned nshare;
 };
 
 /* Everything that can be checked without creating or writing anything:
@@ -175,6 +181,19 @@ struct run {
 static inline void nvb__live_store(uint64_t *dst, uint64_t v) { __atomic_store_n(dst, v, __ATOMIC_RELAXED); }
 static inline uint64_t nvb__live_load(const uint64_t *src) { return __atomic_load_n(src, __ATOMIC_RELAXED); }
 
+/* A start line: called with mu held, counts one arrival in *arrived,
+ * wakes the waiters and waits until *go is nonzero (1: start, -1: abort),
+ * which it returns, mu still held. The jobs of a run wait so for the
+ * sampler, the groups of nvb_run_groups for the calling thread. */
+static inline int nvb__arrive_and_wait(struct nvb__mutex *mu, struct nvb__cond *cv, unsigned *arrived, const int *go)
+{
+    (*arrived)++;
+    nvb__cond_signal_all(cv);
+    while (!*go)
+        nvb__cond_wait(cv, mu, 0);
+    return *go;
+}
+
 /* A blocking reap() returns after this long at most (or io_timeout when
  * shorter) so that a job notices its watchdog and stop requests. */
 #define WAIT_SLICE_NS 100000000ull
@@ -282,6 +301,19 @@ int  nvb__precond_run(struct run *r, struct nvb_result *res, char *err, size_t e
  * phase's status. */
 int  nvb__run_phase(struct run *r, struct nvb_result *res, int *barrier_pending, char *err, size_t errlen);
 
+/* The result's fixed part, from the workload and the plan. 0 or -ENOMEM. */
+int  nvb__run_result_begin(struct nvb_result *res, const struct nvb_workload *w, const struct plan *p);
+/* A result that says why planning refused w (*out NULL when out is);
+ * returns rc. */
+int  nvb__run_plan_error(struct nvb_result **out, const struct nvb_workload *w, int rc, const char *msg);
+/* Before the jobs: the hold on the targets, scratch files laid out, the
+ * precondition phase, the targets examined. 0 or negative errno (the error
+ * is set in res). */
+int  nvb__run_prepare(struct run *r, struct nvb_result *res, char *err, size_t errlen);
+/* Every path out of a run that has a result: the barrier (once, when
+ * *barrier_pending), the log, and everything the steps made. Returns the
+ * run's status. */
+int  nvb__run_finish(struct run *r, struct nvb_result *res, int *barrier_pending, int rc);
 /* Diagnostics go to the caller's log callback, never to a stream. */
 void nvb__run_log(const struct nvb_run_opts *o, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -37,7 +37,7 @@ static int run_barrier(const struct nvb_run_opts *o, int *pending, int status)
     return o->start_barrier(status, o->start_barrier_arg);
 }
 
-static int result_from_plan_error(struct nvb_result **out, const struct nvb_workload *w, int rc, const char *msg)
+int nvb__run_plan_error(struct nvb_result **out, const struct nvb_workload *w, int rc, const char *msg)
 {
     if (!out)
         return rc;
@@ -61,8 +61,7 @@ static void measure_clock_cost(struct nvb_result *res)
     res->clock_cost_ns = (double)(b - a) / 1000.0;
 }
 
-/* The result's fixed part, from the workload and the plan. 0 or -ENOMEM. */
-static int result_begin(struct nvb_result *res, const struct nvb_workload *w, const struct plan *p)
+int nvb__run_result_begin(struct nvb_result *res, const struct nvb_workload *w, const struct plan *p)
 {
     nvb__hostname(res->host, sizeof res->host);
     snprintf(res->engine, sizeof res->engine, "%s", w->engine);
@@ -188,9 +187,7 @@ out:
     return rc;
 }
 
-/* Every path out of a run that has a result: the barrier (once), the log,
- * and everything the steps made. Returns the run's status. */
-static int run_finish(struct run *r, struct nvb_result *res, int *barrier_pending, int rc)
+int nvb__run_finish(struct run *r, struct nvb_result *res, int *barrier_pending, int rc)
 {
     const struct nvb_run_opts *o = r->opts;
     run_barrier(o, barrier_pending, rc < 0 ? rc : -ECANCELED);
@@ -206,6 +203,27 @@ static int run_finish(struct run *r, struct nvb_result *res, int *barrier_pendin
     if (rc == 0 && res->err)
         rc = res->err;
     return rc;
+}
+
+int nvb__run_prepare(struct run *r, struct nvb_result *res, char *err, size_t errlen)
+{
+    int rc;
+    if ((rc = nvb__plan_hold(r->p, res->verify_enabled, r->opts, err, errlen)) < 0) {
+        nvb__result_seterr(res, rc, err);
+        return rc;
+    }
+    /* Scratch files: created only now that everything else checked out,
+     * and laid out with the data the run writes. */
+    if ((rc = nvb__run_data(r, res)) < 0 || (rc = nvb__layout_targets(r, res, err, errlen)) < 0)
+        return rc;
+    /* precondition=N: its own phase, before the start barrier (so that
+     * hosts start measuring together) and outside the figures. */
+    if (r->w->precondition && (rc = nvb__precond_run(r, res, err, errlen)) < 0)
+        return rc;
+    /* What the targets hold now (page cache, holes): after the
+     * precondition wrote them, before the measured run reads them. */
+    nvb__targets_examine(r, res);
+    return 0;
 }
 
 NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opts, struct nvb_result **out)
@@ -227,7 +245,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     if (rc < 0) {
         nvb__run_log(&o, 0, "%s", err);
         run_barrier(&o, &barrier_pending, rc);
-        return result_from_plan_error(out, w, rc, err);
+        return nvb__run_plan_error(out, w, rc, err);
     }
     struct nvb_result *res = nvb__result_new();
     if (!res) {
@@ -236,7 +254,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
         return -ENOMEM;
     }
     *out = res;
-    if ((rc = result_begin(res, w, &p)) < 0) {
+    if ((rc = nvb__run_result_begin(res, w, &p)) < 0) {
         nvb__plan_free(&p);
         run_barrier(&o, &barrier_pending, rc);
         return rc;
@@ -248,22 +266,7 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
     r.opts = &o;
     r.cancel = o.cancel;
     r.p = &p;
-    if ((rc = nvb__plan_hold(&p, res->verify_enabled, &o, err, sizeof err)) < 0) {
-        nvb__result_seterr(res, rc, err);
-        goto out;
-    }
-    /* Scratch files: created only now that everything else checked out,
-     * and laid out with the data the run writes. */
-    if ((rc = nvb__run_data(&r, res)) < 0 || (rc = nvb__layout_targets(&r, res, err, sizeof err)) < 0)
-        goto out;
-    /* precondition=N: its own phase, before the start barrier (so that
-     * hosts start measuring together) and outside the figures. */
-    if (w->precondition && (rc = nvb__precond_run(&r, res, err, sizeof err)) < 0)
-        goto out;
-    /* What the targets hold now (page cache, holes): after the
-     * precondition wrote them, before the measured run reads them. */
-    nvb__targets_examine(&r, res);
-    rc = nvb__run_phase(&r, res, &barrier_pending, err, sizeof err);
-out:
-    return run_finish(&r, res, &barrier_pending, rc);
+    if ((rc = nvb__run_prepare(&r, res, err, sizeof err)) == 0)
+        rc = nvb__run_phase(&r, res, &barrier_pending, err, sizeof err);
+    return nvb__run_finish(&r, res, &barrier_pending, rc);
 }

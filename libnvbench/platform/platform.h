@@ -111,6 +111,10 @@ void nvb__target_close(int fd);
  * `size`. path receives its name. 0 or -errno. */
 int  nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_len);
 int  nvb__scratch_remove(const char *path);
+/* Create the file path, which must not exist (never through a symlink),
+ * sized `size`; *ti (optional) gets its kind, size and identity from the
+ * creating descriptor. 0, -EEXIST, or -errno. */
+int  nvb__file_create(const char *path, uint64_t size, struct nvb__target_info *ti);
 /* Write the whole region [0,size) of fd through ordinary writes (so reads
  * later hit allocated blocks, not holes). buf is a page-aligned, bs-sized
  * buffer to write repeatedly. 0 or -errno. Checks *cancel between chunks. */

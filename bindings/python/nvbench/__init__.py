@@ -13,7 +13,7 @@ this package is the pure-Python API over it. See docs/python.md.
 """
 from . import _nvbench
 from .errors import NvbenchError, NvbenchWarning, Terminated
-from .core import run, validate, engines, available_engines
+from .core import run, run_groups, validate, engines, available_engines
 from .matrix import matrix, seed_matrix, SEED_CELLS
 from .result import Result
 from .resultset import ResultSet
@@ -23,14 +23,15 @@ from .merge import merge
 from .search import search
 from . import mpi  # mpi4py is imported only when nvbench.mpi is used
 from ._devices import devices, device
+from .fio_job import from_fio_job, run_fio_job, FioJobError
 
 __version__ = _nvbench.version()
 
 __all__ = [
-    "__version__", "engines", "available_engines", "devices", "device", "run", "validate", "matrix",
+    "__version__", "engines", "available_engines", "devices", "device", "run", "run_groups", "validate", "matrix",
     "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "NvbenchWarning",
     "Terminated",
-    "merge", "mpi", "search",
+    "merge", "mpi", "search", "from_fio_job", "run_fio_job", "FioJobError",
 ]
 
 try:

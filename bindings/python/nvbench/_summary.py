@@ -46,14 +46,30 @@ def _lat_line(lat, supported):
     return "lat: " + ", ".join(parts)
 
 
-def summary(data):
-    """The summary text of one result dict (nvbench.result/1)."""
+def _header(data):
+    """The first line: what ran, where, for how long."""
     wl = data.get("workload") or {}
+    if data.get("groups"):
+        names = ", ".join(str(g.get("name")) for g in data["groups"])
+        return f"total of {len(data['groups'])} job groups ({names}): {data.get('duration_s', 0):.3f} s"
     qd, qde = wl.get("qd"), data.get("qd_effective")
     qd_text = f"qd {qd}" + (f" (runs as {qde})" if qde and qde != qd else "")
     targets = ", ".join(wl.get("targets") or [])
-    lines = [f"{data.get('engine')} {wl.get('rw')} bs {_bytes(wl.get('bs', 0))} {qd_text} jobs {wl.get('jobs')} "
-             f"on {targets}: {data.get('duration_s', 0):.3f} s"]
+    return (f"{data.get('engine')} {wl.get('rw')} bs {_bytes(wl.get('bs', 0))} {qd_text} jobs {wl.get('jobs')} "
+            f"on {targets}: {data.get('duration_s', 0):.3f} s")
+
+
+def summary(data):
+    """The summary text of one result dict (nvbench.result/1); a run of job
+    groups gets its total, then each group's block (no CPU: the total's)."""
+    text = _block(data)
+    for g in data.get("groups") or []:
+        text += f"group {printable(str(g.get('name')))}: " + _block(g)
+    return text
+
+
+def _block(data):
+    lines = [_header(data)]
     for d in ("read", "write"):
         x = data.get(d) or {}
         if not x.get("ios"):

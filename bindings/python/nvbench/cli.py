@@ -14,7 +14,7 @@ import os
 import sys
 import warnings
 
-from . import __version__, _nvbench, core, mpi
+from . import __version__, _nvbench, core, fio_job, mpi
 from ._devices import devices
 from ._printable import json_text, printable
 from ._progress import Bar
@@ -165,26 +165,68 @@ def _twice(keys):
     return None
 
 
+# `--group` in `nvbench run`'s arguments, as main() passes it on among the
+# items: a NUL cannot be part of any argument, so no target is taken for it.
+GROUP_MARK = "\0group"
+
+
+def _run_groups_of(items):
+    """[(keys, targets)] per group: the items before the first --group apply
+    to every group (a group's own key wins, its targets are added), each
+    --group starts one. Without --group, one group of all the items."""
+    parts = [[]]
+    for it in items:
+        if it == GROUP_MARK:
+            parts.append([])
+        else:
+            parts[-1].append(it)
+    shared_keys, shared_targets = _split_run_args(parts[0])
+    if len(parts) == 1:
+        return [(shared_keys, shared_targets)]
+    out = []
+    for p in parts[1:]:
+        keys, targets = _split_run_args(p)
+        own = {k for k, _ in keys}
+        out.append(([kv for kv in shared_keys if kv[0] not in own] + keys, shared_targets + targets))
+    return out
+
+
+def _run_workloads(groups):
+    """One Workload per group, or (None, message, status)."""
+    ws = []
+    for i, (keys, targets) in enumerate(groups):
+        where = f"group {i + 1}: " if len(groups) > 1 else ""
+        if _twice(keys):
+            return None, where + _twice(keys), EXIT_INPUT
+        if not targets:
+            return None, where + "no target: give a file, a block device or a directory after the KEY=VALUE pairs", \
+                EXIT_INPUT
+        w = _nvbench.Workload()
+        try:
+            for k, v in sorted(keys, key=lambda kv: kv[0] != "engine"):
+                w.set(k, v)
+            for t in targets:
+                w.add_target(t)
+        except NvbenchError as e:
+            return None, where + e.strerror, _status_of(e)
+        ws.append(w)
+    return ws, None, EXIT_OK
+
+
 def cmd_run(args):
-    keys, targets = _split_run_args(args.items)
-    if _twice(keys):
-        _err(_twice(keys))
-        return EXIT_INPUT
-    if not targets:
-        _err("no target: give a file, a block device or a directory after the KEY=VALUE pairs")
-        return EXIT_INPUT
-    w = _nvbench.Workload()
-    try:
-        for k, v in sorted(keys, key=lambda kv: kv[0] != "engine"):
-            w.set(k, v)
-        for t in targets:
-            w.add_target(t)
-    except NvbenchError as e:
-        _err(e.strerror)
-        return _status_of(e)
+    if args.fio:
+        return _run_fio(args)
+    groups = _run_groups_of(args.items)
+    ws, why, status = _run_workloads(groups)
+    if ws is None:
+        _err(why)
+        return status
+    keys = groups[0][0]
+    w = ws[0] if len(ws) == 1 else ws
     bar = Bar(1, enabled=_progress_wanted(args))
     try:
-        text, r = _run_workload(w, progress=bar.callback(0, " ".join(f"{k}={v}" for k, v in keys)), raw=True)
+        label = " ".join(f"{k}={v}" for k, v in keys) if len(ws) == 1 else f"{len(ws)} job groups"
+        text, r = _run_workload(w, progress=bar.callback(0, label), raw=True)
     except (KeyboardInterrupt, Terminated) as e:
         bar.close()
         status, word = _stopped_by(e)
@@ -205,6 +247,35 @@ def cmd_run(args):
     _warn([r])
     if args.json:
         _save_json([r], args.json)
+    return EXIT_OK
+
+
+def _run_fio(args):
+    """run --fio JOBFILE: each step of the job file, the results as {"results": [...]}."""
+    if args.items:
+        _err("run --fio takes the job file only: its targets and options come from it")
+        return EXIT_INPUT
+    try:
+        steps = fio_job.from_fio_job(args.fio, lenient=args.fio_lenient)
+        fio_job.check(steps, args.fio_lenient)
+    except fio_job.FioJobError as e:
+        _err(str(e))
+        return EXIT_INPUT
+    bar, results = Bar(len(steps), enabled=_progress_wanted(args)), []
+    try:
+        for i, step in enumerate(steps):
+            label = "+".join(w["fio"]["section"] for w in step)
+            results.append(fio_job.run_step(step, progress=bar.callback(i, label)))
+    finally:
+        bar.close()
+    rs = ResultSet(results)
+    if args.print_json or not sys.stdout.isatty():
+        _write_json(rs.to_json(indent=1))
+    else:
+        sys.stdout.write("".join(summary(r.data) for r in results))
+    _warn(results)
+    if args.json:
+        _save_json(results, args.json)
     return EXIT_OK
 
 
@@ -587,12 +658,20 @@ def build_parser():
                        description="Run one workload: KEY=VALUE pairs (engine=io_uring rw=randread bs=4k "
                                    "qd=32 runtime=2s io_uring.sqpoll=1) and targets (files, block devices, "
                                    "directories). On a terminal a summary goes to stdout; piped, or with "
-                                   "--print-json, the JSON result. Warnings go to stderr.",
+                                   "--print-json, the JSON result. Warnings go to stderr. "
+                                   "Several workloads at once (job groups): each --group starts the "
+                                   "KEY=VALUE pairs and targets of one group; what comes before the first "
+                                   "--group applies to every group (run engine=io_uring runtime=10 "
+                                   "/dev/nvme0n1 --group name=reader rw=randread --group name=writer "
+                                   "rw=write bs=128k).",
                        epilog=_keys_help())
-    s.add_argument("items", nargs="+", metavar="KEY=VALUE|TARGET")
+    s.add_argument("items", nargs="*", metavar="KEY=VALUE|TARGET")
     s.add_argument("--json", metavar="F", help="also save {\"results\": [...]} to F")
     s.add_argument("--print-json", action="store_true", help="print the JSON result even on a terminal")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.add_argument("--fio", metavar="JOBFILE", help="run a fio job file (docs/fio-jobs.md); JSON: {\"results\": [...]}")
+    s.add_argument("--fio-lenient", action="store_true",
+                   help="with --fio: leave out options nvbench cannot honour, each a warning in the results")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("mpi-run", help="under mpirun: one workload on every rank, merged exactly",
@@ -677,6 +756,10 @@ def main(argv=None):
     parser = build_parser()
     # KEY=VALUE pairs and targets of `run` may come on either side of its
     # options (run bs=4k --json out.json /dev/nvme0n1).
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "run":
+        # `run ... --group KEY=VALUE... --group ...`: a separator among the items
+        argv = [GROUP_MARK if a == "--group" else a for a in argv]
     args, extra = parser.parse_known_args(argv)
     # The library's warnings are printed as "nvbench: warning: ..." lines by
     # each command (_warn), once each: not a second time by Python.

@@ -145,6 +145,13 @@ class Result:
     def __reduce__(self):
         return (Result, (self.data, self.meta))
 
+    @property
+    def groups(self):
+        """The job groups of a run_groups() result, each a Result of its own
+        (labelled ``group`` with its name; no ``cpu``: the process CPU is the
+        total's). [] for a run of one workload."""
+        return [Result(g, {"group": g.get("name")}) for g in self.data.get("groups") or []]
+
     def get(self, path, default=None):
         """Value at a dotted path (``"read.lat_ns.p99"``), or ``default`` when absent."""
         cur = self.data

@@ -424,17 +424,41 @@ static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
     PyObject *wobj, *progress = Py_None, *poll = Py_None, *barrier = Py_None;
     unsigned int poll_ms = 50;
     nvbench_state *st = get_state(module);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OIOO:run", kwlist, st->workload_type, &wobj, &progress,
-                                     &poll_ms, &poll, &barrier))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OIOO:run", kwlist, &wobj, &progress, &poll_ms, &poll, &barrier))
         return NULL;
+    /* A Workload, or a list of them: the job groups of one run */
+    PyObject *seq = PyObject_TypeCheck(wobj, st->workload_type) || !(PyList_Check(wobj) || PyTuple_Check(wobj))
+                        ? NULL : PySequence_Tuple(wobj); /* a copy the callbacks cannot change */
+    if (!PyObject_TypeCheck(wobj, st->workload_type) &&
+        (!seq || !PySequence_Fast_GET_SIZE(seq))) {
+        Py_XDECREF(seq);
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "run() takes a Workload or a non-empty list of Workloads (job groups)");
+        return NULL;
+    }
+    Py_ssize_t nw = seq ? PySequence_Fast_GET_SIZE(seq) : 1;
+    for (Py_ssize_t i = 0; seq && i < nw; i++)
+        if (!PyObject_TypeCheck(PySequence_Fast_GET_ITEM(seq, i), st->workload_type)) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_TypeError, "run(): group %zd is not a Workload", i);
+            return NULL;
+        }
+    const struct nvb_workload **ws = PyMem_Calloc((size_t)nw, sizeof *ws);
+    if (!ws) {
+        Py_XDECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < nw; i++)
+        ws[i] = ((WorkloadObject *)(seq ? PySequence_Fast_GET_ITEM(seq, i) : wobj))->w;
     if ((progress != Py_None && !PyCallable_Check(progress)) || (poll != Py_None && !PyCallable_Check(poll)) ||
         (barrier != Py_None && !PyCallable_Check(barrier))) {
         PyErr_SetString(PyExc_TypeError, "progress, poll and start_barrier must be callable or None");
+        PyMem_Free(ws);
+        Py_XDECREF(seq);
         return NULL;
     }
     if (poll_ms == 0)
         poll_ms = 1;
-    WorkloadObject *wo = (WorkloadObject *)wobj;
 
     struct run_ctx c = {0};
     c.thread_id = PyThread_get_thread_ident();
@@ -456,19 +480,23 @@ static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
 
     struct nvb_result *r = NULL;
     int rc;
-    Py_INCREF(wo);
+    Py_INCREF(wobj);
     Py_XINCREF(c.progress);
     Py_XINCREF(c.poll);
     Py_XINCREF(c.start_barrier);
-    wo->running++;
+    for (Py_ssize_t i = 0; i < nw; i++)
+        ((WorkloadObject *)(seq ? PySequence_Fast_GET_ITEM(seq, i) : wobj))->running++;
     c.tstate = PyEval_SaveThread();
-    rc = nvb_run(wo->w, &opts, &r);
+    rc = seq ? nvb_run_groups(ws, (size_t)nw, &opts, &r) : nvb_run(ws[0], &opts, &r);
     PyEval_RestoreThread(c.tstate);
-    wo->running--;
+    for (Py_ssize_t i = 0; i < nw; i++)
+        ((WorkloadObject *)(seq ? PySequence_Fast_GET_ITEM(seq, i) : wobj))->running--;
+    PyMem_Free(ws);
+    Py_XDECREF(seq);
     Py_XDECREF(c.progress);
     Py_XDECREF(c.poll);
     Py_XDECREF(c.start_barrier);
-    Py_DECREF(wo);
+    Py_DECREF(wobj);
 
     /* The JSON is produced whenever a result exists: complete, partial, or
      * only the refusal (then not attached: it has no figures). */
@@ -778,6 +806,7 @@ static PyMethodDef nvbench_methods[] = {
     {"run", (PyCFunction)(void (*)(void))nvbench_run, METH_VARARGS | METH_KEYWORDS,
      "run(workload, progress=None, interval_poll_ms=50, poll=None, start_barrier=None)\n--\n\n"
      "Run a Workload and return its JSON result (schema nvbench.result/1).\n"
+     "A list of Workloads runs them as the job groups of one run (nvb_run_groups).\n"
      "The GIL is released while it runs. progress, if given, is called with a\n"
      "dict snapshot at every interval; a true return value cancels the run.\n"
      "Every interval_poll_ms the calling thread checks for signals: Ctrl-C\n"

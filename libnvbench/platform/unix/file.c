@@ -267,28 +267,14 @@ static uint64_t random_u64(void)
     return r;
 }
 
-/* The name is recognisable (".nvbench-scratch-", pid) so leftovers from a
- * killed run can be identified and removed by hand or by a later run. */
-int nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_len)
+/* A new file, created exclusively (O_EXCL: never an existing file, never
+ * through a symlink) and sized. Its identity, from the descriptor that
+ * created it, in *ti (kind, size, id_dev, id_ino) when ti is not NULL. */
+static int create_new(const char *path, uint64_t size, mode_t mode, struct nvb__target_info *ti)
 {
-    if (size > (uint64_t)INT64_MAX)
-        return -EFBIG;
-    int fd = -1;
-    for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
-        int n = snprintf(path, path_len, "%s/.nvbench-scratch-%ld-%016llx.tmp", dir,
-                         (long)getpid(), (unsigned long long)random_u64());
-        if (n < 0 || (size_t)n >= path_len) {
-            if (path_len)
-                path[0] = '\0';
-            return -ENAMETOOLONG;
-        }
-        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0 && errno != EEXIST)
-            return -errno;
-    }
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0)
-        return -EEXIST;
-
+        return -errno;
     int rc = 0;
     if (size > 0) {
         /* fallocate(2) rather than posix_fallocate(3): glibc emulates the
@@ -301,17 +287,48 @@ int nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_
                 rc = ftruncate(fd, (off_t)size) == 0 ? 0 : -errno;
         }
     }
-    if (rc < 0) {
-        close(fd);
-        unlink(path);
-        return rc;
-    }
-    if (close(fd) != 0 && errno != EINTR) {
+    struct stat st;
+    if (rc == 0 && ti && fstat(fd, &st) != 0)
         rc = -errno;
-        unlink(path);
-        return rc;
+    if (rc == 0 && ti) {
+        memset(ti, 0, sizeof *ti);
+        ti->kind = NVB__T_FILE;
+        ti->size = (uint64_t)st.st_size;
+        ti->id_dev = (uint64_t)st.st_dev;
+        ti->id_ino = (uint64_t)st.st_ino;
     }
-    return 0;
+    if (close(fd) != 0 && errno != EINTR && rc == 0)
+        rc = -errno;
+    if (rc < 0)
+        unlink(path);
+    return rc;
+}
+
+int nvb__file_create(const char *path, uint64_t size, struct nvb__target_info *ti)
+{
+    if (size > (uint64_t)INT64_MAX)
+        return -EFBIG;
+    return create_new(path, size, 0644, ti);
+}
+
+/* The name is recognisable (".nvbench-scratch-", pid) so leftovers from a
+ * killed run can be identified and removed by hand or by a later run. */
+int nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_len)
+{
+    if (size > (uint64_t)INT64_MAX)
+        return -EFBIG;
+    int rc = -EEXIST;
+    for (int attempt = 0; attempt < 16 && rc == -EEXIST; attempt++) {
+        int n = snprintf(path, path_len, "%s/.nvbench-scratch-%ld-%016llx.tmp", dir,
+                         (long)getpid(), (unsigned long long)random_u64());
+        if (n < 0 || (size_t)n >= path_len) {
+            if (path_len)
+                path[0] = '\0';
+            return -ENAMETOOLONG;
+        }
+        rc = create_new(path, size, 0600, NULL);
+    }
+    return rc;
 }
 
 int nvb__scratch_remove(const char *path)

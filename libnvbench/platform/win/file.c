@@ -231,29 +231,14 @@ static uint64_t scratch_random(void)
 }
 
 /* Real data, not FILE_ATTRIBUTE_TEMPORARY: the memory manager keeps such
- * a file's pages in memory when it can, and the run must reach the disk. */
-int nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_len)
+ * a file's pages in memory when it can, and the run must reach the disk.
+ * A new file (CREATE_NEW: never an existing one), sized. */
+static int create_new(const char *path, uint64_t size)
 {
-    if (size > (uint64_t)INT64_MAX)
-        return -EFBIG;
-    size_t dl = strlen(dir);
-    const char *sep = dl && (dir[dl - 1] == '\\' || dir[dl - 1] == '/') ? "" : "\\";
-    HANDLE h = INVALID_HANDLE_VALUE;
     int err = 0;
-    for (int attempt = 0; attempt < 16 && h == INVALID_HANDLE_VALUE; attempt++) {
-        int n = snprintf(path, path_len, "%s%s.nvbench-scratch-%lu-%016llx.tmp", dir, sep,
-                         (unsigned long)GetCurrentProcessId(), (unsigned long long)scratch_random());
-        if (n < 0 || (size_t)n >= path_len) {
-            if (path_len)
-                path[0] = '\0';
-            return -ENAMETOOLONG;
-        }
-        h = open_w(path, GENERIC_READ | GENERIC_WRITE, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, &err);
-        if (h == INVALID_HANDLE_VALUE && err != -EEXIST)
-            return err;
-    }
+    HANDLE h = open_w(path, GENERIC_READ | GENERIC_WRITE, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, &err);
     if (h == INVALID_HANDLE_VALUE)
-        return -EEXIST;
+        return err;
     int rc = 0;
     if (size > 0) {
         /* Sets the end of file; NTFS allocates the clusters (reads past
@@ -266,6 +251,39 @@ int nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_
     CloseHandle(h);
     if (rc < 0)
         nvb__scratch_remove(path);
+    return rc;
+}
+
+int nvb__file_create(const char *path, uint64_t size, struct nvb__target_info *ti)
+{
+    if (size > (uint64_t)INT64_MAX)
+        return -EFBIG;
+    int rc = create_new(path, size);
+    if (rc == 0 && ti) { /* no identity on Windows (the fields stay 0, as in nvb__target_info) */
+        memset(ti, 0, sizeof *ti);
+        ti->kind = NVB__T_FILE;
+        ti->size = size;
+    }
+    return rc;
+}
+
+int nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_len)
+{
+    if (size > (uint64_t)INT64_MAX)
+        return -EFBIG;
+    size_t dl = strlen(dir);
+    const char *sep = dl && (dir[dl - 1] == '\\' || dir[dl - 1] == '/') ? "" : "\\";
+    int rc = -EEXIST;
+    for (int attempt = 0; attempt < 16 && rc == -EEXIST; attempt++) {
+        int n = snprintf(path, path_len, "%s%s.nvbench-scratch-%lu-%016llx.tmp", dir, sep,
+                         (unsigned long)GetCurrentProcessId(), (unsigned long long)scratch_random());
+        if (n < 0 || (size_t)n >= path_len) {
+            if (path_len)
+                path[0] = '\0';
+            return -ENAMETOOLONG;
+        }
+        rc = create_new(path, size);
+    }
     return rc;
 }
 

@@ -1,0 +1,472 @@
+--- nvbench.fio_job: fio job files as nvbench workloads, in pure Lua.
+--
+--   local fio = require "nvbench.fio_job"
+--   local steps = fio.from_fio_job("randread.fio")   -- { {workload, ...}, ... }
+--   local results = fio.run("randread.fio")           -- one nvb result per step
+--
+-- The same reading and mapping as Python's nvbench.fio_job (the reference;
+-- docs/fio-jobs.md has the table). A workload is a table of library keys
+-- (strings) plus `targets` (a list) and `fio` ({section, origin}). An option
+-- nvbench cannot honour raises an error naming it and the section: there is
+-- no lenient mode here, as a Lua result cannot carry extra warnings.
+local M = {}
+
+local function fail(fmt, ...) error(string.format(fmt, ...), 0) end
+
+-- ------------------------------------------------------------------ values
+
+local POW = { [""] = 0, k = 1, m = 2, g = 3, t = 4, p = 5 }
+
+--- A fio quantity of data in bytes, as fio reads it: with kb_base 1024
+-- (fio's default) k/m/g/t/p (kb, ki, ...) are powers of 1024 and kib/mib/...
+-- powers of 1000; kb_base 1000 swaps them. Fractions are refused.
+function M.fio_size(text, kb_base)
+  local s = tostring(text):match("^%s*(.-)%s*$"):lower()
+  local num, rest = s:match("^0x(%x+)(.*)$")
+  local value
+  if num then value = tonumber(num, 16) else
+    num, rest = s:match("^(%d+)(.*)$")
+    value = num and math.tointeger(tonumber(num))
+  end
+  local unit, tail = (rest or ""):match("^([kmgtp]?)(.*)$")
+  if not value or not unit or not (tail == "" or tail == "b" or (unit ~= "" and (tail == "i" or tail == "ib"))) then
+    fail("'%s' is not a size (a whole number with an optional k/m/g/t/p suffix)", text)
+  end
+  local base = (((kb_base or 1024) == 1024) ~= (tail == "ib")) and 1024 or 1000
+  for _ = 1, POW[unit] do value = value * base end
+  return value
+end
+
+local NS = { d = 86400e9, h = 3600e9, m = 60e9, s = 1e9, ms = 1e6, msec = 1e6, us = 1e3, usec = 1e3, ns = 1, nsec = 1 }
+
+--- A fio time in nanoseconds; a bare number is in `unit` ("s" or "us").
+function M.fio_time_ns(text, unit)
+  local num, suffix = tostring(text):lower():match("^%s*(%d*%.?%d+)(%a*)%s*$")
+  local mult = NS[suffix ~= "" and suffix or (unit or "s")]
+  if not num or not mult then fail("'%s' is not a time (a number with an optional d/h/m/s/ms/us/ns suffix)", text) end
+  return math.floor(tonumber(num) * mult + 0.5)
+end
+
+local function bool(v)
+  v = v == nil and "1" or tostring(v):lower()
+  if v == "1" or v == "true" or v == "yes" or v == "on" then return true end
+  if v == "0" or v == "false" or v == "no" or v == "off" then return false end
+  fail("'%s' is not a boolean (0 or 1)", v)
+end
+
+--- fio's ':'-separated names; '\:' is a ':' inside a name.
+local function split_escaped(text)
+  local parts, cur = {}, {}
+  local i = 1
+  while i <= #text do
+    local c = text:sub(i, i)
+    if c == "\\" and text:sub(i + 1, i + 1) == ":" then cur[#cur + 1] = ":"; i = i + 1
+    elseif c == ":" then parts[#parts + 1] = table.concat(cur); cur = {}
+    else cur[#cur + 1] = c end
+    i = i + 1
+  end
+  parts[#parts + 1] = table.concat(cur)
+  local out = {}
+  for _, p in ipairs(parts) do if p ~= "" then out[#out + 1] = p end end
+  return out
+end
+
+-- ------------------------------------------------------------------ the file
+
+local function getconf(var)
+  local f = io.popen("getconf " .. var)
+  local v = f and f:read("n")
+  if f then f:close() end
+  return math.tointeger(v)
+end
+
+local function reserved(name)
+  if name == "ncpus" then return getconf("_NPROCESSORS_ONLN") end
+  if name == "pagesize" then return getconf("PAGESIZE") end
+  return getconf("PAGESIZE") * getconf("_PHYS_PAGES") // (1 << 20)
+end
+
+local function expand(line, env, where)
+  if line:find("$(", 1, true) then fail("%s: arithmetic '$(...)' is not supported", where) end
+  line = line:gsub("%${([^}]*)}", function(name)
+    local v = env and env[name] or (not env and os.getenv(name))
+    if v == nil then fail("%s: environment variable '%s' is not set", where, name) end
+    return v
+  end)
+  return (line:gsub("%$(%a[%w_]*)", function(name)
+    if name == "ncpus" or name == "pagesize" or name == "mb_memory" then return tostring(reserved(name)) end
+  end))
+end
+
+local function read_lines(path, env, out, depth)
+  if depth > 8 then fail("%s: includes nested more than 8 deep", path) end
+  local f, err = io.open(path, "r")
+  if not f then fail("%s", err) end
+  local n = 0
+  for raw in f:lines() do
+    n = n + 1
+    local line = raw:match("^%s*(.-)%s*$")
+    if line ~= "" and not line:match("^[#;]") then
+      local where = path .. ":" .. n
+      line = expand(line, env, where)
+      local inc = line:match("^include%s+(.+)$")
+      if inc then read_lines((path:match("^(.*)/") or ".") .. "/" .. inc, env, out, depth + 1)
+      else out[#out + 1] = { where, line } end
+    end
+  end
+  f:close()
+  return out
+end
+
+--- The jobs in order: { {name=, opts=, stonewall=}, ... } ([global] merged in).
+function M.parse(path, env)
+  local glob, jobs, cur = {}, {}, nil
+  for _, wl in ipairs(read_lines(path, env, {}, 0)) do
+    local where, line = wl[1], wl[2]
+    local header = line:match("^%[(.*)%]$")
+    if line:sub(1, 1) == "[" then
+      if not header or header:match("^%s*$") then fail("%s: a section header is '[name]', not '%s'", where, line) end
+      header = header:match("^%s*(.-)%s*$")
+      if header == "global" then cur = glob else
+        cur = {}
+        for k, v in pairs(glob) do cur[k] = v end
+        jobs[#jobs + 1] = { name = header, opts = cur }
+      end
+    elseif not cur then fail("%s: option '%s' before the first section", where, line)
+    else
+      local k, v = line:match("^([^=]-)%s*=%s*(.*)$")
+      if k then cur[k] = v else cur[line] = true end
+    end
+  end
+  if #jobs == 0 then fail("%s: no job section", path) end
+  for _, j in ipairs(jobs) do
+    local o = j.opts
+    j.stonewall = (o.stonewall ~= nil and bool(o.stonewall ~= true and o.stonewall or nil))
+        or (o.wait_for_previous ~= nil and bool(o.wait_for_previous ~= true and o.wait_for_previous or nil))
+  end
+  return jobs
+end
+
+-- ------------------------------------------------------------------ mapping
+
+local ENGINES = { psync = "psync", pvsync = "psync", libaio = "libaio", io_uring = "io_uring",
+                  io_uring_cmd = "nvme", null = "null" }
+local RW = { read = "read", write = "write", randread = "randread", randwrite = "randwrite", rw = "rw",
+             readwrite = "rw", randrw = "randrw", trim = "trim", randtrim = "randtrim" }
+local RANDOM = { randread = true, randwrite = true, randrw = true, randtrim = true }
+local STRUCTURE = {}
+for w in ([[name description stonewall wait_for_previous new_group group_reporting thread kb_base
+  unit_base lat_percentiles clat_percentiles filename directory nrfiles size io_size io_limit
+  offset_increment loops runtime time_based ramp_time numjobs do_verify cpus_allowed_policy
+  cmd_type refill_buffers scramble_buffers ioengine norandommap randrepeat]]):gmatch("%S+") do
+  STRUCTURE[w] = true
+end
+
+-- Options that may stand without a value (on).
+local FLAGS = {}
+for w in ("direct buffered invalidate norandommap randrepeat fixedbufs registerfiles sqthread_poll hipri zero_buffers"):gmatch("%S+") do
+  FLAGS[w] = true
+end
+
+local Job = {}
+Job.__index = Job
+
+function Job:error(opt, fmt, ...)
+  fail("%s: section [%s]: fio option '%s': " .. fmt, self.path, self.name, opt, ...)
+end
+function Job:count(opt, default)
+  local v = self:val(opt)
+  if v == nil then return default end
+  if not tostring(v):match("^%d+$") then self:error(opt, "'%s' is not a whole number", v) end
+  return math.tointeger(tonumber(v))
+end
+function Job:set(key, value, opt) self.out[key] = tostring(value); self.origin[key] = opt end
+function Job:val(opt) local v = self.opts[opt]; return v ~= true and v or nil end
+function Job:flag(opt) return self.opts[opt] ~= nil and bool(self:val(opt)) end
+function Job:size(opt, value)
+  local ok, r = pcall(M.fio_size, value or self:val(opt), self.kb_base)
+  if not ok then self:error(opt, "%s", r) end
+  return r
+end
+function Job:one_value(opt)
+  local seen, first, n = {}, nil, 0
+  for v in (self:val(opt) or ""):gmatch("[^,]+") do
+    v = v:match("^%s*(.-)%s*$")
+    if v ~= "" and not seen[v] then seen[v] = true; n = n + 1; first = first or v end
+  end
+  if n ~= 1 then self:error(opt, "different values per direction (nvbench takes one for all)") end
+  return first
+end
+function Job:engine_opt(opt, value, key, only_io_uring)
+  local e = self.fio_engine
+  if not (e == "io_uring" or (e == "io_uring_cmd" and not only_io_uring)) then
+    self:error(opt, "is an option of ioengine io_uring%s, not %s", only_io_uring and "" or " or io_uring_cmd", e)
+  end
+  self:set((e == "io_uring" and "io_uring." or "nvme.") .. key, value, opt)
+end
+
+local function as(key, conv)
+  return function(j, opt, v) j:set(key, conv and conv(j, opt, v) or v, opt) end
+end
+local function size_of(j, opt) return j:size(opt, j:one_value(opt)) end
+local function flag_of(j, opt) return j:flag(opt) and "1" or "0" end
+local function eng(key, only) return function(j, opt) j:engine_opt(opt, flag_of(j, opt), key, only) end end
+
+local HANDLERS = {
+  rw = function(j, opt, v)
+    local base, skip = v:match("^([^:]*):?(.*)$")
+    if not RW[base] then j:error(opt, "'%s': nvbench runs read, write, randread, randwrite, rw, randrw, trim, randtrim", v) end
+    if skip ~= "" then j:error(opt, "not honoured: the ':%s' offset modifier", skip) end
+    j:set("rw", RW[base], opt)
+  end,
+  rwmixread = as("rwmix"),
+  rwmixwrite = as("rwmix", function(j, opt) return 100 - j:count(opt, 0) end),
+  bs = as("bs", size_of),
+  bssplit = function(j, opt, v)
+    local dirs = {}
+    for part in (v .. ","):gmatch("([^,]*),") do
+      local items = {}
+      for item in (part .. ":"):gmatch("([^:]*):") do
+        local size, rest = item:match("^([^/]*)(.*)$")
+        items[#items + 1] = size ~= "" and (j:size(opt, size) .. rest) or item
+      end
+      dirs[#dirs + 1] = table.concat(items, ":")
+    end
+    j:set("bssplit", table.concat(dirs, ","), opt)
+  end,
+  iodepth = as("qd"),
+  offset = as("offset", function(j, opt) return j:size(opt) end),
+  direct = function(j, opt) j:set("direct", flag_of(j, opt), opt) end,
+  buffered = function(j, opt) j:set("direct", j:flag(opt) and "0" or "1", opt) end,
+  invalidate = as("invalidate", flag_of),
+  random_distribution = as("random_distribution"),
+  rate_iops = function(j, opt)
+    local v = j:one_value(opt)
+    if not v:match("^%d+$") then j:error(opt, "'%s' is not a count of I/Os per second", v) end
+    j:set("rate_iops", math.tointeger(tonumber(v)) * j.numjobs, opt)
+    j:set("rate_mode", "closed", opt)
+  end,
+  rate_process = as("rate_process", function(_, _, v) return v == "linear" and "uniform" or v end),
+  thinktime = as("thinktime", function(j, opt, v) return math.floor(M.fio_time_ns(v, "us") / 1000 + 0.5) end),
+  thinktime_blocks = as("thinktime_blocks"),
+  verify = function(j, opt, v)
+    if v == "0" or v == "none" then return end
+    if v ~= "crc32c" and v ~= "crc32c-intel" then
+      j:error(opt, "not honoured: '%s': nvbench verifies with a CRC32C per block only (crc32c, crc32c-intel)", v)
+    end
+    j:set("verify", "1", opt)
+  end,
+  randseed = as("seed"),
+  iodepth_batch_submit = as("submit_batch"),
+  iodepth_batch_complete_min = as("complete_batch"),
+  fixedbufs = eng("fixedbufs"), registerfiles = eng("regfiles"), hipri = eng("iopoll"),
+  sqthread_poll = eng("sqpoll", true),
+  sqthread_poll_cpu = function(j, opt, v) j:engine_opt(opt, v, "sqpoll_cpu", true) end,
+  cpus_allowed = function(j, opt, v)
+    if (j.opts.cpus_allowed_policy or "shared") ~= "split" and v:find("[,-]") then
+      j:error(opt, "not honoured: with cpus_allowed_policy=shared fio's jobs float over the set; nvbench pins job i to the i-th CPU")
+    end
+    j:set("cpus", v, opt)
+  end,
+  continue_on_error = function(j, opt, v)
+    local m = ({ none = "0", ["0"] = "0", all = "1", ["1"] = "1" })[tostring(v):lower()]
+    if not m then j:error(opt, "not honoured: '%s': nvbench continues after every error or after none", v) end
+    j:set("continue_on_error", m, opt)
+  end,
+  zero_buffers = function(j, opt) if j:flag(opt) then j:set("fill", "zero", opt) end end,
+  buffer_compress_percentage = as("data_compress"),
+  dedupe_percentage = as("data_dedupe"),
+}
+HANDLERS.readwrite, HANDLERS.blocksize = HANDLERS.rw, HANDLERS.bs
+HANDLERS.iodepth_batch, HANDLERS.iodepth_batch_complete = HANDLERS.iodepth_batch_submit, HANDLERS.iodepth_batch_complete_min
+
+local function target_len(path)
+  local f, err = io.open(path, "rb")
+  if not f then fail("target '%s': %s; without 'size' its length decides the run", path, err) end
+  local n = f:seek("end")
+  f:close()
+  return n
+end
+
+local function is_dir(path)
+  local f = io.open(path .. "/.", "r")
+  if f then f:close() return true end
+  return false
+end
+
+local function targets(j)
+  local o = j.opts
+  local files = j:val("filename") and split_escaped(j:val("filename")) or {}
+  local dirs = j:val("directory") and split_escaped(j:val("directory")) or {}
+  local nrfiles = j:count("nrfiles", 1)
+  if #files > 0 then
+    if #dirs > 1 then j:error("directory", "not honoured: several directories with filename") end
+    local out = {}
+    for i, f in ipairs(files) do out[i] = (#dirs == 0 or f:sub(1, 1) == "/") and f or (dirs[1] .. "/" .. f) end
+    return out
+  end
+  if nrfiles ~= math.max(#dirs, 1) and not (nrfiles == 1 and #dirs > 0) then
+    j:error("nrfiles", "not honoured: nvbench lays out one scratch file per directory target")
+  end
+  if #dirs > 0 then return { table.unpack(dirs, 1, math.max(1, nrfiles)) } end
+  if j.fio_engine == "null" then return {} end
+  return { "." }
+end
+
+local function region(j)
+  local o, nt = j.opts, math.max(1, #j.targets)
+  local bs = j.out.bssplit and 1 or math.tointeger(tonumber(j.out.bs or "4096"))
+  local offset = math.tointeger(tonumber(j.out.offset or "0"))
+  local total, per_target
+  if o.size then
+    if tostring(o.size):match("%%$") then j:error("size", "not honoured: a share of the target") end
+    total = j:size("size")
+    per_target = total // nt // bs * bs
+  else
+    local any_dir = false
+    for _, t in ipairs(j.targets) do any_dir = any_dir or is_dir(t) end
+    if #j.targets == 0 or any_dir then j:error("size", "is needed: fio and nvbench have no file to take it from") end
+    total = 0
+    if not (j:flag("time_based") and not (o.io_size or o.io_limit)) then
+      for _, t in ipairs(j.targets) do total = total + math.max(0, target_len(t) - offset) // bs * bs end
+    end
+  end
+  local sequential = not RANDOM[j.out.rw]
+  if j.numjobs > 1 and (sequential or o.offset_increment) then
+    local inc = o.offset_increment and j:size("offset_increment") or 0
+    if inc ~= 0 and inc == per_target and nt == 1 then per_target = per_target * j.numjobs
+    else j:error("numjobs", "not honoured: fio's clones of a sequential job all start at the job's offset; "
+                 .. "nvbench's jobs start staggered over one region: give offset_increment equal to size") end
+  end
+  if per_target and (#j.targets > 0 or j.fio_engine == "null") then j:set("size", per_target, "size") end
+  if o.io_size or o.io_limit then total = j:size(o.io_size and "io_size" or "io_limit") end
+  return total // bs * bs * j:count("loops", 1)
+end
+
+local function bounds(j, per_job)
+  local o = j.opts
+  local runtime = o.runtime and M.fio_time_ns(j:val("runtime")) or 0
+  if o.ramp_time then j:set("ramp", M.fio_time_ns(j:val("ramp_time")) .. "ns", "ramp_time") end
+  if j:flag("time_based") then
+    if runtime == 0 then j:error("time_based", "without runtime fio runs until stopped; nvbench needs the runtime") end
+    j:set("runtime", runtime .. "ns", "runtime")
+    return
+  end
+  if per_job == 0 then j:error("size", "the job moves no data (size 0)") end
+  j:set("io_limit", per_job * j.numjobs, "size")
+  if runtime > 0 then j:set("runtime", runtime .. "ns", "runtime") end
+end
+
+local function finish(j)
+  local o = j.opts
+  if j.fio_engine == "io_uring" or j.fio_engine == "io_uring_cmd" then
+    if not o.fixedbufs then j:engine_opt("fixedbufs", "0", "fixedbufs") end
+    if not o.registerfiles then j:engine_opt("registerfiles", "0", "regfiles") end
+  end
+  if RANDOM[j.out.rw] then  -- fio's random map covers uniform offsets only
+    local skewed = (j.out.random_distribution or "random") ~= "random"
+    j:set("random_map", (skewed or j:flag("norandommap")) and "0" or "1", "norandommap")
+  end
+  if not o.randseed and o.randrepeat and not j:flag("randrepeat") then
+    j:set("seed", math.random(0, math.maxinteger), "randrepeat")
+  end
+  j:set("jobs", j.numjobs, "numjobs")
+  j.targets = targets(j)
+  bounds(j, region(j))
+  if j.out.verify == "1" and j.out.rw ~= "read" and (o.do_verify == nil or j:flag("do_verify")) then
+    if j.out.rw ~= "write" or j:flag("time_based") then
+      j:error("verify", "not honoured: the read-back of what a random, mixed or time-based job wrote; set do_verify=0")
+    end
+    local back = {}
+    for k, v in pairs(j.out) do back[k] = v end
+    for _, k in ipairs { "rate_iops", "rate_mode", "thinktime", "thinktime_blocks", "ramp", "runtime" } do back[k] = nil end
+    back.rw, back.name = "read", (j.out.name .. " verify"):sub(1, 63)
+    j.after = { back }
+  end
+end
+
+local function workload(j, keys)
+  local w = { targets = { table.unpack(j.targets) }, fio = { section = j.name, origin = j.origin } }
+  for k, v in pairs(keys) do w[k] = v end
+  return w
+end
+
+--- One job section -> { workload, [its read-back] }.
+function M.map_job(name, opts, path)
+  local j = setmetatable({ name = name, opts = opts, path = path or "job file", out = {}, origin = {}, after = {} }, Job)
+  j.kb_base = j:count("kb_base", 1024)
+  if j.kb_base ~= 1000 and j.kb_base ~= 1024 then j:error("kb_base", "is 1000 or 1024") end
+  j.fio_engine = j:val("ioengine") or "psync"
+  if not ENGINES[j.fio_engine] then
+    j:error("ioengine", "'%s': nvbench runs psync, pvsync, libaio, io_uring, io_uring_cmd (its nvme engine) and null", j.fio_engine)
+  end
+  if j.fio_engine == "io_uring_cmd" and (j:val("cmd_type") or "nvme") ~= "nvme" then
+    j:error("cmd_type", "nvbench's passthrough engine speaks nvme only")
+  end
+  j.numjobs = j:count("numjobs", 1)
+  j:set("engine", ENGINES[j.fio_engine], "ioengine")
+  j:set("name", j:val("name") or name, "name")
+  j:set("rw", "read", "rw")
+  j:set("direct", "0", "direct")
+  local names = {}
+  for k in pairs(opts) do names[#names + 1] = k end
+  table.sort(names)  -- an order of our own: the handlers do not depend on each other
+  for _, opt in ipairs(names) do
+    local h = HANDLERS[opt]
+    if h and j:val(opt) == nil and not FLAGS[opt] then j:error(opt, "needs a value (option=value)") end
+    if h then h(j, opt, j:val(opt))
+    elseif not STRUCTURE[opt] then j:error(opt, "nvbench has no equivalent") end
+  end
+  finish(j)
+  local out = { workload(j, j.out) }
+  for _, extra in ipairs(j.after) do out[#out + 1] = workload(j, extra) end
+  return out
+end
+
+--- The steps of a job file: { {workload, ...}, ... }; env replaces os.getenv.
+function M.from_fio_job(path, env)
+  local steps = {}
+  for _, job in ipairs(M.parse(path, env)) do
+    local mapped = M.map_job(job.name, job.opts, path)
+    if job.stonewall or #steps == 0 then steps[#steps + 1] = {} end
+    table.insert(steps[#steps], mapped[1])
+    for i = 2, #mapped do steps[#steps + 1] = { mapped[i] } end
+  end
+  return steps
+end
+
+-- What a library without these keys does anyway: such a value needs no key.
+local IMPLIED = { random_map = "0", random_distribution = "random", thinktime = "0" }
+
+local function library_args(nvb, w)
+  local args = {}
+  for k, v in pairs(w) do
+    if k ~= "fio" and not (IMPLIED[k] == v and not nvb.workload { [k] = v }) then args[k] = v end
+  end
+  return args
+end
+
+--- Run a job file with nvb.run: a list of results, one per step, or nil, msg.
+function M.run(path, env)
+  local nvb = require "nvbench"
+  local steps = M.from_fio_job(path, env)
+  for _, step in ipairs(steps) do
+    if #step > 1 and not nvb.run_groups then
+      return nil, string.format("jobs without a stonewall between them run at the same time (%s, ...): "
+        .. "concurrent groups need nvbench.run_groups, which this nvbench lacks", step[1].fio.section)
+    end
+  end
+  local results = {}
+  for _, step in ipairs(steps) do
+    local ws = {}
+    for i, w in ipairs(step) do ws[i] = library_args(nvb, w) end
+    local r, err, errno
+    if #ws == 1 then r, err, errno = nvb.run(ws[1])
+    else r, err, errno = nvb.run_groups(ws) end
+    if not r then return nil, string.format("fio job section [%s]: %s", step[1].fio.section, err), errno end
+    results[#results + 1] = r
+  end
+  return results
+end
+
+return M

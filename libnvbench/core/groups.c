@@ -1,0 +1,456 @@
+/*
+ * Job groups (nvb_run_groups): several workloads in one run, each with its
+ * own plan, hold, jobs and sampler, started together and reported per group
+ * and in total.
+ *
+ *  - Planning: every group is planned before anything is opened; a target
+ *    written by two groups, or written by one and verified by another, is
+ *    refused (-EBUSY) naming both groups.
+ *  - The hold: groups that write take theirs first; a group naming a target
+ *    another group already holds shares that hold (the same descriptor: a
+ *    block device held with O_EXCL is opened once), so a reader and a
+ *    writer on one device work.
+ *  - The start: each group's phase runs on a thread of its own; its start
+ *    barrier is the internal one below, which waits for every group and
+ *    then calls the caller's start_barrier once, on the calling thread.
+ *    All jobs are released at that moment; each group then ends on its own
+ *    bound (runtime, ios), and the run ends with the last one.
+ *  - The calling thread meanwhile runs the caller's poll, progress (the
+ *    groups' snapshots summed) and cancellation; a cancel reaches every
+ *    group through one shared handle.
+ *  - The result: the groups' results under "groups", the totals at the top
+ *    (merge.c, as one run that did all the I/O; the process CPU once).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/run.h"
+
+struct groups;
+
+struct grp {
+    struct groups *G;
+    const struct nvb_workload *w;
+    char name[64];
+    int level;                   /* NVB__HOLD_* this group holds its targets at */
+    struct plan p;
+    int planned;
+    struct run r;
+    struct nvb_run_opts o;
+    struct nvb_result *res;
+    struct nvb__thread *thr;
+    int barrier_pending;
+    int rc;
+    struct nvb_progress last;    /* its latest progress snapshot */
+    int have_last;
+    char err[1024];
+};
+
+struct groups {
+    struct grp *g;
+    size_t n;
+    struct nvb_run_opts uo;      /* the caller's */
+    struct nvb_cancel cancel;    /* every group's, set by the calling thread */
+    struct nvb__mutex *mu;
+    struct nvb__cond *cv;
+    unsigned arrived;            /* groups at the start barrier */
+    size_t ndone;
+    int status;                  /* the first setup failure at the barrier */
+    int decided, go;             /* the barrier's answer: 0 to start */
+    int fresh;                   /* a new progress snapshot */
+};
+
+/* ---- planning: names, plans, conflicts ---- */
+
+static int hold_level(const struct grp *g)
+{
+    if (g->p.writes || g->p.prewrites)
+        return NVB__HOLD_WRITE;
+    return g->w->verify ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
+}
+
+static int same_target(const struct ptarget *a, const struct ptarget *b)
+{
+    return !a->scratch && !b->scratch && a->ti.kind == b->ti.kind && a->ti.id_dev == b->ti.id_dev &&
+           a->ti.id_ino == b->ti.id_ino && a->ti.id_rdev == b->ti.id_rdev;
+}
+
+/* Two groups on one target where one writes and the other writes or
+ * verifies: their data would clash. */
+static int groups_conflict(const struct grp *a, const struct grp *b, char *err, size_t errlen)
+{
+    if (a->level + b->level < NVB__HOLD_WRITE + NVB__HOLD_VERIFY)
+        return 0;
+    for (unsigned i = 0; i < a->p.nt; i++)
+        for (unsigned k = 0; k < b->p.nt; k++)
+            if (same_target(&a->p.t[i], &b->p.t[k])) {
+                snprintf(err, errlen, "target '%s' is %s by group '%s' and %s by group '%s' of the same run: "
+                         "they would overwrite each other's data%s; one writing group per target (readers may share it)",
+                         a->p.t[i].path, a->level == NVB__HOLD_WRITE ? "written" : "verified", a->name,
+                         b->level == NVB__HOLD_WRITE ? "written" : "verified", b->name,
+                         a->level == NVB__HOLD_VERIFY || b->level == NVB__HOLD_VERIFY
+                             ? " (and verification would report the other's writes as mismatches)" : "");
+                return -EBUSY;
+            }
+    return 0;
+}
+
+/* Names, plans and conflicts, before anything is opened. 0, or negative
+ * errno with the message in err and *bad the group it concerns. */
+static int groups_plan(struct groups *G, size_t *bad, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < G->n; i++) {
+        struct grp *g = &G->g[i];
+        *bad = i;
+        if (g->w->name[0])
+            snprintf(g->name, sizeof g->name, "%s", g->w->name);
+        else
+            snprintf(g->name, sizeof g->name, "group%zu", i);
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(G->g[k].name, g->name)) {
+                snprintf(err, errlen, "name: '%s' names groups %zu and %zu; each group needs a name of its own",
+                         g->name, k, i);
+                return -EINVAL;
+            }
+        char why[1024];
+        int rc = nvb__plan_build(g->w, &g->p, why, sizeof why);
+        if (rc < 0) {
+            snprintf(err, errlen, "group '%s': %s", g->name, why);
+            return rc;
+        }
+        g->planned = 1;
+        g->level = hold_level(g);
+    }
+    for (size_t i = 0; i < G->n; i++)
+        for (size_t k = i + 1; k < G->n; k++) {
+            *bad = k;
+            int rc = groups_conflict(&G->g[i], &G->g[k], err, errlen);
+            if (rc < 0)
+                return rc;
+        }
+    return 0;
+}
+
+/* ---- the start barrier, the progress snapshots, the threads ---- */
+
+/* Each group's start barrier: arrive, wait for the calling thread's
+ * answer. */
+static int grp_barrier(int status, void *arg)
+{
+    struct grp *g = arg;
+    struct groups *G = g->G;
+    nvb__mutex_lock(G->mu);
+    if (status < 0 && G->status == 0)
+        G->status = status;
+    nvb__arrive_and_wait(G->mu, G->cv, &G->arrived, &G->decided);
+    int go = G->go;
+    nvb__mutex_unlock(G->mu);
+    return go;
+}
+
+static int grp_progress(const struct nvb_progress *pg, void *arg)
+{
+    struct grp *g = arg;
+    nvb__mutex_lock(g->G->mu);
+    g->last = *pg;
+    g->have_last = 1;
+    g->G->fresh = 1;
+    nvb__cond_signal_all(g->G->cv);
+    nvb__mutex_unlock(g->G->mu);
+    return 0;
+}
+
+static void *grp_main(void *arg)
+{
+    struct grp *g = arg;
+    g->rc = nvb__run_phase(&g->r, g->res, &g->barrier_pending, g->err, sizeof g->err);
+    if (g->barrier_pending) {
+        /* failed before its barrier: the others must not wait for it */
+        g->barrier_pending = 0;
+        grp_barrier(g->rc < 0 ? g->rc : -ECANCELED, g);
+    }
+    nvb__mutex_lock(g->G->mu);
+    g->G->ndone++;
+    nvb__cond_signal_all(g->G->cv);
+    nvb__mutex_unlock(g->G->mu);
+    return NULL;
+}
+
+/* The groups' latest snapshots as one run's: counts and rates add, the
+ * mean latency is weighted by each group's IOPS, the run is as far as its
+ * least advanced group. Called with G->mu held. */
+static void progress_sum(const struct groups *G, struct nvb_progress *s)
+{
+    memset(s, 0, sizeof *s);
+    s->size = sizeof *s;
+    s->done_fraction = 1;
+    double latw[2] = {0, 0};
+    for (size_t i = 0; i < G->n; i++) {
+        const struct nvb_progress *p = &G->g[i].last;
+        if (!G->g[i].have_last) {
+            s->done_fraction = 0;
+            continue;
+        }
+        if (p->elapsed_s > s->elapsed_s)
+            s->elapsed_s = p->elapsed_s;
+        if (p->total_s > s->total_s)
+            s->total_s = p->total_s;
+        for (int d = 0; d < 2; d++) {
+            s->ios[d] += p->ios[d];
+            s->bytes[d] += p->bytes[d];
+            s->iops[d] += p->iops[d];
+            s->bw_bytes_s[d] += p->bw_bytes_s[d];
+            latw[d] += p->lat_mean_ns[d] * p->iops[d];
+        }
+        s->errors += p->errors;
+        if (p->done_fraction < s->done_fraction)
+            s->done_fraction = p->done_fraction;
+    }
+    for (int d = 0; d < 2; d++)
+        s->lat_mean_ns[d] = s->iops[d] > 0 ? latw[d] / s->iops[d] : 0;
+}
+
+/* The barrier's answer, on the calling thread: the caller's start_barrier
+ * once, with the first group's failure if any. Called with G->mu held. */
+static void barrier_decide(struct groups *G)
+{
+    int status = G->status;
+    nvb__mutex_unlock(G->mu);
+    int b = G->uo.start_barrier ? G->uo.start_barrier(status, G->uo.start_barrier_arg) : 0;
+    nvb__mutex_lock(G->mu);
+    G->go = status < 0 ? status : b;
+    G->decided = 1;
+    nvb__cond_signal_all(G->cv);
+}
+
+/* The calling thread while the groups run: the barrier, poll, progress and
+ * cancellation, until every group's thread is done. */
+static void groups_watch(struct groups *G)
+{
+    const struct nvb_run_opts *o = &G->uo;
+    uint64_t poll_ns = (o->poll_ms ? o->poll_ms : 100) * 1000000ull;
+    uint64_t next_poll = nvb__now_ns() + poll_ns;
+    nvb__mutex_lock(G->mu);
+    while (G->ndone < G->n) {
+        if (!G->decided && G->arrived == G->n) {
+            barrier_decide(G);
+            continue;
+        }
+        nvb__cond_wait(G->cv, G->mu, o->poll && poll_ns < 50000000ull ? poll_ns : 50000000ull);
+        int stop = 0;
+        if (G->fresh && o->progress) {
+            struct nvb_progress s;
+            progress_sum(G, &s);
+            G->fresh = 0;
+            nvb__mutex_unlock(G->mu);
+            stop = o->progress(&s, o->progress_arg) != 0;
+            nvb__mutex_lock(G->mu);
+        }
+        if (o->poll && nvb__now_ns() >= next_poll) {
+            nvb__mutex_unlock(G->mu);
+            stop |= o->poll(o->poll_arg) != 0;
+            nvb__mutex_lock(G->mu);
+            next_poll = nvb__now_ns() + poll_ns;
+        }
+        if (stop || (o->cancel && o->cancel->flag))
+            nvb_cancel_request(&G->cancel);
+    }
+    nvb__mutex_unlock(G->mu);
+}
+
+/* ---- the run ---- */
+
+/* Holds, layouts, preconditions: writers first, so that a reader of the
+ * same target shares a writer's hold (and its lock, its O_EXCL). */
+static int groups_prepare(struct groups *G, const struct plan **held, size_t *bad)
+{
+    unsigned nheld = 0;
+    for (int level = NVB__HOLD_WRITE; level >= NVB__HOLD_READ; level--)
+        for (size_t i = 0; i < G->n; i++) {
+            struct grp *g = &G->g[i];
+            if (g->level != level)
+                continue;
+            *bad = i;
+            g->p.share = held;
+            g->p.nshare = nheld;
+            int rc = nvb__run_prepare(&g->r, g->res, g->err, sizeof g->err);
+            if (rc < 0)
+                return rc;
+            held[nheld++] = &g->p;
+        }
+    return 0;
+}
+
+/* Each group's phase on its thread, watched from this one. */
+static int groups_phase(struct groups *G)
+{
+    int rc = 0;
+    size_t started = 0;
+    for (size_t i = 0; i < G->n; i++)
+        G->g[i].have_last = 0; /* the precondition's snapshots */
+    G->fresh = 0;
+    for (size_t i = 0; i < G->n; i++) {
+        struct grp *g = &G->g[i];
+        g->o.log = NULL; /* the threads' diagnostics reach the caller as the result's warnings */
+        char name[16];
+        snprintf(name, sizeof name, "nvb-group-%zu", i);
+        if ((rc = nvb__thread_start(&g->thr, grp_main, g, name)) < 0) {
+            snprintf(g->err, sizeof g->err, "cannot start the thread of group '%s': %s", g->name, nvb_strerror(rc));
+            nvb__result_seterr(g->res, rc, g->err);
+            break;
+        }
+        started++;
+    }
+    if (started < G->n) {
+        /* the started ones wait at the barrier: let them go, refused */
+        nvb__mutex_lock(G->mu);
+        G->decided = 1;
+        G->go = rc;
+        nvb__cond_signal_all(G->cv);
+        nvb__mutex_unlock(G->mu);
+        if (G->uo.start_barrier)
+            G->uo.start_barrier(rc, G->uo.start_barrier_arg);
+    } else {
+        groups_watch(G);
+    }
+    for (size_t i = 0; i < started; i++)
+        nvb__thread_join(G->g[i].thr);
+    for (size_t i = 0; i < G->n; i++)
+        G->g[i].o.log = G->uo.log;
+    return rc;
+}
+
+/* Each group's result and run, as nvb_run() would begin them. */
+static int groups_begin(struct groups *G)
+{
+    for (size_t i = 0; i < G->n; i++) {
+        struct grp *g = &G->g[i];
+        g->G = G;
+        g->o = G->uo;
+        g->o.cancel = &G->cancel;
+        g->o.progress = grp_progress;
+        g->o.progress_arg = g;
+        g->o.poll = NULL;
+        g->o.start_barrier = grp_barrier;
+        g->o.start_barrier_arg = g;
+        g->barrier_pending = 1;
+        g->r.w = g->w;
+        g->r.opts = &g->o;
+        g->r.cancel = &G->cancel;
+        g->r.p = &g->p;
+        if (!(g->res = nvb__result_new()))
+            return -ENOMEM;
+        snprintf(g->res->group, sizeof g->res->group, "%s", g->name);
+        int rc = nvb__run_result_begin(g->res, g->w, &g->p);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The total: the groups merged, the groups kept in it. */
+static int groups_result(struct groups *G, struct nvb_result **out)
+{
+    const struct nvb_result **parts = calloc(G->n, sizeof *parts);
+    if (!parts)
+        return -ENOMEM;
+    for (size_t i = 0; i < G->n; i++)
+        parts[i] = G->g[i].res;
+    struct nvb_result *m = NULL;
+    int rc = nvb__merge_groups(&m, parts, G->n);
+    free(parts);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < G->n; i++) {
+        m->groups[i] = G->g[i].res;
+        G->g[i].res = NULL;
+    }
+    *out = m;
+    return 0;
+}
+
+/* Planning failed for group `bad` (or the run could not begin): a result
+ * of that group's workload with the error, and the barrier told. */
+static int groups_refuse(struct groups *G, size_t bad, int rc, const char *err, struct nvb_result **out)
+{
+    nvb__run_log(&G->uo, 0, "%s", err);
+    if (G->uo.start_barrier)
+        G->uo.start_barrier(rc, G->uo.start_barrier_arg);
+    return nvb__run_plan_error(out, G->g[bad].w, rc, err);
+}
+
+static void groups_free(struct groups *G)
+{
+    for (size_t i = 0; i < G->n; i++) {
+        struct grp *g = &G->g[i];
+        if (g->planned)
+            nvb__plan_free(&g->p);
+        nvb_result_free(g->res);
+    }
+    if (G->cv)
+        nvb__cond_free(G->cv);
+    if (G->mu)
+        nvb__mutex_free(G->mu);
+    free(G->g);
+}
+
+NVB_API int nvb_run_groups(const struct nvb_workload *const *ws, size_t n, const struct nvb_run_opts *opts,
+                           struct nvb_result **out)
+{
+    if (out)
+        *out = NULL;
+    if (!ws || !out || n == 0 || n > 1024)
+        return -EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!ws[i])
+            return -EINVAL;
+    struct groups G;
+    memset(&G, 0, sizeof G);
+    if (opts)
+        memcpy(&G.uo, opts, opts->size < sizeof G.uo ? opts->size : sizeof G.uo);
+    G.uo.size = sizeof G.uo;
+    G.n = n;
+    const struct plan **held = calloc(n, sizeof *held);
+    if (!held || !(G.g = calloc(n, sizeof *G.g))) {
+        free(held);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        G.g[i].w = ws[i];
+    char err[1024] = "";
+    size_t bad = 0;
+    int rc;
+    if ((rc = nvb__mutex_new(&G.mu)) < 0 || (rc = nvb__cond_new(&G.cv)) < 0) {
+        snprintf(err, sizeof err, "cannot create synchronisation objects: %s", nvb_strerror(rc));
+        rc = groups_refuse(&G, 0, rc, err, out);
+    } else if ((rc = groups_plan(&G, &bad, err, sizeof err)) < 0) {
+        rc = groups_refuse(&G, bad, rc, err, out);
+    } else if ((rc = groups_begin(&G)) < 0) {
+        rc = groups_refuse(&G, 0, rc, "out of memory", out);
+    } else {
+        if ((rc = groups_prepare(&G, held, &bad)) < 0) {
+            if (G.uo.start_barrier)
+                G.uo.start_barrier(rc, G.uo.start_barrier_arg);
+        } else {
+            rc = groups_phase(&G);
+        }
+        for (size_t i = 0; i < n; i++) {
+            struct grp *g = &G.g[i];
+            int none = 0;
+            if (rc == 0 && g->rc < 0)
+                rc = g->rc;
+            g->rc = nvb__run_finish(&g->r, g->res, &none, g->rc);
+            g->planned = 0;
+        }
+        int mrc = groups_result(&G, out);
+        if (mrc < 0)
+            rc = mrc;
+        else if (rc == 0 && (*out)->err)
+            rc = (*out)->err;
+    }
+    groups_free(&G);
+    free(held);
+    return rc;
+}

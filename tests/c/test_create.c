@@ -1,0 +1,198 @@
+/* A target that does not exist, with size set: the run creates it as a
+ * file (as fio does), lays it out without holes, keeps it, and never
+ * writes through anything that appears at the name meanwhile. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nvbench.h"
+#include "testutil.h"
+
+static char *path_in(const char *dir, const char *name)
+{
+    char *p;
+    ck_assert_int_gt(asprintf(&p, "%s/%s", dir, name), 0);
+    return p;
+}
+
+static int has_warning(const struct nvb_result *r, const char *needle)
+{
+    for (size_t i = 0; i < nvb_result_warning_count(r); i++)
+        if (strstr(nvb_result_warning(r, i), needle))
+            return 1;
+    return 0;
+}
+
+/* No holes: SEEK_HOLE finds the first hole at the end of the file. */
+static void assert_no_holes(const char *path, off_t size)
+{
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(lseek(fd, 0, SEEK_HOLE), size);
+    close(fd);
+}
+
+START_TEST(created_laid_out_and_kept)
+{
+    char *dir = tu_mkdtemp("create");
+    char *file = path_in(dir, "new.dat");
+    struct nvb_workload *w = tu_workload(
+        (const char *[]){"engine", "psync", "rw", "randread", "bs", "4k", "size", "1M", "offset", "64k",
+                         "ios", "200", NULL},
+        (const char *[]){file, NULL});
+    ck_assert_int_eq(nvb_workload_validate(w), 0);
+    ck_assert_int_eq(tu_count_entries(dir), 0); /* validating creates nothing */
+    struct nvb_result *r = tu_run_ok(w);
+    ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 200);
+    struct stat st;
+    ck_assert_int_eq(stat(file, &st), 0); /* kept after the run */
+    ck_assert(S_ISREG(st.st_mode));
+    ck_assert_int_eq(st.st_size, 64 * 1024 + 1024 * 1024); /* offset + size */
+    assert_no_holes(file, st.st_size);
+    ck_assert_double_eq(tu_get(r, "per_target.0.allocated_pct"), 100);
+    ck_assert_double_eq(tu_get(r, "per_target.0.region_offset"), 64 * 1024);
+    ck_assert_double_eq(tu_get(r, "per_target.0.region_size"), 1024 * 1024);
+    ck_assert_msg(has_warning(r, "did not exist: this run created it"), "the creation is told");
+    char *json;
+    ck_assert_int_eq(nvb_result_json(r, &json), 0);
+    ck_assert_ptr_nonnull(strstr(json, "\"kind\":\"file\""));
+    nvb_free(json);
+    nvb_result_free(r);
+    /* a second run finds it and uses it as it is: no creation, no warning */
+    r = tu_run_ok(w);
+    ck_assert(!has_warning(r, "did not exist"));
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    unlink(file);
+    rmdir(dir);
+    free(file);
+    free(dir);
+}
+END_TEST
+
+START_TEST(refused_without_size_or_directory)
+{
+    char *dir = tu_mkdtemp("create");
+    char *file = path_in(dir, "missing.dat");
+    char *deep = path_in(dir, "no-such-dir/missing.dat");
+    struct {
+        const char *target, *size, *needle;
+    } cases[] = {
+        {file, NULL, "set size to have the run create it"},
+        {deep, "1M", "cannot be created"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nvb_workload *w = tu_workload((const char *[]){"engine", "psync", "rw", "write", "ios", "10",
+                                                              cases[i].size ? "size" : NULL, cases[i].size, NULL},
+                                             (const char *[]){cases[i].target, NULL});
+        struct nvb_result *r = NULL;
+        ck_assert_int_eq(nvb_run(w, NULL, &r), -ENOENT);
+        ck_assert_msg(strstr(nvb_result_error(r), cases[i].needle), "%s", nvb_result_error(r));
+        ck_assert_msg(strstr(nvb_result_error(r), cases[i].target), "names the target: %s", nvb_result_error(r));
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    }
+    ck_assert_int_eq(tu_count_entries(dir), 0); /* nothing was written */
+    rmdir(dir);
+    free(deep);
+    free(file);
+    free(dir);
+}
+END_TEST
+
+/* The log message just before the file is made: a symlink to a victim
+ * (or a cancellation) is put there deterministically. */
+struct interloper {
+    const char *link, *victim;
+    struct nvb_cancel *cancel;
+};
+
+static void interlope(int level, const char *msg, void *arg)
+{
+    struct interloper *x = arg;
+    (void)level;
+    if (!strstr(msg, "creating target"))
+        return;
+    if (x->victim)
+        ck_assert_int_eq(symlink(x->victim, x->link), 0);
+    if (x->cancel)
+        nvb_cancel_request(x->cancel);
+}
+
+START_TEST(symlink_put_there_meanwhile_is_not_followed)
+{
+    char *dir = tu_mkdtemp("create");
+    char *file = path_in(dir, "new.dat");
+    char *victim = tu_scratch("create-victim", 64 * 1024);
+    struct stat before, after;
+    ck_assert_int_eq(stat(victim, &before), 0);
+    struct interloper x = {.link = file, .victim = victim};
+    struct nvb_workload *w = tu_workload(
+        (const char *[]){"engine", "psync", "rw", "write", "bs", "4k", "size", "64k", "ios", "16", NULL},
+        (const char *[]){file, NULL});
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.log = interlope;
+    o.log_arg = &x;
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(nvb_run(w, &o, &r), -EEXIST);
+    ck_assert_msg(strstr(nvb_result_error(r), "appeared after it was found missing"), "%s", nvb_result_error(r));
+    nvb_result_free(r);
+    ck_assert_int_eq(stat(victim, &after), 0);
+    ck_assert_int_eq(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+    ck_assert_int_eq(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+    struct stat ls;
+    ck_assert_int_eq(lstat(file, &ls), 0); /* the link is left as it was, not removed */
+    ck_assert(S_ISLNK(ls.st_mode));
+    nvb_workload_free(w);
+    unlink(file);
+    unlink(victim);
+    rmdir(dir);
+    free(victim);
+    free(file);
+    free(dir);
+}
+END_TEST
+
+START_TEST(cancelled_layout_leaves_nothing)
+{
+    char *dir = tu_mkdtemp("create");
+    char *file = path_in(dir, "new.dat");
+    struct nvb_cancel *c;
+    ck_assert_int_eq(nvb_cancel_new(&c), 0);
+    struct interloper x = {.cancel = c};
+    struct nvb_workload *w = tu_workload(
+        (const char *[]){"engine", "psync", "rw", "randread", "bs", "4k", "size", "8M", "ios", "16", NULL},
+        (const char *[]){file, NULL});
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.log = interlope;
+    o.log_arg = &x;
+    o.cancel = c;
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(nvb_run(w, &o, &r), -ECANCELED);
+    ck_assert(nvb_result_cancelled(r));
+    nvb_result_free(r);
+    ck_assert_int_eq(tu_count_entries(dir), 0); /* a half-made file is removed */
+    nvb_workload_free(w);
+    nvb_cancel_free(c);
+    rmdir(dir);
+    free(file);
+    free(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("create");
+    TCase *tc = tcase_create("create");
+    tcase_add_test(tc, created_laid_out_and_kept);
+    tcase_add_test(tc, refused_without_size_or_directory);
+    tcase_add_test(tc, symlink_put_there_meanwhile_is_not_followed);
+    tcase_add_test(tc, cancelled_layout_leaves_nothing);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s) ? 1 : 0;
+}

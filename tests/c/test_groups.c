@@ -1,0 +1,363 @@
+/*
+ * Job groups (nvb_run_groups): totals that are the exact sum of the groups,
+ * each group's own figures, a reader and a writer on one file, two writers
+ * refused, cancellation, the JSON round trip.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nvbench.h"
+#include "core/internal.h"
+#include "core/hist.h"
+#include "testutil.h"
+
+static char *g_file;
+
+static struct nvb_workload *wl(const char *const *kv, const char *target)
+{
+    const char *const t[] = {target, NULL};
+    return tu_workload(kv, target ? t : NULL);
+}
+
+static int run2(struct nvb_workload *a, struct nvb_workload *b, const struct nvb_run_opts *o, struct nvb_result **r)
+{
+    const struct nvb_workload *ws[] = {a, b};
+    int rc = nvb_run_groups(ws, 2, o, r);
+    ck_assert_ptr_nonnull(*r);
+    return rc;
+}
+
+static char *json_of(const struct nvb_result *r)
+{
+    char *s = NULL;
+    ck_assert_int_eq(nvb_result_json(r, &s), 0);
+    return s;
+}
+
+static int has_warning(const struct nvb_result *r, const char *prefix, const char *part)
+{
+    for (size_t i = 0; i < nvb_result_warning_count(r); i++) {
+        const char *w = nvb_result_warning(r, i);
+        if (!strncmp(w, prefix, strlen(prefix)) && strstr(w, part))
+            return 1;
+    }
+    return 0;
+}
+
+/* The totals are the groups' sums, exactly: counts, bytes, every histogram
+ * bucket, the time series, the targets. */
+static void assert_totals(const struct nvb_result *r)
+{
+    ck_assert_uint_ge(r->ngroups, 1);
+    unsigned ntg = 0;
+    for (int d = 0; d < 2; d++) {
+        uint64_t ios = 0, bytes = 0;
+        struct nvb__hist h;
+        nvb__hist_init(&h);
+        for (unsigned g = 0; g < r->ngroups; g++) {
+            ios += nvb_result_ios(r->groups[g], d);
+            bytes += nvb_result_bytes(r->groups[g], d);
+            if (r->groups[g]->tot[d].hist)
+                nvb__hist_merge(&h, r->groups[g]->tot[d].hist);
+        }
+        ck_assert_uint_eq(nvb_result_ios(r, d), ios);
+        ck_assert_uint_eq(nvb_result_bytes(r, d), bytes);
+        if (h.count) {
+            ck_assert_ptr_nonnull(r->tot[d].hist);
+            ck_assert(memcmp(h.buckets, r->tot[d].hist->buckets, sizeof h.buckets) == 0);
+            for (double p = 0; p <= 100; p += 0.5)
+                ck_assert(nvb_result_lat_pct(r, d, p) == nvb__hist_pct(&h, p));
+        }
+    }
+    uint64_t ts = 0, all = nvb_result_ios(r, 0) + nvb_result_ios(r, 1);
+    for (unsigned k = 0; k < r->nts; k++)
+        ts += r->ts[k].ios[0] + r->ts[k].ios[1];
+    ck_assert_uint_eq(ts, all);
+    for (unsigned g = 0; g < r->ngroups; g++)
+        ntg += r->groups[g]->ntargets;
+    ck_assert_uint_eq(r->ntargets, ntg);
+}
+
+START_TEST(totals_are_the_sum_of_groups)
+{
+    struct nvb_workload *a = wl((const char *[]){"engine", "null", "rw", "randread", "bs", "4k", "qd", "4", "jobs",
+                                                 "2", "ios", "3001", NULL}, NULL);
+    struct nvb_workload *b = wl((const char *[]){"engine", "null", "rw", "randwrite", "bs", "64k", "qd", "2", "ios",
+                                                 "1234", NULL}, NULL);
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(run2(a, b, NULL, &r), 0);
+    ck_assert_uint_eq(r->ngroups, 2);
+    assert_totals(r);
+    /* each group its own figures: its rw, its bs, its name */
+    ck_assert(tu_get(r, "groups.0.read.ios") == 3001);
+    ck_assert(tu_get(r, "groups.0.write.ios") == 0);
+    ck_assert(tu_get(r, "groups.1.write.ios") == 1234);
+    ck_assert(tu_get(r, "groups.1.read.ios") == 0);
+    ck_assert(tu_get(r, "groups.0.read.bytes") == 3001.0 * 4096);
+    ck_assert(tu_get(r, "groups.1.write.bytes") == 1234.0 * 65536);
+    ck_assert(tu_get(r, "read.ios") == 3001 && tu_get(r, "write.ios") == 1234);
+    ck_assert(tu_get(r, "groups.1.write.lat_ns.p99") > 0);
+    ck_assert_str_eq(r->groups[0]->group, "group0");
+    ck_assert_str_eq(r->groups[1]->group, "group1");
+    ck_assert_str_eq(r->engine, "null"); /* one engine: the total's too */
+    /* the process CPU in the total only */
+    double v;
+    ck_assert_int_eq(nvb_result_get(r, "cpu.window_s", &v), 0);
+    ck_assert_int_eq(nvb_result_get(r, "groups.0.cpu.window_s", &v), -ENOENT);
+    char *js = json_of(r);
+    ck_assert_ptr_nonnull(strstr(js, "\"groups\":[{\"name\":\"group0\""));
+    nvb_free(js);
+    nvb_result_free(r);
+    nvb_workload_free(a);
+    nvb_workload_free(b);
+}
+END_TEST
+
+START_TEST(names_and_warnings)
+{
+    /* ios 1 with jobs 2: a planning warning, kept with the group's name */
+    struct nvb_workload *a = wl((const char *[]){"engine", "null", "rw", "read", "name", "reader", "jobs", "2",
+                                                 "ios", "1", NULL}, NULL);
+    struct nvb_workload *b = wl((const char *[]){"engine", "null", "rw", "write", "name", "writer", "ios", "10",
+                                                 NULL}, NULL);
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(run2(a, b, NULL, &r), 0);
+    ck_assert_str_eq(r->groups[0]->group, "reader");
+    ck_assert_str_eq(r->groups[1]->group, "writer");
+    ck_assert(has_warning(r, "reader: ", "smaller than jobs"));
+    ck_assert(!has_warning(r, "writer: ", "smaller than jobs"));
+    nvb_result_free(r);
+    /* two groups of one name: refused, naming it */
+    ck_assert_int_eq(nvb_workload_set(b, "name", "reader"), 0);
+    ck_assert_int_eq(run2(a, b, NULL, &r), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(nvb_result_error(r), "'reader' names groups 0 and 1"));
+    nvb_result_free(r);
+    /* a group's planning error names the group */
+    ck_assert_int_eq(nvb_workload_set(b, "name", "w2"), 0);
+    ck_assert_int_eq(nvb_workload_set(b, "engine", "psync"), 0);
+    ck_assert_int_eq(nvb_workload_add_target(b, "/nonexistent/nvbench/groups"), 0);
+    ck_assert_int_eq(run2(a, b, NULL, &r), -ENOENT);
+    ck_assert_ptr_nonnull(strstr(nvb_result_error(r), "group 'w2': "));
+    nvb_result_free(r);
+    nvb_workload_free(a);
+    nvb_workload_free(b);
+}
+END_TEST
+
+START_TEST(reader_and_writer_on_one_file)
+{
+    struct nvb_workload *a = wl((const char *[]){"engine", "psync", "direct", "0", "rw", "randread", "name", "rd",
+                                                 "ios", "2000", "qd", "1", NULL}, g_file);
+    struct nvb_workload *b = wl((const char *[]){"engine", "psync", "direct", "0", "rw", "randwrite", "name", "wr",
+                                                 "ios", "500", "bs", "8k", NULL}, g_file);
+    struct nvb_result *r = NULL;
+    int rc = run2(a, b, NULL, &r);
+    ck_assert_msg(rc == 0, "%d: %s", rc, nvb_result_error(r));
+    assert_totals(r);
+    ck_assert(tu_get(r, "groups.0.read.ios") == 2000);
+    ck_assert(tu_get(r, "groups.1.write.ios") == 500);
+    ck_assert(tu_get(r, "groups.1.per_target.0.write.ios") == 500);
+    ck_assert_uint_eq(r->ntargets, 2);
+    nvb_result_free(r);
+    /* the writer named second: it still takes the lock, the reader shares it */
+    rc = run2(b, a, NULL, &r);
+    ck_assert_msg(rc == 0, "%d: %s", rc, nvb_result_error(r));
+    ck_assert(tu_get(r, "groups.0.write.ios") == 500);
+    nvb_result_free(r);
+    nvb_workload_free(a);
+    nvb_workload_free(b);
+}
+END_TEST
+
+static uint64_t file_sum(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    uint64_t h = 1469598103934665603ull;
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        h = (h ^ (uint64_t)c) * 1099511628211ull;
+    fclose(f);
+    return h;
+}
+
+START_TEST(two_writers_refused)
+{
+    struct nvb_workload *a = wl((const char *[]){"engine", "psync", "direct", "0", "rw", "randwrite", "name", "w1",
+                                                 "ios", "100", NULL}, g_file);
+    struct nvb_workload *b = wl((const char *[]){"engine", "psync", "direct", "0", "rw", "write", "name", "w2",
+                                                 "ios", "100", NULL}, g_file);
+    uint64_t before = file_sum(g_file);
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
+    const char *e = nvb_result_error(r);
+    ck_assert_msg(strstr(e, "'w1'") && strstr(e, "'w2'") && strstr(e, g_file), "%s", e);
+    ck_assert_uint_eq(nvb_result_ios(r, 1), 0);
+    nvb_result_free(r);
+    ck_assert_uint_eq(file_sum(g_file), before);
+    /* a verifying reader beside a writer: refused too */
+    ck_assert_int_eq(nvb_workload_set(b, "rw", "read"), 0);
+    ck_assert_int_eq(nvb_workload_set(b, "verify", "1"), 0);
+    ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
+    ck_assert_ptr_nonnull(strstr(nvb_result_error(r), "verified by group 'w2'"));
+    nvb_result_free(r);
+    nvb_workload_free(a);
+    nvb_workload_free(b);
+}
+END_TEST
+
+struct watch {
+    int progress, polls, barrier;
+    struct nvb_cancel *c;
+    uint64_t seen_ios;
+};
+
+static int on_progress(const struct nvb_progress *p, void *arg)
+{
+    struct watch *w = arg;
+    w->progress++;
+    w->seen_ios = p->ios[0] + p->ios[1];
+    return 0;
+}
+
+static int on_poll(void *arg)
+{
+    struct watch *w = arg;
+    /* cancel once both groups have done some I/O */
+    if (++w->polls >= 3 && w->seen_ios > 0)
+        nvb_cancel_request(w->c);
+    return 0;
+}
+
+static int on_barrier(int status, void *arg)
+{
+    struct watch *w = arg;
+    ck_assert_int_eq(status, 0);
+    w->barrier++;
+    return 0;
+}
+
+START_TEST(cancel_gives_partial_groups)
+{
+    struct nvb_workload *a = wl((const char *[]){"engine", "null", "rw", "randread", "runtime", "600", "interval",
+                                                 "0.05", NULL}, NULL);
+    struct nvb_workload *b = wl((const char *[]){"engine", "null", "rw", "randwrite", "runtime", "600", "interval",
+                                                 "0.05", NULL}, NULL);
+    struct watch w = {0};
+    ck_assert_int_eq(nvb_cancel_new(&w.c), 0);
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.cancel = w.c;
+    o.progress = on_progress;
+    o.progress_arg = &w;
+    o.poll = on_poll;
+    o.poll_arg = &w;
+    o.poll_ms = 20;
+    o.start_barrier = on_barrier;
+    o.start_barrier_arg = &w;
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(run2(a, b, &o, &r), -ECANCELED);
+    ck_assert(nvb_result_cancelled(r));
+    ck_assert_int_eq(w.barrier, 1);
+    ck_assert_int_gt(w.progress, 0);
+    ck_assert_uint_eq(r->ngroups, 2);
+    ck_assert(nvb_result_cancelled(r->groups[0]) && nvb_result_cancelled(r->groups[1]));
+    ck_assert_uint_gt(nvb_result_ios(r, 0), 0);
+    ck_assert_uint_gt(nvb_result_ios(r, 1), 0);
+    ck_assert_double_lt(nvb_result_duration(r), 600);
+    assert_totals(r);
+    nvb_result_free(r);
+    nvb_cancel_free(w.c);
+    nvb_workload_free(a);
+    nvb_workload_free(b);
+}
+END_TEST
+
+START_TEST(json_round_trip)
+{
+    struct nvb_workload *a = wl((const char *[]){"engine", "null", "rw", "randrw", "name", "mix", "ios", "777",
+                                                 NULL}, NULL);
+    struct nvb_workload *b = wl((const char *[]){"engine", "psync", "direct", "0", "rw", "read", "name", "seq",
+                                                 "ios", "300", NULL}, g_file);
+    struct nvb_result *r = NULL, *l = NULL;
+    ck_assert_int_eq(run2(a, b, NULL, &r), 0);
+    /* two engines: the total names neither */
+    ck_assert_str_eq(r->engine, "mixed");
+    ck_assert_uint_eq(r->used.n, 0);
+    ck_assert_str_eq(r->groups[1]->engine, "psync");
+    char *js = json_of(r);
+    ck_assert_int_eq(nvb_result_from_json(js, &l), 0);
+    ck_assert_uint_eq(l->ngroups, 2);
+    ck_assert_str_eq(l->groups[1]->group, "seq");
+    char *js2 = json_of(l);
+    ck_assert_str_eq(js, js2);
+    static const char *const paths[] = {"groups.0.read.iops", "groups.1.read.lat_ns.p99", "groups.0.write.ios",
+                                        "groups.1.per_target.0.read.bytes", "read.ios", "cpu.process_user_s"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+        ck_assert_msg(tu_get(r, paths[i]) == tu_get(l, paths[i]), "%s", paths[i]);
+    assert_totals(l);
+    /* a group carrying "cpu" is refused: the CPU is the total's */
+    char *bad = strdup(js2);
+    char *at = strstr(bad, "\"name\":\"mix\"");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "\"cpu\":{}   ", 11);
+    struct nvb_result *x = NULL;
+    char why[256];
+    ck_assert_int_eq(nvb_result_parse(bad, strlen(bad), &x, why, sizeof why), -EINVAL);
+    free(bad);
+    nvb_free(js);
+    nvb_free(js2);
+    nvb_result_free(r);
+    nvb_result_free(l);
+    nvb_workload_free(a);
+    nvb_workload_free(b);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+    struct nvb_workload *a = wl((const char *[]){"engine", "null", "ios", "10", NULL}, NULL);
+    const struct nvb_workload *ws[] = {a, NULL};
+    struct nvb_result *r = (struct nvb_result *)1;
+    ck_assert_int_eq(nvb_run_groups(ws, 0, NULL, &r), -EINVAL);
+    ck_assert_ptr_null(r);
+    ck_assert_int_eq(nvb_run_groups(ws, 2, NULL, &r), -EINVAL);
+    ck_assert_int_eq(nvb_run_groups(NULL, 1, NULL, &r), -EINVAL);
+    ck_assert_int_eq(nvb_run_groups(ws, 1, NULL, NULL), -EINVAL);
+    /* one group: a run like nvb_run's, with one entry in groups */
+    ck_assert_int_eq(nvb_run_groups(ws, 1, NULL, &r), 0);
+    ck_assert_uint_eq(r->ngroups, 1);
+    ck_assert(tu_get(r, "groups.0.read.ios") == 10);
+    assert_totals(r);
+    nvb_result_free(r);
+    nvb_workload_free(a);
+}
+END_TEST
+
+static Suite *groups_suite(void)
+{
+    Suite *s = suite_create("groups");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, totals_are_the_sum_of_groups);
+    tcase_add_test(tc, names_and_warnings);
+    tcase_add_test(tc, reader_and_writer_on_one_file);
+    tcase_add_test(tc, two_writers_refused);
+    tcase_add_test(tc, cancel_gives_partial_groups);
+    tcase_add_test(tc, json_round_trip);
+    tcase_add_test(tc, bad_arguments);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    g_file = tu_scratch("groups-a", 4u << 20);
+    int failed = tu_run_suite(groups_suite());
+    unlink(g_file);
+    free(g_file);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

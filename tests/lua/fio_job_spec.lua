@@ -1,0 +1,63 @@
+-- nvbench.fio_job: fio job files read and run from Lua (the mapping itself is
+-- compared with Python's in tests/python/test_fio_job.py).
+local nvb = require "nvbench"
+local fio = require "nvbench.fio_job"
+local S = require "support"
+
+local JOBS = S.src .. "/tests/data/fio_jobs/"
+
+describe("nvbench.fio_job", function()
+  it("reads sizes as fio does", function()
+    assert.are.equal(4096, fio.fio_size("4k"))
+    assert.are.equal(1000, fio.fio_size("1KiB"))
+    assert.are.equal(1024, fio.fio_size("1ki"))
+    assert.are.equal(1024, fio.fio_size("1KiB", 1000))
+    assert.are.equal(3 << 40, fio.fio_size("3t"))
+    assert.has_error(function() fio.fio_size("1.5k") end)
+    assert.are.equal(120 * 10 ^ 9 // 1, fio.fio_time_ns("2m"))
+    assert.are.equal(50000, fio.fio_time_ns("50", "us"))
+  end)
+
+  it("splits steps at stonewall and wait_for_previous", function()
+    local steps = fio.from_fio_job(JOBS .. "stonewall.fio")
+    assert.are.same({ 1, 1, 2 }, { #steps[1], #steps[2], #steps[3] })
+    assert.are.same({ "fill", "check", "reader-a", "reader-b" },
+      { steps[1][1].name, steps[2][1].name, steps[3][1].name, steps[3][2].name })
+  end)
+
+  it("names the option and the section it cannot honour", function()
+    local ok, err = pcall(fio.from_fio_job, JOBS .. "unsupported.fio")
+    assert.is_false(ok)
+    assert.truthy(err:find("section [fsync-writer]: fio option 'fsync'", 1, true))
+  end)
+
+  it("runs a job file on the null engine, the job's name in the result", function()
+    local env = { NVB_FIO_BS = "4k", NVB_FIO_SIZE = "16m", NVB_FIO_RUNTIME = "200ms" }
+    local results = assert(fio.run(JOBS .. "env.fio", env))
+    assert.are.equal(1, #results)
+    local r = results[1]
+    assert.are.equal("env-job", r.workload.name)
+    assert.are.equal("null", r.engine)
+    assert.are.equal(4096, r.workload.bs)
+    assert.is_true(r.read.ios > 0)
+    assert.are.equal(0, r.write.ios)
+  end)
+
+  it("refuses concurrent jobs where the library has no run_groups", function()
+    if nvb.run_groups then return pending("this nvbench has run_groups") end
+    local results, err = fio.run(JOBS .. "stonewall.fio")
+    assert.is_nil(results)
+    assert.truthy(err:find("run_groups", 1, true))
+  end)
+
+  it("runs concurrent jobs as the job groups of one run", function()
+    if not nvb.run_groups then return pending("this nvbench lacks run_groups") end
+    local results = assert(fio.run(JOBS .. "stonewall.fio"))
+    assert.are.equal(3, #results)
+    local names = {}
+    for _, g in ipairs(results[3].groups) do names[#names + 1] = g.name end
+    table.sort(names)
+    assert.are.same({ "reader-a", "reader-b" }, names)
+    assert.are.equal(results[3].groups[1].read.ios + results[3].groups[2].read.ios, results[3].read.ios)
+  end)
+end)

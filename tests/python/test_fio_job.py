@@ -1,0 +1,349 @@
+"""fio job files on nvbench (nvbench.fio_job, `nvbench run --fio`): the job files under
+tests/data/fio_jobs are written in fio's documented syntax; their mapping is checked key
+by key, the ones this library can run are run on the null engine or a scratch file."""
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+import nvbench
+from nvbench import _nvbench
+from nvbench.fio_job import FioJobError, fio_size, fio_time_ns, from_fio_job, run_fio_job
+
+from conftest import ROOT, check_c_result, cli
+
+JOBS = os.path.join(ROOT, "tests", "data", "fio_jobs")
+KEYS = {name for name, _, _ in _nvbench.workload_keys()}
+
+
+def job(name):
+    return os.path.join(JOBS, name + ".fio")
+
+
+def keys(w):
+    """A workload dict without the mapping's own bookkeeping."""
+    return {k: v for k, v in w.items() if k != "fio"}
+
+
+def write(tmp_path, text, name="t.fio"):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+# ------------------------------------------------------------------ values
+
+@pytest.mark.parametrize("text,base,want", [
+    # as fio 3.33 reads them (checked with fio itself: size=..., bs=1, io_bytes)
+    ("4k", 1024, 4096), ("1K", 1024, 1024), ("1kb", 1024, 1024), ("1KB", 1024, 1024),
+    ("1ki", 1024, 1024), ("1kib", 1024, 1000), ("1KiB", 1024, 1000), ("1MiB", 1024, 1000000),
+    ("1m", 1024, 1 << 20), ("1mi", 1024, 1 << 20), ("2g", 1024, 2 << 30), ("3t", 1024, 3 << 40),
+    ("0x400", 1024, 1024), ("1000b", 1024, 1000), ("512", 1024, 512),
+    ("1k", 1000, 1000), ("1KiB", 1000, 1024), ("1m", 1000, 1000000),
+])
+def test_fio_sizes(text, base, want):
+    assert fio_size(text, base) == want
+
+
+@pytest.mark.parametrize("text", ["1.5k", "k", "4x", "1ib", "", "-1"])
+def test_fio_size_refused(text):
+    with pytest.raises(FioJobError, match="not a size"):
+        fio_size(text)
+
+
+def test_fio_times():
+    assert fio_time_ns("30") == 30 * 10**9
+    assert fio_time_ns("500ms") == 500 * 10**6 and fio_time_ns("500msec") == 500 * 10**6
+    assert fio_time_ns("2m") == 120 * 10**9 and fio_time_ns("1h") == 3600 * 10**9
+    assert fio_time_ns("1d") == 86400 * 10**9 and fio_time_ns("1.5s") == 1500 * 10**6
+    assert fio_time_ns("50", unit="us") == 50000 and fio_time_ns("10usec") == 10000
+    with pytest.raises(FioJobError, match="not a time"):
+        fio_time_ns("5 fortnights")
+
+
+# ------------------------------------------------------------------ the test job files
+
+def test_randread_4k_qd32_libaio():
+    steps = from_fio_job(job("randread-4k-qd32"))
+    assert len(steps) == 1 and len(steps[0]) == 1
+    assert keys(steps[0][0]) == {
+        "engine": "libaio", "name": "randread-4k", "rw": "randread", "direct": "1", "bs": "4096",
+        "qd": "32", "jobs": "1", "random_map": "0", "runtime": "30000000000ns",
+        "targets": ["/dev/nvme0n1"]}
+    assert steps[0][0]["fio"]["origin"]["qd"] == "iodepth"
+    assert steps[0][0]["fio"]["warnings"] == []
+
+
+def test_seqwrite_numjobs_sizes():
+    [[w]] = from_fio_job(job("seqwrite-numjobs"))
+    # 16m clones on adjacent regions (offset_increment=16m): one 64 MiB region, four jobs.
+    # io_size=8MiB is 8,000,000 bytes as fio reads it: 61 blocks of 128 KiB per job.
+    assert keys(w) == {
+        "engine": "psync", "name": "seqwrite", "rw": "write", "direct": "0", "invalidate": "0",
+        "bs": str(128 << 10), "jobs": "4", "size": str(64 << 20), "io_limit": str(4 * 61 * (128 << 10)),
+        "targets": ["scratch.dat"]}
+    assert w["fio"]["origin"]["direct"] == "buffered" and w["fio"]["origin"]["rw"] == "readwrite"
+
+
+def test_mixed_rwmixread():
+    [[w]] = from_fio_job(job("mixed-70-30"))
+    assert keys(w) == {
+        "engine": "io_uring", "name": "oltp", "rw": "randrw", "rwmix": "70", "direct": "0",
+        "bs": "8192", "qd": "8", "jobs": "1", "size": str(64 << 20), "runtime": "2000000000ns",
+        "ramp": "500000000ns", "seed": "1234", "random_map": "0", "random_distribution": "zipf:1.2",
+        "thinktime": "50", "thinktime_blocks": "4", "rate_iops": "1000", "rate_mode": "closed",
+        "io_uring.fixedbufs": "1", "io_uring.regfiles": "0", "io_uring.sqpoll": "0",
+        "targets": ["."]}
+
+
+def test_stonewall_steps():
+    steps = from_fio_job(job("stonewall"))
+    assert [[w["name"] for w in s] for s in steps] == [["fill"], ["check"], ["reader-a", "reader-b"]]
+    fill, check = steps[0][0], steps[1][0]
+    assert keys(fill) == {"engine": "null", "name": "fill", "rw": "write", "direct": "0", "bs": "65536",
+                          "jobs": "1", "size": str(8 << 20), "io_limit": str(8 << 20), "targets": []}
+    assert check["submit_batch"] == "4" and check["complete_batch"] == "2"
+    assert all(w["random_map"] == "0" for w in steps[2])
+
+
+def test_env_expansion():
+    env = {"NVB_FIO_BS": "16k", "NVB_FIO_SIZE": "1g", "NVB_FIO_RUNTIME": "250ms"}
+    [[w]] = from_fio_job(job("env"), env=env)
+    assert w["bs"] == "16384" and w["size"] == str(1 << 30) and w["runtime"] == "250000000ns"
+    assert w["qd"] == str(os.cpu_count())
+    with pytest.raises(FioJobError, match="'NVB_FIO_RUNTIME' is not set"):
+        from_fio_job(job("env"), env={k: v for k, v in env.items() if k != "NVB_FIO_RUNTIME"})
+
+
+def test_unsupported_option_errors_or_warns():
+    with pytest.raises(FioJobError, match=r"section \[fsync-writer\]: fio option 'fsync'"):
+        from_fio_job(job("unsupported"))
+    [[w]] = from_fio_job(job("unsupported"), lenient=True)
+    assert w["rw"] == "write" and "fsync" not in w
+    assert any("'fsync'" in t and "[fsync-writer]" in t for t in w["fio"]["warnings"])
+
+
+# ------------------------------------------------------------------ the format
+
+def test_parser_details(tmp_path):
+    path = write(tmp_path, """
+# a comment
+; another
+[global]
+ioengine=null
+size = 1m
+stonewall
+
+[a]
+rw=randwrite
+  norandommap
+rwmixwrite=30
+
+[global]
+bs=8k
+
+[b]
+filename=/tmp/x\\:y:/tmp/z
+""")
+    steps = from_fio_job(path)
+    assert [[w["name"] for w in s] for s in steps] == [["a"], ["b"]]  # stonewall from [global]
+    a, b = steps[0][0], steps[1][0]
+    assert "bs" not in a and a["rwmix"] == "70" and a["random_map"] == "0" and a["size"] == str(1 << 20)
+    assert b["bs"] == "8192" and b["rw"] == "read" and b["targets"] == ["/tmp/x:y", "/tmp/z"]
+    assert b["size"] == str(1 << 19)  # fio divides size among the files
+
+
+def test_include_and_directory(tmp_path):
+    write(tmp_path, "ioengine=libaio\ndirect=1\n", "common.inc")
+    path = write(tmp_path, "[global]\ninclude common.inc\ndirectory=/mnt/a\nsize=4m\n[j]\nfilename=f1\n")
+    [[w]] = from_fio_job(path)
+    assert w["engine"] == "libaio" and w["direct"] == "1" and w["targets"] == ["/mnt/a/f1"]
+    path = write(tmp_path, "[j]\ndirectory=/mnt/b\nsize=4m\n")
+    [[w]] = from_fio_job(path)
+    assert w["targets"] == ["/mnt/b"] and w["size"] == str(4 << 20)  # a scratch file there
+
+
+@pytest.mark.parametrize("body,opt", [
+    ("bs=4k,8k", "bs"), ("verify=md5\nrw=read", "verify"), ("rw=randread:8", "rw"), ("cpus_allowed=0-1", "cpus_allowed"), ("rw=write\nnumjobs=2", "numjobs"),
+    ("rw=randwrite\nverify=crc32c", "verify"), ("ioengine=sync", "ioengine"), ("continue_on_error=read", "continue_on_error"),
+])
+def test_refused_options_name_themselves(tmp_path, body, opt):
+    path = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[sec]\n{body}\n")
+    with pytest.raises(FioJobError, match=rf"\[sec\]: fio option '{opt}'"):
+        from_fio_job(path)
+    [[w, *_]] = from_fio_job(path, lenient=True)[:1]
+    assert any(f"option '{opt}'" in t for t in w["fio"]["warnings"])
+
+
+@pytest.mark.parametrize("body,opt", [
+    ("ioengine=windowsaio", "ioengine"), ("time_based\nrw=read", "time_based"), ("size=1.5m", "size"),
+    ("rw=frobnicate", "rw"), ("ioengine=libaio\nsqthread_poll=1", "sqthread_poll"),
+    ("bs", "bs"), ("numjobs=two", "numjobs"), ("cpus_allowed=a-b", "cpus_allowed"), ("kb_base=1023", "kb_base"),
+])
+def test_errors_even_when_lenient(tmp_path, body, opt):
+    path = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[sec]\n{body}\n")
+    with pytest.raises(FioJobError, match=rf"fio option '{opt}'"):
+        from_fio_job(path, lenient=True)
+
+
+def test_library_refusal_names_the_fio_option(tmp_path):
+    path = write(tmp_path, "[global]\nioengine=null\nsize=1m\n[sec]\niodepth=99999\n")
+    with pytest.raises(FioJobError, match=r"\[sec\]: .*'qd'.*fio option 'iodepth'"):
+        run_fio_job(path)
+
+
+def test_engine_options_and_defaults(tmp_path):
+    path = write(tmp_path, "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nhipri\nfixedbufs\n"
+                           "time_based\nruntime=1\ncpus_allowed=2-3\ncpus_allowed_policy=split\n"
+                           "randrepeat=0\nrate_iops=500\nnumjobs=2\nrw=randread\n")
+    [[w]] = from_fio_job(path)
+    assert w["engine"] == "nvme" and w["nvme.iopoll"] == "1" and w["nvme.fixedbufs"] == "1"
+    assert w["nvme.regfiles"] == "0" and w["cpus"] == "2-3" and w["rate_iops"] == "1000"
+    assert 0 <= int(w["seed"]) < 1 << 64 and w["jobs"] == "2"
+
+
+def test_random_map_as_fio_keeps_it(tmp_path):
+    """fio's random map is on for uniform random offsets unless norandommap, and off with a
+    skewed random_distribution (checked with fio 3.33's write_iolog: zipf:1.2 over 1024
+    blocks touched 235 distinct blocks in 1024 I/Os, uniform all 1024)."""
+    def mapped(body):
+        [[w]] = from_fio_job(write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n"))
+        return w.get("random_map")
+    assert mapped("rw=randread") == "1" and mapped("rw=randwrite\nrandom_distribution=random") == "1"
+    assert mapped("rw=randread\nnorandommap") == "0" and mapped("rw=randrw\nrandom_distribution=pareto:0.9") == "0"
+    assert mapped("rw=read") is None
+
+
+def test_verify_sequential_write_reads_back(tmp_path):
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=write\nverify=crc32c\n")
+    steps = from_fio_job(path)
+    assert [[w["name"] for w in s] for s in steps] == [["j"], ["j verify"]]
+    assert steps[0][0]["verify"] == "1" and steps[1][0]["rw"] == "read" and steps[1][0]["verify"] == "1"
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=write\nverify=crc32c\ndo_verify=0\n")
+    assert len(from_fio_job(path)) == 1
+
+
+# ------------------------------------------------------------------ runs
+
+def test_run_seqwrite_on_scratch_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with open("scratch.dat", "wb") as f:
+        f.truncate(64 << 20)
+    [r] = run_fio_job(job("seqwrite-numjobs"))
+    wl = r.data["workload"]
+    assert wl["name"] == "seqwrite" and wl["jobs"] == 4 and wl["engine"] == "psync"
+    assert r.data["write"]["ios"] == 4 * 61 and r.data["write"]["bytes"] == 4 * 61 * (128 << 10)
+    assert r.data["read"]["ios"] == 0
+
+
+def test_run_verify_reads_back_what_it_wrote(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with open("data.bin", "wb") as f:
+        f.truncate(4 << 20)
+    path = write(tmp_path, "[w]\nioengine=psync\nfilename=data.bin\nsize=4m\nbs=64k\nrw=write\nverify=crc32c\n")
+    wrote, back = run_fio_job(path)
+    assert wrote.data["workload"]["name"] == "w" and wrote.data["write"]["ios"] == 64
+    assert back.data["workload"]["name"] == "w verify" and back.data["read"]["ios"] == 64
+    assert back.data["verify"]["checked"] == 64 and back.data["verify"]["mismatches"] == 0
+
+
+def test_run_lenient_warning_reaches_result(schema):
+    with pytest.warns(nvbench.NvbenchWarning, match="'fsync' not honoured"):
+        [r] = run_fio_job(job("unsupported"), lenient=True)
+    check_c_result(r.data, schema)
+    assert r.data["workload"]["name"] == "fsync-writer" and r.data["write"]["ios"] == (4 << 20) // 4096
+    assert any("'fsync'" in t for t in r.data["warnings"])
+
+
+def test_run_env_job_on_null():
+    env = {"NVB_FIO_BS": "4k", "NVB_FIO_SIZE": "16m", "NVB_FIO_RUNTIME": "200ms"}
+    [r] = run_fio_job(job("env"), env=env)  # norandommap: what a library without random_map does
+    assert r.data["workload"]["name"] == "env-job" and r.data["workload"]["qd"] == os.cpu_count()
+    assert r.data["read"]["ios"] > 0 and r.data["write"]["ios"] == 0
+
+
+@pytest.mark.skipif("random_map" in KEYS, reason="this library has random_map")
+def test_missing_library_key_is_refused_or_warned(tmp_path):
+    path = write(tmp_path, "[j]\nioengine=null\nsize=16m\nrw=randread\nruntime=100ms\ntime_based\n")
+    with pytest.raises(FioJobError, match=r"\[j\]: option 'norandommap' needs workload key 'random_map'"):
+        run_fio_job(path)  # fio's random map (each block once per pass) is not there
+    with pytest.warns(nvbench.NvbenchWarning, match="random_map"):
+        [r] = run_fio_job(path, lenient=True)
+    assert any("'random_map'" in t for t in r.data["warnings"]) and r.data["read"]["ios"] > 0
+
+
+def test_concurrent_jobs_need_run_groups():
+    if hasattr(nvbench, "run_groups"):
+        rs = run_fio_job(job("stonewall"))
+        assert [r.data["workload"]["name"] for r in rs[:2]] == ["fill", "check"]
+        assert {g["workload"]["name"] for g in rs[2].data["groups"]} == {"reader-a", "reader-b"}
+    else:
+        with pytest.raises(FioJobError, match=r"\(reader-a, reader-b\).*need nvbench.run_groups"):
+            run_fio_job(job("stonewall"))
+
+
+def test_cli_run_fio(tmp_path):
+    p = cli("run", "--fio", job("unsupported"))
+    assert p.returncode == 2 and "fio option 'fsync'" in p.stderr and p.stdout == ""
+    out = tmp_path / "r.json"
+    p = cli("run", "--fio", job("unsupported"), "--fio-lenient", "--json", out)
+    assert p.returncode == 0, p.stderr
+    assert "warning: fio job section [fsync-writer]: option 'fsync' not honoured" in p.stderr
+    for data in (json.loads(p.stdout), json.loads(out.read_text())):
+        [res] = data["results"]
+        assert res["workload"]["name"] == "fsync-writer"
+        assert any("'fsync'" in t for t in res["warnings"])
+    p = cli("run", "--fio", job("unsupported"), "bs=4k")
+    assert p.returncode == 2 and "job file only" in p.stderr
+    p = cli("run", "--fio", str(tmp_path / "missing.fio"))
+    assert p.returncode != 0 and "missing.fio" in p.stderr
+
+
+# ------------------------------------------------------------------ the Lua helper
+
+LUA = shutil.which("lua5.4")
+CROSS = ["[global]\nioengine=null\nsize=1m\nstonewall\n[a]\nrw=randwrite\nnorandommap\nrwmixwrite=30\n"
+         "[global]\nbs=8k\n[b]\nfilename=/tmp/x\\:y:/tmp/z\n",
+         "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nhipri\nfixedbufs\ntime_based\nruntime=1m\n"
+         "cpus_allowed=2-3\ncpus_allowed_policy=split\nrate_iops=500\nnumjobs=2\nrw=randread\n",
+         "[j]\nioengine=null\nsize=1m\nrw=write\nverify=crc32c\nbssplit=4k/50:64KiB/50,8k/\n",
+         "[j]\nioengine=libaio\nsize=1m\ndirectory=/mnt/d\nkb_base=1000\nbs=4KiB\n",
+         "[j]\nioengine=null\nsize=1m\nfsync=4\n", "[j]\nioengine=null\nsize=1.5m\n",
+         "[j]\nioengine=null\ntime_based\n", "[j]\nioengine=libaio\nsqthread_poll\nsize=1m\n",
+         "[j]\nioengine=null\nsize=1m\nbs\n", "[j]\nioengine=null\nsize=$mb_memory\nbs=$pagesize\nnumjobs=$ncpus\nrw=randread\ntime_based\nruntime=1\n", "[j]\nioengine=null\nsize=1m\nnumjobs=two\n",
+         "[j]\nioengine=null\nsize=4m\nrw=read\nloops=3\nio_size=1m\noffset=1m\nrwmixwrite=20\n"]
+
+
+def lua_steps(path, env):
+    p = subprocess.run([LUA, os.path.join(ROOT, "tests", "lua", "fio_job_dump.lua"), path], capture_output=True,
+                       text=True, env=dict(env, LUA_PATH=os.path.join(ROOT, "bindings", "lua", "?.lua") + ";;"))
+    assert p.returncode == 0, p.stderr
+    return p.stdout.splitlines()
+
+
+def python_steps(path, env):
+    try:
+        steps = from_fio_job(path, env=env)
+    except FioJobError as e:
+        return ["error\t" + str(e)]
+    out = []
+    for i, step in enumerate(steps, 1):
+        for w in step:
+            items = [f"{k}={'|'.join(v) if k == 'targets' else v}" for k, v in keys(w).items()]
+            out.append(f"{i}\t{w['fio']['section']}\t{' '.join(sorted(items))}")
+    return out
+
+
+@pytest.mark.skipif(LUA is None, reason="lua5.4 not installed")
+@pytest.mark.parametrize("case", sorted(os.listdir(JOBS)) + list(range(len(CROSS))))
+def test_lua_maps_as_python(tmp_path, case):
+    env = dict(os.environ, NVB_FIO_BS="4k", NVB_FIO_SIZE="16m", NVB_FIO_RUNTIME="1")
+    path = os.path.join(JOBS, case) if isinstance(case, str) else write(tmp_path, CROSS[case])
+    py, lua = python_steps(path, env), lua_steps(path, env)
+    if py[0].startswith("error"):  # the same option and section named; wording may differ
+        assert lua[0].startswith("error") and py[0].split(": fio option ")[1].split("'")[1] in lua[0]
+        assert py[0].split(": fio option ")[0].split("section ")[1] in lua[0]
+    else:
+        assert lua == py
