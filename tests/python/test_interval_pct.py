@@ -166,3 +166,13 @@ def test_frame_and_latency_over_time_plot(tmp_path):
     fig.savefig(tmp_path / "lat.png")
     with pytest.raises(ValueError, match="direction must be"):
         nvbench.plot.latency_over_time(r, direction="trim")
+
+
+def test_job_groups_total_series_adds_the_groups_interval_histograms():
+    r = nvbench.run_groups([
+        dict(name="a", engine="null", rw="randread", qd=2, runtime="0.4s", interval="100ms", **{"fault.delay": "50us"}),
+        dict(name="b", engine="null", rw="randwrite", qd=4, runtime="0.4s", interval="100ms"),
+    ]).to_dict()
+    for dn in ("read", "write"):
+        assert union(r["timeseries"], dn) == {i: c for i, c in r[dn]["lat_hist"]["buckets"]}
+        assert union(r["timeseries"], dn) == union([p for g in r["groups"] for p in g["timeseries"]], dn)
