@@ -305,6 +305,20 @@ static int l_strerror(lua_State *L)
     return 1;
 }
 
+/* nvb.search(workload, opts): the pure-Lua nvbench.search module's search. */
+static int l_search(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "nvbench.search");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "search");
+    lua_remove(L, -2);
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
 static const luaL_Reg lib_funcs[] = {
     {"run", l_run},
     {"run_groups", l_run_groups},
@@ -317,6 +331,7 @@ static const luaL_Reg lib_funcs[] = {
     {"decode_json", l_decode_json},
     {"load", l_load},
     {"merge", l_merge},
+    {"search", l_search},
     {NULL, NULL},
 };
 

@@ -73,8 +73,12 @@ int nvb__hist_merge(struct nvb__hist *a, const struct nvb__hist *b)
  * hold exactly, so pct/100*count can land a few ulps above an integer that
  * is the intended rank; ceil() would then step one sample too far. Shaving a
  * few ulps off absorbs that without moving any genuinely fractional rank. */
-static uint64_t pct_rank(uint64_t count, double pct)
+uint64_t nvb__hist_rank(uint64_t count, double pct)
 {
+    if (!(pct > 0.0)) /* also catches NaN */
+        pct = 0.0;
+    if (pct > 100.0)
+        pct = 100.0;
     double x = pct * (double)count / 100.0;
     x -= x * (8.0 * DBL_EPSILON);
     double r = ceil(x);
@@ -94,7 +98,7 @@ double nvb__hist_pct(const struct nvb__hist *h, double pct)
     if (pct > 100.0)
         pct = 100.0;
 
-    uint64_t rank = pct_rank(h->count, pct);
+    uint64_t rank = nvb__hist_rank(h->count, pct);
     /* The extreme order statistics are tracked exactly: no need to
      * approximate them with a bucket midpoint. */
     if (rank == 1)
@@ -129,7 +133,7 @@ int nvb__hist_pct_supported(uint64_t count, double pct)
         pct = 0.0;
     if (pct > 100.0)
         pct = 100.0;
-    uint64_t r = pct_rank(count, pct);
+    uint64_t r = nvb__hist_rank(count, pct);
     return r >= NVB__HIST_PCT_TAIL && count - r >= NVB__HIST_PCT_TAIL;
 }
 

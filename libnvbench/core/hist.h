@@ -98,6 +98,9 @@ uint64_t nvb__hist_bucket_width(unsigned i);
 /* a += b, exact. 0, or -EOVERFLOW (a is then unchanged) when the count
  * would pass 2^64 - 1. */
 int nvb__hist_merge(struct nvb__hist *a, const struct nvb__hist *b);
+/* The rank (1-based, 1..count) of the order statistic for pct (0..100,
+ * clamped): ceil(pct/100 * count), a few ulps forgiven. count > 0. */
+uint64_t nvb__hist_rank(uint64_t count, double pct);
 /* Percentile (0..100) in ns; 0 when empty; within [min, max]. */
 double nvb__hist_pct(const struct nvb__hist *h, double pct);
 /* 1 when the percentile rests on enough samples: with r its rank (the

@@ -196,6 +196,7 @@ struct nvb__tstat {          /* per target */
     char    *host;           /* merged results: the host that ran it (NULL: the result's own) */
 };
 
+struct nvb__ihist;
 struct nvb__tsample {        /* one time-series point (an interval) */
     double   t_s;            /* end of the interval, since the measured start */
     uint64_t t_unix_ns;      /* wall clock at the end of the interval: the tick it was taken
@@ -205,7 +206,12 @@ struct nvb__tsample {        /* one time-series point (an interval) */
     unsigned __int128 lat_sum[NVB__NDIR]; /* exact: across many jobs it can pass 2^64 */
     uint64_t errors;
     double   system_pct;     /* whole-system busy over the interval, <0 unknown */
+    struct nvb__ihist *lh[NVB__NDIR];/* its lat histograms (ihist.h), owned; NULL: no sample */
+    int      lh_unknown;     /* 0: known; 1: not measured (out of memory: null in the JSON);
+                              * 2: a result written before them (absent in the JSON) */
 };
+/* Frees a point's lat histograms (every direction) and clears them. */
+void nvb__ihists_free(struct nvb__ihist *lh[NVB__NDIR]);
 
 /* Submissions in the measured window and how well an open-loop rate's
  * schedule was kept: a job's, a result's; they add (nvb__submits_add). */

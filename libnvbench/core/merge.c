@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/ihist.h"
 
 /* *dst += src, *dst allocated when missing; 0, -ENOMEM or -EOVERFLOW. */
 static int hist_add(struct nvb__hist **dst, const struct nvb__hist *src)
@@ -245,6 +246,11 @@ static int merge_series(struct nvb_result *m, const struct nvb_result *const *pa
                     rc = -EOVERFLOW;
             if (__builtin_add_overflow(o.errors, s->errors, &o.errors))
                 rc = -EOVERFLOW;
+            /* the interval's histograms add exactly; a part without them
+             * leaves the merged point's percentiles unknown */
+            o.lh_unknown = s->lh_unknown > o.lh_unknown ? s->lh_unknown : o.lh_unknown;
+            for (int d = 0; d < NVB__NDIR && !rc && !o.lh_unknown; d++)
+                rc = nvb__ihist_add(&o.lh[d], s->lh[d]);
             if (s->t_unix_ns > o.t_unix_ns)
                 o.t_unix_ns = s->t_unix_ns;
             if (s->dt_s > max_dt)
@@ -270,8 +276,14 @@ static int merge_series(struct nvb_result *m, const struct nvb_result *const *pa
             if (hi > lo)
                 o.dt_s = (double)(hi - lo) / 1e9;
         }
-        if (!rc)
+        if (!rc && !o.lh_unknown)
             rc = nvb__result_ts_push(m, &o);
+        else if (!rc) {
+            nvb__ihists_free(o.lh);
+            rc = nvb__result_ts_push(m, &o);
+        }
+        if (rc)
+            nvb__ihists_free(o.lh);
         a = b;
     }
     free(v);

@@ -13,6 +13,7 @@
 
 #include "core/internal.h"
 #include "util/json.h"
+#include "core/ihist.h"
 
 struct nvb_result *nvb__result_new(void)
 {
@@ -48,6 +49,8 @@ NVB_API void nvb_result_free(struct nvb_result *r)
     free(r->cpu_pct);
     free(r->cpu_id);
     free(r->threads);
+    for (unsigned i = 0; i < r->nts; i++)
+        nvb__ihists_free(r->ts[i].lh);
     free(r->ts);
     for (unsigned i = 0; i < r->nwarn; i++)
         free(r->warn[i]);
@@ -770,6 +773,36 @@ static void emit_targets(struct jctx *c, const struct nvb_result *r)
     jo_close(c, ']');
 }
 
+/* An interval's latency percentiles (null without samples or without its
+ * histogram) and its histogram, sparse (ihist.h); none of them for a point
+ * of a result written before them (a loaded one stays what it was). */
+static void emit_ihist(struct jctx *c, const struct nvb__ihist *h, int unknown)
+{
+    static const char *const keys[] = {"p50", "p99", "p99.9"};
+    if (unknown == 2)
+        return;
+    static const double vals[] = {50, 99, 99.9};
+    for (int i = 0; i < 3; i++) {
+        if (h && h->count)
+            jo_num(c, keys[i], nvb__ihist_pct(h, vals[i]));
+        else
+            jo_raw(c, keys[i], "null");
+    }
+    if (unknown) {
+        jo_raw(c, "lat_hist", "null");
+        return;
+    }
+    jo_open(c, "lat_hist", '{');
+    jo_u64(c, "count", h ? h->count : 0);
+    jo_open(c, "buckets", '[');
+    for (unsigned i = 0; h && i < h->n && c->j->b; i++) {
+        j_comma(c->j);
+        nvb__buf_printf(c->j->b, "[%u,%" PRIu64 "]", h->b[i].i, h->b[i].c);
+    }
+    jo_close(c, ']');
+    jo_close(c, '}');
+}
+
 /* The time series: one sample per interval. */
 static void emit_series(struct jctx *c, const struct nvb_result *r)
 {
@@ -789,6 +822,7 @@ static void emit_series(struct jctx *c, const struct nvb_result *r)
             jo_num(c, "lat_mean_ns", s->ios[d] ? nvb__u128d(s->lat_sum[d]) / (double)s->ios[d] : 0);
             const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
             jo_wide(c, "lat_sum_ns", lw, 2, 0);
+            emit_ihist(c, s->lh[d], s->lh_unknown);
             jo_close(c, '}');
         }
         jo_u64(c, "errors", s->errors);

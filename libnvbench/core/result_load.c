@@ -21,6 +21,7 @@
 #include "core/internal.h"
 
 #include "core/result_read.h"
+#include "core/ihist.h"
 
 /* The sum of squares: a string of digits (exact), or the number results
  * before it wrote (a double: exact below 2^53, rounded above). */
@@ -501,6 +502,60 @@ static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_resul
     return 0;
 }
 
+/* An interval's lat histogram (ihist.h): null or absent (older results)
+ * is unknown. */
+static int ld_ihist(struct ld *L, const struct nvb__jv *x, const char *path, struct nvb__tsample *s, int d)
+{
+    const struct nvb__jv *h = mem(L, x, path, "lat_hist", -1, 0);
+    if (h && h->type != NVB__J_NULL && !(h = mem(L, x, path, "lat_hist", NVB__J_OBJ, 1)))
+        return L->rc;
+    if (!h || h->type == NVB__J_NULL) {
+        const int u = h ? 1 : 2; /* absent: written before them, and written back so */
+        s->lh_unknown = u > s->lh_unknown ? u : s->lh_unknown;
+        return 0;
+    }
+    char p[128], pb[160];
+    sub(p, sizeof p, path, "lat_hist");
+    uint64_t count = 0;
+    const struct nvb__jv *b = mem(L, h, p, "buckets", NVB__J_ARR, 1);
+    if (!b || rd_u64(L, h, p, "count", &count, 1))
+        return L->rc;
+    if (b->n > NVB__HIST_BUCKETS)
+        return bad(L, p, "buckets", "more entries than the histogram has buckets");
+    sub(pb, sizeof pb, p, "buckets");
+    uint64_t *acc = calloc(NVB__HIST_BUCKETS, sizeof *acc);
+    if (!acc)
+        return oom(L);
+    uint64_t seen = 0, prev = 0;
+    const char *why = NULL;
+    for (size_t i = 0; i < b->n && !why; i++) {
+        const struct nvb__jv *e = &b->kid[i];
+        uint64_t idx = 0, cnt = 0;
+        if (e->type != NVB__J_ARR || e->n != 2 || nvb__json_u64(&e->kid[0], &idx) || nvb__json_u64(&e->kid[1], &cnt))
+            why = "expected [index, count] pairs of non-negative integers";
+        else if (idx >= NVB__HIST_BUCKETS)
+            why = "bucket index out of range";
+        else if (i && idx <= prev)
+            why = "bucket indexes must ascend";
+        else if (!cnt)
+            why = "a listed bucket must not be empty";
+        else if (cnt > UINT64_MAX - seen)
+            why = "counts overflow";
+        else {
+            acc[idx] = cnt;
+            seen += cnt;
+            prev = idx;
+        }
+    }
+    if (!why && seen != count)
+        why = "the buckets do not add up to count";
+    int oomf = 0;
+    if (!why)
+        s->lh[d] = nvb__ihist_take(acc, 0, NVB__HIST_BUCKETS - 1, &oomf);
+    free(acc);
+    return why ? bad(L, pb, "", why) : oomf ? oom(L) : 0;
+}
+
 static int ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
     const struct nvb__jv *ts = mem(L, root, "", "timeseries", NVB__J_ARR, 1);
@@ -524,28 +579,40 @@ static int ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result
             sub(q, sizeof q, p, dn[d]);
             const struct nvb__jv *x = mem(L, o, p, dn[d], NVB__J_OBJ, 1);
             if (!x || rd_u64(L, x, q, "ios", &s.ios[d], 1) || rd_u64(L, x, q, "bytes", &s.bytes[d], 1))
-                return L->rc;
+                break;
             if (nvb__json_get(x, "lat_sum_ns")) {
                 uint64_t w[2];
                 if (rd_wide(L, x, q, "lat_sum_ns", w, 2, 0))
-                    return L->rc;
+                    break;
                 s.lat_sum[d] = (unsigned __int128)w[1] << 64 | w[0];
                 /* each latency is below 2^64 ns */
-                if (s.lat_sum[d] > (unsigned __int128)s.ios[d] * UINT64_MAX)
-                    return bad(L, q, "lat_sum_ns", "more than ios latencies below 2^64 ns can add up to");
+                if (s.lat_sum[d] > (unsigned __int128)s.ios[d] * UINT64_MAX) {
+                    bad(L, q, "lat_sum_ns", "more than ios latencies below 2^64 ns can add up to");
+                    break;
+                }
             } else {
                 /* older results: from the mean (not exact) */
                 double mean = 0;
                 if (rd_nonneg(L, x, q, "lat_mean_ns", &mean, 1))
-                    return L->rc;
+                    break;
                 double sum = mean * (double)s.ios[d];
-                if (!(sum < 1.8e19))
-                    return bad(L, q, "lat_mean_ns", "out of range");
+                if (!(sum < 1.8e19)) {
+                    bad(L, q, "lat_mean_ns", "out of range");
+                    break;
+                }
                 s.lat_sum[d] = (uint64_t)llround(sum);
             }
+            if (ld_ihist(L, x, q, &s, d))
+                break;
         }
-        if (nvb__result_ts_push(r, &s))
+        if (s.lh_unknown || L->rc)
+            nvb__ihists_free(s.lh);
+        if (L->rc)
+            return L->rc;
+        if (nvb__result_ts_push(r, &s)) {
+            nvb__ihists_free(s.lh);
             return oom(L);
+        }
     }
     return 0;
 }

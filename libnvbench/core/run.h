@@ -255,6 +255,11 @@ struct nvb__sampler {
     uint64_t prev_ns, next_tick, last_tick;
     uint64_t poll_ns, next_poll;
     double *ss_buf;              /* a window of rounds (ss=...), NULL when not judged */
+    /* per-interval latency histograms (ihist.h): each job's lat buckets at
+     * the last sample (job by job, target by target, direction by direction), and
+     * the sum of the differences by direction; NULL: none are kept */
+    uint64_t *hprev, *hacc;
+    int hists_lost;              /* an interval's histogram could not be kept (out of memory) */
 };
 
 void nvb__sampler_init(struct nvb__sampler *s);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/run.h"
+#include "core/ihist.h"
 
 static void threads_fill(struct nvb_result *res, struct nvb__thread_cpu *a, int na, struct nvb__thread_cpu *b, int nb)
 {
@@ -40,6 +41,53 @@ static void threads_fill(struct nvb_result *res, struct nvb__thread_cpu *a, int 
         row->run_s = (double)rn / 1e9;
         res->nthreads++;
     }
+}
+
+/* The interval's latency histograms, by direction: each job's cumulative
+ * lat buckets less those seen at the last sample, over the buckets between
+ * its min and max (the jobs write them, this reads them racily but whole:
+ * a count missed now is caught at the next tick, and the last sample, once
+ * the jobs have left their loops, sees them all, so the intervals add up to
+ * the run's histograms exactly). Nothing per I/O. */
+static void ts_hists(struct nvb__sampler *sm, struct run *r, struct nvb__tsample *s)
+{
+    if (!sm->hprev) {
+        s->lh_unknown = 1;
+        return;
+    }
+    uint64_t *prev = sm->hprev;
+    unsigned lo[NVB__NDIR], hi[NVB__NDIR];
+    for (int d = 0; d < NVB__NDIR; d++)
+        lo[d] = NVB__HIST_BUCKETS, hi[d] = 0;
+    for (unsigned k = 0; k < r->p->jobs; k++) {
+        const struct job *j = &r->jobs[k];
+        for (unsigned t = 0; t < j->nt; t++)
+            for (int d = 0; d < NVB__NDIR; d++, prev += NVB__HIST_BUCKETS) {
+                const struct nvb__hist *h = j->st[t].d[d].hist;
+                const uint64_t mn = h ? nvb__live_load(&h->min) : 1, mx = h ? nvb__live_load(&h->max) : 0;
+                if (mn > mx)
+                    continue;
+                const unsigned a = nvb__hist_index(mn), b = nvb__hist_index(mx);
+                uint64_t *acc = sm->hacc + (size_t)d * NVB__HIST_BUCKETS;
+                for (unsigned i = a; i <= b; i++) {
+                    uint64_t c = nvb__live_load(&h->buckets[i]);
+                    if (c != prev[i]) {
+                        acc[i] += c > prev[i] ? c - prev[i] : c; /* below: the histogram restarted */
+                        prev[i] = c;
+                    }
+                }
+                lo[d] = a < lo[d] ? a : lo[d];
+                hi[d] = b > hi[d] ? b : hi[d];
+            }
+    }
+    for (int d = 0; d < NVB__NDIR; d++) {
+        int oom = 0;
+        s->lh[d] = lo[d] <= hi[d] ? nvb__ihist_take(sm->hacc + (size_t)d * NVB__HIST_BUCKETS, lo[d], hi[d], &oom) : NULL;
+        if (oom) /* the percentiles of this point are unknown (null) */
+            sm->hists_lost = s->lh_unknown = 1;
+    }
+    if (s->lh_unknown)
+        nvb__ihists_free(s->lh);
 }
 
 /* One point of the time series, the interval since the last one, and the
@@ -87,8 +135,16 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
             *prev_sys = ss;
         }
     }
-    if (s.t_s > 0)
-        nvb__result_ts_push(res, &s);
+    ts_hists(sm, r, &s);
+    if (!(s.t_s > 0) || nvb__result_ts_push(res, &s)) {
+        /* not kept: its counts go to the next point */
+        for (int d = 0; d < NVB__NDIR; d++)
+            if (s.lh[d]) {
+                for (unsigned i = 0; i < s.lh[d]->n; i++)
+                    sm->hacc[(size_t)d * NVB__HIST_BUCKETS + s.lh[d]->b[i].i] += s.lh[d]->b[i].c;
+                free(s.lh[d]);
+            }
+    }
     if (pg) {
         memset(pg, 0, sizeof *pg);
         pg->size = sizeof *pg;
@@ -128,7 +184,13 @@ static void ts_fold_late(struct nvb_result *res, uint64_t end_unix)
             a->ios[d] += b->ios[d];
             a->bytes[d] += b->bytes[d];
             a->lat_sum[d] += b->lat_sum[d];
+            if (nvb__ihist_add(&a->lh[d], b->lh[d]))
+                a->lh_unknown = 1; /* out of memory: this point's percentiles are unknown */
+            free(b->lh[d]);
         }
+        a->lh_unknown = b->lh_unknown > a->lh_unknown ? b->lh_unknown : a->lh_unknown;
+        if (a->lh_unknown)
+            nvb__ihists_free(a->lh);
         a->errors += b->errors;
         if (a->system_pct >= 0 && b->system_pct >= 0 && a->dt_s + b->dt_s > 0) {
             /* the weighted mean, kept between its two parts (two 100s can round to 100.00000000000001) */
@@ -177,6 +239,26 @@ void nvb__sampler_free(struct nvb__sampler *s)
     s->th0 = s->th1 = NULL;
     free(s->ss_buf);
     s->ss_buf = NULL;
+    free(s->hprev);
+    free(s->hacc);
+    s->hprev = s->hacc = NULL;
+}
+
+/* The per-interval histograms' state: one lat histogram's buckets per job,
+ * target and direction, and the two sums. */
+static void sampler_hists_alloc(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
+{
+    size_t n = 0;
+    for (unsigned k = 0; k < r->p->jobs; k++)
+        n += (size_t)r->jobs[k].nt * NVB__NDIR;
+    s->hprev = calloc(n ? n * NVB__HIST_BUCKETS : 1, sizeof *s->hprev);
+    s->hacc = calloc(NVB__NDIR * NVB__HIST_BUCKETS, sizeof *s->hacc);
+    if (!s->hprev || !s->hacc) {
+        free(s->hprev);
+        free(s->hacc);
+        s->hprev = s->hacc = NULL;
+        nvb__result_warn(res, "timeseries percentiles not measured: out of memory for %zu interval histograms", n);
+    }
 }
 
 /* The interval samples start from the window's system sample without owning
@@ -195,6 +277,7 @@ static void sampler_start(struct nvb__sampler *s, struct run *r, struct nvb_resu
     const struct nvb_run_opts *o = r->opts;
     s->have_sys = nvb__sys_sample(&s->sys0) == 0;
     s->nth0 = nvb__threads_sample(&s->th0);
+    sampler_hists_alloc(s, r, res);
     r->counting = r->p->jobs;
     if (!w->ramp_ns)
         nvb__cpu_edge(r, NVB__EDGE_START); /* the last thing before the release */
@@ -307,6 +390,8 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
         nvb__ss_update(res, r->w, s->ss_buf); /* the series' last window, whole */
     }
     res->ss.stopped = r->ss_stopped;
+    if (s->hists_lost)
+        nvb__result_warn(res, "timeseries: the percentiles of some intervals are null: out of memory for their histograms");
     nvb__mutex_lock(r->mu);
     r->release = 1;
     nvb__cond_signal_all(r->cv);

@@ -598,6 +598,44 @@ START_TEST(refusal_names_the_place)
 }
 END_TEST
 
+/* A bad interval histogram in the write direction of a point whose read
+ * one was read already: refused with its place, nothing leaked (the
+ * sanitizer build checks that), and a point without them loads as unknown. */
+START_TEST(interval_histograms_refused_or_unknown)
+{
+    struct nvb_result *r = run_kv((const char *[]){"engine", "null", "rw", "randrw", "ios", "3000", NULL}, NULL);
+    char *good = json_of(r);
+    nvb_result_free(r);
+    const char *key = "\"lat_hist\":{\"count\":";
+    const char *first = strstr(good, key);
+    ck_assert_ptr_nonnull(first);
+    const char *second = strstr(first + 1, key); /* timeseries.0.write */
+    ck_assert_ptr_nonnull(second);
+    char *t = replaced(second, key, "\"lat_hist\":{\"count\":1,\"buckets\":[[3,1],[2,1]]},\"y\":{\"count\":");
+    size_t pre = (size_t)(second - good);
+    char *whole = malloc(pre + strlen(t) + 1);
+    ck_assert_ptr_nonnull(whole);
+    memcpy(whole, good, pre);
+    strcpy(whole + pre, t);
+    char why[512] = "";
+    struct nvb_result *x = NULL;
+    ck_assert_int_eq(nvb_result_parse(whole, strlen(whole), &x, why, sizeof why), -EINVAL);
+    ck_assert_msg(strstr(why, "timeseries.0.write.lat_hist.buckets") && strstr(why, "must ascend"), "%s", why);
+    free(t);
+    free(whole);
+    /* null: not measured; its point's percentiles are null when written back */
+    t = replaced(good, "\"lat_hist\":{\"count\":", "\"lat_hist\":null,\"y\":{\"count\":");
+    int rc = nvb_result_parse(t, strlen(t), &x, why, sizeof why);
+    free(t);
+    nvb_free(good);
+    ck_assert_int_eq(rc, 0);
+    char *back = json_of(x);
+    nvb_result_free(x);
+    ck_assert_ptr_nonnull(strstr(back, "\"p99\":null,\"p99.9\":null,\"lat_hist\":null"));
+    nvb_free(back);
+}
+END_TEST
+
 /* ------------------------------------------------------------ barrier */
 
 struct bar {
@@ -776,6 +814,7 @@ static Suite *merge_suite(void)
     tcase_add_test(tc, exact_sums_through_merge_and_json);
     tcase_add_test(tc, older_sums_still_load);
     tcase_add_test(tc, refusal_names_the_place);
+    tcase_add_test(tc, interval_histograms_refused_or_unknown);
     suite_add_tcase(s, tc);
     tc = tcase_create("run");
     tcase_set_timeout(tc, 120);

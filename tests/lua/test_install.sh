@@ -22,6 +22,7 @@ cmake --install "$build" --prefix "$tmp" >"$tmp.log" 2>&1 || { cat "$tmp.log" >&
 rm -f "$tmp.log"
 [ -f "$tmp/$cmod/nvbench.so" ] || fail "nvbench.so not installed in <prefix>/$cmod"
 [ -f "$tmp/$lmod/nvbench/matrix.lua" ] || fail "matrix.lua not installed in <prefix>/$lmod/nvbench"
+[ -f "$tmp/$lmod/nvbench/search.lua" ] || fail "search.lua not installed in <prefix>/$lmod/nvbench"
 
 # Only the entry point is exported: libnvbench is linked in with its
 # symbols made local.

@@ -20,6 +20,7 @@ from .resultset import ResultSet
 from .loading import load
 from . import results  # the module before the split, for code that imports from it
 from .merge import merge
+from .search import search
 from . import mpi  # mpi4py is imported only when nvbench.mpi is used
 from ._devices import devices, device
 from .fio_job import from_fio_job, run_fio_job, FioJobError
@@ -30,7 +31,7 @@ __all__ = [
     "__version__", "engines", "available_engines", "devices", "device", "run", "run_groups", "validate", "matrix",
     "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "NvbenchWarning",
     "Terminated",
-    "merge", "mpi", "from_fio_job", "run_fio_job", "FioJobError",
+    "merge", "mpi", "search", "from_fio_job", "run_fio_job", "FioJobError",
 ]
 
 try:

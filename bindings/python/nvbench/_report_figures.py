@@ -119,13 +119,7 @@ def _timeseries_figure(series, colors, block):
         a.plot(xs, ys, drawstyle="steps-pre", color=colors[label], linewidth=1.4,
                label=None if label in labelled else label)
         labelled.add(label)
-    a.set_title(block_label(*block))
-    a.set_xlabel("time in the measured window (s)")
-    a.set_ylabel("IOPS")
-    a.set_xlim(left=0)
-    a.set_ylim(bottom=0)
-    a.grid(alpha=0.3)
-    a.legend(fontsize=7)
+    _plot._finish_axes(a, block_label(*block), "time in the measured window (s)", "IOPS")
     return _sized(fig)
 
 

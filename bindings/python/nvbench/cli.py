@@ -27,6 +27,7 @@ from .matrix import SEED_CELLS, _fitting_engines, _seed_cells, seed_matrix
 from .resultset import ResultSet
 from ._summary import summary
 from ._warnings import grouped
+from . import _search_cli
 
 EXIT_OK, EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
@@ -745,6 +746,9 @@ def build_parser():
     s.add_argument("--force", action="store_true",
                    help="compare even when the workloads differ in more than the stack (qd, jobs, ...)")
     s.set_defaults(func=cmd_compare)
+
+    _search_cli.add_parser(sub, run_args=_split_run_args, twice=_twice, err=_err, exit_ok=EXIT_OK,
+                           exit_input=EXIT_INPUT)
     return p
 
 
@@ -761,7 +765,7 @@ def main(argv=None):
     # each command (_warn), once each: not a second time by Python.
     warnings.simplefilter("ignore", NvbenchWarning)
     if extra:
-        if getattr(args, "command", None) in ("run", "mpi-run") and not any(x.startswith("-") for x in extra):
+        if getattr(args, "command", None) in ("run", "mpi-run", "search") and not any(x.startswith("-") for x in extra):
             args.items = list(args.items) + extra
         else:
             parser.error("unrecognized arguments: " + " ".join(extra))

@@ -13,8 +13,9 @@ import math
 from ._printable import printable
 from .labels import block_label
 from .metrics import FIGURE_METRICS, METRICS, metric_list
+from ._series import SERIES_PERCENTILES, series_data
 
-__all__ = ["plot", "bars", "latency", "efficiency", "LATENCY_PERCENTILES"]
+__all__ = ["plot", "bars", "latency", "efficiency", "latency_over_time", "search_curve", "LATENCY_PERCENTILES"]
 
 LATENCY_PERCENTILES = (("lat_p50_ms", "p50"), ("lat_p90_ms", "p90"), ("lat_p99_ms", "p99"),
                        ("lat_p99_9_ms", "p99.9"))
@@ -36,6 +37,17 @@ def _new_figure(nrows, ncols, width_per=6.0, height_per=3.6):
     fig = Figure(figsize=(width_per * ncols, height_per * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False)
     return fig, [a for row in axes for a in row]
+
+
+def _finish_axes(ax, title, xlabel, ylabel):
+    """Title, labels, both axes from 0, a light grid and a small legend."""
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
 
 
 def _stats(rs, metric_keys, cells=None):
@@ -248,3 +260,71 @@ def plot(rs, kind="bars", metric=None, ax=None, **kwargs):
             raise ValueError("kind='efficiency' plots IOPS per core and CPU per I/O")
         return efficiency(rs, ax=ax, **kwargs)
     raise ValueError(f"kind must be 'bars', 'latency' or 'efficiency', got {kind!r}")
+
+
+def _series_directions(data, direction):
+    if direction is not None:
+        if direction not in ("read", "write"):
+            raise ValueError(f"direction must be 'read', 'write' or None, got {direction!r}")
+        return [direction]
+    return [d for d in ("read", "write")
+            if any(((p.get(d) or {}).get("ios") or 0) > 0 for p in data.get("timeseries") or [])]
+
+
+def latency_over_time(result, ax=None, direction=None):
+    """p50, p99 and p99.9 latency (ms) of each time-series interval of one result over the
+    measured window, one step line each (per direction that did I/O, or ``direction``):
+    latency spikes over time show here, where the whole run's percentiles hide them.
+    Returns the Figure."""
+    data = series_data(result)
+    pts = [p for p in data.get("timeseries") or [] if isinstance(p, dict)]
+    if not pts:
+        raise ValueError("nothing to plot: the result has no time series")
+    dirs = _series_directions(data, direction)
+    if not dirs:
+        raise ValueError("nothing to plot: no interval completed an I/O")
+    if ax is None:
+        fig, (ax,) = _new_figure(1, 1)
+    else:
+        fig = ax.figure
+    colors = _colors(len(SERIES_PERCENTILES) * len(dirs))
+    xs = [0.0] + [p["t_s"] for p in pts]
+    k = 0
+    for d in dirs:
+        for key, _ in SERIES_PERCENTILES:
+            ys = [(p.get(d) or {}).get(key) for p in pts]
+            ys = [v / 1e6 if isinstance(v, (int, float)) else math.nan for v in ys]
+            ax.plot(xs, [ys[0]] + ys, drawstyle="steps-pre", color=colors[k], linewidth=1.4,
+                    label=f"{d} {key}" if len(dirs) > 1 else key)
+            k += 1
+    gaps = any((p.get(d) or {}).get("lat_hist") is None for p in pts for d in dirs)
+    _finish_axes(ax, "latency per interval" + (" (some intervals have no histogram)" if gaps else ""),
+                 "time in the measured window (s)", "latency (ms)")
+    return fig
+
+
+def search_curve(res, ax=None):
+    """Throughput (IOPS) against the target's percentile (ms) for every point a latency-target
+    search tried (nvbench.search), the bound as a vertical line and the answer marked.
+    Returns the Figure."""
+    if not res.points:
+        raise ValueError("nothing to plot: the search ran no point")
+    if ax is None:
+        fig, (ax,) = _new_figure(1, 1)
+    else:
+        fig = ax.figure
+    pts = sorted((p for p in res.points if p["lat_ns"] is not None), key=lambda p: p["lat_ns"])
+    xs = [p["lat_ns"] / 1e6 for p in pts]
+    ys = [p["iops"] for p in pts]
+    ax.plot(xs, ys, marker="o", linewidth=1.2, color="tab:blue", label="points tried")
+    for p, x, y in zip(pts, xs, ys):
+        v = p[res.vary]
+        ax.annotate("max" if v is None else f"{res.vary}={v}", (x, y), fontsize=6,
+                    textcoords="offset points", xytext=(3, 3))
+    ax.axvline(res.bound_ns / 1e6, color="tab:red", linestyle="--", label=f"bound {res.target}")
+    if res.answer is not None:
+        ax.plot([res.answer["lat_ns"] / 1e6], [res.answer["iops"]], marker="*", markersize=14,
+                color="tab:green", linestyle="none", label="answer")
+    _finish_axes(ax, f"latency-target search: {res.target}, varying {res.vary}", f"{res.key} latency (ms)",
+                 "IOPS")
+    return fig

@@ -12,6 +12,7 @@ import json
 from ._printable import printable
 from .labels import cell_of, human_bs, op_of_rw
 from .metrics import bw_gib, figures, unsupported_text
+from ._series import timeseries_frame
 
 __all__ = ["Result", "RESULT_SCHEMA", "META_KEYS"]
 
@@ -196,6 +197,11 @@ class Result:
         m = dict(self.meta)
         m.update(meta)
         return Result(copy.deepcopy(self.data), m)
+
+    def timeseries_frame(self):
+        """The time series as a DataFrame, one row per interval, with each interval's
+        p50/p99/p99.9 latency (``read_p99_ns``, ...): see nvbench._series (needs pandas)."""
+        return timeseries_frame(self)
 
     def figures(self):
         """The analysis figures of this run as a flat dict (one row of ``to_frame``)."""

@@ -1,0 +1,76 @@
+"""``nvbench search``: the latency-target search (nvbench.search) from the command line.
+cli.py adds the parser (add_parser) and hands over its own helpers: how KEY=VALUE items and
+targets are told apart, the message for a key given twice, how errors are printed and the
+exit codes, so that ``nvbench search`` reads its workload exactly as ``nvbench run`` does."""
+import argparse
+import json
+import sys
+
+from .search import search
+
+__all__ = ["add_parser"]
+
+
+def cmd_search(args):
+    cli = args.cli
+    keys, targets = cli.run_args(args.items)
+    if cli.twice(keys):
+        cli.err(cli.twice(keys))
+        return cli.exit_input
+    w = dict(keys)
+    if targets:
+        w["targets"] = targets
+    try:
+        res = search(w, target=args.latency, vary=args.vary, start=args.start, max_qd=args.max_qd,
+                     rel_tol=args.rel_tol, direction=args.direction, max_runs=args.max_runs)
+    except ValueError as e:
+        cli.err(str(e))
+        return cli.exit_input
+    if args.print_json:
+        print(json.dumps(res.to_dict(), indent=2))
+    else:
+        sys.stdout.write(res.table())
+    for line in res.warnings:
+        cli.err("warning: " + line)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(res.to_dict(), f, indent=2)
+    if args.plot:
+        res.plot().savefig(args.plot)
+    return cli.exit_ok
+
+
+def _int_at_least_1(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return v
+
+
+def add_parser(sub, **cli):
+    """The `search` subcommand; cli: run_args, twice, err, exit_ok, exit_input (see above)."""
+    s = sub.add_parser("search", help="find the highest throughput whose latency percentile keeps a bound",
+                       description="Latency-target search: runs the workload (KEY=VALUE pairs and targets, "
+                                   "as for `nvbench run`) at growing queue depths (doubling, then bisection) "
+                                   "or rates (bisection below the unthrottled rate) and prints each point "
+                                   "(IOPS against the percentile) and the answer: the highest IOPS within "
+                                   "the bound. Python: nvbench.search (docs/python.md).")
+    s.add_argument("items", nargs="*", metavar="KEY=VALUE|TARGET")
+    s.add_argument("--latency", required=True, metavar="BOUND",
+                   help="the bound: p99<=1ms, p99.9<500us, mean<=200us (Python's target=)")
+    s.add_argument("--vary", choices=("qd", "rate_iops"), default="qd", help="what the search varies (default qd)")
+    s.add_argument("--start", type=_int_at_least_1, default=1, metavar="N", help="first qd (default 1)")
+    s.add_argument("--max-qd", type=_int_at_least_1, default=1024, metavar="N", help="highest qd tried (default 1024)")
+    s.add_argument("--rel-tol", type=float, default=0.05, metavar="F",
+                   help="rate search: stop when the bracket is narrower than this share of it (default 0.05)")
+    s.add_argument("--direction", choices=("read", "write"), default=None,
+                   help="judge this direction's latency (default: the worst that did I/O)")
+    s.add_argument("--max-runs", type=_int_at_least_1, default=24, metavar="N", help="at most N runs (default 24)")
+    s.add_argument("--json", metavar="F", help="also save the search (points, answer, warnings) to F")
+    s.add_argument("--print-json", action="store_true", help="print the search as JSON instead of the table")
+    s.add_argument("--plot", metavar="F.png", help="save the curve (IOPS against the percentile, the bound drawn)")
+    s.set_defaults(func=cmd_search, cli=argparse.Namespace(**cli))
+    return s

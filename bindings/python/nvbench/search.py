@@ -1,0 +1,243 @@
+"""Latency-target search: the highest throughput at which a latency percentile stays under
+a bound (``nvbench.search(workload, target="p99<=1ms", vary="qd")``).
+
+vary="qd": the queue depth doubles from ``start`` (default 1) until the bound is broken or
+``max_qd`` is reached, then the last two depths are bisected (integers). vary="rate_iops":
+one unthrottled run at the workload's qd gives the ceiling; if it keeps the bound it is the
+answer, else the rate is bisected between 0 and the ceiling until the bracket is narrower
+than ``rel_tol`` of it. Every run is a point of the curve (throughput against the
+percentile); the answer is the passing point of highest throughput. Each point is a whole
+run (its runtime, ramp, ... from the workload): its percentile is measured, not modelled.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+
+from . import plot as _plot
+from .core import run as _run
+from .errors import NvbenchWarning
+from ._warnings import grouped
+
+__all__ = ["search", "SearchResult", "parse_target", "plot_curve"]
+
+PERCENTILES = ("p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99",
+               "p99.999", "mean", "max")
+_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+_TARGET = re.compile(r"^\s*(mean|max|p[0-9.]+)\s*(<=|<)\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-zµ]*)\s*$")
+VARIES = ("qd", "rate_iops")
+
+
+def parse_target(target):
+    """"p99<=1ms" -> ("p99", 1e6 ns, strict=False). ValueError naming what is wrong."""
+    if not isinstance(target, str):
+        raise ValueError(f"target must be a string like 'p99<=1ms', got {target!r}")
+    m = _TARGET.match(target)
+    if not m:
+        raise ValueError(f"target {target!r}: expected PERCENTILE<=BOUND with a unit, e.g. 'p99<=1ms', "
+                         f"'p99.9<500us', 'mean<=200us'")
+    key, op, num, unit = m.groups()
+    if key not in PERCENTILES:
+        raise ValueError(f"target {target!r}: percentile {key!r} is not measured; one of "
+                         f"{', '.join(PERCENTILES)}")
+    if unit not in _UNITS:
+        raise ValueError(f"target {target!r}: unit {unit!r} is not one of ns, us, ms, s" if unit else
+                         f"target {target!r}: the bound needs a unit (ns, us, ms, s)")
+    bound = float(num) * _UNITS[unit]
+    if not (bound > 0 and math.isfinite(bound)):
+        raise ValueError(f"target {target!r}: the bound must be above 0")
+    return key, bound, op == "<"
+
+
+class SearchResult:
+    """What a search tried and found.
+
+    ``points``: one dict per run, in the order run: ``qd`` or ``rate_iops`` (None: the
+    unthrottled run), ``iops`` (all directions), ``lat_ns`` (the target's percentile: the
+    worst direction that did I/O), ``ok`` (within the bound), ``supported`` (the percentile
+    rests on enough samples, docs/json-schema.md ``lat_pct_supported``), ``warnings`` and
+    ``result`` (the run's Result). ``answer``: the passing point of highest IOPS, or None
+    when no point kept the bound. ``warnings``: every run's warnings, each once.
+    """
+
+    def __init__(self, target, key, bound_ns, strict, vary, direction):
+        self.target, self.key, self.bound_ns, self.strict = target, key, bound_ns, strict
+        self.vary, self.direction = vary, direction
+        self.points, self.answer, self.notes = [], None, []
+
+    @property
+    def warnings(self):
+        return grouped([p["result"] for p in self.points]) + list(self.notes)
+
+    def to_dict(self):
+        pts = [{k: v for k, v in p.items() if k != "result"} for p in self.points]
+        ans = None if self.answer is None else {k: v for k, v in self.answer.items() if k != "result"}
+        return {"target": self.target, "percentile": self.key, "bound_ns": self.bound_ns,
+                "strict": self.strict, "vary": self.vary, "direction": self.direction,
+                "points": pts, "answer": ans, "warnings": self.warnings}
+
+    def table(self):
+        """The curve as text, one line per point in the order of ``vary``, and the answer."""
+        rows = sorted(self.points, key=lambda p: (p[self.vary] is None, p[self.vary] or 0))
+        lines = [f"{self.vary:>10}  {'IOPS':>12}  {self.key + ' (ms)':>12}  within {self.target}"]
+        for p in rows:
+            v = "unthrottled" if p[self.vary] is None else str(p[self.vary])
+            lat = "-" if p["lat_ns"] is None else f"{p['lat_ns'] / 1e6:.4f}"
+            note = "" if p["supported"] else "  (percentile rests on few samples)"
+            lines.append(f"{v:>10}  {p['iops']:>12.0f}  {lat:>12}  {'yes' if p['ok'] else 'no'}{note}")
+        if self.answer is None:
+            lines.append(f"answer: none of the points kept {self.target}")
+        else:
+            a = self.answer
+            v = "unthrottled" if a[self.vary] is None else f"{self.vary}={a[self.vary]}"
+            lines.append(f"answer: {v}: {a['iops']:.0f} IOPS at {self.key} {a['lat_ns'] / 1e6:.4f} ms")
+        return "\n".join(lines) + "\n"
+
+    def plot(self, ax=None):
+        return plot_curve(self, ax=ax)
+
+    def __repr__(self):
+        return f"<SearchResult {self.target} vary={self.vary}: {len(self.points)} points, answer={self._ans()}>"
+
+    def _ans(self):
+        return None if self.answer is None else f"{self.vary}={self.answer[self.vary]} ({self.answer['iops']:.0f} IOPS)"
+
+
+def _measure(data, key, direction):
+    """(latency of the key in the worst direction that did I/O, supported, iops of all)."""
+    dirs = [direction] if direction else ["read", "write"]
+    lat, supported = None, True
+    for d in dirs:
+        x = data.get(d) or {}
+        if not x.get("ios"):
+            continue
+        v = (x.get("lat_ns") or {}).get(key)
+        if not isinstance(v, (int, float)):
+            continue
+        lat = v if lat is None else max(lat, v)
+        if key.startswith("p") and not (x.get("lat_pct_supported") or {}).get(key, True):
+            supported = False
+    iops = sum(((data.get(d) or {}).get("iops") or 0) for d in ("read", "write"))
+    return lat, supported, iops
+
+
+class _Searcher:
+    def __init__(self, res, workload, run, max_runs):
+        self.res, self.workload, self.run, self.max_runs = res, workload, run, max_runs
+
+    def point(self, value):
+        if len(self.res.points) >= self.max_runs:
+            raise _Budget()
+        kw = dict(self.workload)
+        if value is not None:
+            kw[self.res.vary] = value
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NvbenchWarning)  # issued once each at the end
+            r = self.run(**kw)
+        lat, supported, iops = _measure(r.data, self.res.key, self.res.direction)
+        bound = self.res.bound_ns
+        ok = lat is not None and (lat < bound if self.res.strict else lat <= bound)
+        p = {self.res.vary: value, "iops": iops, "lat_ns": lat, "ok": ok, "supported": supported,
+             "warnings": list(r.data.get("warnings") or []), "result": r}
+        self.res.points.append(p)
+        if lat is None:
+            self.res.notes.append(f"{self.res.vary}={value}: no I/O completed, no latency to judge")
+        elif not supported:
+            self.res.notes.append(f"{self.res.vary}={value}: {self.res.key} rests on fewer than 10 samples "
+                                  "beyond it (run longer for this percentile)")
+        return p
+
+
+class _Budget(Exception):
+    pass
+
+
+def _search_qd(s, start, max_qd):
+    ok_qd, bad_qd, qd = None, None, start
+    while qd <= max_qd:
+        if s.point(qd)["ok"]:
+            ok_qd = qd
+            qd *= 2
+        else:
+            bad_qd = qd
+            break
+    if ok_qd is None or bad_qd is None:
+        return
+    lo, hi = ok_qd, bad_qd
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if s.point(mid)["ok"]:
+            lo = mid
+        else:
+            hi = mid
+
+
+def _search_rate(s, rel_tol):
+    top = s.point(None)
+    if top["ok"] or not top["iops"]:
+        return
+    lo, hi = 0.0, top["iops"]
+    while hi - lo > rel_tol * hi and hi > 1:
+        mid = int(round((lo + hi) / 2))
+        if mid <= lo or mid >= hi:
+            break
+        if s.point(mid)["ok"]:
+            lo = mid
+        else:
+            hi = mid
+
+
+def search(workload=None, target="p99<=1ms", vary="qd", *, start=1, max_qd=1024, rel_tol=0.05,
+           direction=None, max_runs=24, run=None, **keys):
+    """Find the highest throughput whose latency percentile keeps the bound.
+
+    workload: a dict of nvbench.run keyword arguments (targets under ``"targets"``), merged
+    with ``**keys``; it must not set what is varied. target: "p99<=1ms", "p99.9<500us",
+    "mean<=200us" (percentiles of ``lat_ns``: the worst direction that did I/O, or
+    ``direction``). vary: "qd" or "rate_iops" (see the module's doc). max_runs bounds the
+    runs; a search cut short says so in its warnings. Returns a SearchResult (its
+    ``table()``, ``plot()``, ``to_dict()``); each run's warnings are issued once each as
+    NvbenchWarning at the end.
+    """
+    key, bound, strict = parse_target(target)
+    if vary not in VARIES:
+        raise ValueError(f"vary must be 'qd' or 'rate_iops', got {vary!r}")
+    if direction not in (None, "read", "write"):
+        raise ValueError(f"direction must be 'read', 'write' or None, got {direction!r}")
+    w = dict(workload or {})
+    w.update(keys)
+    if w.get(vary) is not None:
+        raise ValueError(f"the workload sets {vary}={w[vary]!r}, which the search varies: leave it out")
+    for name, v, lo in (("start", start, 1), ("max_qd", max_qd, 1), ("max_runs", max_runs, 1)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    if start > max_qd:
+        raise ValueError(f"start={start} is above max_qd={max_qd}")
+    if not (isinstance(rel_tol, (int, float)) and 0 < rel_tol < 1):
+        raise ValueError(f"rel_tol must be in (0, 1), got {rel_tol!r}")
+    if run is None:
+        targets = w.pop("targets", None) or []
+        targets = [targets] if isinstance(targets, (str, bytes)) else list(targets)
+        run = lambda **kw: _run(*targets, **kw)  # noqa: E731
+    res = SearchResult(target, key, bound, strict, vary, direction)
+    s = _Searcher(res, w, run, max_runs)
+    try:
+        if vary == "qd":
+            _search_qd(s, start, max_qd)
+        else:
+            _search_rate(s, rel_tol)
+    except _Budget:
+        res.notes.append(f"the search stopped after max_runs={max_runs} runs: the answer is the best "
+                         "point found so far")
+    passing = [p for p in res.points if p["ok"]]
+    res.answer = max(passing, key=lambda p: p["iops"]) if passing else None
+    for line in res.warnings:
+        warnings.warn(NvbenchWarning(line), stacklevel=2)
+    return res
+
+
+def plot_curve(res, ax=None):
+    """The curve of a search (nvbench.plot.search_curve)."""
+    return _plot.search_curve(res, ax=ax)
