@@ -4,7 +4,8 @@
  * engine that works here, printed in the published table layout with the
  * CPU cost per I/O that the articles had to infer.
  *
- *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M]
+ *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M] [--engines A,B] [--repeat N]
+ *               [--json FILE] [--stack windows_native|windows_non_native]
  *               [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]
  *   seed_matrix --from-json RESULTS.json
  *
@@ -12,7 +13,12 @@
  * --allow-destructive), or a directory; by default a scratch file in a new
  * temporary directory, removed afterwards. --from-json prints the table of
  * saved results instead (a JSON array of results as the library writes
- * them, e.g. run_workload's output, or one result) and runs nothing.
+ * them, e.g. run_workload's output, one result, or {"results": [...]}) and
+ * runs nothing. --engines runs only those engines (default: every one that
+ * works here but null); --repeat sweeps the matrix N times and the table
+ * shows the means; --json saves {"results": [...]}, one result per run,
+ * each with the machine's facts and, with --stack, the storage stack the
+ * user states (seed_facts.h; the Windows package's script passes it).
  * --precondition and --steady-state apply to the write cells: N sequential
  * write passes over the target before each, and each ended at steady state
  * (--runtime is then the cap; a round is one --interval, default 1s;
@@ -32,6 +38,8 @@
 #include <unistd.h>
 
 #include <nvbench.h>
+
+#include "seed_facts.h"
 
 #ifdef _WIN32
 #include <direct.h>
@@ -60,7 +68,7 @@ static const struct cell {
 
 /* ran: the column has this cell (a run was made or loaded); ok: it has figures. */
 struct fig {
-    int ran, ok;
+    int ran, ok, n; /* n: the runs with figures, averaged */
     int qd_asked, qd_ran; /* the queue depth asked for, and the one the engine ran at */
     double gib_s, iops, lat_ms, cpu_pct, own_pct, others_pct, us_per_io, iops_core;
 };
@@ -88,8 +96,9 @@ static double as_written(double v)
     return strtod(buf, NULL);
 }
 
-static void fill_fig(struct fig *f, const struct nvb_result *r, int dir, int qd_asked)
+static void fill_fig(struct fig *into, const struct nvb_result *r, int dir, int qd_asked)
 {
+    struct fig one, *f = &one;
     double qde = 0;
     f->ran = f->ok = 1;
     f->qd_asked = qd_asked;
@@ -106,6 +115,17 @@ static void fill_fig(struct fig *f, const struct nvb_result *r, int dir, int qd_
     nvb_result_get(r, "cpu.background_pct", &f->others_pct);
     nvb_result_get(r, "cpu.cpu_us_per_io", &f->us_per_io);
     nvb_result_get(r, "cpu.iops_per_core", &f->iops_core);
+    /* a repeat: each figure the running mean of the runs' */
+    int n = into->n;
+    if (n == 0)
+        *into = one;
+    double *sum[] = {&into->gib_s, &into->iops, &into->lat_ms, &into->cpu_pct, &into->own_pct, &into->others_pct,
+                     &into->us_per_io, &into->iops_core};
+    const double add[] = {one.gib_s, one.iops, one.lat_ms, one.cpu_pct, one.own_pct, one.others_pct, one.us_per_io,
+                          one.iops_core};
+    for (size_t i = 0; n > 0 && i < sizeof add / sizeof add[0]; i++)
+        *sum[i] += (add[i] - *sum[i]) / (n + 1);
+    into->n = n + 1;
 }
 
 /* Thousands separators in the integer part: "-1234567.5" -> "-1,234,567.5"
@@ -374,6 +394,9 @@ static char *read_all(const char *path, size_t *len)
 static int next_object(const char *s, size_t n, size_t *pos, size_t *start, size_t *len)
 {
     size_t i = *pos;
+    const char *set = *pos == 0 ? strstr(s, "\"results\"") : NULL, *engine = strstr(s, "\"engine\"");
+    if (set && (!engine || set < engine) && strchr(set, '['))
+        i = (size_t)(strchr(set, '[') - s); /* a result set: its array */
     i += strspn(s + i, " \t\r\n");
     if (i < n && s[i] == (*pos == 0 ? '[' : ',')) /* into the array, or past a comma */
         i += 1 + strspn(s + i + 1, " \t\r\n");
@@ -449,11 +472,7 @@ static int load_results(const char *path, const char **engines, int *ne)
                 if (e == *ne && *ne == MAX_ENGINES) {
                     fprintf(stderr, "seed_matrix: %s: more than %d engines\n", path, MAX_ENGINES);
                     status = 2;
-                } else if (figs[c][e].ran) {
-                    fprintf(stderr, "seed_matrix: %s: item %d is a second %s on %s: one run per cell and engine "
-                            "here (Python's table averages repeats)\n", path, item, cells[c].label, engine);
-                    status = 2;
-                } else {
+                } else { /* a second run of a cell and engine: a repeat, averaged */
                     if (e == *ne)
                         engines[(*ne)++] = strcpy(names[e], engine);
                     fill_fig(&figs[c][e], r, strstr(rw, "write") ? NVB_WRITE : NVB_READ, atoi(qd));
@@ -468,9 +487,33 @@ static int load_results(const char *path, const char **engines, int *ne)
     return status;
 }
 
+/* Is name an item of the comma-separated list? */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+        if (strcspn(p, ",") == n && !strncmp(p, name, n))
+            return 1;
+    return 0;
+}
+
+/* One run into the --json file, with the machine's facts (seed_facts.h). */
+static int save_result(FILE *f, const struct nvb_result *r)
+{
+    char *json = NULL, *with = NULL, why[256] = "out of memory";
+    int rc = nvb_result_json(r, &json) < 0 || !(with = seed_facts_apply(json, why, sizeof why)) ||
+                     seed_json_add(f, with) < 0 ? -1 : 0;
+    if (rc < 0)
+        fprintf(stderr, "seed_matrix: --json: %s\n", json && with ? "cannot write" : why);
+    nvb_free(json);
+    free(with);
+    return rc;
+}
+
 static void usage(const char *argv0)
 {
     fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive]\n"
+                    "       [--engines A,B] [--repeat N] [--json FILE] [--stack windows_native|windows_non_native]\n"
                     "       [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]\n"
                     "       %s --from-json RESULTS.json\n",
             argv0, argv0);
@@ -479,7 +522,8 @@ static void usage(const char *argv0)
 int main(int argc, char **argv)
 {
     const char *runtime = "2s", *qd = "32", *jobs = "1", *size = "512M", *target = NULL;
-    const char *from_json = NULL;
+    const char *from_json = NULL, *json_path = NULL, *only = NULL, *stack = NULL;
+    int repeat = 1;
     const char *precondition = "0", *ss = "off", *ss_window = "0", *interval = "1s";
     int destructive = 0, size_given = 0;
     for (int i = 1; i < argc; i++) {
@@ -489,12 +533,24 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--size") && i + 1 < argc) { size = argv[++i]; size_given = 1; }
         else if (!strcmp(argv[i], "--allow-destructive")) destructive = 1;
         else if (!strcmp(argv[i], "--from-json") && i + 1 < argc) from_json = argv[++i];
+        else if (!strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
+        else if (!strcmp(argv[i], "--engines") && i + 1 < argc) only = argv[++i];
+        else if (!strcmp(argv[i], "--stack") && i + 1 < argc) stack = argv[++i];
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--precondition") && i + 1 < argc) precondition = argv[++i];
         else if (!strcmp(argv[i], "--steady-state") && i + 1 < argc) ss = argv[++i];
         else if (!strcmp(argv[i], "--ss-window") && i + 1 < argc) ss_window = argv[++i];
         else if (!strcmp(argv[i], "--interval") && i + 1 < argc) interval = argv[++i];
         else if (argv[i][0] == '-') { usage(argv[0]); return 2; }
         else target = argv[i];
+    }
+    if (repeat < 1 || repeat > 1000) {
+        fprintf(stderr, "seed_matrix: --repeat: expected 1 to 1000 sweeps\n");
+        return 2;
+    }
+    if (stack && !seed_stack_valid(stack)) {
+        fprintf(stderr, "seed_matrix: --stack '%s': expected windows_native or windows_non_native\n", stack);
+        return 2;
     }
     if (from_json) {
         const char *loaded[MAX_ENGINES];
@@ -536,7 +592,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nvb_engine_count() && ne < MAX_ENGINES; i++) {
         const char *name = nvb_engine_name(i);
         char why[256];
-        if (!strcmp(name, "null"))
+        if (only ? !listed(only, name) : !strcmp(name, "null"))
             continue;
         if (nvb_engine_probe(name, why, sizeof why) != 0) {
             fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, why);
@@ -557,6 +613,23 @@ int main(int argc, char **argv)
         }
         engines[ne++] = name;
     }
+    for (const char *p = only; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        int known = 0;
+        for (int e = 0; e < ne; e++)
+            known |= strlen(engines[e]) == strcspn(p, ",") && !strncmp(p, engines[e], strcspn(p, ","));
+        if (!known) {
+            fprintf(stderr, "seed_matrix: --engines: '%.*s' is not an engine that works here\n", (int)strcspn(p, ","), p);
+            return 2;
+        }
+    }
+    FILE *json_file = NULL;
+    if (json_path) {
+        seed_facts_init(stack);
+        if (!(json_file = seed_json_open(json_path))) {
+            perror(json_path);
+            return 1;
+        }
+    }
     if (nvb_cancel_new(&g_cancel) < 0)
         return 1;
 #ifdef _WIN32
@@ -572,9 +645,10 @@ int main(int argc, char **argv)
 #endif
 
     int status = 0, nresults = 0;
-    fprintf(stderr, "seed_matrix: %d engines x %zu cells, %s each, qd %s, jobs %s, target %s\n", ne, NCELLS,
-            runtime, qd, jobs, target);
-    for (size_t c = 0; c < NCELLS && !nvb_cancel_requested(g_cancel); c++) {
+    fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s\n", ne, NCELLS,
+            repeat, runtime, qd, jobs, target);
+    for (int rep = 0; rep < repeat * (int)NCELLS && !nvb_cancel_requested(g_cancel); rep++) {
+        size_t c = (size_t)rep % NCELLS;
         for (int e = 0; e < ne && !nvb_cancel_requested(g_cancel); e++) {
             struct nvb_workload *w;
             if (nvb_workload_new(&w) < 0)
@@ -624,12 +698,20 @@ int main(int argc, char **argv)
                 note_warnings(r);
                 nresults++;
             }
+            if (r && json_file && save_result(json_file, r) < 0)
+                status = 1;
             nvb_result_free(r);
             nvb_workload_free(w);
         }
     }
     print_table(engines, ne);
+    if (repeat > 1)
+        fprintf(stderr, "seed_matrix: each figure is the mean of %d runs\n", repeat);
 out:
+    if (json_file && seed_json_close(json_file) < 0) {
+        perror(json_path);
+        status = 1;
+    }
     print_warnings(nresults);
     if (own_dir) {
         unlink(scratch);
