@@ -1,0 +1,140 @@
+<#
+.SYNOPSIS
+Runs nvbench's seed matrix (the published comparison's 8 cells) on a disk,
+volume or directory, writes the results JSON and prints the seed table.
+
+.DESCRIPTION
+Targets:
+  D:\bench          a directory: a scratch file of -Size is laid out there
+  D:                a volume: the scratch file goes into D:\nvbench-seed
+  PhysicalDrive3    a whole disk (also 3 or \\.\PhysicalDrive3): written
+                    raw, destroying what it holds; asked before, and refused
+                    while it has partitions (the library refuses them too)
+A target on the system or boot disk is refused.
+
+The storage stack (native: nvmedisk; non-native: disk over stornvme) is
+detected from the disk's driver where Windows lets a program read it; where
+it cannot be, state it with -Stack, and the results record it as stated.
+Every engine that works on this Windows (wsync, iocp, ioring) runs unless
+-Engines names some.
+
+Unverified until run on Windows: written and checked for structure on Linux
+only (docs/windows.md).
+
+.EXAMPLE
+.\run-seed-matrix.ps1 E:\bench -Stack windows_native -Repeat 3
+#>
+[CmdletBinding()]
+param(
+    [Parameter(Mandatory = $true, Position = 0)]
+    [string]$Target,
+    [string]$Json = "",
+    [string]$Runtime = "30s",
+    [string]$Engines = "",
+    [ValidateRange(1, 100)]
+    [int]$Repeat = 3,
+    [ValidateSet("", "windows_native", "windows_non_native")]
+    [string]$Stack = "",
+    [string]$Size = "16G",
+    [ValidateRange(1, 4096)]
+    [int]$Qd = 32,
+    [ValidateRange(1, 1024)]
+    [int]$Jobs = 1,
+    [switch]$Force
+)
+
+Set-StrictMode -Version Latest
+$ErrorActionPreference = "Stop"
+
+$here = Split-Path -Parent $MyInvocation.MyCommand.Path
+$exe = Join-Path $here "seed_matrix.exe"
+if (-not (Test-Path -LiteralPath $exe)) {
+    throw "seed_matrix.exe is not beside this script ($here): unpack the whole zip"
+}
+
+function Get-TargetDisk {
+    # The disk under a drive letter, or $null when none is found.
+    param([string]$Letter)
+    $part = Get-Partition -DriveLetter $Letter -ErrorAction SilentlyContinue
+    if ($null -eq $part) { return $null }
+    return Get-Disk -Number @($part)[0].DiskNumber
+}
+
+function Assert-NotSystem {
+    param($Disk, [string]$What)
+    if ($null -eq $Disk) { return }
+    if ($Disk.IsSystem -or $Disk.IsBoot) {
+        throw "refusing ${What}: it is on disk $($Disk.Number) ($($Disk.FriendlyName)), the system or boot disk"
+    }
+}
+
+$destructive = $false
+$diskNumber = -1
+if ($Target -match '^(\\\\\.\\)?(PhysicalDrive)?(\d+)$') {
+    $diskNumber = [int]$Matches[3]
+    $disk = Get-Disk -Number $diskNumber
+    Assert-NotSystem $disk "PhysicalDrive$diskNumber"
+    $parts = @(Get-Partition -DiskNumber $diskNumber -ErrorAction SilentlyContinue)
+    if ($parts.Count -gt 0) {
+        throw "refusing PhysicalDrive${diskNumber}: it has $($parts.Count) partition(s); the write cells would destroy them (name a directory or volume on it instead, or clear the disk first)"
+    }
+    $runTarget = "\\.\PhysicalDrive$diskNumber"
+    $destructive = $true
+} elseif ($Target -match '^([A-Za-z]):\\?$') {
+    $letter = $Matches[1].ToUpper()
+    Assert-NotSystem (Get-TargetDisk $letter) "volume ${letter}:"
+    $runTarget = Join-Path "${letter}:\" "nvbench-seed"
+    New-Item -ItemType Directory -Force -Path $runTarget | Out-Null
+} else {
+    if (-not (Test-Path -LiteralPath $Target -PathType Container)) {
+        throw "$Target is not a directory, a volume (D:) or a disk (PhysicalDrive3)"
+    }
+    $runTarget = (Resolve-Path -LiteralPath $Target).Path
+    $qualifier = Split-Path -Qualifier $runTarget -ErrorAction SilentlyContinue
+    if ($qualifier -match '^([A-Za-z]):$') {
+        Assert-NotSystem (Get-TargetDisk $Matches[1]) $runTarget
+    } else {
+        Write-Warning "cannot tell which disk holds $runTarget; make sure it is not the system disk"
+    }
+}
+
+if ($destructive) {
+    $gib = [math]::Round($disk.Size / 1GB, 1)
+    Write-Host "The write cells will overwrite PhysicalDrive$diskNumber ($($disk.FriendlyName), $gib GiB) from its first byte."
+    if (-not $Force) {
+        $answer = Read-Host "Type YES to destroy what PhysicalDrive$diskNumber holds"
+        if ($answer -cne "YES") {
+            Write-Host "nothing was run"
+            exit 1
+        }
+    }
+}
+
+if ($Json -eq "") {
+    $label = if ($Stack -ne "") { $Stack } else { "windows" }
+    $Json = "seed-$label-$env:COMPUTERNAME-$(Get-Date -Format yyyyMMdd-HHmmss).json"
+}
+
+$argv = @("--json", $Json, "--runtime", $Runtime, "--repeat", "$Repeat", "--qd", "$Qd", "--jobs", "$Jobs")
+if ($Engines -ne "") { $argv += @("--engines", $Engines) }
+if ($Stack -ne "") { $argv += @("--stack", $Stack) }
+if ($destructive) {
+    $argv += "--allow-destructive"
+} else {
+    $argv += @("--size", $Size)
+}
+$argv += $runTarget
+
+Write-Host "seed_matrix.exe $($argv -join ' ')"
+& $exe @argv
+$status = $LASTEXITCODE
+
+if (Test-Path -LiteralPath $Json) {
+    $results = @((Get-Content -Raw -LiteralPath $Json | ConvertFrom-Json).results)
+    $stacks = @($results | ForEach-Object { $_.engine_used.stack } | Sort-Object -Unique)
+    Write-Host "results: $Json ($($results.Count) runs; stack: $($stacks -join ', '))"
+    if ($Stack -eq "" -and $stacks -contains "unknown") {
+        Write-Warning "the stack could not be detected here: run again with -Stack windows_native or -Stack windows_non_native (docs/reproduce.md says how to tell)"
+    }
+}
+exit $status
