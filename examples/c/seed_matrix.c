@@ -6,11 +6,13 @@
  *
  *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M] [--engines A,B] [--repeat N]
  *               [--json FILE] [--stack windows_native|windows_non_native]
- *               [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]
+ *               [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR]
+ *               [TARGET...]
  *   seed_matrix --from-json RESULTS.json
  *
  * TARGET is a regular file, a block device (writes need
- * --allow-destructive), or a directory; by default a scratch file in a new
+ * --allow-destructive), or a directory; several (a JBOD) make every run
+ * spread its I/O over them all, as one workload with several targets; by default a scratch file in a new
  * temporary directory, removed afterwards. --from-json prints the table of
  * saved results instead (a JSON array of results as the library writes
  * them, e.g. run_workload's output, one result, or {"results": [...]}) and
@@ -54,6 +56,7 @@ static char *mkdtemp(char *t)
 #endif
 
 #define MAX_ENGINES 8
+#define MAX_TARGETS 64
 #define CELL_TEXT 32
 
 static const struct cell {
@@ -487,6 +490,14 @@ static int load_results(const char *path, const char **engines, int *ne)
     return status;
 }
 
+static int add_targets(struct nvb_workload *w, const char *const *targets, int n)
+{
+    int rc = 0;
+    for (int t = 0; t < n && rc == 0; t++)
+        rc = nvb_workload_add_target(w, targets[t]);
+    return rc;
+}
+
 /* Is name an item of the comma-separated list? */
 static int listed(const char *list, const char *name)
 {
@@ -514,7 +525,7 @@ static void usage(const char *argv0)
 {
     fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive]\n"
                     "       [--engines A,B] [--repeat N] [--json FILE] [--stack windows_native|windows_non_native]\n"
-                    "       [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]\n"
+                    "       [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET...]\n"
                     "       %s --from-json RESULTS.json\n",
             argv0, argv0);
 }
@@ -523,7 +534,8 @@ int main(int argc, char **argv)
 {
     const char *runtime = "2s", *qd = "32", *jobs = "1", *size = "512M", *target = NULL;
     const char *from_json = NULL, *json_path = NULL, *only = NULL, *stack = NULL;
-    int repeat = 1;
+    int repeat = 1, ntargets = 0;
+    const char *targets[MAX_TARGETS]; /* a JBOD: every run spreads over them all */
     const char *precondition = "0", *ss = "off", *ss_window = "0", *interval = "1s";
     int destructive = 0, size_given = 0;
     for (int i = 1; i < argc; i++) {
@@ -542,8 +554,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--ss-window") && i + 1 < argc) ss_window = argv[++i];
         else if (!strcmp(argv[i], "--interval") && i + 1 < argc) interval = argv[++i];
         else if (argv[i][0] == '-') { usage(argv[0]); return 2; }
-        else target = argv[i];
+        else if (ntargets < MAX_TARGETS) targets[ntargets++] = argv[i];
+        else { fprintf(stderr, "seed_matrix: more than %d targets\n", MAX_TARGETS); return 2; }
     }
+    target = ntargets ? targets[0] : NULL;
     if (repeat < 1 || repeat > 1000) {
         fprintf(stderr, "seed_matrix: --repeat: expected 1 to 1000 sweeps\n");
         return 2;
@@ -581,11 +595,12 @@ int main(int argc, char **argv)
             rmdir(tmpdir);
             return 1;
         }
-        target = scratch;
+        targets[ntargets++] = target = scratch;
     } else {
         struct stat st;
-        if (stat(target, &st) == 0 && S_ISDIR(st.st_mode))
-            size_given = 1; /* the library lays out a scratch file of --size there */
+        for (int t = 0; t < ntargets; t++)
+            if (stat(targets[t], &st) == 0 && S_ISDIR(st.st_mode))
+                size_given = 1; /* the library lays out a scratch file of --size there */
     }
     const char *engines[MAX_ENGINES];
     int ne = 0;
@@ -604,7 +619,7 @@ int main(int argc, char **argv)
         if (nvb_workload_new(&probe) == 0) {
             int unfit = nvb_workload_set(probe, "engine", name) == 0 &&
                         nvb_workload_set(probe, "rw", "randread") == 0 &&
-                        nvb_workload_add_target(probe, target) == 0 && nvb_workload_validate(probe) == -ENODEV;
+                        add_targets(probe, targets, ntargets) == 0 && nvb_workload_validate(probe) == -ENODEV;
             if (unfit)
                 fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, nvb_workload_error(probe));
             nvb_workload_free(probe);
@@ -645,8 +660,8 @@ int main(int argc, char **argv)
 #endif
 
     int status = 0, nresults = 0;
-    fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s\n", ne, NCELLS,
-            repeat, runtime, qd, jobs, target);
+    fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s%s\n", ne, NCELLS,
+            repeat, runtime, qd, jobs, target, ntargets > 1 ? " and the others" : "");
     for (int rep = 0; rep < repeat * (int)NCELLS && !nvb_cancel_requested(g_cancel); rep++) {
         size_t c = (size_t)rep % NCELLS;
         for (int e = 0; e < ne && !nvb_cancel_requested(g_cancel); e++) {
@@ -666,7 +681,7 @@ int main(int argc, char **argv)
             for (size_t k = 0; writes && k < sizeof wkv / sizeof wkv[0] && rc == 0; k++)
                 rc = nvb_workload_set(w, wkv[k][0], wkv[k][1]);
             if (rc == 0)
-                rc = nvb_workload_add_target(w, target);
+                rc = add_targets(w, targets, ntargets);
             if (rc < 0) {
                 fprintf(stderr, "seed_matrix: %s\n", nvb_workload_error(w));
                 nvb_workload_free(w);

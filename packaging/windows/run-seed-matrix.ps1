@@ -10,6 +10,8 @@ Targets:
   PhysicalDrive3    a whole disk (also 3 or \\.\PhysicalDrive3): written
                     raw, destroying what it holds; asked before, and refused
                     while it has partitions (the library refuses them too)
+  A,B,C             several (a JBOD, one per drive): every run spreads its
+                    I/O over them all; disks or directories, not both
 A target on the system or boot disk is refused.
 
 The storage stack (native: nvmedisk; non-native: disk over stornvme) is
@@ -27,7 +29,7 @@ only (docs/windows.md).
 [CmdletBinding()]
 param(
     [Parameter(Mandatory = $true, Position = 0)]
-    [string]$Target,
+    [string[]]$Target,
     [string]$Json = "",
     [string]$Runtime = "30s",
     [string]$Engines = "",
@@ -68,41 +70,60 @@ function Assert-NotSystem {
     }
 }
 
-$destructive = $false
-$diskNumber = -1
-if ($Target -match '^(\\\\\.\\)?(PhysicalDrive)?(\d+)$') {
-    $diskNumber = [int]$Matches[3]
-    $disk = Get-Disk -Number $diskNumber
-    Assert-NotSystem $disk "PhysicalDrive$diskNumber"
-    $parts = @(Get-Partition -DiskNumber $diskNumber -ErrorAction SilentlyContinue)
-    if ($parts.Count -gt 0) {
-        throw "refusing PhysicalDrive${diskNumber}: it has $($parts.Count) partition(s); the write cells would destroy them (name a directory or volume on it instead, or clear the disk first)"
+function Resolve-SeedTarget {
+    # One named target: Path, what seed_matrix.exe gets; Disk, the disk
+    # its write cells overwrite, or $null.
+    param([string]$Name)
+    if ($Name -match '^(\\\\\.\\)?(PhysicalDrive)?(\d+)$') {
+        $number = [int]$Matches[3]
+        $disk = Get-Disk -Number $number
+        Assert-NotSystem $disk "PhysicalDrive$number"
+        $parts = @(Get-Partition -DiskNumber $number -ErrorAction SilentlyContinue)
+        if ($parts.Count -gt 0) {
+            throw "refusing PhysicalDrive${number}: it has $($parts.Count) partition(s); the write cells would destroy them (name a directory or volume on it instead, or clear the disk first)"
+        }
+        return @{ Path = "\\.\PhysicalDrive$number"; Disk = $disk }
     }
-    $runTarget = "\\.\PhysicalDrive$diskNumber"
-    $destructive = $true
-} elseif ($Target -match '^([A-Za-z]):\\?$') {
-    $letter = $Matches[1].ToUpper()
-    Assert-NotSystem (Get-TargetDisk $letter) "volume ${letter}:"
-    $runTarget = Join-Path "${letter}:\" "nvbench-seed"
-    New-Item -ItemType Directory -Force -Path $runTarget | Out-Null
-} else {
-    if (-not (Test-Path -LiteralPath $Target -PathType Container)) {
-        throw "$Target is not a directory, a volume (D:) or a disk (PhysicalDrive3)"
+    if ($Name -match '^([A-Za-z]):\\?$') {
+        $letter = $Matches[1].ToUpper()
+        Assert-NotSystem (Get-TargetDisk $letter) "volume ${letter}:"
+        $dir = Join-Path "${letter}:\" "nvbench-seed"
+        New-Item -ItemType Directory -Force -Path $dir | Out-Null
+        return @{ Path = $dir; Disk = $null }
     }
-    $runTarget = (Resolve-Path -LiteralPath $Target).Path
-    $qualifier = Split-Path -Qualifier $runTarget -ErrorAction SilentlyContinue
+    if (-not (Test-Path -LiteralPath $Name -PathType Container)) {
+        throw "$Name is not a directory, a volume (D:) or a disk (PhysicalDrive3)"
+    }
+    $path = (Resolve-Path -LiteralPath $Name).Path
+    $qualifier = Split-Path -Qualifier $path -ErrorAction SilentlyContinue
     if ($qualifier -match '^([A-Za-z]):$') {
-        Assert-NotSystem (Get-TargetDisk $Matches[1]) $runTarget
+        Assert-NotSystem (Get-TargetDisk $Matches[1]) $path
     } else {
-        Write-Warning "cannot tell which disk holds $runTarget; make sure it is not the system disk"
+        Write-Warning "cannot tell which disk holds $path; make sure it is not the system disk"
     }
+    return @{ Path = $path; Disk = $null }
+}
+
+# Several targets (a JBOD: one per drive) make every run spread over them all.
+$runTargets = @()
+$disks = @()
+foreach ($name in $Target) {
+    $resolved = Resolve-SeedTarget $name
+    $runTargets += $resolved.Path
+    if ($null -ne $resolved.Disk) { $disks += $resolved.Disk }
+}
+$destructive = $disks.Count -gt 0
+if ($destructive -and $disks.Count -ne $runTargets.Count) {
+    throw "name whole disks or directories and volumes, not both: the scratch file size (-Size) would cap the disks too"
 }
 
 if ($destructive) {
-    $gib = [math]::Round($disk.Size / 1GB, 1)
-    Write-Host "The write cells will overwrite PhysicalDrive$diskNumber ($($disk.FriendlyName), $gib GiB) from its first byte."
+    foreach ($d in $disks) {
+        $gib = [math]::Round($d.Size / 1GB, 1)
+        Write-Host "The write cells will overwrite PhysicalDrive$($d.Number) ($($d.FriendlyName), $gib GiB) from its first byte."
+    }
     if (-not $Force) {
-        $answer = Read-Host "Type YES to destroy what PhysicalDrive$diskNumber holds"
+        $answer = Read-Host "Type YES to destroy what these $($disks.Count) disk(s) hold"
         if ($answer -cne "YES") {
             Write-Host "nothing was run"
             exit 1
@@ -123,7 +144,7 @@ if ($destructive) {
 } else {
     $argv += @("--size", $Size)
 }
-$argv += $runTarget
+$argv += $runTargets
 
 Write-Host "seed_matrix.exe $($argv -join ' ')"
 & $exe @argv

@@ -161,8 +161,8 @@ def main(path):
     declared = {v.lower() for v in re.findall(r"\]\s*\$(\w+)", params)}
     if declared != PARAMS:
         fail(f"the parameters are {sorted(declared)}, expected {sorted(PARAMS)}")
-    if not re.search(r"Mandatory\s*=\s*\$true[^$]*\$Target", params):
-        fail("Target is not mandatory")
+    if not re.search(r"Mandatory\s*=\s*\$true[^\]]*\)\]\s*\[string\[\]\]\$Target", params):
+        fail("Target is not a mandatory list")
     vs = re.search(r'ValidateSet\(([^)]*)\)\]\s*\[string\]\$Stack', params)
     if not vs or set(re.findall(r'"(\w*)"', vs.group(1))) != {"", "windows_native", "windows_non_native"}:
         fail("-Stack is not limited to windows_native and windows_non_native")
@@ -182,7 +182,8 @@ def main(path):
         if kind != "var":
             continue
         nxt = body[k + 1] if k + 1 < len(body) else ("", "", 0)
-        if in_param or (nxt[0] == "word" and nxt[1] in ("=", "+")):
+        loop = k >= 2 and body[k - 2][1].lower() == "foreach" and nxt[1] == "in"
+        if in_param or loop or (nxt[0] == "word" and nxt[1] in ("=", "+")):
             known.add(name.lower())
         elif name.lower() not in known:
             fail(f"line {line + skipped}: ${name} is read before it is set")
@@ -198,7 +199,7 @@ def main(path):
     # the guard
     if not re.search(r"IsSystem\s+-or\s+\$Disk\.IsBoot\)\s*\{\s*throw", text):
         fail("a system or boot disk is not refused with throw")
-    for kind in ("PhysicalDrive", "volume", "runTarget"):
+    for kind in ("PhysicalDrive", "volume", r"\$path"):
         if not re.search(rf"Assert-NotSystem[^\n]*{kind}", text):
             fail(f"the {kind} target is not checked against the system disk")
     ask, yes, allow = text.find("Read-Host"), text.find('-cne "YES"'), text.find('"--allow-destructive"')
@@ -206,7 +207,7 @@ def main(path):
         fail("--allow-destructive is not added after Read-Host's YES")
     if not re.search(r'if \(\$destructive\) \{\s*\$argv \+= "--allow-destructive"', text):
         fail("--allow-destructive is not limited to a disk target")
-    if not re.search(r'if \(-not \$Force\) \{\s*\$answer = Read-Host', text):
+    if not re.search(r'if \(-not \$Force\) \{\s*\$answer = Read-Host', text) or text.count("Read-Host") != 1:
         fail("the question is not asked unless -Force")
     if '"--json", $Json' not in text:
         fail("seed_matrix.exe is not given --json")
