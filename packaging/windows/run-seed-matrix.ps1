@@ -42,6 +42,8 @@ param(
     [int]$Qd = 32,
     [ValidateRange(1, 1024)]
     [int]$Jobs = 1,
+    [ValidateRange(0, 100)]
+    [int]$Precondition = 0,
     [switch]$Force
 )
 
@@ -139,6 +141,7 @@ if ($Json -eq "") {
 $argv = @("--json", $Json, "--runtime", $Runtime, "--repeat", "$Repeat", "--qd", "$Qd", "--jobs", "$Jobs")
 if ($Engines -ne "") { $argv += @("--engines", $Engines) }
 if ($Stack -ne "") { $argv += @("--stack", $Stack) }
+if ($Precondition -gt 0) { $argv += @("--precondition", "$Precondition") }
 if ($destructive) {
     $argv += "--allow-destructive"
 } else {

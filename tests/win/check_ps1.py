@@ -25,7 +25,7 @@ import sys
 OPEN = {"(": ")", "{": "}", "[": "]"}
 AUTOMATIC = {"true", "false", "null", "_", "matches", "lastexitcode", "myinvocation", "psscriptroot",
              "erroractionpreference", "args", "psboundparameters"}
-PARAMS = {"target", "json", "runtime", "engines", "repeat", "stack", "size", "qd", "jobs", "force"}
+PARAMS = {"target", "json", "runtime", "engines", "repeat", "stack", "size", "qd", "jobs", "precondition", "force"}
 
 
 def fail(msg):
