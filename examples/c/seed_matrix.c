@@ -508,6 +508,48 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
+/* The engines to run: those of --engines (`only`; every one but null when
+ * NULL) that work here and take these targets, the others named on stderr.
+ * Their count, or -1 when --engines names one that does not work here. */
+static int pick_engines(const char *only, const char *const *targets, int ntargets, const char **engines)
+{
+    int ne = 0;
+    for (int i = 0; i < nvb_engine_count() && ne < MAX_ENGINES; i++) {
+        const char *name = nvb_engine_name(i);
+        char why[256];
+        if (only ? !listed(only, name) : !strcmp(name, "null"))
+            continue;
+        if (nvb_engine_probe(name, why, sizeof why) != 0) {
+            fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, why);
+            continue;
+        }
+        /* Left out: an engine that does not take this kind of target
+         * (nvme drives NVMe namespaces, not the scratch file). */
+        struct nvb_workload *probe;
+        if (nvb_workload_new(&probe) == 0) {
+            int unfit = nvb_workload_set(probe, "engine", name) == 0 &&
+                        nvb_workload_set(probe, "rw", "randread") == 0 &&
+                        add_targets(probe, targets, ntargets) == 0 && nvb_workload_validate(probe) == -ENODEV;
+            if (unfit)
+                fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, nvb_workload_error(probe));
+            nvb_workload_free(probe);
+            if (unfit)
+                continue;
+        }
+        engines[ne++] = name;
+    }
+    for (const char *p = only; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        int known = 0;
+        for (int e = 0; e < ne; e++)
+            known |= strlen(engines[e]) == strcspn(p, ",") && !strncmp(p, engines[e], strcspn(p, ","));
+        if (!known) {
+            fprintf(stderr, "seed_matrix: --engines: '%.*s' is not an engine that works here\n", (int)strcspn(p, ","), p);
+            return -1;
+        }
+    }
+    return ne;
+}
+
 /* One run into the --json file, with the machine's facts (seed_facts.h). */
 static int save_result(FILE *f, const struct nvb_result *r)
 {
@@ -530,42 +572,79 @@ static void usage(const char *argv0)
             argv0, argv0);
 }
 
-int main(int argc, char **argv)
-{
-    const char *runtime = "2s", *qd = "32", *jobs = "1", *size = "512M", *target = NULL;
-    const char *from_json = NULL, *json_path = NULL, *only = NULL, *stack = NULL;
-    int repeat = 1, ntargets = 0;
+/* The command line: every option, as main() uses them. */
+struct opts {
+    const char *runtime, *qd, *jobs, *size, *from_json, *json_path, *only, *stack;
+    const char *precondition, *ss, *ss_window, *interval;
     const char *targets[MAX_TARGETS]; /* a JBOD: every run spreads over them all */
-    const char *precondition = "0", *ss = "off", *ss_window = "0", *interval = "1s";
-    int destructive = 0, size_given = 0;
+    int ntargets, repeat, destructive, size_given;
+};
+
+/* 0, or 2 with the message printed. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--runtime") && i + 1 < argc) runtime = argv[++i];
-        else if (!strcmp(argv[i], "--qd") && i + 1 < argc) qd = argv[++i];
-        else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = argv[++i];
-        else if (!strcmp(argv[i], "--size") && i + 1 < argc) { size = argv[++i]; size_given = 1; }
-        else if (!strcmp(argv[i], "--allow-destructive")) destructive = 1;
-        else if (!strcmp(argv[i], "--from-json") && i + 1 < argc) from_json = argv[++i];
-        else if (!strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
-        else if (!strcmp(argv[i], "--engines") && i + 1 < argc) only = argv[++i];
-        else if (!strcmp(argv[i], "--stack") && i + 1 < argc) stack = argv[++i];
-        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--precondition") && i + 1 < argc) precondition = argv[++i];
-        else if (!strcmp(argv[i], "--steady-state") && i + 1 < argc) ss = argv[++i];
-        else if (!strcmp(argv[i], "--ss-window") && i + 1 < argc) ss_window = argv[++i];
-        else if (!strcmp(argv[i], "--interval") && i + 1 < argc) interval = argv[++i];
-        else if (argv[i][0] == '-') { usage(argv[0]); return 2; }
-        else if (ntargets < MAX_TARGETS) targets[ntargets++] = argv[i];
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char **to = NULL;
+        if (!strcmp(a, "--runtime")) to = &o->runtime;
+        else if (!strcmp(a, "--qd")) to = &o->qd;
+        else if (!strcmp(a, "--jobs")) to = &o->jobs;
+        else if (!strcmp(a, "--size")) { to = &o->size; o->size_given = 1; }
+        else if (!strcmp(a, "--from-json")) to = &o->from_json;
+        else if (!strcmp(a, "--json")) to = &o->json_path;
+        else if (!strcmp(a, "--engines")) to = &o->only;
+        else if (!strcmp(a, "--stack")) to = &o->stack;
+        else if (!strcmp(a, "--repeat")) o->repeat = v ? atoi(v) : 0;
+        else if (!strcmp(a, "--precondition")) to = &o->precondition;
+        else if (!strcmp(a, "--steady-state")) to = &o->ss;
+        else if (!strcmp(a, "--ss-window")) to = &o->ss_window;
+        else if (!strcmp(a, "--interval")) to = &o->interval;
+        else if (!strcmp(a, "--allow-destructive")) { o->destructive = 1; continue; }
+        else if (a[0] == '-') { usage(argv[0]); return 2; }
+        else if (o->ntargets < MAX_TARGETS) { o->targets[o->ntargets++] = a; continue; }
         else { fprintf(stderr, "seed_matrix: more than %d targets\n", MAX_TARGETS); return 2; }
+        if (!v) { usage(argv[0]); return 2; }
+        if (to)
+            *to = v;
+        i++;
     }
-    target = ntargets ? targets[0] : NULL;
-    if (repeat < 1 || repeat > 1000) {
+    if (o->repeat < 1 || o->repeat > 1000) {
         fprintf(stderr, "seed_matrix: --repeat: expected 1 to 1000 sweeps\n");
         return 2;
     }
-    if (stack && !seed_stack_valid(stack)) {
-        fprintf(stderr, "seed_matrix: --stack '%s': expected windows_native or windows_non_native\n", stack);
+    if (o->stack && !seed_stack_valid(o->stack)) {
+        fprintf(stderr, "seed_matrix: --stack '%s': expected windows_native or windows_non_native\n", o->stack);
         return 2;
     }
+    return 0;
+}
+
+/* Ctrl-C and SIGTERM cancel the run in progress (on_signal). */
+static void catch_signals(void)
+{
+#ifdef _WIN32
+    /* The C runtime runs the handler on the console's Ctrl-C thread. */
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+#else
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = {"2s", "32", "1", "512M", NULL, NULL, NULL, NULL, "0", "off", "0", "1s", {0}, 0, 1, 0, 0};
+    if (parse_args(argc, argv, &o) != 0)
+        return 2;
+    const char *runtime = o.runtime, *qd = o.qd, *jobs = o.jobs, *size = o.size, *from_json = o.from_json;
+    const char *json_path = o.json_path, *only = o.only, *stack = o.stack, *precondition = o.precondition;
+    const char *ss = o.ss, *ss_window = o.ss_window, *interval = o.interval, **targets = o.targets;
+    const char *target = o.ntargets ? targets[0] : NULL;
+    int repeat = o.repeat, ntargets = o.ntargets, destructive = o.destructive, size_given = o.size_given;
     if (from_json) {
         const char *loaded[MAX_ENGINES];
         int nl = 0, rc = load_results(from_json, loaded, &nl);
@@ -603,62 +682,22 @@ int main(int argc, char **argv)
                 size_given = 1; /* the library lays out a scratch file of --size there */
     }
     const char *engines[MAX_ENGINES];
-    int ne = 0;
-    for (int i = 0; i < nvb_engine_count() && ne < MAX_ENGINES; i++) {
-        const char *name = nvb_engine_name(i);
-        char why[256];
-        if (only ? !listed(only, name) : !strcmp(name, "null"))
-            continue;
-        if (nvb_engine_probe(name, why, sizeof why) != 0) {
-            fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, why);
-            continue;
-        }
-        /* Left out: an engine that does not take this kind of target
-         * (nvme drives NVMe namespaces, not the scratch file). */
-        struct nvb_workload *probe;
-        if (nvb_workload_new(&probe) == 0) {
-            int unfit = nvb_workload_set(probe, "engine", name) == 0 &&
-                        nvb_workload_set(probe, "rw", "randread") == 0 &&
-                        add_targets(probe, targets, ntargets) == 0 && nvb_workload_validate(probe) == -ENODEV;
-            if (unfit)
-                fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, nvb_workload_error(probe));
-            nvb_workload_free(probe);
-            if (unfit)
-                continue;
-        }
-        engines[ne++] = name;
-    }
-    for (const char *p = only; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-        int known = 0;
-        for (int e = 0; e < ne; e++)
-            known |= strlen(engines[e]) == strcspn(p, ",") && !strncmp(p, engines[e], strcspn(p, ","));
-        if (!known) {
-            fprintf(stderr, "seed_matrix: --engines: '%.*s' is not an engine that works here\n", (int)strcspn(p, ","), p);
-            return 2;
-        }
-    }
+    int ne = pick_engines(only, targets, ntargets, engines);
     FILE *json_file = NULL;
-    if (json_path) {
-        seed_facts_init(stack);
-        if (!(json_file = seed_json_open(json_path))) {
+    if (ne < 0 || (json_path && !(json_file = seed_json_open(json_path)))) {
+        if (ne >= 0)
             perror(json_path);
-            return 1;
+        if (own_dir) {
+            unlink(scratch);
+            rmdir(tmpdir);
         }
+        return ne < 0 ? 2 : 1;
     }
+    if (json_path)
+        seed_facts_init(stack);
     if (nvb_cancel_new(&g_cancel) < 0)
         return 1;
-#ifdef _WIN32
-    /* The C runtime runs the handler on the console's Ctrl-C thread. */
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-#else
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-#endif
-
+    catch_signals();
     int status = 0, nresults = 0;
     fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s%s\n", ne, NCELLS,
             repeat, runtime, qd, jobs, target, ntargets > 1 ? " and the others" : "");
