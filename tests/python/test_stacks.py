@@ -107,3 +107,42 @@ def test_compare_table_command(tmp_path):
     swapped = subprocess.run(cmd + [paths[0], paths[2], paths[1]], capture_output=True, text=True)
     assert swapped.returncode != 0 and "non.json: its runs went through the windows_non_native stack (stated)" \
         in swapped.stderr
+
+
+def _repeats(engine, stack=None, n=3):
+    out = []
+    for i in range(n):
+        d = _run(engine, stack)
+        d["read"]["iops"] *= 1 + 0.01 * i  # repeats that differ a little
+        out.append(d)
+    return out
+
+
+def test_repeats_give_intervals_and_cpu_rows_under_total_cpu():
+    rs = four_stacks(_set(*_repeats("libaio")), _set(*_repeats("iocp", "windows_native")),
+                     _set(*_repeats("iocp", "windows_non_native")))
+    table = rs.table(fmt="text")
+    rows = [line.split("  ")[0] for line in table.splitlines()]
+    t = rows.index("Total CPU Usage (%)")
+    assert rows[t + 3:t + 5] == ["CPU per I/O (us)", "IOPS per core"], rows
+    iops = next(line for line in table.splitlines() if line.startswith("IOPS "))
+    assert iops.count("±") + iops.count("[") == 3, iops  # each of the three columns has its interval
+
+
+@needs_extension
+def test_report_four_stacks(tmp_path):
+    paths = []
+    for name, runs in (("linux", _repeats("io_uring")), ("native", _repeats("iocp", "windows_native")),
+                       ("non", _repeats("iocp", "windows_non_native"))):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps({"results": runs}))
+        paths.append(str(p))
+    out = subprocess.run([sys.executable, "-m", "nvbench", "report", "--four-stacks", *paths,
+                          "-o", str(tmp_path / "r.html")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    html = (tmp_path / "r.html").read_text()
+    assert "Win non-native" in html and "Win native" in html and "Linux io_uring" in html
+    assert "±" in html  # the repeats' intervals
+    bad = subprocess.run([sys.executable, "-m", "nvbench", "report", "--four-stacks", paths[1], paths[0], paths[2]],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "native.json: holds iocp runs, a Windows engine" in bad.stderr

@@ -446,14 +446,14 @@ def cmd_table(args):
         return EXIT_INPUT
     try:
         print(rs.table(fmt="text"))
-        if args.report:
-            rs.report(args.report, title=args.title or "nvbench: the four stacks of the published comparison",
-                      baseline=COLUMNS["windows_non_native"], sources=args.files)
-            print(f"report: {os.path.abspath(args.report)}")
     except ImportError as e:
         _err(f"{e} (the table needs the analysis extras: numpy, pandas)")
         return EXIT_FAIL
-    return EXIT_OK
+    if not args.report:
+        return EXIT_OK
+    args.output, args.no_reference, args.baseline = args.report, False, COLUMNS["windows_non_native"]
+    args.title = args.title or "nvbench: the four stacks of the published comparison"
+    return _write_report(rs, args)
 
 
 def cmd_compare(args):
@@ -554,6 +554,13 @@ def _report_set(files, sets):
 
 
 def cmd_report(args):
+    if args.four_stacks:
+        rs, e = _four_columns(args.files, None)
+        if e:
+            _err(e)
+            return EXIT_INPUT
+        args.baseline = args.baseline or COLUMNS["windows_non_native"]
+        return _write_report(rs, args)
     sets = []
     for f in args.files:
         try:
@@ -565,6 +572,10 @@ def cmd_report(args):
     if not len(rs):
         _err(f"nothing to report: {', '.join(args.files)} hold no result")
         return EXIT_INPUT
+    return _write_report(rs, args)
+
+
+def _write_report(rs, args):
     try:
         rs.report(args.output, title=args.title, baseline=args.baseline,
                   reference=not args.no_reference, sources=args.files)
@@ -694,6 +705,9 @@ def build_parser():
     s.add_argument("--baseline", metavar="STACK",
                    help="stack the others are compared against (default libaio, else the first)")
     s.add_argument("--no-reference", action="store_true", help="leave the published figures out")
+    s.add_argument("--four-stacks", action="store_true",
+                   help="the files are LINUX WIN-NATIVE WIN-NONNATIVE: the published four columns, as "
+                        "nvbench compare --table makes them (docs/reproduce.md)")
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("compare", help="compare two saved result files (A is the baseline)",
