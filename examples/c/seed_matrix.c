@@ -41,6 +41,7 @@
 
 #include <nvbench.h>
 
+#include "example_signals.h"
 #include "seed_facts.h"
 
 #ifdef _WIN32
@@ -619,22 +620,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
     return 0;
 }
 
-/* Ctrl-C and SIGTERM cancel the run in progress (on_signal). */
-static void catch_signals(void)
-{
-#ifdef _WIN32
-    /* The C runtime runs the handler on the console's Ctrl-C thread. */
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-#else
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-#endif
-}
-
 int main(int argc, char **argv)
 {
     struct opts o = {"2s", "32", "1", "512M", NULL, NULL, NULL, NULL, "0", "off", "0", "1s", {0}, 0, 1, 0, 0};
@@ -697,7 +682,7 @@ int main(int argc, char **argv)
         seed_facts_init(stack);
     if (nvb_cancel_new(&g_cancel) < 0)
         return 1;
-    catch_signals();
+    example_catch_signals(on_signal);
     int status = 0, nresults = 0;
     fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s%s\n", ne, NCELLS,
             repeat, runtime, qd, jobs, target, ntargets > 1 ? " and the others" : "");
