@@ -155,7 +155,10 @@ $status = $LASTEXITCODE
 
 if (Test-Path -LiteralPath $Json) {
     $results = @((Get-Content -Raw -LiteralPath $Json | ConvertFrom-Json).results)
-    $stacks = @($results | ForEach-Object { $_.engine_used.stack } | Sort-Object -Unique)
+    # a run that failed before its engine started records no stack (StrictMode: ask first)
+    $stacks = @($results | ForEach-Object {
+            if ($_.engine_used.PSObject.Properties["stack"]) { $_.engine_used.stack } else { "unknown" }
+        } | Sort-Object -Unique)
     Write-Host "results: $Json ($($results.Count) runs; stack: $($stacks -join ', '))"
     if ($Stack -eq "" -and $stacks -contains "unknown") {
         Write-Warning "the stack could not be detected here: run again with -Stack windows_native or -Stack windows_non_native (docs/reproduce.md says how to tell)"
