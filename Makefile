@@ -6,6 +6,7 @@
 #              (with real NVMe under QEMU: tests/vm, docs/vm.md)
 #              (then the whole suite again under ASan + UBSan, then the
 #              Windows build under wine: make test-win, docs/windows.md)
+#   make dist-win  the Windows package, build-win/nvbench-VERSION-win64.zip
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 WIN_BUILD  ?= build-win
@@ -40,7 +41,7 @@ TEST_PKGS := check zlib1g-dev fio python3-jsonschema util-linux e2fsprogs fdisk 
 # installed: Debian's jupyter-notebook).
 NOTEBOOK_PKGS := python3-ipykernel python3-numpy python3-pandas python3-matplotlib
 
-.PHONY: all deps deps-run deps-test build build-tests test test-fast test-win run run-c venv kernel notebook install clean
+.PHONY: all deps deps-run deps-test build build-tests test test-fast test-win dist-win run run-c venv kernel notebook install clean
 
 all: build
 
@@ -90,15 +91,26 @@ test: build-tests
 	$(MAKE) test-win
 
 # The Windows build (mingw-w64 cross compiler) and its tests under wine
-# (docs/windows.md); skipped with a note where either is missing.
-test-win: deps-test
+# (docs/windows.md); skipped with a note where either is missing. They
+# include the package (win_dist*: built, unpacked, run under wine, its
+# results compared with a Linux run through the venv's nvbench command).
+test-win: deps-test venv
 	@if command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 && command -v wine >/dev/null 2>&1; then \
 	  cmake -S . -B $(WIN_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo && \
 	  cmake --build $(WIN_BUILD) -j $(JOBS) && \
-	  cd $(WIN_BUILD) && ctest --output-on-failure -j 1; \
+	  cd $(WIN_BUILD) && NVB_PYTHON=$(abspath $(VENV))/bin/python ctest --output-on-failure -j 1; \
 	else \
 	  echo "test-win: x86_64-w64-mingw32-gcc or wine not installed: the Windows build was not tested"; \
 	fi
+
+# The package for Windows users: $(WIN_BUILD)/nvbench-VERSION-win64.zip
+# (seed_matrix.exe, run_workload.exe, libnvbench.dll, its import library,
+# nvbench.h, README-windows.txt, run-seed-matrix.ps1; docs/windows.md).
+dist-win:
+	$(call install_missing,$(BUILD_PKGS) gcc-mingw-w64-x86-64)
+	cmake -S . -B $(WIN_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(WIN_BUILD) -j $(JOBS) --target dist-win
+	@ls $(WIN_BUILD)/nvbench-*-win64.zip
 
 test-fast: build-tests
 	cd $(BUILD) && ctest --output-on-failure -j 1

@@ -43,6 +43,8 @@
 
 #include <nvbench.h>
 
+#include "example_signals.h"
+
 enum { TAG_STOP = 77 };
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_INPUT = 2, EXIT_INTERRUPTED = 130 };
 
@@ -343,12 +345,7 @@ int main(int argc, char **argv)
 
     /* Run. */
     nvb_cancel_new(&g_cancel);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    example_catch_signals(on_signal);
     c.stop_tx = calloc((size_t)c.size, sizeof *c.stop_tx);
     for (int r = 0; r < c.size; r++)
         c.stop_tx[r] = MPI_REQUEST_NULL;

@@ -18,6 +18,8 @@
 
 #include <nvbench.h>
 
+#include "example_signals.h"
+
 static struct nvb_cancel *g_cancel;
 static volatile sig_atomic_t g_signal; /* the first signal that cancelled the run */
 
@@ -65,18 +67,7 @@ int main(int argc, char **argv)
         nvb_workload_free(w);
         return 1;
     }
-#ifdef _WIN32
-    /* The C runtime runs the handler on the console's Ctrl-C thread. */
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-#else
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-#endif
+    example_catch_signals(on_signal);
 
     struct nvb_run_opts opts = NVB_RUN_OPTS_INIT;
     opts.cancel = g_cancel;

@@ -4,15 +4,23 @@
  * engine that works here, printed in the published table layout with the
  * CPU cost per I/O that the articles had to infer.
  *
- *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M]
- *               [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]
+ *   seed_matrix [--runtime 2s] [--qd 32] [--jobs 1] [--size 512M] [--engines A,B] [--repeat N]
+ *               [--json FILE] [--stack windows_native|windows_non_native]
+ *               [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR]
+ *               [TARGET...]
  *   seed_matrix --from-json RESULTS.json
  *
  * TARGET is a regular file, a block device (writes need
- * --allow-destructive), or a directory; by default a scratch file in a new
+ * --allow-destructive), or a directory; several (a JBOD) make every run
+ * spread its I/O over them all, as one workload with several targets; by default a scratch file in a new
  * temporary directory, removed afterwards. --from-json prints the table of
  * saved results instead (a JSON array of results as the library writes
- * them, e.g. run_workload's output, or one result) and runs nothing.
+ * them, e.g. run_workload's output, one result, or {"results": [...]}) and
+ * runs nothing. --engines runs only those engines (default: every one that
+ * works here but null); --repeat sweeps the matrix N times and the table
+ * shows the means; --json saves {"results": [...]}, one result per run,
+ * each with the machine's facts and, with --stack, the storage stack the
+ * user states (seed_facts.h; the Windows package's script passes it).
  * --precondition and --steady-state apply to the write cells: N sequential
  * write passes over the target before each, and each ended at steady state
  * (--runtime is then the cap; a round is one --interval, default 1s;
@@ -33,6 +41,9 @@
 
 #include <nvbench.h>
 
+#include "example_signals.h"
+#include "seed_facts.h"
+
 #ifdef _WIN32
 #include <direct.h>
 #include <io.h>
@@ -46,6 +57,7 @@ static char *mkdtemp(char *t)
 #endif
 
 #define MAX_ENGINES 8
+#define MAX_TARGETS 64
 #define CELL_TEXT 32
 
 static const struct cell {
@@ -60,7 +72,7 @@ static const struct cell {
 
 /* ran: the column has this cell (a run was made or loaded); ok: it has figures. */
 struct fig {
-    int ran, ok;
+    int ran, ok, n; /* n: the runs with figures, averaged */
     int qd_asked, qd_ran; /* the queue depth asked for, and the one the engine ran at */
     double gib_s, iops, lat_ms, cpu_pct, own_pct, others_pct, us_per_io, iops_core;
 };
@@ -88,8 +100,9 @@ static double as_written(double v)
     return strtod(buf, NULL);
 }
 
-static void fill_fig(struct fig *f, const struct nvb_result *r, int dir, int qd_asked)
+static void fill_fig(struct fig *into, const struct nvb_result *r, int dir, int qd_asked)
 {
+    struct fig one, *f = &one;
     double qde = 0;
     f->ran = f->ok = 1;
     f->qd_asked = qd_asked;
@@ -106,6 +119,17 @@ static void fill_fig(struct fig *f, const struct nvb_result *r, int dir, int qd_
     nvb_result_get(r, "cpu.background_pct", &f->others_pct);
     nvb_result_get(r, "cpu.cpu_us_per_io", &f->us_per_io);
     nvb_result_get(r, "cpu.iops_per_core", &f->iops_core);
+    /* a repeat: each figure the running mean of the runs' */
+    int n = into->n;
+    if (n == 0)
+        *into = one;
+    double *sum[] = {&into->gib_s, &into->iops, &into->lat_ms, &into->cpu_pct, &into->own_pct, &into->others_pct,
+                     &into->us_per_io, &into->iops_core};
+    const double add[] = {one.gib_s, one.iops, one.lat_ms, one.cpu_pct, one.own_pct, one.others_pct, one.us_per_io,
+                          one.iops_core};
+    for (size_t i = 0; n > 0 && i < sizeof add / sizeof add[0]; i++)
+        *sum[i] += (add[i] - *sum[i]) / (n + 1);
+    into->n = n + 1;
 }
 
 /* Thousands separators in the integer part: "-1234567.5" -> "-1,234,567.5"
@@ -374,6 +398,9 @@ static char *read_all(const char *path, size_t *len)
 static int next_object(const char *s, size_t n, size_t *pos, size_t *start, size_t *len)
 {
     size_t i = *pos;
+    const char *set = *pos == 0 ? strstr(s, "\"results\"") : NULL, *engine = strstr(s, "\"engine\"");
+    if (set && (!engine || set < engine) && strchr(set, '['))
+        i = (size_t)(strchr(set, '[') - s); /* a result set: its array */
     i += strspn(s + i, " \t\r\n");
     if (i < n && s[i] == (*pos == 0 ? '[' : ',')) /* into the array, or past a comma */
         i += 1 + strspn(s + i + 1, " \t\r\n");
@@ -449,11 +476,7 @@ static int load_results(const char *path, const char **engines, int *ne)
                 if (e == *ne && *ne == MAX_ENGINES) {
                     fprintf(stderr, "seed_matrix: %s: more than %d engines\n", path, MAX_ENGINES);
                     status = 2;
-                } else if (figs[c][e].ran) {
-                    fprintf(stderr, "seed_matrix: %s: item %d is a second %s on %s: one run per cell and engine "
-                            "here (Python's table averages repeats)\n", path, item, cells[c].label, engine);
-                    status = 2;
-                } else {
+                } else { /* a second run of a cell and engine: a repeat, averaged */
                     if (e == *ne)
                         engines[(*ne)++] = strcpy(names[e], engine);
                     fill_fig(&figs[c][e], r, strstr(rw, "write") ? NVB_WRITE : NVB_READ, atoi(qd));
@@ -468,34 +491,145 @@ static int load_results(const char *path, const char **engines, int *ne)
     return status;
 }
 
+static int add_targets(struct nvb_workload *w, const char *const *targets, int n)
+{
+    int rc = 0;
+    for (int t = 0; t < n && rc == 0; t++)
+        rc = nvb_workload_add_target(w, targets[t]);
+    return rc;
+}
+
+/* Is name an item of the comma-separated list? */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+        if (strcspn(p, ",") == n && !strncmp(p, name, n))
+            return 1;
+    return 0;
+}
+
+/* The engines to run: those of --engines (`only`; every one but null when
+ * NULL) that work here and take these targets, the others named on stderr.
+ * Their count, or -1 when --engines names one that does not work here. */
+static int pick_engines(const char *only, const char *const *targets, int ntargets, const char **engines)
+{
+    int ne = 0;
+    for (int i = 0; i < nvb_engine_count() && ne < MAX_ENGINES; i++) {
+        const char *name = nvb_engine_name(i);
+        char why[256];
+        if (only ? !listed(only, name) : !strcmp(name, "null"))
+            continue;
+        if (nvb_engine_probe(name, why, sizeof why) != 0) {
+            fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, why);
+            continue;
+        }
+        /* Left out: an engine that does not take this kind of target
+         * (nvme drives NVMe namespaces, not the scratch file). */
+        struct nvb_workload *probe;
+        if (nvb_workload_new(&probe) == 0) {
+            int unfit = nvb_workload_set(probe, "engine", name) == 0 &&
+                        nvb_workload_set(probe, "rw", "randread") == 0 &&
+                        add_targets(probe, targets, ntargets) == 0 && nvb_workload_validate(probe) == -ENODEV;
+            if (unfit)
+                fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, nvb_workload_error(probe));
+            nvb_workload_free(probe);
+            if (unfit)
+                continue;
+        }
+        engines[ne++] = name;
+    }
+    for (const char *p = only; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        int known = 0;
+        for (int e = 0; e < ne; e++)
+            known |= strlen(engines[e]) == strcspn(p, ",") && !strncmp(p, engines[e], strcspn(p, ","));
+        if (!known) {
+            fprintf(stderr, "seed_matrix: --engines: '%.*s' is not an engine that works here\n", (int)strcspn(p, ","), p);
+            return -1;
+        }
+    }
+    return ne;
+}
+
+/* One run into the --json file, with the machine's facts (seed_facts.h). */
+static int save_result(FILE *f, const struct nvb_result *r)
+{
+    char *json = NULL, *with = NULL, why[256] = "out of memory";
+    int rc = nvb_result_json(r, &json) < 0 || !(with = seed_facts_apply(json, why, sizeof why)) ||
+                     seed_json_add(f, with) < 0 ? -1 : 0;
+    if (rc < 0)
+        fprintf(stderr, "seed_matrix: --json: %s\n", json && with ? "cannot write" : why);
+    nvb_free(json);
+    free(with);
+    return rc;
+}
+
 static void usage(const char *argv0)
 {
     fprintf(stderr, "usage: %s [--runtime DUR] [--qd N] [--jobs N] [--size SIZE] [--allow-destructive]\n"
-                    "       [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET]\n"
+                    "       [--engines A,B] [--repeat N] [--json FILE] [--stack windows_native|windows_non_native]\n"
+                    "       [--precondition N] [--steady-state iops|bw|lat] [--ss-window DUR] [--interval DUR] [TARGET...]\n"
                     "       %s --from-json RESULTS.json\n",
             argv0, argv0);
 }
 
+/* The command line: every option, as main() uses them. */
+struct opts {
+    const char *runtime, *qd, *jobs, *size, *from_json, *json_path, *only, *stack;
+    const char *precondition, *ss, *ss_window, *interval;
+    const char *targets[MAX_TARGETS]; /* a JBOD: every run spreads over them all */
+    int ntargets, repeat, destructive, size_given;
+};
+
+/* 0, or 2 with the message printed. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char **to = NULL;
+        if (!strcmp(a, "--runtime")) to = &o->runtime;
+        else if (!strcmp(a, "--qd")) to = &o->qd;
+        else if (!strcmp(a, "--jobs")) to = &o->jobs;
+        else if (!strcmp(a, "--size")) { to = &o->size; o->size_given = 1; }
+        else if (!strcmp(a, "--from-json")) to = &o->from_json;
+        else if (!strcmp(a, "--json")) to = &o->json_path;
+        else if (!strcmp(a, "--engines")) to = &o->only;
+        else if (!strcmp(a, "--stack")) to = &o->stack;
+        else if (!strcmp(a, "--repeat")) o->repeat = v ? atoi(v) : 0;
+        else if (!strcmp(a, "--precondition")) to = &o->precondition;
+        else if (!strcmp(a, "--steady-state")) to = &o->ss;
+        else if (!strcmp(a, "--ss-window")) to = &o->ss_window;
+        else if (!strcmp(a, "--interval")) to = &o->interval;
+        else if (!strcmp(a, "--allow-destructive")) { o->destructive = 1; continue; }
+        else if (a[0] == '-') { usage(argv[0]); return 2; }
+        else if (o->ntargets < MAX_TARGETS) { o->targets[o->ntargets++] = a; continue; }
+        else { fprintf(stderr, "seed_matrix: more than %d targets\n", MAX_TARGETS); return 2; }
+        if (!v) { usage(argv[0]); return 2; }
+        if (to)
+            *to = v;
+        i++;
+    }
+    if (o->repeat < 1 || o->repeat > 1000) {
+        fprintf(stderr, "seed_matrix: --repeat: expected 1 to 1000 sweeps\n");
+        return 2;
+    }
+    if (o->stack && !seed_stack_valid(o->stack)) {
+        fprintf(stderr, "seed_matrix: --stack '%s': expected windows_native or windows_non_native\n", o->stack);
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *runtime = "2s", *qd = "32", *jobs = "1", *size = "512M", *target = NULL;
-    const char *from_json = NULL;
-    const char *precondition = "0", *ss = "off", *ss_window = "0", *interval = "1s";
-    int destructive = 0, size_given = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--runtime") && i + 1 < argc) runtime = argv[++i];
-        else if (!strcmp(argv[i], "--qd") && i + 1 < argc) qd = argv[++i];
-        else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = argv[++i];
-        else if (!strcmp(argv[i], "--size") && i + 1 < argc) { size = argv[++i]; size_given = 1; }
-        else if (!strcmp(argv[i], "--allow-destructive")) destructive = 1;
-        else if (!strcmp(argv[i], "--from-json") && i + 1 < argc) from_json = argv[++i];
-        else if (!strcmp(argv[i], "--precondition") && i + 1 < argc) precondition = argv[++i];
-        else if (!strcmp(argv[i], "--steady-state") && i + 1 < argc) ss = argv[++i];
-        else if (!strcmp(argv[i], "--ss-window") && i + 1 < argc) ss_window = argv[++i];
-        else if (!strcmp(argv[i], "--interval") && i + 1 < argc) interval = argv[++i];
-        else if (argv[i][0] == '-') { usage(argv[0]); return 2; }
-        else target = argv[i];
-    }
+    struct opts o = {"2s", "32", "1", "512M", NULL, NULL, NULL, NULL, "0", "off", "0", "1s", {0}, 0, 1, 0, 0};
+    if (parse_args(argc, argv, &o) != 0)
+        return 2;
+    const char *runtime = o.runtime, *qd = o.qd, *jobs = o.jobs, *size = o.size, *from_json = o.from_json;
+    const char *json_path = o.json_path, *only = o.only, *stack = o.stack, *precondition = o.precondition;
+    const char *ss = o.ss, *ss_window = o.ss_window, *interval = o.interval, **targets = o.targets;
+    const char *target = o.ntargets ? targets[0] : NULL;
+    int repeat = o.repeat, ntargets = o.ntargets, destructive = o.destructive, size_given = o.size_given;
     if (from_json) {
         const char *loaded[MAX_ENGINES];
         int nl = 0, rc = load_results(from_json, loaded, &nl);
@@ -525,56 +659,35 @@ int main(int argc, char **argv)
             rmdir(tmpdir);
             return 1;
         }
-        target = scratch;
+        targets[ntargets++] = target = scratch;
     } else {
         struct stat st;
-        if (stat(target, &st) == 0 && S_ISDIR(st.st_mode))
-            size_given = 1; /* the library lays out a scratch file of --size there */
+        for (int t = 0; t < ntargets; t++)
+            if (stat(targets[t], &st) == 0 && S_ISDIR(st.st_mode))
+                size_given = 1; /* the library lays out a scratch file of --size there */
     }
     const char *engines[MAX_ENGINES];
-    int ne = 0;
-    for (int i = 0; i < nvb_engine_count() && ne < MAX_ENGINES; i++) {
-        const char *name = nvb_engine_name(i);
-        char why[256];
-        if (!strcmp(name, "null"))
-            continue;
-        if (nvb_engine_probe(name, why, sizeof why) != 0) {
-            fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, why);
-            continue;
+    int ne = pick_engines(only, targets, ntargets, engines);
+    FILE *json_file = NULL;
+    if (ne < 0 || (json_path && !(json_file = seed_json_open(json_path)))) {
+        if (ne >= 0)
+            perror(json_path);
+        if (own_dir) {
+            unlink(scratch);
+            rmdir(tmpdir);
         }
-        /* Left out: an engine that does not take this kind of target
-         * (nvme drives NVMe namespaces, not the scratch file). */
-        struct nvb_workload *probe;
-        if (nvb_workload_new(&probe) == 0) {
-            int unfit = nvb_workload_set(probe, "engine", name) == 0 &&
-                        nvb_workload_set(probe, "rw", "randread") == 0 &&
-                        nvb_workload_add_target(probe, target) == 0 && nvb_workload_validate(probe) == -ENODEV;
-            if (unfit)
-                fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, nvb_workload_error(probe));
-            nvb_workload_free(probe);
-            if (unfit)
-                continue;
-        }
-        engines[ne++] = name;
+        return ne < 0 ? 2 : 1;
     }
+    if (json_path)
+        seed_facts_init(stack);
     if (nvb_cancel_new(&g_cancel) < 0)
         return 1;
-#ifdef _WIN32
-    /* The C runtime runs the handler on the console's Ctrl-C thread. */
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-#else
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-#endif
-
+    example_catch_signals(on_signal);
     int status = 0, nresults = 0;
-    fprintf(stderr, "seed_matrix: %d engines x %zu cells, %s each, qd %s, jobs %s, target %s\n", ne, NCELLS,
-            runtime, qd, jobs, target);
-    for (size_t c = 0; c < NCELLS && !nvb_cancel_requested(g_cancel); c++) {
+    fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s%s\n", ne, NCELLS,
+            repeat, runtime, qd, jobs, target, ntargets > 1 ? " and the others" : "");
+    for (int rep = 0; rep < repeat * (int)NCELLS && !nvb_cancel_requested(g_cancel); rep++) {
+        size_t c = (size_t)rep % NCELLS;
         for (int e = 0; e < ne && !nvb_cancel_requested(g_cancel); e++) {
             struct nvb_workload *w;
             if (nvb_workload_new(&w) < 0)
@@ -592,7 +705,7 @@ int main(int argc, char **argv)
             for (size_t k = 0; writes && k < sizeof wkv / sizeof wkv[0] && rc == 0; k++)
                 rc = nvb_workload_set(w, wkv[k][0], wkv[k][1]);
             if (rc == 0)
-                rc = nvb_workload_add_target(w, target);
+                rc = add_targets(w, targets, ntargets);
             if (rc < 0) {
                 fprintf(stderr, "seed_matrix: %s\n", nvb_workload_error(w));
                 nvb_workload_free(w);
@@ -624,12 +737,20 @@ int main(int argc, char **argv)
                 note_warnings(r);
                 nresults++;
             }
+            if (r && json_file && save_result(json_file, r) < 0)
+                status = 1;
             nvb_result_free(r);
             nvb_workload_free(w);
         }
     }
     print_table(engines, ne);
+    if (repeat > 1)
+        fprintf(stderr, "seed_matrix: each figure is the mean of %d runs\n", repeat);
 out:
+    if (json_file && seed_json_close(json_file) < 0) {
+        perror(json_path);
+        status = 1;
+    }
     print_warnings(nresults);
     if (own_dir) {
         unlink(scratch);

@@ -25,6 +25,7 @@ from .errors import NvbenchError, NvbenchWarning, Terminated
 from .loading import load
 from .matrix import SEED_CELLS, _fitting_engines, _seed_cells, seed_matrix
 from .resultset import ResultSet
+from .stacks import COLUMNS, four_stacks
 from ._summary import summary
 from ._warnings import grouped
 from . import _search_cli
@@ -492,7 +493,48 @@ def _differences(a, b, sa, sb, name_a, name_b):
     return out
 
 
+def _four_columns(files, windows_engine):
+    """(ResultSet of the published four columns, None) or (None, message)."""
+    if len(files) != 3:
+        return None, (f"the four-column table takes three files, LINUX WINDOWS_NATIVE WINDOWS_NON_NATIVE "
+                      f"({len(files)} given)")
+    sets = []
+    for f in files:
+        rs, e = _load_named(f)
+        if e:
+            return None, e
+        sets.append(rs)
+    try:
+        return four_stacks(*sets, paths=files, windows_engine=windows_engine), None
+    except ValueError as e:
+        return None, str(e)
+
+
+def cmd_table(args):
+    """compare --table: the published four columns, then the report when asked."""
+    rs, e = _four_columns(args.files, args.windows_engine)
+    if e:
+        _err(e)
+        return EXIT_INPUT
+    try:
+        print(rs.table(fmt="text"))
+    except ImportError as e:
+        _err(f"{e} (the table needs the analysis extras: numpy, pandas)")
+        return EXIT_FAIL
+    if not args.report:
+        return EXIT_OK
+    args.output, args.no_reference, args.baseline = args.report, False, COLUMNS["windows_non_native"]
+    args.title = args.title or "nvbench: the four stacks of the published comparison"
+    return _write_report(rs, args)
+
+
 def cmd_compare(args):
+    if args.table:
+        return cmd_table(args)
+    if len(args.files) != 2:
+        _err(f"compare takes two files, A and B ({len(args.files)} given; --table takes three)")
+        return EXIT_INPUT
+    args.a, args.b = args.files
     (a, ea), (b, eb) = _load_named(args.a), _load_named(args.b)
     for e in (ea, eb):
         if e:
@@ -584,6 +626,13 @@ def _report_set(files, sets):
 
 
 def cmd_report(args):
+    if args.four_stacks:
+        rs, e = _four_columns(args.files, None)
+        if e:
+            _err(e)
+            return EXIT_INPUT
+        args.baseline = args.baseline or COLUMNS["windows_non_native"]
+        return _write_report(rs, args)
     sets = []
     for f in args.files:
         try:
@@ -595,6 +644,10 @@ def cmd_report(args):
     if not len(rs):
         _err(f"nothing to report: {', '.join(args.files)} hold no result")
         return EXIT_INPUT
+    return _write_report(rs, args)
+
+
+def _write_report(rs, args):
     try:
         rs.report(args.output, title=args.title, baseline=args.baseline,
                   reference=not args.no_reference, sources=args.files)
@@ -732,13 +785,25 @@ def build_parser():
     s.add_argument("--baseline", metavar="STACK",
                    help="stack the others are compared against (default libaio, else the first)")
     s.add_argument("--no-reference", action="store_true", help="leave the published figures out")
+    s.add_argument("--four-stacks", action="store_true",
+                   help="the files are LINUX WIN-NATIVE WIN-NONNATIVE: the published four columns, as "
+                        "nvbench compare --table makes them (docs/reproduce.md)")
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("compare", help="compare two saved result files (A is the baseline)",
                        description="B against A, per stack they share (or their one stack each), cell by "
-                                   "cell: both means, the change and its confidence interval.")
-    s.add_argument("a", metavar="A.json")
-    s.add_argument("b", metavar="B.json")
+                                   "cell: both means, the change and its confidence interval. With --table: "
+                                   "the published four-column table (Win non-native, Win native, Linux "
+                                   "libaio, Linux io_uring) from LINUX.json WIN-NATIVE.json "
+                                   "WIN-NONNATIVE.json (docs/reproduce.md).")
+    s.add_argument("files", nargs="+", metavar="FILE.json", help="A.json B.json, or the three files of --table")
+    s.add_argument("--table", action="store_true",
+                   help="the four-column table of LINUX WIN-NATIVE WIN-NONNATIVE (each Windows file's "
+                        "engine_used.stack must be its stack, detected or stated)")
+    s.add_argument("--windows-engine", choices=("iocp", "ioring", "wsync"), default=None,
+                   help="--table: the Windows engine of the Windows columns (default iocp, else ioring, else wsync)")
+    s.add_argument("--report", metavar="FILE.html", help="--table: also write the HTML report of the four columns")
+    s.add_argument("--title", help="--table --report: the page's title")
     s.add_argument("--label", nargs=2, metavar=("NAME_A", "NAME_B"), help="names for the two files in the output")
     s.add_argument("--stack", nargs=2, metavar=("STACK_A", "STACK_B"),
                    help="the stack of each file (e.g. linux-io_uring windows-native): compares two files "

@@ -31,8 +31,13 @@ void nvb__wio_used_stack(const struct nvb__engine_ctx *ctx)
 {
     if (!ctx->nfds || !ctx->used)
         return;
-    char stack[32], detail[96];
-    nvb__win_stack_of(nvb__win_handle(ctx->fds[0]), stack, sizeof stack, detail, sizeof detail);
-    nvb__used_set(ctx->used, "stack", "%s", stack);
-    nvb__used_set(ctx->used, "stack_detail", "%s", detail);
+    struct nvb__win_stack st;
+    nvb__win_stack_of(nvb__win_handle(ctx->fds[0]), &st);
+    nvb__used_set(ctx->used, "stack", "%s", st.stack);
+    /* "detected": the stack is the driver found on the disk; "none": no
+     * driver was found, and only a front door's flag can say (stated) */
+    nvb__used_set(ctx->used, "stack_source", "%s", strcmp(st.stack, "unknown") ? "detected" : "none");
+    nvb__used_set(ctx->used, "stack_detail", "%s", st.detail);
+    nvb__used_set(ctx->used, "disk_model", "%s", st.model);
+    nvb__used_set(ctx->used, "disk_driver", "%s", st.driver);
 }

@@ -208,11 +208,28 @@ int nvb__win_disk_service(DWORD want, char *svc, size_t len)
     return rc;
 }
 
-void nvb__win_stack_of(HANDLE h, char *stack, size_t stack_len, char *detail, size_t detail_len)
+/* The product id of disk number n (the device descriptor), or "". */
+static void disk_model(DWORD n, char *out, size_t len)
 {
+    wchar_t path[48];
+    out[0] = '\0';
+    swprintf(path, 48, L"\\\\.\\PhysicalDrive%lu", (unsigned long)n);
+    HANDLE h = CreateFileW(path, 0, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+        return;
+    struct nvb__win_storage st;
+    DWORD err;
+    if (nvb__win_disk_query(h, &st, &err) > 0 && st.have_device)
+        snprintf(out, len, "%s", st.product);
+    CloseHandle(h);
+}
+
+void nvb__win_stack_of(HANDLE h, struct nvb__win_stack *out)
+{
+    char *stack = out->stack, *detail = out->detail;
+    size_t stack_len = sizeof out->stack, detail_len = sizeof out->detail;
     snprintf(stack, stack_len, "unknown");
-    if (detail_len)
-        detail[0] = '\0';
+    detail[0] = out->driver[0] = out->model[0] = '\0';
     DWORD disks[16];
     int n = nvb__win_disks_of(h, disks, 16);
     if (n <= 0) {
@@ -220,12 +237,15 @@ void nvb__win_stack_of(HANDLE h, char *stack, size_t stack_len, char *detail, si
                  n == 0 ? "no extents" : n == -ENOTSUP ? "the volume does not report its disks" : "query failed");
         return;
     }
+    disk_model(disks[0], out->model, sizeof out->model);
     const char *verdict = NULL;
     size_t used = 0;
     for (int i = 0; i < n; i++) {
         char svc[64];
         int rc = nvb__win_disk_service(disks[i], svc, sizeof svc);
         const char *s = rc == 0 ? nvb__win_stack_name(svc) : "unknown";
+        if (i == 0 && rc == 0)
+            snprintf(out->driver, sizeof out->driver, "%s", svc);
         if (used < detail_len) {
             int w = snprintf(detail + used, detail_len - used, "%sPhysicalDrive%lu: %s%s", i ? ", " : "",
                              (unsigned long)disks[i], rc == 0 ? "driver " : "driver not found",

@@ -41,8 +41,15 @@ int nvb__win_is_device_path(const char *path);
  * writes "windows_native" (NVMeDisk.sys), "windows_non_native"
  * (disk.sys over a Storport miniport such as stornvme), "windows_other"
  * (disk.sys over a non-NVMe bus) or "unknown", and in detail what was
- * found or why it could not be found. Never fails. (platform/win/stack.c) */
-void nvb__win_stack_of(HANDLE h, char *stack, size_t stack_len, char *detail, size_t detail_len);
+ * found or why it could not be found, with the first disk's driver and
+ * model for the record. Never fails. (platform/win/stack.c) */
+struct nvb__win_stack {
+    char stack[32];   /* the verdict above */
+    char detail[96];  /* the disk(s) and driver(s) found, or why none */
+    char driver[64];  /* the first disk's function driver (service), or "" */
+    char model[64];   /* the first disk's product id, or "" */
+};
+void nvb__win_stack_of(HANDLE h, struct nvb__win_stack *out);
 
 /* The storage property descriptors of a disk handle (device, adapter,
  * alignment, seek penalty), each parsed when its query succeeds. Returns
