@@ -41,26 +41,12 @@ void nvb__job_release(struct job *j)
     }
     nvb__free_aligned(j->bufmem);
     j->bufmem = NULL;
-    free(j->bufs);
-    j->bufs = NULL;
-    free(j->ios);
-    free(j->freel);
-    free(j->batch);
-    free(j->done);
-    free(j->seqpos);
-    free(j->nblocks);
-    free(j->dist);
-    j->dist = NULL;
-    free(j->vset);
-    free(j->vkey);
-    free(j->vstride);
-    free(j->vrank);
-    j->vset = j->vkey = j->vstride = j->vrank = NULL;
-    free(j->eopts);
-    j->ios = NULL;
-    j->freel = j->batch = j->done = NULL;
-    j->seqpos = j->nblocks = NULL;
-    j->eopts = NULL;
+    /* the job's own arrays, freed and forgotten (a job may be freed twice) */
+#define JOB_FREE(x) (free(j->x), j->x = NULL)
+    JOB_FREE(bufs), JOB_FREE(ios), JOB_FREE(freel), JOB_FREE(batch), JOB_FREE(done), JOB_FREE(seqpos);
+    JOB_FREE(nblocks), JOB_FREE(dist), JOB_FREE(vset), JOB_FREE(vkey), JOB_FREE(vstride), JOB_FREE(vrank);
+    JOB_FREE(eopts);
+#undef JOB_FREE
     nvb__bsmix_job_free(j);
 }
 

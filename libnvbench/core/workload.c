@@ -44,6 +44,10 @@ static const struct keydef keys[] = {
     {"jobs", K_UINT, OFF(jobs), 1, 4096, NULL, "worker threads"},
     {"size", K_SIZE, OFF(size), 0, UINT64_MAX, NULL, "region per target (0: to the end)"},
     {"offset", K_SIZE, OFF(offset), 0, UINT64_MAX, NULL, "start of the region per target"},
+    {"random_distribution", K_DIST, OFF(dist), 0, 0, NULL,
+     "offsets of random I/O: random (uniform), zipf:THETA, pareto:H, normal:P (stddev % of range), zoned:IO%/RANGE%:..."},
+    {"random_map", K_BOOL, OFF(random_map), 0, 1, NULL,
+     "random I/O touches every block of the region exactly once per pass (fio's inverse of norandommap)"},
     {"runtime", K_DURATION, OFF(runtime_ns), 0, 365ull * 86400 * NS_PER_S, NULL, "measured duration"},
     {"ramp", K_DURATION, OFF(ramp_ns), 0, 86400ull * NS_PER_S, NULL, "warm-up excluded from statistics"},
     {"interval", K_DURATION, OFF(interval_ns), 10000000ull, 3600ull * NS_PER_S, NULL, "time-series step"},
@@ -61,11 +65,6 @@ static const struct keydef keys[] = {
     {"data_dedupe", K_UINT, OFF(data_dedupe), 0, 100, NULL,
      "percent of written blocks that are one and the same block (deduplicable)"},
     {"seed", K_U64, OFF(seed), 0, UINT64_MAX, NULL, "seed of offsets and data"},
-    {"random_distribution", K_DIST, OFF(dist), 0, 0, NULL,
-     "offsets of random I/O: random (uniform), zipf:THETA, pareto:H, normal:P (stddev, % of the range), "
-     "zoned:IO%/RANGE%:..."},
-    {"random_map", K_BOOL, OFF(random_map), 0, 1, NULL,
-     "random I/O touches every block of the region exactly once per pass (fio's inverse of norandommap)"},
     {"rate_iops", K_U64, OFF(rate_iops), 0, UINT64_MAX, NULL, "IOPS cap over all jobs (0: none)"},
     {"rate_mode", K_ENUM, OFF(rate_mode), 0, 0, rate_mode_names,
      "with rate_iops: open (each I/O starts on a schedule, latency from its intended start) or closed "

@@ -272,6 +272,8 @@ static uint64_t random_u64(void)
  * created it, in *ti (kind, size, id_dev, id_ino) when ti is not NULL. */
 static int create_new(const char *path, uint64_t size, mode_t mode, struct nvb__target_info *ti)
 {
+    if (size > (uint64_t)INT64_MAX)
+        return -EFBIG;
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0)
         return -errno;
@@ -306,8 +308,6 @@ static int create_new(const char *path, uint64_t size, mode_t mode, struct nvb__
 
 int nvb__file_create(const char *path, uint64_t size, struct nvb__target_info *ti)
 {
-    if (size > (uint64_t)INT64_MAX)
-        return -EFBIG;
     return create_new(path, size, 0644, ti);
 }
 

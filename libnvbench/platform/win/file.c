@@ -235,6 +235,8 @@ static uint64_t scratch_random(void)
  * A new file (CREATE_NEW: never an existing one), sized. */
 static int create_new(const char *path, uint64_t size)
 {
+    if (size > (uint64_t)INT64_MAX)
+        return -EFBIG;
     int err = 0;
     HANDLE h = open_w(path, GENERIC_READ | GENERIC_WRITE, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, &err);
     if (h == INVALID_HANDLE_VALUE)
@@ -256,8 +258,6 @@ static int create_new(const char *path, uint64_t size)
 
 int nvb__file_create(const char *path, uint64_t size, struct nvb__target_info *ti)
 {
-    if (size > (uint64_t)INT64_MAX)
-        return -EFBIG;
     int rc = create_new(path, size);
     if (rc == 0 && ti) { /* no identity on Windows (the fields stay 0, as in nvb__target_info) */
         memset(ti, 0, sizeof *ti);
