@@ -189,9 +189,9 @@ int nvb__bsmix_plan(const struct nvb_workload *w, int files, char *err, size_t e
                  w->bssplit.text);
         return -EINVAL;
     }
-    if (nvb__rw_trims(w->rw)) {
-        snprintf(err, errlen, "bssplit '%s' with rw=%s: a split gives sizes to reads and writes only; trims use bs",
-                 w->bssplit.text, nvb__rw_name(w->rw));
+    if (nvb__rw_trims(w->rw) || w->rwmixtrim) {
+        snprintf(err, errlen, "bssplit '%s' with rw=%s%s: a split gives sizes to reads and writes only; trims use bs",
+                 w->bssplit.text, nvb__rw_name(w->rw), w->rwmixtrim ? " and rwmixtrim" : "");
         return -EINVAL;
     }
     if (w->dist.kind != NVB__DIST_RANDOM || w->random_map) {

@@ -80,6 +80,7 @@ struct nvb_workload {
     char      engine[32];
     int       rw;
     unsigned  rwmix;         /* read percent for mixed workloads */
+    unsigned  rwmixtrim;     /* trim percent of a mixed workload's I/Os (rwmix splits the rest) */
     uint64_t  bs;
     unsigned  qd;
     unsigned  jobs;

@@ -136,6 +136,7 @@ static int run_stopping(struct run *r)
 /* What the loop reads and never changes, set once from the workload. */
 struct loop_cfg {
     unsigned qd, sbatch, cbatch, rwmix;
+    unsigned tmix;   /* rwmixtrim: percent of a mix's I/Os that are trims */
     int      rnd;    /* 0 sequential, else random: NVB__RND_UNIFORM or NVB__RND_DIST (core/dist.h) */
     int      mixed, wdir, verify;
     int      open;   /* open-loop rate: latency from each I/O's intended start */
@@ -198,6 +199,8 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             j->seqpos[t] = 0;
         io->off = j->st[t].region_off + blk * bs;
         io->dir = (uint8_t)(mixed ? (rng_below(&j->rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
+        if (c->tmix && rng_below(&j->rng, 100) < c->tmix) /* rwmixtrim: a trim instead */
+            io->dir = NVB_TRIM;
         io->len = bs;
     placed:
         io->flags = (measuring ? 0 : NVB__IOF_RAMP) | NVB__IOF_INFLIGHT;
@@ -487,6 +490,7 @@ static void job_loop(struct job *j)
         .sbatch = w->submit_batch && w->submit_batch < qd ? w->submit_batch : qd,
         .cbatch = w->complete_batch ? w->complete_batch : 1,
         .rwmix = w->rwmix,
+        .tmix = mixed ? w->rwmixtrim : 0,
         .rnd = nvb__rw_random(w->rw) ? nvb__dist_rnd(&w->dist, w->random_map) : 0,
         .mixed = mixed,
         .wdir = nvb__rw_trims(w->rw) ? NVB_TRIM : nvb__rw_writes(w->rw) && !mixed ? NVB_WRITE : NVB_READ,

@@ -79,16 +79,19 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
         p->eopts_set[o->opt] = 1;
     }
 
-    p->reads = nvb__rw_reads(w->rw) && !(w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW ? w->rwmix == 0 : 0);
-    p->writes = nvb__rw_writes(w->rw) && !((w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW) && w->rwmix == 100);
+    const int mixed = w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW;
+    if (w->rwmixtrim && !mixed)
+        FAIL(-EINVAL, "rwmixtrim '%u' needs a mixed rw (randrw or rw), not rw=%s", w->rwmixtrim, nvb__rw_name(w->rw));
+    p->reads = nvb__rw_reads(w->rw) && !(mixed && (w->rwmix == 0 || w->rwmixtrim == 100));
+    p->writes = nvb__rw_writes(w->rw) && !(mixed && (w->rwmix == 100 || w->rwmixtrim == 100));
     p->prewrites = w->precondition > 0;
-    p->trims = nvb__rw_trims(w->rw);
+    p->trims = nvb__rw_trims(w->rw) || (mixed && w->rwmixtrim);
     if (p->trims && !(p->eng->flags & NVB__ENG_TRIM))
-        FAIL(-ENOTSUP, "engine '%s' cannot trim (rw=%s): the engines that trim are psync, io_uring and null "
-             "(key 'engine')", p->eng->name, nvb__rw_name(w->rw));
+        FAIL(-ENOTSUP, "engine '%s' cannot trim (rw=%s%s): the engines that trim are psync, io_uring and null "
+             "(key 'engine')", p->eng->name, nvb__rw_name(w->rw), w->rwmixtrim ? ", rwmixtrim" : "");
     if (p->trims && w->verify)
-        FAIL(-EINVAL, "verify=1 needs rw with reads and writes to check, not rw=%s (a trim leaves no data to verify)",
-             nvb__rw_name(w->rw));
+        FAIL(-EINVAL, "verify=1 needs rw with reads and writes to check, not rw=%s%s (a trim leaves no data to "
+             "verify)", nvb__rw_name(w->rw), w->rwmixtrim ? " with rwmixtrim" : "");
     p->jobs = w->jobs;
     p->qd = w->qd;
     if ((p->eng->flags & NVB__ENG_SYNC) && p->qd > 1) {

@@ -39,6 +39,7 @@ static const struct keydef keys[] = {
     {"engine", K_ENGINE, OFF(engine), 0, 0, NULL, "I/O engine: psync, libaio, io_uring, nvme, null (Linux); wsync, iocp, ioring (Windows)"},
     {"rw", K_ENUM, OFF(rw), 0, 0, rw_names, "read, write, randread, randwrite, randrw, rw, trim, randtrim"},
     {"rwmix", K_UINT, OFF(rwmix), 0, 100, NULL, "read percentage of mixed workloads"},
+    {"rwmixtrim", K_UINT, OFF(rwmixtrim), 0, 100, NULL, "trim percentage of a mixed workload's I/Os (rwmix splits the rest)"},
     {"bs", K_SIZE, OFF(bs), 1, 1ull << 30, NULL, "block size"},
     {"qd", K_UINT, OFF(qd), 1, 16384, NULL, "I/Os in flight per job"},
     {"jobs", K_UINT, OFF(jobs), 1, 4096, NULL, "worker threads"},
@@ -598,8 +599,8 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
 {
     nvb__buf_puts(b, "{\"engine\":");
     nvb__json_write_str(b, w->engine);
-    nvb__buf_printf(b, ",\"rw\":\"%s\",\"rwmix\":%u,\"bs\":%" PRIu64 ",\"qd\":%u,\"jobs\":%u",
-                    nvb__rw_name(w->rw), w->rwmix, w->bs, w->qd, w->jobs);
+    nvb__buf_printf(b, ",\"rw\":\"%s\",\"rwmix\":%u,\"rwmixtrim\":%u,\"bs\":%" PRIu64 ",\"qd\":%u,\"jobs\":%u",
+                    nvb__rw_name(w->rw), w->rwmix, w->rwmixtrim, w->bs, w->qd, w->jobs);
     nvb__buf_puts(b, ",\"targets\":[");
     for (unsigned i = 0; i < w->ntargets; i++) {
         if (i)

@@ -9,6 +9,8 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +227,61 @@ START_TEST(refusals_name_key_and_value)
 }
 END_TEST
 
+/* rwmixtrim: that share of a mix's I/Os are trims, rwmix splits the rest;
+ * each count within 5 standard deviations of its binomial expectation. */
+static void assert_share(uint64_t got, uint64_t n, double p, const char *what)
+{
+    const double mean = (double)n * p, sd = sqrt((double)n * p * (1 - p));
+    ck_assert_msg(fabs((double)got - mean) <= 5 * sd + 1, "%s: %" PRIu64 " of %" PRIu64 ", expected %.0f +- %.0f",
+                  what, got, n, mean, 5 * sd);
+}
+
+START_TEST(mix_share_of_trims)
+{
+    const char *kv[] = {"engine", "null", "rw", "randrw", "rwmix", "70", "rwmixtrim", "10", "ios", "200000", NULL};
+    struct nvb_result *r = run_ok(kv, NULL);
+    const uint64_t n = 200000;
+    ck_assert_uint_eq(nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE) + nvb_result_ios(r, NVB_TRIM), n);
+    assert_share(nvb_result_ios(r, NVB_TRIM), n, 0.10, "trims");
+    assert_share(nvb_result_ios(r, NVB_READ), n, 0.63, "reads");
+    assert_share(nvb_result_ios(r, NVB_WRITE), n, 0.27, "writes");
+    nvb_result_free(r);
+    /* on a file through psync: the trims punch holes, the reads and writes go on around them */
+    char *f = tu_scratch("trim-mix", 1 << 20);
+    const char *tg[] = {f, NULL};
+    const char *kf[] = {"engine", "psync", "rw", "randrw", "rwmixtrim", "50", "bs", "4k", "ios", "400", NULL};
+    r = run_ok(kf, tg);
+    ck_assert_uint_gt(nvb_result_ios(r, NVB_TRIM), 0);
+    ck_assert_uint_gt(nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE), 0);
+    ck_assert_uint_eq(tu_get(r, "errors.count"), 0);
+    int fd = open(f, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_lt(lseek(fd, 0, SEEK_HOLE), 1 << 20); /* a hole before the end */
+    close(fd);
+    nvb_result_free(r);
+    /* refused: not a mix, an engine that cannot trim, verify */
+    struct {
+        const char *rw, *engine, *extra, *needle;
+    } bad[] = {
+        {"randread", "null", NULL, "rwmixtrim '10' needs a mixed rw"},
+        {"randrw", "libaio", NULL, "cannot trim (rw=randrw, rwmixtrim)"},
+        {"randrw", "psync", "verify", "with rwmixtrim"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (!engine_ok(bad[i].engine))
+            continue;
+        const char *kb[] = {"engine", bad[i].engine, "rw", bad[i].rw, "rwmixtrim", "10", "ios", "8",
+                            bad[i].extra, bad[i].extra ? "1" : NULL, NULL};
+        struct nvb_workload *w = tu_workload(kb, tg);
+        ck_assert_int_lt(nvb_workload_validate(w), 0);
+        ck_assert_msg(strstr(nvb_workload_error(w), bad[i].needle), "%s", nvb_workload_error(w));
+        nvb_workload_free(w);
+    }
+    unlink(f);
+    free(f);
+}
+END_TEST
+
 /* ---- the hold: a trim holds its target as a write does ---- */
 
 /* What the second runs, beside the first: a trim, a write, a read. */
@@ -374,6 +431,7 @@ int main(void)
     tcase_add_test(tc, null_counts_trims_exactly);
     tcase_add_test(tc, trims_punch_holes);
     tcase_add_test(tc, refusals_name_key_and_value);
+    tcase_add_test(tc, mix_share_of_trims);
     tcase_add_test(tc, hold_treats_trim_as_write);
     tcase_add_test(tc, device_guard_and_discard);
     suite_add_tcase(s, tc);

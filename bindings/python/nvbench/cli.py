@@ -453,8 +453,9 @@ def _save_plots(rs, wanted):
 
 # Workload keys whose difference changes what is measured: two files that
 # differ in one of them are not two stacks doing the same thing.
-_MEASURE_KEYS = ("qd", "jobs", "rwmix", "direct", "rate_iops", "rate_mode", "verify", "submit_batch",
-                 "invalidate", "data_compress", "data_dedupe", "bssplit", "thinktime_s", "thinktime_blocks")
+_MEASURE_KEYS = ("qd", "jobs", "rwmix", "rwmixtrim", "direct", "rate_iops", "rate_mode", "verify", "submit_batch",
+                 "invalidate", "data_compress", "data_dedupe", "bssplit", "thinktime_s", "thinktime_blocks",
+                 "random_distribution", "random_map")
 
 
 def _load_named(path):
