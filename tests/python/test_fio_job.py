@@ -301,6 +301,21 @@ def test_cli_run_fio(tmp_path):
     assert p.returncode != 0 and "missing.fio" in p.stderr
 
 
+def test_split_with_fio_default_map_is_not_silently_dropped(tmp_path):
+    """fio keeps its random map with a bssplit; nvbench has none there: an error
+    naming the option, a warning when lenient, and norandommap=1 maps as is."""
+    f = tmp_path / "split.fio"
+    text = "[j]\nioengine=null\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\ntime_based\nruntime=1\n"
+    f.write_text(text)
+    with pytest.raises(FioJobError, match=r"'bssplit'.*norandommap=1"):
+        from_fio_job(f)
+    [[w]] = from_fio_job(f, lenient=True)
+    assert w["random_map"] == "0" and any("norandommap=1" in t for t in w["fio"]["warnings"])
+    f.write_text(text + "norandommap\n")
+    [[w]] = from_fio_job(f)
+    assert w["random_map"] == "0" and w["bssplit"] and not w["fio"]["warnings"]
+
+
 # ------------------------------------------------------------------ the Lua helper
 
 LUA = shutil.which("lua5.4")
@@ -313,7 +328,9 @@ CROSS = ["[global]\nioengine=null\nsize=1m\nstonewall\n[a]\nrw=randwrite\nnorand
          "[j]\nioengine=null\nsize=1m\nfsync=4\n", "[j]\nioengine=null\nsize=1.5m\n",
          "[j]\nioengine=null\ntime_based\n", "[j]\nioengine=libaio\nsqthread_poll\nsize=1m\n",
          "[j]\nioengine=null\nsize=1m\nbs\n", "[j]\nioengine=null\nsize=$mb_memory\nbs=$pagesize\nnumjobs=$ncpus\nrw=randread\ntime_based\nruntime=1\n", "[j]\nioengine=null\nsize=1m\nnumjobs=two\n",
-         "[j]\nioengine=null\nsize=4m\nrw=read\nloops=3\nio_size=1m\noffset=1m\nrwmixwrite=20\n"]
+         "[j]\nioengine=null\nsize=4m\nrw=read\nloops=3\nio_size=1m\noffset=1m\nrwmixwrite=20\n",
+         "[j]\nioengine=null\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\ntime_based\nruntime=1\n",
+         "[j]\nioengine=null\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\nnorandommap\ntime_based\nruntime=1\n"]
 
 
 def lua_steps(path, env):

@@ -365,7 +365,12 @@ local function finish(j)
   end
   if RANDOM[j.out.rw] then  -- fio's random map covers uniform offsets only
     local skewed = (j.out.random_distribution or "random") ~= "random"
-    j:set("random_map", (skewed or j:flag("norandommap")) and "0" or "1", "norandommap")
+    local keep = not (skewed or j:flag("norandommap"))
+    if keep and j.out.bssplit then  -- fio keeps its map with a split; nvbench has none there
+      j:error("bssplit", "with fio's default random map (every block once per pass): nvbench keeps no map with a "
+        .. "block-size split; add norandommap=1 to run it without one")
+    end
+    j:set("random_map", keep and "1" or "0", "norandommap")
   end
   if not o.randseed and o.randrepeat and not j:flag("randrepeat") then
     j:set("seed", math.random(0, math.maxinteger), "randrepeat")

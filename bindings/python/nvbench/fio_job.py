@@ -430,6 +430,10 @@ def _workload(j, keys):
                 fio={"section": j.name, "origin": dict(j.origin), "warnings": list(j.warnings)})
 
 
+_SPLIT_NO_MAP = ("with fio's default random map (every block once per pass): nvbench keeps no map with a "
+                 "block-size split; add norandommap=1 to run it without one")
+
+
 def _finish(j):
     """What depends on several options: engine defaults, targets, region, bounds, jobs."""
     o = j.opts
@@ -442,7 +446,11 @@ def _finish(j):
         # fio's random map covers uniform offsets only: a skewed distribution turns it off
         # (fio 3.33: 235 distinct blocks of 1024 I/Os over 1024 blocks with zipf:1.2).
         skewed = j.out.get("random_distribution", "random") != "random"
-        j.set("random_map", "0" if skewed or j.flag("norandommap") else "1", "norandommap")
+        keep = not (skewed or j.flag("norandommap"))
+        if keep and "bssplit" in j.out:  # fio keeps its map with a split; nvbench has none there
+            j.refuse("bssplit", _SPLIT_NO_MAP)
+            keep = False
+        j.set("random_map", "1" if keep else "0", "norandommap")
     if "randseed" not in o and "randrepeat" in o and not j.flag("randrepeat"):
         j.set("seed", str(secrets.randbits(64)), "randrepeat")  # a new sequence each run
     j.set("jobs", str(j.numjobs), "numjobs")
