@@ -333,6 +333,24 @@ uint64_t nvb__dist_draw(struct nvb__dgen *g, uint64_t *rng)
     return g->kind == NVB__DIST_ZIPF || g->kind == NVB__DIST_PARETO ? nvb__perm_apply(&g->scramble, r) : r;
 }
 
+/* floor(a * 2^64 / c) for a < c, by long division one bit at a time: at
+ * setup only, and without a 128-bit division (libgcc's __udivti3, which
+ * the Windows DLL must not import). */
+static uint64_t frac64(uint64_t a, uint64_t c)
+{
+    uint64_t q = 0;
+    for (int i = 0; i < 64; i++) {
+        const uint64_t carry = a >> 63; /* a < c: 2a - c < c fits, whatever 2a wrapped to */
+        a <<= 1;
+        q <<= 1;
+        if (carry || a >= c) {
+            a -= c;
+            q |= 1;
+        }
+    }
+    return q;
+}
+
 /* Vose's alias table over the zones' shares of the I/O, in integers (the
  * shares to a millionth of a percent), so every column is filled exactly
  * and a zone without I/O is never drawn. */
@@ -352,7 +370,7 @@ static void zoned_alias(struct nvb__dgen *g, const struct nvb__dist *d)
     }
     while (ns && nl) {
         unsigned l = small[--ns], h = large[--nl];
-        g->a_thr[l] = (uint64_t)(((unsigned __int128)s[l] << 64) / c);
+        g->a_thr[l] = frac64(s[l], c);
         g->a_alias[l] = (uint8_t)h;
         s[h] = s[h] + s[l] - c;
         if (s[h] < c)

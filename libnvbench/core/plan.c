@@ -87,7 +87,7 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
     p->prewrites = w->precondition > 0;
     p->trims = nvb__rw_trims(w->rw) || (mixed && w->rwmixtrim);
     if (p->trims && !(p->eng->flags & NVB__ENG_TRIM))
-        FAIL(-ENOTSUP, "engine '%s' cannot trim (rw=%s%s): the engines that trim are psync, io_uring and null "
+        FAIL(-ENOTSUP, "engine '%s' cannot trim (rw=%s%s): the engines that trim are psync, io_uring, nvme and null "
              "(key 'engine')", p->eng->name, nvb__rw_name(w->rw), w->rwmixtrim ? ", rwmixtrim" : "");
     if (p->trims && w->verify)
         FAIL(-EINVAL, "verify=1 needs rw with reads and writes to check, not rw=%s%s (a trim leaves no data to "

@@ -81,6 +81,8 @@ static const struct nvb__optdef nvme_opts[] = {
 
 #define NVME_CMD_WRITE 0x01
 #define NVME_CMD_READ 0x02
+#define NVME_CMD_DSM 0x09        /* Dataset Management: a trim is one range with the deallocate attribute */
+#define NVME_DSM_AD (1u << 2)    /* cdw11: attribute deallocate */
 #define NVME_MAX_NLB 65536u         /* CDW12 NLB is 16 bits, 0-based */
 #define PROBE_BUF 4096u
 
@@ -251,8 +253,22 @@ static void fill_cmd(struct io_uring_sqe *sqe, const struct nvt *t, int fd, int 
     }
     struct nvme_uring_cmd *c = (struct nvme_uring_cmd *)sqe->cmd;
     uint64_t slba = off >> t->lba_shift;
-    c->opcode = dir == NVB_WRITE ? NVME_CMD_WRITE : NVME_CMD_READ;
     c->nsid = t->nsid;
+    if (__builtin_expect(dir == NVB_TRIM, 0)) {
+        /* one 16-byte range in the I/O's own buffer: context attributes,
+         * length in blocks (a count, not 0-based), starting LBA; little
+         * endian, as the host is */
+        const uint32_t head[2] = {0, len >> t->lba_shift};
+        memcpy(buf, head, sizeof head);
+        memcpy((char *)buf + sizeof head, &slba, sizeof slba);
+        c->opcode = NVME_CMD_DSM;
+        c->addr = (uint64_t)(uintptr_t)buf;
+        c->data_len = 16;
+        c->cdw10 = 0;           /* number of ranges, 0-based: one */
+        c->cdw11 = NVME_DSM_AD;
+        return;
+    }
+    c->opcode = dir == NVB_WRITE ? NVME_CMD_WRITE : NVME_CMD_READ;
     c->addr = (uint64_t)(uintptr_t)buf;
     c->data_len = len;
     c->cdw10 = (uint32_t)slba;
@@ -547,7 +563,7 @@ static int nvme_submit(void *state, struct nvb__io **ios, unsigned n)
             continue;
         }
         const struct nvt *t = &e->t[io->target];
-        if (__builtin_expect(io->dir == NVB_WRITE && !t->writable, 0)) {
+        if (__builtin_expect(io->dir != NVB_READ && !t->writable, 0)) {
             fail_early(e, io, -EBADF);
             continue;
         }
@@ -618,8 +634,9 @@ static void nvme_note(void *state, char *msg, size_t len)
 
 /* .abandon: closing a ring does not wait for its requests (the kernel
  * finishes them in the background): safe with I/O abandoned in flight. */
-NVB__ENGINE_DEFINE(nvme, NVB__ENG_CHARDEV, nvme_opts,
-    "NVMe passthrough: NVMe Read/Write commands through io_uring (IORING_OP_URING_CMD) on /dev/ngXnY, "
+NVB__ENGINE_DEFINE(nvme, NVB__ENG_CHARDEV | NVB__ENG_TRIM, nvme_opts,
+    "NVMe passthrough: NVMe Read/Write (and Dataset Management deallocate for trims) commands through io_uring "
+    "(IORING_OP_URING_CMD) on /dev/ngXnY, "
     "bypassing the block layer",
     NVB__ENGINE_IF(NVB_HAVE_LIBURING, "nvme: built without liburing (liburing-dev was not found at build time)",
         .probe = nvme_probe, NVB__ENGINE_OPS(nvme), .abandon = nvme_teardown, .note = nvme_note,

@@ -181,7 +181,7 @@ while read -r name serial nsid size lbs; do
     if [[ " $STALL " == *" $name "* ]]; then
         QARGS+=(-drive "if=none,id=d$name,format=raw,file.driver=blkdebug,file.image.filename=$WORK/$name.img,cache=unsafe")
     else
-        QARGS+=(-drive "if=none,id=d$name,file=$WORK/$name.img,format=raw,cache=unsafe")
+        QARGS+=(-drive "if=none,id=d$name,file=$WORK/$name.img,format=raw,cache=unsafe,discard=unmap")
     fi
     ctrl=c${serial#NVBVM-}
     if [ -z "${CTRL_DONE[$ctrl]:-}" ]; then

@@ -448,6 +448,49 @@ static void page_cache_block(const struct target *t)
           "cached_pct %.1f, warning %d", pct, warned);
 }
 
+/* Trims through the passthrough engine (Dataset Management, deallocate):
+ * the guard covers them as writes; 1 MiB written with a pattern, trimmed in
+ * 16 commands of 64 KiB, reads back as zeros (the emulated controller
+ * reports that deallocated blocks read as zeros). */
+static void nvme_trims(const struct target *t)
+{
+    char msg[600];
+    int rc = validate_msg("nvme", t->block, (const char *[]){"rw", "trim", NULL}, msg, sizeof msg);
+    check(rc == -EPERM && strstr(msg, "allow_destructive=1"), "runner: the guard covers nvme trims", "%d %s", rc,
+          msg);
+    const size_t len = 1 << 20;
+    unsigned char *b = NULL;
+    int fd = open(t->block, O_RDWR | O_DIRECT);
+    int wrote = fd >= 0 && posix_memalign((void **)&b, 4096, len) == 0 &&
+                (memset(b, 0xa5, len), pwrite(fd, b, len, 0) == (ssize_t)len);
+    struct nvb_workload *w = NULL;
+    struct nvb_result *r = NULL;
+    rc = -1;
+    if (wrote && nvb_workload_new(&w) == 0) {
+        const char *kv[] = {"engine", "nvme", "rw", "trim", "bs", "64k", "size", "1M", "ios", "16",
+                            "allow_destructive", "1"};
+        for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i += 2)
+            nvb_workload_set(w, kv[i], kv[i + 1]);
+        nvb_workload_add_target(w, t->block);
+        rc = nvb_run(w, NULL, &r);
+    }
+    int zeros = 0;
+    if (rc == 0 && pread(fd, b, len, 0) == (ssize_t)len) {
+        zeros = 1;
+        for (size_t i = 0; i < len && zeros; i++)
+            zeros = b[i] == 0;
+    }
+    check(rc == 0 && nvb_result_ios(r, NVB_TRIM) == 16 && nvb_result_errors(r) == 0 && zeros,
+          "runner: nvme trims deallocate (Dataset Management), the range reads back as zeros",
+          "wrote %d, rc %d, trims %" PRIu64 ", errors %" PRIu64 ", zeros %d %s", wrote, rc,
+          r ? nvb_result_ios(r, NVB_TRIM) : 0, r ? nvb_result_errors(r) : 0, zeros, r ? nvb_result_error(r) : "");
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    free(b);
+    if (fd >= 0)
+        close(fd);
+}
+
 static int cmd_engines(const char *block)
 {
     struct target t = {.block = block};
@@ -479,6 +522,7 @@ static int cmd_engines(const char *block)
         engines_reap_max(&t);
         runner_checks(&t);
         page_cache_block(&t);
+        nvme_trims(&t);
     }
     printf("\n], \"passed\": %d, \"failed\": %d}\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
