@@ -200,11 +200,6 @@ int nvb__bsmix_plan(const struct nvb_workload *w, int files, char *err, size_t e
                  w->random_map ? "random_map=1" : "random_distribution other than random");
         return -EINVAL;
     }
-    if (w->io_limit) {
-        snprintf(err, errlen, "io_limit (%" PRIu64 ") with bssplit '%s': how many I/Os a byte limit is depends on the "
-                 "sizes drawn; bound the run with ios or runtime", w->io_limit, w->bssplit.text);
-        return -EINVAL;
-    }
     return 0;
 }
 
@@ -280,6 +275,11 @@ int nvb__bsmix_job(struct job *j)
     const struct plan *p = j->run->p;
     if ((p->reads && job_dir(j, m, NVB_READ) < 0) || (p->writes && job_dir(j, m, NVB_WRITE) < 0))
         goto oom;
+    m->bytes_left = UINT64_MAX;
+    if (p->bytes_total) { /* io_limit: the job's share, in whole units of the smallest size */
+        const uint64_t unit = nvb__bs_min(&w->bssplit, w->bs, p->reads, p->writes), units = p->bytes_total / unit;
+        m->bytes_left = (units / p->jobs + (j->idx < units % p->jobs ? 1 : 0)) * unit;
+    }
     return 0;
 oom:
     snprintf(j->why, sizeof j->why, "out of memory for the block-size mix of job %u", j->idx);

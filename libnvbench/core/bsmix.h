@@ -80,6 +80,8 @@ struct nvb__bsmix {
     uint64_t *slots;                       /* [(t * 2 + d) * NVB__BSSPLIT_MAX + k]: such offsets where size k fits */
     uint64_t *pos;                         /* sequential: the next offset in each target's region */
     uint64_t *len;                         /* each target's region */
+    uint64_t  bytes_left;                  /* io_limit: this job's measured bytes still to issue; UINT64_MAX: none */
+    int       spent;                       /* the byte budget is spent: no size of the drawn direction fits */
 };
 
 /* A random offset (from the region's start) for size index k of

@@ -173,8 +173,11 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             tnext = 0;
         io->target = (uint16_t)t;
         if (c->mix) { /* bssplit: direction, size and offset of its own */
-            bsmix_place(j, c, io, t);
-            goto placed;
+            if (bsmix_place(j, c, io, t, measuring))
+                goto placed;
+            j->freel[nfree++] = io; /* io_limit reached */
+            tnext = t;
+            break;
         }
         uint64_t blk;
         if (rnd) {
@@ -556,6 +559,8 @@ static void job_loop(struct job *j)
             think_left -= think_ns ? n : 0;
             if (budget != UINT64_MAX && measuring)
                 budget -= n;
+            if (__builtin_expect(c.mix != 0, 0) && j->mix->spent)
+                budget = 0; /* io_limit with bssplit: the job's bytes are issued */
             issued += n;
         }
         uint64_t te = now;

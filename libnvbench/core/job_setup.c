@@ -371,6 +371,8 @@ int nvb__jobs_new(struct run *r, struct nvb_result *res)
             j->budget = p->job_ios[i];
         else if (p->ios_total)
             j->budget = p->ios_total / p->jobs + (i < p->ios_total % p->jobs ? 1 : 0);
+        else if (p->bytes_total)
+            j->budget = UINT64_MAX - 1; /* counted, never reached: the mix's byte budget ends the job */
         else
             j->budget = UINT64_MAX;
         if (w->rate_iops) {

@@ -14,11 +14,22 @@
  * region; a sequential one where the previous I/O of the target ended,
  * back to the region's start when the size no longer fits. io->bsk is the
  * size's index in the job's per-size counts. */
-LOOP_STEP void bsmix_place(struct job *j, const struct loop_cfg *c, struct nvb__io *io, unsigned t)
+LOOP_STEP int bsmix_place(struct job *j, const struct loop_cfg *c, struct nvb__io *io, unsigned t, int measuring)
 {
     struct nvb__bsmix *m = j->mix;
     const unsigned d = c->mixed ? (rng_below(&j->rng, 100) < c->rwmix ? NVB_READ : NVB_WRITE) : (unsigned)c->wdir;
-    const unsigned k = m->pick[d][rng_below(&j->rng, 100)];
+    unsigned k = m->pick[d][rng_below(&j->rng, 100)];
+    if (__builtin_expect(m->bytes_left != UINT64_MAX, 0) && measuring) {
+        /* io_limit: the drawn size, or the largest smaller one that fits
+         * what is left (sizes ascend); none: the budget is spent */
+        while (k && m->size[d][k] > m->bytes_left)
+            k--;
+        if (m->size[d][k] > m->bytes_left) {
+            m->spent = 1;
+            return 0;
+        }
+        m->bytes_left -= m->size[d][k];
+    }
     const uint32_t len = m->size[d][k];
     uint64_t off;
     if (c->rnd) {
@@ -33,6 +44,7 @@ LOOP_STEP void bsmix_place(struct job *j, const struct loop_cfg *c, struct nvb__
     io->dir = (uint8_t)d;
     io->len = len;
     io->bsk = (uint8_t)k;
+    return 1;
 }
 
 /* A completed I/O counted by its size. */

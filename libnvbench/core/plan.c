@@ -110,7 +110,9 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
         return rc;
     if (w->io_limit && w->ios)
         FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);
-    if (w->io_limit) {
+    if (w->io_limit && w->bssplit.set) {
+        p->bytes_total = w->io_limit; /* a byte budget: the sizes drawn decide how many I/Os */
+    } else if (w->io_limit) {
         if (w->io_limit % w->bs)
             FAIL(-EINVAL, "io_limit '%s' is not a multiple of bs '%s'", nvb__fmt_size(w->io_limit, b1, sizeof b1),
                  nvb__fmt_size(w->bs, b2, sizeof b2));
@@ -118,8 +120,8 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
     } else {
         p->ios_total = w->ios;
     }
-    p->runtime_ns = (p->ios_total && !w->runtime_set) ? 0 : w->runtime_ns;
-    if (!p->runtime_ns && !p->ios_total)
+    p->runtime_ns = ((p->ios_total || p->bytes_total) && !w->runtime_set) ? 0 : w->runtime_ns;
+    if (!p->runtime_ns && !p->ios_total && !p->bytes_total)
         FAIL(-EINVAL, "runtime '0' needs io_limit or ios to bound the run (key 'runtime')");
     if (w->ncpus_set) {
         for (unsigned c = 0; c < NVB__MAX_CPUS; c++)

@@ -137,6 +137,7 @@ int nvb__precond_run(struct run *r, struct nvb_result *res, char *err, size_t er
     pp.writes = 1;
     pp.jobs = p->nt;
     pp.ios_total = total;
+    pp.bytes_total = 0;
     pp.runtime_ns = 0;
     pp.job_ios = ios;
     struct pre_progress ppg = {r->opts, (double)p->runtime_ns / 1e9};

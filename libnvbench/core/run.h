@@ -59,7 +59,8 @@ struct plan {
     int      prewrites;         /* precondition=N: the run writes before it measures (the guard, the hold) */
     uint64_t pre_bs;            /* the precondition's block size */
     const uint64_t *job_ios;    /* I/Os of each job when given (the precondition phase), else NULL */
-    uint64_t ios_total;         /* 0: bounded by time only */
+    uint64_t ios_total;         /* 0: bounded by time only (or by bytes_total) */
+    uint64_t bytes_total;       /* io_limit with bssplit: bytes over all jobs (each job's share in bsmix.c), else 0 */
     uint64_t runtime_ns;        /* 0: bounded by ios only */
     int      reads, writes, trims;
     unsigned nwarn;

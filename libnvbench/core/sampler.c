@@ -164,6 +164,9 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
         if (r->p->ios_total) {
             double g = (double)(cur.ios[0] + cur.ios[1] + cur.ios[NVB_TRIM]) / (double)r->p->ios_total;
             f = f > g ? f : g;
+        } else if (r->p->bytes_total) {
+            double g = (double)(cur.bytes[0] + cur.bytes[1] + cur.bytes[NVB_TRIM]) / (double)r->p->bytes_total;
+            f = f > g ? f : g;
         }
         pg->done_fraction = f < 0 ? 0 : f > 1 ? 1 : f;
     }

@@ -123,7 +123,6 @@ START_TEST(refused_combinations)
     struct {
         const char *k, *v, *want;
     } c[] = {
-        {"io_limit", "1M", "io_limit"},
         {"verify", "1", "verify"},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
@@ -324,6 +323,37 @@ START_TEST(sequential_bytes)
 }
 END_TEST
 
+/* io_limit with a split: a byte budget, each job's share in whole units of
+ * the smallest size. Sizes that are multiples of the smallest end exactly
+ * on it, over jobs and with a ramp (not counted); others stop with less
+ * than the smallest size left per job. */
+START_TEST(io_limit_bytes)
+{
+    struct {
+        const char *split, *jobs, *ramp, *rw;
+        uint64_t limit, slack; /* bytes moved in [limit - slack, limit] */
+    } c[] = {
+        {"4k/50:8k/30:64k/20", "3", "0", "randread", 10 << 20, 0},
+        {"4k/50:64k/50", "1", "50ms", "read", 8 << 20, 0},
+        {"4k/50:6k/50", "2", "0", "randrw", 1 << 20, 2 * 4095},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char lim[32];
+        snprintf(lim, sizeof lim, "%" PRIu64, c[i].limit);
+        struct nvb_workload *w = null_wl((const char *[]){"rw", c[i].rw, "qd", "8", "jobs", c[i].jobs, "ramp",
+                                                          c[i].ramp, "size", "1M", "io_limit", lim, "bssplit",
+                                                          c[i].split, NULL});
+        struct nvb_result *r = tu_run_ok(w);
+        const uint64_t moved = r->tot[0].bytes + r->tot[1].bytes;
+        ck_assert_msg(moved <= c[i].limit && moved + c[i].slack >= c[i].limit, "%s: %" PRIu64 " bytes of %" PRIu64,
+                      c[i].split, moved, c[i].limit);
+        ck_assert_double_eq_tol(tu_get(r, "total.bytes"), (double)moved, 0.5);
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------ think time */
 
 /* 400 I/Os, a 1 ms think after every 8: at least 49 thinks lie between
@@ -382,6 +412,7 @@ int main(void)
     tcase_add_test(rn, file_never_crossed);
     tcase_add_test(rn, counts_json_merge);
     tcase_add_test(rn, sequential_bytes);
+    tcase_add_test(rn, io_limit_bytes);
     tcase_add_test(rn, think_lower_bound);
     tcase_add_test(rn, think_with_rate);
     suite_add_tcase(s, rn);

@@ -317,6 +317,11 @@ def test_split_with_fio_default_map_is_not_silently_dropped(tmp_path):
     f.write_text(text + "norandommap\n")
     [[w]] = from_fio_job(f)
     assert w["random_map"] == "0" and w["bssplit"] and not w["fio"]["warnings"]
+    # bounded by size instead of time: the library spends io_limit as a byte budget
+    f.write_text(text.replace("time_based\nruntime=1\n", "") + "norandommap\n")
+    [r] = run_fio_job(f)
+    counts = r.data["read"]["bs_counts"]
+    assert r.data["read"]["bytes"] == 1 << 20 == sum(int(k) * v for k, v in counts.items())
 
 
 # ------------------------------------------------------------------ the Lua helper
