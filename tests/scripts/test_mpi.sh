@@ -231,13 +231,18 @@ timeout 60 "${MPIRUN[@]}" "$EXE" --quiet --json "$TMP/e.json" engine=psync size=
     "$TMP/r{rank}" > "$TMP/e.out" 2> "$TMP/e.err" &
 MPIRUN_PID=$!
 set -e
-# wait until every rank is in its measured window (its scratch file exists)
-for _ in $(seq 100); do
-    n=$(ls "$TMP"/r*/ 2> /dev/null | grep -c nvbench || true)
-    [ "$n" -ge 4 ] && break
+# wait until every rank is in its measured window, whatever the machine's
+# load: its read system calls (psync's preads) climb far past the few its
+# setup makes (a scratch file is written, not read); at most 60 s
+for _ in $(seq 600); do
+    busy=0
+    for p in $(pgrep -x mpi_run || true); do
+        r=$(awk '/^syscr/ {print $2}' "/proc/$p/io" 2> /dev/null || true)
+        [ "${r:-0}" -ge 2000 ] && busy=$((busy + 1))
+    done
+    [ "$busy" -ge 4 ] && break
     sleep 0.1
 done
-sleep 1
 t0=$(date +%s)
 # timeout(1) is mpirun's parent: signal mpirun itself, as Ctrl-C would
 kill -INT "$(pgrep -P "$MPIRUN_PID" -x mpirun || echo "$MPIRUN_PID")"
