@@ -66,7 +66,7 @@ struct groups {
 
 static int hold_level(const struct grp *g)
 {
-    if (g->p.writes || g->p.prewrites)
+    if (g->p.writes || g->p.prewrites || g->p.trims) /* a trim destroys data as a write does */
         return NVB__HOLD_WRITE;
     return g->w->verify ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
 }
@@ -81,6 +81,15 @@ static int same_target(const struct ptarget *a, const struct ptarget *b)
  * verifies: their data would clash. */
 static int groups_conflict(const struct grp *a, const struct grp *b, char *err, size_t errlen)
 {
+    /* a missing target the run would create (plan_create) can be created once */
+    for (unsigned i = 0; i < a->p.nt; i++)
+        for (unsigned k = 0; k < b->p.nt; k++)
+            if (a->p.t[i].create && b->p.t[k].create && !strcmp(a->p.t[i].path, b->p.t[k].path)) {
+                snprintf(err, errlen, "target '%s' does not exist and groups '%s' and '%s' both name it: a run "
+                         "creates a missing target once, for one group; create it first (a run of one group), "
+                         "then run the groups on it", a->p.t[i].path, a->name, b->name);
+                return -EINVAL;
+            }
     if (a->level + b->level < NVB__HOLD_WRITE + NVB__HOLD_VERIFY)
         return 0;
     for (unsigned i = 0; i < a->p.nt; i++)

@@ -205,8 +205,40 @@ START_TEST(two_writers_refused)
     ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
     ck_assert_ptr_nonnull(strstr(nvb_result_error(r), "verified by group 'w2'"));
     nvb_result_free(r);
+    /* a trimming group writes as far as the others are concerned */
+    ck_assert_int_eq(nvb_workload_set(b, "verify", "0"), 0);
+    ck_assert_int_eq(nvb_workload_set(b, "rw", "randtrim"), 0);
+    ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
+    ck_assert_msg(strstr(nvb_result_error(r), "written by group 'w2'"), "%s", nvb_result_error(r));
+    nvb_result_free(r);
+    ck_assert_uint_eq(file_sum(g_file), before);
     nvb_workload_free(a);
     nvb_workload_free(b);
+}
+END_TEST
+
+/* A missing target with size set is created by the run, once: two groups
+ * naming it are refused before anything is made. */
+START_TEST(missing_target_in_two_groups)
+{
+    char *dir = tu_mkdtemp("groups-create");
+    char path[512];
+    snprintf(path, sizeof path, "%s/new.dat", dir);
+    struct nvb_workload *a = wl((const char *[]){"engine", "psync", "rw", "randwrite", "size", "1M", "name", "w",
+                                                 "ios", "50", NULL}, path);
+    struct nvb_workload *b = wl((const char *[]){"engine", "psync", "rw", "randread", "size", "1M", "name", "r",
+                                                 "ios", "50", NULL}, path);
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(run2(a, b, &o, &r), -EINVAL);
+    const char *e = nvb_result_error(r);
+    ck_assert_msg(strstr(e, "does not exist") && strstr(e, "'w'") && strstr(e, "'r'"), "%s", e);
+    nvb_result_free(r);
+    ck_assert_int_eq(tu_count_entries(dir), 0); /* nothing was created */
+    nvb_workload_free(a);
+    nvb_workload_free(b);
+    rmdir(dir);
+    free(dir);
 }
 END_TEST
 
@@ -346,6 +378,7 @@ static Suite *groups_suite(void)
     tcase_add_test(tc, names_and_warnings);
     tcase_add_test(tc, reader_and_writer_on_one_file);
     tcase_add_test(tc, two_writers_refused);
+    tcase_add_test(tc, missing_target_in_two_groups);
     tcase_add_test(tc, cancel_gives_partial_groups);
     tcase_add_test(tc, json_round_trip);
     tcase_add_test(tc, bad_arguments);
