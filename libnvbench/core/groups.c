@@ -64,13 +64,6 @@ struct groups {
 
 /* ---- planning: names, plans, conflicts ---- */
 
-static int hold_level(const struct grp *g)
-{
-    if (g->p.writes || g->p.prewrites || g->p.trims) /* a trim destroys data as a write does */
-        return NVB__HOLD_WRITE;
-    return g->w->verify ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
-}
-
 static int same_target(const struct ptarget *a, const struct ptarget *b)
 {
     return !a->scratch && !b->scratch && a->ti.kind == b->ti.kind && a->ti.id_dev == b->ti.id_dev &&
@@ -130,7 +123,7 @@ static int groups_plan(struct groups *G, size_t *bad, char *err, size_t errlen)
             return rc;
         }
         g->planned = 1;
-        g->level = hold_level(g);
+        g->level = nvb__plan_hold_level(&g->p, g->w->verify);
     }
     for (size_t i = 0; i < G->n; i++)
         for (size_t k = i + 1; k < G->n; k++) {

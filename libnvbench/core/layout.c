@@ -155,8 +155,7 @@ static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char
     /* the run's own file, private (scratch) or the created target, which
      * others may open once it exists: held as any target of this run */
     res->tg[t].file = nvb__strdup(pt->file);
-    int level = !pt->create ? NVB__HOLD_READ : p->writes || p->prewrites || p->trims ? NVB__HOLD_WRITE
-              : res->verify_enabled ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
+    int level = pt->create ? nvb__plan_hold_level(p, res->verify_enabled) : NVB__HOLD_READ;
     struct nvb__target_info ti;
     if ((rc = nvb__target_info(pt->file, &ti)) == 0 && pt->create &&
         (ti.kind != NVB__T_FILE || ti.id_dev != pt->ti.id_dev || ti.id_ino != pt->ti.id_ino)) {

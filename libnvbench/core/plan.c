@@ -451,12 +451,17 @@ static int hold_same(const struct nvb__hold *e, const struct nvb__hold *h)
            e->id_rdev == h->id_rdev;
 }
 
+int nvb__plan_hold_level(const struct plan *p, int verify)
+{
+    return p->writes || p->prewrites || p->trims ? NVB__HOLD_WRITE : verify ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
+}
+
 int nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, char *err, size_t errlen)
 {
     if (p->eng->flags & NVB__ENG_NO_FILES)
         return 0;
     int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
-    int level = p->writes || p->prewrites || p->trims ? NVB__HOLD_WRITE : verify ? NVB__HOLD_VERIFY : NVB__HOLD_READ;
+    int level = nvb__plan_hold_level(p, verify);
     unsigned n = 0;
     for (unsigned t = 0; t < p->nt; t++) {
         struct ptarget *pt = &p->t[t];

@@ -82,6 +82,9 @@ void nvb__plan_warn(struct plan *p, const char *fmt, ...) __attribute__((format(
 /* The hold: every target opened once, checked to be what planning judged,
  * locked, checked for use, and kept open to the end. */
 int  nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, char *err, size_t errlen);
+/* How the run holds its targets: as a writer when it writes, preconditions
+ * or trims (each destroys data), as a verifier, or as a reader. */
+int  nvb__plan_hold_level(const struct plan *p, int verify);
 
 /* ---- jobs and the run (job.c, job_setup.c) ---- */
 
