@@ -290,6 +290,13 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
 
 /* What rate_iops did (null without one): its mode and arrivals, and how
  * well an open-loop schedule was kept. */
+/* read, write, and trim when the run trims (r->trim): d[] by enum nvb_dir. */
+static void emit_dirs(struct jctx *c, const struct nvb_result *r, const struct nvb__dstat *d)
+{
+    for (int k = 0; k < nvb__result_ndir(r); k++)
+        emit_dstat(c, nvb__dir_names[k], &d[k], r->duration_s, r->lat_unknown);
+}
+
 static void emit_rate(struct jctx *c, const struct nvb_result *r)
 {
     static const char *const modes[] = {"open", "closed"}, *const procs[] = {"uniform", "poisson"};
@@ -587,10 +594,7 @@ static void emit_targets(struct jctx *c, const struct nvb_result *r)
         jo_u64(c, "region_size", ts->region_len);
         jo_u64(c, "logical_block_size", ts->lbs);
         jo_u64(c, "errors", ts->errors);
-        emit_dstat(c, "read", &ts->d[0], r->duration_s, r->lat_unknown);
-        emit_dstat(c, "write", &ts->d[1], r->duration_s, r->lat_unknown);
-        if (r->trim)
-            emit_dstat(c, "trim", &ts->d[NVB_TRIM], r->duration_s, r->lat_unknown);
+        emit_dirs(c, r, ts->d);
         if (ts->devf.valid) { /* docs/devices.md has the full picture */
             const struct nvb__tdev *f = &ts->devf;
             jo_open(c, "device", '{');
@@ -748,10 +752,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     jo_u64(&c, "first_done_unix_ns", r->first_done_wall_ns);
     jo_raw_num(&c, "duration_s", r->duration_s);
     jo_raw_num(&c, "ramp_s", r->ramp_s);
-    emit_dstat(&c, "read", &r->tot[0], r->duration_s, r->lat_unknown);
-    emit_dstat(&c, "write", &r->tot[1], r->duration_s, r->lat_unknown);
-    if (r->trim) /* only in results of workloads that trim (docs/json-schema.md) */
-        emit_dstat(&c, "trim", &r->tot[NVB_TRIM], r->duration_s, r->lat_unknown);
+    emit_dirs(&c, r, r->tot); /* trim only in results of workloads that trim (docs/json-schema.md) */
     uint64_t ios = r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios;
     uint64_t bytes = r->tot[0].bytes + r->tot[1].bytes + r->tot[NVB_TRIM].bytes;
     jo_open(&c, "total", '{');

@@ -198,6 +198,16 @@ static int ld_dir(struct ld *L, const struct nvb__jv *obj, const char *path, con
     return ld_lat(L, o, p, "clat", &d->clat, hist_required, unknown, NVB__NO_CLAT);
 }
 
+/* read, write, and trim when the result has trims (r->trim), into d[]. */
+static int ld_dirs(struct ld *L, const struct nvb__jv *obj, const char *path, struct nvb_result *r,
+                   struct nvb__dstat *d, int hist_required)
+{
+    for (int k = 0; k < nvb__result_ndir(r); k++)
+        if (ld_dir(L, obj, path, dn[k], &d[k], hist_required, &r->lat_unknown))
+            return L->rc;
+    return 0;
+}
+
 /* The submit calls, and what a rate did ("rate": null without one). */
 static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
@@ -487,9 +497,7 @@ static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_resul
             rd_str(L, o, p, "dev", t->dev, sizeof t->dev, 1) ||
             rd_u64(L, o, p, "region_offset", &t->region_off, 1) || rd_u64(L, o, p, "region_size", &t->region_len, 1) ||
             rd_u32(L, o, p, "logical_block_size", &t->lbs, 1) || rd_u64(L, o, p, "errors", &t->errors, 1) ||
-            ld_dir(L, o, p, "read", &t->d[0], 0, &r->lat_unknown) ||
-            ld_dir(L, o, p, "write", &t->d[1], 0, &r->lat_unknown) ||
-            (r->trim && ld_dir(L, o, p, "trim", &t->d[NVB_TRIM], 0, &r->lat_unknown)) ||
+            ld_dirs(L, o, p, r, t->d, 0) ||
             ld_device(L, o, p, &t->devf) || ld_content(L, o, p, &t->content))
             return L->rc;
         if (t->host && strlen(t->host) >= sizeof r->host)
@@ -794,10 +802,8 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
     nvb__json_write(wl, &b);
     if (nvb__buf_take(&b, &r->wl_json))
         return oom(L);
-    if (ld_dir(L, root, "", "read", &r->tot[0], 1, &r->lat_unknown) ||
-        ld_dir(L, root, "", "write", &r->tot[1], 1, &r->lat_unknown) ||
-        ((r->trim = nvb__json_get(root, "trim") != NULL) &&
-         ld_dir(L, root, "", "trim", &r->tot[NVB_TRIM], 1, &r->lat_unknown)) || ld_timing(L, root, r) ||
+    r->trim = nvb__json_get(root, "trim") != NULL; /* only results of workloads that trim have it */
+    if (ld_dirs(L, root, "", r, r->tot, 1) || ld_timing(L, root, r) ||
         (!group && ld_cpu(L, root, r)) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
         ld_targets(L, root, r) || ld_hosts(L, root, r) || ld_series(L, root, r) || ld_phases(L, root, r) ||
         ld_notes(L, root, r) || (!group && ld_groups(L, root, r)))
