@@ -4,9 +4,10 @@ The latency percentiles are :func:`nvbench.plot.latency`; the time series is
 drawn here with the same figure helpers. Each SVG is made fit for inlining in
 one HTML page: no XML prolog, text kept as text in the page's fonts, ids given
 a per-figure prefix (several SVGs share the page's id space), no date. Labels
-come from results (stack names, targets): matplotlib escapes them as XML, and
-their dollar signs are escaped so that it never reads them as TeX (the axes'
-own tick labels still are).
+come from results (stack names, targets): matplotlib escapes them as XML, their
+control characters are shown escaped (nvbench._printable), and their dollar
+signs are escaped so that it never reads them as TeX (the axes' own tick
+labels still are).
 
 Without matplotlib the report is written without figures and says what to
 install (:func:`missing`).
@@ -17,6 +18,7 @@ import math
 import re
 
 from . import plot as _plot
+from ._printable import printable
 from .labels import block_label
 from .report import column_labels
 
@@ -66,7 +68,10 @@ def _svg(make, prefix):
 
 
 def _literal(v):
-    return v.replace("$", "\\$") if isinstance(v, str) else v
+    # Control characters are no XML (an SVG holding ESC is not well-formed, and
+    # matplotlib warns with the raw character on stderr): shown escaped, as
+    # everywhere else (nvbench._printable).
+    return printable(v).replace("$", "\\$") if isinstance(v, str) else v
 
 
 def _labelled(rs):

@@ -9,6 +9,7 @@ issues each as an NvbenchWarning.
 import re
 import warnings
 
+from ._printable import printable
 from .errors import NvbenchWarning
 
 _NUM = re.compile(r"\d+(?:\.\d+)?")
@@ -48,7 +49,14 @@ def grouped(results):
     return lines
 
 
+def warn(line, stacklevel=2):
+    """One warning as an NvbenchWarning. Python prints it on stderr, a terminal
+    as like as not, and it quotes targets and names anyone may have chosen:
+    shown escaped (nvbench._printable), never obeyed."""
+    warnings.warn(NvbenchWarning(printable(line)), stacklevel=stacklevel + 1)
+
+
 def issue(results, stacklevel=3):
     """Each grouped warning of the results as an NvbenchWarning."""
     for line in grouped(results):
-        warnings.warn(NvbenchWarning(line), stacklevel=stacklevel + 1)
+        warn(line, stacklevel + 1)

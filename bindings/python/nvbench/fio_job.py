@@ -128,7 +128,11 @@ def _lines(path, env, depth=0):
     """(where, line) of a job file, comments dropped, ${ENV} expanded, includes followed."""
     if depth > 8:
         raise FioJobError(f"{path}: includes nested more than 8 deep")
-    with open(path, encoding="utf-8") as f:
+    # A job file is bytes, as fio reads it: a filename= or a section name that is
+    # not UTF-8 is kept byte for byte (surrogateescape, as os.fsdecode does), so
+    # the target opened is the file named, and the library shows such bytes as
+    # U+FFFD in the JSON with a warning.
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
         text = f.read()
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -153,7 +157,7 @@ def parse_job_text(path, env=None):
     """
     env = dict(os.environ if env is None else env)
     glob, jobs, cur = {}, [], None
-    for where, line in _lines(os.fspath(path), env):
+    for where, line in _lines(os.fsdecode(path), env):
         if line.startswith("["):
             if not line.endswith("]") or not line[1:-1].strip():
                 raise FioJobError(f"{where}: a section header is '[name]', not '{line}'")
@@ -563,7 +567,7 @@ def from_fio_job(path, lenient=False, env=None):
     ${VAR} expansion."""
     steps = []
     for name, opts, stonewall in parse_job_text(path, env):
-        mapped = map_job(name, opts, lenient, os.fspath(path))
+        mapped = map_job(name, opts, lenient, os.fsdecode(path))
         if stonewall or not steps:
             steps.append([])
         steps[-1].append(mapped[0])

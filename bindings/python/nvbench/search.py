@@ -19,7 +19,8 @@ import warnings
 from . import plot as _plot
 from .core import run as _run
 from .errors import NvbenchWarning
-from ._warnings import grouped
+from ._printable import printable
+from ._warnings import grouped, warn as _warn
 
 __all__ = ["search", "SearchResult", "parse_target", "plot_curve"]
 
@@ -93,13 +94,14 @@ class SearchResult:
             a = self.answer
             v = "unthrottled" if a[self.vary] is None else f"{self.vary}={a[self.vary]}"
             lines.append(f"answer: {v}: {a['iops']:.0f} IOPS at {self.key} {a['lat_ns'] / 1e6:.4f} ms")
-        return "\n".join(lines) + "\n"
+        # the bound is the caller's text (its regex lets \x1c-\x1f and \x85 through as spaces)
+        return "".join(printable(line) + "\n" for line in lines)
 
     def plot(self, ax=None):
         return plot_curve(self, ax=ax)
 
     def __repr__(self):
-        return f"<SearchResult {self.target} vary={self.vary}: {len(self.points)} points, answer={self._ans()}>"
+        return f"<SearchResult {printable(self.target)} vary={self.vary}: {len(self.points)} points, answer={self._ans()}>"
 
     def _ans(self):
         return None if self.answer is None else f"{self.vary}={self.answer[self.vary]} ({self.answer['iops']:.0f} IOPS)"
@@ -234,7 +236,7 @@ def search(workload=None, target="p99<=1ms", vary="qd", *, start=1, max_qd=1024,
     passing = [p for p in res.points if p["ok"]]
     res.answer = max(passing, key=lambda p: p["iops"]) if passing else None
     for line in res.warnings:
-        warnings.warn(NvbenchWarning(line), stacklevel=2)
+        _warn(line, stacklevel=2)
     return res
 
 

@@ -1,0 +1,215 @@
+"""Hostile strings through the front doors that came after the first hostile-input
+work: fio job files, job groups, the latency search, the HTML report (also with
+--four-stacks), compare --table, and the warnings Python issues. Every result
+parses, nothing raises UnicodeDecodeError, no control character reaches a
+terminal and no markup from a result reaches the report as markup."""
+
+import copy
+import html.parser
+import json
+import os
+import re
+import warnings
+
+import pytest
+
+import _pkg
+from conftest import cli
+
+if _pkg.EXTENSION_MISSING:
+    pytest.skip("nvbench._nvbench is not built", allow_module_level=True)
+
+import nvbench  # noqa: E402
+from nvbench import NvbenchWarning, fio_job  # noqa: E402
+from nvbench.results import loads  # noqa: E402
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+# What a terminal obeys (C0 but newline, DEL, C1) and the right-to-left override.
+CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]")
+MARKUP = '<script>alert(1)</script><img src=x onerror=alert(2)>"\'&'
+HOSTILE = MARKUP + "\x1b[2J\x1b]0;owned\x07\x9b31m\u202e"
+# for the fields the loader caps (device names: 63 bytes, engine_used values: 95)
+SHORT = "<script>x</script><b>\x1b[2J\x9b1m\u202e"
+
+
+def _c_result():
+    with open(os.path.join(DATA, "c-psync-randread.json")) as f:
+        return json.load(f)
+
+
+# --- fio job files -----------------------------------------------------------------
+
+def _job_file(tmp_path):
+    """A job file whose section name and filename= are not UTF-8 and hold ESC."""
+    target = os.fsencode(tmp_path) + b"/f\xfe\x1b]0;x\x07.dat"
+    with open(target, "wb") as f:
+        f.write(os.urandom(1 << 16))
+    job = tmp_path / "j.fio"
+    job.write_bytes(b"[global]\nioengine=null\nsize=64k\nio_size=8k\n"
+                    b"[job\xff\x1b[2J<b>]\nrw=randread\nfilename=" + target + b"\n")
+    return job, target
+
+
+def test_fio_job_file_with_bytes_that_are_not_utf8(tmp_path):
+    # Before: UnicodeDecodeError from reading the file, in Python and in `nvbench run --fio`.
+    job, target = _job_file(tmp_path)
+    ((w,),) = fio_job.from_fio_job(job)
+    assert os.fsencode(w["targets"][0]) == target  # the file named, byte for byte
+    assert os.fsencode(w["name"]) == b"job\xff\x1b[2J<b>"
+    with pytest.warns(NvbenchWarning) as seen:
+        (r,) = fio_job.run_fio_job(job)
+    assert r.data["workload"]["name"] == "job\ufffd\x1b[2J<b>"
+    assert any("not UTF-8" in str(x.message) for x in seen)
+    for x in seen:  # Python prints warnings on stderr: escaped, never obeyed
+        assert not CONTROL.search(str(x.message)), str(x.message)
+    p = cli("run", "--fio", job, "--no-progress")
+    assert p.returncode == 0, p.stderr
+    (back,) = loads(p.stdout)  # the library's strict parser reads what was printed
+    assert back.data["workload"]["targets"] == [os.fsdecode(target).replace("\udcfe", "\ufffd")]
+    assert not CONTROL.search(p.stdout), repr(p.stdout)
+    assert "not UTF-8" in p.stderr and not CONTROL.search(p.stderr), repr(p.stderr)
+
+
+def test_fio_job_file_path_that_is_not_utf8(tmp_path):
+    job, _ = _job_file(tmp_path)
+    odd = os.fsencode(tmp_path) + b"/j\xff\x1b[2J.fio"
+    os.rename(job, odd)
+    ((w,),) = fio_job.from_fio_job(odd)  # bytes or str, as os.fsdecode gives
+    assert w["fio"]["section"] == os.fsdecode(b"job\xff\x1b[2J<b>")
+    missing = os.fsencode(tmp_path) + b"/gone\xff\x1b[2J.fio"
+    p = cli("run", "--fio", os.fsdecode(missing), "--no-progress")
+    assert p.returncode != 0
+    assert "gone" in p.stderr and not CONTROL.search(p.stderr), repr(p.stderr)
+
+
+# --- job groups --------------------------------------------------------------------
+
+def test_group_names_that_are_not_utf8_or_hold_escapes(tmp_path):
+    t = tmp_path / "t.dat"
+    t.write_bytes(os.urandom(1 << 16))
+    with pytest.warns(NvbenchWarning) as seen:
+        r = nvbench.run_groups([{"targets": [str(t)], "name": "g\udcff\x1b[2J", "ios": 8},
+                                {"targets": [str(t)], "name": "h" + MARKUP[:40], "ios": 8}], engine="null")
+    assert [g.data["name"] for g in r.groups] == ["g\ufffd\x1b[2J", "h" + MARKUP[:40]]
+    assert all(not CONTROL.search(str(x.message)) for x in seen)
+    (back,) = loads(nvbench.ResultSet([r]).to_json())
+    assert [g.data["name"] for g in back.groups] == ["g\ufffd\x1b[2J", "h" + MARKUP[:40]]
+    # the CLI's groups: the summary names each group escaped
+    p = cli("run", "engine=null", "ios=8", "--print-json", t, "--group", "name=g\x1b[2J", "--group",
+            "name=h\x9b1m")
+    assert p.returncode == 0, p.stderr
+    assert not CONTROL.search(p.stdout) and not CONTROL.search(p.stderr)
+    (back,) = loads(p.stdout)
+    assert [g.data["name"] for g in back.groups] == ["g\x1b[2J", "h\x9b1m"]
+
+
+# --- the latency search --------------------------------------------------------------
+
+def test_search_table_and_warnings_escaped(tmp_path):
+    t = tmp_path / "s\x1b[2J.dat"
+    t.write_bytes(os.urandom(1 << 20))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        # Python's \s lets \x1c-\x1f through around the bound: the table quotes it
+        res = nvbench.search({"engine": "null", "ios": 64, "targets": [str(t)]}, target="p99<=1s\x1c",
+                             max_runs=1)
+    text = res.table() + repr(res)
+    assert "\\x1c" in text and not CONTROL.search(text), repr(text)
+    assert seen and all(not CONTROL.search(str(x.message)) for x in seen)
+    p = cli("search", "--latency", "p99<=1s", "--max-runs", "1", "engine=null", "ios=64", t)
+    assert p.returncode == 0, p.stderr
+    assert not CONTROL.search(p.stdout) and not CONTROL.search(p.stderr), (p.stdout, p.stderr)
+
+
+# --- the HTML report -----------------------------------------------------------------
+
+class _Tags(html.parser.HTMLParser):
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.handlers, self.text = set(), [], []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.handlers += [(tag, k) for k, v in attrs if k.startswith("on") or "javascript:" in (v or "")]
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _hostile(engine, stack=None):
+    """A result whose every free string is hostile: workload name and target, per-target
+    path, host and device model, the host, warnings, the error, and the facts
+    seed_matrix and the Windows engines record in engine_used (os, disk model, driver)."""
+    d = copy.deepcopy(_c_result())
+    d["engine"] = d["workload"]["engine"] = engine
+    d["workload"]["name"] = "n" + HOSTILE
+    d["workload"]["targets"] = ["/t" + HOSTILE]
+    for t in d["per_target"]:
+        t["path"], t["host"], t["file"], t["dev"] = "/t" + HOSTILE, "h" + HOSTILE, "/f" + HOSTILE, "d" + SHORT
+    d["host"] = "h" + HOSTILE
+    d["start_time"] = "2026-01-01T00:00:00Z" + HOSTILE
+    d["warnings"] = ["w" + HOSTILE]
+    d["engine_used"] = {"os": "Windows" + SHORT, "cpu_model": "c" + SHORT, "disk_model": "m" + SHORT,
+                        "disk_driver": "dd" + SHORT, "k\x1b[2J<b>": "v"}
+    if stack:
+        d["engine_used"].update(stack=stack, stack_source="detected")
+    d["meta"] = {"stack": "s" + HOSTILE, "label": "l" + HOSTILE}
+    return d
+
+
+def _files(tmp_path):
+    paths = []
+    for name, runs in (("linux", [_hostile("libaio"), _hostile("io_uring")]),
+                       ("native", [_hostile("iocp", "windows_native")]),
+                       ("non", [_hostile("iocp", "windows_non_native")])):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps({"results": runs}))
+        paths.append(p)
+    return paths
+
+
+def _safe_page(path):
+    text = path.read_text(encoding="utf-8")
+    page = _Tags(text)
+    assert not {"script", "img", "iframe", "object", "embed"} & page.tags, page.tags
+    assert not page.handlers, page.handlers
+    assert not CONTROL.search(text), [m.group(0) for m in CONTROL.finditer(text)][:5]
+    return text, "".join(page.text)
+
+
+def test_report_escapes_every_string_of_a_crafted_result(tmp_path):
+    paths = _files(tmp_path)
+    p = cli("report", *paths, "-o", tmp_path / "r.html", timeout=300)
+    assert p.returncode == 0, p.stderr
+    # matplotlib once warned about the missing glyph, quoting the raw ESC
+    assert not CONTROL.search(p.stderr), repr(p.stderr)
+    text, shown = _safe_page(tmp_path / "r.html")
+    # the hostile strings are there, as text: markup escaped, controls shown escaped
+    for what in ("/t", "h", "w", "s"):
+        assert what + MARKUP + "\\x1b[2J" in shown, what
+    assert "k\\x1b[2J<b>" in shown
+    for what in ("d", "m", "dd", "Windows", "c"):
+        assert what + "<script>x</script><b>\\x1b[2J\\x9b1m\\u202e" in shown, what
+    assert "&lt;script&gt;" in text
+
+
+def test_report_four_stacks_and_compare_table_escape(tmp_path):
+    paths = _files(tmp_path)
+    p = cli("report", "--four-stacks", *paths, "-o", tmp_path / "r4.html", timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert not CONTROL.search(p.stderr), repr(p.stderr)
+    _, shown = _safe_page(tmp_path / "r4.html")
+    assert "m<script>x</script><b>\\x1b[2J" in shown  # the disk model of a Windows file
+    for args in (("compare", "--table", *paths), ("compare", paths[0], paths[1])):
+        p = cli(*args)
+        assert p.returncode == 0, p.stderr
+        assert not CONTROL.search(p.stdout) and not CONTROL.search(p.stderr), (p.stdout, p.stderr)
+    assert "\\x1b[2J" in p.stdout  # compare names the stacks, escaped
+
+
+def test_report_of_a_result_set_in_python(tmp_path):
+    rs = nvbench.ResultSet(loads(json.dumps({"results": [_hostile("psync")]})))
+    rs.report(str(tmp_path / "x.html"))
+    _, shown = _safe_page(tmp_path / "x.html")
+    assert "n" + MARKUP in shown or "s" + MARKUP in shown
