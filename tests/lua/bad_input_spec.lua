@@ -187,6 +187,62 @@ describe("NUL bytes", function()
     assert.are.equal(E.EINVAL, errno, msg)
   end)
 
+  -- The newer doors: job groups, the latency search, the fio job reader
+  -- (pure Lua: io.open would open "a.fio" for "a.fio\0x").
+  it("in job groups, shared keys and each group's", function()
+    nul_refused("value of key 'name'", nvb.run_groups { { engine = "null", ios = 4, targets = { data.path }, name = "g\0x" } })
+    nul_refused("value of key 'name'", nvb.run_groups { { engine = "null", ios = 4, targets = { data.path } }, name = "g\0x" })
+    nul_refused("targets[1]", nvb.run_groups { { rw = "randwrite", ios = 4, targets = { data.path .. "\0/etc/passwd" } } })
+    assert.are.equal(before, S.read_file(data.path), "the truncated path was written")
+  end)
+
+  it("in the latency search's bound, vary and workload", function()
+    local w = { engine = "null", ios = 8, targets = { data.path } }
+    for _, opts in ipairs { { target = "p99<=1s\0x" }, { vary = "qd\0x" } } do
+      local ok, msg = pcall(nvb.search, w, opts)
+      assert.is_false(ok)
+      assert.is_truthy(msg:find("\\x00x", 1, true), msg)
+      assert.is_falsy(msg:find("\0", 1, true), "the message itself carries the NUL")
+    end
+    local ok, msg = pcall(nvb.search, { rw = "randwrite", ios = 8, targets = { data.path .. "\0x" } }, { max_runs = 1 })
+    assert.is_false(ok)
+    assert.is_truthy(msg:find("contains a NUL byte", 1, true), msg)
+    assert.are.equal(before, S.read_file(data.path), "the truncated path was written")
+  end)
+
+  it("in a fio job file's path, an include, a line or an ${ENV} value", function()
+    local fio = require "nvbench.fio_job"
+    local base = S.tmpdir .. "/lua-nul." .. tostring(os.time()) .. "." .. math.random(1e6)
+    local files = {}
+    local function job(name, text)
+      local path = base .. "." .. name .. ".fio"
+      local f = assert(io.open(path, "wb"))
+      f:write(text)
+      f:close()
+      files[#files + 1] = path
+      return path
+    end
+    local ok_job = job("ok", "[w]\nioengine=null\nrw=randwrite\nsize=64k\nio_size=8k\nfilename=" .. data.path .. "\n")
+    local cases = {
+      { "the job file's path", ok_job .. "\0/etc/passwd" },
+      { ".fio:1", job("inc", "include " .. ok_job:match("[^/]+$") .. "\0junk\n") },
+      { ".fio:6", job("line", "[w]\nioengine=null\nrw=randwrite\nsize=64k\nio_size=8k\nfilename=" .. data.path .. "\0x\n") },
+      { ".fio:6", job("env", "[w]\nioengine=null\nrw=randwrite\nsize=64k\nio_size=8k\nfilename=${T}\n"),
+        { T = data.path .. "\0x" } },
+    }
+    for _, c in ipairs(cases) do
+      for _, fn in ipairs { fio.parse, fio.from_fio_job, fio.run } do
+        local ok, msg = pcall(fn, c[2], c[3])
+        assert.is_false(ok, c[2])
+        assert.is_truthy(msg:find("contains a NUL byte", 1, true), msg)
+        assert.is_truthy(msg:find(c[1], 1, true), msg)
+        assert.is_falsy(msg:find("\0", 1, true), "the message itself carries the NUL")
+      end
+    end
+    for _, p in ipairs(files) do os.remove(p) end
+    assert.are.equal(before, S.read_file(data.path), "the truncated path was written")
+  end)
+
   it("in the matrix helper's scratch directory", function()
     local m = require "nvbench.matrix"
     local s, msg = m.scratch("4k", S.tmpdir .. "\0/etc")

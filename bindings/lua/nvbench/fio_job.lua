@@ -98,8 +98,16 @@ local function expand(line, env, where)
   end))
 end
 
+-- C (and so io.open) reads a string up to its first NUL byte: "a.fio\0x"
+-- would open a.fio, an include or a filename= would name another file.
+local function no_nul(s, what)
+  if s:find("\0", 1, true) then fail("nvbench.fio_job: %s (%s) contains a NUL byte", what, ("%q"):format(s)) end
+  return s
+end
+
 local function read_lines(path, env, out, depth)
   if depth > 8 then fail("%s: includes nested more than 8 deep", path) end
+  no_nul(path, "the job file's path")
   local f, err = io.open(path, "r")
   if not f then fail("%s", err) end
   local n = 0
@@ -108,7 +116,7 @@ local function read_lines(path, env, out, depth)
     local line = raw:match("^%s*(.-)%s*$")
     if line ~= "" and not line:match("^[#;]") then
       local where = path .. ":" .. n
-      line = expand(line, env, where)
+      line = no_nul(expand(line, env, where), where)
       local inc = line:match("^include%s+(.+)$")
       if inc then read_lines((path:match("^(.*)/") or ".") .. "/" .. inc, env, out, depth + 1)
       else out[#out + 1] = { where, line } end

@@ -201,6 +201,7 @@ end
 local function printable(v)
   return (tostring(v):gsub("%c", function(c) return string.format("\\x%02x", c:byte()) end))
 end
+M.printable = printable
 
 local Scratch = {}
 Scratch.__index = Scratch

@@ -27,6 +27,9 @@ function M.parse_target(t)
   if type(t) ~= "string" then
     error(("nvbench.search: target must be a string like 'p99<=1ms', got %s"):format(tostring(t)), 2)
   end
+  if t:find("\0", 1, true) then
+    error(("nvbench.search: target '%s' contains a NUL byte"):format(m.printable(t)), 2)
+  end
   local key, op, num, unit = t:match("^%s*([%w.]+)%s*(<=?)%s*(%d*%.?%d+)%s*(%a*)%s*$")
   if not key then
     error(("nvbench.search: target '%s': expected PERCENTILE<=BOUND with a unit, e.g. 'p99<=1ms'"):format(t), 2)
@@ -71,7 +74,7 @@ function M.search(workload, opts)
   local key, bound, strict = M.parse_target(opts.target or "p99<=1ms")
   local vary = opts.vary or "qd"
   if vary ~= "qd" and vary ~= "rate_iops" then
-    error(("nvbench.search: vary must be 'qd' or 'rate_iops', got '%s'"):format(tostring(vary)), 2)
+    error(("nvbench.search: vary must be 'qd' or 'rate_iops', got '%s'"):format(m.printable(vary)), 2)
   end
   if workload[vary] ~= nil then
     error(("nvbench.search: the workload sets %s=%s, which the search varies: leave it out"):format(
