@@ -35,9 +35,24 @@ static int count_overflows(const struct nvb__hist *a, const struct nvb__hist *b)
     return a && b && a->count > UINT64_MAX - b->count;
 }
 
+/* Per-size counts (bssplit) add up to the direction's ios and bytes: a sum
+ * keeps them only when every part that did I/O has them. A total of job
+ * groups of which one ran without a split has none (each group keeps its
+ * own); before, it held the split group's counts alone, and the library
+ * refused to read back the JSON it had written. */
+static int bsc_add(struct nvb__dstat *dst, const struct nvb__dstat *src, int dst_whole)
+{
+    if (dst_whole && (src->bsc || !src->ios))
+        return nvb__bsc_merge(&dst->bsc, src->bsc);
+    free(dst->bsc);
+    dst->bsc = NULL;
+    return 0;
+}
+
 int nvb__dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src)
 {
     uint64_t ios, bytes;
+    const int dst_whole = dst->bsc || !dst->ios;
     if (__builtin_add_overflow(dst->ios, src->ios, &ios) || __builtin_add_overflow(dst->bytes, src->bytes, &bytes) ||
         count_overflows(dst->hist, src->hist) || count_overflows(dst->slat, src->slat) ||
         count_overflows(dst->clat, src->clat))
@@ -50,7 +65,7 @@ int nvb__dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src)
     if (!rc)
         rc = hist_add(&dst->clat, src->clat);
     if (!rc)
-        rc = nvb__bsc_merge(&dst->bsc, src->bsc);
+        rc = bsc_add(dst, src, dst_whole);
     return rc;
 }
 

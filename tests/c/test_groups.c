@@ -349,6 +349,37 @@ START_TEST(json_round_trip)
 }
 END_TEST
 
+/* One group with a bssplit, one without: each group keeps its per-size
+ * counts, the total has none (they would not add up to its ios), and the
+ * JSON reads back. Before, the total held the split group's counts alone
+ * and nvb_result_from_json refused the library's own JSON. */
+START_TEST(split_and_plain_groups_round_trip)
+{
+    struct nvb_workload *a = wl((const char *[]){"engine", "null", "rw", "randread", "bssplit", "4k/50:8k/50",
+                                                 "name", "split", "ios", "500", NULL}, g_file);
+    struct nvb_workload *b = wl((const char *[]){"engine", "null", "rw", "randread", "name", "plain", "ios", "300",
+                                                 NULL}, g_file);
+    struct nvb_result *r = NULL, *l = NULL;
+    ck_assert_int_eq(run2(a, b, NULL, &r), 0);
+    char *js = json_of(r);
+    char why[256] = "";
+    ck_assert_msg(nvb_result_parse(js, strlen(js), &l, why, sizeof why) == 0, "%s", why);
+    ck_assert_ptr_nonnull(r->groups[0]->tot[NVB_READ].bsc);
+    ck_assert_ptr_null(r->groups[1]->tot[NVB_READ].bsc);
+    ck_assert_ptr_null(r->tot[NVB_READ].bsc);
+    ck_assert_ptr_nonnull(l->groups[0]->tot[NVB_READ].bsc);
+    ck_assert_uint_eq(tu_get(l, "read.ios"), 800);
+    char *js2 = json_of(l);
+    ck_assert_str_eq(js, js2);
+    nvb_free(js);
+    nvb_free(js2);
+    nvb_result_free(r);
+    nvb_result_free(l);
+    nvb_workload_free(a);
+    nvb_workload_free(b);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     struct nvb_workload *a = wl((const char *[]){"engine", "null", "ios", "10", NULL}, NULL);
@@ -381,6 +412,7 @@ static Suite *groups_suite(void)
     tcase_add_test(tc, missing_target_in_two_groups);
     tcase_add_test(tc, cancel_gives_partial_groups);
     tcase_add_test(tc, json_round_trip);
+    tcase_add_test(tc, split_and_plain_groups_round_trip);
     tcase_add_test(tc, bad_arguments);
     suite_add_tcase(s, tc);
     return s;
