@@ -371,6 +371,22 @@ START_TEST(split_and_plain_groups_round_trip)
     ck_assert_uint_eq(tu_get(l, "read.ios"), 800);
     char *js2 = json_of(l);
     ck_assert_str_eq(js, js2);
+    /* a fault inside a group is named with the group in front */
+    size_t len = strlen(js2);
+    char *bad = malloc(len + 2), *at = NULL;
+    for (char *g = js2; (g = strstr(g, "\"groups\":[")); g++)
+        at = g; /* the last: the first is the total's workload */
+    ck_assert_ptr_nonnull(at);
+    at = strstr(at, "\"duration_s\":");
+    ck_assert_ptr_nonnull(at);
+    size_t cut = (size_t)(at - js2) + strlen("\"duration_s\":");
+    memcpy(bad, js2, cut);
+    bad[cut] = '-';
+    memcpy(bad + cut + 1, js2 + cut, len - cut + 1);
+    struct nvb_result *x = NULL;
+    ck_assert_int_eq(nvb_result_parse(bad, strlen(bad), &x, why, sizeof why), -EINVAL);
+    ck_assert_str_eq(why, "result JSON: 'groups.0.duration_s': negative");
+    free(bad);
     nvb_free(js);
     nvb_free(js2);
     nvb_result_free(r);
