@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct nvb__ihist *ihist_alloc(unsigned n)
+struct nvb__ihist *nvb__ihist_alloc(unsigned n)
 {
     struct nvb__ihist *h = malloc(sizeof *h + (size_t)n * sizeof h->b[0]);
     if (h) {
@@ -25,7 +25,7 @@ struct nvb__ihist *nvb__ihist_take(uint64_t *acc, unsigned lo, unsigned hi, int 
         n += acc[i] != 0;
     if (!n)
         return NULL;
-    struct nvb__ihist *h = ihist_alloc(n);
+    struct nvb__ihist *h = nvb__ihist_alloc(n);
     if (!h)
         *oom = 1;
     for (unsigned i = lo; i <= hi && i < NVB__HIST_BUCKETS; i++) {
@@ -46,7 +46,7 @@ int nvb__ihist_add(struct nvb__ihist **a, const struct nvb__ihist *b)
     const struct nvb__ihist *x = *a;
     if (x && x->count > UINT64_MAX - b->count)
         return -EOVERFLOW;
-    struct nvb__ihist *o = ihist_alloc((x ? x->n : 0) + b->n);
+    struct nvb__ihist *o = nvb__ihist_alloc((x ? x->n : 0) + b->n);
     if (!o)
         return -ENOMEM;
     unsigned p = 0, q = 0;
@@ -80,7 +80,7 @@ struct nvb__ihist *nvb__ihist_dup(const struct nvb__ihist *h)
 {
     if (!h)
         return NULL;
-    struct nvb__ihist *o = ihist_alloc(h->n);
+    struct nvb__ihist *o = nvb__ihist_alloc(h->n);
     if (o) {
         memcpy(o->b, h->b, (size_t)h->n * sizeof h->b[0]);
         o->n = h->n;

@@ -26,6 +26,8 @@ struct nvb__ihist {
     struct nvb__ibkt b[];    /* ascending i */
 };
 
+/* An empty list with room for n buckets (count and n 0), or NULL. */
+struct nvb__ihist *nvb__ihist_alloc(unsigned n);
 /* The non-empty buckets of acc[lo..hi] (dense counts), which are zeroed.
  * NULL when none is (or when out of memory: *oom is then set). */
 struct nvb__ihist *nvb__ihist_take(uint64_t *acc, unsigned lo, unsigned hi, int *oom);

@@ -531,8 +531,11 @@ static int ld_ihist(struct ld *L, const struct nvb__jv *x, const char *path, str
     if (b->n > NVB__HIST_BUCKETS)
         return bad(L, p, "buckets", "more entries than the histogram has buckets");
     sub(pb, sizeof pb, p, "buckets");
-    uint64_t *acc = calloc(NVB__HIST_BUCKETS, sizeof *acc);
-    if (!acc)
+    /* The pairs, once checked, are the sparse list itself: room for them
+     * alone (a dense array of every bucket per interval cost a clear and a
+     * scan of NVB__HIST_BUCKETS for each). */
+    struct nvb__ihist *list = b->n ? nvb__ihist_alloc((unsigned)b->n) : NULL;
+    if (b->n && !list)
         return oom(L);
     uint64_t seen = 0, prev = 0;
     const char *why = NULL;
@@ -550,18 +553,21 @@ static int ld_ihist(struct ld *L, const struct nvb__jv *x, const char *path, str
         else if (cnt > UINT64_MAX - seen)
             why = "counts overflow";
         else {
-            acc[idx] = cnt;
+            list->b[list->n].i = (uint32_t)idx;
+            list->b[list->n++].c = cnt;
             seen += cnt;
             prev = idx;
         }
     }
     if (!why && seen != count)
         why = "the buckets do not add up to count";
-    int oomf = 0;
-    if (!why)
-        s->lh[d] = nvb__ihist_take(acc, 0, NVB__HIST_BUCKETS - 1, &oomf);
-    free(acc);
-    return why ? bad(L, pb, "", why) : oomf ? oom(L) : 0;
+    if (why || !list) {
+        free(list);
+        return why ? bad(L, pb, "", why) : 0;
+    }
+    list->count = seen;
+    s->lh[d] = list;
+    return 0;
 }
 
 static int ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)

@@ -649,6 +649,25 @@ static long long parse_peak(const char *text, size_t len, int expect_ok)
     return (peak - before) * 1024;
 }
 
+/* A valid result (json) whose time series is replaced by intervals that
+ * fill about n bytes, each with sparse lat histograms at the two ends of the
+ * bucket range (the loader once built each from a dense array of every
+ * bucket). The length of the text in t. */
+static size_t sparse_series(char *t, const char *json, size_t n)
+{
+    const char *ts = strstr(json, "\"timeseries\":["), *after = ts ? strstr(ts, "],\"precondition\"") : NULL;
+    ck_assert_msg(ts && after, "no time series in %.500s", json);
+    size_t len = (size_t)(ts - json) + strlen("\"timeseries\":[");
+    memcpy(t, json, len);
+    for (unsigned i = 0; len < n; i++)
+        len += (size_t)sprintf(t + len, "%s{\"t_s\":%u,\"dt_s\":1,\"errors\":0,\"system_pct\":null,\"read\":{\"ios\":2,"
+                               "\"bytes\":8192,\"lat_sum_ns\":3000,\"lat_hist\":{\"count\":2,\"buckets\":[[0,1],[%u,1]]}},"
+                               "\"write\":{\"ios\":1,\"bytes\":4096,\"lat_sum_ns\":1000,\"lat_hist\":{\"count\":1,"
+                               "\"buckets\":[[%u,1]]}}}", i ? "," : "", i + 1, NVB__HIST_BUCKETS - 1, NVB__HIST_BUCKETS - 1);
+    memcpy(t + len, after, strlen(after) + 1);
+    return len + strlen(after);
+}
+
 /* The result parser's memory is bounded by a small multiple of its input,
  * whatever the shape: a 4 MiB member nobody reads once cost 36 bytes per
  * byte (a node and a malloc per value, arrays grown by doubling). The
@@ -668,7 +687,7 @@ START_TEST(parser_memory_bound)
         return;
     }
     const size_t n = 4u << 20;
-    char *t = malloc(n + 8192);
+    char *t = malloc(n + 16384);
     ck_assert_ptr_nonnull(t);
     /* a valid result, to put a big member into its workload */
     struct outcome o = run((const char *[]){"engine", "null", "ios", "10", NULL}, (const char *[]){"/dev/null", NULL});
@@ -676,8 +695,14 @@ START_TEST(parser_memory_bound)
     const char *wl = strstr(o.json, "\"workload\":{");
     ck_assert_ptr_nonnull(wl);
     size_t head = (size_t)(wl - o.json) + strlen("\"workload\":{");
-    for (int shape = 0; shape < 5; shape++) {
+    for (int shape = 0; shape < 7; shape++) {
         size_t len = 0;
+        if (shape >= 5) { /* a time series of sparse histograms; arrays nested 4 Mi deep */
+            len = shape == 5 ? sparse_series(t, o.json, n) : n;
+            if (shape == 6)
+                memset(t, '[', n);
+            goto measure;
+        }
         if (shape == 4) {
             memcpy(t, o.json, head);
             len = head;
@@ -702,7 +727,8 @@ START_TEST(parser_memory_bound)
             memcpy(t + len, o.json + head, rest + 1);
             len += rest;
         }
-        long long peak = parse_peak(t, len, shape == 4);
+    measure:;
+        long long peak = parse_peak(t, len, shape == 4 || shape == 5);
         if (peak < 0) {
             fprintf(stderr, "parser_memory_bound: no /proc/self/clear_refs, not measured\n");
             break;
