@@ -5,6 +5,7 @@ parses, nothing raises UnicodeDecodeError, no control character reaches a
 terminal and no markup from a result reaches the report as markup."""
 
 import copy
+import errno
 import html.parser
 import json
 import os
@@ -20,7 +21,7 @@ if _pkg.EXTENSION_MISSING:
     pytest.skip("nvbench._nvbench is not built", allow_module_level=True)
 
 import nvbench  # noqa: E402
-from nvbench import NvbenchWarning, fio_job  # noqa: E402
+from nvbench import NvbenchError, NvbenchWarning, fio_job  # noqa: E402
 from nvbench.results import loads  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -213,3 +214,90 @@ def test_report_of_a_result_set_in_python(tmp_path):
     rs.report(str(tmp_path / "x.html"))
     _, shown = _safe_page(tmp_path / "x.html")
     assert "n" + MARKUP in shown or "s" + MARKUP in shown
+
+
+# --- the newer result fields, through the library's strict parser ---------------------
+
+@pytest.fixture(scope="module")
+def grouped(tmp_path_factory):
+    """A real result with job groups (one with a bssplit), a time series with per-interval
+    histograms and percentiles, and per-size counts: its JSON as the library wrote it."""
+    t = tmp_path_factory.mktemp("groups") / "t.dat"
+    t.write_bytes(os.urandom(1 << 20))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NvbenchWarning)
+        r = nvbench.run_groups([{"targets": [str(t)], "name": "split", "rw": "randrw", "bssplit": "4k/50:8k/50"},
+                                {"targets": [str(t)], "name": "plain", "rw": "randread"}],
+                               engine="null", runtime="250ms", interval="50ms", rate_iops=4000)
+    return json.loads(nvbench.ResultSet([r]).to_json())["results"][0]
+
+
+def _refused(d, *words, text=None):
+    with pytest.raises(NvbenchError) as info:
+        loads(text if text is not None else json.dumps(d))
+    assert info.value.errno == errno.EINVAL
+    for w in words:
+        assert w in info.value.strerror, info.value.strerror
+    return info.value
+
+
+def test_a_result_with_groups_and_a_split_loads(grouped):
+    # before: the total's bs_counts held the split group's alone and did not add up
+    (r,) = loads(json.dumps(grouped))
+    assert [g.data["name"] for g in r.groups] == ["split", "plain"]
+    assert r.groups[0].data["read"]["bs_counts"] and not r.data["read"].get("bs_counts")
+    assert any("lat_hist" in (s.get("read") or {}) for s in r.data["timeseries"])
+
+
+def test_crafted_new_fields_are_refused_naming_them(grouped):
+    i = next(n for n, s in enumerate(grouped["timeseries"]) if (s.get("read") or {}).get("lat_hist"))
+    d = copy.deepcopy(grouped)
+    d["timeseries"][i]["read"]["lat_hist"]["buckets"][0][0] = 10 ** 9  # an absurd bucket
+    _refused(d, f"timeseries.{i}.read.lat_hist.buckets", "bucket index out of range")
+    d = copy.deepcopy(grouped)
+    d["timeseries"][i]["dt_s"] = -1
+    _refused(d, f"timeseries.{i}.dt_s", "negative")
+    d = copy.deepcopy(grouped)
+    d["groups"][1]["duration_s"] = -0.5  # named with its group, not as the total's
+    _refused(d, "groups.1.duration_s", "negative")
+    d = copy.deepcopy(grouped)
+    d["groups"][0]["read"]["bs_counts"]["4096"] += 1
+    _refused(d, "read.bs_counts", "do not add up")
+    d = copy.deepcopy(grouped)
+    d["engine_used"]["stack"] = 5
+    _refused(d, "engine_used.stack")
+    text = json.dumps(grouped)
+    _refused(None, "NaN", text=text.replace('"p99": ', '"p99": NaN, "x": ', 1))
+    _refused(None, "Infinity", text=text.replace('"dt_s": ', '"dt_s": Infinity, "x": ', 1))
+    _refused(None, "duplicate key 'dt_s'", text=text.replace('"dt_s": ', '"dt_s": 1, "dt_s": ', 1))
+    _refused(None, "duplicate key 'name'", text=text.replace('"name": "plain"', '"name": "plain", "name": "x"', 1))
+    # a stated per-interval percentile is not believed: the library derives it from lat_hist
+    d = copy.deepcopy(grouped)
+    d["timeseries"][i]["read"]["p99"] = 1e300
+    (r,) = loads(json.dumps(d))
+    assert r.data["timeseries"][i]["read"]["p99"] == grouped["timeseries"][i]["read"]["p99"]
+
+
+def test_bytes_that_are_not_utf8_raise_nvbench_error(tmp_path, grouped):
+    raw = json.dumps(grouped).encode().replace(b'"name": "plain"', b'"name": "pl\xffain"', 1)
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(raw)
+    for source in (str(bad), open(bad, "rb"), open(bad, encoding="utf-8")):
+        with pytest.raises(NvbenchError) as info:  # before: UnicodeDecodeError
+            nvbench.load(source)
+        assert info.value.errno == errno.EINVAL and "not UTF-8: byte 0xff" in info.value.strerror
+        assert "bad.json" in info.value.strerror
+    # a str holding a lone surrogate (what os.fsdecode makes of a stray byte)
+    _refused(None, "surrogate", text=raw.decode("utf-8", "surrogateescape"))
+    p = cli("compare", bad, bad)
+    assert p.returncode == 2 and "not UTF-8" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_result_from_json_is_as_strict_as_load(grouped):
+    from nvbench.result import Result
+    text = json.dumps(grouped)
+    assert Result.from_json(text).data == loads(text)[0].data
+    assert Result.from_json(text.encode()).groups[1].data["name"] == "plain"
+    for bad in (text.replace('"dt_s": ', '"dt_s": NaN, "x": ', 1), text.encode().replace(b'"plain"', b'"p\xff"', 1)):
+        with pytest.raises(NvbenchError):  # before: NaN believed; UnicodeDecodeError
+            Result.from_json(bad)

@@ -5,11 +5,14 @@ is parsed here; the results themselves are read by the library's own parser
 (see :mod:`nvbench.loading`).
 """
 
+import errno
 import json
 import math
 import os
 
-__all__ = ["NotJSON", "strict_json", "parse_json_text", "parse_text", "write_text"]
+from .errors import NvbenchError
+
+__all__ = ["NotJSON", "strict_json", "parse_json_text", "parse_text", "read_text", "utf8", "write_text"]
 
 
 class NotJSON(ValueError):
@@ -67,16 +70,30 @@ def parse_text(text, unique_keys=True):
     return parse_json_text(text, lambda t: strict_json(t, unique_keys))[0]
 
 
+def _not_utf8(e):
+    return NvbenchError(errno.EINVAL, f"result JSON: not UTF-8: byte 0x{e.object[e.start]:02x} at byte {e.start}")
+
+
+def utf8(data):
+    """bytes as text; bytes that are not UTF-8 raise NvbenchError (EINVAL) naming
+    the first, as the library's parser does, never UnicodeDecodeError."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _not_utf8(e) from None
+
+
 def read_text(path_or_file):
     """The whole text of a path or of an open file (text or binary, UTF-8)."""
     if hasattr(path_or_file, "read"):
-        text = path_or_file.read()
+        try:
+            text = path_or_file.read()
+        except UnicodeDecodeError as e:  # a file opened as text
+            raise _not_utf8(e) from None
     else:
         with open(path_or_file, "rb") as f:
             text = f.read()
-    if isinstance(text, bytes):
-        text = text.decode("utf-8")
-    return text
+    return utf8(text) if isinstance(text, bytes) else text
 
 
 def write_text(path_or_file, text):

@@ -43,7 +43,11 @@ def _library_json(text):
     except ImportError as e:
         raise ImportError("loading nvbench results needs the C extension nvbench._nvbench: "
                           "the library's own parser checks them") from e
-    return _nvbench.result_json(text)
+    try:
+        return _nvbench.result_json(text)
+    except UnicodeEncodeError as e:  # a str holding a lone surrogate (os.fsdecode of a stray byte)
+        raise NvbenchError(errno.EINVAL, f"result JSON: a lone surrogate (U+{ord(e.object[e.start]):04X}) at "
+                           f"character {e.start}: not UTF-8") from None
 
 
 def _result(d, meta=None, where=None, raw=None):
@@ -127,10 +131,9 @@ def load(path_or_file, stack=None, ncpus=None):
     add up are refused with :class:`NvbenchError` (errno EINVAL) naming the key or the
     byte offset. The figures are those the library derives from what the file
     stores. Other malformed files raise ValueError."""
-    text = read_text(path_or_file)
     where = _name(path_or_file)
     try:
-        rs = _from_text(text, ncpus)
+        rs = _from_text(read_text(path_or_file), ncpus)
     except NvbenchError as e:
         raise NvbenchError(e.errno, f"{where}{e.strerror}") from None
     except json.JSONDecodeError as e:

@@ -9,6 +9,7 @@ import collections.abc
 import copy
 import json
 
+from ._jsontext import utf8 as _utf8
 from ._printable import printable
 from .labels import cell_of, human_bs, op_of_rw
 from .metrics import bw_gib, figures, unsupported_text
@@ -188,9 +189,16 @@ class Result:
 
     @classmethod
     def from_json(cls, text, meta=None):
-        if isinstance(text, bytes):
-            text = text.decode()
-        return cls(json.loads(text), meta)
+        """One result from its JSON text (str or bytes), read as :func:`nvbench.loads`
+        reads it: by the library's strict parser, NvbenchError (EINVAL) naming what
+        is wrong (before, Python's json believed NaN, duplicate keys and any figure)."""
+        from .loading import loads  # loading imports this module
+        if isinstance(text, (bytes, bytearray)):
+            text = _utf8(bytes(text))
+        rs = loads(text)
+        if len(rs) != 1:
+            raise ValueError(f"Result.from_json takes one result, the text holds {len(rs)} (nvbench.loads reads sets)")
+        return cls(rs[0].to_dict(), meta)
 
     def with_meta(self, **meta):
         """A copy with some labels replaced (``r.with_meta(stack="io_uring sqpoll")``)."""
