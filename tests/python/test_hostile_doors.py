@@ -301,3 +301,11 @@ def test_result_from_json_is_as_strict_as_load(grouped):
     for bad in (text.replace('"dt_s": ', '"dt_s": NaN, "x": ', 1), text.encode().replace(b'"plain"', b'"p\xff"', 1)):
         with pytest.raises(NvbenchError):  # before: NaN believed; UnicodeDecodeError
             Result.from_json(bad)
+
+
+def test_arguments_argparse_refuses_are_quoted_escaped(tmp_path):
+    for args in (("devices", "x\x1b[2J"), ("compare", "--stack\x1b]0;t\x07", "a"), ("search", "--vary", "q\x9bd")):
+        p = cli(*args)
+        assert p.returncode == 2, p.stderr
+        assert "\\x1b" in p.stderr or "\\x9b" in p.stderr, p.stderr
+        assert not CONTROL.search(p.stderr), repr(p.stderr)

@@ -688,8 +688,17 @@ def _keys_help():
     return "\n".join(lines)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse quotes the arguments it refuses (a target path, a file name):
+    shown escaped, never obeyed. Subcommands' parsers are of this class too."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {printable(message)}\n")
+
+
 def build_parser():
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="nvbench",
         description="Measure what NVMe drives and the storage stack deliver, and at what CPU cost.",
         epilog="Exit status: 0 success, 2 bad input, 1 other failures, 130 interrupted (SIGINT), "
