@@ -265,3 +265,33 @@ describe("text from results", function()
     assert.is_truthy(text:find("\\x9b", 1, true), text)
   end)
 end)
+
+-- Bytes that are not UTF-8 (and ESC) in a job group's name, a target, or a
+-- fio job file's section and filename=: the JSON shows U+FFFD and escapes,
+-- and the library's parser reads it back.
+describe("bytes that are not UTF-8", function()
+  it("in job groups and fio job files", function()
+    local data = S.scratch("1M")
+    local odd = data.path .. "\255\27[2J"
+    assert(os.rename(data.path, odd))
+    local r, msg = nvb.run_groups { { engine = "null", ios = 8, targets = { odd }, name = "g\255\27[2J" },
+                                    { engine = "null", ios = 8, targets = { odd }, name = "h" } }
+    assert.is_not_nil(r, msg)
+    local json = r:json()
+    assert.is_truthy(json:find('"name":"g\\ufffd\\u001b[2J"', 1, true), json:sub(1, 400))
+    assert.is_falsy(json:find("[\0-\9\11-\31\255]"), "a raw control or stray byte in the JSON")
+    local back, why = nvb.load(json)
+    assert.is_not_nil(back, why)
+    local job = S.tmpdir .. "/lua-utf8." .. tostring(os.time()) .. "." .. math.random(1e6) .. ".fio"
+    local f = assert(io.open(job, "wb"))
+    f:write("[global]\nioengine=null\nsize=64k\nio_size=8k\n[job\255\27[2J]\nrw=randread\nfilename=" .. odd .. "\n")
+    f:close()
+    local results, err = require("nvbench.fio_job").run(job)
+    os.remove(job)
+    os.remove(odd)
+    assert.is_not_nil(results, err)
+    json = results[1]:json()
+    assert.is_truthy(json:find('"name":"job\\ufffd\\u001b[2J"', 1, true), json:sub(1, 400))
+    assert.is_not_nil((nvb.load(json)))
+  end)
+end)
