@@ -308,6 +308,19 @@ START_TEST(cancel_gives_partial_groups)
 }
 END_TEST
 
+/* What a round-trip test holds at its end: two JSON texts, the result and
+ * the one read back, the two workloads. */
+static void free_round_trip(char *js, char *js2, struct nvb_result *r, struct nvb_result *l, struct nvb_workload *a,
+                            struct nvb_workload *b)
+{
+    nvb_free(js);
+    nvb_free(js2);
+    nvb_result_free(r);
+    nvb_result_free(l);
+    nvb_workload_free(a);
+    nvb_workload_free(b);
+}
+
 START_TEST(json_round_trip)
 {
     struct nvb_workload *a = wl((const char *[]){"engine", "null", "rw", "randrw", "name", "mix", "ios", "777",
@@ -340,12 +353,7 @@ START_TEST(json_round_trip)
     char why[256];
     ck_assert_int_eq(nvb_result_parse(bad, strlen(bad), &x, why, sizeof why), -EINVAL);
     free(bad);
-    nvb_free(js);
-    nvb_free(js2);
-    nvb_result_free(r);
-    nvb_result_free(l);
-    nvb_workload_free(a);
-    nvb_workload_free(b);
+    free_round_trip(js, js2, r, l, a, b);
 }
 END_TEST
 
@@ -387,12 +395,7 @@ START_TEST(split_and_plain_groups_round_trip)
     ck_assert_int_eq(nvb_result_parse(bad, strlen(bad), &x, why, sizeof why), -EINVAL);
     ck_assert_str_eq(why, "result JSON: 'groups.0.duration_s': negative");
     free(bad);
-    nvb_free(js);
-    nvb_free(js2);
-    nvb_result_free(r);
-    nvb_result_free(l);
-    nvb_workload_free(a);
-    nvb_workload_free(b);
+    free_round_trip(js, js2, r, l, a, b);
 }
 END_TEST
 
