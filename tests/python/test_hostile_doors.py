@@ -95,6 +95,13 @@ def test_group_names_that_are_not_utf8_or_hold_escapes(tmp_path):
     assert all(not CONTROL.search(str(x.message)) for x in seen)
     (back,) = loads(nvbench.ResultSet([r]).to_json())
     assert [g.data["name"] for g in back.groups] == ["g\ufffd\x1b[2J", "h" + MARKUP[:40]]
+    # a group's target as bytes, alone or in a list, as run() takes it (before: TypeError)
+    odd = os.fsencode(tmp_path) + b"/odd\xff.dat"
+    os.rename(t, odd)
+    with pytest.warns(NvbenchWarning):
+        r = nvbench.run_groups([{"targets": odd, "ios": 8}, {"targets": [odd], "ios": 8}], engine="null")
+    assert [g.data["workload"]["targets"] for g in r.groups] == [[os.fsdecode(tmp_path) + "/odd\ufffd.dat"]] * 2
+    os.rename(odd, t)
     # the CLI's groups: the summary names each group escaped
     p = cli("run", "engine=null", "ios=8", "--print-json", t, "--group", "name=g\x1b[2J", "--group",
             "name=h\x9b1m")

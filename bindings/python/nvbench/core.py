@@ -287,7 +287,7 @@ def run_groups(groups, progress=None, options=None, **keys):
             raise TypeError(f"run_groups(): group {i} is {type(g).__name__}, not a dict")
         g = dict(g)
         targets = g.pop("targets", None)
-        if isinstance(targets, (str, os.PathLike)):
+        if isinstance(targets, (str, bytes, os.PathLike)):  # one path (bytes too, as run() takes it)
             targets = [targets]
         opts = dict(options or {})
         opts.update(g.pop("options", None) or {})
