@@ -316,3 +316,11 @@ def test_arguments_argparse_refuses_are_quoted_escaped(tmp_path):
         assert p.returncode == 2, p.stderr
         assert "\\x1b" in p.stderr or "\\x9b" in p.stderr, p.stderr
         assert not CONTROL.search(p.stderr), repr(p.stderr)
+
+
+def test_an_uncaught_nvbench_error_prints_escaped(tmp_path):
+    missing = str(tmp_path / "gone\x1b[2J\x9b1m")
+    with pytest.raises(NvbenchError) as info:
+        nvbench.run(missing, engine="null", ios=1)
+    assert info.value.strerror.count("\x1b[2J") == 1  # the message as the library wrote it
+    assert "gone\\x1b[2J\\x9b1m" in str(info.value) and not CONTROL.search(str(info.value))

@@ -6,6 +6,8 @@ library's own and names the offending key and value (or target path).
 """
 import errno as _errno
 
+from ._printable import printable
+
 __all__ = ["NvbenchError", "NvbenchWarning", "Terminated", "INPUT_ERRNOS"]
 
 #: errno values that mean "the workload or its targets were refused" (bad
@@ -46,9 +48,12 @@ class NvbenchError(OSError):
         return self.errno in INPUT_ERRNOS
 
     def __str__(self):
+        # What a traceback prints: a target path or a name in the message is
+        # shown with its control characters escaped, never obeyed (strerror
+        # keeps the message as it is).
         if self.errno is None:
-            return super().__str__()
-        return f"{self.strerror} [{self.name}]"
+            return printable(super().__str__())
+        return printable(f"{self.strerror} [{self.name}]")
 
     def __reduce__(self):
         return (type(self), (self.errno, self.strerror), {"result": self.result})
