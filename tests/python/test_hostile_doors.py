@@ -324,3 +324,11 @@ def test_an_uncaught_nvbench_error_prints_escaped(tmp_path):
         nvbench.run(missing, engine="null", ios=1)
     assert info.value.strerror.count("\x1b[2J") == 1  # the message as the library wrote it
     assert "gone\\x1b[2J\\x9b1m" in str(info.value) and not CONTROL.search(str(info.value))
+
+
+def test_paths_the_cli_repeats_are_escaped(tmp_path):
+    src = tmp_path / "r.json"
+    src.write_text(json.dumps({"results": [_c_result()]}))
+    p = cli("report", src, "-o", tmp_path / "out\x1b[2J.html", timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "out\\x1b[2J.html" in p.stdout and not CONTROL.search(p.stdout), repr(p.stdout)

@@ -338,7 +338,7 @@ def _print_steady_states(rs):
         ss = r.data.get("steady_state")
         if not ss:
             continue
-        where = f"{r.meta.get('cell')} {r.meta.get('op')} {r.meta.get('engine')}"
+        where = printable(f"{r.meta.get('cell')} {r.meta.get('op')} {r.meta.get('engine')}")
         fig = ("-" if ss["mean"] is None else f"{ss['mean']:,.0f}", ss["max_excursion_pct"], ss["slope_pct"])
         if ss["reached"]:
             print(f"{where}: steady ({ss['metric']}) at {ss['at_s']:.1f} s, window mean {fig[0]}", file=sys.stderr)
@@ -392,7 +392,7 @@ def cmd_matrix(args):
     print(f"nvbench {__version__}: seed matrix, {_n(len(engines), 'engine')} ({', '.join(engines)}) x "
           f"{_n(len(cells), 'cell')} x {_n(args.repeat, 'repeat')}, {runtime} each, qd {args.qd} requested "
           f"(a column marked (qd N) ran at N), "
-          f"jobs {args.jobs}, on {target_desc}", file=sys.stderr)
+          f"jobs {args.jobs}, on {printable(target_desc)}", file=sys.stderr)
     status = EXIT_OK
     partial = None
     try:
@@ -446,7 +446,7 @@ def _save_plots(rs, wanted):
         except ImportError:
             pass
     if saved:
-        print("plots: " + ", ".join(saved), file=sys.stderr)
+        print(printable("plots: " + ", ".join(saved)), file=sys.stderr)
 
 
 # ------------------------------------------------------------------ compare
@@ -661,7 +661,7 @@ def _write_report(rs, args):
     no_figures = missing_figures()
     if no_figures:
         _err(f"the report has no figures: {no_figures}")
-    print(f"report: {os.path.abspath(args.output)}")
+    print(printable(f"report: {os.path.abspath(args.output)}"))
     return EXIT_OK
 
 

@@ -382,7 +382,7 @@ def _text_progress(index, total, desc):
     def cb(p):
         if not shown[0]:
             shown[0] = True
-            print(f"nvbench mpi: run {index + 1}/{total}: {desc}", file=sys.stderr, flush=True)
+            print(f"nvbench mpi: run {index + 1}/{total}: {printable(desc)}", file=sys.stderr, flush=True)
         return False
     return cb
 
