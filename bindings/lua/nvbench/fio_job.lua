@@ -11,7 +11,11 @@
 -- no lenient mode here, as a Lua result cannot carry extra warnings.
 local M = {}
 
-local function fail(fmt, ...) error(string.format(fmt, ...), 0) end
+-- Messages quote section names, paths and values from the file: their
+-- control characters (ESC sequences) are shown escaped, never obeyed.
+local function fail(fmt, ...)
+  error((string.format(fmt, ...):gsub("%c", function(c) return string.format("\\x%02x", c:byte()) end)), 0)
+end
 
 -- ------------------------------------------------------------------ values
 
@@ -101,7 +105,7 @@ end
 -- C (and so io.open) reads a string up to its first NUL byte: "a.fio\0x"
 -- would open a.fio, an include or a filename= would name another file.
 local function no_nul(s, what)
-  if s:find("\0", 1, true) then fail("nvbench.fio_job: %s (%s) contains a NUL byte", what, ("%q"):format(s)) end
+  if s:find("\0", 1, true) then fail("nvbench.fio_job: %s ('%s') contains a NUL byte", what, s) end
   return s
 end
 
