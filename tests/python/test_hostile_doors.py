@@ -298,6 +298,7 @@ def test_bytes_that_are_not_utf8_raise_nvbench_error(tmp_path, grouped):
     _refused(None, "surrogate", text=raw.decode("utf-8", "surrogateescape"))
     p = cli("compare", bad, bad)
     assert p.returncode == 2 and "not UTF-8" in p.stderr and "Traceback" not in p.stderr
+    assert all(line.count(str(bad)) == 1 for line in p.stderr.splitlines()), p.stderr  # was "cannot read F: F: ..."
 
 
 def test_result_from_json_is_as_strict_as_load(grouped):

@@ -462,7 +462,9 @@ def _load_named(path):
     try:
         return load(path), None
     except (OSError, ValueError, KeyError) as e:
-        return None, f"cannot read {path}: {getattr(e, 'strerror', None) or e}"
+        msg = str(getattr(e, "strerror", None) or e)
+        where = f"{path}: "  # load() names the file itself; open() does not
+        return None, "cannot read " + (msg if msg.startswith(where) else where + msg)
 
 
 def _relabel(rs, stack, path):
