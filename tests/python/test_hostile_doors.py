@@ -10,6 +10,8 @@ import html.parser
 import json
 import os
 import re
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -333,3 +335,46 @@ def test_paths_the_cli_repeats_are_escaped(tmp_path):
     p = cli("report", src, "-o", tmp_path / "out\x1b[2J.html", timeout=300)
     assert p.returncode == 0, p.stderr
     assert "out\\x1b[2J.html" in p.stdout and not CONTROL.search(p.stdout), repr(p.stdout)
+
+
+_PEAK = """
+import resource, sys, nvbench
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    nvbench.load(sys.argv[1])
+    ok = 1
+except nvbench.NvbenchError:
+    ok = 0
+print(ok, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)
+"""
+
+
+@pytest.mark.parametrize("shape", ["series", "junk"])
+def test_load_memory_is_a_small_multiple_of_the_file(tmp_path, grouped, shape):
+    """nvbench.load's peak memory (a child's resident set, a count of pages, not a clock)
+    over a 4 MiB file: a time series whose every interval has histograms at both ends of
+    the bucket range, or a member nobody reads. Python's dicts cost about 20x the text
+    (measured 19.6x at 23 MiB); the bound leaves room for that, not for another
+    amplification (the C parser alone: test_hostile parser_memory_bound)."""
+    d = {k: v for k, v in grouped.items() if k != "groups"}
+    d["workload"] = grouped["groups"][1]["workload"]
+    one = {"t_s": 1, "dt_s": 1, "errors": 0, "system_pct": None,
+           "read": {"ios": 2, "bytes": 8192, "lat_sum_ns": 3000,
+                    "lat_hist": {"count": 2, "buckets": [[0, 1], [2495, 1]]}},
+           "write": {"ios": 1, "bytes": 4096, "lat_sum_ns": 1000,
+                     "lat_hist": {"count": 1, "buckets": [[2495, 1]]}}}
+    size = 4 << 20
+    n = size // len(json.dumps(one))
+    if shape == "series":
+        d["timeseries"] = [dict(one, t_s=i + 1) for i in range(n)]
+    else:
+        d["junk"] = [0] * (size // 3)
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(d))
+    out = subprocess.run([sys.executable, "-c", _PEAK, str(path)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    ok, peak = map(int, out.stdout.split())
+    assert ok == 1, out.stdout  # both are results: an unknown member is left out
+    length = path.stat().st_size
+    print(f"load of {length} bytes ({shape}): peak {peak} bytes ({peak / length:.1f}x)")
+    assert peak <= 40 * length + (64 << 20), f"peak {peak} bytes for {length} bytes of JSON"
