@@ -753,20 +753,6 @@ static int ld_notes(struct ld *L, const struct nvb__jv *root, struct nvb_result 
 
 static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result *r, int group);
 
-/* A group's result is read as a result of its own, so its messages name
- * keys from the group's object ('duration_s'): put the group in front
- * ('groups.0.duration_s'), or a reader looks for the fault in the total. */
-static void in_group(struct ld *L, const char *group)
-{
-    static const char head[] = "result JSON: '";
-    const size_t n = sizeof head - 1;
-    if (!L->why || strncmp(L->why, head, n))
-        return;
-    char tail[512];
-    snprintf(tail, sizeof tail, "%s", L->why + n);
-    snprintf(L->why, L->why_len, "%s%s.%s", head, group, tail);
-}
-
 /* "groups" (nvb_run_groups): each a result of its own with its name and no
  * "cpu"; a group holds no groups. */
 static int ld_groups(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)

@@ -32,6 +32,20 @@ static inline int bad(struct ld *L, const char *path, const char *key, const cha
     return L->rc;
 }
 
+/* A group's result is read as a result of its own, so its messages name
+ * keys from the group's object ('duration_s'): put the group in front
+ * ('groups.0.duration_s'), or a reader looks for the fault in the total. */
+static inline void in_group(struct ld *L, const char *group)
+{
+    static const char head[] = "result JSON: '";
+    const size_t n = sizeof head - 1;
+    if (!L->why || strncmp(L->why, head, n))
+        return;
+    char tail[512];
+    snprintf(tail, sizeof tail, "%s", L->why + n);
+    snprintf(L->why, L->why_len, "%s%s.%s", head, group, tail);
+}
+
 static inline int oom(struct ld *L)
 {
     if (!L->rc) {
