@@ -1,0 +1,28 @@
+/*
+ * What the two OS halves of the run's hold share (internal to devices/):
+ * devices/hold_common.c, built for Linux and Windows alike, takes the
+ * targets in order and lets them go, and words the two refusals the same
+ * on both OSes; each OS half (devices/hold.c on Linux, devices/win/hold.c
+ * on Windows) opens, checks and locks one target.
+ */
+#ifndef NVB_DEVICES_HOLD_H
+#define NVB_DEVICES_HOLD_H
+
+#include <stddef.h>
+
+#include "devices/facts.h"
+
+/* The OS half: open h->file once, check it is what planning judged, lock
+ * it for h->level, keep it in h->fd (and h->claim_fd). 0 or a negative
+ * errno with msg; whatever it opened stays in h for the caller to let go. */
+int nvb__hold_take_one(struct nvb__hold *h, char *msg, size_t len);
+
+/* The refusal of a target that is no longer what planning judged: `was`
+ * and `now` describe the two (each OS in its own terms). -ESTALE. */
+int nvb__hold_refuse_changed(const struct nvb__hold *h, const char *was, const char *now, char *msg, size_t len);
+/* The refusal of a target another run holds in a way that conflicts with
+ * h->level: `who` names that run's process, or says why it cannot, or is
+ * "". -EBUSY. */
+int nvb__hold_refuse_locked(const struct nvb__hold *h, const char *who, char *msg, size_t len);
+
+#endif
