@@ -496,6 +496,54 @@ static void test_two_processes(void)
     DeleteFileA(f);
 }
 
+/* ---- job groups: one target is one identity ---- */
+
+static struct nvb_workload *group(const char *name, const char *rw, const char *target)
+{
+    struct nvb_workload *w = NULL;
+    T_EQ(nvb_workload_new(&w), 0);
+    T_EQ(nvb_workload_set(w, "engine", "wsync"), 0);
+    T_EQ(nvb_workload_set(w, "rw", rw), 0);
+    T_EQ(nvb_workload_set(w, "bs", "4k"), 0);
+    T_EQ(nvb_workload_set(w, "ios", "64"), 0);
+    T_EQ(nvb_workload_set(w, "name", name), 0);
+    T_EQ(nvb_workload_add_target(w, target), 0);
+    return w;
+}
+
+static int run_pair(struct nvb_workload *a, struct nvb_workload *b, char *msg, size_t len)
+{
+    const struct nvb_workload *ws[] = { a, b };
+    struct nvb_result *r = NULL;
+    int rc = nvb_run_groups(ws, 2, NULL, &r);
+    snprintf(msg, len, "%s", r ? nvb_result_error(r) : nvb_strerror(rc));
+    nvb_result_free(r);
+    nvb_workload_free(a);
+    nvb_workload_free(b);
+    return rc;
+}
+
+static void test_groups(void)
+{
+    char f[MAX_PATH], g[MAX_PATH], msg[1024];
+    path_in(f, sizeof f, "group-f.dat");
+    path_in(g, sizeof g, "group-g.dat");
+    make_file(f, 1 << 20, 11);
+    make_file(g, 1 << 20, 12);
+    /* two files are two targets: both groups write */
+    int rc = run_pair(group("w1", "randwrite", f), group("w2", "randwrite", g), msg, sizeof msg);
+    T_CHECK_MSG(rc == 0, "two groups writing two files: %d %s", rc, msg);
+    /* one file written by both: refused, naming both */
+    rc = run_pair(group("w1", "randwrite", f), group("w2", "write", f), msg, sizeof msg);
+    T_EQ(rc, -EBUSY);
+    T_CHECK_MSG(strstr(msg, "'w1'") && strstr(msg, "'w2'"), "%s", msg);
+    /* a reader beside a writer on one file shares the writer's hold */
+    rc = run_pair(group("w", "randwrite", f), group("r", "randread", f), msg, sizeof msg);
+    T_CHECK_MSG(rc == 0, "a reading group beside a writing one: %d %s", rc, msg);
+    DeleteFileA(f);
+    DeleteFileA(g);
+}
+
 /* ---- a created target and a scratch file: held, then let go ---- */
 
 static void test_created_and_scratch(void)
@@ -532,6 +580,7 @@ int main(int argc, char **argv)
     T_RUN(test_verifier_first);
     T_RUN(test_swapped_before_open);
     T_RUN(test_two_processes);
+    T_RUN(test_groups);
     T_RUN(test_created_and_scratch);
     RemoveDirectoryA(g_dir);
     return t_done();
