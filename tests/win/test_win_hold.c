@@ -31,16 +31,19 @@ static void make_file(const char *path, size_t n, unsigned seed)
     fclose(f);
 }
 
-/* FNV-1a of the whole file, 0 when it cannot be read. */
+/* A sum of the whole file (FNV-1a over 64 KiB reads), 0 when it cannot
+ * be read. */
 static uint64_t sum_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
+    static unsigned char buf[65536];
     uint64_t h = 1469598103934665603ull;
-    int c;
-    while ((c = fgetc(f)) != EOF)
-        h = (h ^ (uint64_t)c) * 1099511628211ull;
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ buf[i]) * 1099511628211ull;
     fclose(f);
     return h;
 }
@@ -249,27 +252,42 @@ static void test_name_pinned(void)
 
 /* ---- two runs in one process ---- */
 
+#define MAX_SECOND 4
+/* What the first run's poll does once: each of kv[] on the target, then
+ * (when aside is set) tries to rename the target under the first run. */
 struct second {
     const char *target, *aside;
-    struct outcome writer, prewriter, verifier, verifier2, reader;
+    const char *const *kv[MAX_SECOND + 1];
+    struct outcome out[MAX_SECOND];
     DWORD rename_err;
     int done;
 };
 
-/* From the first run's poll: the other runs, and an attempt to swap the
- * name under it. */
 static int second_runs(void *arg)
 {
     struct second *s = arg;
-    if (s->done)
-        return 1;
-    s->done = 1;
-    s->writer = run(k_writer, s->target, NULL);
-    s->prewriter = run(k_prewriter, s->target, NULL);
-    s->verifier = run(k_verifier, s->target, NULL);
-    s->reader = run(k_reader, s->target, NULL);
-    s->rename_err = MoveFileExA(s->target, s->aside, 0) ? 0 : GetLastError();
+    if (!s->done) {
+        s->done = 1;
+        for (int i = 0; s->kv[i]; i++)
+            s->out[i] = run(s->kv[i], s->target, NULL);
+        if (s->aside)
+            s->rename_err = MoveFileExA(s->target, s->aside, 0) ? 0 : GetLastError();
+    }
     return 1; /* end the first run */
+}
+
+/* The first run, kv on s->target, polling second_runs every millisecond:
+ * it ends cancelled by that poll with no mismatch. */
+static void first_run(const char *const *kv, struct second *s)
+{
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.poll = second_runs;
+    o.poll_arg = s;
+    o.poll_ms = 1;
+    struct outcome first = run(kv, s->target, &o);
+    T_CHECK_MSG(s->done, "the first run never polled");
+    T_CHECK_MSG(first.rc == -ECANCELED, "first run: rc %d: %s", first.rc, first.msg);
+    T_EQ(first.mismatches, 0);
 }
 
 static void test_two_runs_one_process(void)
@@ -279,42 +297,20 @@ static void test_two_runs_one_process(void)
     path_in(aside, sizeof aside, "two-aside.dat");
     make_file(f, 4 << 20, 6);
     lay_verify_blocks(f);
-    struct second s;
-    memset(&s, 0, sizeof s);
-    s.target = f;
-    s.aside = aside;
-    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
-    o.poll = second_runs;
-    o.poll_arg = &s;
-    o.poll_ms = 1;
     /* the first run writes and verifies what it wrote: another writer's
      * data would show as mismatches */
     const char *const kv[] = { "engine", "iocp", "rw", "randrw", "bs", "4k", "qd", "4", "verify", "1", "runtime",
                                "60s", NULL };
-    struct outcome first = run(kv, f, &o);
-    T_CHECK_MSG(s.done, "the first run never polled");
-    T_CHECK_MSG(first.rc == -ECANCELED, "first run: rc %d: %s", first.rc, first.msg);
-    T_EQ(first.mismatches, 0);
-    expect_refused(&s.writer, -EBUSY, w_busy);
-    expect_refused(&s.prewriter, -EBUSY, w_busy);
-    expect_refused(&s.verifier, -EBUSY, w_busy);
-    T_CHECK_MSG(s.reader.rc == 0, "a plain read was blocked: %s", s.reader.msg);
+    struct second s = { .target = f, .aside = aside, .kv = { k_writer, k_prewriter, k_verifier, k_reader, NULL } };
+    first_run(kv, &s);
+    expect_refused(&s.out[0], -EBUSY, w_busy);
+    expect_refused(&s.out[1], -EBUSY, w_busy);
+    expect_refused(&s.out[2], -EBUSY, w_busy);
+    T_CHECK_MSG(s.out[3].rc == 0, "a plain read was blocked: %s", s.out[3].msg);
     T_CHECK_MSG(s.rename_err != 0, "the held target was renamed during the run");
     T_CHECK(GetFileAttributesA(aside) == INVALID_FILE_ATTRIBUTES);
     DeleteFileA(f);
     DeleteFileA(aside);
-}
-
-static int verifier_second(void *arg)
-{
-    struct second *s = arg;
-    if (s->done)
-        return 1;
-    s->done = 1;
-    s->writer = run(k_writer, s->target, NULL);
-    s->verifier2 = run(k_verifier, s->target, NULL);
-    s->reader = run(k_reader, s->target, NULL);
-    return 1;
 }
 
 static void test_verifier_first(void)
@@ -326,22 +322,13 @@ static void test_verifier_first(void)
     make_file(f, 1 << 20, 7);
     lay_verify_blocks(f);
     uint64_t before = sum_file(f);
-    struct second s;
-    memset(&s, 0, sizeof s);
-    s.target = f;
-    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
-    o.poll = verifier_second;
-    o.poll_arg = &s;
-    o.poll_ms = 1;
     const char *const kv[] = { "engine", "wsync", "rw", "randread", "bs", "4k", "verify", "1", "runtime", "60s", NULL };
-    struct outcome first = run(kv, f, &o);
-    T_CHECK_MSG(s.done, "the verifying run never polled");
-    T_CHECK_MSG(first.rc == -ECANCELED, "verifying run: rc %d: %s", first.rc, first.msg);
-    T_EQ(first.mismatches, 0);
-    expect_refused(&s.writer, -EBUSY, w_busy);
-    T_CHECK_MSG(s.verifier2.rc == 0, "a second verifier was refused: %s", s.verifier2.msg);
-    T_EQ(s.verifier2.mismatches, 0);
-    T_CHECK_MSG(s.reader.rc == 0, "a plain read was blocked: %s", s.reader.msg);
+    struct second s = { .target = f, .kv = { k_writer, k_verifier, k_reader, NULL } };
+    first_run(kv, &s);
+    expect_refused(&s.out[0], -EBUSY, w_busy);
+    T_CHECK_MSG(s.out[1].rc == 0, "a second verifier was refused: %s", s.out[1].msg);
+    T_EQ(s.out[1].mismatches, 0);
+    T_CHECK_MSG(s.out[2].rc == 0, "a plain read was blocked: %s", s.out[2].msg);
     T_CHECK_MSG(sum_file(f) == before, "the file changed under a verifying run");
     DeleteFileA(f);
 }
