@@ -23,8 +23,10 @@
  *     byte-range locks (a raw disk may) is held without one: the guard's
  *     rules (devices/win/devices.c) still apply to it;
  *  4. the handle stays open until the run ends. Jobs open their own
- *     handles through it (ReOpenFile, nvb__win_reopen), never through the
- *     name, and each is checked to be the same file or device.
+ *     handles through it (ReOpenFile, nvb__win_reopen), not through the
+ *     name, and each is checked to be the same file or device (should
+ *     ReOpenFile fail, as it might for a raw device, the name is opened
+ *     and must give the held file or device, else -ESTALE).
  *
  * Once per target before the run, never per I/O.
  */
@@ -162,7 +164,9 @@ int nvb__hold_take_one(struct nvb__hold *h, char *msg, size_t len)
     rc = lock_byte(f, h->level == NVB__HOLD_WRITE);
     if (rc == -EBUSY)
         return nvb__hold_refuse_locked(h, who_unknown, msg, len);
-    if (rc < 0 && rc != -ENOTSUP && rc != -EINVAL) {
+    /* a file system without byte-range locks, or a raw device (whose
+     * driver may answer with any error): held without one */
+    if (rc < 0 && rc != -ENOTSUP && rc != -EINVAL && h->kind != NVB__T_BLOCK) {
         snprintf(msg, len, "target '%s': cannot lock it: %s", h->path, nvb_strerror(rc));
         return rc;
     }
@@ -186,6 +190,10 @@ int nvb__hold_reopen(const struct nvb__hold *h, int flags)
         return nvb__target_open(h->file, flags);
     HANDLE held = nvb__win_handle(h->fd);
     int fd = nvb__win_reopen(held, flags);
+    /* A device that refuses to be opened relative to a handle: the name,
+     * checked below to be what is held (as Linux does without /proc). */
+    if (fd < 0 && fd != -ENOMEM)
+        fd = nvb__target_open(h->file, flags);
     if (fd < 0)
         return fd;
     struct nvb__target_info a, b;
