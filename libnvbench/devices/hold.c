@@ -22,7 +22,7 @@
  *     each is checked to be the same file or device before any I/O.
  *
  * All of this happens once per target before the run, never per I/O.
- * This file is the Linux half (one target: nvb__hold_take_one); taking
+ * This file is the Linux half (one target: take_one); taking
  * them in order, letting them go and the wording of the two refusals are
  * devices/hold_common.c's, shared with the Windows half (devices/win/hold.c).
  */
@@ -280,7 +280,7 @@ static int open_judged(const struct nvb__hold *h, const char *file, int kind, in
     return e == ETXTBSY ? -EBUSY : -e;
 }
 
-int nvb__hold_take_one(struct nvb__hold *h, char *msg, size_t len)
+static int take_one(struct nvb__hold *h, char *msg, size_t len)
 {
     int writes = h->level == NVB__HOLD_WRITE;
     int flags = writes ? O_RDWR : O_RDONLY;
@@ -325,6 +325,11 @@ int nvb__hold_take_one(struct nvb__hold *h, char *msg, size_t len)
     if (writes && (rc = busy_now(h, &st, msg, len)) < 0)
         return rc;
     return 0;
+}
+
+int nvb__hold_take(struct nvb__hold *h, unsigned n, char *msg, size_t len)
+{
+    return nvb__hold_take_each(h, n, take_one, msg, len);
 }
 
 int nvb__hold_share(const struct nvb__hold *from, struct nvb__hold *to)

@@ -3,7 +3,8 @@
  * devices/hold_common.c, built for Linux and Windows alike, takes the
  * targets in order and lets them go, and words the two refusals the same
  * on both OSes; each OS half (devices/hold.c on Linux, devices/win/hold.c
- * on Windows) opens, checks and locks one target.
+ * on Windows) opens, checks and locks one target, and shares, reopens and
+ * probes (the rest of facts.h's hold).
  */
 #ifndef NVB_DEVICES_HOLD_H
 #define NVB_DEVICES_HOLD_H
@@ -12,10 +13,14 @@
 
 #include "devices/facts.h"
 
-/* The OS half: open h->file once, check it is what planning judged, lock
- * it for h->level, keep it in h->fd (and h->claim_fd). 0 or a negative
- * errno with msg; whatever it opened stays in h for the caller to let go. */
-int nvb__hold_take_one(struct nvb__hold *h, char *msg, size_t len);
+/* nvb__hold_take with the OS half's step for one target: open h->file
+ * once, check it is what planning judged, lock it for h->level, keep it in
+ * h->fd (and h->claim_fd); 0 or a negative errno with msg, whatever it
+ * opened left in h to be let go. Each OS half defines nvb__hold_take as
+ * this with its own step, so the calls point one way: from the OS halves
+ * to this file. */
+typedef int (*nvb__hold_one_fn)(struct nvb__hold *h, char *msg, size_t len);
+int nvb__hold_take_each(struct nvb__hold *h, unsigned n, nvb__hold_one_fn one, char *msg, size_t len);
 
 /* The refusal of a target that is no longer what planning judged: `was`
  * and `now` describe the two (each OS in its own terms). -ESTALE. */

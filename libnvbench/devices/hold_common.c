@@ -9,13 +9,13 @@
 #include "platform/platform.h"
 #include "util/util.h"
 
-int nvb__hold_take(struct nvb__hold *h, unsigned n, char *msg, size_t len)
+int nvb__hold_take_each(struct nvb__hold *h, unsigned n, nvb__hold_one_fn one, char *msg, size_t len)
 {
     msg[0] = 0;
     for (unsigned i = 0; i < n; i++)
         h[i].fd = h[i].claim_fd = -1;
     for (unsigned i = 0; i < n; i++) {
-        int rc = nvb__hold_take_one(&h[i], msg, len);
+        int rc = one(&h[i], msg, len);
         if (rc < 0) {
             nvb__hold_release(h, n);
             return rc;

@@ -144,7 +144,7 @@ static HANDLE open_held(const struct nvb__hold *h, int *rc, char *msg, size_t le
     return INVALID_HANDLE_VALUE;
 }
 
-int nvb__hold_take_one(struct nvb__hold *h, char *msg, size_t len)
+static int take_one(struct nvb__hold *h, char *msg, size_t len)
 {
     int rc = 0;
     HANDLE f = open_held(h, &rc, msg, len);
@@ -171,6 +171,11 @@ int nvb__hold_take_one(struct nvb__hold *h, char *msg, size_t len)
         return rc;
     }
     return 0;
+}
+
+int nvb__hold_take(struct nvb__hold *h, unsigned n, char *msg, size_t len)
+{
+    return nvb__hold_take_each(h, n, take_one, msg, len);
 }
 
 int nvb__hold_share(const struct nvb__hold *from, struct nvb__hold *to)
