@@ -19,6 +19,15 @@ static char g_dir[MAX_PATH];
 
 static void path_in(char *out, size_t len, const char *name) { snprintf(out, len, "%s\\%s", g_dir, name); }
 
+/* The same name spelled with '/' for every '\\'. */
+static void slashed(char *out, size_t len, const char *path)
+{
+    snprintf(out, len, "%s", path);
+    for (char *p = out; *p; p++)
+        if (*p == '\\')
+            *p = '/';
+}
+
 /* A file of n bytes of a pattern that depends on seed. */
 static void make_file(const char *path, size_t n, unsigned seed)
 {
@@ -115,10 +124,7 @@ static void test_identity(void)
     T_CHECK_MSG(ta.id_ino != tb.id_ino || ta.id_rdev != tb.id_rdev, "two files with one identity");
     T_EQ(ta.id_dev, tb.id_dev); /* one volume */
     /* another spelling of the same name: the same file */
-    snprintf(alias, sizeof alias, "%s", a);
-    for (char *p = alias; *p; p++)
-        if (*p == '\\')
-            *p = '/';
+    slashed(alias, sizeof alias, a);
     T_EQ(nvb__target_info(alias, &tt), 0);
     T_CHECK(tt.id_dev == ta.id_dev && tt.id_ino == ta.id_ino && tt.id_rdev == ta.id_rdev);
     /* a created file: the creating handle's identity is what the name finds */
@@ -527,6 +533,17 @@ static void test_groups(void)
     /* a reader beside a writer on one file shares the writer's hold */
     rc = run_pair(group("w", "randwrite", f), group("r", "randread", f), msg, sizeof msg);
     T_CHECK_MSG(rc == 0, "a reading group beside a writing one: %d %s", rc, msg);
+    /* one run naming one file twice, the second time spelled with '/':
+     * one identity, so one hold shared, not a second lock refused */
+    char alias[MAX_PATH];
+    slashed(alias, sizeof alias, f);
+    struct nvb_workload *w = group("twice", "randwrite", f);
+    T_EQ(nvb_workload_add_target(w, alias), 0);
+    struct nvb_result *r = NULL;
+    rc = nvb_run(w, NULL, &r);
+    T_CHECK_MSG(rc == 0, "one file named twice: %d %s", rc, r ? nvb_result_error(r) : "");
+    nvb_result_free(r);
+    nvb_workload_free(w);
     DeleteFileA(f);
     DeleteFileA(g);
 }
