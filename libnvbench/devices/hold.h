@@ -17,10 +17,16 @@
  * once, check it is what planning judged, lock it for h->level, keep it in
  * h->fd (and h->claim_fd); 0 or a negative errno with msg, whatever it
  * opened left in h to be let go. Each OS half defines nvb__hold_take as
- * this with its own step, so the calls point one way: from the OS halves
- * to this file. */
+ * this with its own step (NVB__HOLD_TAKE_DEFINE), so the calls point one
+ * way: from the OS halves to hold_common.c. */
 typedef int (*nvb__hold_one_fn)(struct nvb__hold *h, char *msg, size_t len);
 int nvb__hold_take_each(struct nvb__hold *h, unsigned n, nvb__hold_one_fn one, char *msg, size_t len);
+/* In each OS half, once: its nvb__hold_take (facts.h), over its step. */
+#define NVB__HOLD_TAKE_DEFINE(one)                                                 \
+    int nvb__hold_take(struct nvb__hold *h, unsigned n, char *msg, size_t len)     \
+    {                                                                              \
+        return nvb__hold_take_each(h, n, one, msg, len);                           \
+    }
 
 /* The refusal of a target that is no longer what planning judged: `was`
  * and `now` describe the two (each OS in its own terms). -ESTALE. */

@@ -28,6 +28,27 @@ static void slashed(char *out, size_t len, const char *path)
             *p = '/';
 }
 
+/* The test's files and directories (one level), then the directory
+ * itself: each test leaves its files for this. */
+static void clear_dir(const char *dir)
+{
+    char pat[MAX_PATH], p[MAX_PATH];
+    snprintf(pat, sizeof pat, "%s\\*", dir);
+    WIN32_FIND_DATAA fd;
+    HANDLE h = FindFirstFileA(pat, &fd);
+    if (h != INVALID_HANDLE_VALUE) {
+        do {
+            snprintf(p, sizeof p, "%s\\%s", dir, fd.cFileName);
+            if (!(fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
+                DeleteFileA(p);
+            else if (strcmp(fd.cFileName, ".") && strcmp(fd.cFileName, ".."))
+                RemoveDirectoryA(p);
+        } while (FindNextFileA(h, &fd));
+        FindClose(h);
+    }
+    RemoveDirectoryA(dir);
+}
+
 /* A file of n bytes of a pattern that depends on seed. */
 static void make_file(const char *path, size_t n, unsigned seed)
 {
@@ -136,9 +157,6 @@ static void test_identity(void)
     /* a directory is a directory */
     T_EQ(nvb__target_info(g_dir, &td), 0);
     T_EQ(td.kind, NVB__T_DIR);
-    DeleteFileA(a);
-    DeleteFileA(b);
-    DeleteFileA(c);
 }
 
 /* ---- the hold itself, below the runner ---- */
@@ -222,8 +240,6 @@ static void test_hold_levels(void)
     T_EQ(nvb__hold_take(&x, 1, msg, sizeof msg), -ESTALE);
     T_CHECK_MSG(strstr(msg, "changed between planning and opening"), "%s", msg);
     T_EQ(x.fd, -1);
-    DeleteFileA(f);
-    DeleteFileA(other);
 }
 
 static void test_name_pinned(void)
@@ -252,8 +268,6 @@ static void test_name_pinned(void)
     nvb__target_close(fd);
     nvb__hold_release(&h, 1);
     T_CHECK_MSG(MoveFileExA(f, aside, 0), "not renamed once let go: %lu", GetLastError());
-    DeleteFileA(aside);
-    DeleteFileA(other);
 }
 
 /* ---- two runs in one process ---- */
@@ -315,8 +329,6 @@ static void test_two_runs_one_process(void)
     T_CHECK_MSG(s.out[3].rc == 0, "a plain read was blocked: %s", s.out[3].msg);
     T_CHECK_MSG(s.rename_err != 0, "the held target was renamed during the run");
     T_CHECK(GetFileAttributesA(aside) == INVALID_FILE_ATTRIBUTES);
-    DeleteFileA(f);
-    DeleteFileA(aside);
 }
 
 static void test_verifier_first(void)
@@ -336,7 +348,6 @@ static void test_verifier_first(void)
     T_EQ(s.out[1].mismatches, 0);
     T_CHECK_MSG(s.out[2].rc == 0, "a plain read was blocked: %s", s.out[2].msg);
     T_CHECK_MSG(sum_file(f) == before, "the file changed under a verifying run");
-    DeleteFileA(f);
 }
 
 /* ---- a name swapped between planning and opening ---- */
@@ -390,9 +401,6 @@ static void test_swapped_before_open(void)
     const char *const wd[] = { "changed between planning and opening", "is now a directory", NULL };
     expect_refused(&out, -ESTALE, wd);
     T_CHECK_MSG(sum_file(aside) == judged, "the refused run wrote the judged file");
-    RemoveDirectoryA(f);
-    DeleteFileA(aside);
-    DeleteFileA(other);
 }
 
 /* ---- two processes ---- */
@@ -485,8 +493,6 @@ static void test_two_processes(void)
     /* let go once the child ended: a writer runs now */
     struct outcome after = run(k_writer, f, NULL);
     T_CHECK_MSG(after.rc == 0, "a writer after the child ended: %s", after.msg);
-    DeleteFileA(ready);
-    DeleteFileA(f);
 }
 
 /* ---- job groups: one target is one identity ---- */
@@ -544,8 +550,6 @@ static void test_groups(void)
     T_CHECK_MSG(rc == 0, "one file named twice: %d %s", rc, r ? nvb_result_error(r) : "");
     nvb_result_free(r);
     nvb_workload_free(w);
-    DeleteFileA(f);
-    DeleteFileA(g);
 }
 
 /* ---- a created target and a scratch file: held, then let go ---- */
@@ -569,7 +573,6 @@ static void test_created_and_scratch(void)
     T_CHECK_MSG(h == INVALID_HANDLE_VALUE, "a scratch file was left behind: %s", fd.cFileName);
     if (h != INVALID_HANDLE_VALUE)
         FindClose(h);
-    RemoveDirectoryA(sub);
 }
 
 int main(int argc, char **argv)
@@ -586,6 +589,6 @@ int main(int argc, char **argv)
     T_RUN(test_two_processes);
     T_RUN(test_groups);
     T_RUN(test_created_and_scratch);
-    RemoveDirectoryA(g_dir);
+    clear_dir(g_dir);
     return t_done();
 }

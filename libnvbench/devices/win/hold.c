@@ -173,10 +173,7 @@ static int take_one(struct nvb__hold *h, char *msg, size_t len)
     return 0;
 }
 
-int nvb__hold_take(struct nvb__hold *h, unsigned n, char *msg, size_t len)
-{
-    return nvb__hold_take_each(h, n, take_one, msg, len);
-}
+NVB__HOLD_TAKE_DEFINE(take_one)
 
 int nvb__hold_share(const struct nvb__hold *from, struct nvb__hold *to)
 {
