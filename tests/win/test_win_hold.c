@@ -262,7 +262,7 @@ static void test_name_pinned(void)
     int fd = nvb__hold_reopen(&h, NVB__O_WRITE | NVB__O_DIRECT);
     T_CHECK_MSG(fd > 0, "reopen: %d", fd);
     struct nvb__target_info a, b;
-    T_EQ(nvb__win_identity(nvb__win_handle(fd), &a), 0);
+    T_EQ(nvb__win_identity(nvb__win_handle(fd), 0, &a), 0);
     T_EQ(nvb__target_info(f, &b), 0);
     T_CHECK(a.id_dev == b.id_dev && a.id_ino == b.id_ino && a.id_rdev == b.id_rdev);
     nvb__target_close(fd);

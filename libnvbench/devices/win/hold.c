@@ -153,7 +153,7 @@ static int take_one(struct nvb__hold *h, char *msg, size_t len)
     h->fd = nvb__win_fd(f);
     struct nvb__target_info now;
     memset(&now, 0, sizeof now);
-    if ((rc = nvb__win_identity(f, &now)) < 0) {
+    if ((rc = nvb__win_identity(f, nvb__win_is_device_path(h->file), &now)) < 0) {
         snprintf(msg, len, "target '%s': cannot tell what was opened: %s", h->path, nvb_strerror(rc));
         return rc;
     }
@@ -201,7 +201,8 @@ int nvb__hold_reopen(const struct nvb__hold *h, int flags)
     struct nvb__target_info a, b;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    if (nvb__win_identity(nvb__win_handle(fd), &a) < 0 || nvb__win_identity(held, &b) < 0 ||
+    int device = nvb__win_is_device_path(h->file);
+    if (nvb__win_identity(nvb__win_handle(fd), device, &a) < 0 || nvb__win_identity(held, device, &b) < 0 ||
         !same_id(&a, (int)b.kind, b.id_dev, b.id_ino, b.id_rdev)) {
         nvb__target_close(fd);
         return -ESTALE;

@@ -106,7 +106,7 @@ static int device_info(const char *path, struct nvb__target_info *ti)
         ti->mem_align = ti->lbs;
         /* its identity where Windows gives one (a disk, a partition) */
         struct nvb__target_info id;
-        if (nvb__win_identity(h, &id) == 0 && id.kind == NVB__T_BLOCK)
+        if (nvb__win_identity(h, 1, &id) == 0)
             ti->id_rdev = id.id_rdev;
     }
     CloseHandle(h);
@@ -139,11 +139,11 @@ static void file_sectors(HANDLE h, const char *path, uint32_t *lbs, uint32_t *pb
     free(w);
 }
 
-int nvb__win_identity(HANDLE h, struct nvb__target_info *ti)
+int nvb__win_identity(HANDLE h, int device, struct nvb__target_info *ti)
 {
     ti->id_dev = ti->id_ino = ti->id_rdev = 0;
     BY_HANDLE_FILE_INFORMATION bh;
-    if (GetFileInformationByHandle(h, &bh)) {
+    if (!device && GetFileInformationByHandle(h, &bh)) {
         ti->kind = (bh.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? NVB__T_DIR : NVB__T_FILE;
         ti->size = ((uint64_t)bh.nFileSizeHigh << 32) | bh.nFileSizeLow;
         FILE_ID_INFO fi;
@@ -161,10 +161,11 @@ int nvb__win_identity(HANDLE h, struct nvb__target_info *ti)
         return 0;
     }
     DWORD err = GetLastError();
-    if (GetFileType(h) != FILE_TYPE_DISK)
+    if (!device && GetFileType(h) != FILE_TYPE_DISK)
         return nvb__win_errno(err);
-    /* a disk, a partition or a volume: no file information, a number
-     * where Windows gives one (not for a volume of several disks) */
+    /* a disk, a partition or a volume (a device name is one whatever its
+     * handle answers): a number where Windows gives one, not for a volume
+     * (it may span disks) */
     STORAGE_DEVICE_NUMBER sdn;
     DWORD got = 0;
     ti->kind = NVB__T_BLOCK;
@@ -187,7 +188,7 @@ int nvb__target_info(const char *path, struct nvb__target_info *ti)
     HANDLE h = open_w(path, 0, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, &err);
     if (h == INVALID_HANDLE_VALUE)
         return err;
-    int rc = nvb__win_identity(h, ti);
+    int rc = nvb__win_identity(h, 0, ti);
     uint32_t lbs = 0, pbs = 0;
     if (rc == 0)
         file_sectors(h, path, &lbs, &pbs);
@@ -305,7 +306,7 @@ static int create_new(const char *path, uint64_t size, struct nvb__target_info *
     }
     if (rc == 0 && ti) { /* the identity of what was created, not of what the name finds later */
         memset(ti, 0, sizeof *ti);
-        rc = nvb__win_identity(h, ti);
+        rc = nvb__win_identity(h, 0, ti);
         ti->kind = NVB__T_FILE;
         ti->size = size;
     }
