@@ -233,6 +233,19 @@ static void test_hold_levels(void)
     T_EQ(nvb__lock_holder(other, other, NVB__HOLD_WRITE, msg, sizeof msg), 0);
     nvb__hold_release(&w2, 1);
     T_EQ(nvb__lock_holder(f, f, NVB__HOLD_WRITE, msg, sizeof msg), 0);
+    /* a hard link is the same file under another name: the same lock */
+    char link[MAX_PATH];
+    path_in(link, sizeof link, "levels-link.dat");
+    if (CreateHardLinkA(link, f, NULL)) {
+        struct nvb__hold l;
+        hold_of(&l, link, NVB__HOLD_WRITE);
+        T_EQ(l.id_ino, w2.id_ino);
+        T_EQ(nvb__hold_take(&w2, 1, msg, sizeof msg), 0);
+        T_EQ(nvb__hold_take(&l, 1, msg, sizeof msg), -EBUSY);
+        nvb__hold_release(&w2, 1);
+    } else {
+        fprintf(stderr, "   no hard links here (%lu): that case not run\n", GetLastError());
+    }
     /* the judged identity is what is checked: another file's is refused */
     struct nvb__hold x;
     hold_of(&x, other, NVB__HOLD_WRITE);
