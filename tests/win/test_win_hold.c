@@ -125,7 +125,15 @@ static const char *const k_prewriter[] = { "engine", "wsync", "rw", "randread", 
 static const char *const k_verifier[] = { "engine", "wsync", "rw", "randread", "bs", "4k", "ios", "16", "verify", "1",
                                           NULL };
 static const char *const k_reader[] = { "engine", "iocp", "rw", "randread", "bs", "4k", "ios", "64", NULL };
-static const char *const w_busy[] = { "in use by another run", "Windows does not say which process", NULL };
+/* The refusal of a run another run holds in process pid: it names it. */
+static void expect_busy(const struct outcome *o, DWORD pid)
+{
+    char who[48];
+    snprintf(who, sizeof who, "(pid %lu (test_win_hold.exe)%s", (unsigned long)pid,
+             pid == GetCurrentProcessId() ? ", this process)" : ")");
+    const char *const words[] = { "in use by another run", who, NULL };
+    expect_refused(o, -EBUSY, words);
+}
 
 /* ---- identity: what planning records ---- */
 
@@ -191,7 +199,7 @@ static void test_hold_levels(void)
     /* a writer excludes writers and verifiers, never readers */
     T_EQ(nvb__hold_take(&w1, 1, msg, sizeof msg), 0);
     T_EQ(nvb__hold_take(&w2, 1, msg, sizeof msg), -EBUSY);
-    T_CHECK_MSG(strstr(msg, "in use by another run"), "%s", msg);
+    T_CHECK_MSG(strstr(msg, "in use by another run (pid ") && strstr(msg, ", this process)"), "%s", msg);
     T_EQ(w2.fd, -1); /* nothing stays held after a refusal */
     T_EQ(nvb__hold_take(&v1, 1, msg, sizeof msg), -EBUSY);
     T_EQ(nvb__hold_take(&r1, 1, msg, sizeof msg), 0);
@@ -246,6 +254,21 @@ static void test_hold_levels(void)
     } else {
         fprintf(stderr, "   no hard links here (%lu): that case not run\n", GetLastError());
     }
+    /* a lock on the hold's byte (2^63 - 2) that no run recorded: refused,
+     * saying Windows does not tell whose it is */
+    HANDLE raw = CreateFileA(other, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING, 0, NULL);
+    OVERLAPPED ov;
+    memset(&ov, 0, sizeof ov);
+    ov.Offset = 0xfffffffeu;
+    ov.OffsetHigh = 0x7fffffffu;
+    T_CHECK(LockFileEx(raw, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ov));
+    struct nvb__hold u;
+    hold_of(&u, other, NVB__HOLD_VERIFY);
+    T_EQ(nvb__hold_take(&u, 1, msg, sizeof msg), -EBUSY);
+    T_CHECK_MSG(strstr(msg, "in use by another run (Windows does not say which process)"), "%s", msg);
+    CloseHandle(raw);
+    T_EQ(nvb__hold_take(&u, 1, msg, sizeof msg), 0); /* the lock went with the handle */
+    nvb__hold_release(&u, 1);
     /* the judged identity is what is checked: another file's is refused */
     struct nvb__hold x;
     hold_of(&x, other, NVB__HOLD_WRITE);
@@ -336,9 +359,8 @@ static void test_two_runs_one_process(void)
                                "60s", NULL };
     struct second s = { .target = f, .aside = aside, .kv = { k_writer, k_prewriter, k_verifier, k_reader, NULL } };
     first_run(kv, &s);
-    expect_refused(&s.out[0], -EBUSY, w_busy);
-    expect_refused(&s.out[1], -EBUSY, w_busy);
-    expect_refused(&s.out[2], -EBUSY, w_busy);
+    for (int i = 0; i < 3; i++)
+        expect_busy(&s.out[i], GetCurrentProcessId());
     T_CHECK_MSG(s.out[3].rc == 0, "a plain read was blocked: %s", s.out[3].msg);
     T_CHECK_MSG(s.rename_err != 0, "the held target was renamed during the run");
     T_CHECK(GetFileAttributesA(aside) == INVALID_FILE_ATTRIBUTES);
@@ -356,7 +378,7 @@ static void test_verifier_first(void)
     const char *const kv[] = { "engine", "wsync", "rw", "randread", "bs", "4k", "verify", "1", "runtime", "60s", NULL };
     struct second s = { .target = f, .kv = { k_writer, k_verifier, k_reader, NULL } };
     first_run(kv, &s);
-    expect_refused(&s.out[0], -EBUSY, w_busy);
+    expect_busy(&s.out[0], GetCurrentProcessId());
     T_CHECK_MSG(s.out[1].rc == 0, "a second verifier was refused: %s", s.out[1].msg);
     T_EQ(s.out[1].mismatches, 0);
     T_CHECK_MSG(s.out[2].rc == 0, "a plain read was blocked: %s", s.out[2].msg);
@@ -490,8 +512,8 @@ static void test_two_processes(void)
     T_CHECK_MSG(up, "the child never ran");
     if (up) {
         struct outcome wr = run(k_writer, f, NULL), ve = run(k_verifier, f, NULL), rd = run(k_reader, f, NULL);
-        expect_refused(&wr, -EBUSY, w_busy);
-        expect_refused(&ve, -EBUSY, w_busy);
+        expect_busy(&wr, pi.dwProcessId);
+        expect_busy(&ve, pi.dwProcessId);
         T_CHECK_MSG(rd.rc == 0, "a plain read was blocked: %s", rd.msg);
         T_CHECK_MSG(!DeleteFileA(f), "the target another process holds was deleted");
     }

@@ -19,7 +19,10 @@
  *     so the lock is one byte at offset 2^63 - 2 (NVB__WIN_HOLD_LOCK_OFF),
  *     where no data can be: file offsets are signed 64-bit numbers and no
  *     file or disk reaches 8 EiB. Windows does not say which process holds
- *     a byte-range lock, and the refusal says so. A device that refuses
+ *     a byte-range lock: each locking run leaves a named record of its
+ *     process id (record_holder), so the refusal names it ("pid 1234
+ *     (run_workload.exe)") where the holder runs in this session, and
+ *     otherwise says Windows does not tell. A device that refuses
  *     byte-range locks (a raw disk may) is held without one: the guard's
  *     rules (devices/win/devices.c) still apply to it;
  *  4. the handle stays open until the run ends. Jobs open their own
@@ -47,6 +50,73 @@
 #define NVB__WIN_HOLD_LOCK_OFF (UINT64_C(0x7fffffffffffffff) - 1)
 
 static const char *const who_unknown = "Windows does not say which process";
+
+/* Windows keeps no owner with a byte-range lock that another process can
+ * read, so a run that locks a target also leaves a small named record of
+ * its process id, keyed by the target's identity, in the session's
+ * namespace (Local\): a loser reads it to name the holder. It lives as
+ * long as a holder keeps it open (the hold's claim_fd) and is only ever
+ * words in a message: a stale or forged one names a process that is
+ * checked to be running, or nothing. */
+static void record_name(const struct nvb__hold *h, wchar_t *out, size_t n)
+{
+    swprintf(out, n, L"Local\\nvbench-hold-%d-%llx-%llx-%llx", h->kind, (unsigned long long)h->id_dev,
+             (unsigned long long)h->id_ino, (unsigned long long)h->id_rdev);
+}
+
+static void record_holder(struct nvb__hold *h)
+{
+    wchar_t name[128];
+    record_name(h, name, 128);
+    HANDLE m = CreateFileMappingW(INVALID_HANDLE_VALUE, NULL, PAGE_READWRITE, 0, sizeof(DWORD), name);
+    if (!m)
+        return; /* only the message loses the name */
+    DWORD *pid = MapViewOfFile(m, FILE_MAP_WRITE, 0, 0, sizeof(DWORD));
+    if (pid) {
+        *pid = GetCurrentProcessId();
+        UnmapViewOfFile(pid);
+    }
+    h->claim_fd = nvb__win_fd(m);
+}
+
+/* "pid 1234 (run_workload.exe)" of the recorded holder when it runs, else
+ * who_unknown. */
+static void find_holder(const struct nvb__hold *h, char *out, size_t len)
+{
+    snprintf(out, len, "%s", who_unknown);
+    wchar_t name[128];
+    record_name(h, name, 128);
+    HANDLE m = OpenFileMappingW(FILE_MAP_READ, FALSE, name);
+    if (!m)
+        return;
+    DWORD *rec = MapViewOfFile(m, FILE_MAP_READ, 0, 0, sizeof(DWORD));
+    DWORD pid = rec ? *rec : 0;
+    if (rec)
+        UnmapViewOfFile(rec);
+    CloseHandle(m);
+    HANDLE p = pid ? OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid) : NULL;
+    if (!p)
+        return;
+    wchar_t img[MAX_PATH];
+    DWORD n = MAX_PATH, code = 0;
+    int alive = GetExitCodeProcess(p, &code) && code == STILL_ACTIVE;
+    char exe[MAX_PATH] = "?";
+    if (QueryFullProcessImageNameW(p, 0, img, &n)) {
+        const wchar_t *base = wcsrchr(img, L'\\');
+        nvb__win_narrow(base ? base + 1 : img, exe, sizeof exe);
+    }
+    CloseHandle(p);
+    if (alive)
+        snprintf(out, len, "pid %lu (%s)%s", (unsigned long)pid, exe,
+                 pid == GetCurrentProcessId() ? ", this process" : "");
+}
+
+static int refuse_locked(const struct nvb__hold *h, char *msg, size_t len)
+{
+    char who[MAX_PATH + 64];
+    find_holder(h, who, sizeof who);
+    return nvb__hold_refuse_locked(h, who, msg, len);
+}
 
 static int same_id(const struct nvb__target_info *a, int kind, uint64_t dev, uint64_t ino, uint64_t rdev)
 {
@@ -163,7 +233,9 @@ static int take_one(struct nvb__hold *h, char *msg, size_t len)
         return 0;
     rc = lock_byte(f, h->level == NVB__HOLD_WRITE);
     if (rc == -EBUSY)
-        return nvb__hold_refuse_locked(h, who_unknown, msg, len);
+        return refuse_locked(h, msg, len);
+    if (rc == 0)
+        record_holder(h);
     /* a file system without byte-range locks, or a raw device (whose
      * driver may answer with any error): held without one */
     if (rc < 0 && rc != -ENOTSUP && rc != -EINVAL && h->kind != NVB__T_BLOCK) {
@@ -229,5 +301,12 @@ int nvb__lock_holder(const char *node, const char *path, int level, char *msg, s
     if (rc != -EBUSY)
         return 0;
     struct nvb__hold h = {.path = path, .level = level};
-    return nvb__hold_refuse_locked(&h, who_unknown, msg, len);
+    struct nvb__target_info ti;
+    if (nvb__target_info(node, &ti) == 0) {
+        h.kind = (int)ti.kind;
+        h.id_dev = ti.id_dev;
+        h.id_ino = ti.id_ino;
+        h.id_rdev = ti.id_rdev;
+    }
+    return refuse_locked(&h, msg, len);
 }
