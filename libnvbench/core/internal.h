@@ -14,12 +14,7 @@
 
 #include "nvbench.h"
 
-/* -ESTALE (a target changed between planning and opening) has Linux's
- * number everywhere; mingw's C runtime lacks it. */
-#include <errno.h>
-#ifndef ESTALE
-#define ESTALE 116
-#endif
+#include "util/util.h" /* first: ESTALE where the C runtime lacks it */
 #include "core/engine.h"
 #include "core/hist.h"
 #include "util/json.h"

@@ -231,10 +231,15 @@ void nvb__layout_remove(struct plan *p)
 {
     for (unsigned t = 0; t < p->nt; t++) {
         const struct ptarget *pt = &p->t[t];
+        /* let go of a file before removing it: Windows refuses to delete a
+         * file the hold has open (it shares no delete) */
         if (pt->create) { /* kept once laid out; a half-made file is removed */
-            if (pt->created && !pt->laid_out)
+            if (pt->created && !pt->laid_out) {
+                nvb__hold_release(&p->t[t].hold, 1);
                 nvb__scratch_remove(pt->path);
+            }
         } else if (pt->scratch && pt->file[0] && strcmp(pt->file, pt->path)) {
+            nvb__hold_release(&p->t[t].hold, 1);
             nvb__scratch_remove(pt->file);
         }
     }

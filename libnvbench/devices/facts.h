@@ -51,7 +51,8 @@ struct nvb__hold {
     int      level;             /* NVB__HOLD_* */
     /* out */
     int fd;                     /* the held descriptor, -1 none */
-    int claim_fd;               /* O_EXCL on claim, -1 none */
+    int claim_fd;               /* Linux: O_EXCL on claim; Windows: the named record of which
+                                 * process holds the lock (devices/win/hold.c); -1 none */
 };
 /* Take the hold on n targets, in order. On failure nothing stays held.
  * 0, -ESTALE (a target is no longer what was judged), -EBUSY (in use,

@@ -22,6 +22,9 @@
  *     each is checked to be the same file or device before any I/O.
  *
  * All of this happens once per target before the run, never per I/O.
+ * This file is the Linux half (one target: take_one); taking
+ * them in order, letting them go and the wording of the two refusals are
+ * devices/hold_common.c's, shared with the Windows half (devices/win/hold.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -37,6 +40,7 @@
 #include "nvbench.h"
 #include "util/util.h"
 #include "devices/devices.h"
+#include "devices/hold.h"
 #include "platform/platform.h"
 
 static const char *kind_name(mode_t m)
@@ -168,11 +172,7 @@ static int refuse_locked(const struct nvb__hold *h, const struct stat *st, char 
 {
     char who[160];
     find_holder(st, who, sizeof who);
-    snprintf(msg, len, "target '%s' is in use by another run%s%s%s: %s; two runs on one target would overwrite each "
-             "other's data%s", h->path, who[0] ? " (" : "", who, who[0] ? ")" : "",
-             h->level == NVB__HOLD_WRITE ? "it is being written or verified" : "it is being written",
-             h->level == NVB__HOLD_VERIFY ? " and a verifying run would report the other's writes as mismatches" : "");
-    return -EBUSY;
+    return nvb__hold_refuse_locked(h, who, msg, len);
 }
 
 int nvb__lock_holder(const char *node, const char *path, int level, char *msg, size_t len)
@@ -300,9 +300,7 @@ static int take_one(struct nvb__hold *h, char *msg, size_t len)
         char was[160], now[160];
         describe_judged(was, sizeof was, h);
         describe_id(now, sizeof now, &st);
-        snprintf(msg, len, "target '%s' changed between planning and opening: it was %s and is now %s; refusing "
-                 "to run on something that was not checked", h->path, was, now);
-        return -ESTALE;
+        return nvb__hold_refuse_changed(h, was, now, msg, len);
     }
     int rc = lock_fd(fd, h->level);
     if (rc == -EBUSY)
@@ -329,20 +327,7 @@ static int take_one(struct nvb__hold *h, char *msg, size_t len)
     return 0;
 }
 
-int nvb__hold_take(struct nvb__hold *h, unsigned n, char *msg, size_t len)
-{
-    msg[0] = 0;
-    for (unsigned i = 0; i < n; i++)
-        h[i].fd = h[i].claim_fd = -1;
-    for (unsigned i = 0; i < n; i++) {
-        int rc = take_one(&h[i], msg, len);
-        if (rc < 0) {
-            nvb__hold_release(h, n);
-            return rc;
-        }
-    }
-    return 0;
-}
+NVB__HOLD_TAKE_DEFINE(take_one)
 
 int nvb__hold_share(const struct nvb__hold *from, struct nvb__hold *to)
 {
@@ -371,15 +356,4 @@ int nvb__hold_reopen(const struct nvb__hold *h, int flags)
         return -ESTALE;
     }
     return fd;
-}
-
-void nvb__hold_release(struct nvb__hold *h, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        if (h[i].fd >= 0)
-            close(h[i].fd); /* the lock and the O_EXCL claim go with it */
-        if (h[i].claim_fd >= 0)
-            close(h[i].claim_fd);
-        h[i].fd = h[i].claim_fd = -1;
-    }
 }

@@ -6,8 +6,15 @@
 #ifndef NVB_UTIL_UTIL_H
 #define NVB_UTIL_UTIL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* -ESTALE (a target changed between planning and opening) has Linux's
+ * number everywhere; mingw's C runtime lacks it. */
+#ifndef ESTALE
+#define ESTALE 116
+#endif
 
 struct nvb__buf {
     char  *s;

@@ -104,6 +104,10 @@ static int device_info(const char *path, struct nvb__target_info *ti)
     if (rc == 0) {
         device_sectors(h, &ti->lbs, &ti->pbs);
         ti->mem_align = ti->lbs;
+        /* its identity where Windows gives one (a disk, a partition) */
+        struct nvb__target_info id;
+        if (nvb__win_identity(h, 1, &id) == 0)
+            ti->id_rdev = id.id_rdev;
     }
     CloseHandle(h);
     if (rc < 0)
@@ -115,30 +119,59 @@ static int device_info(const char *path, struct nvb__target_info *ti)
 }
 
 /* FILE_STORAGE_INFO (Windows 8+) gives the sector sizes of the volume a
- * file lives on, as unbuffered I/O on it must respect them. */
-static void file_sectors(const char *path, uint32_t *lbs, uint32_t *pbs)
+ * file lives on, as unbuffered I/O on it must respect them; else the
+ * volume root's sector size; else 0. */
+static void file_sectors(HANDLE h, const char *path, uint32_t *lbs, uint32_t *pbs)
 {
-    int err;
     *lbs = *pbs = 0;
-    HANDLE h = open_w(path, 0, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, &err);
-    if (h == INVALID_HANDLE_VALUE)
-        return;
     FILE_STORAGE_INFO si;
     memset(&si, 0, sizeof si);
     if (GetFileInformationByHandleEx(h, FileStorageInfo, &si, sizeof si) && si.LogicalBytesPerSector >= 512) {
         *lbs = si.LogicalBytesPerSector;
         *pbs = si.PhysicalBytesPerSectorForPerformance >= *lbs ? si.PhysicalBytesPerSectorForPerformance : *lbs;
-    }
-    CloseHandle(h);
-    if (*lbs)
         return;
-    /* The volume root's sector size. */
+    }
     wchar_t *w = nvb__win_wide(path);
     wchar_t root[MAX_PATH + 1];
     DWORD spc, bps, fc, tc;
     if (w && GetVolumePathNameW(w, root, MAX_PATH) && GetDiskFreeSpaceW(root, &spc, &bps, &fc, &tc) && bps >= 512)
         *lbs = *pbs = bps;
     free(w);
+}
+
+int nvb__win_identity(HANDLE h, int device, struct nvb__target_info *ti)
+{
+    ti->id_dev = ti->id_ino = ti->id_rdev = 0;
+    BY_HANDLE_FILE_INFORMATION bh;
+    if (!device && GetFileInformationByHandle(h, &bh)) {
+        ti->kind = (bh.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? NVB__T_DIR : NVB__T_FILE;
+        ti->size = ((uint64_t)bh.nFileSizeHigh << 32) | bh.nFileSizeLow;
+        FILE_ID_INFO fi;
+        if (GetFileInformationByHandleEx(h, FileIdInfo, &fi, sizeof fi)) {
+            uint64_t lo, hi;
+            memcpy(&lo, fi.FileId.Identifier, 8);
+            memcpy(&hi, fi.FileId.Identifier + 8, 8);
+            ti->id_dev = (uint64_t)fi.VolumeSerialNumber;
+            ti->id_ino = lo;
+            ti->id_rdev = hi;
+        } else { /* before Windows 8 / Server 2012: a 32-bit serial, a 64-bit index */
+            ti->id_dev = bh.dwVolumeSerialNumber;
+            ti->id_ino = ((uint64_t)bh.nFileIndexHigh << 32) | bh.nFileIndexLow;
+        }
+        return 0;
+    }
+    DWORD err = GetLastError();
+    if (!device && GetFileType(h) != FILE_TYPE_DISK)
+        return nvb__win_errno(err);
+    /* a disk, a partition or a volume (a device name is one whatever its
+     * handle answers): a number where Windows gives one, not for a volume
+     * (it may span disks) */
+    STORAGE_DEVICE_NUMBER sdn;
+    DWORD got = 0;
+    ti->kind = NVB__T_BLOCK;
+    if (DeviceIoControl(h, IOCTL_STORAGE_GET_DEVICE_NUMBER, NULL, 0, &sdn, sizeof sdn, &got, NULL))
+        ti->id_rdev = NVB__WIN_DEVNUM(sdn.DeviceType, sdn.DeviceNumber, sdn.PartitionNumber);
+    return 0;
 }
 
 int nvb__target_info(const char *path, struct nvb__target_info *ti)
@@ -148,25 +181,32 @@ int nvb__target_info(const char *path, struct nvb__target_info *ti)
         return -ENOENT;
     if (nvb__win_is_device_path(path))
         return device_info(path, ti);
-    WIN32_FILE_ATTRIBUTE_DATA fa;
-    int rc = path_attrs(path, &fa);
+    /* One handle (access 0: no sharing conflict, no rights needed beyond
+     * seeing it) for the kind, size and identity of one and the same file,
+     * as the run's hold will find it again (devices/win/hold.c). */
+    int err = 0;
+    HANDLE h = open_w(path, 0, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, &err);
+    if (h == INVALID_HANDLE_VALUE)
+        return err;
+    int rc = nvb__win_identity(h, 0, ti);
+    uint32_t lbs = 0, pbs = 0;
+    if (rc == 0)
+        file_sectors(h, path, &lbs, &pbs);
+    CloseHandle(h);
     if (rc < 0)
         return rc;
-    ti->lbs = DEFAULT_LBS;
-    ti->mem_align = DEFAULT_LBS;
-    uint32_t lbs, pbs;
-    file_sectors(path, &lbs, &pbs);
-    if (lbs) {
-        ti->lbs = lbs;
-        ti->pbs = pbs;
-        ti->mem_align = lbs;
-    }
-    if (fa.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
-        ti->kind = NVB__T_DIR;
+    if (ti->kind != NVB__T_FILE && ti->kind != NVB__T_DIR) {
+        /* A name without the device prefix that opens a disk (a link to
+         * one): the guard judges device names only, so planning refuses
+         * it as neither a file, a device name nor a directory. */
+        ti->kind = NVB__T_OTHER;
         return 0;
     }
-    ti->kind = NVB__T_FILE;
-    ti->size = ((uint64_t)fa.nFileSizeHigh << 32) | fa.nFileSizeLow;
+    ti->lbs = lbs ? lbs : DEFAULT_LBS;
+    ti->pbs = lbs ? pbs : 0;
+    ti->mem_align = ti->lbs;
+    if (ti->kind == NVB__T_DIR)
+        ti->size = 0;
     return 0;
 }
 
@@ -196,20 +236,34 @@ int nvb__target_access(const char *path, int want_write)
     return 0;
 }
 
-int nvb__target_open(const char *path, int flags)
+/* What a job's handle asks for (NVB__O_WRITE, NVB__O_DIRECT). */
+static DWORD open_access(int flags) { return GENERIC_READ | ((flags & NVB__O_WRITE) ? GENERIC_WRITE : 0); }
+static DWORD open_flags(int flags)
 {
-    int err = 0;
-    DWORD access = GENERIC_READ | ((flags & NVB__O_WRITE) ? GENERIC_WRITE : 0);
-    DWORD fl = FILE_FLAG_OVERLAPPED | ((flags & NVB__O_DIRECT) ? FILE_FLAG_NO_BUFFERING : 0);
-    HANDLE h = open_w(path, access, OPEN_EXISTING, fl, &err);
-    if (h == INVALID_HANDLE_VALUE)
-        return err;
+    return FILE_FLAG_OVERLAPPED | ((flags & NVB__O_DIRECT) ? FILE_FLAG_NO_BUFFERING : 0);
+}
+
+static int handle_fd(HANDLE h)
+{
     int fd = nvb__win_fd(h);
     if (fd <= 0) { /* cannot happen: handles are small positive values */
         CloseHandle(h);
         return -EMFILE;
     }
     return fd;
+}
+
+int nvb__target_open(const char *path, int flags)
+{
+    int err = 0;
+    HANDLE h = open_w(path, open_access(flags), OPEN_EXISTING, open_flags(flags), &err);
+    return h == INVALID_HANDLE_VALUE ? err : handle_fd(h);
+}
+
+int nvb__win_reopen(HANDLE held, int flags)
+{
+    HANDLE h = ReOpenFile(held, open_access(flags), SHARE_ALL, open_flags(flags));
+    return h == INVALID_HANDLE_VALUE ? nvb__win_errno(GetLastError()) : handle_fd(h);
 }
 
 void nvb__target_close(int fd)
@@ -233,7 +287,7 @@ static uint64_t scratch_random(void)
 /* Real data, not FILE_ATTRIBUTE_TEMPORARY: the memory manager keeps such
  * a file's pages in memory when it can, and the run must reach the disk.
  * A new file (CREATE_NEW: never an existing one), sized. */
-static int create_new(const char *path, uint64_t size)
+static int create_new(const char *path, uint64_t size, struct nvb__target_info *ti)
 {
     if (size > (uint64_t)INT64_MAX)
         return -EFBIG;
@@ -250,6 +304,12 @@ static int create_new(const char *path, uint64_t size)
         if (!SetFileInformationByHandle(h, FileEndOfFileInfo, &eof, sizeof eof))
             rc = nvb__win_errno(GetLastError());
     }
+    if (rc == 0 && ti) { /* the identity of what was created, not of what the name finds later */
+        memset(ti, 0, sizeof *ti);
+        rc = nvb__win_identity(h, 0, ti);
+        ti->kind = NVB__T_FILE;
+        ti->size = size;
+    }
     CloseHandle(h);
     if (rc < 0)
         nvb__scratch_remove(path);
@@ -258,13 +318,7 @@ static int create_new(const char *path, uint64_t size)
 
 int nvb__file_create(const char *path, uint64_t size, struct nvb__target_info *ti)
 {
-    int rc = create_new(path, size);
-    if (rc == 0 && ti) { /* no identity on Windows (the fields stay 0, as in nvb__target_info) */
-        memset(ti, 0, sizeof *ti);
-        ti->kind = NVB__T_FILE;
-        ti->size = size;
-    }
-    return rc;
+    return create_new(path, size, ti);
 }
 
 int nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_len)
@@ -282,7 +336,7 @@ int nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_
                 path[0] = '\0';
             return -ENAMETOOLONG;
         }
-        rc = create_new(path, size);
+        rc = create_new(path, size, NULL);
     }
     return rc;
 }

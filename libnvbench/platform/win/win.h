@@ -73,6 +73,30 @@ int nvb__win_disk_service(DWORD n, char *svc, size_t len);
  * (access 0). 0 or negative errno. (platform/win/file.c) */
 int nvb__win_device_size(HANDLE h, uint64_t *size);
 
+/* The kind and identity of an open handle, as nvb__target_info records
+ * them and the run's hold checks them (devices/win/hold.c). device: the
+ * handle was opened by a device name (nvb__win_is_device_path), so only a
+ * device's identity is asked (a volume handle may answer file queries too).
+ * A file or directory: kind NVB__T_FILE or NVB__T_DIR, size, id_dev its volume's
+ * serial number, id_ino and id_rdev the low and high 64 bits of its file
+ * id (FileIdInfo: 128 bits on ReFS; before Windows 8 the 32-bit serial and
+ * the 64-bit file index); a disk or partition: kind NVB__T_BLOCK, id_rdev
+ * NVB__WIN_DEVNUM of IOCTL_STORAGE_GET_DEVICE_NUMBER where Windows gives
+ * one (0 for a volume: it may span disks). 0 (always, with device) or
+ * -errno. Touches only the
+ * kind, size and identity fields of *ti.
+ * (platform/win/file.c) */
+struct nvb__target_info;
+int nvb__win_identity(HANDLE h, int device, struct nvb__target_info *ti);
+/* A device's identity in one number: its type (FILE_DEVICE_DISK: never 0),
+ * number (N of \\.\PhysicalDriveN) and partition (0: the whole disk). */
+#define NVB__WIN_DEVNUM(type, num, part) \
+    (((uint64_t)((type) & 0xffffu) << 48) | ((uint64_t)(num) << 16) | ((uint64_t)(part) & 0xffffu))
+/* A job's own handle to the file or device `held` is open on, through that
+ * handle (ReOpenFile), never through a name: flags NVB__O_WRITE,
+ * NVB__O_DIRECT as for nvb__target_open. fd or -errno. (platform/win/file.c) */
+int nvb__win_reopen(HANDLE held, int flags);
+
 /* Running under wine (ntdll exports wine_get_version)? */
 int nvb__win_is_wine(void);
 
