@@ -231,9 +231,9 @@ void nvb__layout_remove(struct plan *p)
 {
     for (unsigned t = 0; t < p->nt; t++) {
         const struct ptarget *pt = &p->t[t];
-        if (pt->create) { /* kept once laid out; a half-made file is removed */
+        if (pt->create) { /* kept once laid out; a half-made file is removed, if it is still the one made */
             if (pt->created && !pt->laid_out)
-                nvb__scratch_remove(pt->path);
+                nvb__file_remove_created(pt->path, &pt->ti);
         } else if (pt->scratch && pt->file[0] && strcmp(pt->file, pt->path)) {
             nvb__scratch_remove(pt->file);
         }

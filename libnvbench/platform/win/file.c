@@ -371,6 +371,12 @@ int nvb__scratch_remove(const char *path)
     return ok ? 0 : nvb__win_errno(e);
 }
 
+int nvb__file_remove_created(const char *path, const struct nvb__target_info *ti)
+{
+    (void)ti; /* no identity on Windows (nvb__file_create) */
+    return nvb__scratch_remove(path);
+}
+
 /* One positional write on an overlapped handle, waited for. */
 static int write_at(HANDLE h, HANDLE ev, const char *src, DWORD len, uint64_t off, DWORD *done)
 {
