@@ -17,7 +17,9 @@
 #   - precondition=N with steady state, SIGTERM during the precondition;
 #   - Python scripts: nvbench.search, nvbench.run_fio_job, nvbench.run_groups;
 #   - Lua: nvb.search, nvb.run_groups, the fio job runner (fio_job.run);
-#   - the C example seed_matrix, SIGINT and SIGTERM.
+#   - the C example seed_matrix, SIGINT and SIGTERM on a directory; SIGTERM
+#     on its own temporary directory, during a run and during its layout
+#     (before, the layout was not cancellable: the directory stayed).
 #
 #   bash test_interrupt_features.sh BUILD_DIR SOURCE_DIR     (exit 77: skipped)
 set -euo pipefail
@@ -77,7 +79,32 @@ wait_io() {
 wait_reads() { wait_io "$1" "$2" syscr 2000; }
 wait_writes() { wait_io "$1" "$2" syscw 2000; }
 
+# wait_seed_scratch MODE _ PID: until PID has the scratch file of its own
+# temporary directory (/tmp/nvbench-seed.*/scratch) open, write-only (MODE
+# layout: it is laying it out) or not (MODE run); SEED_DIR is set to it.
+wait_seed_scratch() {
+    local fd f flags
+    for _ in $(seq 3000); do
+        kill -0 "$3" 2> /dev/null || return 1
+        for fd in /proc/"$3"/fd/*; do
+            f=$(readlink "$fd" 2> /dev/null) || continue
+            case "$f" in /tmp/nvbench-seed.*/scratch) ;; *) continue ;; esac
+            flags=$(awk '/^flags:/ {print $2}' "/proc/$3/fdinfo/${fd##*/}" 2> /dev/null) || continue
+            [ -n "$flags" ] || continue
+            if { [ "$1" = layout ] && [ $((8#$flags & 3)) -eq 1 ]; } || { [ "$1" = run ] && [ $((8#$flags & 3)) -ne 1 ]; }; then
+                SEED_DIR=${f%/scratch}
+                return 0
+            fi
+        done
+        sleep 0.01
+    done
+    return 1
+}
+seed_in_layout() { wait_seed_scratch layout "$@"; }
+seed_in_run() { wait_seed_scratch run "$@"; }
+
 # ---- C example seed_matrix, on a directory (each run's scratch file there)
+# and on its own temporary directory, during a run and during its layout
 SEED=$BUILD/examples/c/seed_matrix
 if [ -x "$SEED" ] && [ "$DIRECT" = 1 ]; then
     for sig in INT TERM; do
@@ -86,6 +113,18 @@ if [ -x "$SEED" ] && [ "$DIRECT" = 1 ]; then
         interrupt "c-seed-$sig" "$sig" 0 "$d" "$SEED" --engines psync --runtime 60s --size 16M "$d"
         grep -q 'Random 4K' "$TMP/c-seed-$sig.out" || fail "c-seed-$sig: no table of what was done"
     done
+    d=$TMP/c-seed-own
+    mkdir "$d"
+    WAIT=seed_in_run interrupt c-seed-own TERM 0 "$d" "$SEED" --engines psync --runtime 60s --size 16M
+    [ ! -e "$SEED_DIR" ] || { ls -la "$SEED_DIR" >&2; fail "c-seed-own: $SEED_DIR left behind"; }
+    # its directory is under /tmp: a layout of a quarter of the room there, at most 4 GiB
+    tmp_mib=$(($(df -Pk /tmp | awk 'NR == 2 {print $4}') / 4 / 1024))
+    [ "$tmp_mib" -gt 4096 ] && tmp_mib=4096
+    if [ "$tmp_mib" -ge 1024 ]; then
+        WAIT=seed_in_layout interrupt c-seed-layout TERM 0 "$d" "$SEED" --engines psync --runtime 60s \
+            --size "${tmp_mib}M"
+        [ ! -e "$SEED_DIR" ] || { ls -la "$SEED_DIR" >&2; fail "c-seed-layout: $SEED_DIR left behind"; }
+    fi
 fi
 
 [ -x "$VENV_PY" ] && "$VENV_PY" -c 'import nvbench' 2> /dev/null ||
