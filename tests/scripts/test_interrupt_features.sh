@@ -7,9 +7,10 @@
 # where the case wants it (a scratch file of the right step, a created file,
 # reads or writes counted in /proc/PID/io), never after a guessed delay.
 #   - nvbench run with job groups (--group), SIGTERM during the run;
-#   - nvbench run --fio: a stonewalled job file, SIGTERM during step 2 (a
-#     step of two concurrent jobs): step 1's result and step 2's partial one;
-#   - nvbench search, SIGTERM in its second run: the completed point(s) as
+#   - nvbench run --fio: a stonewalled job file, SIGTERM and SIGINT during
+#     step 2 (a step of two concurrent jobs): step 1's result and step 2's
+#     partial one;
+#   - nvbench search, SIGTERM and SIGINT in its second run: the completed point(s) as
 #     the partial search (--print-json parses), the cancelled run's file gone;
 #   - a target created because it was missing (size=): SIGTERM during its
 #     layout removes the half-made file; a file that existed before the run
@@ -169,9 +170,11 @@ runtime=60
 directory=$d/three
 runtime=60
 EOF
-WAIT=wait_reads interrupt fio TERM 0 "$d/two" "${NVB[@]}" run --no-progress --fio "$TMP/two-steps.fio"
-[ -z "$(ls -A "$d/one" "$d/three" | grep -v ':$' | grep .)" ] || { ls -laR "$d" >&2; fail "fio: scratch files left"; }
-"$PY" - "$TMP/fio.out" <<'EOF' || fail "fio: not step 1's result and step 2's partial one"
+for sig in TERM INT; do
+    word=$([ "$sig" = TERM ] && echo "terminated (SIGTERM)" || echo interrupted)
+    WAIT=wait_reads interrupt "fio-$sig" "$sig" 0 "$d/two" "${NVB[@]}" run --no-progress --fio "$TMP/two-steps.fio"
+    [ -z "$(ls -A "$d/one" "$d/three" | grep -v ':$' | grep .)" ] || { ls -laR "$d" >&2; fail "fio-$sig: scratch files left"; }
+    "$PY" - "$TMP/fio-$sig.out" <<'EOF' || fail "fio-$sig: not step 1's result and step 2's partial one"
 import json, sys
 rs = json.load(open(sys.argv[1]))["results"]
 assert len(rs) == 2, len(rs)
@@ -179,21 +182,25 @@ assert rs[0]["cancelled"] is False and rs[0]["read"]["ios"] > 0, rs[0]["cancelle
 assert rs[1]["cancelled"] is True and rs[1]["error"]["name"] == "ECANCELED", rs[1]["error"]
 assert [g["workload"]["name"] for g in rs[1]["groups"]] == ["two", "three"], rs[1].get("groups")
 EOF
-grep -q 'terminated (SIGTERM) in step 2 of 2' "$TMP/fio.err" || { cat "$TMP/fio.err" >&2; fail "fio: stderr does not name the step"; }
+    grep -qF "$word in step 2 of 2" "$TMP/fio-$sig.err" || { cat "$TMP/fio-$sig.err" >&2; fail "fio-$sig: stderr does not name the step"; }
+done
 
-# ---- nvbench search: SIGTERM in its second run
-d=$TMP/search
-mkdir "$d"
-WAIT=wait_second_scratch interrupt search TERM 0 "$d" "${NVB[@]}" search --latency 'p99<=10s' --print-json \
-    direct=$DIRECT engine=psync rw=randread size=16M runtime=300ms "$d"
-"$PY" - "$TMP/search.out" <<'EOF' || fail "search: no partial search on stdout"
+# ---- nvbench search: SIGTERM or SIGINT in its second run
+for sig in TERM INT; do
+    word=$([ "$sig" = TERM ] && echo "terminated (SIGTERM)" || echo interrupted)
+    d=$TMP/search-$sig
+    mkdir "$d"
+    WAIT=wait_second_scratch interrupt "search-$sig" "$sig" 0 "$d" "${NVB[@]}" search --latency 'p99<=10s' \
+        --print-json direct=$DIRECT engine=psync rw=randread size=16M runtime=300ms "$d"
+    "$PY" - "$TMP/search-$sig.out" "$word" <<'EOF' || fail "search-$sig: no partial search on stdout"
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert len(s["points"]) >= 1 and s["points"][0]["qd"] == 1, s["points"]
 assert s["answer"] is not None and s["answer"]["ok"], s["answer"]
-assert any("terminated (SIGTERM)" in w for w in s["warnings"]), s["warnings"]
+assert any(sys.argv[2] in w for w in s["warnings"]), s["warnings"]
 EOF
-grep -q 'the search below is partial' "$TMP/search.err" || { cat "$TMP/search.err" >&2; fail "search: stderr says nothing"; }
+    grep -q 'the search below is partial' "$TMP/search-$sig.err" || { cat "$TMP/search-$sig.err" >&2; fail "search-$sig: stderr says nothing"; }
+done
 
 # ---- a created target: removed when its layout is cut short; a file that
 # existed before is kept
