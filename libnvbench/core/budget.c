@@ -33,13 +33,13 @@ static uint64_t sat(unsigned __int128 v)
 
 /* floor: what is written before or during the run whatever its latencies
  * (buffers, histograms, tables, the points themselves); total: also the
- * sampler's copy (touched where latencies fall) and the series' histograms
- * at their largest. */
+ * sampler's copy (touched where latencies fall), the result's JSON and the
+ * series' histograms at their largest. */
 static void mem_sum(struct nvb__run_mem *m)
 {
     unsigned __int128 base = (unsigned __int128)m->buffers + m->hist_bytes + m->table_bytes;
     m->floor = sat(base + m->series_min);
-    m->total = sat(base + m->sampler_bytes + m->series_max);
+    m->total = sat(base + m->sampler_bytes + m->json_bytes + m->series_max);
 }
 
 void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt, int ndirs, struct nvb__run_mem *m)
@@ -58,6 +58,10 @@ void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt,
      * offsets (both directions) and descriptors */
     m->table_bytes = sat(pairs * (sizeof(struct nvb__tstat) + sizeof(struct nvb__dgen) +
                                   2 * NVB__BSSPLIT_MAX * sizeof(uint64_t) + 4 * sizeof(uint64_t)));
+    /* the result's JSON: the merged histograms (per target, total) with
+     * every bucket, in a buffer that may be twice its text */
+    m->json_bytes = sat((unsigned __int128)(nt + 1) * (unsigned)ndirs * NVB__LAT_KINDS * NVB__HIST_BUCKETS *
+                        TS_JSON_MAX_BUCKET * 2);
     mem_sum(m);
 }
 
@@ -84,6 +88,7 @@ void nvb__run_mem_add(struct nvb__run_mem *a, const struct nvb__run_mem *b)
     a->hist_bytes = sat((unsigned __int128)a->hist_bytes + b->hist_bytes);
     a->sampler_bytes = sat((unsigned __int128)a->sampler_bytes + b->sampler_bytes);
     a->table_bytes = sat((unsigned __int128)a->table_bytes + b->table_bytes);
+    a->json_bytes = sat((unsigned __int128)a->json_bytes + b->json_bytes);
     a->series_points = sat((unsigned __int128)a->series_points + b->series_points);
     a->series_min = sat((unsigned __int128)a->series_min + b->series_min);
     a->series_max = sat((unsigned __int128)a->series_max + b->series_max);

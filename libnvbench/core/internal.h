@@ -414,6 +414,7 @@ struct nvb__run_mem {
     uint64_t hist_bytes;
     uint64_t sampler_bytes;     /* the sampler's copy of the lat histograms' counts */
     uint64_t table_bytes;       /* per job and target: figures, offset generator, bssplit offsets */
+    uint64_t json_bytes;        /* the result's JSON: its merged histograms at their largest */
     uint64_t series_points;     /* time-series points (runtime / interval); 0: not known */
     uint64_t series_min, series_max;
     uint64_t floor, total;
