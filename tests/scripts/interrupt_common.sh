@@ -54,20 +54,31 @@ wait_scratch() {
     return 1
 }
 
+# open_as PID GLOB MODE: the path of a file PID has open whose path matches
+# GLOB, opened write-only (MODE w: a layout only writes) or not (MODE r: a
+# run reads it); status 1 when there is none.
+open_as() {
+    local fd f flags wo
+    for fd in /proc/"$1"/fd/*; do
+        f=$(readlink "$fd" 2> /dev/null) || continue
+        # shellcheck disable=SC2053 # GLOB is a pattern
+        [[ $f == $2 ]] || continue
+        flags=$(awk '/^flags:/ {print $2}' "/proc/$1/fdinfo/${fd##*/}" 2> /dev/null) || continue
+        [ -n "$flags" ] || continue
+        wo=$([ $((8#$flags & 3)) -eq 1 ] && echo w || echo r)
+        [ "$wo" = "$3" ] && { echo "$f"; return 0; }
+    done
+    return 1
+}
+
 # wait_matrix_run DIR PID: until PID has the scratch file of its matrix
 # directory in DIR (nvbench-matrix-PID-*/scratch) open other than
 # write-only: a run has it open, the layout only writes it. Fails when PID
 # dies first. Bounded generously (60 s): the layout may be slow on a busy disk.
 wait_matrix_run() {
-    local fd f flags
     for _ in $(seq 3000); do
         kill -0 "$2" 2> /dev/null || return 1
-        for fd in /proc/"$2"/fd/*; do
-            f=$(readlink "$fd" 2> /dev/null) || continue
-            case "$f" in "$1"/nvbench-matrix-"$2"-*/scratch) ;; *) continue ;; esac
-            flags=$(awk '/^flags:/ {print $2}' "/proc/$2/fdinfo/${fd##*/}" 2> /dev/null) || continue
-            [ -n "$flags" ] && [ $((8#$flags & 3)) -ne 1 ] && return 0
-        done
+        open_as "$2" "$1/nvbench-matrix-$2-*/scratch" r > /dev/null && return 0
         sleep 0.02
     done
     return 1

@@ -82,27 +82,21 @@ wait_writes() { wait_io "$1" "$2" syscw 2000; }
 
 # wait_seed_scratch MODE _ PID: until PID has the scratch file of its own
 # temporary directory (/tmp/nvbench-seed.*/scratch) open, write-only (MODE
-# layout: it is laying it out) or not (MODE run); SEED_DIR is set to it.
+# w: it is laying it out) or not (MODE r: a run); SEED_DIR is set to it.
 wait_seed_scratch() {
-    local fd f flags
+    local f
     for _ in $(seq 3000); do
         kill -0 "$3" 2> /dev/null || return 1
-        for fd in /proc/"$3"/fd/*; do
-            f=$(readlink "$fd" 2> /dev/null) || continue
-            case "$f" in /tmp/nvbench-seed.*/scratch) ;; *) continue ;; esac
-            flags=$(awk '/^flags:/ {print $2}' "/proc/$3/fdinfo/${fd##*/}" 2> /dev/null) || continue
-            [ -n "$flags" ] || continue
-            if { [ "$1" = layout ] && [ $((8#$flags & 3)) -eq 1 ]; } || { [ "$1" = run ] && [ $((8#$flags & 3)) -ne 1 ]; }; then
-                SEED_DIR=${f%/scratch}
-                return 0
-            fi
-        done
+        if f=$(open_as "$3" "/tmp/nvbench-seed.*/scratch" "$1"); then
+            SEED_DIR=${f%/scratch}
+            return 0
+        fi
         sleep 0.01
     done
     return 1
 }
-seed_in_layout() { wait_seed_scratch layout "$@"; }
-seed_in_run() { wait_seed_scratch run "$@"; }
+seed_in_layout() { wait_seed_scratch w "$@"; }
+seed_in_run() { wait_seed_scratch r "$@"; }
 
 # ---- C example seed_matrix, on a directory (each run's scratch file there)
 # and on its own temporary directory, during a run and during its layout
