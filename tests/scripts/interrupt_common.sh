@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: the variables are the callers'
 # Shared by test_interrupt.sh and test_interrupt_features.sh (sourced, not a
 # test of its own): the paths, the helpers that start a front door, wait for
 # a condition, send one signal and check what is left, and the probes of the

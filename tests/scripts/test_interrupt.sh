@@ -24,6 +24,7 @@
 #   bash test_interrupt.sh BUILD_DIR SOURCE_DIR     (exit 77: skipped)
 set -euo pipefail
 
+# shellcheck source=interrupt_common.sh
 . "$(dirname "$0")/interrupt_common.sh" "$@"
 
 # ---- C example

@@ -25,6 +25,7 @@
 #   bash test_interrupt_features.sh BUILD_DIR SOURCE_DIR     (exit 77: skipped)
 set -euo pipefail
 
+# shellcheck source=interrupt_common.sh
 . "$(dirname "$0")/interrupt_common.sh" "$@"
 
 # wait_second_scratch DIR PID: until a scratch file other than the first one
@@ -171,7 +172,7 @@ EOF
 for sig in TERM INT; do
     word=$([ "$sig" = TERM ] && echo "terminated (SIGTERM)" || echo interrupted)
     WAIT=wait_reads interrupt "fio-$sig" "$sig" 0 "$d/two" "${NVB[@]}" run --no-progress --fio "$TMP/two-steps.fio"
-    [ -z "$(ls -A "$d/one" "$d/three" | grep -v ':$' | grep .)" ] || { ls -laR "$d" >&2; fail "fio-$sig: scratch files left"; }
+    [ -z "$(ls -A "$d/one")$(ls -A "$d/three")" ] || { ls -laR "$d" >&2; fail "fio-$sig: scratch files left"; }
     "$PY" - "$TMP/fio-$sig.out" <<'EOF' || fail "fio-$sig: not step 1's result and step 2's partial one"
 import json, sys
 rs = json.load(open(sys.argv[1]))["results"]
