@@ -296,6 +296,10 @@ static int make_scratch(const char *path, const char *size)
             fclose(f);
             return -1;
         }
+        if (nvb_cancel_requested(g_cancel)) { /* Ctrl-C, SIGTERM: the caller removes it */
+            fclose(f);
+            return -1;
+        }
     }
     if (fflush(f) || fsync(fileno(f))) {
         perror(path);
@@ -645,6 +649,11 @@ int main(int argc, char **argv)
 #endif
     char scratch[600] = "";
     int own_dir = 0;
+    /* Ctrl-C and SIGTERM cancel from here on: the scratch file's layout
+     * too, so that its temporary directory never stays behind. */
+    if (nvb_cancel_new(&g_cancel) < 0)
+        return 1;
+    example_catch_signals(on_signal);
     if (!target) {
         /* One scratch file laid out once and shared by every cell: a
          * directory target would make each run lay out its own. */
@@ -657,7 +666,8 @@ int main(int argc, char **argv)
         if (make_scratch(scratch, size) < 0) {
             unlink(scratch);
             rmdir(tmpdir);
-            return 1;
+            nvb_cancel_free(g_cancel);
+            return g_signal ? 128 + (int)g_signal : 1;
         }
         targets[ntargets++] = target = scratch;
     } else {
@@ -680,9 +690,6 @@ int main(int argc, char **argv)
     }
     if (json_path)
         seed_facts_init(stack);
-    if (nvb_cancel_new(&g_cancel) < 0)
-        return 1;
-    example_catch_signals(on_signal);
     int status = 0, nresults = 0;
     fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s%s\n", ne, NCELLS,
             repeat, runtime, qd, jobs, target, ntargets > 1 ? " and the others" : "");
@@ -743,6 +750,8 @@ int main(int argc, char **argv)
             nvb_workload_free(w);
         }
     }
+    if (g_signal && status == 0) /* stopped between two runs */
+        status = 128 + (int)g_signal;
     print_table(engines, ne);
     if (repeat > 1)
         fprintf(stderr, "seed_matrix: each figure is the mean of %d runs\n", repeat);

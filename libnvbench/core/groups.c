@@ -132,7 +132,15 @@ static int groups_plan(struct groups *G, size_t *bad, char *err, size_t errlen)
             if (rc < 0)
                 return rc;
         }
-    return 0;
+    /* The groups run at once: each fit alone, their sum must fit too
+     * (memory, descriptors); its warnings go with the first group's. */
+    if (G->n < 2)
+        return 0;
+    struct nvb__need sum = G->g[0].p.need;
+    for (size_t i = 1; i < G->n; i++)
+        nvb__need_add(&sum, &G->g[i].p.need);
+    *bad = 0;
+    return nvb__need_check(&sum, &G->g[0].p, err, errlen);
 }
 
 /* ---- the start barrier, the progress snapshots, the threads ---- */

@@ -400,15 +400,25 @@ struct nvb__json {
 };
 int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j);
 
-/* What a run's buffers and latency histograms take (plan.c): checked
- * against the machine's memory before the run. */
+/* What a run takes in memory (core/budget.c): checked against the
+ * machine's memory before the run. floor: what it takes at least; total:
+ * at most (the time series' histograms counted whole). */
 struct nvb__run_mem {
     uint64_t buffers;           /* bs x qd x jobs */
     uint64_t histograms;        /* how many */
     uint64_t hist_bytes;
-    uint64_t total;
+    uint64_t sampler_bytes;     /* the sampler's copy of the lat histograms' counts */
+    uint64_t table_bytes;       /* per job and target: figures, offset generator, bssplit offsets */
+    uint64_t json_bytes;        /* the result's JSON: its merged histograms at their largest */
+    uint64_t series_points;     /* time-series points (runtime / interval); 0: not known */
+    uint64_t series_min, series_max;
+    uint64_t floor, total;
 };
 void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt, int ndirs, struct nvb__run_mem *m);
+/* Adds the time series of a run spanning span_ns, one point per interval_ns. */
+void nvb__run_mem_series(struct nvb__run_mem *m, uint64_t span_ns, uint64_t interval_ns, int ndirs);
+/* a += b (job groups run at once), saturating. */
+void nvb__run_mem_add(struct nvb__run_mem *a, const struct nvb__run_mem *b);
 /* Above this, the histograms' memory is announced in a warning. */
 #define NVB__HIST_WARN_BYTES (256ull << 20)
 

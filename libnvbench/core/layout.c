@@ -233,10 +233,10 @@ void nvb__layout_remove(struct plan *p)
         const struct ptarget *pt = &p->t[t];
         /* let go of a file before removing it: Windows refuses to delete a
          * file the hold has open (it shares no delete) */
-        if (pt->create) { /* kept once laid out; a half-made file is removed */
+        if (pt->create) { /* kept once laid out; a half-made file is removed, if it is still the one made */
             if (pt->created && !pt->laid_out) {
                 nvb__hold_release(&p->t[t].hold, 1);
-                nvb__scratch_remove(pt->path);
+                nvb__file_remove_created(pt->path, &pt->ti);
             }
         } else if (pt->scratch && pt->file[0] && strcmp(pt->file, pt->path)) {
             nvb__hold_release(&p->t[t].hold, 1);

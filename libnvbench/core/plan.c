@@ -40,18 +40,6 @@ void nvb__plan_free(struct plan *p)
     p->t = NULL;
 }
 
-void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt, int ndirs, struct nvb__run_mem *m)
-{
-    /* saturating: a product past 2^64 is "too much" all the same */
-    unsigned __int128 b = (unsigned __int128)bs * qd * jobs;
-    unsigned __int128 n = ((unsigned __int128)jobs * nt + nt + 1) * (unsigned)ndirs * NVB__LAT_KINDS;
-    unsigned __int128 hb = n * sizeof(struct nvb__hist), t = b + hb;
-    m->buffers = b > UINT64_MAX ? UINT64_MAX : (uint64_t)b;
-    m->histograms = n > UINT64_MAX ? UINT64_MAX : (uint64_t)n;
-    m->hist_bytes = hb > UINT64_MAX ? UINT64_MAX : (uint64_t)hb;
-    m->total = t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
-}
-
 #define FAIL(rc, ...) do { snprintf(err, errlen, __VA_ARGS__); return (rc); } while (0)
 
 /* The engine, its options, and the workload's own consistency. */
@@ -369,45 +357,13 @@ static int plan_targets(const struct nvb_workload *w, struct plan *p, char *err,
     return 0;
 }
 
-/* What the run will take from the machine: memory and descriptors. */
+/* What the run will take from the machine: memory and descriptors (core/budget.c). */
 static int plan_budget(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
 {
-    char b1[32];
-    int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
-    {
-        /* Every job holds qd buffers of bs bytes, written before the run,
-         * and latency histograms (lat, slat, clat) per target per direction
-         * (plus those per target and per direction merged at the end): more than the
-         * machine has would end in the OOM killer. */
-        struct nvb__run_mem m;
-        const uint64_t bs = nvb__bs_largest(w); /* buffers hold bssplit's largest size */
-        nvb__run_mem_estimate(bs, p->qd, p->jobs, p->nt, p->reads + p->writes + p->trims, &m);
-        uint64_t mem = nvb__mem_total();
-        if (mem && m.total > mem)
-            FAIL(-ENOMEM, "buffers of bs x qd x jobs = %s x %u x %u bytes and %" PRIu64 " latency histograms of %zu "
-                 "bytes (lat, slat and clat per job per target per direction) need %" PRIu64 " bytes, more than the %" PRIu64
-                 " bytes of memory this process can have", nvb__fmt_size(bs, b1, sizeof b1), p->qd, p->jobs,
-                 m.histograms, sizeof(struct nvb__hist), m.total, mem);
-        if (mem && m.total > mem / 2)
-            plan_warn(p, "buffers of bs x qd x jobs and latency histograms take %" PRIu64 " of the %" PRIu64
-                      " bytes of memory", m.total, mem);
-        else if (m.hist_bytes > NVB__HIST_WARN_BYTES)
-            plan_warn(p, "%" PRIu64 " latency histograms (lat, slat and clat per job per target per direction, %zu bytes each) "
-                      "take %" PRIu64 " MiB; target_mode=split or fewer jobs need fewer", m.histograms,
-                      sizeof(struct nvb__hist), m.hist_bytes >> 20);
-    }
-    if (!null) {
-        /* Descriptors: each job opens every target it drives, the run
-         * holds each target open, and a ring engine has one per job. */
-        uint64_t limit, open_now;
-        uint64_t per_job = w->target_mode == NVB__TM_SPLIT ? (p->nt + p->jobs - 1) / p->jobs : p->nt;
-        uint64_t need = (uint64_t)p->jobs * per_job + 2ull * p->nt + p->jobs + 8;
-        if (nvb__fd_budget(&limit, &open_now) == 0 && need + open_now > limit)
-            FAIL(-EMFILE, "the run needs about %" PRIu64 " file descriptors (jobs x targets per job = %u x %" PRIu64
-                 ", %u held by the run, %u for the engines, and %" PRIu64 " this process has open), more than its "
-                 "limit of %" PRIu64 " (RLIMIT_NOFILE): raise it (ulimit -n) or use fewer jobs or targets",
-                 need + open_now, p->jobs, per_job, 2 * p->nt, p->jobs + 8, open_now, limit);
-    }
+    nvb__plan_need(w, p, &p->need);
+    int rc = nvb__need_check(&p->need, p, err, errlen);
+    if (rc < 0)
+        return rc;
     if (p->ios_total && p->ios_total < p->jobs)
         plan_warn(p, "ios %" PRIu64 " is smaller than jobs %u: some jobs issue nothing", p->ios_total, p->jobs);
     return 0;

@@ -49,6 +49,14 @@ struct ptarget {
     struct nvb__hold hold;      /* the run's hold on it (devices/hold.c), taken in nvb_run */
 };
 
+/* What a plan (or several job groups) needs from the machine (core/budget.c). */
+struct nvb__need {
+    struct nvb__run_mem mem;
+    uint64_t job_fds, held_fds, engine_fds; /* descriptors: the jobs' targets, the hold's, the engines' */
+    unsigned jobs;                          /* one plan: its jobs and targets per job, for the message */
+    uint64_t per_job;
+    unsigned groups;
+};
 struct plan {
     const struct nvb__engine *eng;
     int64_t  eopts[NVB__ENGINE_MAX_OPTS];
@@ -70,7 +78,14 @@ struct plan {
      * taken; a target one of them holds is shared, not opened again */
     const struct plan *const *share;
     unsigned nshare;
+    struct nvb__need need;      /* what the run takes from the machine (core/budget.c) */
 };
+
+void nvb__plan_need(const struct nvb_workload *w, const struct plan *p, struct nvb__need *n);
+void nvb__need_add(struct nvb__need *a, const struct nvb__need *b);
+/* The needs against the machine's memory and RLIMIT_NOFILE: 0 (warnings
+ * into p), -ENOMEM or -EMFILE with a message in err naming what is needed. */
+int  nvb__need_check(const struct nvb__need *n, struct plan *p, char *err, size_t errlen);
 
 /* Everything that can be checked without creating or writing anything:
  * 0, or negative errno with a message in err (the plan is then freed). */

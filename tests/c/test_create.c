@@ -110,12 +110,16 @@ END_TEST
 struct interloper {
     const char *link, *victim;
     struct nvb_cancel *cancel;
+    const char *moved_in; /* renamed over link when the run logs its error, before it cleans up */
 };
 
 static void interlope(int level, const char *msg, void *arg)
 {
     struct interloper *x = arg;
-    (void)level;
+    if (level == 0 && x->moved_in) {
+        ck_assert_int_eq(rename(x->moved_in, x->link), 0);
+        x->moved_in = NULL;
+    }
     if (!strstr(msg, "creating target"))
         return;
     if (x->victim)
@@ -158,13 +162,14 @@ START_TEST(symlink_put_there_meanwhile_is_not_followed)
 }
 END_TEST
 
-START_TEST(cancelled_layout_leaves_nothing)
+/* A run of `file` (missing, size set) cancelled when it logs "creating
+ * target" (so during its layout); moved_in, when given, is renamed over the
+ * file when the run logs its error, before its clean-up. */
+static void run_cancelled_create(const char *file, const char *moved_in)
 {
-    char *dir = tu_mkdtemp("create");
-    char *file = path_in(dir, "new.dat");
     struct nvb_cancel *c;
     ck_assert_int_eq(nvb_cancel_new(&c), 0);
-    struct interloper x = {.cancel = c};
+    struct interloper x = {.link = file, .cancel = c, .moved_in = moved_in};
     struct nvb_workload *w = tu_workload(
         (const char *[]){"engine", "psync", "rw", "randread", "bs", "4k", "size", "8M", "ios", "16", NULL},
         (const char *[]){file, NULL});
@@ -175,11 +180,37 @@ START_TEST(cancelled_layout_leaves_nothing)
     struct nvb_result *r = NULL;
     ck_assert_int_eq(nvb_run(w, &o, &r), -ECANCELED);
     ck_assert(nvb_result_cancelled(r));
+    ck_assert_ptr_null(x.moved_in); /* the rename, if any, happened before the clean-up */
     nvb_result_free(r);
-    ck_assert_int_eq(tu_count_entries(dir), 0); /* a half-made file is removed */
     nvb_workload_free(w);
     nvb_cancel_free(c);
+}
+
+/* Cancelled during its layout, the half-made file is removed; but only the
+ * file the run made: a file moved to its name meanwhile (renamed over it
+ * after the layout stopped, before the clean-up) is someone else's and
+ * stays, contents and all. */
+START_TEST(cancelled_layout_removes_only_what_it_made)
+{
+    char *dir = tu_mkdtemp("create");
+    char *file = path_in(dir, "new.dat");
+    run_cancelled_create(file, NULL);
+    ck_assert_int_eq(tu_count_entries(dir), 0); /* a half-made file is removed */
+    char *other = path_in(dir, "other.dat");
+    FILE *f = fopen(other, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("not the run's", f);
+    fclose(f);
+    struct stat before, after;
+    ck_assert_int_eq(stat(other, &before), 0);
+    run_cancelled_create(file, other);
+    ck_assert_int_eq(stat(file, &after), 0); /* still there: not the run's to remove */
+    ck_assert_uint_eq(after.st_ino, before.st_ino);
+    ck_assert_int_eq(after.st_size, 13);
+    ck_assert_int_eq(tu_count_entries(dir), 1);
+    unlink(file);
     rmdir(dir);
+    free(other);
     free(file);
     free(dir);
 }
@@ -192,7 +223,7 @@ int main(void)
     tcase_add_test(tc, created_laid_out_and_kept);
     tcase_add_test(tc, refused_without_size_or_directory);
     tcase_add_test(tc, symlink_put_there_meanwhile_is_not_followed);
-    tcase_add_test(tc, cancelled_layout_leaves_nothing);
+    tcase_add_test(tc, cancelled_layout_removes_only_what_it_made);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

@@ -676,13 +676,8 @@ static size_t sparse_series(char *t, const char *json, size_t n)
  * allocator, not for another amplification. */
 START_TEST(parser_memory_bound)
 {
-    /* Under valgrind or ASan the resident set is mostly the tool's shadow
-     * memory: the figure would measure the tool, not the parser. */
-    const char *pre = getenv("LD_PRELOAD");
-#if defined(__SANITIZE_ADDRESS__)
-    pre = "asan";
-#endif
-    if (pre && (strstr(pre, "vgpreload") || !strcmp(pre, "asan"))) {
+    /* Under valgrind or ASan the figure would measure the tool, not the parser. */
+    if (tu_under_memory_tool()) {
         fprintf(stderr, "parser_memory_bound: under valgrind or ASan, not measured\n");
         return;
     }

@@ -79,6 +79,16 @@ void tu_skip(const char *why)
 
 int tu_is_root(void) { return geteuid() == 0; }
 
+int tu_under_memory_tool(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return 1;
+#else
+    const char *pre = getenv("LD_PRELOAD");
+    return pre && strstr(pre, "vgpreload") != NULL;
+#endif
+}
+
 void tu_remember(char (*list)[256], int n, const char *s)
 {
     for (int i = 0; i < n; i++)

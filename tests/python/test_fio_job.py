@@ -372,3 +372,24 @@ def test_lua_maps_as_python(tmp_path, case):
         assert py[0].split(": fio option ")[0].split("section ")[1] in lua[0]
     else:
         assert lua == py
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, nvbench.Terminated])
+def test_an_interrupted_job_file_carries_the_steps_done(tmp_path, monkeypatch, stop):
+    """Ctrl-C or SIGTERM in step 2 of a stonewalled file: the exception goes on with .results,
+    the step completed (the step cut short is the exception's own .result)."""
+    path = write(tmp_path, "[global]\nioengine=null\nsize=1m\nstonewall\n[one]\nrw=read\n[two]\nrw=read\n")
+    from nvbench import fio_job
+    real, seen = fio_job.run_step, []
+
+    def step(s, **kw):
+        seen.append(s[0]["fio"]["section"])
+        if len(seen) == 2:
+            raise stop()
+        return real(s, **kw)
+    monkeypatch.setattr(fio_job, "run_step", step)
+    with pytest.raises(stop) as e:
+        run_fio_job(path)
+    assert seen == ["one", "two"]
+    assert [r.data["workload"]["name"] for r in e.value.results] == ["one"]
+    assert e.value.results[0].data["cancelled"] is False

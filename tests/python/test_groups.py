@@ -10,7 +10,7 @@ import pytest
 import nvbench
 from nvbench import _nvbench
 
-from conftest import digest
+from conftest import cli, digest
 
 
 def _validate(data, schema):
@@ -131,3 +131,21 @@ def test_summary_of_groups():
     assert text.startswith("total of 2 job groups (a, b): ")
     assert "\ngroup a: null read" in text and "\ngroup b: null write" in text
     assert text.count("cpu: ") == 1
+
+
+def test_descriptors_of_the_groups_are_checked_summed(tmp_path):
+    """nvbench run --group under RLIMIT_NOFILE 64 (set in the child): each group of 3 jobs x 8
+    targets fits alone, the two together do not: refused before anything is opened, exit 2,
+    the message says how many descriptors and what to raise."""
+    import resource
+    f = tmp_path / "t.dat"
+    f.write_bytes(b"\0" * (1 << 20))
+    targets = [str(f)] * 8
+    limit = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))  # noqa: E731
+    one = cli("run", "--print-json", "engine=psync", "direct=0", "jobs=3", "ios=8", *targets, preexec_fn=limit)
+    assert one.returncode == 0, one.stderr
+    both = cli("run", "engine=psync", "direct=0", "jobs=3", "ios=8", "--group", "name=a", *targets,
+               "--group", "name=b", *targets, preexec_fn=limit)
+    assert both.returncode == 2, both.stderr
+    assert "2 job groups together" in both.stderr and "file descriptors" in both.stderr, both.stderr
+    assert "ulimit -n" in both.stderr and "Traceback" not in both.stderr, both.stderr

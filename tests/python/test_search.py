@@ -83,6 +83,26 @@ def test_max_runs_cuts_the_search_and_says_so():
     assert calls == [1, 2, 4] and res.answer["qd"] == 4
 
 
+@pytest.mark.parametrize("stop, word", [(KeyboardInterrupt, "interrupted"), (nvbench.Terminated, "terminated")])
+def test_an_interrupted_search_carries_the_points_done(stop, word):
+    """Ctrl-C or SIGTERM in the third run: the exception goes on, with the search of the two
+    runs completed (their answer, a note that it was cut short)."""
+    run, calls = model_qd(1000)
+
+    def stopping(**kw):
+        if len(calls) == 2:
+            calls.append(kw["qd"])
+            raise stop()
+        return run(**kw)
+    with pytest.raises(stop) as e:
+        nvbench.search({}, target="p99<=1s", max_qd=1024, run=stopping)
+    s = e.value.search
+    assert calls == [1, 2, 4] and [p["qd"] for p in s.points] == [1, 2]
+    assert s.answer["qd"] == 2
+    assert any(word in w and "after 2 completed runs" in w for w in s.warnings), s.warnings
+    assert json.loads(json.dumps(s.to_dict()))["answer"]["qd"] == 2
+
+
 @pytest.mark.parametrize("target, why", [
     ("p99<=1", "needs a unit"), ("p99<=1xs", "unit 'xs'"), ("p42<=1ms", "'p42' is not measured"),
     ("p99>=1ms", "expected PERCENTILE<=BOUND"), ("p99<=0ms", "above 0"), (99, "must be a string"),

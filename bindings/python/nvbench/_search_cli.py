@@ -1,7 +1,7 @@
 """``nvbench search``: the latency-target search (nvbench.search) from the command line.
 cli.py adds the parser (add_parser) and hands over its own helpers: how KEY=VALUE items and
-targets are told apart, the message for a key given twice, how errors are printed and the
-exit codes, so that ``nvbench search`` reads its workload exactly as ``nvbench run`` does."""
+targets are told apart, the message for a key given twice, how errors are printed, the
+exit codes and the status of a Ctrl-C or SIGTERM, so that ``nvbench search`` reads its workload exactly as ``nvbench run`` does."""
 import argparse
 import json
 import sys
@@ -26,6 +26,21 @@ def cmd_search(args):
     except ValueError as e:
         cli.err(str(e))
         return cli.exit_input
+    except (KeyboardInterrupt, cli.terminated) as e:
+        # Ctrl-C or SIGTERM: the run in progress was cancelled (its scratch
+        # file removed); the points completed before it are printed as a search.
+        status, word = cli.stopped_by(e)
+        res = getattr(e, "search", None)
+        cli.err(word + ("; the search below is partial" if res is not None else ""))
+        if res is not None:
+            _emit(res, args, cli)
+        return status
+    _emit(res, args, cli)
+    return cli.exit_ok
+
+
+def _emit(res, args, cli):
+    """The search on stdout (table or JSON), its warnings on stderr, --json and --plot."""
     if args.print_json:
         print(json.dumps(res.to_dict(), indent=2))
     else:
@@ -35,9 +50,8 @@ def cmd_search(args):
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(res.to_dict(), f, indent=2)
-    if args.plot:
+    if args.plot and res.points:
         res.plot().savefig(args.plot)
-    return cli.exit_ok
 
 
 def _int_at_least_1(text):
@@ -51,7 +65,8 @@ def _int_at_least_1(text):
 
 
 def add_parser(sub, **cli):
-    """The `search` subcommand; cli: run_args, twice, err, exit_ok, exit_input (see above)."""
+    """The `search` subcommand; cli: run_args, twice, err, exit_ok, exit_input, stopped_by,
+    terminated (see above)."""
     s = sub.add_parser("search", help="find the highest throughput whose latency percentile keeps a bound",
                        description="Latency-target search: runs the workload (KEY=VALUE pairs and targets, "
                                    "as for `nvbench run`) at growing queue depths (doubling, then bisection) "

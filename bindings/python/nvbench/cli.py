@@ -262,11 +262,22 @@ def _run_fio(args):
     except fio_job.FioJobError as e:
         _err(str(e))
         return EXIT_INPUT
-    bar, results = Bar(len(steps), enabled=_progress_wanted(args)), []
+    bar, results, status = Bar(len(steps), enabled=_progress_wanted(args)), [], EXIT_OK
     try:
         for i, step in enumerate(steps):
             label = "+".join(w["fio"]["section"] for w in step)
             results.append(fio_job.run_step(step, progress=bar.callback(i, label)))
+    except (KeyboardInterrupt, Terminated) as e:
+        # the steps done and the cancelled one's partial result, as a finished job file's
+        bar.close()
+        status, word = _stopped_by(e)
+        partial = getattr(e, "result", None)
+        if partial is not None and not isinstance(partial, str):
+            results.append(partial)
+        _err(f"{word} in step {len(results) if partial is not None else len(results) + 1} of {len(steps)}"
+             + ("; the results below are partial" if results else ""))
+        if not results:
+            return status
     finally:
         bar.close()
     rs = ResultSet(results)
@@ -277,7 +288,7 @@ def _run_fio(args):
     _warn(results)
     if args.json:
         _save_json(results, args.json)
-    return EXIT_OK
+    return status
 
 
 def _write_json(text):
@@ -825,7 +836,7 @@ def build_parser():
     s.set_defaults(func=cmd_compare)
 
     _search_cli.add_parser(sub, run_args=_split_run_args, twice=_twice, err=_err, exit_ok=EXIT_OK,
-                           exit_input=EXIT_INPUT)
+                           exit_input=EXIT_INPUT, stopped_by=_stopped_by, terminated=Terminated)
     return p
 
 

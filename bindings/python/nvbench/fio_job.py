@@ -658,12 +658,21 @@ def run_fio_job(path, lenient=False, env=None, progress=None, **run_kwargs):
     ``run_kwargs`` are library keys for every job that the file does not set
     (``allow_destructive=1``, ``interval="500ms"``).
     Every warning (the library's and a lenient mapping's) is issued as an NvbenchWarning
-    and is in the result's warnings."""
+    and is in the result's warnings. A failure or an interruption (Ctrl-C; SIGTERM raises
+    nvbench.Terminated, as nvbench.run does) carries ``.results``, the ResultSet of the
+    steps completed, and ``.result``, the partial Result of the step cut short."""
     steps = from_fio_job(path, lenient=lenient, env=env)
     check(steps, lenient)
     results = []
-    with sigterm_cancels():
-        for step in steps:
-            results.append(run_step(step, progress=progress, **run_kwargs))
+    try:
+        with sigterm_cancels():
+            for step in steps:
+                results.append(run_step(step, progress=progress, **run_kwargs))
+    except BaseException as e:  # KeyboardInterrupt, Terminated, NvbenchError: the steps done go with it
+        try:
+            e.results = ResultSet(results)
+        except AttributeError:
+            pass
+        raise
     _warnings.issue(results, stacklevel=2)
     return ResultSet(results)

@@ -17,8 +17,9 @@ import re
 import warnings
 
 from . import plot as _plot
+from ._signals import sigterm_cancels
 from .core import run as _run
-from .errors import NvbenchWarning
+from .errors import NvbenchWarning, Terminated
 from ._printable import printable
 from ._warnings import grouped, warn as _warn
 
@@ -201,7 +202,11 @@ def search(workload=None, target="p99<=1ms", vary="qd", *, start=1, max_qd=1024,
     ``direction``). vary: "qd" or "rate_iops" (see the module's doc). max_runs bounds the
     runs; a search cut short says so in its warnings. Returns a SearchResult (its
     ``table()``, ``plot()``, ``to_dict()``); each run's warnings are issued once each as
-    NvbenchWarning at the end.
+    NvbenchWarning at the end. Ctrl-C (KeyboardInterrupt) or, in the main thread with
+    SIGTERM at its default disposition, SIGTERM (nvbench.Terminated, exit status 143 when
+    uncaught) cancels the run in progress as nvbench.run does; the exception carries
+    ``.search``, the SearchResult of the runs completed before it (answer and a note
+    saying the search was cut short), and ``.result``, the cancelled run's partial Result.
     """
     key, bound, strict = parse_target(target)
     if vary not in VARIES:
@@ -226,18 +231,33 @@ def search(workload=None, target="p99<=1ms", vary="qd", *, start=1, max_qd=1024,
     res = SearchResult(target, key, bound, strict, vary, direction)
     s = _Searcher(res, w, run, max_runs)
     try:
-        if vary == "qd":
-            _search_qd(s, start, max_qd)
-        else:
-            _search_rate(s, rel_tol)
+        with sigterm_cancels():
+            if vary == "qd":
+                _search_qd(s, start, max_qd)
+            else:
+                _search_rate(s, rel_tol)
     except _Budget:
         res.notes.append(f"the search stopped after max_runs={max_runs} runs: the answer is the best "
                          "point found so far")
-    passing = [p for p in res.points if p["ok"]]
-    res.answer = max(passing, key=lambda p: p["iops"]) if passing else None
+    except (KeyboardInterrupt, Terminated) as e:
+        # The points measured so far are the partial search (the run that was
+        # cancelled is not one of them: its figures cover part of its window).
+        res.notes.append(f"the search was {'terminated (SIGTERM)' if isinstance(e, Terminated) else 'interrupted'} "
+                         f"after {len(res.points)} completed run{'' if len(res.points) == 1 else 's'}: the answer "
+                         "is the best point found so far")
+        _settle(res)
+        e.search = res
+        raise
+    _settle(res)
     for line in res.warnings:
         _warn(line, stacklevel=2)
     return res
+
+
+def _settle(res):
+    """The answer: the passing point of highest IOPS, or None."""
+    passing = [p for p in res.points if p["ok"]]
+    res.answer = max(passing, key=lambda p: p["iops"]) if passing else None
 
 
 def plot_curve(res, ax=None):

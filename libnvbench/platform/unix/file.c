@@ -336,6 +336,16 @@ int nvb__scratch_remove(const char *path)
     return unlink(path) == 0 ? 0 : -errno;
 }
 
+int nvb__file_remove_created(const char *path, const struct nvb__target_info *ti)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_dev != ti->id_dev || (uint64_t)st.st_ino != ti->id_ino)
+        return -ESTALE;
+    return unlink(path) == 0 ? 0 : -errno;
+}
+
 /* ".nvbench-scratch-<pid>-<16 hex digits>.tmp", exactly; the pid or -1. */
 static long scratch_pid(const char *name)
 {

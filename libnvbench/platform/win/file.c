@@ -425,6 +425,31 @@ int nvb__scratch_remove(const char *path)
     return ok ? 0 : nvb__win_errno(e);
 }
 
+int nvb__file_remove_created(const char *path, const struct nvb__target_info *ti)
+{
+    if (!ti->id_dev && !ti->id_ino && !ti->id_rdev) /* identity unknown: the name is all there is */
+        return nvb__scratch_remove(path);
+    /* Open the name itself (a link is not followed), check it is the file
+     * the run made, and delete it through that very handle: whatever was
+     * renamed over the name meanwhile is someone else's and stays. */
+    int err = 0;
+    HANDLE h = open_w(path, DELETE, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, &err);
+    if (h == INVALID_HANDLE_VALUE)
+        return err;
+    struct nvb__target_info now;
+    int rc = nvb__win_identity(h, 0, &now);
+    if (rc == 0 && (now.kind != NVB__T_FILE || now.id_dev != ti->id_dev || now.id_ino != ti->id_ino ||
+                    now.id_rdev != ti->id_rdev))
+        rc = -ESTALE;
+    if (rc == 0) {
+        FILE_DISPOSITION_INFO del = {TRUE};
+        if (!SetFileInformationByHandle(h, FileDispositionInfo, &del, sizeof del))
+            rc = nvb__win_errno(GetLastError());
+    }
+    CloseHandle(h);
+    return rc;
+}
+
 /* One positional write on an overlapped handle, waited for. */
 static int write_at(HANDLE h, HANDLE ev, const char *src, DWORD len, uint64_t off, DWORD *done)
 {
