@@ -589,6 +589,12 @@ static void test_groups(void)
 
 /* ---- a created target and a scratch file: held, then let go ---- */
 
+static int cancel_now(void *arg)
+{
+    (void)arg;
+    return 1;
+}
+
 static void test_created_and_scratch(void)
 {
     char f[MAX_PATH], sub[MAX_PATH], pat[MAX_PATH];
@@ -600,6 +606,15 @@ static void test_created_and_scratch(void)
     struct outcome c = run(kv, f, NULL);
     T_CHECK_MSG(c.rc == 0, "created target: %s", c.msg);
     T_CHECK_MSG(DeleteFileA(f), "the created target is still held after the run: %lu", GetLastError());
+    /* cancelled during its layout: the half-made file (checked to be the one
+     * made, then deleted through that handle) is removed */
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.poll = cancel_now;
+    o.poll_ms = 1;
+    const char *const big[] = { "engine", "wsync", "rw", "randwrite", "bs", "4k", "ios", "64", "size", "16M", NULL };
+    struct outcome x = run(big, f, &o);
+    T_CHECK_MSG(x.rc == -ECANCELED, "a created target cancelled in its layout: rc %d (%s)", x.rc, x.msg);
+    T_CHECK_MSG(GetFileAttributesA(f) == INVALID_FILE_ATTRIBUTES, "the half-made created target was left behind");
     struct outcome d = run(kv, sub, NULL);
     T_CHECK_MSG(d.rc == 0, "scratch: %s", d.msg);
     snprintf(pat, sizeof pat, "%s\\.nvbench-scratch-*", sub);
