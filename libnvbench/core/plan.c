@@ -333,7 +333,7 @@ static int plan_targets(const struct nvb_workload *w, struct plan *p, char *err,
     if (!p->t)
         FAIL(-ENOMEM, "out of memory");
     for (unsigned i = 0; i < p->nt; i++)
-        p->t[i].hold.fd = p->t[i].hold.claim_fd = -1;
+        p->t[i].hold.fd = p->t[i].hold.claim_fd = p->t[i].hold.alias_fd = -1;
     if (!w->ntargets) { /* null engine without targets: one virtual region */
         p->t[0].path = "(null)";
         p->t[0].ti.kind = NVB__T_OTHER;

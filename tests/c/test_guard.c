@@ -490,7 +490,7 @@ END_TEST
 /* ---- 5. two writers ---- */
 
 struct second_ctx {
-    const char *target;
+    const char *target, *second; /* the second runs' name for it: target, or an alias */
     struct outcome writer, verifier, reader;
     int done;
 };
@@ -501,7 +501,7 @@ static int second_runs(void *arg)
     if (s->done)
         return 1;
     s->done = 1;
-    const char *tg[] = {s->target, NULL};
+    const char *tg[] = {s->second ? s->second : s->target, NULL};
     const char *kw[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "16", "allow_destructive", "1",
                         NULL};
     s->writer = run(kw, tg, NULL);
@@ -512,11 +512,12 @@ static int second_runs(void *arg)
     return 1; /* end the first run */
 }
 
-static void two_writers_on(const char *target)
+static void two_writers_on(const char *target, const char *second)
 {
     struct second_ctx s;
     memset(&s, 0, sizeof s);
     s.target = target;
+    s.second = second;
     struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
     o.poll = second_runs;
     o.poll_arg = &s;
@@ -539,14 +540,63 @@ START_TEST(two_writers)
 {
     char *dir = tu_mkdtemp("guard-two");
     char *f = random_file(dir, "f.dat", 8);
-    two_writers_on(f);
+    two_writers_on(f, NULL);
     char *img = path_in(dir, "dev.img");
     ck_assert_int_eq(tu_sh("truncate -s 16M '%s'", img), 0);
     char dev[64];
     attach(img, dev, sizeof dev);
-    two_writers_on(dev);
+    two_writers_on(dev, NULL);
     cleanup();
     free(f);
+    free(img);
+    free(dir);
+}
+END_TEST
+
+START_TEST(two_writers_alias_node)
+{
+    /* One device, two nodes (mknod here, a container's own /dev, a
+     * chroot): a lock on one node's inode says nothing on the other's, so
+     * a verifier through the alias ran beside a writer and reported the
+     * writer's data as mismatches. */
+    char *dir = tu_mkdtemp("guard-alias");
+    char *img = path_in(dir, "dev.img"), *node = path_in(dir, "node");
+    ck_assert_int_eq(tu_sh("truncate -s 16M '%s'", img), 0);
+    char dev[64];
+    attach(img, dev, sizeof dev);
+    struct stat st;
+    ck_assert_int_eq(stat(dev, &st), 0);
+    ck_assert_int_eq(mknod(node, S_IFBLK | 0600, st.st_rdev), 0);
+    two_writers_on(dev, node);
+    two_writers_on(node, dev);
+    /* a verifier through the alias holds the device: a writer through the
+     * kernel's node is refused, and writes nothing */
+    const char *kw[] = {"engine", "psync", "rw", "write", "bs", "4k", "verify", "1", "allow_destructive", "1",
+                        NULL};
+    const char *tn[] = {node, NULL}, *td[] = {dev, NULL};
+    struct outcome out = run(kw, td, NULL);
+    ck_assert_msg(out.rc == 0, "rc %d: %s", out.rc, out.msg);
+    uint64_t d0 = sum1m(dev);
+    struct second_ctx s;
+    memset(&s, 0, sizeof s);
+    s.target = dev;
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.poll = second_runs;
+    o.poll_arg = &s;
+    o.poll_ms = 1;
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "size", "1M", "runtime", "60s",
+                        "verify", "1", NULL};
+    out = run(kv, tn, &o);
+    ck_assert_msg(s.done, "the verifier never polled");
+    ck_assert_msg(out.rc == -ECANCELED, "verifier: rc %d: %s", out.rc, out.msg);
+    const char *w[] = {"in use by another run", NULL};
+    expect_refused(&s.writer, -EBUSY, w);
+    ck_assert_msg(s.verifier.rc == 0, "two verifiers on one device: %s", s.verifier.msg);
+    ck_assert_msg(s.reader.rc == 0, "a plain read was blocked: %s", s.reader.msg);
+    ck_assert_msg(sum1m(dev) == d0, "the refused writer wrote the verified device");
+    cleanup();
+    unlink(node);
+    free(node);
     free(img);
     free(dir);
 }
@@ -644,6 +694,7 @@ int main(void)
     tcase_add_test(tc, loop_backing_file);
     tcase_add_test(tc, stacked_loops);
     tcase_add_test(tc, two_writers);
+    tcase_add_test(tc, two_writers_alias_node);
     tcase_add_test(tc, two_writers_processes);
     tcase_add_test(tc, swap_file);
     suite_add_tcase(s, tc);
