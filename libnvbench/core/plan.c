@@ -400,11 +400,12 @@ NVB_API int nvb_workload_validate(struct nvb_workload *w)
     return rc;
 }
 
-/* e is held and is the file or device h names. */
+/* e is held and is the file or device h names: a file by its inode, a
+ * device by its number (another node for it is an alias). */
 static int hold_same(const struct nvb__hold *e, const struct nvb__hold *h)
 {
-    return e->fd >= 0 && e->kind == h->kind && e->id_dev == h->id_dev && e->id_ino == h->id_ino &&
-           e->id_rdev == h->id_rdev;
+    return e->fd >= 0 && e->kind == h->kind &&
+           (h->kind == NVB__T_FILE ? e->id_dev == h->id_dev && e->id_ino == h->id_ino : e->id_rdev == h->id_rdev);
 }
 
 int nvb__plan_hold_level(const struct plan *p, int verify)
