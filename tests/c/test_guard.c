@@ -643,6 +643,98 @@ START_TEST(two_writers_processes)
 }
 END_TEST
 
+/* ---- trims destroy data as writes do ---- */
+
+struct excl_probe {
+    const char *dev, *file;
+    int tries, excl_busy;
+    struct outcome writer;
+};
+
+static int probe_in_poll(void *arg)
+{
+    struct excl_probe *x = arg;
+    if (x->tries++)
+        return 1;
+    int fd = open(x->dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+    if (fd >= 0)
+        close(fd);
+    else
+        x->excl_busy = errno == EBUSY;
+    const char *kw[] = {"engine", "psync", "rw", "randtrim", "bs", "4k", "ios", "4", NULL};
+    const char *tg[] = {x->file, NULL};
+    x->writer = run(kw, tg, NULL);
+    return 1;
+}
+
+START_TEST(trims_are_writes)
+{
+    char *dir = tu_mkdtemp("guard-trim");
+    char dev[64];
+    char *img = swap_device(dir, dev, sizeof dev);
+    uint64_t dev0 = sum_swap_header(dev);
+    const char *kt[] = {"engine", "psync", "rw", "trim", "bs", "4k", "ios", "8", "allow_destructive", "1", NULL};
+    const char *kr[] = {"engine", "psync", "rw", "randrw", "rwmixtrim", "50", "bs", "4k", "ios", "8",
+                        "allow_destructive", "1", NULL};
+    const char *const *kinds[] = {kt, kr};
+    for (int k = 0; k < 2; k++) {
+        /* an active swap device, the file backing it */
+        const char *t1[] = {dev, NULL}, *t2[] = {img, NULL};
+        struct outcome out = run(kinds[k], t1, NULL);
+        const char *w1[] = {"in use", "active swap", NULL};
+        expect_refused(&out, -EBUSY, w1);
+        out = run(kinds[k], t2, NULL);
+        const char *w2[] = {"backs", dev, NULL};
+        expect_refused(&out, -EBUSY, w2);
+        /* a name swapped for a symlink to it before the hold opens it */
+        char *f = random_file(dir, "f.dat", 1), *aside = path_in(dir, "f.orig");
+        uint64_t f0 = sum1m(f);
+        struct swap_ctx s = {f, aside, dev, 0, 0};
+        struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+        o.log = swap_in_log;
+        o.log_arg = &s;
+        const char *tf[] = {f, NULL};
+        out = run(kinds[k], tf, &o);
+        const char *w3[] = {"changed between planning and opening", NULL};
+        expect_refused(&out, -ESTALE, w3);
+        ck_assert_msg(sum1m(aside) == f0, "the refused trim punched the original file");
+        unlink(f);
+        unlink(aside);
+        free(f);
+        free(aside);
+    }
+    ck_assert_msg(sum_swap_header(dev) == dev0, "a trim reached the active swap device");
+    /* without allow_destructive, an unused device is refused (-EPERM) */
+    char *img2 = random_file(dir, "b.img", 4);
+    char dev2[64];
+    attach(img2, dev2, sizeof dev2);
+    uint64_t b0 = sum1m(dev2);
+    const char *t3[] = {dev2, NULL};
+    const char *kp[] = {"engine", "psync", "rw", "randtrim", "bs", "4k", "ios", "8", NULL};
+    struct outcome out = run(kp, t3, NULL);
+    const char *w4[] = {"rw=randtrim", "allow_destructive=1", NULL};
+    expect_refused(&out, -EPERM, w4);
+    ck_assert_msg(sum1m(dev2) == b0, "a refused trim changed the device");
+    /* a trim run holds the device O_EXCL and locked, as a writer does */
+    struct excl_probe x = {dev2, dev2, 0, 0, {0, ""}};
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.poll = probe_in_poll;
+    o.poll_arg = &x;
+    o.poll_ms = 1;
+    const char *kl[] = {"engine", "psync", "rw", "randtrim", "bs", "4k", "runtime", "60s", "allow_destructive", "1",
+                        NULL};
+    out = run(kl, t3, &o);
+    ck_assert_msg(x.tries > 0, "never polled");
+    ck_assert_msg(x.excl_busy, "an exclusive open succeeded while a trim run held the device");
+    const char *w5[] = {"in use by another run", NULL};
+    expect_refused(&x.writer, -EBUSY, w5);
+    cleanup();
+    free(img2);
+    free(img);
+    free(dir);
+}
+END_TEST
+
 /* ---- and an active swap file ---- */
 
 START_TEST(swap_file)
@@ -697,6 +789,7 @@ int main(void)
     tcase_add_test(tc, two_writers_alias_node);
     tcase_add_test(tc, two_writers_processes);
     tcase_add_test(tc, swap_file);
+    tcase_add_test(tc, trims_are_writes);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;
