@@ -185,6 +185,16 @@ static uint64_t file_sum(const char *path)
     return h;
 }
 
+/* Groups a and b refused (-EBUSY) with needle in the message. */
+static void refused2(struct nvb_workload *a, struct nvb_workload *b, const char *needle)
+{
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
+    ck_assert_msg(strstr(nvb_result_error(r), needle), "no '%s' in: %s", needle, nvb_result_error(r));
+    nvb_result_free(r);
+}
+
 START_TEST(two_writers_refused)
 {
     struct nvb_workload *a = wl((const char *[]){"engine", "psync", "direct", "0", "rw", "randwrite", "name", "w1",
@@ -203,15 +213,11 @@ START_TEST(two_writers_refused)
     /* a verifying reader beside a writer: refused too */
     ck_assert_int_eq(nvb_workload_set(b, "rw", "read"), 0);
     ck_assert_int_eq(nvb_workload_set(b, "verify", "1"), 0);
-    ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
-    ck_assert_ptr_nonnull(strstr(nvb_result_error(r), "verified by group 'w2'"));
-    nvb_result_free(r);
+    refused2(a, b, "verified by group 'w2'");
     /* a trimming group writes as far as the others are concerned */
     ck_assert_int_eq(nvb_workload_set(b, "verify", "0"), 0);
     ck_assert_int_eq(nvb_workload_set(b, "rw", "randtrim"), 0);
-    ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
-    ck_assert_msg(strstr(nvb_result_error(r), "written by group 'w2'"), "%s", nvb_result_error(r));
-    nvb_result_free(r);
+    refused2(a, b, "written by group 'w2'");
     ck_assert_uint_eq(file_sum(g_file), before);
     nvb_workload_free(a);
     nvb_workload_free(b);
@@ -430,19 +436,12 @@ START_TEST(device_aliases_are_one_target)
         return;
     }
     char *dir = tu_mkdtemp("groups-alias");
-    char img[512], lnk[512], node[512], dev[64] = "", cmd[600];
+    char img[512], lnk[512], node[512], dev[64];
     snprintf(img, sizeof img, "%s/dev.img", dir);
     snprintf(lnk, sizeof lnk, "%s/link", dir);
     snprintf(node, sizeof node, "%s/node", dir);
     ck_assert_int_eq(tu_sh("dd if=/dev/urandom of='%s' bs=1M count=8 status=none", img), 0);
-    snprintf(cmd, sizeof cmd, "losetup -f --show '%s'", img);
-    FILE *f = popen(cmd, "r");
-    ck_assert_ptr_nonnull(f);
-    if (!fgets(dev, sizeof dev, f))
-        dev[0] = 0;
-    pclose(f);
-    dev[strcspn(dev, "\n")] = 0;
-    ck_assert_msg(dev[0], "losetup failed");
+    ck_assert_msg(tu_losetup(img, dev, sizeof dev) == 0, "losetup failed");
     struct stat st;
     ck_assert_int_eq(stat(dev, &st), 0);
     ck_assert_int_eq(symlink(dev, lnk), 0);
@@ -460,14 +459,10 @@ START_TEST(device_aliases_are_one_target)
             /* a second writer, and a verifier, through another name */
             struct nvb_workload *b = wl((const char *[]){"engine", "psync", "rw", "write", "name", "b", "ios", "64",
                                                          "allow_destructive", "1", NULL}, names[k]);
-            ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
-            ck_assert_msg(strstr(nvb_result_error(r), "written by group 'b'"), "%s", nvb_result_error(r));
-            nvb_result_free(r);
+            refused2(a, b, "written by group 'b'");
             ck_assert_int_eq(nvb_workload_set(b, "rw", "randread"), 0);
             ck_assert_int_eq(nvb_workload_set(b, "verify", "1"), 0);
-            ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
-            ck_assert_msg(strstr(nvb_result_error(r), "verified by group 'b'"), "%s", nvb_result_error(r));
-            nvb_result_free(r);
+            refused2(a, b, "verified by group 'b'");
             nvb_workload_free(b);
         }
         nvb_workload_free(a);

@@ -109,15 +109,7 @@ static void sweep(void)
 /* losetup on a file or a device; the test fails when none can be had. */
 static void attach(const char *backing, char *dev, size_t len)
 {
-    char cmd[700];
-    dev[0] = 0;
-    snprintf(cmd, sizeof cmd, "losetup -f --show '%s' 2>/dev/null", backing);
-    FILE *f = popen(cmd, "r");
-    if (f && fgets(dev, (int)len, f))
-        dev[strcspn(dev, "\n")] = 0;
-    if (f)
-        pclose(f);
-    ck_assert_msg(dev[0], "losetup -f --show %s failed", backing);
+    ck_assert_msg(tu_losetup(backing, dev, len) == 0, "losetup -f --show %s failed", backing);
     for (int i = 0; i < MAX_CLEAN; i++)
         if (!g_loop[i][0]) {
             snprintf(g_loop[i], sizeof g_loop[i], "%s", dev);
@@ -216,6 +208,17 @@ static void expect_refused(const struct outcome *o, int rc, const char *const *w
         ck_assert_msg(strstr(o->msg, *words), "no '%s' in: %s", *words, o->msg);
 }
 
+/* Run options that call poll(arg) every millisecond (the layout and the
+ * run poll alike). */
+static struct nvb_run_opts polling(int (*poll)(void *), void *arg)
+{
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.poll = poll;
+    o.poll_arg = arg;
+    o.poll_ms = 1;
+    return o;
+}
+
 /* ---- 1. check-then-open: the name is swapped after it was judged ---- */
 
 struct swap_ctx {
@@ -261,10 +264,7 @@ START_TEST(race_during_layout)
     ck_assert_int_eq(mkdir(sub, 0755), 0);
     uint64_t dev0 = sum_swap_header(dev), f0 = sum1m(f);
     struct swap_ctx s = {f, aside, dev, 0, 0};
-    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
-    o.poll = swap_in_poll;
-    o.poll_arg = &s;
-    o.poll_ms = 1;
+    struct nvb_run_opts o = polling(swap_in_poll, &s);
     const char *kv[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "256", "size", "32M",
                         "allow_destructive", "1", NULL};
     const char *tg[] = {sub, f, NULL};
@@ -392,10 +392,7 @@ START_TEST(excl_held_through_layout)
     char *sub = path_in(dir, "scratch");
     ck_assert_int_eq(mkdir(sub, 0755), 0);
     struct swapon_ctx s = {dev, 0, 0, 0};
-    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
-    o.poll = swapon_in_poll;
-    o.poll_arg = &s;
-    o.poll_ms = 1;
+    struct nvb_run_opts o = polling(swapon_in_poll, &s);
     const char *kv[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "2048", "size", "32M",
                         "allow_destructive", "1", NULL};
     const char *tg[] = {sub, dev, NULL};
@@ -518,10 +515,7 @@ static void two_writers_on(const char *target, const char *second)
     memset(&s, 0, sizeof s);
     s.target = target;
     s.second = second;
-    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
-    o.poll = second_runs;
-    o.poll_arg = &s;
-    o.poll_ms = 1;
+    struct nvb_run_opts o = polling(second_runs, &s);
     const char *kv[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "runtime", "60s", "allow_destructive",
                         "1", NULL};
     const char *tg[] = {target, NULL};
@@ -580,10 +574,7 @@ START_TEST(two_writers_alias_node)
     struct second_ctx s;
     memset(&s, 0, sizeof s);
     s.target = dev;
-    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
-    o.poll = second_runs;
-    o.poll_arg = &s;
-    o.poll_ms = 1;
+    struct nvb_run_opts o = polling(second_runs, &s);
     const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "size", "1M", "runtime", "60s",
                         "verify", "1", NULL};
     out = run(kv, tn, &o);
@@ -717,10 +708,7 @@ START_TEST(trims_are_writes)
     ck_assert_msg(sum1m(dev2) == b0, "a refused trim changed the device");
     /* a trim run holds the device O_EXCL and locked, as a writer does */
     struct excl_probe x = {dev2, dev2, 0, 0, {0, ""}};
-    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
-    o.poll = probe_in_poll;
-    o.poll_arg = &x;
-    o.poll_ms = 1;
+    struct nvb_run_opts o = polling(probe_in_poll, &x);
     const char *kl[] = {"engine", "psync", "rw", "randtrim", "bs", "4k", "runtime", "60s", "allow_destructive", "1",
                         NULL};
     out = run(kl, t3, &o);
