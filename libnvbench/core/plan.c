@@ -333,7 +333,7 @@ static int plan_targets(const struct nvb_workload *w, struct plan *p, char *err,
     if (!p->t)
         FAIL(-ENOMEM, "out of memory");
     for (unsigned i = 0; i < p->nt; i++)
-        p->t[i].hold.fd = p->t[i].hold.claim_fd = -1;
+        p->t[i].hold.fd = p->t[i].hold.claim_fd = p->t[i].hold.alias_fd = -1;
     if (!w->ntargets) { /* null engine without targets: one virtual region */
         p->t[0].path = "(null)";
         p->t[0].ti.kind = NVB__T_OTHER;
@@ -400,11 +400,12 @@ NVB_API int nvb_workload_validate(struct nvb_workload *w)
     return rc;
 }
 
-/* e is held and is the file or device h names. */
+/* e is held and is the file or device h names: a file by its inode, a
+ * device by its number (another node for it is an alias). */
 static int hold_same(const struct nvb__hold *e, const struct nvb__hold *h)
 {
-    return e->fd >= 0 && e->kind == h->kind && e->id_dev == h->id_dev && e->id_ino == h->id_ino &&
-           e->id_rdev == h->id_rdev;
+    return e->fd >= 0 && e->kind == h->kind &&
+           (h->kind == NVB__T_FILE ? e->id_dev == h->id_dev && e->id_ino == h->id_ino : e->id_rdev == h->id_rdev);
 }
 
 int nvb__plan_hold_level(const struct plan *p, int verify)

@@ -53,6 +53,8 @@ struct nvb__hold {
     int fd;                     /* the held descriptor, -1 none */
     int claim_fd;               /* Linux: O_EXCL on claim; Windows: the named record of which
                                  * process holds the lock (devices/win/hold.c); -1 none */
+    int alias_fd;               /* Linux: the disk's kernel node, locked over the range this
+                                 * device covers (devices/hold.c, alias_lock); -1 none */
 };
 /* Take the hold on n targets, in order. On failure nothing stays held.
  * 0, -ESTALE (a target is no longer what was judged), -EBUSY (in use,

@@ -15,6 +15,10 @@
  *  3. lock it (open file description locks, F_OFD_SETLK): exclusive for a
  *     run that writes, shared for one that verifies, none for plain reads;
  *     another run's conflicting lock gives -EBUSY naming its process;
+ *     A lock is on an inode, and one device can have many: a node made
+ *     with mknod, a container's /dev, a partition and its disk. So a
+ *     block device is also locked on its disk's node in /dev (the kernel's
+ *     name, from sysfs), over the bytes it covers (alias_lock);
  *  4. check again, on the descriptor's identity, that nothing uses it
  *     through the storage stack (stack.c);
  *  5. keep it open until the run ends. Jobs open their own descriptors
@@ -40,6 +44,7 @@
 #include "nvbench.h"
 #include "util/util.h"
 #include "devices/devices.h"
+#include "devices/discover.h"
 #include "devices/hold.h"
 #include "platform/platform.h"
 
@@ -193,6 +198,78 @@ int nvb__lock_holder(const char *node, const char *path, int level, char *msg, s
     return refuse_locked(&h, &st, msg, len);
 }
 
+/* The first line of sysfs_dir/uevent that starts with key ("DEVNAME="):
+ * its value, or "". */
+static void uevent_value(const char *dir, const char *key, char *out, size_t len)
+{
+    char p[160], line[256];
+    out[0] = 0;
+    snprintf(p, sizeof p, "%s/uevent", dir);
+    FILE *f = fopen(p, "re");
+    while (f && !out[0] && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, strlen(key))) {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(out, len, "%s", line + strlen(key));
+        }
+    if (f)
+        fclose(f);
+}
+
+/* Step 3 for a block device (rdev; node: the descriptor already locked
+ * over the whole of it, when that is on a block node): the same lock on
+ * the disk's node the kernel made, /dev/DEVNAME, over the bytes this
+ * device covers there (a partition: its range of the disk). Two runs that
+ * name one device by two nodes, or a partition and its disk, then
+ * conflict as if they named one. Without sysfs or that node (a bare /dev),
+ * the lock on the target is all there is. */
+static int alias_lock(struct nvb__hold *h, dev_t rdev, const struct stat *node, char *msg, size_t len)
+{
+    char dir[96], name[128], mm[32];
+    off_t start = 0, size = 0; /* bytes; size 0: to the end */
+    snprintf(dir, sizeof dir, "/sys/dev/block/%u:%u", major(rdev), minor(rdev));
+    snprintf(mm, sizeof mm, "%u:%u", major(rdev), minor(rdev));
+    if (nvb__exists(dir, "partition")) {
+        start = (off_t)nvb__rd_u64(dir, "start") * 512;
+        size = (off_t)nvb__rd_u64(dir, "size") * 512;
+        if (!size)
+            return 0;
+        snprintf(dir + strlen(dir), sizeof dir - strlen(dir), "/..");
+        if (nvb__rd_str(dir, "dev", mm, sizeof mm) <= 0)
+            return 0;
+    }
+    uevent_value(dir, "DEVNAME=", name, sizeof name);
+    if (!name[0])
+        return 0;
+    char devnode[160];
+    snprintf(devnode, sizeof devnode, "/dev/%s", name);
+    struct stat st;
+    if (stat(devnode, &st) != 0 || !S_ISBLK(st.st_mode))
+        return 0;
+    char got[32];
+    snprintf(got, sizeof got, "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+    if (strcmp(got, mm))
+        return 0; /* not the kernel's node for that disk here */
+    if (!size && node && S_ISBLK(node->st_mode) && node->st_dev == st.st_dev && node->st_ino == st.st_ino)
+        return 0; /* the very node, locked already */
+    /* a write lock needs a descriptor open for writing */
+    int fd = open(devnode, (h->level == NVB__HOLD_WRITE ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return 0;
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = h->level == NVB__HOLD_WRITE ? F_WRLCK : F_RDLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = start;
+    fl.l_len = size;
+    if (fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && fcntl(fd, F_OFD_SETLK, &fl) != 0 &&
+        (errno == EAGAIN || errno == EACCES)) {
+        close(fd);
+        return refuse_locked(h, &st, msg, len);
+    }
+    h->alias_fd = fd;
+    return 0;
+}
+
 /* A block device an O_EXCL open found busy: another run's hold (it has a
  * lock on the node), or the kernel's claim (mounted, dm, md, swap). */
 static int refuse_excl(const struct nvb__hold *h, const char *file, char *msg, size_t len)
@@ -309,6 +386,8 @@ static int take_one(struct nvb__hold *h, char *msg, size_t len)
         snprintf(msg, len, "target '%s': cannot lock it: %s", h->path, nvb_strerror(rc));
         return rc;
     }
+    if (h->level != NVB__HOLD_READ && h->kind == NVB__T_BLOCK && (rc = alias_lock(h, st.st_rdev, &st, msg, len)) < 0)
+        return rc;
     if (h->claim && h->claim[0] && writes) {
         /* Passthrough: commands go to the generic node, which has no
          * exclusive open; the namespace's block device does. */
@@ -322,6 +401,15 @@ static int take_one(struct nvb__hold *h, char *msg, size_t len)
         if (fstat(cfd, &cs) == 0 && (rc = busy_now(h, &cs, msg, len)) < 0)
             return rc;
     }
+    if (h->claim && h->claim[0] && h->level != NVB__HOLD_READ) {
+        /* a passthrough target: its block device stands for it (locked
+         * already when claimed for writing) */
+        struct stat cs;
+        int got = h->claim_fd >= 0 ? fstat(h->claim_fd, &cs) : stat(h->claim, &cs);
+        if (got == 0 && S_ISBLK(cs.st_mode) &&
+            (rc = alias_lock(h, cs.st_rdev, h->claim_fd >= 0 ? &cs : NULL, msg, len)) < 0)
+            return rc;
+    }
     if (writes && (rc = busy_now(h, &st, msg, len)) < 0)
         return rc;
     return 0;
@@ -331,7 +419,7 @@ NVB__HOLD_TAKE_DEFINE(take_one)
 
 int nvb__hold_share(const struct nvb__hold *from, struct nvb__hold *to)
 {
-    to->claim_fd = -1;
+    to->claim_fd = to->alias_fd = -1;
     to->fd = fcntl(from->fd, F_DUPFD_CLOEXEC, 0);
     return to->fd < 0 ? -errno : 0;
 }

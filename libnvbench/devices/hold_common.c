@@ -13,7 +13,7 @@ int nvb__hold_take_each(struct nvb__hold *h, unsigned n, nvb__hold_one_fn one, c
 {
     msg[0] = 0;
     for (unsigned i = 0; i < n; i++)
-        h[i].fd = h[i].claim_fd = -1;
+        h[i].fd = h[i].claim_fd = h[i].alias_fd = -1;
     for (unsigned i = 0; i < n; i++) {
         int rc = one(&h[i], msg, len);
         if (rc < 0) {
@@ -31,7 +31,9 @@ void nvb__hold_release(struct nvb__hold *h, unsigned n)
             nvb__target_close(h[i].fd); /* the lock (and Linux's O_EXCL claim) goes with it */
         if (h[i].claim_fd >= 0)
             nvb__target_close(h[i].claim_fd);
-        h[i].fd = h[i].claim_fd = -1;
+        if (h[i].alias_fd >= 0)
+            nvb__target_close(h[i].alias_fd);
+        h[i].fd = h[i].claim_fd = h[i].alias_fd = -1;
     }
 }
 

@@ -119,8 +119,8 @@ int  nvb__file_create(const char *path, uint64_t size, struct nvb__target_info *
  * returned: only while path still names that file (not a file or a symlink
  * put there since), so that nothing the run did not create is removed.
  * 0, -ESTALE (path names something else now: left alone) or -errno.
- * Windows: the same by volume serial and file id, deleting through the
- * handle checked (by name alone where the identity is unknown). */
+ * Windows: the same, by volume serial and file id, deleting through the
+ * handle checked (the name alone where the identity is unknown). */
 int  nvb__file_remove_created(const char *path, const struct nvb__target_info *ti);
 /* Write the whole region [0,size) of fd through ordinary writes (so reads
  * later hit allocated blocks, not holes). buf is a page-aligned, bs-sized

@@ -128,6 +128,23 @@ static void interlope(int level, const char *msg, void *arg)
         nvb_cancel_request(x->cancel);
 }
 
+/* A psync run of 16 4k I/Os (rw) on target, created with size; its log to
+ * log(arg), cancel (or NULL) its handle. Its rc, the result in *r. */
+static int run_logged(const char *rw, const char *size, const char *target, void (*log)(int, const char *, void *),
+                      void *arg, struct nvb_cancel *cancel, struct nvb_result **r)
+{
+    struct nvb_workload *w = tu_workload(
+        (const char *[]){"engine", "psync", "rw", rw, "bs", "4k", "size", size, "ios", "16", NULL},
+        (const char *[]){target, NULL});
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.log = log;
+    o.log_arg = arg;
+    o.cancel = cancel;
+    int rc = nvb_run(w, &o, r);
+    nvb_workload_free(w);
+    return rc;
+}
+
 START_TEST(symlink_put_there_meanwhile_is_not_followed)
 {
     char *dir = tu_mkdtemp("create");
@@ -136,14 +153,8 @@ START_TEST(symlink_put_there_meanwhile_is_not_followed)
     struct stat before, after;
     ck_assert_int_eq(stat(victim, &before), 0);
     struct interloper x = {.link = file, .victim = victim};
-    struct nvb_workload *w = tu_workload(
-        (const char *[]){"engine", "psync", "rw", "write", "bs", "4k", "size", "64k", "ios", "16", NULL},
-        (const char *[]){file, NULL});
-    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
-    o.log = interlope;
-    o.log_arg = &x;
     struct nvb_result *r = NULL;
-    ck_assert_int_eq(nvb_run(w, &o, &r), -EEXIST);
+    ck_assert_int_eq(run_logged("write", "64k", file, interlope, &x, NULL, &r), -EEXIST);
     ck_assert_msg(strstr(nvb_result_error(r), "appeared after it was found missing"), "%s", nvb_result_error(r));
     nvb_result_free(r);
     ck_assert_int_eq(stat(victim, &after), 0);
@@ -152,7 +163,6 @@ START_TEST(symlink_put_there_meanwhile_is_not_followed)
     struct stat ls;
     ck_assert_int_eq(lstat(file, &ls), 0); /* the link is left as it was, not removed */
     ck_assert(S_ISLNK(ls.st_mode));
-    nvb_workload_free(w);
     unlink(file);
     unlink(victim);
     rmdir(dir);
@@ -216,6 +226,53 @@ START_TEST(cancelled_layout_removes_only_what_it_made)
 }
 END_TEST
 
+/* The same when a directory on the way changes: the target's parent is a
+ * symlink, flipped before the clean-up to a directory where a user's file
+ * has the same name. That file is not the one made, and stays. */
+struct parent_flip {
+    struct nvb_cancel *cancel;
+    const char *link, *to, *tmp;
+    int flipped;
+};
+
+static void flip_parent(int level, const char *msg, void *arg)
+{
+    struct parent_flip *x = arg;
+    if (strstr(msg, "creating target"))
+        nvb_cancel_request(x->cancel);
+    if (level == 0 && !x->flipped) {
+        x->flipped = 1;
+        ck_assert_int_eq(symlink(x->to, x->tmp), 0);
+        ck_assert_int_eq(rename(x->tmp, x->link), 0);
+    }
+}
+
+START_TEST(cancelled_layout_spares_a_flipped_parent)
+{
+    char *dir = tu_mkdtemp("create");
+    char *a = path_in(dir, "a"), *b = path_in(dir, "b"), *lnk = path_in(dir, "lnk"), *tmp = path_in(dir, "lnk.tmp");
+    ck_assert_int_eq(mkdir(a, 0755), 0);
+    ck_assert_int_eq(mkdir(b, 0755), 0);
+    ck_assert_int_eq(symlink(a, lnk), 0);
+    char *target = path_in(lnk, "new.dat"), *victim = path_in(b, "new.dat");
+    ck_assert_int_eq(tu_sh("printf 'a user file' > '%s'", victim), 0);
+    struct stat before, after;
+    ck_assert_int_eq(stat(victim, &before), 0);
+    struct parent_flip x = {.link = lnk, .to = b, .tmp = tmp};
+    ck_assert_int_eq(nvb_cancel_new(&x.cancel), 0);
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(run_logged("randread", "8M", target, flip_parent, &x, x.cancel, &r), -ECANCELED);
+    nvb_result_free(r);
+    ck_assert_msg(x.flipped, "no error was logged before the clean-up");
+    ck_assert_msg(stat(victim, &after) == 0, "the user's file at the flipped name was removed");
+    ck_assert_uint_eq(after.st_ino, before.st_ino);
+    ck_assert_int_eq(after.st_size, before.st_size);
+    nvb_cancel_free(x.cancel);
+    ck_assert_int_eq(tu_sh("rm -rf '%s'", dir), 0);
+    free(a), free(b), free(lnk), free(tmp), free(target), free(victim), free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("create");
@@ -224,6 +281,7 @@ int main(void)
     tcase_add_test(tc, refused_without_size_or_directory);
     tcase_add_test(tc, symlink_put_there_meanwhile_is_not_followed);
     tcase_add_test(tc, cancelled_layout_removes_only_what_it_made);
+    tcase_add_test(tc, cancelled_layout_spares_a_flipped_parent);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

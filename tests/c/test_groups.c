@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nvbench.h"
@@ -184,6 +185,16 @@ static uint64_t file_sum(const char *path)
     return h;
 }
 
+/* Groups a and b refused (-EBUSY) with needle in the message. */
+static void refused2(struct nvb_workload *a, struct nvb_workload *b, const char *needle)
+{
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
+    ck_assert_msg(strstr(nvb_result_error(r), needle), "no '%s' in: %s", needle, nvb_result_error(r));
+    nvb_result_free(r);
+}
+
 START_TEST(two_writers_refused)
 {
     struct nvb_workload *a = wl((const char *[]){"engine", "psync", "direct", "0", "rw", "randwrite", "name", "w1",
@@ -202,15 +213,11 @@ START_TEST(two_writers_refused)
     /* a verifying reader beside a writer: refused too */
     ck_assert_int_eq(nvb_workload_set(b, "rw", "read"), 0);
     ck_assert_int_eq(nvb_workload_set(b, "verify", "1"), 0);
-    ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
-    ck_assert_ptr_nonnull(strstr(nvb_result_error(r), "verified by group 'w2'"));
-    nvb_result_free(r);
+    refused2(a, b, "verified by group 'w2'");
     /* a trimming group writes as far as the others are concerned */
     ck_assert_int_eq(nvb_workload_set(b, "verify", "0"), 0);
     ck_assert_int_eq(nvb_workload_set(b, "rw", "randtrim"), 0);
-    ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
-    ck_assert_msg(strstr(nvb_result_error(r), "written by group 'w2'"), "%s", nvb_result_error(r));
-    nvb_result_free(r);
+    refused2(a, b, "written by group 'w2'");
     ck_assert_uint_eq(file_sum(g_file), before);
     nvb_workload_free(a);
     nvb_workload_free(b);
@@ -419,16 +426,85 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+/* One block device named three ways (the kernel's node, a symlink to it,
+ * a node made with mknod): the groups see one target. Needs root and
+ * losetup; the device is a loop device on an image of random bytes. */
+START_TEST(device_aliases_are_one_target)
+{
+    if (!tu_is_root() || tu_sh("command -v losetup") != 0) {
+        fprintf(stderr, "note: device_aliases_are_one_target needs root and losetup; skipped\n");
+        return;
+    }
+    char *dir = tu_mkdtemp("groups-alias");
+    char img[512], lnk[512], node[512], dev[64];
+    snprintf(img, sizeof img, "%s/dev.img", dir);
+    snprintf(lnk, sizeof lnk, "%s/link", dir);
+    snprintf(node, sizeof node, "%s/node", dir);
+    ck_assert_int_eq(tu_sh("dd if=/dev/urandom of='%s' bs=1M count=8 status=none", img), 0);
+    ck_assert_msg(tu_losetup(img, dev, sizeof dev) == 0, "losetup failed");
+    struct stat st;
+    ck_assert_int_eq(stat(dev, &st), 0);
+    ck_assert_int_eq(symlink(dev, lnk), 0);
+    ck_assert_int_eq(mknod(node, S_IFBLK | 0600, st.st_rdev), 0);
+    uint64_t before = file_sum(img);
+    const char *names[] = {dev, lnk, node, NULL};
+    struct nvb_result *r = NULL;
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    for (int i = 0; i < 3; i++) {
+        struct nvb_workload *a = wl((const char *[]){"engine", "psync", "rw", "randwrite", "name", "w", "ios", "64",
+                                                     "allow_destructive", "1", NULL}, names[i]);
+        for (int k = 0; k < 3; k++) {
+            if (k == i)
+                continue;
+            /* a second writer, and a verifier, through another name */
+            struct nvb_workload *b = wl((const char *[]){"engine", "psync", "rw", "write", "name", "b", "ios", "64",
+                                                         "allow_destructive", "1", NULL}, names[k]);
+            refused2(a, b, "written by group 'b'");
+            ck_assert_int_eq(nvb_workload_set(b, "rw", "randread"), 0);
+            ck_assert_int_eq(nvb_workload_set(b, "verify", "1"), 0);
+            refused2(a, b, "verified by group 'b'");
+            nvb_workload_free(b);
+        }
+        nvb_workload_free(a);
+    }
+    ck_assert_msg(file_sum(img) == before, "a refused run wrote the device");
+    /* plain readers through every name beside a writer: they run */
+    struct nvb_workload *a = wl((const char *[]){"engine", "psync", "rw", "randwrite", "name", "w", "ios", "64",
+                                                 "allow_destructive", "1", NULL}, node);
+    struct nvb_workload *b = tu_workload((const char *[]){"engine", "psync", "rw", "randread", "name", "r", "ios",
+                                                          "64", NULL}, names);
+    ck_assert_msg(run2(a, b, &o, &r) == 0, "%s", nvb_result_error(r));
+    ck_assert_uint_gt(nvb_result_ios(r, NVB_READ), 0);
+    nvb_result_free(r);
+    nvb_workload_free(a);
+    nvb_workload_free(b);
+    tu_sh("losetup -d %s", dev);
+    ck_assert_int_eq(tu_sh("rm -rf '%s'", dir), 0);
+    free(dir);
+}
+END_TEST
+
+/* A failed assertion ends a case before its own clean-up: the loop
+ * devices it attached are found by their backing files' directory. */
+static void detach_alias_loops(void)
+{
+    if (tu_is_root())
+        tu_sh("losetup -a 2>/dev/null | grep '(%s/groups-alias\\.' | cut -d: -f1 | xargs -r -n1 losetup -d",
+              tu_tmpdir());
+}
+
 static Suite *groups_suite(void)
 {
     Suite *s = suite_create("groups");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 300);
+    tcase_add_unchecked_fixture(tc, NULL, detach_alias_loops);
     tcase_add_test(tc, totals_are_the_sum_of_groups);
     tcase_add_test(tc, names_and_warnings);
     tcase_add_test(tc, reader_and_writer_on_one_file);
     tcase_add_test(tc, two_writers_refused);
     tcase_add_test(tc, missing_target_in_two_groups);
+    tcase_add_test(tc, device_aliases_are_one_target);
     tcase_add_test(tc, cancel_gives_partial_groups);
     tcase_add_test(tc, json_round_trip);
     tcase_add_test(tc, split_and_plain_groups_round_trip);

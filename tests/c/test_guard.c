@@ -109,15 +109,7 @@ static void sweep(void)
 /* losetup on a file or a device; the test fails when none can be had. */
 static void attach(const char *backing, char *dev, size_t len)
 {
-    char cmd[700];
-    dev[0] = 0;
-    snprintf(cmd, sizeof cmd, "losetup -f --show '%s' 2>/dev/null", backing);
-    FILE *f = popen(cmd, "r");
-    if (f && fgets(dev, (int)len, f))
-        dev[strcspn(dev, "\n")] = 0;
-    if (f)
-        pclose(f);
-    ck_assert_msg(dev[0], "losetup -f --show %s failed", backing);
+    ck_assert_msg(tu_losetup(backing, dev, len) == 0, "losetup -f --show %s failed", backing);
     for (int i = 0; i < MAX_CLEAN; i++)
         if (!g_loop[i][0]) {
             snprintf(g_loop[i], sizeof g_loop[i], "%s", dev);
@@ -216,6 +208,17 @@ static void expect_refused(const struct outcome *o, int rc, const char *const *w
         ck_assert_msg(strstr(o->msg, *words), "no '%s' in: %s", *words, o->msg);
 }
 
+/* Run options that call poll(arg) every millisecond (the layout and the
+ * run poll alike). */
+static struct nvb_run_opts polling(int (*poll)(void *), void *arg)
+{
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.poll = poll;
+    o.poll_arg = arg;
+    o.poll_ms = 1;
+    return o;
+}
+
 /* ---- 1. check-then-open: the name is swapped after it was judged ---- */
 
 struct swap_ctx {
@@ -261,10 +264,7 @@ START_TEST(race_during_layout)
     ck_assert_int_eq(mkdir(sub, 0755), 0);
     uint64_t dev0 = sum_swap_header(dev), f0 = sum1m(f);
     struct swap_ctx s = {f, aside, dev, 0, 0};
-    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
-    o.poll = swap_in_poll;
-    o.poll_arg = &s;
-    o.poll_ms = 1;
+    struct nvb_run_opts o = polling(swap_in_poll, &s);
     const char *kv[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "256", "size", "32M",
                         "allow_destructive", "1", NULL};
     const char *tg[] = {sub, f, NULL};
@@ -392,10 +392,7 @@ START_TEST(excl_held_through_layout)
     char *sub = path_in(dir, "scratch");
     ck_assert_int_eq(mkdir(sub, 0755), 0);
     struct swapon_ctx s = {dev, 0, 0, 0};
-    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
-    o.poll = swapon_in_poll;
-    o.poll_arg = &s;
-    o.poll_ms = 1;
+    struct nvb_run_opts o = polling(swapon_in_poll, &s);
     const char *kv[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "2048", "size", "32M",
                         "allow_destructive", "1", NULL};
     const char *tg[] = {sub, dev, NULL};
@@ -490,7 +487,7 @@ END_TEST
 /* ---- 5. two writers ---- */
 
 struct second_ctx {
-    const char *target;
+    const char *target, *second; /* the second runs' name for it: target, or an alias */
     struct outcome writer, verifier, reader;
     int done;
 };
@@ -501,7 +498,7 @@ static int second_runs(void *arg)
     if (s->done)
         return 1;
     s->done = 1;
-    const char *tg[] = {s->target, NULL};
+    const char *tg[] = {s->second ? s->second : s->target, NULL};
     const char *kw[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "16", "allow_destructive", "1",
                         NULL};
     s->writer = run(kw, tg, NULL);
@@ -512,15 +509,13 @@ static int second_runs(void *arg)
     return 1; /* end the first run */
 }
 
-static void two_writers_on(const char *target)
+static void two_writers_on(const char *target, const char *second)
 {
     struct second_ctx s;
     memset(&s, 0, sizeof s);
     s.target = target;
-    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
-    o.poll = second_runs;
-    o.poll_arg = &s;
-    o.poll_ms = 1;
+    s.second = second;
+    struct nvb_run_opts o = polling(second_runs, &s);
     const char *kv[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "runtime", "60s", "allow_destructive",
                         "1", NULL};
     const char *tg[] = {target, NULL};
@@ -539,14 +534,60 @@ START_TEST(two_writers)
 {
     char *dir = tu_mkdtemp("guard-two");
     char *f = random_file(dir, "f.dat", 8);
-    two_writers_on(f);
+    two_writers_on(f, NULL);
     char *img = path_in(dir, "dev.img");
     ck_assert_int_eq(tu_sh("truncate -s 16M '%s'", img), 0);
     char dev[64];
     attach(img, dev, sizeof dev);
-    two_writers_on(dev);
+    two_writers_on(dev, NULL);
     cleanup();
     free(f);
+    free(img);
+    free(dir);
+}
+END_TEST
+
+START_TEST(two_writers_alias_node)
+{
+    /* One device, two nodes (mknod here, a container's own /dev, a
+     * chroot): a lock on one node's inode says nothing on the other's, so
+     * a verifier through the alias ran beside a writer and reported the
+     * writer's data as mismatches. */
+    char *dir = tu_mkdtemp("guard-alias");
+    char *img = path_in(dir, "dev.img"), *node = path_in(dir, "node");
+    ck_assert_int_eq(tu_sh("truncate -s 16M '%s'", img), 0);
+    char dev[64];
+    attach(img, dev, sizeof dev);
+    struct stat st;
+    ck_assert_int_eq(stat(dev, &st), 0);
+    ck_assert_int_eq(mknod(node, S_IFBLK | 0600, st.st_rdev), 0);
+    two_writers_on(dev, node);
+    two_writers_on(node, dev);
+    /* a verifier through the alias holds the device: a writer through the
+     * kernel's node is refused, and writes nothing */
+    const char *kw[] = {"engine", "psync", "rw", "write", "bs", "4k", "verify", "1", "allow_destructive", "1",
+                        NULL};
+    const char *tn[] = {node, NULL}, *td[] = {dev, NULL};
+    struct outcome out = run(kw, td, NULL);
+    ck_assert_msg(out.rc == 0, "rc %d: %s", out.rc, out.msg);
+    uint64_t d0 = sum1m(dev);
+    struct second_ctx s;
+    memset(&s, 0, sizeof s);
+    s.target = dev;
+    struct nvb_run_opts o = polling(second_runs, &s);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "size", "1M", "runtime", "60s",
+                        "verify", "1", NULL};
+    out = run(kv, tn, &o);
+    ck_assert_msg(s.done, "the verifier never polled");
+    ck_assert_msg(out.rc == -ECANCELED, "verifier: rc %d: %s", out.rc, out.msg);
+    const char *w[] = {"in use by another run", NULL};
+    expect_refused(&s.writer, -EBUSY, w);
+    ck_assert_msg(s.verifier.rc == 0, "two verifiers on one device: %s", s.verifier.msg);
+    ck_assert_msg(s.reader.rc == 0, "a plain read was blocked: %s", s.reader.msg);
+    ck_assert_msg(sum1m(dev) == d0, "the refused writer wrote the verified device");
+    cleanup();
+    unlink(node);
+    free(node);
     free(img);
     free(dir);
 }
@@ -589,6 +630,95 @@ START_TEST(two_writers_processes)
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     free(f);
+    free(dir);
+}
+END_TEST
+
+/* ---- trims destroy data as writes do ---- */
+
+struct excl_probe {
+    const char *dev, *file;
+    int tries, excl_busy;
+    struct outcome writer;
+};
+
+static int probe_in_poll(void *arg)
+{
+    struct excl_probe *x = arg;
+    if (x->tries++)
+        return 1;
+    int fd = open(x->dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+    if (fd >= 0)
+        close(fd);
+    else
+        x->excl_busy = errno == EBUSY;
+    const char *kw[] = {"engine", "psync", "rw", "randtrim", "bs", "4k", "ios", "4", NULL};
+    const char *tg[] = {x->file, NULL};
+    x->writer = run(kw, tg, NULL);
+    return 1;
+}
+
+START_TEST(trims_are_writes)
+{
+    char *dir = tu_mkdtemp("guard-trim");
+    char dev[64];
+    char *img = swap_device(dir, dev, sizeof dev);
+    uint64_t dev0 = sum_swap_header(dev);
+    const char *kt[] = {"engine", "psync", "rw", "trim", "bs", "4k", "ios", "8", "allow_destructive", "1", NULL};
+    const char *kr[] = {"engine", "psync", "rw", "randrw", "rwmixtrim", "50", "bs", "4k", "ios", "8",
+                        "allow_destructive", "1", NULL};
+    const char *const *kinds[] = {kt, kr};
+    for (int k = 0; k < 2; k++) {
+        /* an active swap device, the file backing it */
+        const char *t1[] = {dev, NULL}, *t2[] = {img, NULL};
+        struct outcome out = run(kinds[k], t1, NULL);
+        const char *w1[] = {"in use", "active swap", NULL};
+        expect_refused(&out, -EBUSY, w1);
+        out = run(kinds[k], t2, NULL);
+        const char *w2[] = {"backs", dev, NULL};
+        expect_refused(&out, -EBUSY, w2);
+        /* a name swapped for a symlink to it before the hold opens it */
+        char *f = random_file(dir, "f.dat", 1), *aside = path_in(dir, "f.orig");
+        uint64_t f0 = sum1m(f);
+        struct swap_ctx s = {f, aside, dev, 0, 0};
+        struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+        o.log = swap_in_log;
+        o.log_arg = &s;
+        const char *tf[] = {f, NULL};
+        out = run(kinds[k], tf, &o);
+        const char *w3[] = {"changed between planning and opening", NULL};
+        expect_refused(&out, -ESTALE, w3);
+        ck_assert_msg(sum1m(aside) == f0, "the refused trim punched the original file");
+        unlink(f);
+        unlink(aside);
+        free(f);
+        free(aside);
+    }
+    ck_assert_msg(sum_swap_header(dev) == dev0, "a trim reached the active swap device");
+    /* without allow_destructive, an unused device is refused (-EPERM) */
+    char *img2 = random_file(dir, "b.img", 4);
+    char dev2[64];
+    attach(img2, dev2, sizeof dev2);
+    uint64_t b0 = sum1m(dev2);
+    const char *t3[] = {dev2, NULL};
+    const char *kp[] = {"engine", "psync", "rw", "randtrim", "bs", "4k", "ios", "8", NULL};
+    struct outcome out = run(kp, t3, NULL);
+    const char *w4[] = {"rw=randtrim", "allow_destructive=1", NULL};
+    expect_refused(&out, -EPERM, w4);
+    ck_assert_msg(sum1m(dev2) == b0, "a refused trim changed the device");
+    /* a trim run holds the device O_EXCL and locked, as a writer does */
+    struct excl_probe x = {dev2, dev2, 0, 0, {0, ""}};
+    struct nvb_run_opts o = polling(probe_in_poll, &x);
+    const char *kl[] = {"engine", "psync", "rw", "randtrim", "bs", "4k", "runtime", "60s", "allow_destructive", "1",
+                        NULL};
+    out = run(kl, t3, &o);
+    ck_assert_msg(x.tries > 0, "never polled");
+    ck_assert_msg(x.excl_busy, "an exclusive open succeeded while a trim run held the device");
+    const char *w5[] = {"in use by another run", NULL};
+    expect_refused(&x.writer, -EBUSY, w5);
+    cleanup();
+    free(img2);
+    free(img);
     free(dir);
 }
 END_TEST
@@ -644,8 +774,10 @@ int main(void)
     tcase_add_test(tc, loop_backing_file);
     tcase_add_test(tc, stacked_loops);
     tcase_add_test(tc, two_writers);
+    tcase_add_test(tc, two_writers_alias_node);
     tcase_add_test(tc, two_writers_processes);
     tcase_add_test(tc, swap_file);
+    tcase_add_test(tc, trims_are_writes);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;

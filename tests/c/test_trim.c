@@ -365,15 +365,7 @@ START_TEST(device_guard_and_discard)
         return;
     }
     char *img = tu_scratch("trim-loop.img", 16 << 20);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "losetup -f --show '%s'", img);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    if (!fgets(g_loop, sizeof g_loop, p))
-        g_loop[0] = 0;
-    pclose(p);
-    g_loop[strcspn(g_loop, "\n")] = 0;
-    if (!g_loop[0]) {
+    if (tu_losetup(img, g_loop, sizeof g_loop) != 0) {
         fprintf(stderr, "note: losetup -f failed: case skipped\n");
         unlink(img);
         free(img);

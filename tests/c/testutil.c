@@ -110,6 +110,21 @@ int tu_sh(const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+int tu_losetup(const char *backing, char *dev, size_t len)
+{
+    char cmd[1100];
+    dev[0] = 0;
+    snprintf(cmd, sizeof cmd, "losetup -f --show '%s' 2>/dev/null", backing);
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return -1;
+    if (!fgets(dev, (int)len, f))
+        dev[0] = 0;
+    pclose(f);
+    dev[strcspn(dev, "\n")] = 0;
+    return dev[0] ? 0 : -1;
+}
+
 int tu_count_entries(const char *dir)
 {
     DIR *d = opendir(dir);

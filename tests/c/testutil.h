@@ -24,6 +24,9 @@ int tu_is_root(void);
 /* Note s in the first empty slot of a cleanup list of n names. */
 void tu_remember(char (*list)[256], int n, const char *s);
 int tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Attach backing (a file or a device) as a loop device (losetup -f
+ * --show): 0 with its name in dev, or -1 with dev "". */
+int tu_losetup(const char *backing, char *dev, size_t len);
 /* Count directory entries (excluding . and ..). */
 int tu_count_entries(const char *dir);
 

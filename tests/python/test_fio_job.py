@@ -12,7 +12,7 @@ import nvbench
 from nvbench import _nvbench
 from nvbench.fio_job import FioJobError, fio_size, fio_time_ns, from_fio_job, run_fio_job
 
-from conftest import ROOT, check_c_result, cli
+from conftest import ROOT, check_c_result, cli, loop_device
 
 JOBS = os.path.join(ROOT, "tests", "data", "fio_jobs")
 KEYS = {name for name, _, _ in _nvbench.workload_keys()}
@@ -302,6 +302,30 @@ def test_cli_run_fio(tmp_path):
     assert p.returncode == 2 and "job file only" in p.stderr
     p = cli("run", "--fio", str(tmp_path / "missing.fio"))
     assert p.returncode != 0 and "missing.fio" in p.stderr
+
+
+def test_cli_run_fio_block_device_needs_allow_destructive(tmp_path):
+    """A job file naming a block device meets the same guard as `nvbench run`: refused without
+    allow_destructive=1 (which run --fio and run_fio_job take beside the file), nothing written."""
+    img = tmp_path / "dev.img"
+    img.write_bytes(os.urandom(4 << 20))
+    with loop_device(img) as dev:
+        jf = write(tmp_path, f"[w]\nioengine=psync\nfilename={dev}\nrw=randwrite\nbs=4k\nio_size=256k\n")
+        before = img.read_bytes()
+        p = cli("run", "--fio", jf)
+        assert p.returncode == 2 and "allow_destructive=1" in p.stderr and dev in p.stderr, p.stderr
+        assert img.read_bytes() == before
+        p = cli("run", "--fio", jf, "bs=8k")
+        assert p.returncode == 2 and "job file only" in p.stderr
+        p = cli("run", "--fio", jf, "allow_destructive=1", "--print-json")
+        assert p.returncode == 0, p.stderr
+        [res] = json.loads(p.stdout)["results"]
+        assert res["write"]["bytes"] == 256 << 10 and res["workload"]["allow_destructive"] == 1
+        # the Python front door: run_fio_job's keys are validated with the file's
+        with pytest.raises(FioJobError, match="allow_destructive=1"):
+            run_fio_job(jf)
+        [r] = run_fio_job(jf, allow_destructive=1)
+        assert r.write.bytes == 256 << 10
 
 
 def test_split_with_fio_default_map_is_not_silently_dropped(tmp_path):

@@ -249,7 +249,9 @@ def check_guard(blocks, errs):
 
     def err(n):
         return " ".join(errs.get(n, []))
-    for n, what in (("guard.mounted.psync", "its block device"), ("guard.mounted.nvme", "its generic node")):
+    for n, what in (("guard.mounted.psync", "its block device"), ("guard.mounted.nvme", "its generic node"),
+                    ("guard.mounted.psync.trim", "its block device (a trim)"),
+                    ("guard.mounted.nvme.trim", "its generic node (a Dataset Management trim)")):
         rc, _ = result(blocks, n)
         e = err(n)
         check(rc == 2 and "is in use" in e and "/mnt" in e and "allow_destructive=1" in e,
@@ -257,7 +259,7 @@ def check_guard(blocks, errs):
               f"rc {rc}: {e}")
     rc, r = result(blocks, "guard.mounted.read")
     check(rc == 0 and r is not None and ios(r, "read") == 100, "reads of the mounted namespace go on", f"rc {rc}")
-    for n in ("guard.unmounted", "guard.unmounted.nvme"):
+    for n in ("guard.unmounted", "guard.unmounted.nvme", "guard.unmounted.nvme.trim"):
         rc, _ = result(blocks, n)
         e = err(n)
         check(rc == 2 and "ext2 filesystem labelled 'nvbvm'" in e and "allow_destructive=1" in e,
@@ -265,6 +267,21 @@ def check_guard(blocks, errs):
     rc, r = result(blocks, "guard.allowed")
     check(rc == 0 and r is not None and ios(r, "write") == 10, "allow_destructive=1 permits it (nvme engine)",
           f"rc {rc}")
+    # the hold across /dev/ngXnY and /dev/nvmeXnY
+    for holder, what in (("guard.held.nvme", "an nvme-engine writer on the generic node"),
+                         ("guard.held.psync", "a psync trimmer on the block device")):
+        rc, _ = result(blocks, holder)
+        check(rc == 0, f"{what} ran ({holder})", f"rc {rc}: {err(holder)}")
+    for n in ("guard.held.nvme.psync.write", "guard.held.nvme.psync.verify", "guard.held.nvme.nvme.verify",
+              "guard.held.psync.nvme.trim", "guard.held.psync.nvme.verify"):
+        rc, _ = result(blocks, n)
+        e = err(n)
+        check(rc != 0 and "in use by another run" in e and "run_workload" in e,
+              f"refused while another run writes the namespace through its other node ({n})", f"rc {rc}: {e}")
+    for n in ("guard.held.nvme.read", "guard.held.psync.read"):
+        rc, r = result(blocks, n)
+        check(rc == 0 and r is not None and ios(r, "read") == 100, f"a plain read beside the writer goes on ({n})",
+              f"rc {rc}: {err(n)}")
 
 
 def check_hotremove(blocks, tags):

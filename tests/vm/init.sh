@@ -260,11 +260,41 @@ mount -t ext2 "$C" /mnt || echo "@@NVB-ERR guard mount failed"
 block guard.mounts grep "$C" /proc/self/mountinfo
 run guard.mounted.psync $W engine=psync rw=randwrite ios=10 allow_destructive=1 "$C"
 run guard.mounted.nvme $W engine=nvme rw=randwrite ios=10 allow_destructive=1 "$CG"
+run guard.mounted.nvme.trim $W engine=nvme rw=trim ios=10 allow_destructive=1 "$CG"
+run guard.mounted.psync.trim $W engine=psync rw=randtrim ios=10 allow_destructive=1 "$C"
 run guard.mounted.read $W engine=io_uring rw=randread ios=100 "$C"
 umount /mnt
 run guard.unmounted $W engine=io_uring rw=randwrite ios=10 "$C"
 run guard.unmounted.nvme $W engine=nvme rw=randwrite ios=10 "$CG"
+run guard.unmounted.nvme.trim $W engine=nvme rw=trim ios=10 "$CG"
 run guard.allowed $W engine=nvme rw=randwrite ios=10 allow_destructive=1 "$CG"
+# The hold, across the two nodes of one namespace: a run writing (or
+# trimming) through one keeps every other writer and every verifier off
+# the other, whichever engine; plain reads go on.
+held() {
+    "$@" >/dev/null 2>/tmp/held.err &
+    hpid=$!
+    sleep 1
+}
+held_end() {
+    wait $hpid
+    hrc=$?
+    echo "@@NVB-BEGIN $1"
+    echo
+    echo "@@NVB-END $1 rc=$hrc"
+    [ -s /tmp/held.err ] && echo "@@NVB-ERR $1 $(tr '\n' ' ' </tmp/held.err)"
+}
+held $W engine=nvme rw=randwrite bs=4k runtime=8s allow_destructive=1 "$CG"
+run guard.held.nvme.psync.write $W engine=psync rw=write ios=4 allow_destructive=1 "$C"
+run guard.held.nvme.psync.verify $W engine=psync rw=randread verify=1 ios=4 "$C"
+run guard.held.nvme.nvme.verify $W engine=nvme rw=randread verify=1 ios=4 "$CG"
+run guard.held.nvme.read $W engine=io_uring rw=randread ios=100 "$C"
+held_end guard.held.nvme
+held $W engine=psync rw=randtrim bs=4k runtime=8s allow_destructive=1 "$C"
+run guard.held.psync.nvme.trim $W engine=nvme rw=trim ios=4 allow_destructive=1 "$CG"
+run guard.held.psync.nvme.verify $W engine=nvme rw=randread verify=1 ios=4 "$CG"
+run guard.held.psync.read $W engine=nvme rw=randread ios=100 "$CG"
+held_end guard.held.psync
 
 # ------------------------------------------------------------ hot removal
 # A run drives a controller behind a PCIe root port; once it is under way

@@ -253,12 +253,17 @@ def cmd_run(args):
 
 def _run_fio(args):
     """run --fio JOBFILE: each step of the job file, the results as {"results": [...]}."""
-    if args.items:
-        _err("run --fio takes the job file only: its targets and options come from it")
+    # the one key a job file cannot say: fio writes a device when told to,
+    # nvbench only with allow_destructive=1 (docs/devices.md)
+    allow = [i for i in args.items if i.partition("=")[0] == "allow_destructive"]
+    if len(allow) != len(args.items) or len(allow) > 1:
+        _err("run --fio takes the job file only (and allow_destructive=1, to let it write a block device): its "
+             "targets and options come from it")
         return EXIT_INPUT
+    run_kwargs = {"allow_destructive": allow[0].partition("=")[2]} if allow else {}
     try:
         steps = fio_job.from_fio_job(args.fio, lenient=args.fio_lenient)
-        fio_job.check(steps, args.fio_lenient)
+        fio_job.check(steps, args.fio_lenient, **run_kwargs)
     except fio_job.FioJobError as e:
         _err(str(e))
         return EXIT_INPUT
@@ -266,7 +271,7 @@ def _run_fio(args):
     try:
         for i, step in enumerate(steps):
             label = "+".join(w["fio"]["section"] for w in step)
-            results.append(fio_job.run_step(step, progress=bar.callback(i, label)))
+            results.append(fio_job.run_step(step, progress=bar.callback(i, label), **run_kwargs))
     except (KeyboardInterrupt, Terminated) as e:
         # the steps done and the cancelled one's partial result, as a finished job file's
         bar.close()

@@ -594,9 +594,10 @@ def _unknown_keys(steps):
                     yield w, key, _IMPLIED.get(key) == value
 
 
-def check(steps, lenient=False):
+def check(steps, lenient=False, **run_kwargs):
     """Refuse (or, lenient, leave out with a warning) keys this library lacks, and
-    validate every workload before any runs: a bad last step fails before the first."""
+    validate every workload before any runs: a bad last step fails before the first.
+    ``run_kwargs``: the keys the run will add (run_step's), validated with the file's."""
     if any(len(step) > 1 for step in steps) and not _run_groups():
         names = [", ".join(w["fio"]["section"] for w in step) for step in steps if len(step) > 1]
         raise FioJobError(f"jobs without a stonewall between them run at the same time ({names[0]}): "
@@ -616,7 +617,7 @@ def check(steps, lenient=False):
         for w in step:
             targets, keys = workload_args(w)
             try:
-                core.validate(*targets, options=keys)
+                core.validate(*targets, options={**run_kwargs, **keys})
             except NvbenchError as e:
                 named = [f"'{k}' is fio option '{o}'" for k, o in w["fio"]["origin"].items() if f"'{k}'" in e.strerror]
                 raise FioJobError(f"fio job section [{w['fio']['section']}]: {e.strerror}"
@@ -662,7 +663,7 @@ def run_fio_job(path, lenient=False, env=None, progress=None, **run_kwargs):
     nvbench.Terminated, as nvbench.run does) carries ``.results``, the ResultSet of the
     steps completed, and ``.result``, the partial Result of the step cut short."""
     steps = from_fio_job(path, lenient=lenient, env=env)
-    check(steps, lenient)
+    check(steps, lenient, **run_kwargs)
     results = []
     try:
         with sigterm_cancels():

@@ -249,7 +249,7 @@ NVB__HOLD_TAKE_DEFINE(take_one)
 
 int nvb__hold_share(const struct nvb__hold *from, struct nvb__hold *to)
 {
-    to->claim_fd = -1;
+    to->claim_fd = to->alias_fd = -1;
     to->fd = -1;
     HANDLE self = GetCurrentProcess(), dup = NULL;
     if (!DuplicateHandle(self, nvb__win_handle(from->fd), self, &dup, 0, FALSE, DUPLICATE_SAME_ACCESS))

@@ -12,7 +12,7 @@
 #include "platform/common.h"
 #include "platform/win/win.h"
 #include "platform/winfmt.h"
-#include "util/util.h"
+#include "util/util.h" /* ESTALE where the C library lacks it */
 
 #include <errno.h>
 #include <stdio.h>
