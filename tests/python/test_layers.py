@@ -26,7 +26,7 @@ EXTENSION = "_nvbench"  # the C module: imports nothing from the package
 # purpose, not to dodge a cycle.
 LAZY = {
     # the analysis side works without the C extension until a result is parsed
-    ("loading", "_library_json", "_nvbench"),
+    ("result", "_library_json", "_nvbench"),
     # ... and until results are merged (the library merges them)
     ("merge", "merge", "_nvbench"),
     # reference's optional dependencies may be missing: imported when called

@@ -15,7 +15,7 @@ from . import fio
 from ._jsontext import NotJSON, parse_json_text, read_text, strict_json
 from .errors import NvbenchError
 from .metrics import figures
-from .result import RESULT_SCHEMA, Result
+from .result import RESULT_SCHEMA, read_result
 from .resultset import RESULTSET_SCHEMA, ResultSet
 
 __all__ = ["load", "loads", "from_obj"]
@@ -27,54 +27,6 @@ def _looks_like_fio(obj):
                                        and obj.get("schema") is None))
 
 
-# Sources of results that Python builds itself (fio.py, reference.py): they do
-# not have the library's schema, so the library's parser cannot read them.
-_PYTHON_SOURCES = ("fio", "reference")
-
-
-def _library_json(text):
-    """The library's reading of one result's JSON: checked by its strict parser
-    (nvb_result_parse) and written back by its writer. NvbenchError(EINVAL)
-    names what is wrong."""
-    # Imported here, not at the top: the analysis modules work on a checkout
-    # where the extension is not built, until a result has to be parsed.
-    try:
-        from . import _nvbench
-    except ImportError as e:
-        raise ImportError("loading nvbench results needs the C extension nvbench._nvbench: "
-                          "the library's own parser checks them") from e
-    try:
-        return _nvbench.result_json(text)
-    except UnicodeEncodeError as e:  # a str holding a lone surrogate (os.fsdecode of a stray byte)
-        raise NvbenchError(errno.EINVAL, f"result JSON: a lone surrogate (U+{ord(e.object[e.start]):04X}) at "
-                           f"character {e.start}: not UTF-8") from None
-
-
-def _result(d, meta=None, where=None, raw=None):
-    """One entry of a document as a Result, read the way the library reads it.
-
-    nvbench results go through the library's parser and the figures are what
-    it writes back (rates and percentiles recomputed from what is stored), so a
-    file that the C side would refuse is refused here too, naming the problem.
-    ``raw`` is the entry's own text when the document is that one result."""
-    if not isinstance(d, dict):
-        raise ValueError(f"{where or 'the document'} is a {type(d).__name__}, not a result")
-    if d.get("source") in _PYTHON_SOURCES:
-        return Result(d, meta)
-    data = dict(d)
-    embedded = data.pop("meta", None)
-    try:
-        text = _library_json(raw if raw is not None else json.dumps(data, allow_nan=False))
-    except NvbenchError as e:
-        if where:
-            e = NvbenchError(e.errno, f"{where}: {e.strerror}")
-        raise e from None
-    out = json.loads(text)
-    if embedded is not None:
-        out["meta"] = embedded
-    return Result(out, meta)
-
-
 def from_obj(obj, meta=None, ncpus=None, raw=None):
     """A ResultSet from parsed JSON of any supported shape (``ncpus``: see :func:`load`).
 
@@ -82,7 +34,7 @@ def from_obj(obj, meta=None, ncpus=None, raw=None):
     ``raw`` is the text ``obj`` was parsed from, handed to it as it is when the
     document is a single result."""
     if isinstance(obj, list):
-        return ResultSet(_result(d, meta, f"[{i}]") for i, d in enumerate(obj))
+        return ResultSet(read_result(d, meta, f"[{i}]") for i, d in enumerate(obj))
     if not isinstance(obj, dict):
         raise ValueError(f"not an nvbench or fio result: top level is {type(obj).__name__}")
     if isinstance(obj.get("results"), list):
@@ -90,12 +42,12 @@ def from_obj(obj, meta=None, ncpus=None, raw=None):
         if schema != RESULTSET_SCHEMA:
             raise ValueError(f"unsupported result set schema {schema!r} (this version reads "
                              f"{RESULTSET_SCHEMA!r})")
-        return ResultSet(_result(d, meta, f"results[{i}]") for i, d in enumerate(obj["results"]))
+        return ResultSet(read_result(d, meta, f"results[{i}]") for i, d in enumerate(obj["results"]))
     if _looks_like_fio(obj):
         return fio.from_fio(obj, meta=meta, ncpus=ncpus)
     schema = obj.get("schema")
     if schema == RESULT_SCHEMA or (schema is None and "engine" in obj):
-        return ResultSet([_result(obj, meta, raw=raw)])
+        return ResultSet([read_result(obj, meta, raw=raw)])
     if isinstance(schema, str) and schema.startswith("nvbench.result/"):
         raise ValueError(f"unsupported result schema {schema!r} (this version reads {RESULT_SCHEMA!r})")
     raise ValueError("not an nvbench result, result set, or fio JSON output")

@@ -7,9 +7,11 @@ repeat, target, cell, op, stack), derived from the data when not given.
 
 import collections.abc
 import copy
+import errno
 import json
 
-from ._jsontext import utf8 as _utf8
+from ._jsontext import NotJSON, parse_json_text, strict_json, utf8 as _utf8
+from .errors import NvbenchError
 from ._printable import printable
 from .labels import cell_of, human_bs, op_of_rw
 from .metrics import bw_gib, figures, unsupported_text
@@ -192,13 +194,15 @@ class Result:
         """One result from its JSON text (str or bytes), read as :func:`nvbench.loads`
         reads it: by the library's strict parser, NvbenchError (EINVAL) naming what
         is wrong (before, Python's json believed NaN, duplicate keys and any figure)."""
-        from .loading import loads  # loading imports this module
         if isinstance(text, (bytes, bytearray)):
             text = _utf8(bytes(text))
-        rs = loads(text)
-        if len(rs) != 1:
-            raise ValueError(f"Result.from_json takes one result, the text holds {len(rs)} (nvbench.loads reads sets)")
-        return cls(rs[0].to_dict(), meta)
+        try:
+            obj, raw = parse_json_text(text, strict_json)
+        except NotJSON as e:
+            raise NvbenchError(errno.EINVAL, f"result JSON: {e}") from None
+        if not isinstance(obj, dict) or isinstance(obj.get("results"), list):
+            raise ValueError("Result.from_json takes one result (nvbench.loads reads sets and lists)")
+        return cls(read_result(obj, raw=raw).to_dict(), meta)
 
     def with_meta(self, **meta):
         """A copy with some labels replaced (``r.with_meta(stack="io_uring sqpoll")``)."""
@@ -296,3 +300,51 @@ def _ns(v):
     if v >= 1e3:
         return f"{v / 1e3:.3g} us"
     return f"{v:.3g} ns"
+
+
+# Sources of results that Python builds itself (fio.py, reference.py): they do
+# not have the library's schema, so the library's parser cannot read them.
+_PYTHON_SOURCES = ("fio", "reference")
+
+
+def _library_json(text):
+    """The library's reading of one result's JSON: checked by its strict parser
+    (nvb_result_parse) and written back by its writer. NvbenchError(EINVAL)
+    names what is wrong."""
+    # Imported here, not at the top: the analysis modules work on a checkout
+    # where the extension is not built, until a result has to be parsed.
+    try:
+        from . import _nvbench
+    except ImportError as e:
+        raise ImportError("loading nvbench results needs the C extension nvbench._nvbench: "
+                          "the library's own parser checks them") from e
+    try:
+        return _nvbench.result_json(text)
+    except UnicodeEncodeError as e:  # a str holding a lone surrogate (os.fsdecode of a stray byte)
+        raise NvbenchError(errno.EINVAL, f"result JSON: a lone surrogate (U+{ord(e.object[e.start]):04X}) at "
+                           f"character {e.start}: not UTF-8") from None
+
+
+def read_result(d, meta=None, where=None, raw=None):
+    """One entry of a document as a Result, read the way the library reads it.
+
+    nvbench results go through the library's parser and the figures are what
+    it writes back (rates and percentiles recomputed from what is stored), so a
+    file that the C side would refuse is refused here too, naming the problem.
+    ``raw`` is the entry's own text when the document is that one result."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{where or 'the document'} is a {type(d).__name__}, not a result")
+    if d.get("source") in _PYTHON_SOURCES:
+        return Result(d, meta)
+    data = dict(d)
+    embedded = data.pop("meta", None)
+    try:
+        text = _library_json(raw if raw is not None else json.dumps(data, allow_nan=False))
+    except NvbenchError as e:
+        if where:
+            e = NvbenchError(e.errno, f"{where}: {e.strerror}")
+        raise e from None
+    out = json.loads(text)
+    if embedded is not None:
+        out["meta"] = embedded
+    return Result(out, meta)
