@@ -593,6 +593,89 @@ START_TEST(two_writers_alias_node)
 }
 END_TEST
 
+/* Partitions: a run on a partition locks its byte range of the disk too, so
+ * a run through the whole disk that overlaps it conflicts, and one on the
+ * other partition does not. This kernel reads no partition table itself
+ * (no parsers built in), so the partitions are added with partx (BLKPG). */
+struct part_ctx {
+    const char *disk, *other;
+    struct outcome disk_writer, disk_verifier, disk_reader, other_writer;
+    uint64_t head_before, head_after;
+    int done;
+};
+
+static int part_runs(void *arg)
+{
+    struct part_ctx *c = arg;
+    if (c->done)
+        return 1;
+    c->done = 1;
+    const char *td[] = {c->disk, NULL}, *to[] = {c->other, NULL};
+    c->head_before = sum1m(c->disk);
+    /* rw=write from offset 0: its first block is the partition table */
+    const char *kw[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "16", "allow_destructive", "1", NULL};
+    c->disk_writer = run(kw, td, NULL);
+    c->head_after = sum1m(c->disk);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", "verify", "1", NULL};
+    c->disk_verifier = run(kv, td, NULL);
+    const char *kr[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", NULL};
+    c->disk_reader = run(kr, td, NULL);
+    const char *ko[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "16", "allow_destructive", "1",
+                        NULL};
+    c->other_writer = run(ko, to, NULL);
+    return 1;
+}
+
+START_TEST(partitions_lock_their_range)
+{
+    char *dir = tu_mkdtemp("guard-part");
+    char *img = path_in(dir, "disk.img");
+    ck_assert_int_eq(tu_sh("truncate -s 32M '%s'", img), 0);
+    ck_assert_int_eq(tu_sh("printf 'label: dos\\n2048,16384\\n18432,16384\\n' | sfdisk -q '%s'", img), 0);
+    char dev[64], p1[80], p2[80];
+    attach(img, dev, sizeof dev);
+    /* -u: adds what is missing (a number just detached can still be
+     * dropping its old partitions); what counts is what the kernel then has */
+    tu_sh("partx -u %s", dev);
+    snprintf(p1, sizeof p1, "%sp1", dev);
+    snprintf(p2, sizeof p2, "%sp2", dev);
+    struct stat st;
+    int seen = 0; /* devtmpfs makes the nodes; bounded generously */
+    for (int i = 0; i < 1000 && !seen; i++) {
+        seen = stat(p1, &st) == 0 && S_ISBLK(st.st_mode) && stat(p2, &st) == 0 && S_ISBLK(st.st_mode) &&
+               tu_sh("grep -qx 2048 /sys/block/%s/%sp1/start && grep -qx 18432 /sys/block/%s/%sp2/start", dev + 5,
+                     dev + 5, dev + 5, dev + 5) == 0;
+        if (!seen) {
+            usleep(10000);
+            if (i % 100 == 99)
+                tu_sh("partx -u %s", dev);
+        }
+    }
+    ck_assert_msg(seen, "partx made no %s and %s at sectors 2048 and 18432", p1, p2);
+    struct part_ctx c;
+    memset(&c, 0, sizeof c);
+    c.disk = dev;
+    c.other = p2;
+    struct nvb_run_opts o = polling(part_runs, &c);
+    const char *kv[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "runtime", "60s", "allow_destructive",
+                        "1", NULL};
+    const char *tg[] = {p1, NULL};
+    struct outcome first = run(kv, tg, &o);
+    ck_assert_msg(c.done, "the partition's writer never polled");
+    ck_assert_msg(first.rc == -ECANCELED, "writer on %s: rc %d: %s", p1, first.rc, first.msg);
+    const char *w[] = {"in use by another run", NULL};
+    expect_refused(&c.disk_writer, -EBUSY, w);
+    ck_assert_msg(c.head_after == c.head_before, "the refused writer wrote the disk's first MiB");
+    expect_refused(&c.disk_verifier, -EBUSY, w);
+    ck_assert_msg(c.disk_reader.rc == 0, "a plain read of the disk was blocked: %s", c.disk_reader.msg);
+    ck_assert_msg(c.other_writer.rc == 0, "a writer on the other partition was refused: %s", c.other_writer.msg);
+    tu_sh("partx -d %s", dev);
+    cleanup();
+    free(img);
+    free(dir);
+}
+END_TEST
+
 START_TEST(two_writers_processes)
 {
     /* the same across processes: a child holds the file for writing */
@@ -775,6 +858,7 @@ int main(void)
     tcase_add_test(tc, stacked_loops);
     tcase_add_test(tc, two_writers);
     tcase_add_test(tc, two_writers_alias_node);
+    tcase_add_test(tc, partitions_lock_their_range);
     tcase_add_test(tc, two_writers_processes);
     tcase_add_test(tc, swap_file);
     tcase_add_test(tc, trims_are_writes);
