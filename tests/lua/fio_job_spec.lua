@@ -43,6 +43,18 @@ describe("nvbench.fio_job", function()
     assert.are.equal(0, r.write.ios)
   end)
 
+  it("takes library keys for every job that the file does not set", function()
+    local env = { NVB_FIO_BS = "4k", NVB_FIO_SIZE = "16m", NVB_FIO_RUNTIME = "200ms" }
+    local results = assert(fio.run(JOBS .. "env.fio", env, { interval = "50ms", bs = "8k" }))
+    local w = results[1].workload
+    assert.are.equal(0.05, w.interval_s)
+    assert.are.equal(4096, w.bs) -- the file's bs, not the key's
+    local none, err, errno = fio.run(JOBS .. "env.fio", env, "allow_destructive=1")
+    assert.is_nil(none)
+    assert.truthy(err:find("keys: a table", 1, true))
+    assert.are.equal(22, errno)
+  end)
+
   it("refuses concurrent jobs where the library has no run_groups", function()
     if nvb.run_groups then return pending("this nvbench has run_groups") end
     local results, err = fio.run(JOBS .. "stonewall.fio")

@@ -464,8 +464,13 @@ local function library_args(nvb, w)
 end
 
 --- Run a job file with nvb.run: a list of results, one per step, or nil, msg.
-function M.run(path, env)
+--- keys (optional): library keys for every job that the file does not set, as
+--- Python's run_fio_job takes them ({allow_destructive = 1, interval = "500ms"}).
+function M.run(path, env, keys)
   local nvb = require "nvbench"
+  if keys ~= nil and type(keys) ~= "table" then
+    return nil, "keys: a table of library keys for every job, not a " .. type(keys), 22
+  end
   local steps = M.from_fio_job(path, env)
   for _, step in ipairs(steps) do
     if #step > 1 and not nvb.run_groups then
@@ -476,7 +481,12 @@ function M.run(path, env)
   local results = {}
   for _, step in ipairs(steps) do
     local ws = {}
-    for i, w in ipairs(step) do ws[i] = library_args(nvb, w) end
+    for i, w in ipairs(step) do
+      ws[i] = library_args(nvb, w)
+      for k, v in pairs(keys or {}) do
+        if ws[i][k] == nil then ws[i][k] = tostring(v) end
+      end
+    end
     local r, err, errno
     if #ws == 1 then r, err, errno = nvb.run(ws[1])
     else r, err, errno = nvb.run_groups(ws) end
