@@ -150,7 +150,8 @@ int nvb__need_check(const struct nvb__need *n, struct plan *p, char *err, size_t
     if (mem && m->total > mem / 2)
         nvb__plan_warn(p, "%sthe run may take up to %" PRIu64 " of the %" PRIu64 " bytes of memory (buffers %" PRIu64
                        ", latency histograms %" PRIu64 ", interval state %" PRIu64 ", %" PRIu64 " time-series points "
-                       "up to %" PRIu64 ")", n->groups > 1 ? "job groups: " : "", m->total, mem, m->buffers,
+                       "up to %" PRIu64 "): a bound, not a forecast (a point holds only the latency buckets its "
+                       "interval filled, rarely all); a longer interval needs fewer points", n->groups > 1 ? "job groups: " : "", m->total, mem, m->buffers,
                        m->hist_bytes, m->sampler_bytes, m->series_points, m->series_max);
     else if (m->hist_bytes + m->sampler_bytes > NVB__HIST_WARN_BYTES)
         nvb__plan_warn(p, "%" PRIu64 " latency histograms (lat, slat and clat per job per target per direction, %zu "

@@ -85,24 +85,32 @@ uint64_t nvb__result_window_end(const struct nvb_result *r)
     return nvb__result_window_start(r) + (uint64_t)llround(r->duration_s > 0 ? r->duration_s * 1e9 : 0);
 }
 
+/* A warning of any length: one quoting a path of PATH_MAX bytes is kept
+ * whole, not cut where a fixed buffer ends. */
 void nvb__result_warn(struct nvb_result *r, const char *fmt, ...)
 {
-    char buf[512];
-    va_list ap;
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s)
+        vsnprintf(s, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (!s)
+        return;
     if (r->nwarn == r->warn_cap) {
         unsigned cap = r->warn_cap ? r->warn_cap * 2 : 4;
         char **w = realloc(r->warn, cap * sizeof *w);
-        if (!w)
+        if (!w) {
+            free(s);
             return;
+        }
         r->warn = w;
         r->warn_cap = cap;
     }
-    char *s = nvb__strdup(buf);
-    if (s)
-        r->warn[r->nwarn++] = s;
+    r->warn[r->nwarn++] = s;
 }
 
 /* The JSON shows U+FFFD for each byte that is not UTF-8 (json.h), so a

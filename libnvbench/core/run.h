@@ -72,7 +72,7 @@ struct plan {
     uint64_t runtime_ns;        /* 0: bounded by ios only */
     int      reads, writes, trims;
     unsigned nwarn;
-    char     warn[MAX_PLAN_WARN][256];
+    char     warn[MAX_PLAN_WARN][1024]; /* a message quoting a path must not be cut */
     int      ncpus_online;
     /* nvb_run_groups: the plans of the run's other groups whose holds are
      * taken; a target one of them holds is shared, not opened again */

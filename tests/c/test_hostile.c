@@ -536,6 +536,39 @@ static int count_of(const char *hay, const char *needle)
     return n;
 }
 
+/* Warnings that quote a long path are kept whole: they were cut at 256
+ * bytes (the plan's) and 512 (the result's), mid-word, their advice lost. */
+START_TEST(long_path_warnings_whole)
+{
+    char *base = tu_mkdtemp("hostile long");
+    char dir[4096], comp[201];
+    memset(comp, 'd', 200);
+    comp[200] = 0;
+    snprintf(dir, sizeof dir, "%s", base);
+    while (strlen(dir) < 700) {
+        size_t n = strlen(dir);
+        snprintf(dir + n, sizeof dir - n, "/%s", comp);
+        ck_assert_int_eq(mkdir(dir, 0755), 0);
+    }
+    size_t n = strlen(dir);
+    snprintf(dir + n, sizeof dir - n, "/last\xff");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    ck_assert_uint_gt(strlen(dir), 700);
+    struct outcome o = run((const char *[]){"engine", "psync", "direct", "0", "ios", "10", "size", "64k", "offset", "4k",
+                                            NULL},
+                           (const char *[]){dir, NULL});
+    ck_assert_msg(o.rc == 0, "%s", o.msg);
+    ck_assert_ptr_nonnull(o.json);
+    ck_assert_msg(strstr(o.json, "last\\ufffd') has bytes that are not UTF-8: the JSON shows each of them as U+FFFD\""),
+                  "the UTF-8 warning is cut: %s", strstr(o.json, "\"warnings\""));
+    ck_assert_msg(strstr(o.json, "last\\ufffd': the scratch file is the region\""), "the offset warning is cut: %s",
+                  strstr(o.json, "\"warnings\""));
+    done(&o);
+    tu_sh("rm -rf '%s'", base);
+    free(base);
+}
+END_TEST
+
 /* A target and a name= value with bytes that are not UTF-8: the run's JSON
  * is valid UTF-8, parses (by our own parser too), shows U+FFFD for them and
  * warns about each string. */
@@ -769,6 +802,7 @@ int main(void)
     tcase_add_test(tc, full_ext4);
     tcase_add_test(tc, json_writer_utf8);
     tcase_add_test(tc, not_utf8_names);
+    tcase_add_test(tc, long_path_warnings_whole);
     tcase_add_test(tc, not_utf8_device_strings);
     tcase_add_test(tc, parser_memory_bound);
     suite_add_tcase(s, tc);
