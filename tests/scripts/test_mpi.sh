@@ -273,7 +273,9 @@ fi
 sleep 0.5
 left=$(pgrep -f "$EXE" || true)
 [ -z "$left" ] || bad "processes left running after SIGINT: $left"
-left=$(ls "$TMP"/r*/ 2> /dev/null | grep -c nvbench || true)
+# the scratch files are dot files (.nvbench-scratch-PID-HEX.tmp): ls would
+# not list them, and the directories' own names may hold "nvbench"
+left=$(find "$TMP"/r0 "$TMP"/r1 "$TMP"/r2 "$TMP"/r3 -name '.nvbench-scratch-*' 2> /dev/null | wc -l)
 [ "$left" = 0 ] || bad "$left scratch files left behind"
 
 if [ ${#FAILS[@]} -gt 0 ]; then
