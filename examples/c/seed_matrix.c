@@ -43,6 +43,7 @@
 
 #include "example_signals.h"
 #include "seed_facts.h"
+#include "seed_tmpdir.h"
 
 #ifdef _WIN32
 #include <direct.h>
@@ -645,7 +646,7 @@ int main(int argc, char **argv)
     char tmpdir[512];
     snprintf(tmpdir, sizeof tmpdir, "%s\\nvbench-seed.XXXXXX", getenv("TEMP") ? getenv("TEMP") : ".");
 #else
-    char tmpdir[] = "/tmp/nvbench-seed.XXXXXX";
+    char tmpdir[512]; /* $TMPDIR or /tmp: nvbench-matrix-<pid>-<8 of [a-z0-9]> (seed_tmpdir.h) */
 #endif
     char scratch[600] = "";
     int own_dir = 0;
@@ -657,10 +658,24 @@ int main(int argc, char **argv)
     if (!target) {
         /* One scratch file laid out once and shared by every cell: a
          * directory target would make each run lay out its own. */
+#ifdef _WIN32
         if (!mkdtemp(tmpdir)) {
             perror("seed_matrix: mkdtemp");
             return 1;
         }
+#else
+        /* what matrices killed outright left there first */
+        unsigned swept = seed_tmp_sweep();
+        if (swept)
+            fprintf(stderr, "seed_matrix: removed %u temporary director%s of matrices whose process is gone\n",
+                    swept, swept == 1 ? "y" : "ies");
+        int mk = seed_tmp_make(tmpdir, sizeof tmpdir);
+        if (mk < 0) {
+            fprintf(stderr, "seed_matrix: cannot make a temporary directory in %s: %s\n", seed_tmp_parent(),
+                    strerror(-mk));
+            return 1;
+        }
+#endif
         own_dir = 1;
         snprintf(scratch, sizeof scratch, "%s/scratch", tmpdir);
         if (make_scratch(scratch, size) < 0) {

@@ -82,13 +82,13 @@ wait_reads() { wait_io "$1" "$2" syscr 2000; }
 wait_writes() { wait_io "$1" "$2" syscw 2000; }
 
 # wait_seed_scratch MODE _ PID: until PID has the scratch file of its own
-# temporary directory (/tmp/nvbench-seed.*/scratch) open, write-only (MODE
+# temporary directory ($TMPDIR or /tmp: nvbench-matrix-PID-*/scratch) open, write-only (MODE
 # w: it is laying it out) or not (MODE r: a run); SEED_DIR is set to it.
 wait_seed_scratch() {
     local f
     for _ in $(seq 3000); do
         kill -0 "$3" 2> /dev/null || return 1
-        if f=$(open_as "$3" "/tmp/nvbench-seed.*/scratch" "$1"); then
+        if f=$(open_as "$3" "${TMPDIR:-/tmp}/nvbench-matrix-$3-*/scratch" "$1"); then
             SEED_DIR=${f%/scratch}
             return 0
         fi
@@ -113,6 +113,23 @@ if [ -x "$SEED" ] && [ "$DIRECT" = 1 ]; then
     mkdir "$d"
     WAIT=seed_in_run interrupt c-seed-own TERM 0 "$d" "$SEED" --engines psync --runtime 60s --size 16M
     [ ! -e "$SEED_DIR" ] || { ls -la "$SEED_DIR" >&2; fail "c-seed-own: $SEED_DIR left behind"; }
+    # SIGKILL leaves its directory; the next seed_matrix removes it (its pid
+    # is gone), not a dead pid's directory holding anything besides scratch
+    "$SEED" --engines psync --runtime 60s --size 16M > /dev/null 2>&1 &
+    kpid=$!
+    seed_in_run _ "$kpid" || fail "c-seed-kill: seed_matrix never ran on its scratch file"
+    kill -KILL "$kpid"
+    wait "$kpid" 2> /dev/null || true
+    [ -f "$SEED_DIR/scratch" ] || fail "c-seed-kill: SIGKILL left no $SEED_DIR/scratch to sweep"
+    keep=${TMPDIR:-/tmp}/nvbench-matrix-$kpid-keep_me0
+    mkdir "$keep" && touch "$keep/not-scratch"
+    "$SEED" --engines null --runtime 100ms --size 1M > /dev/null 2> "$TMP/c-seed-sweep.err" ||
+        { cat "$TMP/c-seed-sweep.err" >&2; fail "c-seed-kill: the next seed_matrix failed"; }
+    [ ! -e "$SEED_DIR" ] || { rm -rf "$SEED_DIR" "$keep"; fail "c-seed-kill: the dead matrix's $SEED_DIR was not swept"; }
+    grep -q 'removed [0-9]* temporary director' "$TMP/c-seed-sweep.err" || { rm -rf "$keep"; fail "c-seed-kill: no word of the sweep"; }
+    [ -e "$keep/not-scratch" ] || fail "c-seed-kill: a directory holding something else was removed"
+    rm -rf "$keep"
+    echo "ok c-seed-kill: SIGKILL left $SEED_DIR; the next seed_matrix removed it and kept $keep"
     # its directory is under /tmp: a layout of a quarter of the room there, at most 4 GiB
     tmp_mib=$(($(df -Pk /tmp | awk 'NR == 2 {print $4}') / 4 / 1024))
     [ "$tmp_mib" -gt 4096 ] && tmp_mib=4096

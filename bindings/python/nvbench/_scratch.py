@@ -10,7 +10,8 @@ The temporary directory is named nvbench-matrix-<pid>-<8 random characters>,
 as the library names its scratch files .nvbench-scratch-<pid>-<16 hex>.tmp:
 a process killed outright (SIGKILL, power loss) leaves 512 MiB behind, and
 the pid lets the next matrix tell a dead owner's directory from a live one's
-and remove it (clean_stale).
+and remove it (clean_stale). The C example seed_matrix names its directory
+the same way and sweeps by the same rule (examples/c/seed_tmpdir.h).
 """
 import contextlib
 import os
