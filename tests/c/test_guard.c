@@ -509,19 +509,27 @@ static int second_runs(void *arg)
     return 1; /* end the first run */
 }
 
+/* A writer on target for up to a minute whose poll hook runs poll(arg)
+ * (which starts the runs beside it, then ends it): it must have polled
+ * (*done) and ended cancelled. */
+static void first_writer(const char *target, int (*poll)(void *), void *arg, const int *done)
+{
+    struct nvb_run_opts o = polling(poll, arg);
+    const char *kv[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "runtime", "60s", "allow_destructive",
+                        "1", NULL};
+    const char *tg[] = {target, NULL};
+    struct outcome first = run(kv, tg, &o);
+    ck_assert_msg(*done, "the writer on %s never polled", target);
+    ck_assert_msg(first.rc == -ECANCELED, "writer on %s: rc %d: %s", target, first.rc, first.msg);
+}
+
 static void two_writers_on(const char *target, const char *second)
 {
     struct second_ctx s;
     memset(&s, 0, sizeof s);
     s.target = target;
     s.second = second;
-    struct nvb_run_opts o = polling(second_runs, &s);
-    const char *kv[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "runtime", "60s", "allow_destructive",
-                        "1", NULL};
-    const char *tg[] = {target, NULL};
-    struct outcome first = run(kv, tg, &o);
-    ck_assert_msg(s.done, "the first run never polled");
-    ck_assert_msg(first.rc == -ECANCELED, "first run: rc %d: %s", first.rc, first.msg);
+    first_writer(target, second_runs, &s, &s.done);
     char pid[32];
     snprintf(pid, sizeof pid, "pid %ld", (long)getpid());
     const char *w[] = {"in use by another run", pid, NULL};
@@ -656,13 +664,7 @@ START_TEST(partitions_lock_their_range)
     memset(&c, 0, sizeof c);
     c.disk = dev;
     c.other = p2;
-    struct nvb_run_opts o = polling(part_runs, &c);
-    const char *kv[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "runtime", "60s", "allow_destructive",
-                        "1", NULL};
-    const char *tg[] = {p1, NULL};
-    struct outcome first = run(kv, tg, &o);
-    ck_assert_msg(c.done, "the partition's writer never polled");
-    ck_assert_msg(first.rc == -ECANCELED, "writer on %s: rc %d: %s", p1, first.rc, first.msg);
+    first_writer(p1, part_runs, &c, &c.done);
     const char *w[] = {"in use by another run", NULL};
     expect_refused(&c.disk_writer, -EBUSY, w);
     ck_assert_msg(c.head_after == c.head_before, "the refused writer wrote the disk's first MiB");
