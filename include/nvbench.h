@@ -237,6 +237,25 @@ NVB_API int nvb_run(const struct nvb_workload *w, const struct nvb_run_opts *opt
 NVB_API int nvb_run_groups(const struct nvb_workload *const *ws, size_t n, const struct nvb_run_opts *opts,
                            struct nvb_result **out);
 
+/* Plan runs to come without running them: nothing is opened for I/O,
+ * created or written (as nvb_workload_validate()). ws[0..n) are split into
+ * steps, run one after the other: ws[i] belongs to step steps[i] (steps
+ * non-decreasing; NULL: all in one step). A step of one workload is
+ * planned as nvb_run() plans it, a step of several as nvb_run_groups()
+ * plans its groups: names that differ, no target written by two groups or
+ * written by one and verified by another, their memory and descriptors
+ * summed. A target a step would create (missing, with size) is taken as
+ * existing in the steps after it, known by its path as written. So a job
+ * file's last step is checked before its first one writes anything.
+ * Returns 0, or the negative errno the planning of that step's run would
+ * return (-EINVAL, -EBUSY, -ENOENT, -EPERM, -ENOMEM, -EMFILE, ...; -EINVAL
+ * too for bad arguments or more than 1024 workloads in a step); err
+ * (errlen bytes, may be NULL) then holds the message and *bad (may be
+ * NULL) the index in ws of the workload it concerns. Thread safety: as
+ * nvb_workload_validate(), the workloads only read. Since 0.3. */
+NVB_API int nvb_groups_validate(const struct nvb_workload *const *ws, size_t n, const unsigned *steps, size_t *bad,
+                                char *err, size_t errlen);
+
 /* ------------------------------------------------------------------ */
 /* Results                                                              */
 /* ------------------------------------------------------------------ */

@@ -71,6 +71,7 @@ struct lresult *to_result(lua_State *L, int idx);  /* lua_result.c */
 void create_signal_exit(lua_State *L);  /* lua_run.c */
 int l_run(lua_State *L);  /* lua_run.c */
 int l_run_groups(lua_State *L);  /* lua_run.c */
+int l_validate_groups(lua_State *L);  /* lua_run.c */
 int apply_table(lua_State *L, struct nvb_workload *w, int idx, const char *const *skip, char *why);  /* lua_workload.c */
 void create_workload_meta(lua_State *L);  /* lua_workload.c */
 int l_workload(lua_State *L);  /* lua_workload.c */

@@ -342,18 +342,13 @@ int l_run(lua_State *L)
  *   workloads); the other keys but progress are applied to every group
  *   given as a table, before its own keys (which win). Returns what nvb.run
  *   returns; result:groups() has one result per group. */
-int l_run_groups(lua_State *L)
+/* The workloads of the array part of the table at index 1 (tables, the
+ * shared string keys (slot 3) applied first, or workloads), in ws/lws
+ * (slots 4, 5; slot 6 keeps them); `skip`: the outer keys that are not
+ * workload keys. 0, or what push_fail pushed (its count). */
+static int collect_groups(lua_State *L, const char *fname, lua_Integer n, const char *const *skip,
+                          struct nvb_workload ***wsp, struct lworkload ***lwsp)
 {
-    static const char *const run_only[] = {"progress", NULL};
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
-    if (n < 1 || n > 1024)
-        return luaL_error(L, "nvbench.run_groups: give 1 to 1024 groups in the array part (got %d)", (int)n);
-    lua_getfield(L, 1, "progress"); /* 2 */
-    int fn = lua_isnil(L, 2) ? 0 : 2;
-    if (fn && !lua_isfunction(L, fn))
-        return luaL_error(L, "nvbench: 'progress' must be a function (got %s)", luaL_typename(L, fn));
     /* 3: the shared keys, a table of the outer one's string keys */
     lua_newtable(L);
     lua_pushnil(L);
@@ -369,15 +364,17 @@ int l_run_groups(lua_State *L)
     struct nvb_workload **ws = lua_newuserdatauv(L, (size_t)n * sizeof *ws, 0);        /* 4 */
     struct lworkload **lws = lua_newuserdatauv(L, (size_t)n * sizeof *lws, 0);         /* 5 */
     lua_createtable(L, (int)n, 0);                                                      /* 6: keeps them */
+    *wsp = ws;
+    *lwsp = lws;
     for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, 1, i);
         struct lworkload *lw;
         if (lua_istable(L, -1)) {
             lw = new_workload(L);
             char why[WHY_LEN] = "";
-            int rc = apply_table(L, lw->w, 3, run_only, why);
+            int rc = apply_table(L, lw->w, 3, skip, why);
             if (rc == 0)
-                rc = apply_table(L, lw->w, -2, run_only, why);
+                rc = apply_table(L, lw->w, -2, skip, why);
             if (rc < 0) {
                 char msg[WHY_LEN + 64];
                 snprintf(msg, sizeof msg, "group %d: %s", (int)i, why[0] ? why : nvb_workload_error(lw->w));
@@ -387,7 +384,7 @@ int l_run_groups(lua_State *L)
             lw = to_workload(L, -1);
             lua_pushvalue(L, -1);
         } else {
-            return luaL_error(L, "nvbench.run_groups: group %d is a %s, not a table or a workload", (int)i,
+            return luaL_error(L, "nvbench.%s: group %d is a %s, not a table or a workload", fname, (int)i,
                               luaL_typename(L, -1));
         }
         lua_rawseti(L, 6, i);
@@ -395,5 +392,73 @@ int l_run_groups(lua_State *L)
         ws[i - 1] = lw->w;
         lws[i - 1] = lw;
     }
+    return 0;
+}
+
+int l_run_groups(lua_State *L)
+{
+    static const char *const run_only[] = {"progress", NULL};
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
+    if (n < 1 || n > 1024)
+        return luaL_error(L, "nvbench.run_groups: give 1 to 1024 groups in the array part (got %d)", (int)n);
+    lua_getfield(L, 1, "progress"); /* 2 */
+    int fn = lua_isnil(L, 2) ? 0 : 2;
+    if (fn && !lua_isfunction(L, fn))
+        return luaL_error(L, "nvbench: 'progress' must be a function (got %s)", luaL_typename(L, fn));
+    struct nvb_workload **ws;
+    struct lworkload **lws;
+    int pushed = collect_groups(L, "run_groups", n, run_only, &ws, &lws);
+    if (pushed)
+        return pushed;
     return run_and_push(L, ws, lws, (size_t)n, 1, fn);
+}
+
+/* nvb.validate_groups{ {key = value, targets = {...}} | workload, ...,
+ *                      steps = {1, 1, 2, ...}, key = value ... }
+ *   Plans the workloads as the runs to come would (nvb_groups_validate),
+ *   opening, creating and writing nothing: steps[i] is the step of the i-th
+ *   (non-decreasing; absent: all in one step, as nvb.run_groups runs them);
+ *   the other keys as nvb.run_groups takes them.
+ *   -> true, or nil, message, errno, index (1-based: the workload concerned) */
+int l_validate_groups(lua_State *L)
+{
+    static const char *const skip[] = {"steps", NULL};
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
+    if (n < 1 || n > 65536)
+        return luaL_error(L, "nvbench.validate_groups: give 1 to 65536 workloads in the array part (got %d)", (int)n);
+    lua_getfield(L, 1, "steps"); /* 2 */
+    if (!lua_isnil(L, 2) && !lua_istable(L, 2))
+        return luaL_error(L, "nvbench.validate_groups: 'steps' must be a table (got %s)", luaL_typename(L, 2));
+    struct nvb_workload **ws;
+    struct lworkload **lws;
+    int pushed = collect_groups(L, "validate_groups", n, skip, &ws, &lws);
+    if (pushed)
+        return pushed;
+    unsigned *steps = NULL;
+    if (lua_istable(L, 2)) {
+        steps = lua_newuserdatauv(L, (size_t)n * sizeof *steps, 0); /* 7 */
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, 2, i);
+            int ok;
+            lua_Integer v = lua_tointegerx(L, -1, &ok);
+            if (!ok || v < 0 || v > (lua_Integer)UINT_MAX)
+                return luaL_error(L, "nvbench.validate_groups: steps[%d] is not a step number", (int)i);
+            steps[i - 1] = (unsigned)v;
+            lua_pop(L, 1);
+        }
+    }
+    char err[1024] = "";
+    size_t bad = 0;
+    int rc = nvb_groups_validate((const struct nvb_workload *const *)ws, (size_t)n, steps, &bad, err, sizeof err);
+    if (rc == 0) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    push_fail(L, rc, err);
+    lua_pushinteger(L, (lua_Integer)bad + 1);
+    return 4;
 }

@@ -322,6 +322,7 @@ static int l_search(lua_State *L)
 static const luaL_Reg lib_funcs[] = {
     {"run", l_run},
     {"run_groups", l_run_groups},
+    {"validate_groups", l_validate_groups},
     {"workload", l_workload},
     {"engines", l_engines},
     {"devices", l_devices},

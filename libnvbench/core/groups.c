@@ -51,6 +51,10 @@ struct grp {
 struct groups {
     struct grp *g;
     size_t n;
+    /* nvb_groups_validate: the targets earlier steps create (their paths),
+     * which exist by the time this step runs */
+    const char *const *made;
+    size_t nmade;
     struct nvb_run_opts uo;      /* the caller's */
     struct nvb_cancel cancel;    /* every group's, set by the calling thread */
     struct nvb__mutex *mu;
@@ -93,6 +97,9 @@ static struct ident ident_of(const struct grp *g, const struct ptarget *t)
 
 static int same_target(const struct grp *ga, const struct ptarget *a, const struct grp *gb, const struct ptarget *b)
 {
+    /* a target still missing is known by its name only */
+    if (a->create && b->create)
+        return !strcmp(a->path, b->path);
     if (a->scratch || b->scratch)
         return 0;
     struct ident x = ident_of(ga, a), y = ident_of(gb, b);
@@ -101,12 +108,22 @@ static int same_target(const struct grp *ga, const struct ptarget *a, const stru
 
 /* Two groups on one target where one writes and the other writes or
  * verifies: their data would clash. */
-static int groups_conflict(const struct grp *a, const struct grp *b, char *err, size_t errlen)
+static int made_earlier(const struct groups *G, const char *path)
 {
-    /* a missing target the run would create (plan_create) can be created once */
+    for (size_t i = 0; i < G->nmade; i++)
+        if (!strcmp(G->made[i], path))
+            return 1;
+    return 0;
+}
+
+static int groups_conflict(const struct groups *G, const struct grp *a, const struct grp *b, char *err, size_t errlen)
+{
+    /* a missing target the run would create (plan_create) can be created
+     * once; one an earlier step creates exists when this step runs */
     for (unsigned i = 0; i < a->p.nt; i++)
         for (unsigned k = 0; k < b->p.nt; k++)
-            if (a->p.t[i].create && b->p.t[k].create && !strcmp(a->p.t[i].path, b->p.t[k].path)) {
+            if (a->p.t[i].create && b->p.t[k].create && !strcmp(a->p.t[i].path, b->p.t[k].path) &&
+                !made_earlier(G, a->p.t[i].path)) {
                 snprintf(err, errlen, "target '%s' does not exist and groups '%s' and '%s' both name it: a run "
                          "creates a missing target once, for one group; create it first (a run of one group), "
                          "then run the groups on it", a->p.t[i].path, a->name, b->name);
@@ -157,7 +174,7 @@ static int groups_plan(struct groups *G, size_t *bad, char *err, size_t errlen)
     for (size_t i = 0; i < G->n; i++)
         for (size_t k = i + 1; k < G->n; k++) {
             *bad = k;
-            int rc = groups_conflict(&G->g[i], &G->g[k], err, errlen);
+            int rc = groups_conflict(G, &G->g[i], &G->g[k], err, errlen);
             if (rc < 0)
                 return rc;
         }
@@ -491,5 +508,96 @@ NVB_API int nvb_run_groups(const struct nvb_workload *const *ws, size_t n, const
     }
     groups_free(&G);
     free(held);
+    return rc;
+}
+
+/* ---- validation of runs to come ---- */
+
+/* One step planned as its run would plan it: one workload as nvb_run()
+ * does, several as job groups (names, conflicts, needs summed). Then the
+ * targets it would create go into *made for the steps after it. */
+static int validate_step(const struct nvb_workload *const *ws, size_t n, const char ***made, size_t *nmade,
+                         size_t *bad, char *err, size_t errlen)
+{
+    struct groups G;
+    memset(&G, 0, sizeof G);
+    G.n = n;
+    G.made = *made;
+    G.nmade = *nmade;
+    if (!(G.g = calloc(n, sizeof *G.g)))
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        G.g[i].w = ws[i];
+        G.g[i].G = &G;
+    }
+    int rc;
+    if (n == 1) {
+        *bad = 0;
+        rc = nvb__plan_build(ws[0], &G.g[0].p, err, errlen);
+        G.g[0].planned = rc == 0;
+    } else {
+        rc = groups_plan(&G, bad, err, errlen);
+    }
+    size_t more = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        for (unsigned t = 0; t < G.g[i].p.nt; t++)
+            more += G.g[i].p.t[t].create;
+    const char **m = more ? realloc((void *)*made, (*nmade + more) * sizeof *m) : NULL;
+    if (more && !m) {
+        rc = -ENOMEM;
+        snprintf(err, errlen, "out of memory");
+    } else if (more) {
+        *made = m;
+        for (size_t i = 0; i < n; i++)
+            for (unsigned t = 0; t < G.g[i].p.nt; t++)
+                if (G.g[i].p.t[t].create)
+                    m[(*nmade)++] = G.g[i].p.t[t].path; /* the workload's own string */
+    }
+    groups_free(&G);
+    return rc;
+}
+
+NVB_API int nvb_groups_validate(const struct nvb_workload *const *ws, size_t n, const unsigned *steps, size_t *bad,
+                                char *err, size_t errlen)
+{
+    char none[1];
+    if (!err || !errlen) {
+        err = none;
+        errlen = sizeof none;
+    }
+    err[0] = 0;
+    if (bad)
+        *bad = 0;
+    if (!ws || n == 0) {
+        snprintf(err, errlen, "no workloads to validate");
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!ws[i] || (steps && i && steps[i] < steps[i - 1])) {
+            if (bad)
+                *bad = i;
+            snprintf(err, errlen, ws[i] ? "workload %zu: its step %u comes before the step %u of the one before it"
+                                        : "workload %zu is NULL", i, ws[i] ? steps[i] : 0, ws[i] ? steps[i - 1] : 0);
+            return -EINVAL;
+        }
+    }
+    const char **made = NULL;
+    size_t nmade = 0;
+    int rc = 0;
+    for (size_t s = 0, e; rc == 0 && s < n; s = e) {
+        for (e = s + 1; steps ? e < n && steps[e] == steps[s] : e < n; e++)
+            ;
+        size_t b = 0;
+        if (e - s > 1024) {
+            snprintf(err, errlen, "step %u has %zu workloads: at most 1024 job groups run at once", steps ? steps[s] : 0,
+                     e - s);
+            rc = -EINVAL;
+        } else {
+            rc = validate_step(ws + s, e - s, &made, &nmade, &b, err, errlen);
+        }
+        if (rc < 0 && bad)
+            *bad = s + b;
+    }
+    free((void *)made);
     return rc;
 }

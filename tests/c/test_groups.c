@@ -249,6 +249,77 @@ START_TEST(missing_target_in_two_groups)
 }
 END_TEST
 
+/* nvb_groups_validate: the steps of a job file planned before any runs.
+ * A later step's two writers of one file are refused, naming both groups
+ * and pointing at the workload; nothing is written or created; a target an
+ * earlier step creates may be shared by the readers of a later step, and
+ * two writers of it are refused all the same. */
+START_TEST(steps_validated_before_any_run)
+{
+    char *dir = tu_mkdtemp("groups-steps");
+    char made[512];
+    snprintf(made, sizeof made, "%s/made.dat", dir);
+    struct nvb_workload *fill = wl((const char *[]){"engine", "psync", "rw", "write", "name", "fill", "ios", "10",
+                                                    NULL}, g_file);
+    struct nvb_workload *w1 = wl((const char *[]){"engine", "psync", "rw", "randwrite", "name", "w", "ios", "10",
+                                                  NULL}, g_file);
+    struct nvb_workload *w2 = wl((const char *[]){"engine", "psync", "rw", "write", "name", "w2", "ios", "10",
+                                                  NULL}, g_file);
+    struct nvb_workload *mk = wl((const char *[]){"engine", "psync", "rw", "write", "size", "1M", "name", "mk",
+                                                  NULL}, made);
+    struct nvb_workload *r1 = wl((const char *[]){"engine", "psync", "rw", "read", "size", "1M", "name", "r1",
+                                                  NULL}, made);
+    struct nvb_workload *r2 = wl((const char *[]){"engine", "psync", "rw", "read", "size", "1M", "name", "r2",
+                                                  NULL}, made);
+    struct nvb_workload *x2 = wl((const char *[]){"engine", "psync", "rw", "write", "size", "1M", "name", "x2",
+                                                  NULL}, made);
+    uint64_t before = file_sum(g_file);
+    char err[1024];
+    size_t bad = 99;
+    /* step 0: fill; step 1: w and w2 both write g_file */
+    const struct nvb_workload *a[] = {fill, w1, w2};
+    const unsigned sa[] = {0, 1, 1};
+    ck_assert_int_eq(nvb_groups_validate(a, 3, sa, &bad, err, sizeof err), -EBUSY);
+    ck_assert_msg(strstr(err, "'w'") && strstr(err, "'w2'") && strstr(err, g_file), "%s", err);
+    ck_assert_uint_eq(bad, 2);
+    /* the same workloads, each a step of its own: fine */
+    const unsigned sa2[] = {0, 1, 2};
+    ck_assert_int_eq(nvb_groups_validate(a, 3, sa2, &bad, err, sizeof err), 0);
+    /* two groups of one name in a step: refused, as nvb_run_groups refuses them */
+    ck_assert_int_eq(nvb_workload_set(w2, "name", "w"), 0);
+    ck_assert_int_eq(nvb_workload_set(w2, "rw", "read"), 0);
+    ck_assert_int_eq(nvb_groups_validate(a, 3, sa, &bad, err, sizeof err), -EINVAL);
+    ck_assert_msg(strstr(err, "names groups"), "%s", err);
+    /* created in step 0, read by two groups in step 1: fine; written by two: refused */
+    const struct nvb_workload *b[] = {mk, r1, r2};
+    const unsigned sb[] = {0, 1, 1};
+    ck_assert_int_eq(nvb_groups_validate(b, 3, sb, &bad, err, sizeof err), 0);
+    const struct nvb_workload *c[] = {mk, r1, x2, mk};
+    const unsigned sc[] = {0, 1, 1, 2};
+    ck_assert_int_eq(nvb_groups_validate(c, 4, sc, &bad, err, sizeof err), 0); /* a reader beside a writer */
+    ck_assert_int_eq(nvb_workload_set(r1, "rw", "randwrite"), 0);
+    ck_assert_int_eq(nvb_groups_validate(c, 4, sc, &bad, err, sizeof err), -EBUSY);
+    ck_assert_msg(strstr(err, "'r1'") && strstr(err, "'x2'") && strstr(err, made), "%s", err);
+    ck_assert_uint_eq(bad, 2);
+    /* in one step, a missing target is created once: refused as nvb_run_groups does */
+    ck_assert_int_eq(nvb_groups_validate(b, 3, NULL, &bad, err, sizeof err), -EINVAL);
+    ck_assert_msg(strstr(err, "does not exist"), "%s", err);
+    /* bad arguments */
+    const unsigned back[] = {1, 0, 0};
+    ck_assert_int_eq(nvb_groups_validate(a, 3, back, &bad, err, sizeof err), -EINVAL);
+    ck_assert_uint_eq(bad, 1);
+    ck_assert_int_eq(nvb_groups_validate(NULL, 1, NULL, NULL, NULL, 0), -EINVAL);
+    ck_assert_int_eq(nvb_groups_validate(a, 0, NULL, NULL, err, sizeof err), -EINVAL);
+    ck_assert_uint_eq(file_sum(g_file), before);
+    ck_assert_int_eq(tu_count_entries(dir), 0); /* nothing created */
+    struct nvb_workload *all[] = {fill, w1, w2, mk, r1, r2, x2};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        nvb_workload_free(all[i]);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 struct watch {
     int progress, polls, barrier;
     struct nvb_cancel *c;
@@ -504,6 +575,7 @@ static Suite *groups_suite(void)
     tcase_add_test(tc, reader_and_writer_on_one_file);
     tcase_add_test(tc, two_writers_refused);
     tcase_add_test(tc, missing_target_in_two_groups);
+    tcase_add_test(tc, steps_validated_before_any_run);
     tcase_add_test(tc, device_aliases_are_one_target);
     tcase_add_test(tc, cancel_gives_partial_groups);
     tcase_add_test(tc, json_round_trip);

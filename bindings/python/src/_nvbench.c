@@ -780,6 +780,92 @@ out:
     return ret;
 }
 
+/*
+ * validate_groups(workloads, steps=None): nvb_groups_validate. workloads is
+ * a list of Workloads, steps a list of as many non-decreasing ints (the
+ * step of each; None: one step). None, or NvbenchError with .index the
+ * position of the workload the failure concerns.
+ */
+static PyObject *nvbench_validate_groups(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"workloads", "steps", NULL};
+    PyObject *wobj, *sobj = Py_None;
+    nvbench_state *st = get_state(module);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:validate_groups", kwlist, &wobj, &sobj))
+        return NULL;
+    PyObject *seq = PySequence_Tuple(wobj);
+    if (!seq)
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(seq);
+    PyObject *steps = sobj == Py_None ? NULL : PySequence_Tuple(sobj);
+    if (sobj != Py_None && !steps) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    PyObject *ret = NULL;
+    const struct nvb_workload **ws = NULL;
+    unsigned *sv = NULL;
+    if (n == 0 || (steps && PyTuple_GET_SIZE(steps) != n)) {
+        PyErr_SetString(PyExc_ValueError, "validate_groups(): a non-empty list of Workloads, and one step for each");
+        goto out;
+    }
+    ws = PyMem_Calloc((size_t)n, sizeof *ws);
+    sv = steps ? PyMem_Calloc((size_t)n, sizeof *sv) : NULL;
+    if (!ws || (steps && !sv)) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyTuple_GET_ITEM(seq, i);
+        if (!PyObject_TypeCheck(o, st->workload_type)) {
+            PyErr_Format(PyExc_TypeError, "validate_groups(): item %zd is not a Workload", i);
+            goto out;
+        }
+        ws[i] = ((WorkloadObject *)o)->w;
+        if (steps) {
+            unsigned long v = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(steps, i));
+            if (PyErr_Occurred() || v > UINT_MAX) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_OverflowError, "validate_groups(): a step number too large");
+                goto out;
+            }
+            sv[i] = (unsigned)v;
+        }
+    }
+    char err[1024] = "";
+    size_t bad = 0;
+    int rc;
+    for (Py_ssize_t i = 0; i < n; i++)
+        ((WorkloadObject *)PyTuple_GET_ITEM(seq, i))->running++;
+    Py_BEGIN_ALLOW_THREADS
+    rc = nvb_groups_validate(ws, (size_t)n, sv, &bad, err, sizeof err);
+    Py_END_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++)
+        ((WorkloadObject *)PyTuple_GET_ITEM(seq, i))->running--;
+    if (rc < 0) {
+        raise_nvb_error(rc, err, NULL);
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        PyErr_NormalizeException(&et, &ev, &tb);
+        PyObject *idx = PyLong_FromSize_t(bad);
+        if (ev && idx)
+            PyObject_SetAttrString(ev, "index", idx);
+        Py_XDECREF(idx);
+        if (PyErr_Occurred())
+            PyErr_Clear();
+        PyErr_Restore(et, ev, tb);
+        goto out;
+    }
+    ret = Py_None;
+    Py_INCREF(ret);
+out:
+    PyMem_Free(ws);
+    PyMem_Free(sv);
+    Py_XDECREF(steps);
+    Py_DECREF(seq);
+    return ret;
+}
+
 static PyMethodDef nvbench_methods[] = {
     {"version", nvbench_version, METH_NOARGS,
      "version()\n--\n\nVersion of the libnvbench linked into this module (\"MAJOR.MINOR.PATCH\")."},
@@ -803,6 +889,11 @@ static PyMethodDef nvbench_methods[] = {
      "result_merge(texts)\n--\n\nThe library's merge (nvb_result_merge) of results given as JSON texts\n"
      "(a list of str or bytes), as JSON text. Each part is checked by the strict\n"
      "parser; a bad one raises NvbenchError(EINVAL) naming its index."},
+    {"validate_groups", (PyCFunction)(void (*)(void))nvbench_validate_groups, METH_VARARGS | METH_KEYWORDS,
+     "validate_groups(workloads, steps=None)\n--\n\nPlan Workloads as the runs to come would plan them\n"
+     "(nvb_groups_validate), opening, creating and writing nothing: steps gives\n"
+     "each its step (runs one after the other; the Workloads of a step are its\n"
+     "job groups). Raises NvbenchError with .index, the Workload concerned."},
     {"run", (PyCFunction)(void (*)(void))nvbench_run, METH_VARARGS | METH_KEYWORDS,
      "run(workload, progress=None, interval_poll_ms=50, poll=None, start_barrier=None)\n--\n\n"
      "Run a Workload and return its JSON result (schema nvbench.result/1).\n"
