@@ -110,7 +110,11 @@ static int create_target(struct ptarget *pt, struct nvb_result *res, const struc
     struct nvb__target_info ci;
     int rc = nvb__file_create(pt->path, size, &ci);
     if (rc < 0) {
-        if (rc == -EEXIST)
+        char to[512];
+        if (rc == -EEXIST && nvb__symlink_target(pt->path, to, sizeof to) >= 0)
+            snprintf(err, errlen, "target '%s' appeared after it was found missing, as a symlink to '%s' (made by "
+                     "someone else meanwhile): refusing to create or write through it", pt->path, to);
+        else if (rc == -EEXIST)
             snprintf(err, errlen, "target '%s' appeared after it was found missing (named twice, or made by "
                      "someone else meanwhile): refusing to write into what was not checked", pt->path);
         else

@@ -267,6 +267,11 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
     int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
     int rc;
     rc = nvb__target_info(t->path, &t->ti);
+    char to[512];
+    if (rc == -ENOENT && nvb__symlink_target(t->path, to, sizeof to) >= 0)
+        FAIL(-ENOENT, "target '%s' is a dangling symlink: it points to '%s', which does not exist; a run "
+             "creates no file through a symlink: create '%s' first, or name a path that is not a link",
+             t->path, to, to);
     if (rc == -ENOENT && w->size && !null && !(p->eng->flags & NVB__ENG_CHARDEV))
         return (rc = plan_create(w, t, err, errlen)) < 0 ? rc : plan_region(w, p, t, err, errlen);
     if (rc == -ENOENT)

@@ -115,6 +115,9 @@ int  nvb__scratch_remove(const char *path);
  * sized `size`; *ti (optional) gets its kind, size and identity from the
  * creating descriptor. 0, -EEXIST, or -errno. */
 int  nvb__file_create(const char *path, uint64_t size, struct nvb__target_info *ti);
+/* path itself is a symbolic link: what it points to in buf (NUL-ended,
+ * cut to len), its length returned; -EINVAL when path is no link, -errno. */
+int  nvb__symlink_target(const char *path, char *buf, size_t len);
 /* Remove the file nvb__file_create made at path, given the identity it
  * returned: only while path still names that file (not a file or a symlink
  * put there since), so that nothing the run did not create is removed.

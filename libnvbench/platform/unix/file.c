@@ -311,6 +311,17 @@ int nvb__file_create(const char *path, uint64_t size, struct nvb__target_info *t
     return create_new(path, size, 0644, ti);
 }
 
+int nvb__symlink_target(const char *path, char *buf, size_t len)
+{
+    if (!len)
+        return -EINVAL;
+    ssize_t n = readlink(path, buf, len - 1);
+    if (n < 0)
+        return -errno;
+    buf[n] = 0;
+    return (int)n;
+}
+
 /* The name is recognisable (".nvbench-scratch-", pid) so leftovers from a
  * killed run can be identified and removed by hand or by a later run. */
 int nvb__scratch_create(const char *dir, uint64_t size, char *path, size_t path_len)
