@@ -14,6 +14,7 @@ and remove it (clean_stale). The C example seed_matrix names its directory
 the same way and sweeps by the same rule (examples/c/seed_tmpdir.h).
 """
 import contextlib
+import errno
 import os
 import re
 import shutil
@@ -126,6 +127,18 @@ def _remove_tree(path):
         raise
 
 
+def _no_room(e, parent, nbytes):
+    """ENOSPC laying out the scratch file, as an error that says where and how much."""
+    try:
+        st = os.statvfs(parent)
+        free = f"{st.f_bavail * st.f_frsize} bytes are free there"
+    except OSError:
+        free = "its free space is unknown"
+    return OSError(e.errno, f"no room for the matrix's scratch file of {nbytes} bytes in '{parent}' "
+                            f"({os.strerror(e.errno)}; {free}): set TMPDIR to a directory with room, "
+                            f"give a directory target, or a smaller size", parent)
+
+
 @contextlib.contextmanager
 def scratch_file(size="512M", dir=None):
     """Yield the path of a new file of `size` bytes in a new temporary
@@ -141,9 +154,17 @@ def scratch_file(size="512M", dir=None):
                       f"'{parent}' left by nvbench matrices that were killed", RuntimeWarning, stacklevel=3)
     tmpdir = None
     try:
-        tmpdir = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=parent)
-        path = os.path.join(tmpdir, _FILE)
-        _lay_out(path, nbytes)
+        try:
+            tmpdir = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=parent)
+            path = os.path.join(tmpdir, _FILE)
+            _lay_out(path, nbytes)
+        except OSError as e:
+            if e.errno not in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+                raise
+            if tmpdir is not None:  # the free space without the partial file
+                _remove_tree(tmpdir)
+                tmpdir = None
+            raise _no_room(e, parent, nbytes) from None
         yield path
     finally:
         if tmpdir is not None:
