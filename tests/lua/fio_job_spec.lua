@@ -72,4 +72,90 @@ describe("nvbench.fio_job", function()
     assert.are.same({ "reader-a", "reader-b" }, names)
     assert.are.equal(results[3].groups[1].read.ios + results[3].groups[2].read.ios, results[3].read.ios)
   end)
+
+  -- issue 22: every step planned before the first I/O; bounds; names
+  local function write_job(text)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write(text)
+    f:close()
+    return path
+  end
+  local function random_file(size)
+    local path = os.tmpname()
+    local f = assert(io.open("/dev/urandom", "rb"))
+    local data = f:read(size)
+    f:close()
+    local o = assert(io.open(path, "wb"))
+    o:write(data)
+    o:close()
+    return path
+  end
+
+  it("checks every step before the first one writes", function()
+    local first, second = random_file(1 << 20), random_file(1 << 20)
+    local before1, before2 = S.read_file(first), S.read_file(second)
+    local jf = write_job("[global]\nioengine=psync\nbs=4k\nsize=1m\n[one]\nrw=write\nfilename=" .. first
+      .. "\n[two-a]\nstonewall\nrw=randwrite\nnorandommap\nfilename=" .. second
+      .. "\n[two-b]\nrw=write\nfilename=" .. second .. "\n")
+    local results, err, errno = fio.run(jf)
+    assert.is_nil(results)
+    assert.truthy(err:find("(step 2 of 2)", 1, true), err)
+    assert.truthy(err:find("'two-a'", 1, true) and err:find("'two-b'", 1, true), err)
+    assert.are.equal(16, errno) -- EBUSY
+    assert.is_true(S.read_file(first) == before1, "step one wrote its target")
+    assert.is_true(S.read_file(second) == before2)
+    os.remove(first); os.remove(second); os.remove(jf)
+  end)
+
+  it("runs two sections of one name side by side, and a long name cut to fit", function()
+    local long = string.rep("n", 60) .. string.rep("\u{e9}", 20)
+    local jf = write_job("[global]\nioengine=null\nsize=1m\n[" .. long .. "]\nrw=read\n[" .. long .. "]\nrw=read\n")
+    local results = assert(fio.run(jf))
+    local g = results[1].groups
+    assert.are.equal(string.rep("n", 60) .. "\u{e9}", g[1].name)
+    assert.are.equal(string.rep("n", 60) .. " #2", g[2].name)
+    os.remove(jf)
+  end)
+
+  it("bounds counts and CPU ranges, naming the option and the section", function()
+    for body, opt in pairs {
+      ["cpus_allowed=0-99999999999\ncpus_allowed_policy=split"] = "cpus_allowed",
+      ["numjobs=\u{b2}"] = "numjobs", ["numjobs=" .. string.rep("9", 5000)] = "numjobs",
+      ["size=" .. string.rep("9", 5000)] = "size", ["bs=99999999999p"] = "bs",
+      ["runtime=" .. string.rep("9", 5000) .. "\ntime_based"] = "runtime",
+    } do
+      local jf = write_job("[global]\nioengine=null\nsize=1m\n[sec]\n" .. body .. "\n")
+      local ok, err = pcall(fio.from_fio_job, jf)
+      assert.is_false(ok)
+      assert.truthy(err:find("[sec]: fio option '" .. opt .. "'", 1, true), err)
+      assert.is_true(#err < 400, err)
+      os.remove(jf)
+    end
+  end)
+
+  it("says why sqthread_poll is not taken with io_uring_cmd", function()
+    local jf = write_job("[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nrw=randread\ntime_based\nruntime=1\nsqthread_poll=1\n")
+    local ok, err = pcall(fio.from_fio_job, jf)
+    assert.is_false(ok)
+    assert.truthy(err:find("no submission-queue polling", 1, true), err)
+    os.remove(jf)
+  end)
+
+  it("validates groups and steps in the library (nvb.validate_groups)", function()
+    local f = random_file(1 << 20)
+    local ok, err, errno, bad = nvb.validate_groups {
+      { engine = "psync", rw = "write", name = "w1", ios = 1, targets = { f } },
+      { engine = "psync", rw = "write", name = "w2", ios = 1, targets = { f } },
+      steps = { 1, 1 } }
+    assert.is_nil(ok)
+    assert.are.equal(16, errno)
+    assert.are.equal(2, bad)
+    assert.truthy(err:find("'w1'", 1, true), err)
+    assert.is_true(nvb.validate_groups {
+      { engine = "psync", rw = "write", name = "w1", ios = 1, targets = { f } },
+      { engine = "psync", rw = "write", name = "w2", ios = 1, targets = { f } },
+      steps = { 1, 2 } })
+    os.remove(f)
+  end)
 end)

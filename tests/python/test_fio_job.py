@@ -417,3 +417,214 @@ def test_an_interrupted_job_file_carries_the_steps_done(tmp_path, monkeypatch, s
     assert seen == ["one", "two"]
     assert [r.data["workload"]["name"] for r in e.value.results] == ["one"]
     assert e.value.results[0].data["cancelled"] is False
+
+
+# ------------------------------------------------------------------ issue 22: steps, bounds, messages
+
+def _steps_two_writers(tmp_path):
+    """Step one writes first.dat; step two has two writers of second.dat."""
+    first, second = tmp_path / "first.dat", tmp_path / "second.dat"
+    first.write_bytes(os.urandom(1 << 20))
+    second.write_bytes(os.urandom(1 << 20))
+    jf = write(tmp_path, f"[global]\nioengine=psync\nbs=4k\nsize=1m\n[one]\nrw=write\nfilename={first}\n"
+                         f"[two-a]\nstonewall\nrw=randwrite\nnorandommap\nfilename={second}\n"
+                         f"[two-b]\nrw=write\nfilename={second}\n")
+    return jf, first, second
+
+
+def test_every_step_is_checked_before_the_first_io(tmp_path):
+    """Two writers of one file in step two: refused before step one writes anything (its
+    target's checksum unchanged), naming both sections and the step; the CLI the same, rc 2."""
+    from conftest import digest
+    jf, first, second = _steps_two_writers(tmp_path)
+    before = digest(first), digest(second)
+    with pytest.raises(FioJobError, match=r"\[two-b\] \(step 2 of 2\).*'two-a'.*'two-b'") as e:
+        run_fio_job(jf)
+    assert "second.dat" in str(e.value)
+    assert (digest(first), digest(second)) == before
+    p = cli("run", "--fio", jf)
+    assert p.returncode == 2 and "'two-b'" in p.stderr and p.stdout == "", p.stderr
+    assert (digest(first), digest(second)) == before
+
+
+def test_a_later_step_failing_keeps_the_steps_done(tmp_path, monkeypatch):
+    """A step that fails at run time (here: its target made a directory after the check)
+    leaves the CLI's output with the steps done, and the error names the step."""
+    data = tmp_path / "d.dat"
+    data.write_bytes(b"\0" * (1 << 20))
+    jf = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[one]\nrw=read\n[two]\nstonewall\nrw=read\n")
+    from nvbench import fio_job as fj
+    real = fj.run_step
+
+    def step(s, **kw):
+        if s[0]["fio"]["section"] == "two":
+            raise nvbench.NvbenchError(5, "an I/O error")
+        return real(s, **kw)
+    monkeypatch.setattr(fj, "run_step", step)
+    from nvbench import cli as nvcli
+    import io, contextlib
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = nvcli.main(["run", "--fio", jf, "--print-json"])
+    assert rc != 0 and "step 2 of 2 (two)" in err.getvalue()
+    [res] = json.loads(out.getvalue())["results"]
+    assert res["workload"]["name"] == "one"
+
+
+def test_concurrent_steps_planned_together_and_duplicate_names_run(tmp_path):
+    """fio runs two sections of one name side by side: so does nvbench, the second's
+    results named 'r #2'; a step created by an earlier step is shared by its readers."""
+    made = tmp_path / "made.dat"
+    jf = write(tmp_path, f"[global]\nioengine=psync\nbs=64k\nsize=1m\nfilename={made}\n[w]\nrw=write\n"
+                         f"[r]\nstonewall\nrw=read\n[r]\nrw=read\n")
+    rs = run_fio_job(jf)
+    assert [g["workload"]["name"] for g in rs[1].data["groups"]] == ["r", "r #2"]
+    assert rs[1].data["read"]["bytes"] == 2 << 20
+    assert any("'r #2'" in t for t in rs[1].data["warnings"])
+
+
+def test_step_budget_summed_before_the_first_step(tmp_path):
+    """Descriptors: step two's jobs together need more than RLIMIT_NOFILE allows; refused
+    (EMFILE) before step one's write, its target unchanged."""
+    import resource
+    from conftest import digest
+    first = tmp_path / "first.dat"
+    first.write_bytes(os.urandom(1 << 20))
+    files = []
+    for i in range(40):
+        f = tmp_path / f"f{i}"
+        f.write_bytes(b"\0" * 4096)
+        files.append(str(f).replace(":", "\\:"))
+    many = ":".join(files)
+    jf = write(tmp_path, f"[global]\nioengine=psync\nbs=4k\n[one]\nrw=write\nsize=1m\nfilename={first}\n"
+                         f"[a]\nstonewall\nrw=read\nnumjobs=4\nrw=randread\nfilename={many}\nio_size=4k\n"
+                         f"[b]\nrw=randread\nnumjobs=4\nfilename={many}\nio_size=4k\n")
+    code = ("import resource, sys\nfrom nvbench.fio_job import run_fio_job, FioJobError\n"
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (400, 400))\n"
+            "try:\n    run_fio_job(sys.argv[1])\nexcept FioJobError as e:\n    print(e)\n    sys.exit(3)\n")
+    before = digest(first)
+    p = subprocess.run([__import__("sys").executable, "-c", code, jf], capture_output=True, text=True)
+    assert p.returncode == 3 and "job groups together" in p.stdout and "RLIMIT_NOFILE" in p.stdout, p.stdout + p.stderr
+    assert digest(first) == before
+
+
+def test_cpus_allowed_range_is_bounded(tmp_path):
+    """cpus_allowed=0-99999999999 built a set of 10^11 integers: refused at once,
+    naming the option, the section and the limit (the library's CPU set)."""
+    path = write(tmp_path, "[global]\nioengine=null\nsize=1m\n[sec]\ncpus_allowed=0-99999999999\n"
+                           "cpus_allowed_policy=split\n")
+    with pytest.raises(FioJobError, match=r"\[sec\]: fio option 'cpus_allowed': CPU 99999999999 .*1024 CPUs"):
+        from_fio_job(path)
+    path = write(tmp_path, "[global]\nioengine=null\nsize=1m\n[sec]\ncpus_allowed=0-1023\n"
+                           "cpus_allowed_policy=split\nrw=randread\n")
+    [[w]] = from_fio_job(path)
+    assert w["cpus"] == "0-1023"
+
+
+@pytest.mark.parametrize("body,opt", [
+    ("numjobs=\u00b2", "numjobs"), ("numjobs=" + "9" * 5000, "numjobs"), ("size=" + "9" * 5000, "size"),
+    ("loops=\u0663", "loops"), ("rate_iops=\u00b2", "rate_iops"), ("runtime=" + "9" * 5000 + "\ntime_based", "runtime"),
+    ("bs=99999999999p", "bs"),
+])
+def test_bad_counts_name_option_and_section(tmp_path, body, opt):
+    path = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[sec]\n{body}\n")
+    with pytest.raises(FioJobError, match=rf"\[sec\]: fio option '{opt}'") as e:
+        from_fio_job(path, lenient=True)
+    assert len(str(e.value)) < 400  # a long value is shown by its start and its length
+
+
+def test_long_section_name_runs(tmp_path):
+    """fio takes a section name of any length; the library's names hold 63 bytes: the
+    result is named by its first 63, with a warning, and the run goes on."""
+    name = "n" * 60 + "\u00e9" * 20  # 100 characters, 120 bytes: cut at a character
+    path = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[{name}]\nrw=read\n[{name}]\nrw=read\n")
+    with pytest.warns(nvbench.NvbenchWarning, match="more than the 63"):
+        [r] = run_fio_job(path)
+    names = [g["workload"]["name"] for g in r.data["groups"]]
+    assert names[0] == "n" * 60 + "\u00e9" and len(names[1].encode()) <= 63 and names[1].endswith(" #2")
+
+
+def test_sqthread_poll_with_io_uring_cmd(tmp_path):
+    """fio takes sqthread_poll with io_uring_cmd; nvbench's nvme engine has no SQ polling:
+    the refusal says so (not 'an option of io_uring'), lenient leaves it out, =0 is kept."""
+    base = "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nrw=randread\ntime_based\nruntime=1\n"
+    path = write(tmp_path, base + "sqthread_poll=1\n")
+    with pytest.raises(FioJobError, match=r"'sqthread_poll': nvbench's nvme engine .*no submission-queue polling"):
+        from_fio_job(path)
+    [[w]] = from_fio_job(path, lenient=True)
+    assert not any("sqpoll" in k for k in w) and any("'sqthread_poll' not honoured" in t for t in w["fio"]["warnings"])
+    [[w]] = from_fio_job(write(tmp_path, base + "sqthread_poll=0\n"))
+    assert not any("sqpoll" in k for k in w)
+
+
+def test_lenient_error_names_what_was_left_out(tmp_path):
+    """With --fio-lenient, filesize is left out; the error that follows says so."""
+    path = write(tmp_path, "[j]\nioengine=psync\nfilename=" + str(tmp_path / "nothere.dat") + "\nfilesize=1m\n")
+    with pytest.raises(FioJobError, match=r"'filesize'"):
+        from_fio_job(path, lenient=True)
+    p = cli("run", "--fio", path, "--fio-lenient")
+    assert p.returncode == 2 and "'filesize'" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("body", ["rw=write\nverify=md5", "rw=randrw\nverify=crc32c",
+                                  "rw=randwrite\nverify=sha256\ndo_verify=0"])
+def test_lenient_verify_left_out_does_not_verify(tmp_path, body):
+    """--fio-lenient warns 'verify' not honoured: the run has no verify at all (it ran
+    with verify=1 and reported blocks it never wrote as corrupt)."""
+    data = tmp_path / "v.dat"
+    data.write_bytes(os.urandom(1 << 20))
+    path = write(tmp_path, f"[j]\nioengine=psync\nfilename={data}\nsize=1m\nbs=4k\nnorandommap\n{body}\n")
+    steps = from_fio_job(path, lenient=True)
+    assert len(steps) == 1 and "verify" not in steps[0][0]
+    assert any("'verify' not honoured" in t for t in steps[0][0]["fio"]["warnings"])
+    with pytest.warns(nvbench.NvbenchWarning):
+        [r] = run_fio_job(path, lenient=True)
+    assert r.data["workload"]["verify"] in (0, False) and not r.data.get("verify", {}).get("mismatches")
+
+
+@pytest.mark.parametrize("body,key", [("cpus_allowed=0-1", "cpus"), ("bs=4k,8k", "bs"),
+                                      ("continue_on_error=read", "continue_on_error"),
+                                      ("rate_iops=10,20", "rate_iops")])
+def test_left_out_takes_no_effect(tmp_path, body, key):
+    """An option a lenient mapping leaves out (with a warning) sets nothing."""
+    path = write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n")
+    [[w]] = from_fio_job(path, lenient=True)
+    assert key not in w and w["fio"]["dropped"] == [body.split("=")[0]]
+
+
+def test_dangling_symlink_target_is_named(tmp_path):
+    """A dangling symlink with size: refused as such, saying where it points; nothing is
+    created through it."""
+    link, dest = tmp_path / "link.dat", tmp_path / "dest.dat"
+    os.symlink(dest, link)
+    path = write(tmp_path, f"[j]\nioengine=psync\nfilename={link}\nsize=1m\nrw=write\n")
+    with pytest.raises(FioJobError, match=r"dangling symlink.*dest\.dat"):
+        run_fio_job(path)
+    with pytest.raises(nvbench.NvbenchError, match=r"dangling symlink.*dest\.dat"):
+        nvbench.run(str(link), engine="psync", rw="write", size="1m", ios=1)
+    assert not dest.exists() and os.path.islink(link)
+
+
+def test_full_tmpdir_names_path_and_size(tmp_path):
+    """`TMPDIR=<full tmpfs> nvbench matrix` said only "[Errno 28] No space left on device":
+    the error names the directory and the bytes needed (and leaves nothing there)."""
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("needs root to mount a small tmpfs")
+    d = tmp_path / "small"
+    d.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(d)]).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        from nvbench._scratch import scratch_file
+        with pytest.raises(OSError) as e:
+            with scratch_file("4M", dir=str(d)):
+                pass
+        assert f"'{d}'" in str(e.value) and f"{4 << 20} bytes" in str(e.value) and "free" in str(e.value)
+        assert e.value.errno == 28 and os.listdir(d) == []
+        env = dict(os.environ, TMPDIR=str(d))
+        p = subprocess.run([__import__("sys").executable, "-m", "nvbench", "matrix", "--engines", "psync",
+                            "--size", "4M"], capture_output=True, text=True, env=env, timeout=120)
+        assert p.returncode != 0 and f"'{d}'" in p.stderr and f"{4 << 20} bytes" in p.stderr, p.stderr
+        assert os.listdir(d) == []
+    finally:
+        subprocess.run(["umount", str(d)], check=False)

@@ -21,23 +21,42 @@ end
 
 local POW = { [""] = 0, k = 1, m = 2, g = 3, t = 4, p = 5 }
 
+-- A value quoted in a message: a long one shown by its start and its length.
+local function short(text, most)
+  text, most = tostring(text), most or 40
+  if #text <= most then return text end
+  return string.format("%s... (%d characters)", text:sub(1, most), #text)
+end
+
+-- The library's CPU set: CPUs 0 to 1023 (NVB__MAX_CPUS, the 'cpus' key).
+local MAX_CPUS = 1024
+-- The library's name key holds 63 bytes (workload.c, K_STRING).
+local NAME_MAX = 63
+
 --- A fio quantity of data in bytes, as fio reads it: with kb_base 1024
 -- (fio's default) k/m/g/t/p (kb, ki, ...) are powers of 1024 and kib/mib/...
 -- powers of 1000; kb_base 1000 swaps them. Fractions are refused.
 function M.fio_size(text, kb_base)
   local s = tostring(text):match("^%s*(.-)%s*$"):lower()
   local num, rest = s:match("^0x(%x+)(.*)$")
-  local value
-  if num then value = tonumber(num, 16) else
-    num, rest = s:match("^(%d+)(.*)$")
-    value = num and math.tointeger(tonumber(num))
-  end
+  local value, hex = nil, num ~= nil
+  if not hex then num, rest = s:match("^(%d+)(.*)$") end
   local unit, tail = (rest or ""):match("^([kmgtp]?)(.*)$")
-  if not value or not unit or not (tail == "" or tail == "b" or (unit ~= "" and (tail == "i" or tail == "ib"))) then
-    fail("'%s' is not a size (a whole number with an optional k/m/g/t/p suffix)", text)
+  if not num or not unit or not (tail == "" or tail == "b" or (unit ~= "" and (tail == "i" or tail == "ib"))) then
+    fail("'%s' is not a size (a whole number with an optional k/m/g/t/p suffix)", short(text))
   end
+  -- Lua's integers stop at 2^63 - 1: a longer decimal reads as a float, a longer hex wraps
+  local digits = num:match("^0*(.*)$")
+  if hex then value = #digits <= 15 and tonumber(num, 16) or nil
+  else value = #digits <= 19 and math.tointeger(tonumber(num)) or nil end
   local base = (((kb_base or 1024) == 1024) ~= (tail == "ib")) and 1024 or 1000
-  for _ = 1, POW[unit] do value = value * base end
+  for _ = 1, POW[unit] do
+    if not value or value > math.maxinteger // base then value = nil break end
+    value = value * base
+  end
+  if not value then
+    fail("'%s' is more than 2^63 - 1 bytes, the largest size nvbench takes from a job file", short(text))
+  end
   return value
 end
 
@@ -47,8 +66,12 @@ local NS = { d = 86400e9, h = 3600e9, m = 60e9, s = 1e9, ms = 1e6, msec = 1e6, u
 function M.fio_time_ns(text, unit)
   local num, suffix = tostring(text):lower():match("^%s*(%d*%.?%d+)(%a*)%s*$")
   local mult = NS[suffix ~= "" and suffix or (unit or "s")]
-  if not num or not mult then fail("'%s' is not a time (a number with an optional d/h/m/s/ms/us/ns suffix)", text) end
-  return math.floor(tonumber(num) * mult + 0.5)
+  if not num or not mult then fail("'%s' is not a time (a number with an optional d/h/m/s/ms/us/ns suffix)", short(text)) end
+  local ns = tonumber(num) * mult
+  if not (ns < 2 ^ 63) then
+    fail("'%s' is longer than 2^63 - 1 ns (292 years), the longest time nvbench takes", short(text))
+  end
+  return math.floor(ns + 0.5)
 end
 
 local function bool(v)
@@ -180,6 +203,18 @@ for w in ("direct buffered invalidate norandommap randrepeat fixedbufs registerf
   FLAGS[w] = true
 end
 
+--- text cut (at a UTF-8 character) so that text .. suffix fits the library's
+-- name key: fio takes a name of any length.
+function M.fit_name(text, suffix)
+  suffix = suffix or ""
+  local room = NAME_MAX - #suffix
+  if #text <= room then return text .. suffix end
+  local cut = room
+  -- a continuation byte (10xxxxxx) at cut + 1 means a character would be split
+  while cut > 0 and (text:byte(cut + 1) or 0) & 0xC0 == 0x80 do cut = cut - 1 end
+  return text:sub(1, cut) .. suffix
+end
+
 local Job = {}
 Job.__index = Job
 
@@ -189,14 +224,26 @@ end
 function Job:count(opt, default)
   local v = self:val(opt)
   if v == nil then return default end
-  if not tostring(v):match("^%d+$") then self:error(opt, "'%s' is not a whole number", v) end
-  return math.tointeger(tonumber(v))
+  return self:whole(opt, v)
+end
+--- Digits 0-9, at most 2^63 - 1.
+function Job:whole(opt, v, what)
+  v = tostring(v):match("^%s*(.-)%s*$")
+  if not v:match("^%d+$") then self:error(opt, "'%s' is not %s (digits 0-9)", short(v), what or "a whole number") end
+  local n = #v <= 19 and math.tointeger(tonumber(v))
+  if not n then self:error(opt, "'%s' is more than 2^63 - 1, the largest count nvbench takes", short(v)) end
+  return n
 end
 function Job:set(key, value, opt) self.out[key] = tostring(value); self.origin[key] = opt end
 function Job:val(opt) local v = self.opts[opt]; return v ~= true and v or nil end
 function Job:flag(opt) return self.opts[opt] ~= nil and bool(self:val(opt)) end
 function Job:size(opt, value)
   local ok, r = pcall(M.fio_size, value or self:val(opt), self.kb_base)
+  if not ok then self:error(opt, "%s", r) end
+  return r
+end
+function Job:time_ns(opt, unit, value)
+  local ok, r = pcall(M.fio_time_ns, value or self:val(opt), unit)
   if not ok then self:error(opt, "%s", r) end
   return r
 end
@@ -211,6 +258,12 @@ function Job:one_value(opt)
 end
 function Job:engine_opt(opt, value, key, only_io_uring)
   local e = self.fio_engine
+  if e == "io_uring_cmd" and only_io_uring then
+    -- fio takes it there; nvbench's nvme engine has no such key (docs/engines.md)
+    if opt == "sqthread_poll" and value == "0" then return end
+    self:error(opt, "not honoured: nvbench's nvme engine (fio's io_uring_cmd) has no submission-queue polling "
+      .. "thread (no nvme.sqpoll key); ioengine=io_uring has one")
+  end
   if not (e == "io_uring" or (e == "io_uring_cmd" and not only_io_uring)) then
     self:error(opt, "is an option of ioengine io_uring%s, not %s", only_io_uring and "" or " or io_uring_cmd", e)
   end
@@ -253,13 +306,12 @@ local HANDLERS = {
   invalidate = as("invalidate", flag_of),
   random_distribution = as("random_distribution"),
   rate_iops = function(j, opt)
-    local v = j:one_value(opt)
-    if not v:match("^%d+$") then j:error(opt, "'%s' is not a count of I/Os per second", v) end
-    j:set("rate_iops", math.tointeger(tonumber(v)) * j.numjobs, opt)
+    local v = j:whole(opt, j:one_value(opt), "a count of I/Os per second")
+    j:set("rate_iops", v * j.numjobs, opt)
     j:set("rate_mode", "closed", opt)
   end,
   rate_process = as("rate_process", function(_, _, v) return v == "linear" and "uniform" or v end),
-  thinktime = as("thinktime", function(j, opt, v) return math.floor(M.fio_time_ns(v, "us") / 1000 + 0.5) end),
+  thinktime = as("thinktime", function(j, opt, v) return math.floor(j:time_ns(opt, "us", v) / 1000 + 0.5) end),
   thinktime_blocks = as("thinktime_blocks"),
   verify = function(j, opt, v)
     if v == "0" or v == "none" then return end
@@ -275,7 +327,22 @@ local HANDLERS = {
   sqthread_poll = eng("sqpoll", true),
   sqthread_poll_cpu = function(j, opt, v) j:engine_opt(opt, v, "sqpoll_cpu", true) end,
   cpus_allowed = function(j, opt, v)
-    if (j.opts.cpus_allowed_policy or "shared") ~= "split" and v:find("[,-]") then
+    -- each CPU below the library's CPU set size, checked before anything is counted
+    local ncpus = 0
+    for part in (v .. ","):gmatch("([^,]*),") do
+      part = part:match("^%s*(.-)%s*$")
+      local lo, hi = part:match("^(%d+)%-(%d+)$")
+      if not lo then lo = part:match("^%d+$"); hi = lo end
+      if not lo then j:error(opt, "'%s' is not a CPU list (0-3,6)", short(v)) end
+      for _, n in ipairs { lo, hi } do
+        if #n > 4 or tonumber(n) >= MAX_CPUS then
+          j:error(opt, "CPU %s is beyond the %d CPUs nvbench can pin to (0-%d, its CPU set size)", short(n), MAX_CPUS, MAX_CPUS - 1)
+        end
+      end
+      if tonumber(lo) > tonumber(hi) then j:error(opt, "'%s' is not a CPU range (the first CPU is the lower)", part) end
+      ncpus = ncpus + tonumber(hi) - tonumber(lo) + 1
+    end
+    if (j.opts.cpus_allowed_policy or "shared") ~= "split" and ncpus > 1 then
       j:error(opt, "not honoured: with cpus_allowed_policy=shared fio's jobs float over the set; nvbench pins job i to the i-th CPU")
     end
     j:set("cpus", v, opt)
@@ -292,9 +359,9 @@ local HANDLERS = {
 HANDLERS.readwrite, HANDLERS.blocksize = HANDLERS.rw, HANDLERS.bs
 HANDLERS.iodepth_batch, HANDLERS.iodepth_batch_complete = HANDLERS.iodepth_batch_submit, HANDLERS.iodepth_batch_complete_min
 
-local function target_len(path)
+local function target_len(j, path)
   local f, err = io.open(path, "rb")
-  if not f then fail("target '%s': %s; without 'size' its length decides the run", path, err) end
+  if not f then j:error("size", "is not set and target '%s' cannot be opened (%s): without 'size' its length decides the run", path, err) end
   local n = f:seek("end")
   f:close()
   return n
@@ -340,7 +407,7 @@ local function region(j)
     if #j.targets == 0 or any_dir then j:error("size", "is needed: fio and nvbench have no file to take it from") end
     total = 0
     if not (j:flag("time_based") and not (o.io_size or o.io_limit)) then
-      for _, t in ipairs(j.targets) do total = total + math.max(0, target_len(t) - offset) // bs * bs end
+      for _, t in ipairs(j.targets) do total = total + math.max(0, target_len(j, t) - offset) // bs * bs end
     end
   end
   local sequential = not RANDOM[j.out.rw]
@@ -357,8 +424,8 @@ end
 
 local function bounds(j, per_job)
   local o = j.opts
-  local runtime = o.runtime and M.fio_time_ns(j:val("runtime")) or 0
-  if o.ramp_time then j:set("ramp", M.fio_time_ns(j:val("ramp_time")) .. "ns", "ramp_time") end
+  local runtime = o.runtime and j:time_ns("runtime") or 0
+  if o.ramp_time then j:set("ramp", j:time_ns("ramp_time") .. "ns", "ramp_time") end
   if j:flag("time_based") then
     if runtime == 0 then j:error("time_based", "without runtime fio runs until stopped; nvbench needs the runtime") end
     j:set("runtime", runtime .. "ns", "runtime")
@@ -397,7 +464,7 @@ local function finish(j)
     local back = {}
     for k, v in pairs(j.out) do back[k] = v end
     for _, k in ipairs { "rate_iops", "rate_mode", "thinktime", "thinktime_blocks", "ramp", "runtime" } do back[k] = nil end
-    back.rw, back.name = "read", (j.out.name .. " verify"):sub(1, 63)
+    back.rw, back.name = "read", M.fit_name(j.out.name, " verify")
     j.after = { back }
   end
 end
@@ -422,7 +489,7 @@ function M.map_job(name, opts, path)
   end
   j.numjobs = j:count("numjobs", 1)
   j:set("engine", ENGINES[j.fio_engine], "ioengine")
-  j:set("name", j:val("name") or name, "name")
+  j:set("name", M.fit_name(j:val("name") or name), "name")
   j:set("rw", "read", "rw")
   j:set("direct", "0", "direct")
   local names = {}
@@ -448,6 +515,20 @@ function M.from_fio_job(path, env)
     if job.stonewall or #steps == 0 then steps[#steps + 1] = {} end
     table.insert(steps[#steps], mapped[1])
     for i = 2, #mapped do steps[#steps + 1] = { mapped[i] } end
+  end
+  -- fio runs two sections of one name side by side; the job groups of one run
+  -- need names of their own: the second becomes 'name #2'
+  for _, step in ipairs(steps) do
+    local seen, taken = {}, {}
+    for _, w in ipairs(step) do seen[w.name] = true end
+    for _, w in ipairs(step) do
+      local name, k = w.name, 1
+      while taken[w.name] or (k > 1 and seen[w.name]) do
+        k = k + 1
+        w.name = M.fit_name(name, " #" .. k)
+      end
+      taken[w.name] = true
+    end
   end
   return steps
 end
@@ -478,19 +559,37 @@ function M.run(path, env, keys)
         .. "concurrent groups need nvbench.run_groups, which this nvbench lacks", step[1].fio.section)
     end
   end
-  local results = {}
-  for _, step in ipairs(steps) do
+  local args, all, where = {}, { steps = {} }, {}
+  for s, step in ipairs(steps) do
     local ws = {}
     for i, w in ipairs(step) do
       ws[i] = library_args(nvb, w)
       for k, v in pairs(keys or {}) do
         if ws[i][k] == nil then ws[i][k] = tostring(v) end
       end
+      all[#all + 1], all.steps[#all + 1], where[#all + 1] = ws[i], s, w
     end
-    local r, err, errno
+    args[s] = ws
+  end
+  -- Every step planned by the library before the first runs (nvb_groups_validate):
+  -- a refusal in the last step comes before any I/O of the first.
+  if nvb.validate_groups then
+    local ok, err, errno, bad = nvb.validate_groups(all)
+    if not ok then
+      local w = where[bad or 1]
+      return nil, string.format("fio job section [%s] (step %d of %d): %s", w.fio.section, all.steps[bad or 1],
+        #steps, err), errno
+    end
+  end
+  local results = {}
+  for s, step in ipairs(steps) do
+    local ws, r, err, errno = args[s]
     if #ws == 1 then r, err, errno = nvb.run(ws[1])
     else r, err, errno = nvb.run_groups(ws) end
-    if not r then return nil, string.format("fio job section [%s]: %s", step[1].fio.section, err), errno end
+    if not r then
+      return nil, string.format("fio job section [%s] (step %d of %d): %s", step[1].fio.section, s, #steps, err),
+        errno, results
+    end
     results[#results + 1] = r
   end
   return results

@@ -35,7 +35,7 @@ class FioJobError(ValueError):
 
 # ------------------------------------------------------------------ values
 
-_SIZE = re.compile(r"(0x[0-9a-f]+|\d+)([kmgtp]?)(ib|i|b)?")
+_SIZE = re.compile(r"(0x[0-9a-f]+|[0-9]+)([kmgtp]?)(ib|i|b)?", re.ASCII)
 _POW = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 
 
@@ -52,12 +52,23 @@ def fio_size(text, kb_base=1024):
     if not m or (m.group(3) in ("i", "ib") and not m.group(2)):
         raise FioJobError(f"'{text}' is not a size (a whole number with an optional k/m/g/t/p suffix)")
     num, unit, iec = m.group(1), m.group(2), m.group(3) == "ib"
+    if len(num) > 24:  # before int(): a number of thousands of digits is refused, not parsed
+        raise FioJobError(f"'{_short(text)}' is more than 2^63 - 1 bytes, the largest size nvbench takes from a job file")
     value = int(num, 16) if num.startswith("0x") else int(num)
     binary = (kb_base == 1024) != iec
-    return value * (1024 if binary else 1000) ** _POW[unit]
+    value *= (1024 if binary else 1000) ** _POW[unit]
+    if value >= 1 << 63:
+        raise FioJobError(f"'{_short(text)}' is more than 2^63 - 1 bytes, the largest size nvbench takes from a job file")
+    return value
 
 
-_TIME = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(d|h|m|s|ms|msec|us|usec|ns|nsec)?")
+def _short(text, most=40):
+    """A value quoted in a message: a long one shown by its start and its length."""
+    text = str(text)
+    return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"
+
+
+_TIME = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(d|h|m|s|ms|msec|us|usec|ns|nsec)?")
 _NS = {"d": 86400e9, "h": 3600e9, "m": 60e9, "s": 1e9, "ms": 1e6, "msec": 1e6,
        "us": 1e3, "usec": 1e3, "ns": 1, "nsec": 1}
 
@@ -68,8 +79,11 @@ def fio_time_ns(text, unit="s"):
     us/usec, ns/nsec."""
     m = _TIME.fullmatch(str(text).strip().lower())
     if not m:
-        raise FioJobError(f"'{text}' is not a time (a number with an optional d/h/m/s/ms/us/ns suffix)")
-    return int(round(float(m.group(1)) * _NS[m.group(2) or unit]))
+        raise FioJobError(f"'{_short(text)}' is not a time (a number with an optional d/h/m/s/ms/us/ns suffix)")
+    ns = float(m.group(1)) * _NS[m.group(2) or unit] if len(m.group(1)) <= 40 else float("inf")
+    if not ns < 1 << 63:
+        raise FioJobError(f"'{_short(text)}' is longer than 2^63 - 1 ns (292 years), the longest time nvbench takes")
+    return int(round(ns))
 
 
 def _bool(value):
@@ -199,32 +213,57 @@ _STRUCTURE = frozenset((
     "cmd_type", "refill_buffers", "scramble_buffers"))
 
 
+_WHOLE = re.compile(r"[0-9]+", re.ASCII)
+# The library's CPU set: CPUs 0 to 1023 (NVB__MAX_CPUS, the 'cpus' key).
+_MAX_CPUS = 1024
+# The library's name key holds 63 bytes (workload.c, K_STRING).
+_NAME_MAX = 63
+
+
 class _Job:
     """One section mapped: out (library keys), origin (key -> fio option), warnings."""
 
     def __init__(self, name, opts, lenient, path):
         self.name, self.opts, self.lenient, self.path = name, opts, lenient, path
-        self.out, self.origin, self.warnings, self.after = {}, {}, [], []
+        self.out, self.origin, self.warnings, self.after, self.dropped = {}, {}, [], [], []
         self.kb_base = self.count("kb_base", 1024)
         if self.kb_base not in (1000, 1024):
             raise self.error("kb_base", "is 1000 or 1024")
 
     def error(self, opt, why):
-        return FioJobError(f"{self.path}: section [{self.name}]: fio option '{opt}': {why}")
+        return FioJobError(f"{self.path}: section [{self.name}]: fio option '{opt}': {why}{self.dropped_note()}")
+
+    def dropped_note(self):
+        """What a lenient mapping left out, for an error that may stem from it."""
+        if not self.dropped:
+            return ""
+        return f" (left out of this job as not honoured: {', '.join(repr(o) for o in self.dropped)})"
 
     def refuse(self, opt, why):
-        """An option nvbench cannot honour: an error, or (lenient) a warning of the result."""
+        """An option nvbench cannot honour: an error, or (lenient) a warning of the result;
+        then it is left out, and the caller must not let it take effect."""
         if not self.lenient:
             raise self.error(opt, why)
         self.warnings.append(f"fio job section [{self.name}]: option '{opt}' not honoured: {why}")
+        if opt not in self.dropped:
+            self.dropped.append(opt)
+        return True
 
     def count(self, opt, default):
-        """A whole number option (numjobs, loops, nrfiles, ...), or its default when absent."""
+        """A whole number option (numjobs, loops, nrfiles, ...), or its default when absent;
+        at most 2^63 - 1 (the library's own limits then name theirs)."""
         v = self.opts.get(opt)
         if v is None:
             return default
-        if not str(v).isdigit():
-            raise self.error(opt, f"'{v}' is not a whole number")
+        return self.whole(opt, v)
+
+    def whole(self, opt, v, what="a whole number"):
+        """Digits 0-9 (not any Unicode digit int() would take), at most 2^63 - 1."""
+        v = str(v).strip()
+        if not _WHOLE.fullmatch(v):
+            raise self.error(opt, f"'{_short(v)}' is not {what} (digits 0-9)")
+        if len(v) > 19 or int(v) >= 1 << 63:
+            raise self.error(opt, f"'{_short(v)}' is more than 2^63 - 1, the largest count nvbench takes")
         return int(v)
 
     def set(self, key, value, opt):
@@ -254,7 +293,8 @@ class _Job:
         vals = {v.strip() for v in self.opts[opt].split(",") if v.strip()}
         if len(vals) != 1:
             self.refuse(opt, "different values per direction (nvbench takes one for all)")
-        return sorted(vals)[0] if vals else "0"
+            return None  # left out: the option takes no effect at all
+        return vals.pop()
 
 
 def _engine(j):
@@ -293,6 +333,13 @@ def _bssplit(j, opt, value):
 
 
 def _engine_opt(j, opt, value, key, engines=("io_uring", "io_uring_cmd")):
+    if j.fio_engine == "io_uring_cmd" and "io_uring_cmd" not in engines:
+        # fio takes it there; nvbench's nvme engine has no such key (docs/engines.md)
+        if value in ("0", "-1") and opt == "sqthread_poll":
+            return  # off, as the nvme engine always is
+        j.refuse(opt, "nvbench's nvme engine (fio's io_uring_cmd) has no submission-queue polling thread "
+                      "(no nvme.sqpoll key); ioengine=io_uring has one")
+        return
     if j.fio_engine not in engines:
         raise j.error(opt, f"is an option of ioengine {' or '.join(engines)}, not {j.fio_engine}")
     prefix = "io_uring." if j.fio_engine == "io_uring" else "nvme."
@@ -304,34 +351,48 @@ def _verify(j, opt, value):
         return
     if value not in _VERIFY:
         j.refuse(opt, f"'{value}': nvbench verifies with a CRC32C per block only ({', '.join(_VERIFY)})")
+        return  # left out: no verify at all, not nvbench's in its place
     j.set("verify", "1", opt)
 
 
 def _rate(j, opt, value):
     v = j.one_value(opt)
-    if not v.isdigit():
-        raise j.error(opt, f"'{value}' is not a count of I/Os per second")
-    j.set("rate_iops", str(int(v) * j.numjobs), opt)  # fio's is per job, nvbench's over all jobs
+    if v is None:
+        return
+    v = j.whole(opt, v, "a count of I/Os per second")
+    j.set("rate_iops", str(v * j.numjobs), opt)  # fio's is per job, nvbench's over all jobs
     j.set("rate_mode", "closed", opt)
 
 
 def _cpus(j, opt, value):
     policy = j.opts.get("cpus_allowed_policy", "shared")
-    try:
-        cpus = _cpu_list(value)
-    except ValueError:
-        raise j.error(opt, f"'{value}' is not a CPU list (0-3,6)") from None
+    cpus = _cpu_list(j, opt, value)
     if policy != "split" and len(cpus) > 1:
-        j.refuse(opt, "with cpus_allowed_policy=shared fio's jobs float over the set; nvbench pins "
-                      "job i to the i-th CPU (cpus_allowed_policy=split)")
+        if j.refuse(opt, "with cpus_allowed_policy=shared fio's jobs float over the set; nvbench pins "
+                         "job i to the i-th CPU (cpus_allowed_policy=split)"):
+            return  # left out: the jobs float, as without the option
     j.set("cpus", value, opt)
 
 
-def _cpu_list(value):
+_CPU_RANGE = re.compile(r"([0-9]+)(?:-([0-9]+))?", re.ASCII)
+
+
+def _cpu_list(j, opt, value):
+    """The CPUs of a list (0-3,6), each below the library's CPU set size: a range is
+    checked before it is counted, so 0-99999999999 builds nothing."""
     cpus = set()
     for part in value.split(","):
-        lo, _, hi = part.partition("-")
-        cpus.update(range(int(lo), int(hi or lo) + 1))
+        m = _CPU_RANGE.fullmatch(part.strip())
+        if not m:
+            raise j.error(opt, f"'{_short(value)}' is not a CPU list (0-3,6)")
+        lo, hi = m.group(1), m.group(2) or m.group(1)
+        for n in (lo, hi):
+            if len(n) > 4 or int(n) >= _MAX_CPUS:
+                raise j.error(opt, f"CPU {_short(n)} is beyond the {_MAX_CPUS} CPUs nvbench can pin to "
+                                   f"(0-{_MAX_CPUS - 1}, its CPU set size)")
+        if int(lo) > int(hi):
+            raise j.error(opt, f"'{part.strip()}' is not a CPU range (the first CPU is the lower)")
+        cpus.update(range(int(lo), int(hi) + 1))
     return cpus
 
 
@@ -339,6 +400,7 @@ def _continue(j, opt, value):
     v = (value or "").lower()
     if v not in ("none", "0", "all", "1"):
         j.refuse(opt, f"'{value}': nvbench continues after every error or after none (none, all)")
+        return  # left out: fio's default, stop at the first error
     j.set("continue_on_error", "0" if v in ("none", "0") else "1", opt)
 
 
@@ -357,12 +419,15 @@ def _buffered(j, opt, value):
 def _as(key, conv=None):
     """An option whose value maps one to one to a library key."""
     def handler(j, opt, value):
-        j.set(key, conv(j, opt, value) if conv else value, opt)
+        v = conv(j, opt, value) if conv else value
+        if v is not None:  # None: a lenient mapping left it out
+            j.set(key, v, opt)
     return handler
 
 
 def _size_of(j, opt, value):
-    return str(j.size(opt, j.one_value(opt)))
+    v = j.one_value(opt)
+    return None if v is None else str(j.size(opt, v))
 
 
 def _flag_of(j, opt, value):
@@ -414,7 +479,7 @@ def map_job(name, opts, lenient=False, path="job file"):
     j = _Job(name, opts, lenient, path)
     j.fio_engine = _engine(j)
     j.numjobs = j.count("numjobs", 1)
-    j.set("name", opts.get("name") or name, "name")
+    _name(j, opts.get("name") or name)
     j.set("rw", "read", "rw")  # fio's default
     j.set("direct", "0", "direct")  # fio's default
     for opt, value in opts.items():
@@ -429,9 +494,33 @@ def map_job(name, opts, lenient=False, path="job file"):
     return [_workload(j, j.out)] + [_workload(j, extra) for extra in j.after]
 
 
+def _fit_name(text, suffix=""):
+    """text cut (at a character) so that text + suffix fits the library's name key."""
+    room = _NAME_MAX - len(suffix.encode("utf-8", "surrogateescape"))
+    raw = text.encode("utf-8", "surrogateescape")
+    if len(raw) <= room:
+        return text + suffix
+    cut = room
+    while cut > 0 and 0x80 <= raw[cut] < 0xC0:  # not inside a character
+        cut -= 1
+    return raw[:cut].decode("utf-8", "surrogateescape") + suffix
+
+
+def _name(j, text):
+    """The job's name, as fio takes it (of any length): the library's names hold 63 bytes,
+    so a longer one is shortened, with a warning giving both."""
+    fitted = _fit_name(text)
+    if fitted != text:
+        j.warnings.append(f"fio job section [{_short(j.name, 80)}]: its name is "
+                          f"{len(text.encode('utf-8', 'surrogateescape'))} bytes, more than the {_NAME_MAX} of "
+                          f"nvbench's names: its results are named '{fitted}'")
+    j.set("name", fitted, "name")
+
+
 def _workload(j, keys):
     return dict(keys, targets=list(j.targets),
-                fio={"section": j.name, "origin": dict(j.origin), "warnings": list(j.warnings)})
+                fio={"section": j.name, "origin": dict(j.origin), "warnings": list(j.warnings),
+                     "dropped": list(j.dropped)})
 
 
 _SPLIT_NO_MAP = ("with fio's default random map (every block once per pass): nvbench keeps no map with a "
@@ -471,8 +560,8 @@ def _targets(j):
     dirs = _split_escaped(o["directory"]) if o.get("directory") else []
     nrfiles = j.count("nrfiles", 1)
     if files:
-        if len(dirs) > 1:
-            j.refuse("directory", "several directories with filename")
+        if len(dirs) > 1:  # not left out when lenient: the files would land elsewhere
+            raise j.error("directory", "several directories with filename: nvbench takes one")
         return [f if not dirs or os.path.isabs(f) else os.path.join(dirs[0], f) for f in files]
     if nrfiles != len(dirs or ["."]) and not (nrfiles == 1 and dirs):
         j.refuse("nrfiles", "nvbench lays out one scratch file per directory target")
@@ -481,11 +570,12 @@ def _targets(j):
     return [] if j.fio_engine == "null" else ["."]  # fio's file in the working directory
 
 
-def _target_len(path):
+def _target_len(j, path):
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as e:
-        raise FioJobError(f"target '{path}': {e.strerror}; without 'size' its length decides the run") from None
+        raise j.error("size", f"is not set and target '{path}' cannot be opened ({e.strerror}): without 'size' "
+                              f"its length decides the run") from None
     try:
         return os.lseek(fd, 0, os.SEEK_END)
     finally:
@@ -508,7 +598,7 @@ def _region(j):
     else:
         per_target = None  # to the end of each target, as in fio
         timed = j.flag("time_based") and not ("io_size" in o or "io_limit" in o)
-        total = 0 if timed else sum(max(0, _target_len(t) - offset) // bs * bs for t in j.targets)
+        total = 0 if timed else sum(max(0, _target_len(j, t) - offset) // bs * bs for t in j.targets)
     inc = o.get("offset_increment")
     sequential = j.out["rw"] not in _RANDOM
     if j.numjobs > 1 and (sequential or inc):
@@ -552,10 +642,12 @@ def _verify_after(j):
     if j.out["rw"] != "write" or j.flag("time_based"):
         j.refuse("verify", "the read-back of what a random, mixed or time-based job wrote; nvbench "
                            "reads back a sequential write (rw=write) only, or set do_verify=0")
+        j.out.pop("verify")  # left out: no verify pattern, no read-back, as without the option
+        j.origin.pop("verify", None)
         return
     back = {k: v for k, v in j.out.items() if k not in ("rate_iops", "rate_mode", "thinktime",
                                                          "thinktime_blocks", "ramp", "runtime")}
-    back.update(rw="read", name=(j.out["name"] + " verify")[:63])
+    back.update(rw="read", name=_fit_name(j.out["name"], " verify"))
     j.after.append(back)
 
 
@@ -572,7 +664,25 @@ def from_fio_job(path, lenient=False, env=None):
             steps.append([])
         steps[-1].append(mapped[0])
         steps.extend([w] for w in mapped[1:])  # a read-back runs after its writer
+    for step in steps:
+        _distinct_names(step)
     return steps
+
+
+def _distinct_names(step):
+    """fio runs two sections of one name side by side; the job groups of one run need
+    names of their own: the second becomes 'name #2' (with a warning saying so)."""
+    seen = {w["name"] for w in step}
+    taken = set()
+    for w in step:
+        name, k = w["name"], 1
+        while w["name"] in taken or (k > 1 and w["name"] in seen):
+            k += 1
+            w["name"] = _fit_name(name, f" #{k}")
+        if w["name"] != name:
+            w["fio"]["warnings"].append(f"fio job section [{_short(w['fio']['section'], 80)}]: another job of "
+                                        f"this step has its name: its results are named '{w['name']}'")
+        taken.add(w["name"])
 
 
 def workload_args(w):
@@ -613,15 +723,35 @@ def check(steps, lenient=False, **run_kwargs):
             raise FioJobError(why)
         del w[key]
         w["fio"]["warnings"].append(why + ": left out")
-    for step in steps:
+    # Every step planned by the library before the first runs (nvb_groups_validate): each
+    # workload, and the jobs of a step together (names, targets written by two, memory and
+    # descriptors summed), so that a refusal in the last step comes before any I/O.
+    built, where, step_of = [], [], []
+    for i, step in enumerate(steps):
         for w in step:
             targets, keys = workload_args(w)
             try:
-                core.validate(*targets, options={**run_kwargs, **keys})
+                built.append(core.workload(*targets, options={**run_kwargs, **keys}))
             except NvbenchError as e:
-                named = [f"'{k}' is fio option '{o}'" for k, o in w["fio"]["origin"].items() if f"'{k}'" in e.strerror]
-                raise FioJobError(f"fio job section [{w['fio']['section']}]: {e.strerror}"
-                                  + (f" ({'; '.join(named)})" if named else "")) from None
+                raise _refusal(w, e) from None
+            where.append(w)
+            step_of.append(i)
+    try:
+        _nvbench.validate_groups(built, step_of)
+    except NvbenchError as e:
+        raise _refusal(where[getattr(e, "index", 0)], e, len(steps) > 1 and step_of) from None
+
+
+def _refusal(w, e, step_of=None):
+    """The library's refusal of workload w, naming its section (and step), the fio
+    options behind the keys it names, and what a lenient mapping left out."""
+    named = [f"'{k}' is fio option '{o}'" for k, o in w["fio"]["origin"].items()
+             if f"'{k}'" in e.strerror and k != o]
+    step = f" (step {step_of[getattr(e, 'index', 0)] + 1} of {step_of[-1] + 1})" if step_of else ""
+    dropped = [repr(o) for o in w["fio"].get("dropped", ())]
+    return FioJobError(f"fio job section [{w['fio']['section']}]{step}: {e.strerror}"
+                       + (f" ({'; '.join(named)})" if named else "")
+                       + (f" (left out of this job as not honoured: {', '.join(dropped)})" if dropped else ""))
 
 
 def _run_groups():
