@@ -270,6 +270,19 @@ def _run_fio(args):
              + ("; the results below are partial" if results else ""))
         if not results:
             return status
+    except NvbenchError as e:
+        # a step failed (an I/O error, a target changed since the check): the steps
+        # done are still shown and saved, with the failed one's partial result
+        bar.close()
+        partial = getattr(e, "result", None)
+        failed = len(results) + 1
+        if partial is not None and not isinstance(partial, str):
+            results.append(partial)
+        _err(f"step {failed} of {len(steps)} ({'+'.join(w['fio']['section'] for w in steps[failed - 1])}): "
+             f"{e.strerror}" + ("; the results below are of the steps before it" if results else ""))
+        status = _status_of(e)
+        if not results:
+            return status
     finally:
         bar.close()
     rs = ResultSet(results)
