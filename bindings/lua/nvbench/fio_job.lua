@@ -544,7 +544,9 @@ local function library_args(nvb, w)
   return args
 end
 
---- Run a job file with nvb.run: a list of results, one per step, or nil, msg.
+--- Run a job file with nvb.run: a list of results, one per step, or nil, msg,
+--- errno [, the results of the steps done when a later step failed]. Every step
+--- is planned by the library (nvb.validate_groups) before the first runs.
 --- keys (optional): library keys for every job that the file does not set, as
 --- Python's run_fio_job takes them ({allow_destructive = 1, interval = "500ms"}).
 function M.run(path, env, keys)
