@@ -229,6 +229,28 @@ END_TEST
 /* The same when a directory on the way changes: the target's parent is a
  * symlink, flipped before the clean-up to a directory where a user's file
  * has the same name. That file is not the one made, and stays. */
+/* A dangling symlink named as a target with size: refused at planning as
+ * one, naming where it points; nothing is created through it, and the link
+ * stays (it said "appeared after it was found missing" at creation). */
+START_TEST(dangling_symlink_is_named_not_followed)
+{
+    char *dir = tu_mkdtemp("create");
+    char *link = path_in(dir, "link.dat"), *dest = path_in(dir, "dest.dat");
+    ck_assert_int_eq(symlink(dest, link), 0);
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(run_logged("write", "64k", link, NULL, NULL, NULL, &r), -ENOENT);
+    const char *e = nvb_result_error(r);
+    ck_assert_msg(strstr(e, "dangling symlink") && strstr(e, dest), "%s", e);
+    nvb_result_free(r);
+    struct stat st;
+    ck_assert_int_ne(stat(dest, &st), 0);
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_int_eq(tu_sh("rm -rf '%s'", dir), 0);
+    free(link), free(dest), free(dir);
+}
+END_TEST
+
 struct parent_flip {
     struct nvb_cancel *cancel;
     const char *link, *to, *tmp;
@@ -280,6 +302,7 @@ int main(void)
     tcase_add_test(tc, created_laid_out_and_kept);
     tcase_add_test(tc, refused_without_size_or_directory);
     tcase_add_test(tc, symlink_put_there_meanwhile_is_not_followed);
+    tcase_add_test(tc, dangling_symlink_is_named_not_followed);
     tcase_add_test(tc, cancelled_layout_removes_only_what_it_made);
     tcase_add_test(tc, cancelled_layout_spares_a_flipped_parent);
     suite_add_tcase(s, tc);
