@@ -362,7 +362,16 @@ CROSS = ["[global]\nioengine=null\nsize=1m\nstonewall\n[a]\nrw=randwrite\nnorand
          "[j]\nioengine=null\nsize=1m\nbs\n", "[j]\nioengine=null\nsize=$mb_memory\nbs=$pagesize\nnumjobs=$ncpus\nrw=randread\ntime_based\nruntime=1\n", "[j]\nioengine=null\nsize=1m\nnumjobs=two\n",
          "[j]\nioengine=null\nsize=4m\nrw=read\nloops=3\nio_size=1m\noffset=1m\nrwmixwrite=20\n",
          "[j]\nioengine=null\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\ntime_based\nruntime=1\n",
-         "[j]\nioengine=null\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\nnorandommap\ntime_based\nruntime=1\n"]
+         "[j]\nioengine=null\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\nnorandommap\ntime_based\nruntime=1\n",
+         # issue 22: bounds, names, sqthread_poll with io_uring_cmd
+         "[j]\nioengine=null\nsize=1m\nnumjobs=\u00b2\n", "[j]\nioengine=null\nsize=1m\nnumjobs=" + "9" * 5000 + "\n",
+         "[j]\nioengine=null\nsize=1m\ncpus_allowed=0-99999999999\ncpus_allowed_policy=split\n",
+         "[j]\nioengine=null\nsize=99999999999p\n", "[j]\nioengine=null\nsize=1m\nruntime=" + "9" * 500 + "\n",
+         "[global]\nioengine=null\nsize=1m\n[" + "n" * 60 + "\u00e9" * 20 + "]\n[" + "n" * 60 + "\u00e9" * 20 + "]\n"
+         "[x]\nstonewall\nrw=write\nverify=crc32c\nname=" + "v" * 62 + "\n",
+         "[global]\nioengine=null\nsize=1m\n[a]\n[a]\n[a #2]\n",
+         "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nsqthread_poll=1\ntime_based\nruntime=1\n",
+         "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nsqthread_poll=0\ntime_based\nruntime=1\n"]
 
 
 def lua_steps(path, env):
