@@ -463,7 +463,8 @@ local function library_args(nvb, w)
   return args
 end
 
---- Run a job file with nvb.run: a list of results, one per step, or nil, msg.
+--- Run a job file with nvb.run: a list of results, one per step, or nil, msg, errno,
+--- the failing step's result (if any) and the list of the steps' results before it.
 --- keys (optional): library keys for every job that the file does not set, as
 --- Python's run_fio_job takes them ({allow_destructive = 1, interval = "500ms"}).
 function M.run(path, env, keys)
@@ -487,10 +488,11 @@ function M.run(path, env, keys)
         if ws[i][k] == nil then ws[i][k] = tostring(v) end
       end
     end
-    local r, err, errno
-    if #ws == 1 then r, err, errno = nvb.run(ws[1])
-    else r, err, errno = nvb.run_groups(ws) end
-    if not r then return nil, string.format("fio job section [%s]: %s", step[1].fio.section, err), errno end
+    local r, err, errno, partial
+    if #ws == 1 then r, err, errno, partial = nvb.run(ws[1])
+    else r, err, errno, partial = nvb.run_groups(ws) end
+    -- the step's result (partial, or complete with verify mismatches) and the steps before it
+    if not r then return nil, string.format("fio job section [%s]: %s", step[1].fio.section, err), errno, partial, results end
     results[#results + 1] = r
   end
   return results
