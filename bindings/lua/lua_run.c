@@ -240,6 +240,25 @@ static int poll_cb(void *arg)
     return 0;
 }
 
+/* A run whose verify=1 read back blocks that did not match is a failure
+ * (fio exits 1): pushes nil, the library's warning that names them (how
+ * many, the first one's target, offset and field), EILSEQ and the result
+ * (on top of the stack) and returns 1; else pushes nothing, returns 0. */
+static int verify_failed(const struct nvb_result *r, lua_State *L)
+{
+    double bad = 0;
+    if (nvb_result_get(r, "verify.mismatches", &bad) < 0 || bad <= 0)
+        return 0;
+    const char *msg = "verify: blocks read did not match what was written";
+    for (size_t i = 0; i < nvb_result_warning_count(r); i++)
+        if (!strncmp(nvb_result_warning(r, i), "verify: ", 8) && strstr(nvb_result_warning(r, i), "did not match"))
+            msg = nvb_result_warning(r, i);
+    int res_idx = lua_gettop(L);
+    push_fail(L, -EILSEQ, msg);
+    lua_pushvalue(L, res_idx);
+    return 1;
+}
+
 /* Runs ws[0..n) (nvb_run_groups when groups, else nvb_run of ws[0]) with
  * the progress function at stack index fn (0: none), the poll hook and the
  * signals; returns what nvb.run returns. */
@@ -285,6 +304,8 @@ static int run_and_push(lua_State *L, struct nvb_workload **ws, struct lworkload
         return lua_error(L);
     }
     lua_settop(L, res_idx);
+    if (rc == 0 && lr->r && verify_failed(lr->r, L))
+        return 4; /* nil, message, EILSEQ, result */
     if (rc == 0 || (rc == -ECANCELED && lr->r && nvb_result_cancelled(lr->r)))
         return 1;
     push_fail(L, rc, lr->r ? nvb_result_error(lr->r) : NULL);
@@ -301,7 +322,9 @@ static int run_and_push(lua_State *L, struct nvb_workload **ws, struct lworkload
  *                                      returning false (result.cancelled)
  *   -> nil, message, errno [, result]  refused or failed; the result, when
  *                                      the library built one, carries the
- *                                      error and any partial figures */
+ *                                      error and any partial figures; with
+ *                                      verify=1, blocks that did not match:
+ *                                      errno EILSEQ, the complete result */
 int l_run(lua_State *L)
 {
     static const char *const run_only[] = {"progress", NULL};

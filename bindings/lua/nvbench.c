@@ -342,6 +342,7 @@ static void push_errno_table(lua_State *L)
         {"EPERM", EPERM}, {"ENOENT", ENOENT}, {"EIO", EIO}, {"ENOMEM", ENOMEM}, {"EACCES", EACCES},
         {"EBUSY", EBUSY}, {"EINVAL", EINVAL}, {"ENOSPC", ENOSPC}, {"ERANGE", ERANGE}, {"ENOSYS", ENOSYS},
         {"ENAMETOOLONG", ENAMETOOLONG}, {"ENOTSUP", ENOTSUP}, {"ECANCELED", ECANCELED},
+        {"EILSEQ", EILSEQ}, /* verify=1 read back blocks that did not match */
     };
     lua_createtable(L, 0, (int)(sizeof e / sizeof e[0]));
     for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {

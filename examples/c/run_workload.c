@@ -5,7 +5,8 @@
  *   run_workload engine=io_uring rw=randread bs=4k qd=32 runtime=2s /dev/nvme0n1
  *
  * Errors go to stderr with the library's message. Exit status: 0 success,
- * 2 bad input, 1 run failure, 130 interrupted (SIGINT) or 143 terminated
+ * 2 bad input, 1 run failure (an I/O error, or with verify=1 a block read
+ * back that did not match: data is bad, as fio exits 1), 130 interrupted (SIGINT) or 143 terminated
  * (SIGTERM): 128 + the signal, as a shell reports a process the signal
  * killed, but after a clean stop (the partial result is still printed, the
  * scratch file removed).
@@ -93,6 +94,13 @@ int main(int argc, char **argv)
         /* every warning the library knows, to the person, once */
         for (size_t i = 0; i < nvb_result_warning_count(r); i++)
             fprintf(stderr, "run_workload: warning: %s\n", nvb_result_warning(r, i));
+        /* bad data is a failure, after the result that describes it */
+        double bad = 0;
+        if (nvb_result_get(r, "verify.mismatches", &bad) == 0 && bad > 0) {
+            fprintf(stderr, "run_workload: verify failed: %.0f blocks read did not match what was written\n", bad);
+            if (!status)
+                status = 1;
+        }
     }
     nvb_result_free(r);
     nvb_workload_free(w);

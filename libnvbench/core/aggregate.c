@@ -45,6 +45,7 @@ static void job_merge(struct run *r, struct nvb_result *res, unsigned i)
     nvb__submits_add(&res->sub, &j->sub);
     res->verify_checked += j->verify_checked;
     res->verify_mismatches += j->verify_mismatches;
+    res->verify_unchecked += j->verify_unchecked;
     for (int f = 0; f < NVB__VF_COUNT; f++)
         res->verify_by_field[f] += j->verify_by_field[f];
     for (unsigned k = 0; k < j->nfirst_mm && res->nfirst_mismatch < NVB__VERIFY_FIRST; k++)
@@ -99,7 +100,7 @@ static void rate_warnings(struct nvb_result *res, unsigned qd)
                          res->sub.unissued);
 }
 
-static void end_warnings(struct nvb_result *res)
+static void end_warnings(const struct run *r, struct nvb_result *res)
 {
     if (res->cpu_valid && res->steal_pct > 5.0)
         nvb__result_warn(res, "steal time %.1f%%: the hypervisor took CPU from this machine; figures are noisy",
@@ -113,9 +114,17 @@ static void end_warnings(struct nvb_result *res)
     }
     if (res->short_ios)
         nvb__result_warn(res, "%" PRIu64 " short transfers counted as errors (EIO)", res->short_ios);
-    if (res->verify_mismatches)
-        nvb__result_warn(res, "verify: %" PRIu64 " of %" PRIu64 " blocks read did not match what was written",
-                         res->verify_mismatches, res->verify_checked);
+    if (res->verify_mismatches) {
+        const struct nvb__vmismatch *m = &res->first_mismatch[0];
+        nvb__result_warn(res, "verify: %" PRIu64 " of %" PRIu64 " blocks read did not match what was written; "
+                         "the first: target '%s' offset %" PRIu64 ", field '%s' (verify.first_mismatches "
+                         "lists up to %u)", res->verify_mismatches, res->verify_checked,
+                         res->nfirst_mismatch && m->target < r->p->nt ? r->p->t[m->target].path : "?",
+                         m->offset, nvb__vfield_name(m->field), NVB__VERIFY_FIRST);
+    }
+    if (res->verify_unchecked)
+        nvb__result_warn(res, "verify: %" PRIu64 " blocks read were not checked: this run had not written them "
+                         "yet (verify.unchecked); a mixed run checks the blocks it wrote", res->verify_unchecked);
 }
 
 /* The run's error: a job's, the first I/O error, or a cancellation. */
@@ -156,7 +165,7 @@ int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc)
     for (unsigned t = 0; t < r->p->nt; t++)
         for (int d = 0; d < NVB__NDIR; d++)
             dstat_sum(res, &res->tot[d], &res->tg[t].d[d]);
-    end_warnings(res);
+    end_warnings(r, res);
     rate_warnings(res, r->p->qd);
     return run_status(r, res, rc);
 }

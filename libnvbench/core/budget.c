@@ -37,7 +37,7 @@ static uint64_t sat(unsigned __int128 v)
  * series' histograms at their largest. */
 static void mem_sum(struct nvb__run_mem *m)
 {
-    unsigned __int128 base = (unsigned __int128)m->buffers + m->hist_bytes + m->table_bytes;
+    unsigned __int128 base = (unsigned __int128)m->buffers + m->hist_bytes + m->table_bytes + m->vmap_bytes;
     m->floor = sat(base + m->series_min);
     m->total = sat(base + m->sampler_bytes + m->json_bytes + m->series_max);
 }
@@ -89,6 +89,7 @@ void nvb__run_mem_add(struct nvb__run_mem *a, const struct nvb__run_mem *b)
     a->sampler_bytes = sat((unsigned __int128)a->sampler_bytes + b->sampler_bytes);
     a->table_bytes = sat((unsigned __int128)a->table_bytes + b->table_bytes);
     a->json_bytes = sat((unsigned __int128)a->json_bytes + b->json_bytes);
+    a->vmap_bytes = sat((unsigned __int128)a->vmap_bytes + b->vmap_bytes);
     a->series_points = sat((unsigned __int128)a->series_points + b->series_points);
     a->series_min = sat((unsigned __int128)a->series_min + b->series_min);
     a->series_max = sat((unsigned __int128)a->series_max + b->series_max);
@@ -108,6 +109,16 @@ void nvb__plan_need(const struct nvb_workload *w, const struct plan *p, struct n
     n->groups = 1;
     if (p->eng->flags & NVB__ENG_NO_FILES)
         return;
+    /* verify=1 with writes: a bit per block of each target (the jobs
+     * sharing it split its blocks), each job's slice rounded up to words
+     * (job_setup.c: job_verify_stripes) */
+    if (w->verify && p->writes && w->bs) {
+        unsigned __int128 v = 0;
+        for (unsigned t = 0; t < p->nt; t++)
+            v += p->t[t].len / w->bs / 8 + 8ull * p->jobs + 8;
+        n->mem.vmap_bytes = sat(v);
+        mem_sum(&n->mem);
+    }
     /* Descriptors: each job opens every target it drives, the hold keeps
      * each target open (and reopens it for a layout), and a ring engine
      * has one per job. */
@@ -144,9 +155,10 @@ int nvb__need_check(const struct nvb__need *n, struct plan *p, char *err, size_t
              "process can have: buffers (bs x qd x jobs) %" PRIu64 ", %" PRIu64 " latency histograms (lat, slat "
              "and clat per job per target per direction) of %zu bytes %" PRIu64 ", the sampler's interval "
              "state %" PRIu64 ", per-job tables %" PRIu64 " and %" PRIu64 " time-series points (runtime / interval) "
-             "%" PRIu64 "; fewer jobs, targets or qd, or a longer interval, need less",
+             "%" PRIu64 ", verify=1's maps of written blocks (a bit per block of bs) %" PRIu64 "; fewer jobs, "
+             "targets or qd, a longer interval or a larger bs need less",
              m->floor, mem, m->buffers, m->histograms, sizeof(struct nvb__hist), m->hist_bytes, m->sampler_bytes,
-             m->table_bytes, m->series_points, m->series_min);
+             m->table_bytes, m->series_points, m->series_min, m->vmap_bytes);
     if (mem && m->total > mem / 2)
         nvb__plan_warn(p, "%sthe run may take up to %" PRIu64 " of the %" PRIu64 " bytes of memory (buffers %" PRIu64
                        ", latency histograms %" PRIu64 ", interval state %" PRIu64 ", %" PRIu64 " time-series points "

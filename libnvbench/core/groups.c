@@ -68,46 +68,7 @@ struct groups {
 
 /* ---- planning: names, plans, conflicts ---- */
 
-/* What a group's target is: a file by its inode; a device by its number,
- * however it is named (/dev/disk/by-*, a symlink, a node made with mknod
- * elsewhere); a passthrough target (nvme) by its namespace's block device,
- * which another group may name directly. */
-struct ident {
-    int kind;
-    uint64_t a, b;
-};
-
-static struct ident ident_of(const struct grp *g, const struct ptarget *t)
-{
-    struct ident id = {t->ti.kind, t->ti.id_rdev, 0};
-    if (t->ti.kind == NVB__T_FILE) {
-        id.a = t->ti.id_dev;
-        id.b = t->ti.id_ino;
-        return id;
-    }
-    struct nvb__target_info ci;
-    if (t->claim[0] && nvb__target_info(t->claim, &ci) == 0 && ci.kind == NVB__T_BLOCK) {
-        id.kind = NVB__T_BLOCK;
-        id.a = ci.id_rdev;
-    } else if (g->p.eng->flags & NVB__ENG_CHARDEV) {
-        id.kind = NVB__T_CHAR;
-    }
-    return id;
-}
-
-static int same_target(const struct grp *ga, const struct ptarget *a, const struct grp *gb, const struct ptarget *b)
-{
-    /* a target still missing is known by its name only */
-    if (a->create && b->create)
-        return !strcmp(a->path, b->path);
-    if (a->scratch || b->scratch)
-        return 0;
-    struct ident x = ident_of(ga, a), y = ident_of(gb, b);
-    return x.kind == y.kind && x.a == y.a && x.b == y.b;
-}
-
-/* Two groups on one target where one writes and the other writes or
- * verifies: their data would clash. */
+/* A target an earlier step of the same plan creates. */
 static int made_earlier(const struct groups *G, const char *path)
 {
     for (size_t i = 0; i < G->nmade; i++)
@@ -116,6 +77,8 @@ static int made_earlier(const struct groups *G, const char *path)
     return 0;
 }
 
+/* Two groups on one target where one writes and the other writes or
+ * verifies: their data would clash. */
 static int groups_conflict(const struct groups *G, const struct grp *a, const struct grp *b, char *err, size_t errlen)
 {
     /* a missing target the run would create (plan_create) can be created
@@ -133,7 +96,7 @@ static int groups_conflict(const struct groups *G, const struct grp *a, const st
         return 0;
     for (unsigned i = 0; i < a->p.nt; i++)
         for (unsigned k = 0; k < b->p.nt; k++)
-            if (same_target(a, &a->p.t[i], b, &b->p.t[k])) {
+            if (nvb__plan_same_target(&a->p, &a->p.t[i], &b->p, &b->p.t[k])) {
                 snprintf(err, errlen, "target '%s' is %s by group '%s' and %s by group '%s' of the same run: "
                          "they would overwrite each other's data%s; one writing group per target (readers may share it)",
                          a->p.t[i].path, a->level == NVB__HOLD_WRITE ? "written" : "verified", a->name,

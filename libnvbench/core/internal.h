@@ -310,6 +310,7 @@ struct nvb_result {
     /* verify */
     int      verify_enabled;         /* verify=1 and the engine does I/O */
     uint64_t verify_checked, verify_mismatches;
+    uint64_t verify_unchecked;       /* reads of blocks this run had not written: not checked */
     uint64_t verify_by_field[NVB__VF_COUNT];
     struct nvb__vmismatch first_mismatch[NVB__VERIFY_FIRST];
     unsigned nfirst_mismatch;
@@ -410,6 +411,7 @@ struct nvb__run_mem {
     uint64_t sampler_bytes;     /* the sampler's copy of the lat histograms' counts */
     uint64_t table_bytes;       /* per job and target: figures, offset generator, bssplit offsets */
     uint64_t json_bytes;        /* the result's JSON: its merged histograms at their largest */
+    uint64_t vmap_bytes;        /* verify=1 with writes: each job's map of the blocks it wrote */
     uint64_t series_points;     /* time-series points (runtime / interval); 0: not known */
     uint64_t series_min, series_max;
     uint64_t floor, total;

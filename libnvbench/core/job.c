@@ -75,6 +75,26 @@ static void vset_del(struct job *j, uint64_t key)
 
 static inline uint64_t vkey_of(unsigned t, uint64_t blk) { return ((uint64_t)t << 48 | blk) + 1; }
 
+/* The written-blocks map: the word and bit of the block an I/O in slot
+ * holds (its key in the in-flight set names target and block). */
+static inline uint64_t *vmap_word(const struct job *j, const struct nvb__io *io, uint64_t *bit)
+{
+    const uint64_t blk = (j->vkey[io->slot] - 1) & ((1ull << 48) - 1);
+    *bit = 1ull << (blk & 63);
+    return &j->vmap[j->vmapo[io->target] + blk / 64];
+}
+
+/* A write completed: its block holds what it wrote when it wrote all of
+ * it, and nothing known otherwise. */
+static inline void vmap_note(struct job *j, const struct nvb__io *io)
+{
+    uint64_t bit, *wd = vmap_word(j, io, &bit);
+    if (io->res == (int64_t)io->len)
+        *wd |= bit;
+    else
+        *wd &= ~bit;
+}
+
 static void job_publish(struct job *j, const uint64_t ios[NVB__NDIR], const uint64_t bytes[NVB__NDIR],
                         const uint64_t lat[NVB__NDIR])
 {
@@ -108,7 +128,7 @@ static void job_reset_stats(struct job *j)
     j->errors = j->short_ios = 0;
     for (int d = 0; d < NVB__NDIR; d++)
         j->errors_dir[d] = j->fault_err[d] = j->fault_short[d] = j->fault_delayed[d] = 0;
-    j->verify_checked = j->verify_mismatches = 0;
+    j->verify_checked = j->verify_mismatches = j->verify_unchecked = 0;
     memset(&j->sub, 0, sizeof j->sub);
     memset(j->verify_by_field, 0, sizeof j->verify_by_field);
     j->nfirst_mm = 0;
@@ -297,8 +317,26 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
         lat[d] += l;
         if (c->verify && d == NVB_READ) {
             struct nvb__vmismatch mm;
+            /* with writes, a block is checked once this run wrote it (or
+             * it was valid before: vall); a read-only run checks all */
+            uint64_t bit = 0, *wd = j->vtrack ? vmap_word(j, io, &bit) : NULL;
+            const int mine = wd && (*wd & bit);
+            if (wd && !mine && !j->vall[io->target]) {
+                j->verify_unchecked++;
+                return;
+            }
             j->verify_checked++;
             int f = nvb__vblock_check(io->buf, io->len, c->seed, j->tmap[io->target], io->off, &mm);
+            /* a block this job wrote carries one of its sequence numbers,
+             * no later than its last: else a write was lost (the block is
+             * an intact one from before) */
+            if (f == NVB__VF_OK && mine &&
+                (mm.seq >> 40 != (uint64_t)j->idx + 1 || (mm.seq & ((1ull << 40) - 1)) > j->wseq)) {
+                f = NVB__VF_SEQ;
+                mm.field = NVB__VF_SEQ;
+                mm.expected = (uint64_t)(j->idx + 1) << 40 | j->wseq;
+                mm.found = mm.seq;
+            }
             if (f != NVB__VF_OK) {
                 if (j->nfirst_mm < NVB__VERIFY_FIRST)
                     j->first_mm[j->nfirst_mm++] = mm;
@@ -625,8 +663,11 @@ static void job_loop(struct job *j)
             struct nvb__io *io = j->done[i];
             io->flags &= (uint8_t)~NVB__IOF_INFLIGHT;
             j->freel[nfree++] = io;
-            if (j->vtrack)
+            if (j->vtrack) {
                 vset_del(j, j->vkey[io->slot]);
+                if (io->dir == NVB_WRITE)
+                    vmap_note(j, io);
+            }
             if (!count || (io->flags & NVB__IOF_RAMP))
                 continue;
             job_count(j, &c, io, now, ios, bytes, lat);

@@ -45,6 +45,7 @@ void nvb__job_release(struct job *j)
 #define JOB_FREE(x) (free(j->x), j->x = NULL)
     JOB_FREE(bufs), JOB_FREE(ios), JOB_FREE(freel), JOB_FREE(batch), JOB_FREE(done), JOB_FREE(seqpos);
     JOB_FREE(nblocks), JOB_FREE(dist), JOB_FREE(vset), JOB_FREE(vkey), JOB_FREE(vstride), JOB_FREE(vrank);
+    JOB_FREE(vmap), JOB_FREE(vmapo), JOB_FREE(vall);
     JOB_FREE(eopts);
 #undef JOB_FREE
     nvb__bsmix_job_free(j);
@@ -115,46 +116,74 @@ static int job_open_targets(struct job *j)
     return 0;
 }
 
-/* verify=1 with writes: the in-flight set, and each job's own stripe of
- * the targets it shares. */
+/* verify=1 with writes: the in-flight set, each job's own stripe of the
+ * targets it shares, and the map of the stripe's blocks it has written.
+ * Sequential jobs take one contiguous slice each, starting where a job of
+ * that rank starts without verify (job_open_targets), so that a read-back
+ * run of the same jobs reads exactly the blocks each wrote; random jobs
+ * take every stride-th block. */
 static int job_verify_stripes(struct job *j)
 {
     const struct nvb_workload *w = j->run->w;
     const struct plan *p = j->run->p;
     const unsigned qd = p->qd;
+    const int seq = !nvb__rw_random(w->rw);
     j->vtrack = w->verify && p->writes && !(p->eng->flags & NVB__ENG_NO_FILES);
-    if (j->vtrack) {
-        unsigned cap = 2;
-        while (cap < 2 * qd)
-            cap <<= 1;
-        j->vmask = cap - 1;
-        j->vset = calloc(cap, sizeof *j->vset);
-        j->vkey = calloc(qd, sizeof *j->vkey);
-        j->vstride = calloc(j->nt, sizeof *j->vstride);
-        j->vrank = calloc(j->nt, sizeof *j->vrank);
-        if (!j->vset || !j->vkey || !j->vstride || !j->vrank) {
-            snprintf(j->why, sizeof j->why, "out of memory setting up job %u", j->idx);
-            return -ENOMEM;
+    if (!j->vtrack)
+        return 0;
+    unsigned cap = 2;
+    while (cap < 2 * qd)
+        cap <<= 1;
+    j->vmask = cap - 1;
+    j->vset = calloc(cap, sizeof *j->vset);
+    j->vkey = calloc(qd, sizeof *j->vkey);
+    j->vstride = calloc(j->nt, sizeof *j->vstride);
+    j->vrank = calloc(j->nt, sizeof *j->vrank);
+    j->vmapo = calloc(j->nt, sizeof *j->vmapo);
+    j->vall = calloc(j->nt, sizeof *j->vall);
+    if (!j->vset || !j->vkey || !j->vstride || !j->vrank || !j->vmapo || !j->vall) {
+        snprintf(j->why, sizeof j->why, "out of memory setting up job %u", j->idx);
+        return -ENOMEM;
+    }
+    uint64_t words = 0;
+    for (unsigned t = 0; t < j->nt; t++) {
+        /* Jobs that share this target, and this job's rank among them
+         * (assign_targets() deals the targets). */
+        uint64_t stride = p->jobs, rk = j->idx;
+        if (w->target_mode == NVB__TM_SPLIT) {
+            unsigned ti = j->tmap[t];
+            stride = p->jobs >= p->nt ? p->jobs / p->nt + (ti < p->jobs % p->nt) : 1;
+            rk = p->jobs >= p->nt ? j->idx / p->nt : 0;
         }
-        for (unsigned t = 0; t < j->nt; t++) {
-            /* Jobs that share this target, and this job's rank among them
-             * (assign_targets() deals the targets). */
-            uint64_t stride = p->jobs, rk = j->idx;
-            if (w->target_mode == NVB__TM_SPLIT) {
-                unsigned ti = j->tmap[t];
-                stride = p->jobs >= p->nt ? p->jobs / p->nt + (ti < p->jobs % p->nt) : 1;
-                rk = p->jobs >= p->nt ? j->idx / p->nt : 0;
-            }
+        const uint64_t nb = j->nblocks[t];
+        if (seq) { /* blocks [nb * rk / stride, nb * (rk + 1) / stride) */
+            uint64_t lo = (uint64_t)((unsigned __int128)nb * rk / stride);
+            uint64_t hi = (uint64_t)((unsigned __int128)nb * (rk + 1) / stride);
+            j->vrank[t] = lo;
+            j->vstride[t] = 1;
+            j->nblocks[t] = hi - lo;
+        } else {
             j->vstride[t] = stride;
             j->vrank[t] = rk;
-            j->nblocks[t] = j->nblocks[t] > rk ? (j->nblocks[t] - rk + stride - 1) / stride : 0;
-            j->seqpos[t] = 0;
-            if (!j->nblocks[t]) {
-                snprintf(j->why, sizeof j->why, "verify=1: target '%s' has fewer blocks of bs than jobs writing it "
-                         "(each job verifies its own stripe)", p->t[j->tmap[t]].path);
-                return -EINVAL;
-            }
+            j->nblocks[t] = nb > rk ? (nb - rk + stride - 1) / stride : 0;
         }
+        j->seqpos[t] = 0;
+        if (!j->nblocks[t]) {
+            snprintf(j->why, sizeof j->why, "verify=1: target '%s' has fewer blocks of bs than jobs writing it "
+                     "(each job verifies its own stripe)", p->t[j->tmap[t]].path);
+            return -EINVAL;
+        }
+        const struct ptarget *pt = &p->t[j->tmap[t]];
+        j->vall[t] = pt->laid_out || w->precondition;
+        j->vmapo[t] = words;
+        words += (j->nblocks[t] + 63) / 64;
+    }
+    /* counted in the run's memory (budget.c: vmap_bytes) */
+    j->vmap = calloc(words ? words : 1, sizeof *j->vmap);
+    if (!j->vmap) {
+        snprintf(j->why, sizeof j->why, "out of memory for job %u's map of the blocks it writes (verify=1: %" PRIu64
+                 " bytes)", j->idx, words * 8);
+        return -ENOMEM;
     }
     return 0;
 }

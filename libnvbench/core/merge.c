@@ -392,6 +392,7 @@ static void merge_verify(struct nvb_result *m, const struct nvb_result *p)
     m->verify_enabled |= p->verify_enabled;
     m->verify_checked += p->verify_checked;
     m->verify_mismatches += p->verify_mismatches;
+    m->verify_unchecked += p->verify_unchecked;
     for (int f = 0; f < NVB__VF_COUNT; f++)
         m->verify_by_field[f] += p->verify_by_field[f];
     for (unsigned k = 0; k < p->nfirst_mismatch && m->nfirst_mismatch < NVB__VERIFY_FIRST; k++)

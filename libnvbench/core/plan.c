@@ -362,6 +362,69 @@ static int plan_targets(const struct nvb_workload *w, struct plan *p, char *err,
     return 0;
 }
 
+/* What a target is: a file by its inode; a device by its number, however
+ * it is named (/dev/disk/by-*, a symlink, a node made with mknod
+ * elsewhere); a passthrough target (nvme) by its namespace's block device,
+ * which another plan may name directly. */
+struct ident {
+    int kind;
+    uint64_t a, b;
+};
+
+static struct ident ident_of(const struct plan *p, const struct ptarget *t)
+{
+    struct ident id = {t->ti.kind, t->ti.id_rdev, 0};
+    if (t->ti.kind == NVB__T_FILE) {
+        id.a = t->ti.id_dev;
+        id.b = t->ti.id_ino;
+        return id;
+    }
+    struct nvb__target_info ci;
+    if (t->claim[0] && nvb__target_info(t->claim, &ci) == 0 && ci.kind == NVB__T_BLOCK) {
+        id.kind = NVB__T_BLOCK;
+        id.a = ci.id_rdev;
+    } else if (p->eng->flags & NVB__ENG_CHARDEV) {
+        id.kind = NVB__T_CHAR;
+    }
+    return id;
+}
+
+int nvb__plan_same_target(const struct plan *pa, const struct ptarget *a, const struct plan *pb,
+                          const struct ptarget *b)
+{
+    /* a target still missing is known by its name only */
+    if (a->create && b->create)
+        return !strcmp(a->path, b->path);
+    if (a->scratch || b->scratch)
+        return 0;
+    struct ident x = ident_of(pa, a), y = ident_of(pb, b);
+    return x.kind == y.kind && x.a == y.a && x.b == y.b;
+}
+
+/* One target named twice in a run that writes or verifies (the same
+ * name, a hard link, another node of one device, a partition listed
+ * twice): its blocks would be written as two targets, by jobs that each
+ * take the other's for their own, and verify would report the other's
+ * writes as mismatches. Refused before anything is opened, as job groups
+ * refuse it (groups.c); readers may name a target twice. */
+static int plan_aliases(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
+{
+    if ((p->eng->flags & NVB__ENG_NO_FILES) || nvb__plan_hold_level(p, w->verify) < NVB__HOLD_VERIFY)
+        return 0;
+    for (unsigned i = 0; i < p->nt; i++)
+        for (unsigned k = i + 1; k < p->nt; k++) {
+            const struct ptarget *a = &p->t[i], *b = &p->t[k];
+            int created = a->create && b->create && !strcmp(a->path, b->path);
+            if (created || nvb__plan_same_target(p, a, p, b))
+                FAIL(-EINVAL, "targets %u '%s' and %u '%s' are the same %s: a run that %s names each target once "
+                     "(its jobs would write one block as two targets%s)", i, a->path, k, b->path,
+                     created || a->ti.kind == NVB__T_FILE ? "file" : "device",
+                     p->writes || p->prewrites || p->trims ? "writes" : "verifies",
+                     w->verify ? ", and verify would report each other's writes as mismatches" : "");
+        }
+    return 0;
+}
+
 /* What the run will take from the machine: memory and descriptors (core/budget.c). */
 static int plan_budget(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
 {
@@ -382,6 +445,8 @@ int nvb__plan_build(const struct nvb_workload *w, struct plan *p, char *err, siz
     int rc = plan_engine(w, p, err, errlen);
     if (rc == 0)
         rc = plan_targets(w, p, err, errlen);
+    if (rc == 0)
+        rc = plan_aliases(w, p, err, errlen);
     if (rc == 0)
         rc = plan_budget(w, p, err, errlen);
     if (rc == 0)

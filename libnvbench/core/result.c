@@ -558,6 +558,7 @@ static void emit_verify(struct jctx *c, const struct nvb_result *r)
     jo_raw(c, "enabled", r->verify_enabled ? "true" : "false");
     jo_u64(c, "checked", r->verify_checked);
     jo_u64(c, "mismatches", r->verify_mismatches);
+    jo_u64(c, "unchecked", r->verify_unchecked);
     jo_open(c, "by_field", '{');
     for (int f = NVB__VF_OK + 1; f < NVB__VF_COUNT; f++)
         jo_u64(c, nvb__vfield_name(f), r->verify_by_field[f]);

@@ -366,7 +366,8 @@ static int ld_verify(struct ld *L, const struct nvb__jv *root, struct nvb_result
     const char *P = "verify";
     const struct nvb__jv *v = mem(L, root, "", "verify", NVB__J_OBJ, 1);
     if (!v || rd_bool(L, v, P, "enabled", &r->verify_enabled, 1) ||
-        rd_u64(L, v, P, "checked", &r->verify_checked, 1) || rd_u64(L, v, P, "mismatches", &r->verify_mismatches, 1))
+        rd_u64(L, v, P, "checked", &r->verify_checked, 1) || rd_u64(L, v, P, "mismatches", &r->verify_mismatches, 1) ||
+        rd_u64(L, v, P, "unchecked", &r->verify_unchecked, 0)) /* older results have none */
         return L->rc;
     const struct nvb__jv *bf = mem(L, v, P, "by_field", NVB__J_OBJ, 0);
     for (size_t i = 0; bf && i < bf->n; i++) {

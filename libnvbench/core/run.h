@@ -97,6 +97,11 @@ void nvb__plan_warn(struct plan *p, const char *fmt, ...) __attribute__((format(
 /* The hold: every target opened once, checked to be what planning judged,
  * locked, checked for use, and kept open to the end. */
 int  nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, char *err, size_t errlen);
+/* a and b (of plans pa and pb) are one file or device, however named:
+ * a file by its inode, a device by its number, a passthrough target by its
+ * namespace's block device. Scratch and created targets are never the same. */
+int  nvb__plan_same_target(const struct plan *pa, const struct ptarget *a, const struct plan *pb,
+                           const struct ptarget *b);
 /* How the run holds its targets: as a writer when it writes, preconditions
  * or trims (each destroys data), as a verifier, or as a reader. */
 int  nvb__plan_hold_level(const struct plan *p, int verify);
@@ -147,7 +152,7 @@ struct job {
     int (*reap)(void *state, struct nvb__io **out, unsigned max, unsigned min);
     void *io_state;
     uint64_t fault_err[NVB__NDIR], fault_short[NVB__NDIR], fault_delayed[NVB__NDIR];
-    uint64_t verify_checked, verify_mismatches;
+    uint64_t verify_checked, verify_mismatches, verify_unchecked;
     uint64_t verify_by_field[NVB__VF_COUNT];
     struct nvb__vmismatch first_mm[NVB__VERIFY_FIRST];
     unsigned nfirst_mm;
@@ -160,6 +165,13 @@ struct job {
     unsigned vmask;
     uint64_t *vkey;              /* per slot: its key in vset */
     uint64_t *vstride, *vrank;
+    /* ... and which blocks of its stripe this run has written (a bit per
+     * block, set when a write completes whole, cleared when one fails): a
+     * read of a block not written is not checked, unless the target's
+     * every block was valid before the run (vall: laid out or
+     * preconditioned with verify=1). vmapo: each target's first word. */
+    uint64_t *vmap, *vmapo;
+    uint8_t  *vall;
     uint64_t t_end;              /* end of this job's measured window */
     struct live live;
     uint64_t ts_lat_prev[NVB__NDIR];     /* the sampler's: live.lat_sum at its last sample */

@@ -210,6 +210,6 @@ int nvb__vblock_check(const void *buf, uint32_t len, uint64_t seed, uint32_t tar
 const char *nvb__vfield_name(int f)
 {
     static const char *const names[NVB__VF_COUNT] = {"ok", "magic", "bs", "checksum", "offset", "target",
-                                                     "seed", "data"};
+                                                     "seed", "data", "sequence"};
     return f >= 0 && f < NVB__VF_COUNT ? names[f] : "?";
 }

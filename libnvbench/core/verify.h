@@ -42,6 +42,8 @@ enum nvb__vfield {
     NVB__VF_TARGET,     /* an intact block of another target */
     NVB__VF_SEED,       /* an intact block written with another seed */
     NVB__VF_DATA,       /* header and checksum agree, the payload does not */
+    NVB__VF_SEQ,        /* an intact block this run's last write to it did not leave (a lost
+                         * write, or a block from before the run): job.c checks it */
     NVB__VF_COUNT
 };
 const char *nvb__vfield_name(int f);

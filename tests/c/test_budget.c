@@ -183,6 +183,45 @@ START_TEST(a_year_at_10ms_is_refused_by_its_series)
 }
 END_TEST
 
+/* verify=1 with writes keeps a bit per block written (a mixed run checks
+ * only what it wrote): counted in the estimate, a read-only run has none,
+ * and a map larger than the machine is refused up front, named. */
+START_TEST(verify_map_counted)
+{
+    static const char *const rws[] = {"randrw", "randread"};
+    for (int k = 0; k < 2; k++) {
+        struct nvb_workload *w = tu_workload((const char *[]){"engine", "psync", "rw", rws[k], "bs", "4k", "size",
+                                                              "4M", "jobs", "3", "verify", "1", NULL},
+                                             (const char *[]){g_file, NULL});
+        struct nvb__need n = need_of(&w, 1);
+        if (k == 0) /* 1024 blocks: 128 bytes, and a word's rounding per job */
+            ck_assert_msg(n.mem.vmap_bytes >= 128 && n.mem.vmap_bytes <= 128 + 64 * 3, "%" PRIu64, n.mem.vmap_bytes);
+        else
+            ck_assert_uint_eq(n.mem.vmap_bytes, 0);
+        nvb_workload_free(w);
+    }
+    /* a sparse 15 TiB file at bs 64: a 30 GiB map */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/budget-vmap.img", tu_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    int big = ftruncate(fileno(f), (off_t)15 << 40) == 0;
+    fclose(f);
+    if (big && nvb__mem_total() && nvb__mem_total() < (30ull << 30)) {
+        struct nvb_workload *w = tu_workload((const char *[]){"engine", "psync", "rw", "randrw", "bs", "64",
+                                                              "direct", "0", "verify", "1", NULL},
+                                             (const char *[]){path, NULL});
+        int rc = nvb_workload_validate(w);
+        ck_assert_msg(rc == -ENOMEM && strstr(nvb_workload_error(w), "maps of written blocks"), "rc %d: %s", rc,
+                      nvb_workload_error(w));
+        nvb_workload_free(w);
+    } else {
+        fprintf(stderr, "verify_map_counted: no sparse 15 TiB file here, or 30 GiB of memory: refusal not tested\n");
+    }
+    unlink(path);
+}
+END_TEST
+
 START_TEST(groups_descriptors_summed)
 {
     /* Two groups of 3 jobs x 8 targets: each fits under RLIMIT_NOFILE 64
@@ -228,6 +267,7 @@ int main(void)
     tcase_add_test(tc, estimate_bounds_jobs_by_targets);
     tcase_add_test(tc, estimate_bounds_long_series);
     tcase_add_test(tc, estimate_bounds_groups);
+    tcase_add_test(tc, verify_map_counted);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     free(f);

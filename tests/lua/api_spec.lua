@@ -79,6 +79,22 @@ describe("nvbench module", function()
     assert.are.equal(r.read.bytes, r.read.ios * 4096)
   end)
 
+  it("fails a run whose verify read back blocks that did not match, with the result", function()
+    -- data holds bytes no verify=1 run wrote: every block read is a mismatch (it returned the result, as a success)
+    local r, msg, errno, res = nvb.run { targets = { data.path }, engine = "psync", rw = "read", verify = 1, ios = 8 }
+    assert.is_nil(r)
+    assert.are.equal(nvb.errno.EILSEQ, errno)
+    assert.matches("verify: 8 of 8 blocks read did not match", msg, 1, true)
+    assert.matches("offset 0, field 'magic'", msg, 1, true)
+    assert.are.equal(8, res.verify.mismatches)
+    assert.are.equal("magic", res.verify.first_mismatches[1].field)
+    -- a target named twice in a run that writes is refused before any I/O
+    local w, wmsg, werrno = nvb.run { targets = { data.path, data.path }, engine = "psync", rw = "randwrite", ios = 8 }
+    assert.is_nil(w)
+    assert.are.equal(nvb.errno.EINVAL, werrno)
+    assert.matches("are the same file", wmsg, 1, true)
+  end)
+
   it("serialises to JSON that decodes to the same figures", function()
     local r = assert(nvb.run { targets = data.path, rw = "randread", ios = 100 })
     local json = r:json()

@@ -158,4 +158,31 @@ describe("nvbench.fio_job", function()
       steps = { 1, 2 } })
     os.remove(f)
   end)
+
+  it("reads back what numjobs clones at offset_increment wrote, and fails on bad data", function()
+    -- the writers took interleaved stripes, the readers their own offsets: 512 of 1024 mismatched
+    local data = S.scratch("16M")
+    local job = S.tmpdir .. "/nvb-clones-" .. tostring(os.time()) .. ".fio"
+    local function write_job(text)
+      local f = assert(io.open(job, "w"))
+      f:write(text)
+      f:close()
+    end
+    write_job("[w]\nfilename=" .. data.path .. "\nrw=write\nbs=4k\nsize=8m\nnumjobs=2\n"
+      .. "offset_increment=8m\nio_size=2m\nverify=crc32c\n")
+    local results = assert(fio.run(job))
+    assert.are.equal(2, #results)
+    assert.are.equal(1024, results[2].verify.checked)
+    assert.are.equal(0, results[2].verify.mismatches)
+    -- a verify pass over the other half, which nothing wrote: a failure, the result with it
+    write_job("[r]\nfilename=" .. data.path .. "\nrw=read\nbs=4k\noffset=4m\nsize=64k\nverify=crc32c\n")
+    local none, err, errno, res, before = fio.run(job)
+    assert.is_nil(none)
+    assert.are.equal(nvb.errno.EILSEQ, errno)
+    assert.truthy(err:find("[r] (step 1 of 1): verify: 16 of 16 blocks read did not match", 1, true), err)
+    assert.are.equal(16, res.verify.mismatches)
+    assert.are.same({}, before)
+    os.remove(job)
+    data:remove()
+  end)
 end)

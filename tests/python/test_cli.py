@@ -308,3 +308,50 @@ def test_load_names_the_file_it_could_not_read(tmp_path):
     bad.write_text("not json")
     with pytest.raises(ValueError, match="garbage.json: not JSON"):
         nvbench.load(bad)
+
+
+# ---- verify=1 (issue 22, finding 4): bad data is a failure; the read-back reads what was written
+
+def test_run_exits_1_on_a_verify_mismatch_after_the_result(tmp_path):
+    p = tmp_path / "foreign.dat"
+    p.write_bytes(os.urandom(1 << 20))
+    out = tmp_path / "res.json"
+    r = cli("run", "--json", out, "engine=psync", "rw=read", "bs=4k", "ios=16", "verify=1", p)
+    assert r.returncode == 1, r.stderr  # was 0: `nvbench run ... && echo OK` never caught bad data
+    assert "verify failed: verify: 16 of 16 blocks read did not match" in r.stderr
+    assert json.loads(r.stdout)["verify"]["mismatches"] == 16  # the result is written first
+    assert nvbench.load(str(out))[0].data["verify"]["mismatches"] == 16  # and --json saved
+    # a verified read of what a verify=1 write wrote exits 0
+    assert cli("run", "engine=psync", "rw=write", "bs=4k", "ios=256", "verify=1", p).returncode == 0
+    r = cli("run", "engine=psync", "rw=read", "bs=4k", "ios=256", "verify=1", p)
+    assert r.returncode == 0 and json.loads(r.stdout)["verify"]["checked"] == 256, r.stderr
+
+
+def test_fio_read_back_of_offset_increment_clones_reads_what_they_wrote(tmp_path):
+    # fio writes 0..2m and 8m..10m and verifies exactly those; nvbench's writers took
+    # interleaved stripes from block 0 and its readers read 0..2m and 8m..10m:
+    # "512 of 1024 blocks did not match"
+    t = tmp_path / "t.dat"
+    t.write_bytes(os.urandom(16 << 20))
+    job = tmp_path / "clones.fio"
+    job.write_text(f"[w]\nfilename={t}\nrw=write\nbs=4k\nsize=8m\nnumjobs=2\noffset_increment=8m\n"
+                   "io_size=2m\nverify=crc32c\n")
+    r = cli("run", "--fio", job)
+    assert r.returncode == 0, r.stderr
+    back = json.loads(r.stdout)["results"][-1]
+    assert back["verify"]["checked"] == 1024 and back["verify"]["mismatches"] == 0, back["verify"]
+
+
+def test_fio_verify_mismatch_exits_1_and_a_file_named_twice_is_refused(tmp_path):
+    t = tmp_path / "a.dat"
+    t.write_bytes(os.urandom(1 << 20))
+    before = digest(t)
+    job = tmp_path / "bad.fio"
+    job.write_text(f"[r]\nfilename={t}\nrw=read\nbs=4k\nsize=64k\nverify=crc32c\n")
+    r = cli("run", "--fio", job)
+    assert r.returncode == 1 and "verify failed" in r.stderr, r.stderr
+    assert json.loads(r.stdout)["results"][0]["verify"]["mismatches"] == 16
+    job.write_text(f"[w]\nfilename={t}:{t}\nrw=randwrite\nbs=4k\nsize=64k\nverify=crc32c\ndo_verify=0\n")
+    r = cli("run", "--fio", job)
+    assert r.returncode == 2 and "are the same file" in r.stderr, r.stderr
+    assert digest(t) == before

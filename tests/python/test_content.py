@@ -3,6 +3,7 @@ at the start (invalidate), holes in a file target (a loud warning), and the
 data a run writes (fresh and incompressible by default; data_compress and
 data_dedupe on purpose, echoed in the workload)."""
 import collections
+import errno
 import hashlib
 import json
 import os
@@ -97,3 +98,49 @@ def test_compressible_and_duplicate_data_on_purpose(tmp_path):
     with pytest.raises(nvbench.NvbenchError) as ei:
         nvbench.run(str(p), engine="psync", rw="write", verify=True, data_dedupe=10, ios=4)
     assert "data_dedupe=10 needs verify=0" in ei.value.strerror
+
+
+# ---- verify=1: which reads are checked, and bad data is a failure (issue 22, finding 4)
+
+def test_a_mixed_verify_run_checks_only_the_blocks_it_wrote(tmp_path):
+    # a file of bytes no verify=1 run wrote: a randrw run reported most reads of it as
+    # mismatches ("6615 of 10186"); now they are unchecked, and what it wrote is checked
+    p = tmp_path / "f1"
+    p.write_bytes(os.urandom(4 * MiB))
+    r = nvbench.run(str(p), engine="psync", rw="randrw", bs="4k", verify=True, ios=3000)
+    v = r.data["verify"]
+    assert v["mismatches"] == 0, v
+    assert v["unchecked"] > 0 and v["checked"] > 0, v
+    assert v["checked"] + v["unchecked"] == r.read.ios
+    assert any("verify.unchecked" in w for w in r.warnings)
+
+
+def test_a_verify_mismatch_raises_with_the_result(tmp_path):
+    p = tmp_path / "foreign"
+    p.write_bytes(os.urandom(1 * MiB))
+    with pytest.raises(nvbench.VerifyError) as ei:
+        nvbench.run(str(p), engine="psync", rw="read", bs="4k", verify=True, ios=16)
+    e = ei.value
+    assert isinstance(e, nvbench.NvbenchError) and e.errno == errno.EILSEQ and not e.is_input_error
+    assert "verify: 16 of 16 blocks read did not match" in e.strerror and "offset 0 (magic)" in e.strerror
+    assert e.result.data["verify"]["mismatches"] == 16
+    assert [m["offset"] for m in e.result.data["verify"]["first_mismatches"]] == [i * 4096 for i in range(8)]
+    # written that way first, the same read passes
+    nvbench.run(str(p), engine="psync", rw="write", bs="4k", verify=True, ios=256)
+    r = nvbench.run(str(p), engine="psync", rw="read", bs="4k", verify=True, ios=256)
+    assert r.data["verify"]["checked"] == 256 and r.data["verify"]["mismatches"] == 0
+
+
+def test_one_file_named_twice_is_refused_when_written_or_verified(tmp_path):
+    p = tmp_path / "dup.dat"
+    p.write_bytes(os.urandom(1 * MiB))
+    os.link(p, tmp_path / "hard.dat")
+    before = hashlib.sha256(p.read_bytes()).hexdigest()
+    for other in (p, tmp_path / "hard.dat"):
+        for keys in ({"rw": "randrw", "verify": True}, {"rw": "randwrite"}, {"rw": "read", "verify": True}):
+            with pytest.raises(nvbench.NvbenchError) as ei:
+                nvbench.run(str(p), str(other), engine="psync", bs="4k", ios=64, **keys)
+            assert ei.value.errno == errno.EINVAL and "are the same file" in ei.value.strerror
+            assert f"0 '{p}' and 1 '{other}'" in ei.value.strerror
+    assert hashlib.sha256(p.read_bytes()).hexdigest() == before
+    nvbench.run(str(p), str(tmp_path / "hard.dat"), engine="psync", rw="randread", bs="4k", ios=64)

@@ -380,3 +380,19 @@ def test_page_renders_in_headless_chromium(report, tmp_path, capsys):
     for tag in ("<svg", "<table", "<section", "<pre"):
         assert dom.count(tag) == text.count(tag), tag
     assert "<title>nvbench report</title>" in dom and "Sequential 128K write" in dom
+
+
+def test_bad_data_read_back_is_marked(tmp_path):
+    # a run whose verify found blocks that did not match: its cell and its row in the
+    # warnings say so (the report showed it as an ordinary warning at most)
+    t = tmp_path / "foreign.dat"
+    t.write_bytes(os.urandom(1 << 20))
+    with pytest.raises(nvbench.VerifyError) as ei:
+        nvbench.run(str(t), engine="psync", rw="read", bs="4k", ios=16, verify=True)
+    good = nvbench.run(str(t), engine="psync", rw="read", bs="4k", ios=16)
+    rs = nvbench.ResultSet([ei.value.result.with_meta(stack="bad"), good.with_meta(stack="good")])
+    rs.report(str(tmp_path / "v.html"))
+    text = (tmp_path / "v.html").read_text()
+    assert "✗ verify failed (1)</a>" in text and "<td class=baddata>✗ " in text
+    rows = Page(text).sections["warnings"][0][1][1:]
+    assert [r[2] for r in rows if r[3].startswith("verify failed: verify: 16 of 16 blocks")] == ["error"]

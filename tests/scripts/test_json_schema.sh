@@ -118,6 +118,18 @@ run faults "{\"engine\":\"$ASYNC\",\"rw\":\"randrw\",\"bs\":4096,\"qd_effective\
 # and read by three jobs at once; every read checked, none differs.
 run verify "{\"engine\":\"$ASYNC\",\"rw\":\"randrw\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$DIR\"],\"runtime_s\":0.3,\"scratch_in\":\"$DIR\",\"region_size\":4194304,\"verify\":true}" \
     engine=$ASYNC rw=randrw bs=4k qd=4 jobs=3 size=4M runtime=300ms verify=1 "$DIR"
+# A verify pass over blocks never written that way: every read a mismatch,
+# the result still printed (and valid), then exit 1 (bad data is a failure,
+# as fio exits 1; it was 0).
+rc=0
+"$RUN" direct=$DIRECT engine=psync rw=read bs=4k ios=16 verify=1 "$FILE_B" > "$TMP/verify-bad.json" 2> "$TMP/verify-bad.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "verify mismatches: exit status $rc, expected 1 ($(cat "$TMP/verify-bad.err"))"
+grep -q 'verify failed: 16 blocks' "$TMP/verify-bad.err" || fail "verify mismatches not named on stderr: $(cat "$TMP/verify-bad.err")"
+"$PY" -c 'import json,sys; v=json.load(open(sys.argv[1]))["verify"]; assert v["mismatches"] == 16 and v["first_mismatches"][0]["field"] == "magic", v' \
+    "$TMP/verify-bad.json" || fail "verify mismatches: the result does not describe them"
+printf '%s\t%s\t%s\n' verify-bad "$TMP/verify-bad.json" \
+    "{\"engine\":\"psync\",\"rw\":\"read\",\"bs\":4096,\"qd_effective\":1,\"total_ios\":16,\"targets\":[\"$FILE_B\"],\"verify_bad\":true}" >> "$MANIFEST"
+echo "ran verify-bad: exit 1 with its result"
 # Rate-limited, open loop (latency from intended starts) and closed loop.
 run rate-open "{\"engine\":\"$ASYNC\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":$QDE,\"targets\":[\"$FILE_A\"],\"runtime_s\":0.3,\"rate\":\"open\"}" \
     engine=$ASYNC rw=randread bs=4k qd=4 rate_iops=2000 rate_process=poisson runtime=300ms "$FILE_A"
@@ -219,6 +231,8 @@ refused() {
 }
 refused missing-target "$TMP/does-not-exist" engine=psync rw=randread runtime=300ms "$TMP/does-not-exist"
 refused bad-value "banana" engine=psync bs=banana "$FILE_A"
+ln "$FILE_B" "$TMP/b-link.dat"
+refused named-twice "targets 0 '$FILE_B' and 1 '$TMP/b-link.dat' are the same file" engine=psync rw=randwrite ios=4 "$FILE_B" "$TMP/b-link.dat"
 
 cat > "$TMP/check.py" <<'EOF'
 import json
@@ -453,7 +467,10 @@ def check(name, path, exp):
     v = r["verify"]
     if sum(v["by_field"].values()) != v["mismatches"] or len(v["first_mismatches"]) != min(8, v["mismatches"]):
         say(f"verify figures disagree: {v}")
-    if exp.get("verify"):
+    if exp.get("verify_bad"):  # blocks never written that way: every read checked and a mismatch
+        if not v["enabled"] or v["checked"] != rd["ios"] or v["mismatches"] != v["checked"] or v["unchecked"]:
+            say(f"verify run over foreign data: {v}, {rd['ios']} reads")
+    elif exp.get("verify"):
         if not v["enabled"] or v["checked"] != rd["ios"] or v["checked"] == 0 or v["mismatches"]:
             say(f"verify run: {v}, {rd['ios']} reads")
     elif v["enabled"] or v["checked"]:

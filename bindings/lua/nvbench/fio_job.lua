@@ -544,9 +544,9 @@ local function library_args(nvb, w)
   return args
 end
 
---- Run a job file with nvb.run: a list of results, one per step, or nil, msg,
---- errno [, the results of the steps done when a later step failed]. Every step
---- is planned by the library (nvb.validate_groups) before the first runs.
+--- Run a job file with nvb.run: a list of results, one per step, or nil, msg, errno,
+--- the failing step's result (if any) and the list of the steps' results before it.
+--- Every step is planned by the library (nvb.validate_groups) before the first runs.
 --- keys (optional): library keys for every job that the file does not set, as
 --- Python's run_fio_job takes them ({allow_destructive = 1, interval = "500ms"}).
 function M.run(path, env, keys)
@@ -585,12 +585,13 @@ function M.run(path, env, keys)
   end
   local results = {}
   for s, step in ipairs(steps) do
-    local ws, r, err, errno = args[s]
-    if #ws == 1 then r, err, errno = nvb.run(ws[1])
-    else r, err, errno = nvb.run_groups(ws) end
+    local ws, r, err, errno, partial = args[s]
+    if #ws == 1 then r, err, errno, partial = nvb.run(ws[1])
+    else r, err, errno, partial = nvb.run_groups(ws) end
+    -- the step's result (partial, or complete with verify mismatches) and the steps before it
     if not r then
       return nil, string.format("fio job section [%s] (step %d of %d): %s", step[1].fio.section, s, #steps, err),
-        errno, results
+        errno, partial, results
     end
     results[#results + 1] = r
   end

@@ -12,7 +12,7 @@ The measurement is libnvbench's, linked into the C extension nvbench._nvbench;
 this package is the pure-Python API over it. See docs/python.md.
 """
 from . import _nvbench
-from .errors import NvbenchError, NvbenchWarning, Terminated
+from .errors import NvbenchError, NvbenchWarning, Terminated, VerifyError
 from .core import run, run_groups, validate, engines, available_engines
 from .matrix import matrix, seed_matrix, SEED_CELLS
 from .result import Result
@@ -30,7 +30,7 @@ __version__ = _nvbench.version()
 __all__ = [
     "__version__", "engines", "available_engines", "devices", "device", "run", "run_groups", "validate", "matrix",
     "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "NvbenchWarning",
-    "Terminated",
+    "Terminated", "VerifyError",
     "merge", "mpi", "search", "from_fio_job", "run_fio_job", "FioJobError",
 ]
 

@@ -56,6 +56,8 @@ th.ref,td.ref{color:var(--ref);background:var(--refbg)}
 .tag{display:block;font-size:10.5px;font-weight:500;text-transform:uppercase;letter-spacing:.04em}
 .badge{display:inline-block;margin-left:6px;padding:0 6px;border-radius:9px;font-size:11.5px;
 background:var(--warnbg);color:var(--warn);border:1px solid #e6c54f}
+.badge.baddata{background:#fff5f5;color:var(--bad);border-color:var(--bad);font-weight:600}
+td.baddata{color:var(--bad);background:#fff5f5}
 .good{color:var(--good);font-weight:600}
 .bad{color:var(--bad);font-weight:600}
 .muted{color:var(--muted)}

@@ -20,7 +20,7 @@ from ._printable import json_text, printable
 from ._progress import Bar
 from ._signals import sigterm_cancels
 from .core import _run_workload
-from .errors import NvbenchError, NvbenchWarning, Terminated
+from .errors import NvbenchError, NvbenchWarning, Terminated, verify_failure
 from .matrix import _fitting_engines, _seed_cells, seed_matrix
 from .resultset import ResultSet
 from ._summary import summary
@@ -235,7 +235,15 @@ def cmd_run(args):
     _warn([r])
     if args.json:
         _save_json([r], args.json)
-    return EXIT_OK
+    return _verify_status([r])
+
+
+def _verify_status(results):
+    """Bad data read back (verify=1) is a failure, once the results are out."""
+    bad = [why for why in (verify_failure(r.data) for r in results) if why]
+    for why in bad:
+        _err(f"verify failed: {why}")
+    return EXIT_FAIL if bad else EXIT_OK
 
 
 def _run_fio(args):
@@ -293,7 +301,7 @@ def _run_fio(args):
     _warn(results)
     if args.json:
         _save_json(results, args.json)
-    return status
+    return status if status != EXIT_OK else _verify_status(results)
 
 
 def _write_json(text):

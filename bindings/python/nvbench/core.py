@@ -13,7 +13,7 @@ from . import _nvbench
 from . import _progress
 from ._signals import sigterm_cancels
 from . import _warnings
-from .errors import NvbenchError, Terminated
+from .errors import NvbenchError, Terminated, VerifyError, verify_failure
 from .labels import cell_of, op_of_rw
 from .result import Result
 
@@ -228,7 +228,9 @@ def run(*targets, engine=None, rw=None, bs=None, qd=None, jobs=None, runtime=Non
 
     Raises NvbenchError (an OSError with .errno and the library's message)
     when the workload is refused or the run fails; .result then holds the
-    partial Result if there were figures. Ctrl-C cancels the run cleanly
+    partial Result if there were figures. With verify=1, blocks read back
+    that did not match raise nvbench.VerifyError (an NvbenchError, EILSEQ)
+    with the complete Result as .result. Ctrl-C cancels the run cleanly
     (in-flight I/O drained, scratch files removed) and raises
     KeyboardInterrupt whose .result is the partial Result. A Ctrl-C while a
     scratch file is being laid out stops the layout too (between 1 MiB chunks).
@@ -238,7 +240,15 @@ def run(*targets, engine=None, rw=None, bs=None, qd=None, jobs=None, runtime=Non
     """
     w = workload(*targets, options=options, engine=engine, rw=rw, bs=bs, qd=qd, jobs=jobs,
                  runtime=runtime, **keys)
-    return _run_shown(w, progress, _label_of(w))
+    return _verified(_run_shown(w, progress, _label_of(w)))
+
+
+def _verified(r):
+    """r, unless its verify=1 found bad data: then VerifyError with r attached."""
+    why = verify_failure(r.data)
+    if why:
+        raise VerifyError(why, r)
+    return r
 
 
 def _run_shown(w, progress, label):
@@ -277,7 +287,8 @@ def run_groups(groups, progress=None, options=None, **keys):
     All groups start together; each ends on its own bound (runtime, ios).
     A target written by two groups is refused (NvbenchError, EBUSY); a
     reader beside a writer works. The process CPU is in the total only.
-    progress, cancellation (Ctrl-C, SIGTERM) and errors work as in run().
+    progress, cancellation (Ctrl-C, SIGTERM), errors and verify mismatches
+    (VerifyError) work as in run().
     """
     if isinstance(groups, dict) or not groups:
         raise TypeError("run_groups() takes a non-empty list of workload dicts")
@@ -292,7 +303,7 @@ def run_groups(groups, progress=None, options=None, **keys):
         opts = dict(options or {})
         opts.update(g.pop("options", None) or {})
         ws.append(workload(*(targets or []), options=opts, **{**keys, **g}))
-    return _run_shown(ws, progress, f"{len(ws)} job groups")
+    return _verified(_run_shown(ws, progress, f"{len(ws)} job groups"))
 
 
 def _label_of(w):

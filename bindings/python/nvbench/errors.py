@@ -8,7 +8,7 @@ import errno as _errno
 
 from ._printable import printable
 
-__all__ = ["NvbenchError", "NvbenchWarning", "Terminated", "INPUT_ERRNOS"]
+__all__ = ["NvbenchError", "VerifyError", "NvbenchWarning", "Terminated", "INPUT_ERRNOS", "verify_failure"]
 
 #: errno values that mean "the workload or its targets were refused" (bad
 #: input), as opposed to a run that failed on the way (EIO, ENOMEM, ...).
@@ -57,6 +57,40 @@ class NvbenchError(OSError):
 
     def __reduce__(self):
         return (type(self), (self.errno, self.strerror), {"result": self.result})
+
+
+class VerifyError(NvbenchError):
+    """A run with verify=1 read back blocks that did not match what was
+    written: the data is bad, and the run is a failure (fio exits 1), however
+    complete its figures.
+
+    Attributes (besides NvbenchError's; errno is EILSEQ, as fio reports it):
+        result: the run's Result, complete: ``result.data["verify"]`` has the
+            counts by field and the first mismatches (offset, target, field).
+    """
+
+    def __init__(self, message, result=None):
+        super().__init__(_errno.EILSEQ, message)
+        self.result = result
+
+    def __reduce__(self):
+        return (type(self), (self.strerror,), {"result": self.result})
+
+
+def verify_failure(data):
+    """What a result's data (a dict) says about bad data: a message naming
+    how many blocks did not match and the first ones, or None."""
+    v = (data or {}).get("verify") or {}
+    if not v.get("mismatches"):
+        return None
+    paths = [t.get("path") for t in data.get("per_target") or [] if isinstance(t, dict)]
+    first = []
+    for m in (v.get("first_mismatches") or [])[:3]:
+        t = m.get("target", 0)
+        where = f"'{paths[t]}' " if isinstance(t, int) and 0 <= t < len(paths) and paths[t] else ""
+        first.append(f"{where}offset {m.get('offset')} ({m.get('field')})")
+    return (f"verify: {v['mismatches']} of {v.get('checked', 0)} blocks read did not match what was written"
+            + (f"; first: {', '.join(first)}" if first else ""))
 
 
 class NvbenchWarning(UserWarning):

@@ -22,7 +22,7 @@ import warnings
 
 from . import _nvbench, _warnings, core
 from ._signals import sigterm_cancels
-from .errors import NvbenchError, NvbenchWarning
+from .errors import NvbenchError, NvbenchWarning, VerifyError, verify_failure
 from .resultset import ResultSet
 
 __all__ = ["FioJobError", "from_fio_job", "parse_job_text", "map_job", "run_fio_job",
@@ -774,8 +774,11 @@ def run_step(step, progress=None, **run_kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NvbenchWarning)
         if len(step) > 1:
-            r = _run_groups()([dict(workload_args(w)[1], targets=workload_args(w)[0]) for w in step],
-                              progress=progress, **run_kwargs)
+            try:
+                r = _run_groups()([dict(workload_args(w)[1], targets=workload_args(w)[0]) for w in step],
+                                  progress=progress, **run_kwargs)
+            except VerifyError as e:  # bad data is judged with the other steps' (run_fio_job, the CLI)
+                r = e.result
         else:
             targets, keys = workload_args(step[0])
             r = core._run_workload(core.workload(*targets, options={**run_kwargs, **keys}), progress=progress,
@@ -791,7 +794,9 @@ def run_fio_job(path, lenient=False, env=None, progress=None, **run_kwargs):
     Every warning (the library's and a lenient mapping's) is issued as an NvbenchWarning
     and is in the result's warnings. A failure or an interruption (Ctrl-C; SIGTERM raises
     nvbench.Terminated, as nvbench.run does) carries ``.results``, the ResultSet of the
-    steps completed, and ``.result``, the partial Result of the step cut short."""
+    steps completed, and ``.result``, the partial Result of the step cut short. Every
+    step runs; when a step's verify found blocks that did not match (fio exits 1), a
+    VerifyError follows, ``.result`` that step's Result and ``.results`` all of them."""
     steps = from_fio_job(path, lenient=lenient, env=env)
     check(steps, lenient, **run_kwargs)
     results = []
@@ -806,4 +811,10 @@ def run_fio_job(path, lenient=False, env=None, progress=None, **run_kwargs):
             pass
         raise
     _warnings.issue(results, stacklevel=2)
+    for r in results:
+        why = verify_failure(r.data)
+        if why:
+            e = VerifyError(why, r)
+            e.results = ResultSet(results)
+            raise e
     return ResultSet(results)

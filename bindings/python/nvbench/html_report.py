@@ -21,6 +21,7 @@ import math
 
 from . import _report_figures as figures
 from ._command import run_command
+from .errors import verify_failure
 from ._jsontext import write_text
 from ._printable import printable
 from ._published import published
@@ -72,10 +73,16 @@ class _Runs:
         return [r for r, lab in zip(self.results, self.labels)
                 if lab == label and (r.meta.get("cell"), r.meta.get("op")) == block and _problems(r)]
 
+    def bad_data(self, block, label):
+        """The runs of a cell whose verify read back blocks that did not match."""
+        return [r for r in self.warned(block, label) if verify_failure(r.data)]
+
 
 def _problems(r):
     """What a reader must know about a run: its warnings, its error, a cancellation."""
-    out = [("warning", str(w)) for w in (r.data.get("warnings") or [])]
+    bad = verify_failure(r.data)  # bad data: a failure of the run, first (its warning stays too)
+    out = [("error", f"verify failed: {bad}")] if bad else []
+    out += [("warning", str(w)) for w in (r.data.get("warnings") or [])]
     err = r.data.get("error")
     if isinstance(err, dict):
         out.append(("error", f"{err.get('name') or ''} {err.get('message') or ''}".strip()))
@@ -101,19 +108,26 @@ def _tables(frame, runs, blocks, ref_columns=()):
     for title, rows in _frame_blocks(frame):
         cols = [c for c in frame.columns if any(cells[c] for _, cells in rows)]
         widest = max(widest, len(cols))
-        head = []
+        head, marked = [], set()  # marked: columns with bad data read back (verify)
         for c in cols:
             cls = ' class="ref"' if c in ref_columns else ""
             note = '<span class="tag">published</span>' if c in ref_columns else ""
             warned = runs.warned(by_title.get(title), c) if title in by_title else []
+            bad = runs.bad_data(by_title.get(title), c) if warned else []
+            if bad:
+                note += (f'<a class="badge baddata" href="#problems-{runs.ids[id(bad[0])]}" '
+                         f'title="verify: blocks read back did not match what was written">'
+                         f'✗ verify failed ({len(bad)})</a>')
             if warned:
                 note += (f'<a class="badge" href="#problems-{runs.ids[id(warned[0])]}" '
                          f'title="warnings of these runs">⚠ {len(warned)}</a>')
             head.append(f"<th{cls}>{esc(c)}{note}</th>")
+            if bad:
+                marked.add(c)
         body = []
         for metric, cells in rows:
-            tds = "".join(f'<td{" class=ref" if c in ref_columns else ""}>{esc(cells[c])}</td>'
-                          for c in cols)
+            tds = "".join(f'<td{" class=ref" if c in ref_columns else " class=baddata" if c in marked else ""}>'
+                          f'{"✗ " if c in marked else ""}{esc(cells[c])}</td>' for c in cols)
             body.append(f"<tr><th>{esc(metric)}</th>{tds}</tr>")
         cards.append(f'<div class="card"><h3>{esc(title)}</h3><div class="scroll"><table>'
                      f'<thead><tr><th>Metric</th>{"".join(head)}</tr></thead>'
