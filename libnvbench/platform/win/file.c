@@ -567,17 +567,19 @@ int nvb__file_read_regular(const char *path, size_t max, char **buf, size_t *len
         return -EACCES;
     int rc = 0;
     char *b = NULL;
-    LARGE_INTEGER sz;
-    if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &sz)) {
+    BY_HANDLE_FILE_INFORMATION fi;
+    uint64_t size = 0;
+    if (GetFileType(h) != FILE_TYPE_DISK || !GetFileInformationByHandle(h, &fi) ||
+        (fi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
         *what = "not a regular file";
         rc = -EINVAL;
-    } else if ((uint64_t)sz.QuadPart > max) {
+    } else if ((size = ((uint64_t)fi.nFileSizeHigh << 32) | fi.nFileSizeLow) > max) {
         rc = -EFBIG;
-    } else if (!(b = malloc((size_t)sz.QuadPart + 1))) {
+    } else if (!(b = malloc((size_t)size + 1))) {
         rc = -ENOMEM;
     } else {
         DWORD got = 0;
-        size_t n = 0, want = (size_t)sz.QuadPart;
+        size_t n = 0, want = (size_t)size;
         while (n < want && ReadFile(h, b + n, (DWORD)(want - n > 1u << 30 ? 1u << 30 : want - n), &got, NULL) && got)
             n += got;
         if (n < want) {
