@@ -329,7 +329,7 @@ static int l_fio_job_read(lua_State *L)
     size_t plen;
     const char *path = luaL_checklstring(L, 1, &plen);
     if (strlen(path) != plen)
-        return push_fail(L, -EINVAL, "nvbench.fio_job_read: the job file's path contains a NUL byte");
+        return push_fail(L, -EINVAL, "nvbench.fio_job_read: the job file's path contains a NUL byte (\\x00)");
     const char **envp = NULL;
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
@@ -342,8 +342,13 @@ static int l_fio_job_read(lua_State *L)
                 return luaL_error(L, "nvbench.fio_job_read: env maps names to strings");
             size_t kl, vl;
             const char *k = lua_tolstring(L, -2, &kl), *v = lua_tolstring(L, -1, &vl);
-            if (strlen(k) != kl || strlen(v) != vl || !kl || memchr(k, '=', kl))
-                return push_fail(L, -EINVAL, "nvbench.fio_job_read: env: a variable's name is empty or holds '=' or a NUL byte, or its value a NUL byte");
+            if (!kl || strlen(k) != kl || memchr(k, '=', kl))
+                return push_fail(L, -EINVAL, "nvbench.fio_job_read: env: a variable's name is empty or holds '=' or a NUL byte");
+            if (strlen(v) != vl) {
+                /* C strings end at the NUL: the value would be cut there */
+                lua_pushfstring(L, "nvbench.fio_job_read: env: the value of '%s' contains a NUL byte (\\x00)", k);
+                return push_fail(L, -EINVAL, lua_tostring(L, -1));
+            }
             lua_pushfstring(L, "%s=%s", k, v);
             lua_rawseti(L, 3, ++n);
             lua_pop(L, 1);

@@ -443,7 +443,8 @@ static int read_file(struct reader *r, const char *path, unsigned depth, unsigne
         while (c < le && *c != ';' && *c != '#')
             c++;
         if (memchr(p, 0, (size_t)(c - p))) {
-            rc = fail(r, -EINVAL, "%s: a NUL byte outside a comment", where(r, file, n, w, sizeof w));
+            rc = fail(r, -EINVAL, "%s: the line contains a NUL byte (\\x00) outside a comment",
+                      where(r, file, n, w, sizeof w));
             break;
         }
         while (p < c && blank((unsigned char)*p))

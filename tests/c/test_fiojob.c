@@ -159,7 +159,7 @@ START_TEST(bytes_kept)
     nvb_fiojob_free(f);
     static const char nul[] = "[j]\nfilename=a\0b\n";
     ck_assert_int_eq(read_err(put("z.fio", nul, sizeof nul - 1), NULL), -EINVAL);
-    ck_assert_ptr_nonnull(strstr(why, "z.fio:2: a NUL byte"));
+    ck_assert_ptr_nonnull(strstr(why, "z.fio:2: the line contains a NUL byte"));
     /* a message shows control characters escaped */
     ck_assert_int_eq(read_err(PUT("esc.fio", "\x1b[31m=1\n[j]\n"), NULL), -EINVAL);
     ck_assert_ptr_null(strchr(why, 0x1b));

@@ -106,8 +106,9 @@ def _read(path, env):
     '\\n' only and a ';' or '#' starts a comment anywhere, as fio reads them; every size and
     count is bounded. [(name, [(option, value or None), ...], stonewall)] in file order."""
     envb = None if env is None else [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
-    if envb is not None and any(b"\0" in e for e in envb):
-        raise FioJobError("env: a variable's name or value contains a NUL byte")
+    for k, v in (env or {}).items():  # C strings end at a NUL: the value would be cut there
+        if "\0" in k or "\0" in v or "=" in k:
+            raise FioJobError(f"env: variable {k!r} has a NUL byte (or its name an '=')")
     try:
         return _nvbench.fio_job_read(os.fsencode(path), envb)
     except NvbenchError as e:
