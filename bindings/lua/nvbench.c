@@ -324,6 +324,14 @@ static int l_search(lua_State *L)
  * value or true (a bare flag)}, order = {option, ...} (file order), stonewall
  * = boolean}, ... }. env: a table NAME -> value for ${NAME}; nil for the
  * process environment. */
+static int fiojob_box_gc(lua_State *L)
+{
+    struct nvb_fiojob **box = lua_touserdata(L, 1);
+    nvb_fiojob_free(*box);
+    *box = NULL;
+    return 0;
+}
+
 static int l_fio_job_read(lua_State *L)
 {
     size_t plen;
@@ -361,11 +369,20 @@ static int l_fio_job_read(lua_State *L)
         }
         envp[n] = NULL;
     }
-    struct nvb_fiojob *f = NULL;
+    /* the handle sits in a box freed by __gc: a memory error while the
+     * tables are built below does not leak it */
+    struct nvb_fiojob **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, "nvbench.fiojob_box")) {
+        lua_pushcfunction(L, fiojob_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
     char why[1024];
-    int rc = nvb_fiojob_read(path, envp, &f, why, sizeof why);
+    int rc = nvb_fiojob_read(path, envp, box, why, sizeof why);
     if (rc < 0)
         return push_fail(L, rc, why);
+    const struct nvb_fiojob *f = *box;
     size_t nj = nvb_fiojob_jobs(f);
     lua_createtable(L, (int)nj, 0);
     for (size_t j = 0; j < nj; j++) {
@@ -392,7 +409,8 @@ static int l_fio_job_read(lua_State *L)
         lua_setfield(L, -2, "opts");
         lua_rawseti(L, -2, (lua_Integer)j + 1);
     }
-    nvb_fiojob_free(f);
+    nvb_fiojob_free(*box);
+    *box = NULL;
     return 1;
 }
 
