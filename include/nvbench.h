@@ -405,6 +405,80 @@ NVB_API int nvb_device_enumerate(const char *sysfs_root, nvb_device_fn fn, void 
  * -EINVAL, -ENOMEM. Only during the callback that received dev. */
 NVB_API int nvb_device_get(const struct nvb_device *dev, const char *key, char *buf, size_t len);
 
+/* ------------------------------------------------------------------ */
+/* fio job files                                                        */
+/* ------------------------------------------------------------------ */
+
+/* The one reader of fio job files (docs/fio-jobs.md): Python's and Lua's
+ * nvbench.fio_job and the CLI's `run --fio` read through it, and map its
+ * jobs to workloads. It reads the file as fio 3.33 does:
+ *  - lines end at '\n' only ('\v', '\f' and the like are bytes of the
+ *    line); blanks are stripped at the front, blanks and control
+ *    characters ('\r') at the end;
+ *  - a ';' or a '#' starts a comment anywhere on a line;
+ *  - [name] starts a section; a section whose name starts with "global"
+ *    holds options for the jobs after it;
+ *  - key=value (blanks around '=' dropped) or a bare key (a flag);
+ *  - include FILE (inside a section) reads FILE's lines in place, FILE
+ *    relative to the including file; an included file has no sections;
+ *  - ${NAME} in an option or an include is the variable's value (an unset
+ *    one is an error), $ncpus, $pagesize and $mb_memory this machine's
+ *    figures; $(...) is refused.
+ * Bytes are kept as they are (not UTF-8 is fine); a NUL byte outside a
+ * comment is refused. Every size and count is bounded (the limits below),
+ * and a file that is not a regular file (a FIFO, a device, a directory) is
+ * refused before it is read, without blocking on it. */
+struct nvb_fiojob;
+
+#define NVB_FIOJOB_MAX_LINE     8192        /* bytes of one line, after ${} expansion */
+#define NVB_FIOJOB_MAX_BYTES    (8u << 20)  /* bytes read, the file and its includes together */
+#define NVB_FIOJOB_MAX_DEPTH    8           /* includes inside includes */
+#define NVB_FIOJOB_MAX_INCLUDES 256         /* include lines followed, in all */
+#define NVB_FIOJOB_MAX_SECTIONS 4096        /* sections, [global] ones included */
+#define NVB_FIOJOB_MAX_OPTIONS  1024        /* distinct options of one section */
+#define NVB_FIOJOB_MAX_TOTAL    65536       /* options kept, over every job */
+
+/* Read the job file at path. envp: "NAME=VALUE" strings ending with NULL,
+ * the variables ${NAME} sees; NULL for the process environment (getenv).
+ * On success *out holds the jobs in file order, each with the options of
+ * the global sections before it, then its own (a later value of an option
+ * replaces the earlier one in its place). On failure why (may be NULL)
+ * receives a message naming the file and line ("a.fio:3: ...") and what
+ * is wrong, with the limit's name when a limit was hit (control characters
+ * shown as \xNN), NUL-terminated and truncated to why_len.
+ * Returns 0, -EINVAL (path or out NULL, a malformed line, an unset
+ * variable, a file that is not a regular file, no job section), -E2BIG (a
+ * limit above), -ENOMEM, or the negative errno of opening or reading a
+ * file (-ENOENT, -EACCES, ...); *out is NULL on failure. The caller frees
+ * *out with nvb_fiojob_free(). Thread-safe (reads no global state but the
+ * environment when envp is NULL). */
+NVB_API int nvb_fiojob_read(const char *path, const char *const *envp, struct nvb_fiojob **out, char *why,
+                            size_t why_len);
+
+/* Release a job file read by nvb_fiojob_read(). NULL is allowed. */
+NVB_API void nvb_fiojob_free(struct nvb_fiojob *f);
+
+/* The number of jobs (sections that are not global; at least 1). */
+NVB_API size_t nvb_fiojob_jobs(const struct nvb_fiojob *f);
+
+/* The section name of job i, or NULL when i is out of range. The string
+ * belongs to f. */
+NVB_API const char *nvb_fiojob_name(const struct nvb_fiojob *f, size_t job);
+
+/* Does job i wait for the jobs before it (stonewall or wait_for_previous
+ * set and true, in the job or a global section before it)? 1 or 0; -EINVAL
+ * when i is out of range. */
+NVB_API int nvb_fiojob_stonewall(const struct nvb_fiojob *f, size_t job);
+
+/* The number of options of job i (0 when i is out of range). */
+NVB_API size_t nvb_fiojob_options(const struct nvb_fiojob *f, size_t job);
+
+/* Option k of job i in order: its name is returned and *value (may be
+ * NULL) receives its value, NULL for a bare flag. NULL when out of range.
+ * The strings belong to f. Distinct handles may be read from distinct
+ * threads; one handle from several threads at once as well (read only). */
+NVB_API const char *nvb_fiojob_option(const struct nvb_fiojob *f, size_t job, size_t k, const char **value);
+
 #ifdef __cplusplus
 }
 #endif

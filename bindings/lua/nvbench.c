@@ -319,6 +319,101 @@ static int l_search(lua_State *L)
     return lua_gettop(L);
 }
 
+/* nvb.fio_job_read(path [, env]) -> jobs | nil, message, errno: the library's
+ * fio job-file reader (nvb_fiojob_read). jobs: { {name =, opts = {option =
+ * value or true (a bare flag)}, order = {option, ...} (file order), stonewall
+ * = boolean}, ... }. env: a table NAME -> value for ${NAME}; nil for the
+ * process environment. */
+static int fiojob_box_gc(lua_State *L)
+{
+    struct nvb_fiojob **box = lua_touserdata(L, 1);
+    nvb_fiojob_free(*box);
+    *box = NULL;
+    return 0;
+}
+
+static int l_fio_job_read(lua_State *L)
+{
+    size_t plen;
+    const char *path = luaL_checklstring(L, 1, &plen);
+    if (strlen(path) != plen)
+        return push_fail(L, -EINVAL, "nvbench.fio_job_read: the job file's path contains a NUL byte (\\x00)");
+    const char **envp = NULL;
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_settop(L, 2);
+        lua_newtable(L); /* 3: the "NAME=VALUE" strings, kept alive here */
+        lua_Integer n = 0;
+        lua_pushnil(L);
+        while (lua_next(L, 2)) {
+            if (lua_type(L, -2) != LUA_TSTRING || !lua_isstring(L, -1))
+                return luaL_error(L, "nvbench.fio_job_read: env maps names to strings");
+            size_t kl, vl;
+            const char *k = lua_tolstring(L, -2, &kl), *v = lua_tolstring(L, -1, &vl);
+            if (!kl || strlen(k) != kl || memchr(k, '=', kl))
+                return push_fail(L, -EINVAL, "nvbench.fio_job_read: env: a variable's name is empty or holds '=' or a NUL byte");
+            if (strlen(v) != vl) {
+                /* C strings end at the NUL: the value would be cut there */
+                lua_pushfstring(L, "nvbench.fio_job_read: env: the value of '%s' contains a NUL byte (\\x00)", k);
+                return push_fail(L, -EINVAL, lua_tostring(L, -1));
+            }
+            lua_pushfstring(L, "%s=%s", k, v);
+            lua_rawseti(L, 3, ++n);
+            lua_pop(L, 1);
+        }
+        envp = lua_newuserdatauv(L, ((size_t)n + 1) * sizeof *envp, 0); /* 4 */
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, 3, i);
+            envp[i - 1] = lua_tostring(L, -1); /* kept alive by table 3 */
+            lua_pop(L, 1);
+        }
+        envp[n] = NULL;
+    }
+    /* the handle sits in a box freed by __gc: a memory error while the
+     * tables are built below does not leak it */
+    struct nvb_fiojob **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, "nvbench.fiojob_box")) {
+        lua_pushcfunction(L, fiojob_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    char why[1024];
+    int rc = nvb_fiojob_read(path, envp, box, why, sizeof why);
+    if (rc < 0)
+        return push_fail(L, rc, why);
+    const struct nvb_fiojob *f = *box;
+    size_t nj = nvb_fiojob_jobs(f);
+    lua_createtable(L, (int)nj, 0);
+    for (size_t j = 0; j < nj; j++) {
+        size_t no = nvb_fiojob_options(f, j);
+        lua_createtable(L, 0, 4);
+        lua_pushstring(L, nvb_fiojob_name(f, j));
+        lua_setfield(L, -2, "name");
+        lua_pushboolean(L, nvb_fiojob_stonewall(f, j) > 0);
+        lua_setfield(L, -2, "stonewall");
+        lua_createtable(L, 0, (int)no); /* opts */
+        lua_createtable(L, (int)no, 0); /* order */
+        for (size_t k = 0; k < no; k++) {
+            const char *v;
+            const char *key = nvb_fiojob_option(f, j, k, &v);
+            lua_pushstring(L, key);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+            if (v)
+                lua_pushstring(L, v);
+            else
+                lua_pushboolean(L, 1);
+            lua_setfield(L, -3, key);
+        }
+        lua_setfield(L, -3, "order");
+        lua_setfield(L, -2, "opts");
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    nvb_fiojob_free(*box);
+    *box = NULL;
+    return 1;
+}
+
 static const luaL_Reg lib_funcs[] = {
     {"run", l_run},
     {"run_groups", l_run_groups},
@@ -333,6 +428,7 @@ static const luaL_Reg lib_funcs[] = {
     {"load", l_load},
     {"merge", l_merge},
     {"search", l_search},
+    {"fio_job_read", l_fio_job_read},
     {NULL, NULL},
 };
 

@@ -100,6 +100,12 @@ struct nvb__target_info {
 };
 /* stat-like facts. 0 or negative errno (-ENOENT, -EACCES, ...). */
 int nvb__target_info(const char *path, struct nvb__target_info *ti);
+/* Read the whole of path, a regular file of at most max bytes, into a
+ * malloc'd NUL-terminated *buf (*len bytes, NUL bytes kept). Anything else
+ * is refused without blocking on it (stat before open, then a non-blocking
+ * open and fstat): -EINVAL with *what naming it ("a FIFO", "a directory",
+ * ...). -EFBIG when it holds more than max bytes, or -errno. */
+int nvb__file_read_regular(const char *path, size_t max, char **buf, size_t *len, const char **what);
 /* Can this process open path for reading (and writing)? 0 or -errno. */
 int nvb__target_access(const char *path, int write);
 /* Open for I/O. flags: NVB__O_WRITE, NVB__O_DIRECT. fd or -errno. */

@@ -3,6 +3,7 @@
 #  1. the workload key/value and value parsers (fuzz_workload.c), with
 #     libFuzzer (clang -fsanitize=fuzzer,address,undefined) when it links,
 #     else with driver.c under gcc's ASan+UBSan; corpus tests/fuzz/corpus/workload;
+#     the fio job-file reader (fuzz_fiojob.c) the same way, corpus corpus/fiojob;
 #  2. nvbench.load() on mutated result JSON (fuzz_load.py) with the Python
 #     package the 'python' test installs, when it is there.
 #
@@ -33,41 +34,53 @@ incs=(-I"$SRC/include" -I"$SRC/libnvbench")
 # Rebuilt only when a source is newer than the binary.
 stale() { [ ! -x "$1" ] || [ -n "$(find "$SRC/libnvbench" "$SRC/include" "$SRC/tests/fuzz" -name '*.[ch]' -newer "$1" -print -quit)" ]; }
 
-mode=""
+# One binary per target: fuzz_<name>.c, its seeds in corpus/<name>.
+libfuzzer=0
 if [ -z "${NVB_FUZZ_DRIVER:-}" ] && command -v clang > /dev/null && echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' |
         clang -x c -fsanitize=fuzzer - -o "$OUT/probe" 2> /dev/null; then
-    mode=libfuzzer
-    bin=$OUT/fuzz_workload
-    if stale "$bin"; then
-        echo "building $bin (clang, libFuzzer, ASan, UBSan)"
-        clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined "${defs[@]}" "${incs[@]}" \
-            "$SRC/tests/fuzz/fuzz_workload.c" "${sources[@]}" -lpthread -lm -o "$bin"
-    fi
-else
-    mode=driver
-    bin=$OUT/fuzz_workload_driver
-    cc=${CC:-cc}
-    if stale "$bin"; then
-        echo "building $bin ($cc, the mutation driver, ASan, UBSan): libFuzzer is not available"
-        "$cc" -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -DNVB_FUZZ_STANDALONE \
-            "${defs[@]}" "${incs[@]}" "$SRC/tests/fuzz/fuzz_workload.c" "$SRC/tests/fuzz/driver.c" "${sources[@]}" \
-            -lpthread -lm -o "$bin"
-    fi
+    libfuzzer=1
 fi
 rm -f "$OUT/probe"
-
-work=$(mktemp -d "$OUT/corpus.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-echo "fuzzing the workload parser for ${SECS}s ($mode)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-if [ "$mode" = libfuzzer ]; then
-    # New inputs go to a scratch corpus; the seed corpus is only read.
-    "$bin" -seed="$SEED" -max_total_time="$SECS" -max_len=4096 -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="$OUT/" "$work" "$SRC/tests/fuzz/corpus/workload" 2>&1 | tail -25 || status=1
-else
-    "$bin" -t "$SECS" -s "$SEED" -a "$OUT/crash-workload" "$SRC/tests/fuzz/corpus/workload" || status=1
-fi
+work=$(mktemp -d "$OUT/corpus.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+fuzz() {  # fuzz NAME WHAT
+    local name=$1 what=$2 mode bin
+    if [ $libfuzzer = 1 ]; then
+        mode=libfuzzer
+        bin=$OUT/fuzz_$name
+        if stale "$bin"; then
+            echo "building $bin (clang, libFuzzer, ASan, UBSan)"
+            clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined "${defs[@]}" "${incs[@]}" \
+                "$SRC/tests/fuzz/fuzz_$name.c" "${sources[@]}" -lpthread -lm -o "$bin"
+        fi
+    else
+        mode=driver
+        bin=$OUT/fuzz_${name}_driver
+        cc=${CC:-cc}
+        if stale "$bin"; then
+            echo "building $bin ($cc, the mutation driver, ASan, UBSan): libFuzzer is not available"
+            "$cc" -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -DNVB_FUZZ_STANDALONE \
+                "${defs[@]}" "${incs[@]}" "$SRC/tests/fuzz/fuzz_$name.c" "$SRC/tests/fuzz/driver.c" "${sources[@]}" \
+                -lpthread -lm -o "$bin"
+        fi
+    fi
+    echo "fuzzing $what for ${SECS}s ($mode)"
+    mkdir -p "$work/$name"
+    if [ "$mode" = libfuzzer ]; then
+        # New inputs go to a scratch corpus; the seed corpus is only read.
+        "$bin" -seed="$SEED" -max_total_time="$SECS" -max_len=4096 -timeout=10 -print_final_stats=1 \
+            -artifact_prefix="$OUT/" "$work/$name" "$SRC/tests/fuzz/corpus/$name" 2>&1 | tail -25 || status=1
+    else
+        "$bin" -t "$SECS" -s "$SEED" -a "$OUT/crash-$name" "$SRC/tests/fuzz/corpus/$name" || status=1
+    fi
+}
+fuzz workload "the workload parser"
+# The job-file reader reads its inputs from files it writes under NVB_FUZZ_TMP.
+export NVB_FUZZ_TMP=$work
+fuzz fiojob "the fio job-file reader"
 
 # Python: the package the 'python' CTest installs (pure-Python loading, but
 # importing nvbench needs its C extension).

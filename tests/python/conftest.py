@@ -81,6 +81,19 @@ def available():
     return [n for n, (ok, _) in nvbench.engines().items() if ok]
 
 
+def lua_env(env=None):
+    """env for running lua5.4 on the source's Lua files and the build's nvbench.so (the
+    C module: nvbench.fio_job reads job files through it), or None when that module is
+    not built. NVB_LUA_MODULE_DIR (set by tests/CMakeLists.txt) names its directory."""
+    for d in (os.environ.get("NVB_LUA_MODULE_DIR"), os.path.join(os.getcwd(), "..", "bindings", "lua"),
+              os.path.join(ROOT, "build", "bindings", "lua")):
+        if d and os.path.isfile(os.path.join(d, "nvbench.so")):
+            return dict(os.environ if env is None else env,
+                        LUA_PATH=os.path.join(ROOT, "bindings", "lua", "?.lua") + ";;",
+                        LUA_CPATH=os.path.join(os.path.abspath(d), "?.so") + ";;")
+    return None
+
+
 def cli(*args, timeout=120, **kw):
     """Run `python -m nvbench ARGS` with this interpreter; stdout/stderr as text."""
     env = dict(os.environ)

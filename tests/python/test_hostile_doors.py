@@ -44,7 +44,8 @@ def _c_result():
 
 def _job_file(tmp_path):
     """A job file whose section name and filename= are not UTF-8 and hold ESC."""
-    target = os.fsencode(tmp_path) + b"/f\xfe\x1b]0;x\x07.dat"
+    # no ';' or '#' in the name: either starts a comment in a job file, as fio reads it
+    target = os.fsencode(tmp_path) + b"/f\xfe\x1b[31mx\x07.dat"
     with open(target, "wb") as f:
         f.write(os.urandom(1 << 16))
     job = tmp_path / "j.fio"

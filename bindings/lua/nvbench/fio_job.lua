@@ -1,4 +1,4 @@
---- nvbench.fio_job: fio job files as nvbench workloads, in pure Lua.
+--- nvbench.fio_job: fio job files as nvbench workloads (read by the library, mapped in Lua).
 --
 --   local fio = require "nvbench.fio_job"
 --   local steps = fio.from_fio_job("randread.fio")   -- { {workload, ...}, ... }
@@ -100,85 +100,14 @@ end
 
 -- ------------------------------------------------------------------ the file
 
-local function getconf(var)
-  local f = io.popen("getconf " .. var)
-  local v = f and f:read("n")
-  if f then f:close() end
-  return math.tointeger(v)
-end
-
-local function reserved(name)
-  if name == "ncpus" then return getconf("_NPROCESSORS_ONLN") end
-  if name == "pagesize" then return getconf("PAGESIZE") end
-  return getconf("PAGESIZE") * getconf("_PHYS_PAGES") // (1 << 20)
-end
-
-local function expand(line, env, where)
-  if line:find("$(", 1, true) then fail("%s: arithmetic '$(...)' is not supported", where) end
-  line = line:gsub("%${([^}]*)}", function(name)
-    local v = env and env[name] or (not env and os.getenv(name))
-    if v == nil then fail("%s: environment variable '%s' is not set", where, name) end
-    return v
-  end)
-  return (line:gsub("%$(%a[%w_]*)", function(name)
-    if name == "ncpus" or name == "pagesize" or name == "mb_memory" then return tostring(reserved(name)) end
-  end))
-end
-
--- C (and so io.open) reads a string up to its first NUL byte: "a.fio\0x"
--- would open a.fio, an include or a filename= would name another file.
-local function no_nul(s, what)
-  if s:find("\0", 1, true) then fail("nvbench.fio_job: %s ('%s') contains a NUL byte", what, s) end
-  return s
-end
-
-local function read_lines(path, env, out, depth)
-  if depth > 8 then fail("%s: includes nested more than 8 deep", path) end
-  no_nul(path, "the job file's path")
-  local f, err = io.open(path, "r")
-  if not f then fail("%s", err) end
-  local n = 0
-  for raw in f:lines() do
-    n = n + 1
-    local line = raw:match("^%s*(.-)%s*$")
-    if line ~= "" and not line:match("^[#;]") then
-      local where = path .. ":" .. n
-      line = no_nul(expand(line, env, where), where)
-      local inc = line:match("^include%s+(.+)$")
-      if inc then read_lines((path:match("^(.*)/") or ".") .. "/" .. inc, env, out, depth + 1)
-      else out[#out + 1] = { where, line } end
-    end
-  end
-  f:close()
-  return out
-end
-
---- The jobs in order: { {name=, opts=, stonewall=}, ... } ([global] merged in).
+--- The jobs in order: { {name=, opts=, order=, stonewall=}, ... } ([global] merged in;
+--- a bare flag's value is true). The library reads the file (nvb.fio_job_read, one
+--- reader for Python, Lua and C: lines end at '\n' only, a ';' or '#' starts a comment
+--- anywhere, as fio reads them); env replaces os.getenv for ${VAR}.
 function M.parse(path, env)
-  local glob, jobs, cur = {}, {}, nil
-  for _, wl in ipairs(read_lines(path, env, {}, 0)) do
-    local where, line = wl[1], wl[2]
-    local header = line:match("^%[(.*)%]$")
-    if line:sub(1, 1) == "[" then
-      if not header or header:match("^%s*$") then fail("%s: a section header is '[name]', not '%s'", where, line) end
-      header = header:match("^%s*(.-)%s*$")
-      if header == "global" then cur = glob else
-        cur = {}
-        for k, v in pairs(glob) do cur[k] = v end
-        jobs[#jobs + 1] = { name = header, opts = cur }
-      end
-    elseif not cur then fail("%s: option '%s' before the first section", where, line)
-    else
-      local k, v = line:match("^([^=]-)%s*=%s*(.*)$")
-      if k then cur[k] = v else cur[line] = true end
-    end
-  end
-  if #jobs == 0 then fail("%s: no job section", path) end
-  for _, j in ipairs(jobs) do
-    local o = j.opts
-    j.stonewall = (o.stonewall ~= nil and bool(o.stonewall ~= true and o.stonewall or nil))
-        or (o.wait_for_previous ~= nil and bool(o.wait_for_previous ~= true and o.wait_for_previous or nil))
-  end
+  local nvb = require "nvbench"
+  local jobs, err = nvb.fio_job_read(path, env)
+  if not jobs then fail("%s", err) end
   return jobs
 end
 

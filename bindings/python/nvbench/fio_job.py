@@ -115,51 +115,18 @@ def _split_escaped(text):
 
 # ------------------------------------------------------------------ the file
 
-_ENV = re.compile(r"\$\{([^}]*)\}|\$(ncpus|pagesize|mb_memory)\b|\$\(")
-
-
-def _expand(line, env, where):
-    def one(m):
-        if m.group(0) == "$(":
-            raise FioJobError(f"{where}: arithmetic '$(...)' is not supported")
-        if m.group(2):
-            return str(_reserved(m.group(2)))
-        if m.group(1) not in env:
-            raise FioJobError(f"{where}: environment variable '{m.group(1)}' is not set")
-        return env[m.group(1)]
-    return _ENV.sub(one, line)
-
-
-def _reserved(name):
-    if name == "ncpus":
-        return os.cpu_count() or 1
-    if name == "pagesize":
-        return os.sysconf("SC_PAGE_SIZE")
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20)
-
-
-def _lines(path, env, depth=0):
-    """(where, line) of a job file, comments dropped, ${ENV} expanded, includes followed."""
-    if depth > 8:
-        raise FioJobError(f"{path}: includes nested more than 8 deep")
-    # A job file is bytes, as fio reads it: a filename= or a section name that is
-    # not UTF-8 is kept byte for byte (surrogateescape, as os.fsdecode does), so
-    # the target opened is the file named, and the library shows such bytes as
-    # U+FFFD in the JSON with a warning.
-    with open(path, encoding="utf-8", errors="surrogateescape") as f:
-        text = f.read()
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line[0] in "#;":
-            continue
-        where = f"{path}:{n}"
-        line = _expand(line, env, where)
-        inc = re.fullmatch(r"include\s+(.+)", line)
-        if inc:
-            name = inc.group(1).strip()
-            yield from _lines(os.path.join(os.path.dirname(path), name), env, depth + 1)
-        else:
-            yield where, line
+def _read(path, env):
+    """The library's reader (nvb_fiojob_read, docs/fio-jobs.md "The file"): lines end at
+    '\\n' only and a ';' or '#' starts a comment anywhere, as fio reads them; every size and
+    count is bounded. [(name, [(option, value or None), ...], stonewall)] in file order."""
+    envb = None if env is None else [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
+    for k, v in (env or {}).items():  # C strings end at a NUL: the value would be cut there
+        if "\0" in k or "\0" in v or "=" in k:
+            raise FioJobError(f"env: variable {k!r} has a NUL byte (or its name an '=')")
+    try:
+        return _nvbench.fio_job_read(os.fsencode(path), envb)
+    except NvbenchError as e:
+        raise FioJobError(e.strerror) from None
 
 
 def parse_job_text(path, env=None):
@@ -167,28 +134,10 @@ def parse_job_text(path, env=None):
 
     A job gets the [global] options seen before it, then its own (a later value of an
     option replaces an earlier one). ``stonewall`` or ``wait_for_previous`` on a job (or
-    in [global]) makes it wait for the jobs before it.
+    in [global]) makes it wait for the jobs before it. ``env`` replaces os.environ for
+    ${VAR}. The file is read by the library (one reader for Python, Lua and C).
     """
-    env = dict(os.environ if env is None else env)
-    glob, jobs, cur = {}, [], None
-    for where, line in _lines(os.fsdecode(path), env):
-        if line.startswith("["):
-            if not line.endswith("]") or not line[1:-1].strip():
-                raise FioJobError(f"{where}: a section header is '[name]', not '{line}'")
-            name = line[1:-1].strip()
-            cur = glob if name == "global" else {}
-            if cur is not glob:
-                cur.update(glob)
-                jobs.append((name, cur))
-            continue
-        if cur is None:
-            raise FioJobError(f"{where}: option '{line}' before the first section")
-        key, sep, value = line.partition("=")
-        cur[key.strip()] = value.strip() if sep else None
-    if not jobs:
-        raise FioJobError(f"{path}: no job section")
-    return [(name, opts, any(k in opts and _bool(opts[k]) for k in ("stonewall", "wait_for_previous")))
-            for name, opts in jobs]
+    return [(name, dict(opts), stonewall) for name, opts, stonewall in _read(path, env)]
 
 
 # ------------------------------------------------------------------ mapping

@@ -471,3 +471,97 @@ int nvb__fill_sink_close(struct nvb__fill_sink *s, int rc)
     free(s);
     return rc;
 }
+
+static const char *file_kind(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "not a regular file";
+}
+
+int nvb__file_read_regular(const char *path, size_t max, char **buf, size_t *len, const char **what)
+{
+    struct stat st;
+    *buf = NULL;
+    *len = 0;
+    *what = NULL;
+    /* stat first: a FIFO or a tape is never opened, not even briefly */
+    if (stat(path, &st) < 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode)) {
+        *what = file_kind(st.st_mode);
+        return -EINVAL;
+    }
+    /* and checked again on what was opened: it may have been swapped */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -errno;
+    int rc = 0;
+    char *b = NULL;
+    size_t n = 0, cap;
+    if (fstat(fd, &st) < 0) {
+        rc = -errno;
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *what = file_kind(st.st_mode);
+        rc = -EINVAL;
+        goto out;
+    }
+    if ((uint64_t)st.st_size > max) {
+        rc = -EFBIG;
+        goto out;
+    }
+    cap = (size_t)st.st_size + 1;
+    b = malloc(cap + 1);
+    if (!b) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (;;) {
+        if (n == cap) { /* it grew since fstat: read on, up to max + 1 */
+            if (cap > max) {
+                rc = -EFBIG;
+                goto out;
+            }
+            size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+            char *nb = realloc(b, ncap + 1);
+            if (!nb) {
+                rc = -ENOMEM;
+                goto out;
+            }
+            b = nb;
+            cap = ncap;
+        }
+        ssize_t r = read(fd, b + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = -errno;
+            goto out;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    if (n > max) {
+        rc = -EFBIG;
+        goto out;
+    }
+    b[n] = 0;
+    *buf = b;
+    *len = n;
+    b = NULL;
+out:
+    free(b);
+    close(fd);
+    return rc;
+}

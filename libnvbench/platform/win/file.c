@@ -552,3 +552,56 @@ int nvb__fill_sink_close(struct nvb__fill_sink *s, int rc)
     free(s);
     return rc;
 }
+
+/* Job files: a regular file read whole. A named pipe or a device path
+ * (\\.\...) is refused before it is opened. */
+int nvb__file_read_regular(const char *path, size_t max, char **buf, size_t *len, const char **what)
+{
+    *buf = NULL;
+    *len = 0;
+    *what = NULL;
+    if (nvb__win_is_device_path(path)) {
+        *what = "a device";
+        return -EINVAL;
+    }
+    DWORD attr = GetFileAttributesA(path);
+    if (attr == INVALID_FILE_ATTRIBUTES)
+        return -ENOENT;
+    if (attr & FILE_ATTRIBUTE_DIRECTORY) {
+        *what = "a directory";
+        return -EINVAL;
+    }
+    HANDLE h = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING,
+                           FILE_ATTRIBUTE_NORMAL, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+        return -EACCES;
+    int rc = 0;
+    char *b = NULL;
+    BY_HANDLE_FILE_INFORMATION fi;
+    uint64_t size = 0;
+    if (GetFileType(h) != FILE_TYPE_DISK || !GetFileInformationByHandle(h, &fi) ||
+        (fi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
+        *what = "not a regular file";
+        rc = -EINVAL;
+    } else if ((size = ((uint64_t)fi.nFileSizeHigh << 32) | fi.nFileSizeLow) > max) {
+        rc = -EFBIG;
+    } else if (!(b = malloc((size_t)size + 1))) {
+        rc = -ENOMEM;
+    } else {
+        DWORD got = 0;
+        size_t n = 0, want = (size_t)size;
+        while (n < want && ReadFile(h, b + n, (DWORD)(want - n > 1u << 30 ? 1u << 30 : want - n), &got, NULL) && got)
+            n += got;
+        if (n < want) {
+            rc = -EIO;
+        } else {
+            b[n] = 0;
+            *buf = b;
+            *len = n;
+            b = NULL;
+        }
+    }
+    free(b);
+    CloseHandle(h);
+    return rc;
+}
