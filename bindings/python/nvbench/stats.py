@@ -6,7 +6,7 @@ bisection) so that the analysis needs nothing beyond the standard library.
 
 import math
 
-__all__ = ["t_cdf", "t_critical", "mean_ci", "mean_interval", "welch_ci", "ratio_ci"]
+__all__ = ["t_cdf", "t_critical", "mean_ci", "mean_interval", "welch_ci", "ratio_ci", "DOMAINS"]
 
 
 def _betacf(a, b, x):
@@ -151,60 +151,131 @@ def welch_ci(baseline, other, confidence=0.95):
     return out
 
 
-def _positive(xs):
-    return bool(xs) and all(x > 0 and math.isfinite(x) for x in xs)
+# The domain of a figure, declared once per metric (nvbench.metrics.Metric.domain):
+#   "positive"  a rate, a time, a cost: > 0; intervals on the log scale
+#   "share"     a share of the machine in %: in [0, 100]; intervals on the logit scale
+#   "real"      anything else; the plain Student-t interval
+DOMAINS = ("positive", "share", "real")
 
 
-def mean_interval(values, confidence=0.95):
-    """(mean, low, high, n): the mean and a confidence interval that stays in
-    the figure's domain. Figures that are all positive (IOPS, bandwidth,
-    latency, CPU) get the Student-t interval of the mean of their logarithms,
-    mapped back: never below zero, wider above than below, as such figures
-    spread. Others get the plain Student-t interval. low/high are NaN below 2
-    values."""
+def _check_domain(domain):
+    if domain not in DOMAINS:
+        raise ValueError(f"domain must be one of {', '.join(DOMAINS)}, got {domain!r}")
+
+
+def mean_interval(values, domain="positive", confidence=0.95):
+    """The arithmetic mean of the repeats and a confidence interval of it that stays in
+    the figure's ``domain`` (see DOMAINS).
+
+    The interval is Student's t with n - 1 degrees of freedom on the scale of the
+    domain (log for "positive", logit of the fraction for "share", the figure itself
+    for "real"); the mean's standard error is carried to that scale by the delta
+    method (s / (sqrt(n) m) on the log scale, s / (sqrt(n) p (1 - p)) on the logit
+    one) and the bounds mapped back. It is centred on the arithmetic mean (on the
+    transformed scale), so the figure shown and the interval beside it are about the
+    same mean.
+
+    Returns a dict: mean, low, high, n, method ("log", "logit", "t"), why: None, or
+    why there is no interval (low/high NaN): "n<2", "mean at the domain's bound"
+    (every run 0 %, a zero rate), "no finite spread".
+    """
+    _check_domain(domain)
     xs = clean_values(values)
     n = len(xs)
+    method = {"positive": "log", "share": "logit", "real": "t"}[domain]
+    out = {"mean": math.nan, "low": math.nan, "high": math.nan, "n": n, "method": method, "why": None}
     if n == 0:
-        return math.nan, math.nan, math.nan, 0
-    m = mean_var(xs)[0]
+        out["why"] = "no run"
+        return out
+    m, var = mean_var(xs)
+    out["mean"] = m
     if n < 2:
-        return m, math.nan, math.nan, n
+        out["why"] = "n<2"
+        return out
+    if not (math.isfinite(m) and math.isfinite(var)):
+        out["why"] = "no finite spread"
+        return out
     t = t_critical(n - 1, confidence)
-    if _positive(xs):
-        logs = [math.log(x) for x in xs]
-        lm, lv = mean_var(logs)
-        half = t * math.sqrt(lv / n)
-        return m, math.exp(lm - half), math.exp(lm + half), n
-    half = t * math.sqrt(mean_var(xs)[1] / n)
-    return m, m - half, m + half, n
+    se = math.sqrt(var / n)
+    if domain == "real":
+        out.update(low=m - t * se, high=m + t * se)
+    elif domain == "positive":
+        if m <= 0.0:
+            out["why"] = "mean at the domain's bound"
+            return out
+        half = t * se / m
+        out.update(low=m * math.exp(-half), high=m * math.exp(half))
+    else:
+        p = m / 100.0
+        if p <= 0.0 or p >= 1.0:
+            out["why"] = "mean at the domain's bound"
+            return out
+        half = t * (se / 100.0) / (p * (1.0 - p))
+        logit = math.log(p / (1.0 - p))
+        out.update(low=100.0 / (1.0 + math.exp(-(logit - half))), high=100.0 / (1.0 + math.exp(-(logit + half))))
+    return out
 
 
-def ratio_ci(baseline, other, confidence=0.95):
-    """other against baseline as a ratio, with a confidence interval in its
-    domain: for figures that are all positive, Welch's interval of the
-    difference of the mean logarithms, mapped back (a ratio above 0, so a
-    change never below -100 %); the ratio itself is that of the geometric
-    means, the centre of the interval. Otherwise the ratio of the arithmetic
-    means and Welch's interval of their difference, relative to the baseline.
+def ratio_ci(baseline, other, domain="positive", confidence=0.95):
+    """other against baseline: the ratio of their arithmetic means, with a confidence
+    interval in its domain.
 
-    Returns a dict: ratio, low, high (ratios; NaN below 2 values on a side),
-    method ("log" or "linear"), df, mean_a, mean_b, n_a, n_b.
+    For "positive" and "share" figures (both above 0) the ratio's interval is Welch's on
+    the log scale: log(mean_b / mean_a) +- t(df) * sqrt(v_a + v_b), with v = s^2 / (n m^2)
+    (the delta method) and df Welch-Satterthwaite's, mapped back (a ratio above 0, so a
+    change never below -100 %). For "real" figures, Welch's interval of the difference of
+    the means, relative to the baseline's mean.
+
+    Returns a dict: ratio, low, high (ratios; NaN with why set), method ("log" or
+    "linear"), df, mean_a, mean_b, n_a, n_b, why (None, "n<2", "mean at the domain's
+    bound", "no finite spread").
     """
+    _check_domain(domain)
     a, b = clean_values(baseline), clean_values(other)
     w = welch_ci(a, b, confidence)
-    out = {"ratio": math.nan, "low": math.nan, "high": math.nan, "method": "linear", "df": w["df"],
-           "mean_a": w["mean_a"], "mean_b": w["mean_b"], "n_a": w["n_a"], "n_b": w["n_b"]}
-    if _positive(a) and _positive(b):
-        la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
-        wl = welch_ci(la, lb, confidence)
-        out.update(method="log", df=wl["df"], ratio=math.exp(wl["diff"]))
-        if math.isfinite(wl["low"]) and math.isfinite(wl["high"]):
-            out.update(low=math.exp(wl["low"]), high=math.exp(wl["high"]))
+    ma, mb, na, nb = w["mean_a"], w["mean_b"], w["n_a"], w["n_b"]
+    out = {"ratio": math.nan, "low": math.nan, "high": math.nan,
+           "method": "linear" if domain == "real" else "log", "df": math.nan,
+           "mean_a": ma, "mean_b": mb, "n_a": na, "n_b": nb, "why": None}
+    if not na or not nb:
+        out["why"] = "no run"
         return out
-    ma = w["mean_a"]
-    if ma and math.isfinite(ma):
-        out["ratio"] = w["mean_b"] / ma
-        if math.isfinite(w["low"]) and math.isfinite(w["high"]):
+    if domain == "real":
+        if ma and math.isfinite(ma):
+            out["ratio"] = mb / ma
+        else:
+            out["why"] = "mean at the domain's bound"
+            return out
+        if na < 2 or nb < 2:
+            out["why"] = "n<2"
+        elif math.isfinite(w["low"]) and math.isfinite(w["high"]):
             lo, hi = 1.0 + w["low"] / ma, 1.0 + w["high"] / ma
-            out.update(low=min(lo, hi), high=max(lo, hi))
+            out.update(low=min(lo, hi), high=max(lo, hi), df=w["df"])
+        else:
+            out["why"] = "no finite spread"
+        return out
+    if not (ma > 0.0 and mb > 0.0 and math.isfinite(ma) and math.isfinite(mb)):
+        out["why"] = "mean at the domain's bound"
+        return out
+    r = mb / ma
+    out["ratio"] = r
+    if na < 2 or nb < 2:
+        out["why"] = "n<2"
+        return out
+    va = mean_var(a)[1] / (na * ma * ma)
+    vb = mean_var(b)[1] / (nb * mb * mb)
+    se2 = va + vb
+    if not math.isfinite(se2) or not math.isfinite(r) or r <= 0.0:
+        out["why"] = "no finite spread"
+        return out
+    if se2 == 0.0:
+        out.update(low=r, high=r, df=math.inf)
+        return out
+    df = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1))
+    try:
+        half = t_critical(df, confidence) * math.sqrt(se2)
+    except ValueError:
+        out["why"] = "no finite spread"
+        return out
+    out.update(low=r * math.exp(-half), high=r * math.exp(half), df=df)
     return out
