@@ -335,3 +335,58 @@ def test_table_prints_the_share_interval_inside_0_100():
     cell = rs.table(metrics=["cpu_total_pct"], fmt="frame").iloc[0, 0]
     lo, hi = (float(x) for x in cell.split("[")[1].rstrip("]").split(","))
     assert cell.startswith("55.65 [") and 0.0 <= lo < 55.65 < hi <= 100.0, cell
+
+
+def _lua_module_dir():
+    """The build tree's Lua module: ctest runs these tests in the build directory."""
+    import glob
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in [os.path.join(os.getcwd(), "bindings", "lua")] + sorted(
+            glob.glob(os.path.join(here, "..", "..", "build*", "bindings", "lua"))):
+        if os.path.isfile(os.path.join(d, "nvbench.so")):
+            return d
+    return None
+
+
+CROSS = [([99.5, 11.8], "share"), ([61.82, 0.0], "share"), ([100e3, 120e3, 95e3], "positive"),
+         ([0.41, 0.43, 0.39, 0.47], "positive"), ([7.0], "share"), ([0.0, 0.0], "share"), ([3.0, -1.0, 2.5], "real")]
+
+
+def test_python_and_lua_print_the_same_digits():
+    """The same runs through Python's nvbench.stats and Lua's nvb.stats (both the
+    library's nvb_stats_*): every figure identical to the last bit."""
+    import shutil
+    import subprocess
+    lua, moddir = shutil.which("lua5.4"), _lua_module_dir()
+    if lua is None or moddir is None:
+        pytest.skip("lua5.4 or the built Lua module (build/bindings/lua/nvbench.so) missing")
+    script = ["local nvb = require 'nvbench'",
+              "local function f(v) return v == nil and 'nil' or string.format('%.17g', v) end"]
+    for xs, domain in CROSS:
+        vals = "{" + ", ".join(repr(x) for x in xs) + "}"
+        script.append(f"do local e = nvb.stats.mean_interval({vals}, '{domain}')"
+                      " print(f(e.value), f(e.low), f(e.high), e.why or 'nil') end")
+    for (a, da), (b, _) in zip(CROSS[::2], CROSS[1::2]):
+        if da == "real":
+            continue
+        va, vb = ("{" + ", ".join(repr(x) for x in v) + "}" for v in (a, b))
+        script.append(f"do local e = nvb.stats.ratio({va}, {vb}, 'positive')"
+                      " print(f(e.value), f(e.low), f(e.high), e.why or 'nil') end")
+    p = subprocess.run([lua, "-e", "\n".join(script)], capture_output=True, text=True,
+                       env={"LUA_CPATH": f"{moddir}/?.so;;", "PATH": "/usr/bin:/bin"})
+    assert p.returncode == 0, p.stderr
+
+    def f(v):
+        return "nil" if v is None or math.isnan(v) else "%.17g" % v
+    want = []
+    for xs, domain in CROSS:
+        e = S.mean_interval(xs, domain)
+        want.append(" ".join([f(e["mean"]), f(e["low"]), f(e["high"]), e["why"] or "nil"]))
+    for (a, da), (b, _) in zip(CROSS[::2], CROSS[1::2]):
+        if da == "real":
+            continue
+        e = S.ratio_ci(a, b, "positive")
+        want.append(" ".join([f(e["ratio"]), f(e["low"]), f(e["high"]), e["why"] or "nil"]))
+    got = [" ".join(line.split("\t")) for line in p.stdout.splitlines()]
+    assert got == want

@@ -13,7 +13,7 @@ from ._printable import printable
 from .labels import block_label, block_sort_key
 from .metrics import (CPU_METRICS, FIGURE_METRICS, METRICS, NOT_AVAILABLE, TABLE_METRICS, cpu_scope, figures,
                       format_value, metric_list, unsupported_text)
-from .stats import clean_values, mean_interval, mean_var, ratio_ci
+from .stats import mean_interval, ratio_ci
 
 __all__ = ["summary", "table", "compare", "format_comparison", "column_labels", "blocks"]
 
@@ -97,12 +97,10 @@ def summary(results, metrics=None, confidence=0.95):
             src = curve if m.key in _PCT_COLUMNS else rs
             vals = [x.get(m.key) for x in src]
             ci = mean_interval(vals, m.domain, confidence)
-            xs = clean_values(vals)
-            std = math.sqrt(mean_var(xs)[1]) if len(xs) > 1 else math.nan
             out.append({"cell": cell, "op": op, "block": block_label(cell, op),
                         "stack": label, "metric": m.key, "label": m.label,
                         "mean": ci["mean"], "ci_low": ci["low"], "ci_high": ci["high"],
-                        "ci_method": ci["method"], "ci_why": ci["why"] or "", "std": std, "n": ci["n"], "runs": len(rs),
+                        "ci_method": ci["method"], "ci_why": ci["why"] or "", "std": ci["sd"], "n": ci["n"], "runs": len(rs),
                         "note": note if m.key in _PCT_COLUMNS else ""})
     df = pd.DataFrame(out, columns=["cell", "op", "block", "stack", "metric", "label",
                                     "mean", "ci_low", "ci_high", "ci_method", "ci_why", "std", "n", "runs", "note"])

@@ -28,6 +28,7 @@
 #include <nvbench.h>
 
 #include "core/bindings.h" /* internal: this module links libnvbench.a */
+#include "_stats.h"
 
 typedef struct {
     PyTypeObject *workload_type;
@@ -835,7 +836,7 @@ static int nvbench_exec(PyObject *module)
     snprintf(hv, sizeof hv, "%d.%d.%d", NVB_VERSION_MAJOR, NVB_VERSION_MINOR, NVB_VERSION_PATCH);
     if (PyModule_AddStringConstant(module, "HEADER_VERSION", hv) < 0)
         return -1;
-    return 0;
+    return nvbench_add_stats(module);
 }
 
 static int nvbench_traverse(PyObject *module, visitproc visit, void *arg)
