@@ -232,8 +232,10 @@ def _latency(runs, no_plots):
         parts.append(f'<p class="missing">No figure: {esc(no_plots)}.</p>')
     else:
         svgs = figures.latency_svgs(runs.rs)
-        parts.append(_figures(svgs, "Latency percentiles (log scale), one line per stack; error "
-                              "bars: 95% confidence interval over the repeats.") if svgs else
+        parts.append(_figures(svgs, "Latency percentiles (log scale), one line per stack at the "
+                              "qd it ran at; each point the arithmetic mean over the runs that "
+                              "have every percentile; error bars: 95% confidence interval over "
+                              "the repeats (log scale).") if svgs else
                      '<p class="note">These results hold no latency percentiles.</p>')
     parts.append(_tables(frame, runs, runs.rs.blocks()))
     return _section("latency", "Latency percentiles", "".join(parts),
@@ -247,7 +249,8 @@ def _timeseries(runs, no_plots):
     else:
         svgs = figures.timeseries_svgs(runs.rs)
         body = (_figures(svgs, "I/O rate over each run's measured window, one step per "
-                         "interval (the <code>interval</code> key), one line per run.") if svgs
+                         "interval (the <code>interval</code> key), one line per run; a run of "
+                         "one interval is a point, too short for a series.") if svgs
                 else '<p class="note">These results hold no time series.</p>')
     return _section("timeseries", "Time series", body)
 
