@@ -141,7 +141,8 @@ def _seed_tables(runs, with_reference, given):
     if ref:
         intro = ("Arithmetic means over the repeats, with the 95% confidence interval of the mean "
                  "[low, high] when a run was repeated, taken in the figure's domain (log scale for "
-                 "rates and times, logit for CPU shares: docs/analysis.md). In purple, beside the cells that match, the published "
+                 "rates and times, logit for CPU shares: docs/analysis.md). In purple, beside the "
+                 "cells that match, the published "
                  "figures nvbench exists to reproduce: fio on 2 × AMD EPYC 9754 (512 logical "
                  "CPUs) and 15 × Solidigm P5316 NVMe as a JBOD, Windows Server 2025 and Ubuntu "
                  "24.04 (kernel 6.8), December 2025. Their CPU figure is the whole machine's, "
@@ -209,7 +210,8 @@ def _comparison(runs, baseline):
     intro = (f"Each stack against <b>{esc(base)}</b>, cell by cell, each at the queue depth it ran at "
              "(qd): the figures are the arithmetic means of the runs, and Δ is the change of "
              f"that mean in % of {esc(base)}'s; beneath it, the 95% confidence interval of that change "
-             "from the repeats (Welch's, on the logarithm of the ratio of the means) and the verdict (<i>within noise</i>: the interval "
+             "from the repeats (Welch's, on the logarithm of the ratio of the means) and the verdict "
+             "(<i>within noise</i>: the interval "
              "spans 0), in green when better, in red when worse.")
     if single:
         intro += (" <b>Each run was done once (n = 1): there is no interval, so no verdict;</b> "

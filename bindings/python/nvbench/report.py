@@ -81,8 +81,9 @@ def _curve_runs(rows):
 def summary(results, metrics=None, confidence=0.95):
     """ResultSet.summary: one row per (cell, op, column, metric): the arithmetic mean of
     the runs, its confidence interval in the metric's domain (ci_low, ci_high; ci_method,
-    and ci_why when there is none), the standard deviation, n (the runs averaged), runs (the runs of the group), and note (which runs a
-    percentile is averaged over when not all: see _curve_runs)."""
+    and ci_why when there is none), the standard deviation, n (the runs averaged), runs
+    (the runs of the group), and note (which runs a percentile is averaged over when not
+    all: see _curve_runs)."""
     pd = _pandas()
     ms = metric_list(metrics, tuple(METRICS))
     rows = [figures(r) for r in results]
@@ -100,8 +101,8 @@ def summary(results, metrics=None, confidence=0.95):
             out.append({"cell": cell, "op": op, "block": block_label(cell, op),
                         "stack": label, "metric": m.key, "label": m.label,
                         "mean": ci["mean"], "ci_low": ci["low"], "ci_high": ci["high"],
-                        "ci_method": ci["method"], "ci_why": ci["why"] or "", "std": ci["sd"], "n": ci["n"], "runs": len(rs),
-                        "note": note if m.key in _PCT_COLUMNS else ""})
+                        "ci_method": ci["method"], "ci_why": ci["why"] or "", "std": ci["sd"],
+                        "n": ci["n"], "runs": len(rs), "note": note if m.key in _PCT_COLUMNS else ""})
     df = pd.DataFrame(out, columns=["cell", "op", "block", "stack", "metric", "label",
                                     "mean", "ci_low", "ci_high", "ci_method", "ci_why", "std", "n", "runs", "note"])
     return df
@@ -344,7 +345,8 @@ def format_comparison(df, fmt="text", confidence=0.95):
     if df.empty:
         return "no cell has both the baseline and another stack\n"
     base = printable(df["baseline"].iloc[0])
-    head = ["Metric", "Stack (B)", f"{printable(with_qd(base, df['baseline_qd'].iloc[0]))} (A) mean", "B mean", "B vs A", f"{pct} CI", "n B/A", "Verdict"]
+    base_head = printable(with_qd(base, df["baseline_qd"].iloc[0]))
+    head = ["Metric", "Stack (B)", f"{base_head} (A) mean", "B mean", "B vs A", f"{pct} CI", "n B/A", "Verdict"]
     lines, notes = [], set()
     for block, g in df.groupby("block", sort=False):
         rows = []
