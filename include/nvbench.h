@@ -479,6 +479,90 @@ NVB_API size_t nvb_fiojob_options(const struct nvb_fiojob *f, size_t job);
  * threads; one handle from several threads at once as well (read only). */
 NVB_API const char *nvb_fiojob_option(const struct nvb_fiojob *f, size_t job, size_t k, const char **value);
 
+/* ------------------------------------------------------------------ */
+/* Statistics of repeated runs (docs/analysis.md)                       */
+/* ------------------------------------------------------------------ */
+
+/* The values a figure can take; its intervals are taken on its scale.
+ *  NVB_DOMAIN_POSITIVE  a rate, a time, a cost (> 0): the log scale;
+ *  NVB_DOMAIN_SHARE     a share of the machine in % ([0, 100]): the logit
+ *                       of the fraction;
+ *  NVB_DOMAIN_REAL      anything else: the figure itself. */
+enum nvb_domain { NVB_DOMAIN_POSITIVE = 0, NVB_DOMAIN_SHARE = 1, NVB_DOMAIN_REAL = 2 };
+
+/* Why an estimate has no interval (its low and high are NaN). */
+enum nvb_ci_why {
+    NVB_CI_OK = 0,       /* there is an interval */
+    NVB_CI_NO_RUN = 1,   /* no finite value (on a side) */
+    NVB_CI_FEW = 2,      /* fewer than 2 values (on a side): "n<2" */
+    NVB_CI_BOUND = 3,    /* a mean on the domain's bound (every share 0 %,
+                            a zero rate): the scale has no room */
+    NVB_CI_SPREAD = 4    /* the spread is not finite (figures past a double) */
+};
+
+/* How an interval was taken. */
+enum nvb_ci_method { NVB_CI_T = 0, NVB_CI_LOG = 1, NVB_CI_LOGIT = 2 };
+
+/* An estimate and its two-sided confidence interval.
+ *  mean interval: value = mean_a = the arithmetic mean of the n_a values
+ *                 (mean_b NaN, n_b 0);
+ *  ratio:         value = mean_b / mean_a, the ratio of the arithmetic means
+ *                 of b (the other) and a (the baseline);
+ *  difference:    value = mean_b - mean_a.
+ * low/high: the interval (NaN when why != NVB_CI_OK); df: the degrees of
+ * freedom of the Student-t quantile used (INFINITY when the spread is 0,
+ * NaN when none); sd: the sample standard deviation of the values (mean
+ * interval only; NaN below 2 values); method: enum nvb_ci_method. */
+struct nvb_estimate {
+    double value, low, high, df, mean_a, mean_b, sd;
+    size_t n_a, n_b;
+    int why, method;
+};
+
+/* P(T <= t) for Student's t with df > 0 degrees of freedom (need not be an
+ * integer; INFINITY: the normal distribution), into *p. Returns 0 or
+ * -EINVAL (df <= 0 or NaN, t NaN, p NULL). Thread-safe. Since 0.4. */
+NVB_API int nvb_stats_t_cdf(double t, double df, double *p);
+
+/* The two-sided Student-t critical value: P(|T| <= *t) = confidence, into
+ * *t (the regularised incomplete beta, inverted by bisection: exact to
+ * about 1e-10). Returns 0, -EINVAL (df <= 0 or NaN, confidence outside
+ * (0, 1), t NULL) or -ERANGE (no quantile below 1e12). Thread-safe. Since 0.4. */
+NVB_API int nvb_stats_t_critical(double df, double confidence, double *t);
+
+/* The arithmetic mean of values[0..n) (non-finite values are left out: a
+ * run without the figure) and a confidence interval of it in its domain
+ * (enum nvb_domain): Student's t with n - 1 degrees of freedom on the
+ * domain's scale, the standard error carried there by the delta method
+ * (s / (sqrt(n) m) on the log scale, s / (sqrt(n) p (1 - p)) on the logit
+ * one, p = m / 100), the bounds mapped back: a share's interval lies in
+ * (0, 100), a rate's above 0. When there is none, out->why says why.
+ * Returns 0 (also when why != NVB_CI_OK), -EINVAL (out NULL, values NULL
+ * with n > 0, an unknown domain, confidence outside (0, 1)). Thread-safe.
+ * Since 0.4. */
+NVB_API int nvb_stats_mean_interval(const double *values, size_t n, int domain, double confidence,
+                                    struct nvb_estimate *out);
+
+/* b (the other) against a (the baseline): the ratio of their arithmetic
+ * means with a confidence interval in the domain. POSITIVE and SHARE
+ * figures: Welch's interval on the log scale, log(mean_b / mean_a) +-
+ * t(df) sqrt(v_a + v_b), v = s^2 / (n m^2) (the delta method), df
+ * Welch-Satterthwaite's, mapped back (a ratio above 0). REAL figures:
+ * Welch's interval of the difference of the means, divided by mean_a and
+ * added to 1. Non-finite values are left out. Returns as
+ * nvb_stats_mean_interval(). Since 0.4. */
+NVB_API int nvb_stats_ratio(const double *a, size_t na, const double *b, size_t nb, int domain,
+                            double confidence, struct nvb_estimate *out);
+
+/* mean(b) - mean(a) with Welch's interval (unequal variances); when both
+ * spreads are 0 the interval is the difference itself. Returns as
+ * nvb_stats_mean_interval(). Since 0.4. */
+NVB_API int nvb_stats_difference(const double *a, size_t na, const double *b, size_t nb, double confidence,
+                                 struct nvb_estimate *out);
+
+/* A short text for enum nvb_ci_why ("n<2", ...); never NULL. Static string. */
+NVB_API const char *nvb_stats_why(int why);
+
 #ifdef __cplusplus
 }
 #endif

@@ -83,4 +83,7 @@ int push_fail(lua_State *L, int err, const char *msg);  /* nvbench.c */
 void shown(char *out, size_t len, const char *s, size_t n);  /* nvbench.c */
 const char *value_string(lua_State *L, int idx, const char *key, char *buf, size_t len, char *why);  /* nvbench.c */
 
+/* lua_stats.c: the nvb.stats table (the library's statistics of repeated runs). */
+void push_stats_table(lua_State *L);
+
 #endif

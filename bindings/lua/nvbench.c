@@ -470,5 +470,7 @@ int luaopen_nvbench(lua_State *L)
     lua_setfield(L, -2, "schema");
     push_errno_table(L);
     lua_setfield(L, -2, "errno");
+    push_stats_table(L);
+    lua_setfield(L, -2, "stats");
     return 1;
 }

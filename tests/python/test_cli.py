@@ -252,7 +252,9 @@ def test_compare_two_files(tmp_path, available):
     assert f"b:{other} (B) vs a:psync (A)" in p.stdout
     assert "Random 4K read" in p.stdout
     header = next(ln for ln in p.stdout.splitlines() if "Metric" in ln)
-    assert "a:psync (A)" in header and "B vs A" in header and "Verdict" in header
+    # psync runs at qd 1 whatever --qd asks: the heading says the qd it ran at
+    assert "a:psync (qd 1) (A) mean" in header and "B mean" in header and "B vs A" in header
+    assert "Verdict" in header
     # relabelled: the headline use, one stack per file under names the user gives
     p = cli("compare", a, b, "--stack", "linux-psync", "windows-iocp", "--label", "lin", "win")
     assert p.returncode == 0, p.stderr

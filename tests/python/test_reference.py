@@ -82,7 +82,7 @@ def test_user_results_sit_beside_the_reference():
     frame = both.table(fmt="frame")
     assert list(frame.columns) == ["libaio", "io_uring"] + list(SEED_STACKS)
     assert list(dict.fromkeys(frame.index.get_level_values("block"))) == SEED_ORDER
-    assert " [" in frame.loc[("Random 4K read", "IOPS"), "io_uring"]
+    assert " [" in frame.loc[("Random 4K read", "IOPS"), "io_uring"]  # repeats: the interval
     assert frame.loc[("Random 4K read", "IOPS"), "windows_native"] == "2,636,516"
     md = both.table(fmt="markdown")
     assert "| Metric | libaio | io_uring | windows_non_native |" in md

@@ -133,10 +133,9 @@ def test_seed_tables_are_resultset_table(seed, report):
             for col in frame.columns:
                 assert cards[block][metric][col] == row[col], (block, metric, col)
     # two repeats: every own figure has its interval
-    # with repeats a cell carries its interval: "mean ± h", or "[low, high]"
-    # where the symmetric one would reach below zero
+    # with repeats a cell carries its interval in the figure's domain: "mean [low, high]"
     cell = cards["Random 4K read"]["IOPS"][rs.stacks[0]]
-    assert " ± " in cell or " [" in cell, cell
+    assert " [" in cell, cell
 
 
 def test_published_figures_stand_beside_the_cells_that_match(seed, report, data_file, tmp_path):
@@ -190,8 +189,8 @@ def test_comparison_with_confidence_intervals(seed, report):
     df = rs.compare(baseline=base)
     rec = df[(df.block == "Random 4K read") & (df.metric == "iops")].iloc[0]
     cell = cards["Random 4K read"]["IOPS"]
-    head = list(cell)  # columns: baseline, the stack, its delta
-    assert head[0] == base and head[1] == other
+    head = list(cell)  # columns: baseline, the stack, its delta, each with the qd it ran at
+    assert head[0] == f"{base} (qd {rec.baseline_qd})" and head[1] == f"{other} (qd {rec.qd})"
     delta = cell["Δ"]
     assert delta.startswith(f"{rec.delta_pct:+.1f}%")
     assert f"[{rec.ci_low_pct:+.1f}%, {rec.ci_high_pct:+.1f}%]" in delta and rec.verdict in delta
@@ -396,3 +395,105 @@ def test_bad_data_read_back_is_marked(tmp_path):
     assert "✗ verify failed (1)</a>" in text and "<td class=baddata>✗ " in text
     rows = Page(text).sections["warnings"][0][1][1:]
     assert [r[2] for r in rows if r[3].startswith("verify failed: verify: 16 of 16 blocks")] == ["error"]
+
+
+# --- issue 23: one set of files, the same figures through every front door -----
+
+def _front_door_files(tmp_path):
+    """a.json: libaio at qd 32; b.json: psync asked for qd 32, ran at 1. Three runs each,
+    Total CPU Usage spread as in the reported case (99.5 and 11.8)."""
+    import _synth
+    from nvbench.results import Result, ResultSet
+    runs = {"libaio": [(99.5, 100e3), (11.8, 120e3), (55.0, 95e3)],
+            "psync": [(60.0, 20e3), (52.8, 21e3), (41.0, 19e3)]}
+    paths = {}
+    for name, stack in (("a", "libaio"), ("b", "psync")):
+        rs = ResultSet()
+        for rep, (cpu, iops) in enumerate(runs[stack]):
+            d = _synth.result_dict(engine=stack, cpu_pct=cpu, iops=iops, lat_ms=3.2e3 / iops, qd=32)
+            d["qd_effective"] = 32 if stack == "libaio" else 1
+            rs.append(Result(d, {"repeat": rep}))
+        paths[name] = tmp_path / f"{name}.json"
+        rs.save(str(paths[name]))
+    return paths, runs
+
+
+def _cli_rows(stdout):
+    """{metric label: [A mean, B mean, B vs A]} of `nvbench compare`'s first block."""
+    out = {}
+    for line in stdout.splitlines():
+        cols = re.split(r"\s{2,}", line.strip())
+        if len(cols) >= 5 and cols[0] != "Metric":
+            out.setdefault(cols[0], cols[2:5])
+    return out
+
+
+def test_compare_figures_are_the_same_in_every_front_door(tmp_path):
+    from nvbench.metrics import METRICS, format_value
+    from nvbench.report import _pct
+    paths, runs = _front_door_files(tmp_path)
+    metrics = ("iops", "cpu_total_pct", "cpu_us_per_io")
+    # what every door must print: arithmetic means, and the ratio of exactly those
+    want = {}
+    both = nvbench.load(str(paths["a"])) + nvbench.load(str(paths["b"]))
+    frame = both.compare(baseline="libaio")
+    for key in metrics:
+        vals = {s: [r.figures()[key] for r in both if r.meta["stack"] == s] for s in ("libaio", "psync")}
+        ma, mb = (sum(v) / len(v) for v in (vals["libaio"], vals["psync"]))
+        want[METRICS[key].label] = [format_value(key, ma), format_value(key, mb), _pct((mb / ma - 1.0) * 100.0)]
+        rec = frame[(frame.block == "Random 4K read") & (frame.metric == key)].iloc[0]
+        got = [format_value(key, rec["baseline_mean"]), format_value(key, rec["mean"]), _pct(rec["delta_pct"])]
+        assert got == want[METRICS[key].label], ("python", key)
+    # the CLI
+    p = cli("compare", "a.json", "b.json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    rows = _cli_rows(p.stdout)
+    for label, w in want.items():
+        assert rows[label] == w, ("cli", label, rows[label], w)
+    assert "psync (qd 1)" in p.stdout and "libaio (qd 32) (A) mean" in p.stdout
+    # the HTML report
+    p = cli("report", "a.json", "b.json", "-o", "r.html", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    card = Page((tmp_path / "r.html").read_text(encoding="utf-8")).cards("compare")["Random 4K read"]
+    for label, w in want.items():
+        cells = card[label]
+        assert list(cells)[:2] == ["libaio (qd 32)", "psync (qd 1)"], list(cells)
+        got = [cells["libaio (qd 32)"], cells["psync (qd 1)"], cells["Δ"].split("[")[0].split(" ")[0]]
+        assert got == w, ("report", label, got, w)
+    # the notebook, on the same runs in one file
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    both.save(str(tmp_path / "both.json"))
+    nb = nbformat.read(os.path.join(ROOT, "examples", "notebooks", "seed_matrix.ipynb"), as_version=4)
+    env = dict(os.environ, NVBENCH_RESULTS=str(tmp_path / "both.json"))
+    old = os.environ.copy()
+    os.environ.update(env)
+    try:
+        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                                resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                      for o in c.get("outputs", []) if o.output_type == "stream")
+    block = printed[printed.index("Random 4K read (vs libaio)"):]
+    rows = _cli_rows(block)
+    for key in ("iops", "cpu_us_per_io"):   # the metrics the notebook compares
+        assert rows[METRICS[key].label] == want[METRICS[key].label], ("notebook", key)
+    assert "psync (qd 1)" in block
+
+
+def test_a_time_series_of_one_interval_is_drawn_as_a_point(tmp_path):
+    # `make run`: 1 s runs, 1 s interval: one sample, once drawn as a flat line over the run
+    import _synth
+    from nvbench import _report_figures
+    from nvbench.results import Result, ResultSet
+    pytest.importorskip("matplotlib")
+    rs = ResultSet([Result(_synth.result_dict(), {})])
+    assert len(rs[0].data["timeseries"]) == 1
+    (block, svg), = _report_figures.timeseries_svgs(rs)
+    assert "too short for a series" in svg
+    # the point is a marker, and no line runs from 0 to the end of the interval
+    assert "<use" in svg or "marker" in svg, svg[:400]
+    assert not re.search(r'<path d="M [\d.]+ [\d.]+ L [\d.]+ [\d.]+ L [\d.]+ [\d.]+"[^>]*stroke-width: 1\.4', svg)

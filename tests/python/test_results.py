@@ -11,6 +11,7 @@ import _pkg
 import _synth  # first: makes nvbench importable without the C extension
 from nvbench import results as R
 from nvbench.results import Result, ResultSet, load
+from nvbench import plot as plot_mod
 
 DATA = _synth.DATA
 
@@ -323,7 +324,7 @@ def test_table_layout_follows_the_published_order():
         assert list(frame.loc[block].index) == ROWS
     assert list(frame.columns) == rs.stacks
     cell = frame.loc[("Random 4K read", "IOPS"), "libaio"]
-    assert " ± " in cell   # three repeats: mean ± CI half-width
+    assert " [" in cell and cell.endswith("]")   # three repeats: mean [interval in the domain]
     text = rs.table()
     lines = text.splitlines()
     assert lines[0].split() == ["Random", "4K", "read"] + rs.stacks
@@ -339,8 +340,8 @@ def test_table_values_are_means_over_repeats():
     for rep, iops in enumerate((100e3, 110e3, 120e3)):
         rs.append(Result(_synth.result_dict(iops=iops), {"repeat": rep}))
     frame = rs.table(metrics=["iops"], fmt="frame")
-    mean, half, n = R.mean_ci([100e3, 110e3, 120e3])
-    assert frame.iloc[0, 0] == f"{mean:,.0f} ± {half:,.0f}"
+    ci = R.mean_interval([100e3, 110e3, 120e3], "positive")
+    assert frame.iloc[0, 0] == f"{ci['mean']:,.0f} [{ci['low']:,.0f}, {ci['high']:,.0f}]"
     single = ResultSet(rs[:1]).table(metrics=["iops"], fmt="frame")
     assert single.iloc[0, 0] == "100,000"
     summ = rs.summary(["iops"])
@@ -454,3 +455,81 @@ def test_plot_on_a_given_axes(mpl):
         rs.plot("pie")
     with pytest.raises(ValueError):
         ResultSet().plot()
+
+
+# --- issue 23: percentile curves, error bars in the domain, the qd that ran, short series
+
+def _pct_runs():
+    """rand4k read, libaio: one short run (2,000 I/Os: no p99.9, p99 3 ms) and two long ones
+    (20,000 I/Os: p99 0.5 ms, p99.9 0.85 ms) -- the notebook's libaio rand4k case."""
+    short = _synth.result_dict(iops=1000.0, lat_ms=1.0, pcts={"p50": 0.9, "p90": 1.5, "p99": 3.0, "p99.9": 6.0})
+    long_ = [_synth.result_dict(iops=10000.0, lat_ms=0.1, pcts={"p50": 0.9, "p90": 2.0, "p99": 5.0, "p99.9": 8.5})
+             for _ in range(2)]
+    assert short["read"]["lat_pct_supported"]["p99.9"] is False
+    return ResultSet([Result(d, {"repeat": i}) for i, d in enumerate([short] + long_)])
+
+
+def test_percentiles_of_a_cell_come_from_the_same_runs():
+    rs = _pct_runs()
+    keys = ["lat_p50_ms", "lat_p90_ms", "lat_p99_ms", "lat_p99_9_ms"]
+    summ = rs.summary(keys).set_index("metric")
+    assert set(summ.loc[keys, "n"]) == {2}, summ[["mean", "n"]]   # the two runs that have them all
+    curve = list(summ.loc[keys, "mean"])
+    assert curve == sorted(curve), curve                            # a curve never falls
+    assert summ.loc["lat_p99_ms", "mean"] == pytest.approx(0.5, rel=0.02)
+    assert "2 of 3 runs" in summ.loc["lat_p99_ms", "note"] and "p99.9" in summ.loc["lat_p99_ms", "note"]
+    assert rs.summary(["lat_mean_ms"]).iloc[0]["n"] == 3   # the mean is not a percentile: every run
+    cell = rs.table(metrics=keys, fmt="frame").loc[("Random 4K read", "p99 Latency (ms)"), "libaio"]
+    assert cell.endswith("(2/3 runs)"), cell
+    assert "too few I/Os" in rs.table(metrics=keys)
+
+
+def test_bars_error_bars_stay_in_the_metric_domain(mpl):
+    # Total CPU Usage 99.5 % and 11.8 %: the symmetric interval ran the axis to 600 %
+    rs = ResultSet()
+    for rep, cpu in enumerate((99.5, 11.8)):
+        rs.append(Result(_synth.result_dict(cpu_pct=cpu), {"repeat": rep}))
+    fig = rs.plot("bars", metric="cpu_total_pct")
+    (ax,) = fig.axes
+    from matplotlib.container import ErrorbarContainer
+    (eb,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    tops = [seg[:, 1].max() for coll in eb.lines[2] for seg in coll.get_segments()]
+    bottoms = [seg[:, 1].min() for coll in eb.lines[2] for seg in coll.get_segments()]
+    assert tops and max(tops) <= 100.0 and min(bottoms) >= 0.0, (tops, bottoms)
+    assert ax.get_ylim()[1] <= 110.0
+
+
+def _psync_at_qd1():
+    """libaio and psync asked for qd 32; psync ran at 1 (qd_effective)."""
+    out = []
+    for stack, qde in (("libaio", 32), ("psync", 1)):
+        for rep in range(2):
+            d = _synth.result_dict(engine=stack, iops=100e3 * (1 + rep / 50), qd=32)
+            d["qd_effective"] = qde
+            out.append(Result(d, {"repeat": rep}))
+    return ResultSet(out)
+
+
+def test_comparisons_and_figures_say_the_qd_each_engine_ran_at(mpl):
+    rs = _psync_at_qd1()
+    df = rs.compare("libaio", metric="iops")
+    assert df.iloc[0]["qd"] == "1" and df.iloc[0]["baseline_qd"] == "32"
+    text = rs.compare("libaio", metric="iops", fmt="text")
+    assert "psync (qd 1)" in text and "libaio (qd 32) (A)" in text, text
+    fig = rs.plot("latency")
+    title = fig._suptitle.get_text()
+    assert "psync ran at 1" in title, title
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == ["libaio (qd 32)", "psync (qd 1)"], legend
+
+
+def test_a_series_of_one_interval_is_a_point_not_a_flat_line(mpl):
+    d = _synth.result_dict()
+    (sample,) = d["timeseries"]       # the template: one 0.3 s interval of a 0.3 s run
+    sample["read"].update({"p50": 1e6, "p99": 2e6, "p99.9": 3e6})
+    fig = plot_mod.latency_over_time(Result(d, {}))
+    ax = fig.axes[0]
+    for line in ax.get_lines():
+        assert len(line.get_xdata()) == 1 and line.get_marker() not in (None, "", "None"), line
+        assert line.get_linestyle() in ("None", "none", ""), line
+    assert "too short" in ax.get_title()

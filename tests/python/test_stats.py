@@ -151,10 +151,10 @@ def test_compare_clear_difference_is_not_noise():
     assert len(df) == 1
     row = df.iloc[0]
     assert row["stack"] == "io_uring" and row["baseline"] == "libaio"
-    # the ratio of geometric means (the centre of the log-scale interval)
-    ga = math.exp(sum(map(math.log, [100e3, 101e3, 99e3, 100.5e3])) / 4)
-    gb = math.exp(sum(map(math.log, [120e3, 121e3, 119e3, 120.5e3])) / 4)
-    assert row["delta_pct"] == pytest.approx(100 * (gb / ga - 1))
+    # the ratio of the arithmetic means the comparison shows beside it
+    ma, mb = sum([100e3, 101e3, 99e3, 100.5e3]) / 4, sum([120e3, 121e3, 119e3, 120.5e3]) / 4
+    assert row["baseline_mean"] == ma and row["mean"] == mb and row["mean_kind"] == "arithmetic"
+    assert row["delta_pct"] == (mb / ma - 1) * 100
     assert row["delta_pct"] == pytest.approx(100 * 20e3 / 100.125e3, abs=0.01)
     assert row["ci_method"] == "log"
     assert row["ci_low_pct"] > 0 and row["ci_high_pct"] > row["ci_low_pct"]
@@ -181,14 +181,18 @@ def test_compare_overlapping_noisy_samples_are_within_noise():
     assert row["ci_low_pct"] < 0 < row["ci_high_pct"] and row["verdict"] == "inconclusive"
 
 
-def test_compare_interval_is_welch_on_the_logarithms():
+def test_compare_interval_is_welch_on_the_log_ratio_of_the_means():
     a, b = [100.0, 104.0, 96.0], [110.0, 118.0, 114.0, 112.0]
     rs = _set({"libaio": a, "io_uring": b})
     row = rs.compare("libaio", metric="iops").iloc[0]
-    w = welch_ci([math.log(x) for x in a], [math.log(x) for x in b])
-    assert row["ci_low_pct"] == pytest.approx(100 * (math.exp(w["low"]) - 1))
-    assert row["ci_high_pct"] == pytest.approx(100 * (math.exp(w["high"]) - 1))
-    assert row["df"] == pytest.approx(w["df"])
+    ma, mb = sum(a) / 3, sum(b) / 4
+    va = sum((x - ma) ** 2 for x in a) / 2 / (3 * ma * ma)   # delta method: var(log mean)
+    vb = sum((x - mb) ** 2 for x in b) / 3 / (4 * mb * mb)
+    df = (va + vb) ** 2 / (va * va / 2 + vb * vb / 3)
+    half = t_critical(df) * math.sqrt(va + vb)
+    assert row["df"] == pytest.approx(df)
+    assert row["ci_low_pct"] == pytest.approx(100 * (mb / ma * math.exp(-half) - 1))
+    assert row["ci_high_pct"] == pytest.approx(100 * (mb / ma * math.exp(half) - 1))
 
 
 def test_compare_interval_never_leaves_the_domain_with_two_repeats():
@@ -213,7 +217,7 @@ def test_compare_text_has_columns_absolute_values_and_one_note_for_single_runs()
     rs = _set({"libaio": [100e3], "io_uring": [120e3]})
     text = rs.compare("libaio", metric="iops", fmt="text")
     header = next(ln for ln in text.splitlines() if "Metric" in ln)
-    for col in ("Stack", "libaio (A)", "B vs A", "CI", "Verdict"):
+    for col in ("Stack", "libaio (qd 32) (A) mean", "B mean", "B vs A", "CI", "Verdict"):
         assert col in header, header
     assert "100,000" in text and "120,000" in text, text
     assert text.count("fewer than 2 runs") == 1 and "no CI (n<2)" not in text
@@ -246,3 +250,143 @@ def test_compare_unknown_baseline_names_the_stacks():
     rs = _set({"libaio": [1.0, 2.0], "io_uring": [1.0, 2.0]})
     with pytest.raises(ValueError, match="io_uring"):
         rs.compare("spdk")
+
+
+# --- issue 23: which mean, which interval, in which domain --------------------
+
+from nvbench import metrics as M  # noqa: E402
+from nvbench import stats as S  # noqa: E402
+
+
+def _cpu_set(by_stack, cell=("rand4k", "read")):
+    """Runs whose Total CPU Usage and IOPS are given: {stack: [(cpu %, iops), ...]}."""
+    rs = ResultSet()
+    for stack, runs in by_stack.items():
+        for rep, (cpu, iops) in enumerate(runs):
+            d = _synth.result_dict(engine=stack, cell=cell[0], op=cell[1], iops=iops, lat_ms=1e2 / iops,
+                                   cpu_pct=cpu)
+            rs.append(Result(d, {"repeat": rep}))
+    return rs
+
+
+def test_compare_delta_is_the_ratio_of_the_means_it_shows():
+    # the reported case: Total CPU Usage 99.5 and 11.8 against 60.0 and 52.8; the
+    # columns showed the arithmetic means and the delta was a ratio of geometric ones
+    rs = _cpu_set({"libaio": [(99.5, 100e3), (11.8, 110e3)], "io_uring": [(60.0, 120e3), (52.8, 125e3)]})
+    for rec in rs.compare("libaio").itertuples(index=False):
+        assert rec.mean_kind == "arithmetic"
+        assert rec.delta_pct == (rec.mean / rec.baseline_mean - 1.0) * 100.0, rec.metric
+    row = rs.compare("libaio", metric="cpu_total_pct").iloc[0]
+    assert row["baseline_mean"] == (99.5 + 11.8) / 2 and row["mean"] == (60.0 + 52.8) / 2
+    text = rs.compare("libaio", metric="cpu_total_pct", fmt="text")
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("Total CPU Usage"))
+    assert "55.65" in line and "56.40" in line and f"{(56.4 / 55.65 - 1) * 100:+.1f}%" in line, line
+    assert "arithmetic means" in text and "(A) mean" in text and "B mean" in text
+
+
+def test_every_metric_declares_its_domain():
+    for m in M.METRICS.values():
+        assert m.domain in ("positive", "share"), m
+    assert {k for k, m in M.METRICS.items() if m.domain == "share"} == \
+        {"cpu_total_pct", "cpu_nvbench_pct", "cpu_others_pct"}
+
+
+def test_share_intervals_stay_in_0_100_and_rate_intervals_above_0():
+    # the reported cases: [0.00, 26219858.41], [0.00, 1.59e+15], [-290.14, 339.71], [23.56, 158.79]
+    for xs in ([99.5, 11.8], [61.82, 0.0], [0.0, 49.56], [64.42 - 30, 64.42, 64.42 + 30], [99.9, 99.99]):
+        ci = S.mean_interval(xs, "share")
+        assert ci["method"] == "logit" and ci["why"] is None, (xs, ci)
+        assert 0.0 < ci["low"] <= ci["mean"] <= ci["high"] < 100.0, (xs, ci)
+        assert ci["mean"] == sum(xs) / len(xs)
+    for xs in ([10e3, 120e3], [0.0, 5.0], [1e-6, 3.0, 7.0]):
+        ci = S.mean_interval(xs, "positive")
+        assert ci["method"] == "log" and 0.0 < ci["low"] <= ci["mean"] <= ci["high"], (xs, ci)
+
+
+def test_the_domain_is_declared_not_read_from_the_values():
+    # the same values get the interval of the metric's domain, whatever they are
+    xs = [20.0, 30.0, 25.0]
+    share, rate = S.mean_interval(xs, "share"), S.mean_interval(xs, "positive")
+    assert share["mean"] == rate["mean"] and share["low"] != rate["low"]
+    rs = _cpu_set({"libaio": [(20.0, 20.0), (30.0, 30.0), (25.0, 25.0)]})
+    summ = rs.summary(["cpu_total_pct", "iops"]).set_index("metric")
+    assert summ.loc["cpu_total_pct", "ci_method"] == "logit" and summ.loc["iops", "ci_method"] == "log"
+    assert summ.loc["cpu_total_pct", "ci_low"] == pytest.approx(share["low"])
+    assert summ.loc["iops", "ci_low"] == pytest.approx(rate["low"])
+
+
+def test_too_few_runs_or_a_degenerate_mean_say_so_instead_of_a_number():
+    assert S.mean_interval([7.0], "share")["why"] == "n<2"
+    assert S.mean_interval([], "positive")["why"] == "no run"
+    for xs, domain in (([0.0, 0.0], "share"), ([100.0, 100.0], "share"), ([0.0, 0.0], "positive")):
+        ci = S.mean_interval(xs, domain)
+        assert math.isnan(ci["low"]) and ci["why"] == "mean at the domain's bound", (xs, ci)
+    rs = _cpu_set({"libaio": [(0.0, 100e3), (0.0, 110e3)]})
+    for r in rs:
+        r.data["cpu"]["background_pct"] = 0.0
+    cell = rs.table(metrics=["cpu_others_pct"], fmt="frame").iloc[0, 0]
+    assert cell == "0.00 (no CI: mean at the domain's bound)", cell
+    w = S.ratio_ci([5.0], [6.0, 7.0], "positive")
+    assert w["why"] == "n<2" and math.isnan(w["low"]) and w["ratio"] == 6.5 / 5.0
+
+
+def test_table_prints_the_share_interval_inside_0_100():
+    rs = _cpu_set({"libaio": [(99.5, 100e3), (11.8, 110e3)]})
+    cell = rs.table(metrics=["cpu_total_pct"], fmt="frame").iloc[0, 0]
+    lo, hi = (float(x) for x in cell.split("[")[1].rstrip("]").split(","))
+    assert cell.startswith("55.65 [") and 0.0 <= lo < 55.65 < hi <= 100.0, cell
+
+
+def _lua_module_dir():
+    """The build tree's Lua module: ctest runs these tests in the build directory."""
+    import glob
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in [os.path.join(os.getcwd(), "bindings", "lua")] + sorted(
+            glob.glob(os.path.join(here, "..", "..", "build*", "bindings", "lua"))):
+        if os.path.isfile(os.path.join(d, "nvbench.so")):
+            return d
+    return None
+
+
+CROSS = [([99.5, 11.8], "share"), ([61.82, 0.0], "share"), ([100e3, 120e3, 95e3], "positive"),
+         ([0.41, 0.43, 0.39, 0.47], "positive"), ([7.0], "share"), ([0.0, 0.0], "share"), ([3.0, -1.0, 2.5], "real")]
+
+
+def test_python_and_lua_print_the_same_digits():
+    """The same runs through Python's nvbench.stats and Lua's nvb.stats (both the
+    library's nvb_stats_*): every figure identical to the last bit."""
+    import shutil
+    import subprocess
+    lua, moddir = shutil.which("lua5.4"), _lua_module_dir()
+    if lua is None or moddir is None:
+        pytest.skip("lua5.4 or the built Lua module (build/bindings/lua/nvbench.so) missing")
+    script = ["local nvb = require 'nvbench'",
+              "local function f(v) return v == nil and 'nil' or string.format('%.17g', v) end"]
+    for xs, domain in CROSS:
+        vals = "{" + ", ".join(repr(x) for x in xs) + "}"
+        script.append(f"do local e = nvb.stats.mean_interval({vals}, '{domain}')"
+                      " print(f(e.value), f(e.low), f(e.high), e.why or 'nil') end")
+    for (a, da), (b, _) in zip(CROSS[::2], CROSS[1::2]):
+        if da == "real":
+            continue
+        va, vb = ("{" + ", ".join(repr(x) for x in v) + "}" for v in (a, b))
+        script.append(f"do local e = nvb.stats.ratio({va}, {vb}, 'positive')"
+                      " print(f(e.value), f(e.low), f(e.high), e.why or 'nil') end")
+    p = subprocess.run([lua, "-e", "\n".join(script)], capture_output=True, text=True,
+                       env={"LUA_CPATH": f"{moddir}/?.so;;", "PATH": "/usr/bin:/bin"})
+    assert p.returncode == 0, p.stderr
+
+    def f(v):
+        return "nil" if v is None or math.isnan(v) else "%.17g" % v
+    want = []
+    for xs, domain in CROSS:
+        e = S.mean_interval(xs, domain)
+        want.append(" ".join([f(e["mean"]), f(e["low"]), f(e["high"]), e["why"] or "nil"]))
+    for (a, da), (b, _) in zip(CROSS[::2], CROSS[1::2]):
+        if da == "real":
+            continue
+        e = S.ratio_ci(a, b, "positive")
+        want.append(" ".join([f(e["ratio"]), f(e["low"]), f(e["high"]), e["why"] or "nil"]))
+    got = [" ".join(line.split("\t")) for line in p.stdout.splitlines()]
+    assert got == want

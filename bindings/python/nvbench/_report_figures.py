@@ -106,25 +106,25 @@ def _iops(sample, op):
 
 
 def _series(r):
-    """(t, IOPS) of a run as a step line: each interval's rate held over it from its start."""
+    """(interval ends, IOPS) of a run (drawn by nvbench.plot.series_line)."""
     samples = [s for s in (r.data.get("timeseries") or []) if isinstance(s, dict)]
     ts = [s.get("t_s") for s in samples]
     if not samples or not all(isinstance(t, (int, float)) for t in ts):
         return None
-    ys = [_iops(s, r.meta.get("op")) for s in samples]
-    return [0.0] + ts, [ys[0]] + ys
+    return ts, [_iops(s, r.meta.get("op")) for s in samples]
 
 
 def _timeseries_figure(series, colors, block):
     fig, (a,) = _plot._new_figure(1, 1)
-    labelled = set()
+    labelled, short = set(), False
     for r, label, (xs, ys) in series:
         if (r.meta.get("cell"), r.meta.get("op")) != block:
             continue
-        a.plot(xs, ys, drawstyle="steps-pre", color=colors[label], linewidth=1.4,
-               label=None if label in labelled else label)
+        _plot.series_line(a, xs, ys, color=colors[label], label=None if label in labelled else label)
         labelled.add(label)
-    _plot._finish_axes(a, block_label(*block), "time in the measured window (s)", "IOPS")
+        short = short or len(xs) < 2
+    _plot._finish_axes(a, block_label(*block) + (f"\n({_plot.SHORT_SERIES})" if short else ""),
+                       "time in the measured window (s)", "IOPS")
     return _sized(fig)
 
 

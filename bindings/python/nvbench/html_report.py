@@ -28,7 +28,7 @@ from ._published import published
 from ._report_style import CSS
 from .labels import block_label
 from .metrics import METRICS, format_value
-from .report import _pct, column_labels, compare, table
+from .report import _pct, column_labels, compare, table, with_qd
 
 __all__ = ["render", "write"]
 
@@ -153,15 +153,18 @@ def _seed_tables(runs, with_reference, given):
     frame = table(list(combined), fmt="frame")
     ref_cols = set(l for r, l in zip(combined, column_labels(list(combined))) if _is_reference(r))
     if ref:
-        intro = ("Means over the repeats (± the half-width of the 95% confidence interval when a "
-                 "run was repeated). In purple, beside the cells that match, the published "
+        intro = ("Arithmetic means over the repeats, with the 95% confidence interval of the mean "
+                 "[low, high] when a run was repeated, taken in the figure's domain (log scale for "
+                 "rates and times, logit for CPU shares: docs/analysis.md). In purple, beside the "
+                 "cells that match, the published "
                  "figures nvbench exists to reproduce: fio on 2 × AMD EPYC 9754 (512 logical "
                  "CPUs) and 15 × Solidigm P5316 NVMe as a JBOD, Windows Server 2025 and Ubuntu "
                  "24.04 (kernel 6.8), December 2025. Their CPU figure is the whole machine's, "
                  "so their CPU per I/O and IOPS per core are bounds (<code>nvbench.reference</code>).")
     else:
-        intro = ("Means over the repeats (± the half-width of the 95% confidence interval when a "
-                 "run was repeated)." + ("" if not with_reference else
+        intro = ("Arithmetic means over the repeats, with the 95% confidence interval of the mean "
+                 "[low, high] when a run was repeated, taken in the figure's domain (log scale for "
+                 "rates and times, logit for CPU shares: docs/analysis.md)." + ("" if not with_reference else
                                          " No cell of these results is one of the published "
                                          "cells, so no published figure stands beside them."))
     return _section("tables", "Results", _tables(frame, runs, blocks, ref_cols), intro)
@@ -192,8 +195,10 @@ def _delta_cell(rec, single):
 def _comparison_card(block, g, base, single):
     stacks = list(dict.fromkeys(g["stack"]))
     recs = {(rec.metric, rec.stack): rec for rec in g.itertuples(index=False)}
-    head = f'<th class="base">{esc(base)}<span class="tag">baseline</span></th>' + "".join(
-        f"<th>{esc(s)}</th><th>Δ</th>" for s in stacks)
+    qd = {rec.stack: rec.qd for rec in g.itertuples(index=False)}
+    base_qd = g["baseline_qd"].iloc[0]
+    head = (f'<th class="base">{esc(with_qd(base, base_qd))}<span class="tag">baseline</span></th>' +
+            "".join(f"<th>{esc(with_qd(s, qd[s]))}</th><th>Δ</th>" for s in stacks))
     rows = []
     for metric in dict.fromkeys(g["metric"]):
         first = next(rec for (m, _), rec in recs.items() if m == metric)
@@ -216,9 +221,11 @@ def _comparison(runs, baseline):
     df = compare(runs.results, baseline=base)
     single = bool(len(df)) and int(min(df["n"].min(), df["n_baseline"].min())) < 2
     cards = [_comparison_card(block, g, base, single) for block, g in df.groupby("block", sort=False)]
-    intro = (f"Each stack against <b>{esc(base)}</b>, cell by cell: Δ is the change of the mean "
-             f"in % of {esc(base)}'s; beneath it, the 95% confidence interval of that change "
-             "from the repeats (Welch) and the verdict (<i>within noise</i>: the interval "
+    intro = (f"Each stack against <b>{esc(base)}</b>, cell by cell, each at the queue depth it ran at "
+             "(qd): the figures are the arithmetic means of the runs, and Δ is the change of "
+             f"that mean in % of {esc(base)}'s; beneath it, the 95% confidence interval of that change "
+             "from the repeats (Welch's, on the logarithm of the ratio of the means) and the verdict "
+             "(<i>within noise</i>: the interval "
              "spans 0), in green when better, in red when worse.")
     if single:
         intro += (" <b>Each run was done once (n = 1): there is no interval, so no verdict;</b> "
@@ -241,8 +248,10 @@ def _latency(runs, no_plots):
         parts.append(f'<p class="missing">No figure: {esc(no_plots)}.</p>')
     else:
         svgs = figures.latency_svgs(runs.rs)
-        parts.append(_figures(svgs, "Latency percentiles (log scale), one line per stack; error "
-                              "bars: 95% confidence interval over the repeats.") if svgs else
+        parts.append(_figures(svgs, "Latency percentiles (log scale), one line per stack at the "
+                              "qd it ran at; each point the arithmetic mean over the runs that "
+                              "have every percentile; error bars: 95% confidence interval over "
+                              "the repeats (log scale).") if svgs else
                      '<p class="note">These results hold no latency percentiles.</p>')
     parts.append(_tables(frame, runs, runs.rs.blocks()))
     return _section("latency", "Latency percentiles", "".join(parts),
@@ -256,7 +265,8 @@ def _timeseries(runs, no_plots):
     else:
         svgs = figures.timeseries_svgs(runs.rs)
         body = (_figures(svgs, "I/O rate over each run's measured window, one step per "
-                         "interval (the <code>interval</code> key), one line per run.") if svgs
+                         "interval (the <code>interval</code> key), one line per run; a run of "
+                         "one interval is a point, too short for a series.") if svgs
                 else '<p class="note">These results hold no time series.</p>')
     return _section("timeseries", "Time series", body)
 

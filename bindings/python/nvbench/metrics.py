@@ -16,12 +16,17 @@ __all__ = ["Metric", "METRICS", "TABLE_METRICS", "FIGURE_METRICS", "FRAME_COLUMN
 
 
 class Metric:
-    """One figure of the tables: ``key`` (a column of figures()), ``label``, ``unit``."""
+    """One figure of the tables: ``key`` (a column of figures()), ``label``, ``unit``, and
+    ``domain``, the values it can take (nvbench.stats.DOMAINS): "positive" (a rate, a time,
+    a cost) or "share" (a share of the machine in %, 0 to 100). Intervals and comparisons
+    are taken on the domain's scale (docs/analysis.md), decided here and never from the
+    values."""
 
-    __slots__ = ("key", "label", "higher_is_better", "unit")
+    __slots__ = ("key", "label", "higher_is_better", "unit", "domain")
 
-    def __init__(self, key, label, higher_is_better, unit):
+    def __init__(self, key, label, higher_is_better, unit, domain="positive"):
         self.key, self.label, self.higher_is_better, self.unit = key, label, higher_is_better, unit
+        self.domain = domain
 
     def __repr__(self):
         return f"Metric({self.key!r}, {self.label!r})"
@@ -35,12 +40,12 @@ METRICS = {m.key: m for m in (
     Metric("lat_p90_ms", "p90 Latency (ms)", False, "ms"),
     Metric("lat_p99_ms", "p99 Latency (ms)", False, "ms"),
     Metric("lat_p99_9_ms", "p99.9 Latency (ms)", False, "ms"),
-    Metric("cpu_total_pct", "Total CPU Usage (%)", False, "%"),
+    Metric("cpu_total_pct", "Total CPU Usage (%)", False, "%", "share"),
     # The seed's Total CPU Usage counts the whole machine; these split it:
     # nvbench's own process (every thread, kernel ones it drives included)
     # and everything else that ran meanwhile.
-    Metric("cpu_nvbench_pct", "of which nvbench (%)", False, "%"),
-    Metric("cpu_others_pct", "other processes (%)", False, "%"),
+    Metric("cpu_nvbench_pct", "of which nvbench (%)", False, "%", "share"),
+    Metric("cpu_others_pct", "other processes (%)", False, "%", "share"),
     Metric("cpu_us_per_io", "CPU per I/O (us)", False, "us"),
     Metric("iops_per_core", "IOPS per core", True, "IO/s/core"),
     Metric("process_cores", "Process cores", False, "cores"),

@@ -51,15 +51,27 @@ def _finish_axes(ax, title, xlabel, ylabel):
 
 
 def _stats(rs, metric_keys, cells=None):
-    """{(cell, op): {stack: {metric: (mean, half)}}}, blocks in published order, stacks."""
+    """{(cell, op): {stack: {metric: (mean, low, high)}}}, blocks in published order, stacks.
+    low/high: the mean's interval in the metric's domain (NaN without one), so an error bar
+    never leaves it (a CPU share never above 100 %, a rate never below 0)."""
     summ = rs.summary(metric_keys)
     blocks = [b for b in rs.blocks() if _wanted(b, cells)]
     stacks = list(dict.fromkeys(summ["stack"])) if len(summ) else []
     table = {}
     for rec in summ.itertuples(index=False):
         table.setdefault((rec.cell, rec.op), {}).setdefault(rec.stack, {})[rec.metric] = \
-            (rec.mean, rec.ci_half)
+            (rec.mean, rec.ci_low, rec.ci_high)
     return blocks, stacks, table
+
+
+def _err_bars(ys, lows, highs):
+    """[[below], [above]] of the error bars of means ys with intervals [low, high], or
+    None when no mean has an interval."""
+    if not any(math.isfinite(lo) and math.isfinite(hi) for lo, hi in zip(lows, highs)):
+        return None
+    below = [y - lo if math.isfinite(lo) and math.isfinite(y) else 0.0 for y, lo in zip(ys, lows)]
+    above = [hi - y if math.isfinite(hi) and math.isfinite(y) else 0.0 for y, hi in zip(ys, highs)]
+    return [below, above]
 
 
 def _wanted(block, cells):
@@ -102,12 +114,41 @@ def _y_scale(ax, values, log):
     ax.yaxis.set_minor_formatter(_null_formatter())
 
 
+def _ran_qd(r):
+    """The queue depth a run ran at: qd_effective (a synchronous engine runs at 1 per job
+    whatever qd asked), else the qd it asked."""
+    q = r.data.get("qd_effective") if isinstance(r.data, dict) else None
+    return q if q else r.meta.get("qd")
+
+
+def _ran_qd_labels(rs):
+    """{column label: "label (qd N)"} with the queue depth each column's runs ran at."""
+    from .report import _ran_qd as ran_qd, column_labels, with_qd
+    results = list(rs)
+    groups = {}
+    for r, label in zip(results, column_labels(results)):
+        groups.setdefault(label, []).append({"qd_effective": _ran_qd(r)})
+    return {label: with_qd(label, ran_qd(rows)) for label, rows in groups.items()}
+
+
 def _context(rs):
-    """The figure's title: what was run, where (qd, jobs, hosts, targets)."""
+    """The figure's title: what was run, where (qd, jobs, hosts, targets). The qd is the
+    one each stack ran at: "qd 32 (psync 1)" when a synchronous engine ran at 1."""
     def values(get):
         return list(dict.fromkeys(str(v) for v in (get(r) for r in rs) if v not in (None, "")))
     parts = []
-    for name, get in (("qd", lambda r: r.meta.get("qd")), ("jobs", lambda r: r.meta.get("jobs")),
+    qds = {}
+    for r in rs:
+        qds.setdefault(str(r.meta.get("stack")), set()).add(_ran_qd(r))
+    asked = values(lambda r: r.meta.get("qd"))
+    odd = {s: q for s, q in qds.items() if q and {str(x) for x in q} != set(asked) and None not in q}
+    if asked:
+        text = f"qd {', '.join(asked[:2])}{' ...' if len(asked) > 2 else ''}"
+        if odd:
+            text += " (" + ", ".join(f"{s} ran at {'/'.join(sorted(str(x) for x in q))}"
+                                     for s, q in list(odd.items())[:3]) + ")"
+        parts.append(text)
+    for name, get in (("jobs", lambda r: r.meta.get("jobs")),
                       ("host", lambda r: r.data.get("host")), ("target", lambda r: r.meta.get("target"))):
         vals = values(get)
         if vals:
@@ -128,19 +169,19 @@ def _grouped_bars(ax, rs_stats, metric_key, log=None, legend=True):
     width = 0.8 / n
     all_values = []
     for i, stack in enumerate(stacks):
-        xs, ys, errs = [], [], []
+        xs, ys, lows, highs = [], [], [], []
         for j, block in enumerate(blocks):
-            mean, half = table.get(block, {}).get(stack, {}).get(metric_key, (math.nan, math.nan))
+            mean, low, high = table.get(block, {}).get(stack, {}).get(metric_key, (math.nan,) * 3)
             if mean is None or math.isnan(mean):
                 continue
             xs.append(j - 0.4 + width * (i + 0.5))
             ys.append(mean)
-            errs.append(0.0 if half is None or math.isnan(half) else half)
+            lows.append(low)
+            highs.append(high)
             all_values.append(mean)
         if not xs:
             continue
-        # Every metric is nonnegative: the lower error bar stops at 0.
-        yerr = [[min(e, y) for e, y in zip(errs, ys)], errs] if any(errs) else None
+        yerr = _err_bars(ys, lows, highs)
         ax.bar(xs, ys, width=width * 0.95, color=colors[i], label=str(stack),
                yerr=yerr, capsize=3 if yerr else 0, error_kw={"elinewidth": 1})
     ax.set_xticks(range(len(blocks)))
@@ -200,6 +241,7 @@ def latency(rs, ax=None, cells=None, percentiles=None):
     else:
         fig, axes = ax.figure, [ax]
     colors = dict(zip(stacks, _colors(len(stacks))))
+    ran = _ran_qd_labels(rs)
     x = list(range(len(pcts)))
     for a, block in zip(axes, blocks):
         shown = []
@@ -207,21 +249,20 @@ def latency(rs, ax=None, cells=None, percentiles=None):
             figs = table.get(block, {}).get(stack)
             if not figs:
                 continue
-            ys = [figs.get(k, (math.nan, math.nan))[0] for k, _ in pcts]
-            errs = [figs.get(k, (math.nan, math.nan))[1] for k, _ in pcts]
+            ys = [figs.get(k, (math.nan,) * 3)[0] for k, _ in pcts]
+            lows = [figs.get(k, (math.nan,) * 3)[1] for k, _ in pcts]
+            highs = [figs.get(k, (math.nan,) * 3)[2] for k, _ in pcts]
             shown += [y for y in ys if not math.isnan(y)]
+            name = ran.get(stack, str(stack))
             if any(not math.isnan(y) for y in ys):
-                has_err = any(not math.isnan(e) for e in errs)
-                up = [0.0 if math.isnan(e) else e for e in errs]
-                down = [min(e, y) if not math.isnan(y) else 0.0 for e, y in zip(up, ys)]
-                a.errorbar(x, ys, yerr=[down, up] if has_err else None,
-                           marker="o", capsize=3, color=colors[stack], label=str(stack))
+                a.errorbar(x, ys, yerr=_err_bars(ys, lows, highs),
+                           marker="o", capsize=3, color=colors[stack], label=name)
             else:
-                mean = figs.get("lat_mean_ms", (math.nan, math.nan))[0]
+                mean = figs.get("lat_mean_ms", (math.nan,) * 3)[0]
                 if not math.isnan(mean):
                     shown.append(mean)
                     a.axhline(mean, linestyle="--", color=colors[stack], linewidth=1,
-                              label=f"{stack} (mean)")
+                              label=f"{name} (mean)")
         a.set_xticks(x)
         a.set_xticklabels([name for _, name in pcts])
         _y_scale(a, shown, True)
@@ -288,19 +329,35 @@ def latency_over_time(result, ax=None, direction=None):
     else:
         fig = ax.figure
     colors = _colors(len(SERIES_PERCENTILES) * len(dirs))
-    xs = [0.0] + [p["t_s"] for p in pts]
+    xs = [p["t_s"] for p in pts]
     k = 0
     for d in dirs:
         for key, _ in SERIES_PERCENTILES:
             ys = [(p.get(d) or {}).get(key) for p in pts]
             ys = [v / 1e6 if isinstance(v, (int, float)) else math.nan for v in ys]
-            ax.plot(xs, [ys[0]] + ys, drawstyle="steps-pre", color=colors[k], linewidth=1.4,
-                    label=f"{d} {key}" if len(dirs) > 1 else key)
+            series_line(ax, xs, ys, color=colors[k], label=f"{d} {key}" if len(dirs) > 1 else key)
             k += 1
     gaps = any((p.get(d) or {}).get("lat_hist") is None for p in pts for d in dirs)
-    _finish_axes(ax, "latency per interval" + (" (some intervals have no histogram)" if gaps else ""),
+    _finish_axes(ax, "latency per interval" + (" (some intervals have no histogram)" if gaps else "")
+                 + (f" ({SHORT_SERIES})" if len(pts) < 2 else ""),
                  "time in the measured window (s)", "latency (ms)")
     return fig
+
+
+# What a figure of a series of one interval says: one sample is a point, not a level
+# held over the run (a line from 0 would read as perfectly steady).
+SHORT_SERIES = "one interval: too short for a series, drawn as a point"
+
+
+def series_line(ax, ends, ys, color, label):
+    """One time series on ax: each interval's value held over it from its start (a step
+    line from 0 to the end of the last interval), or, for a series of one interval, a
+    marker at its end and no line."""
+    if len(ends) < 2:
+        ax.plot(ends, ys, linestyle="none", marker="o", markersize=6, color=color, label=label)
+        return
+    ax.plot([0.0] + list(ends), [ys[0]] + list(ys), drawstyle="steps-pre", color=color, linewidth=1.4,
+            label=label)
 
 
 def search_curve(res, ax=None):

@@ -13,7 +13,7 @@ from ._printable import printable
 from .labels import block_label, block_sort_key
 from .metrics import (CPU_METRICS, FIGURE_METRICS, METRICS, NOT_AVAILABLE, TABLE_METRICS, cpu_scope, figures,
                       format_value, metric_list, unsupported_text)
-from .stats import clean_values, mean_ci, mean_interval, mean_var, ratio_ci
+from .stats import mean_interval, ratio_ci
 
 __all__ = ["summary", "table", "compare", "format_comparison", "column_labels", "blocks"]
 
@@ -56,8 +56,34 @@ def _shown_columns(results, labels):
     return {label: f"{label} (qd {next(iter(q))})" if len(q) == 1 and None not in q else label
             for label, q in ran.items()}
 
+# The latency percentiles of a cell are one curve: each is averaged over the same runs.
+_PCT_COLUMNS = ("lat_p50_ms", "lat_p90_ms", "lat_p99_ms", "lat_p99_9_ms")
+
+
+def _curve_runs(rows):
+    """(runs kept, note) for the percentile columns of one group of runs: the runs that
+    have every percentile some run of the group has (a run too short for p99.9 has no
+    p99.9, so its p50 is left out too: every point of the curve is a mean over the same
+    runs, and the curve stays monotone). note says what was left out, or is ""."""
+    def has(x, c):
+        v = x.get(c)
+        return v is not None and not (isinstance(v, float) and math.isnan(v))
+    wanted = [c for c in _PCT_COLUMNS if any(has(x, c) for x in rows)]
+    kept = [x for x in rows if all(has(x, c) for c in wanted)]
+    if len(kept) == len(rows) or not wanted:
+        return rows, ""
+    short = [c for c in wanted if not all(has(x, c) for x in rows)]
+    names = ", ".join(METRICS[c].label.split(" ")[0] for c in short)
+    return kept, (f"percentiles from {len(kept)} of {len(rows)} runs "
+                  f"(the others had too few I/Os for {names})")
+
+
 def summary(results, metrics=None, confidence=0.95):
-    """ResultSet.summary: one row per (cell, op, column, metric)."""
+    """ResultSet.summary: one row per (cell, op, column, metric): the arithmetic mean of
+    the runs, its confidence interval in the metric's domain (ci_low, ci_high; ci_method,
+    and ci_why when there is none), the standard deviation, n (the runs averaged), runs
+    (the runs of the group), and note (which runs a percentile is averaged over when not
+    all: see _curve_runs)."""
     pd = _pandas()
     ms = metric_list(metrics, tuple(METRICS))
     rows = [figures(r) for r in results]
@@ -67,17 +93,18 @@ def summary(results, metrics=None, confidence=0.95):
         groups.setdefault((row["cell"], row["op"], label), []).append(row)
     out = []
     for (cell, op, label), rs in groups.items():
+        curve, note = _curve_runs(rs)
         for m in ms:
-            vals = [x.get(m.key) for x in rs]
-            mean, half, n = mean_ci(vals, confidence)
-            _, low, high, _ = mean_interval(vals, confidence)
-            xs = clean_values(vals)
-            std = mean_var(xs)[1] if len(xs) > 1 else math.nan
+            src = curve if m.key in _PCT_COLUMNS else rs
+            vals = [x.get(m.key) for x in src]
+            ci = mean_interval(vals, m.domain, confidence)
             out.append({"cell": cell, "op": op, "block": block_label(cell, op),
                         "stack": label, "metric": m.key, "label": m.label,
-                        "mean": mean, "ci_half": half, "ci_low": low, "ci_high": high, "std": std, "n": n})
+                        "mean": ci["mean"], "ci_low": ci["low"], "ci_high": ci["high"],
+                        "ci_method": ci["method"], "ci_why": ci["why"] or "", "std": ci["sd"],
+                        "n": ci["n"], "runs": len(rs), "note": note if m.key in _PCT_COLUMNS else ""})
     df = pd.DataFrame(out, columns=["cell", "op", "block", "stack", "metric", "label",
-                                    "mean", "ci_half", "ci_low", "ci_high", "std", "n"])
+                                    "mean", "ci_low", "ci_high", "ci_method", "ci_why", "std", "n", "runs", "note"])
     return df
 
 def blocks(results):
@@ -112,7 +139,7 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
         for rec in summ.itertuples(index=False):
             stats[(rec.cell, rec.op, rec.stack, rec.metric)] = rec
     unsupported = _unsupported(results)
-    shown = []
+    shown, notes_seen = [], set()
     for cell, op in blocks(results):
         rows = []
         for m in ms:
@@ -125,14 +152,11 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
                 text = format_value(m.key, rec.mean)
                 if rec.n == 0 and (cell, op, col, m.key) in unsupported:
                     text = unsupported_text(m.key)  # every repeat too short for this percentile
-                elif rec.n > 1 and not math.isnan(rec.ci_half) and text != NOT_AVAILABLE:
-                    if rec.mean - rec.ci_half >= 0 or not math.isfinite(rec.ci_low):
-                        text += " ± " + format_value(m.key, rec.ci_half)
-                    else:
-                        # the symmetric interval would reach below zero (few
-                        # repeats, a wide spread): the interval in the
-                        # figure's domain instead
-                        text += f" [{format_value(m.key, rec.ci_low)}, {format_value(m.key, rec.ci_high)}]"
+                elif rec.n > 1 and text != NOT_AVAILABLE:
+                    text += " " + _interval_text(m.key, rec)
+                if rec.note and text != NOT_AVAILABLE:
+                    text += f" ({rec.n}/{rec.runs} runs)"
+                    notes_seen.add(rec.note)
                 if m.key in CPU_METRICS and col in marked and text != NOT_AVAILABLE:
                     text += " *"
                 cells.append(text)
@@ -178,11 +202,22 @@ def table(results, metrics=None, fmt="text", confidence=0.95):
             out.append("  ".join("-" * n for n in w))
             out.extend(line([label] + cells) for label, cells in rows)
             out.append("")
+    if notes_seen and fmt != "frame":
+        out.append("(k/n runs): the latency percentiles of that cell are means over the k runs that "
+                   "have every percentile; the others had too few I/Os for the highest")
     notes = sorted({scopes[c] for c in marked if any(m.key in CPU_METRICS for m in ms)})
     for scope in notes:
         out.append(f"* CPU figures: {scope} (fio's usr_cpu/sys_cpu are taken per job thread, "
                    f"RUSAGE_THREAD, not for fio's process)")
     return _Text("\n".join(out).rstrip("\n") + "\n" if out else "")
+
+
+def _interval_text(key, rec):
+    """A mean's interval as a table shows it: "[low, high]" (in the metric's domain, so
+    rarely symmetric), or why there is none."""
+    if rec.ci_why:
+        return f"(no CI: {rec.ci_why})"
+    return f"[{format_value(key, rec.ci_low)}, {format_value(key, rec.ci_high)}]"
 
 
 def _text_widths(shown):
@@ -224,12 +259,14 @@ def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame
         base = by_stack.get(baseline)
         if not base:
             continue
+        curves = {stack: _curve_runs(rs)[0] for stack, rs in by_stack.items()}
         for m in ms:
-            a = [x.get(m.key) for x in base]
-            for stack, rs in by_stack.items():
+            src = curves if m.key in _PCT_COLUMNS else by_stack
+            a = [x.get(m.key) for x in src[baseline]]
+            for stack in by_stack:
                 if stack == baseline:
                     continue
-                w = ratio_ci(a, [x.get(m.key) for x in rs], confidence)
+                w = ratio_ci(a, [x.get(m.key) for x in src[stack]], m.domain, confidence)
                 # Figures past what a double holds (crafted, or a division by
                 # a near-zero baseline) say nothing: no data, never inf.
                 delta, lo, hi = (_finite((x - 1.0) * 100.0) for x in (w["ratio"], w["low"], w["high"]))
@@ -237,21 +274,35 @@ def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame
                     lo = hi = math.nan
                 out.append({"cell": cell, "op": op, "block": block_label(cell, op),
                             "metric": m.key, "stack": stack, "baseline": baseline,
+                            "qd": _ran_qd(by_stack[stack]), "baseline_qd": _ran_qd(base),
                             "n_baseline": w["n_a"], "n": w["n_b"],
-                            "baseline_mean": w["mean_a"], "mean": w["mean_b"],
+                            "baseline_mean": w["mean_a"], "mean": w["mean_b"], "mean_kind": "arithmetic",
                             "delta_pct": delta, "ci_low_pct": lo, "ci_high_pct": hi,
                             "ci_method": w["method"], "df": w["df"],
                             "verdict": unsupported_text(m.key) if math.isnan(delta) and
                             {(cell, op, baseline, m.key), (cell, op, stack, m.key)} & unsupported
                             else _verdict(delta, lo, hi, w, m)})
-    cols = ["cell", "op", "block", "metric", "stack", "baseline", "n_baseline", "n",
-            "baseline_mean", "mean", "delta_pct", "ci_low_pct", "ci_high_pct", "ci_method", "df", "verdict"]
+    cols = ["cell", "op", "block", "metric", "stack", "baseline", "qd", "baseline_qd", "n_baseline", "n",
+            "baseline_mean", "mean", "mean_kind", "delta_pct", "ci_low_pct", "ci_high_pct", "ci_method", "df",
+            "verdict"]
     df = pd.DataFrame(out, columns=cols)
     if fmt == "frame":
         return df
     if fmt not in ("text", "markdown"):
         raise ValueError(f"fmt must be 'frame', 'text' or 'markdown', got {fmt!r}")
     return _Text(format_comparison(df, fmt, confidence))
+
+
+def _ran_qd(rows):
+    """The queue depth a column's runs ran at (qd_effective: a synchronous engine runs at
+    1 per job whatever qd asked), "a/b" when its runs differ, "" when unknown."""
+    qds = list(dict.fromkeys(x.get("qd_effective") for x in rows if x.get("qd_effective") is not None))
+    return "/".join(str(q) for q in qds)
+
+
+def with_qd(name, qd):
+    """A stack's name with the queue depth it ran at: "psync (qd 1)"."""
+    return f"{name} (qd {qd})" if qd not in (None, "") else str(name)
 
 
 def _finite(v):
@@ -267,7 +318,7 @@ def _verdict(delta, lo, hi, w, m):
     if math.isnan(delta):
         return "no data"
     if math.isnan(lo):
-        return "no CI (n<2)" if min(w["n_a"], w["n_b"]) < 2 else "no CI"
+        return "no CI (n<2)" if min(w["n_a"], w["n_b"]) < 2 else f"no CI ({w['why'] or 'no finite spread'})"
     if lo <= 0.0 <= hi:
         return "inconclusive" if hi - lo > _INCONCLUSIVE_WIDTH else "within noise"
     return "better" if (delta > 0) == m.higher_is_better else "worse"
@@ -294,7 +345,8 @@ def format_comparison(df, fmt="text", confidence=0.95):
     if df.empty:
         return "no cell has both the baseline and another stack\n"
     base = printable(df["baseline"].iloc[0])
-    head = ["Metric", "Stack", f"{base} (A)", "B", "B vs A", f"{pct} CI", "n B/A", "Verdict"]
+    base_head = printable(with_qd(base, df["baseline_qd"].iloc[0]))
+    head = ["Metric", "Stack (B)", f"{base_head} (A) mean", "B mean", "B vs A", f"{pct} CI", "n B/A", "Verdict"]
     lines, notes = [], set()
     for block, g in df.groupby("block", sort=False):
         rows = []
@@ -306,7 +358,7 @@ def format_comparison(df, fmt="text", confidence=0.95):
                 verdict = "-"
             elif verdict == "inconclusive":
                 notes.add("inconclusive")
-            rows.append([METRICS[rec.metric].label, printable(rec.stack),
+            rows.append([METRICS[rec.metric].label, printable(with_qd(rec.stack, rec.qd)),
                          format_value(rec.metric, rec.baseline_mean), format_value(rec.metric, rec.mean),
                          _pct(rec.delta_pct), f"[{_pct(rec.ci_low_pct)}, {_pct(rec.ci_high_pct)}]" if ok else "-",
                          f"{rec.n}/{rec.n_baseline}", verdict])
@@ -332,6 +384,6 @@ def format_comparison(df, fmt="text", confidence=0.95):
     if "inconclusive" in notes:
         lines.append(f"note: inconclusive: the interval holds 0 and is wider than "
                      f"{_INCONCLUSIVE_WIDTH:g} points; more repeats would narrow it.")
-    lines.append(f"B vs A is the ratio of geometric means; its {pct} interval is Welch's on the logarithms "
-                 "(never below -100%).")
+    lines.append(f"A and B mean: the arithmetic means of the runs; B vs A is B's mean over A's minus 1; its {pct} "
+                 "interval is Welch's on the logarithm of that ratio (delta method: never below -100%).")
     return "\n".join(lines) + "\n"

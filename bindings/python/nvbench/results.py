@@ -23,7 +23,7 @@ from .metrics import FRAME_COLUMNS, METRICS, TABLE_METRICS, Metric, format_value
 from .report import format_comparison
 from .result import META_KEYS, RESULT_SCHEMA, Result
 from .resultset import RESULTSET_SCHEMA, ResultSet
-from .stats import mean_ci, t_cdf, t_critical, welch_ci
+from .stats import mean_ci, mean_interval, ratio_ci, t_cdf, t_critical, welch_ci
 
 __all__ = [
     "Result",
@@ -32,5 +32,7 @@ __all__ = [
     "METRICS",
     "t_critical",
     "mean_ci",
+    "mean_interval",
+    "ratio_ci",
     "welch_ci",
 ]

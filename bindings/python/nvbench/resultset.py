@@ -157,7 +157,8 @@ class ResultSet(collections.abc.Sequence):
     def table(self, metrics=None, fmt="text", confidence=0.95):
         """The published layout: one block per cell (rand4k, rand64k, seq64k, seq128k; reads
         then writes), metric rows, one column per stack. Values are means over repeats,
-        shown as ``mean ± half-width`` of the 95% confidence interval when there are repeats.
+        shown as ``mean [low, high]`` with repeats: the arithmetic mean and its 95% confidence
+        interval in the metric's domain (docs/analysis.md).
 
         fmt: "text" (aligned plain text), "markdown", or "frame" (DataFrame of the formatted
         cells, index = (block, metric)). For numbers use :meth:`summary`.
@@ -167,9 +168,11 @@ class ResultSet(collections.abc.Sequence):
     # --- comparison --------------------------------------------------------
 
     def compare(self, baseline="libaio", metric=None, confidence=0.95, fmt="frame"):
-        """Each stack against ``baseline`` per cell and metric: delta % of the means with a
-        confidence interval from Welch's t on the repeats (difference of means, expressed
-        in % of the baseline mean). ``verdict`` is "within noise" when the interval spans 0,
+        """Each stack against ``baseline`` per cell and metric: ``baseline_mean`` and ``mean``
+        are the arithmetic means of the runs (``mean_kind``), ``delta_pct`` is their ratio
+        minus 1 in %, with a confidence interval from Welch's t on the logarithm of that ratio
+        (delta method; ``ci_method``); ``qd`` and ``baseline_qd`` are the queue depths the
+        runs ran at (a synchronous engine: 1 per job). ``verdict`` is "within noise" when the interval spans 0,
         otherwise "better"/"worse" (by the metric's direction); without 2+ repeats on both
         sides there is no interval and the verdict is "no CI (n<2)".
 

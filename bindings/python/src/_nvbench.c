@@ -28,6 +28,8 @@
 #include <nvbench.h>
 
 #include "core/bindings.h" /* internal: this module links libnvbench.a */
+#include "_fiojob.h"
+#include "_stats.h"
 
 typedef struct {
     PyTypeObject *workload_type;
@@ -46,7 +48,7 @@ static inline nvbench_state *get_state(PyObject *module)
  * None. The class is defined in nvbench/errors.py, imported here when first
  * needed so the exception has one definition only.
  */
-static PyObject *raise_nvb_error(int rc, const char *msg, PyObject *result_json)
+PyObject *nvbench_raise_error(int rc, const char *msg, PyObject *result_json)
 {
     int err = rc < 0 ? -rc : rc;
     if (err == ENOMEM && (!msg || !*msg))
@@ -108,7 +110,7 @@ static PyObject *workload_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     int rc = nvb_workload_new(&self->w);
     if (rc < 0) {
         Py_DECREF(self);
-        return raise_nvb_error(rc, NULL, NULL);
+        return nvbench_raise_error(rc, NULL, NULL);
     }
     return (PyObject *)self;
 }
@@ -139,7 +141,7 @@ static PyObject *workload_set(WorkloadObject *self, PyObject *const *args, Py_ss
     int rc = nvb_workload_set(self->w, key, PyBytes_AS_STRING(value));
     Py_DECREF(value);
     if (rc < 0)
-        return raise_nvb_error(rc, nvb_workload_error(self->w), NULL);
+        return nvbench_raise_error(rc, nvb_workload_error(self->w), NULL);
     Py_RETURN_NONE;
 }
 
@@ -170,11 +172,11 @@ static PyObject *workload_get(WorkloadObject *self, PyObject *arg)
         PyObject *msg = PyUnicode_FromFormat("unknown key '%s'", key);
         if (!msg)
             return NULL;
-        PyObject *r = raise_nvb_error(rc, PyUnicode_AsUTF8(msg), NULL);
+        PyObject *r = nvbench_raise_error(rc, PyUnicode_AsUTF8(msg), NULL);
         Py_DECREF(msg);
         return r;
     }
-    return raise_nvb_error(rc, NULL, NULL);
+    return nvbench_raise_error(rc, NULL, NULL);
 }
 
 static PyObject *workload_add_target(WorkloadObject *self, PyObject *arg)
@@ -187,7 +189,7 @@ static PyObject *workload_add_target(WorkloadObject *self, PyObject *arg)
     int rc = nvb_workload_add_target(self->w, PyBytes_AS_STRING(bytes));
     Py_DECREF(bytes);
     if (rc < 0)
-        return raise_nvb_error(rc, nvb_workload_error(self->w), NULL);
+        return nvbench_raise_error(rc, nvb_workload_error(self->w), NULL);
     Py_RETURN_NONE;
 }
 
@@ -209,7 +211,7 @@ static PyObject *workload_validate(WorkloadObject *self, PyObject *unused)
     Py_END_ALLOW_THREADS
     self->running--;
     if (rc < 0)
-        return raise_nvb_error(rc, nvb_workload_error(self->w), NULL);
+        return nvbench_raise_error(rc, nvb_workload_error(self->w), NULL);
     Py_RETURN_NONE;
 }
 
@@ -536,7 +538,7 @@ static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
         return NULL;
     }
     if (rc < 0) {
-        raise_nvb_error(rc, msg, json);
+        nvbench_raise_error(rc, msg, json);
         Py_XDECREF(json);
         return NULL;
     }
@@ -616,7 +618,7 @@ static PyObject *take_json(int rc, char *json, const char *what)
     if (rc < 0) {
         char msg[1100];
         snprintf(msg, sizeof msg, "%s: %s", what, nvb_strerror(rc));
-        return raise_nvb_error(rc, msg, NULL);
+        return nvbench_raise_error(rc, msg, NULL);
     }
     PyObject *s = PyUnicode_FromString(json);
     nvb_free(json);
@@ -700,7 +702,7 @@ static PyObject *nvbench_result_json(PyObject *module, PyObject *arg)
     if (view.obj)
         PyBuffer_Release(&view);
     if (rc < 0)
-        return raise_nvb_error(rc, why, NULL);
+        return nvbench_raise_error(rc, why, NULL);
     PyObject *s = PyUnicode_FromString(json);
     nvb_free(json);
     return s;
@@ -754,7 +756,7 @@ static PyObject *nvbench_result_merge(PyObject *module, PyObject *arg)
         Py_END_ALLOW_THREADS
         if (rc < 0) {
             snprintf(msg, sizeof msg, "part %zd: %s", i, why);
-            raise_nvb_error(rc, msg, NULL);
+            nvbench_raise_error(rc, msg, NULL);
             goto out;
         }
     }
@@ -766,7 +768,7 @@ static PyObject *nvbench_result_merge(PyObject *module, PyObject *arg)
         rc = nvb_result_json(m, &json);
     Py_END_ALLOW_THREADS
     if (rc < 0) {
-        raise_nvb_error(rc, m ? nvb_result_error(m) : "merge failed", NULL);
+        nvbench_raise_error(rc, m ? nvb_result_error(m) : "merge failed", NULL);
     } else {
         ret = PyUnicode_FromString(json);
     }
@@ -843,7 +845,7 @@ static PyObject *nvbench_validate_groups(PyObject *module, PyObject *args, PyObj
     for (Py_ssize_t i = 0; i < n; i++)
         ((WorkloadObject *)PyTuple_GET_ITEM(seq, i))->running--;
     if (rc < 0) {
-        raise_nvb_error(rc, err, NULL);
+        nvbench_raise_error(rc, err, NULL);
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);
         PyErr_NormalizeException(&et, &ev, &tb);
@@ -864,92 +866,6 @@ out:
     Py_XDECREF(steps);
     Py_DECREF(seq);
     return ret;
-}
-
-/* --------------------------------------------------------- fio job files */
-
-/* Bytes of the job file as str, as the package reads paths (UTF-8 with
- * surrogateescape: os.fsencode gives the bytes back). */
-static PyObject *fs_str(const char *s)
-{
-    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
-}
-
-static PyObject *fiojob_list(const struct nvb_fiojob *f)
-{
-    PyObject *jobs = PyList_New(0);
-    for (size_t j = 0; jobs && j < nvb_fiojob_jobs(f); j++) {
-        PyObject *opts = PyList_New(0), *name = fs_str(nvb_fiojob_name(f, j)), *t = NULL;
-        for (size_t k = 0; opts && k < nvb_fiojob_options(f, j); k++) {
-            const char *v;
-            const char *key = nvb_fiojob_option(f, j, k, &v);
-            PyObject *pk = fs_str(key), *pv = v ? fs_str(v) : (Py_INCREF(Py_None), Py_None);
-            PyObject *pair = pk && pv ? PyTuple_Pack(2, pk, pv) : NULL;
-            Py_XDECREF(pk);
-            Py_XDECREF(pv);
-            if (!pair || PyList_Append(opts, pair) < 0)
-                Py_CLEAR(opts);
-            Py_XDECREF(pair);
-        }
-        if (opts && name)
-            t = Py_BuildValue("(OOO)", name, opts, nvb_fiojob_stonewall(f, j) > 0 ? Py_True : Py_False);
-        Py_XDECREF(opts);
-        Py_XDECREF(name);
-        if (!t || PyList_Append(jobs, t) < 0)
-            Py_CLEAR(jobs);
-        Py_XDECREF(t);
-    }
-    return jobs;
-}
-
-static PyObject *nvbench_fio_job_read(PyObject *module, PyObject *args, PyObject *kwds)
-{
-    static char *kwlist[] = {"path", "env", NULL};
-    PyObject *env = Py_None, *bytes = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|O:fio_job_read", kwlist, PyUnicode_FSConverter, &bytes, &env))
-        return NULL;
-    const char **envp = NULL;
-    Py_ssize_t n = 0;
-    if (env != Py_None) {
-        if (!PyList_Check(env)) {
-            Py_DECREF(bytes);
-            PyErr_SetString(PyExc_TypeError, "fio_job_read: env is None or a list of bytes b'NAME=VALUE'");
-            return NULL;
-        }
-        n = PyList_GET_SIZE(env);
-        envp = PyMem_Calloc((size_t)n + 1, sizeof *envp);
-        if (!envp) {
-            Py_DECREF(bytes);
-            return PyErr_NoMemory();
-        }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *e = PyList_GET_ITEM(env, i);
-            char *s;
-            Py_ssize_t len;
-            if (!PyBytes_Check(e) || PyBytes_AsStringAndSize(e, &s, &len) < 0 || (Py_ssize_t)strlen(s) != len) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_ValueError, "fio_job_read: env holds bytes b'NAME=VALUE' without NUL bytes");
-                PyMem_Free(envp);
-                Py_DECREF(bytes);
-                return NULL;
-            }
-            envp[i] = s;
-        }
-    }
-    struct nvb_fiojob *f = NULL;
-    char why[1024];
-    int rc;
-    /* reading may wait on a slow filesystem; the list holds the env alive */
-    Py_BEGIN_ALLOW_THREADS
-    rc = nvb_fiojob_read(PyBytes_AS_STRING(bytes), envp, &f, why, sizeof why);
-    Py_END_ALLOW_THREADS
-    PyMem_Free(envp);
-    Py_DECREF(bytes);
-    if (rc < 0)
-        return raise_nvb_error(rc, why, NULL);
-    PyObject *jobs = fiojob_list(f);
-    nvb_fiojob_free(f);
-    return jobs;
 }
 
 static PyMethodDef nvbench_methods[] = {
@@ -993,12 +909,6 @@ static PyMethodDef nvbench_methods[] = {
      "start_barrier(status), if given, is called once when every job is set up\n"
      "(status 0) or the run failed before (negative errno), just before the\n"
      "jobs start; a true return value abandons the run (nvbench.mpi)."},
-    {"fio_job_read", (PyCFunction)(void (*)(void))nvbench_fio_job_read, METH_VARARGS | METH_KEYWORDS,
-     "fio_job_read(path, env=None)\n--\n\nThe library's fio job-file reader (nvb_fiojob_read): a list of\n"
-     "(section, [(option, value or None), ...], stonewall) in file order, [global]\n"
-     "options merged in. env: None (the process environment) or a list of bytes\n"
-     "b'NAME=VALUE' for ${NAME}. Raises NvbenchError naming the file, the line and\n"
-     "the limit when one is hit."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1018,7 +928,9 @@ static int nvbench_exec(PyObject *module)
     snprintf(hv, sizeof hv, "%d.%d.%d", NVB_VERSION_MAJOR, NVB_VERSION_MINOR, NVB_VERSION_PATCH);
     if (PyModule_AddStringConstant(module, "HEADER_VERSION", hv) < 0)
         return -1;
-    return 0;
+    if (nvbench_add_fiojob(module) < 0)
+        return -1;
+    return nvbench_add_stats(module);
 }
 
 static int nvbench_traverse(PyObject *module, visitproc visit, void *arg)
