@@ -232,7 +232,16 @@ static void claimed(const char *node, const char *mm, uint64_t ino, const char *
 static void down(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, int depth,
                  struct nvb__msg *o)
 {
-    if (depth >= MAX_DEPTH || strcmp(d->kind, "loop") || !d->backing_file[0])
+    if (depth >= MAX_DEPTH)
+        return;
+    if (d->parent[0]) {
+        /* a partition of a loop device writes into the loop device's backing */
+        struct nvb__dev *disk = nvb__devlist_find(l, d->parent);
+        if (disk && disk != d)
+            down(c, l, disk, depth + 1, o);
+        return;
+    }
+    if (strcmp(d->kind, "loop") || !d->backing_file[0])
         return;
     loop_identity(c, l, d);
     char sub[1024];

@@ -666,11 +666,11 @@ static int part_runs(void *arg)
     return 1;
 }
 
-/* img (32 MiB) attached as dev, with two 8 MiB partitions p1 and p2 (at
- * sectors 2048 and 18432) the kernel knows of. */
-static void two_partitions(const char *img, char *dev, size_t len, char *p1, char *p2, size_t plen)
+/* img (32 MiB), with two 8 MiB partitions at sectors 2048 and 18432 in
+ * its table, attached as dev, and its partitions p1 and p2 known to the
+ * kernel. */
+static void attach_partitions(const char *img, char *dev, size_t len, char *p1, char *p2, size_t plen)
 {
-    ck_assert_int_eq(tu_sh("printf 'label: dos\\n2048,16384\\n18432,16384\\n' | sfdisk -q '%s'", img), 0);
     attach(img, dev, len);
     /* -u: adds what is missing (a number just detached can still be
      * dropping its old partitions); what counts is what the kernel then has */
@@ -690,6 +690,18 @@ static void two_partitions(const char *img, char *dev, size_t len, char *p1, cha
         }
     }
     ck_assert_msg(seen, "partx made no %s and %s at sectors 2048 and 18432", p1, p2);
+}
+
+static void partition_table(const char *img)
+{
+    ck_assert_int_eq(tu_sh("printf 'label: dos\\n2048,16384\\n18432,16384\\n' | sfdisk -q '%s'", img), 0);
+}
+
+/* The same, with the table written first. */
+static void two_partitions(const char *img, char *dev, size_t len, char *p1, char *p2, size_t plen)
+{
+    partition_table(img);
+    attach_partitions(img, dev, len, p1, p2, plen);
 }
 
 START_TEST(partitions_lock_their_range)
@@ -820,11 +832,15 @@ START_TEST(stack_over_claimed)
     attach(l, s1, sizeof s1);
     const char *t1[] = {s1, NULL};
     out = run(kv, t1, NULL);
+    ck_assert_msg(sum1m(l) == f0, "the file system mounted in another namespace was written through %s (rc %d)",
+                  s1, out.rc);
     const char *w1[] = {s1, "is backed by", l, "claimed", "allow_destructive", NULL};
     expect_refused(&out, -EBUSY, w1);
     attach(s1, s2, sizeof s2);
     const char *t2[] = {s2, NULL};
     out = run(kv, t2, NULL);
+    ck_assert_msg(sum1m(l) == f0, "the file system mounted in another namespace was written through %s (rc %d)",
+                  s2, out.rc);
     const char *w2[] = {s2, "is backed by", s1, l, "claimed", NULL};
     expect_refused(&out, -EBUSY, w2);
     /* planning says so (validate), before any run */
@@ -832,7 +848,6 @@ START_TEST(stack_over_claimed)
     ck_assert_int_eq(nvb_workload_validate(wl), -EBUSY);
     ck_assert_msg(strstr(nvb_workload_error(wl), "claimed"), "%s", nvb_workload_error(wl));
     nvb_workload_free(wl);
-    ck_assert_msg(sum1m(l) == f0, "the file system mounted in another namespace was written");
     stop_mounter();
     ck_assert_msg(tu_sh("e2fsck -fn '%s' >/dev/null 2>&1", l) == 0, "e2fsck finds %s damaged", l);
     cleanup();
@@ -895,12 +910,12 @@ static void stacked_on_held(const char *target)
         out = run(holders[k], tg, &o);
         ck_assert_msg(h.done, "the run holding %s never polled", target);
         ck_assert_msg(out.rc == -ECANCELED, "the run holding %s: rc %d: %s", target, out.rc, out.msg);
+        ck_assert_msg(h.after == h.before, "a write through a loop device on %s reached it (holder %s; rc %d, %d)",
+                      target, k ? "a verifier" : "a writer", h.w1.rc, h.w2.rc);
         const char *w1[] = {h.s1, "is backed by", target, "in use by another run", pid, NULL};
         expect_refused(&h.w1, -EBUSY, w1);
         const char *w2[] = {h.s2, "is backed by", h.s1, target, "in use by another run", NULL};
         expect_refused(&h.w2, -EBUSY, w2);
-        ck_assert_msg(h.after == h.before, "a write through a loop device on %s reached it (holder %s)", target,
-                      k ? "a verifier" : "a writer");
         detach(h.s2);
         detach(h.s1);
     }
@@ -921,6 +936,59 @@ START_TEST(stack_over_held)
     tu_sh("partx -d %s", dev);
     cleanup();
     free(f);
+    free(img);
+    free(dir);
+}
+END_TEST
+
+/* A partition of a loop device writes into the loop device's backing:
+ * while a run holds a file with a partition table, the file is attached
+ * (with its partitions) and a partition written. The bytes checked are the
+ * file's second MiB (the partition's first), which the holding run
+ * (offset=16M) never writes. */
+struct part_held_ctx {
+    const char *img;
+    char dev[64], p1[80], p2[80];
+    struct outcome w;
+    uint64_t before, after;
+    int done;
+};
+
+static int partition_and_write(void *arg)
+{
+    struct part_held_ctx *c = arg;
+    if (c->done)
+        return 1;
+    c->done = 1;
+    c->before = sum_at(c->img, 1 << 20, 1 << 20);
+    attach_partitions(c->img, c->dev, sizeof c->dev, c->p1, c->p2, sizeof c->p1);
+    const char *kw[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "64", "allow_destructive", "1", NULL};
+    const char *tg[] = {c->p1, NULL};
+    c->w = run(kw, tg, NULL);
+    c->after = sum_at(c->img, 1 << 20, 1 << 20);
+    return 1;
+}
+
+START_TEST(partition_over_held)
+{
+    char *dir = tu_mkdtemp("guard-pheld");
+    char *img = random_file(dir, "disk.img", 32);
+    partition_table(img);
+    struct part_held_ctx c;
+    memset(&c, 0, sizeof c);
+    c.img = img;
+    struct nvb_run_opts o = polling(partition_and_write, &c);
+    const char *kw[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "offset", "16M", "size", "1M", "runtime",
+                        "60s", NULL};
+    const char *tg[] = {img, NULL};
+    struct outcome out = run(kw, tg, &o);
+    ck_assert_msg(c.done, "the run holding %s never polled", img);
+    ck_assert_msg(out.rc == -ECANCELED, "the run holding %s: rc %d: %s", img, out.rc, out.msg);
+    ck_assert_msg(c.after == c.before, "a write to %s reached the file a run holds (rc %d)", c.p1, c.w.rc);
+    const char *w[] = {c.dev, "is backed by", img, "in use by another run", NULL};
+    expect_refused(&c.w, -EBUSY, w);
+    tu_sh("partx -d %s", c.dev);
+    cleanup();
     free(img);
     free(dir);
 }
@@ -1073,6 +1141,7 @@ int main(void)
     tcase_add_test(tc, trims_are_writes);
     tcase_add_test(tc, stack_over_claimed);
     tcase_add_test(tc, stack_over_held);
+    tcase_add_test(tc, partition_over_held);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;
