@@ -1,7 +1,8 @@
 /* The write guard must hold (docs/devices.md, docs/reliability.md): the
- * five ways it was walked past, each made deterministic, on loop devices
- * and files this test makes itself. Every case asserts the bytes of the
- * device or file that must not be written (a checksum of its first MiB,
+ * ways it was walked past, each made deterministic, on loop devices and
+ * files this test makes itself (the five of the first audit, then stacks
+ * over a device claimed or held below the target). Every case asserts
+ * the bytes of the device or file that must not be written (a checksum
  * read with O_DIRECT), not only the return code.
  *
  * "In use" is an active swap area wherever that proves the same thing as
