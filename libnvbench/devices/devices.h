@@ -216,6 +216,23 @@ void nvb__dev_busy(const struct nvb__devlist *l, const struct nvb__dev *d, char 
 int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path,
                      int allow_destructive, const char *what, char *msg, size_t len);
 
+/* ---- the claim test (hold.c) ---- */
+/* What a run writing a block device or a regular file would meet when it
+ * takes it (nvb__hold_take), tested without taking anything: the same
+ * test for a target and for every layer under it (stack.c). A block
+ * device is opened O_EXCL (EBUSY: the kernel has it claimed: mounted,
+ * perhaps in another mount namespace, dm, md, swap, another program's
+ * exclusive open, or another run writing it); then the locks of other
+ * runs' holds of any level (a writer's or a verifier's) are looked for,
+ * on the node and, for a block device, on its disk's node over the bytes
+ * it covers (the hold's alias lock). mm: when not NULL, what node must be
+ * (a block device numbered mm with ino 0, or the regular file of inode
+ * ino on the file system numbered mm); anything else is not tested.
+ * NVB__CLAIM_RUN (who names the holding process, or is ""),
+ * NVB__CLAIM_KERNEL, or NVB__CLAIM_NONE (free, or it cannot be opened). */
+enum { NVB__CLAIM_NONE = 0, NVB__CLAIM_RUN, NVB__CLAIM_KERNEL };
+int nvb__claim_test(const char *node, const char *mm, uint64_t ino, char *who, size_t wlen);
+
 /* ---- the storage stack around a target (stack.c) ---- */
 /* Why writing to the block device d would corrupt something in use,
  * following the stack both ways and through any number of layers: d's

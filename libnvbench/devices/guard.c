@@ -17,6 +17,9 @@
  * container), so on the live system the guard also asks the kernel: an
  * O_EXCL open of a block device fails with EBUSY while anything has it
  * claimed (mounts, dm, md, swap, and the partitions of a whole disk).
+ * That test, and the look for another run's hold (its lock), is one
+ * function (nvb__claim_test) that the target and every device and file
+ * under it in a stack of loop devices get alike (stack.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +33,7 @@
 #include "nvbench.h"
 #include "util/util.h"
 #include "devices/devices.h"
+#include "devices/hold.h"
 
 /* "an ext4 filesystem labelled 'data'", "a gpt partition table and its 2
  * partitions (loop3p1, loop3p2)", or "the data on it". */
@@ -81,12 +85,21 @@ static int refuse_perm(const char *path, const char *alias, const struct nvb__de
     return -EPERM;
 }
 
-static int refuse_claimed(const char *path, const char *alias, const char *node, char *msg, size_t len)
+/* The claim test a target and every layer under it get (nvb__claim_test,
+ * stack.c for the layers): another run's hold, or the kernel's claim.
+ * node is opened only when it is the device numbered mm (NULL: whatever
+ * block device it is). */
+static int refuse_claimed(const char *path, const char *alias, const char *node, const char *mm, char *msg,
+                          size_t len)
 {
-    /* another run's hold has it open O_EXCL, and locked */
-    int rc = nvb__lock_holder(node, path, NVB__HOLD_WRITE, msg, len);
-    if (rc < 0)
-        return rc;
+    char who[160];
+    int k = nvb__claim_test(node, mm, 0, who, sizeof who);
+    if (k == NVB__CLAIM_RUN) {
+        struct nvb__hold h = {.path = path, .level = NVB__HOLD_WRITE};
+        return nvb__hold_refuse_locked(&h, who, msg, len);
+    }
+    if (k == NVB__CLAIM_NONE)
+        return 0;
     snprintf(msg, len, "target '%s'%s is in use: the kernel has it claimed (mounted, perhaps in another mount "
              "namespace, or held by device-mapper, MD, bcache or swap); writing to it would corrupt that, "
              "and no option overrides this (not even allow_destructive=1)", path, alias);
@@ -100,16 +113,16 @@ static int guard_unlisted(const char *path, int allow, const char *what, char *m
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode))
         return 0; /* not a block device: other rules apply */
-    int fd = open(path, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0 && errno == EBUSY)
-        return refuse_claimed(path, "", path, msg, len);
+    int rc = refuse_claimed(path, "", path, NULL, msg, len);
+    if (rc < 0)
+        return rc;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct nvb__dev *d = calloc(1, sizeof *d);
     if (!d) {
         if (fd >= 0)
             close(fd);
         return -ENOMEM;
     }
-    int rc = 0;
     if (fd >= 0) {
         int r = nvb__sig_probe_fd(fd, d);
         snprintf(d->sig_source, sizeof d->sig_source, "%s", r == 0 ? "blkid" : r == 1 ? "none" : "");
@@ -150,12 +163,12 @@ int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const 
                  "overrides this (not even allow_destructive=1)", path, alias, busy);
         return -EBUSY;
     }
-    if (d->path[0]) {
-        int fd = nvb__dev_open(c, d, O_RDONLY | O_EXCL | O_NONBLOCK);
-        if (fd == -EBUSY)
-            return refuse_claimed(path, alias, d->path, msg, len);
-        if (fd >= 0)
-            close(fd);
+    if (d->path[0] && c->dev[0] && d->majmin[0]) {
+        /* the context's node for it (a recorded tree opens nothing of the host's) */
+        char node[NVB__DEV_PATH + 80];
+        snprintf(node, sizeof node, "%s/%s", c->dev, d->name);
+        if ((rc = refuse_claimed(path, alias, node, d->majmin, msg, len)) < 0)
+            return rc;
     }
     if (allow)
         return 0;

@@ -20,7 +20,12 @@
  *     block device is also locked on its disk's node in /dev (the kernel's
  *     name, from sysfs), over the bytes it covers (alias_lock);
  *  4. check again, on the descriptor's identity, that nothing uses it
- *     through the storage stack (stack.c);
+ *     through the storage stack (stack.c), and that nothing under it (the
+ *     backing device or file of a loop device, at every depth) is claimed
+ *     by the kernel or held by another run (nvb__claim_test: the test
+ *     planning gives the target itself). A run does not watch what is
+ *     stacked on its target after it took it: a later run writing that
+ *     finds this run's lock on the way down and is refused;
  *  5. keep it open until the run ends. Jobs open their own descriptors
  *     through /proc/self/fd/N of the held one (never through the name), and
  *     each is checked to be the same file or device before any I/O.
@@ -215,40 +220,53 @@ static void uevent_value(const char *dir, const char *key, char *out, size_t len
         fclose(f);
 }
 
-/* Step 3 for a block device (rdev; node: the descriptor already locked
- * over the whole of it, when that is on a block node): the same lock on
- * the disk's node the kernel made, /dev/DEVNAME, over the bytes this
- * device covers there (a partition: its range of the disk). Two runs that
- * name one device by two nodes, or a partition and its disk, then
- * conflict as if they named one. Without sysfs or that node (a bare /dev),
- * the lock on the target is all there is. */
-static int alias_lock(struct nvb__hold *h, dev_t rdev, const struct stat *node, char *msg, size_t len)
+/* Where a block device's hold locks it besides its own node: the disk's
+ * node the kernel made, /dev/DEVNAME, over the bytes the device covers
+ * there (a partition: its range of the disk; size 0: to the end). 0 with
+ * devnode, start and size, or -1 when there is no such node to lock
+ * (no sysfs, a bare /dev, an empty partition). */
+static int alias_node(dev_t rdev, char *devnode, size_t dlen, off_t *start, off_t *size)
 {
     char dir[96], name[128], mm[32];
-    off_t start = 0, size = 0; /* bytes; size 0: to the end */
+    *start = *size = 0;
     snprintf(dir, sizeof dir, "/sys/dev/block/%u:%u", major(rdev), minor(rdev));
     snprintf(mm, sizeof mm, "%u:%u", major(rdev), minor(rdev));
     if (nvb__exists(dir, "partition")) {
-        start = (off_t)nvb__rd_u64(dir, "start") * 512;
-        size = (off_t)nvb__rd_u64(dir, "size") * 512;
-        if (!size)
-            return 0;
+        *start = (off_t)nvb__rd_u64(dir, "start") * 512;
+        *size = (off_t)nvb__rd_u64(dir, "size") * 512;
+        if (!*size)
+            return -1;
         snprintf(dir + strlen(dir), sizeof dir - strlen(dir), "/..");
         if (nvb__rd_str(dir, "dev", mm, sizeof mm) <= 0)
-            return 0;
+            return -1;
     }
     uevent_value(dir, "DEVNAME=", name, sizeof name);
     if (!name[0])
-        return 0;
-    char devnode[160];
-    snprintf(devnode, sizeof devnode, "/dev/%s", name);
+        return -1;
+    snprintf(devnode, dlen, "/dev/%s", name);
     struct stat st;
     if (stat(devnode, &st) != 0 || !S_ISBLK(st.st_mode))
-        return 0;
+        return -1;
     char got[32];
     snprintf(got, sizeof got, "%u:%u", major(st.st_rdev), minor(st.st_rdev));
-    if (strcmp(got, mm))
-        return 0; /* not the kernel's node for that disk here */
+    return strcmp(got, mm) ? -1 : 0; /* not the kernel's node for that disk here */
+}
+
+/* Step 3 for a block device (rdev; node: the descriptor already locked
+ * over the whole of it, when that is on a block node): the same lock on
+ * the disk's node (alias_node). Two runs that name one device by two
+ * nodes, or a partition and its disk, then conflict as if they named one.
+ * Without sysfs or that node (a bare /dev), the lock on the target is all
+ * there is. */
+static int alias_lock(struct nvb__hold *h, dev_t rdev, const struct stat *node, char *msg, size_t len)
+{
+    char devnode[160];
+    off_t start, size;
+    if (alias_node(rdev, devnode, sizeof devnode, &start, &size) < 0)
+        return 0;
+    struct stat st;
+    if (stat(devnode, &st) != 0)
+        return 0;
     if (!size && node && S_ISBLK(node->st_mode) && node->st_dev == st.st_dev && node->st_ino == st.st_ino)
         return 0; /* the very node, locked already */
     /* a write lock needs a descriptor open for writing */
@@ -270,13 +288,80 @@ static int alias_lock(struct nvb__hold *h, dev_t rdev, const struct stat *node, 
     return 0;
 }
 
+/* Whether any lock on fd's file over [start, start+size) would keep a
+ * writer out: another run's hold of any level. */
+static int lock_conflicts(int fd, off_t start, off_t size)
+{
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = start;
+    fl.l_len = size;
+    return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
+
+/* A block device or regular file is what `mm` (and `ino`) say: see
+ * nvb__claim_test. */
+static int is_expected(const struct stat *st, const char *mm, uint64_t ino)
+{
+    if (!mm)
+        return S_ISBLK(st->st_mode) || S_ISREG(st->st_mode);
+    char got[32];
+    if (!ino && S_ISBLK(st->st_mode)) {
+        snprintf(got, sizeof got, "%u:%u", major(st->st_rdev), minor(st->st_rdev));
+        return !strcmp(got, mm);
+    }
+    if (ino && S_ISREG(st->st_mode)) {
+        snprintf(got, sizeof got, "%u:%u", major(st->st_dev), minor(st->st_dev));
+        return !strcmp(got, mm) && (uint64_t)st->st_ino == ino;
+    }
+    return 0;
+}
+
+int nvb__claim_test(const char *node, const char *mm, uint64_t ino, char *who, size_t wlen)
+{
+    who[0] = 0;
+    struct stat st;
+    if (stat(node, &st) != 0 || !is_expected(&st, mm, ino))
+        return NVB__CLAIM_NONE;
+    int excl_busy = 0, fd = -1;
+    if (S_ISBLK(st.st_mode)) {
+        fd = open(node, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        excl_busy = fd < 0 && errno == EBUSY;
+    }
+    if (fd < 0)
+        fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return excl_busy ? NVB__CLAIM_KERNEL : NVB__CLAIM_NONE;
+    /* the descriptor's identity: the name may have moved since the stat */
+    if (fstat(fd, &st) != 0 || !is_expected(&st, mm, ino)) {
+        close(fd);
+        return NVB__CLAIM_NONE;
+    }
+    int held = lock_conflicts(fd, 0, 0);
+    close(fd);
+    char devnode[160];
+    off_t start, size;
+    if (!held && S_ISBLK(st.st_mode) && alias_node(st.st_rdev, devnode, sizeof devnode, &start, &size) == 0 &&
+        (fd = open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) >= 0) {
+        held = fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && lock_conflicts(fd, start, size);
+        close(fd);
+    }
+    if (held) {
+        find_holder(&st, who, wlen);
+        return NVB__CLAIM_RUN;
+    }
+    return excl_busy ? NVB__CLAIM_KERNEL : NVB__CLAIM_NONE;
+}
+
 /* A block device an O_EXCL open found busy: another run's hold (it has a
  * lock on the node), or the kernel's claim (mounted, dm, md, swap). */
 static int refuse_excl(const struct nvb__hold *h, const char *file, char *msg, size_t len)
 {
-    int rc = nvb__lock_holder(file, h->path, NVB__HOLD_WRITE, msg, len);
-    if (rc < 0)
-        return rc;
+    char who[160];
+    if (nvb__claim_test(file, NULL, 0, who, sizeof who) == NVB__CLAIM_RUN)
+        return nvb__hold_refuse_locked(h, who, msg, len);
     snprintf(msg, len, "target '%s'%s%s is in use: the kernel has it claimed (mounted, perhaps in another mount "
              "namespace, or held by device-mapper, MD, bcache, swap or another program's exclusive open); writing to "
              "it would corrupt that, and no option overrides this (not even allow_destructive=1)", h->path,

@@ -6,7 +6,9 @@
  * that loop device (a mount, swap, device-mapper, another loop device)
  * uses them too. Down: what the target is built on. Writing to a loop
  * device writes into its backing file or device, so whatever else uses
- * that is written under as well.
+ * that is written under as well. Each layer down is also tested as the
+ * target itself is (nvb__claim_test): the kernel's claim (a mount in
+ * another mount namespace shows nowhere else) and another run's hold.
  *
  * The guard refuses a write when anything along either chain is in use,
  * and names the chain: "fs.img backs /dev/loop0: /dev/loop0 is mounted on
@@ -204,11 +206,42 @@ static void up_file(const struct nvb__devctx *c, struct nvb__devlist *l, const c
     up_loops(c, l, path, NULL, path, devmm, ino, skip, depth, o);
 }
 
-/* Down from a loop device: what it is backed by, and who else uses that. */
+/* A layer under the target, tested as the target itself is (guard.c,
+ * nvb__claim_test): the kernel's claim (a mount in another mount
+ * namespace shows nowhere else) and the holds of other runs, which a run
+ * that took its target before the loop device was stacked on it cannot
+ * see. node is the layer's name in the context's dev/ (a device), or its
+ * path (a file, on the live system only); mm and ino what it must be. */
+static void claimed(const char *node, const char *mm, uint64_t ino, const char *label, struct nvb__msg *o)
+{
+    char who[160];
+    int k = nvb__claim_test(node, mm, ino, who, sizeof who);
+    if (k == NVB__CLAIM_NONE)
+        return;
+    nvb__msg_sep(o);
+    if (k == NVB__CLAIM_RUN)
+        nvb__msg_put(o, "%s is in use by another run%s%s%s: it is being written or verified", label,
+                     who[0] ? " (" : "", who, who[0] ? ")" : "");
+    else
+        nvb__msg_put(o, "the kernel has %s claimed (mounted, perhaps in another mount namespace, or held by "
+                     "device-mapper, MD, bcache, swap or another program's exclusive open)", label);
+}
+
+/* Down from a loop device: what it is backed by, and who else uses that
+ * or has it claimed or held. */
 static void down(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, int depth,
                  struct nvb__msg *o)
 {
-    if (depth >= MAX_DEPTH || strcmp(d->kind, "loop") || !d->backing_file[0])
+    if (depth >= MAX_DEPTH)
+        return;
+    if (d->parent[0]) {
+        /* a partition of a loop device writes into the loop device's backing */
+        struct nvb__dev *disk = nvb__devlist_find(l, d->parent);
+        if (disk && disk != d)
+            down(c, l, disk, depth + 1, o);
+        return;
+    }
+    if (strcmp(d->kind, "loop") || !d->backing_file[0])
         return;
     loop_identity(c, l, d);
     char sub[1024];
@@ -223,6 +256,11 @@ static void down(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb
     backing_name(d, name, sizeof name);
     if (b) {
         up_dev(c, l, b, d, depth + 1, &so);
+        if (c->dev[0] && b->majmin[0]) {
+            char node[NVB__DEV_PATH + 80];
+            snprintf(node, sizeof node, "%s/%s", c->dev, b->name);
+            claimed(node, b->majmin, 0, nvb__dev_label(b), &so);
+        }
         if (sub[0]) {
             nvb__msg_sep(o);
             nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), nvb__dev_label(b), sub);
@@ -230,6 +268,8 @@ static void down(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb
         down(c, l, b, depth + 1, o);
     } else if (d->lo_state > 0 && !d->lo_rdev[0]) {
         up_file(c, l, name, d->lo_state == 1 ? d->lo_dev : NULL, d->lo_ino, d, depth + 1, &so);
+        if (live(c) && d->lo_state == 1)
+            claimed(name, d->lo_dev, d->lo_ino, name, &so);
         if (sub[0]) {
             nvb__msg_sep(o);
             nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), name, sub);

@@ -1,7 +1,8 @@
 /* The write guard must hold (docs/devices.md, docs/reliability.md): the
- * five ways it was walked past, each made deterministic, on loop devices
- * and files this test makes itself. Every case asserts the bytes of the
- * device or file that must not be written (a checksum of its first MiB,
+ * ways it was walked past, each made deterministic, on loop devices and
+ * files this test makes itself (the five of the first audit, then stacks
+ * over a device claimed or held below the target). Every case asserts
+ * the bytes of the device or file that must not be written (a checksum
  * read with O_DIRECT), not only the return code.
  *
  * "In use" is an active swap area wherever that proves the same thing as
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/wait.h>
@@ -25,10 +27,20 @@
 
 #define MAX_CLEAN 8
 static char g_swap[MAX_CLEAN][256], g_loop[MAX_CLEAN][64];
+static pid_t g_mounter; /* holds a mount in a namespace of its own */
 
+static void stop_mounter(void)
+{
+    if (g_mounter > 0) {
+        kill(g_mounter, SIGKILL);
+        waitpid(g_mounter, NULL, 0);
+    }
+    g_mounter = 0;
+}
 
 static void cleanup(void)
 {
+    stop_mounter();
     for (int i = 0; i < MAX_CLEAN; i++) {
         if (g_swap[i][0])
             swapoff(g_swap[i]);
@@ -55,8 +67,14 @@ static int ours(const char *name, int depth)
         return 1;
     if (depth > 8 || strncmp(name, "/dev/loop", 9))
         return 0;
+    /* a partition (loop3p1) is its disk's: that is what is attached */
+    char disk[64];
+    snprintf(disk, sizeof disk, "%s", name + 5);
+    char *pp = strchr(disk + 4, 'p');
+    if (pp)
+        *pp = 0;
     char p[128], back[512] = "";
-    snprintf(p, sizeof p, "/sys/block/%s/loop/backing_file", name + 5);
+    snprintf(p, sizeof p, "/sys/block/%s/loop/backing_file", disk);
     FILE *f = fopen(p, "re");
     if (!f)
         return 0;
@@ -117,6 +135,16 @@ static void attach(const char *backing, char *dev, size_t len)
         }
 }
 
+/* Detach one loop device attach() made, before the rest. */
+static void detach(const char *dev)
+{
+    for (int i = 0; i < MAX_CLEAN; i++)
+        if (!strcmp(g_loop[i], dev)) {
+            tu_sh("losetup -d %s", dev);
+            g_loop[i][0] = 0;
+        }
+}
+
 static void make_swap(const char *path)
 {
     ck_assert_int_eq(tu_sh("mkswap -q '%s'", path), 0);
@@ -124,14 +152,14 @@ static void make_swap(const char *path)
     tu_remember(g_swap, MAX_CLEAN, path);
 }
 
-/* FNV-1a over the first MiB, read with O_DIRECT (no stale page cache). */
-static uint64_t sum_first(const char *path, size_t len)
+/* FNV-1a over len bytes at off, read with O_DIRECT (no stale page cache). */
+static uint64_t sum_at(const char *path, off_t off, size_t len)
 {
     int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
     ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
     void *buf;
     ck_assert_int_eq(posix_memalign(&buf, 4096, len), 0);
-    ssize_t n = pread(fd, buf, len, 0);
+    ssize_t n = pread(fd, buf, len, off);
     close(fd);
     ck_assert_msg(n > 0, "read %s: %s", path, strerror(errno));
     uint64_t h = 0xcbf29ce484222325ull;
@@ -139,6 +167,11 @@ static uint64_t sum_first(const char *path, size_t len)
         h = (h ^ ((unsigned char *)buf)[i]) * 0x100000001b3ull;
     free(buf);
     return h;
+}
+
+static uint64_t sum_first(const char *path, size_t len)
+{
+    return sum_at(path, 0, len);
 }
 
 static uint64_t sum1m(const char *path)
@@ -634,19 +667,17 @@ static int part_runs(void *arg)
     return 1;
 }
 
-START_TEST(partitions_lock_their_range)
+/* img (32 MiB), with two 8 MiB partitions at sectors 2048 and 18432 in
+ * its table, attached as dev, and its partitions p1 and p2 known to the
+ * kernel. */
+static void attach_partitions(const char *img, char *dev, size_t len, char *p1, char *p2, size_t plen)
 {
-    char *dir = tu_mkdtemp("guard-part");
-    char *img = path_in(dir, "disk.img");
-    ck_assert_int_eq(tu_sh("truncate -s 32M '%s'", img), 0);
-    ck_assert_int_eq(tu_sh("printf 'label: dos\\n2048,16384\\n18432,16384\\n' | sfdisk -q '%s'", img), 0);
-    char dev[64], p1[80], p2[80];
-    attach(img, dev, sizeof dev);
+    attach(img, dev, len);
     /* -u: adds what is missing (a number just detached can still be
      * dropping its old partitions); what counts is what the kernel then has */
     tu_sh("partx -u %s", dev);
-    snprintf(p1, sizeof p1, "%sp1", dev);
-    snprintf(p2, sizeof p2, "%sp2", dev);
+    snprintf(p1, plen, "%sp1", dev);
+    snprintf(p2, plen, "%sp2", dev);
     struct stat st;
     int seen = 0; /* devtmpfs makes the nodes; bounded generously */
     for (int i = 0; i < 1000 && !seen; i++) {
@@ -660,6 +691,27 @@ START_TEST(partitions_lock_their_range)
         }
     }
     ck_assert_msg(seen, "partx made no %s and %s at sectors 2048 and 18432", p1, p2);
+}
+
+static void partition_table(const char *img)
+{
+    ck_assert_int_eq(tu_sh("printf 'label: dos\\n2048,16384\\n18432,16384\\n' | sfdisk -q '%s'", img), 0);
+}
+
+/* The same, with the table written first. */
+static void two_partitions(const char *img, char *dev, size_t len, char *p1, char *p2, size_t plen)
+{
+    partition_table(img);
+    attach_partitions(img, dev, len, p1, p2, plen);
+}
+
+START_TEST(partitions_lock_their_range)
+{
+    char *dir = tu_mkdtemp("guard-part");
+    char *img = path_in(dir, "disk.img");
+    ck_assert_int_eq(tu_sh("truncate -s 32M '%s'", img), 0);
+    char dev[64], p1[80], p2[80];
+    two_partitions(img, dev, sizeof dev, p1, p2, sizeof p1);
     struct part_ctx c;
     memset(&c, 0, sizeof c);
     c.disk = dev;
@@ -715,6 +767,230 @@ START_TEST(two_writers_processes)
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     free(f);
+    free(dir);
+}
+END_TEST
+
+/* ---- 6. a stack over a device claimed, or held by a run, below it ---- */
+
+/* The file system on dev mounted read-only in a mount namespace of its
+ * own (a container's mount: nothing in this namespace's mountinfo shows
+ * it), by a process that dies with this one (g_mounter). */
+static void mount_elsewhere(const char *dev, const char *dir)
+{
+    char *mnt = path_in(dir, "mnt"), *ready = path_in(dir, "mounted");
+    ck_assert_int_eq(mkdir(mnt, 0700), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "mount -o ro '%s' '%s' && : > '%s' && exec sleep 900", dev, mnt, ready);
+        execlp("unshare", "unshare", "-m", "--propagation", "private", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    g_mounter = pid;
+    /* wait for the mount (the file it writes after), or the process's
+     * end; bounded generously */
+    struct stat st;
+    int up = 0, gone = 0;
+    for (int i = 0; i < 6000 && !up && !gone; i++) {
+        up = stat(ready, &st) == 0;
+        gone = !up && waitpid(pid, NULL, WNOHANG) == pid;
+        if (!up && !gone)
+            usleep(10000);
+    }
+    if (gone)
+        g_mounter = 0;
+    ck_assert_msg(up, "mounting %s in a mount namespace of its own failed", dev);
+    free(mnt);
+    free(ready);
+}
+
+START_TEST(stack_over_claimed)
+{
+    /* ext4 on l, mounted only in another mount namespace: writing l is
+     * refused (the kernel has it claimed), and so must be writing a loop
+     * device on l, and one on that: the layers below a target get the
+     * exclusive-open test the target gets */
+    if (tu_sh("command -v mkfs.ext4 && command -v e2fsck && command -v unshare") != 0) {
+        fprintf(stderr, "note: needs mkfs.ext4, e2fsck and unshare; case skipped\n");
+        return;
+    }
+    char *dir = tu_mkdtemp("guard-ns");
+    char *img = path_in(dir, "fs.img");
+    ck_assert_int_eq(tu_sh("truncate -s 32M '%s'", img), 0);
+    char l[64], s1[64], s2[64];
+    attach(img, l, sizeof l);
+    ck_assert_int_eq(tu_sh("mkfs.ext4 -q -F '%s'", l), 0);
+    mount_elsewhere(l, dir);
+    uint64_t f0 = sum1m(l);
+    const char *kv[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "64", "allow_destructive", "1", NULL};
+    const char *tl[] = {l, NULL};
+    struct outcome out = run(kv, tl, NULL);
+    const char *w0[] = {"in use", "claimed", NULL};
+    expect_refused(&out, -EBUSY, w0);
+    attach(l, s1, sizeof s1);
+    const char *t1[] = {s1, NULL};
+    out = run(kv, t1, NULL);
+    ck_assert_msg(sum1m(l) == f0, "the file system mounted in another namespace was written through %s (rc %d)",
+                  s1, out.rc);
+    const char *w1[] = {s1, "is backed by", l, "claimed", "allow_destructive", NULL};
+    expect_refused(&out, -EBUSY, w1);
+    attach(s1, s2, sizeof s2);
+    const char *t2[] = {s2, NULL};
+    out = run(kv, t2, NULL);
+    ck_assert_msg(sum1m(l) == f0, "the file system mounted in another namespace was written through %s (rc %d)",
+                  s2, out.rc);
+    const char *w2[] = {s2, "is backed by", s1, l, "claimed", NULL};
+    expect_refused(&out, -EBUSY, w2);
+    /* planning says so (validate), before any run */
+    struct nvb_workload *wl = tu_workload(kv, t2);
+    ck_assert_int_eq(nvb_workload_validate(wl), -EBUSY);
+    ck_assert_msg(strstr(nvb_workload_error(wl), "claimed"), "%s", nvb_workload_error(wl));
+    nvb_workload_free(wl);
+    stop_mounter();
+    ck_assert_msg(tu_sh("e2fsck -fn '%s' >/dev/null 2>&1", l) == 0, "e2fsck finds %s damaged", l);
+    cleanup();
+    free(img);
+    free(dir);
+}
+END_TEST
+
+/* A run holds target; while it runs, a loop device is stacked on it (s1)
+ * and written, then one on that (s2): the later runs must find the hold
+ * down the stack. The bytes checked are the target's second MiB, which
+ * the holding run (size=1M) never writes and the refused ones would. */
+struct held_ctx {
+    const char *target;
+    char s1[64], s2[64];
+    struct outcome w1, w2;
+    uint64_t before, after;
+    int done;
+};
+
+static int stack_and_write(void *arg)
+{
+    struct held_ctx *h = arg;
+    if (h->done)
+        return 1;
+    h->done = 1;
+    h->before = sum_at(h->target, 1 << 20, 1 << 20);
+    const char *kw[] = {"engine", "psync", "rw", "write", "bs", "4k", "offset", "1M", "ios", "64",
+                        "allow_destructive", "1", NULL};
+    attach(h->target, h->s1, sizeof h->s1);
+    const char *t1[] = {h->s1, NULL};
+    h->w1 = run(kw, t1, NULL);
+    attach(h->s1, h->s2, sizeof h->s2);
+    const char *t2[] = {h->s2, NULL};
+    h->w2 = run(kw, t2, NULL);
+    h->after = sum_at(h->target, 1 << 20, 1 << 20);
+    return 1; /* end the holding run */
+}
+
+static void stacked_on_held(const char *target)
+{
+    /* the holding run writes, or verifies what a run before it wrote */
+    const char *kw[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "size", "1M", "runtime", "60s",
+                        "allow_destructive", "1", NULL};
+    const char *kl[] = {"engine", "psync", "rw", "write", "bs", "4k", "size", "1M", "verify", "1",
+                        "allow_destructive", "1", NULL};
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "size", "1M", "runtime", "60s",
+                        "verify", "1", NULL};
+    const char *tg[] = {target, NULL};
+    struct outcome out = run(kl, tg, NULL);
+    ck_assert_msg(out.rc == 0, "laying out %s: rc %d: %s", target, out.rc, out.msg);
+    const char *const *holders[] = {kw, kv};
+    char pid[32];
+    snprintf(pid, sizeof pid, "pid %ld", (long)getpid());
+    for (int k = 0; k < 2; k++) {
+        struct held_ctx h;
+        memset(&h, 0, sizeof h);
+        h.target = target;
+        struct nvb_run_opts o = polling(stack_and_write, &h);
+        out = run(holders[k], tg, &o);
+        ck_assert_msg(h.done, "the run holding %s never polled", target);
+        ck_assert_msg(out.rc == -ECANCELED, "the run holding %s: rc %d: %s", target, out.rc, out.msg);
+        ck_assert_msg(h.after == h.before, "a write through a loop device on %s reached it (holder %s; rc %d, %d)",
+                      target, k ? "a verifier" : "a writer", h.w1.rc, h.w2.rc);
+        const char *w1[] = {h.s1, "is backed by", target, "in use by another run", pid, NULL};
+        expect_refused(&h.w1, -EBUSY, w1);
+        const char *w2[] = {h.s2, "is backed by", h.s1, target, "in use by another run", NULL};
+        expect_refused(&h.w2, -EBUSY, w2);
+        detach(h.s2);
+        detach(h.s1);
+    }
+}
+
+START_TEST(stack_over_held)
+{
+    /* a partition of a disk (the hold locks the partition's node and its
+     * range of the disk), and a regular file */
+    char *dir = tu_mkdtemp("guard-held");
+    char *img = path_in(dir, "disk.img");
+    ck_assert_int_eq(tu_sh("dd if=/dev/urandom of='%s' bs=1M count=32 status=none", img), 0);
+    char dev[64], p1[80], p2[80];
+    two_partitions(img, dev, sizeof dev, p1, p2, sizeof p1);
+    stacked_on_held(p1);
+    char *f = random_file(dir, "f.dat", 8);
+    stacked_on_held(f);
+    tu_sh("partx -d %s", dev);
+    cleanup();
+    free(f);
+    free(img);
+    free(dir);
+}
+END_TEST
+
+/* A partition of a loop device writes into the loop device's backing:
+ * while a run holds a file with a partition table, the file is attached
+ * (with its partitions) and a partition written. The bytes checked are the
+ * file's second MiB (the partition's first), which the holding run
+ * (offset=16M) never writes. */
+struct part_held_ctx {
+    const char *img;
+    char dev[64], p1[80], p2[80];
+    struct outcome w;
+    uint64_t before, after;
+    int done;
+};
+
+static int partition_and_write(void *arg)
+{
+    struct part_held_ctx *c = arg;
+    if (c->done)
+        return 1;
+    c->done = 1;
+    c->before = sum_at(c->img, 1 << 20, 1 << 20);
+    attach_partitions(c->img, c->dev, sizeof c->dev, c->p1, c->p2, sizeof c->p1);
+    const char *kw[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "64", "allow_destructive", "1", NULL};
+    const char *tg[] = {c->p1, NULL};
+    c->w = run(kw, tg, NULL);
+    c->after = sum_at(c->img, 1 << 20, 1 << 20);
+    return 1;
+}
+
+START_TEST(partition_over_held)
+{
+    char *dir = tu_mkdtemp("guard-pheld");
+    char *img = random_file(dir, "disk.img", 32);
+    partition_table(img);
+    struct part_held_ctx c;
+    memset(&c, 0, sizeof c);
+    c.img = img;
+    struct nvb_run_opts o = polling(partition_and_write, &c);
+    const char *kw[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "offset", "16M", "size", "1M", "runtime",
+                        "60s", NULL};
+    const char *tg[] = {img, NULL};
+    struct outcome out = run(kw, tg, &o);
+    ck_assert_msg(c.done, "the run holding %s never polled", img);
+    ck_assert_msg(out.rc == -ECANCELED, "the run holding %s: rc %d: %s", img, out.rc, out.msg);
+    ck_assert_msg(c.after == c.before, "a write to %s reached the file a run holds (rc %d)", c.p1, c.w.rc);
+    const char *w[] = {c.dev, "is backed by", img, "in use by another run", NULL};
+    expect_refused(&c.w, -EBUSY, w);
+    tu_sh("partx -d %s", c.dev);
+    cleanup();
+    free(img);
     free(dir);
 }
 END_TEST
@@ -864,6 +1140,9 @@ int main(void)
     tcase_add_test(tc, two_writers_processes);
     tcase_add_test(tc, swap_file);
     tcase_add_test(tc, trims_are_writes);
+    tcase_add_test(tc, stack_over_claimed);
+    tcase_add_test(tc, stack_over_held);
+    tcase_add_test(tc, partition_over_held);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;
