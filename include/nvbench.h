@@ -479,6 +479,16 @@ NVB_API size_t nvb_fiojob_options(const struct nvb_fiojob *f, size_t job);
  * threads; one handle from several threads at once as well (read only). */
 NVB_API const char *nvb_fiojob_option(const struct nvb_fiojob *f, size_t job, size_t k, const char **value);
 
+/* The length a job file's target without `size` gives its job, found
+ * without opening the target (stat-like facts: a FIFO is never opened, so
+ * it cannot hang a reader): a regular file's size or a block device's
+ * capacity in *bytes; 0 for a character device (an NVMe generic node: its
+ * namespace is measured by the engine). Returns 0, -EINVAL (bad arguments,
+ * or a FIFO, a socket or anything else that is not storage), -EISDIR,
+ * -ENOENT, -EACCES or another -errno of stat. why (optional, whylen bytes)
+ * gets a message naming the path. Thread-safe. */
+NVB_API int nvb_target_length(const char *path, uint64_t *bytes, char *why, size_t whylen);
+
 /* ------------------------------------------------------------------ */
 /* Statistics of repeated runs (docs/analysis.md)                       */
 /* ------------------------------------------------------------------ */

@@ -319,6 +319,23 @@ static int l_search(lua_State *L)
     return lua_gettop(L);
 }
 
+/* nvb.target_length(path) -> bytes | nil, message, errno: nvb_target_length
+ * (the target is never opened: a FIFO cannot hang the job-file mapping). */
+static int l_target_length(lua_State *L)
+{
+    size_t n;
+    const char *path = luaL_checklstring(L, 1, &n);
+    if (strlen(path) != n)
+        return push_fail(L, -EINVAL, "nvbench.target_length: the path contains a NUL byte (\\x00)");
+    uint64_t len = 0;
+    char why[1024];
+    int rc = nvb_target_length(path, &len, why, sizeof why);
+    if (rc < 0)
+        return push_fail(L, rc, why);
+    lua_pushinteger(L, (lua_Integer)len);
+    return 1;
+}
+
 /* nvb.fio_job_read(path [, env]) -> jobs | nil, message, errno: the library's
  * fio job-file reader (nvb_fiojob_read). jobs: { {name =, opts = {option =
  * value or true (a bare flag)}, order = {option, ...} (file order), stonewall
@@ -429,6 +446,7 @@ static const luaL_Reg lib_funcs[] = {
     {"merge", l_merge},
     {"search", l_search},
     {"fio_job_read", l_fio_job_read},
+    {"target_length", l_target_length},
     {NULL, NULL},
 };
 

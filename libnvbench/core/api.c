@@ -1,9 +1,12 @@
 /* Library-wide entry points that hold no state. */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
+#include "platform/platform.h"
 
 #ifndef NVB_VERSION_STRING
 #define NVB_VERSION_STRING "0.0.0"
@@ -61,4 +64,40 @@ NVB_API const char *nvb_strerror(int err)
     }
 #endif
     return "unknown error";
+}
+
+/* What a target's length is, without opening it (a FIFO opened for reading
+ * waits for a writer; a tape rewinds): stat-like facts only. */
+NVB_API int nvb_target_length(const char *path, uint64_t *bytes, char *why, size_t whylen)
+{
+    if (why && whylen)
+        why[0] = '\0';
+    if (!path || !*path || !bytes)
+        return -EINVAL;
+    *bytes = 0;
+    struct nvb__target_info ti;
+    int rc = nvb__target_info(path, &ti);
+    if (rc < 0) {
+        if (why && whylen)
+            snprintf(why, whylen, "target '%s' cannot be examined (%s)", path, strerror(-rc));
+        return rc;
+    }
+    switch (ti.kind) {
+    case NVB__T_FILE:
+    case NVB__T_BLOCK:
+        *bytes = ti.size;
+        return 0;
+    case NVB__T_CHAR:
+        /* a passthrough node: its namespace's length is the engine's to find */
+        return 0;
+    case NVB__T_DIR:
+        if (why && whylen)
+            snprintf(why, whylen, "target '%s' is a directory: it has no length of its own", path);
+        return -EISDIR;
+    default:
+        if (why && whylen)
+            snprintf(why, whylen, "target '%s' is neither a file nor a device (a FIFO or a socket): "
+                     "not storage, and not opened", path);
+        return -EINVAL;
+    }
 }

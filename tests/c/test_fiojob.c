@@ -6,6 +6,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,29 @@ START_TEST(non_regular_refused)
 }
 END_TEST
 
+/* A job's target without size: its length from stat-like facts, and a FIFO
+ * refused unopened (an open for reading would wait for a writer, forever). */
+START_TEST(target_length_never_opens)
+{
+    char fifo[600];
+    uint64_t n = 1;
+    snprintf(fifo, sizeof fifo, "%s/tpipe", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(nvb_target_length(fifo, &n, why, sizeof why), -EINVAL);
+    ck_assert_msg(strstr(why, fifo) && strstr(why, "FIFO"), "%s", why);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(nvb_target_length(dir, &n, why, sizeof why), -EISDIR);
+    ck_assert_int_eq(nvb_target_length(PUT("seven", "1234567"), &n, why, sizeof why), 0);
+    ck_assert_uint_eq(n, 7);
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/none", dir);
+    ck_assert_int_eq(nvb_target_length(missing, &n, why, sizeof why), -ENOENT);
+    ck_assert_ptr_nonnull(strstr(why, missing));
+    ck_assert_int_eq(nvb_target_length(NULL, &n, why, sizeof why), -EINVAL);
+    ck_assert_int_eq(nvb_target_length(missing, NULL, NULL, 0), -EINVAL);
+}
+END_TEST
+
 START_TEST(line_limit)
 {
     size_t n = NVB_FIOJOB_MAX_LINE + 64;
@@ -386,6 +410,7 @@ static Suite *fiojob_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, non_regular_refused);
+    tcase_add_test(tc, target_length_never_opens);
     tcase_add_test(tc, line_limit);
     tcase_add_test(tc, depth_limit);
     tcase_add_test(tc, fanout_limit);

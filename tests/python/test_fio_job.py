@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -153,6 +154,21 @@ filename=/tmp/x\\:y:/tmp/z
     assert "bs" not in a and a["rwmix"] == "70" and a["random_map"] == "0" and a["size"] == str(1 << 20)
     assert b["bs"] == "8192" and b["rw"] == "read" and b["targets"] == ["/tmp/x:y", "/tmp/z"]
     assert b["size"] == str(1 << 19)  # fio divides size among the files
+
+
+def test_fifo_target_without_size_is_refused_unopened(tmp_path):
+    # a FIFO target without size: its length was taken by opening it for reading,
+    # which waits for a writer forever (the docs promised it is refused unopened).
+    # Run in a child so that a regression fails the test instead of hanging the
+    # suite; the bound is generous: the answer needs no I/O at all.
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    jf = write(tmp_path, f"[p]\nioengine=psync\nrw=read\nbs=4k\nfilename={fifo}\n")
+    code = ("import sys\nfrom nvbench.fio_job import from_fio_job, FioJobError\n"
+            "try:\n    from_fio_job(sys.argv[1])\nexcept FioJobError as e:\n    print(e)\n")
+    p = subprocess.run([sys.executable, "-c", code, jf], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "fio option 'size'" in p.stdout and "FIFO" in p.stdout and str(fifo) in p.stdout, p.stdout
 
 
 def test_include_and_directory(tmp_path):

@@ -288,11 +288,11 @@ local HANDLERS = {
 HANDLERS.readwrite, HANDLERS.blocksize = HANDLERS.rw, HANDLERS.bs
 HANDLERS.iodepth_batch, HANDLERS.iodepth_batch_complete = HANDLERS.iodepth_batch_submit, HANDLERS.iodepth_batch_complete_min
 
+-- Never opened here (nvb.target_length takes stat-like facts): a FIFO opened for
+-- reading would wait for a writer.
 local function target_len(j, path)
-  local f, err = io.open(path, "rb")
-  if not f then j:error("size", "is not set and target '%s' cannot be opened (%s): without 'size' its length decides the run", path, err) end
-  local n = f:seek("end")
-  f:close()
+  local n, err = require("nvbench").target_length(path)
+  if not n then j:error("size", "is not set and %s: without 'size' the target's length decides the run", err) end
   return n
 end
 

@@ -520,15 +520,13 @@ def _targets(j):
 
 
 def _target_len(j, path):
+    # never opened here: a FIFO opened for reading waits for a writer (the library
+    # takes the length from stat-like facts and refuses what is not storage)
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as e:
-        raise j.error("size", f"is not set and target '{path}' cannot be opened ({e.strerror}): without 'size' "
-                              f"its length decides the run") from None
-    try:
-        return os.lseek(fd, 0, os.SEEK_END)
-    finally:
-        os.close(fd)
+        return _nvbench.target_length(path)
+    except NvbenchError as e:
+        raise j.error("size", f"is not set and {e.strerror}: without 'size' "
+                              f"the target's length decides the run") from None
 
 
 def _region(j):

@@ -5,6 +5,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stdint.h>
 #include <string.h>
 
 #include <nvbench.h>
@@ -95,7 +96,29 @@ static PyObject *nvbench_fio_job_read(PyObject *module, PyObject *args, PyObject
     return jobs;
 }
 
+/* target_length(path) -> int: nvb_target_length (never opens the target). */
+static PyObject *nvbench_target_length(PyObject *module, PyObject *arg)
+{
+    PyObject *bytes = NULL;
+    if (!PyUnicode_FSConverter(arg, &bytes))
+        return NULL;
+    uint64_t len = 0;
+    char why[1024];
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = nvb_target_length(PyBytes_AS_STRING(bytes), &len, why, sizeof why);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(bytes);
+    if (rc < 0)
+        return nvbench_raise_error(rc, why, NULL);
+    return PyLong_FromUnsignedLongLong(len);
+}
+
 static PyMethodDef fiojob_methods[] = {
+    {"target_length", nvbench_target_length, METH_O,
+     "target_length(path)\n--\n\nThe length a job's target gives it without 'size' (nvb_target_length):\n"
+     "a file's size or a block device's capacity, 0 for a character device; the\n"
+     "target is never opened. Raises NvbenchError for a FIFO, a socket or a directory."},
     {"fio_job_read", (PyCFunction)(void (*)(void))nvbench_fio_job_read, METH_VARARGS | METH_KEYWORDS,
      "fio_job_read(path, env=None)\n--\n\nThe library's fio job-file reader (nvb_fiojob_read): a list of\n"
      "(section, [(option, value or None), ...], stonewall) in file order, [global]\n"
