@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/run.h"
+#include "core/targetfs.h"
 
 #define DEFAULT_SCRATCH_SIZE (1ull << 30)
 #define NULL_REGION (1ull << 30)
@@ -267,6 +268,9 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
     int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
     int rc;
     rc = nvb__target_info(t->path, &t->ti);
+    int fsrc = null ? 0 : nvb__target_fs_check(t->path, rc, &t->ti, err, errlen); /* not storage (targetfs.c) */
+    if (fsrc < 0)
+        return fsrc;
     if (rc == -ENOENT && w->size && !null && !(p->eng->flags & NVB__ENG_CHARDEV))
         return (rc = plan_create(w, t, err, errlen)) < 0 ? rc : plan_region(w, p, t, err, errlen);
     if (rc == -ENOENT)

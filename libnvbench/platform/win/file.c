@@ -542,3 +542,14 @@ int nvb__fill_sink_close(struct nvb__fill_sink *s, int rc)
     free(s);
     return rc;
 }
+
+/* A Windows volume holds no kernel interface files and no device nodes:
+ * every path is storage as far as a target goes (\\.\ names are devices
+ * themselves, never created). */
+int nvb__fs_kind(const char *path, char *name, size_t len)
+{
+    (void)path;
+    if (len)
+        name[0] = 0;
+    return NVB__FS_STORAGE;
+}
