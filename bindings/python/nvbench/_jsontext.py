@@ -9,6 +9,7 @@ import errno
 import json
 import math
 import os
+import signal
 
 from .errors import NvbenchError
 
@@ -96,14 +97,87 @@ def read_text(path_or_file):
     return utf8(text) if isinstance(text, bytes) else text
 
 
+def _quiet_signals():
+    """Block SIGINT and SIGTERM (where the OS lets a thread do so); the old
+    mask, or None. A signal that arrives meanwhile waits, and its handler
+    runs once they are unblocked."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        return None
+    wanted = {s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None)) if s is not None}
+    try:
+        return mask(signal.SIG_BLOCK, wanted)
+    except (OSError, ValueError):
+        return None
+
+
+def _free_bytes(directory):
+    try:
+        st = os.statvfs(directory)
+    except (AttributeError, OSError):
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def _write_error(e, path, needed):
+    """The OSError of a failed write, naming the file, the size it needed
+    and (when the file system is full) the room there was."""
+    where = os.path.dirname(os.path.abspath(path))
+    room = ""
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        free = _free_bytes(where)
+        room = f"; {free} bytes free in {where}" if free is not None else ""
+    return OSError(e.errno, f"cannot write {path} ({needed} bytes needed{room}): {e.strerror or e}; "
+                            "nothing was written there")
+
+
+def _create_beside(path):
+    """A new temporary file beside path: (its name, its descriptor). O_EXCL:
+    never through a file or a symlink already at the name (one left by a
+    process of the same pid gets a suffix)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    base = f"{path}.tmp{os.getpid()}"
+    for n in range(100):
+        tmp = base if n == 0 else f"{base}-{n}"
+        try:
+            return tmp, os.open(tmp, flags, 0o666)
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, f"{base} and 99 more names beside it are taken")
+
+
 def write_text(path_or_file, text):
     """Write text to an open text file, or to a path (UTF-8) whole or not at all:
-    through a temporary file beside it, renamed over it. Returns path_or_file."""
+    through a temporary file beside it (<path>.tmp<pid>), renamed over it. The
+    temporary file is removed whatever stops the write (a full file system, an
+    error, Ctrl-C, SIGTERM under sigterm_cancels); the OSError of a failed write
+    names the path and the bytes it needed. Returns path_or_file."""
     if hasattr(path_or_file, "write"):
         path_or_file.write(text)
         return path_or_file
-    tmp = f"{os.fspath(path_or_file)}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path_or_file)
+    path = os.fspath(path_or_file)
+    data = text.encode("utf-8")
+    made = False
+    try:
+        # Made and noted with SIGINT/SIGTERM held back: a handler that raises
+        # cannot run between the file's creation and the note that it is ours.
+        old = _quiet_signals()
+        try:
+            tmp, fd = _create_beside(path)
+            made = True
+        finally:
+            if old is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        with open(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        made = False
+    except OSError as e:
+        raise _write_error(e, path, len(data)) from None
+    finally:
+        if made:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
     return path_or_file
