@@ -18,6 +18,7 @@
 
 #include <nvbench.h>
 
+#include "example_print.h"
 #include "example_signals.h"
 
 static struct nvb_cancel *g_cancel;
@@ -45,7 +46,7 @@ int main(int argc, char **argv)
     struct nvb_workload *w;
     int rc = nvb_workload_new(&w);
     if (rc < 0) {
-        fprintf(stderr, "run_workload: %s\n", nvb_strerror(rc));
+        example_fprintf(stderr, "run_workload: %s\n", nvb_strerror(rc));
         return 1;
     }
     for (int i = 1; i < argc; i++) {
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
             rc = nvb_workload_add_target(w, argv[i]);
         }
         if (rc < 0) {
-            fprintf(stderr, "run_workload: %s\n", nvb_workload_error(w));
+            example_fprintf(stderr, "run_workload: %s\n", nvb_workload_error(w));
             nvb_workload_free(w);
             return 2;
         }
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
     rc = nvb_run(w, &opts, &r);
     int status = 0;
     if (rc < 0) {
-        fprintf(stderr, "run_workload: %s\n", r ? nvb_result_error(r) : nvb_strerror(rc));
+        example_fprintf(stderr, "run_workload: %s\n", r ? nvb_result_error(r) : nvb_strerror(rc));
         status = rc == -ECANCELED ? 128 + (g_signal ? (int)g_signal : SIGINT) : is_input_error(rc) ? 2 : 1;
     }
     /* The result of a run that started (complete, cancelled, stopped at an
@@ -87,12 +88,12 @@ int main(int argc, char **argv)
             fputs(json, stdout);
             nvb_free(json);
         } else {
-            fprintf(stderr, "run_workload: out of memory formatting the result\n");
+            example_fprintf(stderr, "run_workload: out of memory formatting the result\n");
             status = 1;
         }
         /* every warning the library knows, to the person, once */
         for (size_t i = 0; i < nvb_result_warning_count(r); i++)
-            fprintf(stderr, "run_workload: warning: %s\n", nvb_result_warning(r, i));
+            example_fprintf(stderr, "run_workload: warning: %s\n", nvb_result_warning(r, i));
     }
     nvb_result_free(r);
     nvb_workload_free(w);
