@@ -84,17 +84,38 @@ def utf8(data):
         raise _not_utf8(e) from None
 
 
-def read_text(path_or_file):
-    """The whole text of a path or of an open file (text or binary, UTF-8)."""
+def read_text(path_or_file, limit=None, what="the file"):
+    """The whole text of a path or of an open file (text or binary, UTF-8).
+    limit: at most that many bytes (characters of a text file) are read; a
+    longer one is refused (ValueError naming the limit) without reading the
+    rest, nor, for a path, reading any of it."""
     if hasattr(path_or_file, "read"):
         try:
-            text = path_or_file.read()
+            text = path_or_file.read() if limit is None else path_or_file.read(limit + 1)
         except UnicodeDecodeError as e:  # a file opened as text
             raise _not_utf8(e) from None
+        if limit is not None and len(text) > limit:
+            raise ValueError(_too_big(what, limit))
     else:
         with open(path_or_file, "rb") as f:
-            text = f.read()
+            if limit is not None:
+                try:
+                    size = os.fstat(f.fileno()).st_size
+                except OSError:
+                    size = 0
+                if size > limit:
+                    raise ValueError(_too_big(what, limit, size))
+                text = f.read(limit + 1)
+                if len(text) > limit:  # not a regular file: its size said nothing
+                    raise ValueError(_too_big(what, limit))
+            else:
+                text = f.read()
     return utf8(text) if isinstance(text, bytes) else text
+
+
+def _too_big(what, limit, size=None):
+    held = f" ({size} bytes)" if size is not None else ""
+    return f"{what}{held} is larger than the {limit} bytes ({limit >> 20} MiB) nvbench reads from one file"
 
 
 def _quiet_signals():
