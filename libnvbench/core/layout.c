@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/run.h"
+#include "core/targetfs.h"
 
 /* Laying out a scratch file: every block of bs the data the run writes
  * (core/data.h: fresh and incompressible unless data_compress and
@@ -130,6 +131,13 @@ static int create_target(struct ptarget *pt, struct nvb_result *res, const struc
     pt->created = 1;
     pt->ti.id_dev = ci.id_dev;
     pt->ti.id_ino = ci.id_ino;
+    /* planned on storage (targetfs.c); a directory on the way swapped since
+     * for one on devtmpfs or sysfs is caught here, before any byte is
+     * written, and the file made is removed by nvb__layout_remove */
+    if ((rc = nvb__target_fs_check(pt->path, 0, &ci, err, errlen)) < 0) {
+        nvb__result_seterr(res, rc, err);
+        return rc;
+    }
     return 0; /* what became of it is told once it is laid out, or by nvb__layout_remove */
 }
 

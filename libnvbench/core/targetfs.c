@@ -59,8 +59,8 @@ int nvb__target_fs_check(const char *path, int found, const struct nvb__target_i
                         "kernel's state there, so nvbench neither reads nor writes it", path, fs);
         if (kind == NVB__FS_DEVICES && ti->kind == NVB__T_FILE)
             return FAIL(-ENODEV, "target '%s' is a regular file on %s, where the kernel puts device nodes: "
-                        "it is not the device it is named like (the device is missing; an earlier run may "
-                        "have left the file, which is memory, not storage)", path, fs);
+                        "it is not the device it is named like, and it is memory, not storage (is the device "
+                        "missing? an earlier run may have left the file)", path, fs);
         if (kind == NVB__FS_DEVICES && ti->kind == NVB__T_DIR)
             return FAIL(-EINVAL, "target '%s' is a directory on %s, where the kernel puts device nodes: a "
                         "scratch file there would be memory, not storage", path, fs);

@@ -166,6 +166,65 @@ START_TEST(tmpfs_under_dev_is_storage)
 }
 END_TEST
 
+/* A directory on the way swapped between the plan and the creation: the
+ * target's parent is a symlink flipped to /dev when the run logs that it
+ * creates the target. Nothing is written there, and the file made is
+ * removed. */
+struct flip {
+    const char *link, *tmp;
+    int done;
+};
+
+static void flip_to_dev(int level, const char *msg, void *arg)
+{
+    struct flip *x = arg;
+    (void)level;
+    if (x->done || !strstr(msg, "creating target"))
+        return;
+    x->done = 1;
+    ck_assert_int_eq(symlink("/dev", x->tmp), 0);
+    ck_assert_int_eq(rename(x->tmp, x->link), 0);
+}
+
+START_TEST(parent_flipped_to_dev_before_creation)
+{
+    if (!tu_is_root())
+        return;
+    char *dir = tu_mkdtemp("targetfs");
+    char sub[4200], link[4200], tmp[4200], target[4400], made[128];
+    snprintf(sub, sizeof sub, "%s/real", dir);
+    snprintf(link, sizeof link, "%s/lnk", dir);
+    snprintf(tmp, sizeof tmp, "%s/lnk.new", dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    ck_assert_int_eq(symlink(sub, link), 0);
+    snprintf(made, sizeof made, "nvb-test-flip-%d", (int)getpid());
+    snprintf(target, sizeof target, "%s/%s", link, made);
+    struct flip x = {.link = link, .tmp = tmp};
+    struct nvb_workload *w = tu_workload((const char *[]){"engine", "psync", "rw", "write", "bs", "4k", "ios", "4",
+                                                          "size", "1M", NULL},
+                                         (const char *[]){target, NULL});
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.log = flip_to_dev;
+    o.log_arg = &x;
+    struct nvb_result *r = NULL;
+    int rc = nvb_run(w, &o, &r);
+    char in_dev[160];
+    snprintf(in_dev, sizeof in_dev, "/dev/%s", made);
+    struct stat st;
+    int left = stat(in_dev, &st) == 0;
+    if (left)
+        unlink(in_dev);
+    ck_assert(x.done);
+    ck_assert_msg(!left, "%s was left", in_dev);
+    ck_assert_int_eq(rc, -ENODEV);
+    ck_assert_msg(strstr(nvb_result_error(r), "devtmpfs"), "%s", nvb_result_error(r));
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    ck_assert_int_eq(tu_sh("rm -rf '%s'", dir), 0);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("targetfs");
@@ -175,6 +234,7 @@ int main(void)
     tcase_add_test(tc, missing_device_is_never_created);
     tcase_add_test(tc, devtmpfs_mounted_elsewhere);
     tcase_add_test(tc, tmpfs_under_dev_is_storage);
+    tcase_add_test(tc, parent_flipped_to_dev_before_creation);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
