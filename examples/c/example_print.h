@@ -20,7 +20,11 @@
 
 #if defined(__GNUC__)
 #define EXAMPLE_MAYBE_UNUSED __attribute__((unused))
+#ifdef __MINGW_PRINTF_FORMAT /* mingw: the format its own stdio declares (%zu with its C99 stdio) */
+#define EXAMPLE_PRINTF(f, a) __attribute__((format(__MINGW_PRINTF_FORMAT, f, a)))
+#else
 #define EXAMPLE_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
 #else
 #define EXAMPLE_MAYBE_UNUSED
 #define EXAMPLE_PRINTF(f, a)
