@@ -7,10 +7,12 @@
  * seen through.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/targetfs.h"
+#include "util/util.h" /* ESTALE where the C library lacks it */
 
 #ifdef _WIN32
 #define IS_SEP(c) ((c) == '/' || (c) == '\\')
@@ -38,7 +40,7 @@ static int nearest_dir(const char *path, char *dir, size_t len, char *fs, size_t
                 n--;
             dir[n] = 0;
         }
-        int kind = nvb__fs_kind(dir, fs, fslen);
+        int kind = nvb__fs_kind(dir, NULL, NULL, fs, fslen);
         if (kind != -ENOENT && kind != -ENOTDIR)
             return kind;
         if (!strcmp(dir, ".") || !strcmp(dir, "/"))
@@ -53,7 +55,11 @@ int nvb__target_fs_check(const char *path, int found, const struct nvb__target_i
 {
     char fs[128] = "";
     if (found == 0) {
-        int kind = nvb__fs_kind(path, fs, sizeof fs);
+        uint64_t id_dev = 0, id_ino = 0;
+        int kind = nvb__fs_kind(path, &id_dev, &id_ino, fs, sizeof fs);
+        if (kind == -ENOENT || (kind >= 0 && ti->id_ino && id_ino && (id_dev != ti->id_dev || id_ino != ti->id_ino)))
+            return FAIL(-ESTALE, "target '%s' changed while it was being examined (it names something else "
+                        "now); refusing to run on something that was not checked", path);
         if (kind == NVB__FS_KERNEL)
             return FAIL(-EINVAL, "target '%s' is on %s, not storage: a benchmark would read or set the "
                         "kernel's state there, so nvbench neither reads nor writes it", path, fs);

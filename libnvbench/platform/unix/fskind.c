@@ -8,12 +8,14 @@
 #include "platform/platform.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 /* Older <linux/magic.h> lack some of these; the numbers are the kernel's ABI. */
 #ifndef SYSFS_MAGIC
@@ -140,18 +142,32 @@ static int device_directory(dev_t dev, char *name, size_t len)
     return found;
 }
 
-int nvb__fs_kind(const char *path, char *name, size_t len)
+int nvb__fs_kind(const char *path, uint64_t *id_dev, uint64_t *id_ino, char *name, size_t len)
 {
-    struct statfs sf;
-    if (statfs(path, &sf) != 0)
+    /* One resolution of the name for both answers (O_PATH opens nothing:
+     * no FIFO blocks, no device is touched), so that the file system is
+     * the one of the file the caller examined, or the identity says not. */
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
         return -errno;
+    struct statfs sf;
+    struct stat st;
+    if (fstatfs(fd, &sf) != 0 || fstat(fd, &st) != 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    close(fd);
+    if (id_dev)
+        *id_dev = (uint64_t)st.st_dev;
+    if (id_ino)
+        *id_ino = (uint64_t)st.st_ino;
     for (size_t i = 0; i < sizeof not_storage / sizeof not_storage[0]; i++)
         if ((unsigned long)sf.f_type == not_storage[i].magic) {
             snprintf(name, len, "%s", not_storage[i].name);
             return NVB__FS_KERNEL;
         }
-    struct stat st;
-    if ((unsigned long)sf.f_type == TMPFS_MAGIC && stat(path, &st) == 0 && device_directory(st.st_dev, name, len))
+    if ((unsigned long)sf.f_type == TMPFS_MAGIC && device_directory(st.st_dev, name, len))
         return NVB__FS_DEVICES;
     return NVB__FS_STORAGE;
 }
