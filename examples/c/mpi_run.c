@@ -43,6 +43,7 @@
 
 #include <nvbench.h>
 
+#include "example_print.h"
 #include "example_signals.h"
 
 enum { TAG_STOP = 77 };
@@ -115,7 +116,7 @@ static void strv_push(struct strv *s, char *p)
         s->cap = s->cap ? 2 * s->cap : 8;
         s->v = realloc(s->v, (size_t)s->cap * sizeof *s->v);
         if (!s->v) {
-            perror("mpi_run");
+            example_perror("mpi_run");
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     }
@@ -197,7 +198,7 @@ static int write_file(const char *path, const char *a, const char *b, const char
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        perror(path);
+        example_perror(path);
         return -1;
     }
     fputs(a, f);
@@ -330,11 +331,11 @@ int main(int argc, char **argv)
             int nbad = 0;
             for (int r = 0; r < c.size; r++)
                 if (all[(size_t)r * sizeof line]) {
-                    fprintf(stderr, "mpi_run: rank %d (host %s): %s\n", r, hosts + (size_t)r * sizeof hosts_buf,
+                    example_fprintf(stderr, "mpi_run: rank %d (host %s): %s\n", r, hosts + (size_t)r * sizeof hosts_buf,
                             all + (size_t)r * sizeof line);
                     nbad++;
                 }
-            fprintf(stderr, "mpi_run: %d of %d ranks cannot run the workload; nothing was run\n", nbad, c.size);
+            example_fprintf(stderr, "mpi_run: %d of %d ranks cannot run the workload; nothing was run\n", nbad, c.size);
         }
         free(all);
         free(hosts);
@@ -397,18 +398,18 @@ int main(int argc, char **argv)
         for (int i = 0; i < c.size; i++) {
             char why[512];
             if (!lens[i]) {
-                fprintf(stderr, "mpi_run: rank %d sent no result\n", i);
+                example_fprintf(stderr, "mpi_run: rank %d sent no result\n", i);
                 status = EXIT_FAIL;
                 continue;
             }
             if (nvb_result_parse(all + offs[i], (size_t)lens[i], &parts[nparts], why, sizeof why) < 0) {
-                fprintf(stderr, "mpi_run: rank %d: its result cannot be read: %s\n", i, why);
+                example_fprintf(stderr, "mpi_run: rank %d: its result cannot be read: %s\n", i, why);
                 status = EXIT_FAIL;
                 continue;
             }
             const struct nvb_result *p = parts[nparts++];
             if (nvb_result_errno(p) && !nvb_result_cancelled(p)) {
-                fprintf(stderr, "mpi_run: rank %d (host %s): %s\n", i, nvb_result_host(p), nvb_result_error(p));
+                example_fprintf(stderr, "mpi_run: rank %d (host %s): %s\n", i, nvb_result_host(p), nvb_result_error(p));
                 status = EXIT_FAIL;
             } else if (nvb_result_cancelled(p)) {
                 interrupted = 1;
@@ -417,7 +418,7 @@ int main(int argc, char **argv)
         if (status == EXIT_OK && interrupted)
             status = EXIT_INTERRUPTED;
         if (interrupted)
-            fprintf(stderr, "mpi_run: interrupted; the figures are partial\n");
+            example_fprintf(stderr, "mpi_run: interrupted; the figures are partial\n");
         struct nvb_result *m = NULL;
         if (nparts && nvb_result_merge(&m, (const struct nvb_result *const *)parts, (size_t)nparts) == 0) {
             char *mj = NULL;
@@ -430,7 +431,7 @@ int main(int argc, char **argv)
             }
             nvb_result_free(m);
         } else if (nparts) {
-            fprintf(stderr, "mpi_run: merging the results failed\n");
+            example_fprintf(stderr, "mpi_run: merging the results failed\n");
             status = EXIT_FAIL;
         }
         if (parts_out) {

@@ -19,6 +19,7 @@
 
 #include <nvbench.h>
 
+#include "example_print.h"
 #include "example_signals.h"
 
 static struct nvb_cancel *g_cancel;
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
     struct nvb_workload *w;
     int rc = nvb_workload_new(&w);
     if (rc < 0) {
-        fprintf(stderr, "run_workload: %s\n", nvb_strerror(rc));
+        example_fprintf(stderr, "run_workload: %s\n", nvb_strerror(rc));
         return 1;
     }
     for (int i = 1; i < argc; i++) {
@@ -59,7 +60,7 @@ int main(int argc, char **argv)
             rc = nvb_workload_add_target(w, argv[i]);
         }
         if (rc < 0) {
-            fprintf(stderr, "run_workload: %s\n", nvb_workload_error(w));
+            example_fprintf(stderr, "run_workload: %s\n", nvb_workload_error(w));
             nvb_workload_free(w);
             return 2;
         }
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
     rc = nvb_run(w, &opts, &r);
     int status = 0;
     if (rc < 0) {
-        fprintf(stderr, "run_workload: %s\n", r ? nvb_result_error(r) : nvb_strerror(rc));
+        example_fprintf(stderr, "run_workload: %s\n", r ? nvb_result_error(r) : nvb_strerror(rc));
         status = rc == -ECANCELED ? 128 + (g_signal ? (int)g_signal : SIGINT) : is_input_error(rc) ? 2 : 1;
     }
     /* The result of a run that started (complete, cancelled, stopped at an
@@ -88,16 +89,16 @@ int main(int argc, char **argv)
             fputs(json, stdout);
             nvb_free(json);
         } else {
-            fprintf(stderr, "run_workload: out of memory formatting the result\n");
+            example_fprintf(stderr, "run_workload: out of memory formatting the result\n");
             status = 1;
         }
         /* every warning the library knows, to the person, once */
         for (size_t i = 0; i < nvb_result_warning_count(r); i++)
-            fprintf(stderr, "run_workload: warning: %s\n", nvb_result_warning(r, i));
+            example_fprintf(stderr, "run_workload: warning: %s\n", nvb_result_warning(r, i));
         /* bad data is a failure, after the result that describes it */
         double bad = 0;
         if (nvb_result_get(r, "verify.mismatches", &bad) == 0 && bad > 0) {
-            fprintf(stderr, "run_workload: verify failed: %.0f blocks read did not match what was written\n", bad);
+            example_fprintf(stderr, "run_workload: verify failed: %.0f blocks read did not match what was written\n", bad);
             if (!status)
                 status = 1;
         }

@@ -41,6 +41,7 @@
 
 #include <nvbench.h>
 
+#include "example_print.h"
 #include "example_signals.h"
 #include "seed_facts.h"
 #include "seed_tmpdir.h"
@@ -276,11 +277,11 @@ static int make_scratch(const char *path, const char *size)
     case 'm': case 'M': n <<= 20; break;
     case 'g': case 'G': n <<= 30; break;
     case 0: break;
-    default: fprintf(stderr, "seed_matrix: invalid --size '%s'\n", size); return -1;
+    default: example_fprintf(stderr, "seed_matrix: invalid --size '%s'\n", size); return -1;
     }
     FILE *f = fopen(path, "wb");
     if (!f) {
-        perror(path);
+        example_perror(path);
         return -1;
     }
     static unsigned long long chunk[1 << 17]; /* 1 MiB */
@@ -293,7 +294,7 @@ static int make_scratch(const char *path, const char *size)
         size_t len = n - off < sizeof chunk ? (size_t)(n - off) : sizeof chunk;
         chunk[0] = off; /* no two blocks alike */
         if (fwrite(chunk, 1, len, f) != len) {
-            perror(path);
+            example_perror(path);
             fclose(f);
             return -1;
         }
@@ -303,7 +304,7 @@ static int make_scratch(const char *path, const char *size)
         }
     }
     if (fflush(f) || fsync(fileno(f))) {
-        perror(path);
+        example_perror(path);
         fclose(f);
         return -1;
     }
@@ -352,7 +353,7 @@ static void print_warnings(int runs)
     fflush(stdout); /* after the table, not inside it, when both go to one place */
     for (int k = 0; k < MAX_WARN && g_warn[k].shape; k++) {
         if (g_warn[k].text)
-            fprintf(stderr, "seed_matrix: warning: %s", g_warn[k].text);
+            example_fprintf(stderr, "seed_matrix: warning: %s", g_warn[k].text);
         if (runs > 1)
             fprintf(stderr, " (%d of %d runs%s)", g_warn[k].runs, runs, g_warn[k].differ ? ", its figures vary" : "");
         fprintf(stderr, "\n");
@@ -370,7 +371,7 @@ static char *read_all(const char *path, size_t *len)
     size_t cap = 0;
     *len = 0;
     if (!f) {
-        perror(path);
+        example_perror(path);
         return NULL;
     }
     for (;;) {
@@ -388,7 +389,7 @@ static char *read_all(const char *path, size_t *len)
     int bad = ferror(f) || !text;
     fclose(f);
     if (bad) {
-        fprintf(stderr, "seed_matrix: cannot read %s\n", path);
+        example_fprintf(stderr, "seed_matrix: cannot read %s\n", path);
         free(text);
         return NULL;
     }
@@ -464,7 +465,7 @@ static int load_results(const char *path, const char **engines, int *ne)
         struct nvb_result *r = NULL;
         char why[256], *json = NULL, engine[64], rw[32], bs[32], qd[16];
         if (more < 0 || nvb_result_parse(text + start, n, &r, why, sizeof why) < 0 || nvb_result_json(r, &json) < 0) {
-            fprintf(stderr, "seed_matrix: %s: item %d: %s\n", path, item,
+            example_fprintf(stderr, "seed_matrix: %s: item %d: %s\n", path, item,
                     more < 0 ? "not a JSON array of results" : r ? "out of memory" : why);
             status = 2;
         } else {
@@ -479,7 +480,7 @@ static int load_results(const char *path, const char **engines, int *ne)
                 if (strcmp(cells[c].rw, rw) != 0 || atof(cells[c].bs) * 1024 != atof(bs))
                     continue; /* not a seed cell */
                 if (e == *ne && *ne == MAX_ENGINES) {
-                    fprintf(stderr, "seed_matrix: %s: more than %d engines\n", path, MAX_ENGINES);
+                    example_fprintf(stderr, "seed_matrix: %s: more than %d engines\n", path, MAX_ENGINES);
                     status = 2;
                 } else { /* a second run of a cell and engine: a repeat, averaged */
                     if (e == *ne)
@@ -526,7 +527,7 @@ static int pick_engines(const char *only, const char *const *targets, int ntarge
         if (only ? !listed(only, name) : !strcmp(name, "null"))
             continue;
         if (nvb_engine_probe(name, why, sizeof why) != 0) {
-            fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, why);
+            example_fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, why);
             continue;
         }
         /* Left out: an engine that does not take this kind of target
@@ -537,7 +538,7 @@ static int pick_engines(const char *only, const char *const *targets, int ntarge
                         nvb_workload_set(probe, "rw", "randread") == 0 &&
                         add_targets(probe, targets, ntargets) == 0 && nvb_workload_validate(probe) == -ENODEV;
             if (unfit)
-                fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, nvb_workload_error(probe));
+                example_fprintf(stderr, "seed_matrix: engine %s skipped: %s\n", name, nvb_workload_error(probe));
             nvb_workload_free(probe);
             if (unfit)
                 continue;
@@ -549,7 +550,7 @@ static int pick_engines(const char *only, const char *const *targets, int ntarge
         for (int e = 0; e < ne; e++)
             known |= strlen(engines[e]) == strcspn(p, ",") && !strncmp(p, engines[e], strcspn(p, ","));
         if (!known) {
-            fprintf(stderr, "seed_matrix: --engines: '%.*s' is not an engine that works here\n", (int)strcspn(p, ","), p);
+            example_fprintf(stderr, "seed_matrix: --engines: '%.*s' is not an engine that works here\n", (int)strcspn(p, ","), p);
             return -1;
         }
     }
@@ -563,7 +564,7 @@ static int save_result(FILE *f, const struct nvb_result *r)
     int rc = nvb_result_json(r, &json) < 0 || !(with = seed_facts_apply(json, why, sizeof why)) ||
                      seed_json_add(f, with) < 0 ? -1 : 0;
     if (rc < 0)
-        fprintf(stderr, "seed_matrix: --json: %s\n", json && with ? "cannot write" : why);
+        example_fprintf(stderr, "seed_matrix: --json: %s\n", json && with ? "cannot write" : why);
     nvb_free(json);
     free(with);
     return rc;
@@ -608,18 +609,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(a, "--allow-destructive")) { o->destructive = 1; continue; }
         else if (a[0] == '-') { usage(argv[0]); return 2; }
         else if (o->ntargets < MAX_TARGETS) { o->targets[o->ntargets++] = a; continue; }
-        else { fprintf(stderr, "seed_matrix: more than %d targets\n", MAX_TARGETS); return 2; }
+        else { example_fprintf(stderr, "seed_matrix: more than %d targets\n", MAX_TARGETS); return 2; }
         if (!v) { usage(argv[0]); return 2; }
         if (to)
             *to = v;
         i++;
     }
     if (o->repeat < 1 || o->repeat > 1000) {
-        fprintf(stderr, "seed_matrix: --repeat: expected 1 to 1000 sweeps\n");
+        example_fprintf(stderr, "seed_matrix: --repeat: expected 1 to 1000 sweeps\n");
         return 2;
     }
     if (o->stack && !seed_stack_valid(o->stack)) {
-        fprintf(stderr, "seed_matrix: --stack '%s': expected windows_native or windows_non_native\n", o->stack);
+        example_fprintf(stderr, "seed_matrix: --stack '%s': expected windows_native or windows_non_native\n", o->stack);
         return 2;
     }
     return 0;
@@ -660,18 +661,18 @@ int main(int argc, char **argv)
          * directory target would make each run lay out its own. */
 #ifdef _WIN32
         if (!mkdtemp(tmpdir)) {
-            perror("seed_matrix: mkdtemp");
+            example_perror("seed_matrix: mkdtemp");
             return 1;
         }
 #else
         /* what matrices killed outright left there first */
         unsigned swept = seed_tmp_sweep();
         if (swept)
-            fprintf(stderr, "seed_matrix: removed %u temporary director%s of matrices whose process is gone\n",
+            example_fprintf(stderr, "seed_matrix: removed %u temporary director%s of matrices whose process is gone\n",
                     swept, swept == 1 ? "y" : "ies");
         int mk = seed_tmp_make(tmpdir, sizeof tmpdir);
         if (mk < 0) {
-            fprintf(stderr, "seed_matrix: cannot make a temporary directory in %s: %s\n", seed_tmp_parent(),
+            example_fprintf(stderr, "seed_matrix: cannot make a temporary directory in %s: %s\n", seed_tmp_parent(),
                     strerror(-mk));
             return 1;
         }
@@ -696,7 +697,7 @@ int main(int argc, char **argv)
     FILE *json_file = NULL;
     if (ne < 0 || (json_path && !(json_file = seed_json_open(json_path)))) {
         if (ne >= 0)
-            perror(json_path);
+            example_perror(json_path);
         if (own_dir) {
             unlink(scratch);
             rmdir(tmpdir);
@@ -706,7 +707,7 @@ int main(int argc, char **argv)
     if (json_path)
         seed_facts_init(stack);
     int status = 0, nresults = 0;
-    fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s%s\n", ne, NCELLS,
+    example_fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s%s\n", ne, NCELLS,
             repeat, runtime, qd, jobs, target, ntargets > 1 ? " and the others" : "");
     for (int rep = 0; rep < repeat * (int)NCELLS && !nvb_cancel_requested(g_cancel); rep++) {
         size_t c = (size_t)rep % NCELLS;
@@ -729,7 +730,7 @@ int main(int argc, char **argv)
             if (rc == 0)
                 rc = add_targets(w, targets, ntargets);
             if (rc < 0) {
-                fprintf(stderr, "seed_matrix: %s\n", nvb_workload_error(w));
+                example_fprintf(stderr, "seed_matrix: %s\n", nvb_workload_error(w));
                 nvb_workload_free(w);
                 status = 2;
                 goto out;
@@ -740,7 +741,7 @@ int main(int argc, char **argv)
             rc = nvb_run(w, &opts, &r);
             figs[c][e].ran = 1;
             if (rc < 0) {
-                fprintf(stderr, "seed_matrix: %s on %s: %s\n", cells[c].label, engines[e],
+                example_fprintf(stderr, "seed_matrix: %s on %s: %s\n", cells[c].label, engines[e],
                         r ? nvb_result_error(r) : nvb_strerror(rc));
                 status = rc == -ECANCELED ? 128 + (g_signal ? (int)g_signal : SIGINT) : 1;
             } else {
@@ -769,10 +770,10 @@ int main(int argc, char **argv)
         status = 128 + (int)g_signal;
     print_table(engines, ne);
     if (repeat > 1)
-        fprintf(stderr, "seed_matrix: each figure is the mean of %d runs\n", repeat);
+        example_fprintf(stderr, "seed_matrix: each figure is the mean of %d runs\n", repeat);
 out:
     if (json_file && seed_json_close(json_file) < 0) {
-        perror(json_path);
+        example_perror(json_path);
         status = 1;
     }
     print_warnings(nresults);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/run.h"
+#include "core/targetfs.h"
 
 /* Laying out a scratch file: every block of bs the data the run writes
  * (core/data.h: fresh and incompressible unless data_compress and
@@ -99,6 +100,14 @@ static int create_scratch(struct ptarget *pt, struct nvb_result *res, const stru
     return rc;
 }
 
+/* What the run's own file is called in a message: a scratch file is the
+ * run's private file in a directory target (always removed), a created
+ * target the user's missing file the run makes (kept once laid out). */
+static const char *what_file(const struct ptarget *pt)
+{
+    return pt->create ? "the target this run created" : "scratch file";
+}
+
 /* A missing target with size set (plan_create): created now, exclusively
  * (an existing file or a symlink put there since planning is refused, not
  * followed), its identity taken from the creating descriptor. */
@@ -126,9 +135,14 @@ static int create_target(struct ptarget *pt, struct nvb_result *res, const struc
     pt->created = 1;
     pt->ti.id_dev = ci.id_dev;
     pt->ti.id_ino = ci.id_ino;
-    nvb__result_warn(res, "target '%s' did not exist: this run created it (%" PRIu64 " bytes, laid out in "
-                     "full before the run) and leaves it in place", pt->path, size);
-    return 0;
+    /* planned on storage (targetfs.c); a directory on the way swapped since
+     * for one on devtmpfs or sysfs is caught here, before any byte is
+     * written, and the file made is removed by nvb__layout_remove */
+    if ((rc = nvb__target_fs_check(pt->path, 0, &ci, err, errlen)) < 0) {
+        nvb__result_seterr(res, rc, err);
+        return rc;
+    }
+    return 0; /* what became of it is told once it is laid out, or by nvb__layout_remove */
 }
 
 /* Target t in the result; for a scratch directory, its file created, held
@@ -169,7 +183,7 @@ static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char
     }
     if (rc < 0 || (rc = hold_scratch(pt, &ti, level, err, errlen)) < 0) {
         if (!err[0] || (rc != -ESTALE && rc != -EBUSY))
-            snprintf(err, errlen, "%s '%s': %s", pt->create ? "target" : "scratch file", pt->file, nvb_strerror(rc));
+            snprintf(err, errlen, "%s '%s': %s", what_file(pt), pt->file, nvb_strerror(rc));
         nvb__result_seterr(res, rc, err);
         return rc;
     }
@@ -188,7 +202,7 @@ static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char
     int fd = nvb__hold_reopen(&pt->hold, NVB__O_WRITE | (w->direct ? NVB__O_DIRECT : 0));
     if (fd < 0) {
         rc = fd;
-        snprintf(err, errlen, "cannot open scratch file '%s': %s", pt->file, nvb_strerror(rc));
+        snprintf(err, errlen, "cannot open %s '%s': %s", what_file(pt), pt->file, nvb_strerror(rc));
         nvb__result_seterr(res, rc, err);
         return rc;
     }
@@ -202,10 +216,14 @@ static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char
     /* a created target: the whole file, so that nothing before the region is a hole either */
     rc = nvb__fill_file_cb(fd, pt->create ? pt->off + pt->len : pt->len, chunk, layout_gen, layout_stop, &lay);
     nvb__target_close(fd);
-    if (rc == 0)
+    if (rc == 0) {
         pt->laid_out = 1;
+        if (pt->create)
+            nvb__result_warn(res, "target '%s' did not exist: this run created it (%" PRIu64 " bytes, laid out "
+                             "in full before the run) and leaves it in place", pt->path, pt->off + pt->len);
+    }
     if (rc < 0) {
-        snprintf(err, errlen, "cannot lay out scratch file '%s': %s", pt->file, nvb_strerror(rc));
+        snprintf(err, errlen, "cannot lay out %s '%s': %s", what_file(pt), pt->file, nvb_strerror(rc));
         nvb__result_seterr(res, rc, err);
         if (rc == -ECANCELED)
             res->cancelled = 1;
@@ -231,7 +249,7 @@ int nvb__layout_targets(struct run *r, struct nvb_result *res, char *err, size_t
     return 0;
 }
 
-void nvb__layout_remove(struct plan *p)
+void nvb__layout_remove(struct plan *p, struct nvb_result *res)
 {
     for (unsigned t = 0; t < p->nt; t++) {
         const struct ptarget *pt = &p->t[t];
@@ -240,7 +258,19 @@ void nvb__layout_remove(struct plan *p)
         if (pt->create) { /* kept once laid out; a half-made file is removed, if it is still the one made */
             if (pt->created && !pt->laid_out) {
                 nvb__hold_release(&p->t[t].hold, 1);
-                nvb__file_remove_created(pt->path, &pt->ti);
+                int rc = nvb__file_remove_created(pt->path, &pt->ti);
+                if (!res)
+                    continue;
+                if (rc == 0)
+                    nvb__result_warn(res, "target '%s' did not exist: this run created it and removed it again "
+                                     "(the run ended before it was laid out)", pt->path);
+                else if (rc == -ESTALE)
+                    nvb__result_warn(res, "target '%s' did not exist: this run created it, but the name is "
+                                     "something else now (left alone); the half-made file may remain where "
+                                     "the name pointed when it was made", pt->path);
+                else
+                    nvb__result_warn(res, "target '%s' did not exist: this run created it and could not remove "
+                                     "it (%s): it is left in place, half laid out", pt->path, nvb_strerror(rc));
             }
         } else if (pt->scratch && pt->file[0] && strcmp(pt->file, pt->path)) {
             nvb__hold_release(&p->t[t].hold, 1);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/run.h"
+#include "core/targetfs.h"
 
 #define DEFAULT_SCRATCH_SIZE (1ull << 30)
 #define NULL_REGION (1ull << 30)
@@ -272,6 +273,9 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
         FAIL(-ENOENT, "target '%s' is a dangling symlink: it points to '%s', which does not exist; a run "
              "creates no file through a symlink: create '%s' first, or name a path that is not a link",
              t->path, to, to);
+    int fsrc = null ? 0 : nvb__target_fs_check(t->path, rc, &t->ti, err, errlen); /* not storage (targetfs.c) */
+    if (fsrc < 0)
+        return fsrc;
     if (rc == -ENOENT && w->size && !null && !(p->eng->flags & NVB__ENG_CHARDEV))
         return (rc = plan_create(w, t, err, errlen)) < 0 ? rc : plan_region(w, p, t, err, errlen);
     if (rc == -ENOENT)

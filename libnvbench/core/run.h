@@ -251,8 +251,9 @@ void *nvb__job_main(void *arg);
 /* Fills res->tg and creates, holds and lays out the scratch files. 0 or
  * negative errno (the error is set in res). */
 int  nvb__layout_targets(struct run *r, struct nvb_result *res, char *err, size_t errlen);
-/* Removes the scratch files the run created. */
-void nvb__layout_remove(struct plan *p);
+/* Removes the scratch files the run created, and a created target it did
+ * not finish laying out; res (optional) is told what became of the latter. */
+void nvb__layout_remove(struct plan *p, struct nvb_result *res);
 
 /* ---- the targets as the run begins (examine.c) ---- */
 

@@ -191,13 +191,13 @@ int nvb__run_finish(struct run *r, struct nvb_result *res, int *barrier_pending,
 {
     const struct nvb_run_opts *o = r->opts;
     run_barrier(o, barrier_pending, rc < 0 ? rc : -ECANCELED);
+    nvb__layout_remove(r->p, res); /* first: its warnings are logged below */
     if (o->log) {
         for (unsigned i = 0; i < res->nwarn; i++)
             o->log(1, res->warn[i], o->log_arg);
         if (res->err)
             o->log(0, res->errmsg, o->log_arg);
     }
-    nvb__layout_remove(r->p);
     nvb__data_free(&r->data);
     nvb__plan_free(r->p);
     if (rc == 0 && res->err)

@@ -148,6 +148,19 @@ int  nvb__fill_file_cb(int fd, uint64_t size, size_t chunk_len,
  * -errno (dir unreadable). */
 int  nvb__scratch_clean_stale(const char *dir, unsigned *removed);
 
+/* ---- the file system under a path (platform/unix/fskind.c) ----
+ * Whether path (which must exist; a symlink is followed) is on storage:
+ * NVB__FS_KERNEL for a window onto the kernel (sysfs, procfs, debugfs,
+ * configfs, cgroup, tracefs, ...), NVB__FS_DEVICES for the directory of
+ * device nodes (devtmpfs, or the tmpfs a container mounts on /dev), with
+ * name set to the file system's name; NVB__FS_STORAGE otherwise, and
+ * always on Windows (its volumes hold no such thing). *id_dev, *id_ino
+ * (optional): the identity of what path named when its file system was
+ * read (0 on Windows), for the caller to compare with what it examined.
+ * -errno if path cannot be examined. */
+enum { NVB__FS_STORAGE = 0, NVB__FS_KERNEL = 1, NVB__FS_DEVICES = 2 };
+int  nvb__fs_kind(const char *path, uint64_t *id_dev, uint64_t *id_ino, char *name, size_t len);
+
 /* ---- page cache and allocation of a target (platform/unix/cache.c) ----
  * fd: a descriptor of a regular file or block device, read access is
  * enough. On Windows none of this is available: -ENOTSUP. */

@@ -295,6 +295,53 @@ START_TEST(cancelled_layout_spares_a_flipped_parent)
 }
 END_TEST
 
+/* What a cancelled layout's result and log say: the created target removed
+ * (not "leaves it in place"), and called a created target, never a scratch
+ * file (the run's private file in a directory target). */
+struct told {
+    struct nvb_cancel *cancel;
+    char log[8192];
+};
+
+static void tell(int level, const char *msg, void *arg)
+{
+    struct told *x = arg;
+    (void)level;
+    if (strstr(msg, "creating target"))
+        nvb_cancel_request(x->cancel);
+    size_t n = strlen(x->log);
+    snprintf(x->log + n, sizeof x->log - n, "%s\n", msg);
+}
+
+START_TEST(cancelled_layout_says_what_became_of_it)
+{
+    char *dir = tu_mkdtemp("create");
+    char *file = path_in(dir, "new.dat");
+    struct told x = {0};
+    ck_assert_int_eq(nvb_cancel_new(&x.cancel), 0);
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(run_logged("randread", "8M", file, tell, &x, x.cancel, &r), -ECANCELED);
+    ck_assert_int_eq(tu_count_entries(dir), 0);
+    ck_assert_msg(has_warning(r, "created it and removed it again"), "%s", x.log);
+    ck_assert_msg(!has_warning(r, "leaves it in place"), "%s", x.log);
+    ck_assert_msg(!strstr(nvb_result_error(r), "scratch file"), "%s", nvb_result_error(r));
+    ck_assert_msg(strstr(nvb_result_error(r), "the target this run created"), "%s", nvb_result_error(r));
+    ck_assert_msg(!strstr(x.log, "scratch file") && !strstr(x.log, "leaves it in place"), "%s", x.log);
+    ck_assert_msg(strstr(x.log, "removed it again"), "the log tells it too: %s", x.log);
+    nvb_result_free(r);
+    /* laid out in full, it is kept, and said to be */
+    ck_assert_int_eq(run_logged("randread", "1M", file, NULL, NULL, NULL, &r), 0);
+    ck_assert(has_warning(r, "leaves it in place"));
+    ck_assert(!has_warning(r, "removed it again"));
+    nvb_result_free(r);
+    unlink(file);
+    rmdir(dir);
+    nvb_cancel_free(x.cancel);
+    free(file);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("create");
@@ -305,6 +352,7 @@ int main(void)
     tcase_add_test(tc, dangling_symlink_is_named_not_followed);
     tcase_add_test(tc, cancelled_layout_removes_only_what_it_made);
     tcase_add_test(tc, cancelled_layout_spares_a_flipped_parent);
+    tcase_add_test(tc, cancelled_layout_says_what_became_of_it);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

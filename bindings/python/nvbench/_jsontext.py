@@ -9,6 +9,7 @@ import errno
 import json
 import math
 import os
+import signal
 
 from .errors import NvbenchError
 
@@ -83,27 +84,121 @@ def utf8(data):
         raise _not_utf8(e) from None
 
 
-def read_text(path_or_file):
-    """The whole text of a path or of an open file (text or binary, UTF-8)."""
+def read_text(path_or_file, limit=None, what="the file"):
+    """The whole text of a path or of an open file (text or binary, UTF-8).
+    limit: at most that many bytes (characters of a text file) are read; a
+    longer one is refused (ValueError naming the limit) without reading the
+    rest, nor, for a path, reading any of it."""
     if hasattr(path_or_file, "read"):
         try:
-            text = path_or_file.read()
+            text = path_or_file.read() if limit is None else path_or_file.read(limit + 1)
         except UnicodeDecodeError as e:  # a file opened as text
             raise _not_utf8(e) from None
+        if limit is not None and len(text) > limit:
+            raise ValueError(_too_big(what, limit))
     else:
         with open(path_or_file, "rb") as f:
-            text = f.read()
+            if limit is not None:
+                try:
+                    size = os.fstat(f.fileno()).st_size
+                except OSError:
+                    size = 0
+                if size > limit:
+                    raise ValueError(_too_big(what, limit, size))
+                text = f.read(limit + 1)
+                if len(text) > limit:  # not a regular file: its size said nothing
+                    raise ValueError(_too_big(what, limit))
+            else:
+                text = f.read()
     return utf8(text) if isinstance(text, bytes) else text
+
+
+def _too_big(what, limit, size=None):
+    held = f" ({size} bytes)" if size is not None else ""
+    return f"{what}{held} is larger than the {limit} bytes ({limit >> 20} MiB) nvbench reads from one file"
+
+
+def _quiet_signals():
+    """Block SIGINT and SIGTERM (where the OS lets a thread do so); the old
+    mask, or None. A signal that arrives meanwhile waits, and its handler
+    runs once they are unblocked."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        return None
+    wanted = {s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None)) if s is not None}
+    try:
+        return mask(signal.SIG_BLOCK, wanted)
+    except (OSError, ValueError):
+        return None
+
+
+def _free_bytes(directory):
+    try:
+        st = os.statvfs(directory)
+    except (AttributeError, OSError):
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def _write_error(e, path, needed):
+    """The OSError of a failed write, naming the file, the size it needed
+    and (when the file system is full) the room there was."""
+    where = os.path.dirname(os.path.abspath(path))
+    room = ""
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        free = _free_bytes(where)
+        room = f"; {free} bytes free in {where}" if free is not None else ""
+    return OSError(e.errno, f"cannot write {path} ({needed} bytes needed{room}): {e.strerror or e}; "
+                            "nothing was written there")
+
+
+def _create_beside(path):
+    """A new temporary file beside path: (its name, its descriptor). O_EXCL:
+    never through a file or a symlink already at the name (one left by a
+    process of the same pid gets a suffix)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    base = f"{path}.tmp{os.getpid()}"
+    for n in range(100):
+        tmp = base if n == 0 else f"{base}-{n}"
+        try:
+            return tmp, os.open(tmp, flags, 0o666)
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, f"{base} and 99 more names beside it are taken")
 
 
 def write_text(path_or_file, text):
     """Write text to an open text file, or to a path (UTF-8) whole or not at all:
-    through a temporary file beside it, renamed over it. Returns path_or_file."""
+    through a temporary file beside it (<path>.tmp<pid>), renamed over it. The
+    temporary file is removed whatever stops the write (a full file system, an
+    error, Ctrl-C, SIGTERM under sigterm_cancels); the OSError of a failed write
+    names the path and the bytes it needed. Returns path_or_file."""
     if hasattr(path_or_file, "write"):
         path_or_file.write(text)
         return path_or_file
-    tmp = f"{os.fspath(path_or_file)}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path_or_file)
+    path = os.fspath(path_or_file)
+    data = text.encode("utf-8")
+    made = False
+    try:
+        # Made and noted with SIGINT/SIGTERM held back: a handler that raises
+        # cannot run between the file's creation and the note that it is ours.
+        old = _quiet_signals()
+        try:
+            tmp, fd = _create_beside(path)
+            made = True
+        finally:
+            if old is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        with open(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        made = False
+    except OSError as e:
+        raise _write_error(e, path, len(data)) from None
+    finally:
+        if made:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
     return path_or_file

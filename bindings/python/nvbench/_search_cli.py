@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from ._jsontext import write_text
 from .search import search
 
 __all__ = ["add_parser"]
@@ -48,8 +49,7 @@ def _emit(res, args, cli):
     for line in res.warnings:
         cli.err("warning: " + line)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(res.to_dict(), f, indent=2)
+        write_text(args.json, json.dumps(res.to_dict(), indent=2) + "\n")  # whole or not at all
     if args.plot and res.points:
         res.plot().savefig(args.plot)
 

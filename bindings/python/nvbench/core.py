@@ -216,7 +216,9 @@ def run(*targets, engine=None, rw=None, bs=None, qd=None, jobs=None, runtime=Non
 
     Targets are files, block devices or directories (a scratch file is laid
     out there and removed afterwards); a file that does not exist is created
-    when ``size`` is set, laid out in full and kept. Values may be str ("4k", "500ms"), int
+    when ``size`` is set, laid out in full and kept (never on devtmpfs: a missing
+    ``/dev/nvme0n1`` is "no such device"; files on sysfs, procfs and other kernel
+    interfaces are refused, docs/api.md). Values may be str ("4k", "500ms"), int
     (bytes; seconds for runtime/ramp/interval), float, or bool ("1"/"0").
     Unset keys keep the library's defaults. Engine-specific keys:
     ``io_uring_sqpoll=1`` or ``options={"io_uring.sqpoll": 1}``.

@@ -48,13 +48,22 @@ from .labels import cell_of, op_of_rw
 from .result import Result
 from .resultset import ResultSet
 
-__all__ = ["from_fio", "load_fio", "parse_size", "THREAD_CPU_SCOPE"]
+__all__ = ["from_fio", "load_fio", "parse_size", "THREAD_CPU_SCOPE", "MAX_JOBS", "MAX_BYTES"]
 
 # What fio's usr_cpu/sys_cpu measure (getrusage(RUSAGE_THREAD) on each job's thread).
 THREAD_CPU_SCOPE = "fio job thread only"
 _THREAD_CPU_NOTE = ("CPU figures are fio's usr_cpu/sys_cpu: fio job thread only (RUSAGE_THREAD), "
                     "not fio's whole process (normally 45-90 % of it; an io_uring SQPOLL thread "
                     "is left out entirely): a lower bound, not comparable to nvbench's process CPU")
+
+# What one file may hold. Each fio job becomes a Result (about 10 KiB of
+# Python objects once its figures are derived, more than 50 times its JSON):
+# 16384 jobs of fio's full output (about 4 KiB each with percentiles) is
+# 64 MiB of text; 128 MiB parses into about 1 GiB of objects at most, and
+# the jobs are counted before any Result is built. A file of 200,000 tiny
+# jobs grew past 2.4 GB before either was enforced.
+MAX_JOBS = 16384
+MAX_BYTES = 128 << 20
 
 _FIO_DEFAULTS = {"ioengine": "psync", "rw": "read", "bs": "4k", "iodepth": "1", "numjobs": "1"}
 
@@ -295,6 +304,10 @@ def from_fio(obj, meta=None, ncpus=None):
     """
     if not isinstance(obj, dict) or not isinstance(obj.get("jobs"), list):
         raise ValueError("not fio JSON output: no 'jobs' list")
+    if len(obj["jobs"]) > MAX_JOBS:
+        raise ValueError(f"fio JSON holds {len(obj['jobs'])} jobs, more than the {MAX_JOBS} nvbench reads from "
+                         f"one file (each becomes a result in memory, about 10 KiB apiece); a run of that many "
+                         f"jobs is read with group_reporting, or split into files")
     groups = {}
     for job in obj["jobs"]:
         key = (job.get("groupid"), job.get("jobname"),
@@ -323,6 +336,7 @@ def _check_finite(value, job, path=""):
 
 
 def load_fio(path_or_file, meta=None, ncpus=None):
-    """Read a fio JSON file (lines before the JSON, such as fio's notes, are skipped)."""
-    text = read_text(path_or_file)
+    """Read a fio JSON file (lines before the JSON, such as fio's notes, are skipped).
+    At most MAX_BYTES of text and MAX_JOBS jobs: more is refused, naming the limit."""
+    text = read_text(path_or_file, limit=MAX_BYTES, what="fio JSON")
     return from_fio(parse_text(text, unique_keys=False), meta=meta, ncpus=ncpus)

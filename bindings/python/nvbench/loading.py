@@ -85,7 +85,7 @@ def load(path_or_file, stack=None, ncpus=None):
     stores. Other malformed files raise ValueError."""
     where = _name(path_or_file)
     try:
-        rs = _from_text(read_text(path_or_file), ncpus)
+        rs = _from_text(read_text(path_or_file, limit=fio.MAX_BYTES, what="a result file"), ncpus)
     except NvbenchError as e:
         raise NvbenchError(e.errno, f"{where}{e.strerror}") from None
     except json.JSONDecodeError as e:

@@ -605,3 +605,18 @@ int nvb__file_read_regular(const char *path, size_t max, char **buf, size_t *len
     CloseHandle(h);
     return rc;
 }
+
+/* A Windows volume holds no kernel interface files and no device nodes:
+ * every path is storage as far as a target goes (\\.\ names are devices
+ * themselves, never created). */
+int nvb__fs_kind(const char *path, uint64_t *id_dev, uint64_t *id_ino, char *name, size_t len)
+{
+    (void)path;
+    if (id_dev)
+        *id_dev = 0;
+    if (id_ino)
+        *id_ino = 0;
+    if (len)
+        name[0] = 0;
+    return NVB__FS_STORAGE;
+}
