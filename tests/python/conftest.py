@@ -117,3 +117,40 @@ def loop_device(img):
         yield dev
     finally:
         subprocess.run(["losetup", "-d", dev], check=False)
+
+
+# Used instead of ipykernel_launcher while the C extension is not built: the kernel then gets
+# the same analysis-only nvbench package as these tests (see _pkg.py).
+_LAUNCHER = """\
+import sys
+sys.path.insert(0, {tests!r})
+import _pkg  # noqa: F401
+from ipykernel import kernelapp
+kernelapp.launch_new_instance()
+"""
+
+
+def jupyter_kernel(tmp_path, monkeypatch, name):
+    """A kernelspec `name` for sys.executable in a private JUPYTER_PATH (Debian's default
+    kernelspec is /usr/bin/python3, which may not be the interpreter under test); the
+    notebook's kernel runs the nvbench package these tests import. Returns tmp_path."""
+    import _pkg
+    spec_dir = tmp_path / "jupyter" / "kernels" / name
+    spec_dir.mkdir(parents=True)
+    if _pkg.EXTENSION_MISSING:
+        launcher = tmp_path / "launch_kernel.py"
+        launcher.write_text(_LAUNCHER.format(tests=os.path.dirname(os.path.abspath(__file__))))
+        argv = [sys.executable, str(launcher), "-f", "{connection_file}"]
+    else:
+        argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec_dir / "kernel.json").write_text(json.dumps(
+        {"argv": argv, "display_name": "nvbench test", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(
+        sys.modules["nvbench.results"].__file__)))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [pkg_parent] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    return tmp_path

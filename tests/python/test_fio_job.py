@@ -385,7 +385,9 @@ CROSS = ["[global]\nioengine=null\nsize=1m\nstonewall\n[a]\nrw=randwrite\nnorand
          "[j]\nioengine=null\nsize=99999999999p\n", "[j]\nioengine=null\nsize=1m\nruntime=" + "9" * 500 + "\n",
          "[global]\nioengine=null\nsize=1m\n[" + "n" * 60 + "\u00e9" * 20 + "]\n[" + "n" * 60 + "\u00e9" * 20 + "]\n"
          "[x]\nstonewall\nrw=write\nverify=crc32c\nname=" + "v" * 62 + "\n",
-         "[global]\nioengine=null\nsize=1m\n[a]\n[a]\n[a #2]\n",
+         # '#' starts a comment anywhere (as in fio): '[a #2]' is no section name, so the
+         # second [a], named 'a #2' in its results, cannot meet a section of that name
+         "[global]\nioengine=null\nsize=1m\n[a]\n[a]\n[a_2]\n",
          "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nsqthread_poll=1\ntime_based\nruntime=1\n",
          "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nsqthread_poll=0\ntime_based\nruntime=1\n"]
 
@@ -418,7 +420,9 @@ def test_lua_maps_as_python(tmp_path, case):
     env = dict(os.environ, NVB_FIO_BS="4k", NVB_FIO_SIZE="16m", NVB_FIO_RUNTIME="1")
     path = os.path.join(JOBS, case) if isinstance(case, str) else write(tmp_path, CROSS[case])
     py, lua = python_steps(path, env), lua_steps(path, env)
-    if py[0].startswith("error"):  # the same option and section named; wording may differ
+    if py[0].startswith("error") and ": fio option " not in py[0]:  # the one reader's own error
+        assert lua == py
+    elif py[0].startswith("error"):  # the same option and section named; wording may differ
         assert lua[0].startswith("error") and py[0].split(": fio option ")[1].split("'")[1] in lua[0]
         assert py[0].split(": fio option ")[0].split("section ")[1] in lua[0]
     else:

@@ -29,6 +29,8 @@ LAZY = {
     ("result", "_library_json", "_nvbench"),
     # ... and until results are merged (the library merges them)
     ("merge", "merge", "_nvbench"),
+    # ... and until statistics are computed (the library computes them)
+    ("stats", "_c", "_nvbench"),
     # reference's optional dependencies may be missing: imported when called
     ("__init__", "reference", "reference"),
 }

@@ -23,7 +23,7 @@ import pytest
 import nvbench
 from nvbench._command import run_command
 
-from conftest import ROOT, cli
+from conftest import ROOT, cli, jupyter_kernel
 
 BLOCKS = ["Random 4K read", "Random 64K read", "Sequential 64K read", "Sequential 128K read",
           "Random 4K write", "Random 64K write", "Sequential 64K write", "Sequential 128K write"]
@@ -428,7 +428,7 @@ def _cli_rows(stdout):
     return out
 
 
-def test_compare_figures_are_the_same_in_every_front_door(tmp_path):
+def test_compare_figures_are_the_same_in_every_front_door(tmp_path, monkeypatch):
     from nvbench.metrics import METRICS, format_value
     from nvbench.report import _pct
     paths, runs = _front_door_files(tmp_path)
@@ -466,15 +466,10 @@ def test_compare_figures_are_the_same_in_every_front_door(tmp_path):
     pytest.importorskip("ipykernel")
     both.save(str(tmp_path / "both.json"))
     nb = nbformat.read(os.path.join(ROOT, "examples", "notebooks", "seed_matrix.ipynb"), as_version=4)
-    env = dict(os.environ, NVBENCH_RESULTS=str(tmp_path / "both.json"))
-    old = os.environ.copy()
-    os.environ.update(env)
-    try:
-        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                resources={"metadata": {"path": str(tmp_path)}}).execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    jupyter_kernel(tmp_path, monkeypatch, "nvbench-front-doors")
+    monkeypatch.setenv("NVBENCH_RESULTS", str(tmp_path / "both.json"))
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="nvbench-front-doors",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
     printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
                       for o in c.get("outputs", []) if o.output_type == "stream")
     block = printed[printed.index("Random 4K read (vs libaio)"):]

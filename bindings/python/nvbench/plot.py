@@ -13,6 +13,7 @@ import math
 from ._printable import printable
 from .labels import block_label
 from .metrics import FIGURE_METRICS, METRICS, metric_list
+from .report import _ran_qd as ran_qd, column_labels, with_qd
 from ._series import SERIES_PERCENTILES, series_data
 
 __all__ = ["plot", "bars", "latency", "efficiency", "latency_over_time", "search_curve", "LATENCY_PERCENTILES"]
@@ -123,7 +124,6 @@ def _ran_qd(r):
 
 def _ran_qd_labels(rs):
     """{column label: "label (qd N)"} with the queue depth each column's runs ran at."""
-    from .report import _ran_qd as ran_qd, column_labels, with_qd
     results = list(rs)
     groups = {}
     for r, label in zip(results, column_labels(results)):
