@@ -152,14 +152,8 @@ static int sect_set(struct reader *r, struct fj_sect *s, const char *key, const 
     if (r->total >= NVB_FIOJOB_MAX_TOTAL)
         return fail(r, -E2BIG, "%s: more than %d options over all jobs, global ones counted in each (the total options limit)",
                     where(r, file, line, w, sizeof w), NVB_FIOJOB_MAX_TOTAL);
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 16;
-        struct fj_opt *no = realloc(s->opt, nc * sizeof *no);
-        if (!no)
-            return -ENOMEM;
-        s->opt = no;
-        s->cap = nc;
-    }
+    if (nvb__grow(&s->opt, &s->cap, s->n, sizeof *s->opt, 16) < 0)
+        return -ENOMEM;
     struct fj_opt *o = &s->opt[s->n];
     o->key = nvb__strdup(key);
     o->val = val ? nvb__strdup(val) : NULL;
@@ -201,14 +195,8 @@ static int section(struct reader *r, const char *line, size_t len, unsigned file
         return 0;
     }
     struct nvb_fiojob *f = r->f;
-    if (f->njob == f->capjob) {
-        size_t nc = f->capjob ? f->capjob * 2 : 8;
-        struct fj_sect *nj = realloc(f->job, nc * sizeof *nj);
-        if (!nj)
-            return -ENOMEM;
-        f->job = nj;
-        f->capjob = nc;
-    }
+    if (nvb__grow(&f->job, &f->capjob, f->njob, sizeof *f->job, 8) < 0)
+        return -ENOMEM;
     struct fj_sect *s = &f->job[f->njob];
     memset(s, 0, sizeof *s);
     s->name = malloc((size_t)(b - a) + 1);
@@ -313,14 +301,8 @@ static int read_file(struct reader *r, const char *path, unsigned depth, unsigne
 
 static int add_file(struct nvb_fiojob *f, const char *path)
 {
-    if (f->nfiles == f->capfiles) {
-        size_t nc = f->capfiles ? f->capfiles * 2 : 4;
-        char **nf = realloc(f->files, nc * sizeof *nf);
-        if (!nf)
-            return -ENOMEM;
-        f->files = nf;
-        f->capfiles = nc;
-    }
+    if (nvb__grow(&f->files, &f->capfiles, f->nfiles, sizeof *f->files, 4) < 0)
+        return -ENOMEM;
     if (!(f->files[f->nfiles] = nvb__strdup(path)))
         return -ENOMEM;
     return (int)f->nfiles++;

@@ -199,46 +199,71 @@ NVB_API int nvb_stats_mean_interval(const double *values, size_t n, int domain, 
     return 0;
 }
 
+/* Welch's half width for two means whose squared standard errors are va
+ * and vb (na, nb >= 2 runs), around value: 1 with *half set, or 0 with the
+ * interval settled in out (collapsed to value when both spreads are zero;
+ * NVB_CI_SPREAD when the figures are too far out of range for a quantile). */
+static int welch_half(double va, double vb, size_t na, size_t nb, double value, double confidence,
+                      struct nvb_estimate *out, double *half)
+{
+    double se2 = va + vb, t;
+    if (!isfinite(se2) || !isfinite(value)) {
+        out->why = NVB_CI_SPREAD;
+        return 0;
+    }
+    if (se2 == 0.0) {
+        out->low = out->high = value;
+        out->df = INFINITY;
+        return 0;
+    }
+    double df = se2 * se2 / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+    if (nvb_stats_t_critical(df, confidence, &t) < 0) {
+        out->why = NVB_CI_SPREAD;
+        return 0;
+    }
+    *half = t * sqrt(se2);
+    out->df = df;
+    return 1;
+}
+
+/* Both samples' moments into *ma, *mb and out (an empty estimate of
+ * method): 1, or 0 when a side has no run (NVB_CI_NO_RUN). */
+static int two_samples(const double *a, size_t na, const double *b, size_t nb, int method, struct nvb_estimate *out,
+                       struct moments *ma, struct moments *mb)
+{
+    empty(out, method);
+    *ma = moments(a, na);
+    *mb = moments(b, nb);
+    out->mean_a = ma->mean;
+    out->mean_b = mb->mean;
+    out->n_a = ma->n;
+    out->n_b = mb->n;
+    if (!ma->n || !mb->n) {
+        out->why = NVB_CI_NO_RUN;
+        return 0;
+    }
+    return 1;
+}
+
 NVB_API int nvb_stats_difference(const double *a, size_t na, const double *b, size_t nb, double confidence,
                                  struct nvb_estimate *out)
 {
     int rc = check(a, na, confidence, out);
     if (rc || (rc = check(b, nb, confidence, out)))
         return rc;
-    empty(out, NVB_CI_T);
-    struct moments ma = moments(a, na), mb = moments(b, nb);
-    out->mean_a = ma.mean;
-    out->mean_b = mb.mean;
-    out->n_a = ma.n;
-    out->n_b = mb.n;
-    out->value = mb.mean - ma.mean;
-    if (!ma.n || !mb.n) {
-        out->why = NVB_CI_NO_RUN;
+    struct moments ma, mb;
+    if (!two_samples(a, na, b, nb, NVB_CI_T, out, &ma, &mb))
         return 0;
-    }
+    out->value = mb.mean - ma.mean;
     if (ma.n < 2 || mb.n < 2) {
         out->why = NVB_CI_FEW;
         return 0;
     }
-    double va = ma.var / (double)ma.n, vb = mb.var / (double)mb.n, se2 = va + vb;
-    if (!isfinite(se2) || !isfinite(out->value)) {
-        out->why = NVB_CI_SPREAD;
-        return 0;
+    double half;
+    if (welch_half(ma.var / (double)ma.n, mb.var / (double)mb.n, ma.n, mb.n, out->value, confidence, out, &half)) {
+        out->low = out->value - half;
+        out->high = out->value + half;
     }
-    if (se2 == 0.0) {
-        out->low = out->high = out->value;
-        out->df = INFINITY;
-        return 0;
-    }
-    double df = se2 * se2 / (va * va / (double)(ma.n - 1) + vb * vb / (double)(mb.n - 1)), t;
-    if (nvb_stats_t_critical(df, confidence, &t) < 0) {
-        out->why = NVB_CI_SPREAD;
-        return 0;
-    }
-    double half = t * sqrt(se2);
-    out->low = out->value - half;
-    out->high = out->value + half;
-    out->df = df;
     return 0;
 }
 
@@ -270,16 +295,9 @@ NVB_API int nvb_stats_ratio(const double *a, size_t na, const double *b, size_t 
         }
         return 0;
     }
-    empty(out, NVB_CI_LOG);
-    struct moments ma = moments(a, na), mb = moments(b, nb);
-    out->mean_a = ma.mean;
-    out->mean_b = mb.mean;
-    out->n_a = ma.n;
-    out->n_b = mb.n;
-    if (!ma.n || !mb.n) {
-        out->why = NVB_CI_NO_RUN;
+    struct moments ma, mb;
+    if (!two_samples(a, na, b, nb, NVB_CI_LOG, out, &ma, &mb))
         return 0;
-    }
     if (!(ma.mean > 0.0 && mb.mean > 0.0 && isfinite(ma.mean) && isfinite(mb.mean))) {
         out->why = NVB_CI_BOUND;
         return 0;
@@ -292,25 +310,13 @@ NVB_API int nvb_stats_ratio(const double *a, size_t na, const double *b, size_t 
     }
     double va = ma.var / ((double)ma.n * ma.mean * ma.mean);
     double vb = mb.var / ((double)mb.n * mb.mean * mb.mean);
-    double se2 = va + vb;
-    if (!isfinite(se2) || !isfinite(r) || r <= 0.0) {
+    double half;
+    if (r > 0.0 && welch_half(va, vb, ma.n, mb.n, r, confidence, out, &half)) {
+        out->low = r * exp(-half);
+        out->high = r * exp(half);
+    } else if (!(r > 0.0)) {
         out->why = NVB_CI_SPREAD;
-        return 0;
     }
-    if (se2 == 0.0) {
-        out->low = out->high = r;
-        out->df = INFINITY;
-        return 0;
-    }
-    double df = se2 * se2 / (va * va / (double)(ma.n - 1) + vb * vb / (double)(mb.n - 1)), t;
-    if (nvb_stats_t_critical(df, confidence, &t) < 0) {
-        out->why = NVB_CI_SPREAD;
-        return 0;
-    }
-    double half = t * sqrt(se2);
-    out->low = r * exp(-half);
-    out->high = r * exp(half);
-    out->df = df;
     return 0;
 }
 

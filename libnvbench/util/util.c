@@ -72,6 +72,23 @@ char *nvb__strdup(const char *s)
     return d;
 }
 
+int nvb__grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return 0;
+    void *p;
+    memcpy(&p, arr, sizeof p); /* arr is a T ** of any T */
+    size_t nc = *cap ? *cap * 2 : first;
+    if (nc <= n || nc > SIZE_MAX / elem)
+        return -ENOMEM;
+    void *np = realloc(p, nc * elem);
+    if (!np)
+        return -ENOMEM;
+    memcpy(arr, &np, sizeof np);
+    *cap = nc;
+    return 0;
+}
+
 const char *nvb__errno_name(int e, char *buf, size_t len)
 {
     if (e < 0)

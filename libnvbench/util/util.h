@@ -28,6 +28,10 @@ void nvb__buf_printf(struct nvb__buf *b, const char *fmt, ...) __attribute__((fo
  * text freed when an append failed or nothing was written. */
 int nvb__buf_take(struct nvb__buf *b, char **out);
 char *nvb__strdup(const char *s);
+/* Room for element n of the array *(T **)arr of *cap elements of elem bytes:
+ * the array doubles (from first elements) when n == *cap. 0, or -ENOMEM with
+ * the array as it was. */
+int nvb__grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first);
 /* "EIO" for 5; "E<n>" for unknown ones (into buf). */
 const char *nvb__errno_name(int e, char *buf, size_t len);
 /* A size the way workloads write it: the largest binary unit that divides
