@@ -175,6 +175,9 @@ struct nvb__tcontent {
     uint64_t cached_examined;/* bytes of the region cached_pct is measured over */
     int      allocated_known;/* allocated_pct measured (files) */
     double   allocated_pct;  /* share of the region that is allocated data, not holes */
+    int      wc_present;     /* the result has write_cache (a run's, a loaded one's when its JSON had it) */
+    int      wc_known;       /* 0: null (not a file, or nobody could tell) */
+    char     wc_fs[32], wc_fs_mode[16], wc_disk[64], wc_disk_mode[16]; /* platform.h nvb__wcache; "" unknown */
 };
 
 #define NVB__ERRNO_SLOTS 256

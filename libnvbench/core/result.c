@@ -393,6 +393,21 @@ static void emit_content(struct jctx *c, const struct nvb__tcontent *k)
         jo_raw_num(c, "allocated_pct", k->allocated_pct);
     else
         jo_raw(c, "allocated_pct", "null");
+    if (!k->wc_present)
+        return;
+    if (!k->wc_known) {
+        jo_raw(c, "write_cache", "null");
+        return;
+    }
+    const char *const v[] = {k->wc_fs, k->wc_fs_mode, k->wc_disk, k->wc_disk_mode};
+    const char *const key[] = {"fs", "fs_mode", "disk", "disk_mode"};
+    jo_open(c, "write_cache", '{');
+    for (int i = 0; i < 4; i++)
+        if (v[i][0])
+            jo_str(c, key[i], v[i]);
+        else
+            jo_raw(c, key[i], "null");
+    jo_close(c, '}');
 }
 
 static void emit_hosts(struct jctx *c, const struct nvb_result *r)

@@ -499,6 +499,23 @@ static int ld_content(struct ld *L, const struct nvb__jv *o, const char *path, s
     k->present = nvb__json_get(o, "page_cache") || nvb__json_get(o, "allocated_pct");
     if (rd_pct_or_null(L, o, path, "allocated_pct", &k->allocated_pct, &k->allocated_known))
         return L->rc;
+    const struct nvb__jv *wc = nvb__json_get(o, "write_cache");
+    k->wc_present = wc != NULL;
+    if (wc && wc->type != NVB__J_NULL) {
+        char *const v[] = {k->wc_fs, k->wc_fs_mode, k->wc_disk, k->wc_disk_mode};
+        const size_t n[] = {sizeof k->wc_fs, sizeof k->wc_fs_mode, sizeof k->wc_disk, sizeof k->wc_disk_mode};
+        const char *const key[] = {"fs", "fs_mode", "disk", "disk_mode"};
+        if (wc->type != NVB__J_OBJ)
+            return bad(L, path, "write_cache", "expected an object or null");
+        for (int i = 0; i < 4; i++) {
+            const struct nvb__jv *x = mem(L, wc, path, key[i], -1, 1);
+            if (!x)
+                return L->rc;
+            if (x->type != NVB__J_NULL && rd_str(L, wc, path, key[i], v[i], n[i], 1))
+                return L->rc;
+        }
+        k->wc_known = 1;
+    }
     char p[256];
     const struct nvb__jv *pc = obj_or_null(L, o, path, "page_cache", 0, p, sizeof p);
     if (!pc)
