@@ -378,8 +378,8 @@ START_TEST(lag_split_thread_late_and_queue_full)
      * the bound is the stall itself (fault.delay), not the machine's speed */
     ck_assert_msg(tu_get(r, "rate.queue_full_max_ns") >= 100e6, "queue_full_max %f",
                   tu_get(r, "rate.queue_full_max_ns"));
-    ck_assert(tu_get(r, "rate.late_mean_ns") + tu_get(r, "rate.queue_full_mean_ns") ==
-              tu_get(r, "rate.lag_mean_ns") || r->sub.ios == 0);
+    /* and so do the result's figures (integers below 2^53: exact as doubles) */
+    ck_assert(tu_get(r, "rate.late_sum_ns") + tu_get(r, "rate.queue_full_sum_ns") == tu_get(r, "rate.lag_sum_ns"));
     ck_assert(has_warning(r, "waiting for a slot"));
     nvb_result_free(r);
 
@@ -422,8 +422,15 @@ START_TEST(closed_mode_honours_poisson)
         nvb_result_free(r);
         nvb_workload_free(w);
     }
-    /* 299 exponential gaps: a sample CV under 0.7 is about 4 standard errors away */
-    ck_assert_msg(cv[1] > 0.7 && cv[1] > cv[0], "gap CV poisson %f, uniform %f", cv[1], cv[0]);
+    /* 299 exponential gaps (the same ones in every run: the schedule is
+     * seeded): a sample CV under 0.7 would be about 4 standard errors off.
+     * An evenly paced loop shows a CV near 0 (0.03-0.09 here before closed
+     * mode honoured the process); only a host that keeps the job thread
+     * from running for whole gaps at a time makes it larger, so the
+     * uniform run's CV is printed, not compared: on a loaded machine it can
+     * pass 1 (bursts after each preemption), and the poisson one only
+     * grows with such lateness, never shrinks. */
+    ck_assert_msg(cv[1] > 0.7, "gap CV poisson %f (uniform %f)", cv[1], cv[0]);
 }
 END_TEST
 
