@@ -108,8 +108,8 @@ static void rate_warnings(struct nvb_result *res, unsigned qd)
         }
     const double late = res->sub.ios ? (double)res->sub.late_sum / (double)res->sub.ios : 0, mean = n ? lsum / n : 0;
     if (mean > 0 && late > LATE_SHARE_WARN * mean)
-        nvb__result_warn(res, "open-loop rate: the job thread submitted I/Os %.3g us late on average (rate.late_mean_ns), "
-                         "%.0f%% of the mean latency %.3g us: lat includes this lateness of the host, not the "
+        nvb__result_warn(res, "open-loop rate: the job thread submitted I/Os %.3g us late on average "
+                         "(rate.late_mean_ns), %.0f%% of the mean latency %.3g us: lat includes this lateness of the host, not the "
                          "storage (a busy machine, or timer wake-ups later than the spin covers)",
                          late / 1e3, 100.0 * late / mean, mean / 1e3);
     if (res->sub.unissued)

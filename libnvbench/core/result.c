@@ -337,7 +337,8 @@ static void emit_rate(struct jctx *c, const struct nvb_result *r)
         jo_u64(c, "gaps", s->gaps);
         jo_u64(c, "gap_sum_ns", s->gap_sum);
         jo_raw_num(c, "gap_sumsq_ns2", s->gap_sq);
-        double m = s->gaps ? (double)s->gap_sum / (double)s->gaps : 0, v = s->gaps ? s->gap_sq / (double)s->gaps - m * m : 0;
+        const double n = s->gaps ? (double)s->gaps : 1;
+        const double m = (double)s->gap_sum / n, v = s->gap_sq / n - m * m;
         if (s->gaps >= 2 && m > 0)
             jo_num(c, "gap_cv", sqrt(v > 0 ? v : 0) / m);
         else

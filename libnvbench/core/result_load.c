@@ -222,7 +222,8 @@ static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result
         char sc[16];
         uint64_t bm = 0;
         if (rd_str(L, s, "submissions", "slat_scope", sc, sizeof sc, 1) ||
-            rd_u64(L, s, "submissions", "batch_max", &bm, 1) || rd_u64(L, s, "submissions", "waits", &r->sub.waits, 1) ||
+            rd_u64(L, s, "submissions", "batch_max", &bm, 1) ||
+            rd_u64(L, s, "submissions", "waits", &r->sub.waits, 1) ||
             rd_u64(L, s, "submissions", "depth_sum", &r->sub.depth_sum, 1))
             return L->rc;
         r->sub.slat_scope = -1;
@@ -251,12 +252,14 @@ static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result
     if (rd_u64(L, o, "rate", "target_iops", &r->rate_iops, 1))
         return L->rc;
     const int ext = r->sub.ext;
-    if (ext && (rd_u64(L, o, "rate", "gaps", &r->sub.gaps, 1) || rd_u64(L, o, "rate", "gap_sum_ns", &r->sub.gap_sum, 1) ||
+    if (ext && (rd_u64(L, o, "rate", "gaps", &r->sub.gaps, 1) ||
+                rd_u64(L, o, "rate", "gap_sum_ns", &r->sub.gap_sum, 1) ||
                 rd_nonneg(L, o, "rate", "gap_sumsq_ns2", &r->sub.gap_sq, 1)))
         return L->rc;
     if (r->rate_mode == NVB__RATE_CLOSED)
         return 0;
-    if (rd_u64(L, o, "rate", "lagged_ios", &r->sub.lagged, 1) || rd_u64(L, o, "rate", "unissued_ios", &r->sub.unissued, 1) ||
+    if (rd_u64(L, o, "rate", "lagged_ios", &r->sub.lagged, 1) ||
+        rd_u64(L, o, "rate", "unissued_ios", &r->sub.unissued, 1) ||
         rd_u64(L, o, "rate", "lag_sum_ns", &r->sub.lag_sum, 1) || rd_u64(L, o, "rate", "lag_max_ns", &r->sub.lag_max, 1))
         return L->rc;
     if (ext && (rd_u64(L, o, "rate", "late_sum_ns", &r->sub.late_sum, 1) ||

@@ -137,7 +137,7 @@ struct job {
     uint64_t wait_ns;            /* bound of the engine's next blocking wait (its ctx->wait_ns points here) */
     uint64_t wait_base;          /* ... when no intended start bounds it */
     /* a rate's pacing (job.c) */
-    uint64_t wake_late;          /* how late a timed wait ends, a running mean (ns): the spin before an intended start */
+    uint64_t wake_late;          /* how late a timed wait ends, a running mean (ns): sets the spin */
     uint64_t full_since, freed_at; /* the queue last filled, and last had a slot freed while full */
     uint64_t last_sub;           /* the last submit call (gaps between arrivals) */
     struct nvb__submits sub;     /* in the measured window */

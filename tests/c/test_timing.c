@@ -445,7 +445,8 @@ START_TEST(submit_batch_one_keeps_the_queue_full)
         struct nvb_workload *w = mk((const char *[]){"engine", "null", "rw", "randread", "qd", "32", "submit_batch",
                                                      batches[i], "ios", "20000", NULL}, 0);
         struct nvb_result *r = tu_run_ok(w);
-        ck_assert_msg(r->sub.waits > 0 && r->sub.depth_sum == 32 * r->sub.waits, "submit_batch=%s: %llu in flight over %llu waits",
+        ck_assert_msg(r->sub.waits > 0 && r->sub.depth_sum == 32 * r->sub.waits,
+                      "submit_batch=%s: %llu in flight over %llu waits",
                       batches[i], (unsigned long long)r->sub.depth_sum, (unsigned long long)r->sub.waits);
         ck_assert(tu_get(r, "submissions.depth_mean") == 32);
         ck_assert(tu_get(r, "submissions.batch_max") == atoi(batches[i]));
@@ -467,7 +468,8 @@ START_TEST(submit_batch_one_keeps_the_queue_full)
     /* the ring engines' submit only queues: their slat says so */
     char why[256];
     if (nvb_engine_probe("io_uring", why, sizeof why) == 0) {
-        struct nvb_workload *w = mk((const char *[]){"engine", "io_uring", "rw", "randread", "qd", "8", "ios", "200", NULL}, 1);
+        struct nvb_workload *w =
+            mk((const char *[]){"engine", "io_uring", "rw", "randread", "qd", "8", "ios", "200", NULL}, 1);
         struct nvb_result *r = tu_run_ok(w);
         char *json = NULL;
         ck_assert_int_eq(nvb_result_json(r, &json), 0);
