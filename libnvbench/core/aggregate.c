@@ -77,6 +77,10 @@ static void window_ends(struct run *r, struct nvb_result *res)
     res->first_done_wall_ns = res->start_wall_ns + (t_first - r->go_ns);
 }
 
+/* The share of the mean latency the job thread's own lateness may take
+ * before a result warns that lat shows the host rather than the storage. */
+#define LATE_SHARE_WARN 0.10
+
 /* What a rate did to the figures: a closed loop hides the waiting behind
  * a stall; an open one may not have kept its schedule. */
 static void rate_warnings(struct nvb_result *res, unsigned qd)
@@ -91,9 +95,24 @@ static void rate_warnings(struct nvb_result *res, unsigned qd)
     }
     if (res->sub.lagged)
         nvb__result_warn(res, "open-loop rate: %" PRIu64 " of %" PRIu64 " I/Os were submitted an interval or more "
-                         "after their intended start (at most %.3g ms late): the queue (qd %u) was full or the "
-                         "job was late; their latency counts from the intended start", res->sub.lagged,
-                         res->sub.ios, (double)res->sub.lag_max / 1e6, qd);
+                         "after their intended start (at most %.3g ms late: %.3g ms waiting for a slot, the "
+                         "queue (qd %u) full; %.3g ms the job thread late); their latency counts from the "
+                         "intended start", res->sub.lagged, res->sub.ios, (double)res->sub.lag_max / 1e6,
+                         (double)res->sub.qfull_max / 1e6, qd, (double)res->sub.late_max / 1e6);
+    /* the thread's own lateness is no storage latency: say when it is a
+     * large share of what lat shows */
+    double n = 0, lsum = 0;
+    for (int d = 0; d < NVB__NDIR; d++)
+        if (res->tot[d].hist) {
+            n += (double)res->tot[d].hist->count;
+            lsum += (double)res->tot[d].hist->sum;
+        }
+    const double late = res->sub.ios ? (double)res->sub.late_sum / (double)res->sub.ios : 0, mean = n ? lsum / n : 0;
+    if (mean > 0 && late > LATE_SHARE_WARN * mean)
+        nvb__result_warn(res, "open-loop rate: the job thread submitted I/Os %.3g us late on average "
+                         "(rate.late_mean_ns), %.0f%% of the mean latency %.3g us: lat includes this lateness of the host, not the "
+                         "storage (a busy machine, or timer wake-ups later than the spin covers)",
+                         late / 1e3, 100.0 * late / mean, mean / 1e3);
     if (res->sub.unissued)
         nvb__result_warn(res, "open-loop rate: %" PRIu64 " I/Os due in the measured window were never submitted "
                          "(the queue stayed full to its end): the latency figures cannot include them",
@@ -156,6 +175,10 @@ int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc)
     window_ends(r, res);
     res->trim = r->p->trims;
     res->lat_unknown = (r->p->eng->flags & NVB__ENG_SYNC) ? NVB__NO_SLAT : 0;
+    res->sub.ext = 1;
+    res->sub.batch_max = r->w->submit_batch && r->w->submit_batch < r->p->qd ? r->w->submit_batch : r->p->qd;
+    res->sub.slat_scope = (r->p->eng->flags & NVB__ENG_SYNC) ? NVB__SLAT_NONE
+                          : (r->p->eng->flags & NVB__ENG_SUBMIT_QUEUES) ? NVB__SLAT_QUEUE : NVB__SLAT_CALL;
     if (r->w->rate_iops) {
         res->rate_set = 1;
         res->rate_mode = r->w->rate_mode;

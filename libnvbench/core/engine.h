@@ -119,6 +119,9 @@ enum {
     NVB__ENG_TRIM = 16,       /* takes I/Os of dir NVB_TRIM (rw=trim,
                                * randtrim); the planner refuses trims to
                                * the others */
+    NVB__ENG_SUBMIT_QUEUES = 32, /* submit() only queues (fills submission
+                               * entries); the kernel is entered in reap():
+                               * a slat then times the queueing alone */
 };
 
 /*

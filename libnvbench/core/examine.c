@@ -94,6 +94,30 @@ static void examine_holes(struct run *r, struct nvb_result *res, unsigned t, int
                          "which the file system answers with zeros without reading the storage, so the reads "
                          "measure the file system, not the device. Fill the region first, e.g. a sequential "
                          "write pass over it (rw=write bs=1M) before reading", c->allocated_pct, pt->path);
+    /* writes to holes or to unwritten extents (fallocate, as fio lays out
+     * a file for a write-only job) make the file system allocate or
+     * convert extents as they land: a first pass, not the steady state */
+    if ((r->p->writes || r->p->trims) && c->allocated_pct < ALLOCATED_WARN_PCT)
+        nvb__result_warn(res, "UNWRITTEN TARGET: only %.1f%% of the region of '%s' holds written data; the rest is "
+                         "holes or unwritten (fallocated) extents, so the writes also cost the file system "
+                         "allocating or converting extents as they land: they measure a first pass over the "
+                         "file, not its steady state. Write the region once first (rw=write bs=1M) to measure "
+                         "overwrites", c->allocated_pct, pt->path);
+}
+
+/* What caches the writes to a file target: its file system's mode and the
+ * write cache of the disk under it. */
+static void examine_write_cache(struct nvb_result *res, unsigned t, int fd)
+{
+    struct nvb__tcontent *c = &res->tg[t].content;
+    struct nvb__wcache wc;
+    if (nvb__file_write_cache(fd, &wc) < 0)
+        return;
+    c->wc_known = 1;
+    snprintf(c->wc_fs, sizeof c->wc_fs, "%s", wc.fstype);
+    snprintf(c->wc_fs_mode, sizeof c->wc_fs_mode, "%s", wc.fs_mode);
+    snprintf(c->wc_disk, sizeof c->wc_disk, "%s", wc.disk);
+    snprintf(c->wc_disk_mode, sizeof c->wc_disk_mode, "%s", wc.disk_mode);
 }
 
 void nvb__targets_examine(struct run *r, struct nvb_result *res)
@@ -113,9 +137,12 @@ void nvb__targets_examine(struct run *r, struct nvb_result *res)
             continue;
         }
         res->tg[t].content.examined = 1;
+        res->tg[t].content.wc_present = 1;
         examine_cache(r, res, t, fd);
-        if (file)
+        if (file) {
             examine_holes(r, res, t, fd);
+            examine_write_cache(res, t, fd);
+        }
         nvb__target_close(fd);
     }
 }

@@ -175,6 +175,9 @@ struct nvb__tcontent {
     uint64_t cached_examined;/* bytes of the region cached_pct is measured over */
     int      allocated_known;/* allocated_pct measured (files) */
     double   allocated_pct;  /* share of the region that is allocated data, not holes */
+    int      wc_present;     /* the result has write_cache (a run's, a loaded one's when its JSON had it) */
+    int      wc_known;       /* 0: null (not a file, or nobody could tell) */
+    char     wc_fs[32], wc_fs_mode[16], wc_disk[64], wc_disk_mode[16]; /* platform.h nvb__wcache; "" unknown */
 };
 
 #define NVB__ERRNO_SLOTS 256
@@ -216,7 +219,24 @@ struct nvb__submits {
     uint64_t lagged;             /* I/Os submitted an interval or more after their intended start */
     uint64_t unissued;           /* due in the window, never submitted */
     uint64_t lag_sum, lag_max;   /* ns from intended start to the submit call */
+    /* the lag in two parts: the job thread was late (a slot was free) and
+     * the I/O waited for a slot (the queue was full); they add up to lag */
+    uint64_t late_sum, late_max, qfull_sum, qfull_max;
+    uint64_t spin_ns;            /* spun (not slept) arriving on an intended start: CPU the rate costs */
+    uint64_t gaps, gap_sum;      /* rate: gaps between consecutive I/Os' submit calls (0 inside one call) */
+    double   gap_sq;             /* and their squares (ns^2) */
+    uint64_t waits, depth_sum;   /* waits for completions while still submitting, I/Os in flight at each */
+    /* not added by nvb__submits_add (set once per result) */
+    uint32_t batch_max;          /* the most I/Os one submit call carries (submit_batch, at most qd) */
+    int      slat_scope;         /* what a slat is (enum nvb__slat_scope) */
+    int      ext;                /* 1: the fields above are known (0: read from a result written before them) */
 };
+
+/* What an I/O's slat times: the engine's submit call, which enters the
+ * kernel (libaio io_submit, null); the queueing of the I/O alone, the
+ * kernel entered later in the reap call (the ring engines); nothing (an
+ * engine that completes I/O inside submit). Several: a merged result. */
+enum nvb__slat_scope { NVB__SLAT_CALL = 0, NVB__SLAT_QUEUE, NVB__SLAT_NONE, NVB__SLAT_MIXED };
 
 static inline void nvb__submits_add(struct nvb__submits *d, const struct nvb__submits *s)
 {
@@ -227,6 +247,18 @@ static inline void nvb__submits_add(struct nvb__submits *d, const struct nvb__su
     d->lag_sum += s->lag_sum;
     if (s->lag_max > d->lag_max)
         d->lag_max = s->lag_max;
+    d->late_sum += s->late_sum;
+    d->qfull_sum += s->qfull_sum;
+    if (s->late_max > d->late_max)
+        d->late_max = s->late_max;
+    if (s->qfull_max > d->qfull_max)
+        d->qfull_max = s->qfull_max;
+    d->spin_ns += s->spin_ns;
+    d->gaps += s->gaps;
+    d->gap_sum += s->gap_sum;
+    d->gap_sq += s->gap_sq;
+    d->waits += s->waits;
+    d->depth_sum += s->depth_sum;
 }
 /* ---- preconditioning and steady state in a result (precond.c, steady.c) ---- */
 struct nvb__precond_res {    /* the precondition phase: not part of the figures */

@@ -417,8 +417,34 @@ static int job_scan_stale(struct job *j, uint64_t now, unsigned inflight, uint64
 
 /* ---- open-loop rate (the schedule: core/sched.h) ---- */
 
+/* The spin before an intended start: the job sleeps (or waits in the
+ * engine) until this much before it, then polls to it, so that it arrives
+ * on time instead of as late as the kernel wakes it. As long as a timed
+ * wait ends late (its running mean, and half that again, and 2 us), at most
+ * a quarter of the mean gap and SPIN_MAX_NS: the CPU it costs is counted
+ * (rate.spin_ns). */
+#define SPIN_MAX_NS 200000u
+static uint64_t spin_window(const struct job *j)
+{
+    uint64_t s = j->wake_late + j->wake_late / 2 + 2000;
+    uint64_t cap = j->sched.period_ns / 4 < SPIN_MAX_NS ? j->sched.period_ns / 4 : SPIN_MAX_NS;
+    return s < cap ? s : cap;
+}
+
+/* A timed wait meant to end at `at` ended at now: the running mean of how
+ * late (weight 1/8). */
+static void wake_seen(struct job *j, uint64_t at, uint64_t now)
+{
+    uint64_t late = now > at ? now - at : 0;
+    if (late > 10 * SPIN_MAX_NS)
+        late = 10 * SPIN_MAX_NS; /* a preemption, not the timer: do not spin for it */
+    j->wake_late = j->wake_late - j->wake_late / 8 + late / 8;
+}
+
 /* The batch's intended starts, taken off the schedule, and how late the
- * submit call at ts is for each of them. */
+ * submit call at ts is for each of them: the part spent waiting for a slot
+ * (from the later of the intended start and the queue filling, to the slot
+ * freed) and the rest, the job thread's own lateness. */
 static void sched_stamp(struct job *j, unsigned n, uint64_t ts, int measuring)
 {
     struct sched *s = &j->sched;
@@ -429,28 +455,51 @@ static void sched_stamp(struct job *j, unsigned n, uint64_t ts, int measuring)
         if (!measuring)
             continue;
         uint64_t lag = ts > io->t_due ? ts - io->t_due : 0;
+        uint64_t from = io->t_due > j->full_since ? io->t_due : j->full_since;
+        uint64_t upto = j->freed_at < ts ? j->freed_at : ts;
+        uint64_t qf = upto > from ? upto - from : 0;
+        if (qf > lag)
+            qf = lag;
         j->sub.lag_sum += lag;
+        j->sub.qfull_sum += qf;
+        j->sub.late_sum += lag - qf;
         if (lag > j->sub.lag_max)
             j->sub.lag_max = lag;
+        if (qf > j->sub.qfull_max)
+            j->sub.qfull_max = qf;
+        if (lag - qf > j->sub.late_max)
+            j->sub.late_max = lag - qf;
         if (lag >= s->period_ns)
             j->sub.lagged++;
     }
 }
 
-/* The engine's next wait, open-loop rate: while a slot is free it ends no
- * later than the next intended start; with the queue full, or draining, it
- * is the usual one (and that waiting counts in the latency of the I/Os due
- * meanwhile). Returns the completions to wait for. */
-static unsigned job_open_wait(struct job *j, unsigned minw, uint64_t now, int full, unsigned n)
+/* The engine's next wait, with a rate: while a slot is free it ends no
+ * later than `spin` before the next intended start, and within that it is a
+ * poll (the loop spins to the start, reaping as it goes); with the queue
+ * full, or draining, it is the usual one (and that waiting counts in the
+ * latency of the I/Os due meanwhile, open loop). Returns the completions to
+ * wait for; *wake_at is when a wait the schedule bounds should end (0: none
+ * does), *spinning whether this is a poll of the spin. */
+static unsigned job_rate_wait(struct job *j, unsigned minw, uint64_t now, int full, unsigned n, uint64_t spin,
+                              uint64_t *wake_at, int *spinning)
 {
     j->wait_ns = j->wait_base;
+    *wake_at = 0;
+    *spinning = 0;
     if (full)
         return minw;
     uint64_t next = j->sched.next;
     if (next <= now)
         return n ? 0 : minw; /* due: poll and submit it (none went: verify waits for a block) */
-    if (!j->wait_base || next - now < j->wait_base)
-        j->wait_ns = next - now;
+    if (next - now <= spin) {
+        *spinning = 1;
+        return 0;
+    }
+    if (!j->wait_base || next - now - spin < j->wait_base) {
+        j->wait_ns = next - now - spin;
+        *wake_at = next - spin;
+    }
     return minw;
 }
 
@@ -484,6 +533,17 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
         j->batch[i]->t_sub = ts;
     if (c->open)
         sched_stamp(j, n, ts, measuring);
+    if (j->rate_ns) { /* the arrivals the rate made: gaps between submit calls */
+        if (measuring && j->last_sub) {
+            const double g = (double)(ts - j->last_sub);
+            j->sub.gaps += n;
+            j->sub.gap_sum += ts - j->last_sub;
+            j->sub.gap_sq += g * g;
+        } else if (measuring) {
+            j->sub.gaps += n - 1;
+        }
+        j->last_sub = ts;
+    }
     int rc = submit(io_state, j->batch, n);
     const uint64_t te = c->split || c->open ? nvb__now_ns() : ts;
     const uint64_t sent = c->split ? te : ts;
@@ -554,10 +614,9 @@ static void job_loop(struct job *j)
     const uint64_t meas_ns = r->meas_ns;
     int measuring = meas_ns <= r->go_ns;
     unsigned nfree = qd, inflight = 0, tnext = 0;
-    uint64_t budget = j->budget, issued = 0;
+    uint64_t budget = j->budget;
     uint64_t ios[NVB__NDIR] = {0}, bytes[NVB__NDIR] = {0}, lat[NVB__NDIR] = {0};
     uint64_t now = nvb__now_ns(), last_done = now;
-    uint64_t t0 = now; /* a closed-loop rate's origin: think time moves it */
     const uint64_t think_ns = w->thinktime_ns;
     unsigned think_left = w->thinktime_blocks; /* I/Os before the next think */
     const uint64_t io_timeout = w->io_timeout_ns;
@@ -566,7 +625,7 @@ static void job_loop(struct job *j)
     const uint64_t scan_ns = io_timeout / 8 < WAIT_SLICE_NS ? io_timeout / 8 + 1 : WAIT_SLICE_NS;
     uint64_t next_scan = now + scan_ns;
     int past_end = 0;
-    if (c.open)
+    if (j->rate_ns) /* open or closed, the rate's arrivals come from its schedule (uniform or poisson) */
         nvb__sched_start(&j->sched, r->go_ns);
 
     for (;;) {
@@ -584,22 +643,18 @@ static void job_loop(struct job *j)
                 room = c.sbatch;
             if (budget != UINT64_MAX && room > budget)
                 room = (unsigned)budget;
-            if (c.open) {
+            if (j->rate_ns)
                 room = nvb__sched_due(&j->sched, now, room);
-            } else if (j->rate_ns) {
-                uint64_t allowed = (now - t0) / j->rate_ns + 1;
-                uint64_t can = allowed > issued ? allowed - issued : 0;
-                if (room > can)
-                    room = (unsigned)can;
-            }
             room = think_room(think_ns, room, think_left);
             n = job_prepare(j, &c, room, &nfree, &tnext, measuring);
+            if (j->rate_ns && !c.open) /* closed: the schedule paces, its starts are not stamped */
+                for (unsigned i = 0; i < n; i++)
+                    nvb__sched_step(&j->sched);
             think_left -= think_ns ? n : 0;
             if (budget != UINT64_MAX && measuring)
                 budget -= n;
             if (__builtin_expect(c.mix != 0, 0) && j->mix->spent)
                 budget = 0; /* io_limit with bssplit: the job's bytes are issued */
-            issued += n;
         }
         uint64_t te = now;
         if (n) {
@@ -613,33 +668,57 @@ static void job_loop(struct job *j)
             if (!inflight)
                 wd_ref = ts;
             inflight += n;
+            if (inflight == qd)
+                j->full_since = te;
+            if (n == c.sbatch && inflight < qd && !stopping && budget) {
+                /* submit_batch below the free slots: another call, not a
+                 * wait, until every free slot is filled (or nothing is due) */
+                now = te;
+                continue;
+            }
         }
         if (!inflight) {
             if (stopping || !budget)
                 break;
             if (think_ns && !think_left) { /* the last think_left I/Os have completed */
-                t0 += job_think(j, c.open, think_ns, end_ns);
+                job_think(j, j->rate_ns != 0, think_ns, end_ns);
                 think_left = w->thinktime_blocks;
                 now = nvb__now_ns();
                 continue;
             }
-            if (j->rate_ns) { /* ahead of the rate: sleep to the next slot */
-                uint64_t next = c.open ? j->sched.next : t0 + issued * j->rate_ns;
+            now = nvb__now_ns();
+            if (j->rate_ns) { /* ahead of the rate: sleep to the next start, and spin the last stretch (open) */
+                uint64_t next = j->sched.next;
                 if (end_ns && next > end_ns)
                     next = end_ns;
-                if (next > now)
-                    nvb__sleep_ns(next - now);
+                const uint64_t spin = c.open ? spin_window(j) : 0;
+                if (next > now + spin) {
+                    nvb__sleep_ns(next - spin - now);
+                    now = nvb__now_ns();
+                    wake_seen(j, next - spin, now);
+                }
+                const uint64_t s0 = now;
+                while (now < next && !run_stopping(r))
+                    now = nvb__now_ns();
+                if (measuring)
+                    j->sub.spin_ns += now - s0;
             }
-            now = nvb__now_ns();
             continue;
         }
         unsigned minw = 0;
         if (stopping || !budget || inflight >= qd || j->rate_ns || n == 0)
             minw = c.cbatch < inflight ? c.cbatch : inflight;
-        if (c.open)
-            minw = job_open_wait(j, minw, te, stopping || !budget || inflight >= qd, n);
+        uint64_t wake_at = 0;
+        int spinning = 0;
+        if (j->rate_ns)
+            minw = job_rate_wait(j, minw, te, stopping || !budget || inflight >= qd, n, c.open ? spin_window(j) : 0,
+                                 &wake_at, &spinning);
         if (stopping && j->fault)
             nvb__fault_expire(j->fault); /* held-back completions do not hold up the stop */
+        if (measuring && !stopping && budget) { /* the depth the loop keeps while it still submits */
+            j->sub.waits++;
+            j->sub.depth_sum += inflight;
+        }
         int got = reap(io_state, j->done, qd, minw);
         if (got < 0) {
             if (got == -EINTR || got == -EAGAIN) {
@@ -652,6 +731,12 @@ static void job_loop(struct job *j)
             break; /* in-flight I/O is abandoned to the engine's teardown */
         }
         now = nvb__now_ns();
+        if (spinning && measuring)
+            j->sub.spin_ns += now - te;
+        else if (wake_at && got == 0)
+            wake_seen(j, wake_at, now);
+        if (got > 0 && inflight == qd)
+            j->freed_at = now;
         if (got > 0) {
             wd_ref = now;
         } else if (io_timeout && now - wd_ref >= io_timeout && !j->stalled) {

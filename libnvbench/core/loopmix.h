@@ -61,10 +61,10 @@ LOOP_STEP unsigned think_room(uint64_t think_ns, unsigned room, unsigned left)
 }
 
 /* The job thinks: think_ns, or to the end of the run or a stop, slept (not
- * spun) in slices so that a stop is seen. An open-loop schedule pauses
- * with it: its next intended starts move by the time slept, so the pause
- * is neither lag nor latency. Returns the time slept (a closed-loop rate
- * moves its origin by it). */
+ * spun) in slices so that a stop is seen. A rate's schedule (open or
+ * closed: `open` here is "has one") pauses with it: its next intended
+ * starts move by the time slept, so the pause is neither lag nor latency.
+ * Returns the time slept. */
 static uint64_t job_think(struct job *j, int open, uint64_t think_ns, uint64_t end_ns)
 {
     const uint64_t t0 = nvb__now_ns();

@@ -405,6 +405,18 @@ static void merge_timing(struct nvb_result *m, const struct nvb_result *p, int f
 {
     m->lat_unknown |= p->lat_unknown;
     nvb__submits_add(&m->sub, &p->sub);
+    /* what a slat covers and the batch: known when every part says it */
+    if (first) {
+        m->sub.ext = p->sub.ext;
+        m->sub.slat_scope = p->sub.slat_scope;
+        m->sub.batch_max = p->sub.batch_max;
+    } else {
+        m->sub.ext &= p->sub.ext;
+        if (m->sub.slat_scope != p->sub.slat_scope)
+            m->sub.slat_scope = NVB__SLAT_MIXED;
+        if (p->sub.batch_max > m->sub.batch_max)
+            m->sub.batch_max = p->sub.batch_max;
+    }
     if (!p->rate_set)
         return;
     if (!m->rate_set || first) {

@@ -309,16 +309,61 @@ static void emit_rate(struct jctx *c, const struct nvb_result *r)
     jo_str(c, "mode", modes[r->rate_mode == NVB__RATE_CLOSED]);
     jo_str(c, "process", procs[r->rate_process == NVB__RATE_POISSON]);
     jo_u64(c, "target_iops", r->rate_iops);
+    const struct nvb__submits *s = &r->sub;
+    const double ios = s->ios ? (double)s->ios : 1;
     if (open) {
-        jo_u64(c, "lagged_ios", r->sub.lagged);
-        jo_u64(c, "unissued_ios", r->sub.unissued);
-        jo_u64(c, "lag_sum_ns", r->sub.lag_sum);
-        jo_num(c, "lag_mean_ns", r->sub.ios ? (double)r->sub.lag_sum / (double)r->sub.ios : 0);
-        jo_u64(c, "lag_max_ns", r->sub.lag_max);
+        jo_u64(c, "lagged_ios", s->lagged);
+        jo_u64(c, "unissued_ios", s->unissued);
+        jo_u64(c, "lag_sum_ns", s->lag_sum);
+        jo_num(c, "lag_mean_ns", (double)s->lag_sum / ios);
+        jo_u64(c, "lag_max_ns", s->lag_max);
+        if (s->ext) {
+            jo_u64(c, "late_sum_ns", s->late_sum);
+            jo_num(c, "late_mean_ns", (double)s->late_sum / ios);
+            jo_u64(c, "late_max_ns", s->late_max);
+            jo_u64(c, "queue_full_sum_ns", s->qfull_sum);
+            jo_num(c, "queue_full_mean_ns", (double)s->qfull_sum / ios);
+            jo_u64(c, "queue_full_max_ns", s->qfull_max);
+            jo_u64(c, "spin_ns", s->spin_ns);
+        }
     } else {
-        static const char *const keys[] = {"lagged_ios", "unissued_ios", "lag_sum_ns", "lag_mean_ns", "lag_max_ns"};
-        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        static const char *const keys[] = {"lagged_ios", "unissued_ios", "lag_sum_ns", "lag_mean_ns", "lag_max_ns",
+                                           "late_sum_ns", "late_mean_ns", "late_max_ns", "queue_full_sum_ns",
+                                           "queue_full_mean_ns", "queue_full_max_ns", "spin_ns"};
+        for (size_t i = 0; i < (s->ext ? 12u : 5u); i++)
             jo_raw(c, keys[i], "null");
+    }
+    if (s->ext) { /* the arrivals as submitted: gaps between consecutive I/Os' submit calls */
+        jo_u64(c, "gaps", s->gaps);
+        jo_u64(c, "gap_sum_ns", s->gap_sum);
+        jo_raw_num(c, "gap_sumsq_ns2", s->gap_sq);
+        const double n = s->gaps ? (double)s->gaps : 1;
+        const double m = (double)s->gap_sum / n, v = s->gap_sq / n - m * m;
+        if (s->gaps >= 2 && m > 0)
+            jo_num(c, "gap_cv", sqrt(v > 0 ? v : 0) / m);
+        else
+            jo_raw(c, "gap_cv", "null");
+    }
+    jo_close(c, '}');
+}
+
+/* The submit calls, and what one I/O's slat covers. */
+static void emit_submissions(struct jctx *c, const struct nvb_result *r)
+{
+    static const char *const scopes[] = {"submit_call", "queue_only", "none", "mixed"};
+    const struct nvb__submits *s = &r->sub;
+    jo_open(c, "submissions", '{');
+    jo_u64(c, "calls", s->calls);
+    jo_u64(c, "ios", s->ios);
+    if (s->ext) {
+        jo_u64(c, "batch_max", s->batch_max);
+        jo_str(c, "slat_scope", scopes[s->slat_scope & 3]);
+        jo_u64(c, "waits", s->waits);
+        jo_u64(c, "depth_sum", s->depth_sum);
+        if (s->waits)
+            jo_num(c, "depth_mean", (double)s->depth_sum / (double)s->waits);
+        else
+            jo_raw(c, "depth_mean", "null");
     }
     jo_close(c, '}');
 }
@@ -349,6 +394,21 @@ static void emit_content(struct jctx *c, const struct nvb__tcontent *k)
         jo_raw_num(c, "allocated_pct", k->allocated_pct);
     else
         jo_raw(c, "allocated_pct", "null");
+    if (!k->wc_present)
+        return;
+    if (!k->wc_known) {
+        jo_raw(c, "write_cache", "null");
+        return;
+    }
+    const char *const v[] = {k->wc_fs, k->wc_fs_mode, k->wc_disk, k->wc_disk_mode};
+    const char *const key[] = {"fs", "fs_mode", "disk", "disk_mode"};
+    jo_open(c, "write_cache", '{');
+    for (int i = 0; i < 4; i++)
+        if (v[i][0])
+            jo_str(c, key[i], v[i]);
+        else
+            jo_raw(c, key[i], "null");
+    jo_close(c, '}');
 }
 
 static void emit_hosts(struct jctx *c, const struct nvb_result *r)
@@ -762,10 +822,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     jo_num(&c, "iops", r->duration_s > 0 ? (double)ios / r->duration_s : 0);
     jo_num(&c, "bw_bytes_s", r->duration_s > 0 ? (double)bytes / r->duration_s : 0);
     jo_close(&c, '}');
-    jo_open(&c, "submissions", '{');
-    jo_u64(&c, "calls", r->sub.calls);
-    jo_u64(&c, "ios", r->sub.ios);
-    jo_close(&c, '}');
+    emit_submissions(&c, r);
     emit_rate(&c, r);
 
     if (!group)

@@ -215,6 +215,27 @@ static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result
     if (s && (rd_u64(L, s, "submissions", "calls", &r->sub.calls, 1) ||
               rd_u64(L, s, "submissions", "ios", &r->sub.ios, 1)))
         return L->rc;
+    /* what a slat covers, and the depth kept: absent from results written
+     * before them (which then read back without them) */
+    if (s && nvb__json_get(s, "slat_scope")) {
+        static const char *const scopes[] = {"submit_call", "queue_only", "none", "mixed"};
+        char sc[16];
+        uint64_t bm = 0;
+        if (rd_str(L, s, "submissions", "slat_scope", sc, sizeof sc, 1) ||
+            rd_u64(L, s, "submissions", "batch_max", &bm, 1) ||
+            rd_u64(L, s, "submissions", "waits", &r->sub.waits, 1) ||
+            rd_u64(L, s, "submissions", "depth_sum", &r->sub.depth_sum, 1))
+            return L->rc;
+        r->sub.slat_scope = -1;
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(sc, scopes[k]))
+                r->sub.slat_scope = k;
+        if (r->sub.slat_scope < 0 || bm > UINT32_MAX)
+            return bad(L, "submissions", "slat_scope", "not \"submit_call\", \"queue_only\", \"none\" or \"mixed\", "
+                       "or batch_max out of range");
+        r->sub.batch_max = (uint32_t)bm;
+        r->sub.ext = 1;
+    }
     const struct nvb__jv *o = mem(L, root, "", "rate", -1, 0);
     if (L->rc || !o || o->type == NVB__J_NULL)
         return L->rc;
@@ -228,11 +249,26 @@ static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result
     r->rate_set = 1;
     r->rate_mode = strcmp(mode, "open") ? NVB__RATE_CLOSED : NVB__RATE_OPEN;
     r->rate_process = strcmp(proc, "poisson") ? NVB__RATE_UNIFORM : NVB__RATE_POISSON;
-    if (rd_u64(L, o, "rate", "target_iops", &r->rate_iops, 1) || r->rate_mode == NVB__RATE_CLOSED ||
-        rd_u64(L, o, "rate", "lagged_ios", &r->sub.lagged, 1) || rd_u64(L, o, "rate", "unissued_ios", &r->sub.unissued, 1) ||
-        rd_u64(L, o, "rate", "lag_sum_ns", &r->sub.lag_sum, 1))
+    if (rd_u64(L, o, "rate", "target_iops", &r->rate_iops, 1))
         return L->rc;
-    return rd_u64(L, o, "rate", "lag_max_ns", &r->sub.lag_max, 1);
+    const int ext = r->sub.ext;
+    if (ext && (rd_u64(L, o, "rate", "gaps", &r->sub.gaps, 1) ||
+                rd_u64(L, o, "rate", "gap_sum_ns", &r->sub.gap_sum, 1) ||
+                rd_nonneg(L, o, "rate", "gap_sumsq_ns2", &r->sub.gap_sq, 1)))
+        return L->rc;
+    if (r->rate_mode == NVB__RATE_CLOSED)
+        return 0;
+    if (rd_u64(L, o, "rate", "lagged_ios", &r->sub.lagged, 1) ||
+        rd_u64(L, o, "rate", "unissued_ios", &r->sub.unissued, 1) ||
+        rd_u64(L, o, "rate", "lag_sum_ns", &r->sub.lag_sum, 1) || rd_u64(L, o, "rate", "lag_max_ns", &r->sub.lag_max, 1))
+        return L->rc;
+    if (ext && (rd_u64(L, o, "rate", "late_sum_ns", &r->sub.late_sum, 1) ||
+                rd_u64(L, o, "rate", "late_max_ns", &r->sub.late_max, 1) ||
+                rd_u64(L, o, "rate", "queue_full_sum_ns", &r->sub.qfull_sum, 1) ||
+                rd_u64(L, o, "rate", "queue_full_max_ns", &r->sub.qfull_max, 1) ||
+                rd_u64(L, o, "rate", "spin_ns", &r->sub.spin_ns, 1)))
+        return L->rc;
+    return 0;
 }
 
 static int ld_engine_used(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
@@ -467,6 +503,23 @@ static int ld_content(struct ld *L, const struct nvb__jv *o, const char *path, s
     k->present = nvb__json_get(o, "page_cache") || nvb__json_get(o, "allocated_pct");
     if (rd_pct_or_null(L, o, path, "allocated_pct", &k->allocated_pct, &k->allocated_known))
         return L->rc;
+    const struct nvb__jv *wc = nvb__json_get(o, "write_cache");
+    k->wc_present = wc != NULL;
+    if (wc && wc->type != NVB__J_NULL) {
+        char *const v[] = {k->wc_fs, k->wc_fs_mode, k->wc_disk, k->wc_disk_mode};
+        const size_t n[] = {sizeof k->wc_fs, sizeof k->wc_fs_mode, sizeof k->wc_disk, sizeof k->wc_disk_mode};
+        const char *const key[] = {"fs", "fs_mode", "disk", "disk_mode"};
+        if (wc->type != NVB__J_OBJ)
+            return bad(L, path, "write_cache", "expected an object or null");
+        for (int i = 0; i < 4; i++) {
+            const struct nvb__jv *x = mem(L, wc, path, key[i], -1, 1);
+            if (!x)
+                return L->rc;
+            if (x->type != NVB__J_NULL && rd_str(L, wc, path, key[i], v[i], n[i], 1))
+                return L->rc;
+        }
+        k->wc_known = 1;
+    }
     char p[256];
     const struct nvb__jv *pc = obj_or_null(L, o, path, "page_cache", 0, p, sizeof p);
     if (!pc)

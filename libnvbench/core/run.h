@@ -141,6 +141,10 @@ struct job {
     struct sched sched;
     uint64_t wait_ns;            /* bound of the engine's next blocking wait (its ctx->wait_ns points here) */
     uint64_t wait_base;          /* ... when no intended start bounds it */
+    /* a rate's pacing (job.c) */
+    uint64_t wake_late;          /* how late a timed wait ends, a running mean (ns): sets the spin */
+    uint64_t full_since, freed_at; /* the queue last filled, and last had a slot freed while full */
+    uint64_t last_sub;           /* the last submit call (gaps between arrivals) */
     struct nvb__submits sub;     /* in the measured window */
     uint64_t rng;
     uint64_t by_errno[NVB__ERRNO_SLOTS];

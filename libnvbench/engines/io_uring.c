@@ -322,7 +322,7 @@ static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned 
 
 /* .abandon: closing a ring does not wait for its requests (the kernel
  * finishes them in the background): safe with I/O abandoned in flight. */
-NVB__ENGINE_DEFINE(io_uring, NVB__ENG_TRIM, uring_opts,
+NVB__ENGINE_DEFINE(io_uring, NVB__ENG_TRIM | NVB__ENG_SUBMIT_QUEUES, uring_opts,
     "Linux io_uring via liburing: batched submission, registered buffers/files, SQPOLL/IOPOLL",
     NVB__ENGINE_IF(NVB_HAVE_LIBURING, NVB__NEEDS_LINUX_LIB("liburing", "io_uring", "ioring"),
         .probe = uring_probe, NVB__ENGINE_OPS(uring), .abandon = uring_teardown));

@@ -371,7 +371,7 @@ static void ioring_teardown(void *state)
 
 #endif /* _WIN32 */
 
-NVB__ENGINE_DEFINE(ioring, 0, ioring_opts,
+NVB__ENGINE_DEFINE(ioring, NVB__ENG_SUBMIT_QUEUES, ioring_opts,
     "Windows IoRing (Windows 11 / Server 2022+): batched submission, registered buffers and handles",
     NVB__ENGINE_IF(NVB__WINDOWS,
         "Windows only (the IoRing API of Windows 11 / Server 2022+); io_uring is the Linux analogue",

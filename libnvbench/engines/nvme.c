@@ -634,7 +634,7 @@ static void nvme_note(void *state, char *msg, size_t len)
 
 /* .abandon: closing a ring does not wait for its requests (the kernel
  * finishes them in the background): safe with I/O abandoned in flight. */
-NVB__ENGINE_DEFINE(nvme, NVB__ENG_CHARDEV | NVB__ENG_TRIM, nvme_opts,
+NVB__ENGINE_DEFINE(nvme, NVB__ENG_CHARDEV | NVB__ENG_TRIM | NVB__ENG_SUBMIT_QUEUES, nvme_opts,
     "NVMe passthrough: NVMe Read/Write (and Dataset Management deallocate for trims) commands through io_uring "
     "(IORING_OP_URING_CMD) on /dev/ngXnY, "
     "bypassing the block layer",

@@ -178,6 +178,19 @@ int  nvb__cache_resident_mincore(int fd, uint64_t off, uint64_t len, uint64_t *r
  * holes (SEEK_DATA/SEEK_HOLE; extents allocated but never written count as
  * holes where the file system says so). 0 or -errno. */
 int  nvb__file_allocated(int fd, uint64_t off, uint64_t len, uint64_t *allocated);
+/* The write caching under a regular file: its file system's type and
+ * whether it caches writes ("sync": mounted sync, every write waits for the
+ * storage; "nobarrier": cache flushes are not sent to the disk; "default"),
+ * and the disk under it and that disk's write cache ("write back" or "write
+ * through", from the kernel's queue/write_cache; "" where no disk is known:
+ * a network or stacked file system). 0, or -errno / -ENOTSUP. */
+struct nvb__wcache {
+    char fstype[32];
+    char fs_mode[16];
+    char disk[64];
+    char disk_mode[16];
+};
+int  nvb__file_write_cache(int fd, struct nvb__wcache *wc);
 
 /* ---- memory ---- */
 void *nvb__alloc_aligned(size_t align, size_t size);

@@ -570,6 +570,72 @@ START_TEST(libaio_buffered_runs_qd1)
 }
 END_TEST
 
+/* Writes to holes or unwritten (fallocated) extents cost the file system
+ * allocating or converting extents: warned on writes as holes are on reads
+ * (fio lays a write-only job's file out with fallocate). The write caching
+ * under a file target is recorded: its file system, and the disk's
+ * queue/write_cache as the kernel says it. */
+START_TEST(unwritten_target_warns_on_writes)
+{
+    char *hole = zero_file("w-hole", DATA_SIZE, 0), *full = zero_file("w-full", DATA_SIZE, 1);
+    char *fall = zero_file("w-fall", 0, 0);
+    int fd = open(fall, O_WRONLY);
+    int have_fall = fd >= 0 && posix_fallocate(fd, 0, DATA_SIZE) == 0;
+    if (fd >= 0)
+        close(fd);
+    if (!have_fall)
+        fprintf(stderr, "note: no fallocate on %s: the fallocated case is not tested\n", tu_tmpdir());
+    const char *files[] = {hole, full, fall};
+    for (int i = 0; i < (have_fall ? 3 : 2); i++) {
+        const char *t1[] = {files[i], NULL};
+        struct nvb_workload *w = mk((const char *[]){"engine", "psync", "rw", "randwrite", "ios", "32", NULL}, t1);
+        struct nvb_result *r = tu_run_ok(w);
+        double got = tu_get(r, "per_target.0.allocated_pct");
+        ck_assert_msg(warned(r, "UNWRITTEN TARGET", files[i]) == (got < 90), "%s: allocated %.1f%%, warning?",
+                      files[i], got);
+        if (i == 0)
+            ck_assert(got < 1 && warned(r, "UNWRITTEN TARGET", files[i]));
+        if (i == 1)
+            ck_assert(got > 99 && !warned(r, "UNWRITTEN TARGET", NULL));
+        ck_assert(!warned(r, "SPARSE TARGET", NULL)); /* that one is the reads' */
+        char *json = NULL, *json2 = NULL;
+        struct nvb_result *back = NULL;
+        ck_assert_int_eq(nvb_result_json(r, &json), 0);
+        const char *wc = strstr(json, "\"write_cache\":{\"fs\":\"");
+        ck_assert_msg(wc != NULL, "no write_cache in %s", files[i]);
+        /* the disk's mode is the kernel's queue/write_cache, word for word */
+        const struct nvb__tcontent *k = &r->tg[0].content;
+        if (k->wc_disk[0]) {
+            char q[256], mode[32] = "";
+            snprintf(q, sizeof q, "/sys/class/block/%s/queue/write_cache", k->wc_disk);
+            FILE *f = fopen(q, "r");
+            if (!f) {
+                snprintf(q, sizeof q, "/sys/class/block/%s/../queue/write_cache", k->wc_disk);
+                f = fopen(q, "r");
+            }
+            if (f) {
+                if (fgets(mode, sizeof mode, f))
+                    mode[strcspn(mode, "\n")] = 0;
+                fclose(f);
+                ck_assert_str_eq(k->wc_disk_mode, mode);
+            }
+        }
+        ck_assert_int_eq(nvb_result_from_json(json, &back), 0);
+        ck_assert_int_eq(nvb_result_json(back, &json2), 0);
+        ck_assert_str_eq(json, json2);
+        free(json);
+        free(json2);
+        nvb_result_free(back);
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    }
+    for (int i = 0; i < 3; i++) {
+        unlink(files[i]);
+        free((char *)files[i]);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("content");
@@ -578,7 +644,7 @@ int main(void)
     const TTest *const tests[] = {
         invalidate_drops_the_page_cache, cache_measures_agree, sparse_target_warns, scratch_layout_has_no_holes,
         written_data_is_fresh, data_compress_and_dedupe, data_block_layout, data_keys_checked,
-        verify_keeps_its_blocks, libaio_buffered_runs_qd1,
+        verify_keeps_its_blocks, libaio_buffered_runs_qd1, unwritten_target_warns_on_writes,
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
         tcase_add_test(tc, tests[i]);

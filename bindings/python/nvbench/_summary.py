@@ -59,6 +59,43 @@ def _header(data):
             f"on {targets}: {data.get('duration_s', 0):.3f} s")
 
 
+_SLAT = {"submit_call": "the submit call, shared by the I/Os it carried",
+         "queue_only": "queueing only (the kernel is entered in the reap, inside clat)",
+         "none": "none (the engine completes I/O inside its submit call)",
+         "mixed": "differs between the merged parts"}
+
+
+def _rate_lines(data):
+    """What the submission batches were (what a slat covers) and, with a rate, how
+    it was kept: the lag split into the thread's lateness and the wait for a slot."""
+    lines = []
+    sub = data.get("submissions") or {}
+    if sub.get("slat_scope") and sub.get("calls"):
+        line = (f"  submit: up to {sub.get('batch_max')} I/Os per call, {sub['ios'] / sub['calls']:.3g} on average; "
+                f"slat = {_SLAT.get(sub['slat_scope'], sub['slat_scope'])}")
+        if sub.get("depth_mean") is not None:
+            line += f"; depth kept {sub['depth_mean']:.3g}"
+        lines.append(line)
+    rate = data.get("rate")
+    if not rate:
+        return lines
+    line = f"  rate: {rate.get('mode')} {rate.get('process')} {_si(rate.get('target_iops', 0))} IOPS"
+    if rate.get("gap_cv") is not None:
+        line += f", arrival gaps CV {rate['gap_cv']:.2f}"
+    if rate.get("lag_mean_ns") is not None:
+        line += f"; lag mean {_t(rate['lag_mean_ns'])}"
+        if rate.get("late_mean_ns") is not None:
+            line += (f" (thread late {_t(rate['late_mean_ns'])}, queue full "
+                     f"{_t(rate.get('queue_full_mean_ns') or 0)})")
+    if rate.get("spin_ns"):
+        dur = data.get("duration_s") or 0
+        line += f", spun {_t(rate['spin_ns'])}"
+        if dur > 0:
+            line += f" ({100.0 * rate['spin_ns'] / 1e9 / dur:.1f} % of a core)"
+    lines.append(line)
+    return lines
+
+
 def summary(data):
     """The summary text of one result dict (nvbench.result/1); a run of job
     groups gets its total, then each group's block (no CPU: the total's)."""
@@ -91,6 +128,7 @@ def _block(data):
         if cpu.get("background_pct"):
             line += f" (other processes {cpu['background_pct']:.1f} %)"
         lines.append(line)
+    lines += _rate_lines(data)
     errs = (data.get("errors") or {}).get("count")
     if errs:
         lines.append(f"  errors: {errs}")

@@ -7,11 +7,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -188,5 +190,86 @@ int nvb__file_allocated(int fd, uint64_t off, uint64_t len, uint64_t *allocated)
         *allocated += he - (uint64_t)d;
         pos = he;
     }
+    return 0;
+}
+
+/* The disk's write cache mode from sysfs dir (a disk's or a partition's:
+ * a partition has no queue of its own, its disk's is one level up). */
+static void disk_cache_mode(const char *dir, struct nvb__wcache *wc)
+{
+    char p[512], line[32];
+    static const char *const rel[] = {"queue/write_cache", "../queue/write_cache"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(p, sizeof p, "%s/%s", dir, rel[k]);
+        FILE *f = fopen(p, "re");
+        if (!f)
+            continue;
+        if (fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(wc->disk_mode, sizeof wc->disk_mode, "%s", line);
+        }
+        fclose(f);
+        return;
+    }
+}
+
+int nvb__file_write_cache(int fd, struct nvb__wcache *wc)
+{
+    memset(wc, 0, sizeof *wc);
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode))
+        return -ENOTSUP;
+    char mm[32];
+    snprintf(mm, sizeof mm, "%u:%u", major(st.st_dev), minor(st.st_dev));
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f)
+        return -errno;
+    /* id parent maj:min root point options [optional...] - fstype source super */
+    char line[4096], source[256] = "";
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *save = NULL, *fld[6] = {0};
+        char *t = strtok_r(line, " \n", &save);
+        for (int i = 0; i < 6 && t; i++, t = strtok_r(NULL, " \n", &save))
+            fld[i] = t;
+        if (!fld[5] || strcmp(fld[2], mm))
+            continue;
+        while (t && strcmp(t, "-"))
+            t = strtok_r(NULL, " \n", &save);
+        char *fstype = t ? strtok_r(NULL, " \n", &save) : NULL;
+        char *src = fstype ? strtok_r(NULL, " \n", &save) : NULL;
+        char *super = src ? strtok_r(NULL, " \n", &save) : NULL;
+        if (!fstype)
+            continue;
+        found = 1;
+        snprintf(wc->fstype, sizeof wc->fstype, "%s", fstype);
+        snprintf(source, sizeof source, "%s", src ? src : "");
+        char opts[1024];
+        snprintf(opts, sizeof opts, ",%s,%s,", fld[5], super ? super : "");
+        snprintf(wc->fs_mode, sizeof wc->fs_mode, "%s",
+                 strstr(opts, ",sync,") ? "sync"
+                 : strstr(opts, ",nobarrier,") || strstr(opts, ",barrier=0,") ? "nobarrier" : "default");
+    }
+    fclose(f);
+    if (!found)
+        return -ENOENT;
+    /* the disk: the file system's own device number when it is a block
+     * device's, else the mount's source when that is a device node */
+    char dir[512];
+    snprintf(dir, sizeof dir, "/sys/dev/block/%s", mm);
+    if (major(st.st_dev) == 0 || access(dir, F_OK) != 0) {
+        struct stat ss;
+        if (strncmp(source, "/dev/", 5) || stat(source, &ss) != 0 || !S_ISBLK(ss.st_mode))
+            return 0;
+        snprintf(dir, sizeof dir, "/sys/dev/block/%u:%u", major(ss.st_rdev), minor(ss.st_rdev));
+    }
+    char real[PATH_MAX];
+    if (!realpath(dir, real))
+        return 0;
+    const char *b = strrchr(real, '/');
+    snprintf(wc->disk, sizeof wc->disk, "%s", b ? b + 1 : real);
+    disk_cache_mode(real, wc);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "platform/platform.h"
 
 #include <errno.h>
+#include <string.h>
 
 int nvb__cache_drop(int fd, uint64_t off, uint64_t len)
 {
@@ -31,5 +32,12 @@ int nvb__file_allocated(int fd, uint64_t off, uint64_t len, uint64_t *allocated)
 {
     (void)fd, (void)off, (void)len;
     *allocated = 0;
+    return -ENOTSUP;
+}
+
+int nvb__file_write_cache(int fd, struct nvb__wcache *wc)
+{
+    (void)fd;
+    memset(wc, 0, sizeof *wc);
     return -ENOTSUP;
 }
