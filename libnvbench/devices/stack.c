@@ -37,6 +37,7 @@
 
 #include "util/util.h"
 #include "devices/devices.h"
+#include "devices/discover.h"
 
 #define MAX_DEPTH 16
 
@@ -49,6 +50,20 @@ static void from_kernel_dev(char *out, size_t len, uint64_t v)
 }
 
 static int live(const struct nvb__devctx *c) { return !strcmp(c->dev, "/dev"); }
+
+/* One walk of the stack: where it looks, and for whom. A writer
+ * (NVB__HOLD_WRITE) is refused by anything that uses a layer: mounts,
+ * holders, swap, an attached loop device, the kernel's claim, another
+ * run's hold of any level. A verifier (NVB__HOLD_VERIFY) writes nothing
+ * and is refused only by what writes the blocks it checks: another run
+ * writing a layer under it or stacked on it (that run's write lock); a
+ * mount, a loop device nobody writes, a reader or another verifier leave
+ * it alone, as they leave its target alone. */
+struct walk {
+    const struct nvb__devctx *c;
+    struct nvb__devlist *l;
+    int level;
+};
 
 /* sysfs shows " (deleted)" after a backing file that was unlinked. */
 static void backing_name(const struct nvb__dev *d, char *out, size_t len)
@@ -137,29 +152,32 @@ static int backed_by_file(const struct nvb__dev *loop, const char *path, const c
     return 0;
 }
 
-static void up_dev(const struct nvb__devctx *c, struct nvb__devlist *l, const struct nvb__dev *d,
-                   const struct nvb__dev *skip, int depth, struct nvb__msg *o);
+static void up_dev(const struct walk *w, const struct nvb__dev *d, const struct nvb__dev *skip, int depth,
+                   struct nvb__msg *o);
 
 /* The loop devices backed by `what` (a device, or the file path/devmm/ino)
- * other than skip, each with whatever uses it: "X backs /dev/loop0: ...". */
-static void up_loops(const struct nvb__devctx *c, struct nvb__devlist *l, const char *name, const struct nvb__dev *dev,
-                     const char *path, const char *devmm, uint64_t ino, const struct nvb__dev *skip, int depth,
-                     struct nvb__msg *o)
+ * other than skip, each with whatever uses it: "X backs /dev/loop0: ...".
+ * For a verifier, only those something writes are named. */
+static void up_loops(const struct walk *w, const char *name, const struct nvb__dev *dev, const char *path,
+                     const char *devmm, uint64_t ino, const struct nvb__dev *skip, int depth, struct nvb__msg *o)
 {
+    struct nvb__devlist *l = w->l;
     for (unsigned i = 0; i < l->n; i++) {
         struct nvb__dev *lp = &l->d[i];
         if (lp == skip || lp == dev || strcmp(lp->kind, "loop") || !lp->backing_file[0])
             continue;
-        loop_identity(c, l, lp);
+        loop_identity(w->c, l, lp);
         if (dev ? !backed_by_dev(lp, dev) : !backed_by_file(lp, path, devmm, ino))
             continue;
-        nvb__msg_sep(o);
-        nvb__msg_put(o, "%s backs %s", name, nvb__dev_label(lp));
         char sub[1024];
         struct nvb__msg so = {sub, sizeof sub, 0, 0};
         sub[0] = 0;
         if (depth < MAX_DEPTH)
-            up_dev(c, l, lp, NULL, depth + 1, &so);
+            up_dev(w, lp, NULL, depth + 1, &so);
+        if (!sub[0] && w->level != NVB__HOLD_WRITE)
+            continue; /* attached, and nothing writes it */
+        nvb__msg_sep(o);
+        nvb__msg_put(o, "%s backs %s", name, nvb__dev_label(lp));
         if (sub[0])
             nvb__msg_put(o, ": %s", sub);
         else
@@ -167,31 +185,51 @@ static void up_loops(const struct nvb__devctx *c, struct nvb__devlist *l, const 
     }
 }
 
-/* d's users and those of its family (mounts, holders, swap), and the loop
- * devices stacked on any of them (other than skip), recursively. */
-static void up_dev(const struct nvb__devctx *c, struct nvb__devlist *l, const struct nvb__dev *d,
-                   const struct nvb__dev *skip, int depth, struct nvb__msg *o)
+static void claimed(const struct walk *w, const char *node, const char *mm, uint64_t ino, const char *label,
+                    struct nvb__msg *o);
+
+/* A layer's claim test under its device node (see claimed()). */
+static void claimed_dev(const struct walk *w, const struct nvb__dev *d, struct nvb__msg *o)
 {
-    char b[1024];
-    nvb__dev_busy(l, d, b, sizeof b);
-    if (b[0]) {
-        nvb__msg_sep(o);
-        nvb__msg_put(o, "%s", b);
-    }
-    struct nvb__fam f;
-    nvb__dev_family(l, d, &f);
-    for (unsigned i = 0; i < f.n; i++)
-        up_loops(c, l, nvb__dev_label(f.m[i].d), f.m[i].d, NULL, NULL, 0, skip, depth, o);
+    if (!w->c->dev[0] || !d->majmin[0])
+        return;
+    char node[NVB__DEV_PATH + 80];
+    snprintf(node, sizeof node, "%s/%s", w->c->dev, d->name);
+    claimed(w, node, d->majmin, 0, nvb__dev_label(d), o);
 }
 
-static void up_file(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path, const char *devmm,
-                    uint64_t ino, const struct nvb__dev *skip, int depth, struct nvb__msg *o)
+/* d's users and those of its family (mounts, holders, swap), and the loop
+ * devices stacked on any of them (other than skip), recursively. For a
+ * verifier, a layer above the target (depth > 0) is claim-tested instead:
+ * its own test covers its disk over its bytes and, for a disk, the
+ * writers of its partitions (each locks its range of the disk's node). */
+static void up_dev(const struct walk *w, const struct nvb__dev *d, const struct nvb__dev *skip, int depth,
+                   struct nvb__msg *o)
 {
-    for (unsigned i = 0; i < l->swapfiles.n; i++) {
-        const char *sw = l->swapfiles.v[i];
+    if (w->level == NVB__HOLD_WRITE) {
+        char b[1024];
+        nvb__dev_busy(w->l, d, b, sizeof b);
+        if (b[0]) {
+            nvb__msg_sep(o);
+            nvb__msg_put(o, "%s", b);
+        }
+    } else if (depth > 0) {
+        claimed_dev(w, d, o);
+    }
+    struct nvb__fam f;
+    nvb__dev_family(w->l, d, &f);
+    for (unsigned i = 0; i < f.n; i++)
+        up_loops(w, nvb__dev_label(f.m[i].d), f.m[i].d, NULL, NULL, 0, skip, depth, o);
+}
+
+static void up_file(const struct walk *w, const char *path, const char *devmm, uint64_t ino,
+                    const struct nvb__dev *skip, int depth, struct nvb__msg *o)
+{
+    for (unsigned i = 0; w->level == NVB__HOLD_WRITE && i < w->l->swapfiles.n; i++) {
+        const char *sw = w->l->swapfiles.v[i];
         struct stat st;
         int same;
-        if (live(c) && devmm && devmm[0] && stat(sw, &st) == 0) {
+        if (live(w->c) && devmm && devmm[0] && stat(sw, &st) == 0) {
             char mm[24];
             majmin(mm, sizeof mm, major(st.st_dev), minor(st.st_dev));
             same = !strcmp(mm, devmm) && (uint64_t)st.st_ino == ino;
@@ -203,47 +241,49 @@ static void up_file(const struct nvb__devctx *c, struct nvb__devlist *l, const c
             nvb__msg_put(o, "%s is an active swap file", path);
         }
     }
-    up_loops(c, l, path, NULL, path, devmm, ino, skip, depth, o);
+    up_loops(w, path, NULL, path, devmm, ino, skip, depth, o);
 }
 
 /* A layer under the target, tested as the target itself is (guard.c,
  * nvb__claim_test): the kernel's claim (a mount in another mount
  * namespace shows nowhere else) and the holds of other runs, which a run
  * that took its target before the loop device was stacked on it cannot
- * see. node is the layer's name in the context's dev/ (a device), or its
- * path (a file, on the live system only); mm and ino what it must be. */
-static void claimed(const char *node, const char *mm, uint64_t ino, const char *label, struct nvb__msg *o)
+ * see; for a verifier, only another run's write lock. node is the layer's
+ * name in the context's dev/ (a device), or its path (a file, on the live
+ * system only); mm and ino what it must be. */
+static void claimed(const struct walk *w, const char *node, const char *mm, uint64_t ino, const char *label,
+                    struct nvb__msg *o)
 {
     char who[160];
-    int k = nvb__claim_test(node, mm, ino, who, sizeof who);
+    int k = nvb__claim_test(node, mm, ino, w->level, who, sizeof who);
     if (k == NVB__CLAIM_NONE)
         return;
     nvb__msg_sep(o);
     if (k == NVB__CLAIM_RUN)
-        nvb__msg_put(o, "%s is in use by another run%s%s%s: it is being written or verified", label,
-                     who[0] ? " (" : "", who, who[0] ? ")" : "");
+        nvb__msg_put(o, "%s is in use by another run%s%s%s: it is being written%s", label, who[0] ? " (" : "", who,
+                     who[0] ? ")" : "", w->level == NVB__HOLD_WRITE ? " or verified" : "");
     else
         nvb__msg_put(o, "the kernel has %s claimed (mounted, perhaps in another mount namespace, or held by "
                      "device-mapper, MD, bcache, swap or another program's exclusive open)", label);
 }
 
 /* Down from a loop device: what it is backed by, and who else uses that
- * or has it claimed or held. */
-static void down(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, int depth,
-                 struct nvb__msg *o)
+ * or has it claimed or held (for a verifier: writes it). */
+static void down(const struct walk *w, struct nvb__dev *d, int depth, struct nvb__msg *o)
 {
+    struct nvb__devlist *l = w->l;
     if (depth >= MAX_DEPTH)
         return;
     if (d->parent[0]) {
         /* a partition of a loop device writes into the loop device's backing */
         struct nvb__dev *disk = nvb__devlist_find(l, d->parent);
         if (disk && disk != d)
-            down(c, l, disk, depth + 1, o);
+            down(w, disk, depth + 1, o);
         return;
     }
     if (strcmp(d->kind, "loop") || !d->backing_file[0])
         return;
-    loop_identity(c, l, d);
+    loop_identity(w->c, l, d);
     char sub[1024];
     struct nvb__msg so = {sub, sizeof sub, 0, 0};
     sub[0] = 0;
@@ -255,21 +295,19 @@ static void down(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb
     char name[512];
     backing_name(d, name, sizeof name);
     if (b) {
-        up_dev(c, l, b, d, depth + 1, &so);
-        if (c->dev[0] && b->majmin[0]) {
-            char node[NVB__DEV_PATH + 80];
-            snprintf(node, sizeof node, "%s/%s", c->dev, b->name);
-            claimed(node, b->majmin, 0, nvb__dev_label(b), &so);
-        }
+        /* a verifier's up_dev claim-tests b itself (depth > 0) */
+        up_dev(w, b, d, depth + 1, &so);
+        if (w->level == NVB__HOLD_WRITE)
+            claimed_dev(w, b, &so);
         if (sub[0]) {
             nvb__msg_sep(o);
             nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), nvb__dev_label(b), sub);
         }
-        down(c, l, b, depth + 1, o);
+        down(w, b, depth + 1, o);
     } else if (d->lo_state > 0 && !d->lo_rdev[0]) {
-        up_file(c, l, name, d->lo_state == 1 ? d->lo_dev : NULL, d->lo_ino, d, depth + 1, &so);
-        if (live(c) && d->lo_state == 1)
-            claimed(name, d->lo_dev, d->lo_ino, name, &so);
+        up_file(w, name, d->lo_state == 1 ? d->lo_dev : NULL, d->lo_ino, d, depth + 1, &so);
+        if (live(w->c) && d->lo_state == 1)
+            claimed(w, name, d->lo_dev, d->lo_ino, name, &so);
         if (sub[0]) {
             nvb__msg_sep(o);
             nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), name, sub);
@@ -277,21 +315,23 @@ static void down(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb
     }
 }
 
-void nvb__stack_busy_dev(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, char *out,
-                         size_t len)
+void nvb__stack_busy_dev(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, int level,
+                         char *out, size_t len)
 {
+    struct walk w = {c, l, level};
     struct nvb__msg o = {out, len, 0, 0};
     out[0] = 0;
-    up_dev(c, l, d, NULL, 0, &o);
-    down(c, l, d, 0, &o);
+    up_dev(&w, d, NULL, 0, &o);
+    down(&w, d, 0, &o);
 }
 
 void nvb__stack_busy_file(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path, const char *devmm,
-                          uint64_t ino, char *out, size_t len)
+                          uint64_t ino, int level, char *out, size_t len)
 {
+    struct walk w = {c, l, level};
     struct nvb__msg o = {out, len, 0, 0};
     out[0] = 0;
-    up_file(c, l, path, devmm, ino, NULL, 0, &o);
+    up_file(&w, path, devmm, ino, NULL, 0, &o);
 }
 
 /* Most machines have no loop device on the target and no swap file at all:
@@ -302,10 +342,18 @@ void nvb__stack_busy_file(const struct nvb__devctx *c, struct nvb__devlist *l, c
 int nvb__stack_maybe_used(const char *devmm, uint64_t ino, const char *rdevmm)
 {
 #ifdef LOOP_GET_STATUS64
-    char p[128];
+    char p[128], disk[24] = "";
     if (rdevmm && rdevmm[0]) {
+        /* a partition is looked at as its disk too (a partition of a loop
+         * device writes into its backing; a loop device on the disk
+         * covers the partition) */
+        snprintf(p, sizeof p, "/sys/dev/block/%s/..", rdevmm);
+        char q[160];
+        snprintf(q, sizeof q, "/sys/dev/block/%s", rdevmm);
+        if (nvb__exists(q, "partition") && nvb__rd_str(p, "dev", disk, sizeof disk) <= 0)
+            return 1;
         /* a loop device itself: what it is backed by must be looked at */
-        snprintf(p, sizeof p, "/sys/dev/block/%s/loop/backing_file", rdevmm);
+        snprintf(p, sizeof p, "/sys/dev/block/%s/loop/backing_file", disk[0] ? disk : rdevmm);
         if (access(p, F_OK) == 0)
             return 1;
     } else {
@@ -340,7 +388,7 @@ int nvb__stack_maybe_used(const char *devmm, uint64_t ino, const char *rdevmm)
         if (fd < 0 || loop_status(fd, a, &i, b) != 0)
             used = 1; /* cannot tell */
         else if (rdevmm && rdevmm[0])
-            used = b[0] && !strcmp(b, rdevmm);
+            used = b[0] && (!strcmp(b, rdevmm) || (disk[0] && !strcmp(b, disk)));
         else
             used = !b[0] && devmm && !strcmp(a, devmm) && i == ino;
     }
@@ -371,7 +419,7 @@ int nvb__file_check_ctx(const struct nvb__devctx *c, const char *path, char *msg
     int rc = nvb__dev_scan(c, &l);
     if (rc < 0)
         return rc == -ENOMEM ? rc : 0; /* no sysfs: no loop devices to know of */
-    nvb__stack_busy_file(c, &l, real, live(c) ? mm : NULL, (uint64_t)st.st_ino, busy, sizeof busy);
+    nvb__stack_busy_file(c, &l, real, live(c) ? mm : NULL, (uint64_t)st.st_ino, NVB__HOLD_WRITE, busy, sizeof busy);
     nvb__devlist_free(&l);
     if (busy[0]) {
         snprintf(msg, len, "target '%s' is in use: %s; writing to it would corrupt that, and no option overrides "

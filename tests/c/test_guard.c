@@ -995,6 +995,105 @@ START_TEST(partition_over_held)
 }
 END_TEST
 
+/* ---- 7. a verifier beside a writer through the stack ---- */
+
+/* A run that only verifies writes nothing, but it reads what it checks
+ * through every layer of its target's stack: a writer of a layer under
+ * it, or of a loop device stacked on it, changes those blocks, and each
+ * would be reported as a mismatch. While `written` is written, `depth`
+ * loop devices are stacked on `attach_on` (none: `verified` is named as
+ * it is) and the top one, or `verified`, verified: refused naming the
+ * writer; a plain read of it runs. */
+struct verifier_ctx {
+    const char *attach_on, *verified;
+    int depth;
+    char stack[2][64];
+    struct outcome verifier, reader;
+    int done;
+};
+
+static int verify_beside(void *arg)
+{
+    struct verifier_ctx *v = arg;
+    if (v->done)
+        return 1;
+    v->done = 1;
+    const char *on = v->attach_on;
+    for (int i = 0; on && i < v->depth; i++) {
+        attach(on, v->stack[i], sizeof v->stack[i]);
+        on = v->stack[i];
+    }
+    const char *tg[] = {v->attach_on ? on : v->verified, NULL};
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", "verify", "1", NULL};
+    v->verifier = run(kv, tg, NULL);
+    const char *kr[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", NULL};
+    v->reader = run(kr, tg, NULL);
+    return 1; /* end the writer */
+}
+
+static void verifier_beside(const char *written, const char *attach_on, int depth, const char *verified,
+                            const char *how)
+{
+    struct verifier_ctx v;
+    memset(&v, 0, sizeof v);
+    v.attach_on = attach_on;
+    v.depth = depth;
+    v.verified = verified;
+    first_writer(written, verify_beside, &v, &v.done);
+    char pid[32];
+    snprintf(pid, sizeof pid, "pid %ld", (long)getpid());
+    const char *w[] = {"in use by another run", pid, how, "being written", "mismatches", NULL};
+    expect_refused(&v.verifier, -EBUSY, w);
+    ck_assert_msg(v.reader.rc == 0, "a plain read beside the writer of %s was blocked: %s", written, v.reader.msg);
+    for (int i = v.depth - 1; attach_on && i >= 0; i--)
+        detach(v.stack[i]);
+}
+
+START_TEST(verifier_over_written)
+{
+    /* down: the verified loop device is backed (through one or two loop
+     * devices) by what a run writes, a file or a device */
+    char *dir = tu_mkdtemp("guard-vdown");
+    char *f = random_file(dir, "f.dat", 8);
+    verifier_beside(f, f, 1, NULL, "is backed by");
+    verifier_beside(f, f, 2, NULL, "is backed by");
+    char *img = random_file(dir, "dev.img", 16);
+    char l[64];
+    attach(img, l, sizeof l);
+    verifier_beside(l, l, 1, NULL, "is backed by");
+    cleanup();
+    free(img);
+    free(f);
+    free(dir);
+}
+END_TEST
+
+START_TEST(verifier_under_written)
+{
+    /* up: a run writes a loop device stacked (one or two deep) on the
+     * verified file or device, or a partition of one */
+    char *dir = tu_mkdtemp("guard-vup");
+    char *f = random_file(dir, "f.dat", 8);
+    char s1[64], s2[64];
+    attach(f, s1, sizeof s1);
+    verifier_beside(s1, NULL, 0, f, "backs");
+    attach(s1, s2, sizeof s2);
+    verifier_beside(s2, NULL, 0, f, "backs");
+    verifier_beside(s2, NULL, 0, s1, "backs");
+    detach(s2);
+    detach(s1);
+    char *img = random_file(dir, "disk.img", 32);
+    char dev[64], p1[80], p2[80];
+    two_partitions(img, dev, sizeof dev, p1, p2, sizeof p1);
+    verifier_beside(p1, NULL, 0, img, "backs");
+    tu_sh("partx -d %s", dev);
+    cleanup();
+    free(img);
+    free(f);
+    free(dir);
+}
+END_TEST
+
 /* ---- trims destroy data as writes do ---- */
 
 struct excl_probe {
@@ -1143,6 +1242,8 @@ int main(void)
     tcase_add_test(tc, stack_over_claimed);
     tcase_add_test(tc, stack_over_held);
     tcase_add_test(tc, partition_over_held);
+    tcase_add_test(tc, verifier_over_written);
+    tcase_add_test(tc, verifier_under_written);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;
