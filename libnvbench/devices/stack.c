@@ -334,6 +334,105 @@ void nvb__stack_busy_file(const struct nvb__devctx *c, struct nvb__devlist *l, c
     up_file(&w, path, devmm, ino, NULL, 0, &o);
 }
 
+/* ---- what a target lies on ---- */
+
+static uint64_t kernel_dev(uint64_t v)
+{
+    return (uint64_t)makedev((unsigned)((v & 0xfff00) >> 8), (unsigned)((v & 0xff) | ((v >> 12) & 0xfff00)));
+}
+
+/* from's bytes [off, off+len) (len 0: to its end) as seen in the layer
+ * under it, where from lies at `at`, size bytes long (0: to that layer's
+ * end). */
+static void shift(struct nvb__layer *to, const struct nvb__layer *from, uint64_t at, uint64_t size)
+{
+    to->off = at + from->off;
+    to->len = from->len ? from->len : !size ? 0 : size > from->off ? size - from->off : 1;
+}
+
+static int push(struct nvb__layers *out, int file, uint64_t dev, uint64_t ino, uint64_t rdev, const char *name)
+{
+    if (out->n >= NVB__MAX_LAYERS)
+        return -1;
+    struct nvb__layer *y = &out->l[out->n++];
+    y->file = file;
+    y->dev = dev;
+    y->ino = ino;
+    y->rdev = rdev;
+    snprintf(y->name, sizeof y->name, "%s", name);
+    return 0;
+}
+
+void nvb__stack_layers(int file, uint64_t dev, uint64_t ino, uint64_t rdev, const char *name,
+                       struct nvb__layers *out)
+{
+    memset(out, 0, sizeof *out);
+    push(out, file, dev, ino, rdev, name);
+    while (!out->l[out->n - 1].file && out->n < NVB__MAX_LAYERS) {
+        const struct nvb__layer *y = &out->l[out->n - 1];
+        char link[96], dir[NVB__DEV_PATH], mm[24];
+        snprintf(link, sizeof link, "/sys/dev/block/%u:%u", major((dev_t)y->rdev), minor((dev_t)y->rdev));
+        if (!realpath(link, dir))
+            return;
+        if (nvb__exists(dir, "partition")) {
+            /* a partition: its bytes in its disk */
+            uint64_t start = nvb__rd_u64(dir, "start") * 512, size = nvb__rd_u64(dir, "size") * 512;
+            char *slash = strrchr(dir, '/');
+            if (!slash)
+                return;
+            *slash = 0;
+            unsigned ma, mi;
+            if (nvb__rd_str(dir, "dev", mm, sizeof mm) <= 0 || sscanf(mm, "%u:%u", &ma, &mi) != 2)
+                return;
+            char dn[96];
+            snprintf(dn, sizeof dn, "/dev/%s", strrchr(dir, '/') + 1);
+            struct nvb__layer from = *y;
+            if (push(out, 0, 0, 0, (uint64_t)makedev(ma, mi), dn) < 0)
+                return;
+            shift(&out->l[out->n - 1], &from, start, size);
+            continue;
+        }
+        char back[NVB__DEV_PATH + 16];
+        snprintf(back, sizeof back, "%s/loop", dir);
+        if (!nvb__exists(back, "backing_file"))
+            return; /* neither: the bottom */
+#ifdef LOOP_GET_STATUS64
+        /* a loop device: its node, checked to be this device, asked exactly */
+        char node[96];
+        snprintf(node, sizeof node, "/dev/%s", strrchr(dir, '/') + 1);
+        struct stat st;
+        int fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct loop_info64 li;
+        memset(&li, 0, sizeof li);
+        int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && (uint64_t)st.st_rdev == y->rdev &&
+                 ioctl(fd, LOOP_GET_STATUS64, &li) == 0;
+        if (fd >= 0)
+            close(fd);
+        if (!ok)
+            return;
+        struct nvb__layer from = *y;
+        int r;
+        if (li.lo_rdevice) {
+            char dn[96] = "";
+            uint64_t b = kernel_dev(li.lo_rdevice);
+            snprintf(link, sizeof link, "/sys/dev/block/%u:%u", major((dev_t)b), minor((dev_t)b));
+            if (realpath(link, dir))
+                snprintf(dn, sizeof dn, "/dev/%s", strrchr(dir, '/') + 1);
+            r = push(out, 0, 0, 0, b, dn);
+        } else {
+            char bname[512] = "";
+            nvb__rd_str(back, "backing_file", bname, sizeof bname);
+            r = push(out, 1, kernel_dev(li.lo_device), li.lo_inode, 0, bname);
+        }
+        if (r < 0)
+            return;
+        shift(&out->l[out->n - 1], &from, li.lo_offset, li.lo_sizelimit);
+#else
+        return;
+#endif
+    }
+}
+
 /* Most machines have no loop device on the target and no swap file at all:
  * asking the kernel that (one LOOP_GET_STATUS64 per attached loop device,
  * /proc/swaps) costs a fraction of the whole scan, which then only runs to

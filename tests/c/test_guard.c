@@ -1094,6 +1094,82 @@ START_TEST(verifier_under_written)
 }
 END_TEST
 
+/* ---- 8. job groups whose targets share data through the stack ---- */
+
+/* Two groups of one run, named w (its kv and target) and v: the outcome. */
+static struct outcome run_two_groups(const char *const *kw, const char *tw, const char *const *kv, const char *tv)
+{
+    const char *a[] = {tw, NULL}, *b[] = {tv, NULL};
+    struct nvb_workload *ww = tu_workload(kw, a), *wv = tu_workload(kv, b);
+    ck_assert_int_eq(nvb_workload_set(ww, "name", "w"), 0);
+    ck_assert_int_eq(nvb_workload_set(wv, "name", "v"), 0);
+    const struct nvb_workload *ws[] = {ww, wv};
+    struct nvb_result *r = NULL;
+    struct outcome out;
+    memset(&out, 0, sizeof out);
+    out.rc = nvb_run_groups(ws, 2, NULL, &r);
+    snprintf(out.msg, sizeof out.msg, "%s", r ? nvb_result_error(r) : "");
+    nvb_result_free(r);
+    nvb_workload_free(ww);
+    nvb_workload_free(wv);
+    return out;
+}
+
+/* Group w writes tw and group v verifies (or writes) tv, which share the
+ * bytes [off, off+len) of victim through the stack: refused before
+ * anything is written, naming both groups, the stack and `lies`; the
+ * victim's bytes unchanged. */
+static void groups_share(const char *tw, const char *tv, int v_writes, const char *victim, off_t off, size_t len,
+                         const char *lies)
+{
+    const char *kw[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "256", "allow_destructive", "1",
+                        NULL};
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", "verify", "1", NULL};
+    uint64_t before = sum_at(victim, off, len);
+    struct outcome out = run_two_groups(kw, tw, v_writes ? kw : kv, tv);
+    ck_assert_msg(sum_at(victim, off, len) == before, "groups w (%s) and v (%s) of one run wrote %s (rc %d: %s)", tw,
+                  tv, victim, out.rc, out.msg);
+    const char *w[] = {"group 'w'", "group 'v'", "share data through the storage stack", lies, NULL};
+    expect_refused(&out, -EBUSY, w);
+    /* the other order names them the same way */
+    out = run_two_groups(v_writes ? kw : kv, tv, kw, tw);
+    ck_assert_msg(sum_at(victim, off, len) == before, "groups of one run wrote %s (rc %d: %s)", victim, out.rc,
+                  out.msg);
+    expect_refused(&out, -EBUSY, w);
+}
+
+START_TEST(groups_through_stack)
+{
+    char *dir = tu_mkdtemp("guard-groups");
+    char *f = random_file(dir, "f.dat", 8);
+    char s1[64], s2[64];
+    attach(f, s1, sizeof s1);
+    groups_share(s1, f, 0, f, 0, 8 << 20, "lies on");
+    attach(s1, s2, sizeof s2);
+    groups_share(s2, f, 0, f, 0, 8 << 20, "lies on");
+    groups_share(s2, s1, 0, f, 0, 8 << 20, "lies on");
+    detach(s2);
+    detach(s1);
+    /* a partition of a loop device, its disk, and the disk's backing file;
+     * the other partition is bytes of its own */
+    char *img = random_file(dir, "disk.img", 32);
+    char dev[64], p1[80], p2[80];
+    two_partitions(img, dev, sizeof dev, p1, p2, sizeof p1);
+    groups_share(p1, dev, 0, img, 1 << 20, 8 << 20, "lies on");
+    groups_share(p1, dev, 1, img, 1 << 20, 8 << 20, "lies on");
+    groups_share(p1, img, 0, img, 1 << 20, 8 << 20, "lies on");
+    const char *kw[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "16", "allow_destructive", "1",
+                        NULL};
+    struct outcome out = run_two_groups(kw, p1, kw, p2);
+    ck_assert_msg(out.rc == 0, "writers of two partitions of one disk were refused: %s", out.msg);
+    tu_sh("partx -d %s", dev);
+    cleanup();
+    free(img);
+    free(f);
+    free(dir);
+}
+END_TEST
+
 /* ---- trims destroy data as writes do ---- */
 
 struct excl_probe {
@@ -1244,6 +1320,7 @@ int main(void)
     tcase_add_test(tc, partition_over_held);
     tcase_add_test(tc, verifier_over_written);
     tcase_add_test(tc, verifier_under_written);
+    tcase_add_test(tc, groups_through_stack);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;
