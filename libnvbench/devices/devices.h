@@ -231,7 +231,10 @@ int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const 
  * level is the tester's (NVB__HOLD_*): a writer's as above; a verifier's
  * only another run's write lock (a verifier writes nothing: a mount, a
  * reader or another verifier do not change what it checks), and no
- * O_EXCL open is tried. NVB__CLAIM_RUN (who names the holding process,
+ * O_EXCL open is tried. A regular file its name no longer leads to (a
+ * loop device's backing file deleted or renamed while attached) is looked
+ * for among the open descriptors of every process (/proc/PID/fd), where
+ * a run holding it keeps it. NVB__CLAIM_RUN (who names the holding process,
  * or is ""), NVB__CLAIM_KERNEL, or NVB__CLAIM_NONE (free, or it cannot be
  * opened). */
 enum { NVB__CLAIM_NONE = 0, NVB__CLAIM_RUN, NVB__CLAIM_KERNEL };

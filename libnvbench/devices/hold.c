@@ -323,12 +323,16 @@ static int is_expected(const struct stat *st, const char *mm, uint64_t ino)
     return 0;
 }
 
-int nvb__claim_test(const char *node, const char *mm, uint64_t ino, int level, char *who, size_t wlen)
+static int claim_by_fd(const char *mm, uint64_t ino, int level, char *who, size_t wlen);
+
+/* nvb__claim_test; by_fd: a file not found by its name is looked for
+ * among open descriptors (claim_by_fd). */
+static int claim_test(const char *node, const char *mm, uint64_t ino, int level, int by_fd, char *who, size_t wlen)
 {
     who[0] = 0;
     struct stat st;
     if (stat(node, &st) != 0 || !is_expected(&st, mm, ino))
-        return NVB__CLAIM_NONE;
+        return by_fd && mm && ino ? claim_by_fd(mm, ino, level, who, wlen) : NVB__CLAIM_NONE;
     int excl_busy = 0, fd = -1;
     if (S_ISBLK(st.st_mode) && level == NVB__HOLD_WRITE) {
         fd = open(node, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -357,6 +361,48 @@ int nvb__claim_test(const char *node, const char *mm, uint64_t ino, int level, c
         return NVB__CLAIM_RUN;
     }
     return excl_busy ? NVB__CLAIM_KERNEL : NVB__CLAIM_NONE;
+}
+
+int nvb__claim_test(const char *node, const char *mm, uint64_t ino, int level, char *who, size_t wlen)
+{
+    return claim_test(node, mm, ino, level, 1, who, wlen);
+}
+
+/* A regular file whose name no longer leads to it (a loop device's
+ * backing file deleted or renamed while attached: the kernel keeps only
+ * the old name): a run holding it has it open, so each process's open
+ * descriptors are matched by identity, and one found is tested through
+ * /proc/PID/fd/N, which opens the file itself. Only on this path: it
+ * reads every process's descriptor table. */
+static int claim_by_fd(const char *mm, uint64_t ino, int level, char *who, size_t wlen)
+{
+    DIR *pd = opendir("/proc");
+    if (!pd)
+        return NVB__CLAIM_NONE;
+    int k = NVB__CLAIM_NONE;
+    struct dirent *pe;
+    while (k == NVB__CLAIM_NONE && (pe = readdir(pd))) {
+        char *end;
+        long pid = strtol(pe->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char p[64];
+        snprintf(p, sizeof p, "/proc/%ld/fd", pid);
+        DIR *fd = opendir(p);
+        if (!fd)
+            continue;
+        struct dirent *fe;
+        while (k == NVB__CLAIM_NONE && (fe = readdir(fd))) {
+            char fp[96];
+            struct stat st;
+            snprintf(fp, sizeof fp, "/proc/%ld/fd/%s", pid, fe->d_name);
+            if (fe->d_name[0] != '.' && stat(fp, &st) == 0 && is_expected(&st, mm, ino))
+                k = claim_test(fp, mm, ino, level, 0, who, wlen);
+        }
+        closedir(fd);
+    }
+    closedir(pd);
+    return k;
 }
 
 /* A block device an O_EXCL open found busy: another run's hold (it has a

@@ -65,13 +65,17 @@ struct walk {
     int level;
 };
 
-/* sysfs shows " (deleted)" after a backing file that was unlinked. */
-static void backing_name(const struct nvb__dev *d, char *out, size_t len)
+/* sysfs shows " (deleted)" after a backing file that was unlinked: the
+ * name without it (1 when it was there). */
+static int backing_name(const struct nvb__dev *d, char *out, size_t len)
 {
     snprintf(out, len, "%s", d->backing_file);
     size_t n = strlen(out), k = strlen(" (deleted)");
-    if (n > k && !strcmp(out + n - k, " (deleted)"))
+    if (n > k && !strcmp(out + n - k, " (deleted)")) {
         out[n - k] = 0;
+        return 1;
+    }
+    return 0;
 }
 
 /* What an open loop device is backed by, from the kernel: the backing
@@ -115,9 +119,10 @@ static void loop_identity(const struct nvb__devctx *c, const struct nvb__devlist
         return;
     }
     char name[512];
-    backing_name(d, name, sizeof name);
+    int deleted = backing_name(d, name, sizeof name);
     struct stat st;
-    if (live(c) && stat(name, &st) == 0) {
+    /* a deleted backing file's old name may lead to another file now */
+    if (live(c) && !deleted && stat(name, &st) == 0) {
         majmin(d->lo_dev, sizeof d->lo_dev, major(st.st_dev), minor(st.st_dev));
         d->lo_ino = st.st_ino;
         d->lo_rdev[0] = 0;
@@ -126,6 +131,8 @@ static void loop_identity(const struct nvb__devctx *c, const struct nvb__devlist
         d->lo_state = 1;
         return;
     }
+    if (live(c) && deleted)
+        return; /* unknown: not taken for whatever has its old name now */
     /* A recorded tree: a backing device is named under /dev. */
     d->lo_state = 2;
     if (!strncmp(name, "/dev/", 5)) {
@@ -305,12 +312,15 @@ static void down(const struct walk *w, struct nvb__dev *d, int depth, struct nvb
         }
         down(w, b, depth + 1, o);
     } else if (d->lo_state > 0 && !d->lo_rdev[0]) {
+        /* a deleted backing file is named as the kernel shows it, "(deleted)"
+         * and all; its claim test finds it among open descriptors */
+        const char *shown = d->backing_file;
         up_file(w, name, d->lo_state == 1 ? d->lo_dev : NULL, d->lo_ino, d, depth + 1, &so);
         if (live(w->c) && d->lo_state == 1)
-            claimed(w, name, d->lo_dev, d->lo_ino, name, &so);
+            claimed(w, name, d->lo_dev, d->lo_ino, shown, &so);
         if (sub[0]) {
             nvb__msg_sep(o);
-            nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), name, sub);
+            nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), shown, sub);
         }
     }
 }

@@ -1170,6 +1170,76 @@ START_TEST(groups_through_stack)
 }
 END_TEST
 
+/* ---- 9. a backing file deleted while attached ---- */
+
+/* The kernel keeps only the old name of a loop device's backing file
+ * once it is deleted (sysfs adds " (deleted)"): a run holding the file
+ * is found among open descriptors instead. While a run writes the file's
+ * first MiB, a loop device is attached on it, the file deleted, and the
+ * loop device's second MiB (the file's, which the holder never writes)
+ * written and verified. */
+struct deleted_ctx {
+    const char *file;
+    char s[64];
+    struct outcome writer, verifier;
+    uint64_t before, after;
+    int done;
+};
+
+static int delete_and_write(void *arg)
+{
+    struct deleted_ctx *c = arg;
+    if (c->done)
+        return 1;
+    c->done = 1;
+    attach(c->file, c->s, sizeof c->s);
+    ck_assert_int_eq(unlink(c->file), 0);
+    c->before = sum_at(c->s, 1 << 20, 1 << 20);
+    const char *tg[] = {c->s, NULL};
+    const char *kw[] = {"engine", "psync", "rw", "write", "bs", "4k", "offset", "1M", "ios", "64",
+                        "allow_destructive", "1", NULL};
+    c->writer = run(kw, tg, NULL);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", "verify", "1", NULL};
+    c->verifier = run(kv, tg, NULL);
+    c->after = sum_at(c->s, 1 << 20, 1 << 20);
+    return 1;
+}
+
+START_TEST(deleted_backing)
+{
+    char *dir = tu_mkdtemp("guard-deleted");
+    char *f = random_file(dir, "f.dat", 8);
+    struct deleted_ctx c;
+    memset(&c, 0, sizeof c);
+    c.file = f;
+    struct nvb_run_opts o = polling(delete_and_write, &c);
+    const char *kh[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "size", "1M", "runtime", "60s", NULL};
+    const char *tf[] = {f, NULL};
+    struct outcome out = run(kh, tf, &o);
+    ck_assert_msg(c.done, "the run holding %s never polled", f);
+    ck_assert_msg(out.rc == -ECANCELED, "the run holding %s: rc %d: %s", f, out.rc, out.msg);
+    ck_assert_msg(c.after == c.before, "a write through %s reached the deleted file a run holds (rc %d: %s)", c.s,
+                  c.writer.rc, c.writer.msg);
+    char pid[32];
+    snprintf(pid, sizeof pid, "pid %ld", (long)getpid());
+    const char *w[] = {c.s, "is backed by", "(deleted)", "in use by another run", pid, NULL};
+    expect_refused(&c.writer, -EBUSY, w);
+    expect_refused(&c.verifier, -EBUSY, w);
+    /* the old name, now another file: not taken for the loop device's
+     * backing; and with the holder gone, the loop device is free */
+    free(random_file(dir, "f.dat", 8));
+    const char *kw[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "16", "allow_destructive", "1", NULL};
+    out = run(kw, tf, NULL);
+    ck_assert_msg(out.rc == 0, "a new file under a deleted backing file's name was refused: %s", out.msg);
+    const char *ts[] = {c.s, NULL};
+    out = run(kw, ts, NULL);
+    ck_assert_msg(out.rc == 0, "the loop device on a deleted file nothing holds was refused: %s", out.msg);
+    cleanup();
+    free(f);
+    free(dir);
+}
+END_TEST
+
 /* ---- trims destroy data as writes do ---- */
 
 struct excl_probe {
@@ -1321,6 +1391,7 @@ int main(void)
     tcase_add_test(tc, verifier_over_written);
     tcase_add_test(tc, verifier_under_written);
     tcase_add_test(tc, groups_through_stack);
+    tcase_add_test(tc, deleted_backing);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;
