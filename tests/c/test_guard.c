@@ -1,9 +1,11 @@
 /* The write guard must hold (docs/devices.md, docs/reliability.md): the
  * ways it was walked past, each made deterministic, on loop devices and
  * files this test makes itself (the five of the first audit, then stacks
- * over a device claimed or held below the target). Every case asserts
- * the bytes of the device or file that must not be written (a checksum
- * read with O_DIRECT), not only the return code.
+ * over a device claimed or held below the target, a verifier beside a
+ * writer through the stack, job groups whose targets share a layer, a
+ * backing file deleted while attached). Every case where something could
+ * be written asserts the bytes of the device or file that must not be (a
+ * checksum read with O_DIRECT), not only the return code.
  *
  * "In use" is an active swap area wherever that proves the same thing as
  * a mounted file system: a failing case then cannot leave a corrupted
