@@ -5,7 +5,9 @@
  *
  *  - Planning: every group is planned before anything is opened; a target
  *    written by two groups, or written by one and verified by another, is
- *    refused (-EBUSY) naming both groups.
+ *    refused (-EBUSY) naming both groups, and so are two targets that
+ *    share data through the storage stack (a loop device and what it is
+ *    backed by, at any depth; a partition and its disk).
  *  - The hold: groups that write take theirs first; a group naming a target
  *    another group already holds shares that hold (the same descriptor: a
  *    block device held with O_EXCL is opened once), so a reader and a
@@ -94,17 +96,26 @@ static int groups_conflict(const struct groups *G, const struct grp *a, const st
             }
     if (a->level + b->level < NVB__HOLD_WRITE + NVB__HOLD_VERIFY)
         return 0;
+    const char *mism = a->level == NVB__HOLD_VERIFY || b->level == NVB__HOLD_VERIFY
+                           ? " (and verification would report the other's writes as mismatches)" : "";
+    const char *as = a->level == NVB__HOLD_WRITE ? "written" : "verified";
+    const char *bs = b->level == NVB__HOLD_WRITE ? "written" : "verified";
     for (unsigned i = 0; i < a->p.nt; i++)
-        for (unsigned k = 0; k < b->p.nt; k++)
-            if (nvb__plan_same_target(&a->p, &a->p.t[i], &b->p, &b->p.t[k])) {
+        for (unsigned k = 0; k < b->p.nt; k++) {
+            char why[1200];
+            if (!nvb__plan_share_data(&a->p, &a->p.t[i], &b->p, &b->p.t[k], why, sizeof why))
+                continue;
+            if (!why[0])
                 snprintf(err, errlen, "target '%s' is %s by group '%s' and %s by group '%s' of the same run: "
                          "they would overwrite each other's data%s; one writing group per target (readers may share it)",
-                         a->p.t[i].path, a->level == NVB__HOLD_WRITE ? "written" : "verified", a->name,
-                         b->level == NVB__HOLD_WRITE ? "written" : "verified", b->name,
-                         a->level == NVB__HOLD_VERIFY || b->level == NVB__HOLD_VERIFY
-                             ? " (and verification would report the other's writes as mismatches)" : "");
-                return -EBUSY;
-            }
+                         a->p.t[i].path, as, a->name, bs, b->name, mism);
+            else
+                snprintf(err, errlen, "target '%s' %s by group '%s' and target '%s' %s by group '%s' of the same run "
+                         "share data through the storage stack: %s; they would overwrite each other's data%s; one "
+                         "writing group per set of blocks (readers may share them)", a->p.t[i].path, as, a->name,
+                         b->p.t[k].path, bs, b->name, why, mism);
+            return -EBUSY;
+        }
     return 0;
 }
 

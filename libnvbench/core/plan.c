@@ -405,6 +405,66 @@ int nvb__plan_same_target(const struct plan *pa, const struct ptarget *a, const 
     return x.kind == y.kind && x.a == y.a && x.b == y.b;
 }
 
+static int same_layer(const struct nvb__layer *x, const struct nvb__layer *y)
+{
+    if (x->file != y->file)
+        return 0;
+    if (x->file ? x->dev != y->dev || x->ino != y->ino : x->rdev != y->rdev)
+        return 0;
+    /* len 0: to the end */
+    return (!y->len || x->off < y->off + y->len) && (!x->len || y->off < x->off + x->len);
+}
+
+/* "a -> /dev/loop3 -> f.dat": the first n+1 layers of l. */
+static void chain(const struct nvb__layers *l, unsigned n, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (unsigned i = 0; i <= n && used < len; i++) {
+        int k = snprintf(out + used, len - used, "%s%s", i ? " -> " : "", l->l[i].name);
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+}
+
+int nvb__plan_share_data(const struct plan *pa, const struct ptarget *a, const struct plan *pb,
+                         const struct ptarget *b, char *why, size_t len)
+{
+    why[0] = 0;
+    if (nvb__plan_same_target(pa, a, pb, b))
+        return 1;
+    if (a->scratch || b->scratch)
+        return 0;
+    struct ident x = ident_of(pa, a), y = ident_of(pb, b);
+    if ((x.kind != NVB__T_FILE && x.kind != NVB__T_BLOCK) || (y.kind != NVB__T_FILE && y.kind != NVB__T_BLOCK))
+        return 0;
+    struct nvb__layers *la = malloc(2 * sizeof *la);
+    if (!la)
+        return 0; /* the holds still refuse what shares a layer with a writer */
+    struct nvb__layers *lb = la + 1;
+    nvb__stack_layers(x.kind == NVB__T_FILE, x.a, x.b, x.kind == NVB__T_BLOCK ? x.a : 0, a->path, la);
+    nvb__stack_layers(y.kind == NVB__T_FILE, y.a, y.b, y.kind == NVB__T_BLOCK ? y.a : 0, b->path, lb);
+    int found = 0;
+    for (unsigned i = 0; i < la->n && !found; i++)
+        for (unsigned k = 0; k < lb->n && !found; k++) {
+            if ((!i && !k) || !same_layer(&la->l[i], &lb->l[k]))
+                continue;
+            found = 1;
+            char ca[512], cb[512];
+            chain(la, i, ca, sizeof ca);
+            chain(lb, k, cb, sizeof cb);
+            if (!k)
+                snprintf(why, len, "'%s' lies on '%s' (%s)", a->path, b->path, ca);
+            else if (!i)
+                snprintf(why, len, "'%s' lies on '%s' (%s)", b->path, a->path, cb);
+            else
+                snprintf(why, len, "both lie on %s (%s; %s)", la->l[i].name, ca, cb);
+        }
+    free(la);
+    return found;
+}
+
 /* One target named twice in a run that writes or verifies (the same
  * name, a hard link, another node of one device, a partition listed
  * twice): its blocks would be written as two targets, by jobs that each

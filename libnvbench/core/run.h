@@ -102,6 +102,12 @@ int  nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, ch
  * namespace's block device. Scratch and created targets are never the same. */
 int  nvb__plan_same_target(const struct plan *pa, const struct ptarget *a, const struct plan *pb,
                            const struct ptarget *b);
+/* a and b share bytes, the same target or through the storage stack (a
+ * loop device and its backing file or device at any depth, a partition
+ * and its disk, two loop devices on one file, over overlapping bytes): 1
+ * with why naming the layers ("" when they are the same target), or 0. */
+int  nvb__plan_share_data(const struct plan *pa, const struct ptarget *a, const struct plan *pb,
+                          const struct ptarget *b, char *why, size_t len);
 /* How the run holds its targets: as a writer when it writes, preconditions
  * or trims (each destroys data), as a verifier, or as a reader. */
 int  nvb__plan_hold_level(const struct plan *p, int verify);

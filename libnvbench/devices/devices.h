@@ -228,24 +228,34 @@ int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const 
  * it covers (the hold's alias lock). mm: when not NULL, what node must be
  * (a block device numbered mm with ino 0, or the regular file of inode
  * ino on the file system numbered mm); anything else is not tested.
- * NVB__CLAIM_RUN (who names the holding process, or is ""),
- * NVB__CLAIM_KERNEL, or NVB__CLAIM_NONE (free, or it cannot be opened). */
+ * level is the tester's (NVB__HOLD_*): a writer's as above; a verifier's
+ * only another run's write lock (a verifier writes nothing: a mount, a
+ * reader or another verifier do not change what it checks), and no
+ * O_EXCL open is tried. A regular file its name no longer leads to (a
+ * loop device's backing file deleted or renamed while attached) is looked
+ * for among the open descriptors of every process (/proc/PID/fd), where
+ * a run holding it keeps it. NVB__CLAIM_RUN (who names the holding process,
+ * or is ""), NVB__CLAIM_KERNEL, or NVB__CLAIM_NONE (free, or it cannot be
+ * opened). */
 enum { NVB__CLAIM_NONE = 0, NVB__CLAIM_RUN, NVB__CLAIM_KERNEL };
-int nvb__claim_test(const char *node, const char *mm, uint64_t ino, char *who, size_t wlen);
+int nvb__claim_test(const char *node, const char *mm, uint64_t ino, int level, char *who, size_t wlen);
 
 /* ---- the storage stack around a target (stack.c) ---- */
 /* Why writing to the block device d would corrupt something in use,
  * following the stack both ways and through any number of layers: d's
  * own mounts, holders and swap (nvb__dev_busy), the loop devices stacked
  * on it and whatever uses those, and, when d is a loop device, what it is
- * backed by and whatever else uses that. "" when nothing. */
-void nvb__stack_busy_dev(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, char *out,
-                         size_t len);
+ * backed by and whatever else uses that. "" when nothing. level
+ * NVB__HOLD_WRITE; NVB__HOLD_VERIFY asks instead what writes the blocks a
+ * verifier of d would check: another run writing any layer under d, or a
+ * loop device stacked on d (at any depth), or what shares a layer under d. */
+void nvb__stack_busy_dev(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, int level,
+                         char *out, size_t len);
 /* The same for a regular file (its st_dev as "maj:min" and inode; path is
  * its name, resolved, for recorded trees and the message): an active swap
  * file, or the backing file of loop devices and whatever uses those. */
 void nvb__stack_busy_file(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path, const char *devmm,
-                          uint64_t ino, char *out, size_t len);
+                          uint64_t ino, int level, char *out, size_t len);
 
 /* On the live system: could anything be stacked on or under the target
  * (a regular file's st_dev "maj:min" and inode, or a block device's

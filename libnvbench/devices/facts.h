@@ -75,6 +75,28 @@ void nvb__hold_release(struct nvb__hold *h, unsigned n);
  * is the target's name for the message); else 0. */
 int  nvb__lock_holder(const char *node, const char *path, int level, char *msg, size_t len);
 
+/* ---- what a target lies on (stack.c) ----
+ * The layers a target's bytes pass through, from the target down: a
+ * partition to its disk, a loop device to its backing device or file, at
+ * any depth. Two targets whose layers meet over overlapping bytes share
+ * data (job groups compare them, core/groups.c). */
+#define NVB__MAX_LAYERS 16
+struct nvb__layer {
+    int      file;              /* 1: a regular file (dev, ino); 0: a block device (rdev) */
+    uint64_t dev, ino, rdev;
+    uint64_t off, len;          /* the target's bytes in this layer; len 0: to its end */
+    char     name[160];         /* "/dev/loop3", or the backing file's name as the kernel keeps it */
+};
+struct nvb__layers {
+    unsigned n;                 /* l[0] is the target itself, over all of it */
+    struct nvb__layer l[NVB__MAX_LAYERS];
+};
+/* Fills out for a target that is a regular file (file: dev, ino) or a
+ * block device (rdev); name is the target's, for l[0]. Never fails: what
+ * cannot be read (no sysfs, another OS) ends the list there. */
+void nvb__stack_layers(int file, uint64_t dev, uint64_t ino, uint64_t rdev, const char *name,
+                       struct nvb__layers *out);
+
 /* A write of bs bytes to a device with a known indirection unit that bs is
  * below, or not a multiple of: 1 and the warning in out; else 0. */
 int nvb__iu_warning(const struct nvb__tdev *facts, uint64_t bs, const char *path, char *out, size_t len);

@@ -93,7 +93,7 @@ static int refuse_claimed(const char *path, const char *alias, const char *node,
                           size_t len)
 {
     char who[160];
-    int k = nvb__claim_test(node, mm, 0, who, sizeof who);
+    int k = nvb__claim_test(node, mm, 0, NVB__HOLD_WRITE, who, sizeof who);
     if (k == NVB__CLAIM_RUN) {
         struct nvb__hold h = {.path = path, .level = NVB__HOLD_WRITE};
         return nvb__hold_refuse_locked(&h, who, msg, len);
@@ -157,7 +157,7 @@ int nvb__guard_check(const struct nvb__devctx *c, struct nvb__devlist *l, const 
         snprintf(alias, sizeof alias, " (%s%s)", ng, nvb__dev_label(d));
     }
     char busy[1536];
-    nvb__stack_busy_dev(c, l, d, busy, sizeof busy);
+    nvb__stack_busy_dev(c, l, d, NVB__HOLD_WRITE, busy, sizeof busy);
     if (busy[0]) {
         snprintf(msg, len, "target '%s'%s is in use: %s; writing to it would corrupt that, and no option "
                  "overrides this (not even allow_destructive=1)", path, alias, busy);

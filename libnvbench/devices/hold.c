@@ -23,9 +23,12 @@
  *     through the storage stack (stack.c), and that nothing under it (the
  *     backing device or file of a loop device, at every depth) is claimed
  *     by the kernel or held by another run (nvb__claim_test: the test
- *     planning gives the target itself). A run does not watch what is
- *     stacked on its target after it took it: a later run writing that
- *     finds this run's lock on the way down and is refused;
+ *     planning gives the target itself). A run that verifies gets the
+ *     same walk, both ways, and is refused only by another run writing
+ *     a layer under its target or a loop device stacked on it (a write
+ *     lock): it would report those writes as mismatches. A run does not
+ *     watch what is stacked on its target after it took it: a later run
+ *     writing that finds this run's lock on the way down and is refused;
  *  5. keep it open until the run ends. Jobs open their own descriptors
  *     through /proc/self/fd/N of the held one (never through the name), and
  *     each is checked to be the same file or device before any I/O.
@@ -289,12 +292,13 @@ static int alias_lock(struct nvb__hold *h, dev_t rdev, const struct stat *node, 
 }
 
 /* Whether any lock on fd's file over [start, start+size) would keep a
- * writer out: another run's hold of any level. */
-static int lock_conflicts(int fd, off_t start, off_t size)
+ * run of `level` out: for a writer, another run's hold of any level; for
+ * a verifier, a writer's (a shared lock conflicts only with those). */
+static int lock_conflicts(int fd, off_t start, off_t size, int level)
 {
     struct flock fl;
     memset(&fl, 0, sizeof fl);
-    fl.l_type = F_WRLCK;
+    fl.l_type = level == NVB__HOLD_WRITE ? F_WRLCK : F_RDLCK;
     fl.l_whence = SEEK_SET;
     fl.l_start = start;
     fl.l_len = size;
@@ -319,14 +323,18 @@ static int is_expected(const struct stat *st, const char *mm, uint64_t ino)
     return 0;
 }
 
-int nvb__claim_test(const char *node, const char *mm, uint64_t ino, char *who, size_t wlen)
+static int claim_by_fd(const char *mm, uint64_t ino, int level, char *who, size_t wlen);
+
+/* nvb__claim_test; by_fd: a file not found by its name is looked for
+ * among open descriptors (claim_by_fd). */
+static int claim_test(const char *node, const char *mm, uint64_t ino, int level, int by_fd, char *who, size_t wlen)
 {
     who[0] = 0;
     struct stat st;
     if (stat(node, &st) != 0 || !is_expected(&st, mm, ino))
-        return NVB__CLAIM_NONE;
+        return by_fd && mm && ino ? claim_by_fd(mm, ino, level, who, wlen) : NVB__CLAIM_NONE;
     int excl_busy = 0, fd = -1;
-    if (S_ISBLK(st.st_mode)) {
+    if (S_ISBLK(st.st_mode) && level == NVB__HOLD_WRITE) {
         fd = open(node, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         excl_busy = fd < 0 && errno == EBUSY;
     }
@@ -339,13 +347,13 @@ int nvb__claim_test(const char *node, const char *mm, uint64_t ino, char *who, s
         close(fd);
         return NVB__CLAIM_NONE;
     }
-    int held = lock_conflicts(fd, 0, 0);
+    int held = lock_conflicts(fd, 0, 0, level);
     close(fd);
     char devnode[160];
     off_t start, size;
     if (!held && S_ISBLK(st.st_mode) && alias_node(st.st_rdev, devnode, sizeof devnode, &start, &size) == 0 &&
         (fd = open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) >= 0) {
-        held = fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && lock_conflicts(fd, start, size);
+        held = fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && lock_conflicts(fd, start, size, level);
         close(fd);
     }
     if (held) {
@@ -355,12 +363,54 @@ int nvb__claim_test(const char *node, const char *mm, uint64_t ino, char *who, s
     return excl_busy ? NVB__CLAIM_KERNEL : NVB__CLAIM_NONE;
 }
 
+int nvb__claim_test(const char *node, const char *mm, uint64_t ino, int level, char *who, size_t wlen)
+{
+    return claim_test(node, mm, ino, level, 1, who, wlen);
+}
+
+/* A regular file whose name no longer leads to it (a loop device's
+ * backing file deleted or renamed while attached: the kernel keeps only
+ * the old name): a run holding it has it open, so each process's open
+ * descriptors are matched by identity, and one found is tested through
+ * /proc/PID/fd/N, which opens the file itself. Only on this path: it
+ * reads every process's descriptor table. */
+static int claim_by_fd(const char *mm, uint64_t ino, int level, char *who, size_t wlen)
+{
+    DIR *pd = opendir("/proc");
+    if (!pd)
+        return NVB__CLAIM_NONE;
+    int k = NVB__CLAIM_NONE;
+    struct dirent *pe;
+    while (k == NVB__CLAIM_NONE && (pe = readdir(pd))) {
+        char *end;
+        long pid = strtol(pe->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char p[64];
+        snprintf(p, sizeof p, "/proc/%ld/fd", pid);
+        DIR *fd = opendir(p);
+        if (!fd)
+            continue;
+        struct dirent *fe;
+        while (k == NVB__CLAIM_NONE && (fe = readdir(fd))) {
+            char fp[96];
+            struct stat st;
+            snprintf(fp, sizeof fp, "/proc/%ld/fd/%s", pid, fe->d_name);
+            if (fe->d_name[0] != '.' && stat(fp, &st) == 0 && is_expected(&st, mm, ino))
+                k = claim_test(fp, mm, ino, level, 0, who, wlen);
+        }
+        closedir(fd);
+    }
+    closedir(pd);
+    return k;
+}
+
 /* A block device an O_EXCL open found busy: another run's hold (it has a
  * lock on the node), or the kernel's claim (mounted, dm, md, swap). */
 static int refuse_excl(const struct nvb__hold *h, const char *file, char *msg, size_t len)
 {
     char who[160];
-    if (nvb__claim_test(file, NULL, 0, who, sizeof who) == NVB__CLAIM_RUN)
+    if (nvb__claim_test(file, NULL, 0, NVB__HOLD_WRITE, who, sizeof who) == NVB__CLAIM_RUN)
         return nvb__hold_refuse_locked(h, who, msg, len);
     snprintf(msg, len, "target '%s'%s%s is in use: the kernel has it claimed (mounted, perhaps in another mount "
              "namespace, or held by device-mapper, MD, bcache, swap or another program's exclusive open); writing to "
@@ -369,7 +419,10 @@ static int refuse_excl(const struct nvb__hold *h, const char *file, char *msg, s
     return -EBUSY;
 }
 
-/* Step 4: in use through the storage stack, judged on the descriptor. */
+/* Step 4: in use through the storage stack, judged on the descriptor: for
+ * a writer, anything that uses a layer; for a verifier, another run that
+ * writes a layer under its target or stacked on it (it would report that
+ * run's writes as mismatches). */
 static int busy_now(const struct nvb__hold *h, const struct stat *st, char *msg, size_t len)
 {
     /* With the block device held O_EXCL the kernel already refuses
@@ -401,7 +454,7 @@ static int busy_now(const struct nvb__hold *h, const struct stat *st, char *msg,
         snprintf(mm, sizeof mm, "%u:%u", major(st->st_rdev), minor(st->st_rdev));
         for (unsigned i = 0; i < l->n; i++)
             if (!strcmp(l->d[i].majmin, mm)) {
-                nvb__stack_busy_dev(c, l, &l->d[i], busy, sizeof busy);
+                nvb__stack_busy_dev(c, l, &l->d[i], h->level, busy, sizeof busy);
                 break;
             }
     } else if (S_ISREG(st->st_mode)) {
@@ -409,15 +462,19 @@ static int busy_now(const struct nvb__hold *h, const struct stat *st, char *msg,
         if (!realpath(h->file, real))
             snprintf(real, sizeof real, "%s", h->file);
         snprintf(mm, sizeof mm, "%u:%u", major(st->st_dev), minor(st->st_dev));
-        nvb__stack_busy_file(c, l, real, mm, (uint64_t)st->st_ino, busy, sizeof busy);
+        nvb__stack_busy_file(c, l, real, mm, (uint64_t)st->st_ino, h->level, busy, sizeof busy);
     }
     nvb__devlist_free(l);
     free(l);
     free(c);
     if (!busy[0])
         return 0;
-    snprintf(msg, len, "target '%s' is in use: %s; writing to it would corrupt that, and no option overrides this "
-             "(not even allow_destructive=1)", h->path, busy);
+    if (h->level == NVB__HOLD_WRITE)
+        snprintf(msg, len, "target '%s' is in use: %s; writing to it would corrupt that, and no option overrides "
+                 "this (not even allow_destructive=1)", h->path, busy);
+    else
+        snprintf(msg, len, "target '%s' is in use: %s; a run that verifies it would report the other run's writes "
+                 "as mismatches (a plain read, without verify, is allowed)", h->path, busy);
     return -EBUSY;
 }
 
@@ -495,7 +552,7 @@ static int take_one(struct nvb__hold *h, char *msg, size_t len)
             (rc = alias_lock(h, cs.st_rdev, h->claim_fd >= 0 ? &cs : NULL, msg, len)) < 0)
             return rc;
     }
-    if (writes && (rc = busy_now(h, &st, msg, len)) < 0)
+    if (h->level != NVB__HOLD_READ && (rc = busy_now(h, &st, msg, len)) < 0)
         return rc;
     return 0;
 }

@@ -37,6 +37,7 @@
 
 #include "util/util.h"
 #include "devices/devices.h"
+#include "devices/discover.h"
 
 #define MAX_DEPTH 16
 
@@ -50,13 +51,31 @@ static void from_kernel_dev(char *out, size_t len, uint64_t v)
 
 static int live(const struct nvb__devctx *c) { return !strcmp(c->dev, "/dev"); }
 
-/* sysfs shows " (deleted)" after a backing file that was unlinked. */
-static void backing_name(const struct nvb__dev *d, char *out, size_t len)
+/* One walk of the stack: where it looks, and for whom. A writer
+ * (NVB__HOLD_WRITE) is refused by anything that uses a layer: mounts,
+ * holders, swap, an attached loop device, the kernel's claim, another
+ * run's hold of any level. A verifier (NVB__HOLD_VERIFY) writes nothing
+ * and is refused only by what writes the blocks it checks: another run
+ * writing a layer under it or stacked on it (that run's write lock); a
+ * mount, a loop device nobody writes, a reader or another verifier leave
+ * it alone, as they leave its target alone. */
+struct walk {
+    const struct nvb__devctx *c;
+    struct nvb__devlist *l;
+    int level;
+};
+
+/* sysfs shows " (deleted)" after a backing file that was unlinked: the
+ * name without it (1 when it was there). */
+static int backing_name(const struct nvb__dev *d, char *out, size_t len)
 {
     snprintf(out, len, "%s", d->backing_file);
     size_t n = strlen(out), k = strlen(" (deleted)");
-    if (n > k && !strcmp(out + n - k, " (deleted)"))
+    if (n > k && !strcmp(out + n - k, " (deleted)")) {
         out[n - k] = 0;
+        return 1;
+    }
+    return 0;
 }
 
 /* What an open loop device is backed by, from the kernel: the backing
@@ -100,9 +119,10 @@ static void loop_identity(const struct nvb__devctx *c, const struct nvb__devlist
         return;
     }
     char name[512];
-    backing_name(d, name, sizeof name);
+    int deleted = backing_name(d, name, sizeof name);
     struct stat st;
-    if (live(c) && stat(name, &st) == 0) {
+    /* a deleted backing file's old name may lead to another file now */
+    if (live(c) && !deleted && stat(name, &st) == 0) {
         majmin(d->lo_dev, sizeof d->lo_dev, major(st.st_dev), minor(st.st_dev));
         d->lo_ino = st.st_ino;
         d->lo_rdev[0] = 0;
@@ -111,6 +131,8 @@ static void loop_identity(const struct nvb__devctx *c, const struct nvb__devlist
         d->lo_state = 1;
         return;
     }
+    if (live(c) && deleted)
+        return; /* unknown: not taken for whatever has its old name now */
     /* A recorded tree: a backing device is named under /dev. */
     d->lo_state = 2;
     if (!strncmp(name, "/dev/", 5)) {
@@ -137,29 +159,32 @@ static int backed_by_file(const struct nvb__dev *loop, const char *path, const c
     return 0;
 }
 
-static void up_dev(const struct nvb__devctx *c, struct nvb__devlist *l, const struct nvb__dev *d,
-                   const struct nvb__dev *skip, int depth, struct nvb__msg *o);
+static void up_dev(const struct walk *w, const struct nvb__dev *d, const struct nvb__dev *skip, int depth,
+                   struct nvb__msg *o);
 
 /* The loop devices backed by `what` (a device, or the file path/devmm/ino)
- * other than skip, each with whatever uses it: "X backs /dev/loop0: ...". */
-static void up_loops(const struct nvb__devctx *c, struct nvb__devlist *l, const char *name, const struct nvb__dev *dev,
-                     const char *path, const char *devmm, uint64_t ino, const struct nvb__dev *skip, int depth,
-                     struct nvb__msg *o)
+ * other than skip, each with whatever uses it: "X backs /dev/loop0: ...".
+ * For a verifier, only those something writes are named. */
+static void up_loops(const struct walk *w, const char *name, const struct nvb__dev *dev, const char *path,
+                     const char *devmm, uint64_t ino, const struct nvb__dev *skip, int depth, struct nvb__msg *o)
 {
+    struct nvb__devlist *l = w->l;
     for (unsigned i = 0; i < l->n; i++) {
         struct nvb__dev *lp = &l->d[i];
         if (lp == skip || lp == dev || strcmp(lp->kind, "loop") || !lp->backing_file[0])
             continue;
-        loop_identity(c, l, lp);
+        loop_identity(w->c, l, lp);
         if (dev ? !backed_by_dev(lp, dev) : !backed_by_file(lp, path, devmm, ino))
             continue;
-        nvb__msg_sep(o);
-        nvb__msg_put(o, "%s backs %s", name, nvb__dev_label(lp));
         char sub[1024];
         struct nvb__msg so = {sub, sizeof sub, 0, 0};
         sub[0] = 0;
         if (depth < MAX_DEPTH)
-            up_dev(c, l, lp, NULL, depth + 1, &so);
+            up_dev(w, lp, NULL, depth + 1, &so);
+        if (!sub[0] && w->level != NVB__HOLD_WRITE)
+            continue; /* attached, and nothing writes it */
+        nvb__msg_sep(o);
+        nvb__msg_put(o, "%s backs %s", name, nvb__dev_label(lp));
         if (sub[0])
             nvb__msg_put(o, ": %s", sub);
         else
@@ -167,31 +192,51 @@ static void up_loops(const struct nvb__devctx *c, struct nvb__devlist *l, const 
     }
 }
 
-/* d's users and those of its family (mounts, holders, swap), and the loop
- * devices stacked on any of them (other than skip), recursively. */
-static void up_dev(const struct nvb__devctx *c, struct nvb__devlist *l, const struct nvb__dev *d,
-                   const struct nvb__dev *skip, int depth, struct nvb__msg *o)
+static void claimed(const struct walk *w, const char *node, const char *mm, uint64_t ino, const char *label,
+                    struct nvb__msg *o);
+
+/* A layer's claim test under its device node (see claimed()). */
+static void claimed_dev(const struct walk *w, const struct nvb__dev *d, struct nvb__msg *o)
 {
-    char b[1024];
-    nvb__dev_busy(l, d, b, sizeof b);
-    if (b[0]) {
-        nvb__msg_sep(o);
-        nvb__msg_put(o, "%s", b);
-    }
-    struct nvb__fam f;
-    nvb__dev_family(l, d, &f);
-    for (unsigned i = 0; i < f.n; i++)
-        up_loops(c, l, nvb__dev_label(f.m[i].d), f.m[i].d, NULL, NULL, 0, skip, depth, o);
+    if (!w->c->dev[0] || !d->majmin[0])
+        return;
+    char node[NVB__DEV_PATH + 80];
+    snprintf(node, sizeof node, "%s/%s", w->c->dev, d->name);
+    claimed(w, node, d->majmin, 0, nvb__dev_label(d), o);
 }
 
-static void up_file(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path, const char *devmm,
-                    uint64_t ino, const struct nvb__dev *skip, int depth, struct nvb__msg *o)
+/* d's users and those of its family (mounts, holders, swap), and the loop
+ * devices stacked on any of them (other than skip), recursively. For a
+ * verifier, a layer above the target (depth > 0) is claim-tested instead:
+ * its own test covers its disk over its bytes and, for a disk, the
+ * writers of its partitions (each locks its range of the disk's node). */
+static void up_dev(const struct walk *w, const struct nvb__dev *d, const struct nvb__dev *skip, int depth,
+                   struct nvb__msg *o)
 {
-    for (unsigned i = 0; i < l->swapfiles.n; i++) {
-        const char *sw = l->swapfiles.v[i];
+    if (w->level == NVB__HOLD_WRITE) {
+        char b[1024];
+        nvb__dev_busy(w->l, d, b, sizeof b);
+        if (b[0]) {
+            nvb__msg_sep(o);
+            nvb__msg_put(o, "%s", b);
+        }
+    } else if (depth > 0) {
+        claimed_dev(w, d, o);
+    }
+    struct nvb__fam f;
+    nvb__dev_family(w->l, d, &f);
+    for (unsigned i = 0; i < f.n; i++)
+        up_loops(w, nvb__dev_label(f.m[i].d), f.m[i].d, NULL, NULL, 0, skip, depth, o);
+}
+
+static void up_file(const struct walk *w, const char *path, const char *devmm, uint64_t ino,
+                    const struct nvb__dev *skip, int depth, struct nvb__msg *o)
+{
+    for (unsigned i = 0; w->level == NVB__HOLD_WRITE && i < w->l->swapfiles.n; i++) {
+        const char *sw = w->l->swapfiles.v[i];
         struct stat st;
         int same;
-        if (live(c) && devmm && devmm[0] && stat(sw, &st) == 0) {
+        if (live(w->c) && devmm && devmm[0] && stat(sw, &st) == 0) {
             char mm[24];
             majmin(mm, sizeof mm, major(st.st_dev), minor(st.st_dev));
             same = !strcmp(mm, devmm) && (uint64_t)st.st_ino == ino;
@@ -203,47 +248,49 @@ static void up_file(const struct nvb__devctx *c, struct nvb__devlist *l, const c
             nvb__msg_put(o, "%s is an active swap file", path);
         }
     }
-    up_loops(c, l, path, NULL, path, devmm, ino, skip, depth, o);
+    up_loops(w, path, NULL, path, devmm, ino, skip, depth, o);
 }
 
 /* A layer under the target, tested as the target itself is (guard.c,
  * nvb__claim_test): the kernel's claim (a mount in another mount
  * namespace shows nowhere else) and the holds of other runs, which a run
  * that took its target before the loop device was stacked on it cannot
- * see. node is the layer's name in the context's dev/ (a device), or its
- * path (a file, on the live system only); mm and ino what it must be. */
-static void claimed(const char *node, const char *mm, uint64_t ino, const char *label, struct nvb__msg *o)
+ * see; for a verifier, only another run's write lock. node is the layer's
+ * name in the context's dev/ (a device), or its path (a file, on the live
+ * system only); mm and ino what it must be. */
+static void claimed(const struct walk *w, const char *node, const char *mm, uint64_t ino, const char *label,
+                    struct nvb__msg *o)
 {
     char who[160];
-    int k = nvb__claim_test(node, mm, ino, who, sizeof who);
+    int k = nvb__claim_test(node, mm, ino, w->level, who, sizeof who);
     if (k == NVB__CLAIM_NONE)
         return;
     nvb__msg_sep(o);
     if (k == NVB__CLAIM_RUN)
-        nvb__msg_put(o, "%s is in use by another run%s%s%s: it is being written or verified", label,
-                     who[0] ? " (" : "", who, who[0] ? ")" : "");
+        nvb__msg_put(o, "%s is in use by another run%s%s%s: it is being written%s", label, who[0] ? " (" : "", who,
+                     who[0] ? ")" : "", w->level == NVB__HOLD_WRITE ? " or verified" : "");
     else
         nvb__msg_put(o, "the kernel has %s claimed (mounted, perhaps in another mount namespace, or held by "
                      "device-mapper, MD, bcache, swap or another program's exclusive open)", label);
 }
 
 /* Down from a loop device: what it is backed by, and who else uses that
- * or has it claimed or held. */
-static void down(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, int depth,
-                 struct nvb__msg *o)
+ * or has it claimed or held (for a verifier: writes it). */
+static void down(const struct walk *w, struct nvb__dev *d, int depth, struct nvb__msg *o)
 {
+    struct nvb__devlist *l = w->l;
     if (depth >= MAX_DEPTH)
         return;
     if (d->parent[0]) {
         /* a partition of a loop device writes into the loop device's backing */
         struct nvb__dev *disk = nvb__devlist_find(l, d->parent);
         if (disk && disk != d)
-            down(c, l, disk, depth + 1, o);
+            down(w, disk, depth + 1, o);
         return;
     }
     if (strcmp(d->kind, "loop") || !d->backing_file[0])
         return;
-    loop_identity(c, l, d);
+    loop_identity(w->c, l, d);
     char sub[1024];
     struct nvb__msg so = {sub, sizeof sub, 0, 0};
     sub[0] = 0;
@@ -255,43 +302,145 @@ static void down(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb
     char name[512];
     backing_name(d, name, sizeof name);
     if (b) {
-        up_dev(c, l, b, d, depth + 1, &so);
-        if (c->dev[0] && b->majmin[0]) {
-            char node[NVB__DEV_PATH + 80];
-            snprintf(node, sizeof node, "%s/%s", c->dev, b->name);
-            claimed(node, b->majmin, 0, nvb__dev_label(b), &so);
-        }
+        /* a verifier's up_dev claim-tests b itself (depth > 0) */
+        up_dev(w, b, d, depth + 1, &so);
+        if (w->level == NVB__HOLD_WRITE)
+            claimed_dev(w, b, &so);
         if (sub[0]) {
             nvb__msg_sep(o);
             nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), nvb__dev_label(b), sub);
         }
-        down(c, l, b, depth + 1, o);
+        down(w, b, depth + 1, o);
     } else if (d->lo_state > 0 && !d->lo_rdev[0]) {
-        up_file(c, l, name, d->lo_state == 1 ? d->lo_dev : NULL, d->lo_ino, d, depth + 1, &so);
-        if (live(c) && d->lo_state == 1)
-            claimed(name, d->lo_dev, d->lo_ino, name, &so);
+        /* a deleted backing file is named as the kernel shows it, "(deleted)"
+         * and all; its claim test finds it among open descriptors */
+        const char *shown = d->backing_file;
+        up_file(w, name, d->lo_state == 1 ? d->lo_dev : NULL, d->lo_ino, d, depth + 1, &so);
+        if (live(w->c) && d->lo_state == 1)
+            claimed(w, name, d->lo_dev, d->lo_ino, shown, &so);
         if (sub[0]) {
             nvb__msg_sep(o);
-            nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), name, sub);
+            nvb__msg_put(o, "%s is backed by %s: %s", nvb__dev_label(d), shown, sub);
         }
     }
 }
 
-void nvb__stack_busy_dev(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, char *out,
-                         size_t len)
+void nvb__stack_busy_dev(const struct nvb__devctx *c, struct nvb__devlist *l, struct nvb__dev *d, int level,
+                         char *out, size_t len)
 {
+    struct walk w = {c, l, level};
     struct nvb__msg o = {out, len, 0, 0};
     out[0] = 0;
-    up_dev(c, l, d, NULL, 0, &o);
-    down(c, l, d, 0, &o);
+    up_dev(&w, d, NULL, 0, &o);
+    down(&w, d, 0, &o);
 }
 
 void nvb__stack_busy_file(const struct nvb__devctx *c, struct nvb__devlist *l, const char *path, const char *devmm,
-                          uint64_t ino, char *out, size_t len)
+                          uint64_t ino, int level, char *out, size_t len)
 {
+    struct walk w = {c, l, level};
     struct nvb__msg o = {out, len, 0, 0};
     out[0] = 0;
-    up_file(c, l, path, devmm, ino, NULL, 0, &o);
+    up_file(&w, path, devmm, ino, NULL, 0, &o);
+}
+
+/* ---- what a target lies on ---- */
+
+static uint64_t kernel_dev(uint64_t v)
+{
+    return (uint64_t)makedev((unsigned)((v & 0xfff00) >> 8), (unsigned)((v & 0xff) | ((v >> 12) & 0xfff00)));
+}
+
+/* from's bytes [off, off+len) (len 0: to its end) as seen in the layer
+ * under it, where from lies at `at`, size bytes long (0: to that layer's
+ * end). */
+static void shift(struct nvb__layer *to, const struct nvb__layer *from, uint64_t at, uint64_t size)
+{
+    to->off = at + from->off;
+    to->len = from->len ? from->len : !size ? 0 : size > from->off ? size - from->off : 1;
+}
+
+static int push(struct nvb__layers *out, int file, uint64_t dev, uint64_t ino, uint64_t rdev, const char *name)
+{
+    if (out->n >= NVB__MAX_LAYERS)
+        return -1;
+    struct nvb__layer *y = &out->l[out->n++];
+    y->file = file;
+    y->dev = dev;
+    y->ino = ino;
+    y->rdev = rdev;
+    snprintf(y->name, sizeof y->name, "%s", name);
+    return 0;
+}
+
+void nvb__stack_layers(int file, uint64_t dev, uint64_t ino, uint64_t rdev, const char *name,
+                       struct nvb__layers *out)
+{
+    memset(out, 0, sizeof *out);
+    push(out, file, dev, ino, rdev, name);
+    while (!out->l[out->n - 1].file && out->n < NVB__MAX_LAYERS) {
+        const struct nvb__layer *y = &out->l[out->n - 1];
+        char link[96], dir[NVB__DEV_PATH], mm[24];
+        snprintf(link, sizeof link, "/sys/dev/block/%u:%u", major((dev_t)y->rdev), minor((dev_t)y->rdev));
+        if (!realpath(link, dir))
+            return;
+        if (nvb__exists(dir, "partition")) {
+            /* a partition: its bytes in its disk */
+            uint64_t start = nvb__rd_u64(dir, "start") * 512, size = nvb__rd_u64(dir, "size") * 512;
+            char *slash = strrchr(dir, '/');
+            if (!slash)
+                return;
+            *slash = 0;
+            unsigned ma, mi;
+            if (nvb__rd_str(dir, "dev", mm, sizeof mm) <= 0 || sscanf(mm, "%u:%u", &ma, &mi) != 2)
+                return;
+            char dn[96];
+            snprintf(dn, sizeof dn, "/dev/%s", strrchr(dir, '/') + 1);
+            struct nvb__layer from = *y;
+            if (push(out, 0, 0, 0, (uint64_t)makedev(ma, mi), dn) < 0)
+                return;
+            shift(&out->l[out->n - 1], &from, start, size);
+            continue;
+        }
+        char back[NVB__DEV_PATH + 16];
+        snprintf(back, sizeof back, "%s/loop", dir);
+        if (!nvb__exists(back, "backing_file"))
+            return; /* neither: the bottom */
+#ifdef LOOP_GET_STATUS64
+        /* a loop device: its node, checked to be this device, asked exactly */
+        char node[96];
+        snprintf(node, sizeof node, "/dev/%s", strrchr(dir, '/') + 1);
+        struct stat st;
+        int fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct loop_info64 li;
+        memset(&li, 0, sizeof li);
+        int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && (uint64_t)st.st_rdev == y->rdev &&
+                 ioctl(fd, LOOP_GET_STATUS64, &li) == 0;
+        if (fd >= 0)
+            close(fd);
+        if (!ok)
+            return;
+        struct nvb__layer from = *y;
+        int r;
+        if (li.lo_rdevice) {
+            char dn[96] = "";
+            uint64_t b = kernel_dev(li.lo_rdevice);
+            snprintf(link, sizeof link, "/sys/dev/block/%u:%u", major((dev_t)b), minor((dev_t)b));
+            if (realpath(link, dir))
+                snprintf(dn, sizeof dn, "/dev/%s", strrchr(dir, '/') + 1);
+            r = push(out, 0, 0, 0, b, dn);
+        } else {
+            char bname[512] = "";
+            nvb__rd_str(back, "backing_file", bname, sizeof bname);
+            r = push(out, 1, kernel_dev(li.lo_device), li.lo_inode, 0, bname);
+        }
+        if (r < 0)
+            return;
+        shift(&out->l[out->n - 1], &from, li.lo_offset, li.lo_sizelimit);
+#else
+        return;
+#endif
+    }
 }
 
 /* Most machines have no loop device on the target and no swap file at all:
@@ -302,10 +451,18 @@ void nvb__stack_busy_file(const struct nvb__devctx *c, struct nvb__devlist *l, c
 int nvb__stack_maybe_used(const char *devmm, uint64_t ino, const char *rdevmm)
 {
 #ifdef LOOP_GET_STATUS64
-    char p[128];
+    char p[128], disk[24] = "";
     if (rdevmm && rdevmm[0]) {
+        /* a partition is looked at as its disk too (a partition of a loop
+         * device writes into its backing; a loop device on the disk
+         * covers the partition) */
+        snprintf(p, sizeof p, "/sys/dev/block/%s/..", rdevmm);
+        char q[160];
+        snprintf(q, sizeof q, "/sys/dev/block/%s", rdevmm);
+        if (nvb__exists(q, "partition") && nvb__rd_str(p, "dev", disk, sizeof disk) <= 0)
+            return 1;
         /* a loop device itself: what it is backed by must be looked at */
-        snprintf(p, sizeof p, "/sys/dev/block/%s/loop/backing_file", rdevmm);
+        snprintf(p, sizeof p, "/sys/dev/block/%s/loop/backing_file", disk[0] ? disk : rdevmm);
         if (access(p, F_OK) == 0)
             return 1;
     } else {
@@ -340,7 +497,7 @@ int nvb__stack_maybe_used(const char *devmm, uint64_t ino, const char *rdevmm)
         if (fd < 0 || loop_status(fd, a, &i, b) != 0)
             used = 1; /* cannot tell */
         else if (rdevmm && rdevmm[0])
-            used = b[0] && !strcmp(b, rdevmm);
+            used = b[0] && (!strcmp(b, rdevmm) || (disk[0] && !strcmp(b, disk)));
         else
             used = !b[0] && devmm && !strcmp(a, devmm) && i == ino;
     }
@@ -371,7 +528,7 @@ int nvb__file_check_ctx(const struct nvb__devctx *c, const char *path, char *msg
     int rc = nvb__dev_scan(c, &l);
     if (rc < 0)
         return rc == -ENOMEM ? rc : 0; /* no sysfs: no loop devices to know of */
-    nvb__stack_busy_file(c, &l, real, live(c) ? mm : NULL, (uint64_t)st.st_ino, busy, sizeof busy);
+    nvb__stack_busy_file(c, &l, real, live(c) ? mm : NULL, (uint64_t)st.st_ino, NVB__HOLD_WRITE, busy, sizeof busy);
     nvb__devlist_free(&l);
     if (busy[0]) {
         snprintf(msg, len, "target '%s' is in use: %s; writing to it would corrupt that, and no option overrides "

@@ -1,9 +1,11 @@
 /* The write guard must hold (docs/devices.md, docs/reliability.md): the
  * ways it was walked past, each made deterministic, on loop devices and
  * files this test makes itself (the five of the first audit, then stacks
- * over a device claimed or held below the target). Every case asserts
- * the bytes of the device or file that must not be written (a checksum
- * read with O_DIRECT), not only the return code.
+ * over a device claimed or held below the target, a verifier beside a
+ * writer through the stack, job groups whose targets share a layer, a
+ * backing file deleted while attached). Every case where something could
+ * be written asserts the bytes of the device or file that must not be (a
+ * checksum read with O_DIRECT), not only the return code.
  *
  * "In use" is an active swap area wherever that proves the same thing as
  * a mounted file system: a failing case then cannot leave a corrupted
@@ -995,6 +997,251 @@ START_TEST(partition_over_held)
 }
 END_TEST
 
+/* ---- 7. a verifier beside a writer through the stack ---- */
+
+/* A run that only verifies writes nothing, but it reads what it checks
+ * through every layer of its target's stack: a writer of a layer under
+ * it, or of a loop device stacked on it, changes those blocks, and each
+ * would be reported as a mismatch. While `written` is written, `depth`
+ * loop devices are stacked on `attach_on` (none: `verified` is named as
+ * it is) and the top one, or `verified`, verified: refused naming the
+ * writer; a plain read of it runs. */
+struct verifier_ctx {
+    const char *attach_on, *verified;
+    int depth;
+    char stack[2][64];
+    struct outcome verifier, reader;
+    int done;
+};
+
+static int verify_beside(void *arg)
+{
+    struct verifier_ctx *v = arg;
+    if (v->done)
+        return 1;
+    v->done = 1;
+    const char *on = v->attach_on;
+    for (int i = 0; on && i < v->depth; i++) {
+        attach(on, v->stack[i], sizeof v->stack[i]);
+        on = v->stack[i];
+    }
+    const char *tg[] = {v->attach_on ? on : v->verified, NULL};
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", "verify", "1", NULL};
+    v->verifier = run(kv, tg, NULL);
+    const char *kr[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", NULL};
+    v->reader = run(kr, tg, NULL);
+    return 1; /* end the writer */
+}
+
+static void verifier_beside(const char *written, const char *attach_on, int depth, const char *verified,
+                            const char *how)
+{
+    struct verifier_ctx v;
+    memset(&v, 0, sizeof v);
+    v.attach_on = attach_on;
+    v.depth = depth;
+    v.verified = verified;
+    first_writer(written, verify_beside, &v, &v.done);
+    char pid[32];
+    snprintf(pid, sizeof pid, "pid %ld", (long)getpid());
+    const char *w[] = {"in use by another run", pid, how, "being written", "mismatches", NULL};
+    expect_refused(&v.verifier, -EBUSY, w);
+    ck_assert_msg(v.reader.rc == 0, "a plain read beside the writer of %s was blocked: %s", written, v.reader.msg);
+    for (int i = v.depth - 1; attach_on && i >= 0; i--)
+        detach(v.stack[i]);
+}
+
+START_TEST(verifier_over_written)
+{
+    /* down: the verified loop device is backed (through one or two loop
+     * devices) by what a run writes, a file or a device */
+    char *dir = tu_mkdtemp("guard-vdown");
+    char *f = random_file(dir, "f.dat", 8);
+    verifier_beside(f, f, 1, NULL, "is backed by");
+    verifier_beside(f, f, 2, NULL, "is backed by");
+    char *img = random_file(dir, "dev.img", 16);
+    char l[64];
+    attach(img, l, sizeof l);
+    verifier_beside(l, l, 1, NULL, "is backed by");
+    cleanup();
+    free(img);
+    free(f);
+    free(dir);
+}
+END_TEST
+
+START_TEST(verifier_under_written)
+{
+    /* up: a run writes a loop device stacked (one or two deep) on the
+     * verified file or device, or a partition of one */
+    char *dir = tu_mkdtemp("guard-vup");
+    char *f = random_file(dir, "f.dat", 8);
+    char s1[64], s2[64];
+    attach(f, s1, sizeof s1);
+    verifier_beside(s1, NULL, 0, f, "backs");
+    attach(s1, s2, sizeof s2);
+    verifier_beside(s2, NULL, 0, f, "backs");
+    verifier_beside(s2, NULL, 0, s1, "backs");
+    detach(s2);
+    detach(s1);
+    char *img = random_file(dir, "disk.img", 32);
+    char dev[64], p1[80], p2[80];
+    two_partitions(img, dev, sizeof dev, p1, p2, sizeof p1);
+    verifier_beside(p1, NULL, 0, img, "backs");
+    tu_sh("partx -d %s", dev);
+    cleanup();
+    free(img);
+    free(f);
+    free(dir);
+}
+END_TEST
+
+/* ---- 8. job groups whose targets share data through the stack ---- */
+
+/* Two groups of one run, named w (its kv and target) and v: the outcome. */
+static struct outcome run_two_groups(const char *const *kw, const char *tw, const char *const *kv, const char *tv)
+{
+    const char *a[] = {tw, NULL}, *b[] = {tv, NULL};
+    struct nvb_workload *ww = tu_workload(kw, a), *wv = tu_workload(kv, b);
+    ck_assert_int_eq(nvb_workload_set(ww, "name", "w"), 0);
+    ck_assert_int_eq(nvb_workload_set(wv, "name", "v"), 0);
+    const struct nvb_workload *ws[] = {ww, wv};
+    struct nvb_result *r = NULL;
+    struct outcome out;
+    memset(&out, 0, sizeof out);
+    out.rc = nvb_run_groups(ws, 2, NULL, &r);
+    snprintf(out.msg, sizeof out.msg, "%s", r ? nvb_result_error(r) : "");
+    nvb_result_free(r);
+    nvb_workload_free(ww);
+    nvb_workload_free(wv);
+    return out;
+}
+
+/* Group w writes tw and group v verifies (or writes) tv, which share the
+ * bytes [off, off+len) of victim through the stack: refused before
+ * anything is written, naming both groups, the stack and `lies`; the
+ * victim's bytes unchanged. */
+static void groups_share(const char *tw, const char *tv, int v_writes, const char *victim, off_t off, size_t len,
+                         const char *lies)
+{
+    const char *kw[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "256", "allow_destructive", "1",
+                        NULL};
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", "verify", "1", NULL};
+    uint64_t before = sum_at(victim, off, len);
+    struct outcome out = run_two_groups(kw, tw, v_writes ? kw : kv, tv);
+    ck_assert_msg(sum_at(victim, off, len) == before, "groups w (%s) and v (%s) of one run wrote %s (rc %d: %s)", tw,
+                  tv, victim, out.rc, out.msg);
+    const char *w[] = {"group 'w'", "group 'v'", "share data through the storage stack", lies, NULL};
+    expect_refused(&out, -EBUSY, w);
+    /* the other order names them the same way */
+    out = run_two_groups(v_writes ? kw : kv, tv, kw, tw);
+    ck_assert_msg(sum_at(victim, off, len) == before, "groups of one run wrote %s (rc %d: %s)", victim, out.rc,
+                  out.msg);
+    expect_refused(&out, -EBUSY, w);
+}
+
+START_TEST(groups_through_stack)
+{
+    char *dir = tu_mkdtemp("guard-groups");
+    char *f = random_file(dir, "f.dat", 8);
+    char s1[64], s2[64];
+    attach(f, s1, sizeof s1);
+    groups_share(s1, f, 0, f, 0, 8 << 20, "lies on");
+    attach(s1, s2, sizeof s2);
+    groups_share(s2, f, 0, f, 0, 8 << 20, "lies on");
+    groups_share(s2, s1, 0, f, 0, 8 << 20, "lies on");
+    detach(s2);
+    detach(s1);
+    /* a partition of a loop device, its disk, and the disk's backing file;
+     * the other partition is bytes of its own */
+    char *img = random_file(dir, "disk.img", 32);
+    char dev[64], p1[80], p2[80];
+    two_partitions(img, dev, sizeof dev, p1, p2, sizeof p1);
+    groups_share(p1, dev, 0, img, 1 << 20, 8 << 20, "lies on");
+    groups_share(p1, dev, 1, img, 1 << 20, 8 << 20, "lies on");
+    groups_share(p1, img, 0, img, 1 << 20, 8 << 20, "lies on");
+    const char *kw[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "ios", "16", "allow_destructive", "1",
+                        NULL};
+    struct outcome out = run_two_groups(kw, p1, kw, p2);
+    ck_assert_msg(out.rc == 0, "writers of two partitions of one disk were refused: %s", out.msg);
+    tu_sh("partx -d %s", dev);
+    cleanup();
+    free(img);
+    free(f);
+    free(dir);
+}
+END_TEST
+
+/* ---- 9. a backing file deleted while attached ---- */
+
+/* The kernel keeps only the old name of a loop device's backing file
+ * once it is deleted (sysfs adds " (deleted)"): a run holding the file
+ * is found among open descriptors instead. While a run writes the file's
+ * first MiB, a loop device is attached on it, the file deleted, and the
+ * loop device's second MiB (the file's, which the holder never writes)
+ * written and verified. */
+struct deleted_ctx {
+    const char *file;
+    char s[64];
+    struct outcome writer, verifier;
+    uint64_t before, after;
+    int done;
+};
+
+static int delete_and_write(void *arg)
+{
+    struct deleted_ctx *c = arg;
+    if (c->done)
+        return 1;
+    c->done = 1;
+    attach(c->file, c->s, sizeof c->s);
+    ck_assert_int_eq(unlink(c->file), 0);
+    c->before = sum_at(c->s, 1 << 20, 1 << 20);
+    const char *tg[] = {c->s, NULL};
+    const char *kw[] = {"engine", "psync", "rw", "write", "bs", "4k", "offset", "1M", "ios", "64",
+                        "allow_destructive", "1", NULL};
+    c->writer = run(kw, tg, NULL);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "16", "verify", "1", NULL};
+    c->verifier = run(kv, tg, NULL);
+    c->after = sum_at(c->s, 1 << 20, 1 << 20);
+    return 1;
+}
+
+START_TEST(deleted_backing)
+{
+    char *dir = tu_mkdtemp("guard-deleted");
+    char *f = random_file(dir, "f.dat", 8);
+    struct deleted_ctx c;
+    memset(&c, 0, sizeof c);
+    c.file = f;
+    struct nvb_run_opts o = polling(delete_and_write, &c);
+    const char *kh[] = {"engine", "psync", "rw", "randwrite", "bs", "4k", "size", "1M", "runtime", "60s", NULL};
+    const char *tf[] = {f, NULL};
+    struct outcome out = run(kh, tf, &o);
+    ck_assert_msg(c.done, "the run holding %s never polled", f);
+    ck_assert_msg(out.rc == -ECANCELED, "the run holding %s: rc %d: %s", f, out.rc, out.msg);
+    ck_assert_msg(c.after == c.before, "a write through %s reached the deleted file a run holds (rc %d: %s)", c.s,
+                  c.writer.rc, c.writer.msg);
+    char pid[32];
+    snprintf(pid, sizeof pid, "pid %ld", (long)getpid());
+    const char *w[] = {c.s, "is backed by", "(deleted)", "in use by another run", pid, NULL};
+    expect_refused(&c.writer, -EBUSY, w);
+    expect_refused(&c.verifier, -EBUSY, w);
+    /* the old name, now another file: not taken for the loop device's
+     * backing; and with the holder gone, the loop device is free */
+    free(random_file(dir, "f.dat", 8));
+    const char *kw[] = {"engine", "psync", "rw", "write", "bs", "4k", "ios", "16", "allow_destructive", "1", NULL};
+    out = run(kw, tf, NULL);
+    ck_assert_msg(out.rc == 0, "a new file under a deleted backing file's name was refused: %s", out.msg);
+    const char *ts[] = {c.s, NULL};
+    out = run(kw, ts, NULL);
+    ck_assert_msg(out.rc == 0, "the loop device on a deleted file nothing holds was refused: %s", out.msg);
+    cleanup();
+    free(f);
+    free(dir);
+}
+END_TEST
+
 /* ---- trims destroy data as writes do ---- */
 
 struct excl_probe {
@@ -1143,6 +1390,10 @@ int main(void)
     tcase_add_test(tc, stack_over_claimed);
     tcase_add_test(tc, stack_over_held);
     tcase_add_test(tc, partition_over_held);
+    tcase_add_test(tc, verifier_over_written);
+    tcase_add_test(tc, verifier_under_written);
+    tcase_add_test(tc, groups_through_stack);
+    tcase_add_test(tc, deleted_backing);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;

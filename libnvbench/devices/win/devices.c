@@ -455,3 +455,17 @@ int nvb__file_check(const char *path, char *msg, size_t len)
     msg[0] = 0;
     return 0;
 }
+
+/* Windows stacks no loop devices and has no partitions nvbench names: a
+ * target lies on itself only. */
+void nvb__stack_layers(int file, uint64_t dev, uint64_t ino, uint64_t rdev, const char *name,
+                       struct nvb__layers *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n = 1;
+    out->l[0].file = file;
+    out->l[0].dev = dev;
+    out->l[0].ino = ino;
+    out->l[0].rdev = rdev;
+    snprintf(out->l[0].name, sizeof out->l[0].name, "%s", name);
+}
