@@ -99,21 +99,20 @@ static void describe_judged(char *out, size_t len, const struct nvb__hold *h)
         snprintf(out, len, "%s %u:%u", kind_of(h->kind), major((dev_t)h->id_rdev), minor((dev_t)h->id_rdev));
 }
 
-/* Who else has this file or device open with a lock on it: the first such
- * process found in /proc ("pid 1234 (nvbench)"), or "". OFD locks carry
- * no pid (F_OFD_GETLK and /proc/locks say -1), so the descriptors of each
- * process are matched by identity and their fdinfo asked for a lock.
- * Only on the refusal path: it reads every process's descriptor table. */
-static void find_holder(const struct stat *want, char *out, size_t len)
+/* Every open descriptor of every process this one may look at: fn(pid,
+ * "/proc/PID/fd/N", N, its stat, arg) for each until it returns nonzero,
+ * which is returned (0 when none did). Only on refusal paths: it reads
+ * every process's descriptor table. */
+typedef int (*proc_fd_fn)(long pid, const char *fdpath, const char *fdname, const struct stat *st, void *arg);
+
+static int each_proc_fd(proc_fd_fn fn, void *arg)
 {
-    out[0] = 0;
     DIR *pd = opendir("/proc");
     if (!pd)
-        return;
-    pid_t self = getpid();
+        return 0;
+    int r = 0;
     struct dirent *pe;
-    char first[128] = "";
-    while (!out[0] && (pe = readdir(pd))) {
+    while (!r && (pe = readdir(pd))) {
         char *end;
         long pid = strtol(pe->d_name, &end, 10);
         if (*end || pid <= 0)
@@ -124,48 +123,76 @@ static void find_holder(const struct stat *want, char *out, size_t len)
         if (!fd)
             continue;
         struct dirent *fe;
-        while (!out[0] && (fe = readdir(fd))) {
-            if (fe->d_name[0] == '.')
-                continue;
+        while (!r && (fe = readdir(fd))) {
             char fp[96];
             struct stat st;
             snprintf(fp, sizeof fp, "/proc/%ld/fd/%s", pid, fe->d_name);
-            if (stat(fp, &st) != 0 || (st.st_mode & S_IFMT) != (want->st_mode & S_IFMT))
-                continue;
-            int same = S_ISREG(st.st_mode) ? st.st_dev == want->st_dev && st.st_ino == want->st_ino
-                                           : st.st_rdev == want->st_rdev;
-            if (!same)
-                continue;
-            char comm[64] = "?";
-            snprintf(fp, sizeof fp, "/proc/%ld/comm", pid);
-            FILE *f = fopen(fp, "re");
-            if (f) {
-                if (fgets(comm, sizeof comm, f))
-                    comm[strcspn(comm, "\n")] = 0;
-                fclose(f);
-            }
-            char who[128];
-            snprintf(who, sizeof who, "pid %ld (%s)%s", pid, comm, pid == self ? ", this process" : "");
-            /* prefer the descriptor that holds a lock */
-            snprintf(fp, sizeof fp, "/proc/%ld/fdinfo/%s", pid, fe->d_name);
-            f = fopen(fp, "re");
-            int locked = 0;
-            if (f) {
-                char line[256];
-                while (!locked && fgets(line, sizeof line, f))
-                    locked = !strncmp(line, "lock:", 5);
-                fclose(f);
-            }
-            if (locked)
-                snprintf(out, len, "%s", who);
-            else if (!first[0] && pid != self)
-                snprintf(first, sizeof first, "%s", who);
+            if (fe->d_name[0] != '.' && stat(fp, &st) == 0)
+                r = fn(pid, fp, fe->d_name, &st, arg);
         }
         closedir(fd);
     }
     closedir(pd);
-    if (!out[0] && first[0])
-        snprintf(out, len, "%s", first);
+    return r;
+}
+
+struct holder_search {
+    const struct stat *want;
+    pid_t self;
+    char *out;
+    size_t len;
+    char first[128];
+};
+
+static int holder_fd(long pid, const char *fdpath, const char *fdname, const struct stat *st, void *arg)
+{
+    struct holder_search *h = arg;
+    (void)fdpath;
+    if ((st->st_mode & S_IFMT) != (h->want->st_mode & S_IFMT))
+        return 0;
+    int same = S_ISREG(st->st_mode) ? st->st_dev == h->want->st_dev && st->st_ino == h->want->st_ino
+                                    : st->st_rdev == h->want->st_rdev;
+    if (!same)
+        return 0;
+    char fp[96], comm[64] = "?";
+    snprintf(fp, sizeof fp, "/proc/%ld/comm", pid);
+    FILE *f = fopen(fp, "re");
+    if (f) {
+        if (fgets(comm, sizeof comm, f))
+            comm[strcspn(comm, "\n")] = 0;
+        fclose(f);
+    }
+    char who[128];
+    snprintf(who, sizeof who, "pid %ld (%s)%s", pid, comm, pid == h->self ? ", this process" : "");
+    /* prefer the descriptor that holds a lock */
+    snprintf(fp, sizeof fp, "/proc/%ld/fdinfo/%s", pid, fdname);
+    f = fopen(fp, "re");
+    int locked = 0;
+    if (f) {
+        char line[256];
+        while (!locked && fgets(line, sizeof line, f))
+            locked = !strncmp(line, "lock:", 5);
+        fclose(f);
+    }
+    if (locked) {
+        snprintf(h->out, h->len, "%s", who);
+        return 1;
+    }
+    if (!h->first[0] && pid != h->self)
+        snprintf(h->first, sizeof h->first, "%s", who);
+    return 0;
+}
+
+/* Who else has this file or device open with a lock on it: the first such
+ * process found in /proc ("pid 1234 (nvbench)"), or "". OFD locks carry
+ * no pid (F_OFD_GETLK and /proc/locks say -1), so the descriptors of each
+ * process are matched by identity and their fdinfo asked for a lock. */
+static void find_holder(const struct stat *want, char *out, size_t len)
+{
+    struct holder_search h = {.want = want, .self = getpid(), .out = out, .len = len};
+    out[0] = 0;
+    if (!each_proc_fd(holder_fd, &h) && h.first[0])
+        snprintf(out, len, "%s", h.first);
 }
 
 static int lock_fd(int fd, int level)
@@ -374,35 +401,27 @@ int nvb__claim_test(const char *node, const char *mm, uint64_t ino, int level, c
  * descriptors are matched by identity, and one found is tested through
  * /proc/PID/fd/N, which opens the file itself. Only on this path: it
  * reads every process's descriptor table. */
+struct claim_search {
+    const char *mm;
+    uint64_t ino;
+    int level;
+    char *who;
+    size_t wlen;
+};
+
+static int claim_fd(long pid, const char *fdpath, const char *fdname, const struct stat *st, void *arg)
+{
+    struct claim_search *c = arg;
+    (void)pid;
+    (void)fdname;
+    return is_expected(st, c->mm, c->ino) ? claim_test(fdpath, c->mm, c->ino, c->level, 0, c->who, c->wlen) : 0;
+}
+
 static int claim_by_fd(const char *mm, uint64_t ino, int level, char *who, size_t wlen)
 {
-    DIR *pd = opendir("/proc");
-    if (!pd)
-        return NVB__CLAIM_NONE;
-    int k = NVB__CLAIM_NONE;
-    struct dirent *pe;
-    while (k == NVB__CLAIM_NONE && (pe = readdir(pd))) {
-        char *end;
-        long pid = strtol(pe->d_name, &end, 10);
-        if (*end || pid <= 0)
-            continue;
-        char p[64];
-        snprintf(p, sizeof p, "/proc/%ld/fd", pid);
-        DIR *fd = opendir(p);
-        if (!fd)
-            continue;
-        struct dirent *fe;
-        while (k == NVB__CLAIM_NONE && (fe = readdir(fd))) {
-            char fp[96];
-            struct stat st;
-            snprintf(fp, sizeof fp, "/proc/%ld/fd/%s", pid, fe->d_name);
-            if (fe->d_name[0] != '.' && stat(fp, &st) == 0 && is_expected(&st, mm, ino))
-                k = claim_test(fp, mm, ino, level, 0, who, wlen);
-        }
-        closedir(fd);
-    }
-    closedir(pd);
-    return k;
+    struct claim_search c = {mm, ino, level, who, wlen};
+    int k = each_proc_fd(claim_fd, &c);
+    return k ? k : NVB__CLAIM_NONE;
 }
 
 /* A block device an O_EXCL open found busy: another run's hold (it has a

@@ -20,7 +20,6 @@
  * the name sysfs shows, which goes stale when the file is renamed or
  * deleted. In a recorded tree (tests) only the name is known.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -479,18 +478,20 @@ int nvb__stack_maybe_used(const char *devmm, uint64_t ino, const char *rdevmm)
         if (swapfile)
             return 1;
     }
-    DIR *d = opendir("/sys/block");
-    if (!d)
+    struct nvb__strv blocks;
+    if (nvb__list_dir("/sys/block", &blocks) < 0 || !blocks.n) {
+        nvb__strv_free(&blocks);
         return 1;
+    }
     int used = 0;
-    struct dirent *e;
-    while (!used && (e = readdir(d))) {
-        if (strncmp(e->d_name, "loop", 4))
+    for (unsigned k = 0; !used && k < blocks.n; k++) {
+        const char *name = blocks.v[k];
+        if (strncmp(name, "loop", 4))
             continue;
-        snprintf(p, sizeof p, "/sys/block/%s/loop/backing_file", e->d_name);
+        snprintf(p, sizeof p, "/sys/block/%s/loop/backing_file", name);
         if (access(p, F_OK) != 0)
             continue; /* not attached */
-        snprintf(p, sizeof p, "/dev/%s", e->d_name);
+        snprintf(p, sizeof p, "/dev/%s", name);
         int fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         char a[24], b[24];
         uint64_t i;
@@ -501,7 +502,7 @@ int nvb__stack_maybe_used(const char *devmm, uint64_t ino, const char *rdevmm)
         else
             used = !b[0] && devmm && !strcmp(a, devmm) && i == ino;
     }
-    closedir(d);
+    nvb__strv_free(&blocks);
     return used;
 #else
     (void)devmm;
