@@ -186,10 +186,12 @@ def _delta_cell(rec, single):
     if single:
         return f"<td>{text}</td>"
     cls = {"better": "good", "worse": "bad"}.get(rec.verdict, "muted")
+    # the interval and the verdict are each kept whole, and may go on lines of their own
+    # beneath the Δ: a card shows every cell whole at any width a table of its columns fits
     ci = ("" if not (math.isfinite(rec.ci_low_pct) and math.isfinite(rec.ci_high_pct))
-          else f"[{_pct(rec.ci_low_pct)}, {_pct(rec.ci_high_pct)}] ")
-    return (f'<td class="{cls}">{text}<small>{esc(ci)}{esc(rec.verdict)} · n {rec.n}/'
-            f"{rec.n_baseline}</small></td>")
+          else f"<span>[{esc(_pct(rec.ci_low_pct))}, {esc(_pct(rec.ci_high_pct))}]</span> ")
+    return (f'<td class="{cls}">{text}<small>{ci}<span>{esc(rec.verdict)} · n {rec.n}/'
+            f"{rec.n_baseline}</span></small></td>")
 
 
 def _comparison_card(block, g, base, single):
