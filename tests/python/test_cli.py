@@ -4,6 +4,7 @@ import csv
 import json
 import os
 import pty
+import re
 import struct
 import termios
 import fcntl
@@ -270,6 +271,43 @@ def test_compare_refuses_workloads_that_differ_in_more_than_the_stack(tmp_path):
     assert p.returncode == 2 and "qd 1 in a but 4 in b" in p.stderr and "--force" in p.stderr, p.stderr
     p = cli("compare", a, b, "--force")
     assert p.returncode == 0 and "warning: the workloads differ" in p.stderr, p.stderr
+
+
+def _synth_file(path, engine, cell="rand4k", op="read", scope=None, runs=2):
+    import _synth
+    from nvbench.results import Result, ResultSet
+    rs = ResultSet()
+    for rep in range(runs):
+        d = _synth.result_dict(engine=engine, cell=cell, op=op, iops=1e5 * (1 + rep / 10))
+        if scope:  # as nvbench.fio builds a result of fio's JSON
+            d["cpu"]["scope"], d["source"] = scope, "fio"
+        rs.append(Result(d, {"repeat": rep}))
+    rs.save(str(path))
+
+
+def test_compare_of_files_with_no_cell_in_common_fails_and_lists_them(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    _synth_file(a, "libaio", "rand4k", "read")
+    _synth_file(b, "libaio", "seq128k", "write", runs=1)
+    p = cli("compare", a, b)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert "no cell in common" in p.stderr, p.stderr
+    assert f"{a}: Random 4K read (2 runs)" in p.stderr and f"{b}: Sequential 128K write (1 run)" in p.stderr, \
+        p.stderr
+
+
+def test_compare_marks_fio_thread_only_cpu(tmp_path):
+    from nvbench.fio import THREAD_CPU_SCOPE
+    a, b = tmp_path / "nvb.json", tmp_path / "fio.json"
+    _synth_file(a, "libaio")
+    _synth_file(b, "libaio", scope=THREAD_CPU_SCOPE)
+    p = cli("compare", a, b, "--stack", "nvbench", "fio")
+    assert p.returncode == 0, p.stderr
+    cpu = [ln for ln in p.stdout.splitlines() if "CPU" in ln and "fio:fio" in ln]
+    assert cpu and all(re.search(r"\d\*\s", ln) for ln in cpu), p.stdout
+    iops = [ln for ln in p.stdout.splitlines() if ln.strip().startswith("IOPS  ")]
+    assert iops and "*" not in "".join(iops), p.stdout
+    assert f"* CPU figures: {THREAD_CPU_SCOPE}" in p.stdout and "RUSAGE_THREAD" in p.stdout, p.stdout
 
 
 def test_compare_bad_input_exits_2(tmp_path):
