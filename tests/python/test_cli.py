@@ -333,6 +333,20 @@ def test_unknown_engine_gets_a_suggestion(tmp_path):
     assert p.returncode == 2 and "did you mean 'io_uring'?" in p.stderr, p.stderr
 
 
+def test_matrix_names_the_engines_of_another_os_once(tmp_path):
+    # wsync, iocp and ioring are Windows engines (psync the POSIX one on Windows): a matrix
+    # here says so in one line, not a "skipped" line each
+    other = [n for n, (ok, why) in nvbench.engines().items() if not ok and "Windows" in why]
+    if len(other) < 2:
+        pytest.skip("fewer than two engines of another OS in this build")
+    p = cli("matrix", "--runtime", "20ms", "--size", "1M", "--cells", "rand4k_read", "--target", tmp_path,
+            "--no-progress", timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if any(n in ln for n in other)]
+    assert len(lines) == 1, p.stderr
+    assert all(n in lines[0] for n in other) and "for another operating system" in lines[0], lines
+
+
 def test_matrix_picks_cells_and_says_engine_in_the_singular(tmp_path):
     p = cli("matrix", "--engines", "null", "--runtime", "1", "--size", "1M", "--cells", "rand4k_read,seq128k",
             "--target", tmp_path, "--no-progress")

@@ -374,6 +374,12 @@ def _print_steady_states(rs):
                   f"excursion {fig[1]:.1f} %, slope {fig[2]:.1f} %", file=sys.stderr)
 
 
+def _for_another_os(why):
+    """Whether the library's reason for an unavailable engine is that it is built for the
+    other operating system (engines/*.c, NVB__ENGINE_IF(NVB__WINDOWS/NVB__POSIX, ...))."""
+    return why.startswith(("not on Windows", "Linux only") if sys.platform == "win32" else ("Windows only",))
+
+
 def cmd_matrix(args):
     engines = None
     if args.engines:
@@ -388,9 +394,15 @@ def cmd_matrix(args):
                 return EXIT_INPUT
     else:
         engines, unfit = _fitting_engines(args.target or None)
+        # engines of the other operating system are one line: nothing to do about them here
+        other_os = []
         for n, (ok, why) in core.engines().items():
-            if not ok:
+            if not ok and _for_another_os(why):
+                other_os.append(n)
+            elif not ok:
                 _err(f"engine {n} skipped: {why}")
+        if other_os:
+            _err(f"engines {', '.join(other_os)} are for another operating system (nvbench engines says which)")
         for n, why in unfit:
             _err(f"engine {n} skipped: {why}")
     if not engines:
