@@ -310,6 +310,35 @@ def test_compare_marks_fio_thread_only_cpu(tmp_path):
     assert f"* CPU figures: {THREAD_CPU_SCOPE}" in p.stdout and "RUSAGE_THREAD" in p.stdout, p.stdout
 
 
+def test_run_summary_piped_on_request_with_fios_figures(tmp_path):
+    # `nvbench run --summary ... | tee log`: the summary, not the JSON, whatever stdout is
+    saved = tmp_path / "r.json"
+    p = cli("run", "--summary", "--no-progress", "--json", saved, "engine=null", "rw=randread", "runtime=0.3s",
+            "interval=50ms", tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert not out.lstrip().startswith("{") and out.startswith("null randread"), out[:300]
+    d = json.loads(saved.read_text())["results"][0]
+    lat = d["read"]["lat_ns"]
+    # stdev, and every percentile the result holds, each by its name
+    assert "stdev (population) " in out, out
+    for key in ("p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99",
+                "p99.999"):
+        assert key in lat and re.search(rf"[ ,]{re.escape(key)} (\d|n/a)", out), (key, out)
+    # the intervals' spread: as many samples as the time series has, its min and max IOPS
+    from nvbench._summary import _si
+    n = len(d["timeseries"])
+    iops = [pt["read"]["iops"] for pt in d["timeseries"]]
+    line = next(ln for ln in out.splitlines() if "per interval" in ln)
+    assert f"per interval ({n} samples): IOPS min {_si(min(iops))}, max {_si(max(iops))}, mean " in line, line
+    assert "stdev " in line and re.search(r"^\s+BW min .* stdev ", out, re.M), out
+    # either flag, not both
+    p = cli("run", "--summary", "--print-json", "engine=null", "ios=10", tmp_path)
+    assert p.returncode == 2 and "not allowed with" in p.stderr, p.stderr
+    p = cli("run", "--print-json", "engine=null", "ios=10", tmp_path)
+    assert p.returncode == 0 and json.loads(p.stdout)["read"]["ios"] == 10
+
+
 def test_compare_bad_input_exits_2(tmp_path):
     p = cli("compare", tmp_path / "missing-a.json", tmp_path / "missing-b.json")
     assert p.returncode == 2 and "missing-a.json" in p.stderr
