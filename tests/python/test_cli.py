@@ -6,6 +6,8 @@ import os
 import pty
 import re
 import struct
+import shutil
+import tempfile
 import termios
 import fcntl
 import subprocess
@@ -337,6 +339,48 @@ def test_run_summary_piped_on_request_with_fios_figures(tmp_path):
     assert p.returncode == 2 and "not allowed with" in p.stderr, p.stderr
     p = cli("run", "--print-json", "engine=null", "ios=10", tmp_path)
     assert p.returncode == 0 and json.loads(p.stdout)["read"]["ios"] == 10
+
+
+def _block_device_under(path):
+    """The kernel name of the block device under path's file system, or None (tmpfs, overlay)."""
+    st = os.stat(path)
+    link = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    return os.path.basename(os.readlink(link)) if os.path.exists(link) else None
+
+
+def test_run_measures_the_device_utilisation_or_says_why_not(tmp_path):
+    # a file target: the device under its file system, busy with our direct reads
+    saved = tmp_path / "r.json"
+    p = cli("run", "--summary", "--no-progress", "--json", saved, "engine=psync", "rw=randread", "size=4M",
+            "runtime=0.3s", tmp_path)
+    assert p.returncode == 0, p.stderr
+    t = json.loads(saved.read_text())["results"][0]["per_target"][0]
+    dev = _block_device_under(tmp_path)
+    if dev:
+        assert t["util_dev"] == dev and t["util_why"] is None, t
+        assert 0 < t["util_pct"] <= 100, t
+        assert f"disk {dev}: util {t['util_pct']:.1f} %" in p.stdout, p.stdout
+    else:
+        assert t["util_pct"] is None and "no block device" in t["util_why"], t
+        assert "util n/a (the file system is on no block device" in p.stdout, p.stdout
+    # loaded back through the library's parser, the figures stay
+    back = nvbench.load(str(saved))[0].data["per_target"][0]
+    assert {k: back[k] for k in ("util_dev", "util_pct", "util_why")} == \
+        {k: t[k] for k in ("util_dev", "util_pct", "util_why")}
+    # where there is no figure: null, with the reason, never 0
+    p = cli("run", "--print-json", "engine=null", "ios=100", tmp_path)
+    t = json.loads(p.stdout)["per_target"][0]
+    assert t["util_pct"] is None and "null engine" in t["util_why"], t
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK) and not _block_device_under(shm):
+        d = tempfile.mkdtemp(dir=shm)
+        try:
+            p = cli("run", "--print-json", "engine=psync", "direct=0", "size=1M", "runtime=0.2s", d)
+            assert p.returncode == 0, p.stderr
+            t = json.loads(p.stdout)["per_target"][0]
+            assert t["util_pct"] is None and "no block device" in t["util_why"], t
+        finally:
+            shutil.rmtree(d)
 
 
 def test_compare_bad_input_exits_2(tmp_path):

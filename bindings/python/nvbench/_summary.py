@@ -103,6 +103,26 @@ def summary(data):
     return text
 
 
+def _util_lines(targets):
+    """Each target's device utilisation (per_target[].util_*), as fio's disk_util line: the
+    share of the run the device had I/O in flight, or why there is no figure; one line for
+    the targets of one device."""
+    seen, lines = set(), []
+    for t in targets or []:
+        if "util_pct" not in t:
+            continue  # a result from before the figure
+        dev, pct, why = t.get("util_dev") or "", t.get("util_pct"), t.get("util_why")
+        key = (dev, pct, why) if dev else (t.get("path"), pct, why)
+        if key in seen:
+            continue
+        seen.add(key)
+        if isinstance(pct, (int, float)):
+            lines.append(f"  disk {dev}: util {pct:.1f} % (busy with I/O, any process's, over the run)")
+        else:
+            lines.append(f"  disk of {t.get('path')}: util n/a ({why or 'not measured'})")
+    return lines
+
+
 def _block(data):
     lines = [_header(data)]
     for d in ("read", "write", "trim"):
@@ -127,6 +147,7 @@ def _block(data):
         if cpu.get("background_pct"):
             line += f" (other processes {cpu['background_pct']:.1f} %)"
         lines.append(line)
+    lines.extend(_util_lines(data.get("per_target")))
     errs = (data.get("errors") or {}).get("count")
     if errs:
         lines.append(f"  errors: {errs}")
