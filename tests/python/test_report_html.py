@@ -470,8 +470,9 @@ def test_compare_figures_are_the_same_in_every_front_door(tmp_path):
     old = os.environ.copy()
     os.environ.update(env)
     try:
-        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                resources={"metadata": {"path": str(tmp_path)}}).execute()
+        # the kernel the notebook names, which the installed package brings (finding 17); the
+        # system's "python3" kernel is /usr/bin/python3, which does not see this venv's package
+        nbclient.NotebookClient(nb, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
     finally:
         os.environ.clear()
         os.environ.update(old)
