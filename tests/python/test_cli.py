@@ -310,6 +310,16 @@ def test_compare_marks_fio_thread_only_cpu(tmp_path):
     iops = [ln for ln in p.stdout.splitlines() if ln.strip().startswith("IOPS  ")]
     assert iops and "*" not in "".join(iops), p.stdout
     assert f"* CPU figures: {THREAD_CPU_SCOPE}" in p.stdout and "RUSAGE_THREAD" in p.stdout, p.stdout
+    # the report's comparison card marks them too, and says why once
+    p = cli("report", a, b, "-o", tmp_path / "r.html")
+    assert p.returncode == 0, p.stderr
+    text = (tmp_path / "r.html").read_text(encoding="utf-8")
+    compare = text[text.index('id="compare"'):]
+    compare = compare[:compare.index("</section>")]
+    rows = re.findall(r"<tr><th>([^<]+)</th>(.*?)</tr>", compare)
+    marked = {label for label, cells in rows if re.search(r"\d\*</td>", cells)}
+    assert marked == {"Total CPU Usage (%)", "CPU per I/O (us)", "IOPS per core"}, rows
+    assert f"CPU figures: {THREAD_CPU_SCOPE}" in compare
 
 
 def test_run_summary_piped_on_request_with_fios_figures(tmp_path):
