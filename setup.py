@@ -108,6 +108,12 @@ setup(
                                 "-Wno-missing-field-initializers", "-fvisibility=hidden"],
         )
     ],
+    # The Jupyter kernel the notebook names (examples/notebooks), installed with the
+    # package into its environment (<prefix>/share/jupyter/kernels/nvbench), so the notebook
+    # runs where the package is, with no step of its own. Its interpreter is "python", which
+    # Jupyter replaces with the one it runs under: the environment's when started from it.
+    # `make kernel` writes the same kernel with the venv's interpreter spelled out.
+    data_files=[("share/jupyter/kernels/nvbench", ["bindings/python/kernel/kernel.json"])],
     cmdclass={"build_ext": CMakeBuildExt},
     options={"build": {"build_base": build_base}},
 )

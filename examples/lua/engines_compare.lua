@@ -76,19 +76,28 @@ for _, engine in ipairs(engines) do
   end
 end
 
--- The cheapest engine per I/O is the 1.00x reference; null does no I/O, so
--- it is the reference only when it is the sole engine.
-local best
+-- The cheapest engine per I/O is the 1.00x reference, named in the row's label. null does
+-- no I/O: it is the reference only when it is the sole engine, and otherwise not set against
+-- the reference (its fraction of a real engine's cost would make the label untrue).
+local best, best_engine
 for _, e in ipairs(engines) do
   local f = figs[e]
-  if f and f.us_per_io > 0 and (e ~= "null" or #engines == 1) and (not best or f.us_per_io < best) then
-    best = f.us_per_io
+  if f and f.us_per_io and f.us_per_io > 0 and (e ~= "null" or #engines == 1)
+     and (not best or f.us_per_io < best) then
+    best, best_engine = f.us_per_io, e
   end
 end
+local function vs_best(f, e)
+  if e == "null" and e ~= best_engine then return "- (no I/O)" end
+  if not best or not f.us_per_io or f.us_per_io <= 0 then return "-" end
+  return string.format("%.2fx", f.us_per_io / best)
+end
+local vs_label = best_engine and string.format("CPU per I/O vs %s (cheapest%s)", best_engine,
+  best_engine == "null" and "" or " with I/O") or "CPU per I/O vs the cheapest"
 
 local rows_def = {
   { "CPU per I/O (us)", function(f) return string.format("%.2f", f.us_per_io) end },
-  { "CPU per I/O vs cheapest", function(f) return best and f.us_per_io > 0 and string.format("%.2fx", f.us_per_io / best) or "-" end },
+  { vs_label, vs_best },
   { "IOPS per core", function(f) return m.commas(f.iops_core) end },
   { "Process CPU (cores)", function(f) return string.format("%.2f", f.process_cores) end },
   { "IOPS", function(f) return m.commas(f.iops) end },
@@ -101,7 +110,7 @@ local header, body = { "Metric" }, {}
 for _, e in ipairs(engines) do header[#header + 1] = e end
 for _, def in ipairs(rows_def) do
   local line = { def[1] }
-  for _, e in ipairs(engines) do line[#line + 1] = figs[e] and def[2](figs[e]) or "-" end
+  for _, e in ipairs(engines) do line[#line + 1] = figs[e] and def[2](figs[e], e) or "-" end
   body[#body + 1] = line
 end
 print(string.format("\n%s %s, qd %s, jobs %s (nvbench %s)", opt.rw, opt.bs, opt.qd, opt.jobs, nvb.version))

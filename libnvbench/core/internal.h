@@ -193,6 +193,13 @@ struct nvb__tstat {          /* per target */
     struct nvb__tdev devf;   /* device facts of a block-device target */
     struct nvb__tcontent content;
     char    *host;           /* merged results: the host that ran it (NULL: the result's own) */
+    struct nvb__tutil {      /* the device's utilisation over the run (diskutil.c) */
+        int      state;      /* 0: absent (a result from before it); 1: measured; 2: null, why says */
+        double   pct;        /* io_ticks over the window, in % (clamped at 100) */
+        uint64_t ticks0;     /* io_ticks at the start (ms), while running */
+        char     dev[64];    /* the block device measured ("" when none) */
+        char     why[160];   /* state 2: why there is no figure */
+    } util;
 };
 
 struct nvb__ihist;

@@ -639,6 +639,22 @@ static void emit_verify(struct jctx *c, const struct nvb_result *r)
     jo_close(c, '}');
 }
 
+/* The device's utilisation (diskutil.c): none of the keys in a result from
+ * before them. */
+static void emit_util(struct jctx *c, const struct nvb__tutil *u)
+{
+    if (u->state == 0)
+        return;
+    jo_str(c, "util_dev", u->dev);
+    if (u->state == 1) {
+        jo_num(c, "util_pct", u->pct);
+        jo_raw(c, "util_why", "null");
+    } else {
+        jo_raw(c, "util_pct", "null");
+        jo_str(c, "util_why", u->why);
+    }
+}
+
 /* One entry per target: its figures, device facts and content. */
 static void emit_targets(struct jctx *c, const struct nvb_result *r)
 {
@@ -679,6 +695,7 @@ static void emit_targets(struct jctx *c, const struct nvb_result *r)
             jo_raw(c, "device", "null");
         }
         emit_content(c, &ts->content);
+        emit_util(c, &ts->util);
         jo_close(c, '}');
     }
     jo_close(c, ']');

@@ -533,6 +533,30 @@ static int ld_content(struct ld *L, const struct nvb__jv *o, const char *path, s
     return L->rc;
 }
 
+/* per_target[].util_* (diskutil.c): absent in results from before them. */
+static int ld_util(struct ld *L, const struct nvb__jv *o, const char *path, struct nvb__tutil *u)
+{
+    memset(u, 0, sizeof *u);
+    if (!nvb__json_get(o, "util_pct") && !nvb__json_get(o, "util_why") && !nvb__json_get(o, "util_dev"))
+        return 0;
+    if (rd_str(L, o, path, "util_dev", u->dev, sizeof u->dev, 1))
+        return L->rc;
+    int known = 0;
+    if (rd_pct_or_null(L, o, path, "util_pct", &u->pct, &known))
+        return L->rc;
+    u->state = known ? 1 : 2;
+    if (!known) {
+        const struct nvb__jv *w = mem(L, o, path, "util_why", -1, 1);
+        if (!w)
+            return L->rc;
+        if (w->type == NVB__J_NULL)
+            snprintf(u->why, sizeof u->why, "not measured");
+        else if (rd_str(L, o, path, "util_why", u->why, sizeof u->why, 1))
+            return L->rc;
+    }
+    return 0;
+}
+
 static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
     const struct nvb__jv *pt;
@@ -552,7 +576,7 @@ static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_resul
             rd_u64(L, o, p, "region_offset", &t->region_off, 1) || rd_u64(L, o, p, "region_size", &t->region_len, 1) ||
             rd_u32(L, o, p, "logical_block_size", &t->lbs, 1) || rd_u64(L, o, p, "errors", &t->errors, 1) ||
             ld_dirs(L, o, p, r, t->d, 0) ||
-            ld_device(L, o, p, &t->devf) || ld_content(L, o, p, &t->content))
+            ld_device(L, o, p, &t->devf) || ld_content(L, o, p, &t->content) || ld_util(L, o, p, &t->util))
             return L->rc;
         if (t->host && strlen(t->host) >= sizeof r->host)
             return bad(L, p, "host", "longer than 255 bytes");

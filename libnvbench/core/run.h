@@ -275,6 +275,14 @@ int  nvb__run_data(struct run *r, struct nvb_result *res);
  * file is allocated; the warnings these call for go into res. */
 void nvb__targets_examine(struct run *r, struct nvb_result *res);
 
+/* ---- device utilisation (diskutil.c) ---- */
+
+/* Each target's block device and its io_ticks, then the time (*t0); a
+ * target without a figure gets its reason (res->tg[].util). */
+void nvb__diskutil_begin(struct run *r, struct nvb_result *res, uint64_t *t0);
+/* The utilisation of each device measured since nvb__diskutil_begin(). */
+void nvb__diskutil_end(struct nvb_result *res, uint64_t t0);
+
 /* ---- the measured window (sampler.c) ---- */
 
 enum { NVB__EDGE_START, NVB__EDGE_END };

@@ -167,9 +167,12 @@ int nvb__run_phase(struct run *r, struct nvb_result *res, int *barrier_pending, 
         goto out;
     started = jobs_start(r, res, &rc, err, errlen);
     setup_rc = jobs_wait_ready(r, res, started, rc, barrier_pending, err, errlen);
-    if (setup_rc == 0)
+    if (setup_rc == 0) {
+        uint64_t util_t0;
+        nvb__diskutil_begin(r, res, &util_t0);
         nvb__sampler_run(&sm, r, res);
-    else
+        nvb__diskutil_end(res, util_t0);
+    } else
         rc = setup_rc;
     for (unsigned i = 0; i < started; i++)
         nvb__thread_join(r->jobs[i].thr);

@@ -357,6 +357,39 @@ static void list_add(char *list, size_t len, const char *name)
     strncat(list, name, len - strlen(list) - 1);
 }
 
+/* fio's names for what nvbench calls otherwise: used only to answer a fio name given as a key
+ * with nvbench's key (the job-file reader maps the options themselves, docs/fio-jobs.md). */
+static const struct {
+    const char *fio, *say;
+} fio_names[] = {
+    {"iodepth", "nvbench's key is qd"},
+    {"numjobs", "nvbench's key is jobs"},
+    {"time_based", "nvbench runs for runtime whenever runtime is set; no key is needed"},
+    {"blocksize", "nvbench's key is bs"},
+    {"readwrite", "nvbench's key is rw"},
+    {"ioengine", "nvbench's key is engine"},
+    {"ramp_time", "nvbench's key is ramp"},
+    {"rwmixread", "nvbench's key is rwmix"},
+    {"io_size", "nvbench's key is io_limit"},
+    {"number_ios", "nvbench's key is ios"},
+    {"cpus_allowed", "nvbench's key is cpus"},
+    {"randseed", "nvbench's key is seed"},
+    {"iodepth_batch_submit", "nvbench's key is submit_batch"},
+    {"iodepth_batch_complete_min", "nvbench's key is complete_batch"},
+    {"log_avg_msec", "nvbench's key is interval"},
+    {"filename", "nvbench takes targets apart from the keys"},
+};
+
+static const char *fio_name_hint(char *buf, size_t len, const char *key)
+{
+    for (size_t i = 0; i < sizeof fio_names / sizeof fio_names[0]; i++)
+        if (!strcmp(key, fio_names[i].fio)) {
+            snprintf(buf, len, ": that is fio's name; %s", fio_names[i].say);
+            return buf;
+        }
+    return NULL;
+}
+
 NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char *value)
 {
     if (!w)
@@ -369,9 +402,11 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
     if (!k && strchr(key, '.'))
         return set_engine_opt(w, key, value);
     char hint[96];
-    if (!k)
+    if (!k) {
+        const char *fio = fio_name_hint(hint, sizeof hint, key);
         return nvb__werr(w, -EINVAL, "unknown key '%s' (value '%s')%s", key, value,
-                         suggest(hint, sizeof hint, key, key_name, NULL));
+                         fio ? fio : suggest(hint, sizeof hint, key, key_name, NULL));
+    }
     void *p = (char *)w + k->off;
     uint64_t u = 0;
     int rc = 0, b;

@@ -87,6 +87,15 @@ struct nvb__thread_cpu {
 /* Fills a malloc'd array in *out; returns the count or negative errno. */
 int nvb__threads_sample(struct nvb__thread_cpu **out);
 
+/* ---- device utilisation ---- */
+/* The block device that I/O to path reaches (the device itself for a block
+ * device node, the file system's device for a file) and its io_ticks: the
+ * milliseconds it had at least one I/O in flight, all processes' I/O
+ * (Linux: /sys/dev/block/MAJ:MIN/stat, field 10). Its kernel name goes in
+ * name. 0, or negative errno with a reason in why (-ENODEV: no block device
+ * under the path, e.g. tmpfs; -ENOTSUP: not measured on this OS). */
+int nvb__disk_io_ticks(const char *path, char *name, size_t namelen, uint64_t *ticks_ms, char *why, size_t whylen);
+
 /* ---- files and targets ---- */
 enum nvb__target_kind { NVB__T_FILE = 1, NVB__T_BLOCK, NVB__T_DIR, NVB__T_CHAR, NVB__T_OTHER };
 struct nvb__target_info {

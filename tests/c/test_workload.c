@@ -188,6 +188,29 @@ START_TEST(did_you_mean)
 }
 END_TEST
 
+/* A fio option given as a key is answered with nvbench's key for it, not a bare "unknown key". */
+START_TEST(fio_names_say_the_key)
+{
+    static const char *const cases[][3] = {
+        {"iodepth", "32", "nvbench's key is qd"},
+        {"numjobs", "4", "nvbench's key is jobs"},
+        {"time_based", "1", "runtime"},
+        {"blocksize", "4k", "nvbench's key is bs"},
+        {"ioengine", "libaio", "nvbench's key is engine"},
+        {"ramp_time", "2s", "nvbench's key is ramp"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nvb_workload *w;
+        ck_assert_int_eq(nvb_workload_new(&w), 0);
+        ck_assert_int_eq(nvb_workload_set(w, cases[i][0], cases[i][1]), -EINVAL);
+        const char *msg = nvb_workload_error(w);
+        ck_assert_msg(strstr(msg, cases[i][0]) && strstr(msg, "fio's") && strstr(msg, cases[i][2]),
+                      "%s=%s: '%s' does not say \"%s\"", cases[i][0], cases[i][1], msg, cases[i][2]);
+        nvb_workload_free(w);
+    }
+}
+END_TEST
+
 START_TEST(bad_values_at_set)
 {
     expect_set_fail("blocksize", "4k", -EINVAL);           /* unknown key */
@@ -498,6 +521,7 @@ int main(void)
     tcase_add_test(tc, defaults_and_roundtrip);
     tcase_add_test(tc, bad_values_at_set);
     tcase_add_test(tc, did_you_mean);
+    tcase_add_test(tc, fio_names_say_the_key);
     suite_add_tcase(s, tc);
     tc = tcase_create("validate");
     tcase_set_timeout(tc, 120);

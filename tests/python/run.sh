@@ -26,5 +26,8 @@ fi
 NVBENCH_BUILD_BASE=$build/python-build \
   "$venv/bin/pip" install --no-build-isolation --no-deps --force-reinstall --quiet --disable-pip-version-check "$src"
 
+# test_notebook installs the package once more, in a fresh venv of its own: from the same
+# build tree, so that build is incremental too
+export NVB_PY_BUILD_BASE=$build/python-build
 cd "$build"
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/tests/python"

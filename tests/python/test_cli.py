@@ -4,7 +4,10 @@ import csv
 import json
 import os
 import pty
+import re
 import struct
+import shutil
+import tempfile
 import termios
 import fcntl
 import subprocess
@@ -272,6 +275,124 @@ def test_compare_refuses_workloads_that_differ_in_more_than_the_stack(tmp_path):
     assert p.returncode == 0 and "warning: the workloads differ" in p.stderr, p.stderr
 
 
+def _synth_file(path, engine, cell="rand4k", op="read", scope=None, runs=2):
+    import _synth
+    from nvbench.results import Result, ResultSet
+    rs = ResultSet()
+    for rep in range(runs):
+        d = _synth.result_dict(engine=engine, cell=cell, op=op, iops=1e5 * (1 + rep / 10))
+        if scope:  # as nvbench.fio builds a result of fio's JSON
+            d["cpu"]["scope"], d["source"] = scope, "fio"
+        rs.append(Result(d, {"repeat": rep}))
+    rs.save(str(path))
+
+
+def test_compare_of_files_with_no_cell_in_common_fails_and_lists_them(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    _synth_file(a, "libaio", "rand4k", "read")
+    _synth_file(b, "libaio", "seq128k", "write", runs=1)
+    p = cli("compare", a, b)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert "no cell in common" in p.stderr, p.stderr
+    assert f"{a}: Random 4K read (2 runs)" in p.stderr and f"{b}: Sequential 128K write (1 run)" in p.stderr, \
+        p.stderr
+
+
+def test_compare_marks_fio_thread_only_cpu(tmp_path):
+    from nvbench.fio import THREAD_CPU_SCOPE
+    a, b = tmp_path / "nvb.json", tmp_path / "fio.json"
+    _synth_file(a, "libaio")
+    _synth_file(b, "libaio", scope=THREAD_CPU_SCOPE)
+    p = cli("compare", a, b, "--stack", "nvbench", "fio")
+    assert p.returncode == 0, p.stderr
+    cpu = [ln for ln in p.stdout.splitlines() if "CPU" in ln and "fio:fio" in ln]
+    assert cpu and all(re.search(r"\d\*\s", ln) for ln in cpu), p.stdout
+    iops = [ln for ln in p.stdout.splitlines() if ln.strip().startswith("IOPS  ")]
+    assert iops and "*" not in "".join(iops), p.stdout
+    assert f"* CPU figures: {THREAD_CPU_SCOPE}" in p.stdout and "RUSAGE_THREAD" in p.stdout, p.stdout
+    # the report's comparison card marks them too, and says why once
+    p = cli("report", a, b, "-o", tmp_path / "r.html")
+    assert p.returncode == 0, p.stderr
+    text = (tmp_path / "r.html").read_text(encoding="utf-8")
+    compare = text[text.index('id="compare"'):]
+    compare = compare[:compare.index("</section>")]
+    rows = re.findall(r"<tr><th>([^<]+)</th>(.*?)</tr>", compare)
+    marked = {label for label, cells in rows if re.search(r"\d\*</td>", cells)}
+    assert marked == {"Total CPU Usage (%)", "CPU per I/O (us)", "IOPS per core"}, rows
+    assert f"CPU figures: {THREAD_CPU_SCOPE}" in compare
+
+
+def test_run_summary_piped_on_request_with_fios_figures(tmp_path):
+    # `nvbench run --summary ... | tee log`: the summary, not the JSON, whatever stdout is
+    saved = tmp_path / "r.json"
+    p = cli("run", "--summary", "--no-progress", "--json", saved, "engine=null", "rw=randread", "runtime=0.3s",
+            "interval=50ms", tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert not out.lstrip().startswith("{") and out.startswith("null randread"), out[:300]
+    d = json.loads(saved.read_text())["results"][0]
+    lat = d["read"]["lat_ns"]
+    # stdev, and every percentile the result holds, each by its name
+    assert "stdev (population) " in out, out
+    for key in ("p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99",
+                "p99.999"):
+        assert key in lat and re.search(rf"[ ,]{re.escape(key)} (\d|n/a)", out), (key, out)
+    # the intervals' spread: as many samples as the time series has, its min and max IOPS
+    from nvbench._summary import _si
+    n = len(d["timeseries"])
+    iops = [pt["read"]["iops"] for pt in d["timeseries"]]
+    line = next(ln for ln in out.splitlines() if "per interval" in ln)
+    assert f"per interval ({n} samples): IOPS min {_si(min(iops))}, max {_si(max(iops))}, mean " in line, line
+    assert "stdev " in line and re.search(r"^\s+BW min .* stdev ", out, re.M), out
+    # either flag, not both
+    p = cli("run", "--summary", "--print-json", "engine=null", "ios=10", tmp_path)
+    assert p.returncode == 2 and "not allowed with" in p.stderr, p.stderr
+    p = cli("run", "--print-json", "engine=null", "ios=10", tmp_path)
+    assert p.returncode == 0 and json.loads(p.stdout)["read"]["ios"] == 10
+
+
+def _block_device_under(path):
+    """The kernel name of the block device under path's file system, or None (tmpfs, overlay)."""
+    st = os.stat(path)
+    link = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    return os.path.basename(os.readlink(link)) if os.path.exists(link) else None
+
+
+def test_run_measures_the_device_utilisation_or_says_why_not(tmp_path):
+    # a file target: the device under its file system, busy with our direct reads
+    saved = tmp_path / "r.json"
+    p = cli("run", "--summary", "--no-progress", "--json", saved, "engine=psync", "rw=randread", "size=4M",
+            "runtime=0.3s", tmp_path)
+    assert p.returncode == 0, p.stderr
+    t = json.loads(saved.read_text())["results"][0]["per_target"][0]
+    dev = _block_device_under(tmp_path)
+    if dev:
+        assert t["util_dev"] == dev and t["util_why"] is None, t
+        assert 0 < t["util_pct"] <= 100, t
+        assert f"disk {dev}: util {t['util_pct']:.1f} %" in p.stdout, p.stdout
+    else:
+        assert t["util_pct"] is None and "no block device" in t["util_why"], t
+        assert "util n/a (the file system is on no block device" in p.stdout, p.stdout
+    # loaded back through the library's parser, the figures stay
+    back = nvbench.load(str(saved))[0].data["per_target"][0]
+    assert {k: back[k] for k in ("util_dev", "util_pct", "util_why")} == \
+        {k: t[k] for k in ("util_dev", "util_pct", "util_why")}
+    # where there is no figure: null, with the reason, never 0
+    p = cli("run", "--print-json", "engine=null", "ios=100", tmp_path)
+    t = json.loads(p.stdout)["per_target"][0]
+    assert t["util_pct"] is None and "null engine" in t["util_why"], t
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK) and not _block_device_under(shm):
+        d = tempfile.mkdtemp(dir=shm)
+        try:
+            p = cli("run", "--print-json", "engine=psync", "direct=0", "size=1M", "runtime=0.2s", d)
+            assert p.returncode == 0, p.stderr
+            t = json.loads(p.stdout)["per_target"][0]
+            assert t["util_pct"] is None and "no block device" in t["util_why"], t
+        finally:
+            shutil.rmtree(d)
+
+
 def test_compare_bad_input_exits_2(tmp_path):
     p = cli("compare", tmp_path / "missing-a.json", tmp_path / "missing-b.json")
     assert p.returncode == 2 and "missing-a.json" in p.stderr
@@ -293,6 +414,20 @@ def test_a_key_given_twice_is_refused_by_name(tmp_path):
 def test_unknown_engine_gets_a_suggestion(tmp_path):
     p = cli("run", "engine=iouring", "ios=10", tmp_path)
     assert p.returncode == 2 and "did you mean 'io_uring'?" in p.stderr, p.stderr
+
+
+def test_matrix_names_the_engines_of_another_os_once(tmp_path):
+    # wsync, iocp and ioring are Windows engines (psync the POSIX one on Windows): a matrix
+    # here says so in one line, not a "skipped" line each
+    other = [n for n, (ok, why) in nvbench.engines().items() if not ok and "Windows" in why]
+    if len(other) < 2:
+        pytest.skip("fewer than two engines of another OS in this build")
+    p = cli("matrix", "--runtime", "20ms", "--size", "1M", "--cells", "rand4k_read", "--target", tmp_path,
+            "--no-progress", timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if any(n in ln for n in other)]
+    assert len(lines) == 1, p.stderr
+    assert all(n in lines[0] for n in other) and "for another operating system" in lines[0], lines
 
 
 def test_matrix_picks_cells_and_says_engine_in_the_singular(tmp_path):

@@ -93,3 +93,42 @@ def test_notebook_runs_a_live_matrix(kernel, monkeypatch):
     nb = _execute(kernel)
     engines = [e for e in ("libaio", "io_uring", "psync") if e in nvbench.available_engines()]
     _check(nb, engines)
+
+
+_RUN_IN_VENV = """\
+import sys, nbformat, nbclient
+nb = nbformat.read(sys.argv[1], as_version=4)
+nbclient.NotebookClient(nb, timeout=120, resources={"metadata": {"path": sys.argv[2]}}).execute()
+nbformat.write(nb, sys.argv[3])
+"""
+
+
+@pytest.mark.skipif(_pkg.EXTENSION_MISSING, reason="nvbench._nvbench is not built: the venv's "
+                    "package is built from the same sources")
+def test_notebook_runs_where_pip_installed_the_package(tmp_path):
+    # A pip user: a fresh venv, `pip install .`, then the notebook, with no kernel registered
+    # by hand and no JUPYTER_PATH: the kernel the notebook names comes with the package.
+    import subprocess
+    import venv  # noqa: F401  (skip below when missing)
+    v = tmp_path / "venv"
+    subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(v)], check=True)
+    # the C library's build tree of the test run (run.sh), so the build is incremental
+    env = {k: val for k, val in os.environ.items()
+           if k not in ("JUPYTER_PATH", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "MPLBACKEND")}
+    env["NVBENCH_BUILD_BASE"] = os.environ.get("NVB_PY_BUILD_BASE") or str(tmp_path / "build")
+    p = subprocess.run([str(v / "bin" / "pip"), "install", "--no-build-isolation", "--no-deps", "--quiet",
+                        "--disable-pip-version-check", ROOT], env=env, capture_output=True, text=True,
+                       timeout=1200)
+    assert p.returncode == 0, p.stderr[-3000:]
+    rs = ResultSet(_synth.matrix(stacks=("libaio", "io_uring"), repeats=2, effect={"io_uring": 1.3}))
+    rs.save(tmp_path / "saved.json")
+    # nothing of the user's Jupyter dirs: the venv's own and the system's only
+    env.update(NVBENCH_RESULTS=str(tmp_path / "saved.json"), JUPYTER_DATA_DIR=str(tmp_path / "data"),
+               JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_RUNTIME_DIR=str(tmp_path / "rt"),
+               JUPYTER_PLATFORM_DIRS="1")
+    out = tmp_path / "out.ipynb"
+    p = subprocess.run([str(v / "bin" / "python"), "-c", _RUN_IN_VENV, NOTEBOOK, str(tmp_path), str(out)],
+                       env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    nb = nbformat.read(str(out), as_version=4)
+    _check(nb, rs.stacks)

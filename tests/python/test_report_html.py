@@ -23,7 +23,7 @@ import pytest
 import nvbench
 from nvbench._command import run_command
 
-from conftest import ROOT, cli, jupyter_kernel
+from conftest import ROOT, cli
 
 BLOCKS = ["Random 4K read", "Random 64K read", "Sequential 64K read", "Sequential 128K read",
           "Random 4K write", "Random 64K write", "Sequential 64K write", "Sequential 128K write"]
@@ -466,10 +466,10 @@ def test_compare_figures_are_the_same_in_every_front_door(tmp_path, monkeypatch)
     pytest.importorskip("ipykernel")
     both.save(str(tmp_path / "both.json"))
     nb = nbformat.read(os.path.join(ROOT, "examples", "notebooks", "seed_matrix.ipynb"), as_version=4)
-    jupyter_kernel(tmp_path, monkeypatch, "nvbench-front-doors")
     monkeypatch.setenv("NVBENCH_RESULTS", str(tmp_path / "both.json"))
-    nbclient.NotebookClient(nb, timeout=300, kernel_name="nvbench-front-doors",
-                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    # the kernel the notebook names, which the installed package brings (finding 17); the
+    # system's "python3" kernel is /usr/bin/python3, which does not see this venv's package
+    nbclient.NotebookClient(nb, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
     printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
                       for o in c.get("outputs", []) if o.output_type == "stream")
     block = printed[printed.index("Random 4K read (vs libaio)"):]
@@ -492,3 +492,52 @@ def test_a_time_series_of_one_interval_is_drawn_as_a_point(tmp_path):
     # the point is a marker, and no line runs from 0 to the end of the interval
     assert "<use" in svg or "marker" in svg, svg[:400]
     assert not re.search(r'<path d="M [\d.]+ [\d.]+ L [\d.]+ [\d.]+ L [\d.]+ [\d.]+"[^>]*stroke-width: 1\.4', svg)
+
+
+# --- issue 23 finding 16: the comparison cards show every cell whole -------------
+
+_CLIP_PROBE = """<script>
+// Each cell of a comparison card: clipped if its content is wider than the cell, or if the
+// cell reaches past the card's visible box (the card cuts what overflows it).
+addEventListener("load", () => {
+  const bad = [];
+  for (const card of document.querySelectorAll("#compare .card")) {
+    const box = card.getBoundingClientRect();
+    for (const cell of card.querySelectorAll("th, td")) {
+      const r = cell.getBoundingClientRect();
+      if (cell.scrollWidth > cell.clientWidth || r.right > box.right + 0.5 || r.left < box.left - 0.5)
+        bad.push(cell.textContent.trim() + " (" + cell.scrollWidth + ">" + cell.clientWidth + ", right "
+                 + Math.round(r.right) + ">" + Math.round(box.right) + ")");
+    }
+    for (const s of card.querySelectorAll(".scroll"))
+      if (s.scrollWidth > s.clientWidth) bad.push("scroller " + s.scrollWidth + ">" + s.clientWidth);
+  }
+  const out = document.createElement("pre");
+  out.id = "clip-probe";
+  out.textContent = JSON.stringify({cards: document.querySelectorAll("#compare .card").length, bad});
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_comparison_cards_clip_no_cell(tmp_path, width):
+    # four stacks with a wide spread: every Δ has a long interval beneath it
+    # ("[-63.2%, +171.8%] within noise · n 3/3"), the widest the cards hold
+    import _synth
+    from nvbench.results import ResultSet
+    runs = _synth.matrix(stacks=("libaio", "io_uring", "psync", "posixaio"), repeats=3, noise=0.6,
+                         effect={"psync": 0.6})
+    rs = ResultSet([r.with_meta(stack=r.data["engine"]) for r in runs])
+    page = tmp_path / "cmp.html"
+    rs.report(str(page), baseline="libaio")
+    text = page.read_text(encoding="utf-8")
+    assert re.search(r"\[[-+]\d+\.\d%, [-+]\d+\.\d%\]", text)  # the intervals are there
+    probe = tmp_path / "probe.html"
+    probe.write_text(text.replace("</body>", _CLIP_PROBE + "</body>"), encoding="utf-8")
+    p, _ = _chromium(probe, tmp_path, f"--window-size={width},1200", "--virtual-time-budget=5000",
+                     "--dump-dom")
+    m = re.search(r'<pre id="clip-probe">(.*?)</pre>', p.stdout, re.S)
+    assert m, p.stdout[-2000:]
+    got = json.loads(html.unescape(m.group(1)))
+    assert got["cards"] == 8 and got["bad"] == [], got["bad"][:10]

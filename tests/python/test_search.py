@@ -49,7 +49,27 @@ def test_qd_search_finds_the_highest_qd_within_the_bound(bound_us, want):
         assert res.answer["iops"] == max(p["iops"] for p in res.points if p["ok"])
         if want < 64:
             assert want + 1 in calls  # the first depth that breaks it was seen
-    assert res.warnings.count("same warning") == 1  # each warning once
+    # each warning once, with the points it came from
+    assert len([w for w in res.warnings if w.startswith("same warning")]) == 1, res.warnings
+
+
+def test_search_text_has_thousands_separators_and_each_warning_once_with_a_count():
+    def run(**kw):
+        qd = kw["qd"]
+        r = FakeResult(iops=1234567.0 * qd, lat=1000.0 * qd,
+                       warn=[f"engine psync is synchronous: qd {qd} runs as qd 1 per job"])
+        r.data["read"]["lat_pct_supported"]["p99"] = False
+        return r
+    with pytest.warns(nvbench.NvbenchWarning):
+        res = nvbench.search({"engine": "null"}, target="p99<=1s", vary="qd", max_qd=8, run=run)
+    text = res.table()
+    assert "1,234,567" in text and "9,876,536" in text, text
+    assert "answer: qd=8: 9,876,536 IOPS" in text, text
+    few = [w for w in res.warnings if "rests on fewer than 10 samples" in w]
+    assert len(few) == 1 and "4 of 4 points" in few[0] and "qd=1, 2, 4, 8" in few[0], res.warnings
+    sync = [w for w in res.warnings if "is synchronous" in w]
+    assert sync == ["engine psync is synchronous: qd 1-8 runs as qd 1 per job (4 of 4 runs: qd=1, qd=2, "
+                    "qd=4, ...)"], res.warnings
 
 
 def test_rate_search_brackets_the_rate_where_the_bound_breaks():

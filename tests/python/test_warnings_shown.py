@@ -36,7 +36,7 @@ def test_run_on_a_terminal_prints_a_summary_and_json_on_request(tmp_path):
     p = subprocess.run(["script", "-qec", cmd, "/dev/null"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout
     out = p.stdout
-    assert "read: IOPS" in out and "lat: mean" in out and "p99.9" in out and "cpu: nvbench" in out, out
+    assert "read: IOPS" in out and "lat: min" in out and ", mean " in out and "p99.9" in out and "cpu: nvbench" in out, out
     assert "qd 4 (runs as 1)" in out
     # 64 I/Os: p50 stands, p99 and p99.9 have too few I/Os beyond their ranks
     assert "p50 " in out and "p99 n/a (n<1,000)" in out and "p99.9 n/a (n<10,000)" in out, out

@@ -3,10 +3,13 @@ in the four-stack layout and written as an HTML report (cli.py adds their parser
 import json
 import os
 
-from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_OK, _err
+from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_OK, _err, _n
 from ._printable import printable
 from ._report_figures import missing as missing_figures
 from .loading import load
+from .labels import block_label, block_sort_key
+from .metrics import figures
+from .report import format_comparison
 from .resultset import ResultSet
 from .stacks import COLUMNS, four_stacks
 
@@ -137,17 +140,39 @@ def cmd_compare(args):
             return EXIT_INPUT
         _err("warning: " + head)
     try:
+        frames = []
         for sa, sb in pairs:
             base, other = f"{name_a}:{sa}", f"{name_b}:{sb}"
             rs = ResultSet()
             for src, stack, label in ((a, sa, base), (b, sb, other)):
                 rs.extend(r.with_meta(stack=label) for r in src if _stack(r) == stack)
-            print(printable(f"{other} (B) vs {base} (A)"))
-            print(rs.compare(baseline=base, fmt="text"))
+            frames.append((base, other, rs.compare(baseline=base)))
     except ImportError as e:
         _err(f"{e} (compare needs the analysis extras: numpy, pandas)")
         return EXIT_FAIL
+    if all(df.empty for _, _, df in frames):
+        # no cell (block size, pattern, direction) in both: say what each file holds
+        _err(f"nothing to compare: {args.a} and {args.b} have no cell in common")
+        for path, src in ((args.a, a), (args.b, b)):
+            _err(f"  {path}: {_cells(src)}")
+        return EXIT_INPUT
+    for base, other, df in frames:
+        print(printable(f"{other} (B) vs {base} (A)"))
+        print(format_comparison(df, "text"))
     return EXIT_OK
+
+
+def _cells(rs):
+    """'Random 4K read (3 runs), Sequential 128K write (1 run)': the cells of a file."""
+    count = {}
+    for r in rs:
+        f = figures(r)
+        key = (f["cell"], f["op"])
+        count[key] = count.get(key, 0) + 1
+    if not count:
+        return "no result"
+    return ", ".join(f"{printable(block_label(*k))} ({_n(n, 'run')})"
+                     for k, n in sorted(count.items(), key=lambda kv: block_sort_key(kv[0])))
 
 
 def _stack(r):

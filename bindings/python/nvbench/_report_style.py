@@ -62,7 +62,8 @@ td.baddata{color:var(--bad);background:#fff5f5}
 .bad{color:var(--bad);font-weight:600}
 .muted{color:var(--muted)}
 table.facts th,table.facts td{text-align:left;white-space:normal}
-table.cmp small{display:block;font-size:11.5px;font-weight:400}
+table.cmp small{display:block;font-size:11.5px;font-weight:400;white-space:normal}
+table.cmp small span{white-space:nowrap}
 th.base,td.base{background:var(--soft)}
 .grid.figs{grid-template-columns:repeat(auto-fill,minmax(min(100%,480px),1fr))}
 .caption{color:var(--muted);font-size:13px;margin:8px 0 16px}

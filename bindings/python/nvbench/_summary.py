@@ -1,15 +1,18 @@
-"""The human summary `nvbench run` prints on a terminal (the JSON when piped).
+"""The human summary `nvbench run` prints on a terminal (the JSON when piped; --summary and
+--print-json choose whatever stdout is).
 
-One block per direction that did I/O (IOPS, bandwidth, latency mean and
-p50/p99/p99.9/max), then the CPU cost, like fio's summary but with nvbench's
-definitions: latency is submission to completion (fio's ``lat``), CPU is the
-whole process with every thread the engine uses, and "machine busy" is the
-share of all CPUs that anything used (the seed's Total CPU Usage).
+One block per direction that did I/O: IOPS, bandwidth, latency min/mean/stdev/max and every
+percentile the result holds, the spread of IOPS and bandwidth over the time series' intervals
+(min, max, mean, sample stdev and how many samples), then the CPU cost and each target's device
+utilisation, like fio's summary but with nvbench's definitions: latency is submission to
+completion (fio's ``lat``), CPU is the whole process with every thread the engine uses, and
+"machine busy" is the share of all CPUs that anything used (the seed's Total CPU Usage).
 """
-from ._percentile import pct_min_ios
-from ._printable import printable
+import math
 
-_PCTS = (("p50", 50), ("p99", 99), ("p99.9", 99.9))
+from ._percentile import PCT_KEYS, pct_min_ios
+from ._printable import printable
+from .stats import mean_var
 
 
 def _si(v):
@@ -34,16 +37,48 @@ def _t(ns):
     return f"{ns:.4g} ns"
 
 
-def _lat_line(lat, supported):
-    """A percentile the run had too few I/Os for (lat_pct_supported) reads "n/a (n<N)"."""
-    parts = [f"mean {_t(lat.get('mean', 0))}"]
-    for key, p in _PCTS:
-        if key in lat:
-            ok = supported.get(key, True) if isinstance(supported, dict) else True
-            parts.append(f"{key} {_t(lat[key])}" if ok and lat[key] is not None
-                         else f"{key} n/a (n<{pct_min_ios(p):,})")
-    parts.append(f"max {_t(lat.get('max', 0))}")
-    return "lat: " + ", ".join(parts)
+def _num(lat, key):
+    v = lat.get(key)
+    return _t(v) if isinstance(v, (int, float)) else "n/a"
+
+
+def _lat_lines(lat, supported):
+    """min/mean/stdev/max, then every percentile of the result, 7 a line; one the run had
+    too few I/Os for (lat_pct_supported) reads "n/a (n<N)"."""
+    lines = ["lat: " + ", ".join(f"{k} {_num(lat, k)}" for k in ("min", "mean", "stddev", "max"))
+             .replace("stddev", "stdev (population)")]
+    parts = []
+    for key in PCT_KEYS:
+        if key not in lat:
+            continue
+        ok = supported.get(key, True) if isinstance(supported, dict) else True
+        parts.append(f"{key} {_t(lat[key])}" if ok and lat[key] is not None
+                     else f"{key} n/a (n<{pct_min_ios(float(key[1:])):,})")
+    for i in range(0, len(parts), 7):
+        lines.append(("percentiles: " if i == 0 else "             ") + ", ".join(parts[i:i + 7]))
+    return lines
+
+
+def _spread(samples, fmt):
+    """'min X, max X, mean X, stdev X' of the interval samples (stdev: the sample
+    standard deviation, n - 1; n/a below 2 samples)."""
+    mean, var = mean_var(samples)
+    sd = fmt(math.sqrt(var)) if len(samples) > 1 and math.isfinite(var) else "n/a"
+    return f"min {fmt(min(samples))}, max {fmt(max(samples))}, mean {fmt(mean)}, stdev {sd}"
+
+
+def _interval_lines(series, d):
+    """The spread of one direction's IOPS and bandwidth over the time series' intervals
+    (every sample of the window, the final partial one included: each is a rate over
+    its own dt_s)."""
+    pts = [p.get(d) for p in series or [] if isinstance(p.get(d), dict)]
+    iops = [float(p["iops"]) for p in pts if isinstance(p.get("iops"), (int, float))]
+    bw = [float(p["bw_bytes_s"]) for p in pts if isinstance(p.get("bw_bytes_s"), (int, float))]
+    if not iops:
+        return []
+    head = f"per interval ({len(iops)} sample{'' if len(iops) == 1 else 's'}): "
+    return [f"{head}IOPS {_spread(iops, _si)}",
+            f"{'':{len(head)}}  BW {_spread(bw, lambda v: _bytes(v) + '/s')}"]
 
 
 def _header(data):
@@ -105,6 +140,26 @@ def summary(data):
     return text
 
 
+def _util_lines(targets):
+    """Each target's device utilisation (per_target[].util_*), as fio's disk_util line: the
+    share of the run the device had I/O in flight, or why there is no figure; one line for
+    the targets of one device."""
+    seen, lines = set(), []
+    for t in targets or []:
+        if "util_pct" not in t:
+            continue  # a result from before the figure
+        dev, pct, why = t.get("util_dev") or "", t.get("util_pct"), t.get("util_why")
+        key = (dev, pct, why) if dev else (t.get("path"), pct, why)
+        if key in seen:
+            continue
+        seen.add(key)
+        if isinstance(pct, (int, float)):
+            lines.append(f"  disk {dev}: util {pct:.1f} % (busy with I/O, any process's, over the run)")
+        else:
+            lines.append(f"  disk of {t.get('path')}: util n/a ({why or 'not measured'})")
+    return lines
+
+
 def _block(data):
     lines = [_header(data)]
     for d in ("read", "write", "trim"):
@@ -112,9 +167,10 @@ def _block(data):
         if not x.get("ios"):
             continue
         lines.append(f"  {d}: IOPS {_si(x.get('iops', 0))}, BW {_bytes(x.get('bw_bytes_s', 0))}/s, "
-                     f"{x['ios']} I/Os, {_bytes(x.get('bytes', 0))}")
+                     f"{x['ios']:,} I/Os, {_bytes(x.get('bytes', 0))}")
         lat = x.get("lat_ns") or {}
-        lines.append("    " + _lat_line(lat, x.get("lat_pct_supported") or {}))
+        lines.extend("    " + ln for ln in _lat_lines(lat, x.get("lat_pct_supported") or {}))
+        lines.extend("    " + ln for ln in _interval_lines(data.get("timeseries"), d))
     cpu = data.get("cpu") or {}
     if cpu:
         ncpus = cpu.get("ncpus") or 0
@@ -129,6 +185,7 @@ def _block(data):
             line += f" (other processes {cpu['background_pct']:.1f} %)"
         lines.append(line)
     lines += _rate_lines(data)
+    lines.extend(_util_lines(data.get("per_target")))
     errs = (data.get("errors") or {}).get("count")
     if errs:
         lines.append(f"  errors: {errs}")

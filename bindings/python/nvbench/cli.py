@@ -228,7 +228,7 @@ def cmd_run(args):
         return _status_of(e)
     finally:
         bar.close()
-    if args.print_json or not sys.stdout.isatty():
+    if _json_out(args):
         _write_json(text)
     else:
         sys.stdout.write(summary(r.data))
@@ -236,6 +236,14 @@ def cmd_run(args):
     if args.json:
         _save_json([r], args.json)
     return _verify_status([r])
+
+
+def _json_out(args):
+    """JSON or the summary on stdout: --print-json and --summary say which; otherwise the
+    summary on a terminal, the JSON piped (`| tee log` with --summary keeps the summary)."""
+    if args.print_json or args.summary:
+        return bool(args.print_json)
+    return not sys.stdout.isatty()
 
 
 def _verify_status(results):
@@ -294,7 +302,7 @@ def _run_fio(args):
     finally:
         bar.close()
     rs = ResultSet(results)
-    if args.print_json or not sys.stdout.isatty():
+    if _json_out(args):
         _write_json(rs.to_json(indent=1))
     else:
         sys.stdout.write("".join(summary(r.data) for r in results))
@@ -313,7 +321,10 @@ def _write_json(text):
 
 def _emit_partial(e, args):
     text = getattr(e, "result_json", None)
-    if text:
+    partial = getattr(e, "result", None)
+    if getattr(args, "summary", False) and partial is not None and not isinstance(partial, str):
+        sys.stdout.write(summary(partial.data))
+    elif text:
         _write_json(text)
     if args.json and getattr(e, "result", None) is not None:
         _save_json([e.result], args.json)
@@ -374,6 +385,12 @@ def _print_steady_states(rs):
                   f"excursion {fig[1]:.1f} %, slope {fig[2]:.1f} %", file=sys.stderr)
 
 
+def _for_another_os(why):
+    """Whether the library's reason for an unavailable engine is that it is built for the
+    other operating system (engines/*.c, NVB__ENGINE_IF(NVB__WINDOWS/NVB__POSIX, ...))."""
+    return why.startswith(("not on Windows", "Linux only") if sys.platform == "win32" else ("Windows only",))
+
+
 def cmd_matrix(args):
     engines = None
     if args.engines:
@@ -388,9 +405,15 @@ def cmd_matrix(args):
                 return EXIT_INPUT
     else:
         engines, unfit = _fitting_engines(args.target or None)
+        # engines of the other operating system are one line: nothing to do about them here
+        other_os = []
         for n, (ok, why) in core.engines().items():
-            if not ok:
+            if not ok and _for_another_os(why):
+                other_os.append(n)
+            elif not ok:
                 _err(f"engine {n} skipped: {why}")
+        if other_os:
+            _err(f"engines {', '.join(other_os)} are for another operating system (nvbench engines says which)")
         for n, why in unfit:
             _err(f"engine {n} skipped: {why}")
     if not engines:
@@ -529,7 +552,8 @@ def build_parser():
                        description="Run one workload: KEY=VALUE pairs (engine=io_uring rw=randread bs=4k "
                                    "qd=32 runtime=2s io_uring.sqpoll=1) and targets (files, block devices, "
                                    "directories). On a terminal a summary goes to stdout; piped, or with "
-                                   "--print-json, the JSON result. Warnings go to stderr. "
+                                   "--print-json, the JSON result; --summary prints the summary wherever "
+                                   "stdout goes. Warnings go to stderr. "
                                    "Several workloads at once (job groups): each --group starts the "
                                    "KEY=VALUE pairs and targets of one group; what comes before the first "
                                    "--group applies to every group (run engine=io_uring runtime=10 "
@@ -538,7 +562,10 @@ def build_parser():
                        epilog=_keys_help())
     s.add_argument("items", nargs="*", metavar="KEY=VALUE|TARGET")
     s.add_argument("--json", metavar="F", help="also save {\"results\": [...]} to F")
-    s.add_argument("--print-json", action="store_true", help="print the JSON result even on a terminal")
+    out = s.add_mutually_exclusive_group()
+    out.add_argument("--print-json", action="store_true", help="print the JSON result, even on a terminal")
+    out.add_argument("--summary", action="store_true",
+                     help="print the summary, even piped (nvbench run --summary ... | tee log)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.add_argument("--fio", metavar="JOBFILE", help="run a fio job file (docs/fio-jobs.md); JSON: {\"results\": [...]}")
     s.add_argument("--fio-lenient", action="store_true",

@@ -27,7 +27,7 @@ from ._printable import printable
 from ._published import published
 from ._report_style import CSS
 from .labels import block_label
-from .metrics import METRICS, format_value
+from .metrics import CPU_METRICS, METRICS, format_value
 from .report import _pct, column_labels, compare, table, with_qd
 
 __all__ = ["render", "write"]
@@ -186,10 +186,12 @@ def _delta_cell(rec, single):
     if single:
         return f"<td>{text}</td>"
     cls = {"better": "good", "worse": "bad"}.get(rec.verdict, "muted")
+    # the interval and the verdict are each kept whole, and may go on lines of their own
+    # beneath the Δ: a card shows every cell whole at any width a table of its columns fits
     ci = ("" if not (math.isfinite(rec.ci_low_pct) and math.isfinite(rec.ci_high_pct))
-          else f"[{_pct(rec.ci_low_pct)}, {_pct(rec.ci_high_pct)}] ")
-    return (f'<td class="{cls}">{text}<small>{esc(ci)}{esc(rec.verdict)} · n {rec.n}/'
-            f"{rec.n_baseline}</small></td>")
+          else f"<span>[{esc(_pct(rec.ci_low_pct))}, {esc(_pct(rec.ci_high_pct))}]</span> ")
+    return (f'<td class="{cls}">{text}<small>{ci}<span>{esc(rec.verdict)} · n {rec.n}/'
+            f"{rec.n_baseline}</span></small></td>")
 
 
 def _comparison_card(block, g, base, single):
@@ -202,11 +204,15 @@ def _comparison_card(block, g, base, single):
     rows = []
     for metric in dict.fromkeys(g["metric"]):
         first = next(rec for (m, _), rec in recs.items() if m == metric)
-        cells = [f'<td class="base">{esc(format_value(metric, first.baseline_mean))}</td>']
+        # a CPU figure that covers less than its process (fio: its job threads) is marked *
+        mark = (lambda scope: "*" if metric in CPU_METRICS and scope != "process" else "")
+        cells = [f'<td class="base">{esc(format_value(metric, first.baseline_mean))}'
+                 f"{mark(first.baseline_cpu_scope)}</td>"]
         for s in stacks:
             rec = recs.get((metric, s))
             cells.append("<td></td><td></td>" if rec is None else
-                         f"<td>{esc(format_value(metric, rec.mean))}</td>" + _delta_cell(rec, single))
+                         f"<td>{esc(format_value(metric, rec.mean))}{mark(rec.cpu_scope)}</td>"
+                         + _delta_cell(rec, single))
         rows.append(f"<tr><th>{esc(METRICS[metric].label)}</th>{''.join(cells)}</tr>")
     return (f'<div class="card"><h3>{esc(block)}</h3><div class="scroll"><table class="cmp">'
             f"<thead><tr><th>Metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
@@ -227,6 +233,10 @@ def _comparison(runs, baseline):
              "from the repeats (Welch's, on the logarithm of the ratio of the means) and the verdict "
              "(<i>within noise</i>: the interval "
              "spans 0), in green when better, in red when worse.")
+    scopes = sorted({sc for col in ("cpu_scope", "baseline_cpu_scope") for sc in df[col]} - {"process"})
+    for scope in scopes:
+        intro += (f" <b>*</b> CPU figures: {esc(scope)}: fio's usr_cpu/sys_cpu are taken per job thread "
+                  "(RUSAGE_THREAD), not for fio's process: a lower bound of its cost.")
     if single:
         intro += (" <b>Each run was done once (n = 1): there is no interval, so no verdict;</b> "
                   "repeat the runs (<code>nvbench matrix --repeat 3</code>) to conclude.")

@@ -250,6 +250,12 @@ def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame
             raise ValueError(f"baseline {baseline!r} is {why} (stacks: {known})")
     rows = [figures(r) for r in results]
     unsupported = _unsupported(results)
+    # what each stack's CPU figures cover ("process", or fio's job threads only): shown
+    # beside its CPU figures, as the table shows it
+    scopes = {}
+    for label, r in zip(labels, results):
+        scopes.setdefault(label, set()).add(cpu_scope(r.data))
+    scope_of = {label: "; ".join(sorted(s - {"process"})) or "process" for label, s in scopes.items()}
     groups = {}
     for row, label in zip(rows, labels):
         groups.setdefault((row["cell"], row["op"]), {}).setdefault(label, []).append(row)
@@ -281,10 +287,11 @@ def compare(results, baseline="libaio", metric=None, confidence=0.95, fmt="frame
                             "ci_method": w["method"], "df": w["df"],
                             "verdict": unsupported_text(m.key) if math.isnan(delta) and
                             {(cell, op, baseline, m.key), (cell, op, stack, m.key)} & unsupported
-                            else _verdict(delta, lo, hi, w, m)})
+                            else _verdict(delta, lo, hi, w, m),
+                            "cpu_scope": scope_of[stack], "baseline_cpu_scope": scope_of[baseline]})
     cols = ["cell", "op", "block", "metric", "stack", "baseline", "qd", "baseline_qd", "n_baseline", "n",
             "baseline_mean", "mean", "mean_kind", "delta_pct", "ci_low_pct", "ci_high_pct", "ci_method", "df",
-            "verdict"]
+            "verdict", "cpu_scope", "baseline_cpu_scope"]
     df = pd.DataFrame(out, columns=cols)
     if fmt == "frame":
         return df
@@ -358,8 +365,20 @@ def format_comparison(df, fmt="text", confidence=0.95):
                 verdict = "-"
             elif verdict == "inconclusive":
                 notes.add("inconclusive")
+            # a CPU figure of a side that measured less than its process (fio: the job
+            # threads only) carries a mark, explained once below
+            mark_a = mark_b = ""
+            if rec.metric in CPU_METRICS:
+                for side, scope in (("a", rec.baseline_cpu_scope), ("b", rec.cpu_scope)):
+                    if scope != "process":
+                        notes.add(("scope", scope))
+                        if side == "a":
+                            mark_a = "*"
+                        else:
+                            mark_b = "*"
             rows.append([METRICS[rec.metric].label, printable(with_qd(rec.stack, rec.qd)),
-                         format_value(rec.metric, rec.baseline_mean), format_value(rec.metric, rec.mean),
+                         format_value(rec.metric, rec.baseline_mean) + mark_a,
+                         format_value(rec.metric, rec.mean) + mark_b,
                          _pct(rec.delta_pct), f"[{_pct(rec.ci_low_pct)}, {_pct(rec.ci_high_pct)}]" if ok else "-",
                          f"{rec.n}/{rec.n_baseline}", verdict])
         if fmt == "markdown":
@@ -381,6 +400,10 @@ def format_comparison(df, fmt="text", confidence=0.95):
     if "n<2" in notes:
         lines.append("note: '-' in the CI column: fewer than 2 runs on a side, so no interval; "
                      "repeat the runs (--repeat) to tell a difference from run-to-run noise.")
+    for scope in sorted(n[1] for n in notes if isinstance(n, tuple)):
+        lines.append(f"* CPU figures: {printable(scope)}: fio's usr_cpu/sys_cpu are taken per job thread "
+                     "(RUSAGE_THREAD), not for fio's process: a lower bound of its cost "
+                     "(docs/cpu-accounting.md)")
     if "inconclusive" in notes:
         lines.append(f"note: inconclusive: the interval holds 0 and is wider than "
                      f"{_INCONCLUSIVE_WIDTH:g} points; more repeats would narrow it.")

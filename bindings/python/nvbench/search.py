@@ -68,10 +68,24 @@ class SearchResult:
         self.target, self.key, self.bound_ns, self.strict = target, key, bound_ns, strict
         self.vary, self.direction = vary, direction
         self.points, self.answer, self.notes = [], None, []
+        self._point_notes = {}  # "no_io"/"few": the points' values, said once in warnings
 
     @property
     def warnings(self):
-        return grouped([p["result"] for p in self.points]) + list(self.notes)
+        """Each warning once: the runs' warnings grouped (with the points they came from),
+        a percentile or a run without I/O once for all the points it concerns, then the
+        search's own notes."""
+        runs = [_Labelled(p["result"], f"{self.vary}={_v(p[self.vary])}") for p in self.points]
+        out = grouped(runs)
+        n = len(self.points)
+        for why, text in (("no_io", "no I/O completed, no latency to judge"),
+                          ("few", f"{self.key} rests on fewer than 10 samples beyond it (run longer for "
+                                  "this percentile)")):
+            at = [_v(v) for v in self._point_notes.get(why, [])]
+            if at:
+                out.append(f"{text}: at {len(at)} of {n} point{'' if n == 1 else 's'} "
+                           f"({self.vary}={', '.join(at)})")
+        return out + list(self.notes)
 
     def to_dict(self):
         pts = [{k: v for k, v in p.items() if k != "result"} for p in self.points]
@@ -85,16 +99,16 @@ class SearchResult:
         rows = sorted(self.points, key=lambda p: (p[self.vary] is None, p[self.vary] or 0))
         lines = [f"{self.vary:>10}  {'IOPS':>12}  {self.key + ' (ms)':>12}  within {self.target}"]
         for p in rows:
-            v = "unthrottled" if p[self.vary] is None else str(p[self.vary])
+            v = "unthrottled" if p[self.vary] is None else _v(p[self.vary])
             lat = "-" if p["lat_ns"] is None else f"{p['lat_ns'] / 1e6:.4f}"
             note = "" if p["supported"] else "  (percentile rests on few samples)"
-            lines.append(f"{v:>10}  {p['iops']:>12.0f}  {lat:>12}  {'yes' if p['ok'] else 'no'}{note}")
+            lines.append(f"{v:>10}  {p['iops']:>12,.0f}  {lat:>12}  {'yes' if p['ok'] else 'no'}{note}")
         if self.answer is None:
             lines.append(f"answer: none of the points kept {self.target}")
         else:
             a = self.answer
-            v = "unthrottled" if a[self.vary] is None else f"{self.vary}={a[self.vary]}"
-            lines.append(f"answer: {v}: {a['iops']:.0f} IOPS at {self.key} {a['lat_ns'] / 1e6:.4f} ms")
+            v = "unthrottled" if a[self.vary] is None else f"{self.vary}={_v(a[self.vary])}"
+            lines.append(f"answer: {v}: {a['iops']:,.0f} IOPS at {self.key} {a['lat_ns'] / 1e6:.4f} ms")
         # the bound is the caller's text (its regex lets \x1c-\x1f and \x85 through as spaces)
         return "".join(printable(line) + "\n" for line in lines)
 
@@ -105,7 +119,21 @@ class SearchResult:
         return f"<SearchResult {printable(self.target)} vary={self.vary}: {len(self.points)} points, answer={self._ans()}>"
 
     def _ans(self):
-        return None if self.answer is None else f"{self.vary}={self.answer[self.vary]} ({self.answer['iops']:.0f} IOPS)"
+        return None if self.answer is None else f"{self.vary}={_v(self.answer[self.vary])} ({self.answer['iops']:,.0f} IOPS)"
+
+
+def _v(value):
+    """A point's qd or rate as the text shows it: 1,000,000 (None: unthrottled)."""
+    if value is None:
+        return "unthrottled"
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
+
+
+class _Labelled:
+    """A point's result under its qd or rate, as grouped() names the runs of a warning."""
+
+    def __init__(self, result, where):
+        self.data, self.meta = result.data, {"stack": where}
 
 
 def _measure(data, key, direction):
@@ -145,11 +173,9 @@ class _Searcher:
         p = {self.res.vary: value, "iops": iops, "lat_ns": lat, "ok": ok, "supported": supported,
              "warnings": list(r.data.get("warnings") or []), "result": r}
         self.res.points.append(p)
-        if lat is None:
-            self.res.notes.append(f"{self.res.vary}={value}: no I/O completed, no latency to judge")
-        elif not supported:
-            self.res.notes.append(f"{self.res.vary}={value}: {self.res.key} rests on fewer than 10 samples "
-                                  "beyond it (run longer for this percentile)")
+        # said once for all the points it concerns (warnings)
+        if lat is None or not supported:
+            self.res._point_notes.setdefault("no_io" if lat is None else "few", []).append(value)
         return p
 
 
