@@ -27,7 +27,7 @@
  * target is the nvme engine's business (its prepare_target()). */
 #include "devices/facts.h"
 
-/* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE ---- */
+/* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE; durations -EDOM when finer than 1 ns ---- */
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */
 int nvb__parse_duration(const char *s, uint64_t *ns);     /* "500ms", "2s", "1m", "1h", "250us", "2" (s) */
 int nvb__parse_u64(const char *s, uint64_t *out);
