@@ -180,9 +180,13 @@ void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d)
      * ticks' resolution, and a share is never above its total. */
     double ncpu = r->ncpu > 0 ? r->ncpu : (r->ncpus_online > 0 ? r->ncpus_online : 1);
     double own = 100.0 * d->process_cores / ncpu;
-    d->nvbench_pct = own;
+    /* Without the machine's figures (too few ticks) no share either: over
+     * such a window even the process's own reads above 100 % of the
+     * machine, its two reads being some microseconds apart. */
+    d->nvbench_pct = NAN;
     d->background_pct = NAN;
     if (r->cpu_valid && isfinite(own)) {
+        d->nvbench_pct = own;
         if (own > r->system_pct)
             d->nvbench_pct = r->system_pct;
         d->background_pct = r->system_pct - d->nvbench_pct;

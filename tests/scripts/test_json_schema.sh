@@ -537,7 +537,7 @@ def check(name, path, exp):
     if c["ncpus"] < 1:
         say("cpu.ncpus < 1")
     share_keys = ("system_pct", "user_pct", "sys_pct", "irq_pct", "iowait_pct", "steal_pct", "idle_pct",
-                  "background_pct", "raised_pct")
+                  "background_pct", "raised_pct", "nvbench_pct")
     if c["system_pct"] is None:
         # not measured: every share null, and the reason names the tick (too few of them)
         if any(c[k] is not None for k in share_keys) or c["per_cpu_pct"]:
