@@ -4,9 +4,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/cpu.h"
 #include "core/internal.h"
+#include "nvbench.h"
 #include "testutil.h"
 
 static struct nvb__cpu_times T(uint64_t user, uint64_t nice, uint64_t sys, uint64_t idle, uint64_t iowait,
@@ -222,6 +224,77 @@ START_TEST(process_share_never_above_total)
 }
 END_TEST
 
+/* Runs: a failed first I/O (fault.rate=1) and a run of 10 I/Os, each far
+ * shorter than a tick. Null where there is no measurement, ratios over
+ * matching edges, no whole-machine share or warning from a tick or two. */
+static struct nvb_result *run_kv(const char *const *kv, const char *file)
+{
+    struct nvb_workload *w = tu_workload(kv, (const char *[]){file, NULL});
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    struct nvb_result *r = NULL;
+    nvb_run(w, &o, &r); /* fault.rate=1 fails: its result is what is checked */
+    nvb_workload_free(w);
+    ck_assert_ptr_nonnull(r);
+    return r;
+}
+
+static void check_cpu_of_run(const struct nvb_result *r)
+{
+    double cpu_s = tu_get(r, "cpu.process_user_s") + tu_get(r, "cpu.process_sys_s");
+    double win = tu_get(r, "cpu.window_s"), cores = tu_get(r, "cpu.process_cores");
+    double ncpus = tu_get(r, "cpu.ncpus"), sys = tu_get(r, "cpu.system_pct");
+    /* matching edges: the CPU read across window_s, divided by it */
+    ck_assert_msg(win > 0 && fabs(cores * win - cpu_s) <= 1e-9 * cpu_s + 1e-12, "cores %g window %g cpu %g", cores,
+                  win, cpu_s);
+    ck_assert_msg(cores <= ncpus, "process_cores %g on %g CPUs", cores, ncpus);
+    double ticks = tu_get(r, "cpu.ticks_per_cpu");
+    if (isnan(sys)) {
+        ck_assert_msg(ticks < NVB__CPU_MIN_TICKS, "system_pct null with %g ticks per CPU", ticks);
+        ck_assert(isnan(tu_get(r, "cpu.background_pct")) && isnan(tu_get(r, "cpu.nvbench_pct")));
+        ck_assert(isnan(tu_get(r, "cpu.idle_pct")));
+    } else {
+        ck_assert_msg(ticks >= NVB__CPU_MIN_TICKS, "system_pct %g from %g ticks per CPU", sys, ticks);
+        ck_assert(tu_get(r, "cpu.nvbench_pct") <= sys);
+    }
+    for (size_t i = 0; i < nvb_result_warning_count(r); i++)
+        ck_assert_msg(!strstr(nvb_result_warning(r, i), "not quiet") || ticks >= NVB__CPU_MIN_TICKS, "%s",
+                      nvb_result_warning(r, i));
+}
+
+START_TEST(failed_first_io_has_null_ratios)
+{
+    char *file = tu_scratch("cpu-fault", 1 << 20);
+    struct nvb_result *r = run_kv((const char *[]){"engine", "psync", "rw", "randread", "bs", "4k", "runtime", "1s",
+                                                   "fault.rate", "1", NULL}, file);
+    ck_assert_int_eq(tu_get(r, "total.ios"), 0);
+    ck_assert_msg(isnan(tu_get(r, "cpu.cpu_us_per_io")), "cpu_us_per_io %g, not null", tu_get(r, "cpu.cpu_us_per_io"));
+    ck_assert_msg(isnan(tu_get(r, "cpu.iops_per_core")), "iops_per_core %g, not null", tu_get(r, "cpu.iops_per_core"));
+    check_cpu_of_run(r);
+    nvb_result_free(r);
+    unlink(file);
+    free(file);
+}
+END_TEST
+
+START_TEST(short_run_has_no_share_from_a_tick)
+{
+    char *file = tu_scratch("cpu-short", 1 << 20);
+    static const char *const engines[] = {"psync", "io_uring", "null"};
+    for (size_t e = 0; e < sizeof engines / sizeof engines[0]; e++) {
+        struct nvb_result *r = run_kv((const char *[]){"engine", engines[e], "rw", "randread", "bs", "4k", "ios",
+                                                       "10", NULL}, file);
+        if (nvb_result_error(r) && nvb_result_errors(r) == 0) { /* engine not available here */
+            nvb_result_free(r);
+            continue;
+        }
+        check_cpu_of_run(r);
+        nvb_result_free(r);
+    }
+    unlink(file);
+    free(file);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cpu");
@@ -236,6 +309,11 @@ int main(void)
     tcase_add_test(tc, derived_figures_null_without_measurement);
     tcase_add_test(tc, too_few_ticks_are_no_share);
     tcase_add_test(tc, process_share_never_above_total);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("runs");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, failed_first_io_has_null_ratios);
+    tcase_add_test(tc, short_run_has_no_share_from_a_tick);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;
