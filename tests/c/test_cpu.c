@@ -288,6 +288,16 @@ START_TEST(short_run_has_no_share_from_a_tick)
             continue;
         }
         check_cpu_of_run(r);
+        /* the nulls read back as nulls: the same text written again */
+        char *a = NULL, *b = NULL, why[256];
+        struct nvb_result *back = NULL;
+        ck_assert_int_eq(nvb_result_json(r, &a), 0);
+        ck_assert_msg(nvb_result_parse(a, strlen(a), &back, why, sizeof why) == 0, "%s", why);
+        ck_assert_int_eq(nvb_result_json(back, &b), 0);
+        ck_assert_msg(!strcmp(a, b), "%s: not the same after a round trip", engines[e]);
+        nvb_free(a);
+        nvb_free(b);
+        nvb_result_free(back);
         nvb_result_free(r);
     }
     unlink(file);
