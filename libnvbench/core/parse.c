@@ -115,7 +115,7 @@ int nvb__parse_size(const char *s, uint64_t *out)
     s = skip_ws(s);
     if (*s)
         return -EINVAL;
-    if (n.f && mult == 1)
+    if ((n.f || n.lost) && mult == 1)
         return -EINVAL; /* fractional bytes */
     return scale(&n, mult, 0, out);
 }
@@ -159,7 +159,7 @@ int nvb__parse_u64(const char *s, uint64_t *out)
     int rc = parse_number(&s, &n);
     if (rc)
         return rc;
-    if (n.f || *skip_ws(s))
+    if (n.f || n.lost || *skip_ws(s))
         return -EINVAL;
     *out = n.v;
     return 0;

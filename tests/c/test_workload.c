@@ -91,6 +91,10 @@ START_TEST(parse_durations_exactly)
     for (size_t i = 0; i < sizeof finer / sizeof finer[0]; i++)
         ck_assert_msg(nvb__parse_duration(finer[i], &ns) < 0, "'%s' (finer than 1 ns) accepted", finer[i]);
     ck_assert_int_lt(nvb__parse_usec("0.0005", &ns), 0);
+    /* a fraction past the 18 digits kept is still a fraction */
+    uint64_t v;
+    ck_assert_int_lt(nvb__parse_u64("1.0000000000000000000001", &v), 0);
+    ck_assert_int_lt(nvb__parse_size("1.0000000000000000000001", &v), 0);
 }
 END_TEST
 
