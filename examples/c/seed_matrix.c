@@ -115,9 +115,9 @@ static void fill_fig(struct fig *into, const struct nvb_result *r, int dir, int 
     f->cpu_pct = f->own_pct = f->others_pct = f->us_per_io = f->iops_core = NAN;
     nvb_result_get(r, "cpu.system_pct", &f->cpu_pct);
     /* the whole machine's Total CPU Usage, split: this process, the rest */
-    double cores = NAN, ncpus = NAN;
-    if (nvb_result_get(r, "cpu.process_cores", &cores) == 0 && nvb_result_get(r, "cpu.ncpus", &ncpus) == 0 && ncpus > 0)
-        f->own_pct = 100.0 * as_written(cores) / ncpus;
+    double own = NAN;
+    if (nvb_result_get(r, "cpu.nvbench_pct", &own) == 0) /* never above system_pct; null: NaN */
+        f->own_pct = as_written(own);
     nvb_result_get(r, "cpu.background_pct", &f->others_pct);
     nvb_result_get(r, "cpu.cpu_us_per_io", &f->us_per_io);
     nvb_result_get(r, "cpu.iops_per_core", &f->iops_core);

@@ -68,8 +68,9 @@ for _, engine in ipairs(engines) do
     figs[engine] = m.figures(r, dir)
     figs[engine].p99_us = figs[engine].p99_ms and figs[engine].p99_ms * 1e3
     figs[engine].lat_us = r[dir].lat_ns.mean / 1e3
-    io.stderr:write(string.format("  %-9s %12s IOPS  %8.2f CPU-us per I/O\n", engine, m.commas(figs[engine].iops),
-      figs[engine].us_per_io))
+    local us = figs[engine].us_per_io
+    io.stderr:write(string.format("  %-9s %12s IOPS  %8s CPU-us per I/O\n", engine, m.commas(figs[engine].iops),
+      us and us == us and string.format("%.2f", us) or "-"))
   else
     io.stderr:write(string.format("  %-9s %s\n", engine, err))
     status = 1
@@ -95,16 +96,20 @@ end
 local vs_label = best_engine and string.format("CPU per I/O vs %s (cheapest%s)", best_engine,
   best_engine == "null" and "" or " with I/O") or "CPU per I/O vs the cheapest"
 
+-- A figure the result has no measurement for (null: a run too short for the
+-- machine's CPU ticks, no I/O counted) prints "-", never 0.
+local function fmt(spec, v) return v and v == v and string.format(spec, v) or "-" end
+
 local rows_def = {
-  { "CPU per I/O (us)", function(f) return string.format("%.2f", f.us_per_io) end },
+  { "CPU per I/O (us)", function(f) return fmt("%.2f", f.us_per_io) end },
   { vs_label, vs_best },
-  { "IOPS per core", function(f) return m.commas(f.iops_core) end },
-  { "Process CPU (cores)", function(f) return string.format("%.2f", f.process_cores) end },
+  { "IOPS per core", function(f) return f.iops_core and m.commas(f.iops_core) or "-" end },
+  { "Process CPU (cores)", function(f) return fmt("%.2f", f.process_cores) end },
   { "IOPS", function(f) return m.commas(f.iops) end },
   { "Bandwidth (GiB/s)", function(f) return string.format("%.3f", f.gib_s) end },
   { "Average latency (us)", function(f) return string.format("%.1f", f.lat_us) end },
   { "p99 latency (us)", function(f) return f.p99_us and string.format("%.1f", f.p99_us) or f.p99_na end },
-  { "Total CPU Usage (%)", function(f) return string.format("%.2f", f.cpu_pct) end },
+  { "Total CPU Usage (%)", function(f) return fmt("%.2f", f.cpu_pct) end },
 }
 local header, body = { "Metric" }, {}
 for _, e in ipairs(engines) do header[#header + 1] = e end

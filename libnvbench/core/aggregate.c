@@ -119,18 +119,30 @@ static void rate_warnings(struct nvb_result *res, unsigned qd)
                          res->sub.unissued);
 }
 
+/* A whole-machine share warns only beyond its threshold by more than two
+ * ticks per CPU (a tick or two of another process is not a busy machine). */
+static int beyond(const struct nvb_result *res, double v, double threshold)
+{
+    double slack = res->cpu_ticks > 0 ? 200.0 / res->cpu_ticks : 0;
+    return v - slack > threshold;
+}
+
 static void end_warnings(const struct run *r, struct nvb_result *res)
 {
-    if (res->cpu_valid && res->steal_pct > 5.0)
+    if (res->cpu_valid && beyond(res, res->steal_pct, 5.0))
         nvb__result_warn(res, "steal time %.1f%%: the hypervisor took CPU from this machine; figures are noisy",
                          res->steal_pct);
     if (res->cpu_valid) {
         struct nvb__cpu_derived cd;
         nvb__cpu_derive(res, &cd);
-        if (cd.background_pct > 10.0)
+        if (beyond(res, cd.background_pct, 10.0))
             nvb__result_warn(res, "the machine was not quiet: %.1f%% of all CPU time was used by other "
                              "processes during the run", cd.background_pct);
-    }
+        if (beyond(res, res->cpu_raised_pct, 0.0))
+            nvb__result_warn(res, "cpu: the machine's tick counters saw %.1f%% of all CPU time less busy than this "
+                             "process used over the same window; system_pct was raised to cover it",
+                             res->cpu_raised_pct);
+    } /* else: null, and cpu.system_null_reason says why (a short run is not a fault) */
     if (res->short_ios)
         nvb__result_warn(res, "%" PRIu64 " short transfers counted as errors (EIO)", res->short_ios);
     if (res->verify_mismatches) {

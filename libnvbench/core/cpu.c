@@ -3,6 +3,7 @@
  * produced them) into the figures of a result. Kept apart from the
  * sampling so it is tested on synthetic counters everywhere.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,12 +55,84 @@ void nvb__cpu_split(const struct nvb__cpu_times *d, struct nvb__cpu_split *o)
     o->idle = pct(d->idle, t);
 }
 
-int nvb__cpu_fill(struct nvb_result *res, const struct nvb__sys_sample *a, const struct nvb__sys_sample *b)
+/* Ticks per CPU between two samples; 0 when the resolution is unknown
+ * (samples that do not say it). */
+double nvb__cpu_ticks(const struct nvb__sys_sample *a, const struct nvb__sys_sample *b, int ncpus)
+{
+    if (!b->tick_ns)
+        return 0;
+    struct nvb__cpu_times d;
+    nvb__cpu_times_delta(&a->total, &b->total, &d);
+    int nc = b->ncpu > 0 ? b->ncpu : (ncpus > 0 ? ncpus : 1);
+    return (double)nvb__cpu_total(&d) / (double)b->tick_ns / nc;
+}
+
+static int too_few_ticks(const struct nvb__sys_sample *b, double ticks)
+{
+    return b->tick_ns && ticks < NVB__CPU_MIN_TICKS;
+}
+
+/* The process's own CPU (precise) is busy time of the machine: where the
+ * ticks counted less busy time than that over the same window, the
+ * difference was counted idle (a tick samples one moment of each CPU).
+ * Moves it from idle, then iowait, into user and system in the process's
+ * proportion. -1 when even that cannot cover it. */
+static int reconcile(struct nvb__cpu_times *d, uint64_t own_user, uint64_t own_sys, uint64_t *raised)
+{
+    uint64_t own = own_user + own_sys, busy = nvb__cpu_busy(d);
+    *raised = 0;
+    if (own <= busy)
+        return 0;
+    uint64_t need = own - busy;
+    if (need > d->idle + d->iowait)
+        return -1;
+    uint64_t from_idle = need < d->idle ? need : d->idle;
+    d->idle -= from_idle;
+    d->iowait -= need - from_idle;
+    uint64_t to_user = (uint64_t)((unsigned __int128)need * own_user / own);
+    d->user += to_user;
+    d->system += need - to_user;
+    *raised = need;
+    return 0;
+}
+
+int nvb__cpu_fill(struct nvb_result *res, const struct nvb__sys_sample *a, const struct nvb__sys_sample *b,
+                  uint64_t own_user_ns, uint64_t own_sys_ns)
 {
     struct nvb__cpu_times d;
     struct nvb__cpu_split sp;
+    free(res->cpu_pct);
+    free(res->cpu_id);
+    res->cpu_pct = NULL;
+    res->cpu_id = NULL;
+    res->ncpu = 0;
+    res->cpu_valid = 0;
+    res->cpu_raised_pct = 0;
+    res->cpu_null_reason[0] = 0;
     nvb__cpu_times_delta(&a->total, &b->total, &d);
+    double ticks = nvb__cpu_ticks(a, b, res->ncpus_online);
+    res->cpu_tick_s = (double)b->tick_ns / 1e9;
+    res->cpu_ticks = ticks;
+    if (too_few_ticks(b, ticks)) {
+        /* One tick more or less is a share of 1/ticks of each CPU: from a
+         * tick or two a share reads 0 or 100 % (docs/cpu-accounting.md). */
+        snprintf(res->cpu_null_reason, sizeof res->cpu_null_reason,
+                 "not measured: the whole-machine counters advance in ticks of %.3g ms (USER_HZ %.0f), and the "
+                 "window had %.1f per CPU; a share needs at least %d (a window of %.3g ms or longer)",
+                 (double)b->tick_ns / 1e6, 1e9 / (double)b->tick_ns, ticks, NVB__CPU_MIN_TICKS,
+                 NVB__CPU_MIN_TICKS * (double)b->tick_ns / 1e6);
+        return 0;
+    }
+    uint64_t raised;
+    if (reconcile(&d, own_user_ns, own_sys_ns, &raised)) {
+        snprintf(res->cpu_null_reason, sizeof res->cpu_null_reason,
+                 "not measured: the process used %.6f s of CPU, more than the whole-machine counters saw elapse "
+                 "(%.6f s over all CPUs): the two were not read over one window",
+                 (double)(own_user_ns + own_sys_ns) / 1e9, (double)nvb__cpu_total(&d) / 1e9);
+        return 0;
+    }
     nvb__cpu_split(&d, &sp);
+    res->cpu_raised_pct = nvb__cpu_total(&d) ? 100.0 * (double)raised / (double)nvb__cpu_total(&d) : 0;
     res->system_pct = sp.busy;
     res->user_pct = sp.user;
     res->sys_pct = sp.sys;
@@ -68,11 +141,6 @@ int nvb__cpu_fill(struct nvb_result *res, const struct nvb__sys_sample *a, const
     res->steal_pct = sp.steal;
     res->idle_pct = sp.idle;
     res->cpu_valid = 1;
-    free(res->cpu_pct);
-    free(res->cpu_id);
-    res->cpu_pct = NULL;
-    res->cpu_id = NULL;
-    res->ncpu = 0;
     if (b->ncpu <= 0 || !b->cpu)
         return 0;
     res->cpu_pct = calloc((size_t)b->ncpu, sizeof *res->cpu_pct);
@@ -107,6 +175,8 @@ int nvb__cpu_fill(struct nvb_result *res, const struct nvb__sys_sample *a, const
 
 double nvb__cpu_busy_pct(const struct nvb__sys_sample *a, const struct nvb__sys_sample *b)
 {
+    if (too_few_ticks(b, nvb__cpu_ticks(a, b, 0)))
+        return -1;
     struct nvb__cpu_times d;
     nvb__cpu_times_delta(&a->total, &b->total, &d);
     return pct(nvb__cpu_busy(&d), nvb__cpu_total(&d));

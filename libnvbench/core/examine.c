@@ -84,6 +84,18 @@ static void examine_holes(struct run *r, struct nvb_result *res, unsigned t, int
 {
     const struct ptarget *pt = &r->p->t[t];
     struct nvb__tcontent *c = &res->tg[t].content;
+    /* A file cut short since planning sized its region (another process
+     * truncated it): what lies past its new end is not holes, it is gone;
+     * its reads will fail. Said, and not measured as holes. */
+    struct nvb__target_info now;
+    if (!pt->scratch && nvb__target_info(pt->path, &now) == 0 && now.kind == NVB__T_FILE &&
+        now.size < pt->off + pt->len) {
+        nvb__result_warn(res, "target '%s' shrank after the run was planned: it is %" PRIu64 " bytes now, its "
+                         "region was bytes %" PRIu64 " to %" PRIu64 " of %" PRIu64 "; I/O past its end fails, and "
+                         "its holes are not measured (allocated_pct null)", pt->path, now.size, pt->off,
+                         pt->off + pt->len, pt->ti.size);
+        return;
+    }
     uint64_t a = 0;
     if (nvb__file_allocated(fd, pt->off, pt->len, &a) < 0)
         return;

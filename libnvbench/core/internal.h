@@ -27,7 +27,7 @@
  * target is the nvme engine's business (its prepare_target()). */
 #include "devices/facts.h"
 
-/* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE ---- */
+/* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE; durations -EDOM when finer than 1 ns ---- */
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */
 int nvb__parse_duration(const char *s, uint64_t *ns);     /* "500ms", "2s", "1m", "1h", "250us", "2" (s) */
 int nvb__parse_u64(const char *s, uint64_t *out);
@@ -342,6 +342,10 @@ struct nvb_result {
     int     *cpu_id;
     double   process_user_s, process_sys_s;
     double   cpu_window_s;           /* span between the two reads of the process CPU (sampler.c) */
+    double   cpu_tick_s;             /* resolution of the whole-machine counters (1 / USER_HZ); 0 unknown */
+    double   cpu_ticks;              /* ticks per CPU in the whole-machine figures' window; 0 unknown */
+    double   cpu_raised_pct;         /* points system_pct was raised to the process's own CPU (cpu.c) */
+    char     cpu_null_reason[224];   /* why the whole-machine figures are null; "" when measured */
     long     maxrss_kib, minflt, majflt, nvcsw, nivcsw;
     unsigned nthreads;
     struct nvb__thread_row *threads;
@@ -415,8 +419,9 @@ int  nvb__dstat_add(struct nvb__dstat *dst, const struct nvb__dstat *src);
  * for the n groups, left NULL for the caller. merge.c. */
 int  nvb__merge_groups(struct nvb_result **out, const struct nvb_result *const *parts, size_t n);
 /* Derived CPU figures (result.c's JSON and getters, the run, share them). */
+/* Each NaN (null in the JSON) where there is no measurement. */
 struct nvb__cpu_derived {
-    double process_cores, cpu_us_per_io, iops_per_core, background_pct;
+    double process_cores, cpu_us_per_io, iops_per_core, background_pct, nvbench_pct;
 };
 void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d);
 /* Start of the measured window, wall clock (start + ramp). */

@@ -481,6 +481,10 @@ static int cpu_copy(struct nvb_result *m, const struct nvb_result *p)
     m->process_user_s = p->process_user_s;
     m->process_sys_s = p->process_sys_s;
     m->cpu_window_s = p->cpu_window_s;
+    m->cpu_tick_s = p->cpu_tick_s;
+    m->cpu_ticks = p->cpu_ticks;
+    m->cpu_raised_pct = p->cpu_raised_pct;
+    memcpy(m->cpu_null_reason, p->cpu_null_reason, sizeof m->cpu_null_reason);
     m->maxrss_kib = p->maxrss_kib;
     m->minflt = p->minflt;
     m->majflt = p->majflt;
@@ -674,6 +678,9 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         m->iowait_pct = busy[4] / weight;
         m->steal_pct = busy[5] / weight;
         m->idle_pct = busy[6] / weight;
+    } else {
+        snprintf(m->cpu_null_reason, sizeof m->cpu_null_reason, "%s",
+                 parts[0]->cpu_null_reason[0] ? parts[0]->cpu_null_reason : "not measured on any part");
     }
     if (!how->groups)
         m->ncpus_online = (int)ncpus_all;

@@ -15,11 +15,16 @@ static const char *skip_ws(const char *s)
 }
 
 /* A non-negative decimal number with an optional fraction, kept as the
- * integer v and the fraction f / sc so "1.5G" works without floating point
- * surprises. */
+ * integer v and the fraction f / sc (sc a power of ten up to 10^18,
+ * trailing zeros dropped) so "1.5G" and "0.001" are exact: no binary
+ * floating point between the text and the integer. lost: a non-zero digit
+ * past the 18th of the fraction was dropped. */
 struct num {
     uint64_t v, f, sc;
+    int lost;
 };
+
+#define FRAC_SCALE_MAX 1000000000000000000ull /* 10^18 */
 
 /* Parses one at *sp (NULL: -EINVAL) and moves *sp past it. */
 static int parse_number(const char **sp, struct num *n)
@@ -38,33 +43,46 @@ static int parse_number(const char **sp, struct num *n)
         s++;
     }
     uint64_t f = 0, sc = 1;
+    int lost = 0;
     if (*s == '.') {
         s++;
         if (!isdigit((unsigned char)*s))
             return -EINVAL;
         while (isdigit((unsigned char)*s)) {
-            if (sc < 1000000000000ull) {
+            if (sc < FRAC_SCALE_MAX) {
                 f = f * 10 + (uint64_t)(*s - '0');
                 sc *= 10;
+            } else if (*s != '0') {
+                lost = 1;
             }
             s++;
+        }
+        while (sc > 1 && f % 10 == 0) {
+            f /= 10;
+            sc /= 10;
         }
     }
     n->v = v;
     n->f = f;
     n->sc = sc;
+    n->lost = lost;
     *sp = s;
     return 0;
 }
 
-/* n * mult, checking overflow; rounds down. */
-static int scale(const struct num *n, uint64_t mult, uint64_t *out)
+/* n * mult in integer arithmetic, checking overflow. The fraction's part
+ * is f * mult / sc, exact in 128 bits (f < sc <= 10^18, mult < 2^61).
+ * exact: a value that is not a whole number of units (of what mult is
+ * counted in) is -EDOM; otherwise it rounds down. */
+static int scale(const struct num *n, uint64_t mult, int exact, uint64_t *out)
 {
     if (mult && n->v > UINT64_MAX / mult)
         return -ERANGE;
     uint64_t r = n->v * mult;
-    /* f < sc <= 1e12 and mult <= 2^60: split to avoid overflow */
-    uint64_t add = (uint64_t)((long double)n->f / (long double)n->sc * (long double)mult);
+    unsigned __int128 p = (unsigned __int128)n->f * mult;
+    uint64_t add = (uint64_t)(p / n->sc);
+    if (exact && (p % n->sc || n->lost))
+        return -EDOM;
     if (r > UINT64_MAX - add)
         return -ERANGE;
     *out = r + add;
@@ -97,9 +115,9 @@ int nvb__parse_size(const char *s, uint64_t *out)
     s = skip_ws(s);
     if (*s)
         return -EINVAL;
-    if (n.f && mult == 1)
+    if ((n.f || n.lost) && mult == 1)
         return -EINVAL; /* fractional bytes */
-    return scale(&n, mult, out);
+    return scale(&n, mult, 0, out);
 }
 
 /* Duration units, in any case; a bare number is seconds. */
@@ -119,7 +137,7 @@ int nvb__parse_duration(const char *s, uint64_t *ns)
         return rc;
     for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++)
         if (!strcasecmp(s, duration_units[i].name))
-            return scale(&n, duration_units[i].ns, ns);
+            return scale(&n, duration_units[i].ns, 1, ns);
     return -EINVAL;
 }
 
@@ -132,7 +150,7 @@ int nvb__parse_usec(const char *s, uint64_t *ns)
     int rc = parse_number(&q, &n);
     if (rc)
         return rc;
-    return *skip_ws(q) ? nvb__parse_duration(s, ns) : scale(&n, 1000ull, ns);
+    return *skip_ws(q) ? nvb__parse_duration(s, ns) : scale(&n, 1000ull, 1, ns);
 }
 
 int nvb__parse_u64(const char *s, uint64_t *out)
@@ -141,7 +159,7 @@ int nvb__parse_u64(const char *s, uint64_t *out)
     int rc = parse_number(&s, &n);
     if (rc)
         return rc;
-    if (n.f || *skip_ws(s))
+    if (n.f || n.lost || *skip_ws(s))
         return -EINVAL;
     *out = n.v;
     return 0;

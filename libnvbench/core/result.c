@@ -462,8 +462,10 @@ static void emit_hosts(struct jctx *c, const struct nvb_result *r)
         jo_raw_num(c, "process_user_s", h->process_user_s);
         jo_raw_num(c, "process_sys_s", h->process_sys_s);
         jo_raw_num(c, "window_s", h->window_s);
-        jo_num(c, "process_cores", dur > 0 ? cpu_s / dur : 0);
-        jo_num(c, "cpu_us_per_io", ios ? cpu_s * 1e6 / (double)ios : 0);
+        /* over the window the CPU was read at (matching edges); null where there is none */
+        double hwin = h->window_s > 0 ? h->window_s : dur;
+        jo_num(c, "process_cores", hwin > 0 ? cpu_s / hwin : NAN);
+        jo_num(c, "cpu_us_per_io", ios ? cpu_s * 1e6 / (double)ios : NAN);
         jo_close(c, '}');
         jo_raw(c, "cancelled", h->cancelled ? "true" : "false");
         if (h->error)
@@ -516,16 +518,27 @@ static void emit_cpu(struct jctx *c, const struct nvb_result *r)
     struct nvb__cpu_derived cd;
     nvb__cpu_derive(r, &cd);
     jo_open(c, "cpu", '{');
-    jo_raw_num(c, "system_pct", r->system_pct);
-    jo_raw_num(c, "user_pct", r->user_pct);
-    jo_raw_num(c, "sys_pct", r->sys_pct);
-    jo_raw_num(c, "irq_pct", r->irq_pct);
-    jo_raw_num(c, "iowait_pct", r->iowait_pct);
-    jo_raw_num(c, "steal_pct", r->steal_pct);
-    jo_raw_num(c, "idle_pct", r->idle_pct);
+    /* null, with system_null_reason, where the machine's counters could
+     * not say (too few ticks in the window, or not readable) */
+    const double unknown = NAN;
+    const int v = r->cpu_valid;
+    jo_raw_num(c, "system_pct", v ? r->system_pct : unknown);
+    jo_raw_num(c, "user_pct", v ? r->user_pct : unknown);
+    jo_raw_num(c, "sys_pct", v ? r->sys_pct : unknown);
+    jo_raw_num(c, "irq_pct", v ? r->irq_pct : unknown);
+    jo_raw_num(c, "iowait_pct", v ? r->iowait_pct : unknown);
+    jo_raw_num(c, "steal_pct", v ? r->steal_pct : unknown);
+    jo_raw_num(c, "idle_pct", v ? r->idle_pct : unknown);
+    if (v || !r->cpu_null_reason[0])
+        jo_raw(c, "system_null_reason", "null");
+    else
+        jo_str(c, "system_null_reason", r->cpu_null_reason);
+    jo_raw_num(c, "tick_s", r->cpu_tick_s > 0 ? r->cpu_tick_s : unknown);
+    jo_raw_num(c, "ticks_per_cpu", r->cpu_tick_s > 0 ? r->cpu_ticks : unknown);
+    jo_raw_num(c, "raised_pct", v ? r->cpu_raised_pct : unknown);
     jo_u64(c, "ncpus", (uint64_t)(r->ncpu > 0 ? r->ncpu : r->ncpus_online));
     jo_open(c, "per_cpu_pct", '[');
-    for (int i = 0; i < r->ncpu; i++)
+    for (int i = 0; v && i < r->ncpu; i++)
         jo_raw_num(c, NULL, r->cpu_pct[i]);
     jo_close(c, ']');
     jo_raw_num(c, "process_user_s", r->process_user_s);
@@ -534,6 +547,7 @@ static void emit_cpu(struct jctx *c, const struct nvb_result *r)
     jo_raw_num(c, "window_s", r->cpu_window_s);
     jo_num(c, "cpu_us_per_io", cd.cpu_us_per_io);
     jo_num(c, "iops_per_core", cd.iops_per_core);
+    jo_num(c, "nvbench_pct", cd.nvbench_pct);
     jo_num(c, "background_pct", cd.background_pct);
     jo_u64(c, "maxrss_kib", (uint64_t)(r->maxrss_kib > 0 ? r->maxrss_kib : 0));
     jo_u64(c, "voluntary_ctxsw", (uint64_t)(r->nvcsw > 0 ? r->nvcsw : 0));

@@ -294,10 +294,17 @@ static int ld_cpu(struct ld *L, const struct nvb__jv *root, struct nvb_result *r
     const char *P = "cpu";
     const struct nvb__jv *c = mem(L, root, "", "cpu", NVB__J_OBJ, 1);
     uint64_t ncpus = 0, rss = 0, vcs = 0, ics = 0;
-    if (!c || rd_dbl(L, c, P, "system_pct", &r->system_pct, 1) || rd_dbl(L, c, P, "user_pct", &r->user_pct, 1) ||
-        rd_dbl(L, c, P, "sys_pct", &r->sys_pct, 1) || rd_dbl(L, c, P, "irq_pct", &r->irq_pct, 1) ||
-        rd_dbl(L, c, P, "iowait_pct", &r->iowait_pct, 1) || rd_dbl(L, c, P, "steal_pct", &r->steal_pct, 1) ||
-        rd_dbl(L, c, P, "idle_pct", &r->idle_pct, 1) || rd_u64(L, c, P, "ncpus", &ncpus, 1) ||
+    /* The whole machine's shares are null when they were not measured
+     * (too few ticks: system_null_reason says why). */
+    if (!c || rd_dbl_or_null(L, c, P, "system_pct", &r->system_pct, NAN, 1) ||
+        rd_dbl_or_null(L, c, P, "user_pct", &r->user_pct, NAN, 1) ||
+        rd_dbl_or_null(L, c, P, "sys_pct", &r->sys_pct, NAN, 1) || rd_dbl_or_null(L, c, P, "irq_pct", &r->irq_pct, NAN, 1) ||
+        rd_dbl_or_null(L, c, P, "iowait_pct", &r->iowait_pct, NAN, 1) ||
+        rd_dbl_or_null(L, c, P, "steal_pct", &r->steal_pct, NAN, 1) ||
+        rd_dbl_or_null(L, c, P, "idle_pct", &r->idle_pct, NAN, 1) || rd_u64(L, c, P, "ncpus", &ncpus, 1) ||
+        rd_dbl_or_null(L, c, P, "tick_s", &r->cpu_tick_s, 0, 0) ||
+        rd_dbl_or_null(L, c, P, "ticks_per_cpu", &r->cpu_ticks, 0, 0) ||
+        rd_dbl_or_null(L, c, P, "raised_pct", &r->cpu_raised_pct, 0, 0) ||
         rd_nonneg(L, c, P, "process_user_s", &r->process_user_s, 1) ||
         rd_nonneg(L, c, P, "process_sys_s", &r->process_sys_s, 1) ||
         rd_nonneg(L, c, P, "window_s", &r->cpu_window_s, 1) || rd_u64(L, c, P, "maxrss_kib", &rss, 1) ||
@@ -311,7 +318,14 @@ static int ld_cpu(struct ld *L, const struct nvb__jv *root, struct nvb_result *r
     r->maxrss_kib = (long)rss;
     r->nvcsw = (long)vcs;
     r->nivcsw = (long)ics;
-    r->cpu_valid = r->system_pct + r->iowait_pct + r->steal_pct + r->idle_pct > 0;
+    r->cpu_valid = r->system_pct + r->iowait_pct + r->steal_pct + r->idle_pct > 0; /* false for NaN */
+    if (!r->cpu_valid) {
+        r->system_pct = r->user_pct = r->sys_pct = r->irq_pct = r->iowait_pct = r->steal_pct = r->idle_pct = 0;
+        const struct nvb__jv *why = mem(L, c, P, "system_null_reason", -1, 0);
+        if (why && why->type != NVB__J_NULL &&
+            rd_str(L, c, P, "system_null_reason", r->cpu_null_reason, sizeof r->cpu_null_reason, 1))
+            return L->rc;
+    }
     const struct nvb__jv *pc = mem(L, c, P, "per_cpu_pct", NVB__J_ARR, 1);
     if (!pc)
         return L->rc;

@@ -153,26 +153,42 @@ void nvb__cpu_derive(const struct nvb_result *r, struct nvb__cpu_derived *d)
 {
     double cpu_s = r->process_user_s + r->process_sys_s;
     uint64_t ios = r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios;
-    double iops = r->duration_s > 0 ? (double)ios / r->duration_s : 0;
-    /* CPU time was read at the edges of the measured window (sampler.c):
-     * it is the CPU of that window, over its length. (window_s, the span
-     * between the two reads, is longer by the moments the threads taking
-     * them were late, during which they were not running.) */
-    d->process_cores = r->duration_s > 0 ? cpu_s / r->duration_s : 0;
+    /* Every ratio over matching edges: the CPU time was read at the two
+     * edges of window_s (sampler.c), so cores are that CPU over window_s,
+     * and the I/Os counted in the window over that CPU. duration_s (the
+     * counted I/O's span) can be far shorter: a run whose first I/O failed. */
+    d->process_cores = r->cpu_window_s > 0 ? cpu_s / r->cpu_window_s : NAN;
     if (r->nhosts) {
         /* Merged: each host's CPU over its own window, summed. */
-        d->process_cores = 0;
+        double sum = 0;
+        int any = 0;
         for (unsigned i = 0; i < r->nhosts; i++) {
             const struct nvb__hostrow *h = &r->hosts[i];
-            if (h->duration_s > 0)
-                d->process_cores += (h->process_user_s + h->process_sys_s) / h->duration_s;
+            double win = h->window_s > 0 ? h->window_s : h->duration_s;
+            if (win > 0) {
+                sum += (h->process_user_s + h->process_sys_s) / win;
+                any = 1;
+            }
         }
+        d->process_cores = any ? sum : NAN;
     }
-    d->cpu_us_per_io = ios ? cpu_s * 1e6 / (double)ios : 0;
-    d->iops_per_core = d->process_cores > 0 ? iops / d->process_cores : 0;
-    /* Share of all CPUs busy with something other than this process. */
+    d->cpu_us_per_io = ios ? cpu_s * 1e6 / (double)ios : NAN;
+    d->iops_per_core = ios && cpu_s > 0 ? (double)ios / cpu_s : NAN;
+    /* This process's share of all CPUs, and the rest of the machine's busy
+     * share. Both are over the window of system_pct, which was raised to
+     * cover the process's CPU (cpu.c): what is left between them is the
+     * ticks' resolution, and a share is never above its total. */
     double ncpu = r->ncpu > 0 ? r->ncpu : (r->ncpus_online > 0 ? r->ncpus_online : 1);
     double own = 100.0 * d->process_cores / ncpu;
-    double bg = r->system_pct - own;
-    d->background_pct = bg > 0 ? bg : 0;
+    /* Without the machine's figures (too few ticks) no share either: over
+     * such a window even the process's own reads above 100 % of the
+     * machine, its two reads being some microseconds apart. */
+    d->nvbench_pct = NAN;
+    d->background_pct = NAN;
+    if (r->cpu_valid && isfinite(own)) {
+        d->nvbench_pct = own;
+        if (own > r->system_pct)
+            d->nvbench_pct = r->system_pct;
+        d->background_pct = r->system_pct - d->nvbench_pct;
+    }
 }

@@ -209,9 +209,12 @@ struct run {
     uint64_t go_ns, meas_ns, end_ns;
     volatile int stop;           /* set by the runner thread or a job on a fatal error */
     /* The CPU window's two edges (docs/cpu-accounting.md): the process's
-     * CPU times and the moment they were read, taken once per edge by
+     * CPU times, the whole machine's counters beside them (one window for
+     * both) and the moment they were read, taken once per edge by
      * whichever thread is there first (nvb__cpu_edge). */
     struct nvb__proc_sample cpu_pr[2];
+    struct nvb__sys_sample cpu_sys[2];
+    int      cpu_sys_ok[2];
     uint64_t cpu_t[2];
     int      cpu_edge[2];        /* 0: not taken, 1: being taken, 2: taken */
     unsigned counting;           /* jobs still in their loop */

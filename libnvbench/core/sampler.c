@@ -201,8 +201,12 @@ static void ts_fold_late(struct nvb_result *res, uint64_t end_unix)
             double hi = a->system_pct < b->system_pct ? b->system_pct : a->system_pct;
             double m = (a->system_pct * a->dt_s + b->system_pct * b->dt_s) / (a->dt_s + b->dt_s);
             a->system_pct = m < lo ? lo : m > hi ? hi : m;
-        } else
-            a->system_pct = -1;
+        } else if (a->system_pct >= 0 && b->system_pct >= 0) {
+            a->system_pct = -1; /* no time to weigh them by */
+        } else if (b->system_pct >= 0) {
+            a->system_pct = b->system_pct;
+        }
+        /* else a keeps its own: b is null (too few ticks in a short final point) */
         a->dt_s += b->dt_s;
         a->t_s = b->t_s;
         a->t_unix_ns = b->t_unix_ns;
@@ -221,9 +225,15 @@ void nvb__cpu_edge(struct run *r, int edge)
     int free_ = 0;
     if (!__atomic_compare_exchange_n(&r->cpu_edge[edge], &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return;
+    /* The machine's counters outside the process's, so that their window
+     * holds the process's (cpu.c reconciles the two). */
+    if (edge == NVB__EDGE_START)
+        r->cpu_sys_ok[edge] = nvb__sys_sample(&r->cpu_sys[edge]) == 0;
     uint64_t a = nvb__now_ns();
     nvb__proc_sample(&r->cpu_pr[edge]);
     r->cpu_t[edge] = a + (nvb__now_ns() - a) / 2; /* when the counters were read, to half a system call */
+    if (edge == NVB__EDGE_END)
+        r->cpu_sys_ok[edge] = nvb__sys_sample(&r->cpu_sys[edge]) == 0;
     __atomic_store_n(&r->cpu_edge[edge], 2, __ATOMIC_RELEASE);
 }
 
@@ -369,8 +379,6 @@ static void sampler_tick(struct nvb__sampler *s, struct run *r, struct nvb_resul
 static void sampler_window_end(struct nvb__sampler *s, struct run *r)
 {
     nvb__cpu_edge(r, NVB__EDGE_END);
-    if (s->have_sys)
-        s->have_sys = nvb__sys_sample(&s->sys1) == 0;
     s->nth1 = nvb__threads_sample(&s->th1);
     s->ended = 1;
 }
@@ -401,12 +409,19 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
     nvb__mutex_unlock(r->mu);
 
     const struct nvb__proc_sample *pr0 = &r->cpu_pr[NVB__EDGE_START], *pr1 = &r->cpu_pr[NVB__EDGE_END];
-    if (s->have_sys)
-        nvb__cpu_fill(res, &s->sys0, &s->sys1);
     const uint64_t t0 = r->cpu_t[NVB__EDGE_START], t1 = r->cpu_t[NVB__EDGE_END];
     double win = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
-    res->process_user_s = (double)(pr1->user_ns - (pr0->user_ns < pr1->user_ns ? pr0->user_ns : pr1->user_ns)) / 1e9;
-    res->process_sys_s = (double)(pr1->sys_ns - (pr0->sys_ns < pr1->sys_ns ? pr0->sys_ns : pr1->sys_ns)) / 1e9;
+    const uint64_t own_user = pr1->user_ns - (pr0->user_ns < pr1->user_ns ? pr0->user_ns : pr1->user_ns);
+    const uint64_t own_sys = pr1->sys_ns - (pr0->sys_ns < pr1->sys_ns ? pr0->sys_ns : pr1->sys_ns);
+    if (r->cpu_sys_ok[NVB__EDGE_START] && r->cpu_sys_ok[NVB__EDGE_END])
+        nvb__cpu_fill(res, &r->cpu_sys[NVB__EDGE_START], &r->cpu_sys[NVB__EDGE_END], own_user, own_sys);
+    else
+        snprintf(res->cpu_null_reason, sizeof res->cpu_null_reason,
+                 "not measured: the whole machine's CPU counters could not be read");
+    for (int e = 0; e < 2; e++)
+        nvb__sys_sample_free(&r->cpu_sys[e]);
+    res->process_user_s = (double)own_user / 1e9;
+    res->process_sys_s = (double)own_sys / 1e9;
     res->maxrss_kib = pr1->maxrss_kib;
     res->minflt = pr1->minflt - pr0->minflt;
     res->majflt = pr1->majflt - pr0->majflt;

@@ -417,6 +417,9 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
     case K_U64:
     case K_USEC:
         rc = int_kinds[k->type].parse(value, &u);
+        if (rc == -EDOM) /* durations only: a fraction of a nanosecond */
+            return nvb__werr(w, -EINVAL, "invalid %s '%s' for key '%s': finer than 1 ns (durations are whole "
+                             "nanoseconds)", int_kinds[k->type].noun, value, key);
         if (rc)
             return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL, "invalid %s '%s' for key '%s'%s",
                              int_kinds[k->type].noun, value, key, int_kinds[k->type].hint);
@@ -630,8 +633,22 @@ NVB_API const char *nvb_workload_error(const struct nvb_workload *w)
     return w ? w->err : "";
 }
 
+/* ns as exact decimal seconds, a JSON number ("0.001", "2", "1.000000001"):
+ * the echo says what was set, not its nearest double. */
+static const char *secs_text(uint64_t ns, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+    while (n > 0 && buf[n - 1] == '0')
+        buf[--n] = 0;
+    if (n > 0 && buf[n - 1] == '.')
+        buf[--n] = 0;
+    return buf;
+}
+
 void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
 {
+    char sbuf[7][32]; /* one per duration of a printf call: arguments are not sequenced */
+#define SECS(i, ns) secs_text((ns), sbuf[i], sizeof sbuf[i])
     nvb__buf_puts(b, "{\"engine\":");
     nvb__json_write_str(b, w->engine);
     nvb__buf_printf(b, ",\"rw\":\"%s\",\"rwmix\":%u,\"rwmixtrim\":%u,\"bs\":%" PRIu64 ",\"qd\":%u,\"jobs\":%u",
@@ -643,21 +660,21 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
         nvb__json_write_str(b, w->targets[i]);
     }
     nvb__buf_printf(b, "],\"target_mode\":\"%s\",\"size\":%" PRIu64 ",\"offset\":%" PRIu64
-                    ",\"runtime_s\":%.9g,\"ramp_s\":%.9g,\"interval_s\":%.9g,\"io_limit\":%" PRIu64
+                    ",\"runtime_s\":%s,\"ramp_s\":%s,\"interval_s\":%s,\"io_limit\":%" PRIu64
                     ",\"ios\":%" PRIu64 ",\"direct\":%d,\"fill\":\"%s\",\"seed\":%" PRIu64
                     ",\"rate_iops\":%" PRIu64 ",\"verify\":%d,\"continue_on_error\":%d"
                     ",\"rate_mode\":\"%s\",\"rate_process\":\"%s\""
                     ",\"allow_destructive\":%d,\"submit_batch\":%u,\"complete_batch\":%u,\"cpus\":",
-                    tmode_names[w->target_mode], w->size, w->offset, (double)w->runtime_ns / 1e9,
-                    (double)w->ramp_ns / 1e9, (double)w->interval_ns / 1e9, w->io_limit, w->ios, w->direct,
+                    tmode_names[w->target_mode], w->size, w->offset, SECS(0, w->runtime_ns), SECS(1, w->ramp_ns),
+                    SECS(2, w->interval_ns), w->io_limit, w->ios, w->direct,
                     fill_names[w->fill], w->seed, w->rate_iops, w->verify, w->continue_on_error,
                     rate_mode_names[w->rate_mode], rate_process_names[w->rate_process], w->allow_destructive,
                     w->submit_batch, w->complete_batch);
     nvb__json_write_str(b, w->cpus_text);
     nvb__buf_puts(b, ",\"name\":");
     nvb__json_write_str(b, w->name);
-    nvb__buf_printf(b, ",\"align_interval\":%d,\"io_timeout_s\":%.9g", w->align_interval,
-                    (double)w->io_timeout_ns / 1e9);
+    nvb__buf_printf(b, ",\"align_interval\":%d,\"io_timeout_s\":%s", w->align_interval,
+                    SECS(3, w->io_timeout_ns));
     nvb__buf_printf(b, ",\"invalidate\":%d,\"data_compress\":%u,\"data_dedupe\":%u", w->invalidate,
                     w->data_compress, w->data_dedupe);
     {
@@ -665,22 +682,22 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
         nvb__buf_printf(b, ",\"lat_include_errors\":%d,\"fault\":{\"rate\":%.17g,\"errno\":", w->lat_include_errors,
                         w->fault_rate);
         nvb__json_write_str(b, nvb__errno_name(w->fault_errno, nb, sizeof nb));
-        nvb__buf_printf(b, ",\"short\":%.17g,\"delay_s\":%.9g,\"delay_rate\":%.17g,\"seed\":", w->fault_short,
-                        (double)w->fault_delay_ns / 1e9, w->fault_delay_rate);
+        nvb__buf_printf(b, ",\"short\":%.17g,\"delay_s\":%s,\"delay_rate\":%.17g,\"seed\":", w->fault_short,
+                        SECS(4, w->fault_delay_ns), w->fault_delay_rate);
         if (w->fault_seed_set)
             nvb__buf_printf(b, "%" PRIu64 "}", w->fault_seed);
         else
             nvb__buf_puts(b, "null}");
     }
-    nvb__buf_printf(b, ",\"precondition\":%u,\"ss\":{\"metric\":\"%s\",\"window_s\":%.9g,\"excursion_pct\":%.17g"
+    nvb__buf_printf(b, ",\"precondition\":%u,\"ss\":{\"metric\":\"%s\",\"window_s\":%s,\"excursion_pct\":%.17g"
                     ",\"slope_pct\":%.17g,\"stop\":%d}", w->precondition, ss_names[w->ss_metric],
-                    (double)w->ss_window_ns / 1e9, w->ss_excursion, w->ss_slope, w->ss_stop);
+                    SECS(5, w->ss_window_ns), w->ss_excursion, w->ss_slope, w->ss_stop);
     nvb__buf_puts(b, ",\"bssplit\":");
     if (w->bssplit.set)
         nvb__json_write_str(b, w->bssplit.text);
     else
         nvb__buf_puts(b, "null");
-    nvb__buf_printf(b, ",\"thinktime_s\":%.9g,\"thinktime_blocks\":%u", (double)w->thinktime_ns / 1e9,
+    nvb__buf_printf(b, ",\"thinktime_s\":%s,\"thinktime_blocks\":%u", SECS(6, w->thinktime_ns),
                     w->thinktime_blocks);
     char dtext[NVB__DIST_TEXT_MAX];
     nvb__dist_format(&w->dist, dtext, sizeof dtext);
@@ -694,4 +711,5 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
         nvb__json_write_str(b, w->eopts[i].text);
     }
     nvb__buf_puts(b, "}}");
+#undef SECS
 }

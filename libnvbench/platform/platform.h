@@ -63,6 +63,7 @@ struct nvb__sys_sample {
     struct nvb__cpu_times total;
     struct nvb__cpu_times *cpu;   /* malloc'd by the sampler; one row per online CPU, /proc/stat order */
     int *cpu_id;                  /* CPU number of each row */
+    uint64_t tick_ns;             /* the counters' resolution: they grow in steps of this (Linux: 1 s / USER_HZ) */
 };
 /* 0 or negative errno (-ENOTSUP where there is no such facility). */
 int  nvb__sys_sample(struct nvb__sys_sample *s);

@@ -719,7 +719,7 @@ START_TEST(parser_memory_bound)
     ck_assert_ptr_nonnull(t);
     /* a valid result, to put a big member into its workload */
     struct outcome o = run((const char *[]){"engine", "null", "ios", "10", NULL}, (const char *[]){"/dev/null", NULL});
-    ck_assert_msg(o.rc == 0 && o.json && strlen(o.json) < 8192 - 64, "%s", o.msg);
+    ck_assert_msg(o.rc == 0 && o.json && strlen(o.json) < 16384 - 64, "%s", o.msg);
     const char *wl = strstr(o.json, "\"workload\":{");
     ck_assert_ptr_nonnull(wl);
     size_t head = (size_t)(wl - o.json) + strlen("\"workload\":{");

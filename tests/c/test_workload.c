@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/bindings.h"
 #include "core/internal.h"
 #include "nvbench.h"
 #include "testutil.h"
@@ -61,6 +62,95 @@ START_TEST(parse_durations)
         uint64_t ns;
         ck_assert_msg(nvb__parse_duration(bad[i], &ns) < 0, "'%s' accepted", bad[i]);
     }
+}
+END_TEST
+
+/* Durations are decimal text turned into whole nanoseconds by integer
+ * arithmetic: no binary fraction in between (0.001 s was 999,999 ns), and
+ * a value finer than 1 ns is refused, not rounded. */
+START_TEST(parse_durations_exactly)
+{
+    static const struct { const char *s; uint64_t ns; } ok[] = {
+        {"0.001", 1000000ull}, {"0.001s", 1000000ull}, {"0.000001", 1000ull}, {"0.3", 300000000ull},
+        {"1.001", 1001000000ull}, {"0.123456789", 123456789ull}, {"1.000000001", 1000000001ull},
+        {"2.675ms", 2675000ull}, {"0.7us", 700ull}, {"0.001ms", 1000ull}, {"1.1h", 3960000000000ull},
+        {"0.0000000001h", 360ull}, {"1.000000000000000000000s", 1000000000ull}, {"0.1m", 6000000000ull},
+        {"31535999.999999999", 31535999999999999ull},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        uint64_t ns = 1;
+        ck_assert_msg(nvb__parse_duration(ok[i].s, &ns) == 0, "'%s' rejected", ok[i].s);
+        ck_assert_msg(ns == ok[i].ns, "'%s' -> %llu, not %llu", ok[i].s, (unsigned long long)ns,
+                      (unsigned long long)ok[i].ns);
+    }
+    uint64_t ns = 0;
+    ck_assert_int_eq(nvb__parse_usec("0.5", &ns), 0); /* bare: microseconds */
+    ck_assert_uint_eq(ns, 500);
+    static const char *const finer[] = {"0.0000000001", "1.5ns", "0.0001us", "0.0000000000009h",
+                                        "1.0000000000000000001s", "0.0000000000000000001"};
+    for (size_t i = 0; i < sizeof finer / sizeof finer[0]; i++)
+        ck_assert_msg(nvb__parse_duration(finer[i], &ns) < 0, "'%s' (finer than 1 ns) accepted", finer[i]);
+    ck_assert_int_lt(nvb__parse_usec("0.0005", &ns), 0);
+    /* a fraction past the 18 digits kept is still a fraction */
+    uint64_t v;
+    ck_assert_int_lt(nvb__parse_u64("1.0000000000000000000001", &v), 0);
+    ck_assert_int_lt(nvb__parse_size("1.0000000000000000000001", &v), 0);
+}
+END_TEST
+
+/* Every duration key of the key table: set from decimal text, read back
+ * with nvb_workload_get and echoed in the result's workload, each exactly
+ * the value set (0.001 was echoed 0.000999999). */
+START_TEST(duration_keys_round_trip)
+{
+    static const struct { const char *text, *seconds; } vals[] = {
+        {"0.001s", "0.001"}, {"0.011s", "0.011"}, {"1.001s", "1.001"}, {"0.123456789s", "0.123456789"},
+        {"2.000000001s", "2.000000001"}, {"0.7us", "0.0000007"}, {"9.999999999s", "9.999999999"},
+        {"0.1m", "6"}, {"1.5ms", "0.0015"},
+    };
+    int keys_seen = 0;
+    const char *type;
+    const char *key;
+    for (size_t i = 0; (key = nvb__workload_key(i, &type, NULL)); i++) {
+        if (strcmp(type, "duration") && strcmp(type, "duration_us"))
+            continue;
+        keys_seen++;
+        int set_once = 0;
+        for (size_t v = 0; v < sizeof vals / sizeof vals[0]; v++) {
+            struct nvb_workload *w;
+            ck_assert_int_eq(nvb_workload_new(&w), 0);
+            uint64_t want;
+            ck_assert_int_eq(nvb__parse_duration(vals[v].text, &want), 0);
+            int rc = nvb_workload_set(w, key, vals[v].text);
+            if (rc == -ERANGE) { /* below the key's minimum (interval) */
+                nvb_workload_free(w);
+                continue;
+            }
+            ck_assert_msg(rc == 0, "%s=%s: %s", key, vals[v].text, nvb_workload_error(w));
+            set_once = 1;
+            char buf[64];
+            ck_assert_int_gt(nvb_workload_get(w, key, buf, sizeof buf), 0);
+            uint64_t back = 0;
+            int prc = strcmp(type, "duration") ? nvb__parse_usec(buf, &back) : nvb__parse_duration(buf, &back);
+            ck_assert_msg(prc == 0 && back == want, "%s=%s read back as '%s' (%llu ns, not %llu)", key,
+                          vals[v].text, buf, (unsigned long long)back, (unsigned long long)want);
+            /* the echo: "<last part of the key>_s":<exact seconds> */
+            struct nvb__buf b = {0};
+            nvb__workload_json(w, &b);
+            char *json = NULL;
+            ck_assert_int_eq(nvb__buf_take(&b, &json), 0);
+            const char *leaf = strrchr(key, '.') ? strrchr(key, '.') + 1 : key;
+            char field[96];
+            snprintf(field, sizeof field, "\"%s_s\":%s", leaf, vals[v].seconds);
+            const char *at = strstr(json, field);
+            ck_assert_msg(at && (at[strlen(field)] == ',' || at[strlen(field)] == '}'),
+                          "%s=%s: echo has no %s in %s", key, vals[v].text, field, json);
+            free(json);
+            nvb_workload_free(w);
+        }
+        ck_assert_msg(set_once, "no test value fits key %s", key);
+    }
+    ck_assert_int_ge(keys_seen, 7);
 }
 END_TEST
 
@@ -302,6 +392,7 @@ START_TEST(refusals_say_what_was_expected)
     static const char *const cases[][3] = {
         {"bs", "4x", "invalid size '4x' for key 'bs' (examples: 4k, 1M, 2G)"},
         {"runtime", "2x", "invalid duration '2x' for key 'runtime' (examples: 500ms, 2s, 1m)"},
+        {"fault.delay", "1.5ns", "invalid duration '1.5ns' for key 'fault.delay': finer than 1 ns (durations are whole nanoseconds)"},
         {"qd", "x", "invalid value 'x' for key 'qd': expected a non-negative integer"},
         {"seed", "-1", "invalid value '-1' for key 'seed': expected a non-negative integer"},
         {"rw", "x", "invalid value 'x' for key 'rw': expected one of read, write, randread, randwrite, randrw, rw"},
@@ -513,12 +604,14 @@ int main(void)
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, parse_sizes);
     tcase_add_test(tc, parse_durations);
+    tcase_add_test(tc, parse_durations_exactly);
     tcase_add_test(tc, parse_ints);
     tcase_add_test(tc, refusals_say_what_was_expected);
     tcase_add_test(tc, parse_cpulist);
     suite_add_tcase(s, tc);
     tc = tcase_create("keys");
     tcase_add_test(tc, defaults_and_roundtrip);
+    tcase_add_test(tc, duration_keys_round_trip);
     tcase_add_test(tc, bad_values_at_set);
     tcase_add_test(tc, did_you_mean);
     tcase_add_test(tc, fio_names_say_the_key);

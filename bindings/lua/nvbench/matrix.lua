@@ -317,7 +317,8 @@ function M.figures(r, op)
     p99_ms = p99_ms,
     p99_na = p99_na,
     cpu_pct = cpu.system_pct,
-    own_pct = (cpu.ncpus and cpu.ncpus > 0 and cpu.process_cores) and 100 * cpu.process_cores / cpu.ncpus or nil,
+    -- the library's share (never above system_pct); computed for results without it (fio's)
+    own_pct = cpu.nvbench_pct or ((cpu.ncpus and cpu.ncpus > 0 and cpu.process_cores) and 100 * cpu.process_cores / cpu.ncpus or nil),
     others_pct = cpu.background_pct,
     us_per_io = cpu.cpu_us_per_io,
     iops_core = cpu.iops_per_core,

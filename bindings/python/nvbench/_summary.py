@@ -160,6 +160,36 @@ def _util_lines(targets):
     return lines
 
 
+def _num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+
+
+def _cpu_lines(cpu):
+    """The CPU line: a figure the result has no measurement for (null) is
+    "n/a", never 0; the machine's share says why when it is missing."""
+    ncpus = cpu.get("ncpus") or 0
+    cores = cpu.get("process_cores")
+    line = "  cpu: nvbench " + (f"{cores:.3g} cores" if _num(cores) else "n/a cores")
+    own = cpu.get("nvbench_pct")
+    if "nvbench_pct" not in cpu and _num(cores) and ncpus:
+        own = 100.0 * cores / ncpus  # results from before nvbench_pct
+    if _num(own) and ncpus:
+        line += f" ({own:.1f} % of {ncpus} CPUs)"
+    per_io, per_core = cpu.get("cpu_us_per_io"), cpu.get("iops_per_core")
+    line += (f", {per_io:.3g} us per I/O" if _num(per_io) else ", n/a us per I/O (no I/O counted)")
+    if _num(per_core):
+        line += f", {_si(per_core)} IOPS per core"
+    sys_pct = cpu.get("system_pct")
+    if _num(sys_pct):
+        line += f"; machine {sys_pct:.1f} % busy"
+        if _num(cpu.get("background_pct")):
+            line += f" (other processes {cpu['background_pct']:.1f} %)"
+        return [line]
+    line += "; machine n/a % busy"
+    why = cpu.get("system_null_reason")
+    return [line] + ([f"    machine busy {why}"] if why else [])
+
+
 def _block(data):
     lines = [_header(data)]
     for d in ("read", "write", "trim"):
@@ -173,17 +203,7 @@ def _block(data):
         lines.extend("    " + ln for ln in _interval_lines(data.get("timeseries"), d))
     cpu = data.get("cpu") or {}
     if cpu:
-        ncpus = cpu.get("ncpus") or 0
-        cores = cpu.get("process_cores", 0)
-        line = f"  cpu: nvbench {cores:.3g} cores"
-        if ncpus:
-            line += f" ({100.0 * cores / ncpus:.1f} % of {ncpus} CPUs)"
-        if cpu.get("cpu_us_per_io"):
-            line += f", {cpu['cpu_us_per_io']:.3g} us per I/O, {_si(cpu.get('iops_per_core', 0))} IOPS per core"
-        line += f"; machine {cpu.get('system_pct', 0):.1f} % busy"
-        if cpu.get("background_pct"):
-            line += f" (other processes {cpu['background_pct']:.1f} %)"
-        lines.append(line)
+        lines.extend(_cpu_lines(cpu))
     lines += _rate_lines(data)
     lines.extend(_util_lines(data.get("per_target")))
     errs = (data.get("errors") or {}).get("count")

@@ -246,8 +246,8 @@ def _one_result(fio_obj, entries, ncpus, meta):
         "process_user_s": user_s,
         "process_sys_s": sys_s,
         "process_cores": cores,
-        "cpu_us_per_io": cpu_s * 1e6 / total_ios if total_ios else 0.0,
-        "iops_per_core": total_iops / cores if cores else 0.0,
+        "cpu_us_per_io": cpu_s * 1e6 / total_ios if total_ios else None,  # null: no I/O, no figure
+        "iops_per_core": total_iops / cores if cores and total_ios else None,
         "voluntary_ctxsw": sum(_int(e.get("ctx"), 0) for e in entries),
     }
     if ncpus:

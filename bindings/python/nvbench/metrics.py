@@ -205,7 +205,10 @@ def figures(r):
     row["cpu_total_pct"] = _num(cpu.get("system_pct"))
     ncpus = _num(cpu.get("ncpus"))
     cores = _num(cpu.get("process_cores"))
-    row["cpu_nvbench_pct"] = 100.0 * cores / ncpus if ncpus and ncpus > 0 else math.nan
+    # the library's share (never above system_pct, over its window); computed for results without it
+    own = _num(cpu.get("nvbench_pct"))
+    row["cpu_nvbench_pct"] = own if "nvbench_pct" in cpu else (100.0 * cores / ncpus if ncpus and ncpus > 0
+                                                               else math.nan)
     row["cpu_others_pct"] = _num(cpu.get("background_pct"))
     row["cpu_us_per_io"] = _num(cpu.get("cpu_us_per_io"))
     row["iops_per_core"] = _num(cpu.get("iops_per_core"))

@@ -57,6 +57,11 @@ _TAG_STOP = 0x6e76  # a rank tells the others to stop: its run failed or was int
 _seq = 0            # runs so far in this process: stale stop messages are recognised by it
 
 
+def _f2(v):
+    """Two decimals, or "n/a" for a figure the result has no measurement of (null)."""
+    return f"{v:.2f}" if isinstance(v, (int, float)) and v == v else "n/a"
+
+
 def _mpi():
     try:
         from mpi4py import MPI
@@ -411,7 +416,7 @@ def hosts_table(result):
              f"{tot.get('iops', 0):,.0f} IOPS "
              f"(read {rd.get('iops', 0):,.0f}, write {wr.get('iops', 0):,.0f}), "
              f"{tot.get('bw_bytes_s', 0) / 1048576:,.1f} MiB/s, p99 read {p99(rd)} write {p99(wr)}, "
-             f"{cpu.get('cpu_us_per_io', 0):.2f} CPU-us/IO"]
+             f"{_f2(cpu.get('cpu_us_per_io'))} CPU-us/IO"]
 
     def host_p99(x):
         # a host row keeps its p99, not its histogram: judged by its I/O count
@@ -426,7 +431,7 @@ def hosts_table(result):
         sys_pct = h["cpu"].get("system_pct")
         rows.append((str(h["rank"]), printable(h["host"]), f"{h['total']['iops']:,.0f}",
                      f"{h['total']['bw_bytes_s'] / 1048576:,.1f}", host_p99(h["read"]),
-                     host_p99(h["write"]), f"{h['cpu']['cpu_us_per_io']:.2f}",
+                     host_p99(h["write"]), _f2(h["cpu"].get("cpu_us_per_io")),
                      "-" if sys_pct is None else f"{sys_pct:.1f}", f"{h['first_done_s']:.3f}",
                      f"{h['last_done_s']:.3f}",
                      "cancelled" if h.get("cancelled") else printable(h.get("error") or "")))

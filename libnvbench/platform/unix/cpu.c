@@ -153,6 +153,7 @@ int nvb__sys_sample(struct nvb__sys_sample *s)
         line = nl ? nl + 1 : NULL;
     }
     s->ncpu = r;
+    s->tick_ns = NS_PER_SEC / hz;
     free(buf);
     return 0;
 }

@@ -125,8 +125,12 @@ int nvb__sys_sample(struct nvb__sys_sample *s)
 {
     memset(s, 0, sizeof(*s));
     int rc = per_cpu(s);
-    if (rc == 0)
+    /* The counters are in 100 ns units but advance on the clock interrupt,
+     * 15.625 ms by default. */
+    if (rc == 0) {
+        s->tick_ns = 15625000u;
         return 0;
+    }
     nvb__sys_sample_free(s);
     if (rc == -ENOMEM)
         return rc;
@@ -135,6 +139,7 @@ int nvb__sys_sample(struct nvb__sys_sample *s)
     if (!GetSystemTimes(&idle, &kern, &user))
         return -ENOTSUP;
     nvb__win_cpu_times(ft100(idle), ft100(kern), ft100(user), 0, 0, &s->total);
+    s->tick_ns = 15625000u;
     return 0;
 }
 
