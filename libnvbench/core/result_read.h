@@ -268,4 +268,9 @@ static inline int rd_wide(struct ld *L, const struct nvb__jv *obj, const char *p
     return 0;
 }
 
+/* The time series and the hosts (result_load_series.c): 0, or the first
+ * problem's negative errno with L's message. */
+int nvb__ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result *r);
+int nvb__ld_hosts(struct ld *L, const struct nvb__jv *root, struct nvb_result *r);
+
 #endif
