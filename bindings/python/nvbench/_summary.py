@@ -160,7 +160,7 @@ def _util_lines(targets):
     return lines
 
 
-def _num(v):
+def _is_num(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
 
 
@@ -169,20 +169,20 @@ def _cpu_lines(cpu):
     "n/a", never 0; the machine's share says why when it is missing."""
     ncpus = cpu.get("ncpus") or 0
     cores = cpu.get("process_cores")
-    line = "  cpu: nvbench " + (f"{cores:.3g} cores" if _num(cores) else "n/a cores")
+    line = "  cpu: nvbench " + (f"{cores:.3g} cores" if _is_num(cores) else "n/a cores")
     own = cpu.get("nvbench_pct")
-    if "nvbench_pct" not in cpu and _num(cores) and ncpus:
+    if "nvbench_pct" not in cpu and _is_num(cores) and ncpus:
         own = 100.0 * cores / ncpus  # results from before nvbench_pct
-    if _num(own) and ncpus:
+    if _is_num(own) and ncpus:
         line += f" ({own:.1f} % of {ncpus} CPUs)"
     per_io, per_core = cpu.get("cpu_us_per_io"), cpu.get("iops_per_core")
-    line += (f", {per_io:.3g} us per I/O" if _num(per_io) else ", n/a us per I/O (no I/O counted)")
-    if _num(per_core):
+    line += (f", {per_io:.3g} us per I/O" if _is_num(per_io) else ", n/a us per I/O (no I/O counted)")
+    if _is_num(per_core):
         line += f", {_si(per_core)} IOPS per core"
     sys_pct = cpu.get("system_pct")
-    if _num(sys_pct):
+    if _is_num(sys_pct):
         line += f"; machine {sys_pct:.1f} % busy"
-        if _num(cpu.get("background_pct")):
+        if _is_num(cpu.get("background_pct")):
             line += f" (other processes {cpu['background_pct']:.1f} %)"
         return [line]
     line += "; machine n/a % busy"
