@@ -312,6 +312,22 @@ def test_mpi_api_run_and_matrix(rank_dirs):
 
 
 @needs_mpi
+def test_mpi_run_bad_data_is_a_failure_on_every_rank(rank_dirs):
+    # blocks read back that nothing wrote with the pattern: the merged result is written,
+    # then the command fails (it exited 0, as every front door did before)
+    for r in range(4):
+        (rank_dirs / f"r{r}" / "data").write_bytes(os.urandom(1 << 20))
+    out = rank_dirs / "merged.json"
+    p = subprocess.run(MPI + [sys.executable, "-m", "nvbench", "mpi-run", "--json", str(out), "engine=psync",
+                              "rw=read", "bs=4k", "ios=16", "verify=1", str(rank_dirs / "r{rank}" / "data")],
+                       capture_output=True, text=True, timeout=120, env=_env())
+    assert p.returncode == 1, (p.returncode, p.stderr)
+    assert "verify: 64 of 64 blocks read did not match" in p.stderr, p.stderr
+    m = json.loads(out.read_text())["results"][0]
+    assert m["verify"]["mismatches"] == 64 and len(m["hosts"]) == 4
+
+
+@needs_mpi
 def test_mpi_run_missing_target_names_rank_and_host(rank_dirs):
     shutil.rmtree(rank_dirs / "r3")
     t0 = time.monotonic()

@@ -43,7 +43,7 @@ import warnings
 from . import _nvbench, _progress, core
 from ._printable import printable
 from .core import labels
-from .errors import NvbenchError
+from .errors import NvbenchError, VerifyError, verify_failure
 from .matrix import _describe, _plan_product
 from ._percentile import pct_supported
 from .merge import merge
@@ -314,11 +314,17 @@ def run(targets, comm=None, root=0, progress=False, options=None, **keys):
     NvbenchError naming each failing rank and its host, and nothing runs.
     A rank whose run fails or is interrupted stops the others; the merged
     partial figures are then ``.result`` of the NvbenchError or
-    KeyboardInterrupt raised on every rank.
+    KeyboardInterrupt raised on every rank. With ``verify=1``, blocks read
+    back that did not match on any rank raise VerifyError on every rank, the
+    merged Result attached.
     """
     c = _comm(comm)
     w = _prepare(targets, c, options, keys)
-    return _run_prepared(w, c, root, progress, _meta_of(targets))
+    result = _run_prepared(w, c, root, progress, _meta_of(targets))
+    bad = verify_failure(result.data)
+    if bad:  # bad data on any rank: a failure on every rank, as nvbench.run raises it
+        raise VerifyError(bad, result)
+    return result
 
 
 def _meta_of(targets):
