@@ -394,6 +394,49 @@ START_TEST(ramp_faults_not_counted)
 }
 END_TEST
 
+/* An I/O that fault.rate failed never reached the engine: it is no
+ * submission. slat counts exactly the I/Os the engine took, which are
+ * submissions.ios, which is what was issued less fault.injected (an
+ * ios-bounded run, no ramp); a call that carried none of them is no call.
+ * Mixed directions, so that slat is split by direction after the failed
+ * ones are left out; rate 1 too, where nothing reaches the engine. */
+START_TEST(injected_not_submitted)
+{
+    static const char *const rates[] = {"0.5", "1"};
+    for (int e = 0; e < g_n; e++) {
+        for (int k = 0; k < 2; k++) {
+            const char *eng = g_engines[e];
+            struct nvb_workload *w = mk(eng, (const char *[]){"rw", "randrw", "qd", "8", "ios", "2000",
+                                                              "fault.rate", rates[k], "continue_on_error", "1",
+                                                              NULL});
+            struct nvb_result *r = NULL;
+            int rc = nvb_run(w, NULL, &r);
+            ck_assert_msg(rc == 0, "%s: %d %s", eng, rc, r ? nvb_result_error(r) : "");
+            check_accounting(r, eng, 2000, "EIO");
+            const double inj = tu_get(r, "fault.injected"), ios = tu_get(r, "submissions.ios");
+            const double calls = tu_get(r, "submissions.calls");
+            ck_assert_msg(k ? inj == 2000 : inj > 500 && inj < 1500, "%s rate %s: %.0f injected", eng, rates[k], inj);
+            ck_assert_msg(ios == 2000 - inj, "%s rate %s: submissions.ios %.0f, issued 2000 - injected %.0f = %.0f",
+                          eng, rates[k], ios, inj, 2000 - inj);
+            ck_assert_msg(calls <= ios && (ios == 0) == (calls == 0), "%s rate %s: %.0f calls for %.0f I/Os", eng,
+                          rates[k], calls, ios);
+            double sr, sw;
+            int hr = nvb_result_get(r, "read.slat_hist.count", &sr);
+            int hw = nvb_result_get(r, "write.slat_hist.count", &sw);
+            if (!strcmp(eng, "psync")) { /* completes inside submit: no slat */
+                ck_assert_msg(hr < 0 && hw < 0, "%s: a slat histogram", eng);
+            } else {
+                ck_assert_msg(hr == 0 && hw == 0, "%s: no slat histogram", eng);
+                ck_assert_msg(sr + sw == ios, "%s rate %s: slat counts %.0f + %.0f I/Os, submissions.ios %.0f", eng,
+                              rates[k], sr, sw, ios);
+            }
+            nvb_result_free(r);
+            nvb_workload_free(w);
+        }
+    }
+}
+END_TEST
+
 START_TEST(keys)
 {
     struct nvb_workload *w;
@@ -487,6 +530,7 @@ int main(void)
     tcase_add_test(tc, watchdog_io_timeout);
     tcase_add_test(tc, short_below_alignment);
     tcase_add_test(tc, ramp_faults_not_counted);
+    tcase_add_test(tc, injected_not_submitted);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     unlink(g_file);
