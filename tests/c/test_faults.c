@@ -437,6 +437,40 @@ START_TEST(injected_not_submitted)
 }
 END_TEST
 
+/* The open-loop lag is over submissions.ios too: with every I/O failed
+ * before the engine there is no lag to count, and its means are null (no
+ * submission to take a mean over), not 0; at rate 0.5 no more I/Os are
+ * lagged than were submitted. */
+START_TEST(injected_no_lag)
+{
+    static const char *const rates[] = {"1", "0.5"};
+    for (int k = 0; k < 2; k++) {
+        struct nvb_workload *w = mk("null", (const char *[]){"rw", "randread", "qd", "4", "ios", "400",
+                                                             "rate_iops", "20000", "fault.rate", rates[k],
+                                                             "continue_on_error", "1", NULL});
+        struct nvb_result *r = NULL;
+        ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
+        const double inj = tu_get(r, "fault.injected"), ios = tu_get(r, "submissions.ios");
+        ck_assert_msg(ios == 400 - inj, "rate %s: submissions.ios %.0f, 400 - injected %.0f", rates[k], ios, inj);
+        ck_assert(tu_get(r, "rate.lagged_ios") <= ios);
+        double v;
+        if (k == 0) {
+            ck_assert_msg(tu_get(r, "rate.lag_sum_ns") == 0 && tu_get(r, "rate.lag_max_ns") == 0,
+                          "lag %.0f ns (max %.0f) over no submission", tu_get(r, "rate.lag_sum_ns"),
+                          tu_get(r, "rate.lag_max_ns"));
+            ck_assert(tu_get(r, "rate.late_sum_ns") == 0 && tu_get(r, "rate.queue_full_sum_ns") == 0);
+            ck_assert_msg(nvb_result_get(r, "rate.lag_mean_ns", &v) < 0, "lag_mean_ns %f, not null", v);
+            ck_assert(nvb_result_get(r, "rate.late_mean_ns", &v) < 0);
+            ck_assert(nvb_result_get(r, "rate.queue_full_mean_ns", &v) < 0);
+        } else {
+            ck_assert(ios > 0 && nvb_result_get(r, "rate.lag_mean_ns", &v) == 0);
+        }
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    }
+}
+END_TEST
+
 START_TEST(keys)
 {
     struct nvb_workload *w;
@@ -531,6 +565,7 @@ int main(void)
     tcase_add_test(tc, short_below_alignment);
     tcase_add_test(tc, ramp_faults_not_counted);
     tcase_add_test(tc, injected_not_submitted);
+    tcase_add_test(tc, injected_no_lag);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     unlink(g_file);
