@@ -143,7 +143,7 @@ int nvb__fault_submit(void *state, struct nvb__io **ios, unsigned n)
         }
         f->in_engine += np;
     }
-    return 0;
+    return (int)failed; /* the runner leaves these out of its submissions */
 }
 
 /* Hand back what is ready; `out` overflow (a caller asking for fewer than

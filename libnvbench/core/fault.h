@@ -57,7 +57,11 @@ void nvb__fault_free(struct nvb__fault *f);
  * these or the engine's once at setup; one difference: while completions
  * are held back, reap() returns after at most 10 ms (or the wait bound,
  * when shorter) even with fewer than min, so that the caller can notice a
- * stop or its schedule (the runner loops). */
+ * stop or its schedule (the runner loops); and one more: submit() returns
+ * how many of the n I/Os it failed without handing them to the engine
+ * (fault.rate, flagged NVB__IOF_FAULT_ERR), 0 when all went, so that the
+ * runner counts as submissions (calls, slat, lag) only what reached the
+ * engine, at no cost when none was failed. */
 int  nvb__fault_submit(void *state, struct nvb__io **ios, unsigned n);
 int  nvb__fault_reap(void *state, struct nvb__io **out, unsigned max, unsigned min);
 /* I/Os handed to the engine and not yet returned by it (the rest of what

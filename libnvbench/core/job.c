@@ -441,36 +441,43 @@ static void wake_seen(struct job *j, uint64_t at, uint64_t now)
     j->wake_late = j->wake_late - j->wake_late / 8 + late / 8;
 }
 
-/* The batch's intended starts, taken off the schedule, and how late the
- * submit call at ts is for each of them: the part spent waiting for a slot
- * (from the later of the intended start and the queue filling, to the slot
- * freed) and the rest, the job thread's own lateness. */
-static void sched_stamp(struct job *j, unsigned n, uint64_t ts, int measuring)
+/* How late the submit call at ts is for one I/O of its batch: the part
+ * spent waiting for a slot (from the later of the intended start and the
+ * queue filling, to the slot freed) and the rest, the job thread's own
+ * lateness. Over the I/Os the engine took (submissions.ios). */
+static inline void sched_lag(struct job *j, const struct nvb__io *io, uint64_t ts)
+{
+    const struct sched *s = &j->sched;
+    uint64_t lag = ts > io->t_due ? ts - io->t_due : 0;
+    uint64_t from = io->t_due > j->full_since ? io->t_due : j->full_since;
+    uint64_t upto = j->freed_at < ts ? j->freed_at : ts;
+    uint64_t qf = upto > from ? upto - from : 0;
+    if (qf > lag)
+        qf = lag;
+    j->sub.lag_sum += lag;
+    j->sub.qfull_sum += qf;
+    j->sub.late_sum += lag - qf;
+    if (lag > j->sub.lag_max)
+        j->sub.lag_max = lag;
+    if (qf > j->sub.qfull_max)
+        j->sub.qfull_max = qf;
+    if (lag - qf > j->sub.late_max)
+        j->sub.late_max = lag - qf;
+    if (lag >= s->period_ns)
+        j->sub.lagged++;
+}
+
+/* The batch's intended starts, taken off the schedule in batch order, and
+ * with lag (a counted batch the engine took whole) the lag of each. */
+static void sched_stamp(struct job *j, unsigned n, uint64_t ts, int lag)
 {
     struct sched *s = &j->sched;
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = j->batch[i];
         io->t_due = s->next;
         nvb__sched_step(s);
-        if (!measuring)
-            continue;
-        uint64_t lag = ts > io->t_due ? ts - io->t_due : 0;
-        uint64_t from = io->t_due > j->full_since ? io->t_due : j->full_since;
-        uint64_t upto = j->freed_at < ts ? j->freed_at : ts;
-        uint64_t qf = upto > from ? upto - from : 0;
-        if (qf > lag)
-            qf = lag;
-        j->sub.lag_sum += lag;
-        j->sub.qfull_sum += qf;
-        j->sub.late_sum += lag - qf;
-        if (lag > j->sub.lag_max)
-            j->sub.lag_max = lag;
-        if (qf > j->sub.qfull_max)
-            j->sub.qfull_max = qf;
-        if (lag - qf > j->sub.late_max)
-            j->sub.late_max = lag - qf;
-        if (lag >= s->period_ns)
-            j->sub.lagged++;
+        if (lag)
+            sched_lag(j, io, ts);
     }
 }
 
@@ -506,11 +513,12 @@ static unsigned job_rate_wait(struct job *j, unsigned minw, uint64_t now, int fu
 /* slat of a measured batch: the submit call's time, one value for all its
  * I/Os, added once per run of consecutive I/Os of one target and
  * direction (the whole batch, with one target and direction), as fio
- * counts it: for every I/O submitted, known at submission. */
-static void job_slat(struct job *j, const struct loop_cfg *c, unsigned n, uint64_t s)
+ * counts it: for every I/O submitted, known at submission; only those the
+ * engine took (job_sub_partial), so its count is submissions.ios. */
+LOOP_STEP void job_slat(struct job *j, int one, int wdir, unsigned n, uint64_t s)
 {
-    if (c->one) {
-        nvb__hist_add_n(j->st[0].d[c->wdir].slat, s, n);
+    if (one) {
+        nvb__hist_add_n(j->st[0].d[wdir].slat, s, n);
         return;
     }
     for (unsigned i = 0, k; i < n; i = k) {
@@ -521,18 +529,44 @@ static void job_slat(struct job *j, const struct loop_cfg *c, unsigned n, uint64
     }
 }
 
+/* A measured submit call that did not hand its whole batch to the engine
+ * (off the plain path: fault injection, or a fatal error). rc < 0: the
+ * batch is taken back, nothing reached the engine. rc > 0: fault.rate
+ * failed rc of the n I/Os before the engine (NVB__IOF_FAULT_ERR; counted
+ * in fault.injected at their completion): they are not submissions, so no
+ * slat, no lag, and a call that carried none of them to the engine is no
+ * call. The batch array is scratch after the call: the I/Os that went are
+ * moved to its front, in order, so that slat and lag take them as a batch. */
+static __attribute__((noinline, cold)) void job_sub_partial(struct job *j, unsigned n, int rc, uint64_t ts,
+                                                            uint64_t te, struct loop_cfg c)
+{
+    if (rc < 0 || (unsigned)rc >= n)
+        return;
+    unsigned m = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (!(j->batch[i]->flags & NVB__IOF_FAULT_ERR))
+            j->batch[m++] = j->batch[i];
+    j->sub.calls++;
+    j->sub.ios += m;
+    if (c.split)
+        job_slat(j, c.one, c.wdir, m, te - ts);
+    if (c.open)
+        for (unsigned i = 0; i < m; i++)
+            sched_lag(j, j->batch[i], ts);
+}
+
 /* The batch stamped and handed to the engine: t_sub before the submit
  * call, t_sent after it (one clock read each per batch), an open-loop
- * rate's intended starts. Returns the call's result; *ts and *te are the
- * clock before and after it. */
+ * rate's intended starts. Returns the call's result (0, the I/Os fault
+ * injection failed before the engine, or -errno); *ts and *te are the
+ * clock before and after it. The I/Os that reached the engine are the
+ * submissions (calls, ios, slat, lag): all of them on the plain path. */
 LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(void *, struct nvb__io **, unsigned),
                          void *io_state, unsigned n, int measuring, uint64_t *ts_p, uint64_t *te_p)
 {
     const uint64_t ts = nvb__now_ns();
     for (unsigned i = 0; i < n; i++)
         j->batch[i]->t_sub = ts;
-    if (c->open)
-        sched_stamp(j, n, ts, measuring);
     if (j->rate_ns) { /* the arrivals the rate made: gaps between submit calls */
         if (measuring && j->last_sub) {
             const double g = (double)(ts - j->last_sub);
@@ -549,11 +583,19 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
     const uint64_t sent = c->split ? te : ts;
     for (unsigned i = 0; i < n; i++)
         j->batch[i]->t_sent = sent;
+    /* the intended starts after the call (nothing reads them before the
+     * next reap), so that the lag counts only what the engine took */
+    if (c->open)
+        sched_stamp(j, n, ts, measuring && rc == 0);
     if (measuring) {
-        j->sub.calls++;
-        j->sub.ios += n;
-        if (c->split && rc >= 0)
-            job_slat(j, c, n, te - ts);
+        if (__builtin_expect(rc == 0, 1)) {
+            j->sub.calls++;
+            j->sub.ios += n;
+            if (c->split)
+                job_slat(j, c->one, c->wdir, n, te - ts);
+        } else { /* a copy of c, not its address: escaping, it would stay in memory for every I/O */
+            job_sub_partial(j, n, rc, ts, te, *c);
+        }
     }
     *ts_p = ts;
     *te_p = te;

@@ -297,6 +297,16 @@ static void emit_dirs(struct jctx *c, const struct nvb_result *r, const struct n
         emit_dstat(c, nvb__dir_names[k], &d[k], r->duration_s, r->lat_unknown);
 }
 
+/* A mean over submissions.ios: null when no I/O reached the engine (every
+ * one failed by fault.rate), not 0. */
+static void sub_mean(struct jctx *c, const char *key, uint64_t sum, uint64_t ios)
+{
+    if (ios)
+        jo_num(c, key, (double)sum / (double)ios);
+    else
+        jo_raw(c, key, "null");
+}
+
 static void emit_rate(struct jctx *c, const struct nvb_result *r)
 {
     static const char *const modes[] = {"open", "closed"}, *const procs[] = {"uniform", "poisson"};
@@ -310,19 +320,18 @@ static void emit_rate(struct jctx *c, const struct nvb_result *r)
     jo_str(c, "process", procs[r->rate_process == NVB__RATE_POISSON]);
     jo_u64(c, "target_iops", r->rate_iops);
     const struct nvb__submits *s = &r->sub;
-    const double ios = s->ios ? (double)s->ios : 1;
     if (open) {
         jo_u64(c, "lagged_ios", s->lagged);
         jo_u64(c, "unissued_ios", s->unissued);
         jo_u64(c, "lag_sum_ns", s->lag_sum);
-        jo_num(c, "lag_mean_ns", (double)s->lag_sum / ios);
+        sub_mean(c, "lag_mean_ns", s->lag_sum, s->ios);
         jo_u64(c, "lag_max_ns", s->lag_max);
         if (s->ext) {
             jo_u64(c, "late_sum_ns", s->late_sum);
-            jo_num(c, "late_mean_ns", (double)s->late_sum / ios);
+            sub_mean(c, "late_mean_ns", s->late_sum, s->ios);
             jo_u64(c, "late_max_ns", s->late_max);
             jo_u64(c, "queue_full_sum_ns", s->qfull_sum);
-            jo_num(c, "queue_full_mean_ns", (double)s->qfull_sum / ios);
+            sub_mean(c, "queue_full_mean_ns", s->qfull_sum, s->ios);
             jo_u64(c, "queue_full_max_ns", s->qfull_max);
             jo_u64(c, "spin_ns", s->spin_ns);
         }

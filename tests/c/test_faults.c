@@ -394,6 +394,83 @@ START_TEST(ramp_faults_not_counted)
 }
 END_TEST
 
+/* An I/O that fault.rate failed never reached the engine: it is no
+ * submission. slat counts exactly the I/Os the engine took, which are
+ * submissions.ios, which is what was issued less fault.injected (an
+ * ios-bounded run, no ramp); a call that carried none of them is no call.
+ * Mixed directions, so that slat is split by direction after the failed
+ * ones are left out; rate 1 too, where nothing reaches the engine. */
+START_TEST(injected_not_submitted)
+{
+    static const char *const rates[] = {"0.5", "1"};
+    for (int e = 0; e < g_n; e++) {
+        for (int k = 0; k < 2; k++) {
+            const char *eng = g_engines[e];
+            struct nvb_workload *w = mk(eng, (const char *[]){"rw", "randrw", "qd", "8", "ios", "2000",
+                                                              "fault.rate", rates[k], "continue_on_error", "1",
+                                                              NULL});
+            struct nvb_result *r = NULL;
+            int rc = nvb_run(w, NULL, &r);
+            ck_assert_msg(rc == 0, "%s: %d %s", eng, rc, r ? nvb_result_error(r) : "");
+            check_accounting(r, eng, 2000, "EIO");
+            const double inj = tu_get(r, "fault.injected"), ios = tu_get(r, "submissions.ios");
+            const double calls = tu_get(r, "submissions.calls");
+            ck_assert_msg(k ? inj == 2000 : inj > 500 && inj < 1500, "%s rate %s: %.0f injected", eng, rates[k], inj);
+            ck_assert_msg(ios == 2000 - inj, "%s rate %s: submissions.ios %.0f, issued 2000 - injected %.0f = %.0f",
+                          eng, rates[k], ios, inj, 2000 - inj);
+            ck_assert_msg(calls <= ios && (ios == 0) == (calls == 0), "%s rate %s: %.0f calls for %.0f I/Os", eng,
+                          rates[k], calls, ios);
+            double sr, sw;
+            int hr = nvb_result_get(r, "read.slat_hist.count", &sr);
+            int hw = nvb_result_get(r, "write.slat_hist.count", &sw);
+            if (!strcmp(eng, "psync")) { /* completes inside submit: no slat */
+                ck_assert_msg(hr < 0 && hw < 0, "%s: a slat histogram", eng);
+            } else {
+                ck_assert_msg(hr == 0 && hw == 0, "%s: no slat histogram", eng);
+                ck_assert_msg(sr + sw == ios, "%s rate %s: slat counts %.0f + %.0f I/Os, submissions.ios %.0f", eng,
+                              rates[k], sr, sw, ios);
+            }
+            nvb_result_free(r);
+            nvb_workload_free(w);
+        }
+    }
+}
+END_TEST
+
+/* The open-loop lag is over submissions.ios too: with every I/O failed
+ * before the engine there is no lag to count, and its means are null (no
+ * submission to take a mean over), not 0; at rate 0.5 no more I/Os are
+ * lagged than were submitted. */
+START_TEST(injected_no_lag)
+{
+    static const char *const rates[] = {"1", "0.5"};
+    for (int k = 0; k < 2; k++) {
+        struct nvb_workload *w = mk("null", (const char *[]){"rw", "randread", "qd", "4", "ios", "400",
+                                                             "rate_iops", "20000", "fault.rate", rates[k],
+                                                             "continue_on_error", "1", NULL});
+        struct nvb_result *r = NULL;
+        ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
+        const double inj = tu_get(r, "fault.injected"), ios = tu_get(r, "submissions.ios");
+        ck_assert_msg(ios == 400 - inj, "rate %s: submissions.ios %.0f, 400 - injected %.0f", rates[k], ios, inj);
+        ck_assert(tu_get(r, "rate.lagged_ios") <= ios);
+        double v;
+        if (k == 0) {
+            ck_assert_msg(tu_get(r, "rate.lag_sum_ns") == 0 && tu_get(r, "rate.lag_max_ns") == 0,
+                          "lag %.0f ns (max %.0f) over no submission", tu_get(r, "rate.lag_sum_ns"),
+                          tu_get(r, "rate.lag_max_ns"));
+            ck_assert(tu_get(r, "rate.late_sum_ns") == 0 && tu_get(r, "rate.queue_full_sum_ns") == 0);
+            ck_assert_msg(nvb_result_get(r, "rate.lag_mean_ns", &v) < 0, "lag_mean_ns %f, not null", v);
+            ck_assert(nvb_result_get(r, "rate.late_mean_ns", &v) < 0);
+            ck_assert(nvb_result_get(r, "rate.queue_full_mean_ns", &v) < 0);
+        } else {
+            ck_assert(ios > 0 && nvb_result_get(r, "rate.lag_mean_ns", &v) == 0);
+        }
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    }
+}
+END_TEST
+
 START_TEST(keys)
 {
     struct nvb_workload *w;
@@ -487,6 +564,8 @@ int main(void)
     tcase_add_test(tc, watchdog_io_timeout);
     tcase_add_test(tc, short_below_alignment);
     tcase_add_test(tc, ramp_faults_not_counted);
+    tcase_add_test(tc, injected_not_submitted);
+    tcase_add_test(tc, injected_no_lag);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     unlink(g_file);
