@@ -370,10 +370,11 @@ NVB_API int nvb_result_parse(const char *json, size_t len, struct nvb_result **o
 
 /* The workload of a result (from nvb_run(), nvb_result_from_json() or a
  * merge), read back from its echo as nvb_workload_from_json() does: every
- * key as it ran. r is only read. Since 0.4. Returns 0, -EINVAL (r or out
- * NULL, an echo this library cannot take: why says which member), -ENOENT
- * (the result records no workload), -ERANGE, -ENOMEM; *out is NULL on
- * failure, else free it with nvb_workload_free(). */
+ * key as it ran. r is only read (other threads may read it meanwhile).
+ * Since 0.4. Returns 0, -EINVAL (r or out NULL, an echo this library
+ * cannot take: why says which member), -ENOENT (the result records no
+ * workload), -ERANGE, -ENOMEM; *out is NULL on failure, else free it with
+ * nvb_workload_free(). */
 NVB_API int nvb_result_workload(const struct nvb_result *r, struct nvb_workload **out, char *why, size_t why_len);
 
 /* ------------------------------------------------------------------ */
