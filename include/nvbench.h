@@ -124,6 +124,22 @@ NVB_API int nvb_workload_validate(struct nvb_workload *w);
  * and the value; "" when there was none. Valid until the next call on w. */
 NVB_API const char *nvb_workload_error(const struct nvb_workload *w);
 
+/* A new workload from the "workload" object of a result's JSON (len bytes
+ * of text, e.g. json.dumps(result["workload"])): every key at the value it
+ * had when the run was made, as nvb_workload_get() shows it, with its
+ * targets and engine options, so that running it runs that workload again.
+ * Each member of the object is read under the echo name the key table
+ * gives it ("runtime_s" is runtime in seconds, {"ss":{"metric":...}} is
+ * ss, {"fault":{"delay_s":...}} is fault.delay); null leaves a key to the
+ * library, a missing member leaves it at its default (an echo of an older
+ * version). Since 0.4. Returns 0, -EINVAL (json or out NULL, not JSON, not
+ * an object, a member that is no key of this library or whose value it
+ * refuses; why, NUL-terminated and cut at why_len, may be NULL, names the
+ * member and the value), -ERANGE (a value out of its key's range), -ENOMEM.
+ * *out is NULL on failure; free it with nvb_workload_free(). Thread-safe. */
+NVB_API int nvb_workload_from_json(const char *json, size_t len, struct nvb_workload **out, char *why,
+                                   size_t why_len);
+
 /* ------------------------------------------------------------------ */
 /* Cancellation                                                         */
 /* ------------------------------------------------------------------ */
@@ -351,6 +367,15 @@ NVB_API int nvb_result_from_json(const char *json, struct nvb_result **out);
  * may be NULL): the byte offset of a syntax error or the key that is
  * wrong. */
 NVB_API int nvb_result_parse(const char *json, size_t len, struct nvb_result **out, char *why, size_t why_len);
+
+/* The workload of a result (from nvb_run(), nvb_result_from_json() or a
+ * merge), read back from its echo as nvb_workload_from_json() does: every
+ * key as it ran. r is only read (other threads may read it meanwhile).
+ * Since 0.4. Returns 0, -EINVAL (r or out NULL, an echo this library
+ * cannot take: why says which member), -ENOENT (the result records no
+ * workload), -ERANGE, -ENOMEM; *out is NULL on failure, else free it with
+ * nvb_workload_free(). */
+NVB_API int nvb_result_workload(const struct nvb_result *r, struct nvb_workload **out, char *why, size_t why_len);
 
 /* ------------------------------------------------------------------ */
 /* Devices                                                              */

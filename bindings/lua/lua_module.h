@@ -83,6 +83,9 @@ int push_fail(lua_State *L, int err, const char *msg);  /* nvbench.c */
 void shown(char *out, size_t len, const char *s, size_t n);  /* nvbench.c */
 const char *value_string(lua_State *L, int idx, const char *key, char *buf, size_t len, char *why);  /* nvbench.c */
 
+int l_workload_echo(lua_State *L);  /* lua_echo.c */
+int l_result_workload(lua_State *L);  /* lua_echo.c */
+
 /* lua_stats.c: the nvb.stats table (the library's statistics of repeated runs). */
 void push_stats_table(lua_State *L);
 

@@ -160,6 +160,7 @@ static int r_tostring(lua_State *L)
 static const luaL_Reg result_methods[] = {
     {"json", r_json},
     {"get", r_get},
+    {"to_workload", l_result_workload},
     {"table", r_table},
     {"close", r_close},
     {NULL, NULL},

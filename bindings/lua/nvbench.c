@@ -436,6 +436,7 @@ static const luaL_Reg lib_funcs[] = {
     {"run_groups", l_run_groups},
     {"validate_groups", l_validate_groups},
     {"workload", l_workload},
+    {"workload_echo", l_workload_echo},
     {"engines", l_engines},
     {"devices", l_devices},
     {"device", l_device},

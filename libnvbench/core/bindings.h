@@ -23,4 +23,12 @@
  * table is constant. */
 const char *nvb__workload_key(size_t i, const char **type, const char **doc);
 
+struct nvb_workload;
+/* Target i of w (its path), or NULL past the last: what a workload made by
+ * nvb_workload_from_json() runs on, for the bindings to show. */
+const char *nvb__workload_target(const struct nvb_workload *w, size_t i);
+/* The key of engine option i set on w ("io_uring.sqpoll"), in the order
+ * they were set, or NULL past the last; its value is nvb_workload_get(). */
+const char *nvb__workload_engine_opt(const struct nvb_workload *w, size_t i);
+
 #endif

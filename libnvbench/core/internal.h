@@ -148,8 +148,20 @@ extern const char *const nvb__dir_names[NVB__NDIR];
 /* Set w->err; returns err. */
 int nvb__werr(struct nvb_workload *w, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int nvb__workload_copy(const struct nvb_workload *src, struct nvb_workload **out);
-/* Emits the "workload" object (result.c and merge.c use it). */
+/* Emits the "workload" object (result.c and merge.c use it; core/echo.c,
+ * whose reader nvb_workload_from_json() takes it back key for key). */
 void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b);
+/* How the echo writes a key's value: a JSON number, a JSON string, or a
+ * duration as a number of exact decimal seconds. */
+enum nvb__echo_form { NVB__ECHO_NUM, NVB__ECHO_STR, NVB__ECHO_SECS };
+/* Key i of the key table (NULL past the last): *echo (may be NULL) its name
+ * in the echo, dotted for a member of a nested object ("fault.delay_s");
+ * *form (may be NULL) how its value is written. */
+const char *nvb__workload_echo_key(size_t i, const char **echo, enum nvb__echo_form *form);
+/* Key i's value in w as the echo writes it, unquoted, into buf: 1, or 0
+ * for null (a key left to the library: bssplit, fault.seed), or -ENOSPC,
+ * -ENOENT (no key i). */
+int nvb__workload_echo_text(const struct nvb_workload *w, size_t i, char *buf, size_t len);
 
 /* ---- per-direction statistics ---- */
 #define NVB__LAT_KINDS 3   /* histograms per direction: lat, slat, clat */

@@ -23,6 +23,13 @@ struct keydef {
     uint64_t min, max;          /* for sizes, durations and integers */
     const char *const *names;   /* for enums: index = value */
     const char *doc;
+    /* The key's name in a result's "workload" echo when it is not the key
+     * itself: "<key>_s" for a duration (exact decimal seconds), a dotted
+     * name for a member of a nested object ("fault.delay_s" is
+     * {"fault":{"delay_s":...}}; such keys stand together in the table).
+     * The echo's writer and its reader (nvb_workload_from_json) both go by
+     * this one name, so every key round-trips through a result. */
+    const char *echo;
 };
 
 static const char *const rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw", "trim", "randtrim", NULL};
@@ -36,77 +43,91 @@ static const char *const ss_names[] = {"off", "iops", "bw", "lat", NULL}; /* enu
 #define NS_PER_S 1000000000ull
 
 static const struct keydef keys[] = {
-    {"engine", K_ENGINE, OFF(engine), 0, 0, NULL, "I/O engine: psync, libaio, io_uring, nvme, null (Linux); wsync, iocp, ioring (Windows)"},
-    {"rw", K_ENUM, OFF(rw), 0, 0, rw_names, "read, write, randread, randwrite, randrw, rw, trim, randtrim"},
-    {"rwmix", K_UINT, OFF(rwmix), 0, 100, NULL, "read percentage of mixed workloads"},
-    {"rwmixtrim", K_UINT, OFF(rwmixtrim), 0, 100, NULL, "trim percentage of a mixed workload's I/Os (rwmix splits the rest)"},
-    {"bs", K_SIZE, OFF(bs), 1, 1ull << 30, NULL, "block size"},
-    {"qd", K_UINT, OFF(qd), 1, 16384, NULL, "I/Os in flight per job"},
-    {"jobs", K_UINT, OFF(jobs), 1, 4096, NULL, "worker threads"},
-    {"size", K_SIZE, OFF(size), 0, UINT64_MAX, NULL, "region per target (0: to the end)"},
-    {"offset", K_SIZE, OFF(offset), 0, UINT64_MAX, NULL, "start of the region per target"},
+    {"engine", K_ENGINE, OFF(engine), 0, 0, NULL, "I/O engine: psync, libaio, io_uring, nvme, null (Linux); wsync, iocp, ioring (Windows)",
+     NULL},
+    {"rw", K_ENUM, OFF(rw), 0, 0, rw_names, "read, write, randread, randwrite, randrw, rw, trim, randtrim", NULL},
+    {"rwmix", K_UINT, OFF(rwmix), 0, 100, NULL, "read percentage of mixed workloads", NULL},
+    {"rwmixtrim", K_UINT, OFF(rwmixtrim), 0, 100, NULL, "trim percentage of a mixed workload's I/Os (rwmix splits the rest)",
+     NULL},
+    {"bs", K_SIZE, OFF(bs), 1, 1ull << 30, NULL, "block size", NULL},
+    {"qd", K_UINT, OFF(qd), 1, 16384, NULL, "I/Os in flight per job", NULL},
+    {"jobs", K_UINT, OFF(jobs), 1, 4096, NULL, "worker threads", NULL},
+    {"size", K_SIZE, OFF(size), 0, UINT64_MAX, NULL, "region per target (0: to the end)", NULL},
+    {"offset", K_SIZE, OFF(offset), 0, UINT64_MAX, NULL, "start of the region per target", NULL},
     {"random_distribution", K_DIST, OFF(dist), 0, 0, NULL,
-     "offsets of random I/O: random (uniform), zipf:THETA, pareto:H, normal:P (stddev % of range), zoned:IO%/RANGE%:..."},
+     "offsets of random I/O: random (uniform), zipf:THETA, pareto:H, normal:P (stddev % of range), zoned:IO%/RANGE%:...",
+     NULL},
     {"random_map", K_BOOL, OFF(random_map), 0, 1, NULL,
-     "random I/O touches every block of the region exactly once per pass (fio's inverse of norandommap)"},
-    {"runtime", K_DURATION, OFF(runtime_ns), 0, 365ull * 86400 * NS_PER_S, NULL, "measured duration"},
-    {"ramp", K_DURATION, OFF(ramp_ns), 0, 86400ull * NS_PER_S, NULL, "warm-up excluded from statistics"},
-    {"interval", K_DURATION, OFF(interval_ns), 10000000ull, 3600ull * NS_PER_S, NULL, "time-series step"},
+     "random I/O touches every block of the region exactly once per pass (fio's inverse of norandommap)", NULL},
+    {"runtime", K_DURATION, OFF(runtime_ns), 0, 365ull * 86400 * NS_PER_S, NULL, "measured duration", "runtime_s"},
+    {"ramp", K_DURATION, OFF(ramp_ns), 0, 86400ull * NS_PER_S, NULL, "warm-up excluded from statistics", "ramp_s"},
+    {"interval", K_DURATION, OFF(interval_ns), 10000000ull, 3600ull * NS_PER_S, NULL, "time-series step", "interval_s"},
     {"align_interval", K_BOOL, OFF(align_interval), 0, 1, NULL,
-     "time-series intervals end on wall-clock multiples of interval (hosts line up)"},
-    {"io_limit", K_SIZE, OFF(io_limit), 0, UINT64_MAX, NULL, "total bytes over all jobs"},
-    {"ios", K_U64, OFF(ios), 0, UINT64_MAX, NULL, "total I/O count over all jobs"},
-    {"direct", K_BOOL, OFF(direct), 0, 1, NULL, "O_DIRECT"},
+     "time-series intervals end on wall-clock multiples of interval (hosts line up)", NULL},
+    {"io_limit", K_SIZE, OFF(io_limit), 0, UINT64_MAX, NULL, "total bytes over all jobs", NULL},
+    {"ios", K_U64, OFF(ios), 0, UINT64_MAX, NULL, "total I/O count over all jobs", NULL},
+    {"direct", K_BOOL, OFF(direct), 0, 1, NULL, "O_DIRECT", NULL},
     {"invalidate", K_BOOL, OFF(invalidate), 0, 1, NULL,
-     "write back and drop the targets' cached pages before the run (fio's invalidate)"},
+     "write back and drop the targets' cached pages before the run (fio's invalidate)", NULL},
     {"fill", K_ENUM, OFF(fill), 0, 0, fill_names,
-     "write content: random (fresh, incompressible data in every block) or zero"},
+     "write content: random (fresh, incompressible data in every block) or zero", NULL},
     {"data_compress", K_UINT, OFF(data_compress), 0, 100, NULL,
-     "percent of every written 512-byte sector that is zeros (compressible), the rest random"},
+     "percent of every written 512-byte sector that is zeros (compressible), the rest random", NULL},
     {"data_dedupe", K_UINT, OFF(data_dedupe), 0, 100, NULL,
-     "percent of written blocks that are one and the same block (deduplicable)"},
-    {"seed", K_U64, OFF(seed), 0, UINT64_MAX, NULL, "seed of offsets and data"},
-    {"rate_iops", K_U64, OFF(rate_iops), 0, UINT64_MAX, NULL, "IOPS cap over all jobs (0: none)"},
+     "percent of written blocks that are one and the same block (deduplicable)", NULL},
+    {"seed", K_U64, OFF(seed), 0, UINT64_MAX, NULL, "seed of offsets and data", NULL},
+    {"rate_iops", K_U64, OFF(rate_iops), 0, UINT64_MAX, NULL, "IOPS cap over all jobs (0: none)", NULL},
     {"rate_mode", K_ENUM, OFF(rate_mode), 0, 0, rate_mode_names,
      "with rate_iops: open (each I/O starts on a schedule, latency from its intended start) or closed "
-     "(an I/O waits for a free slot before it is stamped: coordinated omission)"},
+     "(an I/O waits for a free slot before it is stamped: coordinated omission)", NULL},
     {"rate_process", K_ENUM, OFF(rate_process), 0, 0, rate_process_names,
-     "open-loop arrivals: uniform (evenly spaced) or poisson (exponential gaps, seeded by seed)"},
-    {"cpus", K_CPULIST, OFF(cpus), 0, 0, NULL, "CPU list jobs are pinned to, round robin"},
-    {"allow_destructive", K_BOOL, OFF(allow_destructive), 0, 1, NULL, "permit writes to block devices"},
-    {"target_mode", K_ENUM, OFF(target_mode), 0, 0, tmode_names, "shared: every job drives every target; split: targets divided among jobs"},
-    {"verify", K_BOOL, OFF(verify), 0, 1, NULL, "write a pattern derived from (seed, offset) and check it on read"},
-    {"continue_on_error", K_BOOL, OFF(continue_on_error), 0, 1, NULL, "count I/O errors and go on instead of stopping"},
+     "open-loop arrivals: uniform (evenly spaced) or poisson (exponential gaps, seeded by seed)", NULL},
+    {"cpus", K_CPULIST, OFF(cpus), 0, 0, NULL, "CPU list jobs are pinned to, round robin", NULL},
+    {"allow_destructive", K_BOOL, OFF(allow_destructive), 0, 1, NULL, "permit writes to block devices", NULL},
+    {"target_mode", K_ENUM, OFF(target_mode), 0, 0, tmode_names, "shared: every job drives every target; split: targets divided among jobs",
+     NULL},
+    {"verify", K_BOOL, OFF(verify), 0, 1, NULL, "write a pattern derived from (seed, offset) and check it on read",
+     NULL},
+    {"continue_on_error", K_BOOL, OFF(continue_on_error), 0, 1, NULL, "count I/O errors and go on instead of stopping",
+     NULL},
     /* Block-size mixes and think time (core/bsmix.h, core/loopmix.h). */
     {"bssplit", K_BSSPLIT, OFF(bssplit), 0, 0, NULL,
-     "block sizes with percentages, fio's syntax: 4k/50:64k/30:128k/20, or READLIST,WRITELIST (unset: bs)"},
+     "block sizes with percentages, fio's syntax: 4k/50:64k/30:128k/20, or READLIST,WRITELIST (unset: bs)", NULL},
     {"thinktime", K_USEC, OFF(thinktime_ns), 0, 3600ull * NS_PER_S, NULL,
-     "pause after every thinktime_blocks I/Os have completed: microseconds as fio's, or with a unit (2ms)"},
-    {"thinktime_blocks", K_UINT, OFF(thinktime_blocks), 1, 1u << 30, NULL, "I/Os between think times"},
-    {"submit_batch", K_UINT, OFF(submit_batch), 0, 16384, NULL, "most I/Os queued per submission (0: qd)"},
-    {"complete_batch", K_UINT, OFF(complete_batch), 1, 16384, NULL, "completions to wait for when the queue is full"},
-    {"name", K_STRING, OFF(name), 0, 0, NULL, "a label carried into the result"},
-    {"lat_include_errors", K_BOOL, OFF(lat_include_errors), 0, 1, NULL, "failed I/Os count in the latency histograms too"},
+     "pause after every thinktime_blocks I/Os have completed: microseconds as fio's, or with a unit (2ms)",
+     "thinktime_s"},
+    {"thinktime_blocks", K_UINT, OFF(thinktime_blocks), 1, 1u << 30, NULL, "I/Os between think times", NULL},
+    {"submit_batch", K_UINT, OFF(submit_batch), 0, 16384, NULL, "most I/Os queued per submission (0: qd)", NULL},
+    {"complete_batch", K_UINT, OFF(complete_batch), 1, 16384, NULL, "completions to wait for when the queue is full",
+     NULL},
+    {"name", K_STRING, OFF(name), 0, 0, NULL, "a label carried into the result", NULL},
+    {"lat_include_errors", K_BOOL, OFF(lat_include_errors), 0, 1, NULL, "failed I/Os count in the latency histograms too",
+     NULL},
     {"io_timeout", K_DURATION, OFF(io_timeout_ns), 0, 86400ull * NS_PER_S, NULL,
-     "watchdog: a job with I/O in flight and no completion for this long stops the run (0: wait forever)"},
+     "watchdog: a job with I/O in flight and no completion for this long stops the run (0: wait forever)",
+     "io_timeout_s"},
     /* Fault injection around any engine (core/fault.h). */
-    {"fault.rate", K_PROB, OFF(fault_rate), 0, 0, NULL, "probability that an I/O fails with fault.errno (0.001, 1/1000, 0.1%)"},
-    {"fault.errno", K_ERRNO, OFF(fault_errno), 0, 0, NULL, "errno of injected failures, by name (EIO) or number"},
-    {"fault.short", K_PROB, OFF(fault_short), 0, 0, NULL, "probability of a short transfer (half the length)"},
-    {"fault.delay", K_DURATION, OFF(fault_delay_ns), 0, 10ull * NS_PER_S, NULL, "completion delay added to delayed I/Os"},
-    {"fault.delay_rate", K_PROB, OFF(fault_delay_rate), 0, 0, NULL, "probability that an I/O is delayed by fault.delay"},
-    {"fault.seed", K_U64, OFF(fault_seed), 0, UINT64_MAX, NULL, "seed of the fault decisions (default: from seed)"},
+    {"fault.rate", K_PROB, OFF(fault_rate), 0, 0, NULL, "probability that an I/O fails with fault.errno (0.001, 1/1000, 0.1%)",
+     NULL},
+    {"fault.errno", K_ERRNO, OFF(fault_errno), 0, 0, NULL, "errno of injected failures, by name (EIO) or number", NULL},
+    {"fault.short", K_PROB, OFF(fault_short), 0, 0, NULL, "probability of a short transfer (half the length)", NULL},
+    {"fault.delay", K_DURATION, OFF(fault_delay_ns), 0, 10ull * NS_PER_S, NULL, "completion delay added to delayed I/Os",
+     "fault.delay_s"},
+    {"fault.delay_rate", K_PROB, OFF(fault_delay_rate), 0, 0, NULL, "probability that an I/O is delayed by fault.delay",
+     NULL},
+    {"fault.seed", K_U64, OFF(fault_seed), 0, UINT64_MAX, NULL, "seed of the fault decisions (default: from seed)",
+     NULL},
     /* Preconditioning and steady state, SNIA PTS style (docs/steady-state.md). */
     {"precondition", K_UINT, OFF(precondition), 0, 1000, NULL,
-     "sequential full-region write passes over each target before the measured run, not counted (0: none)"},
-    {"ss", K_ENUM, OFF(ss_metric), 0, 0, ss_names, "steady state judged on: off, iops, bw or lat"},
+     "sequential full-region write passes over each target before the measured run, not counted (0: none)", NULL},
+    {"ss", K_ENUM, OFF(ss_metric), 0, 0, ss_names, "steady state judged on: off, iops, bw or lat", "ss.metric"},
     {"ss.window", K_DURATION, OFF(ss_window_ns), 0, 30ull * 86400 * NS_PER_S, NULL,
-     "steady-state window: its rounds are the intervals in it (0: 5 intervals)"},
+     "steady-state window: its rounds are the intervals in it (0: 5 intervals)", "ss.window_s"},
     {"ss.excursion", K_PCT, OFF(ss_excursion), 0, 0, NULL,
-     "steady when max - min of the window's rounds is within this percent of their mean"},
+     "steady when max - min of the window's rounds is within this percent of their mean", "ss.excursion_pct"},
     {"ss.slope", K_PCT, OFF(ss_slope), 0, 0, NULL,
-     "... and the least-squares line's excursion over the window is within this percent of the mean"},
-    {"ss.stop", K_BOOL, OFF(ss_stop), 0, 1, NULL, "end the run when steady state is reached"},
+     "... and the least-squares line's excursion over the window is within this percent of the mean", "ss.slope_pct"},
+    {"ss.stop", K_BOOL, OFF(ss_stop), 0, 1, NULL, "end the run when steady state is reached", NULL},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -645,71 +666,38 @@ static const char *secs_text(uint64_t ns, char *buf, size_t len)
     return buf;
 }
 
-void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
+const char *nvb__workload_echo_key(size_t i, const char **echo, enum nvb__echo_form *form)
 {
-    char sbuf[7][32]; /* one per duration of a printf call: arguments are not sequenced */
-#define SECS(i, ns) secs_text((ns), sbuf[i], sizeof sbuf[i])
-    nvb__buf_puts(b, "{\"engine\":");
-    nvb__json_write_str(b, w->engine);
-    nvb__buf_printf(b, ",\"rw\":\"%s\",\"rwmix\":%u,\"rwmixtrim\":%u,\"bs\":%" PRIu64 ",\"qd\":%u,\"jobs\":%u",
-                    nvb__rw_name(w->rw), w->rwmix, w->rwmixtrim, w->bs, w->qd, w->jobs);
-    nvb__buf_puts(b, ",\"targets\":[");
-    for (unsigned i = 0; i < w->ntargets; i++) {
-        if (i)
-            nvb__buf_puts(b, ",");
-        nvb__json_write_str(b, w->targets[i]);
+    if (i >= NKEYS)
+        return NULL;
+    const struct keydef *k = &keys[i];
+    if (echo)
+        *echo = k->echo ? k->echo : k->name;
+    if (form) {
+        switch (k->type) {
+        case K_DURATION: case K_USEC: *form = NVB__ECHO_SECS; break;
+        case K_SIZE: case K_UINT: case K_U64: case K_BOOL: case K_PROB: case K_PCT: *form = NVB__ECHO_NUM; break;
+        default: *form = NVB__ECHO_STR; break;
+        }
     }
-    nvb__buf_printf(b, "],\"target_mode\":\"%s\",\"size\":%" PRIu64 ",\"offset\":%" PRIu64
-                    ",\"runtime_s\":%s,\"ramp_s\":%s,\"interval_s\":%s,\"io_limit\":%" PRIu64
-                    ",\"ios\":%" PRIu64 ",\"direct\":%d,\"fill\":\"%s\",\"seed\":%" PRIu64
-                    ",\"rate_iops\":%" PRIu64 ",\"verify\":%d,\"continue_on_error\":%d"
-                    ",\"rate_mode\":\"%s\",\"rate_process\":\"%s\""
-                    ",\"allow_destructive\":%d,\"submit_batch\":%u,\"complete_batch\":%u,\"cpus\":",
-                    tmode_names[w->target_mode], w->size, w->offset, SECS(0, w->runtime_ns), SECS(1, w->ramp_ns),
-                    SECS(2, w->interval_ns), w->io_limit, w->ios, w->direct,
-                    fill_names[w->fill], w->seed, w->rate_iops, w->verify, w->continue_on_error,
-                    rate_mode_names[w->rate_mode], rate_process_names[w->rate_process], w->allow_destructive,
-                    w->submit_batch, w->complete_batch);
-    nvb__json_write_str(b, w->cpus_text);
-    nvb__buf_puts(b, ",\"name\":");
-    nvb__json_write_str(b, w->name);
-    nvb__buf_printf(b, ",\"align_interval\":%d,\"io_timeout_s\":%s", w->align_interval,
-                    SECS(3, w->io_timeout_ns));
-    nvb__buf_printf(b, ",\"invalidate\":%d,\"data_compress\":%u,\"data_dedupe\":%u", w->invalidate,
-                    w->data_compress, w->data_dedupe);
-    {
-        char nb[16];
-        nvb__buf_printf(b, ",\"lat_include_errors\":%d,\"fault\":{\"rate\":%.17g,\"errno\":", w->lat_include_errors,
-                        w->fault_rate);
-        nvb__json_write_str(b, nvb__errno_name(w->fault_errno, nb, sizeof nb));
-        nvb__buf_printf(b, ",\"short\":%.17g,\"delay_s\":%s,\"delay_rate\":%.17g,\"seed\":", w->fault_short,
-                        SECS(4, w->fault_delay_ns), w->fault_delay_rate);
-        if (w->fault_seed_set)
-            nvb__buf_printf(b, "%" PRIu64 "}", w->fault_seed);
-        else
-            nvb__buf_puts(b, "null}");
+    return k->name;
+}
+
+int nvb__workload_echo_text(const struct nvb_workload *w, size_t i, char *buf, size_t len)
+{
+    if (i >= NKEYS)
+        return -ENOENT;
+    const struct keydef *k = &keys[i];
+    if ((k->type == K_BSSPLIT && !w->bssplit.set) || (k->off == OFF(fault_seed) && !w->fault_seed_set))
+        return 0; /* unset: null, the library's own choice */
+    if (k->type == K_DURATION || k->type == K_USEC) {
+        uint64_t ns = *(const uint64_t *)(const void *)((const char *)w + k->off);
+        /* runtime not given beside ios or io_limit: the run has no time bound, as runtime=0 says */
+        if (k->off == OFF(runtime_ns) && !w->runtime_set && (w->ios || w->io_limit))
+            ns = 0;
+        secs_text(ns, buf, len);
+        return 1;
     }
-    nvb__buf_printf(b, ",\"precondition\":%u,\"ss\":{\"metric\":\"%s\",\"window_s\":%s,\"excursion_pct\":%.17g"
-                    ",\"slope_pct\":%.17g,\"stop\":%d}", w->precondition, ss_names[w->ss_metric],
-                    SECS(5, w->ss_window_ns), w->ss_excursion, w->ss_slope, w->ss_stop);
-    nvb__buf_puts(b, ",\"bssplit\":");
-    if (w->bssplit.set)
-        nvb__json_write_str(b, w->bssplit.text);
-    else
-        nvb__buf_puts(b, "null");
-    nvb__buf_printf(b, ",\"thinktime_s\":%s,\"thinktime_blocks\":%u", SECS(6, w->thinktime_ns),
-                    w->thinktime_blocks);
-    char dtext[NVB__DIST_TEXT_MAX];
-    nvb__dist_format(&w->dist, dtext, sizeof dtext);
-    nvb__buf_printf(b, ",\"random_distribution\":\"%s\",\"random_map\":%d", dtext, w->random_map);
-    nvb__buf_puts(b, ",\"engine_opts\":{");
-    for (unsigned i = 0; i < w->neopts; i++) {
-        if (i)
-            nvb__buf_puts(b, ",");
-        nvb__json_write_str(b, w->eopts[i].key);
-        nvb__buf_puts(b, ":");
-        nvb__json_write_str(b, w->eopts[i].text);
-    }
-    nvb__buf_puts(b, "}}");
-#undef SECS
+    int n = nvb_workload_get(w, k->name, buf, len);
+    return n < 0 ? n : 1;
 }

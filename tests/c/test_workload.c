@@ -333,6 +333,149 @@ START_TEST(bad_values_at_set)
 }
 END_TEST
 
+/* ------------------------------------------------------- the echo, back */
+
+/* A value away from the default for every key of the key table: a key
+ * added to the table without one here fails the test below. */
+static const struct { const char *key, *value; } echo_vals[] = {
+    {"engine", "null"}, {"rw", "randrw"}, {"rwmix", "70"}, {"rwmixtrim", "10"}, {"bs", "8k"}, {"qd", "4"},
+    {"jobs", "2"}, {"size", "512k"}, {"offset", "4k"}, {"random_distribution", "zipf:1.2"}, {"random_map", "1"},
+    {"runtime", "2.000000001s"}, {"ramp", "1ms"}, {"interval", "20ms"}, {"align_interval", "1"},
+    {"io_limit", "64k"}, {"ios", "48"}, {"direct", "0"}, {"invalidate", "0"}, {"fill", "zero"},
+    {"data_compress", "50"}, {"data_dedupe", "20"}, {"seed", "18446744073709551615"}, {"rate_iops", "100000"},
+    {"rate_mode", "closed"}, {"rate_process", "poisson"}, {"cpus", "0"}, {"allow_destructive", "1"},
+    {"target_mode", "split"}, {"verify", "1"}, {"continue_on_error", "1"}, {"bssplit", "4k/50:8k/50"},
+    {"thinktime", "7us"}, {"thinktime_blocks", "3"}, {"submit_batch", "2"}, {"complete_batch", "2"},
+    {"name", "a \"quoted\" name"}, {"lat_include_errors", "1"}, {"io_timeout", "1.5s"}, {"fault.rate", "1/3"},
+    {"fault.errno", "ENOSPC"}, {"fault.short", "0.1%"}, {"fault.delay", "1ms"}, {"fault.delay_rate", "0.5"},
+    {"fault.seed", "99"}, {"precondition", "1"}, {"ss", "iops"}, {"ss.window", "50ms"}, {"ss.excursion", "12.5"},
+    {"ss.slope", "5"}, {"ss.stop", "1"},
+};
+
+/* Every key of a as b shows it (nvb_workload_get), and the same echo. */
+static void same_workload(const struct nvb_workload *a, const struct nvb_workload *b, const char *what)
+{
+    const char *key;
+    for (size_t i = 0; (key = nvb__workload_key(i, NULL, NULL)); i++) {
+        char va[2048], vb[2048];
+        ck_assert_int_ge(nvb_workload_get(a, key, va, sizeof va), 0);
+        ck_assert_int_ge(nvb_workload_get(b, key, vb, sizeof vb), 0);
+        ck_assert_msg(!strcmp(va, vb), "%s: key %s was '%s', read back '%s'", what, key, va, vb);
+    }
+    struct nvb__buf ea = {0}, eb = {0};
+    nvb__workload_json(a, &ea);
+    nvb__workload_json(b, &eb);
+    ck_assert_msg(ea.s && eb.s && !strcmp(ea.s, eb.s), "%s: echo\n%s\nread back as\n%s", what, ea.s, eb.s);
+    free(ea.s);
+    free(eb.s);
+}
+
+/* Every key round-trips through its result: set away from its default,
+ * run, and read back from the result's echo (nvb_result_workload), from
+ * the result's JSON loaded again, and from the echo text alone, it is the
+ * value that was set, as the library shows it. (Python's reproduce command
+ * once dropped every ss.* key: the echo renamed keys and the way back was
+ * guessed.) */
+START_TEST(every_key_round_trips_through_the_result)
+{
+    const char *key;
+    for (size_t i = 0; (key = nvb__workload_key(i, NULL, NULL)); i++) {
+        size_t v;
+        for (v = 0; v < sizeof echo_vals / sizeof echo_vals[0]; v++)
+            if (!strcmp(echo_vals[v].key, key))
+                break;
+        ck_assert_msg(v < sizeof echo_vals / sizeof echo_vals[0], "key %s has no value in echo_vals", key);
+        struct nvb_workload *w;
+        ck_assert_int_eq(nvb_workload_new(&w), 0);
+        ck_assert_int_eq(nvb_workload_set(w, "engine", "null"), 0);
+        ck_assert_int_eq(nvb_workload_add_target(w, g_file), 0);
+        if (strcmp(key, "ios") && strcmp(key, "io_limit"))
+            ck_assert_int_eq(nvb_workload_set(w, "ios", "32"), 0);
+        ck_assert_msg(nvb_workload_set(w, key, echo_vals[v].value) == 0, "%s=%s: %s", key, echo_vals[v].value,
+                      nvb_workload_error(w));
+        char def[2048], now[2048];
+        struct nvb_workload *d;
+        ck_assert_int_eq(nvb_workload_new(&d), 0);
+        ck_assert_int_ge(nvb_workload_get(d, key, def, sizeof def), 0);
+        ck_assert_int_ge(nvb_workload_get(w, key, now, sizeof now), 0);
+        ck_assert_msg(strcmp(def, now), "%s=%s is the default", key, echo_vals[v].value);
+        nvb_workload_free(d);
+        /* the workload that ran: runtime, when not given beside ios or io_limit, is no time bound (0) */
+        if (strcmp(key, "runtime"))
+            ck_assert_int_eq(nvb_workload_set(w, "runtime", "0"), 0);
+
+        struct nvb_result *r = NULL, *loaded = NULL;
+        nvb_run(w, NULL, &r); /* refused or not (verify=1 beside fault.rate), the result echoes the workload */
+        ck_assert_ptr_nonnull(r);
+        struct nvb_workload *back = NULL;
+        char why[256] = "";
+        ck_assert_msg(nvb_result_workload(r, &back, why, sizeof why) == 0, "%s: %s", key, why);
+        same_workload(w, back, key);
+        nvb_workload_free(back);
+
+        char *json = NULL;
+        ck_assert_int_eq(nvb_result_json(r, &json), 0);
+        ck_assert_msg(nvb_result_parse(json, strlen(json), &loaded, why, sizeof why) == 0, "%s: %s", key, why);
+        ck_assert_msg(nvb_result_workload(loaded, &back, why, sizeof why) == 0, "%s (loaded): %s", key, why);
+        same_workload(w, back, key);
+        nvb_workload_free(back);
+        nvb_result_free(loaded);
+        nvb_free(json);
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    }
+}
+END_TEST
+
+/* The echo alone: targets and engine options come back too; a member that
+ * is no key, or a value of the wrong kind, is refused by name. */
+START_TEST(workload_from_echo_text)
+{
+    struct nvb_workload *w, *back = NULL;
+    ck_assert_int_eq(nvb_workload_new(&w), 0);
+    ck_assert_int_eq(nvb_workload_set(w, "io_uring.sqpoll_cpu", "3"), 0);
+    ck_assert_int_eq(nvb_workload_set(w, "ios", "10"), 0);
+    ck_assert_int_eq(nvb_workload_add_target(w, "/a b"), 0);
+    ck_assert_int_eq(nvb_workload_add_target(w, "./c=d"), 0);
+    struct nvb__buf b = {0};
+    nvb__workload_json(w, &b);
+    char why[256];
+    ck_assert_msg(nvb_workload_from_json(b.s, b.len, &back, why, sizeof why) == 0, "%s", why);
+    char v[64];
+    ck_assert_int_eq(nvb_workload_get(back, "io_uring.sqpoll_cpu", v, sizeof v), 1);
+    ck_assert_str_eq(v, "3");
+    ck_assert_str_eq(nvb__workload_engine_opt(back, 0), "io_uring.sqpoll_cpu");
+    ck_assert_ptr_null(nvb__workload_engine_opt(back, 1));
+    ck_assert_str_eq(nvb__workload_target(back, 0), "/a b");
+    ck_assert_str_eq(nvb__workload_target(back, 1), "./c=d");
+    ck_assert_ptr_null(nvb__workload_target(back, 2));
+    ck_assert_int_eq(nvb_workload_get(back, "runtime", v, sizeof v), 2);
+    ck_assert_str_eq(v, "0s"); /* ios alone bounded the run */
+    nvb_workload_free(back);
+    free(b.s);
+    nvb_workload_free(w);
+
+    static const struct { const char *json, *must; int err; } bad[] = {
+        {"{\"bogus\":1}", "'bogus'", -EINVAL},
+        {"{\"ss\":{\"excursion\":5}}", "'ss.excursion'", -EINVAL}, /* the key's name is not its echo name */
+        {"{\"runtime\":1}", "'runtime'", -EINVAL},
+        {"{\"qd\":\"4\"}", "'qd'", -EINVAL},
+        {"{\"ss\":{\"metric\":\"fast\"}}", "fast", -EINVAL},
+        {"{\"qd\":0}", "'qd'", -ERANGE},
+        {"{\"engine_opts\":{\"qd\":\"4\"}}", "engine_opts", -EINVAL},
+        {"[]", "object", -EINVAL},
+        {"{\"qd\":", "not JSON", -EINVAL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        back = (struct nvb_workload *)1;
+        int rc = nvb_workload_from_json(bad[i].json, strlen(bad[i].json), &back, why, sizeof why);
+        ck_assert_msg(rc == bad[i].err, "%s: %d (%s)", bad[i].json, rc, why);
+        ck_assert_ptr_null(back);
+        ck_assert_msg(strstr(why, bad[i].must), "%s: '%s' lacks %s", bad[i].json, why, bad[i].must);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------- run-time checks */
 
 static uint64_t file_sum(const char *path)
@@ -615,6 +758,8 @@ int main(void)
     tcase_add_test(tc, bad_values_at_set);
     tcase_add_test(tc, did_you_mean);
     tcase_add_test(tc, fio_names_say_the_key);
+    tcase_add_test(tc, every_key_round_trips_through_the_result);
+    tcase_add_test(tc, workload_from_echo_text);
     suite_add_tcase(s, tc);
     tc = tcase_create("validate");
     tcase_set_timeout(tc, 120);

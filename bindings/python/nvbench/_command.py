@@ -1,15 +1,17 @@
 """The ``nvbench run`` command line that reproduces a result's workload.
 
 A result's ``workload`` object holds every key at the value that ran
-(docs/json-schema.md): durations as seconds under ``<key>_s``, the fault keys
-in a ``fault`` object, the engine's own keys in ``engine_opts``. The command
-names the engine and the shape of the workload always, and any other key
-whose value is not the library's default; every value is handed to the
-library and shown the way it shows it back, so the command is what the
-library accepts. The keys and their defaults come from the library's key
-table; without the C extension every recorded key is shown.
+(docs/json-schema.md), some under other names (``runtime_s``, ``fault``,
+``ss``, ``engine_opts``). The library reads it back through its key table
+(``nvb_workload_from_json``): every key under its own name, as the library
+shows it. The command names the engine and the shape of the workload
+always, and any other key whose value is not the library's default, so
+running it runs the same workload. Without the C extension, or for a
+workload the library cannot take (a fio result's), the recorded members
+are shown as recorded.
 """
 
+import json
 import shlex
 
 from .errors import NvbenchError
@@ -36,52 +38,39 @@ def _number(v):
 
 
 def _flat(wl):
-    """The recorded keys under the library's names, in the object's order:
-    ``runtime_s`` is ``runtime`` (seconds), ``fault.rate`` comes from ``fault``."""
+    """The recorded members as they are, nested objects flattened to
+    ``group.member`` (``runtime_s`` stays ``runtime`` in seconds): for a
+    workload the library cannot read back."""
     out = {}
     for k, v in wl.items():
         if k in ("targets", "engine_opts"):
             continue
-        if k == "fault" and isinstance(v, dict):
+        if isinstance(v, dict):
             for fk, fv in v.items():
-                name = f"fault.{fk[:-2] if fk.endswith('_s') else fk}"
-                out[name] = fv
+                out[f"{k}.{fk[:-2] if fk.endswith('_s') else fk}"] = fv
             continue
         out[k[:-2] if k.endswith("_s") else k] = v
     return {k: v for k, v in out.items() if v is not None and not isinstance(v, (dict, list))}
 
 
-def _library_pairs(flat):
-    """[(key, text)] checked by the library: the keys that differ from its defaults."""
-    keys = [(name, kind) for name, kind, _ in _nvbench.workload_keys()]
-    w, default = _nvbench.Workload(), _nvbench.Workload()
-    engine = flat.get("engine")
-    if engine is not None:
-        try:
-            w.set("engine", str(engine))
-            default.set("engine", str(engine))
-        except NvbenchError:
-            return None  # not an engine of this library (a fio result): shown as recorded
+def _library_pairs(wl):
+    """([(key, text)], targets): the workload read back by the library, the
+    keys away from their defaults (and _ALWAYS); None when it cannot be."""
+    try:
+        pairs, targets = _nvbench.workload_echo(json.dumps(wl))
+    except (NvbenchError, TypeError, ValueError):
+        return None  # not a workload of this library (a fio result's): shown as recorded
+    kinds = {name: kind for name, kind, _ in _nvbench.workload_keys()}
+    default = _nvbench.Workload()
+    default.set("engine", dict(pairs)["engine"])
     out = []
-    for name, kind in keys:
-        if name not in flat:
-            continue
-        text = flat[name] if isinstance(flat[name], str) else _number(flat[name])
-        if kind == "duration_us" and not isinstance(flat[name], str):
-            text += "s"  # recorded in seconds (thinktime_s); a bare number would be microseconds
-        base = default.get(name)
-        if text != base:
-            try:
-                w.set(name, text)
-                text = w.get(name)
-            except NvbenchError:
-                pass  # shown as recorded: the command then names what the library refuses
-        if text == base and name not in _ALWAYS:
-            continue
-        if kind == "size" and text.isdigit():
+    for name, text in pairs:
+        if name in kinds and text == default.get(name) and name not in _ALWAYS:
+            continue  # an engine option is shown whenever it was set
+        if kinds.get(name) == "size" and text.isdigit():
             text = human_bs(int(text))
         out.append((name, text))
-    return out
+    return out, targets
 
 
 def _recorded_pairs(flat):
@@ -101,13 +90,14 @@ def run_command(data, prog="nvbench run"):
     wl = data.get("workload") if isinstance(data, dict) else None
     if not isinstance(wl, dict):
         return None
-    flat = _flat(wl)
-    pairs = _library_pairs(flat) if _nvbench is not None else None
-    if pairs is None:
-        pairs = _recorded_pairs(flat)
-    opts = wl.get("engine_opts")
-    if isinstance(opts, dict):
-        pairs += [(str(k), str(v)) for k, v in opts.items()]
-    targets = wl.get("targets") if isinstance(wl.get("targets"), list) else []
+    back = _library_pairs(wl) if _nvbench is not None else None
+    if back is not None:
+        pairs, targets = back
+    else:
+        pairs = _recorded_pairs(_flat(wl))
+        opts = wl.get("engine_opts")
+        if isinstance(opts, dict):
+            pairs += [(str(k), str(v)) for k, v in opts.items()]
+        targets = wl.get("targets") if isinstance(wl.get("targets"), list) else []
     words = [f"{k}={v}" for k, v in pairs] + [_target_arg(t) for t in targets]
     return " ".join([prog] + [shlex.quote(w) for w in words])

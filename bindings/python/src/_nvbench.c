@@ -28,6 +28,7 @@
 #include <nvbench.h>
 
 #include "core/bindings.h" /* internal: this module links libnvbench.a */
+#include "_echo.h"
 #include "_fiojob.h"
 #include "_json.h"
 #include "_stats.h"
@@ -747,7 +748,7 @@ static int nvbench_exec(PyObject *module)
     snprintf(hv, sizeof hv, "%d.%d.%d", NVB_VERSION_MAJOR, NVB_VERSION_MINOR, NVB_VERSION_PATCH);
     if (PyModule_AddStringConstant(module, "HEADER_VERSION", hv) < 0)
         return -1;
-    if (nvbench_add_fiojob(module) < 0 || nvbench_add_json(module) < 0)
+    if (nvbench_add_fiojob(module) < 0 || nvbench_add_json(module) < 0 || nvbench_add_echo(module) < 0)
         return -1;
     return nvbench_add_stats(module);
 }
