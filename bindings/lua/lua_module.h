@@ -86,4 +86,7 @@ const char *value_string(lua_State *L, int idx, const char *key, char *buf, size
 /* lua_stats.c: the nvb.stats table (the library's statistics of repeated runs). */
 void push_stats_table(lua_State *L);
 
+/* lua_seed.c: nvb.seed_cells and the nvb.pct table, set on the module table at -1. */
+void push_seed(lua_State *L);
+
 #endif

@@ -7,10 +7,15 @@ table is one (cell, op) pair: "Random 4K read".
 
 import math
 
+from . import _nvbench
+
 __all__ = ["op_of_rw", "cell_of", "block_label", "block_sort_key", "human_bs", "SEED_CELLS"]
 
-# Published block order: these cells, reads first then writes.
-SEED_CELLS = ("rand4k", "rand64k", "seq64k", "seq128k")
+# Published block order: these cells, reads first then writes; the library's
+# seed table (nvb_seed_cell) gives the cells, their order and their titles.
+_SEED = _nvbench.seed_cells()
+SEED_CELLS = tuple(dict.fromkeys(c["workload"] for c in _SEED))
+_SEED_LABELS = {(c["workload"], c["op"]): c["label"] for c in _SEED}
 _OP_ORDER = {"read": 0, "write": 1, "trim": 2, "mixed": 3}
 
 
@@ -51,6 +56,8 @@ _CELL_WORDS = {"rand": "Random", "seq": "Sequential"}
 
 def block_label(cell, op):
     """'Random 4K read' for ('rand4k', 'read'); unknown cell names are kept as they are."""
+    if (cell, op) in _SEED_LABELS:
+        return _SEED_LABELS[(cell, op)]
     if cell:
         for prefix, word in _CELL_WORDS.items():
             rest = cell[len(prefix):]

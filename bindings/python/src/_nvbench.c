@@ -30,6 +30,7 @@
 #include "core/bindings.h" /* internal: this module links libnvbench.a */
 #include "_fiojob.h"
 #include "_json.h"
+#include "_seed.h"
 #include "_stats.h"
 
 typedef struct {
@@ -748,6 +749,8 @@ static int nvbench_exec(PyObject *module)
     if (PyModule_AddStringConstant(module, "HEADER_VERSION", hv) < 0)
         return -1;
     if (nvbench_add_fiojob(module) < 0 || nvbench_add_json(module) < 0)
+        return -1;
+    if (nvbench_add_seed(module) < 0)
         return -1;
     return nvbench_add_stats(module);
 }
