@@ -31,6 +31,10 @@ LAZY = {
     ("merge", "merge", "_nvbench"),
     # ... and until statistics are computed (the library computes them)
     ("stats", "_c", "_nvbench"),
+    # ... and until the seed cells or a percentile's rank are asked for (the library's
+    # table and rule: nvb_seed_cell, nvb_pct_*)
+    ("labels", "_seed", "_nvbench"),
+    ("_percentile", "_c", "_nvbench"),
     # reference's optional dependencies may be missing: imported when called
     ("__init__", "reference", "reference"),
 }
