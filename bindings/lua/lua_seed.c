@@ -65,14 +65,14 @@ static int l_min_ios(lua_State *L)
 
 void push_seed(lua_State *L)
 {
+    lua_pushcfunction(L, l_seed_cells);
+    lua_setfield(L, -2, "seed_cells");
     static const luaL_Reg pct[] = {
         {"rank", l_rank},
         {"supported", l_supported},
         {"min_ios", l_min_ios},
         {NULL, NULL},
     };
-    lua_pushcfunction(L, l_seed_cells);
-    lua_setfield(L, -2, "seed_cells");
     luaL_newlib(L, pct);
     lua_pushinteger(L, NVB_PCT_TAIL);
     lua_setfield(L, -2, "TAIL");

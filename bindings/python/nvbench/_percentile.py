@@ -6,20 +6,13 @@ smallest, r = ceil(n p / 100); it is *supported* when at least PCT_TAIL
 latencies lie on either side of that rank.
 """
 
+from .stats import _c  # the extension, or an ImportError saying the library computes this
+
 __all__ = ["PCT_KEYS", "PCT_VALS", "PCT_TAIL", "pct_supported", "pct_min_ios"]
 
 PCT_KEYS = ("p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99",
             "p99.999")
 PCT_VALS = (1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 99.999)
-
-
-def _c():
-    try:
-        from . import _nvbench
-    except ImportError as e:
-        raise ImportError("nvbench's percentile ranks are the C library's: the extension nvbench._nvbench "
-                          f"is needed ({e})") from e
-    return _nvbench
 
 
 def __getattr__(name):

@@ -58,24 +58,25 @@ static int count_arg(PyObject *o, unsigned long long *n)
     return neg < 0 || (*n == (unsigned long long)-1 && PyErr_Occurred()) ? -1 : 0;
 }
 
-static PyObject *pct_rank(PyObject *module, PyObject *args)
+/* (count, pct) of a pct_* call, or -1 with an exception. */
+static int count_pct(PyObject *args, const char *format, unsigned long long *n, double *pct)
 {
     PyObject *count;
-    double pct;
+    return PyArg_ParseTuple(args, format, &count, pct) ? count_arg(count, n) : -1;
+}
+
+static PyObject *pct_rank(PyObject *module, PyObject *args)
+{
     unsigned long long n;
-    if (!PyArg_ParseTuple(args, "Od:pct_rank", &count, &pct) || count_arg(count, &n) < 0)
-        return NULL;
-    return PyLong_FromUnsignedLongLong(nvb_pct_rank(n, pct));
+    double pct;
+    return count_pct(args, "Od:pct_rank", &n, &pct) < 0 ? NULL : PyLong_FromUnsignedLongLong(nvb_pct_rank(n, pct));
 }
 
 static PyObject *pct_supported(PyObject *module, PyObject *args)
 {
-    PyObject *count;
-    double pct;
     unsigned long long n;
-    if (!PyArg_ParseTuple(args, "Od:pct_supported", &count, &pct) || count_arg(count, &n) < 0)
-        return NULL;
-    return PyBool_FromLong(nvb_pct_supported(n, pct));
+    double pct;
+    return count_pct(args, "Od:pct_supported", &n, &pct) < 0 ? NULL : PyBool_FromLong(nvb_pct_supported(n, pct));
 }
 
 static PyObject *pct_min_ios(PyObject *module, PyObject *args)
@@ -100,7 +101,7 @@ static PyMethodDef seed_methods[] = {
 
 int nvbench_add_seed(PyObject *module)
 {
-    if (PyModule_AddFunctions(module, seed_methods) < 0)
+    if (PyModule_AddIntConstant(module, "PCT_TAIL", NVB_PCT_TAIL) < 0)
         return -1;
-    return PyModule_AddIntConstant(module, "PCT_TAIL", NVB_PCT_TAIL);
+    return PyModule_AddFunctions(module, seed_methods);
 }
