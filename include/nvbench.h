@@ -598,6 +598,45 @@ NVB_API int nvb_stats_difference(const double *a, size_t na, const double *b, si
 /* A short text for enum nvb_ci_why ("n<2", ...); never NULL. Static string. */
 NVB_API const char *nvb_stats_why(int why);
 
+/* ------------------------------------------------------------------ */
+/* The seed matrix and percentile ranks (one copy for every binding)    */
+/* ------------------------------------------------------------------ */
+
+/* The number of cells of the published seed matrix (docs/analysis.md): 8,
+ * four workloads (random 4K, random 64K, sequential 64K, sequential 128K),
+ * each read, then each write. Thread-safe. Since 0.4. */
+NVB_API size_t nvb_seed_cells(void);
+
+/* A field of seed cell i (0 .. nvb_seed_cells() - 1, in the published
+ * order) into *value: field "key" ("rand4k_read"), "workload" ("rand4k"),
+ * "op" ("read" or "write"), "rw" ("randread"), "bs" ("4k") or "label"
+ * ("Random 4K read": the title of its block in the seed table). The string
+ * is static (never freed, valid for the life of the library). Returns 0,
+ * -ERANGE (i out of range) or -EINVAL (field unknown or NULL, value NULL);
+ * *value is untouched on error. Thread-safe. Since 0.4. */
+NVB_API int nvb_seed_cell(size_t i, const char *field, const char **value);
+
+/* A percentile is supported when at least this many latencies lie on
+ * either side of its rank (nvb_pct_supported, lat_pct_supported). */
+#define NVB_PCT_TAIL 10
+
+/* The rank (1-based) of percentile pct of count latencies: the r-th
+ * smallest, r = ceil(count pct / 100) with a few ulps shaved so that a
+ * decimal pct (99.9 of 1000) lands on its intended rank; pct is clamped to
+ * [0, 100] (NaN: 0); at least 1, at most count (count 0: 1). The rule the
+ * library's percentiles use. Thread-safe. Since 0.4. */
+NVB_API uint64_t nvb_pct_rank(uint64_t count, double pct);
+
+/* 1 when percentile pct of count latencies rests on enough samples (its
+ * rank r has r >= NVB_PCT_TAIL and count - r >= NVB_PCT_TAIL), else 0: the
+ * verdict a result writes into lat_pct_supported. Thread-safe. Since 0.4. */
+NVB_API int nvb_pct_supported(uint64_t count, double pct);
+
+/* The fewest latencies for which percentile pct is supported; 0 when no
+ * count is (p0, p100, pct outside (0, 100) or NaN, or so close to an end
+ * that no 64-bit count has the tails). Thread-safe. Since 0.4. */
+NVB_API uint64_t nvb_pct_min_ios(double pct);
+
 #ifdef __cplusplus
 }
 #endif

@@ -89,4 +89,7 @@ int l_result_workload(lua_State *L);  /* lua_echo.c */
 /* lua_stats.c: the nvb.stats table (the library's statistics of repeated runs). */
 void push_stats_table(lua_State *L);
 
+/* lua_seed.c: nvb.seed_cells and the nvb.pct table, set on the module table at -1. */
+void push_seed(lua_State *L);
+
 #endif

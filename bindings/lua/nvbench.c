@@ -491,5 +491,6 @@ int luaopen_nvbench(lua_State *L)
     lua_setfield(L, -2, "errno");
     push_stats_table(L);
     lua_setfield(L, -2, "stats");
+    push_seed(L);
     return 1;
 }

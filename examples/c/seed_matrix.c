@@ -62,15 +62,30 @@ static char *mkdtemp(char *t)
 #define MAX_TARGETS 64
 #define CELL_TEXT 32
 
-static const struct cell {
+/* The published cells, in the published order: the library's table
+ * (nvb_seed_cell), the one Python's and Lua's matrices read as well. */
+#define MAX_CELLS 16
+static struct cell {
     const char *label, *rw, *bs;
-} cells[] = {
-    {"Random 4K read", "randread", "4k"},     {"Random 64K read", "randread", "64k"},
-    {"Sequential 64K read", "read", "64k"},   {"Sequential 128K read", "read", "128k"},
-    {"Random 4K write", "randwrite", "4k"},   {"Random 64K write", "randwrite", "64k"},
-    {"Sequential 64K write", "write", "64k"}, {"Sequential 128K write", "write", "128k"},
-};
-#define NCELLS (sizeof cells / sizeof cells[0])
+} cells[MAX_CELLS];
+static size_t ncells;
+
+static int load_cells(void)
+{
+    ncells = nvb_seed_cells();
+    if (ncells > MAX_CELLS) {
+        example_fprintf(stderr, "seed_matrix: the library has %zu seed cells, more than %d\n", ncells, MAX_CELLS);
+        return -1;
+    }
+    for (size_t c = 0; c < ncells; c++) {
+        if (nvb_seed_cell(c, "label", &cells[c].label) || nvb_seed_cell(c, "rw", &cells[c].rw) ||
+            nvb_seed_cell(c, "bs", &cells[c].bs)) {
+            example_fprintf(stderr, "seed_matrix: seed cell %zu unreadable\n", c);
+            return -1;
+        }
+    }
+    return 0;
+}
 
 /* ran: the column has this cell (a run was made or loaded); ok: it has figures. */
 struct fig {
@@ -78,7 +93,7 @@ struct fig {
     int qd_asked, qd_ran; /* the queue depth asked for, and the one the engine ran at */
     double gib_s, iops, lat_ms, cpu_pct, own_pct, others_pct, us_per_io, iops_core;
 };
-static struct fig figs[NCELLS][MAX_ENGINES];
+static struct fig figs[MAX_CELLS][MAX_ENGINES];
 
 /* The metric rows and how each figure is printed (format_value). */
 enum kind { FIGURE, COUNT, PCT };
@@ -195,7 +210,7 @@ static void format_value(char *out, size_t size, enum kind kind, double v)
 static void heading(char *out, size_t size, const char *engine, int e)
 {
     int ran = -1, mixed = 0;
-    for (size_t c = 0; c < NCELLS; c++) {
+    for (size_t c = 0; c < ncells; c++) {
         const struct fig *f = &figs[c][e];
         if (!f->ran || !f->ok)
             continue;
@@ -213,12 +228,12 @@ static void heading(char *out, size_t size, const char *engine, int e)
 
 static void print_table(const char *const *engines, int ne)
 {
-    static char text[NCELLS][NMETRICS][MAX_ENGINES][CELL_TEXT];
+    static char text[MAX_CELLS][NMETRICS][MAX_ENGINES][CELL_TEXT];
     static char head[MAX_ENGINES][80];
     int width[MAX_ENGINES + 1] = {0}, blocks = 0;
     for (int e = 0; e < ne; e++)
         heading(head[e], sizeof head[e], engines[e], e);
-    for (size_t c = 0; c < NCELLS; c++) {
+    for (size_t c = 0; c < ncells; c++) {
         for (int e = 0; e < ne; e++) {
             const struct fig *f = &figs[c][e];
             if (!f->ran)
@@ -235,7 +250,7 @@ static void print_table(const char *const *engines, int ne)
     }
     for (size_t m = 0; m < NMETRICS; m++)
         width[0] = width[0] > (int)strlen(metrics[m].label) ? width[0] : (int)strlen(metrics[m].label);
-    for (size_t c = 0; c < NCELLS; c++) {
+    for (size_t c = 0; c < ncells; c++) {
         int cols[MAX_ENGINES], nc = 0;
         for (int e = 0; e < ne; e++)
             if (figs[c][e].ran)
@@ -476,7 +491,7 @@ static int load_results(const char *path, const char **engines, int *ne)
             int e = 0;
             while (e < *ne && strcmp(engines[e], engine) != 0)
                 e++;
-            for (size_t c = 0; c < NCELLS; c++) {
+            for (size_t c = 0; c < ncells; c++) {
                 if (strcmp(cells[c].rw, rw) != 0 || atof(cells[c].bs) * 1024 != atof(bs))
                     continue; /* not a seed cell */
                 if (e == *ne && *ne == MAX_ENGINES) {
@@ -631,6 +646,8 @@ int main(int argc, char **argv)
     struct opts o = {"2s", "32", "1", "512M", NULL, NULL, NULL, NULL, "0", "off", "0", "1s", {0}, 0, 1, 0, 0};
     if (parse_args(argc, argv, &o) != 0)
         return 2;
+    if (load_cells() != 0)
+        return 1;
     const char *runtime = o.runtime, *qd = o.qd, *jobs = o.jobs, *size = o.size, *from_json = o.from_json;
     const char *json_path = o.json_path, *only = o.only, *stack = o.stack, *precondition = o.precondition;
     const char *ss = o.ss, *ss_window = o.ss_window, *interval = o.interval, **targets = o.targets;
@@ -707,10 +724,10 @@ int main(int argc, char **argv)
     if (json_path)
         seed_facts_init(stack);
     int status = 0, nresults = 0;
-    example_fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s%s\n", ne, NCELLS,
+    example_fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s%s\n", ne, ncells,
             repeat, runtime, qd, jobs, target, ntargets > 1 ? " and the others" : "");
-    for (int rep = 0; rep < repeat * (int)NCELLS && !nvb_cancel_requested(g_cancel); rep++) {
-        size_t c = (size_t)rep % NCELLS;
+    for (int rep = 0; rep < repeat * (int)ncells && !nvb_cancel_requested(g_cancel); rep++) {
+        size_t c = (size_t)rep % ncells;
         for (int e = 0; e < ne && !nvb_cancel_requested(g_cancel); e++) {
             struct nvb_workload *w;
             if (nvb_workload_new(&w) < 0)

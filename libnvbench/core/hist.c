@@ -3,6 +3,7 @@
  * Recording (nvb__hist_add) is inline in hist.h; everything here runs once
  * per report.
  */
+#include "nvbench.h"
 #include "core/hist.h"
 #include "util/util.h"
 
@@ -135,6 +136,38 @@ int nvb__hist_pct_supported(uint64_t count, double pct)
         pct = 100.0;
     uint64_t r = nvb__hist_rank(count, pct);
     return r >= NVB__HIST_PCT_TAIL && count - r >= NVB__HIST_PCT_TAIL;
+}
+
+_Static_assert(NVB__HIST_PCT_TAIL == NVB_PCT_TAIL, "the public tail is the histogram's");
+
+/* The public face of the rank rule (include/nvbench.h): the bindings' tables
+ * and merges ask these instead of keeping a copy of the arithmetic. */
+uint64_t nvb_pct_rank(uint64_t count, double pct)
+{
+    return nvb__hist_rank(count, pct);
+}
+
+int nvb_pct_supported(uint64_t count, double pct)
+{
+    return nvb__hist_pct_supported(count, pct);
+}
+
+uint64_t nvb_pct_min_ios(double pct)
+{
+    double q = (pct < 100.0 - pct ? pct : 100.0 - pct) / 100.0;
+    if (!(q > 0.0)) /* p0, p100, outside [0, 100], NaN: never supported */
+        return 0;
+    double t = floor(NVB__HIST_PCT_TAIL / q);
+    if (!(t < 9e18)) /* no count of 64 bits has the tails */
+        return 0;
+    uint64_t n = (uint64_t)t > 2 * NVB__HIST_PCT_TAIL + 2 ? (uint64_t)t - 2 : 2 * NVB__HIST_PCT_TAIL;
+    /* The estimate is within a few of the answer: step to the first
+     * supported count, then back while the one below is supported too. */
+    while (!nvb__hist_pct_supported(n, pct))
+        n++;
+    while (n > 2 * NVB__HIST_PCT_TAIL && nvb__hist_pct_supported(n - 1, pct))
+        n--;
+    return n;
 }
 
 double nvb__hist_mean(const struct nvb__hist *h)

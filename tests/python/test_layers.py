@@ -31,6 +31,9 @@ LAZY = {
     ("merge", "merge", "_nvbench"),
     # ... and until statistics are computed (the library computes them)
     ("stats", "_c", "_nvbench"),
+    # ... and until the seed cells are asked for (the library's table: nvb_seed_cell;
+    # a percentile's rank goes through stats._c)
+    ("labels", "_seed", "_nvbench"),
     # reference's optional dependencies may be missing: imported when called
     ("__init__", "reference", "reference"),
 }

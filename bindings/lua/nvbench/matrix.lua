@@ -12,17 +12,10 @@ local nvb = require "nvbench"
 local M = {}
 
 -- The published matrix (docs/analysis.md): four workloads, each read and
--- write, in the order the C example prints them.
-M.cells = {
-  { key = "rand4k_read",    workload = "rand4k",  op = "read",  rw = "randread",  bs = "4k",   label = "Random 4K read" },
-  { key = "rand64k_read",   workload = "rand64k", op = "read",  rw = "randread",  bs = "64k",  label = "Random 64K read" },
-  { key = "seq64k_read",    workload = "seq64k",  op = "read",  rw = "read",      bs = "64k",  label = "Sequential 64K read" },
-  { key = "seq128k_read",   workload = "seq128k", op = "read",  rw = "read",      bs = "128k", label = "Sequential 128K read" },
-  { key = "rand4k_write",   workload = "rand4k",  op = "write", rw = "randwrite", bs = "4k",   label = "Random 4K write" },
-  { key = "rand64k_write",  workload = "rand64k", op = "write", rw = "randwrite", bs = "64k",  label = "Random 64K write" },
-  { key = "seq64k_write",   workload = "seq64k",  op = "write", rw = "write",     bs = "64k",  label = "Sequential 64K write" },
-  { key = "seq128k_write",  workload = "seq128k", op = "write", rw = "write",     bs = "128k", label = "Sequential 128K write" },
-}
+-- write, in the published order: the library's table (nvb_seed_cell), the
+-- one the C example and Python read. Each cell: key ("rand4k_read"),
+-- workload ("rand4k"), op, rw, bs, label ("Random 4K read").
+M.cells = nvb.seed_cells()
 
 -- The metric rows of the seed layout, with the two the articles had to infer.
 -- kind: how the figure is printed (M.format_value).
@@ -258,37 +251,16 @@ end
 
 ------------------------------------------------------------------ percentiles
 
--- The library's rule (libnvbench/core/hist.c, docs/json-schema.md): percentile
--- p of n latencies is the r-th smallest, r = ceil(n p / 100) (a few ulps
--- shaved so that p99.9 of 1000 is the 999th); it is supported when r >= 10
--- and n - r >= 10. A result carries the verdicts in lat_pct_supported.
-local PCT_TAIL = 10
-
-local function pct_rank(n, p)
-  local x = p * n / 100
-  x = x - x * (8 * 2.0^-52)
-  local r = math.ceil(x)
-  if r < 1 then return 1 end
-  if r >= n then return n end
-  return r
-end
+-- The library's rule (nvb.pct: libnvbench/core/hist.c, docs/json-schema.md):
+-- percentile p of n latencies is the r-th smallest, r = ceil(n p / 100); it
+-- is supported when r >= 10 and n - r >= 10. A result carries the verdicts
+-- in lat_pct_supported.
 
 --- true when percentile p (0..100) of n latencies rests on enough samples.
-function M.pct_supported(n, p)
-  if n < 2 * PCT_TAIL then return false end
-  local r = pct_rank(n, math.min(math.max(p, 0), 100))
-  return r >= PCT_TAIL and n - r >= PCT_TAIL
-end
+M.pct_supported = nvb.pct.supported
 
 --- The fewest latencies for which percentile p is supported (nil for p0, p100).
-function M.pct_min_ios(p)
-  local q = math.min(p, 100 - p) / 100
-  if not (q > 0) then return nil end
-  local n = math.max(2 * PCT_TAIL, math.floor(PCT_TAIL / q) - 2)
-  while not M.pct_supported(n, p) do n = n + 1 end
-  while n > 2 * PCT_TAIL and M.pct_supported(n - 1, p) do n = n - 1 end
-  return n
-end
+M.pct_min_ios = nvb.pct.min_ios
 
 --- Percentile `key` ("p99", "p99.9") of a result's direction table in ms, or
 --- nil and "n/a (n<N)" when the run had too few I/Os for it.

@@ -9,8 +9,32 @@ import math
 
 __all__ = ["op_of_rw", "cell_of", "block_label", "block_sort_key", "human_bs", "SEED_CELLS"]
 
-# Published block order: these cells, reads first then writes.
-SEED_CELLS = ("rand4k", "rand64k", "seq64k", "seq128k")
+_SEED = None
+
+
+def _seed():
+    """The library's seed table (nvb_seed_cell): (the cells in published order, their
+    block titles by (cell, op)); read once, when first asked for, so the analysis
+    modules import without the C extension."""
+    global _SEED
+    if _SEED is None:
+        try:
+            from . import _nvbench
+        except ImportError as e:
+            raise ImportError("the seed matrix's cells are the C library's: the extension nvbench._nvbench "
+                              f"is needed ({e})") from e
+        cells = _nvbench.seed_cells()
+        _SEED = (tuple(dict.fromkeys(c["workload"] for c in cells)),
+                 {(c["workload"], c["op"]): c["label"] for c in cells})
+    return _SEED
+
+
+def __getattr__(name):
+    # SEED_CELLS: the published block order, these cells, reads first then writes
+    if name == "SEED_CELLS":
+        return _seed()[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 _OP_ORDER = {"read": 0, "write": 1, "trim": 2, "mixed": 3}
 
 
@@ -51,6 +75,9 @@ _CELL_WORDS = {"rand": "Random", "seq": "Sequential"}
 
 def block_label(cell, op):
     """'Random 4K read' for ('rand4k', 'read'); unknown cell names are kept as they are."""
+    titles = _seed()[1]
+    if (cell, op) in titles:
+        return titles[(cell, op)]
     if cell:
         for prefix, word in _CELL_WORDS.items():
             rest = cell[len(prefix):]
@@ -81,7 +108,8 @@ def block_sort_key(block):
     others by pattern and block size; reads before writes before mixed."""
     cell, op = block
     cell = cell or ""
-    if cell in SEED_CELLS:
-        return (_OP_ORDER.get(op, 4), 0, SEED_CELLS.index(cell), 0, cell)
+    seed = _seed()[0]
+    if cell in seed:
+        return (_OP_ORDER.get(op, 4), 0, seed.index(cell), 0, cell)
     pattern = 0 if cell.startswith("rand") else 1
     return (_OP_ORDER.get(op, 4), 1, pattern, _bs_of_cell(cell), cell)

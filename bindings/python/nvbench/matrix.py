@@ -14,6 +14,7 @@ import os
 import tempfile
 import warnings
 
+from . import _nvbench
 from . import _progress
 from . import _warnings
 from .core import available_engines, labels, workload, _run_workload, _flatten_targets
@@ -24,17 +25,9 @@ from ._signals import sigterm_cancels
 
 __all__ = ["matrix", "seed_matrix", "SEED_CELLS"]
 
-#: The published matrix: (cell label, rw, bs, op), in the articles' order.
-SEED_CELLS = (
-    ("rand4k", "randread", "4k", "read"),
-    ("rand64k", "randread", "64k", "read"),
-    ("seq64k", "read", "64k", "read"),
-    ("seq128k", "read", "128k", "read"),
-    ("rand4k", "randwrite", "4k", "write"),
-    ("rand64k", "randwrite", "64k", "write"),
-    ("seq64k", "write", "64k", "write"),
-    ("seq128k", "write", "128k", "write"),
-)
+#: The published matrix: (cell label, rw, bs, op), in the articles' order:
+#: the library's table (nvb_seed_cell), the one the C example and Lua read.
+SEED_CELLS = tuple((c["workload"], c["rw"], c["bs"], c["op"]) for c in _nvbench.seed_cells())
 
 # Axes that define the cell (rows of the table) or the stack itself; any
 # other axis that varies becomes part of the stack (column) label.

@@ -31,6 +31,7 @@
 #include "_echo.h"
 #include "_fiojob.h"
 #include "_json.h"
+#include "_seed.h"
 #include "_stats.h"
 
 typedef struct {
@@ -749,6 +750,8 @@ static int nvbench_exec(PyObject *module)
     if (PyModule_AddStringConstant(module, "HEADER_VERSION", hv) < 0)
         return -1;
     if (nvbench_add_fiojob(module) < 0 || nvbench_add_json(module) < 0 || nvbench_add_echo(module) < 0)
+        return -1;
+    if (nvbench_add_seed(module) < 0)
         return -1;
     return nvbench_add_stats(module);
 }
