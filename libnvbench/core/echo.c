@@ -52,17 +52,14 @@ void nvb__workload_json(const struct nvb_workload *w, struct nvb__buf *b)
     if (open)
         nvb__buf_puts(b, "}");
     nvb__buf_puts(b, ",\"targets\":[");
-    const char *t;
-    for (size_t i = 0; (t = nvb__workload_target(w, i)); i++) {
-        if (i)
-            nvb__buf_puts(b, ",");
-        nvb__json_write_str(b, t);
+    for (size_t i = 0; i < w->ntargets; i++) {
+        nvb__buf_puts(b, i ? "," : "");
+        nvb__json_write_str(b, w->targets[i]);
     }
     nvb__buf_puts(b, "],\"engine_opts\":{");
     const char *k;
     for (size_t i = 0; (k = nvb__workload_engine_opt(w, i)); i++) {
-        if (i)
-            nvb__buf_puts(b, ",");
+        nvb__buf_puts(b, i ? "," : "");
         nvb__json_write_str(b, k);
         nvb__buf_puts(b, ":");
         nvb__json_write_str(b, w->eopts[i].text);

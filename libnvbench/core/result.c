@@ -297,14 +297,11 @@ static void emit_dirs(struct jctx *c, const struct nvb_result *r, const struct n
         emit_dstat(c, nvb__dir_names[k], &d[k], r->duration_s, r->lat_unknown);
 }
 
-/* A mean over submissions.ios: null when no I/O reached the engine (every
- * one failed by fault.rate), not 0. */
+/* A mean (of a figure over submissions.ios, or the depth over the waits):
+ * null when there is nothing to divide by (every I/O failed by fault.rate), not 0. */
 static void sub_mean(struct jctx *c, const char *key, uint64_t sum, uint64_t ios)
 {
-    if (ios)
-        jo_num(c, key, (double)sum / (double)ios);
-    else
-        jo_raw(c, key, "null");
+    ios ? jo_num(c, key, (double)sum / (double)ios) : jo_raw(c, key, "null");
 }
 
 static void emit_rate(struct jctx *c, const struct nvb_result *r)
@@ -369,15 +366,11 @@ static void emit_submissions(struct jctx *c, const struct nvb_result *r)
         jo_str(c, "slat_scope", scopes[s->slat_scope & 3]);
         jo_u64(c, "waits", s->waits);
         jo_u64(c, "depth_sum", s->depth_sum);
-        if (s->waits)
-            jo_num(c, "depth_mean", (double)s->depth_sum / (double)s->waits);
-        else
-            jo_raw(c, "depth_mean", "null");
+        sub_mean(c, "depth_mean", s->depth_sum, s->waits);
     }
     jo_close(c, '}');
 }
 
-/* The per-host rows of a merged result; [] for a run on one host. */
 /* What a target held as the run began (examine.c): null where nobody
  * looked; absent from a result loaded from before these fields, so that it
  * reads back as the same text. */
@@ -420,6 +413,7 @@ static void emit_content(struct jctx *c, const struct nvb__tcontent *k)
     jo_close(c, '}');
 }
 
+/* The per-host rows of a merged result; [] for a run on one host. */
 static void emit_hosts(struct jctx *c, const struct nvb_result *r)
 {
     const char *const *dn = nvb__dir_names;
