@@ -32,8 +32,13 @@ void nvb__diskutil_begin(struct run *r, struct nvb_result *res, uint64_t *t0)
             no_util(ts, "the null engine does no I/O to a device");
             continue;
         }
+        const char *path = ts->file ? ts->file : ts->path;
+        if (!path) { /* a phase whose result names no target (preconditioning's) */
+            no_util(ts, "no target named in this phase's result");
+            continue;
+        }
         char why[sizeof ts->util.why];
-        if (nvb__disk_io_ticks(ts->file ? ts->file : ts->path, ts->util.dev, sizeof ts->util.dev, &ts->util.ticks0,
+        if (nvb__disk_io_ticks(path, ts->util.dev, sizeof ts->util.dev, &ts->util.ticks0,
                                why, sizeof why) < 0) {
             no_util(ts, why);
             continue;

@@ -1,6 +1,7 @@
 /* Parsers for workload values. Strict: the whole string must be consumed. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -129,8 +130,64 @@ static const struct {
     {"m", 60000000000ull}, {"min", 60000000000ull}, {"h", 3600000000000ull},
 };
 
+/* A duration written with a decimal exponent ("5e-06s", as JSON writers
+ * print small numbers), rewritten as the plain decimal it denotes ("0.000005s")
+ * into buf, so it stays exact: s itself when it has no exponent, NULL when
+ * the rewrite does not fit (an exponent beyond +-40 or a long mantissa). */
+static const char *plain_decimal(const char *s, char *buf, size_t len)
+{
+    if (!s)
+        return s; /* refused by parse_number */
+    const char *q = skip_ws(s);
+    while (isdigit((unsigned char)*q) || *q == '.')
+        q++;
+    const char *e = q + 1;
+    int neg = *e == '-';
+    if (*e == '+' || *e == '-')
+        e++;
+    if ((*q != 'e' && *q != 'E') || !isdigit((unsigned char)*e))
+        return s; /* no exponent: parsed as it is (or refused by the caller) */
+    char digits[48];
+    size_t nd = 0;
+    long point = -1;
+    for (const char *p = skip_ws(s); p < q; p++) {
+        if (*p == '.' && point < 0)
+            point = (long)nd;
+        else if (*p == '.' || nd + 1 >= sizeof digits)
+            return NULL;
+        else
+            digits[nd++] = *p;
+    }
+    if (!nd)
+        return NULL;
+    long x = 0;
+    for (; isdigit((unsigned char)*e); e++)
+        if ((x = x * 10 + (*e - '0')) > 40)
+            return NULL;
+    long at = (point < 0 ? (long)nd : point) + (neg ? -x : x); /* the point's new place */
+    size_t o = 0;
+    char out[128];
+    if (at <= 0) {
+        o += (size_t)snprintf(out, sizeof out, "0.%.*s%.*s", (int)-at, "0000000000000000000000000000000000000000",
+                              (int)nd, digits);
+    } else if ((size_t)at >= nd) {
+        o += (size_t)snprintf(out, sizeof out, "%.*s%.*s", (int)nd, digits, (int)(at - (long)nd),
+                              "0000000000000000000000000000000000000000");
+    } else {
+        o += (size_t)snprintf(out, sizeof out, "%.*s.%.*s", (int)at, digits, (int)((long)nd - at), digits + at);
+    }
+    if (o >= sizeof out || (size_t)snprintf(buf, len, "%s%s", out, e) >= len)
+        return NULL;
+    return buf;
+}
+
 int nvb__parse_duration(const char *s, uint64_t *ns)
 {
+    char buf[160];
+    const char *t = plain_decimal(s, buf, sizeof buf);
+    if (s && !t)
+        return -ERANGE;
+    s = t;
     struct num n;
     int rc = parse_number(&s, &n);
     if (rc)
@@ -145,7 +202,11 @@ int nvb__parse_duration(const char *s, uint64_t *ns)
  * unit of nvb__parse_duration otherwise. */
 int nvb__parse_usec(const char *s, uint64_t *ns)
 {
-    const char *q = s;
+    char buf[160];
+    const char *t = plain_decimal(s, buf, sizeof buf);
+    if (s && !t)
+        return -ERANGE;
+    const char *q = s = t;
     struct num n;
     int rc = parse_number(&q, &n);
     if (rc)

@@ -76,6 +76,10 @@ START_TEST(parse_durations_exactly)
         {"2.675ms", 2675000ull}, {"0.7us", 700ull}, {"0.001ms", 1000ull}, {"1.1h", 3960000000000ull},
         {"0.0000000001h", 360ull}, {"1.000000000000000000000s", 1000000000ull}, {"0.1m", 6000000000ull},
         {"31535999.999999999", 31535999999999999ull},
+        /* with a decimal exponent, as JSON writers print small numbers (a result's
+         * thinktime_s of 5 us is 5e-06 once Python has read and written it) */
+        {"5e-06", 5000ull}, {"5e-06s", 5000ull}, {"1.5e3ms", 1500000000ull}, {"2E+2us", 200000ull},
+        {"12.5e-1", 1250000000ull}, {"1e-9", 1ull}, {".5e1", 5000000000ull},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         uint64_t ns = 1;
@@ -91,6 +95,11 @@ START_TEST(parse_durations_exactly)
     for (size_t i = 0; i < sizeof finer / sizeof finer[0]; i++)
         ck_assert_msg(nvb__parse_duration(finer[i], &ns) < 0, "'%s' (finer than 1 ns) accepted", finer[i]);
     ck_assert_int_lt(nvb__parse_usec("0.0005", &ns), 0);
+    ck_assert_int_eq(nvb__parse_usec("5e-06s", &ns), 0);
+    ck_assert_uint_eq(ns, 5000);
+    static const char *const bad_exp[] = {"1e-10s", "1e41", "1e", "1e+", "1.2.3e1", "-1e3"};
+    for (size_t i = 0; i < sizeof bad_exp / sizeof bad_exp[0]; i++)
+        ck_assert_msg(nvb__parse_duration(bad_exp[i], &ns) < 0, "'%s' accepted", bad_exp[i]);
     /* a fraction past the 18 digits kept is still a fraction */
     uint64_t v;
     ck_assert_int_lt(nvb__parse_u64("1.0000000000000000000001", &v), 0);
