@@ -141,12 +141,14 @@ static const char *plain_decimal(const char *s, char *buf, size_t len)
     const char *q = skip_ws(s);
     while (isdigit((unsigned char)*q) || *q == '.')
         q++;
+    if (*q != 'e' && *q != 'E')
+        return s; /* no exponent: parsed as it is (or refused by the caller) */
     const char *e = q + 1;
     int neg = *e == '-';
     if (*e == '+' || *e == '-')
         e++;
-    if ((*q != 'e' && *q != 'E') || !isdigit((unsigned char)*e))
-        return s; /* no exponent: parsed as it is (or refused by the caller) */
+    if (!isdigit((unsigned char)*e))
+        return s;
     char digits[48];
     size_t nd = 0;
     long point = -1;
