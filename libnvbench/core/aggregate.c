@@ -105,7 +105,7 @@ static void rate_warnings(struct nvb_result *res, unsigned qd)
     for (int d = 0; d < NVB__NDIR; d++)
         if (res->tot[d].hist) {
             n += (double)res->tot[d].hist->count;
-            lsum += (double)res->tot[d].hist->sum;
+            lsum += nvb__u128d(res->tot[d].hist->sum);
         }
     const double late = res->sub.ios ? (double)res->sub.late_sum / (double)res->sub.ios : 0, mean = n ? lsum / n : 0;
     if (mean > 0 && late > LATE_SHARE_WARN * mean)

@@ -89,7 +89,8 @@ static int reconcile(struct nvb__cpu_times *d, uint64_t own_user, uint64_t own_s
     uint64_t from_idle = need < d->idle ? need : d->idle;
     d->idle -= from_idle;
     d->iowait -= need - from_idle;
-    uint64_t to_user = (uint64_t)((unsigned __int128)need * own_user / own);
+    unsigned __int128 nu = (unsigned __int128)need * own_user; /* own_user <= own: the share fits */
+    uint64_t to_user = nvb__div128((uint64_t)(nu >> 64), (uint64_t)nu, own, NULL);
     d->user += to_user;
     d->system += need - to_user;
     *raised = need;

@@ -157,8 +157,11 @@ static int job_verify_stripes(struct job *j)
         }
         const uint64_t nb = j->nblocks[t];
         if (seq) { /* blocks [nb * rk / stride, nb * (rk + 1) / stride) */
-            uint64_t lo = (uint64_t)((unsigned __int128)nb * rk / stride);
-            uint64_t hi = (uint64_t)((unsigned __int128)nb * (rk + 1) / stride);
+            /* rk < stride: both quotients fit 64 bits, and no 128-bit division
+             * reaches libgcc_s (which a mingw DLL would then import) */
+            unsigned __int128 a = (unsigned __int128)nb * rk, b = (unsigned __int128)nb * (rk + 1);
+            uint64_t lo = nvb__div128((uint64_t)(a >> 64), (uint64_t)a, stride, NULL);
+            uint64_t hi = nvb__div128((uint64_t)(b >> 64), (uint64_t)b, stride, NULL);
             j->vrank[t] = lo;
             j->vstride[t] = 1;
             j->nblocks[t] = hi - lo;

@@ -81,8 +81,9 @@ static int scale(const struct num *n, uint64_t mult, int exact, uint64_t *out)
         return -ERANGE;
     uint64_t r = n->v * mult;
     unsigned __int128 p = (unsigned __int128)n->f * mult;
-    uint64_t add = (uint64_t)(p / n->sc);
-    if (exact && (p % n->sc || n->lost))
+    uint64_t rem; /* p < sc 2^61: the quotient fits 64 bits (no 128-bit division: libgcc_s on mingw) */
+    uint64_t add = nvb__div128((uint64_t)(p >> 64), (uint64_t)p, n->sc, &rem);
+    if (exact && (rem || n->lost))
         return -EDOM;
     if (r > UINT64_MAX - add)
         return -ERANGE;
