@@ -135,25 +135,12 @@ START_TEST(same_seed_same_faults)
 }
 END_TEST
 
-static uint64_t file_sum(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    static unsigned char buf[1 << 16];
-    uint64_t h = 1469598103934665603ull;
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        for (ssize_t i = 0; i < n; i++)
-            h = (h ^ buf[i]) * 1099511628211ull;
-    close(fd);
-    return h;
-}
 
 /* fault.rate=1: every write fails before it reaches the engine, so the
  * file is left exactly as it was. */
 START_TEST(injected_errors_do_not_touch_the_device)
 {
-    uint64_t before = file_sum(g_file);
+    uint64_t before = tu_file_sum(g_file);
     for (int e = 0; e < g_n; e++) {
         struct nvb_workload *w = mk(g_engines[e], (const char *[]){"rw", "randwrite", "qd", "8", "ios", "500",
                                                                    "fault.rate", "1", "fault.errno", "EROFS",
@@ -168,7 +155,7 @@ START_TEST(injected_errors_do_not_touch_the_device)
         nvb_result_free(r);
         nvb_workload_free(w);
     }
-    ck_assert_msg(file_sum(g_file) == before, "the target changed under writes that all failed");
+    ck_assert_msg(tu_file_sum(g_file) == before, "the target changed under writes that all failed");
 }
 END_TEST
 

@@ -173,17 +173,6 @@ START_TEST(reader_and_writer_on_one_file)
 }
 END_TEST
 
-static uint64_t file_sum(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    uint64_t h = 1469598103934665603ull;
-    int c;
-    while ((c = fgetc(f)) != EOF)
-        h = (h ^ (uint64_t)c) * 1099511628211ull;
-    fclose(f);
-    return h;
-}
 
 /* Groups a and b refused (-EBUSY) with needle in the message. */
 static void refused2(struct nvb_workload *a, struct nvb_workload *b, const char *needle)
@@ -201,7 +190,7 @@ START_TEST(two_writers_refused)
                                                  "ios", "100", NULL}, g_file);
     struct nvb_workload *b = wl((const char *[]){"engine", "psync", "direct", "0", "rw", "write", "name", "w2",
                                                  "ios", "100", NULL}, g_file);
-    uint64_t before = file_sum(g_file);
+    uint64_t before = tu_file_sum(g_file);
     struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
     struct nvb_result *r = NULL;
     ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
@@ -209,7 +198,7 @@ START_TEST(two_writers_refused)
     ck_assert_msg(strstr(e, "'w1'") && strstr(e, "'w2'") && strstr(e, g_file), "%s", e);
     ck_assert_uint_eq(nvb_result_ios(r, 1), 0);
     nvb_result_free(r);
-    ck_assert_uint_eq(file_sum(g_file), before);
+    ck_assert_uint_eq(tu_file_sum(g_file), before);
     /* a verifying reader beside a writer: refused too */
     ck_assert_int_eq(nvb_workload_set(b, "rw", "read"), 0);
     ck_assert_int_eq(nvb_workload_set(b, "verify", "1"), 0);
@@ -218,7 +207,7 @@ START_TEST(two_writers_refused)
     ck_assert_int_eq(nvb_workload_set(b, "verify", "0"), 0);
     ck_assert_int_eq(nvb_workload_set(b, "rw", "randtrim"), 0);
     refused2(a, b, "written by group 'w2'");
-    ck_assert_uint_eq(file_sum(g_file), before);
+    ck_assert_uint_eq(tu_file_sum(g_file), before);
     nvb_workload_free(a);
     nvb_workload_free(b);
 }
@@ -273,7 +262,7 @@ START_TEST(steps_validated_before_any_run)
                                                   NULL}, made);
     struct nvb_workload *x2 = wl((const char *[]){"engine", "psync", "rw", "write", "size", "1M", "name", "x2",
                                                   NULL}, made);
-    uint64_t before = file_sum(g_file);
+    uint64_t before = tu_file_sum(g_file);
     char err[1024];
     size_t bad = 99;
     /* step 0: fill; step 1: w and w2 both write g_file */
@@ -310,7 +299,7 @@ START_TEST(steps_validated_before_any_run)
     ck_assert_uint_eq(bad, 1);
     ck_assert_int_eq(nvb_groups_validate(NULL, 1, NULL, NULL, NULL, 0), -EINVAL);
     ck_assert_int_eq(nvb_groups_validate(a, 0, NULL, NULL, err, sizeof err), -EINVAL);
-    ck_assert_uint_eq(file_sum(g_file), before);
+    ck_assert_uint_eq(tu_file_sum(g_file), before);
     ck_assert_int_eq(tu_count_entries(dir), 0); /* nothing created */
     struct nvb_workload *all[] = {fill, w1, w2, mk, r1, r2, x2};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
@@ -517,7 +506,7 @@ START_TEST(device_aliases_are_one_target)
     ck_assert_int_eq(stat(dev, &st), 0);
     ck_assert_int_eq(symlink(dev, lnk), 0);
     ck_assert_int_eq(mknod(node, S_IFBLK | 0600, st.st_rdev), 0);
-    uint64_t before = file_sum(img);
+    uint64_t before = tu_file_sum(img);
     const char *names[] = {dev, lnk, node, NULL};
     struct nvb_result *r = NULL;
     struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
@@ -538,7 +527,7 @@ START_TEST(device_aliases_are_one_target)
         }
         nvb_workload_free(a);
     }
-    ck_assert_msg(file_sum(img) == before, "a refused run wrote the device");
+    ck_assert_msg(tu_file_sum(img) == before, "a refused run wrote the device");
     /* plain readers through every name beside a writer: they run */
     struct nvb_workload *a = wl((const char *[]){"engine", "psync", "rw", "randwrite", "name", "w", "ios", "64",
                                                  "allow_destructive", "1", NULL}, node);

@@ -415,18 +415,6 @@ START_TEST(read_back_reads_what_each_job_wrote)
 }
 END_TEST
 
-static uint64_t file_sum(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    static unsigned char b[BS];
-    uint32_t c = 0;
-    ssize_t got;
-    while ((got = read(fd, b, sizeof b)) > 0)
-        c = nvb__crc32c(c, b, (size_t)got);
-    close(fd);
-    return c;
-}
 
 /* One target named twice in a run that writes or verifies (by name or by
  * a hard link) is refused before any I/O, naming both; the file is
@@ -443,7 +431,7 @@ START_TEST(a_target_named_twice_is_refused)
     static const char *const rws[][2] = {{"randrw", "1"}, {"randwrite", "0"}, {"read", "1"}, {"write", "0"}};
     for (int i = 0; i < 2; i++)
         for (int k = 0; k < 4; k++) {
-            uint64_t before = file_sum(g_file[0]);
+            uint64_t before = tu_file_sum(g_file[0]);
             struct nvb_workload *w = mk(eng, (const char *[]){"rw", rws[k][0], "verify", rws[k][1], "ios", "64",
                                                               NULL},
                                         (const char *[]){names[i][0], names[i][1], NULL});
@@ -453,7 +441,7 @@ START_TEST(a_target_named_twice_is_refused)
             ck_assert_msg(strstr(m, "same file") && strstr(m, names[i][1]), "%s", m);
             ck_assert_msg(strstr(m, "0 '") && strstr(m, "1 '"), "%s", m);
             ck_assert_uint_eq(nvb_result_ios(r, NVB_WRITE) + nvb_result_ios(r, NVB_READ), 0);
-            ck_assert_uint_eq(file_sum(g_file[0]), before);
+            ck_assert_uint_eq(tu_file_sum(g_file[0]), before);
             nvb_result_free(r);
             nvb_workload_free(w);
         }

@@ -487,19 +487,6 @@ END_TEST
 
 /* ------------------------------------------------------- run-time checks */
 
-static uint64_t file_sum(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    uint64_t h = 1469598103934665603ull;
-    unsigned char buf[65536];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        for (ssize_t i = 0; i < n; i++)
-            h = (h ^ buf[i]) * 1099511628211ull;
-    close(fd);
-    return h;
-}
 
 /* Both nvb_workload_validate() and nvb_run() refuse the workload with err,
  * name `key_or_path` and `value` in the message, and create/write nothing. */
@@ -512,7 +499,7 @@ static void expect_run_fail(const char *const *kv, const char *const *targets, i
         ck_assert_msg(nvb_workload_set(w, kv[0], kv[1]) == 0, "set %s=%s: %s", kv[0], kv[1], nvb_workload_error(w));
     for (; targets && *targets; targets++)
         ck_assert_int_eq(nvb_workload_add_target(w, *targets), 0);
-    uint64_t sum = file_sum(g_file);
+    uint64_t sum = tu_file_sum(g_file);
     int rc = nvb_workload_validate(w);
     const char *msg = nvb_workload_error(w);
     ck_assert_msg(rc == err, "validate returned %d (%s), expected %d", rc, msg, err);
@@ -532,7 +519,7 @@ static void expect_run_fail(const char *const *kv, const char *const *targets, i
     ck_assert_ptr_nonnull(strstr(json, "\"error\":{"));
     nvb_free(json);
     nvb_result_free(r);
-    ck_assert_msg(file_sum(g_file) == sum, "target file modified by a refused workload");
+    ck_assert_msg(tu_file_sum(g_file) == sum, "target file modified by a refused workload");
     ck_assert_int_eq(tu_count_entries(g_dir), 0);
     nvb_workload_free(w);
 }
@@ -604,12 +591,12 @@ START_TEST(bad_workloads_at_run)
         nvb_workload_set(w, "rw", "randwrite");
         nvb_workload_set(w, "ios", "10");
         nvb_workload_add_target(w, g_file);
-        uint64_t sum = file_sum(g_file);
+        uint64_t sum = tu_file_sum(g_file);
         struct nvb_result *r = NULL;
         int rc = nvb_run(w, NULL, &r);
         ck_assert_int_eq(rc, -ENOTSUP);
         ck_assert_msg(strstr(nvb_result_error(r), "iopoll"), "message '%s'", nvb_result_error(r));
-        ck_assert(file_sum(g_file) == sum);
+        ck_assert(tu_file_sum(g_file) == sum);
         nvb_result_free(r);
         nvb_workload_free(w);
     }
@@ -708,7 +695,7 @@ START_TEST(block_device_write_guard)
     }
     pclose(f);
     dev[strcspn(dev, "\n")] = 0;
-    uint64_t before = file_sum(img);
+    uint64_t before = tu_file_sum(img);
     struct nvb_workload *w;
     nvb_workload_new(&w);
     nvb_workload_set(w, "rw", "randwrite");

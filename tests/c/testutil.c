@@ -184,3 +184,17 @@ int tu_run_suite(Suite *s)
     srunner_free(sr);
     return failed;
 }
+
+uint64_t tu_file_sum(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    ck_assert_msg(fd >= 0, "cannot open %s", path);
+    static unsigned char buf[1 << 16];
+    uint64_t h = 1469598103934665603ull;
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n; i++)
+            h = (h ^ buf[i]) * 1099511628211ull;
+    close(fd);
+    return h;
+}

@@ -43,6 +43,9 @@ struct nvb_result *tu_run_ok(const struct nvb_workload *w);
 int tu_run_suite(Suite *s);
 /* A figure by path (nvb_result_get); the test fails when there is none. */
 double tu_get(const struct nvb_result *r, const char *path);
+/* A checksum of the whole of path's bytes (FNV-1a, 64 bits), to compare a
+ * victim before and after: the test fails when path cannot be opened. */
+uint64_t tu_file_sum(const char *path);
 /* Under valgrind or ASan, where the resident set is mostly the tool's
  * shadow memory (a peak RSS would measure the tool): 1, else 0. */
 int tu_under_memory_tool(void);
