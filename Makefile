@@ -35,7 +35,8 @@ TEST_PKGS := check zlib1g-dev fio python3-jsonschema util-linux e2fsprogs fdisk 
              valgrind clang abigail-tools \
              gcc-mingw-w64-x86-64 wine wine64 \
              openmpi-bin libopenmpi-dev python3-mpi4py \
-             chromium
+             chromium \
+             postgresql-15 python3-psycopg2 sqlite3
 
 # What `make notebook` needs besides the build (Jupyter itself is used when
 # installed: Debian's jupyter-notebook).
@@ -122,9 +123,11 @@ venv: deps
 	$(VENV)/bin/pip install --no-build-isolation --no-deps --force-reinstall --quiet --disable-pip-version-check .
 
 # The seed table is printed; the results and their HTML report (one file to
-# share, tests/python/test_report_html.py) go to $(BUILD), and it says where.
+# share, tests/python/test_report_html.py) go to $(BUILD), and it says where;
+# the runs are saved in the results store too ($$NVBENCH_DB, else
+# ~/.local/share/nvbench/results.db: nvbench history lists them, docs/history.md).
 run: deps-run build venv
-	$(VENV)/bin/nvbench matrix --runtime $(RUNTIME) --json $(BUILD)/seed-matrix.json
+	$(VENV)/bin/nvbench matrix --runtime $(RUNTIME) --json $(BUILD)/seed-matrix.json --save
 	$(VENV)/bin/nvbench report $(BUILD)/seed-matrix.json -o $(BUILD)/seed-report.html
 
 # The venv's Jupyter kernel, under the name the notebook asks for, written

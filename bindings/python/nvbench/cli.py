@@ -25,7 +25,7 @@ from .matrix import _fitting_engines, _seed_cells, seed_matrix
 from .resultset import ResultSet
 from ._summary import summary
 from ._warnings import grouped
-from . import _compare_cli, _search_cli
+from . import _compare_cli, _search_cli, _store_cli
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, _err, _n
 
 
@@ -235,7 +235,7 @@ def cmd_run(args):
     _warn([r])
     if args.json:
         _save_json([r], args.json)
-    return _verify_status([r])
+    return _store_cli.saved(args, [r], _verify_status([r]))
 
 
 def _json_out(args):
@@ -309,7 +309,7 @@ def _run_fio(args):
     _warn(results)
     if args.json:
         _save_json(results, args.json)
-    return status if status != EXIT_OK else _verify_status(results)
+    return _store_cli.saved(args, results, status if status != EXIT_OK else _verify_status(results))
 
 
 def _write_json(text):
@@ -463,6 +463,7 @@ def cmd_matrix(args):
     if args.json:
         saved = list(rs) + ([partial] if partial is not None and not isinstance(partial, str) else [])
         _save_json(saved, args.json)
+    status = _store_cli.saved(args, list(rs), status)
     _warn(rs)
     if len(rs):
         _print_steady_states(rs)
@@ -571,6 +572,7 @@ def build_parser():
     s.add_argument("--fio-lenient", action="store_true",
                    help="with --fio: leave out options nvbench cannot honour, each a warning in the results")
     s.set_defaults(func=cmd_run)
+    _store_cli.add_save_args(s)
 
     s = sub.add_parser("mpi-run", help="under mpirun: one workload on every rank, merged exactly",
                        description="Under MPI (mpirun -n 4 nvbench mpi-run KEY=VALUE... TARGET_TEMPLATE...): "
@@ -614,6 +616,7 @@ def build_parser():
     s.add_argument("--plot-efficiency", metavar="F.png", help="save IOPS per core and CPU per I/O")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_matrix)
+    _store_cli.add_save_args(s)
 
     s = sub.add_parser("report", help="write one self-contained HTML report of saved results",
                        description="One HTML file to share, readable without network access: the "
@@ -659,6 +662,7 @@ def build_parser():
 
     _search_cli.add_parser(sub, run_args=_split_run_args, twice=_twice, err=_err, exit_ok=EXIT_OK,
                            exit_input=EXIT_INPUT, stopped_by=_stopped_by, terminated=Terminated)
+    _store_cli.add_parsers(sub)
     return p
 
 
