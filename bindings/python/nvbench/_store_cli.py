@@ -8,7 +8,7 @@ import time
 
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_OK, _err, _n
 from ._printable import printable
-from .store import FILTER_KEYS, StoreError, default_location, open_store
+from .store import FILTER_KEYS, StoreError, _redact, default_location, open_store
 
 # ------------------------------------------------------------------ saving runs
 
@@ -82,7 +82,7 @@ def saved(args, results, status):
             _err(f"could not keep the results in {path} ({e.strerror}): they are only in the output above")
             return EXIT_FAIL
     _err(f"the results are kept in {path}: once the store is back, nvbench store import {path}"
-         + (f" --db {args.db}" if args.db else ""))
+         + (f" --db {_redact(args.db)}" if args.db else ""))
     return EXIT_FAIL if status == EXIT_OK else status
 
 

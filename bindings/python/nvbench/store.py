@@ -188,6 +188,8 @@ class Store:
                 raise StoreError(f"store {self.name}: PostgreSQL needs psycopg2 (Debian: apt-get install "
                                  f"python3-psycopg2)") from None
             self._conn = psycopg2.connect(self.location, connect_timeout=10)
+            # transactions are begun and ended here, explicitly, as with SQLite
+            self._conn.autocommit = True
             return
         import sqlite3
         path = self.location

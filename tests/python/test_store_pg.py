@@ -1,0 +1,183 @@
+"""The results store on a real PostgreSQL server (Debian's postgresql 15), started here in a
+temporary directory on a private unix socket (no TCP): the same schema as SQLite, runs saved
+and listed from the CLI, concurrent writers from several processes losing nothing, and a
+server gone by the time the run ends: the run completes, its result is kept in a file the
+error names, and `nvbench store import` takes it once the server is back.
+
+Skipped, with the reason, where the server binaries or psycopg2 are missing
+(apt-get install postgresql-15 python3-psycopg2); tests/scripts/test_store_pg.sh runs this
+file with NVB_REQUIRE_PG=1, where a skip is a failure."""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import pytest
+
+from nvbench.store import open_store
+
+PG_BIN = os.environ.get("NVB_PG_BIN", "/usr/lib/postgresql/15/bin")
+
+
+def _skip(why):
+    if os.environ.get("NVB_REQUIRE_PG"):
+        pytest.fail(why)
+    pytest.skip(why)
+
+
+class Server:
+    def __init__(self):
+        if not os.access(os.path.join(PG_BIN, "initdb"), os.X_OK):
+            _skip(f"{PG_BIN}/initdb not found (Debian: apt-get install postgresql-15)")
+        try:
+            import psycopg2  # noqa: F401
+        except ImportError:
+            _skip("psycopg2 missing (Debian: apt-get install python3-psycopg2)")
+        # PostgreSQL refuses to run as root: as the postgres user then
+        self.user = []
+        if os.geteuid() == 0:
+            if subprocess.run(["id", "postgres"], capture_output=True).returncode != 0:
+                _skip("running as root and no postgres user to run the server as")
+            self.user = ["runuser", "-u", "postgres", "--"]
+        self.dir = tempfile.mkdtemp(prefix="nvb-pg-")
+        if self.user:
+            shutil.chown(self.dir, "postgres")
+        self.data, self.sock = os.path.join(self.dir, "data"), os.path.join(self.dir, "sock")
+        self._as(["mkdir", self.sock])
+        self._as([f"{PG_BIN}/initdb", "-D", self.data, "--auth=trust", "-U", "nvb", "-E", "UTF8", "--no-sync"])
+        self.start()
+        self.n = 0
+
+    def _as(self, cmd):
+        p = subprocess.run(self.user + cmd, capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)}: {p.stdout}{p.stderr}")
+
+    def start(self):
+        self._as([f"{PG_BIN}/pg_ctl", "-D", self.data, "-l", os.path.join(self.dir, "log"), "-w", "-o",
+                  f"-k {self.sock} -c listen_addresses='' -c fsync=off -c max_connections=50", "start"])
+
+    def stop(self):
+        self._as([f"{PG_BIN}/pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop"])
+
+    def url(self, db="postgres"):
+        return f"postgresql://nvb@/{db}?host={self.sock}"
+
+    def fresh(self):
+        """A database of its own for one test."""
+        import psycopg2
+        self.n += 1
+        name = f"t{self.n}"
+        con = psycopg2.connect(self.url())
+        con.autocommit = True
+        con.cursor().execute(f"CREATE DATABASE {name}")
+        con.close()
+        return self.url(name)
+
+
+@pytest.fixture(scope="module")
+def pg():
+    s = Server()
+    yield s
+    try:
+        s.stop()
+    except RuntimeError:
+        pass
+    shutil.rmtree(s.dir, ignore_errors=True)
+
+
+def cli(*args, env=None):
+    e = dict(os.environ)
+    e.pop("NVBENCH_DB", None)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "nvbench", *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=120, env=e)
+
+
+def test_runs_saved_and_listed_with_the_schema_of_sqlite(pg, data_file, tmp_path):
+    url = pg.fresh()
+    p = cli("run", "engine=null", "rw=randread", "runtime=100ms", data_file, "--print-json", "--db", url,
+            "--label", "fleet=a")
+    assert p.returncode == 0, p.stderr
+    printed = json.loads(p.stdout)
+    h = cli("history", "--db", url, "--json", "--where", "label.fleet=a", "--where", f"host={printed['host']}")
+    assert h.returncode == 0, h.stderr
+    rows = json.loads(h.stdout)
+    assert len(rows) == 1 and rows[0]["bs"] == 4096 and rows[0]["labels"] == {"fleet": "a"}
+    with open_store(url) as st:
+        stored = json.loads(st.query(with_result=True)[0]["result"])
+        stored.pop("meta")
+        assert stored == printed
+        cur = st._conn.cursor()
+        cur.execute("SELECT table_name, column_name FROM information_schema.columns "
+                    "WHERE table_schema = current_schema()")
+        pg_cols = sorted(cur.fetchall())
+    lite = tmp_path / "l.db"
+    with open_store(str(lite)):
+        pass
+    con = sqlite3.connect(lite)
+    lite_cols = sorted((t, c[1]) for t in ("nvbench_meta", "runs", "run_labels")
+                       for c in con.execute(f"PRAGMA table_info({t})"))
+    assert pg_cols == lite_cols
+    # hostile values are values here too
+    for v in ("x' OR '1'='1", "x'; DROP TABLE runs; --"):
+        assert json.loads(cli("history", "--db", url, "--json", "--where", f"host={v}").stdout) == []
+    with open_store(url) as st:
+        assert st.count() == 1
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    import nvbench
+    from nvbench import store
+    r = nvbench.load(sys.argv[2])[0]
+    st = store.open_store(sys.argv[1])
+    for i in range(int(sys.argv[4])):
+        st.save(r, [("writer", sys.argv[3]), ("i", str(i))])
+""")
+
+
+@pytest.mark.parametrize("kind", ["postgresql", "sqlite"])
+def test_concurrent_writers_lose_nothing(kind, pg, data_file, tmp_path):
+    import nvbench
+    res = tmp_path / "r.json"
+    nvbench.ResultSet([nvbench.run(data_file, engine="null", runtime="50ms")]).save(str(res))
+    url = pg.fresh() if kind == "postgresql" else str(tmp_path / "c.db")
+    writers, each = 4, 25
+    # a store none of them has made yet: they also race to create the schema
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, url, str(res), str(w), str(each)],
+                              stderr=subprocess.PIPE, text=True) for w in range(writers)]
+    errs = [p.communicate(timeout=300)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0] * writers, errs
+    with open_store(url) as st:
+        rows = st.query()
+    assert len(rows) == writers * each and len({r["id"] for r in rows}) == writers * each
+    got = sorted((r["labels"]["writer"], int(r["labels"]["i"])) for r in rows)
+    assert got == sorted((str(w), i) for w in range(writers) for i in range(each))
+
+
+def test_a_server_gone_keeps_the_result_to_import(pg, data_file, tmp_path):
+    url = pg.fresh()
+    with open_store(url):
+        pass
+    home = tmp_path / "home"
+    home.mkdir()
+    pg.stop()
+    try:
+        p = cli("run", "engine=null", "runtime=100ms", data_file, "--print-json", "--db", url,
+                env={"HOME": str(home), "XDG_DATA_HOME": ""})
+    finally:
+        pg.start()
+    assert p.returncode == 1
+    assert json.loads(p.stdout)["schema"] == "nvbench.result/1"  # the run completed and was printed
+    assert f"store {url}" in p.stderr, p.stderr
+    kept = p.stderr.split("the results are kept in ")[1].split(":")[0]
+    assert kept.startswith(str(home)) and f"nvbench store import {kept} --db {url}" in p.stderr
+    i = cli("store", "import", kept, "--db", url)
+    assert i.returncode == 0, i.stderr
+    with open_store(url) as st:
+        assert st.count() == 1
