@@ -282,3 +282,35 @@ def test_last_keeps_the_newest_runs_oldest_first(data_file, tmp_path):
     assert [r["labels"]["i"] for r in h] == ["2", "3"]
     e = cli("history", "--db", str(tmp_path / "none.db"))
     assert e.returncode == 1 and "none.db" in e.stderr and not (tmp_path / "none.db").exists()
+
+
+def test_compare_reads_sides_from_the_store(data_file, tmp_path):
+    db = tmp_path / "c.db"
+    for side in ("a", "a", "b", "b"):
+        assert run_null(db, "--label", f"side={side}", target=data_file).returncode == 0
+    a = tmp_path / "a.json"
+    with open_store(str(db)) as st:
+        st.results([("label.side", "a")]).save(str(a))
+    p = cli("compare", str(a), "--db", str(db), "--where", "label.side=b", "--last", "2")
+    assert p.returncode == 0, p.stderr
+    assert "store:label:side=b,last=2" in p.stdout and "iops" in p.stdout.lower()
+    q = cli("compare", "store:label.side=a", "store:label.side=b", "--db", str(db))
+    assert q.returncode == 0, q.stderr
+    assert "store:label:side=a" in q.stdout and "store:label:side=b" in q.stdout
+    n = cli("compare", str(a), "--db", str(db), "--where", "label.side=nobody")
+    assert n.returncode != 0 and "no run in store" in n.stderr and "label:side=nobody" in n.stderr
+    bad = cli("compare", str(a), "store:host) OR (1=1", "--db", str(db))
+    assert bad.returncode == 2 and "unknown field" in bad.stderr
+
+
+def test_history_as_a_dataframe(data_file, tmp_path):
+    pytest.importorskip("pandas")
+    db = str(tmp_path / "d.db")
+    for ci in ("1", "2", "2"):
+        assert run_null(db, "--label", f"ci={ci}", target=data_file).returncode == 0
+    df = nvbench.history(db, where=[("label.ci", "2")], rw="randread")
+    assert len(df) == 2 and list(df["labels"]) == [{"ci": "2"}] * 2
+    assert df["start_time"].is_monotonic_increasing and (df["iops"] > 0).all()
+    full = nvbench.history(db, last=1, results=True)
+    assert len(full) == 1 and full["result"][0].data["start_unix_ns"] == int(full["start_unix_ns"][0])
+    assert nvbench.history(db, host="x' OR '1'='1").empty

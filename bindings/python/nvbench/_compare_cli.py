@@ -12,6 +12,7 @@ from .metrics import figures
 from .report import format_comparison
 from .resultset import ResultSet
 from .stacks import COLUMNS, four_stacks
+from .store import StoreError
 
 # ------------------------------------------------------------------ compare
 
@@ -24,8 +25,10 @@ _MEASURE_KEYS = ("qd", "jobs", "rwmix", "rwmixtrim", "direct", "rate_iops", "rat
 
 def _load_named(path):
     try:
+        if hasattr(path, "load"):  # a side read from the store (_store_cli.StoreQuery)
+            return path.load(), None
         return load(path), None
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError, KeyError, StoreError) as e:
         msg = str(getattr(e, "strerror", None) or e)
         where = f"{path}: "  # load() names the file itself; open() does not
         return None, "cannot read " + (msg if msg.startswith(where) else where + msg)

@@ -210,3 +210,64 @@ def add_parsers(sub):
     fmt.add_argument("--json", action="store_true", help="print JSON, one object per run")
     fmt.add_argument("--csv", metavar="F", help="write CSV to F (- for stdout)")
     s.set_defaults(func=cmd_history)
+
+
+# ------------------------------------------------------------------ compare with store queries
+
+class StoreQuery(str):
+    """A side of `nvbench compare` read from the store: named by its query (a str, so it
+    names the side in the output), loaded by _compare_cli like a file."""
+
+    def __new__(cls, db, where, last):
+        # compare names a side by its file name without the extension: no '.' in the keys
+        parts = [f"{k.replace('label.', 'label:', 1)}={v}" for k, v in where] + \
+            ([f"last={last}"] if last is not None else [])
+        self = super().__new__(cls, "store:" + (",".join(parts) or "all"))
+        self.db, self.where, self.last = db, where, last
+        return self
+
+    def load(self):
+        with open_store(self.db, create=False) as st:
+            rs = st.results(self.where, self.last)
+        if not len(rs):
+            raise ValueError(f"no run in store {st.name} matches {self}")
+        return rs
+
+
+def _query_of(spec, db):
+    """'store:host=a,stack=io_uring,last=5' as a StoreQuery (values with a comma: --where)."""
+    where, last = [], None
+    body = spec[len("store:"):]
+    for part in [p for p in body.split(",") if p] if body != "all" else []:
+        if part.startswith("last="):
+            last = int(part[5:]) if part[5:].isdigit() else None
+            if last is None:
+                raise ValueError(f"'{spec}': last= takes a number")
+        else:
+            where += parse_where([part])
+    return StoreQuery(db, where, last)
+
+
+def add_query_args(p):
+    """--db/--where/--last on compare: the runs they select are one more side (B when one file is given)."""
+    p.add_argument("--db", metavar="FILE|URL", help="the store the store: sides and --where read (default: "
+                                                    "$NVBENCH_DB, else the default file)")
+    p.add_argument("--where", action="append", default=[], metavar="NAME=VALUE",
+                   help="runs of the store as one side (repeatable; FILE.json --where host=b --last 5: the "
+                        "store's runs against the file); a side may also be given as store:host=a,last=5")
+    p.add_argument("--last", type=int, metavar="N", help="with --where: the newest N runs only")
+
+
+def with_store_queries(cmd):
+    """The compare command, its store: sides and --where turned into StoreQuery sides first."""
+    def run(args):
+        try:
+            files = [(_query_of(f, args.db) if f.startswith("store:") else f) for f in args.files]
+            if args.where or args.last is not None:
+                files.append(StoreQuery(args.db, parse_where(args.where), args.last))
+        except ValueError as e:
+            _err(str(e))
+            return EXIT_INPUT
+        args.files = files
+        return cmd(args)
+    return run

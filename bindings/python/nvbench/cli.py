@@ -658,7 +658,8 @@ def build_parser():
                         "whose engines differ")
     s.add_argument("--force", action="store_true",
                    help="compare even when the workloads differ in more than the stack (qd, jobs, ...)")
-    s.set_defaults(func=_compare_cli.cmd_compare)
+    s.set_defaults(func=_store_cli.with_store_queries(_compare_cli.cmd_compare))
+    _store_cli.add_query_args(s)
 
     _search_cli.add_parser(sub, run_args=_split_run_args, twice=_twice, err=_err, exit_ok=EXIT_OK,
                            exit_input=EXIT_INPUT, stopped_by=_stopped_by, terminated=Terminated)

@@ -19,7 +19,7 @@ import time
 
 from .metrics import figures
 
-__all__ = ["Store", "StoreError", "open_store", "default_location", "FILTER_KEYS", "SCHEMA_VERSION"]
+__all__ = ["Store", "StoreError", "open_store", "history", "default_location", "FILTER_KEYS", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 2
 
@@ -441,3 +441,24 @@ def _redact(url):
         cred, _, host = rest.partition("@")
         return f"{head}{sep}{cred.split(':', 1)[0]}@{host}"
     return url
+
+
+def history(db=None, where=(), last=None, results=False, **filters):
+    """The runs of a store as a pandas DataFrame, one row per run, oldest first:
+    ``nvbench.history(host="a", stack="io_uring", last=20)``. Filters are the store's columns
+    (FILTER_KEYS) given as keywords or (name, value) pairs in ``where`` (``("label.ci", "1")``),
+    passed to the database as parameters. ``results=True`` adds a ``result`` column holding
+    each run as a :class:`nvbench.Result`. Columns: id, the indexed columns, labels (a dict)."""
+    from ._optional import _pandas
+    pd = _pandas()
+    pairs = list(where) + sorted(filters.items())
+    with open_store(db, create=False) as st:
+        rows = st.query(pairs, last, with_result=results)
+    if results:
+        from .loading import loads
+        for r in rows:
+            r["result"] = loads(r["result"])[0]
+    cols = ["id"] + [c for c, _ in COLUMNS] + ["labels"] + (["result"] if results else [])
+    df = pd.DataFrame(rows, columns=cols)
+    df["start_time"] = pd.to_datetime(df["start_time"], utc=True, errors="coerce")
+    return df
