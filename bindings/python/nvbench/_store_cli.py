@@ -211,6 +211,9 @@ def add_parsers(sub):
     fmt.add_argument("--csv", metavar="F", help="write CSV to F (- for stdout)")
     s.set_defaults(func=cmd_history)
 
+    from . import _gate_cli
+    _gate_cli.add_parser(sub)
+
 
 # ------------------------------------------------------------------ compare with store queries
 

@@ -422,7 +422,7 @@ class Store:
         for row in self.query(where, last, with_result=True):
             rs = loads(row["result"])
             for r in rs:
-                out.append(r.with_meta(store_id=row["id"]))
+                out.append(r.with_meta(store_id=row["id"], store_kernel=row["kernel"]))
         return ResultSet(out)
 
     def count(self):
