@@ -314,3 +314,52 @@ def test_history_as_a_dataframe(data_file, tmp_path):
     full = nvbench.history(db, last=1, results=True)
     assert len(full) == 1 and full["result"][0].data["start_unix_ns"] == int(full["start_unix_ns"][0])
     assert nvbench.history(db, host="x' OR '1'='1").empty
+
+
+LUA_READ = r"""
+local h = require "nvbench.history"
+local nvb = require "nvbench"
+local rows, err = h.read(arg[1], { ["label.ci"] = arg[2], bs = "4096" }, { last = tonumber(arg[3]) })
+if not rows then io.stderr:write(err, "\n") os.exit(1) end
+local out = {}
+for _, r in ipairs(rows) do
+  local full = assert(h.result(arg[1], r.id))
+  out[#out + 1] = string.format("%d %s %s %.17g %s %d", r.id, r.host, r.rw, r.iops, r.labels.ci,
+                                math.tointeger(full.start_unix_ns) or -1)
+end
+print(table.concat(out, "\n"))
+"""
+
+
+def test_lua_reads_the_store(data_file, tmp_path):
+    from conftest import lua_env
+    import shutil
+    env = lua_env()
+    if env is None or not shutil.which("lua5.4") or not shutil.which("sqlite3"):
+        pytest.skip("needs lua5.4, sqlite3 and the built Lua module (nvbench.so)")
+    db = tmp_path / "lua.db"
+    for ci in ("1", "2", "2", "2"):
+        assert run_null(db, "--label", f"ci={ci}", target=data_file).returncode == 0
+    script = tmp_path / "read.lua"
+    script.write_text(LUA_READ)
+    p = subprocess.run(["lua5.4", str(script), str(db), "2", "2"], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    with open_store(str(db)) as st:
+        want = [f"{r['id']} {r['host']} {r['rw']} {r['iops']:.17g} 2 {json.loads(r['result'])['start_unix_ns']}"
+                for r in st.query([("label.ci", "2")], last=2, with_result=True)]
+    assert p.stdout.split("\n")[:-1] == want
+    for hostile in ("2' OR '1'='1", "'; DROP TABLE runs; --", "$(touch pwned)"):
+        q = subprocess.run(["lua5.4", str(script), str(db), hostile, "10"], capture_output=True, text=True,
+                           env=env, cwd=tmp_path)
+        assert q.returncode == 0 and q.stdout == "\n", q.stderr
+    assert not (tmp_path / "pwned").exists()
+    odd = tmp_path / "it's $(x).db"  # a file name the shell would read
+    shutil.copy(db, odd)
+    q = subprocess.run(["lua5.4", str(script), str(odd), "1", "10"], capture_output=True, text=True, env=env)
+    assert q.returncode == 0 and len(q.stdout.split("\n")) == 2, q.stderr
+    bad = tmp_path / "bad.db"
+    bad.write_text("not a store")
+    q = subprocess.run(["lua5.4", str(script), str(bad), "1", "1"], capture_output=True, text=True, env=env)
+    assert q.returncode == 1 and str(bad) in q.stderr
+    with open_store(str(db)) as st:
+        assert st.count() == 4
