@@ -19,7 +19,10 @@ import re
 
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_OK, _err
 from ._printable import printable
+from ._store_cli import _query_of
+from .loading import load
 from .metrics import figures
+from .stats import ratio_ci
 from .store import StoreError, row_of
 
 EXIT_INCONCLUSIVE = 3
@@ -99,7 +102,6 @@ def judge(base, cand, conditions, confidence=0.95):
     """One verdict per condition: dicts with figure, condition, baseline and candidate means and
     repeats, change (ratio - 1) with its interval, verdict ('pass', 'fail', 'inconclusive')
     and why."""
-    from .stats import ratio_ci
     out = []
     for name, op, thr in conditions:
         col = FIGURES[name][0]
@@ -136,7 +138,6 @@ def _pct(v):
 
 
 def cmd_gate(args):
-    from ._store_cli import StoreQuery, _query_of
     try:
         conditions = [parse_condition(c) for c in args.fail_if]
     except ValueError as e:
@@ -151,7 +152,6 @@ def cmd_gate(args):
             if spec.startswith("store:"):
                 rs = _query_of(spec, args.db).load()
             else:
-                from .loading import load
                 rs = load(spec)
         except (OSError, ValueError, StoreError) as e:
             _err(f"{what} {spec}: {getattr(e, 'strerror', None) or e}")

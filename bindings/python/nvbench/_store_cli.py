@@ -8,6 +8,8 @@ import time
 
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_OK, _err, _n
 from ._printable import printable
+from .loading import load
+from .resultset import ResultSet
 from .store import FILTER_KEYS, StoreError, _redact, default_location, open_store
 
 # ------------------------------------------------------------------ saving runs
@@ -75,7 +77,6 @@ def saved(args, results, status):
         _err("the results are only in the output above")
         return EXIT_FAIL
     if write:
-        from .resultset import ResultSet
         try:
             ResultSet(results).save(path)
         except OSError as e:
@@ -95,7 +96,6 @@ def cmd_store(args):
         except ValueError as e:
             _err(str(e))
             return EXIT_INPUT
-        from .loading import load
         batches = []
         for f in args.files:
             try:
@@ -210,9 +210,6 @@ def add_parsers(sub):
     fmt.add_argument("--json", action="store_true", help="print JSON, one object per run")
     fmt.add_argument("--csv", metavar="F", help="write CSV to F (- for stdout)")
     s.set_defaults(func=cmd_history)
-
-    from . import _gate_cli
-    _gate_cli.add_parser(sub)
 
 
 # ------------------------------------------------------------------ compare with store queries

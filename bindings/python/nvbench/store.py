@@ -17,7 +17,11 @@ import platform
 import socket
 import time
 
+from ._optional import _pandas
+from .loading import loads
 from .metrics import figures
+from .result import Result
+from .resultset import ResultSet
 
 __all__ = ["Store", "StoreError", "open_store", "history", "default_location", "FILTER_KEYS", "SCHEMA_VERSION"]
 
@@ -104,7 +108,6 @@ def workload_key(data):
 
 def row_of(result, saved_at=None):
     """The indexed columns of one Result."""
-    from .result import Result
     r = result if isinstance(result, Result) else Result(result)
     data, fig = r.data, figures(r)
     dev = _device(data)
@@ -309,7 +312,6 @@ class Store:
     def save(self, results, labels=None):
         """Save each Result (or result dict) with the user's labels ({name: value} or
         [(name, value)]); one transaction each. Returns the new ids."""
-        from .result import Result
         if isinstance(results, (dict, Result)):
             results = [results]
         labels = list(labels.items()) if isinstance(labels, dict) else list(labels or [])
@@ -319,7 +321,6 @@ class Store:
         return ids
 
     def _save_one(self, result, labels):
-        from .result import Result
         r = result if isinstance(result, Result) else Result(result)
         row = row_of(r)
         text = json.dumps(r.to_dict(), separators=(",", ":"))
@@ -416,8 +417,6 @@ class Store:
 
     def results(self, where=(), last=None):
         """The matching runs as a ResultSet, each Result read back from its saved JSON."""
-        from .loading import loads
-        from .resultset import ResultSet
         out = []
         for row in self.query(where, last, with_result=True):
             rs = loads(row["result"])
@@ -449,13 +448,11 @@ def history(db=None, where=(), last=None, results=False, **filters):
     (FILTER_KEYS) given as keywords or (name, value) pairs in ``where`` (``("label.ci", "1")``),
     passed to the database as parameters. ``results=True`` adds a ``result`` column holding
     each run as a :class:`nvbench.Result`. Columns: id, the indexed columns, labels (a dict)."""
-    from ._optional import _pandas
     pd = _pandas()
     pairs = list(where) + sorted(filters.items())
     with open_store(db, create=False) as st:
         rows = st.query(pairs, last, with_result=results)
     if results:
-        from .loading import loads
         for r in rows:
             r["result"] = loads(r["result"])[0]
     cols = ["id"] + [c for c, _ in COLUMNS] + ["labels"] + (["result"] if results else [])
