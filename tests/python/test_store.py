@@ -363,3 +363,16 @@ def test_lua_reads_the_store(data_file, tmp_path):
     assert q.returncode == 1 and str(bad) in q.stderr
     with open_store(str(db)) as st:
         assert st.count() == 4
+
+
+def test_a_search_saves_each_point(tmp_path):
+    db = tmp_path / "s.db"
+    p = cli("search", "--latency", "p50<=60s", "--max-qd", "2", "--print-json", "engine=null", "runtime=0.1s",
+            "--db", str(db), "--label", "search=p50")
+    assert p.returncode == 0, p.stderr
+    points = json.loads(p.stdout)["points"]
+    with open_store(str(db), create=False) as st:
+        rows = st.query()
+    assert len(rows) == len(points) >= 2
+    assert sorted(r["qd"] for r in rows) == sorted(pt["qd"] for pt in points)
+    assert all(r["labels"] == {"search": "p50"} for r in rows)

@@ -7,6 +7,7 @@ import json
 import sys
 
 from ._jsontext import write_text
+from . import _store_cli
 from .search import search
 
 __all__ = ["add_parser"]
@@ -37,7 +38,7 @@ def cmd_search(args):
             _emit(res, args, cli)
         return status
     _emit(res, args, cli)
-    return cli.exit_ok
+    return _store_cli.saved(args, [p["result"] for p in res.points], cli.exit_ok)
 
 
 def _emit(res, args, cli):
@@ -86,6 +87,7 @@ def add_parser(sub, **cli):
     s.add_argument("--max-runs", type=_int_at_least_1, default=24, metavar="N", help="at most N runs (default 24)")
     s.add_argument("--json", metavar="F", help="also save the search (points, answer, warnings) to F")
     s.add_argument("--print-json", action="store_true", help="print the search as JSON instead of the table")
+    _store_cli.add_save_args(s)
     s.add_argument("--plot", metavar="F.png", help="save the curve (IOPS against the percentile, the bound drawn)")
     s.set_defaults(func=cmd_search, cli=argparse.Namespace(**cli))
     return s
