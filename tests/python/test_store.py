@@ -376,3 +376,26 @@ def test_a_search_saves_each_point(tmp_path):
     assert len(rows) == len(points) >= 2
     assert sorted(r["qd"] for r in rows) == sorted(pt["qd"] for pt in points)
     assert all(r["labels"] == {"search": "p50"} for r in rows)
+
+
+def test_a_full_store_is_named(data_file, tmp_path, home):
+    d = tmp_path / "small"
+    d.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(d)], capture_output=True).returncode:
+        pytest.skip("cannot mount a small tmpfs (needs root): the full store is not tested")
+    try:
+        db = d / "results.db"
+        with open_store(str(db)):
+            pass
+        before = db.read_bytes()
+        # a result larger than the room left: interval=10ms gives it a long time series
+        p = cli("run", "engine=null", "runtime=1s", "interval=10ms", data_file, "--print-json", "--db", str(db),
+                env=home)
+        con = sqlite3.connect(db)
+        after = con.execute("SELECT COUNT(*) FROM runs").fetchone()
+        intact = con.execute("PRAGMA integrity_check").fetchone()
+        con.close()
+    finally:
+        subprocess.run(["umount", str(d)], check=True)
+    assert len(before) > 0 and after == (0,) and intact == ("ok",)
+    _assert_kept(p, db, ["full"], tmp_path)
