@@ -735,6 +735,79 @@ START_TEST(block_device_write_guard)
 }
 END_TEST
 
+/* The key table through the public API: every key described in every
+ * column the front doors read, the same list the bindings walk, engine
+ * options described by their engine, and every default the docs state as
+ * a value is the value of a new workload (the docs' column cannot drift
+ * from nvb_workload_new). */
+START_TEST(key_table_describes_every_key)
+{
+    static const char *const fields[] = {"type", "unit", "group", "fio", "help", "doc", "range", "default", "echo",
+                                         "measures"};
+    const char *key;
+    size_t i;
+    struct nvb_workload *fresh;
+    ck_assert_int_eq(nvb_workload_new(&fresh), 0);
+    for (i = 0; (key = nvb_workload_key(i)); i++) {
+        ck_assert_str_eq(key, nvb__workload_key(i, NULL, NULL));
+        for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+            ck_assert_msg(nvb_workload_key_info(key, fields[f]), "%s has no %s", key, fields[f]);
+        ck_assert_msg(*nvb_workload_key_info(key, "help") && *nvb_workload_key_info(key, "group") &&
+                      *nvb_workload_key_info(key, "type") && *nvb_workload_key_info(key, "echo"),
+                      "%s: a required column is empty", key);
+        ck_assert_msg(!strchr(nvb_workload_key_info(key, "help"), '\n'), "%s: help is one line", key);
+        const char *m = nvb_workload_key_info(key, "measures");
+        ck_assert_msg(!strcmp(m, "0") || !strcmp(m, "1"), "%s measures '%s'", key, m);
+        /* a stated default that is a value: the value of a new workload */
+        char dflt[256], want[2048], got[2048];
+        const char *d = nvb_workload_key_info(key, "default");
+        size_t n = 0;
+        for (; *d && n + 1 < sizeof dflt; d++)
+            if (*d != '`')
+                dflt[n++] = *d;
+        dflt[n] = 0;
+        if (!strcmp(dflt, "\"\""))
+            dflt[0] = 0;
+        struct nvb_workload *w;
+        ck_assert_int_eq(nvb_workload_new(&w), 0);
+        if (*nvb_workload_key_info(key, "default") && nvb_workload_set(w, key, dflt) == 0) {
+            ck_assert_int_ge(nvb_workload_get(fresh, key, want, sizeof want), 0);
+            ck_assert_int_ge(nvb_workload_get(w, key, got, sizeof got), 0);
+            ck_assert_msg(!strcmp(want, got), "%s: the docs' default '%s' is not the default '%s'", key, dflt, want);
+        }
+        nvb_workload_free(w);
+        /* its fio name, given as a key, names it */
+        const char *fio = nvb_workload_key_info(key, "fio");
+        if (*fio && strcmp(fio, key)) {
+            ck_assert_int_eq(nvb_workload_new(&w), 0);
+            ck_assert_int_eq(nvb_workload_set(w, fio, "1"), -EINVAL);
+            char say[128];
+            snprintf(say, sizeof say, "nvbench's key is %s", key);
+            ck_assert_msg(strstr(nvb_workload_error(w), say), "%s: %s", fio, nvb_workload_error(w));
+            nvb_workload_free(w);
+        }
+    }
+    nvb_workload_free(fresh);
+    ck_assert_ptr_null(nvb__workload_key(i, NULL, NULL));
+    ck_assert_ptr_null(nvb_workload_key_info("no_such_key", "help"));
+    ck_assert_ptr_null(nvb_workload_key_info("bs", "no_such_column"));
+    ck_assert_ptr_null(nvb_workload_key_info(NULL, "help"));
+    /* engine options: listed by their engine, described by its table */
+    size_t opts = 0;
+    for (int e = 0; e < nvb_engine_count(); e++)
+        for (size_t o = 0; (key = nvb_engine_option(e, o)); o++, opts++) {
+            char full[96];
+            snprintf(full, sizeof full, "%s.%s", nvb_engine_name(e), key);
+            ck_assert_str_eq(nvb_workload_key_info(full, "group"), "engine");
+            ck_assert_msg(*nvb_workload_key_info(full, "type"), "%s has no type", full);
+            ck_assert_msg(*nvb_workload_key_info(full, "help"), "%s has no help", full);
+        }
+    ck_assert_uint_gt(opts, 0);
+    ck_assert_ptr_null(nvb_engine_option(-1, 0));
+    ck_assert_ptr_null(nvb_engine_option(nvb_engine_count(), 0));
+}
+END_TEST
+
 int main(void)
 {
     g_file = tu_scratch("wl-data", 1 << 20);
@@ -756,6 +829,7 @@ int main(void)
     tcase_add_test(tc, fio_names_say_the_key);
     tcase_add_test(tc, every_key_round_trips_through_the_result);
     tcase_add_test(tc, workload_from_echo_text);
+    tcase_add_test(tc, key_table_describes_every_key);
     suite_add_tcase(s, tc);
     tc = tcase_create("validate");
     tcase_set_timeout(tc, 120);
