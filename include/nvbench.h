@@ -164,6 +164,11 @@ NVB_API const char *nvb_workload_key(size_t i);
  * NULL for an unknown key or column. Thread-safe. Since 0.4. */
 NVB_API const char *nvb_workload_key_info(const char *key, const char *field);
 
+/* Name of column i that nvb_workload_key_info() answers ("type", "unit",
+ * ...), or NULL past the last: bindings list every column without a copy
+ * of the list. Static string; thread-safe. Since 0.4. */
+NVB_API const char *nvb_workload_key_field(size_t i);
+
 /* Name of option i of engine `engine` (as nvb_engine_name(engine)), without
  * the engine's prefix ("sqpoll" of io_uring: the key is "io_uring.sqpoll"),
  * or NULL past the last option or for no such engine. Static string;

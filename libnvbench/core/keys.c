@@ -521,6 +521,15 @@ static const char *engine_key_info(const char *key, const char *field)
     return NULL;
 }
 
+/* The columns nvb_workload_key_info() answers, in the order of its cols[]. */
+static const char *const key_fields[] = {"type", "unit", "group", "fio", "help", "doc", "range", "default", "echo",
+                                         "measures", NULL};
+
+NVB_API const char *nvb_workload_key_field(size_t i)
+{
+    return i < sizeof key_fields / sizeof key_fields[0] ? key_fields[i] : NULL;
+}
+
 NVB_API const char *nvb_workload_key_info(const char *key, const char *field)
 {
     if (!key || !field)

@@ -615,6 +615,30 @@ static PyObject *nvbench_workload_keys(PyObject *module, PyObject *unused)
     return list;
 }
 
+/*
+ * key_table() -> [{"name": ..., "type": ..., "unit": ..., ...}]: every
+ * column of every core key, from the public nvb_workload_key_info(), for
+ * the CLI's help and the bindings' lists (nvbench compare's measuring keys).
+ */
+static PyObject *nvbench_key_table(PyObject *module, PyObject *unused)
+{
+    PyObject *list = PyList_New(0);
+    const char *name, *field;
+    for (size_t i = 0; list && (name = nvb_workload_key(i)) != NULL; i++) {
+        PyObject *d = Py_BuildValue("{ss}", "name", name);
+        for (size_t f = 0; d && (field = nvb_workload_key_field(f)) != NULL; f++) {
+            PyObject *v = PyUnicode_FromString(nvb_workload_key_info(name, field));
+            if (!v || PyDict_SetItemString(d, field, v) < 0)
+                Py_CLEAR(d);
+            Py_XDECREF(v);
+        }
+        if (!d || PyList_Append(list, d) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(d);
+    }
+    return list;
+}
+
 /* The library's JSON text as a str; frees it. */
 /*
  * validate_groups(workloads, steps=None): nvb_groups_validate. workloads is
@@ -707,6 +731,9 @@ static PyMethodDef nvbench_methods[] = {
      "version()\n--\n\nVersion of the libnvbench linked into this module (\"MAJOR.MINOR.PATCH\")."},
     {"engines", nvbench_engines, METH_NOARGS,
      "engines()\n--\n\nEvery engine the library knows: a list of (name, available, reason)."},
+    {"key_table", nvbench_key_table, METH_NOARGS,
+     "key_table()\n--\n\nEvery column of every workload key from the library's key table\n"
+     "(nvb_workload_key_info): a list of dicts with name, type, unit, group, fio, help, ..."},
     {"workload_keys", nvbench_workload_keys, METH_NOARGS,
      "workload_keys()\n--\n\nThe workload's core keys from the library's table: a list of\n"
      "(name, type, doc); type is how the value is parsed (\"duration\", \"size\", ...)."},
