@@ -121,6 +121,13 @@ const struct keydef nvb__keys[] = {
      .dflt = "0",
      .range = "up to 1 day",
      .doc = "warm-up before the window, not counted"},
+    {KEY("startdelay", K_DURATION, startdelay_ns, 0, 86400ull * NS_PER_S), .echo = "startdelay_s",
+     .unit = "seconds", .group = "timing", .fio = "startdelay",
+     .help = "the jobs start this long after they are ready, before ramp and runtime",
+     .range = "up to 1 day",
+     .doc = "the jobs, once set up, wait this long before their first I/O (fio's `startdelay`); the ramp and "
+            "the measured window start after it, so it is in no figure. With job groups each group waits its "
+            "own, so one group can start after another; a cancel or a stop ends the wait"},
     {KEY("interval", K_DURATION, interval_ns, 10000000ull, 3600ull * NS_PER_S), .echo = "interval_s",
      .unit = "seconds", .group = "timing", .fio = "log_avg_msec",
      .help = "time-series step",

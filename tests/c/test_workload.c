@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/bindings.h"
@@ -358,7 +359,7 @@ static const struct { const char *key, *value; } echo_vals[] = {
     {"name", "a \"quoted\" name"}, {"lat_include_errors", "1"}, {"io_timeout", "1.5s"}, {"fault.rate", "1/3"},
     {"fault.errno", "ENOSPC"}, {"fault.short", "0.1%"}, {"fault.delay", "1ms"}, {"fault.delay_rate", "0.5"},
     {"fault.seed", "99"}, {"precondition", "1"}, {"ss", "iops"}, {"ss.window", "50ms"}, {"ss.excursion", "12.5"},
-    {"ss.slope", "5"}, {"ss.stop", "1"},
+    {"ss.slope", "5"}, {"ss.stop", "1"}, {"startdelay", "1.5ms"},
 };
 
 /* Every key of a as b shows it (nvb_workload_get), and the same echo. */
@@ -811,6 +812,47 @@ START_TEST(key_table_describes_every_key)
 }
 END_TEST
 
+/* startdelay: the jobs wait before their first I/O, and the run's window
+ * (its start time in the result) begins only after the wait; a cancel ends
+ * the wait. Bounded from below only: a wait of at least the delay. */
+START_TEST(startdelay_waits_before_the_window)
+{
+    struct nvb_workload *w;
+    ck_assert_int_eq(nvb_workload_new(&w), 0);
+    ck_assert_int_eq(nvb_workload_set(w, "engine", "null"), 0);
+    ck_assert_int_eq(nvb_workload_add_target(w, g_file), 0);
+    ck_assert_int_eq(nvb_workload_set(w, "ios", "64"), 0);
+    ck_assert_int_eq(nvb_workload_set(w, "startdelay", "200ms"), 0);
+    struct timespec t0;
+    clock_gettime(CLOCK_REALTIME, &t0);
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
+    double start;
+    ck_assert_int_eq(nvb_result_get(r, "start_unix_ns", &start), 0);
+    double before = (double)t0.tv_sec * 1e9 + (double)t0.tv_nsec;
+    ck_assert_msg(start - before >= 200e6 - 1e3, "the window started %.0f ns after the call, before the delay",
+                  start - before);
+    ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 64);
+    nvb_result_free(r);
+
+    /* a day's delay, cancelled: the run returns, cancelled, with no I/O */
+    ck_assert_int_eq(nvb_workload_set(w, "startdelay", "24h"), 0);
+    struct nvb_cancel *c;
+    ck_assert_int_eq(nvb_cancel_new(&c), 0);
+    nvb_cancel_request(c);
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.cancel = c;
+    r = NULL;
+    nvb_run(w, &o, &r);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(nvb_result_cancelled(r), 1);
+    ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 0);
+    nvb_result_free(r);
+    nvb_cancel_free(c);
+    nvb_workload_free(w);
+}
+END_TEST
+
 int main(void)
 {
     g_file = tu_scratch("wl-data", 1 << 20);
@@ -833,6 +875,7 @@ int main(void)
     tcase_add_test(tc, every_key_round_trips_through_the_result);
     tcase_add_test(tc, workload_from_echo_text);
     tcase_add_test(tc, key_table_describes_every_key);
+    tcase_add_test(tc, startdelay_waits_before_the_window);
     suite_add_tcase(s, tc);
     tc = tcase_create("validate");
     tcase_set_timeout(tc, 120);
