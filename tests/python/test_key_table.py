@@ -15,6 +15,11 @@ def test_key_table_is_the_librarys_keys_with_every_column():
     by = {k["name"]: k for k in table}
     assert by["qd"]["fio"] == "iodepth" and by["runtime"]["echo"] == "runtime_s"
     assert by["thinktime"]["unit"] == "microseconds"
+    # engines=True: the engines' options after the core keys, described by their engines
+    full = _nvbench.key_table(engines=True)
+    assert full[:len(table)] == table
+    opts = {k["name"]: k for k in full[len(table):]}
+    assert "io_uring.sqpoll" in opts and all(k["group"] == "engine" and k["help"] for k in opts.values())
 
 
 def test_compare_measuring_keys_come_from_the_table():
@@ -41,3 +46,5 @@ def test_run_help_lists_every_key_by_group_with_its_fio_name():
         if k["fio"] and k["fio"] != k["name"]:
             assert f"[fio: {k['fio']}]" in line, line
         assert f" {k['group']}:" in out
+    for k in _nvbench.key_table(engines=True):
+        assert any(l.split()[:1] == [k["name"]] for l in out.splitlines()), k["name"]
