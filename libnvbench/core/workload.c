@@ -1,8 +1,8 @@
 /*
- * Workloads: string keys validated centrally by one table, so bindings and
- * scripts can set anything by name and the ABI never changes when a key is
- * added. Engine-specific keys ("io_uring.sqpoll") are owned by the engine's
- * option table.
+ * Workloads: string keys validated centrally by one table (core/keys.c),
+ * so bindings and scripts can set anything by name and the ABI never
+ * changes when a key is added. Engine-specific keys ("io_uring.sqpoll") are
+ * owned by the engine's option table.
  */
 #include <errno.h>
 #include <inttypes.h>
