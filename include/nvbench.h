@@ -140,6 +140,41 @@ NVB_API const char *nvb_workload_error(const struct nvb_workload *w);
 NVB_API int nvb_workload_from_json(const char *json, size_t len, struct nvb_workload **out, char *why,
                                    size_t why_len);
 
+/* The workload key table, so that front doors and bindings list and
+ * document keys from the library instead of keeping copies. Name of core
+ * key i (0, 1, ... in the table's order, the order of a result's workload
+ * echo), or NULL past the last. Engine options are listed by
+ * nvb_engine_option(). Static strings; thread-safe. Since 0.4. */
+NVB_API const char *nvb_workload_key(size_t i);
+
+/* One column of the description of `key` (a core key or an engine option
+ * "io_uring.sqpoll"), as a static string: "type" (how the value is parsed:
+ * size, duration, duration_us, uint, u64, bool, enum, engine, cpulist,
+ * string, prob, percent, errno, bssplit, distribution; an engine option's
+ * int, bool or autobool), "unit" (what a bare number means: bytes,
+ * seconds, microseconds, percent, ...), "group" (workload, region, timing,
+ * data, rate, safety, errors, fault, steady state; engine for an engine
+ * option), "fio" (fio's option of that meaning), "help" (one line, plain
+ * text), "doc" (the meaning as docs/api.md states it, markdown), "range"
+ * (the values taken, markdown), "default" (the default as the docs state
+ * it when the value of a new workload alone would not say it), "echo" (the
+ * key's name in a result's workload echo, dotted for a nested member) and
+ * "measures" ("1" when two results that differ in this key measured
+ * different things, else "0"). "" when the key has nothing in that column.
+ * NULL for an unknown key or column. Thread-safe. Since 0.4. */
+NVB_API const char *nvb_workload_key_info(const char *key, const char *field);
+
+/* Name of column i that nvb_workload_key_info() answers ("type", "unit",
+ * ...), or NULL past the last: bindings list every column without a copy
+ * of the list. Static string; thread-safe. Since 0.4. */
+NVB_API const char *nvb_workload_key_field(size_t i);
+
+/* Name of option i of engine `engine` (as nvb_engine_name(engine)), without
+ * the engine's prefix ("sqpoll" of io_uring: the key is "io_uring.sqpoll"),
+ * or NULL past the last option or for no such engine. Static string;
+ * thread-safe. Since 0.4. */
+NVB_API const char *nvb_engine_option(int engine, size_t i);
+
 /* ------------------------------------------------------------------ */
 /* Cancellation                                                         */
 /* ------------------------------------------------------------------ */

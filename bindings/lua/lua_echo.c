@@ -67,3 +67,40 @@ int l_result_workload(lua_State *L)
     lw->w = w;
     return 1;
 }
+
+/* The row of one key: {name = key, <column> = text, ...}, every column of
+ * nvb_workload_key_info(). */
+static void push_key_row(lua_State *L, const char *key)
+{
+    const char *field;
+    lua_newtable(L);
+    lua_pushstring(L, key);
+    lua_setfield(L, -2, "name");
+    for (size_t f = 0; (field = nvb_workload_key_field(f)); f++) {
+        lua_pushstring(L, nvb_workload_key_info(key, field));
+        lua_setfield(L, -2, field);
+    }
+}
+
+/* nvbench.key_table([engines]) -> {{name = "bs", type = "size", help = ...}, ...}:
+ * the library's key table in its order, each engine's options after it when
+ * engines is true. Lua keeps no list of keys of its own. */
+int l_key_table(lua_State *L)
+{
+    const int engines = lua_toboolean(L, 1);
+    const char *k;
+    lua_Integer n = 0;
+    lua_newtable(L);
+    for (size_t i = 0; (k = nvb_workload_key(i)); i++) {
+        push_key_row(L, k);
+        lua_rawseti(L, -2, ++n);
+    }
+    for (int e = 0; engines && e < nvb_engine_count(); e++)
+        for (size_t i = 0; (k = nvb_engine_option(e, i)); i++) {
+            lua_pushfstring(L, "%s.%s", nvb_engine_name(e), k);
+            push_key_row(L, lua_tostring(L, -1));
+            lua_remove(L, -2);
+            lua_rawseti(L, -2, ++n);
+        }
+    return 1;
+}

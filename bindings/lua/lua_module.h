@@ -85,6 +85,7 @@ const char *value_string(lua_State *L, int idx, const char *key, char *buf, size
 
 int l_workload_echo(lua_State *L);  /* lua_echo.c */
 int l_result_workload(lua_State *L);  /* lua_echo.c */
+int l_key_table(lua_State *L);  /* lua_echo.c */
 
 /* lua_stats.c: the nvb.stats table (the library's statistics of repeated runs). */
 void push_stats_table(lua_State *L);

@@ -437,6 +437,7 @@ static const luaL_Reg lib_funcs[] = {
     {"validate_groups", l_validate_groups},
     {"workload", l_workload},
     {"workload_echo", l_workload_echo},
+    {"key_table", l_key_table},
     {"engines", l_engines},
     {"devices", l_devices},
     {"device", l_device},

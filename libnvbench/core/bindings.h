@@ -18,7 +18,7 @@
  * name of key i, or NULL when i is past the last one. *type (may be NULL)
  * is how its value is parsed: "size", "duration", "uint", "u64", "bool",
  * "enum", "engine", "cpulist", "string", "prob" or "errno"; *doc (may be
- * NULL) is a one-line description. Engine options ("io_uring.sqpoll") are
+ * NULL) is its one-line help (nvb_workload_key_info() has every column). Engine options ("io_uring.sqpoll") are
  * not listed: they belong to the engines' option tables. Thread-safe: the
  * table is constant. */
 const char *nvb__workload_key(size_t i, const char **type, const char **doc);

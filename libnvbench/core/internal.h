@@ -84,6 +84,7 @@ struct nvb_workload {
     uint64_t  runtime_ns;
     int       runtime_set;   /* runtime given explicitly (else io_limit/ios alone bound the run) */
     uint64_t  ramp_ns;
+    uint64_t  startdelay_ns; /* the jobs start this long after they are ready (fio's startdelay) */
     uint64_t  interval_ns;
     int       align_interval; /* time-series ticks on wall-clock multiples of interval */
     uint64_t  io_limit;      /* bytes over all jobs, 0 = none */

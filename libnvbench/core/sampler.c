@@ -431,10 +431,34 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
     res->cpu_window_s = win;
 }
 
+/* startdelay: the jobs, set up and waiting at their barrier, are released
+ * this long later; the CPU figures and the window start after it. A cancel,
+ * a stop or the poll hook's answer ends the wait (the run then ends as a
+ * cancelled one: released, the jobs see the stop at once). Only the run's
+ * first phase waits. */
+static void sampler_start_delay(struct run *r)
+{
+    const struct nvb_run_opts *o = r->opts;
+    if (r->w->precondition)
+        return; /* the run's first phase waited: the precondition's (its workload has precondition=0) */
+    const uint64_t until = nvb__now_ns() + r->w->startdelay_ns;
+    for (uint64_t now = nvb__now_ns(); now < until; now = nvb__now_ns()) {
+        if ((r->cancel && r->cancel->flag) || __atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+            return;
+        if (o->poll && o->poll(o->poll_arg)) {
+            __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        const uint64_t slice = o->poll && o->poll_ms && o->poll_ms < 50 ? o->poll_ms * 1000000ull : 50000000ull;
+        nvb__sleep_ns(until - now < slice ? until - now : slice);
+    }
+}
+
 void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
 {
     const struct nvb_run_opts *o = r->opts;
     const unsigned jobs = r->p->jobs;
+    sampler_start_delay(r);
     sampler_start(s, r, res);
     while (r->ndone < jobs) {
         uint64_t now = nvb__now_ns();

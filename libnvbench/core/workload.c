@@ -1,8 +1,8 @@
 /*
- * Workloads: string keys validated centrally by one table, so bindings and
- * scripts can set anything by name and the ABI never changes when a key is
- * added. Engine-specific keys ("io_uring.sqpoll") are owned by the engine's
- * option table.
+ * Workloads: string keys validated centrally by one table (core/keys.c),
+ * so bindings and scripts can set anything by name and the ABI never
+ * changes when a key is added. Engine-specific keys ("io_uring.sqpoll") are
+ * owned by the engine's option table.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,143 +12,21 @@
 
 #include "core/bindings.h"
 #include "core/internal.h"
+#include "core/keys.h"
 #include "util/json.h"
-
-enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO, K_PCT, K_BSSPLIT, K_USEC, K_DIST };
-
-struct keydef {
-    const char *name;
-    enum ktype type;
-    size_t off;
-    uint64_t min, max;          /* for sizes, durations and integers */
-    const char *const *names;   /* for enums: index = value */
-    const char *doc;
-    /* The key's name in a result's "workload" echo when it is not the key
-     * itself: "<key>_s" for a duration (exact decimal seconds), a dotted
-     * name for a member of a nested object ("fault.delay_s" is
-     * {"fault":{"delay_s":...}}; such keys stand together in the table).
-     * The echo's writer and its reader (nvb_workload_from_json) both go by
-     * this one name, so every key round-trips through a result. */
-    const char *echo;
-};
-
-static const char *const rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw", "trim", "randtrim", NULL};
-static const char *const fill_names[] = {"random", "zero", NULL};
-static const char *const tmode_names[] = {"shared", "split", NULL};
-static const char *const rate_mode_names[] = {"open", "closed", NULL};
-static const char *const rate_process_names[] = {"uniform", "poisson", NULL};
-static const char *const ss_names[] = {"off", "iops", "bw", "lat", NULL}; /* enum nvb__ss_metric */
 
 #define OFF(f) offsetof(struct nvb_workload, f)
 #define NS_PER_S 1000000000ull
 
-static const struct keydef keys[] = {
-    {"engine", K_ENGINE, OFF(engine), 0, 0, NULL, "I/O engine: psync, libaio, io_uring, nvme, null (Linux); wsync, iocp, ioring (Windows)",
-     NULL},
-    {"rw", K_ENUM, OFF(rw), 0, 0, rw_names, "read, write, randread, randwrite, randrw, rw, trim, randtrim", NULL},
-    {"rwmix", K_UINT, OFF(rwmix), 0, 100, NULL, "read percentage of mixed workloads", NULL},
-    {"rwmixtrim", K_UINT, OFF(rwmixtrim), 0, 100, NULL, "trim percentage of a mixed workload's I/Os (rwmix splits the rest)",
-     NULL},
-    {"bs", K_SIZE, OFF(bs), 1, 1ull << 30, NULL, "block size", NULL},
-    {"qd", K_UINT, OFF(qd), 1, 16384, NULL, "I/Os in flight per job", NULL},
-    {"jobs", K_UINT, OFF(jobs), 1, 4096, NULL, "worker threads", NULL},
-    {"size", K_SIZE, OFF(size), 0, UINT64_MAX, NULL, "region per target (0: to the end)", NULL},
-    {"offset", K_SIZE, OFF(offset), 0, UINT64_MAX, NULL, "start of the region per target", NULL},
-    {"random_distribution", K_DIST, OFF(dist), 0, 0, NULL,
-     "offsets of random I/O: random (uniform), zipf:THETA, pareto:H, normal:P (stddev % of range), zoned:IO%/RANGE%:...",
-     NULL},
-    {"random_map", K_BOOL, OFF(random_map), 0, 1, NULL,
-     "random I/O touches every block of the region exactly once per pass (fio's inverse of norandommap)", NULL},
-    {"runtime", K_DURATION, OFF(runtime_ns), 0, 365ull * 86400 * NS_PER_S, NULL, "measured duration", "runtime_s"},
-    {"ramp", K_DURATION, OFF(ramp_ns), 0, 86400ull * NS_PER_S, NULL, "warm-up excluded from statistics", "ramp_s"},
-    {"interval", K_DURATION, OFF(interval_ns), 10000000ull, 3600ull * NS_PER_S, NULL, "time-series step", "interval_s"},
-    {"align_interval", K_BOOL, OFF(align_interval), 0, 1, NULL,
-     "time-series intervals end on wall-clock multiples of interval (hosts line up)", NULL},
-    {"io_limit", K_SIZE, OFF(io_limit), 0, UINT64_MAX, NULL, "total bytes over all jobs", NULL},
-    {"ios", K_U64, OFF(ios), 0, UINT64_MAX, NULL, "total I/O count over all jobs", NULL},
-    {"direct", K_BOOL, OFF(direct), 0, 1, NULL, "O_DIRECT", NULL},
-    {"invalidate", K_BOOL, OFF(invalidate), 0, 1, NULL,
-     "write back and drop the targets' cached pages before the run (fio's invalidate)", NULL},
-    {"fill", K_ENUM, OFF(fill), 0, 0, fill_names,
-     "write content: random (fresh, incompressible data in every block) or zero", NULL},
-    {"data_compress", K_UINT, OFF(data_compress), 0, 100, NULL,
-     "percent of every written 512-byte sector that is zeros (compressible), the rest random", NULL},
-    {"data_dedupe", K_UINT, OFF(data_dedupe), 0, 100, NULL,
-     "percent of written blocks that are one and the same block (deduplicable)", NULL},
-    {"seed", K_U64, OFF(seed), 0, UINT64_MAX, NULL, "seed of offsets and data", NULL},
-    {"rate_iops", K_U64, OFF(rate_iops), 0, UINT64_MAX, NULL, "IOPS cap over all jobs (0: none)", NULL},
-    {"rate_mode", K_ENUM, OFF(rate_mode), 0, 0, rate_mode_names,
-     "with rate_iops: open (each I/O starts on a schedule, latency from its intended start) or closed "
-     "(an I/O waits for a free slot before it is stamped: coordinated omission)", NULL},
-    {"rate_process", K_ENUM, OFF(rate_process), 0, 0, rate_process_names,
-     "open-loop arrivals: uniform (evenly spaced) or poisson (exponential gaps, seeded by seed)", NULL},
-    {"cpus", K_CPULIST, OFF(cpus), 0, 0, NULL, "CPU list jobs are pinned to, round robin", NULL},
-    {"allow_destructive", K_BOOL, OFF(allow_destructive), 0, 1, NULL, "permit writes to block devices", NULL},
-    {"target_mode", K_ENUM, OFF(target_mode), 0, 0, tmode_names, "shared: every job drives every target; split: targets divided among jobs",
-     NULL},
-    {"verify", K_BOOL, OFF(verify), 0, 1, NULL, "write a pattern derived from (seed, offset) and check it on read",
-     NULL},
-    {"continue_on_error", K_BOOL, OFF(continue_on_error), 0, 1, NULL, "count I/O errors and go on instead of stopping",
-     NULL},
-    /* Block-size mixes and think time (core/bsmix.h, core/loopmix.h). */
-    {"bssplit", K_BSSPLIT, OFF(bssplit), 0, 0, NULL,
-     "block sizes with percentages, fio's syntax: 4k/50:64k/30:128k/20, or READLIST,WRITELIST (unset: bs)", NULL},
-    {"thinktime", K_USEC, OFF(thinktime_ns), 0, 3600ull * NS_PER_S, NULL,
-     "pause after every thinktime_blocks I/Os have completed: microseconds as fio's, or with a unit (2ms)",
-     "thinktime_s"},
-    {"thinktime_blocks", K_UINT, OFF(thinktime_blocks), 1, 1u << 30, NULL, "I/Os between think times", NULL},
-    {"submit_batch", K_UINT, OFF(submit_batch), 0, 16384, NULL, "most I/Os queued per submission (0: qd)", NULL},
-    {"complete_batch", K_UINT, OFF(complete_batch), 1, 16384, NULL, "completions to wait for when the queue is full",
-     NULL},
-    {"name", K_STRING, OFF(name), 0, 0, NULL, "a label carried into the result", NULL},
-    {"lat_include_errors", K_BOOL, OFF(lat_include_errors), 0, 1, NULL, "failed I/Os count in the latency histograms too",
-     NULL},
-    {"io_timeout", K_DURATION, OFF(io_timeout_ns), 0, 86400ull * NS_PER_S, NULL,
-     "watchdog: a job with I/O in flight and no completion for this long stops the run (0: wait forever)",
-     "io_timeout_s"},
-    /* Fault injection around any engine (core/fault.h). */
-    {"fault.rate", K_PROB, OFF(fault_rate), 0, 0, NULL, "probability that an I/O fails with fault.errno (0.001, 1/1000, 0.1%)",
-     NULL},
-    {"fault.errno", K_ERRNO, OFF(fault_errno), 0, 0, NULL, "errno of injected failures, by name (EIO) or number", NULL},
-    {"fault.short", K_PROB, OFF(fault_short), 0, 0, NULL, "probability of a short transfer (half the length)", NULL},
-    {"fault.delay", K_DURATION, OFF(fault_delay_ns), 0, 10ull * NS_PER_S, NULL, "completion delay added to delayed I/Os",
-     "fault.delay_s"},
-    {"fault.delay_rate", K_PROB, OFF(fault_delay_rate), 0, 0, NULL, "probability that an I/O is delayed by fault.delay",
-     NULL},
-    {"fault.seed", K_U64, OFF(fault_seed), 0, UINT64_MAX, NULL, "seed of the fault decisions (default: from seed)",
-     NULL},
-    /* Preconditioning and steady state, SNIA PTS style (docs/steady-state.md). */
-    {"precondition", K_UINT, OFF(precondition), 0, 1000, NULL,
-     "sequential full-region write passes over each target before the measured run, not counted (0: none)", NULL},
-    {"ss", K_ENUM, OFF(ss_metric), 0, 0, ss_names, "steady state judged on: off, iops, bw or lat", "ss.metric"},
-    {"ss.window", K_DURATION, OFF(ss_window_ns), 0, 30ull * 86400 * NS_PER_S, NULL,
-     "steady-state window: its rounds are the intervals in it (0: 5 intervals)", "ss.window_s"},
-    {"ss.excursion", K_PCT, OFF(ss_excursion), 0, 0, NULL,
-     "steady when max - min of the window's rounds is within this percent of their mean", "ss.excursion_pct"},
-    {"ss.slope", K_PCT, OFF(ss_slope), 0, 0, NULL,
-     "... and the least-squares line's excursion over the window is within this percent of the mean", "ss.slope_pct"},
-    {"ss.stop", K_BOOL, OFF(ss_stop), 0, 1, NULL, "end the run when steady state is reached", NULL},
-};
-#define NKEYS (sizeof keys / sizeof keys[0])
-
-/* Indexed by enum ktype, so a new type without a name is a NULL the
- * bindings' tests notice, not a shifted list. */
-static const char *const ktype_names[] = {
-    [K_SIZE] = "size", [K_DURATION] = "duration", [K_UINT] = "uint", [K_BOOL] = "bool",
-    [K_ENUM] = "enum", [K_ENGINE] = "engine", [K_CPULIST] = "cpulist", [K_STRING] = "string",
-    [K_U64] = "u64", [K_PROB] = "prob", [K_ERRNO] = "errno", [K_PCT] = "percent",
-    [K_BSSPLIT] = "bssplit", [K_USEC] = "duration_us", [K_DIST] = "distribution",
-};
-
 const char *nvb__workload_key(size_t i, const char **type, const char **doc)
 {
-    if (i >= NKEYS)
+    if (i >= nvb__nkeys)
         return NULL;
     if (type)
-        *type = ktype_names[keys[i].type];
+        *type = nvb__ktype_names[nvb__keys[i].type];
     if (doc)
-        *doc = keys[i].doc;
-    return keys[i].name;
+        *doc = nvb__keys[i].help;
+    return nvb__keys[i].name;
 }
 
 int nvb__werr(struct nvb_workload *w, int err, const char *fmt, ...)
@@ -161,11 +39,6 @@ int nvb__werr(struct nvb_workload *w, int err, const char *fmt, ...)
 }
 
 const char *const nvb__dir_names[NVB__NDIR] = {"read", "write", "trim"};
-
-const char *nvb__rw_name(int rw)
-{
-    return (rw >= 0 && rw < (int)(sizeof rw_names / sizeof rw_names[0]) - 1) ? rw_names[rw] : "?";
-}
 
 NVB_API int nvb_workload_new(struct nvb_workload **out)
 {
@@ -240,9 +113,9 @@ int nvb__workload_copy(const struct nvb_workload *src, struct nvb_workload **out
 
 static const struct keydef *find_key(const char *key)
 {
-    for (size_t i = 0; i < NKEYS; i++)
-        if (!strcmp(keys[i].name, key))
-            return &keys[i];
+    for (size_t i = 0; i < nvb__nkeys; i++)
+        if (!strcmp(nvb__keys[i].name, key))
+            return &nvb__keys[i];
     return NULL;
 }
 
@@ -250,7 +123,7 @@ static const struct keydef *find_key(const char *key)
 static const char *key_name(size_t i, void *arg)
 {
     (void)arg;
-    return i < NKEYS ? keys[i].name : NULL;
+    return i < nvb__nkeys ? nvb__keys[i].name : NULL;
 }
 
 static const char *engine_name(size_t i, void *arg)
@@ -378,37 +251,142 @@ static void list_add(char *list, size_t len, const char *name)
     strncat(list, name, len - strlen(list) - 1);
 }
 
-/* fio's names for what nvbench calls otherwise: used only to answer a fio name given as a key
- * with nvbench's key (the job-file reader maps the options themselves, docs/fio-jobs.md). */
+/* fio's names for what nvbench calls otherwise, used only to answer a fio name given as a key with
+ * nvbench's key (the job-file reader maps the options themselves, docs/fio-jobs.md): the key
+ * table's fio column, and these, which no key stands for one to one. */
 static const struct {
     const char *fio, *say;
 } fio_names[] = {
-    {"iodepth", "nvbench's key is qd"},
-    {"numjobs", "nvbench's key is jobs"},
     {"time_based", "nvbench runs for runtime whenever runtime is set; no key is needed"},
     {"blocksize", "nvbench's key is bs"},
     {"readwrite", "nvbench's key is rw"},
-    {"ioengine", "nvbench's key is engine"},
-    {"ramp_time", "nvbench's key is ramp"},
-    {"rwmixread", "nvbench's key is rwmix"},
-    {"io_size", "nvbench's key is io_limit"},
-    {"number_ios", "nvbench's key is ios"},
-    {"cpus_allowed", "nvbench's key is cpus"},
-    {"randseed", "nvbench's key is seed"},
-    {"iodepth_batch_submit", "nvbench's key is submit_batch"},
-    {"iodepth_batch_complete_min", "nvbench's key is complete_batch"},
-    {"log_avg_msec", "nvbench's key is interval"},
     {"filename", "nvbench takes targets apart from the keys"},
 };
 
 static const char *fio_name_hint(char *buf, size_t len, const char *key)
 {
+    for (size_t i = 0; i < nvb__nkeys; i++)
+        if (nvb__keys[i].fio && !strcmp(key, nvb__keys[i].fio)) {
+            snprintf(buf, len, ": that is fio's name; nvbench's key is %s", nvb__keys[i].name);
+            return buf;
+        }
     for (size_t i = 0; i < sizeof fio_names / sizeof fio_names[0]; i++)
         if (!strcmp(key, fio_names[i].fio)) {
             snprintf(buf, len, ": that is fio's name; %s", fio_names[i].say);
             return buf;
         }
     return NULL;
+}
+
+/* The integer kinds: parsed, range-checked and stored (a size, duration or count). */
+static int set_int(struct nvb_workload *w, const struct keydef *k, const char *value, void *p)
+{
+    const char *key = k->name;
+    uint64_t u = 0;
+    int rc = int_kinds[k->type].parse(value, &u);
+    if (rc == -EDOM) /* durations only: a fraction of a nanosecond */
+        return nvb__werr(w, -EINVAL, "invalid %s '%s' for key '%s': finer than 1 ns (durations are whole "
+                         "nanoseconds)", int_kinds[k->type].noun, value, key);
+    if (rc)
+        return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL, "invalid %s '%s' for key '%s'%s",
+                         int_kinds[k->type].noun, value, key, int_kinds[k->type].hint);
+    if (u < k->min || u > k->max) {
+        if ((k->type == K_DURATION || k->type == K_USEC) && k->max)
+            return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range", value, key);
+        return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [%" PRIu64 ", %" PRIu64 "]",
+                         value, key, k->min, k->max);
+    }
+    if (k->off == OFF(runtime_ns))
+        w->runtime_set = 1;
+    if (k->off == OFF(fault_seed))
+        w->fault_seed_set = 1;
+    if (k->type == K_UINT)
+        *(unsigned *)p = (unsigned)u;
+    else
+        *(uint64_t *)p = u;
+    return 0;
+}
+
+/* The named kinds: an enum's value, or an engine. */
+static int set_named(struct nvb_workload *w, const struct keydef *k, const char *value, void *p)
+{
+    char hint[96], list[128] = "";
+    if (k->type == K_ENUM) {
+        for (int i = 0; k->names[i]; i++)
+            if (!strcmp(k->names[i], value) || (k->names == nvb__rw_names && !strcmp(value, "readwrite") && i == NVB__RW_RW)) {
+                *(int *)p = i;
+                return 0;
+            }
+        for (int i = 0; k->names[i]; i++)
+            list_add(list, sizeof list, k->names[i]);
+        return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected one of %s%s", value, k->name, list,
+                         suggest(hint, sizeof hint, value, enum_name, (void *)k->names));
+    }
+    if (nvb__engine_index(value) < 0) {
+        for (int i = 0; nvb__engines[i]; i++)
+            list_add(list, sizeof list, nvb__engines[i]->name);
+        return nvb__werr(w, -EINVAL, "unknown engine '%s' for key 'engine' (known: %s)%s", value, list,
+                         suggest(hint, sizeof hint, value, engine_name, NULL));
+    }
+    strcpy(w->engine, value);
+    return 0;
+}
+
+/* The kinds of text with a shape of their own: a CPU list or a label. */
+static int set_text(struct nvb_workload *w, const struct keydef *k, const char *value)
+{
+    if (k->type == K_STRING) {
+        if (strlen(value) >= sizeof w->name)
+            return nvb__werr(w, -EINVAL, "value for key '%s' is too long (max %zu)", k->name, sizeof w->name - 1);
+        strcpy(w->name, value);
+        return 0;
+    }
+    uint64_t bits[NVB__MAX_CPUS / 64];
+    int rc = nvb__parse_cpulist(value, bits, NVB__MAX_CPUS);
+    if (rc || strlen(value) >= sizeof w->cpus_text)
+        return nvb__werr(w, -EINVAL, "invalid CPU list '%s' for key '%s' (example: 0-3,6)", value, k->name);
+    memcpy(w->cpus, bits, sizeof bits);
+    unsigned n = 0;
+    for (unsigned i = 0; i < NVB__MAX_CPUS; i++)
+        n += (unsigned)((bits[i / 64] >> (i % 64)) & 1);
+    w->ncpus_set = n;
+    strcpy(w->cpus_text, value);
+    return 0;
+}
+
+/* The kinds stored as a double (a probability, a percentage) or an errno. */
+static int set_number(struct nvb_workload *w, const struct keydef *k, const char *value, void *p)
+{
+    const char *key = k->name;
+    double d;
+    int rc;
+    if (k->type == K_PROB) {
+        rc = nvb__parse_prob(value, &d);
+        if (rc == -ERANGE)
+            return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [0, 1]", value, key);
+        if (rc)
+            return nvb__werr(w, -EINVAL, "invalid probability '%s' for key '%s' (examples: 0.001, 1/1000, 0.1%%)",
+                             value, key);
+        *(double *)p = d;
+        return 0;
+    }
+    if (k->type == K_PCT) {
+        rc = nvb__parse_pct(value, &d);
+        if (rc)
+            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL, "invalid percentage '%s' for key '%s' "
+                             "(a number in [0, 100], examples: 20, 12.5, 20%%)", value, key);
+        *(double *)p = d;
+        return 0;
+    }
+    int e;
+    rc = nvb__parse_errno(value, &e);
+    if (rc == -ERANGE)
+        return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [1, %d]", value, key,
+                         NVB__ERRNO_SLOTS - 1);
+    if (rc)
+        return nvb__werr(w, -EINVAL, "invalid errno '%s' for key '%s' (examples: EIO, ENOSPC, 5)", value, key);
+    *(int *)p = e;
+    return 0;
 }
 
 NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char *value)
@@ -429,119 +407,27 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
                          fio ? fio : suggest(hint, sizeof hint, key, key_name, NULL));
     }
     void *p = (char *)w + k->off;
-    uint64_t u = 0;
-    int rc = 0, b;
+    int b;
     switch (k->type) {
-    case K_SIZE:
-    case K_DURATION:
-    case K_UINT:
-    case K_U64:
-    case K_USEC:
-        rc = int_kinds[k->type].parse(value, &u);
-        if (rc == -EDOM) /* durations only: a fraction of a nanosecond */
-            return nvb__werr(w, -EINVAL, "invalid %s '%s' for key '%s': finer than 1 ns (durations are whole "
-                             "nanoseconds)", int_kinds[k->type].noun, value, key);
-        if (rc)
-            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL, "invalid %s '%s' for key '%s'%s",
-                             int_kinds[k->type].noun, value, key, int_kinds[k->type].hint);
-        break;
+    case K_SIZE: case K_DURATION: case K_UINT: case K_U64: case K_USEC:
+        return set_int(w, k, value, p);
     case K_BSSPLIT:
         return nvb__bssplit_parse(value, p, w->err, sizeof w->err);
+    case K_DIST:
+        return nvb__dist_parse(value, (struct nvb__dist *)p, w->err, sizeof w->err);
     case K_BOOL:
         if (nvb__parse_bool(value, &b))
             return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected 0 or 1", value, key);
         *(int *)p = b;
         return 0;
-    case K_ENUM:
-        for (int i = 0; k->names[i]; i++)
-            if (!strcmp(k->names[i], value) || (k->names == rw_names && !strcmp(value, "readwrite") && i == NVB__RW_RW)) {
-                *(int *)p = i;
-                return 0;
-            }
-        {
-            char list[128] = "";
-            for (int i = 0; k->names[i]; i++)
-                list_add(list, sizeof list, k->names[i]);
-            return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected one of %s%s", value, key, list,
-                             suggest(hint, sizeof hint, value, enum_name, (void *)k->names));
-        }
-    case K_ENGINE:
-        if (nvb__engine_index(value) < 0) {
-            char list[128] = "";
-            for (int i = 0; nvb__engines[i]; i++)
-                list_add(list, sizeof list, nvb__engines[i]->name);
-            return nvb__werr(w, -EINVAL, "unknown engine '%s' for key 'engine' (known: %s)%s", value, list,
-                             suggest(hint, sizeof hint, value, engine_name, NULL));
-        }
-        strcpy(w->engine, value);
-        return 0;
-    case K_CPULIST: {
-        uint64_t bits[NVB__MAX_CPUS / 64];
-        rc = nvb__parse_cpulist(value, bits, NVB__MAX_CPUS);
-        if (rc || strlen(value) >= sizeof w->cpus_text)
-            return nvb__werr(w, -EINVAL, "invalid CPU list '%s' for key '%s' (example: 0-3,6)", value, key);
-        memcpy(w->cpus, bits, sizeof bits);
-        unsigned n = 0;
-        for (unsigned i = 0; i < NVB__MAX_CPUS; i++)
-            n += (unsigned)((bits[i / 64] >> (i % 64)) & 1);
-        w->ncpus_set = n;
-        strcpy(w->cpus_text, value);
-        return 0;
+    case K_ENUM: case K_ENGINE:
+        return set_named(w, k, value, p);
+    case K_CPULIST: case K_STRING:
+        return set_text(w, k, value);
+    case K_PROB: case K_PCT: case K_ERRNO:
+        return set_number(w, k, value, p);
     }
-    case K_STRING:
-        if (strlen(value) >= sizeof w->name)
-            return nvb__werr(w, -EINVAL, "value for key '%s' is too long (max %zu)", key, sizeof w->name - 1);
-        strcpy(w->name, value);
-        return 0;
-    case K_PROB: {
-        double d;
-        rc = nvb__parse_prob(value, &d);
-        if (rc == -ERANGE)
-            return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [0, 1]", value, key);
-        if (rc)
-            return nvb__werr(w, -EINVAL, "invalid probability '%s' for key '%s' (examples: 0.001, 1/1000, 0.1%%)",
-                             value, key);
-        *(double *)p = d;
-        return 0;
-    }
-    case K_PCT: {
-        double d;
-        rc = nvb__parse_pct(value, &d);
-        if (rc)
-            return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL, "invalid percentage '%s' for key '%s' "
-                             "(a number in [0, 100], examples: 20, 12.5, 20%%)", value, key);
-        *(double *)p = d;
-        return 0;
-    }
-    case K_ERRNO: {
-        int e;
-        rc = nvb__parse_errno(value, &e);
-        if (rc == -ERANGE)
-            return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [1, %d]", value, key,
-                             NVB__ERRNO_SLOTS - 1);
-        if (rc)
-            return nvb__werr(w, -EINVAL, "invalid errno '%s' for key '%s' (examples: EIO, ENOSPC, 5)", value, key);
-        *(int *)p = e;
-        return 0;
-    }
-    case K_DIST:
-        return nvb__dist_parse(value, (struct nvb__dist *)p, w->err, sizeof w->err);
-    }
-    if (u < k->min || u > k->max) {
-        if ((k->type == K_DURATION || k->type == K_USEC) && k->max)
-            return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range", value, key);
-        return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [%" PRIu64 ", %" PRIu64 "]",
-                         value, key, k->min, k->max);
-    }
-    if (k->off == OFF(runtime_ns))
-        w->runtime_set = 1;
-    if (k->off == OFF(fault_seed))
-        w->fault_seed_set = 1;
-    if (k->type == K_UINT)
-        *(unsigned *)p = (unsigned)u;
-    else
-        *(uint64_t *)p = u;
-    return 0;
+    return nvb__werr(w, -EINVAL, "key '%s' has no parser", key);
 }
 
 NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char *buf, size_t len)
@@ -668,9 +554,9 @@ static const char *secs_text(uint64_t ns, char *buf, size_t len)
 
 const char *nvb__workload_echo_key(size_t i, const char **echo, enum nvb__echo_form *form)
 {
-    if (i >= NKEYS)
+    if (i >= nvb__nkeys)
         return NULL;
-    const struct keydef *k = &keys[i];
+    const struct keydef *k = &nvb__keys[i];
     if (echo)
         *echo = k->echo ? k->echo : k->name;
     if (form) {
@@ -685,9 +571,9 @@ const char *nvb__workload_echo_key(size_t i, const char **echo, enum nvb__echo_f
 
 int nvb__workload_echo_text(const struct nvb_workload *w, size_t i, char *buf, size_t len)
 {
-    if (i >= NKEYS)
+    if (i >= nvb__nkeys)
         return -ENOENT;
-    const struct keydef *k = &keys[i];
+    const struct keydef *k = &nvb__keys[i];
     if ((k->type == K_BSSPLIT && !w->bssplit.set) || (k->off == OFF(fault_seed) && !w->fault_seed_set))
         return 0; /* unset: null, the library's own choice */
     if (k->type == K_DURATION || k->type == K_USEC) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/bindings.h"
@@ -358,7 +359,7 @@ static const struct { const char *key, *value; } echo_vals[] = {
     {"name", "a \"quoted\" name"}, {"lat_include_errors", "1"}, {"io_timeout", "1.5s"}, {"fault.rate", "1/3"},
     {"fault.errno", "ENOSPC"}, {"fault.short", "0.1%"}, {"fault.delay", "1ms"}, {"fault.delay_rate", "0.5"},
     {"fault.seed", "99"}, {"precondition", "1"}, {"ss", "iops"}, {"ss.window", "50ms"}, {"ss.excursion", "12.5"},
-    {"ss.slope", "5"}, {"ss.stop", "1"},
+    {"ss.slope", "5"}, {"ss.stop", "1"}, {"startdelay", "1.5ms"},
 };
 
 /* Every key of a as b shows it (nvb_workload_get), and the same echo. */
@@ -735,6 +736,123 @@ START_TEST(block_device_write_guard)
 }
 END_TEST
 
+/* The key table through the public API: every key described in every
+ * column the front doors read, the same list the bindings walk, engine
+ * options described by their engine, and every default the docs state as
+ * a value is the value of a new workload (the docs' column cannot drift
+ * from nvb_workload_new). */
+START_TEST(key_table_describes_every_key)
+{
+    const char *fields[16];
+    size_t nfields = 0;
+    while ((fields[nfields] = nvb_workload_key_field(nfields)))
+        ck_assert_uint_lt(++nfields, 16);
+    ck_assert_uint_eq(nfields, 10);
+    const char *key;
+    size_t i;
+    struct nvb_workload *fresh;
+    ck_assert_int_eq(nvb_workload_new(&fresh), 0);
+    for (i = 0; (key = nvb_workload_key(i)); i++) {
+        ck_assert_str_eq(key, nvb__workload_key(i, NULL, NULL));
+        for (size_t f = 0; f < nfields; f++)
+            ck_assert_msg(nvb_workload_key_info(key, fields[f]), "%s has no %s", key, fields[f]);
+        ck_assert_msg(*nvb_workload_key_info(key, "help") && *nvb_workload_key_info(key, "group") &&
+                      *nvb_workload_key_info(key, "type") && *nvb_workload_key_info(key, "echo"),
+                      "%s: a required column is empty", key);
+        ck_assert_msg(!strchr(nvb_workload_key_info(key, "help"), '\n'), "%s: help is one line", key);
+        const char *m = nvb_workload_key_info(key, "measures");
+        ck_assert_msg(!strcmp(m, "0") || !strcmp(m, "1"), "%s measures '%s'", key, m);
+        /* a stated default that is a value: the value of a new workload */
+        char dflt[256], want[2048], got[2048];
+        const char *d = nvb_workload_key_info(key, "default");
+        size_t n = 0;
+        for (; *d && n + 1 < sizeof dflt; d++)
+            if (*d != '`')
+                dflt[n++] = *d;
+        dflt[n] = 0;
+        if (!strcmp(dflt, "\"\""))
+            dflt[0] = 0;
+        struct nvb_workload *w;
+        ck_assert_int_eq(nvb_workload_new(&w), 0);
+        if (*nvb_workload_key_info(key, "default") && nvb_workload_set(w, key, dflt) == 0) {
+            ck_assert_int_ge(nvb_workload_get(fresh, key, want, sizeof want), 0);
+            ck_assert_int_ge(nvb_workload_get(w, key, got, sizeof got), 0);
+            ck_assert_msg(!strcmp(want, got), "%s: the docs' default '%s' is not the default '%s'", key, dflt, want);
+        }
+        nvb_workload_free(w);
+        /* its fio name, given as a key, names it */
+        const char *fio = nvb_workload_key_info(key, "fio");
+        if (*fio && strcmp(fio, key)) {
+            ck_assert_int_eq(nvb_workload_new(&w), 0);
+            ck_assert_int_eq(nvb_workload_set(w, fio, "1"), -EINVAL);
+            char say[128];
+            snprintf(say, sizeof say, "nvbench's key is %s", key);
+            ck_assert_msg(strstr(nvb_workload_error(w), say), "%s: %s", fio, nvb_workload_error(w));
+            nvb_workload_free(w);
+        }
+    }
+    nvb_workload_free(fresh);
+    ck_assert_ptr_null(nvb__workload_key(i, NULL, NULL));
+    ck_assert_ptr_null(nvb_workload_key_info("no_such_key", "help"));
+    ck_assert_ptr_null(nvb_workload_key_info("bs", "no_such_column"));
+    ck_assert_ptr_null(nvb_workload_key_info(NULL, "help"));
+    /* engine options: listed by their engine, described by its table */
+    size_t opts = 0;
+    for (int e = 0; e < nvb_engine_count(); e++)
+        for (size_t o = 0; (key = nvb_engine_option(e, o)); o++, opts++) {
+            char full[96];
+            snprintf(full, sizeof full, "%s.%s", nvb_engine_name(e), key);
+            ck_assert_str_eq(nvb_workload_key_info(full, "group"), "engine");
+            ck_assert_msg(*nvb_workload_key_info(full, "type"), "%s has no type", full);
+            ck_assert_msg(*nvb_workload_key_info(full, "help"), "%s has no help", full);
+        }
+    ck_assert_uint_gt(opts, 0);
+    ck_assert_ptr_null(nvb_engine_option(-1, 0));
+    ck_assert_ptr_null(nvb_engine_option(nvb_engine_count(), 0));
+}
+END_TEST
+
+/* startdelay: the jobs wait before their first I/O, and the run's window
+ * (its start time in the result) begins only after the wait; a cancel ends
+ * the wait. Bounded from below only: a wait of at least the delay. */
+START_TEST(startdelay_waits_before_the_window)
+{
+    struct nvb_workload *w;
+    ck_assert_int_eq(nvb_workload_new(&w), 0);
+    ck_assert_int_eq(nvb_workload_set(w, "engine", "null"), 0);
+    ck_assert_int_eq(nvb_workload_add_target(w, g_file), 0);
+    ck_assert_int_eq(nvb_workload_set(w, "ios", "64"), 0);
+    ck_assert_int_eq(nvb_workload_set(w, "startdelay", "200ms"), 0);
+    struct timespec t0;
+    clock_gettime(CLOCK_REALTIME, &t0);
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(nvb_run(w, NULL, &r), 0);
+    double start;
+    ck_assert_int_eq(nvb_result_get(r, "start_unix_ns", &start), 0);
+    double before = (double)t0.tv_sec * 1e9 + (double)t0.tv_nsec;
+    ck_assert_msg(start - before >= 200e6 - 1e3, "the window started %.0f ns after the call, before the delay",
+                  start - before);
+    ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 64);
+    nvb_result_free(r);
+
+    /* a day's delay, cancelled: the run returns, cancelled, with no I/O */
+    ck_assert_int_eq(nvb_workload_set(w, "startdelay", "24h"), 0);
+    struct nvb_cancel *c;
+    ck_assert_int_eq(nvb_cancel_new(&c), 0);
+    nvb_cancel_request(c);
+    struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+    o.cancel = c;
+    r = NULL;
+    nvb_run(w, &o, &r);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(nvb_result_cancelled(r), 1);
+    ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 0);
+    nvb_result_free(r);
+    nvb_cancel_free(c);
+    nvb_workload_free(w);
+}
+END_TEST
+
 int main(void)
 {
     g_file = tu_scratch("wl-data", 1 << 20);
@@ -756,6 +874,8 @@ int main(void)
     tcase_add_test(tc, fio_names_say_the_key);
     tcase_add_test(tc, every_key_round_trips_through_the_result);
     tcase_add_test(tc, workload_from_echo_text);
+    tcase_add_test(tc, key_table_describes_every_key);
+    tcase_add_test(tc, startdelay_waits_before_the_window);
     suite_add_tcase(s, tc);
     tc = tcase_create("validate");
     tcase_set_timeout(tc, 120);

@@ -3,6 +3,7 @@ in the four-stack layout and written as an HTML report (cli.py adds their parser
 import json
 import os
 
+from . import _nvbench
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_OK, _err, _n
 from ._printable import printable
 from ._report_figures import missing as missing_figures
@@ -16,11 +17,18 @@ from .store import StoreError
 
 # ------------------------------------------------------------------ compare
 
-# Workload keys whose difference changes what is measured: two files that
-# differ in one of them are not two stacks doing the same thing.
-_MEASURE_KEYS = ("qd", "jobs", "rwmix", "rwmixtrim", "direct", "rate_iops", "rate_mode", "verify", "submit_batch",
-                 "invalidate", "data_compress", "data_dedupe", "bssplit", "thinktime_s", "thinktime_blocks",
-                 "random_distribution", "random_map")
+def _measure_keys():
+    """The workload echo's names of the keys whose difference changes what is measured (the
+    key table's "measures" column): two files that differ in one of them are not two stacks doing
+    the same thing."""
+    return tuple(k["echo"] for k in _nvbench.key_table() if k["measures"] == "1")
+
+
+def _echo_value(workload, name):
+    """A key's value in a workload echo by its echo name, dotted for a nested member."""
+    for part in name.split("."):
+        workload = workload.get(part) if isinstance(workload, dict) else None
+    return workload
 
 
 def _load_named(path):
@@ -54,9 +62,9 @@ def _differences(a, b, sa, sb, name_a, name_b):
     for (cell, op), (ra, rb) in cells.items():
         if not ra or not rb:
             continue
-        for k in _MEASURE_KEYS:
-            va = {json.dumps((r.data.get("workload") or {}).get(k)) for r in ra}
-            vb = {json.dumps((r.data.get("workload") or {}).get(k)) for r in rb}
+        for k in _measure_keys():
+            va = {json.dumps(_echo_value(r.data.get("workload"), k)) for r in ra}
+            vb = {json.dumps(_echo_value(r.data.get("workload"), k)) for r in rb}
             if va != vb and "null" not in va | vb:
                 out.append(f"{k} {'/'.join(sorted(va))} in {name_a} but {'/'.join(sorted(vb))} in {name_b} "
                            f"({cell} {op})")

@@ -510,13 +510,20 @@ def _positive_int(text):
 
 
 def _keys_help():
-    """The workload keys from the library's own table (never a copy)."""
-    rows = _nvbench.workload_keys()
-    width = max(len(n) for n, _, _ in rows)
-    lines = ["workload keys (docs/api.md has every key, engine options and examples):"]
-    for name, kind, doc in rows:
-        lines.append(f"  {name:<{width}}  {kind:<8}  {doc}")
-    lines.append("engine options: ENGINE.KEY (nvbench engines; docs/engines.md)")
+    """The workload keys from the library's own table (never a copy), by group,
+    each with its fio name where fio has one."""
+    rows = _nvbench.key_table(engines=True)
+    width = max(len(r["name"]) for r in rows)
+    kind = max(len(r["type"]) for r in rows)
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["group"], []).append(r)
+    lines = ["workload keys (docs/api.md has every key in full and examples; docs/engines.md the engines'):"]
+    for group, keys in groups.items():
+        lines.append(f" {group}:")
+        for r in keys:
+            fio = f" [fio: {r['fio']}]" if r["fio"] and r["fio"] != r["name"] else ""
+            lines.append(f"  {r['name']:<{width}}  {r['type']:<{kind}}  {r['help']}{fio}")
     return "\n".join(lines)
 
 

@@ -602,9 +602,10 @@ static PyObject *nvbench_workload_keys(PyObject *module, PyObject *unused)
     PyObject *list = PyList_New(0);
     if (!list)
         return NULL;
-    const char *name, *type, *doc;
-    for (size_t i = 0; (name = nvb__workload_key(i, &type, &doc)) != NULL; i++) {
-        PyObject *t = Py_BuildValue("(sss)", name, type ? type : "", doc ? doc : "");
+    const char *name;
+    for (size_t i = 0; (name = nvb_workload_key(i)) != NULL; i++) {
+        PyObject *t = Py_BuildValue("(sss)", name, nvb_workload_key_info(name, "type"),
+                                    nvb_workload_key_info(name, "help"));
         if (!t || PyList_Append(list, t) < 0) {
             Py_XDECREF(t);
             Py_DECREF(list);
@@ -612,6 +613,51 @@ static PyObject *nvbench_workload_keys(PyObject *module, PyObject *unused)
         }
         Py_DECREF(t);
     }
+    return list;
+}
+
+/*
+ * key_table(engines=False) -> [{"name": ..., "type": ..., "unit": ...}]:
+ * every column of every core key (and engine option), from the public
+ * nvb_workload_key_info(), for the CLI's help and the bindings' lists.
+ */
+/* The row of one key: its name and every column nvb_workload_key_info() answers. */
+static PyObject *key_row(const char *name)
+{
+    const char *field;
+    PyObject *d = Py_BuildValue("{ss}", "name", name);
+    for (size_t f = 0; d && (field = nvb_workload_key_field(f)) != NULL; f++) {
+        PyObject *v = PyUnicode_FromString(nvb_workload_key_info(name, field));
+        if (!v || PyDict_SetItemString(d, field, v) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
+}
+
+static PyObject *nvbench_key_table(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"engines", NULL};
+    int engines = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p:key_table", kwlist, &engines))
+        return NULL;
+    PyObject *list = PyList_New(0);
+    const char *name;
+    for (size_t i = 0; list && (name = nvb_workload_key(i)) != NULL; i++) {
+        PyObject *d = key_row(name);
+        if (!d || PyList_Append(list, d) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(d);
+    }
+    for (int e = 0; engines && list && e < nvb_engine_count(); e++)
+        for (size_t i = 0; list && (name = nvb_engine_option(e, i)) != NULL; i++) {
+            PyObject *full = PyUnicode_FromFormat("%s.%s", nvb_engine_name(e), name);
+            PyObject *d = full ? key_row(PyUnicode_AsUTF8(full)) : NULL;
+            if (!d || PyList_Append(list, d) < 0)
+                Py_CLEAR(list);
+            Py_XDECREF(d);
+            Py_XDECREF(full);
+        }
     return list;
 }
 
@@ -707,6 +753,10 @@ static PyMethodDef nvbench_methods[] = {
      "version()\n--\n\nVersion of the libnvbench linked into this module (\"MAJOR.MINOR.PATCH\")."},
     {"engines", nvbench_engines, METH_NOARGS,
      "engines()\n--\n\nEvery engine the library knows: a list of (name, available, reason)."},
+    {"key_table", (PyCFunction)(void (*)(void))nvbench_key_table, METH_VARARGS | METH_KEYWORDS,
+     "key_table(engines=False)\n--\n\nEvery column of every workload key from the library's key table\n"
+     "(nvb_workload_key_info): a list of dicts with name, type, unit, group, fio, help, ...;\n"
+     "engines=True adds every engine's options (\"io_uring.sqpoll\", group \"engine\")."},
     {"workload_keys", nvbench_workload_keys, METH_NOARGS,
      "workload_keys()\n--\n\nThe workload's core keys from the library's table: a list of\n"
      "(name, type, doc); type is how the value is parsed (\"duration\", \"size\", ...)."},

@@ -1,0 +1,572 @@
+/*
+ * The workload key table (core/keys.h says what each column is for). The
+ * order is the order of a result's workload echo and of every listing.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "core/keys.h"
+
+const char *const nvb__rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw", "trim", "randtrim", NULL};
+#define rw_names nvb__rw_names
+
+const char *nvb__rw_name(int rw)
+{
+    return (rw >= 0 && rw < (int)(sizeof rw_names / sizeof rw_names[0]) - 1) ? rw_names[rw] : "?";
+}
+
+static const char *const fill_names[] = {"random", "zero", NULL};
+static const char *const tmode_names[] = {"shared", "split", NULL};
+static const char *const rate_mode_names[] = {"open", "closed", NULL};
+static const char *const rate_process_names[] = {"uniform", "poisson", NULL};
+static const char *const ss_names[] = {"off", "iops", "bw", "lat", NULL}; /* enum nvb__ss_metric */
+
+/* Indexed by enum ktype, so a new type without a name is a NULL the
+ * bindings' tests notice, not a shifted list. */
+const char *const nvb__ktype_names[] = {
+    [K_SIZE] = "size", [K_DURATION] = "duration", [K_UINT] = "uint", [K_BOOL] = "bool",
+    [K_ENUM] = "enum", [K_ENGINE] = "engine", [K_CPULIST] = "cpulist", [K_STRING] = "string",
+    [K_U64] = "u64", [K_PROB] = "prob", [K_ERRNO] = "errno", [K_PCT] = "percent",
+    [K_BSSPLIT] = "bssplit", [K_USEC] = "duration_us", [K_DIST] = "distribution",
+};
+
+#define KEY(n, t, field, lo, hi) .name = n, .type = t, .off = offsetof(struct nvb_workload, field), .min = lo, .max = hi
+#define NS_PER_S 1000000000ull
+#define MEASURES NVB__KEY_MEASURES
+
+const struct keydef nvb__keys[] = {
+    {KEY("engine", K_ENGINE, engine, 0, 0),
+     .group = "workload", .fio = "ioengine",
+     .help = "I/O engine: psync, libaio, io_uring, nvme, null (Linux); wsync, iocp, ioring (Windows)",
+     .dflt = "`psync`",
+     .range = "`psync`, `libaio`, `io_uring`, `nvme`, `null`",
+     .doc = "the I/O engine (`nvme`: NVMe passthrough, NVMe namespaces only)"},
+    {KEY("rw", K_ENUM, rw, 0, 0), .names = rw_names,
+     .group = "workload", .fio = "rw",
+     .help = "read, write, randread, randwrite, randrw, rw, trim, randtrim",
+     .dflt = "`randread`",
+     .range = "`read`, `write`, `randread`, `randwrite`, `randrw`, `rw` (alias `readwrite`), `trim`, `randtrim`",
+     .doc = "pattern; `read`/`write`/`rw`/`trim` are sequential, each job starting at its own offset; "
+             "`randrw` and `rw` mix; `trim`/`randtrim` discard (below: [Trims](#trims))"},
+    {KEY("rwmix", K_UINT, rwmix, 0, 100),
+     .unit = "percent", .group = "workload", .fio = "rwmixread", .flags = MEASURES,
+     .help = "read percentage of mixed workloads",
+     .dflt = "50",
+     .range = "0..100",
+     .doc = "percent of reads in `randrw`/`rw` (chosen per I/O at random)"},
+    {KEY("rwmixtrim", K_UINT, rwmixtrim, 0, 100),
+     .unit = "percent", .group = "workload", .flags = MEASURES,
+     .help = "trim percentage of a mixed workload's I/Os (rwmix splits the rest)",
+     .dflt = "0",
+     .range = "0..100",
+     .doc = "percent of a mixed workload's I/Os (`randrw`, `rw`) that are trims; `rwmix` splits the rest "
+             "([Trims](#trims)); no fio equivalent"},
+    {KEY("bs", K_SIZE, bs, 1, 1ull << 30),
+     .unit = "bytes", .group = "workload", .fio = "bs",
+     .help = "block size",
+     .dflt = "4k",
+     .range = "1 .. 1G",
+     .doc = "block size; with `direct=1` a multiple of the target's logical block size"},
+    {KEY("qd", K_UINT, qd, 1, 16384),
+     .unit = "I/Os", .group = "workload", .fio = "iodepth", .flags = MEASURES,
+     .help = "I/Os in flight per job",
+     .dflt = "1",
+     .range = "1..16384",
+     .doc = "I/Os in flight per job (psync: always 1, use `jobs`)"},
+    {KEY("jobs", K_UINT, jobs, 1, 4096),
+     .unit = "threads", .group = "workload", .fio = "numjobs", .flags = MEASURES,
+     .help = "worker threads",
+     .dflt = "1",
+     .range = "1..4096",
+     .doc = "worker threads"},
+    {KEY("size", K_SIZE, size, 0, UINT64_MAX),
+     .unit = "bytes", .group = "region", .fio = "size",
+     .help = "region per target (0: to the end)",
+     .dflt = "0",
+     .doc = "bytes of each target to use, 0: to the end (directory targets: scratch file size, default 1G; "
+             "null engine without targets: 1G)"},
+    {KEY("offset", K_SIZE, offset, 0, UINT64_MAX),
+     .unit = "bytes", .group = "region", .fio = "offset",
+     .help = "start of the region per target",
+     .dflt = "0",
+     .doc = "start of the region in each target (ignored for directories)"},
+    {KEY("random_distribution", K_DIST, dist, 0, 0),
+     .group = "region", .fio = "random_distribution", .flags = MEASURES,
+     .help = "offsets of random I/O: random (uniform), zipf:THETA, pareto:H, normal:P (stddev % of range), "
+              "zoned:IO%/RANGE%:...",
+     .dflt = "`random`",
+     .range = "`random`, `zipf:THETA`, `pareto:H`, `normal:P` (alias `gauss:P`), `zoned:IO/RANGE:...`",
+     .doc = "where random I/O goes in the region (fio's `random_distribution`; see [Offset "
+             "distributions](#offset-distributions)); only with a random `rw`, and a skewed one not with "
+             "`bssplit` (a split places its I/Os uniformly)"},
+    {KEY("random_map", K_BOOL, random_map, 0, 1),
+     .group = "region", .flags = MEASURES,
+     .help = "random I/O touches every block of the region exactly once per pass (fio's inverse of "
+              "norandommap)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "random I/O touches every block of the region exactly once per pass, then starts a new pass in a "
+             "new order (fio's default; `random_map=0` is fio's `norandommap`); only with "
+             "`random_distribution=random` and without `bssplit`"},
+    {KEY("runtime", K_DURATION, runtime_ns, 0, 365ull * 86400 * NS_PER_S), .echo = "runtime_s",
+     .unit = "seconds", .group = "timing", .fio = "runtime",
+     .help = "measured duration",
+     .dflt = "5s",
+     .range = "up to 365 days",
+     .doc = "length of the measured window; 0 only with `ios` or `io_limit`"},
+    {KEY("ramp", K_DURATION, ramp_ns, 0, 86400ull * NS_PER_S), .echo = "ramp_s",
+     .unit = "seconds", .group = "timing", .fio = "ramp_time",
+     .help = "warm-up excluded from statistics",
+     .dflt = "0",
+     .range = "up to 1 day",
+     .doc = "warm-up before the window, not counted"},
+    {KEY("startdelay", K_DURATION, startdelay_ns, 0, 86400ull * NS_PER_S), .echo = "startdelay_s",
+     .unit = "seconds", .group = "timing", .fio = "startdelay",
+     .help = "the jobs start this long after they are ready, before ramp and runtime",
+     .range = "up to 1 day",
+     .doc = "the jobs, once set up, wait this long before their first I/O (fio's `startdelay`); the ramp and "
+            "the measured window start after it, so it is in no figure. With job groups each group waits its "
+            "own, so one group can start after another; a cancel or a stop ends the wait"},
+    {KEY("interval", K_DURATION, interval_ns, 10000000ull, 3600ull * NS_PER_S), .echo = "interval_s",
+     .unit = "seconds", .group = "timing", .fio = "log_avg_msec",
+     .help = "time-series step",
+     .dflt = "1s",
+     .range = "10ms .. 1h",
+     .doc = "time-series step and progress callback period; each interval carries its own p50/p99/p99.9 "
+             "latency and histogram (`timeseries[]` in [json-schema.md](json-schema.md)). Latency-target "
+             "search over `qd` or `rate_iops` (vdbench's curve; fio has no equivalent): `nvbench.search` in "
+             "Python and Lua, `nvbench search` ([python.md](python.md))"},
+    {KEY("align_interval", K_BOOL, align_interval, 0, 1),
+     .group = "timing",
+     .help = "time-series intervals end on wall-clock multiples of interval (hosts line up)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "time-series intervals end on wall-clock multiples of `interval` (the first one is shorter), so "
+             "the points of hosts with synchronised clocks line up ([multihost.md](multihost.md))"},
+    {KEY("io_limit", K_SIZE, io_limit, 0, UINT64_MAX),
+     .unit = "bytes", .group = "timing", .fio = "io_size",
+     .help = "total bytes over all jobs",
+     .dflt = "0",
+     .range = "multiple of `bs` (with `bssplit`: any; see there)",
+     .doc = "stop after this many bytes over all jobs"},
+    {KEY("ios", K_U64, ios, 0, UINT64_MAX),
+     .unit = "I/Os", .group = "timing", .fio = "number_ios",
+     .help = "total I/O count over all jobs",
+     .dflt = "0",
+     .doc = "stop after exactly this many I/Os over all jobs (split exactly among them)"},
+    {KEY("direct", K_BOOL, direct, 0, 1),
+     .group = "workload", .fio = "direct", .flags = MEASURES,
+     .help = "O_DIRECT",
+     .dflt = "1",
+     .range = "bool",
+     .doc = "`O_DIRECT`"},
+    {KEY("invalidate", K_BOOL, invalidate, 0, 1),
+     .group = "data", .fio = "invalidate", .flags = MEASURES,
+     .help = "write back and drop the targets' cached pages before the run (fio's invalidate)",
+     .dflt = "1",
+     .range = "bool",
+     .doc = "before the run (after the targets are held and scratch files laid out), each file or "
+             "block-device target's region is written back (`sync_file_range`: the region's dirty pages, and "
+             "no more: no device cache flush, no journal commit) and its cached pages dropped "
+             "(`posix_fadvise(POSIX_FADV_DONTNEED)`), whatever `direct` says, as fio's `invalidate=1` does. "
+             "The write-back comes first because `DONTNEED` drops only clean pages: a dirty page would be "
+             "written back and stay cached. Pages another process maps or locks, and files of a file system "
+             "that lives in memory (tmpfs), stay. With `direct=0` the share of the region still cached is "
+             "measured then (`per_target[].page_cache`, [json-schema.md](json-schema.md)), and 50 % or more "
+             "is a warning; `invalidate=0` keeps the cache as it is (a warm-cache run on purpose), measured "
+             "and warned about the same way. Block devices: the same two calls on the device (its own page "
+             "cache), and the cached share measured on that page cache the same way (`cachestat`, or "
+             "`mincore` on a mapping of the device node); not `BLKFLSBUF`, which needs `CAP_SYS_ADMIN` and "
+             "acts on the whole device; the kernel also drops a block device's cached pages by itself when "
+             "its last opener closes it, so a warm cache there exists only while something else holds the "
+             "device open (a mounted file system, another process). Windows has no such call: there "
+             "`invalidate` does nothing (a warning says so with `direct=0`) and nothing is measured"},
+    {KEY("fill", K_ENUM, fill, 0, 0), .names = fill_names,
+     .group = "data", .fio = "zero_buffers",
+     .help = "write content: random (fresh, incompressible data in every block) or zero",
+     .dflt = "`random`",
+     .range = "`random`, `zero`",
+     .doc = "what writes carry. `random`: every block written, and every block of a scratch layout, carries "
+             "data of its own: a base block of random bytes from `seed`, each 512-byte sector of it XORed "
+             "with a 64-bit key derived from (`seed`, the block's offset, a per-job write counter, the "
+             "sector): no two blocks written by a run are alike and none compresses (one pass over the block "
+             "per write on the submitting thread, about half what the kernel's own copy of a buffered write "
+             "costs: [benchmarks.md](benchmarks.md#cost-of-fresh-data-per-write)). `zero`: the buffers are "
+             "zeros, never changed. With `verify=1` each block is a verification block instead (also "
+             "different for every write, [reliability.md](reliability.md#data-verification-verify1)); the "
+             "null engine writes nothing and prepares nothing"},
+    {KEY("data_compress", K_UINT, data_compress, 0, 100),
+     .unit = "percent", .group = "data", .fio = "buffer_compress_percentage", .flags = MEASURES,
+     .help = "percent of every written 512-byte sector that is zeros (compressible), the rest random",
+     .dflt = "0",
+     .range = "0..100",
+     .doc = "percent of each written block that compresses: the last `floor(512 x P / 100)` bytes of every "
+             "512-byte sector, rounded down to 8 bytes, are zeros (all of it at 100), the rest is the fresh "
+             "data above; a last sector shorter than 512 bytes the same share of its length. gzip -1 makes "
+             "such data about `100 - P` % of its size. Needs `fill=random` and `verify=0`"},
+    {KEY("data_dedupe", K_UINT, data_dedupe, 0, 100),
+     .unit = "percent", .group = "data", .fio = "dedupe_percentage", .flags = MEASURES,
+     .help = "percent of written blocks that are one and the same block (deduplicable)",
+     .dflt = "0",
+     .range = "0..100",
+     .doc = "percent of written blocks (I/Os) that are duplicates: chosen by a hash of (offset, write "
+             "counter, `seed`), such a block is the run's base block itself, the same for every job and "
+             "target (with `data_compress`, its zeros too). Of N blocks written, about P % duplicate another. "
+             "Needs `fill=random` and `verify=0`; both keys apply to the scratch layout too and are echoed in "
+             "the result's `workload`"},
+    {KEY("seed", K_U64, seed, 0, UINT64_MAX),
+     .group = "data", .fio = "randseed",
+     .help = "seed of offsets and data",
+     .dflt = "7959657617677615105",
+     .range = "u64",
+     .doc = "seed of offsets, the read/write mix and data; same seed, same sequence"},
+    {KEY("rate_iops", K_U64, rate_iops, 0, UINT64_MAX),
+     .unit = "I/Os per second", .group = "rate", .fio = "rate_iops", .flags = MEASURES,
+     .help = "IOPS cap over all jobs (0: none)",
+     .dflt = "0",
+     .doc = "I/Os per second over all jobs, 0: none (each job takes `rate_iops / jobs`)"},
+    {KEY("rate_mode", K_ENUM, rate_mode, 0, 0), .names = rate_mode_names,
+     .group = "rate", .flags = MEASURES,
+     .help = "with rate_iops: open (each I/O starts on a schedule, latency from its intended start) or closed "
+              "(an I/O waits for a free slot before it is stamped: coordinated omission)",
+     .dflt = "`open`",
+     .range = "`open`, `closed`",
+     .doc = "with `rate_iops`: `open` gives every I/O an intended start on a schedule, submits it then "
+             "whatever is in flight (up to `qd`; beyond, it waits for a slot and that wait counts) and counts "
+             "its latency from the intended start; `closed` stamps an I/O when a free slot lets it go (a "
+             "stall then hides the waiting behind it: coordinated omission). The result's `rate` object says "
+             "which ran and how well the schedule was kept ([json-schema.md](json-schema.md#rate))"},
+    {KEY("rate_process", K_ENUM, rate_process, 0, 0), .names = rate_process_names,
+     .group = "rate", .fio = "rate_process",
+     .help = "open-loop arrivals: uniform (evenly spaced) or poisson (exponential gaps, seeded by seed)",
+     .dflt = "`uniform`",
+     .range = "`uniform`, `poisson`",
+     .doc = "the rate's arrivals, open or closed loop: evenly spaced (the first one interval after the "
+             "start, so no window holds more than the rate), or a Poisson process of the same mean rate "
+             "(exponential gaps, seeded from `seed`); `rate.gap_cv` in the result shows the arrivals as "
+             "submitted (about 1 for poisson). An open loop arrives on time: the job sleeps until shortly "
+             "before an intended start (by as much as its timed waits have been ending late, at most a "
+             "quarter of the mean gap and 200 us) and spins the rest, reaping as it goes; the time spun is "
+             "`rate.spin_ns`. What lateness is left is `rate.late_*`, apart from the wait for a free slot, "
+             "`rate.queue_full_*` (a stall behind `fault.delay` lands there)"},
+    {KEY("cpus", K_CPULIST, cpus, 0, 0),
+     .group = "workload", .fio = "cpus_allowed",
+     .help = "CPU list jobs are pinned to, round robin",
+     .dflt = "`\"\"`",
+     .range = "list such as `0-3,6`",
+     .doc = "pin job i to the i-th listed CPU, round robin"},
+    {KEY("allow_destructive", K_BOOL, allow_destructive, 0, 1),
+     .group = "safety",
+     .help = "permit writes to block devices",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "permit writes to a block device (refused with `-EPERM` otherwise, naming what would be "
+             "destroyed). A target in use (mounted, held by dm/md, swap device or swap file, backing a loop "
+             "device in use or backed by a device in use, or a partition or alias of one that is) is refused "
+             "with `-EBUSY` whatever this says ([devices.md](devices.md))"},
+    {KEY("target_mode", K_ENUM, target_mode, 0, 0), .names = tmode_names,
+     .group = "workload",
+     .help = "shared: every job drives every target; split: targets divided among jobs",
+     .dflt = "`shared`",
+     .range = "`shared`, `split`",
+     .doc = "shared: every job drives every target; split: targets dealt out among jobs"},
+    {KEY("verify", K_BOOL, verify, 0, 1),
+     .group = "data", .fio = "verify", .flags = MEASURES,
+     .help = "write a pattern derived from (seed, offset) and check it on read",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "every block written starts with a header (target, offset, seed, sequence, block size) and "
+             "carries a CRC32C over the whole block; reads check it ([reliability.md](reliability.md)). Which "
+             "reads are checked: a run that writes (`randrw`, `rw`) checks the blocks it has written itself, "
+             "each against its last completed write, and counts reads of blocks it has not written yet as "
+             "`verify.unchecked` (a scratch file laid out, or a target preconditioned, with `verify=1` has "
+             "every block checked); a read-only run (`read`, `randread`) checks every block it reads, so its "
+             "blocks must have been written that way first (`rw=write verify=1` over the region, the same "
+             "`seed`, `bs`, `jobs` and target order), else they count as mismatches. With writes, each job "
+             "keeps at most one I/O per block in flight and jobs sharing a target write disjoint parts of it "
+             "(sequential jobs one contiguous slice each, starting where that job's read-back starts; random "
+             "jobs block `i` with `i mod jobs = rank`), so no read can see half of two writes; a bit per "
+             "block written (`size / bs / 8` bytes) is counted in the run's memory. A target named twice (by "
+             "name, hard link or another device node) is refused. A mismatch is an error exit in the CLI and "
+             "the examples, `nvbench.VerifyError` in Python, `nil, message, errno` in Lua. `bs` of at least 48"},
+    {KEY("continue_on_error", K_BOOL, continue_on_error, 0, 1),
+     .group = "errors", .fio = "continue_on_error",
+     .help = "count I/O errors and go on instead of stopping",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "count failed I/Os and go on; by default the first one stops the run with its errno"},
+    /* Block-size mixes and think time (core/bsmix.h, core/loopmix.h). */
+    {KEY("bssplit", K_BSSPLIT, bssplit, 0, 0),
+     .unit = "bytes", .group = "workload", .fio = "bssplit", .flags = MEASURES,
+     .help = "block sizes with percentages, fio's syntax: 4k/50:64k/30:128k/20, or READLIST,WRITELIST (unset: "
+              "bs)",
+     .dflt = "`\"\"` (unset: every I/O is `bs`)",
+     .range = "up to 64 sizes per direction, 1 .. 1G each",
+     .doc = "a block-size mix, fio's `bssplit` syntax: `4k/50:64k/30:128k/20` (size/percent, integer "
+             "percentages summing to 100); `READLIST,WRITELIST` gives reads and writes their own "
+             "(`2k/50:4k/50,4k/90:8k/10`), one list applies to both, an empty list leaves that direction to "
+             "`bs` (`,64k/100`). A size without a percentage shares what the others leave evenly "
+             "(`4k/10:8k:64k/50:16k:32k`: 14, 13, 13, the first ones one more when it does not divide), as "
+             "fio does; percentages above 100 in sum, below 100 with none left blank, a size twice, or a "
+             "third (trim) list are refused naming the key and the value. Each I/O draws its size from a "
+             "100-entry table (one random number and one load: "
+             "[benchmarks.md](benchmarks.md#block-size-mixes-and-think-time)). Random offsets are multiples "
+             "of the direction's smallest size (fio's `blockalign` default, its minimum block size) where the "
+             "drawn size fits in the region; sequential ones (`read`, `write`, `rw`) follow the previous I/O "
+             "of the target directly and start over at the region's start when the next size would pass its "
+             "end. Buffers are sized for the largest size, the memory estimate too; with `direct=1` every "
+             "size must be a multiple of the logical block size and the largest must fit every region. Not "
+             "with `verify=1` (a verification block has one size): refused naming the keys. With `io_limit` "
+             "the bytes are a budget: each job gets its share in whole units of the smallest size and, once a "
+             "drawn size no longer fits what is left, takes the largest smaller size of the split that does, "
+             "ending when none fits; so a split whose sizes are multiples of its smallest moves exactly "
+             "`io_limit` bytes (rounded down to that unit), any other at most the smallest size less per job "
+             "(fio too picks a size that fits what is left). `precondition` writes `bs` passes without the "
+             "mix. The result counts the I/Os by size per direction (`bs_counts`, "
+             "[json-schema.md](json-schema.md))"},
+    {KEY("thinktime", K_USEC, thinktime_ns, 0, 3600ull * NS_PER_S), .echo = "thinktime_s",
+     .unit = "microseconds", .group = "timing", .fio = "thinktime", .flags = MEASURES,
+     .help = "pause after every thinktime_blocks I/Os have completed: microseconds as fio's, or with a unit "
+              "(2ms)",
+     .dflt = "0",
+     .range = "0 .. 1h; a bare number is microseconds (fio's unit), or `250us`, `2ms`, `1s`",
+     .doc = "after every `thinktime_blocks` I/Os of a job have completed, the job issues nothing for this "
+             "long (fio's `thinktime` with `thinktime_blocks_type=complete`, its default). The job issues at "
+             "most `thinktime_blocks` I/Os, waits for all of them, then sleeps: so `qd` above "
+             "`thinktime_blocks` acts as `thinktime_blocks`, as in fio. Slept, not spun (fio's "
+             "`thinktime_spin` has no equivalent here; the OS timer's slack of some tens of microseconds adds "
+             "to short think times). Think time counts in `duration_s`, so IOPS and bandwidth are those of "
+             "the application modelled, pauses included. With `rate_iops` and `rate_mode=open` the schedule "
+             "pauses with the job: the intended starts after a think move later by the time slept, so the "
+             "pause is neither lag nor latency and the rate holds between thinks (fio by default catches up "
+             "after a think instead; this is its `rate_ign_think=1`); with `rate_mode=closed` its schedule "
+             "moves the same way. A think is cut short at the end of the window or a stop. Not applied in the "
+             "`precondition` phase"},
+    {KEY("thinktime_blocks", K_UINT, thinktime_blocks, 1, 1u << 30),
+     .unit = "I/Os", .group = "timing", .fio = "thinktime_blocks", .flags = MEASURES,
+     .help = "I/Os between think times",
+     .dflt = "1",
+     .range = "1 .. 2^30",
+     .doc = "I/Os between think times (fio's `thinktime_blocks`); without `thinktime` it does nothing"},
+    {KEY("submit_batch", K_UINT, submit_batch, 0, 16384),
+     .unit = "I/Os", .group = "workload", .fio = "iodepth_batch_submit", .flags = MEASURES,
+     .help = "most I/Os queued per submission (0: qd)",
+     .dflt = "0",
+     .range = "0..16384",
+     .doc = "most I/Os handed to the engine per submit call, 0: `qd`. Below the free slots, the loop makes "
+             "as many calls as it takes to fill every free slot before it waits for completions "
+             "(`submit_batch=1`: one call per I/O, the queue kept at `qd`, as fio's default "
+             "`iodepth_batch_submit=1`); the result's `submissions` says the batch, what a slat covers and "
+             "the depth kept ([engines.md](engines.md#batching-and-slat-against-fio))"},
+    {KEY("complete_batch", K_UINT, complete_batch, 1, 16384),
+     .unit = "I/Os", .group = "workload", .fio = "iodepth_batch_complete_min",
+     .help = "completions to wait for when the queue is full",
+     .dflt = "1",
+     .range = "1..16384",
+     .doc = "completions to wait for when the queue is full"},
+    {KEY("name", K_STRING, name, 0, 0),
+     .group = "workload", .fio = "name",
+     .help = "a label carried into the result",
+     .dflt = "`\"\"`",
+     .range = "up to 63 chars",
+     .doc = "label copied into the result"},
+    {KEY("lat_include_errors", K_BOOL, lat_include_errors, 0, 1),
+     .group = "errors",
+     .help = "failed I/Os count in the latency histograms too",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "failed I/Os' latency goes into the histograms too (`lat_hist.count` is then `ios` + that "
+             "direction's errors)"},
+    {KEY("io_timeout", K_DURATION, io_timeout_ns, 0, 86400ull * NS_PER_S), .echo = "io_timeout_s",
+     .unit = "seconds", .group = "safety",
+     .help = "watchdog: a job with I/O in flight and no completion for this long stops the run (0: wait "
+              "forever)",
+     .dflt = "60s",
+     .range = "duration, 0: off",
+     .doc = "the watchdog: an I/O in flight for this long (the job looks at the age of each in-flight I/O "
+             "every `io_timeout`/8, at most every 100 ms), or a job with I/O in flight and no completion for "
+             "this long, stops the run with `-ETIMEDOUT` and a partial result whose error names the I/O "
+             "(target, offset) or says how many were in flight; the I/Os that still complete are taken first. "
+             "Waits in the asynchronous engines last at most 100 ms at a time (or `io_timeout` when shorter), "
+             "so that the watchdog and stop requests are noticed. I/Os still in the kernel are abandoned: "
+             "their buffers stay allocated until the process exits (a warning says how many), since the "
+             "device may still write into them. A synchronous engine (`psync`, `wsync`) blocked inside one "
+             "read or write cannot be interrupted by the library; IOPOLL rings poll in the kernel without the "
+             "timeout ([reliability.md](reliability.md))"},
+    /* Fault injection around any engine (core/fault.h). */
+    {KEY("fault.rate", K_PROB, fault_rate, 0, 0),
+     .unit = "probability", .group = "fault",
+     .help = "probability that an I/O fails with fault.errno (0.001, 1/1000, 0.1%)",
+     .dflt = "0",
+     .range = "probability",
+     .doc = "fail this share of I/Os with `fault.errno` without handing them to the engine (the device is "
+             "not touched). Probabilities: `0.001`, `1/1000`, `0.1%`"},
+    {KEY("fault.errno", K_ERRNO, fault_errno, 0, 0),
+     .group = "fault",
+     .help = "errno of injected failures, by name (EIO) or number",
+     .dflt = "`EIO`",
+     .range = "name or 1..255",
+     .doc = "errno of injected failures (`ENOSPC`, `61`)"},
+    {KEY("fault.short", K_PROB, fault_short, 0, 0),
+     .unit = "probability", .group = "fault",
+     .help = "probability of a short transfer (half the length)",
+     .dflt = "0",
+     .range = "probability",
+     .doc = "cut this share of transfers to half their length (kept a multiple of the logical block size "
+             "with `direct=1`; below that the engine's answer is cut instead). A short write leaves the block "
+             "half written, as a real one would"},
+    {KEY("fault.delay", K_DURATION, fault_delay_ns, 0, 10ull * NS_PER_S), .echo = "fault.delay_s",
+     .unit = "seconds", .group = "fault",
+     .help = "completion delay added to delayed I/Os",
+     .dflt = "0",
+     .range = "up to 10s",
+     .doc = "hold a completion back this long after the engine reported it"},
+    {KEY("fault.delay_rate", K_PROB, fault_delay_rate, 0, 0),
+     .unit = "probability", .group = "fault",
+     .help = "probability that an I/O is delayed by fault.delay",
+     .dflt = "1",
+     .range = "probability",
+     .doc = "share of I/Os delayed by `fault.delay`"},
+    {KEY("fault.seed", K_U64, fault_seed, 0, UINT64_MAX),
+     .group = "fault",
+     .help = "seed of the fault decisions (default: from seed)",
+     .dflt = "from `seed`",
+     .range = "u64",
+     .doc = "seed of the fault decisions; per job, the same seed fails the same I/Os on every engine"},
+    /* Preconditioning and steady state, SNIA PTS style (docs/steady-state.md). */
+    {KEY("precondition", K_UINT, precondition, 0, 1000),
+     .unit = "passes", .group = "steady state",
+     .help = "sequential full-region write passes over each target before the measured run, not counted (0: "
+              "none)",
+     .dflt = "0",
+     .range = "0..1000",
+     .doc = "before the measured run, this many sequential write passes over each target's whole region (one "
+             "job per target, `bs` the larger of 128k and `bs`, or `bs` with `verify=1`; the workload's "
+             "engine, engine options and `qd`), SNIA PTS style. A phase of its own: its bytes and duration "
+             "are in the result's `precondition` object, never in the figures. It writes: a read workload "
+             "with `precondition` needs `allow_destructive=1` on a block device and is refused on a target in "
+             "use exactly as a write is ([steady-state.md](steady-state.md))"},
+    {KEY("ss", K_ENUM, ss_metric, 0, 0), .names = ss_names, .echo = "ss.metric",
+     .group = "steady state", .fio = "steadystate",
+     .help = "steady state judged on: off, iops, bw or lat",
+     .dflt = "`off`",
+     .range = "`off`, `iops`, `bw`, `lat`",
+     .doc = "judge steady state over the time series on this metric (per round: IOPS, bytes/s, or mean "
+             "latency of both directions); the result's `steady_state` object says whether and when it was "
+             "reached ([steady-state.md](steady-state.md))"},
+    {KEY("ss.window", K_DURATION, ss_window_ns, 0, 30ull * 86400 * NS_PER_S), .echo = "ss.window_s",
+     .unit = "seconds", .group = "steady state", .fio = "steadystate_duration",
+     .help = "steady-state window: its rounds are the intervals in it (0: 5 intervals)",
+     .dflt = "0",
+     .range = "duration, 0: 5 intervals",
+     .doc = "the window of rounds judged; a round is one time-series interval (`interval`), so the window "
+             "holds `ss.window / interval` rounds (rounded down, 3 .. 100000)"},
+    {KEY("ss.excursion", K_PCT, ss_excursion, 0, 0), .echo = "ss.excursion_pct",
+     .unit = "percent", .group = "steady state",
+     .help = "steady when max - min of the window's rounds is within this percent of their mean",
+     .dflt = "20",
+     .range = "percent 0..100 (`20`, `12.5`, `20%`)",
+     .doc = "steady when max - min of the window's rounds is at most this share of their mean (SNIA PTS: 20)"},
+    {KEY("ss.slope", K_PCT, ss_slope, 0, 0), .echo = "ss.slope_pct",
+     .unit = "percent", .group = "steady state",
+     .help = "... and the least-squares line's excursion over the window is within this percent of the mean",
+     .dflt = "10",
+     .range = "percent 0..100",
+     .doc = "... and the least-squares line over the window rises or falls by at most this share of the mean "
+             "across the window (SNIA PTS: 10)"},
+    {KEY("ss.stop", K_BOOL, ss_stop, 0, 1),
+     .group = "steady state",
+     .help = "end the run when steady state is reached",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "end the run at the first steady window (needs `ss`); the usual figures are then the whole run "
+             "up to that point, the window's mean is in `steady_state.mean`"},
+};
+const size_t nvb__nkeys = sizeof nvb__keys / sizeof nvb__keys[0];
+
+NVB_API const char *nvb_workload_key(size_t i)
+{
+    return i < nvb__nkeys ? nvb__keys[i].name : NULL;
+}
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+/* An engine option's columns: its type and its one line; the rest is the engine's docs. */
+static const char *engine_key_info(const char *key, const char *field)
+{
+    static const char *const opt_types[] = {[NVB__OPT_BOOL] = "bool", [NVB__OPT_AUTOBOOL] = "autobool",
+                                            [NVB__OPT_INT] = "int"};
+    const char *dot = strchr(key, '.');
+    char ename[32];
+    if (!dot || (size_t)(dot - key) >= sizeof ename)
+        return NULL;
+    memcpy(ename, key, (size_t)(dot - key));
+    ename[dot - key] = 0;
+    const struct nvb__engine *e = nvb__engine_find(ename);
+    int oi = e ? nvb__engine_opt_index(e, dot + 1) : -1;
+    if (oi < 0)
+        return NULL;
+    const struct nvb__optdef *od = &e->opts[oi];
+    if (!strcmp(field, "type"))
+        return opt_types[od->type];
+    if (!strcmp(field, "group"))
+        return "engine";
+    if (!strcmp(field, "help") || !strcmp(field, "doc"))
+        return or_empty(od->doc);
+    if (!strcmp(field, "echo"))
+        return key;
+    if (!strcmp(field, "measures"))
+        return "0"; /* the engine is the stack compared, not a difference in it */
+    static const char *const none[] = {"unit", "fio", "range", "default"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        if (!strcmp(field, none[i]))
+            return "";
+    return NULL;
+}
+
+/* The columns nvb_workload_key_info() answers, in the order of its cols[]. */
+static const char *const key_fields[] = {"type", "unit", "group", "fio", "help", "doc", "range", "default", "echo",
+                                         "measures", NULL};
+
+NVB_API const char *nvb_workload_key_field(size_t i)
+{
+    return i < sizeof key_fields / sizeof key_fields[0] ? key_fields[i] : NULL;
+}
+
+NVB_API const char *nvb_workload_key_info(const char *key, const char *field)
+{
+    if (!key || !field)
+        return NULL;
+    const struct keydef *k = NULL;
+    for (size_t i = 0; i < nvb__nkeys && !k; i++)
+        if (!strcmp(nvb__keys[i].name, key))
+            k = &nvb__keys[i];
+    if (!k)
+        return engine_key_info(key, field);
+    const struct {
+        const char *field, *value;
+    } cols[] = {
+        {"type", nvb__ktype_names[k->type]}, {"unit", k->unit}, {"group", k->group}, {"fio", k->fio},
+        {"help", k->help}, {"doc", k->doc ? k->doc : k->help}, {"range", k->range}, {"default", k->dflt},
+        {"echo", k->echo ? k->echo : k->name}, {"measures", (k->flags & NVB__KEY_MEASURES) ? "1" : "0"},
+    };
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        if (!strcmp(field, cols[i].field))
+            return or_empty(cols[i].value);
+    return NULL;
+}
+
+NVB_API const char *nvb_engine_option(int engine, size_t i)
+{
+    if (engine < 0 || engine >= nvb_engine_count())
+        return NULL;
+    const struct nvb__engine *e = nvb__engines[engine];
+    for (size_t k = 0; k <= i; k++)
+        if (!e->opts || !e->opts[k].name)
+            return NULL;
+    return e->opts[i].name;
+}
