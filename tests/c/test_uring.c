@@ -96,6 +96,19 @@ START_TEST(test_nop_engine)
             ck_assert_uint_eq(((unsigned char *)bufs[i])[b], 0xa5);
     e->teardown(st);
 
+    /* wait_min above what is in flight waits for what is in flight (a wait
+     * for more would never end). */
+    static const char *const k_wm[] = { "nop", "wait_min", NULL };
+    opts_fill(e, o, k_wm, (const int64_t[]){ 1, QD });
+    u.n = 0;
+    ck_assert_msg(e->setup(&ctx, &st) == 0, "%s", why);
+    ck_assert_str_eq(used(&u, "wait_min"), "8");
+    for (unsigned n = 1; n < QD; n++) {
+        ck_assert_int_eq(e->submit(st, ios, n), 0);
+        ck_assert_int_eq(e->reap(st, out, QD, 1), n);
+    }
+    e->teardown(st);
+
     /* A NOP has no buffer or file to register: asking for it is a mistake. */
     static const char *const k_fb[] = { "nop", "fixedbufs", NULL };
     opts_fill(e, o, k_fb, (const int64_t[]){ 1, 1 });
