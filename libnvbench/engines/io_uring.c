@@ -344,13 +344,14 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
     int rc = nvb__ring_reserve(&u->r, n, u->sqpoll);
     if (__builtin_expect(rc < 0, 0))
         return rc;
-    const struct io_uring_sqe *tmpl = u->tmpl;
+    const struct io_uring_sqe *const tmpl = u->tmpl;
+    struct io_uring_sqe *const sqes = sq->sqes; /* (not reloaded after each store) */
     const unsigned tail = sq->sqe_tail, mask = sq->ring_mask, tmask = u->tmask;
     const uint16_t bmask = u->bmask;
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
         const struct io_uring_sqe *t = &tmpl[(io->target & tmask) << TMPL_SHIFT | io->dir];
-        struct io_uring_sqe *sqe = &sq->sqes[(tail + i) & mask];
+        struct io_uring_sqe *sqe = &sqes[(tail + i) & mask];
         *sqe = *t;
         if (__builtin_expect(io->dir == NVB_TRIM, 0) && t->opcode != IORING_OP_NOP) {
             nvb__uring_prep_trim(sqe, t->fd, t->opcode == IORING_OP_URING_CMD, io->off, io->len);
