@@ -20,7 +20,8 @@
 #
 #   tests/bench/uring_vs_tiouring.sh [--build DIR] [--base OTHER_BUILD]
 #       [--pairs N] [--runtime S] [--file FILE] [--tiouring PATH]
-#       [--fio-src DIR | FIO_GIT=/path/to/fio.git] [--callgrind] [--only nop|cache]
+#       [--fio-src DIR | FIO_GIT=/path/to/fio.git] [--callgrind]
+#       [--only nop|cache|callgrind]   (callgrind: no pairs, --callgrind alone)
 #
 # t/io_uring comes from a fio source tree, never from this repository: give
 # a built one with --tiouring, a source tree with --fio-src, or a fio git
@@ -82,7 +83,7 @@ cat "$FILE" >/dev/null # in the page cache before any run
 
 nvb_iops() { # BINARY ARGS...: total IOPS of one nvbench run
     local b=$1; shift
-    "$b" "$@" | $PY -c 'import json, sys; print(json.load(sys.stdin)["total"]["iops"])'
+    "$b" "$@" 2>/dev/null | $PY -c 'import json, sys; print(json.load(sys.stdin)["total"]["iops"])'
 }
 # t/io_uring prints one "IOPS=..." line per second; the median of the
 # seconds after the first (the ramp) is its figure
@@ -123,12 +124,12 @@ EOF
 }
 
 echo "machine: $(nproc) CPUs, $(uname -r); pairs=$PAIRS runtime=${RUNTIME}s; t/io_uring: $TIOU"
-if [ "$ONLY" != cache ]; then
+if [ -z "$ONLY" ] || [ "$ONLY" = nop ]; then
     # shellcheck disable=SC2086
     pairs "nop qd32: nvbench vs t/io_uring -N1 -d32" \
         "nvb_iops $NVB $NOP_ARGS runtime=${RUNTIME}s" "tiou_iops -N1 -d32 -n1 $FILE"
 fi
-if [ "$ONLY" != nop ]; then
+if [ -z "$ONLY" ] || [ "$ONLY" = cache ]; then
     # shellcheck disable=SC2086
     pairs "page cache 4k randread qd32: nvbench vs t/io_uring -O0 -p0 -d32" \
         "nvb_iops $NVB $CACHE_ARGS runtime=${RUNTIME}s $FILE" "tiou_iops -O0 -p0 -d32 -n1 $FILE"
@@ -136,6 +137,7 @@ if [ "$ONLY" != nop ]; then
         "nvb_iops $NVB $CACHE_ARGS runtime=${RUNTIME}s $FILE" "fio_iops"
 fi
 
+[ "$ONLY" = callgrind ] && CALLGRIND=1
 if [ "$CALLGRIND" = 1 ]; then
     command -v valgrind >/dev/null || { echo "no valgrind" >&2; exit 2; }
     N1=200000
