@@ -93,9 +93,21 @@ static const struct nvb__optdef uring_opts[] = {
  * NVB_TRIM are below 4). */
 #define TMPL_SHIFT 2
 
+/* What differs between the SQEs of two targets or directions: the first 8
+ * bytes of an SQE, in its layout. Everything after them is the I/O's own or
+ * 0 in every SQE this engine makes, so 8 bytes per target and direction
+ * (not a whole 64-byte SQE: 64 targets stay within a few cache lines). */
+struct tmpl {
+    uint8_t opcode, flags;
+    uint16_t ioprio;
+    int32_t fd;
+};
+_Static_assert(sizeof(struct tmpl) == 8 && offsetof(struct io_uring_sqe, fd) == 4 &&
+               offsetof(struct io_uring_sqe, off) == 8, "struct tmpl is an SQE's first 8 bytes");
+
 struct uring {
     struct nvb__ring r;
-    struct io_uring_sqe *tmpl; /* per target and direction: what every SQE of it starts as */
+    struct tmpl *tmpl;       /* per target and direction: what every SQE of it starts as */
     unsigned tmask;          /* 0 with nop=1 (one set of templates), else ~0 */
     uint16_t bmask;          /* buf_index = slot & bmask: ~0 with fixed buffers, else 0 */
     unsigned wait_min;       /* completions a blocking reap waits for */
@@ -203,24 +215,26 @@ static int make_templates(const struct nvb__engine_ctx *ctx, struct uring *u, in
         return -ENOMEM;
     }
     for (unsigned t = 0; t < nt; t++) {
-        struct io_uring_sqe *s = &u->tmpl[t << TMPL_SHIFT];
+        struct io_uring_sqe s[1u << TMPL_SHIFT];
         const int fd = !ctx->nfds ? -1 : regfiles ? (int)t : ctx->fds[t];
+        memset(s, 0, sizeof s);
         if (u->nop) {
             for (unsigned d = 0; d < 1u << TMPL_SHIFT; d++)
                 io_uring_prep_nop(&s[d]);
-            continue;
-        }
-        if (fixed) {
+        } else if (fixed) {
             io_uring_prep_read_fixed(&s[NVB_READ], fd, NULL, 0, 0, 0);
             io_uring_prep_write_fixed(&s[NVB_WRITE], fd, NULL, 0, 0, 0);
         } else {
             io_uring_prep_read(&s[NVB_READ], fd, NULL, 0, 0);
             io_uring_prep_write(&s[NVB_WRITE], fd, NULL, 0, 0);
         }
-        nvb__uring_prep_trim(&s[NVB_TRIM], fd, u->blk ? u->blk[t] : 0, 0, 0);
-        for (unsigned d = 0; d < 1u << TMPL_SHIFT; d++)
-            if (regfiles && fd >= 0)
+        if (!u->nop)
+            nvb__uring_prep_trim(&s[NVB_TRIM], fd, u->blk ? u->blk[t] : 0, 0, 0);
+        for (unsigned d = 0; d < 1u << TMPL_SHIFT; d++) {
+            if (regfiles && fd >= 0 && !u->nop)
                 s[d].flags |= IOSQE_FIXED_FILE;
+            memcpy(&u->tmpl[t << TMPL_SHIFT | d], &s[d], sizeof(struct tmpl));
+        }
     }
     return 0;
 }
@@ -344,23 +358,30 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
     int rc = nvb__ring_reserve(&u->r, n, u->sqpoll);
     if (__builtin_expect(rc < 0, 0))
         return rc;
-    const struct io_uring_sqe *const tmpl = u->tmpl;
+    const struct tmpl *const tmpl = u->tmpl;
     struct io_uring_sqe *const sqes = sq->sqes; /* (not reloaded after each store) */
     const unsigned tail = sq->sqe_tail, mask = sq->ring_mask, tmask = u->tmask;
     const uint16_t bmask = u->bmask;
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
-        const struct io_uring_sqe *t = &tmpl[(io->target & tmask) << TMPL_SHIFT | io->dir];
+        const struct tmpl *t = &tmpl[(io->target & tmask) << TMPL_SHIFT | io->dir];
         struct io_uring_sqe *sqe = &sqes[(tail + i) & mask];
-        *sqe = *t;
         if (__builtin_expect(io->dir == NVB_TRIM, 0) && t->opcode != IORING_OP_NOP) {
             nvb__uring_prep_trim(sqe, t->fd, t->opcode == IORING_OP_URING_CMD, io->off, io->len);
             sqe->flags = t->flags;
         } else {
+            /* every field, as io_uring_prep_rw() does: the slot holds an
+             * earlier request's values */
+            memcpy(sqe, t, sizeof *t);
+            sqe->off = io->off;
             sqe->addr = (uintptr_t)io->buf;
             sqe->len = io->len;
-            sqe->off = io->off;
+            sqe->rw_flags = 0;
             sqe->buf_index = (uint16_t)(io->slot & bmask);
+            sqe->personality = 0;
+            sqe->file_index = 0;
+            sqe->addr3 = 0;
+            sqe->__pad2[0] = 0;
         }
         sqe->user_data = (uintptr_t)io;
     }
