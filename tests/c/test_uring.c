@@ -269,6 +269,47 @@ START_TEST(test_same_ios)
 }
 END_TEST
 
+/* Two targets: each I/O goes to its own target's file (the templates are
+ * per target): both files after equal psync's. */
+START_TEST(test_same_ios_targets)
+{
+    char *f[2] = { tu_scratch("uring_t0", 2 << 20), tu_scratch("uring_t1", 2 << 20) };
+    for (int k = 0; k < 2; k++)
+        ck_assert_int_eq(tu_sh("mv '%s' '%s.orig'", f[k], f[k]), 0);
+    static const char *const cfg[][8] = {
+        { "engine", "psync", NULL },
+        { "engine", "io_uring", NULL },
+        { "engine", "io_uring", "io_uring.fixedbufs", "0", "io_uring.regfiles", "0", NULL },
+    };
+    uint64_t ref[2] = { 0, 0 };
+    for (int c = 0; c < 3; c++) {
+        for (int k = 0; k < 2; k++)
+            ck_assert_int_eq(tu_sh("cp '%s.orig' '%s'", f[k], f[k]), 0);
+        static const char *const kv[] = { "rw", "randwrite", "bs", "4k", "random_map", "1", "ios", "500", "seed",
+                                          "21", "qd", "32", "direct", "1", NULL };
+        const char *const tg[] = { f[0], f[1], NULL };
+        struct nvb_workload *w = tu_workload(kv, tg);
+        for (const char *const *e = cfg[c]; e[0]; e += 2)
+            ck_assert_int_eq(nvb_workload_set(w, e[0], e[1]), 0);
+        struct nvb_result *r = tu_run_ok(w);
+        ck_assert_uint_eq(nvb_result_ios(r, NVB_WRITE), 500);
+        nvb_result_free(r);
+        nvb_workload_free(w);
+        for (int k = 0; k < 2; k++) {
+            uint64_t sum = tu_file_sum(f[k]);
+            if (c == 0)
+                ref[k] = sum;
+            else
+                ck_assert_msg(sum == ref[k], "config %d: target %d differs from psync's", c, k);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(tu_sh("rm -f '%s' '%s.orig'", f[k], f[k]), 0);
+        free(f[k]);
+    }
+}
+END_TEST
+
 int main(void)
 {
     char why[256];
@@ -283,6 +324,7 @@ int main(void)
     tcase_add_test(tc, test_nop_engine);
     tcase_add_test(tc, test_nop_run);
     tcase_add_loop_test(tc, test_same_ios, 0, 4);
+    tcase_add_test(tc, test_same_ios_targets);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
