@@ -107,7 +107,7 @@ void nvb__plan_need(const struct nvb_workload *w, const struct plan *p, struct n
     if (p->runtime_ns)
         nvb__run_mem_series(&n->mem, p->runtime_ns + w->ramp_ns, w->interval_ns, ndirs);
     n->groups = 1;
-    if (p->eng->flags & NVB__ENG_NO_FILES)
+    if (nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES)
         return;
     /* verify=1 with writes: a bit per block of each target (the jobs
      * sharing it split its blocks), each job's slice rounded up to words

@@ -28,7 +28,7 @@ void nvb__diskutil_begin(struct run *r, struct nvb_result *res, uint64_t *t0)
     for (unsigned t = 0; t < res->ntargets; t++) {
         struct nvb__tstat *ts = &res->tg[t];
         memset(&ts->util, 0, sizeof ts->util);
-        if (r->p->eng->flags & NVB__ENG_NO_FILES) {
+        if (nvb__engine_flags(r->p->eng, r->p->eopts) & NVB__ENG_NO_FILES) {
             no_util(ts, "the null engine does no I/O to a device");
             continue;
         }

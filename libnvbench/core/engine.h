@@ -193,7 +193,18 @@ struct nvb__engine {
      * negative errno with a message naming the target in err; the runner
      * refuses the workload with it. */
     int  (*prepare_target)(struct nvb__target_prep *t, char *err, size_t err_len);
+    /* Optional (NULL: none). Flags that the engine's options add to
+     * .flags for a run (io_uring.nop=1: NVB__ENG_NO_FILES). Planning asks
+     * once the options are parsed; see nvb__engine_flags(). */
+    unsigned (*opt_flags)(const int64_t *opts);
 };
+
+/* The engine's flags for a run with options opts (the plan's eopts):
+ * what planning and job setup test, rather than e->flags alone. */
+static inline unsigned nvb__engine_flags(const struct nvb__engine *e, const int64_t *opts)
+{
+    return e->flags | (e->opt_flags ? e->opt_flags(opts) : 0u);
+}
 
 /*
  * The engine table: the one place to register an engine. Adding one takes

@@ -27,9 +27,9 @@ int nvb__run_data(struct run *r, struct nvb_result *res)
     int layout = 0;
     for (unsigned t = 0; t < p->nt; t++)
         layout |= p->t[t].scratch;
-    if (p->eng->flags & NVB__ENG_NO_FILES)
+    if (nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES)
         layout = 0; /* the null engine writes nothing anywhere */
-    r->scramble = p->writes && !(p->eng->flags & NVB__ENG_NO_FILES) && !w->verify && w->fill == NVB__FILL_RANDOM;
+    r->scramble = p->writes && !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES) && !w->verify && w->fill == NVB__FILL_RANDOM;
     /* a scratch file is laid out with this data unless verify=1 lays out its own blocks */
     if (!r->scramble && !(layout && !res->verify_enabled)) {
         if (w->data_compress || w->data_dedupe)
@@ -135,7 +135,7 @@ static void examine_write_cache(struct nvb_result *res, unsigned t, int fd)
 void nvb__targets_examine(struct run *r, struct nvb_result *res)
 {
     struct plan *p = r->p;
-    if (p->eng->flags & (NVB__ENG_NO_FILES | NVB__ENG_CHARDEV))
+    if (nvb__engine_flags(p->eng, p->eopts) & (NVB__ENG_NO_FILES | NVB__ENG_CHARDEV))
         return; /* no files; or NVMe commands, which never go through the page cache */
     for (unsigned t = 0; t < p->nt; t++) {
         struct ptarget *pt = &p->t[t];

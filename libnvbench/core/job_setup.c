@@ -83,7 +83,7 @@ static int job_open_targets(struct job *j)
     const struct nvb_workload *w = r->w;
     struct plan *p = r->p;
     const struct nvb__engine *e = p->eng;
-    int nofiles = (e->flags & NVB__ENG_NO_FILES) != 0;
+    int nofiles = (nvb__engine_flags(e, p->eopts) & NVB__ENG_NO_FILES) != 0;
     /* A character device refuses O_DIRECT; passthrough I/O is direct anyway. */
     int odirect = w->direct && !(e->flags & NVB__ENG_CHARDEV);
     unsigned jobs_here = 0, rank = 0;
@@ -128,7 +128,7 @@ static int job_verify_stripes(struct job *j)
     const struct plan *p = j->run->p;
     const unsigned qd = p->qd;
     const int seq = !nvb__rw_random(w->rw);
-    j->vtrack = w->verify && p->writes && !(p->eng->flags & NVB__ENG_NO_FILES);
+    j->vtrack = w->verify && p->writes && !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES);
     if (!j->vtrack)
         return 0;
     unsigned cap = 2;
@@ -286,7 +286,7 @@ static int job_engine(struct job *j)
     const struct plan *p = j->run->p;
     const struct nvb__engine *e = p->eng;
     const unsigned qd = p->qd;
-    const int nofiles = (e->flags & NVB__ENG_NO_FILES) != 0;
+    const int nofiles = (nvb__engine_flags(e, p->eopts) & NVB__ENG_NO_FILES) != 0;
     memcpy(j->eopts, p->eopts, sizeof p->eopts);
     j->wait_base = w->io_timeout_ns ? (w->io_timeout_ns < WAIT_SLICE_NS ? w->io_timeout_ns : WAIT_SLICE_NS) : 0;
     j->wait_ns = j->wait_base;

@@ -163,7 +163,7 @@ static int layout_target(struct run *r, struct nvb_result *res, unsigned t, char
     static const char *const kinds[] = {"?", "file", "block", "dir", "char", "other"};
     snprintf(res->tg[t].kind, sizeof res->tg[t].kind, "%s",
              pt->create ? "file" : pt->scratch ? "scratch" : kinds[pt->ti.kind <= NVB__T_OTHER ? pt->ti.kind : 0]);
-    if (!pt->scratch || (p->eng->flags & NVB__ENG_NO_FILES)) {
+    if (!pt->scratch || (nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES)) {
         res->tg[t].file = nvb__strdup(pt->file);
         return 0;
     }

@@ -94,7 +94,7 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
                   "jobs for concurrency)", p->eng->name, p->qd);
         p->qd = 1;
     }
-    if ((rc = nvb__bsmix_plan(w, !(p->eng->flags & NVB__ENG_NO_FILES), err, errlen)) < 0 ||
+    if ((rc = nvb__bsmix_plan(w, !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES), err, errlen)) < 0 ||
         (rc = nvb__dist_check(w, err, errlen)) < 0)
         return rc;
     if (w->io_limit && w->ios)
@@ -127,7 +127,10 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
         if (w->fill == NVB__FILL_ZERO)
             FAIL(-EINVAL, "%s=%u needs fill=random: fill=zero writes zeros only", k, v);
     }
-    if (w->verify && !(p->eng->flags & NVB__ENG_NO_FILES) && w->bs < NVB__VHDR_SIZE)
+    if (w->verify && (nvb__engine_flags(p->eng, p->eopts) & ~p->eng->flags & NVB__ENG_NO_FILES))
+        FAIL(-EINVAL, "verify=1 has nothing to check: engine %s moves no data with its options (io_uring.nop=1); "
+             "drop verify or the option", p->eng->name);
+    if (w->verify && !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES) && w->bs < NVB__VHDR_SIZE)
         FAIL(-EINVAL, "verify=1 needs bs of at least %u bytes: each block starts with a %u-byte header (bs '%" PRIu64
              "')", NVB__VHDR_SIZE, NVB__VHDR_SIZE, w->bs);
     return 0;
@@ -265,7 +268,7 @@ static int plan_create(const struct nvb_workload *w, struct ptarget *t, char *er
 
 static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptarget *t, char *err, size_t errlen)
 {
-    int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
+    int null = (nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES) != 0;
     int rc;
     rc = nvb__target_info(t->path, &t->ti);
     char to[512];
@@ -330,7 +333,7 @@ static int plan_target(const struct nvb_workload *w, struct plan *p, struct ptar
 static int plan_targets(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
 {
     int rc;
-    int null = (p->eng->flags & NVB__ENG_NO_FILES) != 0;
+    int null = (nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES) != 0;
     int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
     if (chardev && !w->direct)
         plan_warn(p, "direct=0 ignored: engine %s sends commands to the device, never through the page cache",
@@ -473,7 +476,7 @@ int nvb__plan_share_data(const struct plan *pa, const struct ptarget *a, const s
  * refuse it (groups.c); readers may name a target twice. */
 static int plan_aliases(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
 {
-    if ((p->eng->flags & NVB__ENG_NO_FILES) || nvb__plan_hold_level(p, w->verify) < NVB__HOLD_VERIFY)
+    if ((nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES) || nvb__plan_hold_level(p, w->verify) < NVB__HOLD_VERIFY)
         return 0;
     for (unsigned i = 0; i < p->nt; i++)
         for (unsigned k = i + 1; k < p->nt; k++) {
@@ -549,7 +552,7 @@ int nvb__plan_hold_level(const struct plan *p, int verify)
 
 int nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, char *err, size_t errlen)
 {
-    if (p->eng->flags & NVB__ENG_NO_FILES)
+    if (nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES)
         return 0;
     int chardev = (p->eng->flags & NVB__ENG_CHARDEV) != 0;
     int level = nvb__plan_hold_level(p, verify);

@@ -25,7 +25,7 @@
 int nvb__precond_plan(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
 {
     char b1[32];
-    int files = !(p->eng->flags & NVB__ENG_NO_FILES);
+    int files = !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES);
     uint64_t bs = w->verify && files ? w->bs : w->bs > NVB__PRECOND_BS ? w->bs : NVB__PRECOND_BS;
     uint64_t minlen = UINT64_MAX;
     for (unsigned t = 0; t < p->nt; t++)

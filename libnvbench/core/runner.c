@@ -66,7 +66,7 @@ int nvb__run_result_begin(struct nvb_result *res, const struct nvb_workload *w, 
     nvb__hostname(res->host, sizeof res->host);
     snprintf(res->engine, sizeof res->engine, "%s", w->engine);
     res->qd_effective = p->qd;
-    res->verify_enabled = w->verify && !(p->eng->flags & NVB__ENG_NO_FILES);
+    res->verify_enabled = w->verify && !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES);
     {
         struct nvb__fault_cfg fc = {.rate = w->fault_rate, .short_rate = w->fault_short,
                                     .delay_rate = w->fault_delay_rate, .delay_ns = w->fault_delay_ns};

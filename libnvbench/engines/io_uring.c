@@ -14,6 +14,20 @@
  *    this thread asks, so there are no interrupting task-work runs) and the
  *    buffers and files are registered, saving a page pin and an fdget per I/O.
  *
+ *  - submit() reserves the batch's SQEs with one look at the ring and fills
+ *    each from a template made at setup for its target and direction
+ *    (opcode, file, fixed-file and fixed-buffer choices): per I/O only the
+ *    buffer, length, offset and slot are written.
+ *  - A blocking reap waits for `wait_min` completions (at least the
+ *    runner's min, never more than in flight), so that a full queue is not
+ *    one io_uring_enter() per completion on a device (docs/engines.md).
+ *
+ * nop=1: every I/O is an IORING_OP_NOP, completed by the kernel at once
+ * with the I/O's length: the runner's loop plus the ring, on any machine.
+ * The engine then moves no data, so planning treats it as the null engine
+ * does (NVB__ENG_NO_FILES): no target needed, a target named is examined
+ * (its size bounds the offsets) but never opened, so never written.
+ *
  * Trims: IORING_OP_FALLOCATE punching a hole in a file, the block discard
  * command (IORING_OP_URING_CMD, BLOCK_URING_CMD_DISCARD, Linux 6.12) on a
  * block device (engines/uring_trim.h).
@@ -43,6 +57,8 @@ enum {
     OPT_COOP_TASKRUN,
     OPT_DEFER_TASKRUN,
     OPT_REGISTER_RING,
+    OPT_NOP,
+    OPT_WAIT_MIN,
 };
 
 /* Kept even when liburing is compiled out, so that workloads naming these
@@ -64,18 +80,38 @@ static const struct nvb__optdef uring_opts[] = {
     [OPT_DEFER_TASKRUN] = NVB__RING_OPT_DEFER_TASKRUN,
     [OPT_REGISTER_RING] = { "register_ring", NVB__OPT_AUTOBOOL, -1, -1, 1,
         "register the ring fd with io_uring_register_ring_fd (-1: try)" },
+    [OPT_NOP] = { "nop", NVB__OPT_BOOL, 0, 0, 1,
+        "every I/O an IORING_OP_NOP: no data moves, targets are never opened (the loop and the ring alone)" },
+    [OPT_WAIT_MIN] = { "wait_min", NVB__OPT_INT, 0, 0, 32768,
+        "completions a blocking reap waits for, at least the runner's (complete_batch), at most those in "
+        "flight (0: qd/8, at least 1)" },
     { NULL, 0, 0, 0, 0, NULL },
 };
 
 #if NVB_HAVE_LIBURING
+/* A template's index: (target & tmask) << 2 | dir (NVB_READ, NVB_WRITE,
+ * NVB_TRIM are below 4). */
+#define TMPL_SHIFT 2
+
+/* What differs between the SQEs of two targets or directions: the first 8
+ * bytes of an SQE, in its layout. Everything after them is the I/O's own or
+ * 0 in every SQE this engine makes, so 8 bytes per target and direction
+ * (not a whole 64-byte SQE: 64 targets stay within a few cache lines). */
+struct tmpl {
+    uint8_t opcode, flags;
+    uint16_t ioprio;
+    int32_t fd;
+};
+_Static_assert(sizeof(struct tmpl) == 8 && offsetof(struct io_uring_sqe, fd) == 4 &&
+               offsetof(struct io_uring_sqe, off) == 8, "struct tmpl is an SQE's first 8 bytes");
+
 struct uring {
     struct nvb__ring r;
-    const int *fds;
-    unsigned nfds;
-    unsigned nbufs;          /* registered buffers (0: not registered) */
-    void *const *bufs;
-    size_t buf_len;
-    unsigned char regfiles;
+    struct tmpl *tmpl;       /* per target and direction: what every SQE of it starts as */
+    unsigned tmask;          /* 0 with nop=1 (one set of templates), else ~0 */
+    uint16_t bmask;          /* buf_index = slot & bmask: ~0 with fixed buffers, else 0 */
+    unsigned wait_min;       /* completions a blocking reap waits for */
+    unsigned char nop;
     unsigned char sqpoll;
     unsigned char *blk;      /* trims: which targets are block devices */
 };
@@ -88,6 +124,7 @@ static void uring_teardown(void *state)
     /* Exiting the ring cancels or waits for whatever is still in flight and
      * drops the registered buffers, files and ring fd with it. */
     nvb__ring_exit(&u->r);
+    free(u->tmpl);
     free(u->blk);
     free(u);
 }
@@ -163,6 +200,45 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
     return r;
 }
 
+/* The SQE every I/O of a target and direction starts as: the opcode (the
+ * fixed-buffer variants when the buffers are registered: the runner's
+ * slot i always uses ctx->bufs[i], within buf_len), the file (its index
+ * when registered) and the flags. 0 or -ENOMEM. */
+static int make_templates(const struct nvb__engine_ctx *ctx, struct uring *u, int fixed, int regfiles)
+{
+    const unsigned nt = u->nop || !ctx->nfds ? 1 : ctx->nfds;
+    u->tmask = nt > 1 || (!u->nop && ctx->nfds) ? ~0u : 0u;
+    u->bmask = fixed ? (uint16_t)~0u : 0;
+    u->tmpl = calloc((size_t)nt << TMPL_SHIFT, sizeof *u->tmpl);
+    if (!u->tmpl) {
+        nvb__why(ctx->why, ctx->why_len, "io_uring: out of memory");
+        return -ENOMEM;
+    }
+    for (unsigned t = 0; t < nt; t++) {
+        struct io_uring_sqe s[1u << TMPL_SHIFT];
+        const int fd = !ctx->nfds ? -1 : regfiles ? (int)t : ctx->fds[t];
+        memset(s, 0, sizeof s);
+        if (u->nop) {
+            for (unsigned d = 0; d < 1u << TMPL_SHIFT; d++)
+                io_uring_prep_nop(&s[d]);
+        } else if (fixed) {
+            io_uring_prep_read_fixed(&s[NVB_READ], fd, NULL, 0, 0, 0);
+            io_uring_prep_write_fixed(&s[NVB_WRITE], fd, NULL, 0, 0, 0);
+        } else {
+            io_uring_prep_read(&s[NVB_READ], fd, NULL, 0, 0);
+            io_uring_prep_write(&s[NVB_WRITE], fd, NULL, 0, 0);
+        }
+        if (!u->nop)
+            nvb__uring_prep_trim(&s[NVB_TRIM], fd, u->blk ? u->blk[t] : 0, 0, 0);
+        for (unsigned d = 0; d < 1u << TMPL_SHIFT; d++) {
+            if (regfiles && fd >= 0 && !u->nop)
+                s[d].flags |= IOSQE_FIXED_FILE;
+            memcpy(&u->tmpl[t << TMPL_SHIFT | d], &s[d], sizeof(struct tmpl));
+        }
+    }
+    return 0;
+}
+
 static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
     unsigned qd = ctx->qd ? ctx->qd : 1;
@@ -172,6 +248,7 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
     int64_t sqcpu = ctx->opts[OPT_SQPOLL_CPU];
     int64_t iopoll = ctx->opts[OPT_IOPOLL];
     int64_t regring = ctx->opts[OPT_REGISTER_RING];
+    const int nop = ctx->opts[OPT_NOP] != 0;
     unsigned entries;
     int r0;
 
@@ -192,6 +269,13 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
                  "io_uring: defer_taskrun/coop_taskrun cannot be combined with sqpoll=1");
         return -EINVAL;
     }
+    if (nop && (fixedbufs == 1 || regfiles == 1)) {
+        nvb__why(ctx->why, ctx->why_len, "io_uring: %s=1 needs nop=0: a NOP uses no %s",
+                 fixedbufs == 1 ? "fixedbufs" : "regfiles", fixedbufs == 1 ? "buffer" : "file");
+        return -EINVAL;
+    }
+    if (nop)
+        fixedbufs = regfiles = 0;
     if (nvb__ring_entries(ctx, "io_uring", ctx->opts[OPT_ENTRIES], &entries) < 0)
         return -EINVAL;
 
@@ -200,10 +284,8 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
         nvb__why(ctx->why, ctx->why_len, "io_uring: out of memory");
         return -ENOMEM;
     }
-    u->fds = ctx->fds;
-    u->nfds = ctx->nfds;
-    u->bufs = ctx->bufs;
-    u->buf_len = ctx->buf_len;
+    u->nop = (unsigned char)nop;
+    u->wait_min = ctx->opts[OPT_WAIT_MIN] ? (unsigned)ctx->opts[OPT_WAIT_MIN] : qd / 8 ? qd / 8 : 1;
 
     unsigned base = 0;
     if (sqpoll)
@@ -211,7 +293,7 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
     if (iopoll)
         base |= IORING_SETUP_IOPOLL;
 
-    if ((r0 = nvb__uring_trim_setup(ctx, &u->blk)) < 0) {
+    if (!nop && (r0 = nvb__uring_trim_setup(ctx, &u->blk)) < 0) {
         free(u);
         return r0;
     }
@@ -246,18 +328,21 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
     r = nvb__ring_register_bufs(&u->r, ctx, "io_uring", fixedbufs, qd);
     if (r < 0)
         goto fail;
-    u->nbufs = r ? qd : 0;
-    nvb__used_set(ctx->used, "fixedbufs", "%d", u->nbufs ? 1 : 0);
+    const int fixed = r > 0;
+    nvb__used_set(ctx->used, "fixedbufs", "%d", fixed);
 
     r = nvb__ring_register_files(&u->r, ctx, "io_uring", regfiles, ctx->fds, ctx->nfds);
     if (r < 0)
         goto fail;
-    u->regfiles = (unsigned char)r;
-    nvb__used_set(ctx->used, "regfiles", "%d", u->regfiles);
+    nvb__used_set(ctx->used, "regfiles", "%d", r);
+    if ((r = make_templates(ctx, u, fixed, r)) < 0)
+        goto fail;
     nvb__used_set(ctx->used, "sqpoll", "%d", u->sqpoll);
     if (u->sqpoll && sqcpu >= 0)
         nvb__used_set(ctx->used, "sqpoll_cpu", "%lld", (long long)sqcpu);
     nvb__used_set(ctx->used, "iopoll", "%d", u->r.iopoll);
+    nvb__used_set(ctx->used, "nop", "%d", u->nop);
+    nvb__used_set(ctx->used, "wait_min", "%u", u->wait_min);
 
     *state = u;
     return 0;
@@ -269,37 +354,38 @@ fail:
 static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
 {
     struct uring *u = state;
-
+    struct io_uring_sq *sq = &u->r.ring.sq;
+    int rc = nvb__ring_reserve(&u->r, n, u->sqpoll);
+    if (__builtin_expect(rc < 0, 0))
+        return rc;
+    const struct tmpl *const tmpl = u->tmpl;
+    struct io_uring_sqe *const sqes = sq->sqes; /* (not reloaded after each store) */
+    const unsigned tail = sq->sqe_tail, mask = sq->ring_mask, tmask = u->tmask;
+    const uint16_t bmask = u->bmask;
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
-        int err;
-        struct io_uring_sqe *sqe = nvb__ring_sqe(&u->r, u->sqpoll, &err);
-        if (__builtin_expect(!sqe, 0))
-            return err;
-        int fd;
-        if (__builtin_expect(io->target >= u->nfds, 0))
-            fd = -1;  /* completes with -EBADF: a per-I/O error */
-        else
-            fd = u->regfiles ? (int)io->target : u->fds[io->target];
-
-        int fixed = nvb__ring_fixed_ok(u->bufs, u->nbufs, u->buf_len, io);
-        if (__builtin_expect(io->dir == NVB_TRIM, 0)) {
-            nvb__uring_prep_trim(sqe, fd, u->blk[io->target < u->nfds ? io->target : 0], io->off, io->len);
-        } else if (io->dir == NVB_WRITE) {
-            if (fixed)
-                io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->off, (int)io->slot);
-            else
-                io_uring_prep_write(sqe, fd, io->buf, io->len, io->off);
+        const struct tmpl *t = &tmpl[(io->target & tmask) << TMPL_SHIFT | io->dir];
+        struct io_uring_sqe *sqe = &sqes[(tail + i) & mask];
+        if (__builtin_expect(io->dir == NVB_TRIM, 0) && t->opcode != IORING_OP_NOP) {
+            nvb__uring_prep_trim(sqe, t->fd, t->opcode == IORING_OP_URING_CMD, io->off, io->len);
+            sqe->flags = t->flags;
         } else {
-            if (fixed)
-                io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->off, (int)io->slot);
-            else
-                io_uring_prep_read(sqe, fd, io->buf, io->len, io->off);
+            /* every field, as io_uring_prep_rw() does: the slot holds an
+             * earlier request's values */
+            memcpy(sqe, t, sizeof *t);
+            sqe->off = io->off;
+            sqe->addr = (uintptr_t)io->buf;
+            sqe->len = io->len;
+            sqe->rw_flags = 0;
+            sqe->buf_index = (uint16_t)(io->slot & bmask);
+            sqe->personality = 0;
+            sqe->file_index = 0;
+            sqe->addr3 = 0;
+            sqe->__pad2[0] = 0;
         }
-        if (u->regfiles && fd >= 0)
-            sqe->flags |= IOSQE_FIXED_FILE;
-        io_uring_sqe_set_data(sqe, io);
+        sqe->user_data = (uintptr_t)io;
     }
+    sq->sqe_tail = tail + n;
     u->r.outstanding += n;
     return 0;
 }
@@ -312,10 +398,26 @@ static inline void uring_res(void *arg, struct nvb__io *io, int res)
     io->res = __builtin_expect(res == 0 && io->dir == NVB_TRIM, 0) ? (int64_t)io->len : res;
 }
 
+/* A NOP completes with 0 (or an error): done, the I/O's whole length. */
+static inline void nop_res(void *arg, struct nvb__io *io, int res)
+{
+    (void)arg;
+    io->res = __builtin_expect(res == 0, 1) ? (int64_t)io->len : res;
+}
+
 static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned min)
 {
     struct uring *u = state;
+    if (min && min < u->wait_min)
+        min = u->wait_min; /* nvb__ring_reap caps it at what is in flight */
+    if (u->nop)
+        return nvb__ring_reap(&u->r, out, max, min, 0, 0, nop_res, NULL);
     return nvb__ring_reap(&u->r, out, max, min, 0, 0, uring_res, NULL);
+}
+
+static unsigned uring_opt_flags(const int64_t *opts)
+{
+    return opts[OPT_NOP] ? NVB__ENG_NO_FILES : 0u;
 }
 
 #endif /* NVB_HAVE_LIBURING */
@@ -325,4 +427,5 @@ static int uring_reap(void *state, struct nvb__io **out, unsigned max, unsigned 
 NVB__ENGINE_DEFINE(io_uring, NVB__ENG_TRIM | NVB__ENG_SUBMIT_QUEUES, uring_opts,
     "Linux io_uring via liburing: batched submission, registered buffers/files, SQPOLL/IOPOLL",
     NVB__ENGINE_IF(NVB_HAVE_LIBURING, NVB__NEEDS_LINUX_LIB("liburing", "io_uring", "ioring"),
-        .probe = uring_probe, NVB__ENGINE_OPS(uring), .abandon = uring_teardown));
+        .probe = uring_probe, NVB__ENGINE_OPS(uring), .abandon = uring_teardown,
+        .opt_flags = uring_opt_flags));

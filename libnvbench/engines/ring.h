@@ -139,6 +139,34 @@ static inline struct io_uring_sqe *nvb__ring_sqe(struct nvb__ring *r, int sqpoll
     return sqe;
 }
 
+/*
+ * Room for n SQEs from ring->sq.sqe_tail on, found with one read of the
+ * kernel's head for the whole batch (io_uring_get_sqe() reads it, and the
+ * ring's flags, for every SQE). The caller fills
+ * sq.sqes[(sqe_tail + i) & ring_mask] for i < n, then adds n to sqe_tail,
+ * which is what io_uring_get_sqe() does one at a time. When the SQ ring
+ * lacks room (more than `entries` wait unsubmitted, which the runner's qd
+ * bound rules out, or the SQ thread lags) it pushes the ring out and looks
+ * once more: 0, or the -errno of that, or -EOVERFLOW.
+ */
+static inline int nvb__ring_reserve(struct nvb__ring *r, unsigned n, int sqpoll)
+{
+    struct io_uring_sq *sq = &r->ring.sq;
+    unsigned head = sqpoll ? io_uring_smp_load_acquire(sq->khead) : IO_URING_READ_ONCE(*sq->khead);
+    if (__builtin_expect(sq->sqe_tail + n - head <= sq->ring_entries, 1))
+        return 0;
+    /* (the SQ thread frees at least one slot per wait: n waits at most) */
+    for (unsigned k = 0; k < n; k++) {
+        int rc = sqpoll ? io_uring_sqring_wait(&r->ring) : io_uring_submit(&r->ring);
+        if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
+            return rc;
+        head = io_uring_smp_load_acquire(sq->khead);
+        if (sq->sqe_tail + n - head <= sq->ring_entries)
+            return 0;
+    }
+    return -EOVERFLOW;
+}
+
 /* Is a registered buffer usable for this I/O? Only when the slot's buffer
  * really holds [buf, buf+len): the runner may point elsewhere. */
 static inline int nvb__ring_fixed_ok(void *const *bufs, unsigned nbufs, size_t buf_len, const struct nvb__io *io)

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# uring_vs_tiouring.sh - nvbench's io_uring path side by side with fio's
+# t/io_uring (the reference for what a ring costs per I/O) and with fio:
+#
+#   nop    nvbench engine=io_uring io_uring.nop=1 qd 32 (latency tracked)
+#          vs t/io_uring -N1 -d32 FILE (no latency tracked; fio's current
+#          t/io_uring needs a file even for NOPs and makes each NOP resolve
+#          it and a registered buffer, IORING_NOP_FILE|FIXED_FILE|
+#          FIXED_BUFFER: a little more kernel work than nvbench's plain NOP)
+#   cache  4 KiB buffered random reads of a cached FILE, qd 32, invalidate=0:
+#          nvbench vs t/io_uring -O0 -p0 -d32, and nvbench vs fio
+#          (ioengine=io_uring, fio as installed)
+#
+# Each comparison is PAIRS alternating pairs (odd pairs nvbench first, even
+# pairs the other first) of RUNTIME seconds each; printed: both medians and
+# the median of the pairs' ratios nvbench/other. With --callgrind, also
+# user-space instructions per I/O (callgrind, ios=N2 minus ios=N1, so setup
+# cancels) of nvbench's nop and cache runs, for this build and, with --base,
+# another build.
+#
+#   tests/bench/uring_vs_tiouring.sh [--build DIR] [--base OTHER_BUILD]
+#       [--pairs N] [--runtime S] [--file FILE] [--tiouring PATH]
+#       [--fio-src DIR | FIO_GIT=/path/to/fio.git] [--callgrind]
+#       [--only nop|cache|callgrind]   (callgrind: no pairs, --callgrind alone)
+#
+# t/io_uring comes from a fio source tree, never from this repository: give
+# a built one with --tiouring, a source tree with --fio-src, or a fio git
+# directory in FIO_GIT (its HEAD is extracted and built under BUILD/fio-t).
+# A benchmark, not a test: never run by CTest. /usr/bin/python3 does the
+# arithmetic and reads the JSON.
+set -eu
+BUILD=build
+BASE=
+PAIRS=5
+RUNTIME=3
+FILE=
+TIOU=
+FIO_SRC=
+CALLGRIND=0
+ONLY=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --build) BUILD=$2; shift 2 ;;
+    --base) BASE=$2; shift 2 ;;
+    --pairs) PAIRS=$2; shift 2 ;;
+    --runtime) RUNTIME=$2; shift 2 ;;
+    --file) FILE=$2; shift 2 ;;
+    --tiouring) TIOU=$2; shift 2 ;;
+    --fio-src) FIO_SRC=$2; shift 2 ;;
+    --callgrind) CALLGRIND=1; shift ;;
+    --only) ONLY=$2; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+done
+NVB=$BUILD/examples/c/run_workload
+[ -x "$NVB" ] || { echo "no $NVB: build it first" >&2; exit 2; }
+PY=/usr/bin/python3
+
+# t/io_uring: built from a fio source tree outside this repository's sources
+if [ -z "$TIOU" ]; then
+    TIOU=$BUILD/fio-t/t/io_uring
+    if [ ! -x "$TIOU" ]; then
+        if [ -z "$FIO_SRC" ]; then
+            [ -n "${FIO_GIT:-}" ] || { echo "need --tiouring, --fio-src or FIO_GIT (fio's git dir)" >&2; exit 2; }
+            mkdir -p "$BUILD/fio-t"
+            git --git-dir="$FIO_GIT" archive HEAD | tar -x -C "$BUILD/fio-t"
+            FIO_SRC=$BUILD/fio-t
+        fi
+        (cd "$FIO_SRC" && { [ -f config-host.h ] || ./configure >/dev/null; } && make -j2 t/io_uring >/dev/null)
+        TIOU=$FIO_SRC/t/io_uring
+    fi
+fi
+[ -x "$TIOU" ] || { echo "no t/io_uring at $TIOU" >&2; exit 2; }
+
+SCRATCH=
+if [ -z "$FILE" ]; then
+    SCRATCH=$(mktemp -d)
+    FILE=$SCRATCH/cache.dat
+    head -c $((256 << 20)) /dev/urandom >"$FILE"
+fi
+trap '[ -n "$SCRATCH" ] && rm -rf "$SCRATCH"' EXIT
+cat "$FILE" >/dev/null # in the page cache before any run
+
+nvb_iops() { # BINARY ARGS...: total IOPS of one nvbench run
+    local b=$1; shift
+    "$b" "$@" 2>/dev/null | $PY -c 'import json, sys; print(json.load(sys.stdin)["total"]["iops"])'
+}
+# t/io_uring prints one "IOPS=..." line per second; the median of the
+# seconds after the first (the ramp) is its figure
+tiou_iops() {
+    "$TIOU" "$@" -r "$RUNTIME" 2>&1 | $PY -c '
+import re, statistics, sys
+v = []
+for line in sys.stdin:
+    m = re.search(r"IOPS=([0-9.]+)([KM]?),", line)
+    if m and not line.startswith("Maximum"):
+        v.append(float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6}[m.group(2)])
+print(statistics.median(v[1:] if len(v) > 1 else v))'
+}
+fio_iops() {
+    fio --name=pc --ioengine=io_uring --rw=randread --bs=4k --iodepth=32 --direct=0 --invalidate=0 \
+        --time_based --runtime="$RUNTIME" --filename="$FILE" --output-format=json |
+        $PY -c 'import json, sys; print(json.load(sys.stdin)["jobs"][0]["read"]["iops"])'
+}
+
+NOP_ARGS="engine=io_uring io_uring.nop=1 rw=randread bs=4k qd=32"
+CACHE_ARGS="engine=io_uring rw=randread bs=4k qd=32 direct=0 invalidate=0"
+
+# LABEL CMD_A CMD_B: PAIRS alternating pairs of two commands printing IOPS
+pairs() {
+    local label=$1 a=$2 b=$3 out="" x y
+    for i in $(seq 1 "$PAIRS"); do
+        if [ $((i % 2)) = 1 ]; then x=$(eval "$a"); y=$(eval "$b"); else y=$(eval "$b"); x=$(eval "$a"); fi
+        out="$out $x $y"
+    done
+    $PY - "$label" $out <<'EOF'
+import statistics, sys
+label, v = sys.argv[1], [float(x) for x in sys.argv[2:]]
+a, b = v[0::2], v[1::2]
+r = [x / y for x, y in zip(a, b)]
+print(f"{label}: nvbench {statistics.median(a)/1e6:.3f} M IOPS, other {statistics.median(b)/1e6:.3f} M IOPS, "
+      f"ratio median {statistics.median(r):.3f} (pairs {min(r):.3f}..{max(r):.3f})")
+EOF
+}
+
+echo "machine: $(nproc) CPUs, $(uname -r); pairs=$PAIRS runtime=${RUNTIME}s; t/io_uring: $TIOU"
+if [ -z "$ONLY" ] || [ "$ONLY" = nop ]; then
+    # shellcheck disable=SC2086
+    pairs "nop qd32: nvbench vs t/io_uring -N1 -d32" \
+        "nvb_iops $NVB $NOP_ARGS runtime=${RUNTIME}s" "tiou_iops -N1 -d32 -n1 $FILE"
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = cache ]; then
+    # shellcheck disable=SC2086
+    pairs "page cache 4k randread qd32: nvbench vs t/io_uring -O0 -p0 -d32" \
+        "nvb_iops $NVB $CACHE_ARGS runtime=${RUNTIME}s $FILE" "tiou_iops -O0 -p0 -d32 -n1 $FILE"
+    pairs "page cache 4k randread qd32: nvbench vs $(fio --version)" \
+        "nvb_iops $NVB $CACHE_ARGS runtime=${RUNTIME}s $FILE" "fio_iops"
+fi
+
+[ "$ONLY" = callgrind ] && CALLGRIND=1
+if [ "$CALLGRIND" = 1 ]; then
+    command -v valgrind >/dev/null || { echo "no valgrind" >&2; exit 2; }
+    N1=200000
+    N2=1000000
+    ir() { # BINARY ARGS...: instructions (Ir) of one run under callgrind
+        local f
+        f=$(mktemp)
+        if valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>&1; then
+            callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}'
+        fi
+        rm -f "$f"
+    }
+    per_io() { # BINARY ARGS...
+        local bin=$1 a b
+        shift
+        a=$(ir "$bin" ios=$N1 "$@")
+        b=$(ir "$bin" ios=$N2 "$@")
+        if [ -n "$a" ] && [ -n "$b" ]; then $PY -c "print(f'{($b - $a) / ($N2 - $N1):.1f}')"; else echo "n/a (the run failed)"; fi
+    }
+    for b in "$NVB" ${BASE:+"$BASE/examples/c/run_workload"}; do
+        # shellcheck disable=SC2086
+        echo "callgrind $b: nop qd32 $(per_io "$b" $NOP_ARGS) instructions/I/O"
+        # shellcheck disable=SC2086
+        echo "callgrind $b: page cache qd32 $(per_io "$b" $CACHE_ARGS "$FILE") instructions/I/O"
+    done
+fi
