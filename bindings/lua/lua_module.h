@@ -92,4 +92,7 @@ void push_stats_table(lua_State *L);
 /* lua_seed.c: nvb.seed_cells and the nvb.pct table, set on the module table at -1. */
 void push_seed(lua_State *L);
 
+/* lua_search.c: nvb.search_new (the library's latency-target search), set on the module table at -1. */
+void push_search(lua_State *L);
+
 #endif

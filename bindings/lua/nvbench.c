@@ -492,5 +492,6 @@ int luaopen_nvbench(lua_State *L)
     push_stats_table(L);
     lua_setfield(L, -2, "stats");
     push_seed(L);
+    push_search(L);
     return 1;
 }
