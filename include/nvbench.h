@@ -710,6 +710,66 @@ NVB_API int nvb_search_cut(const struct nvb_search *s);
  * whether it is strict ('<'); bound_ns and strict may be NULL. */
 NVB_API const char *nvb_search_percentile(const struct nvb_search *s, double *bound_ns, int *strict);
 
+/* ------------------------------------------------------------------ */
+/* The matrix of runs (one plan for every binding)                     */
+/* ------------------------------------------------------------------ */
+
+/* Which runs a product of workload keys (or the seed matrix) makes, in what
+ * order and how often, and the column label each result is named by. The
+ * caller runs them. Order: repeat outermost (drifts of the device spread
+ * over every cell), then the axes in the order added, the first varying
+ * slowest. Values are text (as the label shows them). Since 0.4; a handle is
+ * used by one thread at a time. */
+struct nvb_matrix;
+
+/* A plan with no axis (one run) and repeat 1. 0, -EINVAL or -ENOMEM. */
+NVB_API int nvb_matrix_create(struct nvb_matrix **out);
+
+/* Release a plan. NULL is allowed. */
+NVB_API void nvb_matrix_destroy(struct nvb_matrix *m);
+
+/* The message of the last failure of m ("" when none). Belongs to m. */
+NVB_API const char *nvb_matrix_error(const struct nvb_matrix *m);
+
+/* Adds the axis key with n values (copied). Returns 0, -EINVAL (n is 0:
+ * "axis 'k' is an empty list"; the key given twice) or -E2BIG (over 32). */
+NVB_API int nvb_matrix_axis(struct nvb_matrix *m, const char *key, size_t n, const char *const *values);
+
+/* Adds the axis "cell": the seed cells' keys (nvb_seed_cell) named by
+ * cells, a comma-separated list of keys ("rand4k_read"), workloads
+ * ("rand4k": both directions) or labels, taken in the published order
+ * whatever their order here; NULL or "" for all. -EINVAL names an unknown
+ * cell and lists the known ones. */
+NVB_API int nvb_matrix_cells(struct nvb_matrix *m, const char *cells);
+
+/* "repeat": how many sweeps (an integer >= 1). 0 or -EINVAL. */
+NVB_API int nvb_matrix_set(struct nvb_matrix *m, const char *key, const char *value);
+
+/* The number of runs: the product of the axes' sizes times repeat. */
+NVB_API size_t nvb_matrix_runs(const struct nvb_matrix *m);
+
+/* The number of axes and the key of axis a (NULL when out of range). */
+NVB_API size_t nvb_matrix_axes(const struct nvb_matrix *m);
+NVB_API const char *nvb_matrix_axis_key(const struct nvb_matrix *m, size_t axis);
+
+/* 1 when axis a is part of the column label (more than one value, not rw,
+ * bs, engine or cell), 0 when not, -ERANGE when out of range. */
+NVB_API int nvb_matrix_stacked(const struct nvb_matrix *m, size_t axis);
+
+/* Run r (0 .. runs - 1, the order to run them in): the index of axis a's
+ * value, or with a == nvb_matrix_axes() its repeat (0-based), into *value.
+ * 0, -ERANGE or -EINVAL. */
+NVB_API int nvb_matrix_pick(const struct nvb_matrix *m, size_t run, size_t axis, size_t *value);
+
+/* The same as the value's text (belongs to m). */
+NVB_API int nvb_matrix_value(const struct nvb_matrix *m, size_t run, size_t axis, const char **value);
+
+/* Run r's column label into buf: the "engine" axis's value, then
+ * "key=value" of each stacked axis, space-separated ("io_uring qd=32");
+ * "" when no axis is stacked. Returns its length, -ERANGE, -EINVAL or
+ * -ENOSPC (cut at len). */
+NVB_API int nvb_matrix_stack(const struct nvb_matrix *m, size_t run, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif
