@@ -154,8 +154,9 @@ static int l_target(lua_State *L)
 static int l_gc(lua_State *L)
 {
     struct lsearch *h = luaL_checkudata(L, 1, SEARCH_MT);
-    nvb_search_destroy(h->s);
-    h->s = NULL;
+    struct nvb_search *s = h->s;
+    h->s = NULL; /* closed: the __gc after a __close finds nothing to free */
+    nvb_search_destroy(s);
     return 0;
 }
 

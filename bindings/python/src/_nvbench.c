@@ -354,6 +354,19 @@ static int set_item_u(PyObject *d, const char *k, uint64_t v)
     return rc;
 }
 
+/* read_<name> and write_<name> from the counts u (or the figures f) by enum nvb_dir. */
+static int set_dirs(PyObject *d, const char *name, const uint64_t *u, const double *f)
+{
+    static const char *const dirs[] = {"read", "write"};
+    int rc = 0;
+    for (int i = NVB_READ; i <= NVB_WRITE; i++) {
+        char k[64];
+        snprintf(k, sizeof k, "%s_%s", dirs[i], name);
+        rc |= u ? set_item_u(d, k, u[i]) : set_item_d(d, k, f[i]);
+    }
+    return rc;
+}
+
 /* A plain dict snapshot: nothing in it refers back to library memory. */
 static PyObject *progress_dict(const struct nvb_progress *p)
 {
@@ -365,26 +378,12 @@ static PyObject *progress_dict(const struct nvb_progress *p)
     int rc = 0;
     if (HAS(elapsed_s)) rc |= set_item_d(d, "elapsed_s", p->elapsed_s);
     if (HAS(total_s)) rc |= set_item_d(d, "total_s", p->total_s);
-    if (HAS(ios)) {
-        rc |= set_item_u(d, "read_ios", p->ios[NVB_READ]);
-        rc |= set_item_u(d, "write_ios", p->ios[NVB_WRITE]);
-    }
-    if (HAS(bytes)) {
-        rc |= set_item_u(d, "read_bytes", p->bytes[NVB_READ]);
-        rc |= set_item_u(d, "write_bytes", p->bytes[NVB_WRITE]);
-    }
-    if (HAS(iops)) {
-        rc |= set_item_d(d, "read_iops", p->iops[NVB_READ]);
-        rc |= set_item_d(d, "write_iops", p->iops[NVB_WRITE]);
-    }
-    if (HAS(bw_bytes_s)) {
-        rc |= set_item_d(d, "read_bw_bytes_s", p->bw_bytes_s[NVB_READ]);
-        rc |= set_item_d(d, "write_bw_bytes_s", p->bw_bytes_s[NVB_WRITE]);
-    }
-    if (HAS(lat_mean_ns)) {
-        rc |= set_item_d(d, "read_lat_mean_ns", p->lat_mean_ns[NVB_READ]);
-        rc |= set_item_d(d, "write_lat_mean_ns", p->lat_mean_ns[NVB_WRITE]);
-    }
+    /* the per-direction figures: read_<name> and write_<name> */
+    if (HAS(ios)) rc |= set_dirs(d, "ios", p->ios, NULL);
+    if (HAS(bytes)) rc |= set_dirs(d, "bytes", p->bytes, NULL);
+    if (HAS(iops)) rc |= set_dirs(d, "iops", NULL, p->iops);
+    if (HAS(bw_bytes_s)) rc |= set_dirs(d, "bw_bytes_s", NULL, p->bw_bytes_s);
+    if (HAS(lat_mean_ns)) rc |= set_dirs(d, "lat_mean_ns", NULL, p->lat_mean_ns);
     if (HAS(errors)) rc |= set_item_u(d, "errors", p->errors);
     if (HAS(done_fraction)) rc |= set_item_d(d, "done_fraction", p->done_fraction);
 #undef HAS

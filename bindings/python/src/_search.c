@@ -112,15 +112,14 @@ static PyObject *search_points(PyObject *module, PyObject *h)
         static const char *const names[] = {"value", "iops", "lat_ns", "ok", "supported"};
         for (int k = 0; k < 5; k++)
             nvb_search_point(s, i, names[k], &f[k]);
-        PyObject *lat = isnan(f[2]) ? Py_NewRef(Py_None) : PyFloat_FromDouble(f[2]);
-        PyObject *t = lat ? Py_BuildValue("(ddOOO)", f[0], f[1], lat, f[3] ? Py_True : Py_False,
-                                          f[4] ? Py_True : Py_False)
-                          : NULL;
-        Py_XDECREF(lat);
-        if (!t)
-            Py_CLEAR(out);
-        else
-            PyList_SET_ITEM(out, (Py_ssize_t)i, t);
+        /* "N" takes the latency's reference (None: no latency), and fails on NULL */
+        PyObject *t = Py_BuildValue("(ddNOO)", f[0], f[1], isnan(f[2]) ? Py_NewRef(Py_None) : PyFloat_FromDouble(f[2]),
+                                    f[3] ? Py_True : Py_False, f[4] ? Py_True : Py_False);
+        if (!t) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)i, t);
     }
     return out;
 }
