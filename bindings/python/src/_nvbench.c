@@ -565,6 +565,17 @@ static PyObject *nvbench_strerror(PyObject *module, PyObject *arg)
     return PyUnicode_FromString(nvb_strerror(err > 0 ? (int)-err : (int)err));
 }
 
+/* Appends item (a new reference, or NULL when building it failed) to list
+ * and drops the reference; on failure releases list too and returns -1. */
+static int append_new(PyObject *list, PyObject *item)
+{
+    int rc = item ? PyList_Append(list, item) : -1;
+    Py_XDECREF(item);
+    if (rc < 0)
+        Py_DECREF(list);
+    return rc;
+}
+
 static PyObject *nvbench_engines(PyObject *module, PyObject *unused)
 {
     int n = nvb_engine_count();
@@ -581,13 +592,8 @@ static PyObject *nvbench_engines(PyObject *module, PyObject *unused)
         Py_BEGIN_ALLOW_THREADS
         rc = nvb_engine_probe(name, why, sizeof why);
         Py_END_ALLOW_THREADS
-        PyObject *t = Py_BuildValue("(sNs)", name, PyBool_FromLong(rc == 0), rc == 0 ? "" : why);
-        if (!t || PyList_Append(list, t) < 0) {
-            Py_XDECREF(t);
-            Py_DECREF(list);
+        if (append_new(list, Py_BuildValue("(sNs)", name, PyBool_FromLong(rc == 0), rc == 0 ? "" : why)) < 0)
             return NULL;
-        }
-        Py_DECREF(t);
     }
     return list;
 }
@@ -604,13 +610,8 @@ static PyObject *nvbench_workload_keys(PyObject *module, PyObject *unused)
         return NULL;
     const char *name, *type, *doc;
     for (size_t i = 0; (name = nvb__workload_key(i, &type, &doc)) != NULL; i++) {
-        PyObject *t = Py_BuildValue("(sss)", name, type ? type : "", doc ? doc : "");
-        if (!t || PyList_Append(list, t) < 0) {
-            Py_XDECREF(t);
-            Py_DECREF(list);
+        if (append_new(list, Py_BuildValue("(sss)", name, type ? type : "", doc ? doc : "")) < 0)
             return NULL;
-        }
-        Py_DECREF(t);
     }
     return list;
 }
@@ -749,7 +750,8 @@ static int nvbench_exec(PyObject *module)
     snprintf(hv, sizeof hv, "%d.%d.%d", NVB_VERSION_MAJOR, NVB_VERSION_MINOR, NVB_VERSION_PATCH);
     if (PyModule_AddStringConstant(module, "HEADER_VERSION", hv) < 0)
         return -1;
-    if (nvbench_add_fiojob(module) < 0 || nvbench_add_json(module) < 0 || nvbench_add_echo(module) < 0)
+    if (nvbench_add_fiojob(module) < 0 || PyModule_AddFunctions(module, nvbench_json_methods) < 0 ||
+        PyModule_AddFunctions(module, nvbench_echo_methods) < 0)
         return -1;
     if (nvbench_add_seed(module) < 0 || nvbench_add_search(module) < 0)
         return -1;
