@@ -38,14 +38,8 @@ struct nvb_matrix {
     char err[256];
 };
 
-static int fail(struct nvb_matrix *m, int rc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->err, sizeof m->err, fmt, ap);
-    va_end(ap);
-    return rc;
-}
+/* The failure's message kept in the handle (the error getter's), and rc. */
+#define fail(h, rc, ...) nvb__say((h)->err, sizeof (h)->err, (rc), __VA_ARGS__)
 
 int nvb_matrix_create(struct nvb_matrix **out)
 {

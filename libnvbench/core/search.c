@@ -71,17 +71,6 @@ static const char *skip(const char *s)
     return s;
 }
 
-static int say(char *why, size_t len, int rc, const char *fmt, ...)
-{
-    if (why && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, len, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
-
 /* "p99<=1ms": the percentile, the bound in ns and whether '<' (strict). */
 static int parse_target(const char *t, const char **key, double *bound, int *strict, char *why, size_t len)
 {
@@ -114,29 +103,29 @@ static int parse_target(const char *t, const char **key, double *bound, int *str
         s += *s == '\xc2' ? 2 : 1;
     size_t ulen = (size_t)(s - u);
     if (!shape || *skip(s) || nlen >= 64)
-        return say(why, len, -EINVAL,
+        return nvb__say(why, len, -EINVAL,
                    "target '%s': expected PERCENTILE<=BOUND with a unit, e.g. 'p99<=1ms', 'p99.9<500us', "
                    "'mean<=200us'", t);
     size_t i = 0;
     while (i < NPCT && !(strlen(percentiles[i]) == klen && memcmp(percentiles[i], k, klen) == 0))
         i++;
     if (i == NPCT)
-        return say(why, len, -EINVAL,
+        return nvb__say(why, len, -EINVAL,
                    "target '%s': percentile '%.*s' is not measured; one of p1, p5, p10, p25, p50, p75, p90, p95, "
                    "p99, p99.5, p99.9, p99.99, p99.999, mean, max", t, (int)klen, k);
     if (ulen == 0)
-        return say(why, len, -EINVAL, "target '%s': the bound needs a unit (ns, us, ms, s)", t);
+        return nvb__say(why, len, -EINVAL, "target '%s': the bound needs a unit (ns, us, ms, s)", t);
     size_t j = 0;
     while (j < 5 && !(strlen(units[j]) == ulen && memcmp(units[j], u, ulen) == 0))
         j++;
     if (j == 5)
-        return say(why, len, -EINVAL, "target '%s': unit '%.*s' is not one of ns, us, ms, s", t, (int)ulen, u);
+        return nvb__say(why, len, -EINVAL, "target '%s': unit '%.*s' is not one of ns, us, ms, s", t, (int)ulen, u);
     char buf[64];
     memcpy(buf, num, nlen);
     buf[nlen] = 0;
     double v = strtod(buf, NULL) * scale[j];
     if (!(v > 0) || !isfinite(v))
-        return say(why, len, -EINVAL, "target '%s': the bound must be above 0", t);
+        return nvb__say(why, len, -EINVAL, "target '%s': the bound must be above 0", t);
     *key = percentiles[i];
     *bound = v;
     *strict = !le;
@@ -146,10 +135,10 @@ static int parse_target(const char *t, const char **key, double *bound, int *str
 int nvb_search_create(const char *target, const char *vary, struct nvb_search **out, char *why, size_t why_len)
 {
     if (!target || !vary || !out)
-        return say(why, why_len, -EINVAL, "nvb_search_create: target, vary and out are needed");
+        return nvb__say(why, why_len, -EINVAL, "nvb_search_create: target, vary and out are needed");
     int rate = strcmp(vary, "rate_iops") == 0;
     if (!rate && strcmp(vary, "qd") != 0)
-        return say(why, why_len, -EINVAL, "vary must be 'qd' or 'rate_iops', got '%s'", vary);
+        return nvb__say(why, why_len, -EINVAL, "vary must be 'qd' or 'rate_iops', got '%s'", vary);
     const char *key = NULL;
     double bound = 0;
     int strict = 0;
@@ -158,7 +147,7 @@ int nvb_search_create(const char *target, const char *vary, struct nvb_search **
         return rc;
     struct nvb_search *s = calloc(1, sizeof *s);
     if (!s)
-        return say(why, why_len, -ENOMEM, "out of memory");
+        return nvb__say(why, why_len, -ENOMEM, "out of memory");
     s->key = key;
     s->bound = bound;
     s->strict = strict;
@@ -180,14 +169,8 @@ void nvb_search_destroy(struct nvb_search *s)
     }
 }
 
-static int fail(struct nvb_search *s, int rc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->err, sizeof s->err, fmt, ap);
-    va_end(ap);
-    return rc;
-}
+/* The failure's message kept in the handle (the error getter's), and rc. */
+#define fail(h, rc, ...) nvb__say((h)->err, sizeof (h)->err, (rc), __VA_ARGS__)
 
 int nvb_search_set(struct nvb_search *s, const char *key, const char *value)
 {
