@@ -108,30 +108,32 @@ def _execute(plan, targets, repeat, progress, on_error, meta_of=None):
     user_cb = progress if callable(progress) else None
     bar = _progress.Bar(total, enabled=bool(progress) and user_cb is None)
     results = ResultSet()
+    # the order of the runs is the library's plan: every cell once per sweep, repeat outermost
+    _, _, _, order = _nvbench.matrix_plan([("cell", [str(i) for i in range(len(workloads))])], repeat=repeat)
     try:
-        for rep in range(repeat):
-            for i, (w, extra, desc) in enumerate(workloads):
-                index = rep * len(workloads) + i
-                cb = bar.callback(index, desc)
-                if user_cb is not None:
-                    cb = _wrap_user(user_cb, index, total, desc)
-                try:
-                    r = _run_workload(w, progress=cb, meta=extra, repeat=rep, warn=False)
-                except NvbenchError as e:
-                    if on_error == "raise" or e.is_input_error:
-                        e.results = results
-                        raise
-                    bar.write(f"nvbench: {desc} (repeat {rep}) failed: {e}")
-                    warnings.warn(f"{desc} (repeat {rep}) failed: {e}", RuntimeWarning, stacklevel=3)
-                    continue
-                except BaseException as e:  # KeyboardInterrupt, a callback's exception
-                    try:
-                        e.results = results
-                    except AttributeError:
-                        pass
+        for rep, (i,), _ in order:
+            w, extra, desc = workloads[i]
+            index = rep * len(workloads) + i
+            cb = bar.callback(index, desc)
+            if user_cb is not None:
+                cb = _wrap_user(user_cb, index, total, desc)
+            try:
+                r = _run_workload(w, progress=cb, meta=extra, repeat=rep, warn=False)
+            except NvbenchError as e:
+                if on_error == "raise" or e.is_input_error:
+                    e.results = results
                     raise
-                results.append(r)
-                bar.done(index)
+                bar.write(f"nvbench: {desc} (repeat {rep}) failed: {e}")
+                warnings.warn(f"{desc} (repeat {rep}) failed: {e}", RuntimeWarning, stacklevel=3)
+                continue
+            except BaseException as e:  # KeyboardInterrupt, a callback's exception
+                try:
+                    e.results = results
+                except AttributeError:
+                    pass
+                raise
+            results.append(r)
+            bar.done(index)
     finally:
         bar.close()
     _warnings.issue(results, stacklevel=3)
