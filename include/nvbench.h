@@ -672,6 +672,139 @@ NVB_API int nvb_pct_supported(uint64_t count, double pct);
  * that no 64-bit count has the tails). Thread-safe. Since 0.4. */
 NVB_API uint64_t nvb_pct_min_ios(double pct);
 
+/* ------------------------------------------------------------------ */
+/* The latency-target search (one copy for every binding)              */
+/* ------------------------------------------------------------------ */
+
+/* The highest throughput at which a latency percentile keeps a bound. The
+ * caller runs the probes: nvb_search_next() names one, the caller runs it
+ * and reports its figures with nvb_search_measure(), and so on until
+ * nvb_search_next() returns 0. vary "qd": the depth doubles from start
+ * until the bound breaks or max_qd is passed, then the last good and first
+ * bad depths are bisected. vary "rate_iops": an unthrottled probe (value 0)
+ * gives the ceiling, the answer when it keeps the bound; else the rate is
+ * bisected between 0 and it until the bracket is narrower than rel_tol of
+ * its top (midpoints rounded half up). Since 0.4. */
+struct nvb_search;
+
+/* A search for target ("p99<=1ms", "p99.9 < 500us", "mean<=200us": a
+ * percentile of lat_ns, '<' or '<=', a bound with unit ns, us, ms or s)
+ * varying vary ("qd" or "rate_iops"). Returns 0 and *out (free with
+ * nvb_search_destroy), -EINVAL with why (NUL-terminated, cut at why_len,
+ * may be NULL) naming the target or vary and what is wrong, or -ENOMEM. */
+NVB_API int nvb_search_create(const char *target, const char *vary, struct nvb_search **out, char *why,
+                              size_t why_len);
+
+/* Release a search. NULL is allowed. */
+NVB_API void nvb_search_destroy(struct nvb_search *s);
+
+/* An option, before the first nvb_search_next(): "start" (first depth, 1),
+ * "max_qd" (1024), "max_runs" (probes at most, 24): integers >= 1;
+ * "rel_tol" (0.05): in (0, 1); "direction": "read", "write" or "" (the
+ * worst direction that did I/O, the default). Returns 0, -EINVAL (unknown
+ * key or bad value; nvb_search_error() names both) or -EBUSY (started). */
+NVB_API int nvb_search_set(struct nvb_search *s, const char *key, const char *value);
+
+/* The message of the last failure of s ("" when none). Belongs to s. */
+NVB_API const char *nvb_search_error(const struct nvb_search *s);
+
+/* The next probe into *value (a queue depth, or a rate in IOPS with 0 for
+ * unthrottled) and 1; 0 when the search is over (found, or cut at
+ * max_runs: nvb_search_cut); -EINVAL when the probe named before was not
+ * measured or start is above max_qd (nvb_search_error() says which). */
+NVB_API int nvb_search_next(struct nvb_search *s, double *value);
+
+/* The figures of one direction (NVB_READ or NVB_WRITE) of the probe last
+ * named: its I/Os, IOPS, the target's percentile in ns (NaN when the run
+ * has none) and whether that percentile is supported (0: it rests on too
+ * few latencies). Call once per direction; the first call makes the probe
+ * a point (a probe never measured, e.g. cancelled, is none). The point's
+ * IOPS are the sum of every direction's; its latency the worst of the
+ * directions judged (the one set by "direction", or each that did I/O).
+ * Returns 0 or -EINVAL (no probe named, dir unknown). */
+NVB_API int nvb_search_measure(struct nvb_search *s, int dir, uint64_t ios, double iops, double lat_ns,
+                               int supported);
+
+/* The number of points (probes measured), in the order they ran. */
+NVB_API size_t nvb_search_points(const struct nvb_search *s);
+
+/* A field of point i into *value: "value" (the qd or rate, 0: unthrottled),
+ * "iops", "lat_ns" (NaN: no latency), "ok" (1 when it keeps the bound),
+ * "supported" (0 when its percentile rests on too few latencies). Returns
+ * 0, -ERANGE (i out of range) or -EINVAL (field unknown). */
+NVB_API int nvb_search_point(const struct nvb_search *s, size_t i, const char *field, double *value);
+
+/* The answer: the index of the passing point of highest IOPS (the first of
+ * equals) into *i and 0, or -ENOENT when no point keeps the bound. */
+NVB_API int nvb_search_answer(const struct nvb_search *s, size_t *i);
+
+/* 1 when the search ended at max_runs with a probe still to run, else 0. */
+NVB_API int nvb_search_cut(const struct nvb_search *s);
+
+/* The target's percentile ("p99": a static string), its bound in ns and
+ * whether it is strict ('<'); bound_ns and strict may be NULL. */
+NVB_API const char *nvb_search_percentile(const struct nvb_search *s, double *bound_ns, int *strict);
+
+/* ------------------------------------------------------------------ */
+/* The matrix of runs (one plan for every binding)                     */
+/* ------------------------------------------------------------------ */
+
+/* Which runs a product of workload keys (or the seed matrix) makes, in what
+ * order and how often, and the column label each result is named by. The
+ * caller runs them. Order: repeat outermost (drifts of the device spread
+ * over every cell), then the axes in the order added, the first varying
+ * slowest. Values are text (as the label shows them). Since 0.4; a handle is
+ * used by one thread at a time. */
+struct nvb_matrix;
+
+/* A plan with no axis (one run) and repeat 1. 0, -EINVAL or -ENOMEM. */
+NVB_API int nvb_matrix_create(struct nvb_matrix **out);
+
+/* Release a plan. NULL is allowed. */
+NVB_API void nvb_matrix_destroy(struct nvb_matrix *m);
+
+/* The message of the last failure of m ("" when none). Belongs to m. */
+NVB_API const char *nvb_matrix_error(const struct nvb_matrix *m);
+
+/* Adds the axis key with n values (copied). Returns 0, -EINVAL (n is 0:
+ * "axis 'k' is an empty list"; the key given twice) or -E2BIG (over 32). */
+NVB_API int nvb_matrix_axis(struct nvb_matrix *m, const char *key, size_t n, const char *const *values);
+
+/* Adds the axis "cell": the seed cells' keys (nvb_seed_cell) named by
+ * cells, a comma-separated list of keys ("rand4k_read"), workloads
+ * ("rand4k": both directions) or labels, taken in the published order
+ * whatever their order here; NULL or "" for all. -EINVAL names an unknown
+ * cell and lists the known ones. */
+NVB_API int nvb_matrix_cells(struct nvb_matrix *m, const char *cells);
+
+/* "repeat": how many sweeps (an integer >= 1). 0 or -EINVAL. */
+NVB_API int nvb_matrix_set(struct nvb_matrix *m, const char *key, const char *value);
+
+/* The number of runs: the product of the axes' sizes times repeat. */
+NVB_API size_t nvb_matrix_runs(const struct nvb_matrix *m);
+
+/* The number of axes and the key of axis a (NULL when out of range). */
+NVB_API size_t nvb_matrix_axes(const struct nvb_matrix *m);
+NVB_API const char *nvb_matrix_axis_key(const struct nvb_matrix *m, size_t axis);
+
+/* 1 when axis a is part of the column label (more than one value, not rw,
+ * bs, engine or cell), 0 when not, -ERANGE when out of range. */
+NVB_API int nvb_matrix_stacked(const struct nvb_matrix *m, size_t axis);
+
+/* Run r (0 .. runs - 1, the order to run them in): the index of axis a's
+ * value, or with a == nvb_matrix_axes() its repeat (0-based), into *value.
+ * 0, -ERANGE or -EINVAL. */
+NVB_API int nvb_matrix_pick(const struct nvb_matrix *m, size_t run, size_t axis, size_t *value);
+
+/* The same as the value's text (belongs to m). */
+NVB_API int nvb_matrix_value(const struct nvb_matrix *m, size_t run, size_t axis, const char **value);
+
+/* Run r's column label into buf: the "engine" axis's value, then
+ * "key=value" of each stacked axis, space-separated ("io_uring qd=32");
+ * "" when no axis is stacked. Returns its length, -ERANGE, -EINVAL or
+ * -ENOSPC (cut at len). */
+NVB_API int nvb_matrix_stack(const struct nvb_matrix *m, size_t run, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -78,6 +78,12 @@ int l_workload(lua_State *L);  /* lua_workload.c */
 struct lworkload *new_workload(lua_State *L);  /* lua_workload.c */
 struct lworkload *to_workload(lua_State *L, int idx);  /* lua_workload.c */
 const char *c_string(lua_State *L, int idx, const char *what, char *why, size_t why_len);  /* nvbench.c */
+/* Argument idx as a C string: raises when it is not a string; NULL with why
+ * (WHY_LEN bytes) set when it holds a NUL byte. nvbench.c. */
+const char *string_arg(lua_State *L, int idx, const char *what, char *why);
+/* nil, message, errno for a getter's failure rc: -ENOENT says missing
+ * (a format with one %s: name), others their errno's text. nvbench.c. */
+int push_get_fail(lua_State *L, int rc, const char *missing, const char *name);
 struct lbuffer *new_buffer(lua_State *L);  /* nvbench.c */
 int push_fail(lua_State *L, int err, const char *msg);  /* nvbench.c */
 void shown(char *out, size_t len, const char *s, size_t n);  /* nvbench.c */
@@ -92,5 +98,8 @@ void push_stats_table(lua_State *L);
 
 /* lua_seed.c: nvb.seed_cells and the nvb.pct table, set on the module table at -1. */
 void push_seed(lua_State *L);
+
+/* lua_search.c: nvb.search_new (the library's latency-target search), set on the module table at -1. */
+void push_search(lua_State *L);
 
 #endif

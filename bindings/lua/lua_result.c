@@ -61,19 +61,14 @@ static int r_json(lua_State *L)
 static int r_get(lua_State *L)
 {
     struct lresult *lr = to_result(L, 1);
-    luaL_checkstring(L, 2);
     char why[WHY_LEN];
-    const char *path = c_string(L, 2, "figure path", why, sizeof why);
+    const char *path = string_arg(L, 2, "figure path", why);
     if (!path)
         return push_fail(L, -EINVAL, why);
     double v;
     int rc = nvb_result_get(lr->r, path, &v);
-    if (rc == -ENOENT) {
-        lua_pushfstring(L, "no numeric figure at '%s' in the result", path);
-        return push_fail(L, rc, lua_tostring(L, -1));
-    }
     if (rc < 0)
-        return push_fail(L, rc, NULL);
+        return push_get_fail(L, rc, "no numeric figure at '%s' in the result", path);
     lua_pushnumber(L, (lua_Number)v);
     return 1;
 }

@@ -418,14 +418,22 @@ static int collect_groups(lua_State *L, const char *fname, lua_Integer n, const 
     return 0;
 }
 
-int l_run_groups(lua_State *L)
+/* The length of the array part of the table that is argument 1 (the only
+ * argument kept), from 1 to max; raises naming fn and what it counts. */
+static lua_Integer array_count(lua_State *L, const char *fn, const char *what, lua_Integer max)
 {
-    static const char *const run_only[] = {"progress", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
-    if (n < 1 || n > 1024)
-        return luaL_error(L, "nvbench.run_groups: give 1 to 1024 groups in the array part (got %d)", (int)n);
+    if (n < 1 || n > max)
+        luaL_error(L, "nvbench.%s: give 1 to %d %s in the array part (got %d)", fn, (int)max, what, (int)n);
+    return n;
+}
+
+int l_run_groups(lua_State *L)
+{
+    static const char *const run_only[] = {"progress", NULL};
+    lua_Integer n = array_count(L, "run_groups", "groups", 1024);
     lua_getfield(L, 1, "progress"); /* 2 */
     int fn = lua_isnil(L, 2) ? 0 : 2;
     if (fn && !lua_isfunction(L, fn))
@@ -448,11 +456,7 @@ int l_run_groups(lua_State *L)
 int l_validate_groups(lua_State *L)
 {
     static const char *const skip[] = {"steps", NULL};
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
-    if (n < 1 || n > 65536)
-        return luaL_error(L, "nvbench.validate_groups: give 1 to 65536 workloads in the array part (got %d)", (int)n);
+    lua_Integer n = array_count(L, "validate_groups", "workloads", 65536);
     lua_getfield(L, 1, "steps"); /* 2 */
     if (!lua_isnil(L, 2) && !lua_istable(L, 2))
         return luaL_error(L, "nvbench.validate_groups: 'steps' must be a table (got %s)", luaL_typename(L, 2));

@@ -63,10 +63,123 @@ static int l_min_ios(lua_State *L)
     return 1;
 }
 
+
+/* The plan's axes from the list at idx: { { key, { value, ... } }, ... }
+ * (values shown with tostring). 0, or a negative errno with m's message. */
+static int l_matrix_box_gc(lua_State *L)
+{
+    struct nvb_matrix **box = lua_touserdata(L, 1);
+    nvb_matrix_destroy(*box);
+    *box = NULL;
+    return 0;
+}
+
+static int plan_axes(lua_State *L, struct nvb_matrix *m, int idx)
+{
+    lua_Integer na = luaL_len(L, idx);
+    int top = lua_gettop(L);
+    for (lua_Integer a = 1; a <= na; a++) {
+        lua_geti(L, idx, a);
+        luaL_checktype(L, -1, LUA_TTABLE);
+        lua_geti(L, -1, 1);
+        const char *key = luaL_checkstring(L, -1);
+        lua_geti(L, -2, 2);
+        luaL_checktype(L, -1, LUA_TTABLE);
+        int vals = lua_gettop(L);
+        lua_Integer n = luaL_len(L, vals);
+        const char **texts = lua_newuserdatauv(L, sizeof *texts * (size_t)(n + 1), 0);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_geti(L, vals, i);
+            texts[i - 1] = luaL_tolstring(L, -1, NULL);
+            lua_replace(L, -2); /* the text stays on the stack until the axis is copied */
+        }
+        int rc = nvb_matrix_axis(m, key, (size_t)n, texts);
+        lua_settop(L, top);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* nvb.matrix_plan(axes [, opts]) -> plan | nil, message, errno: the library's
+ * plan of runs (nvb_matrix_*). axes: { { key, { values } }, ... } in the order
+ * added (the first slowest); opts.cells: nil (no cell axis) or the seed cells
+ * named (a comma-separated string, "" for all), first; opts["repeat"]: the
+ * sweeps (1). plan: { keys = {...}, stacked = { key = true }, runs = { { rep =
+ * 0-based, key = 1-based index, ..., cell_key = "rand4k_read" (with
+ * opts.cells), stack = label }, ... } in the order to run them }. */
+static int l_matrix_plan(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int has_opts = lua_istable(L, 2);
+    struct nvb_matrix **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, "nvbench.matrix_box")) {
+        lua_pushcfunction(L, l_matrix_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    if (nvb_matrix_create(box) < 0)
+        return push_fail(L, -ENOMEM, NULL);
+    struct nvb_matrix *m = *box;
+    int rc = 0;
+    if (has_opts) {
+        lua_getfield(L, 2, "cells");
+        if (!lua_isnil(L, -1))
+            rc = nvb_matrix_cells(m, luaL_checkstring(L, -1));
+        lua_getfield(L, 2, "repeat");
+        if (rc == 0 && !lua_isnil(L, -1))
+            rc = nvb_matrix_set(m, "repeat", luaL_tolstring(L, -1, NULL));
+        lua_settop(L, 3);
+    }
+    if (rc == 0)
+        rc = plan_axes(L, m, 1);
+    if (rc < 0)
+        return push_fail(L, rc, nvb_matrix_error(m));
+    size_t na = nvb_matrix_axes(m), nr = nvb_matrix_runs(m);
+    lua_createtable(L, 0, 4);
+    lua_createtable(L, (int)na, 0);
+    lua_newtable(L);
+    for (size_t a = 0; a < na; a++) {
+        lua_pushstring(L, nvb_matrix_axis_key(m, a));
+        lua_rawseti(L, -3, (lua_Integer)a + 1);
+        if (nvb_matrix_stacked(m, a) == 1) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, -2, nvb_matrix_axis_key(m, a));
+        }
+    }
+    lua_setfield(L, -3, "stacked");
+    lua_setfield(L, -2, "keys");
+    lua_createtable(L, (int)nr, 0);
+    for (size_t r = 0; r < nr; r++) {
+        lua_createtable(L, 0, (int)na + 2);
+        size_t v;
+        char stack[1024];
+        for (size_t a = 0; a <= na; a++) {
+            nvb_matrix_pick(m, r, a, &v);
+            lua_pushinteger(L, (lua_Integer)v + (a < na));
+            lua_setfield(L, -2, a < na ? nvb_matrix_axis_key(m, a) : "rep");
+        }
+        const char *cell;
+        for (size_t a = 0; a < na; a++)
+            if (strcmp(nvb_matrix_axis_key(m, a), "cell") == 0 && nvb_matrix_value(m, r, a, &cell) == 0) {
+                lua_pushstring(L, cell);
+                lua_setfield(L, -2, "cell_key");
+            }
+        lua_pushstring(L, nvb_matrix_stack(m, r, stack, sizeof stack) < 0 ? "" : stack);
+        lua_setfield(L, -2, "stack");
+        lua_rawseti(L, -2, (lua_Integer)r + 1);
+    }
+    lua_setfield(L, -2, "runs");
+    return 1;
+}
+
 void push_seed(lua_State *L)
 {
     lua_pushcfunction(L, l_seed_cells);
     lua_setfield(L, -2, "seed_cells");
+    lua_pushcfunction(L, l_matrix_plan);
+    lua_setfield(L, -2, "matrix_plan");
     static const luaL_Reg pct[] = {
         {"rank", l_rank},
         {"supported", l_supported},

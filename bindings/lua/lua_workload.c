@@ -143,6 +143,16 @@ int l_workload(lua_State *L)
     return 1;
 }
 
+/* w itself (the methods chain), or nil, message, errno: why when set, else
+ * the workload's own message naming the key and the value refused. */
+static int self_or_fail(lua_State *L, struct lworkload *lw, int rc, const char *why)
+{
+    if (rc < 0)
+        return push_fail(L, rc, why[0] ? why : nvb_workload_error(lw->w));
+    lua_settop(L, 1);
+    return 1;
+}
+
 /* w:set(key, value) or w:set{...} -> w | nil, msg, errno */
 static int w_set(lua_State *L)
 {
@@ -152,9 +162,8 @@ static int w_set(lua_State *L)
     if (lua_istable(L, 2)) {
         rc = apply_table(L, lw->w, 2, NULL, why);
     } else {
-        luaL_checkstring(L, 2);
+        const char *key = string_arg(L, 2, "workload key", why);
         luaL_argexpected(L, !lua_isnoneornil(L, 3), 3, "string, number or boolean");
-        const char *key = c_string(L, 2, "workload key", why, sizeof why);
         char buf[64];
         if (!key) {
             rc = -EINVAL;
@@ -165,29 +174,21 @@ static int w_set(lua_State *L)
             rc = v ? nvb_workload_set(lw->w, key, v) : -EINVAL;
         }
     }
-    if (rc < 0)
-        return push_fail(L, rc, why[0] ? why : nvb_workload_error(lw->w));
-    lua_settop(L, 1);
-    return 1;
+    return self_or_fail(L, lw, rc, why);
 }
 
 /* w:get(key) -> string | nil, msg, errno */
 static int w_get(lua_State *L)
 {
     struct lworkload *lw = to_workload(L, 1);
-    luaL_checkstring(L, 2);
     char why[WHY_LEN];
-    const char *key = c_string(L, 2, "workload key", why, sizeof why);
+    const char *key = string_arg(L, 2, "workload key", why);
     if (!key)
         return push_fail(L, -EINVAL, why);
     char buf[256];
     int rc = nvb_workload_get(lw->w, key, buf, sizeof buf);
-    if (rc == -ENOENT) {
-        lua_pushfstring(L, "unknown key '%s'", key);
-        return push_fail(L, rc, lua_tostring(L, -1));
-    }
     if (rc < 0)
-        return push_fail(L, rc, NULL);
+        return push_get_fail(L, rc, "unknown key '%s'", key);
     lua_pushlstring(L, buf, (size_t)rc);
     return 1;
 }
@@ -196,14 +197,10 @@ static int w_get(lua_State *L)
 static int w_add_target(lua_State *L)
 {
     struct lworkload *lw = to_idle_workload(L, 1);
-    luaL_checkstring(L, 2);
     char why[WHY_LEN] = "";
-    const char *t = c_string(L, 2, "target", why, sizeof why);
+    const char *t = string_arg(L, 2, "target", why);
     int rc = t ? nvb_workload_add_target(lw->w, t) : -EINVAL;
-    if (rc < 0)
-        return push_fail(L, rc, why[0] ? why : nvb_workload_error(lw->w));
-    lua_settop(L, 1);
-    return 1;
+    return self_or_fail(L, lw, rc, why);
 }
 
 static int w_clear_targets(lua_State *L)

@@ -98,6 +98,19 @@ const char *c_string(lua_State *L, int idx, const char *what, char *why, size_t 
     return s;
 }
 
+const char *string_arg(lua_State *L, int idx, const char *what, char *why)
+{
+    luaL_checkstring(L, idx);
+    return c_string(L, idx, what, why, WHY_LEN);
+}
+
+int push_get_fail(lua_State *L, int rc, const char *missing, const char *name)
+{
+    if (rc == -ENOENT)
+        lua_pushfstring(L, missing, name);
+    return push_fail(L, rc, rc == -ENOENT ? lua_tostring(L, -1) : NULL);
+}
+
 static int buffer_gc(lua_State *L)
 {
     struct lbuffer *b = luaL_checkudata(L, 1, BUFFER_MT);
@@ -493,5 +506,6 @@ int luaopen_nvbench(lua_State *L)
     push_stats_table(L);
     lua_setfield(L, -2, "stats");
     push_seed(L);
+    push_search(L);
     return 1;
 }

@@ -724,11 +724,27 @@ int main(int argc, char **argv)
     if (json_path)
         seed_facts_init(stack);
     int status = 0, nresults = 0;
+    struct nvb_matrix *plan = NULL;
     example_fprintf(stderr, "seed_matrix: %d engines x %zu cells x %d, %s each, qd %s, jobs %s, target %s%s\n", ne, ncells,
             repeat, runtime, qd, jobs, target, ntargets > 1 ? " and the others" : "");
-    for (int rep = 0; rep < repeat * (int)ncells && !nvb_cancel_requested(g_cancel); rep++) {
-        size_t c = (size_t)rep % ncells;
-        for (int e = 0; e < ne && !nvb_cancel_requested(g_cancel); e++) {
+    /* The runs and their order are the library's plan (nvb_matrix_*), the
+     * one Python's and Lua's matrices follow: repeat outermost, then the
+     * cells in the published order, the engines innermost. */
+    char reps[16];
+    snprintf(reps, sizeof reps, "%d", repeat);
+    if (nvb_matrix_create(&plan) < 0 || nvb_matrix_cells(plan, NULL) < 0 ||
+        nvb_matrix_axis(plan, "engine", (size_t)ne, (const char *const *)engines) < 0 ||
+        nvb_matrix_set(plan, "repeat", reps) < 0) {
+        example_fprintf(stderr, "seed_matrix: %s\n", plan ? nvb_matrix_error(plan) : "out of memory");
+        status = 2;
+        goto out;
+    }
+    for (size_t run = 0; run < nvb_matrix_runs(plan) && !nvb_cancel_requested(g_cancel); run++) {
+        size_t c = 0, pe = 0;
+        nvb_matrix_pick(plan, run, 0, &c);
+        nvb_matrix_pick(plan, run, 1, &pe);
+        {
+            int e = (int)pe;
             struct nvb_workload *w;
             if (nvb_workload_new(&w) < 0)
                 return 1;
@@ -798,6 +814,7 @@ out:
         unlink(scratch);
         rmdir(tmpdir);
     }
+    nvb_matrix_destroy(plan);
     nvb_cancel_free(g_cancel);
     return status;
 }

@@ -77,18 +77,6 @@ const char *nvb__workload_engine_opt(const struct nvb_workload *w, size_t i)
     return w && i < w->neopts ? w->eopts[i].key : NULL;
 }
 
-static int say(char *why, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int say(char *why, size_t len, int rc, const char *fmt, ...)
-{
-    if (why && len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, len, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
-
 /* One member of the echo (path: its dotted name there) set as its key. */
 static int read_key(struct nvb_workload *w, const char *path, const struct nvb__jv *v, char *why, size_t len)
 {
@@ -99,22 +87,22 @@ static int read_key(struct nvb_workload *w, const char *path, const struct nvb__
         if (!strcmp(echo, path))
             break;
     if (!key)
-        return say(why, len, -EINVAL, "unknown key '%s' in the workload echo", path);
+        return nvb__say(why, len, -EINVAL, "unknown key '%s' in the workload echo", path);
     if (v->type == NVB__J_NULL)
         return 0; /* left to the library (bssplit unset, fault.seed from seed) */
     int want = form == NVB__ECHO_STR ? NVB__J_STR : NVB__J_NUM;
     if (v->type != want)
-        return say(why, len, -EINVAL, "'%s' in the workload echo (key '%s'): expected a %s", path, key,
+        return nvb__say(why, len, -EINVAL, "'%s' in the workload echo (key '%s'): expected a %s", path, key,
                    want == NVB__J_STR ? "string" : "number");
     char text[VALUE_MAX], cur[VALUE_MAX];
     if (snprintf(text, sizeof text, "%s%s", v->s, form == NVB__ECHO_SECS ? "s" : "") >= (int)sizeof text)
-        return say(why, len, -EINVAL, "'%s' in the workload echo (key '%s'): value too long", path, key);
+        return nvb__say(why, len, -EINVAL, "'%s' in the workload echo (key '%s'): value too long", path, key);
     /* a string the workload holds already ("" for cpus and name) needs no setting, and "" is no CPU list */
     if (form == NVB__ECHO_STR && nvb_workload_get(w, key, cur, sizeof cur) >= 0 && !strcmp(cur, text))
         return 0;
     int rc = nvb_workload_set(w, key, text);
     if (rc)
-        return say(why, len, rc, "'%s' in the workload echo: %s", path, nvb_workload_error(w));
+        return nvb__say(why, len, rc, "'%s' in the workload echo: %s", path, nvb_workload_error(w));
     return 0;
 }
 
@@ -123,16 +111,16 @@ static int read_member(struct nvb_workload *w, const struct nvb__jv *m, char *wh
     if (!strcmp(m->key, "targets") || !strcmp(m->key, "engine_opts")) {
         int targets = m->key[0] == 't';
         if (m->type != (targets ? NVB__J_ARR : NVB__J_OBJ))
-            return say(why, len, -EINVAL, "'%s' in the workload echo: expected an %s", m->key,
+            return nvb__say(why, len, -EINVAL, "'%s' in the workload echo: expected an %s", m->key,
                        targets ? "array" : "object");
         for (uint32_t i = 0; i < m->n; i++) {
             const struct nvb__jv *v = &m->kid[i];
             if (v->type != NVB__J_STR || (!targets && !strchr(v->key, '.')))
-                return say(why, len, -EINVAL, "'%s' in the workload echo: item %u is not %s", m->key, i,
+                return nvb__say(why, len, -EINVAL, "'%s' in the workload echo: item %u is not %s", m->key, i,
                            targets ? "a path" : "an engine's option (\"engine.option\":\"value\")");
             int rc = targets ? nvb_workload_add_target(w, v->s) : nvb_workload_set(w, v->key, v->s);
             if (rc)
-                return say(why, len, rc, "'%s' in the workload echo: %s", m->key, nvb_workload_error(w));
+                return nvb__say(why, len, rc, "'%s' in the workload echo: %s", m->key, nvb_workload_error(w));
         }
         return 0;
     }
@@ -141,7 +129,7 @@ static int read_member(struct nvb_workload *w, const struct nvb__jv *m, char *wh
     for (uint32_t i = 0; i < m->n; i++) {
         char path[128];
         if (snprintf(path, sizeof path, "%s.%s", m->key, m->kid[i].key) >= (int)sizeof path)
-            return say(why, len, -EINVAL, "unknown key '%s.%s' in the workload echo", m->key, m->kid[i].key);
+            return nvb__say(why, len, -EINVAL, "unknown key '%s.%s' in the workload echo", m->key, m->kid[i].key);
         int rc = read_key(w, path, &m->kid[i], why, len);
         if (rc)
             return rc;
@@ -155,17 +143,17 @@ NVB_API int nvb_workload_from_json(const char *json, size_t len, struct nvb_work
     if (out)
         *out = NULL;
     if (!json || !out)
-        return say(why, why_len, -EINVAL, "no text or no place for the workload");
+        return nvb__say(why, why_len, -EINVAL, "no text or no place for the workload");
     if (why && why_len)
         why[0] = 0;
     struct nvb__jv *root = NULL;
     char msg[200];
     int rc = nvb__json_parse(json, len, &root, msg, sizeof msg);
     if (rc)
-        return say(why, why_len, rc, "the workload echo is not JSON: %s", msg);
+        return nvb__say(why, why_len, rc, "the workload echo is not JSON: %s", msg);
     struct nvb_workload *w = NULL;
     if (root->type != NVB__J_OBJ)
-        rc = say(why, why_len, -EINVAL, "the workload echo is not a JSON object");
+        rc = nvb__say(why, why_len, -EINVAL, "the workload echo is not a JSON object");
     else
         rc = nvb_workload_new(&w);
     for (uint32_t i = 0; !rc && i < root->n; i++)
@@ -185,9 +173,9 @@ NVB_API int nvb_result_workload(const struct nvb_result *r, struct nvb_workload 
     if (out)
         *out = NULL;
     if (!r || !out)
-        return say(why, why_len, -EINVAL, "no result or no place for the workload");
+        return nvb__say(why, why_len, -EINVAL, "no result or no place for the workload");
     if (!r->wl && !r->wl_json)
-        return say(why, why_len, -ENOENT, "the result records no workload");
+        return nvb__say(why, why_len, -ENOENT, "the result records no workload");
     struct nvb__buf b = {0};
     if (r->wl)
         nvb__workload_json(r->wl, &b);
@@ -195,7 +183,7 @@ NVB_API int nvb_result_workload(const struct nvb_result *r, struct nvb_workload 
         nvb__buf_puts(&b, r->wl_json);
     if (b.oom) {
         free(b.s);
-        return say(why, why_len, -ENOMEM, "out of memory");
+        return nvb__say(why, why_len, -ENOMEM, "out of memory");
     }
     int rc = nvb_workload_from_json(b.s, b.len, out, why, why_len);
     free(b.s);

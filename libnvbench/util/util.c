@@ -249,3 +249,14 @@ const char *nvb__closest(const char *word, const char *(*next)(size_t i, void *a
     }
     return best;
 }
+
+int nvb__say(char *why, size_t len, int rc, const char *fmt, ...)
+{
+    if (why && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, len, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}

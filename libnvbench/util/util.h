@@ -61,4 +61,8 @@ const char *nvb__wide_to_dec(const uint64_t *w, unsigned n, char *buf, size_t le
  * for i = 0, 1, ... until it returns NULL. */
 const char *nvb__closest(const char *word, const char *(*next)(size_t i, void *arg), void *arg);
 
+/* The message fmt into why (len bytes, NUL-terminated; nothing when why is
+ * NULL or len 0), and rc back: the refusal of a call that says why. */
+int nvb__say(char *why, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 #endif

@@ -101,6 +101,13 @@ end
 
 ------------------------------------------------------------------ product
 
+-- Text from results or the caller (an engine, a stack, a path) with its
+-- control characters shown escaped, never sent to the terminal.
+local function printable(v)
+  return (tostring(v):gsub("%c", function(c) return string.format("\\x%02x", c:byte()) end))
+end
+M.printable = printable
+
 -- Keys that hold a list without being an axis: `targets = {"/a", "/b"}` is
 -- one workload on two targets; a list of lists makes it an axis.
 local not_axes = { targets = true }
@@ -128,28 +135,22 @@ function M.axes(spec, order)
 end
 
 --- Cartesian product of a spec: every key whose value is a list is an axis
---- (the first axis varies slowest); other keys are copied into every point.
---- opts.order lists axes to put first. Returns a list of nvb.run specs.
+--- (the first axis varies slowest: the library's plan, nvb.matrix_plan); other
+--- keys are copied into every point. opts.order lists axes to put first.
+--- Returns a list of nvb.run specs.
 function M.product(spec, opts)
   opts = opts or {}
-  local axes = M.axes(spec, opts.order)
+  local axes, list = M.axes(spec, opts.order), {}
+  for i, k in ipairs(axes) do list[i] = { k, spec[k] } end
+  local plan, err = nvb.matrix_plan(list)
+  if not plan then error("nvbench.matrix: " .. printable(err), 2) end
   local points = {}
-  local function rec(i, acc)
-    if i > #axes then
-      local p = {}
-      for k, v in pairs(spec) do p[k] = v end
-      for k, v in pairs(acc) do p[k] = v end
-      points[#points + 1] = p
-      return
-    end
-    local key = axes[i]
-    for _, v in ipairs(spec[key]) do
-      acc[key] = v
-      rec(i + 1, acc)
-    end
-    acc[key] = nil
+  for _, run in ipairs(plan.runs) do
+    local p = {}
+    for k, v in pairs(spec) do p[k] = v end
+    for _, k in ipairs(axes) do p[k] = spec[k][run[k]] end
+    points[#points + 1] = p
   end
-  rec(1, {})
   return points
 end
 
@@ -189,12 +190,6 @@ end
 
 ------------------------------------------------------------------ scratch
 
--- Text from results or the caller (an engine, a stack, a path) with its
--- control characters shown escaped, never sent to the terminal.
-local function printable(v)
-  return (tostring(v):gsub("%c", function(c) return string.format("\\x%02x", c:byte()) end))
-end
-M.printable = printable
 
 local Scratch = {}
 Scratch.__index = Scratch
@@ -298,17 +293,17 @@ function M.figures(r, op)
   }
 end
 
-local function find_cells(list)
-  if not list then return M.cells end
-  local out = {}
-  for _, want in ipairs(list) do
-    local found
-    for _, c in ipairs(M.cells) do
-      if c.key == want or c.label == want then found = c end
-    end
-    if not found then error("nvbench.matrix: unknown seed cell '" .. tostring(want) .. "'", 3) end
-    out[#out + 1] = found
-  end
+-- The library's plan of the seed cells named by list (keys "rand4k_read", workloads
+-- "rand4k" for both directions, or labels; nil: all eight), in the published order, on
+-- each engine: { { cell = cell, engine = name }, ... } in the order to run them.
+local function cell_plan(list, engines)
+  local names = {}
+  for i, c in ipairs(list or {}) do names[i] = type(c) == "table" and c.key or tostring(c) end
+  local plan, err = nvb.matrix_plan(engines and { { "engine", engines } } or {}, { cells = table.concat(names, ",") })
+  if not plan then error("nvbench.matrix: " .. printable(err), 3) end
+  local by, out = {}, {}
+  for _, c in ipairs(M.cells) do by[c.key] = c end
+  for i, run in ipairs(plan.runs) do out[i] = { cell = by[run.cell_key], engine = engines and engines[run.engine] } end
   return out
 end
 
@@ -363,7 +358,11 @@ end
 function M.seed(opts)
   opts = opts or {}
   local engines = opts.engines or M.available_engines(false)
-  local cells = find_cells(opts.cells)
+  local plan = cell_plan(opts.cells, engines)
+  local cells, seen = {}, {}
+  for _, x in ipairs(plan) do
+    if not seen[x.cell] then seen[x.cell] = true; cells[#cells + 1] = x.cell end
+  end
   local write_keys = M.write_cell_keys(opts.precondition, opts.steady_state)
   local targets, scratch = opts.targets, nil
   if targets == nil then
@@ -373,7 +372,7 @@ function M.seed(opts)
     targets = { scratch.path }
   end
   local rows = { engines = engines, cells = cells }
-  local n, i = #cells * #engines, 0
+  local n, i = #plan, 0
   local function spec_of(cell, engine)
     local spec = {}
     for k, v in pairs(opts.workload or {}) do spec[k] = v end
@@ -385,35 +384,32 @@ function M.seed(opts)
   end
   -- Every cell is checked before the first one runs: a bad runtime or an
   -- engine that does not work here is said at once, not after an hour.
-  for _, cell in ipairs(cells) do
-    for _, engine in ipairs(engines) do
-      local w, msg = nvb.workload(spec_of(cell, engine))
-      local okv
-      if w then okv, msg = w:validate(); w:close() end
-      if not w or not okv then
-        if scratch then scratch:remove() end
-        error(string.format("nvbench.matrix: %s on engine %s: %s", cell.label, engine, tostring(msg)), 2)
-      end
+  for _, x in ipairs(plan) do
+    local w, msg = nvb.workload(spec_of(x.cell, x.engine))
+    local okv
+    if w then okv, msg = w:validate(); w:close() end
+    if not w or not okv then
+      if scratch then scratch:remove() end
+      error(string.format("nvbench.matrix: %s on engine %s: %s", x.cell.label, x.engine, tostring(msg)), 2)
     end
   end
   local ok, err = pcall(function()
-    for _, cell in ipairs(cells) do
-      for _, engine in ipairs(engines) do
-        local spec = spec_of(cell, engine)
-        spec.progress = opts.progress
-        if cell.op == "write" then
-          for k, v in pairs(write_keys) do spec[k] = v end
-        end
-        local r, msg, errno = nvb.run(spec)
-        local row = { cell = cell, engine = engine, result = r, error = msg, errno = errno }
-        if r and not r.cancelled then row.figures = M.figures(r, cell.op) end
-        rows[#rows + 1] = row
-        i = i + 1
-        local go_on = true
-        if opts.on_cell then go_on = opts.on_cell(row, i, n) ~= false end
-        if r and r.cancelled then rows.cancelled = true; return end
-        if not go_on then return end
+    for _, x in ipairs(plan) do
+      local cell, engine = x.cell, x.engine
+      local spec = spec_of(cell, engine)
+      spec.progress = opts.progress
+      if cell.op == "write" then
+        for k, v in pairs(write_keys) do spec[k] = v end
       end
+      local r, msg, errno = nvb.run(spec)
+      local row = { cell = cell, engine = engine, result = r, error = msg, errno = errno }
+      if r and not r.cancelled then row.figures = M.figures(r, cell.op) end
+      rows[#rows + 1] = row
+      i = i + 1
+      local go_on = true
+      if opts.on_cell then go_on = opts.on_cell(row, i, n) ~= false end
+      if r and r.cancelled then rows.cancelled = true; return end
+      if not go_on then return end
     end
   end)
   if scratch then scratch:remove() end

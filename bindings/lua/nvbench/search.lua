@@ -12,133 +12,92 @@
 -- then the rate is bisected below it until the bracket is narrower than opts.rel_tol (0.05)
 -- of it. Each point is one nvb.run. Returns { points = {...}, answer = point or nil,
 -- warnings = {...}, target, percentile, bound_ns, vary }, or raises on bad input (the
--- message names the option and the value) or on a failed run.
+-- message names the option and the value) or on a failed run. The probes, the decisions,
+-- the stop rules and the answer are the library's (nvb.search_new: libnvbench/core/search.c,
+-- which Python's nvbench.search drives too); this module runs the probes it names.
 local nvb = require "nvbench"
 local m = require "nvbench.matrix"
 
 local M = {}
 
-local PCTS = { p1 = 1, p5 = 1, p10 = 1, p25 = 1, p50 = 1, p75 = 1, p90 = 1, p95 = 1, p99 = 1,
-               ["p99.5"] = 1, ["p99.9"] = 1, ["p99.99"] = 1, ["p99.999"] = 1, mean = 1, max = 1 }
-local UNITS = { ns = 1, us = 1e3, ms = 1e6, s = 1e9 }
-
---- "p99<=1ms" -> "p99", 1e6, false (strict); raises naming what is wrong.
-function M.parse_target(t)
+--- "p99<=1ms" -> "p99", 1e6, false (strict); raises naming what is wrong. The library reads
+--- the target (nvb_search_create), as it does for Python.
+local function handle(t, vary)
   if type(t) ~= "string" then
-    error(("nvbench.search: target must be a string like 'p99<=1ms', got %s"):format(tostring(t)), 2)
+    error(("nvbench.search: target must be a string like 'p99<=1ms', got %s"):format(tostring(t)), 3)
   end
   if t:find("\0", 1, true) then
-    error(("nvbench.search: target '%s' contains a NUL byte"):format(m.printable(t)), 2)
+    error(("nvbench.search: target '%s' contains a NUL byte"):format(m.printable(t)), 3)
   end
-  local key, op, num, unit = t:match("^%s*([%w.]+)%s*(<=?)%s*(%d*%.?%d+)%s*(%a*)%s*$")
-  if not key then
-    error(("nvbench.search: target '%s': expected PERCENTILE<=BOUND with a unit, e.g. 'p99<=1ms'"):format(t), 2)
+  if type(vary) ~= "string" or vary:find("\0", 1, true) then
+    error(("nvbench.search: vary must be 'qd' or 'rate_iops', got '%s'"):format(m.printable(vary)), 3)
   end
-  if not PCTS[key] then
-    error(("nvbench.search: target '%s': percentile '%s' is not measured"):format(t, key), 2)
-  end
-  if unit == "" then error(("nvbench.search: target '%s': the bound needs a unit (ns, us, ms, s)"):format(t), 2) end
-  if not UNITS[unit] then
-    error(("nvbench.search: target '%s': unit '%s' is not one of ns, us, ms, s"):format(t, unit), 2)
-  end
-  local bound = tonumber(num) * UNITS[unit]
-  if not (bound > 0) then error(("nvbench.search: target '%s': the bound must be above 0"):format(t), 2) end
-  return key, bound, op == "<"
+  local h, err = nvb.search_new(t, vary)
+  if not h then error("nvbench.search: " .. m.printable(err), 3) end
+  return h
 end
 
--- the key's latency in the worst direction that did I/O (or dir), whether it is supported,
--- and the IOPS of all directions
-local function measure(r, key, dir)
-  local lat, supported, iops = nil, true, 0
+function M.parse_target(t)
+  return handle(t, "qd"):target()
+end
+
+-- the figures of each direction of a run, as the library judges them
+local function measure(h, r, key)
   for _, d in ipairs({ "read", "write" }) do
     local x = r[d] or {}
-    iops = iops + (x.iops or 0)
-    if (not dir or d == dir) and (x.ios or 0) > 0 and x.lat_ns and x.lat_ns[key] then
-      lat = lat and math.max(lat, x.lat_ns[key]) or x.lat_ns[key]
-      if key:sub(1, 1) == "p" and x.lat_pct_supported and x.lat_pct_supported[key] == false then
-        supported = false
-      end
-    end
-  end
-  return lat, supported, iops
-end
-
-local function check_int(name, v, lo)
-  if math.type(v) ~= "integer" or v < lo then
-    error(("nvbench.search: %s must be an integer >= %d, got %s"):format(name, lo, tostring(v)), 3)
+    local lat = x.lat_ns and x.lat_ns[key]
+    h:measure(d, math.tointeger(x.ios) or 0, x.iops or 0, type(lat) == "number" and lat or nil,
+      not (x.lat_pct_supported and x.lat_pct_supported[key] == false))
   end
 end
 
 function M.search(workload, opts)
   opts = opts or {}
-  local key, bound, strict = M.parse_target(opts.target or "p99<=1ms")
-  local vary = opts.vary or "qd"
-  if vary ~= "qd" and vary ~= "rate_iops" then
-    error(("nvbench.search: vary must be 'qd' or 'rate_iops', got '%s'"):format(m.printable(vary)), 2)
+  local target, vary = opts.target or "p99<=1ms", opts.vary or "qd"
+  local h = handle(target, vary)
+  local key, bound = h:target()
+  for _, name in ipairs({ "start", "max_qd", "max_runs", "rel_tol", "direction" }) do
+    local v = opts[name]
+    if v ~= nil then
+      if name ~= "direction" and type(v) ~= "number" then v = "'" .. m.printable(v) .. "'" end
+      local ok, err = h:set(name, v)
+      if not ok then error("nvbench.search: " .. m.printable(err), 2) end
+    end
   end
   if workload[vary] ~= nil then
     error(("nvbench.search: the workload sets %s=%s, which the search varies: leave it out"):format(
       vary, tostring(workload[vary])), 2)
   end
-  local start, max_qd, max_runs = opts.start or 1, opts.max_qd or 1024, opts.max_runs or 24
-  local rel_tol, dir = opts.rel_tol or 0.05, opts.direction
-  check_int("start", start, 1); check_int("max_qd", max_qd, 1); check_int("max_runs", max_runs, 1)
-  if start > max_qd then error(("nvbench.search: start=%d is above max_qd=%d"):format(start, max_qd), 2) end
-  if type(rel_tol) ~= "number" or not (rel_tol > 0 and rel_tol < 1) then
-    error(("nvbench.search: rel_tol must be in (0, 1), got %s"):format(tostring(rel_tol)), 2)
-  end
+  local ok0, first = pcall(h.next, h) -- start above max_qd is said before any run
+  if not ok0 then error(first, 2) end
   local run = opts.run or nvb.run
-  local s = { target = opts.target or "p99<=1ms", percentile = key, bound_ns = bound, vary = vary,
-              points = {}, notes = {} }
-  local budget = {}
-  local function point(v)
-    if #s.points >= max_runs then error(budget) end
+  local s = { target = target, percentile = key, bound_ns = bound, vary = vary, points = {}, notes = {} }
+  local v = first
+  while v ~= nil do
+    local value = not (vary == "rate_iops" and v == 0) and v or nil
     local w = {}
     for k, x in pairs(workload) do w[k] = x end
-    w[vary] = v
+    w[vary] = value
     local r, err = run(w)
-    if not r then error(("nvbench.search: %s=%s: %s"):format(vary, tostring(v), tostring(err)), 0) end
-    local lat, supported, iops = measure(r, key, dir)
-    local ok = lat ~= nil and (strict and lat < bound or (not strict and lat <= bound))
-    local p = { [vary] = v, iops = iops, lat_ns = lat, ok = ok, supported = supported, result = r }
+    if not r then error(("nvbench.search: %s=%s: %s"):format(vary, tostring(value), tostring(err)), 0) end
+    measure(h, r, key)
+    local c = h:points()
+    local p = c[#c]
+    p[vary], p.value, p.result = value, nil, r
     s.points[#s.points + 1] = p
-    if lat == nil then
-      s.notes[#s.notes + 1] = ("%s=%s: no I/O completed, no latency to judge"):format(vary, tostring(v))
-    elseif not supported then
-      s.notes[#s.notes + 1] = ("%s=%s: %s rests on fewer than 10 samples beyond it"):format(vary, tostring(v), key)
+    if p.lat_ns == nil then
+      s.notes[#s.notes + 1] = ("%s=%s: no I/O completed, no latency to judge"):format(vary, tostring(value))
+    elseif not p.supported then
+      s.notes[#s.notes + 1] = ("%s=%s: %s rests on fewer than 10 samples beyond it"):format(vary, tostring(value), key)
     end
-    return ok
+    v = h:next()
   end
-  local function body()
-    if vary == "qd" then
-      local good, bad, qd = nil, nil, start
-      while qd <= max_qd do
-        if point(qd) then good = qd; qd = qd * 2 else bad = qd; break end
-      end
-      if not good or not bad then return end
-      while bad - good > 1 do
-        local mid = (good + bad) // 2
-        if point(mid) then good = mid else bad = mid end
-      end
-    else
-      if point(nil) then return end
-      local lo, hi = 0, s.points[1].iops
-      while hi > 1 and hi - lo > rel_tol * hi do
-        local mid = math.floor((lo + hi) / 2 + 0.5)
-        if mid <= lo or mid >= hi then break end
-        if point(mid) then lo = mid else hi = mid end
-      end
-    end
+  if h:cut() then
+    s.notes[#s.notes + 1] = ("the search stopped after max_runs=%s runs: the answer is the best point found so far")
+      :format(tostring(opts.max_runs))
   end
-  local ok, e = pcall(body)
-  if not ok then
-    if e ~= budget then error(e, 0) end
-    s.notes[#s.notes + 1] = ("the search stopped after max_runs=%d runs: the answer is the best point found so far")
-      :format(max_runs)
-  end
-  for _, p in ipairs(s.points) do
-    if p.ok and (not s.answer or p.iops > s.answer.iops) then s.answer = p end
-  end
+  local a = h:answer()
+  s.answer = a and s.points[a]
   s.warnings = m.warnings(s.points)
   for _, n in ipairs(s.notes) do s.warnings[#s.warnings + 1] = n end
   return s

@@ -9,7 +9,6 @@ so the stacks compared in one cell run back to back.
 """
 import contextlib
 import errno
-import itertools
 import os
 import tempfile
 import warnings
@@ -68,7 +67,8 @@ def _fmt(v):
 
 
 def _plan_product(engines, engine, axes):
-    """[(keys, extra meta)] for the product of the list-valued keys."""
+    """[(keys, extra meta)] for the product of the list-valued keys: the order and the
+    column labels are the library's (nvb_matrix_*), the engine axis added last."""
     if engines is not None and engine is not None:
         raise TypeError("give engines=[...] or engine=..., not both")
     fixed, varying = {}, {}
@@ -77,25 +77,16 @@ def _plan_product(engines, engine, axes):
     if engines is not None:
         varying["engine"] = [engines] if isinstance(engines, str) else list(engines)
     elif engine is not None:
-        (varying if isinstance(engine, list) else fixed)["engine"] = engine
+        varying["engine"] = engine if isinstance(engine, list) else [engine]
     if "engine" in varying:  # innermost
         varying["engine"] = varying.pop("engine")
-    for k, v in varying.items():
-        if not v:
-            raise ValueError(f"axis '{k}' is an empty list")
     names = list(varying)
-    # A one-value list varies nothing: it must not rename the columns.
-    stack_axes = [k for k in names if k not in _CELL_AXES and len(varying[k]) > 1]
+    _, _, stacked, runs = _nvbench.matrix_plan([(k, [_fmt(v) for v in varying[k]]) for k in names])
     plan = []
-    for combo in itertools.product(*(varying[k] for k in names)):
+    for _, idx, stack in runs:
         keys = dict(fixed)
-        keys.update(zip(names, combo))
-        extra = {}
-        if stack_axes:
-            eng = keys.get("engine")
-            desc = " ".join(f"{k}={_fmt(keys[k])}" for k in stack_axes)
-            extra["stack"] = f"{eng} {desc}" if eng is not None else desc
-            extra["axes"] = {k: keys[k] for k in stack_axes}
+        keys.update((k, varying[k][i]) for k, i in zip(names, idx))
+        extra = {"stack": stack, "axes": {k: keys[k] for k in stacked}} if stacked else {}
         plan.append((keys, extra))
     return plan
 
@@ -117,30 +108,32 @@ def _execute(plan, targets, repeat, progress, on_error, meta_of=None):
     user_cb = progress if callable(progress) else None
     bar = _progress.Bar(total, enabled=bool(progress) and user_cb is None)
     results = ResultSet()
+    # the order of the runs is the library's plan: every cell once per sweep, repeat outermost
+    _, _, _, order = _nvbench.matrix_plan([("cell", [str(i) for i in range(len(workloads))])], repeat=repeat)
     try:
-        for rep in range(repeat):
-            for i, (w, extra, desc) in enumerate(workloads):
-                index = rep * len(workloads) + i
-                cb = bar.callback(index, desc)
-                if user_cb is not None:
-                    cb = _wrap_user(user_cb, index, total, desc)
-                try:
-                    r = _run_workload(w, progress=cb, meta=extra, repeat=rep, warn=False)
-                except NvbenchError as e:
-                    if on_error == "raise" or e.is_input_error:
-                        e.results = results
-                        raise
-                    bar.write(f"nvbench: {desc} (repeat {rep}) failed: {e}")
-                    warnings.warn(f"{desc} (repeat {rep}) failed: {e}", RuntimeWarning, stacklevel=3)
-                    continue
-                except BaseException as e:  # KeyboardInterrupt, a callback's exception
-                    try:
-                        e.results = results
-                    except AttributeError:
-                        pass
+        for rep, (i,), _ in order:
+            w, extra, desc = workloads[i]
+            index = rep * len(workloads) + i
+            cb = bar.callback(index, desc)
+            if user_cb is not None:
+                cb = _wrap_user(user_cb, index, total, desc)
+            try:
+                r = _run_workload(w, progress=cb, meta=extra, repeat=rep, warn=False)
+            except NvbenchError as e:
+                if on_error == "raise" or e.is_input_error:
+                    e.results = results
                     raise
-                results.append(r)
-                bar.done(index)
+                bar.write(f"nvbench: {desc} (repeat {rep}) failed: {e}")
+                warnings.warn(f"{desc} (repeat {rep}) failed: {e}", RuntimeWarning, stacklevel=3)
+                continue
+            except BaseException as e:  # KeyboardInterrupt, a callback's exception
+                try:
+                    e.results = results
+                except AttributeError:
+                    pass
+                raise
+            results.append(r)
+            bar.done(index)
     finally:
         bar.close()
     _warnings.issue(results, stacklevel=3)
@@ -220,22 +213,26 @@ def _write_cell_keys(precondition, steady_state):
     return out
 
 
-def _seed_cells(cells):
-    """The SEED_CELLS named by ``cells``: "rand4k_read" (one cell and
-    direction) or "rand4k" (both directions); None: all eight."""
+def _cell_plan(cells, engines=None):
+    """The library's plan of the seed cells named by ``cells`` ("rand4k_read", "rand4k" for
+    both directions, or a label; a list or a comma-separated string; None: all eight) in the
+    published order, each on every engine: [(cell, engine)] in the order to run them."""
     if cells is None:
-        return list(SEED_CELLS)
-    if isinstance(cells, str):
-        cells = [c.strip() for c in cells.split(",") if c.strip()]
-    known = [f"{c}_{op}" for c, _, _, op in SEED_CELLS]
-    out = []
-    for want in cells:
-        hit = [x for x in SEED_CELLS if want in (x[0], f"{x[0]}_{x[3]}")]
-        if not hit:
-            raise NvbenchError(errno.EINVAL, f"unknown seed cell '{want}' for cells (known: {', '.join(known)}, "
-                                             "or a cell name for both directions: rand4k, ...)")
-        out.extend(x for x in hit if x not in out)
-    return [x for x in SEED_CELLS if x in out]
+        cells = ""
+    elif not isinstance(cells, str):
+        cells = ",".join(str(c) for c in cells)
+    axes = [("engine", list(engines))] if engines else []
+    try:
+        _, names, _, runs = _nvbench.matrix_plan(axes, cells=cells)
+    except ValueError as e:
+        raise NvbenchError(errno.EINVAL, str(e)) from None
+    by_key = {f"{c[0]}_{c[3]}": c for c in SEED_CELLS}
+    return [(by_key[names[idx[0]]], engines[idx[1]] if engines else None) for _, idx, _ in runs]
+
+
+def _seed_cells(cells):
+    """The SEED_CELLS named by ``cells`` (see _cell_plan), in the published order."""
+    return [c for c, _ in _cell_plan(cells)]
 
 
 def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, progress=False,
@@ -278,12 +275,11 @@ def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, 
         engines = [engines]
     write_keys = _write_cell_keys(precondition, steady_state)
     plan = []
-    for cell, rw, bs, op in _seed_cells(cells):
-        for eng in engines:
-            k = dict(keys, engine=eng, rw=rw, bs=bs, qd=qd, jobs=jobs, runtime=runtime)
-            if op == "write":
-                k.update(write_keys)
-            plan.append((k, {"cell": cell, "op": op}))
+    for (cell, rw, bs, op), eng in _cell_plan(cells, engines):
+        k = dict(keys, engine=eng, rw=rw, bs=bs, qd=qd, jobs=jobs, runtime=runtime)
+        if op == "write":
+            k.update(write_keys)
+        plan.append((k, {"cell": cell, "op": op}))
     tlist = _targets_list(targets)
     with sigterm_cancels(), contextlib.ExitStack() as stack:
         if not tlist:

@@ -8,14 +8,16 @@ answer, else the rate is bisected between 0 and the ceiling until the bracket is
 than ``rel_tol`` of it. Every run is a point of the curve (throughput against the
 percentile); the answer is the passing point of highest throughput. Each point is a whole
 run (its runtime, ramp, ... from the workload): its percentile is measured, not modelled.
+The probes, the decisions, the stop rules and the answer are the library's (nvb_search_*,
+libnvbench/core/search.c, which Lua's nvbench.search drives too); this module runs the
+probes it names and presents the curve.
 """
 
 from __future__ import annotations
 
-import math
-import re
 import warnings
 
+from . import _nvbench as _c  # nvb_search_*: the algorithm and the target's reading
 from . import plot as _plot
 from ._signals import sigterm_cancels
 from .core import run as _run
@@ -27,30 +29,22 @@ __all__ = ["search", "SearchResult", "parse_target", "plot_curve"]
 
 PERCENTILES = ("p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99",
                "p99.999", "mean", "max")
-_UNITS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
-_TARGET = re.compile(r"^\s*(mean|max|p[0-9.]+)\s*(<=|<)\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-zµ]*)\s*$")
 VARIES = ("qd", "rate_iops")
+
+
+def _handle(target, vary):
+    if not isinstance(target, str):
+        raise ValueError(f"target must be a string like 'p99<=1ms', got {target!r}")
+    if not isinstance(vary, str):
+        raise ValueError(f"vary must be 'qd' or 'rate_iops', got {vary!r}")
+    if "\0" in target or "\0" in vary:
+        raise ValueError(f"target {target!r}: contains a NUL byte")
+    return _c.search_new(target, vary)
 
 
 def parse_target(target):
     """"p99<=1ms" -> ("p99", 1e6 ns, strict=False). ValueError naming what is wrong."""
-    if not isinstance(target, str):
-        raise ValueError(f"target must be a string like 'p99<=1ms', got {target!r}")
-    m = _TARGET.match(target)
-    if not m:
-        raise ValueError(f"target {target!r}: expected PERCENTILE<=BOUND with a unit, e.g. 'p99<=1ms', "
-                         f"'p99.9<500us', 'mean<=200us'")
-    key, op, num, unit = m.groups()
-    if key not in PERCENTILES:
-        raise ValueError(f"target {target!r}: percentile {key!r} is not measured; one of "
-                         f"{', '.join(PERCENTILES)}")
-    if unit not in _UNITS:
-        raise ValueError(f"target {target!r}: unit {unit!r} is not one of ns, us, ms, s" if unit else
-                         f"target {target!r}: the bound needs a unit (ns, us, ms, s)")
-    bound = float(num) * _UNITS[unit]
-    if not (bound > 0 and math.isfinite(bound)):
-        raise ValueError(f"target {target!r}: the bound must be above 0")
-    return key, bound, op == "<"
+    return _c.search_target(_handle(target, "qd"))
 
 
 class SearchResult:
@@ -154,68 +148,37 @@ def _measure(data, key, direction):
     return lat, supported, iops
 
 
-class _Searcher:
-    def __init__(self, res, workload, run, max_runs):
-        self.res, self.workload, self.run, self.max_runs = res, workload, run, max_runs
+def _value(vary, v):
+    """The library's probe value as the point shows it: an int; None for the unthrottled rate."""
+    return None if vary == "rate_iops" and v == 0 else int(v)
 
-    def point(self, value):
-        if len(self.res.points) >= self.max_runs:
-            raise _Budget()
-        kw = dict(self.workload)
+
+def _drive(res, h, workload, run):
+    """Runs each probe the library names until it says the search is over."""
+    while True:
+        v = _c.search_next(h)
+        if v is None:
+            return
+        value = _value(res.vary, v)
+        kw = dict(workload)
         if value is not None:
-            kw[self.res.vary] = value
+            kw[res.vary] = value
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NvbenchWarning)  # issued once each at the end
-            r = self.run(**kw)
-        lat, supported, iops = _measure(r.data, self.res.key, self.res.direction)
-        bound = self.res.bound_ns
-        ok = lat is not None and (lat < bound if self.res.strict else lat <= bound)
-        p = {self.res.vary: value, "iops": iops, "lat_ns": lat, "ok": ok, "supported": supported,
-             "warnings": list(r.data.get("warnings") or []), "result": r}
-        self.res.points.append(p)
+            r = run(**kw)
+        for i, d in enumerate(("read", "write")):
+            x = r.data.get(d) or {}
+            lat = (x.get("lat_ns") or {}).get(res.key)
+            ok = (x.get("lat_pct_supported") or {}).get(res.key, True)
+            _c.search_measure(h, i, int(x.get("ios") or 0), float(x.get("iops") or 0),
+                             lat if isinstance(lat, (int, float)) and not isinstance(lat, bool) else None,
+                             ok is not False)
+        _, iops, lat, ok, supported = _c.search_points(h)[-1]
+        res.points.append({res.vary: value, "iops": iops, "lat_ns": lat, "ok": ok, "supported": supported,
+                           "warnings": list(r.data.get("warnings") or []), "result": r})
         # said once for all the points it concerns (warnings)
         if lat is None or not supported:
-            self.res._point_notes.setdefault("no_io" if lat is None else "few", []).append(value)
-        return p
-
-
-class _Budget(Exception):
-    pass
-
-
-def _search_qd(s, start, max_qd):
-    ok_qd, bad_qd, qd = None, None, start
-    while qd <= max_qd:
-        if s.point(qd)["ok"]:
-            ok_qd = qd
-            qd *= 2
-        else:
-            bad_qd = qd
-            break
-    if ok_qd is None or bad_qd is None:
-        return
-    lo, hi = ok_qd, bad_qd
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if s.point(mid)["ok"]:
-            lo = mid
-        else:
-            hi = mid
-
-
-def _search_rate(s, rel_tol):
-    top = s.point(None)
-    if top["ok"] or not top["iops"]:
-        return
-    lo, hi = 0.0, top["iops"]
-    while hi - lo > rel_tol * hi and hi > 1:
-        mid = int(round((lo + hi) / 2))
-        if mid <= lo or mid >= hi:
-            break
-        if s.point(mid)["ok"]:
-            lo = mid
-        else:
-            hi = mid
+            res._point_notes.setdefault("no_io" if lat is None else "few", []).append(value)
 
 
 def search(workload=None, target="p99<=1ms", vary="qd", *, start=1, max_qd=1024, rel_tol=0.05,
@@ -234,56 +197,47 @@ def search(workload=None, target="p99<=1ms", vary="qd", *, start=1, max_qd=1024,
     ``.search``, the SearchResult of the runs completed before it (answer and a note
     saying the search was cut short), and ``.result``, the cancelled run's partial Result.
     """
-    key, bound, strict = parse_target(target)
-    if vary not in VARIES:
-        raise ValueError(f"vary must be 'qd' or 'rate_iops', got {vary!r}")
-    if direction not in (None, "read", "write"):
+    h = _handle(target, vary)
+    key, bound, strict = _c.search_target(h)
+    if direction is not None and not isinstance(direction, str):
         raise ValueError(f"direction must be 'read', 'write' or None, got {direction!r}")
+    for name, v in (("start", start), ("max_qd", max_qd), ("max_runs", max_runs), ("rel_tol", rel_tol),
+                    ("direction", direction or "")):
+        _c.search_set(h, name, v if isinstance(v, str) else repr(v))
     w = dict(workload or {})
     w.update(keys)
     if w.get(vary) is not None:
         raise ValueError(f"the workload sets {vary}={w[vary]!r}, which the search varies: leave it out")
-    for name, v, lo in (("start", start, 1), ("max_qd", max_qd, 1), ("max_runs", max_runs, 1)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
-    if start > max_qd:
-        raise ValueError(f"start={start} is above max_qd={max_qd}")
-    if not (isinstance(rel_tol, (int, float)) and 0 < rel_tol < 1):
-        raise ValueError(f"rel_tol must be in (0, 1), got {rel_tol!r}")
     if run is None:
         targets = w.pop("targets", None) or []
         targets = [targets] if isinstance(targets, (str, bytes)) else list(targets)
         run = lambda **kw: _run(*targets, **kw)  # noqa: E731
     res = SearchResult(target, key, bound, strict, vary, direction)
-    s = _Searcher(res, w, run, max_runs)
     try:
         with sigterm_cancels():
-            if vary == "qd":
-                _search_qd(s, start, max_qd)
-            else:
-                _search_rate(s, rel_tol)
-    except _Budget:
-        res.notes.append(f"the search stopped after max_runs={max_runs} runs: the answer is the best "
-                         "point found so far")
+            _drive(res, h, w, run)
     except (KeyboardInterrupt, Terminated) as e:
         # The points measured so far are the partial search (the run that was
         # cancelled is not one of them: its figures cover part of its window).
         res.notes.append(f"the search was {'terminated (SIGTERM)' if isinstance(e, Terminated) else 'interrupted'} "
                          f"after {len(res.points)} completed run{'' if len(res.points) == 1 else 's'}: the answer "
                          "is the best point found so far")
-        _settle(res)
+        _settle(res, h)
         e.search = res
         raise
-    _settle(res)
+    if _c.search_cut(h):
+        res.notes.append(f"the search stopped after max_runs={max_runs} runs: the answer is the best "
+                         "point found so far")
+    _settle(res, h)
     for line in res.warnings:
         _warn(line, stacklevel=2)
     return res
 
 
-def _settle(res):
-    """The answer: the passing point of highest IOPS, or None."""
-    passing = [p for p in res.points if p["ok"]]
-    res.answer = max(passing, key=lambda p: p["iops"]) if passing else None
+def _settle(res, h):
+    """The answer the library picked: the passing point of highest IOPS, or None."""
+    i = _c.search_answer(h)
+    res.answer = None if i is None else res.points[i]
 
 
 def plot_curve(res, ax=None):

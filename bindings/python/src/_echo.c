@@ -76,7 +76,7 @@ static PyObject *nvbench_workload_echo(PyObject *module, PyObject *arg)
     return out;
 }
 
-static PyMethodDef echo_methods[] = {
+PyMethodDef nvbench_echo_methods[] = {
     {"workload_echo", nvbench_workload_echo, METH_O,
      "workload_echo(text)\n--\n\nA result's \"workload\" object (its JSON text) read back by the library\n"
      "(nvb_workload_from_json): ([(key, value), ...], [target, ...]), every key of\n"
@@ -84,8 +84,3 @@ static PyMethodDef echo_methods[] = {
      "it. Raises NvbenchError naming the member the library cannot take."},
     {NULL, NULL, 0, NULL},
 };
-
-int nvbench_add_echo(PyObject *module)
-{
-    return PyModule_AddFunctions(module, echo_methods);
-}

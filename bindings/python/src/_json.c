@@ -185,7 +185,7 @@ out:
     return ret;
 }
 
-static PyMethodDef json_methods[] = {
+PyMethodDef nvbench_json_methods[] = {
     {"devices_json", (PyCFunction)(void (*)(void))nvbench_devices_json, METH_VARARGS | METH_KEYWORDS,
      "devices_json(sysfs_root=None)\n--\n\nEvery block device as the library's JSON array (docs/devices.md);\n"
      "sysfs_root names a recorded tree instead of the running system."},
@@ -201,8 +201,3 @@ static PyMethodDef json_methods[] = {
      "parser; a bad one raises NvbenchError(EINVAL) naming its index."},
     {NULL, NULL, 0, NULL},
 };
-
-int nvbench_add_json(PyObject *module)
-{
-    return PyModule_AddFunctions(module, json_methods);
-}

@@ -4,8 +4,8 @@
 
 #include <Python.h>
 
-/* Adds devices_json, device_json, result_json and result_merge to the
- * module. 0, or -1 with an exception. */
-int nvbench_add_json(PyObject *module);
+/* devices_json, device_json, result_json and result_merge: the module's functions
+ * of this file, registered by _nvbench.c. */
+extern PyMethodDef nvbench_json_methods[];
 
 #endif

@@ -32,6 +32,7 @@
 #include "_fiojob.h"
 #include "_json.h"
 #include "_seed.h"
+#include "_search.h"
 #include "_stats.h"
 
 typedef struct {
@@ -353,6 +354,19 @@ static int set_item_u(PyObject *d, const char *k, uint64_t v)
     return rc;
 }
 
+/* read_<name> and write_<name> from the counts u (or the figures f) by enum nvb_dir. */
+static int set_dirs(PyObject *d, const char *name, const uint64_t *u, const double *f)
+{
+    static const char *const dirs[] = {"read", "write"};
+    int rc = 0;
+    for (int i = NVB_READ; i <= NVB_WRITE; i++) {
+        char k[64];
+        snprintf(k, sizeof k, "%s_%s", dirs[i], name);
+        rc |= u ? set_item_u(d, k, u[i]) : set_item_d(d, k, f[i]);
+    }
+    return rc;
+}
+
 /* A plain dict snapshot: nothing in it refers back to library memory. */
 static PyObject *progress_dict(const struct nvb_progress *p)
 {
@@ -364,26 +378,12 @@ static PyObject *progress_dict(const struct nvb_progress *p)
     int rc = 0;
     if (HAS(elapsed_s)) rc |= set_item_d(d, "elapsed_s", p->elapsed_s);
     if (HAS(total_s)) rc |= set_item_d(d, "total_s", p->total_s);
-    if (HAS(ios)) {
-        rc |= set_item_u(d, "read_ios", p->ios[NVB_READ]);
-        rc |= set_item_u(d, "write_ios", p->ios[NVB_WRITE]);
-    }
-    if (HAS(bytes)) {
-        rc |= set_item_u(d, "read_bytes", p->bytes[NVB_READ]);
-        rc |= set_item_u(d, "write_bytes", p->bytes[NVB_WRITE]);
-    }
-    if (HAS(iops)) {
-        rc |= set_item_d(d, "read_iops", p->iops[NVB_READ]);
-        rc |= set_item_d(d, "write_iops", p->iops[NVB_WRITE]);
-    }
-    if (HAS(bw_bytes_s)) {
-        rc |= set_item_d(d, "read_bw_bytes_s", p->bw_bytes_s[NVB_READ]);
-        rc |= set_item_d(d, "write_bw_bytes_s", p->bw_bytes_s[NVB_WRITE]);
-    }
-    if (HAS(lat_mean_ns)) {
-        rc |= set_item_d(d, "read_lat_mean_ns", p->lat_mean_ns[NVB_READ]);
-        rc |= set_item_d(d, "write_lat_mean_ns", p->lat_mean_ns[NVB_WRITE]);
-    }
+    /* the per-direction figures: read_<name> and write_<name> */
+    if (HAS(ios)) rc |= set_dirs(d, "ios", p->ios, NULL);
+    if (HAS(bytes)) rc |= set_dirs(d, "bytes", p->bytes, NULL);
+    if (HAS(iops)) rc |= set_dirs(d, "iops", NULL, p->iops);
+    if (HAS(bw_bytes_s)) rc |= set_dirs(d, "bw_bytes_s", NULL, p->bw_bytes_s);
+    if (HAS(lat_mean_ns)) rc |= set_dirs(d, "lat_mean_ns", NULL, p->lat_mean_ns);
     if (HAS(errors)) rc |= set_item_u(d, "errors", p->errors);
     if (HAS(done_fraction)) rc |= set_item_d(d, "done_fraction", p->done_fraction);
 #undef HAS
@@ -565,6 +565,17 @@ static PyObject *nvbench_strerror(PyObject *module, PyObject *arg)
     return PyUnicode_FromString(nvb_strerror(err > 0 ? (int)-err : (int)err));
 }
 
+/* Appends item (a new reference, or NULL when building it failed) to list
+ * and drops the reference; on failure releases list too and returns -1. */
+static int append_new(PyObject *list, PyObject *item)
+{
+    int rc = item ? PyList_Append(list, item) : -1;
+    Py_XDECREF(item);
+    if (rc < 0)
+        Py_DECREF(list);
+    return rc;
+}
+
 static PyObject *nvbench_engines(PyObject *module, PyObject *unused)
 {
     int n = nvb_engine_count();
@@ -581,13 +592,8 @@ static PyObject *nvbench_engines(PyObject *module, PyObject *unused)
         Py_BEGIN_ALLOW_THREADS
         rc = nvb_engine_probe(name, why, sizeof why);
         Py_END_ALLOW_THREADS
-        PyObject *t = Py_BuildValue("(sNs)", name, PyBool_FromLong(rc == 0), rc == 0 ? "" : why);
-        if (!t || PyList_Append(list, t) < 0) {
-            Py_XDECREF(t);
-            Py_DECREF(list);
+        if (append_new(list, Py_BuildValue("(sNs)", name, PyBool_FromLong(rc == 0), rc == 0 ? "" : why)) < 0)
             return NULL;
-        }
-        Py_DECREF(t);
     }
     return list;
 }
@@ -604,14 +610,9 @@ static PyObject *nvbench_workload_keys(PyObject *module, PyObject *unused)
         return NULL;
     const char *name;
     for (size_t i = 0; (name = nvb_workload_key(i)) != NULL; i++) {
-        PyObject *t = Py_BuildValue("(sss)", name, nvb_workload_key_info(name, "type"),
-                                    nvb_workload_key_info(name, "help"));
-        if (!t || PyList_Append(list, t) < 0) {
-            Py_XDECREF(t);
-            Py_DECREF(list);
+        if (append_new(list, Py_BuildValue("(sss)", name, nvb_workload_key_info(name, "type"),
+                                           nvb_workload_key_info(name, "help"))) < 0)
             return NULL;
-        }
-        Py_DECREF(t);
     }
     return list;
 }
@@ -799,9 +800,10 @@ static int nvbench_exec(PyObject *module)
     snprintf(hv, sizeof hv, "%d.%d.%d", NVB_VERSION_MAJOR, NVB_VERSION_MINOR, NVB_VERSION_PATCH);
     if (PyModule_AddStringConstant(module, "HEADER_VERSION", hv) < 0)
         return -1;
-    if (nvbench_add_fiojob(module) < 0 || nvbench_add_json(module) < 0 || nvbench_add_echo(module) < 0)
+    if (nvbench_add_fiojob(module) < 0 || PyModule_AddFunctions(module, nvbench_json_methods) < 0 ||
+        PyModule_AddFunctions(module, nvbench_echo_methods) < 0)
         return -1;
-    if (nvbench_add_seed(module) < 0)
+    if (nvbench_add_seed(module) < 0 || nvbench_add_search(module) < 0)
         return -1;
     return nvbench_add_stats(module);
 }

@@ -6,6 +6,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <errno.h>
+#include <stdio.h>
+
 #include <nvbench.h>
 
 #include "_seed.h"
@@ -13,6 +16,113 @@
 /* The fields of a cell, in the order of the tuples seed_cells() returns. */
 static const char *const fields[] = { "key", "workload", "op", "rw", "bs", "label" };
 #define NFIELDS (sizeof fields / sizeof fields[0])
+
+/* The C plan of axes (a list of (key, [str, ...])), with the seed cells
+ * named by cells (None: no cell axis; "": all) first, swept repeat times. */
+static int plan_fill(struct nvb_matrix *m, PyObject *axes, PyObject *cells, long repeat)
+{
+    char rep[32];
+    snprintf(rep, sizeof rep, "%ld", repeat);
+    if (cells != Py_None && nvb_matrix_cells(m, PyUnicode_Check(cells) ? PyUnicode_AsUTF8(cells) : NULL) < 0)
+        return PyErr_Occurred() ? -1 : (PyErr_SetString(PyExc_ValueError, nvb_matrix_error(m)), -1);
+    if (nvb_matrix_set(m, "repeat", rep) < 0)
+        return PyErr_SetString(PyExc_ValueError, nvb_matrix_error(m)), -1;
+    PyObject *seq = PySequence_Fast(axes, "matrix_plan: axes is a list of (key, [values])");
+    for (Py_ssize_t a = 0; seq && a < PySequence_Fast_GET_SIZE(seq); a++) {
+        const char *key;
+        PyObject *vals, *vs = NULL;
+        const char **texts = NULL;
+        int ok = PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, a), "sO", &key, &vals) &&
+                 (vs = PySequence_Fast(vals, "matrix_plan: an axis's values are a list of str")) != NULL;
+        Py_ssize_t n = ok ? PySequence_Fast_GET_SIZE(vs) : 0;
+        ok = ok && (texts = PyMem_Calloc((size_t)n + 1, sizeof *texts)) != NULL;
+        for (Py_ssize_t i = 0; ok && i < n; i++)
+            ok = (texts[i] = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(vs, i))) != NULL;
+        int rc = ok ? nvb_matrix_axis(m, key, (size_t)n, texts) : 0;
+        if (rc < 0)
+            PyErr_SetString(rc == -ENOMEM ? PyExc_MemoryError : PyExc_ValueError, nvb_matrix_error(m));
+        PyMem_Free(texts);
+        Py_XDECREF(vs);
+        if (!ok || rc < 0)
+            Py_CLEAR(seq);
+    }
+    Py_XDECREF(seq);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *plan_runs(const struct nvb_matrix *m)
+{
+    size_t na = nvb_matrix_axes(m), nr = nvb_matrix_runs(m);
+    PyObject *runs = PyList_New((Py_ssize_t)nr);
+    for (size_t r = 0; runs && r < nr; r++) {
+        PyObject *idx = PyTuple_New((Py_ssize_t)na), *t = NULL;
+        size_t v = 0, rep = 0;
+        char stack[1024];
+        for (size_t a = 0; idx && a < na; a++) {
+            nvb_matrix_pick(m, r, a, &v);
+            PyTuple_SET_ITEM(idx, (Py_ssize_t)a, PyLong_FromSize_t(v));
+        }
+        nvb_matrix_pick(m, r, na, &rep);
+        if (nvb_matrix_stack(m, r, stack, sizeof stack) < 0)
+            stack[0] = 0;
+        if (idx)
+            t = Py_BuildValue("(nOs)", (Py_ssize_t)rep, idx, stack);
+        Py_XDECREF(idx);
+        if (!t)
+            Py_CLEAR(runs);
+        else
+            PyList_SET_ITEM(runs, (Py_ssize_t)r, t);
+    }
+    return runs;
+}
+
+/* matrix_plan(axes, cells=None, repeat=1) -> (keys, cell_keys or None, stacked, runs) */
+static PyObject *matrix_plan(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"axes", "cells", "repeat", NULL};
+    PyObject *axes, *cells = Py_None;
+    long repeat = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|Ol:matrix_plan", kwlist, &axes, &cells, &repeat))
+        return NULL;
+    struct nvb_matrix *m = NULL;
+    if (nvb_matrix_create(&m) < 0)
+        return PyErr_NoMemory();
+    PyObject *keys = NULL, *ck = NULL, *st = NULL, *runs = NULL, *out = NULL;
+    if (plan_fill(m, axes, cells, repeat) == 0 && (keys = PyList_New(0)) && (st = PyList_New(0))) {
+        for (size_t a = 0; a < nvb_matrix_axes(m); a++) {
+            PyObject *k = PyUnicode_FromString(nvb_matrix_axis_key(m, a));
+            if (!k || PyList_Append(keys, k) < 0 || (nvb_matrix_stacked(m, a) == 1 && PyList_Append(st, k) < 0))
+                Py_CLEAR(keys);
+            Py_XDECREF(k);
+            if (!keys)
+                break;
+        }
+        ck = cells == Py_None ? Py_NewRef(Py_None) : PyList_New(0);
+        size_t nr = nvb_matrix_runs(m), per = nr / (size_t)repeat, n0 = 0;
+        for (size_t r = 0; ck && ck != Py_None && r < per; r++) {
+            size_t v;
+            const char *text;
+            nvb_matrix_pick(m, r, 0, &v);
+            if (v != n0)
+                continue;
+            nvb_matrix_value(m, r, 0, &text);
+            PyObject *k = PyUnicode_FromString(text);
+            if (!k || PyList_Append(ck, k) < 0)
+                Py_CLEAR(ck);
+            Py_XDECREF(k);
+            n0++;
+        }
+        runs = keys && ck ? plan_runs(m) : NULL;
+        if (runs)
+            out = PyTuple_Pack(4, keys, ck, st, runs);
+    }
+    Py_XDECREF(keys);
+    Py_XDECREF(ck);
+    Py_XDECREF(st);
+    Py_XDECREF(runs);
+    nvb_matrix_destroy(m);
+    return out;
+}
 
 static PyObject *seed_cells(PyObject *module, PyObject *unused)
 {
@@ -88,6 +198,7 @@ static PyObject *pct_min_ios(PyObject *module, PyObject *args)
     return n ? PyLong_FromUnsignedLongLong(n) : Py_NewRef(Py_None);
 }
 
+
 static PyMethodDef seed_methods[] = {
     {"seed_cells", seed_cells, METH_NOARGS,
      "seed_cells() -> tuple of dicts key, workload, op, rw, bs, label (nvb_seed_cell), in published order"},
@@ -96,6 +207,10 @@ static PyMethodDef seed_methods[] = {
      "pct_supported(count, pct) -> bool (nvb_pct_supported)"},
     {"pct_min_ios", pct_min_ios, METH_VARARGS,
      "pct_min_ios(pct) -> the fewest latencies supporting it, or None (nvb_pct_min_ios)"},
+    {"matrix_plan", (PyCFunction)(void (*)(void))matrix_plan, METH_VARARGS | METH_KEYWORDS,
+     "matrix_plan(axes, cells=None, repeat=1) -> (keys, cell_keys, stacked, runs) (nvb_matrix_*): axes a list\n"
+     "of (key, [str]); cells None (no cell axis) or the seed cells named ('' all), first; runs in the order\n"
+     "to run them, each (repeat, (value index per key), stack label). ValueError naming what is wrong."},
     {NULL, NULL, 0, NULL},
 };
 

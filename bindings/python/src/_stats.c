@@ -57,22 +57,24 @@ static PyObject *estimate(const struct nvb_estimate *e)
                          (Py_ssize_t)e->n_a, "n_b", (Py_ssize_t)e->n_b, "why", why, "method", method);
 }
 
+/* f(a, b, &out) of two floats: the t distribution's cdf and critical value. */
+static PyObject *two_floats(PyObject *args, const char *format, int (*f)(double, double, double *), const char *name)
+{
+    double a, b, out;
+    if (!PyArg_ParseTuple(args, format, &a, &b))
+        return NULL;
+    int rc = f(a, b, &out);
+    return rc ? fail(rc, name) : PyFloat_FromDouble(out);
+}
+
 static PyObject *stats_t_cdf(PyObject *module, PyObject *args)
 {
-    double t, df, p;
-    if (!PyArg_ParseTuple(args, "dd:stats_t_cdf", &t, &df))
-        return NULL;
-    int rc = nvb_stats_t_cdf(t, df, &p);
-    return rc ? fail(rc, "stats_t_cdf") : PyFloat_FromDouble(p);
+    return two_floats(args, "dd:stats_t_cdf", nvb_stats_t_cdf, "stats_t_cdf");
 }
 
 static PyObject *stats_t_critical(PyObject *module, PyObject *args)
 {
-    double df, conf, t;
-    if (!PyArg_ParseTuple(args, "dd:stats_t_critical", &df, &conf))
-        return NULL;
-    int rc = nvb_stats_t_critical(df, conf, &t);
-    return rc ? fail(rc, "stats_t_critical") : PyFloat_FromDouble(t);
+    return two_floats(args, "dd:stats_t_critical", nvb_stats_t_critical, "stats_t_critical");
 }
 
 static PyObject *stats_mean_interval(PyObject *module, PyObject *args)
