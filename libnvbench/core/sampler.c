@@ -418,6 +418,7 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
     else
         snprintf(res->cpu_null_reason, sizeof res->cpu_null_reason,
                  "not measured: the whole machine's CPU counters could not be read");
+    nvb__explain_run(res, r->cpu_sys_ok[NVB__EDGE_START] && r->cpu_sys_ok[NVB__EDGE_END] ? r->cpu_sys : NULL, r->cpu_sys_ok[NVB__EDGE_START] && r->cpu_sys_ok[NVB__EDGE_END] ? &r->cpu_sys[NVB__EDGE_END] : NULL);
     for (int e = 0; e < 2; e++)
         nvb__sys_sample_free(&r->cpu_sys[e]);
     res->process_user_s = (double)own_user / 1e9;

@@ -68,6 +68,16 @@ struct nvb__sys_sample {
 /* 0 or negative errno (-ENOTSUP where there is no such facility). */
 int  nvb__sys_sample(struct nvb__sys_sample *s);
 void nvb__sys_sample_free(struct nvb__sys_sample *s);
+/* The same from a recorded tree: root/proc/stat (Linux; -ENOTSUP on
+ * Windows), root NULL for the live system. */
+int  nvb__sys_sample_at(const char *root, struct nvb__sys_sample *s);
+/* Whether the per-kind counters (irq, softirq, iowait, steal) are the
+ * kernel's own: 1, or 0 with why filled (Windows). */
+int  nvb__sys_kinds(char *why, size_t len);
+/* A small procfs/sysfs text file, root + rel (root NULL: the live system),
+ * trailing newlines and spaces cut, NUL-terminated and truncated to len.
+ * Its length, or negative errno (-ENOTSUP on Windows). */
+int  nvb__text_read(const char *root, const char *rel, char *buf, size_t len);
 
 /* Process CPU (all threads, including kernel threads the process owns such
  * as io_uring's io-wq and SQPOLL workers). */

@@ -1,0 +1,73 @@
+/*
+ * Explaining a run's CPU (internal; docs/cpu.md): where the machine's CPU
+ * time went by kind over the run's window (cpu.per_io_us, cpu.per_cpu),
+ * and the facts of the machine that change storage figures (environment).
+ * Kept apart from result.c: a result holds one struct nvb__explain, and
+ * result.c, result_load.c and the sampler each make one call into here.
+ */
+#ifndef NVB_CORE_EXPLAIN_H
+#define NVB_CORE_EXPLAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform/platform.h"
+
+struct nvb_result;
+struct nvb__json;
+struct nvb__jv;
+
+/* The machine's CPU time by kind over one window, in ns. */
+struct nvb__kinds {
+    uint64_t user, nice, system, irq, softirq, iowait, steal, idle;
+};
+
+struct nvb__explain {
+    /* cpu.per_io_us and cpu.per_cpu: 0 absent (a result from before them:
+     * nothing is written), 1 measured, 2 null with kinds_why */
+    int      kinds_state;
+    char     kinds_why[256];
+    uint64_t tick_ns;                /* the counters' step */
+    struct nvb__kinds machine;
+    int      ncpu;
+    int     *cpu_id;
+    struct nvb__kinds *cpu;
+    /* environment: a JSON object (facts, each with value and source), owned;
+     * NULL: absent */
+    struct nvb__jv *env;
+};
+
+void nvb__explain_free(struct nvb__explain *e);
+/* The result's explanation, made on first use; NULL out of memory. */
+struct nvb__explain *nvb__explain_of(struct nvb_result *r);
+
+/* All of the above for a finished run (sampler.c, one call): the kinds
+ * from a and b (either NULL when not read), the environment of its
+ * targets' devices. 0 or -ENOMEM. */
+int nvb__explain_run(struct nvb_result *r, const struct nvb__sys_sample *a, const struct nvb__sys_sample *b);
+/* From the two whole-machine samples of the run's CPU window (sampler.c);
+ * a and b may be NULL when they could not be read. 0 or -ENOMEM. */
+int nvb__explain_cpu(struct nvb_result *r, const struct nvb__sys_sample *a, const struct nvb__sys_sample *b);
+/* The kinds of one window: b - a, counters that went back count 0. */
+void nvb__kinds_delta(const struct nvb__cpu_times *a, const struct nvb__cpu_times *b, struct nvb__kinds *d);
+uint64_t nvb__kinds_busy(const struct nvb__kinds *k);  /* user + nice + system + irq + softirq */
+uint64_t nvb__kinds_total(const struct nvb__kinds *k); /* busy + iowait + steal + idle */
+
+/* Writers, inside "cpu" (per_io_us, per_cpu) and at the result's top level
+ * (environment); they also answer nvb_result_get() for the numbers. */
+void nvb__explain_emit_cpu(struct nvb__json *j, const struct nvb_result *r);
+void nvb__explain_emit_top(struct nvb__json *j, const struct nvb_result *r);
+/* Reading back what the writers wrote; 0, -EINVAL (why says which key),
+ * -ENOMEM. */
+int nvb__explain_load(const struct nvb__jv *root, struct nvb_result *r, char *why, size_t len);
+int nvb__explain_load_cpu(const struct nvb__jv *root, struct nvb_result *r, char *why, size_t len);
+/* result.c's key writer: the comma and the key, as every other member. */
+void nvb__json_key(struct nvb__json *j, const char *key);
+
+/* The environment of a run's targets (explain_env.c): root NULL the live
+ * system, else a recorded tree (root/sys, root/proc). devs: block device
+ * names (no /dev/), n of them. A JSON object text, malloc'd; NULL out of
+ * memory. */
+char *nvb__env_json(const char *root, const char *const *devs, size_t n);
+
+#endif
