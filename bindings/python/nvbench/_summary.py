@@ -13,6 +13,7 @@ import math
 from ._percentile import PCT_KEYS, pct_min_ios
 from ._printable import printable
 from .stats import mean_var
+from ._cpu_explain import kinds_lines
 
 
 def _si(v):
@@ -184,10 +185,10 @@ def _cpu_lines(cpu):
         line += f"; machine {sys_pct:.1f} % busy"
         if _is_num(cpu.get("background_pct")):
             line += f" (other processes {cpu['background_pct']:.1f} %)"
-        return [line]
+        return [line] + kinds_lines(cpu)
     line += "; machine n/a % busy"
     why = cpu.get("system_null_reason")
-    return [line] + ([f"    machine busy {why}"] if why else [])
+    return [line] + ([f"    machine busy {why}"] if why else []) + kinds_lines(cpu)
 
 
 def _block(data):
