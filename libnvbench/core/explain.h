@@ -66,8 +66,9 @@ void nvb__json_key(struct nvb__json *j, const char *key);
 
 /* The environment of a run's targets (explain_env.c): root NULL the live
  * system, else a recorded tree (root/sys, root/proc). devs: block device
- * names (no /dev/), n of them. A JSON object text, malloc'd; NULL out of
+ * names (no /dev/), n of them; steal_pct: the run's (NaN when not
+ * measured, steal_why says why). A JSON object text, malloc'd; NULL out of
  * memory. */
-char *nvb__env_json(const char *root, const char *const *devs, size_t n);
+char *nvb__env_json(const char *root, const char *const *devs, size_t n, double steal_pct, const char *steal_why);
 
 #endif

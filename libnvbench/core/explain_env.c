@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,12 +203,18 @@ static void dev_facts(struct env *e, const char *dev)
     nvb__buf_putn(&e->b, "}", 1);
 }
 
-char *nvb__env_json(const char *root, const char *const *devs, size_t n)
+char *nvb__env_json(const char *root, const char *const *devs, size_t n, double steal_pct, const char *steal_why)
 {
     struct env e = {.root = root, .first = 1};
     nvb__buf_putn(&e.b, "{", 1);
     kernel_facts(&e);
     cpu_facts(&e);
+    /* what the hypervisor took: the run's own measure of it */
+    char st[32];
+    if (steal_pct == steal_pct)
+        snprintf(st, sizeof st, "%.3g %%", steal_pct);
+    fact_val(&e, "steal", steal_pct == steal_pct ? st : NULL, "/proc/stat over the run (cpu.steal_pct)",
+             steal_why ? steal_why : "not measured");
     sep(&e);
     nvb__buf_puts(&e.b, "\"devices\":{");
     e.first = 1;
@@ -241,7 +248,8 @@ static int env_of_run(struct nvb_result *r)
     for (unsigned i = 0; i < r->ntargets; i++)
         if (r->tg[i].util.dev[0])
             devs[n++] = r->tg[i].util.dev;
-    char *text = nvb__env_json(NULL, devs, n);
+    char *text = nvb__env_json(NULL, devs, n, r->cpu_valid ? r->steal_pct : NAN,
+                               r->cpu_null_reason[0] ? r->cpu_null_reason : "not measured");
     free(devs);
     if (!text)
         return -ENOMEM;

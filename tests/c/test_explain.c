@@ -237,7 +237,7 @@ static void is_num(const struct nvb__jv *v, uint64_t want)
 START_TEST(environment_of_recorded_two_node)
 {
     const char *devs[] = {"nvme0n1p1", "nvme0n1", "sdz"};
-    char *text = nvb__env_json(TREES "two-node", devs, 3);
+    char *text = nvb__env_json(TREES "two-node", devs, 3, 1.5, NULL);
     ck_assert_ptr_nonnull(text);
     struct nvb__jv *env = NULL;
     char why[128];
@@ -253,6 +253,7 @@ START_TEST(environment_of_recorded_two_node)
     is_str(fact(env, "transparent_hugepages", "transparent_hugepage"), "always");
     is_str(fact(env, "cpuidle_driver", "cpuidle"), "intel_idle");
     is_str(fact(env, "hypervisor", "cpuinfo"), "none");
+    is_str(fact(env, "steal", "/proc/stat"), "1.5 %");
     const struct nvb__jv *devices = nvb__json_get(env, "devices");
     /* a partition's queue is its disk's */
     const struct nvb__jv *disks[] = {nvb__json_get(devices, "nvme0n1p1"), nvb__json_get(devices, "nvme0n1")};
@@ -277,7 +278,7 @@ START_TEST(environment_of_recorded_two_node)
     free(text);
     /* this VM: no cpufreq and no DMI in a tree without them: null, why */
     const char *none[] = {NULL};
-    text = nvb__env_json(TREES "vm/t0", none, 0);
+    text = nvb__env_json(TREES "vm/t0", none, 0, NAN, "not a run");
     ck_assert_msg(nvb__json_parse(text, strlen(text), &env, why, sizeof why) == 0, "%s", why);
     const struct nvb__jv *g = nvb__json_get(env, "cpu_governor");
     ck_assert_int_eq(nvb__json_get(g, "value")->type, NVB__J_NULL);
