@@ -71,4 +71,13 @@ void nvb__json_key(struct nvb__json *j, const char *key);
  * memory. */
 char *nvb__env_json(const char *root, const char *const *devs, size_t n, double steal_pct, const char *steal_why);
 
+/* The environment's checks (explain_check.c): fn is called once per check
+ * that applies, severity "warn" (also a warning of the run's result) or
+ * "note" (doctor only); dev NULL for the machine's facts. Their count. */
+typedef void (*nvb__check_fn)(void *arg, const char *severity, const char *fact, const char *dev, const char *msg,
+                              const char *advice);
+int  nvb__env_checks(const struct nvb__jv *env, nvb__check_fn fn, void *arg);
+/* The "warn" checks of r's environment as r's warnings. */
+void nvb__env_warn(struct nvb_result *r);
+
 #endif

@@ -256,6 +256,8 @@ static int env_of_run(struct nvb_result *r)
     char why[128];
     int rc = nvb__json_parse(text, strlen(text), &x->env, why, sizeof why);
     free(text);
+    if (rc == 0)
+        nvb__env_warn(r);
     return rc;
 }
 

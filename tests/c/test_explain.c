@@ -330,6 +330,76 @@ START_TEST(run_has_kinds_and_environment)
 }
 END_TEST
 
+static const struct nvb__jv *check_of(const struct nvb__jv *checks, const char *fact, const char *sev)
+{
+    for (uint32_t i = 0; i < checks->n; i++) {
+        const struct nvb__jv *c = &checks->kid[i];
+        if (!strcmp(nvb__json_get(c, "fact")->s, fact) && !strcmp(nvb__json_get(c, "severity")->s, sev))
+            return c;
+    }
+    return NULL;
+}
+
+START_TEST(checks_of_recorded_two_node)
+{
+    const char *targets[] = {"nvme0n1"};
+    char *text = NULL, why[128];
+    ck_assert_int_eq(nvb_environment_json(TREES "two-node", targets, 1, &text), 0);
+    struct nvb__jv *root = NULL;
+    ck_assert_msg(nvb__json_parse(text, strlen(text), &root, why, sizeof why) == 0, "%s", why);
+    const struct nvb__jv *checks = nvb__json_get(root, "checks");
+    ck_assert_ptr_nonnull(checks);
+    const struct nvb__jv *c = check_of(checks, "scheduler", "warn");
+    ck_assert_msg(c, "no scheduler check: %s", text);
+    ck_assert(strstr(nvb__json_get(c, "message")->s, "mq-deadline on nvme0n1"));
+    ck_assert(strstr(nvb__json_get(c, "advice")->s, "none"));
+    ck_assert_str_eq(nvb__json_get(c, "device")->s, "nvme0n1");
+    /* performance governor, mitigations off, no hypervisor: nothing said */
+    ck_assert_ptr_null(check_of(checks, "cpu_governor", "warn"));
+    ck_assert_ptr_null(check_of(checks, "mitigations", "note"));
+    ck_assert_ptr_null(check_of(checks, "hypervisor", "note"));
+    ck_assert_ptr_nonnull(check_of(checks, "smt", "note"));
+    ck_assert_ptr_nonnull(check_of(checks, "transparent_hugepages", "note"));
+    /* the same warn checks become a run's warnings */
+    struct nvb_result *r = nvb__result_new();
+    struct nvb__explain *x = nvb__explain_of(r);
+    ck_assert_int_eq(nvb__json_copy(x->env = calloc(1, sizeof *x->env), nvb__json_get(root, "environment")), 0);
+    nvb__env_warn(r);
+    int found = 0;
+    for (size_t i = 0; i < nvb_result_warning_count(r); i++) {
+        const char *w = nvb_result_warning(r, i);
+        ck_assert_msg(!strstr(w, "SMT"), "a note became a warning: %s", w);
+        found |= strstr(w, "environment: scheduler mq-deadline on nvme0n1") != NULL;
+    }
+    ck_assert(found);
+    nvb_result_free(r);
+    nvb__json_free(root);
+    nvb_free(text);
+    /* bad input */
+    ck_assert_int_eq(nvb_environment_json(NULL, NULL, 0, NULL), -EINVAL);
+    ck_assert_int_eq(nvb_environment_json(NULL, NULL, 1, &text), -EINVAL);
+}
+END_TEST
+
+START_TEST(environment_of_this_machine)
+{
+    char *file = tu_scratch("explain-env", 1 << 20);
+    const char *targets[] = {file};
+    char *text = NULL, why[128];
+    ck_assert_int_eq(nvb_environment_json(NULL, targets, 1, &text), 0);
+    struct nvb__jv *root = NULL;
+    ck_assert_msg(nvb__json_parse(text, strlen(text), &root, why, sizeof why) == 0, "%s", why);
+    const struct nvb__jv *env = nvb__json_get(root, "environment");
+    const struct nvb__jv *rel = nvb__json_get(nvb__json_get(env, "kernel_release"), "value");
+    ck_assert(rel && rel->type == NVB__J_STR && rel->s[0]);
+    ck_assert_ptr_nonnull(nvb__json_get(root, "checks"));
+    nvb__json_free(root);
+    nvb_free(text);
+    unlink(file);
+    free(file);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("explain");
@@ -338,11 +408,13 @@ int main(void)
     tcase_add_test(tc, kinds_per_io_from_recorded_window);
     tcase_add_test(tc, too_few_ticks_null_with_reason);
     tcase_add_test(tc, environment_of_recorded_two_node);
+    tcase_add_test(tc, checks_of_recorded_two_node);
     suite_add_tcase(s, tc);
     tc = tcase_create("live");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, live_kinds_add_up);
     tcase_add_test(tc, run_has_kinds_and_environment);
+    tcase_add_test(tc, environment_of_this_machine);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

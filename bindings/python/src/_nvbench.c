@@ -32,6 +32,7 @@
 #include "_fiojob.h"
 #include "_json.h"
 #include "_seed.h"
+#include "_env.h"
 #include "_stats.h"
 
 typedef struct {
@@ -751,7 +752,7 @@ static int nvbench_exec(PyObject *module)
         return -1;
     if (nvbench_add_fiojob(module) < 0 || nvbench_add_json(module) < 0 || nvbench_add_echo(module) < 0)
         return -1;
-    if (nvbench_add_seed(module) < 0)
+    if (nvbench_add_seed(module) < 0 || nvbench_add_env(module) < 0)
         return -1;
     return nvbench_add_stats(module);
 }
