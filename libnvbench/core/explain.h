@@ -35,6 +35,13 @@ struct nvb__explain {
     /* environment: a JSON object (facts, each with value and source), owned;
      * NULL: absent */
     struct nvb__jv *env;
+    /* interrupts (explain_irq.c): 0 absent, 1 measured (irq: the object
+     * without per_io), 2 null with irq_why; irq_t0: /proc/interrupts at
+     * the window's start, while running */
+    int      irq_state;
+    char     irq_why[192];
+    char    *irq_t0;
+    struct nvb__jv *irq;
 };
 
 void nvb__explain_free(struct nvb__explain *e);
@@ -70,6 +77,21 @@ void nvb__json_key(struct nvb__json *j, const char *key);
  * measured, steal_why says why). A JSON object text, malloc'd; NULL out of
  * memory. */
 char *nvb__env_json(const char *root, const char *const *devs, size_t n, double steal_pct, const char *steal_why);
+
+/* Interrupts (explain_irq.c). The text of root/proc/interrupts (root NULL:
+ * live), malloc'd, or NULL. */
+char *nvb__irq_read(const char *root);
+/* The device queues' interrupts between two /proc/interrupts texts, for
+ * block devices devs (their controllers from root's sysfs): a JSON object
+ * text {cpus, devices: {dev: {controller, queues: [{irq, name, per_cpu,
+ * count}], count, null_reason}}, per_cpu, count}, malloc'd; NULL with why. */
+char *nvb__irq_json(const char *root, const char *t0, const char *t1, const char *const *devs, size_t n,
+                    char *why, size_t whylen);
+/* The window's edges (diskutil.c), the writer and the reader. */
+void nvb__irq_begin(struct nvb_result *r);
+void nvb__irq_end(struct nvb_result *r);
+void nvb__irq_emit(struct nvb__json *j, const struct nvb_result *r);
+int  nvb__irq_load(const struct nvb__jv *root, struct nvb_result *r);
 
 /* The environment's checks (explain_check.c): fn is called once per check
  * that applies, severity "warn" (also a warning of the run's result) or

@@ -24,6 +24,8 @@ void nvb__explain_free(struct nvb__explain *e)
     free(e->cpu_id);
     free(e->cpu);
     nvb__json_free(e->env);
+    nvb__json_free(e->irq);
+    free(e->irq_t0);
     free(e);
 }
 

@@ -78,6 +78,9 @@ int  nvb__sys_kinds(char *why, size_t len);
  * trailing newlines and spaces cut, NUL-terminated and truncated to len.
  * Its length, or negative errno (-ENOTSUP on Windows). */
 int  nvb__text_read(const char *root, const char *rel, char *buf, size_t len);
+/* The last component of the symbolic link root + rel (sysfs' device
+ * links: the controller of a block device). 0 or negative errno. */
+int  nvb__link_base(const char *root, const char *rel, char *out, size_t len);
 
 /* Process CPU (all threads, including kernel threads the process owns such
  * as io_uring's io-wq and SQPOLL workers). */

@@ -400,6 +400,85 @@ START_TEST(environment_of_this_machine)
 }
 END_TEST
 
+static uint64_t u(const struct nvb__jv *v)
+{
+    uint64_t x = 0;
+    ck_assert_msg(v && nvb__json_u64(v, &x) == 0, "not a count");
+    return x;
+}
+
+START_TEST(interrupts_of_recorded_two_node)
+{
+    char *t0 = nvb__irq_read(TREES "two-node"), *t1 = nvb__irq_read(TREES "two-node-end");
+    ck_assert(t0 && t1);
+    const char *devs[] = {"nvme0n1", "nvme0n1p1"};
+    char why[192];
+    char *text = nvb__irq_json(TREES "two-node", t0, t1, devs, 2, why, sizeof why);
+    ck_assert_msg(text, "%s", why);
+    struct nvb__jv *o = NULL;
+    ck_assert_msg(nvb__json_parse(text, strlen(text), &o, why, sizeof why) == 0, "%s: %s", why, text);
+    const struct nvb__jv *d = nvb__json_get(nvb__json_get(o, "devices"), "nvme0n1");
+    ck_assert_ptr_nonnull(d);
+    ck_assert_str_eq(nvb__json_get(d, "controller")->s, "nvme0");
+    const struct nvb__jv *q = nvb__json_get(d, "queues");
+    ck_assert_uint_eq(q->n, 5); /* nvme0q0..4, not nvme1q1 */
+    static const uint64_t want[5] = {0, 1000, 200, 0, 57};
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < q->n; i++) {
+        ck_assert_uint_eq(u(nvb__json_get(&q->kid[i], "count")), want[i]);
+        sum += want[i];
+    }
+    ck_assert_uint_eq(u(nvb__json_get(d, "count")), sum);
+    /* the partition is its disk's controller's; each queue's interrupts
+     * counted once in the machine's figures */
+    const struct nvb__jv *p1 = nvb__json_get(nvb__json_get(o, "devices"), "nvme0n1p1");
+    ck_assert_str_eq(nvb__json_get(p1, "controller")->s, "nvme0");
+    ck_assert_uint_eq(nvb__json_get(p1, "queues")->n, 0);
+    const struct nvb__jv *pc = nvb__json_get(o, "per_cpu");
+    ck_assert_uint_eq(pc->n, 4);
+    /* per CPU: q4's 7 on CPU 2 show where a queue's vector was not its CPU's */
+    ck_assert_uint_eq(u(&pc->kid[0]), 1000);
+    ck_assert_uint_eq(u(&pc->kid[2]), 7);
+    uint64_t cpus = 0;
+    for (uint32_t i = 0; i < pc->n; i++)
+        cpus += u(&pc->kid[i]);
+    ck_assert_uint_eq(cpus, u(nvb__json_get(o, "count")));
+    nvb__json_free(o);
+    free(text);
+    free(t0);
+    free(t1);
+}
+END_TEST
+
+START_TEST(interrupts_of_a_run_read_back)
+{
+    char *file = tu_scratch("explain-irq", 4 << 20);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "200", "direct", "1", NULL};
+    const char *tg[] = {file, NULL};
+    struct nvb_workload *w = tu_workload(kv, tg);
+    struct nvb_result *r = tu_run_ok(w);
+    char *text, *again = NULL, why[256];
+    struct nvb__jv *root = json_of(r, &text);
+    const struct nvb__jv *in = nvb__json_get(root, "interrupts");
+    ck_assert_ptr_nonnull(in);
+    const struct nvb__jv *per_io = nvb__json_get(in, "per_io");
+    if (per_io->type == NVB__J_NULL)
+        ck_assert_int_eq(nvb__json_get(in, "null_reason")->type, NVB__J_STR);
+    struct nvb_result *back = NULL;
+    ck_assert_msg(nvb_result_parse(text, strlen(text), &back, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(nvb_result_json(back, &again), 0);
+    ck_assert_str_eq(text, again);
+    nvb_free(again);
+    nvb_result_free(back);
+    nvb__json_free(root);
+    nvb_free(text);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    unlink(file);
+    free(file);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("explain");
@@ -409,12 +488,14 @@ int main(void)
     tcase_add_test(tc, too_few_ticks_null_with_reason);
     tcase_add_test(tc, environment_of_recorded_two_node);
     tcase_add_test(tc, checks_of_recorded_two_node);
+    tcase_add_test(tc, interrupts_of_recorded_two_node);
     suite_add_tcase(s, tc);
     tc = tcase_create("live");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, live_kinds_add_up);
     tcase_add_test(tc, run_has_kinds_and_environment);
     tcase_add_test(tc, environment_of_this_machine);
+    tcase_add_test(tc, interrupts_of_a_run_read_back);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

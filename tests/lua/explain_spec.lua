@@ -1,6 +1,6 @@
 -- The machine's CPU per I/O by kind and the environment reach Lua as the
 -- library wrote them (docs/cpu.md): r.cpu.per_io_us, r.cpu.per_cpu,
--- r.environment, and r:get() on the numbers.
+-- r.environment, r.interrupts, and r:get() on the numbers.
 local nvb = require "nvbench"
 local S = require "support"
 
@@ -16,6 +16,8 @@ describe("cpu by kind and environment", function()
     assert.is_table(k)
     assert.are.equal("/proc/sys/kernel/osrelease", r.environment.kernel_release.source)
     assert.is_table(r.environment.devices)
+    assert.is_table(r.interrupts) -- per_io, or nil with null_reason
+    assert.is_true(r.interrupts.per_io ~= nil or type(r.interrupts.null_reason) == "string")
     if k.busy == nil then
       assert.is_string(k.null_reason) -- not measured: it says why
       return

@@ -37,6 +37,8 @@ def test_kinds_and_environment_in_the_result(tmp_path):
     assert back.environment.to_dict() == env.to_dict()
     text = summary(r.data)
     assert "machine CPU per I/O: " in text and " softirq" in text
+    assert "interrupts per I/O: " in text
+    assert back.interrupts.to_dict() == r.interrupts.to_dict()
 
 
 def test_summary_says_why_kinds_are_null():

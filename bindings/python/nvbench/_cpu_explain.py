@@ -26,3 +26,16 @@ def kinds_lines(cpu):
     if _n(k.get("resolution_us")):
         line += f"; one tick is {_us(k['resolution_us'])} us per I/O"
     return [line + ")"]
+
+
+def interrupts_lines(data):
+    """Interrupts of the targets' device queues per I/O, and the CPUs that took them."""
+    irq = data.get("interrupts")
+    if not isinstance(irq, dict):
+        return []
+    if not _n(irq.get("per_io")):
+        return [f"    interrupts per I/O: n/a ({irq.get('null_reason') or 'not measured'})"]
+    cpus, per = irq.get("cpus") or [], irq.get("per_cpu") or []
+    took = ", ".join(f"CPU {c}: {n:,}" for c, n in zip(cpus, per) if n)
+    return [f"    interrupts per I/O: {irq['per_io']:.3g} ({irq.get('count', 0):,} on the targets' device queues"
+            + (f"; {took}" if took else "") + ")"]

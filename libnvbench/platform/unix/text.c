@@ -39,3 +39,19 @@ int nvb__text_read(const char *root, const char *rel, char *buf, size_t len)
         buf[--got] = 0;
     return (int)got;
 }
+
+int nvb__link_base(const char *root, const char *rel, char *out, size_t len)
+{
+    char path[4096], link[4096];
+    if (!len)
+        return -EINVAL;
+    out[0] = 0;
+    snprintf(path, sizeof path, "%s%s", root ? root : "", rel);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n < 0)
+        return -errno;
+    link[n] = 0;
+    const char *b = strrchr(link, '/');
+    snprintf(out, len, "%s", b ? b + 1 : link);
+    return 0;
+}

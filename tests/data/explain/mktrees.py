@@ -13,6 +13,10 @@ two-node-end/  proc/stat at the end of that window, with known deltas (per
                  cpu1  user 15 nice 5 system 30 idle 50
                  cpu2  softirq 20 idle 80  (interrupts on a CPU with no job)
                  cpu3  iowait 5 steal 10 idle 85
+               proc/interrupts at both ends: nvme0's admin queue and 4 I/O
+               queues (nvme0q1..4 on CPUs 0..3), deltas q1 1000 (CPU 0),
+               q2 200 (CPU 1), q3 0, q4 50 (CPU 3) + 7 (CPU 2); nvme1's
+               queue and the timer move too and are not nvme0's.
 vm/t0, vm/t1   /proc/stat of this project's test VM 1.2 s apart, as read.
 
 The trees are committed; run this script after changing it and commit
@@ -53,7 +57,31 @@ for t in ("two-node", "two-node-end"):
 write("two-node", "proc/stat", stat(start))
 write("two-node-end", "proc/stat", stat(end))
 
+
+
+
+def interrupts(rows):
+    """rows: (label, per-CPU counts, chip, name)"""
+    out = ["           CPU0       CPU1       CPU2       CPU3"]
+    for label, counts, chip, name in rows:
+        out.append(f"{label:>4}: " + " ".join(f"{c:>10}" for c in counts) + f"  {chip}  {name}")
+    return "\n".join(out) + "\n"
+
+
+irq0 = [(" 40", [5, 0, 0, 0], "IR-PCI-MSIX-0000:81:00.0    0-edge", "nvme0q0"),
+        (" 41", [100, 0, 0, 0], "IR-PCI-MSIX-0000:81:00.0    1-edge", "nvme0q1"),
+        (" 42", [0, 100, 0, 0], "IR-PCI-MSIX-0000:81:00.0    2-edge", "nvme0q2"),
+        (" 43", [0, 0, 100, 0], "IR-PCI-MSIX-0000:81:00.0    3-edge", "nvme0q3"),
+        (" 44", [0, 0, 0, 100], "IR-PCI-MSIX-0000:81:00.0    4-edge", "nvme0q4"),
+        (" 60", [9, 9, 9, 9], "IR-PCI-MSIX-0000:01:00.0    1-edge", "nvme1q1"),
+        ("LOC", [1000, 1000, 1000, 1000], "Local timer interrupts", "")]
+d = {"nvme0q1": [1000, 0, 0, 0], "nvme0q2": [0, 200, 0, 0], "nvme0q4": [0, 0, 7, 50],
+     "nvme1q1": [5, 5, 5, 5], "": [100, 100, 100, 100]}
+irq1 = [(l, [a + b for a, b in zip(c, d.get(n, [0, 0, 0, 0]))], chip, n) for l, c, chip, n in irq0]
+
 T = "two-node"
+write(T, "proc/interrupts", interrupts(irq0))
+write("two-node-end", "proc/interrupts", interrupts(irq1))
 write(T, "proc/sys/kernel/osrelease", "6.8.0-45-generic\n")
 write(T, "proc/cmdline", "BOOT_IMAGE=/vmlinuz-6.8.0-45-generic root=/dev/nvme1n1p2 ro "
       "mitigations=off nvme.poll_queues=4 intel_iommu=on\n")
