@@ -42,7 +42,14 @@ struct nvb__explain {
     char     irq_why[192];
     char    *irq_t0;
     struct nvb__jv *irq;
+    /* placement (explain_place.c): the job threads' CPUs read while they
+     * are alive (jobs, until the tree is made), the tree; NULL absent */
+    struct nvb__thread_place *jobs;
+    int      njobs;
+    char     place_why[160];
+    struct nvb__jv *place;
 };
+#define NVB__PLACE_MAX 4096
 
 void nvb__explain_free(struct nvb__explain *e);
 /* The result's explanation, made on first use; NULL out of memory. */
@@ -93,6 +100,13 @@ void nvb__irq_end(struct nvb_result *r);
 void nvb__irq_emit(struct nvb__json *j, const struct nvb_result *r);
 int  nvb__irq_load(const struct nvb__jv *root, struct nvb_result *r);
 
+/* Placement (explain_place.c): the jobs' CPUs while they are alive
+ * (sampler.c, before they are let go), the tree after the environment. */
+void nvb__place_jobs(struct nvb_result *r);
+int  nvb__place_finish(struct nvb_result *r);
+void nvb__place_emit(struct nvb__json *j, const struct nvb_result *r);
+int  nvb__place_load(const struct nvb__jv *root, struct nvb_result *r);
+
 /* The environment's checks (explain_check.c): fn is called once per check
  * that applies, severity "warn" (also a warning of the run's result) or
  * "note" (doctor only); dev NULL for the machine's facts. Their count. */
@@ -101,5 +115,10 @@ typedef void (*nvb__check_fn)(void *arg, const char *severity, const char *fact,
 int  nvb__env_checks(const struct nvb__jv *env, nvb__check_fn fn, void *arg);
 /* The "warn" checks of r's environment as r's warnings. */
 void nvb__env_warn(struct nvb_result *r);
+/* The placement object of jobs on root's machine (NULL: live) for devices
+ * devs, calling warn for each job on another node than a device; a JSON
+ * object text, malloc'd, or NULL out of memory. */
+char *nvb__place_json(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
+                      const char *const *devs, size_t ndev, nvb__check_fn warn, void *arg);
 
 #endif

@@ -25,6 +25,8 @@ void nvb__explain_free(struct nvb__explain *e)
     free(e->cpu);
     nvb__json_free(e->env);
     nvb__json_free(e->irq);
+    nvb__json_free(e->place);
+    free(e->jobs);
     free(e->irq_t0);
     free(e);
 }

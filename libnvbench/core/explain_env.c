@@ -265,12 +265,14 @@ int nvb__explain_run(struct nvb_result *r, const struct nvb__sys_sample *a, cons
 {
     int rc = nvb__explain_cpu(r, a, b);
     int rc2 = env_of_run(r);
-    return rc < 0 ? rc : rc2;
+    int rc3 = nvb__place_finish(r);
+    return rc < 0 ? rc : rc2 < 0 ? rc2 : rc3;
 }
 
 void nvb__explain_emit_top(struct nvb__json *j, const struct nvb_result *r)
 {
     nvb__irq_emit(j, r);
+    nvb__place_emit(j, r);
     if (!r->ex || !r->ex->env)
         return;
     nvb__json_key(j, "environment");
@@ -281,7 +283,7 @@ void nvb__explain_emit_top(struct nvb__json *j, const struct nvb_result *r)
 int nvb__explain_load(const struct nvb__jv *root, struct nvb_result *r, char *why, size_t len)
 {
     int rc = nvb__explain_load_cpu(root, r, why, len);
-    if (rc < 0 || (rc = nvb__irq_load(root, r)) < 0)
+    if (rc < 0 || (rc = nvb__irq_load(root, r)) < 0 || (rc = nvb__place_load(root, r)) < 0)
         return rc;
     const struct nvb__jv *env = nvb__json_get(root, "environment");
     if (!env)

@@ -403,6 +403,7 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
     res->ss.stopped = r->ss_stopped;
     if (s->hists_lost)
         nvb__result_warn(res, "timeseries: the percentiles of some intervals are null: out of memory for their histograms");
+    nvb__place_jobs(res); /* the jobs' CPUs while they are alive (explain_place.c) */
     nvb__mutex_lock(r->mu);
     r->release = 1;
     nvb__cond_signal_all(r->cv);

@@ -81,6 +81,17 @@ int  nvb__text_read(const char *root, const char *rel, char *buf, size_t len);
 /* The last component of the symbolic link root + rel (sysfs' device
  * links: the controller of a block device). 0 or negative errno. */
 int  nvb__link_base(const char *root, const char *rel, char *out, size_t len);
+/* This process's threads whose name starts with prefix (NULL: all): id,
+ * name and the CPU each last ran on, up to max. Their number, or negative
+ * errno (-ENOTSUP on Windows). */
+struct nvb__thread_place {
+    long tid;
+    int  cpu;
+    char name[32];
+};
+int  nvb__thread_places(const char *prefix, struct nvb__thread_place *out, int max);
+/* The CPUs this process may run on, as a list ("0-3,8"). 0 or negative errno. */
+int  nvb__affinity_list(char *buf, size_t len);
 
 /* Process CPU (all threads, including kernel threads the process owns such
  * as io_uring's io-wq and SQPOLL workers). */

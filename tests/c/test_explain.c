@@ -3,6 +3,7 @@
  * and from this machine; the environment of a recorded two-node machine. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -461,6 +462,8 @@ START_TEST(interrupts_of_a_run_read_back)
     struct nvb__jv *root = json_of(r, &text);
     const struct nvb__jv *in = nvb__json_get(root, "interrupts");
     ck_assert_ptr_nonnull(in);
+    const struct nvb__jv *jobs = nvb__json_get(nvb__json_get(root, "placement"), "jobs");
+    ck_assert_msg(jobs && jobs->n == 1, "the run's one job in placement.jobs");
     const struct nvb__jv *per_io = nvb__json_get(in, "per_io");
     if (per_io->type == NVB__J_NULL)
         ck_assert_int_eq(nvb__json_get(in, "null_reason")->type, NVB__J_STR);
@@ -479,6 +482,46 @@ START_TEST(interrupts_of_a_run_read_back)
 }
 END_TEST
 
+struct warns {
+    int n;
+    char last[256];
+};
+
+static void count_warn(void *arg, const char *sev, const char *fact, const char *dev, const char *msg,
+                       const char *advice)
+{
+    struct warns *w = arg;
+    (void)sev;
+    (void)fact;
+    (void)dev;
+    (void)advice;
+    w->n++;
+    snprintf(w->last, sizeof w->last, "%s", msg);
+}
+
+START_TEST(placement_on_recorded_two_node)
+{
+    const struct nvb__thread_place jobs[] = {{101, 0, "nvb-job-0"}, {102, 3, "nvb-job-1"}};
+    const char *devs[] = {"nvme0n1"};
+    struct warns w = {0};
+    char *text = nvb__place_json(TREES "two-node", jobs, 2, "0-3", devs, 1, count_warn, &w);
+    ck_assert_ptr_nonnull(text);
+    struct nvb__jv *o = NULL;
+    char why[128];
+    ck_assert_msg(nvb__json_parse(text, strlen(text), &o, why, sizeof why) == 0, "%s: %s", why, text);
+    ck_assert_uint_eq(u(nvb__json_get(o, "nodes")), 2);
+    ck_assert_uint_eq(u(nvb__json_get(nvb__json_get(nvb__json_get(o, "devices"), "nvme0n1"), "node")), 1);
+    const struct nvb__jv *j = nvb__json_get(o, "jobs");
+    ck_assert_uint_eq(u(nvb__json_get(&j->kid[0], "node")), 0);
+    ck_assert_uint_eq(u(nvb__json_get(&j->kid[1], "node")), 1);
+    /* one job off the device's node: one warning, naming both nodes */
+    ck_assert_int_eq(w.n, 1);
+    ck_assert_msg(strstr(w.last, "nvb-job-0 last ran on CPU 0 (node 0), the device nvme0n1 is on node 1"), "%s", w.last);
+    nvb__json_free(o);
+    free(text);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("explain");
@@ -489,6 +532,7 @@ int main(void)
     tcase_add_test(tc, environment_of_recorded_two_node);
     tcase_add_test(tc, checks_of_recorded_two_node);
     tcase_add_test(tc, interrupts_of_recorded_two_node);
+    tcase_add_test(tc, placement_on_recorded_two_node);
     suite_add_tcase(s, tc);
     tc = tcase_create("live");
     tcase_set_timeout(tc, 60);
