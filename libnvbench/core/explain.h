@@ -107,6 +107,13 @@ int  nvb__place_finish(struct nvb_result *r);
 void nvb__place_emit(struct nvb__json *j, const struct nvb_result *r);
 int  nvb__place_load(const struct nvb__jv *root, struct nvb_result *r);
 
+/* cpus=local: the CPUs of the NUMA node of block device dev (root NULL:
+ * live) into bits, *node its node. 0, or -ENOENT with why (no node). */
+int  nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node, char *why, size_t len);
+/* For a run (job_setup.c): the node of the first target's device, or a
+ * warning that the jobs are not pinned. 0 or negative errno. */
+int  nvb__cpus_local(struct nvb_result *r, uint64_t *bits);
+
 /* The environment's checks (explain_check.c): fn is called once per check
  * that applies, severity "warn" (also a warning of the run's result) or
  * "note" (doctor only); dev NULL for the machine's facts. Their count. */

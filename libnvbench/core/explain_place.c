@@ -189,3 +189,39 @@ int nvb__place_load(const struct nvb__jv *root, struct nvb_result *r)
         return -ENOMEM;
     return nvb__json_copy(x->place, p);
 }
+
+/* ------------------------------------------------------------ cpus=local */
+
+int nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node, char *why, size_t len)
+{
+    *node = dev_node(root, dev);
+    if (*node < 0) {
+        snprintf(why, len, "sysfs gives %s no NUMA node", dev);
+        return -ENOENT;
+    }
+    char rel[96], list[1024];
+    snprintf(rel, sizeof rel, "/sys/devices/system/node/node%d/cpulist", *node);
+    if (nvb__text_read(root, rel, list, sizeof list) < 0 || nvb__parse_cpulist(list, bits, NVB__MAX_CPUS) < 0) {
+        snprintf(why, len, "node %d of %s has no CPU list in sysfs", *node, dev);
+        return -ENOENT;
+    }
+    return 0;
+}
+
+int nvb__cpus_local(struct nvb_result *r, uint64_t *bits)
+{
+    char name[64], why[192];
+    uint64_t ticks;
+    int node;
+    const char *path = r->ntargets ? (r->tg[0].file ? r->tg[0].file : r->tg[0].path) : NULL;
+    if (!path) {
+        nvb__result_warn(r, "cpus=local: no target to take a device's node from: the jobs are not pinned");
+        return -ENOENT;
+    }
+    if (nvb__disk_io_ticks(path, name, sizeof name, &ticks, why, sizeof why) < 0 ||
+        nvb__node_cpus(NULL, name, bits, &node, why, sizeof why) < 0) {
+        nvb__result_warn(r, "cpus=local: %s: the jobs are not pinned (all CPUs)", why);
+        return -ENOENT;
+    }
+    return 0;
+}

@@ -477,7 +477,9 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
         return 0;
     case K_CPULIST: {
         uint64_t bits[NVB__MAX_CPUS / 64];
-        rc = nvb__parse_cpulist(value, bits, NVB__MAX_CPUS);
+        if (!strcmp(value, "local")) /* the device's node's CPUs, found at setup (explain_place.c) */
+            memset(bits, 0, sizeof bits);
+        rc = strcmp(value, "local") ? nvb__parse_cpulist(value, bits, NVB__MAX_CPUS) : 0;
         if (rc || strlen(value) >= sizeof w->cpus_text)
             return nvb__werr(w, -EINVAL, "invalid CPU list '%s' for key '%s' (example: 0-3,6)", value, key);
         memcpy(w->cpus, bits, sizeof bits);

@@ -522,6 +522,59 @@ START_TEST(placement_on_recorded_two_node)
 }
 END_TEST
 
+START_TEST(cpus_local_picks_the_device_node)
+{
+    uint64_t bits[NVB__MAX_CPUS / 64];
+    int node = -2;
+    char why[192];
+    /* the recorded two-node machine: nvme0n1 (and its partition) on node 1, CPUs 2-3 */
+    const char *devs[] = {"nvme0n1", "nvme0n1p1"};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_msg(nvb__node_cpus(TREES "two-node", devs[i], bits, &node, why, sizeof why) == 0, "%s", why);
+        ck_assert_int_eq(node, 1);
+        ck_assert_uint_eq(bits[0], 0xcu);
+    }
+    ck_assert_int_eq(nvb__node_cpus(TREES "two-node", "sdz", bits, &node, why, sizeof why), -ENOENT);
+    ck_assert(strstr(why, "no NUMA node"));
+    /* a run: pinned to the node's CPUs, or, where sysfs gives the device
+     * no node (this VM's virtio disk), not pinned with a warning */
+    char *file = tu_scratch("explain-local", 1 << 20);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "ios", "100", "cpus", "local", "direct", "0", NULL};
+    const char *tg[] = {file, NULL};
+    struct nvb_workload *w = tu_workload(kv, tg);
+    struct nvb_result *r = tu_run_ok(w);
+    int warned = 0;
+    for (size_t i = 0; i < nvb_result_warning_count(r); i++)
+        warned |= strstr(nvb_result_warning(r, i), "cpus=local") != NULL;
+    ck_assert_uint_eq((uint64_t)tu_get(r, "read.ios"), 100);
+    char *echo = NULL;
+    ck_assert_int_eq(nvb_result_json(r, &echo), 0);
+    ck_assert_msg(strstr(echo, "\"cpus\":\"local\""), "the echo keeps cpus=local");
+    char dev[64], dwhy[192];
+    uint64_t ticks;
+    int known = nvb__disk_io_ticks(file, dev, sizeof dev, &ticks, dwhy, sizeof dwhy) == 0 &&
+                nvb__node_cpus(NULL, dev, bits, &node, why, sizeof why) == 0;
+    if (!known) {
+        ck_assert_msg(warned, "no node for the device, and no cpus=local warning");
+    } else {
+        /* pinned: the job's CPU is one of the node's */
+        struct nvb__jv *root = NULL;
+        ck_assert_int_eq(nvb__json_parse(echo, strlen(echo), &root, why, sizeof why), 0);
+        const struct nvb__jv *jobs = nvb__json_get(nvb__json_get(root, "placement"), "jobs");
+        uint64_t cpu = u(nvb__json_get(&jobs->kid[0], "last_cpu"));
+        ck_assert_msg(bits[cpu / 64] >> (cpu % 64) & 1, "job on CPU %llu, not on node %d", (unsigned long long)cpu,
+                      node);
+        ck_assert(!warned);
+        nvb__json_free(root);
+    }
+    nvb_free(echo);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    unlink(file);
+    free(file);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("explain");
@@ -540,6 +593,7 @@ int main(void)
     tcase_add_test(tc, run_has_kinds_and_environment);
     tcase_add_test(tc, environment_of_this_machine);
     tcase_add_test(tc, interrupts_of_a_run_read_back);
+    tcase_add_test(tc, cpus_local_picks_the_device_node);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
