@@ -99,7 +99,7 @@ setup(
     ext_modules=[
         Extension(
             "nvbench._nvbench",
-            sources=[os.path.join("bindings", "python", "src", f) for f in ("_nvbench.c", "_fiojob.c", "_json.c", "_stats.c", "_echo.c", "_seed.c", "_search.c")],
+            sources=[os.path.join("bindings", "python", "src", f) for f in ("_nvbench.c", "_fiojob.c", "_json.c", "_stats.c", "_echo.c", "_seed.c", "_search.c", "_env.c")],
             # libnvbench/ for core/bindings.h, the internal (non-ABI) functions a
             # binding linking the static archive may call.
             include_dirs=["include", "libnvbench"],

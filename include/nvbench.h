@@ -805,6 +805,17 @@ NVB_API int nvb_matrix_value(const struct nvb_matrix *m, size_t run, size_t axis
  * -ENOSPC (cut at len). */
 NVB_API int nvb_matrix_stack(const struct nvb_matrix *m, size_t run, char *buf, size_t len);
 
+/* The environment that changes storage figures (docs/cpu.md), and its
+ * checks with advice: {"environment": {...}, "checks": [{"severity",
+ * "fact", "device", "message", "advice"}]}, as a run's result records it
+ * and as `nvbench doctor` prints it. root: NULL for the live system, or a
+ * recorded tree holding proc/ and sys/. targets: n paths (live: the block
+ * device of each, a file's through its file system) or device names
+ * (nvme0n1). Facts that cannot be read are null with their reason. The
+ * caller frees *json with nvb_free(). Thread-safe. Returns 0, -EINVAL
+ * (json NULL, or a NULL target), -ENOMEM. Since 0.4. */
+NVB_API int nvb_environment_json(const char *root, const char *const *targets, size_t n, char **json);
+
 #ifdef __cplusplus
 }
 #endif

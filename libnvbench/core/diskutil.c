@@ -45,12 +45,14 @@ void nvb__diskutil_begin(struct run *r, struct nvb_result *res, uint64_t *t0)
         }
         ts->util.state = 1;
     }
+    nvb__irq_begin(res); /* the interrupts over the same window (explain_irq.c) */
     *t0 = nvb__now_ns();
 }
 
 void nvb__diskutil_end(struct nvb_result *res, uint64_t t0)
 {
     uint64_t dt = nvb__now_ns() - t0;
+    nvb__irq_end(res);
     for (unsigned t = 0; t < res->ntargets; t++) {
         struct nvb__tstat *ts = &res->tg[t];
         if (ts->util.state != 1)

@@ -26,6 +26,7 @@
  * target's facts, checks and hold. The namespace behind a passthrough
  * target is the nvme engine's business (its prepare_target()). */
 #include "devices/facts.h"
+#include "core/explain.h" /* the result's explanation: its writers and reader */
 
 /* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE; durations -EDOM when finer than 1 ns ---- */
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */
@@ -393,6 +394,7 @@ struct nvb_result {
     char     group[64];
     unsigned ngroups;
     struct nvb_result **groups;
+    struct nvb__explain *ex;         /* cpu.per_io_us, cpu.per_cpu, environment (explain.h); NULL: none */
     char    *wl_json;                /* the workload object's compact JSON text when wl is NULL
                                       * (loaded, merged): kept as text, not as a tree, so a
                                       * loaded result holds no more than the bytes it read */

@@ -385,8 +385,10 @@ int nvb__jobs_new(struct run *r, struct nvb_result *res)
         r->jobs[i].run = r;
     /* Budgets and rates split exactly over the jobs. */
     unsigned cpu_list[NVB__MAX_CPUS], ncpu_list = 0;
+    uint64_t local[NVB__MAX_CPUS / 64];
+    const uint64_t *pin = !strcmp(w->cpus_text, "local") && nvb__cpus_local(res, local) == 0 ? local : w->cpus;
     for (unsigned c = 0; c < NVB__MAX_CPUS; c++)
-        if ((w->cpus[c / 64] >> (c % 64)) & 1)
+        if ((pin[c / 64] >> (c % 64)) & 1)
             cpu_list[ncpu_list++] = c;
     for (unsigned i = 0; i < p->jobs; i++) {
         struct job *j = &r->jobs[i];

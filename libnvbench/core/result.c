@@ -40,8 +40,8 @@ static void j_path_push(struct nvb__json *j, const char *key, int idx)
 
 static void j_path_pop(struct nvb__json *j) { j->path[j->plen[j->depth]] = 0; }
 
-/* key NULL inside arrays */
-static void j_key(struct nvb__json *j, const char *key)
+#define j_key nvb__json_key /* key NULL inside arrays; explain.h's writers use it too */
+void nvb__json_key(struct nvb__json *j, const char *key)
 {
     j_comma(j);
     if (key && j->b) {
@@ -567,7 +567,9 @@ static void emit_cpu(struct jctx *c, const struct nvb_result *r)
         jo_close(c, '}');
     }
     jo_close(c, ']');
+    nvb__explain_emit_cpu(c->j, r); /* per_io_us, per_cpu: explain_cpu.c */
     jo_close(c, '}');
+    nvb__explain_emit_top(c->j, r); /* environment: explain_env.c */
 }
 
 /* The errors counted, by errno and direction. */

@@ -740,6 +740,8 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
         ld_targets(L, root, r) || nvb__ld_hosts(L, root, r) || nvb__ld_series(L, root, r) || ld_phases(L, root, r) ||
         ld_notes(L, root, r) || (!group && ld_groups(L, root, r)))
         return L->rc;
+    if (!group && (L->rc = nvb__explain_load(root, r, L->why, L->why_len)) < 0)
+        return L->rc;
     return 0;
 }
 

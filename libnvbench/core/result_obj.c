@@ -46,6 +46,7 @@ NVB_API void nvb_result_free(struct nvb_result *r)
             nvb__dstat_free(&r->tg[t].d[d]);
     }
     free(r->tg);
+    nvb__explain_free(r->ex);
     free(r->cpu_pct);
     free(r->cpu_id);
     free(r->threads);

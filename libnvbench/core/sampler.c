@@ -403,6 +403,7 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
     res->ss.stopped = r->ss_stopped;
     if (s->hists_lost)
         nvb__result_warn(res, "timeseries: the percentiles of some intervals are null: out of memory for their histograms");
+    nvb__place_jobs(res); /* the jobs' CPUs while they are alive (explain_place.c) */
     nvb__mutex_lock(r->mu);
     r->release = 1;
     nvb__cond_signal_all(r->cv);
@@ -418,6 +419,7 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
     else
         snprintf(res->cpu_null_reason, sizeof res->cpu_null_reason,
                  "not measured: the whole machine's CPU counters could not be read");
+    nvb__explain_run(res, r->cpu_sys_ok[NVB__EDGE_START] && r->cpu_sys_ok[NVB__EDGE_END] ? r->cpu_sys : NULL, r->cpu_sys_ok[NVB__EDGE_START] && r->cpu_sys_ok[NVB__EDGE_END] ? &r->cpu_sys[NVB__EDGE_END] : NULL);
     for (int e = 0; e < 2; e++)
         nvb__sys_sample_free(&r->cpu_sys[e]);
     res->process_user_s = (double)own_user / 1e9;

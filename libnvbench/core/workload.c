@@ -342,7 +342,9 @@ static int set_text(struct nvb_workload *w, const struct keydef *k, const char *
         return 0;
     }
     uint64_t bits[NVB__MAX_CPUS / 64];
-    int rc = nvb__parse_cpulist(value, bits, NVB__MAX_CPUS);
+    if (!strcmp(value, "local")) /* the device's node's CPUs, found at setup (explain_place.c) */
+        memset(bits, 0, sizeof bits);
+    int rc = strcmp(value, "local") ? nvb__parse_cpulist(value, bits, NVB__MAX_CPUS) : 0;
     if (rc || strlen(value) >= sizeof w->cpus_text)
         return nvb__werr(w, -EINVAL, "invalid CPU list '%s' for key '%s' (example: 0-3,6)", value, k->name);
     memcpy(w->cpus, bits, sizeof bits);

@@ -68,6 +68,30 @@ struct nvb__sys_sample {
 /* 0 or negative errno (-ENOTSUP where there is no such facility). */
 int  nvb__sys_sample(struct nvb__sys_sample *s);
 void nvb__sys_sample_free(struct nvb__sys_sample *s);
+/* The same from a recorded tree: root/proc/stat (Linux; -ENOTSUP on
+ * Windows), root NULL for the live system. */
+int  nvb__sys_sample_at(const char *root, struct nvb__sys_sample *s);
+/* Whether the per-kind counters (irq, softirq, iowait, steal) are the
+ * kernel's own: 1, or 0 with why filled (Windows). */
+int  nvb__sys_kinds(char *why, size_t len);
+/* A small procfs/sysfs text file, root + rel (root NULL: the live system),
+ * trailing newlines and spaces cut, NUL-terminated and truncated to len.
+ * Its length, or negative errno (-ENOTSUP on Windows). */
+int  nvb__text_read(const char *root, const char *rel, char *buf, size_t len);
+/* The last component of the symbolic link root + rel (sysfs' device
+ * links: the controller of a block device). 0 or negative errno. */
+int  nvb__link_base(const char *root, const char *rel, char *out, size_t len);
+/* This process's threads whose name starts with prefix (NULL: all): id,
+ * name and the CPU each last ran on, up to max. Their number, or negative
+ * errno (-ENOTSUP on Windows). */
+struct nvb__thread_place {
+    long tid;
+    int  cpu;
+    char name[32];
+};
+int  nvb__thread_places(const char *prefix, struct nvb__thread_place *out, int max);
+/* The CPUs this process may run on, as a list ("0-3,8"). 0 or negative errno. */
+int  nvb__affinity_list(char *buf, size_t len);
 
 /* Process CPU (all threads, including kernel threads the process owns such
  * as io_uring's io-wq and SQPOLL workers). */

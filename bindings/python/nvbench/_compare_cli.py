@@ -14,6 +14,7 @@ from .report import format_comparison
 from .resultset import ResultSet
 from .stacks import COLUMNS, four_stacks
 from .store import StoreError
+from ._env_compare import differences as env_differences
 
 # ------------------------------------------------------------------ compare
 
@@ -150,6 +151,8 @@ def cmd_compare(args):
             _err(head + ". A difference would mix both effects; --force compares anyway")
             return EXIT_INPUT
         _err("warning: " + head)
+    for w in env_differences(a, b, name_a, name_b):
+        _err("warning: " + w)
     try:
         frames = []
         for sa, sb in pairs:

@@ -13,6 +13,7 @@ import math
 from ._percentile import PCT_KEYS, pct_min_ios
 from ._printable import printable
 from .stats import mean_var
+from ._cpu_explain import interrupts_lines, kinds_lines
 
 
 def _si(v):
@@ -184,10 +185,10 @@ def _cpu_lines(cpu):
         line += f"; machine {sys_pct:.1f} % busy"
         if _is_num(cpu.get("background_pct")):
             line += f" (other processes {cpu['background_pct']:.1f} %)"
-        return [line]
+        return [line] + kinds_lines(cpu)
     line += "; machine n/a % busy"
     why = cpu.get("system_null_reason")
-    return [line] + ([f"    machine busy {why}"] if why else [])
+    return [line] + ([f"    machine busy {why}"] if why else []) + kinds_lines(cpu)
 
 
 def _block(data):
@@ -204,6 +205,7 @@ def _block(data):
     cpu = data.get("cpu") or {}
     if cpu:
         lines.extend(_cpu_lines(cpu))
+        lines.extend(interrupts_lines(data))
     lines += _rate_lines(data)
     lines.extend(_util_lines(data.get("per_target")))
     errs = (data.get("errors") or {}).get("count")

@@ -33,6 +33,7 @@
 #include "_json.h"
 #include "_seed.h"
 #include "_search.h"
+#include "_env.h"
 #include "_stats.h"
 
 typedef struct {
@@ -803,7 +804,7 @@ static int nvbench_exec(PyObject *module)
     if (nvbench_add_fiojob(module) < 0 || PyModule_AddFunctions(module, nvbench_json_methods) < 0 ||
         PyModule_AddFunctions(module, nvbench_echo_methods) < 0)
         return -1;
-    if (nvbench_add_seed(module) < 0 || nvbench_add_search(module) < 0)
+    if (nvbench_add_seed(module) < 0 || nvbench_add_search(module) < 0 || nvbench_add_env(module) < 0)
         return -1;
     return nvbench_add_stats(module);
 }

@@ -1,0 +1,131 @@
+/*
+ * Explaining a run's CPU (internal; docs/cpu.md): where the machine's CPU
+ * time went by kind over the run's window (cpu.per_io_us, cpu.per_cpu),
+ * and the facts of the machine that change storage figures (environment).
+ * Kept apart from result.c: a result holds one struct nvb__explain, and
+ * result.c, result_load.c and the sampler each make one call into here.
+ */
+#ifndef NVB_CORE_EXPLAIN_H
+#define NVB_CORE_EXPLAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform/platform.h"
+
+struct nvb_result;
+struct nvb__json;
+struct nvb__jv;
+
+/* The machine's CPU time by kind over one window, in ns. */
+struct nvb__kinds {
+    uint64_t user, nice, system, irq, softirq, iowait, steal, idle;
+};
+
+struct nvb__explain {
+    /* cpu.per_io_us and cpu.per_cpu: 0 absent (a result from before them:
+     * nothing is written), 1 measured, 2 null with kinds_why */
+    int      kinds_state;
+    char     kinds_why[256];
+    uint64_t tick_ns;                /* the counters' step */
+    struct nvb__kinds machine;
+    int      ncpu;
+    int     *cpu_id;
+    struct nvb__kinds *cpu;
+    /* environment: a JSON object (facts, each with value and source), owned;
+     * NULL: absent */
+    struct nvb__jv *env;
+    /* interrupts (explain_irq.c): 0 absent, 1 measured (irq: the object
+     * without per_io), 2 null with irq_why; irq_t0: /proc/interrupts at
+     * the window's start, while running */
+    int      irq_state;
+    char     irq_why[192];
+    char    *irq_t0;
+    struct nvb__jv *irq;
+    /* placement (explain_place.c): the job threads' CPUs read while they
+     * are alive (jobs, until the tree is made), the tree; NULL absent */
+    struct nvb__thread_place *jobs;
+    int      njobs;
+    char     place_why[160];
+    struct nvb__jv *place;
+};
+#define NVB__PLACE_MAX 4096
+
+void nvb__explain_free(struct nvb__explain *e);
+/* The result's explanation, made on first use; NULL out of memory. */
+struct nvb__explain *nvb__explain_of(struct nvb_result *r);
+
+/* All of the above for a finished run (sampler.c, one call): the kinds
+ * from a and b (either NULL when not read), the environment of its
+ * targets' devices. 0 or -ENOMEM. */
+int nvb__explain_run(struct nvb_result *r, const struct nvb__sys_sample *a, const struct nvb__sys_sample *b);
+/* From the two whole-machine samples of the run's CPU window (sampler.c);
+ * a and b may be NULL when they could not be read. 0 or -ENOMEM. */
+int nvb__explain_cpu(struct nvb_result *r, const struct nvb__sys_sample *a, const struct nvb__sys_sample *b);
+/* The kinds of one window: b - a, counters that went back count 0. */
+void nvb__kinds_delta(const struct nvb__cpu_times *a, const struct nvb__cpu_times *b, struct nvb__kinds *d);
+uint64_t nvb__kinds_busy(const struct nvb__kinds *k);  /* user + nice + system + irq + softirq */
+uint64_t nvb__kinds_total(const struct nvb__kinds *k); /* busy + iowait + steal + idle */
+
+/* Writers, inside "cpu" (per_io_us, per_cpu) and at the result's top level
+ * (environment); they also answer nvb_result_get() for the numbers. */
+void nvb__explain_emit_cpu(struct nvb__json *j, const struct nvb_result *r);
+void nvb__explain_emit_top(struct nvb__json *j, const struct nvb_result *r);
+/* Reading back what the writers wrote; 0, -EINVAL (why says which key),
+ * -ENOMEM. */
+int nvb__explain_load(const struct nvb__jv *root, struct nvb_result *r, char *why, size_t len);
+int nvb__explain_load_cpu(const struct nvb__jv *root, struct nvb_result *r, char *why, size_t len);
+/* result.c's key writer: the comma and the key, as every other member. */
+void nvb__json_key(struct nvb__json *j, const char *key);
+
+/* The environment of a run's targets (explain_env.c): root NULL the live
+ * system, else a recorded tree (root/sys, root/proc). devs: block device
+ * names (no /dev/), n of them; steal_pct: the run's (NaN when not
+ * measured, steal_why says why). A JSON object text, malloc'd; NULL out of
+ * memory. */
+char *nvb__env_json(const char *root, const char *const *devs, size_t n, double steal_pct, const char *steal_why);
+
+/* Interrupts (explain_irq.c). The text of root/proc/interrupts (root NULL:
+ * live), malloc'd, or NULL. */
+char *nvb__irq_read(const char *root);
+/* The device queues' interrupts between two /proc/interrupts texts, for
+ * block devices devs (their controllers from root's sysfs): a JSON object
+ * text {cpus, devices: {dev: {controller, queues: [{irq, name, per_cpu,
+ * count}], count, null_reason}}, per_cpu, count}, malloc'd; NULL with why. */
+char *nvb__irq_json(const char *root, const char *t0, const char *t1, const char *const *devs, size_t n,
+                    char *why, size_t whylen);
+/* The window's edges (diskutil.c), the writer and the reader. */
+void nvb__irq_begin(struct nvb_result *r);
+void nvb__irq_end(struct nvb_result *r);
+void nvb__irq_emit(struct nvb__json *j, const struct nvb_result *r);
+int  nvb__irq_load(const struct nvb__jv *root, struct nvb_result *r);
+
+/* Placement (explain_place.c): the jobs' CPUs while they are alive
+ * (sampler.c, before they are let go), the tree after the environment. */
+void nvb__place_jobs(struct nvb_result *r);
+int  nvb__place_finish(struct nvb_result *r);
+void nvb__place_emit(struct nvb__json *j, const struct nvb_result *r);
+int  nvb__place_load(const struct nvb__jv *root, struct nvb_result *r);
+
+/* cpus=local: the CPUs of the NUMA node of block device dev (root NULL:
+ * live) into bits, *node its node. 0, or -ENOENT with why (no node). */
+int  nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node, char *why, size_t len);
+/* For a run (job_setup.c): the node of the first target's device, or a
+ * warning that the jobs are not pinned. 0 or negative errno. */
+int  nvb__cpus_local(struct nvb_result *r, uint64_t *bits);
+
+/* The environment's checks (explain_check.c): fn is called once per check
+ * that applies, severity "warn" (also a warning of the run's result) or
+ * "note" (doctor only); dev NULL for the machine's facts. Their count. */
+typedef void (*nvb__check_fn)(void *arg, const char *severity, const char *fact, const char *dev, const char *msg,
+                              const char *advice);
+int  nvb__env_checks(const struct nvb__jv *env, nvb__check_fn fn, void *arg);
+/* The "warn" checks of r's environment as r's warnings. */
+void nvb__env_warn(struct nvb_result *r);
+/* The placement object of jobs on root's machine (NULL: live) for devices
+ * devs, calling warn for each job on another node than a device; a JSON
+ * object text, malloc'd, or NULL out of memory. */
+char *nvb__place_json(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
+                      const char *const *devs, size_t ndev, nvb__check_fn warn, void *arg);
+
+#endif

@@ -1,0 +1,227 @@
+/*
+ * Placement: the CPU each job thread last ran on, the CPUs the process may
+ * use, each target device's NUMA node and the CPUs of each node, and a
+ * warning when a job ran on another node than its device (the cross-node
+ * case that costs most on a two-socket machine). The jobs' CPUs are read
+ * when the measured window closes, while they are alive (sampler.c).
+ * "last_cpu" is the CPU a thread was last seen on, not where it spent most
+ * time: the kernel keeps no per-CPU time per thread. docs/cpu.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/explain.h"
+#include "core/internal.h"
+#include "util/json.h"
+
+#define MAX_NODES 64
+
+static int node_of_cpu(const char *root, int cpu, int *nnodes)
+{
+    int found = -1;
+    *nnodes = 0;
+    for (int n = 0; n < MAX_NODES; n++) {
+        char rel[96], list[1024];
+        uint64_t bits[NVB__MAX_CPUS / 64];
+        snprintf(rel, sizeof rel, "/sys/devices/system/node/node%d/cpulist", n);
+        if (nvb__text_read(root, rel, list, sizeof list) < 0)
+            continue;
+        (*nnodes)++;
+        memset(bits, 0, sizeof bits);
+        if (cpu >= 0 && cpu < NVB__MAX_CPUS && nvb__parse_cpulist(list, bits, NVB__MAX_CPUS) >= 0 &&
+            (bits[cpu / 64] >> (cpu % 64) & 1))
+            found = n;
+    }
+    return found;
+}
+
+static int dev_node(const char *root, const char *dev)
+{
+    char rel[160], v[32];
+    snprintf(rel, sizeof rel, "/sys/class/block/%s/device/numa_node", dev);
+    if (nvb__text_read(root, rel, v, sizeof v) < 0) {
+        snprintf(rel, sizeof rel, "/sys/class/block/%s/../device/numa_node", dev);
+        if (nvb__text_read(root, rel, v, sizeof v) < 0)
+            return -1;
+    }
+    return atoi(v); /* -1: the kernel does not know */
+}
+
+char *nvb__place_json(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
+                      const char *const *devs, size_t ndev, nvb__check_fn warn, void *arg)
+{
+    struct nvb__buf b = {0};
+    int nnodes = 0;
+    node_of_cpu(root, -1, &nnodes);
+    nvb__buf_printf(&b, "{\"nodes\":%d,\"allowed_cpus\":", nnodes);
+    if (allowed)
+        nvb__json_write_str(&b, allowed);
+    else
+        nvb__buf_puts(&b, "null");
+    nvb__buf_puts(&b, ",\"devices\":{");
+    for (size_t d = 0; d < ndev; d++) {
+        nvb__buf_puts(&b, d ? "," : "");
+        nvb__json_write_str(&b, devs[d]);
+        int node = dev_node(root, devs[d]);
+        if (node >= 0)
+            nvb__buf_printf(&b, ":{\"node\":%d}", node);
+        else
+            nvb__buf_puts(&b, ":{\"node\":null,\"null_reason\":\"sysfs gives the device no NUMA node\"}");
+    }
+    nvb__buf_puts(&b, "},\"jobs\":[");
+    for (int i = 0; i < njobs; i++) {
+        int nn, node = node_of_cpu(root, jobs[i].cpu, &nn);
+        nvb__buf_printf(&b, "%s{\"tid\":%ld,\"name\":", i ? "," : "", jobs[i].tid);
+        nvb__json_write_str(&b, jobs[i].name);
+        nvb__buf_printf(&b, ",\"last_cpu\":%d,\"node\":", jobs[i].cpu);
+        if (node >= 0)
+            nvb__buf_printf(&b, "%d}", node);
+        else
+            nvb__buf_puts(&b, "null}");
+        for (size_t d = 0; warn && nnodes > 1 && node >= 0 && d < ndev; d++) {
+            int dn = dev_node(root, devs[d]);
+            if (dn < 0 || dn == node)
+                continue;
+            char msg[256];
+            snprintf(msg, sizeof msg, "job %s last ran on CPU %d (node %d), the device %s is on node %d",
+                     jobs[i].name, jobs[i].cpu, node, devs[d], dn);
+            warn(arg, "warn", "placement", devs[d], msg,
+                 "I/O across nodes costs CPU per I/O and latency: run the jobs on the device's node's CPUs (cpus=)");
+        }
+    }
+    nvb__buf_puts(&b, "],\"null_reason\":null}");
+    char *out = NULL;
+    return nvb__buf_take(&b, &out) ? NULL : out;
+}
+
+/* ------------------------------------------------------------ the run */
+
+void nvb__place_jobs(struct nvb_result *r)
+{
+    struct nvb__explain *x = nvb__explain_of(r);
+    if (!x)
+        return;
+    free(x->jobs);
+    x->njobs = 0;
+    x->jobs = calloc(NVB__PLACE_MAX, sizeof *x->jobs);
+    int n = x->jobs ? nvb__thread_places("nvb-job-", x->jobs, NVB__PLACE_MAX) : -ENOMEM;
+    if (n < 0) {
+        free(x->jobs);
+        x->jobs = NULL;
+        snprintf(x->place_why, sizeof x->place_why, "%s",
+                 n == -ENOTSUP ? "not measured on this platform: the threads' CPUs are read from Linux's /proc"
+                               : "the job threads' CPUs could not be read");
+        return;
+    }
+    x->njobs = n;
+}
+
+static void to_warning(void *arg, const char *sev, const char *fact, const char *dev, const char *msg,
+                       const char *advice)
+{
+    (void)sev;
+    (void)fact;
+    (void)dev;
+    nvb__result_warn(arg, "placement: %s (%s)", msg, advice);
+}
+
+/* After the environment (nvb__explain_run): the tree and its warnings. */
+int nvb__place_finish(struct nvb_result *r)
+{
+    struct nvb__explain *x = r->ex;
+    if (!x)
+        return 0;
+    struct nvb__buf b = {0};
+    char *text = NULL;
+    if (!x->jobs) {
+        if (!x->place_why[0])
+            return 0;
+        nvb__buf_puts(&b, "{\"null_reason\":");
+        nvb__json_write_str(&b, x->place_why);
+        nvb__buf_puts(&b, "}");
+        if (nvb__buf_take(&b, &text))
+            return -ENOMEM;
+    } else {
+        const char **devs = calloc(r->ntargets ? r->ntargets : 1, sizeof *devs);
+        if (!devs)
+            return -ENOMEM;
+        size_t n = 0;
+        for (unsigned i = 0; i < r->ntargets; i++) {
+            int dup = 0;
+            for (size_t k = 0; k < n; k++)
+                dup |= !strcmp(devs[k], r->tg[i].util.dev);
+            if (r->tg[i].util.dev[0] && !dup)
+                devs[n++] = r->tg[i].util.dev;
+        }
+        char allowed[512];
+        int ok = nvb__affinity_list(allowed, sizeof allowed) == 0;
+        text = nvb__place_json(NULL, x->jobs, x->njobs, ok ? allowed : NULL, devs, n, to_warning, r);
+        free(devs);
+    }
+    free(x->jobs);
+    x->jobs = NULL;
+    if (!text)
+        return -ENOMEM;
+    char why[128];
+    int rc = nvb__json_parse(text, strlen(text), &x->place, why, sizeof why);
+    free(text);
+    return rc;
+}
+
+void nvb__place_emit(struct nvb__json *j, const struct nvb_result *r)
+{
+    if (!r->ex || !r->ex->place)
+        return;
+    nvb__json_key(j, "placement");
+    if (j->b)
+        nvb__json_write(r->ex->place, j->b);
+}
+
+int nvb__place_load(const struct nvb__jv *root, struct nvb_result *r)
+{
+    const struct nvb__jv *p = nvb__json_get(root, "placement");
+    if (!p || p->type != NVB__J_OBJ)
+        return 0;
+    struct nvb__explain *x = nvb__explain_of(r);
+    if (!x || !(x->place = calloc(1, sizeof *x->place)))
+        return -ENOMEM;
+    return nvb__json_copy(x->place, p);
+}
+
+/* ------------------------------------------------------------ cpus=local */
+
+int nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node, char *why, size_t len)
+{
+    *node = dev_node(root, dev);
+    if (*node < 0) {
+        snprintf(why, len, "sysfs gives %s no NUMA node", dev);
+        return -ENOENT;
+    }
+    char rel[96], list[1024];
+    snprintf(rel, sizeof rel, "/sys/devices/system/node/node%d/cpulist", *node);
+    if (nvb__text_read(root, rel, list, sizeof list) < 0 || nvb__parse_cpulist(list, bits, NVB__MAX_CPUS) < 0) {
+        snprintf(why, len, "node %d of %s has no CPU list in sysfs", *node, dev);
+        return -ENOENT;
+    }
+    return 0;
+}
+
+int nvb__cpus_local(struct nvb_result *r, uint64_t *bits)
+{
+    char name[64], why[192];
+    uint64_t ticks;
+    int node;
+    const char *path = r->ntargets ? (r->tg[0].file ? r->tg[0].file : r->tg[0].path) : NULL;
+    if (!path) {
+        nvb__result_warn(r, "cpus=local: no target to take a device's node from: the jobs are not pinned");
+        return -ENOENT;
+    }
+    if (nvb__disk_io_ticks(path, name, sizeof name, &ticks, why, sizeof why) < 0 ||
+        nvb__node_cpus(NULL, name, bits, &node, why, sizeof why) < 0) {
+        nvb__result_warn(r, "cpus=local: %s: the jobs are not pinned (all CPUs)", why);
+        return -ENOENT;
+    }
+    return 0;
+}

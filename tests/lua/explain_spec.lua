@@ -1,0 +1,32 @@
+-- The machine's CPU per I/O by kind and the environment reach Lua as the
+-- library wrote them (docs/cpu.md): r.cpu.per_io_us, r.cpu.per_cpu,
+-- r.environment, r.interrupts, and r:get() on the numbers.
+local nvb = require "nvbench"
+local S = require "support"
+
+describe("cpu by kind and environment", function()
+  local data
+  setup(function() data = S.scratch("4M") end)
+  teardown(function() data:remove() end)
+
+  it("shows cpu.per_io_us, cpu.per_cpu and environment", function()
+    local r = assert(nvb.run { targets = { data.path }, engine = "psync", rw = "randread", bs = "4k",
+                               runtime = "300ms", direct = 0 })
+    local k = r.cpu.per_io_us
+    assert.is_table(k)
+    assert.are.equal("/proc/sys/kernel/osrelease", r.environment.kernel_release.source)
+    assert.is_table(r.environment.devices)
+    assert.is_table(r.interrupts) -- per_io, or nil with null_reason
+    assert.is_true(r.interrupts.per_io ~= nil or type(r.interrupts.null_reason) == "string")
+    if k.busy == nil then
+      assert.is_string(k.null_reason) -- not measured: it says why
+      return
+    end
+    assert.is_true(math.abs(k.user + k.system + k.irq + k.softirq - k.busy) <= 1e-9 * k.busy)
+    assert.is_true(#r.cpu.per_cpu > 0)
+    local soft = 0
+    for _, row in ipairs(r.cpu.per_cpu) do soft = soft + row.per_io_us.softirq end
+    assert.is_true(math.abs(soft - k.softirq) <= 1e-9 * (1 + soft))
+    assert.is_true(math.abs(r:get("cpu.per_io_us.busy") - k.busy) <= 1e-9 * k.busy)
+  end)
+end)
