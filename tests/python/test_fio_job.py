@@ -280,19 +280,6 @@ def test_run_env_job_on_null():
     assert r.data["read"]["ios"] > 0 and r.data["write"]["ios"] == 0
 
 
-def test_missing_library_key_is_refused_or_warned(tmp_path, monkeypatch):
-    # an older library under this mapping: one without random_map
-    from nvbench import fio_job as fj
-    real = fj._nvbench.workload_keys
-    monkeypatch.setattr(fj._nvbench, "workload_keys", lambda: [k for k in real() if k[0] != "random_map"])
-    path = write(tmp_path, "[j]\nioengine=null\nsize=16m\nrw=randread\nruntime=100ms\ntime_based\n")
-    with pytest.raises(FioJobError, match=r"\[j\]: option 'norandommap' needs workload key 'random_map'"):
-        run_fio_job(path)  # fio's random map (each block once per pass) is not there
-    with pytest.warns(nvbench.NvbenchWarning, match="random_map"):
-        [r] = run_fio_job(path, lenient=True)
-    assert any("'random_map'" in t for t in r.data["warnings"]) and r.data["read"]["ios"] > 0
-
-
 def test_concurrent_jobs_need_run_groups():
     if hasattr(nvbench, "run_groups"):
         rs = run_fio_job(job("stonewall"))
@@ -364,7 +351,7 @@ def test_split_with_fio_default_map_is_not_silently_dropped(tmp_path):
     assert r.data["read"]["bytes"] == 1 << 20 == sum(int(k) * v for k, v in counts.items())
 
 
-# ------------------------------------------------------------------ the Lua helper
+# ------------------------------------------------------------------ one mapping for C, Python and Lua
 
 LUA = shutil.which("lua5.4")
 CROSS = ["[global]\nioengine=null\nsize=1m\nstonewall\n[a]\nrw=randwrite\nnorandommap\nrwmixwrite=30\n"
@@ -389,44 +376,62 @@ CROSS = ["[global]\nioengine=null\nsize=1m\nstonewall\n[a]\nrw=randwrite\nnorand
          # second [a], named 'a #2' in its results, cannot meet a section of that name
          "[global]\nioengine=null\nsize=1m\n[a]\n[a]\n[a_2]\n",
          "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nsqthread_poll=1\ntime_based\nruntime=1\n",
-         "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nsqthread_poll=0\ntime_based\nruntime=1\n"]
+         "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nsqthread_poll=0\ntime_based\nruntime=1\n",
+         # the one mapping: a fresh seed, several drops of one job (lenient), each named once
+         "[j]\nioengine=null\nsize=1m\nrw=randread\nrandrepeat=0\n",
+         "[j]\nioengine=sync\nsize=1m\nrw=randread:8\ncpus_allowed=0-1\nbs=4k,8k\nfsync=1\nfsync=2\n"]
 
 
-def lua_steps(path, env):
+def lua_steps(path, env, lenient):
     if lua_env(env) is None:
         pytest.skip("the Lua module nvbench.so is not built (nvbench.fio_job reads through it)")
-    p = subprocess.run([LUA, os.path.join(ROOT, "tests", "lua", "fio_job_dump.lua"), path], capture_output=True,
-                       text=True, env=lua_env(env))
+    p = subprocess.run([LUA, os.path.join(ROOT, "tests", "lua", "fio_job_dump.lua"), path] + ["lenient"] * lenient,
+                       capture_output=True, text=True, env=lua_env(env), errors="surrogateescape")
     assert p.returncode == 0, p.stderr
     return p.stdout.splitlines()
 
 
-def python_steps(path, env):
+def c_steps(path, env, lenient):
+    """The C mapping through tests/c/test_fiomap's dump mode (built beside this test's cwd)."""
+    for d in (os.getcwd(), os.path.join(ROOT, "build", "tests")):
+        exe = os.path.join(d, "test_fiomap")
+        if os.access(exe, os.X_OK):
+            p = subprocess.run([exe, "dump", path] + ["lenient"] * lenient, capture_output=True, text=True,
+                               env=env, errors="surrogateescape")
+            assert p.returncode == 0, p.stderr
+            return p.stdout.splitlines()
+    pytest.skip("tests/c/test_fiomap is not built")
+
+
+def python_steps(path, env, lenient=False):
+    """One line per workload, as test_fiomap's dump prints it: sorted key=value(origin),
+    targets; its warnings and left-out options; or the error."""
     try:
-        steps = from_fio_job(path, env=env)
+        steps = from_fio_job(path, env=env, lenient=lenient)
     except FioJobError as e:
         return ["error\t" + str(e)]
     out = []
     for i, step in enumerate(steps, 1):
         for w in step:
-            items = [f"{k}={'|'.join(v) if k == 'targets' else v}" for k, v in keys(w).items()]
+            origin = w["fio"]["origin"]
+            items = [f"{k}={'*' if origin[k] == 'randrepeat' else v}({origin[k]})" for k, v in keys(w).items()
+                     if k != "targets"] + ["targets=" + "|".join(w["targets"])]
             out.append(f"{i}\t{w['fio']['section']}\t{' '.join(sorted(items))}")
+            out += [f"\twarning\t{t}" for t in w["fio"]["warnings"]] + [f"\tdropped\t{t}" for t in w["fio"]["dropped"]]
     return out
 
 
 @pytest.mark.skipif(LUA is None, reason="lua5.4 not installed")
+@pytest.mark.parametrize("lenient", [False, True])
 @pytest.mark.parametrize("case", sorted(os.listdir(JOBS)) + list(range(len(CROSS))))
-def test_lua_maps_as_python(tmp_path, case):
+def test_c_python_and_lua_map_alike(tmp_path, case, lenient):
+    """One mapping (nvb_fiomap_new): the same job file gives the same steps, keys, origins,
+    targets, warnings and errors from C, Python and Lua, strict and lenient."""
     env = dict(os.environ, NVB_FIO_BS="4k", NVB_FIO_SIZE="16m", NVB_FIO_RUNTIME="1")
     path = os.path.join(JOBS, case) if isinstance(case, str) else write(tmp_path, CROSS[case])
-    py, lua = python_steps(path, env), lua_steps(path, env)
-    if py[0].startswith("error") and ": fio option " not in py[0]:  # the one reader's own error
-        assert lua == py
-    elif py[0].startswith("error"):  # the same option and section named; wording may differ
-        assert lua[0].startswith("error") and py[0].split(": fio option ")[1].split("'")[1] in lua[0]
-        assert py[0].split(": fio option ")[0].split("section ")[1] in lua[0]
-    else:
-        assert lua == py
+    py = python_steps(path, env, lenient)
+    assert py and c_steps(path, env, lenient) == py
+    assert lua_steps(path, env, lenient) == py
 
 
 @pytest.mark.parametrize("stop", [KeyboardInterrupt, nvbench.Terminated])

@@ -1,0 +1,309 @@
+/*
+ * fiomap_opt.c - the fio options nvbench honours, one handler each, and
+ * the options that shape a job as a whole (read in fiomap.c). An option
+ * in neither table has no equivalent: refused, or left out with a warning
+ * when the mapping is lenient.
+ */
+#include "core/fiomap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRY(x)                                                                                                     \
+    do {                                                                                                           \
+        int rc_ = (x);                                                                                             \
+        if (rc_ < 0)                                                                                               \
+            return rc_;                                                                                            \
+    } while (0)
+
+/* ------------------------------------------------------------------ direct renames
+ * fio options whose value is a library key's value as it is. This table
+ * is the one to fold into the key table's fio column (workload.c). */
+static const struct { const char *fio, *key; } renames[] = {
+    {"rwmixread", "rwmix"},
+    {"iodepth", "qd"},
+    {"random_distribution", "random_distribution"},
+    {"thinktime_blocks", "thinktime_blocks"},
+    {"randseed", "seed"},
+    {"iodepth_batch", "submit_batch"},
+    {"iodepth_batch_submit", "submit_batch"},
+    {"iodepth_batch_complete", "complete_batch"},
+    {"iodepth_batch_complete_min", "complete_batch"},
+    {"buffer_compress_percentage", "data_compress"},
+    {"dedupe_percentage", "data_dedupe"},
+};
+
+/* Options that shape the run as a whole or only fio's report: read in
+ * fiomap.c, or accepted as they are (nvbench reports every job's figures
+ * and percentiles anyway). */
+static const char *const structure[] = {
+    "name", "description", "stonewall", "wait_for_previous", "new_group", "group_reporting", "thread", "kb_base",
+    "unit_base", "lat_percentiles", "clat_percentiles", "filename", "directory", "nrfiles", "size", "io_size",
+    "io_limit", "offset_increment", "loops", "runtime", "time_based", "ramp_time", "numjobs", "do_verify",
+    "cpus_allowed_policy", "cmd_type", "refill_buffers", "scramble_buffers", "ioengine", "norandommap",
+    "randrepeat",
+};
+
+/* ------------------------------------------------------------------ handlers */
+
+static const char *const rw_names[][2] = {
+    {"read", "read"}, {"write", "write"}, {"randread", "randread"}, {"randwrite", "randwrite"}, {"rw", "rw"},
+    {"readwrite", "rw"}, {"randrw", "randrw"}, {"trim", "trim"}, {"randtrim", "randtrim"},
+};
+
+static int h_rw(struct fm_job *j, const char *opt, const char *v)
+{
+    const char *colon = strchr(v, ':');
+    size_t n = colon ? (size_t)(colon - v) : strlen(v);
+    for (size_t i = 0; i < sizeof rw_names / sizeof rw_names[0]; i++) {
+        if (strlen(rw_names[i][0]) != n || strncmp(v, rw_names[i][0], n) != 0)
+            continue;
+        if (colon)
+            TRY(fm_refuse(j, opt, "the ':%s' offset modifier", colon + 1));
+        return fm_set(j, "rw", rw_names[i][1], opt);
+    }
+    return fm_err(j, opt, "'%s': nvbench runs read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim",
+                  v);
+}
+
+static int h_rwmixwrite(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t n;
+    TRY(fm_whole(j, opt, v, "a whole number", &n));
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", 100 - (long long)n);
+    return fm_set(j, "rwmix", buf, opt);
+}
+
+static int h_bs(struct fm_job *j, const char *opt, const char *v)
+{
+    char one[NVB_FIOJOB_MAX_LINE + 1];
+    uint64_t n;
+    int rc = fm_one_value(j, opt, one, sizeof one);
+    if (rc != 0)
+        return rc < 0 ? rc : 0; /* left out: the option takes no effect at all */
+    (void)v;
+    TRY(fm_size(j, opt, one, &n));
+    return fm_setu(j, "bs", n, opt);
+}
+
+/* 4k/50:64k/50[,...]: each size (at the start, after ':' or ',') as fio
+ * reads it, the shares after '/' as written. */
+static int h_bssplit(struct fm_job *j, const char *opt, const char *v)
+{
+    struct {
+        char  *s;
+        size_t n;
+    } out = {malloc(strlen(v) * 10 + 64), 0}; /* "1p" is 16 digits */
+    if (!out.s)
+        return -ENOMEM;
+    int rc = 0;
+    for (const char *p = v; rc == 0;) {
+        size_t n = strcspn(p, ":,/");
+        int is_size = p == v || p[-1] == ':' || p[-1] == ',';
+        if (is_size && n) {
+            char item[NVB_FIOJOB_MAX_LINE + 1];
+            uint64_t sz;
+            snprintf(item, sizeof item, "%.*s", (int)n, p);
+            rc = fm_size(j, opt, item, &sz);
+            out.n += (size_t)sprintf(out.s + out.n, "%llu", (unsigned long long)sz);
+        } else {
+            memcpy(out.s + out.n, p, n);
+            out.n += n;
+        }
+        if (!p[n])
+            break;
+        out.s[out.n++] = p[n];
+        p += n + 1;
+    }
+    out.s[out.n] = 0;
+    if (rc == 0)
+        rc = fm_set(j, "bssplit", out.s, opt);
+    free(out.s);
+    return rc;
+}
+
+static int h_offset(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t n;
+    TRY(fm_size(j, opt, v, &n));
+    return fm_setu(j, "offset", n, opt);
+}
+
+static int h_direct(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    /* buffered is direct's opposite */
+    return fm_set(j, "direct", (t == (strcmp(opt, "direct") == 0)) ? "1" : "0", opt);
+}
+
+static int h_invalidate(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    return fm_set(j, "invalidate", t ? "1" : "0", opt);
+}
+
+static int h_rate_iops(struct fm_job *j, const char *opt, const char *v)
+{
+    char one[NVB_FIOJOB_MAX_LINE + 1];
+    uint64_t n;
+    int rc = fm_one_value(j, opt, one, sizeof one);
+    (void)v;
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    TRY(fm_whole(j, opt, one, "a count of I/Os per second", &n));
+    if (n && j->numjobs > UINT64_MAX / n)
+        return fm_err(j, opt, "%llu per job over %llu jobs is more than 2^64 - 1 I/Os per second",
+                      (unsigned long long)n, (unsigned long long)j->numjobs);
+    TRY(fm_setu(j, "rate_iops", n * j->numjobs, opt)); /* fio's is per job, nvbench's over all jobs */
+    return fm_set(j, "rate_mode", "closed", opt);
+}
+
+static int h_rate_process(struct fm_job *j, const char *opt, const char *v)
+{
+    return fm_set(j, "rate_process", strcmp(v, "linear") == 0 ? "uniform" : v, opt);
+}
+
+static int h_thinktime(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t ns;
+    (void)v;
+    TRY(fm_time(j, opt, "us", &ns));
+    uint64_t us = ns / 1000, r = ns % 1000;
+    us += r > 500 || (r == 500 && (us & 1)); /* to the nearest us, ties to even */
+    return fm_setu(j, "thinktime", us, opt);
+}
+
+static int h_verify(struct fm_job *j, const char *opt, const char *v)
+{
+    if (strcmp(v, "0") == 0 || strcmp(v, "none") == 0)
+        return 0;
+    if (strcmp(v, "crc32c") != 0 && strcmp(v, "crc32c-intel") != 0) {
+        int rc = fm_refuse(j, opt, "'%s': nvbench verifies with a CRC32C per block only (crc32c, crc32c-intel)", v);
+        return rc < 0 ? rc : 0; /* left out: no verify at all, not nvbench's in its place */
+    }
+    return fm_set(j, "verify", "1", opt);
+}
+
+static int h_engine_flag(struct fm_job *j, const char *opt, const char *v)
+{
+    static const char *const keys[][2] = {
+        {"fixedbufs", "fixedbufs"}, {"registerfiles", "regfiles"}, {"hipri", "iopoll"}, {"sqthread_poll", "sqpoll"}};
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(opt, keys[i][0]) == 0)
+            return fm_engine_opt(j, opt, t ? "1" : "0", keys[i][1], strcmp(opt, "sqthread_poll") == 0);
+    return -EINVAL;
+}
+
+static int h_sqpoll_cpu(struct fm_job *j, const char *opt, const char *v)
+{
+    return fm_engine_opt(j, opt, v, "sqpoll_cpu", 1);
+}
+
+static int h_cpus(struct fm_job *j, const char *opt, const char *v)
+{
+    const char *policy = fm_val(j, "cpus_allowed_policy");
+    unsigned n;
+    TRY(fm_cpu_count(j, opt, v, &n));
+    if ((!policy || strcmp(policy, "split") != 0) && n > 1) {
+        int rc = fm_refuse(j, opt, "with cpus_allowed_policy=shared fio's jobs float over the set; nvbench pins "
+                                   "job i to the i-th CPU (cpus_allowed_policy=split)");
+        return rc < 0 ? rc : 0; /* left out: the jobs float, as without the option */
+    }
+    return fm_set(j, "cpus", v, opt);
+}
+
+static int h_continue(struct fm_job *j, const char *opt, const char *v)
+{
+    char l[8] = {0};
+    for (size_t i = 0; v[i] && i < sizeof l - 1; i++)
+        l[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] | 0x20 : v[i]);
+    int none = strlen(v) < sizeof l && (!strcmp(l, "none") || !strcmp(l, "0"));
+    int all = strlen(v) < sizeof l && (!strcmp(l, "all") || !strcmp(l, "1"));
+    if (!none && !all) {
+        int rc = fm_refuse(j, opt, "'%s': nvbench continues after every error or after none (none, all)", v);
+        return rc < 0 ? rc : 0; /* left out: fio's default, stop at the first error */
+    }
+    return fm_set(j, "continue_on_error", all ? "1" : "0", opt);
+}
+
+static int h_zero_buffers(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    return t ? fm_set(j, "fill", "zero", opt) : 0;
+}
+
+/* flag: the option may stand without a value (on). */
+static const struct {
+    const char *fio;
+    int (*fn)(struct fm_job *j, const char *opt, const char *v);
+    int flag;
+} handlers[] = {
+    {"rw", h_rw, 0},
+    {"readwrite", h_rw, 0},
+    {"rwmixwrite", h_rwmixwrite, 0},
+    {"bs", h_bs, 0},
+    {"blocksize", h_bs, 0},
+    {"bssplit", h_bssplit, 0},
+    {"offset", h_offset, 0},
+    {"direct", h_direct, 1},
+    {"buffered", h_direct, 1},
+    {"invalidate", h_invalidate, 1},
+    {"rate_iops", h_rate_iops, 0},
+    {"rate_process", h_rate_process, 0},
+    {"thinktime", h_thinktime, 0},
+    {"verify", h_verify, 0},
+    {"fixedbufs", h_engine_flag, 1},
+    {"registerfiles", h_engine_flag, 1},
+    {"hipri", h_engine_flag, 1},
+    {"sqthread_poll", h_engine_flag, 1},
+    {"sqthread_poll_cpu", h_sqpoll_cpu, 0},
+    {"cpus_allowed", h_cpus, 0},
+    {"continue_on_error", h_continue, 0},
+    {"zero_buffers", h_zero_buffers, 1},
+};
+
+/* One option: a rename, a handler, structure, or nothing nvbench has. */
+static int option(struct fm_job *j, const char *opt, const char *v)
+{
+    for (size_t i = 0; i < sizeof renames / sizeof renames[0]; i++) {
+        if (strcmp(opt, renames[i].fio) != 0)
+            continue;
+        if (!v)
+            return fm_err(j, opt, "needs a value (option=value)");
+        return fm_set(j, renames[i].key, v, opt);
+    }
+    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
+        if (strcmp(opt, handlers[i].fio) != 0)
+            continue;
+        if (!v && !handlers[i].flag)
+            return fm_err(j, opt, "needs a value (option=value)");
+        return handlers[i].fn(j, opt, v);
+    }
+    for (size_t i = 0; i < sizeof structure / sizeof structure[0]; i++)
+        if (strcmp(opt, structure[i]) == 0)
+            return 0;
+    int rc = fm_refuse(j, opt, "nvbench has no equivalent");
+    return rc < 0 ? rc : 0;
+}
+
+int fm_options(struct fm_job *j)
+{
+    size_t n = nvb_fiojob_options(j->f, j->idx);
+    for (size_t k = 0; k < n; k++) {
+        const char *v, *opt = nvb_fiojob_option(j->f, j->idx, k, &v);
+        TRY(option(j, opt, v));
+    }
+    return 0;
+}
