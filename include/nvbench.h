@@ -467,7 +467,8 @@ struct nvb_fiojob;
  * the variables ${NAME} sees; NULL for the process environment (getenv).
  * On success *out holds the jobs in file order, each with the options of
  * the global sections before it, then its own (a later value of an option
- * replaces the earlier one in its place). On failure why (may be NULL)
+ * replaces the earlier one in its place; every filename= line adds its
+ * files, as in fio: the values joined with ':'). On failure why (may be NULL)
  * receives a message naming the file and line ("a.fio:3: ...") and what
  * is wrong, with the limit's name when a limit was hit (control characters
  * shown as \xNN), NUL-terminated and truncated to why_len.

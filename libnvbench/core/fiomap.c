@@ -145,13 +145,20 @@ static int engine(struct fm_job *j)
     for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++)
         if (strcmp(name, engines[i][0]) == 0)
             TRY(fm_set(j, "engine", engines[i][1], "ioengine"));
-    if (!fm_get(&j->out, "engine")) {
-        if (strcmp(name, "sync") != 0 && strcmp(name, "pvsync2") != 0)
-            return fm_err(j, "ioengine", "'%s': nvbench runs psync, pvsync, libaio, io_uring, io_uring_cmd "
-                                         "(its nvme engine) and null", name);
-        TRY(fm_refuse(j, "ioengine", "'%s' is not psync's pread/pwrite; nvbench would run psync", name));
+    /* fio's other synchronous engines: the same offsets, sizes and one I/O
+     * at a time, through other system calls */
+    static const char *const sync_calls[][2] = {
+        {"sync", "lseek + read/write"}, {"vsync", "readv/writev"}, {"pvsync2", "preadv2/pwritev2"}};
+    for (size_t i = 0; !fm_get(&j->out, "engine") && i < sizeof sync_calls / sizeof sync_calls[0]; i++) {
+        if (strcmp(name, sync_calls[i][0]) != 0)
+            continue;
+        TRY(fm_warn(j, "fio job section [%s]: ioengine=%s runs as nvbench's psync: the same I/O, one pread/pwrite "
+                       "each where fio issues %s", j->name, name, sync_calls[i][1]));
         TRY(fm_set(j, "engine", "psync", "ioengine"));
     }
+    if (!fm_get(&j->out, "engine"))
+        return fm_err(j, "ioengine", "'%s': nvbench runs psync, pvsync, sync, vsync, pvsync2, libaio, io_uring, "
+                                     "io_uring_cmd (its nvme engine) and null", name);
     const char *cmd = fm_val(j, "cmd_type");
     if (strcmp(name, "io_uring_cmd") == 0 && cmd && strcmp(cmd, "nvme") != 0)
         return fm_err(j, "cmd_type", "nvbench's passthrough engine speaks nvme only");
@@ -264,13 +271,13 @@ static int targets(struct fm_job *j)
     return rc < 0 ? rc : 0;
 }
 
-/* Without size, a target's length decides the run: measured, never opened
- * (a FIFO opened for reading waits for a writer). */
-static int target_len(struct fm_job *j, const char *path, uint64_t *len)
+/* A target's length, measured, never opened (a FIFO opened for reading
+ * waits for a writer); what names the need in the message. */
+static int target_len(struct fm_job *j, const char *opt, const char *what, const char *path, uint64_t *len)
 {
     char why[1024];
     if (nvb_target_length(path, len, why, sizeof why) < 0)
-        return fm_err(j, "size", "is not set and %s: without 'size' the target's length decides the run", why);
+        return fm_err(j, opt, "%s and %s", what, why);
     return 0;
 }
 
@@ -284,21 +291,54 @@ static int any_dir(const struct fm_job *j)
     return 0;
 }
 
-/* What size (and its absence) gives: per_target (or UINT64_MAX: to each
- * target's end) and the bytes one job moves over its targets. */
-static int region_size(struct fm_job *j, uint64_t bs, uint64_t *per_target, uint64_t *total, int *shared)
+/* pct % of the length all targets share (fio: of the file's real size). */
+static int share(struct fm_job *j, const char *opt, int pct, uint64_t *out)
 {
-    const char *sv;
+    uint64_t len = 0, l;
+    if (!j->out.targets.n || any_dir(j))
+        return fm_err(j, opt, "is a share of the target: a file or a device, not %s",
+                      j->out.targets.n ? "a directory" : "no target");
+    for (size_t i = 0; i < j->out.targets.n; i++) {
+        TRY(target_len(j, opt, "is a share of the target", j->out.targets.s[i], &l));
+        if (i && l != len)
+            return fm_err(j, opt, "is a share of targets of different lengths (%llu and %llu bytes)",
+                          (unsigned long long)len, (unsigned long long)l);
+        len = l;
+    }
+    *out = len / 100 * (uint64_t)pct + len % 100 * (uint64_t)pct / 100;
+    return 0;
+}
+
+/* size, size=N%, filesize: per_target (UINT64_MAX: to each target's end)
+ * and the bytes one job moves over its targets. */
+static int region_size(struct fm_job *j, uint64_t bs, uint64_t *per_target, uint64_t *total)
+{
+    const char *sv, *fv = fm_val(j, "filesize");
     size_t nt = j->out.targets.n ? j->out.targets.n : 1;
+    uint64_t fs = 0;
     *per_target = UINT64_MAX;
     *total = 0;
+    if (fv && strchr(fv, '-'))
+        TRY(fm_refuse(j, "filesize", "a range of file sizes: nvbench's targets of a job have one region size"));
+    else if (fv)
+        TRY(fm_size(j, "filesize", NULL, &fs));
     if (fm_has(j, "size", &sv)) {
-        if (sv && *sv && sv[strlen(sv) - 1] == '%') {
-            *shared = 1;
-            return fm_refuse(j, "size", "a share of the target");
-        }
-        TRY(fm_size(j, "size", NULL, total));
-        *per_target = *total / nt / bs * bs; /* fio divides size among the files */
+        if (fm_pct(sv) >= 0)
+            TRY(share(j, "size", fm_pct(sv), total));
+        else if (sv && *sv && sv[strlen(sv) - 1] == '%')
+            return fm_err(j, "size", "'%s' is not a share of the target (a whole percentage 0%% to 100%%)", sv);
+        else
+            TRY(fm_size(j, "size", NULL, total));
+        *per_target = (fs ? fs : *total / nt) / bs * bs; /* fio divides size among the files */
+        /* and moves no more than the files hold (fio 3.33: size=64k over 3 files moved 3 x 20480 bytes;
+         * filesize=64k of 2 files with size=256k moved 128k) */
+        if (!fs || *total / nt > *per_target)
+            *total = *per_target * nt;
+        return 0;
+    }
+    if (fs) { /* each file filesize bytes, the job all of them */
+        *per_target = fs / bs * bs;
+        *total = fs > UINT64_MAX / nt ? UINT64_MAX : fs * nt;
         return 0;
     }
     if (!j->out.targets.n || any_dir(j))
@@ -310,24 +350,25 @@ static int region_size(struct fm_job *j, uint64_t bs, uint64_t *per_target, uint
     uint64_t offset = get_u64(&j->out, "offset", 0);
     for (size_t i = 0; i < j->out.targets.n; i++) {
         uint64_t len;
-        TRY(target_len(j, j->out.targets.s[i], &len));
+        TRY(target_len(j, "size", "is not set", j->out.targets.s[i], &len));
         *total += (len > offset ? len - offset : 0) / bs * bs;
     }
     return 0;
 }
 
 /* Each target's region (nvbench's size), and the bytes one fio job moves
- * in *per_job (0: unbounded or left out). */
+ * in *per_job (0: unbounded). */
 static int region(struct fm_job *j, uint64_t *per_job)
 {
-    uint64_t bs = fm_get(&j->out, "bssplit") ? 1 : get_u64(&j->out, "bs", 4096), per_target, total, loops;
-    int shared = 0;
+    uint64_t bs = fm_get(&j->out, "bssplit") ? 1 : get_u64(&j->out, "bs", 4096), per_target, total, loops, off;
     *per_job = 0;
     if (!bs)
         return fm_err(j, "bs", "is 0: a block has at least one byte");
-    int rc = region_size(j, bs, &per_target, &total, &shared);
-    if (rc < 0 || shared)
-        return rc < 0 ? rc : 0;
+    if (j->offset_pct >= 0) { /* fio rounds the share up to a whole block (fio 3.33: 30% of 1 MiB at 315392) */
+        TRY(share(j, "offset", j->offset_pct, &off));
+        TRY(fm_setu(j, "offset", (off + bs - 1) / bs * bs, "offset"));
+    }
+    TRY(region_size(j, bs, &per_target, &total));
     const char *inc = fm_val(j, "offset_increment");
     if (j->numjobs > 1 && (!is_random(fm_get(&j->out, "rw")) || (inc && *inc))) {
         uint64_t inc_b = 0;
@@ -362,9 +403,12 @@ static int bounds(struct fm_job *j, uint64_t per_job)
 {
     uint64_t runtime = 0, ramp;
     char buf[32];
-    const char *rv = fm_val(j, "runtime"), *pv = fm_val(j, "ramp_time");
-    if (rv && *rv)
-        TRY(fm_time(j, "runtime", "s", &runtime));
+    const char *rv = fm_val(j, "runtime"), *tv = fm_val(j, "timeout"), *pv = fm_val(j, "ramp_time");
+    const char *ropt = rv && *rv ? "runtime" : "timeout"; /* fio's alias of runtime */
+    if (rv && *rv && tv && *tv && strcmp(rv, tv) != 0)
+        return fm_err(j, "timeout", "is fio's other name of runtime: given as '%s' and runtime as '%s'", tv, rv);
+    if ((rv && *rv) || (tv && *tv))
+        TRY(fm_time(j, ropt, "s", &runtime));
     if (pv && *pv) {
         TRY(fm_time(j, "ramp_time", "s", &ramp));
         snprintf(buf, sizeof buf, "%lluns", (unsigned long long)ramp);
@@ -376,7 +420,7 @@ static int bounds(struct fm_job *j, uint64_t per_job)
     if (timed) {
         if (!runtime)
             return fm_err(j, "time_based", "without runtime fio runs until stopped; nvbench needs the runtime");
-        return fm_set(j, "runtime", buf, "runtime");
+        return fm_set(j, "runtime", buf, ropt);
     }
     if (!per_job)
         return fm_err(j, "size", "the job moves no data (size 0)");
@@ -384,7 +428,7 @@ static int bounds(struct fm_job *j, uint64_t per_job)
         return fm_err(j, "numjobs", "%llu jobs of %llu bytes are more than 2^64 - 1 bytes",
                       (unsigned long long)j->numjobs, (unsigned long long)per_job);
     TRY(fm_setu(j, "io_limit", per_job * j->numjobs, "size"));
-    return runtime ? fm_set(j, "runtime", buf, "runtime") : 0;
+    return runtime ? fm_set(j, "runtime", buf, ropt) : 0;
 }
 
 /* fio's do_verify: a job that wrote verify blocks reads them back once it
@@ -429,6 +473,35 @@ static uint64_t fresh_seed(const void *salt)
     return z ^ (z >> 31);
 }
 
+/* rate (bytes per second, per job) as nvbench's cap of I/Os per second
+ * over all jobs: a whole number of blocks per second. */
+static int rate_bytes(struct fm_job *j)
+{
+    char one[NVB_FIOJOB_MAX_LINE + 1];
+    uint64_t b, bs = get_u64(&j->out, "bs", 4096);
+    if (!fm_has(j, "rate", NULL))
+        return 0;
+    if (!fm_val(j, "rate"))
+        return fm_err(j, "rate", "needs a value (option=value)");
+    int rc = fm_one_value(j, "rate", one, sizeof one);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    TRY(fm_size(j, "rate", one, &b));
+    if (!b)
+        return 0; /* fio: no cap */
+    if (fm_get(&j->out, "bssplit") || b % bs) {
+        rc = fm_refuse(j, "rate", "%llu bytes/s is not a whole number of %llu-byte blocks a second: nvbench caps I/Os "
+                                  "a second (rate_iops)", (unsigned long long)b, (unsigned long long)bs);
+        return rc < 0 ? rc : 0;
+    }
+    if (fm_get(&j->out, "rate_iops"))
+        return fm_err(j, "rate", "and rate_iops both cap the job: give one");
+    if (j->numjobs && b / bs > UINT64_MAX / j->numjobs)
+        return fm_err(j, "rate", "over %llu jobs is more than 2^64 - 1 I/Os a second", (unsigned long long)j->numjobs);
+    TRY(fm_setu(j, "rate_iops", b / bs * j->numjobs, "rate")); /* fio's is per job, nvbench's over all jobs */
+    return fm_set(j, "rate_mode", "closed", "rate");
+}
+
 /* What depends on several options: engine defaults, the random map, the
  * seed, jobs, targets, region, bounds, the read-back. */
 static int finish(struct fm_job *j)
@@ -460,6 +533,7 @@ static int finish(struct fm_job *j)
     if (!fm_has(j, "randseed", NULL) && fm_has(j, "randrepeat", NULL) && !repeat)
         TRY(fm_setu(j, "seed", fresh_seed(j), "randrepeat"));
     TRY(fm_setu(j, "jobs", j->numjobs, "numjobs"));
+    TRY(rate_bytes(j));
     TRY(targets(j));
     uint64_t per_job;
     TRY(region(j, &per_job));
@@ -470,6 +544,7 @@ static int finish(struct fm_job *j)
 static int map_job(struct fm_job *j)
 {
     uint64_t kb;
+    j->offset_pct = -1;
     TRY(fm_count(j, "kb_base", 1024, &kb));
     if (kb != 1000 && kb != 1024)
         return fm_err(j, "kb_base", "is 1000 or 1024");

@@ -53,6 +53,7 @@ struct fm_job {
     struct fm_wl             out;    /* the workload */
     struct fm_wl             back;   /* its read-back (has_back) */
     int                      has_back;
+    int                      offset_pct; /* offset=N%: of the target's length (-1: none) */
     char                    *why;
     size_t                   why_len;
 };
@@ -78,6 +79,9 @@ int fm_whole(struct fm_job *j, const char *opt, const char *v, const char *what,
 int fm_count(struct fm_job *j, const char *opt, uint64_t def, uint64_t *out);
 /* A fio size (of value, or of the option's when value is NULL). */
 int fm_size(struct fm_job *j, const char *opt, const char *value, uint64_t *out);
+/* A whole percentage 0-100 ('30%'): its number, or -1 when v is no such
+ * share. */
+int fm_pct(const char *v);
 /* A fio time of the option in ns, a bare number in unit. */
 int fm_time(struct fm_job *j, const char *opt, const char *unit, uint64_t *ns);
 /* A flag: absent 0, bare 1, else its boolean value. 0/1 or an error. */

@@ -43,7 +43,19 @@ static const char *const structure[] = {
     "unit_base", "lat_percentiles", "clat_percentiles", "filename", "directory", "nrfiles", "size", "io_size",
     "io_limit", "offset_increment", "loops", "runtime", "time_based", "ramp_time", "numjobs", "do_verify",
     "cpus_allowed_policy", "cmd_type", "refill_buffers", "scramble_buffers", "ioengine", "norandommap",
-    "randrepeat",
+    "randrepeat", "timeout", "threads", "filesize", "rate",
+};
+
+/* Options nvbench does not honour, with the reason a user is told (others:
+ * "nvbench has no equivalent"). */
+static const char *const reasons[][2] = {
+    {"rate_min", "nvbench has no minimum rate that stops a job running slower"},
+    {"ratemin", "nvbench has no minimum rate that stops a job running slower"},
+    {"startdelay", "nvbench starts the jobs of a step together: the job would start at once"},
+    {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
+    {"wait_for", "nvbench orders jobs by stonewall only: the job would not wait for the one named"},
+    {"flow", "nvbench has no flow control between jobs: the jobs would run at their own pace"},
+    {"io_submit_mode", "nvbench submits from the job's own thread: no offload thread"},
 };
 
 /* ------------------------------------------------------------------ handlers */
@@ -128,6 +140,11 @@ static int h_bssplit(struct fm_job *j, const char *opt, const char *v)
 static int h_offset(struct fm_job *j, const char *opt, const char *v)
 {
     uint64_t n;
+    if (*v && v[strlen(v) - 1] == '%') { /* of the target's length: known with the targets (fiomap.c) */
+        if ((j->offset_pct = fm_pct(v)) < 0)
+            return fm_err(j, opt, "'%s' is not a share of the target (a whole percentage 0%% to 100%%)", v);
+        return 0;
+    }
     TRY(fm_size(j, opt, v, &n));
     return fm_setu(j, "offset", n, opt);
 }
@@ -236,6 +253,24 @@ static int h_continue(struct fm_job *j, const char *opt, const char *v)
     return fm_set(j, "continue_on_error", all ? "1" : "0", opt);
 }
 
+static int h_zonemode(struct fm_job *j, const char *opt, const char *v)
+{
+    if (strcmp(v, "none") == 0)
+        return 0;
+    /* not left out when lenient: writes off a zone's write pointer fail */
+    return fm_err(j, opt, "'%s': zoned devices are a capability nvbench does not have yet (writes must follow "
+                          "each zone's write pointer)", v);
+}
+
+static int h_gtod_reduce(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    return t ? fm_warn(j, "fio job section [%s]: gtod_reduce accepted: it only thins fio's own clock readings; "
+                          "nvbench times every I/O as always", j->name) : 0;
+}
+
 static int h_zero_buffers(struct fm_job *j, const char *opt, const char *v)
 {
     int t = fm_flag(j, opt);
@@ -272,6 +307,8 @@ static const struct {
     {"cpus_allowed", h_cpus, 0},
     {"continue_on_error", h_continue, 0},
     {"zero_buffers", h_zero_buffers, 1},
+    {"zonemode", h_zonemode, 0},
+    {"gtod_reduce", h_gtod_reduce, 1},
 };
 
 /* One option: a rename, a handler, structure, or nothing nvbench has. */
@@ -294,7 +331,11 @@ static int option(struct fm_job *j, const char *opt, const char *v)
     for (size_t i = 0; i < sizeof structure / sizeof structure[0]; i++)
         if (strcmp(opt, structure[i]) == 0)
             return 0;
-    int rc = fm_refuse(j, opt, "nvbench has no equivalent");
+    const char *why = "nvbench has no equivalent";
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+        if (strcmp(opt, reasons[i][0]) == 0)
+            why = reasons[i][1];
+    int rc = fm_refuse(j, opt, "%s", why);
     return rc < 0 ? rc : 0;
 }
 

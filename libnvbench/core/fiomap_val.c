@@ -169,9 +169,22 @@ int fm_count(struct fm_job *j, const char *opt, uint64_t def, uint64_t *out)
     return fm_whole(j, opt, v, "a whole number", out);
 }
 
+int fm_pct(const char *v)
+{
+    size_t n = v ? strspn(v, "0123456789") : 0;
+    if (!n || n > 3 || strcmp(v + n, "%") != 0 || atoi(v) > 100)
+        return -1;
+    return atoi(v);
+}
+
 int fm_size(struct fm_job *j, const char *opt, const char *value, uint64_t *out)
 {
     char why[512];
+    value = value ? value : fm_val(j, opt);
+    size_t n = value ? strlen(value) : 0;
+    if (n > 1 && (value[n - 1] | 0x20) == 'z' && strspn(value, "0123456789") == n - 1)
+        return fm_err(j, opt, "'%s' counts zones of a zoned device (zonemode=zbd): nvbench does not run zoned "
+                              "devices yet", value);
     if (nvb_fiomap_size(value ? value : fm_val(j, opt), j->kb_base, out, why, sizeof why) < 0)
         return fm_err(j, opt, "%s", why);
     return 0;

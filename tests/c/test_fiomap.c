@@ -179,6 +179,31 @@ START_TEST(refused_or_left_out)
 }
 END_TEST
 
+/* issue 26: options fio's own examples use, with fio 3.33's meaning */
+START_TEST(options_of_fios_examples)
+{
+    int rc;
+    struct nvb_fiomap *m = map_text("[global]\nioengine=sync\nfilename=g1\nsize=64k\n[j]\nrw=write\nfilename=f1\n"
+                                    "filename=f2\ntimeout=2\nrate=8k\nbs=4k\nnumjobs=1\ngtod_reduce\n",
+                                    0, &rc);
+    ck_assert_msg(m != NULL, "%s", why);
+    const char *origin;
+    KEY_EQ(m, 0, "engine", "psync");
+    KEY_EQ(m, 0, "size", "20480"); /* 64k over three files, each whole blocks */
+    KEY_EQ(m, 0, "io_limit", "61440");
+    KEY_EQ(m, 0, "rate_iops", "2");
+    ck_assert_str_eq(key(m, 0, "runtime", &origin), "2000000000ns");
+    ck_assert_str_eq(origin, "timeout");
+    ck_assert_uint_eq(nvb_fiomap_count(m, 0, NVB_FIOMAP_TARGETS), 3);
+    ck_assert_str_eq(nvb_fiomap_item(m, 0, NVB_FIOMAP_TARGETS, 2, NULL, NULL), "f2");
+    ck_assert_uint_eq(nvb_fiomap_count(m, 0, NVB_FIOMAP_WARNINGS), 2); /* the engine's note, gtod_reduce's */
+    nvb_fiomap_free(m);
+    m = map_text("[z]\nioengine=null\nzonemode=zbd\nsize=8m\n", NVB_FIOMAP_LENIENT, &rc);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strstr(why, "fio option 'zonemode'"), "%s", why);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     struct nvb_fiomap *m = (struct nvb_fiomap *)&m;
@@ -247,6 +272,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, steps_read_back_and_names);
     tcase_add_test(tc, refused_or_left_out);
     tcase_add_test(tc, bad_arguments);
+    tcase_add_test(tc, options_of_fios_examples);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -183,7 +183,7 @@ def test_include_and_directory(tmp_path):
 
 @pytest.mark.parametrize("body,opt", [
     ("bs=4k,8k", "bs"), ("verify=md5\nrw=read", "verify"), ("rw=randread:8", "rw"), ("cpus_allowed=0-1", "cpus_allowed"), ("rw=write\nnumjobs=2", "numjobs"),
-    ("rw=randwrite\nverify=crc32c", "verify"), ("ioengine=sync", "ioengine"), ("continue_on_error=read", "continue_on_error"),
+    ("rw=randwrite\nverify=crc32c", "verify"), ("startdelay=1", "startdelay"), ("continue_on_error=read", "continue_on_error"),
 ])
 def test_refused_options_name_themselves(tmp_path, body, opt):
     path = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[sec]\n{body}\n")
@@ -594,12 +594,12 @@ def test_sqthread_poll_with_io_uring_cmd(tmp_path):
 
 
 def test_lenient_error_names_what_was_left_out(tmp_path):
-    """With --fio-lenient, filesize is left out; the error that follows says so."""
-    path = write(tmp_path, "[j]\nioengine=psync\nfilename=" + str(tmp_path / "nothere.dat") + "\nfilesize=1m\n")
-    with pytest.raises(FioJobError, match=r"'filesize'"):
+    """With --fio-lenient, create_on_open is left out; the error that follows says so."""
+    path = write(tmp_path, "[j]\nioengine=psync\nfilename=" + str(tmp_path / "nothere.dat") + "\ncreate_on_open=1\n")
+    with pytest.raises(FioJobError, match=r"'create_on_open'"):
         from_fio_job(path, lenient=True)
     p = cli("run", "--fio", path, "--fio-lenient")
-    assert p.returncode == 2 and "'filesize'" in p.stderr, p.stderr
+    assert p.returncode == 2 and "'create_on_open'" in p.stderr, p.stderr
 
 
 @pytest.mark.parametrize("body", ["rw=write\nverify=md5", "rw=randrw\nverify=crc32c",
@@ -664,3 +664,91 @@ def test_full_tmpdir_names_path_and_size(tmp_path):
         assert os.listdir(d) == []
     finally:
         subprocess.run(["umount", str(d)], check=False)
+
+
+# ------------------------------------------------------------------ issue 26: the options fio's examples use
+
+FIO = shutil.which("fio")
+
+
+def fio_bytes(jobfile, cwd):
+    """{job name: (read bytes, write bytes)} of fio 3.33 running the job file in cwd."""
+    p = subprocess.run([FIO, "--output-format=json", jobfile], cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout[p.stdout.index("{"):])
+    return {j["jobname"]: (j["read"]["io_bytes"], j["write"]["io_bytes"]) for j in data["jobs"]}
+
+
+def nvb_bytes(jobfile, cwd, monkeypatch):
+    monkeypatch.chdir(cwd)
+    with pytest.warns(nvbench.NvbenchWarning):
+        rs = run_fio_job(jobfile)
+    return {r.data["workload"]["name"]: (r.data["read"]["bytes"], r.data["write"]["bytes"]) for r in rs}
+
+
+def scratch_dir(tmp_path, *names, size=1 << 20):
+    d = tmp_path / "run"
+    d.mkdir()
+    for n in names:
+        (d / n).write_bytes(os.urandom(size))
+    return d
+
+
+@pytest.mark.parametrize("name,files", [("sync-engines", ["sync.dat"]), ("files-added", []), ("filesize", [])])
+def test_moves_the_bytes_fio_moves(tmp_path, monkeypatch, name, files):
+    """Synchronous engines as psync, filename= lines adding files, filesize: each job moves the
+    bytes fio 3.33 moves on the same file (run side by side when fio is installed)."""
+    d = scratch_dir(tmp_path, *files)
+    got = nvb_bytes(job(name), d, monkeypatch)
+    want = {"sync-engines": {"sync": (1 << 20, 0), "vsync": (0, 1 << 20), "pvsync2": (1 << 20, 0)},
+            "files-added": {"j": (0, 3 * 20480)}, "filesize": {"j": (0, 2 * 65536)}}[name]
+    assert got == want
+    if name == "files-added":
+        assert sorted(os.listdir(d)) == ["f1.dat", "f2.dat", "g1.dat"]
+    if FIO:
+        (tmp_path / "fio").mkdir()
+        assert fio_bytes(job(name), scratch_dir(tmp_path / "fio", *files)) == want
+
+
+def test_sync_engines_timeout_gtod_rate_mapped_with_notes():
+    steps = from_fio_job(job("sync-engines"))
+    assert [w["engine"] for [w] in steps] == ["psync"] * 3
+    assert ["lseek + read/write" in w["fio"]["warnings"][0] for [w] in steps] == [True, False, False]
+    [[w]] = from_fio_job(job("timeout-gtod"))
+    assert w["runtime"] == "2000000000ns" and w["fio"]["origin"]["runtime"] == "timeout"
+    assert any("gtod_reduce accepted" in t for t in w["fio"]["warnings"])
+    [[w]] = from_fio_job(job("rate-bytes"))
+    assert (w["rate_iops"], w["rate_mode"], w["fio"]["origin"]["rate_iops"]) == ("512", "closed", "rate")
+
+
+@pytest.mark.parametrize("body,why", [
+    ("timeout=2\nruntime=3", "other name of runtime"), ("rate=1000\nbs=4k", "not a whole number of 4096-byte"),
+    ("rate=1m\nrate_iops=5", "both cap"), ("filesize=1m-2m", "a range of file sizes"),
+    ("size=1z", "counts zones"), ("startdelay=1", "starts the jobs of a step together"),
+])
+def test_issue26_refusals_say_why(tmp_path, body, why):
+    path = write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n")
+    with pytest.raises(FioJobError, match=why):
+        from_fio_job(path)
+
+
+def test_zoned_refused_even_lenient():
+    for lenient in (False, True):
+        with pytest.raises(FioJobError, match=r"\[z\]: fio option 'zonemode': 'zbd': zoned devices"):
+            from_fio_job(job("zoned"), lenient=lenient)
+
+
+def test_shares_of_the_target(tmp_path, monkeypatch):
+    """offset=30% and size=30% of a 1 MiB file: fio 3.33 reads 76 blocks from 315392 (the
+    share rounded up to a block); so does nvbench."""
+    d = scratch_dir(tmp_path, "p.dat")
+    text = "[p]\nioengine=psync\nfilename=p.dat\nrw=read\nbs=4k\noffset=30%\nsize=30%\n"
+    path = write(tmp_path, text, "p.fio")
+    monkeypatch.chdir(d)
+    [[w]] = from_fio_job(path)
+    assert (w["offset"], w["size"], w["io_limit"]) == ("315392", str(76 * 4096), str(76 * 4096))
+    assert nvb_bytes(path, d, monkeypatch) == {"p": (76 * 4096, 0)}
+    if FIO:
+        assert fio_bytes(path, d) == {"p": (76 * 4096, 0)}
+    with pytest.raises(FioJobError, match="share of the target"):
+        from_fio_job(write(tmp_path, text.replace("30%", "30.5%", 1), "q.fio"))

@@ -66,8 +66,8 @@ def parse_job_text(path, env=None):
     """The jobs of a job file in order: [(name, {option: value or None}, stonewall)].
 
     A job gets the [global] options seen before it, then its own (a later value of an
-    option replaces an earlier one). ``stonewall`` or ``wait_for_previous`` on a job (or
-    in [global]) makes it wait for the jobs before it. ``env`` replaces os.environ for
+    option replaces an earlier one; filename= lines add files, joined by ':'). ``stonewall``
+    or ``wait_for_previous`` on a job (or in [global]) makes it wait for the jobs before it. ``env`` replaces os.environ for
     ${VAR}. The file is read by the library (one reader for Python, Lua and C).
     """
     jobs = _library(_nvbench.fio_job_read, os.fsencode(path), _env(env))
