@@ -253,6 +253,44 @@ static int h_continue(struct fm_job *j, const char *opt, const char *v)
     return fm_set(j, "continue_on_error", all ? "1" : "0", opt);
 }
 
+/* bsrange=a-b as fio 3.33 draws it: a + u b (u uniform in [0, 1))
+ * rounded down to a multiple of a, above b taken as b. So each multiple
+ * of a up to b has a share a / b, b the rest (write_iolog of 4k-10k:
+ * 4k 41%, 8k 38%, 10k 20%; of 4k-16k a quarter each): nvbench's bssplit,
+ * when the shares are whole percents. */
+static int h_bsrange(struct fm_job *j, const char *opt, const char *v)
+{
+    char one[NVB_FIOJOB_MAX_LINE + 1], split[2048];
+    uint64_t a, b;
+    int rc = fm_one_value(j, opt, one, sizeof one);
+    (void)v;
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    char *dash = strchr(one, '-');
+    if (!dash)
+        return fm_err(j, opt, "'%s' is not a range of sizes (min-max)", one);
+    *dash = 0;
+    TRY(fm_size(j, opt, one, &a));
+    TRY(fm_size(j, opt, dash + 1, &b));
+    if (!a || a > b)
+        return fm_err(j, opt, "'%s-%s' is not a range of sizes (the smaller first, not 0)", one, dash + 1);
+    if (a == b)
+        return fm_setu(j, "bs", a, opt);
+    if ((a & (a - 1)) || a > UINT64_MAX / 100 || a * 100 % b) {
+        rc = fm_refuse(j, opt, "fio draws sizes from %llu to %llu bytes in shares of %llu/%llu; nvbench's bssplit "
+                               "holds whole percents only", (unsigned long long)a, (unsigned long long)b,
+                       (unsigned long long)a, (unsigned long long)b);
+        return rc < 0 ? rc : 0;
+    }
+    unsigned pct = (unsigned)(a * 100 / b), used = 0;
+    size_t o = 0;
+    for (uint64_t m = a; m <= b; m += a, used += pct)
+        o += (size_t)snprintf(split + o, sizeof split - o, "%s%llu/%u", o ? ":" : "", (unsigned long long)m, pct);
+    if (used < 100)
+        snprintf(split + o, sizeof split - o, ":%llu/%u", (unsigned long long)b, 100 - used);
+    return fm_set(j, "bssplit", split, opt);
+}
+
 static int h_zonemode(struct fm_job *j, const char *opt, const char *v)
 {
     if (strcmp(v, "none") == 0)
@@ -308,6 +346,8 @@ static const struct {
     {"continue_on_error", h_continue, 0},
     {"zero_buffers", h_zero_buffers, 1},
     {"zonemode", h_zonemode, 0},
+    {"bsrange", h_bsrange, 0},
+    {"blocksize_range", h_bsrange, 0},
     {"gtod_reduce", h_gtod_reduce, 1},
 };
 

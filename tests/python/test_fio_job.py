@@ -752,3 +752,20 @@ def test_shares_of_the_target(tmp_path, monkeypatch):
         assert fio_bytes(path, d) == {"p": (76 * 4096, 0)}
     with pytest.raises(FioJobError, match="share of the target"):
         from_fio_job(write(tmp_path, text.replace("30%", "30.5%", 1), "q.fio"))
+
+
+def test_bsrange_as_fio_draws_it(tmp_path):
+    """bsrange=a-b: fio 3.33 draws a + u*b rounded down to a multiple of a, above b taken as b
+    (its write_iolog of 4k-10k: 41% 4k, 38% 8k, 20% 10k): bssplit with those shares."""
+    one, ten, sixteen = (w for [w] in from_fio_job(job("bsrange")))
+    assert one["bs"] == "4096" and "bssplit" not in one
+    assert ten["bssplit"] == "4096/40:8192/40:10240/20" and ten["fio"]["origin"]["bssplit"] == "bsrange"
+    assert sixteen["bssplit"] == "4096/25:8192/25:12288/25:16384/25"
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nbsrange=4k-12k\nnorandommap\nrw=randread\n")
+    with pytest.raises(FioJobError, match="'bsrange'.*whole percents"):
+        from_fio_job(path)
+    [r] = run_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=4m\nbsrange=4k-10k\nnorandommap\nrw=randread\n"))
+    counts = r.data["read"]["bs_counts"]
+    moved = sum(int(k) * v for k, v in counts.items())
+    assert set(counts) <= {"4096", "8192", "10240"} and moved == r.data["read"]["bytes"]
+    assert (4 << 20) - 10240 < moved <= 4 << 20  # the byte budget, short of one block at most
