@@ -769,3 +769,22 @@ def test_bsrange_as_fio_draws_it(tmp_path):
     moved = sum(int(k) * v for k, v in counts.items())
     assert set(counts) <= {"4096", "8192", "10240"} and moved == r.data["read"]["bytes"]
     assert (4 << 20) - 10240 < moved <= 4 << 20  # the byte budget, short of one block at most
+
+
+def test_cli_fio_check_shows_the_map_and_runs_nothing(tmp_path):
+    """`nvbench fio-check`: each key with the fio option it came from, the notes, what is
+    refused and why (strict) or left out (--fio-lenient); nothing is written."""
+    p = cli("fio-check", job("randread-4k-qd32"))  # no such device here: mapped, then refused when planned
+    assert p.returncode == 2 and "refused when planned" in p.stdout and "/dev/nvme0n1" in p.stdout, p.stdout
+    assert "step 1 [randread-4k] on /dev/nvme0n1" in p.stdout and "from iodepth" in p.stdout
+    assert any(ln.split()[:1] == ["qd=32"] and ln.endswith("from iodepth") for ln in p.stdout.splitlines())
+    p = cli("fio-check", job("unsupported"))
+    assert p.returncode == 2 and "refused:" in p.stdout and "fio option 'fsync'" in p.stdout
+    assert "note: fio job section [fsync-writer]: option 'fsync' not honoured" in p.stdout
+    p = cli("fio-check", job("unsupported"), "--fio-lenient")
+    assert p.returncode == 0 and "refused" not in p.stdout and "'fsync' not honoured" in p.stdout
+    target = tmp_path / "made.dat"
+    p = cli("fio-check", write(tmp_path, f"[w]\nioengine=psync\nfilename={target}\nsize=1m\nrw=write\n"))
+    assert p.returncode == 0 and "run --fio would start" in p.stdout and not target.exists()
+    p = cli("fio-check", job("zoned"), "--fio-lenient")
+    assert p.returncode == 2 and "'zonemode'" in p.stdout

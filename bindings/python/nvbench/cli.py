@@ -25,7 +25,7 @@ from .matrix import _fitting_engines, _seed_cells, seed_matrix
 from .resultset import ResultSet
 from ._summary import summary
 from ._warnings import grouped
-from . import _compare_cli, _search_cli
+from . import _compare_cli, _fio_check_cli, _search_cli
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, _err, _n
 
 
@@ -659,6 +659,7 @@ def build_parser():
 
     _search_cli.add_parser(sub, run_args=_split_run_args, twice=_twice, err=_err, exit_ok=EXIT_OK,
                            exit_input=EXIT_INPUT, stopped_by=_stopped_by, terminated=Terminated)
+    _fio_check_cli.add_parser(sub)
     return p
 
 
