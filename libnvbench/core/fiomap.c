@@ -502,6 +502,31 @@ static int rate_bytes(struct fm_job *j)
     return fm_set(j, "rate_mode", "closed", "rate");
 }
 
+/* write_bw_log, write_lat_log, write_iops_log with log_avg_msec: nvbench's
+ * time series at that interval (in the result, not in fio's log files). */
+static int logs(struct fm_job *j)
+{
+    static const char *const names[] = {"write_bw_log", "write_lat_log", "write_iops_log"};
+    const char *which = NULL, *avg = fm_val(j, "log_avg_msec");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        which = which ? which : fm_has(j, names[i], NULL) ? names[i] : NULL;
+    uint64_t ms = 0;
+    if (avg)
+        TRY(fm_whole(j, "log_avg_msec", avg, "a whole number of milliseconds", &ms));
+    if (!which)
+        return 0;
+    if (!ms) {
+        int rc = fm_refuse(j, which, "without log_avg_msec fio logs every I/O; nvbench's time series averages over "
+                                     "an interval (give log_avg_msec): no time series");
+        return rc < 0 ? rc : 0;
+    }
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llums", (unsigned long long)ms);
+    TRY(fm_set(j, "interval", buf, "log_avg_msec"));
+    return fm_warn(j, "fio job section [%s]: %s: the time series every %llu ms is in the result; fio's log files "
+                      "are not written", j->name, which, (unsigned long long)ms);
+}
+
 /* What depends on several options: engine defaults, the random map, the
  * seed, jobs, targets, region, bounds, the read-back. */
 static int finish(struct fm_job *j)
@@ -534,6 +559,7 @@ static int finish(struct fm_job *j)
         TRY(fm_setu(j, "seed", fresh_seed(j), "randrepeat"));
     TRY(fm_setu(j, "jobs", j->numjobs, "numjobs"));
     TRY(rate_bytes(j));
+    TRY(logs(j));
     TRY(targets(j));
     uint64_t per_job;
     TRY(region(j, &per_job));

@@ -43,7 +43,8 @@ static const char *const structure[] = {
     "unit_base", "lat_percentiles", "clat_percentiles", "filename", "directory", "nrfiles", "size", "io_size",
     "io_limit", "offset_increment", "loops", "runtime", "time_based", "ramp_time", "numjobs", "do_verify",
     "cpus_allowed_policy", "cmd_type", "refill_buffers", "scramble_buffers", "ioengine", "norandommap",
-    "randrepeat", "timeout", "threads", "filesize", "rate",
+    "randrepeat", "timeout", "threads", "filesize", "rate", "write_bw_log", "write_lat_log", "write_iops_log",
+    "log_avg_msec",
 };
 
 /* Options nvbench does not honour, with the reason a user is told (others:
@@ -295,6 +296,11 @@ static int h_zonemode(struct fm_job *j, const char *opt, const char *v)
 {
     if (strcmp(v, "none") == 0)
         return 0;
+    if (strcmp(v, "strided") == 0) {
+        int rc = fm_refuse(j, opt, "'strided': fio's zones of offsets (zonesize, zonerange, zoneskip) are an offset "
+                                   "pattern nvbench has no key for: the job would cover its whole region");
+        return rc < 0 ? rc : 0;
+    }
     /* not left out when lenient: writes off a zone's write pointer fail */
     return fm_err(j, opt, "'%s': zoned devices are a capability nvbench does not have yet (writes must follow "
                           "each zone's write pointer)", v);

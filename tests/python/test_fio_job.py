@@ -788,3 +788,26 @@ def test_cli_fio_check_shows_the_map_and_runs_nothing(tmp_path):
     assert p.returncode == 0 and "run --fio would start" in p.stdout and not target.exists()
     p = cli("fio-check", job("zoned"), "--fio-lenient")
     assert p.returncode == 2 and "'zonemode'" in p.stdout
+
+
+def test_logs_averaged_become_the_time_series(tmp_path):
+    """write_*_log with log_avg_msec=250: the result's time series at 250 ms (a note says
+    fio's log files are not written); without log_avg_msec (fio logs every I/O) refused."""
+    [[w]] = from_fio_job(job("logs"))
+    assert w["interval"] == "250ms" and w["fio"]["origin"]["interval"] == "log_avg_msec"
+    assert any("log files are not written" in t for t in w["fio"]["warnings"])
+    [r] = run_fio_job(job("logs"))
+    assert r.data["workload"]["interval_s"] == 0.25 and len(r.data["timeseries"]) >= 1
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nwrite_iops_log=j\n")
+    with pytest.raises(FioJobError, match="'write_iops_log': without log_avg_msec"):
+        from_fio_job(path)
+    [[w]] = from_fio_job(path, lenient=True)
+    assert "interval" not in w and w["fio"]["dropped"] == ["write_iops_log"]
+
+
+def test_strided_zones_are_not_zoned_devices(tmp_path):
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nzonemode=strided\n")
+    with pytest.raises(FioJobError, match="'zonemode': 'strided': fio's zones of offsets"):
+        from_fio_job(path)
+    [[w]] = from_fio_job(path, lenient=True)
+    assert w["fio"]["dropped"] == ["zonemode"]
