@@ -527,6 +527,35 @@ static int logs(struct fm_job *j)
                       "are not written", j->name, which, (unsigned long long)ms);
 }
 
+/* blockalign: fio's default, the smallest block size, is nvbench's
+ * alignment of random offsets (bs, or the smallest size of a bssplit). */
+static int blockalign(struct fm_job *j)
+{
+    char one[NVB_FIOJOB_MAX_LINE + 1];
+    const char *opt = fm_has(j, "blockalign", NULL) ? "blockalign" : fm_has(j, "ba", NULL) ? "ba" : NULL;
+    const char *split = fm_get(&j->out, "bssplit");
+    uint64_t want, least = get_u64(&j->out, "bs", 4096);
+    if (!opt)
+        return 0;
+    if (!fm_val(j, opt))
+        return fm_err(j, opt, "needs a value (option=value)");
+    int rc = fm_one_value(j, opt, one, sizeof one);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    TRY(fm_size(j, opt, one, &want));
+    if (!is_random(fm_get(&j->out, "rw")))
+        return 0; /* sequential offsets follow each other: no alignment to choose */
+    for (const char *p = split; p && *p; p += strcspn(p, ":,"), p += *p != 0) {
+        uint64_t size = strtoull(p, NULL, 10); /* the mapping wrote each size in bytes */
+        least = p == split || size < least ? size : least;
+    }
+    if (want == least)
+        return 0;
+    rc = fm_refuse(j, opt, "random offsets at multiples of %llu bytes: nvbench's are multiples of the smallest block "
+                           "size (%llu), fio's default", (unsigned long long)want, (unsigned long long)least);
+    return rc < 0 ? rc : 0;
+}
+
 /* What depends on several options: engine defaults, the random map, the
  * seed, jobs, targets, region, bounds, the read-back. */
 static int finish(struct fm_job *j)
@@ -560,6 +589,7 @@ static int finish(struct fm_job *j)
     TRY(fm_setu(j, "jobs", j->numjobs, "numjobs"));
     TRY(rate_bytes(j));
     TRY(logs(j));
+    TRY(blockalign(j));
     TRY(targets(j));
     uint64_t per_job;
     TRY(region(j, &per_job));

@@ -44,7 +44,7 @@ static const char *const structure[] = {
     "io_limit", "offset_increment", "loops", "runtime", "time_based", "ramp_time", "numjobs", "do_verify",
     "cpus_allowed_policy", "cmd_type", "refill_buffers", "scramble_buffers", "ioengine", "norandommap",
     "randrepeat", "timeout", "threads", "filesize", "rate", "write_bw_log", "write_lat_log", "write_iops_log",
-    "log_avg_msec",
+    "log_avg_msec", "blockalign", "ba",
 };
 
 /* Options nvbench does not honour, with the reason a user is told (others:
@@ -315,6 +315,14 @@ static int h_gtod_reduce(struct fm_job *j, const char *opt, const char *v)
                           "nvbench times every I/O as always", j->name) : 0;
 }
 
+static int h_random_generator(struct fm_job *j, const char *opt, const char *v)
+{
+    if (strcmp(v, "tausworthe") && strcmp(v, "lfsr") && strcmp(v, "tausworthe64"))
+        return fm_err(j, opt, "'%s': fio's generators are tausworthe, lfsr and tausworthe64", v);
+    return fm_warn(j, "fio job section [%s]: random_generator=%s accepted: nvbench has one generator, so the "
+                      "offsets follow its sequence, not fio's", j->name, v);
+}
+
 static int h_zero_buffers(struct fm_job *j, const char *opt, const char *v)
 {
     int t = fm_flag(j, opt);
@@ -353,6 +361,7 @@ static const struct {
     {"zero_buffers", h_zero_buffers, 1},
     {"zonemode", h_zonemode, 0},
     {"bsrange", h_bsrange, 0},
+    {"random_generator", h_random_generator, 0},
     {"blocksize_range", h_bsrange, 0},
     {"gtod_reduce", h_gtod_reduce, 1},
 };

@@ -811,3 +811,17 @@ def test_strided_zones_are_not_zoned_devices(tmp_path):
         from_fio_job(path)
     [[w]] = from_fio_job(path, lenient=True)
     assert w["fio"]["dropped"] == ["zonemode"]
+
+
+def test_blockalign_and_random_generator(tmp_path):
+    """blockalign equal to the smallest block size is what nvbench does (fio's default);
+    another alignment of random offsets is refused; random_generator is noted."""
+    split, plain = (w for [w] in from_fio_job(job("align-generator")))
+    assert "blockalign" not in split["fio"]["origin"].values() and not split["fio"]["dropped"]
+    assert any("random_generator=lfsr accepted" in t for t in split["fio"]["warnings"])
+    assert plain["bs"] == "8192" and any("tausworthe64" in t for t in plain["fio"]["warnings"])
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=randread\nbs=8k\nblockalign=4k\n")
+    with pytest.raises(FioJobError, match=r"'blockalign': random offsets at multiples of 4096 bytes"):
+        from_fio_job(path)
+    [[w]] = from_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=read\nbs=8k\nblockalign=4k\n"))
+    assert not w["fio"]["dropped"]  # sequential: nothing to align
