@@ -24,7 +24,6 @@
 static const struct { const char *fio, *key; } renames[] = {
     {"rwmixread", "rwmix"},
     {"iodepth", "qd"},
-    {"random_distribution", "random_distribution"},
     {"thinktime_blocks", "thinktime_blocks"},
     {"randseed", "seed"},
     {"iodepth_batch", "submit_batch"},
@@ -292,6 +291,37 @@ static int h_bsrange(struct fm_job *j, const char *opt, const char *v)
     return fm_set(j, "bssplit", split, opt);
 }
 
+/* random_distribution as written, but for fio's zone of an empty range in
+ * zoned:IO/RANGE:...: the rest of the range (zoned:50/5:30/15:20/ is
+ * zoned:50/5:30/15:20/80). */
+static int h_random_distribution(struct fm_job *j, const char *opt, const char *v)
+{
+    char out[NVB_FIOJOB_MAX_LINE + 16];
+    unsigned used = 0, empty = 0;
+    if (strncmp(v, "zoned:", 6) != 0)
+        return fm_set(j, "random_distribution", v, opt);
+    for (const char *p = v + 6; *p; p += strcspn(p, ":"), p += *p == ':') {
+        const char *slash = memchr(p, '/', strcspn(p, ":"));
+        if (slash && (slash[1] == ':' || !slash[1]))
+            empty++;
+        else if (slash)
+            used += (unsigned)atoi(slash + 1);
+    }
+    if (empty == 0 || empty > 1 || used > 100) {
+        if (empty > 1)
+            return fm_err(j, opt, "'%s': more than one zone without a range (the rest of the range is one zone's)", v);
+        return fm_set(j, "random_distribution", v, opt); /* the library checks the rest */
+    }
+    size_t o = 0;
+    for (const char *p = v; *p; p++) {
+        out[o++] = *p;
+        if (*p == '/' && (p[1] == ':' || !p[1]))
+            o += (size_t)snprintf(out + o, sizeof out - o, "%u", 100 - used);
+    }
+    out[o] = 0;
+    return fm_set(j, "random_distribution", out, opt);
+}
+
 static int h_zonemode(struct fm_job *j, const char *opt, const char *v)
 {
     if (strcmp(v, "none") == 0)
@@ -361,6 +391,7 @@ static const struct {
     {"zero_buffers", h_zero_buffers, 1},
     {"zonemode", h_zonemode, 0},
     {"bsrange", h_bsrange, 0},
+    {"random_distribution", h_random_distribution, 0},
     {"random_generator", h_random_generator, 0},
     {"blocksize_range", h_bsrange, 0},
     {"gtod_reduce", h_gtod_reduce, 1},

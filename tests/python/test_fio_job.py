@@ -825,3 +825,13 @@ def test_blockalign_and_random_generator(tmp_path):
         from_fio_job(path)
     [[w]] = from_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=read\nbs=8k\nblockalign=4k\n"))
     assert not w["fio"]["dropped"]  # sequential: nothing to align
+
+
+def test_zoned_distribution_zone_without_range_takes_the_rest(tmp_path):
+    [[w]] = from_fio_job(job("zones-rest"))
+    assert w["random_distribution"] == "zoned:50/5:30/15:20/80"
+    [r] = run_fio_job(job("zones-rest"))
+    assert r.data["read"]["ios"] > 0
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=randread\nrandom_distribution=zoned:50/:50/\n")
+    with pytest.raises(FioJobError, match="more than one zone without a range"):
+        from_fio_job(path)
