@@ -502,7 +502,8 @@ struct nvb_fiojob;
  * the variables ${NAME} sees; NULL for the process environment (getenv).
  * On success *out holds the jobs in file order, each with the options of
  * the global sections before it, then its own (a later value of an option
- * replaces the earlier one in its place). On failure why (may be NULL)
+ * replaces the earlier one in its place; every filename= line adds its
+ * files, as in fio: the values joined with ':'). On failure why (may be NULL)
  * receives a message naming the file and line ("a.fio:3: ...") and what
  * is wrong, with the limit's name when a limit was hit (control characters
  * shown as \xNN), NUL-terminated and truncated to why_len.
@@ -548,6 +549,65 @@ NVB_API const char *nvb_fiojob_option(const struct nvb_fiojob *f, size_t job, si
  * -ENOENT, -EACCES or another -errno of stat. why (optional, whylen bytes)
  * gets a message naming the path. Thread-safe. */
 NVB_API int nvb_target_length(const char *path, uint64_t *bytes, char *why, size_t whylen);
+
+/* The one mapping of fio job files to workloads (docs/fio-jobs.md):
+ * Python's and Lua's nvbench.fio_job and the CLI's `run --fio` map
+ * through it. Each job of f becomes a workload (library keys, targets),
+ * in steps run one after the other: a job with stonewall starts a new
+ * step, the jobs of one step run at the same time, and a sequential write
+ * with verify gets its read-back as a step of its own after it. An option
+ * nvbench cannot honour fails the mapping with a message naming the file,
+ * the section, the option and why; with NVB_FIOMAP_LENIENT it is left out
+ * instead, with a warning of that workload saying what that changes (some
+ * options are refused even then: their absence would change the run
+ * beyond recognition). path names the file in messages. Targets without
+ * `size` are measured (nvb_target_length), never opened.
+ * Returns 0, -EINVAL (the message in why, control characters shown as
+ * \xNN) or -ENOMEM; *out is NULL on failure, else freed by the caller
+ * with nvb_fiomap_free(). Thread-safe. */
+#define NVB_FIOMAP_LENIENT 1u
+struct nvb_fiomap;
+NVB_API int nvb_fiomap_new(const struct nvb_fiojob *f, const char *path, unsigned flags, struct nvb_fiomap **out,
+                           char *why, size_t why_len);
+NVB_API void nvb_fiomap_free(struct nvb_fiomap *m);
+
+/* The number of workloads, over all steps, in order. */
+NVB_API size_t nvb_fiomap_workloads(const struct nvb_fiomap *m);
+
+/* The step of workload w (0 for the first; steps are numbered without
+ * gaps), or -EINVAL when w is out of range. */
+NVB_API int nvb_fiomap_step(const struct nvb_fiomap *m, size_t w);
+
+/* The job section workload w was mapped from, NULL when out of range. */
+NVB_API const char *nvb_fiomap_section(const struct nvb_fiomap *m, size_t w);
+
+/* The lists of a workload: its library keys (value and origin: the fio
+ * option it came from), its targets (files, devices, directories), its
+ * warnings (a lenient mapping's drops, names changed) and the options a
+ * lenient mapping left out. */
+enum nvb_fiomap_list { NVB_FIOMAP_KEYS = 0, NVB_FIOMAP_TARGETS, NVB_FIOMAP_WARNINGS, NVB_FIOMAP_DROPPED };
+
+/* The number of entries of a list of workload w (0 when out of range). */
+NVB_API size_t nvb_fiomap_count(const struct nvb_fiomap *m, size_t w, enum nvb_fiomap_list list);
+
+/* Entry k of a list of workload w, NULL when out of range. For
+ * NVB_FIOMAP_KEYS the key is returned, *value and *origin (each may be
+ * NULL) receive its value and the fio option it came from; for the other
+ * lists they receive NULL. The strings belong to m. */
+NVB_API const char *nvb_fiomap_item(const struct nvb_fiomap *m, size_t w, enum nvb_fiomap_list list, size_t k,
+                                    const char **value, const char **origin);
+
+/* A fio quantity of data in bytes, as fio 3.33 reads it: with kb_base
+ * 1024 (fio's default) k/m/g/t/p (and kb, ki, ...) are powers of 1024 and
+ * kib, mib, ... powers of 1000; kb_base 1000 swaps them; 0x for hex; a
+ * fraction is refused (fio reads 1.5k as 1). At most 2^63 - 1.
+ * 0 or -EINVAL with the reason in why. */
+NVB_API int nvb_fiomap_size(const char *text, unsigned kb_base, uint64_t *bytes, char *why, size_t why_len);
+
+/* A fio time in nanoseconds: a bare number is in unit ("s", or "us" as
+ * fio's thinktime), suffixes d, h, m, s, ms/msec, us/usec, ns/nsec; a
+ * fraction is allowed. At most 2^63 - 1 ns. 0 or -EINVAL with why. */
+NVB_API int nvb_fiomap_time(const char *text, const char *unit, uint64_t *ns, char *why, size_t why_len);
 
 /* ------------------------------------------------------------------ */
 /* Statistics of repeated runs (docs/analysis.md)                       */

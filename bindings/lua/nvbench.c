@@ -362,7 +362,10 @@ static int fiojob_box_gc(lua_State *L)
     return 0;
 }
 
-static int l_fio_job_read(lua_State *L)
+/* Reads the job file at index 1 with the env at index 2 into a boxed
+ * handle left on the stack: 0, or the count of values pushed (nil,
+ * message, errno) to return. */
+static int fio_read_boxed(lua_State *L, struct nvb_fiojob ***boxp)
 {
     size_t plen;
     const char *path = luaL_checklstring(L, 1, &plen);
@@ -412,6 +415,15 @@ static int l_fio_job_read(lua_State *L)
     int rc = nvb_fiojob_read(path, envp, box, why, sizeof why);
     if (rc < 0)
         return push_fail(L, rc, why);
+    *boxp = box;
+    return 0;
+}
+static int l_fio_job_read(lua_State *L)
+{
+    struct nvb_fiojob **box = NULL;
+    int n = fio_read_boxed(L, &box);
+    if (n)
+        return n;
     const struct nvb_fiojob *f = *box;
     size_t nj = nvb_fiojob_jobs(f);
     lua_createtable(L, (int)nj, 0);
@@ -444,6 +456,114 @@ static int l_fio_job_read(lua_State *L)
     return 1;
 }
 
+
+/* A list of workload w of m as a table (keys: key -> value, and key ->
+ * origin in a second table pushed below it). */
+static void push_map_list(lua_State *L, const struct nvb_fiomap *m, size_t w, enum nvb_fiomap_list list)
+{
+    size_t n = nvb_fiomap_count(m, w, list);
+    if (list == NVB_FIOMAP_KEYS)
+        lua_createtable(L, 0, (int)n); /* origin */
+    lua_createtable(L, list == NVB_FIOMAP_KEYS ? 0 : (int)n, list == NVB_FIOMAP_KEYS ? (int)n : 0);
+    for (size_t k = 0; k < n; k++) {
+        const char *v, *o, *item = nvb_fiomap_item(m, w, list, k, &v, &o);
+        if (list == NVB_FIOMAP_KEYS) {
+            lua_pushstring(L, v);
+            lua_setfield(L, -2, item);
+            lua_pushstring(L, o);
+            lua_setfield(L, -3, item);
+        } else {
+            lua_pushstring(L, item);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+    }
+}
+
+/* nvb.fio_job_map(path [, env [, lenient]]) -> steps | nil, message, errno:
+ * the library's mapping of a job file (nvb_fiomap_new). steps: { {workload,
+ * ...}, ... }, a workload: its library keys (strings), targets = {...},
+ * fio = {section =, origin = {key = option}, warnings = {...}, dropped = {...}}. */
+static int fiomap_box_gc(lua_State *L)
+{
+    struct nvb_fiomap **box = lua_touserdata(L, 1);
+    nvb_fiomap_free(*box);
+    *box = NULL;
+    return 0;
+}
+
+static int l_fio_job_map(lua_State *L)
+{
+    int lenient = lua_toboolean(L, 3);
+    lua_settop(L, 2);
+    struct nvb_fiojob **jbox = NULL;
+    int n = fio_read_boxed(L, &jbox);
+    if (n)
+        return n;
+    struct nvb_fiomap **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, "nvbench.fiomap_box")) {
+        lua_pushcfunction(L, fiomap_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    char why[1024];
+    int rc = nvb_fiomap_new(*jbox, lua_tostring(L, 1), lenient ? NVB_FIOMAP_LENIENT : 0, box, why, sizeof why);
+    nvb_fiojob_free(*jbox);
+    *jbox = NULL;
+    if (rc < 0)
+        return push_fail(L, rc, why);
+    const struct nvb_fiomap *m = *box;
+    lua_newtable(L); /* steps */
+    lua_Integer nsteps = 0;
+    for (size_t w = 0; w < nvb_fiomap_workloads(m); w++) {
+        if (w == 0 || nvb_fiomap_step(m, w) != nvb_fiomap_step(m, w - 1)) {
+            lua_newtable(L);
+            lua_rawseti(L, -2, ++nsteps);
+        }
+        lua_rawgeti(L, -1, nsteps);
+        push_map_list(L, m, w, NVB_FIOMAP_KEYS); /* origin, workload */
+        push_map_list(L, m, w, NVB_FIOMAP_TARGETS);
+        lua_setfield(L, -2, "targets");
+        lua_createtable(L, 0, 4); /* fio */
+        lua_pushstring(L, nvb_fiomap_section(m, w));
+        lua_setfield(L, -2, "section");
+        lua_rotate(L, -3, -1); /* workload, fio, origin */
+        lua_setfield(L, -2, "origin");
+        push_map_list(L, m, w, NVB_FIOMAP_WARNINGS);
+        lua_setfield(L, -2, "warnings");
+        push_map_list(L, m, w, NVB_FIOMAP_DROPPED);
+        lua_setfield(L, -2, "dropped");
+        lua_setfield(L, -2, "fio");
+        lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
+/* nvb.fio_size(text [, kb_base]) and nvb.fio_time_ns(text [, unit]) ->
+ * integer | nil, message, errno: fio's values (nvb_fiomap_size, _time). */
+static int l_fio_size(lua_State *L)
+{
+    uint64_t v;
+    char why[512];
+    int rc = nvb_fiomap_size(luaL_checkstring(L, 1), (unsigned)luaL_optinteger(L, 2, 1024), &v, why, sizeof why);
+    if (rc < 0)
+        return push_fail(L, rc, why);
+    lua_pushinteger(L, (lua_Integer)v);
+    return 1;
+}
+
+static int l_fio_time_ns(lua_State *L)
+{
+    uint64_t v;
+    char why[512];
+    int rc = nvb_fiomap_time(luaL_checkstring(L, 1), luaL_optstring(L, 2, "s"), &v, why, sizeof why);
+    if (rc < 0)
+        return push_fail(L, rc, why);
+    lua_pushinteger(L, (lua_Integer)v);
+    return 1;
+}
+
 static const luaL_Reg lib_funcs[] = {
     {"run", l_run},
     {"run_groups", l_run_groups},
@@ -461,6 +581,9 @@ static const luaL_Reg lib_funcs[] = {
     {"merge", l_merge},
     {"search", l_search},
     {"fio_job_read", l_fio_job_read},
+    {"fio_job_map", l_fio_job_map},
+    {"fio_size", l_fio_size},
+    {"fio_time_ns", l_fio_time_ns},
     {"target_length", l_target_length},
     {NULL, NULL},
 };

@@ -129,16 +129,37 @@ static void sect_clear(struct fj_sect *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Set key in s: a later value replaces an earlier one in its place. */
+/* filename= adds files, as in fio (each line, in [global] or the job, adds
+ * its files to the ones before it: fio 3.33 wrote g1, f1 and f2 for a
+ * [global] filename=g1 and a job's filename=f1 and filename=f2): the
+ * values joined as one ':' list. A value that is not kept whole would be
+ * a job run on other files than the ones named. */
+static char *joined(const char *old, const char *val)
+{
+    if (!old || !*old || !val || !*val)
+        return val ? nvb__strdup(val) : NULL;
+    char *v = malloc(strlen(old) + strlen(val) + 2);
+    if (v)
+        sprintf(v, "%s:%s", old, val);
+    return v;
+}
+
+/* Set key in s: a later value replaces an earlier one in its place, but
+ * for filename (joined). */
 static int sect_set(struct reader *r, struct fj_sect *s, const char *key, const char *val, unsigned file,
                     unsigned line)
 {
     char w[240];
     for (size_t i = 0; i < s->n; i++) {
         if (strcmp(s->opt[i].key, key) == 0) {
-            char *v = val ? nvb__strdup(val) : NULL;
+            char *v = strcmp(key, "filename") == 0 ? joined(s->opt[i].val, val) : val ? nvb__strdup(val) : NULL;
             if (val && !v)
                 return -ENOMEM;
+            if (strlen(v ? v : "") > NVB_FIOJOB_MAX_LINE) {
+                free(v);
+                return fail(r, -E2BIG, "%s: filename= lines adding up to more than %d bytes (the line limit)",
+                            where(r, file, line, w, sizeof w), NVB_FIOJOB_MAX_LINE);
+            }
             free(s->opt[i].val);
             s->opt[i].val = v;
             s->opt[i].file = file;

@@ -88,6 +88,19 @@ START_TEST(vt_is_not_a_line_break)
 }
 END_TEST
 
+/* Every filename= line adds files, in [global] and in the job (fio 3.33
+ * wrote g1, f1 and f2 for this file): never the last one only. */
+START_TEST(filename_lines_add_files)
+{
+    struct nvb_fiojob *f = read_ok(PUT("fn.fio", "[global]\nfilename=g1\n[j]\nfilename=f1\nrw=write\nfilename=f\\:2\n"
+                                                 "[k]\nrw=read\n"), NULL);
+    ck_assert_str_eq(opt(f, 0, "filename"), "g1:f1:f\\:2");
+    ck_assert_str_eq(opt(f, 0, "rw"), "write");
+    ck_assert_str_eq(opt(f, 1, "filename"), "g1");
+    nvb_fiojob_free(f);
+}
+END_TEST
+
 START_TEST(inline_comments)
 {
     struct nvb_fiojob *f = read_ok(PUT("c.fio", "[j] # the job\nfilename=inl.dat # the scratch file\n"
@@ -399,6 +412,7 @@ static Suite *fiojob_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, vt_is_not_a_line_break);
     tcase_add_test(tc, inline_comments);
+    tcase_add_test(tc, filename_lines_add_files);
     tcase_add_test(tc, sections_and_inheritance);
     tcase_add_test(tc, bytes_kept);
     tcase_add_test(tc, expansion);

@@ -1,5 +1,6 @@
 /*
- * Fuzz target: the fio job-file reader (nvb_fiojob_read), on hostile bytes.
+ * Fuzz target: the fio job-file reader (nvb_fiojob_read) and its mapping
+ * (nvb_fiomap_new), on hostile bytes.
  *
  * Input: up to three files separated by a line "----": the job file, then
  * a.inc and b.inc (written under $NVB_FUZZ_TMP, else /tmp), which the job file may include (and include each
@@ -72,6 +73,40 @@ static void plain(const char *s, const char *what, int may_be_empty)
 /* -EINVAL, -E2BIG, -ENOMEM, or what opening or reading a file said */
 static int documented(int rc) { return rc < 0 && rc > -4096; }
 
+/* The mapping of what was read (nvb_fiomap_new), strict and lenient: a
+ * refusal is -EINVAL or -ENOMEM with a message naming the file and holding
+ * no control character; a map has steps from 0 without gaps, and every
+ * workload a name of at most 63 bytes, an engine and a section. */
+static void map_checked(const struct nvb_fiojob *f, const char *path, unsigned flags)
+{
+    struct nvb_fiomap *m = NULL;
+    char why[1024];
+    int rc = nvb_fiomap_new(f, path, flags, &m, why, sizeof why);
+    if (rc < 0) {
+        CHECK((rc == -EINVAL || rc == -ENOMEM) && m == NULL && why[0], "map refused with %d: '%s'", rc, why);
+        CHECK(strstr(why, dir) != NULL || rc == -ENOMEM, "the map's message names no file: %s", why);
+        for (const char *p = why; *p; p++)
+            CHECK((unsigned char)*p >= 0x20 && *p != 0x7f, "a control character in the map's message: %s", why);
+        return;
+    }
+    size_t n = nvb_fiomap_workloads(m);
+    CHECK(n >= 1, "a map of no workload");
+    for (size_t w = 0; w < n; w++) {
+        int step = nvb_fiomap_step(m, w), prev = w ? nvb_fiomap_step(m, w - 1) : 0;
+        CHECK(step == prev || step == prev + 1, "workload %zu in step %d after step %d", w, step, prev);
+        const char *name = NULL, *engine = NULL;
+        for (size_t k = 0; k < nvb_fiomap_count(m, w, NVB_FIOMAP_KEYS); k++) {
+            const char *v, *o, *key = nvb_fiomap_item(m, w, NVB_FIOMAP_KEYS, k, &v, &o);
+            CHECK(key && v && o, "key %zu of workload %zu incomplete", k, w);
+            name = strcmp(key, "name") == 0 ? v : name;
+            engine = strcmp(key, "engine") == 0 ? v : engine;
+        }
+        CHECK(name && strlen(name) <= 63 && engine && nvb_fiomap_section(m, w), "workload %zu lacks a name or engine", w);
+    }
+    CHECK(nvb_fiomap_step(m, 0) == 0, "the first step is %d", nvb_fiomap_step(m, 0));
+    nvb_fiomap_free(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -128,6 +163,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 CHECK(strcmp(nvb_fiojob_option(f, j, m, NULL), key) != 0, "option '%s' twice in job %zu", key, j);
         }
     }
+    map_checked(f, path, 0);
+    map_checked(f, path, NVB_FIOMAP_LENIENT);
     nvb_fiojob_free(f);
     nvb_fiojob_free(g);
     return 0;

@@ -183,7 +183,7 @@ def test_include_and_directory(tmp_path):
 
 @pytest.mark.parametrize("body,opt", [
     ("bs=4k,8k", "bs"), ("verify=md5\nrw=read", "verify"), ("rw=randread:8", "rw"), ("cpus_allowed=0-1", "cpus_allowed"), ("rw=write\nnumjobs=2", "numjobs"),
-    ("rw=randwrite\nverify=crc32c", "verify"), ("ioengine=sync", "ioengine"), ("continue_on_error=read", "continue_on_error"),
+    ("rw=randwrite\nverify=crc32c", "verify"), ("startdelay=1", "startdelay"), ("continue_on_error=read", "continue_on_error"),
 ])
 def test_refused_options_name_themselves(tmp_path, body, opt):
     path = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[sec]\n{body}\n")
@@ -280,19 +280,6 @@ def test_run_env_job_on_null():
     assert r.data["read"]["ios"] > 0 and r.data["write"]["ios"] == 0
 
 
-def test_missing_library_key_is_refused_or_warned(tmp_path, monkeypatch):
-    # an older library under this mapping: one without random_map
-    from nvbench import fio_job as fj
-    real = fj._nvbench.workload_keys
-    monkeypatch.setattr(fj._nvbench, "workload_keys", lambda: [k for k in real() if k[0] != "random_map"])
-    path = write(tmp_path, "[j]\nioengine=null\nsize=16m\nrw=randread\nruntime=100ms\ntime_based\n")
-    with pytest.raises(FioJobError, match=r"\[j\]: option 'norandommap' needs workload key 'random_map'"):
-        run_fio_job(path)  # fio's random map (each block once per pass) is not there
-    with pytest.warns(nvbench.NvbenchWarning, match="random_map"):
-        [r] = run_fio_job(path, lenient=True)
-    assert any("'random_map'" in t for t in r.data["warnings"]) and r.data["read"]["ios"] > 0
-
-
 def test_concurrent_jobs_need_run_groups():
     if hasattr(nvbench, "run_groups"):
         rs = run_fio_job(job("stonewall"))
@@ -364,7 +351,7 @@ def test_split_with_fio_default_map_is_not_silently_dropped(tmp_path):
     assert r.data["read"]["bytes"] == 1 << 20 == sum(int(k) * v for k, v in counts.items())
 
 
-# ------------------------------------------------------------------ the Lua helper
+# ------------------------------------------------------------------ one mapping for C, Python and Lua
 
 LUA = shutil.which("lua5.4")
 CROSS = ["[global]\nioengine=null\nsize=1m\nstonewall\n[a]\nrw=randwrite\nnorandommap\nrwmixwrite=30\n"
@@ -389,44 +376,62 @@ CROSS = ["[global]\nioengine=null\nsize=1m\nstonewall\n[a]\nrw=randwrite\nnorand
          # second [a], named 'a #2' in its results, cannot meet a section of that name
          "[global]\nioengine=null\nsize=1m\n[a]\n[a]\n[a_2]\n",
          "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nsqthread_poll=1\ntime_based\nruntime=1\n",
-         "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nsqthread_poll=0\ntime_based\nruntime=1\n"]
+         "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nsqthread_poll=0\ntime_based\nruntime=1\n",
+         # the one mapping: a fresh seed, several drops of one job (lenient), each named once
+         "[j]\nioengine=null\nsize=1m\nrw=randread\nrandrepeat=0\n",
+         "[j]\nioengine=sync\nsize=1m\nrw=randread:8\ncpus_allowed=0-1\nbs=4k,8k\nfsync=1\nfsync=2\n"]
 
 
-def lua_steps(path, env):
+def lua_steps(path, env, lenient):
     if lua_env(env) is None:
         pytest.skip("the Lua module nvbench.so is not built (nvbench.fio_job reads through it)")
-    p = subprocess.run([LUA, os.path.join(ROOT, "tests", "lua", "fio_job_dump.lua"), path], capture_output=True,
-                       text=True, env=lua_env(env))
+    p = subprocess.run([LUA, os.path.join(ROOT, "tests", "lua", "fio_job_dump.lua"), path] + ["lenient"] * lenient,
+                       capture_output=True, text=True, env=lua_env(env), errors="surrogateescape")
     assert p.returncode == 0, p.stderr
     return p.stdout.splitlines()
 
 
-def python_steps(path, env):
+def c_steps(path, env, lenient):
+    """The C mapping through tests/c/test_fiomap's dump mode (built beside this test's cwd)."""
+    for d in (os.getcwd(), os.path.join(ROOT, "build", "tests")):
+        exe = os.path.join(d, "test_fiomap")
+        if os.access(exe, os.X_OK):
+            p = subprocess.run([exe, "dump", path] + ["lenient"] * lenient, capture_output=True, text=True,
+                               env=env, errors="surrogateescape")
+            assert p.returncode == 0, p.stderr
+            return p.stdout.splitlines()
+    pytest.skip("tests/c/test_fiomap is not built")
+
+
+def python_steps(path, env, lenient=False):
+    """One line per workload, as test_fiomap's dump prints it: sorted key=value(origin),
+    targets; its warnings and left-out options; or the error."""
     try:
-        steps = from_fio_job(path, env=env)
+        steps = from_fio_job(path, env=env, lenient=lenient)
     except FioJobError as e:
         return ["error\t" + str(e)]
     out = []
     for i, step in enumerate(steps, 1):
         for w in step:
-            items = [f"{k}={'|'.join(v) if k == 'targets' else v}" for k, v in keys(w).items()]
+            origin = w["fio"]["origin"]
+            items = [f"{k}={'*' if origin[k] == 'randrepeat' else v}({origin[k]})" for k, v in keys(w).items()
+                     if k != "targets"] + ["targets=" + "|".join(w["targets"])]
             out.append(f"{i}\t{w['fio']['section']}\t{' '.join(sorted(items))}")
+            out += [f"\twarning\t{t}" for t in w["fio"]["warnings"]] + [f"\tdropped\t{t}" for t in w["fio"]["dropped"]]
     return out
 
 
 @pytest.mark.skipif(LUA is None, reason="lua5.4 not installed")
+@pytest.mark.parametrize("lenient", [False, True])
 @pytest.mark.parametrize("case", sorted(os.listdir(JOBS)) + list(range(len(CROSS))))
-def test_lua_maps_as_python(tmp_path, case):
+def test_c_python_and_lua_map_alike(tmp_path, case, lenient):
+    """One mapping (nvb_fiomap_new): the same job file gives the same steps, keys, origins,
+    targets, warnings and errors from C, Python and Lua, strict and lenient."""
     env = dict(os.environ, NVB_FIO_BS="4k", NVB_FIO_SIZE="16m", NVB_FIO_RUNTIME="1")
     path = os.path.join(JOBS, case) if isinstance(case, str) else write(tmp_path, CROSS[case])
-    py, lua = python_steps(path, env), lua_steps(path, env)
-    if py[0].startswith("error") and ": fio option " not in py[0]:  # the one reader's own error
-        assert lua == py
-    elif py[0].startswith("error"):  # the same option and section named; wording may differ
-        assert lua[0].startswith("error") and py[0].split(": fio option ")[1].split("'")[1] in lua[0]
-        assert py[0].split(": fio option ")[0].split("section ")[1] in lua[0]
-    else:
-        assert lua == py
+    py = python_steps(path, env, lenient)
+    assert py and c_steps(path, env, lenient) == py
+    assert lua_steps(path, env, lenient) == py
 
 
 @pytest.mark.parametrize("stop", [KeyboardInterrupt, nvbench.Terminated])
@@ -589,12 +594,12 @@ def test_sqthread_poll_with_io_uring_cmd(tmp_path):
 
 
 def test_lenient_error_names_what_was_left_out(tmp_path):
-    """With --fio-lenient, filesize is left out; the error that follows says so."""
-    path = write(tmp_path, "[j]\nioengine=psync\nfilename=" + str(tmp_path / "nothere.dat") + "\nfilesize=1m\n")
-    with pytest.raises(FioJobError, match=r"'filesize'"):
+    """With --fio-lenient, create_on_open is left out; the error that follows says so."""
+    path = write(tmp_path, "[j]\nioengine=psync\nfilename=" + str(tmp_path / "nothere.dat") + "\ncreate_on_open=1\n")
+    with pytest.raises(FioJobError, match=r"'create_on_open'"):
         from_fio_job(path, lenient=True)
     p = cli("run", "--fio", path, "--fio-lenient")
-    assert p.returncode == 2 and "'filesize'" in p.stderr, p.stderr
+    assert p.returncode == 2 and "'create_on_open'" in p.stderr, p.stderr
 
 
 @pytest.mark.parametrize("body", ["rw=write\nverify=md5", "rw=randrw\nverify=crc32c",
@@ -659,3 +664,174 @@ def test_full_tmpdir_names_path_and_size(tmp_path):
         assert os.listdir(d) == []
     finally:
         subprocess.run(["umount", str(d)], check=False)
+
+
+# ------------------------------------------------------------------ issue 26: the options fio's examples use
+
+FIO = shutil.which("fio")
+
+
+def fio_bytes(jobfile, cwd):
+    """{job name: (read bytes, write bytes)} of fio 3.33 running the job file in cwd."""
+    p = subprocess.run([FIO, "--output-format=json", jobfile], cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout[p.stdout.index("{"):])
+    return {j["jobname"]: (j["read"]["io_bytes"], j["write"]["io_bytes"]) for j in data["jobs"]}
+
+
+def nvb_bytes(jobfile, cwd, monkeypatch):
+    monkeypatch.chdir(cwd)
+    with pytest.warns(nvbench.NvbenchWarning):
+        rs = run_fio_job(jobfile)
+    return {r.data["workload"]["name"]: (r.data["read"]["bytes"], r.data["write"]["bytes"]) for r in rs}
+
+
+def scratch_dir(tmp_path, *names, size=1 << 20):
+    d = tmp_path / "run"
+    d.mkdir()
+    for n in names:
+        (d / n).write_bytes(os.urandom(size))
+    return d
+
+
+@pytest.mark.parametrize("name,files", [("sync-engines", ["sync.dat"]), ("files-added", []), ("filesize", [])])
+def test_moves_the_bytes_fio_moves(tmp_path, monkeypatch, name, files):
+    """Synchronous engines as psync, filename= lines adding files, filesize: each job moves the
+    bytes fio 3.33 moves on the same file (run side by side when fio is installed)."""
+    d = scratch_dir(tmp_path, *files)
+    got = nvb_bytes(job(name), d, monkeypatch)
+    want = {"sync-engines": {"sync": (1 << 20, 0), "vsync": (0, 1 << 20), "pvsync2": (1 << 20, 0)},
+            "files-added": {"j": (0, 3 * 20480)}, "filesize": {"j": (0, 2 * 65536)}}[name]
+    assert got == want
+    if name == "files-added":
+        assert sorted(os.listdir(d)) == ["f1.dat", "f2.dat", "g1.dat"]
+    if FIO:
+        (tmp_path / "fio").mkdir()
+        assert fio_bytes(job(name), scratch_dir(tmp_path / "fio", *files)) == want
+
+
+def test_sync_engines_timeout_gtod_rate_mapped_with_notes():
+    steps = from_fio_job(job("sync-engines"))
+    assert [w["engine"] for [w] in steps] == ["psync"] * 3
+    assert ["lseek + read/write" in w["fio"]["warnings"][0] for [w] in steps] == [True, False, False]
+    [[w]] = from_fio_job(job("timeout-gtod"))
+    assert w["runtime"] == "2000000000ns" and w["fio"]["origin"]["runtime"] == "timeout"
+    assert any("gtod_reduce accepted" in t for t in w["fio"]["warnings"])
+    [[w]] = from_fio_job(job("rate-bytes"))
+    assert (w["rate_iops"], w["rate_mode"], w["fio"]["origin"]["rate_iops"]) == ("512", "closed", "rate")
+
+
+@pytest.mark.parametrize("body,why", [
+    ("timeout=2\nruntime=3", "other name of runtime"), ("rate=1000\nbs=4k", "not a whole number of 4096-byte"),
+    ("rate=1m\nrate_iops=5", "both cap"), ("filesize=1m-2m", "a range of file sizes"),
+    ("size=1z", "counts zones"), ("startdelay=1", "starts the jobs of a step together"),
+])
+def test_issue26_refusals_say_why(tmp_path, body, why):
+    path = write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n")
+    with pytest.raises(FioJobError, match=why):
+        from_fio_job(path)
+
+
+def test_zoned_refused_even_lenient():
+    for lenient in (False, True):
+        with pytest.raises(FioJobError, match=r"\[z\]: fio option 'zonemode': 'zbd': zoned devices"):
+            from_fio_job(job("zoned"), lenient=lenient)
+
+
+def test_shares_of_the_target(tmp_path, monkeypatch):
+    """offset=30% and size=30% of a 1 MiB file: fio 3.33 reads 76 blocks from 315392 (the
+    share rounded up to a block); so does nvbench."""
+    d = scratch_dir(tmp_path, "p.dat")
+    text = "[p]\nioengine=psync\nfilename=p.dat\nrw=read\nbs=4k\noffset=30%\nsize=30%\n"
+    path = write(tmp_path, text, "p.fio")
+    monkeypatch.chdir(d)
+    [[w]] = from_fio_job(path)
+    assert (w["offset"], w["size"], w["io_limit"]) == ("315392", str(76 * 4096), str(76 * 4096))
+    assert nvb_bytes(path, d, monkeypatch) == {"p": (76 * 4096, 0)}
+    if FIO:
+        assert fio_bytes(path, d) == {"p": (76 * 4096, 0)}
+    with pytest.raises(FioJobError, match="share of the target"):
+        from_fio_job(write(tmp_path, text.replace("30%", "30.5%", 1), "q.fio"))
+
+
+def test_bsrange_as_fio_draws_it(tmp_path):
+    """bsrange=a-b: fio 3.33 draws a + u*b rounded down to a multiple of a, above b taken as b
+    (its write_iolog of 4k-10k: 41% 4k, 38% 8k, 20% 10k): bssplit with those shares."""
+    one, ten, sixteen = (w for [w] in from_fio_job(job("bsrange")))
+    assert one["bs"] == "4096" and "bssplit" not in one
+    assert ten["bssplit"] == "4096/40:8192/40:10240/20" and ten["fio"]["origin"]["bssplit"] == "bsrange"
+    assert sixteen["bssplit"] == "4096/25:8192/25:12288/25:16384/25"
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nbsrange=4k-12k\nnorandommap\nrw=randread\n")
+    with pytest.raises(FioJobError, match="'bsrange'.*whole percents"):
+        from_fio_job(path)
+    [r] = run_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=4m\nbsrange=4k-10k\nnorandommap\nrw=randread\n"))
+    counts = r.data["read"]["bs_counts"]
+    moved = sum(int(k) * v for k, v in counts.items())
+    assert set(counts) <= {"4096", "8192", "10240"} and moved == r.data["read"]["bytes"]
+    assert (4 << 20) - 10240 < moved <= 4 << 20  # the byte budget, short of one block at most
+
+
+def test_cli_fio_check_shows_the_map_and_runs_nothing(tmp_path):
+    """`nvbench fio-check`: each key with the fio option it came from, the notes, what is
+    refused and why (strict) or left out (--fio-lenient); nothing is written."""
+    p = cli("fio-check", job("randread-4k-qd32"))  # no such device here: mapped, then refused when planned
+    assert p.returncode == 2 and "refused when planned" in p.stdout and "/dev/nvme0n1" in p.stdout, p.stdout
+    assert "step 1 [randread-4k] on /dev/nvme0n1" in p.stdout and "from iodepth" in p.stdout
+    assert any(ln.split()[:1] == ["qd=32"] and ln.endswith("from iodepth") for ln in p.stdout.splitlines())
+    p = cli("fio-check", job("unsupported"))
+    assert p.returncode == 2 and "refused:" in p.stdout and "fio option 'fsync'" in p.stdout
+    assert "note: fio job section [fsync-writer]: option 'fsync' not honoured" in p.stdout
+    p = cli("fio-check", job("unsupported"), "--fio-lenient")
+    assert p.returncode == 0 and "refused" not in p.stdout and "'fsync' not honoured" in p.stdout
+    target = tmp_path / "made.dat"
+    p = cli("fio-check", write(tmp_path, f"[w]\nioengine=psync\nfilename={target}\nsize=1m\nrw=write\n"))
+    assert p.returncode == 0 and "run --fio would start" in p.stdout and not target.exists()
+    p = cli("fio-check", job("zoned"), "--fio-lenient")
+    assert p.returncode == 2 and "'zonemode'" in p.stdout
+
+
+def test_logs_averaged_become_the_time_series(tmp_path):
+    """write_*_log with log_avg_msec=250: the result's time series at 250 ms (a note says
+    fio's log files are not written); without log_avg_msec (fio logs every I/O) refused."""
+    [[w]] = from_fio_job(job("logs"))
+    assert w["interval"] == "250ms" and w["fio"]["origin"]["interval"] == "log_avg_msec"
+    assert any("log files are not written" in t for t in w["fio"]["warnings"])
+    [r] = run_fio_job(job("logs"))
+    assert r.data["workload"]["interval_s"] == 0.25 and len(r.data["timeseries"]) >= 1
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nwrite_iops_log=j\n")
+    with pytest.raises(FioJobError, match="'write_iops_log': without log_avg_msec"):
+        from_fio_job(path)
+    [[w]] = from_fio_job(path, lenient=True)
+    assert "interval" not in w and w["fio"]["dropped"] == ["write_iops_log"]
+
+
+def test_strided_zones_are_not_zoned_devices(tmp_path):
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nzonemode=strided\n")
+    with pytest.raises(FioJobError, match="'zonemode': 'strided': fio's zones of offsets"):
+        from_fio_job(path)
+    [[w]] = from_fio_job(path, lenient=True)
+    assert w["fio"]["dropped"] == ["zonemode"]
+
+
+def test_blockalign_and_random_generator(tmp_path):
+    """blockalign equal to the smallest block size is what nvbench does (fio's default);
+    another alignment of random offsets is refused; random_generator is noted."""
+    split, plain = (w for [w] in from_fio_job(job("align-generator")))
+    assert "blockalign" not in split["fio"]["origin"].values() and not split["fio"]["dropped"]
+    assert any("random_generator=lfsr accepted" in t for t in split["fio"]["warnings"])
+    assert plain["bs"] == "8192" and any("tausworthe64" in t for t in plain["fio"]["warnings"])
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=randread\nbs=8k\nblockalign=4k\n")
+    with pytest.raises(FioJobError, match=r"'blockalign': random offsets at multiples of 4096 bytes"):
+        from_fio_job(path)
+    [[w]] = from_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=read\nbs=8k\nblockalign=4k\n"))
+    assert not w["fio"]["dropped"]  # sequential: nothing to align
+
+
+def test_zoned_distribution_zone_without_range_takes_the_rest(tmp_path):
+    [[w]] = from_fio_job(job("zones-rest"))
+    assert w["random_distribution"] == "zoned:50/5:30/15:20/80"
+    [r] = run_fio_job(job("zones-rest"))
+    assert r.data["read"]["ios"] > 0
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=randread\nrandom_distribution=zoned:50/:50/\n")
+    with pytest.raises(FioJobError, match="more than one zone without a range"):
+        from_fio_job(path)

@@ -25,7 +25,7 @@ from .matrix import _fitting_engines, _seed_cells, seed_matrix
 from .resultset import ResultSet
 from ._summary import summary
 from ._warnings import grouped
-from . import _compare_cli, _doctor_cli, _gate_cli, _search_cli, _store_cli
+from . import _compare_cli, _doctor_cli, _fio_check_cli, _gate_cli, _search_cli, _store_cli
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, _err, _n
 
 
@@ -673,6 +673,7 @@ def build_parser():
                            exit_input=EXIT_INPUT, stopped_by=_stopped_by, terminated=Terminated)
     _store_cli.add_parsers(sub)
     _gate_cli.add_parser(sub)
+    _fio_check_cli.add_parser(sub)
     return p
 
 

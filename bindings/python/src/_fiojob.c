@@ -5,6 +5,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -46,25 +47,21 @@ static PyObject *fiojob_list(const struct nvb_fiojob *f)
     return jobs;
 }
 
-static PyObject *nvbench_fio_job_read(PyObject *module, PyObject *args, PyObject *kwds)
+/* The job file at bytes read with env (None or a list of b"NAME=VALUE"):
+ * 0, or -1 with an exception set. */
+static int read_job(PyObject *bytes, PyObject *env, struct nvb_fiojob **f)
 {
-    static char *kwlist[] = {"path", "env", NULL};
-    PyObject *env = Py_None, *bytes = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|O:fio_job_read", kwlist, PyUnicode_FSConverter, &bytes, &env))
-        return NULL;
     const char **envp = NULL;
-    Py_ssize_t n = 0;
     if (env != Py_None) {
         if (!PyList_Check(env)) {
-            Py_DECREF(bytes);
             PyErr_SetString(PyExc_TypeError, "fio_job_read: env is None or a list of bytes b'NAME=VALUE'");
-            return NULL;
+            return -1;
         }
-        n = PyList_GET_SIZE(env);
+        Py_ssize_t n = PyList_GET_SIZE(env);
         envp = PyMem_Calloc((size_t)n + 1, sizeof *envp);
         if (!envp) {
-            Py_DECREF(bytes);
-            return PyErr_NoMemory();
+            PyErr_NoMemory();
+            return -1;
         }
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *e = PyList_GET_ITEM(env, i);
@@ -74,26 +71,153 @@ static PyObject *nvbench_fio_job_read(PyObject *module, PyObject *args, PyObject
                 if (!PyErr_Occurred())
                     PyErr_SetString(PyExc_ValueError, "fio_job_read: env holds bytes b'NAME=VALUE' without NUL bytes");
                 PyMem_Free(envp);
-                Py_DECREF(bytes);
-                return NULL;
+                return -1;
             }
             envp[i] = s;
         }
     }
-    struct nvb_fiojob *f = NULL;
     char why[1024];
     int rc;
     /* reading may wait on a slow filesystem; the list holds the env alive */
     Py_BEGIN_ALLOW_THREADS
-    rc = nvb_fiojob_read(PyBytes_AS_STRING(bytes), envp, &f, why, sizeof why);
+    rc = nvb_fiojob_read(PyBytes_AS_STRING(bytes), (const char *const *)envp, f, why, sizeof why);
     Py_END_ALLOW_THREADS
     PyMem_Free(envp);
+    if (rc < 0) {
+        nvbench_raise_error(rc, why, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *nvbench_fio_job_read(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"path", "env", NULL};
+    PyObject *env = Py_None, *bytes = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|O:fio_job_read", kwlist, PyUnicode_FSConverter, &bytes, &env))
+        return NULL;
+    struct nvb_fiojob *f = NULL;
+    int rc = read_job(bytes, env, &f);
     Py_DECREF(bytes);
     if (rc < 0)
-        return nvbench_raise_error(rc, why, NULL);
+        return NULL;
     PyObject *jobs = fiojob_list(f);
     nvb_fiojob_free(f);
     return jobs;
+}
+
+/* A list of workload w of m as str (or, for keys, a dict key -> value and
+ * one key -> origin in *origin). */
+static PyObject *map_list(const struct nvb_fiomap *m, size_t w, enum nvb_fiomap_list list, PyObject **origin)
+{
+    int keys = list == NVB_FIOMAP_KEYS;
+    PyObject *out = keys ? PyDict_New() : PyList_New(0);
+    if (keys && out && !(*origin = PyDict_New()))
+        Py_CLEAR(out);
+    for (size_t k = 0; out && k < nvb_fiomap_count(m, w, list); k++) {
+        const char *v, *o, *item = nvb_fiomap_item(m, w, list, k, &v, &o);
+        PyObject *pi = fs_str(item), *pv = keys ? fs_str(v) : NULL, *po = keys ? fs_str(o) : NULL;
+        int rc = !pi || (keys && (!pv || !po)) ? -1
+                 : keys ? (PyDict_SetItem(out, pi, pv) < 0 || PyDict_SetItem(*origin, pi, po) < 0 ? -1 : 0)
+                        : PyList_Append(out, pi);
+        Py_XDECREF(pi);
+        Py_XDECREF(pv);
+        Py_XDECREF(po);
+        if (rc < 0) {
+            Py_CLEAR(out);
+            if (keys)
+                Py_CLEAR(*origin);
+        }
+    }
+    return out;
+}
+
+/* Workload w as nvbench.fio_job gives it: its keys, "targets" and "fio"
+ * (section, origin, warnings, dropped). */
+static PyObject *map_workload(const struct nvb_fiomap *m, size_t w)
+{
+    PyObject *origin = NULL, *d = map_list(m, w, NVB_FIOMAP_KEYS, &origin), *fio = NULL;
+    PyObject *t = map_list(m, w, NVB_FIOMAP_TARGETS, NULL), *warn = map_list(m, w, NVB_FIOMAP_WARNINGS, NULL);
+    PyObject *drop = map_list(m, w, NVB_FIOMAP_DROPPED, NULL), *sec = fs_str(nvb_fiomap_section(m, w));
+    if (d && t && warn && drop && sec)
+        fio = Py_BuildValue("{sOsOsOsO}", "section", sec, "origin", origin, "warnings", warn, "dropped", drop);
+    if (!fio || PyDict_SetItemString(d, "targets", t) < 0 || PyDict_SetItemString(d, "fio", fio) < 0)
+        Py_CLEAR(d);
+    Py_XDECREF(origin);
+    Py_XDECREF(fio);
+    Py_XDECREF(t);
+    Py_XDECREF(warn);
+    Py_XDECREF(drop);
+    Py_XDECREF(sec);
+    return d;
+}
+
+static PyObject *map_steps(const struct nvb_fiomap *m)
+{
+    PyObject *steps = PyList_New(0), *step = NULL;
+    for (size_t w = 0; steps && w < nvb_fiomap_workloads(m); w++) {
+        if (w == 0 || nvb_fiomap_step(m, w) != nvb_fiomap_step(m, w - 1)) {
+            if (!(step = PyList_New(0)) || PyList_Append(steps, step) < 0)
+                Py_CLEAR(steps);
+            Py_XDECREF(step);
+        }
+        PyObject *d = steps ? map_workload(m, w) : NULL;
+        if (!d || PyList_Append(step, d) < 0)
+            Py_CLEAR(steps);
+        Py_XDECREF(d);
+    }
+    return steps;
+}
+
+static PyObject *nvbench_fio_job_map(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"path", "env", "lenient", NULL};
+    PyObject *env = Py_None, *bytes = NULL;
+    int lenient = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O&|Op:fio_job_map", kwlist, PyUnicode_FSConverter, &bytes, &env,
+                                     &lenient))
+        return NULL;
+    struct nvb_fiojob *f = NULL;
+    struct nvb_fiomap *m = NULL;
+    char why[1024];
+    int rc = read_job(bytes, env, &f);
+    if (rc == 0) {
+        Py_BEGIN_ALLOW_THREADS /* targets without size are measured */
+        rc = nvb_fiomap_new(f, PyBytes_AS_STRING(bytes), lenient ? NVB_FIOMAP_LENIENT : 0, &m, why, sizeof why);
+        Py_END_ALLOW_THREADS
+        nvb_fiojob_free(f);
+        if (rc < 0)
+            nvbench_raise_error(rc, why, NULL);
+    }
+    Py_DECREF(bytes);
+    PyObject *steps = m ? map_steps(m) : NULL;
+    nvb_fiomap_free(m);
+    return steps;
+}
+
+static PyObject *nvbench_fio_size(PyObject *module, PyObject *args)
+{
+    const char *text;
+    unsigned kb_base = 1024;
+    uint64_t v;
+    char why[512];
+    if (!PyArg_ParseTuple(args, "s|I:fio_size", &text, &kb_base))
+        return NULL;
+    if (nvb_fiomap_size(text, kb_base, &v, why, sizeof why) < 0)
+        return nvbench_raise_error(-EINVAL, why, NULL);
+    return PyLong_FromUnsignedLongLong(v);
+}
+
+static PyObject *nvbench_fio_time_ns(PyObject *module, PyObject *args)
+{
+    const char *text, *unit = "s";
+    uint64_t v;
+    char why[512];
+    if (!PyArg_ParseTuple(args, "s|s:fio_time_ns", &text, &unit))
+        return NULL;
+    if (nvb_fiomap_time(text, unit, &v, why, sizeof why) < 0)
+        return nvbench_raise_error(-EINVAL, why, NULL);
+    return PyLong_FromUnsignedLongLong(v);
 }
 
 /* target_length(path) -> int: nvb_target_length (never opens the target). */
@@ -125,6 +249,15 @@ static PyMethodDef fiojob_methods[] = {
      "options merged in. env: None (the process environment) or a list of bytes\n"
      "b'NAME=VALUE' for ${NAME}. Raises NvbenchError naming the file, the line and\n"
      "the limit when one is hit."},
+    {"fio_job_map", (PyCFunction)(void (*)(void))nvbench_fio_job_map, METH_VARARGS | METH_KEYWORDS,
+     "fio_job_map(path, env=None, lenient=False)\n--\n\nThe library's mapping of a fio job file (nvb_fiomap_new):\n"
+     "a list of steps, each a list of workload dicts (library keys, 'targets', and\n"
+     "'fio': section, origin, warnings, dropped). Raises NvbenchError naming the\n"
+     "section and the option nvbench cannot honour."},
+    {"fio_size", nvbench_fio_size, METH_VARARGS,
+     "fio_size(text, kb_base=1024)\n--\n\nA fio size in bytes (nvb_fiomap_size)."},
+    {"fio_time_ns", nvbench_fio_time_ns, METH_VARARGS,
+     "fio_time_ns(text, unit='s')\n--\n\nA fio time in ns (nvb_fiomap_time)."},
     {NULL, NULL, 0, NULL},
 };
 

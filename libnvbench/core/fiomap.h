@@ -1,0 +1,116 @@
+/*
+ * fiomap.h - the mapping of fio job files to workloads, shared by its
+ * three files: fiomap.c (a job as a whole: engine, name, targets, region,
+ * bounds, read-back, steps and the public API), fiomap_opt.c (the option
+ * table: one handler per fio option) and fiomap_val.c (fio's values:
+ * sizes, times, counts, flags, and the messages quoting them).
+ */
+#ifndef NVB_CORE_FIOMAP_H
+#define NVB_CORE_FIOMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvbench.h"
+
+#define FM_NAME_MAX 63   /* bytes of the library's name key (workload.c, K_STRING) */
+#define FM_MAX_CPUS 1024 /* the library's CPU set: CPUs 0 to 1023 (the 'cpus' key) */
+
+struct fm_list {
+    char **s;
+    size_t n, cap;
+};
+
+struct fm_kv {
+    char *key, *val, *origin;
+};
+
+/* One workload of the map: its keys in the order first set, targets,
+ * warnings, the options a lenient mapping left out. */
+struct fm_wl {
+    char          *section;
+    int            step;
+    struct fm_kv  *kv;
+    size_t         nkv, capkv;
+    struct fm_list targets, warnings, dropped;
+};
+
+struct nvb_fiomap {
+    struct fm_wl *wl;
+    size_t        n, cap;
+};
+
+/* One job section being mapped. */
+struct fm_job {
+    const struct nvb_fiojob *f;
+    size_t                   idx;   /* the job in f */
+    const char              *name;  /* its section */
+    const char              *path;  /* the job file, for messages */
+    int                      lenient;
+    unsigned                 kb_base;
+    const char              *engine; /* fio's ioengine */
+    uint64_t                 numjobs;
+    struct fm_wl             out;    /* the workload */
+    struct fm_wl             back;   /* its read-back (has_back) */
+    int                      has_back;
+    int                      offset_pct; /* offset=N%: of the target's length (-1: none) */
+    char                    *why;
+    size_t                   why_len;
+};
+
+/* ---- fiomap_val.c ---- */
+/* Is option name set in the job (as a flag or with a value)? Its value
+ * (NULL for a flag or when absent) in *value. */
+int fm_has(const struct fm_job *j, const char *name, const char **value);
+/* The value of name, NULL when absent or a bare flag. */
+const char *fm_val(const struct fm_job *j, const char *name);
+/* An error naming the option: -EINVAL, the message in j->why. */
+int fm_err(struct fm_job *j, const char *opt, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An option not honoured: an error, or (lenient) a warning and the option
+ * listed as left out; then 1: the caller must not let it take effect. */
+int fm_refuse(struct fm_job *j, const char *opt, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A warning of the workload (lenient drops, changed names). 0 or -ENOMEM. */
+int fm_warn(struct fm_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A value quoted in a message: at most most characters, then its length. */
+const char *fm_short(const char *text, size_t most, char *buf, size_t len);
+/* Digits 0-9, at most 2^63 - 1: 0 or an error naming opt. */
+int fm_whole(struct fm_job *j, const char *opt, const char *v, const char *what, uint64_t *out);
+/* The whole number of an option, or def when absent. */
+int fm_count(struct fm_job *j, const char *opt, uint64_t def, uint64_t *out);
+/* A fio size (of value, or of the option's when value is NULL). */
+int fm_size(struct fm_job *j, const char *opt, const char *value, uint64_t *out);
+/* A whole percentage 0-100 ('30%'): its number, or -1 when v is no such
+ * share. */
+int fm_pct(const char *v);
+/* A fio time of the option in ns, a bare number in unit. */
+int fm_time(struct fm_job *j, const char *opt, const char *unit, uint64_t *ns);
+/* A flag: absent 0, bare 1, else its boolean value. 0/1 or an error. */
+int fm_flag(struct fm_job *j, const char *opt);
+/* A read,write[,trim] option with one value for all directions into buf:
+ * 0, 1 (a lenient mapping left it out) or an error. */
+int fm_one_value(struct fm_job *j, const char *opt, char *buf, size_t len);
+/* The distinct CPUs of a list (0-3,6), each below FM_MAX_CPUS. */
+int fm_cpu_count(struct fm_job *j, const char *opt, const char *v, unsigned *n);
+/* text cut at a UTF-8 character so that text + suffix fits the name key,
+ * into buf (at least FM_NAME_MAX + 1 bytes). */
+const char *fm_fit_name(const char *text, const char *suffix, char *buf);
+/* Text quoted in a message: control characters as \xNN. */
+void fm_escape(const char *s, char *out, size_t len);
+
+/* ---- fiomap.c ---- */
+int fm_set(struct fm_job *j, const char *key, const char *val, const char *origin);
+int fm_setu(struct fm_job *j, const char *key, uint64_t val, const char *origin);
+const char *fm_get(const struct fm_wl *w, const char *key);
+void fm_del(struct fm_wl *w, const char *key);
+int fm_list_add(struct fm_list *l, const char *s);
+/* An engine option (fixedbufs, hipri, sqthread_poll ...) as io_uring.KEY
+ * or nvme.KEY; only_uring: io_uring has it, nvme does not. */
+int fm_engine_opt(struct fm_job *j, const char *opt, const char *value, const char *key, int only_uring);
+
+/* ---- fiomap_opt.c ---- */
+/* Every option of the job in file order through its handler; options
+ * without one are either the job's structure (read in fiomap.c) or
+ * refused as having no equivalent. */
+int fm_options(struct fm_job *j);
+
+#endif

@@ -1,0 +1,436 @@
+/*
+ * fiomap_opt.c - the fio options nvbench honours, one handler each, and
+ * the options that shape a job as a whole (read in fiomap.c). An option
+ * in neither table has no equivalent: refused, or left out with a warning
+ * when the mapping is lenient.
+ */
+#include "core/fiomap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRY(x)                                                                                                     \
+    do {                                                                                                           \
+        int rc_ = (x);                                                                                             \
+        if (rc_ < 0)                                                                                               \
+            return rc_;                                                                                            \
+    } while (0)
+
+/* ------------------------------------------------------------------ direct renames
+ * fio options whose value is a library key's value as it is. This table
+ * is the one to fold into the key table's fio column (workload.c). */
+static const struct { const char *fio, *key; } renames[] = {
+    {"rwmixread", "rwmix"},
+    {"iodepth", "qd"},
+    {"thinktime_blocks", "thinktime_blocks"},
+    {"randseed", "seed"},
+    {"iodepth_batch", "submit_batch"},
+    {"iodepth_batch_submit", "submit_batch"},
+    {"iodepth_batch_complete", "complete_batch"},
+    {"iodepth_batch_complete_min", "complete_batch"},
+    {"buffer_compress_percentage", "data_compress"},
+    {"dedupe_percentage", "data_dedupe"},
+};
+
+/* Options that shape the run as a whole or only fio's report: read in
+ * fiomap.c, or accepted as they are (nvbench reports every job's figures
+ * and percentiles anyway). */
+static const char *const structure[] = {
+    "name", "description", "stonewall", "wait_for_previous", "new_group", "group_reporting", "thread", "kb_base",
+    "unit_base", "lat_percentiles", "clat_percentiles", "filename", "directory", "nrfiles", "size", "io_size",
+    "io_limit", "offset_increment", "loops", "runtime", "time_based", "ramp_time", "numjobs", "do_verify",
+    "cpus_allowed_policy", "cmd_type", "refill_buffers", "scramble_buffers", "ioengine", "norandommap",
+    "randrepeat", "timeout", "threads", "filesize", "rate", "write_bw_log", "write_lat_log", "write_iops_log",
+    "log_avg_msec", "blockalign", "ba",
+};
+
+/* Options nvbench does not honour, with the reason a user is told (others:
+ * "nvbench has no equivalent"). */
+static const char *const reasons[][2] = {
+    {"rate_min", "nvbench has no minimum rate that stops a job running slower"},
+    {"ratemin", "nvbench has no minimum rate that stops a job running slower"},
+    {"startdelay", "nvbench starts the jobs of a step together: the job would start at once"},
+    {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
+    {"wait_for", "nvbench orders jobs by stonewall only: the job would not wait for the one named"},
+    {"flow", "nvbench has no flow control between jobs: the jobs would run at their own pace"},
+    {"io_submit_mode", "nvbench submits from the job's own thread: no offload thread"},
+};
+
+/* ------------------------------------------------------------------ handlers */
+
+static const char *const rw_names[][2] = {
+    {"read", "read"}, {"write", "write"}, {"randread", "randread"}, {"randwrite", "randwrite"}, {"rw", "rw"},
+    {"readwrite", "rw"}, {"randrw", "randrw"}, {"trim", "trim"}, {"randtrim", "randtrim"},
+};
+
+static int h_rw(struct fm_job *j, const char *opt, const char *v)
+{
+    const char *colon = strchr(v, ':');
+    size_t n = colon ? (size_t)(colon - v) : strlen(v);
+    for (size_t i = 0; i < sizeof rw_names / sizeof rw_names[0]; i++) {
+        if (strlen(rw_names[i][0]) != n || strncmp(v, rw_names[i][0], n) != 0)
+            continue;
+        if (colon)
+            TRY(fm_refuse(j, opt, "the ':%s' offset modifier", colon + 1));
+        return fm_set(j, "rw", rw_names[i][1], opt);
+    }
+    return fm_err(j, opt, "'%s': nvbench runs read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim",
+                  v);
+}
+
+static int h_rwmixwrite(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t n;
+    TRY(fm_whole(j, opt, v, "a whole number", &n));
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", 100 - (long long)n);
+    return fm_set(j, "rwmix", buf, opt);
+}
+
+static int h_bs(struct fm_job *j, const char *opt, const char *v)
+{
+    char one[NVB_FIOJOB_MAX_LINE + 1];
+    uint64_t n;
+    int rc = fm_one_value(j, opt, one, sizeof one);
+    if (rc != 0)
+        return rc < 0 ? rc : 0; /* left out: the option takes no effect at all */
+    (void)v;
+    TRY(fm_size(j, opt, one, &n));
+    return fm_setu(j, "bs", n, opt);
+}
+
+/* 4k/50:64k/50[,...]: each size (at the start, after ':' or ',') as fio
+ * reads it, the shares after '/' as written. */
+static int h_bssplit(struct fm_job *j, const char *opt, const char *v)
+{
+    struct {
+        char  *s;
+        size_t n;
+    } out = {malloc(strlen(v) * 10 + 64), 0}; /* "1p" is 16 digits */
+    if (!out.s)
+        return -ENOMEM;
+    int rc = 0;
+    for (const char *p = v; rc == 0;) {
+        size_t n = strcspn(p, ":,/");
+        int is_size = p == v || p[-1] == ':' || p[-1] == ',';
+        if (is_size && n) {
+            char item[NVB_FIOJOB_MAX_LINE + 1];
+            uint64_t sz;
+            snprintf(item, sizeof item, "%.*s", (int)n, p);
+            rc = fm_size(j, opt, item, &sz);
+            out.n += (size_t)sprintf(out.s + out.n, "%llu", (unsigned long long)sz);
+        } else {
+            memcpy(out.s + out.n, p, n);
+            out.n += n;
+        }
+        if (!p[n])
+            break;
+        out.s[out.n++] = p[n];
+        p += n + 1;
+    }
+    out.s[out.n] = 0;
+    if (rc == 0)
+        rc = fm_set(j, "bssplit", out.s, opt);
+    free(out.s);
+    return rc;
+}
+
+static int h_offset(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t n;
+    if (*v && v[strlen(v) - 1] == '%') { /* of the target's length: known with the targets (fiomap.c) */
+        if ((j->offset_pct = fm_pct(v)) < 0)
+            return fm_err(j, opt, "'%s' is not a share of the target (a whole percentage 0%% to 100%%)", v);
+        return 0;
+    }
+    TRY(fm_size(j, opt, v, &n));
+    return fm_setu(j, "offset", n, opt);
+}
+
+static int h_direct(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    /* buffered is direct's opposite */
+    return fm_set(j, "direct", (t == (strcmp(opt, "direct") == 0)) ? "1" : "0", opt);
+}
+
+static int h_invalidate(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    return fm_set(j, "invalidate", t ? "1" : "0", opt);
+}
+
+static int h_rate_iops(struct fm_job *j, const char *opt, const char *v)
+{
+    char one[NVB_FIOJOB_MAX_LINE + 1];
+    uint64_t n;
+    int rc = fm_one_value(j, opt, one, sizeof one);
+    (void)v;
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    TRY(fm_whole(j, opt, one, "a count of I/Os per second", &n));
+    if (n && j->numjobs > UINT64_MAX / n)
+        return fm_err(j, opt, "%llu per job over %llu jobs is more than 2^64 - 1 I/Os per second",
+                      (unsigned long long)n, (unsigned long long)j->numjobs);
+    TRY(fm_setu(j, "rate_iops", n * j->numjobs, opt)); /* fio's is per job, nvbench's over all jobs */
+    return fm_set(j, "rate_mode", "closed", opt);
+}
+
+static int h_rate_process(struct fm_job *j, const char *opt, const char *v)
+{
+    return fm_set(j, "rate_process", strcmp(v, "linear") == 0 ? "uniform" : v, opt);
+}
+
+static int h_thinktime(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t ns;
+    (void)v;
+    TRY(fm_time(j, opt, "us", &ns));
+    uint64_t us = ns / 1000, r = ns % 1000;
+    us += r > 500 || (r == 500 && (us & 1)); /* to the nearest us, ties to even */
+    return fm_setu(j, "thinktime", us, opt);
+}
+
+static int h_verify(struct fm_job *j, const char *opt, const char *v)
+{
+    if (strcmp(v, "0") == 0 || strcmp(v, "none") == 0)
+        return 0;
+    if (strcmp(v, "crc32c") != 0 && strcmp(v, "crc32c-intel") != 0) {
+        int rc = fm_refuse(j, opt, "'%s': nvbench verifies with a CRC32C per block only (crc32c, crc32c-intel)", v);
+        return rc < 0 ? rc : 0; /* left out: no verify at all, not nvbench's in its place */
+    }
+    return fm_set(j, "verify", "1", opt);
+}
+
+static int h_engine_flag(struct fm_job *j, const char *opt, const char *v)
+{
+    static const char *const keys[][2] = {
+        {"fixedbufs", "fixedbufs"}, {"registerfiles", "regfiles"}, {"hipri", "iopoll"}, {"sqthread_poll", "sqpoll"}};
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(opt, keys[i][0]) == 0)
+            return fm_engine_opt(j, opt, t ? "1" : "0", keys[i][1], strcmp(opt, "sqthread_poll") == 0);
+    return -EINVAL;
+}
+
+static int h_sqpoll_cpu(struct fm_job *j, const char *opt, const char *v)
+{
+    return fm_engine_opt(j, opt, v, "sqpoll_cpu", 1);
+}
+
+static int h_cpus(struct fm_job *j, const char *opt, const char *v)
+{
+    const char *policy = fm_val(j, "cpus_allowed_policy");
+    unsigned n;
+    TRY(fm_cpu_count(j, opt, v, &n));
+    if ((!policy || strcmp(policy, "split") != 0) && n > 1) {
+        int rc = fm_refuse(j, opt, "with cpus_allowed_policy=shared fio's jobs float over the set; nvbench pins "
+                                   "job i to the i-th CPU (cpus_allowed_policy=split)");
+        return rc < 0 ? rc : 0; /* left out: the jobs float, as without the option */
+    }
+    return fm_set(j, "cpus", v, opt);
+}
+
+static int h_continue(struct fm_job *j, const char *opt, const char *v)
+{
+    char l[8] = {0};
+    for (size_t i = 0; v[i] && i < sizeof l - 1; i++)
+        l[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] | 0x20 : v[i]);
+    int none = strlen(v) < sizeof l && (!strcmp(l, "none") || !strcmp(l, "0"));
+    int all = strlen(v) < sizeof l && (!strcmp(l, "all") || !strcmp(l, "1"));
+    if (!none && !all) {
+        int rc = fm_refuse(j, opt, "'%s': nvbench continues after every error or after none (none, all)", v);
+        return rc < 0 ? rc : 0; /* left out: fio's default, stop at the first error */
+    }
+    return fm_set(j, "continue_on_error", all ? "1" : "0", opt);
+}
+
+/* bsrange=a-b as fio 3.33 draws it: a + u b (u uniform in [0, 1))
+ * rounded down to a multiple of a, above b taken as b. So each multiple
+ * of a up to b has a share a / b, b the rest (write_iolog of 4k-10k:
+ * 4k 41%, 8k 38%, 10k 20%; of 4k-16k a quarter each): nvbench's bssplit,
+ * when the shares are whole percents. */
+static int h_bsrange(struct fm_job *j, const char *opt, const char *v)
+{
+    char one[NVB_FIOJOB_MAX_LINE + 1], split[2048];
+    uint64_t a, b;
+    int rc = fm_one_value(j, opt, one, sizeof one);
+    (void)v;
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    char *dash = strchr(one, '-');
+    if (!dash)
+        return fm_err(j, opt, "'%s' is not a range of sizes (min-max)", one);
+    *dash = 0;
+    TRY(fm_size(j, opt, one, &a));
+    TRY(fm_size(j, opt, dash + 1, &b));
+    if (!a || a > b)
+        return fm_err(j, opt, "'%s-%s' is not a range of sizes (the smaller first, not 0)", one, dash + 1);
+    if (a == b)
+        return fm_setu(j, "bs", a, opt);
+    if ((a & (a - 1)) || a > UINT64_MAX / 100 || a * 100 % b) {
+        rc = fm_refuse(j, opt, "fio draws sizes from %llu to %llu bytes in shares of %llu/%llu; nvbench's bssplit "
+                               "holds whole percents only", (unsigned long long)a, (unsigned long long)b,
+                       (unsigned long long)a, (unsigned long long)b);
+        return rc < 0 ? rc : 0;
+    }
+    unsigned pct = (unsigned)(a * 100 / b), used = 0;
+    size_t o = 0;
+    for (uint64_t m = a; m <= b; m += a, used += pct)
+        o += (size_t)snprintf(split + o, sizeof split - o, "%s%llu/%u", o ? ":" : "", (unsigned long long)m, pct);
+    if (used < 100)
+        snprintf(split + o, sizeof split - o, ":%llu/%u", (unsigned long long)b, 100 - used);
+    return fm_set(j, "bssplit", split, opt);
+}
+
+/* random_distribution as written, but for fio's zone of an empty range in
+ * zoned:IO/RANGE:...: the rest of the range (zoned:50/5:30/15:20/ is
+ * zoned:50/5:30/15:20/80). */
+static int h_random_distribution(struct fm_job *j, const char *opt, const char *v)
+{
+    char out[NVB_FIOJOB_MAX_LINE + 16];
+    unsigned used = 0, empty = 0;
+    if (strncmp(v, "zoned:", 6) != 0)
+        return fm_set(j, "random_distribution", v, opt);
+    for (const char *p = v + 6; *p; p += strcspn(p, ":"), p += *p == ':') {
+        const char *slash = memchr(p, '/', strcspn(p, ":"));
+        if (slash && (slash[1] == ':' || !slash[1]))
+            empty++;
+        else if (slash)
+            used += (unsigned)atoi(slash + 1);
+    }
+    if (empty == 0 || empty > 1 || used > 100) {
+        if (empty > 1)
+            return fm_err(j, opt, "'%s': more than one zone without a range (the rest of the range is one zone's)", v);
+        return fm_set(j, "random_distribution", v, opt); /* the library checks the rest */
+    }
+    size_t o = 0;
+    for (const char *p = v; *p; p++) {
+        out[o++] = *p;
+        if (*p == '/' && (p[1] == ':' || !p[1]))
+            o += (size_t)snprintf(out + o, sizeof out - o, "%u", 100 - used);
+    }
+    out[o] = 0;
+    return fm_set(j, "random_distribution", out, opt);
+}
+
+static int h_zonemode(struct fm_job *j, const char *opt, const char *v)
+{
+    if (strcmp(v, "none") == 0)
+        return 0;
+    if (strcmp(v, "strided") == 0) {
+        int rc = fm_refuse(j, opt, "'strided': fio's zones of offsets (zonesize, zonerange, zoneskip) are an offset "
+                                   "pattern nvbench has no key for: the job would cover its whole region");
+        return rc < 0 ? rc : 0;
+    }
+    /* not left out when lenient: writes off a zone's write pointer fail */
+    return fm_err(j, opt, "'%s': zoned devices are a capability nvbench does not have yet (writes must follow "
+                          "each zone's write pointer)", v);
+}
+
+static int h_gtod_reduce(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    return t ? fm_warn(j, "fio job section [%s]: gtod_reduce accepted: it only thins fio's own clock readings; "
+                          "nvbench times every I/O as always", j->name) : 0;
+}
+
+static int h_random_generator(struct fm_job *j, const char *opt, const char *v)
+{
+    if (strcmp(v, "tausworthe") && strcmp(v, "lfsr") && strcmp(v, "tausworthe64"))
+        return fm_err(j, opt, "'%s': fio's generators are tausworthe, lfsr and tausworthe64", v);
+    return fm_warn(j, "fio job section [%s]: random_generator=%s accepted: nvbench has one generator, so the "
+                      "offsets follow its sequence, not fio's", j->name, v);
+}
+
+static int h_zero_buffers(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    return t ? fm_set(j, "fill", "zero", opt) : 0;
+}
+
+/* flag: the option may stand without a value (on). */
+static const struct {
+    const char *fio;
+    int (*fn)(struct fm_job *j, const char *opt, const char *v);
+    int flag;
+} handlers[] = {
+    {"rw", h_rw, 0},
+    {"readwrite", h_rw, 0},
+    {"rwmixwrite", h_rwmixwrite, 0},
+    {"bs", h_bs, 0},
+    {"blocksize", h_bs, 0},
+    {"bssplit", h_bssplit, 0},
+    {"offset", h_offset, 0},
+    {"direct", h_direct, 1},
+    {"buffered", h_direct, 1},
+    {"invalidate", h_invalidate, 1},
+    {"rate_iops", h_rate_iops, 0},
+    {"rate_process", h_rate_process, 0},
+    {"thinktime", h_thinktime, 0},
+    {"verify", h_verify, 0},
+    {"fixedbufs", h_engine_flag, 1},
+    {"registerfiles", h_engine_flag, 1},
+    {"hipri", h_engine_flag, 1},
+    {"sqthread_poll", h_engine_flag, 1},
+    {"sqthread_poll_cpu", h_sqpoll_cpu, 0},
+    {"cpus_allowed", h_cpus, 0},
+    {"continue_on_error", h_continue, 0},
+    {"zero_buffers", h_zero_buffers, 1},
+    {"zonemode", h_zonemode, 0},
+    {"bsrange", h_bsrange, 0},
+    {"random_distribution", h_random_distribution, 0},
+    {"random_generator", h_random_generator, 0},
+    {"blocksize_range", h_bsrange, 0},
+    {"gtod_reduce", h_gtod_reduce, 1},
+};
+
+/* One option: a rename, a handler, structure, or nothing nvbench has. */
+static int option(struct fm_job *j, const char *opt, const char *v)
+{
+    for (size_t i = 0; i < sizeof renames / sizeof renames[0]; i++) {
+        if (strcmp(opt, renames[i].fio) != 0)
+            continue;
+        if (!v)
+            return fm_err(j, opt, "needs a value (option=value)");
+        return fm_set(j, renames[i].key, v, opt);
+    }
+    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
+        if (strcmp(opt, handlers[i].fio) != 0)
+            continue;
+        if (!v && !handlers[i].flag)
+            return fm_err(j, opt, "needs a value (option=value)");
+        return handlers[i].fn(j, opt, v);
+    }
+    for (size_t i = 0; i < sizeof structure / sizeof structure[0]; i++)
+        if (strcmp(opt, structure[i]) == 0)
+            return 0;
+    const char *why = "nvbench has no equivalent";
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+        if (strcmp(opt, reasons[i][0]) == 0)
+            why = reasons[i][1];
+    int rc = fm_refuse(j, opt, "%s", why);
+    return rc < 0 ? rc : 0;
+}
+
+int fm_options(struct fm_job *j)
+{
+    size_t n = nvb_fiojob_options(j->f, j->idx);
+    for (size_t k = 0; k < n; k++) {
+        const char *v, *opt = nvb_fiojob_option(j->f, j->idx, k, &v);
+        TRY(option(j, opt, v));
+    }
+    return 0;
+}
