@@ -117,7 +117,8 @@ static void job_reset_stats(struct job *j)
     for (unsigned t = 0; t < j->nt; t++)
         for (int d = 0; d < NVB__NDIR; d++) {
             j->st[t].d[d].ios = j->st[t].d[d].bytes = 0;
-            hist_reset(j->st[t].d[d].hist);
+            if (j->st[t].d[d].hist) /* the one the sampler reads */
+                nvb__hist_reset_live(j->st[t].d[d].hist);
             hist_reset(j->st[t].d[d].slat);
             hist_reset(j->st[t].d[d].clat);
             if (j->st[t].d[d].bsc)
@@ -288,19 +289,22 @@ static void job_stop_at_error(struct job *j, const struct nvb__io *io, int d)
  * come earlier: clat is then 0). slat was taken at submission (job_slat).
  * Returns lat. */
 LOOP_STEP uint64_t job_lat(struct nvb__dstat *ds, const struct loop_cfg *c, const struct nvb__io *io,
-                           uint64_t t_done)
+                           uint64_t t_done, struct nvb__hrun runs[2])
 {
     const uint64_t from = c->open ? io->t_due : io->t_sub;
     const uint64_t l = t_done > from ? t_done - from : 0;
-    nvb__hist_add(ds->hist, l);
-    nvb__hist_add(ds->clat, t_done > io->t_sent ? t_done - io->t_sent : 0);
+    /* the I/Os of one submit batch reaped together have equal latencies:
+     * one add per run of them (hist.h) */
+    nvb__hrun_add(&runs[0], ds->hist, l);
+    nvb__hrun_add(&runs[1], ds->clat, t_done > io->t_sent ? t_done - io->t_sent : 0);
     return l;
 }
 
 /* One completion of the measured window counted: latency, sums, the
  * verify check of a read, or the error with its errno. */
 LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io *io, uint64_t now,
-                         uint64_t ios[NVB__NDIR], uint64_t bytes[NVB__NDIR], uint64_t lat[NVB__NDIR])
+                         uint64_t ios[NVB__NDIR], uint64_t bytes[NVB__NDIR], uint64_t lat[NVB__NDIR],
+                         struct nvb__hrun runs[2])
 {
     int d = io->dir;
     struct nvb__tstat *ts = &j->st[io->target];
@@ -308,7 +312,7 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
         j->fault_delayed[d]++;
     const uint64_t t_done = io->t_done ? io->t_done : now;
     if (io->res == (int64_t)io->len) {
-        uint64_t l = job_lat(&ts->d[d], c, io, t_done);
+        uint64_t l = job_lat(&ts->d[d], c, io, t_done, runs);
         ts->d[d].ios++;
         ts->d[d].bytes += io->len;
         bsmix_count(c, &ts->d[d], io);
@@ -353,7 +357,7 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
         else if ((io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0)
             j->fault_short[d]++;
         if (j->run->w->lat_include_errors)
-            job_lat(&ts->d[d], c, io, t_done);
+            job_lat(&ts->d[d], c, io, t_done, runs);
         j->errors++;
         j->errors_dir[d]++;
         ts->errors++;
@@ -658,6 +662,7 @@ static void job_loop(struct job *j)
     unsigned nfree = qd, inflight = 0, tnext = 0;
     uint64_t budget = j->budget;
     uint64_t ios[NVB__NDIR] = {0}, bytes[NVB__NDIR] = {0}, lat[NVB__NDIR] = {0};
+    struct nvb__hrun runs[2] = {{0}}; /* lat and clat */
     uint64_t now = nvb__now_ns(), last_done = now;
     const uint64_t think_ns = w->thinktime_ns;
     unsigned think_left = w->thinktime_blocks; /* I/Os before the next think */
@@ -797,9 +802,11 @@ static void job_loop(struct job *j)
             }
             if (!count || (io->flags & NVB__IOF_RAMP))
                 continue;
-            job_count(j, &c, io, now, ios, bytes, lat);
+            job_count(j, &c, io, now, ios, bytes, lat, runs);
             last_done = now;
         }
+        nvb__hrun_flush(&runs[0]); /* the histograms whole before anybody reads them */
+        nvb__hrun_flush(&runs[1]);
         inflight -= (unsigned)got;
         job_publish(j, ios, bytes, lat);
         if (io_timeout && inflight && now >= next_scan) {
