@@ -87,9 +87,22 @@ static inline void nvb__hist_add_n(struct nvb__hist *h, uint64_t v, uint64_t n)
     h->sumsq_hi += (uint64_t)(b2 >> 64) + (mid < a) + (lo < mid);
     h->sumsq = lo;
 }
+/* One sample: one multiply for the square (add_n takes three). */
 static inline void nvb__hist_add(struct nvb__hist *h, uint64_t v)
 {
-    nvb__hist_add_n(h, v, 1);
+    uint64_t *b = &h->buckets[nvb__hist_index(v)];
+    __atomic_store_n(b, *b + 1, __ATOMIC_RELAXED);
+    h->count++;
+    if (v < h->min)
+        __atomic_store_n(&h->min, v, __ATOMIC_RELAXED);
+    if (v > h->max)
+        __atomic_store_n(&h->max, v, __ATOMIC_RELAXED);
+    h->sum += v;
+    /* 192-bit add of v*v: three adds with carry, no branch */
+    unsigned __int128 sq = (unsigned __int128)v * v;
+    unsigned __int128 lo = h->sumsq + sq;
+    h->sumsq_hi += lo < sq;
+    h->sumsq = lo;
 }
 
 /*
@@ -106,8 +119,11 @@ struct nvb__hrun {
 };
 static inline void nvb__hrun_flush(struct nvb__hrun *r)
 {
-    if (r->h)
+    if (r->n == 1) /* a run of one (qd 1): the plain add */
+        nvb__hist_add(r->h, r->v);
+    else if (r->h)
         nvb__hist_add_n(r->h, r->v, r->n);
+    r->n = 0;
     r->h = NULL;
 }
 static inline void nvb__hrun_add(struct nvb__hrun *r, struct nvb__hist *h, uint64_t v)

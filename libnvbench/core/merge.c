@@ -549,17 +549,11 @@ static const char *part_label(const struct nvb_result *p, const struct merge_how
     return p->nhosts ? "" : p->host;
 }
 
-static int merge_into(struct nvb_result *m, const struct nvb_result *const *parts, size_t n,
-                      const struct merge_how *how)
+/* The window: earliest start to latest end, by wall clock; *w0 and *w1
+ * its measured part. */
+static void merge_window(struct nvb_result *m, const struct nvb_result *const *parts, size_t n, uint64_t *w0_p,
+                         uint64_t *w1_p)
 {
-    const struct nvb_result *p0 = parts[0];
-    snprintf(m->engine, sizeof m->engine, "%s", p0->engine);
-    m->used = p0->used;
-    m->qd_effective = p0->qd_effective;
-    if (how->groups)
-        groups_engine(m, parts, n);
-
-    /* The window: earliest start to latest end, by wall clock. */
     uint64_t start = 0, w0 = 0, w1 = 0, first = 0;
     for (size_t i = 0; i < n; i++) {
         const struct nvb_result *p = parts[i];
@@ -581,6 +575,99 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
     m->end_wall_ns = w1;
     m->first_done_wall_ns = first;
     m->duration_s = w1 > w0 ? (double)(w1 - w0) / 1e9 : 0;
+    *w0_p = w0;
+    *w1_p = w1;
+}
+
+/* The part's counters added: by direction (the histograms too), errors,
+ * injected faults. 0, or what nvb__dstat_add returned. */
+static int merge_counts(struct nvb_result *m, const struct nvb_result *p)
+{
+    m->trim |= p->trim;
+    for (int d = 0; d < NVB__NDIR; d++) {
+        int rc = nvb__dstat_add(&m->tot[d], &p->tot[d]);
+        if (rc)
+            return rc;
+        m->errors_dir[d] += p->errors_dir[d];
+        m->fault_err[d] += p->fault_err[d];
+        m->fault_short[d] += p->fault_short[d];
+        m->fault_delayed[d] += p->fault_delayed[d];
+    }
+    m->errors += p->errors;
+    m->short_ios += p->short_ios;
+    for (int e = 0; e < NVB__ERRNO_SLOTS; e++)
+        m->by_errno[e] += p->by_errno[e];
+    if (p->fault_enabled && !m->fault_enabled) {
+        m->fault_enabled = 1;
+        m->fault_errno = p->fault_errno;
+    }
+    return 0;
+}
+
+/* The part's warnings, labelled, and its failure: the first; a failure of
+ * its own beats a cancellation (the others were stopped because of it). */
+static void merge_notes(struct nvb_result *m, const struct nvb_result *p, const struct merge_how *how,
+                        int *err_cancelled)
+{
+    const char *label = part_label(p, how);
+    for (unsigned k = 0; k < p->nwarn; k++) {
+        if (label[0])
+            nvb__result_warn(m, "%s: %s", label, p->warn[k]);
+        else
+            nvb__result_warn(m, "%s", p->warn[k]);
+    }
+    if (p->cancelled)
+        m->cancelled = 1;
+    if (p->err && (!m->err || (*err_cancelled && !p->cancelled))) {
+        *err_cancelled = p->cancelled;
+        char msg[512];
+        if (label[0])
+            snprintf(msg, sizeof msg, "%s: %s", label, p->errmsg);
+        else
+            snprintf(msg, sizeof msg, "%s", p->errmsg);
+        nvb__result_seterr(m, p->err, msg);
+    }
+}
+
+/* The CPU figures of the whole: a group run's from the group whose window
+ * ends last (one process), else the parts' busy shares weighted. */
+static int merge_cpu(struct nvb_result *m, const struct nvb_result *const *parts, size_t n,
+                     const struct merge_how *how, const double busy[7], double weight, unsigned ncpus_all)
+{
+    if (how->groups) {
+        const struct nvb_result *last = parts[0];
+        for (size_t i = 1; i < n; i++)
+            if (nvb__result_window_end(parts[i]) > nvb__result_window_end(last))
+                last = parts[i];
+        return cpu_copy(m, last);
+    }
+    if (weight > 0) {
+        m->system_pct = busy[0] / weight;
+        m->user_pct = busy[1] / weight;
+        m->sys_pct = busy[2] / weight;
+        m->irq_pct = busy[3] / weight;
+        m->iowait_pct = busy[4] / weight;
+        m->steal_pct = busy[5] / weight;
+        m->idle_pct = busy[6] / weight;
+    } else {
+        snprintf(m->cpu_null_reason, sizeof m->cpu_null_reason, "%s",
+                 parts[0]->cpu_null_reason[0] ? parts[0]->cpu_null_reason : "not measured on any part");
+    }
+    m->ncpus_online = (int)ncpus_all;
+    return 0;
+}
+
+static int merge_into(struct nvb_result *m, const struct nvb_result *const *parts, size_t n,
+                      const struct merge_how *how)
+{
+    const struct nvb_result *p0 = parts[0];
+    snprintf(m->engine, sizeof m->engine, "%s", p0->engine);
+    m->used = p0->used;
+    m->qd_effective = p0->qd_effective;
+    if (how->groups)
+        groups_engine(m, parts, n);
+    uint64_t w0, w1;
+    merge_window(m, parts, n, &w0, &w1);
 
     unsigned rows = 0;
     unsigned ntg = 0;
@@ -608,83 +695,24 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         } else if (row_from_part(&m->hosts[m->nhosts++], p)) {
             return -ENOMEM;
         }
-        /* counts */
-        m->trim |= p->trim;
-        for (int d = 0; d < NVB__NDIR; d++) {
-            int rc = nvb__dstat_add(&m->tot[d], &p->tot[d]);
-            if (rc)
-                return rc;
-            m->errors_dir[d] += p->errors_dir[d];
-            m->fault_err[d] += p->fault_err[d];
-            m->fault_short[d] += p->fault_short[d];
-            m->fault_delayed[d] += p->fault_delayed[d];
-        }
-        m->errors += p->errors;
-        m->short_ios += p->short_ios;
-        for (int e = 0; e < NVB__ERRNO_SLOTS; e++)
-            m->by_errno[e] += p->by_errno[e];
-        if (p->fault_enabled && !m->fault_enabled) {
-            m->fault_enabled = 1;
-            m->fault_errno = p->fault_errno;
-        }
+        int rc = merge_counts(m, p);
+        if (rc)
+            return rc;
         merge_verify(m, p);
         merge_timing(m, p, i == 0);
         if (!how->groups)
             cpu_add(m, p, busy, &weight, &ncpus_all);
         /* targets */
-        for (unsigned t = 0; t < p->ntargets; t++) {
-            int rc = tstat_copy(&m->tg[m->ntargets++], &p->tg[t], p->host);
-            if (rc)
+        for (unsigned t = 0; t < p->ntargets; t++)
+            if ((rc = tstat_copy(&m->tg[m->ntargets++], &p->tg[t], p->host)))
                 return rc;
-        }
-        /* notes */
-        const char *label = part_label(p, how);
-        for (unsigned k = 0; k < p->nwarn; k++) {
-            if (label[0])
-                nvb__result_warn(m, "%s: %s", label, p->warn[k]);
-            else
-                nvb__result_warn(m, "%s", p->warn[k]);
-        }
-        if (p->cancelled)
-            m->cancelled = 1;
-        /* The first failure; a failure of its own beats a cancellation
-         * (the others were stopped because of it). */
-        if (p->err && (!m->err || (err_cancelled && !p->cancelled))) {
-            err_cancelled = p->cancelled;
-            char msg[512];
-            if (label[0])
-                snprintf(msg, sizeof msg, "%s: %s", label, p->errmsg);
-            else
-                snprintf(msg, sizeof msg, "%s", p->errmsg);
-            nvb__result_seterr(m, p->err, msg);
-        }
+        merge_notes(m, p, how, &err_cancelled);
         if (p->clock_cost_ns > m->clock_cost_ns)
             m->clock_cost_ns = p->clock_cost_ns;
     }
-    if (how->groups) {
-        /* the group whose window ends last */
-        const struct nvb_result *last = parts[0];
-        for (size_t i = 1; i < n; i++)
-            if (nvb__result_window_end(parts[i]) > nvb__result_window_end(last))
-                last = parts[i];
-        int rc = cpu_copy(m, last);
-        if (rc)
-            return rc;
-    } else if (weight > 0) {
-        m->system_pct = busy[0] / weight;
-        m->user_pct = busy[1] / weight;
-        m->sys_pct = busy[2] / weight;
-        m->irq_pct = busy[3] / weight;
-        m->iowait_pct = busy[4] / weight;
-        m->steal_pct = busy[5] / weight;
-        m->idle_pct = busy[6] / weight;
-    } else {
-        snprintf(m->cpu_null_reason, sizeof m->cpu_null_reason, "%s",
-                 parts[0]->cpu_null_reason[0] ? parts[0]->cpu_null_reason : "not measured on any part");
-    }
-    if (!how->groups)
-        m->ncpus_online = (int)ncpus_all;
-    int rc = merge_series(m, parts, n, w0, w1);
+    int rc = merge_cpu(m, parts, n, how, busy, weight, ncpus_all);
+    if (!rc)
+        rc = merge_series(m, parts, n, w0, w1);
     if (!rc)
         rc = how->groups ? groups_workload(m, parts, n) : merge_workload(m, parts, n);
     return rc;
