@@ -126,14 +126,7 @@ static void job_reset_stats(struct job *j)
             if (j->st[t].d[d].bsc)
                 memset(j->st[t].d[d].bsc->count, 0, sizeof j->st[t].d[d].bsc->count);
         }
-    j->st[0].errors = 0;
-    memset(j->by_errno, 0, sizeof j->by_errno);
-    j->errors = j->short_ios = 0;
-    for (int d = 0; d < NVB__NDIR; d++)
-        j->errors_dir[d] = j->fault_err[d] = j->fault_short[d] = j->fault_delayed[d] = 0;
-    j->verify_checked = j->verify_mismatches = j->verify_unchecked = 0;
-    memset(&j->sub, 0, sizeof j->sub);
-    memset(j->verify_by_field, 0, sizeof j->verify_by_field);
+    memset(&j->meter, 0, sizeof j->meter); /* every counter of the meter (internal.h) */
     j->nfirst_mm = 0;
     for (unsigned t = 0; t < j->nt; t++)
         j->st[t].errors = 0;

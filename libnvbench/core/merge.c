@@ -6,6 +6,7 @@
  * kept per host in the "hosts" rows.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -389,22 +390,36 @@ static int merge_workload(struct nvb_result *m, const struct nvb_result *const *
 
 static void merge_verify(struct nvb_result *m, const struct nvb_result *p)
 {
-    m->verify_enabled |= p->verify_enabled;
-    m->verify_checked += p->verify_checked;
-    m->verify_mismatches += p->verify_mismatches;
-    m->verify_unchecked += p->verify_unchecked;
-    for (int f = 0; f < NVB__VF_COUNT; f++)
-        m->verify_by_field[f] += p->verify_by_field[f];
+    m->verify_enabled |= p->verify_enabled; /* its counters: the meter's */
     for (unsigned k = 0; k < p->nfirst_mismatch && m->nfirst_mismatch < NVB__VERIFY_FIRST; k++)
         m->first_mismatch[m->nfirst_mismatch++] = p->first_mismatch[k];
 }
 
-/* Submission counts add; a rate's targets add, its schedule's counts
+/* The meter's words up to sub.batch_max are 64-bit counts that add, but
+ * for the maxima and the double sum of squares: a counter appended to the
+ * list adds without being named here. */
+#define MW(f) (offsetof(struct nvb__meter, f) / sizeof(uint64_t))
+_Static_assert(offsetof(struct nvb__meter, sub.batch_max) % sizeof(uint64_t) == 0, "the meter is whole words");
+_Static_assert(sizeof(double) == sizeof(uint64_t), "gap_sq takes one word");
+void nvb__meter_add(struct nvb__meter *d, const struct nvb__meter *s)
+{
+    uint64_t *dw = (uint64_t *)(void *)d;
+    const uint64_t *sw = (const uint64_t *)(const void *)s;
+    for (size_t i = 0; i < MW(sub.batch_max); i++)
+        if (i != MW(sub.lag_max) && i != MW(sub.late_max) && i != MW(sub.qfull_max) && i != MW(sub.gap_sq))
+            dw[i] += sw[i];
+    d->sub.lag_max = s->sub.lag_max > d->sub.lag_max ? s->sub.lag_max : d->sub.lag_max;
+    d->sub.late_max = s->sub.late_max > d->sub.late_max ? s->sub.late_max : d->sub.late_max;
+    d->sub.qfull_max = s->sub.qfull_max > d->sub.qfull_max ? s->sub.qfull_max : d->sub.qfull_max;
+    d->sub.gap_sq += s->sub.gap_sq;
+}
+#undef MW
+
+/* Submission counts add (the meter's); a rate's targets add, its schedule's counts
  * too; a latency is known only when every part measured it. */
 static void merge_timing(struct nvb_result *m, const struct nvb_result *p, int first)
 {
     m->lat_unknown |= p->lat_unknown;
-    nvb__submits_add(&m->sub, &p->sub);
     /* what a slat covers and the batch: known when every part says it */
     if (first) {
         m->sub.ext = p->sub.ext;
@@ -588,15 +603,8 @@ static int merge_counts(struct nvb_result *m, const struct nvb_result *p)
         int rc = nvb__dstat_add(&m->tot[d], &p->tot[d]);
         if (rc)
             return rc;
-        m->errors_dir[d] += p->errors_dir[d];
-        m->fault_err[d] += p->fault_err[d];
-        m->fault_short[d] += p->fault_short[d];
-        m->fault_delayed[d] += p->fault_delayed[d];
     }
-    m->errors += p->errors;
-    m->short_ios += p->short_ios;
-    for (int e = 0; e < NVB__ERRNO_SLOTS; e++)
-        m->by_errno[e] += p->by_errno[e];
+    nvb__meter_add(&m->meter, &p->meter);
     if (p->fault_enabled && !m->fault_enabled) {
         m->fault_enabled = 1;
         m->fault_errno = p->fault_errno;

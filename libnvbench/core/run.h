@@ -153,19 +153,14 @@ struct job {
     uint64_t wake_late;          /* how late a timed wait ends, a running mean (ns): sets the spin */
     uint64_t full_since, freed_at; /* the queue last filled, and last had a slot freed while full */
     uint64_t last_sub;           /* the last submit call (gaps between arrivals) */
-    struct nvb__submits sub;     /* in the measured window */
     uint64_t rng;
-    uint64_t by_errno[NVB__ERRNO_SLOTS];
-    uint64_t errors, short_ios, errors_dir[NVB__NDIR];
+    NVB__METER;                  /* its counters in the measured window (internal.h) */
     struct nvb__fault *fault;    /* fault.* keys: wraps the engine's submit/reap */
     /* What the loop calls: the engine's submit/reap on its state, or the
      * fault wrapper's around them, chosen once in job_setup(). */
     int (*submit)(void *state, struct nvb__io **ios, unsigned n);
     int (*reap)(void *state, struct nvb__io **out, unsigned max, unsigned min);
     void *io_state;
-    uint64_t fault_err[NVB__NDIR], fault_short[NVB__NDIR], fault_delayed[NVB__NDIR];
-    uint64_t verify_checked, verify_mismatches, verify_unchecked;
-    uint64_t verify_by_field[NVB__VF_COUNT];
     struct nvb__vmismatch first_mm[NVB__VERIFY_FIRST];
     unsigned nfirst_mm;
     /* verify=1 with writes: no two I/Os of this job on one block at once
