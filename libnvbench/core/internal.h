@@ -377,6 +377,7 @@ struct nvb_result {
     int      err;
     char     errmsg[1024];
     double   clock_cost_ns;
+    char     clock_source[16];  /* what nvb__now_ns read ("tsc", "clock_monotonic", "qpc"); "" unknown */
     /* hosts (merge.c, result_load.c) */
     char     host[256];              /* the machine that ran it; "" for a merged result */
     uint64_t end_wall_ns;            /* wall clock at the end of the measured window */
