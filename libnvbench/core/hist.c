@@ -20,8 +20,11 @@ void nvb__hist_init(struct nvb__hist *h)
 
 void nvb__hist_reset_live(struct nvb__hist *h)
 {
-    for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
-        __atomic_store_n(&h->buckets[i], 0, __ATOMIC_RELAXED);
+    /* only the buckets between min's and max's hold counts: the pages of
+     * the others are left untouched (job_setup.c) */
+    if (h->count)
+        for (unsigned i = nvb__hist_index(h->min), e = nvb__hist_index(h->max); i <= e; i++)
+            __atomic_store_n(&h->buckets[i], 0, __ATOMIC_RELAXED);
     __atomic_store_n(&h->min, UINT64_MAX, __ATOMIC_RELAXED);
     __atomic_store_n(&h->max, 0, __ATOMIC_RELAXED);
     h->count = 0;

@@ -53,7 +53,8 @@ struct nvb__hist {
 
 void nvb__hist_init(struct nvb__hist *h);
 /* nvb__hist_init on a histogram the sampler may be reading (the job's, at
- * the end of its ramp): the fields it reads stored atomically. */
+ * the end of its ramp): the fields it reads stored atomically, and only the
+ * buckets between min's and max's written (the others are 0). */
 void nvb__hist_reset_live(struct nvb__hist *h);
 /* Without branches: s = 57 - clz(v | 127) is 0 below 128 (there the index
  * is v itself) and k - 6 for v in [2^k, 2^(k+1)), where (v >> s) is 64 plus

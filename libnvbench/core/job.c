@@ -111,7 +111,7 @@ static inline void job_publish(struct job *j, unsigned ndir, const uint64_t ios[
 static void hist_reset(struct nvb__hist *h)
 {
     if (h)
-        nvb__hist_init(h);
+        nvb__hist_reset_live(h);
 }
 
 static void job_reset_stats(struct job *j)
@@ -119,8 +119,7 @@ static void job_reset_stats(struct job *j)
     for (unsigned t = 0; t < j->nt; t++)
         for (int d = 0; d < NVB__NDIR; d++) {
             j->st[t].d[d].ios = j->st[t].d[d].bytes = 0;
-            if (j->st[t].d[d].hist) /* the one the sampler reads */
-                nvb__hist_reset_live(j->st[t].d[d].hist);
+            hist_reset(j->st[t].d[d].hist);
             hist_reset(j->st[t].d[d].slat);
             hist_reset(j->st[t].d[d].clat);
             if (j->st[t].d[d].bsc)

@@ -132,6 +132,7 @@ struct job {
     unsigned *tmap;              /* job-local -> plan target */
     int *fds;
     struct nvb__tstat *st;       /* per job-local target */
+    struct nvb__hist *hists;     /* st's latency histograms, one block (job_setup.c) */
     uint64_t *seqpos;
     uint64_t *nblocks;
     struct nvb__bsmix *mix;      /* bssplit: sizes and offsets (core/loopmix.h); NULL: every I/O is bs */
