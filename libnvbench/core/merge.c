@@ -717,8 +717,9 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         merge_notes(m, p, how, &err_cancelled);
         if (p->clock_cost_ns > m->clock_cost_ns)
             m->clock_cost_ns = p->clock_cost_ns;
-        if (i == 0 || strcmp(m->clock_source, p->clock_source)) /* parts that read different clocks: "mixed" */
-            snprintf(m->clock_source, sizeof m->clock_source, "%s", i == 0 ? p->clock_source : "mixed");
+        if (i == 0 || strcmp(m->clock_source, p->clock_source)) /* parts that read different clocks: "mixed"; one unknown: unknown */
+            snprintf(m->clock_source, sizeof m->clock_source, "%s",
+                     i == 0 ? p->clock_source : m->clock_source[0] && p->clock_source[0] ? "mixed" : "");
     }
     int rc = merge_cpu(m, parts, n, how, busy, weight, ncpus_all);
     if (!rc)
