@@ -32,22 +32,7 @@ static void job_merge(struct run *r, struct nvb_result *res, unsigned i)
             dstat_sum(res, &dst->d[d], &j->st[t].d[d]);
         dst->errors += j->st[t].errors;
     }
-    for (int e = 0; e < NVB__ERRNO_SLOTS; e++)
-        res->by_errno[e] += j->by_errno[e];
-    res->errors += j->errors;
-    res->short_ios += j->short_ios;
-    for (int d = 0; d < NVB__NDIR; d++) {
-        res->errors_dir[d] += j->errors_dir[d];
-        res->fault_err[d] += j->fault_err[d];
-        res->fault_short[d] += j->fault_short[d];
-        res->fault_delayed[d] += j->fault_delayed[d];
-    }
-    nvb__submits_add(&res->sub, &j->sub);
-    res->verify_checked += j->verify_checked;
-    res->verify_mismatches += j->verify_mismatches;
-    res->verify_unchecked += j->verify_unchecked;
-    for (int f = 0; f < NVB__VF_COUNT; f++)
-        res->verify_by_field[f] += j->verify_by_field[f];
+    nvb__meter_add(&res->meter, &j->meter);
     for (unsigned k = 0; k < j->nfirst_mm && res->nfirst_mismatch < NVB__VERIFY_FIRST; k++)
         res->first_mismatch[res->nfirst_mismatch++] = j->first_mm[k];
     if (j->rc < 0 && !res->err)

@@ -52,45 +52,91 @@ struct nvb__hist {
 };
 
 void nvb__hist_init(struct nvb__hist *h);
+/* nvb__hist_init on a histogram the sampler may be reading (the job's, at
+ * the end of its ramp): the fields it reads stored atomically, and only the
+ * buckets between min's and max's written (the others are 0). */
+void nvb__hist_reset_live(struct nvb__hist *h);
+/* Without branches: s = 57 - clz(v | 127) is 0 below 128 (there the index
+ * is v itself) and k - 6 for v in [2^k, 2^(k+1)), where (v >> s) is 64 plus
+ * the sub-bucket; the index grows with v, so values at or above 2^MAX_BITS
+ * are clamped to the last bucket by a min. */
 static inline unsigned nvb__hist_index(uint64_t v)
 {
-    if (v < NVB__HIST_SUB)
-        return (unsigned)v;
-    unsigned k = 63u - (unsigned)__builtin_clzll(v); /* k >= SUB_BITS */
-    if (k >= NVB__HIST_MAX_BITS)
-        return NVB__HIST_BUCKETS - 1;
-    unsigned sub = (unsigned)(v >> (k - NVB__HIST_SUB_BITS)) & (NVB__HIST_SUB - 1);
-    return (k - NVB__HIST_SUB_BITS + 1) * NVB__HIST_SUB + sub;
+    _Static_assert(NVB__HIST_SUB_BITS == 6, "the shift below is for 64 sub-buckets");
+    const unsigned s = 57u - (unsigned)__builtin_clzll(v | 127);
+    const uint64_t i = ((uint64_t)s << NVB__HIST_SUB_BITS) + (v >> s);
+    return i < NVB__HIST_BUCKETS - 1 ? (unsigned)i : NVB__HIST_BUCKETS - 1;
 }
+/* n samples of one value: one bucket, one update of each sum. The job is
+ * the only writer of its histograms; the sampler reads min, max and the
+ * buckets while it runs, so those are stored atomically (relaxed: a plain
+ * store on the machines this builds for). */
+static inline void nvb__hist_add_n(struct nvb__hist *h, uint64_t v, uint64_t n)
+{
+    uint64_t *b = &h->buckets[nvb__hist_index(v)];
+    __atomic_store_n(b, *b + n, __ATOMIC_RELAXED);
+    h->count += n;
+    if (v < h->min)
+        __atomic_store_n(&h->min, v, __ATOMIC_RELAXED);
+    if (v > h->max)
+        __atomic_store_n(&h->max, v, __ATOMIC_RELAXED);
+    h->sum += (unsigned __int128)v * n;
+    /* n v^2 in 192 bits: v^2's two words times n, then the add */
+    unsigned __int128 sq = (unsigned __int128)v * v;
+    unsigned __int128 a = (unsigned __int128)(uint64_t)sq * n, b2 = (unsigned __int128)(uint64_t)(sq >> 64) * n;
+    unsigned __int128 mid = a + (b2 << 64), lo = h->sumsq + mid;
+    h->sumsq_hi += (uint64_t)(b2 >> 64) + (mid < a) + (lo < mid);
+    h->sumsq = lo;
+}
+/* One sample: one multiply for the square (add_n takes three). */
 static inline void nvb__hist_add(struct nvb__hist *h, uint64_t v)
 {
-    h->buckets[nvb__hist_index(v)]++;
+    uint64_t *b = &h->buckets[nvb__hist_index(v)];
+    __atomic_store_n(b, *b + 1, __ATOMIC_RELAXED);
     h->count++;
-    if (v < h->min) h->min = v;
-    if (v > h->max) h->max = v;
+    if (v < h->min)
+        __atomic_store_n(&h->min, v, __ATOMIC_RELAXED);
+    if (v > h->max)
+        __atomic_store_n(&h->max, v, __ATOMIC_RELAXED);
     h->sum += v;
-    /* 192-bit add of v*v: one multiply, three adds with carry; no
-     * division, no branch */
+    /* 192-bit add of v*v: three adds with carry, no branch */
     unsigned __int128 sq = (unsigned __int128)v * v;
     unsigned __int128 lo = h->sumsq + sq;
     h->sumsq_hi += lo < sq;
     h->sumsq = lo;
 }
-/* n samples of one value (a submission batch's slat): one bucket, one
- * update of each sum. */
-static inline void nvb__hist_add_n(struct nvb__hist *h, uint64_t v, uint64_t n)
+
+/*
+ * A run of equal values, added once: completions reaped together from one
+ * submit batch share their stamps, so their latencies are equal, and
+ * adding n of them at once gives the histogram (buckets, count, min, max
+ * and the exact sums) that n adds give, byte for byte. A value that is not
+ * the run's (or goes to another histogram) ends the run; the caller ends
+ * the last with nvb__hrun_flush before anybody reads the histogram.
+ */
+struct nvb__hrun {
+    struct nvb__hist *h; /* NULL: no run */
+    uint64_t v, n;
+};
+static inline void nvb__hrun_flush(struct nvb__hrun *r)
 {
-    h->buckets[nvb__hist_index(v)] += n;
-    h->count += n;
-    if (v < h->min) h->min = v;
-    if (v > h->max) h->max = v;
-    h->sum += (unsigned __int128)v * n;
-    /* n v^2 in 192 bits: v^2's two words times n, then the add */
-    unsigned __int128 sq = (unsigned __int128)v * v;
-    unsigned __int128 a = (unsigned __int128)(uint64_t)sq * n, b = (unsigned __int128)(uint64_t)(sq >> 64) * n;
-    unsigned __int128 mid = a + (b << 64), lo = h->sumsq + mid;
-    h->sumsq_hi += (uint64_t)(b >> 64) + (mid < a) + (lo < mid);
-    h->sumsq = lo;
+    if (r->n == 1) /* a run of one (qd 1): the plain add */
+        nvb__hist_add(r->h, r->v);
+    else if (r->h)
+        nvb__hist_add_n(r->h, r->v, r->n);
+    r->n = 0;
+    r->h = NULL;
+}
+static inline void nvb__hrun_add(struct nvb__hrun *r, struct nvb__hist *h, uint64_t v)
+{
+    if (h == r->h && v == r->v) {
+        r->n++;
+        return;
+    }
+    nvb__hrun_flush(r);
+    r->h = h;
+    r->v = v;
+    r->n = 1;
 }
 /* Lower bound and width of bucket i. */
 uint64_t nvb__hist_bucket_low(unsigned i);

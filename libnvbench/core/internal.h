@@ -234,7 +234,7 @@ struct nvb__tsample {        /* one time-series point (an interval) */
 void nvb__ihists_free(struct nvb__ihist *lh[NVB__NDIR]);
 
 /* Submissions in the measured window and how well an open-loop rate's
- * schedule was kept: a job's, a result's; they add (nvb__submits_add). */
+ * schedule was kept: a job's, a result's; they add (nvb__meter_add). */
 struct nvb__submits {
     uint64_t calls, ios;         /* calls of the engine's submit operation, the I/Os they carried */
     uint64_t lagged;             /* I/Os submitted an interval or more after their intended start */
@@ -247,7 +247,7 @@ struct nvb__submits {
     uint64_t gaps, gap_sum;      /* rate: gaps between consecutive I/Os' submit calls (0 inside one call) */
     double   gap_sq;             /* and their squares (ns^2) */
     uint64_t waits, depth_sum;   /* waits for completions while still submitting, I/Os in flight at each */
-    /* not added by nvb__submits_add (set once per result) */
+    /* not added by nvb__meter_add (set once per result) */
     uint32_t batch_max;          /* the most I/Os one submit call carries (submit_batch, at most qd) */
     int      slat_scope;         /* what a slat is (enum nvb__slat_scope) */
     int      ext;                /* 1: the fields above are known (0: read from a result written before them) */
@@ -259,28 +259,32 @@ struct nvb__submits {
  * engine that completes I/O inside submit). Several: a merged result. */
 enum nvb__slat_scope { NVB__SLAT_CALL = 0, NVB__SLAT_QUEUE, NVB__SLAT_NONE, NVB__SLAT_MIXED };
 
-static inline void nvb__submits_add(struct nvb__submits *d, const struct nvb__submits *s)
-{
-    d->calls += s->calls;
-    d->ios += s->ios;
-    d->lagged += s->lagged;
-    d->unissued += s->unissued;
-    d->lag_sum += s->lag_sum;
-    if (s->lag_max > d->lag_max)
-        d->lag_max = s->lag_max;
-    d->late_sum += s->late_sum;
-    d->qfull_sum += s->qfull_sum;
-    if (s->late_max > d->late_max)
-        d->late_max = s->late_max;
-    if (s->qfull_max > d->qfull_max)
-        d->qfull_max = s->qfull_max;
-    d->spin_ns += s->spin_ns;
-    d->gaps += s->gaps;
-    d->gap_sum += s->gap_sum;
-    d->gap_sq += s->gap_sq;
-    d->waits += s->waits;
-    d->depth_sum += s->depth_sum;
-}
+/*
+ * The meter: the counters of a job's measured window, which a result (and
+ * a merge of results) holds too. One list, one add (nvb__meter_add), one
+ * reset (the struct zeroed): a counter added to the list is reset by the
+ * job and summed by the aggregation and the merge without touching them.
+ * The job and the result hold it as an anonymous union (NVB__METER), so
+ * that each counter is also a field of its own (r->errors).
+ */
+#define NVB__METER_FIELDS \
+    uint64_t errors, short_ios; \
+    uint64_t by_errno[NVB__ERRNO_SLOTS]; \
+    uint64_t errors_dir[NVB__NDIR]; /* errors by enum nvb_dir */ \
+    /* fault injection: what the wrapper did to counted I/Os, by direction */ \
+    uint64_t fault_err[NVB__NDIR], fault_short[NVB__NDIR], fault_delayed[NVB__NDIR]; \
+    uint64_t verify_checked, verify_mismatches; \
+    uint64_t verify_unchecked; /* reads of blocks this run had not written: not checked */ \
+    uint64_t verify_by_field[NVB__VF_COUNT]; \
+    struct nvb__submits sub;
+struct nvb__meter {
+    NVB__METER_FIELDS
+};
+#define NVB__METER union { struct nvb__meter meter; struct { NVB__METER_FIELDS }; }
+/* d += s: sums add, maxima take the larger; sub's batch_max, slat_scope
+ * and ext are not counters (the merge decides them). merge.c. */
+void nvb__meter_add(struct nvb__meter *d, const struct nvb__meter *s);
+
 /* ---- preconditioning and steady state in a result (precond.c, steady.c) ---- */
 struct nvb__precond_res {    /* the precondition phase: not part of the figures */
     unsigned passes;         /* 0: none was asked (null in the JSON) */
@@ -331,19 +335,14 @@ struct nvb_result {
                                   * loaded or merged result had one ("trim" in the JSON) */
     unsigned ntargets;
     struct nvb__tstat *tg;
-    uint64_t errors;
-    uint64_t short_ios;
-    uint64_t by_errno[NVB__ERRNO_SLOTS];
-    uint64_t errors_dir[NVB__NDIR]; /* errors by enum nvb_dir */
-    /* fault injection: what the wrapper did to counted I/Os, by direction */
+    NVB__METER;                  /* the counters (errors, faults, verify, submissions) */
+    /* fault injection */
     int      fault_enabled;
     int      fault_errno;
-    uint64_t fault_err[NVB__NDIR], fault_short[NVB__NDIR], fault_delayed[NVB__NDIR];
     /* latencies not measured, null in the JSON: NVB__NO_SLAT when the engine
      * completes each I/O inside its submit call (psync, wsync: no submission
      * latency of its own), and either for results loaded without them */
     int      lat_unknown;
-    struct nvb__submits sub;
     /* rate_iops: the mode it ran in (docs/json-schema.md, "rate") */
     int      rate_set;               /* 0: no rate (the "rate" object is null) */
     int      rate_mode, rate_process;
@@ -365,10 +364,7 @@ struct nvb_result {
     struct nvb__thread_row *threads;
     int      ncpus_online;
     /* verify */
-    int      verify_enabled;         /* verify=1 and the engine does I/O */
-    uint64_t verify_checked, verify_mismatches;
-    uint64_t verify_unchecked;       /* reads of blocks this run had not written: not checked */
-    uint64_t verify_by_field[NVB__VF_COUNT];
+    int      verify_enabled;         /* verify=1 and the engine does I/O; its counters are the meter's */
     struct nvb__vmismatch first_mismatch[NVB__VERIFY_FIRST];
     unsigned nfirst_mismatch;
     /* series */
@@ -383,6 +379,7 @@ struct nvb_result {
     int      err;
     char     errmsg[1024];
     double   clock_cost_ns;
+    char     clock_source[16];  /* what nvb__now_ns read ("tsc", "clock_monotonic", "qpc"); "" unknown */
     /* hosts (merge.c, result_load.c) */
     char     host[256];              /* the machine that ran it; "" for a merged result */
     uint64_t end_wall_ns;            /* wall clock at the end of the measured window */

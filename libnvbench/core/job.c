@@ -95,10 +95,12 @@ static inline void vmap_note(struct job *j, const struct nvb__io *io)
         *wd &= ~bit;
 }
 
-static void job_publish(struct job *j, const uint64_t ios[NVB__NDIR], const uint64_t bytes[NVB__NDIR],
-                        const uint64_t lat[NVB__NDIR])
+/* The live counters of the directions below ndir (those the workload
+ * uses: the others stay 0). */
+static inline void job_publish(struct job *j, unsigned ndir, const uint64_t ios[NVB__NDIR],
+                               const uint64_t bytes[NVB__NDIR], const uint64_t lat[NVB__NDIR])
 {
-    for (int d = 0; d < NVB__NDIR; d++) {
+    for (unsigned d = 0; d < ndir; d++) {
         nvb__live_store(&j->live.ios[d], ios[d]);
         nvb__live_store(&j->live.bytes[d], bytes[d]);
         nvb__live_store(&j->live.lat_sum[d], lat[d]);
@@ -109,7 +111,7 @@ static void job_publish(struct job *j, const uint64_t ios[NVB__NDIR], const uint
 static void hist_reset(struct nvb__hist *h)
 {
     if (h)
-        nvb__hist_init(h);
+        nvb__hist_reset_live(h);
 }
 
 static void job_reset_stats(struct job *j)
@@ -123,34 +125,10 @@ static void job_reset_stats(struct job *j)
             if (j->st[t].d[d].bsc)
                 memset(j->st[t].d[d].bsc->count, 0, sizeof j->st[t].d[d].bsc->count);
         }
-    j->st[0].errors = 0;
-    memset(j->by_errno, 0, sizeof j->by_errno);
-    j->errors = j->short_ios = 0;
-    for (int d = 0; d < NVB__NDIR; d++)
-        j->errors_dir[d] = j->fault_err[d] = j->fault_short[d] = j->fault_delayed[d] = 0;
-    j->verify_checked = j->verify_mismatches = j->verify_unchecked = 0;
-    memset(&j->sub, 0, sizeof j->sub);
-    memset(j->verify_by_field, 0, sizeof j->verify_by_field);
+    memset(&j->meter, 0, sizeof j->meter); /* every counter of the meter (internal.h) */
     j->nfirst_mm = 0;
     for (unsigned t = 0; t < j->nt; t++)
         j->st[t].errors = 0;
-}
-
-/* Of the job's I/Os in flight, those the engine still has, which the
- * device may yet write into: completions the fault wrapper holds back are
- * done. */
-static unsigned in_engine(const struct job *j, unsigned inflight)
-{
-    return j->fault ? nvb__fault_in_engine(j->fault) : inflight;
-}
-
-static int run_stopping(struct run *r)
-{
-    if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
-        return 1;
-    if (r->cancel && __atomic_load_n(&r->cancel->flag, __ATOMIC_RELAXED))
-        return 1;
-    return 0;
 }
 
 /* What the loop reads and never changes, set once from the workload. */
@@ -167,6 +145,10 @@ struct loop_cfg {
     const struct nvb__data *data; /* fresh content for every write (core/data.h), or NULL */
     int      wfill;              /* writes get content: a verification block, or data */
     int      mix;                /* bssplit: sizes and offsets from j->mix (core/loopmix.h) */
+    int      rate;               /* rate_iops: a schedule paces the job */
+    unsigned ndir;               /* the directions the workload uses are below this */
+    unsigned think_blocks;       /* thinktime_blocks */
+    uint64_t think_ns, io_timeout, scan_ns, end_ns, meas_ns;
 };
 
 /* The loop's per-I/O steps are named functions the compiler must inline:
@@ -288,19 +270,28 @@ static void job_stop_at_error(struct job *j, const struct nvb__io *io, int d)
  * come earlier: clat is then 0). slat was taken at submission (job_slat).
  * Returns lat. */
 LOOP_STEP uint64_t job_lat(struct nvb__dstat *ds, const struct loop_cfg *c, const struct nvb__io *io,
-                           uint64_t t_done)
+                           uint64_t t_done, struct nvb__hrun runs[2])
 {
     const uint64_t from = c->open ? io->t_due : io->t_sub;
     const uint64_t l = t_done > from ? t_done - from : 0;
-    nvb__hist_add(ds->hist, l);
-    nvb__hist_add(ds->clat, t_done > io->t_sent ? t_done - io->t_sent : 0);
+    /* the I/Os of one submit batch reaped together have equal latencies:
+     * one add per run of them (hist.h) */
+    const uint64_t cl = t_done > io->t_sent ? t_done - io->t_sent : 0;
+    if (__builtin_expect(ds->hist == runs[0].h && l == runs[0].v && cl == runs[1].v, 1)) {
+        runs[0].n++; /* the usual case: both runs go on (clat's histogram is ds's, as lat's is) */
+        runs[1].n++;
+        return l;
+    }
+    nvb__hrun_add(&runs[0], ds->hist, l);
+    nvb__hrun_add(&runs[1], ds->clat, cl);
     return l;
 }
 
 /* One completion of the measured window counted: latency, sums, the
  * verify check of a read, or the error with its errno. */
 LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io *io, uint64_t now,
-                         uint64_t ios[NVB__NDIR], uint64_t bytes[NVB__NDIR], uint64_t lat[NVB__NDIR])
+                         uint64_t ios[NVB__NDIR], uint64_t bytes[NVB__NDIR], uint64_t lat[NVB__NDIR],
+                         struct nvb__hrun runs[2])
 {
     int d = io->dir;
     struct nvb__tstat *ts = &j->st[io->target];
@@ -308,7 +299,7 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
         j->fault_delayed[d]++;
     const uint64_t t_done = io->t_done ? io->t_done : now;
     if (io->res == (int64_t)io->len) {
-        uint64_t l = job_lat(&ts->d[d], c, io, t_done);
+        uint64_t l = job_lat(&ts->d[d], c, io, t_done, runs);
         ts->d[d].ios++;
         ts->d[d].bytes += io->len;
         bsmix_count(c, &ts->d[d], io);
@@ -353,161 +344,13 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
         else if ((io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0)
             j->fault_short[d]++;
         if (j->run->w->lat_include_errors)
-            job_lat(&ts->d[d], c, io, t_done);
+            job_lat(&ts->d[d], c, io, t_done, runs);
         j->errors++;
         j->errors_dir[d]++;
         ts->errors++;
         j->by_errno[en < NVB__ERRNO_SLOTS ? en : NVB__ERRNO_SLOTS - 1]++;
         job_stop_at_error(j, io, d);
     }
-}
-
-/* The device has not answered for io_timeout: give up on what is in
- * flight rather than wait forever (a removed or hung device). Its slots
- * and buffers stay allocated: the kernel may still write into them. */
-static void job_stalled(struct job *j, uint64_t now, uint64_t wd_ref, unsigned inflight, uint64_t io_timeout)
-{
-    j->rc = -ETIMEDOUT;
-    j->abandoned = in_engine(j, inflight);
-    snprintf(j->why, sizeof j->why,
-             "watchdog: job %u had %u I/O%s in flight and none completed for %.3g s (io_timeout=%.3g s): "
-             "the device stopped answering; the run stops and abandons them",
-             j->idx, inflight, inflight == 1 ? "" : "s", (double)(now - wd_ref) / 1e9,
-             (double)io_timeout / 1e9);
-    __atomic_store_n(&j->run->stop, 1, __ATOMIC_RELAXED);
-}
-
-/* Returns 1 when only I/Os older than io_timeout are left in flight: the
- * job abandons them. */
-static int job_scan_stale(struct job *j, uint64_t now, unsigned inflight, uint64_t io_timeout)
-{
-    struct run *r = j->run;
-    const unsigned qd = r->p->qd;
-    /* One I/O the device never answers, while the others go on: find
-     * it by its age (a scan of qd slots every scan_ns). The run stops;
-     * what still completes is taken, and once only such stale I/Os
-     * are left the job abandons them. */
-    unsigned stale = 0;
-    const struct nvb__io *old = NULL;
-    for (unsigned s = 0; s < qd; s++) {
-        const struct nvb__io *x = &j->ios[s];
-        if (!(x->flags & NVB__IOF_INFLIGHT) || now - x->t_sub < io_timeout)
-            continue;
-        stale++;
-        if (!old || x->t_sub < old->t_sub)
-            old = x;
-    }
-    if (stale && !j->stalled) {
-        j->stalled = 1;
-        j->rc = -ETIMEDOUT;
-        snprintf(j->why, sizeof j->why,
-                 "watchdog: job %u: a %s of target '%s' at offset %" PRIu64 " was in flight for %.3g s "
-                 "(io_timeout=%.3g s): the device stopped answering it; the run stops and abandons the "
-                 "I/Os still unanswered", j->idx, nvb__dir_names[old->dir],
-                 r->p->t[j->tmap[old->target]].path, old->off, (double)(now - old->t_sub) / 1e9,
-                 (double)io_timeout / 1e9);
-        __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
-    }
-    if (stale && stale >= inflight) {
-        j->abandoned = in_engine(j, inflight);
-        return 1;
-    }
-    return 0;
-}
-
-/* ---- open-loop rate (the schedule: core/sched.h) ---- */
-
-/* The spin before an intended start: the job sleeps (or waits in the
- * engine) until this much before it, then polls to it, so that it arrives
- * on time instead of as late as the kernel wakes it. As long as a timed
- * wait ends late (its running mean, and half that again, and 2 us), at most
- * a quarter of the mean gap and SPIN_MAX_NS: the CPU it costs is counted
- * (rate.spin_ns). */
-#define SPIN_MAX_NS 200000u
-static uint64_t spin_window(const struct job *j)
-{
-    uint64_t s = j->wake_late + j->wake_late / 2 + 2000;
-    uint64_t cap = j->sched.period_ns / 4 < SPIN_MAX_NS ? j->sched.period_ns / 4 : SPIN_MAX_NS;
-    return s < cap ? s : cap;
-}
-
-/* A timed wait meant to end at `at` ended at now: the running mean of how
- * late (weight 1/8). */
-static void wake_seen(struct job *j, uint64_t at, uint64_t now)
-{
-    uint64_t late = now > at ? now - at : 0;
-    if (late > 10 * SPIN_MAX_NS)
-        late = 10 * SPIN_MAX_NS; /* a preemption, not the timer: do not spin for it */
-    j->wake_late = j->wake_late - j->wake_late / 8 + late / 8;
-}
-
-/* How late the submit call at ts is for one I/O of its batch: the part
- * spent waiting for a slot (from the later of the intended start and the
- * queue filling, to the slot freed) and the rest, the job thread's own
- * lateness. Over the I/Os the engine took (submissions.ios). */
-static inline void sched_lag(struct job *j, const struct nvb__io *io, uint64_t ts)
-{
-    const struct sched *s = &j->sched;
-    uint64_t lag = ts > io->t_due ? ts - io->t_due : 0;
-    uint64_t from = io->t_due > j->full_since ? io->t_due : j->full_since;
-    uint64_t upto = j->freed_at < ts ? j->freed_at : ts;
-    uint64_t qf = upto > from ? upto - from : 0;
-    if (qf > lag)
-        qf = lag;
-    j->sub.lag_sum += lag;
-    j->sub.qfull_sum += qf;
-    j->sub.late_sum += lag - qf;
-    if (lag > j->sub.lag_max)
-        j->sub.lag_max = lag;
-    if (qf > j->sub.qfull_max)
-        j->sub.qfull_max = qf;
-    if (lag - qf > j->sub.late_max)
-        j->sub.late_max = lag - qf;
-    if (lag >= s->period_ns)
-        j->sub.lagged++;
-}
-
-/* The batch's intended starts, taken off the schedule in batch order, and
- * with lag (a counted batch the engine took whole) the lag of each. */
-static void sched_stamp(struct job *j, unsigned n, uint64_t ts, int lag)
-{
-    struct sched *s = &j->sched;
-    for (unsigned i = 0; i < n; i++) {
-        struct nvb__io *io = j->batch[i];
-        io->t_due = s->next;
-        nvb__sched_step(s);
-        if (lag)
-            sched_lag(j, io, ts);
-    }
-}
-
-/* The engine's next wait, with a rate: while a slot is free it ends no
- * later than `spin` before the next intended start, and within that it is a
- * poll (the loop spins to the start, reaping as it goes); with the queue
- * full, or draining, it is the usual one (and that waiting counts in the
- * latency of the I/Os due meanwhile, open loop). Returns the completions to
- * wait for; *wake_at is when a wait the schedule bounds should end (0: none
- * does), *spinning whether this is a poll of the spin. */
-static unsigned job_rate_wait(struct job *j, unsigned minw, uint64_t now, int full, unsigned n, uint64_t spin,
-                              uint64_t *wake_at, int *spinning)
-{
-    j->wait_ns = j->wait_base;
-    *wake_at = 0;
-    *spinning = 0;
-    if (full)
-        return minw;
-    uint64_t next = j->sched.next;
-    if (next <= now)
-        return n ? 0 : minw; /* due: poll and submit it (none went: verify waits for a block) */
-    if (next - now <= spin) {
-        *spinning = 1;
-        return 0;
-    }
-    if (!j->wait_base || next - now - spin < j->wait_base) {
-        j->wait_ns = next - now - spin;
-        *wake_at = next - spin;
-    }
-    return minw;
 }
 
 /* slat of a measured batch: the submit call's time, one value for all its
@@ -552,7 +395,7 @@ static __attribute__((noinline, cold)) void job_sub_partial(struct job *j, unsig
         job_slat(j, c.one, c.wdir, m, te - ts);
     if (c.open)
         for (unsigned i = 0; i < m; i++)
-            sched_lag(j, j->batch[i], ts);
+            nvb__pace_lag(j, j->batch[i], ts);
 }
 
 /* The batch stamped and handed to the engine: t_sub before the submit
@@ -586,7 +429,7 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
     /* the intended starts after the call (nothing reads them before the
      * next reap), so that the lag counts only what the engine took */
     if (c->open)
-        sched_stamp(j, n, ts, measuring && rc == 0);
+        nvb__pace_stamp(j, n, ts, measuring && rc == 0);
     if (measuring) {
         if (__builtin_expect(rc == 0, 1)) {
             j->sub.calls++;
@@ -608,7 +451,7 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
 static void job_end(struct job *j, int open, uint64_t now, uint64_t last_done, uint64_t budget)
 {
     const struct run *r = j->run;
-    const int to_end = r->end_ns && now >= r->end_ns && !run_stopping(j->run);
+    const int to_end = r->end_ns && now >= r->end_ns && !nvb__run_stopping(j->run);
     if (to_end)
         j->t_end = r->end_ns;
     else if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && __atomic_load_n(&r->ss_stopped, __ATOMIC_RELAXED))
@@ -621,14 +464,29 @@ static void job_end(struct job *j, int open, uint64_t now, uint64_t last_done, u
         j->sub.unissued = nvb__sched_missed(&j->sched, r->meas_ns, j->t_end, budget);
 }
 
-static void job_loop(struct job *j)
+/* What the loop changes as it goes, in one place: its steps below take it
+ * by address, and being inlined (LOOP_STEP) they leave it in registers. */
+struct loop_state {
+    unsigned nfree, inflight, tnext;
+    unsigned think_left;        /* I/Os before the next think */
+    int      measuring, past_end;
+    uint64_t budget, now, te, last_done;
+    uint64_t wd_ref;            /* the watchdog's reference: last completion, or when the queue last filled from empty */
+    uint64_t next_scan;         /* and when it next looks at the age of each I/O in flight */
+    uint64_t ios[NVB__NDIR], bytes[NVB__NDIR], lat[NVB__NDIR];
+    struct nvb__hrun runs[2];   /* lat and clat (hist.h) */
+};
+
+/* The loop's constants, set once from the workload and the job. */
+static struct loop_cfg loop_cfg_of(const struct job *j)
 {
-    struct run *r = j->run;
+    const struct run *r = j->run;
     const struct nvb_workload *w = r->w;
     const struct nvb__engine *e = r->p->eng;
     const unsigned qd = r->p->qd;
     const int mixed = w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW;
-    const struct loop_cfg c = {
+    const uint64_t io_timeout = w->io_timeout_ns;
+    return (struct loop_cfg){
         .qd = qd,
         .sbatch = w->submit_batch && w->submit_batch < qd ? w->submit_batch : qd,
         .cbatch = w->complete_batch ? w->complete_batch : 1,
@@ -646,178 +504,257 @@ static void job_loop(struct job *j)
         .data = r->scramble ? &r->data : NULL,
         .wfill = (w->verify && !(e->flags & NVB__ENG_NO_FILES)) || r->scramble,
         .mix = j->mix != NULL,
+        .rate = j->rate_ns != 0,
+        .ndir = mixed ? (w->rwmixtrim ? NVB_TRIM : NVB_WRITE) + 1u
+                      : (nvb__rw_trims(w->rw) ? NVB_TRIM : nvb__rw_writes(w->rw) ? NVB_WRITE : NVB_READ) + 1u,
+        .think_ns = w->thinktime_ns,
+        .think_blocks = w->thinktime_blocks,
+        .io_timeout = io_timeout,
+        .scan_ns = io_timeout / 8 < WAIT_SLICE_NS ? io_timeout / 8 + 1 : WAIT_SLICE_NS,
+        .end_ns = r->end_ns,
+        .meas_ns = r->meas_ns,
     };
+}
+
+/* Whether the loop stops submitting: a stop, or the window's end (the
+ * first job to see that reads the CPU there, before anybody drains what
+ * is still in flight). */
+LOOP_STEP int loop_stopping(struct job *j, const struct loop_cfg *c, struct loop_state *s)
+{
+    const int at_end = c->end_ns && s->now >= c->end_ns;
+    if (at_end && !s->past_end) {
+        s->past_end = 1;
+        nvb__cpu_edge(j->run, NVB__EDGE_END);
+    }
+    return nvb__run_stopping(j->run) || at_end;
+}
+
+/* The pacer's part before a submit call: how many I/Os may go now (free
+ * slots, submit_batch, the budget, a rate's schedule, think time), and
+ * those prepared. */
+LOOP_STEP unsigned loop_pace(struct job *j, const struct loop_cfg *c, struct loop_state *s)
+{
+    unsigned room = c->qd - s->inflight;
+    if (room > c->sbatch)
+        room = c->sbatch;
+    if (s->budget != UINT64_MAX && room > s->budget)
+        room = (unsigned)s->budget;
+    if (c->rate)
+        room = nvb__sched_due(&j->sched, s->now, room);
+    room = think_room(c->think_ns, room, s->think_left);
+    const unsigned n = job_prepare(j, c, room, &s->nfree, &s->tnext, s->measuring);
+    if (c->rate && !c->open) /* closed: the schedule paces, its starts are not stamped */
+        for (unsigned i = 0; i < n; i++)
+            nvb__sched_step(&j->sched);
+    s->think_left -= c->think_ns ? n : 0;
+    if (s->budget != UINT64_MAX && s->measuring)
+        s->budget -= n;
+    if (__builtin_expect(c->mix != 0, 0) && j->mix->spent)
+        s->budget = 0; /* io_limit with bssplit: the job's bytes are issued */
+    return n;
+}
+
+/* n prepared I/Os submitted. Returns 1 when the loop should submit again
+ * at once (submit_batch below the free slots, until every free slot is
+ * filled or nothing is due); *n and *stopping become 0 and 1 when the
+ * engine refused the batch. */
+LOOP_STEP int loop_submit(struct job *j, const struct loop_cfg *c, struct loop_state *s,
+                          int (*submit)(void *, struct nvb__io **, unsigned), void *io_state, unsigned *n,
+                          int *stopping)
+{
+    uint64_t ts;
+    const int rc = job_submit(j, c, submit, io_state, *n, s->measuring, &ts, &s->te);
+    if (rc < 0) {
+        s->nfree = job_submit_failed(j, rc, *n, s->nfree);
+        *n = 0;
+        *stopping = 1;
+    }
+    if (!s->inflight)
+        s->wd_ref = ts;
+    s->inflight += *n;
+    if (s->inflight == c->qd)
+        j->full_since = s->te;
+    if (*n == c->sbatch && s->inflight < c->qd && !*stopping && s->budget) {
+        s->now = s->te;
+        return 1;
+    }
+    return 0;
+}
+
+/* The pacer with nothing in flight: think (once the last think_left I/Os
+ * completed), or sleep to a rate's next start and spin the last stretch
+ * (open loop). */
+static void loop_idle(struct job *j, const struct loop_cfg *c, struct loop_state *s)
+{
+    if (c->think_ns && !s->think_left) {
+        nvb__pace_think(j, c->rate, c->think_ns, c->end_ns);
+        s->think_left = c->think_blocks;
+        s->now = nvb__now_ns();
+        return;
+    }
+    s->now = nvb__now_ns();
+    if (!c->rate)
+        return;
+    uint64_t next = j->sched.next;
+    if (c->end_ns && next > c->end_ns)
+        next = c->end_ns;
+    const uint64_t spin = c->open ? nvb__pace_spin(j) : 0;
+    if (next > s->now + spin) {
+        nvb__sleep_ns(next - spin - s->now);
+        s->now = nvb__now_ns();
+        nvb__pace_woke(j, next - spin, s->now);
+    }
+    const uint64_t s0 = s->now;
+    while (s->now < next && !nvb__run_stopping(j->run))
+        s->now = nvb__now_ns();
+    if (s->measuring)
+        j->sub.spin_ns += s->now - s0;
+}
+
+/* Waits for completions (how many: complete_batch when the loop cannot
+ * submit, none while it can; a rate bounds the wait). Returns how many
+ * came into j->done, -EINTR to go round again, or another negative errno:
+ * the engine failed and the run stops. */
+LOOP_STEP int loop_reap(struct job *j, const struct loop_cfg *c, struct loop_state *s,
+                        int (*reap)(void *, struct nvb__io **, unsigned, unsigned), void *io_state, int stopping,
+                        unsigned n)
+{
+    const int full = stopping || !s->budget || s->inflight >= c->qd;
+    unsigned minw = 0;
+    if (full || c->rate || n == 0)
+        minw = c->cbatch < s->inflight ? c->cbatch : s->inflight;
+    uint64_t wake_at = 0;
+    int spinning = 0;
+    if (c->rate)
+        minw = nvb__pace_wait(j, minw, s->te, full, n, c->open ? nvb__pace_spin(j) : 0, &wake_at, &spinning);
+    if (stopping && j->fault)
+        nvb__fault_expire(j->fault); /* held-back completions do not hold up the stop */
+    if (s->measuring && !stopping && s->budget) { /* the depth the loop keeps while it still submits */
+        j->sub.waits++;
+        j->sub.depth_sum += s->inflight;
+    }
+    const int got = reap(io_state, j->done, c->qd, minw);
+    if (got < 0) {
+        if (got == -EINTR || got == -EAGAIN) {
+            s->now = nvb__now_ns();
+            return -EINTR;
+        }
+        j->rc = got;
+        snprintf(j->why, sizeof j->why, "engine %s: reaping completions failed: %s", j->run->p->eng->name,
+                 nvb_strerror(got));
+        __atomic_store_n(&j->run->stop, 1, __ATOMIC_RELAXED);
+        return got; /* in-flight I/O is abandoned to the engine's teardown */
+    }
+    s->now = nvb__now_ns();
+    if (spinning && s->measuring)
+        j->sub.spin_ns += s->now - s->te;
+    else if (wake_at && got == 0)
+        nvb__pace_woke(j, wake_at, s->now);
+    if (got > 0 && s->inflight == c->qd)
+        j->freed_at = s->now;
+    return got;
+}
+
+/* The watchdog after a reap: a completion renews its reference; io_timeout
+ * without one abandons what is in flight. Returns 1 when the job stops. */
+LOOP_STEP int loop_watchdog(struct job *j, const struct loop_cfg *c, struct loop_state *s, int got)
+{
+    if (got > 0)
+        s->wd_ref = s->now;
+    else if (c->io_timeout && s->now - s->wd_ref >= c->io_timeout && !j->stalled) {
+        nvb__watch_stalled(j, s->now, s->wd_ref, s->inflight, c->io_timeout);
+        return 1;
+    }
+    return 0;
+}
+
+/* The got completions taken back into the free list and counted (those of
+ * the measured window), the histograms made whole, the live counters
+ * published. */
+LOOP_STEP void loop_complete(struct job *j, const struct loop_cfg *c, struct loop_state *s, int got)
+{
+    const int count = !c->end_ns || s->now <= c->end_ns;
+    for (int i = 0; i < got; i++) {
+        struct nvb__io *io = j->done[i];
+        io->flags &= (uint8_t)~NVB__IOF_INFLIGHT;
+        j->freel[s->nfree++] = io;
+        if (j->vtrack) {
+            vset_del(j, j->vkey[io->slot]);
+            if (io->dir == NVB_WRITE)
+                vmap_note(j, io);
+        }
+        if (!count || (io->flags & NVB__IOF_RAMP))
+            continue;
+        job_count(j, c, io, s->now, s->ios, s->bytes, s->lat, s->runs);
+        s->last_done = s->now;
+    }
+    nvb__hrun_flush(&s->runs[0]); /* the histograms whole before anybody reads them */
+    nvb__hrun_flush(&s->runs[1]);
+    s->inflight -= (unsigned)got;
+    job_publish(j, c->ndir, s->ios, s->bytes, s->lat);
+}
+
+/* After the completions: the watchdog's scan for one stale I/O (returns 1
+ * when the job abandons what is left), and the ramp's end. */
+LOOP_STEP int loop_after(struct job *j, const struct loop_cfg *c, struct loop_state *s)
+{
+    if (c->io_timeout && s->inflight && s->now >= s->next_scan) {
+        s->next_scan = s->now + c->scan_ns;
+        if (nvb__watch_scan(j, s->now, s->inflight, c->io_timeout))
+            return 1;
+    }
+    if (!s->measuring && s->now >= c->meas_ns) {
+        /* ramp over: I/O submitted before now stays flagged and uncounted */
+        s->measuring = 1;
+        nvb__cpu_edge(j->run, NVB__EDGE_START);
+        job_reset_stats(j);
+        for (int d = 0; d < NVB__NDIR; d++)
+            s->ios[d] = s->bytes[d] = s->lat[d] = 0;
+    }
+    return 0;
+}
+
+static void job_loop(struct job *j)
+{
+    struct run *r = j->run;
+    const struct loop_cfg c = loop_cfg_of(j);
     /* chosen once per job (the engine's, or fault injection's): kept in
      * registers, not reloaded through j around every call */
     int (*const submit)(void *, struct nvb__io **, unsigned) = j->submit;
     int (*const reap)(void *, struct nvb__io **, unsigned, unsigned) = j->reap;
     void *const io_state = j->io_state;
-    const uint64_t end_ns = r->end_ns;
-    const uint64_t meas_ns = r->meas_ns;
-    int measuring = meas_ns <= r->go_ns;
-    unsigned nfree = qd, inflight = 0, tnext = 0;
-    uint64_t budget = j->budget;
-    uint64_t ios[NVB__NDIR] = {0}, bytes[NVB__NDIR] = {0}, lat[NVB__NDIR] = {0};
-    uint64_t now = nvb__now_ns(), last_done = now;
-    const uint64_t think_ns = w->thinktime_ns;
-    unsigned think_left = w->thinktime_blocks; /* I/Os before the next think */
-    const uint64_t io_timeout = w->io_timeout_ns;
-    uint64_t wd_ref = now;  /* the watchdog's reference: last completion, or when the queue last filled from empty */
-    /* and how often it looks at the age of each I/O in flight */
-    const uint64_t scan_ns = io_timeout / 8 < WAIT_SLICE_NS ? io_timeout / 8 + 1 : WAIT_SLICE_NS;
-    uint64_t next_scan = now + scan_ns;
-    int past_end = 0;
-    if (j->rate_ns) /* open or closed, the rate's arrivals come from its schedule (uniform or poisson) */
+    struct loop_state s = {
+        .nfree = c.qd, .think_left = c.think_blocks, .measuring = c.meas_ns <= r->go_ns, .budget = j->budget,
+        .now = nvb__now_ns(),
+    };
+    s.last_done = s.wd_ref = s.now;
+    s.next_scan = s.now + c.scan_ns;
+    if (c.rate) /* open or closed, the rate's arrivals come from its schedule (uniform or poisson) */
         nvb__sched_start(&j->sched, r->go_ns);
 
     for (;;) {
-        int stopping = run_stopping(r) || (end_ns && now >= end_ns);
-        if (stopping && !past_end && end_ns && now >= end_ns) {
-            /* the first job to see the window end reads the CPU there,
-             * before anybody drains what is still in flight */
-            past_end = 1;
-            nvb__cpu_edge(r, NVB__EDGE_END);
-        }
-        unsigned n = 0;
-        if (!stopping && budget) {
-            unsigned room = qd - inflight;
-            if (room > c.sbatch)
-                room = c.sbatch;
-            if (budget != UINT64_MAX && room > budget)
-                room = (unsigned)budget;
-            if (j->rate_ns)
-                room = nvb__sched_due(&j->sched, now, room);
-            room = think_room(think_ns, room, think_left);
-            n = job_prepare(j, &c, room, &nfree, &tnext, measuring);
-            if (j->rate_ns && !c.open) /* closed: the schedule paces, its starts are not stamped */
-                for (unsigned i = 0; i < n; i++)
-                    nvb__sched_step(&j->sched);
-            think_left -= think_ns ? n : 0;
-            if (budget != UINT64_MAX && measuring)
-                budget -= n;
-            if (__builtin_expect(c.mix != 0, 0) && j->mix->spent)
-                budget = 0; /* io_limit with bssplit: the job's bytes are issued */
-        }
-        uint64_t te = now;
-        if (n) {
-            uint64_t ts;
-            int rc = job_submit(j, &c, submit, io_state, n, measuring, &ts, &te);
-            if (rc < 0) {
-                nfree = job_submit_failed(j, rc, n, nfree);
-                n = 0;
-                stopping = 1;
-            }
-            if (!inflight)
-                wd_ref = ts;
-            inflight += n;
-            if (inflight == qd)
-                j->full_since = te;
-            if (n == c.sbatch && inflight < qd && !stopping && budget) {
-                /* submit_batch below the free slots: another call, not a
-                 * wait, until every free slot is filled (or nothing is due) */
-                now = te;
-                continue;
-            }
-        }
-        if (!inflight) {
-            if (stopping || !budget)
+        int stopping = loop_stopping(j, &c, &s);
+        unsigned n = !stopping && s.budget ? loop_pace(j, &c, &s) : 0;
+        s.te = s.now;
+        if (n && loop_submit(j, &c, &s, submit, io_state, &n, &stopping))
+            continue;
+        if (!s.inflight) {
+            if (stopping || !s.budget)
                 break;
-            if (think_ns && !think_left) { /* the last think_left I/Os have completed */
-                job_think(j, j->rate_ns != 0, think_ns, end_ns);
-                think_left = w->thinktime_blocks;
-                now = nvb__now_ns();
-                continue;
-            }
-            now = nvb__now_ns();
-            if (j->rate_ns) { /* ahead of the rate: sleep to the next start, and spin the last stretch (open) */
-                uint64_t next = j->sched.next;
-                if (end_ns && next > end_ns)
-                    next = end_ns;
-                const uint64_t spin = c.open ? spin_window(j) : 0;
-                if (next > now + spin) {
-                    nvb__sleep_ns(next - spin - now);
-                    now = nvb__now_ns();
-                    wake_seen(j, next - spin, now);
-                }
-                const uint64_t s0 = now;
-                while (now < next && !run_stopping(r))
-                    now = nvb__now_ns();
-                if (measuring)
-                    j->sub.spin_ns += now - s0;
-            }
+            loop_idle(j, &c, &s);
             continue;
         }
-        unsigned minw = 0;
-        if (stopping || !budget || inflight >= qd || j->rate_ns || n == 0)
-            minw = c.cbatch < inflight ? c.cbatch : inflight;
-        uint64_t wake_at = 0;
-        int spinning = 0;
-        if (j->rate_ns)
-            minw = job_rate_wait(j, minw, te, stopping || !budget || inflight >= qd, n, c.open ? spin_window(j) : 0,
-                                 &wake_at, &spinning);
-        if (stopping && j->fault)
-            nvb__fault_expire(j->fault); /* held-back completions do not hold up the stop */
-        if (measuring && !stopping && budget) { /* the depth the loop keeps while it still submits */
-            j->sub.waits++;
-            j->sub.depth_sum += inflight;
-        }
-        int got = reap(io_state, j->done, qd, minw);
-        if (got < 0) {
-            if (got == -EINTR || got == -EAGAIN) {
-                now = nvb__now_ns();
-                continue;
-            }
-            j->rc = got;
-            snprintf(j->why, sizeof j->why, "engine %s: reaping completions failed: %s", e->name, nvb_strerror(got));
-            __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
-            break; /* in-flight I/O is abandoned to the engine's teardown */
-        }
-        now = nvb__now_ns();
-        if (spinning && measuring)
-            j->sub.spin_ns += now - te;
-        else if (wake_at && got == 0)
-            wake_seen(j, wake_at, now);
-        if (got > 0 && inflight == qd)
-            j->freed_at = now;
-        if (got > 0) {
-            wd_ref = now;
-        } else if (io_timeout && now - wd_ref >= io_timeout && !j->stalled) {
-            job_stalled(j, now, wd_ref, inflight, io_timeout);
+        const int got = loop_reap(j, &c, &s, reap, io_state, stopping, n);
+        if (got == -EINTR)
+            continue;
+        if (got < 0 || loop_watchdog(j, &c, &s, got))
             break;
-        }
-        int count = !end_ns || now <= end_ns;
-        for (int i = 0; i < got; i++) {
-            struct nvb__io *io = j->done[i];
-            io->flags &= (uint8_t)~NVB__IOF_INFLIGHT;
-            j->freel[nfree++] = io;
-            if (j->vtrack) {
-                vset_del(j, j->vkey[io->slot]);
-                if (io->dir == NVB_WRITE)
-                    vmap_note(j, io);
-            }
-            if (!count || (io->flags & NVB__IOF_RAMP))
-                continue;
-            job_count(j, &c, io, now, ios, bytes, lat);
-            last_done = now;
-        }
-        inflight -= (unsigned)got;
-        job_publish(j, ios, bytes, lat);
-        if (io_timeout && inflight && now >= next_scan) {
-            next_scan = now + scan_ns;
-            if (job_scan_stale(j, now, inflight, io_timeout))
-                break;
-        }
-        if (!measuring && now >= meas_ns) {
-            /* ramp over: I/O submitted before now stays flagged and uncounted */
-            measuring = 1;
-            nvb__cpu_edge(r, NVB__EDGE_START);
-            job_reset_stats(j);
-            for (int d = 0; d < NVB__NDIR; d++)
-                ios[d] = bytes[d] = lat[d] = 0;
-        }
+        loop_complete(j, &c, &s, got);
+        if (loop_after(j, &c, &s))
+            break;
     }
-    job_end(j, c.open, now, last_done, budget);
-    job_publish(j, ios, bytes, lat);
+    job_end(j, c.open, s.now, s.last_done, s.budget);
+    job_publish(j, NVB__NDIR, s.ios, s.bytes, s.lat);
     /* the last job out had the window's last counted completion */
     if (__atomic_sub_fetch(&r->counting, 1, __ATOMIC_ACQ_REL) == 0)
         nvb__cpu_edge(r, NVB__EDGE_END);

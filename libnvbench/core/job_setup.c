@@ -248,31 +248,41 @@ static int job_buffers(struct job *j)
     return 0;
 }
 
-static struct nvb__hist *hist_new(void)
+/* A histogram of the job's block, zeroed by calloc: only its header is
+ * written here, so that the pages of buckets no latency reaches are never
+ * touched (a job's histograms are mostly such pages: with many targets
+ * they were most of a run's memory). */
+static struct nvb__hist *hist_take(struct nvb__hist **next)
 {
-    struct nvb__hist *h = malloc(sizeof *h);
-    if (h)
-        nvb__hist_init(h);
+    struct nvb__hist *h = (*next)++;
+    h->min = UINT64_MAX;
     return h;
 }
 
 /* The latency histograms (lat, clat, and slat unless the engine completes
- * I/O inside its submit call) per target per direction the workload uses. */
+ * I/O inside its submit call) per target per direction the workload uses,
+ * in one zeroed block (j->hists). */
 static int job_histograms(struct job *j)
 {
     struct run *r = j->run;
     struct plan *p = r->p;
-    int slat = !(p->eng->flags & NVB__ENG_SYNC);
+    const int slat = !(p->eng->flags & NVB__ENG_SYNC);
+    const unsigned ndir = (p->reads != 0) + (p->writes != 0) + (p->trims != 0);
+    const size_t n = (size_t)j->nt * ndir * (slat ? 3 : 2);
+    if (n && !(j->hists = calloc(n, sizeof *j->hists))) {
+        snprintf(j->why, sizeof j->why, "out of memory for latency histograms");
+        return -ENOMEM;
+    }
+    struct nvb__hist *next = j->hists;
     for (unsigned t = 0; t < j->nt; t++) {
         j->st[t].region_off = p->t[j->tmap[t]].off;
         for (int d = 0; d < NVB__NDIR; d++) {
             struct nvb__dstat *ds = &j->st[t].d[d];
             if ((d == NVB_READ && !p->reads) || (d == NVB_WRITE && !p->writes) || (d == NVB_TRIM && !p->trims))
                 continue;
-            if (!(ds->hist = hist_new()) || !(ds->clat = hist_new()) || (slat && !(ds->slat = hist_new()))) {
-                snprintf(j->why, sizeof j->why, "out of memory for latency histograms");
-                return -ENOMEM;
-            }
+            ds->hist = hist_take(&next);
+            ds->clat = hist_take(&next);
+            ds->slat = slat ? hist_take(&next) : NULL;
         }
     }
     return 0;
@@ -431,10 +441,15 @@ void nvb__jobs_free(struct run *r, unsigned started)
             nvb__job_release(j);
         if (j->st) {
             for (unsigned t = 0; t < r->p->nt; t++)
-                for (int d = 0; d < NVB__NDIR; d++)
-                    nvb__dstat_free(&j->st[t].d[d]);
+                for (int d = 0; d < NVB__NDIR; d++) {
+                    struct nvb__dstat *ds = &j->st[t].d[d];
+                    ds->hist = ds->slat = ds->clat = NULL; /* j->hists' */
+                    nvb__dstat_free(ds);
+                }
             free(j->st);
         }
+        free(j->hists);
+        j->hists = NULL;
         free(j->tmap);
     }
     free(r->jobs);

@@ -60,24 +60,4 @@ LOOP_STEP unsigned think_room(uint64_t think_ns, unsigned room, unsigned left)
     return think_ns && room > left ? left : room;
 }
 
-/* The job thinks: think_ns, or to the end of the run or a stop, slept (not
- * spun) in slices so that a stop is seen. A rate's schedule (open or
- * closed: `open` here is "has one") pauses with it: its next intended
- * starts move by the time slept, so the pause is neither lag nor latency.
- * Returns the time slept. */
-static uint64_t job_think(struct job *j, int open, uint64_t think_ns, uint64_t end_ns)
-{
-    const uint64_t t0 = nvb__now_ns();
-    uint64_t until = t0 + think_ns, now = t0;
-    if (end_ns && until > end_ns)
-        until = end_ns;
-    while (now < until && !run_stopping(j->run)) {
-        nvb__sleep_ns(until - now < WAIT_SLICE_NS ? until - now : WAIT_SLICE_NS);
-        now = nvb__now_ns();
-    }
-    if (open)
-        j->sched.next += now - t0;
-    return now - t0;
-}
-
 #endif

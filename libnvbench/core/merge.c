@@ -6,6 +6,7 @@
  * kept per host in the "hosts" rows.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -389,22 +390,36 @@ static int merge_workload(struct nvb_result *m, const struct nvb_result *const *
 
 static void merge_verify(struct nvb_result *m, const struct nvb_result *p)
 {
-    m->verify_enabled |= p->verify_enabled;
-    m->verify_checked += p->verify_checked;
-    m->verify_mismatches += p->verify_mismatches;
-    m->verify_unchecked += p->verify_unchecked;
-    for (int f = 0; f < NVB__VF_COUNT; f++)
-        m->verify_by_field[f] += p->verify_by_field[f];
+    m->verify_enabled |= p->verify_enabled; /* its counters: the meter's */
     for (unsigned k = 0; k < p->nfirst_mismatch && m->nfirst_mismatch < NVB__VERIFY_FIRST; k++)
         m->first_mismatch[m->nfirst_mismatch++] = p->first_mismatch[k];
 }
 
-/* Submission counts add; a rate's targets add, its schedule's counts
+/* The meter's words up to sub.batch_max are 64-bit counts that add, but
+ * for the maxima and the double sum of squares: a counter appended to the
+ * list adds without being named here. */
+#define MW(f) (offsetof(struct nvb__meter, f) / sizeof(uint64_t))
+_Static_assert(offsetof(struct nvb__meter, sub.batch_max) % sizeof(uint64_t) == 0, "the meter is whole words");
+_Static_assert(sizeof(double) == sizeof(uint64_t), "gap_sq takes one word");
+void nvb__meter_add(struct nvb__meter *d, const struct nvb__meter *s)
+{
+    uint64_t *dw = (uint64_t *)(void *)d;
+    const uint64_t *sw = (const uint64_t *)(const void *)s;
+    for (size_t i = 0; i < MW(sub.batch_max); i++)
+        if (i != MW(sub.lag_max) && i != MW(sub.late_max) && i != MW(sub.qfull_max) && i != MW(sub.gap_sq))
+            dw[i] += sw[i];
+    d->sub.lag_max = s->sub.lag_max > d->sub.lag_max ? s->sub.lag_max : d->sub.lag_max;
+    d->sub.late_max = s->sub.late_max > d->sub.late_max ? s->sub.late_max : d->sub.late_max;
+    d->sub.qfull_max = s->sub.qfull_max > d->sub.qfull_max ? s->sub.qfull_max : d->sub.qfull_max;
+    d->sub.gap_sq += s->sub.gap_sq;
+}
+#undef MW
+
+/* Submission counts add (the meter's); a rate's targets add, its schedule's counts
  * too; a latency is known only when every part measured it. */
 static void merge_timing(struct nvb_result *m, const struct nvb_result *p, int first)
 {
     m->lat_unknown |= p->lat_unknown;
-    nvb__submits_add(&m->sub, &p->sub);
     /* what a slat covers and the batch: known when every part says it */
     if (first) {
         m->sub.ext = p->sub.ext;
@@ -549,17 +564,11 @@ static const char *part_label(const struct nvb_result *p, const struct merge_how
     return p->nhosts ? "" : p->host;
 }
 
-static int merge_into(struct nvb_result *m, const struct nvb_result *const *parts, size_t n,
-                      const struct merge_how *how)
+/* The window: earliest start to latest end, by wall clock; *w0 and *w1
+ * its measured part. */
+static void merge_window(struct nvb_result *m, const struct nvb_result *const *parts, size_t n, uint64_t *w0_p,
+                         uint64_t *w1_p)
 {
-    const struct nvb_result *p0 = parts[0];
-    snprintf(m->engine, sizeof m->engine, "%s", p0->engine);
-    m->used = p0->used;
-    m->qd_effective = p0->qd_effective;
-    if (how->groups)
-        groups_engine(m, parts, n);
-
-    /* The window: earliest start to latest end, by wall clock. */
     uint64_t start = 0, w0 = 0, w1 = 0, first = 0;
     for (size_t i = 0; i < n; i++) {
         const struct nvb_result *p = parts[i];
@@ -581,6 +590,92 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
     m->end_wall_ns = w1;
     m->first_done_wall_ns = first;
     m->duration_s = w1 > w0 ? (double)(w1 - w0) / 1e9 : 0;
+    *w0_p = w0;
+    *w1_p = w1;
+}
+
+/* The part's counters added: by direction (the histograms too), errors,
+ * injected faults. 0, or what nvb__dstat_add returned. */
+static int merge_counts(struct nvb_result *m, const struct nvb_result *p)
+{
+    m->trim |= p->trim;
+    for (int d = 0; d < NVB__NDIR; d++) {
+        int rc = nvb__dstat_add(&m->tot[d], &p->tot[d]);
+        if (rc)
+            return rc;
+    }
+    nvb__meter_add(&m->meter, &p->meter);
+    if (p->fault_enabled && !m->fault_enabled) {
+        m->fault_enabled = 1;
+        m->fault_errno = p->fault_errno;
+    }
+    return 0;
+}
+
+/* The part's warnings, labelled, and its failure: the first; a failure of
+ * its own beats a cancellation (the others were stopped because of it). */
+static void merge_notes(struct nvb_result *m, const struct nvb_result *p, const struct merge_how *how,
+                        int *err_cancelled)
+{
+    const char *label = part_label(p, how);
+    for (unsigned k = 0; k < p->nwarn; k++) {
+        if (label[0])
+            nvb__result_warn(m, "%s: %s", label, p->warn[k]);
+        else
+            nvb__result_warn(m, "%s", p->warn[k]);
+    }
+    if (p->cancelled)
+        m->cancelled = 1;
+    if (p->err && (!m->err || (*err_cancelled && !p->cancelled))) {
+        *err_cancelled = p->cancelled;
+        char msg[512];
+        if (label[0])
+            snprintf(msg, sizeof msg, "%s: %s", label, p->errmsg);
+        else
+            snprintf(msg, sizeof msg, "%s", p->errmsg);
+        nvb__result_seterr(m, p->err, msg);
+    }
+}
+
+/* The CPU figures of the whole: a group run's from the group whose window
+ * ends last (one process), else the parts' busy shares weighted. */
+static int merge_cpu(struct nvb_result *m, const struct nvb_result *const *parts, size_t n,
+                     const struct merge_how *how, const double busy[7], double weight, unsigned ncpus_all)
+{
+    if (how->groups) {
+        const struct nvb_result *last = parts[0];
+        for (size_t i = 1; i < n; i++)
+            if (nvb__result_window_end(parts[i]) > nvb__result_window_end(last))
+                last = parts[i];
+        return cpu_copy(m, last);
+    }
+    if (weight > 0) {
+        m->system_pct = busy[0] / weight;
+        m->user_pct = busy[1] / weight;
+        m->sys_pct = busy[2] / weight;
+        m->irq_pct = busy[3] / weight;
+        m->iowait_pct = busy[4] / weight;
+        m->steal_pct = busy[5] / weight;
+        m->idle_pct = busy[6] / weight;
+    } else {
+        snprintf(m->cpu_null_reason, sizeof m->cpu_null_reason, "%s",
+                 parts[0]->cpu_null_reason[0] ? parts[0]->cpu_null_reason : "not measured on any part");
+    }
+    m->ncpus_online = (int)ncpus_all;
+    return 0;
+}
+
+static int merge_into(struct nvb_result *m, const struct nvb_result *const *parts, size_t n,
+                      const struct merge_how *how)
+{
+    const struct nvb_result *p0 = parts[0];
+    snprintf(m->engine, sizeof m->engine, "%s", p0->engine);
+    m->used = p0->used;
+    m->qd_effective = p0->qd_effective;
+    if (how->groups)
+        groups_engine(m, parts, n);
+    uint64_t w0, w1;
+    merge_window(m, parts, n, &w0, &w1);
 
     unsigned rows = 0;
     unsigned ntg = 0;
@@ -608,83 +703,27 @@ static int merge_into(struct nvb_result *m, const struct nvb_result *const *part
         } else if (row_from_part(&m->hosts[m->nhosts++], p)) {
             return -ENOMEM;
         }
-        /* counts */
-        m->trim |= p->trim;
-        for (int d = 0; d < NVB__NDIR; d++) {
-            int rc = nvb__dstat_add(&m->tot[d], &p->tot[d]);
-            if (rc)
-                return rc;
-            m->errors_dir[d] += p->errors_dir[d];
-            m->fault_err[d] += p->fault_err[d];
-            m->fault_short[d] += p->fault_short[d];
-            m->fault_delayed[d] += p->fault_delayed[d];
-        }
-        m->errors += p->errors;
-        m->short_ios += p->short_ios;
-        for (int e = 0; e < NVB__ERRNO_SLOTS; e++)
-            m->by_errno[e] += p->by_errno[e];
-        if (p->fault_enabled && !m->fault_enabled) {
-            m->fault_enabled = 1;
-            m->fault_errno = p->fault_errno;
-        }
+        int rc = merge_counts(m, p);
+        if (rc)
+            return rc;
         merge_verify(m, p);
         merge_timing(m, p, i == 0);
         if (!how->groups)
             cpu_add(m, p, busy, &weight, &ncpus_all);
         /* targets */
-        for (unsigned t = 0; t < p->ntargets; t++) {
-            int rc = tstat_copy(&m->tg[m->ntargets++], &p->tg[t], p->host);
-            if (rc)
+        for (unsigned t = 0; t < p->ntargets; t++)
+            if ((rc = tstat_copy(&m->tg[m->ntargets++], &p->tg[t], p->host)))
                 return rc;
-        }
-        /* notes */
-        const char *label = part_label(p, how);
-        for (unsigned k = 0; k < p->nwarn; k++) {
-            if (label[0])
-                nvb__result_warn(m, "%s: %s", label, p->warn[k]);
-            else
-                nvb__result_warn(m, "%s", p->warn[k]);
-        }
-        if (p->cancelled)
-            m->cancelled = 1;
-        /* The first failure; a failure of its own beats a cancellation
-         * (the others were stopped because of it). */
-        if (p->err && (!m->err || (err_cancelled && !p->cancelled))) {
-            err_cancelled = p->cancelled;
-            char msg[512];
-            if (label[0])
-                snprintf(msg, sizeof msg, "%s: %s", label, p->errmsg);
-            else
-                snprintf(msg, sizeof msg, "%s", p->errmsg);
-            nvb__result_seterr(m, p->err, msg);
-        }
+        merge_notes(m, p, how, &err_cancelled);
         if (p->clock_cost_ns > m->clock_cost_ns)
             m->clock_cost_ns = p->clock_cost_ns;
+        if (i == 0 || strcmp(m->clock_source, p->clock_source)) /* parts that read different clocks: "mixed"; one unknown: unknown */
+            snprintf(m->clock_source, sizeof m->clock_source, "%s",
+                     i == 0 ? p->clock_source : m->clock_source[0] && p->clock_source[0] ? "mixed" : "");
     }
-    if (how->groups) {
-        /* the group whose window ends last */
-        const struct nvb_result *last = parts[0];
-        for (size_t i = 1; i < n; i++)
-            if (nvb__result_window_end(parts[i]) > nvb__result_window_end(last))
-                last = parts[i];
-        int rc = cpu_copy(m, last);
-        if (rc)
-            return rc;
-    } else if (weight > 0) {
-        m->system_pct = busy[0] / weight;
-        m->user_pct = busy[1] / weight;
-        m->sys_pct = busy[2] / weight;
-        m->irq_pct = busy[3] / weight;
-        m->iowait_pct = busy[4] / weight;
-        m->steal_pct = busy[5] / weight;
-        m->idle_pct = busy[6] / weight;
-    } else {
-        snprintf(m->cpu_null_reason, sizeof m->cpu_null_reason, "%s",
-                 parts[0]->cpu_null_reason[0] ? parts[0]->cpu_null_reason : "not measured on any part");
-    }
-    if (!how->groups)
-        m->ncpus_online = (int)ncpus_all;
-    int rc = merge_series(m, parts, n, w0, w1);
+    int rc = merge_cpu(m, parts, n, how, busy, weight, ncpus_all);
+    if (!rc)
+        rc = merge_series(m, parts, n, w0, w1);
     if (!rc)
         rc = how->groups ? groups_workload(m, parts, n) : merge_workload(m, parts, n);
     return rc;

@@ -722,6 +722,9 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
         rd_nonneg(L, root, "", "duration_s", &r->duration_s, 1) || rd_nonneg(L, root, "", "ramp_s", &r->ramp_s, 1) ||
         rd_dbl(L, root, "", "clock_cost_ns", &r->clock_cost_ns, 1))
         return L->rc;
+    const struct nvb__jv *cs = mem(L, root, "", "clock_source", -1, 0); /* null or absent: unknown */
+    if (cs && cs->type != NVB__J_NULL && rd_str(L, root, "", "clock_source", r->clock_source, sizeof r->clock_source, 1))
+        return L->rc;
     if (qd > UINT32_MAX)
         return bad(L, "", "qd_effective", "out of range");
     r->qd_effective = (unsigned)qd;

@@ -8,6 +8,8 @@
  *                measured, holes in files
  *   job.c        a job's thread and its submit/reap loop
  *   job_setup.c  job setup and teardown, the jobs dealt their targets
+ *   job_pace.c   the loop's pacer: a rate's schedule, think time
+ *   job_watch.c  the loop's watchdog (io_timeout)
  *   sampler.c    time series, progress, poll/cancel checks, CPU sampling
  *   aggregate.c  per job -> per target -> totals, end-of-run warnings
  *   cancel.c     nvb_cancel_*
@@ -130,6 +132,7 @@ struct job {
     unsigned *tmap;              /* job-local -> plan target */
     int *fds;
     struct nvb__tstat *st;       /* per job-local target */
+    struct nvb__hist *hists;     /* st's latency histograms, one block (job_setup.c) */
     uint64_t *seqpos;
     uint64_t *nblocks;
     struct nvb__bsmix *mix;      /* bssplit: sizes and offsets (core/loopmix.h); NULL: every I/O is bs */
@@ -151,19 +154,14 @@ struct job {
     uint64_t wake_late;          /* how late a timed wait ends, a running mean (ns): sets the spin */
     uint64_t full_since, freed_at; /* the queue last filled, and last had a slot freed while full */
     uint64_t last_sub;           /* the last submit call (gaps between arrivals) */
-    struct nvb__submits sub;     /* in the measured window */
     uint64_t rng;
-    uint64_t by_errno[NVB__ERRNO_SLOTS];
-    uint64_t errors, short_ios, errors_dir[NVB__NDIR];
+    NVB__METER;                  /* its counters in the measured window (internal.h) */
     struct nvb__fault *fault;    /* fault.* keys: wraps the engine's submit/reap */
     /* What the loop calls: the engine's submit/reap on its state, or the
      * fault wrapper's around them, chosen once in job_setup(). */
     int (*submit)(void *state, struct nvb__io **ios, unsigned n);
     int (*reap)(void *state, struct nvb__io **out, unsigned max, unsigned min);
     void *io_state;
-    uint64_t fault_err[NVB__NDIR], fault_short[NVB__NDIR], fault_delayed[NVB__NDIR];
-    uint64_t verify_checked, verify_mismatches, verify_unchecked;
-    uint64_t verify_by_field[NVB__VF_COUNT];
     struct nvb__vmismatch first_mm[NVB__VERIFY_FIRST];
     unsigned nfirst_mm;
     /* verify=1 with writes: no two I/Os of this job on one block at once
@@ -227,6 +225,14 @@ struct run {
 static inline void nvb__live_store(uint64_t *dst, uint64_t v) { __atomic_store_n(dst, v, __ATOMIC_RELAXED); }
 static inline uint64_t nvb__live_load(const uint64_t *src) { return __atomic_load_n(src, __ATOMIC_RELAXED); }
 
+/* A stop asked for: by the runner, a job's fatal error, or a cancel. */
+static inline int nvb__run_stopping(const struct run *r)
+{
+    if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+        return 1;
+    return r->cancel && __atomic_load_n(&r->cancel->flag, __ATOMIC_RELAXED);
+}
+
 /* A start line: called with mu held, counts one arrival in *arrived,
  * wakes the waiters and waits until *go is nonzero (1: start, -1: abort),
  * which it returns, mu still held. The jobs of a run wait so for the
@@ -258,6 +264,28 @@ int   nvb__jobs_new(struct run *r, struct nvb_result *res);
 void  nvb__jobs_free(struct run *r, unsigned started);
 /* A job's thread: setup, wait for the start, the loop, wait for release. */
 void *nvb__job_main(void *arg);
+
+/* The loop's pacer (job_pace.c): a rate's schedule and think time.
+ * nvb__pace_spin: how long before an intended start the job stops
+ * waiting and spins. nvb__pace_woke: a timed wait meant to end at `at`
+ * ended at now (the running mean of how late). nvb__pace_lag: the lag of
+ * one I/O of the submit call at ts. nvb__pace_stamp: a batch's intended
+ * starts taken off the schedule (and with lag, their lag). nvb__pace_wait:
+ * the completions to wait for with a rate (*wake_at, *spinning: see
+ * there). nvb__pace_think: the job thinks; returns the time slept. */
+uint64_t nvb__pace_spin(const struct job *j);
+void     nvb__pace_woke(struct job *j, uint64_t at, uint64_t now);
+void     nvb__pace_lag(struct job *j, const struct nvb__io *io, uint64_t ts);
+void     nvb__pace_stamp(struct job *j, unsigned n, uint64_t ts, int lag);
+unsigned nvb__pace_wait(struct job *j, unsigned minw, uint64_t now, int full, unsigned n, uint64_t spin,
+                        uint64_t *wake_at, int *spinning);
+uint64_t nvb__pace_think(struct job *j, int open, uint64_t think_ns, uint64_t end_ns);
+/* The loop's watchdog (job_watch.c). nvb__watch_stalled: nothing
+ * completed for io_timeout: the job stops and abandons what it has in
+ * flight. nvb__watch_scan: one I/O older than io_timeout stops the run;
+ * returns 1 when only such I/Os are left (the job abandons them). */
+void nvb__watch_stalled(struct job *j, uint64_t now, uint64_t wd_ref, unsigned inflight, uint64_t io_timeout);
+int  nvb__watch_scan(struct job *j, uint64_t now, unsigned inflight, uint64_t io_timeout);
 
 /* ---- the targets in the result, scratch files (layout.c) ---- */
 

@@ -59,6 +59,7 @@ static void measure_clock_cost(struct nvb_result *res)
     for (int i = 0; i < 1000; i++)
         b = nvb__now_ns();
     res->clock_cost_ns = (double)(b - a) / 1000.0;
+    snprintf(res->clock_source, sizeof res->clock_source, "%s", nvb__clock_source());
 }
 
 int nvb__run_result_begin(struct nvb_result *res, const struct nvb_workload *w, const struct plan *p)

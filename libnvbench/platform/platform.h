@@ -14,8 +14,13 @@
 #include <stdint.h>
 
 /* ---- clocks ---- */
-/* Monotonic time in ns (vDSO-backed on Linux: no system call). */
+/* Monotonic time in ns: the invariant TSC calibrated against
+ * CLOCK_MONOTONIC once per process where the CPU has one (x86-64 Linux),
+ * else CLOCK_MONOTONIC through the vDSO (no system call); QPC on Windows.
+ * Only differences of its values mean anything. */
 uint64_t nvb__now_ns(void);
+/* Which: "tsc", "clock_monotonic" or "qpc" (static storage). */
+const char *nvb__clock_source(void);
 /* Wall-clock time in ns since the Unix epoch. */
 uint64_t nvb__wall_ns(void);
 /* Sleep for ns (interruptible by nothing; short sleeps may return early). */

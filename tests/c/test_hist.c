@@ -112,6 +112,103 @@ static uint64_t exact_stat(const uint64_t *sorted, uint64_t n, int bp)
     return sorted[rank - 1];
 }
 
+/* The bucket index as first written (a branch per range): the branch-free
+ * one must agree with it everywhere. */
+static unsigned index_ref(uint64_t v)
+{
+    if (v < NVB__HIST_SUB)
+        return (unsigned)v;
+    unsigned k = 63u - (unsigned)__builtin_clzll(v);
+    if (k >= NVB__HIST_MAX_BITS)
+        return NVB__HIST_BUCKETS - 1;
+    unsigned sub = (unsigned)(v >> (k - NVB__HIST_SUB_BITS)) & (NVB__HIST_SUB - 1);
+    return (k - NVB__HIST_SUB_BITS + 1) * NVB__HIST_SUB + sub;
+}
+
+START_TEST(index_without_branches)
+{
+    for (uint64_t v = 0; v < 100000; v++)
+        ck_assert_uint_eq(nvb__hist_index(v), index_ref(v));
+    for (unsigned k = 0; k < 64; k++)
+        for (int dv = -2; dv <= 2; dv++) {
+            uint64_t v = (UINT64_C(1) << k) + (uint64_t)(int64_t)dv;
+            ck_assert_uint_eq(nvb__hist_index(v), index_ref(v));
+        }
+    ck_assert_uint_eq(nvb__hist_index(UINT64_MAX), NVB__HIST_BUCKETS - 1);
+    rng_state = 11;
+    for (int i = 0; i < 1000000; i++) {
+        uint64_t v = rng_next() >> (rng_next() % 64);
+        ck_assert_uint_eq(nvb__hist_index(v), index_ref(v));
+    }
+}
+END_TEST
+
+static void hist_same(const struct nvb__hist *a, const struct nvb__hist *b)
+{
+    ck_assert_uint_eq(a->count, b->count);
+    ck_assert_uint_eq(a->min, b->min);
+    ck_assert_uint_eq(a->max, b->max);
+    ck_assert_msg(a->sum == b->sum && a->sumsq == b->sumsq && a->sumsq_hi == b->sumsq_hi, "sums differ");
+    ck_assert_int_eq(memcmp(a->buckets, b->buckets, sizeof a->buckets), 0);
+    ck_assert_int_eq(memcmp(a, b, sizeof *a), 0); /* and every other byte, both from nvb__hist_init */
+}
+
+/* Runs of equal values (what a reaped batch gives) added once each equal
+ * the values added one by one, byte for byte: buckets, count, min, max and
+ * the exact sums, also beyond 64 and 128 bits, with the runs going to two
+ * histograms in turn as two directions' completions do. */
+START_TEST(coalesced_runs_are_per_io_adds)
+{
+    rng_state = 2026;
+    for (int round = 0; round < 40; round++) {
+        struct nvb__hist *one[2] = {hist_new(), hist_new()}, *run[2] = {hist_new(), hist_new()};
+        struct nvb__hrun r = {0};
+        for (int k = 0; k < 3000; k++) {
+            const int h = (int)(rng_next() % 4 == 0);
+            const unsigned len = 1 + (unsigned)(rng_next() % (rng_next() % 4 ? 4 : 64));
+            const int huge = round % 8 == 7;
+            const uint64_t v = huge ? UINT64_MAX - rng_next() % 1000 : rng_next() >> (rng_next() % 64);
+            /* sometimes the next run repeats the value: they join */
+            for (unsigned i = 0; i < len; i++) {
+                nvb__hist_add(one[h], v);
+                nvb__hrun_add(&r, run[h], v);
+            }
+        }
+        nvb__hrun_flush(&r);
+        nvb__hrun_flush(&r); /* twice: the second adds nothing */
+        for (int h = 0; h < 2; h++) {
+            hist_same(run[h], one[h]);
+            free(one[h]);
+            free(run[h]);
+        }
+    }
+}
+END_TEST
+
+/* The ramp's reset of a job's histogram writes only the buckets that can
+ * hold counts (between min's and max's): the pages of the others, never
+ * touched in a zeroed block, stay unbacked (64 targets x 64 jobs: three
+ * histograms per pair were most of a run's memory). */
+START_TEST(reset_writes_only_the_used_buckets)
+{
+    struct nvb__hist *h = hist_new();
+    for (uint64_t v = 1000; v < 50000; v += 7)
+        nvb__hist_add(h, v);
+    const unsigned a = nvb__hist_index(1000), b = nvb__hist_index(h->max);
+    for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
+        if (i < a || i > b)
+            h->buckets[i] = 0x5a5a; /* stands for "never written" */
+    nvb__hist_reset_live(h);
+    ck_assert_uint_eq(h->count, 0);
+    ck_assert_uint_eq(h->min, UINT64_MAX);
+    ck_assert_uint_eq(h->max, 0);
+    ck_assert_msg(h->sum == 0 && h->sumsq == 0 && h->sumsq_hi == 0, "sums not reset");
+    for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
+        ck_assert_uint_eq(h->buckets[i], i < a || i > b ? 0x5a5a : 0);
+    free(h);
+}
+END_TEST
+
 START_TEST(bucket_geometry)
 {
     /* Buckets tile [0, 2^MAX_BITS) without gaps or overlap. */
@@ -538,6 +635,9 @@ static Suite *hist_suite(void)
     TCase *tc = tcase_create("geometry");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, bucket_geometry);
+    tcase_add_test(tc, index_without_branches);
+    tcase_add_test(tc, reset_writes_only_the_used_buckets);
+    tcase_add_test(tc, coalesced_runs_are_per_io_adds);
     tcase_add_test(tc, bucket_values);
     suite_add_tcase(s, tc);
 

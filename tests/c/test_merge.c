@@ -149,6 +149,74 @@ static struct nvb_result *synth(const char *host, uint64_t seed, uint64_t nios, 
     return r;
 }
 
+/* Every counter of the meter sums through a merge (the maxima take the
+ * larger): the merge adds the meter as one, so a counter added to its list
+ * is merged without being named here. */
+START_TEST(every_meter_counter_merges)
+{
+    struct nvb__hist *all[2] = {malloc(sizeof(struct nvb__hist)), malloc(sizeof(struct nvb__hist))};
+    nvb__hist_init(all[0]);
+    nvb__hist_init(all[1]);
+    struct nvb_result *p[2] = {synth("a", 3, 100, 1000000000ull, 1.0, all),
+                               synth("b", 4, 100, 1000000000ull, 1.0, all)};
+    const size_t nw = offsetof(struct nvb__meter, sub.batch_max) / sizeof(uint64_t);
+    const size_t skip = offsetof(struct nvb__meter, sub.gap_sq) / sizeof(uint64_t);
+    const size_t maxw[3] = {offsetof(struct nvb__meter, sub.lag_max) / 8, offsetof(struct nvb__meter, sub.late_max) / 8,
+                            offsetof(struct nvb__meter, sub.qfull_max) / 8};
+    for (int k = 0; k < 2; k++) {
+        uint64_t *w = (uint64_t *)&p[k]->meter;
+        for (size_t i = 0; i < nw; i++)
+            if (i != skip)
+                w[i] = (uint64_t)(i + 1) * (k ? 1000 : 1) + (uint64_t)k * 7;
+    }
+    struct nvb_result *m = NULL;
+    ck_assert_int_eq(nvb_result_merge(&m, (const struct nvb_result *const *)p, 2), 0);
+    const uint64_t *a = (const uint64_t *)&p[0]->meter, *b = (const uint64_t *)&p[1]->meter,
+                   *w = (const uint64_t *)&m->meter;
+    for (size_t i = 0; i < nw; i++) {
+        if (i == skip)
+            continue;
+        const int is_max = i == maxw[0] || i == maxw[1] || i == maxw[2];
+        const uint64_t want = is_max ? (a[i] > b[i] ? a[i] : b[i]) : a[i] + b[i];
+        ck_assert_msg(w[i] == want, "meter word %zu: %llu, expected %llu", i, (unsigned long long)w[i],
+                      (unsigned long long)want);
+    }
+    nvb_result_free(m);
+    nvb_result_free(p[0]);
+    nvb_result_free(p[1]);
+    free(all[0]);
+    free(all[1]);
+}
+END_TEST
+
+/* The clock a result's time stamps read goes through the JSON and a
+ * merge: one clock stays named, two make "mixed", an unknown one unknown. */
+START_TEST(clock_source_through_json_and_merge)
+{
+    static const char *const cases[][3] = {
+        {"tsc", "tsc", "tsc"}, {"tsc", "clock_monotonic", "mixed"}, {"clock_monotonic", "", ""}};
+    for (int k = 0; k < 3; k++) {
+        struct nvb__hist *all[2] = {malloc(sizeof(struct nvb__hist)), malloc(sizeof(struct nvb__hist))};
+        nvb__hist_init(all[0]);
+        nvb__hist_init(all[1]);
+        struct nvb_result *p[2] = {synth("a", 3, 50, 1000000000ull, 1.0, all), synth("b", 4, 50, 1000000000ull, 1.0, all)};
+        for (int i = 0; i < 2; i++)
+            snprintf(p[i]->clock_source, sizeof p[i]->clock_source, "%s", cases[k][i]);
+        struct nvb_result *back = reload(p[0]);
+        ck_assert_str_eq(back->clock_source, cases[k][0]);
+        nvb_result_free(back);
+        struct nvb_result *m = NULL;
+        ck_assert_int_eq(nvb_result_merge(&m, (const struct nvb_result *const *)p, 2), 0);
+        ck_assert_str_eq(m->clock_source, cases[k][2]);
+        nvb_result_free(m);
+        nvb_result_free(p[0]);
+        nvb_result_free(p[1]);
+        free(all[0]);
+        free(all[1]);
+    }
+}
+END_TEST
+
 START_TEST(merged_percentiles_equal_one_histogram)
 {
     const unsigned n = 7;
@@ -803,6 +871,8 @@ static Suite *merge_suite(void)
     TCase *tc = tcase_create("merge");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, merged_percentiles_equal_one_histogram);
+    tcase_add_test(tc, every_meter_counter_merges);
+    tcase_add_test(tc, clock_source_through_json_and_merge);
     tcase_add_test(tc, merge_real_runs_exactly);
     tcase_add_test(tc, merge_bad_arguments);
     tcase_add_test(tc, aligned_series_on_wall_clock_multiples);

@@ -28,6 +28,34 @@ static int is_pow2(uint64_t v)
 
 /* ---------------------------------------------------------------- clocks */
 
+/* The clock the library reads (the calibrated TSC, or CLOCK_MONOTONIC)
+ * keeps CLOCK_MONOTONIC's rate: over a sleep, its interval lies between
+ * the inner and the outer CLOCK_MONOTONIC interval that bracket its two
+ * reads, widened by the calibration's stated bound (1e-5 of the interval,
+ * here 1e-4) and a microsecond. */
+static uint64_t mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+START_TEST(clock_source_keeps_the_rate)
+{
+    const char *src = nvb__clock_source();
+    ck_assert_msg(!strcmp(src, "tsc") || !strcmp(src, "clock_monotonic"), "clock source %s", src);
+    for (int round = 0; round < 3; round++) {
+        const uint64_t m0 = mono(), n0 = nvb__now_ns(), m1 = mono();
+        nvb__sleep_ns(100 * MS);
+        const uint64_t m2 = mono(), n1 = nvb__now_ns(), m3 = mono();
+        const uint64_t dn = n1 - n0, slack = (m3 - m0) / 10000 + 1000;
+        ck_assert_msg(dn + slack >= m2 - m1 && dn <= m3 - m0 + slack,
+                      "%s: %llu ns where CLOCK_MONOTONIC says %llu..%llu", src, (unsigned long long)dn,
+                      (unsigned long long)(m2 - m1), (unsigned long long)(m3 - m0));
+    }
+}
+END_TEST
+
 START_TEST(clock_monotonic)
 {
     uint64_t prev = nvb__now_ns();
@@ -717,6 +745,7 @@ static Suite *platform_suite(void)
     Suite *s = suite_create("platform");
     TCase *tc = tcase_create("clock");
     tcase_add_test(tc, clock_monotonic);
+    tcase_add_test(tc, clock_source_keeps_the_rate);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("threads");

@@ -22,6 +22,11 @@ uint64_t nvb__now_ns(void)
     return cnt / hz * NS_PER_SEC + cnt % hz * NS_PER_SEC / hz;
 }
 
+const char *nvb__clock_source(void)
+{
+    return "qpc";
+}
+
 /* FILETIME counts 100 ns units since 1601-01-01; the Unix epoch is
  * 11644473600 s later. GetSystemTimePreciseAsFileTime (Windows 8 and
  * later) has sub-microsecond resolution where GetSystemTimeAsFileTime has
