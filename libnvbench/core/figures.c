@@ -1,0 +1,244 @@
+/*
+ * The table of the result's figures (figures.h): each row a key of one of
+ * the objects it covers, in the order the writer writes them. The writer
+ * (result.c), the reader (result_load.c), docs/result.schema.json and the
+ * tables of docs/json-schema.md follow it; tools/gen_figures.py writes the
+ * last two from nvb__figs_json() and tests/scripts/test_figures_current.sh
+ * fails when they are not what it writes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/figures.h"
+#include "core/internal.h"
+#include "util/json.h"
+
+const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
+                                                        "vmismatch", "precondition", "thread"};
+const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
+                                           "rate", "gib_rate", "part"};
+const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "same", "each", "or"};
+
+/* A row: section, key, type, merge, flags, where, schema, unit, doc. */
+#define ROW(sec, key, type, merge, flags, st, member, schema, unit, doc) \
+    {NVB__FS_##sec, NVB__FT_##type, NVB__FM_##merge, flags, key, offsetof(st, member), \
+     sizeof(((st *)0)->member), schema, unit, doc}
+#define PART(sec, key, merge, flags, schema, unit, doc) \
+    {NVB__FS_##sec, NVB__FT_PART, NVB__FM_##merge, flags, key, 0, 0, schema, unit, doc}
+
+#define D(key, type, merge, flags, member, schema, unit, doc) \
+    ROW(DIR, key, type, merge, flags, struct nvb__dstat, member, schema, unit, doc)
+#define T(key, type, merge, flags, member, schema, unit, doc) \
+    ROW(TARGET, key, type, merge, flags, struct nvb__tstat, member, schema, unit, doc)
+#define R(sec, key, type, merge, flags, member, schema, unit, doc) \
+    ROW(sec, key, type, merge, flags, struct nvb_result, member, schema, unit, doc)
+#define M(key, type, flags, member, schema, doc) \
+    ROW(VMISMATCH, key, type, EACH, flags, struct nvb__vmismatch, member, schema, "", doc)
+#define P(key, type, merge, member, schema, unit, doc) \
+    ROW(PRECOND, key, type, merge, 0, struct nvb__precond_res, member, schema, unit, doc)
+#define H(key, type, member, schema, unit, doc) \
+    ROW(THREAD, key, type, EACH, 0, struct nvb__thread_row, member, schema, unit, doc)
+
+#define OLD NVB__FF_OLD
+#define OPT NVB__FF_OPT
+#define TRIM NVB__FF_TRIM
+
+const struct nvb__fig nvb__figs[] = {
+    /* read, write, trim: over all targets and jobs, and per target */
+    D("ios", U64, SUM, 0, ios, "count", "I/Os", "completed I/Os in the window and their bytes"),
+    D("bytes", U64, SUM, 0, bytes, "count", "bytes", NULL),
+    D("iops", RATE, RECOMP, 0, ios, "nonneg", "I/Os/s",
+      "rates over `duration_s` (per target too: the window is the run's)"),
+    D("bw_bytes_s", RATE, RECOMP, 0, bytes, "nonneg", "bytes/s", NULL),
+    D("bw_gib_s", GIB, RECOMP, 0, bytes, "nonneg", "GiB/s", NULL),
+    PART(DIR, "bs_counts", SUM, OLD | OPT, "#bs_counts", "I/Os",
+        "with `bssplit`: the completed I/Os (those of `ios`) by size, `{\"4096\": n, \"65536\": m}`, "
+        "sizes in bytes ascending; the counts add up to `ios` and size x count to `bytes` exactly "
+        "(the loader refuses a result where they do not); merged results add them by size (a total "
+        "of job groups or hosts of which one did I/O without a split has none, as its counts would "
+        "not add up; each group keeps its own). absent without a split, where every I/O is `bs` (so "
+        "results of fixed `bs` read and write as before; a `null` is accepted on load). fio reports "
+        "no such counts"),
+    PART(DIR, "lat_ns", RECOMP, 0, "#lat_ns", "ns",
+        "latency in ns: `min`, `mean`, `max`, `stddev`, `p1` `p5` `p10` `p25` `p50` `p75` `p90` "
+        "`p95` `p99` `p99.5` `p99.9` `p99.99` `p99.999`"),
+    PART(DIR, "slat_ns", RECOMP, 0, "?#lat_ns", "ns",
+        "submission latency, the same fields: time inside the engine's submit call, for every I/O "
+        "submitted to the engine in the window (known at submission, as fio counts it; none for an "
+        "I/O `fault.rate` failed before the engine; `lat` and `clat` count the I/Os completed in "
+        "it). `null` for engines that complete each I/O inside that call (`psync`, `wsync`): there "
+        "the call *is* the I/O"),
+    PART(DIR, "clat_ns", RECOMP, 0, "?#lat_ns", "ns",
+        "completion latency, the same fields: from the end of the submit call to the completion"),
+    PART(DIR, "lat_pct_supported", RECOMP, 0, "#lat_pct_supported", "",
+        "for each percentile key of `lat_ns`: `true` when enough latencies lie on either side of it "
+        "(below), `false` when it is a figure the run had too few I/Os for. It is judged on "
+        "`lat_hist.count`; `clat_ns` counts the same I/Os, `slat_ns` those submitted in the window "
+        "(nearly as many)"),
+    PART(DIR, "lat_hist", HIST, 0, "#lat_hist", "ns",
+        "the whole histograms (top level and per target); `slat_hist` is `null` when `slat_ns` is"),
+    PART(DIR, "slat_hist", HIST, 0, "?#lat_hist", "ns", NULL),
+    PART(DIR, "clat_hist", HIST, 0, "?#lat_hist", "ns", NULL),
+
+    /* per_target[] */
+    T("path", STRP, EACH, 0, path, "{\"type\": \"string\", \"minLength\": 1}", "",
+      "as added (`\"(null)\"`: the virtual region of the null engine without targets)"),
+    PART(TARGET, "host", EACH, 0, "string", "",
+         "the machine the target is on (the result's `host`; in a merged result, each target's own)"),
+    PART(TARGET, "file", EACH, 0, "string", "",
+         "what was opened: the scratch file for a directory target (deleted after the run)"),
+    T("kind", STR, EACH, 0, kind, "{\"enum\": [\"file\", \"block\", \"dir\", \"char\", \"other\", \"scratch\"]}", "",
+      "`file`, `block`, `scratch` (directory target), `dir` (a directory given to the null engine, "
+      "which opens nothing), `char`, `other`"),
+    T("dev", STR, EACH, 0, dev, "string", "", "kernel name of a block device (`nvme0n1`), else `\"\"`"),
+    T("region_offset", U64, EACH, 0, region_off, "count", "bytes", "the byte range I/O went to"),
+    T("region_size", U64, EACH, 0, region_len, "count", "bytes", NULL),
+    T("logical_block_size", U32, EACH, 0, lbs, "count", "bytes", "alignment used for direct I/O, bytes"),
+    T("errors", U64, SUM, 0, errors, "count", "I/Os", "failed I/Os on this target"),
+    PART(TARGET, "read", EACH, 0, "#direction_target", "",
+         "as above, with this target's `lat_hist` (`trim` only with trims)"),
+    PART(TARGET, "write", EACH, 0, "#direction_target", "", NULL),
+    PART(TARGET, "trim", EACH, TRIM, "#direction_target", "", NULL),
+    PART(TARGET, "device", EACH, 0, "?#target_device", "",
+         "`null`, or for a block device (or NVMe generic node) target the facts of that device (below)"),
+    PART(TARGET, "page_cache", EACH, OLD | OPT, "?#page_cache", "",
+         "what the page cache held of the region as the run began, after `invalidate` (below); `null` "
+         "where nothing was looked at (null engine, `nvme` passthrough, which never goes through the "
+         "cache)"),
+    PART(TARGET, "allocated_pct", EACH, OLD | OPT, "?#percent", "%",
+         "percent of the region that is allocated data rather than holes (file and scratch targets; "
+         "`null` for devices and where unknown, e.g. Windows). Unwritten (fallocated) extents count "
+         "as holes where the file system says so (ext4, XFS). Below 90 with reads: a `SPARSE TARGET` "
+         "warning (reads of holes never reach the disk); with writes or trims: an `UNWRITTEN TARGET` "
+         "warning (each write also allocates or converts an extent: a first pass, not the steady "
+         "state of overwrites)"),
+    PART(TARGET, "write_cache", EACH, OLD | OPT, "?#write_cache", "",
+         "for file and scratch targets, what caches their writes: `fs` (the file system type), "
+         "`fs_mode` (`sync`: mounted sync, every write waits for the storage; `nobarrier`: cache "
+         "flushes not sent to the disk; `default`), `disk` (the block device under the file system) "
+         "and `disk_mode` (its `/sys/block/X/queue/write_cache`: `write back` or `write through`); "
+         "each `null` where unknown (a network or stacked file system has no disk); the object `null` "
+         "for devices and on Windows. Absent in results from before it"),
+    PART(TARGET, "util_dev", EACH, OLD | OPT, "string", "",
+         "the device's utilisation, as fio's `disk_util`: `util_pct` is the share of the run (from "
+         "the jobs' release to their end, a ramp included) in which the block device `util_dev` (the "
+         "target itself, or the file system's device under a file or directory target) had at least "
+         "one I/O in flight, from the difference of its `io_ticks` (Linux "
+         "`/sys/dev/block/MAJ:MIN/stat`, milliseconds; every process's I/O to that device counts), "
+         "clamped at 100. `null` with the reason in `util_why` where there is no figure: no block "
+         "device under the file system (tmpfs, overlay, NFS), a character device (NVMe passthrough is "
+         "not in `io_ticks`), the null engine, a run shorter than 0.1 s, Windows; `util_why` is "
+         "`null` when measured. Results written before them have none of the three keys"),
+    PART(TARGET, "util_pct", EACH, OLD | OPT, "?#percent", "%", NULL),
+    PART(TARGET, "util_why", EACH, OLD | OPT, "{\"type\": [\"string\", \"null\"]}", "", NULL),
+
+    /* errors */
+    R(ERRORS, "count", U64, SUM, 0, errors, "count", "I/Os",
+      "I/Os that failed or transferred less than `bs` in the window"),
+    R(ERRORS, "short", U64, SUM, 0, short_ios, "count", "I/Os", "of those, short transfers (counted as `EIO`)"),
+    PART(ERRORS, "by_errno", SUM, 0, "#by_errno", "I/Os",
+         "`{\"EIO\": n, ...}`: nonzero counts by errno name; names the C library does not know appear "
+         "as `E<number>`"),
+    R(ERRORS, "read", U64, SUM, OLD, errors_dir[0], "count", "I/Os",
+      "`errors.count` by direction (`trim` only with trims)"),
+    R(ERRORS, "write", U64, SUM, OLD, errors_dir[1], "count", "I/Os", NULL),
+    R(ERRORS, "trim", U64, SUM, OLD | TRIM, errors_dir[2], "count", "I/Os", NULL),
+
+    /* verify */
+    R(VERIFY, "enabled", BOOL, OR, 0, verify_enabled, "bool", "", "the workload's `verify`"),
+    R(VERIFY, "checked", U64, SUM, 0, verify_checked, "count", "blocks",
+      "blocks read and checked (each read is one block of `bs`; 0 with the null engine)"),
+    R(VERIFY, "mismatches", U64, SUM, 0, verify_mismatches, "count", "blocks",
+      "blocks that failed the check, once per read however many bytes differ"),
+    R(VERIFY, "unchecked", U64, SUM, OLD | OPT, verify_unchecked, "count", "blocks",
+      "reads not checked: in a run that writes, blocks this run had not written yet (a scratch "
+      "file laid out, or a target preconditioned, with `verify=1` has every block checked); a "
+      "read-only run checks every block and has 0. Absent in older results (read as 0)"),
+    PART(VERIFY, "by_field", SUM, 0, "#verify_by_field", "blocks",
+         "`mismatches` by the first thing that differed, in the order checked: `magic` (no header: "
+         "zeroes, foreign data, never written), `bs` (written with another block size), `checksum` "
+         "(not intact), `offset` (an intact block of another offset: misdirected or copied), `target` "
+         "(of another target), `seed` (written with another seed), `data` (header and checksum agree, "
+         "payload does not), `sequence` (an intact block of this offset that this run's last write to "
+         "it did not leave: a lost write, or a block from before the run; checked for blocks this run "
+         "wrote; absent in older results)"),
+    PART(VERIFY, "first_mismatches", EACH, 0,
+         "{\"type\": \"array\", \"maxItems\": 8, \"items\": {\"$ref\": \"#/definitions/vmismatch\"}}", "",
+         "up to 8 `{offset, target, field, expected, found, seq}`: byte offset of the block and "
+         "target index; `field` as in `by_field`; `expected` and `found` that field's values (the "
+         "magic as a little-endian u64; for `checksum` the CRC computed and the CRC stored; for "
+         "`data` the first differing 8-byte word; for `sequence` the job's part and its last write "
+         "number, and the sequence found); `seq` the sequence the block's header claims, `(job + 1) "
+         "<< 40 \\| write number`, 0 for a scratch layout or no header"),
+
+    /* verify.first_mismatches[]: described in the row above */
+    M("offset", U64, 0, offset, "count", "byte offset of the block"),
+    M("target", U32, OLD, target, "count", "its target's index"),
+    PART(VMISMATCH, "field", EACH, 0,
+         "{\"enum\": [\"magic\", \"bs\", \"checksum\", \"offset\", \"target\", \"seed\", \"data\", \"sequence\"]}",
+         "", "the first field that differed (as in `by_field`)"),
+    M("expected", U64, OLD, expected, "count", "that field's value expected"),
+    M("found", U64, OLD, found, "count", "and found"),
+    M("seq", U64, OLD, seq, "count", "the sequence the block's header claims"),
+
+    /* precondition */
+    P("passes", U32, SAME, passes, "{\"type\": \"integer\", \"minimum\": 1}", "",
+      "N: sequential write passes over each target's region"),
+    P("bs", U64, SAME, bs, "{\"type\": \"integer\", \"minimum\": 1}", "bytes",
+      "the size of its writes (the larger of 128 KiB and the workload's `bs`; the workload's `bs` "
+      "with `verify=1`) and the I/Os in flight of its one job per target"),
+    P("qd", U32, SAME, qd, "{\"type\": \"integer\", \"minimum\": 1}", "I/Os", NULL),
+    P("bytes", U64, SAME, bytes, "count", "bytes",
+      "bytes it wrote over all targets: `passes` x each region rounded down to a multiple of `bs` "
+      "(a warning names a tail left out)"),
+    P("duration_s", DBL, SAME, duration_s, "nonneg", "s", "how long it took, and `bytes / duration_s`"),
+    P("bw_bytes_s", RATE, RECOMP, bytes, "nonneg", "bytes/s", NULL),
+
+    /* cpu.threads[]: described in the cpu table's row */
+    H("tid", LONG, tid, "count", "", "the thread's id"),
+    H("name", STR, name, "string", "", "its name"),
+    H("user_s", DBL, user_s, "nonneg", "s", "user time (ticks)"),
+    H("sys_s", DBL, sys_s, "nonneg", "s", "system time (ticks)"),
+    H("cpu_s", DBL, run_s, "nonneg", "s", "on-CPU time (schedstat)"),
+};
+
+const size_t nvb__nfigs = sizeof nvb__figs / sizeof nvb__figs[0];
+
+int nvb__figs_json(char **out)
+{
+    struct nvb__buf b = {0};
+    nvb__buf_puts(&b, "[");
+    for (size_t i = 0; i < nvb__nfigs; i++) {
+        const struct nvb__fig *f = &nvb__figs[i];
+        nvb__buf_puts(&b, i ? ",\n{\"sec\":" : "\n{\"sec\":");
+        nvb__json_write_str(&b, nvb__fig_sec_names[f->sec]);
+        nvb__buf_puts(&b, ",\"key\":");
+        nvb__json_write_str(&b, f->key);
+        nvb__buf_puts(&b, ",\"type\":");
+        nvb__json_write_str(&b, nvb__fig_type_names[f->type]);
+        nvb__buf_puts(&b, ",\"merge\":");
+        nvb__json_write_str(&b, nvb__fig_merge_names[f->merge]);
+        nvb__buf_printf(&b, ",\"trim_only\":%s,\"old\":%s,\"optional\":%s",
+                        f->flags & NVB__FF_TRIM ? "true" : "false", f->flags & NVB__FF_OLD ? "true" : "false",
+                        f->flags & NVB__FF_OPT ? "true" : "false");
+        nvb__buf_puts(&b, ",\"schema\":");
+        nvb__json_write_str(&b, f->schema);
+        nvb__buf_puts(&b, ",\"unit\":");
+        nvb__json_write_str(&b, f->unit);
+        nvb__buf_puts(&b, ",\"doc\":");
+        if (f->doc)
+            nvb__json_write_str(&b, f->doc);
+        else
+            nvb__buf_puts(&b, "null");
+        nvb__buf_puts(&b, "}");
+    }
+    nvb__buf_puts(&b, "\n]\n");
+    if (b.oom) {
+        free(b.s);
+        return -ENOMEM;
+    }
+    *out = b.s;
+    return 0;
+}

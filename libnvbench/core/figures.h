@@ -1,0 +1,81 @@
+/*
+ * The result's figures, described once (figures.c): for each object of the
+ * JSON result that the table covers, its keys in the order they are
+ * written, each with its type, where the result keeps it, how it merges,
+ * when it is present, whether older results may lack it, its schema and its
+ * meaning. The writer (result.c) and the reader (result_load.c) walk the
+ * same rows; docs/result.schema.json and the tables of docs/json-schema.md
+ * are generated from them (tools/gen_figures.py, checked by
+ * tests/scripts/test_figures_current.sh).
+ *
+ * A row of kind NVB__FT_PART is written and read by code of its own (a
+ * histogram, an object of its own); the table still says where it stands,
+ * its schema and its meaning.
+ */
+#ifndef NVB_CORE_FIGURES_H
+#define NVB_CORE_FIGURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The objects the table covers; each row names its own. */
+enum nvb__fig_sec {
+    NVB__FS_DIR,       /* read, write, trim: top level and per_target[] (struct nvb__dstat) */
+    NVB__FS_TARGET,    /* per_target[] (struct nvb__tstat) */
+    NVB__FS_ERRORS,    /* errors (struct nvb_result) */
+    NVB__FS_VERIFY,    /* verify (struct nvb_result) */
+    NVB__FS_VMISMATCH, /* verify.first_mismatches[] (struct nvb__vmismatch) */
+    NVB__FS_PRECOND,   /* precondition (struct nvb__precond_res) */
+    NVB__FS_THREAD,    /* cpu.threads[] (struct nvb__thread_row) */
+    NVB__FS_COUNT
+};
+
+enum nvb__fig_type {
+    NVB__FT_U64,  /* uint64_t: an exact count */
+    NVB__FT_U32,  /* uint32_t (or unsigned) */
+    NVB__FT_LONG, /* long, not negative, below 2^32 - 1 (a thread id) */
+    NVB__FT_DBL,  /* a double the result stores, not negative: written to read back exactly */
+    NVB__FT_BOOL, /* int, true/false */
+    NVB__FT_STR,  /* char[size] */
+    NVB__FT_STRP, /* char *, owned by the result */
+    NVB__FT_RATE, /* derived: the uint64_t at off / the caller's window (0 without one) */
+    NVB__FT_GIB,  /* derived: the same / 2^30 */
+    NVB__FT_PART  /* written and read by code of its own */
+};
+
+/* How a merge of results (merge.c) makes the figure; documentary: the
+ * merge is merge.c's, and the docs say this. */
+enum nvb__fig_merge {
+    NVB__FM_SUM,   /* added */
+    NVB__FM_MAX,   /* the largest */
+    NVB__FM_RECOMP,/* recomputed from the merged figures */
+    NVB__FM_HIST,  /* a histogram: added bucket by bucket */
+    NVB__FM_SAME,  /* the parts' own (or the first part's): not a figure that adds */
+    NVB__FM_EACH,  /* each part's kept (rows, targets) */
+    NVB__FM_OR     /* true when any part's is */
+};
+
+/* flags */
+#define NVB__FF_TRIM 1u /* present only in results that trim (nvb_result.trim) */
+#define NVB__FF_OLD  2u /* results written before it lack it: optional on load (0 then) */
+#define NVB__FF_OPT  4u /* not required by the schema (the writer may leave it out) */
+
+struct nvb__fig {
+    uint8_t     sec, type, merge, flags;
+    const char *key;
+    size_t      off, size;   /* where the object's struct keeps it, and its size (NVB__FT_STR) */
+    const char *schema;      /* "count", "nonneg", "bool", "string", "#def" ($ref), "?X" (X or null), or JSON */
+    const char *unit;        /* "" for none */
+    const char *doc;         /* its meaning (markdown); NULL: shares the previous row's line in the docs */
+};
+
+extern const struct nvb__fig nvb__figs[];
+extern const size_t nvb__nfigs;
+extern const char *const nvb__fig_sec_names[NVB__FS_COUNT];
+extern const char *const nvb__fig_type_names[];
+extern const char *const nvb__fig_merge_names[];
+
+/* The table as JSON (for the generator): 0 or -ENOMEM; *out to free(). */
+int nvb__figs_json(char **out);
+
+#endif
