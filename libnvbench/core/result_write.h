@@ -174,24 +174,20 @@ static inline void jo_bool(struct jctx *c, const char *key, int v)
         jo_raw(c, key, v ? "true" : "false");
 }
 
-static inline void jo_str(struct jctx *c, const char *key, const char *s)
+/* A string (quoted) or raw JSON text (null, true, false) at key. */
+static inline void jo_text(struct jctx *c, const char *key, const char *s, int quote)
 {
     struct nvb__json *j = c->j;
     j_key(j, key);
     if (!key)
         c->idx[j->depth]++;
-    if (j->b)
+    if (j->b && quote)
         nvb__json_write_str(j->b, s ? s : "");
+    else if (j->b)
+        nvb__buf_puts(j->b, s);
 }
 
-static inline void jo_raw(struct jctx *c, const char *key, const char *raw)
-{
-    struct nvb__json *j = c->j;
-    j_key(j, key);
-    if (!key)
-        c->idx[j->depth]++;
-    if (j->b)
-        nvb__buf_puts(j->b, raw);
-}
+static inline void jo_str(struct jctx *c, const char *key, const char *s) { jo_text(c, key, s, 1); }
+static inline void jo_raw(struct jctx *c, const char *key, const char *raw) { jo_text(c, key, raw, 0); }
 
 #endif
