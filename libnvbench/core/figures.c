@@ -19,7 +19,7 @@ const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors"
                                                         "vmismatch", "precondition", "thread"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
                                            "rate", "gib_rate", "part"};
-const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "same", "each", "or"};
+const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or"};
 
 /* A row: section, key, type, merge, flags, where, schema, unit, doc. */
 #define ROW(sec, key, type, merge, flags, st, member, schema, unit, doc) \
@@ -36,8 +36,8 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
     ROW(sec, key, type, merge, flags, struct nvb_result, member, schema, unit, doc)
 #define M(key, type, flags, member, schema, doc) \
     ROW(VMISMATCH, key, type, EACH, flags, struct nvb__vmismatch, member, schema, "", doc)
-#define P(key, type, merge, member, schema, unit, doc) \
-    ROW(PRECOND, key, type, merge, 0, struct nvb__precond_res, member, schema, unit, doc)
+#define P(key, type, member, schema, unit, doc) \
+    ROW(PRECOND, key, type, NONE, 0, struct nvb__precond_res, member, schema, unit, doc)
 #define H(key, type, member, schema, unit, doc) \
     ROW(THREAD, key, type, EACH, 0, struct nvb__thread_row, member, schema, unit, doc)
 
@@ -96,7 +96,7 @@ const struct nvb__fig nvb__figs[] = {
     T("region_offset", U64, EACH, 0, region_off, "count", "bytes", "the byte range I/O went to"),
     T("region_size", U64, EACH, 0, region_len, "count", "bytes", NULL),
     T("logical_block_size", U32, EACH, 0, lbs, "count", "bytes", "alignment used for direct I/O, bytes"),
-    T("errors", U64, SUM, 0, errors, "count", "I/Os", "failed I/Os on this target"),
+    T("errors", U64, EACH, 0, errors, "count", "I/Os", "failed I/Os on this target"),
     PART(TARGET, "read", EACH, 0, "#direction_target", "",
          "as above, with this target's `lat_hist` (`trim` only with trims)"),
     PART(TARGET, "write", EACH, 0, "#direction_target", "", NULL),
@@ -184,17 +184,17 @@ const struct nvb__fig nvb__figs[] = {
     M("seq", U64, OLD, seq, "count", "the sequence the block's header claims"),
 
     /* precondition */
-    P("passes", U32, SAME, passes, "{\"type\": \"integer\", \"minimum\": 1}", "",
+    P("passes", U32, passes, "{\"type\": \"integer\", \"minimum\": 1}", "",
       "N: sequential write passes over each target's region"),
-    P("bs", U64, SAME, bs, "{\"type\": \"integer\", \"minimum\": 1}", "bytes",
+    P("bs", U64, bs, "{\"type\": \"integer\", \"minimum\": 1}", "bytes",
       "the size of its writes (the larger of 128 KiB and the workload's `bs`; the workload's `bs` "
       "with `verify=1`) and the I/Os in flight of its one job per target"),
-    P("qd", U32, SAME, qd, "{\"type\": \"integer\", \"minimum\": 1}", "I/Os", NULL),
-    P("bytes", U64, SAME, bytes, "count", "bytes",
+    P("qd", U32, qd, "{\"type\": \"integer\", \"minimum\": 1}", "I/Os", NULL),
+    P("bytes", U64, bytes, "count", "bytes",
       "bytes it wrote over all targets: `passes` x each region rounded down to a multiple of `bs` "
       "(a warning names a tail left out)"),
-    P("duration_s", DBL, SAME, duration_s, "nonneg", "s", "how long it took, and `bytes / duration_s`"),
-    P("bw_bytes_s", RATE, RECOMP, bytes, "nonneg", "bytes/s", NULL),
+    P("duration_s", DBL, duration_s, "nonneg", "s", "how long it took, and `bytes / duration_s`"),
+    P("bw_bytes_s", RATE, bytes, "nonneg", "bytes/s", NULL),
 
     /* cpu.threads[]: described in the cpu table's row */
     H("tid", LONG, tid, "count", "", "the thread's id"),

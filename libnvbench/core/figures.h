@@ -50,7 +50,7 @@ enum nvb__fig_merge {
     NVB__FM_MAX,   /* the largest */
     NVB__FM_RECOMP,/* recomputed from the merged figures */
     NVB__FM_HIST,  /* a histogram: added bucket by bucket */
-    NVB__FM_SAME,  /* the parts' own (or the first part's): not a figure that adds */
+    NVB__FM_NONE,  /* none: a merged result has the object null */
     NVB__FM_EACH,  /* each part's kept (rows, targets) */
     NVB__FM_OR     /* true when any part's is */
 };
