@@ -31,4 +31,12 @@ assert not dup, "keys twice in one object of the table: %s" % sorted(dup)
 print("table: %d figures in %d objects" % (len(rows), len({r["sec"] for r in rows})))
 PY
 python3 "$SRC/tools/gen_figures.py" "$TABLE" "$SRC" --check
+# docs/architecture.md's list of what a figure touches names files that exist
+# (and the table among them)
+SECTION=$(sed -n '/^## How to add a figure/,/^## /p' "$SRC/docs/architecture.md")
+[ -n "$SECTION" ] || { echo "FAIL: docs/architecture.md has no 'How to add a figure'" >&2; exit 1; }
+grep -q 'libnvbench/core/figures.c' <<< "$SECTION" || { echo "FAIL: the section does not name the table" >&2; exit 1; }
+for f in $(grep -o '`[A-Za-z0-9_./-]*`' <<< "$SECTION" | tr -d '`' | grep /); do
+    [ -e "$SRC/$f" ] || { echo "FAIL: docs/architecture.md names $f, which does not exist" >&2; exit 1; }
+done
 echo "docs/result.schema.json and docs/json-schema.md are current"
