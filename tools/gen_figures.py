@@ -25,6 +25,8 @@ SCHEMA_AT = {
     "vmismatch": ["/definitions/vmismatch"],
     "precondition": ["/properties/precondition/oneOf/1"],
     "thread": ["/definitions/thread"],
+    "submissions": ["/properties/submissions"],
+    "rate": ["/properties/rate/oneOf/1"],
 }
 
 
@@ -74,7 +76,8 @@ def dump(v, ind):
 
 
 MERGE = {"sum": "added", "max": "the largest", "recomputed": "recomputed", "histogram": "added by bucket",
-         "none": "none: `null`", "each": "each kept", "or": "any"}
+         "none": "none: `null`", "each": "each kept", "or": "any",
+         "first": "the first part's", "agree": "the parts' when they agree, else `mixed`"}
 
 
 def md_table(table, secs):

@@ -16,17 +16,23 @@
 #include "util/json.h"
 
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
-                                                        "vmismatch", "precondition", "thread"};
+                                                        "vmismatch", "precondition", "thread", "submissions",
+                                                        "rate"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
-                                           "rate", "gib_rate", "part"};
-const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or"};
+                                           "rate", "gib_rate", "mean", "part"};
+const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
+                                            "first", "agree"};
 
 /* A row: section, key, type, merge, flags, where, schema, unit, doc. */
 #define ROW(sec, key, type, merge, flags, st, member, schema, unit, doc) \
     {NVB__FS_##sec, NVB__FT_##type, NVB__FM_##merge, flags, key, offsetof(st, member), \
-     sizeof(((st *)0)->member), schema, unit, doc}
+     sizeof(((st *)0)->member), 0, schema, unit, doc}
 #define PART(sec, key, merge, flags, schema, unit, doc) \
-    {NVB__FS_##sec, NVB__FT_PART, NVB__FM_##merge, flags, key, 0, 0, schema, unit, doc}
+    {NVB__FS_##sec, NVB__FT_PART, NVB__FM_##merge, flags, key, 0, 0, 0, schema, unit, doc}
+/* A mean of the result's: sum over count, both in struct nvb_result. */
+#define MEAN(sec, key, flags, sum, count, unit, doc) \
+    {NVB__FS_##sec, NVB__FT_MEAN, NVB__FM_RECOMP, flags, key, offsetof(struct nvb_result, sum), 0, \
+     offsetof(struct nvb_result, count), "?nonneg", unit, doc}
 
 #define D(key, type, merge, flags, member, schema, unit, doc) \
     ROW(DIR, key, type, merge, flags, struct nvb__dstat, member, schema, unit, doc)
@@ -44,6 +50,8 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
 #define OLD NVB__FF_OLD
 #define OPT NVB__FF_OPT
 #define TRIM NVB__FF_TRIM
+#define EXT NVB__FF_EXT
+#define OPEN NVB__FF_OPEN
 
 const struct nvb__fig nvb__figs[] = {
     /* read, write, trim: over all targets and jobs, and per target */
@@ -202,9 +210,88 @@ const struct nvb__fig nvb__figs[] = {
     H("user_s", DBL, user_s, "nonneg", "s", "user time (ticks)"),
     H("sys_s", DBL, sys_s, "nonneg", "s", "system time (ticks)"),
     H("cpu_s", DBL, run_s, "nonneg", "s", "on-CPU time (schedstat)"),
+
+    /* submissions */
+    R(SUBMIT, "calls", U64, SUM, 0, sub.calls, "count", "calls",
+      "calls of the engine's submit operation in the window (a call that carried only I/Os "
+      "`fault.rate` failed before the engine is no call)"),
+    R(SUBMIT, "ios", U64, SUM, 0, sub.ios, "count", "I/Os",
+      "the I/Os they carried to the engine (`ios / calls`: the submission batch; I/Os submitted "
+      "that failed or completed after the window count here too, but not those `fault.rate` failed "
+      "before the engine: they are `fault.injected`); the `slat_hist` counts add up to it"),
+    R(SUBMIT, "batch_max", U32, MAX, EXT | OPT, sub.batch_max, "count", "I/Os",
+      "the most I/Os one call may carry (`submit_batch`, at most `qd`). This and the keys below "
+      "are absent in results from before them"),
+    PART(SUBMIT, "slat_scope", AGREE, EXT | OPT,
+         "{\"enum\": [\"submit_call\", \"queue_only\", \"none\", \"mixed\"]}", "",
+         "what an I/O's `slat_ns` times: the engine's submit call (`submit_call`), the queueing of "
+         "the I/O alone, the kernel entered later in the reap call (`queue_only`: the ring engines), "
+         "nothing (`none`: an engine that completes I/O inside submit); `mixed` in a merged result "
+         "whose parts differ ([engines.md](engines.md))"),
+    R(SUBMIT, "waits", U64, SUM, EXT | OPT, sub.waits, "count", "waits",
+      "the loop's waits for completions while it was still submitting"),
+    R(SUBMIT, "depth_sum", U64, SUM, EXT | OPT, sub.depth_sum, "count", "I/Os",
+      "the I/Os in flight at each wait, added up, and their mean over `waits` (`qd` when every "
+      "free slot was refilled before waiting; lower with a rate or think time; `null` without a "
+      "wait)"),
+    MEAN(SUBMIT, "depth_mean", EXT | OPT, sub.depth_sum, sub.waits, "I/Os", NULL),
+
+    /* rate: null without rate_iops */
+    PART(RATE, "mode", FIRST, 0, "{\"enum\": [\"open\", \"closed\"]}", "",
+         "`open`: every I/O has an intended start on a schedule and is submitted then, whatever is in "
+         "flight (up to `qd`; beyond, it waits for a slot, and that wait counts), its latency counted "
+         "from the intended start; `closed`: an I/O is stamped when a free slot lets it go, so a "
+         "stall hides the waiting of the I/Os behind it (coordinated omission; a warning says so)"),
+    PART(RATE, "process", FIRST, 0, "{\"enum\": [\"uniform\", \"poisson\"]}", "",
+         "the schedule's arrivals: `uniform` (I/O k of a job at `k x jobs / rate_iops` s after the "
+         "start, the first one interval in) or `poisson` (exponential gaps of the same mean, seeded "
+         "from `seed`)"),
+    R(RATE, "target_iops", U64, SUM, 0, rate_iops, "count", "I/Os/s",
+      "`rate_iops` (summed over the parts of a merged result)"),
+    R(RATE, "lagged_ios", U64, SUM, OPEN, sub.lagged, "?count", "I/Os",
+      "I/Os submitted one interval (`jobs / rate_iops` s) or more after their intended start: the "
+      "queue was full, or the job thread was late (a busy machine); a warning says how many"),
+    R(RATE, "unissued_ios", U64, SUM, OPEN, sub.unissued, "?count", "I/Os",
+      "I/Os due in the window that were never submitted (the queue stayed full to its end): latency "
+      "the figures cannot include; a warning says so"),
+    R(RATE, "lag_sum_ns", U64, SUM, OPEN, sub.lag_sum, "?count", "ns",
+      "from intended start to the submit call, over `submissions.ios` (I/Os `fault.rate` failed "
+      "before the engine are not in it; the means are `null` when no I/O reached it): what the loop "
+      "and the queue added to `lat` before the engine was asked"),
+    MEAN(RATE, "lag_mean_ns", OPEN, sub.lag_sum, sub.ios, "ns", NULL),
+    R(RATE, "lag_max_ns", U64, MAX, OPEN, sub.lag_max, "?count", "ns", NULL),
+    R(RATE, "late_sum_ns", U64, SUM, OPEN | EXT | OPT, sub.late_sum, "?count", "ns",
+      "the part of the lag that was the job thread's own lateness (a slot was free: the thread woke "
+      "or got the CPU late); a warning says when its mean is a tenth of the mean `lat` or more "
+      "(`lat` then shows the host, not the storage)"),
+    MEAN(RATE, "late_mean_ns", OPEN | EXT | OPT, sub.late_sum, sub.ios, "ns", NULL),
+    R(RATE, "late_max_ns", U64, MAX, OPEN | EXT | OPT, sub.late_max, "?count", "ns", NULL),
+    R(RATE, "queue_full_sum_ns", U64, SUM, OPEN | EXT | OPT, sub.qfull_sum, "?count", "ns",
+      "the part of the lag spent waiting for a free slot (the queue full: from the later of the "
+      "intended start and the queue filling, to the slot freed); `late_sum_ns` + "
+      "`queue_full_sum_ns` = `lag_sum_ns`"),
+    MEAN(RATE, "queue_full_mean_ns", OPEN | EXT | OPT, sub.qfull_sum, sub.ios, "ns", NULL),
+    R(RATE, "queue_full_max_ns", U64, MAX, OPEN | EXT | OPT, sub.qfull_max, "?count", "ns", NULL),
+    R(RATE, "spin_ns", U64, SUM, OPEN | EXT | OPT, sub.spin_ns, "?count", "ns",
+      "time the job threads spun (polled) to arrive on an intended start instead of sleeping to it: "
+      "CPU the rate costs (docs/analysis.md)"),
+    R(RATE, "gaps", U64, SUM, EXT | OPT, sub.gaps, "count", "gaps",
+      "the arrivals as submitted, open or closed: gaps between consecutive I/Os' submit calls (0 "
+      "between I/Os of one call; every arrival of the schedule, an I/O `fault.rate` then fails "
+      "included), their sum and sum of squares, and their coefficient of variation (about 1 for "
+      "`poisson`, near 0 for `uniform`; `null` under 2 gaps)"),
+    R(RATE, "gap_sum_ns", U64, SUM, EXT | OPT, sub.gap_sum, "count", "ns", NULL),
+    R(RATE, "gap_sumsq_ns2", DBL, SUM, EXT | OPT, sub.gap_sq, "nonneg", "ns^2", NULL),
+    PART(RATE, "gap_cv", RECOMP, EXT | OPT, "?nonneg", "", NULL),
 };
 
 const size_t nvb__nfigs = sizeof nvb__figs / sizeof nvb__figs[0];
+
+unsigned nvb__figs_when(const struct nvb_result *r)
+{
+    return (r->trim ? NVB__FF_TRIM : 0) | (r->sub.ext ? NVB__FF_EXT : 0) |
+           (r->rate_set && r->rate_mode == NVB__RATE_OPEN ? NVB__FF_OPEN : 0);
+}
 
 int nvb__figs_json(char **out)
 {
@@ -220,9 +307,10 @@ int nvb__figs_json(char **out)
         nvb__json_write_str(&b, nvb__fig_type_names[f->type]);
         nvb__buf_puts(&b, ",\"merge\":");
         nvb__json_write_str(&b, nvb__fig_merge_names[f->merge]);
-        nvb__buf_printf(&b, ",\"trim_only\":%s,\"old\":%s,\"optional\":%s",
+        nvb__buf_printf(&b, ",\"trim_only\":%s,\"old\":%s,\"optional\":%s,\"ext\":%s,\"open_only\":%s",
                         f->flags & NVB__FF_TRIM ? "true" : "false", f->flags & NVB__FF_OLD ? "true" : "false",
-                        f->flags & NVB__FF_OPT ? "true" : "false");
+                        f->flags & NVB__FF_OPT ? "true" : "false", f->flags & NVB__FF_EXT ? "true" : "false",
+                        f->flags & NVB__FF_OPEN ? "true" : "false");
         nvb__buf_puts(&b, ",\"schema\":");
         nvb__json_write_str(&b, f->schema);
         nvb__buf_puts(&b, ",\"unit\":");

@@ -27,6 +27,8 @@ enum nvb__fig_sec {
     NVB__FS_VMISMATCH, /* verify.first_mismatches[] (struct nvb__vmismatch) */
     NVB__FS_PRECOND,   /* precondition (struct nvb__precond_res) */
     NVB__FS_THREAD,    /* cpu.threads[] (struct nvb__thread_row) */
+    NVB__FS_SUBMIT,    /* submissions (struct nvb_result) */
+    NVB__FS_RATE,      /* rate (struct nvb_result) */
     NVB__FS_COUNT
 };
 
@@ -40,6 +42,7 @@ enum nvb__fig_type {
     NVB__FT_STRP, /* char *, owned by the result */
     NVB__FT_RATE, /* derived: the uint64_t at off / the caller's window (0 without one) */
     NVB__FT_GIB,  /* derived: the same / 2^30 */
+    NVB__FT_MEAN, /* derived: the uint64_t at off / the uint64_t at off2, null when that is 0 */
     NVB__FT_PART  /* written and read by code of its own */
 };
 
@@ -52,18 +55,24 @@ enum nvb__fig_merge {
     NVB__FM_HIST,  /* a histogram: added bucket by bucket */
     NVB__FM_NONE,  /* none: a merged result has the object null */
     NVB__FM_EACH,  /* each part's kept (rows, targets) */
-    NVB__FM_OR     /* true when any part's is */
+    NVB__FM_OR,    /* true when any part's is */
+    NVB__FM_FIRST, /* the first part's */
+    NVB__FM_AGREE  /* the parts' when they agree, else "mixed" */
 };
 
 /* flags */
 #define NVB__FF_TRIM 1u /* present only in results that trim (nvb_result.trim) */
 #define NVB__FF_OLD  2u /* results written before it lack it: optional on load (0 then) */
 #define NVB__FF_OPT  4u /* not required by the schema (the writer may leave it out) */
+#define NVB__FF_EXT  8u /* present only when the result has the submission figures added
+                         * with it (nvb__submits.ext; results before them lack it) */
+#define NVB__FF_OPEN 16u /* null unless the rate is open-loop (and read only then) */
 
 struct nvb__fig {
     uint8_t     sec, type, merge, flags;
     const char *key;
     size_t      off, size;   /* where the object's struct keeps it, and its size (NVB__FT_STR) */
+    size_t      off2;        /* NVB__FT_MEAN: where the count it is over is kept */
     const char *schema;      /* "count", "nonneg", "bool", "string", "#def" ($ref), "?X" (X or null), or JSON */
     const char *unit;        /* "" for none */
     const char *doc;         /* its meaning (markdown); NULL: shares the previous row's line in the docs */
@@ -74,6 +83,10 @@ extern const size_t nvb__nfigs;
 extern const char *const nvb__fig_sec_names[NVB__FS_COUNT];
 extern const char *const nvb__fig_type_names[];
 extern const char *const nvb__fig_merge_names[];
+
+/* The conditions (NVB__FF_TRIM, _EXT, _OPEN) that hold for a result. */
+struct nvb_result;
+unsigned nvb__figs_when(const struct nvb_result *r);
 
 /* The table as JSON (for the generator): 0 or -ENOMEM; *out to free(). */
 int nvb__figs_json(char **out);

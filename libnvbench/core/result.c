@@ -70,20 +70,33 @@ static void emit_hist(struct jctx *c, const char *key, const struct nvb__hist *h
     jo_close(c, '}');
 }
 
+/* A mean (of a figure over submissions.ios, or the depth over the waits):
+ * null when there is nothing to divide by (every I/O failed by fault.rate), not 0. */
+static void sub_mean(struct jctx *c, const char *key, uint64_t sum, uint64_t ios)
+{
+    ios ? jo_num(c, key, (double)sum / (double)ios) : jo_raw(c, key, "null");
+}
+
 /* The code a row of the figures table (figures.h) leaves to code, NVB__FT_PART:
  * the part named key of the object at base; arg what the writer passed. */
 typedef void part_fn(struct jctx *c, const char *key, const void *base, const void *arg);
 
 /* An object's rows of section sec (figures.c), in the table's order: base is
- * its struct, per the window its rates divide by, trim whether the result
- * has trims. */
-static void emit_figs(struct jctx *c, int sec, const void *base, double per, int trim, part_fn *part, const void *arg)
+ * its struct, per the window its rates divide by, when the conditions that
+ * hold (nvb__figs_when): a row of another condition is left out, or null
+ * (NVB__FF_OPEN). */
+static void emit_figs(struct jctx *c, int sec, const void *base, double per, unsigned when, part_fn *part,
+                      const void *arg)
 {
     for (size_t i = 0; i < nvb__nfigs; i++) {
         const struct nvb__fig *f = &nvb__figs[i];
         const void *v = (const char *)base + f->off;
-        if (f->sec != sec || ((f->flags & NVB__FF_TRIM) && !trim))
+        if (f->sec != sec || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT) & ~when))
             continue;
+        if (f->flags & NVB__FF_OPEN & ~when) {
+            jo_raw(c, f->key, "null");
+            continue;
+        }
         switch (f->type) {
         case NVB__FT_U64: jo_u64(c, f->key, *(const uint64_t *)v); break;
         case NVB__FT_U32: jo_u64(c, f->key, *(const uint32_t *)v); break;
@@ -94,6 +107,7 @@ static void emit_figs(struct jctx *c, int sec, const void *base, double per, int
         case NVB__FT_STRP: jo_str(c, f->key, *(char *const *)v); break;
         case NVB__FT_RATE: jo_num(c, f->key, per > 0 ? (double)*(const uint64_t *)v / per : 0); break;
         case NVB__FT_GIB: jo_num(c, f->key, per > 0 ? (double)*(const uint64_t *)v / per / 1073741824.0 : 0); break;
+        case NVB__FT_MEAN: sub_mean(c, f->key, *(const uint64_t *)v, *(const uint64_t *)((const char *)base + f->off2)); break;
         default: part(c, f->key, base, arg);
         }
     }
@@ -106,7 +120,7 @@ static void emit_rows(struct jctx *c, const char *key, int sec, const void *rows
     jo_open(c, key, '[');
     for (unsigned i = 0; i < n; i++) {
         jo_open(c, NULL, '{');
-        emit_figs(c, sec, (const char *)rows + i * size, r->duration_s, r->trim, part, r);
+        emit_figs(c, sec, (const char *)rows + i * size, r->duration_s, nvb__figs_when(r), part, r);
         jo_close(c, '}');
     }
     jo_close(c, ']');
@@ -164,78 +178,30 @@ static void emit_dirs(struct jctx *c, const struct nvb_result *r, const struct n
         emit_dstat(c, nvb__dir_names[k], &d[k], r->duration_s, &r->lat_unknown);
 }
 
-/* A mean (of a figure over submissions.ios, or the depth over the waits):
- * null when there is nothing to divide by (every I/O failed by fault.rate), not 0. */
-static void sub_mean(struct jctx *c, const char *key, uint64_t sum, uint64_t ios)
-{
-    ios ? jo_num(c, key, (double)sum / (double)ios) : jo_raw(c, key, "null");
-}
 
-static void emit_rate(struct jctx *c, const struct nvb_result *r)
+/* The parts of rate (null without one) and of submissions: the rate's mode
+ * and arrivals, the gaps' coefficient of variation, what a slat covers. */
+static void timing_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
     static const char *const modes[] = {"open", "closed"}, *const procs[] = {"uniform", "poisson"};
-    if (!r->rate_set) {
-        jo_raw(c, "rate", "null");
-        return;
-    }
-    int open = r->rate_mode == NVB__RATE_OPEN;
-    jo_open(c, "rate", '{');
-    jo_str(c, "mode", modes[r->rate_mode == NVB__RATE_CLOSED]);
-    jo_str(c, "process", procs[r->rate_process == NVB__RATE_POISSON]);
-    jo_u64(c, "target_iops", r->rate_iops);
+    static const char *const scopes[] = {"submit_call", "queue_only", "none", "mixed"};
+    const struct nvb_result *r = base;
     const struct nvb__submits *s = &r->sub;
-    if (open) {
-        jo_u64(c, "lagged_ios", s->lagged);
-        jo_u64(c, "unissued_ios", s->unissued);
-        jo_u64(c, "lag_sum_ns", s->lag_sum);
-        sub_mean(c, "lag_mean_ns", s->lag_sum, s->ios);
-        jo_u64(c, "lag_max_ns", s->lag_max);
-        if (s->ext) {
-            jo_u64(c, "late_sum_ns", s->late_sum);
-            sub_mean(c, "late_mean_ns", s->late_sum, s->ios);
-            jo_u64(c, "late_max_ns", s->late_max);
-            jo_u64(c, "queue_full_sum_ns", s->qfull_sum);
-            sub_mean(c, "queue_full_mean_ns", s->qfull_sum, s->ios);
-            jo_u64(c, "queue_full_max_ns", s->qfull_max);
-            jo_u64(c, "spin_ns", s->spin_ns);
-        }
-    } else {
-        static const char *const keys[] = {"lagged_ios", "unissued_ios", "lag_sum_ns", "lag_mean_ns", "lag_max_ns",
-                                           "late_sum_ns", "late_mean_ns", "late_max_ns", "queue_full_sum_ns",
-                                           "queue_full_mean_ns", "queue_full_max_ns", "spin_ns"};
-        for (size_t i = 0; i < (s->ext ? 12u : 5u); i++)
-            jo_raw(c, keys[i], "null");
-    }
-    if (s->ext) { /* the arrivals as submitted: gaps between consecutive I/Os' submit calls */
-        jo_u64(c, "gaps", s->gaps);
-        jo_u64(c, "gap_sum_ns", s->gap_sum);
-        jo_raw_num(c, "gap_sumsq_ns2", s->gap_sq);
+    (void)arg;
+    if (!strcmp(key, "mode")) {
+        jo_str(c, key, modes[r->rate_mode == NVB__RATE_CLOSED]);
+    } else if (!strcmp(key, "process")) {
+        jo_str(c, key, procs[r->rate_process == NVB__RATE_POISSON]);
+    } else if (!strcmp(key, "slat_scope")) {
+        jo_str(c, key, scopes[s->slat_scope & 3]);
+    } else { /* gap_cv */
         const double n = s->gaps ? (double)s->gaps : 1;
         const double m = (double)s->gap_sum / n, v = s->gap_sq / n - m * m;
         if (s->gaps >= 2 && m > 0)
-            jo_num(c, "gap_cv", sqrt(v > 0 ? v : 0) / m);
+            jo_num(c, key, sqrt(v > 0 ? v : 0) / m);
         else
-            jo_raw(c, "gap_cv", "null");
+            jo_raw(c, key, "null");
     }
-    jo_close(c, '}');
-}
-
-/* The submit calls, and what one I/O's slat covers. */
-static void emit_submissions(struct jctx *c, const struct nvb_result *r)
-{
-    static const char *const scopes[] = {"submit_call", "queue_only", "none", "mixed"};
-    const struct nvb__submits *s = &r->sub;
-    jo_open(c, "submissions", '{');
-    jo_u64(c, "calls", s->calls);
-    jo_u64(c, "ios", s->ios);
-    if (s->ext) {
-        jo_u64(c, "batch_max", s->batch_max);
-        jo_str(c, "slat_scope", scopes[s->slat_scope & 3]);
-        jo_u64(c, "waits", s->waits);
-        jo_u64(c, "depth_sum", s->depth_sum);
-        sub_mean(c, "depth_mean", s->depth_sum, s->waits);
-    }
-    jo_close(c, '}');
 }
 
 /* What a target held as the run began (examine.c): null where nobody
@@ -697,14 +663,22 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     jo_num(&c, "iops", r->duration_s > 0 ? (double)ios / r->duration_s : 0);
     jo_num(&c, "bw_bytes_s", r->duration_s > 0 ? (double)bytes / r->duration_s : 0);
     jo_close(&c, '}');
-    emit_submissions(&c, r);
-    emit_rate(&c, r);
+    jo_open(&c, "submissions", '{');
+    emit_figs(&c, NVB__FS_SUBMIT, r, 0, nvb__figs_when(r), timing_part, NULL);
+    jo_close(&c, '}');
+    if (r->rate_set) {
+        jo_open(&c, "rate", '{');
+        emit_figs(&c, NVB__FS_RATE, r, 0, nvb__figs_when(r), timing_part, NULL);
+        jo_close(&c, '}');
+    } else {
+        jo_raw(&c, "rate", "null");
+    }
 
     if (!group)
         emit_cpu(&c, r);
 
     jo_open(&c, "errors", '{');
-    emit_figs(&c, NVB__FS_ERRORS, r, 0, r->trim, errors_part, NULL);
+    emit_figs(&c, NVB__FS_ERRORS, r, 0, nvb__figs_when(r), errors_part, NULL);
     jo_close(&c, '}');
 
     emit_fault(&c, r);

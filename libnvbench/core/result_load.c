@@ -208,40 +208,32 @@ static int ld_dirs(struct ld *L, const struct nvb__jv *obj, const char *path, st
     return 0;
 }
 
-/* The submit calls, and what a rate did ("rate": null without one). */
+/* The submit calls, and what a rate did ("rate": null without one). What a
+ * slat covers and the figures added with it are absent from results written
+ * before them (which then read back without them). */
 static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
+    static const char *const scopes[] = {"submit_call", "queue_only", "none", "mixed"};
     const struct nvb__jv *s = mem(L, root, "", "submissions", NVB__J_OBJ, 0);
-    if (s && (rd_u64(L, s, "submissions", "calls", &r->sub.calls, 1) ||
-              rd_u64(L, s, "submissions", "ios", &r->sub.ios, 1)))
-        return L->rc;
-    /* what a slat covers, and the depth kept: absent from results written
-     * before them (which then read back without them) */
+    char sc[16], mode[16], proc[16];
     if (s && nvb__json_get(s, "slat_scope")) {
-        static const char *const scopes[] = {"submit_call", "queue_only", "none", "mixed"};
-        char sc[16];
-        uint64_t bm = 0;
-        if (rd_str(L, s, "submissions", "slat_scope", sc, sizeof sc, 1) ||
-            rd_u64(L, s, "submissions", "batch_max", &bm, 1) ||
-            rd_u64(L, s, "submissions", "waits", &r->sub.waits, 1) ||
-            rd_u64(L, s, "submissions", "depth_sum", &r->sub.depth_sum, 1))
+        if (rd_str(L, s, "submissions", "slat_scope", sc, sizeof sc, 1))
             return L->rc;
         r->sub.slat_scope = -1;
         for (int k = 0; k < 4; k++)
             if (!strcmp(sc, scopes[k]))
                 r->sub.slat_scope = k;
-        if (r->sub.slat_scope < 0 || bm > UINT32_MAX)
-            return bad(L, "submissions", "slat_scope", "not \"submit_call\", \"queue_only\", \"none\" or \"mixed\", "
-                       "or batch_max out of range");
-        r->sub.batch_max = (uint32_t)bm;
+        if (r->sub.slat_scope < 0)
+            return bad(L, "submissions", "slat_scope", "not \"submit_call\", \"queue_only\", \"none\" or \"mixed\"");
         r->sub.ext = 1;
     }
+    if (L->rc || (s && ld_figs(L, s, "submissions", NVB__FS_SUBMIT, r, nvb__figs_when(r))))
+        return L->rc;
     const struct nvb__jv *o = mem(L, root, "", "rate", -1, 0);
     if (L->rc || !o || o->type == NVB__J_NULL)
         return L->rc;
     if (o->type != NVB__J_OBJ)
         return bad(L, "", "rate", "expected an object or null");
-    char mode[16], proc[16];
     if (rd_str(L, o, "rate", "mode", mode, sizeof mode, 1) || rd_str(L, o, "rate", "process", proc, sizeof proc, 1))
         return L->rc;
     if ((strcmp(mode, "open") && strcmp(mode, "closed")) || (strcmp(proc, "uniform") && strcmp(proc, "poisson")))
@@ -249,26 +241,7 @@ static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result
     r->rate_set = 1;
     r->rate_mode = strcmp(mode, "open") ? NVB__RATE_CLOSED : NVB__RATE_OPEN;
     r->rate_process = strcmp(proc, "poisson") ? NVB__RATE_UNIFORM : NVB__RATE_POISSON;
-    if (rd_u64(L, o, "rate", "target_iops", &r->rate_iops, 1))
-        return L->rc;
-    const int ext = r->sub.ext;
-    if (ext && (rd_u64(L, o, "rate", "gaps", &r->sub.gaps, 1) ||
-                rd_u64(L, o, "rate", "gap_sum_ns", &r->sub.gap_sum, 1) ||
-                rd_nonneg(L, o, "rate", "gap_sumsq_ns2", &r->sub.gap_sq, 1)))
-        return L->rc;
-    if (r->rate_mode == NVB__RATE_CLOSED)
-        return 0;
-    if (rd_u64(L, o, "rate", "lagged_ios", &r->sub.lagged, 1) ||
-        rd_u64(L, o, "rate", "unissued_ios", &r->sub.unissued, 1) ||
-        rd_u64(L, o, "rate", "lag_sum_ns", &r->sub.lag_sum, 1) || rd_u64(L, o, "rate", "lag_max_ns", &r->sub.lag_max, 1))
-        return L->rc;
-    if (ext && (rd_u64(L, o, "rate", "late_sum_ns", &r->sub.late_sum, 1) ||
-                rd_u64(L, o, "rate", "late_max_ns", &r->sub.late_max, 1) ||
-                rd_u64(L, o, "rate", "queue_full_sum_ns", &r->sub.qfull_sum, 1) ||
-                rd_u64(L, o, "rate", "queue_full_max_ns", &r->sub.qfull_max, 1) ||
-                rd_u64(L, o, "rate", "spin_ns", &r->sub.spin_ns, 1)))
-        return L->rc;
-    return 0;
+    return ld_figs(L, o, "rate", NVB__FS_RATE, r, nvb__figs_when(r));
 }
 
 static int ld_engine_used(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
@@ -352,7 +325,7 @@ static int ld_cpu(struct ld *L, const struct nvb__jv *root, struct nvb_result *r
 static int ld_errors(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
     const struct nvb__jv *e = mem(L, root, "", "errors", NVB__J_OBJ, 1);
-    if (!e || ld_figs(L, e, "errors", NVB__FS_ERRORS, r, r->trim))
+    if (!e || ld_figs(L, e, "errors", NVB__FS_ERRORS, r, nvb__figs_when(r)))
         return L->rc;
     const struct nvb__jv *be = mem(L, e, "errors", "by_errno", NVB__J_OBJ, 1);
     if (!be)

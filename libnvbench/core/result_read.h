@@ -272,15 +272,16 @@ static inline int rd_wide(struct ld *L, const struct nvb__jv *obj, const char *p
 /* An object's rows of section sec (core/figures.c) into its struct at
  * base: what the result stores, each for its type and range; derived
  * figures are recomputed on output, parts (NVB__FT_PART) are the caller's.
- * trim: whether the result has trims. */
-static inline int ld_figs(struct ld *L, const struct nvb__jv *o, const char *p, int sec, void *base, int trim)
+ * when: the conditions that hold (nvb__figs_when); a row of another is not
+ * read (it is absent, or null). */
+static inline int ld_figs(struct ld *L, const struct nvb__jv *o, const char *p, int sec, void *base, unsigned when)
 {
     for (size_t i = 0; i < nvb__nfigs && !L->rc; i++) {
         const struct nvb__fig *f = &nvb__figs[i];
         void *v = (char *)base + f->off;
         const int req = !(f->flags & NVB__FF_OLD);
         uint64_t u = 0;
-        if (f->sec != sec || ((f->flags & NVB__FF_TRIM) && !trim))
+        if (f->sec != sec || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~when))
             continue;
         switch (f->type) {
         case NVB__FT_U64: rd_u64(L, o, p, f->key, v, req); break;
@@ -325,7 +326,7 @@ static inline int ld_rows(struct ld *L, const struct nvb__jv *obj, const char *p
         if (!o)
             break;
         ++*n;
-        if (!ld_figs(L, o, p, sec, base + i * size, r->trim) && part)
+        if (!ld_figs(L, o, p, sec, base + i * size, nvb__figs_when(r)) && part)
             part(L, o, p, base + i * size, r);
     }
     return L->rc;
