@@ -27,6 +27,8 @@ SCHEMA_AT = {
     "thread": ["/definitions/thread"],
     "submissions": ["/properties/submissions"],
     "rate": ["/properties/rate/oneOf/1"],
+    "host": ["/definitions/host"],
+    "hostdir": ["/definitions/host_direction"],
 }
 
 

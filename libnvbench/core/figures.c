@@ -17,7 +17,7 @@
 
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
-                                                        "rate"};
+                                                        "rate", "host", "hostdir"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
                                            "rate", "gib_rate", "mean", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
@@ -46,6 +46,14 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
     ROW(PRECOND, key, type, NONE, 0, struct nvb__precond_res, member, schema, unit, doc)
 #define H(key, type, member, schema, unit, doc) \
     ROW(THREAD, key, type, EACH, 0, struct nvb__thread_row, member, schema, unit, doc)
+
+#define HR(key, type, member, schema, unit, doc) \
+    ROW(HOST, key, type, EACH, 0, struct nvb__hostrow, member, schema, unit, doc)
+/* the first direction's element of each array; the writer and the reader
+ * move the base by 8 bytes a direction */
+#define HD(key, type, member, schema, unit, doc) \
+    ROW(HOSTDIR, key, type, EACH, 0, struct nvb__hostrow, member[0], schema, unit, doc)
+_Static_assert(sizeof(double) == sizeof(uint64_t), "hosts[]' arrays by direction: 8-byte elements");
 
 #define OLD NVB__FF_OLD
 #define OPT NVB__FF_OPT
@@ -283,6 +291,41 @@ const struct nvb__fig nvb__figs[] = {
     R(RATE, "gap_sum_ns", U64, SUM, EXT | OPT, sub.gap_sum, "count", "ns", NULL),
     R(RATE, "gap_sumsq_ns2", DBL, SUM, EXT | OPT, sub.gap_sq, "nonneg", "ns^2", NULL),
     PART(RATE, "gap_cv", RECOMP, EXT | OPT, "?nonneg", "", NULL),
+
+    /* hosts[]: a merged result's row per host */
+    HR("host", STR, host, "string", "", "machine name; position in the merge (the MPI rank when merged in rank order)"),
+    PART(HOST, "rank", EACH, 0, "count", "", NULL),
+    HR("start_unix_ns", U64, start_unix_ns, "count", "ns", "the host's own start, ramp and measured window"),
+    HR("ramp_s", DBL, ramp_s, "nonneg", "s", NULL),
+    HR("duration_s", DBL, duration_s, "nonneg", "s", NULL),
+    HR("first_done_unix_ns", U64, first_done_unix_ns, "count", "ns",
+       "wall clock when its first and its last job finished"),
+    HR("last_done_unix_ns", U64, last_done_unix_ns, "count", "ns", NULL),
+    PART(HOST, "first_done_s", EACH, 0, "nonneg", "s",
+         "the same in seconds since the merged window started: stragglers show here"),
+    PART(HOST, "last_done_s", EACH, 0, "nonneg", "s", NULL),
+    PART(HOST, "read", EACH, 0, "#host_direction", "",
+         "`ios`, `bytes`, `iops` and `bw_bytes_s` over its own window, `lat_mean_ns`, `lat_p99_ns`, "
+         "`lat_max_ns`"),
+    PART(HOST, "write", EACH, 0, "#host_direction", "", NULL),
+    PART(HOST, "trim", EACH, TRIM, "#host_direction", "", NULL),
+    PART(HOST, "total", EACH, 0, "#host_total", "", "`ios`, `bytes`, `iops`, `bw_bytes_s` of read + write (+ trim)"),
+    HR("errors", U64, errors, "count", "I/Os", "its failed I/Os"),
+    PART(HOST, "cpu", EACH, 0, "#host_cpu", "",
+         "`system_pct` (`null` unknown), `ncpus`, `process_user_s`, `process_sys_s`, `window_s`, "
+         "`process_cores` (over `window_s`; `null` without one), `cpu_us_per_io` (`null` without I/O) "
+         "of that machine"),
+    HR("cancelled", BOOL, cancelled, "bool", "", "whether its run was cancelled; `null` or its failure message"),
+    PART(HOST, "error", EACH, 0, "{\"type\": [\"string\", \"null\"]}", "", NULL),
+
+    /* hosts[].read, .write, .trim: described in the row above */
+    HD("ios", U64, ios, "count", "I/Os", "completed I/Os"),
+    HD("bytes", U64, bytes, "count", "bytes", "their bytes"),
+    HD("iops", RATE, ios, "nonneg", "I/Os/s", "over the host's own window"),
+    HD("bw_bytes_s", RATE, bytes, "nonneg", "bytes/s", "over the host's own window"),
+    HD("lat_mean_ns", DBL, lat_mean_ns, "nonneg", "ns", "mean latency"),
+    HD("lat_p99_ns", DBL, lat_p99_ns, "nonneg", "ns", "99th percentile"),
+    HD("lat_max_ns", DBL, lat_max_ns, "nonneg", "ns", "largest"),
 };
 
 const size_t nvb__nfigs = sizeof nvb__figs / sizeof nvb__figs[0];

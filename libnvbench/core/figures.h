@@ -29,6 +29,9 @@ enum nvb__fig_sec {
     NVB__FS_THREAD,    /* cpu.threads[] (struct nvb__thread_row) */
     NVB__FS_SUBMIT,    /* submissions (struct nvb_result) */
     NVB__FS_RATE,      /* rate (struct nvb_result) */
+    NVB__FS_HOST,      /* hosts[] (struct nvb__hostrow) */
+    NVB__FS_HOSTDIR,   /* hosts[].read, .write, .trim: struct nvb__hostrow's arrays by
+                        * direction, the row's base moved by 8 bytes a direction */
     NVB__FS_COUNT
 };
 

@@ -246,50 +246,43 @@ static void emit_content(struct jctx *c, const struct nvb__tcontent *k)
     jo_close(c, '}');
 }
 
-/* The per-host rows of a merged result; [] for a run on one host. */
-static void emit_hosts(struct jctx *c, const struct nvb_result *r)
+/* A host row's parts (hosts[] of a merged result): its rank, when its first
+ * and last job finished since the merged window started (stragglers show
+ * here), its directions and total over its own window, its machine's CPU
+ * and its error. */
+static void host_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
-    const char *const *dn = nvb__dir_names;
+    const struct nvb__hostrow *h = base;
+    const struct nvb_result *r = arg;
     const int nd = nvb__result_ndir(r);
-    uint64_t w0 = nvb__result_window_start(r);
-    jo_open(c, "hosts", '[');
-    for (unsigned i = 0; i < r->nhosts; i++) {
-        const struct nvb__hostrow *h = &r->hosts[i];
-        double dur = h->duration_s;
-        jo_open(c, NULL, '{');
-        jo_str(c, "host", h->host);
-        jo_u64(c, "rank", i);
-        jo_u64(c, "start_unix_ns", h->start_unix_ns);
-        jo_raw_num(c, "ramp_s", h->ramp_s);
-        jo_raw_num(c, "duration_s", dur);
-        jo_u64(c, "first_done_unix_ns", h->first_done_unix_ns);
-        jo_u64(c, "last_done_unix_ns", h->last_done_unix_ns);
-        /* Since the merged window started: stragglers show here. */
-        jo_num(c, "first_done_s", h->first_done_unix_ns > w0 ? (double)(h->first_done_unix_ns - w0) / 1e9 : 0);
-        jo_num(c, "last_done_s", h->last_done_unix_ns > w0 ? (double)(h->last_done_unix_ns - w0) / 1e9 : 0);
-        uint64_t ios = 0, bytes = 0;
-        for (int d = 0; d < nd; d++) {
-            ios += h->ios[d];
-            bytes += h->bytes[d];
-            jo_open(c, dn[d], '{');
-            jo_u64(c, "ios", h->ios[d]);
-            jo_u64(c, "bytes", h->bytes[d]);
-            jo_num(c, "iops", dur > 0 ? (double)h->ios[d] / dur : 0);
-            jo_num(c, "bw_bytes_s", dur > 0 ? (double)h->bytes[d] / dur : 0);
-            jo_raw_num(c, "lat_mean_ns", h->lat_mean_ns[d]);
-            jo_raw_num(c, "lat_p99_ns", h->lat_p99_ns[d]);
-            jo_raw_num(c, "lat_max_ns", h->lat_max_ns[d]);
+    const double dur = h->duration_s;
+    const uint64_t w0 = nvb__result_window_start(r);
+    uint64_t ios = 0, bytes = 0;
+    for (int d = 0; d < nd; d++) {
+        ios += h->ios[d];
+        bytes += h->bytes[d];
+        if (!strcmp(key, nvb__dir_names[d])) {
+            jo_open(c, key, '{');
+            emit_figs(c, NVB__FS_HOSTDIR, (const char *)h + d * sizeof(uint64_t), dur, 0, NULL, NULL);
             jo_close(c, '}');
+            return;
         }
-        jo_open(c, "total", '{');
+    }
+    if (!strcmp(key, "rank")) {
+        jo_u64(c, key, (uint64_t)(h - r->hosts));
+    } else if (!strcmp(key, "first_done_s") || !strcmp(key, "last_done_s")) {
+        const uint64_t t = key[0] == 'f' ? h->first_done_unix_ns : h->last_done_unix_ns;
+        jo_num(c, key, t > w0 ? (double)(t - w0) / 1e9 : 0);
+    } else if (!strcmp(key, "total")) {
+        jo_open(c, key, '{');
         jo_u64(c, "ios", ios);
         jo_u64(c, "bytes", bytes);
         jo_num(c, "iops", dur > 0 ? (double)ios / dur : 0);
         jo_num(c, "bw_bytes_s", dur > 0 ? (double)bytes / dur : 0);
         jo_close(c, '}');
-        jo_u64(c, "errors", h->errors);
-        double cpu_s = h->process_user_s + h->process_sys_s;
-        jo_open(c, "cpu", '{');
+    } else if (!strcmp(key, "cpu")) {
+        const double cpu_s = h->process_user_s + h->process_sys_s;
+        jo_open(c, key, '{');
         if (h->system_pct >= 0)
             jo_raw_num(c, "system_pct", h->system_pct);
         else
@@ -299,18 +292,15 @@ static void emit_hosts(struct jctx *c, const struct nvb_result *r)
         jo_raw_num(c, "process_sys_s", h->process_sys_s);
         jo_raw_num(c, "window_s", h->window_s);
         /* over the window the CPU was read at (matching edges); null where there is none */
-        double hwin = h->window_s > 0 ? h->window_s : dur;
+        const double hwin = h->window_s > 0 ? h->window_s : dur;
         jo_num(c, "process_cores", hwin > 0 ? cpu_s / hwin : NAN);
         jo_num(c, "cpu_us_per_io", ios ? cpu_s * 1e6 / (double)ios : NAN);
         jo_close(c, '}');
-        jo_raw(c, "cancelled", h->cancelled ? "true" : "false");
-        if (h->error)
-            jo_str(c, "error", h->error);
-        else
-            jo_raw(c, "error", "null");
-        jo_close(c, '}');
+    } else if (h->error) {
+        jo_str(c, key, h->error);
+    } else {
+        jo_raw(c, key, "null");
     }
-    jo_close(c, ']');
 }
 
 /* The precondition phase and the steady-state judgement; null when the
@@ -689,7 +679,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
 
     emit_rows(&c, "per_target", NVB__FS_TARGET, r->tg, sizeof *r->tg, r->ntargets, r, target_part);
 
-    emit_hosts(&c, r);
+    emit_rows(&c, "hosts", NVB__FS_HOST, r->hosts, sizeof *r->hosts, r->nhosts, r, host_part);
 
     emit_series(&c, r);
     emit_phases(&c, r);

@@ -39,12 +39,19 @@ static int places(const struct nvb_result *r, struct place *p)
     p[n++] = (struct place){NVB__FS_TARGET, "per_target.0", &r->tg[0], r->duration_s};
     p[n++] = (struct place){NVB__FS_ERRORS, "errors", r, 0};
     p[n++] = (struct place){NVB__FS_VERIFY, "verify", r, 0};
-    p[n++] = (struct place){NVB__FS_PRECOND, "precondition", &r->pre, r->pre.duration_s};
+    if (r->pre.passes) /* null in a merged result */
+        p[n++] = (struct place){NVB__FS_PRECOND, "precondition", &r->pre, r->pre.duration_s};
     p[n++] = (struct place){NVB__FS_SUBMIT, "submissions", r, 0};
     if (r->rate_set)
         p[n++] = (struct place){NVB__FS_RATE, "rate", r, 0};
     if (r->nthreads)
         p[n++] = (struct place){NVB__FS_THREAD, "cpu.threads.0", &r->threads[0], 0};
+    if (r->nhosts) {
+        const struct nvb__hostrow *h = &r->hosts[0];
+        p[n++] = (struct place){NVB__FS_HOST, "hosts.0", h, 0};
+        p[n++] = (struct place){NVB__FS_HOSTDIR, "hosts.0.read", h, h->duration_s};
+        p[n++] = (struct place){NVB__FS_HOSTDIR, "hosts.0.write", (const char *)h + sizeof(uint64_t), h->duration_s};
+    }
     return n;
 }
 
@@ -71,7 +78,7 @@ static double value(const struct nvb__fig *f, const struct place *p, int *ok)
     }
 }
 
-static struct nvb_result *g_r;
+static struct nvb_result *g_run, *g_m; /* a run, and it merged with itself (hosts[]) */
 static char *g_file;
 
 static void make_result(void)
@@ -81,23 +88,28 @@ static void make_result(void)
                               "verify", "1", "precondition", "1", "rate_iops", "1000000", NULL};
     const char *const tg[] = {g_file, NULL};
     struct nvb_workload *w = tu_workload(kv, tg);
-    g_r = tu_run_ok(w);
+    g_run = tu_run_ok(w);
     nvb_workload_free(w);
-    ck_assert_uint_eq(g_r->ntargets, 1);
-    ck_assert_uint_gt(g_r->tot[0].ios + g_r->tot[1].ios, 0);
-    ck_assert_uint_eq(g_r->pre.passes, 1);
-    ck_assert(g_r->rate_set && g_r->sub.ext);
+    ck_assert_uint_eq(g_run->ntargets, 1);
+    ck_assert_uint_gt(g_run->tot[0].ios + g_run->tot[1].ios, 0);
+    ck_assert_uint_eq(g_run->pre.passes, 1);
+    ck_assert(g_run->rate_set && g_run->sub.ext);
+    const struct nvb_result *parts[2] = {g_run, g_run};
+    ck_assert_int_eq(nvb_result_merge(&g_m, parts, 2), 0);
+    ck_assert_uint_eq(g_m->nhosts, 2);
 }
 
 static void free_result(void)
 {
-    nvb_result_free(g_r);
+    nvb_result_free(g_run);
+    nvb_result_free(g_m);
     unlink(g_file);
     free(g_file);
 }
 
 START_TEST(writer_follows_table)
 {
+    const struct nvb_result *g_r = _i ? g_m : g_run;
     struct place p[16];
     int np = places(g_r, p), checked = 0;
     for (int k = 0; k < np; k++)
@@ -138,6 +150,7 @@ static struct nvb__jv *at(struct nvb__jv *v, const char *path)
 
 START_TEST(reader_follows_table)
 {
+    const struct nvb_result *g_r = _i ? g_m : g_run;
     char *json = NULL, why[256];
     struct nvb__jv *root = NULL;
     ck_assert_int_eq(nvb_result_json(g_r, &json), 0);
@@ -196,8 +209,8 @@ int main(void)
     TCase *tc = tcase_create("figures");
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, make_result, free_result);
-    tcase_add_test(tc, writer_follows_table);
-    tcase_add_test(tc, reader_follows_table);
+    tcase_add_loop_test(tc, writer_follows_table, 0, 2);
+    tcase_add_loop_test(tc, reader_follows_table, 0, 2);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
