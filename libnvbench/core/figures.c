@@ -47,6 +47,11 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
 #define H(key, type, member, schema, unit, doc) \
     ROW(THREAD, key, type, EACH, 0, struct nvb__thread_row, member, schema, unit, doc)
 
+/* A part of a rate's lag: its sum, its mean over submissions.ios, its max (ns). */
+#define LAG(name, sum, max, flags, doc) \
+    R(RATE, name "_sum_ns", U64, SUM, flags, sub.sum, "?count", "ns", doc), \
+    MEAN(RATE, name "_mean_ns", flags, sub.sum, sub.ios, "ns", NULL), \
+    R(RATE, name "_max_ns", U64, MAX, flags, sub.max, "?count", "ns", NULL)
 #define HR(key, type, member, schema, unit, doc) \
     ROW(HOST, key, type, EACH, 0, struct nvb__hostrow, member, schema, unit, doc)
 /* the first direction's element of each array; the writer and the reader
@@ -262,24 +267,18 @@ const struct nvb__fig nvb__figs[] = {
     R(RATE, "unissued_ios", U64, SUM, OPEN, sub.unissued, "?count", "I/Os",
       "I/Os due in the window that were never submitted (the queue stayed full to its end): latency "
       "the figures cannot include; a warning says so"),
-    R(RATE, "lag_sum_ns", U64, SUM, OPEN, sub.lag_sum, "?count", "ns",
-      "from intended start to the submit call, over `submissions.ios` (I/Os `fault.rate` failed "
-      "before the engine are not in it; the means are `null` when no I/O reached it): what the loop "
-      "and the queue added to `lat` before the engine was asked"),
-    MEAN(RATE, "lag_mean_ns", OPEN, sub.lag_sum, sub.ios, "ns", NULL),
-    R(RATE, "lag_max_ns", U64, MAX, OPEN, sub.lag_max, "?count", "ns", NULL),
-    R(RATE, "late_sum_ns", U64, SUM, OPEN | EXT | OPT, sub.late_sum, "?count", "ns",
-      "the part of the lag that was the job thread's own lateness (a slot was free: the thread woke "
-      "or got the CPU late); a warning says when its mean is a tenth of the mean `lat` or more "
-      "(`lat` then shows the host, not the storage)"),
-    MEAN(RATE, "late_mean_ns", OPEN | EXT | OPT, sub.late_sum, sub.ios, "ns", NULL),
-    R(RATE, "late_max_ns", U64, MAX, OPEN | EXT | OPT, sub.late_max, "?count", "ns", NULL),
-    R(RATE, "queue_full_sum_ns", U64, SUM, OPEN | EXT | OPT, sub.qfull_sum, "?count", "ns",
-      "the part of the lag spent waiting for a free slot (the queue full: from the later of the "
-      "intended start and the queue filling, to the slot freed); `late_sum_ns` + "
-      "`queue_full_sum_ns` = `lag_sum_ns`"),
-    MEAN(RATE, "queue_full_mean_ns", OPEN | EXT | OPT, sub.qfull_sum, sub.ios, "ns", NULL),
-    R(RATE, "queue_full_max_ns", U64, MAX, OPEN | EXT | OPT, sub.qfull_max, "?count", "ns", NULL),
+    LAG("lag", lag_sum, lag_max, OPEN,
+        "from intended start to the submit call, over `submissions.ios` (I/Os `fault.rate` failed "
+        "before the engine are not in it; the means are `null` when no I/O reached it): what the loop "
+        "and the queue added to `lat` before the engine was asked"),
+    LAG("late", late_sum, late_max, OPEN | EXT | OPT,
+        "the part of the lag that was the job thread's own lateness (a slot was free: the thread woke "
+        "or got the CPU late); a warning says when its mean is a tenth of the mean `lat` or more "
+        "(`lat` then shows the host, not the storage)"),
+    LAG("queue_full", qfull_sum, qfull_max, OPEN | EXT | OPT,
+        "the part of the lag spent waiting for a free slot (the queue full: from the later of the "
+        "intended start and the queue filling, to the slot freed); `late_sum_ns` + "
+        "`queue_full_sum_ns` = `lag_sum_ns`"),
     R(RATE, "spin_ns", U64, SUM, OPEN | EXT | OPT, sub.spin_ns, "?count", "ns",
       "time the job threads spun (polled) to arrive on an intended start instead of sleeping to it: "
       "CPU the rate costs (docs/analysis.md)"),
