@@ -116,8 +116,8 @@ START_TEST(writer_follows_table)
         for (size_t i = 0; i < nvb__nfigs; i++) {
             const struct nvb__fig *f = &nvb__figs[i];
             char path[128];
-            int ok;
-            double want = value(f, &p[k], &ok), got = -1;
+            int ok = 0;
+            double want = f->sec == p[k].sec ? value(f, &p[k], &ok) : 0, got = -1;
             if (f->sec != p[k].sec || !ok || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
                 continue;
             snprintf(path, sizeof path, "%s.%s", p[k].path, f->key);
