@@ -29,6 +29,8 @@ SCHEMA_AT = {
     "rate": ["/properties/rate/oneOf/1"],
     "host": ["/definitions/host"],
     "hostdir": ["/definitions/host_direction"],
+    "fault": ["/properties/fault"],
+    "faultdir": ["/definitions/fault_direction"],
 }
 
 

@@ -17,9 +17,9 @@
 
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
-                                                        "rate", "host", "hostdir"};
+                                                        "rate", "host", "fault", "faultdir", "hostdir"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
-                                           "rate", "gib_rate", "mean", "part"};
+                                           "rate", "gib_rate", "mean", "dirsum", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
                                             "first", "agree"};
 
@@ -52,6 +52,8 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
     R(RATE, name "_sum_ns", U64, SUM, flags, sub.sum, "?count", "ns", doc), \
     MEAN(RATE, name "_mean_ns", flags, sub.sum, sub.ios, "ns", NULL), \
     R(RATE, name "_max_ns", U64, MAX, flags, sub.max, "?count", "ns", NULL)
+/* the first direction's element of the array; moved 8 bytes a direction */
+#define FD(key, member, doc) ROW(FAULTDIR, key, U64, SUM, 0, struct nvb_result, member[0], "count", "I/Os", doc)
 #define HR(key, type, member, schema, unit, doc) \
     ROW(HOST, key, type, EACH, 0, struct nvb__hostrow, member, schema, unit, doc)
 /* the first direction's element of each array; the writer and the reader
@@ -291,6 +293,26 @@ const struct nvb__fig nvb__figs[] = {
     R(RATE, "gap_sumsq_ns2", DBL, SUM, EXT | OPT, sub.gap_sq, "nonneg", "ns^2", NULL),
     PART(RATE, "gap_cv", RECOMP, EXT | OPT, "?nonneg", "", NULL),
 
+    /* fault: what the fault wrapper did to the counted I/Os (injected errors are part of
+     * errors.count, injected short transfers part of errors.short) */
+    R(FAULT, "enabled", BOOL, OR, 0, fault_enabled, "bool", "", "a `fault.*` key asked for faults"),
+    R(FAULT, "injected", DIRSUM, SUM, 0, fault_err, "count", "I/Os",
+      "I/Os failed with `fault.errno` without reaching the engine: no `slat`, not in `submissions`"),
+    R(FAULT, "short", DIRSUM, SUM, 0, fault_short, "count", "I/Os",
+      "transfers cut short (counted in `errors.short`, as `EIO`)"),
+    R(FAULT, "delayed", DIRSUM, SUM, 0, fault_delayed, "count", "I/Os",
+      "completions held back by `fault.delay` (these I/Os may still have succeeded)"),
+    PART(FAULT, "by_errno", SUM, 0, "#by_errno", "I/Os", "`injected` by errno name"),
+    PART(FAULT, "read", SUM, 0, "#fault_direction", "",
+         "`injected`, `short`, `delayed`, `by_errno` of each direction (`trim` only with trims)"),
+    PART(FAULT, "write", SUM, 0, "#fault_direction", "", NULL),
+    PART(FAULT, "trim", SUM, TRIM, "#fault_direction", "", NULL),
+    /* fault.read, .write, .trim: described in the row above */
+    FD("injected", fault_err, "I/Os failed"),
+    FD("short", fault_short, "transfers cut short"),
+    FD("delayed", fault_delayed, "completions held back"),
+    PART(FAULTDIR, "by_errno", SUM, 0, "#by_errno", "I/Os", "`injected` by errno name"),
+
     /* hosts[]: a merged result's row per host */
     HR("host", STR, host, "string", "", "machine name; position in the merge (the MPI rank when merged in rank order)"),
     PART(HOST, "rank", EACH, 0, "count", "", NULL),
@@ -328,6 +350,15 @@ const struct nvb__fig nvb__figs[] = {
 };
 
 const size_t nvb__nfigs = sizeof nvb__figs / sizeof nvb__figs[0];
+
+uint64_t nvb__figs_dirsum(const void *base, const struct nvb__fig *f, unsigned when)
+{
+    const uint64_t *a = (const uint64_t *)((const char *)base + f->off);
+    uint64_t sum = 0;
+    for (int d = 0; d < (when & NVB__FF_TRIM ? NVB__NDIR : 2); d++)
+        sum += a[d];
+    return sum;
+}
 
 unsigned nvb__figs_when(const struct nvb_result *r)
 {

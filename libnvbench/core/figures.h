@@ -30,6 +30,9 @@ enum nvb__fig_sec {
     NVB__FS_SUBMIT,    /* submissions (struct nvb_result) */
     NVB__FS_RATE,      /* rate (struct nvb_result) */
     NVB__FS_HOST,      /* hosts[] (struct nvb__hostrow) */
+    NVB__FS_FAULT,     /* fault (struct nvb_result) */
+    NVB__FS_FAULTDIR,  /* fault.read, .write, .trim: the result's fault arrays by direction,
+                        * the base moved by 8 bytes a direction */
     NVB__FS_HOSTDIR,   /* hosts[].read, .write, .trim: struct nvb__hostrow's arrays by
                         * direction, the row's base moved by 8 bytes a direction */
     NVB__FS_COUNT
@@ -46,6 +49,7 @@ enum nvb__fig_type {
     NVB__FT_RATE, /* derived: the uint64_t at off / the caller's window (0 without one) */
     NVB__FT_GIB,  /* derived: the same / 2^30 */
     NVB__FT_MEAN, /* derived: the uint64_t at off / the uint64_t at off2, null when that is 0 */
+    NVB__FT_DIRSUM, /* derived: the uint64_t array by direction at off, added over the directions */
     NVB__FT_PART  /* written and read by code of its own */
 };
 
@@ -90,6 +94,9 @@ extern const char *const nvb__fig_merge_names[];
 /* The conditions (NVB__FF_TRIM, _EXT, _OPEN) that hold for a result. */
 struct nvb_result;
 unsigned nvb__figs_when(const struct nvb_result *r);
+/* An NVB__FT_DIRSUM row's value: its array at base added over the directions
+ * (trim's too when NVB__FF_TRIM is in when). */
+uint64_t nvb__figs_dirsum(const void *base, const struct nvb__fig *f, unsigned when);
 
 /* The table as JSON (for the generator): 0 or -ENOMEM; *out to free(). */
 int nvb__figs_json(char **out);

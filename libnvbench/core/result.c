@@ -107,6 +107,7 @@ static void emit_figs(struct jctx *c, int sec, const void *base, double per, uns
         case NVB__FT_STRP: jo_str(c, f->key, *(char *const *)v); break;
         case NVB__FT_RATE: jo_num(c, f->key, per > 0 ? (double)*(const uint64_t *)v / per : 0); break;
         case NVB__FT_GIB: jo_num(c, f->key, per > 0 ? (double)*(const uint64_t *)v / per / 1073741824.0 : 0); break;
+        case NVB__FT_DIRSUM: jo_u64(c, f->key, nvb__figs_dirsum(base, f, when)); break;
         case NVB__FT_MEAN: sub_mean(c, f->key, *(const uint64_t *)v, *(const uint64_t *)((const char *)base + f->off2)); break;
         default: part(c, f->key, base, arg);
         }
@@ -393,40 +394,36 @@ static void errors_part(struct jctx *c, const char *key, const void *base, const
 
 /* What the fault wrapper did to the counted I/Os: injected errors are
  * part of errors.count, injected short transfers part of errors.short. */
-static void emit_fault(struct jctx *c, const struct nvb_result *r)
+/* fault's parts: its directions, and the injected errors by errno (all
+ * under fault.errno's name), of all directions (dir -1) or of one. */
+struct fault_arg {
+    const struct nvb_result *r;
+    int dir;
+};
+
+static void fault_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
-    {
-        char nb[16];
-        const char *en = nvb__errno_name(r->fault_errno ? r->fault_errno : EIO, nb, sizeof nb);
-        const int nd = nvb__result_ndir(r);
-        uint64_t err = 0, shrt = 0, delayed = 0;
-        for (int d = 0; d < nd; d++) {
-            err += r->fault_err[d];
-            shrt += r->fault_short[d];
-            delayed += r->fault_delayed[d];
-        }
-        jo_open(c, "fault", '{');
-        jo_raw(c, "enabled", r->fault_enabled ? "true" : "false");
-        jo_u64(c, "injected", err);
-        jo_u64(c, "short", shrt);
-        jo_u64(c, "delayed", delayed);
-        jo_open(c, "by_errno", '{');
-        if (err)
-            jo_u64(c, en, err);
+    const struct fault_arg *a = arg;
+    const struct nvb_result *r = a->r;
+    int d;
+    (void)base;
+    for (d = 0; d < NVB__NDIR && strcmp(key, nvb__dir_names[d]); d++)
+        ;
+    if (d < NVB__NDIR) {
+        const struct fault_arg da = {r, d};
+        jo_open(c, key, '{');
+        emit_figs(c, NVB__FS_FAULTDIR, (const char *)r + d * sizeof(uint64_t), 0, 0, fault_part, &da);
         jo_close(c, '}');
-        for (int d = 0; d < nd; d++) {
-            jo_open(c, nvb__dir_names[d], '{');
-            jo_u64(c, "injected", r->fault_err[d]);
-            jo_u64(c, "short", r->fault_short[d]);
-            jo_u64(c, "delayed", r->fault_delayed[d]);
-            jo_open(c, "by_errno", '{');
-            if (r->fault_err[d])
-                jo_u64(c, en, r->fault_err[d]);
-            jo_close(c, '}');
-            jo_close(c, '}');
-        }
-        jo_close(c, '}');
+        return;
     }
+    char nb[16];
+    uint64_t err = 0;
+    for (d = 0; d < nvb__result_ndir(r); d++)
+        err += a->dir < 0 || a->dir == d ? r->fault_err[d] : 0;
+    jo_open(c, key, '{');
+    if (err)
+        jo_u64(c, nvb__errno_name(r->fault_errno ? r->fault_errno : EIO, nb, sizeof nb), err);
+    jo_close(c, '}');
 }
 
 /* verify=1: the mismatches by field, the first ones (their field by name). */
@@ -671,7 +668,9 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     emit_figs(&c, NVB__FS_ERRORS, r, 0, nvb__figs_when(r), errors_part, NULL);
     jo_close(&c, '}');
 
-    emit_fault(&c, r);
+    jo_open(&c, "fault", '{');
+    emit_figs(&c, NVB__FS_FAULT, r, 0, nvb__figs_when(r), fault_part, &(const struct fault_arg){r, -1});
+    jo_close(&c, '}');
 
     jo_open(&c, "verify", '{');
     emit_figs(&c, NVB__FS_VERIFY, r, 0, 0, verify_part, r);

@@ -345,7 +345,7 @@ static int ld_fault(struct ld *L, const struct nvb__jv *root, struct nvb_result 
     const struct nvb__jv *f = mem(L, root, "", "fault", NVB__J_OBJ, 0);
     if (!f)
         return L->rc;
-    if (rd_bool(L, f, "fault", "enabled", &r->fault_enabled, 1))
+    if (ld_figs(L, f, "fault", NVB__FS_FAULT, r, nvb__figs_when(r)))
         return L->rc;
     const struct nvb__jv *be = mem(L, f, "fault", "by_errno", NVB__J_OBJ, 1);
     if (!be)
@@ -358,8 +358,7 @@ static int ld_fault(struct ld *L, const struct nvb__jv *root, struct nvb_result 
         char p[32];
         sub(p, sizeof p, "fault", dn[d]);
         const struct nvb__jv *o = mem(L, f, "fault", dn[d], NVB__J_OBJ, 1);
-        if (!o || rd_u64(L, o, p, "injected", &r->fault_err[d], 1) || rd_u64(L, o, p, "short", &r->fault_short[d], 1) ||
-            rd_u64(L, o, p, "delayed", &r->fault_delayed[d], 1))
+        if (!o || ld_figs(L, o, p, NVB__FS_FAULTDIR, (char *)r + d * sizeof(uint64_t), 0))
             return L->rc;
     }
     return 0;

@@ -42,6 +42,9 @@ static int places(const struct nvb_result *r, struct place *p)
     if (r->pre.passes) /* null in a merged result */
         p[n++] = (struct place){NVB__FS_PRECOND, "precondition", &r->pre, r->pre.duration_s};
     p[n++] = (struct place){NVB__FS_SUBMIT, "submissions", r, 0};
+    p[n++] = (struct place){NVB__FS_FAULT, "fault", r, 0};
+    p[n++] = (struct place){NVB__FS_FAULTDIR, "fault.read", r, 0};
+    p[n++] = (struct place){NVB__FS_FAULTDIR, "fault.write", (const char *)r + sizeof(uint64_t), 0};
     if (r->rate_set)
         p[n++] = (struct place){NVB__FS_RATE, "rate", r, 0};
     if (r->nthreads)
@@ -71,6 +74,7 @@ static double value(const struct nvb__fig *f, const struct place *p, int *ok)
     case NVB__FT_GIB:
         u = p->per > 0 ? (double)*(const uint64_t *)v / p->per : 0;
         return f->type == NVB__FT_GIB && p->per > 0 ? u / 1073741824.0 : u;
+    case NVB__FT_DIRSUM: return (double)nvb__figs_dirsum(p->base, f, 0); /* no trims in these results */
     case NVB__FT_MEAN:
         u = (double)*(const uint64_t *)((const char *)p->base + f->off2);
         return (double)*(const uint64_t *)v / u; /* NaN over 0: written as null */
@@ -85,7 +89,8 @@ static void make_result(void)
 {
     g_file = tu_scratch("figures", 4 << 20);
     const char *const kv[] = {"engine", "psync", "rw", "randrw", "bs", "4k", "ios", "300", "seed", "7", "direct", "0",
-                              "verify", "1", "precondition", "1", "rate_iops", "1000000", NULL};
+                              "verify", "1", "precondition", "1", "rate_iops", "1000000", "fault.short", "0.01",
+                              "fault.delay", "1us", "fault.delay_rate", "0.1", "continue_on_error", "1", NULL};
     const char *const tg[] = {g_file, NULL};
     struct nvb_workload *w = tu_workload(kv, tg);
     g_run = tu_run_ok(w);
@@ -161,7 +166,7 @@ START_TEST(reader_follows_table)
         for (size_t i = 0; i < nvb__nfigs; i++) {
             const struct nvb__fig *f = &nvb__figs[i];
             if (f->sec != p[k].sec || f->type == NVB__FT_PART || f->type == NVB__FT_RATE || f->type == NVB__FT_GIB ||
-                f->type == NVB__FT_MEAN || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
+                f->type == NVB__FT_MEAN || f->type == NVB__FT_DIRSUM || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
                 continue;
             char path[128];
             snprintf(path, sizeof path, "%s.%s", p[k].path, f->key);
