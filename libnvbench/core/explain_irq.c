@@ -88,6 +88,60 @@ static int of_ctrl(const char *name, const char *ctrl)
     return n && !strncmp(name, ctrl, n) && !(name[n] >= '0' && name[n] <= '9');
 }
 
+/* The controller of block device dev (nvme0 for nvme0n1 or a partition of
+ * it), from its sysfs device link; "" when sysfs names none. */
+static void ctrl_of(const char *root, const char *dev, char *ctrl, size_t len)
+{
+    char rel[192];
+    ctrl[0] = 0;
+    snprintf(rel, sizeof rel, "/sys/class/block/%s/device", dev);
+    if (nvb__link_base(root, rel, ctrl, len) < 0) {
+        /* a partition: its disk's controller */
+        snprintf(rel, sizeof rel, "/sys/class/block/%s/../device", dev);
+        nvb__link_base(root, rel, ctrl, len);
+    }
+    if (!strncmp(ctrl, "nvme", 4) && strchr(ctrl + 4, 'n'))
+        *strchr(ctrl + 4, 'n') = 0; /* nvme0n1 (a multipath head's path): the controller nvme0 */
+}
+
+/* Controller ctrl's queues between the samples t0 and t1 into b as JSON
+ * rows (irq, name, per_cpu, count), their counts added to cpu_tot; *q: how
+ * many; returns their total. c0, c1: nc counters of scratch. */
+static uint64_t queues(struct nvb__buf *b, const char *t0, const char *t1, int nc, const char *ctrl, uint64_t *c0,
+                       uint64_t *c1, uint64_t *cpu_tot, int *q)
+{
+    uint64_t dev_tot = 0;
+    struct line l1 = {.c = c1};
+    for (const char *p = t1; next_line(&p, nc, &l1);) {
+        if (!of_ctrl(l1.name, ctrl))
+            continue;
+        struct line l0 = {.c = c0};
+        int found = 0;
+        for (const char *p0 = t0; next_line(&p0, nc, &l0);)
+            if (!strcmp(l0.label, l1.label) && !strcmp(l0.name, l1.name)) {
+                found = 1;
+                break;
+            }
+        if (!found)
+            memset(c0, 0, (size_t)nc * sizeof *c0); /* a vector set up during the run */
+        uint64_t qt = 0;
+        nvb__buf_printf(b, "%s{\"irq\":", (*q)++ ? "," : "");
+        nvb__json_write_str(b, l1.label);
+        nvb__buf_puts(b, ",\"name\":");
+        nvb__json_write_str(b, l1.name);
+        nvb__buf_puts(b, ",\"per_cpu\":[");
+        for (int i = 0; i < nc; i++) {
+            uint64_t dlt = c1[i] >= c0[i] ? c1[i] - c0[i] : 0;
+            qt += dlt;
+            cpu_tot[i] += dlt;
+            nvb__buf_printf(b, "%s%" PRIu64, i ? "," : "", dlt);
+        }
+        nvb__buf_printf(b, "],\"count\":%" PRIu64 "}", qt);
+        dev_tot += qt;
+    }
+    return dev_tot;
+}
+
 char *nvb__irq_json(const char *root, const char *t0, const char *t1, const char *const *devs, size_t n,
                     char *why, size_t whylen)
 {
@@ -121,15 +175,8 @@ char *nvb__irq_json(const char *root, const char *t0, const char *t1, const char
             dup |= !strcmp(devs[k], devs[d]);
         if (dup || !devs[d][0])
             continue;
-        char rel[192], ctrl[64] = "";
-        snprintf(rel, sizeof rel, "/sys/class/block/%s/device", devs[d]);
-        if (nvb__link_base(root, rel, ctrl, sizeof ctrl) < 0) {
-            /* a partition: its disk's controller */
-            snprintf(rel, sizeof rel, "/sys/class/block/%s/../device", devs[d]);
-            nvb__link_base(root, rel, ctrl, sizeof ctrl);
-        }
-        if (!strncmp(ctrl, "nvme", 4) && strchr(ctrl + 4, 'n'))
-            *strchr(ctrl + 4, 'n') = 0; /* nvme0n1 (a multipath head's path): the controller nvme0 */
+        char ctrl[64];
+        ctrl_of(root, devs[d], ctrl, sizeof ctrl);
         nvb__buf_puts(&b, firstdev ? "" : ",");
         firstdev = 0;
         nvb__json_write_str(&b, devs[d]);
@@ -155,36 +202,8 @@ char *nvb__irq_json(const char *root, const char *t0, const char *t1, const char
             continue;
         }
         nvb__buf_puts(&b, ",\"queues\":[");
-        uint64_t dev_tot = 0;
         int q = 0;
-        struct line l1 = {.c = c1};
-        for (const char *p = t1; next_line(&p, nc, &l1);) {
-            if (!of_ctrl(l1.name, ctrl))
-                continue;
-            struct line l0 = {.c = c0};
-            int found = 0;
-            for (const char *p0 = t0; next_line(&p0, nc, &l0);)
-                if (!strcmp(l0.label, l1.label) && !strcmp(l0.name, l1.name)) {
-                    found = 1;
-                    break;
-                }
-            if (!found)
-                memset(c0, 0, (size_t)nc * sizeof *c0); /* a vector set up during the run */
-            uint64_t qt = 0;
-            nvb__buf_printf(&b, "%s{\"irq\":", q++ ? "," : "");
-            nvb__json_write_str(&b, l1.label);
-            nvb__buf_puts(&b, ",\"name\":");
-            nvb__json_write_str(&b, l1.name);
-            nvb__buf_puts(&b, ",\"per_cpu\":[");
-            for (int i = 0; i < nc; i++) {
-                uint64_t dlt = c1[i] >= c0[i] ? c1[i] - c0[i] : 0;
-                qt += dlt;
-                cpu_tot[i] += dlt;
-                nvb__buf_printf(&b, "%s%" PRIu64, i ? "," : "", dlt);
-            }
-            nvb__buf_printf(&b, "],\"count\":%" PRIu64 "}", qt);
-            dev_tot += qt;
-        }
+        uint64_t dev_tot = queues(&b, t0, t1, nc, ctrl, c0, c1, cpu_tot, &q);
         all += dev_tot;
         nvb__buf_printf(&b, "],\"count\":%" PRIu64 ",\"null_reason\":", dev_tot);
         if (q)

@@ -12,185 +12,15 @@
 #include <time.h>
 
 #include "core/internal.h"
+#include "core/result_write.h"
 #include "util/json.h"
 #include "core/ihist.h"
+#include "core/figures.h"
 
-/* ------------------------------------------------------------ JSON walk */
-
-static void j_comma(struct nvb__json *j)
-{
-    if (j->depth > 0) {
-        if (!j->first[j->depth] && j->b)
-            nvb__buf_putn(j->b, ",", 1);
-        j->first[j->depth] = 0;
-    }
-}
-
-static void j_path_push(struct nvb__json *j, const char *key, int idx)
-{
-    size_t n = strlen(j->path);
-    j->plen[j->depth] = n;
-    char comp[64];
-    if (key)
-        snprintf(comp, sizeof comp, "%s", key);
-    else
-        snprintf(comp, sizeof comp, "%d", idx);
-    snprintf(j->path + n, sizeof j->path - n, "%s%s", n ? "." : "", comp);
-}
-
-static void j_path_pop(struct nvb__json *j) { j->path[j->plen[j->depth]] = 0; }
-
-#define j_key nvb__json_key /* key NULL inside arrays; explain.h's writers use it too */
+/* The key writer explain.h's sections use (explain_*.c): key NULL inside arrays. */
 void nvb__json_key(struct nvb__json *j, const char *key)
 {
-    j_comma(j);
-    if (key && j->b) {
-        nvb__json_write_str(j->b, key);
-        nvb__buf_putn(j->b, ":", 1);
-    }
-}
-
-struct jctx {
-    struct nvb__json *j;
-    int idx[32];
-};
-
-static void jo_open(struct jctx *c, const char *key, char ch)
-{
-    struct nvb__json *j = c->j;
     j_key(j, key);
-    if (j->depth > 0)
-        j_path_push(j, key, key ? 0 : c->idx[j->depth]++);
-    if (j->b)
-        nvb__buf_putn(j->b, &ch, 1);
-    j->depth++;
-    j->first[j->depth] = 1;
-    c->idx[j->depth] = 0;
-}
-
-static void jo_close(struct jctx *c, char ch)
-{
-    struct nvb__json *j = c->j;
-    if (j->b)
-        nvb__buf_putn(j->b, &ch, 1);
-    j->depth--;
-    if (j->depth > 0)
-        j_path_pop(j);
-}
-
-static void jo_num(struct jctx *c, const char *key, double v)
-{
-    struct nvb__json *j = c->j;
-    j_key(j, key);
-    if (j->want) {
-        size_t n = strlen(j->path);
-        j_path_push(j, key, key ? 0 : c->idx[j->depth]);
-        if (!strcmp(j->path, j->want)) {
-            j->got = v;
-            j->found = 1;
-        }
-        j->path[n] = 0;
-    }
-    if (!key)
-        c->idx[j->depth]++;
-    if (!j->b)
-        return;
-    if (!isfinite(v))
-        nvb__buf_puts(j->b, "null");
-    else if (v == floor(v) && fabs(v) < 9e15)
-        nvb__buf_printf(j->b, "%.0f", v);
-    else
-        nvb__buf_printf(j->b, "%.10g", v);
-}
-
-/* A figure the result stores (not one derived from others), in the
- * shortest form that reads back as the same double: a result loaded from
- * its JSON (nvb_result_from_json) then derives every rate from exactly the
- * same inputs, so its JSON is the same text. */
-static void jo_raw_num(struct jctx *c, const char *key, double v)
-{
-    if (c->j->want || !c->j->b || !isfinite(v) || (v == floor(v) && fabs(v) < 9e15)) {
-        jo_num(c, key, v);
-        return;
-    }
-    j_key(c->j, key);
-    if (!key)
-        c->idx[c->j->depth]++;
-    char buf[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    nvb__buf_puts(c->j->b, buf);
-}
-
-static void jo_u64(struct jctx *c, const char *key, uint64_t v)
-{
-    struct nvb__json *j = c->j;
-    if (j->want || !j->b) {
-        jo_num(c, key, (double)v);
-        return;
-    }
-    j_key(j, key);
-    if (!key)
-        c->idx[j->depth]++;
-    nvb__buf_printf(j->b, "%" PRIu64, v);
-}
-
-static void jo_raw(struct jctx *c, const char *key, const char *raw);
-
-/* An exact integer of n words (util.h): its digits, as a JSON number, or as
- * a string (as_str) for readers that would round a long number; a lookup
- * sees it as a double. */
-static void jo_wide(struct jctx *c, const char *key, const uint64_t *w, unsigned n, int as_str)
-{
-    struct nvb__json *j = c->j;
-    if (j->want || !j->b) {
-        double v = 0;
-        for (unsigned i = n; i-- > 0;)
-            v = v * 18446744073709551616.0 + (double)w[i];
-        jo_num(c, key, v);
-        return;
-    }
-    char buf[96];
-    nvb__wide_to_dec(w, n, buf, sizeof buf);
-    j_key(j, key);
-    if (!key)
-        c->idx[j->depth]++;
-    if (as_str)
-        nvb__json_write_str(j->b, buf);
-    else
-        nvb__buf_puts(j->b, buf);
-}
-
-/* true/false; a lookup sees 1/0. */
-static void jo_bool(struct jctx *c, const char *key, int v)
-{
-    if (c->j->want || !c->j->b)
-        jo_num(c, key, v ? 1 : 0);
-    else
-        jo_raw(c, key, v ? "true" : "false");
-}
-
-static void jo_str(struct jctx *c, const char *key, const char *s)
-{
-    struct nvb__json *j = c->j;
-    j_key(j, key);
-    if (!key)
-        c->idx[j->depth]++;
-    if (j->b)
-        nvb__json_write_str(j->b, s ? s : "");
-}
-
-static void jo_raw(struct jctx *c, const char *key, const char *raw)
-{
-    struct nvb__json *j = c->j;
-    j_key(j, key);
-    if (!key)
-        c->idx[j->depth]++;
-    if (j->b)
-        nvb__buf_puts(j->b, raw);
 }
 
 static const char *const pct_keys[] = {"p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99", "p99.999"};
@@ -246,15 +76,75 @@ static void emit_hist(struct jctx *c, const char *key, const struct nvb__hist *h
     jo_close(c, '}');
 }
 
-static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat *d, double dur, int unknown)
+/* A mean (of a figure over submissions.ios, or the depth over the waits):
+ * null when there is nothing to divide by (every I/O failed by fault.rate), not 0. */
+static void sub_mean(struct jctx *c, const char *key, uint64_t sum, uint64_t ios)
 {
-    jo_open(c, key, '{');
-    jo_u64(c, "ios", d->ios);
-    jo_u64(c, "bytes", d->bytes);
-    jo_num(c, "iops", dur > 0 ? (double)d->ios / dur : 0);
-    jo_num(c, "bw_bytes_s", dur > 0 ? (double)d->bytes / dur : 0);
-    jo_num(c, "bw_gib_s", dur > 0 ? (double)d->bytes / dur / 1073741824.0 : 0);
-    if (d->bsc) { /* bssplit: I/Os by size in bytes; absent without a split */
+    ios ? jo_num(c, key, (double)sum / (double)ios) : jo_raw(c, key, "null");
+}
+
+/* The code a row of the figures table (figures.h) leaves to code, NVB__FT_PART:
+ * the part named key of the object at base; arg what the writer passed. */
+typedef void part_fn(struct jctx *c, const char *key, const void *base, const void *arg);
+
+/* An object's rows of section sec (figures.c), in the table's order: base is
+ * its struct, per the window its rates divide by, when the conditions that
+ * hold (nvb__figs_when): a row of another condition is left out, or null
+ * (NVB__FF_OPEN). */
+static void emit_figs(struct jctx *c, int sec, const void *base, double per, unsigned when, part_fn *part,
+                      const void *arg)
+{
+    for (size_t i = 0; i < nvb__nfigs; i++) {
+        const struct nvb__fig *f = &nvb__figs[i];
+        const void *v = (const char *)base + f->off;
+        if (f->sec != sec || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT) & ~when))
+            continue;
+        if (f->flags & NVB__FF_OPEN & ~when) {
+            jo_raw(c, f->key, "null");
+            continue;
+        }
+        switch (f->type) {
+        case NVB__FT_U64: jo_u64(c, f->key, *(const uint64_t *)v); break;
+        case NVB__FT_U32: jo_u64(c, f->key, *(const uint32_t *)v); break;
+        case NVB__FT_LONG: jo_u64(c, f->key, (uint64_t)*(const long *)v); break;
+        case NVB__FT_DBL: jo_raw_num(c, f->key, *(const double *)v); break;
+        case NVB__FT_BOOL: jo_bool(c, f->key, *(const int *)v); break;
+        case NVB__FT_STR: jo_str(c, f->key, v); break;
+        case NVB__FT_STRP: jo_str(c, f->key, *(char *const *)v); break;
+        case NVB__FT_RATE: jo_num(c, f->key, per > 0 ? (double)*(const uint64_t *)v / per : 0); break;
+        case NVB__FT_GIB: jo_num(c, f->key, per > 0 ? (double)*(const uint64_t *)v / per / 1073741824.0 : 0); break;
+        case NVB__FT_DIRSUM: jo_u64(c, f->key, nvb__figs_dirsum(base, f, when)); break;
+        case NVB__FT_MEAN: sub_mean(c, f->key, *(const uint64_t *)v, *(const uint64_t *)((const char *)base + f->off2)); break;
+        default: part(c, f->key, base, arg);
+        }
+    }
+}
+
+/* An array of n objects of section sec, size bytes apart from rows. */
+static void emit_rows(struct jctx *c, const char *key, int sec, const void *rows, size_t size, unsigned n,
+                      const struct nvb_result *r, part_fn *part)
+{
+    jo_open(c, key, '[');
+    for (unsigned i = 0; i < n; i++) {
+        jo_open(c, NULL, '{');
+        emit_figs(c, sec, (const char *)rows + i * size, r->duration_s, nvb__figs_when(r), part, r);
+        jo_close(c, '}');
+    }
+    jo_close(c, ']');
+}
+
+/* A direction's parts: bs_counts (absent without a split, so results of
+ * fixed bs stay as they were); lat, slat, clat: figures and histograms,
+ * null when not measured (slat of an engine that completes I/O inside
+ * submit), and whether each percentile of lat_ns rests on enough samples
+ * (hist.h). arg: the result's lat_unknown. */
+static void dstat_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb__dstat *d = base;
+    const int unknown = *(const int *)arg;
+    if (!strcmp(key, "bs_counts")) {
+        if (!d->bsc)
+            return;
         jo_open(c, "bs_counts", '{');
         for (unsigned i = 0; i < d->bsc->n; i++) {
             char k[24];
@@ -262,29 +152,27 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
             jo_u64(c, k, d->bsc->count[i]);
         }
         jo_close(c, '}');
-    } /* absent without a split: results of fixed bs stay as they were */
-    /* lat, slat, clat: figures, then histograms; null when not measured
-     * (slat of an engine that completes I/O inside submit) */
-    static const char *const keys[2][3] = {{"lat_ns", "slat_ns", "clat_ns"}, {"lat_hist", "slat_hist", "clat_hist"}};
-    const struct nvb__hist *const h[3] = {d->hist, d->slat, d->clat};
-    const int none[3] = {0, (unknown & NVB__NO_SLAT) != 0, (unknown & NVB__NO_CLAT) != 0};
-    for (int k = 0; k < 2; k++) {
-        for (int i = 0; i < 3; i++) {
-            if (none[i])
-                jo_raw(c, keys[k][i], "null");
-            else if (k == 0)
-                emit_lat(c, keys[k][i], h[i]);
-            else
-                emit_hist(c, keys[k][i], h[i]);
-        }
-        if (k == 0) {
-            /* whether each percentile of lat_ns rests on enough samples (hist.h) */
-            jo_open(c, "lat_pct_supported", '{');
-            for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
-                jo_bool(c, pct_keys[i], d->hist && nvb__hist_pct_supported(d->hist->count, pct_vals[i]));
-            jo_close(c, '}');
-        }
+    } else if (!strcmp(key, "lat_pct_supported")) {
+        jo_open(c, key, '{');
+        for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
+            jo_bool(c, pct_keys[i], d->hist && nvb__hist_pct_supported(d->hist->count, pct_vals[i]));
+        jo_close(c, '}');
+    } else {
+        const int i = key[0] == 'l' ? 0 : key[0] == 's' ? 1 : 2; /* lat, slat, clat */
+        const struct nvb__hist *const h[3] = {d->hist, d->slat, d->clat};
+        if ((i == 1 && (unknown & NVB__NO_SLAT)) || (i == 2 && (unknown & NVB__NO_CLAT)))
+            jo_raw(c, key, "null");
+        else if (strstr(key, "_hist"))
+            emit_hist(c, key, h[i]);
+        else
+            emit_lat(c, key, h[i]);
     }
+}
+
+static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat *d, double dur, const int *unknown)
+{
+    jo_open(c, key, '{');
+    emit_figs(c, NVB__FS_DIR, d, dur, 0, dstat_part, unknown);
     jo_close(c, '}');
 }
 
@@ -294,81 +182,33 @@ static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat 
 static void emit_dirs(struct jctx *c, const struct nvb_result *r, const struct nvb__dstat *d)
 {
     for (int k = 0; k < nvb__result_ndir(r); k++)
-        emit_dstat(c, nvb__dir_names[k], &d[k], r->duration_s, r->lat_unknown);
+        emit_dstat(c, nvb__dir_names[k], &d[k], r->duration_s, &r->lat_unknown);
 }
 
-/* A mean (of a figure over submissions.ios, or the depth over the waits):
- * null when there is nothing to divide by (every I/O failed by fault.rate), not 0. */
-static void sub_mean(struct jctx *c, const char *key, uint64_t sum, uint64_t ios)
-{
-    ios ? jo_num(c, key, (double)sum / (double)ios) : jo_raw(c, key, "null");
-}
 
-static void emit_rate(struct jctx *c, const struct nvb_result *r)
+/* The parts of rate (null without one) and of submissions: the rate's mode
+ * and arrivals, the gaps' coefficient of variation, what a slat covers. */
+static void timing_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
     static const char *const modes[] = {"open", "closed"}, *const procs[] = {"uniform", "poisson"};
-    if (!r->rate_set) {
-        jo_raw(c, "rate", "null");
-        return;
-    }
-    int open = r->rate_mode == NVB__RATE_OPEN;
-    jo_open(c, "rate", '{');
-    jo_str(c, "mode", modes[r->rate_mode == NVB__RATE_CLOSED]);
-    jo_str(c, "process", procs[r->rate_process == NVB__RATE_POISSON]);
-    jo_u64(c, "target_iops", r->rate_iops);
+    static const char *const scopes[] = {"submit_call", "queue_only", "none", "mixed"};
+    const struct nvb_result *r = base;
     const struct nvb__submits *s = &r->sub;
-    if (open) {
-        jo_u64(c, "lagged_ios", s->lagged);
-        jo_u64(c, "unissued_ios", s->unissued);
-        jo_u64(c, "lag_sum_ns", s->lag_sum);
-        sub_mean(c, "lag_mean_ns", s->lag_sum, s->ios);
-        jo_u64(c, "lag_max_ns", s->lag_max);
-        if (s->ext) {
-            jo_u64(c, "late_sum_ns", s->late_sum);
-            sub_mean(c, "late_mean_ns", s->late_sum, s->ios);
-            jo_u64(c, "late_max_ns", s->late_max);
-            jo_u64(c, "queue_full_sum_ns", s->qfull_sum);
-            sub_mean(c, "queue_full_mean_ns", s->qfull_sum, s->ios);
-            jo_u64(c, "queue_full_max_ns", s->qfull_max);
-            jo_u64(c, "spin_ns", s->spin_ns);
-        }
-    } else {
-        static const char *const keys[] = {"lagged_ios", "unissued_ios", "lag_sum_ns", "lag_mean_ns", "lag_max_ns",
-                                           "late_sum_ns", "late_mean_ns", "late_max_ns", "queue_full_sum_ns",
-                                           "queue_full_mean_ns", "queue_full_max_ns", "spin_ns"};
-        for (size_t i = 0; i < (s->ext ? 12u : 5u); i++)
-            jo_raw(c, keys[i], "null");
-    }
-    if (s->ext) { /* the arrivals as submitted: gaps between consecutive I/Os' submit calls */
-        jo_u64(c, "gaps", s->gaps);
-        jo_u64(c, "gap_sum_ns", s->gap_sum);
-        jo_raw_num(c, "gap_sumsq_ns2", s->gap_sq);
+    (void)arg;
+    if (!strcmp(key, "mode")) {
+        jo_str(c, key, modes[r->rate_mode == NVB__RATE_CLOSED]);
+    } else if (!strcmp(key, "process")) {
+        jo_str(c, key, procs[r->rate_process == NVB__RATE_POISSON]);
+    } else if (!strcmp(key, "slat_scope")) {
+        jo_str(c, key, scopes[s->slat_scope & 3]);
+    } else { /* gap_cv */
         const double n = s->gaps ? (double)s->gaps : 1;
         const double m = (double)s->gap_sum / n, v = s->gap_sq / n - m * m;
         if (s->gaps >= 2 && m > 0)
-            jo_num(c, "gap_cv", sqrt(v > 0 ? v : 0) / m);
+            jo_num(c, key, sqrt(v > 0 ? v : 0) / m);
         else
-            jo_raw(c, "gap_cv", "null");
+            jo_raw(c, key, "null");
     }
-    jo_close(c, '}');
-}
-
-/* The submit calls, and what one I/O's slat covers. */
-static void emit_submissions(struct jctx *c, const struct nvb_result *r)
-{
-    static const char *const scopes[] = {"submit_call", "queue_only", "none", "mixed"};
-    const struct nvb__submits *s = &r->sub;
-    jo_open(c, "submissions", '{');
-    jo_u64(c, "calls", s->calls);
-    jo_u64(c, "ios", s->ios);
-    if (s->ext) {
-        jo_u64(c, "batch_max", s->batch_max);
-        jo_str(c, "slat_scope", scopes[s->slat_scope & 3]);
-        jo_u64(c, "waits", s->waits);
-        jo_u64(c, "depth_sum", s->depth_sum);
-        sub_mean(c, "depth_mean", s->depth_sum, s->waits);
-    }
-    jo_close(c, '}');
 }
 
 /* What a target held as the run began (examine.c): null where nobody
@@ -413,50 +253,43 @@ static void emit_content(struct jctx *c, const struct nvb__tcontent *k)
     jo_close(c, '}');
 }
 
-/* The per-host rows of a merged result; [] for a run on one host. */
-static void emit_hosts(struct jctx *c, const struct nvb_result *r)
+/* A host row's parts (hosts[] of a merged result): its rank, when its first
+ * and last job finished since the merged window started (stragglers show
+ * here), its directions and total over its own window, its machine's CPU
+ * and its error. */
+static void host_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
-    const char *const *dn = nvb__dir_names;
+    const struct nvb__hostrow *h = base;
+    const struct nvb_result *r = arg;
     const int nd = nvb__result_ndir(r);
-    uint64_t w0 = nvb__result_window_start(r);
-    jo_open(c, "hosts", '[');
-    for (unsigned i = 0; i < r->nhosts; i++) {
-        const struct nvb__hostrow *h = &r->hosts[i];
-        double dur = h->duration_s;
-        jo_open(c, NULL, '{');
-        jo_str(c, "host", h->host);
-        jo_u64(c, "rank", i);
-        jo_u64(c, "start_unix_ns", h->start_unix_ns);
-        jo_raw_num(c, "ramp_s", h->ramp_s);
-        jo_raw_num(c, "duration_s", dur);
-        jo_u64(c, "first_done_unix_ns", h->first_done_unix_ns);
-        jo_u64(c, "last_done_unix_ns", h->last_done_unix_ns);
-        /* Since the merged window started: stragglers show here. */
-        jo_num(c, "first_done_s", h->first_done_unix_ns > w0 ? (double)(h->first_done_unix_ns - w0) / 1e9 : 0);
-        jo_num(c, "last_done_s", h->last_done_unix_ns > w0 ? (double)(h->last_done_unix_ns - w0) / 1e9 : 0);
-        uint64_t ios = 0, bytes = 0;
-        for (int d = 0; d < nd; d++) {
-            ios += h->ios[d];
-            bytes += h->bytes[d];
-            jo_open(c, dn[d], '{');
-            jo_u64(c, "ios", h->ios[d]);
-            jo_u64(c, "bytes", h->bytes[d]);
-            jo_num(c, "iops", dur > 0 ? (double)h->ios[d] / dur : 0);
-            jo_num(c, "bw_bytes_s", dur > 0 ? (double)h->bytes[d] / dur : 0);
-            jo_raw_num(c, "lat_mean_ns", h->lat_mean_ns[d]);
-            jo_raw_num(c, "lat_p99_ns", h->lat_p99_ns[d]);
-            jo_raw_num(c, "lat_max_ns", h->lat_max_ns[d]);
+    const double dur = h->duration_s;
+    const uint64_t w0 = nvb__result_window_start(r);
+    uint64_t ios = 0, bytes = 0;
+    for (int d = 0; d < nd; d++) {
+        ios += h->ios[d];
+        bytes += h->bytes[d];
+        if (!strcmp(key, nvb__dir_names[d])) {
+            jo_open(c, key, '{');
+            emit_figs(c, NVB__FS_HOSTDIR, (const char *)h + d * sizeof(uint64_t), dur, 0, NULL, NULL);
             jo_close(c, '}');
+            return;
         }
-        jo_open(c, "total", '{');
+    }
+    if (!strcmp(key, "rank")) {
+        jo_u64(c, key, (uint64_t)(h - r->hosts));
+    } else if (!strcmp(key, "first_done_s") || !strcmp(key, "last_done_s")) {
+        const uint64_t t = key[0] == 'f' ? h->first_done_unix_ns : h->last_done_unix_ns;
+        jo_num(c, key, t > w0 ? (double)(t - w0) / 1e9 : 0);
+    } else if (!strcmp(key, "total")) {
+        jo_open(c, key, '{');
         jo_u64(c, "ios", ios);
         jo_u64(c, "bytes", bytes);
         jo_num(c, "iops", dur > 0 ? (double)ios / dur : 0);
         jo_num(c, "bw_bytes_s", dur > 0 ? (double)bytes / dur : 0);
         jo_close(c, '}');
-        jo_u64(c, "errors", h->errors);
-        double cpu_s = h->process_user_s + h->process_sys_s;
-        jo_open(c, "cpu", '{');
+    } else if (!strcmp(key, "cpu")) {
+        const double cpu_s = h->process_user_s + h->process_sys_s;
+        jo_open(c, key, '{');
         if (h->system_pct >= 0)
             jo_raw_num(c, "system_pct", h->system_pct);
         else
@@ -466,18 +299,15 @@ static void emit_hosts(struct jctx *c, const struct nvb_result *r)
         jo_raw_num(c, "process_sys_s", h->process_sys_s);
         jo_raw_num(c, "window_s", h->window_s);
         /* over the window the CPU was read at (matching edges); null where there is none */
-        double hwin = h->window_s > 0 ? h->window_s : dur;
+        const double hwin = h->window_s > 0 ? h->window_s : dur;
         jo_num(c, "process_cores", hwin > 0 ? cpu_s / hwin : NAN);
         jo_num(c, "cpu_us_per_io", ios ? cpu_s * 1e6 / (double)ios : NAN);
         jo_close(c, '}');
-        jo_raw(c, "cancelled", h->cancelled ? "true" : "false");
-        if (h->error)
-            jo_str(c, "error", h->error);
-        else
-            jo_raw(c, "error", "null");
-        jo_close(c, '}');
+    } else if (h->error) {
+        jo_str(c, key, h->error);
+    } else {
+        jo_raw(c, key, "null");
     }
-    jo_close(c, ']');
 }
 
 /* The precondition phase and the steady-state judgement; null when the
@@ -487,12 +317,7 @@ static void emit_phases(struct jctx *c, const struct nvb_result *r)
     const struct nvb__precond_res *pre = &r->pre;
     if (pre->passes) {
         jo_open(c, "precondition", '{');
-        jo_u64(c, "passes", pre->passes);
-        jo_u64(c, "bs", pre->bs);
-        jo_u64(c, "qd", pre->qd);
-        jo_u64(c, "bytes", pre->bytes);
-        jo_raw_num(c, "duration_s", pre->duration_s);
-        jo_num(c, "bw_bytes_s", pre->duration_s > 0 ? (double)pre->bytes / pre->duration_s : 0);
+        emit_figs(c, NVB__FS_PRECOND, pre, pre->duration_s, 0, NULL, NULL);
         jo_close(c, '}');
     } else {
         jo_raw(c, "precondition", "null");
@@ -555,106 +380,76 @@ static void emit_cpu(struct jctx *c, const struct nvb_result *r)
     jo_u64(c, "maxrss_kib", (uint64_t)(r->maxrss_kib > 0 ? r->maxrss_kib : 0));
     jo_u64(c, "voluntary_ctxsw", (uint64_t)(r->nvcsw > 0 ? r->nvcsw : 0));
     jo_u64(c, "involuntary_ctxsw", (uint64_t)(r->nivcsw > 0 ? r->nivcsw : 0));
-    jo_open(c, "threads", '[');
-    for (unsigned i = 0; i < r->nthreads; i++) {
-        const struct nvb__thread_row *t = &r->threads[i];
-        jo_open(c, NULL, '{');
-        jo_u64(c, "tid", (uint64_t)t->tid);
-        jo_str(c, "name", t->name);
-        jo_raw_num(c, "user_s", t->user_s);
-        jo_raw_num(c, "sys_s", t->sys_s);
-        jo_raw_num(c, "cpu_s", t->run_s);
-        jo_close(c, '}');
-    }
-    jo_close(c, ']');
+    emit_rows(c, "threads", NVB__FS_THREAD, r->threads, sizeof *r->threads, r->nthreads, r, NULL);
     nvb__explain_emit_cpu(c->j, r); /* per_io_us, per_cpu: explain_cpu.c */
     jo_close(c, '}');
     nvb__explain_emit_top(c->j, r); /* environment: explain_env.c */
 }
 
-/* The errors counted, by errno and direction. */
-static void emit_errors(struct jctx *c, const struct nvb_result *r)
+/* errors.by_errno: the errors counted, by errno. */
+static void errors_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
-    jo_open(c, "errors", '{');
-    jo_u64(c, "count", r->errors);
-    jo_u64(c, "short", r->short_ios);
-    jo_open(c, "by_errno", '{');
+    const struct nvb_result *r = base;
+    (void)arg;
+    jo_open(c, key, '{');
     for (int e = 1; e < NVB__ERRNO_SLOTS; e++)
         if (r->by_errno[e]) {
             char nb[16];
             jo_u64(c, nvb__errno_name(e, nb, sizeof nb), r->by_errno[e]);
         }
     jo_close(c, '}');
-    jo_u64(c, "read", r->errors_dir[0]);
-    jo_u64(c, "write", r->errors_dir[1]);
-    if (r->trim)
-        jo_u64(c, "trim", r->errors_dir[NVB_TRIM]);
-    jo_close(c, '}');
 }
 
 /* What the fault wrapper did to the counted I/Os: injected errors are
  * part of errors.count, injected short transfers part of errors.short. */
-static void emit_fault(struct jctx *c, const struct nvb_result *r)
+/* fault's parts: its directions, and the injected errors by errno (all
+ * under fault.errno's name), of all directions (dir -1) or of one. */
+struct fault_arg {
+    const struct nvb_result *r;
+    int dir;
+};
+
+static void fault_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
-    {
-        char nb[16];
-        const char *en = nvb__errno_name(r->fault_errno ? r->fault_errno : EIO, nb, sizeof nb);
-        const int nd = nvb__result_ndir(r);
-        uint64_t err = 0, shrt = 0, delayed = 0;
-        for (int d = 0; d < nd; d++) {
-            err += r->fault_err[d];
-            shrt += r->fault_short[d];
-            delayed += r->fault_delayed[d];
-        }
-        jo_open(c, "fault", '{');
-        jo_raw(c, "enabled", r->fault_enabled ? "true" : "false");
-        jo_u64(c, "injected", err);
-        jo_u64(c, "short", shrt);
-        jo_u64(c, "delayed", delayed);
-        jo_open(c, "by_errno", '{');
-        if (err)
-            jo_u64(c, en, err);
+    const struct fault_arg *a = arg;
+    const struct nvb_result *r = a->r;
+    int d;
+    (void)base;
+    for (d = 0; d < NVB__NDIR && strcmp(key, nvb__dir_names[d]); d++)
+        ;
+    if (d < NVB__NDIR) {
+        const struct fault_arg da = {r, d};
+        jo_open(c, key, '{');
+        emit_figs(c, NVB__FS_FAULTDIR, (const char *)r + d * sizeof(uint64_t), 0, 0, fault_part, &da);
         jo_close(c, '}');
-        for (int d = 0; d < nd; d++) {
-            jo_open(c, nvb__dir_names[d], '{');
-            jo_u64(c, "injected", r->fault_err[d]);
-            jo_u64(c, "short", r->fault_short[d]);
-            jo_u64(c, "delayed", r->fault_delayed[d]);
-            jo_open(c, "by_errno", '{');
-            if (r->fault_err[d])
-                jo_u64(c, en, r->fault_err[d]);
-            jo_close(c, '}');
-            jo_close(c, '}');
-        }
-        jo_close(c, '}');
+        return;
     }
+    char nb[16];
+    uint64_t err = 0;
+    for (d = 0; d < nvb__result_ndir(r); d++)
+        err += a->dir < 0 || a->dir == d ? r->fault_err[d] : 0;
+    jo_open(c, key, '{');
+    if (err)
+        jo_u64(c, nvb__errno_name(r->fault_errno ? r->fault_errno : EIO, nb, sizeof nb), err);
+    jo_close(c, '}');
 }
 
-/* verify=1: blocks checked, mismatches by field, the first ones. */
-static void emit_verify(struct jctx *c, const struct nvb_result *r)
+/* verify=1: the mismatches by field, the first ones (their field by name). */
+static void verify_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
-    jo_open(c, "verify", '{');
-    jo_raw(c, "enabled", r->verify_enabled ? "true" : "false");
-    jo_u64(c, "checked", r->verify_checked);
-    jo_u64(c, "mismatches", r->verify_mismatches);
-    jo_u64(c, "unchecked", r->verify_unchecked);
-    jo_open(c, "by_field", '{');
+    if (!strcmp(key, "field")) {
+        jo_str(c, key, nvb__vfield_name(((const struct nvb__vmismatch *)base)->field));
+        return;
+    }
+    const struct nvb_result *r = base;
+    if (!strcmp(key, "first_mismatches")) {
+        emit_rows(c, key, NVB__FS_VMISMATCH, r->first_mismatch, sizeof r->first_mismatch[0], r->nfirst_mismatch,
+                  arg, verify_part);
+        return;
+    }
+    jo_open(c, key, '{');
     for (int f = NVB__VF_OK + 1; f < NVB__VF_COUNT; f++)
         jo_u64(c, nvb__vfield_name(f), r->verify_by_field[f]);
-    jo_close(c, '}');
-    jo_open(c, "first_mismatches", '[');
-    for (unsigned i = 0; i < r->nfirst_mismatch; i++) {
-        const struct nvb__vmismatch *m = &r->first_mismatch[i];
-        jo_open(c, NULL, '{');
-        jo_u64(c, "offset", m->offset);
-        jo_u64(c, "target", m->target);
-        jo_str(c, "field", nvb__vfield_name(m->field));
-        jo_u64(c, "expected", m->expected);
-        jo_u64(c, "found", m->found);
-        jo_u64(c, "seq", m->seq);
-        jo_close(c, '}');
-    }
-    jo_close(c, ']');
     jo_close(c, '}');
 }
 
@@ -674,50 +469,55 @@ static void emit_util(struct jctx *c, const struct nvb__tutil *u)
     }
 }
 
-/* One entry per target: its figures, device facts and content. */
-static void emit_targets(struct jctx *c, const struct nvb_result *r)
+/* A target's device facts (docs/devices.md has the full picture). */
+static void emit_device(struct jctx *c, const struct nvb__tdev *f)
 {
-    jo_open(c, "per_target", '[');
-    for (unsigned t = 0; t < r->ntargets; t++) {
-        const struct nvb__tstat *ts = &r->tg[t];
-        jo_open(c, NULL, '{');
-        jo_str(c, "path", ts->path);
-        jo_str(c, "host", ts->host ? ts->host : r->host);
-        jo_str(c, "file", ts->file ? ts->file : ts->path);
-        jo_str(c, "kind", ts->kind);
-        jo_str(c, "dev", ts->dev);
-        jo_u64(c, "region_offset", ts->region_off);
-        jo_u64(c, "region_size", ts->region_len);
-        jo_u64(c, "logical_block_size", ts->lbs);
-        jo_u64(c, "errors", ts->errors);
-        emit_dirs(c, r, ts->d);
-        if (ts->devf.valid) { /* docs/devices.md has the full picture */
-            const struct nvb__tdev *f = &ts->devf;
-            jo_open(c, "device", '{');
-            jo_str(c, "name", f->name);
-            jo_str(c, "kind", f->kind);
-            jo_str(c, "model", f->model);
-            jo_str(c, "serial", f->serial);
-            jo_u64(c, "logical_block_size", f->lbs);
-            jo_u64(c, "physical_block_size", f->pbs);
-            if (f->iu)
-                jo_u64(c, "indirection_unit", f->iu);
-            else
-                jo_raw(c, "indirection_unit", "null");
-            jo_str(c, "indirection_unit_source", f->iu_source);
-            if (f->link_gbs > 0)
-                jo_num(c, "link_ceiling_gbs", f->link_gbs);
-            else
-                jo_raw(c, "link_ceiling_gbs", "null");
-            jo_close(c, '}');
-        } else {
-            jo_raw(c, "device", "null");
-        }
-        emit_content(c, &ts->content);
-        emit_util(c, &ts->util);
+    if (f->valid) {
+        jo_open(c, "device", '{');
+        jo_str(c, "name", f->name);
+        jo_str(c, "kind", f->kind);
+        jo_str(c, "model", f->model);
+        jo_str(c, "serial", f->serial);
+        jo_u64(c, "logical_block_size", f->lbs);
+        jo_u64(c, "physical_block_size", f->pbs);
+        if (f->iu)
+            jo_u64(c, "indirection_unit", f->iu);
+        else
+            jo_raw(c, "indirection_unit", "null");
+        jo_str(c, "indirection_unit_source", f->iu_source);
+        if (f->link_gbs > 0)
+            jo_num(c, "link_ceiling_gbs", f->link_gbs);
+        else
+            jo_raw(c, "link_ceiling_gbs", "null");
         jo_close(c, '}');
+    } else {
+        jo_raw(c, "device", "null");
     }
-    jo_close(c, ']');
+}
+
+/* A target's parts: its host and file (the result's host, its path when
+ * the same), its directions, its device's facts, and its content and device utilisation, each written
+ * whole at its first key. */
+static void target_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb__tstat *t = base;
+    const struct nvb_result *r = arg;
+    int d;
+    for (d = 0; d < NVB__NDIR && strcmp(key, nvb__dir_names[d]); d++)
+        ;
+    if (d < NVB__NDIR) {
+        emit_dstat(c, key, &t->d[d], r->duration_s, &r->lat_unknown);
+    } else if (!strcmp(key, "host")) {
+        jo_str(c, key, t->host ? t->host : r->host);
+    } else if (!strcmp(key, "file")) {
+        jo_str(c, key, t->file ? t->file : t->path);
+    } else if (!strcmp(key, "device")) {
+        emit_device(c, &t->devf);
+    } else if (!strcmp(key, "page_cache")) {
+        emit_content(c, &t->content);
+    } else if (!strcmp(key, "util_dev")) {
+        emit_util(c, &t->util);
+    }
 }
 
 /* An interval's latency percentiles (null without samples or without its
@@ -809,6 +609,26 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     return 0;
 }
 
+/* When the result ran: its start (and as text), host, end, first
+ * completion, measured and ramp durations. */
+static void emit_when(struct jctx *c, const struct nvb_result *r)
+{
+    jo_u64(c, "start_unix_ns", r->start_wall_ns);
+    {
+        char ts[64] = "";
+        time_t s = (time_t)(r->start_wall_ns / 1000000000ull);
+        struct tm tm;
+        if (r->start_wall_ns && gmtime_r(&s, &tm))
+            strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        jo_str(c, "start_time", ts);
+    }
+    jo_str(c, "host", r->host);
+    jo_u64(c, "end_unix_ns", nvb__result_window_end(r));
+    jo_u64(c, "first_done_unix_ns", r->first_done_wall_ns);
+    jo_raw_num(c, "duration_s", r->duration_s);
+    jo_raw_num(c, "ramp_s", r->ramp_s);
+}
+
 /* One result's object; a group's (group 1) starts with its name and has no
  * "cpu". */
 static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
@@ -835,20 +655,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
         jo_raw(&c, "workload", "{}");
     }
     jo_u64(&c, "qd_effective", r->qd_effective);
-    jo_u64(&c, "start_unix_ns", r->start_wall_ns);
-    {
-        char ts[64] = "";
-        time_t s = (time_t)(r->start_wall_ns / 1000000000ull);
-        struct tm tm;
-        if (r->start_wall_ns && gmtime_r(&s, &tm))
-            strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        jo_str(&c, "start_time", ts);
-    }
-    jo_str(&c, "host", r->host);
-    jo_u64(&c, "end_unix_ns", nvb__result_window_end(r));
-    jo_u64(&c, "first_done_unix_ns", r->first_done_wall_ns);
-    jo_raw_num(&c, "duration_s", r->duration_s);
-    jo_raw_num(&c, "ramp_s", r->ramp_s);
+    emit_when(&c, r);
     emit_dirs(&c, r, r->tot); /* trim only in results of workloads that trim (docs/json-schema.md) */
     uint64_t ios = r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios;
     uint64_t bytes = r->tot[0].bytes + r->tot[1].bytes + r->tot[NVB_TRIM].bytes;
@@ -858,21 +665,35 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     jo_num(&c, "iops", r->duration_s > 0 ? (double)ios / r->duration_s : 0);
     jo_num(&c, "bw_bytes_s", r->duration_s > 0 ? (double)bytes / r->duration_s : 0);
     jo_close(&c, '}');
-    emit_submissions(&c, r);
-    emit_rate(&c, r);
+    jo_open(&c, "submissions", '{');
+    emit_figs(&c, NVB__FS_SUBMIT, r, 0, nvb__figs_when(r), timing_part, NULL);
+    jo_close(&c, '}');
+    if (r->rate_set) {
+        jo_open(&c, "rate", '{');
+        emit_figs(&c, NVB__FS_RATE, r, 0, nvb__figs_when(r), timing_part, NULL);
+        jo_close(&c, '}');
+    } else {
+        jo_raw(&c, "rate", "null");
+    }
 
     if (!group)
         emit_cpu(&c, r);
 
-    emit_errors(&c, r);
+    jo_open(&c, "errors", '{');
+    emit_figs(&c, NVB__FS_ERRORS, r, 0, nvb__figs_when(r), errors_part, NULL);
+    jo_close(&c, '}');
 
-    emit_fault(&c, r);
+    jo_open(&c, "fault", '{');
+    emit_figs(&c, NVB__FS_FAULT, r, 0, nvb__figs_when(r), fault_part, &(const struct fault_arg){r, -1});
+    jo_close(&c, '}');
 
-    emit_verify(&c, r);
+    jo_open(&c, "verify", '{');
+    emit_figs(&c, NVB__FS_VERIFY, r, 0, 0, verify_part, r);
+    jo_close(&c, '}');
 
-    emit_targets(&c, r);
+    emit_rows(&c, "per_target", NVB__FS_TARGET, r->tg, sizeof *r->tg, r->ntargets, r, target_part);
 
-    emit_hosts(&c, r);
+    emit_rows(&c, "hosts", NVB__FS_HOST, r->hosts, sizeof *r->hosts, r->nhosts, r, host_part);
 
     emit_series(&c, r);
     emit_phases(&c, r);

@@ -191,7 +191,7 @@ static int ld_dir(struct ld *L, const struct nvb__jv *obj, const char *path, con
     char p[256];
     sub(p, sizeof p, path, key);
     const struct nvb__jv *o = mem(L, obj, path, key, NVB__J_OBJ, 1);
-    if (!o || rd_u64(L, o, p, "ios", &d->ios, 1) || rd_u64(L, o, p, "bytes", &d->bytes, 1) ||
+    if (!o || ld_figs(L, o, p, NVB__FS_DIR, d, 0) ||
         ld_lat(L, o, p, "lat", &d->hist, hist_required, NULL, 0) ||
         ld_lat(L, o, p, "slat", &d->slat, hist_required, unknown, NVB__NO_SLAT) || ld_bsc(L, o, p, d))
         return L->rc;
@@ -208,40 +208,32 @@ static int ld_dirs(struct ld *L, const struct nvb__jv *obj, const char *path, st
     return 0;
 }
 
-/* The submit calls, and what a rate did ("rate": null without one). */
+/* The submit calls, and what a rate did ("rate": null without one). What a
+ * slat covers and the figures added with it are absent from results written
+ * before them (which then read back without them). */
 static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
+    static const char *const scopes[] = {"submit_call", "queue_only", "none", "mixed"};
     const struct nvb__jv *s = mem(L, root, "", "submissions", NVB__J_OBJ, 0);
-    if (s && (rd_u64(L, s, "submissions", "calls", &r->sub.calls, 1) ||
-              rd_u64(L, s, "submissions", "ios", &r->sub.ios, 1)))
-        return L->rc;
-    /* what a slat covers, and the depth kept: absent from results written
-     * before them (which then read back without them) */
+    char sc[16], mode[16], proc[16];
     if (s && nvb__json_get(s, "slat_scope")) {
-        static const char *const scopes[] = {"submit_call", "queue_only", "none", "mixed"};
-        char sc[16];
-        uint64_t bm = 0;
-        if (rd_str(L, s, "submissions", "slat_scope", sc, sizeof sc, 1) ||
-            rd_u64(L, s, "submissions", "batch_max", &bm, 1) ||
-            rd_u64(L, s, "submissions", "waits", &r->sub.waits, 1) ||
-            rd_u64(L, s, "submissions", "depth_sum", &r->sub.depth_sum, 1))
+        if (rd_str(L, s, "submissions", "slat_scope", sc, sizeof sc, 1))
             return L->rc;
         r->sub.slat_scope = -1;
         for (int k = 0; k < 4; k++)
             if (!strcmp(sc, scopes[k]))
                 r->sub.slat_scope = k;
-        if (r->sub.slat_scope < 0 || bm > UINT32_MAX)
-            return bad(L, "submissions", "slat_scope", "not \"submit_call\", \"queue_only\", \"none\" or \"mixed\", "
-                       "or batch_max out of range");
-        r->sub.batch_max = (uint32_t)bm;
+        if (r->sub.slat_scope < 0)
+            return bad(L, "submissions", "slat_scope", "not \"submit_call\", \"queue_only\", \"none\" or \"mixed\"");
         r->sub.ext = 1;
     }
+    if (L->rc || (s && ld_figs(L, s, "submissions", NVB__FS_SUBMIT, r, nvb__figs_when(r))))
+        return L->rc;
     const struct nvb__jv *o = mem(L, root, "", "rate", -1, 0);
     if (L->rc || !o || o->type == NVB__J_NULL)
         return L->rc;
     if (o->type != NVB__J_OBJ)
         return bad(L, "", "rate", "expected an object or null");
-    char mode[16], proc[16];
     if (rd_str(L, o, "rate", "mode", mode, sizeof mode, 1) || rd_str(L, o, "rate", "process", proc, sizeof proc, 1))
         return L->rc;
     if ((strcmp(mode, "open") && strcmp(mode, "closed")) || (strcmp(proc, "uniform") && strcmp(proc, "poisson")))
@@ -249,26 +241,7 @@ static int ld_timing(struct ld *L, const struct nvb__jv *root, struct nvb_result
     r->rate_set = 1;
     r->rate_mode = strcmp(mode, "open") ? NVB__RATE_CLOSED : NVB__RATE_OPEN;
     r->rate_process = strcmp(proc, "poisson") ? NVB__RATE_UNIFORM : NVB__RATE_POISSON;
-    if (rd_u64(L, o, "rate", "target_iops", &r->rate_iops, 1))
-        return L->rc;
-    const int ext = r->sub.ext;
-    if (ext && (rd_u64(L, o, "rate", "gaps", &r->sub.gaps, 1) ||
-                rd_u64(L, o, "rate", "gap_sum_ns", &r->sub.gap_sum, 1) ||
-                rd_nonneg(L, o, "rate", "gap_sumsq_ns2", &r->sub.gap_sq, 1)))
-        return L->rc;
-    if (r->rate_mode == NVB__RATE_CLOSED)
-        return 0;
-    if (rd_u64(L, o, "rate", "lagged_ios", &r->sub.lagged, 1) ||
-        rd_u64(L, o, "rate", "unissued_ios", &r->sub.unissued, 1) ||
-        rd_u64(L, o, "rate", "lag_sum_ns", &r->sub.lag_sum, 1) || rd_u64(L, o, "rate", "lag_max_ns", &r->sub.lag_max, 1))
-        return L->rc;
-    if (ext && (rd_u64(L, o, "rate", "late_sum_ns", &r->sub.late_sum, 1) ||
-                rd_u64(L, o, "rate", "late_max_ns", &r->sub.late_max, 1) ||
-                rd_u64(L, o, "rate", "queue_full_sum_ns", &r->sub.qfull_sum, 1) ||
-                rd_u64(L, o, "rate", "queue_full_max_ns", &r->sub.qfull_max, 1) ||
-                rd_u64(L, o, "rate", "spin_ns", &r->sub.spin_ns, 1)))
-        return L->rc;
-    return 0;
+    return ld_figs(L, o, "rate", NVB__FS_RATE, r, nvb__figs_when(r));
 }
 
 static int ld_engine_used(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
@@ -343,35 +316,16 @@ static int ld_cpu(struct ld *L, const struct nvb__jv *root, struct nvb_result *r
         }
         r->ncpu = (int)pc->n;
     }
-    const struct nvb__jv *th;
-    r->threads = rows(L, c, P, "threads", SIZE_MAX, sizeof *r->threads, 1, &th);
-    if (L->rc)
-        return L->rc;
-    for (size_t i = 0; i < th->n; i++) {
-        char p[64];
-        const struct nvb__jv *t = entry(L, th, "cpu.threads", i, p, sizeof p);
-        struct nvb__thread_row *row = &r->threads[i];
-        uint64_t tid = 0;
-        if (!t)
-            return L->rc;
-        if (rd_u64(L, t, p, "tid", &tid, 1) || rd_str(L, t, p, "name", row->name, sizeof row->name, 1) ||
-            rd_nonneg(L, t, p, "user_s", &row->user_s, 1) || rd_nonneg(L, t, p, "sys_s", &row->sys_s, 1) ||
-            rd_nonneg(L, t, p, "cpu_s", &row->run_s, 1))
-            return L->rc;
-        if (tid > (uint64_t)INT32_MAX * 2)
-            return bad(L, p, "tid", "out of range");
-        row->tid = (long)tid;
-        r->nthreads++;
-    }
-    return 0;
+    void *th = NULL;
+    int rc = ld_rows(L, c, P, "threads", NVB__FS_THREAD, SIZE_MAX, sizeof *r->threads, NULL, &th, &r->nthreads, NULL, r);
+    r->threads = th;
+    return rc;
 }
 
 static int ld_errors(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
     const struct nvb__jv *e = mem(L, root, "", "errors", NVB__J_OBJ, 1);
-    if (!e || rd_u64(L, e, "errors", "count", &r->errors, 1) || rd_u64(L, e, "errors", "short", &r->short_ios, 1) ||
-        rd_u64(L, e, "errors", "read", &r->errors_dir[0], 0) || rd_u64(L, e, "errors", "write", &r->errors_dir[1], 0) ||
-        rd_u64(L, e, "errors", "trim", &r->errors_dir[NVB_TRIM], 0))
+    if (!e || ld_figs(L, e, "errors", NVB__FS_ERRORS, r, nvb__figs_when(r)))
         return L->rc;
     const struct nvb__jv *be = mem(L, e, "errors", "by_errno", NVB__J_OBJ, 1);
     if (!be)
@@ -391,7 +345,7 @@ static int ld_fault(struct ld *L, const struct nvb__jv *root, struct nvb_result 
     const struct nvb__jv *f = mem(L, root, "", "fault", NVB__J_OBJ, 0);
     if (!f)
         return L->rc;
-    if (rd_bool(L, f, "fault", "enabled", &r->fault_enabled, 1))
+    if (ld_figs(L, f, "fault", NVB__FS_FAULT, r, nvb__figs_when(r)))
         return L->rc;
     const struct nvb__jv *be = mem(L, f, "fault", "by_errno", NVB__J_OBJ, 1);
     if (!be)
@@ -404,10 +358,26 @@ static int ld_fault(struct ld *L, const struct nvb__jv *root, struct nvb_result 
         char p[32];
         sub(p, sizeof p, "fault", dn[d]);
         const struct nvb__jv *o = mem(L, f, "fault", dn[d], NVB__J_OBJ, 1);
-        if (!o || rd_u64(L, o, p, "injected", &r->fault_err[d], 1) || rd_u64(L, o, p, "short", &r->fault_short[d], 1) ||
-            rd_u64(L, o, p, "delayed", &r->fault_delayed[d], 1))
+        if (!o || ld_figs(L, o, p, NVB__FS_FAULTDIR, (char *)r + d * sizeof(uint64_t), 0))
             return L->rc;
     }
+    return 0;
+}
+
+/* A mismatch's field, by its name (absent in older results). */
+static int ld_vfield(struct ld *L, const struct nvb__jv *o, const char *p, void *row, struct nvb_result *r)
+{
+    char field[32] = "";
+    int f;
+    (void)r;
+    if (rd_str(L, o, p, "field", field, sizeof field, 0) || !field[0])
+        return L->rc;
+    for (f = 0; f < NVB__VF_COUNT; f++)
+        if (!strcmp(nvb__vfield_name(f), field))
+            break;
+    if (f == NVB__VF_COUNT)
+        return bad(L, p, "field", "not a verify field");
+    ((struct nvb__vmismatch *)row)->field = (uint8_t)f;
     return 0;
 }
 
@@ -415,9 +385,7 @@ static int ld_verify(struct ld *L, const struct nvb__jv *root, struct nvb_result
 {
     const char *P = "verify";
     const struct nvb__jv *v = mem(L, root, "", "verify", NVB__J_OBJ, 1);
-    if (!v || rd_bool(L, v, P, "enabled", &r->verify_enabled, 1) ||
-        rd_u64(L, v, P, "checked", &r->verify_checked, 1) || rd_u64(L, v, P, "mismatches", &r->verify_mismatches, 1) ||
-        rd_u64(L, v, P, "unchecked", &r->verify_unchecked, 0)) /* older results have none */
+    if (!v || ld_figs(L, v, P, NVB__FS_VERIFY, r, 0))
         return L->rc;
     const struct nvb__jv *bf = mem(L, v, P, "by_field", NVB__J_OBJ, 0);
     for (size_t i = 0; bf && i < bf->n; i++) {
@@ -430,33 +398,8 @@ static int ld_verify(struct ld *L, const struct nvb__jv *root, struct nvb_result
         if (rd_u64(L, bf, "verify.by_field", bf->kid[i].key, &r->verify_by_field[f], 1))
             return L->rc;
     }
-    const struct nvb__jv *fm = capped(L, v, P, "first_mismatches", NVB__J_ARR, NVB__VERIFY_FIRST, 1);
-    if (!fm)
-        return L->rc;
-    for (size_t i = 0; i < fm->n; i++) {
-        char p[64], field[32] = "";
-        const struct nvb__jv *m = entry(L, fm, "verify.first_mismatches", i, p, sizeof p);
-        struct nvb__vmismatch *mm = &r->first_mismatch[i];
-        uint32_t target = 0;
-        if (!m)
-            return L->rc;
-        if (rd_u64(L, m, p, "offset", &mm->offset, 1) || rd_u32(L, m, p, "target", &target, 0) ||
-            rd_str(L, m, p, "field", field, sizeof field, 0) || rd_u64(L, m, p, "expected", &mm->expected, 0) ||
-            rd_u64(L, m, p, "found", &mm->found, 0) || rd_u64(L, m, p, "seq", &mm->seq, 0))
-            return L->rc;
-        mm->target = target;
-        if (field[0]) {
-            int f;
-            for (f = 0; f < NVB__VF_COUNT; f++)
-                if (!strcmp(nvb__vfield_name(f), field))
-                    break;
-            if (f == NVB__VF_COUNT)
-                return bad(L, p, "field", "not a verify field");
-            mm->field = (uint8_t)f;
-        }
-        r->nfirst_mismatch++;
-    }
-    return 0;
+    return ld_rows(L, v, P, "first_mismatches", NVB__FS_VMISMATCH, NVB__VERIFY_FIRST, sizeof r->first_mismatch[0],
+                   r->first_mismatch, NULL, &r->nfirst_mismatch, ld_vfield, r);
 }
 
 /* Member key of o that is null or an object: the object, its path in p;
@@ -571,35 +514,31 @@ static int ld_util(struct ld *L, const struct nvb__jv *o, const char *path, stru
     return 0;
 }
 
-static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+/* A target's parts: what was opened, its host (NULL when the result's), its
+ * directions, device, content and utilisation. */
+static int ld_target(struct ld *L, const struct nvb__jv *o, const char *p, void *row, struct nvb_result *r)
 {
-    const struct nvb__jv *pt;
-    r->tg = rows(L, root, "", "per_target", UINT32_MAX / 2, sizeof *r->tg, 1, &pt);
-    if (L->rc)
+    struct nvb__tstat *t = row;
+    if (rd_strdup(L, o, p, "file", &t->file, 1) || rd_strdup(L, o, p, "host", &t->host, 0) ||
+        ld_dirs(L, o, p, r, t->d, 0) || ld_device(L, o, p, &t->devf) || ld_content(L, o, p, &t->content) ||
+        ld_util(L, o, p, &t->util))
         return L->rc;
-    for (size_t i = 0; i < pt->n; i++) {
-        char p[64];
-        struct nvb__tstat *t = &r->tg[i];
-        r->ntargets++;
-        const struct nvb__jv *o = entry(L, pt, "per_target", i, p, sizeof p);
-        if (!o)
-            return L->rc;
-        if (rd_strdup(L, o, p, "path", &t->path, 1) || rd_strdup(L, o, p, "file", &t->file, 1) ||
-            rd_strdup(L, o, p, "host", &t->host, 0) || rd_str(L, o, p, "kind", t->kind, sizeof t->kind, 1) ||
-            rd_str(L, o, p, "dev", t->dev, sizeof t->dev, 1) ||
-            rd_u64(L, o, p, "region_offset", &t->region_off, 1) || rd_u64(L, o, p, "region_size", &t->region_len, 1) ||
-            rd_u32(L, o, p, "logical_block_size", &t->lbs, 1) || rd_u64(L, o, p, "errors", &t->errors, 1) ||
-            ld_dirs(L, o, p, r, t->d, 0) ||
-            ld_device(L, o, p, &t->devf) || ld_content(L, o, p, &t->content) || ld_util(L, o, p, &t->util))
-            return L->rc;
-        if (t->host && strlen(t->host) >= sizeof r->host)
-            return bad(L, p, "host", "longer than 255 bytes");
-        if (t->host && !strcmp(t->host, r->host)) {
-            free(t->host);
-            t->host = NULL;
-        }
+    if (t->host && strlen(t->host) >= sizeof r->host)
+        return bad(L, p, "host", "longer than 255 bytes");
+    if (t->host && !strcmp(t->host, r->host)) {
+        free(t->host);
+        t->host = NULL;
     }
     return 0;
+}
+
+static int ld_targets(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    void *tg = NULL;
+    int rc = ld_rows(L, root, "", "per_target", NVB__FS_TARGET, UINT32_MAX / 2, sizeof *r->tg, NULL, &tg,
+                     &r->ntargets, ld_target, r);
+    r->tg = tg;
+    return rc;
 }
 
 /* An object older results lack: NULL when missing or null. */
@@ -616,9 +555,7 @@ static int ld_phases(struct ld *L, const struct nvb__jv *root, struct nvb_result
 {
     const char *P = "precondition", *S = "steady_state";
     const struct nvb__jv *o = opt_obj(L, root, P);
-    if (o && (rd_u32(L, o, P, "passes", &r->pre.passes, 1) || rd_u64(L, o, P, "bs", &r->pre.bs, 1) ||
-              rd_u32(L, o, P, "qd", &r->pre.qd, 1) || rd_u64(L, o, P, "bytes", &r->pre.bytes, 1) ||
-              rd_nonneg(L, o, P, "duration_s", &r->pre.duration_s, 1)))
+    if (o && ld_figs(L, o, P, NVB__FS_PRECOND, &r->pre, 0))
         return L->rc;
     if (o && !r->pre.passes)
         return bad(L, P, "passes", "0 (a run without a precondition has null)");

@@ -137,50 +137,42 @@ int nvb__ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result *
     return 0;
 }
 
-int nvb__ld_hosts(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+/* A host row's parts: its directions, its machine's CPU, its error (rank,
+ * total and the times since the merged window are derived). */
+static int ld_host(struct ld *L, const struct nvb__jv *o, const char *p, void *row, struct nvb_result *r)
 {
-    const struct nvb__jv *hs;
-    r->hosts = rows(L, root, "", "hosts", UINT32_MAX / 2, sizeof *r->hosts, 0, &hs);
-    if (L->rc || !hs)
-        return L->rc;
-    for (size_t i = 0; i < hs->n; i++) {
-        char p[64], q[80];
-        struct nvb__hostrow *h = &r->hosts[i];
-        r->nhosts++;
-        const struct nvb__jv *o = entry(L, hs, "hosts", i, p, sizeof p);
-        if (!o)
-            return L->rc;
-        if (rd_str(L, o, p, "host", h->host, sizeof h->host, 1) ||
-            rd_u64(L, o, p, "start_unix_ns", &h->start_unix_ns, 1) || rd_nonneg(L, o, p, "ramp_s", &h->ramp_s, 1) ||
-            rd_nonneg(L, o, p, "duration_s", &h->duration_s, 1) ||
-            rd_u64(L, o, p, "first_done_unix_ns", &h->first_done_unix_ns, 1) ||
-            rd_u64(L, o, p, "last_done_unix_ns", &h->last_done_unix_ns, 1) || rd_u64(L, o, p, "errors", &h->errors, 1) ||
-            rd_bool(L, o, p, "cancelled", &h->cancelled, 1))
-            return L->rc;
-        for (int d = 0; d < nvb__result_ndir(r); d++) {
-            sub(q, sizeof q, p, dn[d]);
-            const struct nvb__jv *x = mem(L, o, p, dn[d], NVB__J_OBJ, 1);
-            if (!x || rd_u64(L, x, q, "ios", &h->ios[d], 1) || rd_u64(L, x, q, "bytes", &h->bytes[d], 1) ||
-                rd_nonneg(L, x, q, "lat_mean_ns", &h->lat_mean_ns[d], 1) ||
-                rd_nonneg(L, x, q, "lat_p99_ns", &h->lat_p99_ns[d], 1) ||
-                rd_nonneg(L, x, q, "lat_max_ns", &h->lat_max_ns[d], 1))
-                return L->rc;
-        }
-        sub(q, sizeof q, p, "cpu");
-        const struct nvb__jv *c = mem(L, o, p, "cpu", NVB__J_OBJ, 1);
-        uint64_t nc = 0;
-        if (!c || rd_dbl_or_null(L, c, q, "system_pct", &h->system_pct, -1, 1) || rd_u64(L, c, q, "ncpus", &nc, 1) ||
-            rd_nonneg(L, c, q, "process_user_s", &h->process_user_s, 1) ||
-            rd_nonneg(L, c, q, "process_sys_s", &h->process_sys_s, 1) ||
-            rd_nonneg(L, c, q, "window_s", &h->window_s, 1))
-            return L->rc;
-        if (nc > (1u << 20))
-            return bad(L, q, "ncpus", "out of range");
-        h->ncpus = (unsigned)nc;
-        if (h->system_pct < 0)
-            h->system_pct = -1;
-        if ((nullable(L, o, p, "error") && rd_strdup(L, o, p, "error", &h->error, 1)) || L->rc)
+    struct nvb__hostrow *h = row;
+    char q[96];
+    for (int d = 0; d < nvb__result_ndir(r); d++) {
+        sub(q, sizeof q, p, dn[d]);
+        const struct nvb__jv *x = mem(L, o, p, dn[d], NVB__J_OBJ, 1);
+        if (!x || ld_figs(L, x, q, NVB__FS_HOSTDIR, (char *)h + d * sizeof(uint64_t), 0))
             return L->rc;
     }
+    sub(q, sizeof q, p, "cpu");
+    const struct nvb__jv *c = mem(L, o, p, "cpu", NVB__J_OBJ, 1);
+    uint64_t nc = 0;
+    if (!c || rd_dbl_or_null(L, c, q, "system_pct", &h->system_pct, -1, 1) || rd_u64(L, c, q, "ncpus", &nc, 1) ||
+        rd_nonneg(L, c, q, "process_user_s", &h->process_user_s, 1) ||
+        rd_nonneg(L, c, q, "process_sys_s", &h->process_sys_s, 1) || rd_nonneg(L, c, q, "window_s", &h->window_s, 1))
+        return L->rc;
+    if (nc > (1u << 20))
+        return bad(L, q, "ncpus", "out of range");
+    h->ncpus = (unsigned)nc;
+    if (h->system_pct < 0)
+        h->system_pct = -1;
+    if ((nullable(L, o, p, "error") && rd_strdup(L, o, p, "error", &h->error, 1)) || L->rc)
+        return L->rc;
     return 0;
+}
+
+int nvb__ld_hosts(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    if (!nvb__json_get(root, "hosts")) /* results from before them */
+        return 0;
+    void *hs = NULL;
+    int rc = ld_rows(L, root, "", "hosts", NVB__FS_HOST, UINT32_MAX / 2, sizeof *r->hosts, NULL, &hs, &r->nhosts,
+                     ld_host, r);
+    r->hosts = hs;
+    return rc;
 }

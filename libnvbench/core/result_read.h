@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/figures.h"
 
 struct ld {
     int   rc;
@@ -266,6 +267,69 @@ static inline int rd_wide(struct ld *L, const struct nvb__jv *obj, const char *p
     if (rc)
         return bad(L, path, key, "expected a non-negative integer");
     return 0;
+}
+
+/* An object's rows of section sec (core/figures.c) into its struct at
+ * base: what the result stores, each for its type and range; derived
+ * figures are recomputed on output, parts (NVB__FT_PART) are the caller's.
+ * when: the conditions that hold (nvb__figs_when); a row of another is not
+ * read (it is absent, or null). */
+static inline int ld_figs(struct ld *L, const struct nvb__jv *o, const char *p, int sec, void *base, unsigned when)
+{
+    for (size_t i = 0; i < nvb__nfigs && !L->rc; i++) {
+        const struct nvb__fig *f = &nvb__figs[i];
+        void *v = (char *)base + f->off;
+        const int req = !(f->flags & NVB__FF_OLD);
+        uint64_t u = 0;
+        if (f->sec != sec || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~when))
+            continue;
+        switch (f->type) {
+        case NVB__FT_U64: rd_u64(L, o, p, f->key, v, req); break;
+        case NVB__FT_U32: rd_u32(L, o, p, f->key, v, req); break;
+        case NVB__FT_LONG:
+            if (!rd_u64(L, o, p, f->key, &u, req) && u > (uint64_t)INT32_MAX * 2)
+                bad(L, p, f->key, "out of range");
+            *(long *)v = (long)u;
+            break;
+        case NVB__FT_DBL: rd_nonneg(L, o, p, f->key, v, req); break;
+        case NVB__FT_BOOL: rd_bool(L, o, p, f->key, v, req); break;
+        case NVB__FT_STR: rd_str(L, o, p, f->key, v, f->size, req); break;
+        case NVB__FT_STRP: rd_strdup(L, o, p, f->key, v, req); break;
+        default: break;
+        }
+    }
+    return L->rc;
+}
+
+/* What a reader of rows (ld_rows) reads of an entry beyond the table's rows. */
+typedef int ld_part_fn(struct ld *L, const struct nvb__jv *o, const char *p, void *row, struct nvb_result *r);
+
+/* Array key of obj (required), entries objects of section sec, at most max:
+ * into rows `size` bytes apart, fixed (room for max) or, fixed NULL,
+ * allocated into *out; each entry's table rows, then part() for the rest;
+ * *n counts the entries begun (a result frees what they hold). */
+static inline int ld_rows(struct ld *L, const struct nvb__jv *obj, const char *path, const char *key, int sec,
+                          size_t max, size_t size, void *fixed, void **out, unsigned *n, ld_part_fn *part,
+                          struct nvb_result *r)
+{
+    const struct nvb__jv *a;
+    char ap[64];
+    sub(ap, sizeof ap, path, key);
+    char *base = fixed;
+    if (fixed)
+        a = capped(L, obj, path, key, NVB__J_ARR, max, 1);
+    else
+        base = *out = rows(L, obj, path, key, max, size, 1, &a);
+    for (size_t i = 0; a && !L->rc && i < a->n; i++) {
+        char p[80];
+        const struct nvb__jv *o = entry(L, a, ap, i, p, sizeof p);
+        if (!o)
+            break;
+        ++*n;
+        if (!ld_figs(L, o, p, sec, base + i * size, nvb__figs_when(r)) && part)
+            part(L, o, p, base + i * size, r);
+    }
+    return L->rc;
 }
 
 /* The time series and the hosts (result_load_series.c): 0, or the first

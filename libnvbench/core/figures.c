@@ -1,0 +1,405 @@
+/*
+ * The table of the result's figures (figures.h): each row a key of one of
+ * the objects it covers, in the order the writer writes them. The writer
+ * (result.c), the reader (result_load.c), docs/result.schema.json and the
+ * tables of docs/json-schema.md follow it; tools/gen_figures.py writes the
+ * last two from nvb__figs_json() and tests/scripts/test_figures_current.sh
+ * fails when they are not what it writes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/figures.h"
+#include "core/internal.h"
+#include "util/json.h"
+
+const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
+                                                        "vmismatch", "precondition", "thread", "submissions",
+                                                        "rate", "host", "fault", "faultdir", "hostdir"};
+const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
+                                           "rate", "gib_rate", "mean", "dirsum", "part"};
+const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
+                                            "first", "agree"};
+
+/* A row: section, key, type, merge, flags, where, schema, unit, doc. */
+#define ROW(sec, key, type, merge, flags, st, member, schema, unit, doc) \
+    {NVB__FS_##sec, NVB__FT_##type, NVB__FM_##merge, flags, key, offsetof(st, member), \
+     sizeof(((st *)0)->member), 0, schema, unit, doc}
+#define PART(sec, key, merge, flags, schema, unit, doc) \
+    {NVB__FS_##sec, NVB__FT_PART, NVB__FM_##merge, flags, key, 0, 0, 0, schema, unit, doc}
+/* A mean of the result's: sum over count, both in struct nvb_result. */
+#define MEAN(sec, key, flags, sum, count, unit, doc) \
+    {NVB__FS_##sec, NVB__FT_MEAN, NVB__FM_RECOMP, flags, key, offsetof(struct nvb_result, sum), 0, \
+     offsetof(struct nvb_result, count), "?nonneg", unit, doc}
+
+#define D(key, type, merge, flags, member, schema, unit, doc) \
+    ROW(DIR, key, type, merge, flags, struct nvb__dstat, member, schema, unit, doc)
+#define T(key, type, merge, flags, member, schema, unit, doc) \
+    ROW(TARGET, key, type, merge, flags, struct nvb__tstat, member, schema, unit, doc)
+#define R(sec, key, type, merge, flags, member, schema, unit, doc) \
+    ROW(sec, key, type, merge, flags, struct nvb_result, member, schema, unit, doc)
+#define M(key, type, flags, member, schema, doc) \
+    ROW(VMISMATCH, key, type, EACH, flags, struct nvb__vmismatch, member, schema, "", doc)
+#define P(key, type, member, schema, unit, doc) \
+    ROW(PRECOND, key, type, NONE, 0, struct nvb__precond_res, member, schema, unit, doc)
+#define H(key, type, member, schema, unit, doc) \
+    ROW(THREAD, key, type, EACH, 0, struct nvb__thread_row, member, schema, unit, doc)
+
+/* A part of a rate's lag: its sum, its mean over submissions.ios, its max (ns). */
+#define LAG(name, sum, max, flags, doc) \
+    R(RATE, name "_sum_ns", U64, SUM, flags, sub.sum, "?count", "ns", doc), \
+    MEAN(RATE, name "_mean_ns", flags, sub.sum, sub.ios, "ns", NULL), \
+    R(RATE, name "_max_ns", U64, MAX, flags, sub.max, "?count", "ns", NULL)
+/* the first direction's element of the array; moved 8 bytes a direction */
+#define FD(key, member, doc) ROW(FAULTDIR, key, U64, SUM, 0, struct nvb_result, member[0], "count", "I/Os", doc)
+#define HR(key, type, member, schema, unit, doc) \
+    ROW(HOST, key, type, EACH, 0, struct nvb__hostrow, member, schema, unit, doc)
+/* the first direction's element of each array; the writer and the reader
+ * move the base by 8 bytes a direction */
+#define HD(key, type, member, schema, unit, doc) \
+    ROW(HOSTDIR, key, type, EACH, 0, struct nvb__hostrow, member[0], schema, unit, doc)
+_Static_assert(sizeof(double) == sizeof(uint64_t), "hosts[]' arrays by direction: 8-byte elements");
+
+#define OLD NVB__FF_OLD
+#define OPT NVB__FF_OPT
+#define TRIM NVB__FF_TRIM
+#define EXT NVB__FF_EXT
+#define OPEN NVB__FF_OPEN
+
+const struct nvb__fig nvb__figs[] = {
+    /* read, write, trim: over all targets and jobs, and per target */
+    D("ios", U64, SUM, 0, ios, "count", "I/Os", "completed I/Os in the window and their bytes"),
+    D("bytes", U64, SUM, 0, bytes, "count", "bytes", NULL),
+    D("iops", RATE, RECOMP, 0, ios, "nonneg", "I/Os/s",
+      "rates over `duration_s` (per target too: the window is the run's)"),
+    D("bw_bytes_s", RATE, RECOMP, 0, bytes, "nonneg", "bytes/s", NULL),
+    D("bw_gib_s", GIB, RECOMP, 0, bytes, "nonneg", "GiB/s", NULL),
+    PART(DIR, "bs_counts", SUM, OLD | OPT, "#bs_counts", "I/Os",
+        "with `bssplit`: the completed I/Os (those of `ios`) by size, `{\"4096\": n, \"65536\": m}`, "
+        "sizes in bytes ascending; the counts add up to `ios` and size x count to `bytes` exactly "
+        "(the loader refuses a result where they do not); merged results add them by size (a total "
+        "of job groups or hosts of which one did I/O without a split has none, as its counts would "
+        "not add up; each group keeps its own). absent without a split, where every I/O is `bs` (so "
+        "results of fixed `bs` read and write as before; a `null` is accepted on load). fio reports "
+        "no such counts"),
+    PART(DIR, "lat_ns", RECOMP, 0, "#lat_ns", "ns",
+        "latency in ns: `min`, `mean`, `max`, `stddev`, `p1` `p5` `p10` `p25` `p50` `p75` `p90` "
+        "`p95` `p99` `p99.5` `p99.9` `p99.99` `p99.999`"),
+    PART(DIR, "slat_ns", RECOMP, 0, "?#lat_ns", "ns",
+        "submission latency, the same fields: time inside the engine's submit call, for every I/O "
+        "submitted to the engine in the window (known at submission, as fio counts it; none for an "
+        "I/O `fault.rate` failed before the engine; `lat` and `clat` count the I/Os completed in "
+        "it). `null` for engines that complete each I/O inside that call (`psync`, `wsync`): there "
+        "the call *is* the I/O"),
+    PART(DIR, "clat_ns", RECOMP, 0, "?#lat_ns", "ns",
+        "completion latency, the same fields: from the end of the submit call to the completion"),
+    PART(DIR, "lat_pct_supported", RECOMP, 0, "#lat_pct_supported", "",
+        "for each percentile key of `lat_ns`: `true` when enough latencies lie on either side of it "
+        "(below), `false` when it is a figure the run had too few I/Os for. It is judged on "
+        "`lat_hist.count`; `clat_ns` counts the same I/Os, `slat_ns` those submitted in the window "
+        "(nearly as many)"),
+    PART(DIR, "lat_hist", HIST, 0, "#lat_hist", "ns",
+        "the whole histograms (top level and per target); `slat_hist` is `null` when `slat_ns` is"),
+    PART(DIR, "slat_hist", HIST, 0, "?#lat_hist", "ns", NULL),
+    PART(DIR, "clat_hist", HIST, 0, "?#lat_hist", "ns", NULL),
+
+    /* per_target[] */
+    T("path", STRP, EACH, 0, path, "{\"type\": \"string\", \"minLength\": 1}", "",
+      "as added (`\"(null)\"`: the virtual region of the null engine without targets)"),
+    PART(TARGET, "host", EACH, 0, "string", "",
+         "the machine the target is on (the result's `host`; in a merged result, each target's own)"),
+    PART(TARGET, "file", EACH, 0, "string", "",
+         "what was opened: the scratch file for a directory target (deleted after the run)"),
+    T("kind", STR, EACH, 0, kind, "{\"enum\": [\"file\", \"block\", \"dir\", \"char\", \"other\", \"scratch\"]}", "",
+      "`file`, `block`, `scratch` (directory target), `dir` (a directory given to the null engine, "
+      "which opens nothing), `char`, `other`"),
+    T("dev", STR, EACH, 0, dev, "string", "", "kernel name of a block device (`nvme0n1`), else `\"\"`"),
+    T("region_offset", U64, EACH, 0, region_off, "count", "bytes", "the byte range I/O went to"),
+    T("region_size", U64, EACH, 0, region_len, "count", "bytes", NULL),
+    T("logical_block_size", U32, EACH, 0, lbs, "count", "bytes", "alignment used for direct I/O, bytes"),
+    T("errors", U64, EACH, 0, errors, "count", "I/Os", "failed I/Os on this target"),
+    PART(TARGET, "read", EACH, 0, "#direction_target", "",
+         "as above, with this target's `lat_hist` (`trim` only with trims)"),
+    PART(TARGET, "write", EACH, 0, "#direction_target", "", NULL),
+    PART(TARGET, "trim", EACH, TRIM, "#direction_target", "", NULL),
+    PART(TARGET, "device", EACH, 0, "?#target_device", "",
+         "`null`, or for a block device (or NVMe generic node) target the facts of that device (below)"),
+    PART(TARGET, "page_cache", EACH, OLD | OPT, "?#page_cache", "",
+         "what the page cache held of the region as the run began, after `invalidate` (below); `null` "
+         "where nothing was looked at (null engine, `nvme` passthrough, which never goes through the "
+         "cache)"),
+    PART(TARGET, "allocated_pct", EACH, OLD | OPT, "?#percent", "%",
+         "percent of the region that is allocated data rather than holes (file and scratch targets; "
+         "`null` for devices and where unknown, e.g. Windows). Unwritten (fallocated) extents count "
+         "as holes where the file system says so (ext4, XFS). Below 90 with reads: a `SPARSE TARGET` "
+         "warning (reads of holes never reach the disk); with writes or trims: an `UNWRITTEN TARGET` "
+         "warning (each write also allocates or converts an extent: a first pass, not the steady "
+         "state of overwrites)"),
+    PART(TARGET, "write_cache", EACH, OLD | OPT, "?#write_cache", "",
+         "for file and scratch targets, what caches their writes: `fs` (the file system type), "
+         "`fs_mode` (`sync`: mounted sync, every write waits for the storage; `nobarrier`: cache "
+         "flushes not sent to the disk; `default`), `disk` (the block device under the file system) "
+         "and `disk_mode` (its `/sys/block/X/queue/write_cache`: `write back` or `write through`); "
+         "each `null` where unknown (a network or stacked file system has no disk); the object `null` "
+         "for devices and on Windows. Absent in results from before it"),
+    PART(TARGET, "util_dev", EACH, OLD | OPT, "string", "",
+         "the device's utilisation, as fio's `disk_util`: `util_pct` is the share of the run (from "
+         "the jobs' release to their end, a ramp included) in which the block device `util_dev` (the "
+         "target itself, or the file system's device under a file or directory target) had at least "
+         "one I/O in flight, from the difference of its `io_ticks` (Linux "
+         "`/sys/dev/block/MAJ:MIN/stat`, milliseconds; every process's I/O to that device counts), "
+         "clamped at 100. `null` with the reason in `util_why` where there is no figure: no block "
+         "device under the file system (tmpfs, overlay, NFS), a character device (NVMe passthrough is "
+         "not in `io_ticks`), the null engine, a run shorter than 0.1 s, Windows; `util_why` is "
+         "`null` when measured. Results written before them have none of the three keys"),
+    PART(TARGET, "util_pct", EACH, OLD | OPT, "?#percent", "%", NULL),
+    PART(TARGET, "util_why", EACH, OLD | OPT, "{\"type\": [\"string\", \"null\"]}", "", NULL),
+
+    /* errors */
+    R(ERRORS, "count", U64, SUM, 0, errors, "count", "I/Os",
+      "I/Os that failed or transferred less than `bs` in the window"),
+    R(ERRORS, "short", U64, SUM, 0, short_ios, "count", "I/Os", "of those, short transfers (counted as `EIO`)"),
+    PART(ERRORS, "by_errno", SUM, 0, "#by_errno", "I/Os",
+         "`{\"EIO\": n, ...}`: nonzero counts by errno name; names the C library does not know appear "
+         "as `E<number>`"),
+    R(ERRORS, "read", U64, SUM, OLD, errors_dir[0], "count", "I/Os",
+      "`errors.count` by direction (`trim` only with trims)"),
+    R(ERRORS, "write", U64, SUM, OLD, errors_dir[1], "count", "I/Os", NULL),
+    R(ERRORS, "trim", U64, SUM, OLD | TRIM, errors_dir[2], "count", "I/Os", NULL),
+
+    /* verify */
+    R(VERIFY, "enabled", BOOL, OR, 0, verify_enabled, "bool", "", "the workload's `verify`"),
+    R(VERIFY, "checked", U64, SUM, 0, verify_checked, "count", "blocks",
+      "blocks read and checked (each read is one block of `bs`; 0 with the null engine)"),
+    R(VERIFY, "mismatches", U64, SUM, 0, verify_mismatches, "count", "blocks",
+      "blocks that failed the check, once per read however many bytes differ"),
+    R(VERIFY, "unchecked", U64, SUM, OLD | OPT, verify_unchecked, "count", "blocks",
+      "reads not checked: in a run that writes, blocks this run had not written yet (a scratch "
+      "file laid out, or a target preconditioned, with `verify=1` has every block checked); a "
+      "read-only run checks every block and has 0. Absent in older results (read as 0)"),
+    PART(VERIFY, "by_field", SUM, 0, "#verify_by_field", "blocks",
+         "`mismatches` by the first thing that differed, in the order checked: `magic` (no header: "
+         "zeroes, foreign data, never written), `bs` (written with another block size), `checksum` "
+         "(not intact), `offset` (an intact block of another offset: misdirected or copied), `target` "
+         "(of another target), `seed` (written with another seed), `data` (header and checksum agree, "
+         "payload does not), `sequence` (an intact block of this offset that this run's last write to "
+         "it did not leave: a lost write, or a block from before the run; checked for blocks this run "
+         "wrote; absent in older results)"),
+    PART(VERIFY, "first_mismatches", EACH, 0,
+         "{\"type\": \"array\", \"maxItems\": 8, \"items\": {\"$ref\": \"#/definitions/vmismatch\"}}", "",
+         "up to 8 `{offset, target, field, expected, found, seq}`: byte offset of the block and "
+         "target index; `field` as in `by_field`; `expected` and `found` that field's values (the "
+         "magic as a little-endian u64; for `checksum` the CRC computed and the CRC stored; for "
+         "`data` the first differing 8-byte word; for `sequence` the job's part and its last write "
+         "number, and the sequence found); `seq` the sequence the block's header claims, `(job + 1) "
+         "<< 40 \\| write number`, 0 for a scratch layout or no header"),
+
+    /* verify.first_mismatches[]: described in the row above */
+    M("offset", U64, 0, offset, "count", "byte offset of the block"),
+    M("target", U32, OLD, target, "count", "its target's index"),
+    PART(VMISMATCH, "field", EACH, 0,
+         "{\"enum\": [\"magic\", \"bs\", \"checksum\", \"offset\", \"target\", \"seed\", \"data\", \"sequence\"]}",
+         "", "the first field that differed (as in `by_field`)"),
+    M("expected", U64, OLD, expected, "count", "that field's value expected"),
+    M("found", U64, OLD, found, "count", "and found"),
+    M("seq", U64, OLD, seq, "count", "the sequence the block's header claims"),
+
+    /* precondition */
+    P("passes", U32, passes, "{\"type\": \"integer\", \"minimum\": 1}", "",
+      "N: sequential write passes over each target's region"),
+    P("bs", U64, bs, "{\"type\": \"integer\", \"minimum\": 1}", "bytes",
+      "the size of its writes (the larger of 128 KiB and the workload's `bs`; the workload's `bs` "
+      "with `verify=1`) and the I/Os in flight of its one job per target"),
+    P("qd", U32, qd, "{\"type\": \"integer\", \"minimum\": 1}", "I/Os", NULL),
+    P("bytes", U64, bytes, "count", "bytes",
+      "bytes it wrote over all targets: `passes` x each region rounded down to a multiple of `bs` "
+      "(a warning names a tail left out)"),
+    P("duration_s", DBL, duration_s, "nonneg", "s", "how long it took, and `bytes / duration_s`"),
+    P("bw_bytes_s", RATE, bytes, "nonneg", "bytes/s", NULL),
+
+    /* cpu.threads[]: described in the cpu table's row */
+    H("tid", LONG, tid, "count", "", "the thread's id"),
+    H("name", STR, name, "string", "", "its name"),
+    H("user_s", DBL, user_s, "nonneg", "s", "user time (ticks)"),
+    H("sys_s", DBL, sys_s, "nonneg", "s", "system time (ticks)"),
+    H("cpu_s", DBL, run_s, "nonneg", "s", "on-CPU time (schedstat)"),
+
+    /* submissions */
+    R(SUBMIT, "calls", U64, SUM, 0, sub.calls, "count", "calls",
+      "calls of the engine's submit operation in the window (a call that carried only I/Os "
+      "`fault.rate` failed before the engine is no call)"),
+    R(SUBMIT, "ios", U64, SUM, 0, sub.ios, "count", "I/Os",
+      "the I/Os they carried to the engine (`ios / calls`: the submission batch; I/Os submitted "
+      "that failed or completed after the window count here too, but not those `fault.rate` failed "
+      "before the engine: they are `fault.injected`); the `slat_hist` counts add up to it"),
+    R(SUBMIT, "batch_max", U32, MAX, EXT | OPT, sub.batch_max, "count", "I/Os",
+      "the most I/Os one call may carry (`submit_batch`, at most `qd`). This and the keys below "
+      "are absent in results from before them"),
+    PART(SUBMIT, "slat_scope", AGREE, EXT | OPT,
+         "{\"enum\": [\"submit_call\", \"queue_only\", \"none\", \"mixed\"]}", "",
+         "what an I/O's `slat_ns` times: the engine's submit call (`submit_call`), the queueing of "
+         "the I/O alone, the kernel entered later in the reap call (`queue_only`: the ring engines), "
+         "nothing (`none`: an engine that completes I/O inside submit); `mixed` in a merged result "
+         "whose parts differ ([engines.md](engines.md))"),
+    R(SUBMIT, "waits", U64, SUM, EXT | OPT, sub.waits, "count", "waits",
+      "the loop's waits for completions while it was still submitting"),
+    R(SUBMIT, "depth_sum", U64, SUM, EXT | OPT, sub.depth_sum, "count", "I/Os",
+      "the I/Os in flight at each wait, added up, and their mean over `waits` (`qd` when every "
+      "free slot was refilled before waiting; lower with a rate or think time; `null` without a "
+      "wait)"),
+    MEAN(SUBMIT, "depth_mean", EXT | OPT, sub.depth_sum, sub.waits, "I/Os", NULL),
+
+    /* rate: null without rate_iops */
+    PART(RATE, "mode", FIRST, 0, "{\"enum\": [\"open\", \"closed\"]}", "",
+         "`open`: every I/O has an intended start on a schedule and is submitted then, whatever is in "
+         "flight (up to `qd`; beyond, it waits for a slot, and that wait counts), its latency counted "
+         "from the intended start; `closed`: an I/O is stamped when a free slot lets it go, so a "
+         "stall hides the waiting of the I/Os behind it (coordinated omission; a warning says so)"),
+    PART(RATE, "process", FIRST, 0, "{\"enum\": [\"uniform\", \"poisson\"]}", "",
+         "the schedule's arrivals: `uniform` (I/O k of a job at `k x jobs / rate_iops` s after the "
+         "start, the first one interval in) or `poisson` (exponential gaps of the same mean, seeded "
+         "from `seed`)"),
+    R(RATE, "target_iops", U64, SUM, 0, rate_iops, "count", "I/Os/s",
+      "`rate_iops` (summed over the parts of a merged result)"),
+    R(RATE, "lagged_ios", U64, SUM, OPEN, sub.lagged, "?count", "I/Os",
+      "I/Os submitted one interval (`jobs / rate_iops` s) or more after their intended start: the "
+      "queue was full, or the job thread was late (a busy machine); a warning says how many"),
+    R(RATE, "unissued_ios", U64, SUM, OPEN, sub.unissued, "?count", "I/Os",
+      "I/Os due in the window that were never submitted (the queue stayed full to its end): latency "
+      "the figures cannot include; a warning says so"),
+    LAG("lag", lag_sum, lag_max, OPEN,
+        "from intended start to the submit call, over `submissions.ios` (I/Os `fault.rate` failed "
+        "before the engine are not in it; the means are `null` when no I/O reached it): what the loop "
+        "and the queue added to `lat` before the engine was asked"),
+    LAG("late", late_sum, late_max, OPEN | EXT | OPT,
+        "the part of the lag that was the job thread's own lateness (a slot was free: the thread woke "
+        "or got the CPU late); a warning says when its mean is a tenth of the mean `lat` or more "
+        "(`lat` then shows the host, not the storage)"),
+    LAG("queue_full", qfull_sum, qfull_max, OPEN | EXT | OPT,
+        "the part of the lag spent waiting for a free slot (the queue full: from the later of the "
+        "intended start and the queue filling, to the slot freed); `late_sum_ns` + "
+        "`queue_full_sum_ns` = `lag_sum_ns`"),
+    R(RATE, "spin_ns", U64, SUM, OPEN | EXT | OPT, sub.spin_ns, "?count", "ns",
+      "time the job threads spun (polled) to arrive on an intended start instead of sleeping to it: "
+      "CPU the rate costs (docs/analysis.md)"),
+    R(RATE, "gaps", U64, SUM, EXT | OPT, sub.gaps, "count", "gaps",
+      "the arrivals as submitted, open or closed: gaps between consecutive I/Os' submit calls (0 "
+      "between I/Os of one call; every arrival of the schedule, an I/O `fault.rate` then fails "
+      "included), their sum and sum of squares, and their coefficient of variation (about 1 for "
+      "`poisson`, near 0 for `uniform`; `null` under 2 gaps)"),
+    R(RATE, "gap_sum_ns", U64, SUM, EXT | OPT, sub.gap_sum, "count", "ns", NULL),
+    R(RATE, "gap_sumsq_ns2", DBL, SUM, EXT | OPT, sub.gap_sq, "nonneg", "ns^2", NULL),
+    PART(RATE, "gap_cv", RECOMP, EXT | OPT, "?nonneg", "", NULL),
+
+    /* fault: what the fault wrapper did to the counted I/Os (injected errors are part of
+     * errors.count, injected short transfers part of errors.short) */
+    R(FAULT, "enabled", BOOL, OR, 0, fault_enabled, "bool", "", "a `fault.*` key asked for faults"),
+    R(FAULT, "injected", DIRSUM, SUM, 0, fault_err, "count", "I/Os",
+      "I/Os failed with `fault.errno` without reaching the engine: no `slat`, not in `submissions`"),
+    R(FAULT, "short", DIRSUM, SUM, 0, fault_short, "count", "I/Os",
+      "transfers cut short (counted in `errors.short`, as `EIO`)"),
+    R(FAULT, "delayed", DIRSUM, SUM, 0, fault_delayed, "count", "I/Os",
+      "completions held back by `fault.delay` (these I/Os may still have succeeded)"),
+    PART(FAULT, "by_errno", SUM, 0, "#by_errno", "I/Os", "`injected` by errno name"),
+    PART(FAULT, "read", SUM, 0, "#fault_direction", "",
+         "`injected`, `short`, `delayed`, `by_errno` of each direction (`trim` only with trims)"),
+    PART(FAULT, "write", SUM, 0, "#fault_direction", "", NULL),
+    PART(FAULT, "trim", SUM, TRIM, "#fault_direction", "", NULL),
+    /* fault.read, .write, .trim: described in the row above */
+    FD("injected", fault_err, "I/Os failed"),
+    FD("short", fault_short, "transfers cut short"),
+    FD("delayed", fault_delayed, "completions held back"),
+    PART(FAULTDIR, "by_errno", SUM, 0, "#by_errno", "I/Os", "`injected` by errno name"),
+
+    /* hosts[]: a merged result's row per host */
+    HR("host", STR, host, "string", "", "machine name; position in the merge (the MPI rank when merged in rank order)"),
+    PART(HOST, "rank", EACH, 0, "count", "", NULL),
+    HR("start_unix_ns", U64, start_unix_ns, "count", "ns", "the host's own start, ramp and measured window"),
+    HR("ramp_s", DBL, ramp_s, "nonneg", "s", NULL),
+    HR("duration_s", DBL, duration_s, "nonneg", "s", NULL),
+    HR("first_done_unix_ns", U64, first_done_unix_ns, "count", "ns",
+       "wall clock when its first and its last job finished"),
+    HR("last_done_unix_ns", U64, last_done_unix_ns, "count", "ns", NULL),
+    PART(HOST, "first_done_s", EACH, 0, "nonneg", "s",
+         "the same in seconds since the merged window started: stragglers show here"),
+    PART(HOST, "last_done_s", EACH, 0, "nonneg", "s", NULL),
+    PART(HOST, "read", EACH, 0, "#host_direction", "",
+         "`ios`, `bytes`, `iops` and `bw_bytes_s` over its own window, `lat_mean_ns`, `lat_p99_ns`, "
+         "`lat_max_ns`"),
+    PART(HOST, "write", EACH, 0, "#host_direction", "", NULL),
+    PART(HOST, "trim", EACH, TRIM, "#host_direction", "", NULL),
+    PART(HOST, "total", EACH, 0, "#host_total", "", "`ios`, `bytes`, `iops`, `bw_bytes_s` of read + write (+ trim)"),
+    HR("errors", U64, errors, "count", "I/Os", "its failed I/Os"),
+    PART(HOST, "cpu", EACH, 0, "#host_cpu", "",
+         "`system_pct` (`null` unknown), `ncpus`, `process_user_s`, `process_sys_s`, `window_s`, "
+         "`process_cores` (over `window_s`; `null` without one), `cpu_us_per_io` (`null` without I/O) "
+         "of that machine"),
+    HR("cancelled", BOOL, cancelled, "bool", "", "whether its run was cancelled; `null` or its failure message"),
+    PART(HOST, "error", EACH, 0, "{\"type\": [\"string\", \"null\"]}", "", NULL),
+
+    /* hosts[].read, .write, .trim: described in the row above */
+    HD("ios", U64, ios, "count", "I/Os", "completed I/Os"),
+    HD("bytes", U64, bytes, "count", "bytes", "their bytes"),
+    HD("iops", RATE, ios, "nonneg", "I/Os/s", "over the host's own window"),
+    HD("bw_bytes_s", RATE, bytes, "nonneg", "bytes/s", "over the host's own window"),
+    HD("lat_mean_ns", DBL, lat_mean_ns, "nonneg", "ns", "mean latency"),
+    HD("lat_p99_ns", DBL, lat_p99_ns, "nonneg", "ns", "99th percentile"),
+    HD("lat_max_ns", DBL, lat_max_ns, "nonneg", "ns", "largest"),
+};
+
+const size_t nvb__nfigs = sizeof nvb__figs / sizeof nvb__figs[0];
+
+uint64_t nvb__figs_dirsum(const void *base, const struct nvb__fig *f, unsigned when)
+{
+    const uint64_t *a = (const uint64_t *)((const char *)base + f->off);
+    uint64_t sum = 0;
+    for (int d = 0; d < (when & NVB__FF_TRIM ? NVB__NDIR : 2); d++)
+        sum += a[d];
+    return sum;
+}
+
+unsigned nvb__figs_when(const struct nvb_result *r)
+{
+    return (r->trim ? NVB__FF_TRIM : 0) | (r->sub.ext ? NVB__FF_EXT : 0) |
+           (r->rate_set && r->rate_mode == NVB__RATE_OPEN ? NVB__FF_OPEN : 0);
+}
+
+int nvb__figs_json(char **out)
+{
+    struct nvb__buf b = {0};
+    nvb__buf_puts(&b, "[");
+    for (size_t i = 0; i < nvb__nfigs; i++) {
+        const struct nvb__fig *f = &nvb__figs[i];
+        nvb__buf_puts(&b, i ? ",\n{\"sec\":" : "\n{\"sec\":");
+        nvb__json_write_str(&b, nvb__fig_sec_names[f->sec]);
+        nvb__buf_puts(&b, ",\"key\":");
+        nvb__json_write_str(&b, f->key);
+        nvb__buf_puts(&b, ",\"type\":");
+        nvb__json_write_str(&b, nvb__fig_type_names[f->type]);
+        nvb__buf_puts(&b, ",\"merge\":");
+        nvb__json_write_str(&b, nvb__fig_merge_names[f->merge]);
+        nvb__buf_printf(&b, ",\"trim_only\":%s,\"old\":%s,\"optional\":%s,\"ext\":%s,\"open_only\":%s",
+                        f->flags & NVB__FF_TRIM ? "true" : "false", f->flags & NVB__FF_OLD ? "true" : "false",
+                        f->flags & NVB__FF_OPT ? "true" : "false", f->flags & NVB__FF_EXT ? "true" : "false",
+                        f->flags & NVB__FF_OPEN ? "true" : "false");
+        nvb__buf_puts(&b, ",\"schema\":");
+        nvb__json_write_str(&b, f->schema);
+        nvb__buf_puts(&b, ",\"unit\":");
+        nvb__json_write_str(&b, f->unit);
+        nvb__buf_puts(&b, ",\"doc\":");
+        if (f->doc)
+            nvb__json_write_str(&b, f->doc);
+        else
+            nvb__buf_puts(&b, "null");
+        nvb__buf_puts(&b, "}");
+    }
+    nvb__buf_puts(&b, "\n]\n");
+    if (b.oom) {
+        free(b.s);
+        return -ENOMEM;
+    }
+    *out = b.s;
+    return 0;
+}

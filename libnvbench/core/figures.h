@@ -1,0 +1,104 @@
+/*
+ * The result's figures, described once (figures.c): for each object of the
+ * JSON result that the table covers, its keys in the order they are
+ * written, each with its type, where the result keeps it, how it merges,
+ * when it is present, whether older results may lack it, its schema and its
+ * meaning. The writer (result.c) and the reader (result_load.c) walk the
+ * same rows; docs/result.schema.json and the tables of docs/json-schema.md
+ * are generated from them (tools/gen_figures.py, checked by
+ * tests/scripts/test_figures_current.sh).
+ *
+ * A row of kind NVB__FT_PART is written and read by code of its own (a
+ * histogram, an object of its own); the table still says where it stands,
+ * its schema and its meaning.
+ */
+#ifndef NVB_CORE_FIGURES_H
+#define NVB_CORE_FIGURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The objects the table covers; each row names its own. */
+enum nvb__fig_sec {
+    NVB__FS_DIR,       /* read, write, trim: top level and per_target[] (struct nvb__dstat) */
+    NVB__FS_TARGET,    /* per_target[] (struct nvb__tstat) */
+    NVB__FS_ERRORS,    /* errors (struct nvb_result) */
+    NVB__FS_VERIFY,    /* verify (struct nvb_result) */
+    NVB__FS_VMISMATCH, /* verify.first_mismatches[] (struct nvb__vmismatch) */
+    NVB__FS_PRECOND,   /* precondition (struct nvb__precond_res) */
+    NVB__FS_THREAD,    /* cpu.threads[] (struct nvb__thread_row) */
+    NVB__FS_SUBMIT,    /* submissions (struct nvb_result) */
+    NVB__FS_RATE,      /* rate (struct nvb_result) */
+    NVB__FS_HOST,      /* hosts[] (struct nvb__hostrow) */
+    NVB__FS_FAULT,     /* fault (struct nvb_result) */
+    NVB__FS_FAULTDIR,  /* fault.read, .write, .trim: the result's fault arrays by direction,
+                        * the base moved by 8 bytes a direction */
+    NVB__FS_HOSTDIR,   /* hosts[].read, .write, .trim: struct nvb__hostrow's arrays by
+                        * direction, the row's base moved by 8 bytes a direction */
+    NVB__FS_COUNT
+};
+
+enum nvb__fig_type {
+    NVB__FT_U64,  /* uint64_t: an exact count */
+    NVB__FT_U32,  /* uint32_t (or unsigned) */
+    NVB__FT_LONG, /* long, not negative, below 2^32 - 1 (a thread id) */
+    NVB__FT_DBL,  /* a double the result stores, not negative: written to read back exactly */
+    NVB__FT_BOOL, /* int, true/false */
+    NVB__FT_STR,  /* char[size] */
+    NVB__FT_STRP, /* char *, owned by the result */
+    NVB__FT_RATE, /* derived: the uint64_t at off / the caller's window (0 without one) */
+    NVB__FT_GIB,  /* derived: the same / 2^30 */
+    NVB__FT_MEAN, /* derived: the uint64_t at off / the uint64_t at off2, null when that is 0 */
+    NVB__FT_DIRSUM, /* derived: the uint64_t array by direction at off, added over the directions */
+    NVB__FT_PART  /* written and read by code of its own */
+};
+
+/* How a merge of results (merge.c) makes the figure; documentary: the
+ * merge is merge.c's, and the docs say this. */
+enum nvb__fig_merge {
+    NVB__FM_SUM,   /* added */
+    NVB__FM_MAX,   /* the largest */
+    NVB__FM_RECOMP,/* recomputed from the merged figures */
+    NVB__FM_HIST,  /* a histogram: added bucket by bucket */
+    NVB__FM_NONE,  /* none: a merged result has the object null */
+    NVB__FM_EACH,  /* each part's kept (rows, targets) */
+    NVB__FM_OR,    /* true when any part's is */
+    NVB__FM_FIRST, /* the first part's */
+    NVB__FM_AGREE  /* the parts' when they agree, else "mixed" */
+};
+
+/* flags */
+#define NVB__FF_TRIM 1u /* present only in results that trim (nvb_result.trim) */
+#define NVB__FF_OLD  2u /* results written before it lack it: optional on load (0 then) */
+#define NVB__FF_OPT  4u /* not required by the schema (the writer may leave it out) */
+#define NVB__FF_EXT  8u /* present only when the result has the submission figures added
+                         * with it (nvb__submits.ext; results before them lack it) */
+#define NVB__FF_OPEN 16u /* null unless the rate is open-loop (and read only then) */
+
+struct nvb__fig {
+    uint8_t     sec, type, merge, flags;
+    const char *key;
+    size_t      off, size;   /* where the object's struct keeps it, and its size (NVB__FT_STR) */
+    size_t      off2;        /* NVB__FT_MEAN: where the count it is over is kept */
+    const char *schema;      /* "count", "nonneg", "bool", "string", "#def" ($ref), "?X" (X or null), or JSON */
+    const char *unit;        /* "" for none */
+    const char *doc;         /* its meaning (markdown); NULL: shares the previous row's line in the docs */
+};
+
+extern const struct nvb__fig nvb__figs[];
+extern const size_t nvb__nfigs;
+extern const char *const nvb__fig_sec_names[NVB__FS_COUNT];
+extern const char *const nvb__fig_type_names[];
+extern const char *const nvb__fig_merge_names[];
+
+/* The conditions (NVB__FF_TRIM, _EXT, _OPEN) that hold for a result. */
+struct nvb_result;
+unsigned nvb__figs_when(const struct nvb_result *r);
+/* An NVB__FT_DIRSUM row's value: its array at base added over the directions
+ * (trim's too when NVB__FF_TRIM is in when). */
+uint64_t nvb__figs_dirsum(const void *base, const struct nvb__fig *f, unsigned when);
+
+/* The table as JSON (for the generator): 0 or -ENOMEM; *out to free(). */
+int nvb__figs_json(char **out);
+
+#endif

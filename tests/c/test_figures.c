@@ -1,0 +1,221 @@
+/*
+ * The table of the result's figures (core/figures.c) is what the writer
+ * writes and the reader reads: each of its figures, found by its path in a
+ * result, is the value at its place in the result's structs; a result
+ * without one of its keys loads when the table says results written before
+ * the key lack it (as 0), and is refused naming the key otherwise.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nvbench.h"
+#include "testutil.h"
+#include "core/internal.h"
+#include "core/figures.h"
+#include "util/json.h"
+
+/* The objects of a result the table covers: its section, its path, its
+ * struct, the window its rates divide by. */
+struct place {
+    int sec;
+    char path[64];
+    const void *base;
+    double per;
+};
+
+static int places(const struct nvb_result *r, struct place *p)
+{
+    int n = 0;
+    for (int d = 0; d < 2; d++) {
+        p[n++] = (struct place){NVB__FS_DIR, "", &r->tot[d], r->duration_s};
+        snprintf(p[n - 1].path, sizeof p[0].path, "%s", nvb__dir_names[d]);
+        p[n++] = (struct place){NVB__FS_DIR, "", &r->tg[0].d[d], r->duration_s};
+        snprintf(p[n - 1].path, sizeof p[0].path, "per_target.0.%s", nvb__dir_names[d]);
+    }
+    p[n++] = (struct place){NVB__FS_TARGET, "per_target.0", &r->tg[0], r->duration_s};
+    p[n++] = (struct place){NVB__FS_ERRORS, "errors", r, 0};
+    p[n++] = (struct place){NVB__FS_VERIFY, "verify", r, 0};
+    if (r->pre.passes) /* null in a merged result */
+        p[n++] = (struct place){NVB__FS_PRECOND, "precondition", &r->pre, r->pre.duration_s};
+    p[n++] = (struct place){NVB__FS_SUBMIT, "submissions", r, 0};
+    p[n++] = (struct place){NVB__FS_FAULT, "fault", r, 0};
+    p[n++] = (struct place){NVB__FS_FAULTDIR, "fault.read", r, 0};
+    p[n++] = (struct place){NVB__FS_FAULTDIR, "fault.write", (const char *)r + sizeof(uint64_t), 0};
+    if (r->rate_set)
+        p[n++] = (struct place){NVB__FS_RATE, "rate", r, 0};
+    if (r->nthreads)
+        p[n++] = (struct place){NVB__FS_THREAD, "cpu.threads.0", &r->threads[0], 0};
+    if (r->nhosts) {
+        const struct nvb__hostrow *h = &r->hosts[0];
+        p[n++] = (struct place){NVB__FS_HOST, "hosts.0", h, 0};
+        p[n++] = (struct place){NVB__FS_HOSTDIR, "hosts.0.read", h, h->duration_s};
+        p[n++] = (struct place){NVB__FS_HOSTDIR, "hosts.0.write", (const char *)h + sizeof(uint64_t), h->duration_s};
+    }
+    return n;
+}
+
+/* A numeric row's value from the struct; 0 and *ok 0 for strings and parts. */
+static double value(const struct nvb__fig *f, const struct place *p, int *ok)
+{
+    const void *v = (const char *)p->base + f->off;
+    double u = 0;
+    *ok = 1;
+    switch (f->type) {
+    case NVB__FT_U64: return (double)*(const uint64_t *)v;
+    case NVB__FT_U32: return *(const uint32_t *)v;
+    case NVB__FT_LONG: return (double)*(const long *)v;
+    case NVB__FT_DBL: return *(const double *)v;
+    case NVB__FT_BOOL: return *(const int *)v ? 1 : 0;
+    case NVB__FT_RATE:
+    case NVB__FT_GIB:
+        u = p->per > 0 ? (double)*(const uint64_t *)v / p->per : 0;
+        return f->type == NVB__FT_GIB && p->per > 0 ? u / 1073741824.0 : u;
+    case NVB__FT_DIRSUM: return (double)nvb__figs_dirsum(p->base, f, 0); /* no trims in these results */
+    case NVB__FT_MEAN:
+        u = (double)*(const uint64_t *)((const char *)p->base + f->off2);
+        return (double)*(const uint64_t *)v / u; /* NaN over 0: written as null */
+    default: *ok = 0; return 0;
+    }
+}
+
+static struct nvb_result *g_run, *g_m; /* a run, and it merged with itself (hosts[]) */
+static char *g_file;
+
+static void make_result(void)
+{
+    g_file = tu_scratch("figures", 4 << 20);
+    const char *const kv[] = {"engine", "psync", "rw", "randrw", "bs", "4k", "ios", "300", "seed", "7", "direct", "0",
+                              "verify", "1", "precondition", "1", "rate_iops", "1000000", "fault.short", "0.01",
+                              "fault.delay", "1us", "fault.delay_rate", "0.1", "continue_on_error", "1", NULL};
+    const char *const tg[] = {g_file, NULL};
+    struct nvb_workload *w = tu_workload(kv, tg);
+    g_run = tu_run_ok(w);
+    nvb_workload_free(w);
+    ck_assert_uint_eq(g_run->ntargets, 1);
+    ck_assert_uint_gt(g_run->tot[0].ios + g_run->tot[1].ios, 0);
+    ck_assert_uint_eq(g_run->pre.passes, 1);
+    ck_assert(g_run->rate_set && g_run->sub.ext);
+    const struct nvb_result *parts[2] = {g_run, g_run};
+    ck_assert_int_eq(nvb_result_merge(&g_m, parts, 2), 0);
+    ck_assert_uint_eq(g_m->nhosts, 2);
+}
+
+static void free_result(void)
+{
+    nvb_result_free(g_run);
+    nvb_result_free(g_m);
+    unlink(g_file);
+    free(g_file);
+}
+
+START_TEST(writer_follows_table)
+{
+    const struct nvb_result *g_r = _i ? g_m : g_run;
+    struct place p[16];
+    int np = places(g_r, p), checked = 0;
+    for (int k = 0; k < np; k++)
+        for (size_t i = 0; i < nvb__nfigs; i++) {
+            const struct nvb__fig *f = &nvb__figs[i];
+            char path[128];
+            int ok = 0;
+            double want = f->sec == p[k].sec ? value(f, &p[k], &ok) : 0, got = -1;
+            if (f->sec != p[k].sec || !ok || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
+                continue;
+            snprintf(path, sizeof path, "%s.%s", p[k].path, f->key);
+            if (want != want) { /* a mean over nothing: null, which a lookup does not find */
+                ck_assert_msg(nvb_result_get(g_r, path, &got) == -ENOENT, "%s: not null", path);
+                continue;
+            }
+            ck_assert_msg(nvb_result_get(g_r, path, &got) == 0, "%s: not in the result", path);
+            ck_assert_msg(got == want, "%s: %.17g written, %.17g in the result", path, got, want);
+            checked++;
+        }
+    ck_assert_int_gt(checked, 40);
+}
+END_TEST
+
+/* The member of the parsed JSON at a dotted path. */
+static struct nvb__jv *at(struct nvb__jv *v, const char *path)
+{
+    char buf[128], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *t = strtok_r(buf, ".", &save); t && v; t = strtok_r(NULL, ".", &save)) {
+        struct nvb__jv *next = NULL;
+        for (uint32_t i = 0; i < v->n; i++)
+            if (v->type == NVB__J_ARR ? (uint32_t)atoi(t) == i : !strcmp(v->kid[i].key, t))
+                next = &v->kid[i];
+        v = next;
+    }
+    return v;
+}
+
+START_TEST(reader_follows_table)
+{
+    const struct nvb_result *g_r = _i ? g_m : g_run;
+    char *json = NULL, why[256];
+    struct nvb__jv *root = NULL;
+    ck_assert_int_eq(nvb_result_json(g_r, &json), 0);
+    ck_assert_int_eq(nvb__json_parse(json, strlen(json), &root, why, sizeof why), 0);
+    struct place p[16];
+    int np = places(g_r, p), old = 0, refused = 0;
+    for (int k = 0; k < np; k++)
+        for (size_t i = 0; i < nvb__nfigs; i++) {
+            const struct nvb__fig *f = &nvb__figs[i];
+            if (f->sec != p[k].sec || f->type == NVB__FT_PART || f->type == NVB__FT_RATE || f->type == NVB__FT_GIB ||
+                f->type == NVB__FT_MEAN || f->type == NVB__FT_DIRSUM || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
+                continue;
+            char path[128];
+            snprintf(path, sizeof path, "%s.%s", p[k].path, f->key);
+            struct nvb__jv *m = at(at(root, p[k].path), f->key);
+            ck_assert_msg(m, "%s: not in the JSON", path);
+            m->key[0] = '~'; /* the key missing, as in a result from before it */
+            struct nvb__buf b = {0};
+            nvb__json_write(root, &b);
+            m->key[0] = f->key[0];
+            struct nvb_result *r = NULL;
+            int rc = nvb_result_parse(b.s, b.len, &r, why, sizeof why);
+            free(b.s);
+            if (f->flags & NVB__FF_OLD) {
+                ck_assert_msg(rc == 0, "%s: a result without it does not load: %s", path, why);
+                double v = -1;
+                if (f->type != NVB__FT_STR && f->type != NVB__FT_STRP)
+                    ck_assert_msg(nvb_result_get(r, path, &v) == 0 && v == 0, "%s: %g, not 0, when absent", path, v);
+                nvb_result_free(r);
+                old++;
+            } else {
+                char want[160];
+                snprintf(want, sizeof want, "'%s': missing", path);
+                ck_assert_msg(rc == -EINVAL && strstr(why, want), "%s: loaded without it (%d, %s)", path, rc, why);
+                refused++;
+            }
+        }
+    ck_assert_int_gt(old, 2);
+    ck_assert_int_gt(refused, 20);
+    /* and what was read is written back as it was */
+    struct nvb_result *r = NULL;
+    char *back = NULL;
+    ck_assert_int_eq(nvb_result_parse(json, strlen(json), &r, why, sizeof why), 0);
+    ck_assert_int_eq(nvb_result_json(r, &back), 0);
+    ck_assert_str_eq(back, json);
+    free(back);
+    nvb_result_free(r);
+    nvb__json_free(root);
+    free(json);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("figures");
+    TCase *tc = tcase_create("figures");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, make_result, free_result);
+    tcase_add_loop_test(tc, writer_follows_table, 0, 2);
+    tcase_add_loop_test(tc, reader_follows_table, 0, 2);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s) ? 1 : 0;
+}
