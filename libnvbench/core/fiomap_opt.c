@@ -5,6 +5,7 @@
  * when the mapping is lenient.
  */
 #include "core/fiomap.h"
+#include "core/keys.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,20 +20,25 @@
     } while (0)
 
 /* ------------------------------------------------------------------ direct renames
- * fio options whose value is a library key's value as it is. This table
- * is the one to fold into the key table's fio column (workload.c). */
-static const struct { const char *fio, *key; } renames[] = {
-    {"rwmixread", "rwmix"},
-    {"iodepth", "qd"},
-    {"thinktime_blocks", "thinktime_blocks"},
-    {"randseed", "seed"},
-    {"iodepth_batch", "submit_batch"},
-    {"iodepth_batch_submit", "submit_batch"},
-    {"iodepth_batch_complete", "complete_batch"},
-    {"iodepth_batch_complete_min", "complete_batch"},
-    {"buffer_compress_percentage", "data_compress"},
-    {"dedupe_percentage", "data_dedupe"},
+ * A fio option whose value a library key takes as it is says so in the key
+ * table (core/keys.c: its fio column and NVB__KEY_FIO_AS_IS); here only
+ * fio's own other names of those options. */
+static const struct { const char *alias, *fio; } aliases[] = {
+    {"iodepth_batch", "iodepth_batch_submit"},
+    {"iodepth_batch_complete", "iodepth_batch_complete_min"},
 };
+
+/* The key that takes fio option opt's value as it is, or NULL. */
+static const char *as_is_key(const char *opt)
+{
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (!strcmp(opt, aliases[i].alias))
+            opt = aliases[i].fio;
+    for (size_t i = 0; i < nvb__nkeys; i++)
+        if ((nvb__keys[i].flags & NVB__KEY_FIO_AS_IS) && nvb__keys[i].fio && !strcmp(opt, nvb__keys[i].fio))
+            return nvb__keys[i].name;
+    return NULL;
+}
 
 /* Options that shape the run as a whole or only fio's report: read in
  * fiomap.c, or accepted as they are (nvbench reports every job's figures
@@ -51,7 +57,6 @@ static const char *const structure[] = {
 static const char *const reasons[][2] = {
     {"rate_min", "nvbench has no minimum rate that stops a job running slower"},
     {"ratemin", "nvbench has no minimum rate that stops a job running slower"},
-    {"startdelay", "nvbench starts the jobs of a step together: the job would start at once"},
     {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
     {"wait_for", "nvbench orders jobs by stonewall only: the job would not wait for the one named"},
     {"flow", "nvbench has no flow control between jobs: the jobs would run at their own pace"},
@@ -336,6 +341,18 @@ static int h_zonemode(struct fm_job *j, const char *opt, const char *v)
                           "each zone's write pointer)", v);
 }
 
+/* fio's startdelay: seconds unless a unit is given; a range (a random
+ * delay) has no equivalent and fm_time refuses it. */
+static int h_startdelay(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t ns;
+    char buf[32];
+    (void)v;
+    TRY(fm_time(j, opt, "s", &ns));
+    snprintf(buf, sizeof buf, "%lluns", (unsigned long long)ns);
+    return fm_set(j, "startdelay", buf, opt);
+}
+
 static int h_gtod_reduce(struct fm_job *j, const char *opt, const char *v)
 {
     int t = fm_flag(j, opt);
@@ -395,17 +412,17 @@ static const struct {
     {"random_generator", h_random_generator, 0},
     {"blocksize_range", h_bsrange, 0},
     {"gtod_reduce", h_gtod_reduce, 1},
+    {"startdelay", h_startdelay, 0},
 };
 
 /* One option: a rename, a handler, structure, or nothing nvbench has. */
 static int option(struct fm_job *j, const char *opt, const char *v)
 {
-    for (size_t i = 0; i < sizeof renames / sizeof renames[0]; i++) {
-        if (strcmp(opt, renames[i].fio) != 0)
-            continue;
+    const char *key = as_is_key(opt);
+    if (key) {
         if (!v)
             return fm_err(j, opt, "needs a value (option=value)");
-        return fm_set(j, renames[i].key, v, opt);
+        return fm_set(j, key, v, opt);
     }
     for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
         if (strcmp(opt, handlers[i].fio) != 0)

@@ -34,6 +34,7 @@ const char *const nvb__ktype_names[] = {
 #define KEY(n, t, field, lo, hi) .name = n, .type = t, .off = offsetof(struct nvb_workload, field), .min = lo, .max = hi
 #define NS_PER_S 1000000000ull
 #define MEASURES NVB__KEY_MEASURES
+#define FIO_AS_IS NVB__KEY_FIO_AS_IS
 
 const struct keydef nvb__keys[] = {
     {KEY("engine", K_ENGINE, engine, 0, 0),
@@ -50,7 +51,7 @@ const struct keydef nvb__keys[] = {
      .doc = "pattern; `read`/`write`/`rw`/`trim` are sequential, each job starting at its own offset; "
              "`randrw` and `rw` mix; `trim`/`randtrim` discard (below: [Trims](#trims))"},
     {KEY("rwmix", K_UINT, rwmix, 0, 100),
-     .unit = "percent", .group = "workload", .fio = "rwmixread", .flags = MEASURES,
+     .unit = "percent", .group = "workload", .fio = "rwmixread", .flags = MEASURES | FIO_AS_IS,
      .help = "read percentage of mixed workloads",
      .dflt = "50",
      .range = "0..100",
@@ -69,7 +70,7 @@ const struct keydef nvb__keys[] = {
      .range = "1 .. 1G",
      .doc = "block size; with `direct=1` a multiple of the target's logical block size"},
     {KEY("qd", K_UINT, qd, 1, 16384),
-     .unit = "I/Os", .group = "workload", .fio = "iodepth", .flags = MEASURES,
+     .unit = "I/Os", .group = "workload", .fio = "iodepth", .flags = MEASURES | FIO_AS_IS,
      .help = "I/Os in flight per job",
      .dflt = "1",
      .range = "1..16384",
@@ -197,7 +198,7 @@ const struct keydef nvb__keys[] = {
              "different for every write, [reliability.md](reliability.md#data-verification-verify1)); the "
              "null engine writes nothing and prepares nothing"},
     {KEY("data_compress", K_UINT, data_compress, 0, 100),
-     .unit = "percent", .group = "data", .fio = "buffer_compress_percentage", .flags = MEASURES,
+     .unit = "percent", .group = "data", .fio = "buffer_compress_percentage", .flags = MEASURES | FIO_AS_IS,
      .help = "percent of every written 512-byte sector that is zeros (compressible), the rest random",
      .dflt = "0",
      .range = "0..100",
@@ -206,7 +207,7 @@ const struct keydef nvb__keys[] = {
              "data above; a last sector shorter than 512 bytes the same share of its length. gzip -1 makes "
              "such data about `100 - P` % of its size. Needs `fill=random` and `verify=0`"},
     {KEY("data_dedupe", K_UINT, data_dedupe, 0, 100),
-     .unit = "percent", .group = "data", .fio = "dedupe_percentage", .flags = MEASURES,
+     .unit = "percent", .group = "data", .fio = "dedupe_percentage", .flags = MEASURES | FIO_AS_IS,
      .help = "percent of written blocks that are one and the same block (deduplicable)",
      .dflt = "0",
      .range = "0..100",
@@ -216,7 +217,7 @@ const struct keydef nvb__keys[] = {
              "Needs `fill=random` and `verify=0`; both keys apply to the scratch layout too and are echoed in "
              "the result's `workload`"},
     {KEY("seed", K_U64, seed, 0, UINT64_MAX),
-     .group = "data", .fio = "randseed",
+     .group = "data", .fio = "randseed", .flags = FIO_AS_IS,
      .help = "seed of offsets and data",
      .dflt = "7959657617677615105",
      .range = "u64",
@@ -345,13 +346,13 @@ const struct keydef nvb__keys[] = {
              "moves the same way. A think is cut short at the end of the window or a stop. Not applied in the "
              "`precondition` phase"},
     {KEY("thinktime_blocks", K_UINT, thinktime_blocks, 1, 1u << 30),
-     .unit = "I/Os", .group = "timing", .fio = "thinktime_blocks", .flags = MEASURES,
+     .unit = "I/Os", .group = "timing", .fio = "thinktime_blocks", .flags = MEASURES | FIO_AS_IS,
      .help = "I/Os between think times",
      .dflt = "1",
      .range = "1 .. 2^30",
      .doc = "I/Os between think times (fio's `thinktime_blocks`); without `thinktime` it does nothing"},
     {KEY("submit_batch", K_UINT, submit_batch, 0, 16384),
-     .unit = "I/Os", .group = "workload", .fio = "iodepth_batch_submit", .flags = MEASURES,
+     .unit = "I/Os", .group = "workload", .fio = "iodepth_batch_submit", .flags = MEASURES | FIO_AS_IS,
      .help = "most I/Os queued per submission (0: qd)",
      .dflt = "0",
      .range = "0..16384",
@@ -361,7 +362,7 @@ const struct keydef nvb__keys[] = {
              "`iodepth_batch_submit=1`); the result's `submissions` says the batch, what a slat covers and "
              "the depth kept ([engines.md](engines.md#batching-and-slat-against-fio))"},
     {KEY("complete_batch", K_UINT, complete_batch, 1, 16384),
-     .unit = "I/Os", .group = "workload", .fio = "iodepth_batch_complete_min",
+     .unit = "I/Os", .group = "workload", .fio = "iodepth_batch_complete_min", .flags = FIO_AS_IS,
      .help = "completions to wait for when the queue is full",
      .dflt = "1",
      .range = "1..16384",

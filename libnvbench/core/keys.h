@@ -19,6 +19,9 @@ enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_
 /* A key whose two values in two results mean the two measured different
  * things (nvbench compare names such a difference). */
 #define NVB__KEY_MEASURES 1u
+/* fio's option (the fio column) takes the key's value as it is: a fio job
+ * file's value is passed through unchanged (core/fiomap_opt.c). */
+#define NVB__KEY_FIO_AS_IS 2u
 
 struct keydef {
     const char *name;

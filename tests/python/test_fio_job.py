@@ -183,7 +183,7 @@ def test_include_and_directory(tmp_path):
 
 @pytest.mark.parametrize("body,opt", [
     ("bs=4k,8k", "bs"), ("verify=md5\nrw=read", "verify"), ("rw=randread:8", "rw"), ("cpus_allowed=0-1", "cpus_allowed"), ("rw=write\nnumjobs=2", "numjobs"),
-    ("rw=randwrite\nverify=crc32c", "verify"), ("startdelay=1", "startdelay"), ("continue_on_error=read", "continue_on_error"),
+    ("rw=randwrite\nverify=crc32c", "verify"), ("wait_for=x", "wait_for"), ("continue_on_error=read", "continue_on_error"),
 ])
 def test_refused_options_name_themselves(tmp_path, body, opt):
     path = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[sec]\n{body}\n")
@@ -724,12 +724,22 @@ def test_sync_engines_timeout_gtod_rate_mapped_with_notes():
 @pytest.mark.parametrize("body,why", [
     ("timeout=2\nruntime=3", "other name of runtime"), ("rate=1000\nbs=4k", "not a whole number of 4096-byte"),
     ("rate=1m\nrate_iops=5", "both cap"), ("filesize=1m-2m", "a range of file sizes"),
-    ("size=1z", "counts zones"), ("startdelay=1", "starts the jobs of a step together"),
+    ("size=1z", "counts zones"), ("exitall", "every job of a step to its own end"),
 ])
 def test_issue26_refusals_say_why(tmp_path, body, why):
     path = write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n")
     with pytest.raises(FioJobError, match=why):
         from_fio_job(path)
+
+
+def test_startdelay_is_the_key(tmp_path):
+    """fio's startdelay (seconds unless a unit is given) is the startdelay key, per job."""
+    path = write(tmp_path, "[a]\nioengine=null\nsize=1m\nstartdelay=2\n[b]\nioengine=null\nsize=1m\nstartdelay=150ms\n")
+    [[a, b]] = from_fio_job(path)
+    assert (a["startdelay"], a["fio"]["origin"]["startdelay"]) == ("2000000000ns", "startdelay")
+    assert b["startdelay"] == "150000000ns"
+    with pytest.raises(FioJobError, match=r"'startdelay'"):
+        from_fio_job(write(tmp_path, "[a]\nioengine=null\nsize=1m\nstartdelay=1-3\n"))
 
 
 def test_zoned_refused_even_lenient():
