@@ -26,6 +26,7 @@
  * target's facts, checks and hold. The namespace behind a passthrough
  * target is the nvme engine's business (its prepare_target()). */
 #include "devices/facts.h"
+#include "core/devlog.h"
 
 /* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE; durations -EDOM when finer than 1 ns ---- */
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */
@@ -213,6 +214,7 @@ struct nvb__tstat {          /* per target */
         char     dev[64];    /* the block device measured ("" when none) */
         char     why[160];   /* state 2: why there is no figure */
     } util;
+    struct nvb__devlog dlog; /* the device's health log before and after (devlog.c) */
 };
 
 struct nvb__ihist;
@@ -382,6 +384,7 @@ struct nvb_result {
     int      err;
     char     errmsg[1024];
     double   clock_cost_ns;
+    struct nvb__energy energy; /* RAPL over the run (energy.c) */
     /* hosts (merge.c, result_load.c) */
     char     host[256];              /* the machine that ran it; "" for a merged result */
     uint64_t end_wall_ns;            /* wall clock at the end of the measured window */

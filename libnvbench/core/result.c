@@ -713,6 +713,7 @@ static void emit_targets(struct jctx *c, const struct nvb_result *r)
         }
         emit_content(c, &ts->content);
         emit_util(c, &ts->util);
+        { char *s = nvb__devlog_json(r, ts); if (s) jo_raw(c, "device_log", s); free(s); } /* devlog.c */
         jo_close(c, '}');
     }
     jo_close(c, ']');
@@ -861,6 +862,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
 
     if (!group)
         emit_cpu(&c, r);
+    { char *s = group ? NULL : nvb__energy_json(r); if (s) jo_raw(&c, "energy", s); free(s); } /* energy.c */
 
     emit_errors(&c, r);
 
