@@ -91,6 +91,7 @@ struct nvb_workload {
     uint64_t  io_limit;      /* bytes over all jobs, 0 = none */
     uint64_t  ios;           /* I/Os over all jobs, 0 = none */
     int       direct;
+    int       uncached, atomic, fua; /* RWF_DONTCACHE, RWF_ATOMIC, RWF_DSYNC per I/O (core/iomode.c) */
     int       invalidate;    /* drop the targets' cached pages before the run */
     int       fill;
     unsigned  data_compress; /* percent of each written 512-byte sector that is zeros */

@@ -23,6 +23,7 @@
  * registered ring fd is private to the registering task.
  */
 #include "core/engine.h"
+#include "core/iomode.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -78,6 +79,7 @@ struct uring {
     unsigned char regfiles;
     unsigned char sqpoll;
     unsigned char *blk;      /* trims: which targets are block devices */
+    unsigned rflags, wflags; /* RWF_* per read, per write (core/iomode.h) */
 };
 
 static void uring_teardown(void *state)
@@ -204,6 +206,12 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
     u->nfds = ctx->nfds;
     u->bufs = ctx->bufs;
     u->buf_len = ctx->buf_len;
+    u->rflags = ctx->rflags;
+    u->wflags = ctx->wflags;
+    if ((r0 = nvb__iomode_setup(ctx, "io_uring")) < 0) { /* uncached, atomic, fua */
+        free(u);
+        return r0;
+    }
 
     unsigned base = 0;
     if (sqpoll)
@@ -296,6 +304,8 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
             else
                 io_uring_prep_read(sqe, fd, io->buf, io->len, io->off);
         }
+        if (io->dir != NVB_TRIM)
+            sqe->rw_flags = (int)(io->dir == NVB_WRITE ? u->wflags : u->rflags); /* core/iomode.h */
         if (u->regfiles && fd >= 0)
             sqe->flags |= IOSQE_FIXED_FILE;
         io_uring_sqe_set_data(sqe, io);
