@@ -42,3 +42,26 @@ def test_the_summary_shows_the_device_and_energy_figures(tmp_path):
     assert "device /dev/nvme0n1: 2 device bytes written per host byte, wrote 1.95 MiB, " \
            "1 host commands per I/O, 37 -> 42 C (warning at 70 C)" in text, text
     assert "energy: 1.5 J, CPU packages (every process's), 2.34e+04 uJ per I/O, 12 W" in text, text
+
+
+def test_fio_job_files_with_the_io_modes_run(tmp_path):
+    from nvbench.fio_job import from_fio_job, run_fio_job
+    f = tmp_path / "m.dat"
+    f.write_bytes(b"\0" * (1 << 20))
+    job = tmp_path / "modes.fio"
+    job.write_text(f"[global]\nioengine=psync\nfilename={f}\nbs=4k\nio_size=64k\n"
+                   "[uncached]\nrw=randread\nbuffered=1\nuncached=1\n"
+                   "[fua]\nstonewall\nrw=randwrite\nfua=1\n")
+    steps = from_fio_job(str(job))
+    assert steps[0][0]["uncached"] in ("1", 1, True) and steps[1][0]["fua"] in ("1", 1, True), steps
+    results = run_fio_job(str(job))
+    flat = [r for step in results for r in (step if isinstance(step, list) else [step])]
+    used = [r.data["engine_used"] for r in flat]
+    assert any(u.get("read_flags") == "RWF_DONTCACHE" for u in used), used
+    assert any(u.get("write_flags") == "RWF_DSYNC" for u in used), used
+    # atomic=1 where the disk does no atomic writes: refused, naming the limits
+    job.write_text(f"[a]\nioengine=psync\nfilename={f}\nrw=randwrite\nbs=4k\ndirect=1\natomic=1\nio_size=16k\n")
+    try:
+        run_fio_job(str(job))
+    except Exception as e:  # FioJobError naming the section, from the library's refusal
+        assert "atomic=1:" in str(e) and "atomic_write" in str(e), e

@@ -151,7 +151,7 @@ _RANDOM = ("randread", "randwrite", "randrw", "randtrim")
 _VERIFY = ("crc32c", "crc32c-intel")
 # Options that may stand without a value (on).
 _FLAGS = frozenset(("direct", "buffered", "invalidate", "norandommap", "randrepeat", "fixedbufs",
-                    "registerfiles", "sqthread_poll", "hipri", "zero_buffers"))
+                    "registerfiles", "sqthread_poll", "hipri", "zero_buffers", "uncached", "atomic", "fua"))
 # Options that shape the run as a whole or only fio's report: handled in _finish or
 # accepted as they are (nvbench reports every job's figures and percentiles anyway).
 _STRUCTURE = frozenset((
@@ -397,6 +397,7 @@ _HANDLERS = {
     "offset": _as("offset", lambda j, o, v: str(j.size(o))),
     "direct": _direct, "buffered": _buffered,
     "invalidate": _as("invalidate", _flag_of),
+    "uncached": _as("uncached", _flag_of), "atomic": _as("atomic", _flag_of), "fua": _as("fua", _flag_of),
     "random_distribution": _as("random_distribution"),
     "norandommap": lambda j, o, v: None,  # handled with the pattern in _finish
     "rate_iops": _rate,
