@@ -102,6 +102,7 @@ struct nvb__engine_ctx {
                                 * setup() makes may take, then it fails with
                                 * -ETIMEDOUT (the runner then keeps the
                                 * buffers); 0: no bound */
+    unsigned     rflags, wflags; /* RWF_* each read, each write carries (core/iomode.h); 0: none */
     char        *why;          /* reason for a failure of setup(), NUL-terminated */
     size_t       why_len;
 };

@@ -156,6 +156,10 @@ const struct nvb__fig nvb__figs[] = {
          "`null` when measured. Results written before them have none of the three keys"),
     PART(TARGET, "util_pct", EACH, OLD | OPT, "?#percent", "%", NULL),
     PART(TARGET, "util_why", EACH, OLD | OPT, "{\"type\": [\"string\", \"null\"]}", "", NULL),
+    PART(TARGET, "device_log", EACH, OLD | OPT, "#device_log", "",
+         "what the device did (docs/device.md): the NVMe health log read before and after the run, its "
+         "deltas and the figures derived from them; `available` false with the `reason` on other "
+         "targets. Absent in results from before it"),
 
     /* errors */
     R(ERRORS, "count", U64, SUM, 0, errors, "count", "I/Os",

@@ -163,12 +163,14 @@ static int h_direct(struct fm_job *j, const char *opt, const char *v)
     return fm_set(j, "direct", (t == (strcmp(opt, "direct") == 0)) ? "1" : "0", opt);
 }
 
-static int h_invalidate(struct fm_job *j, const char *opt, const char *v)
+/* A fio flag that is the library key of the same name (invalidate, uncached,
+ * atomic, fua): it may stand without a value. */
+static int h_same_flag(struct fm_job *j, const char *opt, const char *v)
 {
     int t = fm_flag(j, opt);
     (void)v;
     TRY(t);
-    return fm_set(j, "invalidate", t ? "1" : "0", opt);
+    return fm_set(j, opt, t ? "1" : "0", opt);
 }
 
 static int h_rate_iops(struct fm_job *j, const char *opt, const char *v)
@@ -393,7 +395,10 @@ static const struct {
     {"offset", h_offset, 0},
     {"direct", h_direct, 1},
     {"buffered", h_direct, 1},
-    {"invalidate", h_invalidate, 1},
+    {"invalidate", h_same_flag, 1},
+    {"uncached", h_same_flag, 1},
+    {"atomic", h_same_flag, 1},
+    {"fua", h_same_flag, 1},
     {"rate_iops", h_rate_iops, 0},
     {"rate_process", h_rate_process, 0},
     {"thinktime", h_thinktime, 0},

@@ -27,6 +27,7 @@
  * target is the nvme engine's business (its prepare_target()). */
 #include "devices/facts.h"
 #include "core/explain.h" /* the result's explanation: its writers and reader */
+#include "core/devlog.h"
 
 /* ---- value parsers (parse.c): 0 or -EINVAL/-ERANGE; durations -EDOM when finer than 1 ns ---- */
 int nvb__parse_size(const char *s, uint64_t *out);        /* "4k", "1M", "2G", "512" (binary units) */
@@ -91,6 +92,7 @@ struct nvb_workload {
     uint64_t  io_limit;      /* bytes over all jobs, 0 = none */
     uint64_t  ios;           /* I/Os over all jobs, 0 = none */
     int       direct;
+    int       uncached, atomic, fua; /* RWF_DONTCACHE, RWF_ATOMIC, RWF_DSYNC per I/O (core/iomode.c) */
     int       invalidate;    /* drop the targets' cached pages before the run */
     int       fill;
     unsigned  data_compress; /* percent of each written 512-byte sector that is zeros */
@@ -214,6 +216,7 @@ struct nvb__tstat {          /* per target */
         char     dev[64];    /* the block device measured ("" when none) */
         char     why[160];   /* state 2: why there is no figure */
     } util;
+    struct nvb__devlog dlog; /* the device's health log before and after (devlog.c) */
 };
 
 struct nvb__ihist;
@@ -380,6 +383,7 @@ struct nvb_result {
     char     errmsg[1024];
     double   clock_cost_ns;
     char     clock_source[16];  /* what nvb__now_ns read ("tsc", "clock_monotonic", "qpc"); "" unknown */
+    struct nvb__energy energy; /* RAPL over the run (energy.c) */
     /* hosts (merge.c, result_load.c) */
     char     host[256];              /* the machine that ran it; "" for a merged result */
     uint64_t end_wall_ns;            /* wall clock at the end of the measured window */

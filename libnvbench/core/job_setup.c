@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/run.h"
+#include "core/iomode.h"
 
 void nvb__job_release(struct job *j)
 {
@@ -308,6 +309,7 @@ static int job_engine(struct job *j)
         .used = &j->used, .why = j->why, .why_len = sizeof j->why,
         .wait_ns = &j->wait_ns,
         .io_timeout_ns = w->io_timeout_ns,
+        .rflags = nvb__iomode_flags(w, NVB_READ), .wflags = nvb__iomode_flags(w, NVB_WRITE), /* core/iomode.c */
     };
     j->why[0] = 0;
     int rc = e->setup(&ctx, &j->est);

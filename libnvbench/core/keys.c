@@ -183,6 +183,32 @@ const struct keydef nvb__keys[] = {
              "its last opener closes it, so a warm cache there exists only while something else holds the "
              "device open (a mounted file system, another process). Windows has no such call: there "
              "`invalidate` does nothing (a warning says so with `direct=0`) and nothing is measured"},
+    {KEY("uncached", K_BOOL, uncached, 0, 1),
+     .group = "workload", .fio = "uncached", .flags = MEASURES,
+     .help = "buffered I/O whose pages are dropped when done (RWF_DONTCACHE)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "each read and write carries `RWF_DONTCACHE` (Linux 6.14+): buffered I/O through the page cache "
+             "whose pages are written back and dropped once done, so the cache does not grow. Needs "
+             "`direct=0` and engine `psync` or `io_uring`; where the kernel or the file system refuses the "
+             "flag the run is refused with the kernel's answer ([engines.md](engines.md#io-modes))"},
+    {KEY("atomic", K_BOOL, atomic, 0, 1),
+     .group = "workload", .fio = "atomic", .flags = MEASURES,
+     .help = "writes land whole or not at all (RWF_ATOMIC)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "each write carries `RWF_ATOMIC` (Linux 6.11+): it lands whole or not at all. Needs `direct=1`, "
+             "engine `psync` or `io_uring`, and every write size a power of two within the target's "
+             "`atomic_write_unit_min_bytes`..`atomic_write_unit_max_bytes` (sysfs, the block device under the "
+             "target); else refused naming them"},
+    {KEY("fua", K_BOOL, fua, 0, 1),
+     .group = "workload", .fio = "fua", .flags = MEASURES,
+     .help = "each write durable when it completes (RWF_DSYNC)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "each write carries `RWF_DSYNC`: durable when it completes (a FUA write where the device has "
+             "FUA, else the write and a cache flush). Engine `psync` or `io_uring`; a workload without writes "
+             "is refused. fio's `fua` is the passthrough engines' FUA bit; here it is the block layer's"},
     {KEY("fill", K_ENUM, fill, 0, 0), .names = fill_names,
      .group = "data", .fio = "zero_buffers",
      .help = "write content: random (fresh, incompressible data in every block) or zero",

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/run.h"
+#include "core/iomode.h"
 #include "core/targetfs.h"
 
 #define DEFAULT_SCRATCH_SIZE (1ull << 30)
@@ -514,6 +515,8 @@ int nvb__plan_build(const struct nvb_workload *w, struct plan *p, char *err, siz
         rc = plan_targets(w, p, err, errlen);
     if (rc == 0)
         rc = plan_aliases(w, p, err, errlen);
+    if (rc == 0)
+        rc = nvb__iomode_check(w, p, err, errlen); /* uncached, atomic, fua */
     if (rc == 0)
         rc = plan_budget(w, p, err, errlen);
     if (rc == 0)

@@ -517,6 +517,11 @@ static void target_part(struct jctx *c, const char *key, const void *base, const
         emit_content(c, &t->content);
     } else if (!strcmp(key, "util_dev")) {
         emit_util(c, &t->util);
+    } else if (!strcmp(key, "device_log")) {
+        char *s = nvb__devlog_json(r, t); /* devlog.c */
+        if (s)
+            jo_raw(c, key, s);
+        free(s);
     }
 }
 
@@ -678,6 +683,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
 
     if (!group)
         emit_cpu(&c, r);
+    { char *s = group ? NULL : nvb__energy_json(r); if (s) jo_raw(&c, "energy", s); free(s); } /* energy.c */
 
     jo_open(&c, "errors", '{');
     emit_figs(&c, NVB__FS_ERRORS, r, 0, nvb__figs_when(r), errors_part, NULL);

@@ -514,6 +514,19 @@ static int ld_util(struct ld *L, const struct nvb__jv *o, const char *path, stru
     return 0;
 }
 
+/* device_log and energy: read by their own files (devlog.c, energy.c) */
+static int ld_devlog(struct ld *L, const struct nvb__jv *o, const char *p, struct nvb__devlog *d)
+{
+    char why[200];
+    return nvb__devlog_load(o, d, why, sizeof why) < 0 ? bad(L, p, "", why) : 0;
+}
+
+static int ld_energy(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
+{
+    char why[200];
+    return nvb__energy_load(root, &r->energy, why, sizeof why) < 0 ? bad(L, "", "", why) : 0;
+}
+
 /* A target's parts: what was opened, its host (NULL when the result's), its
  * directions, device, content and utilisation. */
 static int ld_target(struct ld *L, const struct nvb__jv *o, const char *p, void *row, struct nvb_result *r)
@@ -521,7 +534,7 @@ static int ld_target(struct ld *L, const struct nvb__jv *o, const char *p, void 
     struct nvb__tstat *t = row;
     if (rd_strdup(L, o, p, "file", &t->file, 1) || rd_strdup(L, o, p, "host", &t->host, 0) ||
         ld_dirs(L, o, p, r, t->d, 0) || ld_device(L, o, p, &t->devf) || ld_content(L, o, p, &t->content) ||
-        ld_util(L, o, p, &t->util))
+        ld_util(L, o, p, &t->util) || ld_devlog(L, o, p, &t->dlog))
         return L->rc;
     if (t->host && strlen(t->host) >= sizeof r->host)
         return bad(L, p, "host", "longer than 255 bytes");
@@ -676,7 +689,7 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
         return oom(L);
     r->trim = nvb__json_get(root, "trim") != NULL; /* only results of workloads that trim have it */
     if (ld_dirs(L, root, "", r, r->tot, 1) || ld_timing(L, root, r) ||
-        (!group && ld_cpu(L, root, r)) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
+        (!group && (ld_cpu(L, root, r) || ld_energy(L, root, r))) || ld_errors(L, root, r) || ld_fault(L, root, r) || ld_verify(L, root, r) ||
         ld_targets(L, root, r) || nvb__ld_hosts(L, root, r) || nvb__ld_series(L, root, r) || ld_phases(L, root, r) ||
         ld_notes(L, root, r) || (!group && ld_groups(L, root, r)))
         return L->rc;

@@ -170,9 +170,14 @@ int nvb__run_phase(struct run *r, struct nvb_result *res, int *barrier_pending, 
     setup_rc = jobs_wait_ready(r, res, started, rc, barrier_pending, err, errlen);
     if (setup_rc == 0) {
         uint64_t util_t0;
+        struct nvb__rapl rapl0; /* what the device and the packages did: devlog.c, energy.c */
+        nvb__devlog_begin(res, (r->p->eng->flags & NVB__ENG_NO_FILES) != 0);
+        nvb__energy_begin(res, NVB__POWERCAP_ROOT, &rapl0);
         nvb__diskutil_begin(r, res, &util_t0);
         nvb__sampler_run(&sm, r, res);
         nvb__diskutil_end(res, util_t0);
+        nvb__energy_end(res, NVB__POWERCAP_ROOT, &rapl0);
+        nvb__devlog_end(res);
     } else
         rc = setup_rc;
     for (unsigned i = 0; i < started; i++)

@@ -231,6 +231,8 @@ static void emit_dev(struct dj *j, const struct nvb__devlist *l, const struct nv
     dj_int(j, "nr_requests", d->nr_requests);
     dj_bool(j, "io_poll", d->io_poll);
     dj_strn(j, "write_cache", d->write_cache);
+    dj_int(j, "atomic_write_unit_min_bytes", d->atomic_min);
+    dj_int(j, "atomic_write_unit_max_bytes", d->atomic_max);
     dj_bool(j, "read_only", d->ro);
     dj_bool(j, "removable", d->removable);
     dj_str(j, "model", d->model);

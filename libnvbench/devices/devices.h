@@ -97,6 +97,7 @@ struct nvb__dev {
     uint64_t max_transfer;      /* bytes (max_hw_sectors_kb) */
     uint64_t max_sectors;       /* bytes (max_sectors_kb, the soft limit) */
     int      rotational, io_poll, nr_requests, removable, ro, hidden; /* -1 unknown */
+    int64_t  atomic_min, atomic_max; /* atomic_write_unit_{min,max}_bytes (Linux 6.11+), -1 unknown */
     char     zoned[24], scheduler[32], write_cache[24];
     char     model[128], serial[128], firmware_rev[32], vendor[64];
     char     backing_file[512]; /* loop */

@@ -33,6 +33,8 @@ static void read_queue(struct nvb__dev *d)
     d->rotational = (int)nvb__rd_i64(q, "rotational", -1);
     d->nr_requests = (int)nvb__rd_i64(q, "nr_requests", -1);
     d->io_poll = (int)nvb__rd_i64(q, "io_poll", -1);
+    d->atomic_min = nvb__rd_i64(q, "atomic_write_unit_min_bytes", -1); /* atomic=1 (core/iomode.c) */
+    d->atomic_max = nvb__rd_i64(q, "atomic_write_unit_max_bytes", -1);
     nvb__rd_str(q, "zoned", d->zoned, sizeof d->zoned);
     nvb__rd_str(q, "write_cache", d->write_cache, sizeof d->write_cache);
     /* "mq-deadline kyber [bfq] none": the bracketed one is in use; a
@@ -133,6 +135,7 @@ static struct nvb__dev *dev_new(struct nvb__devlist *l)
     struct nvb__dev *d = &l->d[l->n++];
     memset(d, 0, sizeof *d);
     d->rotational = d->io_poll = d->nr_requests = d->removable = d->ro = d->hidden = -1;
+    d->atomic_min = d->atomic_max = -1;
     return d;
 }
 

@@ -37,6 +37,7 @@
  * registered ring fd is private to the registering task.
  */
 #include "core/engine.h"
+#include "core/iomode.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -114,6 +115,7 @@ struct uring {
     unsigned char nop;
     unsigned char sqpoll;
     unsigned char *blk;      /* trims: which targets are block devices */
+    unsigned rflags, wflags; /* RWF_* per read, per write (core/iomode.h) */
 };
 
 static void uring_teardown(void *state)
@@ -286,6 +288,12 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
     }
     u->nop = (unsigned char)nop;
     u->wait_min = ctx->opts[OPT_WAIT_MIN] ? (unsigned)ctx->opts[OPT_WAIT_MIN] : qd / 8 ? qd / 8 : 1;
+    u->rflags = ctx->rflags;
+    u->wflags = ctx->wflags;
+    if ((r0 = nvb__iomode_setup(ctx, "io_uring")) < 0) { /* uncached, atomic, fua */
+        free(u);
+        return r0;
+    }
 
     unsigned base = 0;
     if (sqpoll)
@@ -362,6 +370,7 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
     struct io_uring_sqe *const sqes = sq->sqes; /* (not reloaded after each store) */
     const unsigned tail = sq->sqe_tail, mask = sq->ring_mask, tmask = u->tmask;
     const uint16_t bmask = u->bmask;
+    const unsigned dflags[3] = {u->rflags, u->wflags, 0}; /* RWF_* by direction (core/iomode.h) */
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
         const struct tmpl *t = &tmpl[(io->target & tmask) << TMPL_SHIFT | io->dir];
@@ -376,7 +385,7 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
             sqe->off = io->off;
             sqe->addr = (uintptr_t)io->buf;
             sqe->len = io->len;
-            sqe->rw_flags = 0;
+            sqe->rw_flags = (int)dflags[io->dir];
             sqe->buf_index = (uint16_t)(io->slot & bmask);
             sqe->personality = 0;
             sqe->file_index = 0;

@@ -15,8 +15,12 @@
 #include "nvbench.h"
 
 #ifndef _WIN32
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include "core/iomode.h"
 
 #include "engines/done.h"
 #include "engines/trim.h"
@@ -24,7 +28,44 @@
 struct psync {
     struct nvb__sync s;      /* first: the shared submit/reap take it */
     unsigned char *blk;      /* trims: which targets are block devices */
+    unsigned rflags, wflags; /* RWF_* per read, per write (uncached, atomic, fua) */
 };
+
+int nvb__iomode_probe(int fd, unsigned rflags, const char *engine, char *why, size_t whylen)
+{
+    if (!rflags)
+        return 0;
+    char b[1];
+    struct iovec v = {b, 1};
+    if (preadv2(fd, &v, 1, 0, (int)rflags) >= 0)
+        return 0;
+    int e = -errno;
+    char names[64];
+    nvb__iomode_name(rflags, names, sizeof names);
+    snprintf(why, whylen, "%s: the kernel refused %s on this target: %s%s", engine, names, nvb_strerror(e),
+             e == -EOPNOTSUPP || e == -EINVAL ? " (RWF_DONTCACHE needs Linux 6.14+ and a file system or block "
+             "device that supports it)" : "");
+    return e;
+}
+
+/* Both directions' flags, the kernel asked once with a read (a write would
+ * change the target): the used entry says what each I/O carries. */
+int nvb__iomode_setup(const struct nvb__engine_ctx *ctx, const char *engine)
+{
+    char names[64];
+    for (unsigned i = 0; i < ctx->nfds; i++) {
+        int rc = nvb__iomode_probe(ctx->fds[i], ctx->rflags, engine, ctx->why, ctx->why_len);
+        if (rc < 0)
+            return rc;
+    }
+    if (ctx->rflags | ctx->wflags) {
+        nvb__iomode_name(ctx->rflags, names, sizeof names);
+        nvb__used_set(ctx->used, "read_flags", "%s", names);
+        nvb__iomode_name(ctx->wflags, names, sizeof names);
+        nvb__used_set(ctx->used, "write_flags", "%s", names);
+    }
+    return 0;
+}
 
 static void psync_teardown(void *state)
 {
@@ -39,7 +80,11 @@ static int psync_setup(const struct nvb__engine_ctx *ctx, void **state)
     struct psync *p = nvb__sync_new(ctx, sizeof(struct psync), "psync");
     if (!p)
         return -ENOMEM;
+    p->rflags = ctx->rflags;
+    p->wflags = ctx->wflags;
     int rc = nvb__trim_kinds(ctx, "psync", &p->blk);
+    if (rc == 0)
+        rc = nvb__iomode_setup(ctx, "psync");
     if (rc < 0) {
         psync_teardown(p);
         return rc;
@@ -59,6 +104,16 @@ static int64_t do_io(void *state, const struct nvb__io *io)
     ssize_t r;
     /* A short transfer is the result of this I/O, not something to finish
      * behind the runner's back: it is reported as is (EOF, device end). */
+    const struct psync *ps = state;
+    unsigned fl = io->dir == NVB_WRITE ? ps->wflags : ps->rflags;
+    if (__builtin_expect(fl != 0, 0)) {
+        struct iovec v = {io->buf, io->len};
+        do
+            r = io->dir == NVB_WRITE ? pwritev2(fd, &v, 1, (off_t)io->off, (int)fl)
+                                     : preadv2(fd, &v, 1, (off_t)io->off, (int)fl);
+        while (r < 0 && errno == EINTR);
+        return r < 0 ? -(int64_t)errno : (int64_t)r;
+    }
     do {
         if (io->dir == NVB_WRITE)
             r = pwrite(fd, io->buf, io->len, (off_t)io->off);

@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <liburing.h>
+#include <sched.h>
 
 /* Debian 12's liburing 2.3 defines these setup flags; older headers may
  * not, and the values are kernel ABI. */
@@ -155,9 +156,18 @@ static inline int nvb__ring_reserve(struct nvb__ring *r, unsigned n, int sqpoll)
     unsigned head = sqpoll ? io_uring_smp_load_acquire(sq->khead) : IO_URING_READ_ONCE(*sq->khead);
     if (__builtin_expect(sq->sqe_tail + n - head <= sq->ring_entries, 1))
         return 0;
-    /* (the SQ thread frees at least one slot per wait: n waits at most) */
-    for (unsigned k = 0; k < n; k++) {
-        int rc = sqpoll ? io_uring_sqring_wait(&r->ring) : io_uring_submit(&r->ring);
+    /* Without SQPOLL one submit empties the ring. The SQ thread releases
+     * the slots of a batch it took only when it is done with the batch, and
+     * may post those I/Os' completions before: the slots are about to come
+     * back. A wait returns once one slot is free, so while some but fewer
+     * than n are free the thread is given the CPU instead; bounded, so a
+     * ring that never drains is an error, not a hang. */
+    for (unsigned k = 0; k < (sqpoll ? 1u << 20 : 2u); k++) {
+        int rc = 0;
+        if (!sqpoll || sq->sqe_tail - head >= sq->ring_entries)
+            rc = sqpoll ? io_uring_sqring_wait(&r->ring) : io_uring_submit(&r->ring);
+        else
+            sched_yield();
         if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
             return rc;
         head = io_uring_smp_load_acquire(sq->khead);

@@ -198,6 +198,8 @@ START_TEST(tree_pcie_nvme)
         {"nvme0n1", "nr_requests", "1023"},
         {"nvme0n1", "io_poll", "false"},
         {"nvme0n1", "write_cache", "write through"},
+        {"nvme0n1", "atomic_write_unit_min_bytes", "4096"},
+        {"nvme0n1", "atomic_write_unit_max_bytes", "65536"},
         {"nvme0n1", "read_only", "false"},
         {"nvme0n1", "removable", "false"},
         {"nvme0n1", "model", "SOLIDIGM SSDPF2NQ307TZ"}, /* padding trimmed */
@@ -700,6 +702,7 @@ START_TEST(public_api_on_recorded_tree)
                  "assert all(set(x)=={\"name\",\"path\",\"kind\",\"dev\",\"hidden\",\"size\",\"logical_block_size\","
                  "\"physical_block_size\",\"minimum_io_size\",\"optimal_io_size\",\"max_transfer\",\"max_sectors\","
                  "\"rotational\",\"zoned\",\"scheduler\",\"nr_requests\",\"io_poll\",\"write_cache\",\"read_only\","
+                 "\"atomic_write_unit_min_bytes\",\"atomic_write_unit_max_bytes\","
                  "\"removable\",\"model\",\"serial\",\"firmware_rev\",\"vendor\",\"parent\",\"partition\",\"partitions\","
                  "\"holders\",\"slaves\",\"mounts\",\"swap\",\"busy\",\"signature\",\"indirection_unit\","
                  "\"indirection_unit_source\",\"backing_file\",\"dm\",\"md_level\",\"nvme\"} for x in d)' "

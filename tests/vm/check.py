@@ -150,6 +150,27 @@ def check_engines(blocks, name, label):
           "pairs, past the end, read-only descriptors, reap max; the runner's target checks)", f"{j['failed']} failed")
 
 
+def check_devlog(blocks):
+    """device_log on a QEMU NVMe namespace: the write commands and the data units
+    (1000 x 512 bytes, rounded up by the controller) against the 80 x 128 KiB written."""
+    print("device counters (NVMe health log)")
+    rc, r = result(blocks, "devlog.A")
+    if not check(rc == 0 and r is not None, "devlog.A: the run completed", f"rc={rc}"):
+        return
+    d = r["per_target"][0].get("device_log") or {}
+    if not check(d.get("available") is True, "devlog.A: the health log was read", d.get("reason", "")):
+        return
+    issued = ios(r, "write")
+    units = 80 * 128 * 1024 / 512 / 1000  # 20.48: the delta of two rounded-up counts is 20 or 21
+    dw, dc = d["delta"]["data_units_written"], d["delta"]["host_write_commands"]
+    check(issued == 80 and dc == issued, f"devlog.A: host_write_commands grew by the {issued} writes issued", f"{dc}")
+    check(int(units) <= dw <= int(units) + 1, f"devlog.A: data_units_written grew by {dw} (20.48 units written)")
+    ratio = d.get("device_bytes_per_host_byte")
+    check(ratio is not None and abs(ratio - dw * 512000 / (80 * 131072)) < 1e-3,
+          f"devlog.A: device_bytes_per_host_byte {ratio}")
+    check(d["after"]["temperature_k"] > 0, f"devlog.A: temperature {d['after']['temperature_k']} K")
+
+
 def check_verify(blocks):
     print("write with one engine, read back with another (verify=1)")
     names = sorted(n for n in blocks if n.startswith("verify."))
@@ -422,7 +443,7 @@ def main():
     ex = tag(tags, "@@NVB-EXIT")
     check(bool(ex) and ex[-1].split()[0] == "0", "the guest ran to its end", (ex or ["no exit marker"])[-1])
     for n, lines in errs.items():
-        if not n.startswith(("guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices",
+        if not n.startswith(("devlog.", "guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices",
                              "hotremove.", "stall.")):
             check(False, f"guest: {n}", " ".join(lines))
     k = blocks.get("kernel", {}).get("text", "").strip()
@@ -432,6 +453,7 @@ def main():
     check_engines(blocks, "engines.A", "namespace A (512-byte LBAs)")
     check_engines(blocks, "engines.B1", "namespace B1 (4096-byte LBAs)")
     check_verify(blocks)
+    check_devlog(blocks)
     check_iopoll(blocks, tags, rig)
     check_kstat(blocks, tags)
     check_jbod(blocks, names)

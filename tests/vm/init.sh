@@ -119,6 +119,12 @@ done
 ANAME=${A#/dev/}
 ACTRL=$(basename "$(readlink /sys/block/$ANAME/device)")
 
+# ------------------------------------------------------------ what the device did
+# The health log around a run of known writes (docs/device.md): QEMU's
+# controller counts every write command and the 512-byte units written,
+# so the deltas can be checked against what was issued (check.py).
+run devlog.A $W engine=psync rw=write bs=128k qd=1 ios=80 allow_destructive=1 "$A"
+
 # ------------------------------------------------------------ a device that stops answering
 # G's drive is behind blkdebug on the host: a breakpoint set during a run
 # suspends the next read QEMU's controller issues, and the guest's driver

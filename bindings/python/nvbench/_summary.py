@@ -208,9 +208,63 @@ def _block(data):
         lines.extend(interrupts_lines(data))
     lines += _rate_lines(data)
     lines.extend(_util_lines(data.get("per_target")))
+    lines.extend(_device_lines(data.get("per_target")) + _energy_lines(data.get("energy")))
     errs = (data.get("errors") or {}).get("count")
     if errs:
         lines.append(f"  errors: {errs}")
     if data.get("cancelled"):
         lines.append("  cancelled: the figures cover the time until the stop")
     return "".join(printable(line) + "\n" for line in lines)
+
+
+def _device_lines(targets):
+    """What each target's device did (per_target[].device_log, docs/device.md): bytes it
+    wrote per byte the run wrote, host commands per I/O, the temperature over the run; or
+    why the log was not read. One line per node (targets on one controller share a log)."""
+    seen, lines = set(), []
+    for t in targets or []:
+        d = t.get("device_log")
+        if not isinstance(d, dict):
+            continue  # a result from before it
+        if not d.get("available"):
+            key = ("n/a", d.get("reason"))
+            if key not in seen:
+                seen.add(key)
+                lines.append(f"  device log of {t.get('path')}: n/a ({d.get('reason') or 'not read'})")
+            continue
+        if d.get("node") in seen:
+            continue
+        seen.add(d.get("node"))
+        delta, a, b = d.get("delta") or {}, d.get("after") or {}, d.get("before") or {}
+        parts = []
+        wa = d.get("device_bytes_per_host_byte")
+        if _is_num(wa):
+            parts.append(f"{wa:.3g} device bytes written per host byte")
+        units = delta.get("data_units_written")
+        if _is_num(units):
+            parts.append(f"wrote {_bytes(units * 512000)}")
+        cpi = d.get("host_commands_per_io")
+        if _is_num(cpi):
+            parts.append(f"{cpi:.3g} host commands per I/O")
+        if _is_num(b.get("temperature_k")) and _is_num(a.get("temperature_k")):
+            thr = d.get("warning_threshold_k")
+            parts.append(f"{b['temperature_k'] - 273} -> {a['temperature_k'] - 273} C"
+                         + (f" (warning at {thr - 273} C)" if _is_num(thr) else ""))
+        if not _is_num(wa) and d.get("derived_reason"):
+            parts.append(f"ratios n/a: {d['derived_reason']}")
+        lines.append(f"  device {d.get('node')}: " + ", ".join(parts))
+    return lines
+
+
+def _energy_lines(e):
+    """The CPU packages' energy over the run (energy, RAPL), or why there is none."""
+    if not isinstance(e, dict):
+        return []
+    if not e.get("available"):
+        return [f"  energy: n/a ({e.get('reason') or 'not measured'})"]
+    line = f"  energy: {e.get('joules', 0):.3g} J, CPU packages (every process's)"
+    if _is_num(e.get("joules_per_io")):
+        line += f", {e['joules_per_io'] * 1e6:.3g} uJ per I/O"
+    if _is_num(e.get("watts")):
+        line += f", {e['watts']:.3g} W"
+    return [line]

@@ -144,7 +144,7 @@ def pcie_nvme():
     t.link(n1 + "/device", ctrl)
     t.queue(n1, logical_block_size=4096, physical_block_size=4096, minimum_io_size=65536,
             optimal_io_size=65536, max_hw_sectors_kb=256, max_sectors_kb=256,
-            write_cache="write through")
+            write_cache="write through", atomic_write_unit_min_bytes=4096, atomic_write_unit_max_bytes=65536)
     t.mq(n1, 8)
     t.part(n1, "nvme0n1p1", "259:2", 1, 2048, 59999995904)
     t.attrs(ctrl + "/ng0n1", dev="241:0")

@@ -1,0 +1,75 @@
+/*
+ * The NVMe SMART / Health Information log (Get Log Page, LID 02h) and the
+ * composite temperature's over threshold (Get Features, FID 04h), through
+ * the same admin passthrough ioctl Identify uses (nvme_id.c). The log is
+ * the controller's (NSID FFFFFFFFh): every namespace's I/O, any process's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/nvme_ioctl.h>
+
+#include "nvbench.h"
+#include "core/devlog.h"
+
+#define NVME_ADMIN_GET_LOG_PAGE 0x02
+#define NVME_ADMIN_GET_FEATURES 0x0a
+#define NVME_LOG_SMART 0x02
+#define NVME_FEAT_TEMP_THRESH 0x04
+
+int nvb__nvme_smart_log(int fd, uint8_t *buf, uint32_t *thr_k)
+{
+    struct nvme_admin_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    memset(buf, 0, NVB__SMART_LOG_LEN);
+    *thr_k = 0;
+    cmd.opcode = NVME_ADMIN_GET_LOG_PAGE;
+    cmd.nsid = 0xffffffffu;
+    cmd.addr = (uint64_t)(uintptr_t)buf;
+    cmd.data_len = NVB__SMART_LOG_LEN;
+    /* CDW10: NUMDL (0's based dwords) in 31:16, LID in 7:0 */
+    cmd.cdw10 = ((NVB__SMART_LOG_LEN / 4 - 1) << 16) | NVME_LOG_SMART;
+    cmd.timeout_ms = 5000;
+    int rc = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
+    if (rc < 0)
+        return -errno;
+    if (rc > 0)
+        return -EIO;
+    /* The over threshold of the composite temperature (TMPSEL 0, THSEL 0):
+     * optional for the caller, so a refusal only leaves it unknown. */
+    memset(&cmd, 0, sizeof cmd);
+    cmd.opcode = NVME_ADMIN_GET_FEATURES;
+    cmd.cdw10 = NVME_FEAT_TEMP_THRESH; /* SEL 0: current */
+    cmd.cdw11 = 0;
+    cmd.timeout_ms = 5000;
+    if (ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd) == 0)
+        *thr_k = cmd.result & 0xffff;
+    return 0;
+}
+
+int nvb__nvme_smart_read(const char *node, uint8_t *buf, uint32_t *thr_k, char *why, size_t whylen)
+{
+    int fd = open(node, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = -errno;
+        snprintf(why, whylen, "cannot open %s: %s", node, nvb_strerror(e));
+        return e;
+    }
+    int id = ioctl(fd, NVME_IOCTL_ID);
+    if (id < 0 && (errno == ENOTTY || errno == EINVAL)) {
+        close(fd);
+        snprintf(why, whylen, "%s is not an NVMe namespace: the health log is NVMe's", node);
+        return -ENOTTY;
+    }
+    int rc = nvb__nvme_smart_log(fd, buf, thr_k);
+    close(fd);
+    if (rc < 0)
+        snprintf(why, whylen, "%s: Get Log Page (health, 02h) failed: %s%s", node, nvb_strerror(rc),
+                 rc == -EACCES || rc == -EPERM ? " (the admin passthrough needs CAP_SYS_ADMIN)" : "");
+    return rc;
+}

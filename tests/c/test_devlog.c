@@ -1,0 +1,343 @@
+/*
+ * What the device did during a run (core/devlog.c) and the packages'
+ * energy (core/energy.c):
+ *  - the NVMe health log parsed from a log page laid out as the spec says
+ *    (no NVMe hardware here; tests/vm reads a real controller's);
+ *  - device_log in the result: before, after, delta and the derived
+ *    figures, read back by nvb_result_from_json to the same JSON;
+ *  - the warnings: temperature over the threshold, throttling, media errors;
+ *  - "unavailable" with the reason on a scratch file and on a loop device;
+ *  - RAPL from a recorded powercap tree (tests/data/powercap), a counter
+ *    that wraps, and the reason on this machine when it has none.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvbench.h"
+#include "core/internal.h"
+#include "testutil.h"
+
+static void put_le(uint8_t *b, unsigned off, unsigned width, uint64_t v)
+{
+    for (unsigned i = 0; i < width && i < 8; i++)
+        b[off + i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A health log page as a controller returns it: the values at the spec's offsets. */
+static void make_log(uint8_t *b, uint64_t duw, uint64_t dur, uint64_t hwc, uint64_t hrc, unsigned temp_k)
+{
+    memset(b, 0, NVB__SMART_LOG_LEN);
+    b[0] = 0;                  /* critical warning */
+    put_le(b, 1, 2, temp_k);   /* composite temperature */
+    b[3] = 100;                /* available spare */
+    b[4] = 10;                 /* its threshold */
+    b[5] = 3;                  /* percentage used */
+    put_le(b, 32, 16, dur);
+    put_le(b, 48, 16, duw);
+    put_le(b, 64, 16, hrc);
+    put_le(b, 80, 16, hwc);
+    put_le(b, 96, 16, 42);     /* controller busy time, minutes */
+    put_le(b, 112, 16, 7);     /* power cycles */
+    put_le(b, 128, 16, 1234);  /* power on hours */
+    put_le(b, 160, 16, 0);     /* media errors */
+    put_le(b, 192, 4, 5);      /* warning composite temperature time */
+    put_le(b, 216, 4, 2);      /* thermal management 1 transitions */
+}
+
+START_TEST(health_log_parses_at_the_spec_offsets)
+{
+    uint8_t b[NVB__SMART_LOG_LEN];
+    uint64_t v[NVB__SM_N];
+    make_log(b, 123456, 654321, 1000, 2000, 310);
+    ck_assert_int_eq(nvb__smart_parse(b, sizeof b, v), 0);
+    ck_assert_uint_eq(v[NVB__SM_DATA_UNITS_WRITTEN], 123456);
+    ck_assert_uint_eq(v[NVB__SM_DATA_UNITS_READ], 654321);
+    ck_assert_uint_eq(v[NVB__SM_HOST_WRITE_COMMANDS], 1000);
+    ck_assert_uint_eq(v[NVB__SM_HOST_READ_COMMANDS], 2000);
+    ck_assert_uint_eq(v[NVB__SM_TEMPERATURE_K], 310);
+    ck_assert_uint_eq(v[NVB__SM_AVAILABLE_SPARE], 100);
+    ck_assert_uint_eq(v[NVB__SM_AVAILABLE_SPARE_THRESHOLD], 10);
+    ck_assert_uint_eq(v[NVB__SM_PERCENTAGE_USED], 3);
+    ck_assert_uint_eq(v[NVB__SM_CONTROLLER_BUSY_TIME], 42);
+    ck_assert_uint_eq(v[NVB__SM_POWER_CYCLES], 7);
+    ck_assert_uint_eq(v[NVB__SM_POWER_ON_HOURS], 1234);
+    ck_assert_uint_eq(v[NVB__SM_WARNING_TEMPERATURE_TIME], 5);
+    ck_assert_uint_eq(v[NVB__SM_THERMAL_MGMT_1_TRANSITIONS], 2);
+    /* a 128-bit counter past 64 bits saturates rather than wrapping */
+    b[48 + 9] = 1;
+    ck_assert_int_eq(nvb__smart_parse(b, sizeof b, v), 0);
+    ck_assert_uint_eq(v[NVB__SM_DATA_UNITS_WRITTEN], UINT64_MAX);
+    ck_assert_int_eq(nvb__smart_parse(b, 511, v), -EINVAL);
+    for (unsigned i = 0; i < NVB__SM_N; i++)
+        ck_assert_ptr_nonnull(nvb__smart_name(i));
+    ck_assert_ptr_null(nvb__smart_name(NVB__SM_N));
+}
+END_TEST
+
+static struct nvb_result *scratch_run(const char *rw, char **path)
+{
+    *path = tu_scratch("devlog.dat", 4 << 20);
+    const char *kv[] = {"rw", rw, "bs", "4k", "size", "4m", "ios", "256", NULL};
+    const char *tg[] = {*path, NULL};
+    struct nvb_workload *w = tu_workload(kv, tg);
+    struct nvb_result *r = tu_run_ok(w);
+    nvb_workload_free(w);
+    return r;
+}
+
+static struct nvb__jv *result_tree(const struct nvb_result *r, char **text)
+{
+    ck_assert_int_eq(nvb_result_json(r, text), 0);
+    struct nvb__jv *root = NULL;
+    char why[200];
+    ck_assert_int_eq(nvb__json_parse(*text, strlen(*text), &root, why, sizeof why), 0);
+    return root;
+}
+
+static const struct nvb__jv *target_devlog(const struct nvb__jv *root)
+{
+    const struct nvb__jv *pt = nvb__json_get(root, "per_target");
+    ck_assert_ptr_nonnull(pt);
+    ck_assert_uint_ge(pt->n, 1);
+    const struct nvb__jv *d = nvb__json_get(&pt->kid[0], "device_log");
+    ck_assert_ptr_nonnull(d);
+    return d;
+}
+
+START_TEST(a_file_not_on_nvme_says_why)
+{
+    char *path, *text;
+    struct nvb_result *r = scratch_run("randwrite", &path);
+    struct nvb__jv *root = result_tree(r, &text);
+    const struct nvb__jv *d = target_devlog(root);
+    ck_assert_int_eq(nvb__json_get(d, "available")->type, NVB__J_FALSE);
+    const struct nvb__jv *why = nvb__json_get(d, "reason");
+    ck_assert_int_eq(why->type, NVB__J_STR);
+    ck_assert_msg(strstr(why->s, "not on an NVMe namespace") || strstr(why->s, "no block device"), "%s", why->s);
+    ck_assert_ptr_null(nvb__json_get(d, "delta"));
+    nvb__json_free(root);
+    nvb_free(text);
+    nvb_result_free(r);
+    free(path);
+}
+END_TEST
+
+START_TEST(a_loop_device_is_not_nvme)
+{
+    if (!tu_is_root())
+        tu_skip("a loop device needs root");
+    char *backing = tu_scratch("devlog-loop.img", 8 << 20), dev[64];
+    if (tu_losetup(backing, dev, sizeof dev) < 0)
+        tu_skip("losetup -f --show failed");
+    const char *kv[] = {"rw", "randread", "bs", "4k", "ios", "64", NULL};
+    const char *tg[] = {dev, NULL};
+    struct nvb_workload *w = tu_workload(kv, tg);
+    struct nvb_result *r = tu_run_ok(w);
+    char *text;
+    struct nvb__jv *root = result_tree(r, &text);
+    const struct nvb__jv *d = target_devlog(root);
+    ck_assert_int_eq(nvb__json_get(d, "available")->type, NVB__J_FALSE);
+    const char *why = nvb__json_get(d, "reason")->s;
+    ck_assert_msg(strstr(why, dev) && strstr(why, "not an NVMe namespace"), "%s", why);
+    nvb__json_free(root);
+    nvb_free(text);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    tu_sh("losetup -d %s", dev);
+    free(backing);
+}
+END_TEST
+
+/* A result whose target carries a health log read before and after: what
+ * the JSON says, and that it reads back to the same JSON. */
+START_TEST(deltas_and_derived_figures_round_trip)
+{
+    char *path, *text;
+    struct nvb_result *r = scratch_run("randwrite", &path);
+    struct nvb__tstat *ts = &r->tg[0];
+    uint64_t host_bytes = ts->d[NVB_WRITE].bytes, host_ios = ts->d[NVB_WRITE].ios;
+    ck_assert_uint_eq(host_bytes, 256 * 4096);
+    uint8_t b[NVB__SMART_LOG_LEN];
+    struct nvb__devlog *d = &ts->dlog;
+    memset(d, 0, sizeof *d);
+    d->state = 1;
+    snprintf(d->node, sizeof d->node, "/dev/nvme0n1");
+    d->warn_temp_k = 343;
+    make_log(b, 1000, 500, 10, 20, 310);
+    nvb__smart_parse(b, sizeof b, d->before);
+    /* the device wrote 2 x the host's bytes (in data units of 512000), 256 commands */
+    uint64_t units = 2 * host_bytes / NVB__SMART_DATA_UNIT;
+    make_log(b, 1000 + units, 500, 10 + host_ios, 20, 312);
+    nvb__smart_parse(b, sizeof b, d->after);
+    struct nvb__jv *root = result_tree(r, &text);
+    const struct nvb__jv *j = target_devlog(root);
+    ck_assert_int_eq(nvb__json_get(j, "available")->type, NVB__J_TRUE);
+    uint64_t x;
+    ck_assert_int_eq(nvb__json_u64(nvb__json_get(nvb__json_get(j, "delta"), "data_units_written"), &x), 0);
+    ck_assert_uint_eq(x, units);
+    ck_assert_int_eq(nvb__json_u64(nvb__json_get(nvb__json_get(j, "delta"), "host_write_commands"), &x), 0);
+    ck_assert_uint_eq(x, host_ios);
+    ck_assert_int_eq(nvb__json_u64(nvb__json_get(nvb__json_get(j, "after"), "temperature_k"), &x), 0);
+    ck_assert_uint_eq(x, 312);
+    double ratio, cpi;
+    ck_assert_int_eq(nvb__json_dbl(nvb__json_get(j, "device_bytes_per_host_byte"), &ratio), 0);
+    ck_assert_double_eq_tol(ratio, (double)(units * NVB__SMART_DATA_UNIT) / (double)host_bytes, 1e-5);
+    ck_assert_int_eq(nvb__json_dbl(nvb__json_get(j, "host_commands_per_io"), &cpi), 0);
+    ck_assert_double_eq_tol(cpi, 1.0, 1e-9);
+    ck_assert_int_eq(nvb__json_get(j, "device_read_bytes_per_host_byte")->type, NVB__J_NULL);
+    /* read back: the same text */
+    struct nvb_result *back = NULL;
+    ck_assert_int_eq(nvb_result_from_json(text, &back), 0);
+    char *text2;
+    ck_assert_int_eq(nvb_result_json(back, &text2), 0);
+    ck_assert_str_eq(text, text2);
+    ck_assert_int_eq(back->tg[0].dlog.state, 1);
+    nvb_free(text2);
+    nvb_result_free(back);
+    nvb__json_free(root);
+    nvb_free(text);
+    nvb_result_free(r);
+    free(path);
+}
+END_TEST
+
+static int has_warning(const struct nvb_result *r, const char *what)
+{
+    for (unsigned i = 0; i < r->nwarn; i++)
+        if (strstr(r->warn[i], what))
+            return 1;
+    return 0;
+}
+
+START_TEST(temperature_throttling_and_media_errors_warn)
+{
+    char *path;
+    struct nvb_result *r = scratch_run("randread", &path);
+    struct nvb__devlog *d = &r->tg[0].dlog;
+    uint8_t b[NVB__SMART_LOG_LEN];
+    memset(d, 0, sizeof *d);
+    d->state = 1;
+    d->warn_temp_k = 343;
+    make_log(b, 0, 0, 0, 0, 320);
+    nvb__smart_parse(b, sizeof b, d->before);
+    memcpy(d->after, d->before, sizeof d->after);
+    unsigned n0 = r->nwarn;
+    nvb__devlog_warnings(r, 0);
+    ck_assert_uint_eq(r->nwarn, n0); /* nothing changed: no warning */
+    d->after[NVB__SM_TEMPERATURE_K] = 345;
+    nvb__devlog_warnings(r, 0);
+    ck_assert(has_warning(r, "crossed its warning threshold"));
+    ck_assert(!has_warning(r, "throttled during the run"));
+    d->after[NVB__SM_TEMPERATURE_K] = 320;
+    d->after[NVB__SM_THERMAL_MGMT_2_TRANSITIONS] = 1;
+    d->after[NVB__SM_MEDIA_ERRORS] = 3;
+    nvb__devlog_warnings(r, 0);
+    ck_assert(has_warning(r, "throttled during the run"));
+    ck_assert(has_warning(r, "integrity errors grew by 3"));
+    nvb_result_free(r);
+    free(path);
+}
+END_TEST
+
+/* ---- energy ---- */
+static char *powercap_tree(const char *uj0, const char *uj1)
+{
+    char *root = tu_mkdtemp("powercap");
+    ck_assert_int_eq(tu_sh("cp -r %s/tests/data/powercap/. %s", NVB_SOURCE_DIR, root), 0);
+    ck_assert_int_eq(tu_sh("echo %s > %s/intel-rapl:0/energy_uj && echo %s > %s/intel-rapl:1/energy_uj",
+                           uj0, root, uj1, root), 0);
+    return root;
+}
+
+START_TEST(rapl_from_a_recorded_tree)
+{
+    char *root = powercap_tree("1000000", "5000000");
+    struct nvb__rapl a, b;
+    char why[200];
+    ck_assert_int_eq(nvb__rapl_read(root, &a, why, sizeof why), 0);
+    ck_assert_uint_eq(a.n, 2); /* two packages; psys and the core/dram subzones are not summed */
+    ck_assert_str_eq(a.name[0], "package-0");
+    ck_assert_int_eq(tu_sh("echo 3500000 > %s/intel-rapl:0/energy_uj && echo 6000000 > %s/intel-rapl:1/energy_uj",
+                           root, root), 0);
+    ck_assert_int_eq(nvb__rapl_read(root, &b, why, sizeof why), 0);
+    ck_assert_double_eq_tol(nvb__rapl_joules(&a, &b), 2.5 + 1.0, 1e-9);
+    /* package-0 wraps at its max_energy_range_uj (262143328850 in the tree) */
+    ck_assert_int_eq(tu_sh("echo 262143000000 > %s/intel-rapl:0/energy_uj", root), 0);
+    ck_assert_int_eq(nvb__rapl_read(root, &a, why, sizeof why), 0);
+    ck_assert_int_eq(tu_sh("echo 671149 > %s/intel-rapl:0/energy_uj", root), 0);
+    ck_assert_int_eq(nvb__rapl_read(root, &b, why, sizeof why), 0);
+    ck_assert_double_eq_tol(nvb__rapl_joules(&a, &b), 1.0 + 0.0, 1e-6);
+    tu_sh("rm -rf %s", root);
+    free(root);
+}
+END_TEST
+
+START_TEST(energy_in_the_result_and_back)
+{
+    char *path, *text;
+    struct nvb_result *r = scratch_run("randread", &path);
+    /* this machine: measured, or unavailable with the reason */
+    struct nvb__jv *root = result_tree(r, &text);
+    const struct nvb__jv *e = nvb__json_get(root, "energy");
+    ck_assert_ptr_nonnull(e);
+    struct nvb__rapl here;
+    char why[200];
+    if (nvb__rapl_read(NVB__POWERCAP_ROOT, &here, why, sizeof why) < 0) {
+        ck_assert_int_eq(nvb__json_get(e, "available")->type, NVB__J_FALSE);
+        ck_assert_str_eq(nvb__json_get(e, "reason")->s, why);
+    } else {
+        ck_assert_int_eq(nvb__json_get(e, "available")->type, NVB__J_TRUE);
+    }
+    nvb__json_free(root);
+    nvb_free(text);
+    /* a run on the recorded tree: joules and joules per I/O */
+    char *tree = powercap_tree("1000000", "2000000");
+    struct nvb__rapl r0;
+    nvb__energy_begin(r, tree, &r0);
+    ck_assert_int_eq(r->energy.state, 1);
+    ck_assert_int_eq(tu_sh("echo 1512000 > %s/intel-rapl:0/energy_uj", tree), 0);
+    nvb__energy_end(r, tree, &r0);
+    ck_assert_int_eq(r->energy.state, 1);
+    ck_assert_double_eq_tol(r->energy.joules, 0.512, 1e-9);
+    root = result_tree(r, &text);
+    e = nvb__json_get(root, "energy");
+    double jpi;
+    ck_assert_int_eq(nvb__json_dbl(nvb__json_get(e, "joules_per_io"), &jpi), 0);
+    ck_assert_double_eq_tol(jpi, 0.512 / 256, 1e-9);
+    struct nvb_result *back = NULL;
+    ck_assert_int_eq(nvb_result_from_json(text, &back), 0);
+    char *text2;
+    ck_assert_int_eq(nvb_result_json(back, &text2), 0);
+    ck_assert_str_eq(text, text2);
+    nvb_free(text2);
+    nvb_result_free(back);
+    nvb__json_free(root);
+    nvb_free(text);
+    /* no tree: unavailable, naming where it looked */
+    nvb__energy_begin(r, "/nonexistent-powercap", &r0);
+    ck_assert_int_eq(r->energy.state, 2);
+    ck_assert_ptr_nonnull(strstr(r->energy.reason, "/nonexistent-powercap"));
+    tu_sh("rm -rf %s", tree);
+    free(tree);
+    nvb_result_free(r);
+    free(path);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("devlog");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, health_log_parses_at_the_spec_offsets);
+    tcase_add_test(tc, a_file_not_on_nvme_says_why);
+    tcase_add_test(tc, a_loop_device_is_not_nvme);
+    tcase_add_test(tc, deltas_and_derived_figures_round_trip);
+    tcase_add_test(tc, temperature_throttling_and_media_errors_warn);
+    tcase_add_test(tc, rapl_from_a_recorded_tree);
+    tcase_add_test(tc, energy_in_the_result_and_back);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s) ? 1 : 0;
+}
