@@ -633,6 +633,7 @@ LOOP_STEP int loop_reap(struct job *j, const struct loop_cfg *c, struct loop_sta
         j->sub.waits++;
         j->sub.depth_sum += s->inflight;
     }
+    j->sub.reaps += s->measuring;
     const int got = reap(io_state, j->done, c->qd, minw);
     if (got < 0) {
         if (got == -EINTR || got == -EAGAIN) {

@@ -450,6 +450,11 @@ START_TEST(submit_batch_one_keeps_the_queue_full)
                       batches[i], (unsigned long long)r->sub.depth_sum, (unsigned long long)r->sub.waits);
         ck_assert(tu_get(r, "submissions.depth_mean") == 32);
         ck_assert(tu_get(r, "submissions.batch_max") == atoi(batches[i]));
+        /* every completion came back through a reap call, at most qd a call */
+        ck_assert_msg(r->sub.reaps > 0 && r->tot[NVB_READ].ios <= 32 * r->sub.reaps,
+                      "%llu I/Os over %llu reap calls", (unsigned long long)r->tot[NVB_READ].ios,
+                      (unsigned long long)r->sub.reaps);
+        ck_assert(tu_get(r, "submissions.reaps") == (double)r->sub.reaps);
         if (i == 0)
             ck_assert_uint_eq(r->sub.calls, r->sub.ios);
         char *json = NULL, *back_json = NULL;
