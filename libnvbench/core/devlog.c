@@ -263,18 +263,14 @@ static int ld_counts(const struct nvb__jv *o, const char *key, uint64_t *v, char
 int nvb__devlog_load(const struct nvb__jv *target, struct nvb__devlog *d, char *why, size_t whylen)
 {
     memset(d, 0, sizeof *d);
-    const struct nvb__jv *o = nvb__json_get(target, "device_log");
-    if (!o || o->type == NVB__J_NULL)
-        return 0;
-    const struct nvb__jv *av = o->type == NVB__J_OBJ ? nvb__json_get(o, "available") : NULL;
-    if (!av || (av->type != NVB__J_TRUE && av->type != NVB__J_FALSE)) {
-        snprintf(why, whylen, "device_log: not an object with \"available\" true or false");
-        return -EINVAL;
-    }
-    if (av->type == NVB__J_FALSE) {
-        const struct nvb__jv *rs = nvb__json_get(o, "reason");
+    const struct nvb__jv *o;
+    const char *reason;
+    int st = nvb__json_available(target, "device_log", &o, &reason, why, whylen);
+    if (st <= 0)
+        return st;
+    if (st == 1) {
         d->state = 2;
-        snprintf(d->reason, sizeof d->reason, "%s", rs && rs->type == NVB__J_STR ? rs->s : "not read");
+        snprintf(d->reason, sizeof d->reason, "%s", reason ? reason : "not read");
         return 0;
     }
     const struct nvb__jv *n = nvb__json_get(o, "node"), *th = nvb__json_get(o, "warning_threshold_k");

@@ -160,17 +160,13 @@ char *nvb__energy_json(const struct nvb_result *r)
 int nvb__energy_load(const struct nvb__jv *root, struct nvb__energy *e, char *why, size_t whylen)
 {
     memset(e, 0, sizeof *e);
-    const struct nvb__jv *o = nvb__json_get(root, "energy");
-    if (!o || o->type == NVB__J_NULL)
-        return 0;
-    const struct nvb__jv *av = o->type == NVB__J_OBJ ? nvb__json_get(o, "available") : NULL;
-    if (!av || (av->type != NVB__J_TRUE && av->type != NVB__J_FALSE)) {
-        snprintf(why, whylen, "energy: not an object with \"available\" true or false");
-        return -EINVAL;
-    }
-    if (av->type == NVB__J_FALSE) {
-        const struct nvb__jv *rs = nvb__json_get(o, "reason");
-        no_energy(e, rs && rs->type == NVB__J_STR ? rs->s : "not measured");
+    const struct nvb__jv *o;
+    const char *reason;
+    int st = nvb__json_available(root, "energy", &o, &reason, why, whylen);
+    if (st <= 0)
+        return st;
+    if (st == 1) {
+        no_energy(e, reason ? reason : "not measured");
         return 0;
     }
     const struct nvb__jv *j = nvb__json_get(o, "joules"), *d = nvb__json_get(o, "domains");

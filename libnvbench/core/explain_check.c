@@ -45,6 +45,21 @@ static void say(struct out *o, const char *sev, const char *fact, const char *de
     o->n++;
 }
 
+/* A device's checks that are one fact at one value: what it means (%s:
+ * the device) and the advice. */
+static const struct {
+    const char *fact, *value, *sev, *msg, *advice;
+} plain[] = {
+    {"rq_affinity", "0", "warn", "rq_affinity 0 on %s: completions run on whichever CPU took the interrupt",
+     "1 (the default) or 2 completes on the submitting CPU's group or CPU"},
+    {"nomerges", "0", "note", "nomerges 0 on %s: adjacent I/Os may be merged into one device command",
+     "random workloads are unaffected; for sequential small blocks, nomerges=2 measures each I/O as issued"},
+    {"iostats", "1", "note", "iostats 1 on %s: the block layer accounts every I/O (a little CPU per I/O)",
+     "keep it for nvbench's device utilisation; 0 removes that cost and that figure"},
+    {"write_cache", "write back", "note", "write cache on %s is write back: writes complete when cached",
+     "compare write results only between devices with the same cache setting, or use fsync/fua workloads"},
+};
+
 static void device_checks(struct out *o, const char *dev, const struct nvb__jv *d)
 {
     char msg[256], adv[320];
@@ -57,28 +72,11 @@ static void device_checks(struct out *o, const char *dev, const struct nvb__jv *
                  dev);
         say(o, "warn", "scheduler", dev, msg, adv);
     }
-    if (is(d, "rq_affinity", "0")) {
-        snprintf(msg, sizeof msg, "rq_affinity 0 on %s: completions run on whichever CPU took the interrupt", dev);
-        snprintf(adv, sizeof adv, "1 (the default) or 2 completes on the submitting CPU's group or CPU");
-        say(o, "warn", "rq_affinity", dev, msg, adv);
-    }
-    if (is(d, "nomerges", "0")) {
-        snprintf(msg, sizeof msg, "nomerges 0 on %s: adjacent I/Os may be merged into one device command", dev);
-        snprintf(adv, sizeof adv, "random workloads are unaffected; for sequential small blocks, nomerges=2 measures "
-                                  "each I/O as issued");
-        say(o, "note", "nomerges", dev, msg, adv);
-    }
-    if (is(d, "iostats", "1")) {
-        snprintf(msg, sizeof msg, "iostats 1 on %s: the block layer accounts every I/O (a little CPU per I/O)", dev);
-        snprintf(adv, sizeof adv, "keep it for nvbench's device utilisation; 0 removes that cost and that figure");
-        say(o, "note", "iostats", dev, msg, adv);
-    }
-    if (is(d, "write_cache", "write back")) {
-        snprintf(msg, sizeof msg, "write cache on %s is write back: writes complete when cached", dev);
-        snprintf(adv, sizeof adv, "compare write results only between devices with the same cache setting, or use "
-                                  "fsync/fua workloads");
-        say(o, "note", "write_cache", dev, msg, adv);
-    }
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        if (is(d, plain[i].fact, plain[i].value)) {
+            snprintf(msg, sizeof msg, plain[i].msg, dev);
+            say(o, plain[i].sev, plain[i].fact, dev, msg, plain[i].advice);
+        }
 }
 
 int nvb__env_checks(const struct nvb__jv *env, nvb__check_fn fn, void *arg)

@@ -38,19 +38,13 @@ struct nvb__explain *nvb__explain_of(struct nvb_result *r)
     return r->ex;
 }
 
-static uint64_t sub(uint64_t b, uint64_t a) { return b >= a ? b - a : 0; }
-
 void nvb__kinds_delta(const struct nvb__cpu_times *a, const struct nvb__cpu_times *b, struct nvb__kinds *d)
 {
     /* guest time is inside user already (cpu.c): not a kind of its own */
-    d->user = sub(b->user, a->user);
-    d->nice = sub(b->nice, a->nice);
-    d->system = sub(b->system, a->system);
-    d->irq = sub(b->irq, a->irq);
-    d->softirq = sub(b->softirq, a->softirq);
-    d->iowait = sub(b->iowait, a->iowait);
-    d->steal = sub(b->steal, a->steal);
-    d->idle = sub(b->idle, a->idle);
+    struct nvb__cpu_times t;
+    nvb__cpu_times_delta(a, b, &t);
+    *d = (struct nvb__kinds){.user = t.user, .nice = t.nice, .system = t.system, .irq = t.irq, .softirq = t.softirq,
+                             .iowait = t.iowait, .steal = t.steal, .idle = t.idle};
 }
 
 uint64_t nvb__kinds_busy(const struct nvb__kinds *k) { return k->user + k->nice + k->system + k->irq + k->softirq; }
@@ -182,14 +176,8 @@ static void put_num(struct nvb__json *j, const char *path, const char *key, doub
             j->found = 1;
         }
     }
-    if (!j->b)
-        return;
-    if (!isfinite(v))
-        nvb__buf_puts(j->b, "null");
-    else if (v == floor(v) && fabs(v) < 9e15)
-        nvb__buf_printf(j->b, "%.0f", v);
-    else
-        nvb__buf_printf(j->b, "%.10g", v);
+    if (j->b)
+        nvb__json_write_num(j->b, v);
 }
 
 static void w_num(struct w *w, const char *key, double v)

@@ -20,13 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TRY(x)                                                                                                     \
-    do {                                                                                                           \
-        int rc_ = (x);                                                                                             \
-        if (rc_ < 0)                                                                                               \
-            return rc_;                                                                                            \
-    } while (0)
-
 /* ------------------------------------------------------------------ workloads */
 
 int fm_list_add(struct fm_list *l, const char *s)

@@ -13,6 +13,14 @@
 
 #include "nvbench.h"
 
+/* Returns from the calling function with x's negative errno. */
+#define TRY(x)                                                                                                     \
+    do {                                                                                                           \
+        int rc_ = (x);                                                                                             \
+        if (rc_ < 0)                                                                                               \
+            return rc_;                                                                                            \
+    } while (0)
+
 #define FM_NAME_MAX 63   /* bytes of the library's name key (workload.c, K_STRING) */
 #define FM_MAX_CPUS 1024 /* the library's CPU set: CPUs 0 to 1023 (the 'cpus' key) */
 

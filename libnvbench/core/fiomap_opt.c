@@ -12,13 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TRY(x)                                                                                                     \
-    do {                                                                                                           \
-        int rc_ = (x);                                                                                             \
-        if (rc_ < 0)                                                                                               \
-            return rc_;                                                                                            \
-    } while (0)
-
 /* ------------------------------------------------------------------ direct renames
  * A fio option whose value a library key takes as it is says so in the key
  * table (core/keys.c: its fio column and NVB__KEY_FIO_AS_IS); here only

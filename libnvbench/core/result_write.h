@@ -94,14 +94,8 @@ static inline void jo_num(struct jctx *c, const char *key, double v)
     }
     if (!key)
         c->idx[j->depth]++;
-    if (!j->b)
-        return;
-    if (!isfinite(v))
-        nvb__buf_puts(j->b, "null");
-    else if (v == floor(v) && fabs(v) < 9e15)
-        nvb__buf_printf(j->b, "%.0f", v);
-    else
-        nvb__buf_printf(j->b, "%.10g", v);
+    if (j->b)
+        nvb__json_write_num(j->b, v);
 }
 
 /* A figure the result stores (not one derived from others), in the

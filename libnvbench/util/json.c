@@ -564,6 +564,38 @@ int nvb__utf8_valid(const char *s)
     return 1;
 }
 
+int nvb__json_available(const struct nvb__jv *parent, const char *name, const struct nvb__jv **obj,
+                        const char **reason, char *why, size_t whylen)
+{
+    *obj = NULL;
+    *reason = NULL;
+    const struct nvb__jv *o = nvb__json_get(parent, name);
+    if (!o || o->type == NVB__J_NULL)
+        return 0;
+    const struct nvb__jv *av = o->type == NVB__J_OBJ ? nvb__json_get(o, "available") : NULL;
+    if (!av || (av->type != NVB__J_TRUE && av->type != NVB__J_FALSE)) {
+        snprintf(why, whylen, "%s: not an object with \"available\" true or false", name);
+        return -EINVAL;
+    }
+    if (av->type == NVB__J_FALSE) {
+        const struct nvb__jv *rs = nvb__json_get(o, "reason");
+        *reason = rs && rs->type == NVB__J_STR ? rs->s : NULL;
+        return 1;
+    }
+    *obj = o;
+    return 2;
+}
+
+void nvb__json_write_num(struct nvb__buf *b, double v)
+{
+    if (!isfinite(v))
+        nvb__buf_puts(b, "null");
+    else if (v == floor(v) && fabs(v) < 9e15)
+        nvb__buf_printf(b, "%.0f", v);
+    else
+        nvb__buf_printf(b, "%.10g", v);
+}
+
 /* Runs of valid UTF-8 go out as they are; '"' and '\\' escaped, control
  * characters as \u00XX, every byte that starts no valid sequence as
  * U+FFFD, so what a reader gets is always well-formed. */

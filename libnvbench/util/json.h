@@ -63,6 +63,12 @@ const struct nvb__jv *nvb__json_get(const struct nvb__jv *obj, const char *key);
  * finite results only). */
 int nvb__json_u64(const struct nvb__jv *v, uint64_t *out);
 int nvb__json_dbl(const struct nvb__jv *v, double *out);
+/* Member name of parent in the form {"available": true|false, "reason":
+ * ...}: 0 when absent or null; 1 when not available, *reason its string
+ * (NULL when none); 2 when available, *obj the object; -EINVAL (why says
+ * so) when it is not such an object. */
+int nvb__json_available(const struct nvb__jv *parent, const char *name, const struct nvb__jv **obj,
+                        const char **reason, char *why, size_t whylen);
 
 /* Write v as compact JSON (the emitter's own style: no spaces; '"', '\\'
  * and control characters escaped, other UTF-8 as is). */
@@ -73,6 +79,10 @@ void nvb__json_write(const struct nvb__jv *v, struct nvb__buf *b);
  * (stray continuation bytes, overlong forms, surrogates, code points above
  * U+10FFFF, sequences cut short) is written as \ufffd. */
 void nvb__json_write_str(struct nvb__buf *b, const char *s);
+/* A number as the result writer prints a derived figure: null when not
+ * finite, an integer without a fraction below 9e15, else 10 significant
+ * digits. */
+void nvb__json_write_num(struct nvb__buf *b, double v);
 /* Whether s is well-formed UTF-8 in the sense above (what
  * nvb__json_write_str() writes unchanged). */
 int nvb__utf8_valid(const char *s);
