@@ -144,15 +144,11 @@ int nvb__cpu_fill(struct nvb_result *res, const struct nvb__sys_sample *a, const
     res->cpu_valid = 1;
     if (b->ncpu <= 0 || !b->cpu)
         return 0;
-    res->cpu_pct = calloc((size_t)b->ncpu, sizeof *res->cpu_pct);
-    res->cpu_id = calloc((size_t)b->ncpu, sizeof *res->cpu_id);
-    if (!res->cpu_pct || !res->cpu_id) {
-        free(res->cpu_pct);
-        free(res->cpu_id);
-        res->cpu_pct = NULL;
-        res->cpu_id = NULL;
+    void *pcts, *ids;
+    if (nvb__calloc2((size_t)b->ncpu, sizeof *res->cpu_pct, sizeof *res->cpu_id, &pcts, &ids) < 0)
         return -1;
-    }
+    res->cpu_pct = pcts;
+    res->cpu_id = ids;
     /* Rows are matched by CPU number, not position: a CPU that came online
      * during the run has no start row and is left out. */
     for (int i = 0; i < b->ncpu; i++) {

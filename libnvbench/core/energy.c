@@ -163,12 +163,10 @@ int nvb__energy_load(const struct nvb__jv *root, struct nvb__energy *e, char *wh
     const struct nvb__jv *o;
     const char *reason;
     int st = nvb__json_available(root, "energy", &o, &reason, why, whylen);
-    if (st <= 0)
-        return st;
-    if (st == 1) {
+    if (st == 1)
         no_energy(e, reason ? reason : "not measured");
-        return 0;
-    }
+    if (st != 2)
+        return st < 0 ? st : 0;
     const struct nvb__jv *j = nvb__json_get(o, "joules"), *d = nvb__json_get(o, "domains");
     uint64_t nd = 0;
     if (!j || nvb__json_dbl(j, &e->joules) < 0 || !d || nvb__json_u64(d, &nd) < 0) {

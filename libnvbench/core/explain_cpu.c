@@ -90,15 +90,11 @@ int nvb__explain_cpu(struct nvb_result *r, const struct nvb__sys_sample *a, cons
     e->kinds_state = 1;
     if (b->ncpu <= 0 || !b->cpu)
         return 0;
-    e->cpu = calloc((size_t)b->ncpu, sizeof *e->cpu);
-    e->cpu_id = calloc((size_t)b->ncpu, sizeof *e->cpu_id);
-    if (!e->cpu || !e->cpu_id) {
-        free(e->cpu);
-        free(e->cpu_id);
-        e->cpu = NULL;
-        e->cpu_id = NULL;
+    void *rows, *ids;
+    if (nvb__calloc2((size_t)b->ncpu, sizeof *e->cpu, sizeof *e->cpu_id, &rows, &ids) < 0)
         return -ENOMEM;
-    }
+    e->cpu = rows;
+    e->cpu_id = ids;
     /* by CPU number, as cpu.c: a CPU that came online during the run has
      * no start row and is left out */
     for (int i = 0; i < b->ncpu; i++) {

@@ -72,6 +72,18 @@ char *nvb__strdup(const char *s)
     return d;
 }
 
+int nvb__calloc2(size_t n, size_t sa, size_t sb, void **a, void **b)
+{
+    *a = calloc(n, sa);
+    *b = calloc(n, sb);
+    if (*a && *b)
+        return 0;
+    free(*a);
+    free(*b);
+    *a = *b = NULL;
+    return -ENOMEM;
+}
+
 int nvb__grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
 {
     if (n < *cap)

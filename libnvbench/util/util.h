@@ -32,6 +32,9 @@ char *nvb__strdup(const char *s);
  * the array doubles (from first elements) when n == *cap. 0, or -ENOMEM with
  * the array as it was. */
 int nvb__grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first);
+/* Two zeroed arrays of n elements of sa and sb bytes into *a and *b: 0, or
+ * -ENOMEM with both NULL and nothing left allocated. */
+int nvb__calloc2(size_t n, size_t sa, size_t sb, void **a, void **b);
 /* "EIO" for 5; "E<n>" for unknown ones (into buf). */
 const char *nvb__errno_name(int e, char *buf, size_t len);
 /* A size the way workloads write it: the largest binary unit that divides
