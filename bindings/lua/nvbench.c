@@ -354,6 +354,21 @@ static int l_target_length(lua_State *L)
  * value or true (a bare flag)}, order = {option, ...} (file order), stonewall
  * = boolean}, ... }. env: a table NAME -> value for ${NAME}; nil for the
  * process environment. */
+/* A box on the stack for one library handle (NULL until it is set), freed
+ * by gc when the box is collected: a memory error while tables are built
+ * from the handle does not leak it. */
+static void *new_box(lua_State *L, const char *mt, lua_CFunction gc)
+{
+    void **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, mt)) {
+        lua_pushcfunction(L, gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return box;
+}
+
 static int fiojob_box_gc(lua_State *L)
 {
     struct nvb_fiojob **box = lua_touserdata(L, 1);
@@ -404,13 +419,7 @@ static int fio_read_boxed(lua_State *L, struct nvb_fiojob ***boxp)
     }
     /* the handle sits in a box freed by __gc: a memory error while the
      * tables are built below does not leak it */
-    struct nvb_fiojob **box = lua_newuserdatauv(L, sizeof *box, 0);
-    *box = NULL;
-    if (luaL_newmetatable(L, "nvbench.fiojob_box")) {
-        lua_pushcfunction(L, fiojob_box_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
+    struct nvb_fiojob **box = new_box(L, "nvbench.fiojob_box", fiojob_box_gc);
     char why[1024];
     int rc = nvb_fiojob_read(path, envp, box, why, sizeof why);
     if (rc < 0)
@@ -499,13 +508,7 @@ static int l_fio_job_map(lua_State *L)
     int n = fio_read_boxed(L, &jbox);
     if (n)
         return n;
-    struct nvb_fiomap **box = lua_newuserdatauv(L, sizeof *box, 0);
-    *box = NULL;
-    if (luaL_newmetatable(L, "nvbench.fiomap_box")) {
-        lua_pushcfunction(L, fiomap_box_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
+    struct nvb_fiomap **box = new_box(L, "nvbench.fiomap_box", fiomap_box_gc);
     char why[1024];
     int rc = nvb_fiomap_new(*jbox, lua_tostring(L, 1), lenient ? NVB_FIOMAP_LENIENT : 0, box, why, sizeof why);
     nvb_fiojob_free(*jbox);
