@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "devices/facts.h" /* NVB__SMART_LOG_LEN, the read */
+
 /* The fields of the health log nvbench keeps, in this order (devlog.c's
  * table gives each its name, offset and width). 128-bit counters are kept
  * in 64 bits, saturated (a device would need 9.4e24 bytes to pass it). */
@@ -26,7 +28,6 @@ enum {
     NVB__SM_THERMAL_MGMT_1_TIME, NVB__SM_THERMAL_MGMT_2_TIME,
     NVB__SM_N
 };
-#define NVB__SMART_LOG_LEN 512
 /* One data unit: 1000 units of 512 bytes (the spec's definition). */
 #define NVB__SMART_DATA_UNIT 512000ull
 
@@ -88,15 +89,6 @@ void nvb__energy_end(struct nvb_result *res, const char *root, const struct nvb_
 char *nvb__energy_json(const struct nvb_result *r);
 int nvb__energy_load(const struct nvb__jv *root, struct nvb__energy *e, char *why, size_t whylen);
 
-/* ---- the read itself (devices/nvme_smart.c, Linux) ---- */
-/* The health log (controller-wide, NSID FFFFFFFFh) through the admin
- * passthrough on fd into buf (512 bytes), and the composite temperature's
- * over threshold (*thr_k, 0 when the controller does not say). 0, -errno
- * (-EACCES/-EPERM without CAP_SYS_ADMIN, -ENOTTY not NVMe), -EIO (the
- * controller refused). */
-int nvb__nvme_smart_log(int fd, uint8_t *buf, uint32_t *thr_k);
-/* The same through a node opened here (read-only): 0, or -errno with why
- * (-ENOTTY: not an NVMe namespace). */
-int nvb__nvme_smart_read(const char *node, uint8_t *buf, uint32_t *thr_k, char *why, size_t whylen);
+/* The read itself is devices/nvme_smart.c's (devices/facts.h, Linux). */
 
 #endif

@@ -101,4 +101,16 @@ void nvb__stack_layers(int file, uint64_t dev, uint64_t ino, uint64_t rdev, cons
  * below, or not a multiple of: 1 and the warning in out; else 0. */
 int nvb__iu_warning(const struct nvb__tdev *facts, uint64_t bs, const char *path, char *out, size_t len);
 
+/* ---- the NVMe health log (devices/nvme_smart.c, Linux; core/devlog.c keeps it) ---- */
+#define NVB__SMART_LOG_LEN 512
+/* The health log (controller-wide, NSID FFFFFFFFh) through the admin
+ * passthrough on fd into buf (512 bytes), and the composite temperature's
+ * over threshold (*thr_k, 0 when the controller does not say). 0, -errno
+ * (-EACCES/-EPERM without CAP_SYS_ADMIN, -ENOTTY not NVMe), -EIO (the
+ * controller refused). */
+int nvb__nvme_smart_log(int fd, uint8_t *buf, uint32_t *thr_k);
+/* The same through a node opened here (read-only): 0, or -errno with why
+ * (-ENOTTY: not an NVMe namespace). */
+int nvb__nvme_smart_read(const char *node, uint8_t *buf, uint32_t *thr_k, char *why, size_t whylen);
+
 #endif

@@ -15,7 +15,7 @@
 #include <linux/nvme_ioctl.h>
 
 #include "nvbench.h"
-#include "core/devlog.h"
+#include "devices/facts.h"
 
 #define NVME_ADMIN_GET_LOG_PAGE 0x02
 #define NVME_ADMIN_GET_FEATURES 0x0a
