@@ -19,15 +19,13 @@
 
 void nvb__explain_free(struct nvb__explain *e)
 {
-    if (!e)
-        return;
-    free(e->cpu_id);
-    free(e->cpu);
-    nvb__json_free(e->env);
-    nvb__json_free(e->irq);
-    nvb__json_free(e->place);
-    free(e->jobs);
-    free(e->irq_t0);
+    if (e) {
+        /* the parsed documents, then the arrays */
+        struct nvb__jv *docs[] = {e->env, e->irq, e->place};
+        for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
+            nvb__json_free(docs[i]);
+        free(e->cpu_id), free(e->cpu), free(e->jobs), free(e->irq_t0);
+    }
     free(e);
 }
 

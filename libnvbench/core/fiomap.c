@@ -720,11 +720,10 @@ static int map_file(const struct nvb_fiojob *f, struct fm_job *proto, struct nvb
 
 void nvb_fiomap_free(struct nvb_fiomap *m)
 {
-    if (!m)
-        return;
-    for (size_t i = 0; i < m->n; i++)
+    for (size_t i = 0; m && i < m->n; i++)
         wl_free(&m->wl[i]);
-    free(m->wl);
+    if (m)
+        free(m->wl);
     free(m);
 }
 
