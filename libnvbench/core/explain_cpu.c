@@ -290,10 +290,8 @@ void nvb__explain_emit_cpu(struct nvb__json *j, const struct nvb_result *r)
         w_ns(&w, "ns", &e->cpu[i]);
         char save[256];
         snprintf(save, sizeof save, "%s", w.path);
-        snprintf(w.path + strlen(w.path), sizeof w.path - strlen(w.path), ".%d.per_io_us", i);
-        w_open(&w, "per_io_us", '{');
-        w_per_io(&w, &e->cpu[i], ios);
-        w_close(&w, '}');
+        snprintf(w.path + strlen(w.path), sizeof w.path - strlen(w.path), ".%d", i);
+        w_per_io(&w, &e->cpu[i], ios); /* the kinds per I/O, as per_io_us's, on this CPU */
         snprintf(w.path, sizeof w.path, "%s", save);
         w_close(&w, '}');
     }

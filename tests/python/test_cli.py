@@ -100,6 +100,17 @@ def test_run_missing_or_no_target_exits_2(empty_dir):
     assert tree(empty_dir) == []
 
 
+def test_run_without_target_where_the_engine_needs_none(empty_dir):
+    """The null engine opens nothing: a run without a target is its virtual region (the
+    library decides who needs a target, as every front door asks it)."""
+    out = os.path.join(empty_dir, "r.json")
+    p = cli("run", "engine=null", "ios=2000", "--no-progress", "--json", out)
+    assert p.returncode == 0, p.stderr
+    [r] = json.load(open(out))["results"]
+    assert r["total"]["ios"] == 2000
+    assert [t["path"] for t in r["per_target"]] == ["(null)"]
+
+
 @pytest.fixture(scope="module")
 def matrix_run(tmp_path_factory):
     d = tmp_path_factory.mktemp("matrix")
