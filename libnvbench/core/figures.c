@@ -254,10 +254,11 @@ const struct nvb__fig nvb__figs[] = {
       "free slot was refilled before waiting; lower with a rate or think time; `null` without a "
       "wait)"),
     MEAN(SUBMIT, "depth_mean", EXT | OPT, sub.depth_sum, sub.waits, "I/Os", NULL),
-    R(SUBMIT, "reaps", U64, SUM, OLD | OPT, sub.reaps, "count", "calls",
+    R(SUBMIT, "reaps", U64, SUM, EXT | OPT, sub.reaps, "count", "calls",
       "calls of the engine's reap operation in the window, waiting or not (`ios / reaps`: the "
-      "completions one call brings back; with `waits`, how often the loop polled). Absent in "
-      "results from before it"),
+      "completions one call brings back; with `waits`, how often the loop polled). Written with "
+      "the keys above; 0 in a result written by a build of 2026-12-02 or 12-03 that had them and "
+      "not it"),
 
     /* rate: null without rate_iops */
     PART(RATE, "mode", FIRST, 0, "{\"enum\": [\"open\", \"closed\"]}", "",
