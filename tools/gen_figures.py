@@ -31,6 +31,7 @@ SCHEMA_AT = {
     "hostdir": ["/definitions/host_direction"],
     "fault": ["/properties/fault"],
     "faultdir": ["/definitions/fault_direction"],
+    "total": ["/properties/total", "/definitions/host_total"],
 }
 
 

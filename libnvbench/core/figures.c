@@ -17,9 +17,9 @@
 
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
-                                                        "rate", "host", "fault", "faultdir", "hostdir"};
+                                                        "rate", "host", "fault", "faultdir", "hostdir", "total"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
-                                           "rate", "gib_rate", "mean", "dirsum", "part"};
+                                           "rate", "gib_rate", "mean", "dirsum", "sum", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
                                             "first", "agree"};
 
@@ -69,6 +69,14 @@ _Static_assert(sizeof(double) == sizeof(uint64_t), "hosts[]' arrays by direction
 #define OPEN NVB__FF_OPEN
 
 const struct nvb__fig nvb__figs[] = {
+    /* total, hosts[].total: read + write (+ trim) */
+    ROW(TOTAL, "ios", SUM, RECOMP, 0, struct nvb__total, ios, "count", "I/Os",
+        "completed I/Os of read + write (+ trim) and their bytes"),
+    ROW(TOTAL, "bytes", SUM, RECOMP, 0, struct nvb__total, bytes, "count", "bytes", NULL),
+    ROW(TOTAL, "iops", RATE, RECOMP, 0, struct nvb__total, ios, "nonneg", "I/Os/s",
+        "rates over `duration_s` (in `hosts[]`, over the host's own)"),
+    ROW(TOTAL, "bw_bytes_s", RATE, RECOMP, 0, struct nvb__total, bytes, "nonneg", "bytes/s", NULL),
+
     /* read, write, trim: over all targets and jobs, and per target */
     D("ios", U64, SUM, 0, ios, "count", "I/Os", "completed I/Os in the window and their bytes"),
     D("bytes", U64, SUM, 0, bytes, "count", "bytes", NULL),

@@ -35,6 +35,8 @@ enum nvb__fig_sec {
                         * the base moved by 8 bytes a direction */
     NVB__FS_HOSTDIR,   /* hosts[].read, .write, .trim: struct nvb__hostrow's arrays by
                         * direction, the row's base moved by 8 bytes a direction */
+    NVB__FS_TOTAL,     /* total, hosts[].total: read + write (+ trim), added up by the writer
+                        * (struct nvb__total); every row derived, so the reader reads none */
     NVB__FS_COUNT
 };
 
@@ -50,6 +52,8 @@ enum nvb__fig_type {
     NVB__FT_GIB,  /* derived: the same / 2^30 */
     NVB__FT_MEAN, /* derived: the uint64_t at off / the uint64_t at off2, null when that is 0 */
     NVB__FT_DIRSUM, /* derived: the uint64_t array by direction at off, added over the directions */
+    NVB__FT_SUM,  /* derived: a uint64_t the writer added up (struct nvb__total), written as it is;
+                   * not read (a loaded result adds it up again) */
     NVB__FT_PART  /* written and read by code of its own */
 };
 
@@ -83,6 +87,11 @@ struct nvb__fig {
     const char *schema;      /* "count", "nonneg", "bool", "string", "#def" ($ref), "?X" (X or null), or JSON */
     const char *unit;        /* "" for none */
     const char *doc;         /* its meaning (markdown); NULL: shares the previous row's line in the docs */
+};
+
+/* What the writer adds up over the directions for NVB__FS_TOTAL. */
+struct nvb__total {
+    uint64_t ios, bytes;
 };
 
 extern const struct nvb__fig nvb__figs[];

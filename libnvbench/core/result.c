@@ -104,7 +104,8 @@ static void emit_figs(struct jctx *c, int sec, const void *base, double per, uns
             continue;
         }
         switch (f->type) {
-        case NVB__FT_U64: jo_u64(c, f->key, *(const uint64_t *)v); break;
+        case NVB__FT_U64:
+        case NVB__FT_SUM: jo_u64(c, f->key, *(const uint64_t *)v); break;
         case NVB__FT_U32: jo_u64(c, f->key, *(const uint32_t *)v); break;
         case NVB__FT_LONG: jo_u64(c, f->key, (uint64_t)*(const long *)v); break;
         case NVB__FT_DBL: jo_raw_num(c, f->key, *(const double *)v); break;
@@ -167,6 +168,16 @@ static void dstat_part(struct jctx *c, const char *key, const void *base, const 
         else
             emit_lat(c, key, h[i]);
     }
+}
+
+/* total (of the result, or of a host row): ios and bytes added up over the
+ * directions, its rates over dur (figures.c's NVB__FS_TOTAL rows). */
+static void emit_total(struct jctx *c, uint64_t ios, uint64_t bytes, double dur)
+{
+    const struct nvb__total t = {ios, bytes};
+    jo_open(c, "total", '{');
+    emit_figs(c, NVB__FS_TOTAL, &t, dur, 0, NULL, NULL);
+    jo_close(c, '}');
 }
 
 static void emit_dstat(struct jctx *c, const char *key, const struct nvb__dstat *d, double dur, const int *unknown)
@@ -281,12 +292,7 @@ static void host_part(struct jctx *c, const char *key, const void *base, const v
         const uint64_t t = key[0] == 'f' ? h->first_done_unix_ns : h->last_done_unix_ns;
         jo_num(c, key, t > w0 ? (double)(t - w0) / 1e9 : 0);
     } else if (!strcmp(key, "total")) {
-        jo_open(c, key, '{');
-        jo_u64(c, "ios", ios);
-        jo_u64(c, "bytes", bytes);
-        jo_num(c, "iops", dur > 0 ? (double)ios / dur : 0);
-        jo_num(c, "bw_bytes_s", dur > 0 ? (double)bytes / dur : 0);
-        jo_close(c, '}');
+        emit_total(c, ios, bytes, dur);
     } else if (!strcmp(key, "cpu")) {
         const double cpu_s = h->process_user_s + h->process_sys_s;
         jo_open(c, key, '{');
@@ -664,12 +670,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     emit_dirs(&c, r, r->tot); /* trim only in results of workloads that trim (docs/json-schema.md) */
     uint64_t ios = r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios;
     uint64_t bytes = r->tot[0].bytes + r->tot[1].bytes + r->tot[NVB_TRIM].bytes;
-    jo_open(&c, "total", '{');
-    jo_u64(&c, "ios", ios);
-    jo_u64(&c, "bytes", bytes);
-    jo_num(&c, "iops", r->duration_s > 0 ? (double)ios / r->duration_s : 0);
-    jo_num(&c, "bw_bytes_s", r->duration_s > 0 ? (double)bytes / r->duration_s : 0);
-    jo_close(&c, '}');
+    emit_total(&c, ios, bytes, r->duration_s);
     jo_open(&c, "submissions", '{');
     emit_figs(&c, NVB__FS_SUBMIT, r, 0, nvb__figs_when(r), timing_part, NULL);
     jo_close(&c, '}');

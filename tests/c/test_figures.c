@@ -25,6 +25,7 @@ struct place {
     char path[64];
     const void *base;
     double per;
+    struct nvb__total t; /* NVB__FS_TOTAL: what the writer adds up, base points here */
 };
 
 static int places(const struct nvb_result *r, struct place *p)
@@ -36,6 +37,13 @@ static int places(const struct nvb_result *r, struct place *p)
         p[n++] = (struct place){NVB__FS_DIR, "", &r->tg[0].d[d], r->duration_s};
         snprintf(p[n - 1].path, sizeof p[0].path, "per_target.0.%s", nvb__dir_names[d]);
     }
+    p[n] = (struct place){NVB__FS_TOTAL, "total", &p[n].t, r->duration_s, {0, 0}};
+    for (int d = 0; d < NVB__NDIR; d++) {
+        p[n].t.ios += r->tot[d].ios;
+        p[n].t.bytes += r->tot[d].bytes;
+    }
+    ck_assert_uint_gt(p[n].t.ios, 0);
+    n++;
     p[n++] = (struct place){NVB__FS_TARGET, "per_target.0", &r->tg[0], r->duration_s};
     p[n++] = (struct place){NVB__FS_ERRORS, "errors", r, 0};
     p[n++] = (struct place){NVB__FS_VERIFY, "verify", r, 0};
@@ -54,6 +62,9 @@ static int places(const struct nvb_result *r, struct place *p)
         p[n++] = (struct place){NVB__FS_HOST, "hosts.0", h, 0};
         p[n++] = (struct place){NVB__FS_HOSTDIR, "hosts.0.read", h, h->duration_s};
         p[n++] = (struct place){NVB__FS_HOSTDIR, "hosts.0.write", (const char *)h + sizeof(uint64_t), h->duration_s};
+        p[n] = (struct place){NVB__FS_TOTAL, "hosts.0.total", &p[n].t, h->duration_s, {h->ios[0] + h->ios[1],
+                              h->bytes[0] + h->bytes[1]}};
+        n++;
     }
     return n;
 }
@@ -65,7 +76,8 @@ static double value(const struct nvb__fig *f, const struct place *p, int *ok)
     double u = 0;
     *ok = 1;
     switch (f->type) {
-    case NVB__FT_U64: return (double)*(const uint64_t *)v;
+    case NVB__FT_U64:
+    case NVB__FT_SUM: return (double)*(const uint64_t *)v;
     case NVB__FT_U32: return *(const uint32_t *)v;
     case NVB__FT_LONG: return (double)*(const long *)v;
     case NVB__FT_DBL: return *(const double *)v;
@@ -115,7 +127,7 @@ static void free_result(void)
 START_TEST(writer_follows_table)
 {
     const struct nvb_result *g_r = _i ? g_m : g_run;
-    struct place p[16];
+    struct place p[20];
     int np = places(g_r, p), checked = 0;
     for (int k = 0; k < np; k++)
         for (size_t i = 0; i < nvb__nfigs; i++) {
@@ -160,13 +172,13 @@ START_TEST(reader_follows_table)
     struct nvb__jv *root = NULL;
     ck_assert_int_eq(nvb_result_json(g_r, &json), 0);
     ck_assert_int_eq(nvb__json_parse(json, strlen(json), &root, why, sizeof why), 0);
-    struct place p[16];
+    struct place p[20];
     int np = places(g_r, p), old = 0, refused = 0;
     for (int k = 0; k < np; k++)
         for (size_t i = 0; i < nvb__nfigs; i++) {
             const struct nvb__fig *f = &nvb__figs[i];
             if (f->sec != p[k].sec || f->type == NVB__FT_PART || f->type == NVB__FT_RATE || f->type == NVB__FT_GIB ||
-                f->type == NVB__FT_MEAN || f->type == NVB__FT_DIRSUM || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
+                f->type == NVB__FT_MEAN || f->type == NVB__FT_DIRSUM || f->type == NVB__FT_SUM || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
                 continue;
             char path[128];
             snprintf(path, sizeof path, "%s.%s", p[k].path, f->key);
