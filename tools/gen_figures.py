@@ -33,10 +33,15 @@ SCHEMA_AT = {
     "faultdir": ["/definitions/fault_direction"],
     "total": ["/properties/total", "/definitions/host_total"],
 }
+# Sections that are some of their object's keys: only theirs are written
+# (each keeps its description), the object's other keys stay as they are.
+SCHEMA_SOME = {
+    "run": "",
+}
 
 
 def pointer(doc, ptr):
-    for part in ptr.strip("/").split("/"):
+    for part in filter(None, ptr.strip("/").split("/")):
         doc = doc[int(part)] if isinstance(doc, list) else doc[part]
     return doc
 
@@ -64,6 +69,17 @@ def schema_text(table, old):
             obj["required"] = [f["key"] for f in rows if not f["optional"] and not f["trim_only"]]
             obj["additionalProperties"] = False
             obj["properties"] = {f["key"]: expand(f["schema"]) for f in rows}
+    for sec, ptr in SCHEMA_SOME.items():
+        rows = [f for f in table if f["sec"] == sec]
+        obj, keys = pointer(doc, ptr), {f["key"] for f in rows}
+        for f in rows:
+            new, was = expand(f["schema"]), obj["properties"].get(f["key"], {})
+            if "description" in was:
+                new = {"description": was["description"], **new}
+            obj["properties"][f["key"]] = new
+        want = [f["key"] for f in rows if not f["optional"] and not f["trim_only"]]
+        obj["required"] = [k for k in obj["required"] if k not in keys or k in want] + \
+            [k for k in want if k not in obj["required"]]
     return dump(doc, 0) + "\n"
 
 

@@ -17,7 +17,7 @@
 
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
-                                                        "rate", "host", "fault", "faultdir", "hostdir", "total"};
+                                                        "rate", "host", "fault", "faultdir", "hostdir", "total", "run"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
                                            "rate", "gib_rate", "mean", "dirsum", "sum", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
@@ -69,6 +69,32 @@ _Static_assert(sizeof(double) == sizeof(uint64_t), "hosts[]' arrays by direction
 #define OPEN NVB__FF_OPEN
 
 const struct nvb__fig nvb__figs[] = {
+    /* the top level, from qd_effective to ramp_s (the objects around them are written by code) */
+    R(RUN, "qd_effective", U32, FIRST, 0, qd_effective, "count", "I/Os",
+      "I/Os in flight per job actually used: `qd`, except 1 for the synchronous psync engine and for "
+      "libaio with `direct=0`, which completes buffered I/O inside `io_submit` (a warning says so; "
+      "[engines.md](engines.md)); a merge of job groups has the largest of theirs"),
+    R(RUN, "start_unix_ns", U64, RECOMP, 0, start_wall_ns, "count", "ns",
+      "wall clock (CLOCK_REALTIME) when the jobs were released (before the ramp), ns since the epoch; "
+      "merged: the earliest part's"),
+    PART(RUN, "start_time", RECOMP, 0,
+         "{\"type\": \"string\", \"pattern\": \"^$|^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$\"}", "",
+         "the same, UTC, `YYYY-MM-DDTHH:MM:SSZ`; `\"\"` if the run never started"),
+    R(RUN, "host", STR, RECOMP, OLD, host, "string", "",
+      "name of the machine that ran it (gethostname); `\"\"` for a merged result"),
+    PART(RUN, "end_unix_ns", RECOMP, 0, "count", "ns",
+         "wall clock at the end of the measured window (`start_unix_ns` + ramp + `duration_s`); 0 if the "
+         "run never started"),
+    R(RUN, "first_done_unix_ns", U64, RECOMP, OLD, first_done_wall_ns, "count", "ns",
+      "wall clock when the first job finished; 0 if the run never started"),
+    R(RUN, "duration_s", DBL, RECOMP, 0, duration_s, "nonneg", "s",
+      "the measured window: from the end of the ramp to the end of the run. A time-bounded run lasts "
+      "exactly `runtime` (unless cancelled or stopped by an error); a run bounded by `ios`/`io_limit` "
+      "ends at the last counted completion; a run that steady state stopped (`ss.stop=1`) ends when it "
+      "stopped it. A precondition phase is never part of it"),
+    R(RUN, "ramp_s", DBL, RECOMP, 0, ramp_s, "nonneg", "s",
+      "warm-up before the window; I/O submitted during it is never counted, even if it completes later"),
+
     /* total, hosts[].total: read + write (+ trim) */
     ROW(TOTAL, "ios", SUM, RECOMP, 0, struct nvb__total, ios, "count", "I/Os",
         "completed I/Os of read + write (+ trim) and their bytes"),

@@ -620,24 +620,22 @@ int nvb__result_emit(const struct nvb_result *r, struct nvb__json *j)
     return 0;
 }
 
-/* When the result ran: its start (and as text), host, end, first
- * completion, measured and ramp durations. */
-static void emit_when(struct jctx *c, const struct nvb_result *r)
+/* The top level's scalars the table leaves to code: the start as text, the
+ * end of the window. */
+static void run_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
-    jo_u64(c, "start_unix_ns", r->start_wall_ns);
-    {
-        char ts[64] = "";
-        time_t s = (time_t)(r->start_wall_ns / 1000000000ull);
-        struct tm tm;
-        if (r->start_wall_ns && gmtime_r(&s, &tm))
-            strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        jo_str(c, "start_time", ts);
+    const struct nvb_result *r = base;
+    (void)arg;
+    if (!strcmp(key, "end_unix_ns")) {
+        jo_u64(c, key, nvb__result_window_end(r));
+        return;
     }
-    jo_str(c, "host", r->host);
-    jo_u64(c, "end_unix_ns", nvb__result_window_end(r));
-    jo_u64(c, "first_done_unix_ns", r->first_done_wall_ns);
-    jo_raw_num(c, "duration_s", r->duration_s);
-    jo_raw_num(c, "ramp_s", r->ramp_s);
+    char ts[64] = "";
+    time_t s = (time_t)(r->start_wall_ns / 1000000000ull);
+    struct tm tm;
+    if (r->start_wall_ns && gmtime_r(&s, &tm))
+        strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    jo_str(c, key, ts);
 }
 
 /* One result's object; a group's (group 1) starts with its name and has no
@@ -665,8 +663,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     } else if (j->b) {
         jo_raw(&c, "workload", "{}");
     }
-    jo_u64(&c, "qd_effective", r->qd_effective);
-    emit_when(&c, r);
+    emit_figs(&c, NVB__FS_RUN, r, 0, 0, run_part, NULL);
     emit_dirs(&c, r, r->tot); /* trim only in results of workloads that trim (docs/json-schema.md) */
     uint64_t ios = r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios;
     uint64_t bytes = r->tot[0].bytes + r->tot[1].bytes + r->tot[NVB_TRIM].bytes;

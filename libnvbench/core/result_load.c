@@ -663,21 +663,13 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
         return L->rc;
     if (strcmp(schema, NVB_SCHEMA_VERSION))
         return bad(L, "", "schema", "not " NVB_SCHEMA_VERSION);
-    uint64_t qd = 0;
     if (rd_str(L, root, "", "engine", r->engine, sizeof r->engine, 1) || ld_engine_used(L, root, r) ||
-        rd_u64(L, root, "", "qd_effective", &qd, 1) || rd_u64(L, root, "", "start_unix_ns", &r->start_wall_ns, 1) ||
-        rd_str(L, root, "", "host", r->host, sizeof r->host, 0) ||
-        rd_u64(L, root, "", "end_unix_ns", &r->end_wall_ns, 0) ||
-        rd_u64(L, root, "", "first_done_unix_ns", &r->first_done_wall_ns, 0) ||
-        rd_nonneg(L, root, "", "duration_s", &r->duration_s, 1) || rd_nonneg(L, root, "", "ramp_s", &r->ramp_s, 1) ||
+        ld_figs(L, root, "", NVB__FS_RUN, r, 0) || rd_u64(L, root, "", "end_unix_ns", &r->end_wall_ns, 0) ||
         rd_dbl(L, root, "", "clock_cost_ns", &r->clock_cost_ns, 1))
         return L->rc;
     const struct nvb__jv *cs = mem(L, root, "", "clock_source", -1, 0); /* null or absent: unknown */
     if (cs && cs->type != NVB__J_NULL && rd_str(L, root, "", "clock_source", r->clock_source, sizeof r->clock_source, 1))
         return L->rc;
-    if (qd > UINT32_MAX)
-        return bad(L, "", "qd_effective", "out of range");
-    r->qd_effective = (unsigned)qd;
     if (r->duration_s > 1e9 || r->ramp_s > 1e9)
         return bad(L, "", "duration_s", "duration or ramp out of range");
     const struct nvb__jv *wl = mem(L, root, "", "workload", NVB__J_OBJ, 1);

@@ -37,6 +37,7 @@ static int places(const struct nvb_result *r, struct place *p)
         p[n++] = (struct place){NVB__FS_DIR, "", &r->tg[0].d[d], r->duration_s};
         snprintf(p[n - 1].path, sizeof p[0].path, "per_target.0.%s", nvb__dir_names[d]);
     }
+    p[n++] = (struct place){NVB__FS_RUN, "", r, 0};
     p[n] = (struct place){NVB__FS_TOTAL, "total", &p[n].t, r->duration_s, {0, 0}};
     for (int d = 0; d < NVB__NDIR; d++) {
         p[n].t.ios += r->tot[d].ios;
@@ -137,7 +138,7 @@ START_TEST(writer_follows_table)
             double want = f->sec == p[k].sec ? value(f, &p[k], &ok) : 0, got = -1;
             if (f->sec != p[k].sec || !ok || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
                 continue;
-            snprintf(path, sizeof path, "%s.%s", p[k].path, f->key);
+            snprintf(path, sizeof path, "%s%s%s", p[k].path, p[k].path[0] ? "." : "", f->key);
             if (want != want) { /* a mean over nothing: null, which a lookup does not find */
                 ck_assert_msg(nvb_result_get(g_r, path, &got) == -ENOENT, "%s: not null", path);
                 continue;
@@ -181,7 +182,7 @@ START_TEST(reader_follows_table)
                 f->type == NVB__FT_MEAN || f->type == NVB__FT_DIRSUM || f->type == NVB__FT_SUM || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
                 continue;
             char path[128];
-            snprintf(path, sizeof path, "%s.%s", p[k].path, f->key);
+            snprintf(path, sizeof path, "%s%s%s", p[k].path, p[k].path[0] ? "." : "", f->key);
             struct nvb__jv *m = at(at(root, p[k].path), f->key);
             ck_assert_msg(m, "%s: not in the JSON", path);
             m->key[0] = '~'; /* the key missing, as in a result from before it */
