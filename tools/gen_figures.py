@@ -37,6 +37,7 @@ SCHEMA_AT = {
 # (each keeps its description), the object's other keys stay as they are.
 SCHEMA_SOME = {
     "run": "",
+    "end": "",
 }
 
 

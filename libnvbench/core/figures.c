@@ -17,7 +17,7 @@
 
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
-                                                        "rate", "host", "fault", "faultdir", "hostdir", "total", "run"};
+                                                        "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
                                            "rate", "gib_rate", "mean", "dirsum", "sum", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
@@ -94,6 +94,35 @@ const struct nvb__fig nvb__figs[] = {
       "stopped it. A precondition phase is never part of it"),
     R(RUN, "ramp_s", DBL, RECOMP, 0, ramp_s, "nonneg", "s",
       "warm-up before the window; I/O submitted during it is never counted, even if it completes later"),
+
+    /* the top level's last keys, from warnings on */
+    PART(END, "warnings", EACH, 0, "{\"type\": \"array\", \"items\": {\"type\": \"string\", \"minLength\": 1}}", "",
+         "human-readable notes (qd reduced, option ignored, noisy machine, steal time, short transfers, "
+         "verify mismatches, write bs below the device's indirection unit, a closed-loop rate's "
+         "coordinated omission, an open-loop schedule not kept); merged: each part's, labelled with its "
+         "host or group, and the merge's own"),
+    R(END, "cancelled", BOOL, OR, 0, cancelled, "bool", "",
+      "`true` when stopped by `nvb_cancel_request()` or the progress or poll callback; the figures are "
+      "then partial and `error` is `ECANCELED`"),
+    PART(END, "error", FIRST, 0,
+         "{\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"object\", \"required\": [\"errno\", \"name\", \"message\"], "
+         "\"additionalProperties\": false, \"properties\": {\"errno\": {\"type\": \"integer\", \"minimum\": 1}, "
+         "\"name\": {\"type\": \"string\", \"pattern\": \"^E[A-Z0-9]+$\"}, \"message\": {\"type\": \"string\", "
+         "\"minLength\": 1}}}]}", "",
+         "`null`, or `{errno, name, message}`: the failure that ended the run, `errno` positive (e.g. 5), "
+         "`name` its symbol (`\"EIO\"`), `message` the text of `nvb_result_error()`; merged: the first "
+         "part's failure, a failure that is not a cancel before a cancel, labelled with its part"),
+    PART(END, "clock_cost_ns", MAX, 0, "nonneg", "ns",
+         "cost of one time stamp (of `clock_source`), measured before the run; each latency includes "
+         "about one"),
+    PART(END, "clock_source", AGREE, OLD | OPT,
+         "{\"type\": [\"string\", \"null\"], \"enum\": [\"tsc\", \"clock_monotonic\", \"qpc\", \"mixed\", null]}", "",
+         "the clock the time stamps read: `tsc` (x86-64 with an invariant time-stamp counter, calibrated "
+         "once per process against CLOCK_MONOTONIC over 10 ms: rate within about 1e-5), "
+         "`clock_monotonic` (through the vDSO), `qpc` (Windows), `mixed` (merged parts differ); absent "
+         "where unknown (an older result, or a merge with one)"),
+    PART(END, "hist_rel_error", RECOMP, 0, "{\"type\": \"number\", \"exclusiveMinimum\": 0, \"exclusiveMaximum\": 1}", "",
+         "stated bound on the relative error of a percentile, `1/2^(sub_bits+1)` = 0.0078125"),
 
     /* total, hosts[].total: read + write (+ trim) */
     ROW(TOTAL, "ios", SUM, RECOMP, 0, struct nvb__total, ios, "count", "I/Os",

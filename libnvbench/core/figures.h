@@ -38,6 +38,7 @@ enum nvb__fig_sec {
     NVB__FS_TOTAL,     /* total, hosts[].total: read + write (+ trim), added up by the writer
                         * (struct nvb__total); every row derived, so the reader reads none */
     NVB__FS_RUN,       /* the top level's scalars from qd_effective to ramp_s (struct nvb_result) */
+    NVB__FS_END,       /* the top level's last keys, warnings to hist_rel_error (struct nvb_result) */
     NVB__FS_COUNT
 };
 

@@ -638,6 +638,36 @@ static void run_part(struct jctx *c, const char *key, const void *base, const vo
     jo_str(c, key, ts);
 }
 
+/* The top level's last keys the table leaves to code: the warnings, the
+ * failure, the clock, the histograms' stated error. */
+static void end_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb_result *r = base;
+    (void)arg;
+    if (!strcmp(key, "warnings")) {
+        jo_open(c, key, '[');
+        for (unsigned i = 0; i < r->nwarn; i++)
+            jo_str(c, NULL, r->warn[i]);
+        jo_close(c, ']');
+    } else if (!strcmp(key, "error") && r->err) {
+        char nb[16];
+        jo_open(c, key, '{');
+        jo_num(c, "errno", -r->err);
+        jo_str(c, "name", nvb__errno_name(r->err, nb, sizeof nb));
+        jo_str(c, "message", r->errmsg);
+        jo_close(c, '}');
+    } else if (!strcmp(key, "error")) {
+        jo_raw(c, key, "null");
+    } else if (!strcmp(key, "clock_cost_ns")) {
+        jo_raw_num(c, key, r->clock_cost_ns);
+    } else if (!strcmp(key, "clock_source")) {
+        if (r->clock_source[0]) /* absent where unknown: an older result reads back as it was */
+            jo_str(c, key, r->clock_source);
+    } else {
+        jo_num(c, key, NVB__HIST_REL_ERROR);
+    }
+}
+
 /* One result's object; a group's (group 1) starts with its name and has no
  * "cpu". */
 static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
@@ -703,25 +733,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     emit_phases(&c, r);
     emit_groups(&c, r);
 
-    jo_open(&c, "warnings", '[');
-    for (unsigned i = 0; i < r->nwarn; i++)
-        jo_str(&c, NULL, r->warn[i]);
-    jo_close(&c, ']');
-    jo_raw(&c, "cancelled", r->cancelled ? "true" : "false");
-    if (r->err) {
-        char nb[16];
-        jo_open(&c, "error", '{');
-        jo_num(&c, "errno", -r->err);
-        jo_str(&c, "name", nvb__errno_name(r->err, nb, sizeof nb));
-        jo_str(&c, "message", r->errmsg);
-        jo_close(&c, '}');
-    } else {
-        jo_raw(&c, "error", "null");
-    }
-    jo_raw_num(&c, "clock_cost_ns", r->clock_cost_ns);
-    if (r->clock_source[0]) /* absent where unknown: an older result reads back as it was */
-        jo_str(&c, "clock_source", r->clock_source);
-    jo_num(&c, "hist_rel_error", NVB__HIST_REL_ERROR);
+    emit_figs(&c, NVB__FS_END, r, 0, 0, end_part, NULL);
     jo_close(&c, '}');
     cx->idx[j->depth] = c.idx[j->depth];
 }

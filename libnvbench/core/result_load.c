@@ -608,7 +608,7 @@ static int ld_notes(struct ld *L, const struct nvb__jv *root, struct nvb_result 
             return oom(L);
         r->nwarn++;
     }
-    if (rd_bool(L, root, "", "cancelled", &r->cancelled, 1))
+    if (ld_figs(L, root, "", NVB__FS_END, r, 0))
         return L->rc;
     const struct nvb__jv *e = nullable(L, root, "", "error");
     if (!e)

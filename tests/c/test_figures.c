@@ -38,6 +38,7 @@ static int places(const struct nvb_result *r, struct place *p)
         snprintf(p[n - 1].path, sizeof p[0].path, "per_target.0.%s", nvb__dir_names[d]);
     }
     p[n++] = (struct place){NVB__FS_RUN, "", r, 0};
+    p[n++] = (struct place){NVB__FS_END, "", r, 0};
     p[n] = (struct place){NVB__FS_TOTAL, "total", &p[n].t, r->duration_s, {0, 0}};
     for (int d = 0; d < NVB__NDIR; d++) {
         p[n].t.ios += r->tot[d].ios;
