@@ -480,8 +480,8 @@ static int rate_bytes(struct fm_job *j)
     if (rc != 0)
         return rc < 0 ? rc : 0;
     TRY(fm_size(j, "rate", one, &b));
-    if (!b)
-        return 0; /* fio: no cap */
+    if (!b || !bs)
+        return 0; /* fio: no cap; a bs of 0 is refused by the workload, naming bs */
     if (fm_get(&j->out, "bssplit") || b % bs) {
         rc = fm_refuse(j, "rate", "%llu bytes/s is not a whole number of %llu-byte blocks a second: nvbench caps I/Os "
                                   "a second (rate_iops)", (unsigned long long)b, (unsigned long long)bs);
