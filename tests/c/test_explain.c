@@ -25,6 +25,18 @@ static void sample(const char *tree, struct nvb__sys_sample *s)
     ck_assert_msg(rc == 0, "%s: %d", tree, rc);
 }
 
+
+/* A result's text, read back and written again, is the same text. */
+static void reads_back_the_same(const char *text)
+{
+    struct nvb_result *back = NULL;
+    char why[256], *again = NULL;
+    ck_assert_msg(nvb_result_parse(text, strlen(text), &back, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(nvb_result_json(back, &again), 0);
+    ck_assert_str_eq(text, again);
+    nvb_free(again);
+    nvb_result_free(back);
+}
 START_TEST(recorded_stat_is_parsed)
 {
     struct nvb__sys_sample a;
@@ -123,13 +135,7 @@ START_TEST(kinds_per_io_from_recorded_window)
     ck_assert_double_eq_tol(tu_get(r, "cpu.per_io_us.softirq"), 30, 1e-9);
     ck_assert_double_eq_tol(tu_get(r, "cpu.per_cpu.2.softirq"), 20, 1e-9);
     /* read back, written again: the same text */
-    struct nvb_result *back = NULL;
-    char why[256], *again = NULL;
-    ck_assert_msg(nvb_result_parse(text, strlen(text), &back, why, sizeof why) == 0, "%s", why);
-    ck_assert_int_eq(nvb_result_json(back, &again), 0);
-    ck_assert_str_eq(text, again);
-    nvb_free(again);
-    nvb_result_free(back);
+    reads_back_the_same(text);
     nvb__json_free(root);
     nvb_free(text);
     nvb_result_free(r);
@@ -200,13 +206,7 @@ START_TEST(too_few_ticks_null_with_reason)
     ck_assert(why && why->type == NVB__J_STR && strstr(why->s, "ticks"));
     ck_assert_uint_eq(nvb__json_get(cpu, "per_cpu")->n, 0);
     ck_assert_int_eq(nvb__json_get(cpu, "machine_ns")->type, NVB__J_NULL);
-    struct nvb_result *back = NULL;
-    char w[256], *again = NULL;
-    ck_assert_msg(nvb_result_parse(text, strlen(text), &back, w, sizeof w) == 0, "%s", w);
-    ck_assert_int_eq(nvb_result_json(back, &again), 0);
-    ck_assert_str_eq(text, again);
-    nvb_free(again);
-    nvb_result_free(back);
+    reads_back_the_same(text);
     nvb__json_free(root);
     nvb_free(text);
     nvb_result_free(r);
@@ -467,12 +467,7 @@ START_TEST(interrupts_of_a_run_read_back)
     const struct nvb__jv *per_io = nvb__json_get(in, "per_io");
     if (per_io->type == NVB__J_NULL)
         ck_assert_int_eq(nvb__json_get(in, "null_reason")->type, NVB__J_STR);
-    struct nvb_result *back = NULL;
-    ck_assert_msg(nvb_result_parse(text, strlen(text), &back, why, sizeof why) == 0, "%s", why);
-    ck_assert_int_eq(nvb_result_json(back, &again), 0);
-    ck_assert_str_eq(text, again);
-    nvb_free(again);
-    nvb_result_free(back);
+    reads_back_the_same(text);
     nvb__json_free(root);
     nvb_free(text);
     nvb_result_free(r);
