@@ -10,8 +10,10 @@
  * Each command needs a 128-byte SQE (the 64-byte header plus the 80-byte
  * struct nvme_uring_cmd) and a 32-byte CQE, hence SETUP_SQE128|CQE32.
  * The engine otherwise follows io_uring.c's cost model: submit() only
- * fills SQEs; reap() makes one io_uring_enter() per call; completions are
- * read straight off the CQ ring.
+ * fills SQEs, a batch's reserved at once and each made from its target's
+ * and direction's template (engines/nvme_sqe.h); reap() makes one
+ * io_uring_enter() per call; completions are read straight off the CQ
+ * ring.
  *
  * What the runner guarantees: fds are /dev/ngXnY nodes opened without
  * O_DIRECT (a character device refuses it), bs and offsets are multiples of
@@ -36,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/nvme_sqe.h"
 #include "engines/ring.h"
 #include "nvbench.h"
 
@@ -70,24 +73,6 @@ static const struct nvb__optdef nvme_opts[] = {
 #include "platform/platform.h"
 #include "util/util.h"
 
-/* Debian 12's liburing 2.3 and linux-libc-dev 6.1 define these (the setup
- * flags: ring.h); older headers may not, and the values are kernel ABI. */
-#ifndef IORING_URING_CMD_FIXED
-#define IORING_URING_CMD_FIXED (1U << 0)    /* sqe->uring_cmd_flags, 6.1 */
-#endif
-#ifndef NVME_URING_CMD_IO
-#define NVME_URING_CMD_IO _IOWR('N', 0x80, struct nvme_uring_cmd) /* 5.19 */
-#endif
-
-#define NVME_CMD_WRITE 0x01
-#define NVME_CMD_READ 0x02
-#define NVME_CMD_DSM 0x09        /* Dataset Management: a trim is one range with the deallocate attribute */
-#define NVME_DSM_AD (1u << 2)    /* cdw11: attribute deallocate */
-#define NVME_MAX_NLB 65536u         /* CDW12 NLB is 16 bits, 0-based */
-#define PROBE_BUF 4096u
-
-_Static_assert(sizeof(struct nvme_uring_cmd) <= 80, "nvme_uring_cmd fits the SQE128 command area");
-
 struct nvt {                        /* one target */
     int      fd;
     uint32_t nsid;
@@ -105,6 +90,11 @@ struct nvme_eng {
     unsigned nbufs;                 /* registered buffers usable with URING_CMD_FIXED */
     uint64_t io_timeout_ns;         /* bound of the setup-time read (ctx->io_timeout_ns) */
     unsigned char regfiles;
+    /* per target and direction (index target << 2 | dir): what each
+     * command starts as (engines/nvme_sqe.h), made once the registrations
+     * are known */
+    struct nvb__nvme_tmpl *tmpl;
+    uint16_t bmask;                 /* buf_index = slot & bmask: ~0 with registered buffers, else 0 */
     /* I/Os failed in submit() before reaching the ring (a write on a
      * read-only descriptor, a bad target, misalignment). */
     struct nvb__io **early;
@@ -234,46 +224,9 @@ static void nvme_teardown(void *state)
         return;
     nvb__ring_exit(&e->r);
     free(e->t);
+    free(e->tmpl);
     free(e->early);
     free(e);
-}
-
-static void fill_cmd(struct io_uring_sqe *sqe, const struct nvt *t, int fd, int fixed_file, int dir, void *buf,
-                     uint32_t len, uint64_t off, int buf_index)
-{
-    memset(sqe, 0, 2 * sizeof(*sqe)); /* SQE128: the command area is the second half */
-    sqe->opcode = IORING_OP_URING_CMD;
-    sqe->fd = fd;
-    if (fixed_file)
-        sqe->flags |= IOSQE_FIXED_FILE;
-    sqe->cmd_op = NVME_URING_CMD_IO;
-    if (buf_index >= 0) {
-        sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
-        sqe->buf_index = (uint16_t)buf_index;
-    }
-    struct nvme_uring_cmd *c = (struct nvme_uring_cmd *)sqe->cmd;
-    uint64_t slba = off >> t->lba_shift;
-    c->nsid = t->nsid;
-    if (__builtin_expect(dir == NVB_TRIM, 0)) {
-        /* one 16-byte range in the I/O's own buffer: context attributes,
-         * length in blocks (a count, not 0-based), starting LBA; little
-         * endian, as the host is */
-        const uint32_t head[2] = {0, len >> t->lba_shift};
-        memcpy(buf, head, sizeof head);
-        memcpy((char *)buf + sizeof head, &slba, sizeof slba);
-        c->opcode = NVME_CMD_DSM;
-        c->addr = (uint64_t)(uintptr_t)buf;
-        c->data_len = 16;
-        c->cdw10 = 0;           /* number of ranges, 0-based: one */
-        c->cdw11 = NVME_DSM_AD;
-        return;
-    }
-    c->opcode = dir == NVB_WRITE ? NVME_CMD_WRITE : NVME_CMD_READ;
-    c->addr = (uint64_t)(uintptr_t)buf;
-    c->data_len = len;
-    c->cdw10 = (uint32_t)slba;
-    c->cdw11 = (uint32_t)(slba >> 32);
-    c->cdw12 = (len >> t->lba_shift) - 1; /* NLB, 0-based; no FUA, no PI */
 }
 
 /* The ring is CQE32: every completion takes two CQE slots. */
@@ -290,8 +243,10 @@ static int probe_read(struct nvme_eng *e, unsigned ti, int fixed)
     struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
     if (!sqe)
         return -EBUSY;
-    fill_cmd(sqe, t, e->regfiles ? (int)ti : t->fd, e->regfiles, NVB_READ, e->bufs[0], t->lba_size, 0,
-             fixed ? 0 : -1);
+    struct nvb__nvme_tmpl tm;
+    struct nvb__io io = { .buf = e->bufs[0], .len = t->lba_size, .target = (uint16_t)ti, .dir = NVB_READ };
+    nvb__nvme_tmpl_make(&tm, e->regfiles ? (int)ti : t->fd, e->regfiles, fixed, t->nsid, t->lba_size, NVB_READ, 1);
+    nvb__nvme_fill(sqe, &tm, 0, &io);
     sqe->user_data = 0;
     /* Wait (IOPOLL reaps only when asked) until the completion is there,
      * at most io_timeout: a device that does not answer fails the setup
@@ -484,6 +439,25 @@ static int read_block0(const struct nvb__engine_ctx *ctx, struct nvme_eng *e)
     return r;
 }
 
+/* Every target's templates, now that the registrations are known: 0 or
+ * -ENOMEM with ctx->why. */
+static int make_templates(const struct nvb__engine_ctx *ctx, struct nvme_eng *e)
+{
+    e->tmpl = calloc((size_t)e->nt << 2, sizeof *e->tmpl);
+    if (!e->tmpl) {
+        nvb__why(ctx->why, ctx->why_len, "nvme: out of memory");
+        return -ENOMEM;
+    }
+    e->bmask = e->nbufs ? (uint16_t)~0u : 0;
+    for (unsigned i = 0; i < e->nt; i++) {
+        const struct nvt *t = &e->t[i];
+        for (int d = 0; d < 4; d++)
+            nvb__nvme_tmpl_make(&e->tmpl[i << 2 | d], e->regfiles ? (int)i : t->fd, e->regfiles, e->nbufs != 0,
+                                t->nsid, t->lba_size, d <= NVB_TRIM ? d : NVB_READ, t->writable);
+    }
+    return 0;
+}
+
 static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
 {
     unsigned qd = ctx->qd ? ctx->qd : 1;
@@ -530,7 +504,7 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
     if (r < 0)
         goto fail;
     e->nbufs = r ? qd : 0;
-    if ((r = read_block0(ctx, e)) < 0)
+    if ((r = read_block0(ctx, e)) < 0 || (r = make_templates(ctx, e)) < 0)
         goto fail;
     nvb__used_set(ctx->used, "fixedbufs", "%d", e->nbufs ? 1 : 0);
     nvb__used_set(ctx->used, "iopoll", "%d", e->r.iopoll);
@@ -550,39 +524,39 @@ static void fail_early(struct nvme_eng *e, struct nvb__io *io, int err)
     e->early[e->nearly++] = io;
 }
 
+/* The batch's SQEs reserved once, each filled from its target's and
+ * direction's template; an I/O the template or its extent refuses is
+ * failed before the ring (reaped first). The runner's slot i always uses
+ * ctx->bufs[i], within buf_len, which the registered buffers are. */
 static int nvme_submit(void *state, struct nvb__io **ios, unsigned n)
 {
     struct nvme_eng *e = state;
-
+    if (__builtin_expect(e->r.outstanding + e->nearly + n > e->early_cap, 0))
+        return -EOVERFLOW; /* more than qd in flight: a caller bug */
+    int rc = nvb__ring_reserve(&e->r, n, 0);
+    if (__builtin_expect(rc < 0, 0))
+        return rc;
+    struct io_uring_sq *sq = &e->r.ring.sq;
+    struct io_uring_sqe *const sqes = sq->sqes;
+    const struct nvb__nvme_tmpl *const tmpl = e->tmpl;
+    const unsigned tail = sq->sqe_tail, mask = sq->ring_mask, nt = e->nt;
+    const uint16_t bmask = e->bmask;
+    unsigned k = 0;
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
-        if (__builtin_expect(e->r.outstanding + e->nearly >= e->early_cap, 0))
-            return -EOVERFLOW; /* more than qd in flight: a caller bug */
-        if (__builtin_expect(io->target >= e->nt, 0)) {
-            fail_early(e, io, -EBADF);
+        /* (a target past the last is the runner's bug: failed, not read
+         * out of the table) */
+        const struct nvb__nvme_tmpl *t = &tmpl[(io->target < nt ? io->target : 0u) << 2 | (io->dir & 3u)];
+        int err = nvb__nvme_check(t, io);
+        if (__builtin_expect(err != 0 || io->target >= nt, 0)) {
+            fail_early(e, io, io->target >= nt ? -EBADF : err);
             continue;
         }
-        const struct nvt *t = &e->t[io->target];
-        if (__builtin_expect(io->dir != NVB_READ && !t->writable, 0)) {
-            fail_early(e, io, -EBADF);
-            continue;
-        }
-        uint32_t mask = t->lba_size - 1;
-        if (__builtin_expect(!io->len || ((io->off | io->len) & mask) || (io->len >> t->lba_shift) > NVME_MAX_NLB,
-                             0)) {
-            fail_early(e, io, -EINVAL);
-            continue;
-        }
-        int err;
-        struct io_uring_sqe *sqe = nvb__ring_sqe(&e->r, 0, &err);
-        if (__builtin_expect(!sqe, 0))
-            return err;
-        int fixed = nvb__ring_fixed_ok(e->bufs, e->nbufs, e->buf_len, io) ? (int)io->slot : -1;
-        fill_cmd(sqe, t, e->regfiles ? (int)io->target : t->fd, e->regfiles, io->dir, io->buf, io->len, io->off,
-                 fixed);
-        io_uring_sqe_set_data(sqe, io);
-        e->r.outstanding++;
+        /* SQE128: every entry is two 64-byte slots */
+        nvb__nvme_fill(&sqes[((tail + k++) & mask) << 1], t, (uint16_t)(io->slot & bmask), io);
     }
+    sq->sqe_tail = tail + k;
+    e->r.outstanding += k;
     return 0;
 }
 

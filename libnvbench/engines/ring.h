@@ -120,26 +120,6 @@ int nvb__ring_register_files(struct nvb__ring *r, const struct nvb__engine_ctx *
 int nvb__ring_register_bufs(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, const char *name,
                             int64_t want, unsigned n);
 
-/* The next SQE. When the SQ ring is full (more than `entries` I/Os wait
- * unsubmitted, which the runner's qd bound rules out, or the SQ thread
- * lags) it pushes the ring out and tries once more: NULL then, with *err
- * the -errno of that, or -EOVERFLOW. */
-static inline struct io_uring_sqe *nvb__ring_sqe(struct nvb__ring *r, int sqpoll, int *err)
-{
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
-    if (__builtin_expect(sqe != NULL, 1))
-        return sqe;
-    int rc = sqpoll ? io_uring_sqring_wait(&r->ring) : io_uring_submit(&r->ring);
-    if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
-        *err = rc;
-        return NULL;
-    }
-    sqe = io_uring_get_sqe(&r->ring);
-    if (!sqe)
-        *err = -EOVERFLOW;
-    return sqe;
-}
-
 /*
  * Room for n SQEs from ring->sq.sqe_tail on, found with one read of the
  * kernel's head for the whole batch (io_uring_get_sqe() reads it, and the
@@ -175,16 +155,6 @@ static inline int nvb__ring_reserve(struct nvb__ring *r, unsigned n, int sqpoll)
             return 0;
     }
     return -EOVERFLOW;
-}
-
-/* Is a registered buffer usable for this I/O? Only when the slot's buffer
- * really holds [buf, buf+len): the runner may point elsewhere. */
-static inline int nvb__ring_fixed_ok(void *const *bufs, unsigned nbufs, size_t buf_len, const struct nvb__io *io)
-{
-    if (!nbufs || io->slot >= nbufs)
-        return 0;
-    uintptr_t b = (uintptr_t)bufs[io->slot], a = (uintptr_t)io->buf;
-    return a >= b && a - b <= buf_len && io->len <= buf_len - (a - b);
 }
 
 static inline int nvb__uring_timed(const struct io_uring *ring, uint64_t wait_ns, struct __kernel_timespec *ts)

@@ -14,7 +14,12 @@
  *    the nvme engine on files with the probe's reason or the target's;
  *  - the engine's prepare_target() (the runner's passthrough mapping)
  *    refuses what is not a namespace with the runner's message and leaves
- *    the target's facts as they were.
+ *    the target's facts as they were;
+ *  - the commands its submit path makes from a target's and direction's
+ *    template (engines/nvme_sqe.h): all 128 bytes of each as the NVMe
+ *    command the I/O means, whatever the ring slot held before, over random
+ *    I/Os of every direction, LBA size and registration; and what it
+ *    refuses before the ring.
  */
 #include <check.h>
 #include <errno.h>
@@ -28,6 +33,14 @@
 #include "core/engine.h"
 #include "devices/devices.h"
 #include "testutil.h"
+
+#if defined(__linux__) && defined(__has_include)
+#if __has_include(<liburing.h>)
+#undef NVB_HAVE_LIBURING
+#define NVB_HAVE_LIBURING 1 /* the header's inline code, without the library */
+#include "engines/nvme_sqe.h"
+#endif
+#endif
 
 #define TREES NVB_SOURCE_DIR "/tests/data/sysfs"
 
@@ -294,6 +307,114 @@ START_TEST(runner_targets)
 }
 END_TEST
 
+#if NVB_HAVE_LIBURING
+/* The command an I/O means, written field by field on a zeroed pair of SQE
+ * slots: the NVMe opcode, namespace, buffer, length, starting LBA and
+ * block count (0-based), the file and the registered buffer. */
+static void expected_cmd(unsigned char exp[128], int fd, int fixed_file, int fixed_buf, uint32_t nsid,
+                         unsigned shift, const struct nvb__io *io)
+{
+    memset(exp, 0, 128);
+    struct io_uring_sqe *s = (struct io_uring_sqe *)exp;
+    struct nvme_uring_cmd *c = (struct nvme_uring_cmd *)s->cmd;
+    s->opcode = IORING_OP_URING_CMD;
+    s->fd = fd;
+    s->flags = fixed_file ? IOSQE_FIXED_FILE : 0;
+    s->cmd_op = NVME_URING_CMD_IO;
+    s->user_data = (uintptr_t)io;
+    if (fixed_buf) {
+        s->uring_cmd_flags = IORING_URING_CMD_FIXED;
+        s->buf_index = (uint16_t)io->slot;
+    }
+    c->nsid = nsid;
+    c->addr = (uintptr_t)io->buf;
+    uint64_t slba = io->off >> shift;
+    if (io->dir == NVB_TRIM) {
+        c->opcode = 0x09;   /* Dataset Management, one range, deallocate */
+        c->data_len = 16;
+        c->cdw11 = 1u << 2;
+        return;
+    }
+    c->opcode = io->dir == NVB_WRITE ? 0x01 : 0x02;
+    c->data_len = io->len;
+    c->cdw10 = (uint32_t)slba;
+    c->cdw11 = (uint32_t)(slba >> 32);
+    c->cdw12 = (io->len >> shift) - 1;
+}
+#endif
+
+START_TEST(commands_from_templates)
+{
+#if !NVB_HAVE_LIBURING
+    tu_skip("liburing's headers are not installed");
+#else
+    static unsigned char buf[8][65536 * 4];
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    unsigned n[3] = {0, 0, 0};
+    for (int k = 0; k < 20000; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const unsigned shift = x & 1 ? 12 : 9;
+        const int dir = (int)((x >> 1) % 3), fixed_file = (x >> 3) & 1, fixed_buf = (x >> 4) & 1;
+        const uint32_t nsid = 1 + (uint32_t)((x >> 5) & 7);
+        const int fd = fixed_file ? (int)((x >> 8) & 63) : 3 + (int)((x >> 8) & 1023);
+        struct nvb__io io = { .slot = (uint32_t)((x >> 18) & 7), .target = (uint16_t)((x >> 8) & 63),
+                              .dir = (uint8_t)dir };
+        io.buf = buf[io.slot];
+        io.len = (uint32_t)(1 + ((x >> 21) & 63)) << shift;
+        io.off = ((x >> 27) & ((1ull << 36) - 1)) << shift;  /* LBAs past 2^32 too */
+        struct nvb__nvme_tmpl t;
+        nvb__nvme_tmpl_make(&t, fd, fixed_file, fixed_buf, nsid, 1u << shift, dir, 1);
+        ck_assert_int_eq(nvb__nvme_check(&t, &io), 0);
+        unsigned char got[128], exp[128];
+        memset(got, 0xa5, sizeof got);  /* an earlier command's leftovers */
+        nvb__nvme_fill((struct io_uring_sqe *)got, &t, fixed_buf ? (uint16_t)io.slot : 0, &io);
+        expected_cmd(exp, fd, fixed_file, fixed_buf, nsid, shift, &io);
+        for (int b = 0; b < 128; b++)
+            ck_assert_msg(got[b] == exp[b], "byte %d: 0x%02x, expected 0x%02x (dir %d, lba %u, fixed %d/%d)", b,
+                          got[b], exp[b], dir, 1u << shift, fixed_file, fixed_buf);
+        if (dir == NVB_TRIM) {  /* the range: attributes, blocks, starting LBA */
+            uint32_t head[2];
+            uint64_t slba;
+            memcpy(head, io.buf, 8);
+            memcpy(&slba, (char *)io.buf + 8, 8);
+            ck_assert_uint_eq(head[0], 0);
+            ck_assert_uint_eq(head[1], io.len >> shift);
+            ck_assert_uint_eq(slba, io.off >> shift);
+        }
+        n[dir]++;
+    }
+    ck_assert_uint_gt(n[NVB_READ], 0);
+    ck_assert_uint_gt(n[NVB_WRITE], 0);
+    ck_assert_uint_gt(n[NVB_TRIM], 0);
+
+    /* Refused before the ring: writes and trims through a read-only
+     * descriptor (reads go), an empty or misaligned extent, more blocks
+     * than a command carries. */
+    struct nvb__nvme_tmpl t;
+    struct nvb__io io = { .buf = buf[0], .len = 4096, .off = 8192, .dir = NVB_WRITE };
+    for (int dir = 0; dir < 3; dir++) {
+        nvb__nvme_tmpl_make(&t, 3, 0, 0, 1, 512, dir, 0);
+        io.dir = (uint8_t)dir;
+        ck_assert_int_eq(nvb__nvme_check(&t, &io), dir == NVB_READ ? 0 : -EBADF);
+    }
+    nvb__nvme_tmpl_make(&t, 3, 0, 0, 1, 4096, NVB_READ, 1);
+    io.dir = NVB_READ;
+    ck_assert_int_eq(nvb__nvme_check(&t, &io), 0);
+    io.off = 8192 + 512;
+    ck_assert_int_eq(nvb__nvme_check(&t, &io), -EINVAL);
+    io.off = 8192, io.len = 4096 + 512;
+    ck_assert_int_eq(nvb__nvme_check(&t, &io), -EINVAL);
+    io.len = 0;
+    ck_assert_int_eq(nvb__nvme_check(&t, &io), -EINVAL);
+    nvb__nvme_tmpl_make(&t, 3, 0, 0, 1, 512, NVB_READ, 1);
+    io.len = 65536u * 512;
+    ck_assert_int_eq(nvb__nvme_check(&t, &io), 0);
+    io.len += 512;
+    ck_assert_int_eq(nvb__nvme_check(&t, &io), -EINVAL);
+#endif
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nvme");
@@ -305,6 +426,7 @@ int main(void)
     tcase_add_test(tc, namespace_of_non_devices);
     tcase_add_test(tc, runner_targets);
     tcase_add_test(tc, prepare_target_refuses_non_namespace);
+    tcase_add_test(tc, commands_from_templates);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;
