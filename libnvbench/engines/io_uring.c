@@ -16,8 +16,9 @@
  *
  *  - submit() reserves the batch's SQEs with one look at the ring and fills
  *    each from a template made at setup for its target and direction
- *    (opcode, file, fixed-file and fixed-buffer choices): per I/O only the
- *    buffer, length, offset and slot are written.
+ *    (opcode, file, fixed-file and fixed-buffer choices, the direction's
+ *    RWF_* flags): per I/O only the buffer, length, offset and slot are
+ *    written, with the rest of the SQE in whole 8-byte words.
  *  - A blocking reap waits for `wait_min` completions (at least the
  *    runner's min, never more than in flight), so that a full queue is not
  *    one io_uring_enter() per completion on a device (docs/engines.md).
@@ -95,27 +96,45 @@ static const struct nvb__optdef uring_opts[] = {
 #define TMPL_SHIFT 2
 
 /* What differs between the SQEs of two targets or directions: the first 8
- * bytes of an SQE, in its layout. Everything after them is the I/O's own or
- * 0 in every SQE this engine makes, so 8 bytes per target and direction
+ * bytes of an SQE, in its layout, and its rw_flags (the I/O modes' RWF_*
+ * of the direction, core/iomode.h). Everything else is the I/O's own or 0
+ * in every SQE this engine makes, so 16 bytes per target and direction
  * (not a whole 64-byte SQE: 64 targets stay within a few cache lines). */
 struct tmpl {
     uint8_t opcode, flags;
     uint16_t ioprio;
     int32_t fd;
+    uint32_t rw_flags;
+    uint8_t slow;            /* a trim: its SQE is made by nvb__uring_prep_trim */
+    uint8_t pad[3];
 };
-_Static_assert(sizeof(struct tmpl) == 8 && offsetof(struct io_uring_sqe, fd) == 4 &&
-               offsetof(struct io_uring_sqe, off) == 8, "struct tmpl is an SQE's first 8 bytes");
+_Static_assert(sizeof(struct tmpl) == 16 && offsetof(struct io_uring_sqe, fd) == 4 &&
+               offsetof(struct io_uring_sqe, off) == 8, "struct tmpl starts as an SQE's first 8 bytes");
+/* The SQE's words the fill writes whole: len and rw_flags; buf_index,
+ * personality and file_index. */
+_Static_assert(offsetof(struct io_uring_sqe, len) == 24 && offsetof(struct io_uring_sqe, rw_flags) == 28 &&
+               offsetof(struct io_uring_sqe, buf_index) == 40 && offsetof(struct io_uring_sqe, personality) == 42 &&
+               offsetof(struct io_uring_sqe, file_index) == 44, "the SQE's layout");
+
+/* Two 4-byte fields, lo at the lower address, as one 8-byte word; and the
+ * shift of a 2-byte field at the lowest address of one. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define mem2x32(lo, hi) ((uint64_t)(uint32_t)(lo) | (uint64_t)(uint32_t)(hi) << 32)
+#define BUF_INDEX_SHIFT 0
+#else
+#define mem2x32(lo, hi) ((uint64_t)(uint32_t)(hi) | (uint64_t)(uint32_t)(lo) << 32)
+#define BUF_INDEX_SHIFT 48
+#endif
 
 struct uring {
     struct nvb__ring r;
     struct tmpl *tmpl;       /* per target and direction: what every SQE of it starts as */
     unsigned tmask;          /* 0 with nop=1 (one set of templates), else ~0 */
-    uint16_t bmask;          /* buf_index = slot & bmask: ~0 with fixed buffers, else 0 */
+    uint32_t bmask;          /* buf_index = slot & bmask: 0xffff with fixed buffers, else 0 */
     unsigned wait_min;       /* completions a blocking reap waits for */
     unsigned char nop;
     unsigned char sqpoll;
     unsigned char *blk;      /* trims: which targets are block devices */
-    unsigned rflags, wflags; /* RWF_* per read, per write (core/iomode.h) */
 };
 
 static void uring_teardown(void *state)
@@ -210,7 +229,7 @@ static int make_templates(const struct nvb__engine_ctx *ctx, struct uring *u, in
 {
     const unsigned nt = u->nop || !ctx->nfds ? 1 : ctx->nfds;
     u->tmask = nt > 1 || (!u->nop && ctx->nfds) ? ~0u : 0u;
-    u->bmask = fixed ? (uint16_t)~0u : 0;
+    u->bmask = fixed ? 0xffffu : 0;
     u->tmpl = calloc((size_t)nt << TMPL_SHIFT, sizeof *u->tmpl);
     if (!u->tmpl) {
         nvb__why(ctx->why, ctx->why_len, "io_uring: out of memory");
@@ -233,9 +252,12 @@ static int make_templates(const struct nvb__engine_ctx *ctx, struct uring *u, in
         if (!u->nop)
             nvb__uring_prep_trim(&s[NVB_TRIM], fd, u->blk ? u->blk[t] : 0, 0, 0);
         for (unsigned d = 0; d < 1u << TMPL_SHIFT; d++) {
+            struct tmpl *tm = &u->tmpl[t << TMPL_SHIFT | d];
             if (regfiles && fd >= 0 && !u->nop)
                 s[d].flags |= IOSQE_FIXED_FILE;
-            memcpy(&u->tmpl[t << TMPL_SHIFT | d], &s[d], sizeof(struct tmpl));
+            memcpy(tm, &s[d], 8);
+            tm->rw_flags = d == NVB_READ ? ctx->rflags : d == NVB_WRITE ? ctx->wflags : 0; /* (0 with nop=1) */
+            tm->slow = !u->nop && d == NVB_TRIM;
         }
     }
     return 0;
@@ -276,6 +298,14 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
                  fixedbufs == 1 ? "fixedbufs" : "regfiles", fixedbufs == 1 ? "buffer" : "file");
         return -EINVAL;
     }
+    if (nop && (ctx->rflags | ctx->wflags)) {
+        /* (a NOP's rw_flags are its own flags: RWF_DSYNC would read as
+         * IORING_NOP_FILE and fail every write with EBADF) */
+        const unsigned f = ctx->rflags | ctx->wflags;
+        nvb__why(ctx->why, ctx->why_len, "io_uring: %s=1 needs nop=0: a NOP moves no data",
+                 f & NVB__RWF_DONTCACHE ? "uncached" : f & NVB__RWF_ATOMIC ? "atomic" : "fua");
+        return -EINVAL;
+    }
     if (nop)
         fixedbufs = regfiles = 0;
     if (nvb__ring_entries(ctx, "io_uring", ctx->opts[OPT_ENTRIES], &entries) < 0)
@@ -288,8 +318,6 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
     }
     u->nop = (unsigned char)nop;
     u->wait_min = ctx->opts[OPT_WAIT_MIN] ? (unsigned)ctx->opts[OPT_WAIT_MIN] : qd / 8 ? qd / 8 : 1;
-    u->rflags = ctx->rflags;
-    u->wflags = ctx->wflags;
     if ((r0 = nvb__iomode_setup(ctx, "io_uring")) < 0) { /* uncached, atomic, fua */
         free(u);
         return r0;
@@ -369,26 +397,26 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
     const struct tmpl *const tmpl = u->tmpl;
     struct io_uring_sqe *const sqes = sq->sqes; /* (not reloaded after each store) */
     const unsigned tail = sq->sqe_tail, mask = sq->ring_mask, tmask = u->tmask;
-    const uint16_t bmask = u->bmask;
-    const unsigned dflags[3] = {u->rflags, u->wflags, 0}; /* RWF_* by direction (core/iomode.h) */
+    const uint32_t bmask = u->bmask;
     for (unsigned i = 0; i < n; i++) {
         struct nvb__io *io = ios[i];
         const struct tmpl *t = &tmpl[(io->target & tmask) << TMPL_SHIFT | io->dir];
         struct io_uring_sqe *sqe = &sqes[(tail + i) & mask];
-        if (__builtin_expect(io->dir == NVB_TRIM, 0) && t->opcode != IORING_OP_NOP) {
+        if (__builtin_expect(t->slow, 0)) {
             nvb__uring_prep_trim(sqe, t->fd, t->opcode == IORING_OP_URING_CMD, io->off, io->len);
             sqe->flags = t->flags;
         } else {
-            /* every field, as io_uring_prep_rw() does: the slot holds an
-             * earlier request's values */
-            memcpy(sqe, t, sizeof *t);
+            /* every field, as io_uring_prep_rw() does (the slot holds an
+             * earlier request's values), in 8-byte words: the template's
+             * head, off, addr, len with rw_flags, user_data, buf_index
+             * with personality and file_index (0), addr3, __pad2 */
+            const uint64_t lw = mem2x32(io->len, t->rw_flags);
+            const uint64_t bw = (uint64_t)(io->slot & bmask) << BUF_INDEX_SHIFT;
+            memcpy(sqe, t, 8);
             sqe->off = io->off;
             sqe->addr = (uintptr_t)io->buf;
-            sqe->len = io->len;
-            sqe->rw_flags = (int)dflags[io->dir];
-            sqe->buf_index = (uint16_t)(io->slot & bmask);
-            sqe->personality = 0;
-            sqe->file_index = 0;
+            memcpy(&sqe->len, &lw, 8);
+            memcpy(&sqe->buf_index, &bw, 8);
             sqe->addr3 = 0;
             sqe->__pad2[0] = 0;
         }

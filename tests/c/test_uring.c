@@ -178,6 +178,24 @@ START_TEST(test_nop_run)
                   "%s", r ? nvb_result_error(r) : "no result");
     nvb_result_free(r);
     nvb_workload_free(w);
+
+    /* The I/O modes ride a read's or write's rw_flags; a NOP's are its own
+     * flags (RWF_DSYNC reads as IORING_NOP_FILE): refused, naming both
+     * keys, rather than every write failing. */
+    static const char *const modes[][2] = { { "randwrite", "fua" }, { "randread", "uncached" } };
+    for (unsigned m = 0; m < 2; m++) {
+        const char *const md[] = { "engine", "io_uring", "io_uring.nop", "1", "rw", modes[m][0], "bs", "4k",
+                                   "direct", "0", modes[m][1], "1", "ios", "100", NULL };
+        w = tu_workload(md, NULL);
+        r = NULL;
+        int rc = nvb_run(w, NULL, &r);
+        char want[32];
+        snprintf(want, sizeof want, "%s=1", modes[m][1]);
+        ck_assert_msg(rc == -EINVAL && r && strstr(nvb_result_error(r), want) && strstr(nvb_result_error(r), "nop=0"),
+                      "%s: %d %s", modes[m][1], rc, r ? nvb_result_error(r) : "no result");
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    }
     unlink(f);
 
     char missing[4096];
