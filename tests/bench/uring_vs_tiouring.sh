@@ -16,7 +16,9 @@
 # the median of the pairs' ratios nvbench/other. With --callgrind, also
 # user-space instructions per I/O (callgrind, ios=N2 minus ios=N1, so setup
 # cancels) of nvbench's nop and cache runs, for this build and, with --base,
-# another build.
+# another build: the total, and of it the own instructions of job_loop,
+# uring_submit and uring_reap (each with what was inlined into it; the
+# total also counts the result's JSON, which grows with the run's length).
 #
 #   tests/bench/uring_vs_tiouring.sh [--build DIR] [--base OTHER_BUILD]
 #       [--pairs N] [--runtime S] [--file FILE] [--tiouring PATH]
@@ -142,20 +144,48 @@ if [ "$CALLGRIND" = 1 ]; then
     command -v valgrind >/dev/null || { echo "no valgrind" >&2; exit 2; }
     N1=200000
     N2=1000000
-    ir() { # BINARY ARGS...: instructions (Ir) of one run under callgrind
+    # BINARY ARGS...: instructions (Ir) of one run under callgrind, as
+    # "TOTAL job_loop=N uring_submit=N uring_reap=N" (a function's own
+    # instructions, with what the compiler inlined into it from any file)
+    ir() {
         local f
         f=$(mktemp)
         if valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>&1; then
-            callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}'
+            callgrind_annotate --threshold=100 "$f" 2>/dev/null | $PY -c '
+import re, sys
+tot, fn = None, {"job_loop": 0, "uring_submit": 0, "uring_reap": 0}
+for line in sys.stdin:
+    m = re.match(r"\s*([\d,]+)\s+\(.*?\)\s+(\S+)", line)
+    if not m:
+        continue
+    n, what = int(m.group(1).replace(",", "")), m.group(2)
+    if what == "PROGRAM":
+        tot = n
+    elif ":" in what and what.rsplit(":", 1)[1] in fn:
+        fn[what.rsplit(":", 1)[1]] += n
+if tot is not None:
+    print(tot, " ".join(f"{k}={v}" for k, v in fn.items()))'
         fi
         rm -f "$f"
     }
-    per_io() { # BINARY ARGS...
+    per_io() { # BINARY ARGS...: per I/O, the total and the functions'
         local bin=$1 a b
         shift
         a=$(ir "$bin" ios=$N1 "$@")
         b=$(ir "$bin" ios=$N2 "$@")
-        if [ -n "$a" ] && [ -n "$b" ]; then $PY -c "print(f'{($b - $a) / ($N2 - $N1):.1f}')"; else echo "n/a (the run failed)"; fi
+        if [ -n "$a" ] && [ -n "$b" ]; then
+            $PY -c '
+import sys
+a, b = sys.argv[1].split(), sys.argv[2].split()
+d = int(sys.argv[4]) - int(sys.argv[3])
+parts = []
+for x, y in zip(a[1:], b[1:]):
+    k, u = x.split("=")
+    parts.append("%s %.1f" % (k, (int(y.split("=")[1]) - int(u)) / d))
+print("%.1f (%s)" % ((int(b[0]) - int(a[0])) / d, ", ".join(parts)))' "$a" "$b" $N1 $N2
+        else
+            echo "n/a (the run failed)"
+        fi
     }
     for b in "$NVB" ${BASE:+"$BASE/examples/c/run_workload"}; do
         # shellcheck disable=SC2086
