@@ -80,35 +80,52 @@ if [ -z "$FILE" ]; then
     FILE=$SCRATCH/cache.dat
     head -c $((256 << 20)) /dev/urandom >"$FILE"
 fi
-trap '[ -n "$SCRATCH" ] && rm -rf "$SCRATCH"' EXIT
+trap '[ -n "$SCRATCH" ] && rm -rf "$SCRATCH"; rm -f "${CPUT:-}"' EXIT
 cat "$FILE" >/dev/null # in the page cache before any run
 
-nvb_iops() { # BINARY ARGS...: total IOPS of one nvbench run
-    local b=$1; shift
-    "$b" "$@" 2>/dev/null | $PY -c 'import json, sys; print(json.load(sys.stdin)["total"]["iops"])'
+# Each run prints "IOPS IOS CPU_S": its IOPS, the I/Os it made and the CPU
+# time (user + system, /usr/bin/time) its processes used. On a machine
+# shared with other work the IOPS follow the CPU share the scheduler gave
+# each side as much as its cost; CPU time per I/O does not.
+CPUT=$(mktemp)
+cpu_s() { $PY -c 'import sys; u, s = open(sys.argv[1]).read().split()[-2:]; print(float(u) + float(s))' "$CPUT"; }
+nvb_iops() { # BINARY ARGS...: one nvbench run
+    local b=$1 r
+    shift
+    r=$(/usr/bin/time -f "%U %S" -o "$CPUT" "$b" "$@" 2>/dev/null |
+        $PY -c 'import json, sys; t = json.load(sys.stdin)["total"]; print(t["iops"], t["ios"])')
+    echo "$r $(cpu_s)"
 }
 # t/io_uring prints one "IOPS=..." line per second; the median of the
-# seconds after the first (the ramp) is its figure
+# seconds after the first (the ramp) is its figure. It says not how many
+# I/Os it made (its lines do not cover the whole run): IOS 0, no CPU per I/O
 tiou_iops() {
-    "$TIOU" "$@" -r "$RUNTIME" 2>&1 | $PY -c '
+    local r
+    r=$(/usr/bin/time -f "%U %S" -o "$CPUT" "$TIOU" "$@" -r "$RUNTIME" 2>&1 | $PY -c '
 import re, statistics, sys
 v = []
 for line in sys.stdin:
     m = re.search(r"IOPS=([0-9.]+)([KM]?),", line)
     if m and not line.startswith("Maximum"):
         v.append(float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6}[m.group(2)])
-print(statistics.median(v[1:] if len(v) > 1 else v))'
+print(statistics.median(v[1:] if len(v) > 1 else v), 0)')
+    echo "$r $(cpu_s)"
 }
 fio_iops() {
-    fio --name=pc --ioengine=io_uring --rw=randread --bs=4k --iodepth=32 --direct=0 --invalidate=0 \
-        --time_based --runtime="$RUNTIME" --filename="$FILE" --output-format=json |
-        $PY -c 'import json, sys; print(json.load(sys.stdin)["jobs"][0]["read"]["iops"])'
+    local r
+    r=$(/usr/bin/time -f "%U %S" -o "$CPUT" fio --name=pc --ioengine=io_uring --rw=randread --bs=4k --iodepth=32 \
+        --direct=0 --invalidate=0 --time_based --runtime="$RUNTIME" --filename="$FILE" --output-format=json |
+        $PY -c 'import json, sys; r = json.load(sys.stdin)["jobs"][0]["read"]; print(r["iops"], r["total_ios"])')
+    echo "$r $(cpu_s)"
 }
 
 NOP_ARGS="engine=io_uring io_uring.nop=1 rw=randread bs=4k qd=32"
 CACHE_ARGS="engine=io_uring rw=randread bs=4k qd=32 direct=0 invalidate=0"
 
-# LABEL CMD_A CMD_B: PAIRS alternating pairs of two commands printing IOPS
+# LABEL CMD_A CMD_B: PAIRS alternating pairs of two commands printing
+# "IOPS IOS CPU_S": the medians and the median of the pairs' ratios of IOPS
+# (nvbench/other), and of CPU time per I/O (other/nvbench: above 1, the
+# other spends more per I/O)
 pairs() {
     local label=$1 a=$2 b=$3 out="" x y
     for i in $(seq 1 "$PAIRS"); do
@@ -118,10 +135,18 @@ pairs() {
     $PY - "$label" $out <<'EOF'
 import statistics, sys
 label, v = sys.argv[1], [float(x) for x in sys.argv[2:]]
-a, b = v[0::2], v[1::2]
-r = [x / y for x, y in zip(a, b)]
-print(f"{label}: nvbench {statistics.median(a)/1e6:.3f} M IOPS, other {statistics.median(b)/1e6:.3f} M IOPS, "
-      f"ratio median {statistics.median(r):.3f} (pairs {min(r):.3f}..{max(r):.3f})")
+runs = [v[i:i + 3] for i in range(0, len(v), 3)]
+a, b = runs[0::2], runs[1::2]
+r = [x[0] / y[0] for x, y in zip(a, b)]
+med = statistics.median
+ca = [x[2] / x[1] * 1e6 for x in a]
+cpu = f"; CPU per I/O nvbench {med(ca):.3f} us"
+if all(y[1] for y in b):
+    cb = [y[2] / y[1] * 1e6 for y in b]
+    c = [y / x for x, y in zip(ca, cb)]
+    cpu += f", other {med(cb):.3f} us, other/nvbench median {med(c):.2f} (pairs {min(c):.2f}..{max(c):.2f})"
+print(f"{label}: nvbench {med(x[0] for x in a)/1e6:.3f} M IOPS, other {med(y[0] for y in b)/1e6:.3f} M IOPS, "
+      f"ratio median {med(r):.3f} (pairs {min(r):.3f}..{max(r):.3f}){cpu}")
 EOF
 }
 
