@@ -48,6 +48,11 @@ struct nvb__explain {
     int      njobs;
     char     place_why[160];
     struct nvb__jv *place;
+    /* cpu.counters (explain_cpu.c): 0 absent, 1 counted (perf: the counts
+     * and why the hardware ones are not), 2 null with perf_why */
+    int      perf_state;
+    char     perf_why[200];
+    struct nvb__perf_counts perf;
 };
 #define NVB__PLACE_MAX 4096
 
@@ -66,6 +71,11 @@ int nvb__explain_cpu(struct nvb_result *r, const struct nvb__sys_sample *a, cons
 void nvb__kinds_delta(const struct nvb__cpu_times *a, const struct nvb__cpu_times *b, struct nvb__kinds *d);
 uint64_t nvb__kinds_busy(const struct nvb__kinds *k);  /* user + nice + system + irq + softirq */
 uint64_t nvb__kinds_total(const struct nvb__kinds *k); /* busy + iowait + steal + idle */
+
+/* cpu.counters from the run's event counters: c the counts over the CPU
+ * window, or NULL with why (they could not be opened or read). 0 or
+ * -ENOMEM. */
+int nvb__explain_perf(struct nvb_result *r, const struct nvb__perf_counts *c, const char *why);
 
 /* Writers, inside "cpu" (per_io_us, per_cpu) and at the result's top level
  * (environment); they also answer nvb_result_get() for the numbers. */

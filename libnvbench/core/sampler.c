@@ -232,6 +232,7 @@ void nvb__cpu_edge(struct run *r, int edge)
     uint64_t a = nvb__now_ns();
     nvb__proc_sample(&r->cpu_pr[edge]);
     r->cpu_t[edge] = a + (nvb__now_ns() - a) / 2; /* when the counters were read, to half a system call */
+    nvb__perf_enable(r->perf, edge == NVB__EDGE_START); /* the event counters count the same window */
     if (edge == NVB__EDGE_END)
         r->cpu_sys_ok[edge] = nvb__sys_sample(&r->cpu_sys[edge]) == 0;
     __atomic_store_n(&r->cpu_edge[edge], 2, __ATOMIC_RELEASE);
@@ -383,6 +384,17 @@ static void sampler_window_end(struct nvb__sampler *s, struct run *r)
     s->ended = 1;
 }
 
+/* cpu.counters: the event counters over the window, read while the job
+ * threads are alive (their counts and those of threads that exited) */
+static void perf_fill(struct run *r, struct nvb_result *res)
+{
+    struct nvb__perf_counts c;
+    int rc = r->perf ? nvb__perf_read(r->perf, &c) : -ENOTSUP;
+    if (rc < 0 && r->perf)
+        snprintf(r->perf_why, sizeof r->perf_why, "reading the counters failed (errno %d)", -rc);
+    nvb__explain_perf(res, rc == 0 ? &c : NULL, r->perf_why);
+}
+
 /* All jobs finished their loops: close the measured window, then let the
  * jobs go (they stayed alive for the per-thread CPU sample). */
 static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
@@ -420,6 +432,7 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
         snprintf(res->cpu_null_reason, sizeof res->cpu_null_reason,
                  "not measured: the whole machine's CPU counters could not be read");
     nvb__explain_run(res, r->cpu_sys_ok[NVB__EDGE_START] && r->cpu_sys_ok[NVB__EDGE_END] ? r->cpu_sys : NULL, r->cpu_sys_ok[NVB__EDGE_START] && r->cpu_sys_ok[NVB__EDGE_END] ? &r->cpu_sys[NVB__EDGE_END] : NULL);
+    perf_fill(r, res);
     for (int e = 0; e < 2; e++)
         nvb__sys_sample_free(&r->cpu_sys[e]);
     res->process_user_s = (double)own_user / 1e9;
