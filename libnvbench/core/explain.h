@@ -46,6 +46,8 @@ struct nvb__explain {
      * are alive (jobs, until the tree is made), the tree; NULL absent */
     struct nvb__thread_place *jobs;
     int      njobs;
+    struct nvb__place_seen *seen;    /* each job thread as sampled over the window */
+    int      nseen;
     char     place_why[160];
     struct nvb__jv *place;
     /* cpu.counters (explain_cpu.c): 0 absent, 1 counted (perf: the counts
@@ -55,6 +57,19 @@ struct nvb__explain {
     struct nvb__perf_counts perf;
 };
 #define NVB__PLACE_MAX 4096
+
+/* A job thread as the sampler saw it over the window (explain_place.c):
+ * its migrations at the window's start and the CPUs it was on at each
+ * sample (the window's edges and each interval's tick), the first
+ * NVB__SEEN_CPUS distinct ones counted. */
+#define NVB__SEEN_CPUS 8
+struct nvb__place_seen {
+    long     tid;
+    long     mig0;       /* se.nr_migrations at the start, -1 unknown */
+    unsigned samples;
+    int      cpu[NVB__SEEN_CPUS];
+    unsigned n[NVB__SEEN_CPUS];
+};
 
 void nvb__explain_free(struct nvb__explain *e);
 /* The result's explanation, made on first use; NULL out of memory. */
@@ -113,6 +128,9 @@ int  nvb__irq_load(const struct nvb__jv *root, struct nvb_result *r);
 /* Placement (explain_place.c): the jobs' CPUs while they are alive
  * (sampler.c, before they are let go), the tree after the environment. */
 void nvb__place_jobs(struct nvb_result *r);
+/* Where the job threads are now, at the window's start (start 1: the
+ * counts begin again) or at one of its ticks (sampler.c). */
+void nvb__place_sample(struct nvb_result *r, int start);
 int  nvb__place_finish(struct nvb_result *r);
 void nvb__place_emit(struct nvb__json *j, const struct nvb_result *r);
 int  nvb__place_load(const struct nvb__jv *root, struct nvb_result *r);
@@ -137,5 +155,11 @@ void nvb__env_warn(struct nvb_result *r);
  * object text, malloc'd, or NULL out of memory. */
 char *nvb__place_json(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
                       const char *const *devs, size_t ndev, nvb__check_fn warn, void *arg);
+/* The same with what the sampler saw of each job (seen, nseen; matched by
+ * tid): its migrations over the window, the CPU it was seen on most and
+ * the number of samples. */
+char *nvb__place_json_seen(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
+                           const char *const *devs, size_t ndev, const struct nvb__place_seen *seen, int nseen,
+                           nvb__check_fn warn, void *arg);
 
 #endif

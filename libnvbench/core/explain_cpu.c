@@ -24,7 +24,7 @@ void nvb__explain_free(struct nvb__explain *e)
         struct nvb__jv *docs[] = {e->env, e->irq, e->place};
         for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
             nvb__json_free(docs[i]);
-        free(e->cpu_id), free(e->cpu), free(e->jobs), free(e->irq_t0);
+        free(e->cpu_id), free(e->cpu), free(e->jobs), free(e->seen), free(e->irq_t0);
     }
     free(e);
 }

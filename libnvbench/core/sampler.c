@@ -291,6 +291,7 @@ static void sampler_start(struct nvb__sampler *s, struct run *r, struct nvb_resu
     const struct nvb_run_opts *o = r->opts;
     s->have_sys = nvb__sys_sample(&s->sys0) == 0;
     s->nth0 = nvb__threads_sample(&s->th0);
+    nvb__place_sample(res, 1); /* the jobs' migrations so far, their CPUs (explain_place.c) */
     sampler_hists_alloc(s, r, res);
     r->counting = r->p->jobs;
     if (!w->ramp_ns)
@@ -327,11 +328,12 @@ static void sampler_start(struct nvb__sampler *s, struct run *r, struct nvb_resu
 
 /* The ramp is over: the measured window starts here for the CPU figures.
  * Called and returns with r->mu held. */
-static void sampler_ramp_over(struct nvb__sampler *s, struct run *r)
+static void sampler_ramp_over(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
 {
     s->ramp_pending = 0;
     nvb__mutex_unlock(r->mu);
     nvb__cpu_edge(r, NVB__EDGE_START); /* unless a job past the ramp took it */
+    nvb__place_sample(res, 1);
     if (s->have_sys) {
         nvb__sys_sample_free(&s->sys0);
         s->have_sys = nvb__sys_sample(&s->sys0) == 0;
@@ -361,6 +363,7 @@ static void sampler_tick(struct nvb__sampler *s, struct run *r, struct nvb_resul
         tick += w->interval_ns;
     s->last_tick = tick;
     ts_sample(s, r, res, o->progress ? &pg : NULL, res->start_wall_ns + (tick - r->go_ns));
+    nvb__place_sample(res, 0);
     if (nvb__ss_update(res, w, s->ss_buf) && w->ss_stop) {
         /* before stop (release): the jobs and the run's status tell it from a cancellation */
         __atomic_store_n(&r->ss_stopped, 1, __ATOMIC_RELAXED);
@@ -501,7 +504,7 @@ void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *
         if (r->cancel && r->cancel->flag)
             __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
         if (s->ramp_pending && now >= r->meas_ns) {
-            sampler_ramp_over(s, r);
+            sampler_ramp_over(s, r, res);
             continue;
         }
         if (!s->ended && r->end_ns && now >= r->end_ns) {

@@ -93,6 +93,7 @@ struct nvb__thread_place {
     long tid;
     int  cpu;
     char name[32];
+    long migrations;   /* moves between CPUs since the thread started (se.nr_migrations), -1 unknown */
 };
 int  nvb__thread_places(const char *prefix, struct nvb__thread_place *out, int max);
 /* The CPUs this process may run on, as a list ("0-3,8"). 0 or negative errno. */
