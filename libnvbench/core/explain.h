@@ -69,6 +69,7 @@ struct nvb__place_seen {
     unsigned samples;
     int      cpu[NVB__SEEN_CPUS];
     unsigned n[NVB__SEEN_CPUS];
+    int      buf_node;   /* the node of its buffers' first page; -1 unknown */
 };
 
 void nvb__explain_free(struct nvb__explain *e);
@@ -140,7 +141,10 @@ int  nvb__place_load(const struct nvb__jv *root, struct nvb_result *r);
 int  nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node, char *why, size_t len);
 /* For a run (job_setup.c): the node of the first target's device, or a
  * warning that the jobs are not pinned. 0 or negative errno. */
-int  nvb__cpus_local(struct nvb_result *r, uint64_t *bits);
+int  nvb__cpus_local(struct nvb_result *r, uint64_t *bits, int *node);
+/* The node of each job's buffers while they are alive (sampler.c), onto
+ * the jobs' samples (by thread id). */
+void nvb__place_buffers(struct nvb_result *r, const long *tids, void *const *bufs, unsigned n);
 
 /* The environment's checks (explain_check.c): fn is called once per check
  * that applies, severity "warn" (also a warning of the run's result) or

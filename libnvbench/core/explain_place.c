@@ -61,7 +61,7 @@ static const struct nvb__place_seen *seen_of(const struct nvb__place_seen *seen,
 static void job_seen(struct nvb__buf *b, const struct nvb__thread_place *job, const struct nvb__place_seen *s)
 {
     if (!s) {
-        nvb__buf_puts(b, ",\"migrations\":null,\"most_seen_cpu\":null,\"samples\":0");
+        nvb__buf_puts(b, ",\"migrations\":null,\"most_seen_cpu\":null,\"samples\":0,\"buffer_node\":null");
         return;
     }
     if (s->mig0 >= 0 && job->migrations >= s->mig0)
@@ -77,6 +77,10 @@ static void job_seen(struct nvb__buf *b, const struct nvb__thread_place *job, co
     else
         nvb__buf_puts(b, ",\"most_seen_cpu\":null");
     nvb__buf_printf(b, ",\"samples\":%u", s->samples);
+    if (s->buf_node >= 0)
+        nvb__buf_printf(b, ",\"buffer_node\":%d", s->buf_node);
+    else
+        nvb__buf_puts(b, ",\"buffer_node\":null");
 }
 
 char *nvb__place_json(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
@@ -180,7 +184,8 @@ void nvb__place_sample(struct nvb_result *r, int start)
         x->nseen = 0;
         x->seen = n > 0 ? calloc((size_t)n, sizeof *x->seen) : NULL;
         for (int i = 0; x->seen && i < n; i++)
-            x->seen[x->nseen++] = (struct nvb__place_seen){.tid = now[i].tid, .mig0 = now[i].migrations};
+            x->seen[x->nseen++] =
+                (struct nvb__place_seen){.tid = now[i].tid, .mig0 = now[i].migrations, .buf_node = -1};
     }
     /* more job threads than kept here: those not kept have no samples */
     for (int i = 0; i < n; i++) {
@@ -194,6 +199,17 @@ void nvb__place_sample(struct nvb_result *r, int start)
                 s->n[k]++;
                 break;
             }
+    }
+}
+
+void nvb__place_buffers(struct nvb_result *r, const long *tids, void *const *bufs, unsigned n)
+{
+    struct nvb__explain *x = r->ex;
+    for (unsigned i = 0; x && i < n; i++) {
+        struct nvb__place_seen *s = (struct nvb__place_seen *)seen_of(x->seen, x->nseen, tids[i]);
+        int node = bufs[i] ? nvb__mem_node_of(bufs[i]) : -1;
+        if (s)
+            s->buf_node = node >= 0 ? node : -1;
     }
 }
 
@@ -281,20 +297,23 @@ int nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node,
     return 0;
 }
 
-int nvb__cpus_local(struct nvb_result *r, uint64_t *bits)
+int nvb__cpus_local(struct nvb_result *r, uint64_t *bits, int *node_out)
 {
     char name[64], why[192];
     uint64_t ticks;
     int node;
     const char *path = r->ntargets ? (r->tg[0].file ? r->tg[0].file : r->tg[0].path) : NULL;
     if (!path) {
-        nvb__result_warn(r, "cpus=local: no target to take a device's node from: the jobs are not pinned");
+        nvb__result_warn(r, "cpus=local: no target to take a device's node from: the jobs are not pinned and "
+                            "their buffers not bound");
         return -ENOENT;
     }
     if (nvb__disk_io_ticks(path, name, sizeof name, &ticks, why, sizeof why) < 0 ||
         nvb__node_cpus(NULL, name, bits, &node, why, sizeof why) < 0) {
-        nvb__result_warn(r, "cpus=local: %s: the jobs are not pinned (all CPUs)", why);
+        nvb__result_warn(r, "cpus=local: %s: the jobs are not pinned (all CPUs) and their buffers not bound to a node",
+                         why);
         return -ENOENT;
     }
+    *node_out = node;
     return 0;
 }

@@ -387,6 +387,21 @@ static void sampler_window_end(struct nvb__sampler *s, struct run *r)
     s->ended = 1;
 }
 
+/* Each job's buffers' node, while they are alive (placement.jobs[]). */
+static void place_buffers(struct run *r, struct nvb_result *res)
+{
+    long tids[64];
+    void *bufs[64];
+    for (unsigned i = 0; i < r->p->jobs; i += 64) {
+        unsigned n = 0;
+        for (; n < 64 && i + n < r->p->jobs; n++) {
+            tids[n] = r->jobs[i + n].tid;
+            bufs[n] = r->jobs[i + n].bufmem;
+        }
+        nvb__place_buffers(res, tids, bufs, n);
+    }
+}
+
 /* cpu.counters: the event counters over the window, read while the job
  * threads are alive (their counts and those of threads that exited) */
 static void perf_fill(struct run *r, struct nvb_result *res)
@@ -419,6 +434,7 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
     if (s->hists_lost)
         nvb__result_warn(res, "timeseries: the percentiles of some intervals are null: out of memory for their histograms");
     nvb__place_jobs(res); /* the jobs' CPUs while they are alive (explain_place.c) */
+    place_buffers(r, res);
     nvb__mutex_lock(r->mu);
     r->release = 1;
     nvb__cond_signal_all(r->cv);
