@@ -34,12 +34,21 @@ def test_where_the_cpu_went(tmp_path):
         old.data.pop(key, None)
     old = old.with_meta(stack="old")
     b.data["warnings"].append("environment: <b>scheduler</b> mq-deadline")
+    devs = b.data["environment"]["devices"]
+    for facts in devs.values():
+        if isinstance(facts.get("scheduler"), dict):
+            facts["scheduler"]["value"] = "<x>"
     path = tmp_path / "r.html"
     ResultSet([a, b, old]).report(str(path))
     text = path.read_text()
     assert '<section id="cpu"><h2>Where the CPU went</h2>' in text
     sec = text[text.index('<section id="cpu">'):]
     assert "<b>scheduler</b>" not in sec and "&lt;b&gt;scheduler&lt;/b&gt;" in sec
+    # the environment facts that differ between the stacks, as compare names them
+    if any(isinstance(f.get("scheduler"), dict) and f["scheduler"].get("value") is not None
+           for f in a.data["environment"]["devices"].values()):
+        assert re.search(r"<li>environment differs: scheduler is [^<]+ in a, &lt;x&gt; in b \(changes CPU per "
+                         r"I/O and latency\)</li>", sec), sec[:2000]
     page = Page(text)
     cards = [rws for t, rws in page.sections["cpu"] if rws[0][0] == "Run"]
     assert len(cards) == len({(r.meta.get("cell"), r.meta.get("op")) for r in ResultSet([a, b, old])})

@@ -8,6 +8,7 @@ from a result is escaped by the caller's ``esc``."""
 
 import math
 
+from ._env_compare import differences
 from .labels import block_label
 
 KINDS = (("user", "#4e79a7"), ("system", "#f28e2b"), ("irq", "#e15759"), ("softirq", "#76b7b2"))
@@ -105,6 +106,21 @@ def _row(r, name, scale, esc):
             f"<td>{_placement(_dict(d.get('placement')), esc)}</td><td>{_checks(d, esc)}</td></tr>")
 
 
+def _env_differences(runs, esc):
+    """The environment facts that differ between the first stack's runs and each other's
+    (as nvbench compare names them)."""
+    stacks = {}
+    for r, label in zip(runs.results, runs.labels):
+        stacks.setdefault(label, []).append(r)
+    names = list(stacks)
+    lines = [w for other in names[1:] for w in differences(stacks[names[0]], stacks[other], names[0], other)]
+    if not lines:
+        return ""
+    return ("<p class=note>Environment facts that differ between the stacks (each changes the figures "
+            "named; <code>nvbench compare</code> refuses the ones that change what it compares):</p><ul class=envdiff>"
+            + "".join(f"<li>{esc(w)}</li>" for w in lines) + "</ul>")
+
+
 def section(runs, esc, section_fn):
     """The section: one card per cell (in the runs' order), one row per run."""
     cells = {}
@@ -126,7 +142,7 @@ def section(runs, esc, section_fn):
                      "<th>Machine CPU per I/O (us)</th><th>Interrupts per I/O</th><th>Counters per I/O</th>"
                      f"<th>Where the jobs ran</th><th>Environment checks failed</th></tr></thead><tbody>{rows}"
                      f"</tbody></table></div>{per_cpu}</div>")
-    return section_fn("cpu", "Where the CPU went", "".join(cards),
+    return section_fn("cpu", "Where the CPU went", _env_differences(runs, esc) + "".join(cards),
                       "<p class=note>The whole machine's CPU time over each run's window by kind, per I/O "
                       "(other processes' work included: nvbench's own is beside it), the targets' device "
                       "interrupts per I/O, the CPU's event counters for the run's threads, the CPUs the jobs "
