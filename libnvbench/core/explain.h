@@ -46,10 +46,31 @@ struct nvb__explain {
      * are alive (jobs, until the tree is made), the tree; NULL absent */
     struct nvb__thread_place *jobs;
     int      njobs;
+    struct nvb__place_seen *seen;    /* each job thread as sampled over the window */
+    int      nseen;
     char     place_why[160];
     struct nvb__jv *place;
+    /* cpu.counters (explain_cpu.c): 0 absent, 1 counted (perf: the counts
+     * and why the hardware ones are not), 2 null with perf_why */
+    int      perf_state;
+    char     perf_why[200];
+    struct nvb__perf_counts perf;
 };
 #define NVB__PLACE_MAX 4096
+
+/* A job thread as the sampler saw it over the window (explain_place.c):
+ * its migrations at the window's start and the CPUs it was on at each
+ * sample (the window's edges and each interval's tick), the first
+ * NVB__SEEN_CPUS distinct ones counted. */
+#define NVB__SEEN_CPUS 8
+struct nvb__place_seen {
+    long     tid;
+    long     mig0;       /* se.nr_migrations at the start, -1 unknown */
+    unsigned samples;
+    int      cpu[NVB__SEEN_CPUS];
+    unsigned n[NVB__SEEN_CPUS];
+    int      buf_node;   /* the node of its buffers' first page; -1 unknown */
+};
 
 void nvb__explain_free(struct nvb__explain *e);
 /* The result's explanation, made on first use; NULL out of memory. */
@@ -66,6 +87,11 @@ int nvb__explain_cpu(struct nvb_result *r, const struct nvb__sys_sample *a, cons
 void nvb__kinds_delta(const struct nvb__cpu_times *a, const struct nvb__cpu_times *b, struct nvb__kinds *d);
 uint64_t nvb__kinds_busy(const struct nvb__kinds *k);  /* user + nice + system + irq + softirq */
 uint64_t nvb__kinds_total(const struct nvb__kinds *k); /* busy + iowait + steal + idle */
+
+/* cpu.counters from the run's event counters: c the counts over the CPU
+ * window, or NULL with why (they could not be opened or read). 0 or
+ * -ENOMEM. */
+int nvb__explain_perf(struct nvb_result *r, const struct nvb__perf_counts *c, const char *why);
 
 /* Writers, inside "cpu" (per_io_us, per_cpu) and at the result's top level
  * (environment); they also answer nvb_result_get() for the numbers. */
@@ -103,6 +129,9 @@ int  nvb__irq_load(const struct nvb__jv *root, struct nvb_result *r);
 /* Placement (explain_place.c): the jobs' CPUs while they are alive
  * (sampler.c, before they are let go), the tree after the environment. */
 void nvb__place_jobs(struct nvb_result *r);
+/* Where the job threads are now, at the window's start (start 1: the
+ * counts begin again) or at one of its ticks (sampler.c). */
+void nvb__place_sample(struct nvb_result *r, int start);
 int  nvb__place_finish(struct nvb_result *r);
 void nvb__place_emit(struct nvb__json *j, const struct nvb_result *r);
 int  nvb__place_load(const struct nvb__jv *root, struct nvb_result *r);
@@ -112,7 +141,10 @@ int  nvb__place_load(const struct nvb__jv *root, struct nvb_result *r);
 int  nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node, char *why, size_t len);
 /* For a run (job_setup.c): the node of the first target's device, or a
  * warning that the jobs are not pinned. 0 or negative errno. */
-int  nvb__cpus_local(struct nvb_result *r, uint64_t *bits);
+int  nvb__cpus_local(struct nvb_result *r, uint64_t *bits, int *node);
+/* The node of each job's buffers while they are alive (sampler.c), onto
+ * the jobs' samples (by thread id). */
+void nvb__place_buffers(struct nvb_result *r, const long *tids, void *const *bufs, unsigned n);
 
 /* The environment's checks (explain_check.c): fn is called once per check
  * that applies, severity "warn" (also a warning of the run's result) or
@@ -127,5 +159,11 @@ void nvb__env_warn(struct nvb_result *r);
  * object text, malloc'd, or NULL out of memory. */
 char *nvb__place_json(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
                       const char *const *devs, size_t ndev, nvb__check_fn warn, void *arg);
+/* The same with what the sampler saw of each job (seen, nseen; matched by
+ * tid): its migrations over the window, the CPU it was seen on most and
+ * the number of samples. */
+char *nvb__place_json_seen(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
+                           const char *const *devs, size_t ndev, const struct nvb__place_seen *seen, int nseen,
+                           nvb__check_fn warn, void *arg);
 
 #endif

@@ -24,7 +24,7 @@ void nvb__explain_free(struct nvb__explain *e)
         struct nvb__jv *docs[] = {e->env, e->irq, e->place};
         for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
             nvb__json_free(docs[i]);
-        free(e->cpu_id), free(e->cpu), free(e->jobs), free(e->irq_t0);
+        free(e->cpu_id), free(e->cpu), free(e->jobs), free(e->seen), free(e->irq_t0);
     }
     free(e);
 }
@@ -245,7 +245,7 @@ static double total_ios(const struct nvb_result *r)
     return (double)(r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios);
 }
 
-void nvb__explain_emit_cpu(struct nvb__json *j, const struct nvb_result *r)
+static void emit_kinds(struct nvb__json *j, const struct nvb_result *r)
 {
     const struct nvb__explain *e = r->ex;
     if (!e || !e->kinds_state)
@@ -298,6 +298,77 @@ void nvb__explain_emit_cpu(struct nvb__json *j, const struct nvb_result *r)
     w_end(&w, ']');
 }
 
+/* ------------------------------------------------------- event counters */
+
+static const char *const perf_names[NVB__PERF_N] = {"cycles", "instructions", "task_clock_ns", "context_switches",
+                                                    "cpu_migrations"};
+
+int nvb__explain_perf(struct nvb_result *r, const struct nvb__perf_counts *c, const char *why)
+{
+    struct nvb__explain *e = nvb__explain_of(r);
+    if (!e)
+        return -ENOMEM;
+    if (c) {
+        e->perf = *c;
+        e->perf_state = 1;
+    } else {
+        e->perf_state = 2;
+        snprintf(e->perf_why, sizeof e->perf_why, "unavailable: %s", why && why[0] ? why : "not measured");
+    }
+    return 0;
+}
+
+static void w_count(struct w *w, const struct nvb__perf_counts *c, int i)
+{
+    if (c->have[i])
+        w_u64(w, perf_names[i], c->v[i]);
+    else
+        w_str(w, perf_names[i], NULL);
+}
+
+static double perf_ratio(const struct nvb__perf_counts *c, int i, int over, double ios)
+{
+    if (!c->have[i] || (over >= 0 && (!c->have[over] || !c->v[over])) || (over < 0 && ios <= 0))
+        return NAN;
+    return (double)c->v[i] / (over >= 0 ? (double)c->v[over] : ios);
+}
+
+/* cpu.counters: the counts, then per I/O (null where a count is) */
+static void emit_perf(struct nvb__json *j, const struct nvb_result *r)
+{
+    const struct nvb__explain *e = r->ex;
+    if (!e || !e->perf_state)
+        return;
+    const struct nvb__perf_counts z = {0}, *c = e->perf_state == 1 ? &e->perf : &z;
+    const double ios = total_ios(r);
+    struct w w;
+    w_begin(&w, j, "counters", '{');
+    for (int i = 0; i < NVB__PERF_N; i++)
+        w_count(&w, c, i);
+    w_num(&w, "cycles_per_io", perf_ratio(c, NVB__PERF_CYCLES, -1, ios));
+    w_num(&w, "instructions_per_io", perf_ratio(c, NVB__PERF_INSTR, -1, ios));
+    w_num(&w, "instructions_per_cycle", perf_ratio(c, NVB__PERF_INSTR, NVB__PERF_CYCLES, ios));
+    w_num(&w, "task_clock_us_per_io", perf_ratio(c, NVB__PERF_TASK_CLOCK, -1, ios) / 1e3);
+    w_num(&w, "context_switches_per_io", perf_ratio(c, NVB__PERF_CTXSW, -1, ios));
+    w_key(&w, "kernel_counted");
+    if (w.j->b)
+        nvb__buf_puts(w.j->b, e->perf_state == 1 ? (c->kernel ? "true" : "false") : "null");
+    w_key(&w, "scaled");
+    if (w.j->b)
+        nvb__buf_puts(w.j->b, c->scaled ? "true" : "false");
+    char hw[sizeof c->hw_why + 16];
+    snprintf(hw, sizeof hw, "unavailable: %s", c->hw_why);
+    w_str(&w, "hardware_null_reason", e->perf_state == 2 ? e->perf_why : c->hw_why[0] ? hw : NULL);
+    w_str(&w, "null_reason", e->perf_state == 2 ? e->perf_why : NULL);
+    w_end(&w, '}');
+}
+
+void nvb__explain_emit_cpu(struct nvb__json *j, const struct nvb_result *r)
+{
+    emit_kinds(j, r);
+    emit_perf(j, r);
+}
+
 /* ---------------------------------------------------------------- read */
 
 static int bad(char *why, size_t len, const char *key, const char *what)
@@ -317,9 +388,50 @@ static int read_ns(const struct nvb__jv *o, struct nvb__kinds *k, char *why, siz
     return 0;
 }
 
+/* cpu.counters: the counts (the ratios are derived again when written) */
+static int load_perf(const struct nvb__jv *c, struct nvb_result *r, char *why, size_t len)
+{
+    const struct nvb__jv *o = nvb__json_get(c, "counters");
+    if (!o)
+        return 0; /* a result from before them */
+    if (o->type != NVB__J_OBJ)
+        return bad(why, len, "counters", "expected an object");
+    struct nvb__explain *e = nvb__explain_of(r);
+    if (!e)
+        return -ENOMEM;
+    const struct nvb__jv *nr = nvb__json_get(o, "null_reason"), *hw = nvb__json_get(o, "hardware_null_reason");
+    const struct nvb__jv *kc = nvb__json_get(o, "kernel_counted"), *sc = nvb__json_get(o, "scaled");
+    if (nr && nr->type == NVB__J_STR) {
+        e->perf_state = 2;
+        snprintf(e->perf_why, sizeof e->perf_why, "%s", nr->s);
+        return 0;
+    }
+    e->perf_state = 1;
+    for (int i = 0; i < NVB__PERF_N; i++) {
+        const struct nvb__jv *v = nvb__json_get(o, perf_names[i]);
+        if (v && v->type == NVB__J_NULL)
+            continue;
+        if (nvb__json_u64(v, &e->perf.v[i]))
+            return bad(why, len, "counters", "expected a count or null for each event");
+        e->perf.have[i] = 1;
+    }
+    if (!kc || (kc->type != NVB__J_TRUE && kc->type != NVB__J_FALSE) || !sc ||
+        (sc->type != NVB__J_TRUE && sc->type != NVB__J_FALSE))
+        return bad(why, len, "counters", "expected kernel_counted and scaled as true or false");
+    e->perf.kernel = kc->type == NVB__J_TRUE;
+    e->perf.scaled = sc->type == NVB__J_TRUE;
+    if (hw && hw->type == NVB__J_STR) /* written as "unavailable: " and the reason */
+        snprintf(e->perf.hw_why, sizeof e->perf.hw_why, "%s",
+                 strncmp(hw->s, "unavailable: ", 13) ? hw->s : hw->s + 13);
+    return 0;
+}
+
 int nvb__explain_load_cpu(const struct nvb__jv *root, struct nvb_result *r, char *why, size_t len)
 {
     const struct nvb__jv *c = nvb__json_get(root, "cpu");
+    int rc = load_perf(c, r, why, len);
+    if (rc < 0)
+        return rc;
     const struct nvb__jv *pio = nvb__json_get(c, "per_io_us");
     if (!pio)
         return 0; /* a result from before them */

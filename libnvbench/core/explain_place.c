@@ -49,8 +49,49 @@ static int dev_node(const char *root, const char *dev)
     return atoi(v); /* -1: the kernel does not know */
 }
 
+static const struct nvb__place_seen *seen_of(const struct nvb__place_seen *seen, int nseen, long tid)
+{
+    for (int i = 0; seen && i < nseen; i++)
+        if (seen[i].tid == tid)
+            return &seen[i];
+    return NULL;
+}
+
+/* migrations over the window, the CPU seen most, the samples */
+static void job_seen(struct nvb__buf *b, const struct nvb__thread_place *job, const struct nvb__place_seen *s)
+{
+    if (!s) {
+        nvb__buf_puts(b, ",\"migrations\":null,\"most_seen_cpu\":null,\"samples\":0,\"buffer_node\":null");
+        return;
+    }
+    if (s->mig0 >= 0 && job->migrations >= s->mig0)
+        nvb__buf_printf(b, ",\"migrations\":%ld", job->migrations - s->mig0);
+    else
+        nvb__buf_puts(b, ",\"migrations\":null");
+    int best = -1;
+    for (int k = 0; k < NVB__SEEN_CPUS; k++)
+        if (s->n[k] && (best < 0 || s->n[k] > s->n[best]))
+            best = k;
+    if (best >= 0)
+        nvb__buf_printf(b, ",\"most_seen_cpu\":%d", s->cpu[best]);
+    else
+        nvb__buf_puts(b, ",\"most_seen_cpu\":null");
+    nvb__buf_printf(b, ",\"samples\":%u", s->samples);
+    if (s->buf_node >= 0)
+        nvb__buf_printf(b, ",\"buffer_node\":%d", s->buf_node);
+    else
+        nvb__buf_puts(b, ",\"buffer_node\":null");
+}
+
 char *nvb__place_json(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
                       const char *const *devs, size_t ndev, nvb__check_fn warn, void *arg)
+{
+    return nvb__place_json_seen(root, jobs, njobs, allowed, devs, ndev, NULL, -1, warn, arg);
+}
+
+char *nvb__place_json_seen(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
+                           const char *const *devs, size_t ndev, const struct nvb__place_seen *seen, int nseen,
+                           nvb__check_fn warn, void *arg)
 {
     struct nvb__buf b = {0};
     int nnodes = 0;
@@ -77,9 +118,12 @@ char *nvb__place_json(const char *root, const struct nvb__thread_place *jobs, in
         nvb__json_write_str(&b, jobs[i].name);
         nvb__buf_printf(&b, ",\"last_cpu\":%d,\"node\":", jobs[i].cpu);
         if (node >= 0)
-            nvb__buf_printf(&b, "%d}", node);
+            nvb__buf_printf(&b, "%d", node);
         else
-            nvb__buf_puts(&b, "null}");
+            nvb__buf_puts(&b, "null");
+        if (nseen >= 0) /* a run's (not a bare tree's, as the tests give) */
+            job_seen(&b, &jobs[i], seen_of(seen, nseen, jobs[i].tid));
+        nvb__buf_puts(&b, "}");
         for (size_t d = 0; warn && nnodes > 1 && node >= 0 && d < ndev; d++) {
             int dn = dev_node(root, devs[d]);
             if (dn < 0 || dn == node)
@@ -116,6 +160,7 @@ void nvb__place_jobs(struct nvb_result *r)
         return;
     }
     x->njobs = n;
+    nvb__place_sample(r, 0); /* the window's end is a sample too */
 }
 
 static void to_warning(void *arg, const char *sev, const char *fact, const char *dev, const char *msg,
@@ -125,6 +170,47 @@ static void to_warning(void *arg, const char *sev, const char *fact, const char 
     (void)fact;
     (void)dev;
     nvb__result_warn(arg, "placement: %s (%s)", msg, advice);
+}
+
+void nvb__place_sample(struct nvb_result *r, int start)
+{
+    struct nvb__explain *x = nvb__explain_of(r);
+    struct nvb__thread_place now[256];
+    if (!x)
+        return;
+    int n = nvb__thread_places("nvb-job-", now, 256);
+    if (start) {
+        free(x->seen);
+        x->nseen = 0;
+        x->seen = n > 0 ? calloc((size_t)n, sizeof *x->seen) : NULL;
+        for (int i = 0; x->seen && i < n; i++)
+            x->seen[x->nseen++] =
+                (struct nvb__place_seen){.tid = now[i].tid, .mig0 = now[i].migrations, .buf_node = -1};
+    }
+    /* more job threads than kept here: those not kept have no samples */
+    for (int i = 0; i < n; i++) {
+        struct nvb__place_seen *s = (struct nvb__place_seen *)seen_of(x->seen, x->nseen, now[i].tid);
+        if (!s)
+            continue;
+        s->samples++;
+        for (int k = 0; k < NVB__SEEN_CPUS; k++)
+            if (!s->n[k] || s->cpu[k] == now[i].cpu) {
+                s->cpu[k] = now[i].cpu;
+                s->n[k]++;
+                break;
+            }
+    }
+}
+
+void nvb__place_buffers(struct nvb_result *r, const long *tids, void *const *bufs, unsigned n)
+{
+    struct nvb__explain *x = r->ex;
+    for (unsigned i = 0; x && i < n; i++) {
+        struct nvb__place_seen *s = (struct nvb__place_seen *)seen_of(x->seen, x->nseen, tids[i]);
+        int node = bufs[i] ? nvb__mem_node_of(bufs[i]) : -1;
+        if (s)
+            s->buf_node = node >= 0 ? node : -1;
+    }
 }
 
 /* After the environment (nvb__explain_run): the tree and its warnings. */
@@ -157,11 +243,14 @@ int nvb__place_finish(struct nvb_result *r)
         }
         char allowed[512];
         int ok = nvb__affinity_list(allowed, sizeof allowed) == 0;
-        text = nvb__place_json(NULL, x->jobs, x->njobs, ok ? allowed : NULL, devs, n, to_warning, r);
+        text = nvb__place_json_seen(NULL, x->jobs, x->njobs, ok ? allowed : NULL, devs, n, x->seen, x->nseen,
+                                    to_warning, r);
         free(devs);
     }
     free(x->jobs);
+    free(x->seen);
     x->jobs = NULL;
+    x->seen = NULL;
     if (!text)
         return -ENOMEM;
     char why[128];
@@ -208,20 +297,23 @@ int nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node,
     return 0;
 }
 
-int nvb__cpus_local(struct nvb_result *r, uint64_t *bits)
+int nvb__cpus_local(struct nvb_result *r, uint64_t *bits, int *node_out)
 {
     char name[64], why[192];
     uint64_t ticks;
     int node;
     const char *path = r->ntargets ? (r->tg[0].file ? r->tg[0].file : r->tg[0].path) : NULL;
     if (!path) {
-        nvb__result_warn(r, "cpus=local: no target to take a device's node from: the jobs are not pinned");
+        nvb__result_warn(r, "cpus=local: no target to take a device's node from: the jobs are not pinned and "
+                            "their buffers not bound");
         return -ENOENT;
     }
     if (nvb__disk_io_ticks(path, name, sizeof name, &ticks, why, sizeof why) < 0 ||
         nvb__node_cpus(NULL, name, bits, &node, why, sizeof why) < 0) {
-        nvb__result_warn(r, "cpus=local: %s: the jobs are not pinned (all CPUs)", why);
+        nvb__result_warn(r, "cpus=local: %s: the jobs are not pinned (all CPUs) and their buffers not bound to a node",
+                         why);
         return -ENOENT;
     }
+    *node_out = node;
     return 0;
 }

@@ -232,6 +232,8 @@ static int job_buffers(struct job *j)
         snprintf(j->why, sizeof j->why, "out of memory allocating %u buffers of %" PRIu64 " bytes (bs x qd)", qd, bs);
         return -ENOMEM;
     }
+    if (j->run->local_node >= 0) /* cpus=local: on the device's node, before they are touched */
+        (void)nvb__mem_bind_node(j->bufmem, stride * qd, j->run->local_node); /* placement shows where they are */
     for (unsigned i = 0; i < qd; i++) {
         j->bufs[i] = (char *)j->bufmem + (size_t)i * stride;
         if (w->fill == NVB__FILL_ZERO) {
@@ -346,6 +348,7 @@ static int job_engine(struct job *j)
 
 int nvb__job_setup(struct job *j)
 {
+    j->tid = nvb__thread_id();
     if (j->cpu >= 0) {
         int rc = nvb__thread_pin(j->cpu);
         if (rc < 0) {
@@ -398,7 +401,9 @@ int nvb__jobs_new(struct run *r, struct nvb_result *res)
     /* Budgets and rates split exactly over the jobs. */
     unsigned cpu_list[NVB__MAX_CPUS], ncpu_list = 0;
     uint64_t local[NVB__MAX_CPUS / 64];
-    const uint64_t *pin = !strcmp(w->cpus_text, "local") && nvb__cpus_local(res, local) == 0 ? local : w->cpus;
+    r->local_node = -1;
+    const uint64_t *pin =
+        !strcmp(w->cpus_text, "local") && nvb__cpus_local(res, local, &r->local_node) == 0 ? local : w->cpus;
     for (unsigned c = 0; c < NVB__MAX_CPUS; c++)
         if ((pin[c / 64] >> (c % 64)) & 1)
             cpu_list[ncpu_list++] = c;

@@ -189,6 +189,7 @@ struct job {
     char why[256];
     char note[256];              /* the engine's note after the run */
     int cpu;
+    long tid;                    /* its thread's id (placement: its buffers' node) */
 };
 
 struct run {
@@ -215,6 +216,9 @@ struct run {
     int      cpu_sys_ok[2];
     uint64_t cpu_t[2];
     int      cpu_edge[2];        /* 0: not taken, 1: being taken, 2: taken */
+    struct nvb__perf *perf;      /* the run threads' event counters, enabled over the CPU window; NULL: none (perf_why) */
+    char     perf_why[200];
+    int      local_node;         /* cpus=local: the device's NUMA node the buffers are bound to, else -1 */
     unsigned counting;           /* jobs still in their loop */
     int ss_stopped;              /* the sampler stopped the run: steady state with ss.stop=1 */
     int io_err;                  /* first I/O error when stopping at errors */

@@ -166,6 +166,9 @@ int nvb__run_phase(struct run *r, struct nvb_result *res, int *barrier_pending, 
     }
     if ((rc = nvb__jobs_new(r, res)) < 0)
         goto out;
+    /* before the jobs: the counters follow the threads started after them */
+    if (nvb__perf_open(&r->perf, r->perf_why, sizeof r->perf_why) < 0)
+        r->perf = NULL;
     started = jobs_start(r, res, &rc, err, errlen);
     setup_rc = jobs_wait_ready(r, res, started, rc, barrier_pending, err, errlen);
     if (setup_rc == 0) {
@@ -186,6 +189,8 @@ int nvb__run_phase(struct run *r, struct nvb_result *res, int *barrier_pending, 
         rc = nvb__run_aggregate(r, res, rc);
 out:
     nvb__jobs_free(r, started);
+    nvb__perf_close(r->perf);
+    r->perf = NULL;
     if (r->cv)
         nvb__cond_free(r->cv);
     if (r->mu)

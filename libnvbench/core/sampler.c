@@ -232,6 +232,7 @@ void nvb__cpu_edge(struct run *r, int edge)
     uint64_t a = nvb__now_ns();
     nvb__proc_sample(&r->cpu_pr[edge]);
     r->cpu_t[edge] = a + (nvb__now_ns() - a) / 2; /* when the counters were read, to half a system call */
+    nvb__perf_enable(r->perf, edge == NVB__EDGE_START); /* the event counters count the same window */
     if (edge == NVB__EDGE_END)
         r->cpu_sys_ok[edge] = nvb__sys_sample(&r->cpu_sys[edge]) == 0;
     __atomic_store_n(&r->cpu_edge[edge], 2, __ATOMIC_RELEASE);
@@ -290,6 +291,7 @@ static void sampler_start(struct nvb__sampler *s, struct run *r, struct nvb_resu
     const struct nvb_run_opts *o = r->opts;
     s->have_sys = nvb__sys_sample(&s->sys0) == 0;
     s->nth0 = nvb__threads_sample(&s->th0);
+    nvb__place_sample(res, 1); /* the jobs' migrations so far, their CPUs (explain_place.c) */
     sampler_hists_alloc(s, r, res);
     r->counting = r->p->jobs;
     if (!w->ramp_ns)
@@ -326,11 +328,12 @@ static void sampler_start(struct nvb__sampler *s, struct run *r, struct nvb_resu
 
 /* The ramp is over: the measured window starts here for the CPU figures.
  * Called and returns with r->mu held. */
-static void sampler_ramp_over(struct nvb__sampler *s, struct run *r)
+static void sampler_ramp_over(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
 {
     s->ramp_pending = 0;
     nvb__mutex_unlock(r->mu);
     nvb__cpu_edge(r, NVB__EDGE_START); /* unless a job past the ramp took it */
+    nvb__place_sample(res, 1);
     if (s->have_sys) {
         nvb__sys_sample_free(&s->sys0);
         s->have_sys = nvb__sys_sample(&s->sys0) == 0;
@@ -360,6 +363,7 @@ static void sampler_tick(struct nvb__sampler *s, struct run *r, struct nvb_resul
         tick += w->interval_ns;
     s->last_tick = tick;
     ts_sample(s, r, res, o->progress ? &pg : NULL, res->start_wall_ns + (tick - r->go_ns));
+    nvb__place_sample(res, 0);
     if (nvb__ss_update(res, w, s->ss_buf) && w->ss_stop) {
         /* before stop (release): the jobs and the run's status tell it from a cancellation */
         __atomic_store_n(&r->ss_stopped, 1, __ATOMIC_RELAXED);
@@ -383,6 +387,32 @@ static void sampler_window_end(struct nvb__sampler *s, struct run *r)
     s->ended = 1;
 }
 
+/* Each job's buffers' node, while they are alive (placement.jobs[]). */
+static void place_buffers(struct run *r, struct nvb_result *res)
+{
+    long tids[64];
+    void *bufs[64];
+    for (unsigned i = 0; i < r->p->jobs; i += 64) {
+        unsigned n = 0;
+        for (; n < 64 && i + n < r->p->jobs; n++) {
+            tids[n] = r->jobs[i + n].tid;
+            bufs[n] = r->jobs[i + n].bufmem;
+        }
+        nvb__place_buffers(res, tids, bufs, n);
+    }
+}
+
+/* cpu.counters: the event counters over the window, read while the job
+ * threads are alive (their counts and those of threads that exited) */
+static void perf_fill(struct run *r, struct nvb_result *res)
+{
+    struct nvb__perf_counts c;
+    int rc = r->perf ? nvb__perf_read(r->perf, &c) : -ENOTSUP;
+    if (rc < 0 && r->perf)
+        snprintf(r->perf_why, sizeof r->perf_why, "reading the counters failed (errno %d)", -rc);
+    nvb__explain_perf(res, rc == 0 ? &c : NULL, r->perf_why);
+}
+
 /* All jobs finished their loops: close the measured window, then let the
  * jobs go (they stayed alive for the per-thread CPU sample). */
 static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
@@ -404,6 +434,7 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
     if (s->hists_lost)
         nvb__result_warn(res, "timeseries: the percentiles of some intervals are null: out of memory for their histograms");
     nvb__place_jobs(res); /* the jobs' CPUs while they are alive (explain_place.c) */
+    place_buffers(r, res);
     nvb__mutex_lock(r->mu);
     r->release = 1;
     nvb__cond_signal_all(r->cv);
@@ -420,6 +451,7 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
         snprintf(res->cpu_null_reason, sizeof res->cpu_null_reason,
                  "not measured: the whole machine's CPU counters could not be read");
     nvb__explain_run(res, r->cpu_sys_ok[NVB__EDGE_START] && r->cpu_sys_ok[NVB__EDGE_END] ? r->cpu_sys : NULL, r->cpu_sys_ok[NVB__EDGE_START] && r->cpu_sys_ok[NVB__EDGE_END] ? &r->cpu_sys[NVB__EDGE_END] : NULL);
+    perf_fill(r, res);
     for (int e = 0; e < 2; e++)
         nvb__sys_sample_free(&r->cpu_sys[e]);
     res->process_user_s = (double)own_user / 1e9;
@@ -488,7 +520,7 @@ void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *
         if (r->cancel && r->cancel->flag)
             __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
         if (s->ramp_pending && now >= r->meas_ns) {
-            sampler_ramp_over(s, r);
+            sampler_ramp_over(s, r, res);
             continue;
         }
         if (!s->ended && r->end_ns && now >= r->end_ns) {

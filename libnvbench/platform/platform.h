@@ -93,6 +93,7 @@ struct nvb__thread_place {
     long tid;
     int  cpu;
     char name[32];
+    long migrations;   /* moves between CPUs since the thread started (se.nr_migrations), -1 unknown */
 };
 int  nvb__thread_places(const char *prefix, struct nvb__thread_place *out, int max);
 /* The CPUs this process may run on, as a list ("0-3,8"). 0 or negative errno. */
@@ -234,11 +235,43 @@ int  nvb__file_write_cache(int fd, struct nvb__wcache *wc);
 /* ---- memory ---- */
 void *nvb__alloc_aligned(size_t align, size_t size);
 void  nvb__free_aligned(void *p);
+/* Ask that the pages of [p, p + len) be on NUMA node `node`, moving those
+ * already touched (cpus=local's buffers). 0, or negative errno (-EINVAL: no
+ * such node; -ENOSYS/-ENOTSUP: no NUMA policy here, e.g. Windows). */
+int nvb__mem_bind_node(void *p, size_t len, int node);
+/* The NUMA node of the (touched) page at p, or negative errno. */
+int nvb__mem_node_of(const void *p);
 /* Memory this process can have: physical memory, or less where a control
  * group limits it. Bytes; 0 when unknown. */
 uint64_t nvb__mem_total(void);
 /* Descriptors: the soft limit (RLIMIT_NOFILE) and how many this process
  * has open now. 0, or -ENOTSUP where there is no such limit. */
 int nvb__fd_budget(uint64_t *limit, uint64_t *open_now);
+
+/* ---- CPU event counters (platform/unix/perf.c; docs/cpu.md) ----
+ * Counters of the calling thread and of every thread it (and they) start
+ * after the open, kernel threads working for them included (io-wq, SQPOLL
+ * workers): cycles and instructions where the CPU exposes hardware
+ * counters, the task clock, context switches and CPU migrations (kernel
+ * software events) otherwise too. Opened disabled; enable/disable may be
+ * called from any thread of the process and apply to every counted
+ * thread; a read counts the threads alive and those that exited. */
+enum { NVB__PERF_CYCLES, NVB__PERF_INSTR, NVB__PERF_TASK_CLOCK, NVB__PERF_CTXSW, NVB__PERF_MIGR, NVB__PERF_N };
+struct nvb__perf;
+struct nvb__perf_counts {
+    uint64_t v[NVB__PERF_N];
+    int      have[NVB__PERF_N];   /* 1: v[] is the event's count */
+    int      scaled;              /* some count was estimated from part of the window (multiplexed) */
+    int      kernel;              /* the kernel's part of the threads' work is counted */
+    char     hw_why[200];         /* why cycles and instructions are not counted, else "" */
+};
+/* 0 with *p (some event opened; the hardware ones may not be, hw_why then
+ * says why in *p's reads), or negative errno with why (none could be
+ * opened; -ENOTSUP on Windows). */
+int  nvb__perf_open(struct nvb__perf **p, char *why, size_t len);
+void nvb__perf_enable(struct nvb__perf *p, int on);
+/* The counts so far. 0 or negative errno. */
+int  nvb__perf_read(struct nvb__perf *p, struct nvb__perf_counts *c);
+void nvb__perf_close(struct nvb__perf *p);
 
 #endif

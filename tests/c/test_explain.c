@@ -517,6 +517,121 @@ START_TEST(placement_on_recorded_two_node)
 }
 END_TEST
 
+/* What the sampler saw of each job: migrations over the window (the
+ * count at the end less the one at the start), the CPU seen most, the
+ * samples; a job it did not see, or a kernel without the count, null. */
+START_TEST(placement_seen_on_recorded_two_node)
+{
+    struct nvb__thread_place jobs[] = {{101, 0, "nvb-job-0", 7}, {102, 3, "nvb-job-1", 4}, {103, 2, "nvb-job-2", -1}};
+    struct nvb__place_seen seen[] = {{.tid = 101, .mig0 = 5, .samples = 3, .cpu = {1, 0}, .n = {1, 2}, .buf_node = 1},
+                                     {.tid = 103, .mig0 = -1, .samples = 2, .cpu = {2}, .n = {2}, .buf_node = -1}};
+    const char *devs[] = {"nvme0n1"};
+    char *text = nvb__place_json_seen(TREES "two-node", jobs, 3, "0-3", devs, 1, seen, 2, NULL, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strstr(text, "\"last_cpu\":0,\"node\":0,\"migrations\":2,\"most_seen_cpu\":0,\"samples\":3,\"buffer_node\":1}"), "%s",
+                  text);
+    ck_assert_msg(strstr(text, "\"last_cpu\":3,\"node\":1,\"migrations\":null,\"most_seen_cpu\":null,\"samples\":0,\"buffer_node\":null}"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "\"last_cpu\":2,\"node\":1,\"migrations\":null,\"most_seen_cpu\":2,\"samples\":2,\"buffer_node\":null}"),
+                  "%s", text);
+    free(text);
+}
+END_TEST
+
+/* A job pinned to one CPU: seen there at every sample, and (where the
+ * kernel counts them) no migration over the window. */
+START_TEST(pinned_job_is_seen_on_its_cpu)
+{
+    if (nvb__ncpus() < 2)
+        return; /* one CPU: pinning shows nothing */
+    char *file = tu_scratch("explain-pin", 1 << 20);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "runtime", "300ms", "direct", "0",
+                        "cpus", "1", "interval", "100ms", NULL};
+    const char *tg[] = {file, NULL};
+    struct nvb_workload *w = tu_workload(kv, tg);
+    struct nvb_result *r = tu_run_ok(w);
+    char *text;
+    struct nvb__jv *root = json_of(r, &text);
+    const struct nvb__jv *jobs = nvb__json_get(nvb__json_get(root, "placement"), "jobs");
+    ck_assert_msg(jobs && jobs->type == NVB__J_ARR && jobs->n == 1, "%s", text);
+    const struct nvb__jv *j = &jobs->kid[0], *mig = nvb__json_get(j, "migrations");
+    ck_assert_uint_eq(u(nvb__json_get(j, "most_seen_cpu")), 1);
+    ck_assert_uint_eq(u(nvb__json_get(j, "last_cpu")), 1);
+    ck_assert_uint_ge(u(nvb__json_get(j, "samples")), 2); /* the window's start and end */
+    ck_assert_ptr_nonnull(mig);
+    if (access("/proc/self/sched", R_OK) == 0)
+        ck_assert_uint_eq(u(mig), 0);
+    else
+        ck_assert_int_eq(mig->type, NVB__J_NULL);
+    reads_back_the_same(text);
+    nvb__json_free(root);
+    nvb_free(text);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    unlink(file);
+    free(file);
+}
+END_TEST
+
+/* Buffers bound to a node: the pages are on it once touched; a node the
+ * machine does not have is refused. */
+START_TEST(buffers_bound_to_a_node)
+{
+    const size_t len = 1 << 20;
+    char *p = nvb__alloc_aligned(4096, len);
+    ck_assert_ptr_nonnull(p);
+    int rc = nvb__mem_bind_node(p, len, 0);
+    if (rc == -ENOSYS) { /* a kernel without NUMA: nothing to check */
+        nvb__free_aligned(p);
+        return;
+    }
+    ck_assert_int_eq(rc, 0);
+    memset(p, 1, len);
+    ck_assert_int_eq(nvb__mem_node_of(p), 0);
+    ck_assert_int_eq(nvb__mem_node_of(p + len - 1), 0);
+    if (access("/sys/devices/system/node/node63", F_OK) != 0)
+        ck_assert_int_eq(nvb__mem_bind_node(p, len, 63), -EINVAL);
+    nvb__free_aligned(p);
+}
+END_TEST
+
+/* cpus=local where the device has no node (this VM's virtio disk, a file
+ * on it): not pinned, not bound, and the warning says both; each job's
+ * buffers' node is still stated (first touch: the node its CPU is on). */
+START_TEST(cpus_local_unknown_node_says_so)
+{
+    char *file = tu_scratch("explain-local", 1 << 20);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "runtime", "200ms", "direct", "0",
+                        "cpus", "local", NULL};
+    const char *tg[] = {file, NULL};
+    struct nvb_workload *w = tu_workload(kv, tg);
+    struct nvb_result *r = tu_run_ok(w);
+    char *text;
+    struct nvb__jv *root = json_of(r, &text);
+    const struct nvb__jv *p = nvb__json_get(root, "placement"), *jobs = nvb__json_get(p, "jobs");
+    const struct nvb__jv *dev = nvb__json_get(p, "devices");
+    ck_assert_msg(jobs && jobs->n == 1 && dev && dev->n >= 1, "%s", text);
+    const struct nvb__jv *node = nvb__json_get(&dev->kid[0], "node");
+    if (node->type == NVB__J_NULL) {
+        ck_assert_msg(strstr(text, "the jobs are not pinned (all CPUs) and their buffers not bound to a node"), "%s",
+                      text);
+    }
+    const struct nvb__jv *bn = nvb__json_get(&jobs->kid[0], "buffer_node");
+    ck_assert_ptr_nonnull(bn);
+    if (u(nvb__json_get(p, "nodes")) == 1 && access("/proc/self/numa_maps", F_OK) == 0)
+        ck_assert_uint_eq(u(bn), 0);
+    else if (node->type != NVB__J_NULL && bn->type != NVB__J_NULL)
+        ck_assert_uint_eq(u(bn), u(node)); /* bound to the device's node */
+    reads_back_the_same(text);
+    nvb__json_free(root);
+    nvb_free(text);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    unlink(file);
+    free(file);
+}
+END_TEST
+
 START_TEST(cpus_local_picks_the_device_node)
 {
     uint64_t bits[NVB__MAX_CPUS / 64];
@@ -581,6 +696,7 @@ int main(void)
     tcase_add_test(tc, checks_of_recorded_two_node);
     tcase_add_test(tc, interrupts_of_recorded_two_node);
     tcase_add_test(tc, placement_on_recorded_two_node);
+    tcase_add_test(tc, placement_seen_on_recorded_two_node);
     suite_add_tcase(s, tc);
     tc = tcase_create("live");
     tcase_set_timeout(tc, 60);
@@ -589,6 +705,9 @@ int main(void)
     tcase_add_test(tc, environment_of_this_machine);
     tcase_add_test(tc, interrupts_of_a_run_read_back);
     tcase_add_test(tc, cpus_local_picks_the_device_node);
+    tcase_add_test(tc, pinned_job_is_seen_on_its_cpu);
+    tcase_add_test(tc, buffers_bound_to_a_node);
+    tcase_add_test(tc, cpus_local_unknown_node_says_so);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

@@ -29,4 +29,23 @@ describe("cpu by kind and environment", function()
     assert.is_true(math.abs(soft - k.softirq) <= 1e-9 * (1 + soft))
     assert.is_true(math.abs(r:get("cpu.per_io_us.busy") - k.busy) <= 1e-9 * k.busy)
   end)
+
+  it("shows cpu.counters, per I/O or with the reason", function()
+    local r = assert(nvb.run { targets = { data.path }, engine = "psync", rw = "randread", bs = "4k",
+                               runtime = "300ms", direct = 0 })
+    local c = r.cpu.counters
+    assert.is_table(c)
+    if c.null_reason ~= nil then
+      assert.are.equal("unavailable: ", c.null_reason:sub(1, 13))
+      return
+    end
+    assert.is_true(c.task_clock_ns > 0)
+    assert.is_true(math.abs(r:get("cpu.counters.task_clock_us_per_io") - c.task_clock_us_per_io)
+                   <= 1e-9 * c.task_clock_us_per_io)
+    if c.cycles == nil then
+      assert.are.equal("unavailable: perf_event_open(cycles) failed with E", c.hardware_null_reason:sub(1, 50))
+    else
+      assert.is_nil(c.hardware_null_reason)
+    end
+  end)
 end)

@@ -49,3 +49,32 @@ def test_summary_says_why_kinds_are_null():
     text = summary(data)
     assert "machine CPU per I/O by kind: n/a (not measured on Windows: reason)" in text
     assert "0 us =" not in text
+
+
+def test_counters_in_the_result_and_the_summary(tmp_path):
+    """cpu.counters reaches Python as written, reads back, and the summary
+    prints it per I/O with the hardware counters' reason when they are null."""
+    r = _run(tmp_path)
+    c = r.cpu.counters
+    back = nvbench.Result.from_json(r.to_json())
+    assert back.cpu.counters.to_dict() == c.to_dict()
+    text = summary(r.data)
+    if c.null_reason:
+        assert c.null_reason.startswith("unavailable: ")
+        assert f"CPU counters: {c.null_reason}" in text
+        return
+    ios = r.data["total"]["ios"]
+    assert c.task_clock_ns > 0
+    assert math.isclose(c.task_clock_us_per_io, c.task_clock_ns / 1e3 / ios, rel_tol=1e-6)
+    assert "CPU counters per I/O: " in text and "us on a CPU (task clock)" in text
+    if c.cycles is None:
+        assert c.hardware_null_reason.startswith("unavailable: perf_event_open(cycles) failed with E")
+        assert f"cycles, instructions: {c.hardware_null_reason}" in text
+    else:
+        assert math.isclose(c.cycles_per_io, c.cycles / ios, rel_tol=1e-6)
+
+
+def test_summary_without_counters_is_unchanged():
+    data = {"engine": "psync", "rw": "randread", "read": {"ios": 0}, "duration_s": 0.001,
+            "cpu": {"ncpus": 2, "process_cores": 0.5, "cpu_us_per_io": None, "system_pct": None}}
+    assert "CPU counters" not in summary(data)

@@ -36,11 +36,41 @@ def _file(path, env):
     rs.save(str(path))
 
 
+def test_compare_refuses_unlike_environments_without_force(tmp_path):
+    """A scheduler or governor that differs changes the figures compared: compare refuses
+    (exit 2, naming each fact, no table printed); with --force it compares and warns. A fact
+    that is only a warning (write_cache) does not refuse; results without an environment are
+    not judged."""
+    a, b, c = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    _file(a, _env())
+    _file(b, _env(sched="mq-deadline", gov="powersave"))
+    cmd = [sys.executable, "-m", "nvbench", "compare"]
+    p = subprocess.run(cmd + [str(a), str(b)], capture_output=True, text=True)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert p.stdout == ""
+    assert "environment differs: cpu_governor is performance in a, powersave in b" in p.stderr
+    assert "environment differs: scheduler is none in a, mq-deadline in b" in p.stderr
+    assert "--force compares anyway" in p.stderr
+    wb, wt = _env(), _env()
+    wb["devices"]["nvme0n1"]["write_cache"] = {"value": "write back", "source": "x"}
+    wt["devices"]["nvme0n1"]["write_cache"] = {"value": "write through", "source": "x"}
+    _file(a, wb)
+    _file(c, wt)
+    p = subprocess.run(cmd + [str(a), str(c)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "warning: environment differs: write_cache is write back in a, write through in c" in p.stderr
+    d = tmp_path / "d.json"
+    _file(d, {})
+    p = subprocess.run(cmd + [str(b), str(d)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+
+
 def test_compare_warns_on_unlike_environments(tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     _file(a, _env())
     _file(b, _env(sched="mq-deadline", gov="powersave"))
-    p = subprocess.run([sys.executable, "-m", "nvbench", "compare", str(a), str(b)], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "nvbench", "compare", str(a), str(b), "--force"],
+                       capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert "warning: environment differs: cpu_governor is performance in a, powersave in b" in p.stderr, p.stderr
     assert "warning: environment differs: scheduler is none in a, mq-deadline in b" in p.stderr, p.stderr

@@ -218,6 +218,55 @@ def check_iopoll(blocks, tags, rig):
                   f"{res['0']} without polling)")
 
 
+def check_explain(blocks, tags):
+    """Issue 27 in the guest: the result's interrupts name namespace A's controller's queues
+    (several I/O queues under -smp 2), count per queue and per CPU what the rig counted around
+    the run or less (the result's window is inside it), fall to about none per I/O when polled;
+    the event counters and the placement are there."""
+    print("the CPU explained (interrupts, counters, placement)")
+    irq = {}
+    for t in tag(tags, "@@NVB-IRQ"):
+        k, v = t.split()
+        irq[k] = int(v)
+    per_io = {}
+    for p in ("0", "1"):
+        n = f"iopoll.io_uring.{p}"
+        rc, r = result(blocks, n)
+        if rc != 0 or r is None:
+            continue
+        dev = r["per_target"][0]["dev"]
+        it = r.get("interrupts") or {}
+        d = (it.get("devices") or {}).get(dev) or {}
+        qs = d.get("queues") or []
+        ctrl = d.get("controller") or ""
+        io_qs = [q for q in qs if q["name"].startswith(ctrl + "q") and q["name"] != ctrl + "q0"]
+        check(all(sum(q["per_cpu"]) == q["count"] for q in qs) and sum(q["count"] for q in qs) == d.get("count"),
+              f"{n}: interrupts per queue add up per CPU and to the controller's count", json.dumps(d)[:300])
+        check(d.get("count", -1) <= irq.get(n, -1),
+              f"{n}: the result's interrupts ({d.get('count')}) are within the rig's count around the run "
+              f"({irq.get(n)})")
+        if p == "0":
+            check(len(io_qs) >= 2, f"{n}: {len(io_qs)} I/O queues with interrupt lines on {ctrl} (-smp 2)",
+                  json.dumps([q["name"] for q in qs]))
+        per_io[p] = it.get("per_io")
+        c = (r.get("cpu") or {}).get("counters") or {}
+        check(c.get("null_reason") is None and (c.get("task_clock_ns") or 0) > 0,
+              f"{n}: cpu.counters: task clock {c.get('task_clock_us_per_io')} us per I/O, "
+              f"{c.get('context_switches_per_io')} switches per I/O; hardware: "
+              f"{c.get('hardware_null_reason') or 'counted'}", json.dumps(c)[:300])
+        jobs = (r.get("placement") or {}).get("jobs") or []
+        check(len(jobs) == 1 and "migrations" in jobs[0] and jobs[0].get("samples", 0) >= 2,
+              f"{n}: placement of the job: {json.dumps(jobs)[:200]}")
+        k = (r.get("cpu") or {}).get("per_io_us") or {}
+        print(f"  {n}: interrupts per I/O {per_io[p]}, per queue "
+              f"{[(q['name'], q['count']) for q in io_qs]}; machine CPU per I/O {k.get('busy')} us = "
+              f"{k.get('user')} user + {k.get('system')} system + {k.get('irq')} irq + {k.get('softirq')} "
+              f"softirq; nvbench's own {k.get('own_user')} + {k.get('own_system')}")
+    if per_io.get("0") is not None and "1" in per_io:
+        check(per_io["0"] >= 0.03 and (per_io["1"] or 0) <= 0.01,
+              f"interrupts per I/O fall when polled: {per_io['0']} interrupt-driven, {per_io['1']} polled")
+
+
 def check_kstat(blocks, tags):
     print("kernel counters (/sys/block/NAME/stat)")
     ks = {}
@@ -455,6 +504,7 @@ def main():
     check_verify(blocks)
     check_devlog(blocks)
     check_iopoll(blocks, tags, rig)
+    check_explain(blocks, tags)
     check_kstat(blocks, tags)
     check_jbod(blocks, names)
     check_guard(blocks, errs)

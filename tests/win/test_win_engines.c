@@ -171,6 +171,9 @@ static void test_iocp_scratch_cpu(void)
         char *json = NULL;
         T_EQ(nvb_result_json(r, &json), 0);
         T_CHECK_MSG(json && strstr(json, "\"nvb-job-0\""), "the thread rows do not name the job threads");
+        /* the event counters: null with the reason (docs/cpu.md, Windows) */
+        T_CHECK_MSG(json && strstr(json, "\"null_reason\":\"unavailable: not measured on Windows"),
+                    "cpu.counters does not say why it is null");
         nvb_free(json);
     }
     nvb_result_free(r);

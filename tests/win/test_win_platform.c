@@ -241,6 +241,26 @@ static void test_misc(void)
     T_CHECK_MSG(mem >= (64u << 20), "memory %llu bytes", (unsigned long long)mem);
 }
 
+/* What the CPU explanation cannot see on Windows says so (docs/cpu.md,
+ * "Windows"): no event counters, no NUMA binding, no thread placement, no
+ * kinds; each with its reason or -ENOTSUP, nothing faked. */
+static void test_explain_unavailable(void)
+{
+    struct nvb__perf *p = (struct nvb__perf *)1;
+    char why[256] = "";
+    T_EQ(nvb__perf_open(&p, why, sizeof why), -ENOTSUP);
+    T_CHECK(p == NULL);
+    T_CHECK_MSG(strstr(why, "not measured on Windows"), "%s", why);
+    char buf[4096];
+    T_EQ(nvb__mem_bind_node(buf, sizeof buf, 0), -ENOTSUP);
+    T_EQ(nvb__mem_node_of(buf), -ENOTSUP);
+    struct nvb__thread_place tp[4];
+    T_EQ(nvb__thread_places("nvb-job-", tp, 4), -ENOTSUP);
+    why[0] = 0;
+    T_EQ(nvb__sys_kinds(why, sizeof why), 0);
+    T_CHECK_MSG(strstr(why, "not measured on Windows"), "%s", why);
+}
+
 int main(void)
 {
     fprintf(stderr, "wine: %s\n", t_is_wine() ? "yes" : "no");
@@ -250,5 +270,6 @@ int main(void)
     T_RUN(test_files);
     T_RUN(test_stale);
     T_RUN(test_misc);
+    T_RUN(test_explain_unavailable);
     return t_done();
 }

@@ -14,7 +14,7 @@ from .report import format_comparison
 from .resultset import ResultSet
 from .stacks import COLUMNS, four_stacks
 from .store import StoreError
-from ._env_compare import differences as env_differences
+from ._env_compare import differences as env_differences, refusals as env_refusals
 
 # ------------------------------------------------------------------ compare
 
@@ -151,6 +151,13 @@ def cmd_compare(args):
             _err(head + ". A difference would mix both effects; --force compares anyway")
             return EXIT_INPUT
         _err("warning: " + head)
+    refused = env_refusals(a, b, name_a, name_b)
+    if refused and not args.force:
+        for w in refused:
+            _err(w)
+        _err("the environments differ in what changes the figures: a difference in the results would mix "
+             "both effects; --force compares anyway")
+        return EXIT_INPUT
     for w in env_differences(a, b, name_a, name_b):
         _err("warning: " + w)
     try:

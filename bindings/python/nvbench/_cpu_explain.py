@@ -28,6 +28,35 @@ def kinds_lines(cpu):
     return [line + ")"]
 
 
+def counters_lines(cpu):
+    """The event counters per I/O (cpu.counters), with the reason where the
+    hardware ones (or all) are unavailable; none for results before them."""
+    c = cpu.get("counters")
+    if not isinstance(c, dict):
+        return []
+    if c.get("null_reason"):
+        return [f"    CPU counters: {c['null_reason']}"]
+    line = "    CPU counters per I/O: "
+    if _n(c.get("cycles_per_io")):
+        line += f"{_us(c['cycles_per_io'])} cycles, {_us(c.get('instructions_per_io'))} instructions"
+        if _n(c.get("instructions_per_cycle")):
+            line += f" ({c['instructions_per_cycle']:.2f} per cycle)"
+        line += ", "
+    line += (f"{_us(c.get('task_clock_us_per_io'))} us on a CPU (task clock), "
+             f"{_us(c.get('context_switches_per_io'))} context switches; {c.get('cpu_migrations')} migrations")
+    notes = []
+    if c.get("kernel_counted") is False:
+        notes.append("user space only: the kernel's part is not counted")
+    if c.get("scaled"):
+        notes.append("estimated: the counters were shared")
+    if notes:
+        line += " (" + "; ".join(notes) + ")"
+    lines = [line]
+    if c.get("hardware_null_reason"):
+        lines.append(f"      cycles, instructions: {c['hardware_null_reason']}")
+    return lines
+
+
 def interrupts_lines(data):
     """Interrupts of the targets' device queues per I/O, and the CPUs that took them."""
     irq = data.get("interrupts")

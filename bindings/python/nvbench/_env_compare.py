@@ -47,17 +47,31 @@ def _nodes(results):
     return out
 
 
-def differences(a, b, name_a="A", name_b="B"):
-    """Warnings, one per fact whose values differ between the results of a and of b."""
-    out = []
+# the facts whose difference makes a comparison of two results mix two effects (issue 27:
+# scheduler, governor, polling, mitigations, node placement): compare refuses to judge
+# them without --force; the others are warnings
+REFUSE = ("cpu_governor", "mitigations", "nvme_poll_queues", "scheduler", "node")
+
+
+def _judged(a, b, name_a, name_b):
+    """(fact, text) for each fact whose values differ between the results of a and of b."""
     for table, device in ((MACHINE, False), (DEVICE, True)):
         for fact, changes in table.items():
             va, vb = _values(a, fact, device), _values(b, fact, device)
             if va and vb and va != vb:
-                out.append(f"environment differs: {fact} is {', '.join(sorted(va))} in {name_a}, "
-                           f"{', '.join(sorted(vb))} in {name_b} (changes {changes})")
+                yield fact, (f"environment differs: {fact} is {', '.join(sorted(va))} in {name_a}, "
+                             f"{', '.join(sorted(vb))} in {name_b} (changes {changes})")
     na, nb = _nodes(a), _nodes(b)
     if na and nb and na != nb:
-        out.append(f"environment differs: the jobs ran on node(s) {', '.join(sorted(na))} in {name_a}, "
-                   f"{', '.join(sorted(nb))} in {name_b} (changes CPU per I/O and latency)")
-    return out
+        yield "node", (f"environment differs: the jobs ran on node(s) {', '.join(sorted(na))} in {name_a}, "
+                       f"{', '.join(sorted(nb))} in {name_b} (changes CPU per I/O and latency)")
+
+
+def differences(a, b, name_a="A", name_b="B"):
+    """Warnings, one per fact whose values differ between the results of a and of b."""
+    return [text for _, text in _judged(a, b, name_a, name_b)]
+
+
+def refusals(a, b, name_a="A", name_b="B"):
+    """Those of :func:`differences` that compare refuses to judge without --force."""
+    return [text for fact, text in _judged(a, b, name_a, name_b) if fact in REFUSE]

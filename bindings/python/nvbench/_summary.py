@@ -13,7 +13,7 @@ import math
 from ._percentile import PCT_KEYS, pct_min_ios
 from ._printable import printable
 from .stats import mean_var
-from ._cpu_explain import interrupts_lines, kinds_lines
+from ._cpu_explain import counters_lines, interrupts_lines, kinds_lines
 
 
 def _si(v):
@@ -205,6 +205,7 @@ def _block(data):
     cpu = data.get("cpu") or {}
     if cpu:
         lines.extend(_cpu_lines(cpu))
+        lines.extend(counters_lines(cpu))
         lines.extend(interrupts_lines(data))
     lines += _rate_lines(data)
     lines.extend(_util_lines(data.get("per_target")))

@@ -663,7 +663,9 @@ def build_parser():
                    help="the stack of each file (e.g. linux-io_uring windows-native): compares two files "
                         "whose engines differ")
     s.add_argument("--force", action="store_true",
-                   help="compare even when the workloads differ in more than the stack (qd, jobs, ...)")
+                   help="compare even when the workloads differ in more than the stack (qd, jobs, ...) "
+                        "or the environments in what changes the figures (scheduler, governor, poll "
+                        "queues, mitigations, the jobs' NUMA node)")
     s.set_defaults(func=_store_cli.with_store_queries(_compare_cli.cmd_compare))
     _store_cli.add_query_args(s)
 

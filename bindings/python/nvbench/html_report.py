@@ -20,6 +20,7 @@ import json
 import math
 
 from . import _report_figures as figures
+from ._report_cpu import section as _cpu_section
 from ._command import run_command
 from .errors import verify_failure
 from ._jsontext import write_text
@@ -434,7 +435,7 @@ def _header(runs, title, sources):
 
 _NAV = (("tables", "Results"), ("compare", "Comparison"), ("latency", "Latency"),
         ("timeseries", "Time series"), ("machine", "Machine"), ("warnings", "Warnings"),
-        ("runs", "Runs"))
+        ("runs", "Runs"), ("cpu", "CPU"))
 
 
 def render(rs, title=None, baseline=None, reference=True, sources=None):
@@ -456,6 +457,7 @@ def render(rs, title=None, baseline=None, reference=True, sources=None):
              _seed_tables(runs, reference, given), _comparison(runs, baseline),
              _latency(runs, no_plots), _timeseries(runs, no_plots), _machine(runs),
              _warnings(runs), _runs(runs)]
+    parts.append(_cpu_section(runs, esc, _section))  # "Where the CPU went": _report_cpu.py
     foot = ("<footer>Written by nvbench's <code>ResultSet.report()</code>: one file, no "
             "network access, no script. Figures: matplotlib (SVG).</footer>")
     return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"

@@ -8,7 +8,10 @@
 #include <string.h>
 #include <dirent.h>
 #include <errno.h>
+#include <linux/mempolicy.h>
+#include <stdint.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Returns NULL on failure (or for a zero size), like malloc. align is
@@ -24,6 +27,29 @@ void *nvb__alloc_aligned(size_t align, size_t size)
 void nvb__free_aligned(void *p)
 {
     free(p);
+}
+
+/* mbind(2) and get_mempolicy(2) by their system calls: no libnuma needed */
+int nvb__mem_bind_node(void *p, size_t len, int node)
+{
+    unsigned long mask[16] = {0};
+    const long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    if (node < 0 || node >= (int)(sizeof mask * 8) || !p || !len)
+        return -EINVAL;
+    mask[node / (8 * sizeof mask[0])] |= 1ul << (node % (8 * sizeof mask[0]));
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)(page - 1), e = (uintptr_t)p + len;
+    if (syscall(SYS_mbind, (void *)a, (unsigned long)(e - a), MPOL_PREFERRED, mask,
+                (unsigned long)(sizeof mask * 8), MPOL_MF_MOVE) != 0)
+        return -errno;
+    return 0;
+}
+
+int nvb__mem_node_of(const void *p)
+{
+    int node = -1;
+    if (syscall(SYS_get_mempolicy, &node, NULL, 0ul, p, MPOL_F_NODE | MPOL_F_ADDR) != 0)
+        return -errno;
+    return node;
 }
 
 /* The cgroup v2 limit of this process ("max" or absent: none). */

@@ -12,6 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The scheduler's count of the thread's moves between CPUs, from its
+ * sched file (kernels with CONFIG_SCHED_DEBUG); -1 where absent. */
+static long migrations(const char *tid)
+{
+    char rel[96], text[4096];
+    snprintf(rel, sizeof rel, "/proc/self/task/%s/sched", tid);
+    if (nvb__text_read(NULL, rel, text, sizeof text) < 0)
+        return -1;
+    const char *k = strstr(text, "se.nr_migrations");
+    const char *colon = k ? strchr(k, ':') : NULL;
+    return colon ? strtol(colon + 1, NULL, 10) : -1;
+}
+
 int nvb__thread_places(const char *prefix, struct nvb__thread_place *out, int max)
 {
     DIR *d = opendir("/proc/self/task");
@@ -44,6 +57,7 @@ int nvb__thread_places(const char *prefix, struct nvb__thread_place *out, int ma
             continue;
         t->tid = strtol(e->d_name, NULL, 10);
         t->cpu = atoi(p);
+        t->migrations = migrations(e->d_name);
         n++;
     }
     closedir(d);

@@ -51,3 +51,18 @@ int nvb__fd_budget(uint64_t *limit, uint64_t *open_now)
     (void)open_now;
     return -ENOTSUP;
 }
+
+/* NUMA placement of buffers is not done on Windows (docs/cpu.md). */
+int nvb__mem_bind_node(void *p, size_t len, int node)
+{
+    (void)p;
+    (void)len;
+    (void)node;
+    return -ENOTSUP;
+}
+
+int nvb__mem_node_of(const void *p)
+{
+    (void)p;
+    return -ENOTSUP;
+}
