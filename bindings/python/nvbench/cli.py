@@ -668,8 +668,14 @@ def build_parser():
                                    "latency percentiles and time series, the machine and device "
                                    "facts, every warning, and the nvbench run command of each run. "
                                    "A stack found in several files is labelled with each file's name.")
-    s.add_argument("files", nargs="+", metavar="RESULTS.json",
+    s.add_argument("files", nargs="*", metavar="RESULTS.json",
                    help="saved results: nvbench matrix/run --json, ResultSet.save, fio JSON")
+    s.add_argument("--db", metavar="DB",
+                   help="add a trend view of a store's runs (each metric over time per host and stack); "
+                        "without files the report is of those runs (docs/history.md)")
+    s.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="with --db: only the runs whose field is VALUE (as nvbench history)")
+    s.add_argument("--last", type=int, metavar="N", help="with --db: the newest N runs")
     s.add_argument("-o", "--output", default="report.html", metavar="FILE.html",
                    help="where to write it (default report.html)")
     s.add_argument("--title", help="the page's title (default: nvbench report)")
