@@ -152,8 +152,8 @@ const struct keydef nvb__keys[] = {
      .range = "2 .. 4294967295",
      .doc = "the most points `timeseries[]` keeps: a longer series merges neighbouring points exactly (counts, "
              "latency sums and histograms add), two by two, so every point then spans the same number of "
-             "intervals (its `intervals`); totals are unchanged. The run's callback (`--live`) and the store "
-             "get every interval as it is measured ([history.md](history.md))"},
+             "intervals (its `intervals`); totals are unchanged. The run's point callback (`--live`, `on_point`) "
+             "gets every interval as it is measured ([history.md](history.md#live-figures))"},
     {KEY("io_limit", K_SIZE, io_limit, 0, UINT64_MAX),
      .unit = "bytes", .group = "timing", .fio = "io_size",
      .help = "total bytes over all jobs",

@@ -1,7 +1,7 @@
 /*
  * The result's time series as the sampler grows it: when a point is final
  * (no late fold at the run's end can change it), it goes to the run's
- * point callback (nvb_run_opts.point: --live, the store), in order, once;
+ * point callback (nvb_run_opts.point: --live, on_point), in order, once;
  * then it joins the points the result keeps, which stay at most
  * timeseries_max by merging neighbours exactly, two by two, so that every
  * kept point spans the same number of intervals (stride) but the last.
@@ -138,5 +138,5 @@ void nvb__series_end(struct nvb__series *ser, const struct run *r, struct nvb_re
     if (ser->stride > 1)
         nvb__result_warn(res, "timeseries: %u points of %u intervals each (the last may hold fewer), "
                          "neighbours merged exactly as timeseries_max=%u was reached; the point callback "
-                         "(--live) and the store had every interval", res->nts, ser->stride, ser->limit);
+                         "(--live) had every interval", res->nts, ser->stride, ser->limit);
 }
