@@ -238,18 +238,24 @@ def cmd_report(args):
             return EXIT_INPUT
         args.baseline = args.baseline or COLUMNS["windows_non_native"]
         return _write_report(rs, args)
+    rs = _files_set(args.files)
+    return rs if isinstance(rs, int) else _write_report(rs, args)
+
+
+def _files_set(files):
+    """The report's ResultSet of the files, or an exit status once said why not."""
     sets = []
-    for f in args.files:
+    for f in files:
         try:
             sets.append(load(f))
         except (OSError, ValueError) as e:
             _err(f"cannot read {f}: {getattr(e, 'strerror', None) or e}")
             return EXIT_INPUT
-    rs = _report_set(args.files, sets)
+    rs = _report_set(files, sets)
     if not len(rs):
-        _err(f"nothing to report: {', '.join(args.files)} hold no result")
+        _err(f"nothing to report: {', '.join(files)} hold no result")
         return EXIT_INPUT
-    return _write_report(rs, args)
+    return rs
 
 
 def _report_with_trend(args):
@@ -265,22 +271,14 @@ def _report_with_trend(args):
             raise StoreError("--where takes KEY=VALUE")
         with open_store(args.db, create=False) as st:
             rows = st.query(where, args.last)
-            rs = st.results(where, args.last) if not args.files else None
+            rs = st.results(where, args.last) if not args.files else _files_set(args.files)
     except StoreError as e:
         _err(str(e))
         return EXIT_INPUT
-    if rs is None:
-        sets = []
-        for f in args.files:
-            try:
-                sets.append(load(f))
-            except (OSError, ValueError) as e:
-                _err(f"cannot read {f}: {getattr(e, 'strerror', None) or e}")
-                return EXIT_INPUT
-        rs = _report_set(args.files, sets)
+    if isinstance(rs, int):
+        return rs
     if not len(rs):
-        _err(f"nothing to report: no run in {args.db} matches" if not args.files else
-             f"nothing to report: {', '.join(args.files)} hold no result")
+        _err(f"nothing to report: no run in {args.db} matches")
         return EXIT_INPUT
     return _write_report(rs, args, trend=rows)
 
