@@ -1,6 +1,6 @@
 """Live figures while a run goes on: nvbench run --live and --metrics end
 to end (the stream read and the endpoint scraped during the run, which
-ends when the test stops it), and nvbench.run(on_point=...)."""
+ends when the test stops it with SIGTERM), and nvbench.run(on_point=...)."""
 import json
 import os
 import re
@@ -74,7 +74,9 @@ def test_live_stream_and_metrics_while_the_run_goes_on():
         assert prog["ios"] == sum(pt["read"]["ios"] + pt["write"]["ios"] for pt in pts)
         assert prog["elapsed_s"] == pts[2]["t_s"]
         assert [pt["t_s"] for pt in pts] == sorted(pt["t_s"] for pt in pts)
-        p.send_signal(signal.SIGINT)
+        # SIGTERM: the run ends as cancelled, its partial result written (SIGINT would do
+        # the same, but a shell's background job starts with SIGINT ignored)
+        p.send_signal(signal.SIGTERM)
         rest, err = p.communicate(timeout=120)
     finally:
         if p.poll() is None:

@@ -10,6 +10,7 @@ from ._report_figures import missing as missing_figures
 from .loading import load
 from .labels import block_label, block_sort_key
 from .metrics import figures
+from .store import StoreError, open_store
 from .report import format_comparison
 from .resultset import ResultSet
 from .stacks import COLUMNS, four_stacks
@@ -261,7 +262,6 @@ def _files_set(files):
 def _report_with_trend(args):
     """report --db: the trend view of the store's runs (and the report of the files
     given, else of those runs)."""
-    from .store import StoreError, open_store
     if not args.db:
         _err("report: give result files, or --db to report a store's runs")
         return EXIT_INPUT

@@ -11,7 +11,9 @@ import datetime
 import html
 import math
 
+from . import plot as _plot
 from . import stats
+from ._report_figures import _literal, _svg
 
 __all__ = ["METRICS", "trend_data", "trend_section"]
 
@@ -62,7 +64,6 @@ def trend_data(rows):
 
 
 def _figure(lines, title, ylabel):
-    from . import plot as _plot
     fig, (a,) = _plot._new_figure(1, 1)
     colors = dict(zip(sorted(lines), _plot._colors(len(lines))))
     for (host, stack), pts in sorted(lines.items()):
@@ -85,7 +86,6 @@ def _figure(lines, title, ylabel):
 
 def trend_svgs(data):
     """[(metric, cell, SVG)] of trend_data's figures (needs matplotlib)."""
-    from ._report_figures import _literal, _svg
     out = []
     labels = dict((m, l) for m, l, _ in METRICS)
     for i, (metric, cells) in enumerate((m, data[m]) for m, _, _ in METRICS if m in data):

@@ -26,6 +26,7 @@ from ._jsontext import write_text
 from ._printable import printable
 from ._published import published
 from ._report_style import CSS
+from ._report_trend import trend_section
 from .labels import block_label
 from .metrics import CPU_METRICS, METRICS, format_value
 from .report import _pct, column_labels, compare, table, with_qd
@@ -459,7 +460,6 @@ def render(rs, title=None, baseline=None, reference=True, sources=None, trend=No
              _latency(runs, no_plots), _timeseries(runs, no_plots), _machine(runs),
              _warnings(runs), _runs(runs)]
     if trend is not None:  # the trend view: its own block, appended
-        from ._report_trend import trend_section
         nav += '<a href="#trend">Trend</a>'
         parts[1] = f"<nav>{nav}</nav>"
         parts.append(trend_section(list(trend), no_plots))
