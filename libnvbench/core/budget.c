@@ -65,10 +65,13 @@ void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt,
     mem_sum(m);
 }
 
-void nvb__run_mem_series(struct nvb__run_mem *m, uint64_t span_ns, uint64_t interval_ns, int ndirs)
+void nvb__run_mem_series(struct nvb__run_mem *m, uint64_t span_ns, uint64_t interval_ns, int ndirs, uint64_t cap)
 {
-    /* one point per interval, a partial last one, one a late sampler may add */
+    /* one point per interval, a partial last one, one a late sampler may add;
+     * at most cap (timeseries_max merges neighbours beyond, series.c) */
     m->series_points = span_ns && interval_ns ? span_ns / interval_ns + 2 : 0;
+    if (cap && m->series_points > cap)
+        m->series_points = cap;
     const unsigned __int128 pts = m->series_points;
     const unsigned d = (unsigned)ndirs;
     /* at least: the point and its JSON without histograms */
@@ -105,7 +108,9 @@ void nvb__plan_need(const struct nvb_workload *w, const struct plan *p, struct n
     /* the series spans the ramp and the measured window; a run bounded by
      * I/Os alone has no known length, and its series is not counted */
     if (p->runtime_ns)
-        nvb__run_mem_series(&n->mem, p->runtime_ns + w->ramp_ns, w->interval_ns, ndirs);
+        nvb__run_mem_series(&n->mem, p->runtime_ns + w->ramp_ns, w->interval_ns, ndirs,
+                            /* kept, steady state's rounds as measured, the newest not yet final */
+                            (uint64_t)w->ts_max + (w->ss_metric ? nvb__ss_rounds(w) + 1 : 0) + 4);
     n->groups = 1;
     if (nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES)
         return;
@@ -156,14 +161,14 @@ int nvb__need_check(const struct nvb__need *n, struct plan *p, char *err, size_t
              "and clat per job per target per direction) of %zu bytes %" PRIu64 ", the sampler's interval "
              "state %" PRIu64 ", per-job tables %" PRIu64 " and %" PRIu64 " time-series points (runtime / interval) "
              "%" PRIu64 ", verify=1's maps of written blocks (a bit per block of bs) %" PRIu64 "; fewer jobs, "
-             "targets or qd, a longer interval or a larger bs need less",
+             "targets or qd, a longer interval, a smaller timeseries_max or a larger bs need less",
              m->floor, mem, m->buffers, m->histograms, sizeof(struct nvb__hist), m->hist_bytes, m->sampler_bytes,
              m->table_bytes, m->series_points, m->series_min, m->vmap_bytes);
     if (mem && m->total > mem / 2)
         nvb__plan_warn(p, "%sthe run may take up to %" PRIu64 " of the %" PRIu64 " bytes of memory (buffers %" PRIu64
                        ", latency histograms %" PRIu64 ", interval state %" PRIu64 ", %" PRIu64 " time-series points "
                        "up to %" PRIu64 "): a bound, not a forecast (a point holds only the latency buckets its "
-                       "interval filled, rarely all); a longer interval needs fewer points", n->groups > 1 ? "job groups: " : "", m->total, mem, m->buffers,
+                       "interval filled, rarely all); a longer interval or a smaller timeseries_max needs fewer points", n->groups > 1 ? "job groups: " : "", m->total, mem, m->buffers,
                        m->hist_bytes, m->sampler_bytes, m->series_points, m->series_max);
     else if (m->hist_bytes + m->sampler_bytes > NVB__HIST_WARN_BYTES)
         nvb__plan_warn(p, "%" PRIu64 " latency histograms (lat, slat and clat per job per target per direction, %zu "

@@ -363,6 +363,7 @@ static int groups_begin(struct groups *G)
         g->o.progress = grp_progress;
         g->o.progress_arg = g;
         g->o.poll = NULL;
+        g->o.point = NULL; /* one series a group, sampled on its own thread: not given (nvbench.h) */
         g->o.start_barrier = grp_barrier;
         g->o.start_barrier_arg = g;
         g->barrier_pending = 1;

@@ -89,6 +89,7 @@ struct nvb_workload {
     uint64_t  startdelay_ns; /* the jobs start this long after they are ready (fio's startdelay) */
     uint64_t  interval_ns;
     int       align_interval; /* time-series ticks on wall-clock multiples of interval */
+    unsigned  ts_max;         /* timeseries_max: points the result keeps (neighbours merge beyond) */
     uint64_t  io_limit;      /* bytes over all jobs, 0 = none */
     uint64_t  ios;           /* I/Os over all jobs, 0 = none */
     int       direct;
@@ -232,6 +233,7 @@ struct nvb__tsample {        /* one time-series point (an interval) */
     struct nvb__ihist *lh[NVB__NDIR];/* its lat histograms (ihist.h), owned; NULL: no sample */
     int      lh_unknown;     /* 0: known; 1: not measured (out of memory: null in the JSON);
                               * 2: a result written before them (absent in the JSON) */
+    unsigned n;              /* intervals merged into it (timeseries_max, series.c); 0 or 1: one */
 };
 /* Frees a point's lat histograms (every direction) and clears them. */
 void nvb__ihists_free(struct nvb__ihist *lh[NVB__NDIR]);
@@ -426,6 +428,9 @@ void nvb__result_warn(struct nvb_result *r, const char *fmt, ...) __attribute__(
 void nvb__result_warn_utf8(struct nvb_result *r, const struct nvb_workload *w);
 void nvb__result_seterr(struct nvb_result *r, int err, const char *msg);
 int  nvb__result_ts_push(struct nvb_result *r, const struct nvb__tsample *s);
+/* One point's compact JSON object, as timeseries[] holds it (result.c):
+ * 0 or -ENOMEM. */
+int  nvb__ts_point_json(const struct nvb_result *r, const struct nvb__tsample *s, struct nvb__buf *b);
 void nvb__dstat_free(struct nvb__dstat *d);
 /* dst += src: counts, and the histogram (allocated in dst when missing);
  * 0, -ENOMEM (the counts are added all the same) or -EOVERFLOW (ios, bytes
@@ -479,7 +484,7 @@ struct nvb__run_mem {
 };
 void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt, int ndirs, struct nvb__run_mem *m);
 /* Adds the time series of a run spanning span_ns, one point per interval_ns. */
-void nvb__run_mem_series(struct nvb__run_mem *m, uint64_t span_ns, uint64_t interval_ns, int ndirs);
+void nvb__run_mem_series(struct nvb__run_mem *m, uint64_t span_ns, uint64_t interval_ns, int ndirs, uint64_t cap);
 /* a += b (job groups run at once), saturating. */
 void nvb__run_mem_add(struct nvb__run_mem *a, const struct nvb__run_mem *b);
 /* Above this, the histograms' memory is announced in a warning. */

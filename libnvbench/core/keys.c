@@ -145,6 +145,15 @@ const struct keydef nvb__keys[] = {
      .range = "bool",
      .doc = "time-series intervals end on wall-clock multiples of `interval` (the first one is shorter), so "
              "the points of hosts with synchronised clocks line up ([multihost.md](multihost.md))"},
+    {KEY("timeseries_max", K_UINT, ts_max, 2, 4294967295u),
+     .group = "timing",
+     .help = "time-series points the result keeps; beyond, neighbouring intervals merge exactly",
+     .dflt = "1000",
+     .range = "2 .. 4294967295",
+     .doc = "the most points `timeseries[]` keeps: a longer series merges neighbouring points exactly (counts, "
+             "latency sums and histograms add), two by two, so every point then spans the same number of "
+             "intervals (its `intervals`); totals are unchanged. The run's point callback (`--live`, `on_point`) "
+             "gets every interval as it is measured ([history.md](history.md#live-figures))"},
     {KEY("io_limit", K_SIZE, io_limit, 0, UINT64_MAX),
      .unit = "bytes", .group = "timing", .fio = "io_size",
      .help = "total bytes over all jobs",

@@ -269,6 +269,8 @@ static int merge_series(struct nvb_result *m, const struct nvb_result *const *pa
                 rc = nvb__ihist_add(&o.lh[d], s->lh[d]);
             if (s->t_unix_ns > o.t_unix_ns)
                 o.t_unix_ns = s->t_unix_ns;
+            if (s->n > o.n) /* merged series (timeseries_max): the most intervals a part's point spans */
+                o.n = s->n;
             if (s->dt_s > max_dt)
                 max_dt = s->dt_s;
             if (s->t_s > max_t)

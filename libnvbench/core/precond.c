@@ -142,6 +142,7 @@ int nvb__precond_run(struct run *r, struct nvb_result *res, char *err, size_t er
     pp.job_ios = ios;
     struct pre_progress ppg = {r->opts, (double)p->runtime_ns / 1e9};
     struct nvb_run_opts o = *r->opts;
+    o.point = NULL; /* its points are the precondition's, in no figure */
     if (o.progress) {
         o.progress = pre_progress;
         o.progress_arg = &ppg;

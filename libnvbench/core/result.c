@@ -561,36 +561,54 @@ static void emit_ihist(struct jctx *c, const struct nvb__ihist *h, int unknown)
     jo_close(c, '}');
 }
 
-/* The time series: one sample per interval. */
+/* One point of the time series: its interval (intervals, when merged). */
+static void emit_point(struct jctx *c, const struct nvb_result *r, const struct nvb__tsample *s)
+{
+    jo_open(c, NULL, '{');
+    jo_raw_num(c, "t_s", s->t_s);
+    jo_raw_num(c, "dt_s", s->dt_s);
+    jo_u64(c, "t_unix_ns", s->t_unix_ns);
+    for (int d = 0; d < nvb__result_ndir(r); d++) {
+        jo_open(c, nvb__dir_names[d], '{');
+        jo_u64(c, "ios", s->ios[d]);
+        jo_u64(c, "bytes", s->bytes[d]);
+        jo_num(c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
+        jo_num(c, "bw_bytes_s", s->dt_s > 0 ? (double)s->bytes[d] / s->dt_s : 0);
+        jo_num(c, "lat_mean_ns", s->ios[d] ? nvb__u128d(s->lat_sum[d]) / (double)s->ios[d] : 0);
+        const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
+        jo_wide(c, "lat_sum_ns", lw, 2, 0);
+        emit_ihist(c, s->lh[d], s->lh_unknown);
+        jo_close(c, '}');
+    }
+    jo_u64(c, "errors", s->errors);
+    if (s->system_pct >= 0)
+        jo_raw_num(c, "system_pct", s->system_pct);
+    else
+        jo_raw(c, "system_pct", "null");
+    if (s->n > 1) /* absent for one interval: results written before merges read back the same */
+        jo_u64(c, "intervals", s->n);
+    jo_close(c, '}');
+}
+
+/* The time series: one sample per interval, or per merged intervals. */
 static void emit_series(struct jctx *c, const struct nvb_result *r)
 {
     jo_open(c, "timeseries", '[');
-    for (unsigned i = 0; i < r->nts; i++) {
-        const struct nvb__tsample *s = &r->ts[i];
-        jo_open(c, NULL, '{');
-        jo_raw_num(c, "t_s", s->t_s);
-        jo_raw_num(c, "dt_s", s->dt_s);
-        jo_u64(c, "t_unix_ns", s->t_unix_ns);
-        for (int d = 0; d < nvb__result_ndir(r); d++) {
-            jo_open(c, nvb__dir_names[d], '{');
-            jo_u64(c, "ios", s->ios[d]);
-            jo_u64(c, "bytes", s->bytes[d]);
-            jo_num(c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
-            jo_num(c, "bw_bytes_s", s->dt_s > 0 ? (double)s->bytes[d] / s->dt_s : 0);
-            jo_num(c, "lat_mean_ns", s->ios[d] ? nvb__u128d(s->lat_sum[d]) / (double)s->ios[d] : 0);
-            const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
-            jo_wide(c, "lat_sum_ns", lw, 2, 0);
-            emit_ihist(c, s->lh[d], s->lh_unknown);
-            jo_close(c, '}');
-        }
-        jo_u64(c, "errors", s->errors);
-        if (s->system_pct >= 0)
-            jo_raw_num(c, "system_pct", s->system_pct);
-        else
-            jo_raw(c, "system_pct", "null");
-        jo_close(c, '}');
-    }
+    for (unsigned i = 0; i < r->nts; i++)
+        emit_point(c, r, &r->ts[i]);
     jo_close(c, ']');
+}
+
+int nvb__ts_point_json(const struct nvb_result *r, const struct nvb__tsample *s, struct nvb__buf *b)
+{
+    struct nvb__json j;
+    struct jctx c;
+    memset(&j, 0, sizeof j);
+    memset(&c, 0, sizeof c);
+    j.b = b;
+    c.j = &j;
+    emit_point(&c, r, s);
+    return b->oom ? -ENOMEM : 0;
 }
 
 static void emit_object(struct jctx *c, const struct nvb_result *r, int group);

@@ -30,6 +30,22 @@ NVB_API int nvb_result_json(const struct nvb_result *r, char **json)
     return 0;
 }
 
+NVB_API int nvb_result_point_json(const struct nvb_result *r, size_t i, char **json)
+{
+    if (!r || !json)
+        return -EINVAL;
+    *json = NULL;
+    if (i >= r->nts)
+        return -ERANGE;
+    struct nvb__buf b = {0};
+    if (nvb__ts_point_json(r, &r->ts[i], &b) < 0 || !b.s) {
+        free(b.s);
+        return -ENOMEM;
+    }
+    *json = b.s;
+    return 0;
+}
+
 NVB_API int nvb_result_get(const struct nvb_result *r, const char *path, double *value)
 {
     if (!r || !path || !value)

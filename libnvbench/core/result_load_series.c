@@ -94,6 +94,16 @@ int nvb__ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result *
             return L->rc;
         if (s.system_pct < 0)
             s.system_pct = -1;
+        uint64_t nint = 1; /* intervals: absent for one (and in results written before merges) */
+        if (nvb__json_get(o, "intervals")) {
+            if (rd_u64(L, o, p, "intervals", &nint, 1))
+                return L->rc;
+            if (nint < 2 || nint > UINT32_MAX) {
+                bad(L, p, "intervals", "not an interval count from 2 to 2^32 - 1 (absent for one)");
+                return L->rc;
+            }
+            s.n = (unsigned)nint;
+        }
         for (int d = 0; d < nvb__result_ndir(r); d++) {
             char q[80];
             sub(q, sizeof q, p, dn[d]);

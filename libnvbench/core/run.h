@@ -329,6 +329,21 @@ enum { NVB__EDGE_START, NVB__EDGE_END };
  * completion); the sampler takes an edge nobody took. */
 void nvb__cpu_edge(struct run *r, int edge);
 
+/* The result's series as the sampler grows it (series.c): ts[0, ncomp)
+ * are kept, merged stride intervals a point once there were more than
+ * timeseries_max; ts[ncomp, nts) are the newest points as measured, the
+ * first (seq0) numbered seq0 in the order they were pushed. Points before
+ * seq_del were final and given to the callback; those before seq_cand
+ * become final once the jobs' completions pass ios_cand (an I/O counted
+ * after them ends the window after them, so no late fold reaches them). */
+struct nvb__series {
+    unsigned ncomp, stride, limit, hold;
+    uint64_t seq0, seq_del, seq_cand, ios_cand;
+    uint64_t failed;             /* callback calls that returned nonzero */
+    int first_rc;                /* ... the first one's answer */
+    uint64_t folded_given;       /* points given, then folded at the end */
+};
+
 struct nvb__sampler {
     struct nvb__sys_sample sys0, sys1, sys_iv;
     struct nvb__thread_cpu *th0, *th1;
@@ -345,6 +360,7 @@ struct nvb__sampler {
      * the sum of the differences by direction; NULL: none are kept */
     uint64_t *hprev, *hacc;
     int hists_lost;              /* an interval's histogram could not be kept (out of memory) */
+    struct nvb__series ser;      /* points final, given to the callback, merged (series.c) */
 };
 
 void nvb__sampler_init(struct nvb__sampler *s);
@@ -352,6 +368,17 @@ void nvb__sampler_init(struct nvb__sampler *s);
  * have all finished their loops, then lets them go (r->release). */
 void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *res);
 void nvb__sampler_free(struct nvb__sampler *s);
+
+/* series.c: the sampler's series. Begin: the limit (timeseries_max) and
+ * the newest points kept as measured for steady state (hold). Pushed: a
+ * point was pushed (or not) after the jobs' completions reached ios_now.
+ * End: every point final, given and kept; its warnings. */
+void nvb__series_begin(struct nvb__series *ser, unsigned limit, unsigned hold);
+void nvb__series_pushed(struct nvb__series *ser, const struct run *r, struct nvb_result *res, uint64_t ios_now);
+void nvb__series_end(struct nvb__series *ser, const struct run *r, struct nvb_result *res);
+/* a += b (counts, sums, histograms, CPU weighted by time); intervals too
+ * when count. Frees b's histograms. */
+void nvb__ts_add(struct nvb__tsample *a, struct nvb__tsample *b, int count);
 
 /* ---- summing up (aggregate.c) ---- */
 
@@ -374,6 +401,8 @@ void nvb__ss_begin(struct nvb_result *res, const struct nvb_workload *w);
 /* Judges the latest window of rounds of res's time series (buf: room for
  * res->ss.rounds values); 1 when steady state was reached by this call. */
 int  nvb__ss_update(struct nvb_result *res, const struct nvb_workload *w, double *buf);
+/* The rounds in w's steady-state window (steady.c). */
+unsigned nvb__ss_rounds(const struct nvb_workload *w);
 /* The plan's checks of precondition=N and its block size (p->pre_bs). */
 int  nvb__precond_plan(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen);
 /* The precondition phase: its own jobs over the held targets, before the

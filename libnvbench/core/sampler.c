@@ -172,48 +172,27 @@ static void ts_sample(struct nvb__sampler *sm, struct run *r, struct nvb_result 
     }
     *prev = cur;
     *prev_ns = now;
+    nvb__series_pushed(&sm->ser, r, res, cur.ios[0] + cur.ios[1] + cur.ios[NVB_TRIM] + cur.errors);
 }
 
 /* A sampler that woke late labels its sample with the latest tick passed,
  * which can lie after the moment the jobs ended (on a busy machine): such
  * points and the final one become one point that ends with the window, so
- * that the points stay in order and the last ends where the run did. */
-static void ts_fold_late(struct nvb_result *res, uint64_t end_unix)
+ * that the points stay in order and the last ends where the run did. Only
+ * points still as measured fold (series.c): the kept ones ended before an
+ * I/O counted after them, so before the window's end. */
+static void ts_fold_late(struct nvb__series *ser, struct nvb_result *res, uint64_t end_unix)
 {
-    while (res->nts >= 2 && res->ts[res->nts - 2].t_unix_ns >= end_unix) {
-        struct nvb__tsample *a = &res->ts[res->nts - 2];
-        const struct nvb__tsample *b = &res->ts[res->nts - 1];
-        for (int d = 0; d < NVB__NDIR; d++) {
-            a->ios[d] += b->ios[d];
-            a->bytes[d] += b->bytes[d];
-            a->lat_sum[d] += b->lat_sum[d];
-            if (nvb__ihist_add(&a->lh[d], b->lh[d]))
-                a->lh_unknown = 1; /* out of memory: this point's percentiles are unknown */
-            free(b->lh[d]);
-        }
-        a->lh_unknown = b->lh_unknown > a->lh_unknown ? b->lh_unknown : a->lh_unknown;
-        if (a->lh_unknown)
-            nvb__ihists_free(a->lh);
-        a->errors += b->errors;
-        if (a->system_pct >= 0 && b->system_pct >= 0 && a->dt_s + b->dt_s > 0) {
-            /* the weighted mean, kept between its two parts (two 100s can round to 100.00000000000001) */
-            double lo = a->system_pct < b->system_pct ? a->system_pct : b->system_pct;
-            double hi = a->system_pct < b->system_pct ? b->system_pct : a->system_pct;
-            double m = (a->system_pct * a->dt_s + b->system_pct * b->dt_s) / (a->dt_s + b->dt_s);
-            a->system_pct = m < lo ? lo : m > hi ? hi : m;
-        } else if (a->system_pct >= 0 && b->system_pct >= 0) {
-            a->system_pct = -1; /* no time to weigh them by */
-        } else if (b->system_pct >= 0) {
-            a->system_pct = b->system_pct;
-        }
-        /* else a keeps its own: b is null (too few ticks in a short final point) */
-        a->dt_s += b->dt_s;
-        a->t_s = b->t_s;
-        a->t_unix_ns = b->t_unix_ns;
+    while (res->nts >= 2 && res->nts - 2 >= ser->ncomp && res->ts[res->nts - 2].t_unix_ns >= end_unix) {
+        if (ser->seq0 + (res->nts - 2 - ser->ncomp) < ser->seq_del)
+            ser->folded_given++;
+        nvb__ts_add(&res->ts[res->nts - 2], &res->ts[res->nts - 1], 0);
         res->nts--;
     }
-    if (res->nts && res->ts[res->nts - 1].t_unix_ns > end_unix)
-        res->ts[res->nts - 1].t_unix_ns = end_unix;
+    if (res->nts && res->ts[res->nts - 1].t_unix_ns > end_unix) {
+        const uint64_t before = res->nts >= 2 ? res->ts[res->nts - 2].t_unix_ns : 0;
+        res->ts[res->nts - 1].t_unix_ns = end_unix > before ? end_unix : before;
+    }
 }
 
 void nvb__cpu_edge(struct run *r, int edge)
@@ -318,6 +297,8 @@ static void sampler_start(struct nvb__sampler *s, struct run *r, struct nvb_resu
         uint64_t first = (meas_wall / w->interval_ns + 1) * w->interval_ns;
         s->next_tick = r->meas_ns + (first - meas_wall);
     }
+    /* steady state looks back over its rounds as measured (one more: a short first interval) */
+    nvb__series_begin(&s->ser, w->ts_max, res->ss.metric ? res->ss.rounds + 1 : 0);
     if (res->ss.metric && !(s->ss_buf = malloc(res->ss.rounds * sizeof *s->ss_buf)))
         nvb__result_warn(res, "steady state not judged: out of memory for a window of %u rounds", res->ss.rounds);
     s->poll_ns = (o->poll_ms ? o->poll_ms : 100) * 1000000ull;
@@ -343,6 +324,7 @@ static void sampler_ramp_over(struct nvb__sampler *s, struct run *r, struct nvb_
     s->th0 = NULL;
     s->nth0 = nvb__threads_sample(&s->th0);
     memset(&s->prev, 0, sizeof s->prev);
+    s->ser.ios_cand = 0; /* the live counters restart */
     for (unsigned i = 0; i < r->p->jobs; i++)
         memset(r->jobs[i].ts_lat_prev, 0, sizeof r->jobs[i].ts_lat_prev);
     s->prev_ns = r->meas_ns;
@@ -427,9 +409,10 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
                 t_jobs = r->jobs[i].t_end;
         uint64_t t_last = s->last_tick > t_jobs ? s->last_tick : t_jobs;
         ts_sample(s, r, res, NULL, res->start_wall_ns + (t_last - r->go_ns));
-        ts_fold_late(res, res->start_wall_ns + (t_jobs - r->go_ns));
+        ts_fold_late(&s->ser, res, res->start_wall_ns + (t_jobs - r->go_ns));
         nvb__ss_update(res, r->w, s->ss_buf); /* the series' last window, whole */
     }
+    nvb__series_end(&s->ser, r, res);
     res->ss.stopped = r->ss_stopped;
     if (s->hists_lost)
         nvb__result_warn(res, "timeseries: the percentiles of some intervals are null: out of memory for their histograms");

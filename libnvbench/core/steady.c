@@ -59,7 +59,7 @@ void nvb__ss_judge(const double *x, unsigned n, double excursion_pct, double slo
     out->reached = out->max_excursion_pct <= excursion_pct && out->slope_pct <= slope_pct;
 }
 
-static unsigned ss_rounds(const struct nvb_workload *w)
+unsigned nvb__ss_rounds(const struct nvb_workload *w)
 {
     if (!w->ss_window_ns)
         return NVB__SS_DEFAULT_ROUNDS;
@@ -76,7 +76,7 @@ int nvb__ss_plan(const struct nvb_workload *w, struct plan *p, char *err, size_t
             FAIL(-EINVAL, "ss.stop=1 needs a steady-state metric: set ss to iops, bw or lat (key 'ss')");
         return 0;
     }
-    unsigned n = ss_rounds(w);
+    unsigned n = nvb__ss_rounds(w);
     double iv = (double)w->interval_ns / 1e9;
     if (n < NVB__SS_MIN_ROUNDS)
         FAIL(-EINVAL, "ss.window '%gs' holds %u interval%s of %gs (key 'interval'): steady state is judged over at "
@@ -100,7 +100,7 @@ void nvb__ss_begin(struct nvb_result *res, const struct nvb_workload *w)
     res->ss.metric = w->ss_metric;
     if (!w->ss_metric)
         return;
-    res->ss.rounds = ss_rounds(w);
+    res->ss.rounds = nvb__ss_rounds(w);
     res->ss.window_s = (double)((uint64_t)res->ss.rounds * w->interval_ns) / 1e9; /* 0.3, not 3 x 0.1 */
     res->ss.fig.mean = res->ss.fig.max_excursion_pct = res->ss.fig.slope_pct = NAN;
 }

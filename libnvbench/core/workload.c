@@ -59,6 +59,7 @@ NVB_API int nvb_workload_new(struct nvb_workload **out)
     w->jobs = 1;
     w->runtime_ns = 5 * NS_PER_S;
     w->interval_ns = NS_PER_S;
+    w->ts_max = 1000;
     w->direct = 1;
     w->invalidate = 1;
     w->fill = NVB__FILL_RANDOM;

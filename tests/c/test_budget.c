@@ -150,35 +150,47 @@ START_TEST(series_counted_and_saturating)
     nvb__run_mem_estimate(4096, 1, 1, 1, 1, &m);
     uint64_t base_floor = m.floor, base_total = m.total;
     /* a day at 10 ms: 8.64 million points, each at least its struct */
-    nvb__run_mem_series(&m, 86400ull * 1000000000, 10000000, 1);
+    nvb__run_mem_series(&m, 86400ull * 1000000000, 10000000, 1, 0);
     ck_assert_uint_eq(m.series_points, 8640002);
     ck_assert_uint_ge(m.series_min, 8640002ull * sizeof(struct nvb__tsample));
     ck_assert_uint_eq(m.floor, base_floor + m.series_min);
     ck_assert_uint_eq(m.total, base_total + m.series_max);
     ck_assert_uint_gt(m.series_max, m.series_min);
     /* the longest runtime at the shortest interval saturates instead of wrapping */
-    nvb__run_mem_series(&m, 365ull * 86400 * 1000000000, 10000000, 3);
+    nvb__run_mem_series(&m, 365ull * 86400 * 1000000000, 10000000, 3, 0);
     struct nvb__run_mem big = m;
     for (int i = 0; i < 64; i++)
         nvb__run_mem_add(&big, &m);
     ck_assert_uint_ge(big.total, m.total);
     nvb__run_mem_estimate(4096, 1, 1, 1, 1, &m);
-    nvb__run_mem_series(&m, 0, 10000000, 1); /* bounded by I/Os only: no known length */
+    nvb__run_mem_series(&m, 0, 10000000, 1, 0); /* bounded by I/Os only: no known length */
     ck_assert_uint_eq(m.series_points, 0);
 }
 END_TEST
 
 START_TEST(a_year_at_10ms_is_refused_by_its_series)
 {
-    /* 365 days at 10 ms: 3.2 billion points, at least ~1.8 TB: more than
-     * this machine has; the message names the series */
+    /* 365 days at 10 ms, every point kept (timeseries_max at its most):
+     * 3.2 billion points, at least ~1.8 TB: more than this machine has; the
+     * message names the series */
     struct nvb_workload *w = tu_workload((const char *[]){"engine", "null", "rw", "randread", "runtime", "31536000s",
-                                                          "interval", "10ms", NULL},
+                                                          "interval", "10ms", "timeseries_max", "4294967295", NULL},
                                          (const char *[]){g_file, NULL});
     int rc = nvb_workload_validate(w);
     ck_assert_msg(rc == -ENOMEM, "rc %d: %s", rc, nvb_workload_error(w));
     ck_assert_msg(strstr(nvb_workload_error(w), "time-series points") &&
-                  strstr(nvb_workload_error(w), "longer interval"), "%s", nvb_workload_error(w));
+                  strstr(nvb_workload_error(w), "longer interval") &&
+                  strstr(nvb_workload_error(w), "timeseries_max"), "%s", nvb_workload_error(w));
+    nvb_workload_free(w);
+    /* by default the series keeps at most timeseries_max points (merged
+     * beyond): the same year fits */
+    w = tu_workload((const char *[]){"engine", "null", "rw", "randread", "runtime", "31536000s", "interval", "10ms",
+                                     NULL},
+                    (const char *[]){g_file, NULL});
+    rc = nvb_workload_validate(w);
+    ck_assert_msg(rc == 0, "rc %d: %s", rc, nvb_workload_error(w));
+    struct nvb__need n = need_of(&w, 1);
+    ck_assert_uint_eq(n.mem.series_points, 1000 + 4);
     nvb_workload_free(w);
 }
 END_TEST

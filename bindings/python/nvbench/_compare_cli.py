@@ -10,6 +10,7 @@ from ._report_figures import missing as missing_figures
 from .loading import load
 from .labels import block_label, block_sort_key
 from .metrics import figures
+from .store import StoreError, open_store
 from .report import format_comparison
 from .resultset import ResultSet
 from .stacks import COLUMNS, four_stacks
@@ -236,6 +237,8 @@ def _report_set(files, sets):
 
 
 def cmd_report(args):
+    if args.db or not args.files:
+        return _report_with_trend(args)
     if args.four_stacks:
         rs, e = _four_columns(args.files, None)
         if e:
@@ -243,24 +246,54 @@ def cmd_report(args):
             return EXIT_INPUT
         args.baseline = args.baseline or COLUMNS["windows_non_native"]
         return _write_report(rs, args)
+    rs = _files_set(args.files)
+    return rs if isinstance(rs, int) else _write_report(rs, args)
+
+
+def _files_set(files):
+    """The report's ResultSet of the files, or an exit status once said why not."""
     sets = []
-    for f in args.files:
+    for f in files:
         try:
             sets.append(load(f))
         except (OSError, ValueError) as e:
             _err(f"cannot read {f}: {getattr(e, 'strerror', None) or e}")
             return EXIT_INPUT
-    rs = _report_set(args.files, sets)
+    rs = _report_set(files, sets)
     if not len(rs):
-        _err(f"nothing to report: {', '.join(args.files)} hold no result")
+        _err(f"nothing to report: {', '.join(files)} hold no result")
         return EXIT_INPUT
-    return _write_report(rs, args)
+    return rs
 
 
-def _write_report(rs, args):
+def _report_with_trend(args):
+    """report --db: the trend view of the store's runs (and the report of the files
+    given, else of those runs)."""
+    if not args.db:
+        _err("report: give result files, or --db to report a store's runs")
+        return EXIT_INPUT
+    try:
+        where = [tuple(w.split("=", 1)) for w in args.where]
+        if any(len(w) != 2 for w in where):
+            raise StoreError("--where takes KEY=VALUE")
+        with open_store(args.db, create=False) as st:
+            rows = st.query(where, args.last)
+            rs = st.results(where, args.last) if not args.files else _files_set(args.files)
+    except StoreError as e:
+        _err(str(e))
+        return EXIT_INPUT
+    if isinstance(rs, int):
+        return rs
+    if not len(rs):
+        _err(f"nothing to report: no run in {args.db} matches")
+        return EXIT_INPUT
+    return _write_report(rs, args, trend=rows)
+
+
+def _write_report(rs, args, trend=None):
     try:
         rs.report(args.output, title=args.title, baseline=args.baseline,
-                  reference=not args.no_reference, sources=args.files)
+                  reference=not args.no_reference, sources=args.files or [args.db], trend=trend)
     except ImportError as e:
         _err(f"{e} (the report needs pandas: nvbench[analysis])")
         return EXIT_FAIL

@@ -25,7 +25,7 @@ from .matrix import _fitting_engines, _seed_cells, seed_matrix
 from .resultset import ResultSet
 from ._summary import summary
 from ._warnings import grouped
-from . import _compare_cli, _doctor_cli, _fio_check_cli, _gate_cli, _search_cli, _store_cli
+from . import _compare_cli, _doctor_cli, _fio_check_cli, _gate_cli, _live, _search_cli, _store_cli
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, _err, _n
 
 
@@ -202,6 +202,9 @@ def _run_workloads(groups):
 
 def cmd_run(args):
     if args.fio:
+        if args.live or args.metrics:
+            _err("--live and --metrics follow one workload, not a job file's steps")
+            return EXIT_INPUT
         return _run_fio(args)
     groups = _run_groups_of(args.items)
     ws, why, status = _run_workloads(groups)
@@ -210,10 +213,17 @@ def cmd_run(args):
         return status
     keys = groups[0][0]
     w = ws[0] if len(ws) == 1 else ws
+    live = _live_of(args, len(ws))
+    if isinstance(live, int):
+        return live
     bar = Bar(1, enabled=_progress_wanted(args))
     try:
         label = " ".join(f"{k}={v}" for k, v in keys) if len(ws) == 1 else f"{len(ws)} job groups"
-        text, r = _run_workload(w, progress=bar.callback(0, label), raw=True)
+        progress = bar.callback(0, label)
+        if live is not None:
+            text, r = _run_workload(w, progress=live.progress(progress), raw=True, point=live.point)
+        else:
+            text, r = _run_workload(w, progress=progress, raw=True)
     except (KeyboardInterrupt, Terminated) as e:
         bar.close()
         status, word = _stopped_by(e)
@@ -227,6 +237,8 @@ def cmd_run(args):
         return _status_of(e)
     finally:
         bar.close()
+        if live is not None:
+            live.close()
     if _json_out(args):
         _write_json(text)
     else:
@@ -235,6 +247,24 @@ def cmd_run(args):
     if args.json:
         _save_json([r], args.json)
     return _store_cli.saved(args, [r], _verify_status([r]))
+
+
+def _live_of(args, nworkloads):
+    """run --live/--metrics: their callbacks (_live.Live), None without
+    them, or an exit status after saying why not."""
+    if not (args.live or args.metrics):
+        return None
+    if nworkloads > 1:
+        _err("--live and --metrics follow one workload, not job groups")
+        return EXIT_INPUT
+    try:
+        return _live.Live(args.live, args.metrics, err=_err)
+    except ValueError as e:
+        _err(str(e))
+        return EXIT_INPUT
+    except OSError as e:
+        _err(f"--live {args.live or ''} --metrics {args.metrics or ''}: {e.strerror or e}")
+        return EXIT_INPUT
 
 
 def _json_out(args):
@@ -574,6 +604,13 @@ def build_parser():
     out.add_argument("--summary", action="store_true",
                      help="print the summary, even piped (nvbench run --summary ... | tee log)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.add_argument("--live", metavar="FILE|-",
+                   help="write one JSON line per interval as it is measured: the time-series point with its "
+                        "progress (docs/history.md); '-' is stdout, where a piped result follows as the last line")
+    s.add_argument("--metrics", metavar="ADDR",
+                   help="serve the latest figures in the Prometheus text format on http://ADDR/metrics while "
+                        "the run goes on ([HOST:]PORT, loopback unless HOST says otherwise; port 0: any free one, "
+                        "named on stderr)")
     s.add_argument("--fio", metavar="JOBFILE", help="run a fio job file (docs/fio-jobs.md); JSON: {\"results\": [...]}")
     s.add_argument("--fio-lenient", action="store_true",
                    help="with --fio: leave out options nvbench cannot honour, each a warning in the results")
@@ -631,8 +668,14 @@ def build_parser():
                                    "latency percentiles and time series, the machine and device "
                                    "facts, every warning, and the nvbench run command of each run. "
                                    "A stack found in several files is labelled with each file's name.")
-    s.add_argument("files", nargs="+", metavar="RESULTS.json",
+    s.add_argument("files", nargs="*", metavar="RESULTS.json",
                    help="saved results: nvbench matrix/run --json, ResultSet.save, fio JSON")
+    s.add_argument("--db", metavar="DB",
+                   help="add a trend view of a store's runs (each metric over time per host and stack); "
+                        "without files the report is of those runs (docs/history.md)")
+    s.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="with --db: only the runs whose field is VALUE (as nvbench history)")
+    s.add_argument("--last", type=int, metavar="N", help="with --db: the newest N runs")
     s.add_argument("-o", "--output", default="report.html", metavar="FILE.html",
                    help="where to write it (default report.html)")
     s.add_argument("--title", help="the page's title (default: nvbench report)")

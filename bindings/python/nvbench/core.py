@@ -187,12 +187,13 @@ def _name_the_stop(e):
         e.result = json.dumps(data, separators=(",", ":"))
 
 
-def _run_workload(w, progress=None, meta=None, repeat=0, poll_ms=50, raw=False, warn=True):
+def _run_workload(w, progress=None, meta=None, repeat=0, poll_ms=50, raw=False, warn=True, point=None):
     """Run a Workload; the Result, or (JSON text, Result) when raw is true.
     Its warnings are issued as NvbenchWarnings unless warn is false (a
-    matrix issues them once for all its runs)."""
+    matrix issues them once for all its runs). point: called with each
+    time-series point's JSON text as it is measured."""
     try:
-        text = _nvbench.run(w, progress=progress, interval_poll_ms=poll_ms)
+        text = _nvbench.run(w, progress=progress, interval_poll_ms=poll_ms, point=point)
     except BaseException as e:  # KeyboardInterrupt, NvbenchError, the callback's own
         _name_the_stop(e)
         if raw:
@@ -207,7 +208,7 @@ def _run_workload(w, progress=None, meta=None, repeat=0, poll_ms=50, raw=False, 
 
 
 def run(*targets, engine=None, rw=None, bs=None, qd=None, jobs=None, runtime=None,
-        progress=None, options=None, **keys):
+        progress=None, options=None, on_point=None, **keys):
     """Run one workload and return its Result.
 
     >>> r = nvbench.run("/dev/nvme0n1", engine="io_uring", rw="randread",
@@ -228,6 +229,12 @@ def run(*targets, engine=None, rw=None, bs=None, qd=None, jobs=None, runtime=Non
     read_iops, ..., done_fraction) at every interval and cancels the run by
     returning True.
 
+    on_point: called with each time-series point (a dict, the keys of
+    Result.data["timeseries"][i]) as it is measured, every interval, from
+    the thread that called run(); the result may keep fewer points (merged
+    beyond timeseries_max). Its exceptions stop nothing: each is shown as
+    unraisable and counted in the result's warnings.
+
     Raises NvbenchError (an OSError with .errno and the library's message)
     when the workload is refused or the run fails; .result then holds the
     partial Result if there were figures. With verify=1, blocks read back
@@ -242,7 +249,11 @@ def run(*targets, engine=None, rw=None, bs=None, qd=None, jobs=None, runtime=Non
     """
     w = workload(*targets, options=options, engine=engine, rw=rw, bs=bs, qd=qd, jobs=jobs,
                  runtime=runtime, **keys)
-    return _verified(_run_shown(w, progress, _label_of(w)))
+    point = None
+    if on_point is not None:
+        def point(text):
+            on_point(json.loads(text))
+    return _verified(_run_shown(w, progress, _label_of(w), point))
 
 
 def _verified(r):
@@ -253,7 +264,7 @@ def _verified(r):
     return r
 
 
-def _run_shown(w, progress, label):
+def _run_shown(w, progress, label, point=None):
     """Run w (a Workload, or a list of them: job groups) with run()'s
     progress argument: a callable, or True for a bar labelled `label`."""
     bar = None
@@ -265,7 +276,7 @@ def _run_shown(w, progress, label):
         callback = bar.callback(0, label)
     try:
         with sigterm_cancels():
-            return _run_workload(w, progress=callback)
+            return _run_workload(w, progress=callback, point=point)
     finally:
         if bar is not None:
             bar.close()

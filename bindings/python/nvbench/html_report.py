@@ -27,6 +27,7 @@ from ._jsontext import write_text
 from ._printable import printable
 from ._published import published
 from ._report_style import CSS
+from ._report_trend import trend_section
 from .labels import block_label
 from .metrics import CPU_METRICS, METRICS, format_value
 from .report import _pct, column_labels, compare, table, with_qd
@@ -438,12 +439,14 @@ _NAV = (("tables", "Results"), ("compare", "Comparison"), ("latency", "Latency")
         ("runs", "Runs"), ("cpu", "CPU"))
 
 
-def render(rs, title=None, baseline=None, reference=True, sources=None):
+def render(rs, title=None, baseline=None, reference=True, sources=None, trend=None):
     """The report of the ResultSet ``rs`` as one HTML document (a str).
 
     baseline: the stack the comparison is made against (default libaio when present,
     else the first stack). reference: put the published figures beside the cells that
-    match. sources: names of the files the results came from, shown in the header."""
+    match. sources: names of the files the results came from, shown in the header.
+    trend: rows of a store (Store.query) for the trend view, each metric over time per
+    host and stack (nvbench._report_trend); None: no trend view."""
     given = [r for r in rs if _is_reference(r)]  # (mine + nvbench.reference()).report()
     rs = rs.filter(lambda r: not _is_reference(r))
     if len(rs) == 0:
@@ -458,6 +461,10 @@ def render(rs, title=None, baseline=None, reference=True, sources=None):
              _latency(runs, no_plots), _timeseries(runs, no_plots), _machine(runs),
              _warnings(runs), _runs(runs)]
     parts.append(_cpu_section(runs, esc, _section))  # "Where the CPU went": _report_cpu.py
+    if trend is not None:  # the trend view: its own block, appended
+        nav += '<a href="#trend">Trend</a>'
+        parts[1] = f"<nav>{nav}</nav>"
+        parts.append(trend_section(list(trend), no_plots))
     foot = ("<footer>Written by nvbench's <code>ResultSet.report()</code>: one file, no "
             "network access, no script. Figures: matplotlib (SVG).</footer>")
     return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"

@@ -266,6 +266,7 @@ struct run_ctx {
     PyObject *progress;          /* callable or NULL */
     PyObject *poll;              /* callable or NULL: true cancels (nvbench.mpi: a stop from another rank) */
     PyObject *start_barrier;     /* callable(status) or NULL: true abandons the run */
+    PyObject *point;             /* callable(str) or NULL: each time-series point's JSON */
     PyObject *exc_type, *exc_value, *exc_tb; /* exception to re-raise */
 };
 
@@ -424,13 +425,32 @@ static int progress_hook(const struct nvb_progress *p, void *arg)
     return stop;
 }
 
+/* A point's exception stops nothing (the library names the failure in the
+ * result's warnings): shown as unraisable, as Python does for callbacks. */
+static int point_hook(const char *json, size_t len, void *arg)
+{
+    struct run_ctx *c = arg;
+    PyGILState_STATE gs = PyGILState_UNLOCKED;
+    int g = ctx_enter(c, &gs);
+    PyObject *s = PyUnicode_DecodeUTF8(json, (Py_ssize_t)len, "strict");
+    PyObject *ret = s ? PyObject_CallOneArg(c->point, s) : NULL;
+    Py_XDECREF(s);
+    int rc = ret ? 0 : -1;
+    if (!ret)
+        PyErr_WriteUnraisable(c->point);
+    Py_XDECREF(ret);
+    ctx_leave(c, g, gs);
+    return rc;
+}
+
 static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"workload", "progress", "interval_poll_ms", "poll", "start_barrier", NULL};
-    PyObject *wobj, *progress = Py_None, *poll = Py_None, *barrier = Py_None;
+    static char *kwlist[] = {"workload", "progress", "interval_poll_ms", "poll", "start_barrier", "point", NULL};
+    PyObject *wobj, *progress = Py_None, *poll = Py_None, *barrier = Py_None, *point = Py_None;
     unsigned int poll_ms = 50;
     nvbench_state *st = get_state(module);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OIOO:run", kwlist, &wobj, &progress, &poll_ms, &poll, &barrier))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OIOOO:run", kwlist, &wobj, &progress, &poll_ms, &poll, &barrier,
+                                     &point))
         return NULL;
     /* A Workload, or a list of them: the job groups of one run */
     PyObject *seq = PyObject_TypeCheck(wobj, st->workload_type) || !(PyList_Check(wobj) || PyTuple_Check(wobj))
@@ -457,8 +477,8 @@ static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
     for (Py_ssize_t i = 0; i < nw; i++)
         ws[i] = ((WorkloadObject *)(seq ? PySequence_Fast_GET_ITEM(seq, i) : wobj))->w;
     if ((progress != Py_None && !PyCallable_Check(progress)) || (poll != Py_None && !PyCallable_Check(poll)) ||
-        (barrier != Py_None && !PyCallable_Check(barrier))) {
-        PyErr_SetString(PyExc_TypeError, "progress, poll and start_barrier must be callable or None");
+        (barrier != Py_None && !PyCallable_Check(barrier)) || (point != Py_None && !PyCallable_Check(point))) {
+        PyErr_SetString(PyExc_TypeError, "progress, poll, start_barrier and point must be callable or None");
         PyMem_Free(ws);
         Py_XDECREF(seq);
         return NULL;
@@ -483,6 +503,11 @@ static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
         opts.start_barrier = barrier_hook;
         opts.start_barrier_arg = &c;
     }
+    c.point = point != Py_None ? point : NULL;
+    if (c.point) {
+        opts.point = point_hook;
+        opts.point_arg = &c;
+    }
 
     struct nvb_result *r = NULL;
     int rc;
@@ -490,6 +515,7 @@ static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
     Py_XINCREF(c.progress);
     Py_XINCREF(c.poll);
     Py_XINCREF(c.start_barrier);
+    Py_XINCREF(c.point);
     for (Py_ssize_t i = 0; i < nw; i++)
         ((WorkloadObject *)(seq ? PySequence_Fast_GET_ITEM(seq, i) : wobj))->running++;
     c.tstate = PyEval_SaveThread();
@@ -502,6 +528,7 @@ static PyObject *nvbench_run(PyObject *module, PyObject *args, PyObject *kwds)
     Py_XDECREF(c.progress);
     Py_XDECREF(c.poll);
     Py_XDECREF(c.start_barrier);
+    Py_XDECREF(c.point);
     Py_DECREF(wobj);
 
     /* The JSON is produced whenever a result exists: complete, partial, or
@@ -770,7 +797,7 @@ static PyMethodDef nvbench_methods[] = {
      "each its step (runs one after the other; the Workloads of a step are its\n"
      "job groups). Raises NvbenchError with .index, the Workload concerned."},
     {"run", (PyCFunction)(void (*)(void))nvbench_run, METH_VARARGS | METH_KEYWORDS,
-     "run(workload, progress=None, interval_poll_ms=50, poll=None, start_barrier=None)\n--\n\n"
+     "run(workload, progress=None, interval_poll_ms=50, poll=None, start_barrier=None, point=None)\n--\n\n"
      "Run a Workload and return its JSON result (schema nvbench.result/1).\n"
      "A list of Workloads runs them as the job groups of one run (nvb_run_groups).\n"
      "The GIL is released while it runs. progress, if given, is called with a\n"
@@ -781,7 +808,9 @@ static PyMethodDef nvbench_methods[] = {
      "poll(), if given, is called there too; a true return value cancels.\n"
      "start_barrier(status), if given, is called once when every job is set up\n"
      "(status 0) or the run failed before (negative errno), just before the\n"
-     "jobs start; a true return value abandons the run (nvbench.mpi)."},
+     "jobs start; a true return value abandons the run (nvbench.mpi).\n"
+     "point(text), if given, gets each time-series point's JSON as it is measured\n"
+     "(one Workload only); its exceptions stop nothing (the result's warnings)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,142 @@
+"""Live figures while a run goes on: nvbench run --live and --metrics end
+to end (the stream read and the endpoint scraped during the run, which
+ends when the test stops it with SIGTERM), and nvbench.run(on_point=...)."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+import nvbench
+
+from conftest import cli
+
+# a sample line of the text format: name, optional {labels}, a value
+SAMPLE = re.compile(r'^[a-z_]+(\{([a-z_]+="[^"]*",?)*\})? (NaN|[-+0-9.e]+|[0-9]+)$')
+
+
+def _point_of(line):
+    """A --live line's point: its text before the appended progress, and the dict."""
+    head, sep, _ = line.rpartition(',"progress":')
+    assert sep, line
+    return head + "}", json.loads(head + "}")
+
+
+def _scrape(url):
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        assert resp.status == 200
+        assert resp.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+        return resp.read().decode()
+
+
+def _samples(text):
+    got = {}
+    for line in text.splitlines():
+        if line.startswith("#"):
+            assert re.match(r"^# (HELP|TYPE) [a-z_]+ .+$", line), line
+            continue
+        assert SAMPLE.match(line), line
+        name, _, value = line.rpartition(" ")
+        got[name] = float(value)
+    return got
+
+
+def test_live_stream_and_metrics_while_the_run_goes_on():
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    # a run of an hour that the test stops: it goes on for as long as the test reads
+    p = subprocess.Popen([sys.executable, "-m", "nvbench", "run", "engine=null", "rw=randrw", "runtime=3600",
+                          "interval=100ms", "rate_iops=20000", "--live", "-", "--metrics", "127.0.0.1:0",
+                          "--no-progress", "--print-json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        url = None
+        for line in p.stderr:  # the address comes before the run starts
+            m = re.search(r"metrics: serving (http://\S+/metrics)", line)
+            if m:
+                url = m.group(1)
+                break
+        assert url and url.startswith("http://127.0.0.1:"), url
+        lines = [p.stdout.readline() for _ in range(3)]
+        pts = [_point_of(l)[1] for l in lines]
+        # the endpoint has seen at least the points read (it learns each before it is written)
+        got = _samples(_scrape(url))
+        assert got["nvbench_points_total"] >= 3
+        assert got['nvbench_ios_total{dir="read"}'] >= sum(pt["read"]["ios"] for pt in pts)
+        assert got['nvbench_ios_total{dir="write"}'] >= sum(pt["write"]["ios"] for pt in pts)
+        assert 'nvbench_latency_seconds{dir="read",quantile="0.99"}' in got
+        assert 'nvbench_iops{dir="write"}' in got
+        # the progress appended: the run's ios so far, the point's end
+        prog = json.loads(lines[2].rpartition(',"progress":')[2][:-2])
+        assert prog["ios"] == sum(pt["read"]["ios"] + pt["write"]["ios"] for pt in pts)
+        assert prog["elapsed_s"] == pts[2]["t_s"]
+        assert [pt["t_s"] for pt in pts] == sorted(pt["t_s"] for pt in pts)
+        # SIGTERM: the run ends as cancelled, its partial result written (SIGINT would do
+        # the same, but a shell's background job starts with SIGINT ignored)
+        p.send_signal(signal.SIGTERM)
+        rest, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    out = lines + rest.splitlines(keepends=True)
+    result_line = out[-1]
+    result = json.loads(result_line)
+    assert result["cancelled"] is True
+    streamed = [_point_of(l) for l in out[:-1]]
+    ts = result["timeseries"]
+    # every interval streamed, once, in order; the last is the result's last, byte for byte
+    assert len(streamed) == len(ts)
+    assert [s[1] for s in streamed] == ts
+    assert streamed[-1][0] in result_line
+    assert sum(s[1]["read"]["ios"] for s in streamed) == result["read"]["ios"]
+
+
+def test_metrics_address_refused_with_its_reason(tmp_path):
+    p = cli("run", "engine=null", "runtime=0.1", "--metrics", "127.0.0.1:99999", "--no-progress")
+    assert p.returncode != 0
+    assert "port 99999" in p.stderr
+    p = cli("run", "engine=null", "runtime=0.1", "--live", str(tmp_path / "no" / "such" / "dir"), "--no-progress")
+    assert p.returncode != 0 and "--live" in p.stderr
+
+
+def test_live_file_has_every_point(tmp_path):
+    f = tmp_path / "live.jsonl"
+    p = cli("run", "engine=null", "runtime=0.3", "interval=50ms", "--live", f, "--no-progress", "--print-json")
+    assert p.returncode == 0, p.stderr
+    result = json.loads(p.stdout)
+    streamed = [_point_of(l)[1] for l in f.read_text().splitlines()]
+    assert streamed == result["timeseries"] and len(streamed) >= 1
+
+
+def test_on_point_gets_every_point_and_its_failures_stop_nothing():
+    got = []
+    r = nvbench.run(engine="null", runtime=0.3, interval="50ms", on_point=got.append)
+    assert got == r.data["timeseries"] and len(got) >= 1
+
+    def boom(pt):
+        raise RuntimeError("dashboard down")
+
+    with pytest.warns(nvbench.NvbenchWarning, match="point callback"):
+        r = nvbench.run(engine="null", runtime=0.2, interval="50ms", on_point=boom)
+    assert r.read.ios > 0
+    assert any("point callback" in w for w in r.data["warnings"])
+
+
+def test_long_series_bounded_totals_kept():
+    """An ios-bounded run longer than timeseries_max intervals: the result
+    keeps at most that many points, their sums are the totals, every
+    interval was given to on_point."""
+    got = []
+    r = nvbench.run(engine="null", rw="randrw", ios=6000, rate_iops=20000, interval="10ms", timeseries_max=20,
+                    on_point=got.append)
+    ts = r.data["timeseries"]
+    assert len(ts) <= 20 and len(ts) <= len(got)  # ~30 intervals here; fewer on a starved machine
+    for d in ("read", "write"):
+        assert sum(p[d]["ios"] for p in ts) == r.data[d]["ios"] == sum(p[d]["ios"] for p in got)
+        assert sum(p[d]["lat_hist"]["count"] for p in ts) == r.data[d]["ios"]
+    assert sum(p.get("intervals", 1) for p in ts) == len(got)
+    assert any("timeseries_max=20" in w for w in r.data["warnings"]) == (len(got) > 20)
