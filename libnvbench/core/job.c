@@ -293,7 +293,10 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
 LOOP_STEP void job_slat(struct job *j, int one, int wdir, unsigned n, uint64_t s)
 {
     if (one) {
-        nvb__hist_add_n(j->st[0].d[wdir].slat, s, n);
+        if (n == 1) /* qd 1: the plain add (one multiply, add_n takes three) */
+            nvb__hist_add(j->st[0].d[wdir].slat, s);
+        else
+            nvb__hist_add_n(j->st[0].d[wdir].slat, s, n);
         return;
     }
     for (unsigned i = 0, k; i < n; i = k) {
