@@ -118,7 +118,7 @@ struct nvb__hrun {
     struct nvb__hist *h; /* NULL: no run */
     uint64_t v, n;
 };
-static inline void nvb__hrun_flush(struct nvb__hrun *r)
+static inline __attribute__((always_inline)) void nvb__hrun_flush(struct nvb__hrun *r)
 {
     if (r->n == 1) /* a run of one (qd 1): the plain add */
         nvb__hist_add(r->h, r->v);
@@ -127,7 +127,8 @@ static inline void nvb__hrun_flush(struct nvb__hrun *r)
     r->n = 0;
     r->h = NULL;
 }
-static inline void nvb__hrun_add(struct nvb__hrun *r, struct nvb__hist *h, uint64_t v)
+static inline __attribute__((always_inline)) void nvb__hrun_add(struct nvb__hrun *r, struct nvb__hist *h,
+                                                                uint64_t v)
 {
     if (h == r->h && v == r->v) {
         r->n++;

@@ -13,7 +13,11 @@
  * Counters are per job and merged when the jobs have finished (aggregate.c);
  * the live figures the calling thread reads for the time series are
  * single-writer relaxed atomics. Everything the loop calls per I/O is in
- * this file, so that the compiler can inline it.
+ * this file (and core/loopmix.h, core/loopverify.h), so that the compiler
+ * can inline it. The loop is built once per feature set (loop_run): a plain
+ * run, one target and direction without verify, bssplit, a rate, think
+ * time, fault injection or a distribution, runs an instance in which every
+ * feature's test is a constant.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,72 +32,7 @@ static inline uint64_t rng_below(uint64_t *s, uint64_t n)
     return (uint64_t)(((unsigned __int128)nvb__splitmix64(s) * n) >> 64);
 }
 
-/* The set of blocks a job has in flight (verify=1 with writes): linear
- * probing, deletion by backward shift, so no tombstones; at most qd keys in
- * 2*qd or more slots. */
-static inline unsigned vset_slot(uint64_t key, unsigned mask)
-{
-    return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
-}
-
-static int vset_has(const struct job *j, uint64_t key)
-{
-    for (unsigned i = vset_slot(key, j->vmask);; i = (i + 1) & j->vmask) {
-        if (j->vset[i] == key)
-            return 1;
-        if (!j->vset[i])
-            return 0;
-    }
-}
-
-static void vset_add(struct job *j, uint64_t key)
-{
-    unsigned i = vset_slot(key, j->vmask);
-    while (j->vset[i])
-        i = (i + 1) & j->vmask;
-    j->vset[i] = key;
-}
-
-static void vset_del(struct job *j, uint64_t key)
-{
-    unsigned i = vset_slot(key, j->vmask);
-    while (j->vset[i] != key) {
-        if (!j->vset[i])
-            return;
-        i = (i + 1) & j->vmask;
-    }
-    for (unsigned k = (i + 1) & j->vmask; j->vset[k]; k = (k + 1) & j->vmask) {
-        unsigned home = vset_slot(j->vset[k], j->vmask);
-        /* move k into the hole at i unless its home lies cyclically in (i, k] */
-        if (((k - home) & j->vmask) >= ((k - i) & j->vmask)) {
-            j->vset[i] = j->vset[k];
-            i = k;
-        }
-    }
-    j->vset[i] = 0;
-}
-
-static inline uint64_t vkey_of(unsigned t, uint64_t blk) { return ((uint64_t)t << 48 | blk) + 1; }
-
-/* The written-blocks map: the word and bit of the block an I/O in slot
- * holds (its key in the in-flight set names target and block). */
-static inline uint64_t *vmap_word(const struct job *j, const struct nvb__io *io, uint64_t *bit)
-{
-    const uint64_t blk = (j->vkey[io->slot] - 1) & ((1ull << 48) - 1);
-    *bit = 1ull << (blk & 63);
-    return &j->vmap[j->vmapo[io->target] + blk / 64];
-}
-
-/* A write completed: its block holds what it wrote when it wrote all of
- * it, and nothing known otherwise. */
-static inline void vmap_note(struct job *j, const struct nvb__io *io)
-{
-    uint64_t bit, *wd = vmap_word(j, io, &bit);
-    if (io->res == (int64_t)io->len)
-        *wd |= bit;
-    else
-        *wd &= ~bit;
-}
+#include "core/loopverify.h"
 
 /* The live counters of the directions below ndir (those the workload
  * uses: the others stay 0). */
@@ -146,6 +85,10 @@ struct loop_cfg {
     int      wfill;              /* writes get content: a verification block, or data */
     int      mix;                /* bssplit: sizes and offsets from j->mix (core/loopmix.h) */
     int      rate;               /* rate_iops: a schedule paces the job */
+    int      vtrack;             /* j->vtrack: blocks in flight tracked (verify with writes) */
+    int      fault;              /* the fault wrapper is in the loop (j->fault) */
+    unsigned nt;                 /* targets (j->nt) */
+    int      plain;              /* the plain instance (loop_run): one target and direction, no feature */
     unsigned ndir;               /* the directions the workload uses are below this */
     unsigned think_blocks;       /* thinktime_blocks */
     uint64_t think_ns, io_timeout, scan_ns, end_ns, meas_ns;
@@ -168,14 +111,22 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
     const uint32_t bs = c->bs;
     const uint64_t seed = c->seed;
     unsigned nfree = *nfree_p, tnext = *tnext_p, n = 0;
+    /* the plain instance (loop_run: one target and direction, no
+     * bssplit) leaves target, dir and len as the loop's start set them */
+    const int fixed = c->plain;
+    uint64_t rng = j->rng; /* in a register, not reloaded after each store through io */
     while (n < room) {
         struct nvb__io *io = j->freel[--nfree];
-        unsigned t = tnext;
-        if (++tnext == j->nt)
-            tnext = 0;
-        io->target = (uint16_t)t;
+        unsigned t = 0;
+        if (c->nt > 1) {
+            t = tnext;
+            if (++tnext == c->nt)
+                tnext = 0;
+        }
+        if (!fixed)
+            io->target = (uint16_t)t;
         if (c->mix) { /* bssplit: direction, size and offset of its own */
-            if (bsmix_place(j, c, io, t, measuring))
+            if (bsmix_place(j, c, io, t, measuring, &rng))
                 goto placed;
             j->freel[nfree++] = io; /* io_limit reached */
             tnext = t;
@@ -183,13 +134,13 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
         }
         uint64_t blk;
         if (rnd) {
-            blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &j->rng);
-            for (int tries = 0; j->vtrack && !j->dist[t].map && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
-                blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &j->rng);
+            blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &rng);
+            for (int tries = 0; c->vtrack && !j->dist[t].map && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
+                blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &rng);
         } else {
             blk = j->seqpos[t];
         }
-        if (j->vtrack) {
+        if (c->vtrack) {
             if (vset_has(j, vkey_of(t, blk))) {
                 if (rnd)
                     nvb__dist_unget(&j->dist[t]); /* random_map: this block comes next again */
@@ -203,10 +154,12 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
         if (!rnd && ++j->seqpos[t] == j->nblocks[t])
             j->seqpos[t] = 0;
         io->off = j->st[t].region_off + blk * bs;
-        io->dir = (uint8_t)(mixed ? (rng_below(&j->rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
-        if (c->tmix && rng_below(&j->rng, 100) < c->tmix) /* rwmixtrim: a trim instead */
-            io->dir = NVB_TRIM;
-        io->len = bs;
+        if (!fixed) {
+            io->dir = (uint8_t)(mixed ? (rng_below(&rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
+            if (c->tmix && rng_below(&rng, 100) < c->tmix) /* rwmixtrim: a trim instead */
+                io->dir = NVB_TRIM;
+            io->len = bs;
+        }
     placed:
         io->flags = (measuring ? 0 : NVB__IOF_RAMP) | NVB__IOF_INFLIGHT;
         io->res = 0;
@@ -220,6 +173,7 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
         }
         j->batch[n++] = io;
     }
+    j->rng = rng;
     *nfree_p = nfree;
     *tnext_p = tnext;
     return n;
@@ -288,53 +242,31 @@ LOOP_STEP uint64_t job_lat(struct nvb__dstat *ds, const struct loop_cfg *c, cons
 }
 
 /* One completion of the measured window counted: latency, sums, the
- * verify check of a read, or the error with its errno. */
+ * verify check of a read, or the error with its errno. With one target
+ * the target's I/O and byte counts are the loop's own (ios, bytes: the
+ * loop stores them at its end, loop_run), so only more targets count them
+ * per I/O. */
 LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io *io, uint64_t now,
                          uint64_t ios[NVB__NDIR], uint64_t bytes[NVB__NDIR], uint64_t lat[NVB__NDIR],
                          struct nvb__hrun runs[2])
 {
     int d = io->dir;
-    struct nvb__tstat *ts = &j->st[io->target];
-    if (io->flags & NVB__IOF_FAULT_DELAY)
+    struct nvb__tstat *ts = &j->st[c->nt > 1 ? io->target : 0];
+    if (c->fault && (io->flags & NVB__IOF_FAULT_DELAY))
         j->fault_delayed[d]++;
     const uint64_t t_done = io->t_done ? io->t_done : now;
     if (io->res == (int64_t)io->len) {
         uint64_t l = job_lat(&ts->d[d], c, io, t_done, runs);
-        ts->d[d].ios++;
-        ts->d[d].bytes += io->len;
+        if (c->nt > 1) {
+            ts->d[d].ios++;
+            ts->d[d].bytes += io->len;
+        }
         bsmix_count(c, &ts->d[d], io);
         ios[d]++;
         bytes[d] += io->len;
         lat[d] += l;
-        if (c->verify && d == NVB_READ) {
-            struct nvb__vmismatch mm;
-            /* with writes, a block is checked once this run wrote it (or
-             * it was valid before: vall); a read-only run checks all */
-            uint64_t bit = 0, *wd = j->vtrack ? vmap_word(j, io, &bit) : NULL;
-            const int mine = wd && (*wd & bit);
-            if (wd && !mine && !j->vall[io->target]) {
-                j->verify_unchecked++;
-                return;
-            }
-            j->verify_checked++;
-            int f = nvb__vblock_check(io->buf, io->len, c->seed, j->tmap[io->target], io->off, &mm);
-            /* a block this job wrote carries one of its sequence numbers,
-             * no later than its last: else a write was lost (the block is
-             * an intact one from before) */
-            if (f == NVB__VF_OK && mine &&
-                (mm.seq >> 40 != (uint64_t)j->idx + 1 || (mm.seq & ((1ull << 40) - 1)) > j->wseq)) {
-                f = NVB__VF_SEQ;
-                mm.field = NVB__VF_SEQ;
-                mm.expected = (uint64_t)(j->idx + 1) << 40 | j->wseq;
-                mm.found = mm.seq;
-            }
-            if (f != NVB__VF_OK) {
-                if (j->nfirst_mm < NVB__VERIFY_FIRST)
-                    j->first_mm[j->nfirst_mm++] = mm;
-                j->verify_by_field[f]++;
-                j->verify_mismatches++;
-            }
-        }
+        if (c->verify && d == NVB_READ)
+            job_verify_read(j, c->seed, io);
     } else {
         int en = io->res < 0 ? (int)-io->res : EIO;
         if (io->res >= 0)
@@ -361,7 +293,10 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
 LOOP_STEP void job_slat(struct job *j, int one, int wdir, unsigned n, uint64_t s)
 {
     if (one) {
-        nvb__hist_add_n(j->st[0].d[wdir].slat, s, n);
+        if (n == 1) /* qd 1: the plain add (one multiply, add_n takes three) */
+            nvb__hist_add(j->st[0].d[wdir].slat, s);
+        else
+            nvb__hist_add_n(j->st[0].d[wdir].slat, s, n);
         return;
     }
     for (unsigned i = 0, k; i < n; i = k) {
@@ -410,7 +345,7 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
     const uint64_t ts = nvb__now_ns();
     for (unsigned i = 0; i < n; i++)
         j->batch[i]->t_sub = ts;
-    if (j->rate_ns) { /* the arrivals the rate made: gaps between submit calls */
+    if (c->rate) { /* the arrivals the rate made: gaps between submit calls */
         if (measuring && j->last_sub) {
             const double g = (double)(ts - j->last_sub);
             j->sub.gaps += n;
@@ -464,6 +399,11 @@ static void job_end(struct job *j, int open, uint64_t now, uint64_t last_done, u
         j->sub.unissued = nvb__sched_missed(&j->sched, r->meas_ns, j->t_end, budget);
 }
 
+/* The loop's counts by direction in the measured window (the live ones). */
+struct loop_sums {
+    uint64_t ios[NVB__NDIR], bytes[NVB__NDIR], lat[NVB__NDIR];
+};
+
 /* What the loop changes as it goes, in one place: its steps below take it
  * by address, and being inlined (LOOP_STEP) they leave it in registers. */
 struct loop_state {
@@ -473,7 +413,8 @@ struct loop_state {
     uint64_t budget, now, te, last_done;
     uint64_t wd_ref;            /* the watchdog's reference: last completion, or when the queue last filled from empty */
     uint64_t next_scan;         /* and when it next looks at the age of each I/O in flight */
-    uint64_t ios[NVB__NDIR], bytes[NVB__NDIR], lat[NVB__NDIR];
+    struct loop_sums *sum;      /* the live counters' values (its arrays, indexed by direction, kept out of
+                                 * this struct so that the compiler keeps the rest in registers) */
     struct nvb__hrun runs[2];   /* lat and clat (hist.h) */
 };
 
@@ -505,6 +446,9 @@ static struct loop_cfg loop_cfg_of(const struct job *j)
         .wfill = (w->verify && !(e->flags & NVB__ENG_NO_FILES)) || r->scramble,
         .mix = j->mix != NULL,
         .rate = j->rate_ns != 0,
+        .vtrack = j->vtrack,
+        .fault = j->fault != NULL,
+        .nt = j->nt,
         .ndir = mixed ? (w->rwmixtrim ? NVB_TRIM : NVB_WRITE) + 1u
                       : (nvb__rw_trims(w->rw) ? NVB_TRIM : nvb__rw_writes(w->rw) ? NVB_WRITE : NVB_READ) + 1u,
         .think_ns = w->thinktime_ns,
@@ -584,7 +528,7 @@ LOOP_STEP int loop_submit(struct job *j, const struct loop_cfg *c, struct loop_s
 /* The pacer with nothing in flight: think (once the last think_left I/Os
  * completed), or sleep to a rate's next start and spin the last stretch
  * (open loop). */
-static void loop_idle(struct job *j, const struct loop_cfg *c, struct loop_state *s)
+LOOP_STEP void loop_idle(struct job *j, const struct loop_cfg *c, struct loop_state *s)
 {
     if (c->think_ns && !s->think_left) {
         nvb__pace_think(j, c->rate, c->think_ns, c->end_ns);
@@ -627,7 +571,7 @@ LOOP_STEP int loop_reap(struct job *j, const struct loop_cfg *c, struct loop_sta
     int spinning = 0;
     if (c->rate)
         minw = nvb__pace_wait(j, minw, s->te, full, n, c->open ? nvb__pace_spin(j) : 0, &wake_at, &spinning);
-    if (stopping && j->fault)
+    if (stopping && c->fault)
         nvb__fault_expire(j->fault); /* held-back completions do not hold up the stop */
     if (s->measuring && !stopping && s->budget) { /* the depth the loop keeps while it still submits */
         j->sub.waits++;
@@ -669,30 +613,103 @@ LOOP_STEP int loop_watchdog(struct job *j, const struct loop_cfg *c, struct loop
     return 0;
 }
 
+/* A run of rn completions of equal lat and clat l, cl, added. */
+LOOP_STEP void loop_add_run(const struct nvb__dstat *ds, uint64_t l, uint64_t cl, unsigned rn)
+{
+    if (rn == 1) { /* qd 1: the plain adds */
+        nvb__hist_add(ds->hist, l);
+        nvb__hist_add(ds->clat, cl);
+    } else {
+        nvb__hist_add_n(ds->hist, l, rn);
+        nvb__hist_add_n(ds->clat, cl, rn);
+    }
+}
+
+/* loop_complete's completions with one target and direction, without
+ * bssplit, verify, fault injection or an open-loop rate (the plain
+ * instance): the I/Os of one submit batch reaped together carry the same
+ * stamps, so one compare of the stamps continues their run of equal
+ * latencies (added once, as hist.h's runs are) without computing them
+ * again. An I/O that failed is job_count's. Returns how many were
+ * counted. */
+LOOP_STEP unsigned loop_count_fixed(struct job *j, const struct loop_cfg *c, struct loop_state *s, int got,
+                                    int count)
+{
+    const int d = c->wdir;
+    const struct nvb__dstat *ds = &j->st[0].d[d];
+    const uint64_t now = s->now;
+    uint64_t sub = 0, sent = 0, done = 0, l = 0, cl = 0, latsum = 0, nok = 0;
+    unsigned counted = 0, rn = 0; /* rn: the current run's I/Os (stamps sub, sent, done) */
+    for (int i = 0; i < got; i++) {
+        struct nvb__io *io = j->done[i];
+        const uint8_t fl = io->flags;
+        io->flags = (uint8_t)(fl & ~NVB__IOF_INFLIGHT);
+        j->freel[s->nfree++] = io;
+        if (!count || (fl & NVB__IOF_RAMP))
+            continue;
+        counted++;
+        const uint64_t t_done = io->t_done ? io->t_done : now;
+        if (__builtin_expect(io->res != (int64_t)c->bs, 0)) {
+            job_count(j, c, io, now, s->sum->ios, s->sum->bytes, s->sum->lat, s->runs);
+            continue;
+        }
+        if (__builtin_expect(rn && io->t_sub == sub && io->t_sent == sent && t_done == done, 1)) {
+            rn++;
+            continue;
+        }
+        if (rn) {
+            loop_add_run(ds, l, cl, rn);
+            latsum += l * rn;
+            nok += rn;
+        }
+        sub = io->t_sub;
+        sent = io->t_sent;
+        done = t_done;
+        l = t_done > sub ? t_done - sub : 0;
+        cl = t_done > sent ? t_done - sent : 0;
+        rn = 1;
+    }
+    if (rn) {
+        loop_add_run(ds, l, cl, rn);
+        latsum += l * rn;
+        nok += rn;
+    }
+    s->sum->ios[d] += nok;
+    s->sum->bytes[d] += nok * c->bs;
+    s->sum->lat[d] += latsum;
+    return counted;
+}
+
 /* The got completions taken back into the free list and counted (those of
  * the measured window), the histograms made whole, the live counters
  * published. */
 LOOP_STEP void loop_complete(struct job *j, const struct loop_cfg *c, struct loop_state *s, int got)
 {
+    const int ngot = got;
     const int count = !c->end_ns || s->now <= c->end_ns;
+    if (c->plain) {
+        if (loop_count_fixed(j, c, s, got, count))
+            s->last_done = s->now;
+        got = 0; /* all taken */
+    }
     for (int i = 0; i < got; i++) {
         struct nvb__io *io = j->done[i];
         io->flags &= (uint8_t)~NVB__IOF_INFLIGHT;
         j->freel[s->nfree++] = io;
-        if (j->vtrack) {
+        if (c->vtrack) {
             vset_del(j, j->vkey[io->slot]);
             if (io->dir == NVB_WRITE)
                 vmap_note(j, io);
         }
         if (!count || (io->flags & NVB__IOF_RAMP))
             continue;
-        job_count(j, c, io, s->now, s->ios, s->bytes, s->lat, s->runs);
+        job_count(j, c, io, s->now, s->sum->ios, s->sum->bytes, s->sum->lat, s->runs);
         s->last_done = s->now;
     }
     nvb__hrun_flush(&s->runs[0]); /* the histograms whole before anybody reads them */
     nvb__hrun_flush(&s->runs[1]);
-    s->inflight -= (unsigned)got;
-    job_publish(j, c->ndir, s->ios, s->bytes, s->lat);
+    s->inflight -= (unsigned)ngot;
+    job_publish(j, c->ndir, s->sum->ios, s->sum->bytes, s->sum->lat);
 }
 
 /* After the completions: the watchdog's scan for one stale I/O (returns 1
@@ -710,22 +727,74 @@ LOOP_STEP int loop_after(struct job *j, const struct loop_cfg *c, struct loop_st
         nvb__cpu_edge(j->run, NVB__EDGE_START);
         job_reset_stats(j);
         for (int d = 0; d < NVB__NDIR; d++)
-            s->ios[d] = s->bytes[d] = s->lat[d] = 0;
+            s->sum->ios[d] = s->sum->bytes[d] = s->sum->lat[d] = 0;
     }
     return 0;
 }
 
-static void job_loop(struct job *j)
+/* The features a loop instance is built for (loop_run): with a bit clear,
+ * every test of that feature is a constant and folds away, so that a plain
+ * run pays for none of them. */
+enum {
+    LF_MULTI = 1,   /* more than one target, or mixed directions (rwmixread, rwmixtrim) */
+    LF_VERIFY = 2,  /* verify=1, written contents (data scrambling), blocks in flight tracked */
+    LF_MIX = 4,     /* bssplit */
+    LF_PACE = 8,    /* rate_iops (open or closed), think time */
+    LF_FAULT = 16,  /* fault injection */
+    LF_DIST = 32,   /* a random distribution other than uniform (random_distribution, random_map) */
+    LF_ALL = 63
+};
+
+static unsigned loop_features(const struct loop_cfg *c)
+{
+    return (c->nt > 1 || c->mixed || c->tmix ? LF_MULTI : 0) | (c->verify || c->wfill || c->vtrack ? LF_VERIFY : 0) |
+           (c->mix ? LF_MIX : 0) | (c->rate || c->open || c->think_ns ? LF_PACE : 0) | (c->fault ? LF_FAULT : 0) |
+           (c->rnd && c->rnd != NVB__RND_UNIFORM ? LF_DIST : 0);
+}
+
+/* The loop, built for the features f (a constant at each call): c's
+ * fields of the features f leaves out are set to what they are in a run
+ * without them, constants the compiler folds. */
+LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
 {
     struct run *r = j->run;
-    const struct loop_cfg c = loop_cfg_of(j);
+    if (!(f & LF_MULTI)) {
+        c.nt = 1;
+        c.mixed = 0;
+        c.tmix = 0;
+        c.one = 1;
+    }
+    if (!(f & LF_VERIFY)) {
+        c.verify = c.wfill = c.vtrack = 0;
+        c.data = NULL;
+    }
+    if (!(f & LF_MIX))
+        c.mix = 0;
+    if (!(f & LF_PACE)) {
+        c.rate = c.open = 0;
+        c.think_ns = 0;
+        c.think_blocks = 0;
+    }
+    if (!(f & LF_FAULT))
+        c.fault = 0;
+    if (!(f & LF_DIST) && c.rnd)
+        c.rnd = NVB__RND_UNIFORM;
+    c.plain = f == 0;
+    if (c.plain) /* what job_prepare then leaves as it is */
+        for (unsigned i = 0; i < c.qd; i++) {
+            j->ios[i].target = 0;
+            j->ios[i].dir = (uint8_t)c.wdir;
+            j->ios[i].len = c.bs;
+        }
     /* chosen once per job (the engine's, or fault injection's): kept in
      * registers, not reloaded through j around every call */
     int (*const submit)(void *, struct nvb__io **, unsigned) = j->submit;
     int (*const reap)(void *, struct nvb__io **, unsigned, unsigned) = j->reap;
     void *const io_state = j->io_state;
+    struct loop_sums sum;
+    memset(&sum, 0, sizeof sum);
     struct loop_state s = {
-        .nfree = c.qd, .think_left = c.think_blocks, .measuring = c.meas_ns <= r->go_ns, .budget = j->budget,
+        .sum = &sum, .nfree = c.qd, .think_left = c.think_blocks, .measuring = c.meas_ns <= r->go_ns, .budget = j->budget,
         .now = nvb__now_ns(),
     };
     s.last_done = s.wd_ref = s.now;
@@ -754,8 +823,26 @@ static void job_loop(struct job *j)
         if (loop_after(j, &c, &s))
             break;
     }
+    if (c.nt == 1) /* the target's counts are the loop's (job_count) */
+        for (int d = 0; d < NVB__NDIR; d++) {
+            j->st[0].d[d].ios = sum.ios[d];
+            j->st[0].d[d].bytes = sum.bytes[d];
+        }
     job_end(j, c.open, s.now, s.last_done, s.budget);
-    job_publish(j, NVB__NDIR, s.ios, s.bytes, s.lat);
+    job_publish(j, NVB__NDIR, sum.ios, sum.bytes, sum.lat);
+}
+
+static void job_loop(struct job *j)
+{
+    struct run *r = j->run;
+    const struct loop_cfg c = loop_cfg_of(j);
+    const unsigned f = loop_features(&c);
+    if (f == 0)
+        loop_run(j, c, 0);
+    else if (f == LF_MULTI) /* targets and directions, nothing else */
+        loop_run(j, c, LF_MULTI);
+    else
+        loop_run(j, c, LF_ALL);
     /* the last job out had the window's last counted completion */
     if (__atomic_sub_fetch(&r->counting, 1, __ATOMIC_ACQ_REL) == 0)
         nvb__cpu_edge(r, NVB__EDGE_END);

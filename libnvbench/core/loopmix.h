@@ -13,12 +13,14 @@
  * multiple of the direction's smallest size at which the size fits in the
  * region; a sequential one where the previous I/O of the target ended,
  * back to the region's start when the size no longer fits. io->bsk is the
- * size's index in the job's per-size counts. */
-LOOP_STEP int bsmix_place(struct job *j, const struct loop_cfg *c, struct nvb__io *io, unsigned t, int measuring)
+ * size's index in the job's per-size counts. rng: the job's generator (the
+ * loop's copy of j->rng). */
+LOOP_STEP int bsmix_place(struct job *j, const struct loop_cfg *c, struct nvb__io *io, unsigned t, int measuring,
+                          uint64_t *rng)
 {
     struct nvb__bsmix *m = j->mix;
-    const unsigned d = c->mixed ? (rng_below(&j->rng, 100) < c->rwmix ? NVB_READ : NVB_WRITE) : (unsigned)c->wdir;
-    unsigned k = m->pick[d][rng_below(&j->rng, 100)];
+    const unsigned d = c->mixed ? (rng_below(rng, 100) < c->rwmix ? NVB_READ : NVB_WRITE) : (unsigned)c->wdir;
+    unsigned k = m->pick[d][rng_below(rng, 100)];
     if (__builtin_expect(m->bytes_left != UINT64_MAX, 0) && measuring) {
         /* io_limit: the drawn size, or the largest smaller one that fits
          * what is left (sizes ascend); none: the budget is spent */
@@ -33,7 +35,7 @@ LOOP_STEP int bsmix_place(struct job *j, const struct loop_cfg *c, struct nvb__i
     const uint32_t len = m->size[d][k];
     uint64_t off;
     if (c->rnd) {
-        off = nvb__bsmix_rand_off(m, t, d, k, nvb__splitmix64(&j->rng));
+        off = nvb__bsmix_rand_off(m, t, d, k, nvb__splitmix64(rng));
     } else {
         off = m->pos[t];
         if (off + len > m->len[t])

@@ -7,7 +7,10 @@
  * its own (the static library's calls bind to them), which fold every I/O a
  * job thread makes into a digest and then do it with the system call. The
  * expected digests were taken from the loop before its rework (commit
- * 5eb5230); a change that moves one offset, size or direction moves them.
+ * 5eb5230; the cases of the plain instance, one target and direction
+ * without other features, from commit 63601c3 before the loop was built
+ * per feature set); a change that moves one offset, size or direction
+ * moves them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -99,6 +102,17 @@ static const struct golden g_cases[] = {
     {{"engine", "null", "rw", "randrw", "rwmixtrim", "20", "bs", "4k", "qd", "32", "submit_batch", "8", "ios",
       "100000", "seed", "11", NULL}, 0, 0, {40173, 39993, 19834}},
     {{"engine", "null", "rw", "randrw", "bs", "4k", "qd", "1", "ios", "50000", "seed", "5", NULL}, 0, 0, {24877, 25123, 0}},
+    /* one target and direction, no other feature: the loop's plain instance */
+    {{"engine", "psync", "rw", "randread", "bs", "4k", "ios", "3000", "seed", "13", "size", "4M", NULL},
+     0xdaedf3c470b26b6aull, 3000, {3000, 0, 0}},
+    {{"engine", "psync", "rw", "randwrite", "bs", "16k", "ios", "1500", "seed", "17", "size", "4M", NULL},
+     0x2ae6aac8e059da66ull, 1500, {0, 1500, 0}},
+    {{"engine", "psync", "rw", "read", "bs", "8k", "ios", "1000", "seed", "3", "size", "1M", NULL},
+     0x4fbb37fcedc3f060ull, 1000, {1000, 0, 0}},
+    {{"engine", "psync", "rw", "randread", "bs", "4k", "ios", "2000", "seed", "19", "size", "4M",
+      "random_distribution", "zipf:1.2", NULL}, 0x05ac65ea9d6f628full, 2000, {2000, 0, 0}},
+    {{"engine", "psync", "rw", "randread", "bs", "4k", "ios", "2000", "seed", "23", "size", "4M", "jobs", "2",
+      NULL}, 0x0688604dc1a30623ull, 2000, {2000, 0, 0}},
 };
 #define NCASES (sizeof g_cases / sizeof g_cases[0])
 
