@@ -171,6 +171,34 @@ def check_devlog(blocks):
     check(d["after"]["temperature_k"] > 0, f"devlog.A: temperature {d['after']['temperature_k']} K")
 
 
+def check_pi(blocks, errs):
+    """Protection information on namespace P (ms=8, PI type 1): writes with the PI nvbench
+    generated pass the controller's three checks, reads pass them, a wrong application tag
+    fails every read with the controller's status, and the refusals name why."""
+    print("protection information (namespace P: 8 bytes of metadata, PI type 1)")
+    for n, d, want in (("pi.write", "write", 256), ("pi.read", "read", 256), ("pi.read.pract", "read", 256)):
+        rc, r = result(blocks, n)
+        if not check(rc == 0 and r is not None, f"{n}: the run completed", f"rc={rc}"):
+            continue
+        u = r.get("engine_used") or {}
+        check(ios(r, d) == want and r["errors"]["count"] == 0,
+              f"{n}: {ios(r, d)} {d}s, every one past the controller's GUARD, REFTAG and APPTAG checks",
+              json.dumps(r["errors"]))
+        check("PI type 1" in str(u.get("protection")), f"{n}: engine_used.protection {u.get('protection')}")
+    rc, r = result(blocks, "pi.badtag")
+    if check(rc == 0 and r is not None, "pi.badtag: the run completed (continue_on_error=1)", f"rc={rc}"):
+        warn = " ".join(r.get("warnings") or [])
+        check(r["errors"]["count"] == 16,
+              f"pi.badtag: all 16 reads expecting another application tag failed", json.dumps(r["errors"]))
+        check("16 of them end-to-end protection check errors" in warn and "Application Tag Check Error" in warn,
+              "pi.badtag: the warning names the end-to-end check status", warn[:300])
+    for n, want in (("pi.refused.nokeys", "md_per_io_size=64"), ("pi.refused.small", "8 blocks x 8 bytes = 64"),
+                    ("pi.refused.nometa", "without metadata"), ("pi.refused.engine", "engine nvme")):
+        b = blocks.get(n) or {}
+        err = " ".join(errs.get(n, []))
+        check(b.get("rc", 0) != 0 and want in err, f"{n}: refused naming '{want}'", err[:300])
+
+
 def check_verify(blocks):
     print("write with one engine, read back with another (verify=1)")
     names = sorted(n for n in blocks if n.startswith("verify."))
@@ -443,7 +471,7 @@ def main():
     ex = tag(tags, "@@NVB-EXIT")
     check(bool(ex) and ex[-1].split()[0] == "0", "the guest ran to its end", (ex or ["no exit marker"])[-1])
     for n, lines in errs.items():
-        if not n.startswith(("devlog.", "guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices",
+        if not n.startswith(("pi.", "devlog.", "guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices",
                              "hotremove.", "stall.")):
             check(False, f"guest: {n}", " ".join(lines))
     k = blocks.get("kernel", {}).get("text", "").strip()
@@ -454,6 +482,7 @@ def main():
     check_engines(blocks, "engines.B1", "namespace B1 (4096-byte LBAs)")
     check_verify(blocks)
     check_devlog(blocks)
+    check_pi(blocks, errs)
     check_iopoll(blocks, tags, rig)
     check_kstat(blocks, tags)
     check_jbod(blocks, names)
