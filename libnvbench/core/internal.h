@@ -98,6 +98,7 @@ struct nvb_workload {
     char      pi_chk[64];    /* PRCHK: "GUARD,REFTAG,APPTAG" (fio's syntax), "" none */
     unsigned  apptag, apptag_mask;
     uint64_t  md_per_io_size; /* bytes of metadata buffer per I/O, 0 none */
+    int       write_zeroes;  /* trims write zeroes instead of discarding (core/iomode.c) */
     int       invalidate;    /* drop the targets' cached pages before the run */
     int       fill;
     unsigned  data_compress; /* percent of each written 512-byte sector that is zeros */

@@ -28,6 +28,10 @@ int nvb__iomode_probe(int fd, unsigned rflags, const char *engine, char *why, si
 struct nvb__engine_ctx;
 int nvb__iomode_setup(const struct nvb__engine_ctx *ctx, const char *engine);
 
+/* write_zeroes=1: refused without trims or on an engine that cannot zero
+ * (psync and nvme can). 0, or -EINVAL/-ENOTSUP with the reason. */
+int nvb__zeroes_check(const struct nvb_workload *w, const struct plan *p, char *err, size_t errlen);
+
 /* ---- protection information and metadata (core/pi.c) ---- */
 struct nvb__pi;
 /* fio's pi_chk syntax ("GUARD,REFTAG,APPTAG", any order and case; "" or

@@ -312,6 +312,7 @@ static int job_engine(struct job *j)
         .rflags = nvb__iomode_flags(w, NVB_READ), .wflags = nvb__iomode_flags(w, NVB_WRITE), /* core/iomode.c */
     };
     nvb__pi_of(w, &ctx.pi); /* core/pi.c */
+    ctx.zeroes = w->write_zeroes;
     j->why[0] = 0;
     int rc = e->setup(&ctx, &j->est);
     if (rc == -ETIMEDOUT)

@@ -253,6 +253,17 @@ const struct keydef nvb__keys[] = {
              "that size. Not needed with `pi_act=1` when the metadata is only the 8-byte PI (the controller "
              "inserts and strips it). Engine `nvme` only; metadata interleaved with the data (extended "
              "LBAs) is refused"},
+    {KEY("write_zeroes", K_BOOL, write_zeroes, 0, 1),
+     .group = "workload", .flags = MEASURES,
+     .help = "the workload's trims write zeroes instead of discarding (Write Zeroes, BLKZEROOUT, ZERO_RANGE)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "every trim I/O (`rw=trim`, `randtrim`, `rwmixtrim`'s share) zeroes its range instead of "
+             "discarding it: the NVMe Write Zeroes command (engine `nvme`), `BLKZEROOUT` on block devices "
+             "and `fallocate(FALLOC_FL_ZERO_RANGE)` on files (engine `psync`). The result's `trim` figures "
+             "then count these write-zeroes (`engine_used.trims` says which). Other engines, and a workload "
+             "without trims, are refused with the reason; a file system without `ZERO_RANGE` (tmpfs) fails "
+             "the first one with `EOPNOTSUPP` ([engines.md](engines.md#write-zeroes)); no fio equivalent"},
     {KEY("fill", K_ENUM, fill, 0, 0), .names = fill_names,
      .group = "data", .fio = "zero_buffers",
      .help = "write content: random (fresh, incompressible data in every block) or zero",

@@ -82,6 +82,7 @@ static const struct nvb__optdef nvme_opts[] = {
 
 #define NVME_CMD_WRITE 0x01
 #define NVME_CMD_READ 0x02
+#define NVME_CMD_WRITE_ZEROES 0x08
 #define NVME_CMD_DSM 0x09        /* Dataset Management: a trim is one range with the deallocate attribute */
 #define NVME_DSM_AD (1u << 2)    /* cdw11: attribute deallocate */
 #define NVME_MAX_NLB 65536u         /* CDW12 NLB is 16 bits, 0-based */
@@ -95,6 +96,7 @@ struct nvt {                        /* one target */
     uint32_t lba_size;
     uint8_t  lba_shift;
     uint8_t  writable;
+    uint8_t  zeroes;                /* a trim is a Write Zeroes command (write_zeroes=1) */
     struct nvb__pi_fmt pf;          /* metadata and protection information (engines/nvme_pi.c) */
 };
 
@@ -260,6 +262,15 @@ static void fill_cmd(struct io_uring_sqe *sqe, const struct nvt *t, int fd, int 
     struct nvme_uring_cmd *c = (struct nvme_uring_cmd *)sqe->cmd;
     uint64_t slba = off >> t->lba_shift;
     c->nsid = t->nsid;
+    if (__builtin_expect(dir == NVB_TRIM && t->zeroes, 0)) {
+        /* no data: the range and NLB (0-based); with PRACT on a PI format the
+         * controller writes the blocks' PI too */
+        c->opcode = NVME_CMD_WRITE_ZEROES;
+        c->cdw10 = (uint32_t)slba;
+        c->cdw11 = (uint32_t)(slba >> 32);
+        c->cdw12 = ((len >> t->lba_shift) - 1) | (t->pf.cdw12 & NVB__CDW12_PRACT);
+        return;
+    }
     if (__builtin_expect(dir == NVB_TRIM, 0)) {
         /* one 16-byte range in the I/O's own buffer: context attributes,
          * length in blocks (a count, not 0-based), starting LBA; little
@@ -390,6 +401,7 @@ static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *
             break;
         }
         t->writable = (fl & O_ACCMODE) != O_RDONLY;
+        t->zeroes = ctx->zeroes != 0;
         int nsid = nvb__nvme_nsid(t->fd);
         if (nsid < 0) {
             rc = nsid == -ENOTTY || nsid == -EINVAL || nsid == -ENODEV ? -ENODEV : nsid;
@@ -603,6 +615,8 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
     nvb__used_set(ctx->used, "iopoll", "%d", e->r.iopoll);
     nvb__used_set(ctx->used, "nsid", "%u", e->t[0].nsid);
     nvb__used_set(ctx->used, "lba_size", "%u", e->t[0].lba_size);
+    if (ctx->zeroes && ctx->trims)
+        nvb__used_set(ctx->used, "trims", "NVMe Write Zeroes");
 
     *state = e;
     return 0;

@@ -199,6 +199,21 @@ def check_pi(blocks, errs):
         check(b.get("rc", 0) != 0 and want in err, f"{n}: refused naming '{want}'", err[:300])
 
 
+def check_zeroes(blocks):
+    """write_zeroes=1 on passthrough: 16 NVMe Write Zeroes commands clear the MiB written before."""
+    print("write zeroes (NVMe Write Zeroes through passthrough)")
+    rc, r = result(blocks, "zeroes.nvme")
+    if not check(rc == 0 and r is not None, "zeroes.nvme: the run completed", f"rc={rc}"):
+        return
+    u = r.get("engine_used") or {}
+    check(ios(r, "trim") == 16 and r["errors"]["count"] == 0 and u.get("trims") == "NVMe Write Zeroes",
+          f"zeroes.nvme: {ios(r, 'trim')} Write Zeroes commands, no errors", json.dumps(u))
+    before = (blocks.get("zeroes.before") or {}).get("text", "").strip()
+    after = (blocks.get("zeroes.after") or {}).get("text", "").strip()
+    check(before.isdigit() and int(before) > 0 and after == "0",
+          f"zeroes.nvme: the MiB had {before} non-zero bytes, after {after}")
+
+
 def check_verify(blocks):
     print("write with one engine, read back with another (verify=1)")
     names = sorted(n for n in blocks if n.startswith("verify."))
@@ -471,7 +486,7 @@ def main():
     ex = tag(tags, "@@NVB-EXIT")
     check(bool(ex) and ex[-1].split()[0] == "0", "the guest ran to its end", (ex or ["no exit marker"])[-1])
     for n, lines in errs.items():
-        if not n.startswith(("pi.", "devlog.", "guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices",
+        if not n.startswith(("pi.", "zeroes.", "devlog.", "guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices",
                              "hotremove.", "stall.")):
             check(False, f"guest: {n}", " ".join(lines))
     k = blocks.get("kernel", {}).get("text", "").strip()
@@ -483,6 +498,7 @@ def main():
     check_verify(blocks)
     check_devlog(blocks)
     check_pi(blocks, errs)
+    check_zeroes(blocks)
     check_iopoll(blocks, tags, rig)
     check_kstat(blocks, tags)
     check_jbod(blocks, names)

@@ -147,6 +147,14 @@ run pi.refused.nokeys $W engine=nvme rw=randread bs=4k ios=10 "$PG"
 run pi.refused.small $W engine=nvme rw=randread bs=4k ios=10 pi_chk=GUARD md_per_io_size=32 "$PG"
 run pi.refused.nometa $W engine=nvme rw=randread bs=4k ios=10 pi_act=1 "$AG"
 run pi.refused.engine $W engine=io_uring rw=randread bs=4k ios=10 pi_act=1 "$P"
+# Write Zeroes (write_zeroes=1): B2's first MiB written with random data,
+# then zeroed by 16 commands; the bytes that are not zero, before and after.
+B2G=$(ns "$SER_B" 2 generic)
+nonzero() { dd if="$B2" bs=1M count=1 2>/dev/null | tr -d '\000' | wc -c; }
+run zeroes.fill $W engine=nvme rw=write bs=64k size=1m io_limit=1m allow_destructive=1 "$B2G"
+block zeroes.before nonzero
+run zeroes.nvme $W engine=nvme rw=trim write_zeroes=1 bs=64k size=1m io_limit=1m allow_destructive=1 "$B2G"
+block zeroes.after nonzero
 }
 pi_tests
 if [ "$ONLY" = pi ]; then
