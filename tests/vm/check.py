@@ -169,6 +169,10 @@ def check_devlog(blocks):
     check(ratio is not None and abs(ratio - dw * 512000 / (80 * 131072)) < 1e-3,
           f"devlog.A: device_bytes_per_host_byte {ratio}")
     check(d["after"]["temperature_k"] > 0, f"devlog.A: temperature {d['after']['temperature_k']} K")
+    p = d.get("power") or {}
+    check(p.get("available") is True and p.get("state_before") == 0 and p.get("state_after") == 0
+          and p.get("max_power_w") == 25 and p.get("measured_w") is None and p.get("measured_reason"),
+          "devlog.A: power state 0 before and after, 25 W its maximum (QEMU's descriptor)", json.dumps(p))
 
 
 def check_pi(blocks, errs):
