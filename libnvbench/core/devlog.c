@@ -117,6 +117,27 @@ static int devlog_read(struct nvb__devlog *d, uint64_t *v)
 #endif
 }
 
+/* The power state (Get Features 02h) into *ps: pw 1, or 2 with the reason. */
+static void power_read(struct nvb__devlog *d, unsigned *ps, const char *when)
+{
+#ifdef _WIN32
+    (void)ps, (void)when;
+    d->pw = 2;
+    snprintf(d->pw_reason, sizeof d->pw_reason, "%s", "the NVMe power state is not read on Windows");
+#else
+    char why[140];
+    double w = 0;
+    if (nvb__nvme_power_read(d->node, ps, &w, why, sizeof why) < 0) {
+        d->pw = 2;
+        snprintf(d->pw_reason, sizeof d->pw_reason, "%s%s", when, why);
+        return;
+    }
+    d->max_w = w;
+    if (d->pw == 0)
+        d->pw = 1;
+#endif
+}
+
 void nvb__devlog_begin(struct nvb_result *res, int no_io)
 {
     for (unsigned t = 0; t < res->ntargets; t++) {
@@ -134,8 +155,10 @@ void nvb__devlog_begin(struct nvb_result *res, int no_io)
         if (devlog_node(&res->tg[t], d) < 0)
             continue;
 #endif
-        if (devlog_read(d, d->before) == 0)
+        if (devlog_read(d, d->before) == 0) {
             d->state = 1;
+            power_read(d, &d->ps_before, "");
+        }
     }
 }
 
@@ -176,6 +199,8 @@ void nvb__devlog_end(struct nvb_result *res)
             snprintf(d->reason, sizeof d->reason, "%s", why);
             continue;
         }
+        if (d->pw == 1)
+            power_read(d, &d->ps_after, "after the run: ");
         nvb__devlog_warnings(res, t);
     }
 }
@@ -186,6 +211,24 @@ static void put_ratio(struct nvb__buf *b, const char *key, uint64_t num, uint64_
         nvb__buf_printf(b, ",\"%s\":null", key);
     else
         nvb__buf_printf(b, ",\"%s\":%.6g", key, (double)num * scale / (double)den);
+}
+
+/* ,"power":{...}: the power state (docs/device.md), when it was asked. */
+static void put_power(struct nvb__buf *b, const struct nvb__devlog *d)
+{
+    if (d->pw == 2) {
+        nvb__buf_puts(b, ",\"power\":{\"available\":false,\"reason\":");
+        nvb__json_write_str(b, d->pw_reason);
+        nvb__buf_puts(b, "}");
+        return;
+    }
+    nvb__buf_printf(b, ",\"power\":{\"available\":true,\"reason\":null,\"state_before\":%u,\"state_after\":%u,"
+                    "\"max_power_w\":", d->ps_before, d->ps_after);
+    if (d->max_w > 0)
+        nvb__buf_printf(b, "%.6g", d->max_w);
+    else
+        nvb__buf_puts(b, "null");
+    nvb__buf_puts(b, ",\"measured_w\":null,\"measured_reason\":\"" NVB__POWER_NOT_MEASURED "\"}");
 }
 
 char *nvb__devlog_json(const struct nvb_result *r, const struct nvb__tstat *ts)
@@ -237,6 +280,8 @@ char *nvb__devlog_json(const struct nvb_result *r, const struct nvb__tstat *ts)
                       a[NVB__SM_HOST_WRITE_COMMANDS] - bf[NVB__SM_HOST_WRITE_COMMANDS], ios, 1.0);
             nvb__buf_puts(&b, ",\"derived_reason\":null");
         }
+        if (d->pw)
+            put_power(&b, d);
     }
     nvb__buf_puts(&b, "}");
     char *s = NULL;
@@ -260,18 +305,51 @@ static int ld_counts(const struct nvb__jv *o, const char *key, uint64_t *v, char
     return 0;
 }
 
+/* An {available, reason} member of parent: 0 absent (or -EINVAL with why),
+ * 1 not available (its reason into reason), 2 available (*o the object). */
+static int ld_avail(const struct nvb__jv *parent, const char *name, const struct nvb__jv **o, char *reason,
+                    size_t rlen, char *why, size_t whylen)
+{
+    const char *r;
+    int st = nvb__json_available(parent, name, o, &r, why, whylen);
+    if (st == 1)
+        snprintf(reason, rlen, "%s", r ? r : "not read");
+    return st;
+}
+
+/* device_log.power back (absent: pw 0). 0 or -EINVAL with why. */
+static int ld_power(const struct nvb__jv *o, struct nvb__devlog *d, char *why, size_t whylen)
+{
+    const struct nvb__jv *p;
+    int st = ld_avail(o, "power", &p, d->pw_reason, sizeof d->pw_reason, why, whylen);
+    if (st <= 1) {
+        d->pw = st == 1 ? 2 : 0;
+        return st < 0 ? st : 0;
+    }
+    uint64_t b = 0, a = 0;
+    const struct nvb__jv *sb = nvb__json_get(p, "state_before"), *sa = nvb__json_get(p, "state_after");
+    const struct nvb__jv *mw = nvb__json_get(p, "max_power_w");
+    if (!sb || !sa || nvb__json_u64(sb, &b) < 0 || nvb__json_u64(sa, &a) < 0 || b > 31 || a > 31) {
+        snprintf(why, whylen, "device_log.power: state_before and state_after must be power states (0..31)");
+        return -EINVAL;
+    }
+    d->pw = 1;
+    d->ps_before = (unsigned)b;
+    d->ps_after = (unsigned)a;
+    d->max_w = 0;
+    if (mw && mw->type == NVB__J_NUM && (nvb__json_dbl(mw, &d->max_w) < 0 || !(d->max_w > 0)))
+        d->max_w = 0;
+    return 0;
+}
+
 int nvb__devlog_load(const struct nvb__jv *target, struct nvb__devlog *d, char *why, size_t whylen)
 {
     memset(d, 0, sizeof *d);
     const struct nvb__jv *o;
-    const char *reason;
-    int st = nvb__json_available(target, "device_log", &o, &reason, why, whylen);
-    if (st <= 0)
-        return st;
-    if (st == 1) {
-        d->state = 2;
-        snprintf(d->reason, sizeof d->reason, "%s", reason ? reason : "not read");
-        return 0;
+    int st = ld_avail(target, "device_log", &o, d->reason, sizeof d->reason, why, whylen);
+    if (st <= 1) {
+        d->state = st == 1 ? 2 : 0;
+        return st < 0 ? st : 0;
     }
     const struct nvb__jv *n = nvb__json_get(o, "node"), *th = nvb__json_get(o, "warning_threshold_k");
     snprintf(d->node, sizeof d->node, "%s", n && n->type == NVB__J_STR ? n->s : "");
@@ -281,6 +359,8 @@ int nvb__devlog_load(const struct nvb__jv *target, struct nvb__devlog *d, char *
     int rc = ld_counts(o, "before", d->before, why, whylen);
     if (rc == 0)
         rc = ld_counts(o, "after", d->after, why, whylen);
+    if (rc == 0)
+        rc = ld_power(o, d, why, whylen);
     if (rc == 0)
         d->state = 1;
     return rc;

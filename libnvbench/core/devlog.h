@@ -43,7 +43,17 @@ struct nvb__devlog {           /* per target, in struct nvb__tstat */
     char     node[64];         /* the node the log was read through */
     uint32_t warn_temp_k;      /* the composite temperature's over threshold (Get Features 04h), 0 unknown */
     uint64_t before[NVB__SM_N], after[NVB__SM_N];
+    /* The power state before and after (state 1 only): pw 0 absent (a
+     * result from before it), 1 read, 2 unavailable (pw_reason). */
+    int      pw;
+    char     pw_reason[160];
+    unsigned ps_before, ps_after;
+    double   max_w;            /* the state after's maximum power, 0 unknown */
 };
+
+/* device_log.power.measured_reason: why there is no measured power. */
+#define NVB__POWER_NOT_MEASURED "nvbench reads the power state and its maximum power; it does not read a device's " \
+    "power measurement (none of the devices it was tested on reports one)"
 
 struct nvb__tstat;
 struct nvb_result;

@@ -76,6 +76,20 @@ struct nvb__used {
     struct { char key[32]; char val[96]; } kv[NVB__USED_MAX];
 };
 
+/* End-to-end protection information and metadata of NVMe commands (the
+ * workload's pi_act, pi_chk, apptag, apptag_mask, md_per_io_size; core/pi.c).
+ * Only the nvme engine takes a workload that sets any (the plan refuses it
+ * for the others); all zero: none. */
+#define NVB__PI_GUARD  1u
+#define NVB__PI_APPTAG 2u
+#define NVB__PI_REFTAG 4u
+struct nvb__pi {
+    unsigned act;              /* PRACT */
+    unsigned chk;              /* NVB__PI_* bits: PRCHK */
+    uint16_t apptag, apptag_mask;
+    uint64_t md_per_io;        /* bytes of the metadata buffer each I/O carries */
+};
+
 struct nvb__engine_ctx {
     unsigned     qd;           /* slots this job keeps in flight at most */
     unsigned     nfds;
@@ -103,6 +117,8 @@ struct nvb__engine_ctx {
                                 * -ETIMEDOUT (the runner then keeps the
                                 * buffers); 0: no bound */
     unsigned     rflags, wflags; /* RWF_* each read, each write carries (core/iomode.h); 0: none */
+    struct nvb__pi pi;         /* protection information and metadata (passthrough; core/pi.c) */
+    int          zeroes;       /* trims write zeroes instead of discarding (psync, nvme only) */
     char        *why;          /* reason for a failure of setup(), NUL-terminated */
     size_t       why_len;
 };

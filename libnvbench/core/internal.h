@@ -94,6 +94,12 @@ struct nvb_workload {
     uint64_t  ios;           /* I/Os over all jobs, 0 = none */
     int       direct;
     int       uncached, atomic, fua; /* RWF_DONTCACHE, RWF_ATOMIC, RWF_DSYNC per I/O (core/iomode.c) */
+    /* End-to-end protection information and metadata on passthrough (core/pi.c) */
+    int       pi_act;        /* PRACT: the controller inserts/strips the PI */
+    char      pi_chk[64];    /* PRCHK: "GUARD,REFTAG,APPTAG" (fio's syntax), "" none */
+    unsigned  apptag, apptag_mask;
+    uint64_t  md_per_io_size; /* bytes of metadata buffer per I/O, 0 none */
+    int       write_zeroes;  /* trims write zeroes instead of discarding (core/iomode.c) */
     int       invalidate;    /* drop the targets' cached pages before the run */
     int       fill;
     unsigned  data_compress; /* percent of each written 512-byte sector that is zeros */

@@ -21,6 +21,25 @@
 #include "core/run.h"
 #include "core/iomode.h"
 
+int nvb__zeroes_check(const struct nvb_workload *w, const struct plan *p, char *err, size_t errlen)
+{
+    if (!w->write_zeroes)
+        return 0;
+    if (!p->trims) {
+        snprintf(err, errlen, "write_zeroes=1: makes the workload's trims write zeroes, and rw=%s issues none "
+                 "(use rw=trim, randtrim, or a share with rwmixtrim)", nvb__rw_name(w->rw));
+        return -EINVAL;
+    }
+    const char *eng = p->eng->name;
+    if (strcmp(eng, "psync") && strcmp(eng, "nvme")) {
+        snprintf(err, errlen, "write_zeroes=1: engine %s cannot write zeroes; engine psync does (BLKZEROOUT on "
+                 "block devices, fallocate FALLOC_FL_ZERO_RANGE on files), and engine nvme (the NVMe Write "
+                 "Zeroes command)", eng);
+        return -ENOTSUP;
+    }
+    return 0;
+}
+
 unsigned nvb__iomode_flags(const struct nvb_workload *w, int dir)
 {
     unsigned f = 0;

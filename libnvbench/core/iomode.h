@@ -28,4 +28,20 @@ int nvb__iomode_probe(int fd, unsigned rflags, const char *engine, char *why, si
 struct nvb__engine_ctx;
 int nvb__iomode_setup(const struct nvb__engine_ctx *ctx, const char *engine);
 
+/* write_zeroes=1: refused without trims or on an engine that cannot zero
+ * (psync and nvme can). 0, or -EINVAL/-ENOTSUP with the reason. */
+int nvb__zeroes_check(const struct nvb_workload *w, const struct plan *p, char *err, size_t errlen);
+
+/* ---- protection information and metadata (core/pi.c) ---- */
+struct nvb__pi;
+/* fio's pi_chk syntax ("GUARD,REFTAG,APPTAG", any order and case; "" or
+ * "none": nothing) to NVB__PI_* bits. 0 or -EINVAL. */
+int nvb__pi_chk_parse(const char *s, unsigned *bits);
+/* The workload's protection settings for the engine's context. */
+void nvb__pi_of(const struct nvb_workload *w, struct nvb__pi *pi);
+/* Refuses protection keys where the engine is not nvme (passthrough): 0,
+ * or -ENOTSUP with the reason. The namespace's format is checked by the
+ * engine's setup (engines/nvme_pi.c), which reads Identify. */
+int nvb__pi_check(const struct nvb_workload *w, const struct plan *p, char *err, size_t errlen);
+
 #endif

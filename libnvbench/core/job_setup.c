@@ -313,6 +313,8 @@ static int job_engine(struct job *j)
         .io_timeout_ns = w->io_timeout_ns,
         .rflags = nvb__iomode_flags(w, NVB_READ), .wflags = nvb__iomode_flags(w, NVB_WRITE), /* core/iomode.c */
     };
+    nvb__pi_of(w, &ctx.pi); /* core/pi.c */
+    ctx.zeroes = w->write_zeroes;
     j->why[0] = 0;
     int rc = e->setup(&ctx, &j->est);
     if (rc == -ETIMEDOUT)

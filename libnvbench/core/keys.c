@@ -218,6 +218,61 @@ const struct keydef nvb__keys[] = {
      .doc = "each write carries `RWF_DSYNC`: durable when it completes (a FUA write where the device has "
              "FUA, else the write and a cache flush). Engine `psync` or `io_uring`; a workload without writes "
              "is refused. fio's `fua` is the passthrough engines' FUA bit; here it is the block layer's"},
+    /* End-to-end protection information and metadata: NVMe passthrough only (core/pi.c, engines/nvme_pi.c). */
+    {KEY("pi_act", K_BOOL, pi_act, 0, 1),
+     .group = "protection", .fio = "pi_act", .flags = MEASURES | FIO_AS_IS,
+     .help = "the controller inserts the protection information on writes and strips it on reads (PRACT)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "sets PRACT in every Read and Write: the controller generates the protection information (PI) of "
+             "each written block and strips it from each block read. With `0` on a PI format nvbench generates "
+             "it on writes (16-bit guard CRC, `apptag`, reference tag = the block's LBA) into the metadata "
+             "buffer (`md_per_io_size`). Engine `nvme` and a namespace formatted with PI only "
+             "([engines.md](engines.md#protection-information-and-metadata))"},
+    {KEY("pi_chk", K_STRING, pi_chk, 0, 0),
+     .group = "protection", .fio = "pi_chk", .flags = MEASURES | FIO_AS_IS,
+     .help = "what the controller checks: GUARD,REFTAG,APPTAG (PRCHK), or none",
+     .dflt = "`\"\"` (none)",
+     .range = "comma-separated `GUARD`, `REFTAG`, `APPTAG`; `none`",
+     .doc = "the PRCHK bits of every Read and Write: the controller checks the guard (a CRC of the block), the "
+             "reference tag (the LBA; PI types 1 and 2, refused on type 3) and the application tag "
+             "(`apptag` under `apptag_mask`). A failed check fails the I/O with its NVMe status (End-to-end "
+             "Guard / Application Tag / Reference Tag Check Error), counted as an error and named in the "
+             "result's notes. Engine `nvme` and a namespace formatted with PI only"},
+    {KEY("apptag", K_UINT, apptag, 0, 0xffff),
+     .group = "protection", .fio = "apptag", .flags = MEASURES | FIO_AS_IS,
+     .help = "the application tag written and checked (16 bits; 0x1234 or decimal)",
+     .dflt = "0x1234",
+     .range = "0..0xffff",
+     .doc = "the application tag nvbench writes with `pi_act=0` and the controller checks with "
+             "`pi_chk=APPTAG` (CDW15); hex as in fio (`0x1234`) or decimal"},
+    {KEY("apptag_mask", K_UINT, apptag_mask, 0, 0xffff),
+     .group = "protection", .fio = "apptag_mask", .flags = MEASURES | FIO_AS_IS,
+     .help = "the bits of the application tag checked (16 bits)",
+     .dflt = "0xffff",
+     .range = "0..0xffff",
+     .doc = "the bits of `apptag` the controller compares with `pi_chk=APPTAG` (CDW15)"},
+    {KEY("md_per_io_size", K_SIZE, md_per_io_size, 0, 1ull << 24),
+     .unit = "bytes", .group = "protection", .fio = "md_per_io_size", .flags = FIO_AS_IS,
+     .help = "bytes of the metadata buffer each passthrough I/O carries (0: none)",
+     .dflt = "0",
+     .range = "0 .. 16M",
+     .doc = "the metadata buffer of each I/O on a namespace formatted with separate metadata: at least the "
+             "format's metadata bytes per block times the blocks of the largest I/O, else refused naming "
+             "that size. Not needed with `pi_act=1` when the metadata is only the 8-byte PI (the controller "
+             "inserts and strips it). Engine `nvme` only; metadata interleaved with the data (extended "
+             "LBAs) is refused"},
+    {KEY("write_zeroes", K_BOOL, write_zeroes, 0, 1),
+     .group = "workload", .flags = MEASURES,
+     .help = "the workload's trims write zeroes instead of discarding (Write Zeroes, BLKZEROOUT, ZERO_RANGE)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "every trim I/O (`rw=trim`, `randtrim`, `rwmixtrim`'s share) zeroes its range instead of "
+             "discarding it: the NVMe Write Zeroes command (engine `nvme`), `BLKZEROOUT` on block devices "
+             "and `fallocate(FALLOC_FL_ZERO_RANGE)` on files (engine `psync`). The result's `trim` figures "
+             "then count these write-zeroes (`engine_used.trims` says which). Other engines, and a workload "
+             "without trims, are refused with the reason; a file system without `ZERO_RANGE` (tmpfs) fails "
+             "the first one with `EOPNOTSUPP` ([engines.md](engines.md#write-zeroes)); no fio equivalent"},
     {KEY("fill", K_ENUM, fill, 0, 0), .names = fill_names,
      .group = "data", .fio = "zero_buffers",
      .help = "write content: random (fresh, incompressible data in every block) or zero",

@@ -518,6 +518,10 @@ int nvb__plan_build(const struct nvb_workload *w, struct plan *p, char *err, siz
     if (rc == 0)
         rc = nvb__iomode_check(w, p, err, errlen); /* uncached, atomic, fua */
     if (rc == 0)
+        rc = nvb__pi_check(w, p, err, errlen); /* pi_act, pi_chk, md_per_io_size: core/pi.c */
+    if (rc == 0)
+        rc = nvb__zeroes_check(w, p, err, errlen); /* write_zeroes: core/iomode.c */
+    if (rc == 0)
         rc = plan_budget(w, p, err, errlen);
     if (rc == 0)
         rc = nvb__ss_plan(w, p, err, errlen);

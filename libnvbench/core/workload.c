@@ -4,6 +4,7 @@
  * changes when a key is added. Engine-specific keys ("io_uring.sqpoll") are
  * owned by the engine's option table.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "core/bindings.h"
 #include "core/internal.h"
+#include "core/iomode.h"
 #include "core/keys.h"
 #include "util/json.h"
 
@@ -65,6 +67,8 @@ NVB_API int nvb_workload_new(struct nvb_workload **out)
     w->fill = NVB__FILL_RANDOM;
     w->seed = 0x6e76626e63680001ull;
     w->complete_batch = 1;
+    w->apptag = 0x1234; /* fio's defaults */
+    w->apptag_mask = 0xffff;
     w->thinktime_blocks = 1;
     w->io_timeout_ns = 60 * NS_PER_S;
     w->fault_errno = EIO;
@@ -285,6 +289,13 @@ static int set_int(struct nvb_workload *w, const struct keydef *k, const char *v
     const char *key = k->name;
     uint64_t u = 0;
     int rc = int_kinds[k->type].parse(value, &u);
+    if (rc && k->type == K_UINT && (value[0] == '0' && (value[1] == 'x' || value[1] == 'X')) && value[2]) {
+        char *end; /* a tag or a mask in hex, as fio writes them (apptag=0x1234) */
+        errno = 0;
+        unsigned long long x = strtoull(value + 2, &end, 16);
+        rc = *end || errno || !isxdigit((unsigned char)value[2]) ? -EINVAL : 0;
+        u = x;
+    }
     if (rc == -EDOM) /* durations only: a fraction of a nanosecond */
         return nvb__werr(w, -EINVAL, "invalid %s '%s' for key '%s': finer than 1 ns (durations are whole "
                          "nanoseconds)", int_kinds[k->type].noun, value, key);
@@ -336,10 +347,16 @@ static int set_named(struct nvb_workload *w, const struct keydef *k, const char 
 /* The kinds of text with a shape of their own: a CPU list or a label. */
 static int set_text(struct nvb_workload *w, const struct keydef *k, const char *value)
 {
-    if (k->type == K_STRING) {
-        if (strlen(value) >= sizeof w->name)
-            return nvb__werr(w, -EINVAL, "value for key '%s' is too long (max %zu)", k->name, sizeof w->name - 1);
-        strcpy(w->name, value);
+    if (k->type == K_STRING) { /* a char[64] of the workload: name, pi_chk */
+        _Static_assert(sizeof w->name == 64 && sizeof w->pi_chk == 64, "K_STRING fields are 64 bytes");
+        char *dst = (char *)w + k->off;
+        if (strlen(value) >= 64)
+            return nvb__werr(w, -EINVAL, "value for key '%s' is too long (max %d)", k->name, 63);
+        unsigned bits;
+        if (k->off == OFF(pi_chk) && nvb__pi_chk_parse(value, &bits) < 0)
+            return nvb__werr(w, -EINVAL, "invalid value '%s' for key 'pi_chk': expected a comma-separated list of "
+                             "GUARD, REFTAG, APPTAG (fio's syntax), or none", value);
+        strcpy(dst, value);
         return 0;
     }
     uint64_t bits[NVB__MAX_CPUS / 64];
@@ -489,7 +506,7 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
         case K_ENUM: snprintf(tmp, sizeof tmp, "%s", k->names[*(const int *)p]); break;
         case K_ENGINE: snprintf(tmp, sizeof tmp, "%s", w->engine); break;
         case K_CPULIST: snprintf(tmp, sizeof tmp, "%s", w->cpus_text); break;
-        case K_STRING: snprintf(tmp, sizeof tmp, "%s", w->name); break;
+        case K_STRING: snprintf(tmp, sizeof tmp, "%s", (const char *)p); break;
         case K_DIST: nvb__dist_format(p, tmp, sizeof tmp); break;
         case K_PROB: case K_PCT: snprintf(tmp, sizeof tmp, "%.17g", *(const double *)p); break;
         case K_ERRNO: {

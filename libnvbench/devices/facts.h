@@ -112,5 +112,13 @@ int nvb__nvme_smart_log(int fd, uint8_t *buf, uint32_t *thr_k);
 /* The same through a node opened here (read-only): 0, or -errno with why
  * (-ENOTTY: not an NVMe namespace). */
 int nvb__nvme_smart_read(const char *node, uint8_t *buf, uint32_t *thr_k, char *why, size_t whylen);
+/* The controller's power state now (Get Features, Power Management 02h)
+ * and the maximum power of that state from Identify Controller's power
+ * state descriptor (*max_w 0 when it states none). 0, or -errno with why. */
+int nvb__nvme_power_read(const char *node, unsigned *ps, double *max_w, char *why, size_t whylen);
+/* Power state ps's maximum power in watts from a 4096-byte Identify
+ * Controller structure (MP in 0.01 W, or 0.0001 W with MXPS), 0 when ps is
+ * past NPSS or the descriptor says none. Pure. */
+double nvb__psd_max_w(const uint8_t *idctl, unsigned ps);
 
 #endif

@@ -66,6 +66,8 @@ int nvb__idns_parse(const uint8_t *b, size_t len, struct nvb__idns *o)
         return -EINVAL;
     o->lba_size = 1u << lbads;
     o->ms = (uint16_t)(lbaf & 0xffff);
+    o->dps = b[29];
+    o->extended = (o->flbas >> 4) & 1;
     /* NSFEAT bit 4 (OPTPERF): NPWG, NPWA, NPDG, NPDA and NOWS are
      * defined, each a 0's based count of logical blocks. */
     o->optperf = (o->nsfeat >> 4) & 1;

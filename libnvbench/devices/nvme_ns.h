@@ -17,6 +17,8 @@ struct nvb__idns {
     int      optperf;           /* NSFEAT bit 4: NPWG..NOWS are valid */
     uint32_t lba_size;          /* bytes, of the format in use */
     uint16_t ms;                /* metadata bytes per LBA of that format */
+    uint8_t  dps;               /* bits 2:0 PI type (0 none), bit 3 PI in the metadata's first 8 bytes */
+    uint8_t  extended;          /* FLBAS bit 4: metadata interleaved with the data (extended LBAs) */
     uint32_t npwg, npwa, npdg, npda, nows; /* 1-based, in logical blocks (0: not given) */
 };
 /* Parse a 4096-byte (at least 384) Identify Namespace structure.

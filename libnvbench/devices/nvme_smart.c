@@ -21,6 +21,36 @@
 #define NVME_ADMIN_GET_FEATURES 0x0a
 #define NVME_LOG_SMART 0x02
 #define NVME_FEAT_TEMP_THRESH 0x04
+#define NVME_FEAT_POWER_MGMT 0x02
+#define NVME_ADMIN_IDENTIFY 0x06
+#define NVME_CNS_CTRL 0x01
+
+/* Get Features (SEL 0: current) of feature fid: 0 with its result, or -errno / -EIO. */
+static int get_feature(int fd, unsigned fid, uint32_t *result)
+{
+    struct nvme_admin_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.opcode = NVME_ADMIN_GET_FEATURES;
+    cmd.cdw10 = fid;
+    cmd.timeout_ms = 5000;
+    int rc = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
+    if (rc != 0)
+        return rc < 0 ? -errno : -EIO;
+    *result = cmd.result;
+    return 0;
+}
+
+/* node opened read-only: the descriptor, or -errno with why. */
+static int open_node(const char *node, char *why, size_t whylen)
+{
+    int fd = open(node, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = -errno;
+        snprintf(why, whylen, "cannot open %s: %s", node, nvb_strerror(e));
+        return e;
+    }
+    return fd;
+}
 
 int nvb__nvme_smart_log(int fd, uint8_t *buf, uint32_t *thr_k)
 {
@@ -42,24 +72,17 @@ int nvb__nvme_smart_log(int fd, uint8_t *buf, uint32_t *thr_k)
         return -EIO;
     /* The over threshold of the composite temperature (TMPSEL 0, THSEL 0):
      * optional for the caller, so a refusal only leaves it unknown. */
-    memset(&cmd, 0, sizeof cmd);
-    cmd.opcode = NVME_ADMIN_GET_FEATURES;
-    cmd.cdw10 = NVME_FEAT_TEMP_THRESH; /* SEL 0: current */
-    cmd.cdw11 = 0;
-    cmd.timeout_ms = 5000;
-    if (ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd) == 0)
-        *thr_k = cmd.result & 0xffff;
+    uint32_t res;
+    if (get_feature(fd, NVME_FEAT_TEMP_THRESH, &res) == 0) /* CDW11 0: TMPSEL 0, THSEL 0 */
+        *thr_k = res & 0xffff;
     return 0;
 }
 
 int nvb__nvme_smart_read(const char *node, uint8_t *buf, uint32_t *thr_k, char *why, size_t whylen)
 {
-    int fd = open(node, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = -errno;
-        snprintf(why, whylen, "cannot open %s: %s", node, nvb_strerror(e));
-        return e;
-    }
+    int fd = open_node(node, why, whylen);
+    if (fd < 0)
+        return fd;
     int id = ioctl(fd, NVME_IOCTL_ID);
     if (id < 0 && (errno == ENOTTY || errno == EINVAL)) {
         close(fd);
@@ -72,4 +95,42 @@ int nvb__nvme_smart_read(const char *node, uint8_t *buf, uint32_t *thr_k, char *
         snprintf(why, whylen, "%s: Get Log Page (health, 02h) failed: %s%s", node, nvb_strerror(rc),
                  rc == -EACCES || rc == -EPERM ? " (the admin passthrough needs CAP_SYS_ADMIN)" : "");
     return rc;
+}
+
+double nvb__psd_max_w(const uint8_t *id, unsigned ps)
+{
+    if (ps > 31 || ps > id[263]) /* NPSS: the last supported state, 0's based */
+        return 0;
+    const uint8_t *d = id + 2048 + 32 * ps;
+    unsigned mp = (unsigned)d[0] | (unsigned)d[1] << 8;
+    return mp * ((d[3] & 1) ? 0.0001 : 0.01); /* MXPS: the scale of MP */
+}
+
+int nvb__nvme_power_read(const char *node, unsigned *ps, double *max_w, char *why, size_t whylen)
+{
+    *ps = 0;
+    *max_w = 0;
+    int fd = open_node(node, why, whylen);
+    if (fd < 0)
+        return fd;
+    uint32_t res = 0;
+    int rc = get_feature(fd, NVME_FEAT_POWER_MGMT, &res);
+    if (rc < 0) {
+        close(fd);
+        snprintf(why, whylen, "%s: Get Features (power management, 02h) failed: %s", node, nvb_strerror(rc));
+        return rc;
+    }
+    *ps = res & 0x1f;
+    uint8_t id[4096];
+    struct nvme_admin_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.opcode = NVME_ADMIN_IDENTIFY;
+    cmd.addr = (uint64_t)(uintptr_t)id;
+    cmd.data_len = sizeof id;
+    cmd.cdw10 = NVME_CNS_CTRL;
+    cmd.timeout_ms = 5000;
+    if (ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd) == 0) /* the power figure is optional */
+        *max_w = nvb__psd_max_w(id, *ps);
+    close(fd);
+    return 0;
 }

@@ -70,6 +70,7 @@ static const struct nvb__optdef nvme_opts[] = {
 #include <unistd.h>
 
 #include "devices/nvme_ns.h"
+#include "engines/nvme_pi.h"
 #include "platform/platform.h"
 #include "util/util.h"
 
@@ -79,6 +80,8 @@ struct nvt {                        /* one target */
     uint32_t lba_size;
     uint8_t  lba_shift;
     uint8_t  writable;
+    uint8_t  zeroes;                /* a trim is a Write Zeroes command (write_zeroes=1) */
+    struct nvb__pi_fmt pf;          /* metadata and protection information (engines/nvme_pi.c) */
 };
 
 struct nvme_eng {
@@ -89,6 +92,8 @@ struct nvme_eng {
     size_t   buf_len;
     unsigned nbufs;                 /* registered buffers usable with URING_CMD_FIXED */
     uint64_t io_timeout_ns;         /* bound of the setup-time read (ctx->io_timeout_ns) */
+    uint8_t *md;                    /* qd metadata buffers of md_stride bytes (slot i: md + i x md_stride), or NULL */
+    size_t   md_stride;
     unsigned char regfiles;
     /* per target and direction (index target << 2 | dir): what each
      * command starts as (engines/nvme_sqe.h), made once the registrations
@@ -101,6 +106,7 @@ struct nvme_eng {
     unsigned nearly, early_cap;
     /* NVMe status codes returned by the controller */
     uint64_t nstatus;
+    uint64_t npi;                   /* of which end-to-end protection check errors (SCT 2, SC 0x82..0x84) */
     uint32_t first_status;
     uint64_t first_off;
     uint8_t  first_dir;
@@ -223,10 +229,46 @@ static void nvme_teardown(void *state)
     if (!e)
         return;
     nvb__ring_exit(&e->r);
+    free(e->md);
     free(e->t);
     free(e->tmpl);
     free(e->early);
     free(e);
+}
+
+/* A Read or Write's protection information and metadata (a format with
+ * metadata only): PRACT/PRCHK (those of prchk_keep), the tags, the
+ * metadata buffer md, which a host-generated write fills first. */
+static void set_pi(struct io_uring_sqe *sqe, const struct nvt *t, int dir, const void *buf, uint32_t len,
+                   uint8_t *md, uint32_t prchk_keep)
+{
+    const struct nvb__pi_fmt *f = &t->pf;
+    struct nvme_uring_cmd *c = (struct nvme_uring_cmd *)sqe->cmd;
+    const uint32_t nlb = len >> t->lba_shift;
+    const uint64_t slba = ((uint64_t)c->cdw11 << 32) | c->cdw10;
+    c->cdw12 |= f->cdw12 & (NVB__CDW12_PRACT | prchk_keep);
+    c->cdw14 = f->reftag ? (uint32_t)slba : 0; /* the initial reference tag: the first block's LBA */
+    c->cdw15 = f->cdw15;
+    if (md && f->md_per_io) {
+        if (dir == NVB_WRITE && f->host_gen)
+            nvb__nvme_pi_fill(f, buf, nlb, slba, md);
+        c->metadata = (uint64_t)(uintptr_t)md;
+        c->metadata_len = nlb * f->ms;
+    }
+}
+
+/* What a command of template tm (its target's format has metadata) adds
+ * to the fill: PRACT on a Write Zeroes, else set_pi() with the slot's
+ * metadata buffer. */
+static void add_pi(const struct nvme_eng *e, struct io_uring_sqe *sqe, const struct nvb__nvme_tmpl *tm,
+                   const struct nvb__io *io)
+{
+    const struct nvt *t = &e->t[io->target];
+    if (tm->trim == 2) {
+        ((struct nvme_uring_cmd *)sqe->cmd)->cdw12 |= t->pf.cdw12 & NVB__CDW12_PRACT;
+        return;
+    }
+    set_pi(sqe, t, io->dir, io->buf, io->len, e->md ? e->md + (size_t)io->slot * e->md_stride : NULL, ~0u);
 }
 
 /* The ring is CQE32: every completion takes two CQE slots. */
@@ -247,6 +289,9 @@ static int probe_read(struct nvme_eng *e, unsigned ti, int fixed)
     struct nvb__io io = { .buf = e->bufs[0], .len = t->lba_size, .target = (uint16_t)ti, .dir = NVB_READ };
     nvb__nvme_tmpl_make(&tm, e->regfiles ? (int)ti : t->fd, e->regfiles, fixed, t->nsid, t->lba_size, NVB_READ, 1);
     nvb__nvme_fill(sqe, &tm, 0, &io);
+    /* no checks: block 0 may never have been written with these tags */
+    if (t->pf.ms)
+        set_pi(sqe, t, NVB_READ, e->bufs[0], t->lba_size, e->md, 0);
     sqe->user_data = 0;
     /* Wait (IOPOLL reaps only when asked) until the completion is there,
      * at most io_timeout: a device that does not answer fails the setup
@@ -287,6 +332,8 @@ static const char *status_text(uint32_t st)
         case 0x80: return "Write Fault";
         case 0x81: return "Unrecovered Read Error";
         case 0x82: return "End-to-end Guard Check Error";
+        case 0x83: return "End-to-end Application Tag Check Error";
+        case 0x84: return "End-to-end Reference Tag Check Error";
         case 0x86: return "Access Denied";
         default: break;
         }
@@ -313,6 +360,7 @@ static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *
             break;
         }
         t->writable = (fl & O_ACCMODE) != O_RDONLY;
+        t->zeroes = ctx->zeroes != 0;
         int nsid = nvb__nvme_nsid(t->fd);
         if (nsid < 0) {
             rc = nsid == -ENOTTY || nsid == -EINVAL || nsid == -ENODEV ? -ENODEV : nsid;
@@ -332,13 +380,13 @@ static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *
                          ? " (NVMe passthrough needs CAP_SYS_ADMIN before Linux 6.2)" : "");
             break;
         }
-        if (id.ms) {
-            /* With metadata the controller also transfers ms bytes per
-             * block to or from a separate buffer this engine does not
-             * provide (or interleaves them: extended LBAs). */
-            rc = -ENOTSUP;
-            nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %d) is formatted with %u bytes of metadata "
-                     "per block: not supported (use a format without metadata)", i, nsid, id.ms);
+        /* With metadata the controller also moves ms bytes per block to
+         * or from the metadata buffer; with PI it inserts or checks tags:
+         * what the format allows for pi_act/pi_chk/md_per_io_size. */
+        char pwhy[400];
+        if ((r = nvb__nvme_pi_plan(&id, &ctx->pi, ctx->buf_len, &t->pf, pwhy, sizeof pwhy)) < 0) {
+            rc = r;
+            nvb__why(ctx->why, ctx->why_len, "nvme: target %u (nsid %d): %s", i, nsid, pwhy);
             break;
         }
         t->lba_size = id.lba_size;
@@ -352,6 +400,40 @@ static int identify_targets(const struct nvb__engine_ctx *ctx, struct nvme_eng *
     }
     free(idb);
     return rc;
+}
+
+/* The metadata buffers, one per slot, when a target's format moves
+ * metadata; and what the commands carry, in the result's engine notes.
+ * 0 or -ENOMEM with ctx->why. */
+static int alloc_md(const struct nvb__engine_ctx *ctx, struct nvme_eng *e, unsigned qd)
+{
+    uint64_t most = 0;
+    const struct nvb__pi_fmt *f = NULL;
+    for (unsigned i = 0; i < e->nt; i++) {
+        if (e->t[i].pf.ms && !f)
+            f = &e->t[i].pf;
+        if (e->t[i].pf.md_per_io > most)
+            most = e->t[i].pf.md_per_io;
+    }
+    if (f)
+        nvb__used_set(ctx->used, "protection", "metadata %u bytes per block, PI type %u%s%s%s%s%s%s",
+                      (unsigned)f->ms, (unsigned)f->type, f->cdw12 & NVB__CDW12_PRACT ? ", PRACT" : "",
+                      f->cdw12 & NVB__CDW12_PRCHK_GUARD ? ", check GUARD" : "",
+                      f->cdw12 & NVB__CDW12_PRCHK_APPTAG ? ", check APPTAG" : "",
+                      f->cdw12 & NVB__CDW12_PRCHK_REFTAG ? ", check REFTAG" : "",
+                      f->host_gen ? ", PI of writes generated by nvbench" : "",
+                      f->md_per_io ? ", metadata buffer per I/O" : ", no metadata transferred");
+    if (!most)
+        return 0;
+    e->md_stride = (size_t)((most + 63) & ~(uint64_t)63);
+    if (posix_memalign((void **)&e->md, 4096, e->md_stride * qd) != 0) {
+        e->md = NULL;
+        nvb__why(ctx->why, ctx->why_len, "nvme: out of memory for %u metadata buffers of %zu bytes", qd,
+                 e->md_stride);
+        return -ENOMEM;
+    }
+    memset(e->md, 0, e->md_stride * qd);
+    return 0;
 }
 
 /* The ring: the cheapest completion model the kernel takes. 0 or -errno
@@ -451,9 +533,18 @@ static int make_templates(const struct nvb__engine_ctx *ctx, struct nvme_eng *e)
     e->bmask = e->nbufs ? (uint16_t)~0u : 0;
     for (unsigned i = 0; i < e->nt; i++) {
         const struct nvt *t = &e->t[i];
-        for (int d = 0; d < 4; d++)
-            nvb__nvme_tmpl_make(&e->tmpl[i << 2 | d], e->regfiles ? (int)i : t->fd, e->regfiles, e->nbufs != 0,
+        for (int d = 0; d < 4; d++) {
+            struct nvb__nvme_tmpl *tm = &e->tmpl[i << 2 | d];
+            nvb__nvme_tmpl_make(tm, e->regfiles ? (int)i : t->fd, e->regfiles, e->nbufs != 0,
                                 t->nsid, t->lba_size, d <= NVB_TRIM ? d : NVB_READ, t->writable);
+            if (d == NVB_TRIM && t->zeroes) {
+                tm->nvme_op = NVB__NVME_CMD_WRITE_ZEROES;
+                tm->trim = 2;
+            }
+            /* a Read or Write on a format with metadata; a Write Zeroes
+             * only for PRACT (the controller writes the blocks' PI) */
+            tm->pi = t->pf.ms && (d != NVB_TRIM || (t->zeroes && (t->pf.cdw12 & NVB__CDW12_PRACT)));
+        }
     }
     return 0;
 }
@@ -492,7 +583,8 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
     e->buf_len = ctx->buf_len;
     e->early_cap = qd;
 
-    if ((r = identify_targets(ctx, e)) < 0 || (r = create_ring(ctx, e, entries)) < 0)
+    if ((r = identify_targets(ctx, e)) < 0 || (r = alloc_md(ctx, e, qd)) < 0 ||
+        (r = create_ring(ctx, e, entries)) < 0)
         goto fail;
     /* identify_targets() gave target i the descriptor ctx->fds[i] */
     r = nvb__ring_register_files(&e->r, ctx, "nvme", ctx->opts[OPT_REGFILES], ctx->fds, e->nt);
@@ -510,6 +602,8 @@ static int nvme_setup(const struct nvb__engine_ctx *ctx, void **state)
     nvb__used_set(ctx->used, "iopoll", "%d", e->r.iopoll);
     nvb__used_set(ctx->used, "nsid", "%u", e->t[0].nsid);
     nvb__used_set(ctx->used, "lba_size", "%u", e->t[0].lba_size);
+    if (ctx->zeroes && ctx->trims)
+        nvb__used_set(ctx->used, "trims", "NVMe Write Zeroes");
 
     *state = e;
     return 0;
@@ -553,7 +647,10 @@ static int nvme_submit(void *state, struct nvb__io **ios, unsigned n)
             continue;
         }
         /* SQE128: every entry is two 64-byte slots */
-        nvb__nvme_fill(&sqes[((tail + k++) & mask) << 1], t, (uint16_t)(io->slot & bmask), io);
+        struct io_uring_sqe *sqe = &sqes[((tail + k++) & mask) << 1];
+        nvb__nvme_fill(sqe, t, (uint16_t)(io->slot & bmask), io);
+        if (__builtin_expect(t->pi, 0))
+            add_pi(e, sqe, t, io);
     }
     sq->sqe_tail = tail + k;
     e->r.outstanding += k;
@@ -569,6 +666,8 @@ static inline void nvme_res(void *arg, struct nvb__io *io, int res)
     } else if (res < 0) {
         io->res = res;
     } else {
+        unsigned sc = (unsigned)res & 0xff, sct = ((unsigned)res >> 8) & 7;
+        e->npi += sct == 2 && sc >= 0x82 && sc <= 0x84;
         if (!e->nstatus++) {
             e->first_status = (uint32_t)res;
             e->first_off = io->off;
@@ -597,9 +696,12 @@ static void nvme_note(void *state, char *msg, size_t len)
     if (!e || !e->nstatus)
         return;
     unsigned st = e->first_status;
-    snprintf(msg, len, "%llu command%s completed with an NVMe error status (counted as EIO); the first: status "
+    char pi[80] = "";
+    if (e->npi)
+        snprintf(pi, sizeof pi, " (%llu of them end-to-end protection check errors)", (unsigned long long)e->npi);
+    snprintf(msg, len, "%llu command%s completed with an NVMe error status (counted as EIO)%s; the first: status "
              "0x%x (SCT %u, SC 0x%02x: %s%s) on a %s of target %u at byte %llu",
-             (unsigned long long)e->nstatus, e->nstatus > 1 ? "s" : "", st, (st >> 8) & 7, st & 0xff,
+             (unsigned long long)e->nstatus, e->nstatus > 1 ? "s" : "", pi, st, (st >> 8) & 7, st & 0xff,
              status_text(st), st & 0x4000 ? ", do not retry" : "", e->first_dir == NVB_WRITE ? "write" : "read",
              e->first_target, (unsigned long long)e->first_off);
 }

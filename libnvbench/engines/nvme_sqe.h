@@ -39,6 +39,7 @@
 
 #define NVB__NVME_CMD_WRITE 0x01
 #define NVB__NVME_CMD_READ 0x02
+#define NVB__NVME_CMD_WRITE_ZEROES 0x08
 #define NVB__NVME_CMD_DSM 0x09      /* Dataset Management: a trim is one range with the deallocate attribute */
 #define NVB__NVME_DSM_AD (1u << 2)  /* cdw11: attribute deallocate */
 #define NVB__NVME_MAX_NLB 65536u    /* CDW12 NLB is 16 bits, 0-based */
@@ -55,9 +56,11 @@ struct nvb__nvme_tmpl {
     uint32_t cmd_flags;      /* sqe->uring_cmd_flags: IORING_URING_CMD_FIXED or 0 */
     uint32_t lba_mask;       /* lba_size - 1 */
     uint8_t lba_shift;
-    uint8_t trim;            /* a Dataset Management command: the range goes in the buffer */
+    uint8_t trim;            /* 1: a Dataset Management command (the range goes in the buffer);
+                              * 2: a Write Zeroes command (no data: write_zeroes=1) */
     int16_t refuse;          /* 0, or the -errno every I/O of it fails with before the ring */
-    uint32_t pad;            /* (32 bytes: an index is a shift) */
+    uint8_t pi;              /* the target's format moves metadata or PI: the engine adds it after the fill */
+    uint8_t pad[3];          /* (32 bytes: an index is a shift) */
 };
 _Static_assert(sizeof(struct nvb__nvme_tmpl) == 32, "a template is 32 bytes");
 _Static_assert(offsetof(struct io_uring_sqe, fd) == 4 && offsetof(struct io_uring_sqe, off) == 8 &&
@@ -143,7 +146,11 @@ static inline void nvb__nvme_fill(struct io_uring_sqe *sqe, const struct nvb__nv
     c->timeout_ms = 0;
     c->rsvd2 = 0;
     memset((char *)sqe->cmd + sizeof *c, 0, 80 - sizeof *c);
-    if (__builtin_expect(trim, 0)) {
+    if (__builtin_expect(trim == 2, 0)) {
+        /* Write Zeroes: no data, the range and NLB (0-based) as a write's */
+        c->addr = 0;
+        c->data_len = 0;
+    } else if (__builtin_expect(trim, 0)) {
         /* one 16-byte range in the I/O's own buffer: context attributes,
          * length in blocks (a count, not 0-based), starting LBA; little
          * endian, as the host is */

@@ -29,6 +29,7 @@ struct psync {
     struct nvb__sync s;      /* first: the shared submit/reap take it */
     unsigned char *blk;      /* trims: which targets are block devices */
     unsigned rflags, wflags; /* RWF_* per read, per write (uncached, atomic, fua) */
+    int zeroes;              /* trims write zeroes (write_zeroes=1) */
 };
 
 int nvb__iomode_probe(int fd, unsigned rflags, const char *engine, char *why, size_t whylen)
@@ -82,6 +83,9 @@ static int psync_setup(const struct nvb__engine_ctx *ctx, void **state)
         return -ENOMEM;
     p->rflags = ctx->rflags;
     p->wflags = ctx->wflags;
+    p->zeroes = ctx->zeroes;
+    if (ctx->zeroes && ctx->trims)
+        nvb__used_set(ctx->used, "trims", "write zeroes (BLKZEROOUT on block devices, fallocate ZERO_RANGE on files)");
     int rc = nvb__trim_kinds(ctx, "psync", &p->blk);
     if (rc == 0)
         rc = nvb__iomode_setup(ctx, "psync");
@@ -99,8 +103,10 @@ static int64_t do_io(void *state, const struct nvb__io *io)
     if (io->target >= p->nfds)
         return -EBADF;
     int fd = p->fds[io->target];
-    if (__builtin_expect(io->dir == NVB_TRIM, 0))
-        return nvb__trim_sync(fd, ((const struct psync *)state)->blk[io->target], io->off, io->len);
+    if (__builtin_expect(io->dir == NVB_TRIM, 0)) {
+        const struct psync *t = state;
+        return (t->zeroes ? nvb__zero_sync : nvb__trim_sync)(fd, t->blk[io->target], io->off, io->len);
+    }
     ssize_t r;
     /* A short transfer is the result of this I/O, not something to finish
      * behind the runner's back: it is reported as is (EOF, device end). */

@@ -39,22 +39,34 @@ int nvb__trim_kinds(const struct nvb__engine_ctx *ctx, const char *engine, unsig
     return 0;
 }
 
-int64_t nvb__trim_sync(int fd, int blk, uint64_t off, uint32_t len)
+/* A range done now: the block device's ioctl, or the file's fallocate mode. */
+static int64_t range_sync(int fd, int blk, uint64_t off, uint32_t len, int zero)
 {
 #ifdef __linux__
     int r;
     if (blk) {
         uint64_t range[2] = {off, len};
-        r = ioctl(fd, BLKDISCARD, range);
+        r = ioctl(fd, zero ? BLKZEROOUT : BLKDISCARD, range);
     } else {
+        const int mode = (zero ? FALLOC_FL_ZERO_RANGE : FALLOC_FL_PUNCH_HOLE) | FALLOC_FL_KEEP_SIZE;
         do
-            r = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
+            r = fallocate(fd, mode, (off_t)off, (off_t)len);
         while (r < 0 && errno == EINTR);
     }
     return r < 0 ? -(int64_t)errno : (int64_t)len;
 #else
-    (void)fd, (void)blk, (void)off, (void)len;
+    (void)fd, (void)blk, (void)off, (void)len, (void)zero;
     return -ENOTSUP;
 #endif
+}
+
+int64_t nvb__trim_sync(int fd, int blk, uint64_t off, uint32_t len)
+{
+    return range_sync(fd, blk, off, len, 0);
+}
+
+int64_t nvb__zero_sync(int fd, int blk, uint64_t off, uint32_t len)
+{
+    return range_sync(fd, blk, off, len, 1);
 }
 #endif /* _WIN32 */

@@ -21,6 +21,10 @@
 int nvb__trim_kinds(const struct nvb__engine_ctx *ctx, const char *engine, unsigned char **blk);
 /* One trim, done now: len, or -errno. */
 int64_t nvb__trim_sync(int fd, int blk, uint64_t off, uint32_t len);
+/* One write of zeroes over [off, off + len), done now (write_zeroes=1):
+ * BLKZEROOUT on a block device, fallocate ZERO_RANGE | KEEP_SIZE on a
+ * file. len, or -errno (-EOPNOTSUPP: a file system without ZERO_RANGE). */
+int64_t nvb__zero_sync(int fd, int blk, uint64_t off, uint32_t len);
 #endif
 
 #endif

@@ -7,6 +7,9 @@
  *    figures, read back by nvb_result_from_json to the same JSON;
  *  - the warnings: temperature over the threshold, throttling, media errors;
  *  - "unavailable" with the reason on a scratch file and on a loop device;
+ *  - the power state (device_log.power): a descriptor's maximum power at
+ *    both scales, and the section read back to the same JSON, available
+ *    or not, absent where it was not asked;
  *  - RAPL from a recorded powercap tree (tests/data/powercap), a counter
  *    that wraps, and the reason on this machine when it has none.
  */
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nvbench.h"
 #include "core/internal.h"
@@ -204,6 +208,70 @@ START_TEST(deltas_and_derived_figures_round_trip)
 }
 END_TEST
 
+START_TEST(power_state_and_back)
+{
+    /* Identify Controller: NPSS 1 (two states); state 0 2500 x 0.01 W, state 1 120000 x 0.0001 W */
+    static uint8_t id[4096];
+    memset(id, 0, sizeof id);
+    id[263] = 1;
+    put_le(id, 2048, 2, 2500);
+    put_le(id, 2048 + 32, 2, 120000 & 0xffff);
+    id[2048 + 32 + 3] = 1; /* MXPS */
+    ck_assert_double_eq_tol(nvb__psd_max_w(id, 0), 25.0, 1e-9);
+    ck_assert_double_eq_tol(nvb__psd_max_w(id, 1), (120000 & 0xffff) * 0.0001, 1e-9);
+    ck_assert_double_eq(nvb__psd_max_w(id, 2), 0); /* past NPSS */
+    char *path, *text;
+    struct nvb_result *r = scratch_run("randread", &path);
+    struct nvb__devlog *d = &r->tg[0].dlog;
+    uint8_t b[NVB__SMART_LOG_LEN];
+    for (int k = 0; k < 3; k++) {
+        memset(d, 0, sizeof *d);
+        d->state = 1;
+        snprintf(d->node, sizeof d->node, "/dev/nvme0n1");
+        make_log(b, 1, 2, 3, 4, 310);
+        nvb__smart_parse(b, sizeof b, d->before);
+        nvb__smart_parse(b, sizeof b, d->after);
+        if (k == 1) {
+            d->pw = 1, d->ps_before = 0, d->ps_after = 1, d->max_w = nvb__psd_max_w(id, 1);
+        } else if (k == 2) {
+            d->pw = 2;
+            snprintf(d->pw_reason, sizeof d->pw_reason, "Get Features (power management, 02h) failed");
+        }
+        struct nvb__jv *root = result_tree(r, &text);
+        const struct nvb__jv *p = nvb__json_get(target_devlog(root), "power");
+        if (k == 0) {
+            ck_assert_ptr_null(p); /* not asked: absent, as in results from before it */
+        } else if (k == 1) {
+            uint64_t x;
+            double w;
+            ck_assert_int_eq(nvb__json_get(p, "available")->type, NVB__J_TRUE);
+            ck_assert_int_eq(nvb__json_u64(nvb__json_get(p, "state_after"), &x), 0);
+            ck_assert_uint_eq(x, 1);
+            ck_assert_int_eq(nvb__json_dbl(nvb__json_get(p, "max_power_w"), &w), 0);
+            ck_assert_double_eq_tol(w, 5.4464, 1e-9);
+            ck_assert_int_eq(nvb__json_get(p, "measured_w")->type, NVB__J_NULL);
+            ck_assert_int_eq(nvb__json_get(p, "measured_reason")->type, NVB__J_STR);
+        } else {
+            ck_assert_int_eq(nvb__json_get(p, "available")->type, NVB__J_FALSE);
+            ck_assert_str_eq(nvb__json_get(p, "reason")->s, "Get Features (power management, 02h) failed");
+        }
+        struct nvb_result *back = NULL;
+        ck_assert_int_eq(nvb_result_from_json(text, &back), 0);
+        char *text2;
+        ck_assert_int_eq(nvb_result_json(back, &text2), 0);
+        ck_assert_str_eq(text, text2);
+        ck_assert_int_eq(back->tg[0].dlog.pw, k);
+        nvb_free(text2);
+        nvb_result_free(back);
+        nvb__json_free(root);
+        nvb_free(text);
+    }
+    nvb_result_free(r);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 static int has_warning(const struct nvb_result *r, const char *what)
 {
     for (unsigned i = 0; i < r->nwarn; i++)
@@ -335,6 +403,7 @@ int main(void)
     tcase_add_test(tc, a_file_not_on_nvme_says_why);
     tcase_add_test(tc, a_loop_device_is_not_nvme);
     tcase_add_test(tc, deltas_and_derived_figures_round_trip);
+    tcase_add_test(tc, power_state_and_back);
     tcase_add_test(tc, temperature_throttling_and_media_errors_warn);
     tcase_add_test(tc, rapl_from_a_recorded_tree);
     tcase_add_test(tc, energy_in_the_result_and_back);

@@ -41,6 +41,11 @@ def test_the_summary_shows_the_device_and_energy_figures(tmp_path):
     text = summary(data)
     assert "device /dev/nvme0n1: 2 device bytes written per host byte, wrote 1.95 MiB, " \
            "1 host commands per I/O, 37 -> 42 C (warning at 70 C)" in text, text
+    t["device_log"]["power"] = {"available": True, "reason": None, "state_before": 0, "state_after": 2,
+                                "max_power_w": 8.5, "measured_w": None, "measured_reason": "not read"}
+    assert "42 C (warning at 70 C), power state 0 -> 2 (max 8.5 W)" in summary(data)
+    t["device_log"]["power"] = {"available": False, "reason": "Get Features failed"}
+    assert "power state n/a (Get Features failed)" in summary(data)
     assert "energy: 1.5 J, CPU packages (every process's), 2.34e+04 uJ per I/O, 12 W" in text, text
 
 
@@ -65,3 +70,41 @@ def test_fio_job_files_with_the_io_modes_run(tmp_path):
         run_fio_job(str(job))
     except Exception as e:  # FioJobError naming the section, from the library's refusal
         assert "atomic=1:" in str(e) and "atomic_write" in str(e), e
+
+
+def test_the_report_has_a_device_section(tmp_path):
+    """The HTML report's section: each run's device figures and energy, or why they are
+    missing; results without either (from before) get a note, not an empty table."""
+    from nvbench import Result, ResultSet
+    from nvbench.html_report import render
+    plain = _result(tmp_path)
+    data = dict(plain.data)
+    t = dict(data["per_target"][0])
+    names = ["data_units_written", "host_write_commands", "temperature_k", "media_errors",
+             "thermal_management_temperature_1_transition_count"]
+    before = dict.fromkeys(names, 0)
+    before["temperature_k"] = 310
+    after = dict(before, data_units_written=4, host_write_commands=64, temperature_k=315,
+                 media_errors=2, thermal_management_temperature_1_transition_count=1)
+    t["device_log"] = {"available": True, "reason": None, "node": "/dev/nvme0n1",
+                       "warning_threshold_k": 343, "before": before, "after": after,
+                       "delta": {k: after[k] - before[k] for k in names},
+                       "device_bytes_per_host_byte": 2.0, "host_commands_per_io": 1.0}
+    data["per_target"] = [t]
+    data["energy"] = {"available": True, "reason": None, "joules": 1.5, "joules_per_io": 0.0234,
+                      "watts": 12.0}
+    page = render(ResultSet([Result(data, {}), plain]))
+    sec = page[page.index('id="device"'):]
+    assert "Device counters and energy" in sec
+    assert "<td>2</td>" in sec and "1.953 MiB" in sec and "37 → 42 °C (warning at 70 °C)" in sec, sec
+    assert "media errors +2" in sec and "thermal management temperature 1 transition count +1" in sec
+    assert "1.5 J, 2.34e+04 µJ per I/O, 12 W" in sec, sec
+    # the plain run on a file: the library's reasons
+    reason = plain.data["per_target"][0]["device_log"]["reason"]
+    assert f"n/a: {reason}" in sec.replace("&#x27;", "'"), sec
+    # results from before device counters: a note
+    old = dict(plain.data)
+    old.pop("energy", None)
+    old["per_target"] = [{k: v for k, v in old["per_target"][0].items() if k != "device_log"}]
+    page = render(ResultSet([Result(old, {})]))
+    assert "No result recorded device counters or energy" in page

@@ -169,6 +169,53 @@ def check_devlog(blocks):
     check(ratio is not None and abs(ratio - dw * 512000 / (80 * 131072)) < 1e-3,
           f"devlog.A: device_bytes_per_host_byte {ratio}")
     check(d["after"]["temperature_k"] > 0, f"devlog.A: temperature {d['after']['temperature_k']} K")
+    p = d.get("power") or {}
+    check(p.get("available") is True and p.get("state_before") == 0 and p.get("state_after") == 0
+          and p.get("max_power_w") == 25 and p.get("measured_w") is None and p.get("measured_reason"),
+          "devlog.A: power state 0 before and after, 25 W its maximum (QEMU's descriptor)", json.dumps(p))
+
+
+def check_pi(blocks, errs):
+    """Protection information on namespace P (ms=8, PI type 1): writes with the PI nvbench
+    generated pass the controller's three checks, reads pass them, a wrong application tag
+    fails every read with the controller's status, and the refusals name why."""
+    print("protection information (namespace P: 8 bytes of metadata, PI type 1)")
+    for n, d, want in (("pi.write", "write", 256), ("pi.read", "read", 256), ("pi.read.pract", "read", 256)):
+        rc, r = result(blocks, n)
+        if not check(rc == 0 and r is not None, f"{n}: the run completed", f"rc={rc}"):
+            continue
+        u = r.get("engine_used") or {}
+        check(ios(r, d) == want and r["errors"]["count"] == 0,
+              f"{n}: {ios(r, d)} {d}s, every one past the controller's GUARD, REFTAG and APPTAG checks",
+              json.dumps(r["errors"]))
+        check("PI type 1" in str(u.get("protection")), f"{n}: engine_used.protection {u.get('protection')}")
+    rc, r = result(blocks, "pi.badtag")
+    if check(rc == 0 and r is not None, "pi.badtag: the run completed (continue_on_error=1)", f"rc={rc}"):
+        warn = " ".join(r.get("warnings") or [])
+        check(r["errors"]["count"] == 16,
+              f"pi.badtag: all 16 reads expecting another application tag failed", json.dumps(r["errors"]))
+        check("16 of them end-to-end protection check errors" in warn and "Application Tag Check Error" in warn,
+              "pi.badtag: the warning names the end-to-end check status", warn[:300])
+    for n, want in (("pi.refused.nokeys", "md_per_io_size=64"), ("pi.refused.small", "8 blocks x 8 bytes = 64"),
+                    ("pi.refused.nometa", "without metadata"), ("pi.refused.engine", "engine nvme")):
+        b = blocks.get(n) or {}
+        err = " ".join(errs.get(n, []))
+        check(b.get("rc", 0) != 0 and want in err, f"{n}: refused naming '{want}'", err[:300])
+
+
+def check_zeroes(blocks):
+    """write_zeroes=1 on passthrough: 16 NVMe Write Zeroes commands clear the MiB written before."""
+    print("write zeroes (NVMe Write Zeroes through passthrough)")
+    rc, r = result(blocks, "zeroes.nvme")
+    if not check(rc == 0 and r is not None, "zeroes.nvme: the run completed", f"rc={rc}"):
+        return
+    u = r.get("engine_used") or {}
+    check(ios(r, "trim") == 16 and r["errors"]["count"] == 0 and u.get("trims") == "NVMe Write Zeroes",
+          f"zeroes.nvme: {ios(r, 'trim')} Write Zeroes commands, no errors", json.dumps(u))
+    before = (blocks.get("zeroes.before") or {}).get("text", "").strip()
+    after = (blocks.get("zeroes.after") or {}).get("text", "").strip()
+    check(before.isdigit() and int(before) > 0 and after == "0",
+          f"zeroes.nvme: the MiB had {before} non-zero bytes, after {after}")
 
 
 def check_verify(blocks):
@@ -492,7 +539,7 @@ def main():
     ex = tag(tags, "@@NVB-EXIT")
     check(bool(ex) and ex[-1].split()[0] == "0", "the guest ran to its end", (ex or ["no exit marker"])[-1])
     for n, lines in errs.items():
-        if not n.startswith(("devlog.", "guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices",
+        if not n.startswith(("pi.", "zeroes.", "devlog.", "guard.", "verify.", "iopoll.", "kstat.", "jbod.", "compare.", "engines.", "devices",
                              "hotremove.", "stall.")):
             check(False, f"guest: {n}", " ".join(lines))
     k = blocks.get("kernel", {}).get("text", "").strip()
@@ -503,6 +550,8 @@ def main():
     check_engines(blocks, "engines.B1", "namespace B1 (4096-byte LBAs)")
     check_verify(blocks)
     check_devlog(blocks)
+    check_pi(blocks, errs)
+    check_zeroes(blocks)
     check_iopoll(blocks, tags, rig)
     check_explain(blocks, tags)
     check_kstat(blocks, tags)

@@ -125,6 +125,42 @@ ACTRL=$(basename "$(readlink /sys/block/$ANAME/device)")
 # so the deltas can be checked against what was issued (check.py).
 run devlog.A $W engine=psync rw=write bs=128k qd=1 ios=80 allow_destructive=1 "$A"
 
+# ------------------------------------------------------------ protection information
+# P: 8 bytes of metadata per block, PI type 1 (docs/engines.md). nvbench
+# generates the PI of writes (pi_act=0) and the controller checks all three
+# tags; reads check them again, with the PI returned or stripped (pi_act=1);
+# a read expecting another application tag fails every command with the
+# controller's status; formats and engines that cannot are refused.
+pi_tests() {
+P=$(ns "$SER_P" 1); PG=$(ns "$SER_P" 1 generic)
+if [ -z "$PG" ]; then
+    echo "@@NVB-ERR pi namespace P not found"
+    return
+fi
+PK="bs=4k size=1m io_limit=1m pi_chk=GUARD,REFTAG,APPTAG"
+run pi.write $W engine=nvme rw=write $PK pi_act=0 md_per_io_size=64 allow_destructive=1 "$PG"
+run pi.read $W engine=nvme rw=read $PK pi_act=0 md_per_io_size=64 qd=4 "$PG"
+run pi.read.pract $W engine=nvme rw=randread $PK pi_act=1 qd=4 "$PG"
+run pi.badtag $W engine=nvme rw=read bs=4k size=64k io_limit=64k pi_act=1 pi_chk=APPTAG apptag=0x4321 \
+    continue_on_error=1 "$PG"
+run pi.refused.nokeys $W engine=nvme rw=randread bs=4k ios=10 "$PG"
+run pi.refused.small $W engine=nvme rw=randread bs=4k ios=10 pi_chk=GUARD md_per_io_size=32 "$PG"
+run pi.refused.nometa $W engine=nvme rw=randread bs=4k ios=10 pi_act=1 "$AG"
+run pi.refused.engine $W engine=io_uring rw=randread bs=4k ios=10 pi_act=1 "$P"
+# Write Zeroes (write_zeroes=1): B2's first MiB written with random data,
+# then zeroed by 16 commands; the bytes that are not zero, before and after.
+B2G=$(ns "$SER_B" 2 generic)
+nonzero() { dd if="$B2" bs=1M count=1 2>/dev/null | tr -d '\000' | wc -c; }
+run zeroes.fill $W engine=nvme rw=write bs=64k size=1m io_limit=1m allow_destructive=1 "$B2G"
+block zeroes.before nonzero
+run zeroes.nvme $W engine=nvme rw=trim write_zeroes=1 bs=64k size=1m io_limit=1m allow_destructive=1 "$B2G"
+block zeroes.after nonzero
+}
+pi_tests
+if [ "$ONLY" = pi ]; then
+    finish 0
+fi
+
 # ------------------------------------------------------------ a device that stops answering
 # G's drive is behind blkdebug on the host: a breakpoint set during a run
 # suspends the next read QEMU's controller issues, and the guest's driver

@@ -128,7 +128,9 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# The rig: one line per namespace: name serial nsid size lba-size. Namespaces
+# The rig: one line per namespace: name serial nsid size lba-size [nvme-ns
+# options]. P is formatted with 8 bytes of metadata per block, all of it
+# protection information (type 1, in the last 8 bytes). Namespaces
 # of one serial sit on one controller; MP's controller is two, in one
 # subsystem (multipath). QEMU 7.2 reports no physical block size (NPWG, NAWUPF)
 # to the guest, so Linux says physical = logical for all of them. E and F sit
@@ -144,7 +146,8 @@ D NVBVM-D 1 32M 512
 MP NVBVM-MP 1 32M 512
 E NVBVM-E 1 32M 512
 F NVBVM-F 1 32M 512
-G NVBVM-G 1 32M 512"
+G NVBVM-G 1 32M 512
+P NVBVM-P 1 16M 512 ms=8,mset=0,pi=1,pil=0"
 STALL="G"
 HOTPLUG="E F"
 MP_NQN=nqn.2024-01.io.nvbench:vm-multipath
@@ -176,7 +179,7 @@ QARGS=(-machine q35 -smp 2 -m 1G -display none -serial "file:$WORK/console.log" 
        -kernel "$KDIR/vmlinuz" -initrd "$WORK/initramfs.cpio"
        -append "console=ttyS0 quiet loglevel=1 panic=-1")
 declare -A CTRL_DONE
-while read -r name serial nsid size lbs; do
+while read -r name serial nsid size lbs extra; do
     truncate -s "$size" "$WORK/$name.img" || exit 1
     if [[ " $STALL " == *" $name "* ]]; then
         QARGS+=(-drive "if=none,id=d$name,format=raw,file.driver=blkdebug,file.image.filename=$WORK/$name.img,cache=unsafe")
@@ -197,12 +200,14 @@ while read -r name serial nsid size lbs; do
             QARGS+=(-device "nvme,serial=$serial,id=$ctrl")
         fi
     fi
-    QARGS+=(-device "nvme-ns,drive=d$name,bus=$ctrl,nsid=$nsid,logical_block_size=$lbs,physical_block_size=$lbs")
+    QARGS+=(-device "nvme-ns,drive=d$name,bus=$ctrl,nsid=$nsid,logical_block_size=$lbs,physical_block_size=$lbs${extra:+,$extra}")
 done <<<"$RIG"
 {
     echo "{\"mp_nqn\": \"$MP_NQN\", \"poll_queues\": $POLL_QUEUES, \"namespaces\": ["
     echo "$RIG" | awk '{ s = $4; m = substr(s, length(s)); v = substr(s, 1, length(s) - 1);
         b = v * (m == "M" ? 1048576 : m == "G" ? 1073741824 : 1);
+        # QEMU keeps the metadata of a namespace in its image after the data: ms bytes per block
+        if (match($6, /(^|,)ms=[0-9]+/)) { ms = substr($6, RSTART, RLENGTH); sub(/.*=/, "", ms); b = int(b / ($5 + ms)) * $5 }
         printf "%s{\"name\": \"%s\", \"serial\": \"%s\", \"nsid\": %d, \"size\": %d, \"lbs\": %d}\n",
             (NR > 1 ? "," : ""), $1, $2, $3, b, $5 }'
     echo "]}"

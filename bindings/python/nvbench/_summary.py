@@ -251,6 +251,11 @@ def _device_lines(targets):
             thr = d.get("warning_threshold_k")
             parts.append(f"{b['temperature_k'] - 273} -> {a['temperature_k'] - 273} C"
                          + (f" (warning at {thr - 273} C)" if _is_num(thr) else ""))
+        p = d.get("power")
+        if isinstance(p, dict):
+            parts.append(f"power state {p.get('state_before')} -> {p.get('state_after')}"
+                         + (f" (max {p['max_power_w']:.3g} W)" if _is_num(p.get("max_power_w")) else "")
+                         if p.get("available") else f"power state n/a ({p.get('reason')})")
         if not _is_num(wa) and d.get("derived_reason"):
             parts.append(f"ratios n/a: {d['derived_reason']}")
         lines.append(f"  device {d.get('node')}: " + ", ".join(parts))

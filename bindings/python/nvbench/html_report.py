@@ -434,9 +434,77 @@ def _header(runs, title, sources):
             f'{esc(", ".join(versions) or "")}</p>{src}<div class="chips">{chip_html}</div></header>')
 
 
+def _num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _device_cells(d):
+    """One target's device_log (docs/device.md) as the device table's cells after the run's."""
+    if not d.get("available"):
+        return (f'<span class=muted>n/a: {esc(d.get("reason") or "not read")}</span>', "–", "–", "–", "–")
+    delta, a, b = d.get("delta") or {}, d.get("after") or {}, d.get("before") or {}
+    wa, cpi = d.get("device_bytes_per_host_byte"), d.get("host_commands_per_io")
+    units = delta.get("data_units_written")
+    ratio = f"{wa:.3g}" if _num(wa) else esc(d.get("derived_reason") or "–")
+    written = _bytes(units * 512000) if _num(units) else "–"
+    temp = "–"
+    if _num(b.get("temperature_k")) and _num(a.get("temperature_k")):
+        thr = d.get("warning_threshold_k")
+        temp = (f"{b['temperature_k'] - 273} → {a['temperature_k'] - 273} °C"
+                + (f" (warning at {thr - 273} °C)" if _num(thr) else ""))
+    events = [f"{k.replace('_', ' ')} +{delta[k]}" for k in (
+        "thermal_management_temperature_1_transition_count",
+        "thermal_management_temperature_2_transition_count", "warning_composite_temperature_time",
+        "critical_composite_temperature_time", "media_errors") if _num(delta.get(k)) and delta[k] > 0]
+    return (esc(ratio), esc(written), esc(f"{cpi:.3g}" if _num(cpi) else "–"), esc(temp),
+            esc(", ".join(events) or "none"))
+
+
+def _energy_cell(e):
+    if not isinstance(e, dict):
+        return "–"
+    if not e.get("available"):
+        return f'<span class=muted>n/a: {esc(e.get("reason") or "not measured")}</span>'
+    parts = [f"{e.get('joules', 0):.3g} J"]
+    if _num(e.get("joules_per_io")):
+        parts.append(f"{e['joules_per_io'] * 1e6:.3g} µJ per I/O")
+    if _num(e.get("watts")):
+        parts.append(f"{e['watts']:.3g} W")
+    return esc(", ".join(parts))
+
+
+def _device(runs):
+    """What the devices did per run (per_target[].device_log) and the energy (energy): the
+    section is there when any result carries either."""
+    rows = []
+    for r in runs.results:
+        d = r.data
+        logs = [t for t in d.get("per_target") or [] if isinstance(t, dict)
+                and isinstance(t.get("device_log"), dict)]
+        if not logs and not isinstance(d.get("energy"), dict):
+            continue
+        energy = _energy_cell(d.get("energy"))
+        for i, t in enumerate(logs or [{}]):
+            dl = t.get("device_log")
+            cells = _device_cells(dl) if dl else ("–",) * 5
+            rows.append((runs.anchor(r), esc(_run_name(r)), f"<code>{esc(t.get('path') or '–')}</code>",
+                         *cells, energy if i == 0 else ""))
+    if not rows:
+        return _section("device", "Device counters and energy",
+                        '<p class="note">No result recorded device counters or energy (results '
+                        "from before nvbench read them).</p>")
+    body = _table(("Run", "Cell · stack", "Target", "Device bytes written per host byte",
+                   "Device wrote", "Host commands per I/O", "Temperature", "Throttling, errors",
+                   "Energy, CPU packages"), rows)
+    return _section("device", "Device counters and energy", body,
+                    "The NVMe health log before and after each run, as deltas (docs/device.md); "
+                    "temperatures as the device reports them; the CPU packages' energy (RAPL) of the "
+                    "whole machine over the run. n/a says why a figure was not read.")
+
+
 _NAV = (("tables", "Results"), ("compare", "Comparison"), ("latency", "Latency"),
         ("timeseries", "Time series"), ("machine", "Machine"), ("warnings", "Warnings"),
-        ("runs", "Runs"), ("cpu", "CPU"))
+        ("runs", "Runs"), ("cpu", "CPU"), ("device", "Device"))
 
 
 def render(rs, title=None, baseline=None, reference=True, sources=None, trend=None):
@@ -461,6 +529,7 @@ def render(rs, title=None, baseline=None, reference=True, sources=None, trend=No
              _latency(runs, no_plots), _timeseries(runs, no_plots), _machine(runs),
              _warnings(runs), _runs(runs)]
     parts.append(_cpu_section(runs, esc, _section))  # "Where the CPU went": _report_cpu.py
+    parts.append(_device(runs))  # device counters and energy
     if trend is not None:  # the trend view: its own block, appended
         nav += '<a href="#trend">Trend</a>'
         parts[1] = f"<nav>{nav}</nav>"
