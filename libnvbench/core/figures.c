@@ -17,9 +17,10 @@
 
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
-                                                        "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end"};
+                                                        "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end",
+                                                        "lat", "hist"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
-                                           "rate", "gib_rate", "mean", "dirsum", "sum", "part"};
+                                           "rate", "gib_rate", "mean", "dirsum", "sum", "num", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
                                             "first", "agree"};
 
@@ -46,6 +47,10 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
     ROW(PRECOND, key, type, NONE, 0, struct nvb__precond_res, member, schema, unit, doc)
 #define H(key, type, member, schema, unit, doc) \
     ROW(THREAD, key, type, EACH, 0, struct nvb__thread_row, member, schema, unit, doc)
+
+/* A figure of lat_ns (struct nvb__latfig); a percentile's key names it */
+#define L(key, type, member, doc) ROW(LAT, key, type, RECOMP, 0, struct nvb__latfig, member, "nonneg", "ns", doc)
+#define PCT(k, i) L("p" k, NUM, p[i], NULL)
 
 /* A part of a rate's lag: its sum, its mean over submissions.ios, its max (ns). */
 #define LAG(name, sum, max, flags, doc) \
@@ -167,6 +172,40 @@ const struct nvb__fig nvb__figs[] = {
         "the whole histograms (top level and per target); `slat_hist` is `null` when `slat_ns` is"),
     PART(DIR, "slat_hist", HIST, 0, "?#lat_hist", "ns", NULL),
     PART(DIR, "clat_hist", HIST, 0, "?#lat_hist", "ns", NULL),
+
+    /* lat_ns, slat_ns, clat_ns: described in the direction's rows; all 0 without I/O */
+    L("min", U64, min, "the least latency, exact"),
+    L("mean", NUM, mean, "`lat_hist.sum / count`, exact"),
+    L("max", U64, max, "the greatest, exact"),
+    L("stddev", NUM, stddev, "population standard deviation, from the exact sums (below)"),
+    L("p1", NUM, p[0], "percentiles from the histogram (below): the midpoint of the bucket holding rank "
+      "`ceil(p/100 * count)`, clamped to `[min, max]`; `lat_pct_supported` has one flag per key here"),
+    PCT("5", 1), PCT("10", 2), PCT("25", 3), PCT("50", 4), PCT("75", 5), PCT("90", 6), PCT("95", 7), PCT("99", 8),
+    PCT("99.5", 9), PCT("99.9", 10), PCT("99.99", 11), PCT("99.999", 12),
+
+    /* lat_hist, slat_hist, clat_hist: described in the direction's rows */
+    PART(HIST, "sub_bits", FIRST, 0, "{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 16}", "",
+         "geometry (6 and 44): values below 2^sub_bits ns get one bucket each; each power of two "
+         "[2^k, 2^(k+1)) above is split into 2^sub_bits equal buckets; values at or above 2^max_bits ns "
+         "(~4.9 h) share the last bucket. A result of another geometry is refused"),
+    PART(HIST, "max_bits", FIRST, 0, "{\"type\": \"integer\", \"minimum\": 2, \"maximum\": 64}", "", NULL),
+    PART(HIST, "rel_error", FIRST, 0, "{\"type\": \"number\", \"exclusiveMinimum\": 0, \"exclusiveMaximum\": 1}", "",
+         "same as `hist_rel_error`"),
+    PART(HIST, "count", SUM, 0, "count", "I/Os",
+         "number of samples (= `ios`) and exact sum of latencies in ns (an integer; past 2^64 only in runs "
+         "of extreme length, e.g. 78 h at 65,536 I/Os in flight: read it with a reader that keeps big "
+         "integers, as Python's `json` does)"),
+    PART(HIST, "sum", SUM, 0, "count", "ns", NULL),
+    PART(HIST, "sumsq", SUM, 0,
+         "{\"oneOf\": [{\"type\": \"string\", \"pattern\": \"^[0-9]+$\"}, {\"$ref\": \"#/definitions/nonneg\"}]}", "ns^2",
+         "exact sum of squared latencies, as a **string** of decimal digits (it passes 2^64 in ordinary "
+         "runs, and most JSON readers round numbers that long). Results written before it was exact hold "
+         "a number (rounded once above 2^53): they load, their `stddev` is then approximate"),
+    PART(HIST, "buckets", HIST, 0,
+         "{\"type\": \"array\", \"items\": {\"description\": \"[bucket index, count]; only nonzero buckets, "
+         "ascending index.\", \"type\": \"array\", \"minItems\": 2, \"maxItems\": 2, \"items\": [{\"type\": "
+         "\"integer\", \"minimum\": 0}, {\"type\": \"integer\", \"minimum\": 1}], \"additionalItems\": false}}",
+         "I/Os", "`[[index, count], ...]`: the nonzero buckets, ascending index"),
 
     /* per_target[] */
     T("path", STRP, EACH, 0, path, "{\"type\": \"string\", \"minLength\": 1}", "",
@@ -422,6 +461,25 @@ const struct nvb__fig nvb__figs[] = {
 };
 
 const size_t nvb__nfigs = sizeof nvb__figs / sizeof nvb__figs[0];
+
+double nvb__figs_pct(const struct nvb__fig *f)
+{
+    return f->sec == NVB__FS_LAT && f->key[0] == 'p' ? strtod(f->key + 1, NULL) : -1;
+}
+
+void nvb__figs_lat(const struct nvb__hist *h, struct nvb__latfig *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!h || !h->count)
+        return;
+    out->min = h->min;
+    out->max = h->max;
+    out->mean = nvb__hist_mean(h);
+    out->stddev = nvb__hist_stddev(h);
+    for (size_t i = 0; i < nvb__nfigs; i++)
+        if (nvb__figs_pct(&nvb__figs[i]) >= 0)
+            *(double *)((char *)out + nvb__figs[i].off) = nvb__hist_pct(h, nvb__figs_pct(&nvb__figs[i]));
+}
 
 uint64_t nvb__figs_dirsum(const void *base, const struct nvb__fig *f, unsigned when)
 {

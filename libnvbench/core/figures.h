@@ -39,6 +39,11 @@ enum nvb__fig_sec {
                         * (struct nvb__total); every row derived, so the reader reads none */
     NVB__FS_RUN,       /* the top level's scalars from qd_effective to ramp_s (struct nvb_result) */
     NVB__FS_END,       /* the top level's last keys, warnings to hist_rel_error (struct nvb_result) */
+    NVB__FS_LAT,       /* a direction's lat_ns, slat_ns, clat_ns (struct nvb__latfig, filled from
+                        * the histogram by nvb__figs_lat); its p* rows are also the keys of
+                        * lat_pct_supported */
+    NVB__FS_HIST,      /* a direction's lat_hist, slat_hist, clat_hist (struct nvb__hist): its
+                        * exact wide sums and sparse buckets are parts */
     NVB__FS_COUNT
 };
 
@@ -56,6 +61,8 @@ enum nvb__fig_type {
     NVB__FT_DIRSUM, /* derived: the uint64_t array by direction at off, added over the directions */
     NVB__FT_SUM,  /* derived: a uint64_t the writer added up (struct nvb__total), written as it is;
                    * not read (a loaded result adds it up again) */
+    NVB__FT_NUM,  /* derived: a double the writer computed into the object's struct (a mean, a
+                   * percentile: struct nvb__latfig), written as it is; not read */
     NVB__FT_PART  /* written and read by code of its own */
 };
 
@@ -95,6 +102,20 @@ struct nvb__fig {
 struct nvb__total {
     uint64_t ios, bytes;
 };
+
+/* What the writer derives from a histogram for NVB__FS_LAT: all 0 without
+ * one (or without samples). p[] by the order of the section's p* rows, each
+ * the percentile its key names ("p99.9": 99.9). */
+#define NVB__LAT_NPCT 16
+struct nvb__latfig {
+    uint64_t min, max;
+    double   mean, stddev;
+    double   p[NVB__LAT_NPCT];
+};
+struct nvb__hist;
+void nvb__figs_lat(const struct nvb__hist *h, struct nvb__latfig *out);
+/* The percentile a p* row of NVB__FS_LAT names (its key past the 'p'); -1 for another row. */
+double nvb__figs_pct(const struct nvb__fig *f);
 
 extern const struct nvb__fig nvb__figs[];
 extern const size_t nvb__nfigs;

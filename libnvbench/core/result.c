@@ -23,56 +23,63 @@ void nvb__json_key(struct nvb__json *j, const char *key)
     j_key(j, key);
 }
 
-static const char *const pct_keys[] = {"p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99", "p99.999"};
-static const double pct_vals[] = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 99.999};
+/* The code a row of the figures table (figures.h) leaves to code, NVB__FT_PART:
+ * the part named key of the object at base; arg what the writer passed. */
+typedef void part_fn(struct jctx *c, const char *key, const void *base, const void *arg);
+static void emit_figs(struct jctx *c, int sec, const void *base, double per, unsigned when, part_fn *part,
+                      const void *arg);
 
-/* One latency's figures (lat_ns, slat_ns, clat_ns). */
-static void emit_lat(struct jctx *c, const char *key, const struct nvb__hist *h)
+/* A histogram's parts (NVB__FS_HIST): the geometry, and exact integers,
+ * so that merges of results read back stay exact: count and sum numbers
+ * (sum below 2^64 but in runs of extreme length), the sum of squares a
+ * string of digits (most readers would round a number that long; a
+ * rounded one, read from an older result, stays the number it was), the
+ * sparse buckets as [index, count] pairs. arg: the histogram, NULL for
+ * none (all 0). */
+static void hist_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
-    int have = h && h->count;
-    jo_open(c, key, '{');
-    jo_u64(c, "min", have ? h->min : 0); /* exact, as the loader reads them */
-    jo_num(c, "mean", have ? nvb__hist_mean(h) : 0);
-    jo_u64(c, "max", have ? h->max : 0);
-    jo_num(c, "stddev", have ? nvb__hist_stddev(h) : 0);
-    for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
-        jo_num(c, pct_keys[i], have ? nvb__hist_pct(h, pct_vals[i]) : 0);
-    jo_close(c, '}');
-}
-
-/* Its whole histogram. Sparse buckets: [index, count] pairs; merging
- * results from JSON (hosts, repeats) stays exact. */
-static void emit_hist(struct jctx *c, const char *key, const struct nvb__hist *h)
-{
-    int have = h && h->count;
-    jo_open(c, key, '{');
-    jo_u64(c, "sub_bits", NVB__HIST_SUB_BITS);
-    jo_u64(c, "max_bits", NVB__HIST_MAX_BITS);
-    jo_num(c, "rel_error", NVB__HIST_REL_ERROR);
-    jo_u64(c, "count", have ? h->count : 0);
-    /* Exact integers, so that merges of results read back stay exact: sum
-     * a number (below 2^64 but in runs of extreme length), the sum of
-     * squares a string of digits (most readers would round a number that
-     * long); a rounded one, read from an older result, stays the number it
-     * was. */
-    const uint64_t sw[2] = {have ? (uint64_t)h->sum : 0, have ? (uint64_t)(h->sum >> 64) : 0};
-    jo_wide(c, "sum", sw, 2, 0);
-    if (have && h->sumsq_rounded) {
-        jo_raw_num(c, "sumsq", h->sumsq_dbl);
-    } else {
+    const struct nvb__hist *h = arg;
+    const int have = h && h->count;
+    (void)base;
+    if (!strcmp(key, "sub_bits") || !strcmp(key, "max_bits")) {
+        jo_u64(c, key, key[0] == 's' ? NVB__HIST_SUB_BITS : NVB__HIST_MAX_BITS);
+    } else if (!strcmp(key, "rel_error")) {
+        jo_num(c, key, NVB__HIST_REL_ERROR);
+    } else if (!strcmp(key, "count")) {
+        jo_u64(c, key, have ? h->count : 0);
+    } else if (!strcmp(key, "sum")) {
+        const uint64_t sw[2] = {have ? (uint64_t)h->sum : 0, have ? (uint64_t)(h->sum >> 64) : 0};
+        jo_wide(c, key, sw, 2, 0);
+    } else if (!strcmp(key, "sumsq") && have && h->sumsq_rounded) {
+        jo_raw_num(c, key, h->sumsq_dbl);
+    } else if (!strcmp(key, "sumsq")) {
         const uint64_t qw[3] = {have ? (uint64_t)h->sumsq : 0, have ? (uint64_t)(h->sumsq >> 64) : 0,
                                 have ? h->sumsq_hi : 0};
-        jo_wide(c, "sumsq", qw, 3, 1);
-    }
-    jo_open(c, "buckets", '[');
-    if (have && c->j->b) {
-        for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
+        jo_wide(c, key, qw, 3, 1);
+    } else {
+        jo_open(c, key, '[');
+        for (unsigned i = 0; have && c->j->b && i < NVB__HIST_BUCKETS; i++)
             if (h->buckets[i]) {
                 j_comma(c->j);
                 nvb__buf_printf(c->j->b, "[%u,%" PRIu64 "]", i, h->buckets[i]);
             }
+        jo_close(c, ']');
     }
-    jo_close(c, ']');
+}
+
+/* One latency of a direction: its figures (lat_ns, slat_ns, clat_ns:
+ * NVB__FS_LAT, from the histogram) or its whole histogram (a key ending in
+ * _hist: NVB__FS_HIST). */
+static void emit_lat(struct jctx *c, const char *key, const struct nvb__hist *h)
+{
+    jo_open(c, key, '{');
+    if (strstr(key, "_hist")) {
+        emit_figs(c, NVB__FS_HIST, NULL, 0, 0, hist_part, h);
+    } else {
+        struct nvb__latfig lf;
+        nvb__figs_lat(h, &lf);
+        emit_figs(c, NVB__FS_LAT, &lf, 0, 0, NULL, NULL);
+    }
     jo_close(c, '}');
 }
 
@@ -82,10 +89,6 @@ static void sub_mean(struct jctx *c, const char *key, uint64_t sum, uint64_t ios
 {
     ios ? jo_num(c, key, (double)sum / (double)ios) : jo_raw(c, key, "null");
 }
-
-/* The code a row of the figures table (figures.h) leaves to code, NVB__FT_PART:
- * the part named key of the object at base; arg what the writer passed. */
-typedef void part_fn(struct jctx *c, const char *key, const void *base, const void *arg);
 
 /* An object's rows of section sec (figures.c), in the table's order: base is
  * its struct, per the window its rates divide by, when the conditions that
@@ -106,6 +109,7 @@ static void emit_figs(struct jctx *c, int sec, const void *base, double per, uns
         switch (f->type) {
         case NVB__FT_U64:
         case NVB__FT_SUM: jo_u64(c, f->key, *(const uint64_t *)v); break;
+        case NVB__FT_NUM: jo_num(c, f->key, *(const double *)v); break;
         case NVB__FT_U32: jo_u64(c, f->key, *(const uint32_t *)v); break;
         case NVB__FT_LONG: jo_u64(c, f->key, (uint64_t)*(const long *)v); break;
         case NVB__FT_DBL: jo_raw_num(c, f->key, *(const double *)v); break;
@@ -154,17 +158,16 @@ static void dstat_part(struct jctx *c, const char *key, const void *base, const 
         }
         jo_close(c, '}');
     } else if (!strcmp(key, "lat_pct_supported")) {
-        jo_open(c, key, '{');
-        for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
-            jo_bool(c, pct_keys[i], d->hist && nvb__hist_pct_supported(d->hist->count, pct_vals[i]));
+        jo_open(c, key, '{'); /* lat_ns's percentiles (NVB__FS_LAT) */
+        for (size_t i = 0; i < nvb__nfigs; i++)
+            if (nvb__figs_pct(&nvb__figs[i]) >= 0)
+                jo_bool(c, nvb__figs[i].key, d->hist && nvb__hist_pct_supported(d->hist->count, nvb__figs_pct(&nvb__figs[i])));
         jo_close(c, '}');
     } else {
         const int i = key[0] == 'l' ? 0 : key[0] == 's' ? 1 : 2; /* lat, slat, clat */
         const struct nvb__hist *const h[3] = {d->hist, d->slat, d->clat};
         if ((i == 1 && (unknown & NVB__NO_SLAT)) || (i == 2 && (unknown & NVB__NO_CLAT)))
             jo_raw(c, key, "null");
-        else if (strstr(key, "_hist"))
-            emit_hist(c, key, h[i]);
         else
             emit_lat(c, key, h[i]);
     }

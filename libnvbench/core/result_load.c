@@ -145,15 +145,15 @@ static int ld_lat(struct ld *L, const struct nvb__jv *o, const char *p, const ch
     }
     if (lat->type != NVB__J_OBJ)
         return bad(L, p, kn, unknown ? "expected an object or null" : "expected an object");
-    uint64_t min = 0, max = 0;
+    struct nvb__latfig lf = {0}; /* what it stores: min and max (figures.c's NVB__FS_LAT) */
     sub(q, sizeof q, p, kn);
-    if (rd_u64(L, lat, q, "min", &min, 1) || rd_u64(L, lat, q, "max", &max, 1))
+    if (ld_figs(L, lat, q, NVB__FS_LAT, &lf, 0))
         return L->rc;
     const struct nvb__jv *h = mem(L, o, p, kh, NVB__J_OBJ, hist_required);
     if (!h)
         return L->rc;
     sub(q, sizeof q, p, kh);
-    return ld_hist(L, h, q, min, max, out);
+    return ld_hist(L, h, q, lf.min, lf.max, out);
 }
 
 /* A direction's "bs_counts" (bssplit): null or missing without a split;

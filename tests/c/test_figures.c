@@ -26,6 +26,7 @@ struct place {
     const void *base;
     double per;
     struct nvb__total t; /* NVB__FS_TOTAL: what the writer adds up, base points here */
+    const struct nvb__hist *h; /* NVB__FS_LAT: the histogram its figures come from */
 };
 
 static int places(const struct nvb_result *r, struct place *p)
@@ -37,6 +38,12 @@ static int places(const struct nvb_result *r, struct place *p)
         p[n++] = (struct place){NVB__FS_DIR, "", &r->tg[0].d[d], r->duration_s};
         snprintf(p[n - 1].path, sizeof p[0].path, "per_target.0.%s", nvb__dir_names[d]);
     }
+    for (int d = 0; d < 2; d++) /* lat_ns, clat_ns (psync: slat_ns null) of both directions */
+        for (int k = 0; k < 2; k++) {
+            p[n] = (struct place){NVB__FS_LAT, "", NULL, 0, {0, 0}, k ? r->tot[d].clat : r->tot[d].hist};
+            snprintf(p[n].path, sizeof p[0].path, "%s.%s", nvb__dir_names[d], k ? "clat_ns" : "lat_ns");
+            ck_assert_uint_gt(p[n++].h->count, 0);
+        }
     p[n++] = (struct place){NVB__FS_RUN, "", r, 0};
     p[n++] = (struct place){NVB__FS_END, "", r, 0};
     p[n] = (struct place){NVB__FS_TOTAL, "total", &p[n].t, r->duration_s, {0, 0}};
@@ -74,11 +81,14 @@ static int places(const struct nvb_result *r, struct place *p)
 /* A numeric row's value from the struct; 0 and *ok 0 for strings and parts. */
 static double value(const struct nvb__fig *f, const struct place *p, int *ok)
 {
-    const void *v = (const char *)p->base + f->off;
+    const void *v = p->base ? (const char *)p->base + f->off : NULL;
     double u = 0;
     *ok = 1;
     switch (f->type) {
     case NVB__FT_U64:
+        if (f->sec == NVB__FS_LAT) /* min, max: the histogram's */
+            return (double)(f->off == offsetof(struct nvb__latfig, min) ? p->h->min : p->h->max);
+        return (double)*(const uint64_t *)v;
     case NVB__FT_SUM: return (double)*(const uint64_t *)v;
     case NVB__FT_U32: return *(const uint32_t *)v;
     case NVB__FT_LONG: return (double)*(const long *)v;
@@ -92,8 +102,16 @@ static double value(const struct nvb__fig *f, const struct place *p, int *ok)
     case NVB__FT_MEAN:
         u = (double)*(const uint64_t *)((const char *)p->base + f->off2);
         return (double)*(const uint64_t *)v / u; /* NaN over 0: written as null */
+    case NVB__FT_NUM: break;
     default: *ok = 0; return 0;
     }
+    /* lat_ns's derived figures, from the histogram as hist.h computes them */
+    *ok = p->sec == NVB__FS_LAT;
+    if (!*ok)
+        return 0;
+    const double pct = nvb__figs_pct(f);
+    return pct >= 0 ? nvb__hist_pct(p->h, pct) : !strcmp(f->key, "mean") ? nvb__hist_mean(p->h)
+                                                                          : nvb__hist_stddev(p->h);
 }
 
 static struct nvb_result *g_run, *g_m; /* a run, and it merged with itself (hosts[]) */
@@ -129,7 +147,7 @@ static void free_result(void)
 START_TEST(writer_follows_table)
 {
     const struct nvb_result *g_r = _i ? g_m : g_run;
-    struct place p[20];
+    struct place p[32];
     int np = places(g_r, p), checked = 0;
     for (int k = 0; k < np; k++)
         for (size_t i = 0; i < nvb__nfigs; i++) {
@@ -174,13 +192,14 @@ START_TEST(reader_follows_table)
     struct nvb__jv *root = NULL;
     ck_assert_int_eq(nvb_result_json(g_r, &json), 0);
     ck_assert_int_eq(nvb__json_parse(json, strlen(json), &root, why, sizeof why), 0);
-    struct place p[20];
+    struct place p[32];
     int np = places(g_r, p), old = 0, refused = 0;
     for (int k = 0; k < np; k++)
         for (size_t i = 0; i < nvb__nfigs; i++) {
             const struct nvb__fig *f = &nvb__figs[i];
             if (f->sec != p[k].sec || f->type == NVB__FT_PART || f->type == NVB__FT_RATE || f->type == NVB__FT_GIB ||
-                f->type == NVB__FT_MEAN || f->type == NVB__FT_DIRSUM || f->type == NVB__FT_SUM || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
+                f->type == NVB__FT_MEAN || f->type == NVB__FT_DIRSUM || f->type == NVB__FT_SUM ||
+                f->type == NVB__FT_NUM || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
                 continue;
             char path[128];
             snprintf(path, sizeof path, "%s%s%s", p[k].path, p[k].path[0] ? "." : "", f->key);
@@ -222,6 +241,44 @@ START_TEST(reader_follows_table)
 }
 END_TEST
 
+/* An object's keys in the JSON are its section's rows, in the table's order
+ * (those of another section's prefix, pct: only the rows of percentiles). */
+static void keys_are_rows(const struct nvb__jv *o, const char *path, int sec, int pct)
+{
+    uint32_t k = 0;
+    ck_assert_msg(o && o->type == NVB__J_OBJ, "%s: not an object", path);
+    for (size_t i = 0; i < nvb__nfigs; i++) {
+        const struct nvb__fig *f = &nvb__figs[i];
+        if (f->sec != sec || (pct && nvb__figs_pct(f) < 0))
+            continue;
+        ck_assert_msg(k < o->n && !strcmp(o->kid[k].key, f->key), "%s: key %u is %s, the table's row %s", path, k,
+                      k < o->n ? o->kid[k].key : "(none)", f->key);
+        k++;
+    }
+    ck_assert_msg(k == o->n && k >= 4, "%s: %u keys, the table has %u", path, o->n, k);
+}
+
+/* The objects written by parts of the direction (lat_ns, slat_ns, clat_ns,
+ * their histograms, lat_pct_supported) have the keys of their sections, in
+ * order; the percentiles that lat_pct_supported flags are lat_ns's. */
+START_TEST(direction_objects_follow_table)
+{
+    char *json = NULL, why[256], path[96];
+    struct nvb__jv *root = NULL;
+    ck_assert_int_eq(nvb_result_json(_i ? g_m : g_run, &json), 0);
+    ck_assert_int_eq(nvb__json_parse(json, strlen(json), &root, why, sizeof why), 0);
+    static const char *const obj[] = {"lat_ns", "clat_ns", "lat_hist", "clat_hist", "lat_pct_supported"};
+    static const char *const where[] = {"read", "write", "per_target.0.read", "per_target.0.write"};
+    for (int w = 0; w < 4; w++)
+        for (int i = 0; i < 5; i++) {
+            snprintf(path, sizeof path, "%s.%s", where[w], obj[i]);
+            keys_are_rows(at(root, path), path, i < 2 || i == 4 ? NVB__FS_LAT : NVB__FS_HIST, i == 4);
+        }
+    nvb__json_free(root);
+    free(json);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("figures");
@@ -230,6 +287,7 @@ int main(void)
     tcase_add_checked_fixture(tc, make_result, free_result);
     tcase_add_loop_test(tc, writer_follows_table, 0, 2);
     tcase_add_loop_test(tc, reader_follows_table, 0, 2);
+    tcase_add_loop_test(tc, direction_objects_follow_table, 0, 2);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
