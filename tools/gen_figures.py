@@ -33,6 +33,7 @@ SCHEMA_AT = {
     "faultdir": ["/definitions/fault_direction"],
     "total": ["/properties/total", "/definitions/host_total"],
     "lat": ["/definitions/lat_ns"],
+    "hostcpu": ["/definitions/host_cpu"],
 }
 # Sections that are some of their object's keys: only theirs are written
 # (each keeps its description), the object's other keys stay as they are.
@@ -40,6 +41,7 @@ SCHEMA_SOME = {
     "run": "",
     "end": "",
     "hist": "/definitions/lat_hist",
+    "cpu": "/definitions/cpu",
 }
 # Objects whose required keys are a section's keys that match a pattern:
 # lat_pct_supported has a flag for each percentile of lat_ns.

@@ -18,9 +18,9 @@
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
                                                         "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end",
-                                                        "lat", "hist"};
+                                                        "lat", "hist", "cpu", "hostcpu"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
-                                           "rate", "gib_rate", "mean", "dirsum", "sum", "num", "part"};
+                                           "rate", "gib_rate", "mean", "dirsum", "sum", "num", "derived", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
                                             "first", "agree"};
 
@@ -52,6 +52,13 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
 #define L(key, type, member, doc) ROW(LAT, key, type, RECOMP, 0, struct nvb__latfig, member, "nonneg", "ns", doc)
 #define PCT(k, i) L("p" k, NUM, p[i], NULL)
 
+/* cpu: what the result stores, what the writer derives from it */
+#define C(key, type, flags, member, schema, unit, doc) ROW(CPU, key, type, RECOMP, flags, struct nvb_result, member, schema, unit, doc)
+#define CD(key, member, schema, unit, doc) \
+    ROW(CPU, key, DERIV, RECOMP, 0, struct nvb__cpu_derived, member, "?" schema, unit, doc)
+#define HC(key, type, flags, member, schema, unit, doc) \
+    ROW(HOSTCPU, key, type, EACH, flags, struct nvb__hostrow, member, schema, unit, doc)
+
 /* A part of a rate's lag: its sum, its mean over submissions.ios, its max (ns). */
 #define LAG(name, sum, max, flags, doc) \
     R(RATE, name "_sum_ns", U64, SUM, flags, sub.sum, "?count", "ns", doc), \
@@ -72,6 +79,8 @@ _Static_assert(sizeof(double) == sizeof(uint64_t), "hosts[]' arrays by direction
 #define TRIM NVB__FF_TRIM
 #define EXT NVB__FF_EXT
 #define OPEN NVB__FF_OPEN
+#define CPU NVB__FF_CPU
+#define TICK NVB__FF_TICK
 
 const struct nvb__fig nvb__figs[] = {
     /* the top level, from qd_effective to ramp_s (the objects around them are written by code) */
@@ -325,6 +334,75 @@ const struct nvb__fig nvb__figs[] = {
     P("duration_s", DBL, duration_s, "nonneg", "s", "how long it took, and `bytes / duration_s`"),
     P("bw_bytes_s", RATE, bytes, "nonneg", "bytes/s", NULL),
 
+    /* cpu: the whole machine's (/proc/stat) and the process's, over one window */
+    C("system_pct", DBL, CPU, system_pct, "?percent", "%",
+      "whole-system busy: user+nice+system+irq+softirq over all CPUs, from `/proc/stat` deltas read at the "
+      "same edges as the process's CPU; steal is outside it; never below this process's own share "
+      "(`raised_pct`); `null` when not measured (fewer than 10 ticks per CPU in the window, or `/proc/stat` "
+      "unreadable: `system_null_reason` says which)"),
+    C("user_pct", DBL, CPU, user_pct, "?percent", "%",
+      "the parts (`user_pct` includes nice, `irq_pct` softirq); `system_pct = user_pct + sys_pct + irq_pct` "
+      "and all of them with `iowait_pct`, `steal_pct` and `idle_pct` add up to 100; `null` with `system_pct`"),
+    C("sys_pct", DBL, CPU, sys_pct, "?percent", "%", NULL),
+    C("irq_pct", DBL, CPU, irq_pct, "?percent", "%", NULL),
+    C("iowait_pct", DBL, CPU, iowait_pct, "?percent", "%", NULL),
+    C("steal_pct", DBL, CPU, steal_pct, "?percent", "%", NULL),
+    C("idle_pct", DBL, CPU, idle_pct, "?percent", "%", NULL),
+    PART(CPU, "system_null_reason", FIRST, OLD | OPT, "{\"type\": [\"string\", \"null\"]}", "",
+         "`null` when `system_pct` was measured, else why not (the tick length, `USER_HZ`, the ticks the "
+         "window had and the window needed)"),
+    C("tick_s", DBL, OLD | OPT | TICK, cpu_tick_s, "?nonneg", "s",
+      "the resolution of the `/proc/stat` counters (`1 / USER_HZ`, 0.01 s) and how many of them per CPU the "
+      "window had: one tick is `100 / ticks_per_cpu` points of a share"),
+    C("ticks_per_cpu", DBL, OLD | OPT | TICK, cpu_ticks, "?nonneg", "ticks", NULL),
+    C("raised_pct", DBL, OLD | OPT | CPU, cpu_raised_pct, "?percent", "%",
+      "points of `system_pct` the ticks had counted idle although this process was using the CPU (its own "
+      "CPU time is precise, the ticks sample one moment per CPU); `null` with `system_pct`"),
+    PART(CPU, "ncpus", FIRST, 0, "count", "CPUs",
+         "number of CPUs in `per_cpu_pct` (the online CPUs when `/proc/stat` could not be read)"),
+    PART(CPU, "per_cpu_pct", FIRST, 0, "{\"type\": \"array\", \"items\": {\"$ref\": \"#/definitions/percent\"}}", "%",
+         "busy percent per CPU, in `/proc/stat` order; empty when unavailable or `system_pct` is `null`"),
+    C("process_user_s", DBL, 0, process_user_s, "nonneg", "s",
+      "CPU time of this process from `getrusage(RUSAGE_SELF)`: every thread, including io_uring io-wq and "
+      "SQPOLL kernel threads"),
+    C("process_sys_s", DBL, 0, process_sys_s, "nonneg", "s", NULL),
+    CD("process_cores", process_cores, "nonneg", "cores",
+       "`(process_user_s + process_sys_s) / window_s`: the CPU over the span it was read across (matching "
+       "edges); `null` when `window_s` is 0"),
+    C("window_s", DBL, 0, cpu_window_s, "nonneg", "s",
+      "time between the two reads of the process's CPU, taken at the edges of the measured window (before "
+      "the I/O still in flight at a time-bounded end is drained): `duration_s` plus how late the threads "
+      "taking them were, during which they used no CPU ([cpu-accounting.md](cpu-accounting.md#the-window)); "
+      "at least `duration_s` without a ramp"),
+    CD("cpu_us_per_io", cpu_us_per_io, "nonneg", "us/I/O",
+       "`(process_user_s + process_sys_s) * 1e6 / total.ios`; `null` when no I/O was counted"),
+    CD("iops_per_core", iops_per_core, "nonneg", "I/Os/s",
+       "`total.ios / (process_user_s + process_sys_s)`: I/Os per CPU-second of the window, so "
+       "`cpu_us_per_io * iops_per_core = 1e6`; `null` when either is 0"),
+    ROW(CPU, "nvbench_pct", DERIV, RECOMP, OPT, struct nvb__cpu_derived, nvbench_pct, "?percent", "%",
+        "this process's share of all CPUs, `100 * process_cores / ncpus`, at most `system_pct` (the rest of "
+        "one tick's resolution); `null` with `system_pct`"),
+    CD("background_pct", background_pct, "percent", "%",
+       "`system_pct - nvbench_pct`: the machine busy with something else; `null` with `system_pct`; a "
+       "warning above 10% by more than two ticks' worth (`200 / ticks_per_cpu`)"),
+    C("maxrss_kib", LONG, 0, maxrss_kib, "count", "KiB", "peak resident memory of the process (its whole life)"),
+    C("voluntary_ctxsw", LONG, 0, nvcsw, "count", "switches", "context switches of the process in the window"),
+    C("involuntary_ctxsw", LONG, 0, nivcsw, "count", "switches", NULL),
+    PART(CPU, "threads", EACH, 0, "{\"type\": \"array\", \"items\": {\"$ref\": \"#/definitions/thread\"}}", "",
+         "per thread: `tid`, `name` (`nvb-job-N`, `iou-wrk-*`, `iou-sqp-*`, the caller's), `user_s`, `sys_s` "
+         "(tick-based, 10 ms steps), `cpu_s` (exact on-CPU time from schedstat)"),
+
+    /* hosts[].cpu: described in the host's row */
+    HC("system_pct", DBL, NVB__FF_NEG, system_pct, "?percent", "%", "the machine's busy share (`null` unknown)"),
+    HC("ncpus", U32, 0, ncpus, "count", "CPUs", "its CPUs"),
+    HC("process_user_s", DBL, 0, process_user_s, "nonneg", "s", "its process's CPU time"),
+    HC("process_sys_s", DBL, 0, process_sys_s, "nonneg", "s", NULL),
+    HC("window_s", DBL, 0, window_s, "nonneg", "s", "the span its CPU was read across"),
+    ROW(HOSTCPU, "process_cores", DERIV, EACH, 0, struct nvb__cpu_derived, process_cores, "?nonneg", "cores",
+        "its CPU time over `window_s` (over the host's `duration_s` without one)"),
+    ROW(HOSTCPU, "cpu_us_per_io", DERIV, EACH, 0, struct nvb__cpu_derived, cpu_us_per_io, "?nonneg", "us/I/O",
+        "its CPU time per I/O; `null` without I/O"),
+
     /* cpu.threads[]: described in the cpu table's row */
     H("tid", LONG, tid, "count", "", "the thread's id"),
     H("name", STR, name, "string", "", "its name"),
@@ -493,7 +571,8 @@ uint64_t nvb__figs_dirsum(const void *base, const struct nvb__fig *f, unsigned w
 unsigned nvb__figs_when(const struct nvb_result *r)
 {
     return (r->trim ? NVB__FF_TRIM : 0) | (r->sub.ext ? NVB__FF_EXT : 0) |
-           (r->rate_set && r->rate_mode == NVB__RATE_OPEN ? NVB__FF_OPEN : 0);
+           (r->rate_set && r->rate_mode == NVB__RATE_OPEN ? NVB__FF_OPEN : 0) | (r->cpu_valid ? NVB__FF_CPU : 0) |
+           (r->cpu_tick_s > 0 ? NVB__FF_TICK : 0);
 }
 
 int nvb__figs_json(char **out)

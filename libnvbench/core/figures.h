@@ -44,6 +44,8 @@ enum nvb__fig_sec {
                         * lat_pct_supported */
     NVB__FS_HIST,      /* a direction's lat_hist, slat_hist, clat_hist (struct nvb__hist): its
                         * exact wide sums and sparse buckets are parts */
+    NVB__FS_CPU,       /* cpu (struct nvb_result; derived figures in struct nvb__cpu_derived) */
+    NVB__FS_HOSTCPU,   /* hosts[].cpu (struct nvb__hostrow; derived: struct nvb__cpu_derived) */
     NVB__FS_COUNT
 };
 
@@ -63,6 +65,8 @@ enum nvb__fig_type {
                    * not read (a loaded result adds it up again) */
     NVB__FT_NUM,  /* derived: a double the writer computed into the object's struct (a mean, a
                    * percentile: struct nvb__latfig), written as it is; not read */
+    NVB__FT_DERIV, /* derived: a double of struct nvb__cpu_derived at off, which the writer
+                    * derives beside the object's struct (nvb__cpu_derive); not read */
     NVB__FT_PART  /* written and read by code of its own */
 };
 
@@ -87,9 +91,15 @@ enum nvb__fig_merge {
 #define NVB__FF_EXT  8u /* present only when the result has the submission figures added
                          * with it (nvb__submits.ext; results before them lack it) */
 #define NVB__FF_OPEN 16u /* null unless the rate is open-loop (and read only then) */
+#define NVB__FF_CPU  32u /* a double null unless the machine's CPU shares were measured
+                          * (nvb_result.cpu_valid); read as a number or null (NaN) */
+#define NVB__FF_TICK 64u /* a double null unless the tick length is known (cpu_tick_s > 0);
+                          * read as a number or null (NaN) */
+#define NVB__FF_NEG  128u /* a double null when negative (unknown); null read as -1 */
 
 struct nvb__fig {
-    uint8_t     sec, type, merge, flags;
+    uint8_t     sec, type, merge;
+    uint16_t    flags;
     const char *key;
     size_t      off, size;   /* where the object's struct keeps it, and its size (NVB__FT_STR) */
     size_t      off2;        /* NVB__FT_MEAN: where the count it is over is kept */

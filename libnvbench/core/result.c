@@ -106,13 +106,16 @@ static void emit_figs(struct jctx *c, int sec, const void *base, double per, uns
             jo_raw(c, f->key, "null");
             continue;
         }
+        const double x = f->type == NVB__FT_DBL && !(f->flags & (NVB__FF_CPU | NVB__FF_TICK) & ~when)
+                             ? *(const double *)v : NAN; /* unknown: null (NaN to a lookup) */
         switch (f->type) {
         case NVB__FT_U64:
         case NVB__FT_SUM: jo_u64(c, f->key, *(const uint64_t *)v); break;
         case NVB__FT_NUM: jo_num(c, f->key, *(const double *)v); break;
         case NVB__FT_U32: jo_u64(c, f->key, *(const uint32_t *)v); break;
-        case NVB__FT_LONG: jo_u64(c, f->key, (uint64_t)*(const long *)v); break;
-        case NVB__FT_DBL: jo_raw_num(c, f->key, *(const double *)v); break;
+        case NVB__FT_LONG: jo_u64(c, f->key, *(const long *)v > 0 ? (uint64_t)*(const long *)v : 0); break;
+        case NVB__FT_DBL: x < 0 && (f->flags & NVB__FF_NEG) ? jo_raw(c, f->key, "null") : jo_raw_num(c, f->key, x); break;
+        case NVB__FT_DERIV: jo_num(c, f->key, *(const double *)((const char *)arg + f->off)); break;
         case NVB__FT_BOOL: jo_bool(c, f->key, *(const int *)v); break;
         case NVB__FT_STR: jo_str(c, f->key, v); break;
         case NVB__FT_STRP: jo_str(c, f->key, *(char *const *)v); break;
@@ -297,20 +300,12 @@ static void host_part(struct jctx *c, const char *key, const void *base, const v
     } else if (!strcmp(key, "total")) {
         emit_total(c, ios, bytes, dur);
     } else if (!strcmp(key, "cpu")) {
-        const double cpu_s = h->process_user_s + h->process_sys_s;
-        jo_open(c, key, '{');
-        if (h->system_pct >= 0)
-            jo_raw_num(c, "system_pct", h->system_pct);
-        else
-            jo_raw(c, "system_pct", "null");
-        jo_u64(c, "ncpus", h->ncpus);
-        jo_raw_num(c, "process_user_s", h->process_user_s);
-        jo_raw_num(c, "process_sys_s", h->process_sys_s);
-        jo_raw_num(c, "window_s", h->window_s);
         /* over the window the CPU was read at (matching edges); null where there is none */
-        const double hwin = h->window_s > 0 ? h->window_s : dur;
-        jo_num(c, "process_cores", hwin > 0 ? cpu_s / hwin : NAN);
-        jo_num(c, "cpu_us_per_io", ios ? cpu_s * 1e6 / (double)ios : NAN);
+        const double cpu_s = h->process_user_s + h->process_sys_s, hwin = h->window_s > 0 ? h->window_s : dur;
+        const struct nvb__cpu_derived cd = {.process_cores = hwin > 0 ? cpu_s / hwin : NAN,
+                                            .cpu_us_per_io = ios ? cpu_s * 1e6 / (double)ios : NAN};
+        jo_open(c, key, '{');
+        emit_figs(c, NVB__FS_HOSTCPU, h, 0, 0, NULL, &cd);
         jo_close(c, '}');
     } else if (h->error) {
         jo_str(c, key, h->error);
@@ -349,47 +344,37 @@ static void emit_phases(struct jctx *c, const struct nvb_result *r)
     jo_close(c, '}');
 }
 
-/* The whole machine's CPU and the process's (docs/cpu-accounting.md). */
+/* cpu's parts: why the machine's shares are null (null when they are not,
+ * or nobody said), the CPUs, each one's share, the threads. */
+static void cpu_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb_result *r = base;
+    (void)arg;
+    if (!strcmp(key, "system_null_reason")) {
+        if (r->cpu_valid || !r->cpu_null_reason[0])
+            jo_raw(c, key, "null");
+        else
+            jo_str(c, key, r->cpu_null_reason);
+    } else if (!strcmp(key, "ncpus")) {
+        jo_u64(c, key, (uint64_t)(r->ncpu > 0 ? r->ncpu : r->ncpus_online));
+    } else if (!strcmp(key, "per_cpu_pct")) {
+        jo_open(c, key, '[');
+        for (int i = 0; r->cpu_valid && i < r->ncpu; i++)
+            jo_raw_num(c, NULL, r->cpu_pct[i]);
+        jo_close(c, ']');
+    } else {
+        emit_rows(c, key, NVB__FS_THREAD, r->threads, sizeof *r->threads, r->nthreads, r, NULL);
+    }
+}
+
+/* The whole machine's CPU and the process's (docs/cpu-accounting.md): the
+ * table's rows (NVB__FS_CPU), then the explanation's. */
 static void emit_cpu(struct jctx *c, const struct nvb_result *r)
 {
     struct nvb__cpu_derived cd;
     nvb__cpu_derive(r, &cd);
     jo_open(c, "cpu", '{');
-    /* null, with system_null_reason, where the machine's counters could
-     * not say (too few ticks in the window, or not readable) */
-    const double unknown = NAN;
-    const int v = r->cpu_valid;
-    jo_raw_num(c, "system_pct", v ? r->system_pct : unknown);
-    jo_raw_num(c, "user_pct", v ? r->user_pct : unknown);
-    jo_raw_num(c, "sys_pct", v ? r->sys_pct : unknown);
-    jo_raw_num(c, "irq_pct", v ? r->irq_pct : unknown);
-    jo_raw_num(c, "iowait_pct", v ? r->iowait_pct : unknown);
-    jo_raw_num(c, "steal_pct", v ? r->steal_pct : unknown);
-    jo_raw_num(c, "idle_pct", v ? r->idle_pct : unknown);
-    if (v || !r->cpu_null_reason[0])
-        jo_raw(c, "system_null_reason", "null");
-    else
-        jo_str(c, "system_null_reason", r->cpu_null_reason);
-    jo_raw_num(c, "tick_s", r->cpu_tick_s > 0 ? r->cpu_tick_s : unknown);
-    jo_raw_num(c, "ticks_per_cpu", r->cpu_tick_s > 0 ? r->cpu_ticks : unknown);
-    jo_raw_num(c, "raised_pct", v ? r->cpu_raised_pct : unknown);
-    jo_u64(c, "ncpus", (uint64_t)(r->ncpu > 0 ? r->ncpu : r->ncpus_online));
-    jo_open(c, "per_cpu_pct", '[');
-    for (int i = 0; v && i < r->ncpu; i++)
-        jo_raw_num(c, NULL, r->cpu_pct[i]);
-    jo_close(c, ']');
-    jo_raw_num(c, "process_user_s", r->process_user_s);
-    jo_raw_num(c, "process_sys_s", r->process_sys_s);
-    jo_num(c, "process_cores", cd.process_cores);
-    jo_raw_num(c, "window_s", r->cpu_window_s);
-    jo_num(c, "cpu_us_per_io", cd.cpu_us_per_io);
-    jo_num(c, "iops_per_core", cd.iops_per_core);
-    jo_num(c, "nvbench_pct", cd.nvbench_pct);
-    jo_num(c, "background_pct", cd.background_pct);
-    jo_u64(c, "maxrss_kib", (uint64_t)(r->maxrss_kib > 0 ? r->maxrss_kib : 0));
-    jo_u64(c, "voluntary_ctxsw", (uint64_t)(r->nvcsw > 0 ? r->nvcsw : 0));
-    jo_u64(c, "involuntary_ctxsw", (uint64_t)(r->nivcsw > 0 ? r->nivcsw : 0));
-    emit_rows(c, "threads", NVB__FS_THREAD, r->threads, sizeof *r->threads, r->nthreads, r, NULL);
+    emit_figs(c, NVB__FS_CPU, r, 0, nvb__figs_when(r), cpu_part, &cd);
     nvb__explain_emit_cpu(c->j, r); /* per_io_us, per_cpu: explain_cpu.c */
     jo_close(c, '}');
     nvb__explain_emit_top(c->j, r); /* environment: explain_env.c */

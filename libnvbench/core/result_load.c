@@ -266,31 +266,18 @@ static int ld_cpu(struct ld *L, const struct nvb__jv *root, struct nvb_result *r
 {
     const char *P = "cpu";
     const struct nvb__jv *c = mem(L, root, "", "cpu", NVB__J_OBJ, 1);
-    uint64_t ncpus = 0, rss = 0, vcs = 0, ics = 0;
+    uint64_t ncpus = 0;
     /* The whole machine's shares are null when they were not measured
-     * (too few ticks: system_null_reason says why). */
-    if (!c || rd_dbl_or_null(L, c, P, "system_pct", &r->system_pct, NAN, 1) ||
-        rd_dbl_or_null(L, c, P, "user_pct", &r->user_pct, NAN, 1) ||
-        rd_dbl_or_null(L, c, P, "sys_pct", &r->sys_pct, NAN, 1) || rd_dbl_or_null(L, c, P, "irq_pct", &r->irq_pct, NAN, 1) ||
-        rd_dbl_or_null(L, c, P, "iowait_pct", &r->iowait_pct, NAN, 1) ||
-        rd_dbl_or_null(L, c, P, "steal_pct", &r->steal_pct, NAN, 1) ||
-        rd_dbl_or_null(L, c, P, "idle_pct", &r->idle_pct, NAN, 1) || rd_u64(L, c, P, "ncpus", &ncpus, 1) ||
-        rd_dbl_or_null(L, c, P, "tick_s", &r->cpu_tick_s, 0, 0) ||
-        rd_dbl_or_null(L, c, P, "ticks_per_cpu", &r->cpu_ticks, 0, 0) ||
-        rd_dbl_or_null(L, c, P, "raised_pct", &r->cpu_raised_pct, 0, 0) ||
-        rd_nonneg(L, c, P, "process_user_s", &r->process_user_s, 1) ||
-        rd_nonneg(L, c, P, "process_sys_s", &r->process_sys_s, 1) ||
-        rd_nonneg(L, c, P, "window_s", &r->cpu_window_s, 1) || rd_u64(L, c, P, "maxrss_kib", &rss, 1) ||
-        rd_u64(L, c, P, "voluntary_ctxsw", &vcs, 1) || rd_u64(L, c, P, "involuntary_ctxsw", &ics, 1))
+     * (too few ticks: system_null_reason says why); the tick's figures
+     * when unknown (0 then). */
+    if (!c || ld_figs(L, c, P, NVB__FS_CPU, r, 0) || rd_u64(L, c, P, "ncpus", &ncpus, 1))
         return L->rc;
+    double *const tick[] = {&r->cpu_tick_s, &r->cpu_ticks, &r->cpu_raised_pct};
+    for (int i = 0; i < 3; i++)
+        *tick[i] = isnan(*tick[i]) ? 0 : *tick[i];
     if (ncpus > (1u << 20))
         return bad(L, P, "ncpus", "out of range");
-    if (rss > (uint64_t)INT64_MAX / 2 || vcs > (uint64_t)INT64_MAX / 2 || ics > (uint64_t)INT64_MAX / 2)
-        return bad(L, P, "maxrss_kib", "a counter is out of range");
     r->ncpus_online = (int)ncpus;
-    r->maxrss_kib = (long)rss;
-    r->nvcsw = (long)vcs;
-    r->nivcsw = (long)ics;
     r->cpu_valid = r->system_pct + r->iowait_pct + r->steal_pct + r->idle_pct > 0; /* false for NaN */
     if (!r->cpu_valid) {
         r->system_pct = r->user_pct = r->sys_pct = r->irq_pct = r->iowait_pct = r->steal_pct = r->idle_pct = 0;

@@ -151,14 +151,10 @@ static int ld_host(struct ld *L, const struct nvb__jv *o, const char *p, void *r
     }
     sub(q, sizeof q, p, "cpu");
     const struct nvb__jv *c = mem(L, o, p, "cpu", NVB__J_OBJ, 1);
-    uint64_t nc = 0;
-    if (!c || rd_dbl_or_null(L, c, q, "system_pct", &h->system_pct, -1, 1) || rd_u64(L, c, q, "ncpus", &nc, 1) ||
-        rd_nonneg(L, c, q, "process_user_s", &h->process_user_s, 1) ||
-        rd_nonneg(L, c, q, "process_sys_s", &h->process_sys_s, 1) || rd_nonneg(L, c, q, "window_s", &h->window_s, 1))
+    if (!c || ld_figs(L, c, q, NVB__FS_HOSTCPU, h, 0))
         return L->rc;
-    if (nc > (1u << 20))
+    if (h->ncpus > (1u << 20))
         return bad(L, q, "ncpus", "out of range");
-    h->ncpus = (unsigned)nc;
     if (h->system_pct < 0)
         h->system_pct = -1;
     if ((nullable(L, o, p, "error") && rd_strdup(L, o, p, "error", &h->error, 1)) || L->rc)
