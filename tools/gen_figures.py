@@ -42,6 +42,9 @@ SCHEMA_SOME = {
     "end": "",
     "hist": "/definitions/lat_hist",
     "cpu": "/definitions/cpu",
+    "ss": "/properties/steady_state/oneOf/1",
+    "device": "/definitions/target_device",
+    "pcache": "/definitions/page_cache",
 }
 # Objects whose required keys are a section's keys that match a pattern:
 # lat_pct_supported has a flag for each percentile of lat_ns.

@@ -18,7 +18,7 @@
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
                                                         "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end",
-                                                        "lat", "hist", "cpu", "hostcpu"};
+                                                        "lat", "hist", "cpu", "hostcpu", "ss", "device", "pcache"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
                                            "rate", "gib_rate", "mean", "dirsum", "sum", "num", "derived", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
@@ -51,6 +51,18 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
 /* A figure of lat_ns (struct nvb__latfig); a percentile's key names it */
 #define L(key, type, member, doc) ROW(LAT, key, type, RECOMP, 0, struct nvb__latfig, member, "nonneg", "ns", doc)
 #define PCT(k, i) L("p" k, NUM, p[i], NULL)
+
+/* A row with off2: the int that says whether it is known (NVB__FF_IF). */
+#define ROW2(sec, key, type, merge, flags, st, member, off2, schema, unit, doc) \
+    {NVB__FS_##sec, NVB__FT_##type, NVB__FM_##merge, flags, key, offsetof(st, member), \
+     sizeof(((st *)0)->member), off2, schema, unit, doc}
+#define SS(key, type, flags, member, off2, schema, unit, doc) \
+    ROW2(SS, key, type, NONE, flags, struct nvb__ss_res, member, off2, schema, unit, doc)
+#define DV(key, type, flags, member, schema, unit, doc) \
+    ROW(DEVICE, key, type, EACH, flags, struct nvb__tdev, member, schema, unit, doc)
+#define PC(key, type, flags, member, off2, schema, unit, doc) \
+    ROW2(PCACHE, key, type, EACH, flags, struct nvb__tcontent, member, off2, schema, unit, doc)
+#define IF NVB__FF_IF
 
 /* cpu: what the result stores, what the writer derives from it */
 #define C(key, type, flags, member, schema, unit, doc) ROW(CPU, key, type, RECOMP, flags, struct nvb_result, member, schema, unit, doc)
@@ -501,6 +513,57 @@ const struct nvb__fig nvb__figs[] = {
     FD("short", fault_short, "transfers cut short"),
     FD("delayed", fault_delayed, "completions held back"),
     PART(FAULTDIR, "by_errno", SUM, 0, "#by_errno", "I/Os", "`injected` by errno name"),
+
+    /* steady_state: null when ss is off (and in a merged result) */
+    PART(SS, "metric", NONE, 0, "{\"enum\": [\"iops\", \"bw\", \"lat\"]}", "",
+         "`iops`, `bw` (bytes/s) or `lat` (mean latency of the round's I/Os, both directions, ns)"),
+    SS("reached", BOOL, 0, reached, 0, "bool", "", "a window met both limits (`ss.excursion`, `ss.slope` in `workload.ss`)"),
+    SS("stopped", BOOL, 0, stopped, 0, "bool", "", "the run ended there (`ss.stop=1`); the usual figures are the whole run up to that point"),
+    SS("at_s", DBL, IF, at_s, offsetof(struct nvb__ss_res, reached), "{\"type\": [\"number\", \"null\"], \"minimum\": 0}", "s",
+       "end of the first steady window, seconds since the window started (the `t_s` of its last "
+       "round); `null` when not reached"),
+    SS("rounds", U32, 0, rounds, 0, "{\"type\": \"integer\", \"minimum\": 1}", "rounds", "rounds in a window, and `rounds x interval`"),
+    SS("window_s", DBL, 0, window_s, 0, "nonneg", "s", NULL),
+    SS("mean", DBL, IF, fig.mean, offsetof(struct nvb__ss_res, judged), "{\"type\": [\"number\", \"null\"], \"minimum\": 0}", "",
+       "the metric's mean over the window's rounds; `null` before a whole window existed, or when a "
+       "round had no value (`lat` of a round without I/O)"),
+    SS("max_excursion_pct", DBL, IF, fig.max_excursion_pct, offsetof(struct nvb__ss_res, judged), "{\"type\": [\"number\", \"null\"], \"minimum\": 0}", "%",
+       "the data excursion: (max - min of the rounds) / `mean` x 100"),
+    SS("slope_pct", DBL, IF, fig.slope_pct, offsetof(struct nvb__ss_res, judged), "{\"type\": [\"number\", \"null\"], \"minimum\": 0}", "%",
+       "the slope excursion: how far the least-squares line over the rounds rises or falls across "
+       "the window, / `mean` x 100"),
+
+    /* per_target[].device: null unless the target is a block device (or NVMe generic node) */
+    DV("name", STR, 0, name, "{\"type\": \"string\", \"minLength\": 1}", "", "kernel name (`nvme0n1`) and kind: `nvme`, `nvme-path`, `loop`, `zram`, `virtio`, `scsi`, "
+      "`dm`, `md`, `partition`, `other`"),
+    DV("kind", STR, 0, kind, "{\"enum\": [\"nvme\", \"nvme-path\", \"loop\", \"zram\", \"virtio\", \"scsi\", \"dm\", \"md\", \"partition\", \"other\"]}", "", NULL),
+    DV("model", STR, 0, model, "string", "", "the drive's (a partition's are its disk's), `\"\"` when unknown"),
+    DV("serial", STR, 0, serial, "string", "", NULL),
+    DV("logical_block_size", U32, 0, lbs, "count", "bytes", "bytes, from the block layer"),
+    DV("physical_block_size", U32, 0, pbs, "count", "bytes", NULL),
+    DV("indirection_unit", U64, NVB__FF_ZERO, iu, "{\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"integer\", \"minimum\": 1}]}", "bytes",
+       "preferred write granularity in bytes (`null` unknown): NVMe Identify NPWG when the "
+       "namespace reports it, else sysfs `optimal_io_size` (or `minimum_io_size` above the logical "
+       "block size). A write workload whose `bs` is below it, or not a multiple of it, gets a "
+       "warning: the drive rewrites whole units"),
+    DV("indirection_unit_source", STR, 0, iu_source, "{\"enum\": [\"identify\", \"sysfs\", \"unknown\"]}", "", "`identify`, `sysfs` or `unknown`"),
+    PART(DEVICE, "link_ceiling_gbs", EACH, 0, "{\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"number\", \"exclusiveMinimum\": 0}]}", "GB/s",
+         "NVMe over PCIe: the bandwidth the links allow in GB/s (10^9 bytes/s), summed over the "
+         "controllers that reach the namespace; `null` when not known"),
+
+    /* per_target[].page_cache: null where nothing was looked at */
+    PC("invalidated", BOOL, 0, invalidated, 0, "bool", "", "`true` when the region was written back and its cached pages dropped before the run "
+      "(`invalidate=1`, the default)"),
+    PC("cached_pct", DBL, IF, cached_pct, offsetof(struct nvb__tcontent, cached_known), "?percent", "%",
+       "percent of the region in the page cache just before the jobs started, measured with "
+       "`direct=0` only (`null` with `direct=1`, on Windows, or when the kernel would not tell: it "
+       "answers only a process that owns the file, may write it, or has `CAP_SYS_ADMIN`). Linux "
+       "6.5+ counts with `cachestat(2)` over the whole region, older kernels with `mincore(2)` on a "
+       "mapping of it, 1 GiB at a time. 50 or more is a warning: reads of cached pages are memory "
+       "copies"),
+    PC("examined_bytes", U64, IF, cached_examined, offsetof(struct nvb__tcontent, cached_known), "?count", "bytes",
+       "the bytes `cached_pct` is measured over: the region, or with `mincore` on a region above 16 "
+       "GiB, 64 evenly spaced windows of 256 MiB (`null` when `cached_pct` is)"),
 
     /* hosts[]: a merged result's row per host */
     HR("host", STR, host, "string", "", "machine name; position in the merge (the MPI rank when merged in rank order)"),

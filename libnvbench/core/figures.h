@@ -46,6 +46,9 @@ enum nvb__fig_sec {
                         * exact wide sums and sparse buckets are parts */
     NVB__FS_CPU,       /* cpu (struct nvb_result; derived figures in struct nvb__cpu_derived) */
     NVB__FS_HOSTCPU,   /* hosts[].cpu (struct nvb__hostrow; derived: struct nvb__cpu_derived) */
+    NVB__FS_SS,        /* steady_state (struct nvb__ss_res) */
+    NVB__FS_DEVICE,    /* per_target[].device (struct nvb__tdev) */
+    NVB__FS_PCACHE,    /* per_target[].page_cache (struct nvb__tcontent) */
     NVB__FS_COUNT
 };
 
@@ -96,13 +99,17 @@ enum nvb__fig_merge {
 #define NVB__FF_TICK 64u /* a double null unless the tick length is known (cpu_tick_s > 0);
                           * read as a number or null (NaN) */
 #define NVB__FF_NEG  128u /* a double null when negative (unknown); null read as -1 */
+#define NVB__FF_IF   256u /* null unless the int at off2 of the object's struct is set (a double
+                           * is then NaN to a lookup); read as a number or null (NaN, or 0) */
+#define NVB__FF_ZERO 512u /* a count null when 0 (unknown); null read as 0 */
 
 struct nvb__fig {
     uint8_t     sec, type, merge;
     uint16_t    flags;
     const char *key;
     size_t      off, size;   /* where the object's struct keeps it, and its size (NVB__FT_STR) */
-    size_t      off2;        /* NVB__FT_MEAN: where the count it is over is kept */
+    size_t      off2;        /* NVB__FT_MEAN: where the count it is over is kept; NVB__FF_IF: the int
+                              * that says the figure is known */
     const char *schema;      /* "count", "nonneg", "bool", "string", "#def" ($ref), "?X" (X or null), or JSON */
     const char *unit;        /* "" for none */
     const char *doc;         /* its meaning (markdown); NULL: shares the previous row's line in the docs */

@@ -106,8 +106,14 @@ static void emit_figs(struct jctx *c, int sec, const void *base, double per, uns
             jo_raw(c, f->key, "null");
             continue;
         }
-        const double x = f->type == NVB__FT_DBL && !(f->flags & (NVB__FF_CPU | NVB__FF_TICK) & ~when)
-                             ? *(const double *)v : NAN; /* unknown: null (NaN to a lookup) */
+        if ((f->flags & NVB__FF_IF && !*(const int *)((const char *)base + f->off2) && f->type != NVB__FT_DBL) ||
+            (f->flags & NVB__FF_ZERO && !*(const uint64_t *)v)) {
+            jo_raw(c, f->key, "null");
+            continue;
+        }
+        const int unknown = (f->flags & (NVB__FF_CPU | NVB__FF_TICK) & ~when) ||
+                            (f->flags & NVB__FF_IF && !*(const int *)((const char *)base + f->off2));
+        const double x = f->type == NVB__FT_DBL && !unknown ? *(const double *)v : NAN; /* null, NaN to a lookup */
         switch (f->type) {
         case NVB__FT_U64:
         case NVB__FT_SUM: jo_u64(c, f->key, *(const uint64_t *)v); break;
@@ -239,14 +245,7 @@ static void emit_content(struct jctx *c, const struct nvb__tcontent *k)
         jo_raw(c, "page_cache", "null");
     } else {
         jo_open(c, "page_cache", '{');
-        jo_raw(c, "invalidated", k->invalidated ? "true" : "false");
-        if (k->cached_known) {
-            jo_raw_num(c, "cached_pct", k->cached_pct);
-            jo_u64(c, "examined_bytes", k->cached_examined);
-        } else {
-            jo_raw(c, "cached_pct", "null");
-            jo_raw(c, "examined_bytes", "null");
-        }
+        emit_figs(c, NVB__FS_PCACHE, k, 0, 0, NULL, NULL);
         jo_close(c, '}');
     }
     if (k->allocated_known)
@@ -314,6 +313,13 @@ static void host_part(struct jctx *c, const char *key, const void *base, const v
     }
 }
 
+/* steady_state's part: the metric by name. */
+static void ss_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    (void)arg;
+    jo_str(c, key, nvb__ss_metric_name(((const struct nvb__ss_res *)base)->metric));
+}
+
 /* The precondition phase and the steady-state judgement; null when the
  * workload asked for neither (docs/steady-state.md). */
 static void emit_phases(struct jctx *c, const struct nvb_result *r)
@@ -332,15 +338,7 @@ static void emit_phases(struct jctx *c, const struct nvb_result *r)
         return;
     }
     jo_open(c, "steady_state", '{');
-    jo_str(c, "metric", nvb__ss_metric_name(ss->metric));
-    jo_raw(c, "reached", ss->reached ? "true" : "false");
-    jo_raw(c, "stopped", ss->stopped ? "true" : "false");
-    jo_raw_num(c, "at_s", ss->reached ? ss->at_s : NAN);
-    jo_u64(c, "rounds", ss->rounds);
-    jo_raw_num(c, "window_s", ss->window_s);
-    jo_raw_num(c, "mean", ss->judged ? ss->fig.mean : NAN);
-    jo_raw_num(c, "max_excursion_pct", ss->judged ? ss->fig.max_excursion_pct : NAN);
-    jo_raw_num(c, "slope_pct", ss->judged ? ss->fig.slope_pct : NAN);
+    emit_figs(c, NVB__FS_SS, ss, 0, 0, ss_part, NULL);
     jo_close(c, '}');
 }
 
@@ -463,26 +461,23 @@ static void emit_util(struct jctx *c, const struct nvb__tutil *u)
     }
 }
 
-/* A target's device facts (docs/devices.md has the full picture). */
+/* A target's device facts (docs/devices.md has the full picture): null
+ * for other targets; the link's ceiling, a part, null when unknown. */
+static void device_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb__tdev *f = base;
+    (void)arg;
+    if (f->link_gbs > 0)
+        jo_num(c, key, f->link_gbs);
+    else
+        jo_raw(c, key, "null");
+}
+
 static void emit_device(struct jctx *c, const struct nvb__tdev *f)
 {
     if (f->valid) {
         jo_open(c, "device", '{');
-        jo_str(c, "name", f->name);
-        jo_str(c, "kind", f->kind);
-        jo_str(c, "model", f->model);
-        jo_str(c, "serial", f->serial);
-        jo_u64(c, "logical_block_size", f->lbs);
-        jo_u64(c, "physical_block_size", f->pbs);
-        if (f->iu)
-            jo_u64(c, "indirection_unit", f->iu);
-        else
-            jo_raw(c, "indirection_unit", "null");
-        jo_str(c, "indirection_unit_source", f->iu_source);
-        if (f->link_gbs > 0)
-            jo_num(c, "link_ceiling_gbs", f->link_gbs);
-        else
-            jo_raw(c, "link_ceiling_gbs", "null");
+        emit_figs(c, NVB__FS_DEVICE, f, 0, 0, device_part, NULL);
         jo_close(c, '}');
     } else {
         jo_raw(c, "device", "null");

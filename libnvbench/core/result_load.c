@@ -411,15 +411,7 @@ static int ld_device(struct ld *L, const struct nvb__jv *o, const char *path, st
     const struct nvb__jv *dv = obj_or_null(L, o, path, "device", 1, p, sizeof p);
     if (!dv)
         return L->rc;
-    if (rd_str(L, dv, p, "name", f->name, sizeof f->name, 1) || rd_str(L, dv, p, "kind", f->kind, sizeof f->kind, 1) ||
-        rd_str(L, dv, p, "model", f->model, sizeof f->model, 1) ||
-        rd_str(L, dv, p, "serial", f->serial, sizeof f->serial, 1) ||
-        rd_u32(L, dv, p, "logical_block_size", &f->lbs, 1) || rd_u32(L, dv, p, "physical_block_size", &f->pbs, 1) ||
-        rd_str(L, dv, p, "indirection_unit_source", f->iu_source, sizeof f->iu_source, 1))
-        return L->rc;
-    if ((nullable(L, dv, p, "indirection_unit") && rd_u64(L, dv, p, "indirection_unit", &f->iu, 1)) || L->rc)
-        return L->rc;
-    if (rd_dbl_or_null(L, dv, p, "link_ceiling_gbs", &f->link_gbs, 0, 1))
+    if (ld_figs(L, dv, p, NVB__FS_DEVICE, f, 0) || rd_dbl_or_null(L, dv, p, "link_ceiling_gbs", &f->link_gbs, 0, 1))
         return L->rc;
     f->valid = 1;
     return 0;
@@ -469,12 +461,13 @@ static int ld_content(struct ld *L, const struct nvb__jv *o, const char *path, s
     if (!pc)
         return L->rc;
     k->examined = 1;
-    if (rd_bool(L, pc, p, "invalidated", &k->invalidated, 1) ||
-        rd_pct_or_null(L, pc, p, "cached_pct", &k->cached_pct, &k->cached_known))
+    if (ld_figs(L, pc, p, NVB__FS_PCACHE, k, 0))
         return L->rc;
-    if (k->cached_known)
-        rd_u64(L, pc, p, "examined_bytes", &k->cached_examined, 1);
-    return L->rc;
+    k->cached_known = !isnan(k->cached_pct);
+    if (k->cached_known && (k->cached_pct < 0 || k->cached_pct > 100))
+        return bad(L, p, "cached_pct", "not a percentage (0 to 100)");
+    k->cached_pct = k->cached_known ? k->cached_pct : 0;
+    return 0;
 }
 
 /* per_target[].util_* (diskutil.c): absent in results from before them. */
@@ -563,12 +556,7 @@ static int ld_phases(struct ld *L, const struct nvb__jv *root, struct nvb_result
     char metric[8] = "";
     if (!(o = opt_obj(L, root, S)))
         return L->rc;
-    if (rd_str(L, o, S, "metric", metric, sizeof metric, 1) || rd_bool(L, o, S, "reached", &ss->reached, 1) ||
-        rd_bool(L, o, S, "stopped", &ss->stopped, 1) || rd_dbl_or_null(L, o, S, "at_s", &ss->at_s, NAN, 1) ||
-        rd_u32(L, o, S, "rounds", &ss->rounds, 1) || rd_nonneg(L, o, S, "window_s", &ss->window_s, 1) ||
-        rd_dbl_or_null(L, o, S, "mean", &ss->fig.mean, NAN, 1) ||
-        rd_dbl_or_null(L, o, S, "max_excursion_pct", &ss->fig.max_excursion_pct, NAN, 1) ||
-        rd_dbl_or_null(L, o, S, "slope_pct", &ss->fig.slope_pct, NAN, 1))
+    if (rd_str(L, o, S, "metric", metric, sizeof metric, 1) || ld_figs(L, o, S, NVB__FS_SS, ss, 0))
         return L->rc;
     for (int m = NVB__SS_IOPS; m <= NVB__SS_LAT; m++)
         if (!strcmp(metric, nvb__ss_metric_name(m)))

@@ -67,6 +67,12 @@ static int places(const struct nvb_result *r, struct place *p)
     if (r->rate_set)
         p[n++] = (struct place){NVB__FS_RATE, "rate", r, 0};
     p[n++] = (struct place){NVB__FS_CPU, "cpu", r, 0};
+    if (r->tg[0].content.examined)
+        p[n++] = (struct place){NVB__FS_PCACHE, "per_target.0.page_cache", &r->tg[0].content, 0};
+    if (r->tg[0].devf.valid)
+        p[n++] = (struct place){NVB__FS_DEVICE, "per_target.0.device", &r->tg[0].devf, 0};
+    if (r->ss.metric)
+        p[n++] = (struct place){NVB__FS_SS, "steady_state", &r->ss, 0};
     if (r->nthreads)
         p[n++] = (struct place){NVB__FS_THREAD, "cpu.threads.0", &r->threads[0], 0};
     if (r->nhosts) {
@@ -90,6 +96,9 @@ static double value(const struct nvb__fig *f, const struct place *p, int *ok)
     const void *v = p->base ? (const char *)p->base + f->off : NULL;
     double u = 0;
     *ok = 1;
+    if (f->type != NVB__FT_PART && ((f->flags & NVB__FF_IF && !*(const int *)((const char *)p->base + f->off2)) ||
+                                    (f->flags & NVB__FF_ZERO && !*(const uint64_t *)v)))
+        return NAN; /* unknown: null */
     switch (f->type) {
     case NVB__FT_U64:
         if (f->sec == NVB__FS_LAT) /* min, max: the histogram's */
@@ -129,7 +138,10 @@ static double value(const struct nvb__fig *f, const struct place *p, int *ok)
                                                                           : nvb__hist_stddev(p->h);
 }
 
-static struct nvb_result *g_run, *g_m; /* a run, and it merged with itself (hosts[]) */
+/* a run, it merged with itself (hosts[]), and read from its JSON with a
+ * block device's facts and a steady state (a run on a scratch file has
+ * neither) */
+static struct nvb_result *g_run, *g_m, *g_syn;
 static char *g_file;
 
 static void make_result(void)
@@ -149,19 +161,43 @@ static void make_result(void)
     const struct nvb_result *parts[2] = {g_run, g_run};
     ck_assert_int_eq(nvb_result_merge(&g_m, parts, 2), 0);
     ck_assert_uint_eq(g_m->nhosts, 2);
+    static const char *const put[][2] = {
+        {"\"device\":null", "\"device\":{\"name\":\"nvme0n1\",\"kind\":\"nvme\",\"model\":\"M\",\"serial\":\"S\","
+                           "\"logical_block_size\":512,\"physical_block_size\":4096,\"indirection_unit\":null,"
+                           "\"indirection_unit_source\":\"unknown\",\"link_ceiling_gbs\":null}"},
+        {"\"steady_state\":null", "\"steady_state\":{\"metric\":\"iops\",\"reached\":true,\"stopped\":false,"
+                                 "\"at_s\":1.5,\"rounds\":5,\"window_s\":2.5,\"mean\":1000,"
+                                 "\"max_excursion_pct\":10.25,\"slope_pct\":3}"}};
+    char *json = NULL, why[256];
+    ck_assert_int_eq(nvb_result_json(g_run, &json), 0);
+    struct nvb__buf b = {0};
+    const char *at = json;
+    for (int i = 0; i < 2; i++) {
+        const char *k = strstr(at, put[i][0]);
+        ck_assert_msg(k, "%s not in the run's JSON", put[i][0]);
+        nvb__buf_putn(&b, at, (size_t)(k - at));
+        nvb__buf_puts(&b, put[i][1]);
+        at = k + strlen(put[i][0]);
+    }
+    nvb__buf_puts(&b, at);
+    ck_assert_int_eq(nvb_result_parse(b.s, b.len, &g_syn, why, sizeof why), 0);
+    ck_assert(g_syn->tg[0].devf.valid && g_syn->ss.metric && g_syn->tg[0].content.examined);
+    free(b.s);
+    free(json);
 }
 
 static void free_result(void)
 {
     nvb_result_free(g_run);
     nvb_result_free(g_m);
+    nvb_result_free(g_syn);
     unlink(g_file);
     free(g_file);
 }
 
 START_TEST(writer_follows_table)
 {
-    const struct nvb_result *g_r = _i ? g_m : g_run;
+    const struct nvb_result *g_r = _i == 2 ? g_syn : _i ? g_m : g_run;
     struct place p[32];
     int np = places(g_r, p), checked = 0;
     for (int k = 0; k < np; k++)
@@ -204,7 +240,7 @@ static struct nvb__jv *at(struct nvb__jv *v, const char *path)
 
 START_TEST(reader_follows_table)
 {
-    const struct nvb_result *g_r = _i ? g_m : g_run;
+    const struct nvb_result *g_r = _i == 2 ? g_syn : _i ? g_m : g_run;
     char *json = NULL, why[256];
     struct nvb__jv *root = NULL;
     ck_assert_int_eq(nvb_result_json(g_r, &json), 0);
@@ -283,7 +319,7 @@ START_TEST(direction_objects_follow_table)
 {
     char *json = NULL, why[256], path[96];
     struct nvb__jv *root = NULL;
-    ck_assert_int_eq(nvb_result_json(_i ? g_m : g_run, &json), 0);
+    ck_assert_int_eq(nvb_result_json(_i == 2 ? g_syn : _i ? g_m : g_run, &json), 0);
     ck_assert_int_eq(nvb__json_parse(json, strlen(json), &root, why, sizeof why), 0);
     static const char *const obj[] = {"lat_ns", "clat_ns", "lat_hist", "clat_hist", "lat_pct_supported"};
     static const char *const where[] = {"read", "write", "per_target.0.read", "per_target.0.write"};
@@ -303,9 +339,9 @@ int main(void)
     TCase *tc = tcase_create("figures");
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, make_result, free_result);
-    tcase_add_loop_test(tc, writer_follows_table, 0, 2);
-    tcase_add_loop_test(tc, reader_follows_table, 0, 2);
-    tcase_add_loop_test(tc, direction_objects_follow_table, 0, 2);
+    tcase_add_loop_test(tc, writer_follows_table, 0, 3);
+    tcase_add_loop_test(tc, reader_follows_table, 0, 3);
+    tcase_add_loop_test(tc, direction_objects_follow_table, 0, 3);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
