@@ -63,6 +63,7 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
 #define PC(key, type, flags, member, off2, schema, unit, doc) \
     ROW2(PCACHE, key, type, EACH, flags, struct nvb__tcontent, member, off2, schema, unit, doc)
 #define IF NVB__FF_IF
+#define NZ NVB__FF_NZ
 
 /* cpu: what the result stores, what the writer derives from it */
 #define C(key, type, flags, member, schema, unit, doc) ROW(CPU, key, type, RECOMP, flags, struct nvb_result, member, schema, unit, doc)

@@ -102,6 +102,9 @@ enum nvb__fig_merge {
 #define NVB__FF_IF   256u /* null unless the int at off2 of the object's struct is set (a double
                            * is then NaN to a lookup); read as a number or null (NaN, or 0) */
 #define NVB__FF_ZERO 512u /* a count null when 0 (unknown); null read as 0 */
+#define NVB__FF_NZ   1024u /* a count written only when not 0: absent is 0, as in a result from
+                            * before it, which so reads and writes back as it was (with
+                            * NVB__FF_OLD | NVB__FF_OPT) */
 
 struct nvb__fig {
     uint8_t     sec, type, merge;

@@ -106,6 +106,8 @@ static void emit_figs(struct jctx *c, int sec, const void *base, double per, uns
             jo_raw(c, f->key, "null");
             continue;
         }
+        if (f->flags & NVB__FF_NZ && !*(const uint64_t *)v)
+            continue;
         if ((f->flags & NVB__FF_IF && !*(const int *)((const char *)base + f->off2) && f->type != NVB__FT_DBL) ||
             (f->flags & NVB__FF_ZERO && !*(const uint64_t *)v)) {
             jo_raw(c, f->key, "null");
