@@ -452,6 +452,10 @@ const struct nvb__fig nvb__figs[] = {
       "completions one call brings back; with `waits`, how often the loop polled). Written with "
       "the keys above; 0 in a result written by a build of 2026-12-02 or 12-03 that had them and "
       "not it"),
+    R(SUBMIT, "empty_reaps", U64, SUM, EXT | OLD | OPT | NZ, sub.empty_reaps, "count", "calls",
+      "of the `reaps`, those that brought back no completion: a poll that found none, or a wait that a "
+      "rate's schedule, a timeout or a held-back completion (`fault.delay`) ended first (system calls "
+      "the loop paid for nothing). Absent when 0, and in results from before it"),
 
     /* rate: null without rate_iops */
     PART(RATE, "mode", FIRST, 0, "{\"enum\": [\"open\", \"closed\"]}", "",
