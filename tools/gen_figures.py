@@ -45,6 +45,8 @@ SCHEMA_SOME = {
     "ss": "/properties/steady_state/oneOf/1",
     "device": "/definitions/target_device",
     "pcache": "/definitions/page_cache",
+    "ts": "/definitions/sample",
+    "tsdir": "/definitions/sample_direction",
 }
 # Objects whose required keys are a section's keys that match a pattern:
 # lat_pct_supported has a flag for each percentile of lat_ns.

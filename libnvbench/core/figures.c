@@ -18,7 +18,7 @@
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
                                                         "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end",
-                                                        "lat", "hist", "cpu", "hostcpu", "ss", "device", "pcache"};
+                                                        "lat", "hist", "cpu", "hostcpu", "ss", "device", "pcache", "ts", "tsdir"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
                                            "rate", "gib_rate", "mean", "dirsum", "sum", "num", "derived", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
@@ -62,6 +62,11 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
     ROW(DEVICE, key, type, EACH, flags, struct nvb__tdev, member, schema, unit, doc)
 #define PC(key, type, flags, member, off2, schema, unit, doc) \
     ROW2(PCACHE, key, type, EACH, flags, struct nvb__tcontent, member, off2, schema, unit, doc)
+#define TS(key, type, merge, flags, member, schema, unit, doc) \
+    ROW(TS, key, type, merge, flags, struct nvb__tsample, member, schema, unit, doc)
+/* the first direction's element of each array; moved 8 bytes a direction */
+#define TD(key, type, merge, member, schema, unit, doc) \
+    ROW(TSDIR, key, type, merge, 0, struct nvb__tsample, member, schema, unit, doc)
 #define IF NVB__FF_IF
 #define NZ NVB__FF_NZ
 
@@ -569,6 +574,59 @@ const struct nvb__fig nvb__figs[] = {
     PC("examined_bytes", U64, IF, cached_examined, offsetof(struct nvb__tcontent, cached_known), "?count", "bytes",
        "the bytes `cached_pct` is measured over: the region, or with `mincore` on a region above 16 "
        "GiB, 64 evenly spaced windows of 256 MiB (`null` when `cached_pct` is)"),
+
+    /* timeseries[]: a point per interval */
+    TS("t_s", DBL, MAX, 0, t_s, "{\"type\": \"number\", \"exclusiveMinimum\": 0}", "s", "end of the interval, seconds since the window started"),
+    TS("dt_s", DBL, MAX, 0, dt_s, "nonneg", "s", "length of the interval"),
+    TS("t_unix_ns", U64, MAX, OLD, t_unix_ns, "count", "ns",
+       "wall clock at the end of the interval: the tick the sample was taken for (with "
+       "`align_interval=1` a multiple of `interval`, so the points of several hosts line up), or "
+       "`end_unix_ns` (where the last job ended) for the final one"),
+    PART(TS, "read", SUM, 0, "#sample_direction", "",
+         "`ios`, `bytes` completed in the interval, `iops`, `bw_bytes_s` over `dt_s`, `lat_mean_ns` "
+         "mean latency of those I/Os, `lat_sum_ns` their exact sum (an integer: each job's part is "
+         "taken exactly and the parts are added in 128 bits)"),
+    PART(TS, "write", SUM, 0, "#sample_direction", "", NULL),
+    PART(TS, "trim", SUM, TRIM, "#sample_direction", "", NULL),
+    TS("errors", U64, SUM, 0, errors, "count", "I/Os", "failed I/Os in the interval"),
+    TS("system_pct", DBL, RECOMP, NVB__FF_NEG, system_pct, "?percent", "%",
+       "whole-system busy over the interval (`dt_s`, the span its counters were read across), "
+       "`null` when not measured: `/proc/stat` unreadable, or fewer than 10 ticks per CPU in the "
+       "interval, as in a short final, partial interval "
+       "([cpu-accounting.md](cpu-accounting.md#ticks-and-when-a-share-is-not-measured))"),
+
+    /* timeseries[].read, .write, .trim: described in the point's row above */
+    TD("ios", U64, SUM, ios[0], "count", "I/Os", "completed in the interval, and their bytes"),
+    TD("bytes", U64, SUM, bytes[0], "count", "bytes", NULL),
+    TD("iops", RATE, RECOMP, ios[0], "nonneg", "I/Os/s", "over `dt_s`"),
+    TD("bw_bytes_s", RATE, RECOMP, bytes[0], "nonneg", "bytes/s", NULL),
+    PART(TSDIR, "lat_mean_ns", RECOMP, 0, "nonneg", "ns", "mean latency of those I/Os, and their exact sum"),
+    PART(TSDIR, "lat_sum_ns", SUM, 0, "count", "ns", NULL),
+    PART(TSDIR, "p50", RECOMP, OPT, "#interval_pct", "ns",
+         "latency percentiles of the interval, from its histogram `lat_hist`: the midpoint of the "
+         "bucket that holds the percentile's rank (the rank as in `lat_ns`), so within "
+         "`hist_rel_error` of a latency in the interval (exact below 64 ns). The interval's exact min "
+         "and max are not kept, so unlike `lat_ns` they are not clamped to them. `null` when the "
+         "interval has no completion, or has no histogram"),
+    PART(TSDIR, "p99", RECOMP, OPT, "#interval_pct", "ns", NULL),
+    PART(TSDIR, "p99.9", RECOMP, OPT, "#interval_pct", "ns", NULL),
+    PART(TSDIR, "lat_hist", HIST, OPT,
+         "{\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"object\", \"required\": [\"count\", "
+         "\"buckets\"], \"additionalProperties\": false, \"properties\": {\"count\": {\"$ref\": "
+         "\"#/definitions/count\"}, \"buckets\": {\"type\": \"array\", \"items\": {\"type\": "
+         "\"array\", \"minItems\": 2, \"maxItems\": 2, \"items\": {\"type\": \"integer\", "
+         "\"minimum\": 0}}}}}]}",
+         "ns", "the interval's latency histogram: `count` and `buckets`, sparse `[index, count]` pairs "
+         "(ascending, none empty) in the scheme of the top-level `lat_hist` (`sub_bits`, `max_bits`). "
+         "The intervals' histograms add up to the run's `lat_hist` bucket by bucket exactly, and "
+         "merged results add them point by point, so a merged point's percentiles are those of all "
+         "its hosts' latencies. `null` when not measured (out of memory; a warning says so). Results "
+         "written before them have none of these four keys, and keep none when loaded and written "
+         "back. A merged point with a part that lacks them has `null` percentiles and histograms, or "
+         "none of the keys when a part has none. The sampler takes them by differencing the jobs' "
+         "cumulative histograms at each tick, so `count` counts the completions recorded by the tick, "
+         "which can differ from `ios` (published by the jobs after each batch of completions) by a "
+         "batch; over the whole series each adds up to its total"),
 
     /* hosts[]: a merged result's row per host */
     HR("host", STR, host, "string", "", "machine name; position in the merge (the MPI rank when merged in rank order)"),

@@ -49,6 +49,9 @@ enum nvb__fig_sec {
     NVB__FS_SS,        /* steady_state (struct nvb__ss_res) */
     NVB__FS_DEVICE,    /* per_target[].device (struct nvb__tdev) */
     NVB__FS_PCACHE,    /* per_target[].page_cache (struct nvb__tcontent) */
+    NVB__FS_TS,        /* timeseries[] (struct nvb__tsample) */
+    NVB__FS_TSDIR,     /* timeseries[].read, .write, .trim: struct nvb__tsample's arrays by
+                        * direction, the point's base moved by 8 bytes a direction */
     NVB__FS_COUNT
 };
 

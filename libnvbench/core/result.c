@@ -516,66 +516,61 @@ static void target_part(struct jctx *c, const char *key, const void *base, const
     }
 }
 
-/* An interval's latency percentiles (null without samples or without its
- * histogram) and its histogram, sparse (ihist.h); none of them for a point
- * of a result written before them (a loaded one stays what it was). */
-static void emit_ihist(struct jctx *c, const struct nvb__ihist *h, int unknown)
-{
-    static const char *const keys[] = {"p50", "p99", "p99.9"};
-    if (unknown == 2)
-        return;
-    static const double vals[] = {50, 99, 99.9};
-    for (int i = 0; i < 3; i++) {
-        if (h && h->count)
-            jo_num(c, keys[i], nvb__ihist_pct(h, vals[i]));
-        else
-            jo_raw(c, keys[i], "null");
-    }
-    if (unknown) {
-        jo_raw(c, "lat_hist", "null");
-        return;
-    }
-    jo_open(c, "lat_hist", '{');
-    jo_u64(c, "count", h ? h->count : 0);
-    jo_open(c, "buckets", '[');
-    for (unsigned i = 0; h && i < h->n && c->j->b; i++) {
-        j_comma(c->j);
-        nvb__buf_printf(c->j->b, "[%u,%" PRIu64 "]", h->b[i].i, h->b[i].c);
-    }
-    jo_close(c, ']');
-    jo_close(c, '}');
-}
+/* A point's direction's parts (timeseries[].read, ...): the mean and the
+ * exact sum of its latencies; its percentiles (null without samples or
+ * without its histogram) and its histogram, sparse (ihist.h), none of them
+ * for a point of a result written before them (a loaded one stays what it
+ * was). */
+struct ts_arg {
+    const struct nvb__tsample *s;
+    int d;
+};
 
-/* The time series: one sample per interval. */
-static void emit_series(struct jctx *c, const struct nvb_result *r)
+static void tsdir_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
-    jo_open(c, "timeseries", '[');
-    for (unsigned i = 0; i < r->nts; i++) {
-        const struct nvb__tsample *s = &r->ts[i];
-        jo_open(c, NULL, '{');
-        jo_raw_num(c, "t_s", s->t_s);
-        jo_raw_num(c, "dt_s", s->dt_s);
-        jo_u64(c, "t_unix_ns", s->t_unix_ns);
-        for (int d = 0; d < nvb__result_ndir(r); d++) {
-            jo_open(c, nvb__dir_names[d], '{');
-            jo_u64(c, "ios", s->ios[d]);
-            jo_u64(c, "bytes", s->bytes[d]);
-            jo_num(c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
-            jo_num(c, "bw_bytes_s", s->dt_s > 0 ? (double)s->bytes[d] / s->dt_s : 0);
-            jo_num(c, "lat_mean_ns", s->ios[d] ? nvb__u128d(s->lat_sum[d]) / (double)s->ios[d] : 0);
-            const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
-            jo_wide(c, "lat_sum_ns", lw, 2, 0);
-            emit_ihist(c, s->lh[d], s->lh_unknown);
-            jo_close(c, '}');
-        }
-        jo_u64(c, "errors", s->errors);
-        if (s->system_pct >= 0)
-            jo_raw_num(c, "system_pct", s->system_pct);
+    const struct nvb__tsample *s = ((const struct ts_arg *)arg)->s;
+    const int d = ((const struct ts_arg *)arg)->d;
+    const struct nvb__ihist *h = s->lh[d];
+    (void)base;
+    if (!strcmp(key, "lat_mean_ns")) {
+        jo_num(c, key, s->ios[d] ? nvb__u128d(s->lat_sum[d]) / (double)s->ios[d] : 0);
+    } else if (!strcmp(key, "lat_sum_ns")) {
+        const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
+        jo_wide(c, key, lw, 2, 0);
+    } else if (s->lh_unknown == 2) {
+        return;
+    } else if (key[0] == 'p') {
+        if (h && h->count)
+            jo_num(c, key, nvb__ihist_pct(h, strtod(key + 1, NULL)));
         else
-            jo_raw(c, "system_pct", "null");
+            jo_raw(c, key, "null");
+    } else if (s->lh_unknown) {
+        jo_raw(c, key, "null");
+    } else {
+        jo_open(c, key, '{');
+        jo_u64(c, "count", h ? h->count : 0);
+        jo_open(c, "buckets", '[');
+        for (unsigned i = 0; h && i < h->n && c->j->b; i++) {
+            j_comma(c->j);
+            nvb__buf_printf(c->j->b, "[%u,%" PRIu64 "]", h->b[i].i, h->b[i].c);
+        }
+        jo_close(c, ']');
         jo_close(c, '}');
     }
-    jo_close(c, ']');
+}
+
+/* A point's directions (its rows of NVB__FS_TSDIR, over dt_s). */
+static void ts_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb__tsample *s = base;
+    (void)arg;
+    for (int d = 0; d < NVB__NDIR; d++)
+        if (!strcmp(key, nvb__dir_names[d])) {
+            jo_open(c, key, '{');
+            emit_figs(c, NVB__FS_TSDIR, (const char *)s + d * sizeof(uint64_t), s->dt_s, 0, tsdir_part,
+                      &(const struct ts_arg){s, d});
+            jo_close(c, '}');
+        }
 }
 
 static void emit_object(struct jctx *c, const struct nvb_result *r, int group);
@@ -714,7 +709,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
 
     emit_rows(&c, "hosts", NVB__FS_HOST, r->hosts, sizeof *r->hosts, r->nhosts, r, host_part);
 
-    emit_series(&c, r);
+    emit_rows(&c, "timeseries", NVB__FS_TS, r->ts, sizeof *r->ts, r->nts, r, ts_part);
     emit_phases(&c, r);
     emit_groups(&c, r);
 

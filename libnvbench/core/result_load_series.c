@@ -88,9 +88,7 @@ int nvb__ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result *
         memset(&s, 0, sizeof s);
         if (!o)
             return L->rc;
-        if (rd_dbl(L, o, p, "t_s", &s.t_s, 1) || rd_nonneg(L, o, p, "dt_s", &s.dt_s, 1) ||
-            rd_u64(L, o, p, "t_unix_ns", &s.t_unix_ns, 0) || rd_u64(L, o, p, "errors", &s.errors, 1) ||
-            rd_dbl_or_null(L, o, p, "system_pct", &s.system_pct, -1, 1))
+        if (ld_figs(L, o, p, NVB__FS_TS, &s, nvb__figs_when(r)))
             return L->rc;
         if (s.system_pct < 0)
             s.system_pct = -1;
@@ -98,7 +96,7 @@ int nvb__ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result *
             char q[80];
             sub(q, sizeof q, p, dn[d]);
             const struct nvb__jv *x = mem(L, o, p, dn[d], NVB__J_OBJ, 1);
-            if (!x || rd_u64(L, x, q, "ios", &s.ios[d], 1) || rd_u64(L, x, q, "bytes", &s.bytes[d], 1))
+            if (!x || ld_figs(L, x, q, NVB__FS_TSDIR, (char *)&s + d * sizeof(uint64_t), 0))
                 break;
             if (nvb__json_get(x, "lat_sum_ns")) {
                 uint64_t w[2];

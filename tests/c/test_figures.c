@@ -71,8 +71,15 @@ static int places(const struct nvb_result *r, struct place *p)
         p[n++] = (struct place){NVB__FS_PCACHE, "per_target.0.page_cache", &r->tg[0].content, 0};
     if (r->tg[0].devf.valid)
         p[n++] = (struct place){NVB__FS_DEVICE, "per_target.0.device", &r->tg[0].devf, 0};
+    if (r->nts) { /* a timeseries point and its directions (arrays by direction: moved 8 bytes a direction) */
+        const struct nvb__tsample *ts = &r->ts[0];
+        p[n++] = (struct place){NVB__FS_TS, "timeseries.0", ts, 0};
+        p[n++] = (struct place){NVB__FS_TSDIR, "timeseries.0.read", ts, ts->dt_s};
+        p[n++] = (struct place){NVB__FS_TSDIR, "timeseries.0.write", (const char *)ts + sizeof(uint64_t), ts->dt_s};
+    }
     if (r->ss.metric)
         p[n++] = (struct place){NVB__FS_SS, "steady_state", &r->ss, 0};
+    ck_assert_uint_gt(r->nts, 0);
     if (r->nthreads)
         p[n++] = (struct place){NVB__FS_THREAD, "cpu.threads.0", &r->threads[0], 0};
     if (r->nhosts) {
@@ -198,7 +205,7 @@ static void free_result(void)
 START_TEST(writer_follows_table)
 {
     const struct nvb_result *g_r = _i == 2 ? g_syn : _i ? g_m : g_run;
-    struct place p[32];
+    struct place p[40];
     int np = places(g_r, p), checked = 0;
     for (int k = 0; k < np; k++)
         for (size_t i = 0; i < nvb__nfigs; i++) {
@@ -249,7 +256,7 @@ START_TEST(reader_follows_table)
     struct nvb__jv *root = NULL;
     ck_assert_int_eq(nvb_result_json(g_r, &json), 0);
     ck_assert_int_eq(nvb__json_parse(json, strlen(json), &root, why, sizeof why), 0);
-    struct place p[32];
+    struct place p[40];
     int np = places(g_r, p), old = 0, refused = 0;
     for (int k = 0; k < np; k++)
         for (size_t i = 0; i < nvb__nfigs; i++) {
@@ -309,7 +316,7 @@ static void keys_are_rows(const struct nvb__jv *o, const char *path, int sec, in
     ck_assert_msg(o && o->type == NVB__J_OBJ, "%s: not an object", path);
     for (size_t i = 0; i < nvb__nfigs; i++) {
         const struct nvb__fig *f = &nvb__figs[i];
-        if (f->sec != sec || (pct && nvb__figs_pct(f) < 0))
+        if (f->sec != sec || (pct && nvb__figs_pct(f) < 0) || (f->flags & NVB__FF_TRIM)) /* no trims here */
             continue;
         ck_assert_msg(k < o->n && !strcmp(o->kid[k].key, f->key), "%s: key %u is %s, the table's row %s", path, k,
                       k < o->n ? o->kid[k].key : "(none)", f->key);
@@ -334,6 +341,9 @@ START_TEST(direction_objects_follow_table)
             snprintf(path, sizeof path, "%s.%s", where[w], obj[i]);
             keys_are_rows(at(root, path), path, i < 2 || i == 4 ? NVB__FS_LAT : NVB__FS_HIST, i == 4);
         }
+    /* a timeseries point and its directions */
+    keys_are_rows(at(root, "timeseries.0"), "timeseries.0", NVB__FS_TS, 0);
+    keys_are_rows(at(root, "timeseries.0.read"), "timeseries.0.read", NVB__FS_TSDIR, 0);
     nvb__json_free(root);
     free(json);
 }
