@@ -38,6 +38,7 @@ SCHEMA_AT = {
 # Sections that are some of their object's keys: only theirs are written
 # (each keeps its description), the object's other keys stay as they are.
 SCHEMA_SOME = {
+    "head": "",
     "run": "",
     "end": "",
     "hist": "/definitions/lat_hist",

@@ -18,7 +18,7 @@
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
                                                         "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end",
-                                                        "lat", "hist", "cpu", "hostcpu", "ss", "device", "pcache", "ts", "tsdir"};
+                                                        "lat", "hist", "cpu", "hostcpu", "ss", "device", "pcache", "ts", "tsdir", "head"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
                                            "rate", "gib_rate", "mean", "dirsum", "sum", "num", "derived", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
@@ -101,6 +101,30 @@ _Static_assert(sizeof(double) == sizeof(uint64_t), "hosts[]' arrays by direction
 #define TICK NVB__FF_TICK
 
 const struct nvb__fig nvb__figs[] = {
+    /* the top level's first keys (a group's object has its name before them: written by code) */
+    PART(HEAD, "schema", RECOMP, 0, "{\"const\": \"" NVB_SCHEMA_VERSION "\"}", "",
+         "`\"" NVB_SCHEMA_VERSION "\"`"),
+    PART(HEAD, "version", RECOMP, 0, "{\"type\": \"string\", \"pattern\": \"^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$\"}", "",
+         "library version that produced it, `\"MAJOR.MINOR.PATCH\"`"),
+    R(HEAD, "engine", STR, AGREE, 0, engine, "{\"type\": \"string\", \"pattern\": \"^[a-z0-9_]+$\"}", "",
+      "engine name as requested (`psync`, `libaio`, `io_uring`, `nvme`, `null`)"),
+    PART(HEAD, "engine_used", FIRST, 0,
+         "{\"type\": \"object\", \"propertyNames\": {\"pattern\": \"^[a-z0-9_]+$\"}, "
+         "\"additionalProperties\": {\"type\": \"string\"}}", "",
+         "what the engine actually did, string values, keys owned by the engine: io_uring "
+         "`setup_flags`, `entries`, `fixedbufs`, `regfiles`, `register_ring`, `sqpoll`, `sqpoll_cpu`, "
+         "`iopoll`, `nop`, `wait_min`, and `*_why` keys giving the reason for a fallback; nvme "
+         "`setup_flags`, `entries`, `regfiles`, `fixedbufs`, `iopoll`, `nsid`, `lba_size` (of the "
+         "first target) and `*_why`; libaio `qd`; `{}` for psync and null; on Windows "
+         "([windows.md](windows.md)) every engine's `stack` (`windows_native`, `windows_non_native`, "
+         "`mixed` or `unknown`), `stack_source` (`detected`, `none`; `stated` when the seed_matrix "
+         "program's `--stack` set it, which adds `stack_detected`), `stack_detail`, `disk_model`, "
+         "`disk_driver`, iocp `skip_on_success`, `batch`, ioring `version`, `entries`, "
+         "`um_emulation`, `regfiles`, `fixedbufs` and `*_why`; in results saved by the seed_matrix "
+         "program (`--json`) also `os` and `cpu_model`, the machine's (examples/c/seed_facts.h)"),
+    PART(HEAD, "workload", FIRST, 0, "{\"oneOf\": [{\"$ref\": \"#/definitions/workload\"}, {\"$ref\": \"#/definitions/groups_workload\"}]}", "",
+         "the workload that ran, every key at its effective value (below)"),
+
     /* the top level, from qd_effective to ramp_s (the objects around them are written by code) */
     R(RUN, "qd_effective", U32, FIRST, 0, qd_effective, "count", "I/Os",
       "I/Os in flight per job actually used: `qd`, except 1 for the synchronous psync engine and for "

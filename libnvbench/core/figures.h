@@ -52,6 +52,7 @@ enum nvb__fig_sec {
     NVB__FS_TS,        /* timeseries[] (struct nvb__tsample) */
     NVB__FS_TSDIR,     /* timeseries[].read, .write, .trim: struct nvb__tsample's arrays by
                         * direction, the point's base moved by 8 bytes a direction */
+    NVB__FS_HEAD,      /* the top level's first keys, schema to workload (struct nvb_result) */
     NVB__FS_COUNT
 };
 

@@ -648,6 +648,33 @@ static void end_part(struct jctx *c, const char *key, const void *base, const vo
     }
 }
 
+/* The top level's first keys the table leaves to code: the schema and the
+ * library's version, what the engine used, the workload's echo (core/keys.c's). */
+static void head_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb_result *r = base;
+    struct nvb__json *j = c->j;
+    (void)arg;
+    if (!strcmp(key, "schema")) {
+        jo_str(c, key, NVB_SCHEMA_VERSION);
+    } else if (!strcmp(key, "version")) {
+        jo_str(c, key, nvb_version());
+    } else if (!strcmp(key, "engine_used")) {
+        jo_open(c, key, '{');
+        for (unsigned i = 0; i < r->used.n; i++)
+            jo_str(c, r->used.kv[i].key, r->used.kv[i].val);
+        jo_close(c, '}');
+    } else if (j->b && r->wl) {
+        j_key(j, key);
+        nvb__workload_json(r->wl, j->b);
+    } else if (j->b && r->wl_json) {
+        j_key(j, key);
+        nvb__buf_puts(j->b, r->wl_json);
+    } else if (j->b) {
+        jo_raw(c, key, "{}");
+    }
+}
+
 /* One result's object; a group's (group 1) starts with its name and has no
  * "cpu". */
 static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
@@ -657,22 +684,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     jo_open(&c, NULL, '{');
     if (group)
         jo_str(&c, "name", r->group);
-    jo_str(&c, "schema", NVB_SCHEMA_VERSION);
-    jo_str(&c, "version", nvb_version());
-    jo_str(&c, "engine", r->engine);
-    jo_open(&c, "engine_used", '{');
-    for (unsigned i = 0; i < r->used.n; i++)
-        jo_str(&c, r->used.kv[i].key, r->used.kv[i].val);
-    jo_close(&c, '}');
-    if (j->b && r->wl) {
-        j_key(j, "workload");
-        nvb__workload_json(r->wl, j->b);
-    } else if (j->b && r->wl_json) {
-        j_key(j, "workload");
-        nvb__buf_puts(j->b, r->wl_json);
-    } else if (j->b) {
-        jo_raw(&c, "workload", "{}");
-    }
+    emit_figs(&c, NVB__FS_HEAD, r, 0, 0, head_part, NULL);
     emit_figs(&c, NVB__FS_RUN, r, 0, 0, run_part, NULL);
     emit_dirs(&c, r, r->tot); /* trim only in results of workloads that trim (docs/json-schema.md) */
     uint64_t ios = r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios;

@@ -638,7 +638,7 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
         return L->rc;
     if (strcmp(schema, NVB_SCHEMA_VERSION))
         return bad(L, "", "schema", "not " NVB_SCHEMA_VERSION);
-    if (rd_str(L, root, "", "engine", r->engine, sizeof r->engine, 1) || ld_engine_used(L, root, r) ||
+    if (ld_figs(L, root, "", NVB__FS_HEAD, r, 0) || ld_engine_used(L, root, r) ||
         ld_figs(L, root, "", NVB__FS_RUN, r, 0) || rd_u64(L, root, "", "end_unix_ns", &r->end_wall_ns, 0) ||
         rd_dbl(L, root, "", "clock_cost_ns", &r->clock_cost_ns, 1))
         return L->rc;

@@ -46,6 +46,7 @@ static int places(const struct nvb_result *r, struct place *p)
             snprintf(p[n].path, sizeof p[0].path, "%s.%s", nvb__dir_names[d], k ? "clat_ns" : "lat_ns");
             ck_assert_uint_gt(p[n++].h->count, 0);
         }
+    p[n++] = (struct place){NVB__FS_HEAD, "", r, 0};
     p[n++] = (struct place){NVB__FS_RUN, "", r, 0};
     p[n++] = (struct place){NVB__FS_END, "", r, 0};
     p[n] = (struct place){NVB__FS_TOTAL, "total", &p[n].t, r->duration_s, {0, 0}};
