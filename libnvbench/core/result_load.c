@@ -466,6 +466,8 @@ static int ld_content(struct ld *L, const struct nvb__jv *o, const char *path, s
     k->cached_known = !isnan(k->cached_pct);
     if (k->cached_known && (k->cached_pct < 0 || k->cached_pct > 100))
         return bad(L, p, "cached_pct", "not a percentage (0 to 100)");
+    if (k->cached_known && nvb__json_get(pc, "examined_bytes")->type == NVB__J_NULL) /* measured over something */
+        return bad(L, p, "examined_bytes", "expected a number");
     k->cached_pct = k->cached_known ? k->cached_pct : 0;
     return 0;
 }
