@@ -32,12 +32,27 @@ SCHEMA_AT = {
     "fault": ["/properties/fault"],
     "faultdir": ["/definitions/fault_direction"],
     "total": ["/properties/total", "/definitions/host_total"],
+    "lat": ["/definitions/lat_ns"],
+    "hostcpu": ["/definitions/host_cpu"],
 }
 # Sections that are some of their object's keys: only theirs are written
 # (each keeps its description), the object's other keys stay as they are.
 SCHEMA_SOME = {
+    "head": "",
     "run": "",
     "end": "",
+    "hist": "/definitions/lat_hist",
+    "cpu": "/definitions/cpu",
+    "ss": "/properties/steady_state/oneOf/1",
+    "device": "/definitions/target_device",
+    "pcache": "/definitions/page_cache",
+    "ts": "/definitions/sample",
+    "tsdir": "/definitions/sample_direction",
+}
+# Objects whose required keys are a section's keys that match a pattern:
+# lat_pct_supported has a flag for each percentile of lat_ns.
+REQUIRED_OF = {
+    "/definitions/lat_pct_supported": ("lat", r"^p[0-9.]+$"),
 }
 
 
@@ -81,6 +96,8 @@ def schema_text(table, old):
         want = [f["key"] for f in rows if not f["optional"] and not f["trim_only"]]
         obj["required"] = [k for k in obj["required"] if k not in keys or k in want] + \
             [k for k in want if k not in obj["required"]]
+    for ptr, (sec, pat) in REQUIRED_OF.items():
+        pointer(doc, ptr)["required"] = [f["key"] for f in table if f["sec"] == sec and re.match(pat, f["key"])]
     return dump(doc, 0) + "\n"
 
 

@@ -17,9 +17,10 @@
 
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
-                                                        "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end"};
+                                                        "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end",
+                                                        "lat", "hist", "cpu", "hostcpu", "ss", "device", "pcache", "ts", "tsdir", "head"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
-                                           "rate", "gib_rate", "mean", "dirsum", "sum", "part"};
+                                           "rate", "gib_rate", "mean", "dirsum", "sum", "num", "derived", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
                                             "first", "agree"};
 
@@ -47,6 +48,35 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
 #define H(key, type, member, schema, unit, doc) \
     ROW(THREAD, key, type, EACH, 0, struct nvb__thread_row, member, schema, unit, doc)
 
+/* A figure of lat_ns (struct nvb__latfig); a percentile's key names it */
+#define L(key, type, member, doc) ROW(LAT, key, type, RECOMP, 0, struct nvb__latfig, member, "nonneg", "ns", doc)
+#define PCT(k, i) L("p" k, NUM, p[i], NULL)
+
+/* A row with off2: the int that says whether it is known (NVB__FF_IF). */
+#define ROW2(sec, key, type, merge, flags, st, member, off2, schema, unit, doc) \
+    {NVB__FS_##sec, NVB__FT_##type, NVB__FM_##merge, flags, key, offsetof(st, member), \
+     sizeof(((st *)0)->member), off2, schema, unit, doc}
+#define SS(key, type, flags, member, off2, schema, unit, doc) \
+    ROW2(SS, key, type, NONE, flags, struct nvb__ss_res, member, off2, schema, unit, doc)
+#define DV(key, type, flags, member, schema, unit, doc) \
+    ROW(DEVICE, key, type, EACH, flags, struct nvb__tdev, member, schema, unit, doc)
+#define PC(key, type, flags, member, off2, schema, unit, doc) \
+    ROW2(PCACHE, key, type, EACH, flags, struct nvb__tcontent, member, off2, schema, unit, doc)
+#define TS(key, type, merge, flags, member, schema, unit, doc) \
+    ROW(TS, key, type, merge, flags, struct nvb__tsample, member, schema, unit, doc)
+/* the first direction's element of each array; moved 8 bytes a direction */
+#define TD(key, type, merge, member, schema, unit, doc) \
+    ROW(TSDIR, key, type, merge, 0, struct nvb__tsample, member, schema, unit, doc)
+#define IF NVB__FF_IF
+#define NZ NVB__FF_NZ
+
+/* cpu: what the result stores, what the writer derives from it */
+#define C(key, type, flags, member, schema, unit, doc) ROW(CPU, key, type, RECOMP, flags, struct nvb_result, member, schema, unit, doc)
+#define CD(key, member, schema, unit, doc) \
+    ROW(CPU, key, DERIV, RECOMP, 0, struct nvb__cpu_derived, member, "?" schema, unit, doc)
+#define HC(key, type, flags, member, schema, unit, doc) \
+    ROW(HOSTCPU, key, type, EACH, flags, struct nvb__hostrow, member, schema, unit, doc)
+
 /* A part of a rate's lag: its sum, its mean over submissions.ios, its max (ns). */
 #define LAG(name, sum, max, flags, doc) \
     R(RATE, name "_sum_ns", U64, SUM, flags, sub.sum, "?count", "ns", doc), \
@@ -67,8 +97,34 @@ _Static_assert(sizeof(double) == sizeof(uint64_t), "hosts[]' arrays by direction
 #define TRIM NVB__FF_TRIM
 #define EXT NVB__FF_EXT
 #define OPEN NVB__FF_OPEN
+#define CPU NVB__FF_CPU
+#define TICK NVB__FF_TICK
 
 const struct nvb__fig nvb__figs[] = {
+    /* the top level's first keys (a group's object has its name before them: written by code) */
+    PART(HEAD, "schema", RECOMP, 0, "{\"const\": \"" NVB_SCHEMA_VERSION "\"}", "",
+         "`\"" NVB_SCHEMA_VERSION "\"`"),
+    PART(HEAD, "version", RECOMP, 0, "{\"type\": \"string\", \"pattern\": \"^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$\"}", "",
+         "library version that produced it, `\"MAJOR.MINOR.PATCH\"`"),
+    R(HEAD, "engine", STR, AGREE, 0, engine, "{\"type\": \"string\", \"pattern\": \"^[a-z0-9_]+$\"}", "",
+      "engine name as requested (`psync`, `libaio`, `io_uring`, `nvme`, `null`)"),
+    PART(HEAD, "engine_used", FIRST, 0,
+         "{\"type\": \"object\", \"propertyNames\": {\"pattern\": \"^[a-z0-9_]+$\"}, "
+         "\"additionalProperties\": {\"type\": \"string\"}}", "",
+         "what the engine actually did, string values, keys owned by the engine: io_uring "
+         "`setup_flags`, `entries`, `fixedbufs`, `regfiles`, `register_ring`, `sqpoll`, `sqpoll_cpu`, "
+         "`iopoll`, `nop`, `wait_min`, and `*_why` keys giving the reason for a fallback; nvme "
+         "`setup_flags`, `entries`, `regfiles`, `fixedbufs`, `iopoll`, `nsid`, `lba_size` (of the "
+         "first target) and `*_why`; libaio `qd`; `{}` for psync and null; on Windows "
+         "([windows.md](windows.md)) every engine's `stack` (`windows_native`, `windows_non_native`, "
+         "`mixed` or `unknown`), `stack_source` (`detected`, `none`; `stated` when the seed_matrix "
+         "program's `--stack` set it, which adds `stack_detected`), `stack_detail`, `disk_model`, "
+         "`disk_driver`, iocp `skip_on_success`, `batch`, ioring `version`, `entries`, "
+         "`um_emulation`, `regfiles`, `fixedbufs` and `*_why`; in results saved by the seed_matrix "
+         "program (`--json`) also `os` and `cpu_model`, the machine's (examples/c/seed_facts.h)"),
+    PART(HEAD, "workload", FIRST, 0, "{\"oneOf\": [{\"$ref\": \"#/definitions/workload\"}, {\"$ref\": \"#/definitions/groups_workload\"}]}", "",
+         "the workload that ran, every key at its effective value (below)"),
+
     /* the top level, from qd_effective to ramp_s (the objects around them are written by code) */
     R(RUN, "qd_effective", U32, FIRST, 0, qd_effective, "count", "I/Os",
       "I/Os in flight per job actually used: `qd`, except 1 for the synchronous psync engine and for "
@@ -167,6 +223,40 @@ const struct nvb__fig nvb__figs[] = {
         "the whole histograms (top level and per target); `slat_hist` is `null` when `slat_ns` is"),
     PART(DIR, "slat_hist", HIST, 0, "?#lat_hist", "ns", NULL),
     PART(DIR, "clat_hist", HIST, 0, "?#lat_hist", "ns", NULL),
+
+    /* lat_ns, slat_ns, clat_ns: described in the direction's rows; all 0 without I/O */
+    L("min", U64, min, "the least latency, exact"),
+    L("mean", NUM, mean, "`lat_hist.sum / count`, exact"),
+    L("max", U64, max, "the greatest, exact"),
+    L("stddev", NUM, stddev, "population standard deviation, from the exact sums (below)"),
+    L("p1", NUM, p[0], "percentiles from the histogram (below): the midpoint of the bucket holding rank "
+      "`ceil(p/100 * count)`, clamped to `[min, max]`; `lat_pct_supported` has one flag per key here"),
+    PCT("5", 1), PCT("10", 2), PCT("25", 3), PCT("50", 4), PCT("75", 5), PCT("90", 6), PCT("95", 7), PCT("99", 8),
+    PCT("99.5", 9), PCT("99.9", 10), PCT("99.99", 11), PCT("99.999", 12),
+
+    /* lat_hist, slat_hist, clat_hist: described in the direction's rows */
+    PART(HIST, "sub_bits", FIRST, 0, "{\"type\": \"integer\", \"minimum\": 1, \"maximum\": 16}", "",
+         "geometry (6 and 44): values below 2^sub_bits ns get one bucket each; each power of two "
+         "[2^k, 2^(k+1)) above is split into 2^sub_bits equal buckets; values at or above 2^max_bits ns "
+         "(~4.9 h) share the last bucket. A result of another geometry is refused"),
+    PART(HIST, "max_bits", FIRST, 0, "{\"type\": \"integer\", \"minimum\": 2, \"maximum\": 64}", "", NULL),
+    PART(HIST, "rel_error", FIRST, 0, "{\"type\": \"number\", \"exclusiveMinimum\": 0, \"exclusiveMaximum\": 1}", "",
+         "same as `hist_rel_error`"),
+    PART(HIST, "count", SUM, 0, "count", "I/Os",
+         "number of samples (= `ios`) and exact sum of latencies in ns (an integer; past 2^64 only in runs "
+         "of extreme length, e.g. 78 h at 65,536 I/Os in flight: read it with a reader that keeps big "
+         "integers, as Python's `json` does)"),
+    PART(HIST, "sum", SUM, 0, "count", "ns", NULL),
+    PART(HIST, "sumsq", SUM, 0,
+         "{\"oneOf\": [{\"type\": \"string\", \"pattern\": \"^[0-9]+$\"}, {\"$ref\": \"#/definitions/nonneg\"}]}", "ns^2",
+         "exact sum of squared latencies, as a **string** of decimal digits (it passes 2^64 in ordinary "
+         "runs, and most JSON readers round numbers that long). Results written before it was exact hold "
+         "a number (rounded once above 2^53): they load, their `stddev` is then approximate"),
+    PART(HIST, "buckets", HIST, 0,
+         "{\"type\": \"array\", \"items\": {\"description\": \"[bucket index, count]; only nonzero buckets, "
+         "ascending index.\", \"type\": \"array\", \"minItems\": 2, \"maxItems\": 2, \"items\": [{\"type\": "
+         "\"integer\", \"minimum\": 0}, {\"type\": \"integer\", \"minimum\": 1}], \"additionalItems\": false}}",
+         "I/Os", "`[[index, count], ...]`: the nonzero buckets, ascending index"),
 
     /* per_target[] */
     T("path", STRP, EACH, 0, path, "{\"type\": \"string\", \"minLength\": 1}", "",
@@ -286,6 +376,75 @@ const struct nvb__fig nvb__figs[] = {
     P("duration_s", DBL, duration_s, "nonneg", "s", "how long it took, and `bytes / duration_s`"),
     P("bw_bytes_s", RATE, bytes, "nonneg", "bytes/s", NULL),
 
+    /* cpu: the whole machine's (/proc/stat) and the process's, over one window */
+    C("system_pct", DBL, CPU, system_pct, "?percent", "%",
+      "whole-system busy: user+nice+system+irq+softirq over all CPUs, from `/proc/stat` deltas read at the "
+      "same edges as the process's CPU; steal is outside it; never below this process's own share "
+      "(`raised_pct`); `null` when not measured (fewer than 10 ticks per CPU in the window, or `/proc/stat` "
+      "unreadable: `system_null_reason` says which)"),
+    C("user_pct", DBL, CPU, user_pct, "?percent", "%",
+      "the parts (`user_pct` includes nice, `irq_pct` softirq); `system_pct = user_pct + sys_pct + irq_pct` "
+      "and all of them with `iowait_pct`, `steal_pct` and `idle_pct` add up to 100; `null` with `system_pct`"),
+    C("sys_pct", DBL, CPU, sys_pct, "?percent", "%", NULL),
+    C("irq_pct", DBL, CPU, irq_pct, "?percent", "%", NULL),
+    C("iowait_pct", DBL, CPU, iowait_pct, "?percent", "%", NULL),
+    C("steal_pct", DBL, CPU, steal_pct, "?percent", "%", NULL),
+    C("idle_pct", DBL, CPU, idle_pct, "?percent", "%", NULL),
+    PART(CPU, "system_null_reason", FIRST, OLD | OPT, "{\"type\": [\"string\", \"null\"]}", "",
+         "`null` when `system_pct` was measured, else why not (the tick length, `USER_HZ`, the ticks the "
+         "window had and the window needed)"),
+    C("tick_s", DBL, OLD | OPT | TICK, cpu_tick_s, "?nonneg", "s",
+      "the resolution of the `/proc/stat` counters (`1 / USER_HZ`, 0.01 s) and how many of them per CPU the "
+      "window had: one tick is `100 / ticks_per_cpu` points of a share"),
+    C("ticks_per_cpu", DBL, OLD | OPT | TICK, cpu_ticks, "?nonneg", "ticks", NULL),
+    C("raised_pct", DBL, OLD | OPT | CPU, cpu_raised_pct, "?percent", "%",
+      "points of `system_pct` the ticks had counted idle although this process was using the CPU (its own "
+      "CPU time is precise, the ticks sample one moment per CPU); `null` with `system_pct`"),
+    PART(CPU, "ncpus", FIRST, 0, "count", "CPUs",
+         "number of CPUs in `per_cpu_pct` (the online CPUs when `/proc/stat` could not be read)"),
+    PART(CPU, "per_cpu_pct", FIRST, 0, "{\"type\": \"array\", \"items\": {\"$ref\": \"#/definitions/percent\"}}", "%",
+         "busy percent per CPU, in `/proc/stat` order; empty when unavailable or `system_pct` is `null`"),
+    C("process_user_s", DBL, 0, process_user_s, "nonneg", "s",
+      "CPU time of this process from `getrusage(RUSAGE_SELF)`: every thread, including io_uring io-wq and "
+      "SQPOLL kernel threads"),
+    C("process_sys_s", DBL, 0, process_sys_s, "nonneg", "s", NULL),
+    CD("process_cores", process_cores, "nonneg", "cores",
+       "`(process_user_s + process_sys_s) / window_s`: the CPU over the span it was read across (matching "
+       "edges); `null` when `window_s` is 0"),
+    C("window_s", DBL, 0, cpu_window_s, "nonneg", "s",
+      "time between the two reads of the process's CPU, taken at the edges of the measured window (before "
+      "the I/O still in flight at a time-bounded end is drained): `duration_s` plus how late the threads "
+      "taking them were, during which they used no CPU ([cpu-accounting.md](cpu-accounting.md#the-window)); "
+      "at least `duration_s` without a ramp"),
+    CD("cpu_us_per_io", cpu_us_per_io, "nonneg", "us/I/O",
+       "`(process_user_s + process_sys_s) * 1e6 / total.ios`; `null` when no I/O was counted"),
+    CD("iops_per_core", iops_per_core, "nonneg", "I/Os/s",
+       "`total.ios / (process_user_s + process_sys_s)`: I/Os per CPU-second of the window, so "
+       "`cpu_us_per_io * iops_per_core = 1e6`; `null` when either is 0"),
+    ROW(CPU, "nvbench_pct", DERIV, RECOMP, OPT, struct nvb__cpu_derived, nvbench_pct, "?percent", "%",
+        "this process's share of all CPUs, `100 * process_cores / ncpus`, at most `system_pct` (the rest of "
+        "one tick's resolution); `null` with `system_pct`"),
+    CD("background_pct", background_pct, "percent", "%",
+       "`system_pct - nvbench_pct`: the machine busy with something else; `null` with `system_pct`; a "
+       "warning above 10% by more than two ticks' worth (`200 / ticks_per_cpu`)"),
+    C("maxrss_kib", LONG, 0, maxrss_kib, "count", "KiB", "peak resident memory of the process (its whole life)"),
+    C("voluntary_ctxsw", LONG, 0, nvcsw, "count", "switches", "context switches of the process in the window"),
+    C("involuntary_ctxsw", LONG, 0, nivcsw, "count", "switches", NULL),
+    PART(CPU, "threads", EACH, 0, "{\"type\": \"array\", \"items\": {\"$ref\": \"#/definitions/thread\"}}", "",
+         "per thread: `tid`, `name` (`nvb-job-N`, `iou-wrk-*`, `iou-sqp-*`, the caller's), `user_s`, `sys_s` "
+         "(tick-based, 10 ms steps), `cpu_s` (exact on-CPU time from schedstat)"),
+
+    /* hosts[].cpu: described in the host's row */
+    HC("system_pct", DBL, NVB__FF_NEG, system_pct, "?percent", "%", "the machine's busy share (`null` unknown)"),
+    HC("ncpus", U32, 0, ncpus, "count", "CPUs", "its CPUs"),
+    HC("process_user_s", DBL, 0, process_user_s, "nonneg", "s", "its process's CPU time"),
+    HC("process_sys_s", DBL, 0, process_sys_s, "nonneg", "s", NULL),
+    HC("window_s", DBL, 0, window_s, "nonneg", "s", "the span its CPU was read across"),
+    ROW(HOSTCPU, "process_cores", DERIV, EACH, 0, struct nvb__cpu_derived, process_cores, "?nonneg", "cores",
+        "its CPU time over `window_s` (over the host's `duration_s` without one)"),
+    ROW(HOSTCPU, "cpu_us_per_io", DERIV, EACH, 0, struct nvb__cpu_derived, cpu_us_per_io, "?nonneg", "us/I/O",
+        "its CPU time per I/O; `null` without I/O"),
+
     /* cpu.threads[]: described in the cpu table's row */
     H("tid", LONG, tid, "count", "", "the thread's id"),
     H("name", STR, name, "string", "", "its name"),
@@ -322,6 +481,10 @@ const struct nvb__fig nvb__figs[] = {
       "completions one call brings back; with `waits`, how often the loop polled). Written with "
       "the keys above; 0 in a result written by a build of 2026-12-02 or 12-03 that had them and "
       "not it"),
+    R(SUBMIT, "empty_reaps", U64, SUM, EXT | OLD | OPT | NZ, sub.empty_reaps, "count", "calls",
+      "of the `reaps`, those that brought back no completion: a poll that found none, or a wait that a "
+      "rate's schedule, a timeout or a held-back completion (`fault.delay`) ended first (system calls "
+      "the loop paid for nothing). Absent when 0, and in results from before it"),
 
     /* rate: null without rate_iops */
     PART(RATE, "mode", FIRST, 0, "{\"enum\": [\"open\", \"closed\"]}", "",
@@ -385,6 +548,118 @@ const struct nvb__fig nvb__figs[] = {
     FD("delayed", fault_delayed, "completions held back"),
     PART(FAULTDIR, "by_errno", SUM, 0, "#by_errno", "I/Os", "`injected` by errno name"),
 
+    /* steady_state: null when ss is off (and in a merged result) */
+    PART(SS, "metric", NONE, 0, "{\"enum\": [\"iops\", \"bw\", \"lat\"]}", "",
+         "`iops`, `bw` (bytes/s) or `lat` (mean latency of the round's I/Os, both directions, ns)"),
+    SS("reached", BOOL, 0, reached, 0, "bool", "", "a window met both limits (`ss.excursion`, `ss.slope` in `workload.ss`)"),
+    SS("stopped", BOOL, 0, stopped, 0, "bool", "", "the run ended there (`ss.stop=1`); the usual figures are the whole run up to that point"),
+    SS("at_s", DBL, IF, at_s, offsetof(struct nvb__ss_res, reached), "{\"type\": [\"number\", \"null\"], \"minimum\": 0}", "s",
+       "end of the first steady window, seconds since the window started (the `t_s` of its last "
+       "round); `null` when not reached"),
+    SS("rounds", U32, 0, rounds, 0, "{\"type\": \"integer\", \"minimum\": 1}", "rounds", "rounds in a window, and `rounds x interval`"),
+    SS("window_s", DBL, 0, window_s, 0, "nonneg", "s", NULL),
+    SS("mean", DBL, IF, fig.mean, offsetof(struct nvb__ss_res, judged), "{\"type\": [\"number\", \"null\"], \"minimum\": 0}", "",
+       "the metric's mean over the window's rounds; `null` before a whole window existed, or when a "
+       "round had no value (`lat` of a round without I/O)"),
+    SS("max_excursion_pct", DBL, IF, fig.max_excursion_pct, offsetof(struct nvb__ss_res, judged), "{\"type\": [\"number\", \"null\"], \"minimum\": 0}", "%",
+       "the data excursion: (max - min of the rounds) / `mean` x 100"),
+    SS("slope_pct", DBL, IF, fig.slope_pct, offsetof(struct nvb__ss_res, judged), "{\"type\": [\"number\", \"null\"], \"minimum\": 0}", "%",
+       "the slope excursion: how far the least-squares line over the rounds rises or falls across "
+       "the window, / `mean` x 100"),
+
+    /* per_target[].device: null unless the target is a block device (or NVMe generic node) */
+    DV("name", STR, 0, name, "{\"type\": \"string\", \"minLength\": 1}", "", "kernel name (`nvme0n1`) and kind: `nvme`, `nvme-path`, `loop`, `zram`, `virtio`, `scsi`, "
+      "`dm`, `md`, `partition`, `other`"),
+    DV("kind", STR, 0, kind, "{\"enum\": [\"nvme\", \"nvme-path\", \"loop\", \"zram\", \"virtio\", \"scsi\", \"dm\", \"md\", \"partition\", \"other\"]}", "", NULL),
+    DV("model", STR, 0, model, "string", "", "the drive's (a partition's are its disk's), `\"\"` when unknown"),
+    DV("serial", STR, 0, serial, "string", "", NULL),
+    DV("logical_block_size", U32, 0, lbs, "count", "bytes", "bytes, from the block layer"),
+    DV("physical_block_size", U32, 0, pbs, "count", "bytes", NULL),
+    DV("indirection_unit", U64, NVB__FF_ZERO, iu, "{\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"integer\", \"minimum\": 1}]}", "bytes",
+       "preferred write granularity in bytes (`null` unknown): NVMe Identify NPWG when the "
+       "namespace reports it, else sysfs `optimal_io_size` (or `minimum_io_size` above the logical "
+       "block size). A write workload whose `bs` is below it, or not a multiple of it, gets a "
+       "warning: the drive rewrites whole units"),
+    DV("indirection_unit_source", STR, 0, iu_source, "{\"enum\": [\"identify\", \"sysfs\", \"unknown\"]}", "", "`identify`, `sysfs` or `unknown`"),
+    PART(DEVICE, "link_ceiling_gbs", EACH, 0, "{\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"number\", \"exclusiveMinimum\": 0}]}", "GB/s",
+         "NVMe over PCIe: the bandwidth the links allow in GB/s (10^9 bytes/s), summed over the "
+         "controllers that reach the namespace; `null` when not known"),
+
+    /* per_target[].page_cache: null where nothing was looked at */
+    PC("invalidated", BOOL, 0, invalidated, 0, "bool", "", "`true` when the region was written back and its cached pages dropped before the run "
+      "(`invalidate=1`, the default)"),
+    PC("cached_pct", DBL, IF, cached_pct, offsetof(struct nvb__tcontent, cached_known), "?percent", "%",
+       "percent of the region in the page cache just before the jobs started, measured with "
+       "`direct=0` only (`null` with `direct=1`, on Windows, or when the kernel would not tell: it "
+       "answers only a process that owns the file, may write it, or has `CAP_SYS_ADMIN`). Linux "
+       "6.5+ counts with `cachestat(2)` over the whole region, older kernels with `mincore(2)` on a "
+       "mapping of it, 1 GiB at a time. 50 or more is a warning: reads of cached pages are memory "
+       "copies"),
+    PC("examined_bytes", U64, IF, cached_examined, offsetof(struct nvb__tcontent, cached_known), "?count", "bytes",
+       "the bytes `cached_pct` is measured over: the region, or with `mincore` on a region above 16 "
+       "GiB, 64 evenly spaced windows of 256 MiB (`null` when `cached_pct` is)"),
+
+    /* timeseries[]: a point per interval */
+    TS("t_s", DBL, MAX, 0, t_s, "{\"type\": \"number\", \"exclusiveMinimum\": 0}", "s", "end of the interval, seconds since the window started"),
+    TS("dt_s", DBL, MAX, 0, dt_s, "nonneg", "s", "length of the interval"),
+    TS("t_unix_ns", U64, MAX, OLD, t_unix_ns, "count", "ns",
+       "wall clock at the end of the interval: the tick the sample was taken for (with "
+       "`align_interval=1` a multiple of `interval`, so the points of several hosts line up), or "
+       "`end_unix_ns` (where the last job ended) for the final one"),
+    PART(TS, "read", SUM, 0, "#sample_direction", "",
+         "`ios`, `bytes` completed in the interval, `iops`, `bw_bytes_s` over `dt_s`, `lat_mean_ns` "
+         "mean latency of those I/Os, `lat_sum_ns` their exact sum (an integer: each job's part is "
+         "taken exactly and the parts are added in 128 bits)"),
+    PART(TS, "write", SUM, 0, "#sample_direction", "", NULL),
+    PART(TS, "trim", SUM, TRIM, "#sample_direction", "", NULL),
+    TS("errors", U64, SUM, 0, errors, "count", "I/Os", "failed I/Os in the interval"),
+    TS("system_pct", DBL, RECOMP, NVB__FF_NEG, system_pct, "?percent", "%",
+       "whole-system busy over the interval (`dt_s`, the span its counters were read across), "
+       "`null` when not measured: `/proc/stat` unreadable, or fewer than 10 ticks per CPU in the "
+       "interval, as in a short final, partial interval "
+       "([cpu-accounting.md](cpu-accounting.md#ticks-and-when-a-share-is-not-measured))"),
+    PART(TS, "intervals", MAX, OPT, "{\"type\": \"integer\", \"minimum\": 2, \"maximum\": 4294967295}", "intervals",
+         "present only on a point that holds several intervals: a series longer than `timeseries_max` "
+         "points (default 1000) merges neighbours two by two, exactly (`ios`, `bytes`, `errors`, "
+         "`lat_sum_ns` and `lat_hist` add; `system_pct` is their mean weighted by `dt_s`, `null` if a "
+         "part's is), so that each point then spans the same number of intervals (the last may hold "
+         "fewer); a warning says so. `t_s`, `t_unix_ns` are the last interval's end, `dt_s` the sum. "
+         "Every interval still goes, as measured, to the run's point callback (`--live`, `on_point`) "
+         "([history.md](history.md#live-figures))"),
+
+    /* timeseries[].read, .write, .trim: described in the point's row above */
+    TD("ios", U64, SUM, ios[0], "count", "I/Os", "completed in the interval, and their bytes"),
+    TD("bytes", U64, SUM, bytes[0], "count", "bytes", NULL),
+    TD("iops", RATE, RECOMP, ios[0], "nonneg", "I/Os/s", "over `dt_s`"),
+    TD("bw_bytes_s", RATE, RECOMP, bytes[0], "nonneg", "bytes/s", NULL),
+    PART(TSDIR, "lat_mean_ns", RECOMP, 0, "nonneg", "ns", "mean latency of those I/Os, and their exact sum"),
+    PART(TSDIR, "lat_sum_ns", SUM, 0, "count", "ns", NULL),
+    PART(TSDIR, "p50", RECOMP, OPT, "#interval_pct", "ns",
+         "latency percentiles of the interval, from its histogram `lat_hist`: the midpoint of the "
+         "bucket that holds the percentile's rank (the rank as in `lat_ns`), so within "
+         "`hist_rel_error` of a latency in the interval (exact below 64 ns). The interval's exact min "
+         "and max are not kept, so unlike `lat_ns` they are not clamped to them. `null` when the "
+         "interval has no completion, or has no histogram"),
+    PART(TSDIR, "p99", RECOMP, OPT, "#interval_pct", "ns", NULL),
+    PART(TSDIR, "p99.9", RECOMP, OPT, "#interval_pct", "ns", NULL),
+    PART(TSDIR, "lat_hist", HIST, OPT,
+         "{\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"object\", \"required\": [\"count\", "
+         "\"buckets\"], \"additionalProperties\": false, \"properties\": {\"count\": {\"$ref\": "
+         "\"#/definitions/count\"}, \"buckets\": {\"type\": \"array\", \"items\": {\"type\": "
+         "\"array\", \"minItems\": 2, \"maxItems\": 2, \"items\": {\"type\": \"integer\", "
+         "\"minimum\": 0}}}}}]}",
+         "ns", "the interval's latency histogram: `count` and `buckets`, sparse `[index, count]` pairs "
+         "(ascending, none empty) in the scheme of the top-level `lat_hist` (`sub_bits`, `max_bits`). "
+         "The intervals' histograms add up to the run's `lat_hist` bucket by bucket exactly, and "
+         "merged results add them point by point, so a merged point's percentiles are those of all "
+         "its hosts' latencies. `null` when not measured (out of memory; a warning says so). Results "
+         "written before them have none of these four keys, and keep none when loaded and written "
+         "back. A merged point with a part that lacks them has `null` percentiles and histograms, or "
+         "none of the keys when a part has none. The sampler takes them by differencing the jobs' "
+         "cumulative histograms at each tick, so `count` counts the completions recorded by the tick, "
+         "which can differ from `ios` (published by the jobs after each batch of completions) by a "
+         "batch; over the whole series each adds up to its total"),
+
     /* hosts[]: a merged result's row per host */
     HR("host", STR, host, "string", "", "machine name; position in the merge (the MPI rank when merged in rank order)"),
     PART(HOST, "rank", EACH, 0, "count", "", NULL),
@@ -423,6 +698,25 @@ const struct nvb__fig nvb__figs[] = {
 
 const size_t nvb__nfigs = sizeof nvb__figs / sizeof nvb__figs[0];
 
+double nvb__figs_pct(const struct nvb__fig *f)
+{
+    return f->sec == NVB__FS_LAT && f->key[0] == 'p' ? strtod(f->key + 1, NULL) : -1;
+}
+
+void nvb__figs_lat(const struct nvb__hist *h, struct nvb__latfig *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!h || !h->count)
+        return;
+    out->min = h->min;
+    out->max = h->max;
+    out->mean = nvb__hist_mean(h);
+    out->stddev = nvb__hist_stddev(h);
+    for (size_t i = 0; i < nvb__nfigs; i++)
+        if (nvb__figs_pct(&nvb__figs[i]) >= 0)
+            *(double *)((char *)out + nvb__figs[i].off) = nvb__hist_pct(h, nvb__figs_pct(&nvb__figs[i]));
+}
+
 uint64_t nvb__figs_dirsum(const void *base, const struct nvb__fig *f, unsigned when)
 {
     const uint64_t *a = (const uint64_t *)((const char *)base + f->off);
@@ -435,7 +729,8 @@ uint64_t nvb__figs_dirsum(const void *base, const struct nvb__fig *f, unsigned w
 unsigned nvb__figs_when(const struct nvb_result *r)
 {
     return (r->trim ? NVB__FF_TRIM : 0) | (r->sub.ext ? NVB__FF_EXT : 0) |
-           (r->rate_set && r->rate_mode == NVB__RATE_OPEN ? NVB__FF_OPEN : 0);
+           (r->rate_set && r->rate_mode == NVB__RATE_OPEN ? NVB__FF_OPEN : 0) | (r->cpu_valid ? NVB__FF_CPU : 0) |
+           (r->cpu_tick_s > 0 ? NVB__FF_TICK : 0);
 }
 
 int nvb__figs_json(char **out)

@@ -39,6 +39,20 @@ enum nvb__fig_sec {
                         * (struct nvb__total); every row derived, so the reader reads none */
     NVB__FS_RUN,       /* the top level's scalars from qd_effective to ramp_s (struct nvb_result) */
     NVB__FS_END,       /* the top level's last keys, warnings to hist_rel_error (struct nvb_result) */
+    NVB__FS_LAT,       /* a direction's lat_ns, slat_ns, clat_ns (struct nvb__latfig, filled from
+                        * the histogram by nvb__figs_lat); its p* rows are also the keys of
+                        * lat_pct_supported */
+    NVB__FS_HIST,      /* a direction's lat_hist, slat_hist, clat_hist (struct nvb__hist): its
+                        * exact wide sums and sparse buckets are parts */
+    NVB__FS_CPU,       /* cpu (struct nvb_result; derived figures in struct nvb__cpu_derived) */
+    NVB__FS_HOSTCPU,   /* hosts[].cpu (struct nvb__hostrow; derived: struct nvb__cpu_derived) */
+    NVB__FS_SS,        /* steady_state (struct nvb__ss_res) */
+    NVB__FS_DEVICE,    /* per_target[].device (struct nvb__tdev) */
+    NVB__FS_PCACHE,    /* per_target[].page_cache (struct nvb__tcontent) */
+    NVB__FS_TS,        /* timeseries[] (struct nvb__tsample) */
+    NVB__FS_TSDIR,     /* timeseries[].read, .write, .trim: struct nvb__tsample's arrays by
+                        * direction, the point's base moved by 8 bytes a direction */
+    NVB__FS_HEAD,      /* the top level's first keys, schema to workload (struct nvb_result) */
     NVB__FS_COUNT
 };
 
@@ -56,6 +70,10 @@ enum nvb__fig_type {
     NVB__FT_DIRSUM, /* derived: the uint64_t array by direction at off, added over the directions */
     NVB__FT_SUM,  /* derived: a uint64_t the writer added up (struct nvb__total), written as it is;
                    * not read (a loaded result adds it up again) */
+    NVB__FT_NUM,  /* derived: a double the writer computed into the object's struct (a mean, a
+                   * percentile: struct nvb__latfig), written as it is; not read */
+    NVB__FT_DERIV, /* derived: a double of struct nvb__cpu_derived at off, which the writer
+                    * derives beside the object's struct (nvb__cpu_derive); not read */
     NVB__FT_PART  /* written and read by code of its own */
 };
 
@@ -80,12 +98,25 @@ enum nvb__fig_merge {
 #define NVB__FF_EXT  8u /* present only when the result has the submission figures added
                          * with it (nvb__submits.ext; results before them lack it) */
 #define NVB__FF_OPEN 16u /* null unless the rate is open-loop (and read only then) */
+#define NVB__FF_CPU  32u /* a double null unless the machine's CPU shares were measured
+                          * (nvb_result.cpu_valid); read as a number or null (NaN) */
+#define NVB__FF_TICK 64u /* a double null unless the tick length is known (cpu_tick_s > 0);
+                          * read as a number or null (NaN) */
+#define NVB__FF_NEG  128u /* a double null when negative (unknown); null read as -1 */
+#define NVB__FF_IF   256u /* null unless the int at off2 of the object's struct is set (a double
+                           * is then NaN to a lookup); read as a number or null (NaN, or 0) */
+#define NVB__FF_ZERO 512u /* a count null when 0 (unknown); null read as 0 */
+#define NVB__FF_NZ   1024u /* a count written only when not 0: absent is 0, as in a result from
+                            * before it, which so reads and writes back as it was (with
+                            * NVB__FF_OLD | NVB__FF_OPT) */
 
 struct nvb__fig {
-    uint8_t     sec, type, merge, flags;
+    uint8_t     sec, type, merge;
+    uint16_t    flags;
     const char *key;
     size_t      off, size;   /* where the object's struct keeps it, and its size (NVB__FT_STR) */
-    size_t      off2;        /* NVB__FT_MEAN: where the count it is over is kept */
+    size_t      off2;        /* NVB__FT_MEAN: where the count it is over is kept; NVB__FF_IF: the int
+                              * that says the figure is known */
     const char *schema;      /* "count", "nonneg", "bool", "string", "#def" ($ref), "?X" (X or null), or JSON */
     const char *unit;        /* "" for none */
     const char *doc;         /* its meaning (markdown); NULL: shares the previous row's line in the docs */
@@ -95,6 +126,20 @@ struct nvb__fig {
 struct nvb__total {
     uint64_t ios, bytes;
 };
+
+/* What the writer derives from a histogram for NVB__FS_LAT: all 0 without
+ * one (or without samples). p[] by the order of the section's p* rows, each
+ * the percentile its key names ("p99.9": 99.9). */
+#define NVB__LAT_NPCT 16
+struct nvb__latfig {
+    uint64_t min, max;
+    double   mean, stddev;
+    double   p[NVB__LAT_NPCT];
+};
+struct nvb__hist;
+void nvb__figs_lat(const struct nvb__hist *h, struct nvb__latfig *out);
+/* The percentile a p* row of NVB__FS_LAT names (its key past the 'p'); -1 for another row. */
+double nvb__figs_pct(const struct nvb__fig *f);
 
 extern const struct nvb__fig nvb__figs[];
 extern const size_t nvb__nfigs;

@@ -259,6 +259,7 @@ struct nvb__submits {
     double   gap_sq;             /* and their squares (ns^2) */
     uint64_t waits, depth_sum;   /* waits for completions while still submitting, I/Os in flight at each */
     uint64_t reaps;              /* calls of the engine's reap operation */
+    uint64_t empty_reaps;        /* those that brought back no completion */
     /* not added by nvb__meter_add (set once per result) */
     uint32_t batch_max;          /* the most I/Os one submit call carries (submit_batch, at most qd) */
     int      slat_scope;         /* what a slat is (enum nvb__slat_scope) */

@@ -590,6 +590,7 @@ LOOP_STEP int loop_reap(struct job *j, const struct loop_cfg *c, struct loop_sta
         __atomic_store_n(&j->run->stop, 1, __ATOMIC_RELAXED);
         return got; /* in-flight I/O is abandoned to the engine's teardown */
     }
+    j->sub.empty_reaps += s->measuring && !got;
     s->now = nvb__now_ns();
     if (spinning && s->measuring)
         j->sub.spin_ns += s->now - s->te;

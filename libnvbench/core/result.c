@@ -23,56 +23,63 @@ void nvb__json_key(struct nvb__json *j, const char *key)
     j_key(j, key);
 }
 
-static const char *const pct_keys[] = {"p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.5", "p99.9", "p99.99", "p99.999"};
-static const double pct_vals[] = {1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 99.999};
+/* The code a row of the figures table (figures.h) leaves to code, NVB__FT_PART:
+ * the part named key of the object at base; arg what the writer passed. */
+typedef void part_fn(struct jctx *c, const char *key, const void *base, const void *arg);
+static void emit_figs(struct jctx *c, int sec, const void *base, double per, unsigned when, part_fn *part,
+                      const void *arg);
 
-/* One latency's figures (lat_ns, slat_ns, clat_ns). */
-static void emit_lat(struct jctx *c, const char *key, const struct nvb__hist *h)
+/* A histogram's parts (NVB__FS_HIST): the geometry, and exact integers,
+ * so that merges of results read back stay exact: count and sum numbers
+ * (sum below 2^64 but in runs of extreme length), the sum of squares a
+ * string of digits (most readers would round a number that long; a
+ * rounded one, read from an older result, stays the number it was), the
+ * sparse buckets as [index, count] pairs. arg: the histogram, NULL for
+ * none (all 0). */
+static void hist_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
-    int have = h && h->count;
-    jo_open(c, key, '{');
-    jo_u64(c, "min", have ? h->min : 0); /* exact, as the loader reads them */
-    jo_num(c, "mean", have ? nvb__hist_mean(h) : 0);
-    jo_u64(c, "max", have ? h->max : 0);
-    jo_num(c, "stddev", have ? nvb__hist_stddev(h) : 0);
-    for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
-        jo_num(c, pct_keys[i], have ? nvb__hist_pct(h, pct_vals[i]) : 0);
-    jo_close(c, '}');
-}
-
-/* Its whole histogram. Sparse buckets: [index, count] pairs; merging
- * results from JSON (hosts, repeats) stays exact. */
-static void emit_hist(struct jctx *c, const char *key, const struct nvb__hist *h)
-{
-    int have = h && h->count;
-    jo_open(c, key, '{');
-    jo_u64(c, "sub_bits", NVB__HIST_SUB_BITS);
-    jo_u64(c, "max_bits", NVB__HIST_MAX_BITS);
-    jo_num(c, "rel_error", NVB__HIST_REL_ERROR);
-    jo_u64(c, "count", have ? h->count : 0);
-    /* Exact integers, so that merges of results read back stay exact: sum
-     * a number (below 2^64 but in runs of extreme length), the sum of
-     * squares a string of digits (most readers would round a number that
-     * long); a rounded one, read from an older result, stays the number it
-     * was. */
-    const uint64_t sw[2] = {have ? (uint64_t)h->sum : 0, have ? (uint64_t)(h->sum >> 64) : 0};
-    jo_wide(c, "sum", sw, 2, 0);
-    if (have && h->sumsq_rounded) {
-        jo_raw_num(c, "sumsq", h->sumsq_dbl);
-    } else {
+    const struct nvb__hist *h = arg;
+    const int have = h && h->count;
+    (void)base;
+    if (!strcmp(key, "sub_bits") || !strcmp(key, "max_bits")) {
+        jo_u64(c, key, key[0] == 's' ? NVB__HIST_SUB_BITS : NVB__HIST_MAX_BITS);
+    } else if (!strcmp(key, "rel_error")) {
+        jo_num(c, key, NVB__HIST_REL_ERROR);
+    } else if (!strcmp(key, "count")) {
+        jo_u64(c, key, have ? h->count : 0);
+    } else if (!strcmp(key, "sum")) {
+        const uint64_t sw[2] = {have ? (uint64_t)h->sum : 0, have ? (uint64_t)(h->sum >> 64) : 0};
+        jo_wide(c, key, sw, 2, 0);
+    } else if (!strcmp(key, "sumsq") && have && h->sumsq_rounded) {
+        jo_raw_num(c, key, h->sumsq_dbl);
+    } else if (!strcmp(key, "sumsq")) {
         const uint64_t qw[3] = {have ? (uint64_t)h->sumsq : 0, have ? (uint64_t)(h->sumsq >> 64) : 0,
                                 have ? h->sumsq_hi : 0};
-        jo_wide(c, "sumsq", qw, 3, 1);
-    }
-    jo_open(c, "buckets", '[');
-    if (have && c->j->b) {
-        for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
+        jo_wide(c, key, qw, 3, 1);
+    } else {
+        jo_open(c, key, '[');
+        for (unsigned i = 0; have && c->j->b && i < NVB__HIST_BUCKETS; i++)
             if (h->buckets[i]) {
                 j_comma(c->j);
                 nvb__buf_printf(c->j->b, "[%u,%" PRIu64 "]", i, h->buckets[i]);
             }
+        jo_close(c, ']');
     }
-    jo_close(c, ']');
+}
+
+/* One latency of a direction: its figures (lat_ns, slat_ns, clat_ns:
+ * NVB__FS_LAT, from the histogram) or its whole histogram (a key ending in
+ * _hist: NVB__FS_HIST). */
+static void emit_lat(struct jctx *c, const char *key, const struct nvb__hist *h)
+{
+    jo_open(c, key, '{');
+    if (strstr(key, "_hist")) {
+        emit_figs(c, NVB__FS_HIST, NULL, 0, 0, hist_part, h);
+    } else {
+        struct nvb__latfig lf;
+        nvb__figs_lat(h, &lf);
+        emit_figs(c, NVB__FS_LAT, &lf, 0, 0, NULL, NULL);
+    }
     jo_close(c, '}');
 }
 
@@ -82,10 +89,6 @@ static void sub_mean(struct jctx *c, const char *key, uint64_t sum, uint64_t ios
 {
     ios ? jo_num(c, key, (double)sum / (double)ios) : jo_raw(c, key, "null");
 }
-
-/* The code a row of the figures table (figures.h) leaves to code, NVB__FT_PART:
- * the part named key of the object at base; arg what the writer passed. */
-typedef void part_fn(struct jctx *c, const char *key, const void *base, const void *arg);
 
 /* An object's rows of section sec (figures.c), in the table's order: base is
  * its struct, per the window its rates divide by, when the conditions that
@@ -103,12 +106,24 @@ static void emit_figs(struct jctx *c, int sec, const void *base, double per, uns
             jo_raw(c, f->key, "null");
             continue;
         }
+        if (f->flags & NVB__FF_NZ && !*(const uint64_t *)v)
+            continue;
+        if ((f->flags & NVB__FF_IF && !*(const int *)((const char *)base + f->off2) && f->type != NVB__FT_DBL) ||
+            (f->flags & NVB__FF_ZERO && !*(const uint64_t *)v)) {
+            jo_raw(c, f->key, "null");
+            continue;
+        }
+        const int unknown = (f->flags & (NVB__FF_CPU | NVB__FF_TICK) & ~when) ||
+                            (f->flags & NVB__FF_IF && !*(const int *)((const char *)base + f->off2));
+        const double x = f->type == NVB__FT_DBL && !unknown ? *(const double *)v : NAN; /* null, NaN to a lookup */
         switch (f->type) {
         case NVB__FT_U64:
         case NVB__FT_SUM: jo_u64(c, f->key, *(const uint64_t *)v); break;
+        case NVB__FT_NUM: jo_num(c, f->key, *(const double *)v); break;
         case NVB__FT_U32: jo_u64(c, f->key, *(const uint32_t *)v); break;
-        case NVB__FT_LONG: jo_u64(c, f->key, (uint64_t)*(const long *)v); break;
-        case NVB__FT_DBL: jo_raw_num(c, f->key, *(const double *)v); break;
+        case NVB__FT_LONG: jo_u64(c, f->key, *(const long *)v > 0 ? (uint64_t)*(const long *)v : 0); break;
+        case NVB__FT_DBL: x < 0 && (f->flags & NVB__FF_NEG) ? jo_raw(c, f->key, "null") : jo_raw_num(c, f->key, x); break;
+        case NVB__FT_DERIV: jo_num(c, f->key, *(const double *)((const char *)arg + f->off)); break;
         case NVB__FT_BOOL: jo_bool(c, f->key, *(const int *)v); break;
         case NVB__FT_STR: jo_str(c, f->key, v); break;
         case NVB__FT_STRP: jo_str(c, f->key, *(char *const *)v); break;
@@ -154,17 +169,16 @@ static void dstat_part(struct jctx *c, const char *key, const void *base, const 
         }
         jo_close(c, '}');
     } else if (!strcmp(key, "lat_pct_supported")) {
-        jo_open(c, key, '{');
-        for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++)
-            jo_bool(c, pct_keys[i], d->hist && nvb__hist_pct_supported(d->hist->count, pct_vals[i]));
+        jo_open(c, key, '{'); /* lat_ns's percentiles (NVB__FS_LAT) */
+        for (size_t i = 0; i < nvb__nfigs; i++)
+            if (nvb__figs_pct(&nvb__figs[i]) >= 0)
+                jo_bool(c, nvb__figs[i].key, d->hist && nvb__hist_pct_supported(d->hist->count, nvb__figs_pct(&nvb__figs[i])));
         jo_close(c, '}');
     } else {
         const int i = key[0] == 'l' ? 0 : key[0] == 's' ? 1 : 2; /* lat, slat, clat */
         const struct nvb__hist *const h[3] = {d->hist, d->slat, d->clat};
         if ((i == 1 && (unknown & NVB__NO_SLAT)) || (i == 2 && (unknown & NVB__NO_CLAT)))
             jo_raw(c, key, "null");
-        else if (strstr(key, "_hist"))
-            emit_hist(c, key, h[i]);
         else
             emit_lat(c, key, h[i]);
     }
@@ -233,14 +247,7 @@ static void emit_content(struct jctx *c, const struct nvb__tcontent *k)
         jo_raw(c, "page_cache", "null");
     } else {
         jo_open(c, "page_cache", '{');
-        jo_raw(c, "invalidated", k->invalidated ? "true" : "false");
-        if (k->cached_known) {
-            jo_raw_num(c, "cached_pct", k->cached_pct);
-            jo_u64(c, "examined_bytes", k->cached_examined);
-        } else {
-            jo_raw(c, "cached_pct", "null");
-            jo_raw(c, "examined_bytes", "null");
-        }
+        emit_figs(c, NVB__FS_PCACHE, k, 0, 0, NULL, NULL);
         jo_close(c, '}');
     }
     if (k->allocated_known)
@@ -294,26 +301,25 @@ static void host_part(struct jctx *c, const char *key, const void *base, const v
     } else if (!strcmp(key, "total")) {
         emit_total(c, ios, bytes, dur);
     } else if (!strcmp(key, "cpu")) {
-        const double cpu_s = h->process_user_s + h->process_sys_s;
-        jo_open(c, key, '{');
-        if (h->system_pct >= 0)
-            jo_raw_num(c, "system_pct", h->system_pct);
-        else
-            jo_raw(c, "system_pct", "null");
-        jo_u64(c, "ncpus", h->ncpus);
-        jo_raw_num(c, "process_user_s", h->process_user_s);
-        jo_raw_num(c, "process_sys_s", h->process_sys_s);
-        jo_raw_num(c, "window_s", h->window_s);
         /* over the window the CPU was read at (matching edges); null where there is none */
-        const double hwin = h->window_s > 0 ? h->window_s : dur;
-        jo_num(c, "process_cores", hwin > 0 ? cpu_s / hwin : NAN);
-        jo_num(c, "cpu_us_per_io", ios ? cpu_s * 1e6 / (double)ios : NAN);
+        const double cpu_s = h->process_user_s + h->process_sys_s, hwin = h->window_s > 0 ? h->window_s : dur;
+        const struct nvb__cpu_derived cd = {.process_cores = hwin > 0 ? cpu_s / hwin : NAN,
+                                            .cpu_us_per_io = ios ? cpu_s * 1e6 / (double)ios : NAN};
+        jo_open(c, key, '{');
+        emit_figs(c, NVB__FS_HOSTCPU, h, 0, 0, NULL, &cd);
         jo_close(c, '}');
     } else if (h->error) {
         jo_str(c, key, h->error);
     } else {
         jo_raw(c, key, "null");
     }
+}
+
+/* steady_state's part: the metric by name. */
+static void ss_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    (void)arg;
+    jo_str(c, key, nvb__ss_metric_name(((const struct nvb__ss_res *)base)->metric));
 }
 
 /* The precondition phase and the steady-state judgement; null when the
@@ -334,59 +340,41 @@ static void emit_phases(struct jctx *c, const struct nvb_result *r)
         return;
     }
     jo_open(c, "steady_state", '{');
-    jo_str(c, "metric", nvb__ss_metric_name(ss->metric));
-    jo_raw(c, "reached", ss->reached ? "true" : "false");
-    jo_raw(c, "stopped", ss->stopped ? "true" : "false");
-    jo_raw_num(c, "at_s", ss->reached ? ss->at_s : NAN);
-    jo_u64(c, "rounds", ss->rounds);
-    jo_raw_num(c, "window_s", ss->window_s);
-    jo_raw_num(c, "mean", ss->judged ? ss->fig.mean : NAN);
-    jo_raw_num(c, "max_excursion_pct", ss->judged ? ss->fig.max_excursion_pct : NAN);
-    jo_raw_num(c, "slope_pct", ss->judged ? ss->fig.slope_pct : NAN);
+    emit_figs(c, NVB__FS_SS, ss, 0, 0, ss_part, NULL);
     jo_close(c, '}');
 }
 
-/* The whole machine's CPU and the process's (docs/cpu-accounting.md). */
+/* cpu's parts: why the machine's shares are null (null when they are not,
+ * or nobody said), the CPUs, each one's share, the threads. */
+static void cpu_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb_result *r = base;
+    (void)arg;
+    if (!strcmp(key, "system_null_reason")) {
+        if (r->cpu_valid || !r->cpu_null_reason[0])
+            jo_raw(c, key, "null");
+        else
+            jo_str(c, key, r->cpu_null_reason);
+    } else if (!strcmp(key, "ncpus")) {
+        jo_u64(c, key, (uint64_t)(r->ncpu > 0 ? r->ncpu : r->ncpus_online));
+    } else if (!strcmp(key, "per_cpu_pct")) {
+        jo_open(c, key, '[');
+        for (int i = 0; r->cpu_valid && i < r->ncpu; i++)
+            jo_raw_num(c, NULL, r->cpu_pct[i]);
+        jo_close(c, ']');
+    } else {
+        emit_rows(c, key, NVB__FS_THREAD, r->threads, sizeof *r->threads, r->nthreads, r, NULL);
+    }
+}
+
+/* The whole machine's CPU and the process's (docs/cpu-accounting.md): the
+ * table's rows (NVB__FS_CPU), then the explanation's. */
 static void emit_cpu(struct jctx *c, const struct nvb_result *r)
 {
     struct nvb__cpu_derived cd;
     nvb__cpu_derive(r, &cd);
     jo_open(c, "cpu", '{');
-    /* null, with system_null_reason, where the machine's counters could
-     * not say (too few ticks in the window, or not readable) */
-    const double unknown = NAN;
-    const int v = r->cpu_valid;
-    jo_raw_num(c, "system_pct", v ? r->system_pct : unknown);
-    jo_raw_num(c, "user_pct", v ? r->user_pct : unknown);
-    jo_raw_num(c, "sys_pct", v ? r->sys_pct : unknown);
-    jo_raw_num(c, "irq_pct", v ? r->irq_pct : unknown);
-    jo_raw_num(c, "iowait_pct", v ? r->iowait_pct : unknown);
-    jo_raw_num(c, "steal_pct", v ? r->steal_pct : unknown);
-    jo_raw_num(c, "idle_pct", v ? r->idle_pct : unknown);
-    if (v || !r->cpu_null_reason[0])
-        jo_raw(c, "system_null_reason", "null");
-    else
-        jo_str(c, "system_null_reason", r->cpu_null_reason);
-    jo_raw_num(c, "tick_s", r->cpu_tick_s > 0 ? r->cpu_tick_s : unknown);
-    jo_raw_num(c, "ticks_per_cpu", r->cpu_tick_s > 0 ? r->cpu_ticks : unknown);
-    jo_raw_num(c, "raised_pct", v ? r->cpu_raised_pct : unknown);
-    jo_u64(c, "ncpus", (uint64_t)(r->ncpu > 0 ? r->ncpu : r->ncpus_online));
-    jo_open(c, "per_cpu_pct", '[');
-    for (int i = 0; v && i < r->ncpu; i++)
-        jo_raw_num(c, NULL, r->cpu_pct[i]);
-    jo_close(c, ']');
-    jo_raw_num(c, "process_user_s", r->process_user_s);
-    jo_raw_num(c, "process_sys_s", r->process_sys_s);
-    jo_num(c, "process_cores", cd.process_cores);
-    jo_raw_num(c, "window_s", r->cpu_window_s);
-    jo_num(c, "cpu_us_per_io", cd.cpu_us_per_io);
-    jo_num(c, "iops_per_core", cd.iops_per_core);
-    jo_num(c, "nvbench_pct", cd.nvbench_pct);
-    jo_num(c, "background_pct", cd.background_pct);
-    jo_u64(c, "maxrss_kib", (uint64_t)(r->maxrss_kib > 0 ? r->maxrss_kib : 0));
-    jo_u64(c, "voluntary_ctxsw", (uint64_t)(r->nvcsw > 0 ? r->nvcsw : 0));
-    jo_u64(c, "involuntary_ctxsw", (uint64_t)(r->nivcsw > 0 ? r->nivcsw : 0));
-    emit_rows(c, "threads", NVB__FS_THREAD, r->threads, sizeof *r->threads, r->nthreads, r, NULL);
+    emit_figs(c, NVB__FS_CPU, r, 0, nvb__figs_when(r), cpu_part, &cd);
     nvb__explain_emit_cpu(c->j, r); /* per_io_us, per_cpu: explain_cpu.c */
     jo_close(c, '}');
     nvb__explain_emit_top(c->j, r); /* environment: explain_env.c */
@@ -475,26 +463,23 @@ static void emit_util(struct jctx *c, const struct nvb__tutil *u)
     }
 }
 
-/* A target's device facts (docs/devices.md has the full picture). */
+/* A target's device facts (docs/devices.md has the full picture): null
+ * for other targets; the link's ceiling, a part, null when unknown. */
+static void device_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb__tdev *f = base;
+    (void)arg;
+    if (f->link_gbs > 0)
+        jo_num(c, key, f->link_gbs);
+    else
+        jo_raw(c, key, "null");
+}
+
 static void emit_device(struct jctx *c, const struct nvb__tdev *f)
 {
     if (f->valid) {
         jo_open(c, "device", '{');
-        jo_str(c, "name", f->name);
-        jo_str(c, "kind", f->kind);
-        jo_str(c, "model", f->model);
-        jo_str(c, "serial", f->serial);
-        jo_u64(c, "logical_block_size", f->lbs);
-        jo_u64(c, "physical_block_size", f->pbs);
-        if (f->iu)
-            jo_u64(c, "indirection_unit", f->iu);
-        else
-            jo_raw(c, "indirection_unit", "null");
-        jo_str(c, "indirection_unit_source", f->iu_source);
-        if (f->link_gbs > 0)
-            jo_num(c, "link_ceiling_gbs", f->link_gbs);
-        else
-            jo_raw(c, "link_ceiling_gbs", "null");
+        emit_figs(c, NVB__FS_DEVICE, f, 0, 0, device_part, NULL);
         jo_close(c, '}');
     } else {
         jo_raw(c, "device", "null");
@@ -531,72 +516,72 @@ static void target_part(struct jctx *c, const char *key, const void *base, const
     }
 }
 
-/* An interval's latency percentiles (null without samples or without its
- * histogram) and its histogram, sparse (ihist.h); none of them for a point
- * of a result written before them (a loaded one stays what it was). */
-static void emit_ihist(struct jctx *c, const struct nvb__ihist *h, int unknown)
+/* A point's direction's parts (timeseries[].read, ...): the mean and the
+ * exact sum of its latencies; its percentiles (null without samples or
+ * without its histogram) and its histogram, sparse (ihist.h), none of them
+ * for a point of a result written before them (a loaded one stays what it
+ * was). */
+struct ts_arg {
+    const struct nvb__tsample *s;
+    int d;
+};
+
+static void tsdir_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
-    static const char *const keys[] = {"p50", "p99", "p99.9"};
-    if (unknown == 2)
+    const struct nvb__tsample *s = ((const struct ts_arg *)arg)->s;
+    const int d = ((const struct ts_arg *)arg)->d;
+    const struct nvb__ihist *h = s->lh[d];
+    (void)base;
+    if (!strcmp(key, "lat_mean_ns")) {
+        jo_num(c, key, s->ios[d] ? nvb__u128d(s->lat_sum[d]) / (double)s->ios[d] : 0);
+    } else if (!strcmp(key, "lat_sum_ns")) {
+        const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
+        jo_wide(c, key, lw, 2, 0);
+    } else if (s->lh_unknown == 2) {
         return;
-    static const double vals[] = {50, 99, 99.9};
-    for (int i = 0; i < 3; i++) {
+    } else if (key[0] == 'p') {
         if (h && h->count)
-            jo_num(c, keys[i], nvb__ihist_pct(h, vals[i]));
+            jo_num(c, key, nvb__ihist_pct(h, strtod(key + 1, NULL)));
         else
-            jo_raw(c, keys[i], "null");
+            jo_raw(c, key, "null");
+    } else if (s->lh_unknown) {
+        jo_raw(c, key, "null");
+    } else {
+        jo_open(c, key, '{');
+        jo_u64(c, "count", h ? h->count : 0);
+        jo_open(c, "buckets", '[');
+        for (unsigned i = 0; h && i < h->n && c->j->b; i++) {
+            j_comma(c->j);
+            nvb__buf_printf(c->j->b, "[%u,%" PRIu64 "]", h->b[i].i, h->b[i].c);
+        }
+        jo_close(c, ']');
+        jo_close(c, '}');
     }
-    if (unknown) {
-        jo_raw(c, "lat_hist", "null");
-        return;
-    }
-    jo_open(c, "lat_hist", '{');
-    jo_u64(c, "count", h ? h->count : 0);
-    jo_open(c, "buckets", '[');
-    for (unsigned i = 0; h && i < h->n && c->j->b; i++) {
-        j_comma(c->j);
-        nvb__buf_printf(c->j->b, "[%u,%" PRIu64 "]", h->b[i].i, h->b[i].c);
-    }
-    jo_close(c, ']');
-    jo_close(c, '}');
 }
 
-/* One point of the time series: its interval (intervals, when merged). */
+/* A point's directions (its rows of NVB__FS_TSDIR, over dt_s). */
+static void ts_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb__tsample *s = base;
+    (void)arg;
+    for (int d = 0; d < NVB__NDIR; d++)
+        if (!strcmp(key, nvb__dir_names[d])) {
+            jo_open(c, key, '{');
+            emit_figs(c, NVB__FS_TSDIR, (const char *)s + d * sizeof(uint64_t), s->dt_s, 0, tsdir_part,
+                      &(const struct ts_arg){s, d});
+            jo_close(c, '}');
+        }
+    if (!strcmp(key, "intervals") && s->n > 1) /* absent for one: results written before merges read back the same */
+        jo_u64(c, "intervals", s->n);
+}
+
+/* One point of the time series (its rows of NVB__FS_TS): the result's
+ * timeseries[] and the run's point callback write the same text. */
 static void emit_point(struct jctx *c, const struct nvb_result *r, const struct nvb__tsample *s)
 {
     jo_open(c, NULL, '{');
-    jo_raw_num(c, "t_s", s->t_s);
-    jo_raw_num(c, "dt_s", s->dt_s);
-    jo_u64(c, "t_unix_ns", s->t_unix_ns);
-    for (int d = 0; d < nvb__result_ndir(r); d++) {
-        jo_open(c, nvb__dir_names[d], '{');
-        jo_u64(c, "ios", s->ios[d]);
-        jo_u64(c, "bytes", s->bytes[d]);
-        jo_num(c, "iops", s->dt_s > 0 ? (double)s->ios[d] / s->dt_s : 0);
-        jo_num(c, "bw_bytes_s", s->dt_s > 0 ? (double)s->bytes[d] / s->dt_s : 0);
-        jo_num(c, "lat_mean_ns", s->ios[d] ? nvb__u128d(s->lat_sum[d]) / (double)s->ios[d] : 0);
-        const uint64_t lw[2] = {(uint64_t)s->lat_sum[d], (uint64_t)(s->lat_sum[d] >> 64)};
-        jo_wide(c, "lat_sum_ns", lw, 2, 0);
-        emit_ihist(c, s->lh[d], s->lh_unknown);
-        jo_close(c, '}');
-    }
-    jo_u64(c, "errors", s->errors);
-    if (s->system_pct >= 0)
-        jo_raw_num(c, "system_pct", s->system_pct);
-    else
-        jo_raw(c, "system_pct", "null");
-    if (s->n > 1) /* absent for one interval: results written before merges read back the same */
-        jo_u64(c, "intervals", s->n);
+    emit_figs(c, NVB__FS_TS, s, r->duration_s, nvb__figs_when(r), ts_part, r);
     jo_close(c, '}');
-}
-
-/* The time series: one sample per interval, or per merged intervals. */
-static void emit_series(struct jctx *c, const struct nvb_result *r)
-{
-    jo_open(c, "timeseries", '[');
-    for (unsigned i = 0; i < r->nts; i++)
-        emit_point(c, r, &r->ts[i]);
-    jo_close(c, ']');
 }
 
 int nvb__ts_point_json(const struct nvb_result *r, const struct nvb__tsample *s, struct nvb__buf *b)
@@ -686,6 +671,33 @@ static void end_part(struct jctx *c, const char *key, const void *base, const vo
     }
 }
 
+/* The top level's first keys the table leaves to code: the schema and the
+ * library's version, what the engine used, the workload's echo (core/keys.c's). */
+static void head_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb_result *r = base;
+    struct nvb__json *j = c->j;
+    (void)arg;
+    if (!strcmp(key, "schema")) {
+        jo_str(c, key, NVB_SCHEMA_VERSION);
+    } else if (!strcmp(key, "version")) {
+        jo_str(c, key, nvb_version());
+    } else if (!strcmp(key, "engine_used")) {
+        jo_open(c, key, '{');
+        for (unsigned i = 0; i < r->used.n; i++)
+            jo_str(c, r->used.kv[i].key, r->used.kv[i].val);
+        jo_close(c, '}');
+    } else if (j->b && r->wl) {
+        j_key(j, key);
+        nvb__workload_json(r->wl, j->b);
+    } else if (j->b && r->wl_json) {
+        j_key(j, key);
+        nvb__buf_puts(j->b, r->wl_json);
+    } else if (j->b) {
+        jo_raw(c, key, "{}");
+    }
+}
+
 /* One result's object; a group's (group 1) starts with its name and has no
  * "cpu". */
 static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
@@ -695,22 +707,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     jo_open(&c, NULL, '{');
     if (group)
         jo_str(&c, "name", r->group);
-    jo_str(&c, "schema", NVB_SCHEMA_VERSION);
-    jo_str(&c, "version", nvb_version());
-    jo_str(&c, "engine", r->engine);
-    jo_open(&c, "engine_used", '{');
-    for (unsigned i = 0; i < r->used.n; i++)
-        jo_str(&c, r->used.kv[i].key, r->used.kv[i].val);
-    jo_close(&c, '}');
-    if (j->b && r->wl) {
-        j_key(j, "workload");
-        nvb__workload_json(r->wl, j->b);
-    } else if (j->b && r->wl_json) {
-        j_key(j, "workload");
-        nvb__buf_puts(j->b, r->wl_json);
-    } else if (j->b) {
-        jo_raw(&c, "workload", "{}");
-    }
+    emit_figs(&c, NVB__FS_HEAD, r, 0, 0, head_part, NULL);
     emit_figs(&c, NVB__FS_RUN, r, 0, 0, run_part, NULL);
     emit_dirs(&c, r, r->tot); /* trim only in results of workloads that trim (docs/json-schema.md) */
     uint64_t ios = r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios;
@@ -747,7 +744,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
 
     emit_rows(&c, "hosts", NVB__FS_HOST, r->hosts, sizeof *r->hosts, r->nhosts, r, host_part);
 
-    emit_series(&c, r);
+    emit_rows(&c, "timeseries", NVB__FS_TS, r->ts, sizeof *r->ts, r->nts, r, ts_part);
     emit_phases(&c, r);
     emit_groups(&c, r);
 

@@ -145,15 +145,15 @@ static int ld_lat(struct ld *L, const struct nvb__jv *o, const char *p, const ch
     }
     if (lat->type != NVB__J_OBJ)
         return bad(L, p, kn, unknown ? "expected an object or null" : "expected an object");
-    uint64_t min = 0, max = 0;
+    struct nvb__latfig lf = {0}; /* what it stores: min and max (figures.c's NVB__FS_LAT) */
     sub(q, sizeof q, p, kn);
-    if (rd_u64(L, lat, q, "min", &min, 1) || rd_u64(L, lat, q, "max", &max, 1))
+    if (ld_figs(L, lat, q, NVB__FS_LAT, &lf, 0))
         return L->rc;
     const struct nvb__jv *h = mem(L, o, p, kh, NVB__J_OBJ, hist_required);
     if (!h)
         return L->rc;
     sub(q, sizeof q, p, kh);
-    return ld_hist(L, h, q, min, max, out);
+    return ld_hist(L, h, q, lf.min, lf.max, out);
 }
 
 /* A direction's "bs_counts" (bssplit): null or missing without a split;
@@ -266,31 +266,18 @@ static int ld_cpu(struct ld *L, const struct nvb__jv *root, struct nvb_result *r
 {
     const char *P = "cpu";
     const struct nvb__jv *c = mem(L, root, "", "cpu", NVB__J_OBJ, 1);
-    uint64_t ncpus = 0, rss = 0, vcs = 0, ics = 0;
+    uint64_t ncpus = 0;
     /* The whole machine's shares are null when they were not measured
-     * (too few ticks: system_null_reason says why). */
-    if (!c || rd_dbl_or_null(L, c, P, "system_pct", &r->system_pct, NAN, 1) ||
-        rd_dbl_or_null(L, c, P, "user_pct", &r->user_pct, NAN, 1) ||
-        rd_dbl_or_null(L, c, P, "sys_pct", &r->sys_pct, NAN, 1) || rd_dbl_or_null(L, c, P, "irq_pct", &r->irq_pct, NAN, 1) ||
-        rd_dbl_or_null(L, c, P, "iowait_pct", &r->iowait_pct, NAN, 1) ||
-        rd_dbl_or_null(L, c, P, "steal_pct", &r->steal_pct, NAN, 1) ||
-        rd_dbl_or_null(L, c, P, "idle_pct", &r->idle_pct, NAN, 1) || rd_u64(L, c, P, "ncpus", &ncpus, 1) ||
-        rd_dbl_or_null(L, c, P, "tick_s", &r->cpu_tick_s, 0, 0) ||
-        rd_dbl_or_null(L, c, P, "ticks_per_cpu", &r->cpu_ticks, 0, 0) ||
-        rd_dbl_or_null(L, c, P, "raised_pct", &r->cpu_raised_pct, 0, 0) ||
-        rd_nonneg(L, c, P, "process_user_s", &r->process_user_s, 1) ||
-        rd_nonneg(L, c, P, "process_sys_s", &r->process_sys_s, 1) ||
-        rd_nonneg(L, c, P, "window_s", &r->cpu_window_s, 1) || rd_u64(L, c, P, "maxrss_kib", &rss, 1) ||
-        rd_u64(L, c, P, "voluntary_ctxsw", &vcs, 1) || rd_u64(L, c, P, "involuntary_ctxsw", &ics, 1))
+     * (too few ticks: system_null_reason says why); the tick's figures
+     * when unknown (0 then). */
+    if (!c || ld_figs(L, c, P, NVB__FS_CPU, r, 0) || rd_u64(L, c, P, "ncpus", &ncpus, 1))
         return L->rc;
+    double *const tick[] = {&r->cpu_tick_s, &r->cpu_ticks, &r->cpu_raised_pct};
+    for (int i = 0; i < 3; i++)
+        *tick[i] = isnan(*tick[i]) ? 0 : *tick[i];
     if (ncpus > (1u << 20))
         return bad(L, P, "ncpus", "out of range");
-    if (rss > (uint64_t)INT64_MAX / 2 || vcs > (uint64_t)INT64_MAX / 2 || ics > (uint64_t)INT64_MAX / 2)
-        return bad(L, P, "maxrss_kib", "a counter is out of range");
     r->ncpus_online = (int)ncpus;
-    r->maxrss_kib = (long)rss;
-    r->nvcsw = (long)vcs;
-    r->nivcsw = (long)ics;
     r->cpu_valid = r->system_pct + r->iowait_pct + r->steal_pct + r->idle_pct > 0; /* false for NaN */
     if (!r->cpu_valid) {
         r->system_pct = r->user_pct = r->sys_pct = r->irq_pct = r->iowait_pct = r->steal_pct = r->idle_pct = 0;
@@ -424,15 +411,7 @@ static int ld_device(struct ld *L, const struct nvb__jv *o, const char *path, st
     const struct nvb__jv *dv = obj_or_null(L, o, path, "device", 1, p, sizeof p);
     if (!dv)
         return L->rc;
-    if (rd_str(L, dv, p, "name", f->name, sizeof f->name, 1) || rd_str(L, dv, p, "kind", f->kind, sizeof f->kind, 1) ||
-        rd_str(L, dv, p, "model", f->model, sizeof f->model, 1) ||
-        rd_str(L, dv, p, "serial", f->serial, sizeof f->serial, 1) ||
-        rd_u32(L, dv, p, "logical_block_size", &f->lbs, 1) || rd_u32(L, dv, p, "physical_block_size", &f->pbs, 1) ||
-        rd_str(L, dv, p, "indirection_unit_source", f->iu_source, sizeof f->iu_source, 1))
-        return L->rc;
-    if ((nullable(L, dv, p, "indirection_unit") && rd_u64(L, dv, p, "indirection_unit", &f->iu, 1)) || L->rc)
-        return L->rc;
-    if (rd_dbl_or_null(L, dv, p, "link_ceiling_gbs", &f->link_gbs, 0, 1))
+    if (ld_figs(L, dv, p, NVB__FS_DEVICE, f, 0) || rd_dbl_or_null(L, dv, p, "link_ceiling_gbs", &f->link_gbs, 0, 1))
         return L->rc;
     f->valid = 1;
     return 0;
@@ -482,12 +461,15 @@ static int ld_content(struct ld *L, const struct nvb__jv *o, const char *path, s
     if (!pc)
         return L->rc;
     k->examined = 1;
-    if (rd_bool(L, pc, p, "invalidated", &k->invalidated, 1) ||
-        rd_pct_or_null(L, pc, p, "cached_pct", &k->cached_pct, &k->cached_known))
+    if (ld_figs(L, pc, p, NVB__FS_PCACHE, k, 0))
         return L->rc;
-    if (k->cached_known)
-        rd_u64(L, pc, p, "examined_bytes", &k->cached_examined, 1);
-    return L->rc;
+    k->cached_known = !isnan(k->cached_pct);
+    if (k->cached_known && (k->cached_pct < 0 || k->cached_pct > 100))
+        return bad(L, p, "cached_pct", "not a percentage (0 to 100)");
+    if (k->cached_known && nvb__json_get(pc, "examined_bytes")->type == NVB__J_NULL) /* measured over something */
+        return bad(L, p, "examined_bytes", "expected a number");
+    k->cached_pct = k->cached_known ? k->cached_pct : 0;
+    return 0;
 }
 
 /* per_target[].util_* (diskutil.c): absent in results from before them. */
@@ -576,12 +558,7 @@ static int ld_phases(struct ld *L, const struct nvb__jv *root, struct nvb_result
     char metric[8] = "";
     if (!(o = opt_obj(L, root, S)))
         return L->rc;
-    if (rd_str(L, o, S, "metric", metric, sizeof metric, 1) || rd_bool(L, o, S, "reached", &ss->reached, 1) ||
-        rd_bool(L, o, S, "stopped", &ss->stopped, 1) || rd_dbl_or_null(L, o, S, "at_s", &ss->at_s, NAN, 1) ||
-        rd_u32(L, o, S, "rounds", &ss->rounds, 1) || rd_nonneg(L, o, S, "window_s", &ss->window_s, 1) ||
-        rd_dbl_or_null(L, o, S, "mean", &ss->fig.mean, NAN, 1) ||
-        rd_dbl_or_null(L, o, S, "max_excursion_pct", &ss->fig.max_excursion_pct, NAN, 1) ||
-        rd_dbl_or_null(L, o, S, "slope_pct", &ss->fig.slope_pct, NAN, 1))
+    if (rd_str(L, o, S, "metric", metric, sizeof metric, 1) || ld_figs(L, o, S, NVB__FS_SS, ss, 0))
         return L->rc;
     for (int m = NVB__SS_IOPS; m <= NVB__SS_LAT; m++)
         if (!strcmp(metric, nvb__ss_metric_name(m)))
@@ -663,7 +640,7 @@ static int ld_result(struct ld *L, const struct nvb__jv *root, struct nvb_result
         return L->rc;
     if (strcmp(schema, NVB_SCHEMA_VERSION))
         return bad(L, "", "schema", "not " NVB_SCHEMA_VERSION);
-    if (rd_str(L, root, "", "engine", r->engine, sizeof r->engine, 1) || ld_engine_used(L, root, r) ||
+    if (ld_figs(L, root, "", NVB__FS_HEAD, r, 0) || ld_engine_used(L, root, r) ||
         ld_figs(L, root, "", NVB__FS_RUN, r, 0) || rd_u64(L, root, "", "end_unix_ns", &r->end_wall_ns, 0) ||
         rd_dbl(L, root, "", "clock_cost_ns", &r->clock_cost_ns, 1))
         return L->rc;

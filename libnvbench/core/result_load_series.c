@@ -88,9 +88,7 @@ int nvb__ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result *
         memset(&s, 0, sizeof s);
         if (!o)
             return L->rc;
-        if (rd_dbl(L, o, p, "t_s", &s.t_s, 1) || rd_nonneg(L, o, p, "dt_s", &s.dt_s, 1) ||
-            rd_u64(L, o, p, "t_unix_ns", &s.t_unix_ns, 0) || rd_u64(L, o, p, "errors", &s.errors, 1) ||
-            rd_dbl_or_null(L, o, p, "system_pct", &s.system_pct, -1, 1))
+        if (ld_figs(L, o, p, NVB__FS_TS, &s, nvb__figs_when(r)))
             return L->rc;
         if (s.system_pct < 0)
             s.system_pct = -1;
@@ -108,7 +106,7 @@ int nvb__ld_series(struct ld *L, const struct nvb__jv *root, struct nvb_result *
             char q[80];
             sub(q, sizeof q, p, dn[d]);
             const struct nvb__jv *x = mem(L, o, p, dn[d], NVB__J_OBJ, 1);
-            if (!x || rd_u64(L, x, q, "ios", &s.ios[d], 1) || rd_u64(L, x, q, "bytes", &s.bytes[d], 1))
+            if (!x || ld_figs(L, x, q, NVB__FS_TSDIR, (char *)&s + d * sizeof(uint64_t), 0))
                 break;
             if (nvb__json_get(x, "lat_sum_ns")) {
                 uint64_t w[2];
@@ -161,14 +159,10 @@ static int ld_host(struct ld *L, const struct nvb__jv *o, const char *p, void *r
     }
     sub(q, sizeof q, p, "cpu");
     const struct nvb__jv *c = mem(L, o, p, "cpu", NVB__J_OBJ, 1);
-    uint64_t nc = 0;
-    if (!c || rd_dbl_or_null(L, c, q, "system_pct", &h->system_pct, -1, 1) || rd_u64(L, c, q, "ncpus", &nc, 1) ||
-        rd_nonneg(L, c, q, "process_user_s", &h->process_user_s, 1) ||
-        rd_nonneg(L, c, q, "process_sys_s", &h->process_sys_s, 1) || rd_nonneg(L, c, q, "window_s", &h->window_s, 1))
+    if (!c || ld_figs(L, c, q, NVB__FS_HOSTCPU, h, 0))
         return L->rc;
-    if (nc > (1u << 20))
+    if (h->ncpus > (1u << 20))
         return bad(L, q, "ncpus", "out of range");
-    h->ncpus = (unsigned)nc;
     if (h->system_pct < 0)
         h->system_pct = -1;
     if ((nullable(L, o, p, "error") && rd_strdup(L, o, p, "error", &h->error, 1)) || L->rc)

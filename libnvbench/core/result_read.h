@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,14 +286,24 @@ static inline int ld_figs(struct ld *L, const struct nvb__jv *o, const char *p, 
         if (f->sec != sec || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~when))
             continue;
         switch (f->type) {
-        case NVB__FT_U64: rd_u64(L, o, p, f->key, v, req); break;
+        case NVB__FT_U64: {
+            const struct nvb__jv *x = f->flags & (NVB__FF_IF | NVB__FF_ZERO) ? mem(L, o, p, f->key, -1, req) : NULL;
+            if (!(f->flags & (NVB__FF_IF | NVB__FF_ZERO)) || (x && x->type != NVB__J_NULL)) /* null: unknown, 0 */
+                rd_u64(L, o, p, f->key, v, req);
+            break;
+        }
         case NVB__FT_U32: rd_u32(L, o, p, f->key, v, req); break;
         case NVB__FT_LONG:
-            if (!rd_u64(L, o, p, f->key, &u, req) && u > (uint64_t)INT32_MAX * 2)
+            if (!rd_u64(L, o, p, f->key, &u, req) && u > (uint64_t)LONG_MAX / 2)
                 bad(L, p, f->key, "out of range");
             *(long *)v = (long)u;
             break;
-        case NVB__FT_DBL: rd_nonneg(L, o, p, f->key, v, req); break;
+        case NVB__FT_DBL:
+            if (f->flags & (NVB__FF_CPU | NVB__FF_TICK | NVB__FF_NEG | NVB__FF_IF)) /* null: unknown */
+                rd_dbl_or_null(L, o, p, f->key, v, f->flags & NVB__FF_NEG ? -1 : NAN, req);
+            else
+                rd_nonneg(L, o, p, f->key, v, req);
+            break;
         case NVB__FT_BOOL: rd_bool(L, o, p, f->key, v, req); break;
         case NVB__FT_STR: rd_str(L, o, p, f->key, v, f->size, req); break;
         case NVB__FT_STRP: rd_strdup(L, o, p, f->key, v, req); break;

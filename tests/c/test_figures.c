@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ struct place {
     const void *base;
     double per;
     struct nvb__total t; /* NVB__FS_TOTAL: what the writer adds up, base points here */
+    const struct nvb__hist *h; /* NVB__FS_LAT: the histogram its figures come from */
+    const struct nvb_result *r;
 };
 
 static int places(const struct nvb_result *r, struct place *p)
@@ -37,6 +40,13 @@ static int places(const struct nvb_result *r, struct place *p)
         p[n++] = (struct place){NVB__FS_DIR, "", &r->tg[0].d[d], r->duration_s};
         snprintf(p[n - 1].path, sizeof p[0].path, "per_target.0.%s", nvb__dir_names[d]);
     }
+    for (int d = 0; d < 2; d++) /* lat_ns, clat_ns (psync: slat_ns null) of both directions */
+        for (int k = 0; k < 2; k++) {
+            p[n] = (struct place){NVB__FS_LAT, "", NULL, 0, {0, 0}, k ? r->tot[d].clat : r->tot[d].hist};
+            snprintf(p[n].path, sizeof p[0].path, "%s.%s", nvb__dir_names[d], k ? "clat_ns" : "lat_ns");
+            ck_assert_uint_gt(p[n++].h->count, 0);
+        }
+    p[n++] = (struct place){NVB__FS_HEAD, "", r, 0};
     p[n++] = (struct place){NVB__FS_RUN, "", r, 0};
     p[n++] = (struct place){NVB__FS_END, "", r, 0};
     p[n] = (struct place){NVB__FS_TOTAL, "total", &p[n].t, r->duration_s, {0, 0}};
@@ -57,6 +67,20 @@ static int places(const struct nvb_result *r, struct place *p)
     p[n++] = (struct place){NVB__FS_FAULTDIR, "fault.write", (const char *)r + sizeof(uint64_t), 0};
     if (r->rate_set)
         p[n++] = (struct place){NVB__FS_RATE, "rate", r, 0};
+    p[n++] = (struct place){NVB__FS_CPU, "cpu", r, 0};
+    if (r->tg[0].content.examined)
+        p[n++] = (struct place){NVB__FS_PCACHE, "per_target.0.page_cache", &r->tg[0].content, 0};
+    if (r->tg[0].devf.valid)
+        p[n++] = (struct place){NVB__FS_DEVICE, "per_target.0.device", &r->tg[0].devf, 0};
+    if (r->nts) { /* a timeseries point and its directions (arrays by direction: moved 8 bytes a direction) */
+        const struct nvb__tsample *ts = &r->ts[0];
+        p[n++] = (struct place){NVB__FS_TS, "timeseries.0", ts, 0};
+        p[n++] = (struct place){NVB__FS_TSDIR, "timeseries.0.read", ts, ts->dt_s};
+        p[n++] = (struct place){NVB__FS_TSDIR, "timeseries.0.write", (const char *)ts + sizeof(uint64_t), ts->dt_s};
+    }
+    if (r->ss.metric)
+        p[n++] = (struct place){NVB__FS_SS, "steady_state", &r->ss, 0};
+    ck_assert_uint_gt(r->nts, 0);
     if (r->nthreads)
         p[n++] = (struct place){NVB__FS_THREAD, "cpu.threads.0", &r->threads[0], 0};
     if (r->nhosts) {
@@ -64,25 +88,43 @@ static int places(const struct nvb_result *r, struct place *p)
         p[n++] = (struct place){NVB__FS_HOST, "hosts.0", h, 0};
         p[n++] = (struct place){NVB__FS_HOSTDIR, "hosts.0.read", h, h->duration_s};
         p[n++] = (struct place){NVB__FS_HOSTDIR, "hosts.0.write", (const char *)h + sizeof(uint64_t), h->duration_s};
+        p[n++] = (struct place){NVB__FS_HOSTCPU, "hosts.0.cpu", h, 0};
         p[n] = (struct place){NVB__FS_TOTAL, "hosts.0.total", &p[n].t, h->duration_s, {h->ios[0] + h->ios[1],
                               h->bytes[0] + h->bytes[1]}};
         n++;
     }
+    for (int k = 0; k < n; k++)
+        p[k].r = r;
     return n;
 }
 
 /* A numeric row's value from the struct; 0 and *ok 0 for strings and parts. */
 static double value(const struct nvb__fig *f, const struct place *p, int *ok)
 {
-    const void *v = (const char *)p->base + f->off;
+    const void *v = p->base ? (const char *)p->base + f->off : NULL;
     double u = 0;
     *ok = 1;
+    if (f->type != NVB__FT_PART && ((f->flags & NVB__FF_IF && !*(const int *)((const char *)p->base + f->off2)) ||
+                                    (f->flags & NVB__FF_ZERO && !*(const uint64_t *)v)))
+        return NAN; /* unknown: null */
     switch (f->type) {
     case NVB__FT_U64:
+        if (f->sec == NVB__FS_LAT) /* min, max: the histogram's */
+            return (double)(f->off == offsetof(struct nvb__latfig, min) ? p->h->min : p->h->max);
+        return (double)*(const uint64_t *)v;
     case NVB__FT_SUM: return (double)*(const uint64_t *)v;
     case NVB__FT_U32: return *(const uint32_t *)v;
     case NVB__FT_LONG: return (double)*(const long *)v;
-    case NVB__FT_DBL: return *(const double *)v;
+    case NVB__FT_DBL: /* unknown: null */
+        if (f->flags & (NVB__FF_CPU | NVB__FF_TICK) & ~nvb__figs_when(p->r))
+            return NAN;
+        return (f->flags & NVB__FF_NEG) && *(const double *)v < 0 ? NAN : *(const double *)v;
+    case NVB__FT_DERIV: {
+        struct nvb__cpu_derived cd;
+        nvb__cpu_derive(p->r, &cd);
+        *ok = p->sec == NVB__FS_CPU; /* hosts[].cpu's: over the host's own window (test_merge) */
+        return *(const double *)((const char *)&cd + f->off);
+    }
     case NVB__FT_BOOL: return *(const int *)v ? 1 : 0;
     case NVB__FT_RATE:
     case NVB__FT_GIB:
@@ -92,11 +134,22 @@ static double value(const struct nvb__fig *f, const struct place *p, int *ok)
     case NVB__FT_MEAN:
         u = (double)*(const uint64_t *)((const char *)p->base + f->off2);
         return (double)*(const uint64_t *)v / u; /* NaN over 0: written as null */
+    case NVB__FT_NUM: break;
     default: *ok = 0; return 0;
     }
+    /* lat_ns's derived figures, from the histogram as hist.h computes them */
+    *ok = p->sec == NVB__FS_LAT;
+    if (!*ok)
+        return 0;
+    const double pct = nvb__figs_pct(f);
+    return pct >= 0 ? nvb__hist_pct(p->h, pct) : !strcmp(f->key, "mean") ? nvb__hist_mean(p->h)
+                                                                          : nvb__hist_stddev(p->h);
 }
 
-static struct nvb_result *g_run, *g_m; /* a run, and it merged with itself (hosts[]) */
+/* a run, it merged with itself (hosts[]), and read from its JSON with a
+ * block device's facts and a steady state (a run on a scratch file has
+ * neither) */
+static struct nvb_result *g_run, *g_m, *g_syn;
 static char *g_file;
 
 static void make_result(void)
@@ -116,20 +169,44 @@ static void make_result(void)
     const struct nvb_result *parts[2] = {g_run, g_run};
     ck_assert_int_eq(nvb_result_merge(&g_m, parts, 2), 0);
     ck_assert_uint_eq(g_m->nhosts, 2);
+    static const char *const put[][2] = {
+        {"\"device\":null", "\"device\":{\"name\":\"nvme0n1\",\"kind\":\"nvme\",\"model\":\"M\",\"serial\":\"S\","
+                           "\"logical_block_size\":512,\"physical_block_size\":4096,\"indirection_unit\":null,"
+                           "\"indirection_unit_source\":\"unknown\",\"link_ceiling_gbs\":null}"},
+        {"\"steady_state\":null", "\"steady_state\":{\"metric\":\"iops\",\"reached\":true,\"stopped\":false,"
+                                 "\"at_s\":1.5,\"rounds\":5,\"window_s\":2.5,\"mean\":1000,"
+                                 "\"max_excursion_pct\":10.25,\"slope_pct\":3}"}};
+    char *json = NULL, why[256];
+    ck_assert_int_eq(nvb_result_json(g_run, &json), 0);
+    struct nvb__buf b = {0};
+    const char *at = json;
+    for (int i = 0; i < 2; i++) {
+        const char *k = strstr(at, put[i][0]);
+        ck_assert_msg(k, "%s not in the run's JSON", put[i][0]);
+        nvb__buf_putn(&b, at, (size_t)(k - at));
+        nvb__buf_puts(&b, put[i][1]);
+        at = k + strlen(put[i][0]);
+    }
+    nvb__buf_puts(&b, at);
+    ck_assert_int_eq(nvb_result_parse(b.s, b.len, &g_syn, why, sizeof why), 0);
+    ck_assert(g_syn->tg[0].devf.valid && g_syn->ss.metric && g_syn->tg[0].content.examined);
+    free(b.s);
+    free(json);
 }
 
 static void free_result(void)
 {
     nvb_result_free(g_run);
     nvb_result_free(g_m);
+    nvb_result_free(g_syn);
     unlink(g_file);
     free(g_file);
 }
 
 START_TEST(writer_follows_table)
 {
-    const struct nvb_result *g_r = _i ? g_m : g_run;
-    struct place p[20];
+    const struct nvb_result *g_r = _i == 2 ? g_syn : _i ? g_m : g_run;
+    struct place p[40];
     int np = places(g_r, p), checked = 0;
     for (int k = 0; k < np; k++)
         for (size_t i = 0; i < nvb__nfigs; i++) {
@@ -140,8 +217,14 @@ START_TEST(writer_follows_table)
             if (f->sec != p[k].sec || !ok || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
                 continue;
             snprintf(path, sizeof path, "%s%s%s", p[k].path, p[k].path[0] ? "." : "", f->key);
-            if (want != want) { /* a mean over nothing: null, which a lookup does not find */
-                ck_assert_msg(nvb_result_get(g_r, path, &got) == -ENOENT, "%s: not null", path);
+            if ((f->flags & NVB__FF_NZ) && want == 0) { /* a count written only when not 0 */
+                ck_assert_msg(nvb_result_get(g_r, path, &got) == -ENOENT, "%s: 0 written", path);
+                continue;
+            }
+            if (want != want) { /* a mean over nothing, a figure unknown: null, which a lookup does not
+                                 * find or finds NaN (the CPU's, as before the table) */
+                int rc = nvb_result_get(g_r, path, &got);
+                ck_assert_msg(rc == -ENOENT || (rc == 0 && got != got), "%s: not null", path);
                 continue;
             }
             ck_assert_msg(nvb_result_get(g_r, path, &got) == 0, "%s: not in the result", path);
@@ -169,22 +252,25 @@ static struct nvb__jv *at(struct nvb__jv *v, const char *path)
 
 START_TEST(reader_follows_table)
 {
-    const struct nvb_result *g_r = _i ? g_m : g_run;
+    const struct nvb_result *g_r = _i == 2 ? g_syn : _i ? g_m : g_run;
     char *json = NULL, why[256];
     struct nvb__jv *root = NULL;
     ck_assert_int_eq(nvb_result_json(g_r, &json), 0);
     ck_assert_int_eq(nvb__json_parse(json, strlen(json), &root, why, sizeof why), 0);
-    struct place p[20];
+    struct place p[40];
     int np = places(g_r, p), old = 0, refused = 0;
     for (int k = 0; k < np; k++)
         for (size_t i = 0; i < nvb__nfigs; i++) {
             const struct nvb__fig *f = &nvb__figs[i];
             if (f->sec != p[k].sec || f->type == NVB__FT_PART || f->type == NVB__FT_RATE || f->type == NVB__FT_GIB ||
-                f->type == NVB__FT_MEAN || f->type == NVB__FT_DIRSUM || f->type == NVB__FT_SUM || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
+                f->type == NVB__FT_MEAN || f->type == NVB__FT_DIRSUM || f->type == NVB__FT_SUM ||
+                f->type == NVB__FT_NUM || f->type == NVB__FT_DERIV || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
                 continue;
             char path[128];
             snprintf(path, sizeof path, "%s%s%s", p[k].path, p[k].path[0] ? "." : "", f->key);
             struct nvb__jv *m = at(at(root, p[k].path), f->key);
+            if (!m && (f->flags & NVB__FF_NZ)) /* 0: absent */
+                continue;
             ck_assert_msg(m, "%s: not in the JSON", path);
             m->key[0] = '~'; /* the key missing, as in a result from before it */
             struct nvb__buf b = {0};
@@ -196,7 +282,8 @@ START_TEST(reader_follows_table)
             if (f->flags & NVB__FF_OLD) {
                 ck_assert_msg(rc == 0, "%s: a result without it does not load: %s", path, why);
                 double v = -1;
-                if (f->type != NVB__FT_STR && f->type != NVB__FT_STRP)
+                if (f->type != NVB__FT_STR && f->type != NVB__FT_STRP &&
+                    !(f->flags & (NVB__FF_CPU | NVB__FF_TICK) & ~nvb__figs_when(r))) /* else null */
                     ck_assert_msg(nvb_result_get(r, path, &v) == 0 && v == 0, "%s: %g, not 0, when absent", path, v);
                 nvb_result_free(r);
                 old++;
@@ -222,14 +309,59 @@ START_TEST(reader_follows_table)
 }
 END_TEST
 
+/* An object's keys in the JSON are its section's rows, in the table's order
+ * (those of another section's prefix, pct: only the rows of percentiles). */
+static void keys_are_rows(const struct nvb__jv *o, const char *path, int sec, int pct)
+{
+    uint32_t k = 0;
+    ck_assert_msg(o && o->type == NVB__J_OBJ, "%s: not an object", path);
+    for (size_t i = 0; i < nvb__nfigs; i++) {
+        const struct nvb__fig *f = &nvb__figs[i];
+        if (f->sec != sec || (pct && nvb__figs_pct(f) < 0) || (f->flags & NVB__FF_TRIM)) /* no trims here */
+            continue;
+        /* an optional row may be absent (a point's intervals: only on merged points) */
+        if ((f->flags & NVB__FF_OPT) && (k >= o->n || strcmp(o->kid[k].key, f->key)))
+            continue;
+        ck_assert_msg(k < o->n && !strcmp(o->kid[k].key, f->key), "%s: key %u is %s, the table's row %s", path, k,
+                      k < o->n ? o->kid[k].key : "(none)", f->key);
+        k++;
+    }
+    ck_assert_msg(k == o->n && k >= 4, "%s: %u keys, the table has %u", path, o->n, k);
+}
+
+/* The objects written by parts of the direction (lat_ns, slat_ns, clat_ns,
+ * their histograms, lat_pct_supported) have the keys of their sections, in
+ * order; the percentiles that lat_pct_supported flags are lat_ns's. */
+START_TEST(direction_objects_follow_table)
+{
+    char *json = NULL, why[256], path[96];
+    struct nvb__jv *root = NULL;
+    ck_assert_int_eq(nvb_result_json(_i == 2 ? g_syn : _i ? g_m : g_run, &json), 0);
+    ck_assert_int_eq(nvb__json_parse(json, strlen(json), &root, why, sizeof why), 0);
+    static const char *const obj[] = {"lat_ns", "clat_ns", "lat_hist", "clat_hist", "lat_pct_supported"};
+    static const char *const where[] = {"read", "write", "per_target.0.read", "per_target.0.write"};
+    for (int w = 0; w < 4; w++)
+        for (int i = 0; i < 5; i++) {
+            snprintf(path, sizeof path, "%s.%s", where[w], obj[i]);
+            keys_are_rows(at(root, path), path, i < 2 || i == 4 ? NVB__FS_LAT : NVB__FS_HIST, i == 4);
+        }
+    /* a timeseries point and its directions */
+    keys_are_rows(at(root, "timeseries.0"), "timeseries.0", NVB__FS_TS, 0);
+    keys_are_rows(at(root, "timeseries.0.read"), "timeseries.0.read", NVB__FS_TSDIR, 0);
+    nvb__json_free(root);
+    free(json);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("figures");
     TCase *tc = tcase_create("figures");
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, make_result, free_result);
-    tcase_add_loop_test(tc, writer_follows_table, 0, 2);
-    tcase_add_loop_test(tc, reader_follows_table, 0, 2);
+    tcase_add_loop_test(tc, writer_follows_table, 0, 3);
+    tcase_add_loop_test(tc, reader_follows_table, 0, 3);
+    tcase_add_loop_test(tc, direction_objects_follow_table, 0, 3);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

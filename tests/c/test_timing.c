@@ -455,12 +455,16 @@ START_TEST(submit_batch_one_keeps_the_queue_full)
                       "%llu I/Os over %llu reap calls", (unsigned long long)r->tot[NVB_READ].ios,
                       (unsigned long long)r->sub.reaps);
         ck_assert(tu_get(r, "submissions.reaps") == (double)r->sub.reaps);
+        /* the null engine completes inside submit: no reap comes back empty,
+         * and a count of 0 is not written */
+        ck_assert_uint_eq(r->sub.empty_reaps, 0);
         if (i == 0)
             ck_assert_uint_eq(r->sub.calls, r->sub.ios);
         char *json = NULL, *back_json = NULL;
         struct nvb_result *back = NULL;
         ck_assert_int_eq(nvb_result_json(r, &json), 0);
         ck_assert_ptr_nonnull(strstr(json, "\"slat_scope\":\"submit_call\""));
+        ck_assert_ptr_null(strstr(json, "empty_reaps"));
         ck_assert_int_eq(nvb_result_from_json(json, &back), 0);
         ck_assert_int_eq(nvb_result_json(back, &back_json), 0);
         ck_assert_str_eq(json, back_json);
@@ -488,6 +492,53 @@ START_TEST(submit_batch_one_keeps_the_queue_full)
 }
 END_TEST
 
+/* submissions.empty_reaps: the reaps that brought back nothing. Every
+ * completion came back through one of the others, at most qd a call; the
+ * count reads back from a result and is written out again, and a result
+ * without it (0, or from before it) stays without it. */
+START_TEST(empty_reaps_counted_and_kept)
+{
+    char why[256];
+    if (nvb_engine_probe("io_uring", why, sizeof why) == 0) { /* with a rate: waits the schedule ends first */
+        struct nvb_workload *w = mk((const char *[]){"engine", "io_uring", "rw", "randread", "qd", "4", "ios", "300",
+                                                     "rate_iops", "2000", "direct", "1", NULL}, 1);
+        struct nvb_result *r = tu_run_ok(w);
+        ck_assert_uint_le(r->sub.empty_reaps, r->sub.reaps);
+        ck_assert_msg(r->tot[NVB_READ].ios <= 4 * (r->sub.reaps - r->sub.empty_reaps),
+                      "%llu I/Os over %llu reaps that brought some", (unsigned long long)r->tot[NVB_READ].ios,
+                      (unsigned long long)(r->sub.reaps - r->sub.empty_reaps));
+        double got = -1;
+        ck_assert(nvb_result_get(r, "submissions.empty_reaps", &got) == (r->sub.empty_reaps ? 0 : -ENOENT));
+        ck_assert(!r->sub.empty_reaps || got == (double)r->sub.empty_reaps);
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    } else {
+        fprintf(stderr, "note: io_uring not tested: %s\n", why);
+    }
+    struct nvb_workload *w = mk((const char *[]){"engine", "null", "rw", "randread", "ios", "100", NULL}, 0);
+    struct nvb_result *r = tu_run_ok(w), *back = NULL;
+    char *json = NULL, *with = NULL, *back_json = NULL;
+    ck_assert_int_eq(nvb_result_json(r, &json), 0);
+    const char *k = strstr(json, "\"reaps\":");
+    ck_assert_ptr_nonnull(k);
+    k += strcspn(k, ",}"); /* after its value */
+    const size_t n = strlen(json) + 32;
+    ck_assert_ptr_nonnull(with = malloc(n));
+    snprintf(with, n, "%.*s,\"empty_reaps\":7%s", (int)(k - json), json, k);
+    ck_assert_int_eq(nvb_result_from_json(with, &back), 0);
+    ck_assert_uint_eq(back->sub.empty_reaps, 7);
+    ck_assert(tu_get(back, "submissions.empty_reaps") == 7);
+    ck_assert_int_eq(nvb_result_json(back, &back_json), 0);
+    ck_assert_str_eq(back_json, with);
+    free(json);
+    free(with);
+    free(back_json);
+    nvb_result_free(back);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+}
+END_TEST
+
 int main(void)
 {
     g_file = tu_scratch("timing", 8u << 20);
@@ -505,6 +556,7 @@ int main(void)
     tcase_add_test(tc, lag_split_thread_late_and_queue_full);
     tcase_add_test(tc, closed_mode_honours_poisson);
     tcase_add_test(tc, submit_batch_one_keeps_the_queue_full);
+    tcase_add_test(tc, empty_reaps_counted_and_kept);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     unlink(g_file);
