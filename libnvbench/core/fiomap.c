@@ -371,10 +371,15 @@ static int region(struct fm_job *j, uint64_t *per_job)
             /* fio's clones on adjacent regions: nvbench's jobs on one region,
              * each starting at its own share of it */
             per_target *= j->numjobs;
+        } else if (!inc_b) {
+            /* fio's default: every clone starts at the job's offset and covers
+             * its region (fio 3.33, numjobs=4 rw=write bs=4k size=1m: 1024
+             * writes, each of the 256 offsets written 4 times) */
+            TRY(fm_set(j, "seq_start", "same", "numjobs"));
         } else {
-            TRY(fm_refuse(j, "numjobs", "fio's clones of a sequential job all start at the job's offset (or "
-                                        "offset_increment apart); nvbench's jobs start staggered over one region: "
-                                        "give offset_increment equal to size for the one-to-one case"));
+            TRY(fm_refuse(j, "offset_increment", "fio's clones of a sequential job start offset_increment apart, each "
+                                                 "over size bytes; nvbench's jobs share one region: give "
+                                                 "offset_increment equal to size (adjacent regions) or leave it out"));
         }
     }
     if (per_target != UINT64_MAX && (j->out.targets.n || strcmp(j->engine, "null") == 0))
@@ -439,6 +444,13 @@ static int verify_after(struct fm_job *j)
         TRY(fm_refuse(j, "verify", "the read-back of what a random, mixed or time-based job wrote; nvbench reads "
                                    "back a sequential write (rw=write) only, or set do_verify=0"));
         fm_del(&j->out, "verify"); /* left out: no verify pattern, no read-back, as without the option */
+        return 0;
+    }
+    if (fm_get(&j->out, "seq_start")) {
+        TRY(fm_refuse(j, "numjobs", "with verify: fio's %llu clones each write and verify the same blocks; nvbench "
+                                    "verifies blocks one job writes (give offset_increment equal to size)",
+                      (unsigned long long)j->numjobs));
+        fm_del(&j->out, "verify"); /* left out: as verify would be with do_verify=0 */
         return 0;
     }
     j->has_back = 1;

@@ -215,6 +215,63 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+
+/* fio's clones of a sequential job (numjobs, no offset_increment) each
+ * start at the job's offset and cover its region (fio 3.33: numjobs=4
+ * rw=write bs=4k size=1m wrote each of the 256 offsets 4 times): mapped
+ * to seq_start=same, which the library runs as that. */
+static int all_zero(const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i])
+            return 0;
+    return 1;
+}
+
+START_TEST(sequential_clones_start_together)
+{
+    int rc;
+    struct nvb_fiomap *m = map_text("[j]\nioengine=null\nrw=write\nbs=4k\nsize=1m\nnumjobs=4\n", 0, &rc);
+    ck_assert_msg(m != NULL, "%d %s", rc, why);
+    KEY_EQ(m, 0, "seq_start", "same");
+    KEY_EQ(m, 0, "jobs", "4");
+    KEY_EQ(m, 0, "size", "1048576");
+    KEY_EQ(m, 0, "io_limit", "4194304"); /* each clone its region once */
+    nvb_fiomap_free(m);
+    /* offset_increment other than size: fio's clones on overlapping or spaced regions */
+    m = map_text("[j]\nioengine=null\nrw=read\nsize=1m\nnumjobs=2\noffset_increment=64k\n", 0, &rc);
+    ck_assert_ptr_null(m);
+    ck_assert_ptr_nonnull(strstr(why, "'offset_increment'"));
+    /* the library: two jobs writing half the region's bytes between them;
+     * staggered they write both halves, same the first half twice */
+    for (int same = 0; same < 2; same++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/clones.dat", dir);
+        tu_sh("rm -f '%s' && truncate -s 1M '%s'", path, path);
+        const char *t[] = {path, NULL};
+        struct nvb_workload *w = tu_workload((const char *[]){"engine", "psync", "rw", "write", "bs", "4k", "jobs", "2",
+                                                              "io_limit", "1m", "seq_start", same ? "same" : "staggered",
+                                                              NULL}, t);
+        nvb_result_free(tu_run_ok(w));
+        nvb_workload_free(w);
+        static unsigned char buf[1 << 20];
+        FILE *f = fopen(path, "rb");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fread(buf, 1, sizeof buf, f), sizeof buf);
+        fclose(f);
+        ck_assert(!all_zero(buf, 4096));                       /* both start with block 0 ... */
+        ck_assert_int_eq(all_zero(buf + (1 << 19), 1 << 19), same); /* ... same never reaches the second half */
+    }
+    /* same with verify writes by several jobs: each would check another's blocks */
+    struct nvb_workload *w = tu_workload((const char *[]){"rw", "write", "jobs", "2", "verify", "1", "seq_start",
+                                                          "same", "engine", "null", NULL}, NULL);
+    ck_assert_int_eq(nvb_workload_validate(w), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(nvb_workload_error(w), "seq_start=same"));
+    nvb_workload_free(w);
+}
+END_TEST
+
+
 /* ------------------------------------------------------------------ dump */
 
 static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -273,6 +330,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, refused_or_left_out);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, options_of_fios_examples);
+    tcase_add_test(tc, sequential_clones_start_together);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
