@@ -42,7 +42,8 @@ static const char *const structure[] = {
     "io_limit", "offset_increment", "loops", "runtime", "time_based", "ramp_time", "numjobs", "do_verify",
     "cpus_allowed_policy", "cmd_type", "refill_buffers", "scramble_buffers", "ioengine", "norandommap",
     "randrepeat", "timeout", "threads", "filesize", "rate", "write_bw_log", "write_lat_log", "write_iops_log",
-    "log_avg_msec", "blockalign", "ba",
+    "log_avg_msec", "blockalign", "ba", "wait_for", "io_submit_mode", "log_offset", "log_prio", "steadystate", "ss",
+    "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp", "steadystate_check_interval", "ss_interval",
 };
 
 /* Options nvbench does not honour, with the reason a user is told (others:
@@ -51,9 +52,7 @@ static const char *const reasons[][2] = {
     {"rate_min", "nvbench has no minimum rate that stops a job running slower"},
     {"ratemin", "nvbench has no minimum rate that stops a job running slower"},
     {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
-    {"wait_for", "nvbench orders jobs by stonewall only: the job would not wait for the one named"},
     {"flow", "nvbench has no flow control between jobs: the jobs would run at their own pace"},
-    {"io_submit_mode", "nvbench submits from the job's own thread: no offload thread"},
 };
 
 /* ------------------------------------------------------------------ handlers */
@@ -412,6 +411,118 @@ static const struct {
     {"gtod_reduce", h_gtod_reduce, 1},
     {"startdelay", h_startdelay, 0},
 };
+
+/* fio's wait_for=NAME: the job starts once the job NAME is done. Honoured
+ * as a new step when every job of the step now running is NAME (fio's
+ * waitfor example), or when NAME ran in an earlier step (nothing to wait
+ * for); refused when the step holds other jobs (a new step would wait for
+ * them too). 1: start a new step. */
+int fm_wait_for(struct fm_job *j, const struct nvb_fiomap *m, size_t step_start)
+{
+    const char *name = fm_val(j, "wait_for");
+    int here = 0, other = 0, before = 0;
+    if (!fm_has(j, "wait_for", NULL))
+        return 0;
+    if (!name || !*name)
+        return fm_err(j, "wait_for", "needs a value (option=value)");
+    for (size_t i = 0; i < m->n; i++) {
+        int is = strcmp(m->wl[i].section, name) == 0 || strcmp(fm_get(&m->wl[i], "name"), name) == 0;
+        if (i < step_start)
+            before |= is;
+        else if (is)
+            here = 1;
+        else
+            other = 1;
+    }
+    if (here && !other)
+        return 1;
+    if (!here && before)
+        return 0;
+    if (!here)
+        return fm_err(j, "wait_for", "'%s' names no job before this one", name);
+    int rc = fm_refuse(j, "wait_for", "'%s' runs beside other jobs: nvbench starts a job after a whole step (a "
+                                      "stonewall), so it would wait for those too", name);
+    return rc < 0 ? rc : 0;
+}
+
+/* The first of fio's two names of an option that the job sets, or NULL. */
+static const char *either(const struct fm_job *j, const char *a, const char *b)
+{
+    return fm_has(j, a, NULL) ? a : fm_has(j, b, NULL) ? b : NULL;
+}
+
+/* steadystate=METRIC:LIMIT% with steadystate_duration: nvbench's ss over
+ * that window, stopping the job when reached (fio's meaning). fio judges
+ * every round within LIMIT% of the mean, nvbench max - min within a share
+ * of the mean: 2 x LIMIT, which every window fio accepts meets; a slope of
+ * LIMIT% of the mean per round is LIMIT x (rounds - 1) of nvbench's
+ * line excursion over the window. The rest is said in a warning. */
+int fm_steady(struct fm_job *j)
+{
+    const char *opt = either(j, "steadystate", "ss"), *dopt = either(j, "steadystate_duration", "ss_dur");
+    const char *iopt = either(j, "steadystate_check_interval", "ss_interval");
+    const char *ropt = either(j, "steadystate_ramp_time", "ss_ramp"), *v = opt ? fm_val(j, opt) : NULL;
+    uint64_t dur = 0, iv = 1000000000ull, ramp = 0;
+    if (!opt)
+        return 0;
+    if (!v || !strchr(v, ':'))
+        return fm_err(j, opt, "'%s' is not METRIC:LIMIT (iops, bw, lat, or their _slope, e.g. iops:10%%)", v ? v : "");
+    if (dopt)
+        TRY(fm_time(j, dopt, "s", &dur));
+    if (!dur) /* fio's default duration 0 turns the detection off */
+        return fm_warn(j, "fio job section [%s]: %s without a duration: fio judges no steady state (its "
+                          "steadystate_duration 0), nor does nvbench", j->name, opt);
+    size_t ml = strcspn(v, ":");
+    int slope = ml > 6 && strncmp(v + ml - 6, "_slope", 6) == 0;
+    char metric[8] = "";
+    snprintf(metric, sizeof metric, "%.*s", (int)(slope ? ml - 6 : ml), v);
+    if (strcmp(metric, "iops") && strcmp(metric, "bw") && strcmp(metric, "lat"))
+        return fm_err(j, opt, "'%.*s': fio's metrics are iops, bw, lat and their _slope", (int)ml, v);
+    char *end;
+    double lim = strtod(v + ml + 1, &end);
+    if (strcmp(end, "%") != 0 || !(lim >= 0) || end == v + ml + 1) {
+        int rc = fm_refuse(j, opt, "'%s': a limit in %s units; nvbench judges a share of the mean (give LIMIT%%)", v,
+                           metric);
+        return rc < 0 ? rc : 0;
+    }
+    const char *have = fm_get(&j->out, "interval");
+    if (have) /* log_avg_msec's, "Nms" */
+        iv = strtoull(have, NULL, 10) * 1000000ull;
+    if (iopt) {
+        uint64_t want;
+        TRY(fm_time(j, iopt, "s", &want));
+        if (have && want != iv)
+            return fm_err(j, iopt, "and log_avg_msec differ: nvbench's rounds are its time series' intervals");
+        iv = want;
+        char buf[32];
+        snprintf(buf, sizeof buf, "%lluns", (unsigned long long)iv);
+        TRY(fm_set(j, "interval", buf, iopt));
+    }
+    uint64_t rounds = iv ? dur / iv : 0;
+    double pct = slope ? lim * (double)(rounds ? rounds - 1 : 0) : 2 * lim;
+    if (rounds < 3 || rounds > 100000 || pct > 100) {
+        int rc = fm_refuse(j, opt, "a window of %llu rounds with a limit of %g%% of the mean: nvbench judges 3 to "
+                                   "100000 rounds, within 100%%", (unsigned long long)rounds, slope ? pct : lim);
+        return rc < 0 ? rc : 0;
+    }
+    char b[3][40];
+    snprintf(b[0], sizeof b[0], "%lluns", (unsigned long long)dur);
+    snprintf(b[1], sizeof b[1], "%.6g", slope ? 100.0 : pct);
+    snprintf(b[2], sizeof b[2], "%.6g", slope ? pct : 100.0);
+    TRY(fm_set(j, "ss", metric, opt));
+    TRY(fm_set(j, "ss.window", b[0], dopt));
+    TRY(fm_set(j, "ss.excursion", b[1], opt));
+    TRY(fm_set(j, "ss.slope", b[2], opt));
+    TRY(fm_set(j, "ss.stop", "1", opt));
+    if (ropt)
+        TRY(fm_time(j, ropt, "s", &ramp));
+    TRY(fm_warn(j, "fio job section [%s]: %s=%s: nvbench's ss over %llu rounds, stopping when steady; %s", j->name,
+                opt, v, (unsigned long long)rounds,
+                slope ? "the same slope, as its excursion over the window" : "fio wants every round within the "
+                "limit of the mean, nvbench max - min within twice it, so it may judge steady a window fio does not"));
+    return ramp ? fm_warn(j, "fio job section [%s]: %s: fio judges from then on, nvbench from its first full "
+                             "window: a run may stop earlier than fio's", j->name, ropt) : 0;
+}
 
 /* One option: a rename, a handler, structure, or nothing nvbench has. */
 static int option(struct fm_job *j, const char *opt, const char *v)
