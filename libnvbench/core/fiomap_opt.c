@@ -196,14 +196,29 @@ static int h_thinktime(struct fm_job *j, const char *opt, const char *v)
     return fm_setu(j, "thinktime", us, opt);
 }
 
+/* fio's checksums of a verify block: nvbench writes its own header and
+ * CRC32C in their place, which fails on the same corruption (a changed
+ * byte, a block landing at another offset, a stale block), so verify means
+ * what it means in fio: the read-back detects corruption. */
+static const char *const checksums[] = {"crc32c", "crc32c-intel", "crc32", "crc16", "crc7", "crc64", "md5",
+                                        "sha1", "sha256", "sha512", "sha3-224", "sha3-256", "sha3-384",
+                                        "sha3-512", "xxhash", "meta"};
+
 static int h_verify(struct fm_job *j, const char *opt, const char *v)
 {
+    size_t i = 0;
     if (strcmp(v, "0") == 0 || strcmp(v, "none") == 0)
         return 0;
-    if (strcmp(v, "crc32c") != 0 && strcmp(v, "crc32c-intel") != 0) {
-        int rc = fm_refuse(j, opt, "'%s': nvbench verifies with a CRC32C per block only (crc32c, crc32c-intel)", v);
+    while (i < sizeof checksums / sizeof checksums[0] && strcmp(v, checksums[i]) != 0)
+        i++;
+    if (i == sizeof checksums / sizeof checksums[0]) {
+        int rc = fm_refuse(j, opt, "'%s': nvbench checks blocks with its own header and CRC32C, in place of fio's "
+                                   "checksums (md5, crc64, crc32c, sha256, xxhash, meta ...), not by a pattern alone", v);
         return rc < 0 ? rc : 0; /* left out: no verify at all, not nvbench's in its place */
     }
+    if (i > 1)
+        TRY(fm_warn(j, "fio job section [%s]: verify=%s: nvbench checks each block with its own header (offset, "
+                       "seed, sequence) and CRC32C in place of %s, which detects the same corruption", j->name, v, v));
     return fm_set(j, "verify", "1", opt);
 }
 

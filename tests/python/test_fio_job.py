@@ -182,8 +182,8 @@ def test_include_and_directory(tmp_path):
 
 
 @pytest.mark.parametrize("body,opt", [
-    ("bs=4k,8k", "bs"), ("verify=md5\nrw=read", "verify"), ("rw=randread:8", "rw"), ("cpus_allowed=0-1", "cpus_allowed"), ("rw=write\nnumjobs=2\nverify=crc32c", "numjobs"), ("rw=read\nnumjobs=2\noffset_increment=4k", "offset_increment"),
-    ("rw=randwrite\nverify=crc32c", "verify"), ("flow=1", "flow"), ("continue_on_error=read", "continue_on_error"),
+    ("bs=4k,8k", "bs"), ("verify=pattern\nrw=read", "verify"), ("rw=randread:8", "rw"), ("cpus_allowed=0-1", "cpus_allowed"), ("rw=write\nnumjobs=2\nverify=crc32c", "numjobs"), ("rw=read\nnumjobs=2\noffset_increment=4k", "offset_increment"),
+    ("rw=randwrite\nnorandommap\nverify=crc32c", "verify"), ("flow=1", "flow"), ("continue_on_error=read", "continue_on_error"),
 ])
 def test_refused_options_name_themselves(tmp_path, body, opt):
     path = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[sec]\n{body}\n")
@@ -283,6 +283,28 @@ def test_honoured_options_run_as_fio_runs_them(tmp_path, monkeypatch):
     assert r.data["workload"]["rate_mode"] == "open" and r.data["workload"]["rate_process"] == "poisson"
     [r] = run_fio_job(job("steadystate"))
     assert r.data["workload"]["ss"]["metric"] == "iops" and "steady_state" in r.data
+
+
+def test_verify_after_random_writes_detects_corruption(tmp_path, monkeypatch):
+    """randwrite with fio's random map, then its read-back; md5 checked as nvbench's CRC32C,
+    which finds a block changed on disk as fio's md5 would."""
+    monkeypatch.chdir(tmp_path)
+    with open("rv.dat", "wb") as f:
+        f.truncate(1 << 20)
+    [[w], [back]] = from_fio_job(job("verify-randwrite"))
+    assert w["rw"] == "randwrite" and back["rw"] == "read" and back["verify"] == "1"
+    assert any("in place of md5" in t for t in w["fio"]["warnings"])
+    wrote, checked = run_fio_job(job("verify-randwrite"))
+    assert wrote.data["write"]["ios"] == 256
+    assert checked.data["verify"]["checked"] == 256 and checked.data["verify"]["mismatches"] == 0
+    with open("rv.dat", "r+b") as f:  # one byte of one block changed
+        f.seek(100 * 4096 + 999)
+        b = f.read(1)
+        f.seek(100 * 4096 + 999)
+        f.write(bytes([b[0] ^ 0xFF]))
+    path = write(tmp_path, "[r]\nioengine=psync\nfilename=rv.dat\nsize=1m\nbs=4k\nrw=read\nverify=md5\n")
+    with pytest.raises(nvbench.VerifyError):
+        run_fio_job(path)
 
 
 def test_run_lenient_warning_reaches_result(schema):
@@ -622,8 +644,8 @@ def test_lenient_error_names_what_was_left_out(tmp_path):
     assert p.returncode == 2 and "'create_on_open'" in p.stderr, p.stderr
 
 
-@pytest.mark.parametrize("body", ["rw=write\nverify=md5", "rw=randrw\nverify=crc32c",
-                                  "rw=randwrite\nverify=sha256\ndo_verify=0"])
+@pytest.mark.parametrize("body", ["rw=write\nverify=pattern", "rw=randrw\nverify=crc32c",
+                                  "rw=randwrite\nverify=pattern\ndo_verify=0"])
 def test_lenient_verify_left_out_does_not_verify(tmp_path, body):
     """--fio-lenient warns 'verify' not honoured: the run has no verify at all (it ran
     with verify=1 and reported blocks it never wrote as corrupt)."""
