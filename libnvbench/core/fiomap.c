@@ -452,6 +452,12 @@ static int verify_after(struct fm_job *j)
         fm_del(&j->out, "verify"); /* left out: no verify pattern, no read-back, as without the option */
         return 0;
     }
+    if (fm_get(&j->out, "runtime")) { /* fio checks what was written; the read-back reads the whole region */
+        TRY(fm_refuse(j, "verify", "with a runtime: it may end the write before the region is written, and nvbench's "
+                                   "read-back of the whole region would count the blocks not written as mismatches"));
+        fm_del(&j->out, "verify");
+        return 0;
+    }
     if (fm_get(&j->out, "seq_start")) {
         TRY(fm_refuse(j, "numjobs", "with verify: fio's %llu clones each write and verify the same blocks; nvbench "
                                     "verifies blocks one job writes (give offset_increment equal to size)",

@@ -183,7 +183,8 @@ def test_include_and_directory(tmp_path):
 
 @pytest.mark.parametrize("body,opt", [
     ("bs=4k,8k", "bs"), ("verify=pattern\nrw=read", "verify"), ("rw=randread:8", "rw"), ("cpus_allowed=0-1", "cpus_allowed"), ("rw=write\nnumjobs=2\nverify=crc32c", "numjobs"), ("rw=read\nnumjobs=2\noffset_increment=4k", "offset_increment"),
-    ("rw=randwrite\nnorandommap\nverify=crc32c", "verify"), ("flow=1", "flow"), ("continue_on_error=read", "continue_on_error"),
+    ("rw=randwrite\nnorandommap\nverify=crc32c", "verify"), ("rw=randwrite\nruntime=3\nverify=md5", "verify"),
+    ("rw=write\nruntime=3\nverify=crc32c", "verify"), ("flow=1", "flow"), ("continue_on_error=read", "continue_on_error"),
 ])
 def test_refused_options_name_themselves(tmp_path, body, opt):
     path = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[sec]\n{body}\n")
