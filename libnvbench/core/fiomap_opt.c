@@ -53,6 +53,23 @@ static const char *const reasons[][2] = {
     {"ratemin", "nvbench has no minimum rate that stops a job running slower"},
     {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
     {"flow", "nvbench has no flow control between jobs: the jobs would run at their own pace"},
+    {"flow_sleep", "nvbench has no flow control between jobs (fio's flow): nothing to sleep for"},
+    {"numa_cpu_nodes", "fio's job floats over the nodes' CPUs; nvbench pins job i to one CPU (give cpus_allowed=LIST "
+                       "with cpus_allowed_policy=split, or the key cpus=local)"},
+    {"numa_mem_policy", "nvbench does not set a memory policy: its buffers stay where the kernel places them"},
+    {"verify_backlog", "fio checks written blocks while it writes, every N writes; nvbench's read-back checks them "
+                       "after the write step"},
+    {"verify_pattern", "nvbench writes its own data with a header and CRC32C per block, not a pattern"},
+    {"fsync", "nvbench issues no fsync between writes: a job's writes would not be flushed every N"},
+    {"fdatasync", "nvbench issues no fdatasync between writes: a job's writes would not be flushed every N"},
+    {"end_fsync", "nvbench issues no fsync at a job's end: the last writes would not be flushed"},
+    {"prio", "nvbench sets no I/O priority: the job's I/O would run at the default priority"},
+    {"prioclass", "nvbench sets no I/O priority class: the job's I/O would run at the default class"},
+    {"cmdprio_percentage", "nvbench sets no per-command priority: every I/O would run at the default priority"},
+    {"cmdprio_bssplit", "nvbench sets no per-command priority: every I/O would run at the default priority"},
+    {"latency_target", "nvbench has no search of the queue depth under a latency target in a job file (nvbench "
+                       "search finds the highest throughput under a latency bound)"},
+    {"dedupe_mode", "nvbench's data_dedupe repeats one block; fio's working-set modes have no equivalent"},
 };
 
 /* ------------------------------------------------------------------ handlers */

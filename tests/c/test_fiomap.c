@@ -166,7 +166,7 @@ START_TEST(refused_or_left_out)
     ck_assert_str_eq(nvb_fiomap_item(m, 0, NVB_FIOMAP_DROPPED, 0, NULL, NULL), "bs");
     ck_assert_str_eq(nvb_fiomap_item(m, 0, NVB_FIOMAP_DROPPED, 1, NULL, NULL), "fsync");
     ck_assert_ptr_nonnull(strstr(nvb_fiomap_item(m, 0, NVB_FIOMAP_WARNINGS, 1, NULL, NULL),
-                                 "option 'fsync' not honoured: nvbench has no equivalent"));
+                                 "option 'fsync' not honoured: nvbench issues no fsync between writes"));
     nvb_fiomap_free(m);
     /* refused even when lenient: without it the run would be another one */
     m = map_text("[sec]\nioengine=windowsaio\nsize=1m\n", NVB_FIOMAP_LENIENT, &rc);

@@ -308,6 +308,19 @@ def test_verify_after_random_writes_detects_corruption(tmp_path, monkeypatch):
         run_fio_job(path)
 
 
+@pytest.mark.parametrize("body,why", [
+    ("numa_cpu_nodes=0", "pins job i to one CPU"), ("verify_backlog=16", "after the write step"),
+    ("fsync=4", "no fsync between writes"), ("prioclass=2", "no I/O priority class"),
+    ("dedupe_mode=working_set", "working-set modes"), ("flow_sleep=100", "no flow control"),
+])
+def test_refusals_say_what_would_change(tmp_path, body, why):
+    path = write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n")
+    with pytest.raises(FioJobError, match=why):
+        from_fio_job(path)
+    [[w]] = from_fio_job(path, lenient=True)  # left out with the same reason
+    assert any(why in t for t in w["fio"]["warnings"])
+
+
 def test_run_lenient_warning_reaches_result(schema):
     with pytest.warns(nvbench.NvbenchWarning, match="'fsync' not honoured"):
         [r] = run_fio_job(job("unsupported"), lenient=True)
