@@ -277,11 +277,41 @@ static int h_continue(struct fm_job *j, const char *opt, const char *v)
         l[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] | 0x20 : v[i]);
     int none = strlen(v) < sizeof l && (!strcmp(l, "none") || !strcmp(l, "0"));
     int all = strlen(v) < sizeof l && (!strcmp(l, "all") || !strcmp(l, "1"));
+    if (!strcmp(l, "read") || !strcmp(l, "write") || !strcmp(l, "io"))
+        return 0; /* fm_continue, once rw and verify are known */
     if (!none && !all) {
-        int rc = fm_refuse(j, opt, "'%s': nvbench continues after every error or after none (none, all)", v);
+        int rc = fm_refuse(j, opt, "'%s': nvbench continues after every error or after none (none, all; read, "
+                                   "write and io where the job's I/O is of the one kind)", v);
         return rc < 0 ? rc : 0; /* left out: fio's default, stop at the first error */
     }
     return fm_set(j, "continue_on_error", all ? "1" : "0", opt);
+}
+
+/* continue_on_error=read, write or io: fio continues after an error of
+ * that kind of I/O (reads; writes and trims) and stops at the others. On a
+ * job whose I/O is all of one kind that is nvbench's continue_on_error on
+ * or off; a mixed job, or one with a verify read-back, would continue
+ * after both kinds or neither, so it is refused. */
+int fm_continue(struct fm_job *j)
+{
+    const char *v = fm_val(j, "continue_on_error"), *rw = fm_get(&j->out, "rw"), *ver = fm_get(&j->out, "verify");
+    char l[8] = {0};
+    for (size_t i = 0; v && v[i] && i < sizeof l - 1; i++)
+        l[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] | 0x20 : v[i]);
+    int rd = !strcmp(l, "read"), wr = !strcmp(l, "write"), io = !strcmp(l, "io");
+    if (!v || strlen(v) >= sizeof l || !(rd || wr || io))
+        return 0;
+    rw = rw ? rw : "read";
+    int reads = !strcmp(rw, "read") || !strcmp(rw, "randread");
+    int writes = !strcmp(rw, "write") || !strcmp(rw, "randwrite") || !strcmp(rw, "trim") || !strcmp(rw, "randtrim") ||
+                 !strcmp(rw, "trimwrite");
+    if ((ver && strcmp(ver, "0") != 0) || (!io && !reads && !writes)) {
+        int rc = fm_refuse(j, "continue_on_error", "'%s' on a job that %s: nvbench continues after the errors of "
+                                                   "every kind of I/O or of none",
+                           v, ver && strcmp(ver, "0") != 0 ? "reads back what it wrote" : "both reads and writes");
+        return rc < 0 ? rc : 0; /* left out: fio's default, stop at the first error */
+    }
+    return fm_set(j, "continue_on_error", io || (rd && reads) || (wr && writes) ? "1" : "0", "continue_on_error");
 }
 
 /* bsrange=a-b as fio 3.33 draws it: a + u b (u uniform in [0, 1))

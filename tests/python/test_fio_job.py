@@ -184,7 +184,9 @@ def test_include_and_directory(tmp_path):
 @pytest.mark.parametrize("body,opt", [
     ("bs=4k,8k", "bs"), ("verify=pattern\nrw=read", "verify"), ("rw=randread:8", "rw"), ("cpus_allowed=0-1", "cpus_allowed"), ("rw=write\nnumjobs=2\nverify=crc32c", "numjobs"), ("rw=read\nnumjobs=2\noffset_increment=4k", "offset_increment"),
     ("rw=randwrite\nnorandommap\nverify=crc32c", "verify"), ("rw=randwrite\nruntime=3\nverify=md5", "verify"),
-    ("rw=write\nruntime=3\nverify=crc32c", "verify"), ("flow=1", "flow"), ("continue_on_error=read", "continue_on_error"),
+    ("rw=write\nruntime=3\nverify=crc32c", "verify"), ("flow=1", "flow"), ("continue_on_error=verify", "continue_on_error"),
+    ("rw=randrw\ncontinue_on_error=write", "continue_on_error"),
+    ("rw=write\nverify=crc32c\ncontinue_on_error=write", "continue_on_error"),
 ])
 def test_refused_options_name_themselves(tmp_path, body, opt):
     path = write(tmp_path, f"[global]\nioengine=null\nsize=1m\n[sec]\n{body}\n")
@@ -284,6 +286,18 @@ def test_honoured_options_run_as_fio_runs_them(tmp_path, monkeypatch):
     assert r.data["workload"]["rate_mode"] == "open" and r.data["workload"]["rate_process"] == "poisson"
     [r] = run_fio_job(job("steadystate"))
     assert r.data["workload"]["ss"]["metric"] == "iops" and "steady_state" in r.data
+
+
+def test_continue_on_error_by_kind_of_io(tmp_path):
+    """continue_on_error=read/write/io: fio continues after errors of that kind of I/O only,
+    so a job of one kind continues (the kind named) or stops at its first error; the project's
+    job file runs."""
+    steps = from_fio_job(job("continue-on-error"))
+    got = {s[0]["name"]: s[0]["continue_on_error"] for s in steps}
+    assert got == {"writes-go-on": "1", "reads-stop": "0", "reads-go-on": "1", "any-io": "1"}
+    assert [r.data["workload"]["continue_on_error"] for r in run_fio_job(job("continue-on-error"))] == [1, 0, 1, 1]
+    [[w]] = from_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=trim\ncontinue_on_error=read\n"))
+    assert w["continue_on_error"] == "0"  # fio counts a trim's error as a write's
 
 
 def test_verify_after_random_writes_detects_corruption(tmp_path, monkeypatch):
@@ -675,7 +689,7 @@ def test_lenient_verify_left_out_does_not_verify(tmp_path, body):
 
 
 @pytest.mark.parametrize("body,key", [("cpus_allowed=0-1", "cpus"), ("bs=4k,8k", "bs"),
-                                      ("continue_on_error=read", "continue_on_error"),
+                                      ("continue_on_error=verify", "continue_on_error"),
                                       ("rate_iops=10,20", "rate_iops")])
 def test_left_out_takes_no_effect(tmp_path, body, key):
     """An option a lenient mapping leaves out (with a warning) sets nothing."""
