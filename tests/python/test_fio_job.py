@@ -298,6 +298,13 @@ def test_continue_on_error_by_kind_of_io(tmp_path):
     assert [r.data["workload"]["continue_on_error"] for r in run_fio_job(job("continue-on-error"))] == [1, 0, 1, 1]
     [[w]] = from_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=trim\ncontinue_on_error=read\n"))
     assert w["continue_on_error"] == "0"  # fio counts a trim's error as a write's
+    for body, want in (("continue_on_error=all\ncontinue_on_error=read\nrw=write", "0"),  # fio's last line wins
+                       ("continue_on_error=write\ncontinue_on_error=read", "1")):
+        [[w]] = from_fio_job(write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n"))
+        assert w["continue_on_error"] == want
+    for body in ("continue_on_error=all\ncontinue_on_error=verify", "continue_on_error=1\ncontinue_on_error=write\nrw=rw"):
+        [[w]] = from_fio_job(write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n"), lenient=True)
+        assert "continue_on_error" not in w and w["fio"]["dropped"] == ["continue_on_error"]  # not the earlier line's
 
 
 def test_verify_after_random_writes_detects_corruption(tmp_path, monkeypatch):
