@@ -371,10 +371,15 @@ static int region(struct fm_job *j, uint64_t *per_job)
             /* fio's clones on adjacent regions: nvbench's jobs on one region,
              * each starting at its own share of it */
             per_target *= j->numjobs;
+        } else if (!inc_b) {
+            /* fio's default: every clone starts at the job's offset and covers
+             * its region (fio 3.33, numjobs=4 rw=write bs=4k size=1m: 1024
+             * writes, each of the 256 offsets written 4 times) */
+            TRY(fm_set(j, "seq_start", "same", "numjobs"));
         } else {
-            TRY(fm_refuse(j, "numjobs", "fio's clones of a sequential job all start at the job's offset (or "
-                                        "offset_increment apart); nvbench's jobs start staggered over one region: "
-                                        "give offset_increment equal to size for the one-to-one case"));
+            TRY(fm_refuse(j, "offset_increment", "fio's clones of a sequential job start offset_increment apart, each "
+                                                 "over size bytes; nvbench's jobs share one region: give "
+                                                 "offset_increment equal to size (adjacent regions) or leave it out"));
         }
     }
     if (per_target != UINT64_MAX && (j->out.targets.n || strcmp(j->engine, "null") == 0))
@@ -435,10 +440,29 @@ static int verify_after(struct fm_job *j)
     if (!v || strcmp(v, "1") != 0 || strcmp(rw, "read") == 0 || !dov)
         return 0;
     TRY(timed = fm_flag(j, "time_based"));
-    if (strcmp(rw, "write") != 0 || timed) {
-        TRY(fm_refuse(j, "verify", "the read-back of what a random, mixed or time-based job wrote; nvbench reads "
-                                   "back a sequential write (rw=write) only, or set do_verify=0"));
+    /* random writes with fio's random map, size-bounded, write every block
+     * of the region once a pass: a sequential read-back checks them all */
+    const char *map = fm_get(&j->out, "random_map");
+    int covers = strcmp(rw, "randwrite") == 0 && map && strcmp(map, "1") == 0 && !fm_has(j, "io_size", NULL) &&
+                 !fm_has(j, "io_limit", NULL) && !fm_has(j, "number_ios", NULL);
+    if ((strcmp(rw, "write") != 0 && !covers) || timed) {
+        TRY(fm_refuse(j, "verify", "the read-back of what a mixed or time-based job, or random writes without fio's "
+                                   "random map over the whole region, wrote: nvbench reads back a region written "
+                                   "whole (rw=write, or randwrite a pass over it), or set do_verify=0"));
         fm_del(&j->out, "verify"); /* left out: no verify pattern, no read-back, as without the option */
+        return 0;
+    }
+    if (fm_get(&j->out, "runtime")) { /* fio checks what was written; the read-back reads the whole region */
+        TRY(fm_refuse(j, "verify", "with a runtime: it may end the write before the region is written, and nvbench's "
+                                   "read-back of the whole region would count the blocks not written as mismatches"));
+        fm_del(&j->out, "verify");
+        return 0;
+    }
+    if (fm_get(&j->out, "seq_start")) {
+        TRY(fm_refuse(j, "numjobs", "with verify: fio's %llu clones each write and verify the same blocks; nvbench "
+                                    "verifies blocks one job writes (give offset_increment equal to size)",
+                      (unsigned long long)j->numjobs));
+        fm_del(&j->out, "verify"); /* left out: as verify would be with do_verify=0 */
         return 0;
     }
     j->has_back = 1;
@@ -508,16 +532,32 @@ static int logs(struct fm_job *j)
         TRY(fm_whole(j, "log_avg_msec", avg, "a whole number of milliseconds", &ms));
     if (!which)
         return 0;
-    if (!ms) {
-        int rc = fm_refuse(j, which, "without log_avg_msec fio logs every I/O; nvbench's time series averages over "
-                                     "an interval (give log_avg_msec): no time series");
-        return rc < 0 ? rc : 0;
-    }
+    if (!ms) /* the logs are fio's output only: the I/O is the same */
+        return fm_warn(j, "fio job section [%s]: %s without log_avg_msec: fio logs every I/O in files of its own; "
+                          "nvbench's time series (key interval, 1 s unless set) is in the result, fio's log files are "
+                          "not written", j->name, which);
     char buf[32];
     snprintf(buf, sizeof buf, "%llums", (unsigned long long)ms);
     TRY(fm_set(j, "interval", buf, "log_avg_msec"));
     return fm_warn(j, "fio job section [%s]: %s: the time series every %llu ms is in the result; fio's log files "
                       "are not written", j->name, which, (unsigned long long)ms);
+}
+
+/* io_submit_mode=offload: fio's threads submit each I/O when it is due,
+ * whatever the device's completions, and its latency counts from there:
+ * with a rate, nvbench's open loop (rate_mode=open). Without a rate the
+ * I/O is the same, only fio's submitting thread differs. */
+static int submit_mode(struct fm_job *j)
+{
+    const char *v = fm_val(j, "io_submit_mode");
+    if (!fm_has(j, "io_submit_mode", NULL) || (v && strcmp(v, "inline") == 0))
+        return 0;
+    if (!v || strcmp(v, "offload") != 0)
+        return fm_err(j, "io_submit_mode", "'%s': fio's modes are inline and offload", v ? v : "");
+    if (fm_get(&j->out, "rate_mode"))
+        return fm_set(j, "rate_mode", "open", "io_submit_mode");
+    return fm_warn(j, "fio job section [%s]: io_submit_mode=offload without a rate: the same I/O, submitted by the "
+                      "job's own thread rather than fio's offload threads", j->name);
 }
 
 /* blockalign: fio's default, the smallest block size, is nvbench's
@@ -581,8 +621,11 @@ static int finish(struct fm_job *j)
         TRY(fm_setu(j, "seed", fresh_seed(j), "randrepeat"));
     TRY(fm_setu(j, "jobs", j->numjobs, "numjobs"));
     TRY(rate_bytes(j));
+    TRY(submit_mode(j));
     TRY(logs(j));
+    TRY(fm_steady(j));
     TRY(blockalign(j));
+    TRY(fm_continue(j));
     TRY(targets(j));
     uint64_t per_job;
     TRY(region(j, &per_job));
@@ -681,17 +724,54 @@ static int distinct_names(struct nvb_fiomap *m, size_t from, size_t to)
     return 0;
 }
 
+/* Read-backs of a step's verify writers, waiting for the step to end. */
+struct backs {
+    struct fm_wl *wl;
+    size_t        n, cap;
+};
+
+/* fio verifies when a writer is done, while the other jobs of its group
+ * run on: the read-backs run once the whole step is done, a step of their
+ * own, before the next step (a job beside the writer stays beside it). */
+static int flush_backs(struct nvb_fiomap *m, struct backs *b, int *step, size_t *step_start)
+{
+    int rc = 0;
+    if (!b->n)
+        return 0;
+    rc = distinct_names(m, *step_start, m->n);
+    *step_start = m->n;
+    ++*step;
+    for (size_t i = 0; i < b->n; i++) {
+        struct fm_list t = b->wl[i].targets;
+        memset(&b->wl[i].targets, 0, sizeof t);
+        char *section = b->wl[i].section;
+        b->wl[i].section = NULL;
+        rc = rc ? rc : map_add(m, &b->wl[i], section, *step, &t);
+        free(section);
+        list_free(&t);
+        wl_free(&b->wl[i]);
+    }
+    b->n = 0;
+    return rc;
+}
+
 static int map_file(const struct nvb_fiojob *f, struct fm_job *proto, struct nvb_fiomap *m)
 {
     int step = -1;
     size_t step_start = 0;
-    for (size_t i = 0; i < nvb_fiojob_jobs(f); i++) {
+    struct backs b = {0};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < nvb_fiojob_jobs(f); i++) {
         struct fm_job j = *proto;
         j.idx = i;
         j.name = nvb_fiojob_name(f, i);
-        int rc = map_job(&j);
-        if (rc == 0 && (step < 0 || nvb_fiojob_stonewall(f, i) > 0)) {
-            rc = step < 0 ? 0 : distinct_names(m, step_start, m->n);
+        rc = map_job(&j);
+        int wait = rc == 0 ? fm_wait_for(&j, m, step_start) : 0;
+        rc = wait < 0 ? wait : rc;
+        /* a job without a stonewall joins the step now running, a verify writer's too */
+        if (rc == 0 && (step < 0 || nvb_fiojob_stonewall(f, i) > 0 || wait > 0)) {
+            rc = step < 0 ? 0 : flush_backs(m, &b, &step, &step_start);
+            rc = rc ? rc : step < 0 ? 0 : distinct_names(m, step_start, m->n);
             step++;
             step_start = m->n;
         }
@@ -701,19 +781,27 @@ static int map_file(const struct nvb_fiojob *f, struct fm_job *proto, struct nvb
             rc = copy_lists(&j.back, &j.out);
         if (rc == 0)
             rc = map_add(m, &j.out, j.name, step, &t);
+        if (rc == 0 && j.has_back && nvb__grow(&b.wl, &b.cap, b.n, sizeof *b.wl, 4) < 0)
+            rc = -ENOMEM;
         if (rc == 0 && j.has_back) {
-            /* a read-back runs after its writer, a step of its own */
-            rc = distinct_names(m, step_start, m->n);
-            step_start = m->n;
-            rc = rc ? rc : map_add(m, &j.back, j.name, ++step, &t);
+            struct fm_wl *to = &b.wl[b.n++];
+            *to = j.back; /* moved */
+            memset(&j.back, 0, sizeof j.back);
+            to->section = nvb__strdup(j.name);
+            for (size_t k = 0; to->section && k < t.n; k++)
+                rc = rc ? rc : fm_list_add(&to->targets, t.s[k]);
+            rc = rc ? rc : to->section ? 0 : -ENOMEM;
         }
         list_free(&t);
         wl_free(&j.out);
         wl_free(&j.back);
-        if (rc < 0)
-            return rc;
     }
-    return distinct_names(m, step_start, m->n);
+    if (rc == 0 && b.n)
+        rc = flush_backs(m, &b, &step, &step_start);
+    for (size_t i = 0; i < b.n; i++)
+        wl_free(&b.wl[i]);
+    free(b.wl);
+    return rc < 0 ? rc : distinct_names(m, step_start, m->n);
 }
 
 /* ------------------------------------------------------------------ API */

@@ -120,5 +120,12 @@ int fm_engine_opt(struct fm_job *j, const char *opt, const char *value, const ch
  * without one are either the job's structure (read in fiomap.c) or
  * refused as having no equivalent. */
 int fm_options(struct fm_job *j);
+/* fio's wait_for against the map so far (the step now running starts at
+ * step_start): 1 when the job starts a new step, 0 when not, or an error. */
+/* steadystate and its options as nvbench's ss keys, after log_avg_msec. */
+int fm_steady(struct fm_job *j);
+/* continue_on_error=read, write or io after rw and verify are mapped. */
+int fm_continue(struct fm_job *j);
+int fm_wait_for(struct fm_job *j, const struct nvb_fiomap *m, size_t step_start);
 
 #endif

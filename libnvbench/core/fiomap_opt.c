@@ -42,7 +42,8 @@ static const char *const structure[] = {
     "io_limit", "offset_increment", "loops", "runtime", "time_based", "ramp_time", "numjobs", "do_verify",
     "cpus_allowed_policy", "cmd_type", "refill_buffers", "scramble_buffers", "ioengine", "norandommap",
     "randrepeat", "timeout", "threads", "filesize", "rate", "write_bw_log", "write_lat_log", "write_iops_log",
-    "log_avg_msec", "blockalign", "ba",
+    "log_avg_msec", "blockalign", "ba", "wait_for", "io_submit_mode", "log_offset", "log_prio", "steadystate", "ss",
+    "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp", "steadystate_check_interval", "ss_interval",
 };
 
 /* Options nvbench does not honour, with the reason a user is told (others:
@@ -51,9 +52,24 @@ static const char *const reasons[][2] = {
     {"rate_min", "nvbench has no minimum rate that stops a job running slower"},
     {"ratemin", "nvbench has no minimum rate that stops a job running slower"},
     {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
-    {"wait_for", "nvbench orders jobs by stonewall only: the job would not wait for the one named"},
     {"flow", "nvbench has no flow control between jobs: the jobs would run at their own pace"},
-    {"io_submit_mode", "nvbench submits from the job's own thread: no offload thread"},
+    {"flow_sleep", "nvbench has no flow control between jobs (fio's flow): nothing to sleep for"},
+    {"numa_cpu_nodes", "fio's job floats over the nodes' CPUs; nvbench pins job i to one CPU (give cpus_allowed=LIST "
+                       "with cpus_allowed_policy=split, or the key cpus=local)"},
+    {"numa_mem_policy", "nvbench does not set a memory policy: its buffers stay where the kernel places them"},
+    {"verify_backlog", "fio checks written blocks while it writes, every N writes; nvbench's read-back checks them "
+                       "after the write step"},
+    {"verify_pattern", "nvbench writes its own data with a header and CRC32C per block, not a pattern"},
+    {"fsync", "nvbench issues no fsync between writes: a job's writes would not be flushed every N"},
+    {"fdatasync", "nvbench issues no fdatasync between writes: a job's writes would not be flushed every N"},
+    {"end_fsync", "nvbench issues no fsync at a job's end: the last writes would not be flushed"},
+    {"prio", "nvbench sets no I/O priority: the job's I/O would run at the default priority"},
+    {"prioclass", "nvbench sets no I/O priority class: the job's I/O would run at the default class"},
+    {"cmdprio_percentage", "nvbench sets no per-command priority: every I/O would run at the default priority"},
+    {"cmdprio_bssplit", "nvbench sets no per-command priority: every I/O would run at the default priority"},
+    {"latency_target", "nvbench has no search of the queue depth under a latency target in a job file (nvbench "
+                       "search finds the highest throughput under a latency bound)"},
+    {"dedupe_mode", "nvbench's data_dedupe repeats one block; fio's working-set modes have no equivalent"},
 };
 
 /* ------------------------------------------------------------------ handlers */
@@ -197,14 +213,29 @@ static int h_thinktime(struct fm_job *j, const char *opt, const char *v)
     return fm_setu(j, "thinktime", us, opt);
 }
 
+/* fio's checksums of a verify block: nvbench writes its own header and
+ * CRC32C in their place, which fails on the same corruption (a changed
+ * byte, a block landing at another offset, a stale block), so verify means
+ * what it means in fio: the read-back detects corruption. */
+static const char *const checksums[] = {"crc32c", "crc32c-intel", "crc32", "crc16", "crc7", "crc64", "md5",
+                                        "sha1", "sha256", "sha512", "sha3-224", "sha3-256", "sha3-384",
+                                        "sha3-512", "xxhash", "meta"};
+
 static int h_verify(struct fm_job *j, const char *opt, const char *v)
 {
+    size_t i = 0;
     if (strcmp(v, "0") == 0 || strcmp(v, "none") == 0)
         return 0;
-    if (strcmp(v, "crc32c") != 0 && strcmp(v, "crc32c-intel") != 0) {
-        int rc = fm_refuse(j, opt, "'%s': nvbench verifies with a CRC32C per block only (crc32c, crc32c-intel)", v);
+    while (i < sizeof checksums / sizeof checksums[0] && strcmp(v, checksums[i]) != 0)
+        i++;
+    if (i == sizeof checksums / sizeof checksums[0]) {
+        int rc = fm_refuse(j, opt, "'%s': nvbench checks blocks with its own header and CRC32C, in place of fio's "
+                                   "checksums (md5, crc64, crc32c, sha256, xxhash, meta ...), not by a pattern alone", v);
         return rc < 0 ? rc : 0; /* left out: no verify at all, not nvbench's in its place */
     }
+    if (i > 1)
+        TRY(fm_warn(j, "fio job section [%s]: verify=%s: nvbench checks each block with its own header (offset, "
+                       "seed, sequence) and CRC32C in place of %s, which detects the same corruption", j->name, v, v));
     return fm_set(j, "verify", "1", opt);
 }
 
@@ -246,11 +277,41 @@ static int h_continue(struct fm_job *j, const char *opt, const char *v)
         l[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] | 0x20 : v[i]);
     int none = strlen(v) < sizeof l && (!strcmp(l, "none") || !strcmp(l, "0"));
     int all = strlen(v) < sizeof l && (!strcmp(l, "all") || !strcmp(l, "1"));
+    if (!strcmp(l, "read") || !strcmp(l, "write") || !strcmp(l, "io"))
+        return 0; /* fm_continue, once rw and verify are known */
     if (!none && !all) {
-        int rc = fm_refuse(j, opt, "'%s': nvbench continues after every error or after none (none, all)", v);
+        int rc = fm_refuse(j, opt, "'%s': nvbench continues after every error or after none (none, all; read, "
+                                   "write and io where the job's I/O is of the one kind)", v);
         return rc < 0 ? rc : 0; /* left out: fio's default, stop at the first error */
     }
     return fm_set(j, "continue_on_error", all ? "1" : "0", opt);
+}
+
+/* continue_on_error=read, write or io: fio continues after an error of
+ * that kind of I/O (reads; writes and trims) and stops at the others. On a
+ * job whose I/O is all of one kind that is nvbench's continue_on_error on
+ * or off; a mixed job, or one with a verify read-back, would continue
+ * after both kinds or neither, so it is refused. */
+int fm_continue(struct fm_job *j)
+{
+    const char *v = fm_val(j, "continue_on_error"), *rw = fm_get(&j->out, "rw"), *ver = fm_get(&j->out, "verify");
+    char l[8] = {0};
+    for (size_t i = 0; v && v[i] && i < sizeof l - 1; i++)
+        l[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] | 0x20 : v[i]);
+    int rd = !strcmp(l, "read"), wr = !strcmp(l, "write"), io = !strcmp(l, "io");
+    if (!v || strlen(v) >= sizeof l || !(rd || wr || io))
+        return 0;
+    rw = rw ? rw : "read";
+    int reads = !strcmp(rw, "read") || !strcmp(rw, "randread");
+    int writes = !strcmp(rw, "write") || !strcmp(rw, "randwrite") || !strcmp(rw, "trim") || !strcmp(rw, "randtrim") ||
+                 !strcmp(rw, "trimwrite");
+    if ((ver && strcmp(ver, "0") != 0) || (!io && !reads && !writes)) {
+        int rc = fm_refuse(j, "continue_on_error", "'%s' on a job that %s: nvbench continues after the errors of "
+                                                   "every kind of I/O or of none",
+                           v, ver && strcmp(ver, "0") != 0 ? "reads back what it wrote" : "both reads and writes");
+        return rc < 0 ? rc : 0; /* left out: fio's default, stop at the first error */
+    }
+    return fm_set(j, "continue_on_error", io || (rd && reads) || (wr && writes) ? "1" : "0", "continue_on_error");
 }
 
 /* bsrange=a-b as fio 3.33 draws it: a + u b (u uniform in [0, 1))
@@ -412,6 +473,118 @@ static const struct {
     {"gtod_reduce", h_gtod_reduce, 1},
     {"startdelay", h_startdelay, 0},
 };
+
+/* fio's wait_for=NAME: the job starts once the job NAME is done. Honoured
+ * as a new step when every job of the step now running is NAME (fio's
+ * waitfor example), or when NAME ran in an earlier step (nothing to wait
+ * for); refused when the step holds other jobs (a new step would wait for
+ * them too). 1: start a new step. */
+int fm_wait_for(struct fm_job *j, const struct nvb_fiomap *m, size_t step_start)
+{
+    const char *name = fm_val(j, "wait_for");
+    int here = 0, other = 0, before = 0;
+    if (!fm_has(j, "wait_for", NULL))
+        return 0;
+    if (!name || !*name)
+        return fm_err(j, "wait_for", "needs a value (option=value)");
+    for (size_t i = 0; i < m->n; i++) {
+        int is = strcmp(m->wl[i].section, name) == 0 || strcmp(fm_get(&m->wl[i], "name"), name) == 0;
+        if (i < step_start)
+            before |= is;
+        else if (is)
+            here = 1;
+        else
+            other = 1;
+    }
+    if (here && !other)
+        return 1;
+    if (!here && before)
+        return 0;
+    if (!here)
+        return fm_err(j, "wait_for", "'%s' names no job before this one", name);
+    int rc = fm_refuse(j, "wait_for", "'%s' runs beside other jobs: nvbench starts a job after a whole step (a "
+                                      "stonewall), so it would wait for those too", name);
+    return rc < 0 ? rc : 0;
+}
+
+/* The first of fio's two names of an option that the job sets, or NULL. */
+static const char *either(const struct fm_job *j, const char *a, const char *b)
+{
+    return fm_has(j, a, NULL) ? a : fm_has(j, b, NULL) ? b : NULL;
+}
+
+/* steadystate=METRIC:LIMIT% with steadystate_duration: nvbench's ss over
+ * that window, stopping the job when reached (fio's meaning). fio judges
+ * every round within LIMIT% of the mean, nvbench max - min within a share
+ * of the mean: 2 x LIMIT, which every window fio accepts meets; a slope of
+ * LIMIT% of the mean per round is LIMIT x (rounds - 1) of nvbench's
+ * line excursion over the window. The rest is said in a warning. */
+int fm_steady(struct fm_job *j)
+{
+    const char *opt = either(j, "steadystate", "ss"), *dopt = either(j, "steadystate_duration", "ss_dur");
+    const char *iopt = either(j, "steadystate_check_interval", "ss_interval");
+    const char *ropt = either(j, "steadystate_ramp_time", "ss_ramp"), *v = opt ? fm_val(j, opt) : NULL;
+    uint64_t dur = 0, iv = 1000000000ull, ramp = 0;
+    if (!opt)
+        return 0;
+    if (!v || !strchr(v, ':'))
+        return fm_err(j, opt, "'%s' is not METRIC:LIMIT (iops, bw, lat, or their _slope, e.g. iops:10%%)", v ? v : "");
+    if (dopt)
+        TRY(fm_time(j, dopt, "s", &dur));
+    if (!dur) /* fio's default duration 0 turns the detection off */
+        return fm_warn(j, "fio job section [%s]: %s without a duration: fio judges no steady state (its "
+                          "steadystate_duration 0), nor does nvbench", j->name, opt);
+    size_t ml = strcspn(v, ":");
+    int slope = ml > 6 && strncmp(v + ml - 6, "_slope", 6) == 0;
+    char metric[8] = "";
+    snprintf(metric, sizeof metric, "%.*s", (int)(slope ? ml - 6 : ml), v);
+    if (strcmp(metric, "iops") && strcmp(metric, "bw") && strcmp(metric, "lat"))
+        return fm_err(j, opt, "'%.*s': fio's metrics are iops, bw, lat and their _slope", (int)ml, v);
+    char *end;
+    double lim = strtod(v + ml + 1, &end);
+    if (strcmp(end, "%") != 0 || !(lim >= 0) || end == v + ml + 1) {
+        int rc = fm_refuse(j, opt, "'%s': a limit in %s units; nvbench judges a share of the mean (give LIMIT%%)", v,
+                           metric);
+        return rc < 0 ? rc : 0;
+    }
+    const char *have = fm_get(&j->out, "interval");
+    if (have) /* log_avg_msec's, "Nms" */
+        iv = strtoull(have, NULL, 10) * 1000000ull;
+    if (iopt) {
+        uint64_t want;
+        TRY(fm_time(j, iopt, "s", &want));
+        if (have && want != iv)
+            return fm_err(j, iopt, "and log_avg_msec differ: nvbench's rounds are its time series' intervals");
+        iv = want;
+        char buf[32];
+        snprintf(buf, sizeof buf, "%lluns", (unsigned long long)iv);
+        TRY(fm_set(j, "interval", buf, iopt));
+    }
+    uint64_t rounds = iv ? dur / iv : 0;
+    double pct = slope ? lim * (double)(rounds ? rounds - 1 : 0) : 2 * lim;
+    if (rounds < 3 || rounds > 100000 || pct > 100) {
+        int rc = fm_refuse(j, opt, "a window of %llu rounds with a limit of %g%% of the mean: nvbench judges 3 to "
+                                   "100000 rounds, within 100%%", (unsigned long long)rounds, slope ? pct : lim);
+        return rc < 0 ? rc : 0;
+    }
+    char b[3][40];
+    snprintf(b[0], sizeof b[0], "%lluns", (unsigned long long)dur);
+    snprintf(b[1], sizeof b[1], "%.6g", slope ? 100.0 : pct);
+    snprintf(b[2], sizeof b[2], "%.6g", slope ? pct : 100.0);
+    TRY(fm_set(j, "ss", metric, opt));
+    TRY(fm_set(j, "ss.window", b[0], dopt));
+    TRY(fm_set(j, "ss.excursion", b[1], opt));
+    TRY(fm_set(j, "ss.slope", b[2], opt));
+    TRY(fm_set(j, "ss.stop", "1", opt));
+    if (ropt)
+        TRY(fm_time(j, ropt, "s", &ramp));
+    TRY(fm_warn(j, "fio job section [%s]: %s=%s: nvbench's ss over %llu rounds, stopping when steady; %s", j->name,
+                opt, v, (unsigned long long)rounds,
+                slope ? "the same slope, as its excursion over the window" : "fio wants every round within the "
+                "limit of the mean, nvbench max - min within twice it, so it may judge steady a window fio does not"));
+    return ramp ? fm_warn(j, "fio job section [%s]: %s: fio judges from then on, nvbench from its first full "
+                             "window: a run may stop earlier than fio's", j->name, ropt) : 0;
+}
 
 /* One option: a rename, a handler, structure, or nothing nvbench has. */
 static int option(struct fm_job *j, const char *opt, const char *v)

@@ -53,6 +53,7 @@ enum nvb__rw {
 /* Directions the counters keep (enum nvb_dir): read, write, trim. */
 #define NVB__NDIR 3
 enum nvb__tmode { NVB__TM_SHARED = 0, NVB__TM_SPLIT };
+enum nvb__seq_start { NVB__SEQ_STAGGERED = 0, NVB__SEQ_SAME };
 enum nvb__fill { NVB__FILL_RANDOM = 0, NVB__FILL_ZERO };
 /* With rate_iops: open, each I/O has an intended start on a schedule and its
  * latency counts from there; closed, an I/O is stamped when a free slot lets
@@ -112,6 +113,7 @@ struct nvb_workload {
     int       rate_process;  /* enum nvb__rate_process */
     int       allow_destructive;
     int       target_mode;
+    int       seq_start;     /* enum nvb__seq_start: where sequential jobs sharing a target start */
     int       verify;
     int       continue_on_error;
     int       lat_include_errors;  /* failed I/Os' latency goes into the histograms too */

@@ -110,8 +110,8 @@ static int job_open_targets(struct job *j)
         }
         j->nblocks[t] = pt->len / w->bs;
         /* Sequential jobs sharing a target start at staggered offsets. */
-        jobs_here = w->target_mode == NVB__TM_SPLIT ? 1 : p->jobs;
-        rank = w->target_mode == NVB__TM_SPLIT ? 0 : j->idx;
+        jobs_here = w->target_mode == NVB__TM_SPLIT || w->seq_start == NVB__SEQ_SAME ? 1 : p->jobs;
+        rank = jobs_here == 1 ? 0 : j->idx;
         j->seqpos[t] = j->nblocks[t] * rank / jobs_here;
     }
     return 0;

@@ -18,6 +18,7 @@ const char *nvb__rw_name(int rw)
 
 static const char *const fill_names[] = {"random", "zero", NULL};
 static const char *const tmode_names[] = {"shared", "split", NULL};
+static const char *const seq_start_names[] = {"staggered", "same", NULL}; /* enum nvb__seq_start */
 static const char *const rate_mode_names[] = {"open", "closed", NULL};
 static const char *const rate_process_names[] = {"uniform", "poisson", NULL};
 static const char *const ss_names[] = {"off", "iops", "bw", "lat", NULL}; /* enum nvb__ss_metric */
@@ -363,6 +364,15 @@ const struct keydef nvb__keys[] = {
      .dflt = "`shared`",
      .range = "`shared`, `split`",
      .doc = "shared: every job drives every target; split: targets dealt out among jobs"},
+    {KEY("seq_start", K_ENUM, seq_start, 0, 0), .names = seq_start_names,
+     .group = "workload",
+     .help = "where sequential jobs sharing a target start: staggered over the region, or all at its start (same)",
+     .dflt = "`staggered`",
+     .range = "`staggered`, `same`",
+     .doc = "staggered: job i of n starts at i/n of the region (each still covers it all); same: every job "
+            "starts at the region's start, as fio's clones of a sequential job do (fio's `numjobs` without "
+            "`offset_increment`). `same` with `verify=1` and writes by more than one job is refused: the jobs "
+            "would write the same blocks"},
     {KEY("verify", K_BOOL, verify, 0, 1),
      .group = "data", .fio = "verify", .flags = MEASURES,
      .help = "write a pattern derived from (seed, offset) and check it on read",

@@ -82,6 +82,9 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
     if (p->trims && w->verify)
         FAIL(-EINVAL, "verify=1 needs rw with reads and writes to check, not rw=%s%s (a trim leaves no data to "
              "verify)", nvb__rw_name(w->rw), w->rwmixtrim ? " with rwmixtrim" : "");
+    if (w->seq_start == NVB__SEQ_SAME && w->verify && p->writes && w->jobs > 1 && !nvb__rw_random(w->rw))
+        FAIL(-EINVAL, "seq_start=same with verify=1: the %u jobs would write the same blocks, each check finding "
+             "another's (use seq_start=staggered)", w->jobs);
     p->jobs = w->jobs;
     p->qd = w->qd;
     if ((p->eng->flags & NVB__ENG_SYNC) && p->qd > 1) {

@@ -166,7 +166,7 @@ START_TEST(refused_or_left_out)
     ck_assert_str_eq(nvb_fiomap_item(m, 0, NVB_FIOMAP_DROPPED, 0, NULL, NULL), "bs");
     ck_assert_str_eq(nvb_fiomap_item(m, 0, NVB_FIOMAP_DROPPED, 1, NULL, NULL), "fsync");
     ck_assert_ptr_nonnull(strstr(nvb_fiomap_item(m, 0, NVB_FIOMAP_WARNINGS, 1, NULL, NULL),
-                                 "option 'fsync' not honoured: nvbench has no equivalent"));
+                                 "option 'fsync' not honoured: nvbench issues no fsync between writes"));
     nvb_fiomap_free(m);
     /* refused even when lenient: without it the run would be another one */
     m = map_text("[sec]\nioengine=windowsaio\nsize=1m\n", NVB_FIOMAP_LENIENT, &rc);
@@ -212,6 +212,138 @@ START_TEST(bad_arguments)
     ck_assert_uint_eq(nvb_fiomap_workloads(NULL), 0);
     ck_assert_uint_eq(nvb_fiomap_count(NULL, 0, NVB_FIOMAP_KEYS), 0);
     nvb_fiomap_free(NULL);
+}
+END_TEST
+
+
+/* fio's clones of a sequential job (numjobs, no offset_increment) each
+ * start at the job's offset and cover its region (fio 3.33: numjobs=4
+ * rw=write bs=4k size=1m wrote each of the 256 offsets 4 times): mapped
+ * to seq_start=same, which the library runs as that. */
+static int all_zero(const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i])
+            return 0;
+    return 1;
+}
+
+START_TEST(sequential_clones_start_together)
+{
+    int rc;
+    struct nvb_fiomap *m = map_text("[j]\nioengine=null\nrw=write\nbs=4k\nsize=1m\nnumjobs=4\n", 0, &rc);
+    ck_assert_msg(m != NULL, "%d %s", rc, why);
+    KEY_EQ(m, 0, "seq_start", "same");
+    KEY_EQ(m, 0, "jobs", "4");
+    KEY_EQ(m, 0, "size", "1048576");
+    KEY_EQ(m, 0, "io_limit", "4194304"); /* each clone its region once */
+    nvb_fiomap_free(m);
+    /* offset_increment other than size: fio's clones on overlapping or spaced regions */
+    m = map_text("[j]\nioengine=null\nrw=read\nsize=1m\nnumjobs=2\noffset_increment=64k\n", 0, &rc);
+    ck_assert_ptr_null(m);
+    ck_assert_ptr_nonnull(strstr(why, "'offset_increment'"));
+    /* the library: two jobs writing half the region's bytes between them;
+     * staggered they write both halves, same the first half twice */
+    for (int same = 0; same < 2; same++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/clones.dat", dir);
+        tu_sh("rm -f '%s' && truncate -s 1M '%s'", path, path);
+        const char *t[] = {path, NULL};
+        struct nvb_workload *w = tu_workload((const char *[]){"engine", "psync", "rw", "write", "bs", "4k", "jobs", "2",
+                                                              "io_limit", "1m", "seq_start", same ? "same" : "staggered",
+                                                              NULL}, t);
+        nvb_result_free(tu_run_ok(w));
+        nvb_workload_free(w);
+        static unsigned char buf[1 << 20];
+        FILE *f = fopen(path, "rb");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fread(buf, 1, sizeof buf, f), sizeof buf);
+        fclose(f);
+        ck_assert(!all_zero(buf, 4096));                       /* both start with block 0 ... */
+        ck_assert_int_eq(all_zero(buf + (1 << 19), 1 << 19), same); /* ... same never reaches the second half */
+    }
+    /* same with verify writes by several jobs: each would check another's blocks */
+    struct nvb_workload *w = tu_workload((const char *[]){"rw", "write", "jobs", "2", "verify", "1", "seq_start",
+                                                          "same", "engine", "null", NULL}, NULL);
+    ck_assert_int_eq(nvb_workload_validate(w), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(nvb_workload_error(w), "seq_start=same"));
+    nvb_workload_free(w);
+}
+END_TEST
+
+
+/* A job without a stonewall after a verify writer runs beside the writer
+ * (fio: its group), not beside the read-back, which waits for the step. */
+START_TEST(job_beside_a_verify_writer)
+{
+    int rc;
+    struct nvb_fiomap *m = map_text("[global]\nioengine=null\nsize=1m\n[w]\nrw=write\nverify=crc32c\n"
+                                    "[beside]\nrw=randread\n[next]\nstonewall\nrw=read\n", 0, &rc);
+    ck_assert_msg(m != NULL, "%d %s", rc, why);
+    ck_assert_uint_eq(nvb_fiomap_workloads(m), 4);
+    static const char *const names[] = {"w", "beside", "w verify", "next"};
+    static const int steps[] = {0, 0, 1, 2};
+    for (size_t w = 0; w < 4; w++) {
+        KEY_EQ(m, w, "name", names[w]);
+        ck_assert_int_eq(nvb_fiomap_step(m, w), steps[w]);
+    }
+    nvb_fiomap_free(m);
+}
+END_TEST
+
+/* wait_for=NAME: a new step when the step now running is NAME's alone
+ * (fio's waitfor example), nothing when NAME is done already; refused
+ * when the step holds other jobs too, and an error naming no job. */
+START_TEST(wait_for_as_steps)
+{
+    int rc;
+    struct nvb_fiomap *m = map_text("[global]\nioengine=null\nsize=1m\n[a]\nrw=write\n[b]\nnew_group\nwait_for=a\n"
+                                    "rw=read\n[c]\nwait_for=a\nrw=read\n", 0, &rc);
+    ck_assert_msg(m != NULL, "%d %s", rc, why);
+    ck_assert_int_eq(nvb_fiomap_step(m, 0), 0);
+    ck_assert_int_eq(nvb_fiomap_step(m, 1), 1);
+    ck_assert_int_eq(nvb_fiomap_step(m, 2), 1); /* a ran in step 0: c need not wait */
+    nvb_fiomap_free(m);
+    m = map_text("[global]\nioengine=null\nsize=1m\n[a]\nrw=write\n[x]\nrw=read\n[b]\nwait_for=a\nrw=read\n", 0, &rc);
+    ck_assert_ptr_null(m);
+    ck_assert_ptr_nonnull(strstr(why, "'wait_for'"));
+    m = map_text("[global]\nioengine=null\nsize=1m\n[b]\nwait_for=nobody\nrw=read\n", 0, &rc);
+    ck_assert_ptr_null(m);
+    ck_assert_ptr_nonnull(strstr(why, "names no job"));
+}
+END_TEST
+
+/* io_submit_mode=offload with a rate: submissions on schedule, latency
+ * from there (rate_mode=open); per-I/O logs: the time series, noted. */
+START_TEST(offload_logs_and_steady_state)
+{
+    int rc;
+    struct nvb_fiomap *m = map_text("[j]\nioengine=null\nsize=1m\nrw=read\nio_submit_mode=offload\nrate_iops=100\n"
+                                    "write_bw_log=j\n", 0, &rc);
+    ck_assert_msg(m != NULL, "%d %s", rc, why);
+    KEY_EQ(m, 0, "rate_mode", "open");
+    ck_assert_ptr_nonnull(strstr(nvb_fiomap_item(m, 0, NVB_FIOMAP_WARNINGS, 0, NULL, NULL), "log files are not written"));
+    nvb_fiomap_free(m);
+    m = map_text("[j]\nioengine=null\nsize=1m\nrw=read\nio_submit_mode=sideways\n", 0, &rc);
+    ck_assert_ptr_null(m);
+    /* steadystate: rounds of log_avg_msec, limits as nvbench's shares */
+    m = map_text("[j]\nioengine=null\nsize=1m\nrw=read\ntime_based\nruntime=3\nss=iops:10%\nss_dur=30s\n"
+                 "ss_ramp=10s\n[k]\nioengine=null\nsize=1m\nrw=read\ntime_based\nruntime=3\nsteadystate=bw_slope:1%\n"
+                 "steadystate_duration=10\nlog_avg_msec=2000\nwrite_bw_log=k\n", 0, &rc);
+    ck_assert_msg(m != NULL, "%d %s", rc, why);
+    KEY_EQ(m, 0, "ss", "iops");
+    KEY_EQ(m, 0, "ss.window", "30000000000ns");
+    KEY_EQ(m, 0, "ss.excursion", "20");
+    KEY_EQ(m, 0, "ss.slope", "100");
+    KEY_EQ(m, 0, "ss.stop", "1");
+    KEY_EQ(m, 1, "ss", "bw");
+    KEY_EQ(m, 1, "interval", "2000ms");
+    KEY_EQ(m, 1, "ss.slope", "4"); /* 1% a round over 5 rounds: 4% over the window */
+    KEY_EQ(m, 1, "ss.excursion", "100");
+    nvb_fiomap_free(m);
+    m = map_text("[j]\nioengine=null\nsize=1m\nrw=read\nss=iops:20\nss_dur=30\n", 0, &rc);
+    ck_assert_ptr_null(m);
+    ck_assert_ptr_nonnull(strstr(why, "share of the mean"));
 }
 END_TEST
 
@@ -273,6 +405,10 @@ int main(int argc, char **argv)
     tcase_add_test(tc, refused_or_left_out);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, options_of_fios_examples);
+    tcase_add_test(tc, sequential_clones_start_together);
+    tcase_add_test(tc, job_beside_a_verify_writer);
+    tcase_add_test(tc, wait_for_as_steps);
+    tcase_add_test(tc, offload_logs_and_steady_state);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
