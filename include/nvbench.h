@@ -214,15 +214,10 @@ typedef int (*nvb_progress_fn)(const struct nvb_progress *p, void *arg);
  * level: 0 error, 1 warning, 2 info, 3 debug. */
 typedef void (*nvb_log_fn)(int level, const char *msg, void *arg);
 
-/* A time-series point as it is produced (nvb_run_opts.point), since 0.4:
- * json (len bytes, NUL-terminated, valid during the call only) is the
- * point's compact JSON object, the same text the result's timeseries[]
- * holds for it while the result keeps it unmerged (nvb_result_point_json()).
- * Called on the thread that called nvb_run() (the sampler, never a job's
- * I/O loop), in order, each point once: a point is given once the run has
- * counted an I/O after it (or at the end), as the end of a run may still
- * fold a late tick's point into the last. Return 0; anything else is
- * counted and named in the result's warnings and stops nothing. */
+/* A time-series point (nvb_run_opts.point), since 0.4: json (len bytes, NUL-
+ * terminated, valid during the call) is timeseries[]'s text for the unmerged
+ * point. On nvb_run()'s thread (never an I/O loop), in order, once each, after
+ * an I/O past it (or at the end). Nonzero is named in the warnings. */
 typedef int (*nvb_point_fn)(const char *json, size_t len, void *arg);
 /* Options for one run. Zero-initialise it and set `size` to
  * sizeof(struct nvb_run_opts) (NVB_RUN_OPTS_INIT does both): the library
@@ -254,10 +249,9 @@ struct nvb_run_opts {
      * marked cancelled (or its own failure when status was one). */
     int             (*start_barrier)(int status, void *arg);
     void             *start_barrier_arg;
-    /* Optional, since 0.4: called with each time-series point once it is
-     * final (nvb_point_fn), every interval of the run's measured window,
-     * before the result's series merges any (timeseries_max). nvb_run()
-     * only: nvb_run_groups() and a precondition phase do not call it. */
+    /* Optional, since 0.4: each interval's point (nvb_point_fn), before the
+     * series merges any (timeseries_max); nvb_run() only, not groups or a
+     * precondition phase. */
     nvb_point_fn      point;
     void             *point_arg;
 };
@@ -331,12 +325,10 @@ NVB_API int nvb_groups_validate(const struct nvb_workload *const *ws, size_t n, 
  * *json is NUL-terminated; free it with nvb_free(). Returns 0 or -ENOMEM. */
 NVB_API int nvb_result_json(const struct nvb_result *r, char **json);
 
-/* The i-th point (0-based) of r's time series as its compact JSON object,
- * the text nvb_result_json() writes for it in timeseries[] and, for a point
- * no merge changed, the text given to nvb_run_opts.point. *json is
- * NUL-terminated; free it with nvb_free(). Returns 0, -EINVAL (NULL
- * arguments), -ERANGE (i past the last point) or -ENOMEM. Thread safety: r
- * is only read. Since 0.4. */
+/* Point i (0-based) of r's time series as the JSON text timeseries[] holds
+ * (and, unmerged, the text given to nvb_run_opts.point); free *json with
+ * nvb_free(). 0, -EINVAL (NULL), -ERANGE (no point i) or -ENOMEM; r is only
+ * read. Since 0.4. */
 NVB_API int nvb_result_point_json(const struct nvb_result *r, size_t i, char **json);
 
 /* Release a result. NULL is allowed. */
