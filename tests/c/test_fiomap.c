@@ -220,14 +220,6 @@ END_TEST
  * start at the job's offset and cover its region (fio 3.33: numjobs=4
  * rw=write bs=4k size=1m wrote each of the 256 offsets 4 times): mapped
  * to seq_start=same, which the library runs as that. */
-static int all_zero(const unsigned char *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (b[i])
-            return 0;
-    return 1;
-}
-
 START_TEST(sequential_clones_start_together)
 {
     int rc;
@@ -259,8 +251,8 @@ START_TEST(sequential_clones_start_together)
         ck_assert_ptr_nonnull(f);
         ck_assert_uint_eq(fread(buf, 1, sizeof buf, f), sizeof buf);
         fclose(f);
-        ck_assert(!all_zero(buf, 4096));                       /* both start with block 0 ... */
-        ck_assert_int_eq(all_zero(buf + (1 << 19), 1 << 19), same); /* ... same never reaches the second half */
+        ck_assert(!tu_all_zero(buf, 4096));                       /* both start with block 0 ... */
+        ck_assert_int_eq(tu_all_zero(buf + (1 << 19), 1 << 19), same); /* ... same never reaches the second half */
     }
     /* same with verify writes by several jobs: each would check another's blocks */
     struct nvb_workload *w = tu_workload((const char *[]){"rw", "write", "jobs", "2", "verify", "1", "seq_start",

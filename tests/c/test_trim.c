@@ -101,24 +101,6 @@ START_TEST(null_counts_trims_exactly)
 }
 END_TEST
 
-static unsigned char *slurp(const char *path, size_t n)
-{
-    unsigned char *b = malloc(n);
-    int fd = open(path, O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(pread(fd, b, n, 0), (ssize_t)n);
-    close(fd);
-    return b;
-}
-
-static int all_zero(const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i])
-            return 0;
-    return 1;
-}
-
 /* The range [off, off + len) of path is a hole (SEEK_HOLE finds it at off). */
 static int is_hole(const char *path, off_t off, off_t len)
 {
@@ -140,7 +122,7 @@ START_TEST(trims_punch_holes)
         }
         for (int direct = 0; direct < 2; direct++) {
             char *f = tu_scratch("trim", FSIZE);
-            unsigned char *before = slurp(f, FSIZE);
+            unsigned char *before = tu_read_head(f, FSIZE);
             /* trim the middle MiB in sequence, whole: 16 blocks of 64 KiB */
             const char *kv[] = {"engine", engines[e], "rw", "trim", "bs", "64k", "qd", "4", "offset", "1M",
                                 "size", "1M", "io_limit", "1M", "direct", direct ? "1" : "0", NULL};
@@ -153,8 +135,8 @@ START_TEST(trims_punch_holes)
             struct stat st;
             ck_assert_int_eq(stat(f, &st), 0);
             ck_assert_uint_eq((uint64_t)st.st_size, FSIZE); /* KEEP_SIZE */
-            unsigned char *after = slurp(f, FSIZE);
-            ck_assert_msg(all_zero(after + (1u << 20), 1u << 20), "%s: the trimmed MiB reads back non-zero",
+            unsigned char *after = tu_read_head(f, FSIZE);
+            ck_assert_msg(tu_all_zero(after + (1u << 20), 1u << 20), "%s: the trimmed MiB reads back non-zero",
                           engines[e]);
             ck_assert_msg(!memcmp(after, before, 1u << 20) &&
                               !memcmp(after + (2u << 20), before + (2u << 20), FSIZE - (2u << 20)),
@@ -168,13 +150,13 @@ START_TEST(trims_punch_holes)
             r = run_ok(kr, tg);
             ck_assert_uint_eq(nvb_result_ios(r, NVB_TRIM), 40);
             nvb_result_free(r);
-            after = slurp(f, FSIZE);
+            after = tu_read_head(f, FSIZE);
             unsigned holes = 0;
             for (size_t b = 0; b < FSIZE / BS; b++) {
                 const size_t o = b * BS;
                 if (is_hole(f, (off_t)o, BS)) {
                     holes++;
-                    ck_assert_msg(all_zero(after + o, BS), "%s: hole at %zu reads non-zero", engines[e], o);
+                    ck_assert_msg(tu_all_zero(after + o, BS), "%s: hole at %zu reads non-zero", engines[e], o);
                 } else {
                     ck_assert_msg(!memcmp(after + o, before + o, BS), "%s: block at %zu changed but is no hole",
                                   engines[e], o);
@@ -405,9 +387,9 @@ START_TEST(device_guard_and_discard)
         ck_assert_msg(rc == 0, "%s: rc %d: %s", engines[e], rc, msg);
     }
     loop_detach();
-    unsigned char *b = slurp(img, 16 << 20);
-    ck_assert_msg(all_zero(b + (4 << 20), 4 << 20), "the discarded range of the image reads non-zero");
-    ck_assert_msg(!all_zero(b, 4 << 20), "the image before the region was cleared");
+    unsigned char *b = tu_read_head(img, 16 << 20);
+    ck_assert_msg(tu_all_zero(b + (4 << 20), 4 << 20), "the discarded range of the image reads non-zero");
+    ck_assert_msg(!tu_all_zero(b, 4 << 20), "the image before the region was cleared");
     free(b);
     unlink(img);
     free(img);

@@ -26,24 +26,6 @@
 
 #define FSIZE (4u << 20)
 
-static unsigned char *slurp(const char *path, size_t n)
-{
-    unsigned char *b = malloc(n);
-    int fd = open(path, O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(pread(fd, b, n, 0), (ssize_t)n);
-    close(fd);
-    return b;
-}
-
-static int all_zero(const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i])
-            return 0;
-    return 1;
-}
-
 static int run(const char *const *kv, const char *target, char *msg, size_t len, char **json)
 {
     const char *tg[] = {target, NULL};
@@ -67,8 +49,8 @@ static int run(const char *const *kv, const char *target, char *msg, size_t len,
 START_TEST(file_range_zeroed)
 {
     char *f = tu_scratch("zeroes", FSIZE);
-    unsigned char *before = slurp(f, FSIZE);
-    ck_assert(!all_zero(before + (1u << 20), 1u << 20));
+    unsigned char *before = tu_read_head(f, FSIZE);
+    ck_assert(!tu_all_zero(before + (1u << 20), 1u << 20));
     const char *kv[] = {"engine", "psync", "rw", "trim", "write_zeroes", "1", "bs", "64k", "offset", "1M",
                         "size", "1M", "io_limit", "1M", NULL};
     char msg[1024], *json;
@@ -80,8 +62,8 @@ START_TEST(file_range_zeroed)
     struct stat st;
     ck_assert_int_eq(stat(f, &st), 0);
     ck_assert_uint_eq((uint64_t)st.st_size, FSIZE);
-    unsigned char *after = slurp(f, FSIZE);
-    ck_assert_msg(all_zero(after + (1u << 20), 1u << 20), "the zeroed MiB reads back non-zero");
+    unsigned char *after = tu_read_head(f, FSIZE);
+    ck_assert_msg(tu_all_zero(after + (1u << 20), 1u << 20), "the zeroed MiB reads back non-zero");
     ck_assert(!memcmp(after, before, 1u << 20));
     ck_assert(!memcmp(after + (2u << 20), before + (2u << 20), FSIZE - (2u << 20)));
     free(after);
@@ -159,9 +141,9 @@ START_TEST(loop_device_zeroout)
     int rc = run(kv, g_loop, msg, sizeof msg, NULL);
     tu_sh("losetup -d '%s'", g_loop); /* this device only, by name */
     ck_assert_msg(rc == 0, "rc %d: %s", rc, msg);
-    unsigned char *b = slurp(img, 16 << 20);
-    ck_assert_msg(all_zero(b + (4 << 20), 4 << 20), "the zeroed range of the image reads non-zero");
-    ck_assert_msg(!all_zero(b, 4 << 20) && !all_zero(b + (8 << 20), 8 << 20), "data outside the range was cleared");
+    unsigned char *b = tu_read_head(img, 16 << 20);
+    ck_assert_msg(tu_all_zero(b + (4 << 20), 4 << 20), "the zeroed range of the image reads non-zero");
+    ck_assert_msg(!tu_all_zero(b, 4 << 20) && !tu_all_zero(b + (8 << 20), 8 << 20), "data outside the range was cleared");
     free(b);
     unlink(img);
     free(img);

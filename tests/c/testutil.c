@@ -185,6 +185,25 @@ int tu_run_suite(Suite *s)
     return failed;
 }
 
+unsigned char *tu_read_head(const char *path, size_t n)
+{
+    unsigned char *b = malloc(n);
+    ck_assert_msg(b != NULL, "out of memory for %zu bytes of %s", n, path);
+    int fd = open(path, O_RDONLY);
+    ck_assert_msg(fd >= 0, "cannot open %s", path);
+    ck_assert_msg(pread(fd, b, n, 0) == (ssize_t)n, "cannot read %zu bytes of %s", n, path);
+    close(fd);
+    return b;
+}
+
+int tu_all_zero(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
 uint64_t tu_file_sum(const char *path)
 {
     int fd = open(path, O_RDONLY);

@@ -46,6 +46,10 @@ double tu_get(const struct nvb_result *r, const char *path);
 /* A checksum of the whole of path's bytes (FNV-1a, 64 bits), to compare a
  * victim before and after: the test fails when path cannot be opened. */
 uint64_t tu_file_sum(const char *path);
+/* The first n bytes of path (malloc'd; the test fails when it cannot read
+ * them all), and whether n bytes at p are all zero (1) or not (0). */
+unsigned char *tu_read_head(const char *path, size_t n);
+int tu_all_zero(const unsigned char *p, size_t n);
 /* Under valgrind or ASan, where the resident set is mostly the tool's
  * shadow memory (a peak RSS would measure the tool): 1, else 0. */
 int tu_under_memory_tool(void);
