@@ -707,7 +707,7 @@ const struct nvb__fig nvb__figs[] = {
     EN("source", STR, source, "{\"const\": \"rapl\"}", "",
        "`rapl`: the CPU packages' counters of the kernel's powercap tree ([device.md](device.md#energy))"),
     EN("domains", U32, domains, "{\"type\": \"integer\", \"minimum\": 1}", "packages", "the package domains summed"),
-    EN("joules", DBL, joules, "nonneg", "J",
+    PART(ENERGY, "joules", ABSENT, NVB__FF_AV, "nonneg", "J",
        "the packages' energy over the run, ramp included: their whole draw, every process's, the CPU side only"),
     PART(ENERGY, "joules_per_io", ABSENT, NVB__FF_AV, "?nonneg", "J/I/O",
          "`joules` over the I/Os of the run (read, write, trim); `null` with a `ramp` (the counters include it) "

@@ -344,9 +344,11 @@ static void emit_phases(struct jctx *c, const struct nvb_result *r)
     jo_close(c, '}');
 }
 
-/* energy's parts: whether it was measured, why not, and the joules per I/O
- * and per second, written to 6 digits as they always were; both null with
- * a ramp (the counters include it) or without I/O. arg: the result. */
+/* energy's parts: whether it was measured, why not, the joules in the
+ * shortest of 15 to 17 digits that reads back (whole joules too, which
+ * jo_raw_num would write as %.0f), and the joules per I/O and per second,
+ * written to 6 digits; both null with a ramp (the counters include it) or
+ * without I/O. All as energy.c wrote them before the table. arg: the result. */
 static void energy_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
     const struct nvb__energy *e = base;
@@ -356,6 +358,10 @@ static void energy_part(struct jctx *c, const char *key, const void *base, const
         jo_bool(c, key, e->state == 1);
     } else if (!strcmp(key, "reason")) {
         e->state == 1 ? jo_raw(c, key, "null") : jo_str(c, key, e->reason);
+    } else if (!strcmp(key, "joules")) { /* an integer too (jo_raw_num writes one as %.0f) */
+        char buf[40];
+        j_shortest(buf, sizeof buf, e->joules);
+        c->j->want || !c->j->b ? jo_num(c, key, e->joules) : jo_raw(c, key, buf);
     } else if (r->ramp_s > 0 || ios == 0) {
         jo_raw(c, key, "null");
     } else {

@@ -518,7 +518,8 @@ static int ld_energy(struct ld *L, const struct nvb__jv *root, struct nvb_result
     if (st == 1) {
         e->state = 2;
         snprintf(e->reason, sizeof e->reason, "%s", reason ? reason : "not measured");
-    } else if (st == 2 && !ld_figs(L, o, "energy", NVB__FS_ENERGY, e, NVB__FF_AV)) {
+    } else if (st == 2 && !ld_figs(L, o, "energy", NVB__FS_ENERGY, e, NVB__FF_AV) &&
+               !rd_nonneg(L, o, "energy", "joules", &e->joules, 1)) { /* a part: written as energy.c did */
         e->state = 1;
     }
     return L->rc;

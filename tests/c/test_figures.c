@@ -397,9 +397,9 @@ START_TEST(energy_follows_table)
     struct nvb_result *r = g_run;
     const struct nvb__energy keep = r->energy;
     const uint64_t ios = r->tot[0].ios + r->tot[1].ios;
-    const double js[] = {0.1 + 0.2, 61.2, 12, 1e-7, 123456.789012345678};
+    const double js[] = {0.1 + 0.2, 61.2, 12, 1e-7, 123456.789012345678, 2e15, 7022613653458010};
     char want[512], jt[40], why[256];
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 7; i++)
         for (int ramp = 0; ramp < 2; ramp++) {
             r->energy = (struct nvb__energy){.state = 1, .source = "rapl", .domains = 2, .joules = js[i]};
             const double ramp_s = r->ramp_s;
@@ -432,12 +432,14 @@ START_TEST(energy_follows_table)
             r->ramp_s = ramp_s;
         }
     /* a measured one without available, or with a row missing or of the wrong type: refused, naming it */
+    r->energy = (struct nvb__energy){.state = 1, .source = "rapl", .domains = 2, .joules = 61.2};
     static const char *const bad[][3] = {{"\"available\":true,", "", "energy"},
                                          {"\"domains\":2,", "", "'energy.domains': missing"},
                                          {"\"source\":\"rapl\",", "", "'energy.source': missing"},
                                          {"\"domains\":2,", "\"domains\":\"2\",", "'energy.domains': expected a number"},
-                                         {"\"joules\":", "\"joules\":-", "'energy.joules': negative"}};
-    for (int i = 0; i < 5; i++) {
+                                         {"\"joules\":", "\"joules\":-", "'energy.joules': negative"},
+                                         {"\"joules\":61.2,", "", "'energy.joules': missing"}};
+    for (int i = 0; i < 6; i++) {
         ck_assert_ptr_null(reload(r, bad[i][0], bad[i][1], why, sizeof why));
         ck_assert_msg(strstr(why, bad[i][2]), "%s: %s", bad[i][2], why);
     }
