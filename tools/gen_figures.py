@@ -34,6 +34,7 @@ SCHEMA_AT = {
     "total": ["/properties/total", "/definitions/host_total"],
     "lat": ["/definitions/lat_ns"],
     "hostcpu": ["/definitions/host_cpu"],
+    "energy": ["/definitions/energy/oneOf/1"],
 }
 # Sections that are some of their object's keys: only theirs are written
 # (each keeps its description), the object's other keys stay as they are.
@@ -116,7 +117,8 @@ def dump(v, ind):
 
 MERGE = {"sum": "added", "max": "the largest", "recomputed": "recomputed", "histogram": "added by bucket",
          "none": "none: `null`", "each": "each kept", "or": "any",
-         "first": "the first part's", "agree": "the parts' when they agree, else `mixed`"}
+         "first": "the first part's", "agree": "the parts' when they agree, else `mixed`",
+         "absent": "none: absent"}
 
 
 def md_table(table, secs):

@@ -96,8 +96,7 @@ int  nvb__rapl_read(const char *root, struct nvb__rapl *out, char *why, size_t w
 double nvb__rapl_joules(const struct nvb__rapl *a, const struct nvb__rapl *b);
 void nvb__energy_begin(struct nvb_result *res, const char *root, struct nvb__rapl *r0);
 void nvb__energy_end(struct nvb_result *res, const char *root, const struct nvb__rapl *r0);
-char *nvb__energy_json(const struct nvb_result *r);
-int nvb__energy_load(const struct nvb__jv *root, struct nvb__energy *e, char *why, size_t whylen);
+/* Written and read as the table of figures says (figures.c, NVB__FS_ENERGY). */
 
 /* The read itself is devices/nvme_smart.c's (devices/facts.h, Linux). */
 

@@ -18,11 +18,11 @@
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
                                                         "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end",
-                                                        "lat", "hist", "cpu", "hostcpu", "ss", "device", "pcache", "ts", "tsdir", "head"};
+                                                        "lat", "hist", "cpu", "hostcpu", "ss", "device", "pcache", "ts", "tsdir", "head", "energy"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
                                            "rate", "gib_rate", "mean", "dirsum", "sum", "num", "derived", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
-                                            "first", "agree"};
+                                            "first", "agree", "absent"};
 
 /* A row: section, key, type, merge, flags, where, schema, unit, doc. */
 #define ROW(sec, key, type, merge, flags, st, member, schema, unit, doc) \
@@ -68,6 +68,9 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
 #define TD(key, type, merge, member, schema, unit, doc) \
     ROW(TSDIR, key, type, merge, 0, struct nvb__tsample, member, schema, unit, doc)
 #define IF NVB__FF_IF
+/* energy: a row present only when measured (NVB__FF_AV) */
+#define EN(key, type, member, schema, unit, doc) \
+    ROW(ENERGY, key, type, ABSENT, NVB__FF_AV, struct nvb__energy, member, schema, unit, doc)
 #define NZ NVB__FF_NZ
 
 /* cpu: what the result stores, what the writer derives from it */
@@ -694,6 +697,22 @@ const struct nvb__fig nvb__figs[] = {
     HD("lat_mean_ns", DBL, lat_mean_ns, "nonneg", "ns", "mean latency"),
     HD("lat_p99_ns", DBL, lat_p99_ns, "nonneg", "ns", "99th percentile"),
     HD("lat_max_ns", DBL, lat_max_ns, "nonneg", "ns", "largest"),
+
+    /* energy: {available: false, reason} when not measured; absent when not asked (groups, merges, results before it) */
+    PART(ENERGY, "available", ABSENT, 0, "{\"const\": true}", "",
+         "`true` when measured; `false` when not, with `reason` and no other key: no powercap driver (a VM: "
+         "\"no RAPL package domain under /sys/class/powercap\"), `energy_uj` readable by root only (Linux 5.10+), "
+         "another OS"),
+    PART(ENERGY, "reason", ABSENT, 0, "{\"type\": \"null\"}", "", "`null` when measured, else why not"),
+    EN("source", STR, source, "{\"const\": \"rapl\"}", "",
+       "`rapl`: the CPU packages' counters of the kernel's powercap tree ([device.md](device.md#energy))"),
+    EN("domains", U32, domains, "{\"type\": \"integer\", \"minimum\": 1}", "packages", "the package domains summed"),
+    PART(ENERGY, "joules", ABSENT, NVB__FF_AV, "nonneg", "J",
+       "the packages' energy over the run, ramp included: their whole draw, every process's, the CPU side only"),
+    PART(ENERGY, "joules_per_io", ABSENT, NVB__FF_AV, "?nonneg", "J/I/O",
+         "`joules` over the I/Os of the run (read, write, trim); `null` with a `ramp` (the counters include it) "
+         "or without I/O"),
+    PART(ENERGY, "watts", ABSENT, NVB__FF_AV, "?nonneg", "W", "`joules` over `duration_s`; `null` with `joules_per_io`"),
 };
 
 const size_t nvb__nfigs = sizeof nvb__figs / sizeof nvb__figs[0];

@@ -53,6 +53,7 @@ enum nvb__fig_sec {
     NVB__FS_TSDIR,     /* timeseries[].read, .write, .trim: struct nvb__tsample's arrays by
                         * direction, the point's base moved by 8 bytes a direction */
     NVB__FS_HEAD,      /* the top level's first keys, schema to workload (struct nvb_result) */
+    NVB__FS_ENERGY,    /* energy (struct nvb__energy): its rows after reason only when measured */
     NVB__FS_COUNT
 };
 
@@ -88,7 +89,8 @@ enum nvb__fig_merge {
     NVB__FM_EACH,  /* each part's kept (rows, targets) */
     NVB__FM_OR,    /* true when any part's is */
     NVB__FM_FIRST, /* the first part's */
-    NVB__FM_AGREE  /* the parts' when they agree, else "mixed" */
+    NVB__FM_AGREE, /* the parts' when they agree, else "mixed" */
+    NVB__FM_ABSENT /* none: a merged result lacks the object */
 };
 
 /* flags */
@@ -109,6 +111,9 @@ enum nvb__fig_merge {
 #define NVB__FF_NZ   1024u /* a count written only when not 0: absent is 0, as in a result from
                             * before it, which so reads and writes back as it was (with
                             * NVB__FF_OLD | NVB__FF_OPT) */
+#define NVB__FF_AV   2048u /* present only when the object is available (the caller's when has
+                            * NVB__FF_AV); an unavailable one is its other rows alone
+                            * ({available: false, reason}) */
 
 struct nvb__fig {
     uint8_t     sec, type, merge;

@@ -100,7 +100,7 @@ static void emit_figs(struct jctx *c, int sec, const void *base, double per, uns
     for (size_t i = 0; i < nvb__nfigs; i++) {
         const struct nvb__fig *f = &nvb__figs[i];
         const void *v = (const char *)base + f->off;
-        if (f->sec != sec || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT) & ~when))
+        if (f->sec != sec || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_AV) & ~when))
             continue;
         if (f->flags & NVB__FF_OPEN & ~when) {
             jo_raw(c, f->key, "null");
@@ -342,6 +342,35 @@ static void emit_phases(struct jctx *c, const struct nvb_result *r)
     jo_open(c, "steady_state", '{');
     emit_figs(c, NVB__FS_SS, ss, 0, 0, ss_part, NULL);
     jo_close(c, '}');
+}
+
+/* energy's parts: whether it was measured, why not, the joules in the
+ * shortest of 15 to 17 digits that reads back (whole joules too, which
+ * jo_raw_num would write as %.0f), and the joules per I/O and per second,
+ * written to 6 digits; both null with a ramp (the counters include it) or
+ * without I/O. All as energy.c wrote them before the table. arg: the result. */
+static void energy_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb__energy *e = base;
+    const struct nvb_result *r = arg;
+    const uint64_t ios = r->tot[NVB_READ].ios + r->tot[NVB_WRITE].ios + r->tot[NVB_TRIM].ios;
+    if (!strcmp(key, "available")) {
+        jo_bool(c, key, e->state == 1);
+    } else if (!strcmp(key, "reason")) {
+        e->state == 1 ? jo_raw(c, key, "null") : jo_str(c, key, e->reason);
+    } else if (!strcmp(key, "joules")) { /* an integer too (jo_raw_num writes one as %.0f) */
+        char buf[40];
+        j_shortest(buf, sizeof buf, e->joules);
+        c->j->want || !c->j->b ? jo_num(c, key, e->joules) : jo_raw(c, key, buf);
+    } else if (r->ramp_s > 0 || ios == 0) {
+        jo_raw(c, key, "null");
+    } else {
+        const double v = key[0] == 'w' ? (r->duration_s > 0 ? e->joules / r->duration_s : 0.0)
+                                       : e->joules / (double)ios;
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.6g", v);
+        c->j->want || !c->j->b ? jo_num(c, key, v) : jo_raw(c, key, buf);
+    }
 }
 
 /* cpu's parts: why the machine's shares are null (null when they are not,
@@ -726,7 +755,11 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
 
     if (!group)
         emit_cpu(&c, r);
-    { char *s = group ? NULL : nvb__energy_json(r); if (s) jo_raw(&c, "energy", s); free(s); } /* energy.c */
+    if (!group && r->energy.state) { /* absent when not asked; {available: false, reason} when not measured */
+        jo_open(&c, "energy", '{');
+        emit_figs(&c, NVB__FS_ENERGY, &r->energy, 0, r->energy.state == 1 ? NVB__FF_AV : 0, energy_part, r);
+        jo_close(&c, '}');
+    }
 
     jo_open(&c, "errors", '{');
     emit_figs(&c, NVB__FS_ERRORS, r, 0, nvb__figs_when(r), errors_part, NULL);

@@ -496,17 +496,33 @@ static int ld_util(struct ld *L, const struct nvb__jv *o, const char *path, stru
     return 0;
 }
 
-/* device_log and energy: read by their own files (devlog.c, energy.c) */
+/* device_log: read by its own file (devlog.c) */
 static int ld_devlog(struct ld *L, const struct nvb__jv *o, const char *p, struct nvb__devlog *d)
 {
     char why[200];
     return nvb__devlog_load(o, d, why, sizeof why) < 0 ? bad(L, p, "", why) : 0;
 }
 
+/* energy (figures.c's NVB__FS_ENERGY): absent or null, not asked (state 0);
+ * available false, why not (state 2); true, its rows (state 1). */
 static int ld_energy(struct ld *L, const struct nvb__jv *root, struct nvb_result *r)
 {
+    struct nvb__energy *e = &r->energy;
+    const struct nvb__jv *o;
+    const char *reason;
     char why[200];
-    return nvb__energy_load(root, &r->energy, why, sizeof why) < 0 ? bad(L, "", "", why) : 0;
+    memset(e, 0, sizeof *e);
+    const int st = nvb__json_available(root, "energy", &o, &reason, why, sizeof why);
+    if (st < 0)
+        return bad(L, "", "energy", "expected an object with available true or false");
+    if (st == 1) {
+        e->state = 2;
+        snprintf(e->reason, sizeof e->reason, "%s", reason ? reason : "not measured");
+    } else if (st == 2 && !ld_figs(L, o, "energy", NVB__FS_ENERGY, e, NVB__FF_AV) &&
+               !rd_nonneg(L, o, "energy", "joules", &e->joules, 1)) { /* a part: written as energy.c did */
+        e->state = 1;
+    }
+    return L->rc;
 }
 
 /* A target's parts: what was opened, its host (NULL when the result's), its

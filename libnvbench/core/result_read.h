@@ -283,7 +283,7 @@ static inline int ld_figs(struct ld *L, const struct nvb__jv *o, const char *p, 
         void *v = (char *)base + f->off;
         const int req = !(f->flags & NVB__FF_OLD);
         uint64_t u = 0;
-        if (f->sec != sec || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~when))
+        if (f->sec != sec || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN | NVB__FF_AV) & ~when))
             continue;
         switch (f->type) {
         case NVB__FT_U64: {

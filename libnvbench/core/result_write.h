@@ -102,6 +102,15 @@ static inline void jo_num(struct jctx *c, const char *key, double v)
  * shortest form that reads back as the same double: a result loaded from
  * its JSON (nvb_result_from_json) then derives every rate from exactly the
  * same inputs, so its JSON is the same text. */
+static inline void j_shortest(char *buf, size_t len, double v)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+}
+
 static inline void jo_raw_num(struct jctx *c, const char *key, double v)
 {
     if (c->j->want || !c->j->b || !isfinite(v) || (v == floor(v) && fabs(v) < 9e15)) {
@@ -112,11 +121,7 @@ static inline void jo_raw_num(struct jctx *c, const char *key, double v)
     if (!key)
         c->idx[c->j->depth]++;
     char buf[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
+    j_shortest(buf, sizeof buf, v);
     nvb__buf_puts(c->j->b, buf);
 }
 

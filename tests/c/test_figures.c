@@ -80,6 +80,8 @@ static int places(const struct nvb_result *r, struct place *p)
     }
     if (r->ss.metric)
         p[n++] = (struct place){NVB__FS_SS, "steady_state", &r->ss, 0};
+    if (r->energy.state == 1) /* measured (the synthetic result's): its rows */
+        p[n++] = (struct place){NVB__FS_ENERGY, "energy", &r->energy, 0};
     ck_assert_uint_gt(r->nts, 0);
     if (r->nthreads)
         p[n++] = (struct place){NVB__FS_THREAD, "cpu.threads.0", &r->threads[0], 0};
@@ -190,6 +192,7 @@ static void make_result(void)
     nvb__buf_puts(&b, at);
     ck_assert_int_eq(nvb_result_parse(b.s, b.len, &g_syn, why, sizeof why), 0);
     ck_assert(g_syn->tg[0].devf.valid && g_syn->ss.metric && g_syn->tg[0].content.examined);
+    g_syn->energy = (struct nvb__energy){.state = 1, .source = "rapl", .domains = 2, .joules = 61.2};
     free(b.s);
     free(json);
 }
@@ -353,6 +356,116 @@ START_TEST(direction_objects_follow_table)
 }
 END_TEST
 
+/* The result's energy text, and a result loaded from it (NULL: it is
+ * refused, why in why). */
+static char *energy_text(const struct nvb_result *r)
+{
+    char *json = NULL;
+    ck_assert_int_eq(nvb_result_json(r, &json), 0);
+    const char *e = strstr(json, "\"energy\":"), *end = strstr(json, ",\"errors\":");
+    char *t = e ? strndup(e, (size_t)(end - e)) : strdup("");
+    free(json);
+    return t;
+}
+
+static struct nvb_result *reload(const struct nvb_result *r, const char *from, const char *to, char *why,
+                                 size_t whylen)
+{
+    char *json = NULL;
+    ck_assert_int_eq(nvb_result_json(r, &json), 0);
+    struct nvb__buf b = {0};
+    const char *k = strstr(json, from);
+    ck_assert_msg(k, "%s not in the JSON", from);
+    nvb__buf_putn(&b, json, (size_t)(k - json));
+    nvb__buf_puts(&b, to);
+    nvb__buf_puts(&b, k + strlen(from));
+    struct nvb_result *back = NULL;
+    if (nvb_result_parse(b.s, b.len, &back, why, whylen) != 0)
+        back = NULL;
+    free(b.s);
+    free(json);
+    return back;
+}
+
+/* energy (NVB__FS_ENERGY) is written as it was before the table: joules in
+ * the shortest of 15 to 17 digits that reads back, per I/O and watts to 6
+ * digits, both null with a ramp or without I/O; {available: false, reason}
+ * when not measured; absent when not asked. Each reads back to the same
+ * text; a measured one without a row is refused naming it. */
+START_TEST(energy_follows_table)
+{
+    struct nvb_result *r = g_run;
+    const struct nvb__energy keep = r->energy;
+    const uint64_t ios = r->tot[0].ios + r->tot[1].ios;
+    const double js[] = {0.1 + 0.2, 61.2, 12, 1e-7, 123456.789012345678, 2e15, 7022613653458010};
+    char want[512], jt[40], why[256];
+    for (int i = 0; i < 7; i++)
+        for (int ramp = 0; ramp < 2; ramp++) {
+            r->energy = (struct nvb__energy){.state = 1, .source = "rapl", .domains = 2, .joules = js[i]};
+            const double ramp_s = r->ramp_s;
+            r->ramp_s = ramp ? 0.5 : 0;
+            for (int prec = 15; prec <= 17; prec++) {
+                snprintf(jt, sizeof jt, "%.*g", prec, js[i]);
+                if (strtod(jt, NULL) == js[i])
+                    break;
+            }
+            int n = snprintf(want, sizeof want, "\"energy\":{\"available\":true,\"reason\":null,\"source\":\"rapl\","
+                             "\"domains\":2,\"joules\":%s,", jt);
+            if (ramp)
+                snprintf(want + n, sizeof want - (size_t)n, "\"joules_per_io\":null,\"watts\":null}");
+            else
+                snprintf(want + n, sizeof want - (size_t)n, "\"joules_per_io\":%.6g,\"watts\":%.6g}",
+                         js[i] / (double)ios, js[i] / r->duration_s);
+            char *got = energy_text(r);
+            ck_assert_str_eq(got, want);
+            free(got);
+            double v = 0;
+            ck_assert_int_eq(nvb_result_get(r, "energy.joules", &v), 0);
+            ck_assert(v == js[i]);
+            struct nvb_result *back = reload(r, "\"version\"", "\"version\"", why, sizeof why);
+            ck_assert_msg(back, "%s", why);
+            ck_assert(back->energy.state == 1 && back->energy.joules == js[i] && back->energy.domains == 2);
+            got = energy_text(back);
+            ck_assert_str_eq(got, want);
+            free(got);
+            nvb_result_free(back);
+            r->ramp_s = ramp_s;
+        }
+    /* a measured one without available, or with a row missing or of the wrong type: refused, naming it */
+    r->energy = (struct nvb__energy){.state = 1, .source = "rapl", .domains = 2, .joules = 61.2};
+    static const char *const bad[][3] = {{"\"available\":true,", "", "energy"},
+                                         {"\"domains\":2,", "", "'energy.domains': missing"},
+                                         {"\"source\":\"rapl\",", "", "'energy.source': missing"},
+                                         {"\"domains\":2,", "\"domains\":\"2\",", "'energy.domains': expected a number"},
+                                         {"\"joules\":", "\"joules\":-", "'energy.joules': negative"},
+                                         {"\"joules\":61.2,", "", "'energy.joules': missing"}};
+    for (int i = 0; i < 6; i++) {
+        ck_assert_ptr_null(reload(r, bad[i][0], bad[i][1], why, sizeof why));
+        ck_assert_msg(strstr(why, bad[i][2]), "%s: %s", bad[i][2], why);
+    }
+    /* not measured: available false and the reason, nothing else; read back */
+    r->energy = (struct nvb__energy){.state = 2, .reason = "no RAPL package domain under /x"};
+    char *got = energy_text(r);
+    ck_assert_str_eq(got, "\"energy\":{\"available\":false,\"reason\":\"no RAPL package domain under /x\"}");
+    free(got);
+    struct nvb_result *back = reload(r, "\"version\"", "\"version\"", why, sizeof why);
+    ck_assert_msg(back && back->energy.state == 2, "%s", why);
+    got = energy_text(back);
+    ck_assert_str_eq(got, "\"energy\":{\"available\":false,\"reason\":\"no RAPL package domain under /x\"}");
+    free(got);
+    nvb_result_free(back);
+    /* absent (results before it, groups, merges): loads, and stays absent */
+    back = reload(r, "\"energy\":{\"available\":false,\"reason\":\"no RAPL package domain under /x\"},", "", why,
+                  sizeof why);
+    ck_assert_msg(back && back->energy.state == 0, "%s", why);
+    got = energy_text(back);
+    ck_assert_str_eq(got, "");
+    free(got);
+    nvb_result_free(back);
+    r->energy = keep;
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("figures");
@@ -362,6 +475,7 @@ int main(void)
     tcase_add_loop_test(tc, writer_follows_table, 0, 3);
     tcase_add_loop_test(tc, reader_follows_table, 0, 3);
     tcase_add_loop_test(tc, direction_objects_follow_table, 0, 3);
+    tcase_add_test(tc, energy_follows_table);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
