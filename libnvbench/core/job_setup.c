@@ -302,7 +302,7 @@ static int job_engine(struct job *j)
     const int nofiles = (nvb__engine_flags(e, p->eopts) & NVB__ENG_NO_FILES) != 0;
     memcpy(j->eopts, p->eopts, sizeof p->eopts);
     for (unsigned k = 0; k < NVB__ENGINE_MAX_OPTS; k++)
-        if (j->eopts[k] == NVB__OPT_LOCAL && e->opts[k].type == NVB__OPT_CPU) /* (resolved in nvb__jobs_new) */
+        if (j->eopts[k] == NVB__OPT_LOCAL && e->opts[k].type == NVB__OPT_CPU && j->run->local_cpu >= 0)
             j->eopts[k] = j->run->local_cpu;
     j->wait_base = w->io_timeout_ns ? (w->io_timeout_ns < WAIT_SLICE_NS ? w->io_timeout_ns : WAIT_SLICE_NS) : 0;
     j->wait_ns = j->wait_base;

@@ -284,10 +284,15 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
         nvb__why(ctx->why, ctx->why_len, "io_uring: iopoll needs direct=1");
         return -ENOTSUP;
     }
-    if (sqcpu >= 0 && !sqpoll) {
-        nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=%lld needs sqpoll=1", (long long)sqcpu);
+    if (sqcpu != -1 && !sqpoll) {
+        if (sqcpu == NVB__OPT_LOCAL)
+            nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=local needs sqpoll=1");
+        else
+            nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=%lld needs sqpoll=1", (long long)sqcpu);
         return -EINVAL;
     }
+    if (sqcpu < 0)
+        sqcpu = -1; /* local on a device of no known node: not pinned (the result warns) */
     if (sqpoll && (ctx->opts[OPT_DEFER_TASKRUN] == 1 || ctx->opts[OPT_COOP_TASKRUN] == 1)) {
         nvb__why(ctx->why, ctx->why_len,
                  "io_uring: defer_taskrun/coop_taskrun cannot be combined with sqpoll=1");

@@ -389,7 +389,18 @@ START_TEST(test_sqpoll_cpu_local)
     nvb_workload_free(w);
 
     char *f = tu_scratch("uring_sqcpu", 1 << 20);
-    struct nvb_result *r = sqpoll_run(f, "local");
+    /* local without sqpoll=1: refused, whether or not the node is known */
+    static const char *const kv0[] = { "engine", "io_uring", "io_uring.sqpoll_cpu", "local", "ios", "8", NULL };
+    const char *const tg[] = { f, NULL };
+    w = tu_workload(kv0, tg);
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(nvb_run(w, NULL, &r), -EINVAL);
+    ck_assert_msg(r && strstr(nvb_result_error(r), "sqpoll_cpu=local needs sqpoll=1"), "%s",
+                  r ? nvb_result_error(r) : "no result");
+    nvb_result_free(r);
+    nvb_workload_free(w);
+
+    r = sqpoll_run(f, "local");
     if (r) {
         char *j = result_json(r);
         ck_assert_msg(strstr(j, "\"io_uring.sqpoll_cpu\":\"local\""), "the echo keeps local: %s", j);
