@@ -57,7 +57,11 @@ enum nvb__opt_type {
     NVB__OPT_BOOL = 1,      /* 0/1 */
     NVB__OPT_AUTOBOOL,      /* -1 auto (the engine decides and reports), 0, 1 */
     NVB__OPT_INT,           /* integer in [min, max] */
+    NVB__OPT_CPU,           /* a CPU: integer in [min, max], or "local" (NVB__OPT_LOCAL, which the core replaces
+                             * before setup by a CPU of the target device's NUMA node; left as it is, with a
+                             * warning, when the node is unknown: the engine then pins nothing) */
 };
+#define NVB__OPT_LOCAL (-2)
 
 /* One engine-specific option ("io_uring.sqpoll" is engine io_uring, name sqpoll). */
 struct nvb__optdef {

@@ -142,6 +142,13 @@ int  nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node
 /* For a run (job_setup.c): the node of the first target's device, or a
  * warning that the jobs are not pinned. 0 or negative errno. */
 int  nvb__cpus_local(struct nvb_result *r, uint64_t *bits, int *node);
+/* An engine option's CPU given as "local" (io_uring.sqpoll_cpu=local,
+ * named key): the first CPU of the first target's device's node not in
+ * taken (the jobs' CPUs), else the node's first; -1 with a warning naming
+ * key and the reason when the node is unknown. */
+int  nvb__cpu_local(struct nvb_result *r, const char *key, const uint64_t *taken);
+/* Its choice: the first CPU of node not in taken, else node's first; -1: none. */
+int  nvb__cpu_pick(const uint64_t *node, const uint64_t *taken);
 /* The node of each job's buffers while they are alive (sampler.c), onto
  * the jobs' samples (by thread id). */
 void nvb__place_buffers(struct nvb_result *r, const long *tids, void *const *bufs, unsigned n);

@@ -297,23 +297,64 @@ int nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node,
     return 0;
 }
 
+/* The CPUs and node of the first target's device (name into dev), or
+ * -ENOENT with why. */
+static int target_node_cpus(const struct nvb_result *r, uint64_t *bits, int *node, char *dev, char *why, size_t len)
+{
+    uint64_t ticks;
+    const char *path = r->ntargets ? (r->tg[0].file ? r->tg[0].file : r->tg[0].path) : NULL;
+    if (!path) {
+        snprintf(why, len, "no target to take a device's node from");
+        return -ENOENT;
+    }
+    if (nvb__disk_io_ticks(path, dev, 64, &ticks, why, len) < 0 || nvb__node_cpus(NULL, dev, bits, node, why, len) < 0)
+        return -ENOENT;
+    return 0;
+}
+
 int nvb__cpus_local(struct nvb_result *r, uint64_t *bits, int *node_out)
 {
     char name[64], why[192];
-    uint64_t ticks;
     int node;
-    const char *path = r->ntargets ? (r->tg[0].file ? r->tg[0].file : r->tg[0].path) : NULL;
-    if (!path) {
+    if (!r->ntargets) {
         nvb__result_warn(r, "cpus=local: no target to take a device's node from: the jobs are not pinned and "
                             "their buffers not bound");
         return -ENOENT;
     }
-    if (nvb__disk_io_ticks(path, name, sizeof name, &ticks, why, sizeof why) < 0 ||
-        nvb__node_cpus(NULL, name, bits, &node, why, sizeof why) < 0) {
+    if (target_node_cpus(r, bits, &node, name, why, sizeof why) < 0) {
         nvb__result_warn(r, "cpus=local: %s: the jobs are not pinned (all CPUs) and their buffers not bound to a node",
                          why);
         return -ENOENT;
     }
     *node_out = node;
     return 0;
+}
+
+int nvb__cpu_pick(const uint64_t *node, const uint64_t *taken)
+{
+    int first = -1;
+    for (int c = 0; c < NVB__MAX_CPUS; c++) {
+        if (!((node[c / 64] >> (c % 64)) & 1))
+            continue;
+        if (!((taken[c / 64] >> (c % 64)) & 1))
+            return c;
+        if (first < 0)
+            first = c;
+    }
+    return first;
+}
+
+int nvb__cpu_local(struct nvb_result *r, const char *key, const uint64_t *taken)
+{
+    char name[64], why[192];
+    uint64_t bits[NVB__MAX_CPUS / 64];
+    int node;
+    if (target_node_cpus(r, bits, &node, name, why, sizeof why) < 0) {
+        nvb__result_warn(r, "%s=local: %s: the thread is not pinned (any CPU)", key, why);
+        return -1;
+    }
+    int c = nvb__cpu_pick(bits, taken);
+    if (c < 0)
+        nvb__result_warn(r, "%s=local: node %d of %s lists no CPU: the thread is not pinned (any CPU)", key, node, name);
+    return c;
 }

@@ -301,6 +301,9 @@ static int job_engine(struct job *j)
     const unsigned qd = p->qd;
     const int nofiles = (nvb__engine_flags(e, p->eopts) & NVB__ENG_NO_FILES) != 0;
     memcpy(j->eopts, p->eopts, sizeof p->eopts);
+    for (unsigned k = 0; k < NVB__ENGINE_MAX_OPTS; k++)
+        if (j->eopts[k] == NVB__OPT_LOCAL && e->opts[k].type == NVB__OPT_CPU && j->run->local_cpu >= 0)
+            j->eopts[k] = j->run->local_cpu;
     j->wait_base = w->io_timeout_ns ? (w->io_timeout_ns < WAIT_SLICE_NS ? w->io_timeout_ns : WAIT_SLICE_NS) : 0;
     j->wait_ns = j->wait_base;
     struct nvb__engine_ctx ctx = {
@@ -388,6 +391,26 @@ static void assign_targets(const struct nvb_workload *w, const struct plan *p, s
     }
 }
 
+/* An engine option's CPU given as "local" (io_uring.sqpoll_cpu=local): one
+ * CPU for the run, chosen once the jobs have theirs (explain_place.c). */
+static void engine_local_cpu(struct run *r, struct nvb_result *res)
+{
+    const struct nvb__engine *e = r->p->eng;
+    r->local_cpu = -1;
+    for (unsigned k = 0; k < NVB__ENGINE_MAX_OPTS && e->opts && e->opts[k].name; k++) {
+        if (e->opts[k].type != NVB__OPT_CPU || r->p->eopts[k] != NVB__OPT_LOCAL)
+            continue;
+        uint64_t taken[NVB__MAX_CPUS / 64] = {0};
+        for (unsigned i = 0; i < r->p->jobs; i++)
+            if (r->jobs[i].cpu >= 0 && r->jobs[i].cpu < NVB__MAX_CPUS)
+                taken[r->jobs[i].cpu / 64] |= 1ull << (r->jobs[i].cpu % 64);
+        char key[96];
+        snprintf(key, sizeof key, "%s.%s", e->name, e->opts[k].name);
+        r->local_cpu = nvb__cpu_local(res, key, taken);
+        return;
+    }
+}
+
 int nvb__jobs_new(struct run *r, struct nvb_result *res)
 {
     const struct nvb_workload *w = r->w;
@@ -437,6 +460,7 @@ int nvb__jobs_new(struct run *r, struct nvb_result *res)
             nvb__sched_init(&j->sched, w->rate_iops, p->jobs, i, w->rate_process == NVB__RATE_POISSON, w->seed);
         }
     }
+    engine_local_cpu(r, res);
     return 0;
 }
 

@@ -601,7 +601,7 @@ static const char *or_empty(const char *s)
 static const char *engine_key_info(const char *key, const char *field)
 {
     static const char *const opt_types[] = {[NVB__OPT_BOOL] = "bool", [NVB__OPT_AUTOBOOL] = "autobool",
-                                            [NVB__OPT_INT] = "int"};
+                                            [NVB__OPT_INT] = "int", [NVB__OPT_CPU] = "int"};
     const char *dot = strchr(key, '.');
     char ename[32];
     if (!dot || (size_t)(dot - key) >= sizeof ename)

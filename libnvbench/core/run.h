@@ -219,6 +219,7 @@ struct run {
     struct nvb__perf *perf;      /* the run threads' event counters, enabled over the CPU window; NULL: none (perf_why) */
     char     perf_why[200];
     int      local_node;         /* cpus=local: the device's NUMA node the buffers are bound to, else -1 */
+    int      local_cpu;          /* what an engine option's CPU "local" becomes (NVB__OPT_CPU), -1: stays local */
     unsigned counting;           /* jobs still in their loop */
     int ss_stopped;              /* the sampler stopped the run: steady state with ss.stop=1 */
     int io_err;                  /* first I/O error when stopping at errors */

@@ -197,10 +197,13 @@ static int set_engine_opt(struct nvb_workload *w, const char *key, const char *v
     const struct nvb__optdef *od = &e->opts[oi];
     int64_t v;
     int rc;
-    if (od->type == NVB__OPT_INT) {
+    if (od->type == NVB__OPT_CPU && !strcmp(value, "local")) {
+        v = NVB__OPT_LOCAL;
+    } else if (od->type == NVB__OPT_INT || od->type == NVB__OPT_CPU) {
         rc = nvb__parse_i64(value, &v);
         if (rc)
-            return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected an integer", value, key);
+            return nvb__werr(w, -EINVAL, "invalid value '%s' for key '%s': expected an integer%s", value, key,
+                             od->type == NVB__OPT_CPU ? " or local" : "");
         if (v < od->min || v > od->max)
             return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [%" PRId64 ", %" PRId64 "]",
                              value, key, od->min, od->max);

@@ -72,8 +72,8 @@ static const struct nvb__optdef uring_opts[] = {
         "register the target file descriptors (-1: try, fall back on failure)" },
     [OPT_SQPOLL] = { "sqpoll", NVB__OPT_BOOL, 0, 0, 1,
         "a kernel thread polls the submission queue (IORING_SETUP_SQPOLL)" },
-    [OPT_SQPOLL_CPU] = { "sqpoll_cpu", NVB__OPT_INT, -1, -1, 4095,
-        "CPU for the SQPOLL thread (-1: not pinned)" },
+    [OPT_SQPOLL_CPU] = { "sqpoll_cpu", NVB__OPT_CPU, -1, -1, 4095,
+        "CPU for the SQPOLL thread (-1: not pinned; local: a CPU of the target device's NUMA node)" },
     [OPT_IOPOLL] = { "iopoll", NVB__OPT_BOOL, 0, 0, 1,
         "busy-poll for completions (IORING_SETUP_IOPOLL); needs direct=1 and a device with poll queues" },
     [OPT_ENTRIES] = NVB__RING_OPT_ENTRIES,
@@ -284,10 +284,15 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
         nvb__why(ctx->why, ctx->why_len, "io_uring: iopoll needs direct=1");
         return -ENOTSUP;
     }
-    if (sqcpu >= 0 && !sqpoll) {
-        nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=%lld needs sqpoll=1", (long long)sqcpu);
+    if (sqcpu != -1 && !sqpoll) {
+        if (sqcpu == NVB__OPT_LOCAL)
+            nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=local needs sqpoll=1");
+        else
+            nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=%lld needs sqpoll=1", (long long)sqcpu);
         return -EINVAL;
     }
+    if (sqcpu < 0)
+        sqcpu = -1; /* local on a device of no known node: not pinned (the result warns) */
     if (sqpoll && (ctx->opts[OPT_DEFER_TASKRUN] == 1 || ctx->opts[OPT_COOP_TASKRUN] == 1)) {
         nvb__why(ctx->why, ctx->why_len,
                  "io_uring: defer_taskrun/coop_taskrun cannot be combined with sqpoll=1");

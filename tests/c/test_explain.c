@@ -646,6 +646,16 @@ START_TEST(cpus_local_picks_the_device_node)
     }
     ck_assert_int_eq(nvb__node_cpus(TREES "two-node", "sdz", bits, &node, why, sizeof why), -ENOENT);
     ck_assert(strstr(why, "no NUMA node"));
+    /* io_uring.sqpoll_cpu=local's choice on nvme0n1's node (CPUs 2-3): the
+     * first CPU no job took, else the node's first; none: -1 */
+    ck_assert_int_eq(nvb__node_cpus(TREES "two-node", "nvme0n1", bits, &node, why, sizeof why), 0);
+    uint64_t taken[NVB__MAX_CPUS / 64] = {0}, none[NVB__MAX_CPUS / 64] = {0};
+    ck_assert_int_eq(nvb__cpu_pick(bits, taken), 2);
+    taken[0] = 0x5; /* jobs on CPUs 0 and 2 */
+    ck_assert_int_eq(nvb__cpu_pick(bits, taken), 3);
+    taken[0] = 0xc; /* jobs on both of the node's CPUs */
+    ck_assert_int_eq(nvb__cpu_pick(bits, taken), 2);
+    ck_assert_int_eq(nvb__cpu_pick(none, taken), -1);
     /* a run: pinned to the node's CPUs, or, where sysfs gives the device
      * no node (this VM's virtio disk), not pinned with a warning */
     char *file = tu_scratch("explain-local", 1 << 20);

@@ -18,6 +18,9 @@
 
 #include "nvbench.h"
 #include "core/engine.h"
+#include "core/explain.h"
+#include "core/internal.h"
+#include "platform/platform.h"
 #include "testutil.h"
 
 #define QD 8u
@@ -328,6 +331,108 @@ START_TEST(test_same_ios_targets)
 }
 END_TEST
 
+/* A run with io_uring.sqpoll=1 and sqpoll_cpu=cpu on a scratch file: its
+ * result, or NULL (skip) when the kernel refuses SQPOLL here. */
+static struct nvb_result *sqpoll_run(const char *f, const char *cpu)
+{
+    static const char *const kv[] = { "engine", "io_uring", "io_uring.sqpoll", "1", "rw", "randread", "bs", "4k",
+                                      "ios", "64", "qd", "4", "direct", "0", NULL };
+    const char *const tg[] = { f, NULL };
+    struct nvb_workload *w = tu_workload(kv, tg);
+    ck_assert_msg(nvb_workload_set(w, "io_uring.sqpoll_cpu", cpu) == 0, "%s", nvb_workload_error(w));
+    struct nvb_result *r = NULL;
+    int rc = nvb_run(w, NULL, &r);
+    const char *err = r ? nvb_result_error(r) : NULL;
+    if (rc == -EPERM || rc == -ENOTSUP || (err && strstr(err, "sqpoll not permitted"))) {
+        fprintf(stderr, "skipped: the kernel refuses SQPOLL here: %s\n", err ? err : "");
+        nvb_result_free(r);
+        r = NULL;
+    } else {
+        ck_assert_msg(rc == 0, "sqpoll_cpu=%s: %d %s", cpu, rc, err ? err : "");
+        ck_assert_uint_eq(nvb_result_ios(r, NVB_READ), 64);
+    }
+    nvb_workload_free(w);
+    return r;
+}
+
+static int warned(const struct nvb_result *r, const char *what)
+{
+    for (size_t i = 0; i < nvb_result_warning_count(r); i++)
+        if (strstr(nvb_result_warning(r, i), what))
+            return 1;
+    return 0;
+}
+
+/* io_uring.sqpoll_cpu=local (issue 27): the word parses (bad words are
+ * refused naming key and value, leaving the value as it was); on a device
+ * whose NUMA node sysfs does not give (a file here) the SQPOLL thread is
+ * not pinned and a warning names the key and the reason, and engine_used
+ * has no sqpoll_cpu; where the node is known the CPU used is in
+ * engine_used. A number still pins the thread to that CPU. */
+START_TEST(test_sqpoll_cpu_local)
+{
+    struct nvb_workload *w = NULL;
+    ck_assert_int_eq(nvb_workload_new(&w), 0);
+    char buf[64];
+    ck_assert_int_eq(nvb_workload_set(w, "io_uring.sqpoll_cpu", "local"), 0);
+    ck_assert_int_ge(nvb_workload_get(w, "io_uring.sqpoll_cpu", buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "local");
+    static const char *const bad[] = { "lokal", "-2", "4096", "", "1x" };
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_lt(nvb_workload_set(w, "io_uring.sqpoll_cpu", bad[i]), 0);
+        const char *e = nvb_workload_error(w);
+        ck_assert_msg(strstr(e, "io_uring.sqpoll_cpu") && strstr(e, bad[i]), "%s", e);
+        ck_assert_int_ge(nvb_workload_get(w, "io_uring.sqpoll_cpu", buf, sizeof buf), 0);
+        ck_assert_str_eq(buf, "local");
+    }
+    ck_assert_int_lt(nvb_workload_set(w, "io_uring.wait_min", "local"), 0); /* only a CPU option takes the word */
+    nvb_workload_free(w);
+
+    char *f = tu_scratch("uring_sqcpu", 1 << 20);
+    /* local without sqpoll=1: refused, whether or not the node is known */
+    static const char *const kv0[] = { "engine", "io_uring", "io_uring.sqpoll_cpu", "local", "ios", "8", NULL };
+    const char *const tg[] = { f, NULL };
+    w = tu_workload(kv0, tg);
+    struct nvb_result *r = NULL;
+    ck_assert_int_eq(nvb_run(w, NULL, &r), -EINVAL);
+    ck_assert_msg(r && strstr(nvb_result_error(r), "sqpoll_cpu=local needs sqpoll=1"), "%s",
+                  r ? nvb_result_error(r) : "no result");
+    nvb_result_free(r);
+    nvb_workload_free(w);
+
+    r = sqpoll_run(f, "local");
+    if (r) {
+        char *j = result_json(r);
+        ck_assert_msg(strstr(j, "\"io_uring.sqpoll_cpu\":\"local\""), "the echo keeps local: %s", j);
+        const int fallback = warned(r, "io_uring.sqpoll_cpu=local");
+        char dev[64], why[192];
+        uint64_t ticks, bits[NVB__MAX_CPUS / 64];
+        int node;
+        const int known = nvb__disk_io_ticks(f, dev, sizeof dev, &ticks, why, sizeof why) == 0 &&
+                          nvb__node_cpus(NULL, dev, bits, &node, why, sizeof why) == 0;
+        ck_assert_int_eq(fallback, !known); /* this VM: no node for the file's device, the fallback */
+        if (fallback) {
+            ck_assert(warned(r, "the thread is not pinned"));
+            ck_assert_msg(!strstr(j, "\"sqpoll_cpu\":"), "not pinned, yet engine_used names a CPU: %s", j);
+        } else {
+            ck_assert_msg(strstr(j, "\"sqpoll_cpu\":\""), "pinned, and engine_used names no CPU: %s", j);
+        }
+        ck_assert_msg(strstr(j, "\"sqpoll\":\"1\""), "%s", j);
+        nvb_free(j);
+        nvb_result_free(r);
+        r = sqpoll_run(f, "0"); /* a number: that CPU, no warning */
+        ck_assert_ptr_nonnull(r);
+        j = result_json(r);
+        ck_assert_msg(strstr(j, "\"sqpoll_cpu\":\"0\""), "%s", j);
+        ck_assert(!warned(r, "sqpoll_cpu"));
+        nvb_free(j);
+        nvb_result_free(r);
+    }
+    unlink(f);
+    free(f);
+}
+END_TEST
+
 int main(void)
 {
     char why[256];
@@ -343,6 +448,7 @@ int main(void)
     tcase_add_test(tc, test_nop_run);
     tcase_add_loop_test(tc, test_same_ios, 0, 4);
     tcase_add_test(tc, test_same_ios_targets);
+    tcase_add_test(tc, test_sqpoll_cpu_local);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
