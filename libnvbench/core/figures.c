@@ -378,6 +378,12 @@ const struct nvb__fig nvb__figs[] = {
       "(a warning names a tail left out)"),
     P("duration_s", DBL, duration_s, "nonneg", "s", "how long it took, and `bytes / duration_s`"),
     P("bw_bytes_s", RATE, bytes, "nonneg", "bytes/s", NULL),
+    ROW(PRECOND, "regions", U64, NONE, OLD | OPT | NZ, struct nvb__precond_res, regions, "count", "",
+        "`precondition=random` only (absent for sequential passes): the regions of its plan of planned "
+        "invalidation"),
+    ROW(PRECOND, "rewrites", U64, NONE, OLD | OPT | NZ, struct nvb__precond_res, rewrites, "count", "writes",
+        "`precondition=random` only: its writes past one per block, each making an earlier copy of its block "
+        "invalid (the region's length x `sprandom.op` in blocks, all targets)"),
 
     /* cpu: the whole machine's (/proc/stat) and the process's, over one window */
     C("system_pct", DBL, CPU, system_pct, "?percent", "%",
