@@ -40,6 +40,14 @@ static int64_t spr_total(const struct nvb_workload *w, const struct plan *p, uns
         return rc;
     }
     nvb__spr_plan_free(&pl);
+    /* the generator keeps the picks of two regions (core/sprandom.c) */
+    const uint64_t mem = nvb__mem_total(), need = (2 * pl.kmax + 1) * sizeof(uint64_t);
+    if (mem && need > mem) {
+        snprintf(err, errlen, "sprandom.regions=%u: the plan of target '%s' keeps %" PRIu64 " bytes of picked "
+                 "blocks, more than the %" PRIu64 " bytes of memory this process can have (more regions need less)",
+                 w->spr_regions, p->t[t].path, need, mem);
+        return -ENOMEM;
+    }
     return (int64_t)pl.total;
 }
 
