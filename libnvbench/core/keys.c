@@ -272,7 +272,8 @@ const struct keydef nvb__keys[] = {
      .range = "bool",
      .doc = "every trim I/O (`rw=trim`, `randtrim`, `rwmixtrim`'s share) zeroes its range instead of "
              "discarding it: the NVMe Write Zeroes command (engine `nvme`), `BLKZEROOUT` on block devices "
-             "and `fallocate(FALLOC_FL_ZERO_RANGE)` on files (engine `psync`). The result's `trim` figures "
+             "and `fallocate(FALLOC_FL_ZERO_RANGE)` on files (engine `psync`), `IORING_OP_FALLOCATE` with "
+             "`FALLOC_FL_ZERO_RANGE` on both (engine `io_uring`). The result's `trim` figures "
              "then count these write-zeroes (`engine_used.trims` says which). Other engines, and a workload "
              "without trims, are refused with the reason; a file system without `ZERO_RANGE` (tmpfs) fails "
              "the first one with `EOPNOTSUPP` ([engines.md](engines.md#write-zeroes)); no fio equivalent"},
