@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "core/dist.h"
+#include "core/sprandom.h"
 #include "core/internal.h"
 
 #define KEY "random_distribution"
@@ -321,6 +322,8 @@ static void map_pass(struct nvb__dgen *g)
 
 uint64_t nvb__dist_draw(struct nvb__dgen *g, uint64_t *rng)
 {
+    if (g->spr)
+        return nvb__spr_next(g->spr);
     if (g->map) {
         if (g->ctr == g->n) {
             g->ctr = 0;

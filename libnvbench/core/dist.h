@@ -41,8 +41,12 @@ struct nvb__perm {
     unsigned shift;
 };
 
+struct nvb__spr; /* core/sprandom.h */
+void nvb__spr_unget(struct nvb__spr *s);
+
 /* One target's generator in one job. */
 struct nvb__dgen {
+    struct nvb__spr *spr; /* sprandom: the planned sequence (owned by the job, core/sprandom.h), else NULL */
     int      fast;        /* uniform without a map: the inline draw */
     int      kind;
     int      map;         /* random_map=1: a permutation per pass */
@@ -119,7 +123,9 @@ static inline uint64_t nvb__dist_next(struct nvb__dgen *g, uint64_t *rng)
  * pass is skipped; other draws are independent and simply drawn anew. */
 static inline __attribute__((always_inline)) void nvb__dist_unget(struct nvb__dgen *g)
 {
-    if (g->map)
+    if (g->spr)
+        nvb__spr_unget(g->spr);
+    else if (g->map)
         g->ctr--;
 }
 

@@ -122,7 +122,7 @@ struct nvb__engine_ctx {
                                 * buffers); 0: no bound */
     unsigned     rflags, wflags; /* RWF_* each read, each write carries (core/iomode.h); 0: none */
     struct nvb__pi pi;         /* protection information and metadata (passthrough; core/pi.c) */
-    int          zeroes;       /* trims write zeroes instead of discarding (psync, nvme only) */
+    int          zeroes;       /* trims write zeroes instead of discarding (psync, io_uring, nvme) */
     char        *why;          /* reason for a failure of setup(), NUL-terminated */
     size_t       why_len;
 };

@@ -368,16 +368,23 @@ const struct nvb__fig nvb__figs[] = {
 
     /* precondition */
     P("passes", U32, passes, "{\"type\": \"integer\", \"minimum\": 1}", "",
-      "N: sequential write passes over each target's region"),
+      "N: sequential write passes over each target's region (1 for `precondition=random`)"),
     P("bs", U64, bs, "{\"type\": \"integer\", \"minimum\": 1}", "bytes",
       "the size of its writes (the larger of 128 KiB and the workload's `bs`; the workload's `bs` "
-      "with `verify=1`) and the I/Os in flight of its one job per target"),
+      "with `verify=1` or `precondition=random`) and the I/Os in flight of its one job per target"),
     P("qd", U32, qd, "{\"type\": \"integer\", \"minimum\": 1}", "I/Os", NULL),
     P("bytes", U64, bytes, "count", "bytes",
       "bytes it wrote over all targets: `passes` x each region rounded down to a multiple of `bs` "
-      "(a warning names a tail left out)"),
+      "(a warning names a tail left out); `precondition=random`: each region x (1 + `sprandom.op`) "
+      "rounded down to `bs`"),
     P("duration_s", DBL, duration_s, "nonneg", "s", "how long it took, and `bytes / duration_s`"),
     P("bw_bytes_s", RATE, bytes, "nonneg", "bytes/s", NULL),
+    ROW(PRECOND, "regions", U64, NONE, OLD | OPT | NZ, struct nvb__precond_res, regions, "count", "",
+        "`precondition=random` only (absent for sequential passes): the regions of its plan of planned "
+        "invalidation"),
+    ROW(PRECOND, "rewrites", U64, NONE, OLD | OPT | NZ, struct nvb__precond_res, rewrites, "count", "writes",
+        "`precondition=random` only: its writes past one per block, each making an earlier copy of its block "
+        "invalid (the region's length x `sprandom.op` in blocks, all targets)"),
 
     /* cpu: the whole machine's (/proc/stat) and the process's, over one window */
     C("system_pct", DBL, CPU, system_pct, "?percent", "%",

@@ -124,6 +124,8 @@ int fm_options(struct fm_job *j);
  * step_start): 1 when the job starts a new step, 0 when not, or an error. */
 /* steadystate and its options as nvbench's ss keys, after log_avg_msec. */
 int fm_steady(struct fm_job *j);
+/* sprandom=1: the plan bounds the job (fiomap_opt.c). */
+int fm_sprandom(struct fm_job *j);
 /* continue_on_error=read, write or io after rw and verify are mapped. */
 int fm_continue(struct fm_job *j);
 int fm_wait_for(struct fm_job *j, const struct nvb_fiomap *m, size_t step_start);

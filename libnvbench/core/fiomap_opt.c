@@ -622,3 +622,24 @@ int fm_options(struct fm_job *j)
     }
     return 0;
 }
+
+/* sprandom=1: fio makes the job's io_size the plan's length (the region x
+ * (1 + spr_op)), whatever size or io_size said; nvbench's plan bounds the
+ * job itself (key sprandom), so the byte bound goes. fio refuses a
+ * generator other than its LFSR with sprandom; a time_based job would run
+ * past the plan, which nvbench does not model. */
+int fm_sprandom(struct fm_job *j)
+{
+    const char *v = fm_get(&j->out, "sprandom"), *gen = fm_val(j, "random_generator");
+    if (!v || strcmp(v, "0") == 0 || strcmp(v, "false") == 0)
+        return 0;
+    if (gen && strcmp(gen, "lfsr") != 0)
+        return fm_err(j, "random_generator", "'%s' with sprandom: fio's sprandom needs random_generator=lfsr", gen);
+    int timed = fm_flag(j, "time_based");
+    TRY(timed);
+    if (timed)
+        return fm_refuse(j, "time_based", "with sprandom: the planned sequence has an end (its length), and what "
+                                          "fio writes after it is not modelled by nvbench");
+    fm_del(&j->out, "io_limit");
+    return 0;
+}

@@ -126,6 +126,12 @@ struct nvb_workload {
     int       fault_seed_set;      /* else derived from seed */
     /* preconditioning and steady state (core/precond.c, core/steady.c) */
     unsigned  precondition;  /* sequential full-region write passes before the measured run */
+    int       precond_mode;  /* enum nvb__precond_mode: how precondition writes */
+    /* random writes with planned invalidation (core/sprandom.h) */
+    int       sprandom;      /* the measured randwrite follows the plan */
+    double    spr_op;        /* over-provisioning, 0 < op < 1 */
+    unsigned  spr_regions;
+    uint64_t  spr_cache;     /* bytes, 0: none */
     int       ss_metric;     /* enum nvb__ss_metric */
     uint64_t  ss_window_ns;  /* 0: NVB__SS_DEFAULT_ROUNDS intervals */
     double    ss_excursion;  /* percent of the window's mean */
@@ -300,6 +306,8 @@ struct nvb__meter {
  * and ext are not counters (the merge decides them). merge.c. */
 void nvb__meter_add(struct nvb__meter *d, const struct nvb__meter *s);
 
+enum nvb__precond_mode { NVB__PRECOND_SEQ = 0, NVB__PRECOND_RANDOM };
+
 /* ---- preconditioning and steady state in a result (precond.c, steady.c) ---- */
 struct nvb__precond_res {    /* the precondition phase: not part of the figures */
     unsigned passes;         /* 0: none was asked (null in the JSON) */
@@ -307,6 +315,8 @@ struct nvb__precond_res {    /* the precondition phase: not part of the figures 
     unsigned qd;
     uint64_t bytes;          /* written, all targets */
     double   duration_s;
+    uint64_t regions;        /* precondition=random: its plan's regions, else 0 (absent) */
+    uint64_t rewrites;       /* precondition=random: writes past one per block, all targets, else 0 */
 };
 
 /* One window of rounds judged by the SNIA PTS criteria (nvb__ss_judge). */

@@ -31,10 +31,10 @@ int nvb__zeroes_check(const struct nvb_workload *w, const struct plan *p, char *
         return -EINVAL;
     }
     const char *eng = p->eng->name;
-    if (strcmp(eng, "psync") && strcmp(eng, "nvme")) {
+    if (strcmp(eng, "psync") && strcmp(eng, "nvme") && strcmp(eng, "io_uring")) {
         snprintf(err, errlen, "write_zeroes=1: engine %s cannot write zeroes; engine psync does (BLKZEROOUT on "
-                 "block devices, fallocate FALLOC_FL_ZERO_RANGE on files), and engine nvme (the NVMe Write "
-                 "Zeroes command)", eng);
+                 "block devices, fallocate FALLOC_FL_ZERO_RANGE on files), engine io_uring (IORING_OP_FALLOCATE "
+                 "with FALLOC_FL_ZERO_RANGE), and engine nvme (the NVMe Write Zeroes command)", eng);
         return -ENOTSUP;
     }
     return 0;

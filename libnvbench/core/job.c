@@ -433,7 +433,7 @@ static struct loop_cfg loop_cfg_of(const struct job *j)
         .cbatch = w->complete_batch ? w->complete_batch : 1,
         .rwmix = w->rwmix,
         .tmix = mixed ? w->rwmixtrim : 0,
-        .rnd = nvb__rw_random(w->rw) ? nvb__dist_rnd(&w->dist, w->random_map) : 0,
+        .rnd = nvb__rw_random(w->rw) ? nvb__dist_rnd(&w->dist, w->random_map || w->sprandom) : 0,
         .mixed = mixed,
         .wdir = nvb__rw_trims(w->rw) ? NVB_TRIM : nvb__rw_writes(w->rw) && !mixed ? NVB_WRITE : NVB_READ,
         .verify = w->verify && !(e->flags & NVB__ENG_NO_FILES),

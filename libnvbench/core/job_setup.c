@@ -13,6 +13,7 @@
 
 #include "core/run.h"
 #include "core/iomode.h"
+#include "core/sprandom.h"
 
 void nvb__job_release(struct job *j)
 {
@@ -43,6 +44,10 @@ void nvb__job_release(struct job *j)
     nvb__free_aligned(j->bufmem);
     j->bufmem = NULL;
     /* the job's own arrays, freed and forgotten (a job may be freed twice) */
+    for (unsigned t = 0; j->dist && t < j->nt; t++) {
+        nvb__spr_free(j->dist[t].spr);
+        j->dist[t].spr = NULL;
+    }
 #define JOB_FREE(x) (free(j->x), j->x = NULL)
     JOB_FREE(bufs), JOB_FREE(ios), JOB_FREE(freel), JOB_FREE(batch), JOB_FREE(done), JOB_FREE(seqpos);
     JOB_FREE(nblocks), JOB_FREE(dist), JOB_FREE(vset), JOB_FREE(vkey), JOB_FREE(vstride), JOB_FREE(vrank);
@@ -192,6 +197,30 @@ static int job_verify_stripes(struct job *j)
     return 0;
 }
 
+/* sprandom: target t's blocks follow the plan (core/sprandom.h), over
+ * the target's whole region (the plan has one job per target). */
+static int job_sprandom(struct job *j, unsigned t)
+{
+    const struct nvb_workload *w = j->run->w;
+    struct nvb__spr_plan pl;
+    int rc = nvb__spr_plan(&pl, j->run->p->t[j->tmap[t]].len, w->bs, w->spr_op, w->spr_regions, w->spr_cache, j->why,
+                           sizeof j->why);
+    if (rc < 0)
+        return rc;
+    if (pl.n != j->nblocks[t]) { /* the plan's checks keep one job per target */
+        snprintf(j->why, sizeof j->why, "sprandom: the job draws from %llu of the region's %llu blocks",
+                 (unsigned long long)j->nblocks[t], (unsigned long long)pl.n);
+        nvb__spr_plan_free(&pl);
+        return -EINVAL;
+    }
+    j->dist[t].spr = nvb__spr_new(&pl, w->seed ^ 0x2545f4914f6cdd1dull * (j->tmap[t] + 1));
+    if (!j->dist[t].spr) {
+        snprintf(j->why, sizeof j->why, "out of memory");
+        return -ENOMEM;
+    }
+    return 0;
+}
+
 /* Each target's offset generator (random_distribution, random_map), over
  * the blocks this job draws from (its stripe with verify=1). */
 static int job_dist(struct job *j)
@@ -205,6 +234,8 @@ static int job_dist(struct job *j)
     for (unsigned t = 0; t < j->nt; t++) {
         int rc = nvb__dgen_init(&j->dist[t], &w->dist, w->random_map, j->nblocks[t], w->seed, j->tmap[t], j->idx,
                                 j->why, sizeof j->why);
+        if (rc == 0 && w->sprandom)
+            rc = job_sprandom(j, t);
         if (rc < 0)
             return rc;
     }

@@ -7,6 +7,7 @@
 
 #include "core/internal.h"
 #include "core/keys.h"
+#include "core/sprandom.h"
 
 const char *const nvb__rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw", "trim", "randtrim", NULL};
 #define rw_names nvb__rw_names
@@ -22,6 +23,7 @@ static const char *const seq_start_names[] = {"staggered", "same", NULL}; /* enu
 static const char *const rate_mode_names[] = {"open", "closed", NULL};
 static const char *const rate_process_names[] = {"uniform", "poisson", NULL};
 static const char *const ss_names[] = {"off", "iops", "bw", "lat", NULL}; /* enum nvb__ss_metric */
+static const char *const precond_names[] = {"seq", "random", NULL}; /* enum nvb__precond_mode */
 
 /* Indexed by enum ktype, so a new type without a name is a NULL the
  * bindings' tests notice, not a shifted list. */
@@ -270,7 +272,8 @@ const struct keydef nvb__keys[] = {
      .range = "bool",
      .doc = "every trim I/O (`rw=trim`, `randtrim`, `rwmixtrim`'s share) zeroes its range instead of "
              "discarding it: the NVMe Write Zeroes command (engine `nvme`), `BLKZEROOUT` on block devices "
-             "and `fallocate(FALLOC_FL_ZERO_RANGE)` on files (engine `psync`). The result's `trim` figures "
+             "and `fallocate(FALLOC_FL_ZERO_RANGE)` on files (engine `psync`), `IORING_OP_FALLOCATE` with "
+             "`FALLOC_FL_ZERO_RANGE` on both (engine `io_uring`). The result's `trim` figures "
              "then count these write-zeroes (`engine_used.trims` says which). Other engines, and a workload "
              "without trims, are refused with the reason; a file system without `ZERO_RANGE` (tmpfs) fails "
              "the first one with `EOPNOTSUPP` ([engines.md](engines.md#write-zeroes)); no fio equivalent"},
@@ -540,15 +543,59 @@ const struct keydef nvb__keys[] = {
     {KEY("precondition", K_UINT, precondition, 0, 1000),
      .unit = "passes", .group = "steady state",
      .help = "sequential full-region write passes over each target before the measured run, not counted (0: "
-              "none)",
+              "none; random: one pass of random writes with planned invalidation)",
      .dflt = "0",
-     .range = "0..1000",
+     .range = "0..1000, `random`",
      .doc = "before the measured run, this many sequential write passes over each target's whole region (one "
              "job per target, `bs` the larger of 128k and `bs`, or `bs` with `verify=1`; the workload's "
              "engine, engine options and `qd`), SNIA PTS style. A phase of its own: its bytes and duration "
              "are in the result's `precondition` object, never in the figures. It writes: a read workload "
              "with `precondition` needs `allow_destructive=1` on a block device and is refused on a target in "
-             "use exactly as a write is ([steady-state.md](steady-state.md))"},
+             "use exactly as a write is ([steady-state.md](steady-state.md)). `precondition=random` is short for "
+             "`precondition=1` with `precondition.mode=random`; a number sets `precondition.mode=seq`"},
+    {KEY("precondition.mode", K_ENUM, precond_mode, 0, 0), .names = precond_names, .echo = "precondition_mode",
+     .group = "steady state",
+     .help = "how precondition writes: seq (sequential passes) or random (planned invalidation, fio's sprandom)",
+     .dflt = "`seq`",
+     .range = "`seq`, `random`",
+     .doc = "`random`: one pass of `bs` random writes over each target with planned invalidation (the "
+             "`sprandom.*` keys shape it, as for `sprandom=1`), bringing a drive to its random-write steady "
+             "state in about one pass of its physical size; only with `precondition=1`. The result's "
+             "`precondition` object then has `regions` and `rewrites` ([steady-state.md](steady-state.md))"},
+    {KEY("sprandom", K_BOOL, sprandom, 0, 1), .echo = "sprandom.enabled",
+     .group = "steady state", .fio = "sprandom", .flags = MEASURES | FIO_AS_IS,
+     .help = "randwrite offsets follow the planned-invalidation sequence (fio's sprandom)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "the measured `rw=randwrite` writes the planned-invalidation sequence: every block of the "
+             "region once in a random order, plus rewrites planned per region, in all the region's length "
+             "x (1 + `sprandom.op`) rounded down to `bs` (fio's sprandom; its I/O count is the plan's, as "
+             "fio's io_size becomes that length); one job, one target, no `io_limit`, `ios` or `bssplit` "
+             "([steady-state.md](steady-state.md))"},
+    {KEY("sprandom.op", K_PROB, spr_op, 0, 0),
+     .group = "steady state", .fio = "spr_op", .flags = MEASURES | FIO_AS_IS,
+     .help = "over-provisioning of the drive, above 0 and below 1, for the sprandom plan",
+     .dflt = "0.15",
+     .range = "(0, 1)",
+     .doc = "the drive's over-provisioning (spare over logical capacity) as its maker states it: the "
+             "plan writes the logical size x (1 + op) and invalidates as a drive with that spare does at "
+             "steady state"},
+    {KEY("sprandom.regions", K_UINT, spr_regions, 2, NVB__SPR_MAX_REGIONS),
+     .group = "steady state", .fio = "spr_num_regions", .flags = MEASURES | FIO_AS_IS,
+     .help = "regions of the sprandom plan (more: finer steps of validity, less memory)",
+     .dflt = "100",
+     .range = "2..1000000",
+     .doc = "the regions the plan's writes are cut into, each with its own share of invalidated blocks; "
+             "the generator keeps the picks of two regions in memory (8 bytes each)"},
+    {KEY("sprandom.cache", K_SIZE, spr_cache, 0, UINT64_MAX),
+     .unit = "bytes", .group = "steady state", .fio = "spr_cs", .flags = MEASURES | FIO_AS_IS,
+     .help = "the drive's write cache: a region's rewrites go at the end of the next region (0: none)",
+     .dflt = "0",
+     .range = "size",
+     .doc = "the drive's write cache as its maker states it: when set, a region's rewrites come at the end "
+             "of the next region instead of its start, and the plan is refused unless every rewrite comes "
+             "at least this many bytes of other writes after the block it overwrites (so the cache cannot "
+             "absorb both)"},
     {KEY("ss", K_ENUM, ss_metric, 0, 0), .names = ss_names, .echo = "ss.metric",
      .group = "steady state", .fio = "steadystate",
      .help = "steady state judged on: off, iops, bw or lat",

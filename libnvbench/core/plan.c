@@ -113,8 +113,9 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
     } else {
         p->ios_total = w->ios;
     }
-    p->runtime_ns = ((p->ios_total || p->bytes_total) && !w->runtime_set) ? 0 : w->runtime_ns;
-    if (!p->runtime_ns && !p->ios_total && !p->bytes_total)
+    /* sprandom: the plan bounds the run (nvb__sprandom_plan, once the targets are known) */
+    p->runtime_ns = ((p->ios_total || p->bytes_total || w->sprandom) && !w->runtime_set) ? 0 : w->runtime_ns;
+    if (!p->runtime_ns && !p->ios_total && !p->bytes_total && !w->sprandom)
         FAIL(-EINVAL, "runtime '0' needs io_limit or ios to bound the run (key 'runtime')");
     if (w->ncpus_set) {
         for (unsigned c = 0; c < NVB__MAX_CPUS; c++)
@@ -528,6 +529,8 @@ int nvb__plan_build(const struct nvb_workload *w, struct plan *p, char *err, siz
         rc = plan_budget(w, p, err, errlen);
     if (rc == 0)
         rc = nvb__ss_plan(w, p, err, errlen);
+    if (rc == 0 && w->sprandom)
+        rc = nvb__sprandom_plan(w, p, err, errlen);
     if (rc == 0 && w->precondition)
         rc = nvb__precond_plan(w, p, err, errlen);
     if (rc < 0)

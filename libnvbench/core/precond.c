@@ -13,6 +13,12 @@
  * a result of its own: the measured result's figures never include it, and
  * its bytes and duration go to the result's "precondition" object. The
  * guard and the hold treat it as the write it is (plan.c: p->prewrites).
+ *
+ * precondition=random (precondition.mode=random) is one pass of the
+ * planned-invalidation sequence instead (core/sprandom.h), in the
+ * workload's bs: the same phase, with rw=randwrite and sprandom=1; each
+ * job writes its target's plan, total writes, once. sprandom=1 on the
+ * measured workload is the same sequence measured (fio's sprandom).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,12 +27,66 @@
 #include <string.h>
 
 #include "core/run.h"
+#include "core/sprandom.h"
+
+/* The writes of target t's plan, or negative errno (message in err). */
+static int64_t spr_total(const struct nvb_workload *w, const struct plan *p, unsigned t, char *err, size_t errlen)
+{
+    struct nvb__spr_plan pl;
+    char why[320];
+    int rc = nvb__spr_plan(&pl, p->t[t].len, w->bs, w->spr_op, w->spr_regions, w->spr_cache, why, sizeof why);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s (target '%s')", why, p->t[t].path);
+        return rc;
+    }
+    nvb__spr_plan_free(&pl);
+    /* the generator keeps the picks of two regions (core/sprandom.c) */
+    const uint64_t mem = nvb__mem_total(), need = (2 * pl.kmax + 1) * sizeof(uint64_t);
+    if (mem && need > mem) {
+        snprintf(err, errlen, "sprandom.regions=%u: the plan of target '%s' keeps %" PRIu64 " bytes of picked "
+                 "blocks, more than the %" PRIu64 " bytes of memory this process can have (more regions need less)",
+                 w->spr_regions, p->t[t].path, need, mem);
+        return -ENOMEM;
+    }
+    return (int64_t)pl.total;
+}
+
+/* sprandom=1 on the measured workload: one randwrite job on one target,
+ * bounded by the plan (its I/O count is the plan's, within runtime). */
+int nvb__sprandom_plan(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
+{
+    const char *why = w->rw != NVB__RW_RANDWRITE ? "rw=randwrite (the plan is a sequence of writes)"
+                      : p->jobs != 1 || p->nt != 1 ? "one job on one target (each target's plan is one sequence)"
+                      : w->bssplit.set ? "one bs, not a bssplit (the plan's blocks are of bs)"
+                      : w->io_limit || w->ios ? "no io_limit or ios (the plan's length is the job's)"
+                      : NULL;
+    if (why) {
+        snprintf(err, errlen, "sprandom=1 needs %s", why);
+        return -EINVAL;
+    }
+    int64_t total = spr_total(w, p, 0, err, errlen);
+    if (total < 0)
+        return (int)total;
+    p->ios_total = (uint64_t)total;
+    return 0;
+}
 
 int nvb__precond_plan(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
 {
     char b1[32];
     int files = !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES);
-    uint64_t bs = w->verify && files ? w->bs : w->bs > NVB__PRECOND_BS ? w->bs : NVB__PRECOND_BS;
+    const int rnd = w->precond_mode == NVB__PRECOND_RANDOM;
+    if (rnd && w->precondition != 1) {
+        snprintf(err, errlen, "precondition=%u with precondition.mode=random: the random preconditioning is one "
+                 "pass (precondition=1, or precondition=random)", w->precondition);
+        return -EINVAL;
+    }
+    for (unsigned t = 0; rnd && t < p->nt; t++) {
+        int64_t total = spr_total(w, p, t, err, errlen);
+        if (total < 0)
+            return (int)total;
+    }
+    uint64_t bs = rnd || (w->verify && files) ? w->bs : w->bs > NVB__PRECOND_BS ? w->bs : NVB__PRECOND_BS;
     uint64_t minlen = UINT64_MAX;
     for (unsigned t = 0; t < p->nt; t++)
         minlen = p->t[t].len < minlen ? p->t[t].len : minlen;
@@ -65,7 +125,9 @@ static int pre_progress(const struct nvb_progress *pg, void *arg)
 /* The phase's workload, from a copy of the user's. */
 static void pre_workload(struct nvb_workload *pw, const struct plan *p, uint64_t ios)
 {
-    pw->rw = NVB__RW_WRITE;
+    const int rnd = pw->precond_mode == NVB__PRECOND_RANDOM;
+    pw->rw = rnd ? NVB__RW_RANDWRITE : NVB__RW_WRITE;
+    pw->sprandom = rnd; /* the plan's sequence (core/sprandom.h), or sequential passes */
     pw->dist = (struct nvb__dist){0}; /* sequential: no offset distribution */
     pw->random_map = 0;
     pw->bs = p->pre_bs;
@@ -83,6 +145,7 @@ static void pre_workload(struct nvb_workload *pw, const struct plan *p, uint64_t
     pw->fault_rate = pw->fault_short = pw->fault_delay_rate = 0;
     pw->fault_delay_ns = 0;
     pw->precondition = 0;
+    pw->precond_mode = NVB__PRECOND_SEQ;
     pw->ss_metric = NVB__SS_OFF;
     pw->ss_stop = 0;
 }
@@ -121,9 +184,15 @@ int nvb__precond_run(struct run *r, struct nvb_result *res, char *err, size_t er
     }
     pres->ntargets = p->nt;
     uint64_t total = 0;
+    const int rnd = w->precond_mode == NVB__PRECOND_RANDOM;
     for (unsigned t = 0; t < p->nt; t++) {
         const struct ptarget *pt = &p->t[t];
-        ios[t] = (uint64_t)w->precondition * (pt->len / bs);
+        int64_t planned = rnd ? spr_total(w, p, t, err, errlen) : 0; /* the plan was checked: not negative */
+        ios[t] = rnd ? (uint64_t)planned : (uint64_t)w->precondition * (pt->len / bs);
+        if (rnd) { /* the writes past one of each block: the planned invalidations */
+            res->pre.regions = w->spr_regions;
+            res->pre.rewrites += ios[t] - pt->len / bs;
+        }
         total += ios[t];
         if (pt->len % bs)
             nvb__result_warn(res, "precondition: the last %" PRIu64 " bytes of the region of target '%s' were not "
@@ -153,9 +222,14 @@ int nvb__precond_run(struct run *r, struct nvb_result *res, char *err, size_t er
     pr.opts = &o;
     pr.cancel = r->cancel;
     pr.p = &pp;
-    nvb__run_log(r->opts, 2, "precondition: %u sequential pass%s of %" PRIu64 "-byte writes at qd %u over %u "
-                 "target%s", w->precondition, w->precondition == 1 ? "" : "es", bs, pp.qd, pp.nt,
-                 pp.nt == 1 ? "" : "s");
+    if (rnd)
+        nvb__run_log(r->opts, 2, "precondition: random, %" PRIu64 " %" PRIu64 "-byte writes with planned "
+                     "invalidation (op %g, %u regions) at qd %u over %u target%s", total, bs, w->spr_op,
+                     w->spr_regions, pp.qd, pp.nt, pp.nt == 1 ? "" : "s");
+    else
+        nvb__run_log(r->opts, 2, "precondition: %u sequential pass%s of %" PRIu64 "-byte writes at qd %u over %u "
+                     "target%s", w->precondition, w->precondition == 1 ? "" : "es", bs, pp.qd, pp.nt,
+                     pp.nt == 1 ? "" : "s");
     int no_barrier = 0; /* the start barrier is the measured run's */
     rc = pre_report(res, pres, nvb__run_phase(&pr, pres, &no_barrier, err, errlen), err, errlen);
     if (rc == 0)

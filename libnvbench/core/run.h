@@ -406,6 +406,9 @@ int  nvb__ss_update(struct nvb_result *res, const struct nvb_workload *w, double
 unsigned nvb__ss_rounds(const struct nvb_workload *w);
 /* The plan's checks of precondition=N and its block size (p->pre_bs). */
 int  nvb__precond_plan(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen);
+/* sprandom=1 on the measured workload: its checks, and p->ios_total the
+ * plan's writes. 0 or negative errno (message in err). */
+int  nvb__sprandom_plan(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen);
 /* The precondition phase: its own jobs over the held targets, before the
  * measured run; what it wrote goes to res->pre, never to the figures.
  * 0 or negative errno (the error is set in res). */

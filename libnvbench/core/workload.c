@@ -75,6 +75,8 @@ NVB_API int nvb_workload_new(struct nvb_workload **out)
     w->fault_delay_rate = 1.0;
     w->ss_excursion = 20; /* SNIA PTS */
     w->ss_slope = 10;
+    w->spr_op = 0.15; /* fio's sprandom defaults */
+    w->spr_regions = 100;
     *out = w;
     return 0;
 }
@@ -291,6 +293,13 @@ static int set_int(struct nvb_workload *w, const struct keydef *k, const char *v
 {
     const char *key = k->name;
     uint64_t u = 0;
+    if (k->off == OFF(precondition)) { /* a count of sequential passes, or "random": precondition.mode */
+        w->precond_mode = !strcmp(value, "random") ? NVB__PRECOND_RANDOM : NVB__PRECOND_SEQ;
+        if (w->precond_mode == NVB__PRECOND_RANDOM) {
+            w->precondition = 1;
+            return 0;
+        }
+    }
     int rc = int_kinds[k->type].parse(value, &u);
     if (rc && k->type == K_UINT && (value[0] == '0' && (value[1] == 'x' || value[1] == 'X')) && value[2]) {
         char *end; /* a tag or a mask in hex, as fio writes them (apptag=0x1234) */

@@ -105,7 +105,7 @@ struct tmpl {
     uint16_t ioprio;
     int32_t fd;
     uint32_t rw_flags;
-    uint8_t slow;            /* a trim: its SQE is made by nvb__uring_prep_trim */
+    uint8_t slow;            /* a trim: its SQE is made by nvb__uring_prep_trim, of kind slow - 1 */
     uint8_t pad[3];
 };
 _Static_assert(sizeof(struct tmpl) == 16 && offsetof(struct io_uring_sqe, fd) == 4 &&
@@ -250,14 +250,16 @@ static int make_templates(const struct nvb__engine_ctx *ctx, struct uring *u, in
             io_uring_prep_write(&s[NVB_WRITE], fd, NULL, 0, 0);
         }
         if (!u->nop)
-            nvb__uring_prep_trim(&s[NVB_TRIM], fd, u->blk ? u->blk[t] : 0, 0, 0);
+            nvb__uring_prep_trim(&s[NVB_TRIM], fd, nvb__uring_trim_kind(u->blk ? u->blk[t] : 0, ctx->zeroes), 0, 0);
         for (unsigned d = 0; d < 1u << TMPL_SHIFT; d++) {
             struct tmpl *tm = &u->tmpl[t << TMPL_SHIFT | d];
             if (regfiles && fd >= 0 && !u->nop)
                 s[d].flags |= IOSQE_FIXED_FILE;
             memcpy(tm, &s[d], 8);
             tm->rw_flags = d == NVB_READ ? ctx->rflags : d == NVB_WRITE ? ctx->wflags : 0; /* (0 with nop=1) */
-            tm->slow = !u->nop && d == NVB_TRIM;
+            /* a trim: 1 + its kind (nvb__uring_trim_kind) */
+            tm->slow = !u->nop && d == NVB_TRIM
+                           ? (uint8_t)(1 + nvb__uring_trim_kind(u->blk ? u->blk[t] : 0, ctx->zeroes)) : 0;
         }
     }
     return 0;
@@ -408,7 +410,7 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
         const struct tmpl *t = &tmpl[(io->target & tmask) << TMPL_SHIFT | io->dir];
         struct io_uring_sqe *sqe = &sqes[(tail + i) & mask];
         if (__builtin_expect(t->slow, 0)) {
-            nvb__uring_prep_trim(sqe, t->fd, t->opcode == IORING_OP_URING_CMD, io->off, io->len);
+            nvb__uring_prep_trim(sqe, t->fd, t->slow - 1, io->off, io->len);
             sqe->flags = t->flags;
         } else {
             /* every field, as io_uring_prep_rw() does (the slot holds an

@@ -3,7 +3,11 @@
  * (IORING_OP_FALLOCATE, PUNCH_HOLE | KEEP_SIZE), a discard on a block
  * device (IORING_OP_URING_CMD with the block layer's discard command,
  * Linux 6.12; the planner opened it for writing, which the command needs).
- * Both complete with 0 on success.
+ * With write_zeroes=1 a range zeroed instead, on files and block devices
+ * alike (IORING_OP_FALLOCATE, ZERO_RANGE | KEEP_SIZE: on a block device
+ * the kernel's blkdev_fallocate writes zeroes as BLKZEROOUT does, without
+ * unmapping; io_uring has no write-zeroes opcode or block command of its
+ * own). All complete with 0 on success.
  */
 #ifndef NVB_ENGINES_URING_TRIM_H
 #define NVB_ENGINES_URING_TRIM_H
@@ -25,10 +29,18 @@
  * must have the opcodes the trims need. 0, or -errno with ctx->why. */
 int nvb__uring_trim_setup(const struct nvb__engine_ctx *ctx, unsigned char **blk);
 
-static inline void nvb__uring_prep_trim(struct io_uring_sqe *sqe, int fd, int blk, uint64_t off, uint32_t len)
+/* What a target's trim SQEs are (nvb__uring_prep_trim's kind). */
+enum { NVB__UTRIM_HOLE = 0, NVB__UTRIM_DISCARD = 1, NVB__UTRIM_ZERO = 2 };
+static inline int nvb__uring_trim_kind(int blk, int zeroes)
 {
-    if (!blk) {
-        io_uring_prep_fallocate(sqe, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len);
+    return zeroes ? NVB__UTRIM_ZERO : blk ? NVB__UTRIM_DISCARD : NVB__UTRIM_HOLE;
+}
+
+static inline void nvb__uring_prep_trim(struct io_uring_sqe *sqe, int fd, int kind, uint64_t off, uint32_t len)
+{
+    if (kind != NVB__UTRIM_DISCARD) {
+        io_uring_prep_fallocate(sqe, fd, (kind == NVB__UTRIM_ZERO ? FALLOC_FL_ZERO_RANGE : FALLOC_FL_PUNCH_HOLE) |
+                                FALLOC_FL_KEEP_SIZE, off, len);
         return;
     }
     memset(sqe, 0, sizeof *sqe);

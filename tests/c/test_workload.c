@@ -359,7 +359,9 @@ static const struct { const char *key, *value; } echo_vals[] = {
     {"thinktime", "7us"}, {"thinktime_blocks", "3"}, {"submit_batch", "2"}, {"complete_batch", "2"},
     {"name", "a \"quoted\" name"}, {"lat_include_errors", "1"}, {"io_timeout", "1.5s"}, {"fault.rate", "1/3"},
     {"fault.errno", "ENOSPC"}, {"fault.short", "0.1%"}, {"fault.delay", "1ms"}, {"fault.delay_rate", "0.5"},
-    {"fault.seed", "99"}, {"precondition", "1"}, {"ss", "iops"}, {"ss.window", "50ms"}, {"ss.excursion", "12.5"},
+    {"fault.seed", "99"}, {"precondition", "1"}, {"precondition.mode", "random"}, {"sprandom", "1"},
+    {"sprandom.op", "0.28"}, {"sprandom.regions", "400"}, {"sprandom.cache", "1m"}, {"ss", "iops"},
+    {"ss.window", "50ms"}, {"ss.excursion", "12.5"},
     {"ss.slope", "5"}, {"ss.stop", "1"}, {"startdelay", "1.5ms"},
 };
 

@@ -1,15 +1,16 @@
 /*
  * write_zeroes=1: the workload's trims zero their ranges instead of
  * discarding them (engines/trim.c, core/iomode.c).
- *  - psync on an ext4 scratch file: fallocate ZERO_RANGE; the trimmed
- *    range reads back as zeros, the rest as it was, the size unchanged, and
- *    engine_used says the trims were write-zeroes;
+ *  - psync and io_uring (IORING_OP_FALLOCATE) on an ext4 scratch file:
+ *    fallocate ZERO_RANGE; the trimmed range reads back as zeros, the rest
+ *    as it was, the size unchanged, and engine_used says the trims were
+ *    write-zeroes;
  *  - on a file system without ZERO_RANGE (tmpfs) the first one fails the
  *    run with EOPNOTSUPP, named;
- *  - refused: an engine that cannot (io_uring, libaio, null), a workload
- *    without trims;
- *  - with root, a loop device of the test's own: BLKZEROOUT zeroes the
- *    range of its image.
+ *  - refused: an engine that cannot (libaio, null), a workload without
+ *    trims;
+ *  - with root, a loop device of the test's own: BLKZEROOUT (psync) and
+ *    IORING_OP_FALLOCATE ZERO_RANGE (io_uring) zero the range of its image.
  * Write Zeroes on NVMe passthrough runs under QEMU (tests/vm).
  */
 #include <check.h>
@@ -46,17 +47,35 @@ static int run(const char *const *kv, const char *target, char *msg, size_t len,
     return rc;
 }
 
+/* The engines that write zeroes on files and block devices (engine nvme:
+ * under QEMU); io_uring's case is left out, said, where it cannot run. */
+static const char *const zero_engines[] = {"psync", "io_uring"};
+
+static int engine_here(const char *engine)
+{
+    char why[256];
+    if (nvb_engine_probe(engine, why, sizeof why) < 0) {
+        fprintf(stderr, "note: engine %s: %s: its case skipped\n", engine, why);
+        return 0;
+    }
+    return 1;
+}
+
 START_TEST(file_range_zeroed)
 {
+    const char *engine = zero_engines[_i];
+    if (!engine_here(engine))
+        return;
     char *f = tu_scratch("zeroes", FSIZE);
     unsigned char *before = tu_read_head(f, FSIZE);
     ck_assert(!tu_all_zero(before + (1u << 20), 1u << 20));
-    const char *kv[] = {"engine", "psync", "rw", "trim", "write_zeroes", "1", "bs", "64k", "offset", "1M",
+    const char *kv[] = {"engine", engine, "rw", "trim", "write_zeroes", "1", "bs", "64k", "offset", "1M",
                         "size", "1M", "io_limit", "1M", NULL};
     char msg[1024], *json;
     int rc = run(kv, f, msg, sizeof msg, &json);
     ck_assert_msg(rc == 0 && json, "rc %d: %s", rc, msg);
     ck_assert_msg(strstr(json, "\"trims\":\"write zeroes"), "engine_used names the write-zeroes");
+    ck_assert_msg(strstr(json, _i ? "IORING_OP_FALLOCATE" : "BLKZEROOUT"), "engine_used names how: %s", json);
     ck_assert_msg(strstr(json, "\"write_zeroes\":1"), "the workload echo carries write_zeroes");
     free(json);
     struct stat st;
@@ -98,9 +117,9 @@ END_TEST
 START_TEST(refusals)
 {
     char *f = tu_scratch("zeroes-ref", 1 << 20);
-    static const char *const engines[] = {"io_uring", "libaio", "null"};
+    static const char *const engines[] = {"libaio", "null"};
     char msg[1024];
-    for (int e = 0; e < 3; e++) {
+    for (int e = 0; e < 2; e++) {
         char why[256];
         if (nvb_engine_probe(engines[e], why, sizeof why) < 0)
             continue;
@@ -108,7 +127,7 @@ START_TEST(refusals)
         int rc = run(kv, f, msg, sizeof msg, NULL);
         /* libaio cannot trim at all: that refusal comes first */
         ck_assert_msg(rc == -ENOTSUP && strstr(msg, engines[e]) &&
-                          (e == 1 ? strstr(msg, "cannot trim") != NULL
+                          (e == 0 ? strstr(msg, "cannot trim") != NULL
                                   : strstr(msg, "write_zeroes=1") && strstr(msg, "BLKZEROOUT")),
                       "%s: rc %d: %s", engines[e], rc, msg);
     }
@@ -124,6 +143,9 @@ static char g_loop[64];
 
 START_TEST(loop_device_zeroout)
 {
+    const char *engine = zero_engines[_i];
+    if (!engine_here(engine))
+        return;
     if (!tu_is_root() || tu_sh("command -v losetup") != 0) {
         fprintf(stderr, "note: needs root and losetup: case skipped\n");
         return;
@@ -135,8 +157,8 @@ START_TEST(loop_device_zeroout)
         free(img);
         return;
     }
-    const char *kv[] = {"engine", "psync", "rw", "trim", "write_zeroes", "1", "bs", "1M", "offset", "4M",
-                        "size", "4M", "io_limit", "4M", "allow_destructive", "1", NULL};
+    const char *kv[] = {"engine", engine, "rw", "trim", "write_zeroes", "1", "bs", "1M", "offset", "4M",
+                        "size", "4M", "io_limit", "4M", "allow_destructive", "1", "qd", "4", NULL};
     char msg[1024];
     int rc = run(kv, g_loop, msg, sizeof msg, NULL);
     tu_sh("losetup -d '%s'", g_loop); /* this device only, by name */
@@ -155,10 +177,10 @@ int main(void)
     Suite *s = suite_create("zeroes");
     TCase *tc = tcase_create("zeroes");
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, file_range_zeroed);
+    tcase_add_loop_test(tc, file_range_zeroed, 0, 2);
     tcase_add_test(tc, tmpfs_says_why);
     tcase_add_test(tc, refusals);
-    tcase_add_test(tc, loop_device_zeroout);
+    tcase_add_loop_test(tc, loop_device_zeroout, 0, 2);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     return failed ? 1 : 0;

@@ -157,6 +157,22 @@ def test_matrix_csv_and_plot(matrix_run):
         ["lat.png", "m.csv", "m.json", "m.png"]
 
 
+def test_summary_names_the_precondition(tmp_path):
+    """The summary says which preconditioning ran and what it wrote."""
+    f = tmp_path / "t.dat"
+    out = tmp_path / "r.json"
+    common = ["run", "engine=psync", "rw=randread", "bs=4k", "size=4m", "ios=32", "direct=0", str(f),
+              "--summary", "--no-progress", "--json", out]
+    p = cli(*common, "precondition=random", "sprandom.op=0.2", "sprandom.regions=10")
+    assert p.returncode == 0, p.stderr
+    pre = json.loads(out.read_text())["results"][0]["precondition"]
+    assert pre["bytes"] == 1228 * 4096 and pre["regions"] == 10 and pre["rewrites"] == 1228 - 1024
+    assert "precondition: random, planned invalidation over 10 regions (204 rewrites), 4 KiB writes, " in p.stdout
+    p = cli(*common, "precondition=1")
+    assert p.returncode == 0, p.stderr
+    assert "precondition: 1 sequential pass, 128 KiB writes, 4 MiB written in" in p.stdout, p.stdout
+
+
 def test_matrix_preconditions_and_judges_the_write_cells(tmp_path):
     out = tmp_path / "ss.json"
     p = cli("matrix", "--engines", "psync", "--runtime", "3s", "--size", "4M", "--qd", "2", "--precondition", "2",

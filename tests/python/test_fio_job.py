@@ -288,6 +288,28 @@ def test_honoured_options_run_as_fio_runs_them(tmp_path, monkeypatch):
     assert r.data["workload"]["ss"]["metric"] == "iops" and "steady_state" in r.data
 
 
+def test_sprandom_job_writes_the_plan(tmp_path):
+    """fio's sprandom, spr_op, spr_num_regions map as they are; the job's length is the plan's
+    (size x (1 + spr_op), whole blocks), as fio makes it its io_size; what fio 3.33 cannot run
+    (it predates sprandom) is checked against the plan's own arithmetic."""
+    [[w]] = from_fio_job(job("sprandom"))
+    assert w["sprandom"] == "1" and w["sprandom.op"] == "0.2" and w["sprandom.regions"] == "10"
+    assert "io_limit" not in w and w["rw"] == "randwrite" and w["size"] == str(4 << 20)
+    [r] = run_fio_job(job("sprandom"))
+    size, op, bs = 4 << 20, 0.2, 4096
+    phys = size + -(-size * 2 // 10)  # ceil(size x 0.2) in integers
+    assert r.data["write"]["ios"] == (phys - phys % bs) // bs == 1228
+    assert r.data["workload"]["sprandom"] == {"enabled": 1, "op": op, "regions": 10, "cache": 0}
+    assert r.data["precondition"] is None
+    # fio refuses another generator with sprandom, and a time-based run would go past the plan
+    with pytest.raises(FioJobError, match="random_generator"):
+        from_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=randwrite\nsprandom=1\n"
+                                     "random_generator=tausworthe\n"))
+    with pytest.raises(FioJobError, match="time_based"):
+        from_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=randwrite\nsprandom=1\n"
+                                     "time_based\nruntime=1\n"))
+
+
 def test_continue_on_error_by_kind_of_io(tmp_path):
     """continue_on_error=read/write/io: fio continues after errors of that kind of I/O only,
     so a job of one kind continues (the kind named) or stops at its first error; the project's

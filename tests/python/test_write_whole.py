@@ -108,3 +108,20 @@ def test_a_file_at_the_temporary_name_is_not_written_through(tmp_path):
     assert victim.read_text() == "keep"
     assert out.read_text() == "{}\n"
     assert os.path.islink(f"{out}.tmp{os.getpid()}")
+
+
+def test_a_special_file_is_written_to_not_replaced(tmp_path):
+    """--json /dev/null (or a FIFO, a terminal) writes into the file: renaming a temporary
+    file over it would turn a device node into a regular file (it did, as root, to /dev/null).
+    A FIFO stands in for the device here, so a failure harms nothing outside tmp_path."""
+    import threading
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    reader.start()
+    _jsontext.write_text(str(fifo), "{\"a\": 1}\n")
+    reader.join(10)
+    assert got == [b"{\"a\": 1}\n"]
+    assert os.path.exists(fifo) and not os.path.isfile(fifo)  # still the FIFO
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temporary file beside it

@@ -9,6 +9,7 @@ import errno
 import json
 import math
 import os
+import stat
 import signal
 
 from .errors import NvbenchError
@@ -178,6 +179,17 @@ def write_text(path_or_file, text):
         return path_or_file
     path = os.fspath(path_or_file)
     data = text.encode("utf-8")
+    try:
+        special = not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        special = False
+    if special:  # /dev/null, a FIFO, a terminal: written to, never renamed over (as root that would replace it)
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            raise _write_error(e, path, len(data)) from None
+        return path_or_file
     made = False
     try:
         # Made and noted with SIGINT/SIGTERM held back: a handler that raises

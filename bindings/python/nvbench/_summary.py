@@ -208,6 +208,7 @@ def _block(data):
         lines.extend(counters_lines(cpu))
         lines.extend(interrupts_lines(data))
     lines += _rate_lines(data)
+    lines.extend(_precondition_lines(data.get("precondition")))
     lines.extend(_util_lines(data.get("per_target")))
     lines.extend(_device_lines(data.get("per_target")) + _energy_lines(data.get("energy")))
     errs = (data.get("errors") or {}).get("count")
@@ -216,6 +217,20 @@ def _block(data):
     if data.get("cancelled"):
         lines.append("  cancelled: the figures cover the time until the stop")
     return "".join(printable(line) + "\n" for line in lines)
+
+
+def _precondition_lines(pre):
+    """Which preconditioning ran before the measured window, and what it wrote."""
+    if not pre:
+        return []
+    if pre.get("regions"):
+        how = (f"random, planned invalidation over {pre['regions']} regions "
+               f"({pre.get('rewrites', 0):,} rewrites)")
+    else:
+        n = pre.get("passes", 0)
+        how = f"{n} sequential pass{'' if n == 1 else 'es'}"
+    return [f"  precondition: {how}, {_bytes(pre.get('bs', 0))} writes, {_bytes(pre.get('bytes', 0))} "
+            f"written in {pre.get('duration_s', 0):.3g} s (not in the figures)"]
 
 
 def _device_lines(targets):
