@@ -57,7 +57,6 @@ static const char *const reasons[][2] = {
     {"flow_sleep", "nvbench has no flow control between jobs (fio's flow): nothing to sleep for"},
     {"verify_backlog", "fio checks written blocks while it writes, every N writes; nvbench's read-back checks them "
                        "after the write step"},
-    {"verify_pattern", "nvbench writes its own data with a header and CRC32C per block, not a pattern"},
     {"fsync", "nvbench issues no fsync between writes: a job's writes would not be flushed every N"},
     {"fdatasync", "nvbench issues no fdatasync between writes: a job's writes would not be flushed every N"},
     {"end_fsync", "nvbench issues no fsync at a job's end: the last writes would not be flushed"},
@@ -472,6 +471,11 @@ static const struct {
     {"startdelay", h_startdelay, 0},
     {"numa_cpu_nodes", fm_numa_cpu_nodes, 0},
     {"numa_mem_policy", fm_numa_mem_policy, 0},
+    {"verify_pattern", fm_verify_pattern, 0},
+    {"verify_interval", fm_verify_interval, 0},
+    {"fill_device", fm_fill_device, 1},
+    {"fill_fs", fm_fill_device, 1},
+    {"create_serialize", fm_create_serialize, 1},
 };
 
 /* fio's wait_for=NAME: the job starts once the job NAME is done. Honoured

@@ -167,7 +167,7 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
         if (c->wfill && io->dir == NVB_WRITE) { /* the block's content: one test per I/O when there is none */
             const uint64_t seq = (uint64_t)(j->idx + 1) << 40 | ++j->wseq;
             if (verify)
-                nvb__vblock_fill(io->buf, bs, seed, j->tmap[t], io->off, seq);
+                nvb__vblock_fill_pat(io->buf, bs, seed, j->tmap[t], io->off, seq, &j->run->w->vpat);
             else
                 nvb__data_fill(c->data, io->buf, io->len, io->off, seq);
         }

@@ -405,6 +405,16 @@ const struct keydef nvb__keys[] = {
             "after the measured window: its reads are in `verify.checked` and `verify.mismatches` (and "
             "`errors`), in no throughput or latency figure. A read-back after a cancel or an error does not "
             "start"},
+    {KEY("verify_pattern", K_STRING, verify_pattern, 0, 0),
+     .group = "data", .fio = "verify_pattern", .flags = MEASURES,
+     .help = "with verify=1: each block's payload repeats these bytes (0x and hex digits) in place of random data",
+     .dflt = "`\"\"` (random data)",
+     .range = "`0x` and 2 to 62 hex digits (an even count), or `\"\"`",
+     .doc = "with `verify=1`: each verification block keeps its header and CRC32C, and the bytes after the header "
+            "repeat the pattern (its byte `i mod length` at the block's byte `i`, the bytes in the order written: "
+            "`0xaa555aa5` is aa 55 5a a5), as fio's `verify_pattern` lays out a hex pattern; a read checks the "
+            "header, the CRC and every byte of the pattern. Blocks written with a pattern are read back with "
+            "the same pattern. Needs `verify=1`"},
     {KEY("continue_on_error", K_BOOL, continue_on_error, 0, 1),
      .group = "errors", .fio = "continue_on_error",
      .help = "count I/O errors and go on instead of stopping",

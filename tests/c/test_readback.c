@@ -7,6 +7,8 @@
  * with a runtime-capped verify write maps to it. Also the options whose
  * meaning depends on this machine (numa_cpu_nodes, numa_mem_policy against
  * sysfs's nodes, as fio 3.33 reads them here) and allow_file_create=0.
+ * And verify_pattern (the payload of a verification block, laid out as
+ * fio lays out a hex pattern) with the options of fio's surface-scan.
  */
 #include <check.h>
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "nvbench.h"
+#include "core/verify.h"
 #include "testutil.h"
 
 #define BS 4096u
@@ -233,6 +236,99 @@ START_TEST(allow_file_create_off)
 }
 END_TEST
 
+/* The pattern from the block's start (fio 3.33 wrote aa 55 5a a5 from
+ * byte 0 of a block for verify_pattern=0xaa555aa5, its header over the
+ * first bytes), the header and CRC32C kept; a changed byte of it found. */
+START_TEST(pattern_block_format)
+{
+    static const char *const bad[] = {"0x", "0xabc", "0xzz", "aa55", "0x" "0011223344556677889900112233445566778899001122334455667788990011"};
+    struct nvb__vpat pat, none;
+    struct nvb__vmismatch mm;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(nvb__vpat_parse(bad[i], &pat) == -EINVAL, "%s", bad[i]);
+    ck_assert_int_eq(nvb__vpat_parse("", &none), 0);
+    ck_assert_uint_eq(none.len, 0);
+    ck_assert_int_eq(nvb__vpat_parse("0xAA555aa5", &pat), 0);
+    ck_assert_uint_eq(pat.len, 4);
+    static unsigned char b[4096];
+    nvb__vblock_fill_pat(b, sizeof b, 7, 1, 8192, 3, &pat);
+    for (unsigned i = 48; i < sizeof b; i++)
+        ck_assert_uint_eq(b[i], ((const unsigned char[]){0xaa, 0x55, 0x5a, 0xa5})[i % 4]);
+    ck_assert_int_eq(nvb__vblock_check_pat(b, sizeof b, 7, 1, 8192, &pat, &mm), 0);
+    ck_assert_int_ne(nvb__vblock_check_pat(b, sizeof b, 7, 1, 8192, &none, &mm), 0); /* not random data */
+    ck_assert_int_ne(nvb__vblock_check_pat(b, sizeof b, 7, 1, 4096, &pat, &mm), 0);  /* another offset's */
+    b[1000] ^= 1;
+    ck_assert_int_ne(nvb__vblock_check_pat(b, sizeof b, 7, 1, 8192, &pat, &mm), 0);
+}
+END_TEST
+
+/* Written with a pattern, read back with it: all checked, none mismatched;
+ * the file holds the pattern after each header. Read without it: every
+ * block mismatches (the data is the pattern, not nvbench's random data). */
+START_TEST(pattern_written_and_read_back)
+{
+    struct nvb_result *r = run((const char *[]){"rw", "write", "verify_readback", "0", "verify_pattern", "0xaa555aa5",
+                                                "ios", "64", NULL});
+    nvb_result_free(r);
+    unsigned char *head = tu_read_head(g_file, 2 * BS);
+    for (unsigned i = 0; i < 2 * BS; i++)
+        if (i % BS >= 48) /* after each block's header */
+            ck_assert_uint_eq(head[i], ((const unsigned char[]){0xaa, 0x55, 0x5a, 0xa5})[i % 4]);
+    free(head);
+    r = run((const char *[]){"rw", "read", "verify_readback", "0", "verify_pattern", "0xaa555aa5", "ios", "64", NULL});
+    ck_assert(tu_get(r, "verify.checked") == 64 && tu_get(r, "verify.mismatches") == 0);
+    nvb_result_free(r);
+    r = run((const char *[]){"rw", "read", "verify_readback", "0", "ios", "64", NULL});
+    ck_assert(tu_get(r, "verify.mismatches") == 64 && tu_get(r, "verify.by_field.data") == 64);
+    nvb_result_free(r);
+    struct nvb_workload *w = tu_workload((const char *[]){"rw", "read", "verify_pattern", "0x55", "size", "1m", NULL},
+                                         (const char *[]){g_file, NULL});
+    ck_assert_int_eq(nvb_run(w, NULL, &r), -EINVAL);
+    ck_assert_msg(strstr(nvb_result_error(r), "needs verify=1"), "%s", nvb_result_error(r));
+    nvb_result_free(r);
+    nvb_workload_free(w);
+}
+END_TEST
+
+/* fio's surface-scan: a write step with do_verify=0, then a read job with
+ * do_verify=1 verifying it with the same settings (pattern, meta); the
+ * interval, fill_device with a size and create_serialize with notes. */
+START_TEST(surface_scan_mapping)
+{
+    char text[1024];
+    int rc;
+    snprintf(text, sizeof text, "[global]\nsize=1m\nbs=64k\nioengine=sync\nverify=meta\nverify_pattern=0xaa555aa5\n"
+             "verify_interval=512\n[write-phase]\nfilename=%s\nrw=write\nfill_device=1\ndo_verify=0\n"
+             "[verify-phase]\nstonewall\ncreate_serialize=0\nfilename=%s\nrw=read\ndo_verify=1\n", g_file, g_file);
+    struct nvb_fiomap *m = map_text(text, 0, &rc);
+    ck_assert_msg(m != NULL, "%d %s", rc, why);
+    ck_assert_uint_eq(nvb_fiomap_workloads(m), 2);
+    for (size_t w = 0; w < 2; w++) {
+        ck_assert_int_eq(nvb_fiomap_step(m, w), (int)w);
+        ck_assert_str_eq(key(m, w, "verify"), "1");
+        ck_assert_str_eq(key(m, w, "verify_pattern"), "0xaa555aa5");
+        ck_assert_ptr_null(key(m, w, "verify_readback"));
+    }
+    ck_assert_str_eq(key(m, 0, "rw"), "write");
+    ck_assert_str_eq(key(m, 1, "rw"), "read");
+    char all[4096] = "";
+    for (size_t w = 0; w < 2; w++)
+        for (size_t k = 0; k < nvb_fiomap_count(m, w, NVB_FIOMAP_WARNINGS); k++)
+            strncat(all, nvb_fiomap_item(m, w, NVB_FIOMAP_WARNINGS, k, NULL, NULL), sizeof all - strlen(all) - 1);
+    ck_assert_msg(strstr(all, "verify_interval=512") && strstr(all, "fill_device with a size") &&
+                  strstr(all, "create_serialize=0"), "%s", all);
+    nvb_fiomap_free(m);
+    /* a pattern alone, or fill_device without a size: refused naming the option */
+    ck_assert_ptr_null(map_text("[j]\nioengine=null\nsize=1m\nrw=write\nverify_pattern=0xaa\n", 0, &rc));
+    ck_assert_ptr_nonnull(strstr(why, "'verify_pattern'"));
+    ck_assert_ptr_null(map_text("[j]\nioengine=null\nsize=1m\nverify=md5\nverify_pattern=12\n", 0, &rc));
+    ck_assert_ptr_nonnull(strstr(why, "'verify_pattern'"));
+    snprintf(text, sizeof text, "[j]\nfilename=%s\nrw=write\nfill_device=1\n", g_file);
+    ck_assert_ptr_null(map_text(text, 0, &rc));
+    ck_assert_ptr_nonnull(strstr(why, "'fill_device'"));
+}
+END_TEST
+
 int main(void)
 {
     g_file = tu_scratch("readback", (uint64_t)BS * NBLK);
@@ -245,6 +341,9 @@ int main(void)
     tcase_add_test(tc, job_file_runtime_verify_reads_back_in_the_job);
     tcase_add_test(tc, numa_nodes_of_this_machine);
     tcase_add_test(tc, allow_file_create_off);
+    tcase_add_test(tc, pattern_block_format);
+    tcase_add_test(tc, pattern_written_and_read_back);
+    tcase_add_test(tc, surface_scan_mapping);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     unlink(g_file);
