@@ -818,6 +818,26 @@ def test_verify_with_a_runtime_reads_back_what_was_written(tmp_path, monkeypatch
             "vr": (1 << 20, 1 << 20)}
 
 
+def test_verify_phase_checks_an_earlier_write(tmp_path, monkeypatch):
+    """fio's surface-scan: a write step with verify_pattern and do_verify=0, then a read job with
+    do_verify=1 that verifies it; fio 3.33 moves the same bytes (1 MiB written, 1 MiB read) and
+    nvbench checks all 16 blocks of the pattern, none mismatched."""
+    [[w], [v]] = from_fio_job(job("verify-phase"))
+    assert (w["rw"], v["rw"], w["verify_pattern"], v["verify_pattern"]) == ("write", "read", "0xaa555aa5", "0xaa555aa5")
+    assert "verify_readback" not in w and v["verify"] == "1"
+    d = scratch_dir(tmp_path)
+    assert nvb_bytes(job("verify-phase"), d, monkeypatch) == {"write-phase": (0, 1 << 20), "verify-phase": (1 << 20, 0)}
+    with open(d / "vp.dat", "rb") as f:
+        f.seek(4 * 65536 + 100)
+        assert f.read(8) == bytes.fromhex("aa555aa5aa555aa5")
+    [_, r] = run_fio_job(job("verify-phase"))
+    assert (r.data["verify"]["checked"], r.data["verify"]["mismatches"]) == (16, 0)
+    if FIO:
+        (tmp_path / "fio").mkdir()
+        assert fio_bytes(job("verify-phase"), scratch_dir(tmp_path / "fio")) == {
+            "write-phase": (0, 1 << 20), "verify-phase": (1 << 20, 0)}
+
+
 @pytest.mark.parametrize("body,why", [
     ("timeout=2\nruntime=3", "other name of runtime"), ("rate=1000\nbs=4k", "not a whole number of 4096-byte"),
     ("rate=1m\nrate_iops=5", "both cap"), ("filesize=1m-2m", "a range of file sizes"),
