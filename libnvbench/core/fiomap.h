@@ -130,4 +130,15 @@ int fm_sprandom(struct fm_job *j);
 int fm_continue(struct fm_job *j);
 int fm_wait_for(struct fm_job *j, const struct nvb_fiomap *m, size_t step_start);
 
+/* ---- fiomap_host.c: options whose meaning depends on this machine ---- */
+int fm_numa_cpu_nodes(struct fm_job *j, const char *opt, const char *v);
+int fm_numa_mem_policy(struct fm_job *j, const char *opt, const char *v);
+/* ---- fiomap_verify.c: verify's companions ---- */
+int fm_verify_pattern(struct fm_job *j, const char *opt, const char *v);
+int fm_verify_interval(struct fm_job *j, const char *opt, const char *v);
+int fm_fill_device(struct fm_job *j, const char *opt, const char *v);
+int fm_create_serialize(struct fm_job *j, const char *opt, const char *v);
+/* allow_file_create=0 against the job's targets (after they are known). */
+int fm_file_create(struct fm_job *j);
+
 #endif

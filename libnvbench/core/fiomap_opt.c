@@ -44,6 +44,7 @@ static const char *const structure[] = {
     "randrepeat", "timeout", "threads", "filesize", "rate", "write_bw_log", "write_lat_log", "write_iops_log",
     "log_avg_msec", "blockalign", "ba", "wait_for", "io_submit_mode", "log_offset", "log_prio", "steadystate", "ss",
     "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp", "steadystate_check_interval", "ss_interval",
+    "allow_file_create",
 };
 
 /* Options nvbench does not honour, with the reason a user is told (others:
@@ -54,12 +55,8 @@ static const char *const reasons[][2] = {
     {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
     {"flow", "nvbench has no flow control between jobs: the jobs would run at their own pace"},
     {"flow_sleep", "nvbench has no flow control between jobs (fio's flow): nothing to sleep for"},
-    {"numa_cpu_nodes", "fio's job floats over the nodes' CPUs; nvbench pins job i to one CPU (give cpus_allowed=LIST "
-                       "with cpus_allowed_policy=split, or the key cpus=local)"},
-    {"numa_mem_policy", "nvbench does not set a memory policy: its buffers stay where the kernel places them"},
     {"verify_backlog", "fio checks written blocks while it writes, every N writes; nvbench's read-back checks them "
                        "after the write step"},
-    {"verify_pattern", "nvbench writes its own data with a header and CRC32C per block, not a pattern"},
     {"fsync", "nvbench issues no fsync between writes: a job's writes would not be flushed every N"},
     {"fdatasync", "nvbench issues no fdatasync between writes: a job's writes would not be flushed every N"},
     {"end_fsync", "nvbench issues no fsync at a job's end: the last writes would not be flushed"},
@@ -472,6 +469,13 @@ static const struct {
     {"blocksize_range", h_bsrange, 0},
     {"gtod_reduce", h_gtod_reduce, 1},
     {"startdelay", h_startdelay, 0},
+    {"numa_cpu_nodes", fm_numa_cpu_nodes, 0},
+    {"numa_mem_policy", fm_numa_mem_policy, 0},
+    {"verify_pattern", fm_verify_pattern, 0},
+    {"verify_interval", fm_verify_interval, 0},
+    {"fill_device", fm_fill_device, 1},
+    {"fill_fs", fm_fill_device, 1},
+    {"create_serialize", fm_create_serialize, 1},
 };
 
 /* fio's wait_for=NAME: the job starts once the job NAME is done. Honoured

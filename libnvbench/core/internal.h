@@ -115,6 +115,9 @@ struct nvb_workload {
     int       target_mode;
     int       seq_start;     /* enum nvb__seq_start: where sequential jobs sharing a target start */
     int       verify;
+    int       verify_readback; /* each job reads back and checks the blocks it wrote, once its writes end */
+    char      verify_pattern[64]; /* "0x..." or "": the key's text */
+    struct nvb__vpat vpat;   /* verify_pattern parsed (len 0: pseudo-random payload) */
     int       continue_on_error;
     int       lat_include_errors;  /* failed I/Os' latency goes into the histograms too */
     uint64_t  io_timeout_ns; /* watchdog: no completion this long with I/O in flight stops the run, 0 = never */

@@ -167,7 +167,7 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
         if (c->wfill && io->dir == NVB_WRITE) { /* the block's content: one test per I/O when there is none */
             const uint64_t seq = (uint64_t)(j->idx + 1) << 40 | ++j->wseq;
             if (verify)
-                nvb__vblock_fill(io->buf, bs, seed, j->tmap[t], io->off, seq);
+                nvb__vblock_fill_pat(io->buf, bs, seed, j->tmap[t], io->off, seq, &j->run->w->vpat);
             else
                 nvb__data_fill(c->data, io->buf, io->len, io->off, seq);
         }
@@ -216,6 +216,16 @@ static void job_stop_at_error(struct job *j, const struct nvb__io *io, int d)
                  : (io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0 ? " (injected: fault.short)" : "");
     }
     nvb__mutex_unlock(r->mu);
+}
+
+/* A failed I/O counted (errno en), the run stopped unless it continues. */
+static void job_failed(struct job *j, struct nvb__tstat *ts, const struct nvb__io *io, int d, int en)
+{
+    j->errors++;
+    j->errors_dir[d]++;
+    ts->errors++;
+    j->by_errno[en < NVB__ERRNO_SLOTS ? en : NVB__ERRNO_SLOTS - 1]++;
+    job_stop_at_error(j, io, d);
 }
 
 /* An I/O's latencies at its completion: lat from where its latency
@@ -277,12 +287,22 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
             j->fault_short[d]++;
         if (j->run->w->lat_include_errors)
             job_lat(&ts->d[d], c, io, t_done, runs);
-        j->errors++;
-        j->errors_dir[d]++;
-        ts->errors++;
-        j->by_errno[en < NVB__ERRNO_SLOTS ? en : NVB__ERRNO_SLOTS - 1]++;
-        job_stop_at_error(j, io, d);
+        job_failed(j, ts, io, d, en);
     }
+}
+
+void nvb__job_readback_done(struct job *j, struct nvb__io *io)
+{
+    const unsigned t = io->target;
+    /* its key names the block in this job's stripe, as a write's does */
+    j->vkey[io->slot] = vkey_of(t, ((io->off - j->st[t].region_off) / io->len - j->vrank[t]) / j->vstride[t]);
+    if (io->res == (int64_t)io->len) {
+        job_verify_read(j, j->run->w->seed, io);
+        return;
+    }
+    if (io->res >= 0)
+        j->short_ios++;
+    job_failed(j, &j->st[t], io, NVB_READ, io->res < 0 ? (int)-io->res : EIO);
 }
 
 /* slat of a measured batch: the submit call's time, one value for all its
@@ -847,6 +867,8 @@ static void job_loop(struct job *j)
     /* the last job out had the window's last counted completion */
     if (__atomic_sub_fetch(&r->counting, 1, __ATOMIC_ACQ_REL) == 0)
         nvb__cpu_edge(r, NVB__EDGE_END);
+    if (r->w->verify_readback && j->vtrack && !j->rc && !j->stalled)
+        nvb__job_readback(j); /* after the window: the figures are the writes' */
 }
 
 void *nvb__job_main(void *arg)

@@ -395,6 +395,29 @@ const struct keydef nvb__keys[] = {
              "block written (`size / bs / 8` bytes) is counted in the run's memory. A target named twice (by "
              "name, hard link or another device node) is refused. A mismatch is an error exit in the CLI and "
              "the examples, `nvbench.VerifyError` in Python, `nil, message, errno` in Lua. `bs` of at least 48"},
+    {KEY("verify_readback", K_BOOL, verify_readback, 0, 1),
+     .group = "data", .fio = "do_verify",
+     .help = "with verify=1 and writes: each job reads back and checks the blocks it wrote once its writes end",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "with `verify=1` and writes: when a job's writes end (its share of `io_limit`, `ios`, or the "
+            "`runtime`), it reads back every block it wrote in this run, once each, in offset order and `qd` "
+            "at a time, and checks each against its last write, as fio's `do_verify` checks the writes its "
+            "job logged. A block the job did not write (a `runtime` that ended the writes early, random "
+            "writes that skipped it) is not read, so it never counts as a mismatch. The read-back comes "
+            "after the measured window: its reads are in `verify.checked` and `verify.mismatches` (and "
+            "`errors`), in no throughput or latency figure. A read-back after a cancel or an error does not "
+            "start"},
+    {KEY("verify_pattern", K_STRING, verify_pattern, 0, 0),
+     .group = "data", .fio = "verify_pattern", .flags = MEASURES,
+     .help = "with verify=1: each block's payload repeats these bytes (0x and hex digits) in place of random data",
+     .dflt = "`\"\"` (random data)",
+     .range = "`0x` and 2 to 62 hex digits (an even count), or `\"\"`",
+     .doc = "with `verify=1`: each verification block keeps its header and CRC32C, and the bytes after the header "
+            "repeat the pattern (its byte `i mod length` at the block's byte `i`, the bytes in the order written: "
+            "`0xaa555aa5` is aa 55 5a a5), as fio's `verify_pattern` lays out a hex pattern; a read checks the "
+            "header, the CRC and every byte of the pattern. Blocks written with a pattern are read back with "
+            "the same pattern. Needs `verify=1`"},
     {KEY("continue_on_error", K_BOOL, continue_on_error, 0, 1),
      .group = "errors", .fio = "continue_on_error",
      .help = "count I/O errors and go on instead of stopping",

@@ -42,7 +42,7 @@ static void layout_gen(void *arg, void *chunk, uint64_t off, size_t len)
         return;
     }
     for (; k + l->bs <= len; k += l->bs)
-        nvb__vblock_fill(b + k, l->bs, l->seed, l->target, off + k, 0);
+        nvb__vblock_fill_pat(b + k, l->bs, l->seed, l->target, off + k, 0, &l->r->w->vpat);
     memset(b + k, 0, len - k); /* a tail shorter than a block is never read */
 }
 

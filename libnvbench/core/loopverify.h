@@ -89,7 +89,7 @@ static __attribute__((noinline)) void job_verify_read(struct job *j, uint64_t se
         return;
     }
     j->verify_checked++;
-    int f = nvb__vblock_check(io->buf, io->len, seed, j->tmap[io->target], io->off, &mm);
+    int f = nvb__vblock_check_pat(io->buf, io->len, seed, j->tmap[io->target], io->off, &j->run->w->vpat, &mm);
     /* a block this job wrote carries one of its sequence numbers,
      * no later than its last: else a write was lost (the block is
      * an intact one from before) */

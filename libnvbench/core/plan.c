@@ -85,6 +85,11 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
     if (w->seq_start == NVB__SEQ_SAME && w->verify && p->writes && w->jobs > 1 && !nvb__rw_random(w->rw))
         FAIL(-EINVAL, "seq_start=same with verify=1: the %u jobs would write the same blocks, each check finding "
              "another's (use seq_start=staggered)", w->jobs);
+    if (w->vpat.len && !w->verify)
+        FAIL(-EINVAL, "verify_pattern '%s' is the payload of verification blocks: it needs verify=1", w->verify_pattern);
+    if (w->verify_readback && !(w->verify && p->writes))
+        FAIL(-EINVAL, "verify_readback=1 reads back the blocks a job wrote with verify=1: it needs verify=1 and rw "
+             "with writes (verify=%d, rw=%s)", w->verify, nvb__rw_name(w->rw));
     p->jobs = w->jobs;
     p->qd = w->qd;
     if ((p->eng->flags & NVB__ENG_SYNC) && p->qd > 1) {

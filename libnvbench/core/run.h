@@ -10,6 +10,7 @@
  *   job_setup.c  job setup and teardown, the jobs dealt their targets
  *   job_pace.c   the loop's pacer: a rate's schedule, think time
  *   job_watch.c  the loop's watchdog (io_timeout)
+ *   job_readback.c  verify_readback: a job's read-back of the blocks it wrote
  *   sampler.c    time series, progress, poll/cancel checks, CPU sampling
  *   aggregate.c  per job -> per target -> totals, end-of-run warnings
  *   cancel.c     nvb_cancel_*
@@ -291,6 +292,13 @@ uint64_t nvb__pace_think(struct job *j, int open, uint64_t think_ns, uint64_t en
  * returns 1 when only such I/Os are left (the job abandons them). */
 void nvb__watch_stalled(struct job *j, uint64_t now, uint64_t wd_ref, unsigned inflight, uint64_t io_timeout);
 int  nvb__watch_scan(struct job *j, uint64_t now, unsigned inflight, uint64_t io_timeout);
+/* verify_readback (job_readback.c): once the job's loop has ended with
+ * nothing in flight, every block its map says it wrote is read and checked,
+ * in offset order, qd at a time; unwritten blocks are never read. Off the
+ * measured window. nvb__job_readback_done (job.c): one of its reads
+ * completed, checked (or its error counted) as the loop's reads are. */
+void nvb__job_readback(struct job *j);
+void nvb__job_readback_done(struct job *j, struct nvb__io *io);
 
 /* ---- the targets in the result, scratch files (layout.c) ---- */
 

@@ -1,6 +1,7 @@
 /* Data verification blocks and CRC32C: see verify.h. */
 #include "core/verify.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "util/rand.h"
@@ -137,7 +138,56 @@ static uint32_t block_crc(const unsigned char *b, uint32_t len)
     return nvb__crc32c(c, b + NVB__VHDR_SIZE, len - NVB__VHDR_SIZE);
 }
 
+int nvb__vpat_parse(const char *text, struct nvb__vpat *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!*text)
+        return 0;
+    size_t n = strlen(text);
+    if (n < 4 || n % 2 || n - 2 > 2 * sizeof out->b || text[0] != '0' || (text[1] | 0x20) != 'x')
+        return -EINVAL;
+    for (size_t i = 2; i < n; i += 2) {
+        int v = 0;
+        for (size_t k = i; k < i + 2; k++) {
+            const char c = (char)(text[k] | 0x20);
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+                return -EINVAL;
+            v = v * 16 + (c <= '9' ? c - '0' : c - 'a' + 10);
+        }
+        out->b[out->len++] = (unsigned char)v;
+    }
+    return 0;
+}
+
+/* The payload of a block of pattern pat: byte i is the pattern's i mod its
+ * length, counted from the block's start. */
+static void pat_fill(unsigned char *b, uint32_t from, uint32_t len, const struct nvb__vpat *pat)
+{
+    for (uint32_t i = from; i < len; i++)
+        b[i] = pat->b[i % pat->len];
+}
+
+static uint32_t pat_diff(const unsigned char *b, uint32_t from, uint32_t len, const struct nvb__vpat *pat)
+{
+    for (uint32_t i = from; i < len; i++)
+        if (b[i] != pat->b[i % pat->len])
+            return i;
+    return len;
+}
+
 void nvb__vblock_fill(void *buf, uint32_t len, uint64_t seed, uint32_t target, uint64_t off, uint64_t seq)
+{
+    nvb__vblock_fill_pat(buf, len, seed, target, off, seq, NULL);
+}
+
+int nvb__vblock_check(const void *buf, uint32_t len, uint64_t seed, uint32_t target, uint64_t off,
+                      struct nvb__vmismatch *mm)
+{
+    return nvb__vblock_check_pat(buf, len, seed, target, off, NULL, mm);
+}
+
+void nvb__vblock_fill_pat(void *buf, uint32_t len, uint64_t seed, uint32_t target, uint64_t off, uint64_t seq,
+                          const struct nvb__vpat *pat)
 {
     unsigned char *b = buf;
     memcpy(b, MAGIC, 8);
@@ -147,6 +197,11 @@ void nvb__vblock_fill(void *buf, uint32_t len, uint64_t seed, uint32_t target, u
     put32(b + 32, target);
     put32(b + 36, len);
     put32(b + 40, FORMAT);
+    if (pat && pat->len) {
+        pat_fill(b, NVB__VHDR_SIZE, len, pat);
+        put32(b + CRC_OFF, block_crc(b, len));
+        return;
+    }
     uint64_t s = payload_seed(seed, target, off, seq);
     uint32_t i = NVB__VHDR_SIZE;
     for (; i + 8 <= len; i += 8)
@@ -167,8 +222,8 @@ static int differ(struct nvb__vmismatch *mm, int field, uint64_t expected, uint6
     return field;
 }
 
-int nvb__vblock_check(const void *buf, uint32_t len, uint64_t seed, uint32_t target, uint64_t off,
-                      struct nvb__vmismatch *mm)
+int nvb__vblock_check_pat(const void *buf, uint32_t len, uint64_t seed, uint32_t target, uint64_t off,
+                          const struct nvb__vpat *pat, struct nvb__vmismatch *mm)
 {
     const unsigned char *b = buf;
     memset(mm, 0, sizeof *mm);
@@ -191,6 +246,10 @@ int nvb__vblock_check(const void *buf, uint32_t len, uint64_t seed, uint32_t tar
     if (get32(b + 40) != FORMAT)
         return differ(mm, NVB__VF_DATA, FORMAT, get32(b + 40));
     /* Belt and braces: the checksum alone misses one corruption in 2^32. */
+    if (pat && pat->len) {
+        uint32_t at = pat_diff(b, NVB__VHDR_SIZE, len, pat);
+        return at == len ? NVB__VF_OK : differ(mm, NVB__VF_DATA, pat->b[at % pat->len], b[at]);
+    }
     uint64_t s = payload_seed(seed, target, off, mm->seq);
     uint32_t i = NVB__VHDR_SIZE;
     for (; i + 8 <= len; i += 8) {

@@ -60,11 +60,26 @@ struct nvb__vmismatch {
  * where the CPU has them. Thread-safe. */
 uint32_t nvb__crc32c(uint32_t crc, const void *buf, size_t len);
 
+/* verify_pattern: the bytes a block's payload repeats, from the block's
+ * start (the header covers the first ones); len 0: pseudo-random payload. */
+struct nvb__vpat {
+    unsigned char b[31];
+    uint8_t       len;
+};
+/* "0x" and 2 to 62 hex digits, an even count (the bytes in the order
+ * written, as fio reads a hex verify_pattern), or "" (none). 0 or -EINVAL. */
+int nvb__vpat_parse(const char *text, struct nvb__vpat *out);
+
 /* Write a verification block of len (>= NVB__VHDR_SIZE) bytes into buf. */
 void nvb__vblock_fill(void *buf, uint32_t len, uint64_t seed, uint32_t target, uint64_t off, uint64_t seq);
 /* Check a block read from (target, off). Returns NVB__VF_OK, or the first
  * field that differs with *mm filled. */
 int nvb__vblock_check(const void *buf, uint32_t len, uint64_t seed, uint32_t target, uint64_t off,
                       struct nvb__vmismatch *mm);
+/* The same with a payload of pattern pat (NULL or len 0: pseudo-random). */
+void nvb__vblock_fill_pat(void *buf, uint32_t len, uint64_t seed, uint32_t target, uint64_t off, uint64_t seq,
+                          const struct nvb__vpat *pat);
+int nvb__vblock_check_pat(const void *buf, uint32_t len, uint64_t seed, uint32_t target, uint64_t off,
+                          const struct nvb__vpat *pat, struct nvb__vmismatch *mm);
 
 #endif

@@ -360,7 +360,8 @@ static int set_named(struct nvb_workload *w, const struct keydef *k, const char 
 static int set_text(struct nvb_workload *w, const struct keydef *k, const char *value)
 {
     if (k->type == K_STRING) { /* a char[64] of the workload: name, pi_chk */
-        _Static_assert(sizeof w->name == 64 && sizeof w->pi_chk == 64, "K_STRING fields are 64 bytes");
+        _Static_assert(sizeof w->name == 64 && sizeof w->pi_chk == 64 && sizeof w->verify_pattern == 64,
+                       "K_STRING fields are 64 bytes");
         char *dst = (char *)w + k->off;
         if (strlen(value) >= 64)
             return nvb__werr(w, -EINVAL, "value for key '%s' is too long (max %d)", k->name, 63);
@@ -368,6 +369,9 @@ static int set_text(struct nvb_workload *w, const struct keydef *k, const char *
         if (k->off == OFF(pi_chk) && nvb__pi_chk_parse(value, &bits) < 0)
             return nvb__werr(w, -EINVAL, "invalid value '%s' for key 'pi_chk': expected a comma-separated list of "
                              "GUARD, REFTAG, APPTAG (fio's syntax), or none", value);
+        if (k->off == OFF(verify_pattern) && nvb__vpat_parse(value, &w->vpat) < 0)
+            return nvb__werr(w, -EINVAL, "invalid value '%s' for key 'verify_pattern': expected 0x and 2 to 62 hex "
+                             "digits, an even count (the bytes in order), or \"\" (none)", value);
         strcpy(dst, value);
         return 0;
     }

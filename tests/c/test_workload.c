@@ -355,7 +355,7 @@ static const struct { const char *key, *value; } echo_vals[] = {
     {"apptag", "0xbeef"}, {"apptag_mask", "0xff00"}, {"md_per_io_size", "64"}, {"fill", "zero"},
     {"data_compress", "50"}, {"data_dedupe", "20"}, {"seed", "18446744073709551615"}, {"rate_iops", "100000"},
     {"rate_mode", "closed"}, {"rate_process", "poisson"}, {"cpus", "0"}, {"allow_destructive", "1"},
-    {"target_mode", "split"}, {"seq_start", "same"}, {"verify", "1"}, {"continue_on_error", "1"}, {"bssplit", "4k/50:8k/50"},
+    {"target_mode", "split"}, {"seq_start", "same"}, {"verify", "1"}, {"verify_readback", "1"}, {"verify_pattern", "0xaa555aa5"}, {"continue_on_error", "1"}, {"bssplit", "4k/50:8k/50"},
     {"thinktime", "7us"}, {"thinktime_blocks", "3"}, {"submit_batch", "2"}, {"complete_batch", "2"},
     {"name", "a \"quoted\" name"}, {"lat_include_errors", "1"}, {"io_timeout", "1.5s"}, {"fault.rate", "1/3"},
     {"fault.errno", "ENOSPC"}, {"fault.short", "0.1%"}, {"fault.delay", "1ms"}, {"fault.delay_rate", "0.5"},

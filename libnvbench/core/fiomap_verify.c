@@ -1,0 +1,81 @@
+/*
+ * fiomap_verify.c - fio's verify options beside verify itself (whose
+ * handler, with the read-back, is in fiomap_opt.c and fiomap.c): the
+ * pattern a block carries, the interval of fio's headers, and the options
+ * of the write pass that writes what a later job verifies (fill_device,
+ * create_serialize).
+ */
+#include "core/fiomap.h"
+#include "core/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* verify_pattern=0xHEX with a checksum or meta verify: nvbench's key of
+ * the same layout (the pattern from each block's start, the header over
+ * its first bytes). fio's other pattern forms (decimal, 'strings', %o)
+ * and a pattern alone (verify=pattern, or no verify: fio then checks the
+ * pattern only) are refused. */
+int fm_verify_pattern(struct fm_job *j, const char *opt, const char *v)
+{
+    struct nvb__vpat pat;
+    const char *ver = fm_val(j, "verify");
+    int rc;
+    if (nvb__vpat_parse(v, &pat) < 0 || !pat.len)
+        rc = fm_refuse(j, opt, "'%s': nvbench takes a pattern of 0x and 2 to 62 hex digits (an even count), not "
+                               "fio's decimal, quoted or %%o forms", v);
+    else if (!ver || !strcmp(ver, "pattern") || !strcmp(ver, "pattern_hdr") || !strcmp(ver, "0") ||
+             !strcmp(ver, "none"))
+        rc = fm_refuse(j, opt, "without a checksum or meta verify fio checks the pattern alone; nvbench's blocks "
+                               "always carry a header and CRC32C (give verify=crc32c or meta)");
+    else
+        return fm_set(j, "verify_pattern", v, opt);
+    return rc < 0 ? rc : 0; /* left out: nvbench's random payload */
+}
+
+/* verify_interval=N: fio writes a header every N bytes of a block and
+ * checks each piece; nvbench checks each block whole (header, CRC32C and
+ * every byte), so the same corruption is found, reported per block. */
+int fm_verify_interval(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t n;
+    TRY(fm_size(j, opt, v, &n));
+    if (!n)
+        return fm_err(j, opt, "is 0: fio's pieces have at least one byte");
+    return fm_warn(j, "fio job section [%s]: verify_interval=%s: fio puts a header every %llu bytes of a block; "
+                      "nvbench checks each block whole (its header, CRC32C and every byte): the same corruption "
+                      "is found, named by block", j->name, v, (unsigned long long)n);
+}
+
+/* fill_device=1: fio writes until the device or file system is full;
+ * given a size, fio 3.33 writes that size (surface-scan's 16m wrote 16 MiB
+ * and stopped) and a full device ends the job without an error. nvbench
+ * writes the size; a full device is an error. Without a size nothing
+ * bounds the write: refused. */
+int fm_fill_device(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    if (!t)
+        return 0;
+    if (!fm_has(j, "size", NULL) && !fm_has(j, "io_size", NULL)) {
+        int rc = fm_refuse(j, opt, "without size fio writes until the device is full (ENOSPC); nvbench writes a "
+                                   "size it is given");
+        return rc < 0 ? rc : 0;
+    }
+    return fm_warn(j, "fio job section [%s]: %s with a size: fio writes that size and would stop without an error "
+                      "at a full device; nvbench writes the size, and a full device is an error", j->name, opt);
+}
+
+/* create_serialize: the order in which fio lays out the jobs' files. nvbench
+ * creates and lays out every file before any job starts: the I/O measured
+ * is the same. */
+int fm_create_serialize(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    return t ? 0 : fm_warn(j, "fio job section [%s]: create_serialize=0 accepted: nvbench lays out the files a run "
+                              "creates before its jobs start, so they are never created while others run", j->name);
+}
