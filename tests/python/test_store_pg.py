@@ -120,7 +120,7 @@ def test_runs_saved_and_listed_with_the_schema_of_sqlite(pg, data_file, tmp_path
     with open_store(str(lite)):
         pass
     con = sqlite3.connect(lite)
-    lite_cols = sorted((t, c[1]) for t in ("nvbench_meta", "runs", "run_labels")
+    lite_cols = sorted((t, c[1]) for t in ("nvbench_meta", "runs", "run_labels", "point_streams", "points")
                        for c in con.execute(f"PRAGMA table_info({t})"))
     assert pg_cols == lite_cols
     # hostile values are values here too
@@ -181,3 +181,37 @@ def test_a_server_gone_keeps_the_result_to_import(pg, data_file, tmp_path):
     assert i.returncode == 0, i.stderr
     with open_store(url) as st:
         assert st.count() == 1
+
+
+@pytest.mark.parametrize("kind", ["postgresql", "sqlite"])
+def test_concurrent_point_writers_lose_nothing(kind, pg, data_file, tmp_path):
+    import nvbench
+    from test_store_points import check_points_of_writers, run_points_writers
+    res = tmp_path / "r.json"
+    r = nvbench.run(data_file, engine="null", runtime="300ms", interval="50ms")
+    nvbench.ResultSet([r]).save(str(res))
+    url = pg.fresh() if kind == "postgresql" else str(tmp_path / "c.db")
+    rows, pts = run_points_writers(url, res, 4, 10)
+    check_points_of_writers(rows, pts, 4, 10, len(r.data["timeseries"]))
+
+
+def test_a_store_of_schema_2_is_migrated(pg, data_file, tmp_path):
+    import psycopg2
+    from nvbench import store
+    url = pg.fresh()
+    con = psycopg2.connect(url)
+    con.autocommit = True
+    cur = con.cursor()
+    for stmt in store._ddl(True, 2):  # the previous schema, as nvbench made it
+        cur.execute(stmt)
+    cur.execute("INSERT INTO nvbench_meta (key, value) VALUES ('schema_version', '2')")
+    cur.execute("INSERT INTO runs (host, start_unix_ns, result) VALUES ('old-host', 1, '{}')")
+    con.close()
+    p = cli("run", "engine=null", "runtime=200ms", "interval=50ms", data_file, "--print-json", "--db", url)
+    assert p.returncode == 0, p.stderr
+    with open_store(url, create=False) as st:
+        assert st.version == 3
+        old, new = st.query()
+        assert old["host"] == "old-host" and st.points([old["id"]]) == []
+        pts = st.points([new["id"]])
+    assert len(pts) >= 1 and sum(x["read_ios"] for x in pts) == json.loads(p.stdout)["read"]["ios"]
