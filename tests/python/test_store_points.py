@@ -194,10 +194,10 @@ POINTS_WRITER = textwrap.dedent("""
         ri = nvbench.Result(r.data)
         w.done(ri)
         runs.append(ri)
-    streams = w.close()
+    w.close(flush=False)  # the last points in the runs' transactions, as the CLI does
     assert w.failure is None, w.failure
     with store.open_store(sys.argv[1]) as st:
-        st.save(runs, [("writer", sys.argv[3])], streams)
+        st.save(runs, [("writer", sys.argv[3])], w)
 """)
 
 

@@ -80,9 +80,11 @@ class PointWriter:
 
     begin(label) starts the points of one run (a step, a job group's run, a matrix cell) and
     returns the callable to give the library (point(text)); done(result) says which result
-    those points are of, so that saving it links them (streams()). close() writes what is
-    queued and says, through err, what could not be written. A store that fails (locked
-    beyond its timeout, read-only, corrupt, newer) costs the points only: the run goes on."""
+    those points are of, so that saving it links them. close() ends the thread: the points
+    still queued are written then (flush) or left to the transaction that saves the runs
+    (Store.save(points=...) calls write_rest: one commit fewer), and what could not be written
+    is said through err. A store that fails (locked beyond its timeout, read-only, corrupt,
+    newer) costs the points only: the run goes on."""
 
     FLUSH_S = 0.5  # a batch at least this often while points come
 
@@ -96,6 +98,8 @@ class PointWriter:
         self._current = None
         self.queued = self.written = 0
         self.failure = None
+        self.rest = []               # queued when the thread ended without writing them
+        self._flush_at_end = True
         self.thread_s = 0.0          # the writer thread's CPU time (the benchmark reads it)
         self._t = threading.Thread(target=self._main, name="nvbench-points", daemon=True)
         self._t.start()
@@ -120,16 +124,32 @@ class PointWriter:
         if result is not None and self._current is not None:
             self.by_result[id(result)] = self._current
 
-    def close(self):
-        """Write what is queued; {id(result): stream id} for Store.save."""
+    def close(self, flush=True):
+        """End the writer's thread; the points still queued are written now (flush), or kept
+        for write_rest in the transaction that saves the runs."""
         if self._t is not None:
+            self._flush_at_end = flush
             self.q.put(None)
             self._t.join()
             self._t = None
-            if self.failure and self.err:
-                self.err(f"{self.failure}: {self.queued - self.written} of {self.queued} time-series points "
-                         "not stored (the result keeps its series)")
+            self._say()
+
+    def _say(self):
+        if self.failure and self.err:
+            self.err(f"{self.failure}: {self.queued - self.written} of {self.queued} time-series points "
+                     "not stored (the result keeps its series)")
+            self.err = None  # once
+
+    def streams(self):
+        """{id(result): stream id} of the streams written, for linking."""
         return {rid: self._streams[k] for rid, k in self.by_result.items() if self._streams[k] is not None}
+
+    def write_rest(self, st, cur):
+        """The points close() left, inside the caller's transaction on st (Store.save)."""
+        rest, self.rest = self.rest, []
+        if rest and not self.failure:
+            self._items(st, cur, rest)
+            self.written += sum(1 for it in rest if it[0] == "point")
 
     # --- the writer's thread ---------------------------------------------------
 
@@ -149,6 +169,9 @@ class PointWriter:
                 item = ()
             if item:
                 batch.append(item)
+            if item is None and not self._flush_at_end:
+                self.rest = [b for b in batch if b is not None]
+                break
             if batch and (item is None or not item or len(batch) >= 4 * BATCH_ROWS
                           or time.monotonic() - last >= self.FLUSH_S):
                 self._write(st, [b for b in batch if b is not None])
@@ -166,15 +189,7 @@ class PointWriter:
         cur = st._conn.cursor()
         try:
             st._begin(cur)
-            rows = []
-            for it in items:
-                if it[0] == "begin":
-                    self._flush_rows(st, cur, rows)
-                    self._streams[it[1]] = self._stream(st, cur, it[2])
-                else:
-                    _, k, idx, text = it
-                    rows.append([self._streams[k], idx] + row_of(json.loads(text)))
-            self._flush_rows(st, cur, rows)
+            self._items(st, cur, items)
             cur.execute("COMMIT")
             self.written += sum(1 for it in items if it[0] == "point")
         except Exception as e:  # noqa: BLE001 - named once at close; the run goes on
@@ -187,6 +202,17 @@ class PointWriter:
                 if it[0] == "begin":
                     self._streams[it[1]] = None
             self.failure = str(st._error(e, "writing time-series points"))
+
+    def _items(self, st, cur, items):
+        rows = []
+        for it in items:
+            if it[0] == "begin":
+                self._flush_rows(st, cur, rows)
+                self._streams[it[1]] = self._stream(st, cur, it[2])
+            else:
+                _, k, idx, text = it
+                rows.append([self._streams[k], idx] + row_of(json.loads(text)))
+        self._flush_rows(st, cur, rows)
 
     @staticmethod
     def _stream(st, cur, label):

@@ -71,9 +71,12 @@ def saved(args, results, status, points=None):
     wrote them while they ran, closed here); the status to exit with. The results are
     already on stdout and in --json: a store that fails costs nothing but the saving, and
     the results are kept in a file the error names, to import later."""
-    streams = points.close() if points is not None else {}
     if not _saving(args) or not results:
+        if points is not None:
+            points.close()
         return status
+    if points is not None:
+        points.close(flush=False)  # the last points go in the runs' own transaction
     results = [r for r in results if r is not None and not isinstance(r, str)]
     try:
         labels = _labels(args.label)
@@ -82,9 +85,9 @@ def saved(args, results, status, points=None):
         return EXIT_INPUT
     try:
         with open_store(args.db) as st:
-            st.save(results, labels, streams)
+            st.save(results, labels, points)
             _err(f"saved {_n(len(results), 'run')} in store {st.name}"
-                 + (f" with {_n(points.written, 'time-series point')}" if streams else ""))
+                 + (f" with {_n(points.written, 'time-series point')}" if points and points.streams() else ""))
         return status
     except StoreError as e:
         _err(str(e))

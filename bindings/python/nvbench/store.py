@@ -322,20 +322,21 @@ class Store:
 
     # --- writing -----------------------------------------------------------
 
-    def save(self, results, labels=None, streams=None):
+    def save(self, results, labels=None, points=None):
         """Save each Result (or result dict) with the user's labels ({name: value} or
-        [(name, value)]); one transaction each. streams: {id(result): point_streams id} of
-        the points written while the results were measured (_points.PointWriter), linked to
-        their runs in the same transactions. Returns the new ids."""
+        [(name, value)]); one transaction each. points: the _points.PointWriter that wrote
+        the results' points while they were measured (closed): the points it left are
+        written in the first run's transaction, and each run is linked to its points in
+        its own. Returns the new ids."""
         if isinstance(results, (dict, Result)):
             results = [results]
         labels = list(labels.items()) if isinstance(labels, dict) else list(labels or [])
         ids = []
         for r in results:
-            ids.append(self._save_one(r, labels, (streams or {}).get(id(r))))
+            ids.append(self._save_one(r, labels, points))
         return ids
 
-    def _save_one(self, result, labels, stream=None):
+    def _save_one(self, result, labels, points=None):
         r = result if isinstance(result, Result) else Result(result)
         row = row_of(r)
         text = json.dumps(r.to_dict(), separators=(",", ":"))
@@ -352,8 +353,11 @@ class Store:
                     cur.execute(sql, [row[n] for n in names[:-1]] + [text])
                     rid = cur.lastrowid
                 self._insert_labels(cur, rid, labels)
-                if stream is not None:
-                    cur.execute(self._sql("UPDATE point_streams SET run_id = ? WHERE id = ?"), (rid, stream))
+                if points is not None:
+                    points.write_rest(self, cur)
+                    stream = points.streams().get(id(result))
+                    if stream is not None:
+                        cur.execute(self._sql("UPDATE point_streams SET run_id = ? WHERE id = ?"), (rid, stream))
                 cur.execute("COMMIT")
             except BaseException:
                 try:
