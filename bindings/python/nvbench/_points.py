@@ -86,7 +86,7 @@ class PointWriter:
     is said through err. A store that fails (locked beyond its timeout, read-only, corrupt,
     newer) costs the points only: the run goes on."""
 
-    FLUSH_S = 0.5  # a batch at least this often while points come
+    FLUSH_S = 0.5  # a point waits at most this long to be written, while the run goes on
 
     def __init__(self, location, err=None):
         from .store import StoreError, open_store  # store imports this module
@@ -155,7 +155,7 @@ class PointWriter:
 
     def _main(self):
         t0 = time.thread_time()
-        st, batch, last = None, [], time.monotonic()
+        st, batch, due = None, [], None
         try:
             st = self._open(self.location)
         except self._StoreError as e:
@@ -163,28 +163,31 @@ class PointWriter:
         except Exception as e:  # noqa: BLE001 - whatever it is, the run goes on
             self.failure = f"store {self.location}: {e}"
         while True:
+            # a batch is written FLUSH_S after its first point came: the last points of a
+            # run are then still queued when the run ends, for the transaction saving it
             try:
-                item = self.q.get(timeout=self.FLUSH_S)
+                item = self.q.get(timeout=None if due is None else max(0.0, due - time.monotonic()))
             except queue.Empty:
                 item = ()
+            if item is None:
+                if self._flush_at_end:
+                    self._write(st, batch)
+                else:
+                    self.rest = batch
+                break
             if item:
                 batch.append(item)
-            if item is None and not self._flush_at_end:
-                self.rest = [b for b in batch if b is not None]
-                break
-            if batch and (item is None or not item or len(batch) >= 4 * BATCH_ROWS
-                          or time.monotonic() - last >= self.FLUSH_S):
-                self._write(st, [b for b in batch if b is not None])
-                batch, last = [], time.monotonic()
-            if item is None:
-                break
+                due = due or time.monotonic() + self.FLUSH_S
+            if batch and (len(batch) >= 4 * BATCH_ROWS or time.monotonic() >= due):
+                self._write(st, batch)
+                batch, due = [], None
         if st is not None:
             st.close()
         self.thread_s = time.thread_time() - t0
 
     def _write(self, st, items):
         """One transaction: the streams begun and the points measured since the last."""
-        if st is None or self.failure:
+        if st is None or self.failure or not items:
             return
         cur = st._conn.cursor()
         try:
