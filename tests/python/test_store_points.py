@@ -88,6 +88,17 @@ def test_a_run_not_saved_writes_no_points_and_unsaved_runs_have_none(data_file, 
     assert nvbench.points(run["id"], db=str(db)).empty
 
 
+def test_a_bad_label_writes_neither_the_run_nor_its_points(data_file, tmp_path):
+    db = tmp_path / "l.db"
+    nvbench.open_store(str(db)).close()
+    p = cli("run", "engine=null", "runtime=100ms", "interval=20ms", data_file, "--print-json", "--db", str(db),
+            "--label", "no-equals-sign")
+    assert p.returncode != 0 and "--label 'no-equals-sign'" in p.stderr
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM point_streams), "
+                       "(SELECT COUNT(*) FROM points)").fetchone() == (0, 0, 0)
+
+
 # A store as version 2 of the schema made it (the previous one): runs, labels, no points.
 V2_SCHEMA = V1_SCHEMA.replace("INSERT INTO nvbench_meta VALUES ('schema_version', '1');", "") + """
 ALTER TABLE runs ADD COLUMN device_firmware TEXT;

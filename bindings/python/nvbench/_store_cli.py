@@ -63,6 +63,10 @@ def point_writer(args):
     when the results are to be saved; else None."""
     if not _saving(args):
         return None
+    try:
+        _labels(args.label)
+    except ValueError:
+        return None  # saving will refuse the labels, with nothing written: no points either
     return PointWriter(args.db if args.db else default_location(), err=_err)
 
 
