@@ -175,6 +175,7 @@ def test_a_server_gone_keeps_the_result_to_import(pg, data_file, tmp_path):
     assert p.returncode == 1
     assert json.loads(p.stdout)["schema"] == "nvbench.result/1"  # the run completed and was printed
     assert f"store {url}" in p.stderr, p.stderr
+    assert "time-series points not stored (the result keeps its series)" in p.stderr, p.stderr
     kept = p.stderr.split("the results are kept in ")[1].split(":")[0]
     assert kept.startswith(str(home)) and f"nvbench store import {kept} --db {url}" in p.stderr
     i = cli("store", "import", kept, "--db", url)
@@ -215,3 +216,34 @@ def test_a_store_of_schema_2_is_migrated(pg, data_file, tmp_path):
         assert old["host"] == "old-host" and st.points([old["id"]]) == []
         pts = st.points([new["id"]])
     assert len(pts) >= 1 and sum(x["read_ios"] for x in pts) == json.loads(p.stdout)["read"]["ios"]
+
+
+def test_a_server_gone_mid_run_costs_the_points_only(pg, data_file, tmp_path):
+    """The server stops while the run goes on (after its first point was streamed): the run
+    completes, its result is kept to import, the points not written are counted."""
+    url = pg.fresh()
+    home = tmp_path / "home"
+    home.mkdir()
+    e = dict(os.environ, HOME=str(home), XDG_DATA_HOME="")
+    e.pop("NVBENCH_DB", None)
+    p = subprocess.Popen([sys.executable, "-m", "nvbench", "run", "engine=null", "runtime=3", "interval=100ms",
+                          data_file, "--live", "-", "--db", url, "--no-progress", "--print-json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
+    try:
+        first = p.stdout.readline()
+        assert first.startswith("{") and ',"progress":' in first
+        pg.stop()
+        try:
+            rest, err = p.communicate(timeout=120)
+        finally:
+            pg.start()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert p.returncode == 1
+    result = json.loads(rest.splitlines()[-1])
+    assert result["read"]["ios"] > 0 and not result.get("cancelled")
+    assert "time-series points not stored" in err and f"store {url}" in err, err
+    kept = err.split("the results are kept in ")[1].split(":")[0]
+    assert os.path.exists(kept)
