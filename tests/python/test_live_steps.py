@@ -4,14 +4,13 @@ last step goes on until the test stops it); each line names its step (and its gr
 last point of each step, of each group, is that step's (group's) last time-series point in
 the results; the store holds every point of every step."""
 import json
-import re
 import signal
 import subprocess
 import sys
 
 from nvbench.store import open_store
 
-from test_live import _samples, _scrape
+from test_live import _samples, _scrape, metrics_url, running
 
 JOB = """[global]
 ioengine=null
@@ -50,17 +49,10 @@ def test_job_file_steps_streamed_while_they_run(tmp_path):
     job = tmp_path / "steps.fio"
     job.write_text(JOB)
     out, db = tmp_path / "out.json", tmp_path / "s.db"
-    p = subprocess.Popen([sys.executable, "-m", "nvbench", "run", "--fio", str(job), "--live", "-", "--metrics",
-                          "127.0.0.1:0", "--no-progress", "--json", str(out), "--db", str(db), "--summary"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = []
-    try:
-        url = None
-        for line in p.stderr:
-            m = re.search(r"metrics: serving (http://\S+/metrics)", line)
-            if m:
-                url = m.group(1)
-                break
+    with running(["run", "--fio", str(job), "--live", "-", "--metrics", "127.0.0.1:0", "--no-progress",
+                  "--json", str(out), "--db", str(db), "--summary"]) as p:
+        url = metrics_url(p)
         assert url
         # read until the last step (which runs for an hour) has streamed a point
         while True:
@@ -74,10 +66,6 @@ def test_job_file_steps_streamed_while_they_run(tmp_path):
         assert got["nvbench_points_total"] >= 1 and 'nvbench_iops{dir="read"}' in got
         p.send_signal(signal.SIGTERM)
         rest, err = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.communicate()
     lines += [x + "\n" for x in rest.splitlines() if x.startswith("{") and ',"progress":{"step"' in x]
     parsed = [_line(x) for x in lines]
     results = json.loads(out.read_text())["results"]

@@ -149,10 +149,8 @@ def test_concurrent_writers_lose_nothing(kind, pg, data_file, tmp_path):
     url = pg.fresh() if kind == "postgresql" else str(tmp_path / "c.db")
     writers, each = 4, 25
     # a store none of them has made yet: they also race to create the schema
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, url, str(res), str(w), str(each)],
-                              stderr=subprocess.PIPE, text=True) for w in range(writers)]
-    errs = [p.communicate(timeout=300)[1] for p in procs]
-    assert [p.returncode for p in procs] == [0] * writers, errs
+    from test_store_points import run_writers
+    run_writers(WRITER, url, res, writers, each)
     with open_store(url) as st:
         rows = st.query()
     assert len(rows) == writers * each and len({r["id"] for r in rows}) == writers * each

@@ -14,7 +14,7 @@ import pytest
 import nvbench
 from nvbench.store import SCHEMA_VERSION, open_store
 
-from test_store import V1_SCHEMA, cli
+from test_store import V1_SCHEMA, cli, kill_inside
 
 
 def _point_of(line):
@@ -212,11 +212,16 @@ POINTS_WRITER = textwrap.dedent("""
 """)
 
 
-def run_points_writers(url, res, writers, each):
-    procs = [subprocess.Popen([sys.executable, "-c", POINTS_WRITER, url, str(res), str(w), str(each)],
+def run_writers(script, url, res, writers, each):
+    """writers processes running script (URL RESULT WRITER EACH) at once, each to its end."""
+    procs = [subprocess.Popen([sys.executable, "-c", script, url, str(res), str(w), str(each)],
                               stderr=subprocess.PIPE, text=True) for w in range(writers)]
     errs = [p.communicate(timeout=300)[1] for p in procs]
     assert [p.returncode for p in procs] == [0] * writers, errs
+
+
+def run_points_writers(url, res, writers, each):
+    run_writers(POINTS_WRITER, url, res, writers, each)
     with open_store(url) as st:
         rows = st.query()
         pts = st.points([r["id"] for r in rows])
@@ -250,15 +255,7 @@ def test_a_point_writer_killed_inside_a_batch_leaves_the_store_consistent(data_f
     r = nvbench.run(data_file, engine="null", runtime="300ms", interval="50ms")
     nvbench.ResultSet([r]).save(str(res))
     db = tmp_path / "k.db"
-    w = subprocess.Popen([sys.executable, "-c", POINTS_WRITER, str(db), str(res), "kill", "1"],
-                         stdout=subprocess.PIPE, text=True)
-    try:
-        assert w.stdout.readline().strip() == "inside"
-        w.kill()
-        w.wait(timeout=30)
-    finally:
-        if w.poll() is None:
-            w.kill()
+    kill_inside([sys.executable, "-c", POINTS_WRITER, str(db), str(res), "kill", "1"])
     con = sqlite3.connect(db)
     assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     # the first writer's stream and points are there, unlinked (no run saved); the second's batch is not
