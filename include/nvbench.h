@@ -250,8 +250,8 @@ struct nvb_run_opts {
     int             (*start_barrier)(int status, void *arg);
     void             *start_barrier_arg;
     /* Optional, since 0.4: each interval's point (nvb_point_fn), before the
-     * series merges any (timeseries_max); nvb_run() only, not groups or a
-     * precondition phase. */
+     * series merges any (timeseries_max); not a precondition's. Job groups:
+     * each group's, its first key "group" (its name), then groups[i]'s. */
     nvb_point_fn      point;
     void             *point_arg;
 };

@@ -24,13 +24,23 @@
  *    (merge.c, as one run that did all the I/O; the process CPU once).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/run.h"
+#include "util/json.h"
 
 struct groups;
+
+/* A group's time-series point on its way to the calling thread: the
+ * point's text with the group's name as its first key. */
+struct gpoint {
+    struct gpoint *next;
+    size_t len;
+    char *s;
+};
 
 struct grp {
     struct groups *G;
@@ -66,6 +76,9 @@ struct groups {
     int status;                  /* the first setup failure at the barrier */
     int decided, go;             /* the barrier's answer: 0 to start */
     int fresh;                   /* a new progress snapshot */
+    struct gpoint *ph, **pt;     /* points queued by the groups' threads (uo.point) */
+    uint64_t pfailed;            /* points the caller's callback answered nonzero */
+    int pfirst_rc;
 };
 
 /* ---- planning: names, plans, conflicts ---- */
@@ -192,6 +205,55 @@ static int grp_progress(const struct nvb_progress *pg, void *arg)
     return 0;
 }
 
+/* A group's sampler (on the group's thread) has a final point: queued
+ * for the calling thread, which alone calls the caller's callback. */
+static int grp_point(const char *json, size_t len, void *arg)
+{
+    struct grp *g = arg;
+    struct nvb__buf b = {0};
+    struct gpoint *p = calloc(1, sizeof *p);
+    nvb__buf_puts(&b, "{\"group\":");
+    nvb__json_write_str(&b, g->name);
+    if (len > 2)
+        nvb__buf_putn(&b, ",", 1);
+    nvb__buf_putn(&b, json + 1, len - 1);
+    if (!p || b.oom) {
+        free(p);
+        free(b.s);
+        return -ENOMEM;
+    }
+    p->s = b.s;
+    p->len = b.len;
+    nvb__mutex_lock(g->G->mu);
+    *g->G->pt = p;
+    g->G->pt = &p->next;
+    nvb__cond_signal_all(g->G->cv);
+    nvb__mutex_unlock(g->G->mu);
+    return 0;
+}
+
+/* The queued points to the caller's callback, in order, outside the lock.
+ * Called with G->mu held. */
+static void groups_points(struct groups *G)
+{
+    while (G->ph) {
+        struct gpoint *p = G->ph;
+        G->ph = NULL;
+        G->pt = &G->ph;
+        nvb__mutex_unlock(G->mu);
+        while (p) {
+            struct gpoint *next = p->next;
+            int rc = G->uo.point(p->s, p->len, G->uo.point_arg);
+            if (rc && !G->pfailed++)
+                G->pfirst_rc = rc;
+            free(p->s);
+            free(p);
+            p = next;
+        }
+        nvb__mutex_lock(G->mu);
+    }
+}
+
 static void *grp_main(void *arg)
 {
     struct grp *g = arg;
@@ -269,6 +331,7 @@ static void groups_watch(struct groups *G)
             continue;
         }
         nvb__cond_wait(G->cv, G->mu, o->poll && poll_ns < 50000000ull ? poll_ns : 50000000ull);
+        groups_points(G);
         int stop = 0;
         if (G->fresh && o->progress) {
             struct nvb_progress s;
@@ -287,6 +350,7 @@ static void groups_watch(struct groups *G)
         if (stop || (o->cancel && o->cancel->flag))
             nvb_cancel_request(&G->cancel);
     }
+    groups_points(G); /* the last ones, queued as each group ended */
     nvb__mutex_unlock(G->mu);
 }
 
@@ -363,7 +427,9 @@ static int groups_begin(struct groups *G)
         g->o.progress = grp_progress;
         g->o.progress_arg = g;
         g->o.poll = NULL;
-        g->o.point = NULL; /* one series a group, sampled on its own thread: not given (nvbench.h) */
+        /* one series a group, sampled on its own thread: queued for the calling thread */
+        g->o.point = G->uo.point ? grp_point : NULL;
+        g->o.point_arg = g;
         g->o.start_barrier = grp_barrier;
         g->o.start_barrier_arg = g;
         g->barrier_pending = 1;
@@ -398,6 +464,9 @@ static int groups_result(struct groups *G, struct nvb_result **out)
         m->groups[i] = G->g[i].res;
         G->g[i].res = NULL;
     }
+    if (G->pfailed)
+        nvb__result_warn(m, "timeseries: the point callback (--live) failed for %" PRIu64 " point%s of the groups "
+                         "(first answer %d); the run went on", G->pfailed, G->pfailed == 1 ? "" : "s", G->pfirst_rc);
     *out = m;
     return 0;
 }
@@ -419,6 +488,12 @@ static void groups_free(struct groups *G)
         if (g->planned)
             nvb__plan_free(&g->p);
         nvb_result_free(g->res);
+    }
+    while (G->ph) {
+        struct gpoint *p = G->ph;
+        G->ph = p->next;
+        free(p->s);
+        free(p);
     }
     if (G->cv)
         nvb__cond_free(G->cv);
@@ -443,6 +518,7 @@ NVB_API int nvb_run_groups(const struct nvb_workload *const *ws, size_t n, const
         memcpy(&G.uo, opts, opts->size < sizeof G.uo ? opts->size : sizeof G.uo);
     G.uo.size = sizeof G.uo;
     G.n = n;
+    G.pt = &G.ph;
     const struct plan **held = calloc(n, sizeof *held);
     if (!held || !(G.g = calloc(n, sizeof *G.g))) {
         free(held);

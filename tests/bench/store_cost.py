@@ -3,6 +3,7 @@
 wall time, and `nvbench history` for one host over a store of many runs.
 
     PYTHON -m ... tests/bench/store_cost.py [--runtime 10] [--runs 10000] [--rounds 5] [--dir DIR]
+                                            [--points-only] [--intervals 1s,100ms,10ms]
 
 Run with the interpreter of a venv nvbench is installed in (build/tests/python-venv/bin/python).
 A benchmark, not a test: never run by CTest. Prints markdown:
@@ -14,7 +15,11 @@ A benchmark, not a test: never run by CTest. Prints markdown:
   2. a store of --runs runs (copies of that result over 10 hosts and a year of start times,
      written in one transaction: the writing is not what is measured), then `nvbench history
      --host h3` as a user types it (a new process: interpreter start-up, import, open, query,
-     print), --rounds times, and the query alone in-process; medians.
+     print), --rounds times, and the query alone in-process; medians;
+  3. the time-series points (schema 3): for each of --intervals, --rounds pairs of runs side
+     by side, one saved as before (the run, then its save), one with its points written while
+     it runs (a PointWriter, as --save does) and then saved with them; the wall time of each
+     run, of each save, and the writer thread's CPU time; medians.
 """
 import argparse
 import json
@@ -39,17 +44,62 @@ def median_time(fn, rounds):
     return statistics.median(ts), min(ts), max(ts)
 
 
+def points_cost(target, d, runtime, intervals, rounds):
+    """Part 3: the cost of the points beside a run saved without them."""
+    from nvbench import core
+    from nvbench._points import PointWriter
+    print(f"Time-series points (a {runtime:g} s null-engine randread per run, medians of {rounds} pairs run "
+          "side by side):\n")
+    print("| interval | points | run (without / with points) | save (without / with) | writer thread CPU | "
+          "cost of the points, share of the run |")
+    print("|---|---|---|---|---|---|")
+    for iv in intervals:
+        rows = {False: [], True: []}
+        for k in range(rounds):
+            for with_points in (False, True):
+                db = os.path.join(d, f"p-{iv}-{k}-{int(with_points)}.db")
+                store.open_store(db).close()  # the schema exists, as in a store in use
+                w = core.workload(target, engine="null", rw="randread", bs="4k", runtime=f"{runtime}s", interval=iv)
+                pw = PointWriter(db) if with_points else None
+                point = pw.begin("bench") if pw else None
+                t0 = time.perf_counter()
+                r = core._run_workload(w, point=point, warn=False)
+                t1 = time.perf_counter()
+                if pw:
+                    pw.done(r)
+                    pw.close(flush=False)  # as --save: the last points in the run's transaction
+                with store.open_store(db) as st:
+                    st.save(r, [("ci", "1")], pw)
+                t2 = time.perf_counter()
+                n = pw.written if pw else len(r.data["timeseries"])
+                rows[with_points].append((t1 - t0, t2 - t1, pw.thread_s if pw else 0.0, n))
+        med = {m: [statistics.median(x[i] for x in rows[m]) for i in range(4)] for m in rows}
+        without, withp = med[False], med[True]
+        # the points' cost: the save's extra time plus the writer's CPU while the run went on
+        cost = (withp[1] - without[1]) + withp[2]
+        print(f"| {iv} | {withp[3]:,.0f} | {without[0]:.2f} s / {withp[0]:.2f} s | {without[1] * 1000:.1f} ms / "
+              f"{withp[1] * 1000:.1f} ms | {withp[2] * 1000:.1f} ms | {cost * 1000:.1f} ms, "
+              f"{100 * cost / withp[0]:.2f} % |")
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runtime", type=float, default=10)
     ap.add_argument("--runs", type=int, default=10000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--dir", default=None)
+    ap.add_argument("--points-only", action="store_true", help="part 3 alone")
+    ap.add_argument("--intervals", default="1s,100ms,10ms")
     a = ap.parse_args()
     d = tempfile.mkdtemp(prefix="nvb-store-bench-", dir=a.dir)
     target = os.path.join(d, "data")
     with open(target, "wb") as f:
         f.truncate(1 << 20)
+    if a.points_only:
+        points_cost(target, d, a.runtime, a.intervals.split(","), a.rounds)
+        shutil.rmtree(d, ignore_errors=True)
+        return
 
     t0 = time.perf_counter()
     r = nvbench.run(target, engine="null", rw="randread", bs="4k", runtime=f"{a.runtime}s", interval="1s")
@@ -111,7 +161,8 @@ def main():
     print(f"| `nvbench history --host h3` (table; a new process) | {cli_med:.2f} s (min {cli_lo:.2f}, max {cli_hi:.2f}) |")
     print(f"| `nvbench history --host h3 --json` | {j_med:.2f} s |")
     print(f"| of which `python -c 'import nvbench'` alone | {imp_med:.2f} s |")
-    print(f"| the query in-process (open, select, labels) | {q_med * 1000:.0f} ms |")
+    print(f"| the query in-process (open, select, labels) | {q_med * 1000:.0f} ms |\n")
+    points_cost(target, d, a.runtime, a.intervals.split(","), a.rounds)
     shutil.rmtree(d, ignore_errors=True)
 
 

@@ -156,6 +156,58 @@ START_TEST(a_failing_callback_stops_nothing_and_is_named)
 }
 END_TEST
 
+/* Job groups: each group's points, on the calling thread, its name first,
+ * then the group's own point as its timeseries[] writes it; a failing
+ * callback stops nothing and is named in the run's warnings. */
+START_TEST(job_groups_give_each_groups_points_named)
+{
+    struct nvb_workload *ws[2] = {
+        mk((const char *[]){"engine", "null", "name", "r", "runtime", "300ms", "interval", "50ms", "rate_iops",
+                            "20000", NULL}, NULL),
+        mk((const char *[]){"engine", "null", "name", "w\"q", "rw", "write", "runtime", "300ms", "interval",
+                            "50ms", "rate_iops", "20000", NULL}, NULL)};
+    for (int fail = 0; fail <= 1; fail++) {
+        struct seen s = {.fail = fail ? -EPIPE : 0, .caller = pthread_self()};
+        struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
+        o.point = on_point;
+        o.point_arg = &s;
+        struct nvb_result *r = NULL;
+        ck_assert_int_eq(nvb_run_groups((const struct nvb_workload *const *)ws, 2, &o, &r), 0);
+        ck_assert_uint_eq(s.thread_calls_off_caller, 0);
+        char *all;
+        ck_assert_int_eq(nvb_result_json(r, &all), 0);
+        size_t per[2] = {0, 0};
+        unsigned long long ios[2] = {0, 0};
+        const char *pre[2] = {"{\"group\":\"r\",", "{\"group\":\"w\\\"q\","};
+        for (size_t i = 0; i < s.n; i++) {
+            int g = !strncmp(s.pts[i], pre[0], strlen(pre[0])) ? 0 : 1;
+            ck_assert_msg(!strncmp(s.pts[i], pre[g], strlen(pre[g])), "%s", s.pts[i]);
+            char *own = strdup(s.pts[i] + strlen(pre[g]) - 1);
+            own[0] = '{';
+            ck_assert_msg(strstr(all, own) != NULL, "not in the groups' series: %s", own);
+            const char *key = g ? "\"write\":{\"ios\":" : "\"read\":{\"ios\":";
+            ck_assert_ptr_nonnull(strstr(own, key));
+            ios[g] += strtoull(strstr(own, key) + strlen(key), NULL, 10);
+            per[g]++;
+            free(own);
+        }
+        ck_assert_uint_ge(per[0], 1);
+        ck_assert_uint_ge(per[1], 1);
+        ck_assert_uint_eq(ios[0], nvb_result_ios(r, NVB_READ));
+        ck_assert_uint_eq(ios[1], nvb_result_ios(r, NVB_WRITE));
+        int named = 0;
+        for (size_t i = 0; i < nvb_result_warning_count(r); i++)
+            named |= strstr(nvb_result_warning(r, i), "point callback (--live) failed") != NULL;
+        ck_assert_int_eq(named, fail);
+        nvb_free(all);
+        seen_free(&s);
+        nvb_result_free(r);
+    }
+    nvb_workload_free(ws[0]);
+    nvb_workload_free(ws[1]);
+}
+END_TEST
+
 /* The sum of key's integers in text (every "key": n). */
 static unsigned long long sum_key(const char *text, const char *key)
 {
@@ -303,6 +355,7 @@ int main(void)
     TCase *tc = tcase_create("points");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, points_given_in_order_as_the_result_writes_them);
+    tcase_add_test(tc, job_groups_give_each_groups_points_named);
     tcase_add_test(tc, a_failing_callback_stops_nothing_and_is_named);
     tcase_add_test(tc, a_long_series_stays_bounded_and_adds_up);
     tcase_add_test(tc, intervals_read_back_checked);

@@ -1,6 +1,7 @@
 """Live figures while a run goes on: nvbench run --live and --metrics end
 to end (the stream read and the endpoint scraped during the run, which
 ends when the test stops it with SIGTERM), and nvbench.run(on_point=...)."""
+import contextlib
 import json
 import os
 import re
@@ -45,20 +46,33 @@ def _samples(text):
     return got
 
 
-def test_live_stream_and_metrics_while_the_run_goes_on():
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    # a run of an hour that the test stops: it goes on for as long as the test reads
-    p = subprocess.Popen([sys.executable, "-m", "nvbench", "run", "engine=null", "rw=randrw", "runtime=3600",
-                          "interval=100ms", "rate_iops=20000", "--live", "-", "--metrics", "127.0.0.1:0",
-                          "--no-progress", "--print-json"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+@contextlib.contextmanager
+def running(args):
+    """An nvbench command the test reads while it runs (and stops): killed if the test fails first."""
+    p = subprocess.Popen([sys.executable, "-m", "nvbench", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
     try:
-        url = None
-        for line in p.stderr:  # the address comes before the run starts
-            m = re.search(r"metrics: serving (http://\S+/metrics)", line)
-            if m:
-                url = m.group(1)
-                break
+        yield p
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+
+
+def metrics_url(p):
+    """The address --metrics names on stderr, before the run starts."""
+    for line in p.stderr:
+        m = re.search(r"metrics: serving (http://\S+/metrics)", line)
+        if m:
+            return m.group(1)
+    return None
+
+
+def test_live_stream_and_metrics_while_the_run_goes_on():
+    # a run of an hour that the test stops: it goes on for as long as the test reads
+    with running(["run", "engine=null", "rw=randrw", "runtime=3600", "interval=100ms", "rate_iops=20000",
+                  "--live", "-", "--metrics", "127.0.0.1:0", "--no-progress", "--print-json"]) as p:
+        url = metrics_url(p)
         assert url and url.startswith("http://127.0.0.1:"), url
         lines = [p.stdout.readline() for _ in range(3)]
         pts = [_point_of(l)[1] for l in lines]
@@ -78,10 +92,6 @@ def test_live_stream_and_metrics_while_the_run_goes_on():
         # the same, but a shell's background job starts with SIGINT ignored)
         p.send_signal(signal.SIGTERM)
         rest, err = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.communicate()
     out = lines + rest.splitlines(keepends=True)
     result_line = out[-1]
     result = json.loads(result_line)

@@ -9,7 +9,7 @@ import pytest
 import nvbench
 from nvbench import stats
 from nvbench._report_figures import missing
-from nvbench._report_trend import trend_data
+from nvbench._report_trend import point_spreads, trend_data
 from nvbench.store import open_store
 
 from conftest import cli
@@ -86,3 +86,32 @@ def test_report_needs_files_or_a_store(tmp_path):
     assert p.returncode != 0 and "--db" in p.stderr
     p = cli("report", "--db", tmp_path / "none.db", "-o", tmp_path / "x.html")
     assert p.returncode != 0
+
+
+def test_a_run_with_stored_points_shows_its_spread_within_the_run(tmp_path):
+    """A point of one run whose points are in the store: the 5th to 95th percentile of its
+    intervals' IOPS, from the stored points (every interval as measured)."""
+    import subprocess
+    import sys
+    db = tmp_path / "p.db"
+    p = subprocess.run([sys.executable, "-m", "nvbench", "run", "engine=null", "rw=randrw", "runtime=500ms",
+                        "interval=50ms", "rate_iops=20000", "--db", str(db), "--print-json"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    with open_store(str(db)) as st:
+        rows = st.query()
+        pts = st.points([rows[0]["id"]])
+    spreads = point_spreads(pts)
+    iops = sorted((x["read_iops"] or 0) + (x["write_iops"] or 0) for x in pts)
+    lo, hi = spreads[rows[0]["id"]]["iops"]
+    assert len(pts) >= 2 and lo in iops and hi in iops and lo <= hi
+    assert iops.index(lo) <= len(iops) // 10 + 1 and iops.index(hi) >= len(iops) - 2 - len(iops) // 10
+    (pt,) = [x for lines in trend_data(rows, spreads)["iops"].values() for ps in lines.values() for x in ps]
+    assert pt["n"] == 1 and pt["spread"] == (lo, hi)
+    assert trend_data(rows)["iops"] and all(x["spread"] is None for lines in trend_data(rows)["iops"].values()
+                                            for ps in lines.values() for x in ps)
+    out = tmp_path / "report.html"
+    r = cli("report", "--db", db, "-o", out)
+    assert r.returncode == 0, r.stderr
+    if not missing():
+        assert "5th to the 95th percentile of its intervals" in out.read_text()

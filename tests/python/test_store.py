@@ -118,7 +118,7 @@ def test_a_store_of_the_previous_schema_is_migrated(data_file, tmp_path):
     p = run_null(db, "--label", "after=migration", target=data_file)
     assert p.returncode == 0, p.stderr
     with open_store(db, create=False) as st:
-        assert st.version == SCHEMA_VERSION == 2
+        assert st.version == SCHEMA_VERSION == 3
         rows = st.query(with_result=True)
         old, new = rows
         assert old["host"] == "old-host" and old["iops"] == 1234.0 and old["kernel"] is None
@@ -126,7 +126,7 @@ def test_a_store_of_the_previous_schema_is_migrated(data_file, tmp_path):
         assert new["labels"] == {"after": "migration"}
         assert len(st.results()) == 2  # both read back as Results
     con = sqlite3.connect(db)
-    assert con.execute("SELECT value FROM nvbench_meta WHERE key='schema_version'").fetchone() == ("2",)
+    assert con.execute("SELECT value FROM nvbench_meta WHERE key='schema_version'").fetchone() == ("3",)
     assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
@@ -225,18 +225,23 @@ WRITER = textwrap.dedent("""
 """)
 
 
-def test_a_writer_killed_inside_its_transaction_leaves_the_store_consistent(data_file, tmp_path):
-    res = tmp_path / "r.json"
-    nvbench.ResultSet([nvbench.run(data_file, engine="null", runtime="50ms")]).save(str(res))
-    db = tmp_path / "k.db"
-    w = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(res)], stdout=subprocess.PIPE, text=True)
+def kill_inside(cmd):
+    """Run a writer until it says it is "inside" its transaction, then SIGKILL it."""
+    w = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     try:
-        assert w.stdout.readline().strip() == "inside"  # the 4th run's row and one label written, uncommitted
+        assert w.stdout.readline().strip() == "inside"
         os.kill(w.pid, signal.SIGKILL)
         w.wait(timeout=30)
     finally:
         if w.poll() is None:
             w.kill()
+
+
+def test_a_writer_killed_inside_its_transaction_leaves_the_store_consistent(data_file, tmp_path):
+    res = tmp_path / "r.json"
+    nvbench.ResultSet([nvbench.run(data_file, engine="null", runtime="50ms")]).save(str(res))
+    db = tmp_path / "k.db"
+    kill_inside([sys.executable, "-c", WRITER, str(db), str(res)])  # the 4th run's row and a label, uncommitted
     con = sqlite3.connect(db)
     assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert con.execute("SELECT COUNT(*) FROM runs").fetchone() == (3,)

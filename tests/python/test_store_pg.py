@@ -120,7 +120,7 @@ def test_runs_saved_and_listed_with_the_schema_of_sqlite(pg, data_file, tmp_path
     with open_store(str(lite)):
         pass
     con = sqlite3.connect(lite)
-    lite_cols = sorted((t, c[1]) for t in ("nvbench_meta", "runs", "run_labels")
+    lite_cols = sorted((t, c[1]) for t in ("nvbench_meta", "runs", "run_labels", "point_streams", "points")
                        for c in con.execute(f"PRAGMA table_info({t})"))
     assert pg_cols == lite_cols
     # hostile values are values here too
@@ -149,10 +149,8 @@ def test_concurrent_writers_lose_nothing(kind, pg, data_file, tmp_path):
     url = pg.fresh() if kind == "postgresql" else str(tmp_path / "c.db")
     writers, each = 4, 25
     # a store none of them has made yet: they also race to create the schema
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, url, str(res), str(w), str(each)],
-                              stderr=subprocess.PIPE, text=True) for w in range(writers)]
-    errs = [p.communicate(timeout=300)[1] for p in procs]
-    assert [p.returncode for p in procs] == [0] * writers, errs
+    from test_store_points import run_writers
+    run_writers(WRITER, url, res, writers, each)
     with open_store(url) as st:
         rows = st.query()
     assert len(rows) == writers * each and len({r["id"] for r in rows}) == writers * each
@@ -175,9 +173,75 @@ def test_a_server_gone_keeps_the_result_to_import(pg, data_file, tmp_path):
     assert p.returncode == 1
     assert json.loads(p.stdout)["schema"] == "nvbench.result/1"  # the run completed and was printed
     assert f"store {url}" in p.stderr, p.stderr
+    assert "time-series points not stored (the result keeps its series)" in p.stderr, p.stderr
     kept = p.stderr.split("the results are kept in ")[1].split(":")[0]
     assert kept.startswith(str(home)) and f"nvbench store import {kept} --db {url}" in p.stderr
     i = cli("store", "import", kept, "--db", url)
     assert i.returncode == 0, i.stderr
     with open_store(url) as st:
         assert st.count() == 1
+
+
+@pytest.mark.parametrize("kind", ["postgresql", "sqlite"])
+def test_concurrent_point_writers_lose_nothing(kind, pg, data_file, tmp_path):
+    import nvbench
+    from test_store_points import check_points_of_writers, run_points_writers
+    res = tmp_path / "r.json"
+    r = nvbench.run(data_file, engine="null", runtime="300ms", interval="50ms")
+    nvbench.ResultSet([r]).save(str(res))
+    url = pg.fresh() if kind == "postgresql" else str(tmp_path / "c.db")
+    rows, pts = run_points_writers(url, res, 4, 10)
+    check_points_of_writers(rows, pts, 4, 10, len(r.data["timeseries"]))
+
+
+def test_a_store_of_schema_2_is_migrated(pg, data_file, tmp_path):
+    import psycopg2
+    from nvbench import store
+    url = pg.fresh()
+    con = psycopg2.connect(url)
+    con.autocommit = True
+    cur = con.cursor()
+    for stmt in store._ddl(True, 2):  # the previous schema, as nvbench made it
+        cur.execute(stmt)
+    cur.execute("INSERT INTO nvbench_meta (key, value) VALUES ('schema_version', '2')")
+    cur.execute("INSERT INTO runs (host, start_unix_ns, result) VALUES ('old-host', 1, '{}')")
+    con.close()
+    p = cli("run", "engine=null", "runtime=200ms", "interval=50ms", data_file, "--print-json", "--db", url)
+    assert p.returncode == 0, p.stderr
+    with open_store(url, create=False) as st:
+        assert st.version == 3
+        old, new = st.query()
+        assert old["host"] == "old-host" and st.points([old["id"]]) == []
+        pts = st.points([new["id"]])
+    assert len(pts) >= 1 and sum(x["read_ios"] for x in pts) == json.loads(p.stdout)["read"]["ios"]
+
+
+def test_a_server_gone_mid_run_costs_the_points_only(pg, data_file, tmp_path):
+    """The server stops while the run goes on (after its first point was streamed): the run
+    completes, its result is kept to import, the points not written are counted."""
+    url = pg.fresh()
+    home = tmp_path / "home"
+    home.mkdir()
+    e = dict(os.environ, HOME=str(home), XDG_DATA_HOME="")
+    e.pop("NVBENCH_DB", None)
+    p = subprocess.Popen([sys.executable, "-m", "nvbench", "run", "engine=null", "runtime=3", "interval=100ms",
+                          data_file, "--live", "-", "--db", url, "--no-progress", "--print-json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
+    try:
+        first = p.stdout.readline()
+        assert first.startswith("{") and ',"progress":' in first
+        pg.stop()
+        try:
+            rest, err = p.communicate(timeout=120)
+        finally:
+            pg.start()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert p.returncode == 1
+    result = json.loads(rest.splitlines()[-1])
+    assert result["read"]["ios"] > 0 and not result.get("cancelled")
+    assert "time-series points not stored" in err and f"store {url}" in err, err
+    kept = err.split("the results are kept in ")[1].split(":")[0]
+    assert os.path.exists(kept)

@@ -5,6 +5,7 @@
 --                              { host = "a", stack = "io_uring", ["label.ci"] = "1" }, { last = 5 }))
 --   for _, r in ipairs(runs) do print(r.start_time, r.iops, r.labels.ci) end
 --   local result = h.result(path, runs[1].id)   -- the run's whole result, decoded
+--   local pts = h.points(path, runs[1].id)      -- its time-series points, every interval as measured
 --
 -- Read through the sqlite3 program (Debian: sqlite3) in read-only mode, with a fixed
 -- statement: the filters are compared here, in Lua, never written into SQL. Rows are tables
@@ -44,14 +45,20 @@ local function select(path, sql)
   return rows
 end
 
+M.SCHEMA_VERSION = 3
+
+-- the store's schema version, one this reader knows | nil, message
 local function version(path)
   local v, why = select(path, "SELECT value FROM nvbench_meta WHERE key = 'schema_version'")
   if not v then return nil, why end
   if #v ~= 1 then return nil, ("store %s: no schema version: not an nvbench store"):format(path) end
-  return tonumber(v[1].value)
+  local n = tonumber(v[1].value)
+  if n > M.SCHEMA_VERSION then
+    return nil, ("store %s: schema version %d is newer than this reader's (%d): upgrade nvbench"):format(
+      path, n, M.SCHEMA_VERSION)
+  end
+  return n
 end
-
-M.SCHEMA_VERSION = 2
 
 --- read(path, filters, opts) -> rows | nil, message. filters: { column = value,
 --- ["label.NAME"] = value }, each compared as text; opts.last: the newest N only.
@@ -59,10 +66,6 @@ function M.read(path, filters, opts)
   opts = opts or {}
   local v, why = version(path)
   if not v then return nil, why end
-  if v > M.SCHEMA_VERSION then
-    return nil, ("store %s: schema version %d is newer than this reader's (%d): upgrade nvbench"):format(
-      path, v, M.SCHEMA_VERSION)
-  end
   local runs, e1 = select(path, "SELECT * FROM runs ORDER BY start_unix_ns, id")
   if not runs then return nil, e1 end
   local labels = {}
@@ -96,6 +99,18 @@ function M.read(path, filters, opts)
     out = tail
   end
   return out
+end
+
+--- points(path, id) -> the run's time-series points as measured (schema 3; {} for a run saved
+--- without them), each a table of the points columns (idx, t_s, read_iops, read_p99_ns, ...,
+--- label: its step or cell, job_group), in the order measured | nil, message
+function M.points(path, id)
+  if math.type(id) ~= "integer" then return nil, "points: id must be an integer" end
+  local v, why = version(path)
+  if not v then return nil, why end
+  if v < 3 then return {} end
+  return select(path, ("SELECT s.run_id, s.label, p.* FROM points p JOIN point_streams s ON p.stream_id = s.id "
+                       .. "WHERE s.run_id = %d ORDER BY s.id, p.idx"):format(id))
 end
 
 --- result(path, id) -> the run's whole result (decoded JSON) | nil, message

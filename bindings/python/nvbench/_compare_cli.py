@@ -279,6 +279,7 @@ def _report_with_trend(args):
         with open_store(args.db, create=False) as st:
             rows = st.query(where, args.last)
             rs = st.results(where, args.last) if not args.files else _files_set(args.files)
+            points = st.points([r["id"] for r in rows])
     except StoreError as e:
         _err(str(e))
         return EXIT_INPUT
@@ -287,13 +288,14 @@ def _report_with_trend(args):
     if not len(rs):
         _err(f"nothing to report: no run in {args.db} matches")
         return EXIT_INPUT
-    return _write_report(rs, args, trend=rows)
+    return _write_report(rs, args, trend=rows, trend_points=points)
 
 
-def _write_report(rs, args, trend=None):
+def _write_report(rs, args, trend=None, trend_points=None):
     try:
         rs.report(args.output, title=args.title, baseline=args.baseline,
-                  reference=not args.no_reference, sources=args.files or [args.db], trend=trend)
+                  reference=not args.no_reference, sources=args.files or [args.db], trend=trend,
+                  trend_points=trend_points)
     except ImportError as e:
         _err(f"{e} (the report needs pandas: nvbench[analysis])")
         return EXIT_FAIL

@@ -5,6 +5,10 @@ time-series point (the object the result's timeseries[] holds for it, its
 keys unchanged, byte for byte before the "progress" key) with a "progress"
 object appended: elapsed_s (the point's end), done_fraction (the progress
 snapshot taken at that tick), and the run's ios, bytes and errors so far.
+A command of several runs (a job file's steps, a matrix's cells) names the
+run first in that object: "step" (from 1), "steps" and "label"; each run's
+figures start from zero. A job group's point names its group ("group", the
+point's first key: the library's text for groups, nvbench.h).
 --metrics serves the latest figures in the Prometheus text format
 (version 0.0.4) on http://ADDR/metrics, loopback unless ADDR names another
 address; written by hand, no dependency.
@@ -38,11 +42,18 @@ class Figures:
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.points = 0
-        self.last = None
-        self.done_fraction = None
-        self.totals = {d: {"ios": 0, "bytes": 0} for d in DIRS}
-        self.errors = 0
+        self.tag = {}
+        self.begin()
+
+    def begin(self, tag=None):
+        """A new run (a step, a cell): its figures from zero, named by tag."""
+        with self.lock:
+            self.tag = dict(tag or {})
+            self.points = 0
+            self.last = {}  # the latest point of each group (None: the run's own)
+            self.done_fraction = None
+            self.totals = {d: {"ios": 0, "bytes": 0} for d in DIRS}
+            self.errors = 0
 
     def progress(self, p):
         with self.lock:
@@ -51,13 +62,13 @@ class Figures:
     def point(self, pt):
         with self.lock:
             self.points += 1
-            self.last = pt
+            self.last[pt.get("group")] = pt
             for d in DIRS:
                 if d in pt:
                     self.totals[d]["ios"] += pt[d]["ios"]
                     self.totals[d]["bytes"] += pt[d]["bytes"]
             self.errors += pt.get("errors", 0)
-            return {"elapsed_s": pt["t_s"], "done_fraction": self.done_fraction,
+            return {**self.tag, "elapsed_s": pt["t_s"], "done_fraction": self.done_fraction,
                     "ios": sum(t["ios"] for t in self.totals.values()),
                     "bytes": sum(t["bytes"] for t in self.totals.values()), "errors": self.errors}
 
@@ -73,31 +84,39 @@ class Figures:
                 out.append(f"{name}{{{lab}}} {_num(v)}" if lab else f"{name} {_num(v)}")
 
         with self.lock:
-            pt, dirs = self.last, [d for d in DIRS if self.last and d in self.last]
+            lasts = sorted(self.last.items(), key=lambda kv: kv[0] or "")
+            dirs = [d for d in DIRS if any(d in p for _, p in lasts)]
+            if self.tag:
+                fam("nvbench_run_info", "gauge", "the run of the command under way (a step, a cell)",
+                    [({k: str(v) for k, v in self.tag.items()}, 1)])
             fam("nvbench_points_total", "counter", "time-series points measured so far", [({}, self.points)])
             fam("nvbench_ios_total", "counter", "I/Os completed so far in the measured window",
                 [({"dir": d}, self.totals[d]["ios"]) for d in dirs])
             fam("nvbench_bytes_total", "counter", "bytes completed so far in the measured window",
                 [({"dir": d}, self.totals[d]["bytes"]) for d in dirs])
             fam("nvbench_errors_total", "counter", "failed I/Os so far", [({}, self.errors)])
-            if pt is None:
+            if not lasts:
                 return "\n".join(out) + "\n"
-            fam("nvbench_iops", "gauge", "I/Os per second over the latest interval",
-                [({"dir": d}, pt[d]["iops"]) for d in dirs])
+
+            def each(fn, **extra):
+                # one sample per group (labelled group=NAME) and direction
+                return [({**({"group": g} if g is not None else {}), "dir": d, **extra}, fn(p[d]))
+                        for g, p in lasts for d in dirs if d in p]
+            fam("nvbench_iops", "gauge", "I/Os per second over the latest interval", each(lambda o: o["iops"]))
             fam("nvbench_bandwidth_bytes_per_second", "gauge", "bytes per second over the latest interval",
-                [({"dir": d}, pt[d]["bw_bytes_s"]) for d in dirs])
+                each(lambda o: o["bw_bytes_s"]))
             fam("nvbench_latency_mean_seconds", "gauge", "mean I/O latency over the latest interval",
-                [({"dir": d}, pt[d]["lat_mean_ns"] / 1e9) for d in dirs])
+                each(lambda o: o["lat_mean_ns"] / 1e9))
             fam("nvbench_latency_seconds", "gauge",
                 "latency percentile over the latest interval (NaN without completions)",
-                [({"dir": d, "quantile": q}, _ns(pt[d].get(k)))
-                 for d in dirs for q, k in (("0.5", "p50"), ("0.99", "p99"), ("0.999", "p99.9"))
-                 if k in pt[d]])
+                [s for q, k in (("0.5", "p50"), ("0.99", "p99"), ("0.999", "p99.9"))
+                 for s in each(lambda o, k=k: _ns(o.get(k)), quantile=q)])
+            pt = lasts[-1][1]
             fam("nvbench_system_cpu_percent", "gauge",
                 "whole-machine CPU busy over the latest interval (NaN when not measured)",
                 [({}, pt["system_pct"] if pt.get("system_pct") is not None else float("nan"))])
             fam("nvbench_elapsed_seconds", "gauge", "end of the latest interval since the window started",
-                [({}, pt["t_s"])])
+                [({}, max(p["t_s"] for _, p in lasts))])
             if self.done_fraction is not None:
                 fam("nvbench_done_ratio", "gauge", "the run's progress, 0 to 1", [({}, self.done_fraction)])
         return "\n".join(out) + "\n"
@@ -153,6 +172,10 @@ class Live:
             h, p = self.server.server_address[:2]
             if err:
                 err(f"metrics: serving http://{h}:{p}/metrics while the run goes on")
+
+    def begin(self, label=None, step=None, steps=None):
+        """The next run of the command: step (from 0) of steps, named label; its figures from zero."""
+        self.fig.begin({"step": step + 1, "steps": steps, "label": label} if steps is not None else None)
 
     def progress(self, inner):
         def on_progress(p):

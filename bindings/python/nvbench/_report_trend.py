@@ -5,7 +5,10 @@ one line per host and stack, one point per save: the runs of one host, stack
 and workload saved together (a matrix and its repeats share the second of
 their save, ``saved_at``). A point of n >= 2 runs carries the 95% confidence
 interval of their mean (nvbench.stats.mean_interval, as the comparison
-does); a point of one run has none, and the figure's caption says so.
+does); a point of one run has none, and the figure's caption says so. When
+the store holds that run's time-series points (every interval as measured),
+a point of one run shows how its IOPS and bandwidth moved within the run
+instead: a light bar from the 5th to the 95th percentile of its intervals.
 """
 import datetime
 import html
@@ -15,7 +18,7 @@ from . import plot as _plot
 from . import stats
 from ._report_figures import _literal, _svg
 
-__all__ = ["METRICS", "trend_data", "trend_section"]
+__all__ = ["METRICS", "trend_data", "trend_section", "point_spreads"]
 
 # (store column, axis label, the interval's domain)
 METRICS = (("iops", "IOPS", "positive"), ("bw_gib_s", "bandwidth (GiB/s)", "positive"),
@@ -32,10 +35,38 @@ def _when(row):
     return datetime.datetime.fromtimestamp(ns / 1e9, datetime.timezone.utc) if ns else None
 
 
-def trend_data(rows):
+# what the stored points give, per interval: the metric's value from a point row
+SPREAD = {"iops": lambda p: sum(p.get(f"{d}_iops") or 0.0 for d in ("read", "write", "trim")),
+          "bw_gib_s": lambda p: sum(p.get(f"{d}_bw_bytes_s") or 0.0 for d in ("read", "write", "trim")) / 2**30}
+
+
+def _quantile(sorted_values, q):
+    """The nearest-rank quantile of sorted values."""
+    return sorted_values[min(len(sorted_values) - 1, max(0, math.ceil(q * len(sorted_values)) - 1))]
+
+
+def point_spreads(points):
+    """{run_id: {metric: (5th, 95th percentile of its intervals)}} from stored points
+    (Store.points' rows); runs of fewer than two points have none."""
+    by_run = {}
+    for p in points:
+        by_run.setdefault(p["run_id"], []).append(p)
+    out = {}
+    for rid, pts in by_run.items():
+        if len(pts) < 2:
+            continue
+        for metric, fn in SPREAD.items():
+            vals = sorted(fn(p) for p in pts)
+            out.setdefault(rid, {})[metric] = (_quantile(vals, 0.05), _quantile(vals, 0.95))
+    return out
+
+
+def trend_data(rows, spreads=None):
     """{metric: {cell: {(host, stack): [point, ...] oldest first}}} from store rows
     (Store.query's dicts). A point: when (the first run's start, UTC), mean, low, high
-    (None without an interval), n (runs), why (None, or why there is no interval)."""
+    (None without an interval), n (runs), why (None, or why there is no interval), and
+    for a point of one run with stored points (spreads: point_spreads'), spread: the 5th
+    and 95th percentiles of its intervals' values."""
     groups = {}
     for row in rows:
         when = _when(row)
@@ -53,9 +84,10 @@ def trend_data(rows):
                 continue
             ci = stats.mean_interval(values, domain)
             ok = ci["why"] is None
+            spread = (spreads or {}).get(runs[0].get("id"), {}).get(metric) if len(runs) == 1 else None
             out.setdefault(metric, {}).setdefault(cell, {}).setdefault((host, stack), []).append(
                 {"when": when, "mean": ci["mean"], "low": ci["low"] if ok else None,
-                 "high": ci["high"] if ok else None, "n": len(values), "why": ci["why"]})
+                 "high": ci["high"] if ok else None, "n": len(values), "why": ci["why"], "spread": spread})
     for cells in out.values():
         for lines in cells.values():
             for pts in lines.values():
@@ -73,6 +105,10 @@ def _figure(lines, title, ylabel):
         hi = [p["high"] - p["mean"] if p["high"] is not None else 0.0 for p in pts]
         a.errorbar(xs, ys, yerr=[lo, hi], color=colors[(host, stack)], marker="o", markersize=4, capsize=3,
                    label=f"{host} / {stack}")
+        within = [p for p in pts if p.get("spread")]
+        if within:  # one run's intervals, not an interval of a mean: drawn apart, lighter
+            a.vlines([p["when"] for p in within], [p["spread"][0] for p in within],
+                     [p["spread"][1] for p in within], color=colors[(host, stack)], alpha=0.3, linewidth=6)
     a.set_title(title)
     a.set_xlabel("run started (UTC)")
     a.set_ylabel(ylabel)
@@ -96,9 +132,9 @@ def trend_svgs(data):
     return out
 
 
-def trend_section(rows, no_plots):
-    """The report's "Trend" section (its HTML) from store rows."""
-    data = trend_data(rows)
+def trend_section(rows, no_plots, spreads=None):
+    """The report's "Trend" section (its HTML) from store rows (and point_spreads')."""
+    data = trend_data(rows, spreads)
     if not data:
         body = '<p class="note">The store holds no run with figures to draw over time.</p>'
     elif no_plots:
@@ -111,6 +147,10 @@ def trend_section(rows, no_plots):
         body = (f'<div class="grid figs">{cards}</div><p class="caption">Each metric over time, one line '
                 "per host and stack, one point per save of a workload (the runs saved together: a matrix "
                 "and its repeats); error bars: 95% confidence interval of the mean over those runs."
-                + (" A point of one run has no interval." if single else "") + "</p>")
+                + (" A point of one run has no interval." if single else "")
+                + (" A light bar on a point of one run spans the 5th to the 95th percentile of its intervals "
+                   "(its time-series points in the store): how the figure moved within that run."
+                   if any(p.get("spread") for cells in data.values() for lines in cells.values()
+                          for pts in lines.values() for p in pts) else "") + "</p>")
     return (f'<section id="trend"><h2>Trend</h2><p class="intro">{len(rows)} run'
             f'{"" if len(rows) == 1 else "s"} from the store.</p>{body}</section>')

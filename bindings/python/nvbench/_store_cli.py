@@ -8,6 +8,7 @@ import time
 
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_OK, _err, _n
 from ._printable import printable
+from ._points import READ_COLUMNS, PointWriter
 from .loading import load
 from .resultset import ResultSet
 from .store import FILTER_KEYS, StoreError, _redact, default_location, open_store
@@ -53,12 +54,33 @@ def _pending_path(args):
     return None, False
 
 
-def saved(args, results, status):
-    """Save the results when asked (--save, --db); the status to exit with. The results are
+def _saving(args):
+    return bool(getattr(args, "save", False) or getattr(args, "db", None))
+
+
+def point_writer(args):
+    """The writer of the runs' time-series points into the store while they run (_points.py),
+    when the results are to be saved; else None."""
+    if not _saving(args):
+        return None
+    try:
+        _labels(args.label)
+    except ValueError:
+        return None  # saving will refuse the labels, with nothing written: no points either
+    return PointWriter(args.db if args.db else default_location(), err=_err)
+
+
+def saved(args, results, status, points=None):
+    """Save the results when asked (--save, --db), with their points (the PointWriter that
+    wrote them while they ran, closed here); the status to exit with. The results are
     already on stdout and in --json: a store that fails costs nothing but the saving, and
     the results are kept in a file the error names, to import later."""
-    if not (getattr(args, "save", False) or getattr(args, "db", None)) or not results:
+    if not _saving(args) or not results:
+        if points is not None:
+            points.close()
         return status
+    if points is not None:
+        points.close(flush=False)  # the last points go in the runs' own transaction
     results = [r for r in results if r is not None and not isinstance(r, str)]
     try:
         labels = _labels(args.label)
@@ -67,8 +89,9 @@ def saved(args, results, status):
         return EXIT_INPUT
     try:
         with open_store(args.db) as st:
-            st.save(results, labels)
-            _err(f"saved {_n(len(results), 'run')} in store {st.name}")
+            st.save(results, labels, points)
+            _err(f"saved {_n(len(results), 'run')} in store {st.name}"
+                 + (f" with {_n(points.written, 'time-series point')}" if points and points.streams() else ""))
         return status
     except StoreError as e:
         _err(str(e))
@@ -152,6 +175,11 @@ def _cell(v):
     return str(v)
 
 
+POINT_COLUMNS = ("run_id", "label", "idx", "job_group", "t_s", "dt_s", "read_iops", "read_p50_ns",
+                 "read_p99_ns", "read_p99_9_ns", "write_iops", "write_p50_ns", "write_p99_ns", "write_p99_9_ns", "errors",
+                 "system_pct")
+
+
 def cmd_history(args):
     try:
         where = parse_where(args.where, args.host)
@@ -160,11 +188,21 @@ def cmd_history(args):
         return EXIT_INPUT
     try:
         with open_store(args.db, create=False) as st:
-            rows = st.query(where, last=args.last)
+            if args.points:
+                rows = st.points(args.points)
+            else:
+                rows = st.query(where, last=args.last)
     except StoreError as e:
         _err(str(e))
         return EXIT_FAIL
-    cols = list(HISTORY_COLUMNS) + ["labels"]
+    if args.points:
+        # every column of a point in JSON and CSV, the figures people watch in the table
+        return _print_rows(args, rows, list(READ_COLUMNS) if args.json or args.csv else list(POINT_COLUMNS),
+                           "no points stored for run " + ", ".join(map(str, args.points)))
+    return _print_rows(args, rows, list(HISTORY_COLUMNS) + ["labels"], "no runs match")
+
+
+def _print_rows(args, rows, cols, none):
     if args.json:
         print(json.dumps([{k: r.get(k) for k in cols} for r in rows], indent=1))
     elif args.csv:
@@ -174,7 +212,7 @@ def cmd_history(args):
             w.writerow([json.dumps(r[k]) if k == "labels" else r.get(k) for k in cols])
     else:
         if not rows:
-            print("no runs match")
+            print(none)
             return EXIT_OK
         table = [cols] + [[printable(_cell(r.get(k))) for k in cols] for r in rows]
         widths = [max(len(t[i]) for t in table) for i in range(len(cols))]
@@ -206,6 +244,9 @@ def add_parsers(sub):
     s.add_argument("--where", action="append", default=[], metavar="NAME=VALUE", help="a filter (repeatable)")
     s.add_argument("--host", help="runs of this host (as --where host=HOST)")
     s.add_argument("--last", type=int, metavar="N", help="the newest N runs only")
+    s.add_argument("--points", type=int, action="append", metavar="ID",
+                   help="the time-series points stored for run ID (repeatable), every interval as measured, "
+                        "instead of the runs")
     fmt = s.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print JSON, one object per run")
     fmt.add_argument("--csv", metavar="F", help="write CSV to F (- for stdout)")

@@ -202,9 +202,6 @@ def _run_workloads(groups):
 
 def cmd_run(args):
     if args.fio:
-        if args.live or args.metrics:
-            _err("--live and --metrics follow one workload, not a job file's steps")
-            return EXIT_INPUT
         return _run_fio(args)
     groups = _run_groups_of(args.items)
     ws, why, status = _run_workloads(groups)
@@ -213,32 +210,34 @@ def cmd_run(args):
         return status
     keys = groups[0][0]
     w = ws[0] if len(ws) == 1 else ws
-    live = _live_of(args, len(ws))
+    live = _live_of(args)
     if isinstance(live, int):
         return live
     bar = Bar(1, enabled=_progress_wanted(args))
+    points = _store_cli.point_writer(args)
+    label = " ".join(f"{k}={v}" for k, v in keys) if len(ws) == 1 else f"{len(ws)} job groups"
     try:
-        label = " ".join(f"{k}={v}" for k, v in keys) if len(ws) == 1 else f"{len(ws)} job groups"
-        progress = bar.callback(0, label)
-        if live is not None:
-            text, r = _run_workload(w, progress=live.progress(progress), raw=True, point=live.point)
-        else:
-            text, r = _run_workload(w, progress=progress, raw=True)
+        progress, point = _watchers(live, points, bar.callback(0, label), label)
+        text, r = _run_workload(w, progress=progress, raw=True, point=point)
     except (KeyboardInterrupt, Terminated) as e:
         bar.close()
         status, word = _stopped_by(e)
         _err(word + ("; the result below is partial" if getattr(e, "result_json", None) else ""))
         _emit_partial(e, args)
+        _store_cli.saved(args, [], status, points)
         return status
     except NvbenchError as e:
         bar.close()
         _err(e.strerror)
         _emit_partial(e, args)
+        _store_cli.saved(args, [], status, points)
         return _status_of(e)
     finally:
         bar.close()
         if live is not None:
             live.close()
+    if points is not None:
+        points.done(r)
     if _json_out(args):
         _write_json(text)
     else:
@@ -246,17 +245,35 @@ def cmd_run(args):
     _warn([r])
     if args.json:
         _save_json([r], args.json)
-    return _store_cli.saved(args, [r], _verify_status([r]))
+    return _store_cli.saved(args, [r], _verify_status([r]), points)
 
 
-def _live_of(args, nworkloads):
+def _watchers(live, points, progress, label, step=None, steps=None):
+    """The progress and point callbacks of one run (a step, a matrix cell) for --live,
+    --metrics and the store's points; (progress, None) without them."""
+    fns = []
+    if live is not None:
+        live.begin(label if steps is not None else None, step, steps)
+        progress = live.progress(progress)
+        fns.append(live.point)
+    if points is not None:
+        fns.append(points.begin(label))
+    if not fns:
+        return progress, None
+    if len(fns) == 1:
+        return progress, fns[0]
+
+    def point(text):
+        for f in fns:
+            f(text)
+    return progress, point
+
+
+def _live_of(args):
     """run --live/--metrics: their callbacks (_live.Live), None without
     them, or an exit status after saying why not."""
-    if not (args.live or args.metrics):
+    if not (getattr(args, "live", None) or getattr(args, "metrics", None)):
         return None
-    if nworkloads > 1:
-        _err("--live and --metrics follow one workload, not job groups")
-        return EXIT_INPUT
     try:
         return _live.Live(args.live, args.metrics, err=_err)
     except ValueError as e:
@@ -299,11 +316,18 @@ def _run_fio(args):
     except fio_job.FioJobError as e:
         _err(str(e))
         return EXIT_INPUT
+    live = _live_of(args)
+    if isinstance(live, int):
+        return live
     bar, results, status = Bar(len(steps), enabled=_progress_wanted(args)), [], EXIT_OK
+    points = _store_cli.point_writer(args)
     try:
         for i, step in enumerate(steps):
             label = "+".join(w["fio"]["section"] for w in step)
-            results.append(fio_job.run_step(step, progress=bar.callback(i, label), **run_kwargs))
+            progress, point = _watchers(live, points, bar.callback(i, label), label, i, len(steps))
+            results.append(fio_job.run_step(step, progress=progress, point=point, **run_kwargs))
+            if points is not None:
+                points.done(results[-1])
     except (KeyboardInterrupt, Terminated) as e:
         # the steps done and the cancelled one's partial result, as a finished job file's
         bar.close()
@@ -311,9 +335,12 @@ def _run_fio(args):
         partial = getattr(e, "result", None)
         if partial is not None and not isinstance(partial, str):
             results.append(partial)
+            if points is not None:
+                points.done(partial)
         _err(f"{word} in step {len(results) if partial is not None else len(results) + 1} of {len(steps)}"
              + ("; the results below are partial" if results else ""))
         if not results:
+            _store_cli.saved(args, [], status, points)
             return status
     except NvbenchError as e:
         # a step failed (an I/O error, a target changed since the check): the steps
@@ -323,13 +350,18 @@ def _run_fio(args):
         failed = len(results) + 1
         if partial is not None and not isinstance(partial, str):
             results.append(partial)
+            if points is not None:
+                points.done(partial)
         _err(f"step {failed} of {len(steps)} ({'+'.join(w['fio']['section'] for w in steps[failed - 1])}): "
              f"{e.strerror}" + ("; the results below are of the steps before it" if results else ""))
         status = _status_of(e)
         if not results:
+            _store_cli.saved(args, [], status, points)
             return status
     finally:
         bar.close()
+        if live is not None:
+            live.close()
     rs = ResultSet(results)
     if _json_out(args):
         _write_json(rs.to_json(indent=1))
@@ -338,7 +370,7 @@ def _run_fio(args):
     _warn(results)
     if args.json:
         _save_json(results, args.json)
-    return _store_cli.saved(args, results, status if status != EXIT_OK else _verify_status(results))
+    return _store_cli.saved(args, results, status if status != EXIT_OK else _verify_status(results), points)
 
 
 def _write_json(text):
@@ -471,11 +503,15 @@ def cmd_matrix(args):
           f"jobs {args.jobs}, on {printable(target_desc)}", file=sys.stderr)
     status = EXIT_OK
     partial = None
+    live = _live_of(args)
+    if isinstance(live, int):
+        return live
+    watch = _Watch(live, _store_cli.point_writer(args))
     try:
         rs = seed_matrix(targets=args.target or None, engines=engines, runtime=args.runtime, qd=args.qd,
                          cells=args.cells, jobs=args.jobs, repeat=args.repeat, size=args.size,
                          precondition=args.precondition, steady_state=steady,
-                         progress=_progress_wanted(args), on_error="warn", **extra)
+                         progress=_progress_wanted(args), on_error="warn", _watch=watch, **extra)
     except (KeyboardInterrupt, Terminated) as e:
         status, word = _stopped_by(e)
         rs = getattr(e, "results", None)
@@ -483,7 +519,9 @@ def cmd_matrix(args):
         _err(f"{word} after {len(rs) if rs is not None else 0} of {expected} runs; the temporary files are removed")
     except NvbenchError as e:
         _err(e.strerror)
+        _store_cli.saved(args, [], EXIT_FAIL, watch.close())
         return _status_of(e)
+    points = watch.close()
     if rs is None:
         rs = ResultSet()
     if status == EXIT_OK and len(rs) < expected:
@@ -492,7 +530,7 @@ def cmd_matrix(args):
     if args.json:
         saved = list(rs) + ([partial] if partial is not None and not isinstance(partial, str) else [])
         _save_json(saved, args.json)
-    status = _store_cli.saved(args, list(rs), status)
+    status = _store_cli.saved(args, list(rs), status, points)
     _warn(rs)
     if len(rs):
         _print_steady_states(rs)
@@ -506,6 +544,37 @@ def cmd_matrix(args):
             _err(f"{e} (the table, CSV and plots need the analysis extras: numpy, pandas, matplotlib)")
             return EXIT_FAIL
     return status
+
+
+def _add_live_args(s, dash):
+    s.add_argument("--live", metavar="FILE|-",
+                   help="write one JSON line per interval as it is measured: the time-series point with its "
+                        "progress, naming its step, cell or job group (docs/history.md)" + dash)
+    s.add_argument("--metrics", metavar="ADDR",
+                   help="serve the latest figures in the Prometheus text format on http://ADDR/metrics while "
+                        "the runs go on ([HOST:]PORT, loopback unless HOST says otherwise; port 0: any free one, "
+                        "named on stderr)")
+
+
+class _Watch:
+    """A matrix's runs seen by --live, --metrics and the store's points (matrix._execute)."""
+
+    def __init__(self, live, points):
+        self.live, self.points = live, points
+
+    def __call__(self, index, total, label, progress):
+        return _watchers(self.live, self.points, progress, label, index, total)
+
+    def done(self, r):
+        if self.points is not None:
+            self.points.done(r)
+
+    def close(self):
+        """The point writer, for saving (the live view ends here)."""
+        if self.live is not None:
+            self.live.close()
+            self.live = None
+        return self.points
 
 
 def _save_plots(rs, wanted):
@@ -604,13 +673,7 @@ def build_parser():
     out.add_argument("--summary", action="store_true",
                      help="print the summary, even piped (nvbench run --summary ... | tee log)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
-    s.add_argument("--live", metavar="FILE|-",
-                   help="write one JSON line per interval as it is measured: the time-series point with its "
-                        "progress (docs/history.md); '-' is stdout, where a piped result follows as the last line")
-    s.add_argument("--metrics", metavar="ADDR",
-                   help="serve the latest figures in the Prometheus text format on http://ADDR/metrics while "
-                        "the run goes on ([HOST:]PORT, loopback unless HOST says otherwise; port 0: any free one, "
-                        "named on stderr)")
+    _add_live_args(s, "; '-' is stdout, where a piped result follows as the last line")
     s.add_argument("--fio", metavar="JOBFILE", help="run a fio job file (docs/fio-jobs.md); JSON: {\"results\": [...]}")
     s.add_argument("--fio-lenient", action="store_true",
                    help="with --fio: leave out options nvbench cannot honour, each a warning in the results")
@@ -658,6 +721,7 @@ def build_parser():
     s.add_argument("--plot-latency", metavar="F.png", help="save the latency percentiles per cell")
     s.add_argument("--plot-efficiency", metavar="F.png", help="save IOPS per core and CPU per I/O")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_live_args(s, "; '-' is stdout")
     s.set_defaults(func=cmd_matrix)
     _store_cli.add_save_args(s)
 

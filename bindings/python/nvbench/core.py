@@ -282,7 +282,7 @@ def _run_shown(w, progress, label, point=None):
             bar.close()
 
 
-def run_groups(groups, progress=None, options=None, **keys):
+def run_groups(groups, progress=None, options=None, on_point=None, _point=None, **keys):
     """Run several workloads at once, as the job groups of one run, and
     return one Result: the totals at the top (as one run that did all the
     I/O), each group's own Result in ``.groups``.
@@ -301,7 +301,9 @@ def run_groups(groups, progress=None, options=None, **keys):
     A target written by two groups is refused (NvbenchError, EBUSY); a
     reader beside a writer works. The process CPU is in the total only.
     progress, cancellation (Ctrl-C, SIGTERM), errors and verify mismatches
-    (VerifyError) work as in run().
+    (VerifyError) work as in run(). on_point gets each group's points as
+    they are measured, as in run(), each dict with the group's name first
+    (``"group"``; the rest is that group's ``timeseries[i]``).
     """
     if isinstance(groups, dict) or not groups:
         raise TypeError("run_groups() takes a non-empty list of workload dicts")
@@ -316,7 +318,11 @@ def run_groups(groups, progress=None, options=None, **keys):
         opts = dict(options or {})
         opts.update(g.pop("options", None) or {})
         ws.append(workload(*(targets or []), options=opts, **{**keys, **g}))
-    return _verified(_run_shown(ws, progress, f"{len(ws)} job groups"))
+    point = _point
+    if on_point is not None:
+        def point(text):
+            on_point(json.loads(text))
+    return _verified(_run_shown(ws, progress, f"{len(ws)} job groups", point))
 
 
 def _label_of(w):

@@ -139,21 +139,22 @@ def _with_warnings(r, step):
     return r
 
 
-def run_step(step, progress=None, **run_kwargs):
+def run_step(step, progress=None, point=None, **run_kwargs):
     """One step: a single workload through nvbench's run, several through run_groups.
-    Its warnings are the caller's to issue, with the mapping's (each once)."""
+    Its warnings are the caller's to issue, with the mapping's (each once). point: called
+    with each time-series point's JSON text as it is measured (a group's names its group)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NvbenchWarning)
         if len(step) > 1:
             try:
                 r = _run_groups()([dict(workload_args(w)[1], targets=workload_args(w)[0]) for w in step],
-                                  progress=progress, **run_kwargs)
+                                  progress=progress, _point=point, **run_kwargs)
             except VerifyError as e:  # bad data is judged with the other steps' (run_fio_job, the CLI)
                 r = e.result
         else:
             targets, keys = workload_args(step[0])
             r = core._run_workload(core.workload(*targets, options={**run_kwargs, **keys}), progress=progress,
-                                   warn=False)
+                                   warn=False, point=point)
     return _with_warnings(r, step)
 
 

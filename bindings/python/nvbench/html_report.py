@@ -27,7 +27,7 @@ from ._jsontext import write_text
 from ._printable import printable
 from ._published import published
 from ._report_style import CSS
-from ._report_trend import trend_section
+from ._report_trend import point_spreads, trend_section
 from .labels import block_label
 from .metrics import CPU_METRICS, METRICS, format_value
 from .report import _pct, column_labels, compare, table, with_qd
@@ -507,14 +507,15 @@ _NAV = (("tables", "Results"), ("compare", "Comparison"), ("latency", "Latency")
         ("runs", "Runs"), ("cpu", "CPU"), ("device", "Device"))
 
 
-def render(rs, title=None, baseline=None, reference=True, sources=None, trend=None):
+def render(rs, title=None, baseline=None, reference=True, sources=None, trend=None, trend_points=None):
     """The report of the ResultSet ``rs`` as one HTML document (a str).
 
     baseline: the stack the comparison is made against (default libaio when present,
     else the first stack). reference: put the published figures beside the cells that
     match. sources: names of the files the results came from, shown in the header.
     trend: rows of a store (Store.query) for the trend view, each metric over time per
-    host and stack (nvbench._report_trend); None: no trend view."""
+    host and stack (nvbench._report_trend); None: no trend view. trend_points: those
+    runs' stored time-series points (Store.points), for the spread within a run."""
     given = [r for r in rs if _is_reference(r)]  # (mine + nvbench.reference()).report()
     rs = rs.filter(lambda r: not _is_reference(r))
     if len(rs) == 0:
@@ -533,7 +534,8 @@ def render(rs, title=None, baseline=None, reference=True, sources=None, trend=No
     if trend is not None:  # the trend view: its own block, appended
         nav += '<a href="#trend">Trend</a>'
         parts[1] = f"<nav>{nav}</nav>"
-        parts.append(trend_section(list(trend), no_plots))
+        trend = list(trend)
+        parts.append(trend_section(trend, no_plots, point_spreads(trend_points or [])))
     foot = ("<footer>Written by nvbench's <code>ResultSet.report()</code>: one file, no "
             "network access, no script. Figures: matplotlib (SVG).</footer>")
     return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"

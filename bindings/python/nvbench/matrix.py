@@ -91,7 +91,9 @@ def _plan_product(engines, engine, axes):
     return plan
 
 
-def _execute(plan, targets, repeat, progress, on_error, meta_of=None):
+def _execute(plan, targets, repeat, progress, on_error, meta_of=None, watch=None):
+    """watch (the CLI's --live, --metrics and store points): watch(index, total, label,
+    progress) gives each run's (progress, point) callbacks, watch.done(result) its result."""
     if on_error not in ("raise", "warn"):
         raise ValueError("on_error must be 'raise' or 'warn'")
     if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
@@ -117,8 +119,11 @@ def _execute(plan, targets, repeat, progress, on_error, meta_of=None):
             cb = bar.callback(index, desc)
             if user_cb is not None:
                 cb = _wrap_user(user_cb, index, total, desc)
+            point = None
+            if watch is not None:
+                cb, point = watch(index, total, _run_label(extra, desc, rep), cb)
             try:
-                r = _run_workload(w, progress=cb, meta=extra, repeat=rep, warn=False)
+                r = _run_workload(w, progress=cb, meta=extra, repeat=rep, warn=False, point=point)
             except NvbenchError as e:
                 if on_error == "raise" or e.is_input_error:
                     e.results = results
@@ -133,11 +138,19 @@ def _execute(plan, targets, repeat, progress, on_error, meta_of=None):
                     pass
                 raise
             results.append(r)
+            if watch is not None:
+                watch.done(r)
             bar.done(index)
     finally:
         bar.close()
     _warnings.issue(results, stacklevel=3)
     return results
+
+
+def _run_label(extra, desc, rep):
+    """A run's name in a --live line and the store's points: its cell, what it runs, its repeat."""
+    cell = " ".join(str(extra[k]) for k in ("cell", "op") if extra and k in extra)
+    return " ".join(p for p in (cell, desc, f"repeat {rep}" if rep else "") if p)
 
 
 def _describe(keys):
@@ -236,7 +249,8 @@ def _seed_cells(cells):
 
 
 def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, progress=False,
-                size="512M", on_error="raise", cells=None, precondition=None, steady_state=None, **keys):
+                size="512M", on_error="raise", cells=None, precondition=None, steady_state=None, _watch=None,
+                **keys):
     """The published 8-cell matrix: random 4K, random 64K, sequential 64K and
     sequential 128K, each read and write, over several engines (the published comparison, docs/analysis.md).
 
@@ -287,4 +301,4 @@ def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, 
         else:
             tlist = [stack.enter_context(scratch_file(size, dir=t)) if os.path.isdir(t) else t
                      for t in tlist]
-        return _execute(plan, tlist, repeat, progress, on_error)
+        return _execute(plan, tlist, repeat, progress, on_error, watch=_watch)

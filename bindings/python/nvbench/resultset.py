@@ -182,7 +182,7 @@ class ResultSet(collections.abc.Sequence):
 
     # --- the report to share ------------------------------------------------
 
-    def report(self, path, title=None, baseline=None, reference=True, sources=None, trend=None):
+    def report(self, path, title=None, baseline=None, reference=True, sources=None, trend=None, trend_points=None):
         """Write one self-contained HTML file to ``path`` (a path or a text file): the seed
         tables with the published figures beside the cells that match, the comparison with
         confidence intervals, latency percentiles and time series (inline SVG), the machine
@@ -191,9 +191,10 @@ class ResultSet(collections.abc.Sequence):
         libaio when present, else the first); ``reference=False`` leaves the published
         figures out; ``sources``: names shown as where the results came from. Needs pandas;
         without matplotlib the figures are left out and the page says so. ``trend``: rows of
-        a store (Store.query) for a trend view of each metric over time. Returns path."""
+        a store (Store.query) for a trend view of each metric over time; ``trend_points``:
+        their stored points (Store.points), for the spread within a run. Returns path."""
         return html_report.write(self, path, title=title, baseline=baseline,
-                                 reference=reference, sources=sources, trend=trend)
+                                 reference=reference, sources=sources, trend=trend, trend_points=trend_points)
 
     # --- plots -------------------------------------------------------------
 

@@ -6,7 +6,9 @@ SQLite by default (a file: ``--db``, else ``NVBENCH_DB``, else
 psycopg2), with the same schema. Each result is one row of ``runs``: indexed columns for what
 people filter and plot by, and the result JSON verbatim in ``result``; user labels are rows of
 ``run_labels``. One run is written in one transaction: a writer killed half way leaves the
-store as it was before that run.
+store as it was before that run. The time-series points of a run saved from the command line
+are written as they are measured, every interval at full resolution, into ``points`` (one
+``point_streams`` row per run, linked to its ``runs`` row when the run is saved; _points.py).
 
 Queries take filters as (column, value) pairs, checked against a fixed list of columns and
 passed to the database as parameters: nothing from the command line becomes SQL text.
@@ -19,13 +21,15 @@ import time
 
 from ._optional import _pandas
 from .loading import loads
+from . import _points
 from .metrics import figures
 from .result import Result
 from .resultset import ResultSet
 
-__all__ = ["Store", "StoreError", "open_store", "history", "default_location", "FILTER_KEYS", "SCHEMA_VERSION"]
+__all__ = ["Store", "StoreError", "open_store", "history", "points", "default_location", "FILTER_KEYS",
+           "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Indexed columns of runs (name, SQL type). The schema of version 1 lacked the ones marked
 # added=2; MIGRATIONS adds them to an older store.
@@ -146,6 +150,8 @@ def _ddl(pg, version=SCHEMA_VERSION):
                 "name TEXT NOT NULL, value TEXT NOT NULL)",
                 "CREATE INDEX run_labels_name ON run_labels (name, value)",
                 "CREATE INDEX run_labels_run ON run_labels (run_id)"]
+    if version >= 3:
+        out += _points.ddl(pg)
     return out
 
 
@@ -158,7 +164,14 @@ def _migrate_1_to_2(store, cur):
         cur.execute(stmt)
 
 
-MIGRATIONS = {1: _migrate_1_to_2}
+def _migrate_2_to_3(store, cur):
+    """Version 3: the time-series points of runs, as measured (point_streams, points); runs
+    saved before have none (their results keep their series, merged or not)."""
+    for stmt in _points.ddl(store.pg):
+        cur.execute(stmt)
+
+
+MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
 
 
 # ------------------------------------------------------------------ the store
@@ -309,18 +322,21 @@ class Store:
 
     # --- writing -----------------------------------------------------------
 
-    def save(self, results, labels=None):
+    def save(self, results, labels=None, points=None):
         """Save each Result (or result dict) with the user's labels ({name: value} or
-        [(name, value)]); one transaction each. Returns the new ids."""
+        [(name, value)]); one transaction each. points: the _points.PointWriter that wrote
+        the results' points while they were measured (closed): the points it left are
+        written in the first run's transaction, and each run is linked to its points in
+        its own. Returns the new ids."""
         if isinstance(results, (dict, Result)):
             results = [results]
         labels = list(labels.items()) if isinstance(labels, dict) else list(labels or [])
         ids = []
         for r in results:
-            ids.append(self._save_one(r, labels))
+            ids.append(self._save_one(r, labels, points))
         return ids
 
-    def _save_one(self, result, labels):
+    def _save_one(self, result, labels, points=None):
         r = result if isinstance(result, Result) else Result(result)
         row = row_of(r)
         text = json.dumps(r.to_dict(), separators=(",", ":"))
@@ -337,6 +353,11 @@ class Store:
                     cur.execute(sql, [row[n] for n in names[:-1]] + [text])
                     rid = cur.lastrowid
                 self._insert_labels(cur, rid, labels)
+                if points is not None:
+                    points.write_rest(self, cur)
+                    stream = points.streams().get(id(result))
+                    if stream is not None:
+                        cur.execute(self._sql("UPDATE point_streams SET run_id = ? WHERE id = ?"), (rid, stream))
                 cur.execute("COMMIT")
             except BaseException:
                 try:
@@ -424,6 +445,16 @@ class Store:
                 out.append(r.with_meta(store_id=row["id"], store_kernel=row["kernel"]))
         return ResultSet(out)
 
+    def points(self, run_ids):
+        """The points stored for these runs (ids), as dicts of _points.COLUMNS with run_id and
+        stream label, in the order measured."""
+        try:
+            return _points.read(self, self._conn.cursor(), [int(i) for i in run_ids])
+        except StoreError:
+            raise
+        except Exception as e:
+            raise self._error(e, "reading points") from None
+
     def count(self):
         try:
             cur = self._conn.cursor()
@@ -459,3 +490,19 @@ def history(db=None, where=(), last=None, results=False, **filters):
     df = pd.DataFrame(rows, columns=cols)
     df["start_time"] = pd.to_datetime(df["start_time"], utc=True, errors="coerce")
     return df
+
+
+def points(run_id, db=None):
+    """The time-series points a store holds for a run (an id of ``history()``, or a list of
+    them), every interval as it was measured, as a pandas DataFrame, one row per point in
+    the order measured: ``run_id``, ``label`` (the step or cell), ``idx``, ``job_group`` (a
+    job group's name, else None), the point's ``t_s``, ``dt_s``, ``t_unix_ns``, ``errors``, ``system_pct``, and per direction
+    (read, write, trim) ``ios``, ``bytes``, ``iops``, ``bw_bytes_s``, ``lat_mean_ns``,
+    ``lat_sum_ns``, ``p50_ns``, ``p99_ns``, ``p99_9_ns`` (``read_iops``, ...). Empty for a run
+    saved without its points (from a file, or before schema version 3).
+    ``nvbench.points(nvbench.history(host="a", last=1)["id"])``"""
+    pd = _pandas()
+    ids = list(run_id) if hasattr(run_id, "__iter__") and not isinstance(run_id, (str, bytes)) else [run_id]
+    with open_store(db, create=False) as st:
+        rows = st.points(ids)
+    return pd.DataFrame(rows, columns=_points.READ_COLUMNS)

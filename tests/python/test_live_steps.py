@@ -1,0 +1,138 @@
+"""--live and --metrics on the commands that run several things: a fio job file's steps (one
+of them job groups) and a matrix's cells. The stream is read while the job file runs (its
+last step goes on until the test stops it); each line names its step (and its group); the
+last point of each step, of each group, is that step's (group's) last time-series point in
+the results; the store holds every point of every step."""
+import json
+import signal
+import subprocess
+import sys
+
+from nvbench.store import open_store
+
+from test_live import _samples, _scrape, metrics_url, running
+
+JOB = """[global]
+ioengine=null
+size=1m
+time_based
+[a]
+rw=randread
+bs=4k
+runtime=1200ms
+[b]
+stonewall
+rw=randwrite
+runtime=1200ms
+[c]
+rw=read
+runtime=1200ms
+[d]
+stonewall
+rw=randread
+runtime=3600
+"""
+
+
+def _line(line):
+    """A --live line: (its point, the point without its group key, the progress object)."""
+    head, sep, tail = line.rstrip("\n").rpartition(',"progress":')
+    assert sep and tail.endswith("}}"), line
+    pt = json.loads(head + "}")
+    own = {k: v for k, v in pt.items() if k != "group"}
+    if "group" in pt:  # the group's name first, then the group's point, byte for byte
+        assert head.startswith('{"group":' + json.dumps(pt["group"]) + ",")
+    return pt, own, json.loads(tail[:-1])
+
+
+def test_job_file_steps_streamed_while_they_run(tmp_path):
+    job = tmp_path / "steps.fio"
+    job.write_text(JOB)
+    out, db = tmp_path / "out.json", tmp_path / "s.db"
+    lines = []
+    with running(["run", "--fio", str(job), "--live", "-", "--metrics", "127.0.0.1:0", "--no-progress",
+                  "--json", str(out), "--db", str(db), "--summary"]) as p:
+        url = metrics_url(p)
+        assert url
+        # read until the last step (which runs for an hour) has streamed a point
+        while True:
+            line = p.stdout.readline()
+            assert line, "the stream ended before the last step's first point"
+            lines.append(line)
+            if _line(line)[2]["step"] == 3:
+                break
+        got = _samples(_scrape(url))
+        assert got['nvbench_run_info{step="3",steps="3",label="d"}'] == 1
+        assert got["nvbench_points_total"] >= 1 and 'nvbench_iops{dir="read"}' in got
+        p.send_signal(signal.SIGTERM)
+        rest, err = p.communicate(timeout=120)
+    lines += [x + "\n" for x in rest.splitlines() if x.startswith("{") and ',"progress":{"step"' in x]
+    parsed = [_line(x) for x in lines]
+    results = json.loads(out.read_text())["results"]
+    assert len(results) == 3 and results[2]["cancelled"] is True
+    assert [x[2]["step"] for x in parsed] == sorted(x[2]["step"] for x in parsed)  # steps in order
+    assert {(x[2]["step"], x[2]["steps"], x[2]["label"]) for x in parsed} == {(1, 3, "a"), (2, 3, "b+c"), (3, 3, "d")}
+    # a step of one job: its points are its series; the last is the result's last
+    for step in (1, 3):
+        mine = [x[1] for x in parsed if x[2]["step"] == step]
+        assert all("group" not in x[0] for x in parsed if x[2]["step"] == step)
+        assert mine == results[step - 1]["timeseries"] and mine[-1] == results[step - 1]["timeseries"][-1]
+    # a step of job groups: each group's points in order, its last the group's last
+    groups = {g["name"]: g for g in results[1]["groups"]}
+    assert set(groups) == {"b", "c"}
+    for name, g in groups.items():
+        mine = [x[1] for x in parsed if x[2]["step"] == 2 and x[0].get("group") == name]
+        assert mine == g["timeseries"] and mine[-1] == g["timeseries"][-1]
+        for d in ("read", "write"):
+            if d in g:
+                assert sum(pt[d]["ios"] for pt in mine) == g[d]["ios"]
+    # each step's figures start from zero: its last line's ios are the step's
+    last_of_1 = [x[2] for x in parsed if x[2]["step"] == 1][-1]
+    assert last_of_1["ios"] == results[0]["read"]["ios"]
+    # the store: every step saved with its points, a group's named
+    with open_store(str(db), create=False) as st:
+        runs = st.query()
+        pts = st.points([r["id"] for r in runs])
+    assert len(runs) == 3
+    for r, res in zip(runs, results):
+        mine = [x for x in pts if x["run_id"] == r["id"]]
+        assert sum((x["read_ios"] or 0) + (x["write_ios"] or 0) for x in mine) == \
+            sum(res[d]["ios"] for d in ("read", "write") if d in res)
+    assert {x["job_group"] for x in pts if x["label"] == "b+c"} == {"b", "c"}
+    assert {x["job_group"] for x in pts if x["label"] != "b+c"} == {None}
+
+
+def test_job_groups_of_run_stream_their_points(tmp_path):
+    live = tmp_path / "g.jsonl"
+    p = subprocess.run([sys.executable, "-m", "nvbench", "run", "engine=null", "runtime=300ms", "interval=50ms",
+                        "--group", "name=r", "rw=randread", "--group", "name=w", "rw=write",
+                        "--live", str(live), "--no-progress", "--print-json"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    result = json.loads(p.stdout)
+    parsed = [_line(x) for x in live.read_text().splitlines()]
+    for g in result["groups"]:
+        mine = [x[1] for x in parsed if x[0]["group"] == g["name"]]
+        assert mine == g["timeseries"] and len(mine) >= 1
+    assert len(parsed) == sum(len(g["timeseries"]) for g in result["groups"])
+
+
+def test_matrix_cells_streamed_and_stored(tmp_path):
+    live, out, db = tmp_path / "m.jsonl", tmp_path / "m.json", tmp_path / "m.db"
+    p = subprocess.run([sys.executable, "-m", "nvbench", "matrix", "--engines", "null", "--cells", "rand4k",
+                        "--runtime", "300ms", "--interval", "100ms", "--size", "1M", "--no-progress",
+                        "--live", str(live), "--json", str(out), "--db", str(db)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    results = json.loads(out.read_text())["results"]
+    parsed = [_line(x) for x in live.read_text().splitlines()]
+    assert {x[2]["steps"] for x in parsed} == {2}
+    for i, res in enumerate(results):
+        mine = [x for x in parsed if x[2]["step"] == i + 1]
+        assert mine[-1][1] == res["timeseries"][-1] and [x[1] for x in mine] == res["timeseries"]
+        assert mine[0][2]["label"].startswith(f"rand4k {res['meta']['op']} null")
+    with open_store(str(db), create=False) as st:
+        runs = st.query()
+        for r, res in zip(runs, results):
+            pts = st.points([r["id"]])
+            assert len(pts) == len(res["timeseries"]) and pts[0]["label"].startswith("rand4k " + r["op"])
