@@ -530,6 +530,56 @@ START_TEST(device_log_as_it_was_written_before_the_table)
 }
 END_TEST
 
+/* The table's reader is strict as every object's: what the schema refuses
+ * is refused naming the key (the reader before it took a missing node as
+ * "", a malformed threshold or max_power_w as null); derived keys are not
+ * read, so a result with them changed loads and has them written again. */
+START_TEST(device_log_read_back_strictly)
+{
+    char *path, *text;
+    struct nvb_result *r = scratch_run("randwrite", &path);
+    struct nvb__devlog *d = &r->tg[0].dlog;
+    memset(d, 0, sizeof *d);
+    *d = (struct nvb__devlog){.state = 1, .node = "/dev/nvme0n1", .warn_temp_k = 343, .pw = 1, .ps_after = 3,
+                              .max_w = 25};
+    ck_assert_int_eq(nvb_result_json(r, &text), 0);
+    static const char *const bad[][3] = {
+        {"\"node\":\"/dev/nvme0n1\",", "", "'per_target.0.device_log.node': missing"},
+        {"\"warning_threshold_k\":343", "\"warning_threshold_k\":\"343\"", "device_log.warning_threshold_k': expected a number"},
+        {"\"state_after\":3", "\"state_after\":32", "device_log.power.state_after': not a power state"},
+        {"\"max_power_w\":25", "\"max_power_w\":-25", "device_log.power.max_power_w': negative"},
+        {"\"before\":{\"critical_warning\":0,", "\"before\":{", "device_log.before.critical_warning': missing"},
+        {"\"device_log\":{\"available\":true,", "\"device_log\":{\"available\":1,", "'per_target.0.device_log': expected an object"},
+        {"\"device_bytes_per_host_byte\":0,", "\"device_bytes_per_host_byte\":\"x\",", NULL},
+        {"\"delta\":{\"critical_warning\":0,", "\"delta\":{\"critical_warning\":7,", NULL}};
+    for (int i = 0; i < 8; i++) {
+        const char *k = strstr(text, bad[i][0]);
+        ck_assert_msg(k, "%s not in the JSON", bad[i][0]);
+        struct nvb__buf b = {0};
+        nvb__buf_putn(&b, text, (size_t)(k - text));
+        nvb__buf_puts(&b, bad[i][1]);
+        nvb__buf_puts(&b, k + strlen(bad[i][0]));
+        struct nvb_result *back = NULL;
+        char why[256] = "", *again = NULL;
+        const int rc = nvb_result_parse(b.s, b.len, &back, why, sizeof why);
+        if (bad[i][2]) {
+            ck_assert_msg(rc == -EINVAL && strstr(why, bad[i][2]), "%s: %d %s", bad[i][2], rc, why);
+        } else { /* derived: not read, written again as it was */
+            ck_assert_msg(rc == 0, "%s", why);
+            ck_assert_int_eq(nvb_result_json(back, &again), 0);
+            ck_assert_str_eq(again, text);
+            nvb_free(again);
+            nvb_result_free(back);
+        }
+        free(b.s);
+    }
+    nvb_free(text);
+    nvb_result_free(r);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 /* ---- energy ---- */
 static char *powercap_tree(const char *uj0, const char *uj1)
 {
@@ -626,6 +676,7 @@ int main(void)
     tcase_add_test(tc, power_state_and_back);
     tcase_add_test(tc, temperature_throttling_and_media_errors_warn);
     tcase_add_test(tc, device_log_as_it_was_written_before_the_table);
+    tcase_add_test(tc, device_log_read_back_strictly);
     tcase_add_test(tc, rapl_from_a_recorded_tree);
     tcase_add_test(tc, energy_in_the_result_and_back);
     suite_add_tcase(s, tc);
