@@ -477,7 +477,7 @@ static void any_devlog(uint64_t *s, struct nvb__devlog *d)
 START_TEST(device_log_as_it_was_written_before_the_table)
 {
     const char *env = getenv("NVB_DEVLOG_CMP_N");
-    const long n = env ? atol(env) : 2000;
+    const long n = env ? atol(env) : 1000;
     static const char *const rws[] = {"randwrite", "randread", "randrw"};
     uint64_t seed = 0x9e3779b97f4a7c15ull;
     long compared = 0, reloaded = 0;
