@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes what the table of the result's figures (libnvbench/core/figures.c)
 describes: the objects it covers in docs/result.schema.json (their properties
-and required keys) and the tables of docs/json-schema.md between
-`<!-- figures: SECTION... -->` and `<!-- /figures -->`.
+and required keys) and the tables of docs/json-schema.md and docs/device.md (the health log's
+fields) between `<!-- figures: SECTION... -->` and `<!-- /figures -->`.
 
     gen_figures.py TABLE.json SOURCE_DIR [--check]
 
@@ -35,6 +35,10 @@ SCHEMA_AT = {
     "lat": ["/definitions/lat_ns"],
     "hostcpu": ["/definitions/host_cpu"],
     "energy": ["/definitions/energy/oneOf/1"],
+    "devlog": ["/definitions/device_log/oneOf/1"],
+    "health": ["/definitions/health_log"],
+    "healthd": ["/definitions/health_log_delta"],
+    "devpower": ["/definitions/device_power/oneOf/1"],
 }
 # Sections that are some of their object's keys: only theirs are written
 # (each keeps its description), the object's other keys stay as they are.
@@ -121,7 +125,17 @@ MERGE = {"sum": "added", "max": "the largest", "recomputed": "recomputed", "hist
          "absent": "none: absent"}
 
 
+def health_table(table):
+    """The health log's fields (devlog.h's list): where the log page keeps them."""
+    out = ["| field | spec name | bytes | unit |", "|---|---|---|---|"]
+    for f in [f for f in table if f["sec"] == "health"]:
+        out.append("| `%s` | %s | %s | %s |" % (f["key"], f["doc"], f["bytes"], f["unit"]))
+    return out
+
+
 def md_table(table, secs):
+    if secs == ["health"]:
+        return health_table(table)
     out = ["| key | meaning | merged |", "|---|---|---|"]
     for sec in secs:
         for f in [f for f in table if f["sec"] == sec]:
@@ -161,7 +175,8 @@ def main(argv):
         table = json.load(f)
     check = "--check" in argv[3:]
     stale = 0
-    for rel, make in (("docs/result.schema.json", schema_text), ("docs/json-schema.md", docs_text)):
+    for rel, make in (("docs/result.schema.json", schema_text), ("docs/json-schema.md", docs_text),
+                      ("docs/device.md", docs_text)):
         path = os.path.join(argv[2], rel)
         with open(path, encoding="utf-8") as f:
             old = f.read()

@@ -17,31 +17,14 @@
 
 #include "core/run.h"
 
+/* Where the log page keeps each field (devlog.h's list). */
 static const struct smart_field {
     const char *name;
     unsigned    off, width;    /* bytes, little endian */
 } smart_fields[NVB__SM_N] = {
-    [NVB__SM_CRITICAL_WARNING] = {"critical_warning", 0, 1},
-    [NVB__SM_TEMPERATURE_K] = {"temperature_k", 1, 2},
-    [NVB__SM_AVAILABLE_SPARE] = {"available_spare", 3, 1},
-    [NVB__SM_AVAILABLE_SPARE_THRESHOLD] = {"available_spare_threshold", 4, 1},
-    [NVB__SM_PERCENTAGE_USED] = {"percentage_used", 5, 1},
-    [NVB__SM_DATA_UNITS_READ] = {"data_units_read", 32, 16},
-    [NVB__SM_DATA_UNITS_WRITTEN] = {"data_units_written", 48, 16},
-    [NVB__SM_HOST_READ_COMMANDS] = {"host_read_commands", 64, 16},
-    [NVB__SM_HOST_WRITE_COMMANDS] = {"host_write_commands", 80, 16},
-    [NVB__SM_CONTROLLER_BUSY_TIME] = {"controller_busy_time", 96, 16},
-    [NVB__SM_POWER_CYCLES] = {"power_cycles", 112, 16},
-    [NVB__SM_POWER_ON_HOURS] = {"power_on_hours", 128, 16},
-    [NVB__SM_UNSAFE_SHUTDOWNS] = {"unsafe_shutdowns", 144, 16},
-    [NVB__SM_MEDIA_ERRORS] = {"media_errors", 160, 16},
-    [NVB__SM_ERROR_LOG_ENTRIES] = {"error_information_log_entries", 176, 16},
-    [NVB__SM_WARNING_TEMPERATURE_TIME] = {"warning_composite_temperature_time", 192, 4},
-    [NVB__SM_CRITICAL_TEMPERATURE_TIME] = {"critical_composite_temperature_time", 196, 4},
-    [NVB__SM_THERMAL_MGMT_1_TRANSITIONS] = {"thermal_management_temperature_1_transition_count", 216, 4},
-    [NVB__SM_THERMAL_MGMT_2_TRANSITIONS] = {"thermal_management_temperature_2_transition_count", 220, 4},
-    [NVB__SM_THERMAL_MGMT_1_TIME] = {"thermal_management_temperature_1_total_time", 224, 4},
-    [NVB__SM_THERMAL_MGMT_2_TIME] = {"thermal_management_temperature_2_total_time", 228, 4},
+#define FIELD(id, name, at, width, flags, unit, doc) [NVB__SM_##id] = {name, at, width},
+    NVB__SMART_FIELDS(FIELD)
+#undef FIELD
 };
 
 const char *nvb__smart_name(unsigned i) { return i < NVB__SM_N ? smart_fields[i].name : NULL; }
@@ -205,163 +188,29 @@ void nvb__devlog_end(struct nvb_result *res)
     }
 }
 
-static void put_ratio(struct nvb__buf *b, const char *key, uint64_t num, uint64_t den, double scale)
+/* A ratio of two counts, NaN (null) over 0: as results have always had it,
+ * the count's difference taken modulo 2^64 before the division. */
+static double ratio(uint64_t num, uint64_t den, double scale)
 {
-    if (den == 0)
-        nvb__buf_printf(b, ",\"%s\":null", key);
-    else
-        nvb__buf_printf(b, ",\"%s\":%.6g", key, (double)num * scale / (double)den);
+    return den ? (double)num * scale / (double)den : NAN;
 }
 
-/* ,"power":{...}: the power state (docs/device.md), when it was asked. */
-static void put_power(struct nvb__buf *b, const struct nvb__devlog *d)
-{
-    if (d->pw == 2) {
-        nvb__buf_puts(b, ",\"power\":{\"available\":false,\"reason\":");
-        nvb__json_write_str(b, d->pw_reason);
-        nvb__buf_puts(b, "}");
-        return;
-    }
-    nvb__buf_printf(b, ",\"power\":{\"available\":true,\"reason\":null,\"state_before\":%u,\"state_after\":%u,"
-                    "\"max_power_w\":", d->ps_before, d->ps_after);
-    if (d->max_w > 0)
-        nvb__buf_printf(b, "%.6g", d->max_w);
-    else
-        nvb__buf_puts(b, "null");
-    nvb__buf_puts(b, ",\"measured_w\":null,\"measured_reason\":\"" NVB__POWER_NOT_MEASURED "\"}");
-}
-
-char *nvb__devlog_json(const struct nvb_result *r, const struct nvb__tstat *ts)
+void nvb__devlog_derive(const struct nvb_result *r, const struct nvb__tstat *ts, struct nvb__devlog_derived *out)
 {
     const struct nvb__devlog *d = &ts->dlog;
-    if (d->state == 0)
-        return NULL;
-    struct nvb__buf b = {0};
-    int ok = d->state == 1;
-    nvb__buf_printf(&b, "{\"available\":%s,\"reason\":", ok ? "true" : "false");
-    if (ok)
-        nvb__buf_puts(&b, "null,\"node\":");
-    else
-        nvb__json_write_str(&b, d->reason);
-    if (ok) {
-        nvb__json_write_str(&b, d->node);
-        if (d->warn_temp_k)
-            nvb__buf_printf(&b, ",\"warning_threshold_k\":%u", d->warn_temp_k);
-        else
-            nvb__buf_puts(&b, ",\"warning_threshold_k\":null");
-        static const char *const part[] = {"before", "after", "delta"};
-        for (int k = 0; k < 3; k++) {
-            nvb__buf_printf(&b, ",\"%s\":{", part[k]);
-            for (unsigned i = 0; i < NVB__SM_N; i++) {
-                if (k < 2)
-                    nvb__buf_printf(&b, "%s\"%s\":%" PRIu64, i ? "," : "", smart_fields[i].name,
-                                    (k ? d->after : d->before)[i]);
-                else
-                    nvb__buf_printf(&b, "%s\"%s\":%" PRId64, i ? "," : "", smart_fields[i].name,
-                                    (int64_t)(d->after[i] - d->before[i]));
-            }
-            nvb__buf_puts(&b, "}");
-        }
-        const uint64_t *a = d->after, *bf = d->before;
-        uint64_t wr = ts->d[NVB_WRITE].bytes, rd = ts->d[NVB_READ].bytes;
-        uint64_t ios = ts->d[NVB_READ].ios + ts->d[NVB_WRITE].ios;
-        if (r->ramp_s > 0) {
-            /* the log covers the ramp, the target's figures do not */
-            nvb__buf_puts(&b, ",\"device_bytes_per_host_byte\":null,\"device_read_bytes_per_host_byte\":null,"
-                              "\"host_commands_per_io\":null,\"derived_reason\":\"the device's counters include "
-                              "the ramp, the run's figures do not\"");
-        } else {
-            put_ratio(&b, "device_bytes_per_host_byte", a[NVB__SM_DATA_UNITS_WRITTEN] - bf[NVB__SM_DATA_UNITS_WRITTEN],
-                      wr, (double)NVB__SMART_DATA_UNIT);
-            put_ratio(&b, "device_read_bytes_per_host_byte", a[NVB__SM_DATA_UNITS_READ] - bf[NVB__SM_DATA_UNITS_READ],
-                      rd, (double)NVB__SMART_DATA_UNIT);
-            put_ratio(&b, "host_commands_per_io",
-                      a[NVB__SM_HOST_READ_COMMANDS] - bf[NVB__SM_HOST_READ_COMMANDS] +
-                      a[NVB__SM_HOST_WRITE_COMMANDS] - bf[NVB__SM_HOST_WRITE_COMMANDS], ios, 1.0);
-            nvb__buf_puts(&b, ",\"derived_reason\":null");
-        }
-        if (d->pw)
-            put_power(&b, d);
+    const uint64_t *a = d->after, *b = d->before;
+    for (unsigned i = 0; i < NVB__SM_N; i++)
+        out->delta[i] = (int64_t)(a[i] - b[i]);
+    out->dev_w = out->dev_r = out->cmds = NAN;
+    out->reason = NULL;
+    if (r->ramp_s > 0) { /* the log covers the ramp, the target's figures do not */
+        out->reason = "the device's counters include the ramp, the run's figures do not";
+        return;
     }
-    nvb__buf_puts(&b, "}");
-    char *s = NULL;
-    return nvb__buf_take(&b, &s) < 0 ? NULL : s;
-}
-
-static int ld_counts(const struct nvb__jv *o, const char *key, uint64_t *v, char *why, size_t whylen)
-{
-    const struct nvb__jv *x = nvb__json_get(o, key);
-    if (!x || x->type != NVB__J_OBJ) {
-        snprintf(why, whylen, "device_log.%s: missing or not an object", key);
-        return -EINVAL;
-    }
-    for (unsigned i = 0; i < NVB__SM_N; i++) {
-        const struct nvb__jv *f = nvb__json_get(x, smart_fields[i].name);
-        if (!f || nvb__json_u64(f, &v[i]) < 0) {
-            snprintf(why, whylen, "device_log.%s.%s: missing or not a count", key, smart_fields[i].name);
-            return -EINVAL;
-        }
-    }
-    return 0;
-}
-
-/* An {available, reason} member of parent: 0 absent (or -EINVAL with why),
- * 1 not available (its reason into reason), 2 available (*o the object). */
-static int ld_avail(const struct nvb__jv *parent, const char *name, const struct nvb__jv **o, char *reason,
-                    size_t rlen, char *why, size_t whylen)
-{
-    const char *r;
-    int st = nvb__json_available(parent, name, o, &r, why, whylen);
-    if (st == 1)
-        snprintf(reason, rlen, "%s", r ? r : "not read");
-    return st;
-}
-
-/* device_log.power back (absent: pw 0). 0 or -EINVAL with why. */
-static int ld_power(const struct nvb__jv *o, struct nvb__devlog *d, char *why, size_t whylen)
-{
-    const struct nvb__jv *p;
-    int st = ld_avail(o, "power", &p, d->pw_reason, sizeof d->pw_reason, why, whylen);
-    if (st <= 1) {
-        d->pw = st == 1 ? 2 : 0;
-        return st < 0 ? st : 0;
-    }
-    uint64_t b = 0, a = 0;
-    const struct nvb__jv *sb = nvb__json_get(p, "state_before"), *sa = nvb__json_get(p, "state_after");
-    const struct nvb__jv *mw = nvb__json_get(p, "max_power_w");
-    if (!sb || !sa || nvb__json_u64(sb, &b) < 0 || nvb__json_u64(sa, &a) < 0 || b > 31 || a > 31) {
-        snprintf(why, whylen, "device_log.power: state_before and state_after must be power states (0..31)");
-        return -EINVAL;
-    }
-    d->pw = 1;
-    d->ps_before = (unsigned)b;
-    d->ps_after = (unsigned)a;
-    d->max_w = 0;
-    if (mw && mw->type == NVB__J_NUM && (nvb__json_dbl(mw, &d->max_w) < 0 || !(d->max_w > 0)))
-        d->max_w = 0;
-    return 0;
-}
-
-int nvb__devlog_load(const struct nvb__jv *target, struct nvb__devlog *d, char *why, size_t whylen)
-{
-    memset(d, 0, sizeof *d);
-    const struct nvb__jv *o;
-    int st = ld_avail(target, "device_log", &o, d->reason, sizeof d->reason, why, whylen);
-    if (st <= 1) {
-        d->state = st == 1 ? 2 : 0;
-        return st < 0 ? st : 0;
-    }
-    const struct nvb__jv *n = nvb__json_get(o, "node"), *th = nvb__json_get(o, "warning_threshold_k");
-    snprintf(d->node, sizeof d->node, "%s", n && n->type == NVB__J_STR ? n->s : "");
-    uint64_t t = 0;
-    if (th && th->type == NVB__J_NUM && nvb__json_u64(th, &t) == 0 && t <= UINT32_MAX)
-        d->warn_temp_k = (uint32_t)t;
-    int rc = ld_counts(o, "before", d->before, why, whylen);
-    if (rc == 0)
-        rc = ld_counts(o, "after", d->after, why, whylen);
-    if (rc == 0)
-        rc = ld_power(o, d, why, whylen);
-    if (rc == 0)
-        d->state = 1;
-    return rc;
+    out->dev_w = ratio(a[NVB__SM_DATA_UNITS_WRITTEN] - b[NVB__SM_DATA_UNITS_WRITTEN], ts->d[NVB_WRITE].bytes,
+                       (double)NVB__SMART_DATA_UNIT);
+    out->dev_r = ratio(a[NVB__SM_DATA_UNITS_READ] - b[NVB__SM_DATA_UNITS_READ], ts->d[NVB_READ].bytes,
+                       (double)NVB__SMART_DATA_UNIT);
+    out->cmds = ratio(a[NVB__SM_HOST_READ_COMMANDS] - b[NVB__SM_HOST_READ_COMMANDS] + a[NVB__SM_HOST_WRITE_COMMANDS] -
+                      b[NVB__SM_HOST_WRITE_COMMANDS], ts->d[NVB_READ].ios + ts->d[NVB_WRITE].ios, 1.0);
 }

@@ -13,21 +13,43 @@
 
 #include "devices/facts.h" /* NVB__SMART_LOG_LEN, the read */
 
-/* The fields of the health log nvbench keeps, in this order (devlog.c's
- * table gives each its name, offset and width). 128-bit counters are kept
- * in 64 bits, saturated (a device would need 9.4e24 bytes to pass it). */
-enum {
-    NVB__SM_CRITICAL_WARNING, NVB__SM_TEMPERATURE_K, NVB__SM_AVAILABLE_SPARE,
-    NVB__SM_AVAILABLE_SPARE_THRESHOLD, NVB__SM_PERCENTAGE_USED,
-    NVB__SM_DATA_UNITS_READ, NVB__SM_DATA_UNITS_WRITTEN,
-    NVB__SM_HOST_READ_COMMANDS, NVB__SM_HOST_WRITE_COMMANDS,
-    NVB__SM_CONTROLLER_BUSY_TIME, NVB__SM_POWER_CYCLES, NVB__SM_POWER_ON_HOURS,
-    NVB__SM_UNSAFE_SHUTDOWNS, NVB__SM_MEDIA_ERRORS, NVB__SM_ERROR_LOG_ENTRIES,
-    NVB__SM_WARNING_TEMPERATURE_TIME, NVB__SM_CRITICAL_TEMPERATURE_TIME,
-    NVB__SM_THERMAL_MGMT_1_TRANSITIONS, NVB__SM_THERMAL_MGMT_2_TRANSITIONS,
-    NVB__SM_THERMAL_MGMT_1_TIME, NVB__SM_THERMAL_MGMT_2_TIME,
-    NVB__SM_N
-};
+/* The fields of the health log nvbench keeps, the one list of them: in the
+ * order results write them, X(ID, name, byte offset, width, flags, unit,
+ * meaning), by the NVMe base specification's names in snake case; flags
+ * (figures.h) 0, or for a field results written before it lack,
+ * NVB__FF_OLD | NVB__FF_OPT | NVB__FF_NZ (absent when 0, so those results
+ * read and write back as they were). From it come the
+ * NVB__SM_ID indices below, the log page's reading (devlog.c), the rows of
+ * device_log's before, after and delta (figures.c), and so their schema
+ * (docs/result.schema.json) and the table of docs/device.md. 128-bit
+ * counters are kept in 64 bits, saturated (a device would need 9.4e24 bytes
+ * to pass it). */
+#define NVB__SMART_FIELDS(X) \
+    X(CRITICAL_WARNING, "critical_warning", 0, 1, 0, "bits", "Critical Warning (bit 1: the temperature beyond a threshold)") \
+    X(TEMPERATURE_K, "temperature_k", 1, 2, 0, "kelvin", "Composite Temperature") \
+    X(AVAILABLE_SPARE, "available_spare", 3, 1, 0, "percent", "Available Spare") \
+    X(AVAILABLE_SPARE_THRESHOLD, "available_spare_threshold", 4, 1, 0, "percent", "Available Spare Threshold") \
+    X(PERCENTAGE_USED, "percentage_used", 5, 1, 0, "percent", "Percentage Used (of the rated endurance)") \
+    X(DATA_UNITS_READ, "data_units_read", 32, 16, 0, "1000 x 512 bytes", "Data Units Read (rounded up by the device)") \
+    X(DATA_UNITS_WRITTEN, "data_units_written", 48, 16, 0, "1000 x 512 bytes", "Data Units Written (rounded up by the device)") \
+    X(HOST_READ_COMMANDS, "host_read_commands", 64, 16, 0, "commands", "Host Read Commands") \
+    X(HOST_WRITE_COMMANDS, "host_write_commands", 80, 16, 0, "commands", "Host Write Commands") \
+    X(CONTROLLER_BUSY_TIME, "controller_busy_time", 96, 16, 0, "minutes", "Controller Busy Time") \
+    X(POWER_CYCLES, "power_cycles", 112, 16, 0, "count", "Power Cycles") \
+    X(POWER_ON_HOURS, "power_on_hours", 128, 16, 0, "hours", "Power On Hours") \
+    X(UNSAFE_SHUTDOWNS, "unsafe_shutdowns", 144, 16, 0, "count", "Unsafe Shutdowns") \
+    X(MEDIA_ERRORS, "media_errors", 160, 16, 0, "count", "Media and Data Integrity Errors") \
+    X(ERROR_LOG_ENTRIES, "error_information_log_entries", 176, 16, 0, "count", "Number of Error Information Log Entries") \
+    X(WARNING_TEMPERATURE_TIME, "warning_composite_temperature_time", 192, 4, 0, "minutes", "Warning Composite Temperature Time") \
+    X(CRITICAL_TEMPERATURE_TIME, "critical_composite_temperature_time", 196, 4, 0, "minutes", "Critical Composite Temperature Time") \
+    X(THERMAL_MGMT_1_TRANSITIONS, "thermal_management_temperature_1_transition_count", 216, 4, 0, "count", "Thermal Management Temperature 1 Transition Count (light throttling)") \
+    X(THERMAL_MGMT_2_TRANSITIONS, "thermal_management_temperature_2_transition_count", 220, 4, 0, "count", "Thermal Management Temperature 2 Transition Count (heavy throttling)") \
+    X(THERMAL_MGMT_1_TIME, "thermal_management_temperature_1_total_time", 224, 4, 0, "seconds", "Total Time For Thermal Management Temperature 1") \
+    X(THERMAL_MGMT_2_TIME, "thermal_management_temperature_2_total_time", 228, 4, 0, "seconds", "Total Time For Thermal Management Temperature 2")
+
+#define NVB__SM_ENUM(id, name, at, width, flags, unit, doc) NVB__SM_##id,
+enum { NVB__SMART_FIELDS(NVB__SM_ENUM) NVB__SM_N };
+#undef NVB__SM_ENUM
 /* One data unit: 1000 units of 512 bytes (the spec's definition). */
 #define NVB__SMART_DATA_UNIT 512000ull
 
@@ -64,13 +86,17 @@ void nvb__devlog_begin(struct nvb_result *res, int no_io);
 void nvb__devlog_end(struct nvb_result *res);
 /* Target t's warnings from its before and after (pure: the end's second half). */
 void nvb__devlog_warnings(struct nvb_result *res, unsigned t);
-/* The target's "device_log" object as JSON text (malloc'd), or NULL when
- * there is none to write (state 0, or out of memory). */
-char *nvb__devlog_json(const struct nvb_result *r, const struct nvb__tstat *ts);
-struct nvb__jv;
-/* Reads "device_log" of a per_target entry back (absent: state 0).
- * 0 or -EINVAL with why. */
-int nvb__devlog_load(const struct nvb__jv *target, struct nvb__devlog *d, char *why, size_t whylen);
+/* What device_log's writer derives from a target's log (figures.c's
+ * NVB__FS_DEVLOG rows of type NVB__FT_DERIV, and its delta's rows): each
+ * ratio NaN where it is null, reason why they are (NULL when they are not),
+ * each field's after - before. Written and read as the table of figures
+ * says (NVB__FS_DEVLOG, _HEALTH, _HEALTHD, _DEVPOWER). */
+struct nvb__devlog_derived {
+    double      dev_w, dev_r, cmds; /* device_bytes_per_host_byte, device_read_..., host_commands_per_io */
+    const char *reason;             /* derived_reason */
+    int64_t     delta[NVB__SM_N];
+};
+void nvb__devlog_derive(const struct nvb_result *r, const struct nvb__tstat *ts, struct nvb__devlog_derived *out);
 
 /* RAPL package energy over the run (energy.c). */
 struct nvb__energy {

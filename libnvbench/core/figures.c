@@ -18,9 +18,10 @@
 const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors", "verify",
                                                         "vmismatch", "precondition", "thread", "submissions",
                                                         "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end",
-                                                        "lat", "hist", "cpu", "hostcpu", "ss", "device", "pcache", "ts", "tsdir", "head", "energy"};
+                                                        "lat", "hist", "cpu", "hostcpu", "ss", "device", "pcache", "ts", "tsdir", "head", "energy",
+                                                        "devlog", "health", "healthd", "devpower"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
-                                           "rate", "gib_rate", "mean", "dirsum", "sum", "num", "derived", "part"};
+                                           "rate", "gib_rate", "mean", "dirsum", "sum", "num", "derived", "i64", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
                                             "first", "agree", "absent"};
 
@@ -72,6 +73,20 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
 #define EN(key, type, member, schema, unit, doc) \
     ROW(ENERGY, key, type, ABSENT, NVB__FF_AV, struct nvb__energy, member, schema, unit, doc)
 #define NZ NVB__FF_NZ
+/* device_log: a row present only when the log was read (NVB__FF_AV); its power's */
+#define DL(key, type, flags, member, schema, unit, doc) \
+    ROW(DEVLOG, key, type, EACH, NVB__FF_AV | (flags), struct nvb__devlog, member, schema, unit, doc)
+#define DLD(key, member, doc) \
+    ROW(DEVLOG, key, DERIV, EACH, NVB__FF_AV | NVB__FF_G6, struct nvb__devlog_derived, member, "?nonneg", "", doc)
+#define PW(key, type, flags, member, schema, unit, doc) \
+    ROW(DEVPOWER, key, type, EACH, NVB__FF_AV | (flags), struct nvb__devlog, member, schema, unit, doc)
+/* a field of the health log (devlog.h's list): before and after, counts; delta, differences */
+#define HEALTH(id, name, at, width, flags, unit, doc) \
+    {NVB__FS_HEALTH, NVB__FT_U64, NVB__FM_EACH, flags, name, NVB__SM_##id * sizeof(uint64_t), width, at, \
+     "{\"type\": \"integer\", \"minimum\": 0}", unit, doc},
+#define HEALTHD(id, name, at, width, flags, unit, doc) \
+    {NVB__FS_HEALTHD, NVB__FT_I64, NVB__FM_EACH, flags, name, offsetof(struct nvb__devlog_derived, delta) + \
+     NVB__SM_##id * sizeof(int64_t), width, at, "{\"type\": \"integer\"}", unit, doc},
 
 /* cpu: what the result stores, what the writer derives from it */
 #define C(key, type, flags, member, schema, unit, doc) ROW(CPU, key, type, RECOMP, flags, struct nvb_result, member, schema, unit, doc)
@@ -720,6 +735,54 @@ const struct nvb__fig nvb__figs[] = {
          "`joules` over the I/Os of the run (read, write, trim); `null` with a `ramp` (the counters include it) "
          "or without I/O"),
     PART(ENERGY, "watts", ABSENT, NVB__FF_AV, "?nonneg", "W", "`joules` over `duration_s`; `null` with `joules_per_io`"),
+
+    /* per_target[].device_log: {available: false, reason} where the log was not read; absent where it
+     * was not asked (results from before it) */
+    PART(DEVLOG, "available", EACH, 0, "{\"const\": true}", "",
+         "`true` when the health log was read before and after the run; `false` when not, with `reason` "
+         "and no other key"),
+    PART(DEVLOG, "reason", EACH, 0, "{\"type\": \"null\"}", "", "`null` when read, else why not"),
+    DL("node", STR, 0, node, "string", "", "the node the log was read through: the target, or the namespace "
+       "under a file's file system"),
+    DL("warning_threshold_k", U32, NVB__FF_ZERO, warn_temp_k,
+       "{\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"integer\", \"minimum\": 1}]}", "K",
+       "the composite temperature's over threshold (Get Features 04h); `null` when unknown"),
+    PART(DEVLOG, "before", EACH, NVB__FF_AV, "#health_log", "",
+         "the log's fields before and after the run ([device.md](device.md#per_targetdevice_log-the-nvme-health-log))"),
+    PART(DEVLOG, "after", EACH, NVB__FF_AV, "#health_log", "", NULL),
+    PART(DEVLOG, "delta", EACH, NVB__FF_AV, "#health_log_delta", "",
+         "after - before of each field (a gauge such as `temperature_k` may fall)"),
+    DLD("device_bytes_per_host_byte", dev_w,
+        "`delta.data_units_written` x 512000 / the bytes this target's jobs wrote"),
+    DLD("device_read_bytes_per_host_byte", dev_r, "the same for reads"),
+    DLD("host_commands_per_io", cmds,
+        "`delta` of host read + write commands / the I/Os this target's jobs completed: below 1 merged, "
+        "above 1 split. The three are `null` with a `ramp` (the log counts its I/O), each when its "
+        "divisor is 0"),
+    PART(DEVLOG, "derived_reason", EACH, NVB__FF_AV, "{\"type\": [\"string\", \"null\"]}", "",
+         "why the three are `null` (a `ramp`), else `null`"),
+    PART(DEVLOG, "power", EACH, NVB__FF_AV | OLD | OPT, "#device_power", "",
+         "the controller's power state (below); absent in results from before it"),
+
+    /* device_log.before, .after, .delta: the health log's fields, from devlog.h's list */
+    NVB__SMART_FIELDS(HEALTH)
+    NVB__SMART_FIELDS(HEALTHD)
+
+    /* device_log.power: {available: false, reason} where the power state could not be read */
+    PART(DEVPOWER, "available", EACH, 0, "{\"const\": true}", "",
+         "`true` when the power state was read (Get Features 02h) before and after the run; `false` when "
+         "not, with `reason` and no other key"),
+    PART(DEVPOWER, "reason", EACH, 0, "{\"type\": \"null\"}", "", "`null` when read, else why not"),
+    PW("state_before", U32, 0, ps_before, "{\"type\": \"integer\", \"minimum\": 0, \"maximum\": 31}", "",
+       "the power state before and after the run"),
+    PW("state_after", U32, 0, ps_after, "{\"type\": \"integer\", \"minimum\": 0, \"maximum\": 31}", "", NULL),
+    PW("max_power_w", DBL, NVB__FF_ZERO | NVB__FF_G6, max_w,
+       "{\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"number\", \"exclusiveMinimum\": 0}]}", "W",
+       "the maximum power of the state after, from Identify Controller's power state descriptor: its "
+       "ceiling, not what the device drew; `null` when the controller states none"),
+    PART(DEVPOWER, "measured_w", EACH, NVB__FF_AV, "{\"type\": \"null\"}", "W",
+         "`null`: nvbench reads no power measurement; `measured_reason` says so"),
+    PART(DEVPOWER, "measured_reason", EACH, NVB__FF_AV, "string", "", NULL),
 };
 
 const size_t nvb__nfigs = sizeof nvb__figs / sizeof nvb__figs[0];
@@ -777,6 +840,12 @@ int nvb__figs_json(char **out)
                         f->flags & NVB__FF_TRIM ? "true" : "false", f->flags & NVB__FF_OLD ? "true" : "false",
                         f->flags & NVB__FF_OPT ? "true" : "false", f->flags & NVB__FF_EXT ? "true" : "false",
                         f->flags & NVB__FF_OPEN ? "true" : "false");
+        if (f->sec == NVB__FS_HEALTH) { /* where the log page keeps it */
+            nvb__buf_printf(&b, ",\"bytes\":\"%zu", f->off2);
+            if (f->size > 1)
+                nvb__buf_printf(&b, "-%zu", f->off2 + f->size - 1);
+            nvb__buf_puts(&b, "\"");
+        }
         nvb__buf_puts(&b, ",\"schema\":");
         nvb__json_write_str(&b, f->schema);
         nvb__buf_puts(&b, ",\"unit\":");

@@ -54,6 +54,12 @@ enum nvb__fig_sec {
                         * direction, the point's base moved by 8 bytes a direction */
     NVB__FS_HEAD,      /* the top level's first keys, schema to workload (struct nvb_result) */
     NVB__FS_ENERGY,    /* energy (struct nvb__energy): its rows after reason only when measured */
+    NVB__FS_DEVLOG,    /* per_target[].device_log (struct nvb__devlog; derived figures in struct
+                        * nvb__devlog_derived): its rows after reason only when the log was read */
+    NVB__FS_HEALTH,    /* device_log.before, .after (the log's uint64_t array, devlog.h's list of
+                        * fields): off2 and size say where the log page keeps the field */
+    NVB__FS_HEALTHD,   /* device_log.delta (struct nvb__devlog_derived's int64_t array): the same fields */
+    NVB__FS_DEVPOWER,  /* device_log.power (struct nvb__devlog): its rows after reason only when read */
     NVB__FS_COUNT
 };
 
@@ -75,6 +81,8 @@ enum nvb__fig_type {
                    * percentile: struct nvb__latfig), written as it is; not read */
     NVB__FT_DERIV, /* derived: a double of struct nvb__cpu_derived at off, which the writer
                     * derives beside the object's struct (nvb__cpu_derive); not read */
+    NVB__FT_I64,  /* derived: an int64_t of the writer's struct at off (a difference, which may
+                   * be negative), written as it is; not read */
     NVB__FT_PART  /* written and read by code of its own */
 };
 
@@ -107,13 +115,16 @@ enum nvb__fig_merge {
 #define NVB__FF_NEG  128u /* a double null when negative (unknown); null read as -1 */
 #define NVB__FF_IF   256u /* null unless the int at off2 of the object's struct is set (a double
                            * is then NaN to a lookup); read as a number or null (NaN, or 0) */
-#define NVB__FF_ZERO 512u /* a count null when 0 (unknown); null read as 0 */
+#define NVB__FF_ZERO 512u /* a count (U64, U32) null when 0, a double null unless above 0 (unknown);
+                          * null read as 0 */
 #define NVB__FF_NZ   1024u /* a count written only when not 0: absent is 0, as in a result from
                             * before it, which so reads and writes back as it was (with
                             * NVB__FF_OLD | NVB__FF_OPT) */
 #define NVB__FF_AV   2048u /* present only when the object is available (the caller's when has
                             * NVB__FF_AV); an unavailable one is its other rows alone
                             * ({available: false, reason}) */
+#define NVB__FF_G6   4096u /* a double written to 6 significant digits (%.6g), as results always had
+                            * it; null when NaN (NVB__FT_DERIV) */
 
 struct nvb__fig {
     uint8_t     sec, type, merge;
@@ -121,7 +132,8 @@ struct nvb__fig {
     const char *key;
     size_t      off, size;   /* where the object's struct keeps it, and its size (NVB__FT_STR) */
     size_t      off2;        /* NVB__FT_MEAN: where the count it is over is kept; NVB__FF_IF: the int
-                              * that says the figure is known */
+                              * that says the figure is known; NVB__FS_HEALTH(D): the field's byte
+                              * offset in the log page (and size its width) */
     const char *schema;      /* "count", "nonneg", "bool", "string", "#def" ($ref), "?X" (X or null), or JSON */
     const char *unit;        /* "" for none */
     const char *doc;         /* its meaning (markdown); NULL: shares the previous row's line in the docs */

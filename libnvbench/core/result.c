@@ -90,6 +90,16 @@ static void sub_mean(struct jctx *c, const char *key, uint64_t sum, uint64_t ios
     ios ? jo_num(c, key, (double)sum / (double)ios) : jo_raw(c, key, "null");
 }
 
+/* Whether a row's value is 0 (NVB__FF_NZ, NVB__FF_ZERO): a double's unless above 0. */
+static int row_zero(const struct nvb__fig *f, const void *v)
+{
+    if (f->type == NVB__FT_U32)
+        return !*(const uint32_t *)v;
+    if (f->type == NVB__FT_DBL)
+        return !(*(const double *)v > 0);
+    return !*(const uint64_t *)v;
+}
+
 /* An object's rows of section sec (figures.c), in the table's order: base is
  * its struct, per the window its rates divide by, when the conditions that
  * hold (nvb__figs_when): a row of another condition is left out, or null
@@ -106,10 +116,10 @@ static void emit_figs(struct jctx *c, int sec, const void *base, double per, uns
             jo_raw(c, f->key, "null");
             continue;
         }
-        if (f->flags & NVB__FF_NZ && !*(const uint64_t *)v)
+        if (f->flags & NVB__FF_NZ && row_zero(f, v))
             continue;
         if ((f->flags & NVB__FF_IF && !*(const int *)((const char *)base + f->off2) && f->type != NVB__FT_DBL) ||
-            (f->flags & NVB__FF_ZERO && !*(const uint64_t *)v)) {
+            (f->flags & NVB__FF_ZERO && row_zero(f, v))) {
             jo_raw(c, f->key, "null");
             continue;
         }
@@ -122,8 +132,14 @@ static void emit_figs(struct jctx *c, int sec, const void *base, double per, uns
         case NVB__FT_NUM: jo_num(c, f->key, *(const double *)v); break;
         case NVB__FT_U32: jo_u64(c, f->key, *(const uint32_t *)v); break;
         case NVB__FT_LONG: jo_u64(c, f->key, *(const long *)v > 0 ? (uint64_t)*(const long *)v : 0); break;
-        case NVB__FT_DBL: x < 0 && (f->flags & NVB__FF_NEG) ? jo_raw(c, f->key, "null") : jo_raw_num(c, f->key, x); break;
-        case NVB__FT_DERIV: jo_num(c, f->key, *(const double *)((const char *)arg + f->off)); break;
+        case NVB__FT_DBL:
+            if (x < 0 && (f->flags & NVB__FF_NEG))
+                jo_raw(c, f->key, "null");
+            else
+                f->flags & NVB__FF_G6 ? jo_g6(c, f->key, x) : jo_raw_num(c, f->key, x);
+            break;
+        case NVB__FT_DERIV: (f->flags & NVB__FF_G6 ? jo_g6 : jo_num)(c, f->key, *(const double *)((const char *)arg + f->off)); break;
+        case NVB__FT_I64: jo_i64(c, f->key, *(const int64_t *)v); break;
         case NVB__FT_BOOL: jo_bool(c, f->key, *(const int *)v); break;
         case NVB__FT_STR: jo_str(c, f->key, v); break;
         case NVB__FT_STRP: jo_str(c, f->key, *(char *const *)v); break;
@@ -344,6 +360,16 @@ static void emit_phases(struct jctx *c, const struct nvb_result *r)
     jo_close(c, '}');
 }
 
+/* An {available, reason} object's first two keys: true and null, or false
+ * and the reason (energy, device_log, device_log.power). */
+static void avail_part(struct jctx *c, const char *key, int ok, const char *reason)
+{
+    if (!strcmp(key, "available"))
+        jo_bool(c, key, ok);
+    else
+        ok ? jo_raw(c, key, "null") : jo_str(c, key, reason);
+}
+
 /* energy's parts: whether it was measured, why not, the joules in the
  * shortest of 15 to 17 digits that reads back (whole joules too, which
  * jo_raw_num would write as %.0f), and the joules per I/O and per second,
@@ -354,10 +380,8 @@ static void energy_part(struct jctx *c, const char *key, const void *base, const
     const struct nvb__energy *e = base;
     const struct nvb_result *r = arg;
     const uint64_t ios = r->tot[NVB_READ].ios + r->tot[NVB_WRITE].ios + r->tot[NVB_TRIM].ios;
-    if (!strcmp(key, "available")) {
-        jo_bool(c, key, e->state == 1);
-    } else if (!strcmp(key, "reason")) {
-        e->state == 1 ? jo_raw(c, key, "null") : jo_str(c, key, e->reason);
+    if (!strcmp(key, "available") || !strcmp(key, "reason")) {
+        avail_part(c, key, e->state == 1, e->reason);
     } else if (!strcmp(key, "joules")) { /* an integer too (jo_raw_num writes one as %.0f) */
         char buf[40];
         j_shortest(buf, sizeof buf, e->joules);
@@ -365,11 +389,7 @@ static void energy_part(struct jctx *c, const char *key, const void *base, const
     } else if (r->ramp_s > 0 || ios == 0) {
         jo_raw(c, key, "null");
     } else {
-        const double v = key[0] == 'w' ? (r->duration_s > 0 ? e->joules / r->duration_s : 0.0)
-                                       : e->joules / (double)ios;
-        char buf[32];
-        snprintf(buf, sizeof buf, "%.6g", v);
-        c->j->want || !c->j->b ? jo_num(c, key, v) : jo_raw(c, key, buf);
+        jo_g6(c, key, key[0] == 'w' ? (r->duration_s > 0 ? e->joules / r->duration_s : 0.0) : e->joules / (double)ios);
     }
 }
 
@@ -515,6 +535,59 @@ static void emit_device(struct jctx *c, const struct nvb__tdev *f)
     }
 }
 
+/* device_log.power's parts: whether it was read, and the constants that say
+ * no power is measured. */
+static void power_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb__devlog *d = base;
+    (void)arg;
+    if (!strcmp(key, "measured_w"))
+        jo_raw(c, key, "null");
+    else if (!strcmp(key, "measured_reason"))
+        jo_str(c, key, NVB__POWER_NOT_MEASURED);
+    else
+        avail_part(c, key, d->pw == 1, d->pw_reason);
+}
+
+/* device_log's parts: whether the log was read, before and after (the
+ * log's fields, NVB__FS_HEALTH), delta (NVB__FS_HEALTHD) and why the
+ * derived figures are null, from what the writer derived (arg); the power
+ * state, when it was asked (absent in results from before it). */
+static void devlog_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb__devlog *d = base;
+    const struct nvb__devlog_derived *dd = arg;
+    if (!strcmp(key, "available") || !strcmp(key, "reason")) {
+        avail_part(c, key, d->state == 1, d->reason);
+    } else if (!strcmp(key, "derived_reason")) {
+        dd->reason ? jo_str(c, key, dd->reason) : jo_raw(c, key, "null");
+    } else if (!strcmp(key, "power")) {
+        if (d->pw) {
+            jo_open(c, key, '{');
+            emit_figs(c, NVB__FS_DEVPOWER, d, 0, d->pw == 1 ? NVB__FF_AV : 0, power_part, NULL);
+            jo_close(c, '}');
+        }
+    } else {
+        const int delta = !strcmp(key, "delta");
+        jo_open(c, key, '{');
+        emit_figs(c, delta ? NVB__FS_HEALTHD : NVB__FS_HEALTH, delta ? (const void *)dd :
+                  key[0] == 'b' ? d->before : d->after, 0, 0, NULL, NULL);
+        jo_close(c, '}');
+    }
+}
+
+/* device_log (devlog.c measures it): absent where it was not asked. */
+static void emit_devlog(struct jctx *c, const struct nvb_result *r, const struct nvb__tstat *t)
+{
+    if (!t->dlog.state)
+        return;
+    struct nvb__devlog_derived dd;
+    nvb__devlog_derive(r, t, &dd);
+    jo_open(c, "device_log", '{');
+    emit_figs(c, NVB__FS_DEVLOG, &t->dlog, 0, t->dlog.state == 1 ? NVB__FF_AV : 0, devlog_part, &dd);
+    jo_close(c, '}');
+}
+
 /* A target's parts: its host and file (the result's host, its path when
  * the same), its directions, its device's facts, and its content and device utilisation, each written
  * whole at its first key. */
@@ -538,10 +611,7 @@ static void target_part(struct jctx *c, const char *key, const void *base, const
     } else if (!strcmp(key, "util_dev")) {
         emit_util(c, &t->util);
     } else if (!strcmp(key, "device_log")) {
-        char *s = nvb__devlog_json(r, t); /* devlog.c */
-        if (s)
-            jo_raw(c, key, s);
-        free(s);
+        emit_devlog(c, r, t);
     }
 }
 

@@ -496,11 +496,61 @@ static int ld_util(struct ld *L, const struct nvb__jv *o, const char *path, stru
     return 0;
 }
 
-/* device_log: read by its own file (devlog.c) */
+/* An {available, reason} object at key of o (energy, device_log, its
+ * power): 0 absent or null, 1 not available (its reason, or dflt, into
+ * reason), 2 available (*x the object); the error when it is neither. */
+static int ld_avail(struct ld *L, const struct nvb__jv *o, const char *p, const char *key, const struct nvb__jv **x,
+                    char *reason, size_t rlen, const char *dflt)
+{
+    const char *rs;
+    char why[200];
+    const int st = nvb__json_available(o, key, x, &rs, why, sizeof why);
+    if (st < 0)
+        return bad(L, p, key, "expected an object with available true or false");
+    if (st == 1)
+        snprintf(reason, rlen, "%s", rs ? rs : dflt);
+    return st;
+}
+
+/* device_log.before or .after: the log's fields (NVB__FS_HEALTH), all required. */
+static int ld_health(struct ld *L, const struct nvb__jv *o, const char *p, const char *key, uint64_t *v)
+{
+    char hp[96];
+    sub(hp, sizeof hp, p, key);
+    const struct nvb__jv *h = mem(L, o, p, key, NVB__J_OBJ, 1);
+    return h ? ld_figs(L, h, hp, NVB__FS_HEALTH, v, 0) : L->rc;
+}
+
+/* device_log (figures.c's NVB__FS_DEVLOG): absent or null, not asked (state
+ * 0); available false, why not (state 2); true, its rows, before and after,
+ * and power (NVB__FS_DEVPOWER; absent in results from before it: pw 0).
+ * delta, the derived figures and power's constants are not read: the writer
+ * derives them again. Strict as every object's reader: what the schema
+ * refuses is refused, naming the key; a reason is kept to 159 bytes. */
 static int ld_devlog(struct ld *L, const struct nvb__jv *o, const char *p, struct nvb__devlog *d)
 {
-    char why[200];
-    return nvb__devlog_load(o, d, why, sizeof why) < 0 ? bad(L, p, "", why) : 0;
+    const struct nvb__jv *x, *pw;
+    char dp[96], pp[112];
+    memset(d, 0, sizeof *d);
+    sub(dp, sizeof dp, p, "device_log");
+    const int st = ld_avail(L, o, p, "device_log", &x, d->reason, sizeof d->reason, "not read");
+    if (st == 1)
+        d->state = 2;
+    if (st != 2 || ld_figs(L, x, dp, NVB__FS_DEVLOG, d, NVB__FF_AV) || ld_health(L, x, dp, "before", d->before) ||
+        ld_health(L, x, dp, "after", d->after))
+        return L->rc;
+    sub(pp, sizeof pp, dp, "power");
+    const int ps = ld_avail(L, x, dp, "power", &pw, d->pw_reason, sizeof d->pw_reason, "not read");
+    if (ps == 1)
+        d->pw = 2;
+    if (ps == 2 && !ld_figs(L, pw, pp, NVB__FS_DEVPOWER, d, NVB__FF_AV)) {
+        if (d->ps_before > 31 || d->ps_after > 31)
+            return bad(L, pp, d->ps_before > 31 ? "state_before" : "state_after", "not a power state (0 to 31)");
+        d->pw = 1;
+    }
+    if (!L->rc)
+        d->state = 1;
+    return L->rc;
 }
 
 /* energy (figures.c's NVB__FS_ENERGY): absent or null, not asked (state 0);
@@ -509,15 +559,10 @@ static int ld_energy(struct ld *L, const struct nvb__jv *root, struct nvb_result
 {
     struct nvb__energy *e = &r->energy;
     const struct nvb__jv *o;
-    const char *reason;
-    char why[200];
     memset(e, 0, sizeof *e);
-    const int st = nvb__json_available(root, "energy", &o, &reason, why, sizeof why);
-    if (st < 0)
-        return bad(L, "", "energy", "expected an object with available true or false");
+    const int st = ld_avail(L, root, "", "energy", &o, e->reason, sizeof e->reason, "not measured");
     if (st == 1) {
         e->state = 2;
-        snprintf(e->reason, sizeof e->reason, "%s", reason ? reason : "not measured");
     } else if (st == 2 && !ld_figs(L, o, "energy", NVB__FS_ENERGY, e, NVB__FF_AV) &&
                !rd_nonneg(L, o, "energy", "joules", &e->joules, 1)) { /* a part: written as energy.c did */
         e->state = 1;

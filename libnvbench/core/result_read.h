@@ -285,10 +285,15 @@ static inline int ld_figs(struct ld *L, const struct nvb__jv *o, const char *p, 
         uint64_t u = 0;
         if (f->sec != sec || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN | NVB__FF_AV) & ~when))
             continue;
+        if (f->flags & NVB__FF_ZERO) { /* null: unknown, 0 */
+            const struct nvb__jv *x = mem(L, o, p, f->key, -1, req);
+            if (!x || x->type == NVB__J_NULL)
+                continue;
+        }
         switch (f->type) {
         case NVB__FT_U64: {
-            const struct nvb__jv *x = f->flags & (NVB__FF_IF | NVB__FF_ZERO) ? mem(L, o, p, f->key, -1, req) : NULL;
-            if (!(f->flags & (NVB__FF_IF | NVB__FF_ZERO)) || (x && x->type != NVB__J_NULL)) /* null: unknown, 0 */
+            const struct nvb__jv *x = f->flags & NVB__FF_IF ? mem(L, o, p, f->key, -1, req) : NULL;
+            if (!(f->flags & NVB__FF_IF) || (x && x->type != NVB__J_NULL)) /* null: unknown, 0 */
                 rd_u64(L, o, p, f->key, v, req);
             break;
         }

@@ -140,6 +140,27 @@ static inline void jo_u64(struct jctx *c, const char *key, uint64_t v)
 
 static inline void jo_raw(struct jctx *c, const char *key, const char *raw);
 
+/* A double to 6 significant digits (%.6g), null when not finite: figures
+ * results have always had so (NVB__FF_G6); a lookup sees the double. */
+static inline void jo_g6(struct jctx *c, const char *key, double v)
+{
+    if (c->j->want || !c->j->b || !isfinite(v)) {
+        jo_num(c, key, v);
+        return;
+    }
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.6g", v);
+    jo_raw(c, key, buf);
+}
+
+/* A signed integer, as it is; a lookup sees it as a double. */
+static inline void jo_i64(struct jctx *c, const char *key, int64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRId64, v);
+    c->j->want || !c->j->b ? jo_num(c, key, (double)v) : jo_raw(c, key, buf);
+}
+
 /* An exact integer of n words (util.h): its digits, as a JSON number, or as
  * a string (as_str) for readers that would round a long number; a lookup
  * sees it as a double. */

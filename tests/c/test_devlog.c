@@ -14,6 +14,7 @@
  *    that wraps, and the reason on this machine when it has none.
  */
 #include <check.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,6 +311,275 @@ START_TEST(temperature_throttling_and_media_errors_warn)
 }
 END_TEST
 
+/* ---- device_log written as before the table of figures ----
+ * The writer devlog.c had before device_log became rows of the table
+ * (c642c3c), kept here as the reference of the bytes results have: the
+ * table's writer must give the same text for every value, and what it
+ * writes must read back to the same text. */
+static const char *const was_names[] = {
+    "critical_warning", "temperature_k", "available_spare", "available_spare_threshold", "percentage_used",
+    "data_units_read", "data_units_written", "host_read_commands", "host_write_commands",
+    "controller_busy_time", "power_cycles", "power_on_hours", "unsafe_shutdowns", "media_errors",
+    "error_information_log_entries", "warning_composite_temperature_time", "critical_composite_temperature_time",
+    "thermal_management_temperature_1_transition_count", "thermal_management_temperature_2_transition_count",
+    "thermal_management_temperature_1_total_time", "thermal_management_temperature_2_total_time"};
+
+static void was_ratio(struct nvb__buf *b, const char *key, uint64_t num, uint64_t den, double scale)
+{
+    if (den == 0)
+        nvb__buf_printf(b, ",\"%s\":null", key);
+    else
+        nvb__buf_printf(b, ",\"%s\":%.6g", key, (double)num * scale / (double)den);
+}
+
+static void was_power(struct nvb__buf *b, const struct nvb__devlog *d)
+{
+    if (d->pw == 2) {
+        nvb__buf_puts(b, ",\"power\":{\"available\":false,\"reason\":");
+        nvb__json_write_str(b, d->pw_reason);
+        nvb__buf_puts(b, "}");
+        return;
+    }
+    nvb__buf_printf(b, ",\"power\":{\"available\":true,\"reason\":null,\"state_before\":%u,\"state_after\":%u,"
+                    "\"max_power_w\":", d->ps_before, d->ps_after);
+    if (d->max_w > 0)
+        nvb__buf_printf(b, "%.6g", d->max_w);
+    else
+        nvb__buf_puts(b, "null");
+    nvb__buf_puts(b, ",\"measured_w\":null,\"measured_reason\":\"" NVB__POWER_NOT_MEASURED "\"}");
+}
+
+static char *was_json(const struct nvb_result *r, const struct nvb__tstat *ts)
+{
+    const struct nvb__devlog *d = &ts->dlog;
+    struct nvb__buf b = {0};
+    int ok = d->state == 1;
+    nvb__buf_printf(&b, "\"device_log\":{\"available\":%s,\"reason\":", ok ? "true" : "false");
+    if (ok)
+        nvb__buf_puts(&b, "null,\"node\":");
+    else
+        nvb__json_write_str(&b, d->reason);
+    if (ok) {
+        nvb__json_write_str(&b, d->node);
+        if (d->warn_temp_k)
+            nvb__buf_printf(&b, ",\"warning_threshold_k\":%u", d->warn_temp_k);
+        else
+            nvb__buf_puts(&b, ",\"warning_threshold_k\":null");
+        static const char *const part[] = {"before", "after", "delta"};
+        for (int k = 0; k < 3; k++) {
+            nvb__buf_printf(&b, ",\"%s\":{", part[k]);
+            for (unsigned i = 0; i < NVB__SM_N; i++) {
+                if (k < 2)
+                    nvb__buf_printf(&b, "%s\"%s\":%" PRIu64, i ? "," : "", was_names[i], (k ? d->after : d->before)[i]);
+                else
+                    nvb__buf_printf(&b, "%s\"%s\":%" PRId64, i ? "," : "", was_names[i],
+                                    (int64_t)(d->after[i] - d->before[i]));
+            }
+            nvb__buf_puts(&b, "}");
+        }
+        const uint64_t *a = d->after, *bf = d->before;
+        uint64_t wr = ts->d[NVB_WRITE].bytes, rd = ts->d[NVB_READ].bytes;
+        uint64_t ios = ts->d[NVB_READ].ios + ts->d[NVB_WRITE].ios;
+        if (r->ramp_s > 0) {
+            nvb__buf_puts(&b, ",\"device_bytes_per_host_byte\":null,\"device_read_bytes_per_host_byte\":null,"
+                              "\"host_commands_per_io\":null,\"derived_reason\":\"the device's counters include "
+                              "the ramp, the run's figures do not\"");
+        } else {
+            was_ratio(&b, "device_bytes_per_host_byte", a[NVB__SM_DATA_UNITS_WRITTEN] - bf[NVB__SM_DATA_UNITS_WRITTEN],
+                      wr, (double)NVB__SMART_DATA_UNIT);
+            was_ratio(&b, "device_read_bytes_per_host_byte", a[NVB__SM_DATA_UNITS_READ] - bf[NVB__SM_DATA_UNITS_READ],
+                      rd, (double)NVB__SMART_DATA_UNIT);
+            was_ratio(&b, "host_commands_per_io",
+                      a[NVB__SM_HOST_READ_COMMANDS] - bf[NVB__SM_HOST_READ_COMMANDS] +
+                      a[NVB__SM_HOST_WRITE_COMMANDS] - bf[NVB__SM_HOST_WRITE_COMMANDS], ios, 1.0);
+            nvb__buf_puts(&b, ",\"derived_reason\":null");
+        }
+        if (d->pw)
+            was_power(&b, d);
+    }
+    nvb__buf_puts(&b, "}");
+    ck_assert(!b.oom);
+    return b.s;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
+/* A count as logs have them, and past them: 0, small, 32-bit, 2^53 + 1, any 64-bit, saturated. */
+static uint64_t any_count(uint64_t *s)
+{
+    switch (rnd(s) % 8) {
+    case 0: return 0;
+    case 1: return rnd(s) % 1000;
+    case 2: return rnd(s) & 0xffffffffu;
+    case 3: return (1ull << 53) + 1;
+    case 4: return UINT64_MAX;
+    case 5: return UINT64_MAX - rnd(s) % 3;
+    default: return rnd(s) >> (rnd(s) % 64);
+    }
+}
+
+/* A double as max_power_w has them: 0, whole watts (2500000 is 2.5e+06 in
+ * 6 digits), a descriptor's 0.0001 W steps, any magnitude. */
+static double any_watts(uint64_t *s)
+{
+    switch (rnd(s) % 6) {
+    case 0: return 0;
+    case 1: return (double)(rnd(s) % 10000000);
+    case 2: return (double)(rnd(s) % 65536) * 0.0001;
+    case 3: return (double)(rnd(s) % 65536) * 0.01;
+    default: return ldexp((double)(rnd(s) >> 11) / 9007199254740992.0, (int)(rnd(s) % 60) - 20);
+    }
+}
+
+/* Text with what JSON escapes: quotes, backslashes, control characters, UTF-8. */
+static void any_text(uint64_t *s, char *buf, size_t len)
+{
+    static const char *const bits[] = {"a", "Z", " ", "\"", "\\", "\n", "\t", "\x01", "\x1f", "/", "\xc3\xa9", ":"};
+    size_t n = 0, want = rnd(s) % len;
+    buf[0] = 0;
+    while (n < want) {
+        const char *b = bits[rnd(s) % 12];
+        if (n + strlen(b) >= len)
+            break;
+        memcpy(buf + n, b, strlen(b) + 1);
+        n += strlen(b);
+    }
+}
+
+static void any_devlog(uint64_t *s, struct nvb__devlog *d)
+{
+    memset(d, 0, sizeof *d);
+    d->state = (int)(rnd(s) % 10 < 7 ? 1 : rnd(s) % 2 ? 2 : 0);
+    any_text(s, d->reason, sizeof d->reason);
+    any_text(s, d->node, sizeof d->node);
+    d->warn_temp_k = rnd(s) % 3 == 0 ? 0 : rnd(s) % 4 == 0 ? UINT32_MAX : (uint32_t)rnd(s);
+    /* the fields results had then (a field added since is 0: absent, as in those results) */
+    for (unsigned i = 0; i < sizeof was_names / sizeof *was_names; i++) {
+        d->before[i] = any_count(s);
+        /* mostly grown by a little, sometimes fallen, sometimes anything */
+        d->after[i] = rnd(s) % 4 ? d->before[i] + rnd(s) % 100000 : any_count(s);
+    }
+    d->pw = (int)(rnd(s) % 3);
+    any_text(s, d->pw_reason, sizeof d->pw_reason);
+    d->ps_before = (unsigned)(rnd(s) % 32);
+    d->ps_after = (unsigned)(rnd(s) % 32);
+    d->max_w = any_watts(s);
+}
+
+/* The table's writer against the old one over generated logs (N of them,
+ * NVB_DEVLOG_CMP_N to ask for more): the same bytes, and each result read
+ * back writes the same text; on runs that wrote, read, both, and a target
+ * with no I/O (ratios over 0: written only), with and without a ramp. */
+START_TEST(device_log_as_it_was_written_before_the_table)
+{
+    const char *env = getenv("NVB_DEVLOG_CMP_N");
+    const long n = env ? atol(env) : 1000;
+    static const char *const rws[] = {"randwrite", "randread", "randrw"};
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    long compared = 0, reloaded = 0;
+    for (int k = 0; k < 4; k++) {
+        char *path;
+        struct nvb_result *r = scratch_run(rws[k % 3], &path);
+        struct nvb__tstat *ts = &r->tg[0];
+        struct nvb__dstat keep[2] = {ts->d[0], ts->d[1]};
+        if (k == 3) /* no I/O to this target: each ratio over 0 */
+            for (int d = 0; d < 2; d++)
+                ts->d[d].ios = ts->d[d].bytes = 0;
+        for (long i = 0; i < n; i++) {
+            any_devlog(&seed, &ts->dlog);
+            r->ramp_s = rnd(&seed) % 4 == 0 ? 0.5 : 0;
+            char *text;
+            ck_assert_int_eq(nvb_result_json(r, &text), 0);
+            const char *at = strstr(text, "\"device_log\":");
+            if (ts->dlog.state == 0) {
+                ck_assert_ptr_null(at);
+            } else {
+                char *want = was_json(r, ts);
+                ck_assert_msg(at, "#%ld: no device_log", i);
+                size_t m = 0;
+                while (want[m] && want[m] == at[m])
+                    m++;
+                ck_assert_msg(!want[m] && strchr(",}", at[m]), "#%ld: from byte %zu the old writer wrote\n%.80s\nthe "
+                              "table's\n%.80s", i, m, want + (m > 20 ? m - 20 : 0), at + (m > 20 ? m - 20 : 0));
+                free(want);
+                compared++;
+            }
+            if (k < 3) { /* read back: the same text */
+                struct nvb_result *back = NULL;
+                char *text2;
+                ck_assert_int_eq(nvb_result_from_json(text, &back), 0);
+                ck_assert_int_eq(nvb_result_json(back, &text2), 0);
+                ck_assert_str_eq(text, text2);
+                nvb_free(text2);
+                nvb_result_free(back);
+                reloaded++;
+            }
+            nvb_free(text);
+        }
+        ts->d[0] = keep[0], ts->d[1] = keep[1];
+        nvb_result_free(r);
+        unlink(path);
+        free(path);
+    }
+    ck_assert_int_gt(compared, n * 2);
+    ck_assert_int_eq(reloaded, 3 * n);
+}
+END_TEST
+
+/* The table's reader is strict as every object's: what the schema refuses
+ * is refused naming the key (the reader before it took a missing node as
+ * "", a malformed threshold or max_power_w as null); derived keys are not
+ * read, so a result with them changed loads and has them written again. */
+START_TEST(device_log_read_back_strictly)
+{
+    char *path, *text;
+    struct nvb_result *r = scratch_run("randwrite", &path);
+    struct nvb__devlog *d = &r->tg[0].dlog;
+    memset(d, 0, sizeof *d);
+    *d = (struct nvb__devlog){.state = 1, .node = "/dev/nvme0n1", .warn_temp_k = 343, .pw = 1, .ps_after = 3,
+                              .max_w = 25};
+    ck_assert_int_eq(nvb_result_json(r, &text), 0);
+    static const char *const bad[][3] = {
+        {"\"node\":\"/dev/nvme0n1\",", "", "'per_target.0.device_log.node': missing"},
+        {"\"warning_threshold_k\":343", "\"warning_threshold_k\":\"343\"", "device_log.warning_threshold_k': expected a number"},
+        {"\"state_after\":3", "\"state_after\":32", "device_log.power.state_after': not a power state"},
+        {"\"max_power_w\":25", "\"max_power_w\":-25", "device_log.power.max_power_w': negative"},
+        {"\"before\":{\"critical_warning\":0,", "\"before\":{", "device_log.before.critical_warning': missing"},
+        {"\"device_log\":{\"available\":true,", "\"device_log\":{\"available\":1,", "'per_target.0.device_log': expected an object"},
+        {"\"device_bytes_per_host_byte\":0,", "\"device_bytes_per_host_byte\":\"x\",", NULL},
+        {"\"delta\":{\"critical_warning\":0,", "\"delta\":{\"critical_warning\":7,", NULL}};
+    for (int i = 0; i < 8; i++) {
+        const char *k = strstr(text, bad[i][0]);
+        ck_assert_msg(k, "%s not in the JSON", bad[i][0]);
+        struct nvb__buf b = {0};
+        nvb__buf_putn(&b, text, (size_t)(k - text));
+        nvb__buf_puts(&b, bad[i][1]);
+        nvb__buf_puts(&b, k + strlen(bad[i][0]));
+        struct nvb_result *back = NULL;
+        char why[256] = "", *again = NULL;
+        const int rc = nvb_result_parse(b.s, b.len, &back, why, sizeof why);
+        if (bad[i][2]) {
+            ck_assert_msg(rc == -EINVAL && strstr(why, bad[i][2]), "%s: %d %s", bad[i][2], rc, why);
+        } else { /* derived: not read, written again as it was */
+            ck_assert_msg(rc == 0, "%s", why);
+            ck_assert_int_eq(nvb_result_json(back, &again), 0);
+            ck_assert_str_eq(again, text);
+            nvb_free(again);
+            nvb_result_free(back);
+        }
+        free(b.s);
+    }
+    nvb_free(text);
+    nvb_result_free(r);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 /* ---- energy ---- */
 static char *powercap_tree(const char *uj0, const char *uj1)
 {
@@ -405,6 +675,8 @@ int main(void)
     tcase_add_test(tc, deltas_and_derived_figures_round_trip);
     tcase_add_test(tc, power_state_and_back);
     tcase_add_test(tc, temperature_throttling_and_media_errors_warn);
+    tcase_add_test(tc, device_log_as_it_was_written_before_the_table);
+    tcase_add_test(tc, device_log_read_back_strictly);
     tcase_add_test(tc, rapl_from_a_recorded_tree);
     tcase_add_test(tc, energy_in_the_result_and_back);
     suite_add_tcase(s, tc);

@@ -82,6 +82,15 @@ static int places(const struct nvb_result *r, struct place *p)
         p[n++] = (struct place){NVB__FS_SS, "steady_state", &r->ss, 0};
     if (r->energy.state == 1) /* measured (the synthetic result's): its rows */
         p[n++] = (struct place){NVB__FS_ENERGY, "energy", &r->energy, 0};
+    if (r->tg[0].dlog.state == 1) { /* read (the synthetic result's): its rows, before, after, delta, power */
+        const struct nvb__devlog *d = &r->tg[0].dlog;
+        p[n++] = (struct place){NVB__FS_DEVLOG, "per_target.0.device_log", d, 0};
+        p[n++] = (struct place){NVB__FS_HEALTH, "per_target.0.device_log.before", d->before, 0};
+        p[n++] = (struct place){NVB__FS_HEALTH, "per_target.0.device_log.after", d->after, 0};
+        p[n++] = (struct place){NVB__FS_HEALTHD, "per_target.0.device_log.delta", d, 0};
+        if (d->pw == 1)
+            p[n++] = (struct place){NVB__FS_DEVPOWER, "per_target.0.device_log.power", d, 0};
+    }
     ck_assert_uint_gt(r->nts, 0);
     if (r->nthreads)
         p[n++] = (struct place){NVB__FS_THREAD, "cpu.threads.0", &r->threads[0], 0};
@@ -107,7 +116,9 @@ static double value(const struct nvb__fig *f, const struct place *p, int *ok)
     double u = 0;
     *ok = 1;
     if (f->type != NVB__FT_PART && ((f->flags & NVB__FF_IF && !*(const int *)((const char *)p->base + f->off2)) ||
-                                    (f->flags & NVB__FF_ZERO && !*(const uint64_t *)v)))
+                                    (f->flags & NVB__FF_ZERO && (f->type == NVB__FT_U32 ? !*(const uint32_t *)v :
+                                                                 f->type == NVB__FT_DBL ? !(*(const double *)v > 0) :
+                                                                 !*(const uint64_t *)v))))
         return NAN; /* unknown: null */
     switch (f->type) {
     case NVB__FT_U64:
@@ -121,12 +132,22 @@ static double value(const struct nvb__fig *f, const struct place *p, int *ok)
         if (f->flags & (NVB__FF_CPU | NVB__FF_TICK) & ~nvb__figs_when(p->r))
             return NAN;
         return (f->flags & NVB__FF_NEG) && *(const double *)v < 0 ? NAN : *(const double *)v;
-    case NVB__FT_DERIV: {
+    case NVB__FT_I64: { /* delta: after - before, from the log the place's base is */
+        const struct nvb__devlog *d = p->base;
+        const size_t i = (f->off - offsetof(struct nvb__devlog_derived, delta)) / sizeof(int64_t);
+        return (double)(int64_t)(d->after[i] - d->before[i]);
+    }
+    case NVB__FT_DERIV:
+        if (p->sec == NVB__FS_DEVLOG) {
+            struct nvb__devlog_derived dd;
+            nvb__devlog_derive(p->r, &p->r->tg[0], &dd);
+            return *(const double *)((const char *)&dd + f->off);
+        } else {
         struct nvb__cpu_derived cd;
         nvb__cpu_derive(p->r, &cd);
         *ok = p->sec == NVB__FS_CPU; /* hosts[].cpu's: over the host's own window (test_merge) */
         return *(const double *)((const char *)&cd + f->off);
-    }
+        }
     case NVB__FT_BOOL: return *(const int *)v ? 1 : 0;
     case NVB__FT_RATE:
     case NVB__FT_GIB:
@@ -193,6 +214,12 @@ static void make_result(void)
     ck_assert_int_eq(nvb_result_parse(b.s, b.len, &g_syn, why, sizeof why), 0);
     ck_assert(g_syn->tg[0].devf.valid && g_syn->ss.metric && g_syn->tg[0].content.examined);
     g_syn->energy = (struct nvb__energy){.state = 1, .source = "rapl", .domains = 2, .joules = 61.2};
+    struct nvb__devlog *d = &g_syn->tg[0].dlog; /* a log read before and after, and the power state */
+    *d = (struct nvb__devlog){.state = 1, .node = "/dev/nvme0n1", .warn_temp_k = 343, .pw = 1, .ps_before = 0,
+                              .ps_after = 2, .max_w = 25};
+    for (unsigned i = 0; i < NVB__SM_N; i++)
+        d->before[i] = 1000 + i, d->after[i] = 1000 + 3 * i;
+    d->after[NVB__SM_TEMPERATURE_K] = 900; /* a gauge that fell: a negative delta */
     free(b.s);
     free(json);
 }
@@ -209,7 +236,7 @@ static void free_result(void)
 START_TEST(writer_follows_table)
 {
     const struct nvb_result *g_r = _i == 2 ? g_syn : _i ? g_m : g_run;
-    struct place p[40];
+    struct place p[48];
     int np = places(g_r, p), checked = 0;
     for (int k = 0; k < np; k++)
         for (size_t i = 0; i < nvb__nfigs; i++) {
@@ -260,14 +287,14 @@ START_TEST(reader_follows_table)
     struct nvb__jv *root = NULL;
     ck_assert_int_eq(nvb_result_json(g_r, &json), 0);
     ck_assert_int_eq(nvb__json_parse(json, strlen(json), &root, why, sizeof why), 0);
-    struct place p[40];
+    struct place p[48];
     int np = places(g_r, p), old = 0, refused = 0;
     for (int k = 0; k < np; k++)
         for (size_t i = 0; i < nvb__nfigs; i++) {
             const struct nvb__fig *f = &nvb__figs[i];
             if (f->sec != p[k].sec || f->type == NVB__FT_PART || f->type == NVB__FT_RATE || f->type == NVB__FT_GIB ||
                 f->type == NVB__FT_MEAN || f->type == NVB__FT_DIRSUM || f->type == NVB__FT_SUM ||
-                f->type == NVB__FT_NUM || f->type == NVB__FT_DERIV || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
+                f->type == NVB__FT_NUM || f->type == NVB__FT_DERIV || f->type == NVB__FT_I64 || (f->flags & (NVB__FF_TRIM | NVB__FF_EXT | NVB__FF_OPEN) & ~nvb__figs_when(g_r)))
                 continue;
             char path[128];
             snprintf(path, sizeof path, "%s%s%s", p[k].path, p[k].path[0] ? "." : "", f->key);
@@ -348,7 +375,15 @@ START_TEST(direction_objects_follow_table)
             snprintf(path, sizeof path, "%s.%s", where[w], obj[i]);
             keys_are_rows(at(root, path), path, i < 2 || i == 4 ? NVB__FS_LAT : NVB__FS_HIST, i == 4);
         }
-    /* a timeseries point and its directions */
+    if (_i == 2) { /* device_log (the synthetic result's) and its objects */
+        static const char *const dl[] = {"", ".before", ".after", ".delta", ".power"};
+        static const int dsec[] = {NVB__FS_DEVLOG, NVB__FS_HEALTH, NVB__FS_HEALTH, NVB__FS_HEALTHD, NVB__FS_DEVPOWER};
+        for (int i = 0; i < 5; i++) {
+            snprintf(path, sizeof path, "per_target.0.device_log%s", dl[i]);
+            keys_are_rows(at(root, path), path, dsec[i], 0);
+        }
+    }
+        /* a timeseries point and its directions */
     keys_are_rows(at(root, "timeseries.0"), "timeseries.0", NVB__FS_TS, 0);
     keys_are_rows(at(root, "timeseries.0.read"), "timeseries.0.read", NVB__FS_TSDIR, 0);
     nvb__json_free(root);
