@@ -625,6 +625,7 @@ static int finish(struct fm_job *j)
     TRY(logs(j));
     TRY(fm_steady(j));
     TRY(blockalign(j));
+    TRY(fm_zones(j));
     TRY(fm_continue(j));
     TRY(targets(j));
     uint64_t per_job;

@@ -29,7 +29,7 @@ const char *const nvb__ktype_names[] = {
     [K_SIZE] = "size", [K_DURATION] = "duration", [K_UINT] = "uint", [K_BOOL] = "bool",
     [K_ENUM] = "enum", [K_ENGINE] = "engine", [K_CPULIST] = "cpulist", [K_STRING] = "string",
     [K_U64] = "u64", [K_PROB] = "prob", [K_ERRNO] = "errno", [K_PCT] = "percent",
-    [K_BSSPLIT] = "bssplit", [K_USEC] = "duration_us", [K_DIST] = "distribution",
+    [K_BSSPLIT] = "bssplit", [K_USEC] = "duration_us", [K_DIST] = "distribution", [K_SSIZE] = "signed_size",
 };
 
 #define KEY(n, t, field, lo, hi) .name = n, .type = t, .off = offsetof(struct nvb_workload, field), .min = lo, .max = hi
@@ -373,6 +373,37 @@ const struct keydef nvb__keys[] = {
             "starts at the region's start, as fio's clones of a sequential job do (fio's `numjobs` without "
             "`offset_increment`). `same` with `verify=1` and writes by more than one job is refused: the jobs "
             "would write the same blocks"},
+    {KEY("seq_stride", K_SSIZE, seq_stride, 0, 0),
+     .unit = "bytes", .group = "region", .flags = MEASURES,
+     .help = "sequential I/O: bytes from one I/O's end to the next one's start (negative: backwards)",
+     .dflt = "0",
+     .range = "-4E..4E (bytes, with units: -8k, 112k)",
+     .doc = "a sequential job's next I/O starts this many bytes after the previous one's end (fio's "
+            "`rw=read:N`, `rw_sequencer=sequential`); a negative stride steps back. Past the region's end a "
+            "positive stride starts again at the region's start; before its start a negative one starts again "
+            "at the region's end plus the stride, and a job's first I/O is at the region's start, as fio's. "
+            "Only with a sequential `rw`, without `bssplit` and `verify=1` (see [Offset patterns](#offset-patterns))"},
+    {KEY("zone_size", K_SIZE, zone_size, 0, UINT64_MAX),
+     .unit = "bytes", .group = "region", .fio = "zonesize", .flags = MEASURES,
+     .help = "sequential I/O in zones: bytes done in one zone before the next (0: no zones)",
+     .dflt = "0",
+     .range = "bytes",
+     .doc = "sequential I/O in zones (fio's `zonemode=strided`): this many bytes in a zone of `zone_range` "
+            "bytes, then the next zone starts `zone_range + zone_skip` bytes further; past the region's end "
+            "back at its start. 0: no zones. Only with a sequential `rw`, without `bssplit` and `verify=1`"},
+    {KEY("zone_range", K_SIZE, zone_range, 0, UINT64_MAX),
+     .unit = "bytes", .group = "region", .fio = "zonerange", .flags = MEASURES,
+     .help = "sequential I/O in zones: the zone's length (0: zone_size)",
+     .dflt = "0",
+     .range = "bytes",
+     .doc = "a zone's length with `zone_size`: I/O past it starts again at the zone's start; 0 means "
+            "`zone_size`, as fio's"},
+    {KEY("zone_skip", K_SIZE, zone_skip, 0, UINT64_MAX),
+     .unit = "bytes", .group = "region", .fio = "zoneskip", .flags = MEASURES,
+     .help = "sequential I/O in zones: bytes skipped between one zone's end and the next zone",
+     .dflt = "0",
+     .range = "bytes",
+     .doc = "bytes between a zone's end and the next zone's start, with `zone_size`"},
     {KEY("verify", K_BOOL, verify, 0, 1),
      .group = "data", .fio = "verify", .flags = MEASURES,
      .help = "write a pattern derived from (seed, offset) and check it on read",

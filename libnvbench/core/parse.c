@@ -229,6 +229,23 @@ int nvb__parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+/* A size with an optional sign, at most 2^62 bytes either way. */
+int nvb__parse_ssize(const char *s, uint64_t *out)
+{
+    s = s ? skip_ws(s) : NULL;
+    int neg = s && *s == '-';
+    if (s && (*s == '-' || *s == '+'))
+        s++;
+    uint64_t v;
+    int rc = nvb__parse_size(s, &v);
+    if (rc)
+        return rc;
+    if (v > (1ull << 62))
+        return -ERANGE;
+    *out = neg ? 0 - v : v;
+    return 0;
+}
+
 int nvb__parse_i64(const char *s, int64_t *out)
 {
     s = s ? skip_ws(s) : NULL; /* parse_u64 refuses NULL */
