@@ -117,6 +117,7 @@ struct nvb_workload {
     int       seq_start;     /* enum nvb__seq_start: where sequential jobs sharing a target start */
     int64_t   seq_stride;    /* bytes from one sequential I/O's end to the next one's start (core/offpat.h) */
     uint64_t  zone_size, zone_range, zone_skip; /* sequential I/O in zones (core/offpat.h); zone_size 0: none */
+    uint64_t  blockalign;    /* random offsets of a bssplit: multiples of this (0: its smallest size) */
     int       verify;
     int       continue_on_error;
     int       lat_include_errors;  /* failed I/Os' latency goes into the histograms too */

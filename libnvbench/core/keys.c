@@ -100,8 +100,8 @@ const struct keydef nvb__keys[] = {
      .dflt = "`random`",
      .range = "`random`, `zipf:THETA`, `pareto:H`, `normal:P` (alias `gauss:P`), `zoned:IO/RANGE:...`",
      .doc = "where random I/O goes in the region (fio's `random_distribution`; see [Offset "
-             "distributions](#offset-distributions)); only with a random `rw`, and a skewed one not with "
-             "`bssplit` (a split places its I/Os uniformly)"},
+             "distributions](#offset-distributions)); only with a random `rw`; with `bssplit` over the region's "
+             "units (`blockalign`, or the split's smallest size)"},
     {KEY("random_map", K_BOOL, random_map, 0, 1),
      .group = "region", .flags = MEASURES,
      .help = "random I/O touches every block of the region exactly once per pass (fio's inverse of "
@@ -110,7 +110,9 @@ const struct keydef nvb__keys[] = {
      .range = "bool",
      .doc = "random I/O touches every block of the region exactly once per pass, then starts a new pass in a "
              "new order (fio's default; `random_map=0` is fio's `norandommap`); only with "
-             "`random_distribution=random` and without `bssplit`"},
+             "`random_distribution=random`. With `bssplit` every unit of the smallest size is done once per pass: "
+             "an I/O that would cover a unit already done is cut to the largest size of the split that covers "
+             "none"},
     {KEY("runtime", K_DURATION, runtime_ns, 0, 365ull * 86400 * NS_PER_S), .echo = "runtime_s",
      .unit = "seconds", .group = "timing", .fio = "runtime",
      .help = "measured duration",
@@ -383,6 +385,14 @@ const struct keydef nvb__keys[] = {
             "positive stride starts again at the region's start; before its start a negative one starts again "
             "at the region's end plus the stride, and a job's first I/O is at the region's start, as fio's. "
             "Only with a sequential `rw`, without `bssplit` and `verify=1` (see [Offset patterns](#offset-patterns))"},
+    {KEY("blockalign", K_SIZE, blockalign, 0, 1ull << 40),
+     .unit = "bytes", .group = "region", .fio = "blockalign", .flags = MEASURES,
+     .help = "random offsets of a bssplit at multiples of this (0: its smallest size)",
+     .dflt = "0",
+     .range = "bytes",
+     .doc = "random offsets of a `bssplit` are multiples of this (fio's `blockalign`); 0: the split's smallest "
+            "size, fio's default. Without a split only 0 or `bs` (a random I/O of one size is a whole block of "
+            "`bs`); with `random_map=1` only the smallest size"},
     {KEY("zone_size", K_SIZE, zone_size, 0, UINT64_MAX),
      .unit = "bytes", .group = "region", .fio = "zonesize", .flags = MEASURES,
      .help = "sequential I/O in zones: bytes done in one zone before the next (0: no zones)",
