@@ -98,7 +98,8 @@ const struct keydef nvb__keys[] = {
      .help = "offsets of random I/O: random (uniform), zipf:THETA, pareto:H, normal:P (stddev % of range), "
               "zoned:IO%/RANGE%:...",
      .dflt = "`random`",
-     .range = "`random`, `zipf:THETA`, `pareto:H`, `normal:P` (alias `gauss:P`), `zoned:IO/RANGE:...`",
+     .range = "`random`, `zipf:THETA`, `pareto:H`, `normal:P` (alias `gauss:P`), `zoned:IO/RANGE:...`, "
+              "`sequence:BLOCK,...`",
      .doc = "where random I/O goes in the region (fio's `random_distribution`; see [Offset "
              "distributions](#offset-distributions)); only with a random `rw`; with `bssplit` over the region's "
              "units (`blockalign`, or the split's smallest size)"},
@@ -113,6 +114,14 @@ const struct keydef nvb__keys[] = {
              "`random_distribution=random`. With `bssplit` every unit of the smallest size is done once per pass: "
              "an I/O that would cover a unit already done is cut to the largest size of the split that covers "
              "none"},
+    {KEY("random_sequence_stride", K_BOOL, dist.seq_stride, 0, 1),
+     .group = "region", .fio = "random_sequence_stride", .flags = MEASURES | FIO_AS_IS,
+     .help = "random_distribution=sequence: each round of the sequence moves its length of blocks on",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "with `random_distribution=sequence:B,...`: 0 repeats the same blocks; 1 adds, in round r of the "
+            "sequence, r times its length to each block (fio's `random_sequence_stride`), back to round 0 where "
+            "a block would pass the region (fio's job ends there)"},
     {KEY("runtime", K_DURATION, runtime_ns, 0, 365ull * 86400 * NS_PER_S), .echo = "runtime_s",
      .unit = "seconds", .group = "timing", .fio = "runtime",
      .help = "measured duration",

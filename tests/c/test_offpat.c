@@ -3,7 +3,9 @@
  * zone_*): the offsets a pattern gives, the same as fio's own I/O log of
  * the same job when fio is installed (fio 3.33's --write_iolog), the fio
  * job-file mapping of rw=...:N, rw_sequencer and zonemode=strided, the
- * refusals, and runs whose I/O counts are fio's.
+ * refusals, and runs whose I/O counts are fio's. Also the block sequence of
+ * random_distribution=sequence with random_sequence_stride (fio 3.42's
+ * meaning from its source: fio 3.33 has neither).
  */
 #include <check.h>
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "core/offpat.h"
 #include "nvbench.h"
 #include "testutil.h"
@@ -202,6 +205,9 @@ START_TEST(job_file_maps_to_the_keys)
     ck_assert_str_eq(key_of(m, 2, "zone_size"), "16384");
     ck_assert_str_eq(key_of(m, 2, "zone_skip"), "16384");
     ck_assert_str_eq(key_of(m, 2, "seq_stride"), "(none)");
+    ck_assert_str_eq(key_of(m, 3, "random_distribution"), "sequence:2,0,1");
+    ck_assert_str_eq(key_of(m, 3, "random_sequence_stride"), "1");
+    ck_assert_str_eq(key_of(m, 3, "random_map"), "0"); /* fio's map does not steer a sequence */
     nvb_fiomap_free(m);
 
     char *dir = tu_mkdtemp("offpatmap");
@@ -252,6 +258,44 @@ START_TEST(runs_count_as_fio)
 }
 END_TEST
 
+/* sequence:2,0,1 over 12 blocks: repeated; with the stride each round
+ * three blocks on, and round 0 again where a block would pass the end. */
+START_TEST(sequence_blocks_and_stride)
+{
+    static const int plain[] = {2, 0, 1, 2, 0, 1, 2}, strided[] = {2, 0, 1, 5, 3, 4, 8, 6, 7, 11, 9, 10, 2, 0, 1};
+    for (int stride = 0; stride < 2; stride++) {
+        struct nvb_workload *w = NULL;
+        ck_assert_int_eq(nvb_workload_new(&w), 0);
+        ck_assert_int_eq(nvb_workload_set(w, "rw", "randread"), 0);
+        ck_assert_int_eq(nvb_workload_set(w, "random_sequence_stride", stride ? "1" : "0"), 0);
+        ck_assert_int_eq(nvb_workload_set(w, "random_distribution", "sequence:2,0,1"), 0); /* keeps the stride */
+        char buf[64], err[256];
+        ck_assert_int_ge(nvb_workload_get(w, "random_distribution", buf, sizeof buf), 0);
+        ck_assert_str_eq(buf, "sequence:2,0,1");
+        struct nvb__dgen g;
+        ck_assert_int_eq(nvb__dgen_init(&g, &w->dist, 0, 12, 1, 0, 0, err, sizeof err), 0);
+        uint64_t rng = 7;
+        const int *want = stride ? strided : plain;
+        int n = stride ? 15 : 7;
+        for (int i = 0; i < n; i++)
+            ck_assert_uint_eq(nvb__dist_next(&g, &rng), (uint64_t)want[i]);
+        ck_assert_int_eq(nvb__dgen_init(&g, &w->dist, 0, 2, 1, 0, 0, err, sizeof err), -EINVAL);
+        ck_assert_msg(strstr(err, "block 2 is past the region's 2 blocks"), "%s", err);
+        nvb_workload_free(w);
+    }
+    struct nvb_workload *w = NULL;
+    ck_assert_int_eq(nvb_workload_new(&w), 0);
+    static const char *const bad[] = {"sequence", "sequence:", "sequence:1,,2", "sequence:-1", "sequence:4294967296"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(nvb_workload_set(w, "random_distribution", bad[i]) < 0, "%s accepted", bad[i]);
+    ck_assert_int_eq(nvb_workload_set(w, "random_sequence_stride", "1"), 0);
+    char err[256];
+    ck_assert_int_eq(nvb__dist_check(w, err, sizeof err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "random_sequence_stride=1"));
+    nvb_workload_free(w);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("offpat");
@@ -264,6 +308,7 @@ int main(void)
     tcase_add_test(tc, keys_refused_where_no_pattern_applies);
     tcase_add_test(tc, job_file_maps_to_the_keys);
     tcase_add_test(tc, runs_count_as_fio);
+    tcase_add_test(tc, sequence_blocks_and_stride);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -349,7 +349,7 @@ END_TEST
  * added to the table without one here fails the test below. */
 static const struct { const char *key, *value; } echo_vals[] = {
     {"engine", "null"}, {"rw", "randrw"}, {"rwmix", "70"}, {"rwmixtrim", "10"}, {"bs", "8k"}, {"qd", "4"},
-    {"jobs", "2"}, {"size", "512k"}, {"offset", "4k"}, {"random_distribution", "zipf:1.2"}, {"random_map", "1"},
+    {"jobs", "2"}, {"size", "512k"}, {"offset", "4k"}, {"random_distribution", "zipf:1.2"}, {"random_map", "1"}, {"random_sequence_stride", "1"},
     {"runtime", "2.000000001s"}, {"ramp", "1ms"}, {"interval", "20ms"}, {"align_interval", "1"}, {"timeseries_max", "64"},
     {"io_limit", "64k"}, {"ios", "48"}, {"direct", "0"}, {"invalidate", "0"}, {"uncached", "1"}, {"atomic", "1"}, {"fua", "1"}, {"pi_act", "1"}, {"pi_chk", "GUARD,APPTAG"}, {"write_zeroes", "1"},
     {"apptag", "0xbeef"}, {"apptag_mask", "0xff00"}, {"md_per_io_size", "64"}, {"fill", "zero"},
