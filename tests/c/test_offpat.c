@@ -173,14 +173,9 @@ static const char *key_of(const struct nvb_fiomap *m, size_t wi, const char *nam
     return "(none)";
 }
 
-static struct nvb_fiomap *map_text(const char *dir, const char *text, unsigned flags, int *rc)
+/* The map of the job file at path, or NULL with *rc and why. */
+static struct nvb_fiomap *map_path(const char *path, unsigned flags, int *rc)
 {
-    char path[600];
-    snprintf(path, sizeof path, "%s/t.fio", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
     struct nvb_fiojob *j = NULL;
     struct nvb_fiomap *m = NULL;
     *rc = nvb_fiojob_read(path, NULL, &j, why, sizeof why);
@@ -190,16 +185,23 @@ static struct nvb_fiomap *map_text(const char *dir, const char *text, unsigned f
     return m;
 }
 
+static struct nvb_fiomap *map_text(const char *dir, const char *text, unsigned flags, int *rc)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/t.fio", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert(f && fputs(text, f) >= 0 && fclose(f) == 0);
+    return map_path(path, flags, rc);
+}
+
 /* The project's job file maps to the keys; the refusals name the option. */
 START_TEST(job_file_maps_to_the_keys)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/tests/data/fio_jobs/offset-patterns.fio", NVB_SOURCE_DIR);
-    struct nvb_fiojob *f = NULL;
-    struct nvb_fiomap *m = NULL;
-    ck_assert_int_eq(nvb_fiojob_read(path, NULL, &f, why, sizeof why), 0);
-    ck_assert_msg(nvb_fiomap_new(f, path, 0, &m, why, sizeof why) == 0, "%s", why);
-    nvb_fiojob_free(f);
+    int rc;
+    struct nvb_fiomap *m = map_path(path, 0, &rc);
+    ck_assert_msg(rc == 0, "%s", why);
     ck_assert_str_eq(key_of(m, 0, "seq_stride"), "-8192");
     ck_assert_str_eq(key_of(m, 1, "seq_stride"), "8192");
     ck_assert_str_eq(key_of(m, 2, "zone_size"), "16384");
@@ -218,7 +220,6 @@ START_TEST(job_file_maps_to_the_keys)
         {"[j]\nioengine=null\nsize=1m\nrw=read\nrw_sequencer=sideways\n", "'rw_sequencer'", "sequential and identical"},
         {"[j]\nioengine=null\nsize=1m\nrw=read:8q\n", "'rw'", "8q"},
     };
-    int rc;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         m = map_text(dir, bad[i][0], 0, &rc);
         ck_assert_msg(rc == -EINVAL && !m, "%s: %d", bad[i][0], rc);
