@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/run.h"
+#include "core/dist.h"
 
 #define BS_MAX (1ull << 30) /* as the key bs */
 
@@ -182,8 +183,20 @@ int nvb__bsc_merge(struct nvb__bscount **dst, const struct nvb__bscount *src)
 
 int nvb__bsmix_plan(const struct nvb_workload *w, int files, char *err, size_t errlen)
 {
+    const uint64_t least = nvb__bs_min(&w->bssplit, w->bs, 1, 1);
+    if (w->blockalign && !w->bssplit.set && w->blockalign != w->bs && nvb__rw_random(w->rw)) {
+        snprintf(err, errlen, "blockalign=%" PRIu64 " with bs=%" PRIu64 ": random offsets of one block size are "
+                 "whole blocks of bs; blockalign places those of a bssplit", w->blockalign, w->bs);
+        return -EINVAL;
+    }
     if (!w->bssplit.set)
         return 0;
+    if (w->blockalign && w->random_map && w->blockalign != least) {
+        snprintf(err, errlen, "blockalign=%" PRIu64 " with random_map=1 and bssplit '%s': the map counts units of "
+                 "the smallest size (%" PRIu64 "), so its offsets are multiples of it", w->blockalign,
+                 w->bssplit.text, least);
+        return -EINVAL;
+    }
     if (w->verify && files) {
         snprintf(err, errlen, "bssplit '%s' needs verify=0: verify=1 writes and checks blocks of one size (bs)",
                  w->bssplit.text);
@@ -192,12 +205,6 @@ int nvb__bsmix_plan(const struct nvb_workload *w, int files, char *err, size_t e
     if (nvb__rw_trims(w->rw) || w->rwmixtrim) {
         snprintf(err, errlen, "bssplit '%s' with rw=%s%s: a split gives sizes to reads and writes only; trims use bs",
                  w->bssplit.text, nvb__rw_name(w->rw), w->rwmixtrim ? " and rwmixtrim" : "");
-        return -EINVAL;
-    }
-    if (w->dist.kind != NVB__DIST_RANDOM || w->random_map) {
-        snprintf(err, errlen, "bssplit '%s' with %s: a split places its I/Os uniformly at multiples of its "
-                 "smallest size; use one bs with a skewed distribution or a random map", w->bssplit.text,
-                 w->random_map ? "random_map=1" : "random_distribution other than random");
         return -EINVAL;
     }
     return 0;
@@ -211,6 +218,11 @@ int nvb__bsmix_target(const struct nvb_workload *w, uint32_t lbs, uint64_t len, 
     if (big > len) {
         snprintf(err, errlen, "%s '%s' is larger than the region of target '%s' (%" PRIu64 " bytes)",
                  w->bssplit.set ? "the largest size of bssplit" : "bs", nvb__fmt_size(big, b1, sizeof b1), path, len);
+        return -EINVAL;
+    }
+    if (needs && w->bssplit.set && w->blockalign % lbs) {
+        snprintf(err, errlen, "blockalign=%" PRIu64 " is not a multiple of the logical block size %u of target "
+                 "'%s' (%s)", w->blockalign, lbs, path, needs);
         return -EINVAL;
     }
     for (int d = 0; d < 2 && needs && w->bssplit.set; d++)
@@ -246,13 +258,101 @@ static int job_dir(struct job *j, struct nvb__bsmix *m, int d)
             ;
     for (unsigned i = 0; i < 100; i++)
         m->pick[d][i] = (uint8_t)at[pick[i]];
-    m->align[d] = c->size[0];
+    m->align[d] = w->blockalign ? w->blockalign : c->size[0];
     for (unsigned i = 0; i < c->n; i++)
         m->size[d][i] = (uint32_t)c->size[i];
     for (unsigned t = 0; t < j->nt; t++)
         for (unsigned i = 0; i < c->n; i++) /* the plan made sure every size fits */
             m->slots[(t * 2 + (unsigned)d) * NVB__BSSPLIT_MAX + i] = (m->len[t] - c->size[i]) / m->align[d] + 1;
     return 0;
+}
+
+/* A distribution or the random map places the random offsets: the units
+ * of the region (blockalign, or the smallest size the job issues), the
+ * job's generators over them, the maps. */
+static int mix_placed(struct job *j, struct nvb__bsmix *m)
+{
+    const struct nvb_workload *w = j->run->w;
+    const struct plan *p = j->run->p;
+    char why[256];
+    m->placed = 1;
+    m->unit = w->blockalign ? w->blockalign : nvb__bs_min(&w->bssplit, w->bs, p->reads, p->writes);
+    if (w->random_map && !(m->maps = calloc(j->nt, sizeof *m->maps)))
+        return -ENOMEM;
+    for (unsigned t = 0; t < j->nt; t++) {
+        const uint64_t n = m->len[t] / m->unit;
+        if (!w->random_map) { /* the generator over the units: no zone without a unit (plan checked bs's) */
+            if (nvb__dgen_init(&j->dist[t], &w->dist, 0, n, w->seed, j->tmap[t], j->idx, why, sizeof why) < 0)
+                return -ENOMEM;
+            continue;
+        }
+        struct nvb__bsmap *mp = &m->maps[t];
+        mp->n = mp->left = n;
+        mp->l0 = calloc((n + 63) / 64, sizeof *mp->l0);
+        mp->l1 = calloc((n + 4095) / 4096, sizeof *mp->l1);
+        if (!mp->l0 || !mp->l1)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* The first unit not done at or after u, wrapping; a full map starts a
+ * new pass (cleared). Level 1 skips 64 full words at a time. */
+static uint64_t map_free_from(struct nvb__bsmap *mp, uint64_t u)
+{
+    if (!mp->left) {
+        memset(mp->l0, 0, (mp->n + 63) / 64 * sizeof *mp->l0);
+        memset(mp->l1, 0, (mp->n + 4095) / 4096 * sizeof *mp->l1);
+        mp->left = mp->n;
+    }
+    const uint64_t nw = (mp->n + 63) / 64;
+    for (uint64_t w = u / 64, first = 1;; first = 0) {
+        if (w == nw)
+            w = 0;
+        uint64_t bits = ~mp->l0[w];
+        if (first)
+            bits &= ~0ull << (u % 64);
+        if (w == nw - 1 && mp->n % 64)
+            bits &= (1ull << (mp->n % 64)) - 1;
+        if (bits)
+            return w * 64 + (uint64_t)__builtin_ctzll(bits);
+        w++;
+        while (w < nw && w % 64 == 0 && mp->l1[w / 64] == ~0ull) /* 64 full words */
+            w += 64;
+        if (w > nw)
+            w = nw;
+    }
+}
+
+static void map_set(struct nvb__bsmap *mp, uint64_t u, uint64_t nu)
+{
+    for (uint64_t i = u; i < u + nu; i++) {
+        mp->l0[i / 64] |= 1ull << (i % 64);
+        if (mp->l0[i / 64] == ~0ull)
+            mp->l1[i / 4096] |= 1ull << (i / 64 % 64);
+    }
+    mp->left -= nu;
+}
+
+uint64_t nvb__bsmix_place_off(struct nvb__bsmix *m, struct nvb__dgen *gens, unsigned t, unsigned d, unsigned *k,
+                              uint64_t r, uint64_t *rng)
+{
+    const uint64_t a = m->align[d];
+    if (!m->maps) { /* a distribution over the units; where the size no longer fits, its last offset */
+        const uint64_t last = m->slots[(t * 2 + d) * NVB__BSSPLIT_MAX + *k] - 1;
+        const uint64_t i = nvb__dist_next(&gens[t], rng) * m->unit / a;
+        return (i < last ? i : last) * a;
+    }
+    struct nvb__bsmap *mp = &m->maps[t];
+    const uint64_t u = map_free_from(mp, (uint64_t)(((unsigned __int128)r * mp->n) >> 64));
+    uint64_t free_run = 1;
+    const uint64_t want = (m->size[d][*k] + m->unit - 1) / m->unit;
+    while (free_run < want && u + free_run < mp->n && !(mp->l0[(u + free_run) / 64] >> ((u + free_run) % 64) & 1))
+        free_run++;
+    while (*k && (m->size[d][*k] + m->unit - 1) / m->unit > free_run)
+        (*k)--;
+    map_set(mp, u, (m->size[d][*k] + m->unit - 1) / m->unit);
+    return u * m->unit;
 }
 
 int nvb__bsmix_job(struct job *j)
@@ -275,6 +375,8 @@ int nvb__bsmix_job(struct job *j)
     const struct plan *p = j->run->p;
     if ((p->reads && job_dir(j, m, NVB_READ) < 0) || (p->writes && job_dir(j, m, NVB_WRITE) < 0))
         goto oom;
+    if (nvb__rw_random(w->rw) && (w->random_map || w->dist.kind != NVB__DIST_RANDOM) && mix_placed(j, m) < 0)
+        goto oom;
     m->bytes_left = UINT64_MAX;
     if (p->bytes_total) { /* io_limit: the job's share, in whole units of the smallest size */
         const uint64_t unit = nvb__bs_min(&w->bssplit, w->bs, p->reads, p->writes), units = p->bytes_total / unit;
@@ -290,6 +392,9 @@ void nvb__bsmix_job_free(struct job *j)
 {
     if (!j->mix)
         return;
+    for (unsigned t = 0; j->mix->maps && t < j->nt; t++)
+        free(j->mix->maps[t].l0), free(j->mix->maps[t].l1);
+    free(j->mix->maps);
     free(j->mix->slots);
     free(j->mix->pos);
     free(j->mix->len);

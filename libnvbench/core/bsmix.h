@@ -71,12 +71,24 @@ int nvb__bsc_add(struct nvb__bscount **dst, uint64_t size, uint64_t count);
 /* Every size of src into *dst (nothing when src is NULL). */
 int nvb__bsc_merge(struct nvb__bscount **dst, const struct nvb__bscount *src);
 
+/* random_map with a split: one target's blocks of the map's unit done
+ * this pass (bit i: unit i), and a word of level1 per 64 words of level0
+ * with a bit set for each full one, so that the next free unit is found
+ * in a few words. */
+struct nvb__bsmap {
+    uint64_t  n, left;                     /* units, units not yet done this pass */
+    uint64_t *l0, *l1;
+};
+
 /* A job's mix, as its loop reads it (core/loopmix.h); sizes are indexed
  * as in the job's per-size counts (ascending). */
 struct nvb__bsmix {
     uint8_t   pick[2][100];                /* a draw in [0, 100) -> size index */
     uint32_t  size[2][NVB__BSSPLIT_MAX];
-    uint64_t  align[2];                    /* random offsets: multiples of the direction's smallest size */
+    uint64_t  align[2];                    /* random offsets: multiples of the direction's smallest size, or blockalign */
+    int       placed;                      /* random offsets from nvb__bsmix_place_off: a distribution or a map */
+    uint64_t  unit;                        /* their unit: blockalign, or the smallest size of the directions used */
+    struct nvb__bsmap *maps;               /* random_map: one per target, or NULL */
     uint64_t *slots;                       /* [(t * 2 + d) * NVB__BSSPLIT_MAX + k]: such offsets where size k fits */
     uint64_t *pos;                         /* sequential: the next offset in each target's region */
     uint64_t *len;                         /* each target's region */
@@ -93,6 +105,16 @@ static inline uint64_t nvb__bsmix_rand_off(const struct nvb__bsmix *m, unsigned 
     const uint64_t n = m->slots[(t * 2 + d) * NVB__BSSPLIT_MAX + k];
     return (uint64_t)(((unsigned __int128)r * n) >> 64) * m->align[d];
 }
+
+struct nvb__dgen;
+/* A random offset for size index *k of direction d in target t from a
+ * random_distribution other than random (gens: the job's generators over
+ * the region's units) or from the random map: the next unit not done this
+ * pass from a uniform r, every unit once per pass, the size lowered (*k)
+ * to the largest that covers only units not done (fio cuts the I/O at the
+ * first done block, to any multiple of the smallest size). */
+uint64_t nvb__bsmix_place_off(struct nvb__bsmix *m, struct nvb__dgen *gens, unsigned t, unsigned d, unsigned *k,
+                              uint64_t r, uint64_t *rng);
 
 struct job;
 /* The job's mix and its per-size counts, when the workload has a split

@@ -100,6 +100,23 @@ static int parse_zones(const char *value, const char *s, struct nvb__dist *d, ch
     return 0;
 }
 
+/* sequence:B,B,...: up to NVB__DIST_MAX_SEQ block numbers, each below 2^32. */
+static int parse_sequence(const char *value, const char *arg, struct nvb__dist *d, char *why, size_t len)
+{
+    const char *what = "sequence needs up to 64 block numbers, each below 2^32 (example: sequence:2,0,1)";
+    for (const char *p = arg; p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
+        size_t n = strcspn(p, ",");
+        char *end;
+        if (!n || n > 10 || strspn(p, "0123456789") != n || d->nseq == NVB__DIST_MAX_SEQ)
+            return bad(why, len, -EINVAL, value, what);
+        unsigned long long b = strtoull(p, &end, 10);
+        if (b > UINT32_MAX)
+            return bad(why, len, -ERANGE, value, what);
+        d->seq[d->nseq++] = (uint32_t)b;
+    }
+    return d->nseq ? 0 : bad(why, len, -EINVAL, value, what);
+}
+
 int nvb__dist_parse(const char *value, struct nvb__dist *out, char *why, size_t len)
 {
     struct nvb__dist d = {0};
@@ -121,13 +138,17 @@ int nvb__dist_parse(const char *value, struct nvb__dist *out, char *why, size_t 
         {"gauss", NVB__DIST_NORMAL, 0, 100, 1, 1, "gauss:P needs the deviation P in (0, 100] percent of the "
                                                   "range (example: gauss:10)"},
         {"zoned", NVB__DIST_ZONED, 0, 0, 0, 0, NULL},
+        {"sequence", NVB__DIST_SEQUENCE, 0, 0, 0, 0, NULL},
     };
+    d.seq_stride = out->seq_stride;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         if (strlen(kinds[i].name) != n || strncmp(kinds[i].name, value, n))
             continue;
         d.kind = kinds[i].kind;
         int rc = 0;
-        if (d.kind == NVB__DIST_ZONED)
+        if (d.kind == NVB__DIST_SEQUENCE)
+            rc = parse_sequence(value, arg, &d, why, len);
+        else if (d.kind == NVB__DIST_ZONED)
             rc = arg ? parse_zones(value, arg, &d, why, len)
                      : bad(why, len, -EINVAL, value, "zoned needs its zones (example: zoned:60/10:30/20:10/70)");
         else if (d.kind == NVB__DIST_RANDOM)
@@ -145,15 +166,19 @@ int nvb__dist_parse(const char *value, struct nvb__dist *out, char *why, size_t 
         *out = d;
         return 0;
     }
-    return bad(why, len, -EINVAL, value, "expected random, zipf:THETA, pareto:H, normal:P (or gauss:P) or "
-               "zoned:IO/RANGE:IO/RANGE...");
+    return bad(why, len, -EINVAL, value, "expected random, zipf:THETA, pareto:H, normal:P (or gauss:P), "
+               "zoned:IO/RANGE:IO/RANGE... or sequence:BLOCK,BLOCK...");
 }
 
 void nvb__dist_format(const struct nvb__dist *d, char *buf, size_t len)
 {
     static const char *const names[] = {"random", "zipf", "pareto", "normal", "zoned"};
-    int k = d->kind >= 0 && d->kind <= NVB__DIST_ZONED ? d->kind : 0;
-    if (k == NVB__DIST_RANDOM) {
+    int k = d->kind >= 0 && d->kind <= NVB__DIST_SEQUENCE ? d->kind : 0;
+    if (k == NVB__DIST_SEQUENCE) {
+        size_t at = (size_t)snprintf(buf, len, "sequence");
+        for (unsigned i = 0; i < d->nseq && at < len; i++)
+            at += (size_t)snprintf(buf + at, len - at, "%c%u", i ? ',' : ':', d->seq[i]);
+    } else if (k == NVB__DIST_RANDOM) {
         snprintf(buf, len, "random");
     } else if (k != NVB__DIST_ZONED) {
         snprintf(buf, len, "%s:%.15g", names[k], d->param);
@@ -303,6 +328,20 @@ static uint64_t zoned_block(struct nvb__dgen *g, uint64_t *rng)
     return g->z_start[z] + (uint64_t)(((unsigned __int128)nvb__splitmix64(rng) * g->z_len[z]) >> 64);
 }
 
+/* sequence: the blocks in order, again and again; with
+ * random_sequence_stride round r adds r * nseq, back to round 0 where a
+ * block would pass the region (fio's job ends its file there). */
+static uint64_t sequence_block(struct nvb__dgen *g)
+{
+    const struct nvb__dist *d = g->d;
+    uint64_t i = g->ctr++, b = d->seq[i % d->nseq] + (d->seq_stride ? i / d->nseq * d->nseq : 0);
+    if (b >= g->n) {
+        g->ctr = 1;
+        b = d->seq[0];
+    }
+    return b;
+}
+
 uint64_t nvb__dist_rank(struct nvb__dgen *g, uint64_t *rng)
 {
     switch (g->kind) {
@@ -310,6 +349,7 @@ uint64_t nvb__dist_rank(struct nvb__dgen *g, uint64_t *rng)
     case NVB__DIST_PARETO: return pareto_rank(g, rng);
     case NVB__DIST_NORMAL: return normal_block(g, rng);
     case NVB__DIST_ZONED: return zoned_block(g, rng);
+    case NVB__DIST_SEQUENCE: return sequence_block(g);
     default: return (uint64_t)(((unsigned __int128)nvb__splitmix64(rng) * g->n) >> 64);
     }
 }
@@ -439,6 +479,15 @@ int nvb__dgen_init(struct nvb__dgen *g, const struct nvb__dist *d, int map, uint
         g->sigma = d->param / 100 * (double)g->n;
         break;
     case NVB__DIST_ZONED: return zoned_init(g, d, why, len);
+    case NVB__DIST_SEQUENCE:
+        g->d = d;
+        for (unsigned i = 0; i < d->nseq; i++)
+            if (d->seq[i] >= g->n) {
+                snprintf(why, len, "random_distribution 'sequence': block %u is past the region's %llu blocks",
+                         d->seq[i], (unsigned long long)g->n);
+                return -EINVAL;
+            }
+        break;
     default: break;
     }
     return 0;
@@ -453,6 +502,11 @@ int nvb__dist_check(const struct nvb_workload *w, char *err, size_t len)
     if (w->dist.kind != NVB__DIST_RANDOM && !nvb__rw_random(w->rw)) {
         snprintf(err, len, "random_distribution '%s' needs a random rw (randread, randwrite, randrw), not rw '%s'",
                  text, nvb__rw_name(w->rw));
+        return -EINVAL;
+    }
+    if (w->dist.seq_stride && w->dist.kind != NVB__DIST_SEQUENCE) {
+        snprintf(err, len, "random_sequence_stride=1 with random_distribution '%s': it moves the blocks of a "
+                 "sequence (random_distribution=sequence:B,...)", text);
         return -EINVAL;
     }
     if (w->random_map && w->dist.kind != NVB__DIST_RANDOM) {

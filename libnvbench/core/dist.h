@@ -17,7 +17,10 @@
 
 #include "util/rand.h"
 
-enum nvb__dist_kind { NVB__DIST_RANDOM = 0, NVB__DIST_ZIPF, NVB__DIST_PARETO, NVB__DIST_NORMAL, NVB__DIST_ZONED };
+enum nvb__dist_kind { NVB__DIST_RANDOM = 0, NVB__DIST_ZIPF, NVB__DIST_PARETO, NVB__DIST_NORMAL, NVB__DIST_ZONED,
+                      NVB__DIST_SEQUENCE };
+
+#define NVB__DIST_MAX_SEQ 64 /* blocks of a sequence, as fio's */
 
 #define NVB__DIST_MAX_ZONES 32
 /* The longest canonical text: "zoned" and 32 times ":IO/RANGE", each
@@ -31,6 +34,9 @@ struct nvb__dist {
     unsigned nzones;
     double   zone_io[NVB__DIST_MAX_ZONES];    /* percent of the I/O ... */
     double   zone_range[NVB__DIST_MAX_ZONES]; /* ... to this percent of the range, zones in order */
+    unsigned nseq;                            /* sequence: the blocks in order, repeated */
+    uint32_t seq[NVB__DIST_MAX_SEQ];
+    int      seq_stride;                      /* key random_sequence_stride: each round moves nseq blocks on */
 };
 
 /* A bijection of [0, n) (cycle walking over a keyed permutation of
@@ -66,10 +72,12 @@ struct nvb__dgen {
     uint64_t a_thr[NVB__DIST_MAX_ZONES];
     uint8_t  a_alias[NVB__DIST_MAX_ZONES];
     uint64_t z_start[NVB__DIST_MAX_ZONES], z_len[NVB__DIST_MAX_ZONES];
+    const struct nvb__dist *d; /* sequence: its blocks (the workload's, alive through the run) */
 };
 
 /* Parse a random_distribution value ("random", "zipf:1.2", "pareto:0.9",
- * "normal:10" or "gauss:10", "zoned:60/10:30/20:10/70"). 0, or -EINVAL /
+ * "normal:10" or "gauss:10", "zoned:60/10:30/20:10/70", "sequence:2,0,1";
+ * d->seq_stride, another key's, is kept). 0, or -EINVAL /
  * -ERANGE with the reason (naming key and value) in why. */
 int nvb__dist_parse(const char *value, struct nvb__dist *d, char *why, size_t len);
 /* The canonical text of d (what nvb__dist_parse reads back to d). */

@@ -583,8 +583,11 @@ static int blockalign(struct fm_job *j)
     }
     if (want == least)
         return 0;
-    rc = fm_refuse(j, opt, "random offsets at multiples of %llu bytes: nvbench's are multiples of the smallest block "
-                           "size (%llu), fio's default", (unsigned long long)want, (unsigned long long)least);
+    if (split && !(fm_get(&j->out, "random_map") && !strcmp(fm_get(&j->out, "random_map"), "1")))
+        return fm_setu(j, "blockalign", want, opt); /* a split's random offsets */
+    rc = fm_refuse(j, opt, "random offsets at multiples of %llu bytes: nvbench's are multiples of %s (%llu)%s",
+                   (unsigned long long)want, split ? "the map's unit, the smallest size" : "bs",
+                   (unsigned long long)least, split ? " with fio's random map" : "");
     return rc < 0 ? rc : 0;
 }
 
@@ -607,11 +610,6 @@ static int finish(struct fm_job *j)
         int nomap = fm_flag(j, "norandommap");
         TRY(nomap);
         int keep = !((dist && strcmp(dist, "random") != 0) || nomap);
-        if (keep && fm_get(&j->out, "bssplit")) { /* fio keeps its map with a split; nvbench has none there */
-            TRY(fm_refuse(j, "bssplit", "with fio's default random map (every block once per pass): nvbench keeps no "
-                                        "map with a block-size split; add norandommap=1 to run it without one"));
-            keep = 0;
-        }
         TRY(fm_set(j, "random_map", keep ? "1" : "0", "norandommap"));
     }
     int repeat = fm_flag(j, "randrepeat");
@@ -624,6 +622,7 @@ static int finish(struct fm_job *j)
     TRY(logs(j));
     TRY(fm_steady(j));
     TRY(blockalign(j));
+    TRY(fm_zones(j));
     TRY(fm_continue(j));
     TRY(targets(j));
     TRY(fm_file_create(j));

@@ -140,5 +140,13 @@ int fm_fill_device(struct fm_job *j, const char *opt, const char *v);
 int fm_create_serialize(struct fm_job *j, const char *opt, const char *v);
 /* allow_file_create=0 against the job's targets (after they are known). */
 int fm_file_create(struct fm_job *j);
+/* ---- fiomap_offs.c: offset patterns of sequential jobs ---- */
+/* rw's ':N' modifier (mod) of the rw value rw, as seq_stride. */
+int fm_rw_modifier(struct fm_job *j, const char *opt, const char *rw, const char *mod);
+/* Handlers: rw_sequencer; zonesize, zonerange, zoneskip. */
+int fm_h_rw_sequencer(struct fm_job *j, const char *opt, const char *v);
+int fm_h_zone(struct fm_job *j, const char *opt, const char *v);
+/* zonemode and the zone sizes against rw and bssplit, after the options. */
+int fm_zones(struct fm_job *j);
 
 #endif

@@ -83,9 +83,8 @@ static int h_rw(struct fm_job *j, const char *opt, const char *v)
     for (size_t i = 0; i < sizeof rw_names / sizeof rw_names[0]; i++) {
         if (strlen(rw_names[i][0]) != n || strncmp(v, rw_names[i][0], n) != 0)
             continue;
-        if (colon)
-            TRY(fm_refuse(j, opt, "the ':%s' offset modifier", colon + 1));
-        return fm_set(j, "rw", rw_names[i][1], opt);
+        TRY(fm_set(j, "rw", rw_names[i][1], opt));
+        return colon ? fm_rw_modifier(j, opt, rw_names[i][1], colon + 1) : 0;
     }
     return fm_err(j, opt, "'%s': nvbench runs read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim",
                   v);
@@ -384,11 +383,8 @@ static int h_zonemode(struct fm_job *j, const char *opt, const char *v)
 {
     if (strcmp(v, "none") == 0)
         return 0;
-    if (strcmp(v, "strided") == 0) {
-        int rc = fm_refuse(j, opt, "'strided': fio's zones of offsets (zonesize, zonerange, zoneskip) are an offset "
-                                   "pattern nvbench has no key for: the job would cover its whole region");
-        return rc < 0 ? rc : 0;
-    }
+    if (strcmp(v, "strided") == 0) /* zonesize, zonerange, zoneskip: fm_zones (fiomap_offs.c) */
+        return 0;
     /* not left out when lenient: writes off a zone's write pointer fail */
     return fm_err(j, opt, "'%s': zoned devices are a capability nvbench does not have yet (writes must follow "
                           "each zone's write pointer)", v);
@@ -463,6 +459,10 @@ static const struct {
     {"continue_on_error", h_continue, 0},
     {"zero_buffers", h_zero_buffers, 1},
     {"zonemode", h_zonemode, 0},
+    {"zonesize", fm_h_zone, 0},
+    {"zonerange", fm_h_zone, 0},
+    {"zoneskip", fm_h_zone, 0},
+    {"rw_sequencer", fm_h_rw_sequencer, 0},
     {"bsrange", h_bsrange, 0},
     {"random_distribution", h_random_distribution, 0},
     {"random_generator", h_random_generator, 0},

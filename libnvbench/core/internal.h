@@ -35,6 +35,7 @@ int nvb__parse_duration(const char *s, uint64_t *ns);     /* "500ms", "2s", "1m"
 int nvb__parse_u64(const char *s, uint64_t *out);
 int nvb__parse_usec(const char *s, uint64_t *ns);      /* "100" (us, fio's thinktime), "2ms", "1s" */
 int nvb__parse_i64(const char *s, int64_t *out);
+int nvb__parse_ssize(const char *s, uint64_t *out);  /* "-8k", "112k": a size with a sign, two's complement */
 int nvb__parse_bool(const char *s, int *out);             /* 0/1/true/false/yes/no/on/off */
 /* Probability "0.001", "1/1000", "0.1%" in [0, 1]. */
 int nvb__parse_prob(const char *s, double *out);
@@ -114,6 +115,9 @@ struct nvb_workload {
     int       allow_destructive;
     int       target_mode;
     int       seq_start;     /* enum nvb__seq_start: where sequential jobs sharing a target start */
+    int64_t   seq_stride;    /* bytes from one sequential I/O's end to the next one's start (core/offpat.h) */
+    uint64_t  zone_size, zone_range, zone_skip; /* sequential I/O in zones (core/offpat.h); zone_size 0: none */
+    uint64_t  blockalign;    /* random offsets of a bssplit: multiples of this (0: its smallest size) */
     int       verify;
     int       verify_readback; /* each job reads back and checks the blocks it wrote, once its writes end */
     char      verify_pattern[64]; /* "0x..." or "": the key's text */

@@ -84,6 +84,7 @@ struct loop_cfg {
     const struct nvb__data *data; /* fresh content for every write (core/data.h), or NULL */
     int      wfill;              /* writes get content: a verification block, or data */
     int      mix;                /* bssplit: sizes and offsets from j->mix (core/loopmix.h) */
+    int      pat;                /* sequential offsets from j->opat (core/offpat.h) */
     int      rate;               /* rate_iops: a schedule paces the job */
     int      vtrack;             /* j->vtrack: blocks in flight tracked (verify with writes) */
     int      fault;              /* the fault wrapper is in the loop (j->fault) */
@@ -137,6 +138,8 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &rng);
             for (int tries = 0; c->vtrack && !j->dist[t].map && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
                 blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &rng);
+        } else if (c->pat) {
+            blk = nvb__opat_next(&j->opat[t]); /* an offset: opat_check keeps verify's blocks away */
         } else {
             blk = j->seqpos[t];
         }
@@ -151,9 +154,9 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             vset_add(j, j->vkey[io->slot]);
             blk = j->vrank[t] + j->vstride[t] * blk;
         }
-        if (!rnd && ++j->seqpos[t] == j->nblocks[t])
+        if (!rnd && !c->pat && ++j->seqpos[t] == j->nblocks[t])
             j->seqpos[t] = 0;
-        io->off = j->st[t].region_off + blk * bs;
+        io->off = j->st[t].region_off + (c->pat ? blk : blk * bs);
         if (!fixed) {
             io->dir = (uint8_t)(mixed ? (rng_below(&rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
             if (c->tmix && rng_below(&rng, 100) < c->tmix) /* rwmixtrim: a trim instead */
@@ -465,6 +468,7 @@ static struct loop_cfg loop_cfg_of(const struct job *j)
         .data = r->scramble ? &r->data : NULL,
         .wfill = (w->verify && !(e->flags & NVB__ENG_NO_FILES)) || r->scramble,
         .mix = j->mix != NULL,
+        .pat = j->opat != NULL,
         .rate = j->rate_ns != 0,
         .vtrack = j->vtrack,
         .fault = j->fault != NULL,
@@ -762,7 +766,7 @@ enum {
     LF_MIX = 4,     /* bssplit */
     LF_PACE = 8,    /* rate_iops (open or closed), think time */
     LF_FAULT = 16,  /* fault injection */
-    LF_DIST = 32,   /* a random distribution other than uniform (random_distribution, random_map) */
+    LF_DIST = 32,   /* a random distribution other than uniform (random_distribution, random_map), an offset pattern */
     LF_ALL = 63
 };
 
@@ -770,7 +774,7 @@ static unsigned loop_features(const struct loop_cfg *c)
 {
     return (c->nt > 1 || c->mixed || c->tmix ? LF_MULTI : 0) | (c->verify || c->wfill || c->vtrack ? LF_VERIFY : 0) |
            (c->mix ? LF_MIX : 0) | (c->rate || c->open || c->think_ns ? LF_PACE : 0) | (c->fault ? LF_FAULT : 0) |
-           (c->rnd && c->rnd != NVB__RND_UNIFORM ? LF_DIST : 0);
+           (c->rnd && c->rnd != NVB__RND_UNIFORM ? LF_DIST : 0) | (c->pat ? LF_DIST : 0);
 }
 
 /* The loop, built for the features f (a constant at each call): c's
@@ -800,6 +804,8 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
         c.fault = 0;
     if (!(f & LF_DIST) && c.rnd)
         c.rnd = NVB__RND_UNIFORM;
+    if (!(f & LF_DIST))
+        c.pat = 0;
     c.plain = f == 0;
     if (c.plain) /* what job_prepare then leaves as it is */
         for (unsigned i = 0; i < c.qd; i++) {

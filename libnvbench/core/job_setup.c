@@ -51,7 +51,7 @@ void nvb__job_release(struct job *j)
 #define JOB_FREE(x) (free(j->x), j->x = NULL)
     JOB_FREE(bufs), JOB_FREE(ios), JOB_FREE(freel), JOB_FREE(batch), JOB_FREE(done), JOB_FREE(seqpos);
     JOB_FREE(nblocks), JOB_FREE(dist), JOB_FREE(vset), JOB_FREE(vkey), JOB_FREE(vstride), JOB_FREE(vrank);
-    JOB_FREE(vmap), JOB_FREE(vmapo), JOB_FREE(vall);
+    JOB_FREE(vmap), JOB_FREE(vmapo), JOB_FREE(vall), JOB_FREE(opat);
     JOB_FREE(eopts);
 #undef JOB_FREE
     nvb__bsmix_job_free(j);
@@ -239,6 +239,17 @@ static int job_dist(struct job *j)
         if (rc < 0)
             return rc;
     }
+    if (!nvb__opat_used(w) || nvb__rw_random(w->rw))
+        return 0;
+    j->opat = calloc(j->nt, sizeof *j->opat); /* sequential offsets with a pattern (core/offpat.h) */
+    if (!j->opat) {
+        snprintf(j->why, sizeof j->why, "out of memory");
+        return -ENOMEM;
+    }
+    for (unsigned t = 0; t < j->nt; t++)
+        nvb__opat_init(&j->opat[t], w, j->nblocks[t] * w->bs, j->seqpos[t] * w->bs);
+    if (j->nt == 1 && j->budget < UINT64_MAX - 1) /* a bounded job counts passes over its region */
+        j->budget = nvb__opat_budget(&j->opat[0], j->budget);
     return 0;
 }
 

@@ -31,7 +31,7 @@ const char *const nvb__ktype_names[] = {
     [K_SIZE] = "size", [K_DURATION] = "duration", [K_UINT] = "uint", [K_BOOL] = "bool",
     [K_ENUM] = "enum", [K_ENGINE] = "engine", [K_CPULIST] = "cpulist", [K_STRING] = "string",
     [K_U64] = "u64", [K_PROB] = "prob", [K_ERRNO] = "errno", [K_PCT] = "percent",
-    [K_BSSPLIT] = "bssplit", [K_USEC] = "duration_us", [K_DIST] = "distribution",
+    [K_BSSPLIT] = "bssplit", [K_USEC] = "duration_us", [K_DIST] = "distribution", [K_SSIZE] = "signed_size",
 };
 
 #define KEY(n, t, field, lo, hi) .name = n, .type = t, .off = offsetof(struct nvb_workload, field), .min = lo, .max = hi
@@ -100,10 +100,11 @@ const struct keydef nvb__keys[] = {
      .help = "offsets of random I/O: random (uniform), zipf:THETA, pareto:H, normal:P (stddev % of range), "
               "zoned:IO%/RANGE%:...",
      .dflt = "`random`",
-     .range = "`random`, `zipf:THETA`, `pareto:H`, `normal:P` (alias `gauss:P`), `zoned:IO/RANGE:...`",
+     .range = "`random`, `zipf:THETA`, `pareto:H`, `normal:P` (alias `gauss:P`), `zoned:IO/RANGE:...`, "
+              "`sequence:BLOCK,...`",
      .doc = "where random I/O goes in the region (fio's `random_distribution`; see [Offset "
-             "distributions](#offset-distributions)); only with a random `rw`, and a skewed one not with "
-             "`bssplit` (a split places its I/Os uniformly)"},
+             "distributions](#offset-distributions)); only with a random `rw`; with `bssplit` over the region's "
+             "units (`blockalign`, or the split's smallest size)"},
     {KEY("random_map", K_BOOL, random_map, 0, 1),
      .group = "region", .flags = MEASURES,
      .help = "random I/O touches every block of the region exactly once per pass (fio's inverse of "
@@ -112,7 +113,17 @@ const struct keydef nvb__keys[] = {
      .range = "bool",
      .doc = "random I/O touches every block of the region exactly once per pass, then starts a new pass in a "
              "new order (fio's default; `random_map=0` is fio's `norandommap`); only with "
-             "`random_distribution=random` and without `bssplit`"},
+             "`random_distribution=random`. With `bssplit` every unit of the smallest size is done once per pass: "
+             "an I/O that would cover a unit already done is cut to the largest size of the split that covers "
+             "none"},
+    {KEY("random_sequence_stride", K_BOOL, dist.seq_stride, 0, 1),
+     .group = "region", .fio = "random_sequence_stride", .flags = MEASURES | FIO_AS_IS,
+     .help = "random_distribution=sequence: each round of the sequence moves its length of blocks on",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "with `random_distribution=sequence:B,...`: 0 repeats the same blocks; 1 adds, in round r of the "
+            "sequence, r times its length to each block (fio's `random_sequence_stride`), back to round 0 where "
+            "a block would pass the region (fio's job ends there)"},
     {KEY("runtime", K_DURATION, runtime_ns, 0, 365ull * 86400 * NS_PER_S), .echo = "runtime_s",
      .unit = "seconds", .group = "timing", .fio = "runtime",
      .help = "measured duration",
@@ -376,6 +387,45 @@ const struct keydef nvb__keys[] = {
             "starts at the region's start, as fio's clones of a sequential job do (fio's `numjobs` without "
             "`offset_increment`). `same` with `verify=1` and writes by more than one job is refused: the jobs "
             "would write the same blocks"},
+    {KEY("seq_stride", K_SSIZE, seq_stride, 0, 0),
+     .unit = "bytes", .group = "region", .flags = MEASURES,
+     .help = "sequential I/O: bytes from one I/O's end to the next one's start (negative: backwards)",
+     .dflt = "0",
+     .range = "-4E..4E (bytes, with units: -8k, 112k)",
+     .doc = "a sequential job's next I/O starts this many bytes after the previous one's end (fio's "
+            "`rw=read:N`, `rw_sequencer=sequential`); a negative stride steps back. Past the region's end a "
+            "positive stride starts again at the region's start; before its start a negative one starts again "
+            "at the region's end plus the stride, and a job's first I/O is at the region's start, as fio's. "
+            "Only with a sequential `rw`, without `bssplit` and `verify=1` (see [Offset patterns](#offset-patterns))"},
+    {KEY("blockalign", K_SIZE, blockalign, 0, 1ull << 40),
+     .unit = "bytes", .group = "region", .fio = "blockalign", .flags = MEASURES,
+     .help = "random offsets of a bssplit at multiples of this (0: its smallest size)",
+     .dflt = "0",
+     .range = "bytes",
+     .doc = "random offsets of a `bssplit` are multiples of this (fio's `blockalign`); 0: the split's smallest "
+            "size, fio's default. Without a split only 0 or `bs` (a random I/O of one size is a whole block of "
+            "`bs`); with `random_map=1` only the smallest size"},
+    {KEY("zone_size", K_SIZE, zone_size, 0, UINT64_MAX),
+     .unit = "bytes", .group = "region", .fio = "zonesize", .flags = MEASURES,
+     .help = "sequential I/O in zones: bytes done in one zone before the next (0: no zones)",
+     .dflt = "0",
+     .range = "bytes",
+     .doc = "sequential I/O in zones (fio's `zonemode=strided`): this many bytes in a zone of `zone_range` "
+            "bytes, then the next zone starts `zone_range + zone_skip` bytes further; past the region's end "
+            "back at its start. 0: no zones. Only with a sequential `rw`, without `bssplit` and `verify=1`"},
+    {KEY("zone_range", K_SIZE, zone_range, 0, UINT64_MAX),
+     .unit = "bytes", .group = "region", .fio = "zonerange", .flags = MEASURES,
+     .help = "sequential I/O in zones: the zone's length (0: zone_size)",
+     .dflt = "0",
+     .range = "bytes",
+     .doc = "a zone's length with `zone_size`: I/O past it starts again at the zone's start; 0 means "
+            "`zone_size`, as fio's"},
+    {KEY("zone_skip", K_SIZE, zone_skip, 0, UINT64_MAX),
+     .unit = "bytes", .group = "region", .fio = "zoneskip", .flags = MEASURES,
+     .help = "sequential I/O in zones: bytes skipped between one zone's end and the next zone",
+     .dflt = "0",
+     .range = "bytes",
+     .doc = "bytes between a zone's end and the next zone's start, with `zone_size`"},
     {KEY("verify", K_BOOL, verify, 0, 1),
      .group = "data", .fio = "verify", .flags = MEASURES,
      .help = "write a pattern derived from (seed, offset) and check it on read",

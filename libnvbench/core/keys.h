@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO, K_PCT, K_BSSPLIT, K_USEC, K_DIST };
+enum ktype { K_SIZE, K_DURATION, K_UINT, K_BOOL, K_ENUM, K_ENGINE, K_CPULIST, K_STRING, K_U64, K_PROB, K_ERRNO, K_PCT, K_BSSPLIT, K_USEC, K_DIST, K_SSIZE };
 
 /* A key whose two values in two results mean the two measured different
  * things (nvbench compare names such a difference). */

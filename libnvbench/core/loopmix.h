@@ -32,10 +32,18 @@ LOOP_STEP int bsmix_place(struct job *j, const struct loop_cfg *c, struct nvb__i
         }
         m->bytes_left -= m->size[d][k];
     }
-    const uint32_t len = m->size[d][k];
+    uint32_t len = m->size[d][k];
     uint64_t off;
     if (c->rnd) {
-        off = nvb__bsmix_rand_off(m, t, d, k, nvb__splitmix64(rng));
+        const uint64_t r = nvb__splitmix64(rng);
+        if (__builtin_expect(m->placed, 0)) { /* a distribution or the random map (may lower the size) */
+            off = nvb__bsmix_place_off(m, j->dist, t, d, &k, r, rng);
+            if (m->bytes_left != UINT64_MAX && measuring)
+                m->bytes_left += len - m->size[d][k];
+            len = m->size[d][k];
+        } else {
+            off = nvb__bsmix_rand_off(m, t, d, k, r);
+        }
     } else {
         off = m->pos[t];
         if (off + len > m->len[t])

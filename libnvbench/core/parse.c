@@ -229,20 +229,40 @@ int nvb__parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-int nvb__parse_i64(const char *s, int64_t *out)
+/* A number with an optional sign: its magnitude by parse, no more than
+ * max (max + 1 when negative, if neg_extra), *neg set. */
+static int parse_signed(const char *s, int (*parse)(const char *, uint64_t *), uint64_t max, int neg_extra, int *neg,
+                        uint64_t *mag)
 {
-    s = s ? skip_ws(s) : NULL; /* parse_u64 refuses NULL */
-    int neg = s && *s == '-';
+    s = s ? skip_ws(s) : NULL; /* the parsers refuse NULL */
+    *neg = s && *s == '-';
     if (s && (*s == '-' || *s == '+'))
         s++;
-    uint64_t v;
-    int rc = nvb__parse_u64(s, &v);
+    int rc = parse(s, mag);
     if (rc)
         return rc;
-    if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
-        return -ERANGE;
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return 0;
+    return *mag > max + (uint64_t)(*neg && neg_extra) ? -ERANGE : 0;
+}
+
+/* A size with an optional sign, at most 2^62 bytes either way. */
+int nvb__parse_ssize(const char *s, uint64_t *out)
+{
+    int neg;
+    uint64_t v;
+    int rc = parse_signed(s, nvb__parse_size, 1ull << 62, 0, &neg, &v);
+    if (!rc)
+        *out = neg ? 0 - v : v;
+    return rc;
+}
+
+int nvb__parse_i64(const char *s, int64_t *out)
+{
+    int neg;
+    uint64_t v;
+    int rc = parse_signed(s, nvb__parse_u64, (uint64_t)INT64_MAX, 1, &neg, &v);
+    if (!rc)
+        *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return rc;
 }
 
 int nvb__parse_bool(const char *s, int *out)

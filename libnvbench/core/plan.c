@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/run.h"
+#include "core/offpat.h"
 #include "core/iomode.h"
 #include "core/targetfs.h"
 
@@ -104,7 +105,7 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
         p->qd = 1;
     }
     if ((rc = nvb__bsmix_plan(w, !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES), err, errlen)) < 0 ||
-        (rc = nvb__dist_check(w, err, errlen)) < 0)
+        (rc = nvb__dist_check(w, err, errlen)) < 0 || (rc = nvb__opat_check(w, err, errlen)) < 0)
         return rc;
     if (w->io_limit && w->ios)
         FAIL(-EINVAL, "set either io_limit (%" PRIu64 ") or ios (%" PRIu64 "), not both", w->io_limit, w->ios);

@@ -26,6 +26,7 @@
 #include "core/cpu.h"
 #include "core/data.h"
 #include "core/fault.h"
+#include "core/offpat.h"
 #include "core/sched.h"
 #include "core/verify.h"
 #include "platform/platform.h"
@@ -138,6 +139,7 @@ struct job {
     uint64_t *nblocks;
     struct nvb__bsmix *mix;      /* bssplit: sizes and offsets (core/loopmix.h); NULL: every I/O is bs */
     struct nvb__dgen *dist;      /* per job-local target: the next random block (core/dist.h) */
+    struct nvb__opat *opat;      /* per job-local target: sequential offsets with a pattern (core/offpat.h), or NULL */
     void **bufs;
     void *bufmem;                /* the buffers, one allocation */
     struct nvb__io *ios;

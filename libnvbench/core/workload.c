@@ -252,6 +252,7 @@ static const struct {
     [K_UINT] = {nvb__parse_u64, "value", ": expected a non-negative integer"},
     [K_U64] = {nvb__parse_u64, "value", ": expected a non-negative integer"},
     [K_USEC] = {nvb__parse_usec, "duration", " (microseconds, or with a unit: 500us, 2ms, 1s)"},
+    [K_SSIZE] = {nvb__parse_ssize, "size", " (examples: 8k, -8k, 1M)"},
 };
 
 /* name added to the ", "-separated list in list[len] (cut at its end). */
@@ -314,7 +315,7 @@ static int set_int(struct nvb_workload *w, const struct keydef *k, const char *v
     if (rc)
         return nvb__werr(w, rc == -ERANGE ? -ERANGE : -EINVAL, "invalid %s '%s' for key '%s'%s",
                          int_kinds[k->type].noun, value, key, int_kinds[k->type].hint);
-    if (u < k->min || u > k->max) {
+    if (k->type != K_SSIZE && (u < k->min || u > k->max)) { /* a signed size: its parser bounds it */
         if ((k->type == K_DURATION || k->type == K_USEC) && k->max)
             return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range", value, key);
         return nvb__werr(w, -ERANGE, "value '%s' for key '%s' out of range [%" PRIu64 ", %" PRIu64 "]",
@@ -445,7 +446,7 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
     void *p = (char *)w + k->off;
     int b;
     switch (k->type) {
-    case K_SIZE: case K_DURATION: case K_UINT: case K_U64: case K_USEC:
+    case K_SIZE: case K_DURATION: case K_UINT: case K_U64: case K_USEC: case K_SSIZE:
         return set_int(w, k, value, p);
     case K_BSSPLIT:
         return nvb__bssplit_parse(value, p, w->err, sizeof w->err);
@@ -503,6 +504,7 @@ NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char
         const void *p = (const char *)w + k->off;
         switch (k->type) {
         case K_SIZE: case K_U64: snprintf(tmp, sizeof tmp, "%" PRIu64, *(const uint64_t *)p); break;
+        case K_SSIZE: snprintf(tmp, sizeof tmp, "%" PRId64, *(const int64_t *)p); break;
         case K_BSSPLIT: snprintf(tmp, sizeof tmp, "%s", w->bssplit.text); break;
         case K_USEC:
         case K_DURATION: {
@@ -598,7 +600,9 @@ const char *nvb__workload_echo_key(size_t i, const char **echo, enum nvb__echo_f
     if (form) {
         switch (k->type) {
         case K_DURATION: case K_USEC: *form = NVB__ECHO_SECS; break;
-        case K_SIZE: case K_UINT: case K_U64: case K_BOOL: case K_PROB: case K_PCT: *form = NVB__ECHO_NUM; break;
+        case K_SIZE: case K_SSIZE: case K_UINT: case K_U64: case K_BOOL: case K_PROB: case K_PCT:
+            *form = NVB__ECHO_NUM;
+            break;
         default: *form = NVB__ECHO_STR; break;
         }
     }

@@ -349,13 +349,15 @@ END_TEST
  * added to the table without one here fails the test below. */
 static const struct { const char *key, *value; } echo_vals[] = {
     {"engine", "null"}, {"rw", "randrw"}, {"rwmix", "70"}, {"rwmixtrim", "10"}, {"bs", "8k"}, {"qd", "4"},
-    {"jobs", "2"}, {"size", "512k"}, {"offset", "4k"}, {"random_distribution", "zipf:1.2"}, {"random_map", "1"},
+    {"jobs", "2"}, {"size", "512k"}, {"offset", "4k"}, {"random_distribution", "zipf:1.2"}, {"random_map", "1"}, {"random_sequence_stride", "1"},
     {"runtime", "2.000000001s"}, {"ramp", "1ms"}, {"interval", "20ms"}, {"align_interval", "1"}, {"timeseries_max", "64"},
     {"io_limit", "64k"}, {"ios", "48"}, {"direct", "0"}, {"invalidate", "0"}, {"uncached", "1"}, {"atomic", "1"}, {"fua", "1"}, {"pi_act", "1"}, {"pi_chk", "GUARD,APPTAG"}, {"write_zeroes", "1"},
     {"apptag", "0xbeef"}, {"apptag_mask", "0xff00"}, {"md_per_io_size", "64"}, {"fill", "zero"},
     {"data_compress", "50"}, {"data_dedupe", "20"}, {"seed", "18446744073709551615"}, {"rate_iops", "100000"},
     {"rate_mode", "closed"}, {"rate_process", "poisson"}, {"cpus", "0"}, {"allow_destructive", "1"},
-    {"target_mode", "split"}, {"seq_start", "same"}, {"verify", "1"}, {"verify_readback", "1"}, {"verify_pattern", "0xaa555aa5"}, {"continue_on_error", "1"}, {"bssplit", "4k/50:8k/50"},
+    {"target_mode", "split"}, {"seq_start", "same"}, {"seq_stride", "-8k"}, {"zone_size", "16k"},
+    {"zone_range", "32k"}, {"zone_skip", "64k"}, {"blockalign", "4k"}, {"verify", "1"}, {"verify_readback", "1"},
+    {"verify_pattern", "0xaa555aa5"}, {"continue_on_error", "1"}, {"bssplit", "4k/50:8k/50"},
     {"thinktime", "7us"}, {"thinktime_blocks", "3"}, {"submit_batch", "2"}, {"complete_batch", "2"},
     {"name", "a \"quoted\" name"}, {"lat_include_errors", "1"}, {"io_timeout", "1.5s"}, {"fault.rate", "1/3"},
     {"fault.errno", "ENOSPC"}, {"fault.short", "0.1%"}, {"fault.delay", "1ms"}, {"fault.delay_rate", "0.5"},

@@ -430,16 +430,14 @@ def test_cli_run_fio_block_device_needs_allow_destructive(tmp_path):
         assert r.write.bytes == 256 << 10
 
 
-def test_split_with_fio_default_map_is_not_silently_dropped(tmp_path):
-    """fio keeps its random map with a bssplit; nvbench has none there: an error
-    naming the option, a warning when lenient, and norandommap=1 maps as is."""
+def test_split_with_fio_default_map_keeps_the_map(tmp_path):
+    """fio keeps its random map with a bssplit (every block once per pass): so does
+    nvbench (random_map=1 beside the split); norandommap=1 maps as is."""
     f = tmp_path / "split.fio"
     text = "[j]\nioengine=null\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\ntime_based\nruntime=1\n"
     f.write_text(text)
-    with pytest.raises(FioJobError, match=r"'bssplit'.*norandommap=1"):
-        from_fio_job(f)
-    [[w]] = from_fio_job(f, lenient=True)
-    assert w["random_map"] == "0" and any("norandommap=1" in t for t in w["fio"]["warnings"])
+    [[w]] = from_fio_job(f)
+    assert w["random_map"] == "1" and w["bssplit"] and not w["fio"]["warnings"]
     f.write_text(text + "norandommap\n")
     [[w]] = from_fio_job(f)
     assert w["random_map"] == "0" and w["bssplit"] and not w["fio"]["warnings"]
@@ -955,11 +953,16 @@ def test_logs_averaged_become_the_time_series(tmp_path):
 
 
 def test_strided_zones_are_not_zoned_devices(tmp_path):
-    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nzonemode=strided\n")
-    with pytest.raises(FioJobError, match="'zonemode': 'strided': fio's zones of offsets"):
+    """zonemode=strided is fio's zones of offsets: a sequential job gets the zone_* keys,
+    a random one is refused (lenient: left out, the job covers its whole region)."""
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nzonemode=strided\nzonesize=64k\nzoneskip=64k\n")
+    [[w]] = from_fio_job(path)
+    assert w["zone_size"] == "65536" and w["zone_skip"] == "65536"
+    path = write(tmp_path, "[j]\nioengine=null\nsize=1m\nrw=randread\nzonemode=strided\nzonesize=64k\n")
+    with pytest.raises(FioJobError, match="'zonemode': 'strided', random I/O in zones"):
         from_fio_job(path)
     [[w]] = from_fio_job(path, lenient=True)
-    assert w["fio"]["dropped"] == ["zonemode"]
+    assert w["fio"]["dropped"] == ["zonemode"] and "zone_size" not in w
 
 
 def test_blockalign_and_random_generator(tmp_path):
