@@ -392,9 +392,24 @@ static int h_zonemode(struct fm_job *j, const char *opt, const char *v)
                                    "pattern nvbench has no key for: the job would cover its whole region");
         return rc < 0 ? rc : 0;
     }
-    /* not left out when lenient: writes off a zone's write pointer fail */
-    return fm_err(j, opt, "'%s': zoned devices are a capability nvbench does not have yet (writes must follow "
-                          "each zone's write pointer)", v);
+    if (strcmp(v, "zbd") == 0) /* emulated zones (core/zbd.c); a real zoned device is refused by the plan */
+        return fm_set(j, "zone_mode", "zbd", opt);
+    return fm_err(j, opt, "'%s': fio's zone modes are none, strided and zbd", v);
+}
+
+/* zonesize, zonecapacity: the emulated zones' with zonemode=zbd; without
+ * it fio's zonesize cuts the region into zones of offsets (strided). */
+static int h_zone_bytes(struct fm_job *j, const char *opt, const char *v)
+{
+    const char *mode = fm_val(j, "zonemode");
+    uint64_t n;
+    if (!mode || strcmp(mode, "zbd") != 0) {
+        int rc = fm_refuse(j, opt, "without zonemode=zbd, fio's zones of offsets (zonemode=strided) are an offset "
+                                   "pattern nvbench has no key for: the job would cover its whole region");
+        return rc < 0 ? rc : 0;
+    }
+    TRY(fm_size(j, opt, v, &n));
+    return fm_setu(j, strcmp(opt, "zonesize") == 0 ? "zone_size" : "zone_capacity", n, opt);
 }
 
 /* fio's startdelay: seconds unless a unit is given; a range (a random
@@ -466,6 +481,8 @@ static const struct {
     {"continue_on_error", h_continue, 0},
     {"zero_buffers", h_zero_buffers, 1},
     {"zonemode", h_zonemode, 0},
+    {"zonesize", h_zone_bytes, 0},
+    {"zonecapacity", h_zone_bytes, 0},
     {"bsrange", h_bsrange, 0},
     {"random_distribution", h_random_distribution, 0},
     {"random_generator", h_random_generator, 0},

@@ -108,6 +108,12 @@ struct nvb_workload {
     uint64_t  seed;
     struct nvb__dist dist;   /* random_distribution (core/dist.h) */
     int       random_map;    /* random I/O touches every block once per pass */
+    /* emulated zones (core/zbd.c) */
+    int       zone_mode;     /* 0 none, 1 zbd */
+    uint64_t  zone_size, zone_capacity;
+    unsigned  max_open_zones;
+    double    zone_reset_threshold, zone_reset_frequency;
+    int       read_beyond_wp;
     uint64_t  rate_iops;
     int       rate_mode;     /* enum nvb__rate_mode */
     int       rate_process;  /* enum nvb__rate_process */
@@ -291,6 +297,7 @@ enum nvb__slat_scope { NVB__SLAT_CALL = 0, NVB__SLAT_QUEUE, NVB__SLAT_NONE, NVB_
     uint64_t verify_checked, verify_mismatches; \
     uint64_t verify_unchecked; /* reads of blocks this run had not written: not checked */ \
     uint64_t verify_by_field[NVB__VF_COUNT]; \
+    uint64_t zone_resets; /* zone_mode=zbd: zones reset by this job (core/zbd.c) */ \
     struct nvb__submits sub;
 struct nvb__meter {
     NVB__METER_FIELDS

@@ -27,6 +27,7 @@
 #include "core/fault.h"
 #include "core/sched.h"
 #include "core/verify.h"
+#include "core/zbd.h"
 #include "platform/platform.h"
 
 #define MAX_PLAN_WARN 16
@@ -185,6 +186,7 @@ struct job {
     uint64_t ts_lat_prev[NVB__NDIR];     /* the sampler's: live.lat_sum at its last sample */
     unsigned abandoned;          /* I/Os left in flight when the watchdog fired */
     int stalled;                 /* the watchdog found an I/O older than io_timeout */
+    int zbd_eof;                 /* zone_mode=zbd: no zone held data to read or trim, the job's I/O ended */
     int rc;                      /* setup or fatal error */
     char why[256];
     char note[256];              /* the engine's note after the run */
@@ -223,6 +225,7 @@ struct run {
     unsigned counting;           /* jobs still in their loop */
     int ss_stopped;              /* the sampler stopped the run: steady state with ss.stop=1 */
     int io_err;                  /* first I/O error when stopping at errors */
+    struct nvb__zbd *zbd;        /* zone_mode=zbd: each target's zones (core/zbd.c), else NULL */
     char io_err_msg[256];
 };
 

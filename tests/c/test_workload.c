@@ -361,6 +361,8 @@ static const struct { const char *key, *value; } echo_vals[] = {
     {"fault.errno", "ENOSPC"}, {"fault.short", "0.1%"}, {"fault.delay", "1ms"}, {"fault.delay_rate", "0.5"},
     {"fault.seed", "99"}, {"precondition", "1"}, {"ss", "iops"}, {"ss.window", "50ms"}, {"ss.excursion", "12.5"},
     {"ss.slope", "5"}, {"ss.stop", "1"}, {"startdelay", "1.5ms"},
+    {"zone_mode", "zbd"}, {"zone_size", "1m"}, {"zone_capacity", "512k"}, {"max_open_zones", "4"},
+    {"zone_reset_threshold", "0.7"}, {"zone_reset_frequency", "0.125"}, {"read_beyond_wp", "1"},
 };
 
 /* Every key of a as b shows it (nvb_workload_get), and the same echo. */
