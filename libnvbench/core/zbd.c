@@ -71,13 +71,15 @@ static void zoned_model(const char *dev, char *out, size_t len)
     out[strcspn(out, "\n")] = 0;
 }
 
-static int zbd_plan_target(const struct nvb_workload *w, const struct ptarget *t, char *err, size_t errlen)
+/* files: the engine opens the target (the null engine opens nothing, its
+ * region alone is cut into zones) */
+static int zbd_plan_target(const struct nvb_workload *w, const struct ptarget *t, int files, char *err, size_t errlen)
 {
     char model[32];
-    if (t->ti.kind == NVB__T_CHAR)
+    if (files && t->ti.kind == NVB__T_CHAR)
         FAIL(-EOPNOTSUPP, "zone_mode=zbd on '%s': a character device (NVMe passthrough) would need real zone "
              "commands (report, reset, append), which nvbench does not send yet", t->path);
-    if (t->ti.kind == NVB__T_BLOCK && t->ti.dev[0]) {
+    if (files && t->ti.kind == NVB__T_BLOCK && t->ti.dev[0]) {
         zoned_model(t->ti.dev, model, sizeof model);
         if (model[0] && strcmp(model, "none") != 0)
             FAIL(-EOPNOTSUPP, "zone_mode=zbd on '%s': it is a zoned block device (queue/zoned '%s'); nvbench "
@@ -90,7 +92,7 @@ static int zbd_plan_target(const struct nvb_workload *w, const struct ptarget *t
     if (t->len < w->zone_size)
         FAIL(-EINVAL, "zone_mode=zbd: the region of '%s' (%" PRIu64 " bytes) holds no whole zone of zone_size '%"
              PRIu64 "'", t->path, t->len, w->zone_size);
-    if (w->direct && t->ti.lbs > 1 && (w->zone_size % t->ti.lbs || w->zone_capacity % t->ti.lbs))
+    if (files && w->direct && t->ti.lbs > 1 && (w->zone_size % t->ti.lbs || w->zone_capacity % t->ti.lbs))
         FAIL(-EINVAL, "zone_mode=zbd with direct=1: zone_size '%" PRIu64 "' and zone_capacity '%" PRIu64 "' must be "
              "multiples of the logical block size of '%s' (%" PRIu32 ")", w->zone_size, w->zone_capacity, t->path,
              t->ti.lbs);
@@ -127,10 +129,9 @@ int nvb__zbd_plan(const struct nvb_workload *w, const struct plan *p, char *err,
              "pointer would overwrite blocks the check expects");
     if (w->zone_reset_frequency && !w->zone_reset_threshold)
         FAIL(-EINVAL, "zone_reset_frequency '%g' needs zone_reset_threshold above 0", w->zone_reset_frequency);
-    if (p->eng->flags & NVB__ENG_NO_FILES)
-        return 0;
+    const int files = !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES);
     for (unsigned i = 0; i < p->nt; i++) {
-        int rc = zbd_plan_target(w, &p->t[i], err, errlen);
+        int rc = zbd_plan_target(w, &p->t[i], files, err, errlen);
         if (rc < 0)
             return rc;
     }
