@@ -11,6 +11,7 @@ import pytest
 
 import nvbench
 from nvbench import _nvbench
+from nvbench._summary import summary
 from nvbench.fio_job import FioJobError, fio_size, fio_time_ns, from_fio_job, run_fio_job
 
 from conftest import ROOT, check_c_result, cli, loop_device, lua_env
@@ -840,6 +841,7 @@ def test_emulated_zones_write_at_the_pointers_as_fio(tmp_path, monkeypatch):
     monkeypatch.chdir(d)
     [r] = run_fio_job(job("zoned"))
     assert (r.data["write"]["ios"], r.data["zone_resets"]) == (64, 8)
+    assert "zones: emulated, 1 MiB each, 8 zone resets" in summary(r.data)
     data = (d / "zoned.dat").read_bytes()
     assert all(any(data[z << 20:(z + 1) << 20]) for z in range(8))
     if FIO:
