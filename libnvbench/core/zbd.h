@@ -20,8 +20,10 @@ struct nvb__zbd;
 
 /* The plan's checks of the zone keys against the workload and each
  * target (a real zoned block device is refused): 0, or -EINVAL /
- * -EOPNOTSUPP with the message in err naming the key and value. */
-int nvb__zbd_plan(const struct nvb_workload *w, const struct plan *p, char *err, size_t errlen);
+ * -EOPNOTSUPP with the message in err naming the key and value. A
+ * sequential write's I/O count (p->ios_total) counts, as fio's, the bytes
+ * past each zone's capacity as done. */
+int nvb__zbd_plan(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen);
 
 /* r->zbd for the plan's targets, every zone empty (its pointer at its
  * start): 0 or -ENOMEM. nvb__zbd_free(NULL) does nothing. */
