@@ -70,6 +70,8 @@ static const char *const reasons[][2] = {
     {"latency_target", "nvbench has no search of the queue depth under a latency target in a job file (nvbench "
                        "search finds the highest throughput under a latency bound)"},
     {"dedupe_mode", "nvbench's data_dedupe repeats one block; fio's working-set modes have no equivalent"},
+    {"write_mode", "zone append and the other write commands need a real zoned device's commands, which nvbench "
+                   "does not send (its zones are emulated: docs/zoned.md)"},
 };
 
 /* ------------------------------------------------------------------ handlers */

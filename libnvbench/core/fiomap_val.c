@@ -184,7 +184,8 @@ static int zones_size(struct fm_job *j, const char *opt, const char *value, uint
     char why[512];
     uint64_t z;
     if (!mode || strcmp(mode, "zbd") != 0 || !zs || (zs[0] && (zs[strlen(zs) - 1] | 0x20) == 'z'))
-        return fm_err(j, opt, "'%s' counts zones: nvbench takes it with zonemode=zbd and a zonesize in bytes", value);
+        return fm_err(j, opt, "'%s' counts zones: nvbench takes it with zonemode=zbd and a zonesize in bytes (it "
+                              "emulates zones, so it cannot take a zoned device's own size as fio does)", value);
     if (nvb_fiomap_size(zs, j->kb_base, &z, why, sizeof why) < 0)
         return fm_err(j, "zonesize", "%s", why);
     uint64_t k = strtoull(value, NULL, 10);

@@ -119,7 +119,8 @@ int nvb__zbd_plan(const struct nvb_workload *w, struct plan *p, char *err, size_
         return 0;
     }
     if (w->zone_size < 512 || w->zone_size % 512)
-        FAIL(-EINVAL, "zone_mode=zbd needs zone_size, a multiple of 512 bytes (got '%" PRIu64 "')", w->zone_size);
+        FAIL(-EINVAL, "zone_mode=zbd needs zone_size, a multiple of 512 bytes (got '%" PRIu64 "'): nvbench emulates "
+             "zones on targets that are not zoned, where fio needs it too", w->zone_size);
     if (w->zone_capacity > w->zone_size)
         FAIL(-EINVAL, "zone_capacity '%" PRIu64 "' is larger than zone_size '%" PRIu64 "'", w->zone_capacity,
              w->zone_size);
