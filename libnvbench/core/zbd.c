@@ -3,7 +3,8 @@
  * emulated and how it differs from a ZNS or SMR drive).
  *
  * A target's region is cut into zones of zone_size from its offset (a
- * multiple of zone_size: zones start at the target's offset 0). Each zone
+ * multiple of zone_size: zones start at the target's offset 0), its length
+ * rounded down to whole zones (with a warning, as fio does). Each zone
  * has a write pointer, the bytes written from its start, which the run
  * keeps for all its jobs on that target; every zone starts empty, as fio's
  * emulation on a file or a block device that is not zoned does. The
@@ -73,7 +74,8 @@ static void zoned_model(const char *dev, char *out, size_t len)
 
 /* files: the engine opens the target (the null engine opens nothing, its
  * region alone is cut into zones) */
-static int zbd_plan_target(const struct nvb_workload *w, const struct ptarget *t, int files, char *err, size_t errlen)
+static int zbd_plan_target(const struct nvb_workload *w, struct plan *p, struct ptarget *t, int files, char *err,
+                           size_t errlen)
 {
     char model[32];
     if (files && t->ti.kind == NVB__T_CHAR)
@@ -92,6 +94,12 @@ static int zbd_plan_target(const struct nvb_workload *w, const struct ptarget *t
     if (t->len < w->zone_size)
         FAIL(-EINVAL, "zone_mode=zbd: the region of '%s' (%" PRIu64 " bytes) holds no whole zone of zone_size '%"
              PRIu64 "'", t->path, t->len, w->zone_size);
+    if (t->len % w->zone_size) { /* as fio rounds a zoned job's io_size down to whole zones */
+        nvb__plan_warn(p, "zone_mode=zbd: the region of '%s' rounded down from %" PRIu64 " to %" PRIu64 " bytes, its "
+                       "whole zones of zone_size %" PRIu64, t->path, t->len, t->len - t->len % w->zone_size,
+                       w->zone_size);
+        t->len -= t->len % w->zone_size;
+    }
     if (files && w->direct && t->ti.lbs > 1 && (w->zone_size % t->ti.lbs || w->zone_capacity % t->ti.lbs))
         FAIL(-EINVAL, "zone_mode=zbd with direct=1: zone_size '%" PRIu64 "' and zone_capacity '%" PRIu64 "' must be "
              "multiples of the logical block size of '%s' (%" PRIu32 ")", w->zone_size, w->zone_capacity, t->path,
@@ -143,7 +151,7 @@ int nvb__zbd_plan(const struct nvb_workload *w, struct plan *p, char *err, size_
         FAIL(-EINVAL, "zone_reset_frequency '%g' needs zone_reset_threshold above 0", w->zone_reset_frequency);
     const int files = !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES);
     for (unsigned i = 0; i < p->nt; i++) {
-        int rc = zbd_plan_target(w, &p->t[i], files, err, errlen);
+        int rc = zbd_plan_target(w, p, &p->t[i], files, err, errlen);
         if (rc < 0)
             return rc;
     }
@@ -222,8 +230,7 @@ static void zone_reset(struct zones *s, uint64_t k, uint64_t *resets)
     (*resets)++;
 }
 
-/* The zone whose bytes [rel, rel + bs) of the region fall in (the last
- * zone for a tail that holds no whole zone). */
+/* The zone whose bytes [rel, rel + bs) of the region fall in. */
 static uint64_t zone_of(const struct zones *s, uint64_t rel)
 {
     uint64_t k = rel / s->zsize;

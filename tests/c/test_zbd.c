@@ -228,6 +228,25 @@ START_TEST(without_zones_no_figure)
 }
 END_TEST
 
+START_TEST(region_rounded_down_to_whole_zones)
+{
+    /* 2.5 zones: 2 used (fio rounds a zoned size down too), a warning says so;
+     * 20 sequential writes of 4 blocks a zone wrap twice: 3 resets */
+    const char *kv[] = {"engine", "null", "rw", "write", "bs", "256k", "zone_mode", "zbd", "zone_size", "1m",
+                        "size", "2560k", "ios", "20", "runtime", "0", NULL};
+    struct nvb_workload *w = tu_workload(kv, NULL);
+    struct nvb_result *r = tu_run_ok(w);
+    ck_assert_uint_eq((uint64_t)tu_get(r, "per_target.0.region_size"), 2u << 20);
+    ck_assert_uint_eq((uint64_t)tu_get(r, "zone_resets"), 3);
+    char *json = NULL;
+    ck_assert_int_eq(nvb_result_json(r, &json), 0);
+    ck_assert_ptr_nonnull(strstr(json, "rounded down from 2621440 to 2097152 bytes"));
+    nvb_free(json);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+}
+END_TEST
+
 START_TEST(what_cannot_be_honoured_is_refused)
 {
     char *p = zero_file("zbd-bad");
@@ -268,6 +287,7 @@ int main(void)
     tcase_add_test(tc, reads_stay_below_the_pointers);
     tcase_add_test(tc, trims_reset_zones);
     tcase_add_test(tc, without_zones_no_figure);
+    tcase_add_test(tc, region_rounded_down_to_whole_zones);
     tcase_add_test(tc, what_cannot_be_honoured_is_refused);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
