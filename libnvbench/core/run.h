@@ -10,6 +10,7 @@
  *   job_setup.c  job setup and teardown, the jobs dealt their targets
  *   job_pace.c   the loop's pacer: a rate's schedule, think time
  *   job_watch.c  the loop's watchdog (io_timeout)
+ *   zbd.c        emulated zones (zone_mode=zbd): where each I/O of a zoned run goes
  *   sampler.c    time series, progress, poll/cancel checks, CPU sampling
  *   aggregate.c  per job -> per target -> totals, end-of-run warnings
  *   cancel.c     nvb_cancel_*
