@@ -168,6 +168,10 @@ const struct nvb__fig nvb__figs[] = {
       "stopped it. A precondition phase is never part of it"),
     R(RUN, "ramp_s", DBL, RECOMP, 0, ramp_s, "nonneg", "s",
       "warm-up before the window; I/O submitted during it is never counted, even if it completes later"),
+    R(RUN, "zone_resets", U64, SUM, OLD | OPT | NZ, zone_resets, "count", "zones",
+      "`zone_mode=zbd`: zones whose write pointer went back to the zone's start in the window, for a full "
+      "zone, `zone_reset_frequency` or a trim (fio's `zone resets`; an empty zone's reset is not counted). "
+      "Absent when 0, and in runs without zones"),
 
     /* the top level's last keys, from warnings on */
     PART(END, "warnings", EACH, 0, "{\"type\": \"array\", \"items\": {\"type\": \"string\", \"minLength\": 1}}", "",

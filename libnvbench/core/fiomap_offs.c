@@ -58,6 +58,12 @@ int fm_zones(struct fm_job *j)
     int strided = (mode && !strcmp(mode, "strided")) || (!mode && sized);
     if (mode && !strcmp(mode, "none") && sized)
         return fm_err(j, "zonesize", "with zonemode=none: fio refuses them together");
+    if (mode && !strcmp(mode, "zbd") && (fm_get(&j->out, "zone_range") || fm_get(&j->out, "zone_skip"))) {
+        int rc = fm_refuse(j, fm_get(&j->out, "zone_range") ? "zonerange" : "zoneskip",
+                           "with zonemode=zbd: nvbench's emulated zones cover the whole region, with no range or skip");
+        if (rc < 0)
+            return rc;
+    }
     if (!strided) {
         fm_del(&j->out, "zone_range");
         fm_del(&j->out, "zone_skip");

@@ -67,6 +67,8 @@ static const char *const reasons[][2] = {
     {"latency_target", "nvbench has no search of the queue depth under a latency target in a job file (nvbench "
                        "search finds the highest throughput under a latency bound)"},
     {"dedupe_mode", "nvbench's data_dedupe repeats one block; fio's working-set modes have no equivalent"},
+    {"write_mode", "zone append and the other write commands need a real zoned device's commands, which nvbench "
+                   "does not send (its zones are emulated: docs/zoned.md)"},
 };
 
 /* ------------------------------------------------------------------ handlers */
@@ -385,9 +387,23 @@ static int h_zonemode(struct fm_job *j, const char *opt, const char *v)
         return 0;
     if (strcmp(v, "strided") == 0) /* zonesize, zonerange, zoneskip: fm_zones (fiomap_offs.c) */
         return 0;
-    /* not left out when lenient: writes off a zone's write pointer fail */
-    return fm_err(j, opt, "'%s': zoned devices are a capability nvbench does not have yet (writes must follow "
-                          "each zone's write pointer)", v);
+    if (strcmp(v, "zbd") == 0) /* emulated zones (core/zbd.c); a real zoned device is refused by the plan */
+        return fm_set(j, "zone_mode", "zbd", opt);
+    return fm_err(j, opt, "'%s': fio's zone modes are none, strided and zbd", v);
+}
+
+/* zonecapacity: the emulated zones' (zonemode=zbd); fio's strided zones
+ * have no capacity. */
+static int h_zone_capacity(struct fm_job *j, const char *opt, const char *v)
+{
+    const char *mode = fm_val(j, "zonemode");
+    uint64_t n;
+    if (!mode || strcmp(mode, "zbd") != 0) {
+        int rc = fm_refuse(j, opt, "without zonemode=zbd: only emulated zoned devices have a zone capacity");
+        return rc < 0 ? rc : 0;
+    }
+    TRY(fm_size(j, opt, v, &n));
+    return fm_setu(j, "zone_capacity", n, opt);
 }
 
 /* fio's startdelay: seconds unless a unit is given; a range (a random
@@ -462,6 +478,7 @@ static const struct {
     {"zonesize", fm_h_zone, 0},
     {"zonerange", fm_h_zone, 0},
     {"zoneskip", fm_h_zone, 0},
+    {"zonecapacity", h_zone_capacity, 0},
     {"rw_sequencer", fm_h_rw_sequencer, 0},
     {"bsrange", h_bsrange, 0},
     {"random_distribution", h_random_distribution, 0},

@@ -177,14 +177,31 @@ int fm_pct(const char *v)
     return atoi(v);
 }
 
+/* "Nz": N zones of zonesize, fio's unit with zonemode=zbd. */
+static int zones_size(struct fm_job *j, const char *opt, const char *value, uint64_t *out)
+{
+    const char *mode = fm_val(j, "zonemode"), *zs = fm_val(j, "zonesize");
+    char why[512];
+    uint64_t z;
+    if (!mode || strcmp(mode, "zbd") != 0 || !zs || (zs[0] && (zs[strlen(zs) - 1] | 0x20) == 'z'))
+        return fm_err(j, opt, "'%s' counts zones: nvbench takes it with zonemode=zbd and a zonesize in bytes (it "
+                              "emulates zones, so it cannot take a zoned device's own size as fio does)", value);
+    if (nvb_fiomap_size(zs, j->kb_base, &z, why, sizeof why) < 0)
+        return fm_err(j, "zonesize", "%s", why);
+    uint64_t k = strtoull(value, NULL, 10);
+    if (z && k > UINT64_MAX / z)
+        return fm_err(j, opt, "'%s' zones of %llu bytes pass 2^64 bytes", value, (unsigned long long)z);
+    *out = k * z;
+    return 0;
+}
+
 int fm_size(struct fm_job *j, const char *opt, const char *value, uint64_t *out)
 {
     char why[512];
     value = value ? value : fm_val(j, opt);
     size_t n = value ? strlen(value) : 0;
     if (n > 1 && (value[n - 1] | 0x20) == 'z' && strspn(value, "0123456789") == n - 1)
-        return fm_err(j, opt, "'%s' counts zones of a zoned device (zonemode=zbd): nvbench does not run zoned "
-                              "devices yet", value);
+        return zones_size(j, opt, value, out);
     if (nvb_fiomap_size(value ? value : fm_val(j, opt), j->kb_base, out, why, sizeof why) < 0)
         return fm_err(j, opt, "%s", why);
     return 0;

@@ -109,6 +109,12 @@ struct nvb_workload {
     uint64_t  seed;
     struct nvb__dist dist;   /* random_distribution (core/dist.h) */
     int       random_map;    /* random I/O touches every block once per pass */
+    /* emulated zones (core/zbd.c) */
+    int       zone_mode;     /* 0 none, 1 zbd */
+    uint64_t  zone_size, zone_capacity;
+    unsigned  max_open_zones;
+    double    zone_reset_threshold, zone_reset_frequency;
+    int       read_beyond_wp;
     uint64_t  rate_iops;
     int       rate_mode;     /* enum nvb__rate_mode */
     int       rate_process;  /* enum nvb__rate_process */
@@ -116,7 +122,7 @@ struct nvb_workload {
     int       target_mode;
     int       seq_start;     /* enum nvb__seq_start: where sequential jobs sharing a target start */
     int64_t   seq_stride;    /* bytes from one sequential I/O's end to the next one's start (core/offpat.h) */
-    uint64_t  zone_size, zone_range, zone_skip; /* sequential I/O in zones (core/offpat.h); zone_size 0: none */
+    uint64_t  zone_range, zone_skip; /* with zone_size and zone_mode none: sequential I/O in zones (core/offpat.h) */
     uint64_t  blockalign;    /* random offsets of a bssplit: multiples of this (0: its smallest size) */
     int       verify;
     int       verify_readback; /* each job reads back and checks the blocks it wrote, once its writes end */
@@ -304,6 +310,7 @@ enum nvb__slat_scope { NVB__SLAT_CALL = 0, NVB__SLAT_QUEUE, NVB__SLAT_NONE, NVB_
     uint64_t verify_checked, verify_mismatches; \
     uint64_t verify_unchecked; /* reads of blocks this run had not written: not checked */ \
     uint64_t verify_by_field[NVB__VF_COUNT]; \
+    uint64_t zone_resets; /* zone_mode=zbd: zones reset by this job (core/zbd.c) */ \
     struct nvb__submits sub;
 struct nvb__meter {
     NVB__METER_FIELDS

@@ -88,6 +88,7 @@ struct loop_cfg {
     int      rate;               /* rate_iops: a schedule paces the job */
     int      vtrack;             /* j->vtrack: blocks in flight tracked (verify with writes) */
     int      fault;              /* the fault wrapper is in the loop (j->fault) */
+    int      zbd;                /* zone_mode=zbd: each I/O placed by its target's zones (core/zbd.c) */
     unsigned nt;                 /* targets (j->nt) */
     int      plain;              /* the plain instance (loop_run): one target and direction, no feature */
     unsigned ndir;               /* the directions the workload uses are below this */
@@ -162,6 +163,13 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             if (c->tmix && rng_below(&rng, 100) < c->tmix) /* rwmixtrim: a trim instead */
                 io->dir = NVB_TRIM;
             io->len = bs;
+        }
+        if (c->zbd && nvb__zbd_place(j->run->zbd, j->tmap[t], io, rnd, j->st[t].region_off, &j->seqpos[t],
+                                     j->nblocks[t], &j->zone_resets) < 0) {
+            j->freel[nfree++] = io; /* no zone holds data to read or trim: the job's I/O ends, as fio's */
+            j->zbd_eof = 1;
+            tnext = t;
+            break;
         }
     placed:
         io->flags = (measuring ? 0 : NVB__IOF_RAMP) | NVB__IOF_INFLIGHT;
@@ -472,6 +480,7 @@ static struct loop_cfg loop_cfg_of(const struct job *j)
         .rate = j->rate_ns != 0,
         .vtrack = j->vtrack,
         .fault = j->fault != NULL,
+        .zbd = r->zbd != NULL,
         .nt = j->nt,
         .ndir = mixed ? (w->rwmixtrim ? NVB_TRIM : NVB_WRITE) + 1u
                       : (nvb__rw_trims(w->rw) ? NVB_TRIM : nvb__rw_writes(w->rw) ? NVB_WRITE : NVB_READ) + 1u,
@@ -519,6 +528,8 @@ LOOP_STEP unsigned loop_pace(struct job *j, const struct loop_cfg *c, struct loo
         s->budget -= n;
     if (__builtin_expect(c->mix != 0, 0) && j->mix->spent)
         s->budget = 0; /* io_limit with bssplit: the job's bytes are issued */
+    if (__builtin_expect(c->zbd != 0, 0) && j->zbd_eof)
+        s->budget = 0;
     return n;
 }
 
@@ -767,14 +778,15 @@ enum {
     LF_PACE = 8,    /* rate_iops (open or closed), think time */
     LF_FAULT = 16,  /* fault injection */
     LF_DIST = 32,   /* a random distribution other than uniform (random_distribution, random_map), an offset pattern */
-    LF_ALL = 63
+    LF_ZBD = 64,    /* emulated zones (zone_mode=zbd) */
+    LF_ALL = 127
 };
 
 static unsigned loop_features(const struct loop_cfg *c)
 {
     return (c->nt > 1 || c->mixed || c->tmix ? LF_MULTI : 0) | (c->verify || c->wfill || c->vtrack ? LF_VERIFY : 0) |
            (c->mix ? LF_MIX : 0) | (c->rate || c->open || c->think_ns ? LF_PACE : 0) | (c->fault ? LF_FAULT : 0) |
-           (c->rnd && c->rnd != NVB__RND_UNIFORM ? LF_DIST : 0) | (c->pat ? LF_DIST : 0);
+           (c->rnd && c->rnd != NVB__RND_UNIFORM ? LF_DIST : 0) | (c->pat ? LF_DIST : 0) | (c->zbd ? LF_ZBD : 0);
 }
 
 /* The loop, built for the features f (a constant at each call): c's
@@ -802,6 +814,8 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
     }
     if (!(f & LF_FAULT))
         c.fault = 0;
+    if (!(f & LF_ZBD))
+        c.zbd = 0;
     if (!(f & LF_DIST) && c.rnd)
         c.rnd = NVB__RND_UNIFORM;
     if (!(f & LF_DIST))

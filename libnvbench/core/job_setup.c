@@ -503,6 +503,10 @@ int nvb__jobs_new(struct run *r, struct nvb_result *res)
         }
     }
     engine_local_cpu(r, res);
+    if (w->zone_mode && nvb__zbd_new(r) < 0) {
+        nvb__result_seterr(res, -ENOMEM, "out of memory");
+        return -ENOMEM;
+    }
     return 0;
 }
 
@@ -529,5 +533,7 @@ void nvb__jobs_free(struct run *r, unsigned started)
     }
     free(r->jobs);
     r->jobs = NULL;
+    nvb__zbd_free(r->zbd);
+    r->zbd = NULL;
 }
 

@@ -22,6 +22,7 @@ static const char *const tmode_names[] = {"shared", "split", NULL};
 static const char *const seq_start_names[] = {"staggered", "same", NULL}; /* enum nvb__seq_start */
 static const char *const rate_mode_names[] = {"open", "closed", NULL};
 static const char *const rate_process_names[] = {"uniform", "poisson", NULL};
+static const char *const zone_mode_names[] = {"none", "zbd", NULL}; /* core/zbd.h */
 static const char *const ss_names[] = {"off", "iops", "bw", "lat", NULL}; /* enum nvb__ss_metric */
 static const char *const precond_names[] = {"seq", "random", NULL}; /* enum nvb__precond_mode */
 
@@ -124,6 +125,51 @@ const struct keydef nvb__keys[] = {
      .doc = "with `random_distribution=sequence:B,...`: 0 repeats the same blocks; 1 adds, in round r of the "
             "sequence, r times its length to each block (fio's `random_sequence_stride`), back to round 0 where "
             "a block would pass the region (fio's job ends there)"},
+    /* Emulated zones (core/zbd.c, docs/zoned.md) */
+    {KEY("zone_mode", K_ENUM, zone_mode, 0, 0), .names = zone_mode_names,
+     .group = "zones", .fio = "zonemode", .flags = MEASURES,
+     .help = "none, or zbd: writes go at each zone's write pointer (zones emulated on a file or block device)",
+     .dflt = "`none`",
+     .range = "`none`, `zbd`",
+     .doc = "`zbd`: the region is cut into zones of `zone_size`, each with a write pointer kept by the run and "
+             "shared by its jobs: a write goes at its zone's pointer (a random write picks a zone), a full "
+             "zone is reset, reads stay below the pointer, a trim resets its zone (fio's `zonemode=zbd` on a "
+             "target that is not a zoned device; [zoned.md](zoned.md)). A real zoned block device is refused"},
+    {KEY("zone_capacity", K_SIZE, zone_capacity, 0, UINT64_MAX),
+     .unit = "bytes", .group = "zones", .fio = "zonecapacity", .flags = MEASURES,
+     .help = "bytes of a zone that can be written (0: zone_size)",
+     .dflt = "0",
+     .range = "0 .. `zone_size`",
+     .doc = "writable bytes at the start of each zone (a ZNS zone's capacity); the rest of the zone is "
+             "never written, and sequential writes skip it. 0: the whole zone"},
+    {KEY("max_open_zones", K_UINT, max_open_zones, 0, 1u << 20),
+     .unit = "zones", .group = "zones", .fio = "max_open_zones", .flags = MEASURES | FIO_AS_IS,
+     .help = "zones written at once per target (0: no limit)",
+     .dflt = "0",
+     .range = "0 .. 1048576",
+     .doc = "at most this many zones of a target take writes at once (shared by its jobs): a write to "
+             "another zone goes to one of them, and a zone leaves the set when full. 0: no limit"},
+    {KEY("zone_reset_threshold", K_PROB, zone_reset_threshold, 0, 0),
+     .unit = "fraction", .group = "zones", .fio = "zone_reset_threshold", .flags = MEASURES | FIO_AS_IS,
+     .help = "share of the region written above which zone_reset_frequency resets zones",
+     .dflt = "0",
+     .range = "0 .. 1",
+     .doc = "with `zone_reset_frequency`: once the data below the write pointers is at least this share of "
+             "the region, the zone a write goes to is reset first, every 1/`zone_reset_frequency` writes "
+             "(fio's garbage-collection simulation)"},
+    {KEY("zone_reset_frequency", K_PROB, zone_reset_frequency, 0, 0),
+     .unit = "fraction", .group = "zones", .fio = "zone_reset_frequency", .flags = MEASURES | FIO_AS_IS,
+     .help = "above zone_reset_threshold, reset the written zone every 1/F writes (0: never)",
+     .dflt = "0",
+     .range = "0 .. 1",
+     .doc = "see `zone_reset_threshold`; 0: no such resets"},
+    {KEY("read_beyond_wp", K_BOOL, read_beyond_wp, 0, 1),
+     .group = "zones", .fio = "read_beyond_wp", .flags = MEASURES | FIO_AS_IS,
+     .help = "reads may go past a zone's write pointer (zone_mode=zbd)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "0: a read goes below its zone's write pointer (another zone with data when its own has none; "
+             "the job ends when no zone has data); 1: reads go where they would without zones"},
     {KEY("runtime", K_DURATION, runtime_ns, 0, 365ull * 86400 * NS_PER_S), .echo = "runtime_s",
      .unit = "seconds", .group = "timing", .fio = "runtime",
      .help = "measured duration",
@@ -407,12 +453,14 @@ const struct keydef nvb__keys[] = {
             "`bs`); with `random_map=1` only the smallest size"},
     {KEY("zone_size", K_SIZE, zone_size, 0, UINT64_MAX),
      .unit = "bytes", .group = "region", .fio = "zonesize", .flags = MEASURES,
-     .help = "sequential I/O in zones: bytes done in one zone before the next (0: no zones)",
+     .help = "zone_mode=none: sequential I/O in zones of this many bytes; zone_mode=zbd: an emulated zone's size",
      .dflt = "0",
-     .range = "bytes",
-     .doc = "sequential I/O in zones (fio's `zonemode=strided`): this many bytes in a zone of `zone_range` "
-            "bytes, then the next zone starts `zone_range + zone_skip` bytes further; past the region's end "
-            "back at its start. 0: no zones. Only with a sequential `rw`, without `bssplit` and `verify=1`"},
+     .range = "bytes; with `zone_mode=zbd` 512 or more, at least `bs`",
+     .doc = "with `zone_mode=none`, sequential I/O in zones (fio's `zonemode=strided`): this many bytes in a zone "
+            "of `zone_range` bytes, then the next zone starts `zone_range + zone_skip` bytes further; past the "
+            "region's end back at its start. 0: no zones. Only with a sequential `rw`, without `bssplit` and "
+            "`verify=1`. With `zone_mode=zbd`, the size of each emulated zone: the region's offset must be a "
+            "multiple of it (zones start at offset 0 of the target), and only its whole zones are used"},
     {KEY("zone_range", K_SIZE, zone_range, 0, UINT64_MAX),
      .unit = "bytes", .group = "region", .fio = "zonerange", .flags = MEASURES,
      .help = "sequential I/O in zones: the zone's length (0: zone_size)",

@@ -9,15 +9,22 @@
 #include <stdio.h>
 
 #include "core/internal.h"
+#include "core/zbd.h"
 
 int nvb__opat_used(const struct nvb_workload *w)
 {
-    return w->seq_stride != 0 || w->zone_size != 0;
+    return w->seq_stride != 0 || (w->zone_size != 0 && w->zone_mode != NVB__ZONE_ZBD); /* zbd's zones: core/zbd.c */
 }
 
 int nvb__opat_check(const struct nvb_workload *w, char *err, size_t len)
 {
     const char *key = w->seq_stride ? "seq_stride" : "zone_size";
+    if (w->zone_mode == NVB__ZONE_ZBD && (w->zone_range || w->zone_skip)) {
+        snprintf(err, len, "%s=%llu with zone_mode=zbd: emulated zones cover the whole region, with no range or skip",
+                 w->zone_range ? "zone_range" : "zone_skip",
+                 (unsigned long long)(w->zone_range ? w->zone_range : w->zone_skip));
+        return -EINVAL;
+    }
     if (!w->zone_size && (w->zone_range || w->zone_skip)) {
         snprintf(err, len, "%s=%llu without zone_size: zones need their size (bytes done in each)",
                  w->zone_range ? "zone_range" : "zone_skip",

@@ -532,6 +532,8 @@ int nvb__plan_build(const struct nvb_workload *w, struct plan *p, char *err, siz
     if (rc == 0)
         rc = nvb__zeroes_check(w, p, err, errlen); /* write_zeroes: core/iomode.c */
     if (rc == 0)
+        rc = nvb__zbd_plan(w, p, err, errlen); /* zone_mode=zbd and its keys */
+    if (rc == 0)
         rc = plan_budget(w, p, err, errlen);
     if (rc == 0)
         rc = nvb__ss_plan(w, p, err, errlen);

@@ -11,6 +11,7 @@
  *   job_pace.c   the loop's pacer: a rate's schedule, think time
  *   job_watch.c  the loop's watchdog (io_timeout)
  *   job_readback.c  verify_readback: a job's read-back of the blocks it wrote
+ *   zbd.c        emulated zones (zone_mode=zbd): where each I/O of a zoned run goes
  *   sampler.c    time series, progress, poll/cancel checks, CPU sampling
  *   aggregate.c  per job -> per target -> totals, end-of-run warnings
  *   cancel.c     nvb_cancel_*
@@ -29,6 +30,7 @@
 #include "core/offpat.h"
 #include "core/sched.h"
 #include "core/verify.h"
+#include "core/zbd.h"
 #include "platform/platform.h"
 
 #define MAX_PLAN_WARN 16
@@ -188,6 +190,7 @@ struct job {
     uint64_t ts_lat_prev[NVB__NDIR];     /* the sampler's: live.lat_sum at its last sample */
     unsigned abandoned;          /* I/Os left in flight when the watchdog fired */
     int stalled;                 /* the watchdog found an I/O older than io_timeout */
+    int zbd_eof;                 /* zone_mode=zbd: no zone held data to read or trim, the job's I/O ended */
     int rc;                      /* setup or fatal error */
     char why[256];
     char note[256];              /* the engine's note after the run */
@@ -226,6 +229,7 @@ struct run {
     unsigned counting;           /* jobs still in their loop */
     int ss_stopped;              /* the sampler stopped the run: steady state with ss.stop=1 */
     int io_err;                  /* first I/O error when stopping at errors */
+    struct nvb__zbd *zbd;        /* zone_mode=zbd: each target's zones (core/zbd.c), else NULL */
     char io_err_msg[256];
 };
 

@@ -198,9 +198,62 @@ START_TEST(options_of_fios_examples)
     ck_assert_str_eq(nvb_fiomap_item(m, 0, NVB_FIOMAP_TARGETS, 2, NULL, NULL), "f2");
     ck_assert_uint_eq(nvb_fiomap_count(m, 0, NVB_FIOMAP_WARNINGS), 2); /* the engine's note, gtod_reduce's */
     nvb_fiomap_free(m);
-    m = map_text("[z]\nioengine=null\nzonemode=zbd\nsize=8m\n", NVB_FIOMAP_LENIENT, &rc);
+}
+END_TEST
+
+/* zonemode=zbd: emulated zones (core/zbd.c, docs/zoned.md); 'z' sizes are
+ * zones of zonesize, as fio's */
+START_TEST(zoned_options)
+{
+    int rc;
+    struct nvb_fiomap *m = map_text("[global]\nzonemode=zbd\nzonesize=1M\n[z]\nioengine=null\nzonecapacity=512k\n"
+                                    "max_open_zones=4\nzone_reset_threshold=0.7\nzone_reset_frequency=0.125\n"
+                                    "read_beyond_wp=1\noffset=2z\nsize=8z\nrw=randwrite\n", 0, &rc);
+    ck_assert_msg(m != NULL, "%s", why);
+    KEY_EQ(m, 0, "zone_mode", "zbd");
+    KEY_EQ(m, 0, "zone_size", "1048576");
+    KEY_EQ(m, 0, "zone_capacity", "524288");
+    KEY_EQ(m, 0, "max_open_zones", "4");
+    KEY_EQ(m, 0, "zone_reset_threshold", "0.7");
+    KEY_EQ(m, 0, "zone_reset_frequency", "0.125");
+    KEY_EQ(m, 0, "read_beyond_wp", "1");
+    KEY_EQ(m, 0, "offset", "2097152");
+    KEY_EQ(m, 0, "size", "8388608");
+    nvb_fiomap_free(m);
+    /* zones counted without zonemode=zbd and a zonesize: refused even lenient */
+    m = map_text("[z]\nioengine=null\nsize=8z\n", NVB_FIOMAP_LENIENT, &rc);
     ck_assert_ptr_null(m);
-    ck_assert_msg(strstr(why, "fio option 'zonemode'"), "%s", why);
+    ck_assert_msg(strstr(why, "fio option 'size': '8z' counts zones"), "%s", why);
+    /* zonesize alone is fio's strided zones of offsets (zone_size without zone_mode) */
+    m = map_text("[z]\nioengine=null\nsize=8m\nzonesize=1m\n", 0, &rc);
+    ck_assert_msg(m != NULL, "%s", why);
+    KEY_EQ(m, 0, "zone_size", "1048576");
+    ck_assert_ptr_null(key(m, 0, "zone_mode", NULL));
+    nvb_fiomap_free(m);
+    /* zonecapacity belongs to zbd's zones: refused without, dropped with a warning when lenient */
+    m = map_text("[z]\nioengine=null\nsize=8m\nzonecapacity=1m\n", 0, &rc);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strstr(why, "fio option 'zonecapacity': without zonemode=zbd"), "%s", why);
+    m = map_text("[z]\nioengine=null\nsize=8m\nzonecapacity=1m\n", NVB_FIOMAP_LENIENT, &rc);
+    ck_assert_msg(m != NULL, "%s", why);
+    ck_assert_ptr_null(key(m, 0, "zone_capacity", NULL));
+    ck_assert_str_eq(nvb_fiomap_item(m, 0, NVB_FIOMAP_DROPPED, 0, NULL, NULL), "zonecapacity");
+    nvb_fiomap_free(m);
+    /* zbd's zones cover the whole region: no range or skip */
+    m = map_text("[z]\nioengine=null\nsize=8m\nzonemode=zbd\nzonesize=1m\nzoneskip=1m\nrw=write\n", 0, &rc);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strstr(why, "fio option 'zoneskip': with zonemode=zbd"), "%s", why);
+    m = map_text("[z]\nioengine=null\nsize=8m\nzonemode=bogus\n", NVB_FIOMAP_LENIENT, &rc);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strstr(why, "fio's zone modes are none, strided and zbd"), "%s", why);
+    /* a verify read-back reads what was written, wherever the pointers are */
+    m = map_text("[z]\nioengine=null\nzonemode=zbd\nzonesize=1m\nsize=4m\nrw=write\nverify=crc32c\n", 0, &rc);
+    ck_assert_msg(m != NULL, "%s", why);
+    ck_assert_uint_eq(nvb_fiomap_workloads(m), 2);
+    KEY_EQ(m, 1, "rw", "read");
+    KEY_EQ(m, 1, "read_beyond_wp", "1");
+    ck_assert_ptr_null(key(m, 0, "read_beyond_wp", NULL));
+    nvb_fiomap_free(m);
 }
 END_TEST
 
@@ -397,6 +450,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, refused_or_left_out);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, options_of_fios_examples);
+    tcase_add_test(tc, zoned_options);
     tcase_add_test(tc, sequential_clones_start_together);
     tcase_add_test(tc, job_beside_a_verify_writer);
     tcase_add_test(tc, wait_for_as_steps);

@@ -365,6 +365,8 @@ static const struct { const char *key, *value; } echo_vals[] = {
     {"sprandom.op", "0.28"}, {"sprandom.regions", "400"}, {"sprandom.cache", "1m"}, {"ss", "iops"},
     {"ss.window", "50ms"}, {"ss.excursion", "12.5"},
     {"ss.slope", "5"}, {"ss.stop", "1"}, {"startdelay", "1.5ms"},
+    {"zone_mode", "zbd"}, {"zone_size", "1m"}, {"zone_capacity", "512k"}, {"max_open_zones", "4"},
+    {"zone_reset_threshold", "0.7"}, {"zone_reset_frequency", "0.125"}, {"read_beyond_wp", "1"},
 };
 
 /* Every key of a as b shows it (nvb_workload_get), and the same echo. */

@@ -879,12 +879,6 @@ def test_startdelay_is_the_key(tmp_path):
         from_fio_job(write(tmp_path, "[a]\nioengine=null\nsize=1m\nstartdelay=1-3\n"))
 
 
-def test_zoned_refused_even_lenient():
-    for lenient in (False, True):
-        with pytest.raises(FioJobError, match=r"\[z\]: fio option 'zonemode': 'zbd': zoned devices"):
-            from_fio_job(job("zoned"), lenient=lenient)
-
-
 def test_shares_of_the_target(tmp_path, monkeypatch):
     """offset=30% and size=30% of a 1 MiB file: fio 3.33 reads 76 blocks from 315392 (the
     share rounded up to a block); so does nvbench."""
@@ -933,8 +927,8 @@ def test_cli_fio_check_shows_the_map_and_runs_nothing(tmp_path):
     target = tmp_path / "made.dat"
     p = cli("fio-check", write(tmp_path, f"[w]\nioengine=psync\nfilename={target}\nsize=1m\nrw=write\n"))
     assert p.returncode == 0 and "run --fio would start" in p.stdout and not target.exists()
-    p = cli("fio-check", job("zoned"), "--fio-lenient")
-    assert p.returncode == 2 and "'zonemode'" in p.stdout
+    p = cli("fio-check", job("zoned"))
+    assert p.returncode == 0 and "zone_mode=zbd" in p.stdout and "from zonemode" in p.stdout
 
 
 def test_logs_averaged_become_the_time_series(tmp_path):

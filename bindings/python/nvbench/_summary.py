@@ -211,6 +211,10 @@ def _block(data):
     lines.extend(_precondition_lines(data.get("precondition")))
     lines.extend(_util_lines(data.get("per_target")))
     lines.extend(_device_lines(data.get("per_target")) + _energy_lines(data.get("energy")))
+    wl = data.get("workload") or {}
+    if wl.get("zone_mode") == "zbd":  # docs/zoned.md
+        lines.append(f"  zones: emulated, {_bytes(wl.get('zone_size') or 0)} each, "
+                     f"{data.get('zone_resets', 0):,} zone resets")
     errs = (data.get("errors") or {}).get("count")
     if errs:
         lines.append(f"  errors: {errs}")
