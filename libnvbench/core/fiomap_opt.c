@@ -52,8 +52,6 @@ static const char *const reasons[][2] = {
     {"rate_min", "nvbench has no minimum rate that stops a job running slower"},
     {"ratemin", "nvbench has no minimum rate that stops a job running slower"},
     {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
-    {"flow", "nvbench has no flow control between jobs: the jobs would run at their own pace"},
-    {"flow_sleep", "nvbench has no flow control between jobs (fio's flow): nothing to sleep for"},
     {"numa_cpu_nodes", "fio's job floats over the nodes' CPUs; nvbench pins job i to one CPU (give cpus_allowed=LIST "
                        "with cpus_allowed_policy=split, or the key cpus=local)"},
     {"numa_mem_policy", "nvbench does not set a memory policy: its buffers stay where the kernel places them"},

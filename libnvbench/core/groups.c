@@ -42,6 +42,7 @@ struct grp {
     struct run r;
     struct nvb_run_opts o;
     struct nvb_result *res;
+    struct nvb__flow flow;       /* its flow_id's flow, when it is the step's first group of that flow */
     struct nvb__thread *thr;
     int barrier_pending;
     int rc;
@@ -352,6 +353,20 @@ static int groups_phase(struct groups *G)
     return rc;
 }
 
+/* The flow group i's jobs share with the step's other groups of its
+ * flow_id (core/flow.c): the first such group's. NULL without flow. */
+static struct nvb__flow *groups_flow(struct groups *G, size_t i)
+{
+    const struct nvb_workload *w = G->g[i].w;
+    if (!w->flow)
+        return NULL;
+    for (size_t k = 0; k < i; k++)
+        if (G->g[k].w->flow && G->g[k].w->flow_id == w->flow_id)
+            return &G->g[k].flow;
+    G->g[i].flow = (struct nvb__flow){.ios = 1};
+    return &G->g[i].flow;
+}
+
 /* Each group's result and run, as nvb_run() would begin them. */
 static int groups_begin(struct groups *G)
 {
@@ -371,6 +386,7 @@ static int groups_begin(struct groups *G)
         g->r.opts = &g->o;
         g->r.cancel = &G->cancel;
         g->r.p = &g->p;
+        g->r.flow = groups_flow(G, i);
         if (!(g->res = nvb__result_new()))
             return -ENOMEM;
         snprintf(g->res->group, sizeof g->res->group, "%s", g->name);

@@ -427,6 +427,31 @@ const struct keydef nvb__keys[] = {
              "(fio too picks a size that fits what is left). `precondition` writes `bs` passes without the "
              "mix. The result counts the I/Os by size per direction (`bs_counts`, "
              "[json-schema.md](json-schema.md))"},
+    {KEY("flow", K_UINT, flow, 0, 1000),
+     .group = "timing", .fio = "flow", .flags = MEASURES | FIO_AS_IS,
+     .help = "weight in flow control between jobs sharing a flow_id: their I/O counts keep to the ratio of "
+              "their weights (0: none)",
+     .dflt = "0",
+     .range = "0 .. 1000 (fio's range)",
+     .doc = "token-based flow control between the jobs of a run, and of the groups of one step "
+             "(`nvb_run_groups`, the jobs of a fio job file running together), that share a `flow_id`: a job "
+             "issues an I/O only while its share of the I/Os the flow has issued so far is at most its share of "
+             "the flow's weight (each of `jobs` counts as one job of this weight), so the I/O counts keep to "
+             "the ratio of the weights, and the faster jobs wait for the slower (fio's `flow`). A job held back reaps what it has in flight "
+             "and then sleeps `flow_sleep`; a job that ends leaves the flow, its I/Os and its weight no longer "
+             "count. The precondition runs without it"},
+    {KEY("flow_id", K_UINT, flow_id, 0, 4294967295u),
+     .group = "timing", .fio = "flow_id", .flags = MEASURES | FIO_AS_IS,
+     .help = "the flow a job with flow > 0 belongs to",
+     .dflt = "0",
+     .doc = "jobs (and groups of one step) with `flow` set and the same `flow_id` share one flow"},
+    {KEY("flow_sleep", K_USEC, flow_sleep_ns, 0, 3600ull * NS_PER_S), .echo = "flow_sleep_s",
+     .unit = "microseconds", .group = "timing", .fio = "flow_sleep", .flags = MEASURES | FIO_AS_IS,
+     .help = "how long a job held back by its flow sleeps before it tries again (0: it yields the CPU)",
+     .dflt = "0",
+     .range = "0 .. 1h; a bare number is microseconds (fio's unit), or `250us`, `2ms`",
+     .doc = "a job held back by its `flow` first reaps what it has in flight, then sleeps this long and "
+             "tries again (fio's `flow_sleep`); 0 yields the CPU and tries again at once (fio spins)"},
     {KEY("thinktime", K_USEC, thinktime_ns, 0, 3600ull * NS_PER_S), .echo = "thinktime_s",
      .unit = "microseconds", .group = "timing", .fio = "thinktime", .flags = MEASURES,
      .help = "pause after every thinktime_blocks I/Os have completed: microseconds as fio's, or with a unit "

@@ -25,6 +25,8 @@ const char *nvb__clock_source(void);
 uint64_t nvb__wall_ns(void);
 /* Sleep for ns (interruptible by nothing; short sleeps may return early). */
 void nvb__sleep_ns(uint64_t ns);
+/* Give the CPU to another runnable thread, if any (a waiter that spins). */
+void nvb__yield(void);
 
 /* ---- threads ---- */
 struct nvb__thread;
