@@ -61,10 +61,8 @@ static const char *const reasons[][2] = {
     {"fsync", "nvbench issues no fsync between writes: a job's writes would not be flushed every N"},
     {"fdatasync", "nvbench issues no fdatasync between writes: a job's writes would not be flushed every N"},
     {"end_fsync", "nvbench issues no fsync at a job's end: the last writes would not be flushed"},
-    {"prio", "nvbench sets no I/O priority: the job's I/O would run at the default priority"},
-    {"prioclass", "nvbench sets no I/O priority class: the job's I/O would run at the default class"},
-    {"cmdprio_percentage", "nvbench sets no per-command priority: every I/O would run at the default priority"},
-    {"cmdprio_bssplit", "nvbench sets no per-command priority: every I/O would run at the default priority"},
+    {"cmdprio_bssplit", "nvbench gives cmdprio_pct of all I/Os one priority (cmdprio_percentage); priorities by "
+                        "block size have no equivalent: those I/Os would run at the job's priority"},
     {"latency_target", "nvbench has no search of the queue depth under a latency target in a job file (nvbench "
                        "search finds the highest throughput under a latency bound)"},
     {"dedupe_mode", "nvbench's data_dedupe repeats one block; fio's working-set modes have no equivalent"},
@@ -424,6 +422,25 @@ static int h_random_generator(struct fm_job *j, const char *opt, const char *v)
                       "offsets follow its sequence, not fio's", j->name, v);
 }
 
+/* fio's cmdprio_percentage, cmdprio_class and cmdprio (read,write values):
+ * one value for both directions as the keys cmdprio_pct, cmdprio_class,
+ * cmdprio. fio reports latency per priority too: nvbench over all I/Os. */
+static int h_cmdprio(struct fm_job *j, const char *opt, const char *v)
+{
+    char one[NVB_FIOJOB_MAX_LINE + 1];
+    uint64_t n;
+    int rc = fm_one_value(j, opt, one, sizeof one);
+    (void)v;
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    TRY(fm_whole(j, opt, one, "a whole number", &n));
+    const int pct = !strcmp(opt, "cmdprio_percentage");
+    TRY(fm_setu(j, pct ? "cmdprio_pct" : opt, n, opt));
+    return pct && n ? fm_warn(j, "fio job section [%s]: cmdprio_percentage=%s: the same I/O at the same "
+                                 "priorities; fio reports latency per priority too, nvbench over all I/Os",
+                              j->name, one) : 0;
+}
+
 static int h_zero_buffers(struct fm_job *j, const char *opt, const char *v)
 {
     int t = fm_flag(j, opt);
@@ -463,6 +480,9 @@ static const struct {
     {"cpus_allowed", h_cpus, 0},
     {"continue_on_error", h_continue, 0},
     {"zero_buffers", h_zero_buffers, 1},
+    {"cmdprio_percentage", h_cmdprio, 0},
+    {"cmdprio_class", h_cmdprio, 0},
+    {"cmdprio", h_cmdprio, 0},
     {"zonemode", h_zonemode, 0},
     {"bsrange", h_bsrange, 0},
     {"random_distribution", h_random_distribution, 0},

@@ -305,6 +305,13 @@ void     nvb__flow_join(struct run *r);
 unsigned nvb__flow_room(struct job *j, unsigned room);
 void     nvb__flow_held(struct job *j);
 void     nvb__flow_leave(struct job *j);
+/* I/O priorities (ioprio.c). nvb__prio_plan: cmdprio_pct on an engine
+ * without per-I/O priorities refused (-ENOTSUP, err). nvb__prio_job: on
+ * the job's thread before its engine's setup: the thread's priority set
+ * (ioprio_class, ioprio) and what the engine gives each I/O, in *out; 0,
+ * or negative errno with j->why. */
+int nvb__prio_plan(const struct nvb_workload *w, const struct plan *p, char *err, size_t errlen);
+int nvb__prio_job(struct job *j, struct nvb__prio *out);
 /* The loop's watchdog (job_watch.c). nvb__watch_stalled: nothing
  * completed for io_timeout: the job stops and abandons what it has in
  * flight. nvb__watch_scan: one I/O older than io_timeout stops the run;

@@ -356,7 +356,7 @@ static const struct { const char *key, *value; } echo_vals[] = {
     {"data_compress", "50"}, {"data_dedupe", "20"}, {"seed", "18446744073709551615"}, {"rate_iops", "100000"},
     {"rate_mode", "closed"}, {"rate_process", "poisson"}, {"cpus", "0"}, {"allow_destructive", "1"},
     {"target_mode", "split"}, {"seq_start", "same"}, {"verify", "1"}, {"continue_on_error", "1"}, {"bssplit", "4k/50:8k/50"},
-    {"thinktime", "7us"}, {"thinktime_blocks", "3"}, {"flow", "8"}, {"flow_id", "3"}, {"flow_sleep", "250us"}, {"submit_batch", "2"}, {"complete_batch", "2"},
+    {"thinktime", "7us"}, {"thinktime_blocks", "3"}, {"flow", "8"}, {"ioprio_class", "3"}, {"ioprio", "5"}, {"cmdprio_pct", "20"}, {"cmdprio_class", "2"}, {"cmdprio", "6"}, {"flow_id", "3"}, {"flow_sleep", "250us"}, {"submit_batch", "2"}, {"complete_batch", "2"},
     {"name", "a \"quoted\" name"}, {"lat_include_errors", "1"}, {"io_timeout", "1.5s"}, {"fault.rate", "1/3"},
     {"fault.errno", "ENOSPC"}, {"fault.short", "0.1%"}, {"fault.delay", "1ms"}, {"fault.delay_rate", "0.5"},
     {"fault.seed", "99"}, {"precondition", "1"}, {"ss", "iops"}, {"ss.window", "50ms"}, {"ss.excursion", "12.5"},

@@ -76,3 +76,50 @@ def test_flow_out_of_range(tmp_path):
     p.write_text("[j]\nioengine=null\nsize=1m\nflow=1001\n")
     with pytest.raises(FioJobError, match=r"'1001' for key 'flow' out of range \[0, 1000\]"):
         run_fio_job(str(p))
+
+
+# ------------------------------------------------------------------ I/O priorities
+
+def test_prio_keys():
+    [[idle], [uring], [sync]] = from_fio_job(job("prio"))
+    assert (idle["ioprio_class"], idle["cmdprio_pct"], idle["cmdprio_class"]) == ("3", "20", "1")
+    assert idle["fio"]["origin"]["ioprio_class"] == "prioclass"
+    assert "ioprio" not in idle and "cmdprio" not in idle
+    assert (uring["ioprio_class"], uring["ioprio"], uring["cmdprio_pct"], uring["cmdprio"]) == ("2", "7", "50", "0")
+    assert (sync["ioprio"], "ioprio_class" in sync, "cmdprio_pct" in sync) == ("4", False, False)
+    assert any("latency per priority" in w for w in idle["fio"]["warnings"])
+
+
+def test_prio_runs_as_fio(tmp_path, monkeypatch):
+    """Each job reads the 256 blocks fio 3.33 reads on the same file; the priorities are in the
+    request (as root the kernel takes the real-time class; a user without CAP_SYS_ADMIN gets
+    EPERM for those I/Os) and the result says which were used."""
+    d = scratch(tmp_path, "prio.dat")
+    monkeypatch.chdir(d)
+    rs = run_fio_job(job("prio"))
+    got = {r.data["workload"]["name"]: r.data for r in rs}
+    assert [r.data["workload"]["name"] for r in rs] == ["idle-rt", "be-uring", "be-sync"]
+    for r in got.values():
+        assert (r["read"]["ios"], r["errors"]["count"]) == (256, 0)
+    assert got["idle-rt"]["engine_used"]["ioprio"] == "class 3 level 0"
+    assert got["idle-rt"]["engine_used"]["cmdprio"] == "20% at class 1 level 0"
+    assert got["be-uring"]["engine_used"]["cmdprio"] == "50% at class 2 level 0"
+    assert got["be-sync"]["engine_used"] == {"ioprio": "class 2 level 4"}
+    if FIO:
+        (tmp_path / "fio").mkdir()
+        f = fio_ios(job("prio"), scratch(tmp_path / "fio", "prio.dat"))
+        assert f == {"idle-rt": (256, 0), "be-uring": (256, 0), "be-sync": (256, 0)}
+
+
+@pytest.mark.parametrize("text,why", [
+    ("ioengine=psync\ncmdprio_percentage=10\n", r"cmdprio_pct '10': engine 'psync' sets no priority per I/O"),
+    ("ioengine=libaio\ncmdprio_percentage=10,20\n", r"'cmdprio_percentage': different values per direction"),
+    ("ioengine=libaio\nprioclass=4\n", r"'4' for key 'ioprio_class' out of range \[0, 3\]"),
+    ("ioengine=libaio\ncmdprio_bssplit=4k/50\n", r"'cmdprio_bssplit': .*priorities by block size"),
+])
+def test_prio_refused(tmp_path, text, why):
+    d = scratch(tmp_path, "r.dat")
+    p = tmp_path / "t.fio"
+    p.write_text(f"[j]\nfilename={d}/r.dat\nsize=64k\nrw=read\n{text}")
+    with pytest.raises(FioJobError, match=why):
+        run_fio_job(str(p))
