@@ -436,7 +436,8 @@ const struct keydef nvb__keys[] = {
              "so its I/O carries it on every engine (io_uring also puts it in each request, for a submitting "
              "thread of the kernel's with `io_uring.sqpoll`); the device's I/O scheduler (bfq, mq-deadline) "
              "acts on it. Real time needs CAP_SYS_ADMIN or CAP_SYS_NICE: without, the run fails saying so. "
-             "With `ioprio` but class 0: best effort (fio's `prioclass`). Elsewhere than Linux refused"},
+             "With `ioprio` but class 0: best effort (fio's `prioclass`). The result's `engine_used.ioprio` says "
+             "which was set. Elsewhere than Linux refused"},
     {KEY("ioprio", K_UINT, ioprio, 0, 7),
      .group = "workload", .fio = "prio", .flags = MEASURES | FIO_AS_IS,
      .help = "the I/O priority level within ioprio_class, 0 (highest) to 7",
@@ -451,7 +452,8 @@ const struct keydef nvb__keys[] = {
      .doc = "each I/O is drawn (one generator per job, from `seed`): this percent get the priority "
              "`cmdprio_class`/`cmdprio` in the request itself, the others the job's (`ioprio_class`, "
              "`ioprio`, or none); io_uring and libaio only (the engines whose requests carry a priority), "
-             "refused with the others. Latency is reported over all I/Os, not split by priority"},
+             "refused with the others (`engine_used.cmdprio` in the result). Latency is reported over all I/Os, "
+             "not split by priority"},
     {KEY("cmdprio_class", K_UINT, cmdprio_class, 0, 3),
      .group = "workload", .fio = "cmdprio_class", .flags = MEASURES,
      .help = "the class of cmdprio_pct's I/Os: 1 real time (also for 0, the default), 2 best effort, 3 idle",
