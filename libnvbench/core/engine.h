@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/rand.h"
+
 /* One I/O slot. The runner fills buf/off/len/target/dir before submit; the
  * engine sets res (bytes transferred, or -errno) before returning the slot
  * from reap(). `eng` is scratch space an engine may use (e.g. its iocb). */
@@ -94,6 +96,25 @@ struct nvb__pi {
     uint64_t md_per_io;        /* bytes of the metadata buffer each I/O carries */
 };
 
+/* I/O priorities (core/ioprio.c): each I/O's, the kernel's ioprio value
+ * (class << 13 | level; 0: none, the thread's). The job's own (ioprio_class,
+ * ioprio) is its thread's, set before setup(); an engine whose kernel
+ * interface takes a per-I/O priority gives cmd to cmd_pct percent of its
+ * I/Os, drawn with rng, and dflt to the rest (the job's own, for an
+ * interface whose submitter may be another thread: io_uring's SQPOLL). */
+struct nvb__prio {
+    uint16_t dflt, cmd;
+    unsigned cmd_pct;
+    uint64_t rng;
+};
+/* The priority of the next I/O (engines flagged NVB__ENG_PRIO). */
+static inline uint16_t nvb__prio_next(struct nvb__prio *p)
+{
+    if (!p->cmd_pct)
+        return p->dflt;
+    return nvb__splitmix64(&p->rng) % 100u < p->cmd_pct ? p->cmd : p->dflt;
+}
+
 struct nvb__engine_ctx {
     unsigned     qd;           /* slots this job keeps in flight at most */
     unsigned     nfds;
@@ -123,6 +144,7 @@ struct nvb__engine_ctx {
     unsigned     rflags, wflags; /* RWF_* each read, each write carries (core/iomode.h); 0: none */
     struct nvb__pi pi;         /* protection information and metadata (passthrough; core/pi.c) */
     int          zeroes;       /* trims write zeroes instead of discarding (psync, io_uring, nvme) */
+    struct nvb__prio prio;     /* I/O priorities (NVB__ENG_PRIO engines); all 0: none */
     char        *why;          /* reason for a failure of setup(), NUL-terminated */
     size_t       why_len;
 };
@@ -140,6 +162,9 @@ enum {
     NVB__ENG_TRIM = 16,       /* takes I/Os of dir NVB_TRIM (rw=trim,
                                * randtrim); the planner refuses trims to
                                * the others */
+    NVB__ENG_PRIO = 64,       /* gives each I/O the priority ctx->prio picks
+                               * (cmdprio_pct: nvb__prio_next()); the planner
+                               * refuses cmdprio_pct to the others */
     NVB__ENG_SUBMIT_QUEUES = 32, /* submit() only queues (fills submission
                                * entries); the kernel is entered in reap():
                                * a slat then times the queueing alone */

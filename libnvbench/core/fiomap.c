@@ -623,6 +623,7 @@ static int finish(struct fm_job *j)
     TRY(submit_mode(j));
     TRY(logs(j));
     TRY(fm_steady(j));
+    TRY(fm_lat_target(j));
     TRY(blockalign(j));
     TRY(fm_zones(j));
     TRY(fm_continue(j));

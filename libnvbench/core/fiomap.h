@@ -97,6 +97,9 @@ int fm_flag(struct fm_job *j, const char *opt);
 /* A read,write[,trim] option with one value for all directions into buf:
  * 0, 1 (a lenient mapping left it out) or an error. */
 int fm_one_value(struct fm_job *j, const char *opt, char *buf, size_t len);
+/* fm_one_value's one value as a whole number (fm_whole): 0, 1 (a lenient
+ * mapping left it out) or an error. */
+int fm_one_whole(struct fm_job *j, const char *opt, const char *what, uint64_t *out);
 /* The distinct CPUs of a list (0-3,6), each below FM_MAX_CPUS. */
 int fm_cpu_count(struct fm_job *j, const char *opt, const char *v, unsigned *n);
 /* text cut at a UTF-8 character so that text + suffix fits the name key,
@@ -128,6 +131,9 @@ int fm_steady(struct fm_job *j);
 int fm_sprandom(struct fm_job *j);
 /* continue_on_error=read, write or io after rw and verify are mapped. */
 int fm_continue(struct fm_job *j);
+/* latency_target (with latency_window, runtime, ramp_time) after iodepth:
+ * qd=1 when fio's search cannot start before the job ends, else refused. */
+int fm_lat_target(struct fm_job *j);
 int fm_wait_for(struct fm_job *j, const struct nvb_fiomap *m, size_t step_start);
 
 /* ---- fiomap_host.c: options whose meaning depends on this machine ---- */

@@ -53,19 +53,13 @@ static const char *const reasons[][2] = {
     {"rate_min", "nvbench has no minimum rate that stops a job running slower"},
     {"ratemin", "nvbench has no minimum rate that stops a job running slower"},
     {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
-    {"flow", "nvbench has no flow control between jobs: the jobs would run at their own pace"},
-    {"flow_sleep", "nvbench has no flow control between jobs (fio's flow): nothing to sleep for"},
     {"verify_backlog", "fio checks written blocks while it writes, every N writes; nvbench's read-back checks them "
                        "after the write step"},
     {"fsync", "nvbench issues no fsync between writes: a job's writes would not be flushed every N"},
     {"fdatasync", "nvbench issues no fdatasync between writes: a job's writes would not be flushed every N"},
     {"end_fsync", "nvbench issues no fsync at a job's end: the last writes would not be flushed"},
-    {"prio", "nvbench sets no I/O priority: the job's I/O would run at the default priority"},
-    {"prioclass", "nvbench sets no I/O priority class: the job's I/O would run at the default class"},
-    {"cmdprio_percentage", "nvbench sets no per-command priority: every I/O would run at the default priority"},
-    {"cmdprio_bssplit", "nvbench sets no per-command priority: every I/O would run at the default priority"},
-    {"latency_target", "nvbench has no search of the queue depth under a latency target in a job file (nvbench "
-                       "search finds the highest throughput under a latency bound)"},
+    {"cmdprio_bssplit", "nvbench gives cmdprio_pct of all I/Os one priority (cmdprio_percentage); priorities by "
+                        "block size have no equivalent: those I/Os would run at the job's priority"},
     {"dedupe_mode", "nvbench's data_dedupe repeats one block; fio's working-set modes have no equivalent"},
     {"write_mode", "zone append and the other write commands need a real zoned device's commands, which nvbench "
                    "does not send (its zones are emulated: docs/zoned.md)"},
@@ -182,13 +176,11 @@ static int h_same_flag(struct fm_job *j, const char *opt, const char *v)
 
 static int h_rate_iops(struct fm_job *j, const char *opt, const char *v)
 {
-    char one[NVB_FIOJOB_MAX_LINE + 1];
     uint64_t n;
-    int rc = fm_one_value(j, opt, one, sizeof one);
+    int rc = fm_one_whole(j, opt, "a count of I/Os per second", &n);
     (void)v;
     if (rc != 0)
         return rc < 0 ? rc : 0;
-    TRY(fm_whole(j, opt, one, "a count of I/Os per second", &n));
     if (n && j->numjobs > UINT64_MAX / n)
         return fm_err(j, opt, "%llu per job over %llu jobs is more than 2^64 - 1 I/Os per second",
                       (unsigned long long)n, (unsigned long long)j->numjobs);
@@ -435,6 +427,38 @@ static int h_random_generator(struct fm_job *j, const char *opt, const char *v)
                       "offsets follow its sequence, not fio's", j->name, v);
 }
 
+/* fio's cmdprio_percentage, cmdprio_class and cmdprio (read,write values):
+ * one value for both directions as the keys cmdprio_pct, cmdprio_class,
+ * cmdprio. fio reports latency per priority too: nvbench over all I/Os. */
+static int h_cmdprio(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t n;
+    int rc = fm_one_whole(j, opt, "a whole number", &n);
+    (void)v;
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    const int pct = !strcmp(opt, "cmdprio_percentage");
+    TRY(fm_setu(j, pct ? "cmdprio_pct" : opt, n, opt));
+    return pct && n ? fm_warn(j, "fio job section [%s]: cmdprio_percentage=%llu: the same I/O at the same "
+                                 "priorities; fio reports latency per priority too, nvbench over all I/Os",
+                              j->name, (unsigned long long)n) : 0;
+}
+
+/* latency_target, latency_window: fio times in microseconds (read again
+ * by fm_lat_target once the job's runtime is known); latency_percentile:
+ * a share up to 100. */
+static int h_latency(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t ns;
+    if (strcmp(opt, "latency_percentile"))
+        return fm_time(j, opt, "us", &ns);
+    char *end;
+    double pct = strtod(v, &end);
+    if (end == v || *end || !(pct > 0 && pct <= 100))
+        return fm_err(j, opt, "'%s' is not a percentile above 0, at most 100", v);
+    return 0;
+}
+
 static int h_zero_buffers(struct fm_job *j, const char *opt, const char *v)
 {
     int t = fm_flag(j, opt);
@@ -474,6 +498,12 @@ static const struct {
     {"cpus_allowed", h_cpus, 0},
     {"continue_on_error", h_continue, 0},
     {"zero_buffers", h_zero_buffers, 1},
+    {"cmdprio_percentage", h_cmdprio, 0},
+    {"latency_target", h_latency, 0},
+    {"latency_window", h_latency, 0},
+    {"latency_percentile", h_latency, 0},
+    {"cmdprio_class", h_cmdprio, 0},
+    {"cmdprio", h_cmdprio, 0},
     {"zonemode", h_zonemode, 0},
     {"zonesize", fm_h_zone, 0},
     {"zonerange", fm_h_zone, 0},
@@ -605,6 +635,43 @@ int fm_steady(struct fm_job *j)
                 "limit of the mean, nvbench max - min within twice it, so it may judge steady a window fio does not"));
     return ramp ? fm_warn(j, "fio job section [%s]: %s: fio judges from then on, nvbench from its first full "
                              "window: a run may stop earlier than fio's", j->name, ropt) : 0;
+}
+
+/* fio's latency_target: the job starts at queue depth 1 and, at the end
+ * of every latency_window, raises the depth when latency_percentile of the
+ * window's I/Os completed within the target (else lowers it), until it
+ * settles, then runs a last window at that depth and ends. nvbench has no
+ * such search inside a job; but a job whose runtime (with its ramp) ends
+ * before its first window does (fio's latency-profile example, capped)
+ * never leaves depth 1 in fio: that is qd=1, which nvbench runs, with a
+ * note. Otherwise refused. */
+int fm_lat_target(struct fm_job *j)
+{
+    const char *ropt = fm_val(j, "runtime") ? "runtime" : fm_val(j, "timeout") ? "timeout" : NULL;
+    uint64_t target, window = 0, runtime = 0, ramp = 0;
+    if (!fm_has(j, "latency_target", NULL))
+        return 0;
+    TRY(fm_time(j, "latency_target", "us", &target));
+    if (!target) /* fio's default: no target */
+        return 0;
+    if (fm_has(j, "latency_window", NULL))
+        TRY(fm_time(j, "latency_window", "us", &window));
+    if (ropt)
+        TRY(fm_time(j, ropt, "s", &runtime));
+    if (fm_val(j, "ramp_time"))
+        TRY(fm_time(j, "ramp_time", "s", &ramp));
+    if (!runtime || ramp + runtime > window) {
+        int rc = fm_refuse(j, "latency_target", "fio searches the queue depth that keeps latency_percentile of the "
+                                                "I/Os within the target, window by window, inside the job; nvbench "
+                                                "has no such search in a job (nvbench search runs one trial per "
+                                                "depth: another measurement). Only a job whose runtime ends before "
+                                                "its first latency_window (fio then stays at depth 1) maps: qd=1");
+        return rc < 0 ? rc : 0;
+    }
+    TRY(fm_set(j, "qd", "1", "latency_target"));
+    return fm_warn(j, "fio job section [%s]: latency_target: the job ends before its first latency_window, so fio "
+                      "runs it at queue depth 1 throughout (its search never moves): qd=1; fio's report of the "
+                      "depth found (depth=1) is not repeated", j->name);
 }
 
 /* One option: a rename, a handler, structure, or nothing nvbench has. */

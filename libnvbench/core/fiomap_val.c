@@ -272,6 +272,16 @@ int fm_one_value(struct fm_job *j, const char *opt, char *buf, size_t len)
     return 0;
 }
 
+int fm_one_whole(struct fm_job *j, const char *opt, const char *what, uint64_t *out)
+{
+    char one[NVB_FIOJOB_MAX_LINE + 1];
+    int rc = fm_one_value(j, opt, one, sizeof one);
+    if (rc != 0)
+        return rc;
+    TRY(fm_whole(j, opt, one, what, out));
+    return 0;
+}
+
 /* One number of a CPU list: digits, below FM_MAX_CPUS. */
 static int cpu_num(struct fm_job *j, const char *opt, const char *a, size_t n, unsigned *out)
 {

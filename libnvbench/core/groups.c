@@ -52,6 +52,7 @@ struct grp {
     struct run r;
     struct nvb_run_opts o;
     struct nvb_result *res;
+    struct nvb__flow flow;       /* its flow_id's flow, when it is the step's first group of that flow */
     struct nvb__thread *thr;
     int barrier_pending;
     int rc;
@@ -63,10 +64,6 @@ struct grp {
 struct groups {
     struct grp *g;
     size_t n;
-    /* nvb_groups_validate: the targets earlier steps create (their paths),
-     * which exist by the time this step runs */
-    const char *const *made;
-    size_t nmade;
     struct nvb_run_opts uo;      /* the caller's */
     struct nvb_cancel cancel;    /* every group's, set by the calling thread */
     struct nvb__mutex *mu;
@@ -83,30 +80,13 @@ struct groups {
 
 /* ---- planning: names, plans, conflicts ---- */
 
-/* A target an earlier step of the same plan creates. */
-static int made_earlier(const struct groups *G, const char *path)
-{
-    for (size_t i = 0; i < G->nmade; i++)
-        if (!strcmp(G->made[i], path))
-            return 1;
-    return 0;
-}
-
 /* Two groups on one target where one writes and the other writes or
  * verifies: their data would clash. */
-static int groups_conflict(const struct groups *G, const struct grp *a, const struct grp *b, char *err, size_t errlen)
+static int groups_conflict(const struct grp *a, const struct grp *b, char *err, size_t errlen)
 {
-    /* a missing target the run would create (plan_create) can be created
-     * once; one an earlier step creates exists when this step runs */
-    for (unsigned i = 0; i < a->p.nt; i++)
-        for (unsigned k = 0; k < b->p.nt; k++)
-            if (a->p.t[i].create && b->p.t[k].create && !strcmp(a->p.t[i].path, b->p.t[k].path) &&
-                !made_earlier(G, a->p.t[i].path)) {
-                snprintf(err, errlen, "target '%s' does not exist and groups '%s' and '%s' both name it: a run "
-                         "creates a missing target once, for one group; create it first (a run of one group), "
-                         "then run the groups on it", a->p.t[i].path, a->name, b->name);
-                return -EINVAL;
-            }
+    /* a missing target two groups name (plan_create) is created once, by
+     * the first group prepared (groups_prepare); the same name is the
+     * same target below, so two writers of it are refused all the same */
     if (a->level + b->level < NVB__HOLD_WRITE + NVB__HOLD_VERIFY)
         return 0;
     const char *mism = a->level == NVB__HOLD_VERIFY || b->level == NVB__HOLD_VERIFY
@@ -161,7 +141,7 @@ static int groups_plan(struct groups *G, size_t *bad, char *err, size_t errlen)
     for (size_t i = 0; i < G->n; i++)
         for (size_t k = i + 1; k < G->n; k++) {
             *bad = k;
-            int rc = groups_conflict(G, &G->g[i], &G->g[k], err, errlen);
+            int rc = groups_conflict(&G->g[i], &G->g[k], err, errlen);
             if (rc < 0)
                 return rc;
         }
@@ -356,6 +336,32 @@ static void groups_watch(struct groups *G)
 
 /* ---- the run ---- */
 
+/* A missing target that a group prepared before g created (both named
+ * it, as fio's jobs of one file do: fio lays it out once, before they
+ * start): g is planned again, on the file as it is now. 0 or negative
+ * errno (the error set in g's result). */
+static int groups_replan(struct grp *g, const struct plan *const *held, unsigned nheld)
+{
+    int again = 0;
+    for (unsigned t = 0; t < g->p.nt; t++)
+        for (unsigned h = 0; h < nheld && g->p.t[t].create; h++)
+            for (unsigned k = 0; k < held[h]->nt; k++)
+                again |= held[h]->t[k].create && !strcmp(held[h]->t[k].path, g->p.t[t].path);
+    if (!again)
+        return 0;
+    char why[1024];
+    nvb__plan_free(&g->p);
+    g->planned = 0;
+    int rc = nvb__plan_build(g->w, &g->p, why, sizeof why);
+    if (rc < 0) {
+        snprintf(g->err, sizeof g->err, "group '%s', on the target another group created: %s", g->name, why);
+        nvb__result_seterr(g->res, rc, g->err);
+        return rc;
+    }
+    g->planned = 1;
+    return 0;
+}
+
 /* Holds, layouts, preconditions: writers first, so that a reader of the
  * same target shares a writer's hold (and its lock, its O_EXCL). */
 static int groups_prepare(struct groups *G, const struct plan **held, size_t *bad)
@@ -367,9 +373,12 @@ static int groups_prepare(struct groups *G, const struct plan **held, size_t *ba
             if (g->level != level)
                 continue;
             *bad = i;
+            int rc = groups_replan(g, held, nheld);
+            if (rc < 0)
+                return rc;
             g->p.share = held;
             g->p.nshare = nheld;
-            int rc = nvb__run_prepare(&g->r, g->res, g->err, sizeof g->err);
+            rc = nvb__run_prepare(&g->r, g->res, g->err, sizeof g->err);
             if (rc < 0)
                 return rc;
             held[nheld++] = &g->p;
@@ -416,6 +425,20 @@ static int groups_phase(struct groups *G)
     return rc;
 }
 
+/* The flow group i's jobs share with the step's other groups of its
+ * flow_id (core/flow.c): the first such group's. NULL without flow. */
+static struct nvb__flow *groups_flow(struct groups *G, size_t i)
+{
+    const struct nvb_workload *w = G->g[i].w;
+    if (!w->flow)
+        return NULL;
+    for (size_t k = 0; k < i; k++)
+        if (G->g[k].w->flow && G->g[k].w->flow_id == w->flow_id)
+            return &G->g[k].flow;
+    G->g[i].flow = (struct nvb__flow){.ios = 1};
+    return &G->g[i].flow;
+}
+
 /* Each group's result and run, as nvb_run() would begin them. */
 static int groups_begin(struct groups *G)
 {
@@ -437,6 +460,7 @@ static int groups_begin(struct groups *G)
         g->r.opts = &g->o;
         g->r.cancel = &G->cancel;
         g->r.p = &g->p;
+        g->r.flow = groups_flow(G, i);
         if (!(g->res = nvb__result_new()))
             return -ENOMEM;
         snprintf(g->res->group, sizeof g->res->group, "%s", g->name);
@@ -565,16 +589,12 @@ NVB_API int nvb_run_groups(const struct nvb_workload *const *ws, size_t n, const
 /* ---- validation of runs to come ---- */
 
 /* One step planned as its run would plan it: one workload as nvb_run()
- * does, several as job groups (names, conflicts, needs summed). Then the
- * targets it would create go into *made for the steps after it. */
-static int validate_step(const struct nvb_workload *const *ws, size_t n, const char ***made, size_t *nmade,
-                         size_t *bad, char *err, size_t errlen)
+ * does, several as job groups (names, conflicts, needs summed). */
+static int validate_step(const struct nvb_workload *const *ws, size_t n, size_t *bad, char *err, size_t errlen)
 {
     struct groups G;
     memset(&G, 0, sizeof G);
     G.n = n;
-    G.made = *made;
-    G.nmade = *nmade;
     if (!(G.g = calloc(n, sizeof *G.g)))
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
@@ -588,21 +608,6 @@ static int validate_step(const struct nvb_workload *const *ws, size_t n, const c
         G.g[0].planned = rc == 0;
     } else {
         rc = groups_plan(&G, bad, err, errlen);
-    }
-    size_t more = 0;
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        for (unsigned t = 0; t < G.g[i].p.nt; t++)
-            more += G.g[i].p.t[t].create;
-    const char **m = more ? realloc((void *)*made, (*nmade + more) * sizeof *m) : NULL;
-    if (more && !m) {
-        rc = -ENOMEM;
-        snprintf(err, errlen, "out of memory");
-    } else if (more) {
-        *made = m;
-        for (size_t i = 0; i < n; i++)
-            for (unsigned t = 0; t < G.g[i].p.nt; t++)
-                if (G.g[i].p.t[t].create)
-                    m[(*nmade)++] = G.g[i].p.t[t].path; /* the workload's own string */
     }
     groups_free(&G);
     return rc;
@@ -632,8 +637,6 @@ NVB_API int nvb_groups_validate(const struct nvb_workload *const *ws, size_t n, 
             return -EINVAL;
         }
     }
-    const char **made = NULL;
-    size_t nmade = 0;
     int rc = 0;
     for (size_t s = 0, e; rc == 0 && s < n; s = e) {
         for (e = s + 1; steps ? e < n && steps[e] == steps[s] : e < n; e++)
@@ -644,11 +647,10 @@ NVB_API int nvb_groups_validate(const struct nvb_workload *const *ws, size_t n, 
                      e - s);
             rc = -EINVAL;
         } else {
-            rc = validate_step(ws + s, e - s, &made, &nmade, &b, err, errlen);
+            rc = validate_step(ws + s, e - s, &b, err, errlen);
         }
         if (rc < 0 && bad)
             *bad = s + b;
     }
-    free((void *)made);
     return rc;
 }

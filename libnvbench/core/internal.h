@@ -153,6 +153,10 @@ struct nvb_workload {
     struct nvb__bssplit bssplit; /* block-size mix (core/bsmix.h); unset: bs */
     uint64_t  thinktime_ns;  /* pause after every thinktime_blocks I/Os, 0 = none */
     unsigned  thinktime_blocks;
+    unsigned  ioprio_class, ioprio;  /* the job's I/O priority (core/ioprio.c), 0 0: the default */
+    unsigned  cmdprio_pct, cmdprio_class, cmdprio; /* a share of the I/Os at another priority */
+    unsigned  flow, flow_id;  /* flow control between jobs (core/flow.c): weight (0: none), its flow */
+    uint64_t  flow_sleep_ns;  /* a job held back by its flow sleeps this long (0: yields) */
     unsigned  submit_batch;  /* 0 = qd */
     unsigned  complete_batch;/* 1 */
     uint64_t  cpus[NVB__MAX_CPUS / 64];

@@ -86,6 +86,7 @@ struct loop_cfg {
     int      mix;                /* bssplit: sizes and offsets from j->mix (core/loopmix.h) */
     int      pat;                /* sequential offsets from j->opat (core/offpat.h) */
     int      rate;               /* rate_iops: a schedule paces the job */
+    int      flow;               /* flow: the job keeps to its share of its flow's I/Os (core/flow.c) */
     int      vtrack;             /* j->vtrack: blocks in flight tracked (verify with writes) */
     int      fault;              /* the fault wrapper is in the loop (j->fault) */
     int      zbd;                /* zone_mode=zbd: each I/O placed by its target's zones (core/zbd.c) */
@@ -478,6 +479,7 @@ static struct loop_cfg loop_cfg_of(const struct job *j)
         .mix = j->mix != NULL,
         .pat = j->opat != NULL,
         .rate = j->rate_ns != 0,
+        .flow = r->flow != NULL,
         .vtrack = j->vtrack,
         .fault = j->fault != NULL,
         .zbd = r->zbd != NULL,
@@ -519,6 +521,8 @@ LOOP_STEP unsigned loop_pace(struct job *j, const struct loop_cfg *c, struct loo
     if (c->rate)
         room = nvb__sched_due(&j->sched, s->now, room);
     room = think_room(c->think_ns, room, s->think_left);
+    if (c->flow)
+        room = nvb__flow_room(j, room);
     const unsigned n = job_prepare(j, c, room, &s->nfree, &s->tnext, s->measuring);
     if (c->rate && !c->open) /* closed: the schedule paces, its starts are not stamped */
         for (unsigned i = 0; i < n; i++)
@@ -568,6 +572,11 @@ LOOP_STEP void loop_idle(struct job *j, const struct loop_cfg *c, struct loop_st
     if (c->think_ns && !s->think_left) {
         nvb__pace_think(j, c->rate, c->think_ns, c->end_ns);
         s->think_left = c->think_blocks;
+        s->now = nvb__now_ns();
+        return;
+    }
+    if (c->flow && (!c->rate || j->sched.next <= s->now)) { /* nothing due held back: the flow */
+        nvb__flow_held(j);
         s->now = nvb__now_ns();
         return;
     }
@@ -775,7 +784,7 @@ enum {
     LF_MULTI = 1,   /* more than one target, or mixed directions (rwmixread, rwmixtrim) */
     LF_VERIFY = 2,  /* verify=1, written contents (data scrambling), blocks in flight tracked */
     LF_MIX = 4,     /* bssplit */
-    LF_PACE = 8,    /* rate_iops (open or closed), think time */
+    LF_PACE = 8,    /* rate_iops (open or closed), think time, flow */
     LF_FAULT = 16,  /* fault injection */
     LF_DIST = 32,   /* a random distribution other than uniform (random_distribution, random_map), an offset pattern */
     LF_ZBD = 64,    /* emulated zones (zone_mode=zbd) */
@@ -785,8 +794,9 @@ enum {
 static unsigned loop_features(const struct loop_cfg *c)
 {
     return (c->nt > 1 || c->mixed || c->tmix ? LF_MULTI : 0) | (c->verify || c->wfill || c->vtrack ? LF_VERIFY : 0) |
-           (c->mix ? LF_MIX : 0) | (c->rate || c->open || c->think_ns ? LF_PACE : 0) | (c->fault ? LF_FAULT : 0) |
-           (c->rnd && c->rnd != NVB__RND_UNIFORM ? LF_DIST : 0) | (c->pat ? LF_DIST : 0) | (c->zbd ? LF_ZBD : 0);
+           (c->mix ? LF_MIX : 0) | (c->rate || c->open || c->think_ns || c->flow ? LF_PACE : 0) |
+           (c->fault ? LF_FAULT : 0) | (c->rnd && c->rnd != NVB__RND_UNIFORM ? LF_DIST : 0) | (c->pat ? LF_DIST : 0) |
+           (c->zbd ? LF_ZBD : 0);
 }
 
 /* The loop, built for the features f (a constant at each call): c's
@@ -808,7 +818,7 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
     if (!(f & LF_MIX))
         c.mix = 0;
     if (!(f & LF_PACE)) {
-        c.rate = c.open = 0;
+        c.rate = c.open = c.flow = 0;
         c.think_ns = 0;
         c.think_blocks = 0;
     }
@@ -870,6 +880,8 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
             j->st[0].d[d].bytes = sum.bytes[d];
         }
     job_end(j, c.open, s.now, s.last_done, s.budget);
+    if (c.flow)
+        nvb__flow_leave(j);
     job_publish(j, NVB__NDIR, sum.ios, sum.bytes, sum.lat);
 }
 

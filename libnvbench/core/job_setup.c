@@ -361,7 +361,10 @@ static int job_engine(struct job *j)
     nvb__pi_of(w, &ctx.pi); /* core/pi.c */
     ctx.zeroes = w->write_zeroes;
     j->why[0] = 0;
-    int rc = e->setup(&ctx, &j->est);
+    int rc = nvb__prio_job(j, &ctx.prio); /* core/ioprio.c */
+    if (rc < 0)
+        return rc;
+    rc = e->setup(&ctx, &j->est);
     if (rc == -ETIMEDOUT)
         j->abandoned = 1; /* an I/O of setup()'s may still land in a buffer */
     if (rc < 0) {

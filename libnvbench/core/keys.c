@@ -551,6 +551,67 @@ const struct keydef nvb__keys[] = {
              "(fio too picks a size that fits what is left). `precondition` writes `bs` passes without the "
              "mix. The result counts the I/Os by size per direction (`bs_counts`, "
              "[json-schema.md](json-schema.md))"},
+    {KEY("ioprio_class", K_UINT, ioprio_class, 0, 3),
+     .group = "workload", .fio = "prioclass", .flags = MEASURES | FIO_AS_IS,
+     .help = "the I/O priority class of every job's I/O: 1 real time, 2 best effort, 3 idle (0: the default)",
+     .dflt = "0",
+     .range = "0 .. 3 (the kernel's classes)",
+     .doc = "each job's thread gets this I/O priority class (Linux `ioprio_set`) before its engine starts, "
+             "so its I/O carries it on every engine (io_uring also puts it in each request, for a submitting "
+             "thread of the kernel's with `io_uring.sqpoll`); the device's I/O scheduler (bfq, mq-deadline) "
+             "acts on it. Real time needs CAP_SYS_ADMIN or CAP_SYS_NICE: without, the run fails saying so. "
+             "With `ioprio` but class 0: best effort (fio's `prioclass`). The result's `engine_used.ioprio` says "
+             "which was set. Elsewhere than Linux refused"},
+    {KEY("ioprio", K_UINT, ioprio, 0, 7),
+     .group = "workload", .fio = "prio", .flags = MEASURES | FIO_AS_IS,
+     .help = "the I/O priority level within ioprio_class, 0 (highest) to 7",
+     .dflt = "0",
+     .doc = "the level within `ioprio_class` (fio's `prio`); both 0: the job's I/O keeps the thread's default "
+             "priority (fio too sets none then, unless `prio=0` is written out)"},
+    {KEY("cmdprio_pct", K_UINT, cmdprio_pct, 0, 100),
+     .unit = "percent", .group = "workload", .fio = "cmdprio_percentage", .flags = MEASURES,
+     .help = "percent of the I/Os that get the priority cmdprio_class/cmdprio instead of the job's",
+     .dflt = "0",
+     .range = "0 .. 100",
+     .doc = "each I/O is drawn (one generator per job, from `seed`): this percent get the priority "
+             "`cmdprio_class`/`cmdprio` in the request itself, the others the job's (`ioprio_class`, "
+             "`ioprio`, or none); io_uring and libaio only (the engines whose requests carry a priority), "
+             "refused with the others (`engine_used.cmdprio` in the result). Latency is reported over all I/Os, "
+             "not split by priority"},
+    {KEY("cmdprio_class", K_UINT, cmdprio_class, 0, 3),
+     .group = "workload", .fio = "cmdprio_class", .flags = MEASURES,
+     .help = "the class of cmdprio_pct's I/Os: 1 real time (also for 0, the default), 2 best effort, 3 idle",
+     .dflt = "0 (real time)",
+     .range = "0 .. 3"},
+    {KEY("cmdprio", K_UINT, cmdprio, 0, 7),
+     .group = "workload", .fio = "cmdprio", .flags = MEASURES,
+     .help = "the level of cmdprio_pct's I/Os within cmdprio_class, 0 (highest) to 7",
+     .dflt = "0"},
+    {KEY("flow", K_UINT, flow, 0, 1000),
+     .group = "timing", .fio = "flow", .flags = MEASURES | FIO_AS_IS,
+     .help = "weight in flow control between jobs sharing a flow_id: their I/O counts keep to the ratio of "
+              "their weights (0: none)",
+     .dflt = "0",
+     .range = "0 .. 1000 (fio's range)",
+     .doc = "token-based flow control between the jobs of a run, and of the groups of one step "
+             "(`nvb_run_groups`, the jobs of a fio job file running together), that share a `flow_id`: a job "
+             "issues an I/O only while its share of the I/Os the flow has issued so far is at most its share of "
+             "the flow's weight (each of `jobs` counts as one job of this weight), so the I/O counts keep to "
+             "the ratio of the weights, and the faster jobs wait for the slower (fio's `flow`). A job held back reaps what it has in flight "
+             "and then sleeps `flow_sleep`; a job that ends leaves the flow, its I/Os and its weight no longer "
+             "count. The precondition runs without it"},
+    {KEY("flow_id", K_UINT, flow_id, 0, 4294967295u),
+     .group = "timing", .fio = "flow_id", .flags = MEASURES | FIO_AS_IS,
+     .help = "the flow a job with flow > 0 belongs to",
+     .dflt = "0",
+     .doc = "jobs (and groups of one step) with `flow` set and the same `flow_id` share one flow"},
+    {KEY("flow_sleep", K_USEC, flow_sleep_ns, 0, 3600ull * NS_PER_S), .echo = "flow_sleep_s",
+     .unit = "microseconds", .group = "timing", .fio = "flow_sleep", .flags = MEASURES | FIO_AS_IS,
+     .help = "how long a job held back by its flow sleeps before it tries again (0: it yields the CPU)",
+     .dflt = "0",
+     .range = "0 .. 1h; a bare number is microseconds (fio's unit), or `250us`, `2ms`",
+     .doc = "a job held back by its `flow` first reaps what it has in flight, then sleeps this long and "
+             "tries again (fio's `flow_sleep`); 0 yields the CPU and tries again at once (fio spins)"},
     {KEY("thinktime", K_USEC, thinktime_ns, 0, 3600ull * NS_PER_S), .echo = "thinktime_s",
      .unit = "microseconds", .group = "timing", .fio = "thinktime", .flags = MEASURES,
      .help = "pause after every thinktime_blocks I/Os have completed: microseconds as fio's, or with a unit "

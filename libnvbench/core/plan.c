@@ -104,6 +104,8 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
                   "jobs for concurrency)", p->eng->name, p->qd);
         p->qd = 1;
     }
+    if ((rc = nvb__prio_plan(w, p, err, errlen)) < 0)
+        return rc;
     if ((rc = nvb__bsmix_plan(w, !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES), err, errlen)) < 0 ||
         (rc = nvb__dist_check(w, err, errlen)) < 0 || (rc = nvb__opat_check(w, err, errlen)) < 0)
         return rc;

@@ -140,6 +140,7 @@ static void pre_workload(struct nvb_workload *pw, const struct plan *p, uint64_t
     pw->rate_iops = 0;
     memset(&pw->bssplit, 0, sizeof pw->bssplit); /* whole passes of bs writes, no mix, no think time */
     pw->thinktime_ns = 0;
+    pw->flow = 0;
     pw->align_interval = 0;
     pw->continue_on_error = 0; /* a failed precondition is a failed run */
     pw->fault_rate = pw->fault_short = pw->fault_delay_rate = 0;

@@ -128,6 +128,13 @@ struct live {                    /* single writer (the job), read by the runner 
     uint64_t lat_sum[NVB__NDIR];
 };
 
+/* A flow (core/flow.c): the I/Os its jobs issued (from 1, as the ratio's
+ * denominator) and their weights, shared by the jobs of a run or of the
+ * groups of a step with one flow_id; updated atomically. */
+struct nvb__flow {
+    uint64_t ios, weight;
+};
+
 struct job {
     struct run *run;
     unsigned idx;
@@ -160,6 +167,7 @@ struct job {
     uint64_t full_since, freed_at; /* the queue last filled, and last had a slot freed while full */
     uint64_t last_sub;           /* the last submit call (gaps between arrivals) */
     uint64_t rng;
+    uint64_t flow_ios;           /* I/Os it issued under its flow (r->flow) */
     NVB__METER;                  /* its counters in the measured window (internal.h) */
     struct nvb__fault *fault;    /* fault.* keys: wraps the engine's submit/reap */
     /* What the loop calls: the engine's submit/reap on its state, or the
@@ -230,6 +238,8 @@ struct run {
     int ss_stopped;              /* the sampler stopped the run: steady state with ss.stop=1 */
     int io_err;                  /* first I/O error when stopping at errors */
     struct nvb__zbd *zbd;        /* zone_mode=zbd: each target's zones (core/zbd.c), else NULL */
+    struct nvb__flow *flow;      /* w->flow: the flow its jobs share (own_flow, or a step's), else NULL */
+    struct nvb__flow own_flow;
     char io_err_msg[256];
 };
 
@@ -292,6 +302,23 @@ void     nvb__pace_stamp(struct job *j, unsigned n, uint64_t ts, int lag);
 unsigned nvb__pace_wait(struct job *j, unsigned minw, uint64_t now, int full, unsigned n, uint64_t spin,
                         uint64_t *wake_at, int *spinning);
 uint64_t nvb__pace_think(struct job *j, int open, uint64_t think_ns, uint64_t end_ns);
+/* Flow control (flow.c). nvb__flow_join: r's jobs join r->flow (set to
+ * the run's own flow unless the groups of a step gave one), before they
+ * start. nvb__flow_room: how many of room I/Os the job may issue now
+ * (counted as issued). nvb__flow_held: a job the flow holds back with
+ * nothing in flight waits (sleeps flow_sleep, or yields). nvb__flow_leave:
+ * a job that ends takes its I/Os and weight out of the flow. */
+void     nvb__flow_join(struct run *r);
+unsigned nvb__flow_room(struct job *j, unsigned room);
+void     nvb__flow_held(struct job *j);
+void     nvb__flow_leave(struct job *j);
+/* I/O priorities (ioprio.c). nvb__prio_plan: cmdprio_pct on an engine
+ * without per-I/O priorities refused (-ENOTSUP, err). nvb__prio_job: on
+ * the job's thread before its engine's setup: the thread's priority set
+ * (ioprio_class, ioprio) and what the engine gives each I/O, in *out; 0,
+ * or negative errno with j->why. */
+int nvb__prio_plan(const struct nvb_workload *w, const struct plan *p, char *err, size_t errlen);
+int nvb__prio_job(struct job *j, struct nvb__prio *out);
 /* The loop's watchdog (job_watch.c). nvb__watch_stalled: nothing
  * completed for io_timeout: the job stops and abandons what it has in
  * flight. nvb__watch_scan: one I/O older than io_timeout stops the run;

@@ -166,6 +166,7 @@ int nvb__run_phase(struct run *r, struct nvb_result *res, int *barrier_pending, 
     }
     if ((rc = nvb__jobs_new(r, res)) < 0)
         goto out;
+    nvb__flow_join(r);
     /* before the jobs: the counters follow the threads started after them */
     if (nvb__perf_open(&r->perf, r->perf_why, sizeof r->perf_why) < 0)
         r->perf = NULL;

@@ -135,6 +135,7 @@ struct uring {
     unsigned char nop;
     unsigned char sqpoll;
     unsigned char *blk;      /* trims: which targets are block devices */
+    struct nvb__prio prio;   /* each SQE's ioprio (the job's own too: the submitter may be SQPOLL's thread) */
 };
 
 static void uring_teardown(void *state)
@@ -228,6 +229,7 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
 static int make_templates(const struct nvb__engine_ctx *ctx, struct uring *u, int fixed, int regfiles)
 {
     const unsigned nt = u->nop || !ctx->nfds ? 1 : ctx->nfds;
+    u->prio = ctx->prio;
     u->tmask = nt > 1 || (!u->nop && ctx->nfds) ? ~0u : 0u;
     u->bmask = fixed ? 0xffffu : 0;
     u->tmpl = calloc((size_t)nt << TMPL_SHIFT, sizeof *u->tmpl);
@@ -426,6 +428,8 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
             memcpy(&sqe->buf_index, &bw, 8);
             sqe->addr3 = 0;
             sqe->__pad2[0] = 0;
+            if (u->prio.cmd_pct | u->prio.dflt)
+                sqe->ioprio = nvb__prio_next(&u->prio);
         }
         sqe->user_data = (uintptr_t)io;
     }
@@ -468,7 +472,7 @@ static unsigned uring_opt_flags(const int64_t *opts)
 
 /* .abandon: closing a ring does not wait for its requests (the kernel
  * finishes them in the background): safe with I/O abandoned in flight. */
-NVB__ENGINE_DEFINE(io_uring, NVB__ENG_TRIM | NVB__ENG_SUBMIT_QUEUES, uring_opts,
+NVB__ENGINE_DEFINE(io_uring, NVB__ENG_TRIM | NVB__ENG_SUBMIT_QUEUES | NVB__ENG_PRIO, uring_opts,
     "Linux io_uring via liburing: batched submission, registered buffers/files, SQPOLL/IOPOLL",
     NVB__ENGINE_IF(NVB_HAVE_LIBURING, NVB__NEEDS_LINUX_LIB("liburing", "io_uring", "ioring"),
         .probe = uring_probe, NVB__ENGINE_OPS(uring), .abandon = uring_teardown,

@@ -15,6 +15,9 @@
 
 #if NVB_HAVE_LIBAIO
 #include <libaio.h>
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO (1 << 1) /* linux/aio_abi.h: aio_reqprio holds the I/O's priority */
+#endif
 #include <time.h>
 
 #include "engines/done.h"
@@ -29,6 +32,7 @@ struct aio_eng {
     /* iocbs prepared but not accepted yet (io_submit said -EAGAIN): they
      * are retried before every io_getevents. Kept contiguous for io_submit. */
     struct iocb **pend;
+    struct nvb__prio prio;
     unsigned pstart, npend;
     /* Slots io_submit rejected outright: complete with res = -errno. */
     struct nvb__done done;
@@ -82,6 +86,8 @@ static int aio_setup(const struct nvb__engine_ctx *ctx, void **state)
     a->nfds = ctx->nfds;
     a->qd = qd;
     a->wait_ns = ctx->wait_ns;
+    a->prio = ctx->prio;
+    a->prio.dflt = 0; /* io_submit runs on the job's thread: its own priority */
     a->pend = calloc(qd, sizeof(*a->pend));
     a->events = calloc(qd, sizeof(*a->events));
     if (nvb__done_init(&a->done, qd) < 0 || !a->pend || !a->events)
@@ -153,6 +159,11 @@ static int aio_submit(void *state, struct nvb__io **ios, unsigned n)
         else
             io_prep_pread(cb, fd, io->buf, io->len, (long long)io->off);
         cb->data = io;
+        const uint16_t prio = nvb__prio_next(&a->prio);
+        if (prio) { /* else the thread's */
+            cb->aio_reqprio = (short)prio;
+            cb->u.c.flags |= IOCB_FLAG_IOPRIO;
+        }
         q[k++] = cb;
     }
     a->npend += k;
@@ -215,7 +226,7 @@ static int aio_reap(void *state, struct nvb__io **out, unsigned max, unsigned mi
 
 #endif /* NVB_HAVE_LIBAIO */
 
-NVB__ENGINE_DEFINE(libaio, NVB__ENG_SYNC_BUFFERED, nvb__engine_no_opts,
+NVB__ENGINE_DEFINE(libaio, NVB__ENG_SYNC_BUFFERED | NVB__ENG_PRIO, nvb__engine_no_opts,
     "Linux native AIO (io_submit/io_getevents); asynchronous with direct=1",
     NVB__ENGINE_IF(NVB_HAVE_LIBAIO, NVB__NEEDS_LINUX_LIB("libaio", "native AIO", "iocp"),
         .probe = aio_probe, NVB__ENGINE_OPS(aio)));

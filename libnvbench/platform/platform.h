@@ -25,6 +25,12 @@ const char *nvb__clock_source(void);
 uint64_t nvb__wall_ns(void);
 /* Sleep for ns (interruptible by nothing; short sleeps may return early). */
 void nvb__sleep_ns(uint64_t ns);
+/* The calling thread's I/O priority (ioprio_set: class << 13 | level).
+ * 0, or negative errno (-EPERM: the real-time class needs CAP_SYS_ADMIN or
+ * CAP_SYS_NICE; -ENOTSUP: no such thing on this OS). */
+int nvb__ioprio_set(unsigned value);
+/* Give the CPU to another runnable thread, if any (a waiter that spins). */
+void nvb__yield(void);
 
 /* ---- threads ---- */
 struct nvb__thread;

@@ -213,8 +213,9 @@ START_TEST(two_writers_refused)
 }
 END_TEST
 
-/* A missing target with size set is created by the run, once: two groups
- * naming it are refused before anything is made. */
+/* A missing target with size set is created by the run, once, by the
+ * first group prepared (a writer before a reader), and the others run on
+ * it; two writers of it are refused before anything is made. */
 START_TEST(missing_target_in_two_groups)
 {
     char *dir = tu_mkdtemp("groups-create");
@@ -226,11 +227,25 @@ START_TEST(missing_target_in_two_groups)
                                                  "ios", "50", NULL}, path);
     struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
     struct nvb_result *r = NULL;
-    ck_assert_int_eq(run2(a, b, &o, &r), -EINVAL);
-    const char *e = nvb_result_error(r);
-    ck_assert_msg(strstr(e, "does not exist") && strstr(e, "'w'") && strstr(e, "'r'"), "%s", e);
+    /* created once, by the writer (prepared first), then read by both */
+    ck_assert_int_eq(run2(a, b, &o, &r), 0);
+    ck_assert_uint_eq(r->ngroups, 2);
+    ck_assert_uint_eq(r->groups[0]->tot[NVB_WRITE].ios, 50);
+    ck_assert_uint_eq(r->groups[1]->tot[NVB_READ].ios, 50);
     nvb_result_free(r);
-    ck_assert_int_eq(tu_count_entries(dir), 0); /* nothing was created */
+    ck_assert_int_eq(tu_count_entries(dir), 1);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_size, 1 << 20);
+    /* two writers of it are refused as for any target, before anything is created */
+    unlink(path);
+    nvb_workload_free(b);
+    b = wl((const char *[]){"engine", "psync", "rw", "write", "size", "1M", "name", "w2", "ios", "50", NULL}, path);
+    ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
+    ck_assert_msg(strstr(nvb_result_error(r), "'w'") && strstr(nvb_result_error(r), "'w2'"), "%s",
+                  nvb_result_error(r));
+    nvb_result_free(r);
+    ck_assert_int_eq(tu_count_entries(dir), 0);
     nvb_workload_free(a);
     nvb_workload_free(b);
     rmdir(dir);
@@ -290,9 +305,13 @@ START_TEST(steps_validated_before_any_run)
     ck_assert_int_eq(nvb_groups_validate(c, 4, sc, &bad, err, sizeof err), -EBUSY);
     ck_assert_msg(strstr(err, "'r1'") && strstr(err, "'x2'") && strstr(err, made), "%s", err);
     ck_assert_uint_eq(bad, 2);
-    /* in one step, a missing target is created once: refused as nvb_run_groups does */
-    ck_assert_int_eq(nvb_groups_validate(b, 3, NULL, &bad, err, sizeof err), -EINVAL);
-    ck_assert_msg(strstr(err, "does not exist"), "%s", err);
+    /* in one step, a missing target is created once (nvb_run_groups: by the
+     * first group prepared) and shared: a writer and a reader of it are fine,
+     * two writers (r1 writes now) refused as for any target */
+    const struct nvb_workload *b2[] = {mk, r2};
+    ck_assert_int_eq(nvb_groups_validate(b2, 2, NULL, &bad, err, sizeof err), 0);
+    ck_assert_int_eq(nvb_groups_validate(b, 3, NULL, &bad, err, sizeof err), -EBUSY);
+    ck_assert_msg(strstr(err, "'mk'") && strstr(err, "'r1'"), "%s", err);
     /* bad arguments */
     const unsigned back[] = {1, 0, 0};
     ck_assert_int_eq(nvb_groups_validate(a, 3, back, &bad, err, sizeof err), -EINVAL);

@@ -184,7 +184,7 @@ def test_include_and_directory(tmp_path):
 
 @pytest.mark.parametrize("body,opt", [
     ("bs=4k,8k", "bs"), ("verify=pattern\nrw=read", "verify"), ("rw=randread:8", "rw"), ("cpus_allowed=0-1", "cpus_allowed"), ("rw=write\nnumjobs=2\nverify=crc32c", "numjobs"), ("rw=read\nnumjobs=2\noffset_increment=4k", "offset_increment"),
-    ("rw=randrw\nverify=crc32c", "verify"), ("flow=1", "flow"), ("continue_on_error=verify", "continue_on_error"),
+    ("rw=randrw\nverify=crc32c", "verify"), ("ratemin=1m", "ratemin"), ("continue_on_error=verify", "continue_on_error"),
     ("rw=randrw\ncontinue_on_error=write", "continue_on_error"),
     ("rw=write\nverify=crc32c\ncontinue_on_error=write", "continue_on_error"),
 ])
@@ -353,8 +353,8 @@ def test_verify_after_random_writes_detects_corruption(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("body,why", [
     ("verify_backlog=16", "after the write step"),
-    ("fsync=4", "no fsync between writes"), ("prioclass=2", "no I/O priority class"),
-    ("dedupe_mode=working_set", "working-set modes"), ("flow_sleep=100", "no flow control"),
+    ("fsync=4", "no fsync between writes"), ("cmdprio_bssplit=4k/50", "priorities by block size"),
+    ("dedupe_mode=working_set", "working-set modes"), ("rate_min=1m", "stops a job running slower"),
 ])
 def test_refusals_say_what_would_change(tmp_path, body, why):
     path = write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n")

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
 #if defined(__x86_64__)
@@ -124,6 +125,8 @@ uint64_t nvb__wall_ns(void)
     clock_gettime(CLOCK_REALTIME, &ts);
     return ts_ns(&ts);
 }
+
+void nvb__yield(void) { sched_yield(); }
 
 /* Sleeping to an absolute deadline makes restarts after a signal exact: a
  * relative nanosleep restarted with the remainder drifts a little each time. */

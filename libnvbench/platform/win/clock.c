@@ -48,6 +48,8 @@ uint64_t nvb__wall_ns(void)
 #ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
 #define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002
 #endif
+void nvb__yield(void) { SwitchToThread(); }
+
 void nvb__sleep_ns(uint64_t ns)
 {
     if (ns == 0)
