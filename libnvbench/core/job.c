@@ -42,29 +42,6 @@ static inline void live_add(uint64_t *p, uint64_t v)
     nvb__live_store(p, *p + v);
 }
 
-static void hist_reset(struct nvb__hist *h)
-{
-    if (h)
-        nvb__hist_reset_live(h);
-}
-
-static void job_reset_stats(struct job *j)
-{
-    for (unsigned t = 0; t < j->nt; t++)
-        for (int d = 0; d < NVB__NDIR; d++) {
-            j->st[t].d[d].ios = j->st[t].d[d].bytes = 0;
-            hist_reset(j->st[t].d[d].hist);
-            hist_reset(j->st[t].d[d].slat);
-            hist_reset(j->st[t].d[d].clat);
-            if (j->st[t].d[d].bsc)
-                memset(j->st[t].d[d].bsc->count, 0, sizeof j->st[t].d[d].bsc->count);
-        }
-    memset(&j->meter, 0, sizeof j->meter); /* every counter of the meter (internal.h) */
-    j->nfirst_mm = 0;
-    for (unsigned t = 0; t < j->nt; t++)
-        j->st[t].errors = 0;
-}
-
 /* What the loop reads and never changes, set once from the workload. */
 struct loop_cfg {
     unsigned qd, sbatch, cbatch, rwmix;
@@ -749,11 +726,7 @@ LOOP_STEP int loop_after(struct job *j, const struct loop_cfg *c, struct loop_st
         /* ramp over: I/O submitted before now stays flagged and uncounted */
         s->measuring = 1;
         nvb__cpu_edge(j->run, NVB__EDGE_START);
-        job_reset_stats(j);
-        for (int d = 0; d < NVB__NDIR; d++)
-            nvb__live_store(&s->lv->ios[d], 0), nvb__live_store(&s->lv->bytes[d], 0),
-                nvb__live_store(&s->lv->lat_sum[d], 0);
-        nvb__live_store(&s->lv->errors, 0);
+        nvb__job_reset_stats(j);
     }
     return 0;
 }

@@ -264,6 +264,8 @@ void  nvb__job_release(struct job *j);
 /* r->jobs for the plan: targets dealt, budgets and rates split, CPUs
  * assigned. 0 or -ENOMEM (the error is set in res). */
 int   nvb__jobs_new(struct run *r, struct nvb_result *res);
+/* The ramp's end: the job's counts, histograms and live counters zeroed. */
+void  nvb__job_reset_stats(struct job *j);
 /* Frees what nvb__jobs_new() made; jobs from `started` on never ran their
  * thread, so their resources are released here. */
 void  nvb__jobs_free(struct run *r, unsigned started);
