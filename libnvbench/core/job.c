@@ -65,6 +65,7 @@ struct loop_cfg {
     /* one target and direction (one): its histograms, not looked up per I/O */
     struct nvb__hist *lat1, *clat1, *slat1;
     struct nvb__clk clk;         /* the clock, read without a call (platform.h) */
+    const volatile int *cancel;  /* the run's cancel flag, or NULL */
     unsigned think_blocks;       /* thinktime_blocks */
     uint64_t think_ns, io_timeout, scan_ns, end_ns, meas_ns;
 };
@@ -428,6 +429,7 @@ static struct loop_cfg loop_cfg_of(const struct job *j)
         .scan_ns = io_timeout / 8 < WAIT_SLICE_NS ? io_timeout / 8 + 1 : WAIT_SLICE_NS,
         .end_ns = r->end_ns,
         .meas_ns = r->meas_ns,
+        .cancel = r->cancel ? &r->cancel->flag : NULL,
     };
 }
 
@@ -441,7 +443,9 @@ LOOP_STEP int loop_stopping(struct job *j, const struct loop_cfg *c, struct loop
         s->past_end = 1;
         nvb__cpu_edge(j->run, NVB__EDGE_END);
     }
-    return nvb__run_stopping(j->run) || at_end;
+    /* nvb__run_stopping, the cancel flag's address taken once */
+    return __atomic_load_n(&j->run->stop, __ATOMIC_RELAXED) ||
+           (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED)) || at_end;
 }
 
 /* The pacer's part before a submit call: how many I/Os may go now (free
@@ -561,7 +565,8 @@ LOOP_STEP int loop_reap(struct job *j, const struct loop_cfg *c, struct loop_sta
         __atomic_store_n(&j->run->stop, 1, __ATOMIC_RELAXED);
         return got; /* in-flight I/O is abandoned to the engine's teardown */
     }
-    j->sub.empty_reaps += s->measuring && !got;
+    if (__builtin_expect(!got, 0))
+        j->sub.empty_reaps += s->measuring;
     s->now = nvb__clk_now(&c->clk);
     if (spinning && s->measuring)
         j->sub.spin_ns += s->now - s->te;
