@@ -67,6 +67,37 @@ static inline unsigned nvb__hist_index(uint64_t v)
     const uint64_t i = ((uint64_t)s << NVB__HIST_SUB_BITS) + (v >> s);
     return i < NVB__HIST_BUCKETS - 1 ? (unsigned)i : NVB__HIST_BUCKETS - 1;
 }
+/* The exact sums' adds with the carry instructions where there are
+ * (the compiler's own 128-bit adds of values in memory go through vector
+ * registers and the stack): *a += v, and the 192-bit (*hi, *a) += v. On
+ * x86-64 a 128-bit integer's words are read and written in place. */
+#if defined(__x86_64__) && defined(__GNUC__)
+typedef unsigned long long __attribute__((may_alias)) nvb__u64_alias;
+static inline __attribute__((always_inline)) void nvb__u128_add64(unsigned __int128 *a, uint64_t v)
+{
+    nvb__u64_alias *w = (nvb__u64_alias *)a;
+    __builtin_ia32_addcarryx_u64(__builtin_ia32_addcarryx_u64(0, w[0], v, &w[0]), w[1], 0, &w[1]);
+}
+static inline __attribute__((always_inline)) void nvb__u192_add(unsigned __int128 *a, uint64_t *hi,
+                                                               unsigned __int128 v)
+{
+    nvb__u64_alias *w = (nvb__u64_alias *)a;
+    unsigned char c = __builtin_ia32_addcarryx_u64(0, w[0], (uint64_t)v, &w[0]);
+    c = __builtin_ia32_addcarryx_u64(c, w[1], (uint64_t)(v >> 64), &w[1]);
+    *hi += c;
+}
+#else
+static inline void nvb__u128_add64(unsigned __int128 *a, uint64_t v)
+{
+    *a += v;
+}
+static inline void nvb__u192_add(unsigned __int128 *a, uint64_t *hi, unsigned __int128 v)
+{
+    const unsigned __int128 lo = *a + v;
+    *hi += lo < v;
+    *a = lo;
+}
+#endif
 /* n samples of one value: one bucket, one update of each sum. The job is
  * the only writer of its histograms; the sampler reads min, max and the
  * buckets while it runs, so those are stored atomically (relaxed: a plain
@@ -98,12 +129,9 @@ static inline void nvb__hist_add(struct nvb__hist *h, uint64_t v)
         __atomic_store_n(&h->min, v, __ATOMIC_RELAXED);
     if (v > h->max)
         __atomic_store_n(&h->max, v, __ATOMIC_RELAXED);
-    h->sum += v;
+    nvb__u128_add64(&h->sum, v);
     /* 192-bit add of v*v: three adds with carry, no branch */
-    unsigned __int128 sq = (unsigned __int128)v * v;
-    unsigned __int128 lo = h->sumsq + sq;
-    h->sumsq_hi += lo < sq;
-    h->sumsq = lo;
+    nvb__u192_add(&h->sumsq, &h->sumsq_hi, (unsigned __int128)v * v);
 }
 
 /*

@@ -34,40 +34,12 @@ static inline uint64_t rng_below(uint64_t *s, uint64_t n)
 
 #include "core/loopverify.h"
 
-/* The live counters of the directions below ndir (those the workload
- * uses: the others stay 0). */
-static inline void job_publish(struct job *j, unsigned ndir, const uint64_t ios[NVB__NDIR],
-                               const uint64_t bytes[NVB__NDIR], const uint64_t lat[NVB__NDIR])
+/* The loop counts completions by direction in the live counters
+ * themselves (j->live: the job the only writer, the sampler reading them
+ * as they go), so that nothing is copied there per completion: *p += v. */
+static inline void live_add(uint64_t *p, uint64_t v)
 {
-    for (unsigned d = 0; d < ndir; d++) {
-        nvb__live_store(&j->live.ios[d], ios[d]);
-        nvb__live_store(&j->live.bytes[d], bytes[d]);
-        nvb__live_store(&j->live.lat_sum[d], lat[d]);
-    }
-    nvb__live_store(&j->live.errors, j->errors);
-}
-
-static void hist_reset(struct nvb__hist *h)
-{
-    if (h)
-        nvb__hist_reset_live(h);
-}
-
-static void job_reset_stats(struct job *j)
-{
-    for (unsigned t = 0; t < j->nt; t++)
-        for (int d = 0; d < NVB__NDIR; d++) {
-            j->st[t].d[d].ios = j->st[t].d[d].bytes = 0;
-            hist_reset(j->st[t].d[d].hist);
-            hist_reset(j->st[t].d[d].slat);
-            hist_reset(j->st[t].d[d].clat);
-            if (j->st[t].d[d].bsc)
-                memset(j->st[t].d[d].bsc->count, 0, sizeof j->st[t].d[d].bsc->count);
-        }
-    memset(&j->meter, 0, sizeof j->meter); /* every counter of the meter (internal.h) */
-    j->nfirst_mm = 0;
-    for (unsigned t = 0; t < j->nt; t++)
-        j->st[t].errors = 0;
+    nvb__live_store(p, *p + v);
 }
 
 /* What the loop reads and never changes, set once from the workload. */
@@ -93,6 +65,10 @@ struct loop_cfg {
     unsigned nt;                 /* targets (j->nt) */
     int      plain;              /* the plain instance (loop_run): one target and direction, no feature */
     unsigned ndir;               /* the directions the workload uses are below this */
+    /* one target and direction (one): its histograms, not looked up per I/O */
+    struct nvb__hist *lat1, *clat1, *slat1;
+    struct nvb__clk clk;         /* the clock, read without a call (platform.h) */
+    const volatile int *cancel;  /* the run's cancel flag, or NULL */
     unsigned think_blocks;       /* thinktime_blocks */
     uint64_t think_ns, io_timeout, scan_ns, end_ns, meas_ns;
 };
@@ -209,37 +185,6 @@ static unsigned job_submit_failed(struct job *j, int rc, unsigned n, unsigned nf
     return nfree;
 }
 
-/* An I/O failed in a run that stops at errors: the run stops, and the
- * first such error is the run's. */
-static void job_stop_at_error(struct job *j, const struct nvb__io *io, int d)
-{
-    struct run *r = j->run;
-    if (r->w->continue_on_error || __atomic_load_n(&r->stop, __ATOMIC_RELAXED))
-        return;
-    __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
-    nvb__mutex_lock(r->mu); /* once per run, not in the steady state */
-    if (!r->io_err) {
-        r->io_err = io->res < 0 ? (int)io->res : -EIO;
-        snprintf(r->io_err_msg, sizeof r->io_err_msg,
-                 "%s error on target '%s' at offset %" PRIu64 " (%u bytes): %s%s",
-                 nvb__dir_names[d], r->p->t[j->tmap[io->target]].path, io->off,
-                 io->len, io->res < 0 ? nvb_strerror((int)io->res) : "short transfer",
-                 (io->flags & NVB__IOF_FAULT_ERR) ? " (injected: fault.rate)"
-                 : (io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0 ? " (injected: fault.short)" : "");
-    }
-    nvb__mutex_unlock(r->mu);
-}
-
-/* A failed I/O counted (errno en), the run stopped unless it continues. */
-static void job_failed(struct job *j, struct nvb__tstat *ts, const struct nvb__io *io, int d, int en)
-{
-    j->errors++;
-    j->errors_dir[d]++;
-    ts->errors++;
-    j->by_errno[en < NVB__ERRNO_SLOTS ? en : NVB__ERRNO_SLOTS - 1]++;
-    job_stop_at_error(j, io, d);
-}
-
 /* An I/O's latencies at its completion: lat from where its latency
  * counts (the submit call, or an open-loop rate's intended start), clat
  * from the end of the submit call (an engine's own completion stamp may
@@ -269,8 +214,7 @@ LOOP_STEP uint64_t job_lat(struct nvb__dstat *ds, const struct loop_cfg *c, cons
  * loop stores them at its end, loop_run), so only more targets count them
  * per I/O. */
 LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io *io, uint64_t now,
-                         uint64_t ios[NVB__NDIR], uint64_t bytes[NVB__NDIR], uint64_t lat[NVB__NDIR],
-                         struct nvb__hrun runs[2])
+                         struct live *lv, struct nvb__hrun runs[2])
 {
     int d = io->dir;
     struct nvb__tstat *ts = &j->st[c->nt > 1 ? io->target : 0];
@@ -284,9 +228,9 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
             ts->d[d].bytes += io->len;
         }
         bsmix_count(c, &ts->d[d], io);
-        ios[d]++;
-        bytes[d] += io->len;
-        lat[d] += l;
+        live_add(&lv->ios[d], 1);
+        live_add(&lv->bytes[d], io->len);
+        live_add(&lv->lat_sum[d], l);
         if (c->verify && d == NVB_READ)
             job_verify_read(j, c->seed, io);
     } else {
@@ -299,7 +243,7 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
             j->fault_short[d]++;
         if (j->run->w->lat_include_errors)
             job_lat(&ts->d[d], c, io, t_done, runs);
-        job_failed(j, ts, io, d, en);
+        nvb__job_failed(j, ts, io, d, en);
     }
 }
 
@@ -314,7 +258,7 @@ void nvb__job_readback_done(struct job *j, struct nvb__io *io)
     }
     if (io->res >= 0)
         j->short_ios++;
-    job_failed(j, &j->st[t], io, NVB_READ, io->res < 0 ? (int)-io->res : EIO);
+    nvb__job_failed(j, &j->st[t], io, NVB_READ, io->res < 0 ? (int)-io->res : EIO);
 }
 
 /* slat of a measured batch: the submit call's time, one value for all its
@@ -322,13 +266,13 @@ void nvb__job_readback_done(struct job *j, struct nvb__io *io)
  * direction (the whole batch, with one target and direction), as fio
  * counts it: for every I/O submitted, known at submission; only those the
  * engine took (job_sub_partial), so its count is submissions.ios. */
-LOOP_STEP void job_slat(struct job *j, int one, int wdir, unsigned n, uint64_t s)
+LOOP_STEP void job_slat(struct job *j, const struct loop_cfg *c, unsigned n, uint64_t s)
 {
-    if (one) {
+    if (c->one) {
         if (n == 1) /* qd 1: the plain add (one multiply, add_n takes three) */
-            nvb__hist_add(j->st[0].d[wdir].slat, s);
+            nvb__hist_add(c->slat1, s);
         else
-            nvb__hist_add_n(j->st[0].d[wdir].slat, s, n);
+            nvb__hist_add_n(c->slat1, s, n);
         return;
     }
     for (unsigned i = 0, k; i < n; i = k) {
@@ -359,7 +303,7 @@ static __attribute__((noinline, cold)) void job_sub_partial(struct job *j, unsig
     j->sub.calls++;
     j->sub.ios += m;
     if (c.split)
-        job_slat(j, c.one, c.wdir, m, te - ts);
+        job_slat(j, &c, m, te - ts);
     if (c.open)
         for (unsigned i = 0; i < m; i++)
             nvb__pace_lag(j, j->batch[i], ts);
@@ -374,7 +318,7 @@ static __attribute__((noinline, cold)) void job_sub_partial(struct job *j, unsig
 LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(void *, struct nvb__io **, unsigned),
                          void *io_state, unsigned n, int measuring, uint64_t *ts_p, uint64_t *te_p)
 {
-    const uint64_t ts = nvb__now_ns();
+    const uint64_t ts = nvb__clk_now(&c->clk);
     for (unsigned i = 0; i < n; i++)
         j->batch[i]->t_sub = ts;
     if (c->rate) { /* the arrivals the rate made: gaps between submit calls */
@@ -389,7 +333,7 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
         j->last_sub = ts;
     }
     int rc = submit(io_state, j->batch, n);
-    const uint64_t te = c->split || c->open ? nvb__now_ns() : ts;
+    const uint64_t te = c->split || c->open ? nvb__clk_now(&c->clk) : ts;
     const uint64_t sent = c->split ? te : ts;
     for (unsigned i = 0; i < n; i++)
         j->batch[i]->t_sent = sent;
@@ -402,7 +346,7 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
             j->sub.calls++;
             j->sub.ios += n;
             if (c->split)
-                job_slat(j, c->one, c->wdir, n, te - ts);
+                job_slat(j, c, n, te - ts);
         } else { /* a copy of c, not its address: escaping, it would stay in memory for every I/O */
             job_sub_partial(j, n, rc, ts, te, *c);
         }
@@ -411,30 +355,6 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
     *te_p = te;
     return rc;
 }
-
-/* The end of this job's measured window (the run's end when it ran to it,
- * else its last counted completion), and what an open-loop schedule left
- * unissued in it. */
-static void job_end(struct job *j, int open, uint64_t now, uint64_t last_done, uint64_t budget)
-{
-    const struct run *r = j->run;
-    const int to_end = r->end_ns && now >= r->end_ns && !nvb__run_stopping(j->run);
-    if (to_end)
-        j->t_end = r->end_ns;
-    else if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && __atomic_load_n(&r->ss_stopped, __ATOMIC_RELAXED))
-        j->t_end = nvb__now_ns(); /* ss.stop=1: the window ends when steady state stopped it */
-    else
-        j->t_end = last_done > r->meas_ns ? last_done : now;
-    if (j->t_end < r->meas_ns)
-        j->t_end = r->meas_ns;
-    if (open && to_end)
-        j->sub.unissued = nvb__sched_missed(&j->sched, r->meas_ns, j->t_end, budget);
-}
-
-/* The loop's counts by direction in the measured window (the live ones). */
-struct loop_sums {
-    uint64_t ios[NVB__NDIR], bytes[NVB__NDIR], lat[NVB__NDIR];
-};
 
 /* What the loop changes as it goes, in one place: its steps below take it
  * by address, and being inlined (LOOP_STEP) they leave it in registers. */
@@ -445,8 +365,9 @@ struct loop_state {
     uint64_t budget, now, te, last_done;
     uint64_t wd_ref;            /* the watchdog's reference: last completion, or when the queue last filled from empty */
     uint64_t next_scan;         /* and when it next looks at the age of each I/O in flight */
-    struct loop_sums *sum;      /* the live counters' values (its arrays, indexed by direction, kept out of
-                                 * this struct so that the compiler keeps the rest in registers) */
+    struct live *lv;            /* the loop's counts by direction in the measured window (j->live: its
+                                 * arrays, indexed by direction, kept out of this struct so that the
+                                 * compiler keeps the rest in registers) */
     struct nvb__hrun runs[2];   /* lat and clat (hist.h) */
 };
 
@@ -492,6 +413,7 @@ static struct loop_cfg loop_cfg_of(const struct job *j)
         .scan_ns = io_timeout / 8 < WAIT_SLICE_NS ? io_timeout / 8 + 1 : WAIT_SLICE_NS,
         .end_ns = r->end_ns,
         .meas_ns = r->meas_ns,
+        .cancel = r->cancel ? &r->cancel->flag : NULL,
     };
 }
 
@@ -505,7 +427,9 @@ LOOP_STEP int loop_stopping(struct job *j, const struct loop_cfg *c, struct loop
         s->past_end = 1;
         nvb__cpu_edge(j->run, NVB__EDGE_END);
     }
-    return nvb__run_stopping(j->run) || at_end;
+    /* nvb__run_stopping, the cancel flag's address taken once */
+    return __atomic_load_n(&j->run->stop, __ATOMIC_RELAXED) ||
+           (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED)) || at_end;
 }
 
 /* The pacer's part before a submit call: how many I/Os may go now (free
@@ -619,7 +543,7 @@ LOOP_STEP int loop_reap(struct job *j, const struct loop_cfg *c, struct loop_sta
         nvb__fault_expire(j->fault); /* held-back completions do not hold up the stop */
     if (s->measuring && !stopping && s->budget) { /* the depth the loop keeps while it still submits */
         j->sub.waits++;
-        j->sub.depth_sum += s->inflight;
+        j->sub.depth_sum += c->qd == 1 ? 1 : s->inflight; /* qd 1: what is in flight here is the one */
     }
     j->sub.reaps += s->measuring;
     const int got = reap(io_state, j->done, c->qd, minw);
@@ -634,8 +558,9 @@ LOOP_STEP int loop_reap(struct job *j, const struct loop_cfg *c, struct loop_sta
         __atomic_store_n(&j->run->stop, 1, __ATOMIC_RELAXED);
         return got; /* in-flight I/O is abandoned to the engine's teardown */
     }
-    j->sub.empty_reaps += s->measuring && !got;
-    s->now = nvb__now_ns();
+    if (__builtin_expect(!got, 0))
+        j->sub.empty_reaps += s->measuring;
+    s->now = nvb__clk_now(&c->clk);
     if (spinning && s->measuring)
         j->sub.spin_ns += s->now - s->te;
     else if (wake_at && got == 0)
@@ -658,16 +583,45 @@ LOOP_STEP int loop_watchdog(struct job *j, const struct loop_cfg *c, struct loop
     return 0;
 }
 
-/* A run of rn completions of equal lat and clat l, cl, added. */
-LOOP_STEP void loop_add_run(const struct nvb__dstat *ds, uint64_t l, uint64_t cl, unsigned rn)
+/* A run of rn completions of equal lat and clat l, cl, added (one
+ * target and direction). */
+LOOP_STEP void loop_add_run(const struct loop_cfg *c, uint64_t l, uint64_t cl, unsigned rn)
 {
-    if (rn == 1) { /* qd 1: the plain adds */
-        nvb__hist_add(ds->hist, l);
-        nvb__hist_add(ds->clat, cl);
+    if (rn == 1) { /* a run of one: the plain adds */
+        nvb__hist_add(c->lat1, l);
+        nvb__hist_add(c->clat1, cl);
     } else {
-        nvb__hist_add_n(ds->hist, l, rn);
-        nvb__hist_add_n(ds->clat, cl, rn);
+        nvb__hist_add_n(c->lat1, l, rn);
+        nvb__hist_add_n(c->clat1, cl, rn);
     }
+}
+
+/* loop_count_fixed at qd 1: the one completion reap can return. */
+LOOP_STEP unsigned loop_count_one(struct job *j, const struct loop_cfg *c, struct loop_state *s, int got,
+                                  int count)
+{
+    if (!got)
+        return 0;
+    struct nvb__io *io = j->done[0];
+    const uint8_t fl = io->flags;
+    io->flags = (uint8_t)(fl & ~NVB__IOF_INFLIGHT);
+    j->freel[s->nfree++] = io;
+    if (!count || (fl & NVB__IOF_RAMP))
+        return 0;
+    if (__builtin_expect(io->res != (int64_t)c->bs, 0)) {
+        job_count(j, c, io, s->now, s->lv, s->runs);
+        return 1;
+    }
+    const uint64_t t_done = io->t_done ? io->t_done : s->now;
+    const uint64_t l = t_done > io->t_sub ? t_done - io->t_sub : 0;
+    const uint64_t cl = t_done > io->t_sent ? t_done - io->t_sent : 0;
+    nvb__hist_add(c->lat1, l);
+    nvb__hist_add(c->clat1, cl);
+    const int d = c->wdir;
+    live_add(&s->lv->ios[d], 1);
+    live_add(&s->lv->bytes[d], c->bs);
+    live_add(&s->lv->lat_sum[d], l);
+    return 1;
 }
 
 /* loop_complete's completions with one target and direction, without
@@ -681,8 +635,9 @@ LOOP_STEP unsigned loop_count_fixed(struct job *j, const struct loop_cfg *c, str
                                     int count)
 {
     const int d = c->wdir;
-    const struct nvb__dstat *ds = &j->st[0].d[d];
     const uint64_t now = s->now;
+    if (c->qd == 1) /* at most one completion (reap's max): no runs */
+        return loop_count_one(j, c, s, got, count);
     uint64_t sub = 0, sent = 0, done = 0, l = 0, cl = 0, latsum = 0, nok = 0;
     unsigned counted = 0, rn = 0; /* rn: the current run's I/Os (stamps sub, sent, done) */
     for (int i = 0; i < got; i++) {
@@ -695,7 +650,7 @@ LOOP_STEP unsigned loop_count_fixed(struct job *j, const struct loop_cfg *c, str
         counted++;
         const uint64_t t_done = io->t_done ? io->t_done : now;
         if (__builtin_expect(io->res != (int64_t)c->bs, 0)) {
-            job_count(j, c, io, now, s->sum->ios, s->sum->bytes, s->sum->lat, s->runs);
+            job_count(j, c, io, now, s->lv, s->runs);
             continue;
         }
         if (__builtin_expect(rn && io->t_sub == sub && io->t_sent == sent && t_done == done, 1)) {
@@ -703,7 +658,7 @@ LOOP_STEP unsigned loop_count_fixed(struct job *j, const struct loop_cfg *c, str
             continue;
         }
         if (rn) {
-            loop_add_run(ds, l, cl, rn);
+            loop_add_run(c, l, cl, rn);
             latsum += l * rn;
             nok += rn;
         }
@@ -715,13 +670,13 @@ LOOP_STEP unsigned loop_count_fixed(struct job *j, const struct loop_cfg *c, str
         rn = 1;
     }
     if (rn) {
-        loop_add_run(ds, l, cl, rn);
+        loop_add_run(c, l, cl, rn);
         latsum += l * rn;
         nok += rn;
     }
-    s->sum->ios[d] += nok;
-    s->sum->bytes[d] += nok * c->bs;
-    s->sum->lat[d] += latsum;
+    live_add(&s->lv->ios[d], nok);
+    live_add(&s->lv->bytes[d], nok * c->bs);
+    live_add(&s->lv->lat_sum[d], latsum);
     return counted;
 }
 
@@ -748,13 +703,12 @@ LOOP_STEP void loop_complete(struct job *j, const struct loop_cfg *c, struct loo
         }
         if (!count || (io->flags & NVB__IOF_RAMP))
             continue;
-        job_count(j, c, io, s->now, s->sum->ios, s->sum->bytes, s->sum->lat, s->runs);
+        job_count(j, c, io, s->now, s->lv, s->runs);
         s->last_done = s->now;
     }
     nvb__hrun_flush(&s->runs[0]); /* the histograms whole before anybody reads them */
     nvb__hrun_flush(&s->runs[1]);
     s->inflight -= (unsigned)ngot;
-    job_publish(j, c->ndir, s->sum->ios, s->sum->bytes, s->sum->lat);
 }
 
 /* After the completions: the watchdog's scan for one stale I/O (returns 1
@@ -770,9 +724,7 @@ LOOP_STEP int loop_after(struct job *j, const struct loop_cfg *c, struct loop_st
         /* ramp over: I/O submitted before now stays flagged and uncounted */
         s->measuring = 1;
         nvb__cpu_edge(j->run, NVB__EDGE_START);
-        job_reset_stats(j);
-        for (int d = 0; d < NVB__NDIR; d++)
-            s->sum->ios[d] = s->sum->bytes[d] = s->sum->lat[d] = 0;
+        nvb__job_reset_stats(j);
     }
     return 0;
 }
@@ -788,7 +740,8 @@ enum {
     LF_FAULT = 16,  /* fault injection */
     LF_DIST = 32,   /* a random distribution other than uniform (random_distribution, random_map), an offset pattern */
     LF_ZBD = 64,    /* emulated zones (zone_mode=zbd) */
-    LF_ALL = 127
+    LF_ALL = 127,
+    LF_QD1 = 128    /* (with no other) qd 1: one I/O per submit and reap, every batch and run of one */
 };
 
 static unsigned loop_features(const struct loop_cfg *c)
@@ -830,7 +783,15 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
         c.rnd = NVB__RND_UNIFORM;
     if (!(f & LF_DIST))
         c.pat = 0;
-    c.plain = f == 0;
+    if (f & LF_QD1)
+        c.qd = c.sbatch = c.cbatch = 1;
+    c.plain = (f & ~LF_QD1) == 0;
+    c.clk = nvb__clock_get(); /* by value: c's address must not escape */
+    if (c.one) {
+        c.lat1 = j->st[0].d[c.wdir].hist;
+        c.clat1 = j->st[0].d[c.wdir].clat;
+        c.slat1 = j->st[0].d[c.wdir].slat;
+    }
     if (c.plain) /* what job_prepare then leaves as it is */
         for (unsigned i = 0; i < c.qd; i++) {
             j->ios[i].target = 0;
@@ -842,10 +803,8 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
     int (*const submit)(void *, struct nvb__io **, unsigned) = j->submit;
     int (*const reap)(void *, struct nvb__io **, unsigned, unsigned) = j->reap;
     void *const io_state = j->io_state;
-    struct loop_sums sum;
-    memset(&sum, 0, sizeof sum);
     struct loop_state s = {
-        .sum = &sum, .nfree = c.qd, .think_left = c.think_blocks, .measuring = c.meas_ns <= r->go_ns, .budget = j->budget,
+        .lv = &j->live, .nfree = c.qd, .think_left = c.think_blocks, .measuring = c.meas_ns <= r->go_ns, .budget = j->budget,
         .now = nvb__now_ns(),
     };
     s.last_done = s.wd_ref = s.now;
@@ -876,13 +835,12 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
     }
     if (c.nt == 1) /* the target's counts are the loop's (job_count) */
         for (int d = 0; d < NVB__NDIR; d++) {
-            j->st[0].d[d].ios = sum.ios[d];
-            j->st[0].d[d].bytes = sum.bytes[d];
+            j->st[0].d[d].ios = j->live.ios[d];
+            j->st[0].d[d].bytes = j->live.bytes[d];
         }
-    job_end(j, c.open, s.now, s.last_done, s.budget);
+    nvb__job_end(j, c.open, s.now, s.last_done, s.budget);
     if (c.flow)
         nvb__flow_leave(j);
-    job_publish(j, NVB__NDIR, sum.ios, sum.bytes, sum.lat);
 }
 
 static void job_loop(struct job *j)
@@ -890,7 +848,9 @@ static void job_loop(struct job *j)
     struct run *r = j->run;
     const struct loop_cfg c = loop_cfg_of(j);
     const unsigned f = loop_features(&c);
-    if (f == 0)
+    if (f == 0 && c.qd == 1)
+        loop_run(j, c, LF_QD1);
+    else if (f == 0)
         loop_run(j, c, 0);
     else if (f == LF_MULTI) /* targets and directions, nothing else */
         loop_run(j, c, LF_MULTI);

@@ -396,6 +396,37 @@ static int job_engine(struct job *j)
     return 0;
 }
 
+static void hist_reset(struct nvb__hist *h)
+{
+    if (h)
+        nvb__hist_reset_live(h);
+}
+
+/* The ramp's end: the job's counts and histograms start again, the live
+ * counters too (the loop counts in them). */
+void nvb__job_reset_stats(struct job *j)
+{
+    for (unsigned t = 0; t < j->nt; t++)
+        for (int d = 0; d < NVB__NDIR; d++) {
+            j->st[t].d[d].ios = j->st[t].d[d].bytes = 0;
+            hist_reset(j->st[t].d[d].hist);
+            hist_reset(j->st[t].d[d].slat);
+            hist_reset(j->st[t].d[d].clat);
+            if (j->st[t].d[d].bsc)
+                memset(j->st[t].d[d].bsc->count, 0, sizeof j->st[t].d[d].bsc->count);
+        }
+    memset(&j->meter, 0, sizeof j->meter); /* every counter of the meter (internal.h) */
+    j->nfirst_mm = 0;
+    for (unsigned t = 0; t < j->nt; t++)
+        j->st[t].errors = 0;
+    for (int d = 0; d < NVB__NDIR; d++) {
+        nvb__live_store(&j->live.ios[d], 0);
+        nvb__live_store(&j->live.bytes[d], 0);
+        nvb__live_store(&j->live.lat_sum[d], 0);
+    }
+    nvb__live_store(&j->live.errors, 0);
+}
+
 int nvb__job_setup(struct job *j)
 {
     j->tid = nvb__thread_id();

@@ -1,7 +1,9 @@
 /*
  * The job loop's watchdog (io_timeout): a job whose device stops answering
  * gives up on what it has in flight instead of waiting forever. Called
- * from the loop (job.c) after a reap, never per I/O.
+ * from the loop (job.c) after a reap, never per I/O. Also the loop's other
+ * ends, off its steady path: a failed I/O (and the run stopped at it), the
+ * end of a job's measured window.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -68,4 +70,55 @@ int nvb__watch_scan(struct job *j, uint64_t now, unsigned inflight, uint64_t io_
         return 1;
     }
     return 0;
+}
+
+/* An I/O failed in a run that stops at errors: the run stops, and the
+ * first such error is the run's. */
+static void stop_at_error(struct job *j, const struct nvb__io *io, int d)
+{
+    struct run *r = j->run;
+    if (r->w->continue_on_error || __atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+        return;
+    __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+    nvb__mutex_lock(r->mu); /* once per run, not in the steady state */
+    if (!r->io_err) {
+        r->io_err = io->res < 0 ? (int)io->res : -EIO;
+        snprintf(r->io_err_msg, sizeof r->io_err_msg,
+                 "%s error on target '%s' at offset %" PRIu64 " (%u bytes): %s%s",
+                 nvb__dir_names[d], r->p->t[j->tmap[io->target]].path, io->off,
+                 io->len, io->res < 0 ? nvb_strerror((int)io->res) : "short transfer",
+                 (io->flags & NVB__IOF_FAULT_ERR) ? " (injected: fault.rate)"
+                 : (io->flags & NVB__IOF_FAULT_SHORT) && io->res >= 0 ? " (injected: fault.short)" : "");
+    }
+    nvb__mutex_unlock(r->mu);
+}
+
+/* A failed I/O counted (errno en), the run stopped unless it continues. */
+void nvb__job_failed(struct job *j, struct nvb__tstat *ts, const struct nvb__io *io, int d, int en)
+{
+    j->errors++;
+    nvb__live_store(&j->live.errors, j->errors);
+    j->errors_dir[d]++;
+    ts->errors++;
+    j->by_errno[en < NVB__ERRNO_SLOTS ? en : NVB__ERRNO_SLOTS - 1]++;
+    stop_at_error(j, io, d);
+}
+
+/* The end of this job's measured window (the run's end when it ran to it,
+ * else its last counted completion), and what an open-loop schedule left
+ * unissued in it. */
+void nvb__job_end(struct job *j, int open, uint64_t now, uint64_t last_done, uint64_t budget)
+{
+    const struct run *r = j->run;
+    const int to_end = r->end_ns && now >= r->end_ns && !nvb__run_stopping(j->run);
+    if (to_end)
+        j->t_end = r->end_ns;
+    else if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && __atomic_load_n(&r->ss_stopped, __ATOMIC_RELAXED))
+        j->t_end = nvb__now_ns(); /* ss.stop=1: the window ends when steady state stopped it */
+    else
+        j->t_end = last_done > r->meas_ns ? last_done : now;
+    if (j->t_end < r->meas_ns)
+        j->t_end = r->meas_ns;
+    if (open && to_end)
+        j->sub.unissued = nvb__sched_missed(&j->sched, r->meas_ns, j->t_end, budget);
 }

@@ -46,6 +46,28 @@ void nvb__plan_free(struct plan *p)
 #define FAIL(rc, ...) do { snprintf(err, errlen, __VA_ARGS__); return (rc); } while (0)
 
 /* The engine, its options, and the workload's own consistency. */
+/* What the blocks written hold against what the engine moves: data
+ * content keys, verify's needs. */
+static int plan_data(const struct nvb_workload *w, const struct plan *p, char *err, size_t errlen)
+{
+    if (w->data_compress || w->data_dedupe) {
+        const char *k = w->data_compress ? "data_compress" : "data_dedupe";
+        unsigned v = w->data_compress ? w->data_compress : w->data_dedupe;
+        if (w->verify)
+            FAIL(-EINVAL, "%s=%u needs verify=0: verify=1 writes blocks of its own format (a header and a checksum "
+                 "over a stream from the seed)", k, v);
+        if (w->fill == NVB__FILL_ZERO)
+            FAIL(-EINVAL, "%s=%u needs fill=random: fill=zero writes zeros only", k, v);
+    }
+    if (w->verify && (nvb__engine_flags(p->eng, p->eopts) & ~p->eng->flags & NVB__ENG_NO_FILES))
+        FAIL(-EINVAL, "verify=1 has nothing to check: engine %s moves no data with its options (io_uring.nop=1); "
+             "drop verify or the option", p->eng->name);
+    if (w->verify && !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES) && w->bs < NVB__VHDR_SIZE)
+        FAIL(-EINVAL, "verify=1 needs bs of at least %u bytes: each block starts with a %u-byte header (bs '%" PRIu64
+             "')", NVB__VHDR_SIZE, NVB__VHDR_SIZE, w->bs);
+    return 0;
+}
+
 static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, size_t errlen)
 {
     char b1[32], b2[32];
@@ -131,22 +153,7 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
                 FAIL(-EINVAL, "cpus '%s' names CPU %u, but %d CPUs are online (key 'cpus')", w->cpus_text, c,
                      p->ncpus_online);
     }
-    if (w->data_compress || w->data_dedupe) {
-        const char *k = w->data_compress ? "data_compress" : "data_dedupe";
-        unsigned v = w->data_compress ? w->data_compress : w->data_dedupe;
-        if (w->verify)
-            FAIL(-EINVAL, "%s=%u needs verify=0: verify=1 writes blocks of its own format (a header and a checksum "
-                 "over a stream from the seed)", k, v);
-        if (w->fill == NVB__FILL_ZERO)
-            FAIL(-EINVAL, "%s=%u needs fill=random: fill=zero writes zeros only", k, v);
-    }
-    if (w->verify && (nvb__engine_flags(p->eng, p->eopts) & ~p->eng->flags & NVB__ENG_NO_FILES))
-        FAIL(-EINVAL, "verify=1 has nothing to check: engine %s moves no data with its options (io_uring.nop=1); "
-             "drop verify or the option", p->eng->name);
-    if (w->verify && !(nvb__engine_flags(p->eng, p->eopts) & NVB__ENG_NO_FILES) && w->bs < NVB__VHDR_SIZE)
-        FAIL(-EINVAL, "verify=1 needs bs of at least %u bytes: each block starts with a %u-byte header (bs '%" PRIu64
-             "')", NVB__VHDR_SIZE, NVB__VHDR_SIZE, w->bs);
-    return 0;
+    return plan_data(w, p, err, errlen);
 }
 
 /* The engine's say on what jobs open (prepare_target(): nvme maps every

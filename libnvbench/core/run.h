@@ -9,7 +9,7 @@
  *   job.c        a job's thread and its submit/reap loop
  *   job_setup.c  job setup and teardown, the jobs dealt their targets
  *   job_pace.c   the loop's pacer: a rate's schedule, think time
- *   job_watch.c  the loop's watchdog (io_timeout)
+ *   job_watch.c  the loop's watchdog (io_timeout), a failed I/O, a job's window end
  *   job_readback.c  verify_readback: a job's read-back of the blocks it wrote
  *   zbd.c        emulated zones (zone_mode=zbd): where each I/O of a zoned run goes
  *   sampler.c    time series, progress, poll/cancel checks, CPU sampling
@@ -281,6 +281,8 @@ void  nvb__job_release(struct job *j);
 /* r->jobs for the plan: targets dealt, budgets and rates split, CPUs
  * assigned. 0 or -ENOMEM (the error is set in res). */
 int   nvb__jobs_new(struct run *r, struct nvb_result *res);
+/* The ramp's end: the job's counts, histograms and live counters zeroed. */
+void  nvb__job_reset_stats(struct job *j);
 /* Frees what nvb__jobs_new() made; jobs from `started` on never ran their
  * thread, so their resources are released here. */
 void  nvb__jobs_free(struct run *r, unsigned started);
@@ -325,6 +327,10 @@ int nvb__prio_job(struct job *j, struct nvb__prio *out);
  * returns 1 when only such I/Os are left (the job abandons them). */
 void nvb__watch_stalled(struct job *j, uint64_t now, uint64_t wd_ref, unsigned inflight, uint64_t io_timeout);
 int  nvb__watch_scan(struct job *j, uint64_t now, unsigned inflight, uint64_t io_timeout);
+/* job_watch.c too: a failed I/O counted (errno en), the run stopped at it
+ * unless it continues; the end of the job's measured window. */
+void nvb__job_failed(struct job *j, struct nvb__tstat *ts, const struct nvb__io *io, int d, int en);
+void nvb__job_end(struct job *j, int open, uint64_t now, uint64_t last_done, uint64_t budget);
 /* verify_readback (job_readback.c): once the job's loop has ended with
  * nothing in flight, every block its map says it wrote is read and checked,
  * in offset order, qd at a time; unwritten blocks are never read. Off the

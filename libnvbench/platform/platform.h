@@ -21,6 +21,26 @@
 uint64_t nvb__now_ns(void);
 /* Which: "tsc", "clock_monotonic" or "qpc" (static storage). */
 const char *nvb__clock_source(void);
+/* The clock's calibration, copied into a hot loop so that it reads the
+ * clock without a call (nvb__clk_now): the same values nvb__now_ns gives,
+ * where the loop keeps its own registers across the read. tsc 0: every
+ * read is nvb__now_ns. */
+struct nvb__clk {
+    uint64_t tsc0, ns0, mult;
+    int      tsc;
+};
+struct nvb__clk nvb__clock_get(void);
+static inline __attribute__((always_inline)) uint64_t nvb__clk_now(const struct nvb__clk *k)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_expect(k->tsc, 1)) {
+        const uint64_t t = __builtin_ia32_rdtsc();
+        const uint64_t dt = t > k->tsc0 ? t - k->tsc0 : 0; /* as nvb__now_ns */
+        return k->ns0 + (uint64_t)(((unsigned __int128)dt * k->mult) >> 32);
+    }
+#endif
+    return nvb__now_ns();
+}
 /* Wall-clock time in ns since the Unix epoch. */
 uint64_t nvb__wall_ns(void);
 /* Sleep for ns (interruptible by nothing; short sleeps may return early). */

@@ -577,6 +577,27 @@ START_TEST(wide_helpers_match_the_compiler)
 }
 END_TEST
 
+/* The sums' word-by-word adds (hist.h) against the compiler's 128-bit
+ * arithmetic, carries into every word included. */
+START_TEST(sum_adds_match_the_compiler)
+{
+    rng_state = 11;
+    for (int k = 0; k < 200000; k++) {
+        const int big = k % 4 == 0; /* words near 2^64: every carry taken */
+        unsigned __int128 a = (unsigned __int128)(big ? UINT64_MAX - rng_next() % 3 : rng_next()) << 64 |
+                              (big ? UINT64_MAX - rng_next() % 3 : rng_next());
+        const uint64_t v = big ? UINT64_MAX - rng_next() % 3 : rng_next() >> (rng_next() % 64);
+        const unsigned __int128 w = (unsigned __int128)v * (big ? v : rng_next());
+        unsigned __int128 s = a, q = a;
+        uint64_t hi = k, hi_want = k + ((unsigned __int128)(a + w) < w);
+        nvb__u128_add64(&s, v);
+        nvb__u192_add(&q, &hi, w);
+        ck_assert(s == a + v);
+        ck_assert(q == a + w && hi == hi_want);
+    }
+}
+END_TEST
+
 START_TEST(merge_refuses_count_overflow)
 {
     struct nvb__hist *a = hist_new(), *b = hist_new();
@@ -659,6 +680,7 @@ static Suite *hist_suite(void)
     tcase_add_loop_test(tc, merge_exact, 2, 9);
     tcase_add_test(tc, merge_refuses_count_overflow);
     tcase_add_test(tc, wide_helpers_match_the_compiler);
+    tcase_add_test(tc, sum_adds_match_the_compiler);
     suite_add_tcase(s, tc);
     return s;
 }

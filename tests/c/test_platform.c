@@ -78,6 +78,21 @@ START_TEST(clock_monotonic)
 }
 END_TEST
 
+/* The copy of the clock a hot loop reads inline (nvb__clk_now) is the
+ * clock: it names the same source, and each of its reads falls between
+ * the two reads of nvb__now_ns around it. */
+START_TEST(clock_read_inline_is_the_clock)
+{
+    const struct nvb__clk k = nvb__clock_get();
+    ck_assert_int_eq(k.tsc, !strcmp(nvb__clock_source(), "tsc"));
+    for (int i = 0; i < 100000; i++) {
+        const uint64_t a = nvb__now_ns(), b = nvb__clk_now(&k), c = nvb__now_ns();
+        ck_assert_msg(a <= b && b <= c, "read %d: %llu, inline %llu, %llu", i, (unsigned long long)a,
+                      (unsigned long long)b, (unsigned long long)c);
+    }
+}
+END_TEST
+
 /* --------------------------------------------------------------- threads */
 
 struct shared {
@@ -745,6 +760,7 @@ static Suite *platform_suite(void)
     Suite *s = suite_create("platform");
     TCase *tc = tcase_create("clock");
     tcase_add_test(tc, clock_monotonic);
+    tcase_add_test(tc, clock_read_inline_is_the_clock);
     tcase_add_test(tc, clock_source_keeps_the_rate);
     suite_add_tcase(s, tc);
 

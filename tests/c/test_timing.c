@@ -305,6 +305,17 @@ START_TEST(latency_split)
     nvb_result_free(r);
     nvb_workload_free(w);
 
+    /* the plain instances (one target and direction), at qd 1 and above */
+    static const char *const qds[] = {"1", "32"};
+    for (int q = 0; q < 2; q++) {
+        w = mk((const char *[]){"engine", "null", "rw", "randread", "qd", qds[q], "ios", "20000", NULL}, 0);
+        r = tu_run_ok(w);
+        check_split(r, qds[q], 0);
+        ck_assert_uint_eq(r->tot[0].hist->count, 20000);
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    }
+
     /* psync completes I/O inside submit: no slat of its own, clat is lat */
     w = mk((const char *[]){"engine", "psync", "rw", "randread", "ios", "300", NULL}, 1);
     r = tu_run_ok(w);

@@ -105,12 +105,19 @@ uint64_t nvb__now_ns(void)
     if (__builtin_expect(g_clk.tsc, 1)) {
         const uint64_t t = __rdtsc();
         /* a core's counter a few ticks behind the calibrating one's (or
-         * an earlier read) counts as no time, never as a wrap */
+         * an earlier read) counts as no time, never as a wrap (the same
+         * formula as nvb__clk_now's, platform.h) */
         const uint64_t dt = t > g_clk.tsc0 ? t - g_clk.tsc0 : 0;
         return g_clk.ns0 + (uint64_t)(((unsigned __int128)dt * g_clk.mult) >> 32);
     }
 #endif
     return mono_ns();
+}
+
+struct nvb__clk nvb__clock_get(void)
+{
+    clock_ready();
+    return (struct nvb__clk){.tsc0 = g_clk.tsc0, .ns0 = g_clk.ns0, .mult = g_clk.mult, .tsc = g_clk.tsc};
 }
 
 const char *nvb__clock_source(void)

@@ -27,6 +27,11 @@ const char *nvb__clock_source(void)
     return "qpc";
 }
 
+struct nvb__clk nvb__clock_get(void)
+{
+    return (struct nvb__clk){.tsc = 0}; /* QPC: every read is nvb__now_ns */
+}
+
 /* FILETIME counts 100 ns units since 1601-01-01; the Unix epoch is
  * 11644473600 s later. GetSystemTimePreciseAsFileTime (Windows 8 and
  * later) has sub-microsecond resolution where GetSystemTimeAsFileTime has
