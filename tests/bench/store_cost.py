@@ -47,7 +47,7 @@ def median_time(fn, rounds):
 def points_cost(target, d, runtime, intervals, rounds):
     """Part 3: the cost of the points beside a run saved without them."""
     from nvbench import core
-    from nvbench._points import PointWriter
+    from nvbench.store import PointWriter
     print(f"Time-series points (a {runtime:g} s null-engine randread per run, medians of {rounds} pairs run "
           "side by side):\n")
     print("| interval | points | run (without / with points) | save (without / with) | writer thread CPU | "

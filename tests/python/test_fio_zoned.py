@@ -89,7 +89,7 @@ def test_zone_reset_gc_open_zones_and_read_beyond_wp(tmp_path, monkeypatch):
 
 
 def test_real_zone_keys_need_zonemode_zbd(tmp_path):
-    with pytest.raises(FioJobError, match="'zonesize': without zonemode=zbd"):
-        from_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=1m\nzonesize=256k\n"))
+    with pytest.raises(FioJobError, match="'zonecapacity': without zonemode=zbd"):
+        from_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=1m\nzonecapacity=256k\n"))
     with pytest.raises(FioJobError, match="'8z' counts zones"):
         from_fio_job(write(tmp_path, "[j]\nioengine=null\nsize=8z\n"))

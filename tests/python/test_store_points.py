@@ -179,7 +179,7 @@ POINTS_WRITER = textwrap.dedent("""
     r = nvbench.load(sys.argv[2])[0]
     texts = [json.dumps(p) for p in r.data["timeseries"]]
     if sys.argv[3] == "kill":
-        w = _points.PointWriter(sys.argv[1])
+        w = store.PointWriter(sys.argv[1])
         f = w.begin("first")
         for t in texts:
             f(t)
@@ -190,13 +190,13 @@ POINTS_WRITER = textwrap.dedent("""
             print("inside", flush=True)
             time.sleep(600)
         _points.PointWriter._flush_rows = staticmethod(stop_inside)
-        w = _points.PointWriter(sys.argv[1])
+        w = store.PointWriter(sys.argv[1])
         f = w.begin("second")
         for t in texts:
             f(t)
         w.close()
     n = int(sys.argv[4])
-    w = _points.PointWriter(sys.argv[1])
+    w = store.PointWriter(sys.argv[1])
     runs = []
     for i in range(n):
         f = w.begin(f"{sys.argv[3]}-{i}")

@@ -87,10 +87,14 @@ class PointWriter:
     newer) costs the points only: the run goes on."""
 
     FLUSH_S = 0.5  # a point waits at most this long to be written, while the run goes on
+    # The store's opener and its error, given by store.PointWriter (store imports this module,
+    # so this one names neither).
+    _StoreError = Exception
+
+    def _open_store(self, location):
+        raise NotImplementedError("use store.PointWriter, which opens the store")
 
     def __init__(self, location, err=None):
-        from .store import StoreError, open_store  # store imports this module
-        self._open, self._StoreError = open_store, StoreError
         self.location, self.err = location, err
         self.q = queue.Queue()
         self.by_result = {}          # id(result) -> stream id
@@ -157,7 +161,7 @@ class PointWriter:
         t0 = time.thread_time()
         st, batch, due = None, [], None
         try:
-            st = self._open(self.location)
+            st = self._open_store(self.location)
         except self._StoreError as e:
             self.failure = str(e)
         except Exception as e:  # noqa: BLE001 - whatever it is, the run goes on

@@ -8,10 +8,10 @@ import time
 
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_OK, _err, _n
 from ._printable import printable
-from ._points import READ_COLUMNS, PointWriter
+from ._points import READ_COLUMNS
 from .loading import load
 from .resultset import ResultSet
-from .store import FILTER_KEYS, StoreError, _redact, default_location, open_store
+from .store import FILTER_KEYS, PointWriter, StoreError, _redact, default_location, open_store
 
 # ------------------------------------------------------------------ saving runs
 

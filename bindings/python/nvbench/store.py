@@ -506,3 +506,12 @@ def points(run_id, db=None):
     with open_store(db, create=False) as st:
         rows = st.points(ids)
     return pd.DataFrame(rows, columns=_points.READ_COLUMNS)
+
+
+class PointWriter(_points.PointWriter):
+    """_points.PointWriter writing into this module's stores (open_store; its errors are
+    StoreError): what --save uses while a run goes on."""
+    _StoreError = StoreError
+
+    def _open_store(self, location):
+        return open_store(location)
