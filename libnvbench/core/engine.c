@@ -118,6 +118,17 @@ NVB_API const char *nvb_engine_name(int i)
     return nvb__engines[i]->name;
 }
 
+NVB_API const char *nvb_engine_option(int engine, size_t i)
+{
+    if (engine < 0 || engine >= nvb_engine_count())
+        return NULL;
+    const struct nvb__engine *e = nvb__engines[engine];
+    for (size_t k = 0; k <= i; k++)
+        if (!e->opts || !e->opts[k].name)
+            return NULL;
+    return e->opts[i].name;
+}
+
 NVB_API int nvb_engine_probe(const char *engine, char *why, size_t why_len)
 {
     if (!engine) {

@@ -890,14 +890,3 @@ NVB_API const char *nvb_workload_key_info(const char *key, const char *field)
             return or_empty(cols[i].value);
     return NULL;
 }
-
-NVB_API const char *nvb_engine_option(int engine, size_t i)
-{
-    if (engine < 0 || engine >= nvb_engine_count())
-        return NULL;
-    const struct nvb__engine *e = nvb__engines[engine];
-    for (size_t k = 0; k <= i; k++)
-        if (!e->opts || !e->opts[k].name)
-            return NULL;
-    return e->opts[i].name;
-}
