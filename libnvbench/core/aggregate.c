@@ -17,7 +17,15 @@
  * second) is the run's error rather than a wrapped figure. */
 static void dstat_sum(struct nvb_result *res, struct nvb__dstat *dst, const struct nvb__dstat *src)
 {
-    if (nvb__dstat_add(dst, src) == -EOVERFLOW && !res->err)
+    int rc = nvb__dstat_add(dst, src);
+    /* a job's histograms (jhist.h; a result's have none of these) */
+    if (!rc && src->jlat)
+        rc = nvb__jhist_merge(&dst->hist, src->jlat);
+    if (!rc && src->jslat)
+        rc = nvb__jhist_merge(&dst->slat, src->jslat);
+    if (!rc && src->jclat)
+        rc = nvb__jhist_merge(&dst->clat, src->jclat);
+    if (rc == -EOVERFLOW && !res->err)
         nvb__result_seterr(res, -EOVERFLOW, "an I/O, byte or latency-histogram count passed 2^64 - 1 when the "
                            "jobs' counters were added up");
 }

@@ -14,6 +14,7 @@
 #include "core/dist.h"
 #include "core/hist.h"
 #include "core/ihist.h"
+#include "core/jhist.h"
 #include "core/run.h"
 
 /* A time-series point in the result's JSON, without its histograms: at
@@ -50,10 +51,14 @@ void nvb__run_mem_estimate(uint64_t bs, unsigned qd, unsigned jobs, unsigned nt,
     unsigned __int128 n = (pairs + nt + 1) * (unsigned)ndirs * NVB__LAT_KINDS;
     m->buffers = sat((unsigned __int128)bs * qd * jobs);
     m->histograms = sat(n);
-    m->hist_bytes = sat(n * sizeof(struct nvb__hist));
-    /* the sampler's last counts of every job's lat histograms (all three
-     * directions, dense) and its sums, for the interval histograms */
-    m->sampler_bytes = sat((pairs * NVB__NDIR + NVB__NDIR) * NVB__HIST_BUCKETS * sizeof(uint64_t));
+    /* a job's (jhist.h) with room for every bucket, touched only where
+     * written; the result's per target and in total, dense */
+    m->hist_bytes = sat(pairs * (unsigned)ndirs * NVB__LAT_KINDS *
+                            (sizeof(struct nvb__jhist) + NVB__HIST_BUCKETS * sizeof(uint64_t)) +
+                        (unsigned __int128)(nt + 1) * (unsigned)ndirs * NVB__LAT_KINDS * sizeof(struct nvb__hist));
+    /* the sampler's copy of every job's lat arena (room for every bucket
+     * of each direction used) and its sums, for the interval histograms */
+    m->sampler_bytes = sat((pairs * (unsigned)ndirs + NVB__NDIR) * NVB__HIST_BUCKETS * sizeof(uint64_t));
     /* per job and target: its figures, offset generator, block-size-mix
      * offsets (both directions) and descriptors */
     m->table_bytes = sat(pairs * (sizeof(struct nvb__tstat) + sizeof(struct nvb__dgen) +

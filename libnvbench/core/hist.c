@@ -18,22 +18,6 @@ void nvb__hist_init(struct nvb__hist *h)
     h->min = UINT64_MAX;
 }
 
-void nvb__hist_reset_live(struct nvb__hist *h)
-{
-    /* only the buckets between min's and max's hold counts: the pages of
-     * the others are left untouched (job_setup.c) */
-    if (h->count)
-        for (unsigned i = nvb__hist_index(h->min), e = nvb__hist_index(h->max); i <= e; i++)
-            __atomic_store_n(&h->buckets[i], 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->min, UINT64_MAX, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->max, 0, __ATOMIC_RELAXED);
-    h->count = 0;
-    h->sum = h->sumsq = 0;
-    h->sumsq_hi = 0;
-    h->sumsq_rounded = 0;
-    h->sumsq_dbl = 0;
-}
-
 /* Bucket i >= NVB__HIST_SUB belongs to group g = i / SUB, which covers
  * [2^k, 2^(k+1)) with k = g + SUB_BITS - 1 (see nvb__hist_index). */
 uint64_t nvb__hist_bucket_low(unsigned i)

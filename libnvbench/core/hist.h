@@ -52,10 +52,6 @@ struct nvb__hist {
 };
 
 void nvb__hist_init(struct nvb__hist *h);
-/* nvb__hist_init on a histogram the sampler may be reading (the job's, at
- * the end of its ramp): the fields it reads stored atomically, and only the
- * buckets between min's and max's written (the others are 0). */
-void nvb__hist_reset_live(struct nvb__hist *h);
 /* Without branches: s = 57 - clz(v | 127) is 0 below 128 (there the index
  * is v itself) and k - 6 for v in [2^k, 2^(k+1)), where (v >> s) is 64 plus
  * the sub-bucket; the index grows with v, so values at or above 2^MAX_BITS
@@ -98,75 +94,56 @@ static inline void nvb__u192_add(unsigned __int128 *a, uint64_t *hi, unsigned __
     *a = lo;
 }
 #endif
+/* The fields besides the buckets that an add updates (count, min, max and
+ * the exact sums), written once for the dense histogram here and the job's
+ * grouped one (jhist.h), whose fields have the same names: n samples of v,
+ * then one sample (one multiply for the square; add_n takes three). The
+ * sampler reads min and max while a job runs: stored atomically (relaxed:
+ * a plain store on the machines this builds for). */
+#define NVB__HIST_SUMS_ADD_N(h, v, n)                                                                          \
+    do {                                                                                                       \
+        (h)->count += (n);                                                                                     \
+        if ((v) < (h)->min)                                                                                    \
+            __atomic_store_n(&(h)->min, (v), __ATOMIC_RELAXED);                                                \
+        if ((v) > (h)->max)                                                                                    \
+            __atomic_store_n(&(h)->max, (v), __ATOMIC_RELAXED);                                                \
+        (h)->sum += (unsigned __int128)(v) * (n);                                                              \
+        /* n v^2 in 192 bits: v^2's two words times n, then the add */                                        \
+        const unsigned __int128 sq_ = (unsigned __int128)(v) * (v);                                            \
+        const unsigned __int128 a_ = (unsigned __int128)(uint64_t)sq_ * (n),                                   \
+                                b_ = (unsigned __int128)(uint64_t)(sq_ >> 64) * (n);                           \
+        const unsigned __int128 mid_ = a_ + (b_ << 64), lo_ = (h)->sumsq + mid_;                               \
+        (h)->sumsq_hi += (uint64_t)(b_ >> 64) + (mid_ < a_) + (lo_ < mid_);                                    \
+        (h)->sumsq = lo_;                                                                                      \
+    } while (0)
+#define NVB__HIST_SUMS_ADD(h, v)                                                                               \
+    do {                                                                                                       \
+        (h)->count++;                                                                                          \
+        if ((v) < (h)->min)                                                                                    \
+            __atomic_store_n(&(h)->min, (v), __ATOMIC_RELAXED);                                                \
+        if ((v) > (h)->max)                                                                                    \
+            __atomic_store_n(&(h)->max, (v), __ATOMIC_RELAXED);                                                \
+        nvb__u128_add64(&(h)->sum, (v));                                                                       \
+        /* 192-bit add of v*v: three adds with carry, no branch */                                            \
+        nvb__u192_add(&(h)->sumsq, &(h)->sumsq_hi, (unsigned __int128)(v) * (v));                              \
+    } while (0)
+
 /* n samples of one value: one bucket, one update of each sum. The job is
- * the only writer of its histograms; the sampler reads min, max and the
- * buckets while it runs, so those are stored atomically (relaxed: a plain
- * store on the machines this builds for). */
+ * the only writer of its histograms (jhist.h); the buckets are stored
+ * atomically there and here alike. */
 static inline void nvb__hist_add_n(struct nvb__hist *h, uint64_t v, uint64_t n)
 {
     uint64_t *b = &h->buckets[nvb__hist_index(v)];
     __atomic_store_n(b, *b + n, __ATOMIC_RELAXED);
-    h->count += n;
-    if (v < h->min)
-        __atomic_store_n(&h->min, v, __ATOMIC_RELAXED);
-    if (v > h->max)
-        __atomic_store_n(&h->max, v, __ATOMIC_RELAXED);
-    h->sum += (unsigned __int128)v * n;
-    /* n v^2 in 192 bits: v^2's two words times n, then the add */
-    unsigned __int128 sq = (unsigned __int128)v * v;
-    unsigned __int128 a = (unsigned __int128)(uint64_t)sq * n, b2 = (unsigned __int128)(uint64_t)(sq >> 64) * n;
-    unsigned __int128 mid = a + (b2 << 64), lo = h->sumsq + mid;
-    h->sumsq_hi += (uint64_t)(b2 >> 64) + (mid < a) + (lo < mid);
-    h->sumsq = lo;
+    NVB__HIST_SUMS_ADD_N(h, v, n);
 }
-/* One sample: one multiply for the square (add_n takes three). */
 static inline void nvb__hist_add(struct nvb__hist *h, uint64_t v)
 {
     uint64_t *b = &h->buckets[nvb__hist_index(v)];
     __atomic_store_n(b, *b + 1, __ATOMIC_RELAXED);
-    h->count++;
-    if (v < h->min)
-        __atomic_store_n(&h->min, v, __ATOMIC_RELAXED);
-    if (v > h->max)
-        __atomic_store_n(&h->max, v, __ATOMIC_RELAXED);
-    nvb__u128_add64(&h->sum, v);
-    /* 192-bit add of v*v: three adds with carry, no branch */
-    nvb__u192_add(&h->sumsq, &h->sumsq_hi, (unsigned __int128)v * v);
+    NVB__HIST_SUMS_ADD(h, v);
 }
 
-/*
- * A run of equal values, added once: completions reaped together from one
- * submit batch share their stamps, so their latencies are equal, and
- * adding n of them at once gives the histogram (buckets, count, min, max
- * and the exact sums) that n adds give, byte for byte. A value that is not
- * the run's (or goes to another histogram) ends the run; the caller ends
- * the last with nvb__hrun_flush before anybody reads the histogram.
- */
-struct nvb__hrun {
-    struct nvb__hist *h; /* NULL: no run */
-    uint64_t v, n;
-};
-static inline __attribute__((always_inline)) void nvb__hrun_flush(struct nvb__hrun *r)
-{
-    if (r->n == 1) /* a run of one (qd 1): the plain add */
-        nvb__hist_add(r->h, r->v);
-    else if (r->h)
-        nvb__hist_add_n(r->h, r->v, r->n);
-    r->n = 0;
-    r->h = NULL;
-}
-static inline __attribute__((always_inline)) void nvb__hrun_add(struct nvb__hrun *r, struct nvb__hist *h,
-                                                                uint64_t v)
-{
-    if (h == r->h && v == r->v) {
-        r->n++;
-        return;
-    }
-    nvb__hrun_flush(r);
-    r->h = h;
-    r->v = v;
-    r->n = 1;
-}
 /* Lower bound and width of bucket i. */
 uint64_t nvb__hist_bucket_low(unsigned i);
 uint64_t nvb__hist_bucket_width(unsigned i);

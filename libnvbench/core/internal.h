@@ -17,6 +17,7 @@
 #include "util/util.h" /* first: ESTALE where the C runtime lacks it */
 #include "core/engine.h"
 #include "core/hist.h"
+#include "core/jhist.h"
 #include "util/json.h"
 #include "util/util.h"
 #include "core/verify.h"
@@ -210,6 +211,9 @@ struct nvb__dstat {
     struct nvb__hist *slat;  /* inside the engine's submit call; NULL also when the
                               * engine completes I/O there (nvb_result.lat_unknown) */
     struct nvb__hist *clat;  /* end of the submit call to completion */
+    /* a job's own (core/jhist.h), merged into hist, slat and clat at the
+     * run's end; NULL in a result */
+    struct nvb__jhist *jlat, *jslat, *jclat;
     struct nvb__bscount *bsc;/* I/Os by size (bssplit), NULL without a split */
 };
 

@@ -66,7 +66,7 @@ struct loop_cfg {
     int      plain;              /* the plain instance (loop_run): one target and direction, no feature */
     unsigned ndir;               /* the directions the workload uses are below this */
     /* one target and direction (one): its histograms, not looked up per I/O */
-    struct nvb__hist *lat1, *clat1, *slat1;
+    struct nvb__jhist *lat1, *clat1, *slat1;
     struct nvb__clk clk;         /* the clock, read without a call (platform.h) */
     const volatile int *cancel;  /* the run's cancel flag, or NULL */
     unsigned think_blocks;       /* thinktime_blocks */
@@ -198,13 +198,13 @@ LOOP_STEP uint64_t job_lat(struct nvb__dstat *ds, const struct loop_cfg *c, cons
     /* the I/Os of one submit batch reaped together have equal latencies:
      * one add per run of them (hist.h) */
     const uint64_t cl = t_done > io->t_sent ? t_done - io->t_sent : 0;
-    if (__builtin_expect(ds->hist == runs[0].h && l == runs[0].v && cl == runs[1].v, 1)) {
+    if (__builtin_expect(ds->jlat == runs[0].h && l == runs[0].v && cl == runs[1].v, 1)) {
         runs[0].n++; /* the usual case: both runs go on (clat's histogram is ds's, as lat's is) */
         runs[1].n++;
         return l;
     }
-    nvb__hrun_add(&runs[0], ds->hist, l);
-    nvb__hrun_add(&runs[1], ds->clat, cl);
+    nvb__hrun_add(&runs[0], ds->jlat, l);
+    nvb__hrun_add(&runs[1], ds->jclat, cl);
     return l;
 }
 
@@ -270,16 +270,16 @@ LOOP_STEP void job_slat(struct job *j, const struct loop_cfg *c, unsigned n, uin
 {
     if (c->one) {
         if (n == 1) /* qd 1: the plain add (one multiply, add_n takes three) */
-            nvb__hist_add(c->slat1, s);
+            nvb__jhist_add(c->slat1, s);
         else
-            nvb__hist_add_n(c->slat1, s, n);
+            nvb__jhist_add_n(c->slat1, s, n);
         return;
     }
     for (unsigned i = 0, k; i < n; i = k) {
         const struct nvb__io *io = j->batch[i];
         for (k = i + 1; k < n && j->batch[k]->target == io->target && j->batch[k]->dir == io->dir; k++)
             ;
-        nvb__hist_add_n(j->st[io->target].d[io->dir].slat, s, k - i);
+        nvb__jhist_add_n(j->st[io->target].d[io->dir].jslat, s, k - i);
     }
 }
 
@@ -588,11 +588,11 @@ LOOP_STEP int loop_watchdog(struct job *j, const struct loop_cfg *c, struct loop
 LOOP_STEP void loop_add_run(const struct loop_cfg *c, uint64_t l, uint64_t cl, unsigned rn)
 {
     if (rn == 1) { /* a run of one: the plain adds */
-        nvb__hist_add(c->lat1, l);
-        nvb__hist_add(c->clat1, cl);
+        nvb__jhist_add(c->lat1, l);
+        nvb__jhist_add(c->clat1, cl);
     } else {
-        nvb__hist_add_n(c->lat1, l, rn);
-        nvb__hist_add_n(c->clat1, cl, rn);
+        nvb__jhist_add_n(c->lat1, l, rn);
+        nvb__jhist_add_n(c->clat1, cl, rn);
     }
 }
 
@@ -615,8 +615,8 @@ LOOP_STEP unsigned loop_count_one(struct job *j, const struct loop_cfg *c, struc
     const uint64_t t_done = io->t_done ? io->t_done : s->now;
     const uint64_t l = t_done > io->t_sub ? t_done - io->t_sub : 0;
     const uint64_t cl = t_done > io->t_sent ? t_done - io->t_sent : 0;
-    nvb__hist_add(c->lat1, l);
-    nvb__hist_add(c->clat1, cl);
+    nvb__jhist_add(c->lat1, l);
+    nvb__jhist_add(c->clat1, cl);
     const int d = c->wdir;
     live_add(&s->lv->ios[d], 1);
     live_add(&s->lv->bytes[d], c->bs);
@@ -788,9 +788,9 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
     c.plain = (f & ~LF_QD1) == 0;
     c.clk = nvb__clock_get(); /* by value: c's address must not escape */
     if (c.one) {
-        c.lat1 = j->st[0].d[c.wdir].hist;
-        c.clat1 = j->st[0].d[c.wdir].clat;
-        c.slat1 = j->st[0].d[c.wdir].slat;
+        c.lat1 = j->st[0].d[c.wdir].jlat;
+        c.clat1 = j->st[0].d[c.wdir].jclat;
+        c.slat1 = j->st[0].d[c.wdir].jslat;
     }
     if (c.plain) /* what job_prepare then leaves as it is */
         for (unsigned i = 0; i < c.qd; i++) {

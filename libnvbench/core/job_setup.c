@@ -293,41 +293,42 @@ static int job_buffers(struct job *j)
     return 0;
 }
 
-/* A histogram of the job's block, zeroed by calloc: only its header is
- * written here, so that the pages of buckets no latency reaches are never
- * touched (a job's histograms are mostly such pages: with many targets
- * they were most of a run's memory). */
-static struct nvb__hist *hist_take(struct nvb__hist **next)
+/* The groups of the job's lat histograms' arena: the sampler keeps a copy
+ * of it of this size (sampler.c), whether or not the job got that far. */
+uint64_t nvb__job_lat_groups(const struct plan *p, unsigned nt)
 {
-    struct nvb__hist *h = (*next)++;
-    h->min = UINT64_MAX;
-    return h;
+    return nvb__jarena_groups((uint64_t)nt * ((p->reads != 0) + (p->writes != 0) + (p->trims != 0)));
 }
 
 /* The latency histograms (lat, clat, and slat unless the engine completes
  * I/O inside its submit call) per target per direction the workload uses,
- * in one zeroed block (j->hists). */
+ * in one zeroed block (j->hists), their buckets in two arenas (lat's, and
+ * clat's and slat's) of which only the groups written are ever touched
+ * (jhist.h). */
 static int job_histograms(struct job *j)
 {
     struct run *r = j->run;
     struct plan *p = r->p;
     const int slat = !(p->eng->flags & NVB__ENG_SYNC);
     const unsigned ndir = (p->reads != 0) + (p->writes != 0) + (p->trims != 0);
-    const size_t n = (size_t)j->nt * ndir * (slat ? 3 : 2);
-    if (n && !(j->hists = calloc(n, sizeof *j->hists))) {
+    const size_t per = (size_t)j->nt * ndir, n = per * (slat ? 3 : 2);
+    if (n && (!(j->hists = calloc(n, sizeof *j->hists)) ||
+              nvb__jarena_init(&j->harena[0], nvb__job_lat_groups(p, j->nt)) < 0 ||
+              nvb__jarena_init(&j->harena[1], nvb__jarena_groups(n - per)) < 0)) {
         snprintf(j->why, sizeof j->why, "out of memory for latency histograms");
         return -ENOMEM;
     }
-    struct nvb__hist *next = j->hists;
+    struct nvb__jhist *next = j->hists;
     for (unsigned t = 0; t < j->nt; t++) {
         j->st[t].region_off = p->t[j->tmap[t]].off;
         for (int d = 0; d < NVB__NDIR; d++) {
             struct nvb__dstat *ds = &j->st[t].d[d];
             if ((d == NVB_READ && !p->reads) || (d == NVB_WRITE && !p->writes) || (d == NVB_TRIM && !p->trims))
                 continue;
-            ds->hist = hist_take(&next);
-            ds->clat = hist_take(&next);
-            ds->slat = slat ? hist_take(&next) : NULL;
+            nvb__jhist_init(ds->jlat = next++, &j->harena[0]);
+            nvb__jhist_init(ds->jclat = next++, &j->harena[1]);
+            if (slat)
+                nvb__jhist_init(ds->jslat = next++, &j->harena[1]);
         }
     }
     return 0;
@@ -396,10 +397,10 @@ static int job_engine(struct job *j)
     return 0;
 }
 
-static void hist_reset(struct nvb__hist *h)
+static void hist_reset(struct nvb__jhist *h)
 {
     if (h)
-        nvb__hist_reset_live(h);
+        nvb__jhist_reset_live(h);
 }
 
 /* The ramp's end: the job's counts and histograms start again, the live
@@ -409,9 +410,9 @@ void nvb__job_reset_stats(struct job *j)
     for (unsigned t = 0; t < j->nt; t++)
         for (int d = 0; d < NVB__NDIR; d++) {
             j->st[t].d[d].ios = j->st[t].d[d].bytes = 0;
-            hist_reset(j->st[t].d[d].hist);
-            hist_reset(j->st[t].d[d].slat);
-            hist_reset(j->st[t].d[d].clat);
+            hist_reset(j->st[t].d[d].jlat);
+            hist_reset(j->st[t].d[d].jslat);
+            hist_reset(j->st[t].d[d].jclat);
             if (j->st[t].d[d].bsc)
                 memset(j->st[t].d[d].bsc->count, 0, sizeof j->st[t].d[d].bsc->count);
         }
@@ -556,13 +557,15 @@ void nvb__jobs_free(struct run *r, unsigned started)
             for (unsigned t = 0; t < r->p->nt; t++)
                 for (int d = 0; d < NVB__NDIR; d++) {
                     struct nvb__dstat *ds = &j->st[t].d[d];
-                    ds->hist = ds->slat = ds->clat = NULL; /* j->hists' */
+                    ds->jlat = ds->jslat = ds->jclat = NULL; /* j->hists' */
                     nvb__dstat_free(ds);
                 }
             free(j->st);
         }
         free(j->hists);
         j->hists = NULL;
+        nvb__jarena_free(&j->harena[0]);
+        nvb__jarena_free(&j->harena[1]);
         free(j->tmap);
     }
     free(r->jobs);

@@ -143,7 +143,8 @@ struct job {
     unsigned *tmap;              /* job-local -> plan target */
     int *fds;
     struct nvb__tstat *st;       /* per job-local target */
-    struct nvb__hist *hists;     /* st's latency histograms, one block (job_setup.c) */
+    struct nvb__jhist *hists;    /* st's latency histograms, one block (job_setup.c) */
+    struct nvb__jarena harena[2];/* their bucket groups: lat's (the sampler mirrors it), clat's and slat's */
     uint64_t *seqpos;
     uint64_t *nblocks;
     struct nvb__bsmix *mix;      /* bssplit: sizes and offsets (core/loopmix.h); NULL: every I/O is bs */
@@ -283,6 +284,8 @@ void  nvb__job_release(struct job *j);
 int   nvb__jobs_new(struct run *r, struct nvb_result *res);
 /* The ramp's end: the job's counts, histograms and live counters zeroed. */
 void  nvb__job_reset_stats(struct job *j);
+/* Groups of a job's lat-histogram arena with nt targets (job_setup.c). */
+uint64_t nvb__job_lat_groups(const struct plan *p, unsigned nt);
 /* Frees what nvb__jobs_new() made; jobs from `started` on never ran their
  * thread, so their resources are released here. */
 void  nvb__jobs_free(struct run *r, unsigned started);

@@ -43,12 +43,31 @@ static void threads_fill(struct nvb_result *res, struct nvb__thread_cpu *a, int 
     }
 }
 
+/* The counts of job histogram h's groups lo..hi not yet seen (prev, the
+ * copy of its arena's) into acc. */
+static void ts_hist_groups(const struct nvb__jhist *h, unsigned lo, unsigned hi, uint64_t *prev, uint64_t *acc)
+{
+    for (unsigned g = lo; g <= hi; g++) {
+        const uint32_t k = __atomic_load_n(&h->grp[g], __ATOMIC_ACQUIRE);
+        if (!k)
+            continue;
+        const size_t at = ((size_t)k - 1) * NVB__JH_G;
+        for (unsigned q = 0, i = g * NVB__JH_G; q < NVB__JH_G; q++, i++) {
+            uint64_t c = nvb__live_load(&h->base[at + q]);
+            if (c != prev[at + q]) {
+                acc[i] += c > prev[at + q] ? c - prev[at + q] : c; /* below: the histogram restarted */
+                prev[at + q] = c;
+            }
+        }
+    }
+}
+
 /* The interval's latency histograms, by direction: each job's cumulative
- * lat buckets less those seen at the last sample, over the buckets between
- * its min and max (the jobs write them, this reads them racily but whole:
- * a count missed now is caught at the next tick, and the last sample, once
- * the jobs have left their loops, sees them all, so the intervals add up to
- * the run's histograms exactly). Nothing per I/O. */
+ * lat buckets less those seen at the last sample, over the groups between
+ * its min's and max's that it wrote (the jobs write them, this reads them
+ * racily but whole: a count missed now is caught at the next tick, and the
+ * last sample, once the jobs have left their loops, sees them all, so the
+ * intervals add up to the run's histograms exactly). Nothing per I/O. */
 static void ts_hists(struct nvb__sampler *sm, struct run *r, struct nvb__tsample *s)
 {
     if (!sm->hprev) {
@@ -59,23 +78,16 @@ static void ts_hists(struct nvb__sampler *sm, struct run *r, struct nvb__tsample
     unsigned lo[NVB__NDIR], hi[NVB__NDIR];
     for (int d = 0; d < NVB__NDIR; d++)
         lo[d] = NVB__HIST_BUCKETS, hi[d] = 0;
-    for (unsigned k = 0; k < r->p->jobs; k++) {
+    for (unsigned k = 0; k < r->p->jobs; prev += nvb__job_lat_groups(r->p, r->jobs[k].nt) * NVB__JH_G, k++) {
         const struct job *j = &r->jobs[k];
         for (unsigned t = 0; t < j->nt; t++)
-            for (int d = 0; d < NVB__NDIR; d++, prev += NVB__HIST_BUCKETS) {
-                const struct nvb__hist *h = j->st[t].d[d].hist;
+            for (int d = 0; d < NVB__NDIR; d++) {
+                const struct nvb__jhist *h = j->st[t].d[d].jlat;
                 const uint64_t mn = h ? nvb__live_load(&h->min) : 1, mx = h ? nvb__live_load(&h->max) : 0;
                 if (mn > mx)
                     continue;
                 const unsigned a = nvb__hist_index(mn), b = nvb__hist_index(mx);
-                uint64_t *acc = sm->hacc + (size_t)d * NVB__HIST_BUCKETS;
-                for (unsigned i = a; i <= b; i++) {
-                    uint64_t c = nvb__live_load(&h->buckets[i]);
-                    if (c != prev[i]) {
-                        acc[i] += c > prev[i] ? c - prev[i] : c; /* below: the histogram restarted */
-                        prev[i] = c;
-                    }
-                }
+                ts_hist_groups(h, a / NVB__JH_G, b / NVB__JH_G, prev, sm->hacc + (size_t)d * NVB__HIST_BUCKETS);
                 lo[d] = a < lo[d] ? a : lo[d];
                 hi[d] = b > hi[d] ? b : hi[d];
             }
@@ -237,20 +249,20 @@ void nvb__sampler_free(struct nvb__sampler *s)
     s->hprev = s->hacc = NULL;
 }
 
-/* The per-interval histograms' state: one lat histogram's buckets per job,
- * target and direction, and the two sums. */
+/* The per-interval histograms' state: a copy of each job's lat arena
+ * (jhist.h: touched where the job's is), and the sums by direction. */
 static void sampler_hists_alloc(struct nvb__sampler *s, struct run *r, struct nvb_result *res)
 {
     size_t n = 0;
     for (unsigned k = 0; k < r->p->jobs; k++)
-        n += (size_t)r->jobs[k].nt * NVB__NDIR;
-    s->hprev = calloc(n ? n * NVB__HIST_BUCKETS : 1, sizeof *s->hprev);
+        n += (size_t)nvb__job_lat_groups(r->p, r->jobs[k].nt);
+    s->hprev = calloc(n ? n * NVB__JH_G : 1, sizeof *s->hprev);
     s->hacc = calloc(NVB__NDIR * NVB__HIST_BUCKETS, sizeof *s->hacc);
     if (!s->hprev || !s->hacc) {
         free(s->hprev);
         free(s->hacc);
         s->hprev = s->hacc = NULL;
-        nvb__result_warn(res, "timeseries percentiles not measured: out of memory for %zu interval histograms", n);
+        nvb__result_warn(res, "timeseries percentiles not measured: out of memory for the copy of %zu histogram groups", n);
     }
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/hist.h"
+#include "core/jhist.h"
 #include "testutil.h"
 #include "util/util.h"
 
@@ -153,15 +154,29 @@ static void hist_same(const struct nvb__hist *a, const struct nvb__hist *b)
     ck_assert_int_eq(memcmp(a, b, sizeof *a), 0); /* and every other byte, both from nvb__hist_init */
 }
 
-/* Runs of equal values (what a reaped batch gives) added once each equal
- * the values added one by one, byte for byte: buckets, count, min, max and
- * the exact sums, also beyond 64 and 128 bits, with the runs going to two
- * histograms in turn as two directions' completions do. */
+/* A job's histogram (jhist.h) merged into a dense one, as the run's end
+ * does: *into (a dense histogram) += h. */
+static void jhist_into(struct nvb__hist *into, const struct nvb__jhist *h)
+{
+    ck_assert_int_eq(nvb__jhist_merge(&into, h), 0);
+}
+
+/* Runs of equal values (what a reaped batch gives) added once each to a
+ * job's grouped histograms equal the values added one by one to dense
+ * ones, byte for byte once merged: buckets, count, min, max and the exact
+ * sums, also beyond 64 and 128 bits, with the runs going to two histograms
+ * of one arena in turn as two directions' completions do. */
 START_TEST(coalesced_runs_are_per_io_adds)
 {
     rng_state = 2026;
     for (int round = 0; round < 40; round++) {
         struct nvb__hist *one[2] = {hist_new(), hist_new()}, *run[2] = {hist_new(), hist_new()};
+        struct nvb__jarena ar;
+        ck_assert_int_eq(nvb__jarena_init(&ar, nvb__jarena_groups(2)), 0);
+        struct nvb__jhist *jh = calloc(2, sizeof *jh);
+        ck_assert_ptr_nonnull(jh);
+        nvb__jhist_init(&jh[0], &ar);
+        nvb__jhist_init(&jh[1], &ar);
         struct nvb__hrun r = {0};
         for (int k = 0; k < 3000; k++) {
             const int h = (int)(rng_next() % 4 == 0);
@@ -171,41 +186,62 @@ START_TEST(coalesced_runs_are_per_io_adds)
             /* sometimes the next run repeats the value: they join */
             for (unsigned i = 0; i < len; i++) {
                 nvb__hist_add(one[h], v);
-                nvb__hrun_add(&r, run[h], v);
+                nvb__hrun_add(&r, &jh[h], v);
             }
         }
         nvb__hrun_flush(&r);
         nvb__hrun_flush(&r); /* twice: the second adds nothing */
         for (int h = 0; h < 2; h++) {
+            jhist_into(run[h], &jh[h]);
             hist_same(run[h], one[h]);
             free(one[h]);
             free(run[h]);
         }
+        free(jh);
+        nvb__jarena_free(&ar);
     }
 }
 END_TEST
 
-/* The ramp's reset of a job's histogram writes only the buckets that can
- * hold counts (between min's and max's): the pages of the others, never
- * touched in a zeroed block, stay unbacked (64 targets x 64 jobs: three
- * histograms per pair were most of a run's memory). */
-START_TEST(reset_writes_only_the_used_buckets)
+/* A job's histogram takes from its arena only the groups its values fall
+ * in, side by side, and nothing reads the rest: the arena's other bytes
+ * (stamped here) never reach the merged histogram. The ramp's reset keeps
+ * the groups and zeroes their buckets only. */
+START_TEST(job_hist_takes_only_the_groups_written)
 {
-    struct nvb__hist *h = hist_new();
-    for (uint64_t v = 1000; v < 50000; v += 7)
-        nvb__hist_add(h, v);
-    const unsigned a = nvb__hist_index(1000), b = nvb__hist_index(h->max);
-    for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
-        if (i < a || i > b)
-            h->buckets[i] = 0x5a5a; /* stands for "never written" */
-    nvb__hist_reset_live(h);
-    ck_assert_uint_eq(h->count, 0);
-    ck_assert_uint_eq(h->min, UINT64_MAX);
-    ck_assert_uint_eq(h->max, 0);
-    ck_assert_msg(h->sum == 0 && h->sumsq == 0 && h->sumsq_hi == 0, "sums not reset");
-    for (unsigned i = 0; i < NVB__HIST_BUCKETS; i++)
-        ck_assert_uint_eq(h->buckets[i], i < a || i > b ? 0x5a5a : 0);
-    free(h);
+    struct nvb__jarena ar;
+    ck_assert_int_eq(nvb__jarena_init(&ar, nvb__jarena_groups(1)), 0);
+    ck_assert_uint_eq(ar.cap, NVB__JH_NGRP);
+    struct nvb__jhist *jh = calloc(1, sizeof *jh);
+    ck_assert_ptr_nonnull(jh);
+    nvb__jhist_init(jh, &ar);
+    struct nvb__hist *dense = hist_new(), *merged = hist_new();
+    const uint64_t vals[] = {40, 41, 45, 60, 9919, 67071, 1449983, 790165682, 45, 41};
+    unsigned seen[NVB__JH_NGRP] = {0}, groups = 0;
+    for (unsigned k = 0; k < sizeof vals / sizeof vals[0]; k++) {
+        nvb__jhist_add(jh, vals[k]);
+        nvb__hist_add(dense, vals[k]);
+        const unsigned g = nvb__hist_index(vals[k]) / NVB__JH_G;
+        groups += !seen[g]++;
+    }
+    ck_assert_uint_eq(ar.used, groups); /* 40..60: two groups; each tail value its own */
+    ck_assert_uint_eq(groups, 6);
+    for (size_t i = (size_t)ar.used * NVB__JH_G; i < (size_t)ar.cap * NVB__JH_G; i++)
+        ar.base[i] = 0x5a5a; /* stands for "never written" */
+    jhist_into(merged, jh);
+    hist_same(merged, dense);
+    nvb__jhist_reset_live(jh);
+    ck_assert_uint_eq(jh->count, 0);
+    ck_assert_uint_eq(jh->min, UINT64_MAX);
+    ck_assert_uint_eq(jh->max, 0);
+    ck_assert_msg(jh->sum == 0 && jh->sumsq == 0 && jh->sumsq_hi == 0, "sums not reset");
+    ck_assert_uint_eq(ar.used, groups);
+    for (size_t i = 0; i < (size_t)ar.cap * NVB__JH_G; i++)
+        ck_assert_uint_eq(ar.base[i], i < (size_t)ar.used * NVB__JH_G ? 0 : 0x5a5a);
+    free(dense);
+    free(merged);
+    free(jh);
+    nvb__jarena_free(&ar);
 }
 END_TEST
 
@@ -657,7 +693,7 @@ static Suite *hist_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, bucket_geometry);
     tcase_add_test(tc, index_without_branches);
-    tcase_add_test(tc, reset_writes_only_the_used_buckets);
+    tcase_add_test(tc, job_hist_takes_only_the_groups_written);
     tcase_add_test(tc, coalesced_runs_are_per_io_adds);
     tcase_add_test(tc, bucket_values);
     suite_add_tcase(s, tc);

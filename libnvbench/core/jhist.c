@@ -1,0 +1,92 @@
+/*
+ * A job's grouped latency histogram (jhist.h): its arena, the first write
+ * of a group, the ramp's reset and the merge into a dense histogram.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jhist.h"
+#include "util/util.h"
+
+int nvb__jarena_init(struct nvb__jarena *a, uint64_t groups)
+{
+    memset(a, 0, sizeof *a);
+    if (groups > UINT32_MAX)
+        return -ENOMEM;
+    /* calloc: a large block comes zeroed from the system, its pages
+     * touched only where groups are written */
+    a->base = calloc(groups ? (size_t)groups * NVB__JH_G : 1, sizeof *a->base);
+    if (!a->base)
+        return -ENOMEM;
+    a->cap = (uint32_t)groups;
+    return 0;
+}
+
+void nvb__jarena_free(struct nvb__jarena *a)
+{
+    free(a->base);
+    memset(a, 0, sizeof *a);
+}
+
+void nvb__jhist_init(struct nvb__jhist *h, struct nvb__jarena *a)
+{
+    h->min = UINT64_MAX;
+    h->arena = a;
+    h->base = a->base;
+}
+
+/* The arena was sized for every group of every histogram it serves
+ * (nvb__jarena_groups), and a group is taken once: used never passes cap. */
+uint32_t nvb__jhist_take(struct nvb__jhist *h, unsigned g)
+{
+    const uint32_t k = ++h->arena->used;
+    __atomic_store_n(&h->grp[g], k, __ATOMIC_RELEASE);
+    return k;
+}
+
+void nvb__jhist_reset_live(struct nvb__jhist *h)
+{
+    for (unsigned g = 0; g < NVB__JH_NGRP; g++)
+        if (h->grp[g])
+            for (unsigned q = 0; q < NVB__JH_G; q++)
+                __atomic_store_n(&h->base[((size_t)h->grp[g] - 1) * NVB__JH_G + q], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->min, UINT64_MAX, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->max, 0, __ATOMIC_RELAXED);
+    h->count = 0;
+    h->sum = h->sumsq = 0;
+    h->sumsq_hi = 0;
+}
+
+int nvb__jhist_merge(struct nvb__hist **pa, const struct nvb__jhist *b)
+{
+    if (!*pa) {
+        if (!(*pa = malloc(sizeof **pa)))
+            return -ENOMEM;
+        nvb__hist_init(*pa);
+    }
+    struct nvb__hist *a = *pa;
+    if (b->count == 0)
+        return 0;
+    if (a->count > UINT64_MAX - b->count)
+        return -EOVERFLOW;
+    for (unsigned g = 0; g < NVB__JH_NGRP; g++)
+        if (b->grp[g]) {
+            const uint64_t *src = b->base + ((size_t)b->grp[g] - 1) * NVB__JH_G;
+            for (unsigned q = 0; q < NVB__JH_G; q++)
+                a->buckets[g * NVB__JH_G + q] += src[q];
+        }
+    unsigned __int128 lo = a->sumsq + b->sumsq;
+    const uint64_t hi = b->sumsq_hi + (lo < b->sumsq);
+    if (a->sumsq_rounded) /* a loaded one's rounded sum of squares (hist.h) */
+        a->sumsq_dbl += (double)b->sumsq_hi * 0x1p128 + nvb__u128d(b->sumsq);
+    a->count += b->count;
+    a->sum += b->sum;
+    a->sumsq_hi += hi;
+    a->sumsq = lo;
+    if (b->min < a->min)
+        a->min = b->min;
+    if (b->max > a->max)
+        a->max = b->max;
+    return 0;
+}
