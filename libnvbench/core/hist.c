@@ -57,15 +57,7 @@ int nvb__hist_merge(struct nvb__hist *a, const struct nvb__hist *b)
         a->sumsq_dbl = nvb__hist_sumsq(a) + nvb__hist_sumsq(b);
         a->sumsq_rounded = 1;
     }
-    a->count += b->count;
-    a->sum += b->sum;
-    unsigned __int128 lo = a->sumsq + b->sumsq;
-    a->sumsq_hi += b->sumsq_hi + (lo < b->sumsq);
-    a->sumsq = lo;
-    if (b->min < a->min)
-        a->min = b->min;
-    if (b->max > a->max)
-        a->max = b->max;
+    NVB__HIST_SUMS_MERGE(a, b);
     return 0;
 }
 

@@ -128,6 +128,21 @@ static inline void nvb__u192_add(unsigned __int128 *a, uint64_t *hi, unsigned __
         nvb__u192_add(&(h)->sumsq, &(h)->sumsq_hi, (unsigned __int128)(v) * (v));                              \
     } while (0)
 
+/* a's count, exact sums, min and max += b's (a dense histogram; b dense or
+ * a job's), once the caller checked the count cannot pass 2^64 - 1. */
+#define NVB__HIST_SUMS_MERGE(a, b)                                                                             \
+    do {                                                                                                       \
+        (a)->count += (b)->count;                                                                              \
+        (a)->sum += (b)->sum;                                                                                  \
+        const unsigned __int128 lo_ = (a)->sumsq + (b)->sumsq;                                                 \
+        (a)->sumsq_hi += (b)->sumsq_hi + (lo_ < (b)->sumsq);                                                   \
+        (a)->sumsq = lo_;                                                                                      \
+        if ((b)->min < (a)->min)                                                                               \
+            (a)->min = (b)->min;                                                                               \
+        if ((b)->max > (a)->max)                                                                               \
+            (a)->max = (b)->max;                                                                               \
+    } while (0)
+
 /* n samples of one value: one bucket, one update of each sum. The job is
  * the only writer of its histograms (jhist.h); the buckets are stored
  * atomically there and here alike. */

@@ -76,17 +76,8 @@ int nvb__jhist_merge(struct nvb__hist **pa, const struct nvb__jhist *b)
             for (unsigned q = 0; q < NVB__JH_G; q++)
                 a->buckets[g * NVB__JH_G + q] += src[q];
         }
-    unsigned __int128 lo = a->sumsq + b->sumsq;
-    const uint64_t hi = b->sumsq_hi + (lo < b->sumsq);
     if (a->sumsq_rounded) /* a loaded one's rounded sum of squares (hist.h) */
         a->sumsq_dbl += (double)b->sumsq_hi * 0x1p128 + nvb__u128d(b->sumsq);
-    a->count += b->count;
-    a->sum += b->sum;
-    a->sumsq_hi += hi;
-    a->sumsq = lo;
-    if (b->min < a->min)
-        a->min = b->min;
-    if (b->max > a->max)
-        a->max = b->max;
+    NVB__HIST_SUMS_MERGE(a, b);
     return 0;
 }

@@ -2,27 +2,16 @@
 # rss_scale.sh - peak RSS of a run at scale and of a single job: 64 jobs
 # over 64 sparse 64 MiB files (null engine, randread 4k, qd 4, 1 s) and one
 # job on one of them, by /usr/bin/time -f %M, with the result JSON's size;
-# this build alternating with another (--base) when given.
+# this build alternating with another (BASE) when given.
 #
-#   tests/bench/rss_scale.sh [--build DIR] [--base OTHER_BUILD] [--runs N] [--dir SCRATCH]
+#   [BUILD=build] [BASE=OTHER_BUILD] [RUNS=3] [DIR=SCRATCH] tests/bench/rss_scale.sh
 #
 # A benchmark, not a test: never run by CTest (how many pages a run touches
 # depends on how far a busy machine spreads the latencies). Prints each run
 # and the medians, in MB (10^6 bytes) and KB.
 set -eu
-BUILD=build
-BASE=
-RUNS=3
-DIR=
-while [ $# -gt 0 ]; do
-    case $1 in
-    --build) BUILD=$2; shift 2 ;;
-    --base) BASE=$2; shift 2 ;;
-    --runs) RUNS=$2; shift 2 ;;
-    --dir) DIR=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-    esac
-done
+# settings from the environment, so that a run reads as one line
+BUILD=${BUILD:-build} BASE=${BASE:-} RUNS=${RUNS:-3} DIR=${DIR:-}
 own=
 if [ -z "$DIR" ]; then
     DIR=$(mktemp -d /tmp/rss_scale.XXXXXX)
