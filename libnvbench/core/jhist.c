@@ -33,24 +33,25 @@ void nvb__jhist_init(struct nvb__jhist *h, struct nvb__jarena *a)
 {
     h->min = UINT64_MAX;
     h->arena = a;
-    h->base = a->base;
 }
 
 /* The arena was sized for every group of every histogram it serves
  * (nvb__jarena_groups), and a group is taken once: used never passes cap. */
-uint32_t nvb__jhist_take(struct nvb__jhist *h, unsigned g)
+uintptr_t nvb__jhist_take(struct nvb__jhist *h, unsigned g)
 {
-    const uint32_t k = ++h->arena->used;
-    __atomic_store_n(&h->grp[g], k, __ATOMIC_RELEASE);
-    return k;
+    const uint64_t *first = h->arena->base + (size_t)h->arena->used++ * NVB__JH_G;
+    const uintptr_t a = (uintptr_t)first - (uintptr_t)g * NVB__JH_G * sizeof(uint64_t);
+    __atomic_store_n(&h->gp[g], a, __ATOMIC_RELEASE);
+    return a;
 }
 
 void nvb__jhist_reset_live(struct nvb__jhist *h)
 {
-    for (unsigned g = 0; g < NVB__JH_NGRP; g++)
-        if (h->grp[g])
-            for (unsigned q = 0; q < NVB__JH_G; q++)
-                __atomic_store_n(&h->base[((size_t)h->grp[g] - 1) * NVB__JH_G + q], 0, __ATOMIC_RELAXED);
+    for (unsigned g = 0; g < NVB__JH_NGRP; g++) {
+        uint64_t *c = nvb__jhist_group(h, g);
+        for (unsigned q = 0; c && q < NVB__JH_G; q++)
+            __atomic_store_n(&c[q], 0, __ATOMIC_RELAXED);
+    }
     __atomic_store_n(&h->min, UINT64_MAX, __ATOMIC_RELAXED);
     __atomic_store_n(&h->max, 0, __ATOMIC_RELAXED);
     h->count = 0;
@@ -70,12 +71,11 @@ int nvb__jhist_merge(struct nvb__hist **pa, const struct nvb__jhist *b)
         return 0;
     if (a->count > UINT64_MAX - b->count)
         return -EOVERFLOW;
-    for (unsigned g = 0; g < NVB__JH_NGRP; g++)
-        if (b->grp[g]) {
-            const uint64_t *src = b->base + ((size_t)b->grp[g] - 1) * NVB__JH_G;
-            for (unsigned q = 0; q < NVB__JH_G; q++)
-                a->buckets[g * NVB__JH_G + q] += src[q];
-        }
+    for (unsigned g = 0; g < NVB__JH_NGRP; g++) {
+        const uint64_t *src = nvb__jhist_group(b, g);
+        for (unsigned q = 0; src && q < NVB__JH_G; q++)
+            a->buckets[g * NVB__JH_G + q] += src[q];
+    }
     if (a->sumsq_rounded) /* a loaded one's rounded sum of squares (hist.h) */
         a->sumsq_dbl += (double)b->sumsq_hi * 0x1p128 + nvb__u128d(b->sumsq);
     NVB__HIST_SUMS_MERGE(a, b);

@@ -41,11 +41,13 @@ struct nvb__jhist {
     unsigned __int128 sum;
     unsigned __int128 sumsq;     /* low 128 bits of the sum of squares */
     uint64_t sumsq_hi;           /* and bits 128..191 */
-    uint64_t *base;              /* the arena's */
     struct nvb__jarena *arena;
-    /* 1 + the group's place in the arena; 0: none of its buckets written.
-     * Set once (release), read by the sampler (acquire). */
-    uint32_t grp[NVB__JH_NGRP];
+    /* Group g's place in the arena as the address of bucket 0 had the
+     * group been there (its first bucket's address less g * NVB__JH_G
+     * buckets): bucket i's count is at gp[i / NVB__JH_G] + 8 i, one add on
+     * the hot path. 0: none of its buckets written yet. Set once (release),
+     * read by the sampler (acquire). */
+    uintptr_t gp[NVB__JH_NGRP];
 };
 
 /* Groups an arena needs for n histograms at most (each could fill all). */
@@ -58,8 +60,15 @@ int nvb__jarena_init(struct nvb__jarena *a, uint64_t groups);
 void nvb__jarena_free(struct nvb__jarena *a);
 /* An empty histogram taking its groups from a (h zeroed, as by calloc). */
 void nvb__jhist_init(struct nvb__jhist *h, struct nvb__jarena *a);
-/* Group g of h from its arena, zeroed (not inline: once per group). */
-uint32_t nvb__jhist_take(struct nvb__jhist *h, unsigned g);
+/* Group g of h from its arena, zeroed (not inline: once per group);
+ * returns gp[g]. */
+uintptr_t nvb__jhist_take(struct nvb__jhist *h, unsigned g);
+/* Group g's NVB__JH_G counts, or NULL when none was written (any thread). */
+static inline uint64_t *nvb__jhist_group(const struct nvb__jhist *h, unsigned g)
+{
+    const uintptr_t a = __atomic_load_n(&h->gp[g], __ATOMIC_ACQUIRE);
+    return a ? (uint64_t *)(a + (uintptr_t)g * NVB__JH_G * sizeof(uint64_t)) : NULL;
+}
 /* nvb__jhist_init on a histogram the sampler may be reading (the ramp's
  * end): the groups it has stay, their buckets zeroed. */
 void nvb__jhist_reset_live(struct nvb__jhist *h);
@@ -69,10 +78,10 @@ int nvb__jhist_merge(struct nvb__hist **a, const struct nvb__jhist *b);
 
 static inline __attribute__((always_inline)) uint64_t *nvb__jhist_slot(struct nvb__jhist *h, unsigned i)
 {
-    uint32_t g = h->grp[i >> NVB__JH_GBITS];
-    if (__builtin_expect(!g, 0))
-        g = nvb__jhist_take(h, i >> NVB__JH_GBITS);
-    return h->base + (((size_t)g - 1) << NVB__JH_GBITS) + (i & (NVB__JH_G - 1));
+    uintptr_t a = h->gp[i >> NVB__JH_GBITS];
+    if (__builtin_expect(!a, 0))
+        a = nvb__jhist_take(h, i >> NVB__JH_GBITS);
+    return (uint64_t *)(a + (uintptr_t)i * sizeof(uint64_t));
 }
 static inline void nvb__jhist_add_n(struct nvb__jhist *h, uint64_t v, uint64_t n)
 {

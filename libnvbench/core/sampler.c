@@ -48,12 +48,12 @@ static void threads_fill(struct nvb_result *res, struct nvb__thread_cpu *a, int 
 static void ts_hist_groups(const struct nvb__jhist *h, unsigned lo, unsigned hi, uint64_t *prev, uint64_t *acc)
 {
     for (unsigned g = lo; g <= hi; g++) {
-        const uint32_t k = __atomic_load_n(&h->grp[g], __ATOMIC_ACQUIRE);
-        if (!k)
+        const uint64_t *src = nvb__jhist_group(h, g);
+        if (!src)
             continue;
-        const size_t at = ((size_t)k - 1) * NVB__JH_G;
+        const size_t at = (size_t)(src - h->arena->base); /* prev mirrors the arena */
         for (unsigned q = 0, i = g * NVB__JH_G; q < NVB__JH_G; q++, i++) {
-            uint64_t c = nvb__live_load(&h->base[at + q]);
+            uint64_t c = nvb__live_load(&src[q]);
             if (c != prev[at + q]) {
                 acc[i] += c > prev[at + q] ? c - prev[at + q] : c; /* below: the histogram restarted */
                 prev[at + q] = c;
