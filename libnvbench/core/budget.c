@@ -176,9 +176,10 @@ int nvb__need_check(const struct nvb__need *n, struct plan *p, char *err, size_t
                        "interval filled, rarely all); a longer interval or a smaller timeseries_max needs fewer points", n->groups > 1 ? "job groups: " : "", m->total, mem, m->buffers,
                        m->hist_bytes, m->sampler_bytes, m->series_points, m->series_max);
     else if (m->hist_bytes + m->sampler_bytes > NVB__HIST_WARN_BYTES)
-        nvb__plan_warn(p, "%" PRIu64 " latency histograms (lat, slat and clat per job per target per direction, %zu "
-                       "bytes each) and the sampler's interval state take %" PRIu64 " MiB; target_mode=split or "
-                       "fewer jobs need fewer", m->histograms, sizeof(struct nvb__hist),
+        nvb__plan_warn(p, "%" PRIu64 " latency histograms (lat, slat and clat per job per target per direction, up "
+                       "to %zu bytes each, of which only the buckets latencies reach are touched) and the sampler's "
+                       "interval state may take up to %" PRIu64 " MiB; target_mode=split or fewer jobs need fewer",
+                       m->histograms, sizeof(struct nvb__jhist) + NVB__HIST_BUCKETS * sizeof(uint64_t),
                        (m->hist_bytes + m->sampler_bytes) >> 20);
     uint64_t limit, open_now;
     const uint64_t need = n->job_fds + n->held_fds + n->engine_fds + 8;
