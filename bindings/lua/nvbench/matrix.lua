@@ -46,23 +46,19 @@ function M.is_list(v)
 end
 
 --- "256M" -> 268435456: the library's reading of a size (the workload key
---- `size`, as Python's nvbench._scratch.parse_size asks it), so no second
---- parser of sizes lives here; nil on bad input.
+--- `size`, nvb.key_parse, as Python's nvbench._scratch.parse_size reads it),
+--- so no second parser of sizes lives here; nil, message, errno on bad input
+--- (the message names the key and the value).
 function M.size_bytes(s)
   if math.type(s) == "integer" then return s end
-  local w <close> = nvb.workload()
-  if not w:set("size", tostring(s)) then return nil end
-  return math.tointeger(tonumber(w:get("size")))
+  return nvb.key_parse("size", tostring(s))
 end
 
-local dur_units = { ns = 1, us = 1e3, ms = 1e6, s = 1e9, [""] = 1e9, m = 60e9, h = 3600e9 }
-
---- "500us" -> 500000 (nanoseconds); a bare number is seconds; nil on bad input.
-function M.duration_ns(s)
-  if type(s) == "number" then return s * 1e9 end
-  local num, unit = tostring(s):match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
-  if not num or not dur_units[unit] then return nil end
-  return tonumber(num) * dur_units[unit]
+--- "500us" -> 500000 (nanoseconds, an integer): the library's reading of a
+--- duration (the workload key `key`, default "runtime", nvb.key_parse); a bare
+--- number is seconds; nil, message, errno on bad input.
+function M.duration_ns(s, key)
+  return nvb.key_parse(key or "runtime", tostring(s))
 end
 
 -- "-1234567.5" -> "-1,234,567.5": thousands separators in the integer part.

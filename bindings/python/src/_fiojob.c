@@ -220,6 +220,21 @@ static PyObject *nvbench_fio_time_ns(PyObject *module, PyObject *args)
     return PyLong_FromUnsignedLongLong(v);
 }
 
+/* key_parse(key, text) -> int: nvb_workload_key_parse, the number a workload
+ * key's value stands for (bytes, ns, a count); NvbenchError with the setter's message. */
+static PyObject *nvbench_key_parse(PyObject *module, PyObject *args)
+{
+    const char *key, *text;
+    uint64_t v;
+    char why[512];
+    if (!PyArg_ParseTuple(args, "ss:key_parse", &key, &text))
+        return NULL;
+    int rc = nvb_workload_key_parse(key, text, &v, why, sizeof why);
+    if (rc < 0)
+        return nvbench_raise_error(rc, why, NULL);
+    return PyLong_FromUnsignedLongLong(v);
+}
+
 /* target_length(path) -> int: nvb_target_length (never opens the target). */
 static PyObject *nvbench_target_length(PyObject *module, PyObject *arg)
 {
@@ -256,6 +271,9 @@ static PyMethodDef fiojob_methods[] = {
      "section and the option nvbench cannot honour."},
     {"fio_size", nvbench_fio_size, METH_VARARGS,
      "fio_size(text, kb_base=1024)\n--\n\nA fio size in bytes (nvb_fiomap_size)."},
+    {"key_parse", nvbench_key_parse, METH_VARARGS,
+     "key_parse(key, text)\n--\n\nThe number text stands for as workload key `key` reads it: bytes, ns or a\n"
+     "count (nvb_workload_key_parse); NvbenchError naming the key and the value."},
     {"fio_time_ns", nvbench_fio_time_ns, METH_VARARGS,
      "fio_time_ns(text, unit='s')\n--\n\nA fio time in ns (nvb_fiomap_time)."},
     {NULL, NULL, 0, NULL},
