@@ -581,6 +581,29 @@ static int l_key_parse(lua_State *L)
     return push_read(L, rc, &v, why);
 }
 
+/* nvb.rw_op(rw) -> "read" | "write" | "trim" | "mixed" | nil (nvb_rw_op) and
+ * nvb.size_format(bytes) -> "4k" (nvb_size_format): the labels of a run. */
+static int l_rw_op(lua_State *L)
+{
+    size_t n;
+    const char *rw = luaL_checklstring(L, 1, &n);
+    const char *op = strlen(rw) == n ? nvb_rw_op(rw) : NULL;
+    if (!op)
+        return 0;
+    lua_pushstring(L, op);
+    return 1;
+}
+
+static int l_size_format(lua_State *L)
+{
+    lua_Integer v = luaL_checkinteger(L, 1);
+    char text[32];
+    luaL_argcheck(L, v >= 0, 1, "a size is not negative");
+    nvb_size_format((uint64_t)v, text, sizeof text);
+    lua_pushstring(L, text);
+    return 1;
+}
+
 static const luaL_Reg lib_funcs[] = {
     {"run", l_run},
     {"run_groups", l_run_groups},
@@ -602,6 +625,8 @@ static const luaL_Reg lib_funcs[] = {
     {"fio_size", l_fio_size},
     {"fio_time_ns", l_fio_time_ns},
     {"key_parse", l_key_parse},
+    {"rw_op", l_rw_op},
+    {"size_format", l_size_format},
     {"target_length", l_target_length},
     {NULL, NULL},
 };

@@ -264,14 +264,33 @@ end
 
 ------------------------------------------------------------------ seed matrix
 
---- The headline figures of a result for one direction ("read"/"write"; by
---- default the direction of the workload). p99_ms is nil when the run had
---- too few I/Os for a p99 (p99_na then says so).
+--- "read", "write", "trim" or "mixed" for an rw mode (nvbench's or fio's
+--- spelling): the library's rule (nvb.rw_op, as Python's nvbench.labels.op_of_rw);
+--- nil for anything else.
+function M.op_of_rw(rw)
+  return rw ~= nil and nvb.rw_op(tostring(rw)) or nil
+end
+
+-- The figures of a mixed workload: both directions summed, the mean latency
+-- weighted by their I/O rates (Python's nvbench.metrics.figures); no
+-- percentile of the union can be had from the two summaries.
+local function mixed(r)
+  local rd, wr = r.read, r.write
+  local n = rd.iops + wr.iops
+  return { bw_gib_s = rd.bw_gib_s + wr.bw_gib_s, iops = n,
+           lat_ns = { mean = n > 0 and (rd.lat_ns.mean * rd.iops + wr.lat_ns.mean * wr.iops) / n or 0 / 0 } },
+    "n/a (mixed)"
+end
+
+--- The headline figures of a result for one direction ("read", "write",
+--- "trim", or "mixed": both summed; by default the op of the workload's rw,
+--- M.op_of_rw). p99_ms is nil when the run had too few I/Os for a p99, or
+--- is mixed (p99_na then says so).
 function M.figures(r, op)
   if not r then return nil end
-  op = op or ((r.workload and tostring(r.workload.rw):find("write")) and "write" or "read")
-  local d, cpu = r[op], r.cpu
-  local p99_ms, p99_na = M.pct_ms(d, "p99")
+  op = op or M.op_of_rw(r.workload and r.workload.rw) or "read"
+  local d, cpu, p99_ms, p99_na = r[op], r.cpu, nil, nil
+  if op == "mixed" then d, p99_na = mixed(r) else p99_ms, p99_na = M.pct_ms(d, "p99") end
   return {
     gib_s = d.bw_gib_s,
     iops = d.iops,

@@ -18,12 +18,7 @@ def _seed():
     modules import without the C extension."""
     global _SEED
     if _SEED is None:
-        try:
-            from . import _nvbench
-        except ImportError as e:
-            raise ImportError("the seed matrix's cells are the C library's: the extension nvbench._nvbench "
-                              f"is needed ({e})") from e
-        cells = _nvbench.seed_cells()
+        cells = _c().seed_cells()
         _SEED = (tuple(dict.fromkeys(c["workload"] for c in cells)),
                  {(c["workload"], c["op"]): c["label"] for c in cells})
     return _SEED
@@ -38,28 +33,30 @@ def __getattr__(name):
 _OP_ORDER = {"read": 0, "write": 1, "trim": 2, "mixed": 3}
 
 
+def _c():
+    """The extension, imported when first needed, so the analysis modules import without it."""
+    try:
+        from . import _nvbench
+    except ImportError as e:
+        raise ImportError("the seed cells and the labels are the C library's: the extension "
+                          f"nvbench._nvbench is needed ({e})") from e
+    return _nvbench
+
+
 def human_bs(bs):
-    """4096 -> '4k', 1048576 -> '1m'; anything else as it is."""
-    if not isinstance(bs, int) or bs <= 0:
+    """4096 -> '4k', 1048576 -> '1M': the library's size text (nvb_size_format, the one
+    its messages use); anything but a positive int as it is."""
+    if not isinstance(bs, int) or isinstance(bs, bool) or bs <= 0:
         return str(bs)
-    for unit, size in (("m", 1 << 20), ("k", 1 << 10)):
-        if bs % size == 0:
-            return f"{bs // size}{unit}"
-    return str(bs)
+    return _c().size_format(bs)
 
 
 def op_of_rw(rw):
-    """'read' / 'write' / 'trim' / 'mixed' for an rw mode (nvbench's or fio's spelling)."""
-    rw = (rw or "").lower()
-    if rw in ("read", "randread"):
-        return "read"
-    if rw in ("write", "randwrite"):
-        return "write"
-    if rw in ("trim", "randtrim"):
-        return "trim"
-    if rw in ("rw", "readwrite", "randrw", "trimwrite", "randtrimwrite"):
-        return "mixed"
-    return rw or None
+    """'read' / 'write' / 'trim' / 'mixed' for an rw mode (nvbench's or fio's spelling):
+    the library's rule (nvb_rw_op); another mode as it is, None for none."""
+    if not rw:
+        return None
+    return _c().rw_op(str(rw)) or str(rw).lower()
 
 
 def cell_of(rw, bs):
