@@ -321,35 +321,21 @@ local function cell_plan(list, engines)
   return out
 end
 
--- steady_state = { ... } options -> the library's keys (docs/steady-state.md);
--- runtime is the write cells' own cap while they wait for steady state.
-local ss_options = { metric = "ss", window = "ss.window", excursion = "ss.excursion", slope = "ss.slope",
-                     stop = "ss.stop", runtime = "runtime" }
-
 --- The keys seed() adds to its write cells: precondition = N, and ss = ...
---- with its options (ss.stop on unless steady_state says otherwise).
---- Raises an error naming a bad option.
+--- with steady_state's options (ss.stop on unless it says otherwise): the
+--- library's mapping and checks (nvb.seed_write_keys, as Python's and C's),
+--- values as text. Raises an error naming a bad option.
 function M.write_cell_keys(precondition, steady_state)
-  local out = {}
-  if precondition ~= nil then
-    if math.type(precondition) ~= "integer" or precondition < 0 then
-      error("nvbench.matrix: precondition must be a number of passes (an integer >= 0), not "
-        .. tostring(precondition), 3)
-    end
-    if precondition > 0 then out.precondition = precondition end
-  end
-  if steady_state == nil then return out end
+  local pairs_ = {}
+  if precondition ~= nil then pairs_[1] = { "precondition", tostring(precondition) } end
   local spec = type(steady_state) == "table" and steady_state or { metric = steady_state }
-  for k in pairs(spec) do
-    if not ss_options[k] then
-      error("nvbench.matrix: steady_state: unknown option '" .. tostring(k)
-        .. "' (known: metric, window, excursion, slope, stop, runtime)", 3)
-    end
-  end
-  if not spec.metric then error("nvbench.matrix: steady_state needs a metric: iops, bw or lat", 3) end
-  for k, v in pairs(spec) do out[ss_options[k]] = v end
-  if spec.stop == nil then out["ss.stop"] = true end
-  return out
+  local names = {}
+  for k in pairs(spec) do names[#names + 1] = tostring(k) end
+  table.sort(names) -- one order, whatever the table's
+  for _, k in ipairs(names) do pairs_[#pairs_ + 1] = { k, tostring(spec[k]) } end
+  local keys, err = nvb.seed_write_keys(pairs_)
+  if not keys then error("nvbench.matrix: " .. printable(err), 3) end
+  return keys
 end
 
 --- Runs the published matrix: every cell x every engine.
