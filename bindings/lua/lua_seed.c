@@ -208,12 +208,11 @@ static int l_seed_write_keys(lua_State *L)
 
 void push_seed(lua_State *L)
 {
-    lua_pushcfunction(L, l_seed_cells);
-    lua_setfield(L, -2, "seed_cells");
-    lua_pushcfunction(L, l_matrix_plan);
-    lua_setfield(L, -2, "matrix_plan");
-    lua_pushcfunction(L, l_seed_write_keys);
-    lua_setfield(L, -2, "seed_write_keys");
+    static const luaL_Reg funcs[] = {
+        {"seed_cells", l_seed_cells}, {"matrix_plan", l_matrix_plan}, {"seed_write_keys", l_seed_write_keys},
+        {NULL, NULL},
+    };
+    luaL_setfuncs(L, funcs, 0);
     static const luaL_Reg pct[] = {
         {"rank", l_rank},
         {"supported", l_supported},

@@ -7,6 +7,8 @@ table is one (cell, op) pair: "Random 4K read".
 
 import math
 
+from .stats import _c  # the extension, imported when first needed
+
 __all__ = ["op_of_rw", "cell_of", "block_label", "block_sort_key", "human_bs", "SEED_CELLS"]
 
 _SEED = None
@@ -31,16 +33,6 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _OP_ORDER = {"read": 0, "write": 1, "trim": 2, "mixed": 3}
-
-
-def _c():
-    """The extension, imported when first needed, so the analysis modules import without it."""
-    try:
-        from . import _nvbench
-    except ImportError as e:
-        raise ImportError("the seed cells and the labels are the C library's: the extension "
-                          f"nvbench._nvbench is needed ({e})") from e
-    return _nvbench
 
 
 def human_bs(bs):
