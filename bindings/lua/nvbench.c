@@ -543,11 +543,14 @@ static int l_fio_job_map(lua_State *L)
     return 1;
 }
 
-/* A number the library read (*v), or nil, message, errno when it refused (rc < 0). */
+/* A number the library read (*v), or nil, message, errno when it refused
+ * (rc < 0) or when the number is past a Lua integer (2^63 - 1). */
 static int push_read(lua_State *L, int rc, const uint64_t *v, const char *why)
 {
     if (rc < 0)
         return push_fail(L, rc, why);
+    if (*v > (uint64_t)LUA_MAXINTEGER)
+        return push_fail(L, -ERANGE, "the value is past a Lua integer (2^63 - 1)");
     lua_pushinteger(L, (lua_Integer)*v);
     return 1;
 }
