@@ -225,4 +225,7 @@ def test_values_and_labels_are_one():
     assert "write 5 = precondition=2 runtime=2h ss=lat ss.excursion=20 ss.slope=10 ss.stop=false ss.window=5m\n" in c
     assert "write 7 ! steady_state: unknown option 'metrc' (known: " in c and "write 4 = precondition=random\n" in c
     assert "write 8 ! steady_state needs a metric: iops, bw or lat\n" in c and "write 13 ! " in c
+    # the cells' sizes, named by the library's text and read back by its parser
+    sizes = [labels._bs_of_cell(labels.cell_of("randread", n)) for n in (4096, 1 << 20, 3 << 30)]
+    assert sizes == [4096, 1 << 20, 3 << 30] and labels._bs_of_cell("rand") == float("inf")
     assert "bs 4096 = 4k\n" in c and "bs 1048576 = 1M\n" in c and "bs 6144 = 6k\n" in c and "bs 1000 = 1000\n" in c

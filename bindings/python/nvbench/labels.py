@@ -76,20 +76,16 @@ def block_label(cell, op):
 
 
 def _bs_of_cell(cell):
-    digits = ""
+    """The block size a cell name carries ("rand4k": 4096, "seq1M"), read by the library
+    as a size key reads it (nvb_workload_key_parse); inf for a name without one."""
     rest = cell or ""
     for prefix in _CELL_WORDS:
         if rest.startswith(prefix):
             rest = rest[len(prefix):]
-    for ch in rest:
-        if ch.isdigit():
-            digits += ch
-        else:
-            break
-    if not digits:
+    try:
+        return _c().key_parse("size", rest)
+    except (OSError, ValueError):  # NvbenchError: no size; ValueError: a NUL in the name
         return math.inf
-    unit = rest[len(digits):].lower()
-    return int(digits) * {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(unit, 1)
 
 
 def block_sort_key(block):
