@@ -44,9 +44,11 @@ import math
 import re
 
 from ._jsontext import parse_text, read_text
+from .errors import NvbenchError
 from .labels import cell_of, op_of_rw
 from .result import Result
 from .resultset import ResultSet
+from .stats import _c
 
 __all__ = ["from_fio", "load_fio", "parse_size", "THREAD_CPU_SCOPE", "MAX_JOBS", "MAX_BYTES"]
 
@@ -78,11 +80,13 @@ def parse_size(text, kb_base=1024):
     (nvb_fiomap_size, the one the job-file mapper uses): '4k' 4096, '1m' 1048576, '512'
     512; with fio's default kb_base=1024 the IEC spellings are powers of 1000 ('128KiB'
     128000), kb_base=1000 swaps the two. A fraction is refused (fio reads '1.5k' as 1):
-    FioJobError, a ValueError naming the value."""
+    ValueError naming the value."""
     if isinstance(text, int) and not isinstance(text, bool):
         return text
-    from .fio_job import fio_size  # the C extension, only when a size is read
-    return fio_size(str(text), kb_base)
+    try:
+        return _c().fio_size(str(text), kb_base)  # the extension, only when a size is read
+    except NvbenchError as e:
+        raise ValueError(e.strerror) from None
 
 
 def _bs_per_direction(bs, field=None, kb_base=1024):
