@@ -32,8 +32,8 @@ def c_library_version():
 
 def c_sources():
     """Everything the static library is built from, for rebuild decisions."""
-    out = [os.path.join("include", "nvbench.h"), "CMakeLists.txt"]
-    for top in ("libnvbench",):
+    out = ["CMakeLists.txt"]
+    for top in ("include", "libnvbench"):
         for dirpath, _, files in os.walk(os.path.join(ROOT, top)):
             for name in files:
                 if name.endswith((".c", ".h", ".map", ".in")):

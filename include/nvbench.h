@@ -891,7 +891,8 @@ NVB_API int nvb_matrix_stack(const struct nvb_matrix *m, size_t run, char *buf, 
  * caller frees *json with nvb_free(). Thread-safe. Returns 0, -EINVAL
  * (json NULL, or a NULL target), -ENOMEM. Since 0.4. */
 NVB_API int nvb_environment_json(const char *root, const char *const *targets, size_t n, char **json);
-
+#include "nvbench/value.h" /* a key's value as a number, an rw mode's op, a size as text */
+#include "nvbench/seed.h"  /* the seed matrix's write cells: nvb_seed_write_keys */
 #ifdef __cplusplus
 }
 #endif

@@ -174,12 +174,45 @@ static int l_matrix_plan(lua_State *L)
     return 1;
 }
 
+/* nvb.seed_write_keys({ {option, value}, ... }) -> { key = value, ... } | nil, message, errno:
+ * the keys of the seed matrix's write cells (nvb_seed_write_keys). */
+static int l_seed_write_keys(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    size_t n = (size_t)luaL_len(L, 1);
+    const char **opts = lua_newuserdatauv(L, (2 * n + 1) * sizeof *opts, 0); /* freed by the GC */
+    for (size_t i = 0; i < n; i++) {
+        luaL_argcheck(L, lua_geti(L, 1, (lua_Integer)i + 1) == LUA_TTABLE, 1, "a list of {option, value} pairs");
+        for (int k = 0; k < 2; k++) {
+            /* strings only (no number converted on the stack): each stays alive in its pair */
+            luaL_argcheck(L, lua_geti(L, -1 - k, k + 1) == LUA_TSTRING, 1, "an option and its value are strings");
+            opts[2 * i + (size_t)k] = lua_tostring(L, -1);
+        }
+        lua_pop(L, 3);
+    }
+    char buf[4096], why[512] = "";
+    int rc = nvb_seed_write_keys(opts, n, buf, sizeof buf, why, sizeof why);
+    if (rc < 0)
+        return push_fail(L, rc, rc == -ENOSPC ? "seed_write_keys: the keys are too long" : why);
+    lua_newtable(L);
+    for (char *p = buf, *nl; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+        char *eq = memchr(p, '=', (size_t)(nl - p));
+        if (!eq)
+            break;
+        lua_pushlstring(L, p, (size_t)(eq - p));
+        lua_pushlstring(L, eq + 1, (size_t)(nl - eq - 1));
+        lua_settable(L, -3);
+    }
+    return 1;
+}
+
 void push_seed(lua_State *L)
 {
-    lua_pushcfunction(L, l_seed_cells);
-    lua_setfield(L, -2, "seed_cells");
-    lua_pushcfunction(L, l_matrix_plan);
-    lua_setfield(L, -2, "matrix_plan");
+    static const luaL_Reg funcs[] = {
+        {"seed_cells", l_seed_cells}, {"matrix_plan", l_matrix_plan}, {"seed_write_keys", l_seed_write_keys},
+        {NULL, NULL},
+    };
+    luaL_setfuncs(L, funcs, 0);
     static const luaL_Reg pct[] = {
         {"rank", l_rank},
         {"supported", l_supported},

@@ -543,27 +543,67 @@ static int l_fio_job_map(lua_State *L)
     return 1;
 }
 
+/* A number the library read (*v), or nil, message, errno when it refused
+ * (rc < 0) or when the number is past a Lua integer (2^63 - 1). */
+static int push_read(lua_State *L, int rc, const uint64_t *v, const char *why)
+{
+    if (rc < 0)
+        return push_fail(L, rc, why);
+    if (*v > (uint64_t)LUA_MAXINTEGER)
+        return push_fail(L, -ERANGE, "the value is past a Lua integer (2^63 - 1)");
+    lua_pushinteger(L, (lua_Integer)*v);
+    return 1;
+}
+
 /* nvb.fio_size(text [, kb_base]) and nvb.fio_time_ns(text [, unit]) ->
  * integer | nil, message, errno: fio's values (nvb_fiomap_size, _time). */
 static int l_fio_size(lua_State *L)
 {
-    uint64_t v;
+    uint64_t v = 0;
     char why[512];
     int rc = nvb_fiomap_size(luaL_checkstring(L, 1), (unsigned)luaL_optinteger(L, 2, 1024), &v, why, sizeof why);
-    if (rc < 0)
-        return push_fail(L, rc, why);
-    lua_pushinteger(L, (lua_Integer)v);
-    return 1;
+    return push_read(L, rc, &v, why);
 }
 
 static int l_fio_time_ns(lua_State *L)
 {
-    uint64_t v;
+    uint64_t v = 0;
     char why[512];
     int rc = nvb_fiomap_time(luaL_checkstring(L, 1), luaL_optstring(L, 2, "s"), &v, why, sizeof why);
-    if (rc < 0)
-        return push_fail(L, rc, why);
-    lua_pushinteger(L, (lua_Integer)v);
+    return push_read(L, rc, &v, why);
+}
+
+/* nvb.key_parse(key, text) -> integer | nil, message, errno: the number a
+ * workload key's value stands for (bytes, ns, a count), as the key reads
+ * it (nvb_workload_key_parse); the message names the key and the value. */
+static int l_key_parse(lua_State *L)
+{
+    uint64_t v = 0;
+    char why[512];
+    int rc = nvb_workload_key_parse(luaL_checkstring(L, 1), luaL_checkstring(L, 2), &v, why, sizeof why);
+    return push_read(L, rc, &v, why);
+}
+
+/* nvb.rw_op(rw) -> "read" | "write" | "trim" | "mixed" | nil (nvb_rw_op) and
+ * nvb.size_format(bytes) -> "4k" (nvb_size_format): the labels of a run. */
+static int l_rw_op(lua_State *L)
+{
+    size_t n;
+    const char *rw = luaL_checklstring(L, 1, &n);
+    const char *op = strlen(rw) == n ? nvb_rw_op(rw) : NULL;
+    if (!op)
+        return 0;
+    lua_pushstring(L, op);
+    return 1;
+}
+
+static int l_size_format(lua_State *L)
+{
+    lua_Integer v = luaL_checkinteger(L, 1);
+    char text[32];
+    luaL_argcheck(L, v >= 0, 1, "a size is not negative");
+    nvb_size_format((uint64_t)v, text, sizeof text);
+    lua_pushstring(L, text);
     return 1;
 }
 
@@ -587,6 +627,9 @@ static const luaL_Reg lib_funcs[] = {
     {"fio_job_map", l_fio_job_map},
     {"fio_size", l_fio_size},
     {"fio_time_ns", l_fio_time_ns},
+    {"key_parse", l_key_parse},
+    {"rw_op", l_rw_op},
+    {"size_format", l_size_format},
     {"target_length", l_target_length},
     {NULL, NULL},
 };

@@ -6,9 +6,12 @@
  * Lua's nvbench.matrix.cells read it through nvb_seed_cell().
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/internal.h"
+#include "nvbench.h"
 
 static const struct seed_cell {
     const char *key, *workload, *op, *rw, *bs, *label;
@@ -44,4 +47,73 @@ int nvb_seed_cell(size_t i, const char *field, const char **value)
         }
     }
     return -EINVAL;
+}
+
+/* The options of the write cells (precondition, and steady_state's) and the
+ * keys they set (docs/steady-state.md); "runtime" is the write cells' own
+ * cap while they wait for steady state. The order is the output's. */
+static const struct {
+    const char *option, *key;
+} write_options[] = {
+    {"precondition", "precondition"}, {"metric", "ss"}, {"window", "ss.window"}, {"excursion", "ss.excursion"},
+    {"slope", "ss.slope"}, {"stop", "ss.stop"}, {"runtime", "runtime"},
+};
+#define NWRITE_OPTIONS (sizeof write_options / sizeof write_options[0])
+
+static int write_fail(char *why, size_t why_len, const char *fmt, const char *a)
+{
+    if (why && why_len)
+        snprintf(why, why_len, fmt, a);
+    return -EINVAL;
+}
+
+/* Each option's value (NULL: not given), or -EINVAL with why. */
+static int write_values(const char *const *opts, size_t n, const char **val, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *name = opts[2 * i], *v = opts[2 * i + 1];
+        size_t k = 0;
+        while (name && k < NWRITE_OPTIONS && strcmp(name, write_options[k].option))
+            k++;
+        if (!name || k == NWRITE_OPTIONS)
+            return write_fail(why, why_len, "steady_state: unknown option '%s' (known: metric, window, excursion, "
+                              "slope, stop, runtime)", name ? name : "(null)");
+        if (!v || strchr(v, '\n'))
+            return write_fail(why, why_len, "invalid value for option '%s': none, or a line break", name);
+        val[k] = v;
+    }
+    return 0;
+}
+
+int nvb_seed_write_keys(const char *const *opts, size_t n, char *buf, size_t len, char *why, size_t why_len)
+{
+    const char *val[NWRITE_OPTIONS] = {0};
+    if ((!opts && n) || (!buf && len))
+        return -EINVAL;
+    if (len)
+        buf[0] = 0;
+    int rc = write_values(opts, n, val, why, why_len);
+    if (rc)
+        return rc;
+    uint64_t passes;
+    if (val[0] && (rc = nvb_workload_key_parse("precondition", val[0], &passes, why, why_len)) < 0)
+        return rc;
+    if (val[0] && passes == 0)
+        val[0] = NULL; /* no pass: no key */
+    int ss = 0;
+    for (size_t k = 1; k < NWRITE_OPTIONS; k++)
+        ss |= val[k] != NULL;
+    if (ss && (!val[1] || !*val[1]))
+        return write_fail(why, why_len, "%s", "steady_state needs a metric: iops, bw or lat");
+    if (ss && !val[5])
+        val[5] = "1"; /* judged: ended when steady, unless stop says otherwise */
+    size_t out = 0;
+    for (size_t k = 0; k < NWRITE_OPTIONS; k++) {
+        if (!val[k])
+            continue;
+        int m = snprintf(buf ? buf + (out < len ? out : len) : NULL, out < len ? len - out : 0, "%s=%s\n",
+                         write_options[k].key, val[k]);
+        out += (size_t)m;
+    }
+    return out < len || (!len && !out) ? (int)out : -ENOSPC;
 }

@@ -467,6 +467,39 @@ NVB_API int nvb_workload_set(struct nvb_workload *w, const char *key, const char
     return nvb__werr(w, -EINVAL, "key '%s' has no parser", key);
 }
 
+/* Set on a workload of its own, so the value is read, bounded and refused
+ * exactly as nvb_workload_set() does it (nvbench/value.h). */
+NVB_API int nvb_workload_key_parse(const char *key, const char *text, uint64_t *value, char *why, size_t why_len)
+{
+    if (why && why_len)
+        why[0] = 0;
+    if (!key || !text || !value)
+        return -EINVAL;
+    const struct keydef *k = find_key(key);
+    struct nvb_workload *w;
+    int rc = nvb_workload_new(&w);
+    if (rc)
+        return rc;
+    switch (k ? k->type : K_STRING) {
+    case K_SIZE: case K_DURATION: case K_UINT: case K_U64: case K_USEC: case K_SSIZE:
+        rc = nvb_workload_set(w, key, text);
+        break;
+    default: /* unknown keys get the set's message, with its suggestion */
+        rc = k ? -EINVAL : nvb_workload_set(w, key, text);
+        if (!rc || k)
+            rc = nvb__werr(w, -EINVAL, "key '%s' (value '%s') is not a number: it is of type %s", key, text,
+                           k ? nvb__ktype_names[k->type] : "engine option");
+    }
+    if (!rc) {
+        const void *p = (const char *)w + k->off;
+        *value = k->type == K_UINT ? *(const unsigned *)p : *(const uint64_t *)p;
+    } else if (why && why_len) {
+        snprintf(why, why_len, "%s", w->err);
+    }
+    nvb_workload_free(w);
+    return rc;
+}
+
 NVB_API int nvb_workload_get(const struct nvb_workload *w, const char *key, char *buf, size_t len)
 {
     if (!w || !key || (!buf && len))

@@ -77,6 +77,40 @@ START_TEST(refused_arguments)
 }
 END_TEST
 
+/* nvb_seed_write_keys: the write cells' keys from their options, and the refusals. */
+START_TEST(write_cell_keys)
+{
+    char buf[256], why[256];
+    const char *judged[] = {"metric", "bw"};
+    ck_assert_int_eq(nvb_seed_write_keys(judged, 1, buf, sizeof buf, why, sizeof why), 16);
+    ck_assert_str_eq(buf, "ss=bw\nss.stop=1\n");
+    const char *all[] = {"runtime", "2h", "stop", "false", "window", "5m", "metric", "lat", "precondition", "3"};
+    ck_assert_int_ge(nvb_seed_write_keys(all, 5, buf, sizeof buf, why, sizeof why), 0);
+    ck_assert_str_eq(buf, "precondition=3\nss=lat\nss.window=5m\nss.stop=false\nruntime=2h\n");
+    const char *none[] = {"precondition", "0"};
+    ck_assert_int_eq(nvb_seed_write_keys(none, 1, buf, sizeof buf, why, sizeof why), 0);
+    ck_assert_str_eq(buf, "");
+    ck_assert_int_eq(nvb_seed_write_keys(NULL, 0, buf, sizeof buf, why, sizeof why), 0);
+    const struct {
+        const char *opts[4];
+        size_t n;
+        const char *says;
+    } bad[] = {
+        {{"metrc", "iops"}, 1, "unknown option 'metrc'"},
+        {{"window", "5m"}, 1, "needs a metric"},
+        {{"metric", ""}, 1, "needs a metric"},
+        {{"precondition", "-1"}, 1, "'-1' for key 'precondition'"},
+        {{"metric", "iops", "window", "5m\nss=bw"}, 2, "line break"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(nvb_seed_write_keys(bad[i].opts, bad[i].n, buf, sizeof buf, why, sizeof why), -EINVAL);
+        ck_assert_msg(strstr(why, bad[i].says) != NULL, "'%s' does not say '%s'", why, bad[i].says);
+    }
+    ck_assert_int_eq(nvb_seed_write_keys(judged, 1, buf, 8, why, sizeof why), -ENOSPC);
+    ck_assert_int_eq(nvb_seed_write_keys(NULL, 1, buf, sizeof buf, why, sizeof why), -EINVAL);
+}
+END_TEST
+
 START_TEST(pct_rank_cases)
 {
     static const struct { uint64_t n; double p; uint64_t r; } c[] = {
@@ -134,6 +168,7 @@ static Suite *seed_suite(void)
     tcase_add_test(tc, published_cells_in_order);
     tcase_add_test(tc, fields_agree);
     tcase_add_test(tc, refused_arguments);
+    tcase_add_test(tc, write_cell_keys);
     tcase_add_test(tc, pct_rank_cases);
     tcase_add_test(tc, pct_supported_cases);
     tcase_add_test(tc, pct_min_ios_is_the_fewest);

@@ -862,6 +862,54 @@ START_TEST(startdelay_waits_before_the_window)
 }
 END_TEST
 
+/* nvb_workload_key_parse: the number a key's value stands for, and the
+ * refusal nvb_workload_set() gives, word for word. */
+START_TEST(key_parse_is_the_setter)
+{
+    static const struct {
+        const char *key, *text;
+        uint64_t want;
+    } ok[] = {
+        {"size", "4k", 4096}, {"size", "1.5G", 3ull << 29}, {"bs", "64KiB", 65536}, {"size", "512", 512},
+        {"runtime", "500ms", 500000000ull}, {"runtime", "2", 2000000000ull}, {"ramp", "1m", 60000000000ull},
+        {"thinktime", "100", 100000ull}, {"qd", "32", 32}, {"precondition", "random", 1},
+        {"seq_stride", "-8k", (uint64_t)-8192},
+    };
+    char why[256];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        uint64_t v = 7;
+        int rc = nvb_workload_key_parse(ok[i].key, ok[i].text, &v, why, sizeof why);
+        ck_assert_msg(rc == 0 && v == ok[i].want, "%s=%s: rc %d, %llu (%s)", ok[i].key, ok[i].text, rc,
+                      (unsigned long long)v, why);
+    }
+    static const struct {
+        const char *key, *text;
+    } bad[] = {
+        {"size", "4q"}, {"bs", "0"}, {"runtime", "5 fortnights"}, {"runtime", "1.5ns"}, {"qd", "-1"},
+        {"sise", "4k"}, {"rw", "read"}, {"direct", "1"}, {"size", "99999999999999999999"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t v = 7;
+        struct nvb_workload *w;
+        ck_assert_int_eq(nvb_workload_new(&w), 0);
+        int set = nvb_workload_set(w, bad[i].key, bad[i].text);
+        int rc = nvb_workload_key_parse(bad[i].key, bad[i].text, &v, why, sizeof why);
+        ck_assert_msg(rc < 0 && v == 7, "%s=%s accepted (%d)", bad[i].key, bad[i].text, rc);
+        ck_assert_msg(strstr(why, bad[i].key) && strstr(why, bad[i].text), "'%s' names neither", why);
+        if (set < 0) /* a value the setter refuses: its very words */
+            ck_assert_str_eq(why, nvb_workload_error(w));
+        nvb_workload_free(w);
+    }
+    uint64_t v;
+    ck_assert_int_eq(nvb_workload_key_parse("size", NULL, &v, why, sizeof why), -EINVAL);
+    ck_assert_int_eq(nvb_workload_key_parse(NULL, "4k", &v, NULL, 0), -EINVAL);
+    ck_assert_int_eq(nvb_workload_key_parse("size", "4k", NULL, why, sizeof why), -EINVAL);
+    ck_assert_int_eq(nvb_workload_key_parse("size", "4q", &v, why, 8), -EINVAL); /* cut, terminated */
+    ck_assert_uint_eq(strlen(why), 7);
+    ck_assert_int_eq(nvb_workload_key_parse("size", "99999999999999999999", &v, NULL, 0), -ERANGE);
+}
+END_TEST
+
 int main(void)
 {
     g_file = tu_scratch("wl-data", 1 << 20);
@@ -884,6 +932,7 @@ int main(void)
     tcase_add_test(tc, every_key_round_trips_through_the_result);
     tcase_add_test(tc, workload_from_echo_text);
     tcase_add_test(tc, key_table_describes_every_key);
+    tcase_add_test(tc, key_parse_is_the_setter);
     tcase_add_test(tc, startdelay_waits_before_the_window);
     suite_add_tcase(s, tc);
     tc = tcase_create("validate");

@@ -278,8 +278,8 @@ describe("nvbench.matrix", function()
       end
       -- a metric name alone: ss.stop on
       local keys = m.write_cell_keys(nil, "bw")
-      assert.are.same({ ss = "bw", ["ss.stop"] = true }, keys)
-      assert.are.same({ precondition = 1, ss = "lat", ["ss.window"] = "5m", ["ss.stop"] = false, runtime = "2h" },
+      assert.are.same({ ss = "bw", ["ss.stop"] = "1" }, keys)
+      assert.are.same({ precondition = "1", ss = "lat", ["ss.window"] = "5m", ["ss.stop"] = "false", runtime = "2h" },
         m.write_cell_keys(1, { metric = "lat", window = "5m", stop = false, runtime = "2h" }))
       assert.has_error(function() m.seed { targets = { data.path }, steady_state = { metrc = "iops" } } end,
         "nvbench.matrix: steady_state: unknown option 'metrc' (known: metric, window, excursion, slope, stop, runtime)")

@@ -324,9 +324,9 @@ def test_seed_matrix_preconditions_and_judges_write_cells_only(empty_dir):
 
 def test_seed_matrix_write_cell_options_are_checked():
     from nvbench.matrix import _write_cell_keys
-    assert _write_cell_keys(None, "bw") == {"ss": "bw", "ss.stop": True}
+    assert _write_cell_keys(None, "bw") == {"ss": "bw", "ss.stop": "1"}
     assert _write_cell_keys(3, {"metric": "lat", "window": "5m", "stop": False, "runtime": "2h"}) == {
-        "precondition": 3, "ss": "lat", "ss.window": "5m", "ss.stop": False, "runtime": "2h"}
+        "precondition": "3", "ss": "lat", "ss.window": "5m", "ss.stop": "false", "runtime": "2h"}
     with pytest.raises(ValueError, match="metrc"):
         nvbench.seed_matrix(engines=["psync"], steady_state={"metrc": "iops"})
     with pytest.raises(ValueError, match="metric"):

@@ -146,11 +146,18 @@ def test_fio_and_nvbench_results_share_tables_and_comparisons():
 
 def test_parse_size_and_options():
     assert fio.parse_size("4k") == 4096
-    assert fio.parse_size("128KiB") == 131072
+    assert fio.parse_size("128KiB") == 128000  # fio's kb_base=1024: the IEC spelling is 1000s (fio 3.33)
+    assert fio.parse_size("128KiB", kb_base=1000) == 131072
     assert fio.parse_size("1m") == 1 << 20
     assert fio.parse_size("512") == 512
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="lots"):
         fio.parse_size("lots")
+    raw = _raw("fio-psync-randread.json")
+    raw["jobs"][0]["job options"].update(bs="1.5k")
+    with pytest.raises(ValueError, match=r"bs '1\.5k'"):  # fio reads 1 byte there: refused, named
+        fio.from_fio(raw)
+    raw["jobs"][0]["job options"].update(bs="8KiB", kb_base="1000")
+    assert fio.from_fio(raw)[0].meta["bs"] == 8192
     raw = _raw("fio-psync-randread.json")
     raw["jobs"][0]["job options"].update(bs="4k,64k", rw="randwrite:8", ioengine="io_uring")
     (r,) = fio.from_fio(raw)

@@ -20,6 +20,8 @@ BUILD=$(cd "${1:?usage: $0 BUILD_DIR SOURCE_DIR}" && pwd)
 SRC=$(cd "${2:?usage: $0 BUILD_DIR SOURCE_DIR}" && pwd)
 MAP=$SRC/libnvbench/libnvbench.map
 HDR=$SRC/include/nvbench.h
+# the umbrella header and the topic headers it includes (include/nvbench/*.h)
+HDRS=("$HDR" "$SRC"/include/nvbench/*.h)
 CC=${CC:-cc}
 CXX=${CXX:-g++}
 # A sanitized build (tests/CMakeLists.txt): programs linked against it need
@@ -105,7 +107,7 @@ echo "(c) NVB_API declarations in nvbench.h against the map"
 awk '
     /^[ \t]*NVB_API[ \t]/ { decl = 1; buf = "" }
     decl { buf = buf " " $0; if (buf ~ /\(/) { decl = 0; if (match(buf, /nvb_[A-Za-z0-9_]*[ \t]*\(/)) { s = substr(buf, RSTART, RLENGTH); sub(/[ \t]*\($/, "", s); print s } } }
-    ' "$HDR" | sort > "$TMP/hdr.all"
+    ' "${HDRS[@]}" | sort > "$TMP/hdr.all"
 sort -u "$TMP/hdr.all" > "$TMP/hdr.syms"
 dups=$(uniq -d "$TMP/hdr.all" | tr '\n' ' ')
 [ -z "$dups" ] || bad "declared twice in nvbench.h: $dups"
@@ -119,7 +121,7 @@ else
 fi
 
 echo "(d) nvbench.h as C99 and C++"
-if grep -nE '\b(static[[:space:]]+)?(__)?inline(__)?\b' "$HDR" > "$TMP/inline.txt"; then
+if grep -nE '\b(static[[:space:]]+)?(__)?inline(__)?\b' "${HDRS[@]}" > "$TMP/inline.txt"; then
     bad "inline code in nvbench.h (bindings need real symbols): $(tr '\n' ' ' < "$TMP/inline.txt")"
 else
     ok "no inline functions"

@@ -26,7 +26,7 @@ mkdir "$work/unpacked" "$work/scratch"
 (cd "$work/unpacked" && unzip -q "$zip")
 
 # exactly these files, in one folder
-want="README-windows.txt libnvbench.dll libnvbench.dll.a nvbench.h run-seed-matrix.ps1 run_workload.exe seed_matrix.exe"
+want="README-windows.txt libnvbench.dll libnvbench.dll.a nvbench nvbench/seed.h nvbench/value.h nvbench.h run-seed-matrix.ps1 run_workload.exe seed_matrix.exe"
 got=$(cd "$work/unpacked" && find . -mindepth 1 | sed 's|^\./||' | sort | tr '\n' ' ')
 expect=$(for f in $want; do echo "$name/$f"; done | { echo "$name"; cat; } | sort | tr '\n' ' ')
 if [ "$got" != "$expect" ]; then

@@ -46,23 +46,19 @@ function M.is_list(v)
 end
 
 --- "256M" -> 268435456: the library's reading of a size (the workload key
---- `size`, as Python's nvbench._scratch.parse_size asks it), so no second
---- parser of sizes lives here; nil on bad input.
+--- `size`, nvb.key_parse, as Python's nvbench._scratch.parse_size reads it),
+--- so no second parser of sizes lives here; nil, message, errno on bad input
+--- (the message names the key and the value).
 function M.size_bytes(s)
   if math.type(s) == "integer" then return s end
-  local w <close> = nvb.workload()
-  if not w:set("size", tostring(s)) then return nil end
-  return math.tointeger(tonumber(w:get("size")))
+  return nvb.key_parse("size", tostring(s))
 end
 
-local dur_units = { ns = 1, us = 1e3, ms = 1e6, s = 1e9, [""] = 1e9, m = 60e9, h = 3600e9 }
-
---- "500us" -> 500000 (nanoseconds); a bare number is seconds; nil on bad input.
-function M.duration_ns(s)
-  if type(s) == "number" then return s * 1e9 end
-  local num, unit = tostring(s):match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
-  if not num or not dur_units[unit] then return nil end
-  return tonumber(num) * dur_units[unit]
+--- "500us" -> 500000 (nanoseconds, an integer): the library's reading of a
+--- duration (the workload key `key`, default "runtime", nvb.key_parse); a bare
+--- number is seconds; nil, message, errno on bad input.
+function M.duration_ns(s, key)
+  return nvb.key_parse(key or "runtime", tostring(s))
 end
 
 -- "-1234567.5" -> "-1,234,567.5": thousands separators in the integer part.
@@ -268,14 +264,33 @@ end
 
 ------------------------------------------------------------------ seed matrix
 
---- The headline figures of a result for one direction ("read"/"write"; by
---- default the direction of the workload). p99_ms is nil when the run had
---- too few I/Os for a p99 (p99_na then says so).
+--- "read", "write", "trim" or "mixed" for an rw mode (nvbench's or fio's
+--- spelling): the library's rule (nvb.rw_op, as Python's nvbench.labels.op_of_rw);
+--- nil for anything else.
+function M.op_of_rw(rw)
+  return rw ~= nil and nvb.rw_op(tostring(rw)) or nil
+end
+
+-- The figures of a mixed workload: both directions summed, the mean latency
+-- weighted by their I/O rates (Python's nvbench.metrics.figures); no
+-- percentile of the union can be had from the two summaries.
+local function mixed(r)
+  local rd, wr = r.read, r.write
+  local n = rd.iops + wr.iops
+  return { bw_gib_s = rd.bw_gib_s + wr.bw_gib_s, iops = n,
+           lat_ns = { mean = n > 0 and (rd.lat_ns.mean * rd.iops + wr.lat_ns.mean * wr.iops) / n or 0 / 0 } },
+    "n/a (mixed)"
+end
+
+--- The headline figures of a result for one direction ("read", "write",
+--- "trim", or "mixed": both summed; by default the op of the workload's rw,
+--- M.op_of_rw). p99_ms is nil when the run had too few I/Os for a p99, or
+--- is mixed (p99_na then says so).
 function M.figures(r, op)
   if not r then return nil end
-  op = op or ((r.workload and tostring(r.workload.rw):find("write")) and "write" or "read")
-  local d, cpu = r[op], r.cpu
-  local p99_ms, p99_na = M.pct_ms(d, "p99")
+  op = op or M.op_of_rw(r.workload and r.workload.rw) or "read"
+  local d, cpu, p99_ms, p99_na = r[op], r.cpu, nil, nil
+  if op == "mixed" then d, p99_na = mixed(r) else p99_ms, p99_na = M.pct_ms(d, "p99") end
   return {
     gib_s = d.bw_gib_s,
     iops = d.iops,
@@ -306,35 +321,21 @@ local function cell_plan(list, engines)
   return out
 end
 
--- steady_state = { ... } options -> the library's keys (docs/steady-state.md);
--- runtime is the write cells' own cap while they wait for steady state.
-local ss_options = { metric = "ss", window = "ss.window", excursion = "ss.excursion", slope = "ss.slope",
-                     stop = "ss.stop", runtime = "runtime" }
-
 --- The keys seed() adds to its write cells: precondition = N, and ss = ...
---- with its options (ss.stop on unless steady_state says otherwise).
---- Raises an error naming a bad option.
+--- with steady_state's options (ss.stop on unless it says otherwise): the
+--- library's mapping and checks (nvb.seed_write_keys, as Python's and C's),
+--- values as text. Raises an error naming a bad option.
 function M.write_cell_keys(precondition, steady_state)
-  local out = {}
-  if precondition ~= nil then
-    if math.type(precondition) ~= "integer" or precondition < 0 then
-      error("nvbench.matrix: precondition must be a number of passes (an integer >= 0), not "
-        .. tostring(precondition), 3)
-    end
-    if precondition > 0 then out.precondition = precondition end
-  end
-  if steady_state == nil then return out end
+  local pairs_ = {}
+  if precondition ~= nil then pairs_[1] = { "precondition", tostring(precondition) } end
   local spec = type(steady_state) == "table" and steady_state or { metric = steady_state }
-  for k in pairs(spec) do
-    if not ss_options[k] then
-      error("nvbench.matrix: steady_state: unknown option '" .. tostring(k)
-        .. "' (known: metric, window, excursion, slope, stop, runtime)", 3)
-    end
-  end
-  if not spec.metric then error("nvbench.matrix: steady_state needs a metric: iops, bw or lat", 3) end
-  for k, v in pairs(spec) do out[ss_options[k]] = v end
-  if spec.stop == nil then out["ss.stop"] = true end
-  return out
+  local names = {}
+  for k in pairs(spec) do names[#names + 1] = tostring(k) end
+  table.sort(names) -- one order, whatever the table's
+  for _, k in ipairs(names) do pairs_[#pairs_ + 1] = { k, tostring(spec[k]) } end
+  local keys, err = nvb.seed_write_keys(pairs_)
+  if not keys then error("nvbench.matrix: " .. printable(err), 3) end
+  return keys
 end
 
 --- Runs the published matrix: every cell x every engine.

@@ -34,9 +34,7 @@ def parse_size(size):
         raise TypeError("a size cannot be a bool")
     if isinstance(size, int):
         return size
-    w = _nvbench.Workload()
-    w.set("size", str(size))
-    return int(w.get("size"))
+    return _nvbench.key_parse("size", str(size))
 
 
 def _lay_out(path, nbytes):

@@ -44,9 +44,11 @@ import math
 import re
 
 from ._jsontext import parse_text, read_text
+from .errors import NvbenchError
 from .labels import cell_of, op_of_rw
 from .result import Result
 from .resultset import ResultSet
+from .stats import _c
 
 __all__ = ["from_fio", "load_fio", "parse_size", "THREAD_CPU_SCOPE", "MAX_JOBS", "MAX_BYTES"]
 
@@ -73,34 +75,32 @@ _RW = {"read": "read", "write": "write", "randread": "randread", "randwrite": "r
        "trim": "trim", "randtrim": "randtrim", "trimwrite": "trimwrite",
        "randtrimwrite": "randtrimwrite"}
 
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
-
-
-def parse_size(text):
-    """fio size string -> bytes: '4k' 4096, '128KiB' 131072, '1m' 1048576, '512' 512.
-
-    fio's default kb_base=1024 is assumed for k/m/g (as for 'KiB'); 'kb' etc. likewise.
-    """
-    if isinstance(text, int):
+def parse_size(text, kb_base=1024):
+    """fio size string -> bytes, as fio reads it: the library's reader of fio's values
+    (nvb_fiomap_size, the one the job-file mapper uses): '4k' 4096, '1m' 1048576, '512'
+    512; with fio's default kb_base=1024 the IEC spellings are powers of 1000 ('128KiB'
+    128000), kb_base=1000 swaps the two. A fraction is refused (fio reads '1.5k' as 1):
+    ValueError naming the value."""
+    if isinstance(text, int) and not isinstance(text, bool):
         return text
-    s = str(text).strip().lower()
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)", s)
-    if not m:
-        raise ValueError(f"cannot parse fio size {text!r}")
-    return int(float(m.group(1)) * _UNITS[m.group(2)])
+    try:
+        return _c().fio_size(str(text), kb_base)  # the extension, only when a size is read
+    except NvbenchError as e:
+        raise ValueError(e.strerror) from None
 
 
-def _bs_per_direction(bs, field=None):
+def _bs_per_direction(bs, field=None, kb_base=1024):
     """fio's bs may be 'R,W[,T]' with empty fields meaning 'same as read': (read, write),
     or the one of field 2 (trim) when asked."""
     parts = [p for p in str(bs).split(",")]
     read = parts[0] or "4k"
     write = parts[1] if len(parts) > 1 and parts[1] else read
-    # A range 'bs=4k-16k' is a bssplit-like spec: report its low end, as fio's header does.
+
+    def size(text):  # a range 'bs=4k-16k' is a bssplit-like spec: its low end, as fio's header says
+        return parse_size(text.split("-")[0].split(":")[0], kb_base)
     if field == 2:
-        trim = parts[2] if len(parts) > 2 and parts[2] else read
-        return parse_size(trim.split("-")[0].split(":")[0])
-    return parse_size(read.split("-")[0].split(":")[0]), parse_size(write.split("-")[0].split(":")[0])
+        return size(parts[2] if len(parts) > 2 and parts[2] else read)
+    return size(read), size(write)
 
 
 def _engine_name(ioengine):
@@ -208,10 +208,12 @@ def _one_result(fio_obj, entries, ncpus, meta):
     rw_raw = str(opts.get("rw", opts.get("readwrite", "read"))).split(":")[0].strip().lower()
     rw = _RW.get(rw_raw, rw_raw)
     op = op_of_rw(rw)
-    bs_r, bs_w = _bs_per_direction(opts.get("bs", opts.get("blocksize", "4k")))
-    bs = bs_w if op == "write" else bs_r
-    if op == "trim":
-        bs = _bs_per_direction(opts.get("bs", opts.get("blocksize", "4k")), 2)
+    bs_text, kb_base = opts.get("bs", opts.get("blocksize", "4k")), _int(opts.get("kb_base"), 1024)
+    try:
+        bs_r, bs_w = _bs_per_direction(bs_text, kb_base=kb_base)
+        bs = _bs_per_direction(bs_text, 2, kb_base) if op == "trim" else bs_w if op == "write" else bs_r
+    except ValueError as e:
+        raise ValueError(f"fio JSON: job {job.get('jobname')!r}: bs {bs_text!r}: {e}") from None
     qd = _int(opts.get("iodepth"), 1)
     numjobs = _int(opts.get("numjobs"), 1)
     engine = _engine_name(opts.get("ioengine"))

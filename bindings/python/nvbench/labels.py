@@ -7,6 +7,8 @@ table is one (cell, op) pair: "Random 4K read".
 
 import math
 
+from .stats import _c  # the extension, imported when first needed
+
 __all__ = ["op_of_rw", "cell_of", "block_label", "block_sort_key", "human_bs", "SEED_CELLS"]
 
 _SEED = None
@@ -18,12 +20,7 @@ def _seed():
     modules import without the C extension."""
     global _SEED
     if _SEED is None:
-        try:
-            from . import _nvbench
-        except ImportError as e:
-            raise ImportError("the seed matrix's cells are the C library's: the extension nvbench._nvbench "
-                              f"is needed ({e})") from e
-        cells = _nvbench.seed_cells()
+        cells = _c().seed_cells()
         _SEED = (tuple(dict.fromkeys(c["workload"] for c in cells)),
                  {(c["workload"], c["op"]): c["label"] for c in cells})
     return _SEED
@@ -39,27 +36,19 @@ _OP_ORDER = {"read": 0, "write": 1, "trim": 2, "mixed": 3}
 
 
 def human_bs(bs):
-    """4096 -> '4k', 1048576 -> '1m'; anything else as it is."""
-    if not isinstance(bs, int) or bs <= 0:
+    """4096 -> '4k', 1048576 -> '1M': the library's size text (nvb_size_format, the one
+    its messages use); anything but a positive int as it is."""
+    if not isinstance(bs, int) or isinstance(bs, bool) or bs <= 0:
         return str(bs)
-    for unit, size in (("m", 1 << 20), ("k", 1 << 10)):
-        if bs % size == 0:
-            return f"{bs // size}{unit}"
-    return str(bs)
+    return _c().size_format(bs)
 
 
 def op_of_rw(rw):
-    """'read' / 'write' / 'trim' / 'mixed' for an rw mode (nvbench's or fio's spelling)."""
-    rw = (rw or "").lower()
-    if rw in ("read", "randread"):
-        return "read"
-    if rw in ("write", "randwrite"):
-        return "write"
-    if rw in ("trim", "randtrim"):
-        return "trim"
-    if rw in ("rw", "readwrite", "randrw", "trimwrite", "randtrimwrite"):
-        return "mixed"
-    return rw or None
+    """'read' / 'write' / 'trim' / 'mixed' for an rw mode (nvbench's or fio's spelling):
+    the library's rule (nvb_rw_op); another mode as it is, None for none."""
+    if not rw:
+        return None
+    return _c().rw_op(str(rw)) or str(rw).lower()
 
 
 def cell_of(rw, bs):
@@ -87,20 +76,16 @@ def block_label(cell, op):
 
 
 def _bs_of_cell(cell):
-    digits = ""
+    """The block size a cell name carries ("rand4k": 4096, "seq1M"), read by the library
+    as a size key reads it (nvb_workload_key_parse); inf for a name without one."""
     rest = cell or ""
     for prefix in _CELL_WORDS:
         if rest.startswith(prefix):
             rest = rest[len(prefix):]
-    for ch in rest:
-        if ch.isdigit():
-            digits += ch
-        else:
-            break
-    if not digits:
+    try:
+        return _c().key_parse("size", rest)
+    except (OSError, ValueError):  # NvbenchError: no size; ValueError: a NUL in the name
         return math.inf
-    unit = rest[len(digits):].lower()
-    return int(digits) * {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(unit, 1)
 
 
 def block_sort_key(block):

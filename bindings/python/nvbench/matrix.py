@@ -197,33 +197,15 @@ def matrix(targets=None, engines=None, repeat=1, progress=False, on_error="raise
         return _execute(plan, _targets_list(targets), repeat, progress, on_error)
 
 
-# steady_state={...} options -> the library's keys (docs/steady-state.md);
-# "runtime" is the write cells' own cap while they wait for steady state.
-_SS_OPTIONS = {"metric": "ss", "window": "ss.window", "excursion": "ss.excursion", "slope": "ss.slope",
-               "stop": "ss.stop", "runtime": "runtime"}
-
-
 def _write_cell_keys(precondition, steady_state):
-    """The keys seed_matrix() adds to its write cells: precondition=N, and
-    ss=... with its options (ss.stop on unless steady_state says otherwise)."""
-    out = {}
-    if precondition is not None:
-        if isinstance(precondition, bool) or not isinstance(precondition, int) or precondition < 0:
-            raise ValueError(f"precondition must be a number of passes (an int >= 0), not {precondition!r}")
-        if precondition:
-            out["precondition"] = precondition
-    if steady_state is None:
-        return out
-    spec = {"metric": steady_state} if isinstance(steady_state, str) else dict(steady_state)
-    unknown = sorted(set(spec) - set(_SS_OPTIONS))
-    if unknown:
-        raise ValueError(f"steady_state: unknown option(s) {', '.join(unknown)} "
-                         f"(known: {', '.join(_SS_OPTIONS)})")
-    if not spec.get("metric"):
-        raise ValueError("steady_state needs a metric: 'iops', 'bw' or 'lat'")
-    spec.setdefault("stop", True)
-    out.update({_SS_OPTIONS[k]: v for k, v in spec.items() if v is not None})
-    return out
+    """The keys seed_matrix() adds to its write cells: precondition=N, and ss=... with
+    steady_state's options (ss.stop on unless it says otherwise): the library's mapping
+    and checks (nvb_seed_write_keys, as Lua's and C's); ValueError naming the option."""
+    pairs = [] if precondition is None else [("precondition", _fmt(precondition))]
+    if steady_state is not None:
+        spec = {"metric": steady_state} if isinstance(steady_state, str) else dict(steady_state)
+        pairs += [(str(k), _fmt(v)) for k, v in spec.items() if v is not None]
+    return dict(_nvbench.seed_write_keys(pairs))
 
 
 def _cell_plan(cells, engines=None):

@@ -23,8 +23,8 @@ def _c():
     try:
         from . import _nvbench
     except ImportError as e:
-        raise ImportError("nvbench's statistics are the C library's: the extension nvbench._nvbench "
-                          f"is needed ({e})") from e
+        raise ImportError("nvbench's statistics, seed cells and labels are the C library's: the extension "
+                          f"nvbench._nvbench is needed ({e})") from e
     return _nvbench
 
 

@@ -220,6 +220,44 @@ static PyObject *nvbench_fio_time_ns(PyObject *module, PyObject *args)
     return PyLong_FromUnsignedLongLong(v);
 }
 
+/* key_parse(key, text) -> int: nvb_workload_key_parse, the number a workload
+ * key's value stands for (bytes, ns, a count); NvbenchError with the setter's message. */
+static PyObject *nvbench_key_parse(PyObject *module, PyObject *args)
+{
+    const char *key, *text;
+    uint64_t v;
+    char why[512];
+    if (!PyArg_ParseTuple(args, "ss:key_parse", &key, &text))
+        return NULL;
+    int rc = nvb_workload_key_parse(key, text, &v, why, sizeof why);
+    if (rc < 0)
+        return nvbench_raise_error(rc, why, NULL);
+    return PyLong_FromUnsignedLongLong(v);
+}
+
+/* rw_op(rw) -> str | None: nvb_rw_op. */
+static PyObject *nvbench_rw_op(PyObject *module, PyObject *arg)
+{
+    Py_ssize_t n = 0;
+    const char *rw = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &n) : NULL;
+    if (!rw && PyErr_Occurred())
+        return NULL;
+    const char *op = rw && strlen(rw) == (size_t)n ? nvb_rw_op(rw) : NULL; /* a NUL inside: no mode */
+    return op ? PyUnicode_FromString(op) : Py_NewRef(Py_None);
+}
+
+/* size_format(bytes) -> str: nvb_size_format. */
+static PyObject *nvbench_size_format(PyObject *module, PyObject *arg)
+{
+    unsigned long long v = PyLong_AsUnsignedLongLong(arg);
+    if (v == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    char text[32];
+    if (nvb_size_format(v, text, sizeof text) < 0)
+        return nvbench_raise_error(-ENOSPC, "size_format: no room", NULL);
+    return PyUnicode_FromString(text);
+}
+
 /* target_length(path) -> int: nvb_target_length (never opens the target). */
 static PyObject *nvbench_target_length(PyObject *module, PyObject *arg)
 {
@@ -256,6 +294,12 @@ static PyMethodDef fiojob_methods[] = {
      "section and the option nvbench cannot honour."},
     {"fio_size", nvbench_fio_size, METH_VARARGS,
      "fio_size(text, kb_base=1024)\n--\n\nA fio size in bytes (nvb_fiomap_size)."},
+    {"rw_op", nvbench_rw_op, METH_O, "rw_op(rw)\n--\n\n'read', 'write', 'trim', 'mixed' or None (nvb_rw_op)."},
+    {"size_format", nvbench_size_format, METH_O,
+     "size_format(bytes)\n--\n\n4096 -> '4k', 1048576 -> '1M' (nvb_size_format)."},
+    {"key_parse", nvbench_key_parse, METH_VARARGS,
+     "key_parse(key, text)\n--\n\nThe number text stands for as workload key `key` reads it: bytes, ns or a\n"
+     "count (nvb_workload_key_parse); NvbenchError naming the key and the value."},
     {"fio_time_ns", nvbench_fio_time_ns, METH_VARARGS,
      "fio_time_ns(text, unit='s')\n--\n\nA fio time in ns (nvb_fiomap_time)."},
     {NULL, NULL, 0, NULL},

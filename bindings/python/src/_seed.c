@@ -154,6 +154,49 @@ static PyObject *seed_cells(PyObject *module, PyObject *unused)
     return out;
 }
 
+/* [(key, value)] from the text of nvb_seed_write_keys: "key=value\n" lines. */
+static PyObject *key_lines(const char *text)
+{
+    PyObject *out = PyList_New(0);
+    for (const char *p = text; out && *p;) {
+        const char *eq = strchr(p, '='), *nl = strchr(p, '\n');
+        PyObject *kv = eq && nl ? Py_BuildValue("(s#s#)", p, (Py_ssize_t)(eq - p), eq + 1, (Py_ssize_t)(nl - eq - 1))
+                                : NULL;
+        if (!kv || PyList_Append(out, kv) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(kv);
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    return out;
+}
+
+/* seed_write_keys(pairs) -> [(key, value)]: nvb_seed_write_keys over (option, value) str pairs. */
+static PyObject *seed_write_keys(PyObject *module, PyObject *arg)
+{
+    PyObject *seq = PySequence_Fast(arg, "seed_write_keys: a sequence of (option, value) pairs");
+    if (!seq)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    const char **opts = PyMem_Calloc(2 * (size_t)n + 1, sizeof *opts);
+    PyObject *out = NULL;
+    int ok = opts != NULL;
+    for (Py_ssize_t i = 0; ok && i < n; i++)
+        ok = PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ss:seed_write_keys", &opts[2 * i], &opts[2 * i + 1]);
+    char buf[4096], why[512] = "";
+    if (ok) {
+        int rc = nvb_seed_write_keys(opts, (size_t)n, buf, sizeof buf, why, sizeof why);
+        if (rc < 0)
+            PyErr_SetString(PyExc_ValueError, rc == -ENOSPC ? "seed_write_keys: the keys are too long" : why);
+        else
+            out = key_lines(buf);
+    } else if (!opts) {
+        PyErr_NoMemory();
+    }
+    PyMem_Free(opts);
+    Py_DECREF(seq);
+    return out;
+}
+
 /* A count of latencies: an int; below 0 is none. */
 static int count_arg(PyObject *o, unsigned long long *n)
 {
@@ -207,6 +250,9 @@ static PyMethodDef seed_methods[] = {
      "pct_supported(count, pct) -> bool (nvb_pct_supported)"},
     {"pct_min_ios", pct_min_ios, METH_VARARGS,
      "pct_min_ios(pct) -> the fewest latencies supporting it, or None (nvb_pct_min_ios)"},
+    {"seed_write_keys", seed_write_keys, METH_O,
+     "seed_write_keys(pairs) -> [(key, value)]: the keys of the seed matrix's write cells from (option, value)\n"
+     "pairs, precondition and steady_state's options (nvb_seed_write_keys); ValueError naming the option."},
     {"matrix_plan", (PyCFunction)(void (*)(void))matrix_plan, METH_VARARGS | METH_KEYWORDS,
      "matrix_plan(axes, cells=None, repeat=1) -> (keys, cell_keys, stacked, runs) (nvb_matrix_*): axes a list\n"
      "of (key, [str]); cells None (no cell axis) or the seed cells named ('' all), first; runs in the order\n"
