@@ -95,3 +95,31 @@ class Watch:
             self.live.close()
             self.live = None
         return self.points
+
+
+def rank_live(args, rank, size, host):
+    """mpi-run's --live and --metrics on one rank: every rank watches its own run. FILE is
+    expanded as the targets are ({rank}, {size}, {host}) and must name each rank's file apart
+    ({rank}) when there are several; ADDR's port is offset by the rank (0: any free one). Each
+    line's progress names the rank first ("rank", "ranks", "host"). A Live, None without
+    them, or an exit status after saying why not."""
+    path, addr = getattr(args, "live", None), getattr(args, "metrics", None)
+    if not (path or addr):
+        return None
+    if path and path != "-":
+        if size > 1 and "{rank}" not in path:
+            _err(f"--live {path}: every rank writes its own points: name the file with {{rank}} "
+                 "(live-{rank}.jsonl), or give -")
+            return EXIT_INPUT
+        path = path.replace("{rank}", str(rank)).replace("{size}", str(size)).replace("{host}", host)
+    if addr:
+        try:
+            h, port = _live.parse_addr(addr)
+        except ValueError as e:
+            _err(str(e))
+            return EXIT_INPUT
+        addr = f"[{h}]:{port + rank if port else 0}" if ":" in h else f"{h}:{port + rank if port else 0}"
+    live = live_of(type(args)(live=path, metrics=addr))
+    if live is not None and not isinstance(live, int):
+        live.fig.begin({"rank": rank, "ranks": size, "host": host})
+    return live

@@ -26,7 +26,7 @@ from .resultset import ResultSet
 from ._summary import summary
 from ._warnings import grouped
 from . import _compare_cli, _doctor_cli, _fio_check_cli, _gate_cli, _search_cli, _store_cli
-from ._watch import Watch, add_live_args, live_of, watchers
+from ._watch import Watch, add_live_args, live_of, rank_live, watchers
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, _err, _n
 
 
@@ -370,9 +370,15 @@ def cmd_mpi_run(args):
         _err(str(e))
         return EXIT_FAIL
     root = comm.Get_rank() == 0
+    live = rank_live(args, comm.Get_rank(), comm.Get_size(), mpi._host())
+    if comm.allreduce(int(isinstance(live, int))):  # one rank cannot watch its run: none runs
+        if live is not None and not isinstance(live, int):
+            live.close()
+        return EXIT_INPUT
     status, r = EXIT_OK, None
     try:
-        r = mpi.run(targets, comm=comm, progress=root and _progress_wanted(args), **dict(keys))
+        r = mpi.run(targets, comm=comm, progress=root and _progress_wanted(args),
+                    _watch=None if live is None else (lambda cb: (live.progress(cb), live.point)), **dict(keys))
     except KeyboardInterrupt as e:
         status, r = EXIT_INTERRUPTED, getattr(e, "result", None)
         if root:
@@ -381,6 +387,9 @@ def cmd_mpi_run(args):
         status, r = _status_of(e), getattr(e, "result", None)
         if root:
             _err(e.strerror)
+    finally:
+        if live is not None:
+            live.close()
     if root and r is not None:
         if args.print_json:
             print(json.dumps(r.data))
@@ -388,6 +397,7 @@ def cmd_mpi_run(args):
             sys.stdout.write(mpi.hosts_table(r))
         if args.json:
             _save_json([r], args.json)
+        status = _store_cli.saved(args, [r], status)  # the merged run, saved by rank 0
     return status
 
 
@@ -623,7 +633,10 @@ def build_parser():
     s.add_argument("--json", metavar="F", help="save {\"results\": [merged]} to F (rank 0)")
     s.add_argument("--print-json", action="store_true", help="print the merged JSON instead of the table")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_live_args(s, "; every rank writes its own points, each line naming its rank: FILE names each "
+                     "rank's with {rank} ({host}, {size}), or '-'; --metrics: each rank on PORT + its rank")
     s.set_defaults(func=cmd_mpi_run)
+    _store_cli.add_save_args(s)
 
     s = sub.add_parser("matrix", help="run the published seed matrix and print the seed table",
                        description="The published 8-cell matrix (random 4K/64K, sequential 64K/128K; "
