@@ -46,23 +46,28 @@ def _line(line):
     return pt, own, json.loads(tail[:-1])
 
 
+def _until_step(p, step):
+    """The --live lines a running command wrote up to its step's first point, and the samples
+    its --metrics serves then."""
+    url = metrics_url(p)
+    assert url
+    lines = []
+    while True:
+        line = p.stdout.readline()
+        assert line, f"the stream ended before step {step}'s first point"
+        lines.append(line)
+        if _line(line)[2]["step"] == step:
+            return lines, _samples(_scrape(url))
+
+
 def test_job_file_steps_streamed_while_they_run(tmp_path):
     job = tmp_path / "steps.fio"
     job.write_text(JOB)
     out, db = tmp_path / "out.json", tmp_path / "s.db"
-    lines = []
     with running(["run", "--fio", str(job), "--live", "-", "--metrics", "127.0.0.1:0", "--no-progress",
                   "--json", str(out), "--db", str(db), "--summary"]) as p:
-        url = metrics_url(p)
-        assert url
         # read until the last step (which runs for an hour) has streamed a point
-        while True:
-            line = p.stdout.readline()
-            assert line, "the stream ended before the last step's first point"
-            lines.append(line)
-            if _line(line)[2]["step"] == 3:
-                break
-        got = _samples(_scrape(url))
+        lines, got = _until_step(p, 3)
         assert got['nvbench_run_info{step="3",steps="3",label="d"}'] == 1
         assert got["nvbench_points_total"] >= 1 and 'nvbench_iops{dir="read"}' in got
         p.send_signal(signal.SIGTERM)
@@ -175,16 +180,7 @@ def test_search_streamed_and_each_run_saved_as_it_ends(tmp_path):
     with running(["search", "engine=null", "rw=randread", "runtime=2s", "interval=200ms", "--latency", "p99<=1s",
                   "--max-runs", "2", "--live", "-", "--metrics", "127.0.0.1:0", "--db", str(db),
                   "--label", "ci=1"]) as p:
-        url = metrics_url(p)
-        assert url
-        lines = []
-        while True:  # until the second run's first point
-            line = p.stdout.readline()
-            assert line, "the stream ended before the second run's first point"
-            lines.append(line)
-            if _line(line)[2]["step"] == 2:
-                break
-        got = _samples(_scrape(url))
+        lines, got = _until_step(p, 2)
         assert got['nvbench_run_info{step="2",label="qd=2"}'] == 1
         while not _stored_runs(str(db)):
             assert p.poll() is None, "the search ended without its first run in the store"
