@@ -19,15 +19,19 @@ def add_live_args(s, dash):
 def live_of(args):
     """--live/--metrics: their callbacks (_live.Live), None without them, or an exit status
     after saying why not."""
-    if not (getattr(args, "live", None) or getattr(args, "metrics", None)):
+    return _open_live(getattr(args, "live", None), getattr(args, "metrics", None))
+
+
+def _open_live(live, metrics):
+    if not (live or metrics):
         return None
     try:
-        return _live.Live(args.live, args.metrics, err=_err)
+        return _live.Live(live, metrics, err=_err)
     except ValueError as e:
         _err(str(e))
         return EXIT_INPUT
     except OSError as e:
-        _err(f"--live {args.live or ''} --metrics {args.metrics or ''}: {e.strerror or e}")
+        _err(f"--live {live or ''} --metrics {metrics or ''}: {e.strerror or e}")
         return EXIT_INPUT
 
 
@@ -119,7 +123,7 @@ def rank_live(args, rank, size, host):
             _err(str(e))
             return EXIT_INPUT
         addr = f"[{h}]:{port + rank if port else 0}" if ":" in h else f"{h}:{port + rank if port else 0}"
-    live = live_of(type(args)(live=path, metrics=addr))
+    live = _open_live(path, addr)
     if live is not None and not isinstance(live, int):
         live.fig.begin({"rank": rank, "ranks": size, "host": host})
     return live
