@@ -292,7 +292,7 @@ def _run_fio(args):
             progress, point = watchers(live, points, bar.callback(i, label), label, i, len(steps))
             results.append(fio_job.run_step(step, progress=progress, point=point, **run_kwargs))
             if points is not None:
-                points.done(results[-1])
+                points.save(results[-1])  # saved as it ends (its last points with it)
     except (KeyboardInterrupt, Terminated) as e:
         # the steps done and the cancelled one's partial result, as a finished job file's
         bar.close()
