@@ -150,3 +150,48 @@ def test_long_series_bounded_totals_kept():
         assert sum(p[d]["lat_hist"]["count"] for p in ts) == r.data[d]["ios"]
     assert sum(p.get("intervals", 1) for p in ts) == len(got)
     assert any("timeseries_max=20" in w for w in r.data["warnings"]) == (len(got) > 20)
+
+
+# One ios-bounded run in a process of its own: its peak memory's growth over the run, its series.
+LONG_RUN = """
+import json, sys, warnings
+import nvbench
+warnings.simplefilter("ignore")
+def peak_kib():  # this process's peak RSS (ru_maxrss would start from the parent's, before exec)
+    return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM:")).split()[1])
+before = peak_kib()
+r = nvbench.run(engine="null", rw="randrw", ios=int(sys.argv[1]), rate_iops=20000, rate_mode="closed",
+                interval="10ms", timeseries_max=int(sys.argv[2]))
+grown = peak_kib() - before
+ts = r.data["timeseries"]
+print(json.dumps({"grown_kib": grown, "points": len(ts), "intervals": sum(p.get("intervals", 1) for p in ts),
+                  "size": len(json.dumps(r.data)),
+                  "sums": [[sum(p[d]["ios"] for p in ts), r.data[d]["ios"]] for d in ("read", "write")],
+                  "ios": r.data["read"]["ios"] + r.data["write"]["ios"]}))
+"""
+
+
+def _long_run(ios, limit):
+    p = subprocess.run([sys.executable, "-c", LONG_RUN, str(ios), str(limit)], capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="the peak RSS is read from /proc/self/status")
+def test_long_run_memory_and_result_stay_bounded():
+    """Issue 29 part 6: an ios-bounded run five times longer, its series bounded at 50 points,
+    keeps its totals and neither its memory nor its result grows with its length; the same
+    long run keeping every interval shows what the bound saves (and that the measure sees it).
+    Closed-loop rate: the null engine's latencies stay in few buckets, so a merged point's
+    histograms are no larger than one interval's and any growth is the series'."""
+    short, long_, whole = _long_run(20000, 50), _long_run(100000, 50), _long_run(100000, 1000000)
+    for r, ios in ((short, 20000), (long_, 100000), (whole, 100000)):
+        assert r["ios"] == ios and all(s == t for s, t in r["sums"])  # totals unchanged by merging
+    assert short["points"] <= 50 and long_["points"] <= 50 < long_["intervals"]
+    assert whole["points"] == whole["intervals"] > 50
+    # 5x the intervals: what every kept interval costs against the bound's growth
+    assert long_["intervals"] >= 3 * short["intervals"]
+    assert long_["grown_kib"] - short["grown_kib"] < (whole["grown_kib"] - long_["grown_kib"]) / 2
+    assert long_["grown_kib"] < 2 * short["grown_kib"] + 1024
+    assert long_["size"] < 2 * short["size"] and whole["size"] > 4 * long_["size"]

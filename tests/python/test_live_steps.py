@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 
 from nvbench.store import open_store
 
@@ -45,23 +46,28 @@ def _line(line):
     return pt, own, json.loads(tail[:-1])
 
 
+def _until_step(p, step):
+    """The --live lines a running command wrote up to its step's first point, and the samples
+    its --metrics serves then."""
+    url = metrics_url(p)
+    assert url
+    lines = []
+    while True:
+        line = p.stdout.readline()
+        assert line, f"the stream ended before step {step}'s first point"
+        lines.append(line)
+        if _line(line)[2]["step"] == step:
+            return lines, _samples(_scrape(url))
+
+
 def test_job_file_steps_streamed_while_they_run(tmp_path):
     job = tmp_path / "steps.fio"
     job.write_text(JOB)
     out, db = tmp_path / "out.json", tmp_path / "s.db"
-    lines = []
     with running(["run", "--fio", str(job), "--live", "-", "--metrics", "127.0.0.1:0", "--no-progress",
                   "--json", str(out), "--db", str(db), "--summary"]) as p:
-        url = metrics_url(p)
-        assert url
         # read until the last step (which runs for an hour) has streamed a point
-        while True:
-            line = p.stdout.readline()
-            assert line, "the stream ended before the last step's first point"
-            lines.append(line)
-            if _line(line)[2]["step"] == 3:
-                break
-        got = _samples(_scrape(url))
+        lines, got = _until_step(p, 3)
         assert got['nvbench_run_info{step="3",steps="3",label="d"}'] == 1
         assert got["nvbench_points_total"] >= 1 and 'nvbench_iops{dir="read"}' in got
         p.send_signal(signal.SIGTERM)
@@ -136,3 +142,67 @@ def test_matrix_cells_streamed_and_stored(tmp_path):
         for r, res in zip(runs, results):
             pts = st.points([r["id"]])
             assert len(pts) == len(res["timeseries"]) and pts[0]["label"].startswith("rand4k " + r["op"])
+
+
+def _stored_runs(db):
+    """The runs in the store so far (0 before its schema is made), read while another process writes."""
+    import sqlite3
+    try:
+        con = sqlite3.connect(db, timeout=60)
+        try:
+            return con.execute("SELECT qd FROM runs ORDER BY id").fetchall()
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return []
+
+
+def _search_stored(db, parsed, n):
+    """The store holds the search's first n runs (qd 1, 2, ...), labelled, each with its points:
+    the stream's lines of its step, its result's series."""
+    with open_store(db, create=False) as st:
+        runs = st.query()
+        results = st.results()
+        assert [r["qd"] for r in runs] == [1 << i for i in range(n)] and all(r["labels"] == {"ci": "1"} for r in runs)
+        for step, (run, res) in enumerate(zip(runs, results), 1):
+            mine = [x[1] for x in parsed if x[2]["step"] == step]
+            assert mine == res.data["timeseries"] and mine[-1] == res.data["timeseries"][-1]
+            pts = st.points([run["id"]])
+            assert [x["t_unix_ns"] for x in pts] == [x["t_unix_ns"] for x in mine]
+            assert {x["label"] for x in pts} == {f"qd={1 << (step - 1)}"}
+            assert sum(x["read_ios"] for x in pts) == res.data["read"]["ios"]
+
+
+def test_search_streamed_and_each_run_saved_as_it_ends(tmp_path):
+    """A search read while it runs: its runs named in the stream and the endpoint; its first
+    run is in the store while the second goes on, so a search killed then keeps it."""
+    db = tmp_path / "s.db"
+    with running(["search", "engine=null", "rw=randread", "runtime=2s", "interval=200ms", "--latency", "p99<=1s",
+                  "--max-runs", "2", "--live", "-", "--metrics", "127.0.0.1:0", "--db", str(db),
+                  "--label", "ci=1"]) as p:
+        lines, got = _until_step(p, 2)
+        assert got['nvbench_run_info{step="2",label="qd=2"}'] == 1
+        while not _stored_runs(str(db)):
+            assert p.poll() is None, "the search ended without its first run in the store"
+            time.sleep(0.05)  # pacing the reads, not a bound
+        p.kill()
+        rest, _ = p.communicate(timeout=120)
+    # killed during its second run: the search never printed its answer, its first run is kept
+    assert "answer:" not in rest
+    lines += [x + "\n" for x in rest.splitlines() if ',"progress":{"step":1' in x]
+    parsed = [_line(x) for x in lines]
+    assert {(x[2]["step"], x[2]["steps"], x[2]["label"]) for x in parsed} == {(1, None, "qd=1"), (2, None, "qd=2")}
+    _search_stored(str(db), parsed, 1)
+
+
+def test_search_streamed_whole_and_stored(tmp_path):
+    live, db = tmp_path / "s.jsonl", tmp_path / "s.db"
+    p = subprocess.run([sys.executable, "-m", "nvbench", "search", "engine=null", "rw=randread", "runtime=300ms",
+                        "interval=100ms", "--latency", "p99<=1s", "--max-runs", "3", "--live", str(live),
+                        "--db", str(db), "--label", "ci=1"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "answer: qd=4" in p.stdout and "saved 3 runs in store" in p.stderr
+    parsed = [_line(x) for x in live.read_text().splitlines()]
+    assert [x[2]["step"] for x in parsed] == sorted(x[2]["step"] for x in parsed)
+    assert {x[2]["label"] for x in parsed} == {"qd=1", "qd=2", "qd=4"}
+    _search_stored(str(db), parsed, 3)

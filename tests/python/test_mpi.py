@@ -370,3 +370,34 @@ def test_mpi_run_sigint_stops_every_rank(rank_dirs):
     assert m["cancelled"] and len(m["hosts"]) == 4
     assert all(h["cancelled"] and h["total"]["ios"] > 0 for h in m["hosts"])
     assert not any("nvbench" in n for r in range(4) for n in os.listdir(rank_dirs / f"r{r}"))
+
+
+@needs_mpi
+def test_mpi_run_streams_each_rank_and_saves_the_merged_run(rank_dirs):
+    """--live: every rank its own stream, each line naming its rank, adding up to that rank's
+    figures in the merged result; --db: rank 0 saves the merged run."""
+    out, db = rank_dirs / "merged.json", rank_dirs / "runs.db"
+    cmd = MPI + [sys.executable, "-m", "nvbench", "mpi-run", "--json", str(out), "--db", str(db), "--label", "ci=1",
+                 "--no-progress", "engine=psync", "rw=randrw", "bs=4k", "size=4M", f"direct={_direct(str(rank_dirs))}",
+                 "ios=3000", "align_interval=1", "interval=50ms", str(rank_dirs / "r{rank}")]
+    # one file for every rank is refused on every rank, before anything runs
+    p = subprocess.run(cmd + ["--live", str(rank_dirs / "live.jsonl")], capture_output=True, text=True,
+                       timeout=120, env=_env())
+    assert p.returncode == 2 and "name the file with {rank}" in p.stderr, p.stderr
+    assert not out.exists() and not db.exists()
+    p = subprocess.run(cmd + ["--live", str(rank_dirs / "live-{rank}.jsonl")], capture_output=True, text=True,
+                       timeout=120, env=_env())
+    assert p.returncode == 0, p.stderr
+    m = json.loads(out.read_text())["results"][0]
+    for rank in range(4):
+        lines = (rank_dirs / f"live-{rank}.jsonl").read_text().splitlines()
+        progs = [json.loads(x.rpartition(',"progress":')[2][:-1]) for x in lines]
+        assert lines and all((g["rank"], g["ranks"], g["host"]) == (rank, 4, _hosts_name()) for g in progs)
+        pts = [json.loads(x.rpartition(',"progress":')[0] + "}") for x in lines]
+        assert sum(pt[d]["ios"] for pt in pts for d in ("read", "write")) == progs[-1]["ios"] == 3000
+    assert "saved 1 run in store" in p.stderr
+    with nvbench.open_store(str(db), create=False) as st:
+        (row,) = st.query()
+        (r,) = st.results()
+    assert row["labels"] == {"ci": "1"} and r.data["total"]["ios"] == m["total"]["ios"] == 12000
+    assert len(r.data["hosts"]) == 4

@@ -245,3 +245,23 @@ def test_a_server_gone_mid_run_costs_the_points_only(pg, data_file, tmp_path):
     assert "time-series points not stored" in err and f"store {url}" in err, err
     kept = err.split("the results are kept in ")[1].split(":")[0]
     assert os.path.exists(kept)
+
+
+def test_a_search_saves_each_run_as_it_ends_with_its_points(pg, tmp_path):
+    """The point writer's thread saves each run of a search (its row, labels and points in one
+    transaction) on PostgreSQL as on SQLite."""
+    url = pg.fresh()
+    live = tmp_path / "s.jsonl"
+    p = cli("search", "engine=null", "rw=randread", "runtime=200ms", "interval=50ms", "--latency", "p99<=1s",
+            "--max-runs", "2", "--live", str(live), "--db", url, "--label", "fleet=a")
+    assert p.returncode == 0, p.stderr
+    assert "saved 2 runs in store" in p.stderr
+    lines = [json.loads(x) for x in live.read_text().splitlines()]
+    with open_store(url) as st:
+        runs = st.query()
+        assert [r["qd"] for r in runs] == [1, 2] and all(r["labels"] == {"fleet": "a"} for r in runs)
+        for step, r in enumerate(runs, 1):
+            pts = st.points([r["id"]])
+            mine = [x for x in lines if x["progress"]["step"] == step]
+            assert [x["t_unix_ns"] for x in pts] == [x["t_unix_ns"] for x in mine] and pts
+            assert {x["label"] for x in pts} == {f"qd={r['qd']}"}

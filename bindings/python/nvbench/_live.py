@@ -5,9 +5,10 @@ time-series point (the object the result's timeseries[] holds for it, its
 keys unchanged, byte for byte before the "progress" key) with a "progress"
 object appended: elapsed_s (the point's end), done_fraction (the progress
 snapshot taken at that tick), and the run's ios, bytes and errors so far.
-A command of several runs (a job file's steps, a matrix's cells) names the
-run first in that object: "step" (from 1), "steps" and "label"; each run's
-figures start from zero. A job group's point names its group ("group", the
+A command of several runs (a job file's steps, a matrix's cells, a search's
+runs) names the run first in that object: "step" (from 1), "steps" (null
+for a search: not known ahead) and "label"; each run's figures start from
+zero. A job group's point names its group ("group", the
 point's first key: the library's text for groups, nvbench.h).
 --metrics serves the latest figures in the Prometheus text format
 (version 0.0.4) on http://ADDR/metrics, loopback unless ADDR names another
@@ -88,7 +89,7 @@ class Figures:
             dirs = [d for d in DIRS if any(d in p for _, p in lasts)]
             if self.tag:
                 fam("nvbench_run_info", "gauge", "the run of the command under way (a step, a cell)",
-                    [({k: str(v) for k, v in self.tag.items()}, 1)])
+                    [({k: str(v) for k, v in self.tag.items() if v is not None}, 1)])
             fam("nvbench_points_total", "counter", "time-series points measured so far", [({}, self.points)])
             fam("nvbench_ios_total", "counter", "I/Os completed so far in the measured window",
                 [({"dir": d}, self.totals[d]["ios"]) for d in dirs])
@@ -174,8 +175,9 @@ class Live:
                 err(f"metrics: serving http://{h}:{p}/metrics while the run goes on")
 
     def begin(self, label=None, step=None, steps=None):
-        """The next run of the command: step (from 0) of steps, named label; its figures from zero."""
-        self.fig.begin({"step": step + 1, "steps": steps, "label": label} if steps is not None else None)
+        """The next run of the command: step (from 0) of steps (None: not known ahead, a
+        search's), named label; its figures from zero."""
+        self.fig.begin({"step": step + 1, "steps": steps, "label": label} if step is not None else None)
 
     def progress(self, inner):
         def on_progress(p):

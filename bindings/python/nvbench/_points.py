@@ -94,7 +94,7 @@ class PointWriter:
     def _open_store(self, location):
         raise NotImplementedError("use store.PointWriter, which opens the store")
 
-    def __init__(self, location, err=None):
+    def __init__(self, location, err=None, labels=()):
         self.location, self.err = location, err
         self.q = queue.Queue()
         self.by_result = {}          # id(result) -> stream id
@@ -104,6 +104,9 @@ class PointWriter:
         self.failure = None
         self.rest = []               # queued when the thread ended without writing them
         self._flush_at_end = True
+        self.labels = list(labels)   # [(name, value)] saved with each run save() saves
+        self.saves = False           # save() was called: close() then writes what is queued
+        self.saved = {}
         self.thread_s = 0.0          # the writer thread's CPU time (the benchmark reads it)
         self._t = threading.Thread(target=self._main, name="nvbench-points", daemon=True)
         self._t.start()
@@ -127,6 +130,14 @@ class PointWriter:
         """The result the points begun last are of (a partial one too)."""
         if result is not None and self._current is not None:
             self.by_result[id(result)] = self._current
+
+    def save(self, result):
+        """Save the result the points begun last are of, as soon as they are written: the
+        writer's thread saves it (with labels) in the transaction of its last points, so a
+        command of many runs keeps each one it finished. saved: {id(result): run id}."""
+        self.done(result)
+        self.saves = True
+        self.q.put(("run", self._current, result))
 
     def close(self, flush=True):
         """End the writer's thread; the points still queued are written now (flush), or kept
@@ -152,7 +163,7 @@ class PointWriter:
         """The points close() left, inside the caller's transaction on st (Store.save)."""
         rest, self.rest = self.rest, []
         if rest and not self.failure:
-            self._items(st, cur, rest)
+            self.saved.update(self._items(st, cur, rest))
             self.written += sum(1 for it in rest if it[0] == "point")
 
     # --- the writer's thread ---------------------------------------------------
@@ -181,7 +192,8 @@ class PointWriter:
                 break
             if item:
                 batch.append(item)
-                due = due or time.monotonic() + self.FLUSH_S
+                # a run to save is written at once, with the points before it
+                due = time.monotonic() if item[0] == "run" else due or time.monotonic() + self.FLUSH_S
             if batch and (len(batch) >= 4 * BATCH_ROWS or time.monotonic() >= due):
                 self._write(st, batch)
                 batch, due = [], None
@@ -196,8 +208,9 @@ class PointWriter:
         cur = st._conn.cursor()
         try:
             st._begin(cur)
-            self._items(st, cur, items)
+            saved = self._items(st, cur, items)
             cur.execute("COMMIT")
+            self.saved.update(saved)
             self.written += sum(1 for it in items if it[0] == "point")
         except Exception as e:  # noqa: BLE001 - named once at close; the run goes on
             try:
@@ -211,15 +224,22 @@ class PointWriter:
             self.failure = str(st._error(e, "writing time-series points"))
 
     def _items(self, st, cur, items):
-        rows = []
+        """Streams begun, points and runs to save, in order; {id(result): run id} of the runs."""
+        rows, saved = [], {}
         for it in items:
-            if it[0] == "begin":
-                self._flush_rows(st, cur, rows)
-                self._streams[it[1]] = self._stream(st, cur, it[2])
-            else:
+            if it[0] == "point":
                 _, k, idx, text = it
                 rows.append([self._streams[k], idx] + row_of(json.loads(text)))
+                continue
+            self._flush_rows(st, cur, rows)
+            if it[0] == "begin":
+                self._streams[it[1]] = self._stream(st, cur, it[2])
+            else:
+                rid = st._insert_run(cur, it[2], self.labels)
+                st._link(cur, rid, self._streams[it[1]])
+                saved[id(it[2])] = rid
         self._flush_rows(st, cur, rows)
+        return saved
 
     @staticmethod
     def _stream(st, cur, label):

@@ -8,6 +8,7 @@ import sys
 
 from ._jsontext import write_text
 from . import _store_cli
+from ._watch import Watch, add_live_args
 from .search import search
 
 __all__ = ["add_parser"]
@@ -19,26 +20,35 @@ def cmd_search(args):
     if cli.twice(keys):
         cli.err(cli.twice(keys))
         return cli.exit_input
-    w = dict(keys)
-    if targets:
-        w["targets"] = targets
+    # --live, --metrics and the store see each run as it goes on; each run is saved as it ends
+    watch = Watch.of(args, save=True)
+    if isinstance(watch, int):
+        return watch
+    vary = args.vary
+    run = watch.runner(targets, lambda kw: f"{vary}={kw.get(vary, 'unthrottled')}")
     try:
-        res = search(w, target=args.latency, vary=args.vary, start=args.start, max_qd=args.max_qd,
-                     rel_tol=args.rel_tol, direction=args.direction, max_runs=args.max_runs)
+        res = search(dict(keys), target=args.latency, vary=vary, start=args.start, max_qd=args.max_qd,
+                     rel_tol=args.rel_tol, direction=args.direction, max_runs=args.max_runs, run=run)
     except ValueError as e:
         cli.err(str(e))
-        return cli.exit_input
+        return _store_cli.saved(args, [], cli.exit_input, watch.close())
     except (KeyboardInterrupt, cli.terminated) as e:
         # Ctrl-C or SIGTERM: the run in progress was cancelled (its scratch
         # file removed); the points completed before it are printed as a search.
         status, word = cli.stopped_by(e)
         res = getattr(e, "search", None)
         cli.err(word + ("; the search below is partial" if res is not None else ""))
+        points = watch.close()
         if res is not None:
             _emit(res, args, cli)
-        return status
+        return _store_cli.saved(args, [p["result"] for p in res.points] if res else [], status, points)
+    except BaseException:
+        # a run failed (its message follows): the runs saved as they ended stay saved
+        _store_cli.saved(args, [], cli.exit_ok, watch.close())
+        raise
+    points = watch.close()
     _emit(res, args, cli)
-    return _store_cli.saved(args, [p["result"] for p in res.points], cli.exit_ok)
+    return _store_cli.saved(args, [p["result"] for p in res.points], cli.exit_ok, points)
 
 
 def _emit(res, args, cli):
@@ -88,6 +98,7 @@ def add_parser(sub, **cli):
     s.add_argument("--json", metavar="F", help="also save the search (points, answer, warnings) to F")
     s.add_argument("--print-json", action="store_true", help="print the search as JSON instead of the table")
     _store_cli.add_save_args(s)
+    add_live_args(s, "; '-' is stdout")
     s.add_argument("--plot", metavar="F.png", help="save the curve (IOPS against the percentile, the bound drawn)")
     s.set_defaults(func=cmd_search, cli=argparse.Namespace(**cli))
     return s

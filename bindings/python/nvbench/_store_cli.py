@@ -64,10 +64,10 @@ def point_writer(args):
     if not _saving(args):
         return None
     try:
-        _labels(args.label)
+        labels = _labels(args.label)
     except ValueError:
         return None  # saving will refuse the labels, with nothing written: no points either
-    return PointWriter(args.db if args.db else default_location(), err=_err)
+    return PointWriter(args.db if args.db else default_location(), err=_err, labels=labels)
 
 
 def saved(args, results, status, points=None):
@@ -80,21 +80,29 @@ def saved(args, results, status, points=None):
             points.close()
         return status
     if points is not None:
-        points.close(flush=False)  # the last points go in the runs' own transaction
+        # the last points go in the runs' own transaction, or, when the writer saves the
+        # runs as they are produced (PointWriter.save), with the last of them
+        points.close(flush=points.saves)
     results = [r for r in results if r is not None and not isinstance(r, str)]
     try:
         labels = _labels(args.label)
     except ValueError as e:
         _err(str(e))
         return EXIT_INPUT
+    done = points.saved if points is not None else {}
+    rest = [r for r in results if id(r) not in done]
     try:
         with open_store(args.db) as st:
-            st.save(results, labels, points)
+            if rest:
+                st.save(rest, labels, points)
             _err(f"saved {_n(len(results), 'run')} in store {st.name}"
                  + (f" with {_n(points.written, 'time-series point')}" if points and points.streams() else ""))
         return status
     except StoreError as e:
         _err(str(e))
+    if len(rest) < len(results):
+        _err(f"{len(results) - len(rest)} of {_n(len(results), 'run')} were saved as they were produced")
+        results = rest
     path, write = _pending_path(args)
     if path is None:
         _err("the results are only in the output above")

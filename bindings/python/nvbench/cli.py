@@ -25,7 +25,8 @@ from .matrix import _fitting_engines, _seed_cells, seed_matrix
 from .resultset import ResultSet
 from ._summary import summary
 from ._warnings import grouped
-from . import _compare_cli, _doctor_cli, _fio_check_cli, _gate_cli, _live, _search_cli, _store_cli
+from . import _compare_cli, _doctor_cli, _fio_check_cli, _gate_cli, _search_cli, _store_cli
+from ._watch import Watch, add_live_args, live_of, rank_live, watchers
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, _err, _n
 
 
@@ -210,14 +211,14 @@ def cmd_run(args):
         return status
     keys = groups[0][0]
     w = ws[0] if len(ws) == 1 else ws
-    live = _live_of(args)
+    live = live_of(args)
     if isinstance(live, int):
         return live
     bar = Bar(1, enabled=_progress_wanted(args))
     points = _store_cli.point_writer(args)
     label = " ".join(f"{k}={v}" for k, v in keys) if len(ws) == 1 else f"{len(ws)} job groups"
     try:
-        progress, point = _watchers(live, points, bar.callback(0, label), label)
+        progress, point = watchers(live, points, bar.callback(0, label), label)
         text, r = _run_workload(w, progress=progress, raw=True, point=point)
     except (KeyboardInterrupt, Terminated) as e:
         bar.close()
@@ -246,42 +247,6 @@ def cmd_run(args):
     if args.json:
         _save_json([r], args.json)
     return _store_cli.saved(args, [r], _verify_status([r]), points)
-
-
-def _watchers(live, points, progress, label, step=None, steps=None):
-    """The progress and point callbacks of one run (a step, a matrix cell) for --live,
-    --metrics and the store's points; (progress, None) without them."""
-    fns = []
-    if live is not None:
-        live.begin(label if steps is not None else None, step, steps)
-        progress = live.progress(progress)
-        fns.append(live.point)
-    if points is not None:
-        fns.append(points.begin(label))
-    if not fns:
-        return progress, None
-    if len(fns) == 1:
-        return progress, fns[0]
-
-    def point(text):
-        for f in fns:
-            f(text)
-    return progress, point
-
-
-def _live_of(args):
-    """run --live/--metrics: their callbacks (_live.Live), None without
-    them, or an exit status after saying why not."""
-    if not (getattr(args, "live", None) or getattr(args, "metrics", None)):
-        return None
-    try:
-        return _live.Live(args.live, args.metrics, err=_err)
-    except ValueError as e:
-        _err(str(e))
-        return EXIT_INPUT
-    except OSError as e:
-        _err(f"--live {args.live or ''} --metrics {args.metrics or ''}: {e.strerror or e}")
-        return EXIT_INPUT
 
 
 def _json_out(args):
@@ -316,7 +281,7 @@ def _run_fio(args):
     except fio_job.FioJobError as e:
         _err(str(e))
         return EXIT_INPUT
-    live = _live_of(args)
+    live = live_of(args)
     if isinstance(live, int):
         return live
     bar, results, status = Bar(len(steps), enabled=_progress_wanted(args)), [], EXIT_OK
@@ -324,10 +289,10 @@ def _run_fio(args):
     try:
         for i, step in enumerate(steps):
             label = "+".join(w["fio"]["section"] for w in step)
-            progress, point = _watchers(live, points, bar.callback(i, label), label, i, len(steps))
+            progress, point = watchers(live, points, bar.callback(i, label), label, i, len(steps))
             results.append(fio_job.run_step(step, progress=progress, point=point, **run_kwargs))
             if points is not None:
-                points.done(results[-1])
+                points.save(results[-1])  # saved as it ends (its last points with it)
     except (KeyboardInterrupt, Terminated) as e:
         # the steps done and the cancelled one's partial result, as a finished job file's
         bar.close()
@@ -405,9 +370,15 @@ def cmd_mpi_run(args):
         _err(str(e))
         return EXIT_FAIL
     root = comm.Get_rank() == 0
+    live = rank_live(args, comm.Get_rank(), comm.Get_size(), mpi._host())
+    if comm.allreduce(int(isinstance(live, int))):  # one rank cannot watch its run: none runs
+        if live is not None and not isinstance(live, int):
+            live.close()
+        return EXIT_INPUT
     status, r = EXIT_OK, None
     try:
-        r = mpi.run(targets, comm=comm, progress=root and _progress_wanted(args), **dict(keys))
+        r = mpi.run(targets, comm=comm, progress=root and _progress_wanted(args),
+                    _watch=None if live is None else (lambda cb: (live.progress(cb), live.point)), **dict(keys))
     except KeyboardInterrupt as e:
         status, r = EXIT_INTERRUPTED, getattr(e, "result", None)
         if root:
@@ -416,6 +387,9 @@ def cmd_mpi_run(args):
         status, r = _status_of(e), getattr(e, "result", None)
         if root:
             _err(e.strerror)
+    finally:
+        if live is not None:
+            live.close()
     if root and r is not None:
         if args.print_json:
             print(json.dumps(r.data))
@@ -423,6 +397,7 @@ def cmd_mpi_run(args):
             sys.stdout.write(mpi.hosts_table(r))
         if args.json:
             _save_json([r], args.json)
+        status = _store_cli.saved(args, [r], status)  # the merged run, saved by rank 0
     return status
 
 
@@ -503,10 +478,9 @@ def cmd_matrix(args):
           f"jobs {args.jobs}, on {printable(target_desc)}", file=sys.stderr)
     status = EXIT_OK
     partial = None
-    live = _live_of(args)
-    if isinstance(live, int):
-        return live
-    watch = _Watch(live, _store_cli.point_writer(args))
+    watch = Watch.of(args, save=True)
+    if isinstance(watch, int):
+        return watch
     try:
         rs = seed_matrix(targets=args.target or None, engines=engines, runtime=args.runtime, qd=args.qd,
                          cells=args.cells, jobs=args.jobs, repeat=args.repeat, size=args.size,
@@ -544,37 +518,6 @@ def cmd_matrix(args):
             _err(f"{e} (the table, CSV and plots need the analysis extras: numpy, pandas, matplotlib)")
             return EXIT_FAIL
     return status
-
-
-def _add_live_args(s, dash):
-    s.add_argument("--live", metavar="FILE|-",
-                   help="write one JSON line per interval as it is measured: the time-series point with its "
-                        "progress, naming its step, cell or job group (docs/history.md)" + dash)
-    s.add_argument("--metrics", metavar="ADDR",
-                   help="serve the latest figures in the Prometheus text format on http://ADDR/metrics while "
-                        "the runs go on ([HOST:]PORT, loopback unless HOST says otherwise; port 0: any free one, "
-                        "named on stderr)")
-
-
-class _Watch:
-    """A matrix's runs seen by --live, --metrics and the store's points (matrix._execute)."""
-
-    def __init__(self, live, points):
-        self.live, self.points = live, points
-
-    def __call__(self, index, total, label, progress):
-        return _watchers(self.live, self.points, progress, label, index, total)
-
-    def done(self, r):
-        if self.points is not None:
-            self.points.done(r)
-
-    def close(self):
-        """The point writer, for saving (the live view ends here)."""
-        if self.live is not None:
-            self.live.close()
-            self.live = None
-        return self.points
 
 
 def _save_plots(rs, wanted):
@@ -673,7 +616,7 @@ def build_parser():
     out.add_argument("--summary", action="store_true",
                      help="print the summary, even piped (nvbench run --summary ... | tee log)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _add_live_args(s, "; '-' is stdout, where a piped result follows as the last line")
+    add_live_args(s, "; '-' is stdout, where a piped result follows as the last line")
     s.add_argument("--fio", metavar="JOBFILE", help="run a fio job file (docs/fio-jobs.md); JSON: {\"results\": [...]}")
     s.add_argument("--fio-lenient", action="store_true",
                    help="with --fio: leave out options nvbench cannot honour, each a warning in the results")
@@ -690,7 +633,10 @@ def build_parser():
     s.add_argument("--json", metavar="F", help="save {\"results\": [merged]} to F (rank 0)")
     s.add_argument("--print-json", action="store_true", help="print the merged JSON instead of the table")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_live_args(s, "; every rank writes its own points, each line naming its rank: FILE names each "
+                     "rank's with {rank} ({host}, {size}), or '-'; --metrics: each rank on PORT + its rank")
     s.set_defaults(func=cmd_mpi_run)
+    _store_cli.add_save_args(s)
 
     s = sub.add_parser("matrix", help="run the published seed matrix and print the seed table",
                        description="The published 8-cell matrix (random 4K/64K, sequential 64K/128K; "
@@ -721,7 +667,7 @@ def build_parser():
     s.add_argument("--plot-latency", metavar="F.png", help="save the latency percentiles per cell")
     s.add_argument("--plot-efficiency", metavar="F.png", help="save IOPS per core and CPU per I/O")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _add_live_args(s, "; '-' is stdout")
+    add_live_args(s, "; '-' is stdout")
     s.set_defaults(func=cmd_matrix)
     _store_cli.add_save_args(s)
 

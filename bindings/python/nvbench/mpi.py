@@ -200,9 +200,10 @@ def _prepare(targets, comm, options, keys):
     return w
 
 
-def _run_prepared(w, comm, root, progress, meta):
+def _run_prepared(w, comm, root, progress, meta, watch=None):
     """Run a validated workload on every rank and merge on root. Every rank
-    returns the merged Result or raises the same exception."""
+    returns the merged Result or raises the same exception. watch (the CLI's
+    --live and --metrics): watch(progress) gives this rank's (progress, point)."""
     global _seq
     _seq += 1
     MPI = _mpi()
@@ -224,11 +225,15 @@ def _run_prepared(w, comm, root, progress, meta):
         else:
             bar = _progress.Bar(1, enabled=True)
             cb = bar.callback(0, meta.get("stack") or "mpi")
+    point = None
+    if watch is not None:
+        cb, point = watch(cb)
     text, interrupted = None, False
     try:
         with _Sigterm():
             try:
-                text = _nvbench.run(w, progress=cb, interval_poll_ms=50, poll=poll, start_barrier=barrier)
+                text = _nvbench.run(w, progress=cb, interval_poll_ms=50, poll=poll, start_barrier=barrier,
+                                    point=point)
             except KeyboardInterrupt as e:
                 interrupted = True
                 stop.send()
@@ -299,7 +304,7 @@ def _run_prepared(w, comm, root, progress, meta):
     return result
 
 
-def run(targets, comm=None, root=0, progress=False, options=None, **keys):
+def run(targets, comm=None, root=0, progress=False, options=None, on_point=None, _watch=None, **keys):
     """Run one workload on every rank of comm (MPI.COMM_WORLD) and return the
     merged Result on every rank.
 
@@ -316,11 +321,15 @@ def run(targets, comm=None, root=0, progress=False, options=None, **keys):
     partial figures are then ``.result`` of the NvbenchError or
     KeyboardInterrupt raised on every rank. With ``verify=1``, blocks read
     back that did not match on any rank raise VerifyError on every rank, the
-    merged Result attached.
+    merged Result attached. on_point: called on each rank with that rank's
+    own time-series points (dicts) as they are measured, as in nvbench.run.
     """
     c = _comm(comm)
     w = _prepare(targets, c, options, keys)
-    result = _run_prepared(w, c, root, progress, _meta_of(targets))
+    if on_point is not None and _watch is None:
+        def _watch(cb):
+            return cb, lambda text: on_point(json.loads(text))
+    result = _run_prepared(w, c, root, progress, _meta_of(targets), _watch)
     bad = verify_failure(result.data)
     if bad:  # bad data on any rank: a failure on every rank, as nvbench.run raises it
         raise VerifyError(bad, result)

@@ -336,28 +336,36 @@ class Store:
             ids.append(self._save_one(r, labels, points))
         return ids
 
-    def _save_one(self, result, labels, points=None):
+    def _insert_run(self, cur, result, labels):
+        """The run's row and its labels, inside the caller's transaction; its id."""
         r = result if isinstance(result, Result) else Result(result)
         row = row_of(r)
         text = json.dumps(r.to_dict(), separators=(",", ":"))
         names = list(row) + ["result"]
         sql = self._sql(f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})")
+        if self.pg:
+            cur.execute(sql + " RETURNING id", [row[n] for n in names[:-1]] + [text])
+            rid = cur.fetchone()[0]
+        else:
+            cur.execute(sql, [row[n] for n in names[:-1]] + [text])
+            rid = cur.lastrowid
+        self._insert_labels(cur, rid, labels)
+        return rid
+
+    def _link(self, cur, rid, stream):
+        """The points of stream are the run rid's."""
+        if stream is not None:
+            cur.execute(self._sql("UPDATE point_streams SET run_id = ? WHERE id = ?"), (rid, stream))
+
+    def _save_one(self, result, labels, points=None):
         try:
             cur = self._conn.cursor()
             self._begin(cur)
             try:
-                if self.pg:
-                    cur.execute(sql + " RETURNING id", [row[n] for n in names[:-1]] + [text])
-                    rid = cur.fetchone()[0]
-                else:
-                    cur.execute(sql, [row[n] for n in names[:-1]] + [text])
-                    rid = cur.lastrowid
-                self._insert_labels(cur, rid, labels)
+                rid = self._insert_run(cur, result, labels)
                 if points is not None:
                     points.write_rest(self, cur)
-                    stream = points.streams().get(id(result))
-                    if stream is not None:
-                        cur.execute(self._sql("UPDATE point_streams SET run_id = ? WHERE id = ?"), (rid, stream))
+                    self._link(cur, rid, points.streams().get(id(result)))
                 cur.execute("COMMIT")
             except BaseException:
                 try:

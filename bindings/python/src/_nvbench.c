@@ -426,7 +426,10 @@ static int progress_hook(const struct nvb_progress *p, void *arg)
 }
 
 /* A point's exception stops nothing (the library names the failure in the
- * result's warnings): shown as unraisable, as Python does for callbacks. */
+ * result's warnings): shown as unraisable, as Python does for callbacks. A
+ * signal's (KeyboardInterrupt, SIGTERM's SystemExit), which Python raises in
+ * whatever callback runs when it comes, is kept: the next progress or poll
+ * hook cancels the run and it is raised after it, as from those hooks. */
 static int point_hook(const char *json, size_t len, void *arg)
 {
     struct run_ctx *c = arg;
@@ -434,10 +437,18 @@ static int point_hook(const char *json, size_t len, void *arg)
     int g = ctx_enter(c, &gs);
     PyObject *s = PyUnicode_DecodeUTF8(json, (Py_ssize_t)len, "strict");
     PyObject *ret = s ? PyObject_CallOneArg(c->point, s) : NULL;
+    if (!ret && s && !PyErr_ExceptionMatches(PyExc_Exception)) {
+        /* Python runs a signal's handler at a call's first instruction: the
+         * point was not handled yet; given once more, it is not lost */
+        ctx_keep_exception(c);
+        ret = PyObject_CallOneArg(c->point, s);
+    }
     Py_XDECREF(s);
     int rc = ret ? 0 : -1;
-    if (!ret)
+    if (!ret && PyErr_ExceptionMatches(PyExc_Exception))
         PyErr_WriteUnraisable(c->point);
+    else if (!ret)
+        ctx_keep_exception(c);
     Py_XDECREF(ret);
     ctx_leave(c, g, gs);
     return rc;
