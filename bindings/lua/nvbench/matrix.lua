@@ -311,17 +311,20 @@ end
 local ss_options = { metric = "ss", window = "ss.window", excursion = "ss.excursion", slope = "ss.slope",
                      stop = "ss.stop", runtime = "runtime" }
 
---- The keys seed() adds to its write cells: precondition = N, and ss = ...
+--- The keys seed() adds to its write cells: precondition = N or "random", and ss = ...
 --- with its options (ss.stop on unless steady_state says otherwise).
 --- Raises an error naming a bad option.
 function M.write_cell_keys(precondition, steady_state)
   local out = {}
   if precondition ~= nil then
-    if math.type(precondition) ~= "integer" or precondition < 0 then
-      error("nvbench.matrix: precondition must be a number of passes (an integer >= 0), not "
+    if precondition == "random" then
+      out.precondition = precondition
+    elseif math.type(precondition) ~= "integer" or precondition < 0 then
+      error("nvbench.matrix: precondition must be a number of passes (an integer >= 0) or \"random\", not "
         .. tostring(precondition), 3)
+    elseif precondition > 0 then
+      out.precondition = precondition
     end
-    if precondition > 0 then out.precondition = precondition end
   end
   if steady_state == nil then return out end
   local spec = type(steady_state) == "table" and steady_state or { metric = steady_state }
@@ -344,7 +347,8 @@ end
 ---   cells    list of cell keys ("rand4k_read", ...) or labels; default all 8
 ---   workload table of further workload keys (e.g. { ["io_uring.sqpoll"] = 1 })
 ---   precondition  write cells: N sequential write passes over each target first,
----            not counted in their figures (docs/steady-state.md)
+---            or "random" (one pass with planned invalidation; sprandom.* keys
+---            in workload), not counted in their figures (docs/steady-state.md)
 ---   steady_state  write cells: "iops", "bw" or "lat" to end each when steady
 ---            (runtime is then the cap), or { metric =, window =, excursion =,
 ---            slope =, stop =, runtime = } (runtime: the write cells' own cap);

@@ -13,7 +13,7 @@ import math
 from ._percentile import PCT_KEYS, pct_min_ios
 from ._printable import printable
 from .stats import mean_var
-from ._cpu_explain import counters_lines, interrupts_lines, kinds_lines
+from ._cpu_explain import counters_lines, interrupts_lines, kinds_lines, per_cpu_lines, placement_lines
 
 
 def _si(v):
@@ -205,8 +205,10 @@ def _block(data):
     cpu = data.get("cpu") or {}
     if cpu:
         lines.extend(_cpu_lines(cpu))
+        lines.extend(per_cpu_lines(data))
         lines.extend(counters_lines(cpu))
         lines.extend(interrupts_lines(data))
+        lines.extend(placement_lines(data))
     lines += _rate_lines(data)
     lines.extend(_precondition_lines(data.get("precondition")))
     lines.extend(_util_lines(data.get("per_target")))

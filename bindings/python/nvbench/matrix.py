@@ -204,13 +204,17 @@ _SS_OPTIONS = {"metric": "ss", "window": "ss.window", "excursion": "ss.excursion
 
 
 def _write_cell_keys(precondition, steady_state):
-    """The keys seed_matrix() adds to its write cells: precondition=N, and
-    ss=... with its options (ss.stop on unless steady_state says otherwise)."""
+    """The keys seed_matrix() adds to its write cells: precondition=N (or
+    "random": one pass with planned invalidation), and ss=... with its
+    options (ss.stop on unless steady_state says otherwise)."""
     out = {}
     if precondition is not None:
-        if isinstance(precondition, bool) or not isinstance(precondition, int) or precondition < 0:
-            raise ValueError(f"precondition must be a number of passes (an int >= 0), not {precondition!r}")
-        if precondition:
+        if precondition == "random":
+            out["precondition"] = precondition
+        elif isinstance(precondition, bool) or not isinstance(precondition, int) or precondition < 0:
+            raise ValueError(f"precondition must be a number of passes (an int >= 0) or 'random', "
+                             f"not {precondition!r}")
+        elif precondition:
             out["precondition"] = precondition
     if steady_state is None:
         return out
@@ -270,7 +274,9 @@ def seed_matrix(targets=None, engines=None, runtime=2, qd=32, jobs=1, repeat=1, 
 
     Write cells measured the SNIA PTS way (docs/steady-state.md), read cells
     unchanged: ``precondition=N`` writes each target's region N times
-    sequentially before every write cell (not counted in its figures);
+    sequentially before every write cell (not counted in its figures),
+    ``precondition="random"`` once in random blocks with planned
+    invalidation (``sprandom.*`` keys tune it);
     ``steady_state="iops"`` (or "bw", "lat") judges each write cell's time
     series and ends it when steady, ``runtime`` then being the cap; a dict
     sets the other options: ``{"metric": "iops", "window": "5m",
