@@ -18,14 +18,13 @@
 #define NATIVE_NVME_ID L"1176759950"
 #define OVERRIDES_SRC "HKLM\\SYSTEM\\CurrentControlSet\\Policies\\Microsoft\\FeatureManagement\\Overrides\\1176759950"
 
-/* The built-in plans, whose friendly names are resource strings. */
-static const struct {
-    const char *guid, *name;
-} plans[] = {
-    {"381b4222-f694-41f0-9685-ff5bb260df2e", "Balanced"},
-    {"8c5e7fda-e8bf-4a96-9a85-a6e23a8c635c", "High performance"},
-    {"a1841308-3541-4fab-bc81-f71556f20b4a", "Power saver"},
-    {"e9a42b02-d5df-448d-aa00-03f14749eb61", "Ultimate Performance"},
+/* The built-in plans, whose friendly names are resource strings: each
+ * its GUID (36 characters), then its name. */
+static const char *const plans[] = {
+    "381b4222-f694-41f0-9685-ff5bb260df2e Balanced",
+    "8c5e7fda-e8bf-4a96-9a85-a6e23a8c635c High performance",
+    "a1841308-3541-4fab-bc81-f71556f20b4a Power saver",
+    "e9a42b02-d5df-448d-aa00-03f14749eb61 Ultimate Performance",
 };
 
 static LONG reg_sz(const wchar_t *key, const wchar_t *name, char *out, size_t len)
@@ -52,8 +51,8 @@ static void power_plan(nvb__os_fact_fn fn, void *arg)
     }
     name[0] = 0;
     for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
-        if (!_stricmp(guid, plans[i].guid))
-            snprintf(name, sizeof name, "%s", plans[i].name);
+        if (strlen(guid) == 36 && !_strnicmp(guid, plans[i], 36))
+            snprintf(name, sizeof name, "%s", plans[i] + 37);
     if (!name[0]) {
         /* a plan of the user's: its FriendlyName, a plain string or
          * "@file,-id,Name" (the name after the last comma) */
