@@ -4,9 +4,10 @@
 One block per direction that did I/O: IOPS, bandwidth, latency min/mean/stdev/max and every
 percentile the result holds, the spread of IOPS and bandwidth over the time series' intervals
 (min, max, mean, sample stdev and how many samples), then the CPU cost (by kind, per CPU, the
-interrupts and where the jobs ran: docs/cpu.md) and each target's device utilisation, like fio's summary but with nvbench's definitions: latency is submission to
-completion (fio's ``lat``), CPU is the whole process with every thread the engine uses, and
-"machine busy" is the share of all CPUs that anything used (the seed's Total CPU Usage).
+interrupts and where the jobs ran: docs/cpu.md) and each target's device utilisation, like
+fio's summary but with nvbench's definitions: latency is submission to completion (fio's
+``lat``), CPU is the whole process with every thread the engine uses, and "machine busy" is
+the share of all CPUs that anything used (the seed's Total CPU Usage).
 """
 import math
 
