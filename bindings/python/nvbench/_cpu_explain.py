@@ -110,7 +110,8 @@ def _where(j):
     return f"CPU {cpu}{node}"
 
 
-_PLACE_WARN = ("placement:", "cpus=local", "io_uring.sqpoll_cpu=local")
+# The result's warnings about where the jobs ran (the summary's and the report's).
+PLACE_WARN = ("placement:", "cpus=local", "io_uring.sqpoll_cpu=local")
 
 
 def placement_lines(data):
@@ -119,7 +120,7 @@ def placement_lines(data):
     p = data.get("placement")
     if not isinstance(p, dict):
         return []
-    warns = [w for w in data.get("warnings") or [] if isinstance(w, str) and w.startswith(_PLACE_WARN)]
+    warns = [w for w in data.get("warnings") or [] if isinstance(w, str) and w.startswith(PLACE_WARN)]
     tail = [f"      warning: {w}" for w in warns]
     jobs = [j for j in p.get("jobs") or [] if isinstance(j, dict)]
     if not jobs:
