@@ -99,7 +99,10 @@ void nvb__energy_begin(struct nvb_result *res, const char *root, struct nvb__rap
     struct nvb__energy *e = &res->energy;
     memset(e, 0, sizeof *e);
     char why[160] = "";
-    if (nvb__rapl_read(root, r0, why, sizeof why) < 0)
+    const char *u = nvb__procfs_unavailable("energy");
+    if (u && !strcmp(root, NVB__POWERCAP_ROOT)) /* not Linux: no live powercap to read */
+        no_energy(e, u + strlen("unavailable: "));
+    else if (nvb__rapl_read(root, r0, why, sizeof why) < 0)
         no_energy(e, why);
     else
         e->state = 1;

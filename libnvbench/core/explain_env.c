@@ -74,7 +74,7 @@ static void fact_file(struct env *e, const char *key, const char *rel, int brack
     char v[1024], why[256];
     int rc = nvb__text_read(e->root, rel, v, sizeof v);
     if (rc == -ENOTSUP) {
-        fact_val(e, key, NULL, rel, "not available on this platform (Linux procfs/sysfs)");
+        fact_val(e, key, NULL, rel, nvb__procfs_unavailable("environment"));
         return;
     }
     if (rc < 0) {
@@ -130,8 +130,16 @@ static void kernel_facts(struct env *e)
               "the nvme driver is not loaded (no /sys/module/nvme)");
 }
 
+/* The platform's own facts (Windows: the power plan, the native NVMe
+ * stack's opt-in), beside the files'. */
+static void os_fact(void *arg, const char *key, const char *value, const char *src, const char *why)
+{
+    fact_val(arg, key, value, src, why);
+}
+
 static void cpu_facts(struct env *e)
 {
+    nvb__os_facts(os_fact, e);
     fact_file(e, "cpu_governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", 0,
               "no cpufreq for CPU 0: no frequency-scaling driver (usual in a VM)");
     fact_file(e, "smt", "/sys/devices/system/cpu/smt/control", 0, "the kernel does not report SMT control");

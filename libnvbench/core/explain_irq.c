@@ -253,7 +253,8 @@ void nvb__irq_end(struct nvb_result *r)
         free(x->irq_t0);
         x->irq_t0 = NULL;
         free(t1);
-        irq_null(x, "/proc/interrupts could not be read (not Linux, or too large)");
+        const char *u = nvb__procfs_unavailable("interrupts");
+        irq_null(x, u ? u : "/proc/interrupts could not be read (too large)");
         return;
     }
     const char **devs = calloc(r->ntargets ? r->ntargets : 1, sizeof *devs);

@@ -155,8 +155,8 @@ void nvb__place_jobs(struct nvb_result *r)
         free(x->jobs);
         x->jobs = NULL;
         snprintf(x->place_why, sizeof x->place_why, "%s",
-                 n == -ENOTSUP ? "not measured on this platform: the threads' CPUs are read from Linux's /proc"
-                               : "the job threads' CPUs could not be read");
+                 n == -ENOTSUP && nvb__procfs_unavailable("placement") ? nvb__procfs_unavailable("placement")
+                                                                       : "the job threads' CPUs could not be read");
         return;
     }
     x->njobs = n;

@@ -137,7 +137,7 @@ const struct nvb__fig nvb__figs[] = {
          "([windows.md](windows.md)) every engine's `stack` (`windows_native`, `windows_non_native`, "
          "`mixed` or `unknown`), `stack_source` (`detected`, `none`; `stated` when the seed_matrix "
          "program's `--stack` set it, which adds `stack_detected`), `stack_detail`, `disk_model`, "
-         "`disk_driver`, iocp `skip_on_success`, `batch`, ioring `version`, `entries`, "
+         "`disk_driver` and `disk_driver_version` (its DriverVersion in the registry), iocp `skip_on_success`, `batch`, ioring `version`, `entries`, "
          "`um_emulation`, `regfiles`, `fixedbufs` and `*_why`; in results saved by the seed_matrix "
          "program (`--json`) also `os` and `cpu_model`, the machine's (examples/c/seed_facts.h)"),
     PART(HEAD, "workload", FIRST, 0, "{\"oneOf\": [{\"$ref\": \"#/definitions/workload\"}, {\"$ref\": \"#/definitions/groups_workload\"}]}", "",

@@ -96,9 +96,11 @@ int nvb_seed_write_keys(const char *const *opts, size_t n, char *buf, size_t len
     if (rc)
         return rc;
     uint64_t passes;
-    if (val[0] && (rc = nvb_workload_key_parse("precondition", val[0], &passes, why, why_len)) < 0)
+    /* "random" is the one word precondition takes (one pass with planned invalidation) */
+    int random = val[0] && !strcmp(val[0], "random");
+    if (val[0] && !random && (rc = nvb_workload_key_parse("precondition", val[0], &passes, why, why_len)) < 0)
         return rc;
-    if (val[0] && passes == 0)
+    if (val[0] && !random && passes == 0)
         val[0] = NULL; /* no pass: no key */
     int ss = 0;
     for (size_t k = 1; k < NWRITE_OPTIONS; k++)

@@ -109,6 +109,18 @@ int  nvb__sys_kinds(char *why, size_t len);
  * trailing newlines and spaces cut, NUL-terminated and truncated to len.
  * Its length, or negative errno (-ENOTSUP on Windows). */
 int  nvb__text_read(const char *root, const char *rel, char *buf, size_t len);
+/* Why a figure core reads from Linux's procfs and sysfs is not read on this
+ * platform, as "unavailable: <reason>" (the result's null_reason), or NULL
+ * where it is read (Linux). what: "interrupts", "placement", "environment"
+ * or "energy"; another word gets the general reason. Under 160 characters. */
+const char *nvb__procfs_unavailable(const char *what);
+/* The platform's environment facts that are not procfs/sysfs files
+ * (Windows: the power plan, the native NVMe stack's opt-in), each through
+ * fn: its key, its value (NULL when it could not be read: why says why, as
+ * "unavailable: ...") and where it was read. None on Linux. */
+typedef void (*nvb__os_fact_fn)(void *arg, const char *key, const char *value, const char *source,
+                                const char *why);
+void nvb__os_facts(nvb__os_fact_fn fn, void *arg);
 /* The last component of the symbolic link root + rel (sysfs' device
  * links: the controller of a block device). 0 or negative errno. */
 int  nvb__link_base(const char *root, const char *rel, char *out, size_t len);

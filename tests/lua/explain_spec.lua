@@ -1,6 +1,6 @@
 -- The machine's CPU per I/O by kind and the environment reach Lua as the
 -- library wrote them (docs/cpu.md): r.cpu.per_io_us, r.cpu.per_cpu,
--- r.environment, r.interrupts, and r:get() on the numbers.
+-- r.environment, r.interrupts, r.placement, and r:get() on the numbers.
 local nvb = require "nvbench"
 local S = require "support"
 
@@ -18,6 +18,16 @@ describe("cpu by kind and environment", function()
     assert.is_table(r.environment.devices)
     assert.is_table(r.interrupts) -- per_io, or nil with null_reason
     assert.is_true(r.interrupts.per_io ~= nil or type(r.interrupts.null_reason) == "string")
+    -- placement: the job thread's CPU and the device's node (or why not)
+    assert.is_table(r.placement)
+    if r.placement.null_reason == nil then
+      assert.are.equal(1, #r.placement.jobs)
+      assert.is_true(math.type(r.placement.jobs[1].last_cpu) == "integer" and r.placement.jobs[1].last_cpu >= 0)
+      assert.is_true(r.placement.jobs[1].samples >= 1)
+      assert.is_table(r.placement.devices)
+    else
+      assert.is_string(r.placement.null_reason)
+    end
     if k.busy == nil then
       assert.is_string(k.null_reason) -- not measured: it says why
       return

@@ -284,7 +284,27 @@ describe("nvbench.matrix", function()
       assert.has_error(function() m.seed { targets = { data.path }, steady_state = { metrc = "iops" } } end,
         "nvbench.matrix: steady_state: unknown option 'metrc' (known: metric, window, excursion, slope, stop, runtime)")
       assert.has_error(function() m.seed { targets = { data.path }, precondition = -1 } end)
+      assert.has_error(function() m.seed { targets = { data.path }, precondition = "rand" } end)
+      assert.are.same({ precondition = "random" }, m.write_cell_keys("random"))
       assert.has_error(function() m.seed { targets = { data.path }, steady_state = { window = "5m" } } end)
+    end)
+
+    it("preconditions write cells the random way", function()
+      local rows = assert(m.seed {
+        targets = { data.path }, engines = { "psync" }, runtime = "5s", qd = 2, cells = { "rand4k" },
+        workload = { ios = 16, ["sprandom.regions"] = 8 }, precondition = "random",
+      })
+      assert.are.equal(2, #rows)
+      for _, row in ipairs(rows) do
+        assert.is_nil(row.error)
+        if row.cell.op == "read" then
+          assert.is_nil(row.result.precondition)
+        else
+          assert.are.equal(8, row.result.precondition.regions)
+          assert.is_true(row.result.precondition.rewrites > 0)
+          assert.are.equal("random", row.result.workload.precondition_mode)
+        end
+      end
     end)
 
     it("refuses unknown cells", function()

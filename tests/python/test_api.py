@@ -385,3 +385,18 @@ def test_devices_of_this_machine():
         if d.get("path") and os.path.exists(d["path"]) and d["kind"] != "partition":
             assert nvbench.device(d["path"])["name"] == d["name"]
             break
+
+
+def test_seed_matrix_random_preconditioning(empty_dir):
+    """precondition="random" reaches the write cells (one pass with planned
+    invalidation, docs/steady-state.md), not the read cells; a wrong word is refused."""
+    rs = nvbench.seed_matrix(targets=[empty_dir], engines=["psync"], runtime=5, qd=2, size="4M", ios=16,
+                             cells=["rand4k"], precondition="random", **{"sprandom.regions": 8})
+    assert [r.meta["op"] for r in rs] == ["read", "write"]
+    assert rs[0].data["precondition"] is None
+    pre = rs[1].data["precondition"]
+    assert pre["regions"] == 8 and pre["rewrites"] > 0 and pre["bytes"] >= 4 << 20
+    assert rs[1].data["workload"]["precondition_mode"] == "random"
+    with pytest.raises(ValueError, match="precondition"):
+        nvbench.seed_matrix(engines=["psync"], precondition="rand")
+    assert tree(empty_dir) == []

@@ -519,3 +519,19 @@ def test_fio_verify_mismatch_exits_1_and_a_file_named_twice_is_refused(tmp_path)
     r = cli("run", "--fio", job)
     assert r.returncode == 2 and "are the same file" in r.stderr, r.stderr
     assert digest(t) == before
+
+
+def test_matrix_random_preconditioning(tmp_path):
+    """nvbench matrix --precondition random: the write cell is preconditioned in one
+    random pass (regions in its result), the read cell is not; a wrong word is refused."""
+    out = tmp_path / "pre.json"
+    p = cli("matrix", "--engines", "psync", "--runtime", "300ms", "--size", "4M", "--qd", "2", "--cells", "rand4k",
+            "--precondition", "random", "--json", out)
+    assert p.returncode == 0, p.stderr
+    results = json.loads(out.read_text())["results"]
+    assert [r["meta"]["op"] for r in results] == ["read", "write"]
+    assert results[0]["precondition"] is None
+    pre = results[1]["precondition"]
+    assert pre["regions"] >= 1 and pre["rewrites"] > 0 and pre["bytes"] >= 4 << 20
+    p = cli("matrix", "--engines", "psync", "--precondition", "rand")
+    assert p.returncode == 2 and "'rand'" in p.stderr and "random" in p.stderr

@@ -78,3 +78,60 @@ def test_summary_without_counters_is_unchanged():
     data = {"engine": "psync", "rw": "randread", "read": {"ios": 0}, "duration_s": 0.001,
             "cpu": {"ncpus": 2, "process_cores": 0.5, "cpu_us_per_io": None, "system_pct": None}}
     assert "CPU counters" not in summary(data)
+
+
+def test_summary_shows_per_cpu_and_placement(tmp_path):
+    """The summary prints the machine's CPU per I/O on each CPU (the job's marked *) and
+    where the job ran, with the device's node (or why there is none)."""
+    r = _run(tmp_path)
+    text = summary(r.data)
+    rows, place = r.data["cpu"].get("per_cpu") or [], r.data["placement"]
+    if rows:
+        assert "    per CPU, us per I/O (* ran a job): CPU " in text
+        for row in rows[:8]:
+            assert f"CPU {row['cpu']}" in text
+    if place.get("null_reason"):
+        assert f"placement: n/a ({place['null_reason']})" in text
+        return
+    job = place["jobs"][0]
+    cpu = job["most_seen_cpu"] if job["most_seen_cpu"] is not None else job["last_cpu"]
+    assert f"    placement: job on CPU {cpu}" in text
+    if rows:
+        assert f"CPU {cpu}* " in text
+    for dev, v in place["devices"].items():
+        assert f"device {dev} node " in text
+
+
+def _synthetic(ncpus, jobs, warnings=()):
+    rows = [{"cpu": i, "user": 1.0, "system": 1.0, "irq": 0.0, "softirq": 0.5 if i == 5 else 0.0,
+             "iowait": 0.0, "steal": 0.0, "busy": 2.5 if i == 5 else 2.0} for i in range(ncpus)]
+    return {"engine": "psync", "rw": "randread", "read": {"ios": 0}, "duration_s": 1.0, "warnings": list(warnings),
+            "cpu": {"ncpus": ncpus, "process_cores": 0.5, "per_cpu": rows},
+            "placement": {"nodes": 2, "devices": {"nvme0n1": {"node": 1}},
+                          "jobs": [{"tid": 10 + k, "name": f"nvb-job-{k}", "last_cpu": c, "node": 0,
+                                    "migrations": k, "most_seen_cpu": c, "samples": 3} for k, c in enumerate(jobs)],
+                          "null_reason": None}}
+
+
+def test_summary_per_cpu_keeps_the_jobs_and_the_busiest():
+    """Of many CPUs the summary keeps the jobs' and the busiest others (softirq on a CPU
+    with no job shows), sums the rest, and prints the placement warnings under the line."""
+    warn = "placement: job nvb-job-0 last ran on CPU 1 (node 0), the device nvme0n1 is on node 1"
+    text = summary(_synthetic(20, [1, 3], [warn, "the machine was not quiet"]))
+    assert "CPU 1* 2 (1 user, 1 sys, 0 irq, 0 softirq)" in text
+    assert "CPU 3* 2 " in text
+    assert "CPU 5 2.5 (1 user, 1 sys, 0 irq, 0.5 softirq)" in text
+    assert "12 other CPUs 24 in all" in text
+    assert ("    placement: jobs on CPU 1 (node 0), CPU 3 (node 0); migrations 0-1; device nvme0n1 node 1; "
+            "2 NUMA nodes\n      warning: " + warn + "\n") in text
+    assert "warning: the machine was not quiet" not in text
+    small = summary(_synthetic(2, [0]))
+    assert "CPU 0* 2 " in small and "CPU 1 2 " in small and "other CPUs" not in small
+
+
+def test_summary_says_why_placement_is_null():
+    data = _synthetic(2, [])
+    data["placement"] = {"null_reason": "unavailable: not measured on Windows: reason"}
+    text = summary(data)
+    assert "    placement: n/a (unavailable: not measured on Windows: reason)\n" in text
+    assert "CPU 0 2 " in text and "CPU 0* " not in text  # no job seen: none marked

@@ -97,3 +97,16 @@ def test_where_the_cpu_went(tmp_path):
         assert len(cpu_tables) == 2 and sec.count("<summary>per CPU: ") == 2
         for rws in cpu_tables:
             assert [int(x[0]) for x in rws[1:]] == [c["cpu"] for c in a.data["cpu"]["per_cpu"]]
+
+
+def test_checks_column_lists_every_placement_warning():
+    """The report's "Environment checks failed" column takes the placement warnings the
+    summary prints (one list of their prefixes), io_uring.sqpoll_cpu=local's included."""
+    from html import escape
+    from nvbench._report_cpu import _checks
+    ws = ["environment: scheduler mq-deadline on nvme0n1", "placement: job nvb-job-0 last ran on CPU 3 (node 1)",
+          "cpus=local: sysfs gives vda no NUMA node", "io_uring.sqpoll_cpu=local: sysfs gives vda no NUMA node",
+          "the machine was not quiet"]
+    out = _checks({"warnings": ws}, escape)
+    assert out.split("<br>") == [escape(w) for w in ws[:4]]
+    assert "none failed" in _checks({"warnings": ws[4:]}, escape)

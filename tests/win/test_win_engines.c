@@ -174,6 +174,20 @@ static void test_iocp_scratch_cpu(void)
         /* the event counters: null with the reason (docs/cpu.md, Windows) */
         T_CHECK_MSG(json && strstr(json, "\"null_reason\":\"unavailable: not measured on Windows"),
                     "cpu.counters does not say why it is null");
+        /* what else Windows cannot give: null with "unavailable: <reason>";
+         * the registry's facts in the environment; the disk driver's version */
+        static const char *const nulls[] = {
+            "\"interrupts\":{\"per_io\":null,\"null_reason\":\"unavailable: not measured on Windows",
+            "\"placement\":{\"null_reason\":\"unavailable: not measured on Windows",
+            "\"busy\":null,",
+            "\"null_reason\":\"unavailable: not measured on Windows: the by-kind CPU counters",
+            "\"power_plan\":{\"value\":",
+            "\"nvme_native_stack\":{\"value\":",
+            "\"disk_driver_version\":",
+            "\"energy\":{\"available\":false,\"reason\":\"not measured on Windows",
+        };
+        for (unsigned i = 0; json && i < sizeof nulls / sizeof nulls[0]; i++)
+            T_CHECK_MSG(strstr(json, nulls[i]), "the result lacks %s", nulls[i]);
         nvb_free(json);
     }
     nvb_result_free(r);

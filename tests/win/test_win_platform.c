@@ -258,7 +258,45 @@ static void test_explain_unavailable(void)
     T_EQ(nvb__thread_places("nvb-job-", tp, 4), -ENOTSUP);
     why[0] = 0;
     T_EQ(nvb__sys_kinds(why, sizeof why), 0);
-    T_CHECK_MSG(strstr(why, "not measured on Windows"), "%s", why);
+    T_CHECK_MSG(!strncmp(why, "unavailable: not measured on Windows", 36), "%s", why);
+    /* the procfs/sysfs figures: null with "unavailable: <reason>" */
+    const char *what[] = { "interrupts", "placement", "environment", "energy", "other" };
+    for (unsigned i = 0; i < sizeof what / sizeof what[0]; i++) {
+        const char *u = nvb__procfs_unavailable(what[i]);
+        T_CHECK_MSG(u && !strncmp(u, "unavailable: ", 13) && strlen(u) < 160, "%s: %s", what[i], u ? u : "NULL");
+    }
+}
+
+/* The registry's facts (docs/cpu.md, "Windows"): the power plan and the
+ * native NVMe opt-in, each with a value or the reason, and the source. */
+struct facts_seen {
+    int n, plan, nvme;
+};
+
+static void fact_seen(void *arg, const char *key, const char *value, const char *source, const char *why)
+{
+    struct facts_seen *f = arg;
+    f->n++;
+    T_CHECK_MSG(source && strstr(source, "HKLM\\SYSTEM\\CurrentControlSet\\"), "%s: source %s", key, source);
+    T_CHECK_MSG(value ? !why : why && !strncmp(why, "unavailable: ", 13), "%s: %s / %s", key, value ? value : "null",
+                why ? why : "");
+    fprintf(stderr, "   %s: %s\n", key, value ? value : why);
+    if (!strcmp(key, "power_plan")) {
+        f->plan++;
+        T_CHECK_MSG(!value || strchr(value, '('), "power_plan %s: no GUID", value);
+    } else if (!strcmp(key, "nvme_native_stack")) {
+        f->nvme++;
+        T_CHECK_MSG(!value || !strncmp(value, "on", 2) || !strncmp(value, "off", 3), "nvme_native_stack %s", value);
+    }
+}
+
+static void test_registry_facts(void)
+{
+    struct facts_seen f = {0};
+    nvb__os_facts(fact_seen, &f);
+    T_EQ(f.n, 2);
+    T_EQ(f.plan, 1);
+    T_EQ(f.nvme, 1);
 }
 
 int main(void)
@@ -271,5 +309,6 @@ int main(void)
     T_RUN(test_stale);
     T_RUN(test_misc);
     T_RUN(test_explain_unavailable);
+    T_RUN(test_registry_facts);
     return t_done();
 }

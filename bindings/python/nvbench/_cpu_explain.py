@@ -68,3 +68,78 @@ def interrupts_lines(data):
     took = ", ".join(f"CPU {c}: {n:,}" for c, n in zip(cpus, per) if n)
     return [f"    interrupts per I/O: {irq['per_io']:.3g} ({irq.get('count', 0):,} on the targets' device queues"
             + (f"; {took}" if took else "") + ")"]
+
+
+def _job_cpus(place):
+    """The CPUs the jobs ran on (most seen, else last), for marking per-CPU rows."""
+    out = set()
+    for j in (place or {}).get("jobs") or []:
+        if isinstance(j, dict):
+            c = j.get("most_seen_cpu") if j.get("most_seen_cpu") is not None else j.get("last_cpu")
+            if c is not None:
+                out.add(c)
+    return out
+
+
+def per_cpu_lines(data, most=8):
+    """The machine's CPU per I/O on each CPU (cpu.per_cpu), a CPU that ran a job marked *,
+    so irq and softirq on a CPU with no job show. Up to ``most`` CPUs: the jobs' and the
+    busiest of the others; the rest summed."""
+    rows = [r for r in (data.get("cpu") or {}).get("per_cpu") or []
+            if isinstance(r, dict) and _n(r.get("busy"))]
+    if not rows:
+        return []
+    jobs = _job_cpus(data.get("placement"))
+    shown = [r for r in rows if r.get("cpu") in jobs][:most]
+    others = sorted((r for r in rows if r not in shown), key=lambda r: -r["busy"])
+    shown += others[:max(0, most - len(shown))]
+    rest = [r for r in rows if r not in shown]
+    shown.sort(key=lambda r: r.get("cpu") if isinstance(r.get("cpu"), int) else -1)
+    cells = [f"CPU {r.get('cpu')}{'*' if r.get('cpu') in jobs else ''} {_us(r['busy'])} "
+             f"({_us(r.get('user'))} user, {_us(r.get('system'))} sys, {_us(r.get('irq'))} irq, "
+             f"{_us(r.get('softirq'))} softirq)" for r in shown]
+    if rest:
+        cells.append(f"{len(rest)} other CPUs {_us(sum(r['busy'] for r in rest))} in all")
+    head = "    per CPU, us per I/O (* ran a job): "
+    return [(head if i == 0 else " " * len(head)) + "; ".join(cells[i:i + 2]) for i in range(0, len(cells), 2)]
+
+
+def _where(j):
+    cpu = j.get("most_seen_cpu") if j.get("most_seen_cpu") is not None else j.get("last_cpu")
+    node = f" (node {j['node']})" if j.get("node") is not None else ""
+    return f"CPU {cpu}{node}"
+
+
+# The result's warnings about where the jobs ran (the summary's and the report's).
+PLACE_WARN = ("placement:", "cpus=local", "io_uring.sqpoll_cpu=local")
+
+
+def placement_lines(data):
+    """Where the jobs ran (placement: the CPU each was seen on most, else last, its
+    node, migrations), the devices' NUMA nodes, and the placement warnings."""
+    p = data.get("placement")
+    if not isinstance(p, dict):
+        return []
+    warns = [w for w in data.get("warnings") or [] if isinstance(w, str) and w.startswith(PLACE_WARN)]
+    tail = [f"      warning: {w}" for w in warns]
+    jobs = [j for j in p.get("jobs") or [] if isinstance(j, dict)]
+    if not jobs:
+        return [f"    placement: n/a ({p.get('null_reason') or 'no job thread seen'})"] + tail
+    seen = {}
+    for j in jobs:
+        seen[_where(j)] = seen.get(_where(j), 0) + 1
+    text = ", ".join(w + (f" x{n}" if n > 1 else "") for w, n in seen.items())
+    mig = [j["migrations"] for j in jobs if _n(j.get("migrations"))]
+    if mig:
+        text += f"; migrations {min(mig)}" + (f"-{max(mig)}" if max(mig) != min(mig) else "")
+    devs = []
+    for d, v in (p.get("devices") or {}).items():
+        if isinstance(v, dict):
+            devs.append(f"{d} node {v['node']}" if v.get("node") is not None
+                        else f"{d} node n/a ({v.get('null_reason') or 'unknown'})")
+    line = f"    placement: job{'s' if len(jobs) > 1 else ''} on {text}"
+    if devs:
+        line += "; device " + ", ".join(devs)
+    if _n(p.get("nodes")):
+        line += f"; {p['nodes']} NUMA node{'' if p['nodes'] == 1 else 's'}"
+    return [line] + tail

@@ -8,6 +8,7 @@ from a result is escaped by the caller's ``esc``."""
 
 import math
 
+from ._cpu_explain import PLACE_WARN
 from ._env_compare import differences
 from .labels import block_label
 
@@ -68,7 +69,7 @@ def _placement(p, esc):
 
 def _checks(d, esc):
     failed = [w for w in d.get("warnings") or [] if isinstance(w, str)
-              and (w.startswith("environment:") or w.startswith("placement:") or w.startswith("cpus=local"))]
+              and w.startswith(("environment:",) + PLACE_WARN)]
     return "<br>".join(esc(w) for w in failed) if failed else '<span class=ok>none failed</span>'
 
 

@@ -3,17 +3,18 @@
 
 One block per direction that did I/O: IOPS, bandwidth, latency min/mean/stdev/max and every
 percentile the result holds, the spread of IOPS and bandwidth over the time series' intervals
-(min, max, mean, sample stdev and how many samples), then the CPU cost and each target's device
-utilisation, like fio's summary but with nvbench's definitions: latency is submission to
-completion (fio's ``lat``), CPU is the whole process with every thread the engine uses, and
-"machine busy" is the share of all CPUs that anything used (the seed's Total CPU Usage).
+(min, max, mean, sample stdev and how many samples), then the CPU cost (by kind, per CPU, the
+interrupts and where the jobs ran: docs/cpu.md) and each target's device utilisation, like
+fio's summary but with nvbench's definitions: latency is submission to completion (fio's
+``lat``), CPU is the whole process with every thread the engine uses, and "machine busy" is
+the share of all CPUs that anything used (the seed's Total CPU Usage).
 """
 import math
 
 from ._percentile import PCT_KEYS, pct_min_ios
 from ._printable import printable
 from .stats import mean_var
-from ._cpu_explain import counters_lines, interrupts_lines, kinds_lines
+from ._cpu_explain import counters_lines, interrupts_lines, kinds_lines, per_cpu_lines, placement_lines
 
 
 def _si(v):
@@ -205,8 +206,10 @@ def _block(data):
     cpu = data.get("cpu") or {}
     if cpu:
         lines.extend(_cpu_lines(cpu))
+        lines.extend(per_cpu_lines(data))
         lines.extend(counters_lines(cpu))
         lines.extend(interrupts_lines(data))
+        lines.extend(placement_lines(data))
     lines += _rate_lines(data)
     lines.extend(_precondition_lines(data.get("precondition")))
     lines.extend(_util_lines(data.get("per_target")))

@@ -540,6 +540,19 @@ def _save_plots(rs, wanted):
 
 # --------------------------------------------------------------------- main
 
+def _precondition_arg(text):
+    """matrix --precondition: a number of sequential passes (>= 0) or "random"."""
+    if text == "random":
+        return text
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"invalid value '{text}': expected a number of passes (>= 0) or 'random'")
+    return v
+
+
 def _positive_int(text):
     try:
         v = int(text)
@@ -653,9 +666,9 @@ def build_parser():
     s.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="worker threads (default 1)")
     s.add_argument("--size", default="512M", metavar="SIZE", help="scratch file size (default 512M)")
     s.add_argument("--allow-destructive", action="store_true", help="permit writes to block device targets")
-    s.add_argument("--precondition", type=int, default=None, metavar="N",
-                   help="write cells: N sequential write passes over the target first, not counted "
-                        "(docs/steady-state.md)")
+    s.add_argument("--precondition", type=_precondition_arg, default=None, metavar="N|random",
+                   help="write cells: N sequential write passes over the target first, or 'random' (one "
+                        "pass with planned invalidation, sprandom.* keys), not counted (docs/steady-state.md)")
     s.add_argument("--steady-state", choices=("iops", "bw", "lat"), default=None, metavar="METRIC",
                    help="write cells: run until steady on iops, bw or lat (--runtime, or --ss-runtime, caps them)")
     s.add_argument("--ss-window", metavar="DUR", help="steady-state window (default: 5 intervals)")

@@ -40,4 +40,5 @@ void nvb__wio_used_stack(const struct nvb__engine_ctx *ctx)
     nvb__used_set(ctx->used, "stack_detail", "%s", st.detail);
     nvb__used_set(ctx->used, "disk_model", "%s", st.model);
     nvb__used_set(ctx->used, "disk_driver", "%s", st.driver);
+    nvb__used_set(ctx->used, "disk_driver_version", "%s", st.driver_version);
 }

@@ -28,9 +28,9 @@ int64_t nvb__wio_error(DWORD err);
 int64_t nvb__wio_result(HANDLE h, OVERLAPPED *ov, BOOL wait);
 
 /* Records in ctx->used the storage stack under the first target ("stack",
- * "stack_source", "stack_detail") and its first disk's "disk_model" and
- * "disk_driver" ("" when unknown): nothing when there is no target or no
- * ctx->used. */
+ * "stack_source", "stack_detail") and its first disk's "disk_model",
+ * "disk_driver" and "disk_driver_version" ("" when unknown): nothing when
+ * there is no target or no ctx->used. */
 void nvb__wio_used_stack(const struct nvb__engine_ctx *ctx);
 
 #endif

@@ -40,6 +40,17 @@ int nvb__text_read(const char *root, const char *rel, char *buf, size_t len)
     return (int)got;
 }
 
+const char *nvb__procfs_unavailable(const char *what)
+{
+    (void)what;
+    return NULL; /* procfs and sysfs are here */
+}
+
+void nvb__os_facts(nvb__os_fact_fn fn, void *arg)
+{
+    (void)fn, (void)arg; /* Linux's facts are files: core/explain_env.c reads them */
+}
+
 int nvb__link_base(const char *root, const char *rel, char *out, size_t len)
 {
     char path[4096], link[4096];

@@ -158,7 +158,7 @@ int nvb__sys_sample_at(const char *root, struct nvb__sys_sample *s)
 int nvb__sys_kinds(char *why, size_t len)
 {
     if (why && len)
-        snprintf(why, len, "not measured on Windows: the by-kind CPU counters (user, system, irq, softirq, iowait, "
+        snprintf(why, len, "unavailable: not measured on Windows: the by-kind CPU counters (user, system, irq, softirq, iowait, "
                             "steal) are Linux's /proc/stat; Windows' interrupt and DPC times are not read as kinds yet");
     return 0;
 }

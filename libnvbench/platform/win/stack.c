@@ -158,7 +158,31 @@ static const GUID disk_iface = { 0x53f56307, 0xb6bf, 0x11d0, { 0x94, 0xf2, 0x00,
 
 int nvb__win_disk_service(DWORD want, char *svc, size_t len)
 {
+    return nvb__win_disk_driver(want, svc, len, NULL, 0);
+}
+
+/* The version of the driver installed for a device node: its driver key
+ * (SPDRP_DRIVER, "{class}\\NNNN") under the Class key holds DriverVersion.
+ * "" when it cannot be read (diagnostic only). */
+static void driver_version(HDEVINFO set, SP_DEVINFO_DATA *dev, char *ver, size_t len)
+{
+    wchar_t drv[160], key[240], v[64];
+    DWORD type = 0, n = sizeof v;
+    ver[0] = '\0';
+    if (!SetupDiGetDeviceRegistryPropertyW(set, dev, SPDRP_DRIVER, &type, (BYTE *)drv, sizeof drv - sizeof(wchar_t),
+                                           NULL))
+        return;
+    drv[159] = 0;
+    swprintf(key, 240, L"SYSTEM\\CurrentControlSet\\Control\\Class\\%ls", drv);
+    if (RegGetValueW(HKEY_LOCAL_MACHINE, key, L"DriverVersion", RRF_RT_REG_SZ, NULL, v, &n) == ERROR_SUCCESS)
+        nvb__win_narrow(v, ver, len);
+}
+
+int nvb__win_disk_driver(DWORD want, char *svc, size_t len, char *ver, size_t verlen)
+{
     svc[0] = '\0';
+    if (ver && verlen)
+        ver[0] = '\0';
     HDEVINFO set = SetupDiGetClassDevsW(&disk_iface, NULL, NULL, DIGCF_PRESENT | DIGCF_DEVICEINTERFACE);
     if (set == INVALID_HANDLE_VALUE)
         return nvb__win_errno(GetLastError());
@@ -194,6 +218,8 @@ int nvb__win_disk_service(DWORD want, char *svc, size_t len)
                                                           sizeof name - sizeof(wchar_t), NULL)) {
                         name[127] = 0;
                         nvb__win_narrow(name, svc, len);
+                        if (ver && verlen)
+                            driver_version(set, &dev, ver, verlen);
                         rc = 0;
                     } else {
                         rc = nvb__win_errno(GetLastError());
@@ -229,7 +255,7 @@ void nvb__win_stack_of(HANDLE h, struct nvb__win_stack *out)
     char *stack = out->stack, *detail = out->detail;
     size_t stack_len = sizeof out->stack, detail_len = sizeof out->detail;
     snprintf(stack, stack_len, "unknown");
-    detail[0] = out->driver[0] = out->model[0] = '\0';
+    detail[0] = out->driver[0] = out->driver_version[0] = out->model[0] = '\0';
     DWORD disks[16];
     int n = nvb__win_disks_of(h, disks, 16);
     if (n <= 0) {
@@ -241,11 +267,13 @@ void nvb__win_stack_of(HANDLE h, struct nvb__win_stack *out)
     const char *verdict = NULL;
     size_t used = 0;
     for (int i = 0; i < n; i++) {
-        char svc[64];
-        int rc = nvb__win_disk_service(disks[i], svc, sizeof svc);
+        char svc[64], ver[32];
+        int rc = nvb__win_disk_driver(disks[i], svc, sizeof svc, ver, sizeof ver);
         const char *s = rc == 0 ? nvb__win_stack_name(svc) : "unknown";
-        if (i == 0 && rc == 0)
+        if (i == 0 && rc == 0) {
             snprintf(out->driver, sizeof out->driver, "%s", svc);
+            snprintf(out->driver_version, sizeof out->driver_version, "%s", ver);
+        }
         if (used < detail_len) {
             int w = snprintf(detail + used, detail_len - used, "%sPhysicalDrive%lu: %s%s", i ? ", " : "",
                              (unsigned long)disks[i], rc == 0 ? "driver " : "driver not found",

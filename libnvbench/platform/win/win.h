@@ -47,6 +47,7 @@ struct nvb__win_stack {
     char stack[32];   /* the verdict above */
     char detail[96];  /* the disk(s) and driver(s) found, or why none */
     char driver[64];  /* the first disk's function driver (service), or "" */
+    char driver_version[32]; /* its DriverVersion from the registry, or "" */
     char model[64];   /* the first disk's product id, or "" */
 };
 void nvb__win_stack_of(HANDLE h, struct nvb__win_stack *out);
@@ -68,6 +69,9 @@ int nvb__win_disks_of(HANDLE h, DWORD *nums, int max);
  * "disk", "nvmedisk", ... 0 or negative errno (-ENOENT: no such disk
  * among the present disk interfaces). */
 int nvb__win_disk_service(DWORD n, char *svc, size_t len);
+/* The same, and the installed driver's version into ver ("" when it
+ * cannot be read; ver may be NULL). */
+int nvb__win_disk_driver(DWORD n, char *svc, size_t len, char *ver, size_t verlen);
 
 /* Size in bytes of a disk or volume handle, also for a query handle
  * (access 0). 0 or negative errno. (platform/win/file.c) */
