@@ -209,12 +209,18 @@ nvb__ring_harvest(struct nvb__ring *r, struct nvb__io **out, unsigned max, unsig
         ready = max;
     if (!ready)
         return 0;
-    unsigned head = *ring->cq.khead;
-    for (unsigned i = 0; i < ready; i++) {
-        const struct io_uring_cqe *cqe = nvb__ring_cqe(ring, head + i, cqe_shift);
-        struct nvb__io *io = io_uring_cqe_get_data(cqe);
-        res(arg, io, cqe->res);
-        out[i] = io;
+    /* the CQEs from head on, walked by pointer (once round the end of the
+     * ring at most) */
+    const unsigned head = *ring->cq.khead, mask = ring->cq.ring_mask;
+    const struct io_uring_cqe *cqe = nvb__ring_cqe(ring, head, cqe_shift);
+    unsigned room = mask + 1 - (head & mask);
+    for (unsigned i = 0; i < ready; cqe = ring->cq.cqes, room = mask + 1) {
+        const unsigned end = ready - i < room ? ready : i + room;
+        for (; i < end; i++, cqe += 1u << cqe_shift) {
+            struct nvb__io *io = io_uring_cqe_get_data(cqe);
+            res(arg, io, cqe->res);
+            out[i] = io;
+        }
     }
     io_uring_cq_advance(ring, ready);
     r->outstanding -= ready;
