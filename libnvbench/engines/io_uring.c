@@ -383,6 +383,10 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
 
     if (regring) {
         r = io_uring_register_ring_fd(&u->r.ring);
+        if (r == 1) { /* the reap's own io_uring_enter() uses the index too */
+            u->r.enter_fd = u->r.ring.enter_ring_fd;
+            u->r.enter_flags = IORING_ENTER_REGISTERED_RING;
+        }
         if (r < 0) {
             if (regring == 1) {
                 nvb__why(ctx->why, ctx->why_len, "io_uring: register_ring=1: io_uring_register_ring_fd: %s%s",

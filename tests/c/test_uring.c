@@ -408,6 +408,45 @@ START_TEST(test_prio_in_sqe)
 }
 END_TEST
 
+/* A blocking reap is bounded by ctx->wait_ns (the watchdog's and a rate's
+ * need, travelling with the reap's own io_uring_enter()): a read of an
+ * empty pipe does not complete, so reap() returns 0 after about the bound
+ * instead of waiting on; once the pipe has data the read completes with
+ * it. Without the bound this test would hang (CTest's timeout fails it). */
+START_TEST(test_wait_bound)
+{
+    const struct nvb__engine *e = nvb__engine_find("io_uring");
+    int64_t o[NVB__ENGINE_MAX_OPTS] = {0};
+    opts_fill(e, o, NULL, NULL);
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    void *buf;
+    ck_assert_int_eq(posix_memalign(&buf, 4096, BS), 0);
+    uint64_t wait_ns = 20000000; /* 20 ms */
+    struct nvb__used u = {0};
+    char why[256] = "";
+    struct nvb__engine_ctx ctx = { .qd = 1, .nfds = 1, .fds = &p[0], .bufs = &buf, .buf_len = BS, .cpu = -1,
+                                   .opts = o, .used = &u, .wait_ns = &wait_ns, .why = why, .why_len = sizeof why };
+    void *st = NULL;
+    ck_assert_msg(e->setup(&ctx, &st) == 0, "%s", why);
+    struct nvb__io io = { .buf = buf, .off = 0, .len = BS, .dir = NVB_READ, .res = 1 }, *ios[1] = { &io }, *out[1];
+    ck_assert_int_eq(e->submit(st, ios, 1), 0);
+    for (int k = 0; k < 3; k++) /* the bound passes, nothing came: 0, and again */
+        ck_assert_int_eq(e->reap(st, out, 1, 1), 0);
+    ck_assert_int_eq(write(p[1], "hello", 5), 5);
+    int got = 0;
+    for (int k = 0; k < 100 && !got; k++)
+        got = e->reap(st, out, 1, 1);
+    ck_assert_int_eq(got, 1);
+    ck_assert_ptr_eq(out[0], &io);
+    ck_assert_int_eq(io.res, 5);
+    e->teardown(st);
+    close(p[0]);
+    close(p[1]);
+    free(buf);
+}
+END_TEST
+
 /* A run with io_uring.sqpoll=1 and sqpoll_cpu=cpu on a scratch file: its
  * result, or NULL (skip) when the kernel refuses SQPOLL here. */
 static struct nvb_result *sqpoll_run(const char *f, const char *cpu)
@@ -526,6 +565,7 @@ int main(void)
     tcase_add_loop_test(tc, test_same_ios, 0, 4);
     tcase_add_test(tc, test_same_ios_targets);
     tcase_add_test(tc, test_prio_in_sqe);
+    tcase_add_test(tc, test_wait_bound);
     tcase_add_test(tc, test_sqpoll_cpu_local);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
