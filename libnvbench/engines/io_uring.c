@@ -19,8 +19,9 @@
  *    (opcode, file, fixed-file and fixed-buffer choices, the direction's
  *    RWF_* flags): per I/O only the buffer, length, offset and slot are
  *    written, with the rest of the SQE in whole 8-byte words. Setup picks
- *    how the template is found (enum fill): nop=1 one template for all;
- *    one target without trims or a per-I/O priority, by direction alone
+ *    how the template is found (enum fill): nop=1, or a job that only
+ *    reads one target, one template for all; one target without trims or
+ *    a per-I/O priority, by direction alone
  *    (the job's own priority is in the template); else by target and
  *    direction, with the tests for trims and priorities.
  *  - A blocking reap waits for `wait_min` completions (at least the
@@ -133,7 +134,7 @@ _Static_assert(offsetof(struct io_uring_sqe, len) == 24 && offsetof(struct io_ur
 /* How submit() finds each SQE's template, decided at setup: the fewer
  * per-I/O decisions, the fewer instructions per I/O. */
 enum fill {
-    FILL_ONE,  /* every I/O the same (nop=1): the template held in registers */
+    FILL_ONE,  /* every I/O the same (nop=1, or only reads): the template held in registers */
     FILL_DIR,  /* one target, no trims, no per-I/O priority: by direction */
     FILL_ANY,  /* by target and direction; trims; a priority per I/O */
 };
@@ -286,8 +287,10 @@ static int make_templates(const struct nvb__engine_ctx *ctx, struct uring *u, in
                 tm->ioprio = u->prio.dflt; /* the job's own: the same in every SQE */
         }
     }
-    u->fill = u->nop && !prio_per_io(&u->prio) ? FILL_ONE
-            : nt == 1 && !ctx->trims && !prio_per_io(&u->prio) ? FILL_DIR : FILL_ANY;
+    /* (a NOP's templates are the same for every direction; a job that
+     * neither writes nor trims reads: FILL_ONE takes the read's) */
+    const int plain = nt == 1 && !ctx->trims && !prio_per_io(&u->prio);
+    u->fill = plain && (u->nop || !ctx->writes) ? FILL_ONE : plain ? FILL_DIR : FILL_ANY;
     return 0;
 }
 
