@@ -18,7 +18,12 @@
  *    each from a template made at setup for its target and direction
  *    (opcode, file, fixed-file and fixed-buffer choices, the direction's
  *    RWF_* flags): per I/O only the buffer, length, offset and slot are
- *    written, with the rest of the SQE in whole 8-byte words.
+ *    written, with the rest of the SQE in whole 8-byte words. Setup picks
+ *    how the template is found (enum fill): nop=1, or a job that only
+ *    reads one target, one template for all; one target without trims or
+ *    a per-I/O priority, by direction alone
+ *    (the job's own priority is in the template); else by target and
+ *    direction, with the tests for trims and priorities.
  *  - A blocking reap waits for `wait_min` completions (at least the
  *    runner's min, never more than in flight), so that a full queue is not
  *    one io_uring_enter() per completion on a device (docs/engines.md).
@@ -126,6 +131,14 @@ _Static_assert(offsetof(struct io_uring_sqe, len) == 24 && offsetof(struct io_ur
 #define BUF_INDEX_SHIFT 48
 #endif
 
+/* How submit() finds each SQE's template, decided at setup: the fewer
+ * per-I/O decisions, the fewer instructions per I/O. */
+enum fill {
+    FILL_ONE,  /* every I/O the same (nop=1, or only reads): the template held in registers */
+    FILL_DIR,  /* one target, no trims, no per-I/O priority: by direction */
+    FILL_ANY,  /* by target and direction; trims; a priority per I/O */
+};
+
 struct uring {
     struct nvb__ring r;
     struct tmpl *tmpl;       /* per target and direction: what every SQE of it starts as */
@@ -134,6 +147,7 @@ struct uring {
     unsigned wait_min;       /* completions a blocking reap waits for */
     unsigned char nop;
     unsigned char sqpoll;
+    unsigned char fill;      /* enum fill */
     unsigned char *blk;      /* trims: which targets are block devices */
     struct nvb__prio prio;   /* each SQE's ioprio (the job's own too: the submitter may be SQPOLL's thread) */
 };
@@ -222,6 +236,13 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
     return r;
 }
 
+/* Whether each I/O's priority is decided on its own (cmdprio_pct), rather
+ * than being the job's in every SQE (its template's ioprio). */
+static int prio_per_io(const struct nvb__prio *p)
+{
+    return p->cmd_pct != 0;
+}
+
 /* The SQE every I/O of a target and direction starts as: the opcode (the
  * fixed-buffer variants when the buffers are registered: the runner's
  * slot i always uses ctx->bufs[i], within buf_len), the file (its index
@@ -262,8 +283,14 @@ static int make_templates(const struct nvb__engine_ctx *ctx, struct uring *u, in
             /* a trim: 1 + its kind (nvb__uring_trim_kind) */
             tm->slow = !u->nop && d == NVB_TRIM
                            ? (uint8_t)(1 + nvb__uring_trim_kind(u->blk ? u->blk[t] : 0, ctx->zeroes)) : 0;
+            if (!prio_per_io(&u->prio) && !tm->slow)
+                tm->ioprio = u->prio.dflt; /* the job's own: the same in every SQE */
         }
     }
+    /* (a NOP's templates are the same for every direction; a job that
+     * neither writes nor trims reads: FILL_ONE takes the read's) */
+    const int plain = nt == 1 && !ctx->trims && !prio_per_io(&u->prio);
+    u->fill = plain && (u->nop || !ctx->writes) ? FILL_ONE : plain ? FILL_DIR : FILL_ANY;
     return 0;
 }
 
@@ -359,6 +386,10 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
 
     if (regring) {
         r = io_uring_register_ring_fd(&u->r.ring);
+        if (r == 1) { /* the reap's own io_uring_enter() uses the index too */
+            u->r.enter_fd = u->r.ring.enter_ring_fd;
+            u->r.enter_flags = IORING_ENTER_REGISTERED_RING;
+        }
         if (r < 0) {
             if (regring == 1) {
                 nvb__why(ctx->why, ctx->why_len, "io_uring: register_ring=1: io_uring_register_ring_fd: %s%s",
@@ -396,45 +427,80 @@ fail:
     return r < 0 ? r : -EINVAL;
 }
 
-static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
+/* One SQE for io from template t: every field, as io_uring_prep_rw() does
+ * (the slot holds an earlier request's values), in 8-byte words: the
+ * template's head, off, addr, len with rw_flags, user_data, buf_index with
+ * personality and file_index (0), addr3, __pad2. */
+static inline __attribute__((always_inline)) void fill_rw(struct io_uring_sqe *sqe, const struct nvb__io *io,
+                                                          uint64_t head, uint32_t rw_flags, uint32_t bmask)
 {
-    struct uring *u = state;
+    const uint64_t lw = mem2x32(io->len, rw_flags);
+    const uint64_t bw = (uint64_t)(io->slot & bmask) << BUF_INDEX_SHIFT;
+    memcpy(sqe, &head, 8);
+    sqe->off = io->off;
+    sqe->addr = (uintptr_t)io->buf;
+    memcpy(&sqe->len, &lw, 8);
+    sqe->user_data = (uintptr_t)io;
+    memcpy(&sqe->buf_index, &bw, 8);
+    sqe->addr3 = 0;
+    sqe->__pad2[0] = 0;
+}
+
+/* The batch's SQEs, the ring's slots from sqe_tail on walked by pointer
+ * (once round the end of the ring at most), each from the template `fill`
+ * (a constant at each call, so each mode is its own loop) picks. */
+static inline __attribute__((always_inline)) void fill_batch(struct uring *u, struct nvb__io **ios, unsigned n,
+                                                             enum fill fill)
+{
     struct io_uring_sq *sq = &u->r.ring.sq;
-    int rc = nvb__ring_reserve(&u->r, n, u->sqpoll);
-    if (__builtin_expect(rc < 0, 0))
-        return rc;
-    const struct tmpl *const tmpl = u->tmpl;
-    struct io_uring_sqe *const sqes = sq->sqes; /* (not reloaded after each store) */
+    struct io_uring_sqe *const sqes = sq->sqes;
     const unsigned tail = sq->sqe_tail, mask = sq->ring_mask, tmask = u->tmask;
+    const struct tmpl *const tmpl = u->tmpl;
     const uint32_t bmask = u->bmask;
-    for (unsigned i = 0; i < n; i++) {
-        struct nvb__io *io = ios[i];
-        const struct tmpl *t = &tmpl[(io->target & tmask) << TMPL_SHIFT | io->dir];
-        struct io_uring_sqe *sqe = &sqes[(tail + i) & mask];
-        if (__builtin_expect(t->slow, 0)) {
-            nvb__uring_prep_trim(sqe, t->fd, t->slow - 1, io->off, io->len);
-            sqe->flags = t->flags;
-        } else {
-            /* every field, as io_uring_prep_rw() does (the slot holds an
-             * earlier request's values), in 8-byte words: the template's
-             * head, off, addr, len with rw_flags, user_data, buf_index
-             * with personality and file_index (0), addr3, __pad2 */
-            const uint64_t lw = mem2x32(io->len, t->rw_flags);
-            const uint64_t bw = (uint64_t)(io->slot & bmask) << BUF_INDEX_SHIFT;
-            memcpy(sqe, t, 8);
-            sqe->off = io->off;
-            sqe->addr = (uintptr_t)io->buf;
-            memcpy(&sqe->len, &lw, 8);
-            memcpy(&sqe->buf_index, &bw, 8);
-            sqe->addr3 = 0;
-            sqe->__pad2[0] = 0;
-            if (u->prio.cmd_pct | u->prio.dflt)
+    const int per_io_prio = prio_per_io(&u->prio);
+    uint64_t head1;
+    memcpy(&head1, &tmpl[NVB_READ], 8); /* FILL_ONE: every direction's */
+    const uint32_t rwf1 = tmpl[NVB_READ].rw_flags;
+    struct io_uring_sqe *sqe = &sqes[tail & mask];
+    unsigned room = mask + 1 - (tail & mask); /* slots before the end of the ring */
+    for (unsigned i = 0; i < n; sqe = sqes, room = mask + 1) {
+        const unsigned end = n - i < room ? n : i + room;
+        for (; i < end; i++, sqe++) {
+            struct nvb__io *io = ios[i];
+            if (fill == FILL_ONE) {
+                fill_rw(sqe, io, head1, rwf1, bmask);
+                continue;
+            }
+            const struct tmpl *t = fill == FILL_DIR ? &tmpl[io->dir]
+                                                    : &tmpl[(io->target & tmask) << TMPL_SHIFT | io->dir];
+            uint64_t head;
+            memcpy(&head, t, 8);
+            if (fill == FILL_ANY && __builtin_expect(t->slow, 0)) {
+                nvb__uring_prep_trim(sqe, t->fd, t->slow - 1, io->off, io->len);
+                sqe->flags = t->flags;
+                sqe->user_data = (uintptr_t)io;
+                continue;
+            }
+            fill_rw(sqe, io, head, t->rw_flags, bmask);
+            if (fill == FILL_ANY && per_io_prio)
                 sqe->ioprio = nvb__prio_next(&u->prio);
         }
-        sqe->user_data = (uintptr_t)io;
     }
     sq->sqe_tail = tail + n;
     u->r.outstanding += n;
+}
+
+static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
+{
+    struct uring *u = state;
+    int rc = nvb__ring_reserve(&u->r, n, u->sqpoll);
+    if (__builtin_expect(rc < 0, 0))
+        return rc;
+    switch (u->fill) {
+    case FILL_ONE: fill_batch(u, ios, n, FILL_ONE); break;
+    case FILL_DIR: fill_batch(u, ios, n, FILL_DIR); break;
+    default:       fill_batch(u, ios, n, FILL_ANY); break;
+    }
     return 0;
 }
 

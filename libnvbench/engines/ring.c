@@ -138,6 +138,9 @@ int nvb__ring_init(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, unsig
             *flags = p.flags;
             r->defer = !!(p.flags & IORING_SETUP_DEFER_TASKRUN);
             r->iopoll = !!(p.flags & IORING_SETUP_IOPOLL);
+            r->direct = !(p.flags & IORING_SETUP_SQPOLL);
+            r->enter_fd = r->ring.ring_fd;
+            r->enter_flags = 0;
             return 0;
         }
         r->ring.ring_fd = -1;

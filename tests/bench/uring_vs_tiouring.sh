@@ -168,7 +168,7 @@ fi
 if [ "$CALLGRIND" = 1 ]; then
     command -v valgrind >/dev/null || { echo "no valgrind" >&2; exit 2; }
     N1=200000
-    N2=1000000
+    N2=2000000 # the shape of check 21 and loop_instructions.sh: 2M minus 200k
     # BINARY ARGS...: instructions (Ir) of one run under callgrind, as
     # "TOTAL job_loop=N uring_submit=N uring_reap=N" (a function's own
     # instructions, with what the compiler inlined into it from any file)

@@ -331,6 +331,122 @@ START_TEST(test_same_ios_targets)
 }
 END_TEST
 
+/* Reads of one file through the engine with priorities prio: how many of
+ * n (a batch each round, rounds of every size up to QD, so that batches
+ * wrap round the ring) completed with their length, and how many with
+ * -EINVAL; nothing else is allowed. */
+static void prio_reads(const char *f, struct nvb__prio prio, int fixed, unsigned *ok, unsigned *inval)
+{
+    const struct nvb__engine *e = nvb__engine_find("io_uring");
+    int64_t o[NVB__ENGINE_MAX_OPTS] = {0};
+    static const char *const k[] = { "fixedbufs", NULL };
+    opts_fill(e, o, k, (const int64_t[]){ fixed });
+    int fd = open(f, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    void *bufs[QD];
+    struct nvb__io io[QD], *ios[QD], *out[QD];
+    for (unsigned i = 0; i < QD; i++)
+        ck_assert_int_eq(posix_memalign(&bufs[i], 4096, BS), 0);
+    struct nvb__used u = {0};
+    char why[256] = "";
+    struct nvb__engine_ctx ctx = { .qd = QD, .nfds = 1, .fds = &fd, .bufs = bufs, .buf_len = BS, .cpu = -1,
+                                   .opts = o, .used = &u, .prio = prio, .why = why, .why_len = sizeof why };
+    void *st = NULL;
+    ck_assert_msg(e->setup(&ctx, &st) == 0, "%s", why);
+    *ok = *inval = 0;
+    for (unsigned round = 0; round < 3 * QD; round++) {
+        const unsigned n = 1 + round % QD;
+        for (unsigned i = 0; i < n; i++) {
+            io[i] = (struct nvb__io){ .buf = bufs[i], .off = (uint64_t)((round + i) % 64) * BS, .len = BS,
+                                      .slot = i, .dir = NVB_READ, .res = 1 };
+            ios[i] = &io[i];
+        }
+        ck_assert_int_eq(e->submit(st, ios, n), 0);
+        for (int got = 0; got < (int)n;) {
+            int g = e->reap(st, out, QD, 1);
+            ck_assert_int_gt(g, 0);
+            for (int i = 0; i < g; i++) {
+                ck_assert_msg(out[i]->res == BS || out[i]->res == -EINVAL, "res %lld", (long long)out[i]->res);
+                *(out[i]->res == BS ? ok : inval) += 1;
+            }
+            got += g;
+        }
+    }
+    e->teardown(st);
+    close(fd);
+    for (unsigned i = 0; i < QD; i++)
+        free(bufs[i]);
+}
+
+/* Each SQE carries its priority, whichever way the engine fills it: the
+ * job's own from the template (one target, no per-I/O choice), a share of
+ * cmd_pct per I/O. The kernel refuses a read whose ioprio names no class
+ * (7 << 13) with -EINVAL, so the I/Os that fail are exactly those that
+ * carried it, and a valid class (best effort, level 4) passes. */
+START_TEST(test_prio_in_sqe)
+{
+    char *f = tu_scratch("uring_prio", 64 * BS);
+    const uint16_t bad = 7u << 13, be4 = 2u << 13 | 4u;
+    const unsigned all = 3 * QD * (QD + 1) / 2;
+    unsigned ok, inval;
+    for (int fixed = 0; fixed < 2; fixed++) {
+        prio_reads(f, (struct nvb__prio){ 0 }, fixed, &ok, &inval);
+        ck_assert_uint_eq(ok, all);
+        prio_reads(f, (struct nvb__prio){ .dflt = be4 }, fixed, &ok, &inval);
+        ck_assert_uint_eq(ok, all);
+        prio_reads(f, (struct nvb__prio){ .dflt = bad }, fixed, &ok, &inval);
+        ck_assert_uint_eq(inval, all); /* the template's */
+        prio_reads(f, (struct nvb__prio){ .cmd = bad, .cmd_pct = 100 }, fixed, &ok, &inval);
+        ck_assert_uint_eq(inval, all);
+        prio_reads(f, (struct nvb__prio){ .dflt = bad, .cmd = be4, .cmd_pct = 100 }, fixed, &ok, &inval);
+        ck_assert_uint_eq(ok, all);
+        prio_reads(f, (struct nvb__prio){ .cmd = bad, .cmd_pct = 50, .rng = 5 }, fixed, &ok, &inval);
+        ck_assert_msg(ok > all / 4 && inval > all / 4, "cmd_pct=50: %u ok, %u refused", ok, inval);
+    }
+    unlink(f);
+    free(f);
+}
+END_TEST
+
+/* A blocking reap is bounded by ctx->wait_ns (the watchdog's and a rate's
+ * need, travelling with the reap's own io_uring_enter()): a read of an
+ * empty pipe does not complete, so reap() returns 0 after about the bound
+ * instead of waiting on; once the pipe has data the read completes with
+ * it. Without the bound this test would hang (CTest's timeout fails it). */
+START_TEST(test_wait_bound)
+{
+    const struct nvb__engine *e = nvb__engine_find("io_uring");
+    int64_t o[NVB__ENGINE_MAX_OPTS] = {0};
+    opts_fill(e, o, NULL, NULL);
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    void *buf;
+    ck_assert_int_eq(posix_memalign(&buf, 4096, BS), 0);
+    uint64_t wait_ns = 20000000; /* 20 ms */
+    struct nvb__used u = {0};
+    char why[256] = "";
+    struct nvb__engine_ctx ctx = { .qd = 1, .nfds = 1, .fds = &p[0], .bufs = &buf, .buf_len = BS, .cpu = -1,
+                                   .opts = o, .used = &u, .wait_ns = &wait_ns, .why = why, .why_len = sizeof why };
+    void *st = NULL;
+    ck_assert_msg(e->setup(&ctx, &st) == 0, "%s", why);
+    struct nvb__io io = { .buf = buf, .off = 0, .len = BS, .dir = NVB_READ, .res = 1 }, *ios[1] = { &io }, *out[1];
+    ck_assert_int_eq(e->submit(st, ios, 1), 0);
+    for (int k = 0; k < 3; k++) /* the bound passes, nothing came: 0, and again */
+        ck_assert_int_eq(e->reap(st, out, 1, 1), 0);
+    ck_assert_int_eq(write(p[1], "hello", 5), 5);
+    int got = 0;
+    for (int k = 0; k < 100 && !got; k++)
+        got = e->reap(st, out, 1, 1);
+    ck_assert_int_eq(got, 1);
+    ck_assert_ptr_eq(out[0], &io);
+    ck_assert_int_eq(io.res, 5);
+    e->teardown(st);
+    close(p[0]);
+    close(p[1]);
+    free(buf);
+}
+END_TEST
+
 /* A run with io_uring.sqpoll=1 and sqpoll_cpu=cpu on a scratch file: its
  * result, or NULL (skip) when the kernel refuses SQPOLL here. */
 static struct nvb_result *sqpoll_run(const char *f, const char *cpu)
@@ -448,6 +564,8 @@ int main(void)
     tcase_add_test(tc, test_nop_run);
     tcase_add_loop_test(tc, test_same_ios, 0, 4);
     tcase_add_test(tc, test_same_ios_targets);
+    tcase_add_test(tc, test_prio_in_sqe);
+    tcase_add_test(tc, test_wait_bound);
     tcase_add_test(tc, test_sqpoll_cpu_local);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
