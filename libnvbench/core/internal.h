@@ -126,6 +126,7 @@ struct nvb_workload {
     uint64_t  blockalign;    /* random offsets of a bssplit: multiples of this (0: its smallest size) */
     int       verify;
     int       verify_readback; /* each job reads back and checks the blocks it wrote, once its writes end */
+    uint64_t  verify_backlog;  /* every N completed writes, a job checks the blocks they wrote (job_readback.c) */
     char      verify_pattern[64]; /* "0x..." or "": the key's text */
     struct nvb__vpat vpat;   /* verify_pattern parsed (len 0: pseudo-random payload) */
     int       continue_on_error;

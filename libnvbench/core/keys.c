@@ -442,7 +442,8 @@ const struct keydef nvb__keys[] = {
             "`rw=read:N`, `rw_sequencer=sequential`); a negative stride steps back. Past the region's end a "
             "positive stride starts again at the region's start; before its start a negative one starts again "
             "at the region's end plus the stride, and a job's first I/O is at the region's start, as fio's. "
-            "Only with a sequential `rw`, without `bssplit` and `verify=1` (see [Offset patterns](#offset-patterns))"},
+            "Only with a sequential `rw`, without `bssplit`; with `verify=1` a multiple of `bs`, each job striding through "
+            "its own slice of the region (see [Offset patterns](#offset-patterns))"},
     {KEY("blockalign", K_SIZE, blockalign, 0, 1ull << 40),
      .unit = "bytes", .group = "region", .fio = "blockalign", .flags = MEASURES,
      .help = "random offsets of a bssplit at multiples of this (0: its smallest size)",
@@ -506,6 +507,17 @@ const struct keydef nvb__keys[] = {
             "after the measured window: its reads are in `verify.checked` and `verify.mismatches` (and "
             "`errors`), in no throughput or latency figure. A read-back after a cancel or an error does not "
             "start"},
+    {KEY("verify_backlog", K_U64, verify_backlog, 0, 1u << 20),
+     .unit = "writes", .group = "data", .fio = "verify_backlog", .flags = MEASURES | FIO_AS_IS,
+     .help = "with verify=1 and writes: every N completed writes the job reads back and checks those N blocks",
+     .dflt = "0 (none)",
+     .range = "0..1048576",
+     .doc = "with `verify=1` and writes: once a job has N writes completed since its last check, it stops "
+            "submitting, lets what is in flight complete, reads back the blocks those writes wrote (`qd` at a "
+            "time) and checks each against its last write, then goes on writing; when its writes end, the blocks "
+            "written since the last check are checked too, as fio's `verify_backlog` does. The checks take time "
+            "in the measured window (the writes' figures include it); their reads are in `verify.checked` and "
+            "`verify.mismatches` (and `errors`), in no throughput or latency figure. 8 bytes per N in memory"},
     {KEY("verify_pattern", K_STRING, verify_pattern, 0, 0),
      .group = "data", .fio = "verify_pattern", .flags = MEASURES,
      .help = "with verify=1: each block's payload repeats these bytes (0x and hex digits) in place of random data",
@@ -819,74 +831,4 @@ const size_t nvb__nkeys = sizeof nvb__keys / sizeof nvb__keys[0];
 NVB_API const char *nvb_workload_key(size_t i)
 {
     return i < nvb__nkeys ? nvb__keys[i].name : NULL;
-}
-
-static const char *or_empty(const char *s)
-{
-    return s ? s : "";
-}
-
-/* An engine option's columns: its type and its one line; the rest is the engine's docs. */
-static const char *engine_key_info(const char *key, const char *field)
-{
-    static const char *const opt_types[] = {[NVB__OPT_BOOL] = "bool", [NVB__OPT_AUTOBOOL] = "autobool",
-                                            [NVB__OPT_INT] = "int", [NVB__OPT_CPU] = "int"};
-    const char *dot = strchr(key, '.');
-    char ename[32];
-    if (!dot || (size_t)(dot - key) >= sizeof ename)
-        return NULL;
-    memcpy(ename, key, (size_t)(dot - key));
-    ename[dot - key] = 0;
-    const struct nvb__engine *e = nvb__engine_find(ename);
-    int oi = e ? nvb__engine_opt_index(e, dot + 1) : -1;
-    if (oi < 0)
-        return NULL;
-    const struct nvb__optdef *od = &e->opts[oi];
-    if (!strcmp(field, "type"))
-        return opt_types[od->type];
-    if (!strcmp(field, "group"))
-        return "engine";
-    if (!strcmp(field, "help") || !strcmp(field, "doc"))
-        return or_empty(od->doc);
-    if (!strcmp(field, "echo"))
-        return key;
-    if (!strcmp(field, "measures"))
-        return "0"; /* the engine is the stack compared, not a difference in it */
-    static const char *const none[] = {"unit", "fio", "range", "default"};
-    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
-        if (!strcmp(field, none[i]))
-            return "";
-    return NULL;
-}
-
-/* The columns nvb_workload_key_info() answers, in the order of its cols[]. */
-static const char *const key_fields[] = {"type", "unit", "group", "fio", "help", "doc", "range", "default", "echo",
-                                         "measures", NULL};
-
-NVB_API const char *nvb_workload_key_field(size_t i)
-{
-    return i < sizeof key_fields / sizeof key_fields[0] ? key_fields[i] : NULL;
-}
-
-NVB_API const char *nvb_workload_key_info(const char *key, const char *field)
-{
-    if (!key || !field)
-        return NULL;
-    const struct keydef *k = NULL;
-    for (size_t i = 0; i < nvb__nkeys && !k; i++)
-        if (!strcmp(nvb__keys[i].name, key))
-            k = &nvb__keys[i];
-    if (!k)
-        return engine_key_info(key, field);
-    const struct {
-        const char *field, *value;
-    } cols[] = {
-        {"type", nvb__ktype_names[k->type]}, {"unit", k->unit}, {"group", k->group}, {"fio", k->fio},
-        {"help", k->help}, {"doc", k->doc ? k->doc : k->help}, {"range", k->range}, {"default", k->dflt},
-        {"echo", k->echo ? k->echo : k->name}, {"measures", (k->flags & NVB__KEY_MEASURES) ? "1" : "0"},
-    };
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
-        if (!strcmp(field, cols[i].field))
-            return or_empty(cols[i].value);
-    return NULL;
 }

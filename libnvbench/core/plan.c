@@ -110,6 +110,10 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
              "another's (use seq_start=staggered)", w->jobs);
     if (w->vpat.len && !w->verify)
         FAIL(-EINVAL, "verify_pattern '%s' is the payload of verification blocks: it needs verify=1", w->verify_pattern);
+    if (w->verify_backlog && !(w->verify && p->writes))
+        FAIL(-EINVAL, "verify_backlog=%llu checks the blocks a job wrote with verify=1 as it writes: it needs verify=1 "
+             "and rw with writes (verify=%d, rw=%s)", (unsigned long long)w->verify_backlog, w->verify,
+             nvb__rw_name(w->rw));
     if (w->verify_readback && !(w->verify && p->writes))
         FAIL(-EINVAL, "verify_readback=1 reads back the blocks a job wrote with verify=1: it needs verify=1 and rw "
              "with writes (verify=%d, rw=%s)", w->verify, nvb__rw_name(w->rw));
