@@ -53,8 +53,6 @@ static const char *const reasons[][2] = {
     {"rate_min", "nvbench has no minimum rate that stops a job running slower"},
     {"ratemin", "nvbench has no minimum rate that stops a job running slower"},
     {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
-    {"verify_backlog", "fio checks written blocks while it writes, every N writes; nvbench's read-back checks them "
-                       "after the write step"},
     {"fsync", "nvbench issues no fsync between writes: a job's writes would not be flushed every N"},
     {"fdatasync", "nvbench issues no fdatasync between writes: a job's writes would not be flushed every N"},
     {"end_fsync", "nvbench issues no fsync at a job's end: the last writes would not be flushed"},
@@ -523,6 +521,9 @@ static const struct {
     {"fill_device", fm_fill_device, 1},
     {"fill_fs", fm_fill_device, 1},
     {"create_serialize", fm_create_serialize, 1},
+    {"verify_dump", fm_verify_dump, 1},
+    {"verify_backlog_batch", fm_verify_backlog_batch, 0},
+    {"verify_write_sequence", fm_verify_write_sequence, 1},
 };
 
 /* fio's wait_for=NAME: the job starts once the job NAME is done. Honoured
