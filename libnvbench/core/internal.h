@@ -106,6 +106,8 @@ struct nvb_workload {
     int       fill;
     unsigned  data_compress; /* percent of each written 512-byte sector that is zeros */
     unsigned  data_dedupe;   /* percent of written blocks that duplicate one another */
+    unsigned  data_dedupe_set; /* percent of the region's blocks in the duplicates' working set (data.c) */
+    int       data_dedupe_global; /* one working set for all the jobs (and the group's workloads that set it) */
     uint64_t  seed;
     struct nvb__dist dist;   /* random_distribution (core/dist.h) */
     int       random_map;    /* random I/O touches every block once per pass */

@@ -367,6 +367,26 @@ const struct keydef nvb__keys[] = {
              "target (with `data_compress`, its zeros too). Of N blocks written, about P % duplicate another. "
              "Needs `fill=random` and `verify=0`; both keys apply to the scratch layout too and are echoed in "
              "the result's `workload`"},
+    {KEY("data_dedupe_set", K_UINT, data_dedupe_set, 0, 100),
+     .unit = "percent", .group = "data", .fio = "dedupe_working_set_percentage", .flags = MEASURES | FIO_AS_IS,
+     .help = "with data_dedupe: duplicates drawn from a working set of this percent of the region's blocks (0: one)",
+     .dflt = "0 (every duplicate is one block)",
+     .range = "0..100",
+     .doc = "with `data_dedupe`: the working set is `W` = P % of the region's blocks (the first target's length / "
+            "`bs`, at least 1) distinct blocks; each job's first `W` blocks that are not duplicates are the set's, "
+            "and every duplicate is one of the set's `W`, drawn at random (fio's `dedupe_mode=working_set`). So of "
+            "`N` blocks a job writes, about `data_dedupe` % repeat an earlier one once it has written `W` of its own "
+            "(fio: the share converges). 0: every duplicate is the run's one base block"},
+    {KEY("data_dedupe_global", K_BOOL, data_dedupe_global, 0, 1),
+     .group = "data", .fio = "dedupe_global", .flags = MEASURES | FIO_AS_IS,
+     .help = "with data_dedupe_set: one working set shared by all jobs (and the group's workloads that set it)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "with `data_dedupe_set`: the jobs share one working set of `W` blocks, each writing its `1/n` of it "
+            "first (n: the run's jobs, and in `nvb_run_groups` the jobs of every workload of the group that sets "
+            "this key, which share the set when they have the same `seed` and `bs`), and duplicates drawn from "
+            "all of it, as fio's `dedupe_global`: a job's own blocks dedupe less, all jobs' together at "
+            "`data_dedupe`. 0: each job its own set"},
     {KEY("seed", K_U64, seed, 0, UINT64_MAX),
      .group = "data", .fio = "randseed", .flags = FIO_AS_IS,
      .help = "seed of offsets and data",

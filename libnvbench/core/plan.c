@@ -50,6 +50,12 @@ void nvb__plan_free(struct plan *p)
  * content keys, verify's needs. */
 static int plan_data(const struct nvb_workload *w, const struct plan *p, char *err, size_t errlen)
 {
+    if ((w->data_dedupe_set || w->data_dedupe_global) && !w->data_dedupe)
+        FAIL(-EINVAL, "%s=%u needs data_dedupe: it says which blocks the duplicates repeat",
+             w->data_dedupe_set ? "data_dedupe_set" : "data_dedupe_global",
+             w->data_dedupe_set ? w->data_dedupe_set : (unsigned)w->data_dedupe_global);
+    if (w->data_dedupe_global && !w->data_dedupe_set)
+        FAIL(-EINVAL, "data_dedupe_global=1 shares a working set: it needs data_dedupe_set");
     if (w->data_compress || w->data_dedupe) {
         const char *k = w->data_compress ? "data_compress" : "data_dedupe";
         unsigned v = w->data_compress ? w->data_compress : w->data_dedupe;

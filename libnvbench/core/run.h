@@ -217,6 +217,7 @@ struct run {
     struct job *jobs;
     struct nvb__data data;       /* what written blocks carry (base NULL: buffers unchanged) */
     int scramble;                /* the jobs' writes get fresh data from data */
+    unsigned dd_part0, dd_parts; /* data_dedupe_global in a group: its first job's number, and all of them */
     struct nvb__mutex *mu;
     struct nvb__cond *cv;
     unsigned nready, ndone;
