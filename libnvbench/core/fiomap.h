@@ -149,6 +149,9 @@ int fm_verify_backlog_batch(struct fm_job *j, const char *opt, const char *v);
 int fm_verify_write_sequence(struct fm_job *j, const char *opt, const char *v);
 /* allow_file_create=0 against the job's targets (after they are known). */
 int fm_file_create(struct fm_job *j);
+/* ---- fiomap_data.c: what writes carry ---- */
+int fm_dedupe_mode(struct fm_job *j, const char *opt, const char *v);
+int fm_dedupe_set(struct fm_job *j, const char *opt, const char *v);
 /* ---- fiomap_offs.c: offset patterns of sequential jobs ---- */
 /* rw's ':N' modifier (mod) of the rw value rw, as seq_stride. */
 int fm_rw_modifier(struct fm_job *j, const char *opt, const char *rw, const char *mod);

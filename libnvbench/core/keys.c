@@ -368,7 +368,7 @@ const struct keydef nvb__keys[] = {
              "Needs `fill=random` and `verify=0`; both keys apply to the scratch layout too and are echoed in "
              "the result's `workload`"},
     {KEY("data_dedupe_set", K_UINT, data_dedupe_set, 0, 100),
-     .unit = "percent", .group = "data", .fio = "dedupe_working_set_percentage", .flags = MEASURES | FIO_AS_IS,
+     .unit = "percent", .group = "data", .fio = "dedupe_working_set_percentage", .flags = MEASURES,
      .help = "with data_dedupe: duplicates drawn from a working set of this percent of the region's blocks (0: one)",
      .dflt = "0 (every duplicate is one block)",
      .range = "0..100",
@@ -378,7 +378,7 @@ const struct keydef nvb__keys[] = {
             "`N` blocks a job writes, about `data_dedupe` % repeat an earlier one once it has written `W` of its own "
             "(fio: the share converges). 0: every duplicate is the run's one base block"},
     {KEY("data_dedupe_global", K_BOOL, data_dedupe_global, 0, 1),
-     .group = "data", .fio = "dedupe_global", .flags = MEASURES | FIO_AS_IS,
+     .group = "data", .fio = "dedupe_global", .flags = MEASURES,
      .help = "with data_dedupe_set: one working set shared by all jobs (and the group's workloads that set it)",
      .dflt = "0",
      .range = "bool",
