@@ -147,6 +147,8 @@ int fm_create_serialize(struct fm_job *j, const char *opt, const char *v);
 int fm_verify_dump(struct fm_job *j, const char *opt, const char *v);
 int fm_verify_backlog_batch(struct fm_job *j, const char *opt, const char *v);
 int fm_verify_write_sequence(struct fm_job *j, const char *opt, const char *v);
+int fm_verify_async(struct fm_job *j, const char *opt, const char *v);
+int fm_create_on_open(struct fm_job *j, const char *opt, const char *v);
 /* allow_file_create=0 against the job's targets (after they are known). */
 int fm_file_create(struct fm_job *j);
 /* ---- fiomap_data.c: what writes carry ---- */

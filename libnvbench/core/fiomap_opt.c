@@ -526,6 +526,8 @@ static const struct {
     {"dedupe_global", fm_dedupe_set, 1},
     {"verify_backlog_batch", fm_verify_backlog_batch, 0},
     {"verify_write_sequence", fm_verify_write_sequence, 1},
+    {"verify_async", fm_verify_async, 0},
+    {"create_on_open", fm_create_on_open, 1},
 };
 
 /* fio's wait_for=NAME: the job starts once the job NAME is done. Honoured

@@ -128,3 +128,30 @@ int fm_verify_write_sequence(struct fm_job *j, const char *opt, const char *v)
                                "own, so blocks written by another job are never checked against this one's");
     return rc < 0 ? rc : 0;
 }
+
+/* verify_async=N: fio hands the checks of a verify read to N threads of
+ * their own; nvbench checks each read on the job's thread as it completes:
+ * the same checks, the job's thread spending their time. */
+int fm_verify_async(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t n;
+    TRY(fm_whole(j, opt, v, "a count of threads", &n));
+    return !n ? 0 : fm_warn(j, "fio job section [%s]: verify_async=%llu: fio checks verify reads on %llu threads "
+                               "of their own; nvbench checks each on the job's thread as it completes (the same "
+                               "checks, their time spent by the job)", j->name, (unsigned long long)n,
+                            (unsigned long long)n);
+}
+
+/* create_on_open=1: fio creates a missing file when the job opens it, not
+ * before the jobs start, and does not lay it out. nvbench creates and
+ * lays out a file a run creates before its jobs start: the same I/O, on
+ * blocks that hold data where fio's would be holes. */
+int fm_create_on_open(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    return !t ? 0 : fm_warn(j, "fio job section [%s]: create_on_open: fio creates a missing file when the job opens "
+                               "it, empty; nvbench creates and lays out the files a run creates before its jobs "
+                               "start (the same I/O; blocks not yet written hold data, not holes)", j->name);
+}

@@ -352,9 +352,9 @@ def test_verify_after_random_writes_detects_corruption(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("body,why", [
-    ("verify_backlog=16", "after the write step"),
+    ("verify_write_sequence=0", "no way to skip"),
     ("fsync=4", "no fsync between writes"), ("cmdprio_bssplit=4k/50", "priorities by block size"),
-    ("dedupe_mode=working_set", "working-set modes"), ("rate_min=1m", "stops a job running slower"),
+    ("rate_min=1m", "stops a job running slower"),
 ])
 def test_refusals_say_what_would_change(tmp_path, body, why):
     path = write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n")
