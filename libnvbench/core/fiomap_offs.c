@@ -112,9 +112,10 @@ int fm_stripes(struct fm_job *j, uint64_t bs, uint64_t inc, uint64_t *per_target
         TRY(fm_size(j, fm_has(j, "io_size", NULL) ? "io_size" : "io_limit", NULL, &io));
     const uint64_t k = io / bs, step = bs + (uint64_t)(stride > 0 ? stride : 0);
     const uint64_t span = k && k <= UINT64_MAX / step ? (k - 1) * step + bs : UINT64_MAX;
+    const size_t nt = j->out.targets.n ? j->out.targets.n : 1; /* the null engine: none */
     const uint64_t own = *per_target != UINT64_MAX ? *per_target
-                         : total / j->out.targets.n > (n - 1) * inc ? total / j->out.targets.n - (n - 1) * inc : 0;
-    const char *why = j->out.targets.n != 1           ? "one target only"
+                         : total / nt > (n - 1) * inc ? total / nt - (n - 1) * inc : 0;
+    const char *why = nt != 1                         ? "one target only"
                       : strncmp(rw ? rw : "read", "rand", 4) == 0 ? "random clones draw from their own regions, "
                                                                     "nvbench's jobs from the whole"
                       : stride < 0 || inc % bs      ? "a forward stride and an increment of whole blocks only"

@@ -44,9 +44,10 @@ def run_quiet(jobfile, cwd, monkeypatch):
         return run_fio_job(jobfile)
 
 
-def test_backlog_and_stripes_map_as_fio_means_them():
+def test_backlog_and_stripes_map_as_fio_means_them(tmp_path, monkeypatch):
     """4 clones 2 MiB apart from 120k: one region of 4 x 2 MiB, each job on its share; 2 loops of
     256 KiB; the stride; the backlog; verify_dump noted; no read-back step (the backlog checks)."""
+    monkeypatch.chdir(scratch(tmp_path / "d", ["vb.dat"], 12 << 20))
     [[w]] = from_fio_job(job("verify-backlog"))
     assert (w["jobs"], w["offset"], w["size"], w["io_limit"]) == ("4", str(120 << 10), str(8 << 20), str(2 << 20))
     assert (w["seq_stride"], w["verify"], w["verify_backlog"]) == (str(112 << 10), "1", "1")
@@ -85,7 +86,7 @@ def test_what_does_not_map_says_why(tmp_path, body, why):
 def test_verify_write_sequence_on_is_nvbench_s_check(tmp_path):
     path = tmp_path / "t.fio"
     path.write_text("[j]\nioengine=null\nsize=1m\nrw=write\nverify=crc32c\nverify_write_sequence=1\n")
-    [[w]] = from_fio_job(str(path))
+    [w] = from_fio_job(str(path))[0]  # then its read-back step
     assert w["verify"] == "1" and not w["fio"]["warnings"]
 
 
