@@ -41,13 +41,10 @@ int nvb__data_init(struct nvb__data *d, uint32_t bs, uint64_t seed, unsigned com
 
 int nvb__data_set(struct nvb__data *d, uint64_t set, uint64_t share, uint64_t first, int global, unsigned jobs)
 {
-    d->uniq = calloc(jobs ? jobs : 1, sizeof *d->uniq);
-    if (!d->uniq)
+    /* the counts of blocks each job wrote fresh: a job's own, its thread the only writer */
+    if (!(d->uniq = calloc(jobs ? jobs : 1, sizeof *d->uniq)))
         return -ENOMEM;
-    d->set = set;
-    d->share = share;
-    d->first = first;
-    d->global = global;
+    d->set = set, d->share = share, d->first = first, d->global = global;
     return 0;
 }
 

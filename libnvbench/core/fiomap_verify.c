@@ -80,18 +80,25 @@ int fm_create_serialize(struct fm_job *j, const char *opt, const char *v)
                               "creates before its jobs start, so they are never created while others run", j->name);
 }
 
+/* A flag fio has and nvbench honours as it is when off, with a note of
+ * what differs when on. */
+static int flag_noted(struct fm_job *j, const char *opt, const char *note)
+{
+    int t = fm_flag(j, opt);
+    TRY(t);
+    return t ? fm_warn(j, "fio job section [%s]: %s: %s", j->name, opt, note) : 0;
+}
+
 /* verify_dump=1: on a mismatch fio writes the block it expected and the
  * one it read to files. nvbench writes no files: its result names the
  * first mismatches (target, offset, the field that differs, expected and
  * found). Nothing else changes. */
 int fm_verify_dump(struct fm_job *j, const char *opt, const char *v)
 {
-    int t = fm_flag(j, opt);
     (void)v;
-    TRY(t);
-    return !t ? 0 : fm_warn(j, "fio job section [%s]: verify_dump: fio writes a mismatched block and the one expected "
-                               "to files; nvbench's result names the first %d mismatches (target, offset, field, "
-                               "expected, found) and writes no files", j->name, NVB__VERIFY_FIRST);
+    return flag_noted(j, opt, "fio writes a mismatched block and the one expected to files; nvbench's result "
+                              "names the first 8 mismatches (target, offset, field, expected, found) and writes "
+                              "no files");
 }
 
 /* verify_backlog_batch: how many of the backlog's blocks fio checks each
@@ -148,10 +155,8 @@ int fm_verify_async(struct fm_job *j, const char *opt, const char *v)
  * blocks that hold data where fio's would be holes. */
 int fm_create_on_open(struct fm_job *j, const char *opt, const char *v)
 {
-    int t = fm_flag(j, opt);
     (void)v;
-    TRY(t);
-    return !t ? 0 : fm_warn(j, "fio job section [%s]: create_on_open: fio creates a missing file when the job opens "
-                               "it, empty; nvbench creates and lays out the files a run creates before its jobs "
-                               "start (the same I/O; blocks not yet written hold data, not holes)", j->name);
+    return flag_noted(j, opt, "fio creates a missing file when the job opens it, empty; nvbench creates and lays "
+                              "out the files a run creates before its jobs start (the same I/O; blocks not yet "
+                              "written hold data, not holes)");
 }
