@@ -118,7 +118,8 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             for (int tries = 0; c->vtrack && !j->dist[t].map && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
                 blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &rng);
         } else if (c->pat) { /* an offset; in whole blocks with verify (nvb__opat_check) */
-            opat_was = j->opat[t];
+            if (c->vtrack) /* taken back when the block is busy */
+                opat_was = j->opat[t];
             blk = c->vtrack ? nvb__opat_next(&j->opat[t]) / bs : nvb__opat_next(&j->opat[t]);
         } else {
             blk = j->seqpos[t];
