@@ -136,3 +136,23 @@ def test_dedupe_working_set_has_the_asked_ratio_as_fio(tmp_path, monkeypatch):
         both, alone = distinct_share(a, b), (distinct_share(a), distinct_share(b))
         assert 0.47 < both < 0.53, (where, both)
         assert all(0.6 < s < 0.72 for s in alone), (where, alone)
+
+
+def test_the_verifier_s_notes_and_its_run(tmp_path, monkeypatch):
+    """enospc-pressure's verifier: randrw checked as it goes; create_on_open and verify_async
+    noted, verify_backlog_batch equal to the backlog and verify_write_sequence=1 as they are. The
+    run creates the file, checks every block written (each write once in the backlog, and the
+    reads of blocks written), and finds no mismatch."""
+    d = tmp_path / "d"
+    d.mkdir()
+    monkeypatch.chdir(d)
+    [[w]] = from_fio_job(job("verify-notes"))
+    assert (w["rw"], w["verify"], w["verify_backlog"], w["size"], w["io_limit"]) == (
+        "randrw", "1", "64", str(1 << 20), str(2 << 20))
+    notes = " ".join(w["fio"]["warnings"])
+    assert "create_on_open" in notes and "verify_async=4" in notes and "verify_backlog_batch" not in notes
+    [r] = run_quiet(job("verify-notes"), d, monkeypatch)
+    writes = r.data["write"]["ios"]
+    assert writes > 0 and r.data["verify"]["mismatches"] == 0
+    assert r.data["verify"]["checked"] >= writes
+    assert os.path.getsize(d / "vn.dat") == 1 << 20
