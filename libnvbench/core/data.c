@@ -2,6 +2,7 @@
 #include "core/data.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "platform/platform.h"
@@ -38,10 +39,21 @@ int nvb__data_init(struct nvb__data *d, uint32_t bs, uint64_t seed, unsigned com
     return 0;
 }
 
+int nvb__data_set(struct nvb__data *d, uint64_t set, uint64_t share, uint64_t first, int global, unsigned jobs)
+{
+    /* the counts of blocks each job wrote fresh: a job's own, its thread the only writer */
+    if (!(d->uniq = calloc(jobs ? jobs : 1, sizeof *d->uniq)))
+        return -ENOMEM;
+    d->set = set, d->share = share, d->first = first, d->global = global;
+    return 0;
+}
+
 void nvb__data_free(struct nvb__data *d)
 {
     nvb__free_aligned(d->base);
     d->base = NULL;
+    free(d->uniq);
+    d->uniq = NULL;
 }
 
 /* Four 64-bit lanes: one AVX2 instruction, or two SSE2 (every x86-64) or
@@ -94,15 +106,44 @@ __attribute__((target("avx2"))) static void fill_avx2(const struct nvb__data *d,
 }
 #endif
 
-void nvb__data_fill(const struct nvb__data *d, void *dst, uint32_t n, uint64_t off, uint64_t ctr)
+static uint64_t block_key(const struct nvb__data *d, uint64_t off, uint64_t ctr)
 {
     uint64_t h = off * 0x9e3779b97f4a7c15ull + ctr;
     h = nvb__splitmix64(&h) ^ d->seed;
-    h = nvb__splitmix64(&h);
+    return nvb__splitmix64(&h);
+}
+
+/* data_dedupe_set: the element a write carries, or UINT64_MAX for fresh
+ * data. dup: the write is a duplicate (drawn by h's low bits). A job's
+ * first share blocks that are not duplicates are its elements, so a
+ * duplicate repeats a block written before (or by another job, global). */
+static uint64_t element(const struct nvb__data *d, uint64_t h, uint64_t ctr, int dup)
+{
+    const uint64_t job = (ctr >> 40) - 1;
+    if (dup) {
+        const uint64_t k = (uint64_t)(((unsigned __int128)(uint32_t)h * d->set) >> 32);
+        return d->global ? k : d->first + job * d->share + k;
+    }
+    if (ctr == NVB__DATA_ELEMENT || d->uniq[job] >= d->share)
+        return UINT64_MAX;
+    return d->first + job * d->share + d->uniq[job]++;
+}
+
+void nvb__data_fill(const struct nvb__data *d, void *dst, uint32_t n, uint64_t off, uint64_t ctr)
+{
+    /* global: the jobs of a group's workloads share the seed (and the set),
+     * numbered apart (first), so that their other blocks differ */
+    uint64_t h = block_key(d, off, ctr && d->global ? ctr + (d->first / d->share << 40) : ctr);
     /* the top 32 bits choose a duplicate, the key stream starts from all 64 */
-    if (d->dedupe && (((h >> 32) * 100) >> 32) < d->dedupe) {
+    const int dup = d->dedupe && ctr != NVB__DATA_ELEMENT && (((h >> 32) * 100) >> 32) < d->dedupe;
+    if (dup && (!d->set || !ctr)) { /* one block (the scratch layout's too) */
         memcpy(dst, d->base, n);
         return;
+    }
+    if (d->set && ctr) {
+        const uint64_t e = element(d, h, ctr, dup);
+        if (e != UINT64_MAX)
+            h = block_key(d, e, NVB__DATA_ELEMENT);
     }
 #ifdef HAVE_AVX2_FILL
     /* libgcc initialises the CPU model before main: a plain read here */

@@ -28,16 +28,32 @@ struct nvb__data {
     uint64_t  seed;
     uint32_t  bs;
     unsigned  compress;         /* percent of each sector that is zeros */
-    unsigned  dedupe;           /* percent of written blocks that are the base itself */
+    unsigned  dedupe;           /* percent of written blocks that are duplicates */
+    /* data_dedupe_set: a duplicate is one of a working set of distinct
+     * blocks ("elements", each keyed by its index alone), not the base;
+     * each job's first share blocks that are not duplicates are its
+     * elements first + job x share ...; a duplicate is drawn from set
+     * elements (from 0 with global, else from the job's own). uniq[job]:
+     * the job's blocks written that were not duplicates (its own thread's). */
+    uint64_t  set, share, first;
+    int       global;
+    uint64_t *uniq;
 };
 
 /* The base block for (bs, seed, compress, dedupe). 0 or -ENOMEM. */
 int  nvb__data_init(struct nvb__data *d, uint32_t bs, uint64_t seed, unsigned compress, unsigned dedupe);
+/* The working set (data_dedupe_set): set elements a duplicate is drawn
+ * from, share of them each of jobs writes first, the run's first at
+ * element first; global: one set for all. 0 or -ENOMEM. */
+int  nvb__data_set(struct nvb__data *d, uint64_t set, uint64_t share, uint64_t first, int global, unsigned jobs);
 void nvb__data_free(struct nvb__data *d);
 /* The first n (<= bs) bytes of a written block's content into dst: off is
  * the block's offset in the target, ctr a number no other write of the run
  * uses (job index + 1 << 40 | the job's write count; 0 for the scratch
  * layout). */
 void nvb__data_fill(const struct nvb__data *d, void *dst, uint32_t n, uint64_t off, uint64_t ctr);
+/* The key of a block of the working set: its content is nvb__data_fill's
+ * with off = element and this ctr, which no write uses. */
+#define NVB__DATA_ELEMENT UINT64_MAX
 
 #endif

@@ -20,6 +20,20 @@
  * part of the figures. */
 #define ALLOCATED_WARN_PCT 90.0
 
+/* data_dedupe_set's working set: W blocks of the region (the first
+ * target's), each job's share written first; global: one set of the
+ * run's jobs (the group's, r->dd_parts), each its 1/n of W, as fio spreads
+ * dedupe_global's set over its jobs. */
+static int data_set(struct run *r)
+{
+    const struct nvb_workload *w = r->w;
+    const uint64_t blocks = r->p->t[0].len / w->bs, set = blocks * w->data_dedupe_set / 100;
+    const unsigned parts = w->data_dedupe_global ? (r->dd_parts ? r->dd_parts : r->p->jobs) : 1;
+    const uint64_t share = set / parts ? set / parts : 1;
+    return nvb__data_set(&r->data, share * (w->data_dedupe_global ? parts : 1), share,
+                         w->data_dedupe_global ? r->dd_part0 * share : 0, w->data_dedupe_global, r->p->jobs);
+}
+
 int nvb__run_data(struct run *r, struct nvb_result *res)
 {
     const struct nvb_workload *w = r->w;
@@ -37,7 +51,8 @@ int nvb__run_data(struct run *r, struct nvb_result *res)
                              "(no writes, no scratch file to lay out)", w->data_compress, w->data_dedupe);
         return 0;
     }
-    if (nvb__data_init(&r->data, (uint32_t)nvb__bs_largest(w), w->seed, w->data_compress, w->data_dedupe) < 0) {
+    if (nvb__data_init(&r->data, (uint32_t)nvb__bs_largest(w), w->seed, w->data_compress, w->data_dedupe) < 0 ||
+        (w->data_dedupe_set && data_set(r) < 0)) {
         nvb__result_seterr(res, -ENOMEM, "out of memory");
         return -ENOMEM;
     }

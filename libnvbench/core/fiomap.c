@@ -377,9 +377,7 @@ static int region(struct fm_job *j, uint64_t *per_job)
              * writes, each of the 256 offsets written 4 times) */
             TRY(fm_set(j, "seq_start", "same", "numjobs"));
         } else {
-            TRY(fm_refuse(j, "offset_increment", "fio's clones of a sequential job start offset_increment apart, each "
-                                                 "over size bytes; nvbench's jobs share one region: give "
-                                                 "offset_increment equal to size (adjacent regions) or leave it out"));
+            TRY(fm_stripes(j, bs, inc_b, &per_target, total)); /* fiomap_offs.c */
         }
     }
     if (per_target != UINT64_MAX && (j->out.targets.n || strcmp(j->engine, "null") == 0))
@@ -445,7 +443,8 @@ static int verify_after(struct fm_job *j)
     const char *map = fm_get(&j->out, "random_map");
     int covers = strcmp(rw, "randwrite") == 0 && map && strcmp(map, "1") == 0 && !fm_has(j, "io_size", NULL) &&
                  !fm_has(j, "io_limit", NULL) && !fm_has(j, "number_ios", NULL);
-    if (strcmp(rw, "write") != 0 && strcmp(rw, "randwrite") != 0) {
+    const int backlog = get_u64(&j->out, "verify_backlog", 0) != 0; /* checked as written: no read-back */
+    if (!backlog && strcmp(rw, "write") != 0 && strcmp(rw, "randwrite") != 0) {
         TRY(fm_refuse(j, "verify", "the read-back of what a mixed job wrote: fio checks its reads against blocks it "
                                    "may not have written yet; nvbench reads back what rw=write or randwrite wrote, or "
                                    "set do_verify=0"));
@@ -459,6 +458,8 @@ static int verify_after(struct fm_job *j)
         fm_del(&j->out, "verify"); /* left out: as verify would be with do_verify=0 */
         return 0;
     }
+    if (backlog) /* the library checks the writes since the last check at the job's end, as fio's do_verify */
+        return 0;
     if ((strcmp(rw, "write") != 0 && !covers) || timed || fm_get(&j->out, "runtime"))
         /* the writes may end before the region is written (a runtime, random
          * writes that skip blocks): each job reads back the blocks it wrote,

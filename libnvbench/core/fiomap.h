@@ -144,8 +144,16 @@ int fm_verify_pattern(struct fm_job *j, const char *opt, const char *v);
 int fm_verify_interval(struct fm_job *j, const char *opt, const char *v);
 int fm_fill_device(struct fm_job *j, const char *opt, const char *v);
 int fm_create_serialize(struct fm_job *j, const char *opt, const char *v);
+int fm_verify_dump(struct fm_job *j, const char *opt, const char *v);
+int fm_verify_backlog_batch(struct fm_job *j, const char *opt, const char *v);
+int fm_verify_write_sequence(struct fm_job *j, const char *opt, const char *v);
+int fm_verify_async(struct fm_job *j, const char *opt, const char *v);
+int fm_create_on_open(struct fm_job *j, const char *opt, const char *v);
 /* allow_file_create=0 against the job's targets (after they are known). */
 int fm_file_create(struct fm_job *j);
+/* ---- fiomap_data.c: what writes carry ---- */
+int fm_dedupe_mode(struct fm_job *j, const char *opt, const char *v);
+int fm_dedupe_set(struct fm_job *j, const char *opt, const char *v);
 /* ---- fiomap_offs.c: offset patterns of sequential jobs ---- */
 /* rw's ':N' modifier (mod) of the rw value rw, as seq_stride. */
 int fm_rw_modifier(struct fm_job *j, const char *opt, const char *rw, const char *mod);
@@ -154,5 +162,8 @@ int fm_h_rw_sequencer(struct fm_job *j, const char *opt, const char *v);
 int fm_h_zone(struct fm_job *j, const char *opt, const char *v);
 /* zonemode and the zone sizes against rw and bssplit, after the options. */
 int fm_zones(struct fm_job *j);
+/* offset_increment other than size with numjobs, after rw and size: the
+ * region of numjobs x increment in *per_target, or refused. */
+int fm_stripes(struct fm_job *j, uint64_t bs, uint64_t inc, uint64_t *per_target, uint64_t total);
 
 #endif

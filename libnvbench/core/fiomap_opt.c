@@ -53,14 +53,11 @@ static const char *const reasons[][2] = {
     {"rate_min", "nvbench has no minimum rate that stops a job running slower"},
     {"ratemin", "nvbench has no minimum rate that stops a job running slower"},
     {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
-    {"verify_backlog", "fio checks written blocks while it writes, every N writes; nvbench's read-back checks them "
-                       "after the write step"},
     {"fsync", "nvbench issues no fsync between writes: a job's writes would not be flushed every N"},
     {"fdatasync", "nvbench issues no fdatasync between writes: a job's writes would not be flushed every N"},
     {"end_fsync", "nvbench issues no fsync at a job's end: the last writes would not be flushed"},
     {"cmdprio_bssplit", "nvbench gives cmdprio_pct of all I/Os one priority (cmdprio_percentage); priorities by "
                         "block size have no equivalent: those I/Os would run at the job's priority"},
-    {"dedupe_mode", "nvbench's data_dedupe repeats one block; fio's working-set modes have no equivalent"},
     {"write_mode", "zone append and the other write commands need a real zoned device's commands, which nvbench "
                    "does not send (its zones are emulated: docs/zoned.md)"},
 };
@@ -523,6 +520,14 @@ static const struct {
     {"fill_device", fm_fill_device, 1},
     {"fill_fs", fm_fill_device, 1},
     {"create_serialize", fm_create_serialize, 1},
+    {"verify_dump", fm_verify_dump, 1},
+    {"dedupe_mode", fm_dedupe_mode, 0},
+    {"dedupe_working_set_percentage", fm_dedupe_set, 0},
+    {"dedupe_global", fm_dedupe_set, 1},
+    {"verify_backlog_batch", fm_verify_backlog_batch, 0},
+    {"verify_write_sequence", fm_verify_write_sequence, 1},
+    {"verify_async", fm_verify_async, 0},
+    {"create_on_open", fm_create_on_open, 1},
 };
 
 /* fio's wait_for=NAME: the job starts once the job NAME is done. Honoured

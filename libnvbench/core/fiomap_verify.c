@@ -79,3 +79,84 @@ int fm_create_serialize(struct fm_job *j, const char *opt, const char *v)
     return t ? 0 : fm_warn(j, "fio job section [%s]: create_serialize=0 accepted: nvbench lays out the files a run "
                               "creates before its jobs start, so they are never created while others run", j->name);
 }
+
+/* A flag fio has and nvbench honours as it is when off, with a note of
+ * what differs when on. */
+static int flag_noted(struct fm_job *j, const char *opt, const char *note)
+{
+    int t = fm_flag(j, opt);
+    TRY(t);
+    return t ? fm_warn(j, "fio job section [%s]: %s: %s", j->name, opt, note) : 0;
+}
+
+/* verify_dump=1: on a mismatch fio writes the block it expected and the
+ * one it read to files. nvbench writes no files: its result names the
+ * first mismatches (target, offset, the field that differs, expected and
+ * found). Nothing else changes. */
+int fm_verify_dump(struct fm_job *j, const char *opt, const char *v)
+{
+    (void)v;
+    return flag_noted(j, opt, "fio writes a mismatched block and the one expected to files; nvbench's result "
+                              "names the first 8 mismatches (target, offset, field, expected, found) and writes "
+                              "no files");
+}
+
+/* verify_backlog_batch: how many of the backlog's blocks fio checks each
+ * time, the backlog's own count by default: that, and only that, is what
+ * nvbench checks (every block written, once). */
+int fm_verify_backlog_batch(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t n, backlog;
+    TRY(fm_whole(j, opt, v, "a count of blocks", &n));
+    TRY(fm_count(j, "verify_backlog", 0, &backlog));
+    if (!n || n == backlog)
+        return 0;
+    int rc = fm_refuse(j, opt, "%llu with verify_backlog=%llu: fio would check %s; nvbench checks every block of the "
+                               "backlog once", (unsigned long long)n, (unsigned long long)backlog,
+                       n < backlog ? "only some of the blocks written" : "some blocks more than once");
+    return rc < 0 ? rc : 0;
+}
+
+/* verify_write_sequence (fio 3.36): fio checks that a block carries the
+ * sequence number of the write that should have left it, unless 0. nvbench
+ * always checks it (a block of this job's carries one of its own writes'
+ * sequence numbers, no later than its last: else a write was lost). fio
+ * turns it off for jobs that read each other's racing writes; nvbench's
+ * jobs each write a stripe of their own, and the check cannot be skipped. */
+int fm_verify_write_sequence(struct fm_job *j, const char *opt, const char *v)
+{
+    int t = fm_flag(j, opt);
+    (void)v;
+    TRY(t);
+    if (t)
+        return 0;
+    int rc = fm_refuse(j, opt, "=0: nvbench always checks that a block holds its job's latest write (a lost write "
+                               "is a mismatch) and has no way to skip that check; its jobs write stripes of their "
+                               "own, so blocks written by another job are never checked against this one's");
+    return rc < 0 ? rc : 0;
+}
+
+/* verify_async=N: fio hands the checks of a verify read to N threads of
+ * their own; nvbench checks each read on the job's thread as it completes:
+ * the same checks, the job's thread spending their time. */
+int fm_verify_async(struct fm_job *j, const char *opt, const char *v)
+{
+    uint64_t n;
+    TRY(fm_whole(j, opt, v, "a count of threads", &n));
+    return !n ? 0 : fm_warn(j, "fio job section [%s]: verify_async=%llu: fio checks verify reads on %llu threads "
+                               "of their own; nvbench checks each on the job's thread as it completes (the same "
+                               "checks, their time spent by the job)", j->name, (unsigned long long)n,
+                            (unsigned long long)n);
+}
+
+/* create_on_open=1: fio creates a missing file when the job opens it, not
+ * before the jobs start, and does not lay it out. nvbench creates and
+ * lays out a file a run creates before its jobs start: the same I/O, on
+ * blocks that hold data where fio's would be holes. */
+int fm_create_on_open(struct fm_job *j, const char *opt, const char *v)
+{
+    (void)v;
+    return flag_noted(j, opt, "fio creates a missing file when the job opens it, empty; nvbench creates and lays "
+                              "out the files a run creates before its jobs start (the same I/O; blocks not yet "
+                              "written hold data, not holes)");
+}

@@ -442,7 +442,10 @@ static struct nvb__flow *groups_flow(struct groups *G, size_t i)
 /* Each group's result and run, as nvb_run() would begin them. */
 static int groups_begin(struct groups *G)
 {
-    for (size_t i = 0; i < G->n; i++) {
+    unsigned parts = 0; /* data_dedupe_global: the jobs sharing one working set, numbered over the groups */
+    for (size_t i = 0; i < G->n; i++)
+        parts += G->g[i].w->data_dedupe_global ? G->g[i].p.jobs : 0;
+    for (size_t i = 0, part = 0; i < G->n; i++) {
         struct grp *g = &G->g[i];
         g->G = G;
         g->o = G->uo;
@@ -461,6 +464,9 @@ static int groups_begin(struct groups *G)
         g->r.cancel = &G->cancel;
         g->r.p = &g->p;
         g->r.flow = groups_flow(G, i);
+        g->r.dd_part0 = part;
+        g->r.dd_parts = parts;
+        part += g->w->data_dedupe_global ? g->p.jobs : 0;
         if (!(g->res = nvb__result_new()))
             return -ENOMEM;
         snprintf(g->res->group, sizeof g->res->group, "%s", g->name);

@@ -107,6 +107,8 @@ struct nvb_workload {
     int       fill;
     unsigned  data_compress; /* percent of each written 512-byte sector that is zeros */
     unsigned  data_dedupe;   /* percent of written blocks that duplicate one another */
+    unsigned  data_dedupe_set; /* percent of the region's blocks in the duplicates' working set (data.c) */
+    int       data_dedupe_global; /* one working set for all the jobs (and the group's workloads that set it) */
     uint64_t  seed;
     struct nvb__dist dist;   /* random_distribution (core/dist.h) */
     int       random_map;    /* random I/O touches every block once per pass */
@@ -127,6 +129,7 @@ struct nvb_workload {
     uint64_t  blockalign;    /* random offsets of a bssplit: multiples of this (0: its smallest size) */
     int       verify;
     int       verify_readback; /* each job reads back and checks the blocks it wrote, once its writes end */
+    uint64_t  verify_backlog;  /* every N completed writes, a job checks the blocks they wrote (job_readback.c) */
     char      verify_pattern[64]; /* "0x..." or "": the key's text */
     struct nvb__vpat vpat;   /* verify_pattern parsed (len 0: pseudo-random payload) */
     int       continue_on_error;

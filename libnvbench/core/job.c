@@ -94,6 +94,7 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
      * bssplit) leaves target, dir and len as the loop's start set them */
     const int fixed = c->plain;
     uint64_t rng = j->rng; /* in a register, not reloaded after each store through io */
+    struct nvb__opat opat_was;
     while (n < room) {
         struct nvb__io *io = j->freel[--nfree];
         unsigned t = 0;
@@ -116,8 +117,10 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &rng);
             for (int tries = 0; c->vtrack && !j->dist[t].map && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
                 blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &rng);
-        } else if (c->pat) {
-            blk = nvb__opat_next(&j->opat[t]); /* an offset: opat_check keeps verify's blocks away */
+        } else if (c->pat) { /* an offset; in whole blocks with verify (nvb__opat_check) */
+            if (c->vtrack) /* taken back when the block is busy */
+                opat_was = j->opat[t];
+            blk = c->vtrack ? nvb__opat_next(&j->opat[t]) / bs : nvb__opat_next(&j->opat[t]);
         } else {
             blk = j->seqpos[t];
         }
@@ -125,6 +128,8 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             if (vset_has(j, vkey_of(t, blk))) {
                 if (rnd)
                     nvb__dist_unget(&j->dist[t]); /* random_map: this block comes next again */
+                else if (c->pat)
+                    j->opat[t] = opat_was;
                 j->freel[nfree++] = io; /* busy: wait for completions */
                 break;
             }
@@ -134,7 +139,7 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
         }
         if (!rnd && !c->pat && ++j->seqpos[t] == j->nblocks[t])
             j->seqpos[t] = 0;
-        io->off = j->st[t].region_off + (c->pat ? blk : blk * bs);
+        io->off = j->st[t].region_off + (c->pat && !c->vtrack ? blk : blk * bs);
         if (!fixed) {
             io->dir = (uint8_t)(mixed ? (rng_below(&rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
             if (c->tmix && rng_below(&rng, 100) < c->tmix) /* rwmixtrim: a trim instead */
@@ -447,6 +452,8 @@ LOOP_STEP unsigned loop_pace(struct job *j, const struct loop_cfg *c, struct loo
     room = think_room(c->think_ns, room, s->think_left);
     if (c->flow)
         room = nvb__flow_room(j, room);
+    if (c->vtrack && j->blog_max && j->blog_max - j->blog_n < (uint64_t)room + s->inflight) /* verify_backlog */
+        room = j->blog_max - j->blog_n > s->inflight ? (unsigned)(j->blog_max - j->blog_n - s->inflight) : 0;
     const unsigned n = job_prepare(j, c, room, &s->nfree, &s->tnext, s->measuring);
     if (c->rate && !c->open) /* closed: the schedule paces, its starts are not stamped */
         for (unsigned i = 0; i < n; i++)
@@ -493,6 +500,8 @@ LOOP_STEP int loop_submit(struct job *j, const struct loop_cfg *c, struct loop_s
  * (open loop). */
 LOOP_STEP void loop_idle(struct job *j, const struct loop_cfg *c, struct loop_state *s)
 {
+    if (c->vtrack && j->blog_max && j->blog_n >= j->blog_max)
+        nvb__job_backlog(j); /* verify_backlog's check: nothing is in flight */
     if (c->think_ns && !s->think_left) {
         nvb__pace_think(j, c->rate, c->think_ns, c->end_ns);
         s->think_left = c->think_blocks;
@@ -859,6 +868,8 @@ static void job_loop(struct job *j)
     /* the last job out had the window's last counted completion */
     if (__atomic_sub_fetch(&r->counting, 1, __ATOMIC_ACQ_REL) == 0)
         nvb__cpu_edge(r, NVB__EDGE_END);
+    if (j->blog_n && !j->rc && !j->stalled)
+        nvb__job_backlog(j); /* the writes since the last check */
     if (r->w->verify_readback && j->vtrack && !j->rc && !j->stalled)
         nvb__job_readback(j); /* after the window: the figures are the writes' */
 }

@@ -8,6 +8,10 @@
  * never count as a mismatch. The reads are checked as the loop's are
  * (nvb__job_readback_done); they come after the measured window, so no
  * figure but verify's counts them.
+ *
+ * verify_backlog reads back, the same way, the blocks of the last N writes
+ * (j->blog): in the loop, once it has let what was in flight complete, and
+ * once more for what is left when the writes end.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,22 +39,43 @@ static int next_written(const struct job *j, unsigned *t, uint64_t *blk)
     return 0;
 }
 
-/* Up to room reads of the next written blocks into j->batch; their count. */
-static unsigned prepare(struct job *j, unsigned room, unsigned *nfree, unsigned *t, uint64_t *blk)
+/* Where a read-back is: the map's next block (*t, *blk), or the backlog's
+ * next entry (i, with backlog set). */
+struct rb_pos {
+    unsigned t;
+    uint64_t blk, i;
+    int      backlog;
+};
+
+/* The next block to read: 1 and the position in p->t and p->blk, or 0. */
+static int next_block(const struct job *j, struct rb_pos *p)
+{
+    if (!p->backlog)
+        return next_written(j, &p->t, &p->blk);
+    if (p->i == j->blog_n)
+        return 0;
+    const uint64_t key = j->blog[p->i++] - 1; /* loopverify.h's vkey_of */
+    p->t = (unsigned)(key >> 48);
+    p->blk = key & ((1ull << 48) - 1);
+    return 1;
+}
+
+/* Up to room reads of the next blocks into j->batch; their count. */
+static unsigned prepare(struct job *j, unsigned room, unsigned *nfree, struct rb_pos *p)
 {
     const uint32_t bs = (uint32_t)j->run->w->bs;
     unsigned n = 0;
-    while (n < room && next_written(j, t, blk)) {
+    while (n < room && next_block(j, p)) {
         struct nvb__io *io = j->freel[--*nfree];
-        io->target = (uint16_t)*t;
+        io->target = (uint16_t)p->t;
         io->dir = NVB_READ;
         io->len = bs;
-        io->off = j->st[*t].region_off + (j->vrank[*t] + j->vstride[*t] * *blk) * bs;
+        io->off = j->st[p->t].region_off + (j->vrank[p->t] + j->vstride[p->t] * p->blk) * bs;
         io->flags = NVB__IOF_RAMP | NVB__IOF_INFLIGHT;
         io->res = 0;
         io->t_done = 0;
         j->batch[n++] = io;
-        ++*blk;
+        ++p->blk;
     }
     return n;
 }
@@ -64,16 +89,15 @@ static void engine_failed(struct job *j, const char *what, int rc)
     __atomic_store_n(&j->run->stop, 1, __ATOMIC_RELAXED);
 }
 
-void nvb__job_readback(struct job *j)
+static void readback(struct job *j, struct rb_pos *pos)
 {
     const unsigned qd = j->run->p->qd;
-    unsigned nfree = 0, inflight = 0, t = 0;
-    uint64_t blk = 0;
+    unsigned nfree = 0, inflight = 0;
     for (unsigned i = 0; i < qd; i++) /* the loop ended with nothing in flight: every I/O is free */
         j->freel[nfree++] = &j->ios[i];
     for (;;) {
         const int stopping = nvb__run_stopping(j->run);
-        unsigned n = stopping ? 0 : prepare(j, nfree, &nfree, &t, &blk);
+        unsigned n = stopping ? 0 : prepare(j, nfree, &nfree, pos);
         if (n) {
             int rc = j->submit(j->io_state, j->batch, n);
             if (rc < 0) {
@@ -99,4 +123,17 @@ void nvb__job_readback(struct job *j)
         }
         inflight -= (unsigned)got;
     }
+}
+
+void nvb__job_readback(struct job *j)
+{
+    struct rb_pos pos = {0};
+    readback(j, &pos);
+}
+
+void nvb__job_backlog(struct job *j)
+{
+    struct rb_pos pos = {.backlog = 1};
+    readback(j, &pos);
+    j->blog_n = 0;
 }

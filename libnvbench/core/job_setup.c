@@ -51,7 +51,7 @@ void nvb__job_release(struct job *j)
 #define JOB_FREE(x) (free(j->x), j->x = NULL)
     JOB_FREE(bufs), JOB_FREE(ios), JOB_FREE(freel), JOB_FREE(batch), JOB_FREE(done), JOB_FREE(seqpos);
     JOB_FREE(nblocks), JOB_FREE(dist), JOB_FREE(vset), JOB_FREE(vkey), JOB_FREE(vstride), JOB_FREE(vrank);
-    JOB_FREE(vmap), JOB_FREE(vmapo), JOB_FREE(vall), JOB_FREE(opat);
+    JOB_FREE(vmap), JOB_FREE(vmapo), JOB_FREE(vall), JOB_FREE(opat), JOB_FREE(blog);
     JOB_FREE(eopts);
 #undef JOB_FREE
     nvb__bsmix_job_free(j);
@@ -192,6 +192,12 @@ static int job_verify_stripes(struct job *j)
     if (!j->vmap) {
         snprintf(j->why, sizeof j->why, "out of memory for job %u's map of the blocks it writes (verify=1: %" PRIu64
                  " bytes)", j->idx, words * 8);
+        return -ENOMEM;
+    }
+    j->blog_max = w->verify_backlog;
+    if (j->blog_max && !(j->blog = calloc(j->blog_max, sizeof *j->blog))) {
+        snprintf(j->why, sizeof j->why, "out of memory for job %u's verify_backlog of %" PRIu64 " blocks", j->idx,
+                 j->blog_max);
         return -ENOMEM;
     }
     return 0;

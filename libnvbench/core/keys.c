@@ -367,6 +367,26 @@ const struct keydef nvb__keys[] = {
              "target (with `data_compress`, its zeros too). Of N blocks written, about P % duplicate another. "
              "Needs `fill=random` and `verify=0`; both keys apply to the scratch layout too and are echoed in "
              "the result's `workload`"},
+    {KEY("data_dedupe_set", K_UINT, data_dedupe_set, 0, 100),
+     .unit = "percent", .group = "data", .fio = "dedupe_working_set_percentage", .flags = MEASURES,
+     .help = "with data_dedupe: duplicates drawn from a working set of this percent of the region's blocks (0: one)",
+     .dflt = "0 (every duplicate is one block)",
+     .range = "0..100",
+     .doc = "with `data_dedupe`: the working set is `W` = P % of the region's blocks (the first target's length / "
+            "`bs`, at least 1) distinct blocks; each job's first `W` blocks that are not duplicates are the set's, "
+            "and every duplicate is one of the set's `W`, drawn at random (fio's `dedupe_mode=working_set`). So of "
+            "`N` blocks a job writes, about `data_dedupe` % repeat an earlier one once it has written `W` of its own "
+            "(fio: the share converges). 0: every duplicate is the run's one base block"},
+    {KEY("data_dedupe_global", K_BOOL, data_dedupe_global, 0, 1),
+     .group = "data", .fio = "dedupe_global", .flags = MEASURES,
+     .help = "with data_dedupe_set: one working set shared by all jobs (and the group's workloads that set it)",
+     .dflt = "0",
+     .range = "bool",
+     .doc = "with `data_dedupe_set`: the jobs share one working set of `W` blocks, each writing its `1/n` of it "
+            "first (n: the run's jobs, and in `nvb_run_groups` the jobs of every workload of the group that sets "
+            "this key, which share the set when they have the same `seed` and `bs`), and duplicates drawn from "
+            "all of it, as fio's `dedupe_global`: a job's own blocks dedupe less, all jobs' together at "
+            "`data_dedupe`. 0: each job its own set"},
     {KEY("seed", K_U64, seed, 0, UINT64_MAX),
      .group = "data", .fio = "randseed", .flags = FIO_AS_IS,
      .help = "seed of offsets and data",
@@ -442,7 +462,8 @@ const struct keydef nvb__keys[] = {
             "`rw=read:N`, `rw_sequencer=sequential`); a negative stride steps back. Past the region's end a "
             "positive stride starts again at the region's start; before its start a negative one starts again "
             "at the region's end plus the stride, and a job's first I/O is at the region's start, as fio's. "
-            "Only with a sequential `rw`, without `bssplit` and `verify=1` (see [Offset patterns](#offset-patterns))"},
+            "Only with a sequential `rw`, without `bssplit`; with `verify=1` a multiple of `bs`, each job striding through "
+            "its own slice of the region (see [Offset patterns](#offset-patterns))"},
     {KEY("blockalign", K_SIZE, blockalign, 0, 1ull << 40),
      .unit = "bytes", .group = "region", .fio = "blockalign", .flags = MEASURES,
      .help = "random offsets of a bssplit at multiples of this (0: its smallest size)",
@@ -506,6 +527,17 @@ const struct keydef nvb__keys[] = {
             "after the measured window: its reads are in `verify.checked` and `verify.mismatches` (and "
             "`errors`), in no throughput or latency figure. A read-back after a cancel or an error does not "
             "start"},
+    {KEY("verify_backlog", K_U64, verify_backlog, 0, 1u << 20),
+     .unit = "writes", .group = "data", .fio = "verify_backlog", .flags = MEASURES | FIO_AS_IS,
+     .help = "with verify=1 and writes: every N completed writes the job reads back and checks those N blocks",
+     .dflt = "0 (none)",
+     .range = "0..1048576",
+     .doc = "with `verify=1` and writes: once a job has N writes completed since its last check, it stops "
+            "submitting, lets what is in flight complete, reads back the blocks those writes wrote (`qd` at a "
+            "time) and checks each against its last write, then goes on writing; when its writes end, the blocks "
+            "written since the last check are checked too, as fio's `verify_backlog` does. The checks take time "
+            "in the measured window (the writes' figures include it); their reads are in `verify.checked` and "
+            "`verify.mismatches` (and `errors`), in no throughput or latency figure. 8 bytes per N in memory"},
     {KEY("verify_pattern", K_STRING, verify_pattern, 0, 0),
      .group = "data", .fio = "verify_pattern", .flags = MEASURES,
      .help = "with verify=1: each block's payload repeats these bytes (0x and hex digits) in place of random data",
@@ -819,74 +851,4 @@ const size_t nvb__nkeys = sizeof nvb__keys / sizeof nvb__keys[0];
 NVB_API const char *nvb_workload_key(size_t i)
 {
     return i < nvb__nkeys ? nvb__keys[i].name : NULL;
-}
-
-static const char *or_empty(const char *s)
-{
-    return s ? s : "";
-}
-
-/* An engine option's columns: its type and its one line; the rest is the engine's docs. */
-static const char *engine_key_info(const char *key, const char *field)
-{
-    static const char *const opt_types[] = {[NVB__OPT_BOOL] = "bool", [NVB__OPT_AUTOBOOL] = "autobool",
-                                            [NVB__OPT_INT] = "int", [NVB__OPT_CPU] = "int"};
-    const char *dot = strchr(key, '.');
-    char ename[32];
-    if (!dot || (size_t)(dot - key) >= sizeof ename)
-        return NULL;
-    memcpy(ename, key, (size_t)(dot - key));
-    ename[dot - key] = 0;
-    const struct nvb__engine *e = nvb__engine_find(ename);
-    int oi = e ? nvb__engine_opt_index(e, dot + 1) : -1;
-    if (oi < 0)
-        return NULL;
-    const struct nvb__optdef *od = &e->opts[oi];
-    if (!strcmp(field, "type"))
-        return opt_types[od->type];
-    if (!strcmp(field, "group"))
-        return "engine";
-    if (!strcmp(field, "help") || !strcmp(field, "doc"))
-        return or_empty(od->doc);
-    if (!strcmp(field, "echo"))
-        return key;
-    if (!strcmp(field, "measures"))
-        return "0"; /* the engine is the stack compared, not a difference in it */
-    static const char *const none[] = {"unit", "fio", "range", "default"};
-    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
-        if (!strcmp(field, none[i]))
-            return "";
-    return NULL;
-}
-
-/* The columns nvb_workload_key_info() answers, in the order of its cols[]. */
-static const char *const key_fields[] = {"type", "unit", "group", "fio", "help", "doc", "range", "default", "echo",
-                                         "measures", NULL};
-
-NVB_API const char *nvb_workload_key_field(size_t i)
-{
-    return i < sizeof key_fields / sizeof key_fields[0] ? key_fields[i] : NULL;
-}
-
-NVB_API const char *nvb_workload_key_info(const char *key, const char *field)
-{
-    if (!key || !field)
-        return NULL;
-    const struct keydef *k = NULL;
-    for (size_t i = 0; i < nvb__nkeys && !k; i++)
-        if (!strcmp(nvb__keys[i].name, key))
-            k = &nvb__keys[i];
-    if (!k)
-        return engine_key_info(key, field);
-    const struct {
-        const char *field, *value;
-    } cols[] = {
-        {"type", nvb__ktype_names[k->type]}, {"unit", k->unit}, {"group", k->group}, {"fio", k->fio},
-        {"help", k->help}, {"doc", k->doc ? k->doc : k->help}, {"range", k->range}, {"default", k->dflt},
-        {"echo", k->echo ? k->echo : k->name}, {"measures", (k->flags & NVB__KEY_MEASURES) ? "1" : "0"},
-    };
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
-        if (!strcmp(field, cols[i].field))
-            return or_empty(cols[i].value);
-    return NULL;
 }

@@ -69,10 +69,13 @@ static inline uint64_t *vmap_word(const struct job *j, const struct nvb__io *io,
 static inline void vmap_note(struct job *j, const struct nvb__io *io)
 {
     uint64_t bit, *wd = vmap_word(j, io, &bit);
-    if (io->res == (int64_t)io->len)
+    if (io->res == (int64_t)io->len) {
         *wd |= bit;
-    else
+        if (j->blog_n < j->blog_max) /* verify_backlog: checked once N are in (loop_pace holds the rest) */
+            j->blog[j->blog_n++] = j->vkey[io->slot];
+    } else {
         *wd &= ~bit;
+    }
 }
 
 /* The verify check of a read that completed whole: with writes, a block

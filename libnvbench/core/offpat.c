@@ -35,7 +35,8 @@ int nvb__opat_check(const struct nvb_workload *w, char *err, size_t len)
         return 0;
     const char *why = nvb__rw_random(w->rw) ? "random I/O draws its own offsets"
                       : w->bssplit.set      ? "a bssplit places its own offsets"
-                      : w->verify           ? "verify=1 keeps each job to its own stripe of blocks"
+                      : w->verify && (w->zone_size || w->seq_stride % (int64_t)w->bs)
+                          ? "verify=1 keeps each job to its own stripe of whole blocks: a seq_stride of whole bs only"
                       : w->zone_size && (w->zone_size % w->bs || (w->zone_range && w->zone_range % w->bs))
                           ? "zone_size and zone_range must be multiples of bs"
                           : NULL;

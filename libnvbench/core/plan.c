@@ -50,6 +50,12 @@ void nvb__plan_free(struct plan *p)
  * content keys, verify's needs. */
 static int plan_data(const struct nvb_workload *w, const struct plan *p, char *err, size_t errlen)
 {
+    if ((w->data_dedupe_set || w->data_dedupe_global) && !w->data_dedupe)
+        FAIL(-EINVAL, "%s=%u needs data_dedupe: it says which blocks the duplicates repeat",
+             w->data_dedupe_set ? "data_dedupe_set" : "data_dedupe_global",
+             w->data_dedupe_set ? w->data_dedupe_set : (unsigned)w->data_dedupe_global);
+    if (w->data_dedupe_global && !w->data_dedupe_set)
+        FAIL(-EINVAL, "data_dedupe_global=1 shares a working set: it needs data_dedupe_set");
     if (w->data_compress || w->data_dedupe) {
         const char *k = w->data_compress ? "data_compress" : "data_dedupe";
         unsigned v = w->data_compress ? w->data_compress : w->data_dedupe;
@@ -110,6 +116,10 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
              "another's (use seq_start=staggered)", w->jobs);
     if (w->vpat.len && !w->verify)
         FAIL(-EINVAL, "verify_pattern '%s' is the payload of verification blocks: it needs verify=1", w->verify_pattern);
+    if (w->verify_backlog && !(w->verify && p->writes))
+        FAIL(-EINVAL, "verify_backlog=%llu checks the blocks a job wrote with verify=1 as it writes: it needs verify=1 "
+             "and rw with writes (verify=%d, rw=%s)", (unsigned long long)w->verify_backlog, w->verify,
+             nvb__rw_name(w->rw));
     if (w->verify_readback && !(w->verify && p->writes))
         FAIL(-EINVAL, "verify_readback=1 reads back the blocks a job wrote with verify=1: it needs verify=1 and rw "
              "with writes (verify=%d, rw=%s)", w->verify, nvb__rw_name(w->rw));

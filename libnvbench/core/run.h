@@ -10,7 +10,7 @@
  *   job_setup.c  job setup and teardown, the jobs dealt their targets
  *   job_pace.c   the loop's pacer: a rate's schedule, think time
  *   job_watch.c  the loop's watchdog (io_timeout), a failed I/O, a job's window end
- *   job_readback.c  verify_readback: a job's read-back of the blocks it wrote
+ *   job_readback.c  verify_readback and verify_backlog: a job's read-back of the blocks it wrote
  *   zbd.c        emulated zones (zone_mode=zbd): where each I/O of a zoned run goes
  *   sampler.c    time series, progress, poll/cancel checks, CPU sampling
  *   aggregate.c  per job -> per target -> totals, end-of-run warnings
@@ -194,6 +194,9 @@ struct job {
      * preconditioned with verify=1). vmapo: each target's first word. */
     uint64_t *vmap, *vmapo;
     uint8_t  *vall;
+    /* verify_backlog: the keys of the blocks written whole since the last
+     * check (blog_n of blog_max), read back and checked when it is full */
+    uint64_t *blog, blog_n, blog_max;
     uint64_t t_end;              /* end of this job's measured window */
     struct live live;
     uint64_t ts_lat_prev[NVB__NDIR];     /* the sampler's: live.lat_sum at its last sample */
@@ -215,6 +218,7 @@ struct run {
     struct job *jobs;
     struct nvb__data data;       /* what written blocks carry (base NULL: buffers unchanged) */
     int scramble;                /* the jobs' writes get fresh data from data */
+    unsigned dd_part0, dd_parts; /* data_dedupe_global in a group: its first job's number, and all of them */
     struct nvb__mutex *mu;
     struct nvb__cond *cv;
     unsigned nready, ndone;
@@ -340,6 +344,9 @@ void nvb__job_end(struct job *j, int open, uint64_t now, uint64_t last_done, uin
  * measured window. nvb__job_readback_done (job.c): one of its reads
  * completed, checked (or its error counted) as the loop's reads are. */
 void nvb__job_readback(struct job *j);
+/* verify_backlog: the blocks of j->blog read back and checked, the backlog
+ * emptied. Nothing of the job's may be in flight. */
+void nvb__job_backlog(struct job *j);
 void nvb__job_readback_done(struct job *j, struct nvb__io *io);
 
 /* ---- the targets in the result, scratch files (layout.c) ---- */

@@ -134,7 +134,7 @@ START_TEST(keys_refused_where_no_pattern_applies)
     static const char *const bad[][6] = {
         {"rw", "randread", "seq_stride", "8k", "random I/O"},
         {"rw", "read", "zone_skip", "8k", "without zone_size"},
-        {"rw", "write", "seq_stride", "-8k", "verify=1", },
+        {"rw", "write", "seq_stride", "-6k", "verify=1", }, /* with verify only whole blocks */
         {"rw", "read", "zone_size", "6k", "multiples of bs"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -352,9 +352,9 @@ def test_verify_after_random_writes_detects_corruption(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("body,why", [
-    ("verify_backlog=16", "after the write step"),
+    ("verify_write_sequence=0", "no way to skip"),
     ("fsync=4", "no fsync between writes"), ("cmdprio_bssplit=4k/50", "priorities by block size"),
-    ("dedupe_mode=working_set", "working-set modes"), ("rate_min=1m", "stops a job running slower"),
+    ("rate_min=1m", "stops a job running slower"),
 ])
 def test_refusals_say_what_would_change(tmp_path, body, why):
     path = write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n")
@@ -691,12 +691,12 @@ def test_sqthread_poll_with_io_uring_cmd(tmp_path):
 
 
 def test_lenient_error_names_what_was_left_out(tmp_path):
-    """With --fio-lenient, create_on_open is left out; the error that follows says so."""
-    path = write(tmp_path, "[j]\nioengine=psync\nfilename=" + str(tmp_path / "nothere.dat") + "\ncreate_on_open=1\n")
-    with pytest.raises(FioJobError, match=r"'create_on_open'"):
+    """With --fio-lenient, fdp is left out; the error that follows says so."""
+    path = write(tmp_path, "[j]\nioengine=psync\nfilename=" + str(tmp_path / "nothere.dat") + "\nfdp=1\n")
+    with pytest.raises(FioJobError, match=r"'fdp'"):
         from_fio_job(path, lenient=True)
     p = cli("run", "--fio", path, "--fio-lenient")
-    assert p.returncode == 2 and "'create_on_open'" in p.stderr, p.stderr
+    assert p.returncode == 2 and "'fdp'" in p.stderr, p.stderr
 
 
 @pytest.mark.parametrize("body", ["rw=write\nverify=pattern", "rw=randrw\nverify=crc32c",
