@@ -428,8 +428,8 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
             memcpy(&sqe->buf_index, &bw, 8);
             sqe->addr3 = 0;
             sqe->__pad2[0] = 0;
-            if (u->prio.cmd_pct | u->prio.dflt)
-                sqe->ioprio = nvb__prio_next(&u->prio);
+            if (u->prio.cmd_pct | u->prio.dflt | u->prio.split_on)
+                sqe->ioprio = nvb__prio_next(&u->prio, io->dir, io->len);
         }
         sqe->user_data = (uintptr_t)io;
     }
