@@ -353,7 +353,7 @@ def test_verify_after_random_writes_detects_corruption(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("body,why", [
     ("verify_backlog=16", "after the write step"),
-    ("fsync=4", "no fsync between writes"), ("cmdprio_bssplit=4k/50", "priorities by block size"),
+    ("fsync=4", "no fsync between writes"),
     ("dedupe_mode=working_set", "working-set modes"), ("rate_min=1m", "stops a job running slower"),
 ])
 def test_refusals_say_what_would_change(tmp_path, body, why):

@@ -110,11 +110,65 @@ def test_prio_runs_as_fio(tmp_path, monkeypatch):
         assert f == {"idle-rt": (256, 0), "be-uring": (256, 0), "be-sync": (256, 0)}
 
 
+def test_prio_bssplit_keys():
+    [[simple], [adv]] = from_fio_job(job("prio-bssplit"))
+    assert (simple["cmdprio_bssplit"], simple["cmdprio_class"], simple["cmdprio"]) == ("4096/100:8192/0,8192/50", "3", "2")
+    assert simple["fio"]["origin"]["cmdprio_bssplit"] == "cmdprio_bssplit"
+    assert adv["cmdprio_bssplit"] == "4096/25/3/1:4096/75/2/2,8192/50/3/0"
+    assert (adv["ioprio_class"], adv["ioprio"]) == ("2", "7")
+    assert any("latency per priority" in w for w in simple["fio"]["warnings"])
+
+
+# what fio 3.33 logs (log_prio: each I/O's priority value) for prio-bssplit.fio's jobs: by
+# (direction, size) the share of each value; nvbench draws each I/O the same way (its draw
+# is checked over 100000 I/Os in tests/c/test_prio.c)
+PRIO_SPLIT = {
+    "simple": {(0, 4096): {0x6002: 1.0}, (0, 8192): {0: 1.0}, (1, 8192): {0x6002: 0.5, 0: 0.5}},
+    "advanced": {(0, 4096): {0x6001: 0.25, 0x4002: 0.75}, (0, 8192): {0x4007: 1.0},
+                 (1, 8192): {0x6000: 0.5, 0x4007: 0.5}},
+}
+
+
+def test_prio_bssplit_runs_and_fio_splits_alike(tmp_path, monkeypatch):
+    """Both jobs run all their I/O without an error and say what they used; fio 3.33 on the same
+    file sends, for each direction and size, each priority to its share of the I/Os (within 6
+    standard deviations of the binomial), which is the split nvbench's engines draw."""
+    d = scratch(tmp_path, "prio-bssplit.dat", size=16 << 20)
+    monkeypatch.chdir(d)
+    rs = run_fio_job(job("prio-bssplit"))
+    got = {r.data["workload"]["name"]: r.data for r in rs}
+    for r in got.values():
+        assert (r["read"]["bytes"] + r["write"]["bytes"], r["errors"]["count"]) == (16 << 20, 0)
+    assert got["simple"]["engine_used"]["cmdprio"].startswith("by size (cmdprio_bssplit 4096/100:8192/0,8192/50)")
+    assert got["advanced"]["engine_used"]["ioprio"] == "class 2 level 7"
+    if not FIO:
+        pytest.skip("fio is not installed: nvbench's side ran")
+    (tmp_path / "fio").mkdir()
+    f = scratch(tmp_path / "fio", "prio-bssplit.dat", size=16 << 20)
+    text = open(job("prio-bssplit")).read().replace("[simple]", "write_lat_log=p\nlog_prio=1\n\n[simple]")
+    (f / "p.fio").write_text(text)
+    subprocess.run([FIO, "p.fio"], cwd=f, capture_output=True, check=True, timeout=300)
+    for n, name in enumerate(("simple", "advanced"), 1):
+        seen = {}
+        for line in open(f / f"p_clat.{n}.log"):
+            _, _, ddir, bs, prio = (x.strip() for x in line.split(","))[:5]
+            seen.setdefault((int(ddir), int(bs)), []).append(int(prio, 16))
+        assert set(seen) == set(PRIO_SPLIT[name])
+        for key, shares in PRIO_SPLIT[name].items():
+            vals = seen[key]
+            assert set(vals) <= set(shares), (name, key, set(vals))
+            for v, q in shares.items():
+                sd = (q * (1 - q) / len(vals)) ** 0.5
+                assert abs(vals.count(v) / len(vals) - q) <= 6 * sd + 1e-9, (name, key, v, vals.count(v), len(vals))
+
+
 @pytest.mark.parametrize("text,why", [
     ("ioengine=psync\ncmdprio_percentage=10\n", r"cmdprio_pct '10': engine 'psync' sets no priority per I/O"),
     ("ioengine=libaio\ncmdprio_percentage=10,20\n", r"'cmdprio_percentage': different values per direction"),
     ("ioengine=libaio\nprioclass=4\n", r"'4' for key 'ioprio_class' out of range \[0, 3\]"),
-    ("ioengine=libaio\ncmdprio_bssplit=4k/50\n", r"'cmdprio_bssplit': .*priorities by block size"),
+    ("ioengine=psync\ncmdprio_bssplit=4k/50\n", r"cmdprio_bssplit '4096/50': engine 'psync' sets no priority"),
+    ("ioengine=libaio\ncmdprio_bssplit=4k/50\ncmdprio_percentage=5\n", r"one or the other"),
+    ("ioengine=libaio\ncmdprio_bssplit=4k/60:4k/50\n", r"'cmdprio_bssplit'.*more than 100"),
 ])
 def test_prio_refused(tmp_path, text, why):
     d = scratch(tmp_path, "r.dat")
