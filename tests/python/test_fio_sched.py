@@ -138,7 +138,8 @@ def test_prio_bssplit_runs_and_fio_splits_alike(tmp_path, monkeypatch):
     rs = run_fio_job(job("prio-bssplit"))
     got = {r.data["workload"]["name"]: r.data for r in rs}
     for r in got.values():
-        assert (r["read"]["bytes"] + r["write"]["bytes"], r["errors"]["count"]) == (16 << 20, 0)
+        assert r["errors"]["count"] == 0
+        assert (16 << 20) - 8192 < r["read"]["bytes"] + r["write"]["bytes"] <= 16 << 20  # the byte budget, in whole I/Os
     assert got["simple"]["engine_used"]["cmdprio"].startswith("by size (cmdprio_bssplit 4096/100:8192/0,8192/50)")
     assert got["advanced"]["engine_used"]["ioprio"] == "class 2 level 7"
     if not FIO:
@@ -151,7 +152,7 @@ def test_prio_bssplit_runs_and_fio_splits_alike(tmp_path, monkeypatch):
     for n, name in enumerate(("simple", "advanced"), 1):
         seen = {}
         for line in open(f / f"p_clat.{n}.log"):
-            _, _, ddir, bs, prio = (x.strip() for x in line.split(","))[:5]
+            _, _, ddir, bs, prio = [x.strip() for x in line.split(",")][:5]
             seen.setdefault((int(ddir), int(bs)), []).append(int(prio, 16))
         assert set(seen) == set(PRIO_SPLIT[name])
         for key, shares in PRIO_SPLIT[name].items():
