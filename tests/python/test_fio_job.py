@@ -555,13 +555,13 @@ def test_an_interrupted_job_file_carries_the_steps_done(tmp_path, monkeypatch, s
 # ------------------------------------------------------------------ issue 22: steps, bounds, messages
 
 def _steps_two_writers(tmp_path):
-    """Step one writes first.dat; step two has two writers of second.dat."""
+    """Step one writes first.dat; step two has two writers of second.dat, one verifying."""
     first, second = tmp_path / "first.dat", tmp_path / "second.dat"
     first.write_bytes(os.urandom(1 << 20))
     second.write_bytes(os.urandom(1 << 20))
     jf = write(tmp_path, f"[global]\nioengine=psync\nbs=4k\nsize=1m\n[one]\nrw=write\nfilename={first}\n"
                          f"[two-a]\nstonewall\nrw=randwrite\nnorandommap\nfilename={second}\n"
-                         f"[two-b]\nrw=write\nfilename={second}\n")
+                         f"[two-b]\nrw=write\nverify=crc32c\nfilename={second}\n")
     return jf, first, second
 
 

@@ -114,9 +114,13 @@ def test_cli_run_with_groups(data_file, schema):
                                                                                           ("wr", 0, 200)]
     assert data["groups"][1]["write"]["bytes"] == 200 * 8192
     _validate(data, schema)
-    # two writers: refused, naming both, nothing on stdout
+    # two writers: they share the target (as fio's jobs do); with verify on one refused, naming
+    # both, nothing on stdout
     p = cli("run", "engine=psync", "direct=0", "ios=20", data_file, "--group", "rw=write", "--group",
             "rw=randwrite", "--no-progress")
+    assert p.returncode == 0, p.stderr
+    p = cli("run", "engine=psync", "direct=0", "ios=20", data_file, "--group", "rw=write", "--group",
+            "rw=randwrite", "verify=1", "--no-progress")
     assert p.returncode != 0 and "'group0'" in p.stderr and "'group1'" in p.stderr
     # a group's own bad key is named with its group
     p = cli("run", "engine=null", "x", "--group", "rw=read", "--group", "rw=sideways", "--no-progress")
