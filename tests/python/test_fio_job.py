@@ -571,7 +571,7 @@ def test_every_step_is_checked_before_the_first_io(tmp_path):
     from conftest import digest
     jf, first, second = _steps_two_writers(tmp_path)
     before = digest(first), digest(second)
-    with pytest.raises(FioJobError, match=r"\[two-b\] \(step 2 of 2\).*'two-a'.*'two-b'") as e:
+    with pytest.raises(FioJobError, match=r"\[two-b\] \(step 2 of 3\).*'two-a'.*'two-b'") as e:
         run_fio_job(jf)
     assert "second.dat" in str(e.value)
     assert (digest(first), digest(second)) == before

@@ -54,11 +54,18 @@ def test_reader_and_writer_on_one_file(data_file):
 
 
 def test_two_writers_refused_and_nothing_written(data_file):
+    """Two writers of one file share it (fio's jobs do); one of them verifying: refused, nothing
+    written."""
+    r = nvbench.run_groups([
+        {"targets": data_file, "name": "a", "rw": "randwrite", "ios": 50},
+        {"targets": data_file, "name": "b", "rw": "write", "ios": 50},
+    ], engine="psync", direct=0)
+    assert [g["write"]["ios"] for g in r.data["groups"]] == [50, 50]
     before = digest(data_file)
     with pytest.raises(nvbench.NvbenchError) as ei:
         nvbench.run_groups([
             {"targets": data_file, "name": "a", "rw": "randwrite", "ios": 50},
-            {"targets": data_file, "name": "b", "rw": "write", "ios": 50},
+            {"targets": data_file, "name": "b", "rw": "write", "ios": 50, "verify": 1},
         ], engine="psync", direct=0)
     assert ei.value.errno == 16  # EBUSY
     assert "'a'" in str(ei.value) and "'b'" in str(ei.value)
