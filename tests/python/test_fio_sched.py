@@ -209,3 +209,27 @@ def test_latency_target_search_refused(tmp_path, text):
         from_fio_job(str(p))
     [[w]] = from_fio_job(str(p), lenient=True)
     assert w["qd"] == "32" and any("latency_target" in t for t in w["fio"]["warnings"])
+
+
+# ------------------------------------------------------------------ number_ios
+
+def test_number_ios_as_fio(tmp_path, monkeypatch):
+    """number_ios ends each pass of a job after that many I/Os per clone, never beyond its size;
+    a time_based job runs on (a note says so): the counts fio 3.33 does on the same file (100;
+    256, the size's blocks; 2 x 50; 3 loops of 100)."""
+    [[fewer], [more], [clones], [loops], [timed]] = from_fio_job(job("number-ios"))
+    assert (fewer["ios"], more["ios"], clones["ios"], loops["ios"]) == ("100", "256", "100", "300")
+    assert "io_limit" not in more and "ios" not in timed and timed["runtime"] == "1000000000ns"
+    assert fewer["fio"]["origin"]["ios"] == "number_ios"
+    assert any("number_ios=1000 with time_based" in w for w in timed["fio"]["warnings"])
+    want = {"fewer": (100, 0), "more-than-size": (256, 0), "clones": (0, 100), "loops": (300, 0)}
+    got = nvb_ios(job("number-ios"), scratch(tmp_path, "number-ios.dat"), monkeypatch)
+    assert {k: v for k, v in got.items() if k != "timed"} == want and got["timed"][0] > 0
+    if FIO:
+        (tmp_path / "fio").mkdir()
+        f = {}
+        for j in fio_jobs(job("number-ios"), scratch(tmp_path / "fio", "number-ios.dat")):
+            r, w = f.get(j["jobname"], (0, 0))
+            f[j["jobname"]] = (r + j["read"]["total_ios"], w + j["write"]["total_ios"])
+        assert {k: v for k, v in f.items() if k != "timed"} == want
+        assert f["timed"][0] > 1000  # fio runs on past number_ios too
