@@ -44,7 +44,7 @@ static const char *const structure[] = {
     "randrepeat", "timeout", "threads", "filesize", "rate", "write_bw_log", "write_lat_log", "write_iops_log",
     "log_avg_msec", "blockalign", "ba", "wait_for", "io_submit_mode", "log_offset", "log_prio", "steadystate", "ss",
     "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp", "steadystate_check_interval", "ss_interval",
-    "allow_file_create", "number_ios",
+    "allow_file_create", "number_ios", "error_dump",
 };
 
 /* Options nvbench does not honour, with the reason a user is told (others:

@@ -233,3 +233,14 @@ def test_number_ios_as_fio(tmp_path, monkeypatch):
             f[j["jobname"]] = (r + j["read"]["total_ios"], w + j["write"]["total_ios"])
         assert {k: v for k, v in f.items() if k != "timed"} == want
         assert f["timed"][0] > 1000  # fio runs on past number_ios too
+
+
+def test_error_dump_is_reporting_only(tmp_path):
+    """error_dump only chooses which errors fio prints: mapped to nothing, no warning; the job's
+    other options as without it."""
+    p = tmp_path / "e.fio"
+    p.write_text("[j]\nioengine=null\nsize=1m\nrw=randread\nerror_dump=0\n")
+    [[w]] = from_fio_job(str(p))
+    p.write_text("[j]\nioengine=null\nsize=1m\nrw=randread\n")
+    [[w0]] = from_fio_job(str(p))
+    assert w == w0 and not w["fio"]["warnings"]
