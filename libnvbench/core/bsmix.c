@@ -324,14 +324,17 @@ static uint64_t map_free_from(struct nvb__bsmap *mp, uint64_t u)
     }
 }
 
+/* Units done: left counts only those not done before (an I/O that ends at
+ * the region's end may cover done ones, below). */
 static void map_set(struct nvb__bsmap *mp, uint64_t u, uint64_t nu)
 {
     for (uint64_t i = u; i < u + nu; i++) {
-        mp->l0[i / 64] |= 1ull << (i % 64);
+        const uint64_t bit = 1ull << (i % 64);
+        mp->left -= !(mp->l0[i / 64] & bit);
+        mp->l0[i / 64] |= bit;
         if (mp->l0[i / 64] == ~0ull)
             mp->l1[i / 4096] |= 1ull << (i / 64 % 64);
     }
-    mp->left -= nu;
 }
 
 uint64_t nvb__bsmix_place_off(struct nvb__bsmix *m, struct nvb__dgen *gens, unsigned t, unsigned d, unsigned *k,
@@ -344,14 +347,18 @@ uint64_t nvb__bsmix_place_off(struct nvb__bsmix *m, struct nvb__dgen *gens, unsi
         return (i < last ? i : last) * a;
     }
     struct nvb__bsmap *mp = &m->maps[t];
-    const uint64_t u = map_free_from(mp, (uint64_t)(((unsigned __int128)r * mp->n) >> 64));
+    uint64_t u = map_free_from(mp, (uint64_t)(((unsigned __int128)r * mp->n) >> 64));
     uint64_t free_run = 1;
     const uint64_t want = (m->size[d][*k] + m->unit - 1) / m->unit;
     while (free_run < want && u + free_run < mp->n && !(mp->l0[(u + free_run) / 64] >> ((u + free_run) % 64) & 1))
         free_run++;
     while (*k && (m->size[d][*k] + m->unit - 1) / m->unit > free_run)
         (*k)--;
-    map_set(mp, u, (m->size[d][*k] + m->unit - 1) / m->unit);
+    const uint64_t nu = (m->size[d][*k] + m->unit - 1) / m->unit;
+    if (u + nu > mp->n && mp->n >= nu) /* the direction's smallest size, larger than the unit (another
+                                        * direction's size), would run past the region's end: it ends there */
+        u = mp->n - nu;
+    map_set(mp, u, nu);
     return u * m->unit;
 }
 

@@ -101,15 +101,53 @@ struct nvb__pi {
  * ioprio) is its thread's, set before setup(); an engine whose kernel
  * interface takes a per-I/O priority gives cmd to cmd_pct percent of its
  * I/Os, drawn with rng, and dflt to the rest (the job's own, for an
- * interface whose submitter may be another thread: io_uring's SQPOLL). */
+ * interface whose submitter may be another thread: io_uring's SQPOLL);
+ * with cmdprio_bssplit, by size and direction from split instead. */
+#define NVB__PRIO_SPLIT_MAX 32 /* cmdprio_bssplit entries per direction */
+#define NVB__PRIO_FROM_CMD 0xffffu /* an entry of the simple form: cmdprio_class/cmdprio */
+struct nvb__prio_ent {
+    uint32_t len;              /* the I/O size it applies to */
+    uint16_t value;            /* the kernel's ioprio value */
+    uint8_t  pct;              /* percent of the I/Os of that size and direction */
+};
+/* cmdprio_bssplit (core/ioprio.c): by direction (read, write), the entries
+ * in the order given; the entries of one size add up to at most 100. */
+struct nvb__prio_split {
+    uint8_t n[2];
+    struct nvb__prio_ent e[2][NVB__PRIO_SPLIT_MAX];
+};
 struct nvb__prio {
     uint16_t dflt, cmd;
     unsigned cmd_pct;
     uint64_t rng;
+    int      split_on;         /* draw by size from split (cmdprio_bssplit) */
+    struct nvb__prio_split split;
 };
-/* The priority of the next I/O (engines flagged NVB__ENG_PRIO). */
-static inline uint16_t nvb__prio_next(struct nvb__prio *p)
+/* cmdprio_bssplit: one draw for an I/O whose size has entries: the first
+ * entry whose running sum of percents passes it; otherwise dflt (fio's). */
+static inline uint16_t nvb__prio_split_next(struct nvb__prio *p, unsigned dir, uint32_t len)
 {
+    if (dir > 1)
+        return p->dflt;
+    const struct nvb__prio_ent *e = p->split.e[dir];
+    unsigned r = 100, sum = 0;
+    for (unsigned i = 0; i < p->split.n[dir]; i++) {
+        if (e[i].len != len)
+            continue;
+        if (r == 100)
+            r = (unsigned)(nvb__splitmix64(&p->rng) % 100u);
+        sum += e[i].pct;
+        if (r < sum)
+            return e[i].value;
+    }
+    return p->dflt;
+}
+/* The priority of the next I/O, of direction dir and len bytes (engines
+ * flagged NVB__ENG_PRIO). */
+static inline uint16_t nvb__prio_next(struct nvb__prio *p, unsigned dir, uint32_t len)
+{
+    if (p->split_on)
+        return nvb__prio_split_next(p, dir, len);
     if (!p->cmd_pct)
         return p->dflt;
     return nvb__splitmix64(&p->rng) % 100u < p->cmd_pct ? p->cmd : p->dflt;

@@ -633,6 +633,7 @@ static int finish(struct fm_job *j)
     uint64_t per_job;
     TRY(region(j, &per_job));
     TRY(bounds(j, per_job));
+    TRY(fm_number_ios(j));
     TRY(fm_sprandom(j));
     return verify_after(j);
 }

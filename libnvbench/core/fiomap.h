@@ -129,6 +129,8 @@ int fm_options(struct fm_job *j);
 int fm_steady(struct fm_job *j);
 /* sprandom=1: the plan bounds the job (fiomap_opt.c). */
 int fm_sprandom(struct fm_job *j);
+/* number_ios as the key ios (fiomap_ios.c), once the job's bounds are set. */
+int fm_number_ios(struct fm_job *j);
 /* continue_on_error=read, write or io after rw and verify are mapped. */
 int fm_continue(struct fm_job *j);
 /* latency_target (with latency_window, runtime, ramp_time) after iodepth:

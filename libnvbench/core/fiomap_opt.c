@@ -44,7 +44,7 @@ static const char *const structure[] = {
     "randrepeat", "timeout", "threads", "filesize", "rate", "write_bw_log", "write_lat_log", "write_iops_log",
     "log_avg_msec", "blockalign", "ba", "wait_for", "io_submit_mode", "log_offset", "log_prio", "steadystate", "ss",
     "steadystate_duration", "ss_dur", "steadystate_ramp_time", "ss_ramp", "steadystate_check_interval", "ss_interval",
-    "allow_file_create",
+    "allow_file_create", "number_ios", "error_dump",
 };
 
 /* Options nvbench does not honour, with the reason a user is told (others:
@@ -56,8 +56,6 @@ static const char *const reasons[][2] = {
     {"fsync", "nvbench issues no fsync between writes: a job's writes would not be flushed every N"},
     {"fdatasync", "nvbench issues no fdatasync between writes: a job's writes would not be flushed every N"},
     {"end_fsync", "nvbench issues no fsync at a job's end: the last writes would not be flushed"},
-    {"cmdprio_bssplit", "nvbench gives cmdprio_pct of all I/Os one priority (cmdprio_percentage); priorities by "
-                        "block size have no equivalent: those I/Os would run at the job's priority"},
     {"write_mode", "zone append and the other write commands need a real zoned device's commands, which nvbench "
                    "does not send (its zones are emulated: docs/zoned.md)"},
 };
@@ -105,7 +103,8 @@ static int h_bs(struct fm_job *j, const char *opt, const char *v)
 }
 
 /* 4k/50:64k/50[,...]: each size (at the start, after ':' or ',') as fio
- * reads it, the shares after '/' as written. */
+ * reads it, the shares after '/' as written; cmdprio_bssplit's
+ * 64k/25/1/1:... alike (the key of the option's own name). */
 static int h_bssplit(struct fm_job *j, const char *opt, const char *v)
 {
     struct {
@@ -135,8 +134,11 @@ static int h_bssplit(struct fm_job *j, const char *opt, const char *v)
     }
     out.s[out.n] = 0;
     if (rc == 0)
-        rc = fm_set(j, "bssplit", out.s, opt);
+        rc = fm_set(j, opt, out.s, opt);
     free(out.s);
+    if (rc == 0 && !strcmp(opt, "cmdprio_bssplit"))
+        rc = fm_warn(j, "fio job section [%s]: cmdprio_bssplit: the same I/O at the same priorities; fio reports "
+                        "latency per priority too, nvbench over all I/Os", j->name);
     return rc;
 }
 
@@ -476,6 +478,7 @@ static const struct {
     {"bs", h_bs, 0},
     {"blocksize", h_bs, 0},
     {"bssplit", h_bssplit, 0},
+    {"cmdprio_bssplit", h_bssplit, 0},
     {"offset", h_offset, 0},
     {"direct", h_direct, 1},
     {"buffered", h_direct, 1},

@@ -4,8 +4,9 @@
  * and in total.
  *
  *  - Planning: every group is planned before anything is opened; a target
- *    written by two groups, or written by one and verified by another, is
- *    refused (-EBUSY) naming both groups, and so are two targets that
+ *    written by one group and verified by another (or written by two, one
+ *    of which verifies or plans zones: groups_conflict) is refused
+ *    (-EBUSY) naming both groups, and so are two targets that
  *    share data through the storage stack (a loop device and what it is
  *    backed by, at any depth; a partition and its disk).
  *  - The hold: groups that write take theirs first; a group naming a target
@@ -82,6 +83,23 @@ struct groups {
 
 /* Two groups on one target where one writes and the other writes or
  * verifies: their data would clash. */
+/* Two groups that write one target (the same file or device, by whatever
+ * name: one identity) may run together, as fio runs two jobs writing one
+ * file: the guard still holds the target once for the step (the first
+ * writer takes the hold, exclusive, before any group starts; the other
+ * shares its descriptor: groups_prepare), so nothing outside the run can
+ * write it meanwhile, and the writes themselves are the benchmark's. What
+ * stays refused: a group that checks what it wrote (verify: the other's
+ * writes would be mismatches), and a group that plans the target's blocks
+ * as its own (emulated zones' write pointers, sprandom's invalidation);
+ * targets that share data only through the storage stack (two holds). */
+static int writers_share(const struct grp *a, const struct grp *b)
+{
+    const struct nvb_workload *x = a->w, *y = b->w;
+    return a->level == NVB__HOLD_WRITE && b->level == NVB__HOLD_WRITE && !x->verify && !y->verify &&
+           !x->zone_mode && !y->zone_mode && !x->sprandom && !y->sprandom;
+}
+
 static int groups_conflict(const struct grp *a, const struct grp *b, char *err, size_t errlen)
 {
     /* a missing target two groups name (plan_create) is created once, by
@@ -98,9 +116,12 @@ static int groups_conflict(const struct grp *a, const struct grp *b, char *err, 
             char why[1200];
             if (!nvb__plan_share_data(&a->p, &a->p.t[i], &b->p, &b->p.t[k], why, sizeof why))
                 continue;
+            if (!why[0] && writers_share(a, b))
+                continue;
             if (!why[0])
                 snprintf(err, errlen, "target '%s' is %s by group '%s' and %s by group '%s' of the same run: "
-                         "they would overwrite each other's data%s; one writing group per target (readers may share it)",
+                         "they would overwrite each other's data%s; writing groups share a target only without "
+                         "verify, zone_mode and sprandom (readers may share it)",
                          a->p.t[i].path, as, a->name, bs, b->name, mism);
             else
                 snprintf(err, errlen, "target '%s' %s by group '%s' and target '%s' %s by group '%s' of the same run "

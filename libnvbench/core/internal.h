@@ -159,6 +159,8 @@ struct nvb_workload {
     unsigned  thinktime_blocks;
     unsigned  ioprio_class, ioprio;  /* the job's I/O priority (core/ioprio.c), 0 0: the default */
     unsigned  cmdprio_pct, cmdprio_class, cmdprio; /* a share of the I/Os at another priority */
+    char      cmdprio_bssplit[256]; /* the key's text, "" none; parsed: */
+    struct nvb__prio_split psplit;  /* priorities by size (core/ioprio.c) */
     unsigned  flow, flow_id;  /* flow control between jobs (core/flow.c): weight (0: none), its flow */
     uint64_t  flow_sleep_ns;  /* a job held back by its flow sleeps this long (0: yields) */
     unsigned  submit_batch;  /* 0 = qd */
@@ -174,6 +176,9 @@ struct nvb_workload {
     char      err[1024];
 };
 
+/* cmdprio_bssplit's value (fio's syntax, sizes in bytes or with nvbench's
+ * units) into *out; 0, or -EINVAL with err naming the entry (core/ioprio.c). */
+int nvb__prio_split_parse(const char *s, struct nvb__prio_split *out, char *err, size_t errlen);
 /* The largest I/O of the workload: bs, or bssplit's largest size. */
 static inline uint64_t nvb__bs_largest(const struct nvb_workload *w) { return nvb__bs_max(&w->bssplit, w->bs, 1, 1); }
 const char *nvb__rw_name(int rw);

@@ -617,8 +617,14 @@ const struct keydef nvb__keys[] = {
      .range = "0 .. 3"},
     {KEY("cmdprio", K_UINT, cmdprio, 0, 7),
      .group = "workload", .fio = "cmdprio", .flags = MEASURES,
-     .help = "the level of cmdprio_pct's I/Os within cmdprio_class, 0 (highest) to 7",
-     .dflt = "0"},
+     .help = "the level of cmdprio_pct's I/Os within cmdprio_class, 0 (highest) to 7", .dflt = "0"},
+    {KEY("cmdprio_bssplit", K_STRING, cmdprio_bssplit, 0, 0),
+     .group = "workload", .fio = "cmdprio_bssplit", .flags = MEASURES,
+     .help = "priorities by I/O size: READS[,WRITES] lists of SIZE/PCT (at cmdprio_class/cmdprio) or "
+             "SIZE/PCT/CLASS/LEVEL[/HINT], e.g. 64k/100:1m/0 or 64k/25/1/1:64k/75/3/2 (fio's syntax)",
+     .dflt = "none", .doc = "of the I/Os of each listed size, PCT percent carry that priority (one draw per I/O; "
+             "a size's entries add up to at most 100; HINT 1-7: a Command Duration Limits descriptor), the others "
+             "the job's (fio's `cmdprio_bssplit`); io_uring and libaio only; not with `cmdprio_pct`"},
     {KEY("flow", K_UINT, flow, 0, 1000),
      .group = "timing", .fio = "flow", .flags = MEASURES | FIO_AS_IS,
      .help = "weight in flow control between jobs sharing a flow_id: their I/O counts keep to the ratio of "

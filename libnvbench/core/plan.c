@@ -626,10 +626,12 @@ int nvb__plan_hold(struct plan *p, int verify, const struct nvb_run_opts *o, cha
         for (unsigned k = 0; k < t && h->fd < 0; k++)
             if (!p->t[k].scratch && hold_same(&p->t[k].hold, h))
                 rc = nvb__hold_share(&p->t[k].hold, h);
-        /* job groups (groups.c): a target another group holds */
+        /* job groups (groups.c): a target another group holds, or created
+         * (held once laid out: two writers of it share that hold) */
         for (unsigned g = 0; g < p->nshare && h->fd < 0 && rc == 0; g++)
             for (unsigned k = 0; k < p->share[g]->nt && h->fd < 0 && rc == 0; k++)
-                if (!p->share[g]->t[k].scratch && hold_same(&p->share[g]->t[k].hold, h))
+                if ((!p->share[g]->t[k].scratch || p->share[g]->t[k].create) &&
+                    hold_same(&p->share[g]->t[k].hold, h))
                     rc = nvb__hold_share(&p->share[g]->t[k].hold, h);
         if (rc == 0 && h->fd < 0)
             rc = nvb__hold_take(h, 1, err, errlen);

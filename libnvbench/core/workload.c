@@ -360,12 +360,15 @@ static int set_named(struct nvb_workload *w, const struct keydef *k, const char 
 /* The kinds of text with a shape of their own: a CPU list or a label. */
 static int set_text(struct nvb_workload *w, const struct keydef *k, const char *value)
 {
-    if (k->type == K_STRING) { /* a char[64] of the workload: name, pi_chk */
+    if (k->type == K_STRING) { /* a char[64] of the workload (name, pi_chk), or cmdprio_bssplit's 256 */
         _Static_assert(sizeof w->name == 64 && sizeof w->pi_chk == 64 && sizeof w->verify_pattern == 64,
                        "K_STRING fields are 64 bytes");
         char *dst = (char *)w + k->off;
-        if (strlen(value) >= 64)
-            return nvb__werr(w, -EINVAL, "value for key '%s' is too long (max %d)", k->name, 63);
+        const size_t cap = k->off == OFF(cmdprio_bssplit) ? sizeof w->cmdprio_bssplit : 64;
+        if (strlen(value) >= cap)
+            return nvb__werr(w, -EINVAL, "value for key '%s' is too long (max %zu)", k->name, cap - 1);
+        if (k->off == OFF(cmdprio_bssplit) && nvb__prio_split_parse(value, &w->psplit, w->err, sizeof w->err) < 0)
+            return -EINVAL;
         unsigned bits;
         if (k->off == OFF(pi_chk) && nvb__pi_chk_parse(value, &bits) < 0)
             return nvb__werr(w, -EINVAL, "invalid value '%s' for key 'pi_chk': expected a comma-separated list of "

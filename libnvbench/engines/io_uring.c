@@ -236,11 +236,12 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
     return r;
 }
 
-/* Whether each I/O's priority is decided on its own (cmdprio_pct), rather
- * than being the job's in every SQE (its template's ioprio). */
+/* Whether each I/O's priority is decided on its own (cmdprio_pct, or by
+ * size: cmdprio_bssplit), rather than being the job's in every SQE (its
+ * template's ioprio). */
 static int prio_per_io(const struct nvb__prio *p)
 {
-    return p->cmd_pct != 0;
+    return p->cmd_pct != 0 || p->split_on;
 }
 
 /* The SQE every I/O of a target and direction starts as: the opcode (the
@@ -483,7 +484,7 @@ static inline __attribute__((always_inline)) void fill_batch(struct uring *u, st
             }
             fill_rw(sqe, io, head, t->rw_flags, bmask);
             if (fill == FILL_ANY && per_io_prio)
-                sqe->ioprio = nvb__prio_next(&u->prio);
+                sqe->ioprio = nvb__prio_next(&u->prio, io->dir, io->len);
         }
     }
     sq->sqe_tail = tail + n;

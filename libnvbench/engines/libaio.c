@@ -159,7 +159,7 @@ static int aio_submit(void *state, struct nvb__io **ios, unsigned n)
         else
             io_prep_pread(cb, fd, io->buf, io->len, (long long)io->off);
         cb->data = io;
-        const uint16_t prio = nvb__prio_next(&a->prio);
+        const uint16_t prio = nvb__prio_next(&a->prio, io->dir, io->len);
         if (prio) { /* else the thread's */
             cb->aio_reqprio = (short)prio;
             cb->u.c.flags |= IOCB_FLAG_IOPRIO;

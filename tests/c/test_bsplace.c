@@ -70,6 +70,40 @@ START_TEST(map_does_every_unit_once_per_pass)
 }
 END_TEST
 
+/* A direction whose only size is larger than the map's unit (the other
+ * direction's smallest: fio's cmdprio-bssplit example, reads 64k/1m, writes
+ * 1m): every I/O inside the region, and the map's passes still end (left
+ * counts each unit once when an I/O at the end covers done ones). */
+START_TEST(map_keeps_large_sizes_inside)
+{
+    struct nvb__bsmix m;
+    memset(&m, 0, sizeof m);
+    uint64_t slots[2 * NVB__BSSPLIT_MAX] = {0}, len = LEN;
+    m.size[1][0] = 65536;
+    slots[NVB__BSSPLIT_MAX] = (LEN - 65536) / UNIT + 1;
+    m.slots = slots;
+    m.len = &len;
+    m.align[1] = m.unit = UNIT;
+    m.placed = 1;
+    struct nvb__bsmap map = {.n = LEN / UNIT, .left = LEN / UNIT};
+    map.l0 = calloc(LEN / UNIT / 64, sizeof *map.l0);
+    map.l1 = calloc(1, sizeof *map.l1);
+    m.maps = &map;
+    uint64_t rng = 7, at_end = 0;
+    for (unsigned i = 0; i < 20000; i++) {
+        unsigned k = 0;
+        uint64_t off = nvb__bsmix_place_off(&m, NULL, 0, 1, &k, nvb__splitmix64(&rng), &rng);
+        ck_assert_uint_eq(k, 0);
+        ck_assert_msg(off + 65536 <= LEN, "I/O %u at %llu runs past the region's end", i, (unsigned long long)off);
+        at_end += off + 65536 == LEN;
+        ck_assert_uint_le(map.left, LEN / UNIT);
+    }
+    ck_assert_uint_gt(at_end, 0); /* I/Os were moved to the end: the check above could fail */
+    free(map.l0);
+    free(map.l1);
+}
+END_TEST
+
 /* fio's own map with the same kind of split: its I/O log of a 1 MiB
  * randread job touches every 512-byte unit exactly once. */
 START_TEST(fio_map_does_every_unit_once)
@@ -152,6 +186,7 @@ int main(void)
     Suite *s = suite_create("bsplace");
     TCase *tc = tcase_create("bsplace");
     tcase_add_test(tc, map_does_every_unit_once_per_pass);
+    tcase_add_test(tc, map_keeps_large_sizes_inside);
     if (tu_sh("command -v fio") == 0)
         tcase_add_test(tc, fio_map_does_every_unit_once);
     else

@@ -184,15 +184,25 @@ static void refused2(struct nvb_workload *a, struct nvb_workload *b, const char 
     nvb_result_free(r);
 }
 
+/* Two writers of one file run together (as fio's jobs do), each its own
+ * I/O; with verify on either, or zones, refused before anything is written. */
 START_TEST(two_writers_refused)
 {
     struct nvb_workload *a = wl((const char *[]){"engine", "psync", "direct", "0", "rw", "randwrite", "name", "w1",
                                                  "ios", "100", NULL}, g_file);
     struct nvb_workload *b = wl((const char *[]){"engine", "psync", "direct", "0", "rw", "write", "name", "w2",
                                                  "ios", "100", NULL}, g_file);
-    uint64_t before = tu_file_sum(g_file);
     struct nvb_run_opts o = NVB_RUN_OPTS_INIT;
     struct nvb_result *r = NULL;
+    ck_assert_msg(run2(a, b, &o, &r) == 0, "%s", nvb_result_error(r));
+    ck_assert_uint_eq(nvb_result_ios(r, NVB_WRITE), 200);
+    nvb_result_free(r);
+    ck_assert_int_eq(nvb_workload_set(b, "rw", "randtrim"), 0); /* a trimming group writes too */
+    ck_assert_msg(run2(a, b, &o, &r) == 0, "%s", nvb_result_error(r));
+    nvb_result_free(r);
+    ck_assert_int_eq(nvb_workload_set(b, "rw", "write"), 0);
+    ck_assert_int_eq(nvb_workload_set(b, "verify", "1"), 0);
+    uint64_t before = tu_file_sum(g_file);
     ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
     const char *e = nvb_result_error(r);
     ck_assert_msg(strstr(e, "'w1'") && strstr(e, "'w2'") && strstr(e, g_file), "%s", e);
@@ -201,11 +211,12 @@ START_TEST(two_writers_refused)
     ck_assert_uint_eq(tu_file_sum(g_file), before);
     /* a verifying reader beside a writer: refused too */
     ck_assert_int_eq(nvb_workload_set(b, "rw", "read"), 0);
-    ck_assert_int_eq(nvb_workload_set(b, "verify", "1"), 0);
     refused2(a, b, "verified by group 'w2'");
-    /* a trimming group writes as far as the others are concerned */
+    /* emulated zones: each group's write pointers are its own */
     ck_assert_int_eq(nvb_workload_set(b, "verify", "0"), 0);
-    ck_assert_int_eq(nvb_workload_set(b, "rw", "randtrim"), 0);
+    ck_assert_int_eq(nvb_workload_set(b, "rw", "write"), 0);
+    ck_assert_int_eq(nvb_workload_set(b, "zone_mode", "zbd"), 0);
+    ck_assert_int_eq(nvb_workload_set(b, "zone_size", "64k"), 0);
     refused2(a, b, "written by group 'w2'");
     ck_assert_uint_eq(tu_file_sum(g_file), before);
     nvb_workload_free(a);
@@ -215,7 +226,7 @@ END_TEST
 
 /* A missing target with size set is created by the run, once, by the
  * first group prepared (a writer before a reader), and the others run on
- * it; two writers of it are refused before anything is made. */
+ * it; two writers share it; with verify refused before anything is made. */
 START_TEST(missing_target_in_two_groups)
 {
     char *dir = tu_mkdtemp("groups-create");
@@ -237,10 +248,17 @@ START_TEST(missing_target_in_two_groups)
     struct stat st;
     ck_assert_int_eq(stat(path, &st), 0);
     ck_assert_int_eq(st.st_size, 1 << 20);
-    /* two writers of it are refused as for any target, before anything is created */
+    /* two writers of it: created once, the second shares the first's hold */
     unlink(path);
     nvb_workload_free(b);
     b = wl((const char *[]){"engine", "psync", "rw", "write", "size", "1M", "name", "w2", "ios", "50", NULL}, path);
+    ck_assert_msg(run2(a, b, &o, &r) == 0, "%s", nvb_result_error(r));
+    ck_assert_uint_eq(r->groups[0]->tot[NVB_WRITE].ios + r->groups[1]->tot[NVB_WRITE].ios, 100);
+    nvb_result_free(r);
+    ck_assert_int_eq(tu_count_entries(dir), 1);
+    /* with verify on one, refused as for any target, before anything is created */
+    unlink(path);
+    ck_assert_int_eq(nvb_workload_set(b, "verify", "1"), 0);
     ck_assert_int_eq(run2(a, b, &o, &r), -EBUSY);
     ck_assert_msg(strstr(nvb_result_error(r), "'w'") && strstr(nvb_result_error(r), "'w2'"), "%s",
                   nvb_result_error(r));
@@ -280,7 +298,8 @@ START_TEST(steps_validated_before_any_run)
     uint64_t before = tu_file_sum(g_file);
     char err[1024];
     size_t bad = 99;
-    /* step 0: fill; step 1: w and w2 both write g_file */
+    /* step 0: fill; step 1: w and w2 both write g_file, w2 with verify */
+    ck_assert_int_eq(nvb_workload_set(w2, "verify", "1"), 0);
     const struct nvb_workload *a[] = {fill, w1, w2};
     const unsigned sa[] = {0, 1, 1};
     ck_assert_int_eq(nvb_groups_validate(a, 3, sa, &bad, err, sizeof err), -EBUSY);
@@ -294,7 +313,7 @@ START_TEST(steps_validated_before_any_run)
     ck_assert_int_eq(nvb_workload_set(w2, "rw", "read"), 0);
     ck_assert_int_eq(nvb_groups_validate(a, 3, sa, &bad, err, sizeof err), -EINVAL);
     ck_assert_msg(strstr(err, "names groups"), "%s", err);
-    /* created in step 0, read by two groups in step 1: fine; written by two: refused */
+    /* created in step 0, read by two groups in step 1: fine; written by two: fine, but for verify */
     const struct nvb_workload *b[] = {mk, r1, r2};
     const unsigned sb[] = {0, 1, 1};
     ck_assert_int_eq(nvb_groups_validate(b, 3, sb, &bad, err, sizeof err), 0);
@@ -302,12 +321,14 @@ START_TEST(steps_validated_before_any_run)
     const unsigned sc[] = {0, 1, 1, 2};
     ck_assert_int_eq(nvb_groups_validate(c, 4, sc, &bad, err, sizeof err), 0); /* a reader beside a writer */
     ck_assert_int_eq(nvb_workload_set(r1, "rw", "randwrite"), 0);
+    ck_assert_int_eq(nvb_groups_validate(c, 4, sc, &bad, err, sizeof err), 0); /* two writers share it */
+    ck_assert_int_eq(nvb_workload_set(r1, "verify", "1"), 0);
     ck_assert_int_eq(nvb_groups_validate(c, 4, sc, &bad, err, sizeof err), -EBUSY);
     ck_assert_msg(strstr(err, "'r1'") && strstr(err, "'x2'") && strstr(err, made), "%s", err);
     ck_assert_uint_eq(bad, 2);
     /* in one step, a missing target is created once (nvb_run_groups: by the
      * first group prepared) and shared: a writer and a reader of it are fine,
-     * two writers (r1 writes now) refused as for any target */
+     * two writers, one verifying (r1 now), refused as for any target */
     const struct nvb_workload *b2[] = {mk, r2};
     ck_assert_int_eq(nvb_groups_validate(b2, 2, NULL, &bad, err, sizeof err), 0);
     ck_assert_int_eq(nvb_groups_validate(b, 3, NULL, &bad, err, sizeof err), -EBUSY);
@@ -535,9 +556,9 @@ START_TEST(device_aliases_are_one_target)
         for (int k = 0; k < 3; k++) {
             if (k == i)
                 continue;
-            /* a second writer, and a verifier, through another name */
+            /* a second writer that verifies, and a verifier, through another name */
             struct nvb_workload *b = wl((const char *[]){"engine", "psync", "rw", "write", "name", "b", "ios", "64",
-                                                         "allow_destructive", "1", NULL}, names[k]);
+                                                         "verify", "1", "allow_destructive", "1", NULL}, names[k]);
             refused2(a, b, "written by group 'b'");
             ck_assert_int_eq(nvb_workload_set(b, "rw", "randread"), 0);
             ck_assert_int_eq(nvb_workload_set(b, "verify", "1"), 0);

@@ -111,10 +111,10 @@ describe("nvbench.fio_job", function()
     local before1, before2 = S.read_file(first), S.read_file(second)
     local jf = write_job("[global]\nioengine=psync\nbs=4k\nsize=1m\n[one]\nrw=write\nfilename=" .. first
       .. "\n[two-a]\nstonewall\nrw=randwrite\nnorandommap\nfilename=" .. second
-      .. "\n[two-b]\nrw=write\nfilename=" .. second .. "\n")
+      .. "\n[two-b]\nrw=write\nverify=crc32c\nfilename=" .. second .. "\n")
     local results, err, errno = fio.run(jf)
     assert.is_nil(results)
-    assert.truthy(err:find("(step 2 of 2)", 1, true), err)
+    assert.truthy(err:find("(step 2 of 3)", 1, true), err)
     assert.truthy(err:find("'two-a'", 1, true) and err:find("'two-b'", 1, true), err)
     assert.are.equal(16, errno) -- EBUSY
     assert.is_true(S.read_file(first) == before1, "step one wrote its target")
@@ -158,9 +158,13 @@ describe("nvbench.fio_job", function()
 
   it("validates groups and steps in the library (nvb.validate_groups)", function()
     local f = random_file(1 << 20)
-    local ok, err, errno, bad = nvb.validate_groups {
+    assert.is_true(nvb.validate_groups { -- two writers of one file share it
       { engine = "psync", rw = "write", name = "w1", ios = 1, targets = { f } },
       { engine = "psync", rw = "write", name = "w2", ios = 1, targets = { f } },
+      steps = { 1, 1 } })
+    local ok, err, errno, bad = nvb.validate_groups { -- but not with verify
+      { engine = "psync", rw = "write", name = "w1", ios = 1, targets = { f } },
+      { engine = "psync", rw = "write", name = "w2", ios = 1, verify = 1, targets = { f } },
       steps = { 1, 1 } }
     assert.is_nil(ok)
     assert.are.equal(16, errno)

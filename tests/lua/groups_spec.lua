@@ -43,9 +43,15 @@ describe("job groups", function()
     assert.are.equal(100, r.groups[2].write.ios)
   end)
 
-  it("refuses two writers on one file with EBUSY naming both", function()
-    local v, msg, errno = nvb.run_groups {
+  it("runs two writers on one file; refuses them with EBUSY naming both when one verifies", function()
+    local r = assert(nvb.run_groups {
       { rw = "write", name = "w1" }, { rw = "randwrite", name = "w2" },
+      engine = "psync", direct = 0, ios = 10, targets = data.path,
+    })
+    assert.are.equal(10, r.groups[1].write.ios)
+    assert.are.equal(10, r.groups[2].write.ios)
+    local v, msg, errno = nvb.run_groups {
+      { rw = "write", name = "w1" }, { rw = "randwrite", name = "w2", verify = 1 },
       engine = "psync", direct = 0, ios = 10, targets = data.path,
     }
     assert.is_nil(v)

@@ -353,7 +353,7 @@ def test_verify_after_random_writes_detects_corruption(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("body,why", [
     ("verify_write_sequence=0", "no way to skip"),
-    ("fsync=4", "no fsync between writes"), ("cmdprio_bssplit=4k/50", "priorities by block size"),
+    ("fsync=4", "no fsync between writes"),
     ("rate_min=1m", "stops a job running slower"),
 ])
 def test_refusals_say_what_would_change(tmp_path, body, why):
@@ -555,13 +555,13 @@ def test_an_interrupted_job_file_carries_the_steps_done(tmp_path, monkeypatch, s
 # ------------------------------------------------------------------ issue 22: steps, bounds, messages
 
 def _steps_two_writers(tmp_path):
-    """Step one writes first.dat; step two has two writers of second.dat."""
+    """Step one writes first.dat; step two has two writers of second.dat, one verifying."""
     first, second = tmp_path / "first.dat", tmp_path / "second.dat"
     first.write_bytes(os.urandom(1 << 20))
     second.write_bytes(os.urandom(1 << 20))
     jf = write(tmp_path, f"[global]\nioengine=psync\nbs=4k\nsize=1m\n[one]\nrw=write\nfilename={first}\n"
                          f"[two-a]\nstonewall\nrw=randwrite\nnorandommap\nfilename={second}\n"
-                         f"[two-b]\nrw=write\nfilename={second}\n")
+                         f"[two-b]\nrw=write\nverify=crc32c\nfilename={second}\n")
     return jf, first, second
 
 
@@ -571,7 +571,7 @@ def test_every_step_is_checked_before_the_first_io(tmp_path):
     from conftest import digest
     jf, first, second = _steps_two_writers(tmp_path)
     before = digest(first), digest(second)
-    with pytest.raises(FioJobError, match=r"\[two-b\] \(step 2 of 2\).*'two-a'.*'two-b'") as e:
+    with pytest.raises(FioJobError, match=r"\[two-b\] \(step 2 of 3\).*'two-a'.*'two-b'") as e:
         run_fio_job(jf)
     assert "second.dat" in str(e.value)
     assert (digest(first), digest(second)) == before

@@ -54,11 +54,18 @@ def test_reader_and_writer_on_one_file(data_file):
 
 
 def test_two_writers_refused_and_nothing_written(data_file):
+    """Two writers of one file share it (fio's jobs do); one of them verifying: refused, nothing
+    written."""
+    r = nvbench.run_groups([
+        {"targets": data_file, "name": "a", "rw": "randwrite", "ios": 50},
+        {"targets": data_file, "name": "b", "rw": "write", "ios": 50},
+    ], engine="psync", direct=0)
+    assert [g["write"]["ios"] for g in r.data["groups"]] == [50, 50]
     before = digest(data_file)
     with pytest.raises(nvbench.NvbenchError) as ei:
         nvbench.run_groups([
             {"targets": data_file, "name": "a", "rw": "randwrite", "ios": 50},
-            {"targets": data_file, "name": "b", "rw": "write", "ios": 50},
+            {"targets": data_file, "name": "b", "rw": "write", "ios": 50, "verify": 1},
         ], engine="psync", direct=0)
     assert ei.value.errno == 16  # EBUSY
     assert "'a'" in str(ei.value) and "'b'" in str(ei.value)
@@ -114,9 +121,13 @@ def test_cli_run_with_groups(data_file, schema):
                                                                                           ("wr", 0, 200)]
     assert data["groups"][1]["write"]["bytes"] == 200 * 8192
     _validate(data, schema)
-    # two writers: refused, naming both, nothing on stdout
+    # two writers: they share the target (as fio's jobs do); with verify on one refused, naming
+    # both, nothing on stdout
     p = cli("run", "engine=psync", "direct=0", "ios=20", data_file, "--group", "rw=write", "--group",
             "rw=randwrite", "--no-progress")
+    assert p.returncode == 0, p.stderr
+    p = cli("run", "engine=psync", "direct=0", "ios=20", data_file, "--group", "rw=write", "--group",
+            "rw=randwrite", "verify=1", "--no-progress")
     assert p.returncode != 0 and "'group0'" in p.stderr and "'group1'" in p.stderr
     # a group's own bad key is named with its group
     p = cli("run", "engine=null", "x", "--group", "rw=read", "--group", "rw=sideways", "--no-progress")

@@ -567,8 +567,13 @@ static void test_groups(void)
     /* two files are two targets: both groups write */
     int rc = run_pair(group("w1", "randwrite", f), group("w2", "randwrite", g), msg, sizeof msg);
     T_CHECK_MSG(rc == 0, "two groups writing two files: %d %s", rc, msg);
-    /* one file written by both: refused, naming both */
+    /* one file written by both: they share the first one's hold (as fio's
+     * jobs of one file); with verify on one refused, naming both */
     rc = run_pair(group("w1", "randwrite", f), group("w2", "write", f), msg, sizeof msg);
+    T_CHECK_MSG(rc == 0, "two groups writing one file: %d %s", rc, msg);
+    struct nvb_workload *v = group("w2", "write", f);
+    T_EQ(nvb_workload_set(v, "verify", "1"), 0);
+    rc = run_pair(group("w1", "randwrite", f), v, msg, sizeof msg);
     T_EQ(rc, -EBUSY);
     T_CHECK_MSG(strstr(msg, "'w1'") && strstr(msg, "'w2'"), "%s", msg);
     /* a reader beside a writer on one file shares the writer's hold */
