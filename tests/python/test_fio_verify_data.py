@@ -32,7 +32,15 @@ def scratch(path, names, size):
 
 
 def fio_json(jobfile, cwd):
-    p = subprocess.run([FIO, "--output-format=json", jobfile], cwd=cwd, capture_output=True, text=True, timeout=300)
+    # fio 3.33's own header-sequence check sometimes fails the striped backlog job's second loop
+    # ("bad header numberio N, wanted 0", seen in CI): a fault of the reference, not of what is
+    # compared (its totals), so that one message is retried, at most five times in all (it failed
+    # 1 run in 6 here).
+    for attempt in range(5):
+        p = subprocess.run([FIO, "--output-format=json", jobfile], cwd=cwd, capture_output=True, text=True,
+                           timeout=300)
+        if p.returncode == 0 or "bad header numberio" not in p.stderr + p.stdout:
+            break
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout[p.stdout.index("{"):])
 
