@@ -215,7 +215,7 @@ done <<<"$RIG"
 
 QARGS+=(-monitor "unix:$WORK/monitor.sock,server=on,wait=off")
 
-TIMEOUT=${NVB_VM_TIMEOUT:-200}
+TIMEOUT=${NVB_VM_TIMEOUT:-450}
 LOG=$WORK/console.log
 
 # The guest asks for QEMU monitor commands on its console, numbered:
