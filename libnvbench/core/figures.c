@@ -209,6 +209,12 @@ const struct nvb__fig nvb__figs[] = {
     ROW(TOTAL, "iops", RATE, RECOMP, 0, struct nvb__total, ios, "nonneg", "I/Os/s",
         "rates over `duration_s` (in `hosts[]`, over the host's own)"),
     ROW(TOTAL, "bw_bytes_s", RATE, RECOMP, 0, struct nvb__total, bytes, "nonneg", "bytes/s", NULL),
+    ROW(TOTAL, "bw_gib_s", GIB, RECOMP, OLD | OPT, struct nvb__total, bytes, "nonneg", "GiB/s",
+        "the same in GiB/s, as each direction has it (absent in results written before it)"),
+    ROW(TOTAL, "lat_mean_ns", NUM, RECOMP, OLD | OPT | NVB__FF_AV, struct nvb__total, lat_mean_ns, "?nonneg", "ns",
+        "mean latency of every I/O of the directions: their latency histograms' exact sums added over their "
+        "counts (the mean of a mixed run, each direction weighted by its I/Os); `null` without latencies. "
+        "Absent in `hosts[].total` (a host row keeps no histogram) and in results written before it"),
 
     /* read, write, trim: over all targets and jobs, and per target */
     D("ios", U64, SUM, 0, ios, "count", "I/Os", "completed I/Os in the window and their bytes"),
@@ -706,7 +712,7 @@ const struct nvb__fig nvb__figs[] = {
          "`lat_max_ns`"),
     PART(HOST, "write", EACH, 0, "#host_direction", "", NULL),
     PART(HOST, "trim", EACH, TRIM, "#host_direction", "", NULL),
-    PART(HOST, "total", EACH, 0, "#host_total", "", "`ios`, `bytes`, `iops`, `bw_bytes_s` of read + write (+ trim)"),
+    PART(HOST, "total", EACH, 0, "#host_total", "", "`ios`, `bytes`, `iops`, `bw_bytes_s`, `bw_gib_s` of read + write (+ trim)"),
     HR("errors", U64, errors, "count", "I/Os", "its failed I/Os"),
     PART(HOST, "cpu", EACH, 0, "#host_cpu", "",
          "`system_pct` (`null` unknown), `ncpus`, `process_user_s`, `process_sys_s`, `window_s`, "

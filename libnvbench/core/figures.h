@@ -122,7 +122,7 @@ enum nvb__fig_merge {
                             * NVB__FF_OLD | NVB__FF_OPT) */
 #define NVB__FF_AV   2048u /* present only when the object is available (the caller's when has
                             * NVB__FF_AV); an unavailable one is its other rows alone
-                            * ({available: false, reason}) */
+                            * ({available: false, reason}); total's: where the latencies are */
 #define NVB__FF_G6   4096u /* a double written to 6 significant digits (%.6g), as results always had
                             * it; null when NaN (NVB__FT_DERIV) */
 
@@ -139,9 +139,12 @@ struct nvb__fig {
     const char *doc;         /* its meaning (markdown); NULL: shares the previous row's line in the docs */
 };
 
-/* What the writer adds up over the directions for NVB__FS_TOTAL. */
+/* What the writer adds up over the directions for NVB__FS_TOTAL: the
+ * counts, and the mean latency of every I/O of them from the histograms'
+ * exact sums (NaN without latencies; none in a host row: NVB__FF_AV). */
 struct nvb__total {
     uint64_t ios, bytes;
+    double   lat_mean_ns;
 };
 
 /* What the writer derives from a histogram for NVB__FS_LAT: all 0 without

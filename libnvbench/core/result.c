@@ -201,12 +201,21 @@ static void dstat_part(struct jctx *c, const char *key, const void *base, const 
 }
 
 /* total (of the result, or of a host row): ios and bytes added up over the
- * directions, its rates over dur (figures.c's NVB__FS_TOTAL rows). */
-static void emit_total(struct jctx *c, uint64_t ios, uint64_t bytes, double dur)
+ * directions, its rates over dur (figures.c's NVB__FS_TOTAL rows); r, for a
+ * result's total, gives the mean latency of all its I/Os: the histograms'
+ * exact sums over their counts (a host row has none: NULL). */
+static void emit_total(struct jctx *c, uint64_t ios, uint64_t bytes, double dur, const struct nvb_result *r)
 {
-    const struct nvb__total t = {ios, bytes};
+    unsigned __int128 sum = 0;
+    uint64_t n = 0;
+    for (int d = 0; r && d < NVB__NDIR; d++)
+        if (r->tot[d].hist) {
+            sum += r->tot[d].hist->sum;
+            n += r->tot[d].hist->count;
+        }
+    const struct nvb__total t = {ios, bytes, n ? nvb__u128d(sum) / (double)n : NAN};
     jo_open(c, "total", '{');
-    emit_figs(c, NVB__FS_TOTAL, &t, dur, 0, NULL, NULL);
+    emit_figs(c, NVB__FS_TOTAL, &t, dur, r ? NVB__FF_AV : 0, NULL, NULL);
     jo_close(c, '}');
 }
 
@@ -315,7 +324,7 @@ static void host_part(struct jctx *c, const char *key, const void *base, const v
         const uint64_t t = key[0] == 'f' ? h->first_done_unix_ns : h->last_done_unix_ns;
         jo_num(c, key, t > w0 ? (double)(t - w0) / 1e9 : 0);
     } else if (!strcmp(key, "total")) {
-        emit_total(c, ios, bytes, dur);
+        emit_total(c, ios, bytes, dur, NULL);
     } else if (!strcmp(key, "cpu")) {
         /* over the window the CPU was read at (matching edges); null where there is none */
         const double cpu_s = h->process_user_s + h->process_sys_s, hwin = h->window_s > 0 ? h->window_s : dur;
@@ -811,7 +820,7 @@ static void emit_object(struct jctx *cx, const struct nvb_result *r, int group)
     emit_dirs(&c, r, r->tot); /* trim only in results of workloads that trim (docs/json-schema.md) */
     uint64_t ios = r->tot[0].ios + r->tot[1].ios + r->tot[NVB_TRIM].ios;
     uint64_t bytes = r->tot[0].bytes + r->tot[1].bytes + r->tot[NVB_TRIM].bytes;
-    emit_total(&c, ios, bytes, r->duration_s);
+    emit_total(&c, ios, bytes, r->duration_s, r);
     jo_open(&c, "submissions", '{');
     emit_figs(&c, NVB__FS_SUBMIT, r, 0, nvb__figs_when(r), timing_part, NULL);
     jo_close(&c, '}');

@@ -501,6 +501,67 @@ START_TEST(energy_follows_table)
 }
 END_TEST
 
+/* total's combined figures, what a mixed run's table shows: lat_mean_ns is
+ * every latency of the directions over their count from the histograms'
+ * exact sums (so each direction's mean weighted by its I/O rate), bw_gib_s
+ * the bytes' rate in GiB/s; a merge's is its parts' (here the run's), a
+ * host row has no mean; an empty result's mean is null; a result written
+ * before them loads and gets them back. */
+START_TEST(total_has_the_combined_figures)
+{
+    const struct nvb_result *g_r = _i ? g_m : g_run;
+    unsigned __int128 sum = 0;
+    uint64_t n = 0, bytes = 0;
+    double weighted = 0, iops = 0, got = -1, bw = -1, run_mean = -1, v = 0;
+    for (int d = 0; d < 2; d++) {
+        ck_assert_uint_gt(g_r->tot[d].hist->count, 0); /* randrw: both directions */
+        sum += g_r->tot[d].hist->sum;
+        n += g_r->tot[d].hist->count;
+        bytes += g_r->tot[d].bytes;
+        weighted += nvb_result_lat_mean(g_r, d) * nvb_result_iops(g_r, d);
+        iops += nvb_result_iops(g_r, d);
+    }
+    ck_assert_int_eq(nvb_result_get(g_r, "total.lat_mean_ns", &got), 0);
+    ck_assert(got == nvb__u128d(sum) / (double)n);
+    ck_assert_double_eq_tol(got, weighted / iops, got * 1e-12);
+    ck_assert(got >= fmin(nvb_result_lat_mean(g_r, 0), nvb_result_lat_mean(g_r, 1)) &&
+              got <= fmax(nvb_result_lat_mean(g_r, 0), nvb_result_lat_mean(g_r, 1)));
+    ck_assert_int_eq(nvb_result_get(g_run, "total.lat_mean_ns", &run_mean), 0);
+    ck_assert(got == run_mean);
+    ck_assert_int_eq(nvb_result_get(g_r, "total.bw_gib_s", &bw), 0);
+    ck_assert(bw == (double)bytes / g_r->duration_s / 1073741824.0);
+    ck_assert_int_eq(nvb_result_get(g_r, "hosts.0.total.lat_mean_ns", &v), -ENOENT);
+    if (_i)
+        ck_assert_int_eq(nvb_result_get(g_r, "hosts.0.total.bw_gib_s", &v), 0);
+    /* a result written before them: loads, and writes them as they are */
+    char *json = NULL, why[256], *back_json = NULL;
+    ck_assert_int_eq(nvb_result_json(g_r, &json), 0);
+    char *t = strstr(json, "\"total\":{"), *b = t ? strstr(t, ",\"bw_gib_s\":") : NULL, *e = b ? strchr(b, '}') : NULL;
+    ck_assert(t && b && e && strstr(b, "\"lat_mean_ns\":") < e);
+    memmove(b, e, strlen(e) + 1);
+    struct nvb_result *old = NULL;
+    ck_assert_msg(nvb_result_parse(json, strlen(json), &old, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(nvb_result_get(old, "total.lat_mean_ns", &got), 0);
+    ck_assert(got == run_mean);
+    free(json);
+    ck_assert_int_eq(nvb_result_json(g_r, &json), 0);
+    ck_assert_int_eq(nvb_result_json(old, &back_json), 0);
+    ck_assert_str_eq(back_json, json);
+    free(json);
+    free(back_json);
+    nvb_result_free(old);
+    /* no latencies: null, which a lookup finds as NaN */
+    struct nvb_result *empty = nvb__result_new();
+    ck_assert_ptr_nonnull(empty);
+    ck_assert_int_eq(nvb_result_json(empty, &json), 0);
+    ck_assert_msg(strstr(json, "\"lat_mean_ns\":null}"), "%s", json);
+    ck_assert_int_eq(nvb_result_get(empty, "total.lat_mean_ns", &got), 0);
+    ck_assert(got != got);
+    free(json);
+    nvb_result_free(empty);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("figures");
@@ -511,6 +572,7 @@ int main(void)
     tcase_add_loop_test(tc, reader_follows_table, 0, 3);
     tcase_add_loop_test(tc, direction_objects_follow_table, 0, 3);
     tcase_add_test(tc, energy_follows_table);
+    tcase_add_loop_test(tc, total_has_the_combined_figures, 0, 2);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
