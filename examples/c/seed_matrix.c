@@ -24,7 +24,8 @@
  * --precondition and --steady-state apply to the write cells: N sequential
  * write passes over the target before each, and each ended at steady state
  * (--runtime is then the cap; a round is one --interval, default 1s;
- * docs/steady-state.md).
+ * docs/steady-state.md); the keys they add are the library's mapping
+ * (nvb_seed_write_keys), the one Python's and Lua's matrices use.
  *
  * The table is the one layout of every front door (docs/analysis.md, "The
  * text layout"): Python's ResultSet.table() and Lua's format_seed print the
@@ -602,6 +603,48 @@ struct opts {
     int ntargets, repeat, destructive, size_given;
 };
 
+/* The keys of the write cells, as "key=value" lines into buf: the library
+ * maps the options (nvb_seed_write_keys: precondition, and the steady
+ * state's metric and window) as it does for Python's and Lua's matrices,
+ * and refuses a bad one with the same words. 0, or 2 with the message printed. */
+static int write_cell_keys(const struct opts *o, char *buf, size_t len)
+{
+    const char *pairs[6];
+    size_t n = 0;
+    const char *have[][2] = {{"precondition", o->precondition},
+                             {"metric", o->ss && strcmp(o->ss, "off") ? o->ss : NULL},
+                             {"window", o->ss_window}};
+    for (size_t i = 0; i < sizeof have / sizeof have[0]; i++)
+        if (have[i][1]) {
+            pairs[2 * n] = have[i][0];
+            pairs[2 * n + 1] = have[i][1];
+            n++;
+        }
+    char why[256];
+    if (nvb_seed_write_keys(pairs, n, buf, len, why, sizeof why) < 0) {
+        example_fprintf(stderr, "seed_matrix: %s\n", why);
+        return 2;
+    }
+    return 0;
+}
+
+/* Sets each "key=value" line of keys on w: 0 or the first negative errno. */
+static int set_key_lines(struct nvb_workload *w, const char *keys)
+{
+    int rc = 0;
+    while (rc == 0 && *keys) {
+        const char *eq = strchr(keys, '='), *nl = strchr(keys, '\n');
+        if (!eq || !nl || eq > nl)
+            return -EINVAL;
+        char k[64], v[512];
+        snprintf(k, sizeof k, "%.*s", (int)(eq - keys), keys);
+        snprintf(v, sizeof v, "%.*s", (int)(nl - eq - 1), eq + 1);
+        rc = nvb_workload_set(w, k, v);
+        keys = nl + 1;
+    }
+    return rc;
+}
+
 /* 0, or 2 with the message printed. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -643,14 +686,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-    struct opts o = {"2s", "32", "1", "512M", NULL, NULL, NULL, NULL, "0", "off", "0", "1s", {0}, 0, 1, 0, 0};
-    if (parse_args(argc, argv, &o) != 0)
+    struct opts o = {"2s", "32", "1", "512M", NULL, NULL, NULL, NULL, NULL, "off", NULL, "1s", {0}, 0, 1, 0, 0};
+    char wkeys[512];
+    if (parse_args(argc, argv, &o) != 0 || write_cell_keys(&o, wkeys, sizeof wkeys) != 0)
         return 2;
     if (load_cells() != 0)
         return 1;
     const char *runtime = o.runtime, *qd = o.qd, *jobs = o.jobs, *size = o.size, *from_json = o.from_json;
-    const char *json_path = o.json_path, *only = o.only, *stack = o.stack, *precondition = o.precondition;
-    const char *ss = o.ss, *ss_window = o.ss_window, *interval = o.interval, **targets = o.targets;
+    const char *json_path = o.json_path, *only = o.only, *stack = o.stack;
+    const char *ss = o.ss, *interval = o.interval, **targets = o.targets;
     const char *target = o.ntargets ? targets[0] : NULL;
     int repeat = o.repeat, ntargets = o.ntargets, destructive = o.destructive, size_given = o.size_given;
     if (from_json) {
@@ -753,13 +797,11 @@ int main(int argc, char **argv)
                                    {"allow_destructive", destructive ? "1" : "0"}, {"interval", interval}};
             /* the write cells: preconditioned, and ended at steady state when asked */
             int writes = strstr(cells[c].rw, "write") != NULL, judged = writes && strcmp(ss, "off");
-            const char *wkv[][2] = {{"precondition", precondition}, {"ss", ss}, {"ss.window", ss_window},
-                                    {"ss.stop", judged ? "1" : "0"}};
             int rc = 0;
             for (size_t k = 0; k < sizeof kv / sizeof kv[0] && rc == 0; k++)
                 rc = nvb_workload_set(w, kv[k][0], kv[k][1]);
-            for (size_t k = 0; writes && k < sizeof wkv / sizeof wkv[0] && rc == 0; k++)
-                rc = nvb_workload_set(w, wkv[k][0], wkv[k][1]);
+            if (writes && rc == 0)
+                rc = set_key_lines(w, wkeys);
             if (rc == 0)
                 rc = add_targets(w, targets, ntargets);
             if (rc < 0) {
