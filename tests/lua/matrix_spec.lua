@@ -171,6 +171,25 @@ describe("nvbench.matrix", function()
     end)
   end)
 
+  describe("figures of a mixed run", function()
+    it("are the library's total: the directions summed, the mean of all their latencies", function()
+      local r = assert(nvb.run { engine = "null", rw = "randrw", ios = 3000 })
+      assert.is_true(r.read.ios > 0 and r.write.ios > 0)
+      local f = m.figures(r) -- randrw: op mixed
+      assert.are.equal(r.total.iops, f.iops)
+      assert.are.equal(r.total.bw_gib_s, f.gib_s)
+      assert.are.equal(r.total.lat_mean_ns / 1e6, f.lat_ms)
+      assert.is_nil(f.p99_ms)
+      assert.are.equal("n/a (mixed)", f.p99_na)
+      -- the mean of every latency: the exact sums over the counts, each direction's mean
+      -- weighted by its I/Os
+      local n = r.read.lat_hist.count + r.write.lat_hist.count
+      local mean = (r.read.lat_ns.mean * r.read.lat_hist.count + r.write.lat_ns.mean * r.write.lat_hist.count) / n
+      assert.is_true(math.abs(f.lat_ms * 1e6 - mean) <= 1e-9 * mean)
+      assert.is_true(math.abs(f.iops - (r.read.iops + r.write.iops)) <= 1e-9 * f.iops)
+    end)
+  end)
+
   describe("seed", function()
     it("prints the published layout from rows", function()
       local cell = m.cells[1]

@@ -271,15 +271,13 @@ function M.op_of_rw(rw)
   return rw ~= nil and nvb.rw_op(tostring(rw)) or nil
 end
 
--- The figures of a mixed workload: both directions summed, the mean latency
--- weighted by their I/O rates (Python's nvbench.metrics.figures); no
+-- The figures of a mixed workload are the library's total: both directions
+-- summed, the mean latency of all their I/Os (total.lat_mean_ns, absent
+-- without latencies), as Python's nvbench.metrics.figures reads them; no
 -- percentile of the union can be had from the two summaries.
 local function mixed(r)
-  local rd, wr = r.read, r.write
-  local n = rd.iops + wr.iops
-  return { bw_gib_s = rd.bw_gib_s + wr.bw_gib_s, iops = n,
-           lat_ns = { mean = n > 0 and (rd.lat_ns.mean * rd.iops + wr.lat_ns.mean * wr.iops) / n or 0 / 0 } },
-    "n/a (mixed)"
+  local t = r.total
+  return { bw_gib_s = t.bw_gib_s, iops = t.iops, lat_ns = { mean = t.lat_mean_ns or 0 / 0 } }, "n/a (mixed)"
 end
 
 --- The headline figures of a result for one direction ("read", "write",

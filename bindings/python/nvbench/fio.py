@@ -242,6 +242,10 @@ def _one_result(fio_obj, entries, ncpus, meta):
     cpu_s = user_s + sys_s
     total_ios = read["ios"] + write["ios"] + trim["ios"]
     total_iops = read["iops"] + write["iops"] + trim["iops"]
+    # the mean latency of every I/O of the directions, as the library's total has it
+    # (total.lat_mean_ns): their latencies pooled as clones' are; null without I/O
+    pooled = _pool([(d["lat_ns"], d["ios"]) for d in (read, write) + ((trim,) if has_trim else ())], []) \
+        if total_ios else None
     cores = cpu_s / duration_s if duration_s else 0.0
     cpu = {
         "scope": THREAD_CPU_SCOPE,
@@ -272,7 +276,9 @@ def _one_result(fio_obj, entries, ncpus, meta):
         **({"trim": trim} if has_trim else {}),
         "total": {"ios": total_ios, "bytes": read["bytes"] + write["bytes"] + trim["bytes"],
                   "iops": total_iops,
-                  "bw_bytes_s": read["bw_bytes_s"] + write["bw_bytes_s"] + trim["bw_bytes_s"]},
+                  "bw_bytes_s": read["bw_bytes_s"] + write["bw_bytes_s"] + trim["bw_bytes_s"],
+                  "bw_gib_s": (read["bw_bytes_s"] + write["bw_bytes_s"] + trim["bw_bytes_s"]) / 2**30,
+                  "lat_mean_ns": pooled["mean"] if pooled else None},
         "cpu": cpu,
         "errors": {"count": sum(1 for x in errors if x)},
         "warnings": warnings,

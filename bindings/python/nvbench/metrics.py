@@ -188,18 +188,14 @@ def figures(r):
     else:
         (rd, un_r), (wr, un_w) = _direction_figures(data.get("read")), _direction_figures(data.get("write"))
         unsupported = ["read_" + c for c in un_r] + ["write_" + c for c in un_w]
-        tot = {"bw_gib_s": _nansum(rd["bw_gib_s"], wr["bw_gib_s"]),
-               "iops": _nansum(rd["iops"], wr["iops"])}
-        # Mean latency over both directions weighted by their I/O rates; percentiles of the
-        # union are not recoverable from the two summaries, so they stay NaN.
-        w_r, w_w = _nz(rd["iops"]), _nz(wr["iops"])
-        if w_r + w_w > 0:
-            tot["lat_mean_ms"] = (_nz(rd["lat_mean_ms"]) * w_r + _nz(wr["lat_mean_ms"]) * w_w) / (w_r + w_w)
-        else:
-            tot["lat_mean_ms"] = math.nan
+        # The library's total: the directions summed, the mean latency of all their I/Os
+        # (total.lat_mean_ns); percentiles of the union are not recoverable from the two
+        # summaries, so they stay NaN.
+        tot = data.get("total") if isinstance(data.get("total"), dict) else {}
+        row.update({"bw_gib_s": bw_gib(tot), "iops": _num(tot.get("iops")),
+                    "lat_mean_ms": _num(tot.get("lat_mean_ns")) / 1e6})
         for c, _ in _LAT_COLS[1:]:
-            tot[c] = math.nan
-        row.update(tot)
+            row[c] = math.nan
         mixed = (rd, wr)
     cpu = data.get("cpu") if isinstance(data.get("cpu"), dict) else {}
     row["cpu_total_pct"] = _num(cpu.get("system_pct"))
@@ -224,13 +220,3 @@ def figures(r):
             for c in _DIRECTION_COLS:
                 row[prefix + c] = figs[c]
     return row
-
-
-def _nz(v):
-    return 0.0 if math.isnan(v) else v
-
-
-def _nansum(a, b):
-    if math.isnan(a) and math.isnan(b):
-        return math.nan
-    return _nz(a) + _nz(b)
