@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import math
 import os
 
 import pytest
@@ -302,6 +303,10 @@ def test_frame_of_a_mixed_run_has_both_directions():
     assert row["op"] == "mixed"
     assert row["read_iops"] == d["read"]["iops"] and row["write_iops"] == d["write"]["iops"]
     assert row["iops"] == pytest.approx(d["read"]["iops"] + d["write"]["iops"])
+    # the library's total: its rate, and the mean of every latency of both directions
+    assert row["iops"] == d["total"]["iops"] and row["bw_gib_s"] == d["total"]["bw_gib_s"]
+    assert row["lat_mean_ms"] == d["total"]["lat_mean_ns"] / 1e6
+    assert math.isnan(row["lat_p99_ms"])
     assert row["read_lat_p99_ms"] == pytest.approx(d["read"]["lat_ns"]["p99"] / 1e6)
 
 

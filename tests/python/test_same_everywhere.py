@@ -375,3 +375,42 @@ def test_search_is_one():
     assert [int(line.split()[0]) for line in first.splitlines()[:-2]] == [1, 2, 4, 8, 16, 12, 10, 11]
     assert "answer 6\n" in first
     assert c.split("--\n")[3].endswith("cut 1\n") and c.split("--\n")[2] == "1 984.615 100000.000 0 1\nanswer none\ncut 0\n"
+
+
+# --- the figures of a mixed run -------------------------------------------------------
+
+LUA_MIXED = r"""
+local nvb, m = require "nvbench", require "nvbench.matrix"
+local f = io.open(os.getenv("NVB_RESULT")); local text = f:read("a"); f:close()
+local fig = m.figures(assert(nvb.load(text)), "mixed")
+io.write(("%.10g %.10g %.10g\n"):format(fig.gib_s, fig.iops, fig.lat_ms * 1e6))
+"""
+
+
+def test_mixed_figures_are_one():
+    """A mixed run's figures (the directions summed, the mean of all their latencies) are
+    the result's total as the library writes it: Python's metrics.figures and Lua's
+    m.figures read the same numbers, none computed twice."""
+    lib = library()
+    path = os.path.join(os.path.dirname(__file__), "data", "c-null-randrw.json")
+    text = open(path, "rb").read()
+    lib.nvb_result_parse.argtypes = (ctypes.c_char_p, ctypes.c_size_t, P(ctypes.c_void_p), ctypes.c_char_p,
+                                     ctypes.c_size_t)
+    lib.nvb_result_get.argtypes = (ctypes.c_void_p, ctypes.c_char_p, P(ctypes.c_double))
+    lib.nvb_result_free.argtypes = (ctypes.c_void_p,)
+    r, why = ctypes.c_void_p(), ctypes.create_string_buffer(256)
+    assert lib.nvb_result_parse(text, len(text), ctypes.byref(r), why, len(why)) == 0, why.value
+    vals = []
+    for key in ("total.bw_gib_s", "total.iops", "total.lat_mean_ns"):
+        v = ctypes.c_double()
+        assert lib.nvb_result_get(r, key.encode(), ctypes.byref(v)) == 0, key
+        vals.append(v.value)
+    lib.nvb_result_free(r)
+    c = "%.10g %.10g %.10g\n" % tuple(vals)
+    row = nvbench.load(path)[0].figures()
+    assert "%.10g %.10g %.10g\n" % (row["bw_gib_s"], row["iops"], row["lat_mean_ms"] * 1e6) == c
+    assert run_lua(LUA_MIXED, NVB_RESULT=path) == c
+    # both directions, and a mean between theirs: so that agreeing means something
+    d = json.loads(text)
+    lo, hi = sorted((d["read"]["lat_ns"]["mean"], d["write"]["lat_ns"]["mean"]))
+    assert d["read"]["ios"] > 0 and d["write"]["ios"] > 0 and lo < vals[2] < hi
