@@ -55,6 +55,20 @@ static void make_log(uint8_t *b, uint64_t duw, uint64_t dur, uint64_t hwc, uint6
     put_le(b, 216, 4, 2);      /* thermal management 1 transitions */
 }
 
+/* d as read through /dev/nvme0n1: health logs before and after, data units
+ * written duw0 then duw1, the rest as make_log's. */
+static void fake_read(struct nvb__devlog *d, uint64_t duw0, uint64_t duw1)
+{
+    uint8_t b[NVB__SMART_LOG_LEN];
+    memset(d, 0, sizeof *d);
+    d->state = 1;
+    snprintf(d->node, sizeof d->node, "/dev/nvme0n1");
+    make_log(b, duw0, 2, 3, 4, 310);
+    nvb__smart_parse(b, sizeof b, d->before);
+    make_log(b, duw1, 2, 3, 4, 310);
+    nvb__smart_parse(b, sizeof b, d->after);
+}
+
 START_TEST(health_log_parses_at_the_spec_offsets)
 {
     uint8_t b[NVB__SMART_LOG_LEN];
@@ -227,14 +241,8 @@ START_TEST(power_state_and_back)
     char *path, *text;
     struct nvb_result *r = scratch_run("randread", &path);
     struct nvb__devlog *d = &r->tg[0].dlog;
-    uint8_t b[NVB__SMART_LOG_LEN];
     for (int k = 0; k < 3; k++) {
-        memset(d, 0, sizeof *d);
-        d->state = 1;
-        snprintf(d->node, sizeof d->node, "/dev/nvme0n1");
-        make_log(b, 1, 2, 3, 4, 310);
-        nvb__smart_parse(b, sizeof b, d->before);
-        nvb__smart_parse(b, sizeof b, d->after);
+        fake_read(d, 1, 1);
         if (k == 1) {
             d->pw = 1, d->ps_before = 0, d->ps_after = 1, d->max_w = nvb__psd_max_w(id, 1);
         } else if (k == 2) {
@@ -740,16 +748,10 @@ START_TEST(write_amplification_in_the_result_and_back)
     char *path, *text;
     struct nvb_result *r = scratch_run("randwrite", &path);
     struct nvb__devlog *d = &r->tg[0].dlog;
-    uint8_t b[NVB__SMART_LOG_LEN], m[NVB__MEDIA_LOG_LEN];
+    uint8_t m[NVB__MEDIA_LOG_LEN];
     char why[200];
     for (int k = 0; k < 5; k++) {
-        memset(d, 0, sizeof *d);
-        d->state = 1;
-        snprintf(d->node, sizeof d->node, "/dev/nvme0n1");
-        make_log(b, 1000, 0, 0, 0, 310);
-        nvb__smart_parse(b, sizeof b, d->before);
-        make_log(b, k == 3 ? 1000 : 1040, 0, 0, 0, 310); /* 40 data units, k 3 none */
-        nvb__smart_parse(b, sizeof b, d->after);
+        fake_read(d, 1000, k == 3 ? 1000 : 1040); /* 40 data units, k 3 none */
         const int src = k == 1 ? NVB__MEDIA_OCP : NVB__MEDIA_EG;
         d->ms = k == 4 ? 0 : k == 2 ? 2 : 1;
         d->ms_src = src;
@@ -795,17 +797,25 @@ START_TEST(write_amplification_in_the_result_and_back)
         nvb__json_free(root);
         nvb_free(text);
     }
-    /* a result whose media names another source is refused, naming the key */
+    /* a result whose media names another source, or lacks its counts, is refused naming the key */
     d->ms = 1;
     d->ms_src = NVB__MEDIA_OCP;
     ck_assert_int_eq(nvb_result_json(r, &text), 0);
-    char *at = strstr(text, "ocp_smart_extended_log");
-    ck_assert_ptr_nonnull(at);
-    memcpy(at, "ocp_smart_extended_lo_", 22);
-    struct nvb_result *back = NULL;
-    char bwhy[256] = "";
-    ck_assert_int_eq(nvb_result_parse(text, strlen(text), &back, bwhy, sizeof bwhy), -EINVAL);
-    ck_assert_msg(strstr(bwhy, "device_log.media.source"), "%s", bwhy);
+    static const char *const edits[][3] = {
+        {"\"ocp_smart_extended_log\"", "\"vendor_log\"", "device_log.media.source': not endurance_group_log"},
+        {"\"bytes_written_after\":", "\"bytes_after\":", "device_log.media.bytes_written_after': missing"}};
+    for (int i = 0; i < 2; i++) {
+        struct nvb__buf e = {0};
+        const char *at = strstr(text, edits[i][0]);
+        ck_assert_ptr_nonnull(at);
+        nvb__buf_putn(&e, text, (size_t)(at - text));
+        nvb__buf_puts(&e, edits[i][1]);
+        nvb__buf_puts(&e, at + strlen(edits[i][0]));
+        struct nvb_result *back = NULL;
+        ck_assert_int_eq(nvb_result_parse(e.s, e.len, &back, why, sizeof why), -EINVAL);
+        ck_assert_msg(strstr(why, edits[i][2]), "%s", why);
+        free(e.s);
+    }
     nvb_free(text);
     nvb_result_free(r);
     free(path);
