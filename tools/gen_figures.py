@@ -39,6 +39,7 @@ SCHEMA_AT = {
     "health": ["/definitions/health_log"],
     "healthd": ["/definitions/health_log_delta"],
     "devpower": ["/definitions/device_power/oneOf/1"],
+    "devmedia": ["/definitions/device_media/oneOf/1"],
 }
 # Sections that are some of their object's keys: only theirs are written
 # (each keeps its description), the object's other keys stay as they are.

@@ -29,21 +29,24 @@ static const struct smart_field {
 
 const char *nvb__smart_name(unsigned i) { return i < NVB__SM_N ? smart_fields[i].name : NULL; }
 
+uint64_t nvb__le_sat(const uint8_t *p, unsigned width)
+{
+    uint64_t x = 0;
+    unsigned lo = width > 8 ? 8 : width;
+    for (unsigned k = lo; k-- > 0;)
+        x = x << 8 | p[k];
+    for (unsigned k = 8; k < width; k++)
+        if (p[k])
+            x = UINT64_MAX; /* past 64 bits: saturated */
+    return x;
+}
+
 int nvb__smart_parse(const uint8_t *buf, size_t len, uint64_t *v)
 {
     if (!buf || len < NVB__SMART_LOG_LEN)
         return -EINVAL;
-    for (unsigned i = 0; i < NVB__SM_N; i++) {
-        const struct smart_field *f = &smart_fields[i];
-        uint64_t x = 0;
-        unsigned lo = f->width > 8 ? 8 : f->width;
-        for (unsigned k = lo; k-- > 0;)
-            x = x << 8 | buf[f->off + k];
-        for (unsigned k = 8; k < f->width; k++)
-            if (buf[f->off + k])
-                x = UINT64_MAX; /* past 64 bits: saturated */
-        v[i] = x;
-    }
+    for (unsigned i = 0; i < NVB__SM_N; i++)
+        v[i] = nvb__le_sat(buf + smart_fields[i].off, smart_fields[i].width);
     return 0;
 }
 
@@ -141,6 +144,7 @@ void nvb__devlog_begin(struct nvb_result *res, int no_io)
         if (devlog_read(d, d->before) == 0) {
             d->state = 1;
             power_read(d, &d->ps_before, "");
+            nvb__media_read(d, 0);
         }
     }
 }
@@ -184,6 +188,7 @@ void nvb__devlog_end(struct nvb_result *res)
         }
         if (d->pw == 1)
             power_read(d, &d->ps_after, "after the run: ");
+        nvb__media_read(d, 1);
         nvb__devlog_warnings(res, t);
     }
 }
@@ -195,6 +200,20 @@ static double ratio(uint64_t num, uint64_t den, double scale)
     return den ? (double)num * scale / (double)den : NAN;
 }
 
+/* The write amplification factor: the media's bytes over the host's bytes
+ * as the device counted them (the health log's data units), both over the
+ * same window, so a ramp is in both. */
+static void media_derive(const struct nvb__devlog *d, struct nvb__devlog_derived *out)
+{
+    const uint64_t units = d->after[NVB__SM_DATA_UNITS_WRITTEN] - d->before[NVB__SM_DATA_UNITS_WRITTEN];
+    out->waf = NAN;
+    out->waf_reason = d->ms == 2 ? d->ms_reason : NULL;
+    if (d->ms == 1 && !units)
+        out->waf_reason = "the device counted no host writes during the run (data_units_written did not grow)";
+    else if (d->ms == 1)
+        out->waf = (double)(d->media_after - d->media_before) / ((double)units * (double)NVB__SMART_DATA_UNIT);
+}
+
 void nvb__devlog_derive(const struct nvb_result *r, const struct nvb__tstat *ts, struct nvb__devlog_derived *out)
 {
     const struct nvb__devlog *d = &ts->dlog;
@@ -203,6 +222,7 @@ void nvb__devlog_derive(const struct nvb_result *r, const struct nvb__tstat *ts,
         out->delta[i] = (int64_t)(a[i] - b[i]);
     out->dev_w = out->dev_r = out->cmds = NAN;
     out->reason = NULL;
+    media_derive(d, out);
     if (r->ramp_s > 0) { /* the log covers the ramp, the target's figures do not */
         out->reason = "the device's counters include the ramp, the run's figures do not";
         return;

@@ -55,6 +55,8 @@ enum { NVB__SMART_FIELDS(NVB__SM_ENUM) NVB__SM_N };
 
 /* The field's JSON name, or NULL past the end. */
 const char *nvb__smart_name(unsigned i);
+/* A little-endian counter of width bytes at p, saturated at 2^64 - 1. Pure. */
+uint64_t nvb__le_sat(const uint8_t *p, unsigned width);
 /* Parse a health log page (at least 512 bytes) into v[NVB__SM_N].
  * 0 or -EINVAL (too short). Pure. */
 int nvb__smart_parse(const uint8_t *buf, size_t len, uint64_t *v);
@@ -71,6 +73,13 @@ struct nvb__devlog {           /* per target, in struct nvb__tstat */
     char     pw_reason[160];
     unsigned ps_before, ps_after;
     double   max_w;            /* the state after's maximum power, 0 unknown */
+    /* Media writes (devlog_media.c) before and after (state 1 only): ms 0
+     * absent (a result from before it), 1 read, 2 unavailable (ms_reason). */
+    int      ms;
+    char     ms_reason[200];
+    int      ms_src;           /* NVB__MEDIA_EG or NVB__MEDIA_OCP */
+    uint32_t endgid;           /* NVB__MEDIA_EG: the endurance group */
+    uint64_t media_before, media_after; /* bytes written to the media (saturated) */
 };
 
 /* device_log.power.measured_reason: why there is no measured power. */
@@ -95,8 +104,31 @@ struct nvb__devlog_derived {
     double      dev_w, dev_r, cmds; /* device_bytes_per_host_byte, device_read_..., host_commands_per_io */
     const char *reason;             /* derived_reason */
     int64_t     delta[NVB__SM_N];
+    double      waf;                /* write_amplification: NaN where null */
+    const char *waf_reason;         /* why it is null (NULL when it is not) */
 };
 void nvb__devlog_derive(const struct nvb_result *r, const struct nvb__tstat *ts, struct nvb__devlog_derived *out);
+
+/* Media writes (devlog_media.c): where a controller reports the bytes its
+ * media took, the Endurance Group Information log (LID 09h, Media Units
+ * Written) or OCP's SMART / Health Information Extended log (LID C0h,
+ * Physical Media Units Written, its GUID checked). */
+enum { NVB__MEDIA_EG = 1, NVB__MEDIA_OCP = 2 };
+#define NVB__MEDIA_LOG_LEN 512
+/* The source's name in results ("endurance_group_log", "ocp_smart_extended_log"),
+ * NULL for another; and back: the source, 0 for another name. */
+const char *nvb__media_source_name(int src);
+int nvb__media_source(const char *name);
+/* The endurance group a namespace is in, from Identify Controller (CTRATT
+ * bit 4: the controller supports endurance groups) and Identify Namespace
+ * (ENDGID); 0 with why when there is none. Pure. */
+unsigned nvb__media_endgid(const uint8_t *id_ctrl, const uint8_t *id_ns, char *why, size_t whylen);
+/* The bytes written to the media from a log page of source src, len bytes:
+ * 0, or -EINVAL with why (too short, another log's GUID, an unknown source). Pure. */
+int nvb__media_parse(int src, const uint8_t *buf, size_t len, uint64_t *bytes, char *why, size_t whylen);
+/* Read before (d->ms 0: choose the source) and after the run (d->ms 1: the
+ * same source); d->ms 2 with the reason when not available. */
+void nvb__media_read(struct nvb__devlog *d, int after);
 
 /* RAPL package energy over the run (energy.c). */
 struct nvb__energy {

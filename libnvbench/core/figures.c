@@ -19,7 +19,7 @@ const char *const nvb__fig_sec_names[NVB__FS_COUNT] = {"dir", "target", "errors"
                                                         "vmismatch", "precondition", "thread", "submissions",
                                                         "rate", "host", "fault", "faultdir", "hostdir", "total", "run", "end",
                                                         "lat", "hist", "cpu", "hostcpu", "ss", "device", "pcache", "ts", "tsdir", "head", "energy",
-                                                        "devlog", "health", "healthd", "devpower"};
+                                                        "devlog", "health", "healthd", "devpower", "devmedia"};
 const char *const nvb__fig_type_names[] = {"u64", "u32", "long", "double", "bool", "string", "string",
                                            "rate", "gib_rate", "mean", "dirsum", "sum", "num", "derived", "i64", "part"};
 const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogram", "none", "each", "or",
@@ -80,6 +80,8 @@ const char *const nvb__fig_merge_names[] = {"sum", "max", "recomputed", "histogr
     ROW(DEVLOG, key, DERIV, EACH, NVB__FF_AV | NVB__FF_G6, struct nvb__devlog_derived, member, "?nonneg", "", doc)
 #define PW(key, type, flags, member, schema, unit, doc) \
     ROW(DEVPOWER, key, type, EACH, NVB__FF_AV | (flags), struct nvb__devlog, member, schema, unit, doc)
+#define MD(key, type, flags, member, schema, unit, doc) \
+    ROW(DEVMEDIA, key, type, EACH, NVB__FF_AV | (flags), struct nvb__devlog, member, schema, unit, doc)
 /* a field of the health log (devlog.h's list): before and after, counts; delta, differences */
 #define HEALTH(id, name, at, width, flags, unit, doc) \
     {NVB__FS_HEALTH, NVB__FT_U64, NVB__FM_EACH, flags, name, NVB__SM_##id * sizeof(uint64_t), width, at, \
@@ -773,6 +775,14 @@ const struct nvb__fig nvb__figs[] = {
          "why the three are `null` (a `ramp`), else `null`"),
     PART(DEVLOG, "power", EACH, NVB__FF_AV | OLD | OPT, "#device_power", "",
          "the controller's power state (below); absent in results from before it"),
+    PART(DEVLOG, "media", EACH, NVB__FF_AV | OLD | OPT, "#device_media", "",
+         "the bytes the controller wrote to its media (below); absent in results from before it, as are the next two"),
+    PART(DEVLOG, "write_amplification", EACH, NVB__FF_AV | OLD | OPT, "?nonneg", "",
+         "the write amplification factor: `media.bytes_written` / (`delta.data_units_written` x 512000), the "
+         "host's writes as the device counted them; `null` where the device reports no media writes or counted "
+         "no host writes"),
+    PART(DEVLOG, "write_amplification_reason", EACH, NVB__FF_AV | OLD | OPT, "{\"type\": [\"string\", \"null\"]}",
+         "", "why it is `null`, else `null`"),
 
     /* device_log.before, .after, .delta: the health log's fields, from devlog.h's list */
     NVB__SMART_FIELDS(HEALTH)
@@ -793,6 +803,19 @@ const struct nvb__fig nvb__figs[] = {
     PART(DEVPOWER, "measured_w", EACH, NVB__FF_AV, "{\"type\": \"null\"}", "W",
          "`null`: nvbench reads no power measurement; `measured_reason` says so"),
     PART(DEVPOWER, "measured_reason", EACH, NVB__FF_AV, "string", "", NULL),
+
+    /* device_log.media: {available: false, reason} where the controller reports no media writes */
+    PART(DEVMEDIA, "available", EACH, 0, "{\"const\": true}", "",
+         "`true` when media writes were read before and after the run; `false` when not, with `reason`"),
+    PART(DEVMEDIA, "reason", EACH, 0, "{\"type\": \"null\"}", "", "`null` when read, else why not"),
+    PART(DEVMEDIA, "source", EACH, NVB__FF_AV, "{\"enum\": [\"endurance_group_log\", \"ocp_smart_extended_log\"]}",
+         "", "the Endurance Group Information log (09h) or OCP's SMART / Health Information Extended log (C0h)"),
+    MD("endurance_group", U32, NVB__FF_ZERO, endgid, "{\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"integer\", "
+       "\"minimum\": 1}]}", "", "the namespace's endurance group (the log's); `null` for OCP's log"),
+    MD("bytes_written_before", U64, 0, media_before, "count", "bytes",
+       "the media's bytes written before and after the run (09h: Media Units Written x 512000; C0h: bytes)"),
+    MD("bytes_written_after", U64, 0, media_after, "count", "bytes", NULL),
+    PART(DEVMEDIA, "bytes_written", EACH, NVB__FF_AV, "{\"type\": \"integer\"}", "bytes", "after - before"),
 };
 
 const size_t nvb__nfigs = sizeof nvb__figs / sizeof nvb__figs[0];

@@ -60,6 +60,7 @@ enum nvb__fig_sec {
                         * fields): off2 and size say where the log page keeps the field */
     NVB__FS_HEALTHD,   /* device_log.delta (struct nvb__devlog_derived's int64_t array): the same fields */
     NVB__FS_DEVPOWER,  /* device_log.power (struct nvb__devlog): its rows after reason only when read */
+    NVB__FS_DEVMEDIA,  /* device_log.media (struct nvb__devlog): its rows after reason only when read */
     NVB__FS_COUNT
 };
 

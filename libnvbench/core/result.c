@@ -558,6 +558,37 @@ static void power_part(struct jctx *c, const char *key, const void *base, const 
         avail_part(c, key, d->pw == 1, d->pw_reason);
 }
 
+/* device_log.media's parts: whether it was read, its source, after - before. */
+static void media_part(struct jctx *c, const char *key, const void *base, const void *arg)
+{
+    const struct nvb__devlog *d = base;
+    (void)arg;
+    if (!strcmp(key, "source"))
+        jo_str(c, key, nvb__media_source_name(d->ms_src));
+    else if (!strcmp(key, "bytes_written"))
+        jo_i64(c, key, (int64_t)(d->media_after - d->media_before));
+    else
+        avail_part(c, key, d->ms == 1, d->ms_reason);
+}
+
+/* device_log's media writes and the write amplification factor, when they
+ * were asked (absent in results from before them). */
+static void devlog_media(struct jctx *c, const char *key, const struct nvb__devlog *d,
+                         const struct nvb__devlog_derived *dd)
+{
+    if (!d->ms)
+        return;
+    if (!strcmp(key, "media")) {
+        jo_open(c, key, '{');
+        emit_figs(c, NVB__FS_DEVMEDIA, d, 0, d->ms == 1 ? NVB__FF_AV : 0, media_part, NULL);
+        jo_close(c, '}');
+    } else if (!strcmp(key, "write_amplification")) {
+        jo_g6(c, key, dd->waf);
+    } else {
+        dd->waf_reason ? jo_str(c, key, dd->waf_reason) : jo_raw(c, key, "null");
+    }
+}
+
 /* device_log's parts: whether the log was read, before and after (the
  * log's fields, NVB__FS_HEALTH), delta (NVB__FS_HEALTHD) and why the
  * derived figures are null, from what the writer derived (arg); the power
@@ -576,6 +607,8 @@ static void devlog_part(struct jctx *c, const char *key, const void *base, const
             emit_figs(c, NVB__FS_DEVPOWER, d, 0, d->pw == 1 ? NVB__FF_AV : 0, power_part, NULL);
             jo_close(c, '}');
         }
+    } else if (!strncmp(key, "media", 5) || !strncmp(key, "write_amp", 9)) {
+        devlog_media(c, key, d, dd);
     } else {
         const int delta = !strcmp(key, "delta");
         jo_open(c, key, '{');

@@ -521,6 +521,25 @@ static int ld_health(struct ld *L, const struct nvb__jv *o, const char *p, const
     return h ? ld_figs(L, h, hp, NVB__FS_HEALTH, v, 0) : L->rc;
 }
 
+/* device_log.media (NVB__FS_DEVMEDIA; absent in results from before it: ms
+ * 0): available false, why not (ms 2); true, its rows and source (ms 1). */
+static int ld_media(struct ld *L, const struct nvb__jv *x, const char *dp, struct nvb__devlog *d)
+{
+    const struct nvb__jv *m;
+    char mp[112], src[32];
+    sub(mp, sizeof mp, dp, "media");
+    const int st = ld_avail(L, x, dp, "media", &m, d->ms_reason, sizeof d->ms_reason, "not read");
+    if (st == 1)
+        d->ms = 2;
+    if (st != 2 || ld_figs(L, m, mp, NVB__FS_DEVMEDIA, d, NVB__FF_AV) || rd_str(L, m, mp, "source", src, sizeof src, 1))
+        return L->rc;
+    d->ms_src = nvb__media_source(src);
+    if (!d->ms_src)
+        return bad(L, mp, "source", "not endurance_group_log or ocp_smart_extended_log");
+    d->ms = 1;
+    return 0;
+}
+
 /* device_log (figures.c's NVB__FS_DEVLOG): absent or null, not asked (state
  * 0); available false, why not (state 2); true, its rows, before and after,
  * and power (NVB__FS_DEVPOWER; absent in results from before it: pw 0).
@@ -548,7 +567,7 @@ static int ld_devlog(struct ld *L, const struct nvb__jv *o, const char *p, struc
             return bad(L, pp, d->ps_before > 31 ? "state_before" : "state_after", "not a power state (0 to 31)");
         d->pw = 1;
     }
-    if (!L->rc)
+    if (!L->rc && !ld_media(L, x, dp, d))
         d->state = 1;
     return L->rc;
 }

@@ -120,5 +120,12 @@ int nvb__nvme_power_read(const char *node, unsigned *ps, double *max_w, char *wh
  * Controller structure (MP in 0.01 W, or 0.0001 W with MXPS), 0 when ps is
  * past NPSS or the descriptor says none. Pure. */
 double nvb__psd_max_w(const uint8_t *idctl, unsigned ps);
+/* Media writes (core/devlog_media.c parses them): Identify Controller and
+ * Identify Namespace of node's namespace, 4096 bytes each; a log page lid
+ * (lsi: its Log Specific Identifier, the endurance group for 09h) of len
+ * bytes. 0, or -errno / -EIO (the controller refused) with why. */
+int nvb__nvme_media_ids(const char *node, uint8_t *id_ctrl, uint8_t *id_ns, char *why, size_t whylen);
+int nvb__nvme_log_read(const char *node, unsigned lid, unsigned lsi, uint8_t *buf, size_t len, char *why,
+                       size_t whylen);
 
 #endif

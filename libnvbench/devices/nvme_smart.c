@@ -16,10 +16,12 @@
 
 #include "nvbench.h"
 #include "devices/facts.h"
+#include "devices/nvme_ns.h"
 
 #define NVME_ADMIN_GET_LOG_PAGE 0x02
 #define NVME_ADMIN_GET_FEATURES 0x0a
 #define NVME_LOG_SMART 0x02
+#define NVME_LOG_ENDURANCE 0x09
 #define NVME_FEAT_TEMP_THRESH 0x04
 #define NVME_FEAT_POWER_MGMT 0x02
 #define NVME_ADMIN_IDENTIFY 0x06
@@ -52,24 +54,47 @@ static int open_node(const char *node, char *why, size_t whylen)
     return fd;
 }
 
-int nvb__nvme_smart_log(int fd, uint8_t *buf, uint32_t *thr_k)
+/* An admin command reading len bytes into buf: 0, -errno, or -EIO (the
+ * controller refused with a status). */
+static int admin_read(int fd, unsigned opcode, uint32_t nsid, uint32_t cdw10, uint32_t cdw11, uint8_t *buf,
+                      uint32_t len)
 {
     struct nvme_admin_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
-    memset(buf, 0, NVB__SMART_LOG_LEN);
-    *thr_k = 0;
-    cmd.opcode = NVME_ADMIN_GET_LOG_PAGE;
-    cmd.nsid = 0xffffffffu;
+    memset(buf, 0, len);
+    cmd.opcode = (uint8_t)opcode;
+    cmd.nsid = nsid;
     cmd.addr = (uint64_t)(uintptr_t)buf;
-    cmd.data_len = NVB__SMART_LOG_LEN;
-    /* CDW10: NUMDL (0's based dwords) in 31:16, LID in 7:0 */
-    cmd.cdw10 = ((NVB__SMART_LOG_LEN / 4 - 1) << 16) | NVME_LOG_SMART;
+    cmd.data_len = len;
+    cmd.cdw10 = cdw10;
+    cmd.cdw11 = cdw11;
     cmd.timeout_ms = 5000;
     int rc = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
     if (rc < 0)
         return -errno;
-    if (rc > 0)
-        return -EIO;
+    return rc > 0 ? -EIO : 0;
+}
+
+/* Get Log Page lid (its Log Specific Identifier lsi in CDW11 31:16) for
+ * nsid, len bytes (a multiple of 4). CDW10: NUMDL (0's based dwords) in
+ * 31:16, LID in 7:0. */
+static int get_log(int fd, unsigned lid, unsigned lsi, uint32_t nsid, uint8_t *buf, uint32_t len)
+{
+    return admin_read(fd, NVME_ADMIN_GET_LOG_PAGE, nsid, ((len / 4 - 1) << 16) | lid, lsi << 16, buf, len);
+}
+
+/* Identify Controller (CNS 01h) into id (4096 bytes). */
+static int identify_ctrl(int fd, uint8_t *id)
+{
+    return admin_read(fd, NVME_ADMIN_IDENTIFY, 0, NVME_CNS_CTRL, 0, id, 4096);
+}
+
+int nvb__nvme_smart_log(int fd, uint8_t *buf, uint32_t *thr_k)
+{
+    *thr_k = 0;
+    int rc = get_log(fd, NVME_LOG_SMART, 0, 0xffffffffu, buf, NVB__SMART_LOG_LEN);
+    if (rc < 0)
+        return rc;
     /* The over threshold of the composite temperature (TMPSEL 0, THSEL 0):
      * optional for the caller, so a refusal only leaves it unknown. */
     uint32_t res;
@@ -122,15 +147,36 @@ int nvb__nvme_power_read(const char *node, unsigned *ps, double *max_w, char *wh
     }
     *ps = res & 0x1f;
     uint8_t id[4096];
-    struct nvme_admin_cmd cmd;
-    memset(&cmd, 0, sizeof cmd);
-    cmd.opcode = NVME_ADMIN_IDENTIFY;
-    cmd.addr = (uint64_t)(uintptr_t)id;
-    cmd.data_len = sizeof id;
-    cmd.cdw10 = NVME_CNS_CTRL;
-    cmd.timeout_ms = 5000;
-    if (ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd) == 0) /* the power figure is optional */
+    if (identify_ctrl(fd, id) == 0) /* the power figure is optional */
         *max_w = nvb__psd_max_w(id, *ps);
     close(fd);
     return 0;
+}
+
+int nvb__nvme_media_ids(const char *node, uint8_t *id_ctrl, uint8_t *id_ns, char *why, size_t whylen)
+{
+    int fd = open_node(node, why, whylen);
+    if (fd < 0)
+        return fd;
+    int nsid = nvb__nvme_nsid(fd), rc = nsid < 0 ? nsid : identify_ctrl(fd, id_ctrl);
+    if (rc == 0)
+        rc = nvb__nvme_identify_ns(fd, nsid, id_ns, 4096);
+    close(fd);
+    if (rc < 0)
+        snprintf(why, whylen, "%s: Identify failed: %s", node, nvb_strerror(rc));
+    return rc;
+}
+
+int nvb__nvme_log_read(const char *node, unsigned lid, unsigned lsi, uint8_t *buf, size_t len, char *why,
+                       size_t whylen)
+{
+    int fd = open_node(node, why, whylen);
+    if (fd < 0)
+        return fd;
+    /* the endurance group log is not per namespace (NSID 0); OCP's is the controller's */
+    int rc = get_log(fd, lid, lsi, lid == NVME_LOG_ENDURANCE ? 0 : 0xffffffffu, buf, (uint32_t)len);
+    close(fd);
+    if (rc < 0)
+        snprintf(why, whylen, "Get Log Page (%02Xh) failed: %s", lid, nvb_strerror(rc));
+    return rc;
 }

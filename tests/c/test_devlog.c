@@ -10,6 +10,9 @@
  *  - the power state (device_log.power): a descriptor's maximum power at
  *    both scales, and the section read back to the same JSON, available
  *    or not, absent where it was not asked;
+ *  - media writes (device_log.media): the endurance group log and OCP's
+ *    C0h page parsed from bytes built here, a wrong GUID and a short page
+ *    refused; write_amplification and its reason, read back to the same JSON;
  *  - RAPL from a recorded powercap tree (tests/data/powercap), a counter
  *    that wraps, and the reason on this machine when it has none.
  */
@@ -50,6 +53,20 @@ static void make_log(uint8_t *b, uint64_t duw, uint64_t dur, uint64_t hwc, uint6
     put_le(b, 160, 16, 0);     /* media errors */
     put_le(b, 192, 4, 5);      /* warning composite temperature time */
     put_le(b, 216, 4, 2);      /* thermal management 1 transitions */
+}
+
+/* d as read through /dev/nvme0n1: health logs before and after, data units
+ * written duw0 then duw1, the rest as make_log's. */
+static void fake_read(struct nvb__devlog *d, uint64_t duw0, uint64_t duw1)
+{
+    uint8_t b[NVB__SMART_LOG_LEN];
+    memset(d, 0, sizeof *d);
+    d->state = 1;
+    snprintf(d->node, sizeof d->node, "/dev/nvme0n1");
+    make_log(b, duw0, 2, 3, 4, 310);
+    nvb__smart_parse(b, sizeof b, d->before);
+    make_log(b, duw1, 2, 3, 4, 310);
+    nvb__smart_parse(b, sizeof b, d->after);
 }
 
 START_TEST(health_log_parses_at_the_spec_offsets)
@@ -224,14 +241,8 @@ START_TEST(power_state_and_back)
     char *path, *text;
     struct nvb_result *r = scratch_run("randread", &path);
     struct nvb__devlog *d = &r->tg[0].dlog;
-    uint8_t b[NVB__SMART_LOG_LEN];
     for (int k = 0; k < 3; k++) {
-        memset(d, 0, sizeof *d);
-        d->state = 1;
-        snprintf(d->node, sizeof d->node, "/dev/nvme0n1");
-        make_log(b, 1, 2, 3, 4, 310);
-        nvb__smart_parse(b, sizeof b, d->before);
-        nvb__smart_parse(b, sizeof b, d->after);
+        fake_read(d, 1, 1);
         if (k == 1) {
             d->pw = 1, d->ps_before = 0, d->ps_after = 1, d->max_w = nvb__psd_max_w(id, 1);
         } else if (k == 2) {
@@ -665,6 +676,152 @@ START_TEST(energy_in_the_result_and_back)
 }
 END_TEST
 
+/* A media log page as a controller returns it: the Endurance Group
+ * Information log (Media Units Written at 80) or OCP's C0 page (Physical
+ * Media Units Written at 0, its GUID at 496); guid 0 writes a wrong GUID. */
+static void make_media(uint8_t *b, int src, uint64_t v, int guid)
+{
+    static const uint8_t c0[16] = {0xC5, 0xAF, 0x10, 0x28, 0xEA, 0xBF, 0xF2, 0xA4,
+                                   0x9C, 0x4F, 0x6F, 0x7C, 0xC9, 0x14, 0xD5, 0xAF};
+    memset(b, 0, NVB__MEDIA_LOG_LEN);
+    if (src == NVB__MEDIA_EG) {
+        put_le(b, 64, 16, 777); /* the group's own data units written: not the one read */
+        put_le(b, 80, 16, v);
+        return;
+    }
+    put_le(b, 0, 16, v);
+    put_le(b, 16, 16, 999); /* physical media units read: not the one read */
+    memcpy(b + 496, c0, sizeof c0);
+    if (!guid)
+        b[511] ^= 0xff;
+}
+
+START_TEST(media_pages_parse_and_refuse)
+{
+    uint8_t b[NVB__MEDIA_LOG_LEN];
+    uint64_t x = 0;
+    char why[200];
+    make_media(b, NVB__MEDIA_EG, 4321, 1);
+    ck_assert_int_eq(nvb__media_parse(NVB__MEDIA_EG, b, sizeof b, &x, why, sizeof why), 0);
+    ck_assert_uint_eq(x, 4321 * NVB__SMART_DATA_UNIT);
+    b[80 + 7] = 0x40; /* 2^62 units: past 2^64 bytes, saturated */
+    ck_assert_int_eq(nvb__media_parse(NVB__MEDIA_EG, b, sizeof b, &x, why, sizeof why), 0);
+    ck_assert_uint_eq(x, UINT64_MAX);
+    make_media(b, NVB__MEDIA_OCP, 123456789, 1);
+    ck_assert_int_eq(nvb__media_parse(NVB__MEDIA_OCP, b, sizeof b, &x, why, sizeof why), 0);
+    ck_assert_uint_eq(x, 123456789);
+    /* another vendor's C0h log: refused, x untouched */
+    make_media(b, NVB__MEDIA_OCP, 5, 0);
+    ck_assert_int_eq(nvb__media_parse(NVB__MEDIA_OCP, b, sizeof b, &x, why, sizeof why), -EINVAL);
+    ck_assert_msg(strstr(why, "GUID"), "%s", why);
+    ck_assert_uint_eq(x, 123456789);
+    /* a short page, of either source: refused */
+    make_media(b, NVB__MEDIA_OCP, 5, 1);
+    ck_assert_int_eq(nvb__media_parse(NVB__MEDIA_OCP, b, 511, &x, why, sizeof why), -EINVAL);
+    ck_assert_msg(strstr(why, "511 bytes"), "%s", why);
+    ck_assert_int_eq(nvb__media_parse(NVB__MEDIA_EG, b, 256, &x, why, sizeof why), -EINVAL);
+    ck_assert_int_eq(nvb__media_parse(NVB__MEDIA_EG, NULL, 512, &x, why, sizeof why), -EINVAL);
+    ck_assert_int_eq(nvb__media_parse(7, b, sizeof b, &x, why, sizeof why), -EINVAL);
+    ck_assert_uint_eq(x, 123456789);
+    /* the endurance group: CTRATT bit 4, then ENDGID */
+    static uint8_t ctrl[4096], ns[4096];
+    memset(ctrl, 0, sizeof ctrl);
+    memset(ns, 0, sizeof ns);
+    put_le(ns, 102, 2, 3);
+    ck_assert_uint_eq(nvb__media_endgid(ctrl, ns, why, sizeof why), 0);
+    ck_assert_msg(strstr(why, "no endurance groups"), "%s", why);
+    ctrl[96] = 0x10;
+    ck_assert_uint_eq(nvb__media_endgid(ctrl, ns, why, sizeof why), 3);
+    put_le(ns, 102, 2, 0);
+    ck_assert_uint_eq(nvb__media_endgid(ctrl, ns, why, sizeof why), 0);
+    ck_assert_msg(strstr(why, "ENDGID 0"), "%s", why);
+    ck_assert_int_eq(nvb__media_source(nvb__media_source_name(NVB__MEDIA_OCP)), NVB__MEDIA_OCP);
+    ck_assert_int_eq(nvb__media_source("smart"), 0);
+}
+END_TEST
+
+/* device_log with media writes: each source, unavailable, no host writes
+ * counted, and not asked; what the JSON says and that it reads back to
+ * the same JSON. */
+START_TEST(write_amplification_in_the_result_and_back)
+{
+    char *path, *text;
+    struct nvb_result *r = scratch_run("randwrite", &path);
+    struct nvb__devlog *d = &r->tg[0].dlog;
+    uint8_t m[NVB__MEDIA_LOG_LEN];
+    char why[200];
+    for (int k = 0; k < 5; k++) {
+        fake_read(d, 1000, k == 3 ? 1000 : 1040); /* 40 data units, k 3 none */
+        const int src = k == 1 ? NVB__MEDIA_OCP : NVB__MEDIA_EG;
+        d->ms = k == 4 ? 0 : k == 2 ? 2 : 1;
+        d->ms_src = src;
+        d->endgid = src == NVB__MEDIA_EG ? 1 : 0;
+        snprintf(d->ms_reason, sizeof d->ms_reason, "the controller reports no endurance groups");
+        /* the media took 100 units of 512000 bytes (2.5 x 40), or 2.5 x 40 x 512000 bytes */
+        make_media(m, src, src == NVB__MEDIA_EG ? 50 : 5000000, 1);
+        ck_assert_int_eq(nvb__media_parse(src, m, sizeof m, &d->media_before, why, sizeof why), 0);
+        make_media(m, src, src == NVB__MEDIA_EG ? 150 : 5000000 + 100 * NVB__SMART_DATA_UNIT, 1);
+        ck_assert_int_eq(nvb__media_parse(src, m, sizeof m, &d->media_after, why, sizeof why), 0);
+        struct nvb__jv *root = result_tree(r, &text);
+        const struct nvb__jv *j = target_devlog(root), *media = nvb__json_get(j, "media");
+        const struct nvb__jv *waf = nvb__json_get(j, "write_amplification");
+        const struct nvb__jv *wr = nvb__json_get(j, "write_amplification_reason");
+        if (k == 4) { /* not asked: none of the keys, as results before them */
+            ck_assert_ptr_null(media);
+            ck_assert_ptr_null(waf);
+            ck_assert_ptr_null(wr);
+        } else if (k == 0 || k == 1) {
+            double x;
+            uint64_t u;
+            ck_assert_int_eq(nvb__json_get(media, "available")->type, NVB__J_TRUE);
+            ck_assert_str_eq(nvb__json_get(media, "source")->s, nvb__media_source_name(src));
+            ck_assert_int_eq(nvb__json_get(media, "endurance_group")->type, k ? NVB__J_NULL : NVB__J_NUM);
+            ck_assert_int_eq(nvb__json_u64(nvb__json_get(media, "bytes_written"), &u), 0);
+            ck_assert_uint_eq(u, 100 * NVB__SMART_DATA_UNIT);
+            ck_assert_int_eq(nvb__json_dbl(waf, &x), 0);
+            ck_assert_double_eq_tol(x, 2.5, 1e-9);
+            ck_assert_int_eq(wr->type, NVB__J_NULL);
+        } else {
+            ck_assert_int_eq(waf->type, NVB__J_NULL);
+            ck_assert_msg(strstr(wr->s, k == 2 ? "no endurance groups" : "no host writes"), "%s", wr->s);
+            ck_assert_int_eq(nvb__json_get(media, "available")->type, k == 2 ? NVB__J_FALSE : NVB__J_TRUE);
+        }
+        struct nvb_result *back = NULL;
+        ck_assert_int_eq(nvb_result_from_json(text, &back), 0);
+        char *text2;
+        ck_assert_int_eq(nvb_result_json(back, &text2), 0);
+        ck_assert_str_eq(text, text2);
+        ck_assert_int_eq(back->tg[0].dlog.ms, d->ms);
+        nvb_free(text2);
+        nvb_result_free(back);
+        nvb__json_free(root);
+        nvb_free(text);
+    }
+    /* a result whose media names another source, or lacks its counts, is refused naming the key */
+    d->ms = 1;
+    d->ms_src = NVB__MEDIA_OCP;
+    ck_assert_int_eq(nvb_result_json(r, &text), 0);
+    static const char *const edits[][3] = {
+        {"\"ocp_smart_extended_log\"", "\"vendor_log\"", "device_log.media.source': not endurance_group_log"},
+        {"\"bytes_written_after\":", "\"bytes_after\":", "device_log.media.bytes_written_after': missing"}};
+    for (int i = 0; i < 2; i++) {
+        struct nvb__buf e = {0};
+        const char *at = strstr(text, edits[i][0]);
+        ck_assert_ptr_nonnull(at);
+        nvb__buf_putn(&e, text, (size_t)(at - text));
+        nvb__buf_puts(&e, edits[i][1]);
+        nvb__buf_puts(&e, at + strlen(edits[i][0]));
+        struct nvb_result *back = NULL;
+        ck_assert_int_eq(nvb_result_parse(e.s, e.len, &back, why, sizeof why), -EINVAL);
+        ck_assert_msg(strstr(why, edits[i][2]), "%s", why);
+        free(e.s);
+    }
+    nvb_free(text);
+    nvb_result_free(r);
+    free(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("devlog");
@@ -679,6 +836,8 @@ int main(void)
     tcase_add_test(tc, device_log_read_back_strictly);
     tcase_add_test(tc, rapl_from_a_recorded_tree);
     tcase_add_test(tc, energy_in_the_result_and_back);
+    tcase_add_test(tc, media_pages_parse_and_refuse);
+    tcase_add_test(tc, write_amplification_in_the_result_and_back);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

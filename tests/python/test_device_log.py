@@ -108,3 +108,54 @@ def test_the_report_has_a_device_section(tmp_path):
     old["per_target"] = [{k: v for k, v in old["per_target"][0].items() if k != "device_log"}]
     page = render(ResultSet([Result(old, {})]))
     assert "No result recorded device counters or energy" in page
+
+
+def _with_media(data, media, before_muw=None, after_muw=None):
+    """data with a device_log read on /dev/nvme0n1 (the health log's fields from the schema,
+    40 data units written) and media as given."""
+    import json
+    from conftest import SCHEMA_PATH
+    with open(SCHEMA_PATH, encoding="utf-8") as f:
+        names = json.load(f)["definitions"]["health_log"]["required"]
+    before = dict.fromkeys(names, 0)
+    after = dict(before, data_units_written=40)
+    t = dict(data["per_target"][0])
+    t["device_log"] = {"available": True, "reason": None, "node": "/dev/nvme0n1", "warning_threshold_k": None,
+                       "before": before, "after": after, "delta": {k: after[k] - before[k] for k in names},
+                       "device_bytes_per_host_byte": None, "device_read_bytes_per_host_byte": None,
+                       "host_commands_per_io": None, "derived_reason": None, "media": media,
+                       "write_amplification": None, "write_amplification_reason": None}
+    return dict(data, per_target=[t])
+
+
+def test_write_amplification_read_back_and_shown(tmp_path):
+    """device_log.media and write_amplification (docs/device.md): the library reads media
+    back and derives the factor again (the text's own is not trusted); the summary and the
+    report show it, or why there is none."""
+    import json
+    from nvbench import Result, ResultSet
+    from nvbench.html_report import render
+    plain = _result(tmp_path)
+    media = {"available": True, "reason": None, "source": "endurance_group_log", "endurance_group": 1,
+             "bytes_written_before": 50 * 512000, "bytes_written_after": 150 * 512000, "bytes_written": 0}
+    r = Result.from_json(json.dumps(_with_media(plain.data, media)))
+    d = r.data["per_target"][0]["device_log"]
+    assert d["write_amplification"] == 2.5 and d["write_amplification_reason"] is None, d
+    assert d["media"]["bytes_written"] == 100 * 512000, d["media"]
+    assert "write amplification 2.5 (endurance_group_log)" in summary(r.data)
+    sec = render(ResultSet([r]))
+    sec = sec[sec.index('id="device"'):]
+    assert "Write amplification" in sec and "<td>2.5</td>" in sec, sec
+    why = "the controller reports no endurance groups (Identify Controller CTRATT bit 4)"
+    r = Result.from_json(json.dumps(_with_media(plain.data, {"available": False, "reason": why})))
+    d = r.data["per_target"][0]["device_log"]
+    assert d["write_amplification"] is None and d["write_amplification_reason"] == why, d
+    assert f"write amplification n/a ({why})" in summary(r.data)
+    assert f"n/a: {why}" in render(ResultSet([r])), why
+    # an unknown source is refused, naming the key
+    bad = dict(media, source="vendor_log")
+    try:
+        Result.from_json(json.dumps(_with_media(plain.data, bad)))
+        raise AssertionError("a media source nvbench does not read was accepted")
+    except nvbench.NvbenchError as e:
+        assert "device_log.media.source" in str(e), e

@@ -242,7 +242,8 @@ def _precondition_lines(pre):
 
 def _device_lines(targets):
     """What each target's device did (per_target[].device_log, docs/device.md): bytes it
-    wrote per byte the run wrote, host commands per I/O, the temperature over the run; or
+    wrote per byte the run wrote, host commands per I/O, the temperature over the run, the
+    write amplification factor where the device reports media writes (or why not); or
     why the log was not read. One line per node (targets on one controller share a log)."""
     seen, lines = set(), []
     for t in targets or []:
@@ -278,6 +279,10 @@ def _device_lines(targets):
             parts.append(f"power state {p.get('state_before')} -> {p.get('state_after')}"
                          + (f" (max {p['max_power_w']:.3g} W)" if _is_num(p.get("max_power_w")) else "")
                          if p.get("available") else f"power state n/a ({p.get('reason')})")
+        if isinstance(d.get("media"), dict):  # absent in results from before it
+            waf = d.get("write_amplification")
+            parts.append(f"write amplification {waf:.3g} ({d['media'].get('source')})" if _is_num(waf)
+                         else f"write amplification n/a ({d.get('write_amplification_reason')})")
         if not _is_num(wa) and d.get("derived_reason"):
             parts.append(f"ratios n/a: {d['derived_reason']}")
         lines.append(f"  device {d.get('node')}: " + ", ".join(parts))

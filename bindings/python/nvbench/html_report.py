@@ -441,7 +441,7 @@ def _num(v):
 def _device_cells(d):
     """One target's device_log (docs/device.md) as the device table's cells after the run's."""
     if not d.get("available"):
-        return (f'<span class=muted>n/a: {esc(d.get("reason") or "not read")}</span>', "–", "–", "–", "–")
+        return (f'<span class=muted>n/a: {esc(d.get("reason") or "not read")}</span>', "–", "–", "–", "–", "–")
     delta, a, b = d.get("delta") or {}, d.get("after") or {}, d.get("before") or {}
     wa, cpi = d.get("device_bytes_per_host_byte"), d.get("host_commands_per_io")
     units = delta.get("data_units_written")
@@ -456,7 +456,14 @@ def _device_cells(d):
         "thermal_management_temperature_1_transition_count",
         "thermal_management_temperature_2_transition_count", "warning_composite_temperature_time",
         "critical_composite_temperature_time", "media_errors") if _num(delta.get(k)) and delta[k] > 0]
-    return (esc(ratio), esc(written), esc(f"{cpi:.3g}" if _num(cpi) else "–"), esc(temp),
+    waf = d.get("write_amplification")
+    if _num(waf):
+        waf = esc(f"{waf:.3g}")
+    elif isinstance(d.get("media"), dict):  # absent in results from before it
+        waf = f'<span class=muted>n/a: {esc(d.get("write_amplification_reason") or "not read")}</span>'
+    else:
+        waf = "–"
+    return (esc(ratio), esc(written), waf, esc(f"{cpi:.3g}" if _num(cpi) else "–"), esc(temp),
             esc(", ".join(events) or "none"))
 
 
@@ -486,7 +493,7 @@ def _device(runs):
         energy = _energy_cell(d.get("energy"))
         for i, t in enumerate(logs or [{}]):
             dl = t.get("device_log")
-            cells = _device_cells(dl) if dl else ("–",) * 5
+            cells = _device_cells(dl) if dl else ("–",) * 6
             rows.append((runs.anchor(r), esc(_run_name(r)), f"<code>{esc(t.get('path') or '–')}</code>",
                          *cells, energy if i == 0 else ""))
     if not rows:
@@ -494,10 +501,11 @@ def _device(runs):
                         '<p class="note">No result recorded device counters or energy (results '
                         "from before nvbench read them).</p>")
     body = _table(("Run", "Cell · stack", "Target", "Device bytes written per host byte",
-                   "Device wrote", "Host commands per I/O", "Temperature", "Throttling, errors",
-                   "Energy, CPU packages"), rows)
+                   "Device wrote", "Write amplification (media bytes per host byte)",
+                   "Host commands per I/O", "Temperature", "Throttling, errors", "Energy, CPU packages"), rows)
     return _section("device", "Device counters and energy", body,
-                    "The NVMe health log before and after each run, as deltas (docs/device.md); "
+                    "The NVMe health log before and after each run, as deltas (docs/device.md); the "
+                    "write amplification factor where the device reports media writes; "
                     "temperatures as the device reports them; the CPU packages' energy (RAPL) of the "
                     "whole machine over the run. n/a says why a figure was not read.")
 
