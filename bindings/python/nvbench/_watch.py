@@ -2,7 +2,7 @@
 the store's time-series points (_points.py), wired once for every command that runs (run,
 run --fio, matrix, search): each run's progress and point callbacks, and each run saved in
 the store as soon as it is produced."""
-from . import _live, _store_cli, core
+from . import _live, _points, _store_cli, core
 from ._cli_common import EXIT_INPUT, _err
 
 
@@ -127,3 +127,41 @@ def rank_live(args, rank, size, host):
     if live is not None and not isinstance(live, int):
         live.fig.begin({"rank": rank, "ranks": size, "host": host})
     return live
+
+
+def rank_points(args, rank, host):
+    """mpi-run's --save/--db on one rank: every rank writes its own points into the store as
+    they are measured, a stream labelled rank=RANK with the rank's host (a store that fails
+    costs that rank's points only, said on its stderr). (PointWriter, its point callback),
+    or (None, None) without saving."""
+    pw = _store_cli.point_writer(args, err=lambda m: _err(f"rank {rank} (host {host}): {m}"), host=host)
+    return (None, None) if pw is None else (pw, pw.begin(f"rank={rank}"))
+
+
+def rank_watch(live, point):
+    """mpi.run's _watch: this rank's progress and point callbacks for --live/--metrics and the
+    store's points; None without either."""
+    if live is None and point is None:
+        return None
+    fns = [f for f in (None if live is None else live.point, point) if f is not None]
+
+    def watch(cb):
+        def each(text):
+            for f in fns:
+                f(text)
+        return (cb if live is None else live.progress(cb)), (fns[0] if len(fns) == 1 else each)
+    return watch
+
+
+def rank_streams(comm, points, result):
+    """Every rank's points written to the end, their streams named to rank 0: there, the
+    _points.Streams that saving the merged result links to its run; None on the others (and
+    without saving). Every rank calls it (a collective)."""
+    ref = None
+    if points is not None:
+        points.close(flush=True)
+        ref = (points.stream_ref(), points.written)
+    refs = comm.gather(ref, root=0)
+    if comm.Get_rank() != 0 or points is None:
+        return None
+    return _points.Streams(result, [r for r in refs if r is not None])

@@ -365,7 +365,7 @@ class Store:
                 rid = self._insert_run(cur, result, labels)
                 if points is not None:
                     points.write_rest(self, cur)
-                    self._link(cur, rid, points.streams().get(id(result)))
+                    points.link(self, cur, rid, result)
                 cur.execute("COMMIT")
             except BaseException:
                 try:
