@@ -265,3 +265,19 @@ def test_a_search_saves_each_run_as_it_ends_with_its_points(pg, tmp_path):
             mine = [x for x in lines if x["progress"]["step"] == step]
             assert [x["t_unix_ns"] for x in pts] == [x["t_unix_ns"] for x in mine] and pts
             assert {x["label"] for x in pts} == {f"qd={r['qd']}"}
+
+
+def test_mpi_run_ranks_stream_their_points_to_one_server(pg, tmp_path):
+    """mpi-run --db postgresql://...: the 4 ranks each write their points to the server as
+    they are measured, and the merged run rank 0 saves carries them all (test_mpi.py's
+    checks: each rank's count and figures, their sums the merged series)."""
+    from test_mpi import MPIRUN, HAVE_MPI4PY, _env, check_rank_streams, mpi_run_saving
+    if not (MPIRUN and HAVE_MPI4PY):
+        pytest.skip("needs mpirun and mpi4py (apt-get install openmpi-bin python3-mpi4py)")
+    url = pg.fresh()
+    for r in range(4):
+        (tmp_path / f"r{r}").mkdir()
+    p = subprocess.run(mpi_run_saving(tmp_path, url, "--live", str(tmp_path / "live-{rank}.jsonl")),
+                       capture_output=True, text=True, timeout=180, env=_env())
+    assert p.returncode == 0, p.stderr
+    check_rank_streams(url, p, tmp_path)
