@@ -503,7 +503,8 @@ def history(db=None, where=(), last=None, results=False, **filters):
 def points(run_id, db=None):
     """The time-series points a store holds for a run (an id of ``history()``, or a list of
     them), every interval as it was measured, as a pandas DataFrame, one row per point in
-    the order measured: ``run_id``, ``label`` (the step or cell), ``idx``, ``job_group`` (a
+    the order measured: ``run_id``, ``label`` (the step, cell or MPI rank: ``rank=2``), ``host``
+    (where it was measured), ``idx``, ``job_group`` (a
     job group's name, else None), the point's ``t_s``, ``dt_s``, ``t_unix_ns``, ``errors``, ``system_pct``, and per direction
     (read, write, trim) ``ios``, ``bytes``, ``iops``, ``bw_bytes_s``, ``lat_mean_ns``,
     ``lat_sum_ns``, ``p50_ns``, ``p99_ns``, ``p99_9_ns`` (``read_iops``, ...). Empty for a run
