@@ -124,3 +124,23 @@ def test_another_kernel_in_the_store_is_refused(base, tmp_path):
 def test_bad_conditions_exit_2(base, cond):
     p, _ = gate(base, base, cond)
     assert p.returncode == 2 and "--fail-if" in p.stderr
+
+
+def test_the_example_workflows_gate_step_runs_as_written(tmp_path):
+    """examples/ci/nvbench-gate.yml (docs/history.md, "In CI"): its gate step, run as written
+    against a store holding main's runs, passes an unchanged candidate and fails a slower one."""
+    yaml = pytest.importorskip("yaml")
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "examples", "ci", "nvbench-gate.yml")) as f:
+        flow = yaml.safe_load(f)
+    (step,) = [s for s in flow["jobs"]["gate"]["steps"] if s.get("name") == "gate"]
+    script = step["run"].replace(".venv/bin/nvbench", f"{sys.executable} -m nvbench")
+    db = tmp_path / "results.db"
+    main = [_synth.result_dict(iops=i, lat_ms=0.2) for i in (100_000, 101_000, 99_000) * 3]
+    with open_store(str(db)) as st:
+        st.save(main, [("branch", "main")])
+    env = dict(os.environ, NVBENCH_DB=str(db))
+    for iops, status in ((100_500, 0), (80_000, 1)):
+        write(tmp_path / "candidate.json", [iops, iops + 1000, iops - 1000])
+        p = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+        assert p.returncode == status, (iops, p.stdout, p.stderr)
