@@ -209,7 +209,7 @@ def test_a_store_of_schema_2_is_migrated(pg, data_file, tmp_path):
     p = cli("run", "engine=null", "runtime=200ms", "interval=50ms", data_file, "--print-json", "--db", url)
     assert p.returncode == 0, p.stderr
     with open_store(url, create=False) as st:
-        assert st.version == 3
+        assert st.version == 4
         old, new = st.query()
         assert old["host"] == "old-host" and st.points([old["id"]]) == []
         pts = st.points([new["id"]])
@@ -281,3 +281,35 @@ def test_mpi_run_ranks_stream_their_points_to_one_server(pg, tmp_path):
                        capture_output=True, text=True, timeout=180, env=_env())
     assert p.returncode == 0, p.stderr
     check_rank_streams(url, p, tmp_path)
+
+
+def test_a_store_of_schema_3_keeps_percentiles_exactly_once_migrated(pg, data_file, tmp_path):
+    """Schema 3 kept the points' percentiles in BIGINT columns on PostgreSQL, which rounded a
+    bucket's midpoint (x.5 ns); version 4 makes them doubles: stored as the --live line has them."""
+    import psycopg2
+    from nvbench import _points
+    url = pg.fresh()
+    with open_store(url):
+        pass
+    con = psycopg2.connect(url)
+    con.autocommit = True
+    cur = con.cursor()
+    for c in _points.PCT_COLUMNS:  # back to version 3's columns
+        cur.execute(f"ALTER TABLE points ALTER COLUMN {c} TYPE BIGINT")
+    cur.execute("UPDATE nvbench_meta SET value = '3' WHERE key = 'schema_version'")
+    live = tmp_path / "live.jsonl"
+    p = cli("run", "engine=null", "rw=randrw", "runtime=300ms", "interval=50ms", data_file, "--print-json", "--db", url,
+            "--live", str(live))
+    assert p.returncode == 0, p.stderr
+    cur.execute("SELECT DISTINCT data_type FROM information_schema.columns WHERE table_name = 'points' AND "
+                "column_name LIKE '%%_p%%_ns'")
+    assert cur.fetchall() == [("double precision",)]
+    con.close()
+    with open_store(url, create=False) as st:
+        assert st.version == 4
+        (run,) = st.query()
+        pts = st.points([run["id"]])
+    lines = [json.loads(x.rpartition(',"progress":')[0] + "}") for x in live.read_text().splitlines()]
+    want = [(x[d].get("p50"), x[d].get("p99"), x[d].get("p99.9")) for x in lines for d in ("read", "write")]
+    assert [(x[f"{d}_p50_ns"], x[f"{d}_p99_ns"], x[f"{d}_p99_9_ns"]) for x in pts for d in ("read", "write")] == want
+    assert any(v is not None and v != int(v) for t in want for v in t)  # some midpoints: the case rounded before

@@ -45,7 +45,7 @@ local function select(path, sql)
   return rows
 end
 
-M.SCHEMA_VERSION = 3
+M.SCHEMA_VERSION = 4
 
 -- the store's schema version, one this reader knows | nil, message
 local function version(path)

@@ -4,7 +4,7 @@ A run's result keeps a bounded series (timeseries_max: neighbours merged once th
 reached); the store keeps every interval as the library measured it, written while the run
 goes on, so a day-long run's points are neither held in memory nor lost with the process.
 
-Tables (schema version 3, the same in SQLite and PostgreSQL):
+Tables (schema version 3, percentiles doubles since 4; the same in SQLite and PostgreSQL):
   point_streams (id, run_id, host, label, started_at): the points of one run, as measured;
       run_id is set in the transaction that saves the run, NULL until then (a run whose saving
       failed keeps its points, unlinked).
@@ -24,11 +24,13 @@ import threading
 import time
 
 DIRS = ("read", "write", "trim")
-# (column, SQL type, key of a direction's object); p99.9 cannot be a column name
+# (column, SQL type, key of a direction's object); p99.9 cannot be a column name. A
+# percentile may be a bucket's midpoint (x.5 ns): a double (BIGINT before schema version 4).
 DIR_FIELDS = (("ios", "BIGINT", "ios"), ("bytes", "BIGINT", "bytes"), ("iops", "DOUBLE PRECISION", "iops"),
               ("bw_bytes_s", "DOUBLE PRECISION", "bw_bytes_s"), ("lat_mean_ns", "DOUBLE PRECISION", "lat_mean_ns"),
-              ("lat_sum_ns", "BIGINT", "lat_sum_ns"), ("p50_ns", "BIGINT", "p50"), ("p99_ns", "BIGINT", "p99"),
-              ("p99_9_ns", "BIGINT", "p99.9"))
+              ("lat_sum_ns", "BIGINT", "lat_sum_ns"), ("p50_ns", "DOUBLE PRECISION", "p50"),
+              ("p99_ns", "DOUBLE PRECISION", "p99"), ("p99_9_ns", "DOUBLE PRECISION", "p99.9"))
+PCT_COLUMNS = tuple(f"{d}_{c}" for d in DIRS for c in ("p50_ns", "p99_ns", "p99_9_ns"))
 # (column, SQL type, key of the point): a job group's point names its group ("group": SQL's word)
 TOP_FIELDS = (("job_group", "TEXT", "group"), ("t_s", "DOUBLE PRECISION", "t_s"),
               ("dt_s", "DOUBLE PRECISION", "dt_s"), ("t_unix_ns", "BIGINT", "t_unix_ns"), ("errors", "BIGINT", "errors"),

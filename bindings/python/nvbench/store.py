@@ -29,7 +29,7 @@ from .resultset import ResultSet
 __all__ = ["Store", "StoreError", "open_store", "history", "points", "default_location", "FILTER_KEYS",
            "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Indexed columns of runs (name, SQL type). The schema of version 1 lacked the ones marked
 # added=2; MIGRATIONS adds them to an older store.
@@ -171,7 +171,16 @@ def _migrate_2_to_3(store, cur):
         cur.execute(stmt)
 
 
-MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
+def _migrate_3_to_4(store, cur):
+    """Version 4: the points' percentiles are doubles (a bucket's midpoint may be x.5 ns),
+    as they were in SQLite, where a column keeps each value's own type: PostgreSQL's BIGINT
+    columns rounded them. Points stored before keep their rounded values."""
+    if store.pg:
+        for c in _points.PCT_COLUMNS:
+            cur.execute(f"ALTER TABLE points ALTER COLUMN {c} TYPE DOUBLE PRECISION")
+
+
+MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
 
 
 # ------------------------------------------------------------------ the store
