@@ -331,10 +331,12 @@ def test_mpi_run_bad_data_is_a_failure_on_every_rank(rank_dirs):
 def test_mpi_run_missing_target_names_rank_and_host(rank_dirs):
     shutil.rmtree(rank_dirs / "r3")
     t0 = time.monotonic()
-    p = subprocess.run(MPI + [sys.executable, "-m", "nvbench", "mpi-run", "engine=psync", "size=4M",
+    db = rank_dirs / "runs.db"
+    p = subprocess.run(MPI + [sys.executable, "-m", "nvbench", "mpi-run", "engine=psync", "size=4M", "--db", str(db),
                               "runtime=30s", str(rank_dirs / "r{rank}" / "data")],
                        capture_output=True, text=True, timeout=90, env=_env())
     assert p.returncode == 2, (p.returncode, p.stderr)
+    assert not db.exists(), "a run refused before it started opens no store"
     # (a missing file whose directory exists would be created: size is set)
     assert f"rank 3 (host {_hosts_name()}): target '{rank_dirs / 'r3' / 'data'}' does not exist" in p.stderr
     assert not (rank_dirs / "r0" / "data").exists(), "validation refused the run: nothing was created"

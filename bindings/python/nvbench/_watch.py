@@ -129,13 +129,40 @@ def rank_live(args, rank, size, host):
     return live
 
 
-def rank_points(args, rank, host):
+class RankPoints:
     """mpi-run's --save/--db on one rank: every rank writes its own points into the store as
     they are measured, a stream labelled rank=RANK with the rank's host (a store that fails
-    costs that rank's points only, said on its stderr). (PointWriter, its point callback),
-    or (None, None) without saving."""
-    pw = _store_cli.point_writer(args, err=lambda m: _err(f"rank {rank} (host {host}): {m}"), host=host)
-    return (None, None) if pw is None else (pw, pw.begin(f"rank={rank}"))
+    costs that rank's points only, said on its stderr). The writer starts with the first
+    point: a run refused before it started opens no store and writes nothing."""
+
+    def __init__(self, args, rank, host):
+        self.args, self.rank, self.host = args, rank, host
+        self.writer, self._point, self._tried = None, None, False
+
+    def point(self, text):
+        if not self._tried:
+            self._tried = True
+            self.writer = _store_cli.point_writer(self.args, host=self.host,
+                                                  err=lambda m: _err(f"rank {self.rank} (host {self.host}): {m}"))
+            if self.writer is not None:
+                self._point = self.writer.begin(f"rank={self.rank}")
+        if self._point is not None:
+            self._point(text)
+
+    def close(self):
+        """(the stream's ref, points written) once every point is written; None without any."""
+        if self.writer is None:
+            return None
+        self.writer.close(flush=True)
+        return self.writer.stream_ref(), self.writer.written
+
+
+def rank_points(args, rank, host):
+    """This rank's RankPoints and its point callback, or (None, None) without saving."""
+    if not _store_cli._saving(args):
+        return None, None
+    rp = RankPoints(args, rank, host)
+    return rp, rp.point
 
 
 def rank_watch(live, point):
@@ -157,11 +184,7 @@ def rank_streams(comm, points, result):
     """Every rank's points written to the end, their streams named to rank 0: there, the
     _points.Streams that saving the merged result links to its run; None on the others (and
     without saving). Every rank calls it (a collective)."""
-    ref = None
-    if points is not None:
-        points.close(flush=True)
-        ref = (points.stream_ref(), points.written)
-    refs = comm.gather(ref, root=0)
+    refs = comm.gather(None if points is None else points.close(), root=0)
     if comm.Get_rank() != 0 or points is None:
         return None
     return _points.Streams(result, [r for r in refs if r is not None])
