@@ -144,3 +144,28 @@ def test_the_example_workflows_gate_step_runs_as_written(tmp_path):
         write(tmp_path / "candidate.json", [iops, iops + 1000, iops - 1000])
         p = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
         assert p.returncode == status, (iops, p.stdout, p.stderr)
+
+
+def test_the_gate_from_python(base, tmp_path):
+    """nvbench.gate: the verdicts of the command, from files, Results or a store query; bad
+    conditions and unlike sides raise ValueError naming them."""
+    import nvbench
+    slow = write(tmp_path / "slow.json", [80_000, 81_000, 79_000])
+    v = nvbench.gate(base, slow, ["iops<-5%", "lat.p99>+10%"])
+    assert v["verdict"] == "fail" and [c["verdict"] for c in v["conditions"]] == ["fail", "pass"]
+    assert v["conditions"][0]["change"] == pytest.approx(-0.2, abs=0.01)
+    same = nvbench.load(write(tmp_path / "same.json", [100_500, 101_000, 99_500]))
+    assert nvbench.gate(nvbench.load(base), list(same), "iops<-5%")["verdict"] == "pass"
+    assert nvbench.gate(base, same[0], "iops<-5%")["verdict"] == "inconclusive"  # one repeat: no interval
+    db = tmp_path / "s.db"
+    with open_store(str(db)) as st:
+        st.save(nvbench.load(base), [("ci", "main")])
+    assert nvbench.gate("store:label.ci=main", slow, "iops<-5%", db=str(db))["verdict"] == "fail"
+    with pytest.raises(ValueError, match="unknown figure 'speed'"):
+        nvbench.gate(base, slow, "speed<-5%")
+    other = write(tmp_path / "other.json", [100_000, 101_000], engine="io_uring")
+    with pytest.raises(nvbench._gate_cli.Unlike, match="workload") as e:
+        nvbench.gate(base, other, "iops<-5%")
+    assert e.value.why and nvbench.gate(base, other, "iops<-5%", force=True)["differences_forced"] == e.value.why
+    with pytest.raises(ValueError, match="candidate .*missing.json"):
+        nvbench.gate(base, str(tmp_path / "missing.json"), "iops<-5%")
