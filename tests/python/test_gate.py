@@ -124,3 +124,48 @@ def test_another_kernel_in_the_store_is_refused(base, tmp_path):
 def test_bad_conditions_exit_2(base, cond):
     p, _ = gate(base, base, cond)
     assert p.returncode == 2 and "--fail-if" in p.stderr
+
+
+def test_the_example_workflows_gate_step_runs_as_written(tmp_path):
+    """examples/ci/nvbench-gate.yml (docs/history.md, "In CI"): its gate step, run as written
+    against a store holding main's runs, passes an unchanged candidate and fails a slower one."""
+    yaml = pytest.importorskip("yaml")
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "examples", "ci", "nvbench-gate.yml")) as f:
+        flow = yaml.safe_load(f)
+    (step,) = [s for s in flow["jobs"]["gate"]["steps"] if s.get("name") == "gate"]
+    script = step["run"].replace(".venv/bin/nvbench", f"{sys.executable} -m nvbench")
+    db = tmp_path / "results.db"
+    main = [_synth.result_dict(iops=i, lat_ms=0.2) for i in (100_000, 101_000, 99_000) * 3]
+    with open_store(str(db)) as st:
+        st.save(main, [("branch", "main")])
+    env = dict(os.environ, NVBENCH_DB=str(db))
+    for iops, status in ((100_500, 0), (80_000, 1)):
+        write(tmp_path / "candidate.json", [iops, iops + 1000, iops - 1000])
+        p = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+        assert p.returncode == status, (iops, p.stdout, p.stderr)
+
+
+def test_the_gate_from_python(base, tmp_path):
+    """nvbench.gate: the verdicts of the command, from files, Results or a store query; bad
+    conditions and unlike sides raise ValueError naming them."""
+    import nvbench
+    slow = write(tmp_path / "slow.json", [80_000, 81_000, 79_000])
+    v = nvbench.gate(base, slow, ["iops<-5%", "lat.p99>+10%"])
+    assert v["verdict"] == "fail" and [c["verdict"] for c in v["conditions"]] == ["fail", "pass"]
+    assert v["conditions"][0]["change"] == pytest.approx(-0.2, abs=0.01)
+    same = nvbench.load(write(tmp_path / "same.json", [100_500, 101_000, 99_500]))
+    assert nvbench.gate(nvbench.load(base), list(same), "iops<-5%")["verdict"] == "pass"
+    assert nvbench.gate(base, same[0], "iops<-5%")["verdict"] == "inconclusive"  # one repeat: no interval
+    db = tmp_path / "s.db"
+    with open_store(str(db)) as st:
+        st.save(nvbench.load(base), [("ci", "main")])
+    assert nvbench.gate("store:label.ci=main", slow, "iops<-5%", db=str(db))["verdict"] == "fail"
+    with pytest.raises(ValueError, match="unknown figure 'speed'"):
+        nvbench.gate(base, slow, "speed<-5%")
+    other = write(tmp_path / "other.json", [100_000, 101_000], engine="io_uring")
+    with pytest.raises(nvbench._gate_cli.Unlike, match="workload") as e:
+        nvbench.gate(base, other, "iops<-5%")
+    assert e.value.why and nvbench.gate(base, other, "iops<-5%", force=True)["differences_forced"] == e.value.why
+    with pytest.raises(ValueError, match="candidate .*missing.json"):
+        nvbench.gate(base, str(tmp_path / "missing.json"), "iops<-5%")

@@ -71,9 +71,9 @@ def metrics_url(p):
 def test_live_stream_and_metrics_while_the_run_goes_on():
     # a run of an hour that the test stops: it goes on for as long as the test reads
     with running(["run", "engine=null", "rw=randrw", "runtime=3600", "interval=100ms", "rate_iops=20000",
-                  "--live", "-", "--metrics", "127.0.0.1:0", "--no-progress", "--print-json"]) as p:
+                  "--live", "-", "--metrics", "0", "--no-progress", "--print-json"]) as p:
         url = metrics_url(p)
-        assert url and url.startswith("http://127.0.0.1:"), url
+        assert url and url.startswith("http://127.0.0.1:"), url  # a port alone: loopback
         lines = [p.stdout.readline() for _ in range(3)]
         pts = [_point_of(l)[1] for l in lines]
         # the endpoint has seen at least the points read (it learns each before it is written)
@@ -103,6 +103,12 @@ def test_live_stream_and_metrics_while_the_run_goes_on():
     assert [s[1] for s in streamed] == ts
     assert streamed[-1][0] in result_line
     assert sum(s[1]["read"]["ios"] for s in streamed) == result["read"]["ios"]
+
+
+def test_metrics_listens_on_loopback_unless_a_host_is_named():
+    from nvbench._live import parse_addr
+    assert parse_addr("9100") == parse_addr(":9100") == ("127.0.0.1", 9100)
+    assert parse_addr("0.0.0.0:9100") == ("0.0.0.0", 9100) and parse_addr("[::1]:0") == ("::1", 0)
 
 
 def test_metrics_address_refused_with_its_reason(tmp_path):

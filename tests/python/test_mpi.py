@@ -331,10 +331,12 @@ def test_mpi_run_bad_data_is_a_failure_on_every_rank(rank_dirs):
 def test_mpi_run_missing_target_names_rank_and_host(rank_dirs):
     shutil.rmtree(rank_dirs / "r3")
     t0 = time.monotonic()
-    p = subprocess.run(MPI + [sys.executable, "-m", "nvbench", "mpi-run", "engine=psync", "size=4M",
+    db = rank_dirs / "runs.db"
+    p = subprocess.run(MPI + [sys.executable, "-m", "nvbench", "mpi-run", "engine=psync", "size=4M", "--db", str(db),
                               "runtime=30s", str(rank_dirs / "r{rank}" / "data")],
                        capture_output=True, text=True, timeout=90, env=_env())
     assert p.returncode == 2, (p.returncode, p.stderr)
+    assert not db.exists(), "a run refused before it started opens no store"
     # (a missing file whose directory exists would be created: size is set)
     assert f"rank 3 (host {_hosts_name()}): target '{rank_dirs / 'r3' / 'data'}' does not exist" in p.stderr
     assert not (rank_dirs / "r0" / "data").exists(), "validation refused the run: nothing was created"
@@ -372,14 +374,61 @@ def test_mpi_run_sigint_stops_every_rank(rank_dirs):
     assert not any("nvbench" in n for r in range(4) for n in os.listdir(rank_dirs / f"r{r}"))
 
 
+def mpi_run_saving(rank_dirs, db, *extra):
+    """The mpi-run command of the store tests: 4 ranks of 3000 I/Os each, aligned 50 ms
+    intervals, saved into db (an SQLite file or a PostgreSQL URL)."""
+    return MPI + [sys.executable, "-m", "nvbench", "mpi-run", "--json", str(rank_dirs / "merged.json"), "--db",
+                  str(db), "--label", "ci=1", "--no-progress", "engine=psync", "rw=randrw", "bs=4k", "size=4M",
+                  f"direct={_direct(str(rank_dirs))}", "ios=3000", "align_interval=1", "interval=50ms",
+                  str(rank_dirs / "r{rank}"), *extra]
+
+
+def check_rank_streams(db, p, live=None, ranks=range(4)):
+    """The merged run saved by rank 0 carries each rank's points (those ranks), as each rank
+    measured them (its --live lines, when live names them), labelled with its rank and host,
+    and, interval by interval (aligned), their sums are the merged result's series."""
+    with nvbench.open_store(str(db), create=False) as st:
+        (row,) = st.query()
+        (r,) = st.results()
+        pts = st.points([row["id"]])
+    assert row["labels"] == {"ci": "1"} and r.data["total"]["ios"] == 12000 and len(r.data["hosts"]) == 4
+    assert f"saved 1 run in store {db} with {len(pts)} time-series points" in p.stderr, p.stderr
+    by_rank = {}
+    for pt in pts:
+        by_rank.setdefault(pt["label"], []).append(pt)
+    assert sorted(by_rank) == [f"rank={k}" for k in ranks]
+    for k in ranks:
+        mine = by_rank[f"rank={k}"]
+        assert [pt["idx"] for pt in mine] == list(range(len(mine)))
+        assert {pt["host"] for pt in mine} == {_hosts_name()}
+        assert sum(pt["read_ios"] + pt["write_ios"] for pt in mine) == 3000
+        if live is not None:
+            lines = [json.loads(x.rpartition(',"progress":')[0] + "}")
+                     for x in (live / f"live-{k}.jsonl").read_text().splitlines()]
+            assert [(pt["t_unix_ns"], pt["read_ios"], pt["write_ios"], pt["read_p99_ns"]) for pt in mine] == \
+                [(x["t_unix_ns"], x["read"]["ios"], x["write"]["ios"], x["read"].get("p99")) for x in lines]
+    if list(ranks) != list(range(4)):
+        return
+    iv = 50_000_000
+    ts = r.data["timeseries"]
+    assert all("intervals" not in s for s in ts)  # every interval kept: comparable one by one
+    want = {}
+    for pt in pts:
+        w = want.setdefault(-(-pt["t_unix_ns"] // iv), [0, 0, 0, 0])
+        for i, c in enumerate(("read_ios", "write_ios", "read_bytes", "write_bytes")):
+            w[i] += pt[c]
+    got = {-(-s["t_unix_ns"] // iv): [s["read"]["ios"], s["write"]["ios"], s["read"]["bytes"], s["write"]["bytes"]]
+           for s in ts}
+    assert got == want and len(ts) > 1
+
+
 @needs_mpi
 def test_mpi_run_streams_each_rank_and_saves_the_merged_run(rank_dirs):
     """--live: every rank its own stream, each line naming its rank, adding up to that rank's
-    figures in the merged result; --db: rank 0 saves the merged run."""
+    figures in the merged result; --db: every rank writes its points into one SQLite file
+    as they are measured, and rank 0 saves the merged run with them."""
     out, db = rank_dirs / "merged.json", rank_dirs / "runs.db"
-    cmd = MPI + [sys.executable, "-m", "nvbench", "mpi-run", "--json", str(out), "--db", str(db), "--label", "ci=1",
-                 "--no-progress", "engine=psync", "rw=randrw", "bs=4k", "size=4M", f"direct={_direct(str(rank_dirs))}",
-                 "ios=3000", "align_interval=1", "interval=50ms", str(rank_dirs / "r{rank}")]
+    cmd = mpi_run_saving(rank_dirs, db)
     # one file for every rank is refused on every rank, before anything runs
     p = subprocess.run(cmd + ["--live", str(rank_dirs / "live.jsonl")], capture_output=True, text=True,
                        timeout=120, env=_env())
@@ -395,9 +444,31 @@ def test_mpi_run_streams_each_rank_and_saves_the_merged_run(rank_dirs):
         assert lines and all((g["rank"], g["ranks"], g["host"]) == (rank, 4, _hosts_name()) for g in progs)
         pts = [json.loads(x.rpartition(',"progress":')[0] + "}") for x in lines]
         assert sum(pt[d]["ios"] for pt in pts for d in ("read", "write")) == progs[-1]["ios"] == 3000
-    assert "saved 1 run in store" in p.stderr
-    with nvbench.open_store(str(db), create=False) as st:
-        (row,) = st.query()
-        (r,) = st.results()
-    assert row["labels"] == {"ci": "1"} and r.data["total"]["ios"] == m["total"]["ios"] == 12000
-    assert len(r.data["hosts"]) == 4
+    assert m["total"]["ios"] == 12000
+    check_rank_streams(db, p, rank_dirs)
+    h = subprocess.run([sys.executable, "-m", "nvbench", "history", "--db", str(db), "--points", "1"],
+                       capture_output=True, text=True, timeout=60, env=_env())
+    assert h.returncode == 0 and h.stdout.split("\n")[0].split()[:4] == ["run_id", "label", "host", "idx"], h
+    assert {ln.split()[1] for ln in h.stdout.splitlines()[1:]} == {f"rank={k}" for k in range(4)}, h.stdout
+
+
+@needs_mpi
+def test_mpi_run_a_rank_whose_store_fails_loses_its_points_only(rank_dirs):
+    """Rank 2 names a store of its own (another file), rank 3 a corrupt one (mpirun's MPMD
+    form: other arguments for them): the run completes, rank 0 saves the merged run with the
+    points of ranks 0 and 1, says rank 2's are elsewhere, and rank 3 says its were not stored."""
+    db, other, bad = rank_dirs / "runs.db", rank_dirs / "other.db", rank_dirs / "bad.db"
+    bad.write_bytes(b"not a database " * 100)
+    one = mpi_run_saving(rank_dirs, db)
+    i = one.index("-n")
+    app = one[i + 2:]
+    cmd = one[:i] + ["-n", "2"] + app
+    for store in (other, bad):
+        cmd += [":", "-n", "1"] + [str(store) if a == str(db) else a for a in app]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=_env())
+    assert p.returncode == 0, p.stderr
+    check_rank_streams(db, p, ranks=range(2))
+    assert f"the points of rank=2 (host {_hosts_name()}) are not in store {db}" in p.stderr, p.stderr
+    assert f"rank 3 (host {_hosts_name()}): store {bad}" in p.stderr and "time-series points not stored" in p.stderr
+    with nvbench.open_store(str(other), create=False) as st:
+        assert st.query() == [] and len(st._conn.execute("SELECT id FROM point_streams").fetchall()) == 1

@@ -115,3 +115,19 @@ def test_a_run_with_stored_points_shows_its_spread_within_the_run(tmp_path):
     assert r.returncode == 0, r.stderr
     if not missing():
         assert "5th to the 95th percentile of its intervals" in out.read_text()
+
+
+def test_an_mpi_runs_spread_is_of_its_ranks_summed_interval_by_interval():
+    """The points of an mpi-run's ranks (streams rank=R) run at once: an interval's IOPS is
+    their sum, not each rank's alone."""
+    pts = []
+    for rank, scale in ((0, 1.0), (1, 3.0)):
+        for i, v in enumerate((100.0, 200.0, 300.0, 400.0)):
+            pts.append({"run_id": 7, "label": f"rank={rank}", "idx": i, "read_iops": v * scale,
+                        "write_iops": None, "read_bw_bytes_s": v * scale * 4096, "write_bw_bytes_s": 0.0})
+    spread = point_spreads(pts)[7]
+    assert spread["iops"] == (400.0, 1600.0)
+    assert spread["bw_gib_s"] == (400.0 * 4096 / 2**30, 1600.0 * 4096 / 2**30)
+    # the points of a run's steps (another label) are intervals of their own
+    one = [dict(p, label="a") for p in pts]
+    assert point_spreads(one)[7]["iops"] == (100.0, 1200.0)

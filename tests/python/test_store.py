@@ -118,7 +118,7 @@ def test_a_store_of_the_previous_schema_is_migrated(data_file, tmp_path):
     p = run_null(db, "--label", "after=migration", target=data_file)
     assert p.returncode == 0, p.stderr
     with open_store(db, create=False) as st:
-        assert st.version == SCHEMA_VERSION == 3
+        assert st.version == SCHEMA_VERSION == 4
         rows = st.query(with_result=True)
         old, new = rows
         assert old["host"] == "old-host" and old["iops"] == 1234.0 and old["kernel"] is None
@@ -126,7 +126,7 @@ def test_a_store_of_the_previous_schema_is_migrated(data_file, tmp_path):
         assert new["labels"] == {"after": "migration"}
         assert len(st.results()) == 2  # both read back as Results
     con = sqlite3.connect(db)
-    assert con.execute("SELECT value FROM nvbench_meta WHERE key='schema_version'").fetchone() == ("3",)
+    assert con.execute("SELECT value FROM nvbench_meta WHERE key='schema_version'").fetchone() == ("4",)
     assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 

@@ -209,7 +209,7 @@ def test_a_store_of_schema_2_is_migrated(pg, data_file, tmp_path):
     p = cli("run", "engine=null", "runtime=200ms", "interval=50ms", data_file, "--print-json", "--db", url)
     assert p.returncode == 0, p.stderr
     with open_store(url, create=False) as st:
-        assert st.version == 3
+        assert st.version == 4
         old, new = st.query()
         assert old["host"] == "old-host" and st.points([old["id"]]) == []
         pts = st.points([new["id"]])
@@ -265,3 +265,51 @@ def test_a_search_saves_each_run_as_it_ends_with_its_points(pg, tmp_path):
             mine = [x for x in lines if x["progress"]["step"] == step]
             assert [x["t_unix_ns"] for x in pts] == [x["t_unix_ns"] for x in mine] and pts
             assert {x["label"] for x in pts} == {f"qd={r['qd']}"}
+
+
+def test_mpi_run_ranks_stream_their_points_to_one_server(pg, tmp_path):
+    """mpi-run --db postgresql://...: the 4 ranks each write their points to the server as
+    they are measured, and the merged run rank 0 saves carries them all (test_mpi.py's
+    checks: each rank's count and figures, their sums the merged series)."""
+    from test_mpi import MPIRUN, HAVE_MPI4PY, _env, check_rank_streams, mpi_run_saving
+    if not (MPIRUN and HAVE_MPI4PY):
+        pytest.skip("needs mpirun and mpi4py (apt-get install openmpi-bin python3-mpi4py)")
+    url = pg.fresh()
+    for r in range(4):
+        (tmp_path / f"r{r}").mkdir()
+    p = subprocess.run(mpi_run_saving(tmp_path, url, "--live", str(tmp_path / "live-{rank}.jsonl")),
+                       capture_output=True, text=True, timeout=180, env=_env())
+    assert p.returncode == 0, p.stderr
+    check_rank_streams(url, p, tmp_path)
+
+
+def test_a_store_of_schema_3_keeps_percentiles_exactly_once_migrated(pg, data_file, tmp_path):
+    """Schema 3 kept the points' percentiles in BIGINT columns on PostgreSQL, which rounded a
+    bucket's midpoint (x.5 ns); version 4 makes them doubles: stored as the --live line has them."""
+    import psycopg2
+    from nvbench import _points
+    url = pg.fresh()
+    with open_store(url):
+        pass
+    con = psycopg2.connect(url)
+    con.autocommit = True
+    cur = con.cursor()
+    for c in _points.PCT_COLUMNS:  # back to version 3's columns
+        cur.execute(f"ALTER TABLE points ALTER COLUMN {c} TYPE BIGINT")
+    cur.execute("UPDATE nvbench_meta SET value = '3' WHERE key = 'schema_version'")
+    live = tmp_path / "live.jsonl"
+    p = cli("run", "engine=null", "rw=randrw", "runtime=300ms", "interval=50ms", data_file, "--print-json", "--db", url,
+            "--live", str(live))
+    assert p.returncode == 0, p.stderr
+    cur.execute("SELECT DISTINCT data_type FROM information_schema.columns WHERE table_name = 'points' AND "
+                "column_name LIKE '%%_p%%_ns'")
+    assert cur.fetchall() == [("double precision",)]
+    con.close()
+    with open_store(url, create=False) as st:
+        assert st.version == 4
+        (run,) = st.query()
+        pts = st.points([run["id"]])
+    lines = [json.loads(x.rpartition(',"progress":')[0] + "}") for x in live.read_text().splitlines()]
+    want = [(x[d].get("p50"), x[d].get("p99"), x[d].get("p99.9")) for x in lines for d in ("read", "write")]
+    assert [(x[f"{d}_p50_ns"], x[f"{d}_p99_ns"], x[f"{d}_p99_9_ns"]) for x in pts for d in ("read", "write")] == want
+    assert any(v is not None and v != int(v) for t in want for v in t)  # some midpoints: the case rounded before

@@ -125,14 +125,14 @@ def test_a_store_of_schema_2_is_migrated_and_takes_points(data_file, tmp_path):
     p = cli("run", "engine=null", "runtime=200ms", "interval=50ms", data_file, "--print-json", "--db", db)
     assert p.returncode == 0, p.stderr
     with open_store(db, create=False) as st:
-        assert st.version == SCHEMA_VERSION == 3
+        assert st.version == SCHEMA_VERSION == 4
         old, new = st.query(with_result=True)
         assert old["labels"] == {"build": "old"} and old["kernel"] == "6.1" and json.loads(old["result"]) == r.data
         assert st.points([old["id"]]) == []
         pts = st.points([new["id"]])
     assert len(pts) >= 1 and sum(x["read_ios"] for x in pts) == json.loads(p.stdout)["read"]["ios"]
     con = sqlite3.connect(db)
-    assert con.execute("SELECT value FROM nvbench_meta WHERE key='schema_version'").fetchone() == ("3",)
+    assert con.execute("SELECT value FROM nvbench_meta WHERE key='schema_version'").fetchone() == ("4",)
     assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert con.execute("PRAGMA foreign_key_check").fetchall() == []
 

@@ -45,7 +45,7 @@ local function select(path, sql)
   return rows
 end
 
-M.SCHEMA_VERSION = 3
+M.SCHEMA_VERSION = 4
 
 -- the store's schema version, one this reader knows | nil, message
 local function version(path)
@@ -103,13 +103,13 @@ end
 
 --- points(path, id) -> the run's time-series points as measured (schema 3; {} for a run saved
 --- without them), each a table of the points columns (idx, t_s, read_iops, read_p99_ns, ...,
---- label: its step or cell, job_group), in the order measured | nil, message
+--- label: its step, cell or MPI rank, host, job_group), in the order measured | nil, message
 function M.points(path, id)
   if math.type(id) ~= "integer" then return nil, "points: id must be an integer" end
   local v, why = version(path)
   if not v then return nil, why end
   if v < 3 then return {} end
-  return select(path, ("SELECT s.run_id, s.label, p.* FROM points p JOIN point_streams s ON p.stream_id = s.id "
+  return select(path, ("SELECT s.run_id, s.label, s.host, p.* FROM points p JOIN point_streams s ON p.stream_id = s.id "
                        .. "WHERE s.run_id = %d ORDER BY s.id, p.idx"):format(id))
 end
 

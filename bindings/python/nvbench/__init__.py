@@ -25,6 +25,7 @@ from . import mpi  # mpi4py is imported only when nvbench.mpi is used
 from ._devices import devices, device
 from .fio_job import from_fio_job, run_fio_job, FioJobError
 from .store import history, open_store, points, StoreError
+from ._gate_cli import gate
 
 __version__ = _nvbench.version()
 
@@ -33,7 +34,7 @@ __all__ = [
     "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "NvbenchWarning",
     "Terminated", "VerifyError",
     "merge", "mpi", "search", "from_fio_job", "run_fio_job", "FioJobError",
-    "history", "open_store", "points", "StoreError",
+    "history", "open_store", "points", "StoreError", "gate",
 ]
 
 try:

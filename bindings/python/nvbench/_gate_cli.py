@@ -15,6 +15,7 @@ Exit status: 0 pass, 1 regression, 2 bad input or results that cannot be compare
 """
 import json
 import math
+import os
 import re
 
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_OK, _err
@@ -22,6 +23,7 @@ from ._printable import printable
 from ._store_cli import _query_of
 from .loading import load
 from .metrics import figures
+from .result import Result
 from .stats import ratio_ci
 from .store import StoreError, row_of
 
@@ -137,39 +139,69 @@ def _pct(v):
     return "-" if v is None else f"{v * 100:+.1f}%"
 
 
+class Unlike(ValueError):
+    """The baseline and the candidate measure different things: .why names each difference."""
+
+    def __init__(self, why):
+        super().__init__("not judged: the baseline and the candidate measure different things (force=True "
+                         "judges anyway): " + "; ".join(why))
+        self.why = why
+
+
+def _side(what, spec, db):
+    """The results of one side: a file, a store query ('store:host=a,last=5'), a Result, a
+    ResultSet or a list of Results (or result dicts)."""
+    if isinstance(spec, (str, os.PathLike)):
+        spec = os.fspath(spec)
+        try:
+            rs = list(_query_of(spec, db).load() if spec.startswith("store:") else load(spec))
+        except (OSError, ValueError, StoreError) as e:
+            raise ValueError(f"{what} {spec}: {getattr(e, 'strerror', None) or e}") from None
+    else:
+        rs = [spec] if isinstance(spec, (Result, dict)) else list(spec)
+        rs = [r if isinstance(r, Result) else Result(r) for r in rs]
+        spec = f"({type(spec).__name__})"
+    if not rs:
+        raise ValueError(f"{what} {spec}: no result")
+    return rs
+
+
+def gate(baseline, candidate, fail_if, confidence=0.95, force=False, db=None):
+    """The regression gate (``nvbench gate``) from Python: ``nvbench.gate("store:label.branch=main,
+    last=9", "candidate.json", ["iops<-5%", "lat.p99>+10%"])``. Each side is a result file, a
+    store query (``store:...``, read from db), a Result, a ResultSet or a list of Results.
+    Returns {"verdict": "pass" | "fail" | "inconclusive", "confidence", "conditions": one dict
+    per condition (figure, means, repeats, change and its interval, verdict, why),
+    "not_checked": facts unknown on a side, "differences_forced": what force=True overrode}.
+    Raises ValueError for a bad condition or a side without results, and Unlike (a ValueError
+    naming each difference) when the sides differ in workload, host, device or kernel."""
+    conditions = [parse_condition(c) for c in ([fail_if] if isinstance(fail_if, str) else fail_if)]
+    if not conditions:
+        raise ValueError("gate needs at least one --fail-if (iops<-5%, lat.p99>+10%)")
+    base, cand = _side("baseline", baseline, db), _side("candidate", candidate, db)
+    why, unknown = unlike(base, cand)
+    if why and not force:
+        raise Unlike(why)
+    rows = judge(base, cand, conditions, confidence)
+    verdicts = {r["verdict"] for r in rows}
+    word = "fail" if "fail" in verdicts else "inconclusive" if "inconclusive" in verdicts else "pass"
+    return {"verdict": word, "confidence": confidence, "conditions": rows, "not_checked": unknown,
+            "differences_forced": why}
+
+
 def cmd_gate(args):
     try:
-        conditions = [parse_condition(c) for c in args.fail_if]
+        v = gate(args.baseline, args.candidate, args.fail_if, args.confidence, args.force, args.db)
+    except Unlike as e:
+        _err("not judged: the baseline and the candidate measure different things (--force judges anyway):")
+        for w in e.why:
+            _err("  " + w)
+        return EXIT_INPUT
     except ValueError as e:
         _err(str(e))
         return EXIT_INPUT
-    if not conditions:
-        _err("gate needs at least one --fail-if (iops<-5%, lat.p99>+10%)")
-        return EXIT_INPUT
-    sets = []
-    for what, spec in (("baseline", args.baseline), ("candidate", args.candidate)):
-        try:
-            if spec.startswith("store:"):
-                rs = _query_of(spec, args.db).load()
-            else:
-                rs = load(spec)
-        except (OSError, ValueError, StoreError) as e:
-            _err(f"{what} {spec}: {getattr(e, 'strerror', None) or e}")
-            return EXIT_INPUT
-        if not len(rs):
-            _err(f"{what} {spec}: no result")
-            return EXIT_INPUT
-        sets.append(list(rs))
-    base, cand = sets
-    why, unknown = unlike(base, cand)
-    if why and not args.force:
-        _err("not judged: the baseline and the candidate measure different things (--force judges anyway):")
-        for w in why:
-            _err("  " + w)
-        return EXIT_INPUT
-    rows = judge(base, cand, conditions, args.confidence)
-    verdicts = {r["verdict"] for r in rows}
-    status = EXIT_FAIL if "fail" in verdicts else EXIT_INCONCLUSIVE if "inconclusive" in verdicts else EXIT_OK
+    rows, unknown, why = v["conditions"], v["not_checked"], v["differences_forced"]
+    status = {"pass": EXIT_OK, "fail": EXIT_FAIL, "inconclusive": EXIT_INCONCLUSIVE}[v["verdict"]]
     word = {EXIT_OK: "pass", EXIT_FAIL: "FAIL", EXIT_INCONCLUSIVE: "inconclusive"}[status]
     if args.json:
         print(json.dumps({"verdict": word.lower(), "confidence": args.confidence, "conditions": rows,

@@ -4,7 +4,7 @@ A run's result keeps a bounded series (timeseries_max: neighbours merged once th
 reached); the store keeps every interval as the library measured it, written while the run
 goes on, so a day-long run's points are neither held in memory nor lost with the process.
 
-Tables (schema version 3, the same in SQLite and PostgreSQL):
+Tables (schema version 3, percentiles doubles since 4; the same in SQLite and PostgreSQL):
   point_streams (id, run_id, host, label, started_at): the points of one run, as measured;
       run_id is set in the transaction that saves the run, NULL until then (a run whose saving
       failed keeps its points, unlinked).
@@ -24,17 +24,19 @@ import threading
 import time
 
 DIRS = ("read", "write", "trim")
-# (column, SQL type, key of a direction's object); p99.9 cannot be a column name
+# (column, SQL type, key of a direction's object); p99.9 cannot be a column name. A
+# percentile may be a bucket's midpoint (x.5 ns): a double (BIGINT before schema version 4).
 DIR_FIELDS = (("ios", "BIGINT", "ios"), ("bytes", "BIGINT", "bytes"), ("iops", "DOUBLE PRECISION", "iops"),
               ("bw_bytes_s", "DOUBLE PRECISION", "bw_bytes_s"), ("lat_mean_ns", "DOUBLE PRECISION", "lat_mean_ns"),
-              ("lat_sum_ns", "BIGINT", "lat_sum_ns"), ("p50_ns", "BIGINT", "p50"), ("p99_ns", "BIGINT", "p99"),
-              ("p99_9_ns", "BIGINT", "p99.9"))
+              ("lat_sum_ns", "BIGINT", "lat_sum_ns"), ("p50_ns", "DOUBLE PRECISION", "p50"),
+              ("p99_ns", "DOUBLE PRECISION", "p99"), ("p99_9_ns", "DOUBLE PRECISION", "p99.9"))
+PCT_COLUMNS = tuple(f"{d}_{c}" for d in DIRS for c in ("p50_ns", "p99_ns", "p99_9_ns"))
 # (column, SQL type, key of the point): a job group's point names its group ("group": SQL's word)
 TOP_FIELDS = (("job_group", "TEXT", "group"), ("t_s", "DOUBLE PRECISION", "t_s"),
               ("dt_s", "DOUBLE PRECISION", "dt_s"), ("t_unix_ns", "BIGINT", "t_unix_ns"), ("errors", "BIGINT", "errors"),
               ("system_pct", "DOUBLE PRECISION", "system_pct"))
 COLUMNS = tuple((c, t) for c, t, _ in TOP_FIELDS) + tuple((f"{d}_{c}", t) for d in DIRS for c, t, _ in DIR_FIELDS)
-READ_COLUMNS = ("run_id", "label", "idx") + tuple(c for c, _ in COLUMNS)
+READ_COLUMNS = ("run_id", "label", "host", "idx") + tuple(c for c, _ in COLUMNS)
 # rows of one INSERT: within SQLite's oldest limit of 999 parameters
 BATCH_ROWS = 999 // (len(COLUMNS) + 2)
 
@@ -66,7 +68,7 @@ def read(store, cur, run_ids):
         chunk = run_ids[i:i + 500]
         if not chunk:
             continue
-        cur.execute(store._sql(f"SELECT s.run_id, s.label, p.idx, {cols} FROM points p JOIN point_streams s "
+        cur.execute(store._sql(f"SELECT s.run_id, s.label, s.host, p.idx, {cols} FROM points p JOIN point_streams s "
                                f"ON p.stream_id = s.id WHERE s.run_id IN ({', '.join('?' * len(chunk))}) "
                                "ORDER BY s.run_id, s.id, p.idx"), chunk)
         out += [dict(zip(READ_COLUMNS, r)) for r in cur.fetchall()]
@@ -94,11 +96,13 @@ class PointWriter:
     def _open_store(self, location):
         raise NotImplementedError("use store.PointWriter, which opens the store")
 
-    def __init__(self, location, err=None, labels=()):
+    def __init__(self, location, err=None, labels=(), host=None):
         self.location, self.err = location, err
+        self.host = host or socket.gethostname()  # each stream's host
         self.q = queue.Queue()
         self.by_result = {}          # id(result) -> stream id
         self._streams = []           # stream ids, in order begun (None until written)
+        self._refs = []              # (host, label) of each stream, in order begun
         self._current = None
         self.queued = self.written = 0
         self.failure = None
@@ -118,6 +122,7 @@ class PointWriter:
         self._streams.append(None)
         self._current = k
         self.q.put(("begin", k, label))
+        self._refs.append((self.host, label))
         state = {"idx": 0}
 
         def point(text):
@@ -158,6 +163,15 @@ class PointWriter:
     def streams(self):
         """{id(result): stream id} of the streams written, for linking."""
         return {rid: self._streams[k] for rid, k in self.by_result.items() if self._streams[k] is not None}
+
+    def stream_ref(self):
+        """(stream id, host, label) of the stream begun first, once written (None if not):
+        how another process names it to link it (Streams)."""
+        return None if not self._streams or self._streams[0] is None else (self._streams[0],) + self._refs[0]
+
+    def link(self, st, cur, rid, result):
+        """Inside the transaction saving result as run rid (Store.save): its points are that run's."""
+        st._link(cur, rid, self.streams().get(id(result)))
 
     def write_rest(self, st, cur):
         """The points close() left, inside the caller's transaction on st (Store.save)."""
@@ -241,10 +255,9 @@ class PointWriter:
         self._flush_rows(st, cur, rows)
         return saved
 
-    @staticmethod
-    def _stream(st, cur, label):
+    def _stream(self, st, cur, label):
         sql = st._sql("INSERT INTO point_streams (host, label, started_at) VALUES (?, ?, ?)")
-        args = (socket.gethostname(), label, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        args = (self.host, label, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         if st.pg:
             cur.execute(sql + " RETURNING id", args)
             return cur.fetchone()[0]
@@ -259,3 +272,39 @@ class PointWriter:
             chunk, rows[:] = rows[:BATCH_ROWS], rows[BATCH_ROWS:]
             cur.execute(st._sql(f"INSERT INTO points ({names}) VALUES {', '.join([one] * len(chunk))}"),
                         [v for r in chunk for v in r])
+
+
+class Streams:
+    """The streams of points that other processes wrote for one result (the ranks of an MPI
+    run, each with a PointWriter of its own: refs, their stream_ref() and points written),
+    given to Store.save(points=...) in place of a PointWriter: the run saved is linked to
+    those of them its store holds (by id, host and label, not yet linked to a run; a rank on
+    another host may have written into a store of its own), in the run's transaction."""
+
+    saves = False
+
+    def __init__(self, result, refs):
+        self.result = id(result)
+        self.refs = [(ref, n) for ref, n in refs if ref is not None]
+        self.saved, self.written, self.unlinked = {}, 0, []
+
+    def close(self, flush=True):
+        pass
+
+    def streams(self):
+        return {self.result: [ref for ref, _ in self.refs]} if self.refs else {}
+
+    def write_rest(self, st, cur):
+        pass
+
+    def link(self, st, cur, rid, result):
+        self.written, self.unlinked = 0, []
+        if id(result) != self.result:
+            return
+        for (sid, host, label), n in self.refs:
+            cur.execute(st._sql("UPDATE point_streams SET run_id = ? WHERE id = ? AND host = ? AND label = ? "
+                                "AND run_id IS NULL"), (rid, sid, host, label))
+            if cur.rowcount == 1:
+                self.written += n
+            else:
+                self.unlinked.append((host, label))

@@ -45,12 +45,32 @@ def _quantile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, max(0, math.ceil(q * len(sorted_values)) - 1))]
 
 
+RATES = tuple(f"{d}_{c}" for d in ("read", "write", "trim") for c in ("iops", "bw_bytes_s"))
+
+
+def _intervals(pts):
+    """A run's points, one per interval: the streams of an MPI run's ranks (labels rank=R)
+    measured at once, so their i-th points add up, as the merged series does; other points
+    are intervals of their own."""
+    out, ranks = [], {}
+    for p in pts:
+        if str(p.get("label") or "").startswith("rank="):
+            s = ranks.setdefault(p["idx"], {})
+            for k in RATES:
+                s[k] = (s.get(k) or 0.0) + (p.get(k) or 0.0)
+        else:
+            out.append(p)
+    return out + [ranks[i] for i in sorted(ranks)]
+
+
 def point_spreads(points):
     """{run_id: {metric: (5th, 95th percentile of its intervals)}} from stored points
-    (Store.points' rows); runs of fewer than two points have none."""
+    (Store.points' rows; an MPI run's ranks summed interval by interval); runs of fewer than
+    two intervals have none."""
     by_run = {}
     for p in points:
         by_run.setdefault(p["run_id"], []).append(p)
+    by_run = {rid: _intervals(pts) for rid, pts in by_run.items()}
     out = {}
     for rid, pts in by_run.items():
         if len(pts) < 2:

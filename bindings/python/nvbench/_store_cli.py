@@ -58,16 +58,17 @@ def _saving(args):
     return bool(getattr(args, "save", False) or getattr(args, "db", None))
 
 
-def point_writer(args):
+def point_writer(args, err=_err, host=None):
     """The writer of the runs' time-series points into the store while they run (_points.py),
-    when the results are to be saved; else None."""
+    when the results are to be saved; else None. err says why points were not stored; host
+    names the streams' host (default: this one's name)."""
     if not _saving(args):
         return None
     try:
         labels = _labels(args.label)
     except ValueError:
         return None  # saving will refuse the labels, with nothing written: no points either
-    return PointWriter(args.db if args.db else default_location(), err=_err, labels=labels)
+    return PointWriter(args.db if args.db else default_location(), err=err, labels=labels, host=host)
 
 
 def saved(args, results, status, points=None):
@@ -97,6 +98,9 @@ def saved(args, results, status, points=None):
                 st.save(rest, labels, points)
             _err(f"saved {_n(len(results), 'run')} in store {st.name}"
                  + (f" with {_n(points.written, 'time-series point')}" if points and points.streams() else ""))
+            for host, label in getattr(points, "unlinked", ()):
+                _err(f"the points of {label} (host {host}) are not in store {st.name} (a store of that host's "
+                     "own?): not linked to the run")
         return status
     except StoreError as e:
         _err(str(e))
@@ -183,7 +187,7 @@ def _cell(v):
     return str(v)
 
 
-POINT_COLUMNS = ("run_id", "label", "idx", "job_group", "t_s", "dt_s", "read_iops", "read_p50_ns",
+POINT_COLUMNS = ("run_id", "label", "host", "idx", "job_group", "t_s", "dt_s", "read_iops", "read_p50_ns",
                  "read_p99_ns", "read_p99_9_ns", "write_iops", "write_p50_ns", "write_p99_ns", "write_p99_9_ns", "errors",
                  "system_pct")
 

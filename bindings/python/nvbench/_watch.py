@@ -2,7 +2,7 @@
 the store's time-series points (_points.py), wired once for every command that runs (run,
 run --fio, matrix, search): each run's progress and point callbacks, and each run saved in
 the store as soon as it is produced."""
-from . import _live, _store_cli, core
+from . import _live, _points, _store_cli, core
 from ._cli_common import EXIT_INPUT, _err
 
 
@@ -127,3 +127,64 @@ def rank_live(args, rank, size, host):
     if live is not None and not isinstance(live, int):
         live.fig.begin({"rank": rank, "ranks": size, "host": host})
     return live
+
+
+class RankPoints:
+    """mpi-run's --save/--db on one rank: every rank writes its own points into the store as
+    they are measured, a stream labelled rank=RANK with the rank's host (a store that fails
+    costs that rank's points only, said on its stderr). The writer starts with the first
+    point: a run refused before it started opens no store and writes nothing."""
+
+    def __init__(self, args, rank, host):
+        self.args, self.rank, self.host = args, rank, host
+        self.writer, self._point, self._tried = None, None, False
+
+    def point(self, text):
+        if not self._tried:
+            self._tried = True
+            self.writer = _store_cli.point_writer(self.args, host=self.host,
+                                                  err=lambda m: _err(f"rank {self.rank} (host {self.host}): {m}"))
+            if self.writer is not None:
+                self._point = self.writer.begin(f"rank={self.rank}")
+        if self._point is not None:
+            self._point(text)
+
+    def close(self):
+        """(the stream's ref, points written) once every point is written; None without any."""
+        if self.writer is None:
+            return None
+        self.writer.close(flush=True)
+        return self.writer.stream_ref(), self.writer.written
+
+
+def rank_points(args, rank, host):
+    """This rank's RankPoints and its point callback, or (None, None) without saving."""
+    if not _store_cli._saving(args):
+        return None, None
+    rp = RankPoints(args, rank, host)
+    return rp, rp.point
+
+
+def rank_watch(live, point):
+    """mpi.run's _watch: this rank's progress and point callbacks for --live/--metrics and the
+    store's points; None without either."""
+    if live is None and point is None:
+        return None
+    fns = [f for f in (None if live is None else live.point, point) if f is not None]
+
+    def watch(cb):
+        def each(text):
+            for f in fns:
+                f(text)
+        return (cb if live is None else live.progress(cb)), (fns[0] if len(fns) == 1 else each)
+    return watch
+
+
+def rank_streams(comm, points, result):
+    """Every rank's points written to the end, their streams named to rank 0: there, the
+    _points.Streams that saving the merged result links to its run; None on the others (and
+    without saving). Every rank calls it (a collective)."""
+    refs = comm.gather(None if points is None else points.close(), root=0)
+    if comm.Get_rank() != 0 or points is None:
+        return None
+    return _points.Streams(result, [r for r in refs if r is not None])

@@ -26,7 +26,7 @@ from .resultset import ResultSet
 from ._summary import summary
 from ._warnings import grouped
 from . import _compare_cli, _doctor_cli, _fio_check_cli, _gate_cli, _search_cli, _store_cli
-from ._watch import Watch, add_live_args, live_of, rank_live, watchers
+from ._watch import Watch, add_live_args, live_of, rank_live, rank_points, rank_streams, rank_watch, watchers
 from ._cli_common import EXIT_FAIL, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, _err, _n
 
 
@@ -376,9 +376,10 @@ def cmd_mpi_run(args):
             live.close()
         return EXIT_INPUT
     status, r = EXIT_OK, None
+    points, point = rank_points(args, comm.Get_rank(), mpi._host())
     try:
         r = mpi.run(targets, comm=comm, progress=root and _progress_wanted(args),
-                    _watch=None if live is None else (lambda cb: (live.progress(cb), live.point)), **dict(keys))
+                    _watch=rank_watch(live, point), **dict(keys))
     except KeyboardInterrupt as e:
         status, r = EXIT_INTERRUPTED, getattr(e, "result", None)
         if root:
@@ -390,6 +391,7 @@ def cmd_mpi_run(args):
     finally:
         if live is not None:
             live.close()
+    streams = rank_streams(comm, points, r)  # each rank's points, for rank 0 to link to the run it saves
     if root and r is not None:
         if args.print_json:
             print(json.dumps(r.data))
@@ -397,7 +399,7 @@ def cmd_mpi_run(args):
             sys.stdout.write(mpi.hosts_table(r))
         if args.json:
             _save_json([r], args.json)
-        status = _store_cli.saved(args, [r], status)  # the merged run, saved by rank 0
+        status = _store_cli.saved(args, [r], status, streams)  # the merged run, saved by rank 0
     return status
 
 

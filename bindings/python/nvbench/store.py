@@ -29,7 +29,7 @@ from .resultset import ResultSet
 __all__ = ["Store", "StoreError", "open_store", "history", "points", "default_location", "FILTER_KEYS",
            "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Indexed columns of runs (name, SQL type). The schema of version 1 lacked the ones marked
 # added=2; MIGRATIONS adds them to an older store.
@@ -171,7 +171,16 @@ def _migrate_2_to_3(store, cur):
         cur.execute(stmt)
 
 
-MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
+def _migrate_3_to_4(store, cur):
+    """Version 4: the points' percentiles are doubles (a bucket's midpoint may be x.5 ns),
+    as they were in SQLite, where a column keeps each value's own type: PostgreSQL's BIGINT
+    columns rounded them. Points stored before keep their rounded values."""
+    if store.pg:
+        for c in _points.PCT_COLUMNS:
+            cur.execute(f"ALTER TABLE points ALTER COLUMN {c} TYPE DOUBLE PRECISION")
+
+
+MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
 
 
 # ------------------------------------------------------------------ the store
@@ -365,7 +374,7 @@ class Store:
                 rid = self._insert_run(cur, result, labels)
                 if points is not None:
                     points.write_rest(self, cur)
-                    self._link(cur, rid, points.streams().get(id(result)))
+                    points.link(self, cur, rid, result)
                 cur.execute("COMMIT")
             except BaseException:
                 try:
@@ -503,7 +512,8 @@ def history(db=None, where=(), last=None, results=False, **filters):
 def points(run_id, db=None):
     """The time-series points a store holds for a run (an id of ``history()``, or a list of
     them), every interval as it was measured, as a pandas DataFrame, one row per point in
-    the order measured: ``run_id``, ``label`` (the step or cell), ``idx``, ``job_group`` (a
+    the order measured: ``run_id``, ``label`` (the step, cell or MPI rank: ``rank=2``), ``host``
+    (where it was measured), ``idx``, ``job_group`` (a
     job group's name, else None), the point's ``t_s``, ``dt_s``, ``t_unix_ns``, ``errors``, ``system_pct``, and per direction
     (read, write, trim) ``ios``, ``bytes``, ``iops``, ``bw_bytes_s``, ``lat_mean_ns``,
     ``lat_sum_ns``, ``p50_ns``, ``p99_ns``, ``p99_9_ns`` (``read_iops``, ...). Empty for a run
