@@ -162,7 +162,8 @@ static int run_status(struct run *r, struct nvb_result *res, int rc)
         res->cancelled = 1;
         nvb__result_seterr(res, -ECANCELED, "cancelled");
         rc = -ECANCELED;
-    } else if (r->stop && !res->err && !r->io_err && !r->ss_stopped) {
+    } else if (r->stop && !res->err && !r->io_err && !r->ss_stopped &&
+               !__atomic_load_n(&r->exit_stopped, __ATOMIC_ACQUIRE)) {
         /* stopped by the progress or poll callback (not at steady state, ss.stop=1) */
         res->cancelled = 1;
         nvb__result_seterr(res, -ECANCELED, "cancelled by the caller's callback");
@@ -195,5 +196,6 @@ int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc)
             dstat_sum(res, &res->tot[d], &res->tg[t].d[d]);
     end_warnings(r, res);
     rate_warnings(res, r->p->qd);
+    nvb__exitall_note(r, res);
     return run_status(r, res, rc);
 }

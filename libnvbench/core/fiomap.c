@@ -40,7 +40,7 @@ static void list_free(struct fm_list *l)
     memset(l, 0, sizeof *l);
 }
 
-static void wl_free(struct fm_wl *w)
+void fm_wl_free(struct fm_wl *w)
 {
     for (size_t i = 0; i < w->nkv; i++) {
         free(w->kv[i].key);
@@ -754,7 +754,7 @@ static int flush_backs(struct nvb_fiomap *m, struct backs *b, int *step, size_t 
         rc = rc ? rc : map_add(m, &b->wl[i], section, *step, &t);
         free(section);
         list_free(&t);
-        wl_free(&b->wl[i]);
+        fm_wl_free(&b->wl[i]);
     }
     b->n = 0;
     return rc;
@@ -798,13 +798,13 @@ static int map_file(const struct nvb_fiojob *f, struct fm_job *proto, struct nvb
             rc = rc ? rc : to->section ? 0 : -ENOMEM;
         }
         list_free(&t);
-        wl_free(&j.out);
-        wl_free(&j.back);
+        fm_wl_free(&j.out);
+        fm_wl_free(&j.back);
     }
     if (rc == 0 && b.n)
         rc = flush_backs(m, &b, &step, &step_start);
     for (size_t i = 0; i < b.n; i++)
-        wl_free(&b.wl[i]);
+        fm_wl_free(&b.wl[i]);
     free(b.wl);
     return rc < 0 ? rc : distinct_names(m, step_start, m->n);
 }
@@ -814,7 +814,7 @@ static int map_file(const struct nvb_fiojob *f, struct fm_job *proto, struct nvb
 void nvb_fiomap_free(struct nvb_fiomap *m)
 {
     for (size_t i = 0; m && i < m->n; i++)
-        wl_free(&m->wl[i]);
+        fm_wl_free(&m->wl[i]);
     if (m)
         free(m->wl);
     free(m);
@@ -837,7 +837,7 @@ int nvb_fiomap_new(const struct nvb_fiojob *f, const char *path, unsigned flags,
         return -ENOMEM;
     struct fm_job proto = {.f = f, .path = path ? path : "job file", .lenient = !!(flags & NVB_FIOMAP_LENIENT),
                            .why = why, .why_len = why_len};
-    int rc = map_file(f, &proto, m);
+    int rc = fm_exitall(f, &proto, m, map_file(f, &proto, m));
     if (rc < 0) {
         if (rc == -ENOMEM && why && why_len)
             snprintf(why, why_len, "out of memory mapping a job file");

@@ -64,6 +64,7 @@ enum nvb__rate_mode { NVB__RATE_OPEN = 0, NVB__RATE_CLOSED };
 enum nvb__rate_process { NVB__RATE_UNIFORM = 0, NVB__RATE_POISSON };
 /* What steady state is judged on (key ss). */
 enum nvb__ss_metric { NVB__SS_OFF = 0, NVB__SS_IOPS, NVB__SS_BW, NVB__SS_LAT };
+enum nvb__exitall { NVB__EXIT_OFF = 0, NVB__EXIT_GROUP, NVB__EXIT_STEP };
 
 #define NVB__MAX_CPUS 1024
 #define NVB__MAX_EOPTS 32
@@ -163,6 +164,8 @@ struct nvb_workload {
     struct nvb__prio_split psplit;  /* priorities by size (core/ioprio.c) */
     unsigned  flow, flow_id;  /* flow control between jobs (core/flow.c): weight (0: none), its flow */
     uint64_t  flow_sleep_ns;  /* a job held back by its flow sleeps this long (0: yields) */
+    int       exitall;        /* enum nvb__exitall: what the end of its first job stops (core/exitall.c) */
+    unsigned  exitall_group;  /* exitall=group: the step's groups with this number stop together */
     unsigned  submit_batch;  /* 0 = qd */
     unsigned  complete_batch;/* 1 */
     uint64_t  cpus[NVB__MAX_CPUS / 64];

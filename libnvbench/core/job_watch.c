@@ -111,6 +111,7 @@ void nvb__job_end(struct job *j, int open, uint64_t now, uint64_t last_done, uin
 {
     const struct run *r = j->run;
     const int to_end = r->end_ns && now >= r->end_ns && !nvb__run_stopping(j->run);
+    j->by_stop = !to_end && nvb__run_stopping(j->run);
     if (to_end)
         j->t_end = r->end_ns;
     else if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && __atomic_load_n(&r->ss_stopped, __ATOMIC_RELAXED))

@@ -25,6 +25,7 @@ static const char *const rate_process_names[] = {"uniform", "poisson", NULL};
 static const char *const zone_mode_names[] = {"none", "zbd", NULL}; /* core/zbd.h */
 static const char *const ss_names[] = {"off", "iops", "bw", "lat", NULL}; /* enum nvb__ss_metric */
 static const char *const precond_names[] = {"seq", "random", NULL}; /* enum nvb__precond_mode */
+static const char *const exitall_names[] = {"off", "group", "step", NULL}; /* enum nvb__exitall */
 
 /* Indexed by enum ktype, so a new type without a name is a NULL the
  * bindings' tests notice, not a shifted list. */
@@ -643,6 +644,20 @@ const struct keydef nvb__keys[] = {
      .help = "the flow a job with flow > 0 belongs to",
      .dflt = "0",
      .doc = "jobs (and groups of one step) with `flow` set and the same `flow_id` share one flow"},
+    {KEY("exitall", K_ENUM, exitall, 0, 0), .names = exitall_names,
+     .group = "timing", .fio = "exitall", .flags = MEASURES,
+     .help = "when the first of this workload's jobs ends, stop: off, group (its jobs and the step's groups of "
+              "its exitall_group), step (every group of the step)",
+     .dflt = "`off`", .range = "`off`, `group`, `step`",
+     .doc = "the end of this workload's first job (its bound reached, or an error) stops the others as their "
+             "runtime's end would: `group` its own jobs and, in `nvb_run_groups`, the step's groups with its "
+             "`exitall_group`; `step` every group of the step (fio's `exitall` with `exit_what=group` or "
+             "`stonewall`). A group so stopped says so in its warnings; its figures cover the run up to then"},
+    {KEY("exitall_group", K_UINT, exitall_group, 0, 4294967295u),
+     .group = "timing", .flags = MEASURES,
+     .help = "exitall=group: the groups of a step that stop together share this number",
+     .dflt = "0", .doc = "with `exitall=group`: the step's groups of this number stop with it (fio's reporting "
+                         "group: `new_group`)"},
     {KEY("flow_sleep", K_USEC, flow_sleep_ns, 0, 3600ull * NS_PER_S), .echo = "flow_sleep_s",
      .unit = "microseconds", .group = "timing", .fio = "flow_sleep", .flags = MEASURES | FIO_AS_IS,
      .help = "how long a job held back by its flow sleeps before it tries again (0: it yields the CPU)",
