@@ -1,31 +1,18 @@
 """fio's exitall and exit_what (`nvbench run --fio`): the end of a job stops others, mapped to
 the library's exitall keys, run on scratch files and, where fio is installed, side by side with
 fio 3.33 on the same file."""
-import json
-import os
-import shutil
-import subprocess
-
 import pytest
 
 from nvbench.fio_job import FioJobError, from_fio_job, run_fio_job
 
-from conftest import ROOT
 from test_fio_job import scratch_dir as scratch
-
-JOBS = os.path.join(ROOT, "tests", "data", "fio_jobs")
-FIO = shutil.which("fio")
-
-
-def job(name):
-    return os.path.join(JOBS, name + ".fio")
+from test_fio_sched import FIO, job
+from test_fio_sched import fio_jobs as fio_list
 
 
 def fio_jobs(jobfile, cwd):
     """{job name: fio's report of it}, running the job file in cwd."""
-    p = subprocess.run([FIO, "--output-format=json", jobfile], cwd=cwd, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
-    return {j["jobname"]: j for j in json.loads(p.stdout[p.stdout.index("{"):])["jobs"]}
+    return {j["jobname"]: j for j in fio_list(jobfile, cwd)}
 
 
 def nvb_groups(jobfile, cwd, monkeypatch):
