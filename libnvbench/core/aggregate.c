@@ -189,7 +189,8 @@ int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc)
         res->rate_set = 1;
         res->rate_mode = r->w->rate_mode;
         res->rate_process = r->w->rate_process;
-        res->rate_iops = r->w->rate_iops;
+        res->rate_iops = r->w->rate_period_ns ? (uint64_t)((double)r->w->rate_iops * 1e9 / (double)r->w->rate_period_ns)
+                                              : r->w->rate_iops;
     }
     for (unsigned t = 0; t < r->p->nt; t++)
         for (int d = 0; d < NVB__NDIR; d++)

@@ -120,6 +120,7 @@ struct nvb_workload {
     double    zone_reset_threshold, zone_reset_frequency;
     int       read_beyond_wp;
     uint64_t  rate_iops;
+    uint64_t  rate_period_ns; /* rate_iops I/Os per this period, 0: one second */
     int       rate_mode;     /* enum nvb__rate_mode */
     int       rate_process;  /* enum nvb__rate_process */
     int       allow_destructive;

@@ -399,6 +399,13 @@ const struct keydef nvb__keys[] = {
      .help = "IOPS cap over all jobs (0: none)",
      .dflt = "0",
      .doc = "I/Os per second over all jobs, 0: none (each job takes `rate_iops / jobs`)"},
+    {KEY("rate_period", K_DURATION, rate_period_ns, 0, 86400ull * NS_PER_S), .echo = "rate_period_s",
+     .unit = "seconds", .group = "rate", .flags = MEASURES,
+     .help = "the period rate_iops counts its I/Os over (0: one second): rate_iops=3 rate_period=10s is 0.3 I/Os/s",
+     .dflt = "0 (one second)", .range = "0 .. 1 day",
+     .doc = "`rate_iops` I/Os per this period, for rates that are not a whole number of I/Os a second (fio's "
+             "`rate` in bytes per second, exitwhat's 300 bytes/s of 4 KiB blocks); the result's `rate.target_iops` "
+             "is then the rate per second, rounded down"},
     {KEY("rate_mode", K_ENUM, rate_mode, 0, 0), .names = rate_mode_names,
      .group = "rate", .flags = MEASURES,
      .help = "with rate_iops: open (each I/O starts on a schedule, latency from its intended start) or closed "

@@ -103,3 +103,22 @@ def test_all_scope_later_steps_never_run(tmp_path, monkeypatch):
         (tmp_path / "fio").mkdir()
         f = fio_jobs(job("exitall-all"), scratch(tmp_path / "fio", "exitall.dat"))
         assert f["never"]["read"]["total_ios"] == 0 and f["stop-all"]["read"]["total_ios"] == 100
+
+
+def test_rate_under_whole_blocks_on_a_mixed_job(tmp_path, monkeypatch):
+    """rate=5k on a randrw job of 4 KiB blocks: fio 3.33 caps reads and writes each at 1.25
+    blocks a second (5 reads and 5 writes in 4 s, measured); nvbench caps both together at
+    rate_iops=5 per rate_period=2s, the same I/Os in all, as exact a schedule (a closed one:
+    an I/O is not issued before its time)."""
+    [[w]] = from_fio_job(job("rate-slow"))
+    assert (w["rate_iops"], w["rate_period"], w["rate_mode"]) == ("5", "2s", "closed")
+    assert w["fio"]["origin"]["rate_period"] == "rate"
+    got = nvb_groups(job("rate-slow"), scratch(tmp_path, "rate.dat"), monkeypatch)["slow"]
+    n = got["read"]["ios"] + got["write"]["ios"]
+    assert got["read"]["ios"] > 0 and got["write"]["ios"] > 0
+    assert n <= 11  # never ahead of the schedule: I/Os at 0, 0.4, ..., 3.6 s of the 4 s
+    if FIO:
+        (tmp_path / "fio").mkdir()
+        f = fio_jobs(job("rate-slow"), scratch(tmp_path / "fio", "rate.dat"))["slow"]
+        assert f["read"]["total_ios"] > 0 and f["write"]["total_ios"] > 0
+        assert f["read"]["total_ios"] + f["write"]["total_ios"] <= 11
