@@ -599,6 +599,7 @@ static int finish(struct fm_job *j)
     TRY(blockalign(j));
     TRY(fm_zones(j));
     TRY(fm_continue(j));
+    TRY(fm_errnos(j));
     TRY(targets(j));
     TRY(fm_file_create(j));
     uint64_t per_job;

@@ -143,6 +143,10 @@ int fm_wait_for(struct fm_job *j, const struct nvb_fiomap *m, size_t step_start)
 /* rate (bytes per second per job, per direction) as rate_iops over all
  * jobs (and rate_period under one I/O a second), after bs, rw and numjobs. */
 int fm_rate_bytes(struct fm_job *j);
+/* ---- fiomap_errors.c: ignore_error ---- */
+int fm_ignore_error(struct fm_job *j, const char *opt, const char *v);
+/* continue_on_error's errnos (fio's lists) as continue_errnos, after fm_continue. */
+int fm_errnos(struct fm_job *j);
 /* ---- fiomap_exit.c: exitall and exit_what ---- */
 /* The options' values checked (the handler of both). */
 int fm_exit_opt(struct fm_job *j, const char *opt, const char *v);

@@ -532,6 +532,7 @@ static const struct {
     {"create_on_open", fm_create_on_open, 1},
     {"exitall", fm_exit_opt, 1},
     {"exit_what", fm_exit_opt, 0},
+    {"ignore_error", fm_ignore_error, 0},
 };
 
 /* fio's wait_for=NAME: the job starts once the job NAME is done. Honoured

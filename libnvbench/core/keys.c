@@ -562,6 +562,13 @@ const struct keydef nvb__keys[] = {
      .dflt = "0",
      .range = "bool",
      .doc = "count failed I/Os and go on; by default the first one stops the run with its errno"},
+    {KEY("continue_errnos", K_STRING, continue_errnos, 0, 0),
+     .group = "errors", .flags = MEASURES,
+     .help = "with continue_on_error: go on after these errnos only, a ':' list (EIO:EILSEQ); \"\": after any",
+     .dflt = "\"\" (any errno)",
+     .doc = "with `continue_on_error=1`, the errnos the run goes on after (names or numbers, `:` between); any "
+             "other failed I/O stops it as without `continue_on_error` (fio's `ignore_error` list, and its default "
+             "EIO and EILSEQ)"},
     /* Block-size mixes and think time (core/bsmix.h, core/loopmix.h). */
     {KEY("bssplit", K_BSSPLIT, bssplit, 0, 0),
      .unit = "bytes", .group = "workload", .fio = "bssplit", .flags = MEASURES,
