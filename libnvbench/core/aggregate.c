@@ -162,7 +162,8 @@ static int run_status(struct run *r, struct nvb_result *res, int rc)
         res->cancelled = 1;
         nvb__result_seterr(res, -ECANCELED, "cancelled");
         rc = -ECANCELED;
-    } else if (r->stop && !res->err && !r->io_err && !r->ss_stopped) {
+    } else if (r->stop && !res->err && !r->io_err && !r->ss_stopped &&
+               !__atomic_load_n(&r->exit_stopped, __ATOMIC_ACQUIRE)) {
         /* stopped by the progress or poll callback (not at steady state, ss.stop=1) */
         res->cancelled = 1;
         nvb__result_seterr(res, -ECANCELED, "cancelled by the caller's callback");
@@ -188,12 +189,14 @@ int nvb__run_aggregate(struct run *r, struct nvb_result *res, int rc)
         res->rate_set = 1;
         res->rate_mode = r->w->rate_mode;
         res->rate_process = r->w->rate_process;
-        res->rate_iops = r->w->rate_iops;
+        res->rate_iops = r->w->rate_period_ns ? (uint64_t)((double)r->w->rate_iops * 1e9 / (double)r->w->rate_period_ns)
+                                              : r->w->rate_iops;
     }
     for (unsigned t = 0; t < r->p->nt; t++)
         for (int d = 0; d < NVB__NDIR; d++)
             dstat_sum(res, &res->tot[d], &res->tg[t].d[d]);
     end_warnings(r, res);
     rate_warnings(res, r->p->qd);
+    nvb__exitall_note(r, res);
     return run_status(r, res, rc);
 }

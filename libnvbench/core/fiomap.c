@@ -40,7 +40,7 @@ static void list_free(struct fm_list *l)
     memset(l, 0, sizeof *l);
 }
 
-static void wl_free(struct fm_wl *w)
+void fm_wl_free(struct fm_wl *w)
 {
     for (size_t i = 0; i < w->nkv; i++) {
         free(w->kv[i].key);
@@ -492,35 +492,6 @@ static uint64_t fresh_seed(const void *salt)
     return z ^ (z >> 31);
 }
 
-/* rate (bytes per second, per job) as nvbench's cap of I/Os per second
- * over all jobs: a whole number of blocks per second. */
-static int rate_bytes(struct fm_job *j)
-{
-    char one[NVB_FIOJOB_MAX_LINE + 1];
-    uint64_t b, bs = get_u64(&j->out, "bs", 4096);
-    if (!fm_has(j, "rate", NULL))
-        return 0;
-    if (!fm_val(j, "rate"))
-        return fm_err(j, "rate", "needs a value (option=value)");
-    int rc = fm_one_value(j, "rate", one, sizeof one);
-    if (rc != 0)
-        return rc < 0 ? rc : 0;
-    TRY(fm_size(j, "rate", one, &b));
-    if (!b || !bs)
-        return 0; /* fio: no cap; a bs of 0 is refused by the workload, naming bs */
-    if (fm_get(&j->out, "bssplit") || b % bs) {
-        rc = fm_refuse(j, "rate", "%llu bytes/s is not a whole number of %llu-byte blocks a second: nvbench caps I/Os "
-                                  "a second (rate_iops)", (unsigned long long)b, (unsigned long long)bs);
-        return rc < 0 ? rc : 0;
-    }
-    if (fm_get(&j->out, "rate_iops"))
-        return fm_err(j, "rate", "and rate_iops both cap the job: give one");
-    if (j->numjobs && b / bs > UINT64_MAX / j->numjobs)
-        return fm_err(j, "rate", "over %llu jobs is more than 2^64 - 1 I/Os a second", (unsigned long long)j->numjobs);
-    TRY(fm_setu(j, "rate_iops", b / bs * j->numjobs, "rate")); /* fio's is per job, nvbench's over all jobs */
-    return fm_set(j, "rate_mode", "closed", "rate");
-}
-
 /* write_bw_log, write_lat_log, write_iops_log with log_avg_msec: nvbench's
  * time series at that interval (in the result, not in fio's log files). */
 static int logs(struct fm_job *j)
@@ -620,7 +591,7 @@ static int finish(struct fm_job *j)
     if (!fm_has(j, "randseed", NULL) && fm_has(j, "randrepeat", NULL) && !repeat)
         TRY(fm_setu(j, "seed", fresh_seed(j), "randrepeat"));
     TRY(fm_setu(j, "jobs", j->numjobs, "numjobs"));
-    TRY(rate_bytes(j));
+    TRY(fm_rate_bytes(j));
     TRY(submit_mode(j));
     TRY(logs(j));
     TRY(fm_steady(j));
@@ -628,6 +599,7 @@ static int finish(struct fm_job *j)
     TRY(blockalign(j));
     TRY(fm_zones(j));
     TRY(fm_continue(j));
+    TRY(fm_errnos(j));
     TRY(targets(j));
     TRY(fm_file_create(j));
     uint64_t per_job;
@@ -754,7 +726,7 @@ static int flush_backs(struct nvb_fiomap *m, struct backs *b, int *step, size_t 
         rc = rc ? rc : map_add(m, &b->wl[i], section, *step, &t);
         free(section);
         list_free(&t);
-        wl_free(&b->wl[i]);
+        fm_wl_free(&b->wl[i]);
     }
     b->n = 0;
     return rc;
@@ -798,13 +770,13 @@ static int map_file(const struct nvb_fiojob *f, struct fm_job *proto, struct nvb
             rc = rc ? rc : to->section ? 0 : -ENOMEM;
         }
         list_free(&t);
-        wl_free(&j.out);
-        wl_free(&j.back);
+        fm_wl_free(&j.out);
+        fm_wl_free(&j.back);
     }
     if (rc == 0 && b.n)
         rc = flush_backs(m, &b, &step, &step_start);
     for (size_t i = 0; i < b.n; i++)
-        wl_free(&b.wl[i]);
+        fm_wl_free(&b.wl[i]);
     free(b.wl);
     return rc < 0 ? rc : distinct_names(m, step_start, m->n);
 }
@@ -814,7 +786,7 @@ static int map_file(const struct nvb_fiojob *f, struct fm_job *proto, struct nvb
 void nvb_fiomap_free(struct nvb_fiomap *m)
 {
     for (size_t i = 0; m && i < m->n; i++)
-        wl_free(&m->wl[i]);
+        fm_wl_free(&m->wl[i]);
     if (m)
         free(m->wl);
     free(m);
@@ -837,7 +809,7 @@ int nvb_fiomap_new(const struct nvb_fiojob *f, const char *path, unsigned flags,
         return -ENOMEM;
     struct fm_job proto = {.f = f, .path = path ? path : "job file", .lenient = !!(flags & NVB_FIOMAP_LENIENT),
                            .why = why, .why_len = why_len};
-    int rc = map_file(f, &proto, m);
+    int rc = fm_exitall(f, &proto, m, map_file(f, &proto, m));
     if (rc < 0) {
         if (rc == -ENOMEM && why && why_len)
             snprintf(why, why_len, "out of memory mapping a job file");

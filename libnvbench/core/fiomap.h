@@ -114,6 +114,7 @@ int fm_setu(struct fm_job *j, const char *key, uint64_t val, const char *origin)
 const char *fm_get(const struct fm_wl *w, const char *key);
 void fm_del(struct fm_wl *w, const char *key);
 int fm_list_add(struct fm_list *l, const char *s);
+void fm_wl_free(struct fm_wl *w);
 /* An engine option (fixedbufs, hipri, sqthread_poll ...) as io_uring.KEY
  * or nvme.KEY; only_uring: io_uring has it, nvme does not. */
 int fm_engine_opt(struct fm_job *j, const char *opt, const char *value, const char *key, int only_uring);
@@ -138,6 +139,21 @@ int fm_continue(struct fm_job *j);
 int fm_lat_target(struct fm_job *j);
 int fm_wait_for(struct fm_job *j, const struct nvb_fiomap *m, size_t step_start);
 
+/* ---- fiomap_rate.c ---- */
+/* rate (bytes per second per job, per direction) as rate_iops over all
+ * jobs (and rate_period under one I/O a second), after bs, rw and numjobs. */
+int fm_rate_bytes(struct fm_job *j);
+/* ---- fiomap_errors.c: ignore_error ---- */
+int fm_ignore_error(struct fm_job *j, const char *opt, const char *v);
+/* continue_on_error's errnos (fio's lists) as continue_errnos, after fm_continue. */
+int fm_errnos(struct fm_job *j);
+/* ---- fiomap_exit.c: exitall and exit_what ---- */
+/* The options' values checked (the handler of both). */
+int fm_exit_opt(struct fm_job *j, const char *opt, const char *v);
+/* Once the file is mapped (rc: map_file's, passed on when an error): the
+ * library's exitall keys on every job when any sets exitall, and the jobs
+ * fio would stop before they start left out. */
+int fm_exitall(const struct nvb_fiojob *f, const struct fm_job *proto, struct nvb_fiomap *m, int rc);
 /* ---- fiomap_host.c: options whose meaning depends on this machine ---- */
 int fm_numa_cpu_nodes(struct fm_job *j, const char *opt, const char *v);
 int fm_numa_mem_policy(struct fm_job *j, const char *opt, const char *v);

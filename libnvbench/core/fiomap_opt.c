@@ -52,7 +52,6 @@ static const char *const structure[] = {
 static const char *const reasons[][2] = {
     {"rate_min", "nvbench has no minimum rate that stops a job running slower"},
     {"ratemin", "nvbench has no minimum rate that stops a job running slower"},
-    {"exitall", "nvbench runs every job of a step to its own end: the others would not be stopped"},
     {"fsync", "nvbench issues no fsync between writes: a job's writes would not be flushed every N"},
     {"fdatasync", "nvbench issues no fdatasync between writes: a job's writes would not be flushed every N"},
     {"end_fsync", "nvbench issues no fsync at a job's end: the last writes would not be flushed"},
@@ -531,6 +530,9 @@ static const struct {
     {"verify_write_sequence", fm_verify_write_sequence, 1},
     {"verify_async", fm_verify_async, 0},
     {"create_on_open", fm_create_on_open, 1},
+    {"exitall", fm_exit_opt, 1},
+    {"exit_what", fm_exit_opt, 0},
+    {"ignore_error", fm_ignore_error, 0},
 };
 
 /* fio's wait_for=NAME: the job starts once the job NAME is done. Honoured

@@ -56,6 +56,7 @@ struct grp {
     struct nvb__flow flow;       /* its flow_id's flow, when it is the step's first group of that flow */
     struct nvb__thread *thr;
     int barrier_pending;
+    int finished;                /* its phase has returned (under G->mu) */
     int rc;
     struct nvb_progress last;    /* its latest progress snapshot */
     int have_last;
@@ -265,6 +266,7 @@ static void *grp_main(void *arg)
         grp_barrier(g->rc < 0 ? g->rc : -ECANCELED, g);
     }
     nvb__mutex_lock(g->G->mu);
+    g->finished = 1;
     g->G->ndone++;
     nvb__cond_signal_all(g->G->cv);
     nvb__mutex_unlock(g->G->mu);
@@ -318,6 +320,21 @@ static void barrier_decide(struct groups *G)
     nvb__cond_signal_all(G->cv);
 }
 
+/* A group's exitall fired (its sampler saw a job end): the step's groups
+ * it reaches that still run stop (core/exitall.c). Called with G->mu held. */
+static void groups_exitall(struct groups *G)
+{
+    for (size_t i = 0; i < G->n; i++) {
+        struct grp *g = &G->g[i];
+        if (__atomic_load_n(&g->r.exit_fired, __ATOMIC_ACQUIRE) != 1)
+            continue;
+        __atomic_store_n(&g->r.exit_fired, 2, __ATOMIC_RELAXED);
+        for (size_t k = 0; k < G->n; k++)
+            if (k != i && !G->g[k].finished && nvb__exitall_reaches(g->w, G->g[k].w))
+                nvb__exitall_stop(&G->g[k].r, g->name);
+    }
+}
+
 /* The calling thread while the groups run: the barrier, poll, progress and
  * cancellation, until every group's thread is done. */
 static void groups_watch(struct groups *G)
@@ -332,6 +349,7 @@ static void groups_watch(struct groups *G)
             continue;
         }
         nvb__cond_wait(G->cv, G->mu, o->poll && poll_ns < 50000000ull ? poll_ns : 50000000ull);
+        groups_exitall(G);
         groups_points(G);
         int stop = 0;
         if (G->fresh && o->progress) {

@@ -42,8 +42,12 @@ int nvb__parse_bool(const char *s, int *out);             /* 0/1/true/false/yes/
 int nvb__parse_prob(const char *s, double *out);
 /* Percentage "20", "12.5", "20%" in [0, 100]. */
 int nvb__parse_pct(const char *s, double *out);
+#define NVB__ERRNO_SLOTS 256
 /* errno by name ("EIO") or number (1..NVB__ERRNO_SLOTS-1). */
 int nvb__parse_errno(const char *s, int *out);
+/* A ':' list of them ("EIO:EILSEQ:28") into a bitmap of NVB__ERRNO_SLOTS bits
+ * (job_watch.c); "" sets none. 0 or -EINVAL. */
+int nvb__parse_errno_set(const char *s, uint64_t *bits);
 /* CPU list "0-3,6,8-9" into a bitmap of nbits bits. */
 int nvb__parse_cpulist(const char *s, uint64_t *bits, unsigned nbits);
 
@@ -64,6 +68,7 @@ enum nvb__rate_mode { NVB__RATE_OPEN = 0, NVB__RATE_CLOSED };
 enum nvb__rate_process { NVB__RATE_UNIFORM = 0, NVB__RATE_POISSON };
 /* What steady state is judged on (key ss). */
 enum nvb__ss_metric { NVB__SS_OFF = 0, NVB__SS_IOPS, NVB__SS_BW, NVB__SS_LAT };
+enum nvb__exitall { NVB__EXIT_OFF = 0, NVB__EXIT_GROUP, NVB__EXIT_STEP };
 
 #define NVB__MAX_CPUS 1024
 #define NVB__MAX_EOPTS 32
@@ -119,6 +124,7 @@ struct nvb_workload {
     double    zone_reset_threshold, zone_reset_frequency;
     int       read_beyond_wp;
     uint64_t  rate_iops;
+    uint64_t  rate_period_ns; /* rate_iops I/Os per this period, 0: one second */
     int       rate_mode;     /* enum nvb__rate_mode */
     int       rate_process;  /* enum nvb__rate_process */
     int       allow_destructive;
@@ -133,6 +139,8 @@ struct nvb_workload {
     char      verify_pattern[64]; /* "0x..." or "": the key's text */
     struct nvb__vpat vpat;   /* verify_pattern parsed (len 0: pseudo-random payload) */
     int       continue_on_error;
+    char      continue_errnos[64]; /* the key's text, "" every errno; parsed: */
+    uint64_t  cont_errs[NVB__ERRNO_SLOTS / 64]; /* the errnos a run with continue_on_error goes on after */
     int       lat_include_errors;  /* failed I/Os' latency goes into the histograms too */
     uint64_t  io_timeout_ns; /* watchdog: no completion this long with I/O in flight stops the run, 0 = never */
     /* fault injection (fault.* keys, core/fault.h) */
@@ -163,6 +171,8 @@ struct nvb_workload {
     struct nvb__prio_split psplit;  /* priorities by size (core/ioprio.c) */
     unsigned  flow, flow_id;  /* flow control between jobs (core/flow.c): weight (0: none), its flow */
     uint64_t  flow_sleep_ns;  /* a job held back by its flow sleeps this long (0: yields) */
+    int       exitall;        /* enum nvb__exitall: what the end of its first job stops (core/exitall.c) */
+    unsigned  exitall_group;  /* exitall=group: the step's groups with this number stop together */
     unsigned  submit_batch;  /* 0 = qd */
     unsigned  complete_batch;/* 1 */
     uint64_t  cpus[NVB__MAX_CPUS / 64];
@@ -240,7 +250,6 @@ struct nvb__tcontent {
     char     wc_fs[32], wc_fs_mode[16], wc_disk[64], wc_disk_mode[16]; /* platform.h nvb__wcache; "" unknown */
 };
 
-#define NVB__ERRNO_SLOTS 256
 struct nvb__tstat {          /* per target */
     char    *path;           /* as given */
     char    *file;           /* what was opened (scratch path for directories) */

@@ -536,11 +536,11 @@ int nvb__jobs_new(struct run *r, struct nvb_result *res)
             j->budget = UINT64_MAX;
         if (w->rate_iops) {
             double per = (double)w->rate_iops / p->jobs;
-            j->rate_ns = per > 0 ? (uint64_t)(1e9 / per) : 0;
+            j->rate_ns = per > 0 ? (uint64_t)((w->rate_period_ns ? (double)w->rate_period_ns : 1e9) / per) : 0;
             if (!j->rate_ns)
                 j->rate_ns = 1;
             j->open = w->rate_mode == NVB__RATE_OPEN;
-            nvb__sched_init(&j->sched, w->rate_iops, p->jobs, i, w->rate_process == NVB__RATE_POISSON, w->seed);
+            nvb__sched_init(&j->sched, w->rate_iops, w->rate_period_ns, p->jobs, i, w->rate_process == NVB__RATE_POISSON, w->seed);
         }
     }
     engine_local_cpu(r, res);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/run.h"
 
@@ -72,12 +73,42 @@ int nvb__watch_scan(struct job *j, uint64_t now, unsigned inflight, uint64_t io_
     return 0;
 }
 
-/* An I/O failed in a run that stops at errors: the run stops, and the
- * first such error is the run's. */
-static void stop_at_error(struct job *j, const struct nvb__io *io, int d)
+int nvb__parse_errno_set(const char *s, uint64_t *bits)
+{
+    memset(bits, 0, NVB__ERRNO_SLOTS / 8);
+    char one[32];
+    for (const char *p = s; *p;) {
+        size_t n = strcspn(p, ":");
+        int en;
+        if (n == 0 || n >= sizeof one)
+            return -EINVAL;
+        memcpy(one, p, n);
+        one[n] = 0;
+        if (nvb__parse_errno(one, &en) < 0)
+            return -EINVAL;
+        bits[en / 64] |= 1ull << (en % 64);
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
+/* Does the run go on after errno en (continue_on_error, continue_errnos)? */
+static int goes_on(const struct nvb_workload *w, int en)
+{
+    if (!w->continue_on_error)
+        return 0;
+    uint64_t any = 0;
+    for (unsigned i = 0; i < NVB__ERRNO_SLOTS / 64; i++)
+        any |= w->cont_errs[i];
+    return !any || (en > 0 && en < NVB__ERRNO_SLOTS && (w->cont_errs[en / 64] >> (en % 64) & 1));
+}
+
+/* An I/O failed (errno en) in a run that stops at it: the run stops, and
+ * the first such error is the run's. */
+static void stop_at_error(struct job *j, const struct nvb__io *io, int d, int en)
 {
     struct run *r = j->run;
-    if (r->w->continue_on_error || __atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+    if (goes_on(r->w, en) || __atomic_load_n(&r->stop, __ATOMIC_RELAXED))
         return;
     __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
     nvb__mutex_lock(r->mu); /* once per run, not in the steady state */
@@ -101,7 +132,7 @@ void nvb__job_failed(struct job *j, struct nvb__tstat *ts, const struct nvb__io 
     j->errors_dir[d]++;
     ts->errors++;
     j->by_errno[en < NVB__ERRNO_SLOTS ? en : NVB__ERRNO_SLOTS - 1]++;
-    stop_at_error(j, io, d);
+    stop_at_error(j, io, d, en);
 }
 
 /* The end of this job's measured window (the run's end when it ran to it,
@@ -111,6 +142,7 @@ void nvb__job_end(struct job *j, int open, uint64_t now, uint64_t last_done, uin
 {
     const struct run *r = j->run;
     const int to_end = r->end_ns && now >= r->end_ns && !nvb__run_stopping(j->run);
+    j->by_stop = !to_end && nvb__run_stopping(j->run);
     if (to_end)
         j->t_end = r->end_ns;
     else if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && __atomic_load_n(&r->ss_stopped, __ATOMIC_RELAXED))

@@ -25,6 +25,7 @@ static const char *const rate_process_names[] = {"uniform", "poisson", NULL};
 static const char *const zone_mode_names[] = {"none", "zbd", NULL}; /* core/zbd.h */
 static const char *const ss_names[] = {"off", "iops", "bw", "lat", NULL}; /* enum nvb__ss_metric */
 static const char *const precond_names[] = {"seq", "random", NULL}; /* enum nvb__precond_mode */
+static const char *const exitall_names[] = {"off", "group", "step", NULL}; /* enum nvb__exitall */
 
 /* Indexed by enum ktype, so a new type without a name is a NULL the
  * bindings' tests notice, not a shifted list. */
@@ -398,6 +399,13 @@ const struct keydef nvb__keys[] = {
      .help = "IOPS cap over all jobs (0: none)",
      .dflt = "0",
      .doc = "I/Os per second over all jobs, 0: none (each job takes `rate_iops / jobs`)"},
+    {KEY("rate_period", K_DURATION, rate_period_ns, 0, 86400ull * NS_PER_S), .echo = "rate_period_s",
+     .unit = "seconds", .group = "rate", .flags = MEASURES,
+     .help = "the period rate_iops counts its I/Os over (0: one second): rate_iops=3 rate_period=10s is 0.3 I/Os/s",
+     .dflt = "0 (one second)", .range = "0 .. 1 day",
+     .doc = "`rate_iops` I/Os per this period, for rates that are not a whole number of I/Os a second (fio's "
+             "`rate` in bytes per second, exitwhat's 300 bytes/s of 4 KiB blocks); the result's `rate.target_iops` "
+             "is then the rate per second, rounded down"},
     {KEY("rate_mode", K_ENUM, rate_mode, 0, 0), .names = rate_mode_names,
      .group = "rate", .flags = MEASURES,
      .help = "with rate_iops: open (each I/O starts on a schedule, latency from its intended start) or closed "
@@ -554,6 +562,13 @@ const struct keydef nvb__keys[] = {
      .dflt = "0",
      .range = "bool",
      .doc = "count failed I/Os and go on; by default the first one stops the run with its errno"},
+    {KEY("continue_errnos", K_STRING, continue_errnos, 0, 0),
+     .group = "errors", .flags = MEASURES,
+     .help = "with continue_on_error: go on after these errnos only, a ':' list (EIO:EILSEQ); \"\": after any",
+     .dflt = "\"\" (any errno)",
+     .doc = "with `continue_on_error=1`, the errnos the run goes on after (names or numbers, `:` between); any "
+             "other failed I/O stops it as without `continue_on_error` (fio's `ignore_error` list, and its default "
+             "EIO and EILSEQ)"},
     /* Block-size mixes and think time (core/bsmix.h, core/loopmix.h). */
     {KEY("bssplit", K_BSSPLIT, bssplit, 0, 0),
      .unit = "bytes", .group = "workload", .fio = "bssplit", .flags = MEASURES,
@@ -643,6 +658,20 @@ const struct keydef nvb__keys[] = {
      .help = "the flow a job with flow > 0 belongs to",
      .dflt = "0",
      .doc = "jobs (and groups of one step) with `flow` set and the same `flow_id` share one flow"},
+    {KEY("exitall", K_ENUM, exitall, 0, 0), .names = exitall_names,
+     .group = "timing", .fio = "exitall", .flags = MEASURES,
+     .help = "when the first of this workload's jobs ends, stop: off, group (its jobs and the step's groups of "
+              "its exitall_group), step (every group of the step)",
+     .dflt = "`off`", .range = "`off`, `group`, `step`",
+     .doc = "the end of this workload's first job (its bound reached, or an error) stops the others as their "
+             "runtime's end would: `group` its own jobs and, in `nvb_run_groups`, the step's groups with its "
+             "`exitall_group`; `step` every group of the step (fio's `exitall` with `exit_what=group` or "
+             "`stonewall`). A group so stopped says so in its warnings; its figures cover the run up to then"},
+    {KEY("exitall_group", K_UINT, exitall_group, 0, 4294967295u),
+     .group = "timing", .flags = MEASURES,
+     .help = "exitall=group: the groups of a step that stop together share this number",
+     .dflt = "0", .doc = "with `exitall=group`: the step's groups of this number stop with it (fio's reporting "
+                         "group: `new_group`)"},
     {KEY("flow_sleep", K_USEC, flow_sleep_ns, 0, 3600ull * NS_PER_S), .echo = "flow_sleep_s",
      .unit = "microseconds", .group = "timing", .fio = "flow_sleep", .flags = MEASURES | FIO_AS_IS,
      .help = "how long a job held back by its flow sleeps before it tries again (0: it yields the CPU)",

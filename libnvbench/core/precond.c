@@ -143,6 +143,7 @@ static void pre_workload(struct nvb_workload *pw, const struct plan *p, uint64_t
     pw->flow = 0;
     pw->align_interval = 0;
     pw->continue_on_error = 0; /* a failed precondition is a failed run */
+    pw->exitall = NVB__EXIT_OFF; /* its jobs each write their part: all of them to the end */
     pw->fault_rate = pw->fault_short = pw->fault_delay_rate = 0;
     pw->fault_delay_ns = 0;
     pw->precondition = 0;

@@ -203,6 +203,7 @@ struct job {
     unsigned abandoned;          /* I/Os left in flight when the watchdog fired */
     int stalled;                 /* the watchdog found an I/O older than io_timeout */
     int zbd_eof;                 /* zone_mode=zbd: no zone held data to read or trim, the job's I/O ended */
+    int by_stop;                 /* its loop ended at a stop (nvb__job_end) */
     int rc;                      /* setup or fatal error */
     char why[256];
     char note[256];              /* the engine's note after the run */
@@ -246,6 +247,11 @@ struct run {
     struct nvb__flow *flow;      /* w->flow: the flow its jobs share (own_flow, or a step's), else NULL */
     struct nvb__flow own_flow;
     char io_err_msg[256];
+    /* exitall (exitall.c): the end of one of its jobs fired (1; 2 once
+     * nvb_run_groups spread it), and a stop by it (its own or another
+     * group's, named in exit_by) */
+    int exit_fired, exit_stopped;
+    char exit_by[64];
 };
 
 /* The live counters: single writer (the job), relaxed loads elsewhere. */
@@ -437,6 +443,20 @@ void nvb__series_end(struct nvb__series *ser, const struct run *r, struct nvb_re
 /* a += b (counts, sums, histograms, CPU weighted by time); intervals too
  * when count. Frees b's histograms. */
 void nvb__ts_add(struct nvb__tsample *a, struct nvb__tsample *b, int count);
+
+/* ---- exitall (exitall.c) ---- */
+
+/* The sampler, r->mu held: once a job of r has ended, r's exitall fires
+ * (r->exit_fired) and stops r's other jobs. */
+void nvb__exitall_fire(struct run *r);
+/* r stops because of exitall (by: the group whose end stopped it, "" its
+ * own job), unless it is stopping already. */
+void nvb__exitall_stop(struct run *r, const char *by);
+/* Does the end of a workload with from's exitall stop a group of to's
+ * (in one step)? */
+int  nvb__exitall_reaches(const struct nvb_workload *from, const struct nvb_workload *to);
+/* After the jobs: the warning of a run whose jobs exitall stopped. */
+void nvb__exitall_note(const struct run *r, struct nvb_result *res);
 
 /* ---- summing up (aggregate.c) ---- */
 

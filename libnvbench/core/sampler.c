@@ -501,6 +501,7 @@ void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *
             if (o->poll && wait > s->poll_ns)
                 wait = s->poll_ns;
             nvb__cond_wait(r->cv, r->mu, wait);
+            nvb__exitall_fire(r);
             if (r->ndone >= jobs)
                 break;
         }
@@ -526,6 +527,7 @@ void nvb__sampler_run(struct nvb__sampler *s, struct run *r, struct nvb_result *
         if (!s->ramp_pending && now >= s->next_tick)
             sampler_tick(s, r, res, now);
     }
+    nvb__exitall_fire(r); /* the last job ended while the sampler was busy */
     nvb__mutex_unlock(r->mu);
     sampler_finish(s, r, res);
 }

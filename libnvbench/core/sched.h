@@ -30,11 +30,12 @@ struct sched {
     int      poisson;
 };
 
-/* Job `job`'s schedule of rate_iops / jobs I/Os per second from start. */
-static inline void nvb__sched_init(struct sched *s, uint64_t rate_iops, unsigned jobs, unsigned job, int poisson,
-                                   uint64_t seed)
+/* Job `job`'s schedule of rate_iops / jobs I/Os per period_ns (0: per
+ * second) from start. */
+static inline void nvb__sched_init(struct sched *s, uint64_t rate_iops, uint64_t period_ns, unsigned jobs,
+                                   unsigned job, int poisson, uint64_t seed)
 {
-    uint64_t num = (uint64_t)jobs * 1000000000ull; /* ns per I/O = num / rate_iops */
+    uint64_t num = (uint64_t)jobs * (period_ns ? period_ns : 1000000000ull); /* ns per I/O = num / rate_iops */
     memset(s, 0, sizeof *s);
     s->step = num / rate_iops;
     s->rem = num % rate_iops;

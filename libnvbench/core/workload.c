@@ -361,7 +361,8 @@ static int set_named(struct nvb_workload *w, const struct keydef *k, const char 
 static int set_text(struct nvb_workload *w, const struct keydef *k, const char *value)
 {
     if (k->type == K_STRING) { /* a char[64] of the workload (name, pi_chk), or cmdprio_bssplit's 256 */
-        _Static_assert(sizeof w->name == 64 && sizeof w->pi_chk == 64 && sizeof w->verify_pattern == 64,
+        _Static_assert(sizeof w->name == 64 && sizeof w->pi_chk == 64 && sizeof w->verify_pattern == 64 &&
+                       sizeof w->continue_errnos == 64,
                        "K_STRING fields are 64 bytes");
         char *dst = (char *)w + k->off;
         const size_t cap = k->off == OFF(cmdprio_bssplit) ? sizeof w->cmdprio_bssplit : 64;
@@ -373,6 +374,9 @@ static int set_text(struct nvb_workload *w, const struct keydef *k, const char *
         if (k->off == OFF(pi_chk) && nvb__pi_chk_parse(value, &bits) < 0)
             return nvb__werr(w, -EINVAL, "invalid value '%s' for key 'pi_chk': expected a comma-separated list of "
                              "GUARD, REFTAG, APPTAG (fio's syntax), or none", value);
+        if (k->off == OFF(continue_errnos) && nvb__parse_errno_set(value, w->cont_errs) < 0)
+            return nvb__werr(w, -EINVAL, "invalid value '%s' for key 'continue_errnos': expected errno names or "
+                             "numbers 1..%d between ':' (EIO:EILSEQ), or \"\" (any)", value, NVB__ERRNO_SLOTS - 1);
         if (k->off == OFF(verify_pattern) && nvb__vpat_parse(value, &w->vpat) < 0)
             return nvb__werr(w, -EINVAL, "invalid value '%s' for key 'verify_pattern': expected 0x and 2 to 62 hex "
                              "digits, an even count (the bytes in order), or \"\" (none)", value);

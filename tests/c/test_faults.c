@@ -190,6 +190,38 @@ START_TEST(stops_at_first_fault)
 }
 END_TEST
 
+/* continue_errnos: continue_on_error goes on after the listed errnos only
+ * (fio's ignore_error lists, EIO and EILSEQ by default): an ENOSPC the
+ * list names is counted and the run goes on to its end; one it does not
+ * name stops the run with it, as without continue_on_error. */
+START_TEST(continues_after_listed_errnos_only)
+{
+    for (int listed = 0; listed < 2; listed++) {
+        struct nvb_workload *w = mk("null", (const char *[]){"rw", "randread", "ios", "20000", "fault.rate", "1/50",
+                                                             "fault.errno", "ENOSPC", "fault.seed", "3",
+                                                             "continue_on_error", "1", "continue_errnos",
+                                                             listed ? "EIO:ENOSPC" : "EIO:EILSEQ", NULL});
+        struct nvb_result *r = NULL;
+        int rc = nvb_run(w, NULL, &r);
+        ck_assert_ptr_nonnull(r);
+        if (listed) {
+            ck_assert_int_eq(rc, 0);
+            ck_assert_uint_eq(nvb_result_ios(r, NVB_READ) + nvb_result_errors(r), 20000); /* to its end */
+            ck_assert_uint_gt(nvb_result_errors(r), 1);
+        } else {
+            ck_assert_int_eq(rc, -ENOSPC);
+            ck_assert_uint_lt(nvb_result_ios(r, NVB_READ), 20000);
+        }
+        nvb_result_free(r);
+        nvb_workload_free(w);
+    }
+    struct nvb_workload *w = mk("null", NULL);
+    ck_assert_int_eq(nvb_workload_set(w, "continue_errnos", "EIO:NOSUCH"), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(nvb_workload_error(w), "'continue_errnos'"));
+    nvb_workload_free(w);
+}
+END_TEST
+
 START_TEST(latency_of_errors_on_request)
 {
     for (int e = 0; e < g_n; e++) {
@@ -553,6 +585,7 @@ int main(void)
     tcase_add_test(tc, ramp_faults_not_counted);
     tcase_add_test(tc, injected_not_submitted);
     tcase_add_test(tc, injected_no_lag);
+    tcase_add_test(tc, continues_after_listed_errnos_only);
     suite_add_tcase(s, tc);
     int failed = tu_run_suite(s);
     unlink(g_file);

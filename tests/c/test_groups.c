@@ -506,6 +506,41 @@ START_TEST(split_and_plain_groups_round_trip)
 }
 END_TEST
 
+/* exitall: a's end stops b when it reaches b (step, or group with b's
+ * exitall_group), as at b's runtime's end: no error, no cancellation, a
+ * warning in b naming a; a group it does not reach does all its I/Os. */
+START_TEST(exitall_stops_the_groups_it_reaches)
+{
+    for (int reach = 0; reach < 3; reach++) {
+        const char *how = reach == 0 ? "step" : "group";
+        struct nvb_workload *a = wl((const char *[]){"engine", "null", "rw", "read", "ios", "2000", "exitall", how,
+                                                     NULL}, NULL);
+        struct nvb_workload *b = wl(reach == 2 ? (const char *[]){"engine", "null", "rw", "randread", "ios", "3000",
+                                                                  "qd", "2", "thinktime", "1ms", "exitall_group", "1",
+                                                                  NULL}
+                                               : (const char *[]){"engine", "null", "rw", "randread", "runtime",
+                                                                  "30s", "thinktime", "1ms", NULL}, NULL);
+        struct nvb_result *r = NULL;
+        ck_assert_int_eq(run2(a, b, NULL, &r), 0);
+        ck_assert(tu_get(r, "groups.0.read.ios") == 2000);
+        char *js = json_of(r);
+        if (reach == 2) { /* b's exitall_group is another: it runs to its own end */
+            ck_assert(tu_get(r, "groups.1.read.ios") == 3000);
+            ck_assert_ptr_null(strstr(js, "stopped when"));
+            ck_assert_ptr_null(strstr(js, "exitall:"));
+        } else {
+            ck_assert_ptr_nonnull(strstr(js, "stopped when group 'group0' ended"));
+            ck_assert(tu_get(r, "groups.1.duration_s") < 30);
+            ck_assert(!r->groups[1]->cancelled);
+        }
+        nvb_free(js);
+        nvb_result_free(r);
+        nvb_workload_free(a);
+        nvb_workload_free(b);
+    }
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     struct nvb_workload *a = wl((const char *[]){"engine", "null", "ios", "10", NULL}, NULL);
@@ -610,6 +645,7 @@ static Suite *groups_suite(void)
     tcase_add_test(tc, json_round_trip);
     tcase_add_test(tc, split_and_plain_groups_round_trip);
     tcase_add_test(tc, bad_arguments);
+    tcase_add_test(tc, exitall_stops_the_groups_it_reaches);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -196,7 +196,7 @@ START_TEST(schedules)
 {
     /* uniform: exact, the remainder carried (1e9 x 3 / 7 ns is not whole) */
     struct sched s;
-    nvb__sched_init(&s, 7, 3, 0, 0, 1);
+    nvb__sched_init(&s, 7, 0, 3, 0, 0, 1);
     nvb__sched_start(&s, 1000);
     for (uint64_t k = 1; k <= 100000; k++) {
         ck_assert_uint_eq(s.next, 1000 + (uint64_t)((unsigned __int128)k * 3000000000ull / 7));
@@ -206,13 +206,22 @@ START_TEST(schedules)
     /* (each step is step or step + 1 ns) */
     ck_assert_uint_eq(nvb__sched_due(&s, s.next + 3 * (s.step + 1), 8), 4); /* the schedule itself stays */
     ck_assert_uint_eq(nvb__sched_due(&s, s.next + 3 * (s.step + 1), 2), 2);
+    /* rate_period: 75 I/Os per 1024 s over 3 jobs (fio's 300 bytes/s of
+     * 4 KiB blocks on each job), exact as well: I/O k of a job at k x 3 x
+     * 1024 / 75 s */
+    nvb__sched_init(&s, 75, 1024000000000ull, 3, 0, 0, 1);
+    nvb__sched_start(&s, 0);
+    for (uint64_t k = 1; k <= 1000; k++) {
+        ck_assert_uint_eq(s.next, (uint64_t)((unsigned __int128)k * 3 * 1024000000000ull / 75));
+        nvb__sched_step(&s);
+    }
     /* poisson: the same seed gives the same arrivals, another seed or job
      * others; the gaps are exponential: mean and standard deviation both
      * the period (within 2 % over 200000 gaps, about 4.5 standard errors) */
     struct sched a, b, c;
-    nvb__sched_init(&a, 1000, 1, 0, 1, 42);
-    nvb__sched_init(&b, 1000, 1, 0, 1, 42);
-    nvb__sched_init(&c, 1000, 1, 1, 1, 42);
+    nvb__sched_init(&a, 1000, 0, 1, 0, 1, 42);
+    nvb__sched_init(&b, 1000, 0, 1, 0, 1, 42);
+    nvb__sched_init(&c, 1000, 0, 1, 1, 1, 42);
     double sum = 0, sumsq = 0;
     const int n = 200000;
     int differ = 0;
@@ -231,7 +240,7 @@ START_TEST(schedules)
     double mean = sum / n, sd = sqrt(sumsq / n - mean * mean);
     ck_assert_msg(fabs(mean / 1e6 - 1) < 0.02 && fabs(sd / 1e6 - 1) < 0.02, "poisson gaps: mean %f sd %f", mean, sd);
     /* missed: what was due in the window and never taken */
-    nvb__sched_init(&s, 1000, 1, 0, 0, 1);
+    nvb__sched_init(&s, 1000, 0, 1, 0, 0, 1);
     nvb__sched_start(&s, 0);
     ck_assert_uint_eq(nvb__sched_missed(&s, 5 * MS, 20 * MS, UINT64_MAX), 16); /* 5, 6, ..., 20 ms */
 }

@@ -362,6 +362,7 @@ static const struct { const char *key, *value; } echo_vals[] = {
     {"thinktime", "7us"}, {"thinktime_blocks", "3"}, {"flow", "8"}, {"ioprio_class", "3"}, {"ioprio", "5"},
     {"cmdprio_pct", "20"}, {"cmdprio_class", "2"}, {"cmdprio", "6"},
     {"cmdprio_bssplit", "64k/25/1/1:64k/75/3/2,1m/50"}, {"flow_id", "3"}, {"flow_sleep", "250us"},
+    {"exitall", "step"}, {"exitall_group", "4"}, {"rate_period", "1024s"}, {"continue_errnos", "EIO:ENOSPC"},
     {"submit_batch", "2"}, {"complete_batch", "2"},
     {"name", "a \"quoted\" name"}, {"lat_include_errors", "1"}, {"io_timeout", "1.5s"}, {"fault.rate", "1/3"},
     {"fault.errno", "ENOSPC"}, {"fault.short", "0.1%"}, {"fault.delay", "1ms"}, {"fault.delay_rate", "0.5"},

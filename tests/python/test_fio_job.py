@@ -859,9 +859,10 @@ def test_verify_phase_checks_an_earlier_write(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("body,why", [
-    ("timeout=2\nruntime=3", "other name of runtime"), ("rate=1000\nbs=4k", "not a whole number of 4096-byte"),
+    ("timeout=2\nruntime=3", "other name of runtime"), ("rate=1\nbs=1g", "under one block a day"),
+    ("rate=1m\nrw=randrw\nrwmixread=70", "the caps and not the mix"),
     ("rate=1m\nrate_iops=5", "both cap"), ("filesize=1m-2m", "a range of file sizes"),
-    ("size=1z", "counts zones"), ("exitall", "every job of a step to its own end"),
+    ("size=1z", "counts zones"), ("ratemin=1024", "no minimum rate"),
 ])
 def test_issue26_refusals_say_why(tmp_path, body, why):
     path = write(tmp_path, f"[j]\nioengine=null\nsize=1m\n{body}\n")
