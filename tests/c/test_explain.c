@@ -523,16 +523,23 @@ END_TEST
 START_TEST(placement_seen_on_recorded_two_node)
 {
     struct nvb__thread_place jobs[] = {{101, 0, "nvb-job-0", 7}, {102, 3, "nvb-job-1", 4}, {103, 2, "nvb-job-2", -1}};
-    struct nvb__place_seen seen[] = {{.tid = 101, .mig0 = 5, .samples = 3, .cpu = {1, 0}, .n = {1, 2}, .buf_node = 1},
-                                     {.tid = 103, .mig0 = -1, .samples = 2, .cpu = {2}, .n = {2}, .buf_node = -1}};
+    struct nvb__place_seen seen[] = {
+        {.tid = 101, .mig0 = 5, .samples = 3, .cpu = {1, 0}, .n = {1, 2}, .buf_node = 1, .buf_policy = "preferred"},
+        {.tid = 103, .mig0 = -1, .samples = 2, .cpu = {2}, .n = {2}, .buf_node = -1}};
     const char *devs[] = {"nvme0n1"};
     char *text = nvb__place_json_seen(TREES "two-node", jobs, 3, "0-3", devs, 1, seen, 2, NULL, NULL);
     ck_assert_ptr_nonnull(text);
-    ck_assert_msg(strstr(text, "\"last_cpu\":0,\"node\":0,\"migrations\":2,\"most_seen_cpu\":0,\"samples\":3,\"buffer_node\":1}"), "%s",
-                  text);
-    ck_assert_msg(strstr(text, "\"last_cpu\":3,\"node\":1,\"migrations\":null,\"most_seen_cpu\":null,\"samples\":0,\"buffer_node\":null}"),
+    ck_assert_msg(strstr(text, "\"last_cpu\":0,\"node\":0,\"migrations\":2,\"most_seen_cpu\":0,\"samples\":3,"
+                               "\"buffer_node\":1,\"buffer_policy\":\"preferred\"}"),
                   "%s", text);
-    ck_assert_msg(strstr(text, "\"last_cpu\":2,\"node\":1,\"migrations\":null,\"most_seen_cpu\":2,\"samples\":2,\"buffer_node\":null}"),
+    /* null, each with why: not seen at the start; no count from the kernel */
+    ck_assert_msg(strstr(text, "\"last_cpu\":3,\"node\":1,\"migrations\":null,\"migrations_null_reason\":\"the thread was "
+                               "not seen at the window's start\",\"most_seen_cpu\":null,\"samples\":0,"
+                               "\"buffer_node\":null,\"buffer_policy\":null}"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "\"last_cpu\":2,\"node\":1,\"migrations\":null,\"migrations_null_reason\":\"the kernel gives "
+                               "no per-thread count: /proc/self/task/T/sched has no se.nr_migrations (CONFIG_SCHED_DEBUG)\","
+                               "\"most_seen_cpu\":2,\"samples\":2,\"buffer_node\":null,\"buffer_policy\":null}"),
                   "%s", text);
     free(text);
 }
@@ -586,49 +593,118 @@ START_TEST(buffers_bound_to_a_node)
         return;
     }
     ck_assert_int_eq(rc, 0);
+    char pol[24];
+    ck_assert_int_ge(nvb__mem_policy_of(p, pol, sizeof pol), 0);
+    ck_assert_str_eq(pol, "preferred"); /* the call left its policy on the buffer */
     memset(p, 1, len);
     ck_assert_int_eq(nvb__mem_node_of(p), 0);
     ck_assert_int_eq(nvb__mem_node_of(p + len - 1), 0);
     if (access("/sys/devices/system/node/node63", F_OK) != 0)
         ck_assert_int_eq(nvb__mem_bind_node(p, len, 63), -EINVAL);
+    ck_assert_int_eq(nvb__mem_bind_node(p, len, -1), 0); /* unbound before the free */
+    ck_assert_int_ge(nvb__mem_policy_of(p, pol, sizeof pol), 0);
+    ck_assert_str_eq(pol, "default");
     nvb__free_aligned(p);
+    char *q = nvb__alloc_aligned(4096, len); /* never bound: the default policy */
+    ck_assert_int_ge(nvb__mem_policy_of(q, pol, sizeof pol), 0);
+    ck_assert_str_eq(pol, "default");
+    nvb__free_aligned(q);
 }
 END_TEST
 
-/* cpus=local where the device has no node (this VM's virtio disk, a file
- * on it): not pinned, not bound, and the warning says both; each job's
- * buffers' node is still stated (first touch: the node its CPU is on). */
-START_TEST(cpus_local_unknown_node_says_so)
+/* A run's placement.jobs[] with cpus=local (or without: 0), parsed. */
+static struct nvb__jv *local_run(int local, char **text, int *warned)
 {
     char *file = tu_scratch("explain-local", 1 << 20);
     const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "runtime", "200ms", "direct", "0",
-                        "cpus", "local", NULL};
+                        local ? "cpus" : NULL, "local", NULL};
     const char *tg[] = {file, NULL};
     struct nvb_workload *w = tu_workload(kv, tg);
     struct nvb_result *r = tu_run_ok(w);
-    char *text;
-    struct nvb__jv *root = json_of(r, &text);
-    const struct nvb__jv *p = nvb__json_get(root, "placement"), *jobs = nvb__json_get(p, "jobs");
-    const struct nvb__jv *dev = nvb__json_get(p, "devices");
-    ck_assert_msg(jobs && jobs->n == 1 && dev && dev->n >= 1, "%s", text);
-    const struct nvb__jv *node = nvb__json_get(&dev->kid[0], "node");
-    if (node->type == NVB__J_NULL) {
-        ck_assert_msg(strstr(text, "the jobs are not pinned (all CPUs) and their buffers not bound to a node"), "%s",
-                      text);
-    }
-    const struct nvb__jv *bn = nvb__json_get(&jobs->kid[0], "buffer_node");
-    ck_assert_ptr_nonnull(bn);
-    if (u(nvb__json_get(p, "nodes")) == 1 && access("/proc/self/numa_maps", F_OK) == 0)
-        ck_assert_uint_eq(u(bn), 0);
-    else if (node->type != NVB__J_NULL && bn->type != NVB__J_NULL)
-        ck_assert_uint_eq(u(bn), u(node)); /* bound to the device's node */
-    reads_back_the_same(text);
-    nvb__json_free(root);
-    nvb_free(text);
+    *warned = 0;
+    for (size_t i = 0; i < nvb_result_warning_count(r); i++)
+        *warned |= strstr(nvb_result_warning(r, i), "cpus=local") != NULL;
+    struct nvb__jv *root = json_of(r, text);
+    reads_back_the_same(*text);
     nvb_result_free(r);
     nvb_workload_free(w);
     unlink(file);
     free(file);
+    return root;
+}
+
+/* cpus=local: the node it used is placement.local with its source, and
+ * the job's real buffer carries mbind's policy (get_mempolicy on it) and
+ * lies on that node; on a one-node machine whose device sysfs gives no
+ * node (this VM) that is the only node, so the call is made here too.
+ * Where no node can be had the warning says the jobs are not pinned. A
+ * run without cpus=local leaves the buffers' policy at the default. */
+START_TEST(cpus_local_binds_the_buffers)
+{
+    char *text;
+    int warned;
+    struct nvb__jv *root = local_run(1, &text, &warned);
+    const struct nvb__jv *p = nvb__json_get(root, "placement"), *jobs = nvb__json_get(p, "jobs");
+    const struct nvb__jv *dev = nvb__json_get(p, "devices"), *loc = nvb__json_get(p, "local");
+    ck_assert_msg(jobs && jobs->n == 1 && dev && dev->n >= 1, "%s", text);
+    const struct nvb__jv *node = nvb__json_get(&dev->kid[0], "node");
+    const struct nvb__jv *bn = nvb__json_get(&jobs->kid[0], "buffer_node");
+    const struct nvb__jv *pol = nvb__json_get(&jobs->kid[0], "buffer_policy");
+    ck_assert_msg(bn && pol, "%s", text);
+    ck_assert_int_eq(!loc, warned); /* a node used, or the warning: never both */
+    if (!loc) {
+        ck_assert_msg(strstr(text, "the jobs are not pinned (all CPUs) and their buffers not bound to a node"), "%s",
+                      text);
+    } else {
+        const char *src = nvb__json_get(loc, "source")->s;
+        if (node->type == NVB__J_NULL)
+            ck_assert_msg(u(nvb__json_get(p, "nodes")) == 1 && strstr(src, "the machine's only node"), "%s", text);
+        else
+            ck_assert_uint_eq(u(nvb__json_get(loc, "node")), u(node));
+        if (access("/proc/self/numa_maps", F_OK) == 0) { /* a kernel with NUMA policies */
+            ck_assert_msg(pol->type == NVB__J_STR && !strcmp(pol->s, "preferred"), "%s", text);
+            ck_assert_uint_eq(u(bn), u(nvb__json_get(loc, "node")));
+        }
+    }
+    nvb__json_free(root);
+    nvb_free(text);
+    root = local_run(0, &text, &warned);
+    p = nvb__json_get(root, "placement");
+    pol = nvb__json_get(&nvb__json_get(p, "jobs")->kid[0], "buffer_policy");
+    ck_assert_msg(!nvb__json_get(p, "local") && !warned, "%s", text);
+    if (access("/proc/self/numa_maps", F_OK) == 0)
+        ck_assert_msg(pol->type == NVB__J_STR && !strcmp(pol->s, "default"), "%s", text);
+    nvb__json_free(root);
+    nvb_free(text);
+}
+END_TEST
+
+/* A one-node machine (a tree written here) whose device sysfs gives no
+ * node: cpus=local takes the machine's only node and says so. */
+START_TEST(cpus_local_on_one_node_tree)
+{
+    char root[] = "/tmp/nvb-onenode-XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    static const char *const files[][2] = {{"/sys/devices/system/node/node0/cpulist", "0-1\n"},
+                                           {"/sys/class/block/vdz/device/numa_node", "-1\n"}};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "mkdir -p \"$(dirname '%s%s')\"", root, files[i][0]);
+        ck_assert_int_eq(system(path), 0);
+        snprintf(path, sizeof path, "%s%s", root, files[i][0]);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(files[i][1], f);
+        fclose(f);
+    }
+    uint64_t bits[NVB__MAX_CPUS / 64] = {0};
+    int node = -2;
+    char why[192];
+    ck_assert_msg(nvb__node_cpus(root, "vdz", bits, &node, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(node, 0);
+    ck_assert_uint_eq(bits[0], 0x3u);
+    ck_assert_str_eq(why, "the machine's only node (sysfs gives vdz none)");
+    snprintf(path, sizeof path, "rm -rf '%s'", root);
+    ck_assert_int_eq(system(path), 0);
 }
 END_TEST
 
@@ -643,6 +719,7 @@ START_TEST(cpus_local_picks_the_device_node)
         ck_assert_msg(nvb__node_cpus(TREES "two-node", devs[i], bits, &node, why, sizeof why) == 0, "%s", why);
         ck_assert_int_eq(node, 1);
         ck_assert_uint_eq(bits[0], 0xcu);
+        ck_assert_msg(strstr(why, "the numa_node of nvme0n1"), "%s", why);
     }
     ck_assert_int_eq(nvb__node_cpus(TREES "two-node", "sdz", bits, &node, why, sizeof why), -ENOENT);
     ck_assert(strstr(why, "no NUMA node"));
@@ -707,6 +784,7 @@ int main(void)
     tcase_add_test(tc, interrupts_of_recorded_two_node);
     tcase_add_test(tc, placement_on_recorded_two_node);
     tcase_add_test(tc, placement_seen_on_recorded_two_node);
+    tcase_add_test(tc, cpus_local_on_one_node_tree);
     suite_add_tcase(s, tc);
     tc = tcase_create("live");
     tcase_set_timeout(tc, 60);
@@ -717,7 +795,7 @@ int main(void)
     tcase_add_test(tc, cpus_local_picks_the_device_node);
     tcase_add_test(tc, pinned_job_is_seen_on_its_cpu);
     tcase_add_test(tc, buffers_bound_to_a_node);
-    tcase_add_test(tc, cpus_local_unknown_node_says_so);
+    tcase_add_test(tc, cpus_local_binds_the_buffers);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

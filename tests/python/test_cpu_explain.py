@@ -129,6 +129,20 @@ def test_summary_per_cpu_keeps_the_jobs_and_the_busiest():
     assert "CPU 0* 2 " in small and "CPU 1 2 " in small and "other CPUs" not in small
 
 
+def test_summary_names_the_local_node_and_why_migrations_are_null():
+    """cpus=local's node and its source, the buffers' NUMA policy, and why the kernel gave no
+    migration count are on the placement line."""
+    data = _synthetic(2, [0])
+    job = data["placement"]["jobs"][0]
+    job.update(migrations=None, buffer_policy="preferred",
+               migrations_null_reason="the kernel gives no per-thread count")
+    data["placement"]["local"] = {"node": 1, "source": "the numa_node of nvme0n1 in sysfs"}
+    text = summary(data)
+    assert ("; migrations n/a (the kernel gives no per-thread count); device nvme0n1 node 1; 2 NUMA nodes; "
+            "local: node 1 (the numa_node of nvme0n1 in sysfs), buffers preferred\n") in text
+    assert "local:" not in summary(_synthetic(2, [0]))
+
+
 def test_summary_says_why_placement_is_null():
     data = _synthetic(2, [])
     data["placement"] = {"null_reason": "unavailable: not measured on Windows: reason"}
