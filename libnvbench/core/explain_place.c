@@ -331,7 +331,7 @@ int nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node,
     } else if ((*node = only_node(root)) >= 0) {
         /* one node: the device can be on no other, and the buffers are
          * still bound, so a one-node machine runs the same calls */
-        snprintf(why, len, "the machine's only node (sysfs gives %s none)", dev);
+        snprintf(why, len, "the machine's only node; sysfs gives %s none", dev);
     } else {
         snprintf(why, len, "sysfs gives %s no NUMA node", dev);
         return -ENOENT;

@@ -477,6 +477,50 @@ START_TEST(interrupts_of_a_run_read_back)
 }
 END_TEST
 
+/* A result whose targets have no controller of their own (a loop device's
+ * interrupts are its backing device's): per_io is null with that reason,
+ * not 0. The run's interrupts are replaced by such a loop device's. */
+START_TEST(interrupts_without_a_controller_are_null)
+{
+    char *file = tu_scratch("explain-irq", 1 << 20);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "50", "direct", "0", NULL};
+    const char *tg[] = {file, NULL};
+    struct nvb_workload *w = tu_workload(kv, tg);
+    struct nvb_result *r = tu_run_ok(w), *back = NULL;
+    char *text = NULL, *again = NULL, why[256];
+    ck_assert_int_eq(nvb_result_json(r, &text), 0);
+    char *at = strstr(text, "\"interrupts\":{"), *end;
+    ck_assert_ptr_nonnull(at);
+    int depth = 0;
+    for (end = strchr(at, '{');; end++) { /* the object's end: no brace inside its strings */
+        depth += *end == '{' ? 1 : *end == '}' ? -1 : 0;
+        if (!depth)
+            break;
+    }
+    static const char loop[] = "\"interrupts\":{\"cpus\":[0],\"devices\":{\"loop9\":{\"controller\":null,\"queues\":[],"
+                               "\"count\":null,\"null_reason\":\"no controller in sysfs\"}},\"per_cpu\":[0],\"count\":0,"
+                               "\"per_io\":0,\"null_reason\":null}";
+    size_t head = (size_t)(at - text), tail = strlen(end + 1);
+    char *edited = malloc(head + sizeof loop + tail);
+    ck_assert_ptr_nonnull(edited);
+    memcpy(edited, text, head);
+    memcpy(edited + head, loop, sizeof loop - 1);
+    memcpy(edited + head + sizeof loop - 1, end + 1, tail + 1);
+    ck_assert_msg(nvb_result_parse(edited, strlen(edited), &back, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(nvb_result_json(back, &again), 0);
+    ck_assert_msg(strstr(again, "\"per_io\":null,\"null_reason\":\"no target device has a controller of its own"),
+                  "%.300s", strstr(again, "\"interrupts\""));
+    free(edited);
+    nvb_free(again);
+    nvb_free(text);
+    nvb_result_free(back);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    unlink(file);
+    free(file);
+}
+END_TEST
+
 struct warns {
     int n;
     char last[256];
@@ -702,7 +746,7 @@ START_TEST(cpus_local_on_one_node_tree)
     ck_assert_msg(nvb__node_cpus(root, "vdz", bits, &node, why, sizeof why) == 0, "%s", why);
     ck_assert_int_eq(node, 0);
     ck_assert_uint_eq(bits[0], 0x3u);
-    ck_assert_str_eq(why, "the machine's only node (sysfs gives vdz none)");
+    ck_assert_str_eq(why, "the machine's only node; sysfs gives vdz none");
     snprintf(path, sizeof path, "rm -rf '%s'", root);
     ck_assert_int_eq(system(path), 0);
 }
@@ -792,6 +836,7 @@ int main(void)
     tcase_add_test(tc, run_has_kinds_and_environment);
     tcase_add_test(tc, environment_of_this_machine);
     tcase_add_test(tc, interrupts_of_a_run_read_back);
+    tcase_add_test(tc, interrupts_without_a_controller_are_null);
     tcase_add_test(tc, cpus_local_picks_the_device_node);
     tcase_add_test(tc, pinned_job_is_seen_on_its_cpu);
     tcase_add_test(tc, buffers_bound_to_a_node);
