@@ -577,6 +577,18 @@ int main(int argc, char **argv)
     }
     if (argc >= 3 && !strcmp(argv[1], "engines"))
         return cmd_engines(argv[2]);
-    fprintf(stderr, "usage: vmtest devices | find SERIAL NSID [generic] | engines BLOCKDEV\n");
+    if (argc >= 3 && !strcmp(argv[1], "environment")) { /* what nvbench doctor prints, in the guest */
+        char *json = NULL;
+        const char *const t[] = {argv[2]};
+        int rc = nvb_environment_json(NULL, t, 1, &json);
+        if (rc < 0) {
+            fprintf(stderr, "vmtest: nvb_environment_json: %s\n", nvb_strerror(rc));
+            return 1;
+        }
+        puts(json);
+        nvb_free(json);
+        return 0;
+    }
+    fprintf(stderr, "usage: vmtest devices | find SERIAL NSID [generic] | engines BLOCKDEV | environment BLOCKDEV\n");
     return 2;
 }
