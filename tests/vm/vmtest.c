@@ -572,8 +572,11 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     char *json = NULL;
-    if (argc >= 2 && !strcmp(argv[1], "devices"))
-        return put_json("nvb_devices_json", nvb_devices_json(NULL, &json), json);
+    int rc;
+    if (argc >= 2 && !strcmp(argv[1], "devices")) {
+        rc = nvb_devices_json(NULL, &json); /* before json is read: argument order is unspecified */
+        return put_json("nvb_devices_json", rc, json);
+    }
     if (argc >= 4 && !strcmp(argv[1], "find")) {
         struct findarg a = {argv[2], argv[3], argc >= 5 && !strcmp(argv[4], "generic"), 0};
         nvb_device_enumerate(NULL, find_cb, &a);
@@ -583,7 +586,8 @@ int main(int argc, char **argv)
         return cmd_engines(argv[2]);
     if (argc >= 3 && !strcmp(argv[1], "environment")) { /* what nvbench doctor prints, in the guest */
         const char *const t[] = {argv[2]};
-        return put_json("nvb_environment_json", nvb_environment_json(NULL, t, 1, &json), json);
+        rc = nvb_environment_json(NULL, t, 1, &json);
+        return put_json("nvb_environment_json", rc, json);
     }
     fprintf(stderr, "usage: vmtest devices | find SERIAL NSID [generic] | engines BLOCKDEV | environment BLOCKDEV\n");
     return 2;
