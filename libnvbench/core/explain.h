@@ -180,4 +180,10 @@ char *nvb__place_json_seen(const char *root, const struct nvb__thread_place *job
                            const char *const *devs, size_t ndev, const struct nvb__place_seen *seen, int nseen,
                            nvb__check_fn warn, void *arg);
 
+/* Jobs (place's jobs[]) on CPUs that took none of irq's interrupts while
+ * others took some: one "warn" through warn naming them; their number. */
+int  nvb__place_irq_check(const struct nvb__jv *place, const struct nvb__jv *irq, nvb__check_fn warn, void *arg);
+/* The same on a run's result, as its warning (explain_irq.c's window end). */
+void nvb__place_irq_warn(struct nvb_result *r);
+
 #endif

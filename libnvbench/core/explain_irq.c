@@ -276,6 +276,7 @@ void nvb__irq_end(struct nvb_result *r)
     }
     free(text);
     x->irq_state = 1;
+    nvb__place_irq_warn(r); /* the placement is made by now (sampler.c, before the window's end here) */
 }
 
 /* Whether any target device's controller was counted: a loop or dm

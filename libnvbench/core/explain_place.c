@@ -308,6 +308,62 @@ int nvb__place_load(const struct nvb__jv *root, struct nvb_result *r)
     return nvb__json_copy(x->place, p);
 }
 
+/* ------------------------------------------------------------ jobs vs interrupts */
+
+static long num_at(const struct nvb__jv *arr, uint32_t i)
+{
+    return arr && arr->type == NVB__J_ARR && i < arr->n && arr->kid[i].type == NVB__J_NUM ? atol(arr->kid[i].s) : -1;
+}
+
+/* Jobs on CPUs that took none of the targets' device interrupts while
+ * other CPUs took them: each completion then reaches the job from another
+ * CPU. One warning naming the jobs and the CPUs that took them. */
+int nvb__place_irq_check(const struct nvb__jv *place, const struct nvb__jv *irq, nvb__check_fn warn, void *arg)
+{
+    const struct nvb__jv *jobs = nvb__json_get(place, "jobs"), *cpus = nvb__json_get(irq, "cpus");
+    const struct nvb__jv *per = nvb__json_get(irq, "per_cpu"), *cnt = nvb__json_get(irq, "count");
+    if (!jobs || jobs->type != NVB__J_ARR || !cpus || cpus->type != NVB__J_ARR || !cnt || cnt->type != NVB__J_NUM ||
+        atol(cnt->s) <= 0)
+        return 0;
+    char names[160] = "", took[96] = "";
+    size_t o = 0, t = 0;
+    int n = 0;
+    for (uint32_t i = 0; i < jobs->n; i++) {
+        const struct nvb__jv *j = &jobs->kid[i], *c = nvb__json_get(j, "most_seen_cpu"), *nm = nvb__json_get(j, "name");
+        if (!c || c->type != NVB__J_NUM)
+            c = nvb__json_get(j, "last_cpu");
+        if (!c || c->type != NVB__J_NUM)
+            continue;
+        for (uint32_t k = 0; k < cpus->n; k++)
+            if (num_at(cpus, k) == atol(c->s) && num_at(per, k) == 0) {
+                if (o + 40 < sizeof names)
+                    o += (size_t)snprintf(names + o, sizeof names - o, "%s%s (CPU %s)", n ? ", " : "",
+                                          nm && nm->type == NVB__J_STR ? nm->s : "?", c->s);
+                n++;
+            }
+    }
+    for (uint32_t k = 0; n && k < cpus->n && t + 12 < sizeof took; k++)
+        if (num_at(per, k) > 0)
+            t += (size_t)snprintf(took + t, sizeof took - t, "%s%ld", t ? ", " : "", num_at(cpus, k));
+    if (!n)
+        return 0;
+    char msg[320];
+    snprintf(msg, sizeof msg, "%s %s ran on a CPU that took none of the targets' %s device interrupts (CPU %s took them)",
+             n > 1 ? "jobs" : "job", names, cnt->s, took);
+    warn(arg, "warn", "placement", NULL, msg,
+         "each completion reaches the job from another CPU: pin the jobs to the CPUs that take the device's "
+         "interrupts (cpus=) or steer the interrupts to the jobs' CPUs (/proc/irq/N/smp_affinity)");
+    return n;
+}
+
+/* After the interrupts' window closes (diskutil.c): the check on this run. */
+void nvb__place_irq_warn(struct nvb_result *r)
+{
+    const struct nvb__explain *x = r->ex;
+    if (x && x->place && x->irq_state == 1 && x->irq)
+        nvb__place_irq_check(x->place, x->irq, to_warning, r);
+}
+
 /* ------------------------------------------------------------ cpus=local */
 
 /* The machine's node when it has exactly one, else -1. */

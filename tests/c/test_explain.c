@@ -467,6 +467,18 @@ START_TEST(interrupts_of_a_run_read_back)
     const struct nvb__jv *per_io = nvb__json_get(in, "per_io");
     if (per_io->type == NVB__J_NULL)
         ck_assert_int_eq(nvb__json_get(in, "null_reason")->type, NVB__J_STR);
+    /* the warning iff the job's CPU took none of the interrupts that came */
+    const struct nvb__jv *cpus = nvb__json_get(in, "cpus"), *per = nvb__json_get(in, "per_cpu");
+    const struct nvb__jv *c = nvb__json_get(&jobs->kid[0], "most_seen_cpu");
+    if (cpus && per && c && c->type == NVB__J_NUM) {
+        int away = 0;
+        for (uint32_t k = 0; k < cpus->n; k++)
+            away |= u(&cpus->kid[k]) == u(c) && u(&per->kid[k]) == 0 && u(nvb__json_get(in, "count")) > 0;
+        int warned = 0;
+        for (size_t k = 0; k < nvb_result_warning_count(r); k++)
+            warned |= strstr(nvb_result_warning(r, k), "ran on a CPU that took none of the targets'") != NULL;
+        ck_assert_int_eq(warned, away);
+    }
     reads_back_the_same(text);
     nvb__json_free(root);
     nvb_free(text);
@@ -558,6 +570,37 @@ START_TEST(placement_on_recorded_two_node)
     ck_assert_msg(strstr(w.last, "nvb-job-0 last ran on CPU 0 (node 0), the device nvme0n1 is on node 1"), "%s", w.last);
     nvb__json_free(o);
     free(text);
+}
+END_TEST
+
+/* A job on a CPU that took none of the device's interrupts while another
+ * took them: one warning naming the job, its CPU and the CPU that took
+ * them; a job on the interrupts' CPU, or a run with none (polled), none. */
+START_TEST(jobs_away_from_the_interrupts_warn)
+{
+    static const char place[] = "{\"jobs\":[{\"name\":\"nvb-job-0\",\"last_cpu\":1,\"most_seen_cpu\":0},"
+                                "{\"name\":\"nvb-job-1\",\"last_cpu\":1,\"most_seen_cpu\":null}]}";
+    static const char irq[] = "{\"cpus\":[0,1],\"per_cpu\":[0,404],\"count\":404}";
+    static const char polled[] = "{\"cpus\":[0,1],\"per_cpu\":[0,0],\"count\":0}";
+    static const char on_it[] = "{\"jobs\":[{\"name\":\"nvb-job-0\",\"last_cpu\":1,\"most_seen_cpu\":1}]}";
+    struct nvb__jv *p = NULL, *i = NULL, *z = NULL, *q = NULL;
+    char why[128];
+    ck_assert_int_eq(nvb__json_parse(place, strlen(place), &p, why, sizeof why), 0);
+    ck_assert_int_eq(nvb__json_parse(irq, strlen(irq), &i, why, sizeof why), 0);
+    ck_assert_int_eq(nvb__json_parse(polled, strlen(polled), &z, why, sizeof why), 0);
+    ck_assert_int_eq(nvb__json_parse(on_it, strlen(on_it), &q, why, sizeof why), 0);
+    struct warns w = {0};
+    ck_assert_int_eq(nvb__place_irq_check(p, i, count_warn, &w), 1); /* job 1: last CPU 1, which took them */
+    ck_assert_int_eq(w.n, 1);
+    ck_assert_str_eq(w.last, "job nvb-job-0 (CPU 0) ran on a CPU that took none of the targets' 404 device "
+                             "interrupts (CPU 1 took them)");
+    ck_assert_int_eq(nvb__place_irq_check(p, z, count_warn, &w), 0);
+    ck_assert_int_eq(nvb__place_irq_check(q, i, count_warn, &w), 0);
+    ck_assert_int_eq(w.n, 1);
+    nvb__json_free(p);
+    nvb__json_free(i);
+    nvb__json_free(z);
+    nvb__json_free(q);
 }
 END_TEST
 
@@ -828,6 +871,7 @@ int main(void)
     tcase_add_test(tc, interrupts_of_recorded_two_node);
     tcase_add_test(tc, placement_on_recorded_two_node);
     tcase_add_test(tc, placement_seen_on_recorded_two_node);
+    tcase_add_test(tc, jobs_away_from_the_interrupts_warn);
     tcase_add_test(tc, cpus_local_on_one_node_tree);
     suite_add_tcase(s, tc);
     tc = tcase_create("live");
