@@ -166,7 +166,8 @@ struct nvb__engine_ctx {
     size_t       buf_len;
     int          cpu;          /* CPU this job is pinned to, or -1 */
     const int64_t *opts;       /* values of engine->opts[i], defaults filled in */
-    const unsigned char *opts_set; /* opts_set[i] != 0 when the user set it */
+    const unsigned char *opts_set; /* opts_set[i] != 0 when the user set it; 2: a CPU given as "local" (opts[i] is
+                                    * then the CPU the core chose, or still NVB__OPT_LOCAL) */
     struct nvb__used *used;    /* engine records what it used (may be NULL) */
     const uint64_t *wait_ns;   /* longest one blocking wait in reap() may last, then it
                                 * returns what it has (fewer than min, maybe 0) so

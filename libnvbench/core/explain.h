@@ -50,6 +50,10 @@ struct nvb__explain {
     int      nseen;
     char     place_why[160];
     struct nvb__jv *place;
+    /* cpus=local / an engine CPU's local: the node resolved and where it
+     * came from (placement.local); local_set 0: none was asked for */
+    int      local_set, local_node;
+    char     local_src[160];
     /* cpu.counters (explain_cpu.c): 0 absent, 1 counted (perf: the counts
      * and why the hardware ones are not), 2 null with perf_why */
     int      perf_state;
@@ -70,6 +74,7 @@ struct nvb__place_seen {
     int      cpu[NVB__SEEN_CPUS];
     unsigned n[NVB__SEEN_CPUS];
     int      buf_node;   /* the node of its buffers' first page; -1 unknown */
+    char     buf_policy[24]; /* that page's NUMA policy ("preferred", "default"); "" unknown */
 };
 
 void nvb__explain_free(struct nvb__explain *e);
@@ -137,7 +142,9 @@ void nvb__place_emit(struct nvb__json *j, const struct nvb_result *r);
 int  nvb__place_load(const struct nvb__jv *root, struct nvb_result *r);
 
 /* cpus=local: the CPUs of the NUMA node of block device dev (root NULL:
- * live) into bits, *node its node. 0, or -ENOENT with why (no node). */
+ * live) into bits, *node its node, why where it came from (the device's
+ * numa_node, or a machine's only node when sysfs gives the device none).
+ * 0, or -ENOENT with why (no node, and more than one on the machine). */
 int  nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node, char *why, size_t len);
 /* For a run (job_setup.c): the node of the first target's device, or a
  * warning that the jobs are not pinned. 0 or negative errno. */
@@ -172,5 +179,11 @@ char *nvb__place_json(const char *root, const struct nvb__thread_place *jobs, in
 char *nvb__place_json_seen(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
                            const char *const *devs, size_t ndev, const struct nvb__place_seen *seen, int nseen,
                            nvb__check_fn warn, void *arg);
+
+/* Jobs (place's jobs[]) on CPUs that took none of irq's interrupts while
+ * others took some: one "warn" through warn naming them; their number. */
+int  nvb__place_irq_check(const struct nvb__jv *place, const struct nvb__jv *irq, nvb__check_fn warn, void *arg);
+/* The same on a run's result, as its warning (explain_irq.c's window end). */
+void nvb__place_irq_warn(struct nvb_result *r);
 
 #endif

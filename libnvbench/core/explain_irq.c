@@ -276,6 +276,21 @@ void nvb__irq_end(struct nvb_result *r)
     }
     free(text);
     x->irq_state = 1;
+    nvb__place_irq_warn(r); /* the placement is made by now (sampler.c, before the window's end here) */
+}
+
+/* Whether any target device's controller was counted: a loop or dm
+ * device has none of its own (its I/O's interrupts are the backing
+ * device's), and a 0 per I/O would read as "no interrupts". */
+static int any_counted(const struct nvb__jv *irq)
+{
+    const struct nvb__jv *devs = nvb__json_get(irq, "devices");
+    for (uint32_t i = 0; devs && devs->type == NVB__J_OBJ && i < devs->n; i++) {
+        const struct nvb__jv *c = nvb__json_get(&devs->kid[i], "count");
+        if (c && c->type == NVB__J_NUM)
+            return 1;
+    }
+    return 0;
 }
 
 void nvb__irq_emit(struct nvb__json *j, const struct nvb_result *r)
@@ -305,6 +320,9 @@ void nvb__irq_emit(struct nvb__json *j, const struct nvb_result *r)
                       : r->ramp_s > 0 ? "the interrupts' window (the jobs' release to their end) includes the ramp, "
                                         "whose I/Os the result does not count"
                       : !ios ? "no I/O completed: nothing to divide by"
+                      : !any_counted(x->irq) ? "no target device has a controller of its own in sysfs (a loop, "
+                                               "device-mapper or virtual device: the interrupts of its I/O are its "
+                                               "backing device's)"
                              : NULL;
     if (why) {
         nvb__buf_puts(b, "\"per_io\":null,\"null_reason\":");

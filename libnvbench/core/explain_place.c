@@ -61,13 +61,18 @@ static const struct nvb__place_seen *seen_of(const struct nvb__place_seen *seen,
 static void job_seen(struct nvb__buf *b, const struct nvb__thread_place *job, const struct nvb__place_seen *s)
 {
     if (!s) {
-        nvb__buf_puts(b, ",\"migrations\":null,\"most_seen_cpu\":null,\"samples\":0,\"buffer_node\":null");
+        nvb__buf_puts(b, ",\"migrations\":null,\"migrations_null_reason\":\"the thread was not seen at the window's "
+                         "start\",\"most_seen_cpu\":null,\"samples\":0,\"buffer_node\":null,\"buffer_policy\":null");
         return;
     }
     if (s->mig0 >= 0 && job->migrations >= s->mig0)
         nvb__buf_printf(b, ",\"migrations\":%ld", job->migrations - s->mig0);
+    else if (s->mig0 < 0 || job->migrations < 0)
+        nvb__buf_puts(b, ",\"migrations\":null,\"migrations_null_reason\":\"the kernel gives no per-thread count: "
+                         "/proc/self/task/T/sched has no se.nr_migrations (CONFIG_SCHED_DEBUG)\"");
     else
-        nvb__buf_puts(b, ",\"migrations\":null");
+        nvb__buf_puts(b, ",\"migrations\":null,\"migrations_null_reason\":\"the count at the window's end is below "
+                         "the start's (another thread took the id)\"");
     int best = -1;
     for (int k = 0; k < NVB__SEEN_CPUS; k++)
         if (s->n[k] && (best < 0 || s->n[k] > s->n[best]))
@@ -81,6 +86,11 @@ static void job_seen(struct nvb__buf *b, const struct nvb__thread_place *job, co
         nvb__buf_printf(b, ",\"buffer_node\":%d", s->buf_node);
     else
         nvb__buf_puts(b, ",\"buffer_node\":null");
+    nvb__buf_puts(b, ",\"buffer_policy\":");
+    if (s->buf_policy[0])
+        nvb__json_write_str(b, s->buf_policy);
+    else
+        nvb__buf_puts(b, "null");
 }
 
 char *nvb__place_json(const char *root, const struct nvb__thread_place *jobs, int njobs, const char *allowed,
@@ -208,9 +218,26 @@ void nvb__place_buffers(struct nvb_result *r, const long *tids, void *const *buf
     for (unsigned i = 0; x && i < n; i++) {
         struct nvb__place_seen *s = (struct nvb__place_seen *)seen_of(x->seen, x->nseen, tids[i]);
         int node = bufs[i] ? nvb__mem_node_of(bufs[i]) : -1;
-        if (s)
-            s->buf_node = node >= 0 ? node : -1;
+        if (!s)
+            continue;
+        s->buf_node = node >= 0 ? node : -1;
+        if (!bufs[i] || nvb__mem_policy_of(bufs[i], s->buf_policy, sizeof s->buf_policy) < 0)
+            s->buf_policy[0] = 0;
     }
+}
+
+/* placement.local: the node cpus=local (or an engine CPU's local) used and
+ * its source, appended to the object text (which ends in '}'). */
+static int add_local(char **text, const struct nvb__explain *x)
+{
+    struct nvb__buf b = {0};
+    size_t n = strlen(*text);
+    nvb__buf_printf(&b, "%.*s,\"local\":{\"node\":%d,\"source\":", (int)(n - 1), *text, x->local_node);
+    nvb__json_write_str(&b, x->local_src);
+    nvb__buf_puts(&b, "}}");
+    free(*text);
+    *text = NULL;
+    return nvb__buf_take(&b, text) ? -ENOMEM : 0;
 }
 
 /* After the environment (nvb__explain_run): the tree and its warnings. */
@@ -246,6 +273,8 @@ int nvb__place_finish(struct nvb_result *r)
         text = nvb__place_json_seen(NULL, x->jobs, x->njobs, ok ? allowed : NULL, devs, n, x->seen, x->nseen,
                                     to_warning, r);
         free(devs);
+        if (text && x->local_set && add_local(&text, x) < 0)
+            return -ENOMEM;
     }
     free(x->jobs);
     free(x->seen);
@@ -279,12 +308,87 @@ int nvb__place_load(const struct nvb__jv *root, struct nvb_result *r)
     return nvb__json_copy(x->place, p);
 }
 
+/* ------------------------------------------------------------ jobs vs interrupts */
+
+static long num_at(const struct nvb__jv *arr, uint32_t i)
+{
+    return arr && arr->type == NVB__J_ARR && i < arr->n && arr->kid[i].type == NVB__J_NUM ? atol(arr->kid[i].s) : -1;
+}
+
+/* Jobs on CPUs that took none of the targets' device interrupts while
+ * other CPUs took them: each completion then reaches the job from another
+ * CPU. One warning naming the jobs and the CPUs that took them. */
+int nvb__place_irq_check(const struct nvb__jv *place, const struct nvb__jv *irq, nvb__check_fn warn, void *arg)
+{
+    const struct nvb__jv *jobs = nvb__json_get(place, "jobs"), *cpus = nvb__json_get(irq, "cpus");
+    const struct nvb__jv *per = nvb__json_get(irq, "per_cpu"), *cnt = nvb__json_get(irq, "count");
+    if (!jobs || jobs->type != NVB__J_ARR || !cpus || cpus->type != NVB__J_ARR || !cnt || cnt->type != NVB__J_NUM ||
+        atol(cnt->s) <= 0)
+        return 0;
+    char names[160] = "", took[96] = "";
+    size_t o = 0, t = 0;
+    int n = 0;
+    for (uint32_t i = 0; i < jobs->n; i++) {
+        const struct nvb__jv *j = &jobs->kid[i], *c = nvb__json_get(j, "most_seen_cpu"), *nm = nvb__json_get(j, "name");
+        if (!c || c->type != NVB__J_NUM)
+            c = nvb__json_get(j, "last_cpu");
+        if (!c || c->type != NVB__J_NUM)
+            continue;
+        for (uint32_t k = 0; k < cpus->n; k++)
+            if (num_at(cpus, k) == atol(c->s) && num_at(per, k) == 0) {
+                if (o + 40 < sizeof names)
+                    o += (size_t)snprintf(names + o, sizeof names - o, "%s%s (CPU %s)", n ? ", " : "",
+                                          nm && nm->type == NVB__J_STR ? nm->s : "?", c->s);
+                n++;
+            }
+    }
+    for (uint32_t k = 0; n && k < cpus->n && t + 12 < sizeof took; k++)
+        if (num_at(per, k) > 0)
+            t += (size_t)snprintf(took + t, sizeof took - t, "%s%ld", t ? ", " : "", num_at(cpus, k));
+    if (!n)
+        return 0;
+    char msg[320];
+    snprintf(msg, sizeof msg, "%s %s ran on a CPU that took none of the targets' %s device interrupts (CPU %s took them)",
+             n > 1 ? "jobs" : "job", names, cnt->s, took);
+    warn(arg, "warn", "placement", NULL, msg,
+         "each completion reaches the job from another CPU: pin the jobs to the CPUs that take the device's "
+         "interrupts (cpus=) or steer the interrupts to the jobs' CPUs (/proc/irq/N/smp_affinity)");
+    return n;
+}
+
+/* After the interrupts' window closes (diskutil.c): the check on this run. */
+void nvb__place_irq_warn(struct nvb_result *r)
+{
+    const struct nvb__explain *x = r->ex;
+    if (x && x->place && x->irq_state == 1 && x->irq)
+        nvb__place_irq_check(x->place, x->irq, to_warning, r);
+}
+
 /* ------------------------------------------------------------ cpus=local */
+
+/* The machine's node when it has exactly one, else -1. */
+static int only_node(const char *root)
+{
+    int found = -1, n = 0;
+    for (int k = 0; k < MAX_NODES; k++) {
+        char rel[96], list[1024];
+        snprintf(rel, sizeof rel, "/sys/devices/system/node/node%d/cpulist", k);
+        if (nvb__text_read(root, rel, list, sizeof list) >= 0 && n++ == 0)
+            found = k;
+    }
+    return n == 1 ? found : -1;
+}
 
 int nvb__node_cpus(const char *root, const char *dev, uint64_t *bits, int *node, char *why, size_t len)
 {
     *node = dev_node(root, dev);
-    if (*node < 0) {
+    if (*node >= 0) {
+        snprintf(why, len, "the numa_node of %s in sysfs", dev);
+    } else if ((*node = only_node(root)) >= 0) {
+        /* one node: the device can be on no other, and the buffers are
+         * still bound, so a one-node machine runs the same calls */
+        snprintf(why, len, "the machine's only node; sysfs gives %s none", dev);
+    } else {
         snprintf(why, len, "sysfs gives %s no NUMA node", dev);
         return -ENOENT;
     }
@@ -312,6 +416,16 @@ static int target_node_cpus(const struct nvb_result *r, uint64_t *bits, int *nod
     return 0;
 }
 
+static void note_local(struct nvb_result *r, int node, const char *why)
+{
+    struct nvb__explain *x = nvb__explain_of(r);
+    if (!x)
+        return;
+    x->local_set = 1;
+    x->local_node = node;
+    snprintf(x->local_src, sizeof x->local_src, "%s", why);
+}
+
 int nvb__cpus_local(struct nvb_result *r, uint64_t *bits, int *node_out)
 {
     char name[64], why[192];
@@ -327,6 +441,7 @@ int nvb__cpus_local(struct nvb_result *r, uint64_t *bits, int *node_out)
         return -ENOENT;
     }
     *node_out = node;
+    note_local(r, node, why);
     return 0;
 }
 
@@ -354,6 +469,7 @@ int nvb__cpu_local(struct nvb_result *r, const char *key, const uint64_t *taken)
         return -1;
     }
     int c = nvb__cpu_pick(bits, taken);
+    note_local(r, node, why);
     if (c < 0)
         nvb__result_warn(r, "%s=local: node %d of %s lists no CPU: the thread is not pinned (any CPU)", key, node, name);
     return c;

@@ -41,6 +41,9 @@ void nvb__job_release(struct job *j)
         free(j->fds);
         j->fds = NULL;
     }
+    if (j->bufmem && j->bound) /* the heap's pages go back to the default policy before reuse */
+        (void)nvb__mem_bind_node(j->bufmem, j->bound, -1);
+    j->bound = 0;
     nvb__free_aligned(j->bufmem);
     j->bufmem = NULL;
     /* the job's own arrays, freed and forgotten (a job may be freed twice) */
@@ -281,7 +284,7 @@ static int job_buffers(struct job *j)
         return -ENOMEM;
     }
     if (j->run->local_node >= 0) /* cpus=local: on the device's node, before they are touched */
-        (void)nvb__mem_bind_node(j->bufmem, stride * qd, j->run->local_node); /* placement shows where they are */
+        j->bound = nvb__mem_bind_node(j->bufmem, stride * qd, j->run->local_node) == 0 ? stride * qd : 0;
     for (unsigned i = 0; i < qd; i++) {
         j->bufs[i] = (char *)j->bufmem + (size_t)i * stride;
         if (w->fill == NVB__FILL_ZERO) {

@@ -436,7 +436,8 @@ const struct keydef nvb__keys[] = {
      .dflt = "`\"\"`",
      .range = "list such as `0-3,6`, or `local`",
      .doc = "pin job i to the i-th listed CPU, round robin; `local`: the CPUs of the first target's "
-             "device's NUMA node (not pinned, with a warning, when sysfs names no node; docs/cpu.md)"},
+             "device's NUMA node, its buffers bound there (a one-node machine's node when sysfs names none; "
+             "not pinned, with a warning, when the node is unknown; docs/cpu.md)"},
     {KEY("allow_destructive", K_BOOL, allow_destructive, 0, 1),
      .group = "safety",
      .help = "permit writes to block devices",

@@ -95,7 +95,7 @@ static int plan_engine(const struct nvb_workload *w, struct plan *p, char *err, 
             continue;
         }
         p->eopts[o->opt] = o->value;
-        p->eopts_set[o->opt] = 1;
+        p->eopts_set[o->opt] = o->value == NVB__OPT_LOCAL ? 2 : 1; /* 2: "local", resolved per job */
     }
 
     const int mixed = w->rw == NVB__RW_RANDRW || w->rw == NVB__RW_RW;

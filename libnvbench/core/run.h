@@ -152,6 +152,7 @@ struct job {
     struct nvb__opat *opat;      /* per job-local target: sequential offsets with a pattern (core/offpat.h), or NULL */
     void **bufs;
     void *bufmem;                /* the buffers, one allocation */
+    size_t bound;                /* cpus=local: bytes of bufmem bound to a node (unbound before the free), else 0 */
     struct nvb__io *ios;
     struct nvb__io **freel, **batch, **done;
     void *est;                   /* engine state */

@@ -317,7 +317,7 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
         return -ENOTSUP;
     }
     if (sqcpu != -1 && !sqpoll) {
-        if (sqcpu == NVB__OPT_LOCAL)
+        if (sqcpu == NVB__OPT_LOCAL || ctx->opts_set[OPT_SQPOLL_CPU] == 2) /* the word the user wrote */
             nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=local needs sqpoll=1");
         else
             nvb__why(ctx->why, ctx->why_len, "io_uring: sqpoll_cpu=%lld needs sqpoll=1", (long long)sqcpu);

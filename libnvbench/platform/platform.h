@@ -274,11 +274,16 @@ int  nvb__file_write_cache(int fd, struct nvb__wcache *wc);
 void *nvb__alloc_aligned(size_t align, size_t size);
 void  nvb__free_aligned(void *p);
 /* Ask that the pages of [p, p + len) be on NUMA node `node`, moving those
- * already touched (cpus=local's buffers). 0, or negative errno (-EINVAL: no
- * such node; -ENOSYS/-ENOTSUP: no NUMA policy here, e.g. Windows). */
+ * already touched (cpus=local's buffers); node -1: the default policy
+ * again (before the memory goes back to the heap). 0, or negative errno
+ * (-EINVAL: no such node; -ENOSYS/-ENOTSUP: no NUMA policy here, e.g.
+ * Windows). */
 int nvb__mem_bind_node(void *p, size_t len, int node);
 /* The NUMA node of the (touched) page at p, or negative errno. */
 int nvb__mem_node_of(const void *p);
+/* The NUMA policy of the page at p ("default", "preferred", "bind", ...)
+ * into name: its mode (>= 0), or negative errno (-ENOTSUP on Windows). */
+int nvb__mem_policy_of(const void *p, char *name, size_t len);
 /* Memory this process can have: physical memory, or less where a control
  * group limits it. Bytes; 0 when unknown. */
 uint64_t nvb__mem_total(void);

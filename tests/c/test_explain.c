@@ -467,9 +467,65 @@ START_TEST(interrupts_of_a_run_read_back)
     const struct nvb__jv *per_io = nvb__json_get(in, "per_io");
     if (per_io->type == NVB__J_NULL)
         ck_assert_int_eq(nvb__json_get(in, "null_reason")->type, NVB__J_STR);
+    /* the warning iff the job's CPU took none of the interrupts that came */
+    const struct nvb__jv *cpus = nvb__json_get(in, "cpus"), *per = nvb__json_get(in, "per_cpu");
+    const struct nvb__jv *c = nvb__json_get(&jobs->kid[0], "most_seen_cpu");
+    if (cpus && per && c && c->type == NVB__J_NUM) {
+        int away = 0;
+        for (uint32_t k = 0; k < cpus->n; k++)
+            away |= u(&cpus->kid[k]) == u(c) && u(&per->kid[k]) == 0 && u(nvb__json_get(in, "count")) > 0;
+        int warned = 0;
+        for (size_t k = 0; k < nvb_result_warning_count(r); k++)
+            warned |= strstr(nvb_result_warning(r, k), "ran on a CPU that took none of the targets'") != NULL;
+        ck_assert_int_eq(warned, away);
+    }
     reads_back_the_same(text);
     nvb__json_free(root);
     nvb_free(text);
+    nvb_result_free(r);
+    nvb_workload_free(w);
+    unlink(file);
+    free(file);
+}
+END_TEST
+
+/* A result whose targets have no controller of their own (a loop device's
+ * interrupts are its backing device's): per_io is null with that reason,
+ * not 0. The run's interrupts are replaced by such a loop device's. */
+START_TEST(interrupts_without_a_controller_are_null)
+{
+    char *file = tu_scratch("explain-irq", 1 << 20);
+    const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "ios", "50", "direct", "0", NULL};
+    const char *tg[] = {file, NULL};
+    struct nvb_workload *w = tu_workload(kv, tg);
+    struct nvb_result *r = tu_run_ok(w), *back = NULL;
+    char *text = NULL, *again = NULL, why[256];
+    ck_assert_int_eq(nvb_result_json(r, &text), 0);
+    char *at = strstr(text, "\"interrupts\":{"), *end;
+    ck_assert_ptr_nonnull(at);
+    int depth = 0;
+    for (end = strchr(at, '{');; end++) { /* the object's end: no brace inside its strings */
+        depth += *end == '{' ? 1 : *end == '}' ? -1 : 0;
+        if (!depth)
+            break;
+    }
+    static const char loop[] = "\"interrupts\":{\"cpus\":[0],\"devices\":{\"loop9\":{\"controller\":null,\"queues\":[],"
+                               "\"count\":null,\"null_reason\":\"no controller in sysfs\"}},\"per_cpu\":[0],\"count\":0,"
+                               "\"per_io\":0,\"null_reason\":null}";
+    size_t head = (size_t)(at - text), tail = strlen(end + 1);
+    char *edited = malloc(head + sizeof loop + tail);
+    ck_assert_ptr_nonnull(edited);
+    memcpy(edited, text, head);
+    memcpy(edited + head, loop, sizeof loop - 1);
+    memcpy(edited + head + sizeof loop - 1, end + 1, tail + 1);
+    ck_assert_msg(nvb_result_parse(edited, strlen(edited), &back, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(nvb_result_json(back, &again), 0);
+    ck_assert_msg(strstr(again, "\"per_io\":null,\"null_reason\":\"no target device has a controller of its own"),
+                  "%.300s", strstr(again, "\"interrupts\""));
+    free(edited);
+    nvb_free(again);
+    nvb_free(text);
+    nvb_result_free(back);
     nvb_result_free(r);
     nvb_workload_free(w);
     unlink(file);
@@ -517,22 +573,60 @@ START_TEST(placement_on_recorded_two_node)
 }
 END_TEST
 
+/* A job on a CPU that took none of the device's interrupts while another
+ * took them: one warning naming the job, its CPU and the CPU that took
+ * them; a job on the interrupts' CPU, or a run with none (polled), none. */
+START_TEST(jobs_away_from_the_interrupts_warn)
+{
+    static const char place[] = "{\"jobs\":[{\"name\":\"nvb-job-0\",\"last_cpu\":1,\"most_seen_cpu\":0},"
+                                "{\"name\":\"nvb-job-1\",\"last_cpu\":1,\"most_seen_cpu\":null}]}";
+    static const char irq[] = "{\"cpus\":[0,1],\"per_cpu\":[0,404],\"count\":404}";
+    static const char polled[] = "{\"cpus\":[0,1],\"per_cpu\":[0,0],\"count\":0}";
+    static const char on_it[] = "{\"jobs\":[{\"name\":\"nvb-job-0\",\"last_cpu\":1,\"most_seen_cpu\":1}]}";
+    struct nvb__jv *p = NULL, *i = NULL, *z = NULL, *q = NULL;
+    char why[128];
+    ck_assert_int_eq(nvb__json_parse(place, strlen(place), &p, why, sizeof why), 0);
+    ck_assert_int_eq(nvb__json_parse(irq, strlen(irq), &i, why, sizeof why), 0);
+    ck_assert_int_eq(nvb__json_parse(polled, strlen(polled), &z, why, sizeof why), 0);
+    ck_assert_int_eq(nvb__json_parse(on_it, strlen(on_it), &q, why, sizeof why), 0);
+    struct warns w = {0};
+    ck_assert_int_eq(nvb__place_irq_check(p, i, count_warn, &w), 1); /* job 1: last CPU 1, which took them */
+    ck_assert_int_eq(w.n, 1);
+    ck_assert_str_eq(w.last, "job nvb-job-0 (CPU 0) ran on a CPU that took none of the targets' 404 device "
+                             "interrupts (CPU 1 took them)");
+    ck_assert_int_eq(nvb__place_irq_check(p, z, count_warn, &w), 0);
+    ck_assert_int_eq(nvb__place_irq_check(q, i, count_warn, &w), 0);
+    ck_assert_int_eq(w.n, 1);
+    nvb__json_free(p);
+    nvb__json_free(i);
+    nvb__json_free(z);
+    nvb__json_free(q);
+}
+END_TEST
+
 /* What the sampler saw of each job: migrations over the window (the
  * count at the end less the one at the start), the CPU seen most, the
  * samples; a job it did not see, or a kernel without the count, null. */
 START_TEST(placement_seen_on_recorded_two_node)
 {
     struct nvb__thread_place jobs[] = {{101, 0, "nvb-job-0", 7}, {102, 3, "nvb-job-1", 4}, {103, 2, "nvb-job-2", -1}};
-    struct nvb__place_seen seen[] = {{.tid = 101, .mig0 = 5, .samples = 3, .cpu = {1, 0}, .n = {1, 2}, .buf_node = 1},
-                                     {.tid = 103, .mig0 = -1, .samples = 2, .cpu = {2}, .n = {2}, .buf_node = -1}};
+    struct nvb__place_seen seen[] = {
+        {.tid = 101, .mig0 = 5, .samples = 3, .cpu = {1, 0}, .n = {1, 2}, .buf_node = 1, .buf_policy = "preferred"},
+        {.tid = 103, .mig0 = -1, .samples = 2, .cpu = {2}, .n = {2}, .buf_node = -1}};
     const char *devs[] = {"nvme0n1"};
     char *text = nvb__place_json_seen(TREES "two-node", jobs, 3, "0-3", devs, 1, seen, 2, NULL, NULL);
     ck_assert_ptr_nonnull(text);
-    ck_assert_msg(strstr(text, "\"last_cpu\":0,\"node\":0,\"migrations\":2,\"most_seen_cpu\":0,\"samples\":3,\"buffer_node\":1}"), "%s",
-                  text);
-    ck_assert_msg(strstr(text, "\"last_cpu\":3,\"node\":1,\"migrations\":null,\"most_seen_cpu\":null,\"samples\":0,\"buffer_node\":null}"),
+    ck_assert_msg(strstr(text, "\"last_cpu\":0,\"node\":0,\"migrations\":2,\"most_seen_cpu\":0,\"samples\":3,"
+                               "\"buffer_node\":1,\"buffer_policy\":\"preferred\"}"),
                   "%s", text);
-    ck_assert_msg(strstr(text, "\"last_cpu\":2,\"node\":1,\"migrations\":null,\"most_seen_cpu\":2,\"samples\":2,\"buffer_node\":null}"),
+    /* null, each with why: not seen at the start; no count from the kernel */
+    ck_assert_msg(strstr(text, "\"last_cpu\":3,\"node\":1,\"migrations\":null,\"migrations_null_reason\":\"the thread was "
+                               "not seen at the window's start\",\"most_seen_cpu\":null,\"samples\":0,"
+                               "\"buffer_node\":null,\"buffer_policy\":null}"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "\"last_cpu\":2,\"node\":1,\"migrations\":null,\"migrations_null_reason\":\"the kernel gives "
+                               "no per-thread count: /proc/self/task/T/sched has no se.nr_migrations (CONFIG_SCHED_DEBUG)\","
+                               "\"most_seen_cpu\":2,\"samples\":2,\"buffer_node\":null,\"buffer_policy\":null}"),
                   "%s", text);
     free(text);
 }
@@ -586,49 +680,118 @@ START_TEST(buffers_bound_to_a_node)
         return;
     }
     ck_assert_int_eq(rc, 0);
+    char pol[24];
+    ck_assert_int_ge(nvb__mem_policy_of(p, pol, sizeof pol), 0);
+    ck_assert_str_eq(pol, "preferred"); /* the call left its policy on the buffer */
     memset(p, 1, len);
     ck_assert_int_eq(nvb__mem_node_of(p), 0);
     ck_assert_int_eq(nvb__mem_node_of(p + len - 1), 0);
     if (access("/sys/devices/system/node/node63", F_OK) != 0)
         ck_assert_int_eq(nvb__mem_bind_node(p, len, 63), -EINVAL);
+    ck_assert_int_eq(nvb__mem_bind_node(p, len, -1), 0); /* unbound before the free */
+    ck_assert_int_ge(nvb__mem_policy_of(p, pol, sizeof pol), 0);
+    ck_assert_str_eq(pol, "default");
     nvb__free_aligned(p);
+    char *q = nvb__alloc_aligned(4096, len); /* never bound: the default policy */
+    ck_assert_int_ge(nvb__mem_policy_of(q, pol, sizeof pol), 0);
+    ck_assert_str_eq(pol, "default");
+    nvb__free_aligned(q);
 }
 END_TEST
 
-/* cpus=local where the device has no node (this VM's virtio disk, a file
- * on it): not pinned, not bound, and the warning says both; each job's
- * buffers' node is still stated (first touch: the node its CPU is on). */
-START_TEST(cpus_local_unknown_node_says_so)
+/* A run's placement.jobs[] with cpus=local (or without: 0), parsed. */
+static struct nvb__jv *local_run(int local, char **text, int *warned)
 {
     char *file = tu_scratch("explain-local", 1 << 20);
     const char *kv[] = {"engine", "psync", "rw", "randread", "bs", "4k", "runtime", "200ms", "direct", "0",
-                        "cpus", "local", NULL};
+                        local ? "cpus" : NULL, "local", NULL};
     const char *tg[] = {file, NULL};
     struct nvb_workload *w = tu_workload(kv, tg);
     struct nvb_result *r = tu_run_ok(w);
-    char *text;
-    struct nvb__jv *root = json_of(r, &text);
-    const struct nvb__jv *p = nvb__json_get(root, "placement"), *jobs = nvb__json_get(p, "jobs");
-    const struct nvb__jv *dev = nvb__json_get(p, "devices");
-    ck_assert_msg(jobs && jobs->n == 1 && dev && dev->n >= 1, "%s", text);
-    const struct nvb__jv *node = nvb__json_get(&dev->kid[0], "node");
-    if (node->type == NVB__J_NULL) {
-        ck_assert_msg(strstr(text, "the jobs are not pinned (all CPUs) and their buffers not bound to a node"), "%s",
-                      text);
-    }
-    const struct nvb__jv *bn = nvb__json_get(&jobs->kid[0], "buffer_node");
-    ck_assert_ptr_nonnull(bn);
-    if (u(nvb__json_get(p, "nodes")) == 1 && access("/proc/self/numa_maps", F_OK) == 0)
-        ck_assert_uint_eq(u(bn), 0);
-    else if (node->type != NVB__J_NULL && bn->type != NVB__J_NULL)
-        ck_assert_uint_eq(u(bn), u(node)); /* bound to the device's node */
-    reads_back_the_same(text);
-    nvb__json_free(root);
-    nvb_free(text);
+    *warned = 0;
+    for (size_t i = 0; i < nvb_result_warning_count(r); i++)
+        *warned |= strstr(nvb_result_warning(r, i), "cpus=local") != NULL;
+    struct nvb__jv *root = json_of(r, text);
+    reads_back_the_same(*text);
     nvb_result_free(r);
     nvb_workload_free(w);
     unlink(file);
     free(file);
+    return root;
+}
+
+/* cpus=local: the node it used is placement.local with its source, and
+ * the job's real buffer carries mbind's policy (get_mempolicy on it) and
+ * lies on that node; on a one-node machine whose device sysfs gives no
+ * node (this VM) that is the only node, so the call is made here too.
+ * Where no node can be had the warning says the jobs are not pinned. A
+ * run without cpus=local leaves the buffers' policy at the default. */
+START_TEST(cpus_local_binds_the_buffers)
+{
+    char *text;
+    int warned;
+    struct nvb__jv *root = local_run(1, &text, &warned);
+    const struct nvb__jv *p = nvb__json_get(root, "placement"), *jobs = nvb__json_get(p, "jobs");
+    const struct nvb__jv *dev = nvb__json_get(p, "devices"), *loc = nvb__json_get(p, "local");
+    ck_assert_msg(jobs && jobs->n == 1 && dev && dev->n >= 1, "%s", text);
+    const struct nvb__jv *node = nvb__json_get(&dev->kid[0], "node");
+    const struct nvb__jv *bn = nvb__json_get(&jobs->kid[0], "buffer_node");
+    const struct nvb__jv *pol = nvb__json_get(&jobs->kid[0], "buffer_policy");
+    ck_assert_msg(bn && pol, "%s", text);
+    ck_assert_int_eq(!loc, warned); /* a node used, or the warning: never both */
+    if (!loc) {
+        ck_assert_msg(strstr(text, "the jobs are not pinned (all CPUs) and their buffers not bound to a node"), "%s",
+                      text);
+    } else {
+        const char *src = nvb__json_get(loc, "source")->s;
+        if (node->type == NVB__J_NULL)
+            ck_assert_msg(u(nvb__json_get(p, "nodes")) == 1 && strstr(src, "the machine's only node"), "%s", text);
+        else
+            ck_assert_uint_eq(u(nvb__json_get(loc, "node")), u(node));
+        if (access("/proc/self/numa_maps", F_OK) == 0) { /* a kernel with NUMA policies */
+            ck_assert_msg(pol->type == NVB__J_STR && !strcmp(pol->s, "preferred"), "%s", text);
+            ck_assert_uint_eq(u(bn), u(nvb__json_get(loc, "node")));
+        }
+    }
+    nvb__json_free(root);
+    nvb_free(text);
+    root = local_run(0, &text, &warned);
+    p = nvb__json_get(root, "placement");
+    pol = nvb__json_get(&nvb__json_get(p, "jobs")->kid[0], "buffer_policy");
+    ck_assert_msg(!nvb__json_get(p, "local") && !warned, "%s", text);
+    if (access("/proc/self/numa_maps", F_OK) == 0)
+        ck_assert_msg(pol->type == NVB__J_STR && !strcmp(pol->s, "default"), "%s", text);
+    nvb__json_free(root);
+    nvb_free(text);
+}
+END_TEST
+
+/* A one-node machine (a tree written here) whose device sysfs gives no
+ * node: cpus=local takes the machine's only node and says so. */
+START_TEST(cpus_local_on_one_node_tree)
+{
+    char root[] = "/tmp/nvb-onenode-XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    static const char *const files[][2] = {{"/sys/devices/system/node/node0/cpulist", "0-1\n"},
+                                           {"/sys/class/block/vdz/device/numa_node", "-1\n"}};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "mkdir -p \"$(dirname '%s%s')\"", root, files[i][0]);
+        ck_assert_int_eq(system(path), 0);
+        snprintf(path, sizeof path, "%s%s", root, files[i][0]);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(files[i][1], f);
+        fclose(f);
+    }
+    uint64_t bits[NVB__MAX_CPUS / 64] = {0};
+    int node = -2;
+    char why[192];
+    ck_assert_msg(nvb__node_cpus(root, "vdz", bits, &node, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(node, 0);
+    ck_assert_uint_eq(bits[0], 0x3u);
+    ck_assert_str_eq(why, "the machine's only node; sysfs gives vdz none");
+    snprintf(path, sizeof path, "rm -rf '%s'", root);
+    ck_assert_int_eq(system(path), 0);
 }
 END_TEST
 
@@ -643,6 +806,7 @@ START_TEST(cpus_local_picks_the_device_node)
         ck_assert_msg(nvb__node_cpus(TREES "two-node", devs[i], bits, &node, why, sizeof why) == 0, "%s", why);
         ck_assert_int_eq(node, 1);
         ck_assert_uint_eq(bits[0], 0xcu);
+        ck_assert_msg(strstr(why, "the numa_node of nvme0n1"), "%s", why);
     }
     ck_assert_int_eq(nvb__node_cpus(TREES "two-node", "sdz", bits, &node, why, sizeof why), -ENOENT);
     ck_assert(strstr(why, "no NUMA node"));
@@ -707,6 +871,8 @@ int main(void)
     tcase_add_test(tc, interrupts_of_recorded_two_node);
     tcase_add_test(tc, placement_on_recorded_two_node);
     tcase_add_test(tc, placement_seen_on_recorded_two_node);
+    tcase_add_test(tc, jobs_away_from_the_interrupts_warn);
+    tcase_add_test(tc, cpus_local_on_one_node_tree);
     suite_add_tcase(s, tc);
     tc = tcase_create("live");
     tcase_set_timeout(tc, 60);
@@ -714,10 +880,11 @@ int main(void)
     tcase_add_test(tc, run_has_kinds_and_environment);
     tcase_add_test(tc, environment_of_this_machine);
     tcase_add_test(tc, interrupts_of_a_run_read_back);
+    tcase_add_test(tc, interrupts_without_a_controller_are_null);
     tcase_add_test(tc, cpus_local_picks_the_device_node);
     tcase_add_test(tc, pinned_job_is_seen_on_its_cpu);
     tcase_add_test(tc, buffers_bound_to_a_node);
-    tcase_add_test(tc, cpus_local_unknown_node_says_so);
+    tcase_add_test(tc, cpus_local_binds_the_buffers);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

@@ -40,6 +40,25 @@ describe("cpu by kind and environment", function()
     assert.is_true(math.abs(r:get("cpu.per_io_us.busy") - k.busy) <= 1e-9 * k.busy)
   end)
 
+  it("shows cpus=local's node and the buffers' policy, or the warning", function()
+    local r = assert(nvb.run { targets = { data.path }, engine = "psync", rw = "randread", bs = "4k",
+                               runtime = "200ms", direct = 0, cpus = "local" })
+    if r.placement.null_reason ~= nil then return end -- no placement here (it says why)
+    local warned = false
+    for _, w in ipairs(r.warnings or {}) do warned = warned or w:find("cpus=local", 1, true) ~= nil end
+    local loc = r.placement["local"]
+    assert.are.equal(loc == nil, warned) -- a node used, or the warning
+    if loc ~= nil then
+      assert.is_true(math.type(loc.node) == "integer" and loc.node >= 0)
+      assert.is_string(loc.source)
+      local j = r.placement.jobs[1]
+      if j.buffer_policy ~= nil then -- a kernel with NUMA policies: the bind left its mark
+        assert.are.equal("preferred", j.buffer_policy)
+        assert.are.equal(loc.node, j.buffer_node)
+      end
+    end
+  end)
+
   it("shows cpu.counters, per I/O or with the reason", function()
     local r = assert(nvb.run { targets = { data.path }, engine = "psync", rw = "randread", bs = "4k",
                                runtime = "300ms", direct = 0 })

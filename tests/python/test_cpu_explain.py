@@ -129,6 +129,40 @@ def test_summary_per_cpu_keeps_the_jobs_and_the_busiest():
     assert "CPU 0* 2 " in small and "CPU 1 2 " in small and "other CPUs" not in small
 
 
+def test_cpus_local_in_python(tmp_path):
+    """cpus=local reaches Python: the node used with its source (or the warning), the job's
+    buffers' NUMA policy as the kernel reports it, and the summary's placement line names both."""
+    r = _run(tmp_path, cpus="local")
+    p = r.placement
+    if p.to_dict().get("null_reason"):
+        return  # no placement here: it says why
+    warned = any("cpus=local" in w for w in r.data.get("warnings") or [])
+    loc = p.to_dict().get("local")
+    assert (loc is None) == warned
+    if loc is None:
+        return
+    assert isinstance(p.local.node, int) and p.local.source
+    job = p.to_dict()["jobs"][0]
+    if job["buffer_policy"] is not None:  # a kernel with NUMA policies
+        assert job["buffer_policy"] == "preferred" and job["buffer_node"] == p.local.node
+    assert f"local: node {p.local.node} ({p.local.source})" in summary(r.data)
+    assert nvbench.Result.from_json(r.to_json()).placement.to_dict() == p.to_dict()
+
+
+def test_summary_names_the_local_node_and_why_migrations_are_null():
+    """cpus=local's node and its source, the buffers' NUMA policy, and why the kernel gave no
+    migration count are on the placement line."""
+    data = _synthetic(2, [0])
+    job = data["placement"]["jobs"][0]
+    job.update(migrations=None, buffer_policy="preferred",
+               migrations_null_reason="the kernel gives no per-thread count")
+    data["placement"]["local"] = {"node": 1, "source": "the numa_node of nvme0n1 in sysfs"}
+    text = summary(data)
+    assert ("; migrations n/a (the kernel gives no per-thread count); device nvme0n1 node 1; 2 NUMA nodes; "
+            "local: node 1 (the numa_node of nvme0n1 in sysfs), buffers preferred\n") in text
+    assert "local:" not in summary(_synthetic(2, [0]))
+
+
 def test_summary_says_why_placement_is_null():
     data = _synthetic(2, [])
     data["placement"] = {"null_reason": "unavailable: not measured on Windows: reason"}

@@ -152,6 +152,9 @@ SPARSE=$TMP/sparse.dat
 truncate -s 16M "$SPARSE"
 run sparse "{\"engine\":\"psync\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":1,\"targets\":[\"$SPARSE\"],\"runtime_s\":0.3,\"sparse\":true}" \
     engine=psync rw=randread bs=4k runtime=300ms "$SPARSE"
+# cpus=local: placement.local (the node used and its source) against the schema
+run cpus-local "{\"engine\":\"psync\",\"rw\":\"randread\",\"bs\":4096,\"qd_effective\":1,\"targets\":[\"$FILE_B\"],\"runtime_s\":0.3}" \
+    engine=psync rw=randread bs=4k runtime=300ms cpus=local "$FILE_B"
 # Compressible and duplicate data on purpose, echoed in the workload.
 run data-keys "{\"engine\":\"psync\",\"rw\":\"randwrite\",\"bs\":4096,\"qd_effective\":1,\"targets\":[\"$FILE_B\"],\"runtime_s\":0.3,\"data_compress\":40,\"data_dedupe\":20}" \
     engine=psync rw=randwrite bs=4k runtime=300ms data_compress=40 data_dedupe=20 "$FILE_B"

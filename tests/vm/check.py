@@ -320,6 +320,35 @@ def check_explain(blocks, tags):
               f"interrupts per I/O fall when polled: {per_io['0']} interrupt-driven, {per_io['1']} polled")
 
 
+def check_local_and_doctor(blocks, rig):
+    """cpus=local and io_uring.sqpoll_cpu=local in the guest: a node used (the device's, or the
+    machine's only one), the job's buffers bound there (get_mempolicy's policy on the real
+    buffer), the SQPOLL thread pinned; doctor's facts (nvb_environment_json) of namespace A."""
+    print("placement and doctor in the guest")
+    rc, r = result(blocks, "local.io_uring")
+    if check(rc == 0 and r is not None, "local.io_uring: completed", f"rc {rc}"):
+        p = r.get("placement") or {}
+        loc, jobs = p.get("local") or {}, p.get("jobs") or [{}]
+        check(isinstance(loc.get("node"), int) and loc.get("source"),
+              f"local.io_uring: placement.local {json.dumps(loc)}")
+        check(jobs[0].get("buffer_policy") == "preferred" and jobs[0].get("buffer_node") == loc.get("node"),
+              f"local.io_uring: buffers {jobs[0].get('buffer_policy')} on node {jobs[0].get('buffer_node')}")
+        used = r.get("engine_used") or {}
+        check("sqpoll_cpu" in used, f"local.io_uring: the SQPOLL thread on CPU {used.get('sqpoll_cpu')}",
+              json.dumps(used)[:200])
+    env = as_json(blocks, "environment.A")
+    if not check(isinstance(env, dict) and isinstance(env.get("checks"), list), "environment.A: doctor's JSON",
+                 str(env)[:200]):
+        return
+    e = env["environment"]
+    pq = (e.get("nvme_poll_queues") or {}).get("value")
+    check(pq == rig.get("poll_queues"), f"environment.A: nvme_poll_queues {pq} (the rig's {rig.get('poll_queues')})")
+    devs = e.get("devices") or {}
+    sch = [(d, (v.get("scheduler") or {}).get("value")) for d, v in devs.items()]
+    check(len(sch) == 1 and sch[0][1], f"environment.A: scheduler of {sch}")
+    print(f"  doctor's checks: {[(c['severity'], c['fact']) for c in env['checks']]}")
+
+
 def check_kstat(blocks, tags):
     print("kernel counters (/sys/block/NAME/stat)")
     ks = {}
@@ -560,6 +589,7 @@ def main():
     check_zeroes(blocks)
     check_iopoll(blocks, tags, rig)
     check_explain(blocks, tags)
+    check_local_and_doctor(blocks, rig)
     check_kstat(blocks, tags)
     check_jbod(blocks, names)
     check_guard(blocks, errs)

@@ -265,6 +265,10 @@ for c in io_uring:0 io_uring:1 nvme:0 nvme:1; do
     i1=$(irqs "$ACTRL")
     echo "@@NVB-IRQ iopoll.$e.$p $((i1 - i0))"
 done
+# cpus=local and sqpoll_cpu=local on the guest's one node (its NVMe
+# controller has no NUMA node of its own), and doctor's facts and checks
+run "local.io_uring" $W engine=io_uring io_uring.sqpoll=1 io_uring.sqpoll_cpu=local cpus=local $PK "$A"
+run "environment.A" /bin/vmtest environment "$A"
 
 # ------------------------------------------------------------ kernel counters
 # The block layer counts io_uring's requests, and not passthrough commands

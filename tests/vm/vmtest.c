@@ -556,19 +556,26 @@ static int find_cb(const struct nvb_device *d, void *arg)
     return 1;
 }
 
+/* A library call's JSON on stdout (freed), or its error on stderr: exit status. */
+static int put_json(const char *call, int rc, char *json)
+{
+    if (rc < 0) {
+        fprintf(stderr, "vmtest: %s: %s\n", call, nvb_strerror(rc));
+        return 1;
+    }
+    puts(json);
+    nvb_free(json);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    char *json = NULL;
+    int rc;
     if (argc >= 2 && !strcmp(argv[1], "devices")) {
-        char *json = NULL;
-        int rc = nvb_devices_json(NULL, &json);
-        if (rc < 0) {
-            fprintf(stderr, "vmtest: nvb_devices_json: %s\n", nvb_strerror(rc));
-            return 1;
-        }
-        puts(json);
-        nvb_free(json);
-        return 0;
+        rc = nvb_devices_json(NULL, &json); /* before json is read: argument order is unspecified */
+        return put_json("nvb_devices_json", rc, json);
     }
     if (argc >= 4 && !strcmp(argv[1], "find")) {
         struct findarg a = {argv[2], argv[3], argc >= 5 && !strcmp(argv[4], "generic"), 0};
@@ -577,6 +584,11 @@ int main(int argc, char **argv)
     }
     if (argc >= 3 && !strcmp(argv[1], "engines"))
         return cmd_engines(argv[2]);
-    fprintf(stderr, "usage: vmtest devices | find SERIAL NSID [generic] | engines BLOCKDEV\n");
+    if (argc >= 3 && !strcmp(argv[1], "environment")) { /* what nvbench doctor prints, in the guest */
+        const char *const t[] = {argv[2]};
+        rc = nvb_environment_json(NULL, t, 1, &json);
+        return put_json("nvb_environment_json", rc, json);
+    }
+    fprintf(stderr, "usage: vmtest devices | find SERIAL NSID [generic] | engines BLOCKDEV | environment BLOCKDEV\n");
     return 2;
 }

@@ -130,8 +130,11 @@ def placement_lines(data):
         seen[_where(j)] = seen.get(_where(j), 0) + 1
     text = ", ".join(w + (f" x{n}" if n > 1 else "") for w, n in seen.items())
     mig = [j["migrations"] for j in jobs if _n(j.get("migrations"))]
+    why = [j["migrations_null_reason"] for j in jobs if j.get("migrations_null_reason")]
     if mig:
         text += f"; migrations {min(mig)}" + (f"-{max(mig)}" if max(mig) != min(mig) else "")
+    elif why:
+        text += f"; migrations n/a ({why[0]})"
     devs = []
     for d, v in (p.get("devices") or {}).items():
         if isinstance(v, dict):
@@ -142,4 +145,9 @@ def placement_lines(data):
         line += "; device " + ", ".join(devs)
     if _n(p.get("nodes")):
         line += f"; {p['nodes']} NUMA node{'' if p['nodes'] == 1 else 's'}"
+    loc = p.get("local")
+    if isinstance(loc, dict):  # cpus=local (or sqpoll_cpu=local): the node used, the buffers' policy
+        pols = sorted({j["buffer_policy"] for j in jobs if j.get("buffer_policy")})
+        line += f"; local: node {loc.get('node')} ({loc.get('source')})"
+        line += f", buffers {'/'.join(pols)}" if pols else ""
     return [line] + tail

@@ -34,10 +34,12 @@ int nvb__mem_bind_node(void *p, size_t len, int node)
 {
     unsigned long mask[16] = {0};
     const long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
-    if (node < 0 || node >= (int)(sizeof mask * 8) || !p || !len)
+    if (node < -1 || node >= (int)(sizeof mask * 8) || !p || !len)
         return -EINVAL;
-    mask[node / (8 * sizeof mask[0])] |= 1ul << (node % (8 * sizeof mask[0]));
     uintptr_t a = (uintptr_t)p & ~(uintptr_t)(page - 1), e = (uintptr_t)p + len;
+    if (node < 0) /* back to the default policy */
+        return syscall(SYS_mbind, (void *)a, (unsigned long)(e - a), MPOL_DEFAULT, NULL, 0ul, 0u) != 0 ? -errno : 0;
+    mask[node / (8 * sizeof mask[0])] |= 1ul << (node % (8 * sizeof mask[0]));
     if (syscall(SYS_mbind, (void *)a, (unsigned long)(e - a), MPOL_PREFERRED, mask,
                 (unsigned long)(sizeof mask * 8), MPOL_MF_MOVE) != 0)
         return -errno;
@@ -50,6 +52,23 @@ int nvb__mem_node_of(const void *p)
     if (syscall(SYS_get_mempolicy, &node, NULL, 0ul, p, MPOL_F_NODE | MPOL_F_ADDR) != 0)
         return -errno;
     return node;
+}
+
+/* The policy get_mempolicy(2) reports for the page at p: what mbind()
+ * left on the real buffer, so placement can show the call was made. */
+int nvb__mem_policy_of(const void *p, char *name, size_t len)
+{
+    static const char *const names[] = {"default", "preferred", "bind", "interleave", "local", "preferred_many",
+                                        "weighted_interleave"};
+    int mode = -1;
+    if (syscall(SYS_get_mempolicy, &mode, NULL, 0ul, p, MPOL_F_ADDR) != 0)
+        return -errno;
+    mode &= 0xff; /* less the mode flags (MPOL_F_STATIC_NODES, ...) */
+    if (mode >= 0 && mode < (int)(sizeof names / sizeof names[0]))
+        snprintf(name, len, "%s", names[mode]);
+    else
+        snprintf(name, len, "mode %d", mode);
+    return mode;
 }
 
 /* The cgroup v2 limit of this process ("max" or absent: none). */

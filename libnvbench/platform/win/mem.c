@@ -66,3 +66,11 @@ int nvb__mem_node_of(const void *p)
     (void)p;
     return -ENOTSUP;
 }
+
+int nvb__mem_policy_of(const void *p, char *name, size_t len)
+{
+    (void)p;
+    if (len)
+        name[0] = 0;
+    return -ENOTSUP;
+}
