@@ -88,6 +88,10 @@ int nvb__explain_run(struct nvb_result *r, const struct nvb__sys_sample *a, cons
 /* From the two whole-machine samples of the run's CPU window (sampler.c);
  * a and b may be NULL when they could not be read. 0 or -ENOMEM. */
 int nvb__explain_cpu(struct nvb_result *r, const struct nvb__sys_sample *a, const struct nvb__sys_sample *b);
+/* Once the process's own CPU times are in r: a warning when the machine's
+ * counters (which hold the process's window) account for less busy time
+ * than the process itself used, beyond their ticks' resolution. */
+void nvb__explain_own_check(struct nvb_result *r);
 /* The kinds of one window: b - a, counters that went back count 0. */
 void nvb__kinds_delta(const struct nvb__cpu_times *a, const struct nvb__cpu_times *b, struct nvb__kinds *d);
 uint64_t nvb__kinds_busy(const struct nvb__kinds *k);  /* user + nice + system + irq + softirq */

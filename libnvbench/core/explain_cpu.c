@@ -57,6 +57,24 @@ static uint64_t *kind_at(struct nvb__kinds *k, int i)
     return f[i];
 }
 
+void nvb__explain_own_check(struct nvb_result *r)
+{
+    const struct nvb__explain *e = r->ex;
+    if (!e || e->kinds_state != 1)
+        return;
+    const double own_ns = (r->process_user_s + r->process_sys_s) * 1e9;
+    const double busy_ns = (double)nvb__kinds_busy(&e->machine);
+    /* each CPU's counters may be a tick short at either edge */
+    const double slack = 2.0 * (double)e->tick_ns * (e->ncpu > 0 ? e->ncpu : 1);
+    if (own_ns > busy_ns + slack)
+        nvb__result_warn(r,
+                         "cpu: the machine's counters account for %.1f ms of busy CPU over the run's window, less "
+                         "than this process's own %.1f ms: the counters lost time (ticks missed, as under "
+                         "emulation), so cpu.per_io_us's kinds understate the machine's CPU; own_user and "
+                         "own_system are this process's own time",
+                         busy_ns / 1e6, own_ns / 1e6);
+}
+
 static void set_null(struct nvb__explain *e, const char *why)
 {
     e->kinds_state = 2;

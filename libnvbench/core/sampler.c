@@ -451,6 +451,7 @@ static void sampler_finish(struct nvb__sampler *s, struct run *r, struct nvb_res
         nvb__sys_sample_free(&r->cpu_sys[e]);
     res->process_user_s = (double)own_user / 1e9;
     res->process_sys_s = (double)own_sys / 1e9;
+    nvb__explain_own_check(res);
     res->maxrss_kib = pr1->maxrss_kib;
     res->minflt = pr1->minflt - pr0->minflt;
     res->majflt = pr1->majflt - pr0->majflt;

@@ -99,6 +99,31 @@ static double num(const struct nvb__jv *o, const char *key)
 
 static const char *const KINDS[] = {"user", "system", "irq", "softirq", "iowait", "steal"};
 
+/* the machine's counters count less busy time than the process used:
+ * a warning says they lost time; within their ticks, none */
+START_TEST(own_time_above_the_machines_warns)
+{
+    struct nvb_result *r = result_of(TREES "two-node", TREES "two-node-end", 10000);
+    nvb__explain_own_check(r); /* own 0.3 s, the machine's busy 1.55 s */
+    char *text;
+    nvb__json_free(json_of(r, &text));
+    ck_assert_ptr_null(strstr(text, "the counters lost time"));
+    nvb_free(text);
+    r->process_user_s = 1.4; /* 1.6 s: above 1.55 s, within the slack of 2 ticks x 4 CPUs (80 ms) */
+    nvb__explain_own_check(r);
+    nvb__json_free(json_of(r, &text));
+    ck_assert_ptr_null(strstr(text, "the counters lost time"));
+    nvb_free(text);
+    r->process_user_s = 2.0; /* 2.2 s */
+    nvb__explain_own_check(r);
+    nvb__json_free(json_of(r, &text));
+    ck_assert_ptr_nonnull(strstr(text, "account for 1550.0 ms of busy CPU over the run's window, less than this "
+                                       "process's own 2200.0 ms: the counters lost time"));
+    nvb_free(text);
+    nvb_result_free(r);
+}
+END_TEST
+
 START_TEST(kinds_per_io_from_recorded_window)
 {
     struct nvb_result *r = result_of(TREES "two-node", TREES "two-node-end", 10000);
@@ -865,6 +890,7 @@ int main(void)
     TCase *tc = tcase_create("recorded");
     tcase_add_test(tc, recorded_stat_is_parsed);
     tcase_add_test(tc, kinds_per_io_from_recorded_window);
+    tcase_add_test(tc, own_time_above_the_machines_warns);
     tcase_add_test(tc, too_few_ticks_null_with_reason);
     tcase_add_test(tc, environment_of_recorded_two_node);
     tcase_add_test(tc, checks_of_recorded_two_node);
