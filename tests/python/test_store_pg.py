@@ -298,7 +298,8 @@ def test_a_store_of_schema_3_keeps_percentiles_exactly_once_migrated(pg, data_fi
         cur.execute(f"ALTER TABLE points ALTER COLUMN {c} TYPE BIGINT")
     cur.execute("UPDATE nvbench_meta SET value = '3' WHERE key = 'schema_version'")
     live = tmp_path / "live.jsonl"
-    p = cli("run", "engine=null", "rw=randrw", "runtime=300ms", "interval=50ms", data_file, "--print-json", "--db", url,
+    # psync's latencies (microseconds) fall in buckets wider than 1 ns, whose midpoints end in .5
+    p = cli("run", "engine=psync", "rw=randrw", "runtime=300ms", "interval=50ms", data_file, "--print-json", "--db", url,
             "--live", str(live))
     assert p.returncode == 0, p.stderr
     cur.execute("SELECT DISTINCT data_type FROM information_schema.columns WHERE table_name = 'points' AND "
@@ -313,3 +314,52 @@ def test_a_store_of_schema_3_keeps_percentiles_exactly_once_migrated(pg, data_fi
     want = [(x[d].get("p50"), x[d].get("p99"), x[d].get("p99.9")) for x in lines for d in ("read", "write")]
     assert [(x[f"{d}_p50_ns"], x[f"{d}_p99_ns"], x[f"{d}_p99_9_ns"]) for x in pts for d in ("read", "write")] == want
     assert any(v is not None and v != int(v) for t in want for v in t)  # some midpoints: the case rounded before
+
+
+def test_lua_reads_a_postgresql_store(pg, data_file, tmp_path):
+    """Lua's reader takes the server's URL as it takes a file: the same runs, labels, whole
+    results and points as Python reads, and hostile filter values stay values."""
+    from conftest import lua_env
+    from test_store import LUA_READ
+    env = lua_env()
+    if env is None or not shutil.which("lua5.4") or not shutil.which("psql"):
+        pytest.skip("needs lua5.4, psql and the built Lua module (nvbench.so)")
+    url = pg.fresh()
+    for ci in ("1", "2", "2", "2"):
+        p = cli("run", "engine=null", "rw=randread", "bs=4k", "runtime=100ms", "interval=20ms", data_file,
+                "--db", url, "--label", f"ci={ci}")
+        assert p.returncode == 0, p.stderr
+    script = tmp_path / "read.lua"
+    script.write_text(LUA_READ)
+    p = subprocess.run(["lua5.4", str(script), url, "2", "2"], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    with open_store(url) as st:
+        runs = st.query([("label.ci", "2")], last=2, with_result=True)
+        want = [f"{r['id']} {r['host']} {r['rw']} {r['iops']:.17g} 2 {json.loads(r['result'])['start_unix_ns']}"
+                for r in runs]
+    assert len(want) == 2 and p.stdout.split("\n")[:-1] == want
+    for hostile in ("2' OR '1'='1", "'; DROP TABLE runs; --", "$(touch pwned)"):
+        q = subprocess.run(["lua5.4", str(script), url, hostile, "10"], capture_output=True, text=True,
+                           env=env, cwd=tmp_path)
+        assert q.returncode == 0 and q.stdout == "\n", q.stderr
+    assert not (tmp_path / "pwned").exists()
+    # the points, as Python reads them
+    pts = textwrap.dedent("""
+        local h = require "nvbench.history"
+        local rows = assert(h.points(arg[1], math.tointeger(tonumber(arg[2]))))
+        for _, r in ipairs(rows) do print(r.idx, r.label, r.read_ios) end
+    """)
+    (tmp_path / "pts.lua").write_text(pts)
+    rid = runs[-1]["id"]
+    q = subprocess.run(["lua5.4", str(tmp_path / "pts.lua"), url, str(rid)], capture_output=True, text=True, env=env)
+    assert q.returncode == 0, q.stderr
+    got = [ln.split("\t") for ln in q.stdout.splitlines()]
+    with open_store(url) as st:
+        py = st.points([rid])
+    assert len(got) == len(py) > 0
+    assert [int(float(g[0])) for g in got] == [int(r["idx"]) for r in py]
+    assert [int(float(g[2])) for g in got] == [int(r["read_ios"]) for r in py]
+    # a server that refuses: the message names the store
+    bad = url.rsplit("/", 1)[0] + "/no_such_db"
+    q = subprocess.run(["lua5.4", str(script), bad, "1", "1"], capture_output=True, text=True, env=env)
+    assert q.returncode == 1 and "no_such_db" in q.stderr

@@ -7,16 +7,23 @@
 --   local result = h.result(path, runs[1].id)   -- the run's whole result, decoded
 --   local pts = h.points(path, runs[1].id)      -- its time-series points, every interval as measured
 --
--- Read through the sqlite3 program (Debian: sqlite3) in read-only mode, with a fixed
--- statement: the filters are compared here, in Lua, never written into SQL. Rows are tables
--- of the store's columns (id, host, start_time, start_unix_ns, engine, stack, rw, bs, qd,
--- jobs, iops, bw_gib_s, lat_mean_ms, lat_p99_ms, cpu_us_per_io, kernel, ...) and labels,
--- oldest first. Failures return nil, message. PostgreSQL stores: read them with Python.
+-- An SQLite store is read through the sqlite3 program (Debian: sqlite3) in read-only mode; a
+-- PostgreSQL store (path postgresql://... or postgres://..., as --db takes it) through psql
+-- (Debian: postgresql-client), its rows as one JSON array. The statements are fixed: the
+-- filters are compared here, in Lua, never written into SQL. Rows are tables of the store's
+-- columns (id, host, start_time, start_unix_ns, engine, stack, rw, bs, qd, jobs, iops,
+-- bw_gib_s, lat_mean_ms, lat_p99_ms, cpu_us_per_io, kernel, ...) and labels, oldest first.
+-- Failures return nil, message.
 local nvb = require "nvbench"
 
 local M = {}
 
 M.sqlite3 = os.getenv("NVB_SQLITE3") or "sqlite3"
+M.psql = os.getenv("NVB_PSQL") or "psql"
+
+local function is_pg(path)
+  return tostring(path):match("^postgres[a-z]*://") ~= nil
+end
 
 local function quote(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
@@ -24,11 +31,21 @@ end
 
 -- rows of a fixed statement, as decoded JSON objects
 local function select(path, sql)
-  local f = io.open(path, "rb")
-  if not f then return nil, ("store %s: no such file"):format(path) end
-  f:close()
+  local cmd, prog
+  if is_pg(path) then
+    -- psql's own settings (~/.psqlrc) left out; the rows as one JSON array, order kept
+    prog = M.psql
+    cmd = ("%s -X -q -A -t -v ON_ERROR_STOP=1 -d %s -c %s"):format(prog, quote(path),
+      quote("SELECT coalesce(json_agg(q), '[]'::json) FROM (" .. sql .. ") q"))
+  else
+    local f = io.open(path, "rb")
+    if not f then return nil, ("store %s: no such file"):format(path) end
+    f:close()
+    prog = M.sqlite3
+    cmd = ("%s -readonly -json %s %s"):format(prog, quote(path), quote(sql))
+  end
   local errf = os.tmpname()
-  local p = io.popen(("%s -readonly -json %s %s 2>%s"):format(M.sqlite3, quote(path), quote(sql), quote(errf)))
+  local p = io.popen(("%s 2>%s"):format(cmd, quote(errf)))
   local out = p:read("a")
   local ok = p:close()
   local ef = io.open(errf, "rb")
@@ -37,7 +54,7 @@ local function select(path, sql)
   os.remove(errf)
   if not ok then
     return nil, ("store %s: %s"):format(path, (err:gsub("%s+$", "")) ~= "" and err:gsub("%s+$", "")
-                                               or "cannot be read with " .. M.sqlite3)
+                                               or "cannot be read with " .. prog)
   end
   if out:match("^%s*$") then return {} end
   local rows, why = nvb.decode_json(out)
@@ -70,7 +87,9 @@ function M.read(path, filters, opts)
   if not runs then return nil, e1 end
   local labels = {}
   if v >= 2 then
-    local ls, e2 = select(path, "SELECT run_id, name, value FROM run_labels ORDER BY rowid")
+    -- in the order written (SQLite's rowid; PostgreSQL's table keeps no such number: ctid)
+    local ls, e2 = select(path, "SELECT run_id, name, value FROM run_labels ORDER BY "
+                                .. (is_pg(path) and "ctid" or "rowid"))
     if not ls then return nil, e2 end
     for _, l in ipairs(ls) do
       local t = labels[l.run_id] or {}
