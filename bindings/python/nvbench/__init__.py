@@ -26,6 +26,7 @@ from ._devices import devices, device
 from .fio_job import from_fio_job, run_fio_job, FioJobError
 from .store import history, open_store, points, StoreError
 from ._gate_cli import gate
+from .live import LiveView
 
 __version__ = _nvbench.version()
 
@@ -34,7 +35,7 @@ __all__ = [
     "seed_matrix", "SEED_CELLS", "load", "reference", "Result", "ResultSet", "NvbenchError", "NvbenchWarning",
     "Terminated", "VerifyError",
     "merge", "mpi", "search", "from_fio_job", "run_fio_job", "FioJobError",
-    "history", "open_store", "points", "StoreError", "gate",
+    "history", "open_store", "points", "StoreError", "gate", "LiveView",
 ]
 
 try:
