@@ -26,6 +26,7 @@ struct nvb__explain {
     /* cpu.per_io_us and cpu.per_cpu: 0 absent (a result from before them:
      * nothing is written), 1 measured, 2 null with kinds_why */
     int      kinds_state;
+    unsigned kinds_missing;      /* kinds the platform keeps no counter of (NVB__KB_*): null */
     char     kinds_why[256];
     uint64_t tick_ns;                /* the counters' step */
     struct nvb__kinds machine;

@@ -104,6 +104,7 @@ int nvb__explain_cpu(struct nvb_result *r, const struct nvb__sys_sample *a, cons
     e->tick_ns = b->tick_ns;
     nvb__kinds_delta(&a->total, &b->total, &e->machine);
     e->kinds_state = 1;
+    e->kinds_missing = nvb__sys_kinds_missing(b) | nvb__sys_kinds_missing(a);
     if (b->ncpu <= 0 || !b->cpu)
         return 0;
     void *rows, *ids;
@@ -234,16 +235,39 @@ static void w_end(struct w *w, char ch)
         nvb__buf_putn(w->j->b, &ch, 1);
 }
 
-static void w_ns(struct w *w, const char *key, const struct nvb__kinds *k)
+/* the kinds in ns; null for those the platform keeps no counter of */
+static void w_kinds(struct w *w, const struct nvb__kinds *k, unsigned miss)
+{
+    for (int i = 0; i < NKINDS; i++)
+        if (miss >> i & 1u)
+            w_num(w, kind_names[i], NAN);
+        else
+            w_u64(w, kind_names[i], *kind_at((struct nvb__kinds *)k, i));
+}
+
+static void w_ns(struct w *w, const char *key, const struct nvb__kinds *k, unsigned miss)
 {
     w_open(w, key, '{');
-    for (int i = 0; i < NKINDS; i++)
-        w_u64(w, kind_names[i], *kind_at((struct nvb__kinds *)k, i));
+    w_kinds(w, k, miss);
     w_close(w, '}');
 }
 
+/* "unavailable: ..." naming the kinds missed, or NULL */
+static const char *missing_reason(unsigned miss, char *buf, size_t len)
+{
+    if (!miss)
+        return NULL;
+    size_t n = (size_t)snprintf(buf, len, "unavailable: this platform keeps no counter of");
+    for (int i = 0; i < NKINDS && n < len; i++)
+        if (miss >> i & 1u)
+            n += (size_t)snprintf(buf + n, len - n, " %s", kind_names[i]);
+    if (n < len)
+        snprintf(buf + n, len - n, " (Windows has no iowait or steal time): null, never 0");
+    return buf;
+}
+
 /* per I/O, in us: user includes nice (and guest, as the kernel counts it) */
-static void w_per_io(struct w *w, const struct nvb__kinds *k, double ios)
+static void w_per_io(struct w *w, const struct nvb__kinds *k, double ios, unsigned miss)
 {
     double f = ios > 0 && k ? 1e-3 / ios : NAN;
     const struct nvb__kinds z = {0};
@@ -251,10 +275,10 @@ static void w_per_io(struct w *w, const struct nvb__kinds *k, double ios)
         k = &z;
     w_num(w, "user", (double)(k->user + k->nice) * f);
     w_num(w, "system", (double)k->system * f);
-    w_num(w, "irq", (double)k->irq * f);
-    w_num(w, "softirq", (double)k->softirq * f);
-    w_num(w, "iowait", (double)k->iowait * f);
-    w_num(w, "steal", (double)k->steal * f);
+    w_num(w, "irq", miss & NVB__KB_IRQ ? NAN : (double)k->irq * f);
+    w_num(w, "softirq", miss & NVB__KB_SOFTIRQ ? NAN : (double)k->softirq * f);
+    w_num(w, "iowait", miss & NVB__KB_IOWAIT ? NAN : (double)k->iowait * f);
+    w_num(w, "steal", miss & NVB__KB_STEAL ? NAN : (double)k->steal * f);
     w_num(w, "busy", (double)nvb__kinds_busy(k) * f);
 }
 
@@ -273,8 +297,7 @@ static void emit_kinds(struct nvb__json *j, const struct nvb_result *r)
     struct w w;
     if (ok) {
         w_begin(&w, j, "machine_ns", '{');
-        for (int i = 0; i < NKINDS; i++)
-            w_u64(&w, kind_names[i], *kind_at((struct nvb__kinds *)&e->machine, i));
+        w_kinds(&w, &e->machine, e->kinds_missing);
         w_end(&w, '}');
     } else {
         nvb__json_key(j, "machine_ns");
@@ -291,7 +314,8 @@ static void emit_kinds(struct nvb__json *j, const struct nvb_result *r)
     put_num(j, j->path, "kinds_accounted_pct",
             ok && expect > 0 ? 100.0 * (double)nvb__kinds_total(&e->machine) / expect : NAN);
     w_begin(&w, j, "per_io_us", '{');
-    w_per_io(&w, ok ? &e->machine : NULL, ios);
+    const unsigned miss = ok ? e->kinds_missing : 0;
+    w_per_io(&w, ok ? &e->machine : NULL, ios, miss);
     /* this process's own CPU beside the machine's (threads the kernel runs
      * for it included, as cpu.process_*_s) */
     w_num(&w, "own_user", ios > 0 ? r->process_user_s * 1e6 / ios : NAN);
@@ -300,16 +324,19 @@ static void emit_kinds(struct nvb__json *j, const struct nvb_result *r)
      * step of every per-CPU figure */
     w_num(&w, "resolution_us", ok && ios > 0 && r->cpu_tick_s > 0 ? r->cpu_tick_s * 1e6 / ios : NAN);
     w_str(&w, "null_reason", !ok ? e->kinds_why : ios > 0 ? NULL : "no I/O completed: nothing to divide by");
+    char mr[200];
+    if (miss) /* written only where a kind is missing: Linux results keep their text */
+        w_str(&w, "missing_kinds_reason", missing_reason(miss, mr, sizeof mr));
     w_end(&w, '}');
     w_begin(&w, j, "per_cpu", '[');
     for (int i = 0; ok && i < e->ncpu; i++) {
         w_open(&w, NULL, '{');
         w_u64(&w, "cpu", (uint64_t)e->cpu_id[i]);
-        w_ns(&w, "ns", &e->cpu[i]);
+        w_ns(&w, "ns", &e->cpu[i], miss);
         char save[256];
         snprintf(save, sizeof save, "%s", w.path);
         snprintf(w.path + strlen(w.path), sizeof w.path - strlen(w.path), ".%d", i);
-        w_per_io(&w, &e->cpu[i], ios); /* the kinds per I/O, as per_io_us's, on this CPU */
+        w_per_io(&w, &e->cpu[i], ios, miss); /* the kinds per I/O, as per_io_us's, on this CPU */
         snprintf(w.path, sizeof w.path, "%s", save);
         w_close(&w, '}');
     }
@@ -396,13 +423,22 @@ static int bad(char *why, size_t len, const char *key, const char *what)
     return -EINVAL;
 }
 
-static int read_ns(const struct nvb__jv *o, struct nvb__kinds *k, char *why, size_t len, const char *key)
+/* A kind null where the platform keeps no counter of it (*miss's bit),
+ * only irq, softirq, iowait and steal (Windows). */
+static int read_ns(const struct nvb__jv *o, struct nvb__kinds *k, char *why, size_t len, const char *key,
+                   unsigned *miss)
 {
     if (!o || o->type != NVB__J_OBJ)
         return bad(why, len, key, "expected an object");
-    for (int i = 0; i < NKINDS; i++)
-        if (nvb__json_u64(nvb__json_get(o, kind_names[i]), kind_at(k, i)))
-            return bad(why, len, key, "expected a count of ns for each kind");
+    const unsigned nullable = NVB__KB_IRQ | NVB__KB_SOFTIRQ | NVB__KB_IOWAIT | NVB__KB_STEAL;
+    for (int i = 0; i < NKINDS; i++) {
+        const struct nvb__jv *v = nvb__json_get(o, kind_names[i]);
+        if (v && v->type == NVB__J_NULL && (nullable >> i & 1u)) {
+            *kind_at(k, i) = 0;
+            *miss |= 1u << i;
+        } else if (nvb__json_u64(v, kind_at(k, i)))
+            return bad(why, len, key, "expected a count of ns for each kind (null: irq, softirq, iowait, steal)");
+    }
     return 0;
 }
 
@@ -464,7 +500,7 @@ int nvb__explain_load_cpu(const struct nvb__jv *root, struct nvb_result *r, char
         set_null(e, nr->s);
         return 0;
     }
-    if (read_ns(m, &e->machine, why, len, "machine_ns"))
+    if (read_ns(m, &e->machine, why, len, "machine_ns", &e->kinds_missing))
         return -EINVAL;
     e->kinds_state = 1;
     const struct nvb__jv *pc = nvb__json_get(c, "per_cpu");
@@ -482,7 +518,7 @@ int nvb__explain_load_cpu(const struct nvb__jv *root, struct nvb_result *r, char
         uint64_t id;
         if (nvb__json_u64(nvb__json_get(&pc->kid[i], "cpu"), &id) || id > INT32_MAX)
             return bad(why, len, "per_cpu", "expected a CPU number in each entry");
-        if (read_ns(nvb__json_get(&pc->kid[i], "ns"), &e->cpu[i], why, len, "per_cpu.ns"))
+        if (read_ns(nvb__json_get(&pc->kid[i], "ns"), &e->cpu[i], why, len, "per_cpu.ns", &e->kinds_missing))
             return -EINVAL;
         e->cpu_id[i] = (int)id;
         e->ncpu++;

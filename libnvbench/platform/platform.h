@@ -105,6 +105,12 @@ int  nvb__sys_sample_at(const char *root, struct nvb__sys_sample *s);
 /* Whether the per-kind counters (irq, softirq, iowait, steal) are the
  * kernel's own: 1, or 0 with why filled (Windows). */
 int  nvb__sys_kinds(char *why, size_t len);
+/* The kinds a sample's counters do not hold on this platform, as bits by
+ * the order user, nice, system, irq, softirq, iowait, steal, idle (the
+ * result's): 0 on Linux; Windows keeps no iowait or steal, and without its
+ * per-CPU rows no interrupt or DPC time either. */
+enum { NVB__KB_IRQ = 1u << 3, NVB__KB_SOFTIRQ = 1u << 4, NVB__KB_IOWAIT = 1u << 5, NVB__KB_STEAL = 1u << 6 };
+unsigned nvb__sys_kinds_missing(const struct nvb__sys_sample *s);
 /* A small procfs/sysfs text file, root + rel (root NULL: the live system),
  * trailing newlines and spaces cut, NUL-terminated and truncated to len.
  * Its length, or negative errno (-ENOTSUP on Windows). */

@@ -124,6 +124,48 @@ START_TEST(own_time_above_the_machines_warns)
 }
 END_TEST
 
+/* Windows' shape: no iowait or steal counter. Those kinds are null, never
+ * 0, in machine_ns, per_io_us and every per_cpu row, with the reason; the
+ * others are figures; read back, the same text */
+START_TEST(missing_kinds_are_null_with_the_reason)
+{
+    struct nvb_result *r = result_of(TREES "two-node", TREES "two-node-end", 10000);
+    r->ex->kinds_missing = NVB__KB_IOWAIT | NVB__KB_STEAL;
+    char *text;
+    struct nvb__jv *root = json_of(r, &text);
+    const struct nvb__jv *cpu = nvb__json_get(root, "cpu"), *pio = nvb__json_get(cpu, "per_io_us");
+    ck_assert_int_eq(nvb__json_get(pio, "iowait")->type, NVB__J_NULL);
+    ck_assert_int_eq(nvb__json_get(pio, "steal")->type, NVB__J_NULL);
+    ck_assert_double_eq_tol(num(pio, "softirq"), 30, 1e-9);
+    ck_assert_double_eq_tol(num(pio, "busy"), 155, 1e-9);
+    const struct nvb__jv *why = nvb__json_get(pio, "missing_kinds_reason");
+    ck_assert_ptr_nonnull(why);
+    ck_assert_str_eq(why->s, "unavailable: this platform keeps no counter of iowait steal (Windows has no iowait "
+                             "or steal time): null, never 0");
+    ck_assert_int_eq(nvb__json_get(nvb__json_get(cpu, "machine_ns"), "iowait")->type, NVB__J_NULL);
+    const struct nvb__jv *pc = nvb__json_get(cpu, "per_cpu");
+    for (uint32_t i = 0; i < pc->n; i++) {
+        ck_assert_int_eq(nvb__json_get(nvb__json_get(&pc->kid[i], "ns"), "steal")->type, NVB__J_NULL);
+        ck_assert_int_eq(nvb__json_get(&pc->kid[i], "iowait")->type, NVB__J_NULL);
+    }
+    reads_back_the_same(text);
+    /* a kind that every platform counts cannot be null */
+    char *bad = strdup(text), *at = strstr(bad, "\"machine_ns\":{\"user\":");
+    ck_assert_ptr_nonnull(at);
+    at += strlen("\"machine_ns\":{\"user\":");
+    memset(at, ' ', strspn(at, "0123456789"));
+    memcpy(at, "null", 4);
+    struct nvb_result *back = NULL;
+    char msg[256];
+    ck_assert_int_ne(nvb_result_parse(bad, strlen(bad), &back, msg, sizeof msg), 0);
+    ck_assert_msg(strstr(msg, "machine_ns"), "%s", msg);
+    free(bad);
+    nvb__json_free(root);
+    nvb_free(text);
+    nvb_result_free(r);
+}
+END_TEST
+
 START_TEST(kinds_per_io_from_recorded_window)
 {
     struct nvb_result *r = result_of(TREES "two-node", TREES "two-node-end", 10000);
@@ -891,6 +933,7 @@ int main(void)
     tcase_add_test(tc, recorded_stat_is_parsed);
     tcase_add_test(tc, kinds_per_io_from_recorded_window);
     tcase_add_test(tc, own_time_above_the_machines_warns);
+    tcase_add_test(tc, missing_kinds_are_null_with_the_reason);
     tcase_add_test(tc, too_few_ticks_null_with_reason);
     tcase_add_test(tc, environment_of_recorded_two_node);
     tcase_add_test(tc, checks_of_recorded_two_node);

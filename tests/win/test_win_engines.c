@@ -179,8 +179,8 @@ static void test_iocp_scratch_cpu(void)
         static const char *const nulls[] = {
             "\"interrupts\":{\"per_io\":null,\"null_reason\":\"unavailable: not measured on Windows",
             "\"placement\":{\"null_reason\":\"unavailable: not measured on Windows",
-            "\"busy\":null,",
-            "\"null_reason\":\"unavailable: not measured on Windows: the by-kind CPU counters",
+            "\"iowait\":null,\"steal\":null,",
+            "\"missing_kinds_reason\":\"unavailable: this platform keeps no counter of iowait steal",
             "\"power_plan\":{\"value\":",
             "\"nvme_native_stack\":{\"value\":",
             "\"disk_driver_version\":",
@@ -188,6 +188,12 @@ static void test_iocp_scratch_cpu(void)
         };
         for (unsigned i = 0; json && i < sizeof nulls / sizeof nulls[0]; i++)
             T_CHECK_MSG(strstr(json, nulls[i]), "the result lacks %s", nulls[i]);
+        /* the kinds Windows counts: user, system (kernel less idle, interrupt
+         * and DPC time), irq (interrupt) and softirq (DPC), per I/O */
+        double ku = -1, kb = -1;
+        T_EQ(nvb_result_get(r, "cpu.per_io_us.user", &ku), 0);
+        T_EQ(nvb_result_get(r, "cpu.per_io_us.busy", &kb), 0);
+        T_CHECK_MSG(ku >= 0 && kb >= ku, "per_io_us user %g busy %g", ku, kb);
         nvb_free(json);
     }
     nvb_result_free(r);

@@ -152,15 +152,20 @@ int nvb__sys_sample_at(const char *root, struct nvb__sys_sample *s)
     return nvb__sys_sample(s);
 }
 
-/* The rows above hold interrupt and DPC time where Windows gives them, but
- * not iowait or steal, and the split has not been checked against Linux's:
- * the by-kind figures say so rather than show zeros. */
+/* The rows above hold user, kernel (less idle, interrupt and DPC time),
+ * interrupt time as irq and DPC time as softirq (nvb__win_cpu_times). */
 int nvb__sys_kinds(char *why, size_t len)
 {
     if (why && len)
-        snprintf(why, len, "unavailable: not measured on Windows: the by-kind CPU counters (user, system, irq, softirq, iowait, "
-                            "steal) are Linux's /proc/stat; Windows' interrupt and DPC times are not read as kinds yet");
-    return 0;
+        why[0] = 0;
+    return 1;
+}
+
+/* Windows keeps no iowait or steal time; GetSystemTimes' totals (when the
+ * per-CPU rows cannot be had) no interrupt or DPC time either. */
+unsigned nvb__sys_kinds_missing(const struct nvb__sys_sample *s)
+{
+    return NVB__KB_IOWAIT | NVB__KB_STEAL | (s && s->ncpu > 0 ? 0u : NVB__KB_IRQ | NVB__KB_SOFTIRQ);
 }
 
 /* Kernel and user time of every thread the process has had, exited ones
