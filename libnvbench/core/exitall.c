@@ -16,8 +16,13 @@ void nvb__exitall_stop(struct run *r, const char *by)
 {
     if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
         return; /* stopping already: a cancel, an error, steady state, or exitall */
+    /* the sampler (its own jobs' end) and the calling thread (another
+     * group's) may both get here: the first claims exit_by, which is read
+     * only once every thread of the run has ended */
+    int none = 0;
+    if (!__atomic_compare_exchange_n(&r->exit_stopped, &none, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return;
     snprintf(r->exit_by, sizeof r->exit_by, "%s", by);
-    __atomic_store_n(&r->exit_stopped, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
 }
 
