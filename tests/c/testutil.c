@@ -165,6 +165,15 @@ double tu_get(const struct nvb_result *r, const char *path)
     return v;
 }
 
+void tu_refused_naming(const char *text, const char *key)
+{
+    struct nvb_result *back = NULL;
+    char why[256] = "";
+    ck_assert_int_lt(nvb_result_parse(text, strlen(text), &back, why, sizeof why), 0);
+    ck_assert_ptr_null(back);
+    ck_assert_msg(strstr(why, key), "the refusal does not name %s: %s", key, why);
+}
+
 char *tu_mkdtemp_public(const char *prefix)
 {
     char *p = NULL;

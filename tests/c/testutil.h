@@ -43,6 +43,9 @@ struct nvb_result *tu_run_ok(const struct nvb_workload *w);
 int tu_run_suite(Suite *s);
 /* A figure by path (nvb_result_get); the test fails when there is none. */
 double tu_get(const struct nvb_result *r, const char *path);
+/* The strict reader refuses text (a result's JSON, edited) naming key in
+ * its message; the test fails otherwise. */
+void tu_refused_naming(const char *text, const char *key);
 /* A checksum of the whole of path's bytes (FNV-1a, 64 bits), to compare a
  * victim before and after: the test fails when path cannot be opened. */
 uint64_t tu_file_sum(const char *path);
