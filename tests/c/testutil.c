@@ -174,6 +174,18 @@ void tu_refused_naming(const char *text, const char *key)
     ck_assert_msg(strstr(why, key), "the refusal does not name %s: %s", key, why);
 }
 
+int tu_run_refused(const struct nvb_workload *w, const char *const *needles)
+{
+    struct nvb_result *r = NULL;
+    const int rc = nvb_run(w, NULL, &r);
+    ck_assert_int_lt(rc, 0);
+    for (; needles && *needles; needles++)
+        ck_assert_msg(strstr(nvb_result_error(r), *needles), "the error does not name %s: %s", *needles,
+                      nvb_result_error(r));
+    nvb_result_free(r);
+    return rc;
+}
+
 char *tu_mkdtemp_public(const char *prefix)
 {
     char *p = NULL;

@@ -46,6 +46,9 @@ double tu_get(const struct nvb_result *r, const char *path);
 /* The strict reader refuses text (a result's JSON, edited) naming key in
  * its message; the test fails otherwise. */
 void tu_refused_naming(const char *text, const char *key);
+/* nvb_run refuses w with an error naming each of the NULL-terminated
+ * needles; returns nvb_run's code for the caller to check further. */
+int tu_run_refused(const struct nvb_workload *w, const char *const *needles);
 /* A checksum of the whole of path's bytes (FNV-1a, 64 bits), to compare a
  * victim before and after: the test fails when path cannot be opened. */
 uint64_t tu_file_sum(const char *path);
