@@ -29,14 +29,16 @@ struct nvb__io {
     uint8_t   bsk;       /* the runner's: the size's index in its per-size counts (bssplit) */
     int64_t   res;
     uint64_t  t_sub;     /* submission stamp (ns): the runner's, one per submit
-                          * batch; an engine that issues the slots of a batch
-                          * one system call at a time overwrites it just
-                          * before each, so later slots do not absorb the
-                          * issue time of earlier ones */
-    uint64_t  t_done;    /* completion stamp (ns) set by the engine when it
-                          * took the completion off the device; 0 (the runner
-                          * zeroes it at submission): the runner stamps it
-                          * when reap() returns */
+                          * batch (stored after the call: engines do not read
+                          * it); an engine that issues the slots of a batch
+                          * one system call at a time (NVB__ENG_STAMPS)
+                          * overwrites it just before each, so later slots do
+                          * not absorb the issue time of earlier ones */
+    uint64_t  t_done;    /* NVB__ENG_STAMPS engines only: the completion
+                          * stamp (ns) when the engine took the completion
+                          * off the device, or 0 (the runner zeroes it at
+                          * submission); the runner stamps completions when
+                          * reap() returns and does not read it for others */
     uint64_t  t_sent;    /* the runner's: when the submit call that took it
                           * returned (slat = t_sent - t_sub, clat = t_done -
                           * t_sent); t_sub for engines that complete I/O inside
@@ -204,6 +206,10 @@ enum {
     NVB__ENG_PRIO = 64,       /* gives each I/O the priority ctx->prio picks
                                * (cmdprio_pct: nvb__prio_next()); the planner
                                * refuses cmdprio_pct to the others */
+    NVB__ENG_STAMPS = 128,    /* stamps each I/O's t_sub as it issues it and
+                               * its t_done as it takes the completion (one
+                               * system call per slot: iocp); the runner
+                               * stamps the others' */
     NVB__ENG_SUBMIT_QUEUES = 32, /* submit() only queues (fills submission
                                * entries); the kernel is entered in reap():
                                * a slat then times the queueing alone */

@@ -74,6 +74,14 @@ static inline __attribute__((always_inline)) void nvb__u128_add64(unsigned __int
     nvb__u64_alias *w = (nvb__u64_alias *)a;
     __builtin_ia32_addcarryx_u64(__builtin_ia32_addcarryx_u64(0, w[0], v, &w[0]), w[1], 0, &w[1]);
 }
+/* *p += v by its only writer while other threads read *p (relaxed loads):
+ * one add to memory, an aligned 8-byte store readers see whole (the C
+ * compiler splits a relaxed store of *p + v into a load, an add and a
+ * store). */
+static inline __attribute__((always_inline)) void nvb__u64_bump(uint64_t *p, uint64_t v)
+{
+    __asm__("addq %1, %0" : "+m"(*p) : "er"(v));
+}
 static inline __attribute__((always_inline)) void nvb__u192_add(unsigned __int128 *a, uint64_t *hi,
                                                                unsigned __int128 v)
 {
@@ -83,6 +91,10 @@ static inline __attribute__((always_inline)) void nvb__u192_add(unsigned __int12
     *hi += c;
 }
 #else
+static inline void nvb__u64_bump(uint64_t *p, uint64_t v)
+{
+    __atomic_store_n(p, *p + v, __ATOMIC_RELAXED);
+}
 static inline void nvb__u128_add64(unsigned __int128 *a, uint64_t v)
 {
     *a += v;

@@ -86,13 +86,13 @@ static inline __attribute__((always_inline)) uint64_t *nvb__jhist_slot(struct nv
 static inline void nvb__jhist_add_n(struct nvb__jhist *h, uint64_t v, uint64_t n)
 {
     uint64_t *b = nvb__jhist_slot(h, nvb__hist_index(v));
-    __atomic_store_n(b, *b + n, __ATOMIC_RELAXED);
+    nvb__u64_bump(b, n);
     NVB__HIST_SUMS_ADD_N(h, v, n);
 }
 static inline void nvb__jhist_add(struct nvb__jhist *h, uint64_t v)
 {
     uint64_t *b = nvb__jhist_slot(h, nvb__hist_index(v));
-    __atomic_store_n(b, *b + 1, __ATOMIC_RELAXED);
+    nvb__u64_bump(b, 1);
     NVB__HIST_SUMS_ADD(h, v);
 }
 

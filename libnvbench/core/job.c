@@ -39,7 +39,7 @@ static inline uint64_t rng_below(uint64_t *s, uint64_t n)
  * as they go), so that nothing is copied there per completion: *p += v. */
 static inline void live_add(uint64_t *p, uint64_t v)
 {
-    nvb__live_store(p, *p + v);
+    nvb__u64_bump(p, v); /* the job is the only writer (run.h) */
 }
 
 /* What the loop reads and never changes, set once from the workload. */
@@ -62,13 +62,15 @@ struct loop_cfg {
     int      vtrack;             /* j->vtrack: blocks in flight tracked (verify with writes) */
     int      fault;              /* the fault wrapper is in the loop (j->fault) */
     int      zbd;                /* zone_mode=zbd: each I/O placed by its target's zones (core/zbd.c) */
+    int      estamp;             /* the engine stamps t_sub and t_done itself (NVB__ENG_STAMPS) */
+    int      nooff;              /* no offsets drawn: the I/Os are NOPs (io_uring.nop=1), which read none */
     unsigned nt;                 /* targets (j->nt) */
     int      plain;              /* the plain instance (loop_run): one target and direction, no feature */
     unsigned ndir;               /* the directions the workload uses are below this */
     /* one target and direction (one): its histograms, not looked up per I/O */
     struct nvb__jhist *lat1, *clat1, *slat1;
     struct nvb__clk clk;         /* the clock, read without a call (platform.h) */
-    const volatile int *cancel;  /* the run's cancel flag, or NULL */
+    const volatile int *cancel;  /* the run's cancel flag, or without one its stop flag (never NULL: one test) */
     unsigned think_blocks;       /* thinktime_blocks */
     uint64_t think_ns, io_timeout, scan_ns, end_ns, meas_ns;
 };
@@ -112,34 +114,36 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
             tnext = t;
             break;
         }
-        uint64_t blk;
-        if (rnd) {
-            blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &rng);
-            for (int tries = 0; c->vtrack && !j->dist[t].map && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
+        if (!c->nooff) { /* (a NOP reads no offset: none is drawn) */
+            uint64_t blk;
+            if (rnd) {
                 blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &rng);
-        } else if (c->pat) { /* an offset; in whole blocks with verify (nvb__opat_check) */
-            if (c->vtrack) /* taken back when the block is busy */
-                opat_was = j->opat[t];
-            blk = c->vtrack ? nvb__opat_next(&j->opat[t]) / bs : nvb__opat_next(&j->opat[t]);
-        } else {
-            blk = j->seqpos[t];
-        }
-        if (c->vtrack) {
-            if (vset_has(j, vkey_of(t, blk))) {
-                if (rnd)
-                    nvb__dist_unget(&j->dist[t]); /* random_map: this block comes next again */
-                else if (c->pat)
-                    j->opat[t] = opat_was;
-                j->freel[nfree++] = io; /* busy: wait for completions */
-                break;
+                for (int tries = 0; c->vtrack && !j->dist[t].map && vset_has(j, vkey_of(t, blk)) && tries < 16; tries++)
+                    blk = nvb__dist_block(rnd, j->dist, t, j->nblocks[t], &rng);
+            } else if (c->pat) { /* an offset; in whole blocks with verify (nvb__opat_check) */
+                if (c->vtrack) /* taken back when the block is busy */
+                    opat_was = j->opat[t];
+                blk = c->vtrack ? nvb__opat_next(&j->opat[t]) / bs : nvb__opat_next(&j->opat[t]);
+            } else {
+                blk = j->seqpos[t];
             }
-            j->vkey[io->slot] = vkey_of(t, blk);
-            vset_add(j, j->vkey[io->slot]);
-            blk = j->vrank[t] + j->vstride[t] * blk;
+            if (c->vtrack) {
+                if (vset_has(j, vkey_of(t, blk))) {
+                    if (rnd)
+                        nvb__dist_unget(&j->dist[t]); /* random_map: this block comes next again */
+                    else if (c->pat)
+                        j->opat[t] = opat_was;
+                    j->freel[nfree++] = io; /* busy: wait for completions */
+                    break;
+                }
+                j->vkey[io->slot] = vkey_of(t, blk);
+                vset_add(j, j->vkey[io->slot]);
+                blk = j->vrank[t] + j->vstride[t] * blk;
+            }
+            if (!rnd && !c->pat && ++j->seqpos[t] == j->nblocks[t])
+                j->seqpos[t] = 0;
+            io->off = j->st[t].region_off + (c->pat && !c->vtrack ? blk : blk * bs);
         }
-        if (!rnd && !c->pat && ++j->seqpos[t] == j->nblocks[t])
-            j->seqpos[t] = 0;
-        io->off = j->st[t].region_off + (c->pat && !c->vtrack ? blk : blk * bs);
         if (!fixed) {
             io->dir = (uint8_t)(mixed ? (rng_below(&rng, 100) < rwmix ? NVB_READ : NVB_WRITE) : wdir);
             if (c->tmix && rng_below(&rng, 100) < c->tmix) /* rwmixtrim: a trim instead */
@@ -156,7 +160,8 @@ LOOP_STEP unsigned job_prepare(struct job *j, const struct loop_cfg *c, unsigned
     placed:
         io->flags = (measuring ? 0 : NVB__IOF_RAMP) | NVB__IOF_INFLIGHT;
         io->res = 0;
-        io->t_done = 0;
+        if (c->estamp) /* (the others' t_done stays 0: loop_done_at) */
+            io->t_done = 0;
         if (c->wfill && io->dir == NVB_WRITE) { /* the block's content: one test per I/O when there is none */
             const uint64_t seq = (uint64_t)(j->idx + 1) << 40 | ++j->wseq;
             if (verify)
@@ -188,6 +193,14 @@ static unsigned job_submit_failed(struct job *j, int rc, unsigned n, unsigned nf
         j->freel[nfree++] = j->batch[i];
     }
     return nfree;
+}
+
+/* When an I/O completed: the engine's stamp where it takes one
+ * (NVB__ENG_STAMPS; 0: none), else now, the end of the reap that returned
+ * it. */
+LOOP_STEP uint64_t loop_done_at(const struct loop_cfg *c, const struct nvb__io *io, uint64_t now)
+{
+    return c->estamp && io->t_done ? io->t_done : now;
 }
 
 /* An I/O's latencies at its completion: lat from where its latency
@@ -225,7 +238,7 @@ LOOP_STEP void job_count(struct job *j, const struct loop_cfg *c, struct nvb__io
     struct nvb__tstat *ts = &j->st[c->nt > 1 ? io->target : 0];
     if (c->fault && (io->flags & NVB__IOF_FAULT_DELAY))
         j->fault_delayed[d]++;
-    const uint64_t t_done = io->t_done ? io->t_done : now;
+    const uint64_t t_done = loop_done_at(c, io, now);
     if (io->res == (int64_t)io->len) {
         uint64_t l = job_lat(&ts->d[d], c, io, t_done, runs);
         if (c->nt > 1) {
@@ -314,8 +327,10 @@ static __attribute__((noinline, cold)) void job_sub_partial(struct job *j, unsig
             nvb__pace_lag(j, j->batch[i], ts);
 }
 
-/* The batch stamped and handed to the engine: t_sub before the submit
- * call, t_sent after it (one clock read each per batch), an open-loop
+/* The batch stamped and handed to the engine: t_sub, the clock before the
+ * submit call, and t_sent, after it (one read each per batch; both stored
+ * in one pass after the call, as no engine reads them, unless the engine
+ * stamps t_sub itself: NVB__ENG_STAMPS), an open-loop
  * rate's intended starts. Returns the call's result (0, the I/Os fault
  * injection failed before the engine, or -errno); *ts and *te are the
  * clock before and after it. The I/Os that reached the engine are the
@@ -324,8 +339,9 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
                          void *io_state, unsigned n, int measuring, uint64_t *ts_p, uint64_t *te_p)
 {
     const uint64_t ts = nvb__clk_now(&c->clk);
-    for (unsigned i = 0; i < n; i++)
-        j->batch[i]->t_sub = ts;
+    if (c->estamp)
+        for (unsigned i = 0; i < n; i++)
+            j->batch[i]->t_sub = ts;
     if (c->rate) { /* the arrivals the rate made: gaps between submit calls */
         if (measuring && j->last_sub) {
             const double g = (double)(ts - j->last_sub);
@@ -340,8 +356,12 @@ LOOP_STEP int job_submit(struct job *j, const struct loop_cfg *c, int (*submit)(
     int rc = submit(io_state, j->batch, n);
     const uint64_t te = c->split || c->open ? nvb__clk_now(&c->clk) : ts;
     const uint64_t sent = c->split ? te : ts;
-    for (unsigned i = 0; i < n; i++)
-        j->batch[i]->t_sent = sent;
+    for (unsigned i = 0; i < n; i++) {
+        struct nvb__io *io = j->batch[i];
+        if (!c->estamp)
+            io->t_sub = ts;
+        io->t_sent = sent;
+    }
     /* the intended starts after the call (nothing reads them before the
      * next reap), so that the lag counts only what the engine took */
     if (c->open)
@@ -409,6 +429,8 @@ static struct loop_cfg loop_cfg_of(const struct job *j)
         .vtrack = j->vtrack,
         .fault = j->fault != NULL,
         .zbd = r->zbd != NULL,
+        .estamp = (e->flags & NVB__ENG_STAMPS) != 0,
+        .nooff = (nvb__engine_flags(e, r->p->eopts) & ~e->flags & NVB__ENG_NO_FILES) != 0,
         .nt = j->nt,
         .ndir = mixed ? (w->rwmixtrim ? NVB_TRIM : NVB_WRITE) + 1u
                       : (nvb__rw_trims(w->rw) ? NVB_TRIM : nvb__rw_writes(w->rw) ? NVB_WRITE : NVB_READ) + 1u,
@@ -418,7 +440,7 @@ static struct loop_cfg loop_cfg_of(const struct job *j)
         .scan_ns = io_timeout / 8 < WAIT_SLICE_NS ? io_timeout / 8 + 1 : WAIT_SLICE_NS,
         .end_ns = r->end_ns,
         .meas_ns = r->meas_ns,
-        .cancel = r->cancel ? &r->cancel->flag : NULL,
+        .cancel = r->cancel ? &r->cancel->flag : &r->stop,
     };
 }
 
@@ -434,7 +456,7 @@ LOOP_STEP int loop_stopping(struct job *j, const struct loop_cfg *c, struct loop
     }
     /* nvb__run_stopping, the cancel flag's address taken once */
     return __atomic_load_n(&j->run->stop, __ATOMIC_RELAXED) ||
-           (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED)) || at_end;
+           __atomic_load_n(c->cancel, __ATOMIC_RELAXED) || at_end;
 }
 
 /* The pacer's part before a submit call: how many I/Os may go now (free
@@ -592,102 +614,7 @@ LOOP_STEP int loop_watchdog(struct job *j, const struct loop_cfg *c, struct loop
     return 0;
 }
 
-/* A run of rn completions of equal lat and clat l, cl, added (one
- * target and direction). */
-LOOP_STEP void loop_add_run(const struct loop_cfg *c, uint64_t l, uint64_t cl, unsigned rn)
-{
-    if (rn == 1) { /* a run of one: the plain adds */
-        nvb__jhist_add(c->lat1, l);
-        nvb__jhist_add(c->clat1, cl);
-    } else {
-        nvb__jhist_add_n(c->lat1, l, rn);
-        nvb__jhist_add_n(c->clat1, cl, rn);
-    }
-}
-
-/* loop_count_fixed at qd 1: the one completion reap can return. */
-LOOP_STEP unsigned loop_count_one(struct job *j, const struct loop_cfg *c, struct loop_state *s, int got,
-                                  int count)
-{
-    if (!got)
-        return 0;
-    struct nvb__io *io = j->done[0];
-    const uint8_t fl = io->flags;
-    io->flags = (uint8_t)(fl & ~NVB__IOF_INFLIGHT);
-    j->freel[s->nfree++] = io;
-    if (!count || (fl & NVB__IOF_RAMP))
-        return 0;
-    if (__builtin_expect(io->res != (int64_t)c->bs, 0)) {
-        job_count(j, c, io, s->now, s->lv, s->runs);
-        return 1;
-    }
-    const uint64_t t_done = io->t_done ? io->t_done : s->now;
-    const uint64_t l = t_done > io->t_sub ? t_done - io->t_sub : 0;
-    const uint64_t cl = t_done > io->t_sent ? t_done - io->t_sent : 0;
-    nvb__jhist_add(c->lat1, l);
-    nvb__jhist_add(c->clat1, cl);
-    const int d = c->wdir;
-    live_add(&s->lv->ios[d], 1);
-    live_add(&s->lv->bytes[d], c->bs);
-    live_add(&s->lv->lat_sum[d], l);
-    return 1;
-}
-
-/* loop_complete's completions with one target and direction, without
- * bssplit, verify, fault injection or an open-loop rate (the plain
- * instance): the I/Os of one submit batch reaped together carry the same
- * stamps, so one compare of the stamps continues their run of equal
- * latencies (added once, as hist.h's runs are) without computing them
- * again. An I/O that failed is job_count's. Returns how many were
- * counted. */
-LOOP_STEP unsigned loop_count_fixed(struct job *j, const struct loop_cfg *c, struct loop_state *s, int got,
-                                    int count)
-{
-    const int d = c->wdir;
-    const uint64_t now = s->now;
-    if (c->qd == 1) /* at most one completion (reap's max): no runs */
-        return loop_count_one(j, c, s, got, count);
-    uint64_t sub = 0, sent = 0, done = 0, l = 0, cl = 0, latsum = 0, nok = 0;
-    unsigned counted = 0, rn = 0; /* rn: the current run's I/Os (stamps sub, sent, done) */
-    for (int i = 0; i < got; i++) {
-        struct nvb__io *io = j->done[i];
-        const uint8_t fl = io->flags;
-        io->flags = (uint8_t)(fl & ~NVB__IOF_INFLIGHT);
-        j->freel[s->nfree++] = io;
-        if (!count || (fl & NVB__IOF_RAMP))
-            continue;
-        counted++;
-        const uint64_t t_done = io->t_done ? io->t_done : now;
-        if (__builtin_expect(io->res != (int64_t)c->bs, 0)) {
-            job_count(j, c, io, now, s->lv, s->runs);
-            continue;
-        }
-        if (__builtin_expect(rn && io->t_sub == sub && io->t_sent == sent && t_done == done, 1)) {
-            rn++;
-            continue;
-        }
-        if (rn) {
-            loop_add_run(c, l, cl, rn);
-            latsum += l * rn;
-            nok += rn;
-        }
-        sub = io->t_sub;
-        sent = io->t_sent;
-        done = t_done;
-        l = t_done > sub ? t_done - sub : 0;
-        cl = t_done > sent ? t_done - sent : 0;
-        rn = 1;
-    }
-    if (rn) {
-        loop_add_run(c, l, cl, rn);
-        latsum += l * rn;
-        nok += rn;
-    }
-    live_add(&s->lv->ios[d], nok);
-    live_add(&s->lv->bytes[d], nok * c->bs);
-    live_add(&s->lv->lat_sum[d], latsum);
-    return counted;
-}
+#include "core/loopcount.h"
 
 /* The got completions taken back into the free list and counted (those of
  * the measured window), the histograms made whole, the live counters
@@ -724,7 +651,7 @@ LOOP_STEP void loop_complete(struct job *j, const struct loop_cfg *c, struct loo
  * when the job abandons what is left), and the ramp's end. */
 LOOP_STEP int loop_after(struct job *j, const struct loop_cfg *c, struct loop_state *s)
 {
-    if (c->io_timeout && s->inflight && s->now >= s->next_scan) {
+    if (s->now >= s->next_scan && s->inflight) { /* (never without io_timeout: next_scan is UINT64_MAX) */
         s->next_scan = s->now + c->scan_ns;
         if (nvb__watch_scan(j, s->now, s->inflight, c->io_timeout))
             return 1;
@@ -749,8 +676,10 @@ enum {
     LF_FAULT = 16,  /* fault injection */
     LF_DIST = 32,   /* a random distribution other than uniform (random_distribution, random_map), an offset pattern */
     LF_ZBD = 64,    /* emulated zones (zone_mode=zbd) */
-    LF_ALL = 127,
-    LF_QD1 = 128    /* (with no other) qd 1: one I/O per submit and reap, every batch and run of one */
+    LF_STAMPS = 128, /* the engine stamps its I/Os' t_sub and t_done (NVB__ENG_STAMPS) */
+    LF_NOOFF = 256, /* no offsets drawn: NOPs (io_uring.nop=1); alone, the plain loop without them */
+    LF_ALL = 511,
+    LF_QD1 = 512    /* (with no other) qd 1: one I/O per submit and reap, every batch and run of one */
 };
 
 static unsigned loop_features(const struct loop_cfg *c)
@@ -758,7 +687,7 @@ static unsigned loop_features(const struct loop_cfg *c)
     return (c->nt > 1 || c->mixed || c->tmix ? LF_MULTI : 0) | (c->verify || c->wfill || c->vtrack ? LF_VERIFY : 0) |
            (c->mix ? LF_MIX : 0) | (c->rate || c->open || c->think_ns || c->flow ? LF_PACE : 0) |
            (c->fault ? LF_FAULT : 0) | (c->rnd && c->rnd != NVB__RND_UNIFORM ? LF_DIST : 0) | (c->pat ? LF_DIST : 0) |
-           (c->zbd ? LF_ZBD : 0);
+           (c->zbd ? LF_ZBD : 0) | (c->estamp ? LF_STAMPS : 0) | (c->nooff ? LF_NOOFF : 0);
 }
 
 /* The loop, built for the features f (a constant at each call): c's
@@ -788,13 +717,17 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
         c.fault = 0;
     if (!(f & LF_ZBD))
         c.zbd = 0;
+    if (!(f & LF_STAMPS))
+        c.estamp = 0;
+    if (!(f & LF_NOOFF))
+        c.nooff = 0;
     if (!(f & LF_DIST) && c.rnd)
         c.rnd = NVB__RND_UNIFORM;
     if (!(f & LF_DIST))
         c.pat = 0;
     if (f & LF_QD1)
         c.qd = c.sbatch = c.cbatch = 1;
-    c.plain = (f & ~LF_QD1) == 0;
+    c.plain = (f & ~(LF_QD1 | LF_NOOFF)) == 0;
     c.clk = nvb__clock_get(); /* by value: c's address must not escape */
     if (c.one) {
         c.lat1 = j->st[0].d[c.wdir].jlat;
@@ -817,7 +750,7 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
         .now = nvb__now_ns(),
     };
     s.last_done = s.wd_ref = s.now;
-    s.next_scan = s.now + c.scan_ns;
+    s.next_scan = c.io_timeout ? s.now + c.scan_ns : UINT64_MAX;
     if (c.rate) /* open or closed, the rate's arrivals come from its schedule (uniform or poisson) */
         nvb__sched_start(&j->sched, r->go_ns);
 
@@ -852,19 +785,31 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
         nvb__flow_leave(j);
 }
 
+/* The instances, each a function of its own: the registers of one are
+ * not allotted around the code of the others. */
+#define LOOP_INSTANCE(name, f)                                                                                     \
+    static __attribute__((noinline)) void name(struct job *j, struct loop_cfg c) { loop_run(j, c, f); }
+LOOP_INSTANCE(loop_qd1, LF_QD1)
+LOOP_INSTANCE(loop_plain, 0)
+LOOP_INSTANCE(loop_nop, LF_NOOFF)
+LOOP_INSTANCE(loop_multi, LF_MULTI)
+LOOP_INSTANCE(loop_all, LF_ALL)
+
 static void job_loop(struct job *j)
 {
     struct run *r = j->run;
     const struct loop_cfg c = loop_cfg_of(j);
     const unsigned f = loop_features(&c);
     if (f == 0 && c.qd == 1)
-        loop_run(j, c, LF_QD1);
+        loop_qd1(j, c);
     else if (f == 0)
-        loop_run(j, c, 0);
+        loop_plain(j, c);
+    else if (f == LF_NOOFF) /* NOPs: the plain loop, no offsets drawn */
+        loop_nop(j, c);
     else if (f == LF_MULTI) /* targets and directions, nothing else */
-        loop_run(j, c, LF_MULTI);
+        loop_multi(j, c);
     else
-        loop_run(j, c, LF_ALL);
+        loop_all(j, c);
     /* the last job out had the window's last counted completion */
     if (__atomic_sub_fetch(&r->counting, 1, __ATOMIC_ACQ_REL) == 0)
         nvb__cpu_edge(r, NVB__EDGE_END);

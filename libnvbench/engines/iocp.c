@@ -237,7 +237,7 @@ static void iocp_teardown(void *state)
 
 #endif /* _WIN32 */
 
-NVB__ENGINE_DEFINE(iocp, 0, iocp_opts,
+NVB__ENGINE_DEFINE(iocp, NVB__ENG_STAMPS, iocp_opts,
     "Windows overlapped ReadFile/WriteFile through an I/O completion port, "
     "completions drained in batches with GetQueuedCompletionStatusEx",
     NVB__ENGINE_IF(NVB__WINDOWS, "Windows only (I/O completion ports); libaio and io_uring are the Linux analogues",
