@@ -20,7 +20,9 @@
  *    RWF_* flags): per I/O only the buffer, length, offset and slot are
  *    written, with the rest of the SQE in whole 8-byte words. Setup picks
  *    how the template is found (enum fill): nop=1, or a job that only
- *    reads one target, one template for all; one target without trims or
+ *    reads one target, one template for all, written into every slot of
+ *    the ring at setup, so that per I/O only what changes is written (for
+ *    a NOP, user_data alone); one target without trims or
  *    a per-I/O priority, by direction alone
  *    (the job's own priority is in the template); else by target and
  *    direction, with the tests for trims and priorities.
@@ -134,7 +136,8 @@ _Static_assert(offsetof(struct io_uring_sqe, len) == 24 && offsetof(struct io_ur
 /* How submit() finds each SQE's template, decided at setup: the fewer
  * per-I/O decisions, the fewer instructions per I/O. */
 enum fill {
-    FILL_ONE,  /* every I/O the same (nop=1, or only reads): the template held in registers */
+    FILL_ONE,  /* every I/O the same (only reads): the template is in every slot already (prefill) */
+    FILL_NOP,  /* nop=1: the same, and a NOP reads nothing of its SQE but the template and user_data */
     FILL_DIR,  /* one target, no trims, no per-I/O priority: by direction */
     FILL_ANY,  /* by target and direction; trims; a priority per I/O */
 };
@@ -291,8 +294,22 @@ static int make_templates(const struct nvb__engine_ctx *ctx, struct uring *u, in
     /* (a NOP's templates are the same for every direction; a job that
      * neither writes nor trims reads: FILL_ONE takes the read's) */
     const int plain = nt == 1 && !ctx->trims && !prio_per_io(&u->prio);
-    u->fill = plain && (u->nop || !ctx->writes) ? FILL_ONE : plain ? FILL_DIR : FILL_ANY;
+    u->fill = plain && u->nop ? FILL_NOP : plain && !ctx->writes ? FILL_ONE : plain ? FILL_DIR : FILL_ANY;
     return 0;
+}
+
+/* FILL_ONE and FILL_NOP: every slot of the ring set to the one template
+ * once, so that the fill writes only what changes from one I/O to the next
+ * (the kernel only reads SQEs, and nothing else writes this ring's). */
+static void prefill(struct uring *u)
+{
+    struct io_uring_sq *sq = &u->r.ring.sq;
+    for (unsigned i = 0; i <= sq->ring_mask; i++) {
+        struct io_uring_sqe *sqe = &sq->sqes[i];
+        memset(sqe, 0, sizeof *sqe);
+        memcpy(sqe, &u->tmpl[NVB_READ], 8);
+        sqe->rw_flags = u->tmpl[NVB_READ].rw_flags;
+    }
 }
 
 static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
@@ -414,6 +431,8 @@ static int uring_setup(const struct nvb__engine_ctx *ctx, void **state)
     nvb__used_set(ctx->used, "regfiles", "%d", r);
     if ((r = make_templates(ctx, u, fixed, r)) < 0)
         goto fail;
+    if (u->fill == FILL_ONE || u->fill == FILL_NOP)
+        prefill(u);
     nvb__used_set(ctx->used, "sqpoll", "%d", u->sqpoll);
     if (u->sqpoll && sqcpu >= 0)
         nvb__used_set(ctx->used, "sqpoll_cpu", "%lld", (long long)sqcpu);
@@ -459,17 +478,25 @@ static inline __attribute__((always_inline)) void fill_batch(struct uring *u, st
     const struct tmpl *const tmpl = u->tmpl;
     const uint32_t bmask = u->bmask;
     const int per_io_prio = prio_per_io(&u->prio);
-    uint64_t head1;
-    memcpy(&head1, &tmpl[NVB_READ], 8); /* FILL_ONE: every direction's */
-    const uint32_t rwf1 = tmpl[NVB_READ].rw_flags;
+    const uint32_t rwf1 = tmpl[NVB_READ].rw_flags; /* FILL_ONE: the template's (in the slots: prefill) */
     struct io_uring_sqe *sqe = &sqes[tail & mask];
     unsigned room = mask + 1 - (tail & mask); /* slots before the end of the ring */
     for (unsigned i = 0; i < n; sqe = sqes, room = mask + 1) {
         const unsigned end = n - i < room ? n : i + room;
         for (; i < end; i++, sqe++) {
             struct nvb__io *io = ios[i];
-            if (fill == FILL_ONE) {
-                fill_rw(sqe, io, head1, rwf1, bmask);
+            if (fill == FILL_NOP) {
+                sqe->user_data = (uintptr_t)io;
+                continue;
+            }
+            if (fill == FILL_ONE) { /* what differs from the template in the slot */
+                const uint64_t lw = mem2x32(io->len, rwf1);
+                const uint64_t bw = (uint64_t)(io->slot & bmask) << BUF_INDEX_SHIFT;
+                sqe->off = io->off;
+                sqe->addr = (uintptr_t)io->buf;
+                memcpy(&sqe->len, &lw, 8);
+                sqe->user_data = (uintptr_t)io;
+                memcpy(&sqe->buf_index, &bw, 8);
                 continue;
             }
             const struct tmpl *t = fill == FILL_DIR ? &tmpl[io->dir]
@@ -498,6 +525,7 @@ static int uring_submit(void *state, struct nvb__io **ios, unsigned n)
     if (__builtin_expect(rc < 0, 0))
         return rc;
     switch (u->fill) {
+    case FILL_NOP: fill_batch(u, ios, n, FILL_NOP); break;
     case FILL_ONE: fill_batch(u, ios, n, FILL_ONE); break;
     case FILL_DIR: fill_batch(u, ios, n, FILL_DIR); break;
     default:       fill_batch(u, ios, n, FILL_ANY); break;
