@@ -55,7 +55,7 @@ struct nvb__io {
 #define NVB__IOF_FAULT_SHORT 0x04u  /* fault: transfer cut short */
 #define NVB__IOF_FAULT_DELAY 0x08u  /* fault: completion held back */
 #define NVB__IOF_FAULT_ALL   (NVB__IOF_FAULT_ERR | NVB__IOF_FAULT_SHORT | NVB__IOF_FAULT_DELAY)
-#define NVB__IOF_INFLIGHT    0x10u  /* runner: handed to the engine, not yet back (the watchdog's scan) */
+#define NVB__IOF_INFLIGHT    0x10u  /* runner: submitted (the watchdog scan clears it on the free list first) */
 
 enum nvb__opt_type {
     NVB__OPT_BOOL = 1,      /* 0/1 */

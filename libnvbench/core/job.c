@@ -653,7 +653,7 @@ LOOP_STEP int loop_after(struct job *j, const struct loop_cfg *c, struct loop_st
 {
     if (s->now >= s->next_scan && s->inflight) { /* (never without io_timeout: next_scan is UINT64_MAX) */
         s->next_scan = s->now + c->scan_ns;
-        if (nvb__watch_scan(j, s->now, s->inflight, c->io_timeout))
+        if (nvb__watch_scan(j, s->now, s->inflight, s->nfree, c->io_timeout))
             return 1;
     }
     if (!s->measuring && s->now >= c->meas_ns) {

@@ -36,11 +36,16 @@ void nvb__watch_stalled(struct job *j, uint64_t now, uint64_t wd_ref, unsigned i
 }
 
 /* Returns 1 when only I/Os older than io_timeout are left in flight: the
- * job abandons them. */
-int nvb__watch_scan(struct job *j, uint64_t now, unsigned inflight, uint64_t io_timeout)
+ * job abandons them. The free list's nfree I/Os are not in flight: the
+ * loop's plain instances leave NVB__IOF_INFLIGHT set as they take I/Os
+ * back (three instructions per I/O saved), so it is cleared here first,
+ * where it is read. */
+int nvb__watch_scan(struct job *j, uint64_t now, unsigned inflight, unsigned nfree, uint64_t io_timeout)
 {
     struct run *r = j->run;
     const unsigned qd = r->p->qd;
+    for (unsigned i = 0; i < nfree; i++)
+        j->freel[i]->flags &= (uint8_t)~NVB__IOF_INFLIGHT;
     /* One I/O the device never answers, while the others go on: find
      * it by its age (a scan of qd slots every scan_ns). The run stops;
      * what still completes is taken, and once only such stale I/Os

@@ -36,8 +36,7 @@ LOOP_STEP unsigned loop_count_one(struct job *j, const struct loop_cfg *c, struc
     if (!got)
         return 0;
     struct nvb__io *io = j->done[0];
-    const uint8_t fl = io->flags;
-    io->flags = (uint8_t)(fl & ~NVB__IOF_INFLIGHT);
+    const uint8_t fl = io->flags; /* (NVB__IOF_INFLIGHT stays: nvb__watch_scan) */
     j->freel[s->nfree++] = io;
     if (fl & loop_skip_mask(count))
         return 0;
@@ -76,8 +75,7 @@ LOOP_STEP unsigned loop_count_fixed(struct job *j, const struct loop_cfg *c, str
     unsigned counted = 0, rn = 0; /* rn: the current run's I/Os (stamps sub, sent, done) */
     for (int i = 0; i < got; i++) {
         struct nvb__io *io = j->done[i];
-        const uint8_t fl = io->flags;
-        io->flags = (uint8_t)(fl & ~NVB__IOF_INFLIGHT);
+        const uint8_t fl = io->flags; /* (NVB__IOF_INFLIGHT stays: nvb__watch_scan) */
         j->freel[s->nfree++] = io;
         if (fl & skip)
             continue;

@@ -340,7 +340,7 @@ int nvb__prio_job(struct job *j, struct nvb__prio *out);
  * flight. nvb__watch_scan: one I/O older than io_timeout stops the run;
  * returns 1 when only such I/Os are left (the job abandons them). */
 void nvb__watch_stalled(struct job *j, uint64_t now, uint64_t wd_ref, unsigned inflight, uint64_t io_timeout);
-int  nvb__watch_scan(struct job *j, uint64_t now, unsigned inflight, uint64_t io_timeout);
+int  nvb__watch_scan(struct job *j, uint64_t now, unsigned inflight, unsigned nfree, uint64_t io_timeout);
 /* job_watch.c too: a failed I/O counted (errno en), the run stopped at it
  * unless it continues; the end of the job's measured window. */
 void nvb__job_failed(struct job *j, struct nvb__tstat *ts, const struct nvb__io *io, int d, int en);
