@@ -721,6 +721,8 @@ LOOP_STEP void loop_run(struct job *j, struct loop_cfg c, const unsigned f)
         c.estamp = 0;
     if (!(f & LF_NOOFF))
         c.nooff = 0;
+    else if (f != LF_ALL) /* (an instance for NOPs is only chosen for them: a constant) */
+        c.nooff = 1;
     if (!(f & LF_DIST) && c.rnd)
         c.rnd = NVB__RND_UNIFORM;
     if (!(f & LF_DIST))
