@@ -50,7 +50,7 @@ def test_the_summary_shows_the_device_and_energy_figures(tmp_path):
 
 
 def test_fio_job_files_with_the_io_modes_run(tmp_path):
-    from nvbench.fio_job import from_fio_job, run_fio_job
+    from nvbench.fio_job import FioJobError, from_fio_job, run_fio_job
     f = tmp_path / "m.dat"
     f.write_bytes(b"\0" * (1 << 20))
     job = tmp_path / "modes.fio"
@@ -64,12 +64,15 @@ def test_fio_job_files_with_the_io_modes_run(tmp_path):
     used = [r.data["engine_used"] for r in flat]
     assert any(u.get("read_flags") == "RWF_DONTCACHE" for u in used), used
     assert any(u.get("write_flags") == "RWF_DSYNC" for u in used), used
-    # atomic=1 where the disk does no atomic writes: refused, naming the limits
+    # atomic=1: where the disk does no atomic writes (this machine's), refused naming the
+    # limits; where it does, each write carries RWF_ATOMIC. Either way something is asserted.
     job.write_text(f"[a]\nioengine=psync\nfilename={f}\nrw=randwrite\nbs=4k\ndirect=1\natomic=1\nio_size=16k\n")
     try:
-        run_fio_job(str(job))
-    except Exception as e:  # FioJobError naming the section, from the library's refusal
+        atomic = run_fio_job(str(job))
+    except (FioJobError, nvbench.NvbenchError) as e:  # the library's refusal, naming the section
         assert "atomic=1:" in str(e) and "atomic_write" in str(e), e
+    else:
+        assert "RWF_ATOMIC" in str(atomic[0].data["engine_used"].get("write_flags")), atomic[0].data["engine_used"]
 
 
 def test_the_report_has_a_device_section(tmp_path):
