@@ -479,6 +479,8 @@ static void any_devlog(uint64_t *s, struct nvb__devlog *d)
     d->ps_before = (unsigned)(rnd(s) % 32);
     d->ps_after = (unsigned)(rnd(s) % 32);
     d->max_w = any_watts(s);
+    /* what results from before the power measurement said: read back as written */
+    snprintf(d->pm_reason, sizeof d->pm_reason, "%s", NVB__POWER_NOT_MEASURED);
 }
 
 /* The table's writer against the old one over generated logs (N of them,
