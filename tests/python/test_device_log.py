@@ -43,7 +43,9 @@ def test_the_summary_shows_the_device_and_energy_figures(tmp_path):
            "1 host commands per I/O, 37 -> 42 C (warning at 70 C)" in text, text
     t["device_log"]["power"] = {"available": True, "reason": None, "state_before": 0, "state_after": 2,
                                 "max_power_w": 8.5, "measured_w": None, "measured_reason": "not read"}
-    assert "42 C (warning at 70 C), power state 0 -> 2 (max 8.5 W)" in summary(data)
+    assert "42 C (warning at 70 C), power state 0 -> 2 (max 8.5 W)\n" in summary(data)
+    t["device_log"]["power"].update(measured_w=6.25, measured_intervals=30, measured_reason=None)
+    assert "power state 0 -> 2 (max 8.5 W), measured 6.25 W over 30 intervals" in summary(data), summary(data)
     t["device_log"]["power"] = {"available": False, "reason": "Get Features failed"}
     assert "power state n/a (Get Features failed)" in summary(data)
     assert "energy: 1.5 J, CPU packages (every process's), 2.34e+04 uJ per I/O, 12 W" in text, text
