@@ -555,8 +555,9 @@ static int ld_pm(struct ld *L, const struct nvb__jv *pw, const char *pp, struct 
     if (d->pm_w > 0 && (r->type != NVB__J_NULL || !d->pm_n))
         return bad(L, pp, r->type != NVB__J_NULL ? "measured_reason" : "measured_intervals",
                    r->type != NVB__J_NULL ? "not null where measured_w is measured" : "missing where measured_w is");
-    if (d->pm_w == 0 && r->type != NVB__J_STR)
-        return bad(L, pp, "measured_reason", "not a string where measured_w is null");
+    if (d->pm_w == 0 && (r->type != NVB__J_STR || d->pm_n))
+        return bad(L, pp, d->pm_n ? "measured_intervals" : "measured_reason",
+                   d->pm_n ? "present where measured_w is null" : "not a string where measured_w is null");
     if (d->pm_w == 0)
         snprintf(d->pm_reason, sizeof d->pm_reason, "%s", r->s);
     return 0;
@@ -565,8 +566,9 @@ static int ld_pm(struct ld *L, const struct nvb__jv *pw, const char *pp, struct 
 /* device_log (figures.c's NVB__FS_DEVLOG): absent or null, not asked (state
  * 0); available false, why not (state 2); true, its rows, before and after,
  * and power (NVB__FS_DEVPOWER; absent in results from before it: pw 0).
- * delta and the derived figures are not read: the writer derives them again. Strict as every object's reader: what the schema
- * refuses is refused, naming the key; a reason is kept to 159 bytes. */
+ * delta and the derived figures are not read: the writer derives them
+ * again. Strict as every object's reader: what the schema refuses is
+ * refused, naming the key; a reason is kept to 159 bytes. */
 static int ld_devlog(struct ld *L, const struct nvb__jv *o, const char *p, struct nvb__devlog *d)
 {
     const struct nvb__jv *x, *pw;
