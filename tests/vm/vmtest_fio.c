@@ -21,6 +21,8 @@
 
 #define MAXW 16
 
+/* Workload i of m's keys and targets, then the extra KEY=VALUE: 0, -1 a key
+ * refused (nvb_workload_error says why), -2 an extra that is not KEY=VALUE. */
 static int set_all(struct nvb_workload *w, const struct nvb_fiomap *m, size_t i, char **extra, int nextra)
 {
     for (size_t k = 0; k < nvb_fiomap_count(m, i, NVB_FIOMAP_KEYS); k++) {
@@ -34,8 +36,10 @@ static int set_all(struct nvb_workload *w, const struct nvb_fiomap *m, size_t i,
     for (int e = 0; e < nextra; e++) {
         char kv[256], *eq;
         snprintf(kv, sizeof kv, "%s", extra[e]);
-        if (!(eq = strchr(kv, '=')))
-            return -1;
+        if (!(eq = strchr(kv, '='))) {
+            fprintf(stderr, "vmtest fio: %s is not KEY=VALUE\n", extra[e]);
+            return -2;
+        }
         *eq = 0;
         if (nvb_workload_set(w, kv, eq + 1) < 0)
             return -1;
@@ -87,11 +91,12 @@ int vm_fio(int argc, char **argv)
         fprintf(stderr, "vmtest fio: %zu jobs, more than the %d this runner takes\n", n, MAXW);
     for (size_t i = 0; !status && i < n; i++) {
         steps[i] = (unsigned)nvb_fiomap_step(m, i);
-        if (nvb_workload_new(&ws[i]) < 0 || set_all(ws[i], m, i, argv + 3, argc - 3) < 0) {
+        const int rc = nvb_workload_new(&ws[i]) < 0 ? -3 : set_all(ws[i], m, i, argv + 3, argc - 3);
+        if (rc == -1 || rc == -3)
             fprintf(stderr, "vmtest fio: job %s: %s\n", nvb_fiomap_section(m, i),
-                    ws[i] ? nvb_workload_error(ws[i]) : "no memory");
+                    rc == -1 ? nvb_workload_error(ws[i]) : "no memory");
+        if (rc < 0)
             status = 2;
-        }
     }
     size_t bad = 0;
     if (!status && nvb_groups_validate((const struct nvb_workload *const *)ws, n, steps, &bad, why, sizeof why) < 0) {
