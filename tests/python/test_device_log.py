@@ -94,7 +94,10 @@ def test_the_report_has_a_device_section(tmp_path):
     t["device_log"] = {"available": True, "reason": None, "node": "/dev/nvme0n1",
                        "warning_threshold_k": 343, "before": before, "after": after,
                        "delta": {k: after[k] - before[k] for k in names},
-                       "device_bytes_per_host_byte": 2.0, "host_commands_per_io": 1.0}
+                       "device_bytes_per_host_byte": 2.0, "host_commands_per_io": 1.0,
+                       "power": {"available": True, "reason": None, "state_before": 0, "state_after": 0,
+                                 "max_power_w": 25, "measured_w": 11.99, "measured_intervals": 60,
+                                 "measured_reason": None}}
     data["per_target"] = [t]
     data["energy"] = {"available": True, "reason": None, "joules": 1.5, "joules_per_io": 0.0234,
                       "watts": 12.0}
@@ -104,6 +107,9 @@ def test_the_report_has_a_device_section(tmp_path):
     assert "<td>2</td>" in sec and "1.953 MiB" in sec and "37 → 42 °C (warning at 70 °C)" in sec, sec
     assert "media errors +2" in sec and "thermal management temperature 1 transition count +1" in sec
     assert "1.5 J, 2.34e+04 µJ per I/O, 12 W" in sec, sec
+    assert "Device power (measured)" in sec and "12 W over 60 intervals" in sec, sec
+    t["device_log"]["power"].update(measured_w=None, measured_intervals=None, measured_reason="not running")
+    assert "n/a: not running" in render(ResultSet([Result(data, {})])), "the reason where none was measured"
     # the plain run on a file: the library's reasons
     reason = plain.data["per_target"][0]["device_log"]["reason"]
     assert f"n/a: {reason}" in sec.replace("&#x27;", "'"), sec
