@@ -144,6 +144,8 @@ void nvb__devlog_begin(struct nvb_result *res, int no_io)
         if (devlog_read(d, d->before) == 0) {
             d->state = 1;
             power_read(d, &d->ps_before, "");
+            if (d->pw == 1)
+                nvb__pm_read(d, 0);
             nvb__media_read(d, 0);
         }
     }
@@ -188,6 +190,8 @@ void nvb__devlog_end(struct nvb_result *res)
         }
         if (d->pw == 1)
             power_read(d, &d->ps_after, "after the run: ");
+        if (d->pw == 1)
+            nvb__pm_read(d, 1);
         nvb__media_read(d, 1);
         nvb__devlog_warnings(res, t);
     }

@@ -61,6 +61,16 @@ uint64_t nvb__le_sat(const uint8_t *p, unsigned width);
  * 0 or -EINVAL (too short). Pure. */
 int nvb__smart_parse(const uint8_t *buf, size_t len, uint64_t *v);
 
+/* The figures of a Power Measurement log page (LID 25h) nvbench uses
+ * (devlog_power.c). */
+struct nvb__pmlog {
+    unsigned gen;              /* PMGN: the measurement's generation (a restart changes it) */
+    unsigned pma;              /* PMA: bit 0 enabled, bit 2 estimated, bits 15:12 the type */
+    uint32_t count;            /* PMC: interval measurements since the start */
+    double   avg_w;            /* AIPWR: their average, in watts */
+    double   step_w;           /* one step of AIPWR's value at its scale (0.01 or 0.0001 W) */
+};
+
 struct nvb__devlog {           /* per target, in struct nvb__tstat */
     int      state;            /* 0: absent (not read; a result from before it); 1: read; 2: unavailable */
     char     reason[160];      /* state 2: why */
@@ -80,11 +90,40 @@ struct nvb__devlog {           /* per target, in struct nvb__tstat */
     int      ms_src;           /* NVB__MEDIA_EG or NVB__MEDIA_OCP */
     uint32_t endgid;           /* NVB__MEDIA_EG: the endurance group */
     uint64_t media_before, media_after; /* bytes written to the media (saturated) */
+    /* The controller's power measurement (devlog_power.c), beside the power
+     * state (pw 1 only): pm_w the NVM subsystem's average power over the
+     * pm_n interval measurements that ended between the two reads; 0 when
+     * not measured, pm_reason then says why (read back as it was written). */
+    double   pm_w;
+    uint32_t pm_n;
+    char     pm_reason[200];
+    struct nvb__pmlog pm_before; /* the Power Measurement log before the run */
 };
 
-/* device_log.power.measured_reason: why there is no measured power. */
+/* device_log.power.measured_reason as results had it before nvbench read the
+ * power measurement log (they read and write back as they were). */
 #define NVB__POWER_NOT_MEASURED "nvbench reads the power state and its maximum power; it does not read a device's " \
     "power measurement (none of the devices it was tested on reports one)"
+
+/* The controller's power measurement (devlog_power.c): the NVMe Power
+ * Measurement log (LID 25h), where Identify Controller says the controller
+ * supports it (CTRATT bit 21). The length of the page's fixed part. */
+#define NVB__PM_LOG_LEN 64
+/* Whether Identify Controller (4096 bytes) says power measurement is
+ * supported; 0 with why when not. Pure. */
+int nvb__pm_supported(const uint8_t *id_ctrl, char *why, size_t whylen);
+/* A Power Measurement log page of len bytes into *out: 0, or -EINVAL with
+ * why (too short, no average reported, a reserved scale). Pure. */
+int nvb__pm_parse(const uint8_t *buf, size_t len, struct nvb__pmlog *out, char *why, size_t whylen);
+/* The average power over the interval measurements that ended between two
+ * readings b and a of one measurement, into *w and their count into *n:
+ * 0, or -1 with why (stopped, restarted, no interval ended, another type
+ * than the NVM subsystem's total power, too coarse an average). Pure. */
+int nvb__pm_window(const struct nvb__pmlog *b, const struct nvb__pmlog *a, double *w, uint32_t *n, char *why,
+                   size_t whylen);
+/* Read before (after 0) and after the run (1) for d's node: pm_w and pm_n,
+ * or pm_reason. */
+void nvb__pm_read(struct nvb__devlog *d, int after);
 
 struct nvb__tstat;
 struct nvb_result;

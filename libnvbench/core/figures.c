@@ -800,9 +800,9 @@ const struct nvb__fig nvb__figs[] = {
        "{\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"number\", \"exclusiveMinimum\": 0}]}", "W",
        "the maximum power of the state after, from Identify Controller's power state descriptor: its "
        "ceiling, not what the device drew; `null` when the controller states none"),
-    PART(DEVPOWER, "measured_w", EACH, NVB__FF_AV, "{\"type\": \"null\"}", "W",
-         "`null`: nvbench reads no power measurement; `measured_reason` says so"),
-    PART(DEVPOWER, "measured_reason", EACH, NVB__FF_AV, "string", "", NULL),
+    PART(DEVPOWER, "measured_w", EACH, NVB__FF_AV, "?nonneg", "W", "the NVM subsystem's average power over the `measured_intervals` interval measurements of its Power Measurement log (25h) that ended during the run; `null` with `measured_reason` where there is none ([device.md](device.md#the-devices-measured-power))"),
+    PW("measured_intervals", U32, NZ | OLD | OPT, pm_n, "{\"type\": \"integer\", \"minimum\": 1}", "", NULL),
+    PART(DEVPOWER, "measured_reason", EACH, NVB__FF_AV, "{\"type\": [\"string\", \"null\"]}", "", NULL),
 
     /* device_log.media: {available: false, reason} where the controller reports no media writes */
     PART(DEVMEDIA, "available", EACH, 0, "{\"const\": true}", "",

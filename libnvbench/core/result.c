@@ -544,16 +544,16 @@ static void emit_device(struct jctx *c, const struct nvb__tdev *f)
     }
 }
 
-/* device_log.power's parts: whether it was read, and the constants that say
- * no power is measured. */
+/* device_log.power's parts: whether it was read, the power measured over
+ * the run (devlog_power.c) or why there is none. */
 static void power_part(struct jctx *c, const char *key, const void *base, const void *arg)
 {
     const struct nvb__devlog *d = base;
     (void)arg;
     if (!strcmp(key, "measured_w"))
-        jo_raw(c, key, "null");
+        jo_g6(c, key, d->pm_w > 0 ? d->pm_w : NAN);
     else if (!strcmp(key, "measured_reason"))
-        jo_str(c, key, NVB__POWER_NOT_MEASURED);
+        d->pm_w > 0 ? jo_raw(c, key, "null") : jo_str(c, key, d->pm_reason[0] ? d->pm_reason : "not measured");
     else
         avail_part(c, key, d->pw == 1, d->pw_reason);
 }

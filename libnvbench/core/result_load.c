@@ -540,12 +540,35 @@ static int ld_media(struct ld *L, const struct nvb__jv *x, const char *dp, struc
     return 0;
 }
 
+/* device_log.power's measured power (devlog_power.c): measured_w, or null
+ * with measured_reason (results from before it have the same, their
+ * reason a constant); kept to 199 bytes. */
+static int ld_pm(struct ld *L, const struct nvb__jv *pw, const char *pp, struct nvb__devlog *d)
+{
+    if (rd_dbl_or_null(L, pw, pp, "measured_w", &d->pm_w, 0, 1))
+        return L->rc;
+    const struct nvb__jv *r = mem(L, pw, pp, "measured_reason", -1, 1);
+    if (!r)
+        return L->rc;
+    if (d->pm_w < 0)
+        return bad(L, pp, "measured_w", "not a power (watts, at least 0)");
+    if (d->pm_w > 0 && (r->type != NVB__J_NULL || !d->pm_n))
+        return bad(L, pp, r->type != NVB__J_NULL ? "measured_reason" : "measured_intervals",
+                   r->type != NVB__J_NULL ? "not null where measured_w is measured" : "missing where measured_w is");
+    if (d->pm_w == 0 && (r->type != NVB__J_STR || d->pm_n))
+        return bad(L, pp, d->pm_n ? "measured_intervals" : "measured_reason",
+                   d->pm_n ? "present where measured_w is null" : "not a string where measured_w is null");
+    if (d->pm_w == 0)
+        snprintf(d->pm_reason, sizeof d->pm_reason, "%s", r->s);
+    return 0;
+}
+
 /* device_log (figures.c's NVB__FS_DEVLOG): absent or null, not asked (state
  * 0); available false, why not (state 2); true, its rows, before and after,
  * and power (NVB__FS_DEVPOWER; absent in results from before it: pw 0).
- * delta, the derived figures and power's constants are not read: the writer
- * derives them again. Strict as every object's reader: what the schema
- * refuses is refused, naming the key; a reason is kept to 159 bytes. */
+ * delta and the derived figures are not read: the writer derives them
+ * again. Strict as every object's reader: what the schema refuses is
+ * refused, naming the key; a reason is kept to 159 bytes. */
 static int ld_devlog(struct ld *L, const struct nvb__jv *o, const char *p, struct nvb__devlog *d)
 {
     const struct nvb__jv *x, *pw;
@@ -562,7 +585,7 @@ static int ld_devlog(struct ld *L, const struct nvb__jv *o, const char *p, struc
     const int ps = ld_avail(L, x, dp, "power", &pw, d->pw_reason, sizeof d->pw_reason, "not read");
     if (ps == 1)
         d->pw = 2;
-    if (ps == 2 && !ld_figs(L, pw, pp, NVB__FS_DEVPOWER, d, NVB__FF_AV)) {
+    if (ps == 2 && !ld_figs(L, pw, pp, NVB__FS_DEVPOWER, d, NVB__FF_AV) && !ld_pm(L, pw, pp, d)) {
         if (d->ps_before > 31 || d->ps_after > 31)
             return bad(L, pp, d->ps_before > 31 ? "state_before" : "state_after", "not a power state (0 to 31)");
         d->pw = 1;

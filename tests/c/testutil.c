@@ -174,6 +174,15 @@ void tu_refused_naming(const char *text, const char *key)
     ck_assert_msg(strstr(why, key), "the refusal does not name %s: %s", key, why);
 }
 
+char *tu_edited(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    ck_assert_msg(at, "%s not in the text", from);
+    char *out = NULL;
+    ck_assert_int_ge(asprintf(&out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)), 0);
+    return out;
+}
+
 int tu_run_refused(const struct nvb_workload *w, const char *const *needles)
 {
     struct nvb_result *r = NULL;

@@ -46,6 +46,9 @@ double tu_get(const struct nvb_result *r, const char *path);
 /* The strict reader refuses text (a result's JSON, edited) naming key in
  * its message; the test fails otherwise. */
 void tu_refused_naming(const char *text, const char *key);
+/* text with its first from replaced by to (malloc'd, the caller frees it);
+ * the test fails when from is not in text. */
+char *tu_edited(const char *text, const char *from, const char *to);
 /* nvb_run refuses w with an error naming each of the NULL-terminated
  * needles; returns nvb_run's code for the caller to check further. */
 int tu_run_refused(const struct nvb_workload *w, const char *const *needles);

@@ -43,14 +43,16 @@ def test_the_summary_shows_the_device_and_energy_figures(tmp_path):
            "1 host commands per I/O, 37 -> 42 C (warning at 70 C)" in text, text
     t["device_log"]["power"] = {"available": True, "reason": None, "state_before": 0, "state_after": 2,
                                 "max_power_w": 8.5, "measured_w": None, "measured_reason": "not read"}
-    assert "42 C (warning at 70 C), power state 0 -> 2 (max 8.5 W)" in summary(data)
+    assert "42 C (warning at 70 C), power state 0 -> 2 (max 8.5 W)\n" in summary(data)
+    t["device_log"]["power"].update(measured_w=6.25, measured_intervals=30, measured_reason=None)
+    assert "power state 0 -> 2 (max 8.5 W), measured 6.25 W over 30 intervals" in summary(data), summary(data)
     t["device_log"]["power"] = {"available": False, "reason": "Get Features failed"}
     assert "power state n/a (Get Features failed)" in summary(data)
     assert "energy: 1.5 J, CPU packages (every process's), 2.34e+04 uJ per I/O, 12 W" in text, text
 
 
 def test_fio_job_files_with_the_io_modes_run(tmp_path):
-    from nvbench.fio_job import from_fio_job, run_fio_job
+    from nvbench.fio_job import FioJobError, from_fio_job, run_fio_job
     f = tmp_path / "m.dat"
     f.write_bytes(b"\0" * (1 << 20))
     job = tmp_path / "modes.fio"
@@ -64,12 +66,15 @@ def test_fio_job_files_with_the_io_modes_run(tmp_path):
     used = [r.data["engine_used"] for r in flat]
     assert any(u.get("read_flags") == "RWF_DONTCACHE" for u in used), used
     assert any(u.get("write_flags") == "RWF_DSYNC" for u in used), used
-    # atomic=1 where the disk does no atomic writes: refused, naming the limits
+    # atomic=1: where the disk does no atomic writes (this machine's), refused naming the
+    # limits; where it does, each write carries RWF_ATOMIC. Either way something is asserted.
     job.write_text(f"[a]\nioengine=psync\nfilename={f}\nrw=randwrite\nbs=4k\ndirect=1\natomic=1\nio_size=16k\n")
     try:
-        run_fio_job(str(job))
-    except Exception as e:  # FioJobError naming the section, from the library's refusal
+        atomic = run_fio_job(str(job))
+    except (FioJobError, nvbench.NvbenchError) as e:  # the library's refusal, naming the section
         assert "atomic=1:" in str(e) and "atomic_write" in str(e), e
+    else:
+        assert "RWF_ATOMIC" in str(atomic[0].data["engine_used"].get("write_flags")), atomic[0].data["engine_used"]
 
 
 def test_the_report_has_a_device_section(tmp_path):
@@ -89,7 +94,10 @@ def test_the_report_has_a_device_section(tmp_path):
     t["device_log"] = {"available": True, "reason": None, "node": "/dev/nvme0n1",
                        "warning_threshold_k": 343, "before": before, "after": after,
                        "delta": {k: after[k] - before[k] for k in names},
-                       "device_bytes_per_host_byte": 2.0, "host_commands_per_io": 1.0}
+                       "device_bytes_per_host_byte": 2.0, "host_commands_per_io": 1.0,
+                       "power": {"available": True, "reason": None, "state_before": 0, "state_after": 0,
+                                 "max_power_w": 25, "measured_w": 11.99, "measured_intervals": 60,
+                                 "measured_reason": None}}
     data["per_target"] = [t]
     data["energy"] = {"available": True, "reason": None, "joules": 1.5, "joules_per_io": 0.0234,
                       "watts": 12.0}
@@ -99,6 +107,9 @@ def test_the_report_has_a_device_section(tmp_path):
     assert "<td>2</td>" in sec and "1.953 MiB" in sec and "37 → 42 °C (warning at 70 °C)" in sec, sec
     assert "media errors +2" in sec and "thermal management temperature 1 transition count +1" in sec
     assert "1.5 J, 2.34e+04 µJ per I/O, 12 W" in sec, sec
+    assert "Device power (measured)" in sec and "12 W over 60 intervals" in sec, sec
+    t["device_log"]["power"].update(measured_w=None, measured_intervals=None, measured_reason="not running")
+    assert "n/a: not running" in render(ResultSet([Result(data, {})])), "the reason where none was measured"
     # the plain run on a file: the library's reasons
     reason = plain.data["per_target"][0]["device_log"]["reason"]
     assert f"n/a: {reason}" in sec.replace("&#x27;", "'"), sec

@@ -143,6 +143,10 @@ run pi.read $W engine=nvme rw=read $PK pi_act=0 md_per_io_size=64 qd=4 "$PG"
 run pi.read.pract $W engine=nvme rw=randread $PK pi_act=1 qd=4 "$PG"
 run pi.badtag $W engine=nvme rw=read bs=4k size=64k io_limit=64k pi_act=1 pi_chk=APPTAG apptag=0x4321 \
     continue_on_error=1 "$PG"
+# The same keys from a fio job file (/pi.fio, tests/vm/pi.fio: fio's names),
+# mapped and run as `nvbench run --fio` does: write, read, read with PRACT.
+export NVB_PI_NODE="$PG"
+run fiojob.pi /bin/vmtest fio /pi.fio allow_destructive=1
 run pi.refused.nokeys $W engine=nvme rw=randread bs=4k ios=10 "$PG"
 run pi.refused.small $W engine=nvme rw=randread bs=4k ios=10 pi_chk=GUARD md_per_io_size=32 "$PG"
 run pi.refused.nometa $W engine=nvme rw=randread bs=4k ios=10 pi_act=1 "$AG"

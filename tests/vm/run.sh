@@ -159,6 +159,7 @@ cp "$BUSYBOX" "$R/bin/busybox"
 for a in $("$BUSYBOX" --list); do [ "$a" = busybox ] || ln -s busybox "$R/bin/$a"; done
 cp "$VMTEST" "$R/bin/vmtest" && cp "$RUNW" "$R/bin/run_workload" && cp "$KDIR"/mods/*.ko "$R/mods/" || exit 1
 cp "$HERE/init.sh" "$R/init" && chmod 755 "$R/init"
+cp "$HERE/pi.fio" "$R/pi.fio" || exit 1
 NS_COUNT=$(echo "$RIG" | wc -l)
 {
     echo "MODULES=\"$(echo "$MODULES" | tr '\n' ' ')\""

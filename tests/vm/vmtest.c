@@ -5,6 +5,7 @@
  *   vmtest devices                    every block device as JSON (nvb_devices_json)
  *   vmtest find SERIAL NSID [generic] the namespace's /dev path (or generic node)
  *   vmtest engines BLOCKDEV           the engine behavioural tests on one namespace
+ *   vmtest fio JOBFILE [KEY=VALUE...] a fio job file's steps run (vmtest_fio.c)
  *
  * `engines` drives every engine through the internal interface, the way
  * tests/c/test_engines.c does on files (whose harness this mirrors), but on
@@ -31,6 +32,7 @@
 #include "core/engine.h"
 #include "devices/devices.h"
 #include "engine_harness.h"
+#include "vmtest_fio.h"
 
 #define QMAX 32
 #define BS 4096u
@@ -589,6 +591,9 @@ int main(int argc, char **argv)
         rc = nvb_environment_json(NULL, t, 1, &json);
         return put_json("nvb_environment_json", rc, json);
     }
-    fprintf(stderr, "usage: vmtest devices | find SERIAL NSID [generic] | engines BLOCKDEV | environment BLOCKDEV\n");
+    if (argc >= 2 && !strcmp(argv[1], "fio"))
+        return vm_fio(argc, argv);
+    fprintf(stderr, "usage: vmtest devices | find SERIAL NSID [generic] | engines BLOCKDEV | environment BLOCKDEV | "
+            "fio JOBFILE [KEY=VALUE...]\n");
     return 2;
 }

@@ -278,6 +278,8 @@ def _device_lines(targets):
         if isinstance(p, dict):
             parts.append(f"power state {p.get('state_before')} -> {p.get('state_after')}"
                          + (f" (max {p['max_power_w']:.3g} W)" if _is_num(p.get("max_power_w")) else "")
+                         + (f", measured {p['measured_w']:.3g} W over {p.get('measured_intervals')} intervals"
+                            if _is_num(p.get("measured_w")) else "")
                          if p.get("available") else f"power state n/a ({p.get('reason')})")
         if isinstance(d.get("media"), dict):  # absent in results from before it
             waf = d.get("write_amplification")

@@ -441,7 +441,7 @@ def _num(v):
 def _device_cells(d):
     """One target's device_log (docs/device.md) as the device table's cells after the run's."""
     if not d.get("available"):
-        return (f'<span class=muted>n/a: {esc(d.get("reason") or "not read")}</span>', "–", "–", "–", "–", "–")
+        return (f'<span class=muted>n/a: {esc(d.get("reason") or "not read")}</span>', "–", "–", "–", "–", "–", "–")
     delta, a, b = d.get("delta") or {}, d.get("after") or {}, d.get("before") or {}
     wa, cpi = d.get("device_bytes_per_host_byte"), d.get("host_commands_per_io")
     units = delta.get("data_units_written")
@@ -464,7 +464,16 @@ def _device_cells(d):
     else:
         waf = "–"
     return (esc(ratio), esc(written), waf, esc(f"{cpi:.3g}" if _num(cpi) else "–"), esc(temp),
-            esc(", ".join(events) or "none"))
+            esc(", ".join(events) or "none"), _power_cell(d.get("power")))
+
+
+def _power_cell(p):
+    """The device's measured power (device_log.power.measured_w), or why there is none."""
+    if not isinstance(p, dict) or not p.get("available"):  # absent in results from before it
+        return "–" if not isinstance(p, dict) else f'<span class=muted>n/a: {esc(p.get("reason") or "not read")}</span>'
+    if _num(p.get("measured_w")):
+        return esc(f"{p['measured_w']:.3g} W over {p.get('measured_intervals')} intervals")
+    return f'<span class=muted>n/a: {esc(p.get("measured_reason") or "not measured")}</span>'
 
 
 def _energy_cell(e):
@@ -493,7 +502,7 @@ def _device(runs):
         energy = _energy_cell(d.get("energy"))
         for i, t in enumerate(logs or [{}]):
             dl = t.get("device_log")
-            cells = _device_cells(dl) if dl else ("–",) * 6
+            cells = _device_cells(dl) if dl else ("–",) * 7
             rows.append((runs.anchor(r), esc(_run_name(r)), f"<code>{esc(t.get('path') or '–')}</code>",
                          *cells, energy if i == 0 else ""))
     if not rows:
@@ -502,11 +511,13 @@ def _device(runs):
                         "from before nvbench read them).</p>")
     body = _table(("Run", "Cell · stack", "Target", "Device bytes written per host byte",
                    "Device wrote", "Write amplification (media bytes per host byte)",
-                   "Host commands per I/O", "Temperature", "Throttling, errors", "Energy, CPU packages"), rows)
+                   "Host commands per I/O", "Temperature", "Throttling, errors", "Device power (measured)",
+                   "Energy, CPU packages"), rows)
     return _section("device", "Device counters and energy", body,
                     "The NVMe health log before and after each run, as deltas (docs/device.md); the "
                     "write amplification factor where the device reports media writes; "
-                    "temperatures as the device reports them; the CPU packages' energy (RAPL) of the "
+                    "temperatures as the device reports them; the power the device measured over the "
+                    "run, where it measures it; the CPU packages' energy (RAPL) of the "
                     "whole machine over the run. n/a says why a figure was not read.")
 
 
