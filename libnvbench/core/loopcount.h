@@ -72,14 +72,15 @@ LOOP_STEP unsigned loop_count_fixed(struct job *j, const struct loop_cfg *c, str
         return loop_count_one(j, c, s, got, count);
     const unsigned skip = loop_skip_mask(count);
     uint64_t sub = 0, sent = 0, done = 0, l = 0, cl = 0, latsum = 0, nok = 0;
-    unsigned counted = 0, rn = 0; /* rn: the current run's I/Os (stamps sub, sent, done) */
+    unsigned skipped = 0, rn = 0; /* rn: the current run's I/Os (stamps sub, sent, done) */
     for (int i = 0; i < got; i++) {
         struct nvb__io *io = j->done[i];
         const uint8_t fl = io->flags; /* (NVB__IOF_INFLIGHT stays: nvb__watch_scan) */
         j->freel[s->nfree++] = io;
-        if (fl & skip)
+        if (fl & skip) {
+            skipped++; /* (the rare case counted: the others are got - skipped) */
             continue;
-        counted++;
+        }
         const uint64_t t_done = loop_done_at(c, io, now);
         if (__builtin_expect(io->res != (int64_t)c->bs, 0)) {
             job_count(j, c, io, now, s->lv, s->runs);
@@ -110,7 +111,7 @@ LOOP_STEP unsigned loop_count_fixed(struct job *j, const struct loop_cfg *c, str
     live_add(&s->lv->ios[d], nok);
     live_add(&s->lv->bytes[d], nok * c->bs);
     live_add(&s->lv->lat_sum[d], latsum);
-    return counted;
+    return (unsigned)got - skipped;
 }
 
 #endif
