@@ -447,21 +447,28 @@ fail:
     return r < 0 ? r : -EINVAL;
 }
 
-/* One SQE for io from template t: every field, as io_uring_prep_rw() does
- * (the slot holds an earlier request's values), in 8-byte words: the
- * template's head, off, addr, len with rw_flags, user_data, buf_index with
- * personality and file_index (0), addr3, __pad2. */
-static inline __attribute__((always_inline)) void fill_rw(struct io_uring_sqe *sqe, const struct nvb__io *io,
-                                                          uint64_t head, uint32_t rw_flags, uint32_t bmask)
+/* What an SQE of io has of its own, in 8-byte words: off, addr, len with
+ * rw_flags, user_data, buf_index with personality and file_index (0). */
+static inline __attribute__((always_inline)) void fill_io(struct io_uring_sqe *sqe, const struct nvb__io *io,
+                                                          uint32_t rw_flags, uint32_t bmask)
 {
     const uint64_t lw = mem2x32(io->len, rw_flags);
     const uint64_t bw = (uint64_t)(io->slot & bmask) << BUF_INDEX_SHIFT;
-    memcpy(sqe, &head, 8);
     sqe->off = io->off;
     sqe->addr = (uintptr_t)io->buf;
     memcpy(&sqe->len, &lw, 8);
     sqe->user_data = (uintptr_t)io;
     memcpy(&sqe->buf_index, &bw, 8);
+}
+
+/* One SQE for io from template t: every field, as io_uring_prep_rw() does
+ * (the slot holds an earlier request's values): the template's head,
+ * fill_io's words, addr3, __pad2. */
+static inline __attribute__((always_inline)) void fill_rw(struct io_uring_sqe *sqe, const struct nvb__io *io,
+                                                          uint64_t head, uint32_t rw_flags, uint32_t bmask)
+{
+    memcpy(sqe, &head, 8);
+    fill_io(sqe, io, rw_flags, bmask);
     sqe->addr3 = 0;
     sqe->__pad2[0] = 0;
 }
@@ -490,13 +497,7 @@ static inline __attribute__((always_inline)) void fill_batch(struct uring *u, st
                 continue;
             }
             if (fill == FILL_ONE) { /* what differs from the template in the slot */
-                const uint64_t lw = mem2x32(io->len, rwf1);
-                const uint64_t bw = (uint64_t)(io->slot & bmask) << BUF_INDEX_SHIFT;
-                sqe->off = io->off;
-                sqe->addr = (uintptr_t)io->buf;
-                memcpy(&sqe->len, &lw, 8);
-                sqe->user_data = (uintptr_t)io;
-                memcpy(&sqe->buf_index, &bw, 8);
+                fill_io(sqe, io, rwf1, bmask);
                 continue;
             }
             const struct tmpl *t = fill == FILL_DIR ? &tmpl[io->dir]
