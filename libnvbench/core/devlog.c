@@ -144,9 +144,17 @@ void nvb__devlog_begin(struct nvb_result *res, int no_io)
         if (devlog_read(d, d->before) == 0) {
             d->state = 1;
             power_read(d, &d->ps_before, "");
+            /* Identify once, for the power measurement's support and the
+             * media writes' source */
+            struct nvb__devids ids = { .ok = 0 };
+#ifdef _WIN32
+            snprintf(ids.why, sizeof ids.why, "%s", "Identify is not read on Windows");
+#else
+            ids.ok = nvb__nvme_media_ids(d->node, ids.ctrl, ids.ns, ids.why, sizeof ids.why) == 0;
+#endif
             if (d->pw == 1)
-                nvb__pm_read(d, 0);
-            nvb__media_read(d, 0);
+                nvb__pm_read(d, &ids);
+            nvb__media_read(d, &ids);
         }
     }
 }
@@ -191,8 +199,8 @@ void nvb__devlog_end(struct nvb_result *res)
         if (d->pw == 1)
             power_read(d, &d->ps_after, "after the run: ");
         if (d->pw == 1)
-            nvb__pm_read(d, 1);
-        nvb__media_read(d, 1);
+            nvb__pm_read(d, NULL);
+        nvb__media_read(d, NULL);
         nvb__devlog_warnings(res, t);
     }
 }

@@ -100,6 +100,15 @@ struct nvb__devlog {           /* per target, in struct nvb__tstat */
     struct nvb__pmlog pm_before; /* the Power Measurement log before the run */
 };
 
+/* Identify Controller and Identify Namespace of a devlog's node, read once
+ * before the run (devlog.c) for the readers that need them (power
+ * measurement's support, media writes' source): ok 0, why then says why. */
+struct nvb__devids {
+    uint8_t ctrl[4096], ns[4096];
+    int     ok;
+    char    why[160];
+};
+
 /* device_log.power.measured_reason as results had it before nvbench read the
  * power measurement log (they read and write back as they were). */
 #define NVB__POWER_NOT_MEASURED "nvbench reads the power state and its maximum power; it does not read a device's " \
@@ -121,9 +130,9 @@ int nvb__pm_parse(const uint8_t *buf, size_t len, struct nvb__pmlog *out, char *
  * than the NVM subsystem's total power, too coarse an average). Pure. */
 int nvb__pm_window(const struct nvb__pmlog *b, const struct nvb__pmlog *a, double *w, uint32_t *n, char *why,
                    size_t whylen);
-/* Read before (after 0) and after the run (1) for d's node: pm_w and pm_n,
- * or pm_reason. */
-void nvb__pm_read(struct nvb__devlog *d, int after);
+/* Read before (ids: the node's Identify pages) and after the run (ids
+ * NULL) for d's node: pm_w and pm_n, or pm_reason. */
+void nvb__pm_read(struct nvb__devlog *d, const struct nvb__devids *ids);
 
 struct nvb__tstat;
 struct nvb_result;
@@ -165,9 +174,10 @@ unsigned nvb__media_endgid(const uint8_t *id_ctrl, const uint8_t *id_ns, char *w
 /* The bytes written to the media from a log page of source src, len bytes:
  * 0, or -EINVAL with why (too short, another log's GUID, an unknown source). Pure. */
 int nvb__media_parse(int src, const uint8_t *buf, size_t len, uint64_t *bytes, char *why, size_t whylen);
-/* Read before (d->ms 0: choose the source) and after the run (d->ms 1: the
- * same source); d->ms 2 with the reason when not available. */
-void nvb__media_read(struct nvb__devlog *d, int after);
+/* Read before (ids: the node's Identify pages, to choose the source) and
+ * after the run (ids NULL: d->ms 1, the same source); d->ms 2 with the
+ * reason when not available. */
+void nvb__media_read(struct nvb__devlog *d, const struct nvb__devids *ids);
 
 /* RAPL package energy over the run (energy.c). */
 struct nvb__energy {

@@ -92,18 +92,19 @@ static void media_none(struct nvb__devlog *d, const char *when, const char *why)
 }
 
 #ifndef _WIN32
-/* The source for d's node: its endurance group's log, else OCP's log when
- * the controller has it (its page then parsed into media_before). 1 OCP's
- * read, 0 the endurance group's to read, -1 none (ms 2, the reasons). */
-static int media_choose(struct nvb__devlog *d)
+/* The source for d's node (ids: its Identify pages): its endurance group's
+ * log, else OCP's log when the controller has it (its page then parsed into
+ * media_before). 1 OCP's read, 0 the endurance group's to read, -1 none
+ * (ms 2, the reasons). */
+static int media_choose(struct nvb__devlog *d, const struct nvb__devids *ids)
 {
-    uint8_t ctrl[4096], ns[4096], buf[NVB__MEDIA_LOG_LEN];
+    uint8_t buf[NVB__MEDIA_LOG_LEN];
     char why[160], egwhy[100];
-    if (nvb__nvme_media_ids(d->node, ctrl, ns, why, sizeof why) < 0) {
-        media_none(d, "", why);
+    if (!ids->ok) {
+        media_none(d, "", ids->why);
         return -1;
     }
-    d->endgid = nvb__media_endgid(ctrl, ns, egwhy, sizeof egwhy);
+    d->endgid = nvb__media_endgid(ids->ctrl, ids->ns, egwhy, sizeof egwhy);
     if (d->endgid) {
         d->ms_src = NVB__MEDIA_EG;
         return 0;
@@ -119,8 +120,9 @@ static int media_choose(struct nvb__devlog *d)
 }
 #endif
 
-void nvb__media_read(struct nvb__devlog *d, int after)
+void nvb__media_read(struct nvb__devlog *d, const struct nvb__devids *ids)
 {
+    const int after = ids == NULL;
     if (after && d->ms != 1)
         return;
 #ifdef _WIN32
@@ -128,7 +130,7 @@ void nvb__media_read(struct nvb__devlog *d, int after)
 #else
     if (!after) {
         d->ms = 0;
-        const int c = media_choose(d);
+        const int c = media_choose(d, ids);
         if (c > 0)
             d->ms = 1; /* OCP's page, read by the choice */
         if (c != 0)

@@ -111,8 +111,9 @@ static void pm_none(struct nvb__devlog *d, const char *when, const char *why)
     snprintf(d->pm_reason, sizeof d->pm_reason, "%s%s", when, why);
 }
 
-void nvb__pm_read(struct nvb__devlog *d, int after)
+void nvb__pm_read(struct nvb__devlog *d, const struct nvb__devids *ids)
 {
+    const int after = ids == NULL;
     if (after && d->pm_reason[0])
         return;
 #ifdef _WIN32
@@ -121,10 +122,9 @@ void nvb__pm_read(struct nvb__devlog *d, int after)
     char why[160];
     uint8_t buf[NVB__PM_LOG_LEN];
     if (!after) {
-        uint8_t ctrl[4096], ns[4096];
         d->pm_reason[0] = 0;
-        if (nvb__nvme_media_ids(d->node, ctrl, ns, why, sizeof why) < 0 || !nvb__pm_supported(ctrl, why, sizeof why)) {
-            pm_none(d, "", why);
+        if (!ids->ok || !nvb__pm_supported(ids->ctrl, why, sizeof why)) {
+            pm_none(d, "", ids->ok ? why : ids->why);
             return;
         }
     }
