@@ -215,8 +215,8 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct uring *u, unsig
     }
 
     unsigned tried;  /* the flags of the last attempt, for the message */
-    int r = nvb__ring_init(&u->r, ctx, entries, base, cand, ncand, (unsigned)ctx->opts[OPT_SQPOLL_CPU], &tried,
-                           fallback, fallback_len);
+    int r = nvb__ring_init(&u->r, ctx, entries, base, IORING_SETUP_NO_SQARRAY, cand, ncand,
+                           (unsigned)ctx->opts[OPT_SQPOLL_CPU], &tried, fallback, fallback_len);
     if (r == 0) {
         *used_flags = tried;
         return 0;

@@ -449,8 +449,9 @@ static int create_ring(const struct nvb__engine_ctx *ctx, struct nvme_eng *e, un
     if (defer != 1)
         cand[ncand++] = 0;
     unsigned used_flags = 0;
-    char fallback[96] = "";
-    int r = nvb__ring_init(&e->r, ctx, entries, base, cand, ncand, 0, &used_flags, fallback, sizeof fallback);
+    char fallback[160] = "";
+    int r = nvb__ring_init(&e->r, ctx, entries, base, IORING_SETUP_NO_SQARRAY, cand, ncand, 0, &used_flags, fallback,
+                           sizeof fallback);
     if (fallback[0])
         nvb__used_set(ctx->used, "setup_flags_why", "%s", fallback);
     if (r < 0) {

@@ -9,6 +9,9 @@
 #include <sys/resource.h>
 #include <sys/uio.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "engines/ring.h"
 #include "nvbench.h"
 
@@ -104,6 +107,7 @@ void nvb__ring_flags_text(unsigned f, char *buf, size_t len)
         { IORING_SETUP_TASKRUN_FLAG, "TASKRUN_FLAG" },
         { IORING_SETUP_SINGLE_ISSUER, "SINGLE_ISSUER" },
         { IORING_SETUP_DEFER_TASKRUN, "DEFER_TASKRUN" },
+        { IORING_SETUP_NO_SQARRAY, "NO_SQARRAY" },
     };
     size_t o = 0;
     buf[0] = '\0';
@@ -115,25 +119,64 @@ void nvb__ring_flags_text(unsigned f, char *buf, size_t len)
             return;
         o += (size_t)w;
     }
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        f &= ~names[i].bit;
+    if (f) { /* a bit this build has no name for */
+        int w = snprintf(buf + o, len - o, "%s0x%x", o ? "|" : "", f);
+        if (w < 0 || (size_t)w >= len - o)
+            return;
+        o += (size_t)w;
+    }
     if (!o)
         snprintf(buf, len, "none");
 }
 
+/* io_uring_queue_init_params() with p as given, for what liburing 2.3
+ * does not know: with IORING_SETUP_NO_SQARRAY it would write its identity
+ * map of SQ slots over the ring's head and tail (the kernel puts no array,
+ * sq_off.array 0). Its io_uring_queue_mmap() maps and never writes the
+ * array, so the map is written here, only when there is an array. */
+static int ring_setup(unsigned entries, struct io_uring *ring, struct io_uring_params *p)
+{
+    const long fd = syscall(__NR_io_uring_setup, entries, p);
+    if (fd < 0)
+        return -errno;
+    const int rc = io_uring_queue_mmap((int)fd, p, ring);
+    if (rc < 0) {
+        close((int)fd);
+        return rc;
+    }
+    if (!(p->flags & IORING_SETUP_NO_SQARRAY))
+        for (unsigned i = 0; i < *ring->sq.kring_entries; i++)
+            ring->sq.array[i] = i;
+    ring->features = p->features;
+    ring->flags = p->flags;
+    ring->ring_fd = ring->enter_ring_fd = (int)fd;
+    return 0;
+}
+
 int nvb__ring_init(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, unsigned entries, unsigned base,
-                   const unsigned *cand, unsigned ncand, unsigned sq_cpu, unsigned *flags, char *fallback,
+                   unsigned optional, const unsigned *cand, unsigned ncand, unsigned sq_cpu, unsigned *flags, char *fallback,
                    size_t fallback_len)
 {
     int rc = -EINVAL;
     r->wait_ns = ctx->wait_ns;
     *flags = base;
-    for (unsigned i = 0; i < ncand; i++) {
+    /* each candidate with the optional flags (opt), then without */
+    for (unsigned i = 0, opt = optional != 0; i < ncand; i += !opt, opt = optional && !opt) {
         struct io_uring_params p;
         memset(&p, 0, sizeof(p));
-        p.flags = base | cand[i];
+        p.flags = base | cand[i] | (opt ? optional : 0);
         *flags = p.flags;
         if (base & IORING_SETUP_SQ_AFF)
             p.sq_thread_cpu = sq_cpu;
-        rc = io_uring_queue_init_params(entries, &r->ring, &p);
+        rc = ring_setup(entries, &r->ring, &p);
+        if (rc == 0 && optional && !opt) { /* the same flags with the optional ones were refused */
+            char t[96];
+            size_t o = strlen(fallback);
+            nvb__ring_flags_text(optional, t, sizeof(t));
+            snprintf(fallback + o, fallback_len - o, "%skernel refused %s", o ? "; " : "", t);
+        }
         if (rc == 0) {
             *flags = p.flags;
             r->defer = !!(p.flags & IORING_SETUP_DEFER_TASKRUN);
@@ -146,7 +189,7 @@ int nvb__ring_init(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, unsig
         r->ring.ring_fd = -1;
         if (rc != -EINVAL)
             break;
-        if (i + 1 < ncand) {
+        if (!opt && i + 1 < ncand) {
             char t[96];
             size_t o = strlen(fallback);
             nvb__ring_flags_text(cand[i], t, sizeof(t));

@@ -57,6 +57,9 @@
 #ifndef IORING_SETUP_DEFER_TASKRUN
 #define IORING_SETUP_DEFER_TASKRUN (1U << 13)   /* 6.1 */
 #endif
+#ifndef IORING_SETUP_NO_SQARRAY
+#define IORING_SETUP_NO_SQARRAY (1U << 16)      /* 6.6 */
+#endif
 
 struct nvb__ring {
     struct io_uring ring;
@@ -102,6 +105,12 @@ void nvb__ring_flags_text(unsigned f, char *buf, size_t len);
  * takes, cheapest completion model first. -EINVAL is how an older kernel
  * says "unknown setup flag", so it moves on to the next candidate; any
  * other error will not improve with other flags and ends the search.
+ * Each candidate is tried first with the `optional` flags too, then, when
+ * the kernel refuses that, without them (`fallback` then says "kernel
+ * refused <optional>"). The engines pass IORING_SETUP_NO_SQARRAY (Linux
+ * 6.6: the kernel takes SQ slots in order, with no index array for either
+ * side to touch; NOPs at qd 32 ran about 4 % slower with the array,
+ * docs/benchmarks.md).
  * sq_cpu goes to sq_thread_cpu with IORING_SETUP_SQ_AFF. On success: 0,
  * r->defer and r->iopoll set, *flags the flags that worked, and `fallback`
  * lists the candidates refused before ("kernel refused X; kernel refused
@@ -110,7 +119,7 @@ void nvb__ring_flags_text(unsigned f, char *buf, size_t len);
  * it, knowing which options the user forced.
  */
 int nvb__ring_init(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, unsigned entries, unsigned base,
-                   const unsigned *cand, unsigned ncand, unsigned sq_cpu, unsigned *flags, char *fallback,
+                   unsigned optional, const unsigned *cand, unsigned ncand, unsigned sq_cpu, unsigned *flags, char *fallback,
                    size_t fallback_len);
 
 /*
@@ -188,8 +197,8 @@ static inline int nvb__uring_submit_wait(struct io_uring *ring, unsigned need, u
  * with one io_uring_enter() of our own: liburing's wrapper looks at the CQ
  * ring before and after the call (about 140 instructions a call, 4 per
  * I/O at qd 32), which the reap does itself. What is queued is published
- * as liburing's flush does (the SQ array is liburing's identity map, set
- * at init), and submitted counts from the kernel's head, so entries an
+ * as liburing's flush does (slots are taken in order: NO_SQARRAY, or
+ * the identity map ring.c's setup writes), and submitted counts from the kernel's head, so entries an
  * earlier -EAGAIN left unsubmitted go too. Under SQPOLL (the SQ thread's
  * wakeup) liburing's.
  */

@@ -38,6 +38,9 @@
 #include "util/json.h"
 #include "testutil.h"
 #include "engine_harness.h"
+#if NVB_HAVE_LIBURING
+#include "engines/ring.h"
+#endif
 
 #define QMAX TH_QMAX
 #define BS 4096u
@@ -445,6 +448,74 @@ START_TEST(test_iopoll_needs_direct)
 }
 END_TEST
 
+#if NVB_HAVE_LIBURING
+/* n NOPs through the ring, user_data 1..n, in rounds of up to 3 so that the
+ * ring (4 entries) wraps: each comes back once, with its own user_data (a
+ * ring with an SQ array whose slots are not mapped would run slot 0 each time). */
+static void ring_nops(struct nvb__ring *r, unsigned n)
+{
+    unsigned seen[16] = { 0 };
+    ck_assert_uint_le(n, 16);
+    for (unsigned done = 0; done < n;) {
+        unsigned k = n - done < 3 ? n - done : 3;
+        for (unsigned i = 0; i < k; i++) {
+            struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+            ck_assert_ptr_nonnull(sqe);
+            io_uring_prep_nop(sqe);
+            sqe->user_data = done + i + 1;
+        }
+        ck_assert_int_eq(io_uring_submit_and_wait(&r->ring, k), (int)k);
+        for (unsigned i = 0; i < k; i++) {
+            struct io_uring_cqe *cqe;
+            ck_assert_int_eq(io_uring_wait_cqe(&r->ring, &cqe), 0);
+            ck_assert_int_eq(cqe->res, 0);
+            ck_assert_uint_ge(cqe->user_data, 1);
+            ck_assert_uint_le(cqe->user_data, n);
+            seen[cqe->user_data - 1]++;
+            io_uring_cqe_seen(&r->ring, cqe);
+        }
+        done += k;
+    }
+    for (unsigned i = 0; i < n; i++)
+        ck_assert_uint_eq(seen[i], 1);
+}
+
+/* The ring's optional setup flags: taken with the candidate, or, refused,
+ * the candidate alone with the refusal said; with and without an SQ array
+ * (liburing 2.3 knows only the latter) every slot runs its own entry. */
+START_TEST(test_ring_optional_flags)
+{
+    char why[192];
+    if (nvb_engine_probe("io_uring", why, sizeof(why)) != 0)
+        return;
+    const unsigned cand[] = { 0 };
+    const unsigned unknown = 1U << 31; /* no kernel has this setup flag */
+    const struct { unsigned optional; } cases[] = { { 0 }, { IORING_SETUP_NO_SQARRAY }, { unknown } };
+    for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct nvb__engine_ctx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        struct nvb__ring r;
+        memset(&r, 0, sizeof r);
+        unsigned flags = 0;
+        char fallback[160] = "";
+        ck_assert_int_eq(nvb__ring_init(&r, &ctx, 4, 0, cases[c].optional, cand, 1, 0, &flags, fallback,
+                                        sizeof fallback), 0);
+        if (cases[c].optional == unknown) {
+            ck_assert_uint_eq(flags, 0);
+            ck_assert_str_eq(fallback, "kernel refused 0x80000000");
+        } else if (cases[c].optional && !(flags & IORING_SETUP_NO_SQARRAY))
+            ck_assert_str_eq(fallback, "kernel refused NO_SQARRAY"); /* before Linux 6.6 */
+        else {
+            ck_assert_uint_eq(flags, cases[c].optional);
+            ck_assert_str_eq(fallback, "");
+        }
+        ring_nops(&r, 10);
+        io_uring_queue_exit(&r.ring);
+    }
+}
+END_TEST
+#endif
+
 START_TEST(test_uring_options)
 {
     char why[192];
@@ -469,7 +540,11 @@ START_TEST(test_uring_options)
     const struct th_kv noauto[] = { { "defer_taskrun", 0 }, { "coop_taskrun", 0 }, { "register_ring", 0 },
                                  { "entries", 64 }, { NULL, 0 } };
     ck_assert_msg(h_open(&h, "io_uring", fd, 4, BS, 0, noauto) == 0, "%s", h.why);
-    ck_assert_str_eq(used_get(&h.used, "setup_flags"), "none");
+    /* NO_SQARRAY is taken where the kernel has it (6.6), else said refused */
+    const char *sf = used_get(&h.used, "setup_flags"), *sw = used_get(&h.used, "setup_flags_why");
+    ck_assert_msg(strcmp(sf, "NO_SQARRAY") == 0 ||
+                      (strcmp(sf, "none") == 0 && sw && strcmp(sw, "kernel refused NO_SQARRAY") == 0),
+                  "%s / %s", sf, sw ? sw : "-");
     ck_assert_str_eq(used_get(&h.used, "register_ring"), "0");
     ck_assert_str_eq(used_get(&h.used, "entries"), "64");
     h_close(&h);
@@ -998,6 +1073,9 @@ static Suite *engines_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_iopoll_needs_direct);
     tcase_add_test(tc, test_uring_options);
+#if NVB_HAVE_LIBURING
+    tcase_add_test(tc, test_ring_optional_flags);
+#endif
     tcase_add_test(tc, test_uring_fixedbufs_fallback);
     tcase_add_test(tc, test_null);
     suite_add_tcase(s, tc);
