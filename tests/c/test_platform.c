@@ -6,6 +6,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -560,6 +561,78 @@ START_TEST(target_access_open)
 }
 END_TEST
 
+/* A target's descriptor carries O_NOATIME: a read through it leaves the
+ * file's access time as it was, where a plain read (relatime, an access
+ * time two days old) moves it. Not the file's owner and without
+ * CAP_FOWNER (user 65534, in a child), the open goes on without it. */
+static void set_old_times(const char *file)
+{
+    struct timespec ts[2];
+    clock_gettime(CLOCK_REALTIME, &ts[0]);
+    ts[0].tv_sec -= 2 * 86400; /* atime: two days ago */
+    ts[1] = ts[0];
+    ts[1].tv_sec -= 86400;     /* mtime: three */
+    ck_assert_int_eq(utimensat(AT_FDCWD, file, ts, 0), 0);
+}
+
+static struct timespec atime_of(const char *file)
+{
+    struct stat st;
+    ck_assert_int_eq(stat(file, &st), 0);
+    return st.st_atim;
+}
+
+START_TEST(target_open_noatime)
+{
+    char *dir = tu_mkdtemp_public("nvb-noatime"); /* user 65534 must reach it */
+    char file[600];
+    snprintf(file, sizeof file, "%s/t", dir);
+    int w = open(file, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    ck_assert_int_ge(w, 0);
+    char b[4096] = { 1 };
+    ck_assert_int_eq(write(w, b, sizeof b), (ssize_t)sizeof b);
+    close(w);
+
+    set_old_times(file);
+    struct timespec before = atime_of(file);
+    int fd = nvb__target_open(file, 0);
+    ck_assert_int_ge(fd, 0);
+    ck_assert(fcntl(fd, F_GETFL) & O_NOATIME);
+    ck_assert_int_eq(pread(fd, b, sizeof b, 0), (ssize_t)sizeof b);
+    nvb__target_close(fd);
+    struct timespec after = atime_of(file);
+    ck_assert(after.tv_sec == before.tv_sec && after.tv_nsec == before.tv_nsec);
+
+    /* the same read without it, where the mount keeps access times */
+    int plain = open(file, O_RDONLY);
+    ck_assert_int_ge(plain, 0);
+    ck_assert_int_eq(pread(plain, b, sizeof b, 0), (ssize_t)sizeof b);
+    close(plain);
+    if (atime_of(file).tv_sec == before.tv_sec)
+        printf("target_open_noatime: %s keeps no access times (noatime mount?)\n", dir);
+
+    if (tu_is_root()) {
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+                _exit(10);
+            int f = nvb__target_open(file, 0); /* not the owner: EPERM with O_NOATIME */
+            if (f < 0)
+                _exit(11);
+            int fl = fcntl(f, F_GETFL);
+            _exit(fl & O_NOATIME ? 12 : pread(f, b, sizeof b, 0) == (ssize_t)sizeof b ? 0 : 13);
+        }
+        int st = 0;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+    }
+    unlink(file);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- scratch */
 
 START_TEST(scratch_files)
@@ -780,6 +853,7 @@ static Suite *platform_suite(void)
     tcase_add_test(tc, target_info_kinds);
     tcase_add_test(tc, target_info_loop);
     tcase_add_test(tc, target_access_open);
+    tcase_add_test(tc, target_open_noatime);
     tcase_add_test(tc, scratch_files);
     tcase_add_test(tc, scratch_enospc);
     tcase_add_test(tc, fill_pattern);
