@@ -584,8 +584,10 @@ static struct timespec atime_of(const char *file)
 
 START_TEST(target_open_noatime)
 {
-    char *dir = tu_mkdtemp_public("nvb-noatime"); /* user 65534 must reach it */
-    char file[600];
+    char *d = tu_mkdtemp_public("nvb-noatime"); /* user 65534 must reach it */
+    char dir[512], file[600];
+    snprintf(dir, sizeof dir, "%s", d);
+    free(d); /* nothing of the heap held in the child below */
     snprintf(file, sizeof file, "%s/t", dir);
     int w = open(file, O_WRONLY | O_CREAT | O_EXCL, 0644);
     ck_assert_int_ge(w, 0);
@@ -629,7 +631,6 @@ START_TEST(target_open_noatime)
     }
     unlink(file);
     rmdir(dir);
-    free(dir);
 }
 END_TEST
 
