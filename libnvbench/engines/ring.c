@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/uio.h>
-
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "engines/ring.h"
@@ -156,8 +155,8 @@ static int ring_setup(unsigned entries, struct io_uring *ring, struct io_uring_p
 }
 
 int nvb__ring_init(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, unsigned entries, unsigned base,
-                   unsigned optional, const unsigned *cand, unsigned ncand, unsigned sq_cpu, unsigned *flags, char *fallback,
-                   size_t fallback_len)
+                   unsigned optional, const unsigned *cand, unsigned ncand, unsigned sq_cpu, unsigned *flags,
+                   char *fallback, size_t fallback_len)
 {
     int rc = -EINVAL;
     r->wait_ns = ctx->wait_ns;

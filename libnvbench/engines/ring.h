@@ -119,8 +119,8 @@ void nvb__ring_flags_text(unsigned f, char *buf, size_t len);
  * it, knowing which options the user forced.
  */
 int nvb__ring_init(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, unsigned entries, unsigned base,
-                   unsigned optional, const unsigned *cand, unsigned ncand, unsigned sq_cpu, unsigned *flags, char *fallback,
-                   size_t fallback_len);
+                   unsigned optional, const unsigned *cand, unsigned ncand, unsigned sq_cpu, unsigned *flags,
+                   char *fallback, size_t fallback_len);
 
 /*
  * Registration policy, one for both engines. `want` is the engine option:
@@ -198,9 +198,9 @@ static inline int nvb__uring_submit_wait(struct io_uring *ring, unsigned need, u
  * ring before and after the call (about 140 instructions a call, 4 per
  * I/O at qd 32), which the reap does itself. What is queued is published
  * as liburing's flush does (slots are taken in order: NO_SQARRAY, or
- * the identity map ring.c's setup writes), and submitted counts from the kernel's head, so entries an
- * earlier -EAGAIN left unsubmitted go too. Under SQPOLL (the SQ thread's
- * wakeup) liburing's.
+ * the identity map ring.c's setup writes), and submitted counts from the
+ * kernel's head, so entries an earlier -EAGAIN left unsubmitted go too.
+ * Under SQPOLL (the SQ thread's wakeup) liburing's.
  */
 static inline int nvb__ring_submit_wait(struct nvb__ring *r, unsigned need)
 {
