@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nvbench.h"
@@ -225,6 +226,30 @@ START_TEST(parent_flipped_to_dev_before_creation)
 }
 END_TEST
 
+/* A read run leaves the file's access time as it was (the targets' descriptors
+ * carry O_NOATIME, engines.md "Access times"): an access time two days old,
+ * which a plain read moves on a relatime mount, is the same after the run,
+ * its planning, its examination of the page cache and its reads. */
+START_TEST(read_run_keeps_access_time)
+{
+    char *file = tu_scratch("nvb-atime", 1 << 20);
+    struct timespec ts[2];
+    clock_gettime(CLOCK_REALTIME, &ts[0]);
+    ts[0].tv_sec -= 2 * 86400;
+    ts[1] = ts[0];
+    ts[1].tv_sec -= 86400;
+    ck_assert_int_eq(utimensat(AT_FDCWD, file, ts, 0), 0);
+    struct stat a, b;
+    ck_assert_int_eq(stat(file, &a), 0);
+    char msg[512];
+    ck_assert_msg(run_on("randread", NULL, file, msg, sizeof msg) == 0, "%s", msg);
+    ck_assert_int_eq(stat(file, &b), 0);
+    ck_assert(a.st_atim.tv_sec == b.st_atim.tv_sec && a.st_atim.tv_nsec == b.st_atim.tv_nsec);
+    unlink(file);
+    free(file);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("targetfs");
@@ -235,6 +260,7 @@ int main(void)
     tcase_add_test(tc, devtmpfs_mounted_elsewhere);
     tcase_add_test(tc, tmpfs_under_dev_is_storage);
     tcase_add_test(tc, parent_flipped_to_dev_before_creation);
+    tcase_add_test(tc, read_run_keeps_access_time);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
