@@ -103,7 +103,8 @@ static int devlog_read(struct nvb__devlog *d, uint64_t *v)
 #endif
 }
 
-/* The power state (Get Features 02h) into *ps: pw 1, or 2 with the reason. */
+/* The power state (Get Features 02h) into *ps: pw 1, or 2 with the reason;
+ * its maximum power from the descriptors read before the run. */
 static void power_read(struct nvb__devlog *d, unsigned *ps, const char *when)
 {
 #ifdef _WIN32
@@ -112,13 +113,12 @@ static void power_read(struct nvb__devlog *d, unsigned *ps, const char *when)
     snprintf(d->pw_reason, sizeof d->pw_reason, "%s", "the NVMe power state is not read on Windows");
 #else
     char why[140];
-    double w = 0;
-    if (nvb__nvme_power_read(d->node, ps, &w, why, sizeof why) < 0) {
+    if (nvb__nvme_power_read(d->node, ps, why, sizeof why) < 0) {
         d->pw = 2;
         snprintf(d->pw_reason, sizeof d->pw_reason, "%s%s", when, why);
         return;
     }
-    d->max_w = w;
+    d->max_w = d->psd_known ? d->psd_w[*ps & 31] : 0; /* the power figure is optional */
     if (d->pw == 0)
         d->pw = 1;
 #endif
@@ -143,15 +143,20 @@ void nvb__devlog_begin(struct nvb_result *res, int no_io)
 #endif
         if (devlog_read(d, d->before) == 0) {
             d->state = 1;
-            power_read(d, &d->ps_before, "");
-            /* Identify once, for the power measurement's support and the
-             * media writes' source */
+            /* Identify once, for the power states' maximum power, the power
+             * measurement's support and the media writes' source */
             struct nvb__devids ids = { .ok = 0 };
 #ifdef _WIN32
             snprintf(ids.why, sizeof ids.why, "%s", "Identify is not read on Windows");
 #else
-            ids.ok = nvb__nvme_media_ids(d->node, ids.ctrl, ids.ns, ids.why, sizeof ids.why) == 0;
+            ids.ok = nvb__nvme_media_ids(d->node, ids.ctrl, ids.ns, &ids.ctrl_ok, ids.why, sizeof ids.why) == 0;
+            if (ids.ctrl_ok) {
+                for (unsigned ps = 0; ps < 32; ps++)
+                    d->psd_w[ps] = nvb__psd_max_w(ids.ctrl, ps);
+                d->psd_known = 1;
+            }
 #endif
+            power_read(d, &d->ps_before, "");
             if (d->pw == 1)
                 nvb__pm_read(d, &ids);
             nvb__media_read(d, &ids);

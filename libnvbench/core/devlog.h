@@ -83,6 +83,8 @@ struct nvb__devlog {           /* per target, in struct nvb__tstat */
     char     pw_reason[160];
     unsigned ps_before, ps_after;
     double   max_w;            /* the state after's maximum power, 0 unknown */
+    double   psd_w[32];        /* each state's maximum power (Identify Controller, read once) */
+    int      psd_known;
     /* Media writes (devlog_media.c) before and after (state 1 only): ms 0
      * absent (a result from before it), 1 read, 2 unavailable (ms_reason). */
     int      ms;
@@ -105,7 +107,8 @@ struct nvb__devlog {           /* per target, in struct nvb__tstat */
  * measurement's support, media writes' source): ok 0, why then says why. */
 struct nvb__devids {
     uint8_t ctrl[4096], ns[4096];
-    int     ok;
+    int     ok;      /* both read */
+    int     ctrl_ok; /* Identify Controller read (Identify Namespace may have failed) */
     char    why[160];
 };
 

@@ -112,19 +112,21 @@ int nvb__nvme_smart_log(int fd, uint8_t *buf, uint32_t *thr_k);
 /* The same through a node opened here (read-only): 0, or -errno with why
  * (-ENOTTY: not an NVMe namespace). */
 int nvb__nvme_smart_read(const char *node, uint8_t *buf, uint32_t *thr_k, char *why, size_t whylen);
-/* The controller's power state now (Get Features, Power Management 02h)
- * and the maximum power of that state from Identify Controller's power
- * state descriptor (*max_w 0 when it states none). 0, or -errno with why. */
-int nvb__nvme_power_read(const char *node, unsigned *ps, double *max_w, char *why, size_t whylen);
+/* The controller's power state now (Get Features, Power Management 02h).
+ * 0, or -errno with why. Its maximum power: nvb__psd_max_w() over the
+ * Identify Controller structure the caller read (once: it is static). */
+int nvb__nvme_power_read(const char *node, unsigned *ps, char *why, size_t whylen);
 /* Power state ps's maximum power in watts from a 4096-byte Identify
  * Controller structure (MP in 0.01 W, or 0.0001 W with MXPS), 0 when ps is
  * past NPSS or the descriptor says none. Pure. */
 double nvb__psd_max_w(const uint8_t *idctl, unsigned ps);
 /* Media writes (core/devlog_media.c parses them): Identify Controller and
- * Identify Namespace of node's namespace, 4096 bytes each; a log page lid
+ * Identify Namespace of node's namespace, 4096 bytes each (*ctrl_ok 1 when
+ * the first was read, even if the second failed); a log page lid
  * (lsi: its Log Specific Identifier, the endurance group for 09h) of len
  * bytes. 0, or -errno / -EIO (the controller refused) with why. */
-int nvb__nvme_media_ids(const char *node, uint8_t *id_ctrl, uint8_t *id_ns, char *why, size_t whylen);
+int nvb__nvme_media_ids(const char *node, uint8_t *id_ctrl, uint8_t *id_ns, int *ctrl_ok, char *why,
+                        size_t whylen);
 int nvb__nvme_log_read(const char *node, unsigned lid, unsigned lsi, uint8_t *buf, size_t len, char *why,
                        size_t whylen);
 

@@ -131,10 +131,9 @@ double nvb__psd_max_w(const uint8_t *id, unsigned ps)
     return mp * ((d[3] & 1) ? 0.0001 : 0.01); /* MXPS: the scale of MP */
 }
 
-int nvb__nvme_power_read(const char *node, unsigned *ps, double *max_w, char *why, size_t whylen)
+int nvb__nvme_power_read(const char *node, unsigned *ps, char *why, size_t whylen)
 {
     *ps = 0;
-    *max_w = 0;
     int fd = open_node(node, why, whylen);
     if (fd < 0)
         return fd;
@@ -146,21 +145,21 @@ int nvb__nvme_power_read(const char *node, unsigned *ps, double *max_w, char *wh
         return rc;
     }
     *ps = res & 0x1f;
-    uint8_t id[4096];
-    if (identify_ctrl(fd, id) == 0) /* the power figure is optional */
-        *max_w = nvb__psd_max_w(id, *ps);
     close(fd);
     return 0;
 }
 
-int nvb__nvme_media_ids(const char *node, uint8_t *id_ctrl, uint8_t *id_ns, char *why, size_t whylen)
+int nvb__nvme_media_ids(const char *node, uint8_t *id_ctrl, uint8_t *id_ns, int *ctrl_ok, char *why,
+                        size_t whylen)
 {
+    *ctrl_ok = 0;
     int fd = open_node(node, why, whylen);
     if (fd < 0)
         return fd;
-    int nsid = nvb__nvme_nsid(fd), rc = nsid < 0 ? nsid : identify_ctrl(fd, id_ctrl);
+    int nsid = nvb__nvme_nsid(fd), rc = identify_ctrl(fd, id_ctrl);
+    *ctrl_ok = rc == 0;
     if (rc == 0)
-        rc = nvb__nvme_identify_ns(fd, nsid, id_ns, 4096);
+        rc = nsid < 0 ? nsid : nvb__nvme_identify_ns(fd, nsid, id_ns, 4096);
     close(fd);
     if (rc < 0)
         snprintf(why, whylen, "%s: Identify failed: %s", node, nvb_strerror(rc));
