@@ -118,7 +118,7 @@ static void power_read(struct nvb__devlog *d, unsigned *ps, const char *when)
         snprintf(d->pw_reason, sizeof d->pw_reason, "%s%s", when, why);
         return;
     }
-    d->max_w = d->psd_known ? d->psd_w[*ps & 31] : 0; /* the power figure is optional */
+    d->max_w = d->psd_w[*ps & 31]; /* 0 when Identify Controller was not read: the figure is optional */
     if (d->pw == 0)
         d->pw = 1;
 #endif
@@ -150,11 +150,8 @@ void nvb__devlog_begin(struct nvb_result *res, int no_io)
             snprintf(ids.why, sizeof ids.why, "%s", "Identify is not read on Windows");
 #else
             ids.ok = nvb__nvme_media_ids(d->node, ids.ctrl, ids.ns, &ids.ctrl_ok, ids.why, sizeof ids.why) == 0;
-            if (ids.ctrl_ok) {
-                for (unsigned ps = 0; ps < 32; ps++)
-                    d->psd_w[ps] = nvb__psd_max_w(ids.ctrl, ps);
-                d->psd_known = 1;
-            }
+            for (unsigned ps = 0; ids.ctrl_ok && ps < 32; ps++)
+                d->psd_w[ps] = nvb__psd_max_w(ids.ctrl, ps);
 #endif
             power_read(d, &d->ps_before, "");
             if (d->pw == 1)

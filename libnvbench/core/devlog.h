@@ -83,8 +83,7 @@ struct nvb__devlog {           /* per target, in struct nvb__tstat */
     char     pw_reason[160];
     unsigned ps_before, ps_after;
     double   max_w;            /* the state after's maximum power, 0 unknown */
-    double   psd_w[32];        /* each state's maximum power (Identify Controller, read once) */
-    int      psd_known;
+    double   psd_w[32];        /* each state's maximum power (Identify Controller, read once; 0 unknown) */
     /* Media writes (devlog_media.c) before and after (state 1 only): ms 0
      * absent (a result from before it), 1 read, 2 unavailable (ms_reason). */
     int      ms;
