@@ -130,6 +130,15 @@ void nvb__ring_flags_text(unsigned f, char *buf, size_t len)
         snprintf(buf, len, "none");
 }
 
+/* "kernel refused <flags>" appended to fallback ("; " between). */
+static void note_refused(char *fallback, size_t fallback_len, unsigned flags)
+{
+    char t[96];
+    size_t o = strlen(fallback);
+    nvb__ring_flags_text(flags, t, sizeof(t));
+    snprintf(fallback + o, fallback_len - o, "%skernel refused %s", o ? "; " : "", t);
+}
+
 /* io_uring_queue_init_params() with p as given, for what liburing 2.3
  * does not know: with IORING_SETUP_NO_SQARRAY it would write its identity
  * map of SQ slots over the ring's head and tail (the kernel puts no array,
@@ -148,7 +157,7 @@ static int ring_setup(unsigned entries, struct io_uring *ring, struct io_uring_p
     if (!(p->flags & IORING_SETUP_NO_SQARRAY))
         for (unsigned i = 0; i < *ring->sq.kring_entries; i++)
             ring->sq.array[i] = i;
-    ring->features = p->features;
+    ring->features = p->features; /* as io_uring_queue_init_params() sets them (2.3's mmap: not features) */
     ring->flags = p->flags;
     ring->ring_fd = ring->enter_ring_fd = (int)fd;
     return 0;
@@ -170,12 +179,8 @@ int nvb__ring_init(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, unsig
         if (base & IORING_SETUP_SQ_AFF)
             p.sq_thread_cpu = sq_cpu;
         rc = ring_setup(entries, &r->ring, &p);
-        if (rc == 0 && optional && !opt) { /* the same flags with the optional ones were refused */
-            char t[96];
-            size_t o = strlen(fallback);
-            nvb__ring_flags_text(optional, t, sizeof(t));
-            snprintf(fallback + o, fallback_len - o, "%skernel refused %s", o ? "; " : "", t);
-        }
+        if (rc == 0 && optional && !opt) /* the same flags with the optional ones were refused */
+            note_refused(fallback, fallback_len, optional);
         if (rc == 0) {
             *flags = p.flags;
             r->defer = !!(p.flags & IORING_SETUP_DEFER_TASKRUN);
@@ -188,12 +193,8 @@ int nvb__ring_init(struct nvb__ring *r, const struct nvb__engine_ctx *ctx, unsig
         r->ring.ring_fd = -1;
         if (rc != -EINVAL)
             break;
-        if (!opt && i + 1 < ncand) {
-            char t[96];
-            size_t o = strlen(fallback);
-            nvb__ring_flags_text(cand[i], t, sizeof(t));
-            snprintf(fallback + o, fallback_len - o, "%skernel refused %s", o ? "; " : "", t);
-        }
+        if (!opt && i + 1 < ncand)
+            note_refused(fallback, fallback_len, cand[i]);
     }
     return rc;
 }
